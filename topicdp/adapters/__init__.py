@@ -1,0 +1,44 @@
+"""Model adapters: each turns a model spec into f: Corpus -> K x V topic-word matrix (canonical order)."""
+
+from __future__ import annotations
+
+from .base import TopicModelSpec, canonical_order
+from .callable import CallableModel
+from .gensim import GensimHDP, GensimLDA, GensimLDAMulticore, GensimLSI
+from .sklearn import SklearnLDA, SklearnNMF
+
+MODELS: dict[str, str] = {
+    "gensim-lda": "GensimLDA",
+    "gensim-lda-multicore": "GensimLDAMulticore",
+    "gensim-hdp": "GensimHDP",
+    "gensim-lsi": "GensimLSI",
+    "sklearn-lda": "SklearnLDA",
+    "sklearn-nmf": "SklearnNMF",
+    "spectral": "SpectralModel",
+}
+
+
+def make_model(name: str, n_topics: int, random_state: int = 0, **params) -> TopicModelSpec:
+    """Build a model spec from its registry name (see ``MODELS``), as the CLI does."""
+    if name not in MODELS:
+        raise ValueError(f"model must be one of {', '.join(MODELS)}; got {name!r}")
+    if name == "spectral":
+        from .spectral import SpectralModel
+
+        return SpectralModel(n_topics, random_state, **params)
+    return globals()[MODELS[name]](n_topics, random_state, **params)
+
+
+__all__ = [
+    "TopicModelSpec",
+    "canonical_order",
+    "CallableModel",
+    "GensimLDA",
+    "GensimLDAMulticore",
+    "GensimHDP",
+    "GensimLSI",
+    "SklearnLDA",
+    "SklearnNMF",
+    "MODELS",
+    "make_model",
+]

@@ -1,0 +1,107 @@
+"""The adapter protocol: a model *spec* is a deterministic function f: Corpus -> K x V topic-word matrix.
+
+Sensitivity sampling (TopicDP, Alg. 1) measures ||f(D) - f(D')||_F over neighbouring corpora, so f must
+be a deterministic function of the data: every adapter fixes its model's seed, runs single-threaded where
+threads would change the result, and returns its topics in a *canonical order* that depends only on the
+output (topic models are invariant to permuting topics; aligning f(D) to f(D') after the fact would
+measure a different function).
+
+Canonical order (:func:`canonical_order`)
+-----------------------------------------
+Topics are sorted by their ranked word lists: topic a precedes topic b when, comparing the indices of
+their most heavily weighted words first, then of their second most heavily weighted, and so on, a's word
+index is the smaller at the first place they differ. Remaining ties (identical rankings of the
+top ``depth`` words) are broken by the larger top weights. The rule is a deterministic function of the *set* of rows, so any permutation of a
+model's topics gives the same matrix; it is stable under small perturbations as long as the topics'
+top words are distinct.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+import numpy as np
+
+
+def canonical_order(topic_word: np.ndarray, depth: int = 20) -> np.ndarray:
+    """Row permutation that puts ``topic_word`` in canonical order (see module docstring)."""
+    W = np.asarray(topic_word)
+    depth = min(depth, W.shape[1])
+    # stable argsort on -W ranks equal weights by word index, so the ranking itself is deterministic
+    ranked = np.argsort(-W, axis=1, kind="stable")[:, :depth]
+    top_weights = np.take_along_axis(W, ranked, axis=1)
+    # np.lexsort sorts by its last key first: primary key ranked[:, 0], ..., then the weights as tiebreak
+    keys = [-top_weights[:, i] for i in range(depth - 1, -1, -1)]
+    keys += [ranked[:, i] for i in range(depth - 1, -1, -1)]
+    return np.lexsort(keys)
+
+
+class TopicModelSpec(ABC):
+    """A topic model with fixed hyper-parameters and seed, as a function of the corpus.
+
+    Subclasses implement :meth:`_fit` (raw K x V matrix in any topic order) and declare ``name``.
+    :meth:`fit_topic_word` validates the output and returns it in canonical order.
+
+    Parameters
+    ----------
+    n_topics : int
+        K, the number of topics (rows of the output).
+    random_state : int
+        Seed of the model; fixed so that f is deterministic.
+    """
+
+    name: ClassVar[str] = "abstract"
+    #: whether rows are probability vectors (post-processing renormalises only those)
+    probabilistic: ClassVar[bool] = True
+
+    def __init__(self, n_topics: int, random_state: int = 0, **params: Any) -> None:
+        from .._validation import check_int
+
+        self.n_topics = check_int(n_topics, "n_topics", low=1)
+        self.random_state = check_int(random_state, "random_state", low=0)
+        self.params = dict(params)
+
+    @abstractmethod
+    def _fit(self, corpus) -> np.ndarray:
+        """Fit the model on ``corpus`` and return its raw (K, V) topic-word matrix."""
+
+    def fit_topic_word(self, corpus) -> np.ndarray:
+        """f(corpus): the (K, V) topic-word matrix in canonical order, float64."""
+        if self.n_topics > corpus.n_words:
+            raise ValueError(
+                f"n_topics must be at most the vocabulary size ({corpus.n_words}), got {self.n_topics}"
+            )
+        W = np.asarray(self._fit(corpus), dtype=np.float64)
+        expected = (self.n_topics, corpus.n_words)
+        if W.shape != expected:
+            raise ValueError(f"model {self.name!r} returned a matrix of shape {W.shape}, expected {expected}")
+        if not np.all(np.isfinite(W)):
+            raise ValueError(f"model {self.name!r} returned non-finite values (NaN or inf)")
+        return np.ascontiguousarray(W[canonical_order(W)])
+
+    def describe(self) -> dict[str, Any]:
+        """JSON-serialisable description (used in reports and in the sensitivity cache key)."""
+        return {
+            "model": self.name,
+            "n_topics": self.n_topics,
+            "random_state": self.random_state,
+            "params": {k: _describe_value(v) for k, v in sorted(self.params.items())},
+        }
+
+    def fingerprint(self) -> str:
+        return hashlib.sha256(json.dumps(self.describe(), sort_keys=True).encode()).hexdigest()[:16]
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
+        return f"{type(self).__name__}(n_topics={self.n_topics}, random_state={self.random_state}{', ' if args else ''}{args})"
+
+
+def _describe_value(v):
+    if isinstance(v, (str, int, float, bool)) or v is None:
+        return v
+    if isinstance(v, (list, tuple)):
+        return [_describe_value(x) for x in v]
+    return repr(v)

@@ -1,0 +1,462 @@
+"""User-grouped corpora: sparse document-term counts, a vocabulary, and who wrote what.
+
+A :class:`Corpus` is the data a release protects. It holds
+
+* ``X`` — an (N, V) ``scipy.sparse.csr_matrix`` of non-negative integer counts,
+* ``vocabulary`` — the V words, in column order,
+* ``doc_users`` — for each document, the index of its user in ``user_ids``.
+
+The vocabulary is the *output domain* of every release and is treated as public: a vocabulary built from
+the private texts (``min_df``, ``max_features``...) reveals which words occur, and the privacy report says
+that it was taken as given. Pass ``vocabulary=`` from a public source to avoid this.
+
+Contribution bounding (:meth:`Corpus.bound`) caps what any one user can contribute — at most
+``max_docs_per_user`` documents and ``max_tokens_per_doc`` tokens per document — which user-level
+privacy needs; everything it removes is counted in :attr:`Corpus.log`.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._validation import check_int, check_random_state
+
+#: tokens are runs of at least ``min_token_length`` letters (unicode letters, no digits or underscores)
+_TOKEN_PATTERN = r"(?u)\b[^\W\d_]{%d,}\b"
+
+
+@dataclass
+class CorpusLog:
+    """What construction and bounding removed, so that nothing is dropped silently."""
+
+    empty_documents_dropped: int = 0
+    users_without_documents: int = 0
+    documents_cut_by_max_docs_per_user: int = 0
+    users_capped: int = 0
+    tokens_cut_by_max_tokens_per_doc: int = 0
+    documents_truncated: int = 0
+    out_of_vocabulary_tokens: int | None = None
+    max_docs_per_user: int | None = None
+    max_tokens_per_doc: int | None = None
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+    def lines(self) -> list[str]:
+        return [f"{k.replace('_', ' ')}: {v}" for k, v in self.__dict__.items() if v]
+
+
+@dataclass
+class Corpus:
+    """A user-grouped document-term count matrix.
+
+    Use the ``from_*`` constructors; the plain constructor validates its arrays and copies nothing it
+    does not have to.
+
+    Parameters
+    ----------
+    X : sparse matrix of shape (n_docs, n_words)
+        Non-negative, finite, integer-valued counts.
+    vocabulary : sequence of str, length n_words
+    doc_users : array of int, shape (n_docs,)
+        User index of each document, into ``user_ids``.
+    user_ids : sequence, optional
+        Original user identifiers; default ``range(n_users)``. Every user must own a document.
+    log : CorpusLog, optional
+        What was removed while building the corpus.
+    """
+
+    X: sp.csr_matrix
+    vocabulary: tuple
+    doc_users: np.ndarray
+    user_ids: tuple = None  # type: ignore[assignment]
+    log: CorpusLog = field(default_factory=CorpusLog)
+
+    def __post_init__(self) -> None:
+        self.X = _validate_counts(self.X)
+        self.vocabulary = tuple(str(w) for w in self.vocabulary)
+        n_docs, n_words = self.X.shape
+        if n_docs == 0:
+            raise ValueError("the corpus is empty: X has no documents")
+        if n_words == 0 or len(self.vocabulary) != n_words:
+            raise ValueError(
+                f"vocabulary must have one word per column of X ({n_words}), got {len(self.vocabulary)}"
+            )
+        if len(set(self.vocabulary)) != n_words:
+            raise ValueError("vocabulary must not contain duplicate words")
+        doc_users = np.asarray(self.doc_users)
+        if doc_users.shape != (n_docs,) or not np.issubdtype(doc_users.dtype, np.integer):
+            raise ValueError(f"doc_users must be an integer array of shape ({n_docs},)")
+        if doc_users.min() < 0:
+            raise ValueError("doc_users must be non-negative user indices")
+        n_users = int(doc_users.max()) + 1 if self.user_ids is None else len(self.user_ids)
+        if doc_users.max() >= n_users:
+            raise ValueError(f"doc_users holds index {doc_users.max()} but there are only {n_users} user_ids")
+        owned = np.bincount(doc_users, minlength=n_users)
+        if np.any(owned == 0):
+            missing = [self._user_id(u) for u in np.flatnonzero(owned == 0)[:5]]
+            raise ValueError(
+                f"user_ids contains {int(np.sum(owned == 0))} user(s) with no documents (e.g. {missing}); "
+                "every user must own at least one document"
+            )
+        self.doc_users = doc_users.astype(np.int64, copy=False)
+        self.user_ids = tuple(range(n_users)) if self.user_ids is None else tuple(self.user_ids)
+
+    def _user_id(self, u):
+        return u if self.user_ids is None else self.user_ids[u]
+
+    # -- sizes ---------------------------------------------------------------------------------------
+    @property
+    def n_docs(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def n_words(self) -> int:
+        return self.X.shape[1]
+
+    @property
+    def n_users(self) -> int:
+        return len(self.user_ids)
+
+    @property
+    def n_tokens(self) -> int:
+        return int(self.X.sum())
+
+    def __repr__(self) -> str:
+        return (
+            f"Corpus(n_docs={self.n_docs}, n_words={self.n_words}, n_users={self.n_users}, "
+            f"n_tokens={self.n_tokens})"
+        )
+
+    # -- constructors --------------------------------------------------------------------------------
+    @classmethod
+    def from_matrix(cls, X, vocabulary: Sequence[str], users: Sequence | None = None) -> "Corpus":
+        """From a document-term matrix (e.g. scikit-learn ``CountVectorizer`` output) and its vocabulary.
+
+        ``vocabulary`` may be a list in column order or a ``CountVectorizer.vocabulary_`` dict
+        (word -> column). ``users`` gives each document's user id (default: one user per document).
+        Documents with no tokens are dropped and counted in ``log``.
+        """
+        if isinstance(vocabulary, dict):
+            vocab = [None] * len(vocabulary)
+            for word, col in vocabulary.items():
+                vocab[col] = word
+            vocabulary = vocab
+        X = _validate_counts(X)
+        return cls._from_counts(X, list(vocabulary), users)
+
+    @classmethod
+    def from_gensim(cls, dictionary, bow_corpus: Iterable, users: Sequence | None = None) -> "Corpus":
+        """From a gensim ``Dictionary`` and a bag-of-words corpus (lists of ``(id, count)``)."""
+        from gensim.matutils import corpus2csc
+
+        n_words = len(dictionary)
+        X = corpus2csc(bow_corpus, num_terms=n_words, dtype=np.float64).T.tocsr()
+        vocabulary = [dictionary[i] for i in range(n_words)]
+        return cls._from_counts(_validate_counts(X), vocabulary, users)
+
+    @classmethod
+    def from_texts(
+        cls,
+        texts: Sequence[str],
+        users: Sequence | None = None,
+        *,
+        vocabulary: Sequence[str] | None = None,
+        stop_words: str | Sequence[str] | None = "english",
+        min_token_length: int = 3,
+        min_df: int | float = 1,
+        max_df: int | float = 1.0,
+        max_features: int | None = None,
+    ) -> "Corpus":
+        """Tokenise texts deterministically and count words.
+
+        Tokens are maximal runs of at least ``min_token_length`` unicode letters, lower-cased; English
+        stop words (scikit-learn's list) are removed by default. The vocabulary is ``vocabulary`` if
+        given (a public word list; other tokens are counted as out-of-vocabulary in ``log``), else built
+        from the texts with scikit-learn's ``CountVectorizer`` limits ``min_df``, ``max_df`` and
+        ``max_features``.
+        """
+        from sklearn.feature_extraction.text import CountVectorizer
+
+        texts = list(texts)
+        if not texts:
+            raise ValueError("texts is empty: a corpus needs at least one document")
+        if not all(isinstance(t, str) for t in texts):
+            raise TypeError("texts must be a sequence of str")
+        check_int(min_token_length, "min_token_length", low=1)
+        if max_features is not None:
+            check_int(max_features, "max_features", low=1)
+        vectorizer = CountVectorizer(
+            lowercase=True,
+            token_pattern=_TOKEN_PATTERN % min_token_length,
+            stop_words=list(stop_words) if isinstance(stop_words, (list, tuple, set, frozenset)) else stop_words,
+            min_df=min_df,
+            max_df=max_df,
+            max_features=max_features,
+            vocabulary=list(vocabulary) if vocabulary is not None else None,
+            dtype=np.int64,
+        )
+        try:
+            X = vectorizer.fit_transform(texts)
+        except ValueError as exc:  # e.g. every document was stop words only
+            raise ValueError(f"no vocabulary could be built from texts: {exc}") from exc
+        corpus = cls._from_counts(X.tocsr(), list(vectorizer.get_feature_names_out()), users)
+        if vocabulary is not None:
+            analyze = vectorizer.build_analyzer()
+            all_tokens = sum(len(analyze(t)) for t in texts)
+            corpus.log.out_of_vocabulary_tokens = all_tokens - corpus.n_tokens
+        return corpus
+
+    @classmethod
+    def from_jsonl(
+        cls,
+        path: str | os.PathLike,
+        *,
+        text_field: str = "text",
+        user_field: str = "user",
+        users: Sequence | None = None,
+        **text_options,
+    ) -> "Corpus":
+        """Read JSON Lines (gzip'd when the name ends in ``.gz``) with a text and a user field.
+
+        ``users`` restricts the corpus to those user ids (a documented subset). Other keyword arguments
+        go to :meth:`from_texts`.
+        """
+        keep = None if users is None else set(users)
+        texts, owners = [], []
+        opener = gzip.open if str(path).endswith(".gz") else open
+        with opener(path, "rt", encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                row = json.loads(line)
+                try:
+                    text, user = row[text_field], row[user_field]
+                except KeyError as exc:
+                    raise ValueError(f"{path}:{lineno}: missing field {exc.args[0]!r}") from None
+                if keep is None or user in keep:
+                    texts.append(text)
+                    owners.append(user)
+        if not texts:
+            raise ValueError(f"{path}: no documents" + ("" if keep is None else " for the requested users"))
+        return cls.from_texts(texts, owners, **text_options)
+
+    @classmethod
+    def _from_counts(cls, X: sp.csr_matrix, vocabulary: list, users: Sequence | None) -> "Corpus":
+        """Attach users, drop (and count) empty documents."""
+        n_docs = X.shape[0]
+        if n_docs == 0:
+            raise ValueError("the corpus is empty: no documents")
+        if users is None:
+            users = np.arange(n_docs)
+        users = list(users)
+        if len(users) != n_docs:
+            raise ValueError(f"users must give one user id per document ({n_docs}), got {len(users)}")
+        nonempty = np.asarray(X.sum(axis=1)).ravel() > 0
+        if not nonempty.any():
+            raise ValueError("every document is empty after tokenisation (no in-vocabulary tokens)")
+        log = CorpusLog(empty_documents_dropped=int(n_docs - nonempty.sum()))
+        all_users = _unique_in_order(users)
+        kept_users = [users[i] for i in np.flatnonzero(nonempty)]
+        user_ids = _unique_in_order(kept_users)
+        log.users_without_documents = len(all_users) - len(user_ids)
+        index = {u: i for i, u in enumerate(user_ids)}
+        doc_users = np.fromiter((index[u] for u in kept_users), dtype=np.int64, count=len(kept_users))
+        return cls(X=X[nonempty], vocabulary=tuple(vocabulary), doc_users=doc_users, user_ids=tuple(user_ids), log=log)
+
+    # -- views ---------------------------------------------------------------------------------------
+    def user_documents(self) -> list[np.ndarray]:
+        """For each user, the (sorted) indices of its documents."""
+        order = np.argsort(self.doc_users, kind="stable")
+        bounds = np.searchsorted(self.doc_users[order], np.arange(self.n_users + 1))
+        return [order[bounds[u] : bounds[u + 1]] for u in range(self.n_users)]
+
+    def subset_documents(self, docs: np.ndarray) -> "Corpus":
+        """The corpus restricted to documents ``docs`` (any order, repeats allowed), same vocabulary.
+
+        Users are renumbered in order of first appearance; their ids are kept.
+        """
+        docs = np.asarray(docs, dtype=np.int64)
+        if docs.size == 0:
+            raise ValueError("docs is empty: a corpus needs at least one document")
+        old_users = self.doc_users[docs]
+        uniq, first = np.unique(old_users, return_index=True)
+        uniq = uniq[np.argsort(first)]
+        remap = np.full(self.n_users, -1, dtype=np.int64)
+        remap[uniq] = np.arange(uniq.size)
+        return Corpus(
+            X=self.X[docs],
+            vocabulary=self.vocabulary,
+            doc_users=remap[old_users],
+            user_ids=tuple(self.user_ids[u] for u in uniq),
+            log=self.log,
+        )
+
+    def subset_users(self, users: np.ndarray) -> "Corpus":
+        """The corpus of the given user *indices* (repeats become distinct copies of that user)."""
+        per_user = self.user_documents()
+        users = np.asarray(users, dtype=np.int64)
+        if users.size == 0:
+            raise ValueError("users is empty: a corpus needs at least one user")
+        docs = np.concatenate([per_user[u] for u in users])
+        owner = np.repeat(np.arange(users.size), [per_user[u].size for u in users])
+        ids = tuple(
+            self.user_ids[u] if c == 0 else (self.user_ids[u], c)
+            for u, c in zip(users, _occurrence_counts(users))
+        )
+        return Corpus(X=self.X[docs], vocabulary=self.vocabulary, doc_users=owner, user_ids=ids, log=self.log)
+
+    # -- contribution bounding -------------------------------------------------------------------
+    def bound(
+        self,
+        max_docs_per_user: int | None = None,
+        max_tokens_per_doc: int | None = None,
+        random_state=0,
+    ) -> "Corpus":
+        """Cap each user's contribution; return a new corpus whose ``log`` counts what was cut.
+
+        Parameters
+        ----------
+        max_docs_per_user : int, optional
+            Keep at most this many documents of each user: a uniformly random subset, drawn with
+            ``random_state`` (the documents' order in the input, e.g. by date, would bias a prefix).
+        max_tokens_per_doc : int, optional
+            Documents longer than this keep a uniformly random subset of their tokens (a multivariate
+            hypergeometric draw from the counts), since a count matrix has no token order.
+        random_state : int, Generator or None, default=0
+        """
+        rng = check_random_state(random_state)
+        log = CorpusLog(**self.log.as_dict())
+        X = self.X
+        docs = np.arange(self.n_docs)
+        if max_docs_per_user is not None:
+            m = check_int(max_docs_per_user, "max_docs_per_user", low=1)
+            kept = []
+            for user_docs in self.user_documents():
+                if user_docs.size > m:
+                    log.users_capped += 1
+                    log.documents_cut_by_max_docs_per_user += int(user_docs.size - m)
+                    user_docs = np.sort(rng.choice(user_docs, size=m, replace=False))
+                kept.append(user_docs)
+            docs = np.sort(np.concatenate(kept))
+            log.max_docs_per_user = m
+        X = X[docs]
+        if max_tokens_per_doc is not None:
+            L = check_int(max_tokens_per_doc, "max_tokens_per_doc", low=1)
+            X, n_truncated, n_cut = _truncate_rows(X, L, rng)
+            log.documents_truncated += n_truncated
+            log.tokens_cut_by_max_tokens_per_doc += n_cut
+            log.max_tokens_per_doc = L
+        return Corpus(X=X, vocabulary=self.vocabulary, doc_users=self.doc_users[docs], user_ids=self.user_ids, log=log)
+
+    # -- interoperability ----------------------------------------------------------------------------
+    def to_gensim(self):
+        """``(gensim.corpora.Dictionary, list of bag-of-words)`` with ids equal to column indices."""
+        from gensim.corpora import Dictionary
+
+        dictionary = Dictionary()
+        dictionary.token2id = {w: i for i, w in enumerate(self.vocabulary)}
+        dictionary.id2token = dict(enumerate(self.vocabulary))
+        X = self.X
+        df = np.bincount(X.indices, minlength=self.n_words)
+        dictionary.dfs = dict(enumerate(df.tolist()))
+        dictionary.cfs = dict(enumerate(np.asarray(X.sum(axis=0)).ravel().astype(int).tolist()))
+        dictionary.num_docs = self.n_docs
+        dictionary.num_pos = self.n_tokens
+        dictionary.num_nnz = int(X.nnz)
+        return dictionary, self.bow()
+
+    def bow(self) -> list[list[tuple[int, int]]]:
+        """The documents as gensim bag-of-words lists."""
+        X = self.X
+        return [
+            list(zip(X.indices[a:b].tolist(), X.data[a:b].astype(int).tolist()))
+            for a, b in zip(X.indptr[:-1], X.indptr[1:])
+        ]
+
+    def fingerprint(self) -> str:
+        """SHA-256 (16 hex digits) of the counts, vocabulary and document owners."""
+        h = hashlib.sha256()
+        X = self.X
+        for arr in (X.indptr, X.indices, X.data, self.doc_users):
+            h.update(np.ascontiguousarray(arr, dtype=np.int64).tobytes())
+        h.update("\x00".join(self.vocabulary).encode())
+        return h.hexdigest()[:16]
+
+
+# -- helpers ---------------------------------------------------------------------------------------
+
+
+def _validate_counts(X) -> sp.csr_matrix:
+    """CSR int64 copy-free where possible; reject negative, non-finite or fractional counts."""
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+    else:
+        arr = np.asarray(X)
+        if arr.ndim != 2:
+            raise ValueError(f"X must be a 2-D document-term matrix, got {arr.ndim} dimension(s)")
+        X = sp.csr_matrix(arr)
+    data = X.data
+    if data.size:
+        if not np.all(np.isfinite(data)):
+            raise ValueError("X must contain only finite counts (found NaN or inf)")
+        if data.min() < 0:
+            raise ValueError(f"X must contain non-negative counts (found {data.min()})")
+        if not np.all(data == np.round(data)):
+            raise ValueError("X must contain integer counts (found fractional values)")
+    if X.dtype != np.int64:
+        X = X.astype(np.int64)
+    X.eliminate_zeros()
+    X.sort_indices()
+    return X
+
+
+def _truncate_rows(X: sp.csr_matrix, L: int, rng: np.random.Generator):
+    lengths = np.asarray(X.sum(axis=1)).ravel()
+    long_rows = np.flatnonzero(lengths > L)
+    if long_rows.size == 0:
+        return X, 0, 0
+    X = X.copy()
+    for r in long_rows:
+        a, b = X.indptr[r], X.indptr[r + 1]
+        X.data[a:b] = rng.multivariate_hypergeometric(X.data[a:b], L)
+    X.eliminate_zeros()
+    return X, int(long_rows.size), int(lengths[long_rows].sum() - L * long_rows.size)
+
+
+def _unique_in_order(items: Sequence) -> list:
+    seen: dict = {}
+    for x in items:
+        seen.setdefault(x, None)
+    return list(seen)
+
+
+def _occurrence_counts(values: np.ndarray) -> list[int]:
+    """For each position, how many times its value occurred before it."""
+    seen: dict = {}
+    out = []
+    for v in values.tolist():
+        out.append(seen.get(v, 0))
+        seen[v] = out[-1] + 1
+    return out
+
+
+def embedded_corpus() -> Corpus:
+    """The embedded default: gensim's Lee news corpus (300 documents, one per privacy unit).
+
+    ``lee_background.cor`` ships inside gensim's test data, so it exists wherever gensim is installed;
+    each document is treated as its own user.
+    """
+    from gensim.test.utils import datapath
+
+    with open(datapath("lee_background.cor"), encoding="latin-1") as fh:
+        texts = [line.strip() for line in fh if line.strip()]
+    return Corpus.from_texts(texts, min_df=2, max_df=0.5)

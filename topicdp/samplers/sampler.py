@@ -1,0 +1,236 @@
+"""Sensitivity sampling (TopicDP Alg. 1, after Rubinstein & Alda 2017, "Pain-free random DP").
+
+Draw h neighbouring pairs (D, D') from P, compute Delta_i = ||f(D) - f(D')||_F with two fresh,
+deterministic fits per pair, and return the k-th smallest as the sampled sensitivity Delta_s. By Thm. 1,
+a mechanism calibrated to Delta_s is (epsilon, delta, gamma)-random DP with respect to P: *not* DP.
+
+Pairs run in parallel through joblib, so ``with joblib.parallel_backend("dask"):`` sends them to a Dask
+cluster unchanged. Each pair's records are drawn from its own child of one ``SeedSequence``, so the
+result does not depend on ``n_jobs`` or on the backend.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+from joblib import Parallel, delayed
+
+from .._validation import check_gamma, check_int
+from .neighbours import PrivateResample, ResampledRecords
+from .sizing import order_statistic_for, sample_size
+
+
+@dataclass
+class SensitivitySample:
+    """Result of sensitivity sampling.
+
+    Attributes
+    ----------
+    sensitivity : float
+        Delta_s, the k-th order statistic of the sampled Delta_i.
+    deltas : list of float
+        All h sampled Frobenius distances Delta_i, in pair order.
+    gamma, rho : float
+    h, k : int
+        Pairs sampled and the order statistic used.
+    sufficient : bool
+        Whether h meets Thm. 1 for gamma; False only behind ``insecure_testing``.
+    distribution : dict
+        Description of P.
+    seed : int
+        Entropy of the pair draws (reproduces the sample).
+    fit_seconds : list of float
+        Time of each pair (two fits).
+    wall_seconds : float
+    from_cache : bool
+    """
+
+    sensitivity: float
+    deltas: list
+    gamma: float
+    rho: float
+    h: int
+    k: int
+    sufficient: bool
+    distribution: dict
+    seed: int
+    fit_seconds: list = field(default_factory=list)
+    wall_seconds: float = 0.0
+    n_jobs: int = 1
+    from_cache: bool = False
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def summary(self) -> dict:
+        """What a report needs (without the full list of distances)."""
+        d = np.asarray(self.deltas)
+        return {
+            "sensitivity": self.sensitivity,
+            "h": self.h,
+            "k": self.k,
+            "rho": self.rho,
+            "sufficient": self.sufficient,
+            "deltas_quantiles": dict(zip(("min", "median", "p90", "max"), np.quantile(d, [0, 0.5, 0.9, 1]).tolist())),
+            "seconds_per_pair_median": float(np.median(self.fit_seconds)) if self.fit_seconds else None,
+            "wall_seconds": self.wall_seconds,
+            "n_jobs": self.n_jobs,
+            "from_cache": self.from_cache,
+            "seed": self.seed,
+        }
+
+
+def _pair_distance(model, distribution: ResampledRecords, rec_d: np.ndarray, rec_dp: np.ndarray) -> tuple[float, float]:
+    """Delta_i = ||f(D) - f(D')||_F for one pair: two fresh fits (no warm start). Returns (Delta_i, seconds)."""
+    start = time.perf_counter()
+    W = model.fit_topic_word(distribution.build(rec_d))
+    W_prime = model.fit_topic_word(distribution.build(rec_dp))
+    return float(np.linalg.norm(W - W_prime)), time.perf_counter() - start
+
+
+def sample_sensitivity(
+    model,
+    corpus,
+    gamma: float,
+    *,
+    unit: str = "user",
+    distribution: ResampledRecords | None = None,
+    n_pairs: int | None = None,
+    insecure_testing: bool = False,
+    n_jobs: int = 1,
+    random_state: int | None = None,
+    cache_dir: str | os.PathLike | None = None,
+    progress: bool = False,
+) -> SensitivitySample:
+    """Sample the Frobenius sensitivity of ``model`` on datasets like ``corpus`` (TopicDP Alg. 1).
+
+    Parameters
+    ----------
+    model : TopicModelSpec
+        The deterministic function f (see :mod:`topicdp.adapters`).
+    corpus : Corpus
+        The private corpus: fixes N (its number of users, or documents at document level) and the
+        vocabulary (the output domain).
+    gamma : float in (0, 0.5)
+        Confidence parameter of random DP; sets (rho, h, k) by :func:`sample_size`.
+    unit : {"user", "document"}
+        Privacy unit: a record is a user (all their documents) or one document.
+    distribution : PublicReference or PrivateResample, optional
+        P. Default: ``PrivateResample(corpus, unit)``, TopicDP's choice.
+    n_pairs : int, optional
+        Override h. Fewer pairs than Thm. 1 needs are allowed only with ``insecure_testing=True``, and the
+        result is then marked ``sufficient=False``.
+    n_jobs : int
+        joblib workers for the pairs (-1: all cores). Any joblib backend applies, e.g. Dask.
+    random_state : int, optional
+        Seed of the pair draws; None draws one from the OS (and records it).
+    cache_dir : path, optional
+        Cache the result keyed by (model spec, corpus fingerprint, gamma, unit, P, seed, h): sensitivity
+        sampling "can be performed offline, once" (TopicDP Sec. 3.4). Only seeded runs are looked up.
+    progress : bool
+        Show a progress bar (tqdm) over pairs.
+    """
+    gamma = check_gamma(gamma)
+    rho, h, k = sample_size(gamma)
+    sufficient = True
+    if n_pairs is not None:
+        n_pairs = check_int(n_pairs, "n_pairs", low=1)
+        if n_pairs < h:
+            if not insecure_testing:
+                raise ValueError(
+                    f"n_pairs must be at least h={h} for gamma={gamma:g} (TopicDP Thm. 1); fewer pairs void the "
+                    "guarantee and are allowed only with insecure_testing=True"
+                )
+            sufficient = False
+        h, k = n_pairs, order_statistic_for(gamma, n_pairs)
+    distribution = distribution or PrivateResample(corpus, unit)
+    if distribution.unit != unit:
+        raise ValueError(f"distribution.unit ({distribution.unit!r}) must equal unit ({unit!r})")
+    if distribution.reference.vocabulary != corpus.vocabulary:
+        raise ValueError("the distribution's reference corpus must share the private corpus' vocabulary")
+    n_records = corpus.n_users if unit == "user" else corpus.n_docs
+    if n_records < 2:
+        raise ValueError(f"the corpus needs at least 2 {unit}s for neighbouring datasets, got {n_records}")
+
+    seed = int(np.random.SeedSequence().entropy % 2**63) if random_state is None else check_int(random_state, "random_state", low=0)
+    key = _cache_key(model, corpus, gamma, unit, distribution, seed, h)
+    if cache_dir is not None and random_state is not None:
+        cached = _cache_load(cache_dir, key)
+        if cached is not None:
+            return cached
+
+    children = np.random.SeedSequence(seed).spawn(h)
+    draws = [distribution.draw_indices(n_records, np.random.default_rng(child)) for child in children]
+    start = time.perf_counter()
+    results = _run_pairs(model, distribution, draws, n_jobs, progress)
+    wall = time.perf_counter() - start
+    deltas = [r[0] for r in results]
+    result = SensitivitySample(
+        sensitivity=float(np.sort(deltas)[k - 1]),
+        deltas=deltas,
+        gamma=gamma,
+        rho=rho,
+        h=h,
+        k=k,
+        sufficient=sufficient,
+        distribution=distribution.describe(),
+        seed=seed,
+        fit_seconds=[r[1] for r in results],
+        wall_seconds=wall,
+        n_jobs=n_jobs,
+    )
+    if cache_dir is not None:
+        _cache_store(cache_dir, key, result)
+    return result
+
+
+def _run_pairs(model, distribution, draws, n_jobs: int, progress: bool) -> list:
+    tasks = (delayed(_pair_distance)(model, distribution, d, dp) for d, dp in draws)
+    if n_jobs == 1 and not progress:
+        return [_pair_distance(model, distribution, d, dp) for d, dp in draws]
+    runner = Parallel(n_jobs=n_jobs, return_as="generator")
+    results = runner(tasks)
+    if progress:
+        from tqdm.auto import tqdm
+
+        results = tqdm(results, total=len(draws), desc="sensitivity pairs", unit="pair")
+    return list(results)
+
+
+# -- cache ------------------------------------------------------------------------------------------
+
+
+def _cache_key(model, corpus, gamma, unit, distribution, seed, h) -> str:
+    parts = {
+        "model": model.describe(),
+        "corpus": corpus.fingerprint(),
+        "gamma": gamma,
+        "unit": unit,
+        "distribution": distribution.describe(),
+        "seed": seed,
+        "h": h,
+    }
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:24]
+
+
+def _cache_load(cache_dir, key: str) -> SensitivitySample | None:
+    path = Path(cache_dir) / f"{key}.json"
+    if not path.exists():
+        return None
+    data = json.loads(path.read_text())
+    data["from_cache"] = True
+    return SensitivitySample(**data)
+
+
+def _cache_store(cache_dir, key: str, result: SensitivitySample) -> None:
+    path = Path(cache_dir)
+    path.mkdir(parents=True, exist_ok=True)
+    tmp = path / f".{key}.tmp"
+    tmp.write_text(json.dumps(result.to_dict()))
+    tmp.replace(path / f"{key}.json")
