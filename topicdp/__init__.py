@@ -1,3 +1,43 @@
-"""topicdp: differentially private topic models."""
+"""topicdp: differentially private topic models.
+
+Two roads to a private topic-word matrix:
+
+* :class:`TopicDP` — model-agnostic output perturbation (Wang et al., KDD 2022): any model, Gaussian
+  noise calibrated to a *sampled* sensitivity. Guarantee: (epsilon, delta, gamma)-random DP with respect
+  to the sampling distribution — not DP.
+* :class:`~topicdp.spectral.SpectralDP` — spectral method-of-moments LDA with provable sensitivities
+  (DeCarolis et al., ICML 2020). Guarantee: (epsilon, delta)-DP.
+"""
+
+from .adapters import CallableModel, GensimHDP, GensimLDA, GensimLSI, SklearnLDA, SklearnNMF, make_model
+from .agnostic import TopicDP
+from .corpus import Corpus, embedded_corpus
+from .release import PrivateRelease
+from .report import PrivacyReport
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "TopicDP",
+    "SpectralDP",
+    "SpectralLDA",
+    "Corpus",
+    "embedded_corpus",
+    "PrivateRelease",
+    "PrivacyReport",
+    "CallableModel",
+    "GensimLDA",
+    "GensimHDP",
+    "GensimLSI",
+    "SklearnLDA",
+    "SklearnNMF",
+    "make_model",
+]
+
+
+def __getattr__(name):  # the spectral backend is imported on first use
+    if name in ("SpectralDP", "SpectralLDA"):
+        from . import spectral
+
+        return getattr(spectral, name)
+    raise AttributeError(f"module 'topicdp' has no attribute {name!r}")
