@@ -37,6 +37,7 @@ def _add_corpus_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--user-field", default="user")
     p.add_argument("--max-features", type=int, default=5000, help="vocabulary size limit (default 5000)")
     p.add_argument("--min-df", type=int, default=5, help="minimum document frequency of a word (default 5)")
+    p.add_argument("--max-df", type=float, default=0.5, help="drop words in more than this share of documents (default 0.5)")
     p.add_argument("--max-docs-per-user", type=int, default=None)
     p.add_argument("--max-tokens-per-doc", type=int, default=None)
     p.add_argument("--users", type=int, default=None, help="use only the first N users of the file (a documented subset)")
@@ -57,7 +58,7 @@ def load_corpus(args):
             user_field=args.user_field,
             users=users,
             min_df=args.min_df,
-            max_df=0.5,
+            max_df=args.max_df,
             max_features=args.max_features,
         )
     if args.max_docs_per_user or args.max_tokens_per_doc:

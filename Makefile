@@ -1,0 +1,26 @@
+# Set-up and everyday commands. `make demo` and `make test` create .venv on first use.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+export OPENBLAS_NUM_THREADS ?= 1
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $@
+
+.PHONY: install demo test test-all bench
+install: $(BIN)/.installed
+
+demo: $(BIN)/.installed
+	$(BIN)/topicdp demo
+
+test: $(BIN)/.installed
+	$(BIN)/python -m pytest
+
+test-all: $(BIN)/.installed
+	$(BIN)/python -m pytest -m "slow or cluster or not slow"
+
+bench: $(BIN)/.installed
+	$(BIN)/python benchmarks/bench_sampler.py

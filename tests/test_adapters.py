@@ -1,0 +1,59 @@
+import numpy as np
+import pytest
+
+from topicdp.adapters import CallableModel, GensimLDAMulticore, canonical_order, make_model, MODELS
+
+
+@pytest.fixture(scope="module")
+def small(lee_corpus):
+    return lee_corpus.subset_documents(np.arange(80))
+
+
+@pytest.mark.parametrize("name", [m for m in MODELS if m != "spectral"])
+def test_same_data_same_spec_bit_identical_and_canonical(name, small):
+    model = make_model(name, 4, random_state=3)
+    a = model.fit_topic_word(small)
+    b = make_model(name, 4, random_state=3).fit_topic_word(small)
+    assert a.shape == (4, small.n_words) and np.array_equal(a, b)
+    assert np.all(a >= 0) and np.allclose(a.sum(axis=1), 1.0, atol=1e-6)
+    assert np.array_equal(canonical_order(a), np.arange(4))  # already in canonical order
+
+
+def test_canonical_order_is_a_function_of_the_set_of_rows():
+    rng = np.random.default_rng(0)
+    W = rng.dirichlet(np.full(50, 0.1), size=12)
+    ref = W[canonical_order(W)]
+    for seed in range(5):
+        P = W[np.random.default_rng(seed).permutation(12)]
+        assert np.array_equal(P[canonical_order(P)], ref)
+    top = np.argmax(ref, axis=1)
+    assert np.all(np.diff(top) >= 0)  # primary key: index of each topic's top word
+
+
+def test_callable_wrong_shape_or_nan_fails(small):
+    with pytest.raises(ValueError, match="shape"):
+        CallableModel(lambda c: np.ones((3, 5)), n_topics=3).fit_topic_word(small)
+    with pytest.raises(ValueError, match="non-finite"):
+        CallableModel(lambda c: np.full((2, c.n_words), np.nan), n_topics=2).fit_topic_word(small)
+    with pytest.raises(TypeError, match="func"):
+        CallableModel("not a function", n_topics=2)
+
+
+def test_too_many_topics_and_nondeterministic_multicore(small):
+    with pytest.raises(ValueError, match="n_topics"):
+        make_model("gensim-lda", small.n_words + 1).fit_topic_word(small)
+    with pytest.raises(ValueError, match="workers"):
+        GensimLDAMulticore(4, workers=2)
+    with pytest.raises(ValueError, match="model must be one of"):
+        make_model("no-such-model", 3)
+
+
+def test_lsi_weights_are_squared_unit_loadings(small):
+    from gensim.models import LsiModel
+
+    W = make_model("gensim-lsi", 3, random_state=0).fit_topic_word(small)
+    dictionary, bow = small.to_gensim()
+    u = LsiModel(bow, id2word=dictionary, num_topics=3, random_seed=0, power_iters=2, extra_samples=100).get_topics()
+    expected = (u**2) / (u**2).sum(axis=1, keepdims=True)
+    assert np.allclose(np.sort(W, axis=None), np.sort(expected[canonical_order(expected)], axis=None))
+    assert np.allclose((u**2).sum(axis=1), 1.0)  # unit-norm loadings: the squares are already on the simplex

@@ -1,0 +1,133 @@
+import gzip
+import json
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from topicdp.corpus import Corpus
+
+
+TEXTS = [
+    "The cats sat on the mat with other cats",
+    "Dogs chase cats; cats chase mice!",
+    "a an the",  # stop words only: empty after tokenisation
+    "Mice eat cheese and cheese eats nobody",
+]
+USERS = ["u1", "u1", "u2", "u3"]
+
+
+def test_from_texts_tokenises_deterministically_and_reports_empty_documents():
+    c = Corpus.from_texts(TEXTS, USERS)
+    assert c.n_docs == 3 and c.log.empty_documents_dropped == 1
+    assert c.log.users_without_documents == 1  # u2 had only the empty document
+    assert c.user_ids == ("u1", "u3")
+    assert "cats" in c.vocabulary and "the" not in c.vocabulary and "a" not in c.vocabulary
+    j = c.vocabulary.index("cats")
+    assert c.X[0, j] == 2 and c.X[1, j] == 2
+    again = Corpus.from_texts(TEXTS, USERS)
+    assert c.fingerprint() == again.fingerprint()
+
+
+def test_min_token_length_and_public_vocabulary_counts_oov():
+    c = Corpus.from_texts(TEXTS, USERS, vocabulary=["cats", "cheese"])
+    assert c.vocabulary == ("cats", "cheese")
+    assert c.log.out_of_vocabulary_tokens > 0
+    short = Corpus.from_texts(["ox ox cat"], min_token_length=2, stop_words=None)
+    assert "ox" in short.vocabulary
+
+
+def test_from_matrix_and_gensim_agree():
+    from gensim.corpora import Dictionary
+
+    docs = [["apple", "pear", "apple"], ["pear", "plum"], ["plum", "plum", "apple"]]
+    d = Dictionary(docs)
+    bow = [d.doc2bow(x) for x in docs]
+    c1 = Corpus.from_gensim(d, bow, users=["a", "b", "a"])
+    vocab = [d[i] for i in range(len(d))]
+    X = np.zeros((3, len(d)), dtype=int)
+    for i, doc in enumerate(bow):
+        for w, n in doc:
+            X[i, w] = n
+    c2 = Corpus.from_matrix(X, vocab, users=["a", "b", "a"])
+    assert (c1.X != c2.X).nnz == 0 and c1.vocabulary == c2.vocabulary
+    assert c1.n_users == 2
+    d2, bow2 = c1.to_gensim()
+    assert bow2 == [sorted(b) for b in bow] and d2.token2id == d.token2id
+
+
+def test_sklearn_vocabulary_dict():
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    cv = CountVectorizer()
+    X = cv.fit_transform(["red green green", "blue red"])
+    c = Corpus.from_matrix(X, cv.vocabulary_)
+    assert c.vocabulary == tuple(cv.get_feature_names_out())
+
+
+def test_from_jsonl_gzip_with_user_subset(tmp_path):
+    path = tmp_path / "c.jsonl.gz"
+    rows = [{"user": f"u{i % 3}", "text": f"alpha beta gamma{i % 2} delta"} for i in range(9)]
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        for r in rows:
+            fh.write(json.dumps(r) + "\n")
+    c = Corpus.from_jsonl(path)
+    assert c.n_docs == 9 and c.n_users == 3
+    sub = Corpus.from_jsonl(path, users=["u0"])
+    assert sub.n_docs == 3 and sub.user_ids == ("u0",)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"user": "x"}) + "\n")
+    with pytest.raises(ValueError, match="text"):
+        Corpus.from_jsonl(bad)
+
+
+def test_bounding_counts_what_it_cuts():
+    rng = np.random.default_rng(0)
+    X = sp.csr_matrix(rng.poisson(2.0, size=(20, 30)))
+    users = [i // 5 for i in range(20)]  # 4 users x 5 docs
+    c = Corpus.from_matrix(X, [f"w{i}" for i in range(30)], users)
+    docs_only = c.bound(max_docs_per_user=3, random_state=1)
+    assert np.bincount(docs_only.doc_users).max() == 3
+    assert docs_only.log.documents_cut_by_max_docs_per_user == 8 and docs_only.log.users_capped == 4
+    both = c.bound(max_docs_per_user=3, max_tokens_per_doc=40, random_state=1)
+    lengths = np.asarray(docs_only.X.sum(axis=1)).ravel()
+    assert np.asarray(both.X.sum(axis=1)).ravel().tolist() == np.minimum(lengths, 40).tolist()
+    assert both.log.tokens_cut_by_max_tokens_per_doc == int(np.clip(lengths - 40, 0, None).sum()) > 0
+    assert both.log.documents_truncated == int((lengths > 40).sum())
+    # a truncated document keeps a sub-multiset of its own tokens
+    assert (both.X.toarray() <= docs_only.X.toarray()).all()
+
+
+@pytest.mark.parametrize(
+    "X, match",
+    [
+        (np.array([[1, -1]]), "non-negative"),
+        (np.array([[1.0, np.nan]]), "finite"),
+        (np.array([[0.5, 1]]), "integer"),
+        (np.zeros((0, 3)), "empty"),
+        (np.zeros((2, 2)), "empty"),
+    ],
+)
+def test_bad_counts_fail_early(X, match):
+    with pytest.raises(ValueError, match=match):
+        Corpus.from_matrix(X, [f"w{i}" for i in range(X.shape[1])])
+
+
+def test_users_without_documents_and_bad_bounds():
+    with pytest.raises(ValueError, match="no documents"):
+        Corpus(X=sp.csr_matrix(np.ones((2, 2), dtype=int)), vocabulary=("a", "b"), doc_users=np.array([0, 0]),
+               user_ids=("x", "y"))
+    c = Corpus.from_matrix(np.ones((2, 2), dtype=int), ["a", "b"])
+    with pytest.raises(ValueError, match="max_docs_per_user"):
+        c.bound(max_docs_per_user=0)
+    with pytest.raises(ValueError, match="users must give one user id per document"):
+        Corpus.from_matrix(np.ones((2, 2), dtype=int), ["a", "b"], users=["x"])
+    with pytest.raises(ValueError, match="texts is empty"):
+        Corpus.from_texts([])
+
+
+def test_subset_users_repeats_become_distinct_users():
+    c = Corpus.from_matrix(np.eye(3, dtype=int), ["a", "b", "c"], users=["x", "y", "x"])
+    s = c.subset_users(np.array([0, 0, 1]))
+    assert s.n_users == 3 and s.n_docs == 5
+    assert s.user_ids[0] == "x" and s.user_ids[1] == ("x", 1)

@@ -1,0 +1,145 @@
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.special import lambertw
+
+from topicdp.adapters import CallableModel
+from topicdp.corpus import Corpus
+from topicdp.samplers import PublicReference, sample_sensitivity, sample_size
+
+
+def _table_independently(gamma):
+    """Rubinstein & Alda's sizing recomputed by brute force over rho (not via Lambert W)."""
+    rhos = np.linspace(1e-6, gamma - 1e-6, 400_000)
+    h_cont = np.log(1 / rhos) / (2 * (gamma - rhos) ** 2)
+    rho = rhos[np.argmin(h_cont)]
+    h = math.ceil(np.log(1 / rho) / (2 * (gamma - rho) ** 2))
+    k = math.ceil(h * (1 - gamma + rho + math.sqrt(math.log(1 / rho) / (2 * h))) - 1e-9)
+    return rho, h, min(k, h)
+
+
+@pytest.mark.parametrize("gamma", [0.02, 0.05, 0.1, 0.15, 0.2, 0.22])
+def test_rho_h_k_table(gamma):
+    rho, h, k = sample_size(gamma)
+    rho_bf, h_bf, k_bf = _table_independently(gamma)
+    assert abs(rho - rho_bf) < 1e-4 * max(rho, 1e-3)
+    assert (h, k) == (h_bf, k_bf)
+    # rho is the W_{-1} stationary point: 2 rho log(rho) = rho - gamma
+    assert abs(2 * rho * math.log(rho) - (rho - gamma)) < 1e-12
+    assert h >= math.log(1 / rho) / (2 * (gamma - rho) ** 2)
+
+
+def test_known_h_for_gamma_0_1():
+    assert sample_size(0.1)[1:] == (285, 285)
+
+
+@pytest.mark.parametrize("gamma", [0.0, 0.5, -0.1, 0.7])
+def test_gamma_range(gamma):
+    with pytest.raises(ValueError, match="gamma"):
+        sample_size(gamma)
+
+
+# -- coverage on a function whose sensitivity distribution is known in closed form ----------------
+M = 1000  # reference users; user u writes word 0 exactly u + 1 times
+
+
+def _reference():
+    counts = np.arange(1, M + 1)
+    X = sp.csr_matrix((counts, (np.arange(M), np.zeros(M, dtype=int))), shape=(M, 2))
+    return Corpus.from_matrix(X, ["w0", "w1"])
+
+
+def _f(corpus):
+    return np.array([[corpus.X[:, 0].sum() / M, 0.0]])
+
+
+def _cdf(t):
+    """P(|a - b| / M <= t) for a, b i.i.d. uniform on {1..M}: (M + 2 sum_{i=1..j} (M - i)) / M^2."""
+    j = min(int(math.floor(t * M + 1e-9)), M - 1)
+    return (M + 2 * j * M - j * (j + 1)) / M**2
+
+
+def test_pairs_are_neighbours_and_seeded_sampling_reproduces():
+    ref = _reference()
+    private = ref.subset_users(np.arange(20))
+    dist = PublicReference(ref, "user")
+    d, dp = dist.draw_indices(private.n_users, np.random.default_rng(0))
+    assert np.array_equal(d[:-1], dp[:-1]) and d.size == private.n_users
+    model = CallableModel(_f, n_topics=1, name="count-of-w0")
+    a = sample_sensitivity(model, private, 0.2, distribution=dist, random_state=5)
+    b = sample_sensitivity(model, private, 0.2, distribution=dist, random_state=5, n_jobs=2)
+    assert a.deltas == b.deltas and a.h == 61 and a.k == 61
+    assert a.sensitivity == max(a.deltas)
+
+
+def test_coverage_at_least_one_minus_gamma_over_repeated_runs():
+    """Thm. 1: Pr(fresh Delta <= Delta_s) >= 1 - gamma, over the sample and the fresh pair.
+
+    Per run the coverage c = F(Delta_s) is exact (closed form). With R runs the mean of c estimates
+    E[c] >= 1 - gamma; by Hoeffding (c in [0, 1]) the empirical mean falls below E[c] - 0.27 with
+    probability <= exp(-2 R 0.27^2) < 1e-6 for R = 100, so mean >= 1 - gamma - 0.27 must hold. Also each
+    run's Delta_s is checked against 2000 fresh pairs drawn independently.
+    """
+    ref = _reference()
+    private = ref.subset_users(np.arange(30))
+    model = CallableModel(_f, n_topics=1, name="count-of-w0")
+    gamma, R = 0.2, 100
+    cover = [
+        _cdf(sample_sensitivity(model, private, gamma, distribution=PublicReference(ref), random_state=s).sensitivity)
+        for s in range(R)
+    ]
+    assert np.mean(cover) >= 1 - gamma - 0.27
+    fresh = np.abs(np.random.default_rng(99).integers(1, M + 1, (2000, 2)) @ np.array([1, -1])) / M
+    empirical = [(fresh <= _inverse(c)).mean() for c in cover[:10]]
+    assert np.mean(empirical) >= 1 - gamma - 0.27
+
+
+def _inverse(c):
+    """Smallest t on the grid with F(t) >= c."""
+    for j in range(M):
+        if _cdf(j / M) >= c - 1e-12:
+            return j / M
+    return 1.0
+
+
+def test_too_few_pairs_follow_the_order_statistic_law():
+    """With n_pairs = 3 (insecure testing) k = 3, so F(Delta_s) ~ max of 3 uniforms: Beta(3, 1), mean 3/4,
+    variance 3/80 (up to O(1/M) discreteness). Bernstein's inequality with that variance bounds the
+    deviation of the mean of R = 300 runs by 0.092 with probability 1 - 1e-6."""
+    ref = _reference()
+    private = ref.subset_users(np.arange(30))
+    model = CallableModel(_f, n_topics=1, name="count-of-w0")
+    cover = [
+        _cdf(sample_sensitivity(model, private, 0.2, distribution=PublicReference(ref), n_pairs=3,
+                                insecure_testing=True, random_state=s).sensitivity)
+        for s in range(300)
+    ]
+    assert abs(np.mean(cover) - 0.75) <= 0.092
+
+
+def test_fewer_pairs_need_the_testing_flag(lee_corpus):
+    model = CallableModel(lambda c: np.ones((1, c.n_words)) / c.n_words, n_topics=1)
+    with pytest.raises(ValueError, match="insecure_testing"):
+        sample_sensitivity(model, lee_corpus, 0.1, n_pairs=5)
+    s = sample_sensitivity(model, lee_corpus, 0.1, n_pairs=5, insecure_testing=True, random_state=0)
+    assert not s.sufficient and s.h == 5
+
+
+def test_cache_hits_on_the_same_key(tmp_path):
+    ref = _reference()
+    private = ref.subset_users(np.arange(10))
+    calls = []
+
+    def f(c):
+        calls.append(1)
+        return _f(c)
+
+    model = CallableModel(f, n_topics=1, name="counting")
+    a = sample_sensitivity(model, private, 0.2, random_state=1, cache_dir=tmp_path)
+    n = len(calls)
+    b = sample_sensitivity(model, private, 0.2, random_state=1, cache_dir=tmp_path)
+    assert len(calls) == n and b.from_cache and b.sensitivity == a.sensitivity
+    sample_sensitivity(model, private, 0.2, random_state=2, cache_dir=tmp_path)
+    assert len(calls) > n  # another seed is another key
