@@ -1,0 +1,275 @@
+"""From Rényi DP to (epsilon, delta)-DP and back, with the order alpha optimised continuously.
+
+An RDP guarantee is a curve ``alpha -> eps(alpha)``; each order gives a valid (epsilon, delta) pair and
+the best one is kept. Accountants such as ``dp_accounting.rdp.RdpAccountant`` minimise over a fixed
+grid of orders; here the order is a continuous variable ``t = log(alpha - 1)`` (so ``alpha`` may be
+1.000001 or 10^8), found by a coarse guard grid (so a non-convex curve cannot trap the search in a
+local minimum far from the best grid point) followed by bounded Brent refinement around the best grid
+point. Any order gives a *valid* bound, so an imperfect optimisation can only cost tightness, never
+validity.
+
+Also here: TopicDP's Prop. 2, the map from a target (epsilon, delta) to an RDP level at fixed alpha
+that the paper's calibration uses (:func:`topicdp_rdp_level`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Tuple, Union
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import optimize
+
+from topicdp._validation import check_delta, check_epsilon, check_option, check_real
+
+from ._checks import check_orders
+
+RdpCurve = Union[Callable[[np.ndarray], ArrayLike], Tuple[ArrayLike, ArrayLike]]
+"""A callable ``alpha -> eps(alpha)`` (vectorised or scalar) or a pair ``(orders, eps_values)``."""
+
+CONVERSIONS = ("improved", "mironov")
+
+# Search range for t = log(alpha - 1). Optimal orders for a Gaussian are about
+# 1 + sqrt(log(1/delta) / rho); rho from 1e-12 to 1e8 and delta down to 1e-300 stay inside.
+_T_LO, _T_HI = math.log(1e-6), math.log(1e8)
+_GUARD_GRID = np.linspace(_T_LO, _T_HI, 321)
+_ALPHA_NEAR_ONE = 1.0 + 1e-6
+
+
+def minimize_over_orders(objective: Callable[[np.ndarray], np.ndarray]) -> Tuple[float, float]:
+    """Minimise ``objective(t)`` over ``t = log(alpha - 1)`` in ``[log 1e-6, log 1e8]``.
+
+    ``objective`` receives a float array of ``t`` values and returns an array of the same shape
+    (``nan`` is treated as ``+inf``). Returns ``(minimum, alpha at the minimum)``.
+    """
+    values = _finite_or_inf(objective(_GUARD_GRID))
+    i = int(np.argmin(values))
+    best_val, best_t = float(values[i]), float(_GUARD_GRID[i])
+    if not math.isfinite(best_val):
+        return math.inf, math.nan
+    lo = _GUARD_GRID[max(i - 1, 0)]
+    hi = _GUARD_GRID[min(i + 1, _GUARD_GRID.size - 1)]
+    res = optimize.minimize_scalar(
+        lambda t: float(_finite_or_inf(objective(np.array([t])))[0]),
+        bounds=(lo, hi), method="bounded", options={"xatol": 1e-10},
+    )
+    if res.fun < best_val:
+        best_val, best_t = float(res.fun), float(res.x)
+    return best_val, 1.0 + math.exp(best_t)
+
+
+def rdp_to_dp(rdp: RdpCurve, delta: float, conversion: str = "improved") -> Tuple[float, float]:
+    """Convert an RDP curve to epsilon at the given delta, optimising the order continuously.
+
+    Conversions, for a mechanism that is (alpha, r)-RDP:
+
+    * ``"improved"`` (Canonne, Kamath & Steinke 2020, "The discrete Gaussian for differential
+      privacy", Prop. 12; Asoodeh et al. 2021, "Three variants of differential privacy", the
+      conversion with ``zeta_alpha`` quoted in TopicDP's Prop. 2)::
+
+          eps = r + log1p(-1/alpha) - (log delta + log alpha) / (alpha - 1),
+
+      plus the order-1 shortcut ``eps = 0`` when ``delta >= sqrt(1 - exp(-KL))`` (total variation is
+      at most that, Bretagnolle-Huber; KL is bounded by the curve near ``alpha = 1``), as in
+      ``dp_accounting.rdp.compute_epsilon``.
+    * ``"mironov"`` (Mironov 2017, Prop. 3; TopicDP Prop. 1): ``eps = r + log(1/delta)/(alpha - 1)``.
+
+    The improved conversion is below Mironov's at every order, because ``log1p(-1/alpha) < 0`` and
+    ``log(alpha)/(alpha-1) > 0``.
+
+    Parameters
+    ----------
+    rdp : callable or (orders, values)
+        The RDP curve. A callable is optimised over continuous ``alpha in (1, 1e8]``; a pair of arrays
+        (a curve known only on a grid, e.g. from ``dp_accounting``) is minimised over its orders > 1.
+    delta : float
+        Target delta in (0, 1).
+    conversion : {"improved", "mironov"}, default "improved"
+
+    Returns
+    -------
+    (epsilon, alpha) : tuple of float
+        ``epsilon >= 0`` and the order that attains it.
+    """
+    delta = check_delta(delta)
+    conversion = check_option(conversion, "conversion", CONVERSIONS)
+    log_delta = math.log(delta)
+
+    def eps_at(r: np.ndarray, t: np.ndarray) -> np.ndarray:
+        am1 = np.exp(t)
+        if conversion == "mironov":
+            return r - log_delta / am1
+        log_a = np.log1p(am1)
+        return r + (t - log_a) - (log_delta + log_a) / am1  # log1p(-1/a) = log(a-1) - log(a)
+
+    value, alpha = _minimize_curve(rdp, eps_at)
+    if conversion == "improved" and delta * delta >= -math.expm1(-_kl_bound(rdp)):
+        return 0.0, _smallest_order(rdp)
+    return max(0.0, value), alpha
+
+
+def rdp_to_delta(rdp: RdpCurve, epsilon: float, conversion: str = "improved") -> Tuple[float, float]:
+    """Convert an RDP curve to delta at the given epsilon (inverse of :func:`rdp_to_dp`).
+
+    Solving the conversions of :func:`rdp_to_dp` for delta at a fixed order:
+
+    * ``"improved"`` (Canonne, Kamath & Steinke 2020, Prop. 12)::
+
+          log delta = (alpha - 1) (r - eps + log1p(-1/alpha)) - log alpha,
+
+      also capped by ``sqrt(1 - exp(-KL))``;
+    * ``"mironov"`` (Mironov 2017, Prop. 3): ``log delta = (alpha - 1)(r - eps)``.
+
+    Because each order's epsilon is decreasing in delta, ``rdp_to_dp(c, d)[0] <= e`` if and only if
+    ``rdp_to_delta(c, e)[0] <= d``: the two functions are inverses.
+
+    Parameters
+    ----------
+    rdp : callable or (orders, values)
+    epsilon : float
+        ``epsilon >= 0``.
+    conversion : {"improved", "mironov"}, default "improved"
+
+    Returns
+    -------
+    (delta, alpha) : tuple of float
+        ``delta`` in [0, 1] and the order that attains it.
+    """
+    epsilon = check_real(epsilon, "epsilon", low=0.0, low_open=False)
+    conversion = check_option(conversion, "conversion", CONVERSIONS)
+
+    def log_delta_at(r: np.ndarray, t: np.ndarray) -> np.ndarray:
+        am1 = np.exp(t)
+        if conversion == "mironov":
+            return am1 * (r - epsilon)
+        log_a = np.log1p(am1)
+        return am1 * (r - epsilon + t - log_a) - log_a
+
+    value, alpha = _minimize_curve(rdp, log_delta_at)
+    delta = min(1.0, math.exp(value)) if math.isfinite(value) else (0.0 if value < 0 else 1.0)
+    if conversion == "improved":
+        tv = math.sqrt(-math.expm1(-_kl_bound(rdp)))
+        if tv < delta:
+            return tv, _smallest_order(rdp)
+    return delta, alpha
+
+
+def topicdp_rdp_level(epsilon: float, delta: float, alpha: float = 2.0) -> float:
+    """TopicDP's Prop. 2: the RDP level ``eps_R`` at order ``alpha`` assigned to a target (eps, delta).
+
+    TopicDP (Wang et al., KDD 2022), Sec. 3.4, Prop. 2 (citing Asoodeh et al. 2021), as printed::
+
+        eps_R >= max{ eps - 1/(alpha-1) log(zeta_alpha / delta),
+                      eps + 1/(alpha-1) log( (e^eps - alpha delta) ((delta-1)/(delta-e^eps))^alpha
+                                             + alpha delta ) },
+        zeta_alpha = (1/alpha) (1 - 1/alpha)^(alpha-1),   valid for 0 < alpha delta < 1.
+
+    The paper then uses this "exact map" with equality at ``alpha = 2`` (Sec. 3.4, Fig. 2), and
+    ``sigma_R^2 >= alpha Delta^2 / (2 eps_R)`` (Thm. 2). We return the right-hand side (the max).
+
+    What the two terms are, checked numerically in ``tests/test_rdp_paper.py``:
+
+    * the first is exactly the improved conversion of :func:`rdp_to_dp` solved for ``r``, so
+      (alpha, first term)-RDP implies (eps, delta)-DP;
+    * the second is at most the smallest order-``alpha`` Rényi divergence of any pair of
+      distributions violating (eps, delta)-DP (which reduces, by data processing, to a 2-point
+      minimisation); at ``alpha = 2`` the max of the two terms is 1x-2x below that optimum for
+      eps in [0.05, 10], delta in [1e-12, 1e-3]. So (alpha, max)-RDP implies (eps, delta)-DP: the
+      printed map is *valid* (numerically verified, not proven here), if loose, and so is the
+      paper's sigma. Its real cost is the fixed order: at alpha = 2 the level that certifies
+      (eps, delta) is O(delta), so sigma grows like delta^(-1/2).
+
+    Computed in logs (``e^eps`` would overflow for eps > 709).
+
+    Parameters
+    ----------
+    epsilon : float
+        Target epsilon, ``> 0``.
+    delta : float
+        Target delta with ``0 < alpha delta < 1``.
+    alpha : float, default 2.0
+        Rényi order, ``> 1``.
+
+    Returns
+    -------
+    float
+        ``eps_R > 0``.
+    """
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    alpha = check_real(alpha, "alpha", low=1.0)
+    if alpha * delta >= 1.0:
+        raise ValueError(f"delta must be in (0, 1/alpha) = (0, {1.0 / alpha:g}) for TopicDP's "
+                         f"Prop. 2 (0 < alpha*delta < 1), got {delta:g}")
+    am1 = alpha - 1.0
+    log_zeta = -math.log(alpha) + am1 * math.log1p(-1.0 / alpha)
+    first = epsilon - (log_zeta - math.log(delta)) / am1
+
+    def log_exp_eps_minus(x: float) -> float:  # log(e^eps - x), 0 <= x < 1 <= e^eps
+        return epsilon + math.log1p(-x * math.exp(-epsilon))
+
+    log_ratio = math.log1p(-delta) - log_exp_eps_minus(delta)  # log((1-delta)/(e^eps-delta))
+    inner = np.logaddexp(log_exp_eps_minus(alpha * delta) + alpha * log_ratio,
+                         math.log(alpha * delta))
+    second = epsilon + float(inner) / am1
+    level = max(first, second)
+    if not level > 0.0:
+        raise ValueError(f"epsilon={epsilon:g} is too small for TopicDP's Prop. 2 to give a positive "
+                         f"RDP level (got {level:g})")
+    return level
+
+
+# --------------------------------------------------------------------------------------------------
+# helpers
+
+
+def _finite_or_inf(values) -> np.ndarray:
+    v = np.asarray(values, dtype=float)
+    return np.where(np.isnan(v), np.inf, v)
+
+
+def _evaluate_curve(curve: Callable, alphas: np.ndarray) -> np.ndarray:
+    """Evaluate a user curve on an array of orders; fall back to a loop for scalar-only callables."""
+    try:
+        values = np.asarray(curve(alphas), dtype=float)
+        if values.shape == alphas.shape:
+            return values
+    except (TypeError, ValueError):
+        pass
+    return np.array([float(curve(float(a))) for a in alphas])
+
+
+def _grid_curve(rdp) -> Tuple[np.ndarray, np.ndarray]:
+    orders = check_orders(rdp[0], "orders").ravel()
+    values = np.asarray(rdp[1], dtype=float).ravel()
+    if values.shape != orders.shape:
+        raise ValueError(f"rdp values must have one entry per order: got {values.size} values for "
+                         f"{orders.size} orders")
+    return orders, values
+
+
+def _minimize_curve(rdp: RdpCurve, formula) -> Tuple[float, float]:
+    """min over orders of ``formula(r(alpha), log(alpha-1))``, for a callable or a gridded curve."""
+    if callable(rdp):
+        return minimize_over_orders(lambda t: formula(_evaluate_curve(rdp, 1.0 + np.exp(t)), t))
+    orders, values = _grid_curve(rdp)
+    keep = orders > 1.0
+    if not np.any(keep):
+        return math.inf, math.nan
+    with np.errstate(divide="ignore"):
+        out = _finite_or_inf(formula(values[keep], np.log(orders[keep] - 1.0)))
+    i = int(np.argmin(out))
+    return float(out[i]), float(orders[keep][i])
+
+
+def _kl_bound(rdp: RdpCurve) -> float:
+    """An upper bound on the KL divergence: the curve at its smallest order (RDP is monotone in alpha)."""
+    if callable(rdp):
+        return float(_evaluate_curve(rdp, np.array([_ALPHA_NEAR_ONE]))[0])
+    orders, values = _grid_curve(rdp)
+    return float(values[int(np.argmin(orders))])
+
+
+def _smallest_order(rdp: RdpCurve) -> float:
+    return _ALPHA_NEAR_ONE if callable(rdp) else float(np.min(_grid_curve(rdp)[0]))
