@@ -119,3 +119,19 @@ def test_nondeterministic_model_is_refused(small):
     model = CallableModel(lambda c: rng.dirichlet(np.ones(c.n_words), size=2), n_topics=2, name="random")
     with pytest.raises(ValueError, match="not deterministic"):
         TopicDP(1.0, n_pairs=2, insecure_testing=True).privatize(model, small)
+
+
+def test_composition_of_repeated_releases(small):
+    """Two Gaussian releases with the same sigma compose exactly to one with sensitivity sqrt(2) Delta
+    (Dong, Roth & Su 2022): the report's exact total equals that Gaussian's epsilon."""
+    from topicdp.rdp import gaussian_epsilon
+
+    model = GensimLDA(3, random_state=0)
+    dp = TopicDP(1.0, 1e-5, sensitivity="global")
+    first = dp.privatize(model, small).report
+    second = dp.privatize(model, small).report
+    key = "epsilon at delta=1e-05 (exact)"
+    assert first.composition_total[key] == pytest.approx(1.0, rel=1e-6)
+    expected = gaussian_epsilon(second.sigma, 1e-5, second.sensitivity, count=2, method="exact")
+    assert second.composition_total[key] == pytest.approx(expected, rel=1e-9)
+    assert len(second.composition) == 2 and any("2 releases" in n for n in second.notes)

@@ -22,7 +22,7 @@ from .mechanisms import (
     simplex_l2_sensitivity,
     to_simplex,
 )
-from .rdp import calibrate_all, calibrate_gaussian
+from .rdp import PrivacyLedger, calibrate_all, calibrate_gaussian
 from .release import PrivateRelease
 from .report import Check, PrivacyReport
 from .samplers import sample_sensitivity
@@ -111,6 +111,8 @@ class TopicDP:
         self.insecure_testing = insecure_testing
         self.cache_dir = cache_dir
         self.progress = progress
+        #: every release this privatizer made; reports state their composition (same data assumed)
+        self.ledger = PrivacyLedger()
 
     # ------------------------------------------------------------------------------------------------
     def privatize(self, model: TopicModelSpec, corpus, *, keep_nonprivate: bool = False) -> PrivateRelease:
@@ -146,6 +148,7 @@ class TopicDP:
             }
         )
         report.notes.append(VOCABULARY_NOTE)
+        self._compose(report)
         return PrivateRelease(
             topic_word=released,
             noisy=noisy,
@@ -198,8 +201,6 @@ class TopicDP:
             sigma=sigma,
             calibration=self.calibration,
             sigma_alternatives=calibrate_all(self.epsilon, self.delta, sample.sensitivity),
-            composition=[{"release": "topic-word matrix", "mechanism": "gaussian", "sigma": sigma,
-                          "sensitivity": sample.sensitivity}],
             checks=checks,
             details={"sensitivity_sample": sample.summary()},
         )
@@ -228,8 +229,6 @@ class TopicDP:
             sigma=sigma,
             calibration=self.calibration,
             sigma_alternatives=calibrate_all(self.epsilon, self.delta, delta_2),
-            composition=[{"release": "topic-word matrix", "mechanism": "gaussian", "sigma": sigma,
-                          "sensitivity": delta_2}],
             checks=checks,
             notes=["The bound holds for any two datasets, so the guarantee covers add/remove neighbours too."],
         )
@@ -251,12 +250,30 @@ class TopicDP:
             sensitivity_method="global L1 bound 2K for row-stochastic K x V matrices (TopicDP Sec. 4.2)",
             sigma=scale,
             calibration="laplace (scale = sensitivity / epsilon)",
-            composition=[{"release": "topic-word matrix", "mechanism": "laplace", "scale": scale,
-                          "sensitivity": delta_1}],
             checks=checks,
             notes=["Pure epsilon-DP (delta = 0); 'sigma' is the Laplace scale b."],
         )
         return laplace_perturbation(W, scale, rng), report
+
+    def _compose(self, report: PrivacyReport) -> None:
+        """Add this release to the ledger and state the total over all of this privatizer's releases."""
+        name = f"release {len(self.ledger) + 1}"
+        if report.mechanism.startswith("laplace"):
+            self.ledger.add_laplace(name, report.sigma, report.sensitivity)
+        else:
+            self.ledger.add_gaussian(name, report.sigma, report.sensitivity)
+        report.composition = self.ledger.entries()
+        report.composition_total = {
+            f"epsilon at delta={self.delta:g} ({method})": eps for method, eps in self.ledger.totals(self.delta).items()
+        }
+        if len(self.ledger) > 1:
+            report.notes.append(
+                f"This privatizer has made {len(self.ledger)} releases; if they are of the same data, the totals "
+                "under composition_total apply" + (
+                    f" and the random-DP failure probabilities add up (gamma total <= {len(self.ledger) * self.gamma:g})."
+                    if report.guarantee == "random-DP" else "."
+                )
+            )
 
     @staticmethod
     def _determinism_check(model, corpus, W) -> Check:
