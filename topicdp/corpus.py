@@ -449,14 +449,40 @@ def _occurrence_counts(values: np.ndarray) -> list[int]:
     return out
 
 
+def tokenize(
+    texts: Sequence[str],
+    *,
+    vocabulary: Sequence[str] | None = None,
+    stop_words: str | Sequence[str] | None = "english",
+    min_token_length: int = 3,
+) -> list[list[str]]:
+    """Token lists in text order, with :meth:`Corpus.from_texts`' rules (e.g. held-out texts for coherence).
+
+    With ``vocabulary``, tokens outside it are dropped, so the lists match a corpus built on it.
+    """
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    analyze = CountVectorizer(
+        lowercase=True,
+        token_pattern=_TOKEN_PATTERN % check_int(min_token_length, "min_token_length", low=1),
+        stop_words=list(stop_words) if isinstance(stop_words, (list, tuple, set, frozenset)) else stop_words,
+    ).build_analyzer()
+    keep = None if vocabulary is None else set(vocabulary)
+    return [[t for t in analyze(text) if keep is None or t in keep] for text in texts]
+
+
+def embedded_texts() -> list[str]:
+    """The texts of the embedded corpus (gensim's ``lee_background.cor``)."""
+    from gensim.test.utils import datapath
+
+    with open(datapath("lee_background.cor"), encoding="latin-1") as fh:
+        return [line.strip() for line in fh if line.strip()]
+
+
 def embedded_corpus() -> Corpus:
     """The embedded default: gensim's Lee news corpus (300 documents, one per privacy unit).
 
     ``lee_background.cor`` ships inside gensim's test data, so it exists wherever gensim is installed;
     each document is treated as its own user.
     """
-    from gensim.test.utils import datapath
-
-    with open(datapath("lee_background.cor"), encoding="latin-1") as fh:
-        texts = [line.strip() for line in fh if line.strip()]
-    return Corpus.from_texts(texts, min_df=2, max_df=0.5)
+    return Corpus.from_texts(embedded_texts(), min_df=2, max_df=0.5)

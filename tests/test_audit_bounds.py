@@ -1,0 +1,170 @@
+"""epsilon_lower_bound: Clopper-Pearson bounds, closed-form cases, invariances, input errors."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import beta, binomtest
+
+from topicdp.audit import (
+    clopper_pearson_upper,
+    dp_region_boundary,
+    epsilon_bound,
+    epsilon_lower_bound,
+    gaussian_epsilon,
+    gaussian_tradeoff,
+)
+
+
+def brute_force(out, inn, delta, confidence):
+    """Reference: every threshold, both directions, both inequalities, scipy's beta quantile."""
+    a = (1 - confidence) / 2
+    up = lambda k, n: 1.0 if k == n else beta.ppf(1 - a, k + 1, n - k)  # noqa: E731
+    best = -math.inf
+    for t in list(np.unique(np.concatenate([out, inn]))) + [math.inf]:
+        for reject_out, reject_in in ((out >= t, inn >= t), (out < t, inn < t)):
+            fpr, fnr = up(int(reject_out.sum()), out.size), up(int((~reject_in).sum()), inn.size)
+            for x, y in ((fpr, fnr), (fnr, fpr)):
+                if 1 - delta - y > 0:
+                    best = max(best, math.log((1 - delta - y) / x))
+    return max(0.0, best)
+
+
+def test_clopper_pearson_matches_exact_binomial_interval():
+    n, alpha = 200, 0.025
+    k = np.array([0, 1, 7, 100, 199, 200])
+    ours = clopper_pearson_upper(k, n, alpha)
+    # the two-sided exact interval at level 1 - 2 alpha has the one-sided (1 - alpha) upper bound
+    ref = [binomtest(int(kk), n).proportion_ci(confidence_level=1 - 2 * alpha, method="exact").high for kk in k]
+    np.testing.assert_allclose(ours, ref, rtol=1e-9)
+    assert ours[0] == pytest.approx(1 - alpha ** (1 / n))
+    assert ours[-1] == 1.0
+
+
+@pytest.mark.parametrize("n_out,n_in", [(1000, 1000), (500, 37)])
+def test_perfectly_separated_scores_are_limited_by_clopper_pearson(n_out, n_in):
+    delta, alpha = 1e-5, 0.025
+    fpr_hi, fnr_hi = 1 - alpha ** (1 / n_out), 1 - alpha ** (1 / n_in)
+    expected = max(math.log((1 - delta - fnr_hi) / fpr_hi), math.log((1 - delta - fpr_hi) / fnr_hi))
+    got = epsilon_lower_bound(np.zeros(n_out), np.ones(n_in), delta)
+    assert got == pytest.approx(expected, rel=1e-12)
+    # more trials certify more: the bound grows like log(n)
+    assert epsilon_lower_bound(np.zeros(10 * n_out), np.ones(10 * n_in), delta) > got + 2.0
+
+
+def test_exact_gaussian_tradeoff_touches_the_dp_boundary_at_the_true_epsilon():
+    mu, delta = 1.0, 1e-3
+    eps = gaussian_epsilon(mu, delta)
+    fpr = np.logspace(-12, 0, 200_001)
+    fnr = gaussian_tradeoff(fpr, mu)
+    assert np.all(fnr >= dp_region_boundary(fpr, eps, delta) - 1e-12)
+    certified = np.log(np.maximum(1 - delta - fnr, 1e-300) / fpr)
+    assert certified.max() == pytest.approx(eps, abs=1e-6)
+
+
+@pytest.mark.parametrize("mu,delta,share", [(1.0, 1e-3, 0.85), (0.5, 1e-5, 0.6)])
+def test_gaussian_scores_approach_but_never_exceed_the_true_epsilon(mu, delta, share):
+    """N(0,1) vs N(mu,1) is the Gaussian mechanism's exact trade-off; its epsilon at small delta lives at
+    tiny false-positive rates, so 10^5 trials get within ``share`` of it (and never above)."""
+    true_eps = gaussian_epsilon(mu, delta)
+    rng = np.random.default_rng(12345)
+    bounds = []
+    for n in (1_000, 10_000, 100_000):
+        bounds.append(epsilon_lower_bound(rng.standard_normal(n), mu + rng.standard_normal(n), delta))
+    assert all(b <= true_eps for b in bounds)
+    assert bounds[0] < bounds[1] < bounds[2]
+    assert bounds[2] > share * true_eps
+
+
+def test_identical_distributions_give_a_small_bound():
+    rng = np.random.default_rng(7)
+    assert epsilon_lower_bound(rng.standard_normal(20_000), rng.standard_normal(20_000), 1e-5) < 0.1
+
+
+def test_hundred_thousand_scores_are_fast():
+    import time
+
+    rng = np.random.default_rng(0)
+    out, inn = rng.standard_normal(100_000), 1 + rng.standard_normal(100_000)
+    start = time.perf_counter()
+    epsilon_lower_bound(out, inn, 1e-5)
+    assert time.perf_counter() - start < 2.0  # ~0.1 s unloaded
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    out=st.lists(st.integers(-4, 4), min_size=1, max_size=25),
+    inn=st.lists(st.integers(-4, 6), min_size=1, max_size=25),
+    delta=st.sampled_from([0.0, 1e-5, 0.1]),
+    confidence=st.sampled_from([0.5, 0.95]),
+)
+def test_agrees_with_brute_force(out, inn, delta, confidence):
+    out, inn = np.array(out, float), np.array(inn, float)
+    expected = brute_force(out, inn, delta, confidence)
+    assert epsilon_lower_bound(out, inn, delta, confidence) == pytest.approx(expected, abs=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 60), shift=st.floats(0, 3))
+def test_invariances(seed, n, shift):
+    rng = np.random.default_rng(seed)
+    out, inn = rng.standard_normal(n), shift + rng.standard_normal(n)
+    eps = epsilon_lower_bound(out, inn, 1e-5)
+    assert eps >= 0.0
+    # strictly increasing transforms of the scores change nothing
+    assert epsilon_lower_bound(np.exp(out), np.exp(inn), 1e-5) == pytest.approx(eps)
+    # swapping D and D' (equal sizes) changes nothing: DP is symmetric
+    assert epsilon_lower_bound(inn, out, 1e-5) == pytest.approx(eps)
+    # more confidence or more delta can only lower the bound
+    assert epsilon_lower_bound(out, inn, 1e-5, confidence=0.99) <= eps + 1e-12
+    assert epsilon_lower_bound(out, inn, 0.05) <= eps + 1e-12
+
+
+def test_epsilon_bound_reports_the_best_test():
+    rng = np.random.default_rng(3)
+    out, inn = rng.standard_normal(5000), 2 + rng.standard_normal(5000)
+    b = epsilon_bound(out, inn, 1e-5)
+    assert b.eps_lower == pytest.approx(epsilon_lower_bound(out, inn, 1e-5))
+    assert b.fpr <= b.fpr_hi and b.fnr <= b.fnr_hi
+    reject = (out >= b.threshold) if b.direction == ">=" else (out < b.threshold)
+    assert reject.mean() == pytest.approx(b.fpr)
+    x, y = (b.fpr_hi, b.fnr_hi) if b.inequality == "fnr" else (b.fnr_hi, b.fpr_hi)
+    assert b.eps_lower == pytest.approx(math.log((1 - 1e-5 - y) / x))
+    assert b.curve_fpr.shape == b.curve_fnr.shape and b.curve_fpr.size <= 2000
+
+
+def test_held_out_selection_is_reproducible_and_uses_half_the_samples():
+    rng = np.random.default_rng(4)
+    out, inn = rng.standard_normal(4001), 1.5 + rng.standard_normal(3000)
+    a = epsilon_bound(out, inn, 1e-5, selection="held-out", random_state=9)
+    b = epsilon_bound(out, inn, 1e-5, selection="held-out", random_state=9)
+    assert a.eps_lower == b.eps_lower and (a.n_out, a.n_in) == (2000, 1500)
+    assert 0.0 < a.eps_lower <= gaussian_epsilon(1.5, 1e-5)
+
+
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        (dict(scores_out=[], scores_in=[1.0], delta=1e-5), "scores_out"),
+        (dict(scores_out=[[1.0]], scores_in=[1.0], delta=1e-5), "scores_out"),
+        (dict(scores_out=[1.0], scores_in=[np.nan], delta=1e-5), "scores_in"),
+        (dict(scores_out=[1.0], scores_in=[1.0], delta=1.0), "delta"),
+        (dict(scores_out=[1.0], scores_in=[1.0], delta=-0.1), "delta"),
+        (dict(scores_out=[1.0], scores_in=[1.0], delta=1e-5, confidence=1.0), "confidence"),
+        (dict(scores_out=[1.0], scores_in=[1.0], delta=1e-5, confidence=0.0), "confidence"),
+    ],
+)
+def test_bad_inputs_name_the_parameter(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        epsilon_lower_bound(**kwargs)
+
+
+def test_bad_selection_and_types():
+    with pytest.raises(ValueError, match="selection"):
+        epsilon_bound([0.0], [1.0], 1e-5, selection="best")
+    with pytest.raises(TypeError, match="delta"):
+        epsilon_lower_bound([0.0], [1.0], "1e-5")
+    with pytest.raises(ValueError, match="held-out"):
+        epsilon_bound([0.0], [1.0, 2.0], 1e-5, selection="held-out")

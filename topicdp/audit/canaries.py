@@ -1,0 +1,270 @@
+"""Canaries: build the neighbouring datasets D (canary out) and D' (canary in) from a corpus.
+
+The corpus interface is minimal: a scipy CSR document-term count matrix ``X`` (N x V), ``doc_users``
+(user index of each document) and ``vocabulary`` (V words). Pass a ``(X, doc_users, vocabulary)`` tuple or
+any object with those attributes (e.g. :class:`topicdp.corpus.Corpus`); builders return
+:class:`CorpusData` named tuples, and :meth:`CanaryPair.as_corpora` turns them into the caller's corpus
+type (``pair.as_corpora(Corpus.from_matrix)``).
+
+Neighbour relations. ``"add-remove"``: D' = D plus the canary (appended as a new user, or a new one-document
+user). ``"replace-one"``: D' = D with one random record replaced by the canary — a user for the user
+canaries, a document (keeping its user) for the long-document canary.
+
+Vocabulary. The output of a topic model is indexed by the vocabulary, so D and D' must share it for the
+releases to be comparable. The audit fixes the output domain: both D and D' use the same vocabulary, which
+includes the canary's words even though no document of D contains them (the outlier canary adds fresh words
+as extra zero columns of D). This matches a release whose vocabulary is public/fixed in advance; a pipeline
+that builds its vocabulary from the private texts leaks the canary through the vocabulary itself, which
+the audit deliberately does not measure (the corpus module documents that the vocabulary is treated as
+public).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import check_int, check_option, check_random_state
+
+NEIGHBOURS = ("add-remove", "replace-one")
+CANARIES = ("typical", "outlier", "long-document")
+
+
+class CorpusData(NamedTuple):
+    """The minimal corpus: CSR counts (N x V), user index per document, vocabulary (V words)."""
+
+    X: sp.csr_matrix
+    doc_users: np.ndarray
+    vocabulary: list
+
+    @property
+    def n_users(self) -> int:
+        return int(self.doc_users.max()) + 1 if self.doc_users.size else 0
+
+
+@dataclass
+class CanaryPair:
+    """Neighbouring datasets and what the canary is.
+
+    Attributes
+    ----------
+    name : str
+        ``"typical"``, ``"outlier"`` or ``"long-document"``.
+    D, D_prime : CorpusData
+        Canary out / canary in; same vocabulary.
+    canary_words : ndarray of int
+        Vocabulary indices of the canary's words (for the canary-word distinguisher).
+    canary_weights : ndarray of float
+        The canary's relative word frequencies on ``canary_words``.
+    neighbours : {"add-remove", "replace-one"}
+    unit : {"user", "document"}
+        The record the canary is.
+    description : str
+    details : dict
+    """
+
+    name: str
+    D: CorpusData
+    D_prime: CorpusData
+    canary_words: np.ndarray
+    canary_weights: np.ndarray
+    neighbours: str
+    unit: str
+    description: str
+    details: dict = field(default_factory=dict)
+
+    def as_corpora(self, factory: Callable):
+        """``(factory(X, vocabulary, doc_users) for D, for D')``, e.g. ``factory=Corpus.from_matrix``."""
+        return tuple(factory(d.X, list(d.vocabulary), d.doc_users) for d in (self.D, self.D_prime))
+
+    def to_dict(self) -> dict:
+        return {
+            "canary": self.name,
+            "neighbours": self.neighbours,
+            "unit": self.unit,
+            "description": self.description,
+            "n_canary_words": int(self.canary_words.size),
+            "n_docs": [int(self.D.X.shape[0]), int(self.D_prime.X.shape[0])],
+            "n_words": int(self.D.X.shape[1]),
+            **self.details,
+        }
+
+
+def as_corpus_data(corpus) -> CorpusData:
+    """Validate a ``(X, doc_users, vocabulary)`` tuple or an object with those attributes."""
+    if isinstance(corpus, tuple) and len(corpus) == 3:
+        X, doc_users, vocabulary = corpus
+    elif all(hasattr(corpus, a) for a in ("X", "doc_users", "vocabulary")):
+        X, doc_users, vocabulary = corpus.X, corpus.doc_users, corpus.vocabulary
+    else:
+        raise TypeError(
+            "corpus must be a (X, doc_users, vocabulary) tuple or have attributes X, doc_users and vocabulary, "
+            f"got {type(corpus).__name__}"
+        )
+    X = sp.csr_matrix(X)
+    doc_users = np.asarray(doc_users)
+    vocabulary = [str(w) for w in vocabulary]
+    if X.shape[0] == 0:
+        raise ValueError("corpus X has no documents")
+    if doc_users.shape != (X.shape[0],) or not np.issubdtype(doc_users.dtype, np.integer) or doc_users.min() < 0:
+        raise ValueError(f"doc_users must be non-negative integers, one per document (shape ({X.shape[0]},))")
+    if len(vocabulary) != X.shape[1]:
+        raise ValueError(f"vocabulary must have one word per column of X ({X.shape[1]}), got {len(vocabulary)}")
+    if X.nnz and (X.data.min() < 0 or not np.all(np.isfinite(X.data))):
+        raise ValueError("corpus X must hold finite non-negative counts")
+    return CorpusData(X, _renumber(doc_users), vocabulary)
+
+
+def _renumber(users: np.ndarray) -> np.ndarray:
+    """Contiguous user indices 0..U-1 in order of first appearance."""
+    uniq, first, inverse = np.unique(users, return_index=True, return_inverse=True)
+    rank = np.empty(uniq.size, dtype=np.int64)
+    rank[np.argsort(first)] = np.arange(uniq.size)
+    return rank[inverse.ravel()]
+
+
+def _drop_docs(data: CorpusData, drop: np.ndarray) -> CorpusData:
+    keep = np.ones(data.X.shape[0], dtype=bool)
+    keep[drop] = False
+    if not keep.any():
+        raise ValueError("the corpus would be empty without the canary's records")
+    return CorpusData(data.X[keep], _renumber(data.doc_users[keep]), data.vocabulary)
+
+
+def _append(data: CorpusData, rows: sp.csr_matrix) -> CorpusData:
+    """Append ``rows`` as the documents of one new user."""
+    users = np.concatenate([data.doc_users, np.full(rows.shape[0], data.n_users, dtype=np.int64)])
+    X = sp.vstack([data.X, rows.astype(data.X.dtype)], format="csr")
+    return CorpusData(X, users, data.vocabulary)
+
+
+def _replace(base: CorpusData, rows: sp.csr_matrix, unit: str, rng) -> tuple[CorpusData, dict]:
+    """D' for replace-one: remove a random user's documents (or one random document) and add the canary."""
+    if unit == "user":
+        victim = int(rng.integers(base.n_users))
+        drop = np.flatnonzero(base.doc_users == victim)
+        return _append(_drop_docs(base, drop), rows), {"replaced_user": victim}
+    doc = int(rng.integers(base.X.shape[0]))
+    X = sp.vstack([base.X[:doc], rows.astype(base.X.dtype), base.X[doc + 1 :]], format="csr")
+    return CorpusData(X, base.doc_users.copy(), base.vocabulary), {"replaced_document": doc}
+
+
+def _pair(name, base, rows, words, weights, neighbours, unit, description, rng, details) -> CanaryPair:
+    neighbours = check_option(neighbours, "neighbours", NEIGHBOURS)
+    if neighbours == "add-remove":
+        D_prime, extra = _append(base, rows), {}
+    else:
+        D_prime, extra = _replace(base, rows, unit, rng)
+    return CanaryPair(name, base, D_prime, words, weights, neighbours, unit, description, {**details, **extra})
+
+
+def _word_profile(rows: sp.csr_matrix):
+    counts = np.asarray(rows.sum(axis=0)).ravel()
+    words = np.flatnonzero(counts)
+    return words, counts[words] / counts[words].sum()
+
+
+def typical_user_canary(corpus, *, neighbours: str = "add-remove", random_state=None) -> CanaryPair:
+    """A typical user of the corpus as the canary.
+
+    The user is drawn uniformly among users whose total token count lies in the inter-quartile range of
+    users' token counts; D is the corpus without that user and D' adds the user back (add-remove) or puts
+    them in place of another random user (replace-one). The canary words are the user's words, weighted by
+    the user's word frequencies.
+    """
+    data, rng = as_corpus_data(corpus), check_random_state(random_state)
+    if data.n_users < 2:
+        raise ValueError("the typical-user canary needs a corpus with at least 2 users")
+    tokens = np.bincount(data.doc_users, weights=np.asarray(data.X.sum(axis=1)).ravel(), minlength=data.n_users)
+    q1, q3 = np.percentile(tokens, [25, 75])
+    candidates = np.flatnonzero((tokens >= q1) & (tokens <= q3))
+    user = int(rng.choice(candidates))
+    docs = np.flatnonzero(data.doc_users == user)
+    rows = data.X[docs]
+    words, weights = _word_profile(rows)
+    base = _drop_docs(data, docs)
+    desc = f"typical user ({docs.size} documents, {int(tokens[user])} tokens) drawn from the corpus"
+    details = {"user": user, "canary_docs": int(docs.size), "canary_tokens": int(tokens[user])}
+    return _pair("typical", base, rows, words, weights, neighbours, "user", desc, rng, details)
+
+
+def _fresh_words(vocabulary: list, n: int, prefix: str) -> list:
+    taken, out, i = set(vocabulary), [], 0
+    while len(out) < n:
+        word = f"{prefix}{i}"
+        if word not in taken:
+            out.append(word)
+        i += 1
+    return out
+
+
+def outlier_user_canary(
+    corpus,
+    *,
+    n_docs: int = 20,
+    doc_length: int = 100,
+    n_words: int = 10,
+    neighbours: str = "add-remove",
+    random_state=None,
+    prefix: str = "zzcanary",
+) -> CanaryPair:
+    """An outlier user: ``n_docs`` documents written only in ``n_words`` fresh words no one else uses.
+
+    Each document has ``doc_length`` tokens drawn uniformly from the fresh words. The fresh words are
+    appended to the vocabulary of *both* D and D' (zero columns in D): the audit fixes the output domain
+    (see the module docstring). Sensitivity sampling from typical neighbours (random DP) does not cover such
+    a user; a proven global bound with contribution bounding does.
+    """
+    data, rng = as_corpus_data(corpus), check_random_state(random_state)
+    n_docs = check_int(n_docs, "n_docs", low=1)
+    doc_length = check_int(doc_length, "doc_length", low=1)
+    n_words = check_int(n_words, "n_words", low=1)
+    V = data.X.shape[1]
+    vocabulary = data.vocabulary + _fresh_words(data.vocabulary, n_words, prefix)
+    X = sp.hstack([data.X, sp.csr_matrix((data.X.shape[0], n_words), dtype=data.X.dtype)], format="csr")
+    base = CorpusData(X, data.doc_users, vocabulary)
+    counts = rng.multinomial(doc_length, np.full(n_words, 1.0 / n_words), size=n_docs)
+    rows = sp.hstack([sp.csr_matrix((n_docs, V)), sp.csr_matrix(counts.astype(np.float64))], format="csr")
+    words = np.arange(V, V + n_words)
+    desc = f"outlier user: {n_docs} documents of {doc_length} tokens over {n_words} fresh words"
+    details = {"canary_docs": n_docs, "canary_tokens": n_docs * doc_length, "fresh_words": n_words}
+    return _pair("outlier", base, rows, words, np.full(n_words, 1.0 / n_words), neighbours, "user", desc, rng, details)
+
+
+def long_document_canary(
+    corpus,
+    *,
+    length: int | None = None,
+    n_words: int = 20,
+    neighbours: str = "add-remove",
+    random_state=None,
+) -> CanaryPair:
+    """A single very long document over ``n_words`` existing words.
+
+    ``length`` defaults to 10 x the longest document of the corpus; the words are drawn uniformly among the
+    words the corpus uses, the tokens uniformly among them. Added as a new one-document user
+    (add-remove) or in place of a random document (replace-one, document level). It probes
+    per-document contribution bounding (``max_tokens_per_doc``).
+    """
+    data, rng = as_corpus_data(corpus), check_random_state(random_state)
+    doc_lengths = np.asarray(data.X.sum(axis=1)).ravel()
+    length = int(10 * doc_lengths.max()) if length is None else check_int(length, "length", low=1)
+    used = np.flatnonzero(np.asarray(data.X.sum(axis=0)).ravel() > 0)
+    n_words = check_int(n_words, "n_words", low=1, high=max(1, used.size))
+    words = np.sort(rng.choice(used, size=n_words, replace=False))
+    counts = rng.multinomial(length, np.full(n_words, 1.0 / n_words))
+    rows = sp.csr_matrix((counts.astype(np.float64), (np.zeros(n_words, int), words)), shape=(1, data.X.shape[1]))
+    w, weights = _word_profile(rows)
+    desc = f"one document of {length} tokens over {n_words} existing words (corpus max {int(doc_lengths.max())})"
+    details = {"canary_tokens": length, "corpus_max_doc_length": int(doc_lengths.max())}
+    return _pair("long-document", data, rows, w, weights, neighbours, "document", desc, rng, details)
+
+
+def make_canary(kind: str, corpus, **kwargs) -> CanaryPair:
+    """Build a canary pair by name: ``"typical"``, ``"outlier"`` or ``"long-document"``."""
+    kind = check_option(kind, "canary", CANARIES)
+    builder = {"typical": typical_user_canary, "outlier": outlier_user_canary, "long-document": long_document_canary}
+    return builder[kind](corpus, **kwargs)
