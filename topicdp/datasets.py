@@ -3,8 +3,22 @@
 Synthetic corpora follow the generative model of LDA (Blei et al. 2003) as used in the experiments of
 the spectral paper (``000_*``, Sec. 7 / App. J): topics mu_j ~ Dirichlet(beta) over the vocabulary,
 document proportions theta_n ~ Dirichlet(alpha), lengths L_n ~ Poisson(mean_length), and each token's
-topic ~ theta_n, word ~ mu_topic. A small ``beta`` gives the paper's "bursty" topics, in which a few
-words carry most of a topic's mass; ``bursty=True`` additionally plants one dominant word per topic.
+topic ~ theta_n, word ~ mu_topic.
+
+alpha and mu controls
+---------------------
+The spectral paper samples "alpha and mu ... randomly ... to ensure that a bursty use of a single word
+under certain topic is possible" (``000_*``, Sec. 7). The knobs that cover this:
+
+* ``alpha0`` (symmetric alpha = alpha0 / k), an explicit ``alpha``, or ``alpha_concentration`` for a
+  *random asymmetric* alpha = alpha0 * Dirichlet(alpha_concentration * 1_k) (small concentration: a few
+  dominant topics; large: nearly symmetric). Low alpha0 gives documents polarised to single topics,
+  high alpha0 mixes topics (the paper's Fig. 2c / 3a regime, alpha0 up to 1000).
+* ``beta``: a small symmetric Dirichlet parameter of the topics gives naturally bursty topics in which
+  a few words carry most of a topic's mass.
+* ``bursty=True`` plants, in ``n_bursty`` topics (default: all), one distinct word carrying
+  ``bursty_mass`` (default 1/2) of the topic's mass: mu_j <- (1 - m) mu_j + m e_{w_j}.
+* ``topic_word``: explicit ground-truth topics (overrides ``beta`` and the planting).
 """
 
 from __future__ import annotations
@@ -52,6 +66,10 @@ def synthetic_lda(
     mean_length: float = 100.0,
     random_state=None,
     chunk_size: int = 50_000,
+    alpha_concentration: float | None = None,
+    bursty_mass: float = 0.5,
+    n_bursty: int | None = None,
+    topic_word: np.ndarray | None = None,
 ) -> SyntheticLDA:
     """Draw a corpus from LDA.
 
@@ -67,12 +85,22 @@ def synthetic_lda(
     beta : float, default=0.1
         Symmetric Dirichlet parameter of the topics over the vocabulary.
     bursty : bool, default=False
-        Plant in each topic one distinct word that carries about half of the topic's mass.
+        Plant in ``n_bursty`` topics one distinct word each that carries ``bursty_mass`` of the topic's
+        mass (see the module docstring).
     mean_length : float, default=100
         Mean of the Poisson document lengths.
     random_state : None, int or numpy Generator
     chunk_size : int
         Documents generated at once (bounds memory for very large N).
+    alpha_concentration : float, optional
+        Draw a random asymmetric alpha = alpha0 * Dirichlet(alpha_concentration * 1_k); cannot be
+        combined with ``alpha``.
+    bursty_mass : float in (0, 1), default=0.5
+        Mass of the planted word when ``bursty=True``.
+    n_bursty : int, optional
+        Number of topics (the first ``n_bursty``) that get a planted word; default all ``n_topics``.
+    topic_word : array of shape (n_topics, n_words), optional
+        Explicit ground-truth topics (rows on the simplex); overrides ``beta`` and ``bursty``.
 
     Returns
     -------
@@ -84,19 +112,20 @@ def synthetic_lda(
     beta = check_real(beta, "beta", low=0.0)
     mean_length = check_real(mean_length, "mean_length", low=0.0)
     rng = check_random_state(random_state)
+    if alpha is not None and alpha_concentration is not None:
+        raise ValueError("alpha and alpha_concentration cannot both be given")
     if alpha is None:
         alpha0 = check_real(alpha0, "alpha0", low=0.0)
-        alpha = np.full(n_topics, alpha0 / n_topics)
+        alpha = _draw_alpha(n_topics, alpha0, alpha_concentration, rng)
     else:
         alpha = np.asarray(alpha, dtype=float)
         if alpha.shape != (n_topics,) or not np.all(np.isfinite(alpha)) or np.any(alpha <= 0):
             raise ValueError(f"alpha must be a positive finite array of shape ({n_topics},)")
 
-    topic_word = rng.dirichlet(np.full(n_words, beta), size=n_topics)
-    if bursty:
-        planted = rng.choice(n_words, size=n_topics, replace=False)
-        topic_word *= 0.5
-        topic_word[np.arange(n_topics), planted] += 0.5
+    if topic_word is None:
+        topic_word = _draw_topics(n_topics, n_words, beta, bursty, bursty_mass, n_bursty, rng)
+    else:
+        topic_word = _check_topic_word(topic_word, n_topics, n_words)
 
     blocks = [
         _draw_documents(min(chunk_size, n_docs - start), topic_word, alpha, mean_length, rng)
@@ -104,6 +133,38 @@ def synthetic_lda(
     ]
     X = sp.vstack(blocks, format="csr")
     return SyntheticLDA(X=X, topic_word=topic_word, alpha=alpha)
+
+
+def _draw_alpha(n_topics: int, alpha0: float, concentration, rng) -> np.ndarray:
+    """Symmetric alpha0 / k, or alpha0 * Dirichlet(concentration 1_k) (random asymmetric alpha)."""
+    if concentration is None:
+        return np.full(n_topics, alpha0 / n_topics)
+    concentration = check_real(concentration, "alpha_concentration", low=0.0)
+    weights = rng.dirichlet(np.full(n_topics, concentration))
+    # a Dirichlet draw can underflow to exact zeros for tiny concentrations; alpha must stay positive
+    weights = np.maximum(weights, 1e-12)
+    return alpha0 * weights / weights.sum()
+
+
+def _draw_topics(n_topics, n_words, beta, bursty, bursty_mass, n_bursty, rng) -> np.ndarray:
+    """mu_j ~ Dirichlet(beta 1_d); optionally plant one word of mass ``bursty_mass`` in n_bursty topics."""
+    topic_word = rng.dirichlet(np.full(n_words, beta), size=n_topics)
+    if bursty:
+        mass = check_real(bursty_mass, "bursty_mass", low=0.0, high=1.0)
+        n_b = n_topics if n_bursty is None else check_int(n_bursty, "n_bursty", low=1, high=n_topics)
+        planted = rng.choice(n_words, size=n_b, replace=False)
+        topic_word[:n_b] *= 1.0 - mass
+        topic_word[np.arange(n_b), planted] += mass
+    return topic_word
+
+
+def _check_topic_word(topic_word, n_topics: int, n_words: int) -> np.ndarray:
+    mu = np.array(topic_word, dtype=float)
+    if mu.shape != (n_topics, n_words) or not np.all(np.isfinite(mu)) or np.any(mu < 0):
+        raise ValueError(f"topic_word must be a non-negative finite array of shape ({n_topics}, {n_words})")
+    if not np.allclose(mu.sum(axis=1), 1.0, atol=1e-8):
+        raise ValueError("topic_word rows must sum to 1 (each topic is a distribution over words)")
+    return mu / mu.sum(axis=1, keepdims=True)
 
 
 def _draw_documents(n: int, topic_word, alpha, mean_length, rng) -> sp.csr_matrix:

@@ -1,0 +1,102 @@
+"""The numerical core of online LDA (Hoffman, Blei & Bach 2010; Hoffman et al. 2013 SVI), vectorised
+over a minibatch with sparse counts. Written with numpy/scipy because gensim's internals are not an API.
+
+Notation follows Park et al. 2016 (``002_*`` §3): lambda (K x V) are the variational Dirichlet
+parameters of the topics, gamma_d those of document d's proportions, phi_dn the topic responsibilities
+of token n. With E[log beta_kv] = psi(lambda_kv) - psi(sum_v lambda_kv):
+
+    phi_dvk ∝ exp(E[log theta_dk]) exp(E[log beta_kv]),   gamma_d = alpha + sum_v c_dv phi_dv,
+
+iterated per document to convergence (Blei et al. 2003 Eqs. 6-7; Hoffman et al. 2010 Alg. 2), and the
+minibatch's expected sufficient statistics are S[k, v] = sum_d c_dv phi_dvk (Park et al. §3).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import digamma
+
+
+def dirichlet_expectation(a: np.ndarray) -> np.ndarray:
+    """E[log x] for x ~ Dirichlet(a), row-wise: psi(a) - psi(sum a)."""
+    return digamma(a) - digamma(a.sum(axis=-1, keepdims=True))
+
+
+def batch_e_step(X: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha: float, *,
+                 max_iter: int = 100, tol: float = 1e-3) -> tuple[np.ndarray, np.ndarray]:
+    """Local variational step for a minibatch; returns (gamma, sufficient statistics).
+
+    Parameters
+    ----------
+    X : csr_matrix (B, V)
+        Token counts of the minibatch (possibly fractional after length capping).
+    exp_elog_beta : (K, V) array
+        exp(E[log beta]) from the current lambda.
+    alpha : float
+        Symmetric Dirichlet prior on theta.
+    max_iter, tol : int, float
+        A document stops updating once the mean absolute change of its gamma is below ``tol``
+        (Hoffman's rule), *independently of the other documents*: a joint stopping rule would let one
+        document's presence change another's statistics (through the iteration count), and the
+        sensitivity argument needs S_d to depend on document d alone.
+
+    Returns
+    -------
+    gamma : (B, K) array
+    sstats : (K, V) array
+        S = sum_d sum_v c_dv phi_dv; every column v sums to the batch's count of word v, so the total
+        mass equals the number of tokens (the identity behind the sensitivity bound).
+    """
+    X = sp.csr_matrix(X)
+    k = exp_elog_beta.shape[0]
+    beta_t = np.ascontiguousarray(exp_elog_beta.T)
+    nnz_per_doc = np.diff(X.indptr)
+    lengths = np.asarray(X.sum(axis=1)).ravel()
+    gamma = alpha + np.repeat(lengths[:, None] / k, k, axis=1)
+    active = np.flatnonzero(nnz_per_doc > 0)  # an empty document keeps gamma = alpha (and has no nonzeros)
+    state = _ActiveDocs(X.data, beta_t[X.indices], nnz_per_doc[active])
+    for _ in range(max_iter):
+        if active.size == 0:
+            break
+        new_gamma = alpha + state.gamma_increment(gamma[active])
+        keep = np.abs(new_gamma - gamma[active]).mean(axis=1) >= tol
+        gamma[active] = new_gamma
+        if not keep.all():  # drop converged documents from the working set
+            state = state.restrict(np.repeat(keep, state.counts), np.flatnonzero(keep))
+            active = active[keep]
+    return gamma, _sufficient_statistics(X, gamma, exp_elog_beta, beta_t)
+
+
+class _ActiveDocs:
+    """Per-nonzero data of the documents still being updated: counts c, exp(E log beta_.v) rows, and
+    the number of nonzeros of each document (documents stored contiguously, in order)."""
+
+    def __init__(self, data: np.ndarray, beta_nz: np.ndarray, counts: np.ndarray):
+        self.data, self.beta_nz, self.counts = data, beta_nz, counts
+
+    def restrict(self, nz_mask: np.ndarray, doc_index: np.ndarray) -> "_ActiveDocs":
+        return _ActiveDocs(self.data[nz_mask], self.beta_nz[nz_mask], self.counts[doc_index])
+
+    def gamma_increment(self, gamma: np.ndarray) -> np.ndarray:
+        """exp(E log theta_d) * sum_v c_dv exp(E log beta_.v) / sum_k exp(E log theta_dk) exp(E log beta_kv)."""
+        exp_elog_theta = np.exp(dirichlet_expectation(gamma))
+        theta_nz = np.repeat(exp_elog_theta, self.counts, axis=0)
+        norms = np.einsum("nk,nk->n", theta_nz, self.beta_nz) + 1e-100  # 1e-100: no 0/0 on underflow
+        weighted = (self.data / norms)[:, None] * self.beta_nz
+        starts = np.cumsum(self.counts) - self.counts  # every active document has >= 1 nonzero
+        return exp_elog_theta * np.add.reduceat(weighted, starts, axis=0)
+
+
+def _sufficient_statistics(X, gamma, exp_elog_beta, beta_t) -> np.ndarray:
+    """S[k, v] = sum_d c_dv phi_dvk with phi from the *final* gamma in numerator and normaliser alike."""
+    exp_elog_theta = np.exp(dirichlet_expectation(gamma))
+    theta_nz = np.repeat(exp_elog_theta, np.diff(X.indptr), axis=0)
+    norms = np.einsum("nk,nk->n", theta_nz, beta_t[X.indices]) + 1e-100
+    R = sp.csr_matrix((X.data / norms, X.indices, X.indptr), shape=X.shape)
+    return np.asarray((R.T @ exp_elog_theta).T) * exp_elog_beta
+
+
+def document_sstats(X: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha: float, **kwargs) -> list[np.ndarray]:
+    """Per-document S_d (K x V each); for checking the sensitivity bound by brute force on tiny corpora."""
+    return [batch_e_step(X[i], exp_elog_beta, alpha, **kwargs)[1] for i in range(X.shape[0])]

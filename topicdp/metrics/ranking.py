@@ -1,0 +1,155 @@
+"""Kendall's tau distance between keyword rankings (TopicDP, ``003_*`` §4, Figs. 7, 8, 10).
+
+Two situations, two definitions:
+
+1. **Same items** (TopicDP's setting). TopicDP releases an m x n matrix whose n columns are a fixed set of
+   keywords, so a topic's ranking before and after noise is a ranking of the *same* n items. The distance
+   is the fraction of item pairs ordered oppositely:
+
+       K(x, y) = #{i < j : (x_i - x_j)(y_i - y_j) < 0} / (n (n - 1) / 2).
+
+   A pair tied in either vector is not discordant (the convention of the authors' released script,
+   whose count over ordered pairs divided by n(n - 1) equals this). Without ties K = (1 - tau) / 2 with
+   tau Kendall's rank correlation (``scipy.stats.kendalltau``).
+
+2. **Top-n lists with different members** (e.g. the top 10 words of a topic over the whole vocabulary
+   before and after noise). We use Fagin, Kumar & Sivakumar's K^(p) ("Comparing top k lists", SIAM J.
+   Discrete Math. 17(1), 2003, Sec. 3.1). Over all pairs {i, j} of the union of the two lists:
+
+   * both items in both lists: penalty 1 if the lists order them oppositely;
+   * both in one list, exactly one (say i) in the other: the absent j is implicitly ranked below i there,
+     penalty 1 if the first list ranks j ahead of i;
+   * i only in the first list, j only in the second: penalty 1;
+   * both in one list and neither in the other: penalty p (p = 0 optimistic, p = 1/2 neutral, the
+     default; K^(1/2) is K_avg, and K^(p) is a metric for 1/2 <= p <= 1).
+
+   Normalised by its maximum k^2 + p k (k - 1) (two disjoint lists), so it lies in [0, 1]. When the two
+   lists have the same members the un-normalised K^(p) is the discordant-pair count of definition 1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import check_int, check_real
+
+
+def _vector(x, name: str) -> np.ndarray:
+    x = np.asarray(x, dtype=float)
+    if x.ndim != 1 or not np.all(np.isfinite(x)):
+        raise ValueError(f"{name} must be a finite 1-D array")
+    return x
+
+
+def _discordant_pairs(x: np.ndarray, y: np.ndarray, chunk: int = 1024) -> int:
+    """#{i < j : (x_i - x_j)(y_i - y_j) < 0}, in O(n^2) time and O(n chunk) memory."""
+    n = x.size
+    count = 0
+    for start in range(0, n, chunk):
+        rows = slice(start, min(start + chunk, n))
+        # compare signs, not the product of differences: that product can underflow to 0 (1e-293^2)
+        sign = np.sign(x[rows, None] - x[None, :]) * np.sign(y[rows, None] - y[None, :])
+        count += int((sign < 0).sum())
+    return count // 2  # every unordered pair was seen twice
+
+
+def kendall_tau_distance(x, y) -> float:
+    """Normalised Kendall tau distance between two score vectors over the same items.
+
+    Parameters
+    ----------
+    x, y : array-like of shape (n,)
+        Scores (e.g. a topic's word probabilities before and after noise); higher ranks first.
+
+    Returns
+    -------
+    float in [0, 1]
+        Fraction of the n (n - 1) / 2 pairs that ``x`` and ``y`` order oppositely (ties are not
+        discordant); 0 for n < 2. Equals (1 - tau) / 2 when neither vector has ties (Kendall 1938).
+    """
+    x, y = _vector(x, "x"), _vector(y, "y")
+    if x.shape != y.shape:
+        raise ValueError(f"x and y must have the same length, got {x.size} and {y.size}")
+    n = x.size
+    if n < 2:
+        return 0.0
+    return _discordant_pairs(x, y) / (n * (n - 1) / 2)
+
+
+def top_n(weights, n: int) -> np.ndarray:
+    """Indices of the ``n`` largest weights, largest first (ties broken by the smaller index)."""
+    w = _vector(weights, "weights")
+    n = check_int(n, "n", low=1, high=w.size)
+    return np.argsort(-w, kind="stable")[:n]
+
+
+def topn_kendall_distance(x, y, n: int, *, p: float = 0.5, normalize: bool = True) -> float:
+    """Fagin et al.'s K^(p) between the top-``n`` lists of two weight vectors (see module docstring).
+
+    Parameters
+    ----------
+    x, y : array-like of shape (V,)
+        Weights over the same vocabulary.
+    n : int
+        List length k, 1 <= k <= V.
+    p : float in [0, 1], default=0.5
+        Penalty for a pair that appears in one list only and is absent from the other.
+    normalize : bool, default=True
+        Divide by the maximum k^2 + p k (k - 1).
+
+    Returns
+    -------
+    float
+    """
+    x, y = _vector(x, "x"), _vector(y, "y")
+    if x.shape != y.shape:
+        raise ValueError(f"x and y must have the same length, got {x.size} and {y.size}")
+    p = check_real(p, "p", low=0.0, high=1.0, low_open=False, high_open=False)
+    ta, tb = top_n(x, n), top_n(y, n)
+    k = ta.size
+    union = np.union1d(ta, tb)
+    # rank in each list; an absent item gets rank k, i.e. below every listed item (Fagin et al. §3.1)
+    ra = np.full(union.size, k, dtype=float)
+    rb = np.full(union.size, k, dtype=float)
+    ra[np.searchsorted(union, ta)] = np.arange(k)
+    rb[np.searchsorted(union, tb)] = np.arange(k)
+    iu, ju = np.triu_indices(union.size, k=1)
+    da, db = ra[iu] - ra[ju], rb[iu] - rb[ju]
+    # a zero difference can only come from two items both absent from that list (case 4: penalty p)
+    opposite = (da * db < 0).sum()
+    both_absent = ((da == 0) | (db == 0)).sum()
+    value = float(opposite + p * both_absent)
+    if normalize:
+        value /= k * k + p * k * (k - 1)  # >= 1 for k >= 1
+    return value
+
+
+def mean_kendall_distance(released, reference, *, top_n: int | None = None, p: float = 0.5) -> float:
+    """Kendall distance averaged over topics, row i of ``released`` against row i of ``reference``.
+
+    Parameters
+    ----------
+    released, reference : array-like of shape (m, V)
+        Row-aligned topic-word matrices (e.g. a noisy release and its non-private matrix: output
+        perturbation keeps each topic's row). For matrices whose topics are in different orders, align
+        them first with :func:`topicdp.metrics.match_topics`.
+    top_n : int, optional
+        ``None``: compare the rankings of all V columns (TopicDP's setting, where the columns are the
+        released keywords; :func:`kendall_tau_distance`). An int k: compare each row's top-k lists with
+        :func:`topn_kendall_distance`.
+    p : float, default=0.5
+        K^(p) penalty (only with ``top_n``).
+
+    Returns
+    -------
+    float in [0, 1]
+    """
+    a = np.asarray(released, dtype=float)
+    b = np.asarray(reference, dtype=float)
+    if a.shape != b.shape or a.ndim != 2:
+        raise ValueError(f"released and reference must be 2-D of the same shape, got {a.shape} and {b.shape}")
+    if top_n is None:
+        values = [kendall_tau_distance(ra, rb) for ra, rb in zip(a, b)]
+    else:
+        values = [topn_kendall_distance(ra, rb, top_n, p=p) for ra, rb in zip(a, b)]
+    return float(np.mean(values))
