@@ -1,0 +1,98 @@
+"""The agnostic road's panels (TopicDP Figs. 3-5, 7-10): TopicDP vs MVG vs Laplace over epsilon, gamma
+and matrix size, for LDA, LSI and HDP.
+
+Per (model, K, repeat) the model is fitted once and its sensitivity is sampled once with the largest h
+of the gamma grid; the Delta_i of a smaller h are a prefix of that sample (pair i is drawn from child i
+of one ``SeedSequence``, whatever h is), so every gamma reuses the same fits. Each mechanism is then
+applied to the full K x V matrix and compared with the non-private one on the full matrix and on
+TopicDP's view (each topic's ``top_n`` non-private keywords).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..adapters import make_model
+from ..mechanisms import simplex_l1_sensitivity
+from ..mechanisms.mvg import mvg_release
+from ..metrics import l1_distance, mean_kendall_distance, rmse
+from ..rdp import calibrate_gaussian
+from ..samplers import sample_sensitivity, sample_size
+from ..samplers.sizing import order_statistic
+
+MECHANISMS = ("topicdp", "mvg", "laplace")
+
+
+def sampled_sensitivities(model, corpus, gammas, seed: int, n_jobs: int, cache_dir=None) -> dict:
+    """Delta_s for every gamma from one sample of max h pairs (prefix property, module docstring)."""
+    sizes = {g: sample_size(g) for g in gammas}
+    h_max = max(h for _, h, _ in sizes.values())
+    sample = sample_sensitivity(model, corpus, min(gammas), n_pairs=h_max, n_jobs=n_jobs, random_state=seed,
+                                insecure_testing=True, cache_dir=cache_dir)
+    deltas = np.asarray(sample.deltas)
+    out = {}
+    for g, (rho, h, _) in sizes.items():
+        k = order_statistic(g, h, rho)
+        out[g] = float(np.sort(deltas[:h])[k - 1])
+    return out, sample
+
+
+def release(mechanism: str, W, epsilon, delta, gamma, delta_s, rng):
+    """One mechanism's noisy matrix, its guarantee and noise scale."""
+    if mechanism == "topicdp":
+        sigma = calibrate_gaussian(epsilon, delta, delta_s)
+        return W + sigma * rng.standard_normal(W.shape), "random-DP", sigma, delta_s
+    if mechanism == "laplace":
+        sens = simplex_l1_sensitivity(W.shape[0])
+        scale = sens / epsilon
+        return W + rng.laplace(0, scale, W.shape), "approx-DP", scale, sens
+    if mechanism == "mvg":
+        # sup ||f||_F = sqrt(K) for rows on the simplex; float rounding can put a row sum at 1 + 1e-7
+        sup_norm = float(np.sqrt(W.shape[0]) * max(1.0, W.sum(axis=1).max()))
+        noisy, report = mvg_release(W, epsilon, delta, delta_s, gamma=sup_norm, sensitivity_method="sampled",
+                                    random_dp_gamma=gamma, neighbours="replace-one", random_state=rng)
+        return noisy, report.guarantee, report.sigma, delta_s
+    raise ValueError(f"mechanism must be one of {MECHANISMS}; got {mechanism!r}")
+
+
+def metrics(noisy, W, top_n: int) -> dict:
+    cols = np.argsort(-W, axis=1, kind="stable")[:, :top_n]
+    nb, wb = np.take_along_axis(noisy, cols, 1), np.take_along_axis(W, cols, 1)
+    return {
+        "l1": l1_distance(nb, wb, convention="topicdp"),
+        "rmse": rmse(nb, wb, convention="topicdp"),
+        "l1_entrywise": l1_distance(nb, wb),
+        "kendall": mean_kendall_distance(nb, wb),
+        "l1_full": l1_distance(noisy, W),
+        "rmse_full": rmse(noisy, W),
+    }
+
+
+def run_agnostic(store, corpus, corpus_name: str, grid, progress, cache_dir=None) -> None:
+    """Fill ``store`` with the agnostic panels of ``grid`` (see :class:`CompareGrid`)."""
+    for model_name, n_topics, panels in grid.agnostic_tasks():
+        for rep in range(grid.repeats):
+            combos = [(p, m, e, g) for p, eps_list, g_list in panels for m in grid.mechanisms
+                      for e in eps_list for g in g_list]
+            todo = [c for c in combos if not store.has(**_key(c, corpus_name, model_name, n_topics, rep))]
+            if not todo:
+                continue
+            model = make_model(model_name, n_topics, 0)
+            W = model.fit_topic_word(corpus)
+            gammas = sorted({g for _, _, _, g in todo})
+            delta_s, sample = sampled_sensitivities(model, corpus, gammas, seed=rep, n_jobs=grid.n_jobs,
+                                                    cache_dir=cache_dir)
+            rng = np.random.default_rng([rep, n_topics, 7])
+            for panel, mech, eps, gamma in todo:
+                noisy, guarantee, sigma, sens = release(mech, W, eps, grid.delta, gamma, delta_s[gamma], rng)
+                store.write(_key((panel, mech, eps, gamma), corpus_name, model_name, n_topics, rep),
+                            metrics(noisy, W, min(grid.top_n, corpus.n_words)), delta=grid.delta,
+                            guarantee=guarantee, sigma=sigma, sensitivity=sens)
+            progress(f"agnostic {model_name} K={n_topics} repeat {rep}: {len(todo)} rows "
+                     f"(pairs {sample.h}, {sample.wall_seconds:.0f} s)")
+
+
+def _key(combo, corpus_name, model_name, n_topics, rep) -> dict:
+    panel, mech, eps, gamma = combo
+    return {"panel": panel, "corpus": corpus_name, "mechanism": mech, "model": model_name, "n_topics": n_topics,
+            "epsilon": eps, "gamma": gamma, "repeat": rep}

@@ -1,0 +1,69 @@
+"""``topicdp compare``: the comparison harness from the command line."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import sys
+
+
+def add_arguments(p) -> None:
+    p.add_argument("corpus", nargs="?", default="embedded",
+                   help="'embedded' (default) or a JSON Lines file (.jsonl[.gz]) with user and text fields")
+    p.add_argument("--out", required=True, help="output directory (CSV, PNG plots, table.md); reruns resume")
+    p.add_argument("--quick", action="store_true", help="a small grid (minutes), as the tests use")
+    p.add_argument("--no-spectral", action="store_true", help="skip the synthetic spectral-vs-DP-VI panel")
+    p.add_argument("--no-table", action="store_true", help="skip the coherence/perplexity table")
+    p.add_argument("--max-docs-per-user", type=int, default=50)
+    p.add_argument("--max-features", type=int, default=2000)
+    p.add_argument("--n-jobs", type=int, default=2)
+
+
+def register(sub) -> None:
+    p = sub.add_parser("compare", help="compare mechanisms on one corpus: CSV, plots and a table")
+    add_arguments(p)
+    p.set_defaults(func=run)
+
+
+def load_split(path: str, max_docs_per_user: int, max_features: int, quick: bool):
+    """Training corpus (bounded), held-out corpus and held-out token lists; every 5th user is held out."""
+    from ..corpus import Corpus, embedded_texts, tokenize
+
+    if path == "embedded":
+        texts = embedded_texts()
+        users = list(range(len(texts)))
+        name = "lee"
+    else:
+        opener = gzip.open if path.endswith(".gz") else open
+        rows = [json.loads(line) for line in opener(path, "rt", encoding="utf-8") if line.strip()]
+        texts, users = [r["text"] for r in rows], [r["user"] for r in rows]
+        name = path.rsplit("/", 1)[-1].split(".")[0]
+    order = {u: i for i, u in enumerate(dict.fromkeys(users))}
+    held = [order[u] % 5 == 4 for u in users]
+    train_texts = [t for t, h in zip(texts, held) if not h]
+    train_users = [u for u, h in zip(users, held) if not h]
+    if quick and path == "embedded":
+        train_texts, train_users = train_texts[:120], train_users[:120]
+    corpus = Corpus.from_texts(train_texts, train_users, min_df=2 if path == "embedded" else 5, max_df=0.5,
+                               max_features=max_features)
+    if path != "embedded":
+        corpus = corpus.bound(max_docs_per_user=max_docs_per_user, max_tokens_per_doc=500)
+    held_texts = [t for t, h in zip(texts, held) if h]
+    held_users = [u for u, h in zip(users, held) if h]
+    heldout = Corpus.from_texts(held_texts, held_users, vocabulary=corpus.vocabulary)
+    return corpus, heldout, tokenize(held_texts, vocabulary=corpus.vocabulary), name
+
+
+def run(args) -> int:
+    from .compare import CompareGrid, compare
+
+    corpus, heldout, held_tokens, name = load_split(args.corpus, args.max_docs_per_user, args.max_features, args.quick)
+    grid = CompareGrid.quick() if args.quick else CompareGrid.full()
+    grid.n_jobs = args.n_jobs
+    print(f"corpus {name}: {corpus} (held out: {heldout.n_docs} documents)", file=sys.stderr)
+    result = compare(corpus, args.out, grid=grid, corpus_name=name, heldout=None if args.no_table else heldout,
+                     heldout_texts=held_tokens, spectral=not args.no_spectral)
+    print(f"results: {result['csv']}")
+    print(f"plots:   {len(result['plots'])} PNG files in {args.out}")
+    print(f"time:    {result['seconds']:.0f} s")
+    return 0
