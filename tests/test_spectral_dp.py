@@ -1,0 +1,130 @@
+"""SpectralDP: the four configurations run, their accounting adds up, preconditions raise."""
+
+import math
+
+import numpy as np
+import pytest
+
+from topicdp.datasets import synthetic_lda
+from topicdp.metrics import recovery_error
+from topicdp.report import PrivacyReport
+from topicdp.rdp import PrivacyLedger
+from topicdp.spectral import PreconditionError, SpectralDP, group_privacy, recommend_configuration
+from topicdp.spectral.accounting import DEFAULT_SPLITS
+
+
+@pytest.fixture(scope="module")
+def small():
+    return synthetic_lda(20_000, 30, 3, alpha0=1.0, random_state=1)
+
+
+def _ledger_from(report):
+    led = PrivacyLedger()
+    for r in report.composition:
+        if r["kind"] == "gaussian":
+            led.add_gaussian(r["name"], r["sigma"], r["sensitivity"])
+        else:
+            led.add_laplace(r["name"], r["scale"], r["sensitivity"])
+            led.add_approx(r["name"] + " failure", 0.0, r["failure_probability"])
+    return led
+
+
+@pytest.mark.parametrize("cfg", [1, 2, 3, 4])
+@pytest.mark.parametrize("accounting", ["simple", "rdp"])
+def test_configuration_runs_and_accounting_adds_up(small, cfg, accounting):
+    eps, delta = 1000.0, 1e-6
+    m = SpectralDP(3, 1.0, cfg, eps, delta, random_state=0, accounting=accounting).fit(small.X)
+    rep = m.report_
+    assert m.topic_word_.shape == (3, 30) and np.all(np.isfinite(m.topic_word_))
+    assert np.allclose(m.topic_word_.sum(axis=1), 1) and np.all(m.topic_word_ >= 0)
+    assert np.all(np.isfinite(m.alpha_)) and np.all(m.alpha_ > 0)
+    assert recovery_error(m.topic_word_, small.topic_word) < (0.2 if cfg < 4 else 0.8)
+    names = {r["name"] for r in rep.composition}
+    assert names == set(DEFAULT_SPLITS[cfg])
+    # the per-release shares add up to the budget
+    assert math.isclose(sum(r["epsilon_share"] for r in rep.composition), eps, rel_tol=1e-12)
+    deltas = [r.get("delta_share", r.get("failure_probability")) for r in rep.composition]
+    deltas = [r["delta_share"] for r in rep.composition if r["kind"] == "gaussian"]
+    fails = [r["failure_probability"] for r in rep.composition if r["kind"] == "laplace"]
+    assert math.isclose(sum(deltas) + sum(fails), delta, rel_tol=1e-12)
+    # recomputing the totals from the recorded releases gives the reported ones
+    totals = _ledger_from(rep).totals(delta)
+    assert totals == rep.composition_total["document_level"]
+    if accounting == "simple":
+        assert math.isclose(totals["simple"], eps, rel_tol=1e-9)
+    else:
+        assert math.isclose(totals["rdp"], eps, rel_tol=1e-6)
+    assert rep.epsilon <= eps * (1 + 1e-9) and rep.delta == delta
+    assert rep.guarantee == "approx-DP" and rep.unit == "document" and rep.seeded
+    assert PrivacyReport.from_json(rep.to_json()).to_dict() == rep.to_dict()
+    assert rep.details["n_short_documents"] == 0 and rep.details["n_documents"] == 20_000
+
+
+def test_user_level_group_privacy(small):
+    m = SpectralDP(3, 1.0, 2, 30.0, 1e-6, random_state=0, max_docs_per_user=3, strict=False).fit(small.X)
+    rep = m.report_
+    assert rep.unit == "user"
+    doc = rep.details["document_level"]
+    assert math.isclose(doc["epsilon_target"], 10.0)
+    eps_u, delta_u = group_privacy(doc["totals"]["best"], doc["delta"], 3)
+    assert math.isclose(rep.epsilon, eps_u) and math.isclose(rep.delta, delta_u)
+    assert rep.epsilon <= 30.0 * (1 + 1e-9) and rep.delta <= 1e-6 * (1 + 1e-9)
+    assert any("Group privacy" in n for n in rep.notes)
+    with pytest.raises(ValueError, match="max_docs_per_user"):
+        SpectralDP(3, 1.0, 2, 600.0, 1e-6, max_docs_per_user=1).fit(small.X, users=np.arange(20_000) // 2)
+
+
+def test_group_privacy_formula():
+    assert group_privacy(0.5, 1e-6, 1) == (0.5, 1e-6)
+    eps, delta = group_privacy(0.5, 1e-6, 3)
+    assert eps == 1.5 and math.isclose(delta, 1e-6 * (1 + math.exp(0.5) + math.exp(1.0)))
+
+
+def test_fewer_than_k_positive_eigenvalues_in_released_m2_raises():
+    """With 5 words and k = 4 the released M2 at a tiny epsilon is essentially a 5 x 5 Wigner matrix,
+    which has fewer than 4 positive eigenvalues for this seed."""
+    data = synthetic_lda(300, 5, 4, random_state=0)
+    with pytest.raises(PreconditionError, match="positive eigenvalue"):
+        SpectralDP(4, 1.0, 2, 0.01, 1e-6, random_state=1).fit(data.X)
+
+
+def test_private_eigengap_bound_failure_raises(small):
+    with pytest.raises(PreconditionError, match="eigengap lower bound > 0.*more documents"):
+        SpectralDP(3, 1.0, 3, 5.0, 1e-6, random_state=0, strict=False).fit(small.X)
+
+
+def test_table3_preconditions_raise_when_strict(small):
+    with pytest.raises(PreconditionError, match="Table 3|utility"):
+        SpectralDP(3, 1.0, 2, 0.1, 1e-6, random_state=0).fit(small.X)
+    m = SpectralDP(3, 1.0, 2, 0.1, 1e-6, random_state=0, strict=False).fit(small.X)
+    failed = [c for c in m.report_.checks if not c.passed]
+    assert failed and all(np.isfinite(m.topic_word_).ravel())
+    with pytest.raises(PreconditionError, match="Table 3"):
+        SpectralDP(3, 1.0, 3, 40.0, 1e-6, random_state=0).fit(small.X)  # gap bound > 0, perturbation 0.56
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"configuration": 5}, "configuration"),
+    ({"epsilon": 0.0}, "epsilon"),
+    ({"delta": 1.0}, "delta"),
+    ({"n_topics": 1}, "n_topics"),
+    ({"alpha0": -1.0}, "alpha0"),
+    ({"accounting": "advanced"}, "accounting"),
+    ({"split": {"e6": 1.0}}, "split"),
+])
+def test_bad_parameters(small, kwargs, match):
+    params = dict(n_topics=3, alpha0=1.0, configuration=2, epsilon=1.0, delta=1e-6)
+    params.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        SpectralDP(**params).fit(small.X[:500])
+
+
+def test_recommendation_says_why():
+    rec = recommend_configuration(100_000, 500, 10, 1.0)
+    assert rec.configuration in (1, 2, 3, 4) and len(rec.reasons) >= 2
+    assert set(rec.predicted_noise) == {1, 2, 3, 4}
+    assert "Remark" in " ".join(rec.reasons) or "Sec. 7" in " ".join(rec.reasons)
+    simple = recommend_configuration(10_000, 500, 10, 1.0, accounting="simple", epsilon=0.5)
+    assert simple.configuration == 2
+    with pytest.raises(ValueError, match="n_topics"):
+        recommend_configuration(1000, 10, 10, 1.0)

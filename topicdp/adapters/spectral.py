@@ -1,0 +1,39 @@
+"""Adapter for the built-in non-private spectral LDA (:class:`topicdp.spectral.SpectralLDA`).
+
+Lets the agnostic road (TopicDP's output perturbation with sampled sensitivity) wrap the very same
+model the principled road makes private, for a principled-vs-agnostic comparison on one model.
+The fit is deterministic: the eigen-solver start and the power-method restarts are seeded by
+``random_state``, and the whole computation is single-process BLAS.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import TopicModelSpec
+
+
+class SpectralModel(TopicModelSpec):
+    """Spectral method-of-moments LDA (``000_*``) as f: Corpus -> k x V.
+
+    Parameters
+    ----------
+    n_topics : int
+    random_state : int
+    alpha0 : float, default 1.0
+        Sum of the Dirichlet parameter (public, as in the paper).
+    simplex : {"project", "clip"}, default "project"
+    """
+
+    name = "spectral"
+    defaults = {"alpha0": 1.0, "simplex": "project"}
+
+    def __init__(self, n_topics: int, random_state: int = 0, **params) -> None:
+        super().__init__(n_topics, random_state, **{**self.defaults, **params})
+
+    def _fit(self, corpus) -> np.ndarray:
+        from ..spectral import SpectralLDA
+
+        model = SpectralLDA(self.n_topics, random_state=self.random_state, **self.params)
+        model.fit(corpus.X)
+        return model.topic_word_

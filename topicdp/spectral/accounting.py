@@ -1,0 +1,132 @@
+"""Budget split over a configuration's releases, noise calibration, and the totals for the report.
+
+A configuration makes Gaussian releases (its edges) and, for configurations 3-4, Laplace releases
+(Procedure 1). The caller's total (epsilon, delta) is split as follows (``split`` overrides the
+fractions; defaults in :data:`DEFAULT_SPLITS`):
+
+* each release gets the fraction ``split[name]`` of epsilon (fractions are normalised to sum to 1);
+* each Procedure-1 bound fails with probability ``delta * ptr_delta_fraction / n_bounds`` (default 10 % of
+  delta over all bounds); the rest of delta is split equally over the Gaussian releases.
+
+Two calibrations (``accounting``):
+
+``"simple"`` -- the paper's: Gaussian release i gets the smallest sigma for which it alone is
+(eps_i, delta_i)-DP (exact profile, Balle & Wang 2018); Laplace scale ``Delta/eps_i``; the total by simple
+composition is exactly (epsilon, delta).
+
+``"rdp"`` (default) -- the Gaussian releases share one noise multiplier: ``sigma_i = Delta_i z / sqrt(w_i)``
+with ``w_i`` their epsilon fractions renormalised among Gaussian releases, so their RDP sum is
+``alpha / (2 z^2)`` whatever the (data-dependent) sensitivities; z is the smallest value for which the RDP
+composition of these Gaussians with the Laplace releases (Mironov 2017, Table II), converted at
+``delta - (Procedure-1 failure probabilities)`` and then charged those probabilities (see
+:mod:`.procedure1`), is within epsilon.
+
+Both totals are reported for the noise actually used (:meth:`Budget.totals`), via
+:class:`topicdp.rdp.PrivacyLedger`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..rdp import PrivacyLedger, calibrate_gaussian
+
+ACCOUNTING_METHODS = ("rdp", "simple")
+
+#: default epsilon fractions per configuration (documented in :mod:`.configurations`)
+DEFAULT_SPLITS: dict[int, dict[str, float]] = {
+    1: {"e3": 0.5, "e4": 0.25, "e8": 0.25},
+    2: {"e6": 0.5, "e8": 0.5},
+    3: {"p1_gap": 0.05, "p1_norm": 0.05, "e7": 0.45, "e8": 0.45},
+    4: {"p1_gap": 0.05, "p1_norm": 0.05, "e9": 0.45, "e8": 0.45},
+}
+
+PTR_DELTA_FRACTION = 0.1
+
+
+@dataclass
+class Budget:
+    """Per-release budget for one fit. ``gaussian`` and ``laplace`` name the releases of each kind."""
+
+    epsilon: float
+    delta: float
+    split: dict[str, float]
+    gaussian: tuple[str, ...]
+    laplace: tuple[str, ...]
+    accounting: str = "rdp"
+    ptr_delta_fraction: float = PTR_DELTA_FRACTION
+    ledger: PrivacyLedger = field(default_factory=PrivacyLedger)
+    releases: list = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        names = set(self.gaussian) | set(self.laplace)
+        if set(self.split) != names:
+            raise ValueError(f"split must have exactly the keys {sorted(names)}, got {sorted(self.split)}")
+        vals = np.array([self.split[n] for n in sorted(names)], dtype=float)
+        if not np.all(np.isfinite(vals)) or np.any(vals <= 0):
+            raise ValueError(f"split fractions must be positive and finite, got {self.split}")
+        self.split = {n: float(self.split[n] / vals.sum()) for n in names}
+        n_ptr = len(self.laplace)
+        self.ptr_delta = self.delta * self.ptr_delta_fraction / n_ptr if n_ptr else 0.0
+        self.gauss_delta = (self.delta - n_ptr * self.ptr_delta) / len(self.gaussian)
+        self._z = self._noise_multiplier() if self.accounting == "rdp" else None
+
+    # -- calibration ---------------------------------------------------------------------------------
+    def eps(self, name: str) -> float:
+        return self.epsilon * self.split[name]
+
+    def _gauss_weight(self, name: str) -> float:
+        return self.split[name] / sum(self.split[g] for g in self.gaussian)
+
+    def _noise_multiplier(self) -> float:
+        """Smallest z with RDP total (Gaussians at multiplier z, Laplaces at their eps) <= epsilon."""
+        def total(z: float) -> float:
+            led = PrivacyLedger()
+            led.add_gaussian("gauss", sigma=z, sensitivity=1.0)
+            for name in self.laplace:
+                led.add_laplace(name, scale=1.0 / self.eps(name), sensitivity=1.0)
+                led.add_approx(name + " failure", 0.0, self.ptr_delta)
+            return led.epsilon(self.delta, "rdp")
+
+        lo, hi = 1e-3, 1.0
+        while total(hi) > self.epsilon:
+            hi *= 2.0
+            if hi > 1e12:
+                raise ValueError("epsilon is too small for the Procedure-1 releases alone; raise epsilon")
+        for _ in range(80):
+            mid = math.sqrt(lo * hi)
+            if total(mid) > self.epsilon:
+                lo = mid
+            else:
+                hi = mid
+        return hi
+
+    def gaussian_sigma(self, name: str, sensitivity: float, *, what: str = "") -> float:
+        """Noise std for Gaussian release ``name`` with L2 sensitivity ``sensitivity``; records it."""
+        if self.accounting == "rdp":
+            sigma = sensitivity * self._z / math.sqrt(self._gauss_weight(name))
+        else:
+            sigma = calibrate_gaussian(self.eps(name), self.gauss_delta, sensitivity, method="analytic")
+        self.ledger.add_gaussian(name, sigma=sigma, sensitivity=sensitivity)
+        self.releases.append({"name": name, "kind": "gaussian", "what": what, "sensitivity": sensitivity,
+                              "sigma": sigma, "epsilon_share": self.eps(name), "delta_share": self.gauss_delta})
+        return sigma
+
+    def laplace_epsilon(self, name: str) -> tuple[float, float]:
+        """(epsilon, failure probability) for Procedure-1 release ``name``."""
+        return self.eps(name), self.ptr_delta
+
+    def record_laplace(self, bound, what: str = "") -> None:
+        self.ledger.add_laplace(bound.name, scale=bound.scale, sensitivity=bound.sensitivity)
+        self.ledger.add_approx(bound.name + " failure", 0.0, bound.delta)
+        self.releases.append({"name": bound.name, "kind": "laplace", "what": what, "sensitivity": bound.sensitivity,
+                              "scale": bound.scale, "epsilon_share": bound.epsilon,
+                              "failure_probability": bound.delta})
+
+    # -- totals --------------------------------------------------------------------------------------
+    def totals(self) -> dict[str, float]:
+        """Total epsilon at this delta by each valid method (``rdp``, ``simple``, ``best``)."""
+        return self.ledger.totals(self.delta)

@@ -1,0 +1,102 @@
+"""The non-private spectral LDA estimator (``000_*``, Fig. 1, edges e0-e9 without noise)."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from .._validation import check_int, check_option, check_random_state, check_real
+from .moments import Corpus, M2Operator, prepare_corpus, whitened_m3
+from .recovery import SIMPLEX_METHODS, recover_topics
+from .tensor import power_method
+from .whitening import Whitening, whiten
+
+
+def check_model_params(n_topics, alpha0, n_words: int | None = None) -> tuple[int, float]:
+    """Validate k (>= 2 and < vocabulary size) and alpha0 (> 0)."""
+    k = check_int(n_topics, "n_topics", low=2)
+    a0 = check_real(alpha0, "alpha0", low=0.0)
+    if n_words is not None and k >= n_words:
+        raise ValueError(f"n_topics must be smaller than the vocabulary size ({n_words}), got {k}")
+    return k, a0
+
+
+class SpectralLDA:
+    """Method-of-moments LDA by whitening and tensor decomposition (Anandkumar et al. 2012; ``000_*``, Sec. 4).
+
+    Parameters
+    ----------
+    n_topics : int
+        k >= 2, smaller than the vocabulary.
+    alpha0 : float
+        Sum of the Dirichlet parameter, > 0, assumed known (public) as in the paper.
+    random_state : None, int or Generator
+        Seeds the eigen-solver start and the tensor power method restarts.
+    simplex : {"clip", "project"}
+        How negative entries of the recovered topics are handled (see :mod:`.recovery`).
+    n_restarts : int
+        Restarts of the simultaneous power method.
+
+    Attributes
+    ----------
+    topic_word_ : ndarray (k, d)
+        Topics, rows on the simplex, sorted by decreasing ``alpha_``.
+    alpha_ : ndarray (k,)
+    n_documents_ : int
+        Documents used (>= 3 tokens).
+    n_short_documents_ : int
+        Documents left out for having fewer than 3 tokens.
+    eigenvalues_ : ndarray (k,)
+        Top-k eigenvalues of M2_hat; ``next_eigenvalue_`` is the (k+1)-th.
+    whitened_tensor_ : ndarray (k, k, k)
+    tensor_eigenvalues_ : ndarray (k,)
+    n_degenerate_topics_ : int
+        Topics whose positive part was empty (replaced by uniform; 0 in any sane fit).
+    timings_ : dict
+    """
+
+    def __init__(self, n_topics: int, alpha0: float, random_state=None, *, simplex: str = "project",
+                 n_restarts: int = 5, tol: float = 1e-9, max_iter: int = 300):
+        self.n_topics = n_topics
+        self.alpha0 = alpha0
+        self.random_state = random_state
+        self.simplex = simplex
+        self.n_restarts = n_restarts
+        self.tol = tol
+        self.max_iter = max_iter
+
+    def fit(self, X, y=None) -> "SpectralLDA":
+        k, a0 = check_model_params(self.n_topics, self.alpha0)
+        check_option(self.simplex, "simplex", SIMPLEX_METHODS)
+        check_int(self.n_restarts, "n_restarts", low=1)
+        rng = check_random_state(self.random_state)
+        t0 = time.perf_counter()
+        corpus = prepare_corpus(X)
+        check_model_params(k, a0, corpus.n_words)
+        t1 = time.perf_counter()
+        wh = whiten(M2Operator(corpus, a0).matmat, corpus.n_words, k, rng=rng, tol=self.tol, max_iter=self.max_iter)
+        t2 = time.perf_counter()
+        T = whitened_m3(corpus, a0, wh.W)
+        t3 = time.perf_counter()
+        dec = power_method(T, rng=rng, n_restarts=self.n_restarts)
+        topics, alpha, n_bad = recover_topics(dec.values, dec.vectors, wh.B, a0, self.simplex)
+        t4 = time.perf_counter()
+        self._set_fitted(corpus, wh, T, dec.values, topics, alpha, n_bad)
+        self.timings_ = {"prepare": t1 - t0, "whiten": t2 - t1, "tensor": t3 - t2, "decompose": t4 - t3,
+                         "total": t4 - t0}
+        return self
+
+    def _set_fitted(self, corpus: Corpus, wh: Whitening, T, tensor_values, topics, alpha, n_bad) -> None:
+        self.topic_word_ = topics
+        self.alpha_ = alpha
+        self.n_documents_ = corpus.n_docs
+        self.n_short_documents_ = corpus.n_short
+        self.eigenvalues_ = wh.eigenvalues
+        self.next_eigenvalue_ = wh.next_eigenvalue
+        self.whitened_tensor_ = T
+        self.tensor_eigenvalues_ = np.asarray(tensor_values)
+        self.n_degenerate_topics_ = n_bad
+
+    def transform_topics(self) -> np.ndarray:  # pragma: no cover - convenience
+        return self.topic_word_

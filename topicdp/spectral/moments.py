@@ -1,0 +1,315 @@
+"""Empirical LDA moments from sparse counts, used only implicitly (``000_*``, Lemma 3, App. C, Eqs. 2-9).
+
+Notation (paper, App. C): ``c_n`` is the count vector of document ``n``, ``l_n = ||c_n||_1`` its length,
+``N`` the number of documents kept (``l_n >= 3``). Per-document estimators (Eqs. 2-4, after Zou et al.
+2013) average over ordered tuples of *distinct* token positions::
+
+    M1^n = c_n / l_n
+    M2^n = (c_n c_n^T - diag(c_n)) / (l_n (l_n - 1))
+    M3^n = (c_n^{x3} - sum_ij c_i c_j (e_i e_i e_j + e_i e_j e_i + e_j e_i e_i) + 2 sum_i c_i e_i^{x3})
+           / (l_n (l_n - 1) (l_n - 2))
+
+and the LDA moments (Eqs. 5-9, in the U-statistic form used by the proof of Lemma 22, which is what makes
+them unbiased) are::
+
+    M2_hat = 1/N sum_n M2^n - a/(N(N-1)) sum_{n != m} M1^n (x) M1^m
+    M3_hat = 1/N sum_n M3^n + b/(N(N-1)) sym3(sum_{n != m} M2^n (x) M1^m)
+             + c/(N(N-1)(N-2)) sum_{n, m, p distinct} M1^n (x) M1^m (x) M1^p
+
+with ``a = alpha0/(alpha0+1)``, ``b = -alpha0/(alpha0+2)``, ``c = 2 alpha0^2/((alpha0+1)(alpha0+2))`` and
+``sym3(A (x) v) = A (x) v + [A_ac v_b] + [A_bc v_a]`` (the three placements B1, B2, B3 of Eq. 8).
+Their expectations are the population moments of Lemma 3 in the *standard* form of Anandkumar et al.
+(2012)::
+
+    M2 = sum_i alpha_i / (alpha0 (alpha0+1)) mu_i mu_i^T
+    M3 = sum_i 2 alpha_i / (alpha0 (alpha0+1) (alpha0+2)) mu_i^{x3}
+
+Deviations from the text, each checked by a test:
+
+* Lemma 3 writes ``-1/(alpha0+2)`` and ``+2/(alpha0(alpha0+1)(alpha0+2))`` in the definition of M3; the
+  identity M3 = sum_i ... mu_i^{x3} holds with ``-alpha0/(alpha0+2)`` and ``+2 alpha0^2/((alpha0+1)(alpha0+2))``
+  (the constants b, c of Eq. 7, which we use).
+* Eq. 7 multiplies M3_hat by ``d = alpha0(alpha0+1)(alpha0+2)/2``; the sensitivity analysis (App. H.2) and
+  Lemma 3 are for the unscaled estimator, which is what we compute.
+* Eq. 8 defines ``[B3]_ijk = [B1]_kij``, which equals B2 because M2^n is symmetric; the unbiasedness
+  proof needs the third placement ``[B1]_jki`` (M2 on modes 2, 3), which we use.
+* Eqs. 8-9 as printed include the ``n = m`` (and ``n = m = p``) terms; the proof of Lemma 22 removes them
+  (U-statistics), which is what we compute.
+
+Nothing of size d x d or d x d x d is formed: M2_hat is applied through sparse mat-vecs
+(:class:`M2Operator`) and the whitened tensor ``M3_hat(W, W, W)`` is accumulated from projected documents
+``y_n = W^T c_n`` (:func:`whitened_m3`) in O(nnz k + (N + d) k^3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import check_real
+
+#: documents with fewer tokens than this have no third-order estimator (Eq. 4 divides by l(l-1)(l-2))
+MIN_DOC_LENGTH = 3
+
+
+def lda_coefficients(alpha0: float) -> tuple[float, float, float]:
+    """``(a, b, c)`` of Eqs. 6-7: ``alpha0/(alpha0+1)``, ``-alpha0/(alpha0+2)``, ``2 alpha0^2/((alpha0+1)(alpha0+2))``."""
+    a0 = check_real(alpha0, "alpha0", low=0.0)
+    return a0 / (a0 + 1.0), -a0 / (a0 + 2.0), 2.0 * a0 * a0 / ((a0 + 1.0) * (a0 + 2.0))
+
+
+@dataclass
+class Corpus:
+    """The documents the moments are computed from.
+
+    Attributes
+    ----------
+    X : csr_matrix of float64, shape (N, d)
+        Counts of the kept documents (length >= 3).
+    lengths : ndarray of float64, shape (N,)
+    n_short : int
+        Documents left out for having fewer than 3 tokens.
+    """
+
+    X: sp.csr_matrix
+    lengths: np.ndarray
+    n_short: int
+
+    @property
+    def n_docs(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def n_words(self) -> int:
+        return self.X.shape[1]
+
+    def inverse_falling(self, order: int) -> np.ndarray:
+        """``1 / (l (l-1) ... (l-order+1))`` per document: the number of ordered distinct position tuples."""
+        out = np.ones_like(self.lengths)
+        for j in range(order):
+            out /= self.lengths - j
+        return out
+
+
+def prepare_corpus(X, *, name: str = "X") -> Corpus:
+    """Validate a document-term count matrix and drop documents with fewer than 3 tokens.
+
+    Raises
+    ------
+    TypeError
+        If ``X`` is not a 2-D array or scipy sparse matrix.
+    ValueError
+        If ``X`` has negative, non-integer or non-finite entries, or no document has 3 or more tokens.
+    """
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64, copy=False)
+    elif isinstance(X, np.ndarray) and X.ndim == 2:
+        X = sp.csr_matrix(X.astype(np.float64))
+    else:
+        raise TypeError(f"{name} must be a scipy.sparse matrix (or 2-D ndarray) of counts, got {type(X).__name__}")
+    if X.ndim != 2 or X.shape[1] < 2:
+        raise ValueError(f"{name} must have shape (n_docs, n_words) with n_words >= 2, got {X.shape}")
+    data = X.data
+    if data.size and (not np.all(np.isfinite(data)) or data.min() < 0 or np.any(data != np.rint(data))):
+        raise ValueError(f"{name} must hold non-negative integer counts")
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    lengths = np.asarray(X.sum(axis=1)).ravel()
+    keep = lengths >= MIN_DOC_LENGTH
+    n_short = int((~keep).sum())
+    if not keep.any():
+        raise ValueError(
+            f"{name}: all {X.shape[0]} documents have fewer than {MIN_DOC_LENGTH} tokens; the third-order "
+            "moment needs documents with at least 3 tokens"
+        )
+    if n_short:
+        X = X[keep]
+    if X.shape[0] < 3:
+        raise ValueError(f"{name}: the U-statistics of M3 need at least 3 documents with >= 3 tokens, got {X.shape[0]}")
+    return Corpus(X=X, lengths=lengths[keep].astype(np.float64), n_short=n_short)
+
+
+class M2Operator:
+    """``M2_hat`` of Eq. 6 as a symmetric linear operator (never materialised).
+
+    ``M2_hat = X^T diag(g) X - diag(h) - kappa S S^T`` with ``g_n = s2_n/N + kappa / l_n^2``,
+    ``h = X^T s2 / N``, ``kappa = a/(N(N-1))``, ``S = sum_n c_n / l_n`` and ``s2_n = 1/(l_n(l_n-1))``:
+    the first two terms are ``1/N sum_n M2^n`` and the last two are the U-statistic
+    ``-a/(N(N-1)) (S S^T - sum_n M1^n M1^n^T)``.
+    """
+
+    def __init__(self, corpus: Corpus, alpha0: float):
+        a, _, _ = lda_coefficients(alpha0)
+        X, N = corpus.X, corpus.n_docs
+        s1 = 1.0 / corpus.lengths
+        s2 = corpus.inverse_falling(2)
+        self.kappa = a / (N * (N - 1.0))
+        self.g = s2 / N + self.kappa * s1 * s1
+        self.h = np.asarray(X.T @ s2).ravel() / N
+        self.S = np.asarray(X.T @ s1).ravel()
+        self.X = X
+        self.shape = (X.shape[1], X.shape[1])
+        self.dtype = np.dtype(np.float64)
+
+    def matmat(self, Q: np.ndarray) -> np.ndarray:
+        """``M2_hat @ Q`` for a (d, b) block, in O(nnz b + d b)."""
+        Q = np.asarray(Q, dtype=np.float64)
+        vec = Q.ndim == 1
+        Q2 = Q[:, None] if vec else Q
+        XQ = self.X @ Q2
+        XQ *= self.g[:, None]
+        out = np.asarray(self.X.T @ XQ)
+        out -= self.h[:, None] * Q2
+        out -= self.kappa * np.outer(self.S, self.S @ Q2)
+        return out[:, 0] if vec else out
+
+    __matmul__ = matmat
+
+    def dense(self) -> np.ndarray:
+        """The explicit d x d matrix (tests and tiny vocabularies only)."""
+        return self.matmat(np.eye(self.shape[0]))
+
+
+def sym3_outer(A: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``A_ab v_c + A_ac v_b + A_bc v_a`` for symmetric ``A`` (k, k): the three placements of Eq. 8."""
+    t = A[:, :, None] * v[None, None, :]
+    return t + t.transpose(0, 2, 1) + t.transpose(2, 1, 0)
+
+
+def _sum_cubes(Y: np.ndarray, weights: np.ndarray, chunk: int = 8192) -> np.ndarray:
+    """``sum_n weights_n y_n^{x3}`` by BLAS over document chunks, using symmetry in the last two modes.
+
+    Only the k(k+1)/2 products ``y_b y_c`` with ``b <= c`` are formed (half the flops of the full
+    Khatri-Rao product); the result is filled back symmetrically.
+    """
+    n, k = Y.shape
+    iu, ju = np.triu_indices(k)
+    acc = np.zeros((k, iu.size))
+    for start in range(0, n, chunk):
+        Yc = Y[start:start + chunk]
+        pairs = Yc[:, iu] * Yc[:, ju]  # (chunk, k(k+1)/2)
+        acc += (Yc * weights[start:start + chunk, None]).T @ pairs
+    out = np.empty((k, k, k))
+    out[:, iu, ju] = acc
+    out[:, ju, iu] = acc
+    return out
+
+
+def _sum_rows_cubes(W: np.ndarray, beta: np.ndarray) -> np.ndarray:
+    """``sum_i beta_i w_i^{x3}`` over the d rows of W (Eq. 4's diagonal term, whitened)."""
+    return _sum_cubes(W, beta)
+
+
+def _sum_rows_sq_outer(W: np.ndarray, Z: np.ndarray, chunk: int = 8192) -> np.ndarray:
+    """``sum_i w_i (x) w_i (x) z_i`` over the d rows of W and Z (the pair-diagonal terms of Eq. 4), in O(d k^3)."""
+    d, k = W.shape
+    out = np.zeros((k * k, k))
+    for start in range(0, d, chunk):
+        Wc = W[start:start + chunk]
+        pairs = (Wc[:, :, None] * Wc[:, None, :]).reshape(Wc.shape[0], k * k)
+        out += pairs.T @ Z[start:start + chunk]
+    return out.reshape(k, k, k)
+
+
+def whitened_m3(corpus: Corpus, alpha0: float, W: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
+    """``M3_hat(W, W, W)`` (k x k x k) from projected documents, never forming a d x d x d array.
+
+    With ``y_n = W^T c_n``, ``w_i`` the i-th row of W, ``s_j = 1/(l(l-1)...(l-j+1))``, ``b' = b/(N(N-1))``,
+    ``c' = c/(N(N-1)(N-2))``, ``P = sum_n y_n/l_n``, expanding Eqs. 4-9 through W gives::
+
+        T = sum_n omega_n y_n^{x3} + sum_i beta_i w_i^{x3} + sym3(sum_i w_i w_i^T (x) zeta_i)
+            + sym3(K (x) P) + c' P^{x3}
+        omega_n = s3_n/N - 3 b' s2_n s1_n + 2 c' s1_n^3          beta = 2 X^T s3 / N
+        zeta    = -X^T(s3 Y)/N + b' X^T(s2 s1 Y)                   (d x k)
+        K       = b' (Y^T diag(s2) Y - W^T diag(X^T s2) W) - c' Y^T diag(s1^2) Y
+
+    (A: ``1/N sum_n M3^n``; B: ``b' sym3((sum_n M2^n) (x) P - sum_n M2^n (x) y_n/l_n)``; b-term:
+    ``c' (P^3 - sym3(sum_n p_n p_n^T (x) P) + 2 sum_n p_n^3)`` with ``p_n = y_n/l_n``.)
+    Cost O(nnz k + N k^3/2 + d k^3).
+
+    Parameters
+    ----------
+    corpus : Corpus
+    alpha0 : float
+    W : ndarray (d, k)
+        Any d x k matrix (the whitening matrix in the algorithm).
+    Y : ndarray (N, k), optional
+        ``X @ W`` if already computed.
+    """
+    _, b, c = lda_coefficients(alpha0)
+    X, N = corpus.X, float(corpus.n_docs)
+    W = np.asarray(W, dtype=np.float64)
+    if Y is None:
+        Y = np.asarray(X @ W)
+    s1 = 1.0 / corpus.lengths
+    s2 = corpus.inverse_falling(2)
+    s3 = corpus.inverse_falling(3)
+    bp = b / (N * (N - 1.0))
+    cp = c / (N * (N - 1.0) * (N - 2.0))
+
+    omega = s3 / N - 3.0 * bp * s2 * s1 + 2.0 * cp * s1 ** 3
+    T = _sum_cubes(Y, omega)
+    T += _sum_rows_cubes(W, 2.0 * np.asarray(X.T @ s3).ravel() / N)
+    zeta = bp * np.asarray(X.T @ (Y * (s2 * s1)[:, None])) - np.asarray(X.T @ (Y * (s3 / N)[:, None]))
+    T += _sym3_tensor(_sum_rows_sq_outer(W, zeta))
+    P = Y.T @ s1
+    v2 = np.asarray(X.T @ s2).ravel()
+    K = bp * ((Y * s2[:, None]).T @ Y - (W * v2[:, None]).T @ W) - cp * ((Y * (s1 * s1)[:, None]).T @ Y)
+    T += sym3_outer(K, P)
+    T += cp * np.einsum("a,b,c->abc", P, P, P)
+    return T
+
+
+def _sym3_tensor(t: np.ndarray) -> np.ndarray:
+    """``t_abc + t_acb + t_cba`` for t symmetric in its first two modes (the three placements of mode c)."""
+    return t + t.transpose(0, 2, 1) + t.transpose(2, 1, 0)
+
+
+# -- explicit references (tests, tiny d) ---------------------------------------------------------------
+
+def explicit_moments(X, alpha0: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Dense ``(M1_hat, M2_hat, M3_hat)`` straight from Eqs. 2-9 by loops over documents (tiny d, N only).
+
+    An independent implementation for tests: per-document estimators are built from the definitions
+    and the U-statistics by summing over distinct index tuples explicitly (O(N^3 d^3)).
+    """
+    corpus = prepare_corpus(X)
+    a, b, c = lda_coefficients(alpha0)
+    Xd = corpus.X.toarray()
+    N, d = Xd.shape
+    m1, m2, m3 = [], [], []
+    eye = np.eye(d)
+    for cn in Xd:
+        l = cn.sum()
+        m1.append(cn / l)
+        m2.append((np.outer(cn, cn) - np.diag(cn)) / (l * (l - 1)))
+        t = np.einsum("i,j,k->ijk", cn, cn, cn)
+        cc = np.outer(cn, cn)
+        pair = np.einsum("ij,ia,ib,jc->abc", cc, eye, eye, eye)  # sum_ij c_i c_j e_i e_i e_j
+        t -= pair + pair.transpose(0, 2, 1) + pair.transpose(2, 1, 0)
+        t += 2 * np.einsum("i,ia,ib,ic->abc", cn, eye, eye, eye)
+        m3.append(t / (l * (l - 1) * (l - 2)))
+    M1 = np.mean(m1, axis=0)
+    cross2 = sum(np.outer(m1[n], m1[m]) for n in range(N) for m in range(N) if n != m)
+    M2 = np.mean(m2, axis=0) - a / (N * (N - 1)) * cross2
+    B1 = sum(np.einsum("ab,c->abc", m2[n], m1[m]) for n in range(N) for m in range(N) if n != m)
+    B = B1 + B1.transpose(0, 2, 1) + B1.transpose(2, 1, 0)
+    cube = sum(np.einsum("a,b,c->abc", m1[n], m1[m], m1[p])
+               for n in range(N) for m in range(N) for p in range(N) if len({n, m, p}) == 3)
+    M3 = np.mean(m3, axis=0) + b / (N * (N - 1)) * B + c / (N * (N - 1) * (N - 2)) * cube
+    return M1, M2, M3
+
+
+def population_moments(topic_word: np.ndarray, alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Lemma 3 (standard constants): ``M1 = sum w_i mu_i``, ``M2 = sum alpha_i/(a0(a0+1)) mu_i mu_i^T``,
+    ``M3 = sum 2 alpha_i/(a0(a0+1)(a0+2)) mu_i^{x3}`` (dense; small d only)."""
+    mu = np.asarray(topic_word, dtype=float)
+    alpha = np.asarray(alpha, dtype=float)
+    a0 = alpha.sum()
+    M1 = (alpha / a0) @ mu
+    M2 = (mu.T * (alpha / (a0 * (a0 + 1)))) @ mu
+    M3 = np.einsum("i,ia,ib,ic->abc", 2 * alpha / (a0 * (a0 + 1) * (a0 + 2)), mu, mu, mu)
+    return M1, M2, M3

@@ -1,0 +1,275 @@
+"""Spectral LDA in passes over a :class:`~topicdp.streaming.StreamingCorpus` (``000_*``, App. C-D, Eqs. 2-9).
+
+The in-memory estimator (:class:`.estimator.SpectralLDA`) touches the data in two places only: block
+products with ``M2_hat`` (Eq. 6) while finding the whitening matrix, and the whitened tensor
+``M3_hat(W, W, W)`` (Eq. 7). Both are sums over documents, so both are computed here chunk by chunk,
+shard by shard, and added (locally, or as Dask tasks over shards, :func:`topicdp.streaming.map_reduce`):
+
+* **Pass 1** (the first product ``M2_hat Q``) also collects the per-corpus statistics of
+  :class:`.moments.M2Operator`: ``N`` (documents with >= 3 tokens), ``S = sum_n c_n / l_n`` (N times
+  M1_hat, Eq. 5), ``v2 = X^T s2`` and ``v3 = X^T s3`` (with ``s_j = 1/(l (l-1)...(l-j+1))``). Since ``N``
+  is not known until the pass ends, the data term ``X^T diag(g) X Q`` with
+  ``g_n = s2_n/N + kappa/l_n^2`` is accumulated as its two parts ``X^T diag(s2) X Q`` and
+  ``X^T diag(1/l^2) X Q`` and combined afterwards.
+* **Passes 2..m** are the remaining products ``M2_hat Q`` of the eigen-solver (one pass each): the
+  block subspace iteration of :func:`.whitening.top_eigenpairs`, which with a small ``max_iter`` *is* a
+  randomized range finder (Halko, Martinsson & Tropp 2011, Alg. 4.4 with ``max_iter - 1`` power
+  iterations, followed by the Rayleigh-Ritz step of their Alg. 5.3). With the default ``tol`` it iterates
+  to the same convergence test as the in-memory fit (about 10-15 passes on LDA data).
+* **One more pass** accumulates the document sums of :func:`.moments.whitened_m3` with ``Y = X W``
+  computed chunk by chunk; the word sums (over the d rows of W) are formed at the end.
+
+Nothing depends on N, d or the number of shards beyond d x (k + oversampling) sums, so memory is one
+chunk plus O(d k) whatever the corpus size. With the same ``random_state`` the fit draws the same
+random numbers as ``SpectralLDA``, so results agree up to floating-point reassociation.
+"""
+
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import check_int, check_option, check_random_state
+from .estimator import SpectralLDA, check_model_params
+from .moments import (MIN_DOC_LENGTH, Corpus, _sum_cubes, _sum_rows_cubes, _sum_rows_sq_outer, _sym3_tensor,
+                      lda_coefficients, sym3_outer)
+from .recovery import SIMPLEX_METHODS, recover_topics
+from .tensor import power_method
+from .whitening import whiten
+
+# -- per-shard work (module level: Dask pickles these by reference) ---------------------------------
+
+
+def _documents(shard, reader):
+    """Chunks of a shard as moment corpora: float64 counts of the documents with >= 3 tokens.
+
+    Yields ``(Corpus, n_short, n_tokens, n_empty)``; a document with fewer than 3 tokens has no
+    third-order estimator (Eq. 4) and is left out, exactly as :func:`.moments.prepare_corpus` does.
+    """
+    for chunk in reader.read(shard):
+        X = sp.csr_matrix(chunk.X, dtype=np.float64)
+        lengths = np.asarray(X.sum(axis=1)).ravel()
+        keep = lengths >= MIN_DOC_LENGTH
+        n_short = int((~keep).sum())
+        if n_short:
+            X = X[keep]
+        yield Corpus(X=X, lengths=lengths[keep], n_short=n_short), n_short, float(lengths.sum()), chunk.empty_documents_dropped
+
+
+def _first_pass(shard, reader, Q):
+    """Corpus statistics and the two halves of ``X^T diag(g) X Q`` for one shard (see module docstring)."""
+    d, b = Q.shape
+    acc = {"n_docs": 0, "n_short": 0, "n_tokens": 0.0, "n_empty": 0, "S": np.zeros(d), "v2": np.zeros(d),
+           "v3": np.zeros(d), "XsXQ": np.zeros((d, 2 * b))}
+    for c, n_short, n_tokens, n_empty in _documents(shard, reader):
+        acc["n_short"] += n_short
+        acc["n_tokens"] += n_tokens
+        acc["n_empty"] += n_empty
+        if c.n_docs == 0:
+            continue
+        s1, s2, s3 = 1.0 / c.lengths, c.inverse_falling(2), c.inverse_falling(3)
+        XQ = c.X @ Q
+        acc["XsXQ"] += np.asarray(c.X.T @ np.hstack([XQ * s2[:, None], XQ * (s1 * s1)[:, None]]))
+        acc["S"] += c.X.T @ s1
+        acc["v2"] += c.X.T @ s2
+        acc["v3"] += c.X.T @ s3
+        acc["n_docs"] += c.n_docs
+    return acc
+
+
+def _matmat_pass(shard, reader, Q, N, kappa):
+    """``X^T diag(g) X Q`` over one shard, ``g_n = s2_n/N + kappa/l_n^2`` (the data term of Eq. 6)."""
+    out = np.zeros(Q.shape)
+    for c, *_ in _documents(shard, reader):
+        if c.n_docs:
+            s1 = 1.0 / c.lengths
+            g = c.inverse_falling(2) / N + kappa * s1 * s1
+            XQ = c.X @ Q
+            XQ *= g[:, None]
+            out += c.X.T @ XQ
+    return out
+
+
+def _tensor_pass(shard, reader, W, N, alpha0):
+    """Document sums of :func:`.moments.whitened_m3` over one shard (``Y = X W`` chunk by chunk)."""
+    d, k = W.shape
+    _, b, c3 = lda_coefficients(alpha0)
+    bp, cp = b / (N * (N - 1.0)), c3 / (N * (N - 1.0) * (N - 2.0))
+    acc = {"cubes": np.zeros((k, k, k)), "zeta": np.zeros((d, k)), "P": np.zeros(k), "Ys2Y": np.zeros((k, k)),
+           "Ys1Y": np.zeros((k, k))}
+    for c, *_ in _documents(shard, reader):
+        if c.n_docs == 0:
+            continue
+        Y = np.asarray(c.X @ W)
+        s1, s2, s3 = 1.0 / c.lengths, c.inverse_falling(2), c.inverse_falling(3)
+        acc["cubes"] += _sum_cubes(Y, s3 / N - 3.0 * bp * s2 * s1 + 2.0 * cp * s1 ** 3)
+        acc["zeta"] += np.asarray(c.X.T @ (Y * (bp * s2 * s1 - s3 / N)[:, None]))
+        acc["P"] += Y.T @ s1
+        acc["Ys2Y"] += (Y * s2[:, None]).T @ Y
+        acc["Ys1Y"] += (Y * (s1 * s1)[:, None]).T @ Y
+    return acc
+
+
+# -- the passes, assembled ----------------------------------------------------------------------------
+
+
+class StreamingM2Operator:
+    """``M2_hat`` of Eq. 6 as a block operator whose every product is one pass over the stream.
+
+    ``M2_hat Q = X^T diag(g) X Q - diag(h) Q - kappa S (S^T Q)`` with ``h = v2/N``,
+    ``kappa = a/(N(N-1))``, ``a = alpha0/(alpha0+1)`` (as :class:`.moments.M2Operator`). The corpus
+    statistics (``N``, ``S``, ``v2``, ``v3``) are collected by the first product.
+
+    Attributes
+    ----------
+    stats : SimpleNamespace or None
+        After the first product: ``n_docs`` (N), ``n_short``, ``S``, ``v2``, ``v3``, ``kappa``.
+    n_passes : int
+        Products computed so far (= passes over the data).
+    """
+
+    def __init__(self, stream, alpha0: float, *, client=None, reader=None):
+        self.stream = stream
+        self.alpha0 = alpha0
+        self.client = client
+        self.reader = stream.reader if reader is None else reader
+        self.stats = None
+        self.n_passes = 0
+        self.shape = (stream.n_words, stream.n_words)
+
+    def _pass(self, fn, **shared):
+        self.n_passes += 1
+        return self.stream.map_reduce(fn, client=self.client, **{**shared, "reader": self.reader})
+
+    def matmat(self, Q: np.ndarray) -> np.ndarray:
+        Q = np.ascontiguousarray(Q, dtype=np.float64)
+        if self.stats is None:
+            data_term = self._first_products(Q)
+        else:
+            data_term = self._pass(_matmat_pass, Q=Q, N=float(self.stats.n_docs), kappa=self.stats.kappa)
+        st = self.stats
+        data_term -= (st.v2 / st.n_docs)[:, None] * Q
+        data_term -= st.kappa * np.outer(st.S, st.S @ Q)
+        return data_term
+
+    __matmul__ = matmat
+
+    def _first_products(self, Q: np.ndarray) -> np.ndarray:
+        acc = self._pass(_first_pass, Q=Q)
+        N = acc["n_docs"]
+        self.stream.record_pass(N + acc["n_short"], acc["n_tokens"], acc["n_empty"])
+        if N == 0:
+            raise ValueError(f"all {acc['n_short']} documents have fewer than {MIN_DOC_LENGTH} tokens; the "
+                             "third-order moment needs documents with at least 3 tokens")
+        if N < 3:
+            raise ValueError(f"the U-statistics of M3 need at least 3 documents with >= 3 tokens, got {N}")
+        a, _, _ = lda_coefficients(self.alpha0)
+        kappa = a / (N * (N - 1.0))
+        self.stats = SimpleNamespace(n_docs=N, n_short=acc["n_short"], S=acc["S"], v2=acc["v2"], v3=acc["v3"],
+                                     kappa=kappa)
+        b = Q.shape[1]
+        return acc["XsXQ"][:, :b] / N + kappa * acc["XsXQ"][:, b:]
+
+
+def streaming_whitened_m3(operator: StreamingM2Operator, W: np.ndarray) -> np.ndarray:
+    """``M3_hat(W, W, W)`` (k x k x k) in one pass; the same expansion as :func:`.moments.whitened_m3`.
+
+    ``T = sum_n omega_n y_n^{x3} + sum_i beta_i w_i^{x3} + sym3(sum_i w_i w_i^T (x) zeta_i) + sym3(K (x) P)
+    + c' P^{x3}``; the document sums (first term, zeta, P and the two k x k Gram sums in K) come from
+    the pass, the word sums (beta = 2 v3 / N, and the ``W^T diag(v2) W`` part of K) from the statistics
+    of the first M2 pass.
+    """
+    st = operator.stats
+    if st is None:
+        raise ValueError("the M2 operator has made no pass yet: whiten first")
+    W = np.asarray(W, dtype=np.float64)
+    N = float(st.n_docs)
+    acc = operator._pass(_tensor_pass, W=W, N=N, alpha0=operator.alpha0)
+    _, b, c = lda_coefficients(operator.alpha0)
+    bp, cp = b / (N * (N - 1.0)), c / (N * (N - 1.0) * (N - 2.0))
+    T = acc["cubes"]
+    T += _sum_rows_cubes(W, 2.0 * st.v3 / N)
+    T += _sym3_tensor(_sum_rows_sq_outer(W, acc["zeta"]))
+    K = bp * (acc["Ys2Y"] - (W * st.v2[:, None]).T @ W) - cp * acc["Ys1Y"]
+    T += sym3_outer(K, acc["P"])
+    T += cp * np.einsum("a,b,c->abc", acc["P"], acc["P"], acc["P"])
+    return T
+
+
+class StreamingSpectralLDA(SpectralLDA):
+    """:class:`.estimator.SpectralLDA` fitted in passes over a stream, locally or on a Dask cluster.
+
+    Same parameters, attributes and result as ``SpectralLDA`` (up to floating-point reassociation for
+    the same ``random_state``), plus:
+
+    Parameters
+    ----------
+    **params
+        ``SpectralLDA``'s keyword parameters (``simplex``, ``n_restarts``, ``tol``, ``max_iter``), same defaults.
+    client : dask.distributed.Client, optional
+        Run every pass as one task per shard on this cluster (shards must be readable by the workers).
+    max_iter : int
+        Cap on the eigen-solver's passes over the data; a small value (4-8) makes it a fixed-pass
+        randomized range finder (see the module docstring), whose accuracy ``eigen_converged_`` reports.
+
+    Attributes
+    ----------
+    n_passes_ : int
+        Passes over the data: eigen-solver products plus one for the tensor.
+    eigen_converged_ : bool
+        Whether the eigen-solver met ``tol`` within ``max_iter`` passes.
+    """
+
+    def __init__(self, n_topics: int, alpha0: float, random_state=None, *, client=None, **params):
+        # the other parameters and their defaults are SpectralLDA's own, so the two cannot drift apart
+        super().__init__(n_topics, alpha0, random_state, **params)
+        self.client = client
+
+    def fit(self, X, y=None) -> "StreamingSpectralLDA":
+        """Fit on a :class:`~topicdp.streaming.StreamingCorpus` (or a ``Corpus`` / count matrix, streamed
+        from memory)."""
+        stream = _as_stream(X)
+        k, a0 = check_model_params(self.n_topics, self.alpha0, stream.n_words)
+        check_option(self.simplex, "simplex", SIMPLEX_METHODS)
+        check_int(self.n_restarts, "n_restarts", low=1)
+        check_int(self.max_iter, "max_iter", low=1)
+        rng = check_random_state(self.random_state)
+        from ..streaming import share
+
+        t0 = time.perf_counter()
+        op = StreamingM2Operator(stream, a0, client=self.client, reader=share(self.client, stream.reader))
+        warn = self.max_iter >= 50  # a deliberately short (randomized) budget is not a convergence failure
+        wh = whiten(op.matmat, stream.n_words, k, rng=rng, tol=self.tol, max_iter=self.max_iter, warn=warn)
+        t1 = time.perf_counter()
+        T = streaming_whitened_m3(op, wh.W)
+        t2 = time.perf_counter()
+        dec = power_method(T, rng=rng, n_restarts=self.n_restarts)
+        topics, alpha, n_bad = recover_topics(dec.values, dec.vectors, wh.B, a0, self.simplex)
+        t3 = time.perf_counter()
+        # empty documents (dropped by the readers) also have fewer than 3 tokens, as prepare_corpus counts them
+        n_short = op.stats.n_short + stream.log.empty_documents_dropped
+        self._set_fitted(SimpleNamespace(n_docs=op.stats.n_docs, n_short=n_short), wh, T, dec.values, topics,
+                         alpha, n_bad)
+        self.n_passes_ = op.n_passes
+        self.eigen_converged_ = wh.converged
+        self.timings_ = {"whiten": t1 - t0, "tensor": t2 - t1, "decompose": t3 - t2, "total": t3 - t0}
+        return self
+
+
+def fit_streaming(stream, n_topics: int, alpha0: float, *, random_state=None, client=None,
+                  **params) -> StreamingSpectralLDA:
+    """``StreamingSpectralLDA(n_topics, alpha0, random_state, client=client, **params).fit(stream)``."""
+    return StreamingSpectralLDA(n_topics, alpha0, random_state, client=client, **params).fit(stream)
+
+
+def _as_stream(X):
+    from ..streaming import StreamingCorpus
+
+    if isinstance(X, StreamingCorpus):
+        return X
+    if hasattr(X, "doc_users") or sp.issparse(X) or isinstance(X, np.ndarray):
+        return StreamingCorpus.from_corpus(X)
+    raise TypeError(f"X must be a StreamingCorpus, a Corpus or a count matrix, got {type(X).__name__}")

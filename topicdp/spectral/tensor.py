@@ -1,0 +1,120 @@
+"""Symmetric k x k x k tensors: contractions, the simultaneous tensor power method and Jennrich's method.
+
+The whitened tensor of LDA is (up to estimation noise) orthogonally decomposable,
+``T = sum_i lambda_i v_i^{x3}`` with orthonormal ``v_i`` and ``lambda_i = 2 sqrt(alpha0 (alpha0+1)) /
+((alpha0+2) sqrt(alpha_i))`` (``000_*``, App. H.5). Step (4) of the algorithm recovers ``(lambda_i, v_i)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def symmetrize(T: np.ndarray) -> np.ndarray:
+    """Average of T over the 6 permutations of its modes (the orthogonal projection onto symmetric tensors)."""
+    return (T + T.transpose(0, 2, 1) + T.transpose(1, 0, 2) + T.transpose(1, 2, 0)
+            + T.transpose(2, 0, 1) + T.transpose(2, 1, 0)) / 6.0
+
+
+def multilinear(T: np.ndarray, A: np.ndarray, B: np.ndarray | None = None, C: np.ndarray | None = None) -> np.ndarray:
+    """``T(A, B, C)_{abc} = sum_{ijk} T_ijk A_ia B_jb C_kc`` (the footnote-2 multilinear map)."""
+    B = A if B is None else B
+    C = A if C is None else C
+    out = np.tensordot(T, A, axes=([0], [0]))          # j k a
+    out = np.tensordot(out, B, axes=([0], [0]))        # k a b
+    out = np.tensordot(out, C, axes=([0], [0]))        # a b c
+    return out
+
+
+def apply_vv(T: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """Columns ``T(I, v_j, v_j)`` for the columns v_j of V, as one BLAS product (k^3 * m flops)."""
+    k = T.shape[0]
+    kr = (V[:, None, :] * V[None, :, :]).reshape(k * k, V.shape[1])
+    return T.reshape(k, k * k) @ kr
+
+
+def cubic_form(T: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """``T(v_j, v_j, v_j)`` for each column of V."""
+    return np.einsum("aj,aj->j", V, apply_vv(T, V))
+
+
+@dataclass
+class Decomposition:
+    """``T ~ sum_i values_i vectors[:, i]^{x3}`` with values > 0, sorted descending."""
+
+    values: np.ndarray
+    vectors: np.ndarray
+    residual: float
+    n_iter: int = 0
+
+
+def _finish(T: np.ndarray, V: np.ndarray, n_iter: int) -> Decomposition:
+    lam = cubic_form(T, V)
+    sign = np.where(lam < 0, -1.0, 1.0)  # T(-v,-v,-v) = -T(v,v,v): the odd order fixes the sign
+    V = V * sign
+    lam = lam * sign
+    order = np.argsort(-lam)
+    lam, V = lam[order], V[:, order]
+    approx = np.einsum("j,aj,bj,cj->abc", lam, V, V, V)
+    return Decomposition(values=lam, vectors=V, residual=float(np.linalg.norm(T - approx)), n_iter=n_iter)
+
+
+def power_method(T: np.ndarray, *, rng: np.random.Generator, n_restarts: int = 5, max_iter: int = 300,
+                 tol: float = 1e-12) -> Decomposition:
+    """Simultaneous tensor power iteration (Wang & Lu 2017, Alg. 1), the decomposition the paper cites.
+
+    ``V <- QR([T(I, v_1, v_1), ..., T(I, v_k, v_k)])`` from a random orthonormal start until the columns
+    stop moving (``max_j 1 - |<v_j, v_j'>| <= tol``); ``n_restarts`` seeded starts, keeping the one with the
+    smallest residual ``||T - sum_j lambda_j v_j^{x3}||_F``. Eigenvalues are ``lambda_j = T(v_j, v_j, v_j)``;
+    a negative one is turned positive by flipping ``v_j`` (odd order), so every returned value is > 0
+    unless T(v, v, v) = 0.
+    """
+    k = T.shape[0]
+    best = None
+    for _ in range(max(1, n_restarts)):
+        V, _ = np.linalg.qr(rng.standard_normal((k, k)))
+        it = 0
+        for it in range(1, max_iter + 1):
+            Vn, R = np.linalg.qr(apply_vv(T, V))
+            Vn *= np.where(np.diag(R) < 0, -1.0, 1.0)
+            moved = np.max(1.0 - np.abs(np.einsum("aj,aj->j", Vn, V)))
+            V = Vn
+            if moved <= tol:
+                break
+        dec = _finish(T, V, it)
+        if best is None or dec.residual < best.residual:
+            best = dec
+    return best
+
+
+def jennrich(T: np.ndarray, theta: np.ndarray) -> tuple[Decomposition, np.ndarray]:
+    """Decomposition from the eigenvectors of ``M_theta = T(I, I, theta)`` for a fixed (public) ``theta``.
+
+    For ``T = sum_i lambda_i v_i^{x3}`` with orthonormal v_i, ``M_theta = sum_i lambda_i <v_i, theta> v_i v_i^T``
+    has eigenvectors v_i (Harshman 1970, "Jennrich's algorithm"). Unlike the power method, its output is
+    a matrix eigendecomposition, so its perturbation is bounded by Davis-Kahan-type theorems (used for
+    the provable sensitivities of configurations 3 and 4, see :mod:`.sensitivity`). Returns the
+    decomposition (columns in decreasing order of M_theta's eigenvalues) and those eigenvalues.
+    """
+    M = np.tensordot(T, theta, axes=([2], [0]))
+    M = 0.5 * (M + M.T)
+    rho, V = np.linalg.eigh(M)
+    order = np.argsort(-rho)
+    rho, V = rho[order], V[:, order]
+    lam = cubic_form(T, V)
+    sign = np.where(lam < 0, -1.0, 1.0)
+    V = V * sign
+    lam = lam * sign
+    approx = np.einsum("j,aj,bj,cj->abc", lam, V, V, V)
+    return Decomposition(values=lam, vectors=V, residual=float(np.linalg.norm(T - approx))), rho
+
+
+def eigengaps(values: np.ndarray) -> np.ndarray:
+    """``min(rho_{i-1} - rho_i, rho_i - rho_{i+1})`` for values sorted descending (ends use one side)."""
+    v = np.asarray(values, dtype=float)
+    d = -np.diff(v)
+    left = np.concatenate([[np.inf], d])
+    right = np.concatenate([d, [np.inf]])
+    return np.minimum(left, right)
