@@ -135,3 +135,17 @@ def test_composition_of_repeated_releases(small):
     expected = gaussian_epsilon(second.sigma, 1e-5, second.sensitivity, count=2, method="exact")
     assert second.composition_total[key] == pytest.approx(expected, rel=1e-9)
     assert len(second.composition) == 2 and any("2 releases" in n for n in second.notes)
+
+
+def test_secure_noise_lands_on_a_grid_with_at_least_the_calibrated_scale(small):
+    from topicdp.rdp import gaussian_epsilon
+
+    model = GensimLDA(3, random_state=0)
+    r = TopicDP(2.0, 1e-5, sensitivity="global", secure_noise=True, random_state=3).privatize(model, small)
+    info = r.report.details["secure_noise"]
+    assert r.report.calibration == "rdp"
+    assert np.all(np.mod(r.noisy / info["grid"], 1.0) == 0)  # every entry is an integer multiple of the grid
+    # the scale used is at least the RDP-calibrated sigma, so the RDP accounting still certifies epsilon
+    assert gaussian_epsilon(r.report.sigma, 1e-5, r.report.sensitivity) <= 2.0 + 1e-9
+    with pytest.raises(ValueError, match="secure_noise"):
+        TopicDP(2.0, secure_noise=True, calibration="analytic")

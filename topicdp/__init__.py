@@ -21,6 +21,8 @@ __all__ = [
     "TopicDP",
     "SpectralDP",
     "SpectralLDA",
+    "DPSVI",
+    "SVILDA",
     "Corpus",
     "embedded_corpus",
     "PrivateRelease",
@@ -35,9 +37,13 @@ __all__ = [
 ]
 
 
-def __getattr__(name):  # the spectral backend is imported on first use
+def __getattr__(name):  # the spectral backend and the baselines are imported on first use
     if name in ("SpectralDP", "SpectralLDA"):
         from . import spectral
 
         return getattr(spectral, name)
+    if name in ("DPSVI", "SVILDA"):
+        from . import baselines
+
+        return getattr(baselines, name)
     raise AttributeError(f"module 'topicdp' has no attribute {name!r}")

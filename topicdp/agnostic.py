@@ -73,6 +73,12 @@ class TopicDP:
         Cache sampled sensitivities (only for a fixed ``sampler_random_state``).
     progress : bool, default=False
         Progress bar during sampling.
+    secure_noise : bool, default=False
+        Draw the Gaussian noise as an exact discrete Gaussian on a power-of-two grid (Canonne, Kamath &
+        Steinke 2020; :func:`topicdp.mechanisms.secure_gaussian`) instead of numpy's floating-point
+        sampler, whose low-order bits can leak the data (Mironov 2012). Its guarantee carries over the
+        RDP curve of the continuous Gaussian, so sigma is calibrated by ``"rdp"`` (``calibration``
+        must be ``"auto"`` or ``"rdp"``); costs about 0.3 s per 100 x 5000 matrix.
     """
 
     def __init__(
@@ -93,6 +99,7 @@ class TopicDP:
         insecure_testing: bool = False,
         cache_dir=None,
         progress: bool = False,
+        secure_noise: bool = False,
     ) -> None:
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta)
@@ -101,6 +108,12 @@ class TopicDP:
         self.mechanism = check_option(mechanism, "mechanism", MECHANISMS)
         self.sensitivity = check_option(sensitivity, "sensitivity", SENSITIVITIES)
         self.calibration = check_option(calibration, "calibration", ("auto", "analytic", "rdp", "paper"))
+        if secure_noise and (self.mechanism != "gaussian" or self.calibration not in ("auto", "rdp")):
+            raise ValueError("secure_noise=True needs mechanism='gaussian' and calibration 'auto' or 'rdp' "
+                             "(the discrete Gaussian inherits the continuous Gaussian's RDP curve, not its exact profile)")
+        self.secure_noise = secure_noise
+        if secure_noise:
+            self.calibration = "rdp"
         if self.mechanism == "laplace" and self.sensitivity != "global":
             raise ValueError("mechanism='laplace' uses the global L1 sensitivity 2K; set sensitivity='global'")
         self.distribution = distribution
@@ -210,7 +223,7 @@ class TopicDP:
         if sample.distribution["kind"] == "private-resample":
             report.notes.append("P resampled the private corpus itself (TopicDP's choice): the sensitivity was "
                                 "computed from the private data and is not itself protected.")
-        return gaussian_perturbation(W, sigma, rng), report
+        return self._gaussian_noise(W, sigma, report, rng), report
 
     def _gaussian_global(self, W, model, checks, rng):
         stochastic, detail = check_row_stochastic(W)
@@ -232,7 +245,7 @@ class TopicDP:
             checks=checks,
             notes=["The bound holds for any two datasets, so the guarantee covers add/remove neighbours too."],
         )
-        return gaussian_perturbation(W, sigma, rng), report
+        return self._gaussian_noise(W, sigma, report, rng), report
 
     def _laplace(self, W, model, checks, rng):
         stochastic, detail = check_row_stochastic(W)
@@ -254,6 +267,23 @@ class TopicDP:
             notes=["Pure epsilon-DP (delta = 0); 'sigma' is the Laplace scale b."],
         )
         return laplace_perturbation(W, scale, rng), report
+
+    def _gaussian_noise(self, W, sigma: float, report: PrivacyReport, rng) -> np.ndarray:
+        if not self.secure_noise:
+            return gaussian_perturbation(W, sigma, rng)
+        from .mechanisms import secure_gaussian
+
+        release = secure_gaussian(W, sigma, sensitivity=report.sensitivity, random_state=self.random_state)
+        report.details["secure_noise"] = {
+            "sampler": "exact discrete Gaussian (Canonne, Kamath & Steinke 2020), OS randomness"
+            + (" (seeded: NOT secure)" if release.seeded else ""),
+            "grid": release.grid,
+            "scale_units": release.scale_units,
+            "noise_scale": release.noise_scale,
+            "sensitivity_units": release.sensitivity_units,
+        }
+        report.sigma = release.noise_scale  # the scale actually used, >= the calibrated sigma
+        return release.values
 
     def _compose(self, report: PrivacyReport) -> None:
         """Add this release to the ledger and state the total over all of this privatizer's releases."""

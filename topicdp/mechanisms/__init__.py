@@ -8,6 +8,8 @@ from .output_perturbation import (
     simplex_l2_sensitivity,
 )
 from .postprocess import to_simplex, top_words
+from .mvg import mvg_release
+from .secure_noise import SecureRelease, secure_gaussian, secure_laplace
 
 __all__ = [
     "gaussian_perturbation",
@@ -17,4 +19,8 @@ __all__ = [
     "check_row_stochastic",
     "to_simplex",
     "top_words",
+    "mvg_release",
+    "secure_gaussian",
+    "secure_laplace",
+    "SecureRelease",
 ]
