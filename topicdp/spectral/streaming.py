@@ -15,7 +15,7 @@ shard by shard, and added (locally, or as Dask tasks over shards, :func:`topicdp
   block subspace iteration of :func:`.whitening.top_eigenpairs`, which with a small ``max_iter`` *is* a
   randomized range finder (Halko, Martinsson & Tropp 2011, Alg. 4.4 with ``max_iter - 1`` power
   iterations, followed by the Rayleigh-Ritz step of their Alg. 5.3). With the default ``tol`` it iterates
-  to the same convergence test as the in-memory fit (about 10-15 passes on LDA data).
+  to the same convergence test as the in-memory fit (7-12 passes on the synthetic LDA data here).
 * **One more pass** accumulates the document sums of :func:`.moments.whitened_m3` with ``Y = X W``
   computed chunk by chunk; the word sums (over the d rows of W) are formed at the end.
 
@@ -56,7 +56,8 @@ def _documents(shard, reader):
         n_short = int((~keep).sum())
         if n_short:
             X = X[keep]
-        yield Corpus(X=X, lengths=lengths[keep], n_short=n_short), n_short, float(lengths.sum()), chunk.empty_documents_dropped
+        corpus = Corpus(X=X, lengths=lengths[keep], n_short=n_short)
+        yield corpus, n_short, float(lengths.sum()), chunk.empty_documents_dropped
 
 
 def _first_pass(shard, reader, Q):
@@ -145,7 +146,10 @@ class StreamingM2Operator:
         return self.stream.map_reduce(fn, client=self.client, **{**shared, "reader": self.reader})
 
     def matmat(self, Q: np.ndarray) -> np.ndarray:
+        """``M2_hat @ Q`` for a (d, b) block or a d-vector: one pass over the data."""
         Q = np.ascontiguousarray(Q, dtype=np.float64)
+        if Q.ndim == 1:
+            return self.matmat(Q[:, None])[:, 0]
         if self.stats is None:
             data_term = self._first_products(Q)
         else:

@@ -1,0 +1,130 @@
+"""Dask: the streaming spectral fit over shards and the sensitivity sampler's pairs on a LocalCluster.
+
+Run with ``pytest -m cluster``. An in-process LocalCluster (2 workers, 1 thread each) serves most tests;
+one test starts 2 worker processes, so that everything crosses a pickle boundary.
+"""
+
+import json
+
+import numpy as np
+import pytest
+
+from topicdp.adapters import CallableModel, make_model
+from topicdp.datasets import synthetic_lda
+from topicdp.samplers import PrivateResample, sample_sensitivity
+from topicdp.samplers.cluster import sample_sensitivity_on_cluster
+from topicdp.spectral.estimator import SpectralLDA
+from topicdp.spectral.streaming import StreamingSpectralLDA
+from topicdp.streaming import StreamingCorpus, dask_client, write_npz_shard
+
+pytestmark = pytest.mark.cluster
+pytest.importorskip("dask.distributed")
+
+
+@pytest.fixture(scope="module")
+def client():
+    with dask_client(n_workers=2, threads_per_worker=1, processes=False) as c:
+        yield c
+
+
+def test_spectral_fit_and_sampling_on_cluster_equal_local(client, tmp_path, lee_corpus):
+    """The issue's acceptance test: both roads on a 2-worker LocalCluster give the local results."""
+    X = synthetic_lda(2000, 200, 5, alpha0=1.0, mean_length=40, random_state=11).X
+    paths = [write_npz_shard(tmp_path / f"s{i}.npz", X[a:a + 400]) for i, a in enumerate(range(0, 2000, 400))]
+    stream = StreamingCorpus.from_npz(paths, vocabulary=[f"w{i}" for i in range(200)], chunk_size=150)
+    local = SpectralLDA(5, 1.0, random_state=2).fit(X)
+    remote = StreamingSpectralLDA(5, 1.0, random_state=2, client=client).fit(stream)
+    for name in ("topic_word_", "alpha_", "whitened_tensor_"):
+        np.testing.assert_allclose(getattr(remote, name), getattr(local, name), rtol=1e-8, atol=1e-12, err_msg=name)
+
+    corpus = lee_corpus.subset_users(np.arange(50))
+    model = make_model("sklearn-nmf", 4, 0, max_iter=60)
+    options = dict(n_pairs=4, insecure_testing=True, random_state=5)
+    here = sample_sensitivity(model, corpus, 0.1, **options)
+    there = sample_sensitivity_on_cluster(model, corpus, 0.1, client=client, **options)
+    assert there.deltas == here.deltas  # bit for bit
+    assert there.sensitivity == here.sensitivity and there.n_jobs == 2
+
+
+PICKLES = []
+
+
+class CountingResample(PrivateResample):
+    """P that records every time it is pickled (i.e. shipped somewhere)."""
+
+    def __getstate__(self):
+        PICKLES.append(1)
+        return self.__dict__.copy()
+
+
+def first_rows(corpus):
+    return np.asarray(corpus.X[:2].toarray() + 1.0, dtype=float)
+
+
+def test_corpus_is_shipped_once_not_per_pair(client, lee_corpus):
+    corpus = lee_corpus.subset_users(np.arange(40))
+    model = CallableModel(first_rows, 2, name="first-rows")
+    counts = []
+    for n_pairs in (4, 16):
+        PICKLES.clear()
+        distribution = CountingResample(corpus, "user")
+        result = sample_sensitivity_on_cluster(model, corpus, 0.1, client=client, distribution=distribution,
+                                               n_pairs=n_pairs, insecure_testing=True, random_state=0)
+        assert len(result.deltas) == n_pairs
+        counts.append(len(PICKLES))
+    assert counts[0] == counts[1] <= 4  # the scatter's (constant) cost, independent of the number of pairs
+
+
+def test_sampler_by_scheduler_address(lee_corpus):
+    from dask.distributed import LocalCluster
+
+    corpus = lee_corpus.subset_users(np.arange(30))
+    model = CallableModel(first_rows, 2, name="first-rows")
+    options = dict(n_pairs=3, insecure_testing=True, random_state=1)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster:
+        there = sample_sensitivity_on_cluster(model, corpus, 0.1, address=cluster.scheduler_address, **options)
+    assert there.deltas == sample_sensitivity(model, corpus, 0.1, **options).deltas
+    with pytest.raises(TypeError, match="n_jobs"):
+        sample_sensitivity_on_cluster(model, corpus, 0.1, address="tcp://unused:1", n_jobs=2)
+
+
+def test_jsonl_vocabulary_pass_and_fit_on_cluster(client, tmp_path):
+    rng = np.random.default_rng(0)
+    words = [f"word{chr(97 + i)}{chr(97 + j)}" for i in range(6) for j in range(5)]  # letters only: tokens
+    for s in range(3):
+        with open(tmp_path / f"p{s}.jsonl", "w") as fh:
+            for n in range(150):
+                text = " ".join(rng.choice(words[(s * 7) % 20:(s * 7) % 20 + 10], size=rng.integers(2, 12)))
+                fh.write(json.dumps({"text": text, "user": f"u{n % 17}"}) + "\n")
+    local = StreamingCorpus.from_jsonl(str(tmp_path / "p*.jsonl"), min_df=2, chunk_size=40)
+    remote = StreamingCorpus.from_jsonl(str(tmp_path / "p*.jsonl"), min_df=2, chunk_size=40, client=client)
+    assert remote.vocabulary == local.vocabulary
+    a = StreamingSpectralLDA(3, 1.0, random_state=0).fit(local)
+    b = StreamingSpectralLDA(3, 1.0, random_state=0, client=client).fit(remote)
+    np.testing.assert_allclose(b.topic_word_, a.topic_word_, rtol=1e-8, atol=1e-12)
+    assert remote.n_docs == local.n_docs == 450
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_worker_processes_equal_local(tmp_path, lee_corpus):
+    """Across real process boundaries (everything pickled): JSONL vocabulary pass, fit, and sampling."""
+    words = np.asarray(lee_corpus.vocabulary)
+    X = lee_corpus.X
+    texts = [" ".join(np.repeat(words[X.indices[a:b]], X.data[a:b])) for a, b in zip(X.indptr[:120], X.indptr[1:121])]
+    for s in range(2):
+        with open(tmp_path / f"p{s}.jsonl", "w") as fh:
+            for i in range(s, 120, 2):
+                fh.write(json.dumps({"text": texts[i], "user": i % 40}) + "\n")
+    corpus = lee_corpus.subset_users(np.arange(40))
+    model = make_model("sklearn-nmf", 3, 0, max_iter=40)
+    options = dict(n_pairs=3, insecure_testing=True, random_state=2)
+    local_stream = StreamingCorpus.from_jsonl(str(tmp_path / "p*.jsonl"), min_df=3, chunk_size=25)
+    local_fit = StreamingSpectralLDA(3, 1.0, random_state=0).fit(local_stream)
+    here = sample_sensitivity(model, corpus, 0.1, **options)
+    with dask_client(n_workers=2, threads_per_worker=1, processes=True) as client:
+        stream = StreamingCorpus.from_jsonl(str(tmp_path / "p*.jsonl"), min_df=3, chunk_size=25, client=client)
+        fit = StreamingSpectralLDA(3, 1.0, random_state=0, client=client).fit(stream)
+        there = sample_sensitivity_on_cluster(model, corpus, 0.1, client=client, **options)
+    assert stream.vocabulary == local_stream.vocabulary
+    np.testing.assert_allclose(fit.topic_word_, local_fit.topic_word_, rtol=1e-8, atol=1e-12)
+    assert there.deltas == here.deltas

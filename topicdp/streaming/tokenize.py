@@ -1,0 +1,95 @@
+"""Tokenisation identical to :meth:`topicdp.corpus.Corpus.from_texts`, one document at a time.
+
+The analyzer is scikit-learn's ``CountVectorizer`` analyzer built with exactly the options
+``Corpus.from_texts`` uses, so a token here is a token there. Counting is done here (not by
+``CountVectorizer.transform``) so that one analysis per document gives both the counts and the number of
+out-of-vocabulary tokens, which ``Corpus.from_texts`` logs with a second analysis.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import check_int
+from ..corpus import _TOKEN_PATTERN
+
+
+def make_vectorizer(*, stop_words="english", min_token_length: int = 3, min_df=1, max_df=1.0,
+                    max_features: int | None = None, vocabulary: Sequence[str] | None = None):
+    """The ``CountVectorizer`` that ``Corpus.from_texts`` builds for the same options (parameters validated)."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    check_int(min_token_length, "min_token_length", low=1)
+    if max_features is not None:
+        check_int(max_features, "max_features", low=1)
+    vectorizer = CountVectorizer(
+        lowercase=True,
+        token_pattern=_TOKEN_PATTERN % min_token_length,
+        stop_words=list(stop_words) if isinstance(stop_words, (list, tuple, set, frozenset)) else stop_words,
+        min_df=min_df,
+        max_df=max_df,
+        max_features=max_features,
+        vocabulary=list(vocabulary) if vocabulary is not None else None,
+        dtype=np.int64,
+    )
+    vectorizer._validate_params()  # scikit-learn's own messages for min_df / max_df / stop_words
+    return vectorizer
+
+
+class Tokenizer:
+    """Texts -> (CSR counts over a fixed vocabulary, out-of-vocabulary token count).
+
+    Picklable: the scikit-learn analyzer (a closure) is rebuilt lazily after unpickling, so the object can
+    be shipped to Dask workers.
+    """
+
+    def __init__(self, vocabulary: Sequence[str] | None, options: dict):
+        self.vocabulary = None if vocabulary is None else tuple(vocabulary)
+        self.options = dict(options)
+        self._analyze = None
+        self._index = None
+
+    def __getstate__(self):
+        return {"vocabulary": self.vocabulary, "options": self.options}
+
+    def __setstate__(self, state):
+        self.__init__(state["vocabulary"], state["options"])
+
+    @property
+    def analyze(self):
+        if self._analyze is None:
+            self._analyze = make_vectorizer(**self.options).build_analyzer()
+        return self._analyze
+
+    @property
+    def index(self) -> dict:
+        if self._index is None:
+            self._index = {w: i for i, w in enumerate(self.vocabulary)}
+        return self._index
+
+    def count(self, texts: list[str]) -> tuple[sp.csr_matrix, int]:
+        """Counts of ``texts`` over the vocabulary (rows may be empty) and the out-of-vocabulary tokens."""
+        index, analyze = self.index, self.analyze
+        indptr, cols, vals = [0], [], []
+        n_oov = 0
+        for text in texts:
+            counts = Counter()
+            for token in analyze(text):
+                j = index.get(token)
+                if j is None:
+                    n_oov += 1
+                else:
+                    counts[j] += 1
+            cols.extend(counts.keys())
+            vals.extend(counts.values())
+            indptr.append(len(cols))
+        X = sp.csr_matrix(
+            (np.asarray(vals, dtype=np.int64), np.asarray(cols, dtype=np.int64), np.asarray(indptr, dtype=np.int64)),
+            shape=(len(texts), len(index)),
+        )
+        X.sort_indices()
+        return X, n_oov
