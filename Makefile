@@ -10,7 +10,7 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	touch $@
 
-.PHONY: install demo test test-all bench
+.PHONY: install demo test test-all bench bench-spectral bench-streaming bench-cluster
 install: $(BIN)/.installed
 
 demo: $(BIN)/.installed
@@ -24,3 +24,12 @@ test-all: $(BIN)/.installed
 
 bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/bench_sampler.py
+
+bench-spectral: $(BIN)/.installed
+	$(BIN)/python benchmarks/bench_spectral.py
+
+bench-streaming: $(BIN)/.installed
+	$(BIN)/python benchmarks/bench_streaming.py
+
+bench-cluster: $(BIN)/.installed
+	$(BIN)/python benchmarks/bench_cluster.py

@@ -4,6 +4,14 @@ from .neighbours import PrivateResample, PublicReference
 from .sampler import SensitivitySample, sample_sensitivity
 from .sizing import optimal_rho, sample_size
 
+
+def __getattr__(name):  # the Dask path imports dask only when asked for
+    if name == "sample_sensitivity_on_cluster":
+        from .cluster import sample_sensitivity_on_cluster
+
+        return sample_sensitivity_on_cluster
+    raise AttributeError(f"module 'topicdp.samplers' has no attribute {name!r}")
+
 __all__ = [
     "sample_size",
     "optimal_rho",
@@ -11,4 +19,5 @@ __all__ = [
     "PublicReference",
     "SensitivitySample",
     "sample_sensitivity",
+    "sample_sensitivity_on_cluster",
 ]
