@@ -1,10 +1,11 @@
 """``topicdp audit``: audit a mechanism on a canary and plot the trade-off curve.
 
 The command is mechanism-agnostic: a *setup factory* ``factory(args) -> AuditSetup`` builds the neighbouring
-datasets, the claim and the mechanism; :data:`SETUPS` maps ``--mechanism`` names to factories and
-:func:`register_setup` adds more (TopicDP, spectral configurations...). The built-in
-``synthetic-gaussian`` setup is self-contained: Gaussian output perturbation of a statistic with a proven
-sensitivity (:class:`~topicdp.audit.synthetic.BoundedContributionSum`) on a synthetic corpus.
+datasets, the claim and the mechanism; :data:`SETUPS` maps ``--setup`` (alias ``--mechanism``) names to
+factories and :func:`register_setup` adds more. The built-in ``synthetic-gaussian`` setup is self-contained:
+Gaussian output perturbation of a statistic with a proven sensitivity
+(:class:`~topicdp.audit.synthetic.BoundedContributionSum`) on a synthetic corpus. The topic-model setups
+``topicdp-global``, ``topicdp-sampled`` and ``spectral-1`` live in :mod:`topicdp.audit.setups`.
 
 Hooks for ``topicdp.cli``: :func:`register` (adds the ``audit`` sub-command), or
 :func:`add_audit_arguments` + :func:`run_audit_cli`.
@@ -27,6 +28,7 @@ from .gaussian import analytic_sigma, gaussian_epsilon
 from .noise import DiscreteGaussianNoise, GaussianNoise
 from .plot import plot_tradeoff
 from .runner import AuditResult, audit_output_perturbation, audit_pipeline
+from .setups import add_setup_arguments, register_all
 from .synthetic import BoundedContributionSum, synthetic_corpus
 
 
@@ -61,10 +63,11 @@ def synthetic_setup(args) -> AuditSetup:
     add-remove, 2 for replace-one), multiplied by ``--sigma-factor`` (< 1 under-noises on purpose).
     """
     corpus = synthetic_corpus(random_state=0)
-    pair = make_canary(args.canary, corpus, neighbours=args.neighbours, random_state=1)
+    neighbours = args.neighbours or "add-remove"
+    pair = make_canary(args.canary, corpus, neighbours=neighbours, random_state=1)
     f = BoundedContributionSum(n_rows=5)
     W_out, W_in = f(pair.D), f(pair.D_prime)
-    sensitivity = f.sensitivity(args.neighbours)
+    sensitivity = f.sensitivity(neighbours)
     sigma = analytic_sigma(args.epsilon, args.delta, sensitivity)
     used = sigma * args.sigma_factor
     if args.noise == "discrete-gaussian":
@@ -95,13 +98,17 @@ SETUPS: dict[str, Callable[[Any], AuditSetup]] = {"synthetic-gaussian": syntheti
 
 
 def register_setup(name: str, factory: Callable[[Any], AuditSetup]) -> None:
-    """Make ``--mechanism name`` available (call before building the parser)."""
+    """Make ``--setup name`` (alias ``--mechanism name``) available (call before building the parser)."""
     SETUPS[name] = factory
+
+
+register_all(register_setup)  # topicdp-global, topicdp-sampled, spectral-1 (topicdp.audit.setups)
 
 
 def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the audit options to ``parser``."""
-    parser.add_argument("--mechanism", default="synthetic-gaussian", choices=sorted(SETUPS), help="what to audit")
+    parser.add_argument("--setup", "--mechanism", dest="mechanism", default="synthetic-gaussian", choices=sorted(SETUPS),
+                        help="what to audit")
     parser.add_argument("--epsilon", type=float, default=1.0, help="claimed epsilon (default 1)")
     parser.add_argument("--delta", type=float, default=1e-5, help="claimed delta (default 1e-5)")
     parser.add_argument(
@@ -109,7 +116,8 @@ def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--trials", type=int, default=20_000, help="releases per dataset (default 20000)")
     parser.add_argument("--canary", default="typical", choices=CANARIES)
-    parser.add_argument("--neighbours", default="add-remove", choices=NEIGHBOURS)
+    parser.add_argument("--neighbours", default=None, choices=NEIGHBOURS,
+                        help="neighbour relation (default: the setup's own; add-remove for synthetic-gaussian)")
     parser.add_argument("--distinguisher", default="projection", choices=DISTINGUISHERS)
     parser.add_argument("--noise", default="gaussian", choices=("gaussian", "discrete-gaussian"),
                         help="noise sampler of the synthetic mechanism")
@@ -120,6 +128,7 @@ def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plot", default=None, metavar="PATH", help="save the trade-off plot here")
     parser.add_argument("--out", default=None, metavar="JSON", help="write the audit result here")
     parser.add_argument("--fail-on-flag", action="store_true", help="exit with status 1 if the claim is refuted")
+    add_setup_arguments(parser)
 
 
 def run_audit(setup: AuditSetup, args) -> AuditResult:
@@ -177,6 +186,6 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         return run_audit_cli(args)
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, FileNotFoundError) as exc:
         print(f"topicdp audit: error: {exc}", file=sys.stderr)
         return 2

@@ -14,7 +14,8 @@ def add_arguments(p) -> None:
     p.add_argument("--quick", action="store_true", help="a small grid (minutes), as the tests use")
     p.add_argument("--no-spectral", action="store_true", help="skip the synthetic spectral-vs-DP-VI panel")
     p.add_argument("--no-table", action="store_true", help="skip the coherence/perplexity table")
-    p.add_argument("--max-docs-per-user", type=int, default=50)
+    p.add_argument("--max-docs-per-user", type=int, default=20,
+                   help="contribution bound of a real corpus (default 20: keeps the 2h fits of the full grid in budget)")
     p.add_argument("--max-features", type=int, default=2000)
     p.add_argument("--n-jobs", type=int, default=2)
 

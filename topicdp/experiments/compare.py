@@ -34,7 +34,7 @@ class CompareGrid:
     gamma: float = 0.1
     delta: float = 1e-4
     top_n: int = 10
-    repeats: int = 3
+    repeats: int = 2
     n_jobs: int = 2
     spectral: dict = field(default_factory=lambda: {
         "n_docs": (10_000,), "n_words": 500, "n_topics": 5, "alpha0": 1.0,

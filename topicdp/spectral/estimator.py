@@ -57,7 +57,7 @@ class SpectralLDA:
     """
 
     def __init__(self, n_topics: int, alpha0: float, random_state=None, *, simplex: str = "project",
-                 n_restarts: int = 5, tol: float = 1e-9, max_iter: int = 300):
+                 n_restarts: int = 5, tol: float = 1e-6, max_iter: int = 300):
         self.n_topics = n_topics
         self.alpha0 = alpha0
         self.random_state = random_state
