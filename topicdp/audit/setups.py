@@ -1,0 +1,488 @@
+"""Audit setups on real topic models: ``topicdp-global``, ``topicdp-sampled`` and ``spectral-1``.
+
+Each setup factory ``factory(args) -> AuditSetup`` (see :mod:`topicdp.audit.cli`) builds a corpus, a canary
+pair (D, D') on it, the mechanism as the library runs it, and the claim that mechanism makes:
+
+``topicdp-global``
+    :class:`~topicdp.TopicDP` with ``sensitivity="global"``: Gaussian output perturbation of the topic-word
+    matrix of a (deterministic) topic model with the provable L2 sensitivity sqrt(2K) of row-stochastic
+    K x V matrices. The claim is (epsilon, delta)-DP for *any* two datasets, so every canary is covered.
+    f(D), f(D') are fitted once; only the noise is re-drawn.
+``topicdp-sampled``
+    :class:`~topicdp.TopicDP` with ``sensitivity="sampled"`` (TopicDP Alg. 1-2). The noise scale is itself a
+    function of the data: with the default P (``--distribution private``, TopicDP's choice: resample the
+    private corpus' own users) sigma(D) is sampled on D and sigma(D') on D', and the audit runs each side
+    as the library would — a ``(noise_out, noise_in)`` pair. With ``--distribution public``, P resamples a
+    disjoint public reference corpus (other users of the same source), so sigma does not depend on the
+    private data and both sides share it (P, N, the vocabulary and the sampler seed are the same); only the
+    question "does Delta_s cover this canary?" is then left. The claim is (epsilon, delta, gamma)-random DP
+    with respect to P — *not* DP — which is why an outlier canary may be flagged (see ``docs/auditing.md``).
+    h = 2 x 49 fits per side at the default gamma = 0.22 (TopicDP Thm. 1); ``--n-pairs`` below h is the
+    insecure testing mode (the report then says "no guarantee"; the audit still tests the stated epsilon).
+``spectral-1``
+    :class:`~topicdp.spectral.SpectralDP` at configuration 1 (noise on M2 and M3), rerun end to end per
+    trial (:func:`~topicdp.audit.audit_pipeline`). Its guarantee is document level (replace one document,
+    N public), so its canaries are document-level: the records of the canary builders are documents (a
+    typical document, one document of fresh words, one very long document). Releases are put in
+    canonical topic order (a post-processing); the projection distinguisher's f is the non-private
+    :class:`~topicdp.spectral.SpectralLDA`. A trial whose fatal precondition fails releases a uniform matrix
+    (a failure is an observable output too). Pipelines cost ~0.1-0.5 s a trial: use ``--trials`` in the
+    hundreds.
+
+What is scored. For output perturbation the audit scores the *noisy* matrix (``PrivateRelease.noisy``,
+which the release exposes); the clipped and renormalised ``topic_word`` is a post-processing of it and
+cannot be less private.
+
+Corpora (``--corpus``): ``embedded`` (gensim's Lee corpus, one document per user; ``--n-users`` documents
+drawn with ``--corpus-seed``, vocabulary from the whole Lee corpus, which is public) or a JSON Lines path
+such as ``../shared/data/enron_sent/enron_sent.jsonl.gz`` (``--n-users`` users drawn with ``--corpus-seed``
+among those with at least ``--max-docs-per-user`` documents; each user bounded to ``--max-docs-per-user``
+random documents and ``--max-tokens-per-doc`` tokens; vocabulary = the ``--max-features`` most frequent
+words of the subset with min_df=3, max_df=0.5, treated as public as everywhere in topicdp). The public
+reference of ``--distribution public`` is ``--n-users`` *other* users (other Lee documents), with the same
+vocabulary and bounds.
+
+Canaries (``--canary``). ``typical``: a user of the corpus in the inter-quartile range of token counts.
+``outlier``: a user who saturates the contribution bounds (``--max-docs-per-user`` documents of
+``--max-tokens-per-doc`` tokens) with 10 fresh words no one else uses. ``long-document``: one document of
+10 x the longest document's length over 20 existing words; it is added after the corpus was bounded (the
+claims audited here do not rely on ``max_tokens_per_doc``: sqrt(2K) holds for any pair, the spectral
+sensitivities are length-normalised; re-bounding would only shrink the canary).
+
+Neighbours. ``replace-one`` by default (TopicDP's reports and its sampler's pairs, and SpectralDP with N
+public, are replace-one); ``--neighbours add-remove`` is accepted for ``topicdp-global`` only.
+"""
+
+from __future__ import annotations
+
+import collections
+import gzip
+import json
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import check_int, check_option
+from .canaries import CanaryPair, CorpusData, make_canary
+from .gaussian import gaussian_epsilon
+from .noise import GaussianNoise
+
+DISTRIBUTIONS = ("private", "public")
+OUTLIER_WORDS = 10
+
+
+def _audit_setup(**kwargs):
+    from .cli import AuditSetup  # lazy: cli imports this module to register the setups
+
+    return AuditSetup(**kwargs)
+
+
+def _opt(args, name, default):
+    value = getattr(args, name, None)
+    return default if value is None else value
+
+
+# -- corpora ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CorpusChoice:
+    """Which corpus an audit runs on (see the module docstring); hashable, so loads are cached."""
+
+    source: str = "embedded"
+    n_users: int = 30
+    max_docs_per_user: int = 20
+    max_tokens_per_doc: int = 300
+    max_features: int = 1000
+    seed: int = 0
+
+    @classmethod
+    def from_args(cls, args) -> "CorpusChoice":
+        return cls(
+            source=str(_opt(args, "corpus", "embedded")),
+            n_users=check_int(_opt(args, "n_users", 30), "n_users", low=3),
+            max_docs_per_user=check_int(_opt(args, "max_docs_per_user", 20), "max_docs_per_user", low=1),
+            max_tokens_per_doc=check_int(_opt(args, "max_tokens_per_doc", 300), "max_tokens_per_doc", low=3),
+            max_features=check_int(_opt(args, "max_features", 1000), "max_features", low=10),
+            seed=check_int(_opt(args, "corpus_seed", 0), "corpus_seed", low=0),
+        )
+
+    def describe(self) -> str:
+        if self.source == "embedded":
+            return (f"embedded Lee corpus: {self.n_users} documents (one per user) drawn with seed {self.seed}, "
+                    f"<= {self.max_tokens_per_doc} tokens/doc, vocabulary: {self.max_features} most frequent words "
+                    "of the whole Lee corpus (min_df=2, max_df=0.5)")
+        return (f"{Path(self.source).name}: {self.n_users} users drawn with seed {self.seed} among users with >= "
+                f"{self.max_docs_per_user} documents; <= {self.max_docs_per_user} random documents/user, <= "
+                f"{self.max_tokens_per_doc} tokens/doc; vocabulary: {self.max_features} most frequent words of the "
+                "subset (min_df=3, max_df=0.5), treated as public")
+
+
+def _bound(corpus, choice: CorpusChoice):
+    per_user = choice.max_docs_per_user if choice.source != "embedded" else None
+    return corpus.bound(per_user, choice.max_tokens_per_doc, random_state=choice.seed)
+
+
+@lru_cache(maxsize=8)
+def load_corpus(choice: CorpusChoice, reference: bool = False):
+    """The private corpus of ``choice`` (or, with ``reference=True``, its disjoint public reference)."""
+    from ..corpus import Corpus, embedded_texts
+
+    rng = np.random.default_rng(choice.seed)
+    if choice.source == "embedded":
+        full = Corpus.from_texts(embedded_texts(), min_df=2, max_df=0.5, max_features=choice.max_features)
+        if 2 * choice.n_users > full.n_users:
+            raise ValueError(f"n_users must be at most {full.n_users // 2} for the embedded corpus, got {choice.n_users}")
+        order = rng.permutation(full.n_users)
+        picked = order[choice.n_users : 2 * choice.n_users] if reference else order[: choice.n_users]
+        return _bound(full.subset_users(np.sort(picked)), choice)
+    path = Path(choice.source)
+    if not path.exists():
+        raise FileNotFoundError(f"corpus file not found: {path}")
+    counts = collections.Counter()
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                counts[json.loads(line)["user"]] += 1
+    eligible = sorted(u for u, n in counts.items() if n >= choice.max_docs_per_user)
+    if len(eligible) < 2 * choice.n_users:
+        raise ValueError(f"only {len(eligible)} users have >= {choice.max_docs_per_user} documents; "
+                         f"need 2 x n_users = {2 * choice.n_users}")
+    order = rng.permutation(len(eligible))
+    private = [eligible[i] for i in np.sort(order[: choice.n_users])]
+    corpus = _bound(Corpus.from_jsonl(path, users=private, min_df=3, max_df=0.5, max_features=choice.max_features),
+                    choice)
+    if not reference:
+        return corpus
+    public = [eligible[i] for i in np.sort(order[choice.n_users : 2 * choice.n_users])]
+    return _bound(Corpus.from_jsonl(path, users=public, vocabulary=list(corpus.vocabulary)), choice)
+
+
+def _as_corpus(data: CorpusData):
+    from ..corpus import Corpus
+
+    return Corpus.from_matrix(data.X, list(data.vocabulary), data.doc_users)
+
+
+def _with_vocabulary(corpus, vocabulary):
+    """``corpus`` with zero columns appended so that its vocabulary is ``vocabulary`` (a prefix extension)."""
+    from ..corpus import Corpus
+
+    V = corpus.n_words
+    if list(vocabulary[:V]) != list(corpus.vocabulary):
+        raise ValueError("the reference corpus' vocabulary must be a prefix of the canary pair's")
+    extra = len(vocabulary) - V
+    if extra == 0:
+        return corpus
+    X = sp.hstack([corpus.X, sp.csr_matrix((corpus.n_docs, extra), dtype=corpus.X.dtype)], format="csr")
+    return Corpus.from_matrix(X, list(vocabulary), corpus.doc_users)
+
+
+# -- canaries --------------------------------------------------------------------------------------
+
+
+def build_canary(kind: str, corpus, choice: CorpusChoice, *, unit: str = "user", neighbours: str = "replace-one",
+                 random_state: int = 1) -> CanaryPair:
+    """The canary pair of ``kind`` on ``corpus`` (user- or document-level records)."""
+    unit = check_option(unit, "unit", ("user", "document"))
+    data = CorpusData(corpus.X, corpus.doc_users, list(corpus.vocabulary))
+    if unit == "document":  # every document its own record
+        data = CorpusData(corpus.X, np.arange(corpus.n_docs, dtype=np.int64), list(corpus.vocabulary))
+    kwargs = {}
+    if kind == "outlier":
+        kwargs = {"n_docs": 1 if unit == "document" else choice.max_docs_per_user,
+                  "doc_length": choice.max_tokens_per_doc, "n_words": OUTLIER_WORDS}
+    return make_canary(kind, data, neighbours=neighbours, random_state=random_state, **kwargs)
+
+
+def _pair_corpora(pair: CanaryPair):
+    return _as_corpus(pair.D), _as_corpus(pair.D_prime)
+
+
+def _common(args, default_neighbours: str, allowed: tuple):
+    choice = CorpusChoice.from_args(args)
+    neighbours = _opt(args, "neighbours", default_neighbours)
+    if neighbours not in allowed:
+        raise ValueError(f"this setup's claim is for {' or '.join(allowed)} neighbours, got {neighbours!r}")
+    canary = _opt(args, "canary", "typical")
+    return choice, neighbours, canary
+
+
+def _model(args, n_words: int):
+    from ..adapters import make_model
+
+    k = check_int(_opt(args, "n_topics", 5), "n_topics", low=2, high=n_words - 1)
+    return make_model(str(_opt(args, "model", "gensim-lda")), k, int(_opt(args, "model_seed", 0)))
+
+
+# -- TopicDP ---------------------------------------------------------------------------------------
+
+
+def topicdp_global_setup(args):
+    """TopicDP with the provable global sensitivity sqrt(2K) (approx-DP for any neighbours)."""
+    from ..agnostic import TopicDP
+
+    choice, neighbours, kind = _common(args, "replace-one", ("replace-one", "add-remove"))
+    pair = build_canary(kind, load_corpus(choice), choice, neighbours=neighbours,
+                        random_state=int(_opt(args, "canary_seed", 1)))
+    D, D_prime = _pair_corpora(pair)
+    model = _model(args, D.n_words)
+    eps, delta = float(_opt(args, "epsilon", 1.0)), float(_opt(args, "delta", 1e-5))
+    rel = TopicDP(eps, delta, sensitivity="global", random_state=0).privatize(model, D, keep_nonprivate=True)
+    W_out, W_in = rel.nonprivate, model.fit_topic_word(D_prime)
+    factor = float(_opt(args, "sigma_factor", 1.0))
+    sigma = rel.report.sigma * factor
+    distance = float(np.linalg.norm(W_in - W_out))
+    details = {
+        "corpus": choice.describe(),
+        "model": model.describe(),
+        "guarantee": rel.report.guarantee,
+        "sensitivity_claimed": rel.report.sensitivity,
+        "sensitivity_method": rel.report.sensitivity_method,
+        "distance": distance,
+        "covered": distance <= rel.report.sensitivity,
+        "sigma_calibrated": rel.report.sigma,
+        "sigma_factor": factor,
+        "sigma_out": sigma,
+        "sigma_in": sigma,
+        "true_epsilon_this_pair": gaussian_epsilon(distance / sigma, delta),
+        "released_object": "PrivateRelease.noisy (before clipping/renormalisation, a post-processing)",
+    }
+    label = "TopicDP global sensitivity sqrt(2K)" + ("" if factor == 1.0 else f" x sigma {factor:g} (under-noised)")
+    return _audit_setup(mechanism=f"{label} [{model.name}, K={model.n_topics}]", epsilon=eps, delta=delta,
+                        canary=pair, W_out=W_out, W_in=W_in, noise=GaussianNoise(sigma), details=details)
+
+
+def topicdp_sampled_setup(args):
+    """TopicDP with the sampled sensitivity (random DP); sigma(D) and sigma(D') each from their own sampling."""
+    from ..agnostic import TopicDP
+    from ..samplers.sizing import sample_size
+
+    choice, neighbours, kind = _common(args, "replace-one", ("replace-one",))
+    distribution = check_option(str(_opt(args, "distribution", "private")), "distribution", DISTRIBUTIONS)
+    pair = build_canary(kind, load_corpus(choice), choice, neighbours=neighbours,
+                        random_state=int(_opt(args, "canary_seed", 1)))
+    D, D_prime = _pair_corpora(pair)
+    model = _model(args, D.n_words)
+    eps, delta = float(_opt(args, "epsilon", 1.0)), float(_opt(args, "delta", 1e-5))
+    gamma = float(_opt(args, "gamma", 0.22))
+    n_pairs = getattr(args, "n_pairs", None)
+    h_needed = sample_size(gamma)[1]
+    reference = None
+    if distribution == "public":
+        reference = _with_vocabulary(load_corpus(choice, reference=True), D.vocabulary)
+
+    def privatizer():
+        return TopicDP(eps, delta, gamma, sensitivity="sampled", distribution=reference,
+                       n_jobs=int(_opt(args, "n_jobs", 1)), random_state=0,
+                       sampler_random_state=int(_opt(args, "sampler_seed", 0)), n_pairs=n_pairs,
+                       insecure_testing=n_pairs is not None and n_pairs < h_needed,
+                       cache_dir=getattr(args, "cache_dir", None))
+
+    rel_out = privatizer().privatize(model, D, keep_nonprivate=True)
+    W_out = rel_out.nonprivate
+    if distribution == "public" and D_prime.n_users == D.n_users:
+        # Delta_s depends only on (P, N, vocabulary, model, sampler seed): identical for D and D'
+        W_in, rep_in = model.fit_topic_word(D_prime), rel_out.report
+    else:
+        rel_in = privatizer().privatize(model, D_prime, keep_nonprivate=True)
+        W_in, rep_in = rel_in.nonprivate, rel_in.report
+    rep_out = rel_out.report
+    factor = float(_opt(args, "sigma_factor", 1.0))
+    s_out, s_in = rep_out.sigma * factor, rep_in.sigma * factor
+    distance = float(np.linalg.norm(W_in - W_out))
+    sample = rep_out.details["sensitivity_sample"]
+    details = {
+        "corpus": choice.describe(),
+        "model": model.describe(),
+        "guarantee": rep_out.guarantee,
+        "gamma": gamma,
+        "h": sample["h"],
+        "k": sample["k"],
+        "h_required": h_needed,
+        "distribution": distribution,
+        "distribution_note": "P resamples the private corpus (TopicDP's choice): sigma depends on the data"
+        if distribution == "private" else "P resamples a disjoint public reference corpus: sigma is data independent",
+        "delta_s_out": rep_out.sensitivity,
+        "delta_s_in": rep_in.sensitivity,
+        "sensitivity_claimed": rep_out.sensitivity,
+        "distance": distance,
+        "covered": distance <= min(rep_out.sensitivity, rep_in.sensitivity),
+        "sigma_factor": factor,
+        "sigma_out": s_out,
+        "sigma_in": s_in,
+        "sigma_ratio": s_in / s_out,
+        "true_epsilon_this_pair": gaussian_epsilon(distance / s_out, delta) if s_in == s_out else None,
+        "true_epsilon_this_pair_at_sigma_out": gaussian_epsilon(distance / s_out, delta),
+        "sensitivity_sample_out": sample,
+        "sensitivity_sample_in": rep_in.details["sensitivity_sample"],
+        "released_object": "PrivateRelease.noisy (before clipping/renormalisation, a post-processing)",
+    }
+    noise = GaussianNoise(s_out) if s_in == s_out else (GaussianNoise(s_out), GaussianNoise(s_in))
+    hs = f"h={sample['h']}" + (" INSECURE" if sample["h"] < h_needed else "")
+    return _audit_setup(
+        mechanism=f"TopicDP sampled sensitivity (random DP, gamma={gamma:g}, {hs}, P={distribution}) "
+        f"[{model.name}, K={model.n_topics}]",
+        epsilon=eps, delta=delta, canary=pair, W_out=W_out, W_in=W_in, noise=noise, details=details)
+
+
+# -- spectral configuration 1 --------------------------------------------------------------------
+
+
+@dataclass
+class SpectralRelease:
+    """One run of :class:`~topicdp.spectral.SpectralDP` on a canary dataset; picklable for joblib.
+
+    Returns ``topic_word_`` in canonical topic order (post-processing); a fatal precondition failure returns
+    the uniform matrix (the failure is part of the observable output).
+    """
+
+    n_topics: int
+    alpha0: float
+    epsilon: float
+    delta: float
+    configuration: int = 1
+
+    def __call__(self, data, rng: np.random.Generator) -> np.ndarray:
+        from ..adapters.base import canonical_order
+        from ..spectral import PreconditionError, SpectralDP
+
+        try:
+            W = SpectralDP(self.n_topics, self.alpha0, self.configuration, self.epsilon, self.delta,
+                           random_state=rng).fit(data.X).topic_word_
+        except PreconditionError:
+            return np.full((self.n_topics, data.X.shape[1]), 1.0 / data.X.shape[1])
+        return W[canonical_order(W)]
+
+
+def spectral_reference(data, n_topics: int, alpha0: float) -> np.ndarray:
+    """Non-private spectral LDA (seed 0), canonical order: the f of the projection distinguisher."""
+    from ..adapters.base import canonical_order
+    from ..spectral import SpectralLDA
+
+    W = SpectralLDA(n_topics, alpha0, random_state=0).fit(data.X).topic_word_
+    return W[canonical_order(W)]
+
+
+def spectral1_setup(args):
+    """SpectralDP configuration 1 at document level, rerun per trial."""
+    from ..spectral import PreconditionError, SpectralDP
+
+    choice, neighbours, kind = _common(args, "replace-one", ("replace-one",))
+    pair = build_canary(kind, load_corpus(choice), choice, unit="document", neighbours=neighbours,
+                        random_state=int(_opt(args, "canary_seed", 1)))
+    k = check_int(_opt(args, "n_topics", 5), "n_topics", low=2)
+    alpha0 = float(_opt(args, "alpha0", 1.0))
+    eps, delta = float(_opt(args, "epsilon", 1.0)), float(_opt(args, "delta", 1e-5))
+    release = SpectralRelease(k, alpha0, eps, delta, 1)
+    reports = []
+    for data in (pair.D, pair.D_prime):
+        try:
+            reports.append(SpectralDP(k, alpha0, 1, eps, delta, random_state=0).fit(data.X).report_)
+        except PreconditionError as exc:
+            raise ValueError(f"spectral configuration 1 does not run on this corpus/epsilon ({exc}); use more "
+                             "documents, a larger epsilon or fewer topics") from exc
+    rep = reports[0]
+    W_out, W_in = spectral_reference(pair.D, k, alpha0), spectral_reference(pair.D_prime, k, alpha0)
+    details = {
+        "corpus": choice.describe(),
+        "unit": rep.unit,
+        "guarantee": rep.guarantee,
+        "claimed_epsilon_report": rep.epsilon,
+        "claimed_delta_report": rep.delta,
+        "n_documents": rep.details["n_documents"],
+        "n_short_documents": rep.details["n_short_documents"],
+        "Delta2": rep.details["Delta2"],
+        "Delta3": rep.details["Delta3"],
+        "m2_combined_sigma": rep.details["m2_combined_sigma"],
+        "distance": float(np.linalg.norm(W_in - W_out)),
+        "distance_note": "between the non-private spectral fits (the projection direction); the mechanism's "
+        "sensitivities are on M2/M3, not on the topics",
+        "checks_on_D": [(c.name, c.passed) for c in rep.checks],
+    }
+    return _audit_setup(mechanism=f"SpectralDP configuration 1 (document level) [k={k}, alpha0={alpha0:g}]",
+                        epsilon=float(rep.epsilon), delta=float(rep.delta), canary=pair, release=release,
+                        D_out=pair.D, D_in=pair.D_prime, reference=(W_out, W_in), details=details)
+
+
+# -- an extra distinguisher --------------------------------------------------------------------------
+
+
+@dataclass
+class NoiseScaleDistinguisher:
+    """Score = mean squared residual ||M - f(D)||_F^2 / (K V): estimates the noise variance (needs f(D)).
+
+    Output perturbation whose sigma is computed from the private data (a sensitivity sampled on D) releases
+    sigma(D) along with the matrix: with K x V i.i.d. noise entries the variance is estimated to a relative
+    error of about sqrt(2/(K V)), so a few percent of difference between sigma(D) and sigma(D') separates
+    the two datasets. Not one of the CLI's named distinguishers; pass the object to the runners.
+    """
+
+    W_out: np.ndarray
+    name: str = "noise-scale"
+
+    def __post_init__(self) -> None:
+        self.W_out = np.asarray(self.W_out, dtype=np.float64)
+
+    def score(self, releases: np.ndarray) -> np.ndarray:
+        R = np.asarray(releases, dtype=np.float64).reshape(len(releases), -1) - self.W_out.ravel()
+        return np.einsum("ij,ij->i", R, R) / R.shape[1]
+
+
+# -- registration ------------------------------------------------------------------------------------
+
+SETUP_FACTORIES = {
+    "topicdp-global": topicdp_global_setup,
+    "topicdp-sampled": topicdp_sampled_setup,
+    "spectral-1": spectral1_setup,
+}
+
+
+def add_setup_arguments(parser) -> None:
+    """Options of the topic-model setups (ignored by ``synthetic-gaussian``)."""
+    g = parser.add_argument_group("topic-model setups (topicdp-global, topicdp-sampled, spectral-1)")
+    g.add_argument("--corpus", default="embedded",
+                   help="'embedded' (gensim's Lee corpus) or a JSON Lines path with 'text' and 'user' fields")
+    g.add_argument("--n-users", type=int, default=30, help="users (Lee: documents) in the audited subset (30)")
+    g.add_argument("--max-docs-per-user", type=int, default=20, help="contribution bound, documents/user (20)")
+    g.add_argument("--max-tokens-per-doc", type=int, default=300, help="contribution bound, tokens/document (300)")
+    g.add_argument("--max-features", type=int, default=1000, help="vocabulary size (1000)")
+    g.add_argument("--corpus-seed", type=int, default=0, help="seed of the user subset and the bounding (0)")
+    g.add_argument("--canary-seed", type=int, default=1, help="seed of the canary draw (1)")
+    g.add_argument("--model", default="gensim-lda", help="topic model of the TopicDP setups (gensim-lda)")
+    g.add_argument("--n-topics", type=int, default=5, help="K (5)")
+    g.add_argument("--model-seed", type=int, default=0, help="seed of the topic model (0)")
+    g.add_argument("--gamma", type=float, default=0.22, help="random-DP gamma of topicdp-sampled (0.22: h=49)")
+    g.add_argument("--n-pairs", type=int, default=None,
+                   help="override h of topicdp-sampled; below Thm. 1's h this is the insecure testing mode")
+    g.add_argument("--distribution", default="private", choices=DISTRIBUTIONS,
+                   help="P of topicdp-sampled: resample the private corpus (TopicDP's default) or a disjoint "
+                   "public reference")
+    g.add_argument("--sampler-seed", type=int, default=0, help="seed of the neighbour-pair draws (0)")
+    g.add_argument("--cache-dir", default=None, help="cache sampled sensitivities here")
+    g.add_argument("--alpha0", type=float, default=1.0, help="Dirichlet alpha0 of spectral-1 (1.0)")
+
+
+def register_all(register_setup) -> None:
+    for name, factory in SETUP_FACTORIES.items():
+        register_setup(name, factory)
+
+
+__all__ = [
+    "CorpusChoice",
+    "load_corpus",
+    "build_canary",
+    "topicdp_global_setup",
+    "topicdp_sampled_setup",
+    "spectral1_setup",
+    "SpectralRelease",
+    "spectral_reference",
+    "NoiseScaleDistinguisher",
+    "SETUP_FACTORIES",
+    "add_setup_arguments",
+]
