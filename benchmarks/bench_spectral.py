@@ -12,7 +12,9 @@ Cells (N, d, k, alpha0), topics ~ Dirichlet(0.1), Poisson(100) lengths (``topicd
 Time and recovery error are medians over interleaved repeats in one process per cell. Peak memory is
 measured in a fresh subprocess per cell that loads the saved corpus and fits once: VmHWM of that
 process (its peak resident set, including the corpus and the interpreter), next to the peak of a
-process that only loads the corpus (the difference is what the fit adds).
+process that only loads the corpus (the difference is what the fit adds). The corpus is loaded as a
+float64 CSR matrix (int32 indices), the form the estimator computes with; an integer matrix would be
+converted once, adding a copy of its data array.
 ``--quick`` shrinks every N by 10 (and the d = 20 000 cells' N by 10), one gensim repeat.
 """
 
@@ -55,7 +57,8 @@ def _save(path: Path, data) -> None:
 
 def _load(path: Path):
     z = np.load(path)
-    X = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))
+    # float64 counts, the dtype the estimator computes with (an int matrix would be converted: one copy)
+    X = sp.csr_matrix((z["data"].astype(np.float64), z["indices"], z["indptr"]), shape=tuple(z["shape"]))
     return X, z["topic_word"], z["alpha"]
 
 

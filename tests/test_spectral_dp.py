@@ -124,7 +124,8 @@ def test_recommendation_says_why():
     assert rec.configuration in (1, 2, 3, 4) and len(rec.reasons) >= 2
     assert set(rec.predicted_noise) == {1, 2, 3, 4}
     assert "Remark" in " ".join(rec.reasons) or "Sec. 7" in " ".join(rec.reasons)
-    simple = recommend_configuration(10_000, 500, 10, 1.0, accounting="simple", epsilon=0.5)
-    assert simple.configuration == 2
+    # simple accounting, epsilon where config 1's two M2 releases swamp the whitening but config 2's does not
+    assert recommend_configuration(10_000, 100, 5, 1.0, accounting="simple", epsilon=7, delta=1e-7).configuration == 2
+    assert recommend_configuration(10_000, 100, 5, 1.0, accounting="simple", epsilon=50, delta=1e-7).configuration == 1
     with pytest.raises(ValueError, match="n_topics"):
         recommend_configuration(1000, 10, 10, 1.0)

@@ -20,8 +20,10 @@ def _small_corpus(seed, n_docs=7, n_words=5):
     return sp.csr_matrix(X)
 
 
-@pytest.mark.parametrize("seed,alpha0", [(0, 1.0), (1, 0.3), (2, 7.5)])
-def test_implicit_moments_equal_explicit(seed, alpha0):
+@pytest.mark.parametrize("seed,alpha0,chunk", [(0, 1.0, None), (1, 0.3, 2), (2, 7.5, 3)])
+def test_implicit_moments_equal_explicit(seed, alpha0, chunk, monkeypatch):
+    if chunk:  # passes over X in blocks of `chunk` documents give the same sums
+        monkeypatch.setattr("topicdp.spectral.moments.ROW_CHUNK", chunk)
     X = _small_corpus(seed)
     _, M2, M3 = explicit_moments(X, alpha0)  # loops over documents and distinct index tuples
     corpus = prepare_corpus(X)

@@ -132,6 +132,25 @@ def prepare_corpus(X, *, name: str = "X") -> Corpus:
     return Corpus(X=X, lengths=lengths[keep].astype(np.float64), n_short=n_short)
 
 
+#: documents per block in the passes over X (bounds the N x b temporaries to a few tens of MB)
+ROW_CHUNK = 65_536
+
+
+def row_chunks(X: sp.csr_matrix, chunk: int | None = None):
+    """``(start, stop, X[start:stop])`` with the row blocks as views of X's data and indices (no copy)."""
+    chunk = ROW_CHUNK if chunk is None else chunk
+    n = X.shape[0]
+    if n <= chunk:
+        yield 0, n, X
+        return
+    for start in range(0, n, chunk):
+        stop = min(n, start + chunk)
+        a, b = X.indptr[start], X.indptr[stop]
+        block = sp.csr_matrix((X.data[a:b], X.indices[a:b], X.indptr[start:stop + 1] - a),
+                              shape=(stop - start, X.shape[1]))
+        yield start, stop, block
+
+
 class M2Operator:
     """``M2_hat`` of Eq. 6 as a symmetric linear operator (never materialised).
 
@@ -159,9 +178,11 @@ class M2Operator:
         Q = np.asarray(Q, dtype=np.float64)
         vec = Q.ndim == 1
         Q2 = Q[:, None] if vec else Q
-        XQ = self.X @ Q2
-        XQ *= self.g[:, None]
-        out = np.asarray(self.X.T @ XQ)
+        out = np.zeros((self.shape[0], Q2.shape[1]))
+        for start, stop, Xc in row_chunks(self.X):  # X^T diag(g) X Q by row blocks: O(chunk b) memory
+            XQ = Xc @ Q2
+            XQ *= self.g[start:stop, None]
+            out += Xc.T @ XQ
         out -= self.h[:, None] * Q2
         out -= self.kappa * np.outer(self.S, self.S @ Q2)
         return out[:, 0] if vec else out
@@ -242,22 +263,32 @@ def whitened_m3(corpus: Corpus, alpha0: float, W: np.ndarray, Y: np.ndarray | No
     _, b, c = lda_coefficients(alpha0)
     X, N = corpus.X, float(corpus.n_docs)
     W = np.asarray(W, dtype=np.float64)
-    if Y is None:
-        Y = np.asarray(X @ W)
+    k = W.shape[1]
     s1 = 1.0 / corpus.lengths
     s2 = corpus.inverse_falling(2)
     s3 = corpus.inverse_falling(3)
     bp = b / (N * (N - 1.0))
     cp = c / (N * (N - 1.0) * (N - 2.0))
-
     omega = s3 / N - 3.0 * bp * s2 * s1 + 2.0 * cp * s1 ** 3
-    T = _sum_cubes(Y, omega)
+
+    # one pass over document blocks accumulates every document sum (no N x k array is kept)
+    T = np.zeros((k, k, k))
+    zeta = np.zeros((X.shape[1], k))
+    YsY2 = np.zeros((k, k))
+    YsY11 = np.zeros((k, k))
+    P = np.zeros(k)
+    for start, stop, Xc in row_chunks(X):
+        Yc = np.asarray(Xc @ W) if Y is None else Y[start:stop]
+        sl = slice(start, stop)
+        T += _sum_cubes(Yc, omega[sl])
+        zeta += Xc.T @ (Yc * (bp * s2[sl] * s1[sl] - s3[sl] / N)[:, None])
+        YsY2 += (Yc * s2[sl, None]).T @ Yc
+        YsY11 += (Yc * (s1[sl] * s1[sl])[:, None]).T @ Yc
+        P += Yc.T @ s1[sl]
     T += _sum_rows_cubes(W, 2.0 * np.asarray(X.T @ s3).ravel() / N)
-    zeta = bp * np.asarray(X.T @ (Y * (s2 * s1)[:, None])) - np.asarray(X.T @ (Y * (s3 / N)[:, None]))
     T += _sym3_tensor(_sum_rows_sq_outer(W, zeta))
-    P = Y.T @ s1
     v2 = np.asarray(X.T @ s2).ravel()
-    K = bp * ((Y * s2[:, None]).T @ Y - (W * v2[:, None]).T @ W) - cp * ((Y * (s1 * s1)[:, None]).T @ Y)
+    K = bp * (YsY2 - (W * v2[:, None]).T @ W) - cp * YsY11
     T += sym3_outer(K, P)
     T += cp * np.einsum("a,b,c->abc", P, P, P)
     return T
