@@ -36,12 +36,15 @@ def main():
     ap.add_argument("--max-features", type=int, default=2000)
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--gamma", type=float, default=0.1)
+    ap.add_argument("--users", type=int, default=None, help="use only the first N users of the file (documented subset)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     if not PATH.exists():
         print("skipped: ../shared/data/enron_sent is absent")
         return 0
     corpus = Corpus.from_jsonl(PATH, min_df=5, max_df=0.5, max_features=args.max_features)
+    if args.users is not None:
+        corpus = corpus.subset_users(range(args.users))  # the first N users in file order
     corpus = corpus.bound(args.max_docs_per_user, args.max_tokens_per_doc)
     print(corpus, corpus.log.lines(), flush=True)
     rows = []
