@@ -1,6 +1,7 @@
 """Sensitivity bounds of the spectral backend against brute-force searches over neighbouring corpora."""
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -121,3 +122,13 @@ def test_laplace_bound_fails_with_probability_delta():
     assert abs(fails / n - delta) < 5 * np.sqrt(delta * (1 - delta) / n)
     up = laplace_bound("q", 1.0, 0.5, 2.0, delta, rng, side="upper")
     assert up.bound > up.noisy
+
+
+def test_sigma_k_lower_bound_uses_weyl_sensitivity():
+    """Procedure 1 for sigma_k(M2): Laplace scale Delta2/eps (Weyl), not Lemma 9's 2/N."""
+    from topicdp.spectral.procedure1 import sigma_k_lower_bound
+
+    b = sigma_k_lower_bound(0.01, 1000, 1.0, 0.5, 1e-6, np.random.default_rng(0))
+    assert b.sensitivity == delta_m2(1000, 1.0) == 4.0 / 1000
+    assert math.isclose(b.scale, b.sensitivity / 0.5)
+    assert math.isclose(b.noisy - b.bound, b.scale * math.log(1 / 2e-6))

@@ -2,24 +2,29 @@
 
 Follows DeCarolis, Ram, Esmaeili, Wang & Huang, *An end-to-end differentially private LDA using a
 spectral algorithm* (ICML 2020; ``../shared/papers/000_*``), with the corrections documented in each
-module (see also :mod:`.sensitivity`).
+module (the paper's statements found wrong or loose are listed in :mod:`.moments` and :mod:`.sensitivity`).
 
 Public API
 ----------
 :class:`SpectralLDA`
-    Non-private spectral LDA (``topic_word_``, ``alpha_``).
+    Non-private spectral LDA (``topic_word_``, ``alpha_``, ``n_short_documents_``).
 :class:`SpectralDP`
-    The same with noise at one of the four configurations (``report_`` is a PrivacyReport).
+    The same with noise at configuration 1, 2, 3 or 4 (``report_`` is a :class:`topicdp.report.PrivacyReport`).
 :func:`recommend_configuration`
     Which configuration to use for (N, d, k, alpha0), and why.
+:class:`PreconditionError`
+    Raised when a configuration's precondition fails on released quantities.
+:func:`group_privacy`
+    The group-privacy map used for user-level guarantees.
+
+Modules: :mod:`.moments` (M2 operator, whitened M3), :mod:`.whitening`, :mod:`.tensor` (power method,
+Jennrich), :mod:`.recovery`, :mod:`.sensitivity`, :mod:`.noise`, :mod:`.procedure1`, :mod:`.accounting`,
+:mod:`.configurations`, :mod:`.private`, :mod:`.recommend`.
 """
 
 from .estimator import SpectralLDA
+from .private import PreconditionError, SpectralDP, group_privacy
+from .recommend import Recommendation, recommend_configuration
 
-__all__ = ["SpectralLDA"]
-from .private import PreconditionError, SpectralDP, group_privacy  # noqa: E402
-
-__all__ += ["SpectralDP", "PreconditionError", "group_privacy"]
-from .recommend import Recommendation, recommend_configuration  # noqa: E402
-
-__all__ += ["Recommendation", "recommend_configuration"]
+__all__ = ["SpectralLDA", "SpectralDP", "PreconditionError", "group_privacy", "Recommendation",
+           "recommend_configuration"]
