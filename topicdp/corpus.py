@@ -184,26 +184,13 @@ class Corpus:
         from the texts with scikit-learn's ``CountVectorizer`` limits ``min_df``, ``max_df`` and
         ``max_features``.
         """
-        from sklearn.feature_extraction.text import CountVectorizer
-
         texts = list(texts)
         if not texts:
             raise ValueError("texts is empty: a corpus needs at least one document")
         if not all(isinstance(t, str) for t in texts):
             raise TypeError("texts must be a sequence of str")
-        check_int(min_token_length, "min_token_length", low=1)
-        if max_features is not None:
-            check_int(max_features, "max_features", low=1)
-        vectorizer = CountVectorizer(
-            lowercase=True,
-            token_pattern=_TOKEN_PATTERN % min_token_length,
-            stop_words=list(stop_words) if isinstance(stop_words, (list, tuple, set, frozenset)) else stop_words,
-            min_df=min_df,
-            max_df=max_df,
-            max_features=max_features,
-            vocabulary=list(vocabulary) if vocabulary is not None else None,
-            dtype=np.int64,
-        )
+        vectorizer = make_vectorizer(stop_words=stop_words, min_token_length=min_token_length, min_df=min_df,
+                                     max_df=max_df, max_features=max_features, vocabulary=vocabulary)
         try:
             X = vectorizer.fit_transform(texts)
         except ValueError as exc:  # e.g. every document was stop words only
@@ -230,23 +217,11 @@ class Corpus:
         ``users`` restricts the corpus to those user ids (a documented subset). Other keyword arguments
         go to :meth:`from_texts`.
         """
-        keep = None if users is None else set(users)
-        texts, owners = [], []
-        opener = gzip.open if str(path).endswith(".gz") else open
-        with opener(path, "rt", encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                row = json.loads(line)
-                try:
-                    text, user = row[text_field], row[user_field]
-                except KeyError as exc:
-                    raise ValueError(f"{path}:{lineno}: missing field {exc.args[0]!r}") from None
-                if keep is None or user in keep:
-                    texts.append(text)
-                    owners.append(user)
+        records = list(read_jsonl_records(path, text_field, user_field, users))
+        texts = [t for t, _ in records]
+        owners = [u for _, u in records]
         if not texts:
-            raise ValueError(f"{path}: no documents" + ("" if keep is None else " for the requested users"))
+            raise ValueError(f"{path}: no documents" + ("" if users is None else " for the requested users"))
         return cls.from_texts(texts, owners, **text_options)
 
     @classmethod
@@ -449,6 +424,54 @@ def _occurrence_counts(values: np.ndarray) -> list[int]:
     return out
 
 
+def make_vectorizer(*, stop_words="english", min_token_length: int = 3, min_df=1, max_df=1.0,
+                    max_features: int | None = None, vocabulary: Sequence[str] | None = None):
+    """The ``CountVectorizer`` behind every tokenisation in topicdp (one place for the rules).
+
+    Lower-cased runs of at least ``min_token_length`` unicode letters; scikit-learn's English stop words
+    by default; vocabulary limits as in ``CountVectorizer``. Parameters are validated here.
+    """
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    check_int(min_token_length, "min_token_length", low=1)
+    if max_features is not None:
+        check_int(max_features, "max_features", low=1)
+    vectorizer = CountVectorizer(
+        lowercase=True,
+        token_pattern=_TOKEN_PATTERN % min_token_length,
+        stop_words=list(stop_words) if isinstance(stop_words, (list, tuple, set, frozenset)) else stop_words,
+        min_df=min_df,
+        max_df=max_df,
+        max_features=max_features,
+        vocabulary=list(vocabulary) if vocabulary is not None else None,
+        dtype=np.int64,
+    )
+    vectorizer._validate_params()  # scikit-learn's own messages for min_df / max_df / stop_words
+    return vectorizer
+
+
+def read_jsonl_records(path, text_field: str = "text", user_field: str = "user", users=None):
+    """Yield (text, user) of a JSON Lines file (gzip'd when the name ends in ``.gz``), in file order.
+
+    ``users``: keep only these user ids. A missing field or a non-string text fails with the line number.
+    """
+    keep = None if users is None else frozenset(users)
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            try:
+                text, user = row[text_field], row[user_field]
+            except KeyError as exc:
+                raise ValueError(f"{path}:{lineno}: missing field {exc.args[0]!r}") from None
+            if not isinstance(text, str):
+                raise TypeError(f"{path}:{lineno}: field {text_field!r} must be a string")
+            if keep is None or user in keep:
+                yield text, user
+
+
 def tokenize(
     texts: Sequence[str],
     *,
@@ -460,13 +483,7 @@ def tokenize(
 
     With ``vocabulary``, tokens outside it are dropped, so the lists match a corpus built on it.
     """
-    from sklearn.feature_extraction.text import CountVectorizer
-
-    analyze = CountVectorizer(
-        lowercase=True,
-        token_pattern=_TOKEN_PATTERN % check_int(min_token_length, "min_token_length", low=1),
-        stop_words=list(stop_words) if isinstance(stop_words, (list, tuple, set, frozenset)) else stop_words,
-    ).build_analyzer()
+    analyze = make_vectorizer(stop_words=stop_words, min_token_length=min_token_length).build_analyzer()
     keep = None if vocabulary is None else set(vocabulary)
     return [[t for t in analyze(text) if keep is None or t in keep] for text in texts]
 

@@ -58,7 +58,6 @@ from __future__ import annotations
 import collections
 import gzip
 import json
-import math
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path

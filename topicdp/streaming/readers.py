@@ -13,8 +13,6 @@ sidecar (see :func:`write_npz_shard`).
 
 from __future__ import annotations
 
-import gzip
-import json
 import os
 from dataclasses import dataclass
 from itertools import islice
@@ -24,6 +22,7 @@ from typing import Iterator
 import numpy as np
 import scipy.sparse as sp
 
+from ..corpus import read_jsonl_records
 from .chunks import Chunk, canonical_counts, drop_empty
 from .tokenize import Tokenizer
 from .vocabulary import TokenCounts
@@ -64,21 +63,7 @@ class JsonlReader:
 
     def _records(self, shard: Shard) -> Iterator[tuple[str, object]]:
         """(text, user) of the documents kept by the user filter, in file order."""
-        path = shard.source
-        opener = gzip.open if str(path).endswith(".gz") else open
-        with opener(path, "rt", encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                row = json.loads(line)
-                try:
-                    text, user = row[self.text_field], row[self.user_field]
-                except KeyError as exc:
-                    raise ValueError(f"{path}:{lineno}: missing field {exc.args[0]!r}") from None
-                if not isinstance(text, str):
-                    raise TypeError(f"{path}:{lineno}: field {self.text_field!r} must be a string")
-                if self.keep is None or user in self.keep:
-                    yield text, user
+        return read_jsonl_records(shard.source, self.text_field, self.user_field, self.keep)
 
     def read(self, shard: Shard) -> Iterator[Chunk]:
         records = self._records(shard)

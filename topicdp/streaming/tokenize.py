@@ -14,30 +14,7 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_int
-from ..corpus import _TOKEN_PATTERN
-
-
-def make_vectorizer(*, stop_words="english", min_token_length: int = 3, min_df=1, max_df=1.0,
-                    max_features: int | None = None, vocabulary: Sequence[str] | None = None):
-    """The ``CountVectorizer`` that ``Corpus.from_texts`` builds for the same options (parameters validated)."""
-    from sklearn.feature_extraction.text import CountVectorizer
-
-    check_int(min_token_length, "min_token_length", low=1)
-    if max_features is not None:
-        check_int(max_features, "max_features", low=1)
-    vectorizer = CountVectorizer(
-        lowercase=True,
-        token_pattern=_TOKEN_PATTERN % min_token_length,
-        stop_words=list(stop_words) if isinstance(stop_words, (list, tuple, set, frozenset)) else stop_words,
-        min_df=min_df,
-        max_df=max_df,
-        max_features=max_features,
-        vocabulary=list(vocabulary) if vocabulary is not None else None,
-        dtype=np.int64,
-    )
-    vectorizer._validate_params()  # scikit-learn's own messages for min_df / max_df / stop_words
-    return vectorizer
+from ..corpus import make_vectorizer
 
 
 class Tokenizer:
