@@ -225,11 +225,16 @@ class TopicDP:
                                 "computed from the private data and is not itself protected.")
         return self._gaussian_noise(W, sigma, report, rng), report
 
-    def _gaussian_global(self, W, model, checks, rng):
+    @staticmethod
+    def _require_simplex(W, checks, bound: str, option: str) -> None:
+        """The global bounds hold only for row-stochastic matrices: check, record, refuse otherwise."""
         stochastic, detail = check_row_stochastic(W)
-        checks.append(Check("rows on the simplex (needed for the sqrt(2K) bound)", stochastic, detail))
+        checks.append(Check(f"rows on the simplex (needed for the {bound} bound)", stochastic, detail))
         if not stochastic:
-            raise ValueError(f"sensitivity='global' needs a model whose topics are probability vectors: {detail}")
+            raise ValueError(f"{option} needs a model whose topics are probability vectors: {detail}")
+
+    def _gaussian_global(self, W, model, checks, rng):
+        self._require_simplex(W, checks, "sqrt(2K)", "sensitivity='global'")
         delta_2 = simplex_l2_sensitivity(W.shape[0])
         sigma = calibrate_gaussian(self.epsilon, self.delta, delta_2, method=self.calibration)
         report = self._base_report(
@@ -248,10 +253,7 @@ class TopicDP:
         return self._gaussian_noise(W, sigma, report, rng), report
 
     def _laplace(self, W, model, checks, rng):
-        stochastic, detail = check_row_stochastic(W)
-        checks.append(Check("rows on the simplex (needed for the 2K bound)", stochastic, detail))
-        if not stochastic:
-            raise ValueError(f"mechanism='laplace' needs a model whose topics are probability vectors: {detail}")
+        self._require_simplex(W, checks, "2K", "mechanism='laplace'")
         delta_1 = simplex_l1_sensitivity(W.shape[0])
         scale = delta_1 / self.epsilon
         report = self._base_report(
