@@ -149,3 +149,10 @@ def test_secure_noise_lands_on_a_grid_with_at_least_the_calibrated_scale(small):
     assert gaussian_epsilon(r.report.sigma, 1e-5, r.report.sensitivity) <= 2.0 + 1e-9
     with pytest.raises(ValueError, match="secure_noise"):
         TopicDP(2.0, secure_noise=True, calibration="analytic")
+
+
+@pytest.mark.parametrize("kwargs", [{"sensitivity": "global"}, {"sensitivity": "global", "mechanism": "laplace"}])
+def test_global_bounds_refuse_matrices_off_the_simplex(small, kwargs):
+    signed = CallableModel(lambda c: np.full((2, c.n_words), 2.0 / c.n_words), n_topics=2, name="rows-sum-to-2")
+    with pytest.raises(ValueError, match="probability vectors"):
+        TopicDP(1.0, **kwargs).privatize(signed, small)
