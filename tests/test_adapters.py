@@ -9,7 +9,7 @@ def small(lee_corpus):
     return lee_corpus.subset_documents(np.arange(80))
 
 
-@pytest.mark.parametrize("name", [m for m in MODELS if m != "spectral"])
+@pytest.mark.parametrize("name", list(MODELS))
 def test_same_data_same_spec_bit_identical_and_canonical(name, small):
     model = make_model(name, 4, random_state=3)
     a = model.fit_topic_word(small)
