@@ -118,7 +118,11 @@ def cmd_privatize(args) -> int:
     release = _make_privatizer(args).privatize(model, corpus, keep_nonprivate=args.show_nonprivate)
     elapsed = time.perf_counter() - start
     if args.show_nonprivate:
+        from .metrics import l1_distance, rmse
+
         print(format_topics(release.nonprivate_top_words(args.top), "top words before noise (NOT PRIVATE):"))
+        print(f"noise: L1 (mean row L2, TopicDP's convention) {l1_distance(release.noisy, release.nonprivate, convention='topicdp'):.4g}, "
+              f"RMSE {rmse(release.noisy, release.nonprivate):.4g}, largest non-private entry {release.nonprivate.max():.4g}")
     print(format_topics(release.top_words(args.top), "top words of the release:"))
     print("\nprivacy report:\n" + release.report.summary())
     print(f"\nwall time {elapsed:.1f} s")
