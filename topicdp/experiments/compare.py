@@ -37,15 +37,15 @@ class CompareGrid:
     repeats: int = 2
     n_jobs: int = 2
     spectral: dict = field(default_factory=lambda: {
-        "n_docs": (10_000,), "n_words": 500, "n_topics": 5, "alpha0": 1.0,
-        "epsilons": (0.5, 1.0, 2.0, 5.0, 10.0), "dpsvi_iterations": 200, "repeats": 2,
+        "n_docs": (10_000, 100_000), "n_words": 100, "n_topics": 5, "alpha0s": (0.1, 1.0),
+        "epsilons": (1.0, 3.0, 10.0, 30.0, 100.0), "dpsvi_iterations": 200, "repeats": 2,
     })
 
     @classmethod
     def quick(cls) -> "CompareGrid":
         return cls(models=("gensim-lda",), epsilons=(1.0, 3.0, 10.0), gammas=(0.22,), sizes=(2, 3),
                    size_model="gensim-lda", n_topics=3, gamma=0.22, repeats=2, spectral={
-                       "n_docs": (2_000,), "n_words": 200, "n_topics": 3, "alpha0": 1.0,
+                       "n_docs": (2_000,), "n_words": 200, "n_topics": 3, "alpha0s": (1.0,),
                        "epsilons": (1.0, 10.0), "dpsvi_iterations": 30, "repeats": 1})
 
     @classmethod

@@ -38,10 +38,10 @@ def _fit(mechanism: str, k: int, alpha0: float, epsilon, X, seed: int, iteration
 def run_spectral(store, grid, progress) -> None:
     """Fill ``store`` with the spectral panel of ``grid.spectral``."""
     cfg = grid.spectral
-    k, d, alpha0 = cfg["n_topics"], cfg["n_words"], cfg["alpha0"]
+    k, d = cfg["n_topics"], cfg["n_words"]
     private = ["config1", "config2", "config3", "config4", "dpsvi"]
-    for n_docs in cfg["n_docs"]:
-        name = f"synthetic-N{n_docs}-d{d}-k{k}"
+    for n_docs, alpha0 in ((n, a) for n in cfg["n_docs"] for a in cfg["alpha0s"]):
+        name = f"synthetic-N{n_docs}-d{d}-k{k}-a{alpha0:g}"
         for rep in range(cfg["repeats"]):
             combos = [(m, e) for m in private for e in cfg["epsilons"]]
             combos += [("spectral-nonprivate", float("inf")), ("dpsvi-nonprivate", float("inf"))]
