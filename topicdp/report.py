@@ -150,8 +150,11 @@ class PrivacyReport:
             lines.append(f"sigma                {self.sigma:.6g} (calibration: {self.calibration})")
         for method, s in self.sigma_alternatives.items():
             lines.append(f"  sigma if {method:<10} {s:.6g}" if s is not None else f"  sigma if {method:<10} n/a")
+        if self.composition_total:
+            lines.append(f"composition          {len(self.composition)} release(s); totals:")
         for name, total in self.composition_total.items():
-            lines.append(f"total ({name})".ljust(21) + f"{total}")
+            value = f"{total:.6g}" if isinstance(total, (int, float)) else str(total)
+            lines.append(f"  {name}: {value}")
         failed = [c for c in self.checks if not c.passed]
         lines.append(f"run-time checks      {len(self.checks) - len(failed)}/{len(self.checks)} passed")
         for c in failed:
