@@ -100,13 +100,11 @@ def test_duck_typed_corpus_and_as_corpora(corpus):
 
 
 def test_works_with_the_project_corpus_class(corpus):
-    corpus_mod = pytest.importorskip("topicdp.corpus")
-    try:
-        real = corpus_mod.Corpus.from_matrix(corpus.X, corpus.vocabulary, corpus.doc_users)
-    except Exception as exc:  # the lead's API is still moving
-        pytest.skip(f"Corpus.from_matrix unavailable: {exc}")
+    from topicdp.corpus import Corpus
+
+    real = Corpus.from_matrix(corpus.X, corpus.vocabulary, corpus.doc_users)
     pair = make_canary("outlier", real, random_state=0)
-    D, Dp = pair.as_corpora(corpus_mod.Corpus.from_matrix)
+    D, Dp = pair.as_corpora(Corpus.from_matrix)
     assert D.n_words == Dp.n_words == real.n_words + 10
     assert Dp.n_users == D.n_users + 1
 

@@ -14,6 +14,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..report import _jsonable
+
 from .._validation import check_int, check_real
 from .bounds import EpsilonBound, epsilon_bound
 from .distinguishers import make_distinguisher
@@ -118,18 +120,6 @@ class AuditResult:
                 f"verdict          {verdict}",
             ]
         )
-
-
-def _jsonable(obj):
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if hasattr(obj, "tolist"):
-        return _jsonable(obj.tolist())
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return str(obj)
-    return obj
 
 
 def _seeds(random_state) -> tuple[np.random.SeedSequence, dict]:
