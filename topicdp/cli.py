@@ -160,19 +160,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None)
     p.set_defaults(func=cmd_demo)
 
-    _register_optional(sub)
+    from .audit.cli import register as register_audit
+    from .experiments.cli import register as register_compare
+
+    register_compare(sub)
+    register_audit(sub)
     return parser
-
-
-def _register_optional(sub) -> None:
-    """Subcommands of other modules (compare, audit) register themselves here when present."""
-    for module_name in ("topicdp.experiments.cli", "topicdp.audit.cli"):
-        try:
-            module = __import__(module_name, fromlist=["register"])
-        except ImportError:
-            continue
-        if hasattr(module, "register"):
-            module.register(sub)
 
 
 def main(argv=None) -> int:
