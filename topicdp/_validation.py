@@ -63,6 +63,22 @@ def check_option(value, name: str, options: Iterable[str]) -> str:
     return value
 
 
+def check_count_values(data: np.ndarray, name: str = "X", block: int = 1 << 20) -> None:
+    """Raise unless every entry is finite, non-negative and integral (checked in blocks, so a
+    10^8-entry matrix needs no full-size temporaries). The message says which property failed."""
+    for start in range(0, data.size, block):
+        part = data[start:start + block]
+        if not np.all(np.isfinite(part)):
+            found = "NaN or inf"
+        elif part.min() < 0:
+            found = f"the negative value {part.min()}"
+        elif not np.all(part == np.rint(part)):
+            found = "fractional values"
+        else:
+            continue
+        raise ValueError(f"{name} must hold finite, non-negative integer counts (found {found})")
+
+
 def check_random_state(random_state) -> np.random.Generator:
     """A numpy Generator: OS-seeded for ``None``, seeded for an int, passed through for a Generator."""
     if random_state is None or isinstance(random_state, (numbers.Integral, np.random.SeedSequence)):

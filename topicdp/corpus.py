@@ -27,7 +27,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import check_int, check_random_state
+from ._validation import check_count_values, check_int, check_random_state
 
 #: tokens are runs of at least ``min_token_length`` letters (unicode letters, no digits or underscores)
 _TOKEN_PATTERN = r"(?u)\b[^\W\d_]{%d,}\b"
@@ -379,14 +379,7 @@ def _validate_counts(X) -> sp.csr_matrix:
         if arr.ndim != 2:
             raise ValueError(f"X must be a 2-D document-term matrix, got {arr.ndim} dimension(s)")
         X = sp.csr_matrix(arr)
-    data = X.data
-    if data.size:
-        if not np.all(np.isfinite(data)):
-            raise ValueError("X must contain only finite counts (found NaN or inf)")
-        if data.min() < 0:
-            raise ValueError(f"X must contain non-negative counts (found {data.min()})")
-        if not np.all(data == np.round(data)):
-            raise ValueError("X must contain integer counts (found fractional values)")
+    check_count_values(X.data)
     if X.dtype != np.int64:
         X = X.astype(np.int64)
     X.eliminate_zeros()

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_real
+from .._validation import check_count_values, check_real
 
 #: documents with fewer tokens than this have no third-order estimator (Eq. 4 divides by l(l-1)(l-2))
 MIN_DOC_LENGTH = 3
@@ -93,15 +93,6 @@ class Corpus:
         return out
 
 
-def _are_counts(data: np.ndarray, block: int = 1 << 20) -> bool:
-    """All entries finite, non-negative and integral; checked in blocks (no full-size temporaries)."""
-    for start in range(0, data.size, block):
-        part = data[start:start + block]
-        if not (np.all(np.isfinite(part)) and part.min() >= 0 and np.all(part == np.rint(part))):
-            return False
-    return True
-
-
 def prepare_corpus(X, *, name: str = "X") -> Corpus:
     """Validate a document-term count matrix and drop documents with fewer than 3 tokens.
 
@@ -120,8 +111,7 @@ def prepare_corpus(X, *, name: str = "X") -> Corpus:
         raise TypeError(f"{name} must be a scipy.sparse matrix (or 2-D ndarray) of counts, got {type(X).__name__}")
     if X.ndim != 2 or X.shape[1] < 2:
         raise ValueError(f"{name} must have shape (n_docs, n_words) with n_words >= 2, got {X.shape}")
-    if not _are_counts(X.data):
-        raise ValueError(f"{name} must hold non-negative integer counts")
+    check_count_values(X.data, name)
     if not X.has_canonical_format:
         X = X.copy()
         X.sum_duplicates()
