@@ -27,7 +27,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import check_count_values, check_int, check_random_state
+from ._validation import check_count_values, check_int
 
 #: tokens are runs of at least ``min_token_length`` letters (unicode letters, no digits or underscores)
 _TOKEN_PATTERN = r"(?u)\b[^\W\d_]{%d,}\b"
@@ -294,39 +294,65 @@ class Corpus:
         self,
         max_docs_per_user: int | None = None,
         max_tokens_per_doc: int | None = None,
-        random_state=0,
+        random_state: int | np.random.SeedSequence | np.random.Generator | None = None,
     ) -> "Corpus":
         """Cap each user's contribution; return a new corpus whose ``log`` counts what was cut.
 
+        Bounding is a *per-unit* function: what is kept of a user (which documents, and which tokens of
+        each) depends only on that user's own documents and on a seed ``s`` drawn once, independently of
+        the data. Write ``B_s(u)`` for what is kept of user ``u``; the bounded corpus is ``{B_s(u)}``.
+
+        * The documents kept of user ``u`` are a uniformly random ``max_docs_per_user``-subset of the
+          *positions* of u's documents (their order in the corpus), drawn by a generator seeded with
+          ``(s, stable hash of u's id)``. The id, not the user's index, so that adding or removing another
+          user (which renumbers users) changes nothing here.
+        * A document longer than ``max_tokens_per_doc`` keeps a uniformly random sub-multiset of its tokens
+          (a multivariate hypergeometric draw from its counts, since a count matrix has no token order),
+          drawn by a generator seeded with ``(s, hash of the document's words and counts)``: it depends on
+          the document alone, so it is the same function at the document level too.
+
+        Why it matters. A mechanism ``M`` that is (eps, delta)-DP on bounded corpora stays so after
+        bounding only if neighbouring inputs stay neighbours: for every fixed ``s``, if ``D`` and ``D'``
+        differ in one user then ``B_s(D)`` and ``B_s(D')`` differ in that user's (bounded) rows only, so
+        ``M(B_s(D))`` is (eps, delta)-DP; drawing ``s`` independently of the data keeps it so (a mixture of
+        DP mechanisms). One random stream shared by all users, as before, breaks this: one user's extra
+        document shifts the stream and re-draws every user after it. The same holds at the document level
+        for ``max_tokens_per_doc`` (add/remove or replace one document). ``max_docs_per_user`` is a
+        user-level bound: under document-level replace-one (N public) it keeps the same positions of every
+        other user, but adding or removing a document re-draws its owner's subset.
+
+        The guarantee holds for any seed chosen without looking at the data, public or not; the default
+        draws fresh entropy from the operating system, and a given seed makes bounding reproducible.
+
         Parameters
         ----------
-        max_docs_per_user : int, optional
-            Keep at most this many documents of each user: a uniformly random subset, drawn with
-            ``random_state`` (the documents' order in the input, e.g. by date, would bias a prefix).
-        max_tokens_per_doc : int, optional
-            Documents longer than this keep a uniformly random subset of their tokens (a multivariate
-            hypergeometric draw from the counts), since a count matrix has no token order.
-        random_state : int, Generator or None, default=0
+        max_docs_per_user : int >= 1, optional
+            Keep at most this many documents of each user (a uniformly random subset: the documents' order
+            in the input, e.g. by date, would bias a prefix).
+        max_tokens_per_doc : int >= 1, optional
+            Keep at most this many tokens of each document.
+        random_state : None, int >= 0, SeedSequence or Generator, default=None
+            The seed ``s``: ``None`` for fresh OS entropy; a Generator is drawn from once.
         """
-        rng = check_random_state(random_state)
+        root = _bounding_root(random_state)
         log = CorpusLog(**self.log.as_dict())
-        X = self.X
         docs = np.arange(self.n_docs)
         if max_docs_per_user is not None:
             m = check_int(max_docs_per_user, "max_docs_per_user", low=1)
             kept = []
-            for user_docs in self.user_documents():
+            for u, user_docs in enumerate(self.user_documents()):
                 if user_docs.size > m:
                     log.users_capped += 1
                     log.documents_cut_by_max_docs_per_user += int(user_docs.size - m)
-                    user_docs = np.sort(rng.choice(user_docs, size=m, replace=False))
+                    rng = _unit_rng(root, b"user", _id_key(self.user_ids[u]))
+                    user_docs = user_docs[np.sort(rng.choice(user_docs.size, size=m, replace=False))]
                 kept.append(user_docs)
             docs = np.sort(np.concatenate(kept))
             log.max_docs_per_user = m
-        X = X[docs]
+        X = self.X[docs]
         if max_tokens_per_doc is not None:
             L = check_int(max_tokens_per_doc, "max_tokens_per_doc", low=1)
-            X, n_truncated, n_cut = _truncate_rows(X, L, rng)
+            X, n_truncated, n_cut = _truncate_rows(X, L, root, self.vocabulary)
             log.documents_truncated += n_truncated
             log.tokens_cut_by_max_tokens_per_doc += n_cut
             log.max_tokens_per_doc = L
@@ -387,7 +413,8 @@ def _validate_counts(X) -> sp.csr_matrix:
     return X
 
 
-def _truncate_rows(X: sp.csr_matrix, L: int, rng: np.random.Generator):
+def _truncate_rows(X: sp.csr_matrix, L: int, root: bytes, vocabulary: tuple):
+    """Rows longer than ``L`` keep ``L`` of their tokens, each drawn from a generator keyed by the row alone."""
     lengths = np.asarray(X.sum(axis=1)).ravel()
     long_rows = np.flatnonzero(lengths > L)
     if long_rows.size == 0:
@@ -395,9 +422,59 @@ def _truncate_rows(X: sp.csr_matrix, L: int, rng: np.random.Generator):
     X = X.copy()
     for r in long_rows:
         a, b = X.indptr[r], X.indptr[r + 1]
-        X.data[a:b] = rng.multivariate_hypergeometric(X.data[a:b], L)
+        counts = X.data[a:b]
+        # the key is the document itself (its words, not column indices, and their counts), so neither its
+        # position in the corpus nor its owner's other documents can change what it keeps
+        key = "\x00".join(f"{vocabulary[j]}\x01{c}" for j, c in zip(X.indices[a:b].tolist(), counts.tolist()))
+        X.data[a:b] = _unit_rng(root, b"document", key.encode()).multivariate_hypergeometric(counts, L)
     X.eliminate_zeros()
     return X, int(long_rows.size), int(lengths[long_rows].sum() - L * long_rows.size)
+
+
+def _bounding_root(random_state) -> bytes:
+    """32 bytes of seed for :meth:`Corpus.bound`: fresh OS entropy for ``None``."""
+    if random_state is None:
+        random_state = np.random.SeedSequence()
+    if isinstance(random_state, np.random.Generator):
+        return random_state.bytes(32)
+    if isinstance(random_state, np.random.SeedSequence):
+        return random_state.generate_state(8, dtype=np.uint32).tobytes()
+    seed = check_int(random_state, "random_state", low=0)
+    return hashlib.sha256(b"int:" + str(seed).encode()).digest()
+
+
+def _unit_rng(root: bytes, kind: bytes, key: bytes) -> np.random.Generator:
+    """The generator of one privacy unit: seeded by a hash of (root seed, kind of unit, unit key)."""
+    digest = hashlib.sha256(root + b"\x00" + kind + b"\x00" + key).digest()
+    return np.random.default_rng(np.random.SeedSequence(int.from_bytes(digest, "little")))
+
+
+def _id_key(uid) -> bytes:
+    """A stable, injective byte encoding of a user id (unlike ``hash``, the same in every process).
+
+    Type-tagged and length-prefixed, so that e.g. ``"1"``, ``1`` and ``("1",)`` differ.
+    """
+    if isinstance(uid, np.generic):
+        uid = uid.item()
+    if uid is None:
+        return b"n"
+    if isinstance(uid, bool):
+        return b"b1" if uid else b"b0"
+    if isinstance(uid, int):
+        return b"i" + str(uid).encode()
+    if isinstance(uid, float):
+        return b"f" + uid.hex().encode()
+    if isinstance(uid, str):
+        body = uid.encode("utf-8", "surrogatepass")
+        return b"s%d:" % len(body) + body
+    if isinstance(uid, bytes):
+        return b"y%d:" % len(uid) + uid
+    if isinstance(uid, tuple):
+        parts = [_id_key(x) for x in uid]
+        return b"t%d(" % len(parts) + b"".join(b"%d:" % len(p) + p for p in parts) + b")"
+    raise TypeError(
+        f"user ids must be str, int, float, bytes, None or tuples of them for bounding, got {type(uid).__name__}"
+    )
 
 
 def _unique_in_order(items: Sequence) -> list:
