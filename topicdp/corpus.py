@@ -21,8 +21,9 @@ import gzip
 import hashlib
 import json
 import os
+import zlib
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -210,18 +211,29 @@ class Corpus:
         text_field: str = "text",
         user_field: str = "user",
         users: Sequence | None = None,
+        n_users: int | None = None,
         **text_options,
     ) -> "Corpus":
-        """Read JSON Lines (gzip'd when the name ends in ``.gz``) with a text and a user field.
+        """Read JSON Lines (gzip'd or not) with a text and a user field (see :func:`read_jsonl_records`).
 
-        ``users`` restricts the corpus to those user ids (a documented subset). Other keyword arguments
-        go to :meth:`from_texts`.
+        ``users`` restricts the corpus to those user ids and ``n_users`` to the first ``n_users`` distinct
+        users of the file (documented subsets). Other keyword arguments go to :meth:`from_texts`.
         """
-        records = list(read_jsonl_records(path, text_field, user_field, users))
-        texts = [t for t, _ in records]
-        owners = [u for _, u in records]
+        if n_users is not None:
+            n_users = check_int(n_users, "n_users", low=1)
+        records = read_jsonl_records(path, text_field, user_field, users)
+        texts: list[str] = []
+        owners: list = []
+        first: set = set()
+        for text, user in records:
+            if n_users is not None and user not in first:
+                if len(first) == n_users:
+                    continue
+                first.add(user)
+            texts.append(text)
+            owners.append(user)
         if not texts:
-            raise ValueError(f"{path}: no documents" + ("" if users is None else " for the requested users"))
+            raise ValueError(f"{os.fspath(path)}: no documents" + ("" if users is None else " for the requested users"))
         return cls.from_texts(texts, owners, **text_options)
 
     @classmethod
@@ -520,26 +532,81 @@ def make_vectorizer(*, stop_words="english", min_token_length: int = 3, min_df=1
     return vectorizer
 
 
-def read_jsonl_records(path, text_field: str = "text", user_field: str = "user", users=None):
-    """Yield (text, user) of a JSON Lines file (gzip'd when the name ends in ``.gz``), in file order.
+_GZIP_MAGIC = b"\x1f\x8b"
+_BOM = b"\xef\xbb\xbf"
 
-    ``users``: keep only these user ids. A missing field or a non-string text fails with the line number.
+
+def read_jsonl_records(
+    path: str | os.PathLike,
+    text_field: str = "text",
+    user_field: str = "user",
+    users: Iterable | None = None,
+) -> Iterator[tuple[str, object]]:
+    """Yield ``(text, user)`` of each record of a JSON Lines file, in file order: topicdp's one reader.
+
+    The file may be gzip-compressed (recognised by its content; a name ending in ``.gz`` must hold gzip
+    data) and may start with a UTF-8 byte-order mark. Blank lines are skipped. Every problem is a
+    ``ValueError`` (``TypeError`` for a field of the wrong type) whose message starts with ``path:line``:
+    a directory or a non-gzip ``.gz`` file, a byte that is not UTF-8, invalid JSON, a record that is not an
+    object, a missing field, a text that is not a string, a user that is not a string or a number, and
+    truncated gzip data. Nothing is skipped silently.
+
+    Parameters
+    ----------
+    path : path-like
+    text_field, user_field : str
+        The names of the text and user fields of each record.
+    users : iterable, optional
+        Keep only the records of these user ids (a documented subset).
     """
     keep = None if users is None else frozenset(users)
-    opener = gzip.open if str(path).endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            row = json.loads(line)
-            try:
-                text, user = row[text_field], row[user_field]
-            except KeyError as exc:
-                raise ValueError(f"{path}:{lineno}: missing field {exc.args[0]!r}") from None
-            if not isinstance(text, str):
-                raise TypeError(f"{path}:{lineno}: field {text_field!r} must be a string")
-            if keep is None or user in keep:
-                yield text, user
+    where = os.fspath(path)
+    if os.path.isdir(where):
+        raise ValueError(f"{where}: is a directory; the corpus must be a JSON Lines file (.jsonl or .jsonl.gz)")
+    with open(where, "rb") as raw:
+        compressed = raw.read(2) == _GZIP_MAGIC
+    if not compressed and where.endswith(".gz"):
+        raise ValueError(f"{where}: the name ends in .gz but the file is not gzip-compressed")
+    lineno = 0
+    try:
+        with (gzip.open(where, "rb") if compressed else open(where, "rb")) as fh:
+            for lineno, line in enumerate(fh, 1):
+                if lineno == 1 and line.startswith(_BOM):
+                    line = line[len(_BOM):]
+                if not line.strip():
+                    continue
+                text, user = _parse_record(line, where, lineno, text_field, user_field)
+                if keep is None or user in keep:
+                    yield text, user
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        raise ValueError(f"{where}:{lineno + 1}: corrupt or truncated gzip data ({exc})") from None
+
+
+def _parse_record(line: bytes, where: str, lineno: int, text_field: str, user_field: str) -> tuple[str, object]:
+    try:
+        decoded = line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"{where}:{lineno}: not UTF-8 (byte 0x{line[exc.start]:02x} at byte {exc.start + 1} of the line)"
+        ) from None
+    try:
+        row = json.loads(decoded)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{where}:{lineno}: invalid JSON: {exc.msg} at column {exc.colno}") from None
+    if not isinstance(row, dict):
+        raise ValueError(f"{where}:{lineno}: a record must be a JSON object, got {type(row).__name__}")
+    for field_name, role in ((text_field, "text_field"), (user_field, "user_field")):
+        if field_name not in row:
+            present = ", ".join(map(repr, list(row)[:6])) or "none"
+            raise ValueError(f"{where}:{lineno}: missing field {field_name!r} ({role}; the record's fields: {present})")
+    text, user = row[text_field], row[user_field]
+    if not isinstance(text, str):
+        raise TypeError(f"{where}:{lineno}: field {text_field!r} (text_field) must be a string, "
+                        f"got {type(text).__name__}")
+    if isinstance(user, bool) or not isinstance(user, (str, int, float)) or user != user:  # user != user: NaN
+        got = repr(user) if isinstance(user, float) else type(user).__name__
+        raise TypeError(f"{where}:{lineno}: field {user_field!r} (user_field) must be a string or a number, got {got}")
+    return text, user
 
 
 def tokenize(
