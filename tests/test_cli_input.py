@@ -33,6 +33,7 @@ def never_read(monkeypatch):
 
     monkeypatch.setattr("topicdp.corpus.read_jsonl_records", boom)
     monkeypatch.setattr("topicdp.corpus.embedded_corpus", boom)
+    monkeypatch.setattr("topicdp.corpus.embedded_texts", boom)
 
 
 # -- silent weakening ---------------------------------------------------------------------------------
