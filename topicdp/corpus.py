@@ -12,7 +12,11 @@ that it was taken as given. Pass ``vocabulary=`` from a public source to avoid t
 
 Contribution bounding (:meth:`Corpus.bound`) caps what any one user can contribute — at most
 ``max_docs_per_user`` documents and ``max_tokens_per_doc`` tokens per document — which user-level
-privacy needs; everything it removes is counted in :attr:`Corpus.log`.
+privacy needs. It acts on each privacy unit separately (what is kept of a user depends only on that
+user's records and the seed), so that neighbouring corpora stay neighbours; everything it removes is
+counted in :attr:`Corpus.log` (private diagnostics, not for publication).
+
+:func:`read_jsonl_records` is the one JSON Lines reader of the package; its errors name file and line.
 """
 
 from __future__ import annotations
@@ -533,7 +537,6 @@ def make_vectorizer(*, stop_words="english", min_token_length: int = 3, min_df=1
 
 
 _GZIP_MAGIC = b"\x1f\x8b"
-_BOM = b"\xef\xbb\xbf"
 
 
 def read_jsonl_records(
@@ -567,30 +570,37 @@ def read_jsonl_records(
         compressed = raw.read(2) == _GZIP_MAGIC
     if not compressed and where.endswith(".gz"):
         raise ValueError(f"{where}: the name ends in .gz but the file is not gzip-compressed")
+    opener = gzip.open if compressed else open
     lineno = 0
     try:
-        with (gzip.open(where, "rb") if compressed else open(where, "rb")) as fh:
+        # text mode decodes in C, fast; utf-8-sig drops a byte-order mark at the start of the file
+        with opener(where, "rt", encoding="utf-8-sig", newline="\n") as fh:
             for lineno, line in enumerate(fh, 1):
-                if lineno == 1 and line.startswith(_BOM):
-                    line = line[len(_BOM):]
                 if not line.strip():
                     continue
                 text, user = _parse_record(line, where, lineno, text_field, user_field)
                 if keep is None or user in keep:
                     yield text, user
+    except UnicodeDecodeError:
+        # the decoder works in blocks, so find the line again byte by byte
+        raise ValueError(_locate_non_utf8(where, opener)) from None
     except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
         raise ValueError(f"{where}:{lineno + 1}: corrupt or truncated gzip data ({exc})") from None
 
 
-def _parse_record(line: bytes, where: str, lineno: int, text_field: str, user_field: str) -> tuple[str, object]:
+def _locate_non_utf8(where: str, opener) -> str:
+    with opener(where, "rb") as fh:
+        for lineno, line in enumerate(fh, 1):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return f"{where}:{lineno}: not UTF-8 (byte 0x{line[exc.start]:02x} at byte {exc.start + 1} of the line)"
+    return f"{where}: not UTF-8"
+
+
+def _parse_record(line: str, where: str, lineno: int, text_field: str, user_field: str) -> tuple[str, object]:
     try:
-        decoded = line.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(
-            f"{where}:{lineno}: not UTF-8 (byte 0x{line[exc.start]:02x} at byte {exc.start + 1} of the line)"
-        ) from None
-    try:
-        row = json.loads(decoded)
+        row = json.loads(line)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{where}:{lineno}: invalid JSON: {exc.msg} at column {exc.colno}") from None
     if not isinstance(row, dict):
