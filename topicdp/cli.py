@@ -81,7 +81,8 @@ def check_corpus_path(path: str, flag: str = "corpus") -> None:
 
 def check_bounds(args) -> None:
     """--max-docs-per-user and --max-tokens-per-doc: leave a flag out for no bound; 0 is not 'no bound'."""
-    for flag, value in (("--max-docs-per-user", args.max_docs_per_user), ("--max-tokens-per-doc", args.max_tokens_per_doc)):
+    bounds = {"--max-docs-per-user": args.max_docs_per_user, "--max-tokens-per-doc": args.max_tokens_per_doc}
+    for flag, value in bounds.items():
         if value is not None and value < 1:
             raise ValueError(f"{flag} must be an integer >= 1, got {value} (leave the flag out for no bound)")
 
@@ -92,7 +93,8 @@ def check_arguments(args) -> None:
     The checks are the library's own (``topicdp._validation``, ``topicdp.adapters.MODELS``), with the flag
     names in the messages; they run in a few milliseconds, so a typo costs no reading time.
     """
-    from ._validation import check_delta, check_epsilon, check_gamma, check_int, check_n_jobs, check_option, check_real
+    from ._validation import (check_delta, check_epsilon, check_gamma, check_int, check_n_jobs, check_option,
+                              check_real)
     from .adapters import MODELS
 
     check_option(args.model, "--model", MODELS)
