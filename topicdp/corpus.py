@@ -334,8 +334,8 @@ class Corpus:
         DP mechanisms). One random stream shared by all users, as before, breaks this: one user's extra
         document shifts the stream and re-draws every user after it. The same holds at the document level
         for ``max_tokens_per_doc`` (add/remove or replace one document). ``max_docs_per_user`` is a
-        user-level bound: under document-level replace-one (N public) it keeps the same positions of every
-        other user, but adding or removing a document re-draws its owner's subset.
+        user-level bound; leave it out at the document level (replacing a document in place keeps its
+        owner's other choices, but adding or removing one re-draws its owner's subset).
 
         The guarantee holds for any seed chosen without looking at the data, public or not; the default
         draws fresh entropy from the operating system, and a given seed makes bounding reproducible.
