@@ -191,3 +191,24 @@ def test_a_good_file_is_loaded_with_the_bounds_and_the_user_subset(tmp_path):
     corpus = load_corpus(args)
     assert corpus.user_ids == ("u0", "u1", "u2") and corpus.n_docs == 3 and corpus.n_tokens == 6
     assert corpus.log.max_docs_per_user == 1 and corpus.log.max_tokens_per_doc == 2
+
+
+@pytest.mark.parametrize("load", ["compare", "audit", "streaming"])
+def test_every_reader_goes_through_the_one_reader(tmp_path, load):
+    """compare, the audit and the streaming corpus read JSON Lines through read_jsonl_records, so they
+    report a bad line the same way."""
+    path = _write(tmp_path / "c.jsonl", extra=b"{not json}\n")
+    where = f"{path}:{len(ROWS) + 1}: invalid JSON"
+    with pytest.raises(ValueError, match=where):
+        if load == "compare":
+            from topicdp.experiments.cli import load_split
+
+            load_split(str(path), 5, 100, True)
+        elif load == "audit":
+            from topicdp.audit.setups import CorpusChoice, load_corpus as audit_load
+
+            audit_load(CorpusChoice(source=str(path), n_users=3))
+        else:
+            from topicdp.streaming import StreamingCorpus
+
+            StreamingCorpus.from_jsonl(str(path))
