@@ -45,7 +45,7 @@ def main():
     corpus = Corpus.from_jsonl(PATH, min_df=5, max_df=0.5, max_features=args.max_features)
     if args.users is not None:
         corpus = corpus.subset_users(range(args.users))  # the first N users in file order
-    corpus = corpus.bound(args.max_docs_per_user, args.max_tokens_per_doc)
+    corpus = corpus.bound(args.max_docs_per_user, args.max_tokens_per_doc, random_state=0)  # reproducible timings
     print(corpus, corpus.log.lines(), flush=True)
     rows = []
     for name in args.models.split(","):

@@ -10,7 +10,7 @@ from topicdp.rdp import calibrate_gaussian
 @pytest.fixture(scope="module")
 def enron_subset(enron_path):
     corpus = Corpus.from_jsonl(enron_path, min_df=3, max_df=0.5, max_features=500)
-    return corpus.subset_users(np.arange(10)).bound(max_docs_per_user=10, max_tokens_per_doc=300)
+    return corpus.subset_users(np.arange(10)).bound(max_docs_per_user=10, max_tokens_per_doc=300, random_state=0)
 
 
 def _release(name, corpus):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -38,46 +37,91 @@ def _add_corpus_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-features", type=int, default=5000, help="vocabulary size limit (default 5000)")
     p.add_argument("--min-df", type=int, default=5, help="minimum document frequency of a word (default 5)")
     p.add_argument("--max-df", type=float, default=0.5, help="drop words in more than this share of documents (default 0.5)")
-    p.add_argument("--max-docs-per-user", type=int, default=None)
-    p.add_argument("--max-tokens-per-doc", type=int, default=None)
+    p.add_argument("--max-docs-per-user", type=int, default=None, help="contribution bound (>= 1; default: none)")
+    p.add_argument("--max-tokens-per-doc", type=int, default=None, help="contribution bound (>= 1; default: none)")
     p.add_argument("--users", type=int, default=None, help="use only the first N users of the file (a documented subset)")
 
 
 def load_corpus(args):
+    """The (bounded) corpus the arguments name; call :func:`check_arguments` first."""
     from .corpus import Corpus, embedded_corpus
 
     if args.corpus == "embedded":
         corpus = embedded_corpus()
     else:
-        users = None
-        if args.users is not None:
-            users = _first_users(args.corpus, args.user_field, args.users)
         corpus = Corpus.from_jsonl(
             args.corpus,
             text_field=args.text_field,
             user_field=args.user_field,
-            users=users,
+            n_users=args.users,
             min_df=args.min_df,
             max_df=args.max_df,
             max_features=args.max_features,
         )
-    if args.max_docs_per_user or args.max_tokens_per_doc:
+    if args.max_docs_per_user is not None or args.max_tokens_per_doc is not None:
         corpus = corpus.bound(args.max_docs_per_user, args.max_tokens_per_doc)
     return corpus
 
 
-def _first_users(path, user_field: str, n: int) -> list:
-    import gzip
+def _optional(value, check, *args, **kwargs):
+    return None if value is None else check(value, *args, **kwargs)
 
-    opener = gzip.open if str(path).endswith(".gz") else open
-    seen: dict = {}
-    with opener(path, "rt", encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                seen.setdefault(json.loads(line)[user_field], None)
-                if len(seen) >= n:
-                    break
-    return list(seen)
+
+def check_corpus_path(path: str, flag: str = "corpus") -> None:
+    """Refuse, before any work, a corpus argument that is neither 'embedded' nor a readable file."""
+    if path == "embedded":
+        return
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{flag}: no such file: {path}")
+    if os.path.isdir(path):
+        raise ValueError(f"{flag}: {path} is a directory; give a JSON Lines file (.jsonl or .jsonl.gz) or 'embedded'")
+    if not os.access(path, os.R_OK):
+        raise ValueError(f"{flag}: {path} is not readable")
+
+
+def check_bounds(args) -> None:
+    """--max-docs-per-user and --max-tokens-per-doc: leave a flag out for no bound; 0 is not 'no bound'."""
+    bounds = {"--max-docs-per-user": args.max_docs_per_user, "--max-tokens-per-doc": args.max_tokens_per_doc}
+    for flag, value in bounds.items():
+        if value is not None and value < 1:
+            raise ValueError(f"{flag} must be an integer >= 1, got {value} (leave the flag out for no bound)")
+
+
+def check_arguments(args) -> None:
+    """Validate every argument of ``privatize`` / ``demo`` before the corpus is read or a model is fitted.
+
+    The checks are the library's own (``topicdp._validation``, ``topicdp.adapters.MODELS``), with the flag
+    names in the messages; they run in a few milliseconds, so a typo costs no reading time.
+    """
+    from ._validation import (check_delta, check_epsilon, check_gamma, check_int, check_n_jobs, check_option,
+                              check_real)
+    from .adapters import MODELS
+
+    check_option(args.model, "--model", MODELS)
+    check_int(args.topics, "--topics", low=1)
+    check_epsilon(args.epsilon, "--epsilon")
+    check_delta(args.delta, "--delta")
+    check_gamma(args.gamma, "--gamma")
+    check_n_jobs(args.n_jobs, "--n-jobs")
+    _optional(args.seed, check_int, "--seed", low=0)
+    _optional(args.sampler_seed, check_int, "--sampler-seed", low=0)
+    _optional(args.model_seed, check_int, "--model-seed", low=0)
+    _optional(args.n_pairs, check_int, "--n-pairs", low=1)
+    if args.cache_dir is not None and os.path.exists(args.cache_dir) and not os.path.isdir(args.cache_dir):
+        raise ValueError(f"--cache-dir: {args.cache_dir} exists and is not a directory")
+    _optional(getattr(args, "top", None), check_int, "--top", low=1)
+    out = getattr(args, "out", None)
+    if out is not None:
+        parent = os.path.dirname(os.path.abspath(out))
+        if os.path.isdir(out) or not os.path.isdir(parent):
+            raise ValueError(f"--out: cannot write a file at {out} (a directory, or its directory does not exist)")
+    if hasattr(args, "corpus"):
+        check_corpus_path(args.corpus)
+        check_int(args.max_features, "--max-features", low=1)
+        check_int(args.min_df, "--min-df", low=1)
+        check_real(args.max_df, "--max-df", low=0.0, high=1.0, high_open=False)
+        _optional(args.users, check_int, "--users", low=1)
+        check_bounds(args)
 
 
 def _make_privatizer(args):
@@ -153,12 +197,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="write the release (JSON) here")
     p.add_argument("--top", type=int, default=10, help="top words shown per topic")
     p.add_argument("--show-nonprivate", action="store_true", help="also print the non-private top words")
-    p.set_defaults(func=cmd_privatize)
+    p.set_defaults(func=cmd_privatize, check=check_arguments)
 
     p = sub.add_parser("demo", help="run the agnostic road on the embedded corpus")
     _add_privacy_arguments(p)
     p.add_argument("--out", default=None)
-    p.set_defaults(func=cmd_demo)
+    p.set_defaults(func=cmd_demo, check=check_arguments)
 
     from .audit.cli import register as register_audit
     from .experiments.cli import register as register_compare
@@ -172,8 +216,10 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if getattr(args, "check", None) is not None:
+            args.check(args)  # every argument, before any reading or fitting
         return args.func(args)
-    except (ValueError, TypeError, FileNotFoundError) as exc:
+    except (ValueError, TypeError, OSError) as exc:
         print(f"topicdp: error: {exc}", file=sys.stderr)
         return 2
 
