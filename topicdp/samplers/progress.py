@@ -80,22 +80,22 @@ def check_budget(forecast: CostForecast, max_minutes: float, *, gamma: float, si
     options = []
     if sizing != "exchangeable":
         other = CostForecast(exchangeable_pairs, forecast.fit_seconds, forecast.n_workers)
-        verdict = "fits" if other.minutes <= max_minutes else "still does not fit"
-        options.append(f"sizing='exchangeable' (--sizing exchangeable): h={exchangeable_pairs} pairs, "
-                       f"{format_duration(other.seconds)}, {verdict} (a statement marginal over the sensitivity "
+        verdict = "within the budget" if other.minutes <= max_minutes else "still over the budget"
+        options.append(f"sizing='exchangeable' (CLI: --sizing exchangeable): h={exchangeable_pairs} pairs, "
+                       f"{format_duration(other.seconds)}, {verdict} (its gamma is marginal over the sensitivity "
                        "sample and the neighbouring pair, not sample-conditional)")
     rounds = math.ceil(forecast.n_pairs / forecast.n_workers)
-    options.append(f"a faster model: one fit must take at most {budget / (2 * rounds):.3g} s "
-                   f"(now {forecast.fit_seconds:.3g} s)")
+    options.append(f"a faster model whose fit takes at most {budget / (2 * rounds):.3g} s "
+                   f"(this one takes {forecast.fit_seconds:.3g} s)")
     share = budget / forecast.seconds
-    options.append(f"fewer {unit}s: about {max(2, math.floor(n_records * share))} of {n_records} "
-                   "(fit time taken as proportional to the corpus size)")
+    options.append(f"fewer {unit}s: at most about {max(2, math.floor(n_records * share))} of {n_records} "
+                   "(taking the fit time as proportional to the corpus size)")
     if forecast.n_workers < min(max_workers, forecast.n_pairs):
-        options.append(f"more workers: n_jobs up to {max_workers}")
+        options.append(f"more workers: n_jobs up to {max_workers} cores")
     raise ValueError(
         f"sensitivity sampling is forecast to take {format_duration(forecast.seconds)} "
         f"({forecast.describe()}), over max_minutes={max_minutes:g} (gamma={gamma:g}, sizing={sizing!r}). "
-        "Options that would fit: " + "; ".join(options) + "."
+        "Options: " + "; ".join(options) + "."
     )
 
 
