@@ -286,3 +286,26 @@ def test_cli_flags_reach_topicdp():
     assert dp.sizing == "exchangeable" and dp.max_minutes == 2.5
     default = _make_privatizer(build_parser().parse_args(["privatize", "embedded"]))
     assert default.sizing == "lambert-w" and default.max_minutes is None
+
+
+@pytest.mark.cluster
+def test_the_shared_matrix_reaches_a_cluster_once_not_per_pair(lee_corpus, monkeypatch):
+    """On Dask, the PairBuilder is scattered once: the number of times it is pickled does not grow with h."""
+    pytest.importorskip("dask.distributed")
+    from topicdp.samplers.cluster import sample_sensitivity_on_cluster
+    from topicdp.streaming import dask_client
+
+    pickles = []
+    monkeypatch.setattr(PairBuilder, "__getstate__", lambda self: pickles.append(1) or self.__dict__.copy(),
+                        raising=False)
+    corpus = lee_corpus.subset_users(np.arange(40))
+    model = CallableModel(lambda c: np.asarray(c.X[:2].toarray() + 1.0, dtype=float), 2, name="first-rows")
+    counts = []
+    with dask_client(n_workers=2, threads_per_worker=1, processes=True) as client:
+        for n_pairs in (4, 12):
+            pickles.clear()
+            result = sample_sensitivity_on_cluster(model, corpus, 0.1, client=client, n_pairs=n_pairs,
+                                                   insecure_testing=True, random_state=0)
+            assert len(result.deltas) == n_pairs
+            counts.append(len(pickles))
+    assert 1 <= counts[0] == counts[1] <= 4
