@@ -241,7 +241,7 @@ class TopicDP:
         )
         if not sample.sufficient:
             report.notes.insert(0, f"NO GUARANTEE: only {sample.h} neighbouring pairs were sampled, fewer than "
-                                   f"Thm. 1 requires for gamma={self.gamma:g} (insecure_testing).")
+                                   f"{sample.sizing} sizing requires for gamma={self.gamma:g} (insecure_testing).")
         if sample.sizing == "exchangeable":
             report.notes.append(
                 "Exchangeable sizing: gamma bounds the probability that a neighbouring pair drawn from P has a "

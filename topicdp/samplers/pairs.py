@@ -165,7 +165,9 @@ def shared(builder: PairBuilder, n_jobs: int):
     Threads and the sequential path share memory, and a Dask cluster scatters the builder once (see
     :mod:`.cluster`); only joblib's process backends (loky, multiprocessing) get the file.
     """
-    if n_jobs == 1 or not _process_backend():
+    from joblib import effective_n_jobs
+
+    if effective_n_jobs(n_jobs) == 1 or not _process_backend():
         yield builder
         return
     import joblib
