@@ -12,9 +12,9 @@ Two sizings, each with its own statement about a neighbouring pair (D, D') drawn
     A *marginal* statement, over the sensitivity sample and the neighbouring pair drawn from P together:
     P(Delta_pair > Delta_(k)) <= (h - k + 1) / (h + 1) (:func:`exchangeable_size`, proof there). With
     k = h this is 1 / (h + 1), so h = ceil(1/gamma) - 1 pairs give gamma: 9 at gamma = 0.1. It says
-    nothing about how well one particular sample covers P (with k = h the coverage F(Delta_s) of one
-    sample is Beta(h, 1)-distributed, below 1 - gamma with probability (1 - gamma)^h, about 0.39 at
-    gamma = 0.1).
+    nothing about how well one particular sample covers P (with k = h and a continuous distribution of
+    Delta, the coverage F(Delta_s) of one sample is Beta(h, 1)-distributed, below 1 - gamma with
+    probability (1 - gamma)^h, about 0.39 at gamma = 0.1).
 
 Both bound the probability of the same event, Delta_pair > Delta_s, which is the event under which the
 noise calibrated to Delta_s may be too small for the pair; Definition 4 of TopicDP (random DP) takes the
