@@ -309,3 +309,23 @@ def test_the_shared_matrix_reaches_a_cluster_once_not_per_pair(lee_corpus, monke
             assert len(result.deltas) == n_pairs
             counts.append(len(pickles))
     assert 1 <= counts[0] == counts[1] <= 4
+
+
+def test_progress_is_a_bar_on_a_terminal_and_log_lines_otherwise(monkeypatch, caplog):
+    from topicdp.samplers import progress
+
+    with caplog.at_level(logging.INFO, logger="topicdp"):
+        monkeypatch.setattr(progress, "_stderr_is_terminal", lambda: True)
+        bar = progress.PairProgress(3, bar=True)
+        for _ in range(3):
+            bar.update()
+        bar.close()
+        assert bar._bar is not None and not caplog.records  # the bar replaces the log lines
+        monkeypatch.setattr(progress, "_stderr_is_terminal", lambda: False)
+        lines = progress.PairProgress(50, bar=True)
+        for _ in range(50):
+            lines.update()
+    messages = [r.getMessage() for r in caplog.records]
+    # the first and the last pair are always logged; in between, one line per LOG_EVERY_SECONDS (30 s)
+    assert messages[0].startswith("sensitivity pairs 1/50") and messages[-1].startswith("sensitivity pairs 50/50")
+    assert len(messages) == 2 and all("ETA" in m for m in messages)
