@@ -10,9 +10,11 @@ bound sqrt(2K) for row-stochastic matrices is used instead and the release is (e
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
-from ._validation import check_delta, check_epsilon, check_gamma, check_option, check_random_state
+from ._validation import check_delta, check_epsilon, check_gamma, check_option, check_random_state, check_real
 from .adapters.base import TopicModelSpec
 from .mechanisms import (
     check_row_stochastic,
@@ -27,6 +29,7 @@ from .release import PrivateRelease
 from .report import Check, PrivacyReport
 from .samplers import sample_sensitivity
 from .samplers.neighbours import PrivateResample, PublicReference
+from .samplers.sizing import SIZINGS
 
 MECHANISMS = ("gaussian", "laplace")
 SENSITIVITIES = ("sampled", "global")
@@ -47,6 +50,12 @@ class TopicDP:
         For ``mechanism="laplace"`` (pure epsilon-DP) delta is reported as 0.
     gamma : float in (0, 0.5), default=0.1
         Confidence of the random-DP guarantee (sampled sensitivity only): h and k of Alg. 1 follow.
+    sizing : {"lambert-w", "exchangeable"}, default="lambert-w"
+        How many pairs the sampled sensitivity needs for gamma (:func:`topicdp.samplers.sample_size`).
+        ``"lambert-w"``: TopicDP Thm. 1 (Rubinstein & Alda 2017), 285 pairs at gamma = 0.1, a
+        sample-conditional statement. ``"exchangeable"``: ceil(1/gamma) - 1 pairs (9 at gamma = 0.1) for
+        P(Delta_pair > Delta_s) <= gamma marginal over the sensitivity sample and the neighbouring pair
+        drawn from P; the report states which.
     unit : {"user", "document"}, default="user"
         Privacy unit. Users are the corpus' ``user_ids``; bound their contributions first with
         :meth:`Corpus.bound` where users are large.
@@ -72,7 +81,11 @@ class TopicDP:
     cache_dir : path or None
         Cache sampled sensitivities (only for a fixed ``sampler_random_state``).
     progress : bool, default=False
-        Progress bar during sampling.
+        Progress bar during sampling when stderr is a terminal; otherwise progress and the cost forecast
+        are INFO lines with an ETA on the ``topicdp`` logger.
+    max_minutes : float > 0 or None
+        Refuse to start sensitivity sampling when its forecast (from the time of the first fit: 2h fits
+        x fit time / workers) exceeds this many minutes; the error names the options that would fit.
     secure_noise : bool, default=False
         Draw the Gaussian noise as an exact discrete Gaussian on a power-of-two grid (Canonne, Kamath &
         Steinke 2020; :func:`topicdp.mechanisms.secure_gaussian`) instead of numpy's floating-point
@@ -100,6 +113,8 @@ class TopicDP:
         cache_dir=None,
         progress: bool = False,
         secure_noise: bool = False,
+        sizing: str = "lambert-w",
+        max_minutes: float | None = None,
     ) -> None:
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta)
@@ -124,6 +139,8 @@ class TopicDP:
         self.insecure_testing = insecure_testing
         self.cache_dir = cache_dir
         self.progress = progress
+        self.sizing = check_option(sizing, "sizing", SIZINGS)
+        self.max_minutes = None if max_minutes is None else check_real(max_minutes, "max_minutes", low=0.0)
         #: every release this privatizer made; reports state their composition (same data assumed)
         self.ledger = PrivacyLedger()
 
@@ -141,7 +158,9 @@ class TopicDP:
         """
         if not isinstance(model, TopicModelSpec):
             raise TypeError(f"model must be a TopicModelSpec (see topicdp.adapters), got {type(model).__name__}")
+        start = time.perf_counter()
         W = model.fit_topic_word(corpus)
+        self._fit_seconds = time.perf_counter() - start  # forecasts the sampler's 2h fits
         checks = [self._determinism_check(model, corpus, W)] if self.sensitivity == "sampled" else []
         rng = check_random_state(self.random_state)
         if self.mechanism == "laplace":
@@ -192,6 +211,9 @@ class TopicDP:
             random_state=self.sampler_random_state,
             cache_dir=self.cache_dir,
             progress=self.progress,
+            sizing=self.sizing,
+            fit_seconds=self._fit_seconds,
+            max_minutes=self.max_minutes,
         )
         if sample.sensitivity <= 0:
             raise ValueError(
@@ -210,7 +232,7 @@ class TopicDP:
             sampling_distribution=sample.distribution,
             sensitivity=sample.sensitivity,
             sensitivity_method=f"sampled: k-th ({sample.k}) smallest of h={sample.h} Frobenius distances over "
-            "neighbouring pairs drawn from P (TopicDP Alg. 1)",
+            f"neighbouring pairs drawn from P (TopicDP Alg. 1, {sample.sizing} sizing): {sample.statement}",
             sigma=sigma,
             calibration=self.calibration,
             sigma_alternatives=calibrate_all(self.epsilon, self.delta, sample.sensitivity),
@@ -219,7 +241,13 @@ class TopicDP:
         )
         if not sample.sufficient:
             report.notes.insert(0, f"NO GUARANTEE: only {sample.h} neighbouring pairs were sampled, fewer than "
-                                   f"Thm. 1 requires for gamma={self.gamma:g} (insecure_testing).")
+                                   f"{sample.sizing} sizing requires for gamma={self.gamma:g} (insecure_testing).")
+        if sample.sizing == "exchangeable":
+            report.notes.append(
+                "Exchangeable sizing: gamma bounds the probability that a neighbouring pair drawn from P has a "
+                "larger distance than the sampled sensitivity, marginal over the sensitivity sample and the "
+                "neighbouring pair drawn from P; it is not a statement about this particular sample (Lambert-W "
+                "sizing, TopicDP Thm. 1, gives that, at the cost of more pairs).")
         if sample.distribution["kind"] == "private-resample":
             report.notes.append("P resampled the private corpus itself (TopicDP's choice): the sensitivity was "
                                 "computed from the private data and is not itself protected.")

@@ -26,6 +26,11 @@ def _add_privacy_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sampler-seed", type=int, default=0, help="seed of the neighbour-pair draws (default 0)")
     p.add_argument("--model-seed", type=int, default=0, help="seed of the model (default 0)")
     p.add_argument("--cache-dir", default=None, help="cache sampled sensitivities here")
+    p.add_argument("--sizing", choices=("lambert-w", "exchangeable"), default="lambert-w",
+                   help="pairs for gamma: lambert-w (TopicDP Thm. 1, sample-conditional; 285 at gamma=0.1) or "
+                   "exchangeable (marginal over the sample and the pair; 9 at gamma=0.1) (default lambert-w)")
+    p.add_argument("--max-minutes", type=float, default=None,
+                   help="refuse to start sensitivity sampling forecast to take longer (from the first fit's time)")
     p.add_argument("--n-pairs", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--insecure-testing", action="store_true", help=argparse.SUPPRESS)
 
@@ -139,7 +144,9 @@ def _make_privatizer(args):
         n_pairs=args.n_pairs,
         insecure_testing=args.insecure_testing,
         cache_dir=args.cache_dir,
-        progress=sys.stderr.isatty() or bool(os.environ.get("TOPICDP_PROGRESS")),
+        progress=True,  # a bar on a terminal, log lines with an ETA otherwise
+        sizing=args.sizing,
+        max_minutes=args.max_minutes,
     )
 
 
@@ -212,7 +219,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _log_to_stderr() -> None:
+    """Show the ``topicdp`` logger's INFO lines (cost forecast, progress) on stderr; no other logger."""
+    import logging
+
+    class StderrHandler(logging.StreamHandler):
+        stream = property(lambda self: sys.stderr, lambda self, value: None)  # today's stderr, as logging.lastResort
+
+    logger = logging.getLogger("topicdp")
+    if not logger.handlers:
+        handler = StderrHandler()
+        handler.setFormatter(logging.Formatter("topicdp: %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+
+
 def main(argv=None) -> int:
+    _log_to_stderr()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
