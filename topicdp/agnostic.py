@@ -25,7 +25,7 @@ from .mechanisms import (
     to_simplex,
 )
 from .rdp import PrivacyLedger, calibrate_all, calibrate_gaussian
-from .release import PrivateRelease
+from .release import PrivateRelease, vocabulary_status
 from .report import Check, build_report, ledger_totals, total
 from .samplers import sample_sensitivity
 from .samplers.neighbours import PrivateResample, PublicReference
@@ -33,11 +33,6 @@ from .samplers.neighbours import PrivateResample, PublicReference
 MECHANISMS = ("gaussian", "laplace")
 SENSITIVITIES = ("sampled", "global")
 
-VOCABULARY_SOURCES = ("private-texts", "public")
-VOCABULARY_NOTE = (
-    "NOT COVERED: the vocabulary (the columns of the release) was built from the private texts, so which "
-    "words occur is not protected. Use a public word list, or a vocabulary selected under DP."
-)
 PRIVATE_ORACLE = "private-oracle"
 PRIVATE_ORACLE_NOTE = (
     "PRIVATE ORACLE (explicit opt-in): P resampled the private corpus itself, as TopicDP did. The sampled "
@@ -45,21 +40,6 @@ PRIVATE_ORACLE_NOTE = (
     "alone can give an outlier away (this project's audit measured epsilon >= 9.5 from the noise scale at a "
     "claimed epsilon of 1). The guarantee stated above does not cover that leak."
 )
-
-
-def _vocabulary_status(source) -> tuple[str, str]:
-    """(status for report.published, note) of the release's vocabulary."""
-    if isinstance(source, Mapping):
-        missing = {"epsilon", "delta"} - set(source)
-        if missing:
-            raise ValueError(f"vocabulary_source must state the selection's epsilon and delta; missing {sorted(missing)}")
-        return ("DP: selected under DP (budget composed into composition_total)",
-                f"The vocabulary was selected under DP at (epsilon={float(source['epsilon']):g}, "
-                f"delta={float(source['delta']):g}); composition_total includes it.")
-    check_option(source, "vocabulary_source", VOCABULARY_SOURCES)
-    if source == "public":
-        return "public: a public word list stated by the data owner", "The vocabulary is a public word list."
-    return "NOT COVERED: built from the private texts", VOCABULARY_NOTE
 
 
 class TopicDP:
@@ -183,7 +163,7 @@ class TopicDP:
         """
         if not isinstance(model, TopicModelSpec):
             raise TypeError(f"model must be a TopicModelSpec (see topicdp.adapters), got {type(model).__name__}")
-        vocab_status, vocab_note = _vocabulary_status(vocabulary_source)
+        vocab_status, vocab_note = vocabulary_status(vocabulary_source)
         W = model.fit_topic_word(corpus)
         checks = [self._determinism_check(model, corpus, W)] if self.sensitivity == "sampled" else []
         rng = check_random_state(self.random_state)

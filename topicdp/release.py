@@ -104,6 +104,35 @@ SCHEMA: dict[str, Any] = {
     },
 }
 
+VOCABULARY_SOURCES = ("private-texts", "public")
+VOCABULARY_NOTE = (
+    "NOT COVERED: the vocabulary (the columns of the release) was built from the private texts, so which "
+    "words occur is not protected. Use a public word list, or a vocabulary selected under DP."
+)
+
+
+def vocabulary_status(source: str | Mapping, allow_dp: bool = True) -> tuple[str, str]:
+    """(status for ``report.published["vocabulary"]``, note) of a release's vocabulary.
+
+    ``source``: ``"private-texts"`` (NOT COVERED), ``"public"`` (a public word list), or the ``to_dict()`` of a
+    vocabulary selected under DP (with its ``epsilon`` and ``delta``, which the producer composes in).
+    """
+    if isinstance(source, Mapping):
+        if not allow_dp:
+            raise ValueError("this producer does not compose a DP vocabulary's budget yet; pass 'public' or 'private-texts'")
+        missing = {"epsilon", "delta"} - set(source)
+        if missing:
+            raise ValueError(f"vocabulary_source must state the selection's epsilon and delta; missing {sorted(missing)}")
+        return ("DP: selected under DP (budget composed into composition_total)",
+                f"The vocabulary was selected under DP at (epsilon={float(source['epsilon']):g}, "
+                f"delta={float(source['delta']):g}); composition_total includes it.")
+    if source not in VOCABULARY_SOURCES:
+        raise ValueError(f"vocabulary_source must be one of {VOCABULARY_SOURCES} or a DP selection's to_dict(), got {source!r}")
+    if source == "public":
+        return "public: a public word list stated by the data owner", "The vocabulary is a public word list."
+    return "NOT COVERED: built from the private texts", VOCABULARY_NOTE
+
+
 #: statuses every release states itself; producers give the rest through ``report.published``
 _RELEASE_STATUSES = {
     "format": "public: the file format version",

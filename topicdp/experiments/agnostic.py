@@ -49,9 +49,9 @@ def release(mechanism: str, W, epsilon, delta, gamma, delta_s, rng):
     if mechanism == "mvg":
         # sup ||f||_F = sqrt(K) for rows on the simplex; float rounding can put a row sum at 1 + 1e-7
         sup_norm = float(np.sqrt(W.shape[0]) * max(1.0, W.sum(axis=1).max()))
-        noisy, report = mvg_release(W, epsilon, delta, delta_s, gamma=sup_norm, sensitivity_method="sampled",
-                                    random_dp_gamma=gamma, neighbours="replace-one", random_state=rng)
-        return noisy, report.guarantee, report.sigma, delta_s
+        rel = mvg_release(W, epsilon, delta, delta_s, gamma=sup_norm, sensitivity_method="sampled",
+                          random_dp_gamma=gamma, neighbours="replace-one", random_state=rng)
+        return rel.noisy, rel.report.guarantee, rel.report.sigma, delta_s
     raise ValueError(f"mechanism must be one of {MECHANISMS}; got {mechanism!r}")
 
 
