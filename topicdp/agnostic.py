@@ -191,8 +191,6 @@ class TopicDP:
             "report.details.corpus.n_users": "public (stated): N, the number of privacy units, is the same for "
                                              "all replace-one neighbours" if self.unit == "user" else
                                              "public (stated): the number of users is not protected at document level",
-            "report.details.corpus.n_docs": "public (stated): N, the number of privacy units, is the same for all "
-                                            "replace-one neighbours",
             "report.details.corpus.bounding": "public: the stated contribution bounds",
         })
         details = {
@@ -204,8 +202,10 @@ class TopicDP:
             "postprocessing": "negative entries clipped to 0, rows renormalised to sum to 1 "
             f"({empty_rows} row(s) had no positive entry and became uniform)",
         }
-        if self.unit == "document":
-            details["corpus"]["n_docs"] = corpus.n_docs  # N at document level; private at user level
+        if self.unit == "document":  # N at document level; private at user level
+            details["corpus"]["n_docs"] = corpus.n_docs
+            published["report.details.corpus.n_docs"] = ("public (stated): N, the number of privacy units, is the "
+                                                         "same for all replace-one neighbours")
         notes = [*draft.pop("notes"), vocab_note]
         composition, totals, compose_note = self._compose(draft, vocabulary_source)
         if compose_note:

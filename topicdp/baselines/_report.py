@@ -49,7 +49,9 @@ def _published(est, scheme, vocab_status: str) -> dict:
         "topic_word": "post-processing: E[beta] from lambda, built from the noisy sufficient statistics only",
         "vocabulary": vocab_status,
         **{f"report.{name}": stated for name in ("sensitivity", "sigma", "sigma_alternatives", "composition",
-                                                  "composition_total", "details")},
+                                                  "composition_total")},
+        **{f"report.details.{name}": stated for name in ("doc_length_cap", "length_policy", "target_epsilon",
+                                                          "noise_multiplier")},
         **({"report.details.n_docs": "public (stated): N is the same for all replace-one neighbours"}
            if scheme.kind == "fixed" else {}),
     }
@@ -133,5 +135,5 @@ def nonprivate_report(est, scheme) -> PrivacyReport:
         notes=["Non-private online LDA: no noise was added; nothing is guaranteed."],
         details={"doc_length_cap": est.doc_length_cap},
         published={"topic_word": "NOT COVERED: non-private", "vocabulary": "NOT COVERED: non-private release",
-                   "report.details": "public: stated parameters"},
+                   "report.details.doc_length_cap": "public: a stated parameter"},
     )

@@ -316,6 +316,6 @@ def _report(c, epsilon, delta, sensitivity, gamma, s, unit, neighbours, method, 
             "topic_word": "post-processing: negative entries of noisy clipped to 0, rows renormalised",
             "vocabulary": "public: column labels given by the caller (default: column indices)",
             **{f"report.{name}": stated for name in ("sensitivity", "sigma", "sigma_alternatives", "composition",
-                                                      "composition_total", "details")},
+                                                      "composition_total", "details.theorem_3", "details.gamma_bound")},
         },
     )
