@@ -27,7 +27,7 @@ from .mechanisms import (
 from .rdp import PrivacyLedger, calibrate_all, calibrate_gaussian
 from .release import PrivateRelease, vocabulary_status
 from .report import Check, build_report, ledger_totals, total
-from .samplers import sample_sensitivity
+from .samplers import SensitivitySample, sample_sensitivity
 from .samplers.neighbours import PrivateResample, PublicReference
 
 MECHANISMS = ("gaussian", "laplace")
@@ -146,7 +146,8 @@ class TopicDP:
 
     # ------------------------------------------------------------------------------------------------
     def privatize(self, model: TopicModelSpec, corpus, *, keep_nonprivate: bool = False,
-                  vocabulary_source: str | Mapping = "private-texts") -> PrivateRelease:
+                  vocabulary_source: str | Mapping = "private-texts", topic_word: np.ndarray | None = None,
+                  sensitivity_sample: SensitivitySample | None = None) -> PrivateRelease:
         """Fit ``model`` on ``corpus`` and release its topic-word matrix privately.
 
         Parameters
@@ -160,12 +161,30 @@ class TopicDP:
             Where the corpus' vocabulary (the release's columns) came from: built from the private texts
             (the report marks it NOT COVERED), a public word list, or a vocabulary selected under DP (its
             ``to_dict()``, with ``epsilon`` and ``delta``: that budget is composed into the report).
+        topic_word : ndarray (K, V), optional
+            ``model``'s fit on ``corpus`` when the caller already has it (the comparison harness reuses one
+            fit across mechanisms). f's determinism is then not re-checked here; the report says so.
+        sensitivity_sample : SensitivitySample, optional
+            A sensitivity sample drawn earlier for this model, corpus domain and P at this privatizer's
+            gamma (e.g. from a cache, or a prefix of a larger sample); sampled road only.
         """
         if not isinstance(model, TopicModelSpec):
             raise TypeError(f"model must be a TopicModelSpec (see topicdp.adapters), got {type(model).__name__}")
         vocab_status, vocab_note = vocabulary_status(vocabulary_source)
-        W = model.fit_topic_word(corpus)
-        checks = [self._determinism_check(model, corpus, W)] if self.sensitivity == "sampled" else []
+        if sensitivity_sample is not None and (self.mechanism, self.sensitivity) != ("gaussian", "sampled"):
+            raise ValueError("sensitivity_sample applies to mechanism='gaussian' with sensitivity='sampled' only")
+        checks, pre_notes = [], []
+        if topic_word is None:
+            W = model.fit_topic_word(corpus)
+            if self.sensitivity == "sampled":
+                checks.append(self._determinism_check(model, corpus, W))
+        else:
+            W = np.asarray(topic_word, dtype=float)
+            if W.shape != (model.n_topics, corpus.n_words):
+                raise ValueError(f"topic_word must have shape (n_topics, n_words) = {(model.n_topics, corpus.n_words)}, "
+                                 f"got {W.shape}")
+            if self.sensitivity == "sampled":
+                pre_notes.append("f's determinism was not re-checked by this release (the caller gave its fit).")
         rng = check_random_state(self.random_state)
         diagnostics: dict = {"corpus": {"n_docs": corpus.n_docs, "n_users": corpus.n_users, "n_tokens": corpus.n_tokens,
                                         "fingerprint": corpus.fingerprint(), "construction": corpus.log.as_dict()}}
@@ -176,7 +195,7 @@ class TopicDP:
             draft = self._gaussian_global(W, checks, diagnostics)
             noisy = self._gaussian_noise(W, draft, rng)
         else:
-            draft = self._gaussian_sampled(model, corpus, checks, diagnostics)
+            draft = self._gaussian_sampled(model, corpus, checks, diagnostics, sensitivity_sample)
             noisy = self._gaussian_noise(W, draft, rng)
         released, empty_rows = to_simplex(noisy)
         published = draft.pop("published")
@@ -206,7 +225,7 @@ class TopicDP:
             details["corpus"]["n_docs"] = corpus.n_docs
             published["report.details.corpus.n_docs"] = ("public (stated): N, the number of privacy units, is the "
                                                          "same for all replace-one neighbours")
-        notes = [*draft.pop("notes"), vocab_note]
+        notes = [*draft.pop("notes"), *pre_notes, vocab_note]
         composition, totals, compose_note = self._compose(draft, vocabulary_source)
         if compose_note:
             notes.append(compose_note)
@@ -219,11 +238,20 @@ class TopicDP:
                               nonprivate=W if keep_nonprivate else None, diagnostics=diagnostics)
 
     # ------------------------------------------------------------------------------------------------
-    def _gaussian_sampled(self, model, corpus, checks, diagnostics) -> dict:
+    def _gaussian_sampled(self, model, corpus, checks, diagnostics, sample=None) -> dict:
         oracle = isinstance(self.distribution, str)
+        if sample is None:
+            sample = self._sample(model, corpus, oracle)
+        elif sample.gamma != self.gamma or (sample.distribution["kind"] == "private-resample") != oracle:
+            raise ValueError(f"sensitivity_sample was drawn at gamma={sample.gamma:g} with P "
+                             f"{sample.distribution['kind']!r}; this privatizer has gamma={self.gamma:g} and "
+                             f"distribution={'private-oracle' if oracle else 'a public reference'}")
+        return self._sampled_draft(sample, oracle, checks, diagnostics)
+
+    def _sample(self, model, corpus, oracle: bool) -> SensitivitySample:
         distribution = (PrivateResample(corpus, self.unit) if oracle
                         else PublicReference(self.distribution, self.unit))
-        sample = sample_sensitivity(
+        return sample_sensitivity(
             model,
             corpus,
             self.gamma,
@@ -236,6 +264,8 @@ class TopicDP:
             cache_dir=self.cache_dir,
             progress=self.progress,
         )
+
+    def _sampled_draft(self, sample: SensitivitySample, oracle: bool, checks, diagnostics) -> dict:
         if sample.sensitivity <= 0:
             raise ValueError(
                 "the sampled sensitivity is 0: f gave identical output on every sampled neighbouring pair. "
