@@ -172,6 +172,7 @@ class PrivateRelease:
     diagnostics: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "topic_word", np.asarray(self.topic_word, dtype=float))
         object.__setattr__(self, "vocabulary", tuple(str(w) for w in self.vocabulary))
         if self.topic_word.ndim != 2 or self.topic_word.shape[1] != len(self.vocabulary):
             raise ValueError(f"vocabulary must have one word per column of topic_word {self.topic_word.shape}, "
