@@ -229,8 +229,15 @@ class TopicDP:
         composition, totals, compose_note = self._compose(draft, vocabulary_source)
         if compose_note:
             notes.append(compose_note)
+        epsilon = self.epsilon
+        if isinstance(vocabulary_source, Mapping):
+            # this release = the DP vocabulary + the matrix: state their basic composition (Dwork & Roth 2014,
+            # Thm. 3.16); composition_total gives the tighter totals
+            epsilon += float(vocabulary_source["epsilon"])
+            draft["delta"] += float(vocabulary_source["delta"])
+            notes.append("epsilon and delta above include the vocabulary selection (basic composition).")
         report = build_report(
-            unit=self.unit, neighbours="replace-one", seeded=self.random_state is not None, epsilon=self.epsilon,
+            unit=self.unit, neighbours="replace-one", seeded=self.random_state is not None, epsilon=epsilon,
             checks=checks, notes=notes, details=details, published=published, composition=composition,
             composition_total=totals, **draft,
         )
