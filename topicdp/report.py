@@ -87,8 +87,9 @@ class PrivacyReport:
         The sigma each other calibration method would have given.
     composition : list of dict
         Every release that makes up this one (name, sigma, sensitivity, eps, delta...).
-    composition_total : dict
-        The total by each accounting method (e.g. ``{"simple": {...}, "rdp": {...}}``).
+    composition_total : list of dict
+        The total by each accounting method, ``{"accounting", "epsilon", "delta", "valid", "details"}``
+        (built with :func:`total`); ``valid=False`` marks a total that is not a proven bound.
     checks : list of Check
         Assumptions and preconditions checked at run time.
     seeded : bool
