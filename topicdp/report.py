@@ -26,16 +26,6 @@ GUARANTEES = ("approx-DP", "random-DP", "none")
 UNITS = ("document", "user")
 NEIGHBOURS = ("replace-one", "add-remove")
 
-#: What a published quantity is, under the release's neighbour relation. Every entry of
-#: ``PrivacyReport.published`` starts with one of these words, optionally followed by ": why".
-STATUSES = (
-    "public",            # a parameter the caller or the library chose without looking at the data
-    "public (stated)",   # a count computed from the data but declared public by the neighbour relation
-    "DP",                # the output of a DP mechanism (or random-DP mechanism, see the guarantee)
-    "post-processing",   # a function of DP outputs and public values only
-    "NOT COVERED",       # derived from the private data without noise; the report says why it is there
-)
-
 RANDOM_DP_CAVEAT = (
     "This is (epsilon, delta, gamma)-random DP with respect to the sampling distribution P, not "
     "differential privacy: with probability at most gamma over the draw of the sensitivity sample the "
@@ -51,6 +41,17 @@ class Check:
     name: str
     passed: bool
     detail: str = ""
+
+
+#: What a published quantity is, under the release's neighbour relation. Every entry of
+#: ``PrivacyReport.published`` starts with one of these words, optionally followed by ": why".
+STATUSES = (
+    "public",            # a parameter the caller or the library chose without looking at the data
+    "public (stated)",   # a count computed from the data but declared public by the neighbour relation
+    "DP",                # the output of a DP mechanism (or random-DP mechanism, see the guarantee)
+    "post-processing",   # a function of DP outputs and public values only
+    "NOT COVERED",       # derived from the private data without noise; the report says why it is there
+)
 
 
 @dataclass(frozen=True)
