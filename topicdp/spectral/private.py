@@ -220,13 +220,16 @@ class SpectralDP:
         )
 
 
-_STATED = "public: a function of the stated parameters (k, alpha0, epsilon, delta, split) and of N"
+_STATED = "public: a function of the stated parameters (k, alpha0, epsilon, delta, split) and of N (or U)"
 #: status of each published detail of a spectral report; a key not listed here is refused by save()
 _DETAIL_STATUSES = {
     **{key: _STATED for key in ("configuration", "edges", "budget_split", "accounting", "n_words", "n_topics",
                                 "alpha0", "max_docs_per_user", "Delta2", "Delta3", "m2_noise_sigma",
                                 "m2_noise_spectral_norm_approx", "m2_combined_sigma")},
     "n_documents": "public (stated): N, the number of documents, is the same for all replace-one neighbours",
+    "n_users": "public (stated): U, the number of users, is the same for all replace-one-user neighbours",
+    "whitening": "public: which whitening was used",
+    "public_m2_eigenvalues": "public: computed from the caller's public reference corpus",
     "n_short_documents": "public (stated): documents with fewer than 3 tokens are left out and counted, as stated",
     "procedure1": "DP: Procedure-1 bounds released with Laplace noise",
     **{key: "post-processing: a function of released quantities and stated parameters"
