@@ -31,6 +31,15 @@ def _add_privacy_arguments(p: argparse.ArgumentParser) -> None:
                    "exchangeable (marginal over the sample and the pair; 9 at gamma=0.1) (default lambert-w)")
     p.add_argument("--max-minutes", type=float, default=None,
                    help="refuse to start sensitivity sampling forecast to take longer (from the first fit's time)")
+    p_dist = p.add_mutually_exclusive_group()
+    p_dist.add_argument("--reference", default=None, metavar="PUBLIC.jsonl",
+                        help="public reference corpus (same format) from which the sensitivity sampler draws its "
+                             "neighbouring datasets P; sigma is then public")
+    p_dist.add_argument("--private-oracle", action="store_true",
+                        help="let the sampler resample the private corpus itself (TopicDP's choice); sigma then "
+                             "depends on the private data and the report says what that leaks")
+    p.add_argument("--diagnostics", default=None, metavar="PATH",
+                   help="write the owner's private diagnostics here (never publish this file)")
     p.add_argument("--n-pairs", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--insecure-testing", action="store_true", help=argparse.SUPPRESS)
 
@@ -129,7 +138,32 @@ def check_arguments(args) -> None:
         check_bounds(args)
 
 
-def _make_privatizer(args):
+NO_P_MESSAGE = (
+    "the sampled sensitivity needs a sampling distribution P that is not the private data by default: pass "
+    "--reference PUBLIC.jsonl (a public corpus of the same kind; sigma is then public) or --private-oracle "
+    "(resample the private corpus, as TopicDP did; sigma then leaks and the report says so)"
+)
+
+
+def _check_distribution(args) -> None:
+    """Before any work: the sampled road has no default P (issue 10, item 8)."""
+    if args.reference is None and not args.private_oracle:
+        raise ValueError(NO_P_MESSAGE)
+
+
+def load_reference(args, corpus):
+    """The public reference corpus of ``--reference``, on the private corpus' vocabulary and bounds."""
+    from .corpus import Corpus
+
+    reference = Corpus.from_jsonl(args.reference, text_field=args.text_field, user_field=args.user_field,
+                                  vocabulary=corpus.vocabulary)
+    log = corpus.log
+    if log.max_docs_per_user or log.max_tokens_per_doc:
+        reference = reference.bound(log.max_docs_per_user, log.max_tokens_per_doc)
+    return reference
+
+
+def _make_privatizer(args, reference=None):
     from .agnostic import TopicDP
 
     return TopicDP(
@@ -138,6 +172,7 @@ def _make_privatizer(args):
         args.gamma,
         unit=args.unit,
         calibration=args.calibration,
+        distribution=reference if reference is not None else ("private-oracle" if args.private_oracle else None),
         n_jobs=args.n_jobs,
         random_state=args.seed,
         sampler_random_state=args.sampler_seed,
@@ -158,15 +193,23 @@ def format_topics(topics, title: str) -> str:
 
 
 def cmd_privatize(args) -> int:
+    _check_distribution(args)
+    corpus = load_corpus(args)
+    reference = load_reference(args, corpus) if args.reference else None
+    return _release(args, corpus, reference)
+
+
+def _release(args, corpus, reference) -> int:
     from .adapters import make_model
 
-    corpus = load_corpus(args)
     print(f"corpus: {corpus}")
     for line in corpus.log.lines():
         print(f"  {line}")
+    if reference is not None:
+        print(f"public reference P: {reference}")
     model = make_model(args.model, args.topics, args.model_seed)
     start = time.perf_counter()
-    release = _make_privatizer(args).privatize(model, corpus, keep_nonprivate=args.show_nonprivate)
+    release = _make_privatizer(args, reference).privatize(model, corpus, keep_nonprivate=args.show_nonprivate)
     elapsed = time.perf_counter() - start
     if args.show_nonprivate:
         from .metrics import l1_distance, rmse
@@ -179,19 +222,38 @@ def cmd_privatize(args) -> int:
     print(f"\nwall time {elapsed:.1f} s")
     if args.out:
         release.save(args.out)
-        print(f"release written to {args.out}")
+        print(f"release written to {args.out} (published part only: DP outputs and public parameters)")
+    if args.diagnostics:
+        release.save_diagnostics(args.diagnostics)
+        print(f"private diagnostics written to {args.diagnostics} (for the data owner; do not publish)")
     return 0
 
 
 def cmd_demo(args) -> int:
-    """The whole agnostic road on the embedded corpus (gensim's Lee news corpus, one document per user)."""
+    """The whole agnostic road on the embedded corpus (gensim's Lee news corpus, one document per user).
+
+    The sensitivity sampler needs a P that does not look at the private data, so by default the demo
+    splits the corpus: the first 150 documents play the public reference, the other 150 the private
+    corpus (one vocabulary for both). ``--private-oracle`` runs on all 300 and resamples them instead;
+    ``--reference`` takes a reference file as in ``privatize``.
+    """
+    import numpy as np
+
+    from .corpus import embedded_corpus
+
     args.corpus = "embedded"
     args.max_docs_per_user = args.max_tokens_per_doc = None
     args.show_nonprivate = True
     args.top = 8
-    print("topicdp demo: gensim LDA on the embedded Lee news corpus (300 documents, one per user),")
+    corpus, reference = embedded_corpus(), None
+    if args.reference:
+        reference = load_reference(args, corpus)
+    elif not args.private_oracle:
+        reference, corpus = corpus.subset_documents(np.arange(150)), corpus.subset_documents(np.arange(150, corpus.n_docs))
+    print(f"topicdp demo: gensim LDA on the embedded Lee news corpus ({corpus.n_docs} documents, one per user"
+          + (", the other 150 as the public reference P)," if reference is not None and not args.reference else "),"))
     print(f"released with TopicDP at epsilon={args.epsilon:g}, delta={args.delta:g}, gamma={args.gamma:g}\n")
-    return cmd_privatize(args)
+    return _release(args, corpus, reference)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -208,6 +270,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="run the agnostic road on the embedded corpus")
     _add_privacy_arguments(p)
+    p.set_defaults(text_field="text", user_field="user")
     p.add_argument("--out", default=None)
     p.set_defaults(func=cmd_demo, check=check_arguments)
 

@@ -271,7 +271,8 @@ def topicdp_sampled_setup(args):
         reference = _with_vocabulary(load_corpus(choice, reference=True), D.vocabulary)
 
     def privatizer():
-        return TopicDP(eps, delta, gamma, sensitivity="sampled", distribution=reference,
+        return TopicDP(eps, delta, gamma, sensitivity="sampled",
+                       distribution="private-oracle" if reference is None else reference,
                        n_jobs=int(_opt(args, "n_jobs", 1)), random_state=0,
                        sampler_random_state=int(_opt(args, "sampler_seed", 0)), n_pairs=n_pairs,
                        insecure_testing=n_pairs is not None and n_pairs < h_needed,
