@@ -21,7 +21,7 @@ def _write(path, rows=ROWS, *, compress=False, prefix=b"", extra=b""):
 def _privatize(capsys, *args):
     """Run ``topicdp privatize`` with a cheap configuration; return (exit code, stderr)."""
     code = main(["privatize", "--min-df", "1", "--max-df", "1.0", "--model", "sklearn-nmf", "--topics", "2",
-                 "--n-jobs", "1", "--n-pairs", "4", "--insecure-testing", *map(str, args)])  # later flags win
+                 "--n-jobs", "1", "--n-pairs", "4", "--insecure-testing", "--private-oracle", *map(str, args)])  # later flags win
     return code, capsys.readouterr().err
 
 

@@ -82,10 +82,11 @@ def test_default_release_file_has_no_private_field_outside_dp(tmp_path, capsys):
 
 
 def test_sampled_road_without_p_stops_before_reading_the_corpus(tmp_path, capsys):
-    missing = tmp_path / "does-not-exist.jsonl"
-    assert main(["privatize", str(missing), "--epsilon", "1"]) == 2
+    unreadable = tmp_path / "not-json.jsonl"
+    unreadable.write_text("this line is not JSON\n")  # reading it would fail with a different message
+    assert main(["privatize", str(unreadable), "--epsilon", "1"]) == 2
     err = capsys.readouterr().err
-    assert "--reference" in err and "--private-oracle" in err and "does-not-exist" not in err
+    assert "--reference" in err and "--private-oracle" in err and "not-json" not in err
 
 
 def test_private_oracle_release_says_what_leaks(tmp_path):

@@ -250,18 +250,18 @@ def test_topicdp_refuses_a_run_over_budget_before_sampling(lee_corpus):
     calls = []
     model = CallableModel(_sleepy(0.05, calls), n_topics=1, name="sleepy")
     with pytest.raises(ValueError, match="max_minutes=0.01.*exchangeable"):
-        TopicDP(1.0, max_minutes=0.01, sampler_random_state=0).privatize(model, small)  # 570 fits x 0.05 s
+        TopicDP(1.0, max_minutes=0.01, sampler_random_state=0, distribution="private-oracle").privatize(model, small)  # 570 fits x 0.05 s
     assert len(calls) == 2  # f(D) and the determinism check only: no pair was fitted
-    r = TopicDP(1.0, gamma=0.2, sizing="exchangeable", max_minutes=0.1, sampler_random_state=0,
+    r = TopicDP(1.0, gamma=0.2, distribution="private-oracle", sizing="exchangeable", max_minutes=0.1, sampler_random_state=0,
                 random_state=0).privatize(model, small)  # 8 fits x 0.05 s fit the budget
     assert len(calls) == 2 + 2 + 8
     assert r.report.guarantee == "random-DP" and r.report.details["sensitivity_sample"]["h"] == 4
     assert "marginal over the sensitivity sample and the neighbouring pair drawn from P" in r.report.sensitivity_method
     assert any(n.startswith("Exchangeable sizing") for n in r.report.notes)
     with pytest.raises(ValueError, match="sizing"):
-        TopicDP(1.0, sizing="fast")
+        TopicDP(1.0, sizing="fast", distribution="private-oracle")
     with pytest.raises(ValueError, match="max_minutes"):
-        TopicDP(1.0, max_minutes=0)
+        TopicDP(1.0, max_minutes=0, distribution="private-oracle")
 
 
 def test_forecast_and_progress_go_to_the_topicdp_logger(lee_corpus, caplog):
@@ -281,10 +281,10 @@ def test_forecast_and_progress_go_to_the_topicdp_logger(lee_corpus, caplog):
 def test_cli_flags_reach_topicdp():
     from topicdp.cli import _make_privatizer, build_parser
 
-    args = build_parser().parse_args(["privatize", "embedded", "--sizing", "exchangeable", "--max-minutes", "2.5"])
+    args = build_parser().parse_args(["privatize", "embedded", "--sizing", "exchangeable", "--max-minutes", "2.5", "--private-oracle"])
     dp = _make_privatizer(args)
     assert dp.sizing == "exchangeable" and dp.max_minutes == 2.5
-    default = _make_privatizer(build_parser().parse_args(["privatize", "embedded"]))
+    default = _make_privatizer(build_parser().parse_args(["privatize", "embedded", "--private-oracle"]))
     assert default.sizing == "lambert-w" and default.max_minutes is None
 
 
