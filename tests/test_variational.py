@@ -86,20 +86,28 @@ def test_sigma_against_dp_accounting_pld():
     assert accountant.get_epsilon(1e-6) == pytest.approx(3.0, rel=2e-3)
 
 
-def test_recovers_planted_topics_without_noise_and_with_a_large_budget():
-    data = synthetic_lda(3000, 200, 5, alpha0=0.5, beta=0.05, mean_length=80, random_state=0)
+def test_small_noise_tracks_the_noiseless_run_and_large_noise_does_not():
+    """EM from a random start has merged-topic local optima (as gensim's and scikit-learn's online LDA do),
+    so recovery is judged per start: with the same start, epsilon=50 must stay close to the noiseless run.
+
+    Bound: at epsilon=50, T=10, sigma = 0.50 per entry (noise_scale()); a topic holds about 3000 x 5 / 5 =
+    3000 units of weighted mass, so the per-entry noise in probability units is about 1.7e-4 and its L1 over
+    200 words about 200 x 1.7e-4 x sqrt(2/pi) = 0.027 per topic; 0.06 allows twice that plus the soft
+    threshold's shrinkage. At epsilon=0.01 sigma = 970 dwarfs every count: the topics are noise (error > 1.5
+    of a possible 2).
+    """
+    data = synthetic_lda(3000, 200, 5, alpha0=0.1, beta=0.05, mean_length=80, random_state=0)
     corpus = Corpus(X=data.X, vocabulary=[f"w{i}" for i in range(200)], doc_users=np.arange(3000) // 3)
     from topicdp.metrics.recovery import recovery_error
 
-    clean = DPVariationalLDA(5, epsilon=None, n_iterations=30, random_state=0).fit(corpus)
-    private = DPVariationalLDA(5, epsilon=50.0, n_iterations=30, random_state=0).fit(corpus)
-    noisy = DPVariationalLDA(5, epsilon=0.01, n_iterations=30, random_state=0).fit(corpus)
-    e_clean = recovery_error(clean.topic_word_, data.topic_word)
-    e_private = recovery_error(private.topic_word_, data.topic_word)
-    e_noisy = recovery_error(noisy.topic_word_, data.topic_word)
-    assert e_clean < 0.3
-    assert e_private < 2 * e_clean + 0.1
-    assert e_noisy > e_private
+    errors = {eps: [] for eps in (None, 50.0, 0.01)}
+    for seed in range(3):
+        for eps in errors:
+            model = DPVariationalLDA(5, epsilon=eps, unit="document", n_iterations=10, random_state=seed).fit(corpus)
+            errors[eps].append(recovery_error(model.topic_word_, data.topic_word))
+    assert min(errors[None]) < 0.1  # some start finds the planted topics
+    np.testing.assert_allclose(errors[50.0], errors[None], atol=0.06)
+    assert min(errors[0.01]) > 1.5
 
 
 def test_user_unit_needs_a_corpus_and_parameters_are_validated():
