@@ -1,5 +1,8 @@
 """Release gensim LDA topics of the embedded Lee news corpus with TopicDP (one document per user).
 
+The sampled sensitivity needs a sampling distribution P that does not look at the private data: here the
+first 150 Lee documents play the public reference and the other 150 the private corpus (same vocabulary).
+
     python examples/gensim_lda_embedded.py            # full gamma = 0.1: 285 neighbouring pairs, ~1 min
     python examples/gensim_lda_embedded.py --quick    # gamma = 0.22: 49 pairs, a few seconds
 """
@@ -12,9 +15,11 @@ from topicdp import GensimLDA, TopicDP, embedded_corpus
 from topicdp.metrics import l1_distance, rmse
 
 quick = "--quick" in sys.argv
-corpus = embedded_corpus()
+lee = embedded_corpus()
+reference, corpus = lee.subset_documents(np.arange(150)), lee.subset_documents(np.arange(150, lee.n_docs))
 model = GensimLDA(n_topics=10, random_state=0, passes=2)
-privatizer = TopicDP(epsilon=3.0, delta=1e-4, gamma=0.22 if quick else 0.1, n_jobs=2, sampler_random_state=0)
+privatizer = TopicDP(epsilon=3.0, delta=1e-4, gamma=0.22 if quick else 0.1, distribution=reference, n_jobs=2,
+                     sampler_random_state=0)
 release = privatizer.privatize(model, corpus, keep_nonprivate=True)
 
 for i, topic in enumerate(release.top_words(8)):

@@ -17,7 +17,7 @@ def test_privatize_writes_a_release_with_the_report_fields(tmp_path, capsys):
     out = tmp_path / "release.json"
     code = main([
         "privatize", str(path), "--model", "sklearn-nmf", "--topics", "3", "--epsilon", "3", "--delta", "1e-4",
-        "--gamma", "0.1", "--min-df", "1", "--max-df", "1.0", "--n-jobs", "1", "--n-pairs", "4", "--insecure-testing", "--out", str(out),
+        "--gamma", "0.1", "--min-df", "1", "--max-df", "1.0", "--n-jobs", "1", "--n-pairs", "4", "--insecure-testing", "--private-oracle", "--out", str(out),
     ])
     assert code == 0
     report = json.loads(out.read_text())["report"]
@@ -29,5 +29,5 @@ def test_privatize_writes_a_release_with_the_report_fields(tmp_path, capsys):
 
 
 def test_bad_input_exits_with_a_message(tmp_path, capsys):
-    code = main(["privatize", "embedded", "--epsilon", "-1"])
+    code = main(["privatize", "embedded", "--epsilon", "-1", "--private-oracle"])
     assert code == 2 and "epsilon" in capsys.readouterr().err

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -27,6 +26,20 @@ def _add_privacy_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sampler-seed", type=int, default=0, help="seed of the neighbour-pair draws (default 0)")
     p.add_argument("--model-seed", type=int, default=0, help="seed of the model (default 0)")
     p.add_argument("--cache-dir", default=None, help="cache sampled sensitivities here")
+    p.add_argument("--sizing", choices=("lambert-w", "exchangeable"), default="lambert-w",
+                   help="pairs for gamma: lambert-w (TopicDP Thm. 1, sample-conditional; 285 at gamma=0.1) or "
+                   "exchangeable (marginal over the sample and the pair; 9 at gamma=0.1) (default lambert-w)")
+    p.add_argument("--max-minutes", type=float, default=None,
+                   help="refuse to start sensitivity sampling forecast to take longer (from the first fit's time)")
+    p_dist = p.add_mutually_exclusive_group()
+    p_dist.add_argument("--reference", default=None, metavar="PUBLIC.jsonl",
+                        help="public reference corpus (same format) from which the sensitivity sampler draws its "
+                             "neighbouring datasets P; sigma is then public")
+    p_dist.add_argument("--private-oracle", action="store_true",
+                        help="let the sampler resample the private corpus itself (TopicDP's choice); sigma then "
+                             "depends on the private data and the report says what that leaks")
+    p.add_argument("--diagnostics", default=None, metavar="PATH",
+                   help="write the owner's private diagnostics here (never publish this file)")
     p.add_argument("--n-pairs", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--insecure-testing", action="store_true", help=argparse.SUPPRESS)
 
@@ -38,49 +51,119 @@ def _add_corpus_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-features", type=int, default=5000, help="vocabulary size limit (default 5000)")
     p.add_argument("--min-df", type=int, default=5, help="minimum document frequency of a word (default 5)")
     p.add_argument("--max-df", type=float, default=0.5, help="drop words in more than this share of documents (default 0.5)")
-    p.add_argument("--max-docs-per-user", type=int, default=None)
-    p.add_argument("--max-tokens-per-doc", type=int, default=None)
+    p.add_argument("--max-docs-per-user", type=int, default=None, help="contribution bound (>= 1; default: none)")
+    p.add_argument("--max-tokens-per-doc", type=int, default=None, help="contribution bound (>= 1; default: none)")
     p.add_argument("--users", type=int, default=None, help="use only the first N users of the file (a documented subset)")
 
 
 def load_corpus(args):
+    """The (bounded) corpus the arguments name; call :func:`check_arguments` first."""
     from .corpus import Corpus, embedded_corpus
 
     if args.corpus == "embedded":
         corpus = embedded_corpus()
     else:
-        users = None
-        if args.users is not None:
-            users = _first_users(args.corpus, args.user_field, args.users)
         corpus = Corpus.from_jsonl(
             args.corpus,
             text_field=args.text_field,
             user_field=args.user_field,
-            users=users,
+            n_users=args.users,
             min_df=args.min_df,
             max_df=args.max_df,
             max_features=args.max_features,
         )
-    if args.max_docs_per_user or args.max_tokens_per_doc:
+    if args.max_docs_per_user is not None or args.max_tokens_per_doc is not None:
         corpus = corpus.bound(args.max_docs_per_user, args.max_tokens_per_doc)
     return corpus
 
 
-def _first_users(path, user_field: str, n: int) -> list:
-    import gzip
-
-    opener = gzip.open if str(path).endswith(".gz") else open
-    seen: dict = {}
-    with opener(path, "rt", encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                seen.setdefault(json.loads(line)[user_field], None)
-                if len(seen) >= n:
-                    break
-    return list(seen)
+def _optional(value, check, *args, **kwargs):
+    return None if value is None else check(value, *args, **kwargs)
 
 
-def _make_privatizer(args):
+def check_corpus_path(path: str, flag: str = "corpus") -> None:
+    """Refuse, before any work, a corpus argument that is neither 'embedded' nor a readable file."""
+    if path == "embedded":
+        return
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{flag}: no such file: {path}")
+    if os.path.isdir(path):
+        raise ValueError(f"{flag}: {path} is a directory; give a JSON Lines file (.jsonl or .jsonl.gz) or 'embedded'")
+    if not os.access(path, os.R_OK):
+        raise ValueError(f"{flag}: {path} is not readable")
+
+
+def check_bounds(args) -> None:
+    """--max-docs-per-user and --max-tokens-per-doc: leave a flag out for no bound; 0 is not 'no bound'."""
+    bounds = {"--max-docs-per-user": args.max_docs_per_user, "--max-tokens-per-doc": args.max_tokens_per_doc}
+    for flag, value in bounds.items():
+        if value is not None and value < 1:
+            raise ValueError(f"{flag} must be an integer >= 1, got {value} (leave the flag out for no bound)")
+
+
+def check_arguments(args) -> None:
+    """Validate every argument of ``privatize`` / ``demo`` before the corpus is read or a model is fitted.
+
+    The checks are the library's own (``topicdp._validation``, ``topicdp.adapters.MODELS``), with the flag
+    names in the messages; they run in a few milliseconds, so a typo costs no reading time.
+    """
+    from ._validation import (check_delta, check_epsilon, check_gamma, check_int, check_n_jobs, check_option,
+                              check_real)
+    from .adapters import MODELS
+
+    check_option(args.model, "--model", MODELS)
+    check_int(args.topics, "--topics", low=1)
+    check_epsilon(args.epsilon, "--epsilon")
+    check_delta(args.delta, "--delta")
+    check_gamma(args.gamma, "--gamma")
+    check_n_jobs(args.n_jobs, "--n-jobs")
+    _optional(args.seed, check_int, "--seed", low=0)
+    _optional(args.sampler_seed, check_int, "--sampler-seed", low=0)
+    _optional(args.model_seed, check_int, "--model-seed", low=0)
+    _optional(args.n_pairs, check_int, "--n-pairs", low=1)
+    if args.cache_dir is not None and os.path.exists(args.cache_dir) and not os.path.isdir(args.cache_dir):
+        raise ValueError(f"--cache-dir: {args.cache_dir} exists and is not a directory")
+    _optional(getattr(args, "top", None), check_int, "--top", low=1)
+    out = getattr(args, "out", None)
+    if out is not None:
+        parent = os.path.dirname(os.path.abspath(out))
+        if os.path.isdir(out) or not os.path.isdir(parent):
+            raise ValueError(f"--out: cannot write a file at {out} (a directory, or its directory does not exist)")
+    if hasattr(args, "corpus"):
+        check_corpus_path(args.corpus)
+        check_int(args.max_features, "--max-features", low=1)
+        check_int(args.min_df, "--min-df", low=1)
+        check_real(args.max_df, "--max-df", low=0.0, high=1.0, high_open=False)
+        _optional(args.users, check_int, "--users", low=1)
+        check_bounds(args)
+
+
+NO_P_MESSAGE = (
+    "the sampled sensitivity needs a sampling distribution P that is not the private data by default: pass "
+    "--reference PUBLIC.jsonl (a public corpus of the same kind; sigma is then public) or --private-oracle "
+    "(resample the private corpus, as TopicDP did; sigma then leaks and the report says so)"
+)
+
+
+def _check_distribution(args) -> None:
+    """Before any work: the sampled road has no default P (issue 10, item 8)."""
+    if args.reference is None and not args.private_oracle:
+        raise ValueError(NO_P_MESSAGE)
+
+
+def load_reference(args, corpus):
+    """The public reference corpus of ``--reference``, on the private corpus' vocabulary and bounds."""
+    from .corpus import Corpus
+
+    reference = Corpus.from_jsonl(args.reference, text_field=args.text_field, user_field=args.user_field,
+                                  vocabulary=corpus.vocabulary)
+    log = corpus.log
+    if log.max_docs_per_user or log.max_tokens_per_doc:
+        reference = reference.bound(log.max_docs_per_user, log.max_tokens_per_doc)
+    return reference
+
+
+def _make_privatizer(args, reference=None):
     from .agnostic import TopicDP
 
     return TopicDP(
@@ -89,13 +172,16 @@ def _make_privatizer(args):
         args.gamma,
         unit=args.unit,
         calibration=args.calibration,
+        distribution=reference if reference is not None else ("private-oracle" if args.private_oracle else None),
         n_jobs=args.n_jobs,
         random_state=args.seed,
         sampler_random_state=args.sampler_seed,
         n_pairs=args.n_pairs,
         insecure_testing=args.insecure_testing,
         cache_dir=args.cache_dir,
-        progress=sys.stderr.isatty() or bool(os.environ.get("TOPICDP_PROGRESS")),
+        progress=True,  # a bar on a terminal, log lines with an ETA otherwise
+        sizing=args.sizing,
+        max_minutes=args.max_minutes,
     )
 
 
@@ -107,15 +193,23 @@ def format_topics(topics, title: str) -> str:
 
 
 def cmd_privatize(args) -> int:
+    _check_distribution(args)
+    corpus = load_corpus(args)
+    reference = load_reference(args, corpus) if args.reference else None
+    return _release(args, corpus, reference)
+
+
+def _release(args, corpus, reference) -> int:
     from .adapters import make_model
 
-    corpus = load_corpus(args)
     print(f"corpus: {corpus}")
     for line in corpus.log.lines():
         print(f"  {line}")
+    if reference is not None:
+        print(f"public reference P: {reference}")
     model = make_model(args.model, args.topics, args.model_seed)
     start = time.perf_counter()
-    release = _make_privatizer(args).privatize(model, corpus, keep_nonprivate=args.show_nonprivate)
+    release = _make_privatizer(args, reference).privatize(model, corpus, keep_nonprivate=args.show_nonprivate)
     elapsed = time.perf_counter() - start
     if args.show_nonprivate:
         from .metrics import l1_distance, rmse
@@ -128,19 +222,38 @@ def cmd_privatize(args) -> int:
     print(f"\nwall time {elapsed:.1f} s")
     if args.out:
         release.save(args.out)
-        print(f"release written to {args.out}")
+        print(f"release written to {args.out} (published part only: DP outputs and public parameters)")
+    if args.diagnostics:
+        release.save_diagnostics(args.diagnostics)
+        print(f"private diagnostics written to {args.diagnostics} (for the data owner; do not publish)")
     return 0
 
 
 def cmd_demo(args) -> int:
-    """The whole agnostic road on the embedded corpus (gensim's Lee news corpus, one document per user)."""
+    """The whole agnostic road on the embedded corpus (gensim's Lee news corpus, one document per user).
+
+    The sensitivity sampler needs a P that does not look at the private data, so by default the demo
+    splits the corpus: the first 150 documents play the public reference, the other 150 the private
+    corpus (one vocabulary for both). ``--private-oracle`` runs on all 300 and resamples them instead;
+    ``--reference`` takes a reference file as in ``privatize``.
+    """
+    import numpy as np
+
+    from .corpus import embedded_corpus
+
     args.corpus = "embedded"
     args.max_docs_per_user = args.max_tokens_per_doc = None
     args.show_nonprivate = True
     args.top = 8
-    print("topicdp demo: gensim LDA on the embedded Lee news corpus (300 documents, one per user),")
+    corpus, reference = embedded_corpus(), None
+    if args.reference:
+        reference = load_reference(args, corpus)
+    elif not args.private_oracle:
+        reference, corpus = corpus.subset_documents(np.arange(150)), corpus.subset_documents(np.arange(150, corpus.n_docs))
+    print(f"topicdp demo: gensim LDA on the embedded Lee news corpus ({corpus.n_docs} documents, one per user"
+          + (", the other 150 as the public reference P)," if reference is not None and not args.reference else "),"))
     print(f"released with TopicDP at epsilon={args.epsilon:g}, delta={args.delta:g}, gamma={args.gamma:g}\n")
-    return cmd_privatize(args)
+    return _release(args, corpus, reference)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -153,12 +266,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="write the release (JSON) here")
     p.add_argument("--top", type=int, default=10, help="top words shown per topic")
     p.add_argument("--show-nonprivate", action="store_true", help="also print the non-private top words")
-    p.set_defaults(func=cmd_privatize)
+    p.set_defaults(func=cmd_privatize, check=check_arguments)
 
     p = sub.add_parser("demo", help="run the agnostic road on the embedded corpus")
     _add_privacy_arguments(p)
+    p.set_defaults(text_field="text", user_field="user")
     p.add_argument("--out", default=None)
-    p.set_defaults(func=cmd_demo)
+    p.set_defaults(func=cmd_demo, check=check_arguments)
 
     from .audit.cli import register as register_audit
     from .experiments.cli import register as register_compare
@@ -168,12 +282,30 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _log_to_stderr() -> None:
+    """Show the ``topicdp`` logger's INFO lines (cost forecast, progress) on stderr; no other logger."""
+    import logging
+
+    class StderrHandler(logging.StreamHandler):
+        stream = property(lambda self: sys.stderr, lambda self, value: None)  # today's stderr, as logging.lastResort
+
+    logger = logging.getLogger("topicdp")
+    if not logger.handlers:
+        handler = StderrHandler()
+        handler.setFormatter(logging.Formatter("topicdp: %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+
+
 def main(argv=None) -> int:
+    _log_to_stderr()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if getattr(args, "check", None) is not None:
+            args.check(args)  # every argument, before any reading or fitting
         return args.func(args)
-    except (ValueError, TypeError, FileNotFoundError) as exc:
+    except (ValueError, TypeError, OSError) as exc:
         print(f"topicdp: error: {exc}", file=sys.stderr)
         return 2
 

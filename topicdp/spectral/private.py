@@ -8,7 +8,8 @@ import time
 import numpy as np
 
 from .._validation import check_delta, check_epsilon, check_int, check_option, check_random_state
-from ..report import Check, PrivacyReport
+from ..release import PrivateRelease, vocabulary_status
+from ..report import Check, PrivacyReport, build_report, total
 from .accounting import ACCOUNTING_METHODS, DEFAULT_SPLITS, Budget
 from .configurations import CONFIGURATIONS, RUNNERS, Context, PreconditionError
 from .estimator import check_model_params
@@ -77,6 +78,9 @@ class SpectralDP:
     ----------
     topic_word_, alpha_ : the private topics (k x d, rows on the simplex) and Dirichlet parameters
     report_ : PrivacyReport
+    release_ : PrivateRelease
+        The published topics (``topic_word``), ``extra["alpha"]``, the vocabulary (column indices when fit on
+        a matrix) and the report; its ``diagnostics`` hold the run time (owner's eyes only).
     n_documents_, n_short_documents_ : documents used / left out (fewer than 3 tokens)
     """
 
@@ -99,8 +103,18 @@ class SpectralDP:
         self.n_restarts = n_restarts
 
     # ------------------------------------------------------------------------------------------------
-    def fit(self, X, y=None, *, users=None) -> "SpectralDP":
-        """Fit on doc-term counts X; ``users`` (optional, one id per row) verifies ``max_docs_per_user``."""
+    def fit(self, X, y=None, *, users=None, vocabulary_source: str = "private-texts") -> "SpectralDP":
+        """Fit on a :class:`topicdp.Corpus` or doc-term counts X; sets ``release_`` (a PrivateRelease).
+
+        ``users`` (optional, one id per row; taken from a Corpus when ``max_docs_per_user`` is set) verifies
+        ``max_docs_per_user``. ``vocabulary_source`` states where a Corpus' vocabulary came from
+        (``"private-texts"`` or ``"public"``, see :meth:`topicdp.TopicDP.privatize`).
+        """
+        vocabulary = None
+        if hasattr(X, "vocabulary") and hasattr(X, "doc_users"):  # a topicdp Corpus
+            if users is None and self.max_docs_per_user is not None:
+                users = X.doc_users
+            vocabulary, X = X.vocabulary, X.X
         k, a0 = check_model_params(self.n_topics, self.alpha0)
         cfg = check_int(self.configuration, "configuration", low=1, high=4)
         eps = check_epsilon(self.epsilon)
@@ -129,12 +143,17 @@ class SpectralDP:
         self.n_documents_ = corpus.n_docs
         self.n_short_documents_ = corpus.n_short
         self.n_degenerate_topics_ = n_bad
-        self.report_ = self._report(cfg, ctx, budget, m, eps, delta, time.perf_counter() - t0)
+        self.report_ = self._report(cfg, ctx, budget, m, eps, delta, vocabulary, vocabulary_source)
+        self.release_ = PrivateRelease(
+            topic_word=topics, noisy=None, report=self.report_, extra={"alpha": alpha},
+            vocabulary=tuple(str(j) for j in range(topics.shape[1])) if vocabulary is None else vocabulary,
+            diagnostics={"seconds": time.perf_counter() - t0},
+        )
         return self
 
     # ------------------------------------------------------------------------------------------------
     def _report(self, cfg: int, ctx: Context, budget: Budget, m: int, eps: float, delta: float,
-                seconds: float) -> PrivacyReport:
+                vocabulary, vocabulary_source: str) -> PrivacyReport:
         totals_doc = budget.totals()
         eps_doc_best = totals_doc["best"]
         eps_user, delta_user = group_privacy(eps_doc_best, budget.delta, m)
@@ -168,7 +187,6 @@ class SpectralDP:
             "alpha0": ctx.alpha0,
             "document_level": {"epsilon_target": budget.epsilon, "delta": budget.delta, "totals": totals_doc},
             "max_docs_per_user": m,
-            "seconds": seconds,
             **ctx.details,
         }
         if "Delta_T" in ctx.details:
@@ -176,7 +194,12 @@ class SpectralDP:
                 "local bound (Procedure 1)" if cfg >= 3 else "global bound given the released M2"
         else:
             sens, sens_method = ctx.details["Delta3"], "global bound (App. H.1-H.2, corrected)"
-        return PrivacyReport(
+        if vocabulary is None:
+            vocab_status = "public: column indices (fit on a matrix)"
+        else:
+            vocab_status, vocab_note = vocabulary_status(vocabulary_source, allow_dp=False)
+            notes.append(vocab_note)
+        return build_report(
             mechanism=f"spectral-config-{cfg}",
             guarantee="approx-DP",
             unit=unit,
@@ -187,11 +210,43 @@ class SpectralDP:
             sensitivity_method=sens_method,
             calibration=budget.accounting,
             composition=budget.releases,
-            composition_total={"document_level": totals_doc,
-                               "simple": group_privacy(totals_doc["simple"], budget.delta, m)[0],
-                               "rdp": group_privacy(totals_doc["rdp"], budget.delta, m)[0]},
+            composition_total=[total(method, *group_privacy(e, budget.delta, m), document_level_epsilon=e,
+                                     document_level_delta=budget.delta) for method, e in totals_doc.items()],
             checks=ctx.checks,
             seeded=self.random_state is not None,
             notes=notes,
             details=details,
+            published=_published(details, vocab_status),
         )
+
+
+_STATED = "public: a function of the stated parameters (k, alpha0, epsilon, delta, split) and of N (or U)"
+#: status of each published detail of a spectral report; a key not listed here is refused by save()
+_DETAIL_STATUSES = {
+    **{key: _STATED for key in ("configuration", "edges", "budget_split", "accounting", "n_words", "n_topics",
+                                "alpha0", "max_docs_per_user", "Delta2", "Delta3", "m2_noise_sigma",
+                                "m2_noise_spectral_norm_approx", "m2_combined_sigma")},
+    "n_documents": "public (stated): N, the number of documents, is the same for all replace-one neighbours",
+    "n_users": "public (stated): U, the number of users, is the same for all replace-one-user neighbours",
+    "whitening": "public: which whitening was used",
+    "public_m2_eigenvalues": "public: computed from the caller's public reference corpus",
+    "n_short_documents": "public (stated): documents with fewer than 3 tokens are left out and counted, as stated",
+    "procedure1": "DP: Procedure-1 bounds released with Laplace noise",
+    **{key: "post-processing: a function of released quantities and stated parameters"
+       for key in ("document_level", "released_m2_eigenvalues", "released_m2_next_eigenvalue", "Delta_T",
+                   "Delta_decomposition", "Delta_output")},
+}
+
+
+def _published(details: dict, vocab_status: str) -> dict:
+    derived = ("post-processing: a function of the stated N and parameters and (configurations 2-4) of "
+               "released quantities")
+    return {
+        "topic_word": "post-processing: of the noisy releases at the configuration's edges",
+        "extra.alpha": "post-processing: of the noisy releases at the configuration's edges",
+        "vocabulary": vocab_status,
+        "report.checks": "post-processing: outcomes on released quantities and the stated N",
+        **{f"report.{name}": derived for name in ("sensitivity", "sigma", "sigma_alternatives", "composition",
+                                                  "composition_total")},
+        **{f"report.details.{key}": _DETAIL_STATUSES[key] for key in details if key in _DETAIL_STATUSES},
+    }
