@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from topicdp import Corpus  # noqa: E402
 from topicdp.corpus import read_jsonl_records  # noqa: E402
 from topicdp.metrics.readability import heldout_user_mask, readability  # noqa: E402
-from topicdp.variational import DPVariationalLDA, forecast  # noqa: E402
+from topicdp.variational import DPVariationalLDA, forecast, public_init  # noqa: E402
 
 K, V, MAX_DOCS, DELTA = 10, 2000, 20, 1e-6
 
@@ -53,8 +53,10 @@ def load(corpus: str, data: Path, vocabulary: str, epsilon_vocab: float | None, 
     texts = [t for t, _ in records]
     users = [u for _, u in records]
     held = dict(zip(dict.fromkeys(users), heldout_user_mask(list(dict.fromkeys(users)), 0.2, seed=0)))
+    public_half = dict(zip(dict.fromkeys(users), heldout_user_mask(list(dict.fromkeys(users)), 0.5, seed=1)))
     train = [i for i, u in enumerate(users) if not held[u]]
-    test = [i for i, u in enumerate(users) if held[u]]
+    test = [i for i, u in enumerate(users) if held[u] and not public_half[u]]
+    public = [i for i, u in enumerate(users) if held[u] and public_half[u]]
     train_texts, train_users = [texts[i] for i in train], [users[i] for i in train]
     vocab_info = {"kind": "non-private: the 2,000 most frequent training words (min_df=5, max_df=0.5); NOT covered"}
     if vocabulary == "dp":
@@ -68,7 +70,9 @@ def load(corpus: str, data: Path, vocabulary: str, epsilon_vocab: float | None, 
         full = Corpus.from_texts(train_texts, train_users, min_df=5, max_df=0.5, max_features=V)
     train_corpus = full.bound(max_docs_per_user=MAX_DOCS, random_state=0)
     heldout = Corpus.from_texts([texts[i] for i in test], [users[i] for i in test], vocabulary=full.vocabulary)
-    return train_corpus, heldout, vocab_info
+    reference = Corpus.from_texts([texts[i] for i in public], [users[i] for i in public],
+                                  vocabulary=full.vocabulary).bound(max_docs_per_user=MAX_DOCS, random_state=0)
+    return train_corpus, heldout, reference, vocab_info
 
 
 def gensim_reference(corpus: Corpus, seed: int = 0) -> np.ndarray:
@@ -86,7 +90,8 @@ def main(argv=None) -> int:
     p.add_argument("--out", required=True)
     p.add_argument("--epsilons", type=float, nargs="+", default=[1.0, 3.0, 10.0])
     p.add_argument("--units", nargs="+", default=["document", "user"])
-    p.add_argument("--iterations", type=int, default=5)
+    p.add_argument("--inits", nargs="+", default=["random", "public"], help="random start, or from the public half")
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     p.add_argument("--vocabulary", choices=("nonprivate", "dp"), default="nonprivate")
     p.add_argument("--vocabulary-share", type=float, default=0.2,
                    help="share of epsilon spent on the vocabulary with --vocabulary dp (and delta/2; basic composition)")
@@ -101,53 +106,62 @@ def main(argv=None) -> int:
     results_path = out / "results.jsonl"
     done = set()
     if results_path.exists():
-        done = {(r["mechanism"], r["unit"], r["epsilon"], r["vocabulary"]) for r in map(json.loads, results_path.open())}
-
+        done = {_key(r) for r in map(json.loads, results_path.open())}
+    dp_vocab = args.vocabulary == "dp"
     for unit in args.units:
-        loaded = None
+        cache: dict = {}
         for eps in args.epsilons:
-            keys = [("dp-vem", unit, eps, args.vocabulary)] + ([("spectral-config-1", unit, eps, args.vocabulary)] if args.spectral else [])
-            if all(k in done for k in keys):
+            cells = [(mech, init, seed) for mech, init in [("dp-vem", i) for i in args.inits]
+                     + ([("spectral-config-1", "-")] if args.spectral else []) for seed in args.seeds]
+            todo = [c for c in cells if (c[0], unit, eps, args.vocabulary, c[1], c[2]) not in done]
+            if not todo:
                 continue
-            if loaded is None or args.vocabulary == "dp":
-                eps_vocab = None
-                if args.vocabulary == "dp":
-                    eps_vocab = args.vocabulary_share * eps  # basic composition: (share eps, delta/2) + the rest
+            vocab_key = eps if dp_vocab else None
+            if vocab_key not in cache:
                 t0 = time.perf_counter()
-                train, heldout, vocab_info = load(args.corpus, data, args.vocabulary, eps_vocab, unit)
+                train, heldout, public, vocab_info = load(args.corpus, data, args.vocabulary,
+                                                          args.vocabulary_share * eps if dp_vocab else None, unit)
                 reference = gensim_reference(train)
                 ref_scores = readability(reference, train.vocabulary, heldout)
-                print(f"[{unit}] {train}, held-out {heldout.n_docs} docs; gensim reference {time.perf_counter() - t0:.0f} s: "
-                      f"npmi {ref_scores['npmi']:.3f} contrast {ref_scores['npmi_contrast']:.3f}", flush=True)
-                loaded = (train, heldout, reference, ref_scores)
-            train, heldout, reference, ref_scores = loaded
-            if ("dp-vem", unit, eps, args.vocabulary) not in done:
-                dp_vocab = args.vocabulary == "dp"
-                model = DPVariationalLDA(K, epsilon=eps * (1 - args.vocabulary_share) if dp_vocab else eps,
-                                         delta=DELTA / 2 if dp_vocab else DELTA, unit=unit, n_iterations=args.iterations)
-                predicted = forecast(model, n_units=train.n_users if unit == "user" else train.n_docs,
-                                     n_words=train.n_words)
+                init = public_init(public, K, unit=unit)
+                init_scores = readability(init, train.vocabulary, heldout, reference=reference)
+                print(f"[{unit}] {train}; public half {public}; held-out {heldout.n_docs} docs; "
+                      f"{time.perf_counter() - t0:.0f} s. gensim: npmi {ref_scores['npmi']:.3f} contrast "
+                      f"{ref_scores['npmi_contrast']:.3f}; public start alone: npmi {init_scores['npmi']:.3f} "
+                      f"contrast {init_scores['npmi_contrast']:.3f} overlap {init_scores['overlap']:.2f}", flush=True)
+                cache = {vocab_key: (train, heldout, public, vocab_info, reference, ref_scores, init, init_scores)}
+            train, heldout, public, vocab_info, reference, ref_scores, init, init_scores = cache[vocab_key]
+            for mech, init_kind, seed in todo:
                 t0 = time.perf_counter()
-                model.fit(train)
-                row = _row("dp-vem", unit, eps, args.vocabulary, model.topic_word_, train, heldout, reference,
-                           ref_scores, time.perf_counter() - t0, sigma=model.sigma_, forecast=predicted.as_dict(),
-                           vocabulary_info=vocab_info)
-                _append(results_path, row)
-            if args.spectral and ("spectral-config-1", unit, eps, args.vocabulary) not in done:
-                from topicdp.spectral import SpectralDP
+                extra: dict = {"vocabulary_info": vocab_info, "public_start": {k: init_scores[k] for k in ("npmi", "npmi_contrast", "diversity", "overlap")}}
+                if mech == "dp-vem":
+                    model = DPVariationalLDA(K, epsilon=eps * (1 - args.vocabulary_share) if dp_vocab else eps,
+                                             delta=DELTA / 2 if dp_vocab else DELTA, unit=unit,
+                                             n_iterations=2 if init_kind == "public" else 5,
+                                             init=init if init_kind == "public" else None, random_state=seed)
+                    n_units = train.n_users if unit == "user" else train.n_docs
+                    predicted = forecast(model, n_units=n_units, n_words=train.n_words,
+                                         signal=init if init_kind == "public" else None)
+                    model.fit(train)
+                    W = model.topic_word_
+                    extra.update(sigma=model.sigma_, forecast=predicted.as_dict(), iterations=model.n_iterations)
+                else:
+                    from topicdp.spectral import SpectralDP
 
-                t0 = time.perf_counter()
-                try:
-                    sdp = SpectralDP(n_topics=K, alpha0=1.0, configuration=1, epsilon=eps, delta=DELTA, unit=unit,
-                                     random_state=None).fit(train)
-                    W, note = sdp.topic_word_, ""
-                except Exception as exc:  # a refused precondition is a result
-                    W, note = None, f"{type(exc).__name__}: {exc}"
-                row = _row("spectral-config-1", unit, eps, args.vocabulary, W, train, heldout, reference, ref_scores,
-                           time.perf_counter() - t0, note=note, vocabulary_info=vocab_info)
+                    try:
+                        W = SpectralDP(n_topics=K, alpha0=1.0, configuration=1, epsilon=eps, delta=DELTA, unit=unit,
+                                       random_state=seed).fit(train).topic_word_
+                    except Exception as exc:  # a refused precondition is a result
+                        W, extra["note"] = None, f"{type(exc).__name__}: {exc}"
+                row = _row(mech, unit, eps, args.vocabulary, W, train, heldout, reference, ref_scores,
+                           time.perf_counter() - t0, init=init_kind, seed=seed, **extra)
                 _append(results_path, row)
     write_table(results_path, out / "table.md", args.corpus)
     return 0
+
+
+def _key(r: dict) -> tuple:
+    return (r["mechanism"], r["unit"], r["epsilon"], r["vocabulary"], r.get("init", "random"), r.get("seed", 0))
 
 
 def _row(mechanism, unit, eps, vocabulary, W, train, heldout, reference, ref_scores, seconds, **extra) -> dict:
@@ -170,23 +184,37 @@ def _append(path: Path, row: dict) -> None:
 
 def write_table(results_path: Path, table_path: Path, corpus: str) -> None:
     rows = [json.loads(line) for line in results_path.open()]
+    groups: dict = {}
+    for r in rows:
+        groups.setdefault((r["mechanism"], r["unit"], r["vocabulary"], r.get("init", "random"), r["epsilon"]), []).append(r)
     lines = [f"# Readability of rigorous DP releases on `{corpus}` (K={K}, V<={V}, delta={DELTA:g}, <= {MAX_DOCS} docs per user)",
              "",
-             "Ratios are against non-private gensim LDA on the same training documents; overlap is the matched "
-             "top-10 overlap with it (0 random, 1 identical). Forecast: expected overlap predicted before the fit.",
+             "Medians over noise/start seeds (min-max in brackets). Ratios are against non-private gensim LDA on the same "
+             "training documents, measured on held-out users; overlap is the matched top-10 overlap with it (0 random, 1 "
+             "identical). Forecast: expected top-10 overlap with the signal, predicted from public quantities before the fit. "
+             "init=public starts from topics fitted on the public half of the held-out users (public data), and is "
+             "evaluated like every row on the other half.",
              "",
-             "| mechanism | unit | vocabulary | eps | NPMI (x gensim) | contrast (x gensim) | diversity | overlap | forecast | s |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-    for r in sorted(rows, key=lambda r: (r["mechanism"], r["unit"], r["vocabulary"], r["epsilon"])):
-        if "npmi" not in r:
-            lines.append(f"| {r['mechanism']} | {r['unit']} | {r['vocabulary']} | {r['epsilon']:g} | refused: {r.get('note', '')[:80]} | | | | | {r['seconds']} |")
+             "| mechanism | unit | vocabulary | start | eps | NPMI (x gensim) | contrast (x gensim) | diversity | overlap | forecast | s/fit |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for (mech, unit, vocab, init, eps), rs in sorted(groups.items()):
+        ok = [r for r in rs if "npmi" in r]
+        if not ok:
+            lines.append(f"| {mech} | {unit} | {vocab} | {init} | {eps:g} | refused: {rs[0].get('note', '')[:90]} | | | | | |")
             continue
-        ref = r["reference"]
-        fc = r.get("forecast", {}).get("expected_overlap")
-        lines.append(
-            f"| {r['mechanism']} | {r['unit']} | {r['vocabulary']} | {r['epsilon']:g} | {r['npmi']:.3f} ({r['npmi'] / ref['npmi']:.2f}x) | "
-            f"{r['npmi_contrast']:.3f} ({r['npmi_contrast'] / ref['npmi_contrast']:.2f}x) | {r['diversity']:.2f} | "
-            f"{r['overlap']:.2f} | {'' if fc is None else f'{fc:.2f}'} | {r['seconds']} |")
+        ref = ok[0]["reference"]
+
+        def med(key, scale=None):
+            v = np.array([r[key] for r in ok], dtype=float)
+            txt = f"{np.median(v):.3f}" if len(v) == 1 else f"{np.median(v):.3f} [{v.min():.3f}, {v.max():.3f}]"
+            return txt + (f" ({np.median(v) / scale:.2f}x)" if scale else "")
+        fc = [r["forecast"]["expected_overlap"] for r in ok if r.get("forecast")]
+        lines.append(f"| {mech} | {unit} | {vocab} | {init} | {eps:g} | {med('npmi', ref['npmi'])} | "
+                     f"{med('npmi_contrast', ref['npmi_contrast'])} | {med('diversity')} | {med('overlap')} | "
+                     f"{np.median(fc):.2f} | {np.median([r['seconds'] for r in ok]):.0f} |" if fc else
+                     f"| {mech} | {unit} | {vocab} | {init} | {eps:g} | {med('npmi', ref['npmi'])} | "
+                     f"{med('npmi_contrast', ref['npmi_contrast'])} | {med('diversity')} | {med('overlap')} | | "
+                     f"{np.median([r['seconds'] for r in ok]):.0f} |")
     table_path.write_text("\n".join(lines) + "\n")
 
 
