@@ -117,3 +117,23 @@ def test_user_unit_needs_a_corpus_and_parameters_are_validated():
         DPVariationalLDA(n_iterations=0).fit(sp.csr_matrix(np.ones((3, 4))))
     with pytest.raises(ValueError, match="neighbours"):
         DPVariationalLDA(neighbours="swap").noise_scale()
+
+
+def test_release_is_published_with_only_dp_and_public_fields(tmp_path):
+    from topicdp.release import PrivateRelease
+
+    data = synthetic_lda(300, 40, 3, random_state=1)
+    corpus = Corpus(X=data.X, vocabulary=[f"w{i}" for i in range(40)], doc_users=np.arange(300) // 3)
+    model = DPVariationalLDA(3, epsilon=2.0, delta=1e-6, n_iterations=3, random_state=0).fit(corpus, vocabulary_source="public")
+    release = model.release_
+    assert release.report.guarantee == "approx-DP" and release.report.seeded
+    assert release.report.certified_epsilon() <= 2.0 + 1e-9
+    path = tmp_path / "release.json"
+    release.save(path)
+    again = PrivateRelease.load(path)
+    np.testing.assert_allclose(again.topic_word, release.topic_word)
+    assert "n_docs" not in path.read_text()  # the exact document count stays in the diagnostics
+    # a DP vocabulary's budget is composed into the stated guarantee
+    vocab = {"epsilon": 0.5, "delta": 1e-7}
+    model.fit(corpus, vocabulary_source=vocab)
+    assert model.release_.report.epsilon == pytest.approx(2.5)

@@ -53,6 +53,7 @@ What is *not* covered here: the vocabulary (columns) must be public or selected 
 from __future__ import annotations
 
 import math
+from typing import Mapping
 
 import numpy as np
 import scipy.sparse as sp
@@ -61,8 +62,12 @@ from sklearn.base import BaseEstimator
 from ._validation import check_delta, check_epsilon, check_int, check_option, check_random_state, check_real
 from .baselines._svi import batch_e_step, dirichlet_expectation
 from .rdp import calibrate_gaussian
+from .release import PrivateRelease, vocabulary_status
+from .report import build_report, total
 
 UNITS = ("user", "document")
+SENSITIVITY_METHOD = ("global bound: every unit's statistic has Frobenius norm <= 1 after per-unit weighting "
+                      "(1 for add/remove, sqrt(2) for replace-one; topicdp.variational docstring)")
 NEIGHBOURS = ("add-remove", "replace-one")
 
 
@@ -142,6 +147,9 @@ class DPVariationalLDA(BaseEstimator):
         Noise standard deviation of each release.
     sensitivity_ : float
         L2 sensitivity of each release (1 or sqrt(2)).
+    release_ : PrivateRelease
+        What may be published: the topics, the vocabulary and the privacy report (``epsilon=None``: a
+        non-private run, whose report's guarantee is ``none``).
     """
 
     def __init__(self, n_topics: int = 10, *, epsilon: float | None = 3.0, delta: float = 1e-6,
@@ -182,8 +190,14 @@ class DPVariationalLDA(BaseEstimator):
         sensitivity = 1.0 if self.neighbours == "add-remove" else math.sqrt(2.0)
         return calibrate_gaussian(self.epsilon, self.delta, sensitivity, method="analytic", count=self.n_iterations)
 
-    def fit(self, corpus, y=None) -> "DPVariationalLDA":
-        """Fit on a :class:`~topicdp.Corpus` (or a document-term matrix with ``unit="document"``)."""
+    def fit(self, corpus, y=None, *, vocabulary_source="private-texts") -> "DPVariationalLDA":
+        """Fit on a :class:`~topicdp.Corpus` (or a document-term matrix with ``unit="document"``).
+
+        ``vocabulary_source``: ``"public"`` (a public word list), a DP selection's ``to_dict()`` (its budget is
+        composed into the report), or ``"private-texts"`` (the default; then the vocabulary is NOT COVERED
+        and the report says so).
+        """
+        vocab_status, vocab_note = vocabulary_status(vocabulary_source)
         self._validate()
         X, doc_units = self._counts_and_units(corpus)
         K, V = self.n_topics, X.shape[1]
@@ -203,7 +217,52 @@ class DPVariationalLDA(BaseEstimator):
         self.components_ = lam
         self.topic_word_ = lam / lam.sum(axis=1, keepdims=True)
         self.alpha_, self.eta_ = alpha, eta
+        vocabulary = tuple(getattr(corpus, "vocabulary", None) or (str(j) for j in range(V)))
+        self.release_ = PrivateRelease(
+            topic_word=self.topic_word_, noisy=None, vocabulary=vocabulary,
+            report=self._report(vocabulary_source, vocab_status, vocab_note),
+            diagnostics={"n_docs": int(X.shape[0]), "n_units": int(doc_units.max()) + 1})
         return self
+
+    def _report(self, vocabulary_source, vocab_status: str, vocab_note: str):
+        """The privacy report: T Gaussian releases composed exactly (GDP), plus a DP vocabulary if any."""
+        T, sigma, D = self.n_iterations, self.sigma_, self.sensitivity_
+        published = {
+            "topic_word": "post-processing: the last noisy statistic, soft-thresholded and normalised",
+            "vocabulary": vocab_status,
+            **{f"report.{k}": "public: a function of the stated epsilon, delta, T and neighbour relation only"
+               for k in ("sensitivity", "sigma", "composition", "composition_total")},
+            "report.details.algorithm": "public: the stated parameters",
+        }
+        notes = [vocab_note, "The per-unit weights make the sensitivity independent of how many documents a unit "
+                 "has: no document cap is needed for the guarantee."]
+        if self.init is not None:
+            notes.append("The starting topics were given by the caller and are taken to be public (e.g. fitted on "
+                         "a public reference corpus).")
+        details = {"algorithm": {"n_iterations": T, "threshold": self.threshold, "alpha": self.alpha_,
+                                 "eta": self.eta_, "start": "random" if self.init is None else "public topics"}}
+        if self.epsilon is None:
+            return build_report(mechanism="dp-vem", guarantee="none", unit=self.unit, neighbours=self.neighbours,
+                                epsilon=float("inf"), delta=0.0, seeded=self.random_state is not None,
+                                published=published, notes=["NO GUARANTEE: epsilon=None runs without noise.", *notes],
+                                details=details, sensitivity=D, sensitivity_method=SENSITIVITY_METHOD)
+        epsilon, delta = self.epsilon, self.delta
+        totals = [total("exact (GDP)", epsilon, delta, mu=math.sqrt(T) * D / sigma)]
+        if isinstance(vocabulary_source, Mapping):
+            epsilon += float(vocabulary_source["epsilon"])
+            delta += float(vocabulary_source["delta"])
+            totals.append(total("basic composition with the vocabulary selection", epsilon, delta))
+            notes.append("epsilon and delta above include the vocabulary selection (basic composition, Dwork & "
+                         "Roth 2014, Thm. 3.16).")
+        return build_report(
+            mechanism="dp-vem", guarantee="approx-DP", unit=self.unit, neighbours=self.neighbours, epsilon=epsilon,
+            delta=delta, seeded=self.random_state is not None, published=published, notes=notes, details=details,
+            sensitivity=D, sensitivity_method=SENSITIVITY_METHOD, sigma=sigma,
+            calibration="analytic: exact Gaussian profile of the T-fold composition (Balle & Wang 2018; GDP)",
+            composition=[{"name": f"iteration {t + 1}", "mechanism": "gaussian", "sigma": sigma, "sensitivity": D}
+                         for t in range(T)],
+            composition_total=totals,
+        )
 
     def _initial_topics(self, K: int, V: int, eta: float, rng) -> np.ndarray:
         if self.init is None:
