@@ -20,7 +20,7 @@ def _write(path, rows=ROWS, *, compress=False, prefix=b"", extra=b""):
 
 def _privatize(capsys, *args):
     """Run ``topicdp privatize`` with a cheap configuration; return (exit code, stderr)."""
-    code = main(["privatize", "--min-df", "1", "--max-df", "1.0", "--model", "sklearn-nmf", "--topics", "2",
+    code = main(["privatize", "--guarantee", "random-dp", "--min-df", "1", "--max-df", "1.0", "--model", "sklearn-nmf", "--topics", "2",
                  "--n-jobs", "1", "--n-pairs", "4", "--insecure-testing", "--private-oracle", *map(str, args)])  # later flags win
     return code, capsys.readouterr().err
 
@@ -79,7 +79,7 @@ def test_an_unwritable_out_path_is_refused_before_work(tmp_path, capsys, never_r
 
 
 def test_demo_checks_its_arguments_before_loading(capsys, never_read):
-    assert main(["demo", "--model", "nope"]) == 2
+    assert main(["demo", "--guarantee", "random-dp", "--model", "nope"]) == 2
     assert "--model" in capsys.readouterr().err
 
 

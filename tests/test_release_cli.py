@@ -40,7 +40,7 @@ def _release(tmp_path, name, records, reference, extra=()):
     corpus = tmp_path / f"{name}.jsonl.gz"
     _write(corpus, records)
     out, diag = tmp_path / f"{name}.json", tmp_path / f"{name}.diag.json"
-    code = main(["privatize", str(corpus), "--model", "sklearn-nmf", "--topics", "2", "--min-df", "1",
+    code = main(["privatize", "--guarantee", "random-dp", str(corpus), "--model", "sklearn-nmf", "--topics", "2", "--min-df", "1",
                  "--max-df", "1.0", "--gamma", "0.3", "--n-jobs", "1", "--seed", "5", "--reference", str(reference),
                  "--out", str(out), "--diagnostics", str(diag), *extra])
     assert code == 0
@@ -84,7 +84,7 @@ def test_default_release_file_has_no_private_field_outside_dp(tmp_path, capsys):
 def test_sampled_road_without_p_stops_before_reading_the_corpus(tmp_path, capsys):
     unreadable = tmp_path / "not-json.jsonl"
     unreadable.write_text("this line is not JSON\n")  # reading it would fail with a different message
-    assert main(["privatize", str(unreadable), "--epsilon", "1"]) == 2
+    assert main(["privatize", "--guarantee", "random-dp", str(unreadable), "--epsilon", "1"]) == 2
     err = capsys.readouterr().err
     assert "--reference" in err and "--private-oracle" in err and "not-json" not in err
 
@@ -94,7 +94,7 @@ def test_private_oracle_release_says_what_leaks(tmp_path):
     corpus = tmp_path / "c.jsonl.gz"
     _write(corpus, _records(rng, [f"u{i}" for i in range(12)]))
     out = tmp_path / "r.json"
-    assert main(["privatize", str(corpus), "--model", "sklearn-nmf", "--topics", "2", "--min-df", "1", "--max-df", "1.0",
+    assert main(["privatize", "--guarantee", "random-dp", str(corpus), "--model", "sklearn-nmf", "--topics", "2", "--min-df", "1", "--max-df", "1.0",
                  "--gamma", "0.3", "--n-jobs", "1", "--private-oracle", "--out", str(out)]) == 0
     report = json.loads(out.read_text())["report"]
     assert report["sampling_distribution"]["kind"] == "private-resample"

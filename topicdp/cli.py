@@ -13,11 +13,22 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 
 
+MECHANISMS = ("dp-vem", "gaussian-global", "laplace", "spectral-config-1", "spectral-config-2", "spectral-config-3",
+              "spectral-config-4", "dpsvi")  # topicdp.plan.RIGOROUS_MECHANISMS, without importing numpy for --help
+
+
 def _add_privacy_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--guarantee", choices=("dp", "random-dp"), default="dp",
+                   help="dp (default): (epsilon, delta)-DP by the mechanism the forecast rule picks (topicdp.plan); "
+                        "random-dp: TopicDP over --model with a sampled sensitivity (NOT DP; needs --reference)")
+    p.add_argument("--mechanism", choices=MECHANISMS, default=None,
+                   help="with --guarantee dp: use this mechanism instead of the rule's choice")
+    p.add_argument("--release-anyway", action="store_true",
+                   help="release even when the forecast says the topics will be noise")
     p.add_argument("--model", default="gensim-lda", help="model (see topicdp.adapters.MODELS); default gensim-lda")
     p.add_argument("--topics", type=int, default=10, help="number of topics K (default 10)")
     p.add_argument("--epsilon", type=float, default=3.0, help="epsilon > 0 (default 3)")
-    p.add_argument("--delta", type=float, default=1e-4, help="delta in (0, 1) (default 1e-4)")
+    p.add_argument("--delta", type=float, default=1e-6, help="delta in (0, 1) (default 1e-6)")
     p.add_argument("--gamma", type=float, default=0.1, help="random-DP confidence in (0, 0.5) (default 0.1)")
     p.add_argument("--unit", choices=("user", "document"), default="user", help="privacy unit (default user)")
     p.add_argument("--calibration", choices=("auto", "analytic", "rdp", "paper"), default="auto")
@@ -193,10 +204,83 @@ def format_topics(topics, title: str) -> str:
 
 
 def cmd_privatize(args) -> int:
-    _check_distribution(args)
+    if args.guarantee == "random-dp":
+        _check_distribution(args)
     corpus = load_corpus(args)
     reference = load_reference(args, corpus) if args.reference else None
+    if args.guarantee == "dp":
+        return _release_dp(args, corpus)
     return _release(args, corpus, reference)
+
+
+def _release_dp(args, corpus, vocabulary_source="private-texts", truth=None) -> int:
+    """--guarantee dp: forecast, refuse a release forecast to be noise, run the chosen mechanism, report."""
+    from .plan import plan_release
+
+    print(f"corpus: {corpus}")
+    for line in corpus.log.lines():
+        print(f"  {line}")
+    n_units = corpus.n_users if args.unit == "user" else corpus.n_docs
+    plan = plan_release(guarantee="dp", mechanism=args.mechanism, epsilon=args.epsilon, delta=args.delta,
+                        unit=args.unit, n_units=n_units, n_topics=args.topics, n_words=corpus.n_words)
+    print("\n".join(plan.lines()) + "\n")
+    if plan.forecast is not None and plan.forecast.verdict == "noise" and not args.release_anyway:
+        raise ValueError("the forecast says this release would be noise, so nothing was released and no budget "
+                         "was spent; see the advice above, or pass --release-anyway")
+    start = time.perf_counter()
+    release = rigorous_release(plan.mechanism, corpus, args, vocabulary_source)
+    elapsed = time.perf_counter() - start
+    print(format_topics(release.top_words(args.top), f"top words of the release ({plan.mechanism}):"))
+    if truth is not None:
+        from .metrics.readability import topic_overlap
+
+        print(f"\nmatched top-10 overlap with {truth[0]}: {topic_overlap(release.topic_word, truth[1]):.2f} "
+              "(0 = unrelated, 1 = identical)")
+    print("\nprivacy report:\n" + release.report.summary())
+    print(f"\nwall time {elapsed:.1f} s")
+    _write(args, release)
+    return 0
+
+
+def rigorous_release(mechanism: str, corpus, args, vocabulary_source="private-texts"):
+    """The PrivateRelease of one rigorous mechanism, named as in topicdp.plan.RIGOROUS_MECHANISMS."""
+    if mechanism == "dp-vem":
+        from .variational import DPVariationalLDA
+
+        model = DPVariationalLDA(args.topics, epsilon=args.epsilon, delta=args.delta, unit=args.unit,
+                                 random_state=args.seed)
+        return model.fit(corpus, vocabulary_source=vocabulary_source).release_
+    if mechanism in ("gaussian-global", "laplace"):
+        from .adapters import make_model
+        from .agnostic import TopicDP
+
+        privatizer = TopicDP(args.epsilon, args.delta, unit=args.unit, sensitivity="global",
+                             mechanism="gaussian" if mechanism == "gaussian-global" else "laplace",
+                             random_state=args.seed)
+        return privatizer.privatize(make_model(args.model, args.topics, args.model_seed), corpus,
+                                    vocabulary_source=vocabulary_source)
+    if mechanism.startswith("spectral-config-"):
+        from .spectral import SpectralDP
+
+        model = SpectralDP(n_topics=args.topics, configuration=int(mechanism[-1]), epsilon=args.epsilon,
+                           delta=args.delta, unit=args.unit, random_state=args.seed)
+        return model.fit(corpus).release_
+    if mechanism == "dpsvi":
+        from .baselines import DPSVI
+
+        if args.unit != "document":
+            raise ValueError("--mechanism dpsvi protects documents only: pass --unit document")
+        return DPSVI(args.topics, epsilon=args.epsilon, delta=args.delta, random_state=args.seed).fit(corpus).release_
+    raise ValueError(f"unknown mechanism {mechanism!r}")
+
+
+def _write(args, release) -> None:
+    if args.out:
+        release.save(args.out)
+        print(f"release written to {args.out} (published part only: DP outputs and public parameters)")
+    if args.diagnostics:
+        release.save_diagnostics(args.diagnostics)
+        print(f"private diagnostics written to {args.diagnostics} (for the data owner; do not publish)")
 
 
 def _release(args, corpus, reference) -> int:
@@ -220,31 +304,35 @@ def _release(args, corpus, reference) -> int:
     print(format_topics(release.top_words(args.top), "top words of the release:"))
     print("\nprivacy report:\n" + release.report.summary())
     print(f"\nwall time {elapsed:.1f} s")
-    if args.out:
-        release.save(args.out)
-        print(f"release written to {args.out} (published part only: DP outputs and public parameters)")
-    if args.diagnostics:
-        release.save_diagnostics(args.diagnostics)
-        print(f"private diagnostics written to {args.diagnostics} (for the data owner; do not publish)")
+    _write(args, release)
     return 0
 
 
 def cmd_demo(args) -> int:
-    """The whole agnostic road on the embedded corpus (gensim's Lee news corpus, one document per user).
+    """A release that works, end to end, in well under a minute.
 
-    The sensitivity sampler needs a P that does not look at the private data, so by default the demo
-    splits the corpus: the first 150 documents play the public reference, the other 150 the private
-    corpus (one vocabulary for both). ``--private-oracle`` runs on all 300 and resamples them instead;
-    ``--reference`` takes a reference file as in ``privatize``.
+    ``--guarantee dp`` (default): a *generated* corpus with ten known, readable topics (2,000 users, 10,000
+    documents; :func:`topicdp.datasets.themed_corpus`), released at user level by the mechanism the
+    forecast rule picks, and compared with the topics that generated it. ``--guarantee random-dp``: TopicDP
+    over gensim LDA on the embedded Lee news corpus (real text, 300 documents, one per user), the first 150
+    documents playing the public reference P (or ``--private-oracle`` / ``--reference``).
     """
+    args.max_docs_per_user = args.max_tokens_per_doc = None
+    args.top = 8
+    if args.guarantee == "dp":
+        from .datasets import themed_corpus
+
+        corpus, truth = themed_corpus()
+        print("topicdp demo: a GENERATED corpus with ten known topics (2,000 users x 5 documents; not real text),")
+        print(f"released under ({args.epsilon:g}, {args.delta:g})-DP at the {args.unit} level\n")
+        return _release_dp(args, corpus, vocabulary_source="public", truth=("the generating topics", truth))
     import numpy as np
 
     from .corpus import embedded_corpus
 
+    _check_distribution(args)
     args.corpus = "embedded"
-    args.max_docs_per_user = args.max_tokens_per_doc = None
     args.show_nonprivate = True
-    args.top = 8
     corpus, reference = embedded_corpus(), None
     if args.reference:
         reference = load_reference(args, corpus)
@@ -252,7 +340,8 @@ def cmd_demo(args) -> int:
         reference, corpus = corpus.subset_documents(np.arange(150)), corpus.subset_documents(np.arange(150, corpus.n_docs))
     print(f"topicdp demo: gensim LDA on the embedded Lee news corpus ({corpus.n_docs} documents, one per user"
           + (", the other 150 as the public reference P)," if reference is not None and not args.reference else "),"))
-    print(f"released with TopicDP at epsilon={args.epsilon:g}, delta={args.delta:g}, gamma={args.gamma:g}\n")
+    print(f"released with TopicDP (random DP, not DP) at epsilon={args.epsilon:g}, delta={args.delta:g}, "
+          f"gamma={args.gamma:g}\n")
     return _release(args, corpus, reference)
 
 
@@ -260,7 +349,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="topicdp", description="Differentially private topic models.")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("privatize", help="fit a topic model and release it with TopicDP")
+    p = sub.add_parser("privatize", help="release topics of a corpus under DP (or random DP with TopicDP)")
     _add_corpus_arguments(p)
     _add_privacy_arguments(p)
     p.add_argument("--out", default=None, help="write the release (JSON) here")
@@ -268,7 +357,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--show-nonprivate", action="store_true", help="also print the non-private top words")
     p.set_defaults(func=cmd_privatize, check=check_arguments)
 
-    p = sub.add_parser("demo", help="run the agnostic road on the embedded corpus")
+    p = sub.add_parser("demo", help="a private release of a generated corpus with known topics (about 20 s)")
     _add_privacy_arguments(p)
     p.set_defaults(text_field="text", user_field="user")
     p.add_argument("--out", default=None)
