@@ -332,3 +332,18 @@ def test_load_vocabulary_errors_name_the_file_and_line(tmp_path, content, match)
     path.write_bytes(content)
     with pytest.raises(ValueError, match=match):
         load_vocabulary(path)
+
+
+def test_select_vocabulary_is_word_sets_then_noisy_threshold():
+    """benchmarks/vocabulary_blogs.py re-runs steps 3-4 (``_select``) on counted word sets: same result."""
+    from collections import Counter
+
+    from topicdp.vocabulary import _select
+
+    rng = np.random.default_rng(3)
+    texts, users, _ = random_corpus(rng, n_users=40)
+    res = select_vocabulary(texts, users, epsilon=5.0, delta=1e-3, max_words_per_unit=4, random_state=7)
+    sets = unit_word_sets(texts, users, max_words_per_unit=4)
+    again = _select(Counter(w for s in sets.values() for w in s), 4, res.sigma, res.tau, None,
+                    np.random.default_rng(7))
+    assert again == res.words and len(res.words) > 0

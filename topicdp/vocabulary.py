@@ -102,7 +102,7 @@ import os
 import re
 from collections import Counter
 from dataclasses import asdict, dataclass
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 from scipy import special
@@ -257,15 +257,16 @@ class DPVocabulary:
         ledger.add_approx(f"{name} (threshold)", epsilon=0.0, delta=self.delta_threshold)
 
 
-def unit_top_words(tokens: Iterable[str], k: int) -> tuple[str, ...]:
+def unit_top_words(tokens: Iterable[str] | Mapping[str, int], k: int) -> tuple[str, ...]:
     """The ``k`` most frequent distinct tokens of one unit, ties by code-point order; sorted.
 
-    A function of this unit's tokens only (the property the privacy proof needs).
+    ``tokens`` is the unit's token sequence, or its token counts (a mapping word -> count). A function
+    of this unit's tokens only (the property the privacy proof needs).
     """
-    return _top_k(Counter(tokens), k)
+    return _top_k(tokens if isinstance(tokens, Mapping) else Counter(tokens), k)
 
 
-def _top_k(counts: Counter, k: int) -> tuple[str, ...]:
+def _top_k(counts: Mapping[str, int], k: int) -> tuple[str, ...]:
     top = sorted(counts.items(), key=lambda wc: (-wc[1], wc[0]))[:k]
     return tuple(sorted(w for w, _ in top))
 
