@@ -1,7 +1,7 @@
 """DP vocabulary selection on real corpora: how many words pass, and how much of the usual vocabulary.
 
     OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/vocabulary_blogs.py [--corpora blogs,enron_sent]
-        [--epsilons 0.3,1,3] [--delta 1e-7] [--ks 50,100,300] [--units user,document] [--seeds 5] [--out FILE]
+        [--epsilons 0.3,1,3] [--delta 1e-7] [--ks 50,100,300] [--units user,document] [--seeds 5] [--out FILE] [--data DIR]
 
 For every corpus, unit, k and epsilon: the number of words ``topicdp.vocabulary.select_vocabulary``
 releases (replace-one neighbours, the library's default; mean and range over ``--seeds`` noise draws),
@@ -34,7 +34,7 @@ from topicdp.corpus import make_vectorizer
 from topicdp.vocabulary import _select, calibrate_selection, unit_top_words
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-FILES = {"blogs": DATA / "blogs" / "blogs.jsonl.gz", "enron_sent": DATA / "enron_sent" / "enron_sent.jsonl.gz"}
+FILES = {"blogs": "blogs/blogs.jsonl.gz", "enron_sent": "enron_sent/enron_sent.jsonl.gz"}
 
 
 def read(path: Path):
@@ -85,9 +85,10 @@ def main() -> int:
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--top", type=int, default=2000, help="size of the non-private reference vocabulary")
     ap.add_argument("--out", default=None, help="write the rows as JSON here")
+    ap.add_argument("--data", type=Path, default=DATA, help="folder with blogs/ and enron_sent/ (default ../shared/data)")
     args = ap.parse_args()
-    if not DATA.exists():
-        print("skipped: ../shared/data is absent")
+    if not args.data.exists():
+        print(f"skipped: {args.data} is absent")
         return 0
     epsilons = [float(x) for x in args.epsilons.split(",")]
     ks = [int(x) for x in args.ks.split(",")]
@@ -95,7 +96,7 @@ def main() -> int:
     rows = []
     for name in args.corpora.split(","):
         start = time.perf_counter()
-        texts, users = read(FILES[name])
+        texts, users = read(args.data / FILES[name])
         ref = make_vectorizer(min_df=5, max_df=0.5, max_features=args.top)
         ref.fit(texts)
         top = set(ref.get_feature_names_out())

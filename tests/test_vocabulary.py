@@ -38,10 +38,15 @@ def gauss_delta_ref(sigma, eps, sens):
     return mpmath.ncdf(mu / 2 - eps / mu) - mpmath.exp(eps) * mpmath.ncdf(-mu / 2 - eps / mu)
 
 
+def unique_pass_ref(tau, sigma, s):
+    """1 - Phi((tau - 1/sqrt s)/sigma)^s: some word of a unit's own s words (total 1/sqrt s) passes."""
+    z = (mpmath.mpf(tau) - 1 / mpmath.sqrt(s)) / mpmath.mpf(sigma)
+    return 1 - mpmath.ncdf(z) ** s
+
+
 def threshold_delta_ref(tau, sigma, k):
-    """1 - Phi((tau - 1/sqrt k)/sigma)^k, in mpmath."""
-    z = (mpmath.mpf(tau) - 1 / mpmath.sqrt(k)) / mpmath.mpf(sigma)
-    return 1 - mpmath.ncdf(z) ** k
+    """The worst unit size, in mpmath."""
+    return max(unique_pass_ref(tau, sigma, s) for s in range(1, k + 1))
 
 
 def sens(neighbours):
@@ -69,14 +74,16 @@ def test_calibration_meets_and_nearly_attains_each_delta_share(eps, delta, k, ne
 # brute force on a tiny universe: the exact law of the released set
 
 def released_set_law(word_sets, k, sigma, tau):
-    """{frozenset R: P(R)} for the mechanism on units with these word sets (independent noise per word)."""
-    counts = {}
+    """{frozenset R: P(R)} for the mechanism on units with these word sets (independent noise per word).
+
+    Written from the mechanism's definition: a unit with s words adds 1/sqrt(s) to each of them."""
+    assert all(len(s) <= k for s in word_sets)
+    totals = {}
     for s in word_sets:
         for w in s:
-            counts[w] = counts.get(w, 0) + 1
-    words = sorted(counts)
-    p_pass = {w: 1 - mpmath.ncdf((mpmath.mpf(tau) - counts[w] / mpmath.sqrt(k)) / mpmath.mpf(sigma))
-              for w in words}
+            totals[w] = totals.get(w, 0) + 1 / mpmath.sqrt(len(s))
+    words = sorted(totals)
+    p_pass = {w: 1 - mpmath.ncdf((mpmath.mpf(tau) - totals[w]) / mpmath.mpf(sigma)) for w in words}
     law = {}
     for mask in itertools.product([False, True], repeat=len(words)):
         prob = mpmath.mpf(1)
@@ -123,31 +130,35 @@ def test_every_neighbour_of_a_tiny_dataset_meets_the_bound(relation, eps, delta)
     assert worst > delta / 20
 
 
-@pytest.mark.parametrize("k", [1, 2, 5])
-def test_a_unit_with_only_unique_words_is_detected_exactly_with_probability_delta_tau(k):
-    """The threshold part of the bound is attained: removing a unit whose k words nobody else uses."""
-    eps, delta = 1.0, 0.1
+@pytest.mark.parametrize("eps,delta,k", [(1.0, 0.1, 1), (1.0, 0.1, 5), (6.0, 0.1, 5), (8.0, 1e-3, 6)])
+def test_a_unit_with_only_unique_words_is_detected_exactly_with_probability_delta_tau(eps, delta, k):
+    """The threshold part of the bound is attained: removing a unit whose s words nobody else uses."""
     sigma, tau = calibrate_selection(eps, delta, k, "add-remove")
     others = [frozenset({"apple"}), frozenset({"apple"})]
-    unique = frozenset(f"only{i}" for i in range(k))
-    with_u = released_set_law(others + [unique], k, sigma, tau)
-    without = released_set_law(others, k, sigma, tau)
-    d = hockey_stick(with_u, without, eps)
-    dt = threshold_delta_ref(tau, sigma, k)
-    assert d >= dt * (1 - 1e-12)  # every output naming a unique word is impossible without u
-    assert d <= delta
+    detected = []
+    for s in range(1, k + 1):
+        unique = frozenset(f"only{i}" for i in range(s))
+        with_u = released_set_law(others + [unique], k, sigma, tau)
+        without = released_set_law(others, k, sigma, tau)
+        d = hockey_stick(with_u, without, eps)
+        assert d >= unique_pass_ref(tau, sigma, s) * (1 - 1e-12)  # a unique word is impossible without u
+        assert d <= delta
+        detected.append(d)
+    assert max(detected) >= threshold_delta_ref(tau, sigma, k) * (1 - 1e-12)
 
 
-def full_output_hockey_stick(j, m, k, sigma, tau, eps, bigger_first):
+def full_output_hockey_stick(j, m, sigma, tau, eps, bigger_first):
     """Exact divergence of the full output (noisy totals, not only the set) for add/remove.
 
-    D' = D + u, where u shares j of its words with D and has m words of its own. Along the direction of
-    the shift the shared coordinates are one Gaussian with mean shift d = sqrt(j/k) (the likelihood
-    ratio depends on that coordinate only); q = P(no unique word passes). Integrated numerically.
+    D' = D + u, where u has s = j + m words, j shared with D and m of its own, each of weight 1/sqrt(s).
+    Along the direction of the shift the shared coordinates are one Gaussian with mean shift
+    d = sqrt(j/s) / sigma (the likelihood ratio depends on that coordinate only); q = P(no word of u's own
+    passes). Integrated numerically.
     """
     with mpmath.workdps(25):
-        d = mpmath.sqrt(mpmath.mpf(j) / k) / sigma
-        q = mpmath.ncdf((mpmath.mpf(tau) - 1 / mpmath.sqrt(k)) / sigma) ** m
+        size = j + m
+        d = mpmath.sqrt(mpmath.mpf(j) / size) / sigma
+        q = mpmath.ncdf((mpmath.mpf(tau) - 1 / mpmath.sqrt(size)) / sigma) ** m
         e = mpmath.exp(eps)
         a, b = (q, e) if bigger_first else (1, e * q)  # integrand [a N(d', 1) - b N(d'', 1)]_+
         extra = 1 - q if bigger_first else 0  # outputs naming a unique word: impossible without u
@@ -160,15 +171,16 @@ def full_output_hockey_stick(j, m, k, sigma, tau, eps, bigger_first):
         return extra + mpmath.quad(f, [-50, min(cross, 0), cross, max(cross, d), 50])
 
 
-@pytest.mark.parametrize("eps,delta,k", [(1.0, 1e-3, 4), (0.3, 1e-2, 10)])
+@pytest.mark.parametrize("eps,delta,k", [(1.0, 1e-3, 4), (0.3, 1e-2, 5), (6.0, 1e-2, 3)])
 def test_full_output_divergence_by_integration_meets_the_bound(eps, delta, k):
     sigma, tau = calibrate_selection(eps, delta, k, "add-remove")
     worst = 0
-    for j in range(k + 1):
-        for bigger_first in (True, False):
-            worst = max(worst, full_output_hockey_stick(j, k - j, k, sigma, tau, eps, bigger_first))
+    for size in range(1, k + 1):
+        for j in range(size + 1):
+            for bigger_first in (True, False):
+                worst = max(worst, full_output_hockey_stick(j, size - j, sigma, tau, eps, bigger_first))
     assert worst <= delta
-    # j = k (all shared) is the plain Gaussian with sensitivity 1: the bound is nearly reached
+    # j = s (all shared) is the plain Gaussian with sensitivity 1: the bound is nearly reached
     assert worst >= delta / 2 * (1 - 1e-6)
 
 
@@ -229,7 +241,8 @@ def test_tokenisation_is_the_corpus_one():
 def test_common_word_kept_and_single_unit_words_at_most_at_the_bound():
     eps, delta, k = 1.0, 0.3, 3
     sigma, tau = calibrate_selection(eps, delta, k, "replace-one")
-    delta_tau = threshold_delta(tau, sigma, k)  # = delta/2: P(some word of the rare unit is released)
+    p_rare = float(unique_pass_ref(tau, sigma, 3))  # P(some word of the 3-word rare unit is released)
+    assert p_rare <= delta / 2 + 1e-15  # the derived bound
     # 60 documents share "common" (plus two filler words); one document has three words of its own
     texts = ["common common filler other"] * 60 + ["rarea rareb rarec"]
     n_runs, leaks, common_missing = 400, 0, 0
@@ -238,13 +251,13 @@ def test_common_word_kept_and_single_unit_words_at_most_at_the_bound():
                                   random_state=seed).words
         leaks += any(w.startswith("rare") for w in words)
         common_missing += "common" not in words
-    # leaks ~ Binomial(400, p) with p = delta_tau exactly (the unit's 3 words have total 1/sqrt(3) each);
+    # leaks ~ Binomial(400, p_rare) (the unit's 3 words have total 1/sqrt(3) each and independent noise);
     # 4 standard deviations either side: a false failure has probability < 1e-4, and the seeds are fixed
-    sd = math.sqrt(n_runs * delta_tau * (1 - delta_tau))
-    assert leaks <= n_runs * delta_tau + 4 * sd
-    assert leaks >= n_runs * delta_tau - 4 * sd  # the bound is the exact rate here, not a loose one
-    # "common": total 60/sqrt(3) = 34.6 against tau; P(miss) = Phi((tau - 34.6)/sigma) per run
-    p_miss = float(mpmath.ncdf((tau - 60 / math.sqrt(k)) / sigma))
+    sd = math.sqrt(n_runs * p_rare * (1 - p_rare))
+    assert leaks <= n_runs * p_rare + 4 * sd
+    assert leaks >= n_runs * p_rare - 4 * sd  # the derived rate is the true one, not only a bound
+    # "common": 60 units of 3 words, total 60/sqrt(3) = 34.6; P(miss) = Phi((tau - 34.6)/sigma) per run
+    p_miss = float(mpmath.ncdf((tau - 60 / math.sqrt(3)) / sigma))
     assert p_miss * n_runs < 1e-6 and common_missing == 0
 
 
@@ -338,12 +351,33 @@ def test_select_vocabulary_is_word_sets_then_noisy_threshold():
     """benchmarks/vocabulary_blogs.py re-runs steps 3-4 (``_select``) on counted word sets: same result."""
     from collections import Counter
 
-    from topicdp.vocabulary import _select
+    from topicdp.vocabulary import _add_unit, _select, _totals
 
     rng = np.random.default_rng(3)
     texts, users, _ = random_corpus(rng, n_users=40)
     res = select_vocabulary(texts, users, epsilon=5.0, delta=1e-3, max_words_per_unit=4, random_state=7)
-    sets = unit_word_sets(texts, users, max_words_per_unit=4)
-    again = _select(Counter(w for s in sets.values() for w in s), 4, res.sigma, res.tau, None,
-                    np.random.default_rng(7))
+    pairs = Counter()
+    for words in reversed(list(unit_word_sets(texts, users, max_words_per_unit=4).values())):
+        _add_unit(pairs, words)
+    again = _select(_totals(pairs), res.sigma, res.tau, None, np.random.default_rng(7))
     assert again == res.words and len(res.words) > 0
+
+
+def test_totals_weight_each_unit_by_its_own_size_and_ignore_unit_order():
+    from collections import Counter
+
+    from topicdp.vocabulary import _add_unit, _totals
+
+    sets = [("alpha",), ("alpha", "beta", "gamma", "delta"), ("alpha", "beta")]
+    totals = []
+    for order in (sets, sets[::-1]):
+        pairs = Counter()
+        for words in order:
+            _add_unit(pairs, words)
+        totals.append(_totals(pairs))
+    assert totals[0] == totals[1]  # bit for bit
+    assert totals[0]["alpha"] == pytest.approx(1 + 1 / 2 + 1 / math.sqrt(2), rel=1e-15)
+    assert totals[0]["gamma"] == pytest.approx(1 / 2, rel=1e-15)
+    # every unit's contribution vector has L2 norm exactly 1
+    for words in sets:
+        assert math.fsum((1 / math.sqrt(len(words))) ** 2 for _ in words) == pytest.approx(1.0, rel=1e-15)

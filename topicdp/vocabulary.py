@@ -15,14 +15,16 @@ The mechanism (:func:`select_vocabulary`)
    (``max_words_per_unit``) distinct words: its ``k`` most frequent tokens, ties broken by the code-point
    order of the words (a fixed public order). ``S_u`` is a function of ``u``'s own tokens only, so changing
    one unit changes only its own contribution.
-2. Its contribution vector is ``c_u = k^{-1/2} 1_{S_u}``, so ``||c_u||_2 = sqrt(|S_u|/k) <= 1``.
+2. Its contribution vector is ``c_u = |S_u|^{-1/2} 1_{S_u}``, so ``||c_u||_2 = 1``: a unit with fewer
+   than ``k`` distinct words spends its whole L2 budget on them (weight ``1/sqrt(|S_u|) >= 1/sqrt(k)``).
 3. ``T_D = sum_u c_u``; every word ``w`` with ``T_D(w) > 0`` (the candidates) gets
    ``T_D(w) + Z_w`` with ``Z_w ~ N(0, sigma^2)`` i.i.d.
 4. The words whose noisy total exceeds ``tau`` are released; if more than ``max_features`` pass, the
    ``max_features`` largest noisy totals are kept (post-processing). Words are returned sorted.
 
 This is the weighted-Gaussian set-union mechanism of Gopi, Gulhane, Kulkarni, Shen, Shokouhi & Yekhanin
-2020, "Differentially private set union" (ICML), with uniform weights; Desfontaines, Voss, Gipson &
+2020, "Differentially private set union" (ICML), with each unit's weight spread uniformly over its own
+words; Desfontaines, Voss, Gipson &
 Mandayam 2022, "Differentially private partition selection" (PoPETs) analyse the same
 noise-and-threshold structure. The proof below is self-contained.
 
@@ -37,7 +39,10 @@ the relation the rest of topicdp states, hence the default). Let
 be the exact privacy profile of the Gaussian mechanism of L2 sensitivity ``Delta`` (Balle & Wang 2018,
 "Improving the Gaussian mechanism for differential privacy", ICML, Thm. 8), and
 
-    delta_tau = 1 - Phi((tau - 1/sqrt(k)) / sigma)^k .
+    delta_tau = max_{1 <= s <= k}  1 - Phi((tau - 1/sqrt(s)) / sigma)^s ,
+
+the largest chance that one of the ``s`` words of a unit with ``s`` words, each of total ``1/sqrt(s)``,
+passes ``tau``.
 
 **Theorem.** The released set (and even the released words with their noisy totals) is
 ``(eps, delta_G + delta_tau)``-DP at the unit, for either neighbour relation with its ``Delta``.
@@ -48,14 +53,15 @@ argument below is symmetric). Let ``C = supp T_D ∩ supp T_D'``, ``B = supp T_D
 ``B' = supp T_D' \ C``.
 
 (a) *Words unique to one side.* A word ``w`` in ``B`` has ``T_D0(w) = 0`` (else it would be in
-``supp T_D'``) and ``c_{u'}(w) = 0``, so ``B ⊆ S_u``, ``|B| <= k``, and ``T_D(w) = 1/sqrt(k)``. The event
-``E`` that no word of ``B`` passes the threshold has probability
-``q = Phi((tau - 1/sqrt(k))/sigma)^{|B|} >= 1 - delta_tau`` (the noises are independent). Likewise
+``supp T_D'``) and ``c_{u'}(w) = 0``, so ``B ⊆ S_u``, ``|B| <= s := |S_u| <= k``, and
+``T_D(w) = 1/sqrt(s)``. The event ``E`` that no word of ``B`` passes the threshold has probability
+``q = Phi((tau - 1/sqrt(s))/sigma)^{|B|} >= 1 - delta_tau`` (the noises are independent). Likewise
 ``q' >= 1 - delta_tau`` for ``B'``. Only one side's unique words matter in each direction below, so
 the union is over at most ``k`` words (not ``2k``) even for replace-one.
 
 (b) *Shared words.* On ``C``, ``T_D - T_D' = (c_u - c_{u'})|_C`` and
-``||c_u - c_{u'}||_2^2 = |S_u Δ S_{u'}| / k <= 2`` (``<= 1`` for add/remove). Let ``P~`` and ``Q~`` be the
+``||c_u - c_{u'}||_2^2 = ||c_u||^2 + ||c_{u'}||^2 - 2 <c_u, c_{u'}> <= 2`` (the vectors are non-negative;
+``= ||c_u||^2 = 1`` for add/remove). Let ``P~`` and ``Q~`` be the
 laws of the output computed from the coordinates in ``C`` alone under ``D`` and ``D'``: one and the same
 post-processing of ``N(T_D|_C, sigma^2 I)`` and ``N(T_D'|_C, sigma^2 I)``, hence
 ``P~(O) - e^eps Q~(O) <= delta_G`` for every event ``O``.
@@ -69,8 +75,8 @@ independent of the rest), so ``P = q P~ + (1 - q) P_bad`` and ``Q = q' Q~ + (1 -
 and if ``q' < q``, writing ``q P~ = q' P~ + (q - q') P~``, the same bound holds with ``q'``. So
 ``P(O) - e^eps Q(O) <= 1 - (1 - delta_tau)(1 - delta_G) <= delta_G + delta_tau``. ∎
 
-The bound is attained up to ``delta_G delta_tau`` terms: a unit whose ``k`` words nobody else uses,
-added to ``D``, is detected exactly with probability ``delta_tau`` (tests/test_vocabulary.py checks it by
+The bound is attained up to ``delta_G delta_tau`` terms: a unit whose ``s`` words nobody else uses, for
+the maximising ``s``, added to ``D``, is detected exactly with probability ``delta_tau`` (tests/test_vocabulary.py checks it by
 exact enumeration).
 
 Calibration and the default split
@@ -78,10 +84,13 @@ Calibration and the default split
 All of ``epsilon`` goes to the Gaussian part; ``delta`` is split in half: ``sigma`` is the analytic
 calibration ``topicdp.rdp.calibrate_gaussian(epsilon, delta/2, Delta, method="analytic")`` (it satisfies
 the exact profile as evaluated) and ``tau`` solves ``delta_tau = delta/2``:
-``tau = 1/sqrt(k) + sigma Phi^{-1}((1 - delta/2)^{1/k})``, rounded upward until the evaluated
-``delta_tau <= (1 - 1e-10) delta/2`` (a margin for rounding). The half split is within 0.5% of the threshold-minimising split for
-``eps`` in {0.3, 1, 3}, ``delta = 1e-7``, ``k`` in {50, 100, 300} (shares 0.3-0.5 of ``delta`` for the
-threshold are flat; 0.1 or 0.9 cost 1-5%), so it is fixed rather than a parameter.
+``tau = max_s 1/sqrt(s) + sigma Phi^{-1}((1 - delta/2)^{1/s})`` (Gopi et al.'s threshold for the weighted
+Gaussian), rounded upward until the evaluated ``delta_tau <= (1 - 1e-10) delta/2`` (a margin for
+rounding). At the noise levels of useful budgets the maximum is at ``s = k``, so spreading the weight
+over a unit's own words costs nothing in ``tau``; at very large epsilon (small sigma) ``s = 1`` can set it.
+The half split is within 0.5% of the threshold-minimising split for ``eps`` in {0.3, 1, 3},
+``delta = 1e-7``, ``k`` in {50, 100, 300} (shares 0.3-0.5 of ``delta`` for the threshold are flat; 0.1 or
+0.9 cost 1-5%), so it is fixed rather than a parameter.
 
 Composition
 -----------
@@ -193,8 +202,8 @@ class DPVocabulary:
     sigma : float
         Std of the Gaussian noise on each word's total.
     tau : float
-        The threshold on noisy totals (totals are in units of ``1/sqrt(max_words_per_unit)``, so
-        ``tau * sqrt(max_words_per_unit)`` is the threshold in number of units).
+        The threshold on noisy totals. A unit with ``s`` words adds ``1/sqrt(s)`` to each, so a word
+        needs about ``tau sqrt(s)`` units of that size.
     sensitivity : float
         L2 sensitivity of the totals on shared words: 1 (add-remove) or sqrt(2) (replace-one).
     unit : {"user", "document"}
@@ -236,7 +245,6 @@ class DPVocabulary:
         d.update(
             mechanism="gaussian-threshold partition selection",
             n_words=len(self.words),
-            tau_in_units=self.tau * math.sqrt(self.max_words_per_unit),
             calibration="analytic",
             composition="gaussian (sigma, sensitivity) plus delta_threshold added to the total delta",
             references=[
@@ -328,9 +336,10 @@ def calibrate_selection(epsilon: float, delta: float, max_words_per_unit: int,
     neighbours = check_option(neighbours, "neighbours", NEIGHBOURS)
     delta_tau = THRESHOLD_DELTA_SHARE * delta
     sigma = calibrate_gaussian(epsilon, delta - delta_tau, _sensitivity(neighbours), method="analytic")
-    # Phi((tau - 1/sqrt k)/sigma) = (1 - delta_tau)^(1/k); its complement, accurately for tiny delta_tau
-    tail = -math.expm1(math.log1p(-delta_tau) / k)
-    tau = 1.0 / math.sqrt(k) - sigma * float(special.ndtri(tail))  # Phi^{-1}(1 - t) = -Phi^{-1}(t)
+    # for each s: Phi((tau - 1/sqrt s)/sigma) = (1 - delta_tau)^(1/s); the complement, accurate for tiny delta_tau
+    s = np.arange(1, k + 1, dtype=np.float64)
+    tail = -np.expm1(np.log1p(-delta_tau) / s)
+    tau = float(np.max(1.0 / np.sqrt(s) - sigma * special.ndtri(tail)))  # Phi^{-1}(1 - t) = -Phi^{-1}(t)
     # round upward until the evaluated bound holds with a relative margin of 1e-10, which covers the
     # rounding error of evaluating it (log_ndtr and expm1 are accurate to a few ulps)
     step = 2.0 ** -52
@@ -341,10 +350,10 @@ def calibrate_selection(epsilon: float, delta: float, max_words_per_unit: int,
 
 
 def threshold_delta(tau: float, sigma: float, max_words_per_unit: int) -> float:
-    """``1 - Phi((tau - 1/sqrt(k))/sigma)^k``: the chance that one of ``k`` words of total ``1/sqrt(k)``
+    """``max_{1<=s<=k} 1 - Phi((tau - 1/sqrt(s))/sigma)^s``: the largest chance that a word of a unit's own
     passes ``tau`` (the threshold part of delta; module docstring, step (a))."""
-    k = max_words_per_unit
-    return -math.expm1(k * float(special.log_ndtr((tau - 1.0 / math.sqrt(k)) / sigma)))
+    s = np.arange(1, max_words_per_unit + 1, dtype=np.float64)
+    return float(np.max(-np.expm1(s * special.log_ndtr((tau - 1.0 / np.sqrt(s)) / sigma))))
 
 
 def select_vocabulary(
@@ -381,7 +390,8 @@ def select_vocabulary(
         Replace-one (the relation of topicdp's other reports) costs sensitivity sqrt(2) instead of 1.
     max_words_per_unit : int, default 100
         ``k >= 1``: each unit contributes its ``k`` most frequent words. Larger ``k`` lets more of a
-        unit's words count but raises the threshold in units (about ``sqrt(k)``).
+        unit's words count but raises the number of units a word needs (about ``tau sqrt(k)`` when every
+        unit has ``k`` words, since ``tau`` barely depends on ``k``).
     max_features : int, optional
         Keep at most this many words (the largest noisy totals; post-processing).
     random_state : None, int, SeedSequence or Generator
@@ -407,7 +417,10 @@ def select_vocabulary(
 
     sets = unit_word_sets(texts, users, unit=unit, max_words_per_unit=k, stop_words=stop_words,
                           min_token_length=min_token_length)
-    words = _select(Counter(w for s in sets.values() for w in s), k, sigma, tau, max_features, rng)
+    pairs: Counter = Counter()
+    for words in sets.values():
+        _add_unit(pairs, words)
+    words = _select(_totals(pairs), sigma, tau, max_features, rng)
     return DPVocabulary(
         words=words, epsilon=epsilon, delta=delta, delta_gaussian=delta - THRESHOLD_DELTA_SHARE * delta,
         delta_threshold=THRESHOLD_DELTA_SHARE * delta, sigma=sigma, tau=tau,
@@ -416,14 +429,30 @@ def select_vocabulary(
     )
 
 
-def _select(unit_counts: Counter, k: int, sigma: float, tau: float, max_features: int | None,
+def _add_unit(pairs: Counter, words: Sequence[str]) -> None:
+    """Count one unit's contribution: each of its ``s`` words gets weight ``1/sqrt(s)`` (step 2)."""
+    pairs.update((w, len(words)) for w in words)
+
+
+def _totals(pairs: Mapping[tuple, int]) -> dict:
+    """``T(w) = sum_s n(w, s) / sqrt(s)`` from the counts ``n(w, s)`` of units of size ``s`` holding ``w``.
+
+    Summed with ``math.fsum`` (correctly rounded), so a total does not depend on the order of the units.
+    """
+    parts: dict = {}
+    for (w, s), n in pairs.items():
+        parts.setdefault(w, []).append(n / math.sqrt(s))
+    return {w: math.fsum(p) for w, p in parts.items()}
+
+
+def _select(totals: Mapping[str, float], sigma: float, tau: float, max_features: int | None,
             rng: np.random.Generator) -> tuple[str, ...]:
-    """Noisy threshold on ``T(w) = (number of units with w) / sqrt(k)``; steps 3-4 of the mechanism."""
-    candidates = sorted(unit_counts)  # a canonical order, so a seed gives the same noise to the same word
+    """Noisy threshold on the word totals; steps 3-4 of the mechanism."""
+    candidates = sorted(totals)  # a canonical order, so a seed gives the same noise to the same word
     if not candidates:
         return ()
-    totals = np.array([unit_counts[w] for w in candidates], dtype=np.float64) / math.sqrt(k)
-    noisy = totals + rng.normal(0.0, sigma, size=totals.size)
+    values = np.array([totals[w] for w in candidates], dtype=np.float64)
+    noisy = values + rng.normal(0.0, sigma, size=values.size)
     passed = np.flatnonzero(noisy > tau)
     if max_features is not None and passed.size > max_features:
         passed = passed[np.argsort(-noisy[passed], kind="stable")[:max_features]]
