@@ -6,9 +6,9 @@
 For every corpus, unit, k and epsilon: the number of words ``topicdp.vocabulary.select_vocabulary``
 releases (replace-one neighbours, the library's default; mean and range over ``--seeds`` noise draws),
 and how many of the non-private top 2000 (``CountVectorizer`` limits ``max_features=2000, min_df=5,
-max_df=0.5`` on the same texts, with topicdp's tokenisation) they cover. Also prints the threshold in
-units (``tau sqrt(k)``: about how many units must hold a word in their top k) and the share of units with
-fewer than k distinct words (they contribute less than their L2 budget).
+max_df=0.5`` on the same texts, with topicdp's tokenisation) they cover. Also prints ``tau sqrt(k)``
+(how many units a word needs when every unit holding it has k words; units with fewer words weigh more)
+and the share of units with fewer than k distinct words.
 
 Each corpus is tokenised once (about a minute of CPU for blogs): the per-unit top-k sets for every k come
 from the same token counts, and the noisy threshold (steps 3-4 of the mechanism) is re-run per epsilon
@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from topicdp.corpus import make_vectorizer
-from topicdp.vocabulary import _select, calibrate_selection, unit_top_words
+from topicdp.vocabulary import _add_unit, _select, _totals, calibrate_selection, unit_top_words
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 FILES = {"blogs": "blogs/blogs.jsonl.gz", "enron_sent": "enron_sent/enron_sent.jsonl.gz"}
@@ -48,8 +48,8 @@ def read(path: Path):
     return texts, users
 
 
-def unit_counts(texts, users, ks):
-    """{unit: {k: Counter(word -> number of units with the word in their top k)}} in one tokenisation."""
+def unit_totals(texts, users, ks):
+    """{unit: {k: {word: total T(w)}}} (each unit adds 1/sqrt(|S_u|) to its words) in one tokenisation."""
     analyze = make_vectorizer().build_analyzer()
     per_user: dict = {}
     doc = {k: Counter() for k in ks}
@@ -62,15 +62,15 @@ def unit_counts(texts, users, ks):
         n_docs += 1
         per_user.setdefault(user, Counter()).update(c)
         for k in ks:
-            doc[k].update(unit_top_words(c, k))
+            _add_unit(doc[k], unit_top_words(c, k))
             doc_short[k] += len(c) < k
     user = {k: Counter() for k in ks}
     user_short = {k: 0 for k in ks}
     for c in per_user.values():
         for k in ks:
-            user[k].update(unit_top_words(c, k))
+            _add_unit(user[k], unit_top_words(c, k))
             user_short[k] += len(c) < k
-    return ({"user": user, "document": doc},
+    return ({"user": {k: _totals(v) for k, v in user.items()}, "document": {k: _totals(v) for k, v in doc.items()}},
             {"user": {k: v / len(per_user) for k, v in user_short.items()},
              "document": {k: v / n_docs for k, v in doc_short.items()}})
 
@@ -100,7 +100,7 @@ def main() -> int:
         ref = make_vectorizer(min_df=5, max_df=0.5, max_features=args.top)
         ref.fit(texts)
         top = set(ref.get_feature_names_out())
-        counts, short = unit_counts(texts, users, ks)
+        totals, short = unit_totals(texts, users, ks)
         print(f"\n{name}: {len(texts)} documents, {len(set(users))} users; non-private top {len(top)} "
               f"(min_df=5, max_df=0.5); tokenised in {time.perf_counter() - start:.0f} s", flush=True)
         print("| unit | k | eps | tau sqrt(k) | units with < k words | words selected (mean [min, max]) "
@@ -112,7 +112,7 @@ def main() -> int:
                     sigma, tau = calibrate_selection(eps, args.delta, k, "replace-one")
                     sizes, covered, outside = [], [], []
                     for seed in range(args.seeds):
-                        words = set(_select(counts[unit][k], k, sigma, tau, None, np.random.default_rng(seed)))
+                        words = set(_select(totals[unit][k], sigma, tau, None, np.random.default_rng(seed)))
                         sizes.append(len(words))
                         covered.append(len(words & top))
                         outside.append(len(words - top))
@@ -126,7 +126,7 @@ def main() -> int:
                           f"| {row['selected_mean']:.0f} [{min(sizes)}, {max(sizes)}] "
                           f"| {row['covered_mean']:.0f} ({row['covered_mean'] / len(top):.0%}) "
                           f"| {row['outside_mean']:.0f} |", flush=True)
-        del texts, users, counts
+        del texts, users, totals
     if args.out:
         Path(args.out).write_text(json.dumps(rows, indent=1) + "\n")
         print(f"rows written to {args.out}")
