@@ -41,12 +41,25 @@ def _add_corpus_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-docs-per-user", type=int, default=None)
     p.add_argument("--max-tokens-per-doc", type=int, default=None)
     p.add_argument("--users", type=int, default=None, help="use only the first N users of the file (a documented subset)")
+    p.add_argument("--vocabulary", default=None, metavar="FILE",
+                   help="public word list (one word per line, '#' comments): the columns, at no privacy cost; "
+                        "--min-df/--max-df/--max-features are then not used")
+    p.add_argument("--vocabulary-epsilon", type=float, default=None,
+                   help="select the vocabulary from the texts under DP at --unit with this epsilon "
+                        "(at most --max-features words; --min-df/--max-df are then not used)")
+    p.add_argument("--vocabulary-delta", type=float, default=None, help="delta of the DP vocabulary selection")
 
 
 def load_corpus(args):
+    """The corpus of ``args``; with a DP-selected vocabulary, ``args.vocabulary_selection`` holds its
+    :class:`topicdp.vocabulary.DPVocabulary`, whose budget the release must compose (else None)."""
     from .corpus import Corpus, embedded_corpus
 
-    if args.corpus == "embedded":
+    words = _public_or_checked_vocabulary(args)  # before the corpus is read: errors come early
+    args.vocabulary_selection = None
+    if words is not None or getattr(args, "vocabulary_epsilon", None) is not None:
+        corpus = _corpus_with_vocabulary(args, words)
+    elif args.corpus == "embedded":
         corpus = embedded_corpus()
     else:
         users = None
@@ -64,6 +77,48 @@ def load_corpus(args):
     if args.max_docs_per_user or args.max_tokens_per_doc:
         corpus = corpus.bound(args.max_docs_per_user, args.max_tokens_per_doc)
     return corpus
+
+
+def _public_or_checked_vocabulary(args):
+    from ._validation import check_delta, check_epsilon
+    from .vocabulary import load_vocabulary
+
+    path, eps, delta = (getattr(args, a, None) for a in ("vocabulary", "vocabulary_epsilon", "vocabulary_delta"))
+    if path is not None and eps is not None:
+        raise ValueError("--vocabulary (a public list) and --vocabulary-epsilon (a DP selection) exclude each other")
+    if (eps is None) != (delta is None):
+        raise ValueError("--vocabulary-epsilon and --vocabulary-delta must be given together")
+    if eps is not None:
+        check_epsilon(eps, "--vocabulary-epsilon")
+        check_delta(delta, "--vocabulary-delta")
+    return None if path is None else load_vocabulary(path)
+
+
+def _corpus_with_vocabulary(args, words):
+    import numpy as np
+
+    from .corpus import Corpus, embedded_texts, read_jsonl_records
+    from .vocabulary import select_vocabulary
+
+    if args.corpus == "embedded":
+        texts = embedded_texts()
+        owners = list(range(len(texts)))  # one user per document, as embedded_corpus()
+    else:
+        users = None if args.users is None else _first_users(args.corpus, args.user_field, args.users)
+        records = list(read_jsonl_records(args.corpus, args.text_field, args.user_field, users))
+        texts, owners = [t for t, _ in records], [u for _, u in records]
+    if words is None:
+        seed = getattr(args, "seed", None)  # a stream of its own, never the release's noise
+        args.vocabulary_selection = select_vocabulary(
+            texts, owners, epsilon=args.vocabulary_epsilon, delta=args.vocabulary_delta,
+            unit=getattr(args, "unit", "user"), max_features=args.max_features,
+            random_state=None if seed is None else np.random.SeedSequence([seed, 1]))
+        words = args.vocabulary_selection.words
+        if not words:
+            raise ValueError(f"no word passed the DP vocabulary threshold at --vocabulary-epsilon "
+                             f"{args.vocabulary_epsilon:g}: too few {getattr(args, 'unit', 'user')}s for this budget "
+                             "(raise the budget, or give a public --vocabulary)")
+    return Corpus.from_texts(texts, owners, vocabulary=words)
 
 
 def _first_users(path, user_field: str, n: int) -> list:
