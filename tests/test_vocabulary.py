@@ -381,3 +381,45 @@ def test_totals_weight_each_unit_by_its_own_size_and_ignore_unit_order():
     # every unit's contribution vector has L2 norm exactly 1
     for words in sets:
         assert math.fsum((1 / math.sqrt(len(words))) ** 2 for _ in words) == pytest.approx(1.0, rel=1e-15)
+
+
+# --------------------------------------------------------------------------------------------------
+# the command-line hook (topicdp.cli.load_corpus)
+
+def _args(*extra):
+    from topicdp.cli import build_parser
+
+    return build_parser().parse_args(["privatize", *extra])
+
+
+def test_cli_public_vocabulary_sets_the_columns(tmp_path):
+    from topicdp.cli import load_corpus
+
+    path = tmp_path / "words.txt"
+    path.write_text("# public\ngovernment\npolice\nfire\n", encoding="utf-8")
+    args = _args("embedded", "--vocabulary", str(path))
+    corpus = load_corpus(args)
+    assert corpus.vocabulary == ("government", "police", "fire") and args.vocabulary_selection is None
+
+
+def test_cli_dp_vocabulary_is_selected_and_kept_for_the_report():
+    from topicdp.cli import load_corpus
+
+    args = _args("embedded", "--vocabulary-epsilon", "8", "--vocabulary-delta", "1e-3", "--seed", "4")
+    corpus = load_corpus(args)
+    sel = args.vocabulary_selection
+    assert isinstance(sel, DPVocabulary) and sel.unit == "user" and sel.seeded and sel.epsilon == 8.0
+    assert len(sel.words) > 0 and set(corpus.vocabulary) == set(sel.words)
+
+
+@pytest.mark.parametrize("extra,match", [
+    (["--vocabulary", "w.txt", "--vocabulary-epsilon", "1", "--vocabulary-delta", "1e-6"], "exclude"),
+    (["--vocabulary-epsilon", "1"], "together"),
+    (["--vocabulary-epsilon", "-1", "--vocabulary-delta", "1e-6"], "--vocabulary-epsilon"),
+    (["--vocabulary-epsilon", "1", "--vocabulary-delta", "2"], "--vocabulary-delta"),
+])
+def test_cli_vocabulary_options_fail_before_the_corpus_is_read(extra, match):
+    from topicdp.cli import load_corpus
+
+    with pytest.raises(ValueError, match=match):  # the corpus file does not exist: it was never opened
+        load_corpus(_args("/nonexistent/corpus.jsonl", *extra))
