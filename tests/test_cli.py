@@ -2,6 +2,7 @@ import gzip
 import json
 
 import numpy as np
+import pytest
 
 from topicdp.cli import main
 
@@ -48,10 +49,34 @@ def test_default_guarantee_is_dp_and_refuses_a_release_forecast_to_be_noise(tmp_
     captured = capsys.readouterr()
     assert code == 2 and "noise" in captured.err and not out.exists()
     assert "plan: dp-vem" in captured.out
-    code = main(["privatize", str(path), "--min-df", "1", "--max-df", "1.0", "--epsilon", "0.1", "--out", str(out),
+    # at this budget not one word passes the DP vocabulary threshold: a clear error, nothing released
+    code = main(["privatize", str(path), "--epsilon", "0.1", "--out", str(out), "--release-anyway"])
+    assert code == 2 and "no word passed the DP vocabulary threshold" in capsys.readouterr().err and not out.exists()
+    vocabulary = tmp_path / "words.txt"
+    vocabulary.write_text("\n".join(words) + "\n")
+    code = main(["privatize", str(path), "--vocabulary", str(vocabulary), "--epsilon", "0.1", "--out", str(out),
                  "--release-anyway", "--seed", "0"])
-    assert code == 0 and json.loads(out.read_text())["report"]["mechanism"] == "dp-vem"
-    assert json.loads(out.read_text())["report"]["guarantee"] == "approx-DP"
+    report = json.loads(out.read_text())["report"]
+    assert code == 0 and report["mechanism"] == "dp-vem" and report["guarantee"] == "approx-DP"
+    assert report["published"]["vocabulary"].startswith("public")
+
+
+def test_default_dp_release_selects_its_vocabulary_under_dp_within_the_total_budget(tmp_path, capsys):
+    """No public --vocabulary: the words are selected under DP out of the stated total (epsilon, delta)."""
+    import json
+
+    rng = np.random.default_rng(1)
+    words = [f"zq{a}{b}{c}" for a in "abcdefgh" for b in "abcdefgh" for c in "abcd"]
+    path = tmp_path / "many.jsonl"
+    path.write_text("".join(json.dumps({"user": f"u{i % 3000}", "text": " ".join(rng.choice(words[:40], 20))}) + "\n"
+                            for i in range(3000)))
+    out = tmp_path / "release.json"
+    code = main(["privatize", str(path), "--epsilon", "3", "--delta", "1e-6", "--out", str(out), "--seed", "0",
+                 "--release-anyway", "--topics", "3"])
+    assert code == 0, capsys.readouterr().err
+    report = json.loads(out.read_text())["report"]
+    assert report["published"]["vocabulary"].startswith("DP")
+    assert report["epsilon"] == pytest.approx(3.0) and report["delta"] == pytest.approx(1e-6)
 
 
 def test_demo_releases_readable_topics_of_the_generated_corpus(capsys):

@@ -65,13 +65,26 @@ def _add_corpus_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-docs-per-user", type=int, default=None, help="contribution bound (>= 1; default: none)")
     p.add_argument("--max-tokens-per-doc", type=int, default=None, help="contribution bound (>= 1; default: none)")
     p.add_argument("--users", type=int, default=None, help="use only the first N users of the file (a documented subset)")
+    p.add_argument("--vocabulary", default=None, metavar="FILE",
+                   help="public word list (one word per line, '#' comments): the columns, at no privacy cost; "
+                        "--min-df/--max-df/--max-features are then not used")
+    p.add_argument("--vocabulary-epsilon", type=float, default=None,
+                   help="select the vocabulary from the texts under DP at --unit with this epsilon "
+                        "(at most --max-features words; --min-df/--max-df are then not used)")
+    p.add_argument("--vocabulary-delta", type=float, default=None, help="delta of the DP vocabulary selection")
 
 
 def load_corpus(args):
-    """The (bounded) corpus the arguments name; call :func:`check_arguments` first."""
+    """The (bounded) corpus the arguments name; call :func:`check_arguments` first. With a DP-selected
+    vocabulary, ``args.vocabulary_selection`` holds its :class:`topicdp.vocabulary.DPVocabulary`, whose budget
+    the release must compose (else None)."""
     from .corpus import Corpus, embedded_corpus
 
-    if args.corpus == "embedded":
+    words = _public_or_checked_vocabulary(args)  # before the corpus is read: errors come early
+    args.vocabulary_selection = None
+    if words is not None or getattr(args, "vocabulary_epsilon", None) is not None:
+        corpus = _corpus_with_vocabulary(args, words)
+    elif args.corpus == "embedded":
         corpus = embedded_corpus()
     else:
         corpus = Corpus.from_jsonl(
@@ -90,6 +103,52 @@ def load_corpus(args):
 
 def _optional(value, check, *args, **kwargs):
     return None if value is None else check(value, *args, **kwargs)
+
+
+def _public_or_checked_vocabulary(args):
+    from ._validation import check_delta, check_epsilon
+    from .vocabulary import load_vocabulary
+
+    path, eps, delta = (getattr(args, a, None) for a in ("vocabulary", "vocabulary_epsilon", "vocabulary_delta"))
+    if path is not None and eps is not None:
+        raise ValueError("--vocabulary (a public list) and --vocabulary-epsilon (a DP selection) exclude each other")
+    if (eps is None) != (delta is None):
+        raise ValueError("--vocabulary-epsilon and --vocabulary-delta must be given together")
+    if eps is not None:
+        check_epsilon(eps, "--vocabulary-epsilon")
+        check_delta(delta, "--vocabulary-delta")
+    return None if path is None else load_vocabulary(path)
+
+
+def _corpus_with_vocabulary(args, words):
+    import numpy as np
+
+    from .corpus import Corpus, embedded_texts, read_jsonl_records
+    from .vocabulary import select_vocabulary
+
+    if args.corpus == "embedded":
+        texts = embedded_texts()
+        owners = list(range(len(texts)))  # one user per document, as embedded_corpus()
+    else:
+        records = list(read_jsonl_records(args.corpus, args.text_field, args.user_field))
+        if args.users is not None:  # the first N users of the file, as Corpus.from_jsonl(n_users=N)
+            first = set(list(dict.fromkeys(u for _, u in records))[:args.users])
+            records = [(t, u) for t, u in records if u in first]
+        texts, owners = [t for t, _ in records], [u for _, u in records]
+    if words is None:
+        seed = getattr(args, "seed", None)  # a stream of its own, never the release's noise
+        args.vocabulary_selection = select_vocabulary(
+            texts, owners, epsilon=args.vocabulary_epsilon, delta=args.vocabulary_delta,
+            unit=getattr(args, "unit", "user"), max_features=args.max_features,
+            random_state=None if seed is None else np.random.SeedSequence([seed, 1]))
+        words = args.vocabulary_selection.words
+        if not words:
+            raise ValueError(f"no word passed the DP vocabulary threshold at --vocabulary-epsilon "
+                             f"{args.vocabulary_epsilon:g}: too few {getattr(args, 'unit', 'user')}s for this budget "
+                             "(raise the budget, or give a public --vocabulary)")
+    return Corpus.from_texts(texts, owners, vocabulary=words)
+
+
 
 
 def check_corpus_path(path: str, flag: str = "corpus") -> None:
@@ -206,29 +265,82 @@ def format_topics(topics, title: str) -> str:
 def cmd_privatize(args) -> int:
     if args.guarantee == "random-dp":
         _check_distribution(args)
-    corpus = load_corpus(args)
-    reference = load_reference(args, corpus) if args.reference else None
-    if args.guarantee == "dp":
-        return _release_dp(args, corpus)
-    return _release(args, corpus, reference)
+        corpus = load_corpus(args)
+        reference = load_reference(args, corpus) if args.reference else None
+        return _release(args, corpus, reference)
+    _split_vocabulary_budget(args)
+    plan = _plan(args, _count_units(args), _planned_words(args))  # before any DP mechanism runs
+    return _release_dp(args, load_corpus(args), plan)
 
 
-def _release_dp(args, corpus, vocabulary_source="private-texts", truth=None) -> int:
-    """--guarantee dp: forecast, refuse a release forecast to be noise, run the chosen mechanism, report."""
+#: share of --epsilon spent on selecting the vocabulary under DP when no public --vocabulary is given
+VOCABULARY_SHARE = 0.2
+
+
+def _split_vocabulary_budget(args) -> None:
+    """--guarantee dp is DP end to end: without a public --vocabulary the words are selected under DP, and
+    --epsilon/--delta are the *total* (vocabulary + topics, basic composition)."""
+    if args.vocabulary is not None or args.corpus == "embedded":
+        args.topics_epsilon, args.topics_delta = args.epsilon, args.delta
+        return
+    if args.vocabulary_epsilon is None:
+        args.vocabulary_epsilon, args.vocabulary_delta = VOCABULARY_SHARE * args.epsilon, args.delta / 2
+    if args.vocabulary_epsilon >= args.epsilon or args.vocabulary_delta >= args.delta:
+        raise ValueError(f"--vocabulary-epsilon/--vocabulary-delta ({args.vocabulary_epsilon:g}, "
+                         f"{args.vocabulary_delta:g}) must be below the total --epsilon/--delta "
+                         f"({args.epsilon:g}, {args.delta:g})")
+    args.topics_epsilon, args.topics_delta = args.epsilon - args.vocabulary_epsilon, args.delta - args.vocabulary_delta
+
+
+def _count_units(args) -> int:
+    """The number of privacy units (stated public by the release), counted without selecting anything."""
+    from .corpus import embedded_texts, read_jsonl_records
+
+    if args.corpus == "embedded":
+        return len(embedded_texts())
+    users: dict = {}
+    n_docs = 0
+    for _, user in read_jsonl_records(args.corpus, args.text_field, args.user_field):
+        if args.users is not None and user not in users and len(users) >= args.users:
+            continue
+        users.setdefault(user, None)
+        n_docs += 1
+    return len(users) if args.unit == "user" else n_docs
+
+
+def _planned_words(args) -> int:
+    if args.vocabulary is not None:
+        from .vocabulary import load_vocabulary
+
+        return len(load_vocabulary(args.vocabulary))
+    return args.max_features
+
+
+def _plan(args, n_units: int, n_words: int):
+    """Forecast every rigorous mechanism from public quantities, print it, and refuse a noise release."""
     from .plan import plan_release
 
-    print(f"corpus: {corpus}")
-    for line in corpus.log.lines():
-        print(f"  {line}")
-    n_units = corpus.n_users if args.unit == "user" else corpus.n_docs
-    plan = plan_release(guarantee="dp", mechanism=args.mechanism, epsilon=args.epsilon, delta=args.delta,
-                        unit=args.unit, n_units=n_units, n_topics=args.topics, n_words=corpus.n_words)
+    plan = plan_release(guarantee="dp", mechanism=args.mechanism, epsilon=args.topics_epsilon,
+                        delta=args.topics_delta, unit=args.unit, n_units=n_units, n_topics=args.topics,
+                        n_words=n_words)
+    print(f"{n_units} {args.unit}s (stated public), {n_words} words, K={args.topics}; "
+          f"budget for the topics: epsilon={args.topics_epsilon:g}, delta={args.topics_delta:g}")
     print("\n".join(plan.lines()) + "\n")
     if plan.forecast is not None and plan.forecast.verdict == "noise" and not args.release_anyway:
         raise ValueError("the forecast says this release would be noise, so nothing was released and no budget "
                          "was spent; see the advice above, or pass --release-anyway")
+    return plan
+
+
+def _release_dp(args, corpus, plan, truth=None) -> int:
+    """--guarantee dp: run the planned mechanism, print the topics and the report, write the files."""
+    print(f"corpus: {corpus}")
+    for line in corpus.log.lines():
+        print(f"  {line}")
+    selection = getattr(args, "vocabulary_selection", None)
+    source = selection.to_dict() if selection is not None else ("public" if args.vocabulary or truth else "private-texts")
     start = time.perf_counter()
-    release = rigorous_release(plan.mechanism, corpus, args, vocabulary_source)
+    release = rigorous_release(plan.mechanism, corpus, args, source)
     elapsed = time.perf_counter() - start
     print(format_topics(release.top_words(args.top), f"top words of the release ({plan.mechanism}):"))
     if truth is not None:
@@ -247,14 +359,14 @@ def rigorous_release(mechanism: str, corpus, args, vocabulary_source="private-te
     if mechanism == "dp-vem":
         from .variational import DPVariationalLDA
 
-        model = DPVariationalLDA(args.topics, epsilon=args.epsilon, delta=args.delta, unit=args.unit,
+        model = DPVariationalLDA(args.topics, epsilon=args.topics_epsilon, delta=args.topics_delta, unit=args.unit,
                                  random_state=args.seed)
         return model.fit(corpus, vocabulary_source=vocabulary_source).release_
     if mechanism in ("gaussian-global", "laplace"):
         from .adapters import make_model
         from .agnostic import TopicDP
 
-        privatizer = TopicDP(args.epsilon, args.delta, unit=args.unit, sensitivity="global",
+        privatizer = TopicDP(args.topics_epsilon, args.topics_delta, unit=args.unit, sensitivity="global",
                              mechanism="gaussian" if mechanism == "gaussian-global" else "laplace",
                              random_state=args.seed)
         return privatizer.privatize(make_model(args.model, args.topics, args.model_seed), corpus,
@@ -262,15 +374,16 @@ def rigorous_release(mechanism: str, corpus, args, vocabulary_source="private-te
     if mechanism.startswith("spectral-config-"):
         from .spectral import SpectralDP
 
-        model = SpectralDP(n_topics=args.topics, configuration=int(mechanism[-1]), epsilon=args.epsilon,
-                           delta=args.delta, unit=args.unit, random_state=args.seed)
+        model = SpectralDP(n_topics=args.topics, alpha0=1.0, configuration=int(mechanism[-1]),
+                           epsilon=args.topics_epsilon, delta=args.topics_delta, random_state=args.seed)
         return model.fit(corpus).release_
     if mechanism == "dpsvi":
         from .baselines import DPSVI
 
         if args.unit != "document":
             raise ValueError("--mechanism dpsvi protects documents only: pass --unit document")
-        return DPSVI(args.topics, epsilon=args.epsilon, delta=args.delta, random_state=args.seed).fit(corpus).release_
+        return DPSVI(args.topics, epsilon=args.topics_epsilon, delta=args.topics_delta,
+                     random_state=args.seed).fit(corpus).release_
     raise ValueError(f"unknown mechanism {mechanism!r}")
 
 
@@ -324,8 +437,10 @@ def cmd_demo(args) -> int:
 
         corpus, truth = themed_corpus()
         print("topicdp demo: a GENERATED corpus with ten known topics (2,000 users x 5 documents; not real text),")
-        print(f"released under ({args.epsilon:g}, {args.delta:g})-DP at the {args.unit} level\n")
-        return _release_dp(args, corpus, vocabulary_source="public", truth=("the generating topics", truth))
+        print(f"released under ({args.epsilon:g}, {args.delta:g})-DP at the {args.unit} level; its word list is public\n")
+        args.vocabulary, args.topics_epsilon, args.topics_delta = None, args.epsilon, args.delta
+        plan = _plan(args, corpus.n_users if args.unit == "user" else corpus.n_docs, corpus.n_words)
+        return _release_dp(args, corpus, plan, truth=("the generating topics", truth))
     import numpy as np
 
     from .corpus import embedded_corpus
