@@ -44,8 +44,9 @@ def _add_privacy_arguments(p: argparse.ArgumentParser) -> None:
                    help="refuse to start sensitivity sampling forecast to take longer (from the first fit's time)")
     p_dist = p.add_mutually_exclusive_group()
     p_dist.add_argument("--reference", default=None, metavar="PUBLIC.jsonl",
-                        help="public reference corpus (same format) from which the sensitivity sampler draws its "
-                             "neighbouring datasets P; sigma is then public")
+                        help="public reference corpus (same format): with --guarantee random-dp the sensitivity "
+                             "sampler draws P from it (sigma is then public); with --guarantee dp and dp-vem the "
+                             "release starts from topics fitted on it")
     p_dist.add_argument("--private-oracle", action="store_true",
                         help="let the sampler resample the private corpus itself (TopicDP's choice); sigma then "
                              "depends on the private data and the report says what that leaks")
@@ -357,10 +358,14 @@ def _release_dp(args, corpus, plan, truth=None) -> int:
 def rigorous_release(mechanism: str, corpus, args, vocabulary_source="private-texts"):
     """The PrivateRelease of one rigorous mechanism, named as in topicdp.plan.RIGOROUS_MECHANISMS."""
     if mechanism == "dp-vem":
-        from .variational import DPVariationalLDA
+        from .variational import DPVariationalLDA, public_init
 
+        init, iterations = None, 5
+        if getattr(args, "reference", None):  # a public start: 2 iterations instead of 5 from a random one
+            init, iterations = public_init(load_reference(args, corpus), args.topics, unit=args.unit), 2
+            print(f"starting from topics fitted on the public reference {args.reference}")
         model = DPVariationalLDA(args.topics, epsilon=args.topics_epsilon, delta=args.topics_delta, unit=args.unit,
-                                 random_state=args.seed)
+                                 n_iterations=iterations, init=init, random_state=args.seed)
         return model.fit(corpus, vocabulary_source=vocabulary_source).release_
     if mechanism in ("gaussian-global", "laplace"):
         from .adapters import make_model
