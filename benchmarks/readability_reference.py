@@ -15,7 +15,9 @@ measured releases of the same kind: LDA seed 0 plus Gaussian noise of a few sigm
 
 The tokenised corpus is cached outside the repository (``/tmp/<corpus>_cache/``: X_train.npz, X_test.npz
 with *all* posts of each user, doc_users_{train,test}.json, vocab.json, README.txt) so that other runs
-reuse it; :func:`load_cache` reads it back. Skips (exit 0) when the data folder is absent.
+reuse it; :func:`load_cache` reads it back. The fitted matrices are stored there too
+(``fits_K<K>_m<bound>_passes<p>.npz``, keys = model names) and reused by later runs. Skips (exit 0) when
+the data folder is absent.
 """
 
 from __future__ import annotations
@@ -108,14 +110,28 @@ def measure(name: str, W: np.ndarray, test: Corpus, reference: np.ndarray, secon
     return row
 
 
-def run(train: Corpus, test: Corpus, n_topics: int, passes: int, n_shuffles: int) -> dict:
-    rows, fits = [], {}
-    for name, model in [("gensim-lda seed 0", GensimLDA(n_topics, 0, passes=passes)),
-                        ("gensim-lda seed 1", GensimLDA(n_topics, 1, passes=passes)),
-                        ("sklearn-nmf", SklearnNMF(n_topics, 0))]:
+def fit_models(train: Corpus, n_topics: int, passes: int, store: Path | None) -> dict:
+    """name -> (topic_word, seconds); reuses (and writes) ``store`` (.npz), since the LDA fits are the slow part."""
+    specs = [("gensim-lda seed 0", GensimLDA(n_topics, 0, passes=passes)),
+             ("gensim-lda seed 1", GensimLDA(n_topics, 1, passes=passes)),
+             ("sklearn-nmf", SklearnNMF(n_topics, 0))]
+    saved = dict(np.load(store)) if store is not None and store.exists() else {}
+    fits = {}
+    for name, model in specs:
+        if name in saved:
+            fits[name] = (saved[name], float(saved[name + " seconds"]))
+            continue
         t = time.perf_counter()
         fits[name] = (model.fit_topic_word(train), time.perf_counter() - t)
         print(f"fitted {name} in {fits[name][1]:.0f} s", flush=True)
+    if store is not None:
+        np.savez(store, **{k: v[0] for k, v in fits.items()}, **{k + " seconds": v[1] for k, v in fits.items()})
+    return fits
+
+
+def run(train: Corpus, test: Corpus, fits: dict, n_shuffles: int, sigmas) -> dict:
+    rows = []
+    n_topics = fits["gensim-lda seed 0"][0].shape[0]
     lda = fits["gensim-lda seed 0"][0]
     for name, (W, sec) in fits.items():
         rows.append(measure(name, W, test, lda, sec))
@@ -128,7 +144,7 @@ def run(train: Corpus, test: Corpus, n_topics: int, passes: int, n_shuffles: int
                  "sd_contrast": float(np.std([d["npmi_contrast"] for d in deals], ddof=1))})
     # the forecast against measured releases of the same kind: LDA seed 0 plus Gaussian noise of sigma
     forecasts = []
-    for sigma in (1e-3, 3e-3, 1e-2, 3e-2):
+    for sigma in sigmas:
         f = forecast_readability(sigma, lda)
         noisy = lda + np.random.default_rng(1).normal(0.0, sigma, lda.shape)
         measured = readability(noisy, test.vocabulary, test, reference=lda)
@@ -150,6 +166,8 @@ def main() -> int:
     ap.add_argument("--passes", type=int, default=1, help="gensim LDA passes (the adapter's default is 1)")
     ap.add_argument("--shuffles", type=int, default=20, help="random deals of the shuffled-LDA control")
     ap.add_argument("--out-json", type=Path, default=None)
+    ap.add_argument("--sigmas", default="0.001,0.003,0.01,0.03",
+                    help="noise scales of the forecast-vs-measured check (comma-separated)")
     args = ap.parse_args()
     source = args.data / FILES[args.corpus]
     cache = args.cache or Path("/tmp") / f"{args.corpus.split('_')[0]}_cache"
@@ -163,7 +181,9 @@ def main() -> int:
     bound = args.max_docs_per_user or None
     train, test = load_cache(cache, bound)
     print(f"train {train}, test {test} (at most {bound} posts per user)", flush=True)
-    result = run(train, test, args.topics, args.passes, args.shuffles)
+    store = cache / f"fits_K{args.topics}_m{bound or 0}_passes{args.passes}.npz"
+    fits = fit_models(train, args.topics, args.passes, store)
+    result = run(train, test, fits, args.shuffles, [float(x) for x in args.sigmas.split(",")])
     result.update(corpus=args.corpus, train=repr(train), test=repr(test), passes=args.passes, n_topics=args.topics,
                   max_docs_per_user=bound, vocabulary=VOCAB_OPTIONS, test_fraction=TEST_FRACTION,
                   split_seed=SPLIT_SEED)

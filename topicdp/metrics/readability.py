@@ -95,7 +95,8 @@ def _heldout_columns(heldout, vocabulary: Sequence[str] | None, n_words: int) ->
         if vocabulary is None:
             raise ValueError("vocabulary is required to match the topics' columns to a held-out Corpus")
         if len(vocabulary) != n_words:
-            raise ValueError(f"vocabulary must have one word per column of topic_word ({n_words}), got {len(vocabulary)}")
+            raise ValueError(
+                f"vocabulary must have one word per column of topic_word ({n_words}), got {len(vocabulary)}")
         if tuple(vocabulary) == tuple(held_vocab):
             cols = np.arange(n_words)
         else:
@@ -294,7 +295,8 @@ def readability(topic_word, vocabulary: Sequence[str], heldout, reference=None, 
     top = _topic_lists(W, top_n)
     B, cols = _heldout_columns(heldout, vocabulary, W.shape[1])
     if len(vocabulary) != W.shape[1]:
-        raise ValueError(f"vocabulary must have one word per column of topic_word ({W.shape[1]}), got {len(vocabulary)}")
+        raise ValueError(
+            f"vocabulary must have one word per column of topic_word ({W.shape[1]}), got {len(vocabulary)}")
     S, C = _pair_sums(top, B, cols)
     within = np.diag(S) / np.diag(C)
     out: dict = {"npmi": float(within.mean()), "npmi_across": None, "npmi_contrast": None}
