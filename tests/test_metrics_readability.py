@@ -73,6 +73,10 @@ def test_corpus_heldout_is_matched_by_word():
     assert readability(W, VOCAB, corpus, top_n=2)["npmi"] == pytest.approx((N_AB - 1.0) / 2)
     assert readability(W, VOCAB, corpus, top_n=2)["unseen_top_words"] == 1
     assert heldout_npmi(W, sp.csr_matrix(DOCS), top_n=2) == pytest.approx((N_AB - 1.0) / 2)
+    # without a vocabulary, a Corpus' own columns are the topics' columns
+    three = Corpus.from_matrix(DOCS[:, :3], VOCAB[:3])
+    assert heldout_npmi(W, three, VOCAB, top_n=2) == pytest.approx((N_AB - 1) / 2)
+    assert heldout_npmi(lists(["a", "b"], ["a", "c"])[:, :3], three, top_n=2) == pytest.approx((N_AB + N_AC) / 2)
 
 
 def test_diversity_closed_form():
@@ -189,7 +193,7 @@ def test_validation_messages():
     with pytest.raises(ValueError, match="2 topics"):
         npmi_contrast(lists(["a", "b"]), DOCS, top_n=2)
     with pytest.raises(ValueError, match="vocabulary"):
-        heldout_npmi(lists(["a", "b"]), Corpus.from_matrix(DOCS, VOCAB), top_n=2)
+        heldout_npmi(lists(["a", "b"]), Corpus.from_matrix(DOCS[:, :3], VOCAB[:3]), top_n=2)
     with pytest.raises(ValueError, match="repeat"):
         top_words_matrix([[0, 0]], 4)
 

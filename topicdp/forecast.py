@@ -227,7 +227,8 @@ def _simulate(S, sigma, n, n_draws, random_state):
         matched.append(topic_overlap(noisy, S, top_n=n))
     aligned = np.asarray(aligned)
     means = aligned.mean(axis=1)
-    return aligned.mean(axis=0), float(means.mean()), float(np.mean(matched)), float(means.std(ddof=1) / np.sqrt(n_draws))
+    se = float(means.std(ddof=1) / np.sqrt(n_draws))
+    return aligned.mean(axis=0), float(means.mean()), float(np.mean(matched)), se
 
 
 def _sigma_for(S: np.ndarray, n: int, target: float, sigma: float) -> float:
