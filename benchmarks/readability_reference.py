@@ -67,7 +67,9 @@ def build_cache(source: Path, cache: Path) -> None:
         f"(= split_users); vocabulary topicdp.corpus.make_vectorizer(**{VOCAB_OPTIONS}) fitted on the training "
         "users' posts only; X_*.npz are the counts of ALL posts (rows in file order, empty rows kept), "
         "doc_users_*.json the user id of each row. Load with benchmarks/readability_reference.py:load_cache "
-        "(Corpus.from_matrix, then .bound(20, random_state=0) for <= 20 posts per user).\n")
+        "(Corpus.from_matrix, then .bound(20, random_state=0) for <= 20 posts per user).\n"
+        "fits_K<K>_m<bound>_passes<p>.npz (written by later runs): non-private topic-word matrices keyed by model "
+        "name, fitted on the training side bounded to <bound> posts per user (0 = all).\n")
     print(f"cache written to {cache} in {time.perf_counter() - t0:.0f} s: train {X_train.shape}, test {X_test.shape}",
           flush=True)
 
