@@ -57,7 +57,7 @@ def forecast_mechanism(mechanism: str, *, epsilon: float, delta: float, unit: st
     from .rdp import calibrate_gaussian
 
     if signal is None:
-        signal = dirichlet_signal(n_topics, n_words, 0.1)
+        signal = dirichlet_signal(n_topics, n_words, 0.15)
     common = dict(n_units=n_units, unit=unit)
     if mechanism == "dp-vem":
         from .variational import DPVariationalLDA, forecast
@@ -87,7 +87,7 @@ def plan_release(*, guarantee: str = "dp", mechanism: str | None = None, epsilon
     epsilon, delta, unit, n_units, n_topics, n_words
         Public quantities (n_units as stated by the owner).
     signal : (K, V) array, optional
-        Public reference topics; default rows ~ Dirichlet(0.1).
+        Public reference topics; default rows ~ Dirichlet(0.15).
     mass_per_unit : float, optional
         See :func:`topicdp.variational.forecast`.
     """

@@ -305,8 +305,9 @@ def forecast(model: DPVariationalLDA, n_units: int, n_words: int, *, mass_per_un
     The released topic k is lambda_k normalised; its mass is about M / K with M = n_units x mass_per_unit,
     so the noise sigma of each release is sigma K / M in probability units (the last release dominates:
     earlier noise is averaged out by the E-step). The signal is a public reference topic-word matrix, or
-    rows drawn from Dirichlet(0.1) over ``n_words`` words, an assumed sparsity that matches the 10th
-    largest probability of gensim LDA topics on blog text (0.011 against 0.008).
+    rows drawn from Dirichlet(0.15) over ``n_words`` words, an assumed sparsity: on blog text it matches
+    the noise tolerance of gensim LDA's topics, while 0.05 is about 2x too optimistic
+    (docs/results/readability_reference.md).
 
     Parameters
     ----------
@@ -331,7 +332,7 @@ def forecast(model: DPVariationalLDA, n_units: int, n_words: int, *, mass_per_un
     mass = DEFAULT_MASS_PER_UNIT[model.unit] if mass_per_unit is None else check_real(mass_per_unit, "mass_per_unit", low=0.0)
     sigma = model.noise_scale() * model.n_topics / (n_units * mass)
     if signal is None:
-        signal = dirichlet_signal(model.n_topics, n_words, 0.1)
+        signal = dirichlet_signal(model.n_topics, n_words, 0.15)
     return forecast_readability(sigma, signal, top_n=top_n, n_units=n_units, unit=model.unit)
 
 
