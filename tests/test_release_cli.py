@@ -100,3 +100,35 @@ def test_private_oracle_release_says_what_leaks(tmp_path):
     assert report["sampling_distribution"]["kind"] == "private-resample"
     assert report["published"]["report.sigma"].startswith("NOT COVERED")
     assert any("PRIVATE ORACLE" in n for n in report["notes"])
+
+
+def test_default_dp_release_file_is_dp_end_to_end(tmp_path, capsys):
+    """The default ``topicdp privatize`` (--guarantee dp): vocabulary selected under DP, topics by dp-vem.
+
+    Two corpora differ in one user; with the same noise seed every published field that differs must be a
+    DP output or its post-processing, and no field may be NOT COVERED -- the vocabulary included.
+    """
+    rng = np.random.default_rng(3)
+    others = _records(rng, [f"u{i}" for i in range(1, 400)], docs_per_user=2)
+    a_records = _records(rng, ["u0"], docs_per_user=2) + others
+    b_records = [("u0", "budget budget office")] + others
+    outs = []
+    for name, records in (("a", a_records), ("b", b_records)):
+        corpus = tmp_path / f"{name}.jsonl.gz"
+        _write(corpus, records)
+        out = tmp_path / f"{name}.json"
+        code = main(["privatize", str(corpus), "--topics", "2", "--epsilon", "8", "--seed", "5", "--out", str(out),
+                     "--release-anyway"])
+        assert code == 0, capsys.readouterr().err
+        outs.append(json.loads(out.read_text()))
+    a, b = outs
+    statuses = {"format": "public", "top_words": "post-processing", **a["report"]["published"]}
+    validate(a, SCHEMA)
+    assert unlisted_paths(a, statuses) == []
+    assert a["report"]["guarantee"] == "approx-DP" and a["report"]["mechanism"] == "dp-vem"
+    assert a["report"]["epsilon"] == 8.0  # the total: vocabulary selection + topics
+    assert [p for p, s in statuses.items() if s.startswith("NOT COVERED")] == []
+    assert statuses["vocabulary"].startswith("DP")
+    fa, fb = published_paths(a), published_paths(b)
+    differing = {p for p in set(fa) | set(fb) if fa.get(p) != fb.get(p)}
+    assert {p for p in differing if not status_of(p, statuses).startswith(("DP", "post-processing"))} == set()
