@@ -122,7 +122,8 @@ def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--noise", default="gaussian", choices=("gaussian", "discrete-gaussian"),
                         help="noise sampler of the synthetic mechanism")
     parser.add_argument("--confidence", type=float, default=0.95, help="Clopper-Pearson confidence (default 0.95)")
-    parser.add_argument("--selection", default="same-sample", choices=SELECTIONS, help="threshold selection")
+    parser.add_argument("--selection", default="held-out", choices=SELECTIONS,
+                        help="threshold selection: held-out (default, exact confidence) or same-sample (exploratory)")
     parser.add_argument("--seed", type=int, default=None, help="audit seed (default: from the OS, recorded)")
     parser.add_argument("--n-jobs", type=int, default=1, help="parallel trials for pipeline mechanisms")
     parser.add_argument("--plot", default=None, metavar="PATH", help="save the trade-off plot here")

@@ -38,7 +38,7 @@ class AuditResult:
     n_trials : int
         Releases drawn on each of D and D'.
     distinguisher, mechanism, canary : str
-    selection : {"same-sample", "held-out"}
+    selection : {"held-out", "same-sample"}
     threshold, direction, inequality : the best test (see :class:`~topicdp.audit.bounds.EpsilonBound`)
     fpr, fnr, fpr_hi, fnr_hi : float
         Empirical rates of the best test and their Clopper-Pearson upper bounds.
@@ -113,8 +113,9 @@ class AuditResult:
                 f"distinguisher    {self.distinguisher}",
                 f"trials           {self.n_trials} per dataset",
                 f"claimed          epsilon={claim}, delta={self.delta:.3g}",
-                f"audited          eps_lower={self.eps_lower:.4g} at {self.confidence:.0%} confidence "
-                f"({self.selection})",
+                f"audited          eps_lower={self.eps_lower:.4g} "
+                + (f"at {self.confidence:.0%} confidence (held-out test)" if self.selection == "held-out"
+                   else "(same-sample test: exploratory, no confidence statement)"),
                 f"best test        score {self.direction} {self.threshold:.6g}: FPR={self.fpr:.4g} "
                 f"(<= {self.fpr_hi:.4g}), FNR={self.fnr:.4g} (<= {self.fnr_hi:.4g})",
                 f"verdict          {verdict}",
@@ -165,7 +166,7 @@ def audit_output_perturbation(
     epsilon: float | None = None,
     delta: float = 1e-5,
     confidence: float = 0.95,
-    selection: str = "same-sample",
+    selection: str = "held-out",
     random_state=None,
     batch_size: int | None = None,
     mechanism: str | None = None,
@@ -193,8 +194,9 @@ def audit_output_perturbation(
         The claim being audited (``epsilon`` may be None: just measure).
     confidence : float
         See :func:`topicdp.audit.epsilon_lower_bound`.
-    selection : {"same-sample", "held-out"}
-        Threshold selection (see :func:`topicdp.audit.bounds.epsilon_bound`).
+    selection : {"held-out", "same-sample"}
+        Threshold selection (see :func:`topicdp.audit.epsilon_lower_bound`): only ``"held-out"`` (the default)
+        carries the confidence statement.
     random_state : None, int or SeedSequence
         Seeds the noise of both sides (independent streams) and the held-out split; the entropy is stored
         in ``details["seed_entropy"]``.
@@ -263,7 +265,7 @@ def audit_pipeline(
     epsilon: float | None = None,
     delta: float = 1e-5,
     confidence: float = 0.95,
-    selection: str = "same-sample",
+    selection: str = "held-out",
     random_state=None,
     n_jobs: int = 1,
     mechanism: str = "pipeline",
