@@ -283,6 +283,7 @@ class TopicDP:
             "scale_units": release.scale_units,
             "noise_scale": release.noise_scale,
             "sensitivity_units": release.sensitivity_units,
+            "rho": release.sensitivity_units ** 2 / (2.0 * release.scale_units ** 2),
         }
         report.sigma = release.noise_scale  # the scale actually used, >= the calibrated sigma
         return release.values
@@ -290,8 +291,14 @@ class TopicDP:
     def _compose(self, report: PrivacyReport) -> None:
         """Add this release to the ledger and state the total over all of this privatizer's releases."""
         name = f"release {len(self.ledger) + 1}"
+        secure = report.details.get("secure_noise")
         if report.mechanism.startswith("laplace"):
             self.ledger.add_laplace(name, report.sigma, report.sensitivity)
+        elif secure is not None:
+            # The discrete release is rho-zCDP with rho = (Delta^Z)^2 / (2 s^2) in grid units (Canonne, Kamath &
+            # Steinke 2020, Thm. 4); (sigma, Delta) = (s g, Delta) would understate it, since rounding to the
+            # grid makes Delta^Z > Delta / g. Its totals then exclude the continuous exact profile.
+            self.ledger.add_discrete_gaussian(name, secure["scale_units"], secure["sensitivity_units"])
         else:
             self.ledger.add_gaussian(name, report.sigma, report.sensitivity)
         report.composition = self.ledger.entries()
