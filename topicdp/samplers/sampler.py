@@ -2,7 +2,9 @@
 
 Draw h neighbouring pairs (D, D') from P, compute Delta_i = ||f(D) - f(D')||_F with two fresh,
 deterministic fits per pair, and return the k-th smallest as the sampled sensitivity Delta_s. By Thm. 1,
-a mechanism calibrated to Delta_s is (epsilon, delta, gamma)-random DP with respect to P: *not* DP.
+a mechanism calibrated to Delta_s is (epsilon, delta, gamma)-random DP with respect to P: *not* DP. gamma
+bounds the failure probability jointly over the draw of the sensitivity sample and of the neighbouring
+pair (D, D') from P.
 
 Pairs run in parallel through joblib, so ``with joblib.parallel_backend("dask"):`` sends them to a Dask
 cluster unchanged. Each pair's records are drawn from its own child of one ``SeedSequence``, so the
@@ -118,7 +120,8 @@ def sample_sensitivity(
         The private corpus: fixes N (its number of users, or documents at document level) and the
         vocabulary (the output domain).
     gamma : float in (0, 0.5)
-        Confidence parameter of random DP; sets (rho, h, k) by :func:`sample_size`.
+        Failure probability of random DP, jointly over the sensitivity sample and the neighbouring pair
+        drawn from P; sets (rho, h, k) by :func:`sample_size`.
     unit : {"user", "document"}
         Privacy unit: a record is a user (all their documents) or one document.
     distribution : PublicReference or PrivateResample, optional
