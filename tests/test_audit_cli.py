@@ -16,7 +16,8 @@ FAST = ["--trials", "2000", "--seed", "0"]
 
 def test_under_noised_synthetic_mechanism_is_flagged_with_plot_and_json(tmp_path, capsys):
     plot, out = tmp_path / "tradeoff.png", tmp_path / "audit.json"
-    code = main(FAST + ["--sigma-factor", "0.3333", "--canary", "outlier", "--plot", str(plot), "--out", str(out)])
+    code = main(FAST + ["--trials", "20000", "--sigma-factor", "0.3333", "--canary", "outlier", "--plot", str(plot),
+                        "--out", str(out)])
     assert code == 0
     result = json.loads(out.read_text())
     assert result["flagged"] is True and result["eps_lower"] > result["epsilon"] == 1.0
@@ -29,7 +30,7 @@ def test_calibrated_synthetic_mechanism_passes_and_fail_on_flag(tmp_path):
     out = tmp_path / "a.json"
     assert main(FAST + ["--canary", "long-document", "--distinguisher", "canary-words", "--out", str(out)]) == 0
     assert json.loads(out.read_text())["flagged"] is False
-    assert main(FAST + ["--sigma-factor", "0.3333", "--fail-on-flag"]) == 1
+    assert main(FAST + ["--trials", "20000", "--sigma-factor", "0.3333", "--fail-on-flag"]) == 1
 
 
 def test_discrete_gaussian_replace_one():

@@ -17,14 +17,14 @@ that mechanism makes:
     f(D), f(D') are fitted once; only the noise is re-drawn.
 ``topicdp-sampled``
     :class:`~topicdp.TopicDP` with ``sensitivity="sampled"`` (TopicDP Alg. 1-2). The noise scale is itself a
-    function of the data: with the default P (``--distribution private``, TopicDP's choice: resample the
+    function of the data: with the default P (``distribution="private"``, TopicDP's choice: resample the
     private corpus' own users) sigma(D) is sampled on D and sigma(D') on D', and the audit runs each side
-    as the library would — a ``(noise_out, noise_in)`` pair. With ``--distribution public``, P resamples a
+    as the library would — a ``(noise_out, noise_in)`` pair. With ``distribution="public"``, P resamples a
     disjoint public reference corpus (other users of the same source), so sigma does not depend on the
     private data and both sides share it (P, N, the vocabulary and the sampler seed are the same); only the
     question "does Delta_s cover this canary?" is then left. The claim is (epsilon, delta, gamma)-random DP
     with respect to P — *not* DP — which is why an outlier canary may be flagged (see ``docs/auditing.md``).
-    h = 2 x 49 fits per side at the default gamma = 0.22 (TopicDP Thm. 1); ``--n-pairs`` below h is the
+    h = 2 x 49 fits per side at the default gamma = 0.22 (TopicDP Thm. 1); ``n_pairs`` below h is the
     insecure testing mode (the report then says "no guarantee"; the audit still tests the stated epsilon).
 ``spectral-1``
     :class:`~topicdp.spectral.SpectralDP` at configuration 1 (noise on M2 and M3), rerun end to end per
@@ -33,33 +33,33 @@ that mechanism makes:
     typical document, one document of fresh words, one very long document). Releases are put in
     canonical topic order (a post-processing); the projection distinguisher's f is the non-private
     :class:`~topicdp.spectral.SpectralLDA`. A trial whose fatal precondition fails releases a uniform matrix
-    (a failure is an observable output too). Pipelines cost ~0.1-0.5 s a trial: use ``--trials`` in the
+    (a failure is an observable output too). Pipelines cost ~0.1-0.5 s a trial: use ``n_trials`` in the
     hundreds.
 
 What is scored. For output perturbation the audit scores the *noisy* matrix (``PrivateRelease.noisy``,
 which the release exposes); the clipped and renormalised ``topic_word`` is a post-processing of it and
 cannot be less private.
 
-Options below are named by their :class:`SetupOptions` field (the CLI flag is the same with dashes).
+Options are named by their :class:`SetupOptions` field (the CLI flag is the same with dashes).
 
-Corpora (``corpus``): ``embedded`` (gensim's Lee corpus, one document per user; ``--n-users`` documents
-drawn with ``--corpus-seed``, vocabulary from the whole Lee corpus, which is public) or a JSON Lines path
-such as ``../shared/data/enron_sent/enron_sent.jsonl.gz`` (``--n-users`` users drawn with ``--corpus-seed``
-among those with at least ``--max-docs-per-user`` documents; each user bounded to ``--max-docs-per-user``
-random documents and ``--max-tokens-per-doc`` tokens; vocabulary = the ``--max-features`` most frequent
+Corpora (``corpus``): ``embedded`` (gensim's Lee corpus, one document per user; ``n_users`` documents
+drawn with ``corpus_seed``, vocabulary from the whole Lee corpus, which is public) or a JSON Lines path
+such as ``../shared/data/enron_sent/enron_sent.jsonl.gz`` (``n_users`` users drawn with ``corpus_seed``
+among those with at least ``max_docs_per_user`` documents; each user bounded to ``max_docs_per_user``
+random documents and ``max_tokens_per_doc`` tokens; vocabulary = the ``max_features`` most frequent
 words of the subset with min_df=3, max_df=0.5, treated as public as everywhere in topicdp). The public
-reference of ``--distribution public`` is ``--n-users`` *other* users (other Lee documents), with the same
+reference of ``distribution="public"`` is ``n_users`` *other* users (other Lee documents), with the same
 vocabulary and bounds.
 
-Canaries (``--canary``). ``typical``: a user of the corpus in the inter-quartile range of token counts.
-``outlier``: a user who saturates the contribution bounds (``--max-docs-per-user`` documents of
-``--max-tokens-per-doc`` tokens) with 10 fresh words no one else uses. ``long-document``: one document of
+Canaries (``canary``). ``typical``: a user of the corpus in the inter-quartile range of token counts.
+``outlier``: a user who saturates the contribution bounds (``max_docs_per_user`` documents of
+``max_tokens_per_doc`` tokens) with 10 fresh words no one else uses. ``long-document``: one document of
 10 x the longest document's length over 20 existing words; it is added after the corpus was bounded (the
 claims audited here do not rely on ``max_tokens_per_doc``: sqrt(2K) holds for any pair, the spectral
 sensitivities are length-normalised; re-bounding would only shrink the canary).
 
 Neighbours. ``replace-one`` by default (TopicDP's reports and its sampler's pairs, and SpectralDP with N
-public, are replace-one); ``--neighbours add-remove`` is accepted for ``topicdp-global`` only.
+public, are replace-one); ``neighbours="add-remove"`` is accepted for ``topicdp-global`` only.
 """
 
 from __future__ import annotations
