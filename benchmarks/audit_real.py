@@ -210,7 +210,8 @@ def markdown(rows, meta) -> str:
         "canary pair's actual Frobenius distance; eps(pair): the exact epsilon of the Gaussian mechanism on this "
         "pair at delta when sigma(D) = sigma(D').",
         "",
-        "| mechanism | canary | distinguisher | claimed eps | eps_lower (held-out) | flagged | same-sample (exploratory) | Delta | "
+        "| mechanism | canary | distinguisher | claimed eps | eps_lower (held-out) | flagged | "
+        "same-sample (exploratory) | Delta | "
         "‖f(D)−f(D')‖_F | covered | sigma(D) / sigma(D') | eps(pair) |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
@@ -245,7 +246,8 @@ def main() -> int:
     ap.add_argument("--trials", type=int, default=100_000, help="output perturbation trials per side")
     ap.add_argument("--spectral-budget", type=float, default=600.0, help="seconds for all spectral reruns")
     ap.add_argument("--spectral-trials", type=int, default=None, help="fix the spectral trials per side instead")
-    ap.add_argument("--n-jobs", type=int, default=SetupOptions.n_jobs, help="joblib workers of the sensitivity sampling")
+    ap.add_argument("--n-jobs", type=int, default=SetupOptions.n_jobs,
+                    help="joblib workers of the sensitivity sampling")
     ap.add_argument("--only", default=",".join(MECHANISMS))
     ap.add_argument("--seed", type=int, default=2024)
     ap.add_argument("--cache-dir", default=None)

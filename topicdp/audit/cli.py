@@ -42,7 +42,9 @@ def _add_fields(parser: argparse.ArgumentParser, cls, seen: dict) -> None:
         meta = f.metadata
         target = parser
         if "group" in meta:
-            target = groups.get(meta["group"]) or groups.setdefault(meta["group"], parser.add_argument_group(meta["group"]))
+            if meta["group"] not in groups:
+                groups[meta["group"]] = parser.add_argument_group(meta["group"])
+            target = groups[meta["group"]]
         flags = meta.get("flags") or ("--" + f.name.replace("_", "-"),)
         kind = meta.get("type", type(f.default))
         target.add_argument(*flags, dest=f.name, type=kind, default=f.default, choices=meta.get("choices"),
