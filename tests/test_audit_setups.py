@@ -8,6 +8,7 @@ import pytest
 
 from topicdp.audit import AuditOptions, GaussianNoise, SetupOptions, run_audit
 from topicdp.audit.cli import main
+from topicdp.rdp import calibrate_gaussian
 from topicdp.audit.setups import (
     SETUPS,
     NoiseScaleDistinguisher,
@@ -61,11 +62,13 @@ def test_topicdp_sampled_outlier_is_outside_the_sampled_sensitivity():
     d = setup.details
     assert d["h"] == 3 and d["h_required"] == 49 and "INSECURE" in setup.mechanism
     assert d["distance"] > d["delta_s_out"] and not d["covered"]
-    # P resamples the private corpus, so each side runs with the sigma sampled on its own dataset
-    noises = setup.noise if isinstance(setup.noise, tuple) else (setup.noise, setup.noise)
-    assert all(isinstance(n, GaussianNoise) for n in noises)
-    assert (noises[0].sigma, noises[1].sigma) == (d["sigma_out"], d["sigma_in"])
-    assert isinstance(setup.noise, tuple) == (d["sigma_in"] != d["sigma_out"])
+    # P resamples the private corpus, so sigma depends on the data: here Delta_s(D) != Delta_s(D'), and each
+    # side must run with the sigma calibrated (independently recomputed here) for its own sampled Delta_s
+    assert d["delta_s_in"] != d["delta_s_out"] and isinstance(setup.noise, tuple)
+    noise_out, noise_in = setup.noise
+    assert isinstance(noise_out, GaussianNoise) and isinstance(noise_in, GaussianNoise)
+    assert noise_out.sigma == pytest.approx(calibrate_gaussian(1.0, 1e-5, d["delta_s_out"]), rel=1e-9)
+    assert noise_in.sigma == pytest.approx(calibrate_gaussian(1.0, 1e-5, d["delta_s_in"]), rel=1e-9)
     result = run_audit(setup, _run(2000))
     assert result.flagged
     # the noise-scale distinguisher scores the variance of the residual
