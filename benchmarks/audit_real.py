@@ -3,7 +3,7 @@
     OPENBLAS_NUM_THREADS=1 python benchmarks/audit_real.py [--trials 100000] [--spectral-budget 600]
         [--epsilon 1] [--delta 1e-5] [--gamma 0.22] [--n-jobs 1] [--only global,sampled,sampled-public,spectral]
         [--out-json audit_real.json] [--out-md audit_real.md] [--cache-dir DIR]
-    python benchmarks/audit_real.py --from-json a.json[,b.json...] --out-md audit_real.md   # re-render/merge
+    python benchmarks/audit_real.py --from-json a.json[,b.json...] --out-md x.md [--out-json x.json]  # merge
 
 Mechanisms (see topicdp/audit/setups.py and docs/auditing.md):
   (a) topicdp-global          Gaussian output perturbation, provable global sensitivity sqrt(2K)  [approx-DP]
@@ -261,10 +261,13 @@ def main() -> int:
         meta = {k: v for part in saved for k, v in part["meta"].items() if v is not None}
         meta["commands"] = [part["meta"].get("command") for part in saved]
         meta["wall_seconds"] = sum(part["meta"]["wall_seconds"] for part in saved)
-        md = markdown([row for part in saved for row in part["rows"]], meta)
+        rows = [row for part in saved for row in part["rows"]]
+        md = markdown(rows, meta)
         print(md)
         if args.out_md:
             Path(args.out_md).write_text(md)
+        if args.out_json:
+            Path(args.out_json).write_text(json.dumps({"meta": meta, "rows": rows}, indent=1, default=str))
         return 0
     if not Path(args.corpus).exists():
         print(f"skipped: {args.corpus} is absent (../shared/data/enron_sent)")
