@@ -4,7 +4,6 @@ import argparse
 import json
 
 import numpy as np
-import pytest
 
 from topicdp.audit import audit_output_perturbation, plot_tradeoff
 from topicdp.audit import AuditOptions, AuditSetup, SetupOptions
