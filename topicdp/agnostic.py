@@ -245,7 +245,7 @@ class TopicDP:
             published["report.details.corpus.n_docs"] = ("public (stated): N, the number of privacy units, is the "
                                                          "same for all replace-one neighbours")
         notes = [*draft.pop("notes"), *pre_notes, vocab_note]
-        composition, totals, compose_note = self._compose(draft, vocabulary_source)
+        composition, totals, compose_note = self._compose(draft, vocabulary_source, details.get("secure_noise"))
         if compose_note:
             notes.append(compose_note)
         epsilon = self.epsilon
@@ -420,10 +420,9 @@ class TopicDP:
         draft["sigma"] = release.noise_scale  # the scale actually used, >= the calibrated sigma
         return release.values
 
-    def _compose(self, draft: dict, vocabulary_source) -> tuple[list, list, str]:
+    def _compose(self, draft: dict, vocabulary_source, secure: dict | None) -> tuple[list, list, str]:
         """Add this release to the ledger; return its entries, the totals and a note on repeated releases."""
         name = f"release {len(self.ledger) + 1}"
-        secure = draft["details"].get("secure_noise")
         if draft["mechanism"].startswith("laplace"):
             self.ledger.add_laplace(name, draft["sigma"], draft["sensitivity"])
         elif secure is not None:
