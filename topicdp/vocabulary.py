@@ -24,9 +24,8 @@ The mechanism (:func:`select_vocabulary`)
 
 This is the weighted-Gaussian set-union mechanism of Gopi, Gulhane, Kulkarni, Shen, Shokouhi & Yekhanin
 2020, "Differentially private set union" (ICML), with each unit's weight spread uniformly over its own
-words; Desfontaines, Voss, Gipson &
-Mandayam 2022, "Differentially private partition selection" (PoPETs) analyse the same
-noise-and-threshold structure. The proof below is self-contained.
+words; Desfontaines, Voss, Gipson & Mandayam 2022, "Differentially private partition selection" (PoPETs)
+analyse the same noise-and-threshold structure. The proof below is self-contained.
 
 Privacy statement
 -----------------
@@ -56,14 +55,13 @@ argument below is symmetric). Let ``C = supp T_D ∩ supp T_D'``, ``B = supp T_D
 ``supp T_D'``) and ``c_{u'}(w) = 0``, so ``B ⊆ S_u``, ``|B| <= s := |S_u| <= k``, and
 ``T_D(w) = 1/sqrt(s)``. The event ``E`` that no word of ``B`` passes the threshold has probability
 ``q = Phi((tau - 1/sqrt(s))/sigma)^{|B|} >= 1 - delta_tau`` (the noises are independent). Likewise
-``q' >= 1 - delta_tau`` for ``B'``. Only one side's unique words matter in each direction below, so
-the union is over at most ``k`` words (not ``2k``) even for replace-one.
+``q' >= 1 - delta_tau`` for ``B'``. The bound below uses only ``min(q, q')``, i.e. the words of one
+unit, so the union is over at most ``k`` words (not ``2k``) even for replace-one.
 
 (b) *Shared words.* On ``C``, ``T_D - T_D' = (c_u - c_{u'})|_C`` and
 ``||c_u - c_{u'}||_2^2 = ||c_u||^2 + ||c_{u'}||^2 - 2 <c_u, c_{u'}> <= 2`` (the vectors are non-negative;
-``= ||c_u||^2 = 1`` for add/remove). Let ``P~`` and ``Q~`` be the
-laws of the output computed from the coordinates in ``C`` alone under ``D`` and ``D'``: one and the same
-post-processing of ``N(T_D|_C, sigma^2 I)`` and ``N(T_D'|_C, sigma^2 I)``, hence
+``= ||c_u||^2 = 1`` for add/remove). Let ``P~`` and ``Q~`` be the laws of the output computed from
+the coordinates in ``C`` alone under ``D`` and ``D'``: one and the same post-processing of ``N(T_D|_C, sigma^2 I)`` and ``N(T_D'|_C, sigma^2 I)``, hence
 ``P~(O) - e^eps Q~(O) <= delta_G`` for every event ``O``.
 
 (c) *Mixture.* Given ``E`` the output under ``D`` has law ``P~`` (the unique words' noise is
