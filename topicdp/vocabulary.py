@@ -161,8 +161,12 @@ def load_vocabulary(path: str | os.PathLike) -> tuple[str, ...]:
     first_line: dict[str, int] = {}
     duplicates: list[str] = []
     try:
-        with open(path, encoding="utf-8-sig") as fh:
-            for lineno, line in enumerate(fh, 1):
+        with open(path, "rb") as fh:  # decoded line by line, so an invalid byte is reported with its line
+            for lineno, raw in enumerate(fh, 1):
+                try:
+                    line = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
+                except UnicodeDecodeError as exc:
+                    raise ValueError(f"{path}:{lineno}: not UTF-8 (byte {exc.start + 1} of the line)") from None
                 word = line.split("#", 1)[0].strip()  # '#' cannot occur in a word (letters only)
                 if not word:
                     continue
@@ -176,8 +180,8 @@ def load_vocabulary(path: str | os.PathLike) -> tuple[str, ...]:
                     continue
                 first_line[word] = lineno
                 words.append(word)
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not UTF-8 (byte {exc.start} of a line: {exc.reason})") from None
+    except IsADirectoryError:
+        raise ValueError(f"{path}: is a directory, not a word list") from None
     if duplicates:
         shown = ", ".join(duplicates[:10]) + (f" and {len(duplicates) - 10} more" if len(duplicates) > 10 else "")
         raise ValueError(f"{path}: duplicate words: {shown}")
