@@ -338,9 +338,11 @@ def test_load_vocabulary_reads_words_comments_and_bom(tmp_path):
     (b"alpha\nTwo\n", r"words.txt:2: 'Two'"),
     (b"alpha\nnew york\n", r"words.txt:2: one word per line"),
     (b"alpha\nx42\n", r"words.txt:2"),
-    (b"alpha\n\xff\xfe\n", "not UTF-8"),
+    (b"alpha\n\xff\xfe\n", r"words.txt:2: not UTF-8"),
 ])
 def test_load_vocabulary_errors_name_the_file_and_line(tmp_path, content, match):
+    with pytest.raises(ValueError, match="is a directory"):
+        load_vocabulary(tmp_path)
     path = tmp_path / "words.txt"
     path.write_bytes(content)
     with pytest.raises(ValueError, match=match):
