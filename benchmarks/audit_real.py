@@ -80,12 +80,13 @@ class Recording:
 
 def options(args, canary: str, **changes) -> SetupOptions:
     """The setup options of this benchmark: the library's defaults except what the flags set."""
-    return SetupOptions(
+    values = dict(
         corpus=str(args.corpus), n_users=args.n_users, max_docs_per_user=args.max_docs_per_user,
         max_tokens_per_doc=args.max_tokens_per_doc, max_features=args.max_features, n_topics=args.n_topics,
         gamma=args.gamma, n_pairs=args.n_pairs, cache_dir=args.cache_dir, canary=canary, epsilon=args.epsilon,
-        delta=args.delta, n_jobs=args.n_jobs, **changes,
+        delta=args.delta, n_jobs=args.n_jobs,
     )
+    return SetupOptions(**{**values, **changes})
 
 
 def row_of(result, setup, label: str, seconds: float, same_sample) -> dict:
