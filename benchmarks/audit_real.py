@@ -80,12 +80,13 @@ class Recording:
 
 def options(args, canary: str, **changes) -> SetupOptions:
     """The setup options of this benchmark: the library's defaults except what the flags set."""
-    return SetupOptions(
+    values = dict(
         corpus=str(args.corpus), n_users=args.n_users, max_docs_per_user=args.max_docs_per_user,
         max_tokens_per_doc=args.max_tokens_per_doc, max_features=args.max_features, n_topics=args.n_topics,
         gamma=args.gamma, n_pairs=args.n_pairs, cache_dir=args.cache_dir, canary=canary, epsilon=args.epsilon,
-        delta=args.delta, n_jobs=args.n_jobs, **changes,
+        delta=args.delta, n_jobs=args.n_jobs,
     )
+    return SetupOptions(**{**values, **changes})
 
 
 def row_of(result, setup, label: str, seconds: float, same_sample) -> dict:
@@ -228,6 +229,9 @@ def markdown(rows, meta) -> str:
             f"{delta} | {fmt(r['distance'])} | {fmt(r['covered'])} | {sig} | {fmt(r['true_epsilon_this_pair'])} |"
         )
     lines += ["", f"Wall time: {meta['wall_seconds'] / 60:.1f} min."]
+    if meta.get("commands"):
+        lines += ["", f"Made in {len(meta['commands'])} parts, merged with --from-json (the commands are in the JSON's "
+                  "meta.commands). Wall times on a shared, loaded machine are not benchmarks."]
     return "\n".join(lines) + "\n"
 
 
@@ -259,6 +263,8 @@ def main() -> int:
     if args.from_json:
         saved = [json.loads(Path(p).read_text()) for p in args.from_json.split(",")]
         meta = {k: v for part in saved for k, v in part["meta"].items() if v is not None}
+        sampled_h = [part["meta"]["h"] for part in saved if isinstance(part["meta"].get("h"), int)]
+        meta["h"] = sampled_h[0] if sampled_h else "Thm. 1"
         meta["commands"] = [part["meta"].get("command") for part in saved]
         meta["wall_seconds"] = sum(part["meta"]["wall_seconds"] for part in saved)
         rows = [row for part in saved for row in part["rows"]]

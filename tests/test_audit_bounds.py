@@ -93,10 +93,10 @@ def test_hundred_thousand_scores_are_fast():
 
     rng = np.random.default_rng(0)
     out, inn = rng.standard_normal(100_000), 1 + rng.standard_normal(100_000)
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: a shared, loaded machine must not fail this
     epsilon_lower_bound(out, inn, 1e-5, selection="same-sample")
     epsilon_lower_bound(out, inn, 1e-5, random_state=0)
-    assert time.perf_counter() - start < 4.0  # ~0.1 s unloaded
+    assert time.process_time() - start < 4.0  # ~0.2 s for both selections
 
 
 @settings(max_examples=60, deadline=None)
