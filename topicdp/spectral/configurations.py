@@ -132,8 +132,8 @@ def _gap_checks(ctx: Context, wh: Whitening, delta2: float, table3: bool) -> Non
 
 
 def run_config1(ctx: Context):
-    N, a0 = ctx.corpus.n_docs, ctx.alpha0
-    d2, d3 = delta_m2(N, a0), delta_m3(N, a0)
+    n, a0 = ctx.corpus.n_units, ctx.alpha0
+    d2, d3 = delta_m2(n, a0, norm="fro"), delta_m3(n, a0, norm="fro")
     s4 = ctx.budget.gaussian_sigma("e4", d2, what="M2_hat for W (Sym Gaussian, d x d)")
     s8 = ctx.budget.gaussian_sigma("e8", d2, what="M2_hat for W^dagger (Sym Gaussian, d x d)")
     s3 = ctx.budget.gaussian_sigma("e3", d3, what="M3_hat (Sym Gaussian, d^3, applied in whitened space)")
@@ -149,8 +149,8 @@ def run_config1(ctx: Context):
 
 
 def run_config2(ctx: Context):
-    N, a0 = ctx.corpus.n_docs, ctx.alpha0
-    d2, d3 = delta_m2(N, a0), delta_m3(N, a0)
+    n, a0 = ctx.corpus.n_units, ctx.alpha0
+    d2, d3 = delta_m2(n, a0, norm="fro"), delta_m3(n, a0, norm="fro")
     s8 = ctx.budget.gaussian_sigma("e8", d2, what="M2_hat (Sym Gaussian, d x d): W and W^dagger")
     wh = _noisy_whitening(ctx, s8, "e8")
     _gap_checks(ctx, wh, d2, table3=True)
@@ -164,8 +164,8 @@ def run_config2(ctx: Context):
 
 def _private_decomposition(ctx: Context):
     """Shared by configurations 3-4: e8 whitening, Jennrich decomposition, Procedure-1 bounds."""
-    N, a0, k = ctx.corpus.n_docs, ctx.alpha0, ctx.k
-    d2, d3 = delta_m2(N, a0), delta_m3(N, a0)
+    n, a0, k = ctx.corpus.n_units, ctx.alpha0, ctx.k
+    d2, d3 = delta_m2(n, a0, norm="fro"), delta_m3(n, a0, norm="fro")
     s8 = ctx.budget.gaussian_sigma("e8", d2, what="M2_hat (Sym Gaussian, d x d): W and W^dagger")
     wh = _noisy_whitening(ctx, s8, "e8")
     _gap_checks(ctx, wh, d2, table3=True)

@@ -70,7 +70,7 @@ def predicted_noise(n_docs: int, n_words: int, n_topics: int, alpha0: float, *, 
     beta = topic_concentration
     lam_k = sigma_k if sigma_k is not None else (1 + beta) / (d * beta + 1) / (k * (a0 + 1))
     lam_t = 2 * math.sqrt(a0 * (a0 + 1)) / ((a0 + 2) * math.sqrt(a0 / k))  # tensor eigenvalue, symmetric alpha
-    d2, d3 = delta_m2(N, a0), delta_m3(N, a0)
+    d2, d3 = delta_m2(N, a0, norm="fro"), delta_m3(N, a0, norm="fro")
     out, m2, feasible = {}, {}, {}
 
     def m2_rel(s):  # spectral norm of Sym noise over lambda_k
