@@ -9,7 +9,8 @@ from topicdp.datasets import synthetic_lda
 from topicdp.metrics import recovery_error
 from topicdp.report import PrivacyReport
 from topicdp.rdp import PrivacyLedger
-from topicdp.spectral import PreconditionError, SpectralDP, group_privacy, recommend_configuration
+from topicdp import Corpus
+from topicdp.spectral import PreconditionError, SpectralDP, recommend_configuration
 from topicdp.spectral.accounting import DEFAULT_SPLITS
 
 
@@ -30,7 +31,7 @@ def _ledger_from(report):
 
 
 @pytest.mark.parametrize("cfg", [1, 2, 3, 4])
-@pytest.mark.parametrize("accounting", ["simple", "rdp"])
+@pytest.mark.parametrize("accounting", ["simple", "rdp", "auto"])
 def test_configuration_runs_and_accounting_adds_up(small, cfg, accounting):
     eps, delta = 1000.0, 1e-6
     m = SpectralDP(3, 1.0, cfg, eps, delta, random_state=0, accounting=accounting).fit(small.X)
@@ -49,10 +50,14 @@ def test_configuration_runs_and_accounting_adds_up(small, cfg, accounting):
     assert math.isclose(sum(deltas) + sum(fails), delta, rel_tol=1e-12)
     # recomputing the totals from the recorded releases gives the reported ones
     totals = _ledger_from(rep).totals(delta)
-    assert totals == rep.composition_total["document_level"]
+    assert totals == rep.composition_total
     if accounting == "simple":
         assert math.isclose(totals["simple"], eps, rel_tol=1e-9)
+    elif accounting == "auto" and cfg <= 2:  # all-Gaussian: exact GDP composition meets the budget exactly
+        assert rep.calibration == "exact"
+        assert math.isclose(totals["exact"], eps, rel_tol=1e-6)
     else:
+        assert rep.calibration == "rdp"
         assert math.isclose(totals["rdp"], eps, rel_tol=1e-6)
     assert rep.epsilon <= eps * (1 + 1e-9) and rep.delta == delta
     assert rep.guarantee == "approx-DP" and rep.unit == "document" and rep.seeded
@@ -60,24 +65,30 @@ def test_configuration_runs_and_accounting_adds_up(small, cfg, accounting):
     assert rep.details["n_short_documents"] == 0 and rep.details["n_documents"] == 20_000
 
 
-def test_user_level_group_privacy(small):
-    m = SpectralDP(3, 1.0, 2, 30.0, 1e-6, random_state=0, max_docs_per_user=3, strict=False).fit(small.X)
+def test_user_level_per_user_weighting(small):
+    """unit="user": U public, sensitivities from U only, the same release from a Corpus or a matrix + users."""
+    users = np.arange(20_000) % 1000  # 20 documents per user
+    m = SpectralDP(3, 1.0, 2, 30.0, 1e-6, random_state=0, unit="user", strict=False).fit(small.X, users=users)
     rep = m.report_
-    assert rep.unit == "user"
-    doc = rep.details["document_level"]
-    assert math.isclose(doc["epsilon_target"], 10.0)
-    eps_u, delta_u = group_privacy(doc["totals"]["best"], doc["delta"], 3)
-    assert math.isclose(rep.epsilon, eps_u) and math.isclose(rep.delta, delta_u)
-    assert rep.epsilon <= 30.0 * (1 + 1e-9) and rep.delta <= 1e-6 * (1 + 1e-9)
-    assert any("Group privacy" in n for n in rep.notes)
-    with pytest.raises(ValueError, match="max_docs_per_user"):
-        SpectralDP(3, 1.0, 2, 600.0, 1e-6, max_docs_per_user=1).fit(small.X, users=np.arange(20_000) // 2)
+    assert rep.unit == "user" and m.n_units_ == 1000
+    assert "n_documents" not in rep.details and rep.details["n_users"] == 1000
+    assert math.isclose(rep.details["Delta2"], math.sqrt(2 + 4 * 0.25) / 1000)
+    assert rep.epsilon <= 30.0 * (1 + 1e-9) and rep.delta == 1e-6
+    assert any("replacing all documents of one user" in n and "U" in n for n in rep.notes)
+    corpus = Corpus.from_matrix(small.X, [f"w{i}" for i in range(30)], users=users)
+    m2 = SpectralDP(3, 1.0, 2, 30.0, 1e-6, random_state=0, unit="user", strict=False).fit(corpus)
+    assert np.array_equal(m.topic_word_, m2.topic_word_)
+    with pytest.raises(ValueError, match="unit='user' needs"):
+        SpectralDP(3, 1.0, 2, 30.0, 1e-6, unit="user").fit(small.X)
+    with pytest.raises(ValueError, match="unit"):
+        SpectralDP(3, 1.0, 2, 30.0, 1e-6, unit="group").fit(small.X)
 
 
-def test_group_privacy_formula():
-    assert group_privacy(0.5, 1e-6, 1) == (0.5, 1e-6)
-    eps, delta = group_privacy(0.5, 1e-6, 3)
-    assert eps == 1.5 and math.isclose(delta, 1e-6 * (1 + math.exp(0.5) + math.exp(1.0)))
+def test_document_level_accepts_a_corpus(small):
+    corpus = Corpus.from_matrix(small.X[:2000], [f"w{i}" for i in range(30)])
+    a = SpectralDP(3, 1.0, 1, 50.0, 1e-6, random_state=0).fit(corpus)
+    b = SpectralDP(3, 1.0, 1, 50.0, 1e-6, random_state=0).fit(small.X[:2000])
+    assert np.array_equal(a.topic_word_, b.topic_word_) and a.report_.unit == "document"
 
 
 def test_fewer_than_k_positive_eigenvalues_in_released_m2_raises():
@@ -100,7 +111,7 @@ def test_table3_preconditions_raise_when_strict(small):
     failed = [c for c in m.report_.checks if not c.passed]
     assert failed and all(np.isfinite(m.topic_word_).ravel())
     with pytest.raises(PreconditionError, match="Table 3"):
-        SpectralDP(3, 1.0, 3, 40.0, 1e-6, random_state=0).fit(small.X)  # gap bound > 0, perturbation 0.56
+        SpectralDP(3, 1.0, 3, 25.0, 1e-6, random_state=0).fit(small.X)  # gap bound > 0, perturbation 0.67
 
 
 @pytest.mark.parametrize("kwargs,match", [
@@ -125,7 +136,7 @@ def test_recommendation_says_why():
     assert set(rec.predicted_noise) == {1, 2, 3, 4}
     assert "Remark" in " ".join(rec.reasons) or "Sec. 7" in " ".join(rec.reasons)
     # simple accounting, epsilon where config 1's two M2 releases swamp the whitening but config 2's does not
-    assert recommend_configuration(10_000, 100, 5, 1.0, accounting="simple", epsilon=7, delta=1e-7).configuration == 2
+    assert recommend_configuration(10_000, 100, 5, 1.0, accounting="simple", epsilon=3, delta=1e-7).configuration == 2
     assert recommend_configuration(10_000, 100, 5, 1.0, accounting="simple", epsilon=50, delta=1e-7).configuration == 1
     with pytest.raises(ValueError, match="n_topics"):
         recommend_configuration(1000, 10, 10, 1.0)

@@ -14,8 +14,6 @@ Public API
     Which configuration to use for (N, d, k, alpha0), and why.
 :class:`PreconditionError`
     Raised when a configuration's precondition fails on released quantities.
-:func:`group_privacy`
-    The group-privacy map used for user-level guarantees.
 
 Modules: :mod:`.moments` (M2 operator, whitened M3), :mod:`.whitening`, :mod:`.tensor` (power method,
 Jennrich), :mod:`.recovery`, :mod:`.sensitivity`, :mod:`.noise`, :mod:`.procedure1`, :mod:`.accounting`,
@@ -23,8 +21,8 @@ Jennrich), :mod:`.recovery`, :mod:`.sensitivity`, :mod:`.noise`, :mod:`.procedur
 """
 
 from .estimator import SpectralLDA
-from .private import PreconditionError, SpectralDP, group_privacy
+from .private import PreconditionError, SpectralDP
 from .recommend import Recommendation, recommend_configuration
 
-__all__ = ["SpectralLDA", "SpectralDP", "PreconditionError", "group_privacy", "Recommendation",
+__all__ = ["SpectralLDA", "SpectralDP", "PreconditionError", "Recommendation",
            "recommend_configuration"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import time
 
 import numpy as np
@@ -15,34 +14,25 @@ from .estimator import check_model_params
 from .moments import prepare_corpus
 from .recovery import SIMPLEX_METHODS
 
-__all__ = ["SpectralDP", "PreconditionError", "group_privacy", "document_level_target"]
+__all__ = ["SpectralDP", "PreconditionError", "UNITS"]
+
+#: the privacy units SpectralDP protects (see :mod:`.sensitivity` for the neighbour relations)
+UNITS = ("document", "user")
 
 
-def group_privacy(epsilon: float, delta: float, m: int) -> tuple[float, float]:
-    """(eps, delta)-DP for one document => ``(m eps, delta (e^{m eps} - 1)/(e^eps - 1))`` for m documents.
+def _counts_and_users(X, users, unit: str):
+    """``(counts, users)`` from a :class:`topicdp.Corpus` or a count matrix; users only at user level."""
+    from ..corpus import Corpus as UserCorpus
 
-    Group privacy (Dwork & Roth 2014, Thm. 2.2, and its standard (eps, delta) form): chaining the guarantee
-    through the m - 1 intermediate corpora between D and D' (which differ in m documents),
-    ``P[M(D) in S] <= e^{m eps} P[M(D') in S] + delta sum_{j<m} e^{j eps}``.
-    """
-    if m == 1:
-        return epsilon, delta
-    return m * epsilon, min(1.0, delta * math.exp(_log_group_factor(epsilon, m)))
-
-
-def _log_group_factor(epsilon: float, m: int) -> float:
-    """``log sum_{j<m} e^{j eps}``, overflow-safe."""
-    return float(np.logaddexp.reduce(epsilon * np.arange(m)))
-
-
-def document_level_target(epsilon: float, delta: float, m: int) -> tuple[float, float]:
-    """The document-level (eps, delta) whose group-privacy image for m documents is (epsilon, delta)."""
-    eps_d = epsilon / m
-    delta_d = delta * math.exp(-_log_group_factor(eps_d, m))
-    if not delta_d > 0:
-        raise ValueError(f"delta={delta:g} is too small for max_docs_per_user={m} at epsilon={epsilon:g} "
-                         "(the document-level delta underflows); raise delta or lower epsilon")
-    return eps_d, delta_d
+    if isinstance(X, UserCorpus):
+        if users is not None:
+            raise ValueError("users must not be given with a topicdp.Corpus (its doc_users are used)")
+        X, users = X.X, X.doc_users
+    if unit == "document":
+        return X, None
+    if users is None:
+        raise ValueError("unit='user' needs the owner of each document: pass a topicdp.Corpus or users=")
+    return X, users
 
 
 class SpectralDP:
@@ -62,11 +52,16 @@ class SpectralDP:
         Seeds the noise (the report then says ``seeded``: do not publish such a release) and the solvers.
     split : dict, optional
         Epsilon fractions per release (keys as in ``accounting.DEFAULT_SPLITS[configuration]``).
-    accounting : {"rdp", "simple"}, default "rdp"
-        How the per-release noise is calibrated (see :mod:`.accounting`); the report gives both totals.
-    max_docs_per_user : int, optional
-        If given, the unit of privacy is the user, owning at most this many documents: the budget is
-        turned into a document-level one by group privacy (:func:`group_privacy`).
+    accounting : {"auto", "exact", "rdp", "simple"}, default "auto"
+        How the per-release noise is calibrated (see :mod:`.accounting`): ``"auto"`` is the exact Gaussian
+        (GDP) composition for the all-Gaussian configurations 1-2 and RDP for 3-4; the report gives every
+        valid total.
+    unit : {"document", "user"}, default "document"
+        The privacy unit. ``"document"``: neighbours replace one document (with >= 3 tokens), N public.
+        ``"user"``: neighbours replace all documents of one user by any documents (any number, at least
+        one with >= 3 tokens), U public (the number of users owning a document with >= 3 tokens); the
+        moments weight each user's documents by ``1/n_u`` (:mod:`.moments`) so the sensitivities depend on
+        U only (:mod:`.sensitivity`). No bound on documents per user is needed.
     strict : bool, default True
         Raise when a Table-3 precondition fails on the released quantities (privacy-critical
         preconditions always raise).
@@ -77,12 +72,14 @@ class SpectralDP:
     ----------
     topic_word_, alpha_ : the private topics (k x d, rows on the simplex) and Dirichlet parameters
     report_ : PrivacyReport
-    n_documents_, n_short_documents_ : documents used / left out (fewer than 3 tokens)
+    n_documents_, n_short_documents_ : documents used / left out (fewer than 3 tokens); at user level these
+        are private diagnostics and are kept out of the report
+    n_units_ : the public number of units (N, or U at user level)
     """
 
     def __init__(self, n_topics: int, alpha0: float, configuration: int, epsilon: float, delta: float,
-                 random_state=None, *, split: dict | None = None, accounting: str = "rdp",
-                 max_docs_per_user: int | None = None, strict: bool = True, simplex: str = "project",
+                 random_state=None, *, split: dict | None = None, accounting: str = "auto",
+                 unit: str = "document", strict: bool = True, simplex: str = "project",
                  theta_seed: int = 0, n_restarts: int = 5):
         self.n_topics = n_topics
         self.alpha0 = alpha0
@@ -92,7 +89,7 @@ class SpectralDP:
         self.random_state = random_state
         self.split = split
         self.accounting = accounting
-        self.max_docs_per_user = max_docs_per_user
+        self.unit = unit
         self.strict = strict
         self.simplex = simplex
         self.theta_seed = theta_seed
@@ -100,26 +97,22 @@ class SpectralDP:
 
     # ------------------------------------------------------------------------------------------------
     def fit(self, X, y=None, *, users=None) -> "SpectralDP":
-        """Fit on doc-term counts X; ``users`` (optional, one id per row) verifies ``max_docs_per_user``."""
+        """Fit on a :class:`topicdp.Corpus` or doc-term counts X (with ``users``, one id per row, at user level)."""
         k, a0 = check_model_params(self.n_topics, self.alpha0)
         cfg = check_int(self.configuration, "configuration", low=1, high=4)
         eps = check_epsilon(self.epsilon)
         delta = check_delta(self.delta)
         check_option(self.accounting, "accounting", ACCOUNTING_METHODS)
         check_option(self.simplex, "simplex", SIMPLEX_METHODS)
-        m = 1 if self.max_docs_per_user is None else check_int(self.max_docs_per_user, "max_docs_per_user", low=1)
-        if users is not None:
-            _, counts = np.unique(np.asarray(users), return_counts=True)
-            if counts.max() > m:
-                raise ValueError(f"a user owns {counts.max()} documents, more than max_docs_per_user={m}")
+        unit = check_option(self.unit, "unit", UNITS)
         rng = check_random_state(self.random_state)
         t0 = time.perf_counter()
-        corpus = prepare_corpus(X)
+        counts, users = _counts_and_users(X, users, unit)
+        corpus = prepare_corpus(counts, users=users)
         check_model_params(k, a0, corpus.n_words)
-        eps_doc, delta_doc = document_level_target(eps, delta, m)
         spec = CONFIGURATIONS[cfg]
         split = dict(DEFAULT_SPLITS[cfg] if self.split is None else self.split)
-        budget = Budget(eps_doc, delta_doc, split, spec["gaussian"], spec["laplace"], self.accounting)
+        budget = Budget(eps, delta, split, spec["gaussian"], spec["laplace"], self.accounting)
         theta = np.random.default_rng(self.theta_seed).standard_normal(k)
         ctx = Context(corpus=corpus, alpha0=a0, k=k, budget=budget, rng=rng, theta=theta / np.linalg.norm(theta),
                       strict=self.strict, simplex=self.simplex, n_restarts=self.n_restarts)
@@ -128,46 +121,44 @@ class SpectralDP:
         self.alpha_ = alpha
         self.n_documents_ = corpus.n_docs
         self.n_short_documents_ = corpus.n_short
+        self.n_units_ = corpus.n_units
         self.n_degenerate_topics_ = n_bad
-        self.report_ = self._report(cfg, ctx, budget, m, eps, delta, time.perf_counter() - t0)
+        self.report_ = self._report(cfg, ctx, budget, unit, time.perf_counter() - t0)
         return self
 
     # ------------------------------------------------------------------------------------------------
-    def _report(self, cfg: int, ctx: Context, budget: Budget, m: int, eps: float, delta: float,
-                seconds: float) -> PrivacyReport:
-        totals_doc = budget.totals()
-        eps_doc_best = totals_doc["best"]
-        eps_user, delta_user = group_privacy(eps_doc_best, budget.delta, m)
-        unit = "document" if m == 1 else "user"
+    def _report(self, cfg: int, ctx: Context, budget: Budget, unit: str, seconds: float) -> PrivacyReport:
+        totals = budget.totals()
+        if unit == "document":
+            neighbours = ("Neighbouring corpora differ by replacing one document; N (documents with >= 3 tokens) "
+                          "and the number of documents with fewer than 3 tokens (left out, reported below) are public.")
+            counted = Check("documents with >= 3 tokens", True, f"{ctx.corpus.n_docs} used, {ctx.corpus.n_short} left out")
+            sizes = {"n_documents": ctx.corpus.n_docs, "n_short_documents": ctx.corpus.n_short}
+        else:
+            neighbours = ("Neighbouring corpora differ by replacing all documents of one user by any documents of "
+                          "another (any number of them, at least one with >= 3 tokens); U, the number of users "
+                          "owning a document with >= 3 tokens, is public. Each user's documents are weighted by "
+                          "1/(their number), so every user has total weight 1 in the moments and the sensitivities "
+                          "depend on U only; numbers of documents are neither used nor published.")
+            counted = Check("users owning a document with >= 3 tokens", True, f"U = {ctx.corpus.n_units}")
+            sizes = {"n_users": ctx.corpus.n_units}
         notes = [
-            "Neighbouring corpora differ by replacing one document; N (documents with >= 3 tokens) and the "
-            "number of documents with fewer than 3 tokens (left out, reported below) are public.",
-            "Sensitivities are proven bounds (topicdp.spectral.sensitivity): App. H.1 and H.2 (corrected to "
-            "count all three placements B1-B3) globally; the whitened tensor's and the decomposition's "
-            "given the released M2, with the Procedure-1 bounds for configurations 3-4.",
+            neighbours,
+            "Sensitivities are proven bounds in the norm each mechanism is calibrated to (Frobenius for the "
+            "Gaussian releases; topicdp.spectral.sensitivity): M2 and M3 globally; the whitened tensor's and "
+            "the decomposition's given the released M2, with the Procedure-1 bounds for configurations 3-4.",
             "Floating-point effects of sampling (Mironov 2012) are not accounted for.",
         ]
-        if m > 1:
-            notes.append(
-                f"User level: each user owns at most {m} documents. Group privacy (Dwork & Roth 2014, Thm. 2.2 "
-                f"in (eps, delta) form): a document-level (eps, delta) guarantee gives (m eps, delta "
-                f"(e^(m eps) - 1)/(e^eps - 1)) for the up-to-m documents of one user; the noise was calibrated "
-                f"to the document-level target ({budget.epsilon:.4g}, {budget.delta:.3g}) that maps to the "
-                f"requested ({eps:.4g}, {delta:.3g}).")
-        ctx.checks.insert(0, Check("documents with >= 3 tokens", True,
-                                   f"{ctx.corpus.n_docs} used, {ctx.corpus.n_short} left out"))
+        ctx.checks.insert(0, counted)
         details = {
             "configuration": cfg,
             "edges": list(CONFIGURATIONS[cfg]["edges"]),
             "budget_split": budget.split,
             "accounting": budget.accounting,
-            "n_documents": ctx.corpus.n_docs,
-            "n_short_documents": ctx.corpus.n_short,
+            **sizes,
             "n_words": ctx.corpus.n_words,
             "n_topics": ctx.k,
             "alpha0": ctx.alpha0,
-            "document_level": {"epsilon_target": budget.epsilon, "delta": budget.delta, "totals": totals_doc},
-            "max_docs_per_user": m,
             "seconds": seconds,
             **ctx.details,
         }
@@ -175,21 +166,19 @@ class SpectralDP:
             sens, sens_method = ctx.details.get("Delta_decomposition", ctx.details["Delta_T"]), \
                 "local bound (Procedure 1)" if cfg >= 3 else "global bound given the released M2"
         else:
-            sens, sens_method = ctx.details["Delta3"], "global bound (App. H.1-H.2, corrected)"
+            sens, sens_method = ctx.details["Delta3"], "global bound (App. H.1-H.2, corrected, Frobenius)"
         return PrivacyReport(
             mechanism=f"spectral-config-{cfg}",
             guarantee="approx-DP",
             unit=unit,
             neighbours="replace-one",
-            epsilon=float(eps_user),
-            delta=float(delta_user),
+            epsilon=float(totals["best"]),
+            delta=float(budget.delta),
             sensitivity=float(sens),
             sensitivity_method=sens_method,
             calibration=budget.accounting,
             composition=budget.releases,
-            composition_total={"document_level": totals_doc,
-                               "simple": group_privacy(totals_doc["simple"], budget.delta, m)[0],
-                               "rdp": group_privacy(totals_doc["rdp"], budget.delta, m)[0]},
+            composition_total=totals,
             checks=ctx.checks,
             seeded=self.random_state is not None,
             notes=notes,
