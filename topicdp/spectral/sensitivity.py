@@ -66,12 +66,22 @@ Replacing unit 1 changes ``M3_hat`` by ``Y / n`` with
   value). Step (c): the terms of ``sum_{distinct} M1^n M1^m M1^p`` that contain the replaced unit are
   ``3 (n-1)(n-2)`` products of l1 norm at most ``||delta||_1 <= 2``, giving ``6c/n`` (the printed
   ``6c(N-1)/(N(N-2))`` is a slightly larger, also valid, bound; we use the exact count).
-* Frobenius: ``sqrt 2 (1 + 6|b| + 3c)``, by the same steps in Frobenius norm: ``||T - T'||_F <= sqrt 2``;
-  ``||sym3(Z)||_F <= 3 ||Z||_F`` (each placement is a permutation of entries) and ``||Z||_F <= ||A - B||_F
-  ||r||_2 + ||Q||_F ||delta||_2 <= 2 sqrt 2``; the three placements of ``delta (x) R`` have norm at most
-  ``sqrt 2`` each. This is exactly the l1 bound over ``sqrt 2``. It is not attained (the worst case found by
-  search is reported by ``test_spectral_sensitivity``); a vertex enumeration as for M2 would tighten it but
-  has about ``Bell(11)`` label patterns and was not done.
+* Frobenius: ``sqrt 2 + sqrt 42 |b| + 2 sqrt 3 c``. Proof: the triangle inequality over the three terms, each
+  bounded exactly over relaxed hulls as for M2. (i) ``||T - T'||_F <= sqrt 2`` (attained by "www" -> "vvv").
+  (ii) ``Z = (A - B) (x) r + Q (x) delta`` is affine in the units' ``((A, p), (B, q))`` (both in H) for fixed
+  ``(Q, r)``, and affine in ``(Q, r)`` for fixed units, with Q in the hull of the ``sym(e_e e_f^T)`` and r in the
+  simplex; so ``max ||sym3(Z)||_F`` is attained at vertices, which have 7 word labels ``u, v, s, t, e, f, z``
+  mattering through their 877 coincidence patterns: the maximum of ``||sym3(Z)||_F^2`` is 42 (all labels
+  equal except ``s = t``; checked exactly in integers by
+  ``test_spectral_sensitivity.test_m3_frobenius_constants_by_vertex_enumeration``). (iii) with R relaxed to
+  any nonnegative matrix of entry sum 1 (vertices ``e_x e_y^T``) and p, q to the simplex, the three
+  placements of ``delta (x) R`` have Frobenius norm at most ``sqrt 12 = 2 sqrt 3``, attained at
+  ``delta = e_u - e_v``, ``R = e_u e_u^T`` (15 patterns). The plain triangle inequality gives
+  ``sqrt 2 (1 + 6|b| + 3c)`` (``||sym3(Z)|| <= 3 (||A - B|| ||r|| + ||Q|| ||delta||) <= 6 sqrt 2``, and ``3 sqrt 2``
+  for (iii)), 1.2x larger at ``alpha0 = 1``; the l1 bound used as L2 before is 1.7x larger. Not attained:
+  the three terms cannot all be extreme at once, and the worst change found by search is reported by
+  ``test_spectral_sensitivity`` (about a third of the bound); a joint vertex enumeration of the 11
+  labels (Bell(11) = 678 570 patterns per alpha0) would tighten it further and was not done.
 
 Whitened tensor (Thm. 5, Lemma 28, Eq. 64)
 ------------------------------------------
@@ -152,11 +162,13 @@ def delta_m2(n_units: int, alpha0: float, *, norm: str) -> float:
 
 
 def delta_m3(n_units: int, alpha0: float, *, norm: str) -> float:
-    """Sensitivity of M3_hat: l1 ``(2 + 12|b| + 6c)/n`` (App. H.2 corrected: all of B1-B3), Frobenius that over sqrt 2."""
+    """Sensitivity of M3_hat: l1 ``(2 + 12|b| + 6c)/n`` (App. H.2 corrected: all of B1-B3), Frobenius
+    ``(sqrt 2 + sqrt 42 |b| + 2 sqrt 3 c)/n`` (module docstring)."""
     n = _check_units(n_units, norm)
     _, b, c = lda_coefficients(alpha0)
-    l1 = 2.0 + 12.0 * abs(b) + 6.0 * c
-    return (l1 if norm == "l1" else l1 / math.sqrt(2.0)) / n
+    if norm == "l1":
+        return (2.0 + 12.0 * abs(b) + 6.0 * c) / n
+    return (math.sqrt(2.0) + math.sqrt(42.0) * abs(b) + 2.0 * math.sqrt(3.0) * c) / n
 
 
 def delta_m3_paper(n_docs: int, alpha0: float) -> float:
