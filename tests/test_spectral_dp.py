@@ -140,3 +140,37 @@ def test_recommendation_says_why():
     assert recommend_configuration(10_000, 100, 5, 1.0, accounting="simple", epsilon=50, delta=1e-7).configuration == 1
     with pytest.raises(ValueError, match="n_topics"):
         recommend_configuration(1000, 10, 10, 1.0)
+
+
+@pytest.mark.parametrize("cfg,released", [(1, {"e3"}), (2, {"e6"}), (3, {"p1_gap", "p1_norm", "e7"})])
+def test_public_whitening_spends_the_whole_budget_on_the_tensor(small, cfg, released):
+    """A public reference (other documents of the same model) gives W: no M2 release, the budget adds up."""
+    public = synthetic_lda(20_000, 30, 3, alpha0=1.0, random_state=2, topic_word=small.topic_word).X
+    m = SpectralDP(3, 1.0, cfg, 50.0, 1e-6, random_state=0, public_whitening=public, strict=False).fit(small.X)
+    rep = m.report_
+    assert {r["name"] for r in rep.composition} == released
+    assert rep.details["whitening"] == "public reference corpus" and "released_m2_eigenvalues" not in rep.details
+    assert math.isclose(sum(r["epsilon_share"] for r in rep.composition), 50.0, rel_tol=1e-12)
+    assert rep.epsilon <= 50.0 * (1 + 1e-9)
+    assert any("public reference corpus" in n for n in rep.notes)
+    assert recovery_error(m.topic_word_, small.topic_word) < 0.3
+
+
+def test_public_whitening_beats_a_released_m2_at_small_epsilon(small):
+    """At epsilon = 2 the released M2 of config 2 is mostly noise (its check fails); with W from public data
+    the same budget on the tensor alone recovers the topics better (same noise seeds)."""
+    public = synthetic_lda(20_000, 30, 3, alpha0=1.0, random_state=2, topic_word=small.topic_word).X
+    errs = {}
+    for name, pub in (("released", None), ("public", public)):
+        m = SpectralDP(3, 1.0, 2, 2.0, 1e-6, random_state=0, public_whitening=pub, strict=False).fit(small.X)
+        errs[name] = recovery_error(m.topic_word_, small.topic_word)
+    assert errs["public"] < errs["released"]
+
+
+def test_public_whitening_must_share_the_vocabulary(small):
+    with pytest.raises(ValueError, match="public_whitening"):
+        SpectralDP(3, 1.0, 2, 5.0, 1e-6, public_whitening=small.X[:, :20]).fit(small.X)
+    priv = Corpus.from_matrix(small.X, [f"w{i}" for i in range(30)])
+    pub = Corpus.from_matrix(small.X, [f"v{i}" for i in range(30)])
+    with pytest.raises(ValueError, match="same vocabulary"):
+        SpectralDP(3, 1.0, 2, 5.0, 1e-6, public_whitening=pub).fit(priv)

@@ -9,15 +9,37 @@ import numpy as np
 from .._validation import check_delta, check_epsilon, check_int, check_option, check_random_state
 from ..report import Check, PrivacyReport
 from .accounting import ACCOUNTING_METHODS, DEFAULT_SPLITS, Budget
-from .configurations import CONFIGURATIONS, RUNNERS, Context, PreconditionError
+from .configurations import RUNNERS, Context, PreconditionError, releases
 from .estimator import check_model_params
-from .moments import prepare_corpus
+from .moments import M2Operator, prepare_corpus
 from .recovery import SIMPLEX_METHODS
+from .whitening import Whitening, whiten
 
 __all__ = ["SpectralDP", "PreconditionError", "UNITS"]
 
 #: the privacy units SpectralDP protects (see :mod:`.sensitivity` for the neighbour relations)
 UNITS = ("document", "user")
+
+
+def public_whitening(reference, alpha0: float, n_topics: int, n_words: int, vocabulary=None,
+                     rng: np.random.Generator | None = None) -> Whitening:
+    """Whitening ``W``, ``W^dagger`` from the (document-level, non-private) M2 of a *public* reference corpus.
+
+    ``reference`` is a :class:`topicdp.Corpus` or a count matrix on the same ``n_words`` columns (and, for a
+    Corpus when ``vocabulary`` is given, the same vocabulary in the same order).
+    """
+    from ..corpus import Corpus as UserCorpus
+
+    if isinstance(reference, UserCorpus):
+        if vocabulary is not None and tuple(reference.vocabulary) != tuple(vocabulary):
+            raise ValueError("public_whitening: the reference corpus must have the same vocabulary, in the same "
+                             "order, as the private one")
+        reference = reference.X
+    ref = prepare_corpus(reference, name="public_whitening")
+    if ref.n_words != n_words:
+        raise ValueError(f"public_whitening must have the private corpus' {n_words} columns (words), got {ref.n_words}")
+    rng = np.random.default_rng(0) if rng is None else rng
+    return whiten(M2Operator(ref, alpha0).matmat, n_words, n_topics, rng=rng, what="the public reference M2")
 
 
 def _counts_and_users(X, users, unit: str):
@@ -62,6 +84,11 @@ class SpectralDP:
         one with >= 3 tokens), U public (the number of users owning a document with >= 3 tokens); the
         moments weight each user's documents by ``1/n_u`` (:mod:`.moments`) so the sensitivities depend on
         U only (:mod:`.sensitivity`). No bound on documents per user is needed.
+    public_whitening : topicdp.Corpus or count matrix, optional
+        A *public* reference corpus on the same vocabulary. The whitening W and W^dagger are computed from
+        its M2 (:func:`public_whitening`), so no M2 is released and the whole budget goes to the tensor
+        (e3, e6, or Procedure 1 and e7/e9); the report says so. The caller vouches that it is public:
+        nothing in it is protected.
     strict : bool, default True
         Raise when a Table-3 precondition fails on the released quantities (privacy-critical
         preconditions always raise).
@@ -79,7 +106,7 @@ class SpectralDP:
 
     def __init__(self, n_topics: int, alpha0: float, configuration: int, epsilon: float, delta: float,
                  random_state=None, *, split: dict | None = None, accounting: str = "auto",
-                 unit: str = "document", strict: bool = True, simplex: str = "project",
+                 unit: str = "document", public_whitening=None, strict: bool = True, simplex: str = "project",
                  theta_seed: int = 0, n_restarts: int = 5):
         self.n_topics = n_topics
         self.alpha0 = alpha0
@@ -90,6 +117,7 @@ class SpectralDP:
         self.split = split
         self.accounting = accounting
         self.unit = unit
+        self.public_whitening = public_whitening
         self.strict = strict
         self.simplex = simplex
         self.theta_seed = theta_seed
@@ -110,12 +138,18 @@ class SpectralDP:
         counts, users = _counts_and_users(X, users, unit)
         corpus = prepare_corpus(counts, users=users)
         check_model_params(k, a0, corpus.n_words)
-        spec = CONFIGURATIONS[cfg]
-        split = dict(DEFAULT_SPLITS[cfg] if self.split is None else self.split)
-        budget = Budget(eps, delta, split, spec["gaussian"], spec["laplace"], self.accounting)
+        public = None
+        if self.public_whitening is not None:
+            public = public_whitening(self.public_whitening, a0, k, corpus.n_words, getattr(X, "vocabulary", None))
+        edges, gaussian, laplace = releases(cfg, public is not None)
+        if self.split is None:
+            split = {name: f for name, f in DEFAULT_SPLITS[cfg].items() if name in gaussian + laplace}
+        else:
+            split = dict(self.split)
+        budget = Budget(eps, delta, split, gaussian, laplace, self.accounting)
         theta = np.random.default_rng(self.theta_seed).standard_normal(k)
         ctx = Context(corpus=corpus, alpha0=a0, k=k, budget=budget, rng=rng, theta=theta / np.linalg.norm(theta),
-                      strict=self.strict, simplex=self.simplex, n_restarts=self.n_restarts)
+                      strict=self.strict, public=public, simplex=self.simplex, n_restarts=self.n_restarts)
         topics, alpha, n_bad = RUNNERS[cfg](ctx)
         self.topic_word_ = topics
         self.alpha_ = alpha
@@ -123,11 +157,12 @@ class SpectralDP:
         self.n_short_documents_ = corpus.n_short
         self.n_units_ = corpus.n_units
         self.n_degenerate_topics_ = n_bad
-        self.report_ = self._report(cfg, ctx, budget, unit, time.perf_counter() - t0)
+        self.report_ = self._report(cfg, edges, ctx, budget, unit, time.perf_counter() - t0)
         return self
 
     # ------------------------------------------------------------------------------------------------
-    def _report(self, cfg: int, ctx: Context, budget: Budget, unit: str, seconds: float) -> PrivacyReport:
+    def _report(self, cfg: int, edges: tuple, ctx: Context, budget: Budget, unit: str,
+                seconds: float) -> PrivacyReport:
         totals = budget.totals()
         if unit == "document":
             neighbours = ("Neighbouring corpora differ by replacing one document; N (documents with >= 3 tokens) "
@@ -149,10 +184,14 @@ class SpectralDP:
             "the decomposition's given the released M2, with the Procedure-1 bounds for configurations 3-4.",
             "Floating-point effects of sampling (Mironov 2012) are not accounted for.",
         ]
+        if ctx.public is not None:
+            notes.append("The whitening W and W^dagger were computed from a public reference corpus supplied by the "
+                         "caller (public_whitening), not from the private data: no M2 was released and the whole "
+                         "budget went to the tensor releases. That corpus is not protected by this guarantee.")
         ctx.checks.insert(0, counted)
         details = {
             "configuration": cfg,
-            "edges": list(CONFIGURATIONS[cfg]["edges"]),
+            "edges": list(edges),
             "budget_split": budget.split,
             "accounting": budget.accounting,
             **sizes,
