@@ -111,7 +111,7 @@ def test_table3_preconditions_raise_when_strict(small):
     failed = [c for c in m.report_.checks if not c.passed]
     assert failed and all(np.isfinite(m.topic_word_).ravel())
     with pytest.raises(PreconditionError, match="Table 3"):
-        SpectralDP(3, 1.0, 3, 25.0, 1e-6, random_state=0).fit(small.X)  # gap bound > 0, perturbation 0.67
+        SpectralDP(3, 1.0, 3, 20.0, 1e-6, random_state=0).fit(small.X)  # gap bound > 0, perturbation 0.77
 
 
 @pytest.mark.parametrize("kwargs,match", [
