@@ -249,7 +249,10 @@ def test_user_level_bound_fails_without_weighting():
     assert unweighted > 1.5 * delta_m2(8, 1.0, norm="fro")
 
 
-def test_whitened_tensor_sensitivity_given_public_whitening():
+@pytest.mark.parametrize("unit", ["document", "user"])
+def test_whitened_tensor_sensitivity_given_public_whitening(unit):
+    """||T - T'||_F <= Delta3_F / lambda_k^{3/2} for a fixed W; at user level user 0 (1-3 documents) is
+    replaced by 1-3 other documents."""
     rng = np.random.default_rng(1)
     d, k, alpha0 = 6, 3, 1.0
     U, _ = np.linalg.qr(rng.standard_normal((d, k)))
@@ -258,16 +261,19 @@ def test_whitened_tensor_sensitivity_given_public_whitening():
     cands = [np.array(v) for v in itertools.product(range(4), repeat=d) if sum(v) == 3]
     worst = 0.0
     for trial in range(6):
-        N = 5
-        D = np.array([cands[i] for i in rng.integers(len(cands), size=N)])
-        Ta = whitened_m3(prepare_corpus(sp.csr_matrix(D)), alpha0, W)
+        n_units, mine = 5, (1 if unit == "document" else int(rng.integers(1, 4)))
+        D = np.array([cands[i] for i in rng.integers(len(cands), size=n_units - 1 + mine)])
+        owners = [0] * mine + list(range(1, n_units))
+        users = None if unit == "document" else owners
+        Ta = whitened_m3(prepare_corpus(sp.csr_matrix(D), users=users), alpha0, W)
         for c in cands[::3]:
-            D2 = D.copy()
-            D2[0] = c
-            Tb = whitened_m3(prepare_corpus(sp.csr_matrix(D2)), alpha0, W)
+            theirs = 1 if unit == "document" else int(rng.integers(1, 4))
+            D2 = np.vstack([[c] + [cands[i] for i in rng.integers(len(cands), size=theirs - 1)], D[mine:]])
+            users2 = None if unit == "document" else [0] * theirs + owners[mine:]
+            Tb = whitened_m3(prepare_corpus(sp.csr_matrix(D2), users=users2), alpha0, W)
             worst = max(worst, np.linalg.norm(Ta - Tb)
-                        / whitened_tensor_sensitivity(delta_m3(N, alpha0, norm="fro"), lam[-1]))
-    print(f"\nwhitened tensor, worst change/bound (Frobenius): {worst:.3f}")
+                        / whitened_tensor_sensitivity(delta_m3(n_units, alpha0, norm="fro"), lam[-1]))
+    print(f"\nwhitened tensor ({unit} level), worst change/bound (Frobenius): {worst:.3f}")
     assert 0.05 < worst <= 1 + 1e-12
 
 
