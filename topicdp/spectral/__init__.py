@@ -9,7 +9,9 @@ Public API
 :class:`SpectralLDA`
     Non-private spectral LDA (``topic_word_``, ``alpha_``, ``n_short_documents_``).
 :class:`SpectralDP`
-    The same with noise at configuration 1, 2, 3 or 4 (``report_`` is a :class:`topicdp.report.PrivacyReport`).
+    The same with noise at configuration 1, 2, 3 or 4 (``report_`` is a :class:`topicdp.report.PrivacyReport`),
+    at document level or at user level by per-user weighting (``unit="user"``), optionally whitening with a
+    public reference corpus (``public_whitening=``).
 :func:`recommend_configuration`
     Which configuration to use for (N, d, k, alpha0), and why.
 :class:`PreconditionError`
