@@ -174,7 +174,8 @@ class SpectralDP:
                           "another (any number of them, at least one with >= 3 tokens); U, the number of users "
                           "owning a document with >= 3 tokens, is public. Each user's documents are weighted by "
                           "1/(their number), so every user has total weight 1 in the moments and the sensitivities "
-                          "depend on U only; numbers of documents are neither used nor published.")
+                          "depend on U only; the numbers of documents are not published and the guarantee holds "
+                          "whatever they are.")
             counted = Check("users owning a document with >= 3 tokens", True, f"U = {ctx.corpus.n_units}")
             sizes = {"n_users": ctx.corpus.n_units}
         notes = [
