@@ -21,7 +21,9 @@ Three modes (``OPENBLAS_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/ben
     gap of the non-private M2 (old and new), and for configurations 1-2 at epsilon in {1, 3, 10} the
     matched top-10 overlap of the released topics with non-private gensim LDA and with non-private
     spectral LDA (``topicdp.metrics.readability.topic_overlap`` when present, else the same definition
-    here). Skips cleanly when the data is absent.
+    here). ``--public-heldout`` whitens with the held-out users' posts, standing in for a public
+    reference corpus (they are not public: this measures what a public reference of that size would
+    give). Skips cleanly when the data is absent.
 
 Timings printed here are not for publication: rerun on a quiet machine.
 """
@@ -130,18 +132,45 @@ def _overlap(topic_word, reference, top_n: int = 10) -> float:
     return topic_overlap(topic_word, reference, top_n=top_n)
 
 
-def load_blogs(path: Path, max_features: int, per_user: int):
+def load_blogs(path: Path, max_features: int, per_user: int, cache: Path | None = None):
+    """Training corpus (80 % of users), its user-level cut, and the held-out users' posts (same vocabulary).
+
+    ``cache``: a directory where the count matrices are kept between runs (never the texts).
+    """
     import gzip
+
+    import scipy.sparse as sp
 
     from topicdp.corpus import Corpus
 
+    cached = None if cache is None else Path(cache) / f"blogs_{max_features}.npz"
+    if cached is not None and cached.exists():
+        z = np.load(cached, allow_pickle=False)
+        vocab = [str(w) for w in z["vocabulary"]]
+        corpus = Corpus.from_matrix(sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"])),
+                                    vocab, users=z["users"])
+        heldout = Corpus.from_matrix(sp.csr_matrix((z["h_data"], z["h_indices"], z["h_indptr"]),
+                                                   shape=tuple(z["h_shape"])), vocab)
+        return corpus, _first_posts(corpus, per_user), heldout
     rows = [json.loads(line) for line in gzip.open(path, "rt", encoding="utf-8") if line.strip()]
     users = [r["user"] for r in rows]
     order = {u: i for i, u in enumerate(dict.fromkeys(users))}
     train = [r for r in rows if order[r["user"]] % 5 != 4]
+    held = [r for r in rows if order[r["user"]] % 5 == 4]
     corpus = Corpus.from_texts([r["text"] for r in train], [r["user"] for r in train], min_df=5, max_df=0.5,
                                max_features=max_features)
-    # user level: each user's first `per_user` posts (depends on that user's records only)
+    heldout = Corpus.from_texts([r["text"] for r in held], [r["user"] for r in held], vocabulary=corpus.vocabulary)
+    if cached is not None:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        X, H = corpus.X.tocsr(), heldout.X.tocsr()
+        np.savez(cached, data=X.data, indices=X.indices, indptr=X.indptr, shape=X.shape, users=corpus.doc_users,
+                 vocabulary=np.array(corpus.vocabulary), h_data=H.data, h_indices=H.indices, h_indptr=H.indptr,
+                 h_shape=H.shape)
+    return corpus, _first_posts(corpus, per_user), heldout
+
+
+def _first_posts(corpus, per_user: int):
+    """Each user's first ``per_user`` posts (depends on that user's records only)."""
     rank = np.zeros(corpus.n_docs, dtype=np.int64)
     seen: dict = {}
     for i, u in enumerate(corpus.doc_users):
@@ -162,7 +191,7 @@ def _m2_spectrum(corpus, users, alpha0: float, k: int):
 
 
 def blogs(path: Path, k: int, alpha0: float, delta: float, max_features: int, per_user: int, configs, epsilons,
-          skip_lda: bool) -> dict:
+          skip_lda: bool, cache: Path | None = None, public: bool = False, noise_table: bool = True) -> dict:
     from topicdp.adapters import make_model
     from topicdp.spectral import PreconditionError, SpectralDP, SpectralLDA
     from topicdp.spectral.accounting import DEFAULT_SPLITS, Budget
@@ -170,7 +199,7 @@ def blogs(path: Path, k: int, alpha0: float, delta: float, max_features: int, pe
     from topicdp.spectral.sensitivity import delta_m2
 
     t0 = time.perf_counter()
-    doc_corpus, user_corpus = load_blogs(path, max_features, per_user)
+    doc_corpus, user_corpus, heldout = load_blogs(path, max_features, per_user, cache)
     print(f"loaded in {time.perf_counter() - t0:.0f}s: document level {doc_corpus.n_docs} posts, user level "
           f"{user_corpus.n_users} users / {user_corpus.n_docs} posts, V = {doc_corpus.n_words}", flush=True)
     out = {"k": k, "alpha0": alpha0, "delta": delta, "V": doc_corpus.n_words, "levels": {}}
@@ -183,7 +212,7 @@ def blogs(path: Path, k: int, alpha0: float, delta: float, max_features: int, pe
         lam_k, gap = float(lam[k - 1]), float(lam[k - 1] - lam[k])
         level = {"n_units": n_new, "lambda_k": lam_k, "gap": gap, "noise": [], "releases": []}
         print(f"\n{unit} level: n = {n_new}, lambda_k = {lam_k:.3g}, gap = {gap:.3g}", flush=True)
-        for cfg in configs:
+        for cfg in (configs if noise_table else ()):
             spec = CONFIGURATIONS[cfg]
             for eps in epsilons:
                 if unit == "document":
@@ -228,21 +257,24 @@ def blogs(path: Path, k: int, alpha0: float, delta: float, max_features: int, pe
         level["spectral_vs_lda"] = None if lda_ref is None else _overlap(spectral_ref, lda_ref)
         for cfg in configs:
             for eps in epsilons:
-                t1 = time.perf_counter()
-                try:
-                    est = SpectralDP(k, alpha0, cfg, eps, delta, random_state=0, unit=unit, strict=False).fit(corpus)
-                except PreconditionError as exc:
-                    level["releases"].append({"configuration": cfg, "epsilon": eps, "failed": str(exc)})
-                    print(f"  config {cfg} eps={eps:>4g}: refused ({exc})", flush=True)
-                    continue
-                rel = {"configuration": cfg, "epsilon": eps,
-                       "overlap_spectral": _overlap(est.topic_word_, spectral_ref),
-                       "overlap_lda": None if lda_ref is None else _overlap(est.topic_word_, lda_ref),
-                       "failed_checks": [c.name for c in est.report_.checks if not c.passed]}
-                level["releases"].append(rel)
-                print(f"  config {cfg} eps={eps:>4g}: overlap with non-private spectral {rel['overlap_spectral']:.2f}"
-                      + ("" if lda_ref is None else f", with gensim LDA {rel['overlap_lda']:.2f}")
-                      + f" ({time.perf_counter() - t1:.0f}s)", flush=True)
+                for pub in ((False, True) if public else (False,)):
+                    t1 = time.perf_counter()
+                    try:
+                        est = SpectralDP(k, alpha0, cfg, eps, delta, random_state=0, unit=unit, strict=False,
+                                         public_whitening=heldout if pub else None).fit(corpus)
+                    except PreconditionError as exc:
+                        level["releases"].append({"configuration": cfg, "epsilon": eps, "failed": str(exc)})
+                        print(f"  config {cfg} eps={eps:>4g}: refused ({exc})", flush=True)
+                        continue
+                    rel = {"configuration": cfg, "epsilon": eps, "whitening": est.report_.details["whitening"],
+                           "overlap_spectral": _overlap(est.topic_word_, spectral_ref),
+                           "overlap_lda": None if lda_ref is None else _overlap(est.topic_word_, lda_ref),
+                           "failed_checks": [c.name for c in est.report_.checks if not c.passed]}
+                    level["releases"].append(rel)
+                    print(f"  config {cfg} eps={eps:>4g} W from {rel['whitening']:>23}: overlap with non-private "
+                          f"spectral {rel['overlap_spectral']:.2f}"
+                          + ("" if lda_ref is None else f", with gensim LDA {rel['overlap_lda']:.2f}")
+                          + f" ({time.perf_counter() - t1:.0f}s)", flush=True)
         out["levels"][unit] = level
     return out
 
@@ -265,6 +297,10 @@ def main(argv=None) -> int:
     p.add_argument("--configs", default="1,2")
     p.add_argument("--epsilons", default="1,3,10")
     p.add_argument("--skip-lda", action="store_true", help="blogs: no gensim LDA reference")
+    p.add_argument("--cache", default=None, help="blogs: directory for the count matrices between runs")
+    p.add_argument("--public-heldout", action="store_true",
+                   help="blogs: whiten with the held-out users' posts, standing in for a public reference corpus")
+    p.add_argument("--no-noise-table", action="store_true", help="blogs: releases only")
     p.add_argument("--json", default=None)
     args = p.parse_args(argv)
     _import_root(Path(args.root))
@@ -284,7 +320,8 @@ def main(argv=None) -> int:
         out = blogs(path, 10 if args.topics == 5 else args.topics, args.alpha0,
                     1e-6 if args.delta == 1e-7 else args.delta, 2000 if args.words == 100 else args.words,
                     args.per_user, [int(c) for c in args.configs.split(",")],
-                    [float(e) for e in args.epsilons.split(",")], args.skip_lda)
+                    [float(e) for e in args.epsilons.split(",")], args.skip_lda, args.cache, args.public_heldout,
+                    not args.no_noise_table)
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2, default=float))
     return 0
