@@ -56,6 +56,9 @@ def sweep(N: int, d: int, k: int, alpha0: float, epsilons, seeds: int, delta: fl
     from topicdp.metrics import recovery_error
     from topicdp.spectral import PreconditionError, SpectralDP, SpectralLDA
 
+    import topicdp
+
+    print(f"topicdp from {Path(topicdp.__file__).parent}", flush=True)
     data = synthetic_lda(N, d, k, alpha0=alpha0, random_state=7)
     base = recovery_error(SpectralLDA(k, alpha0, random_state=0).fit(data.X).topic_word_, data.topic_word)
     extra = {} if accounting is None else {"accounting": accounting}
@@ -177,7 +180,7 @@ def _first_posts(corpus, per_user: int):
         rank[i] = seen.get(u, 0)
         seen[u] = rank[i] + 1
     keep = np.flatnonzero(rank < per_user)
-    return corpus, corpus.subset_documents(keep)
+    return corpus.subset_documents(keep)
 
 
 def _m2_spectrum(corpus, users, alpha0: float, k: int):
