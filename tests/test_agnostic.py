@@ -25,8 +25,15 @@ def small(lee_corpus):
 
 
 @pytest.fixture(scope="module")
-def quick_release(small):
-    dp = TopicDP(3.0, 1e-4, 0.1, n_pairs=6, insecure_testing=True, random_state=0, sampler_random_state=0)
+def reference(lee_corpus):
+    """Other Lee documents, disjoint from ``small``: a public reference P with the same vocabulary."""
+    return lee_corpus.subset_documents(np.arange(60, 120))
+
+
+@pytest.fixture(scope="module")
+def quick_release(small, reference):
+    dp = TopicDP(3.0, 1e-4, 0.1, n_pairs=6, insecure_testing=True, distribution=reference, random_state=0,
+                 sampler_random_state=0)
     return dp.privatize(GensimLDA(4, random_state=0), small, keep_nonprivate=True)
 
 
@@ -43,7 +50,8 @@ def test_report_says_what_was_guaranteed(quick_release):
     assert rep.guarantee == "none"  # too few pairs: the report must not claim random DP
     assert any("NO GUARANTEE" in n for n in rep.notes)
     assert rep.unit == "user" and rep.neighbours == "replace-one" and rep.seeded
-    assert rep.sampling_distribution["kind"] == "private-resample"
+    assert rep.sampling_distribution["kind"] == "public-reference"
+    assert rep.published["report.sigma"].startswith("public")  # sigma depends on P, N and the vocabulary only
     assert rep.sigma == calibrate_gaussian(3.0, 1e-4, rep.sensitivity)
     assert exact_delta(rep.sigma, 3.0, rep.sensitivity) <= 1e-4 * TOL
     assert set(rep.sigma_alternatives) >= {"analytic", "rdp", "paper"}
@@ -59,10 +67,10 @@ def test_noise_has_the_calibrated_scale(quick_release):
     assert abs(resid.mean()) < 5 * r.report.sigma / np.sqrt(resid.size)
 
 
-def test_full_h_is_random_dp(small):
+def test_full_h_is_random_dp(small, reference):
     uniform = CallableModel(lambda c: (np.asarray(c.X.sum(axis=0)) + 1.0) / (c.n_tokens + c.n_words), n_topics=1,
                             name="unigram")
-    r = TopicDP(1.0, 1e-5, 0.2, sampler_random_state=1).privatize(uniform, small)
+    r = TopicDP(1.0, 1e-5, 0.2, distribution=reference, sampler_random_state=1).privatize(uniform, small)
     assert r.report.guarantee == "random-DP" and r.report.details["sensitivity_sample"]["h"] == 61
     assert "not differential privacy" in r.report.notes[0]
     assert not r.report.seeded
@@ -92,9 +100,16 @@ def test_seeded_noise_reproduces_and_unseeded_differs(small):
 def test_release_save_load(tmp_path, quick_release):
     path = tmp_path / "r.json"
     quick_release.save(path)
-    assert "nonprivate_do_not_publish" not in json.loads(path.read_text())
+    data = json.loads(path.read_text())
+    assert data["format"] == "topicdp.release/2" and "nonprivate" not in json.dumps(data)
     back = PrivateRelease.load(path)
     assert np.array_equal(back.topic_word, quick_release.topic_word) and back.report == quick_release.report
+    with pytest.raises(ValueError, match="save_diagnostics"):
+        quick_release.save(path, include_nonprivate=True)
+    quick_release.save_diagnostics(tmp_path / "d.json", include_nonprivate=True)
+    private = json.loads((tmp_path / "d.json").read_text())
+    assert private["diagnostics"]["corpus"]["fingerprint"] == quick_release.diagnostics["corpus"]["fingerprint"]
+    assert np.array_equal(private["nonprivate"], quick_release.nonprivate)
 
 
 @pytest.mark.parametrize(
@@ -107,6 +122,8 @@ def test_release_save_load(tmp_path, quick_release):
         ({"epsilon": 1.0, "unit": "tenant"}, "unit"),
         ({"epsilon": 1.0, "mechanism": "laplace"}, "laplace"),
         ({"epsilon": 1.0, "calibration": "magic"}, "calibration"),
+        ({"epsilon": 1.0}, "distribution=.*private-oracle.*sensitivity='global'"),  # no default P
+        ({"epsilon": 1.0, "distribution": "private"}, "private-oracle"),
     ],
 )
 def test_bad_parameters(kwargs, match):
@@ -118,7 +135,7 @@ def test_nondeterministic_model_is_refused(small):
     rng = np.random.default_rng()
     model = CallableModel(lambda c: rng.dirichlet(np.ones(c.n_words), size=2), n_topics=2, name="random")
     with pytest.raises(ValueError, match="not deterministic"):
-        TopicDP(1.0, n_pairs=2, insecure_testing=True).privatize(model, small)
+        TopicDP(1.0, n_pairs=2, insecure_testing=True, distribution="private-oracle").privatize(model, small)
 
 
 def test_composition_of_repeated_releases(small):
@@ -130,11 +147,11 @@ def test_composition_of_repeated_releases(small):
     dp = TopicDP(1.0, 1e-5, sensitivity="global")
     first = dp.privatize(model, small).report
     second = dp.privatize(model, small).report
-    key = "epsilon at delta=1e-05 (exact)"
-    assert first.composition_total[key] == pytest.approx(1.0, rel=1e-6)
+    exact = lambda rep: next(t for t in rep.composition_total if t["accounting"] == "exact")  # noqa: E731
+    assert exact(first)["epsilon"] == pytest.approx(1.0, rel=1e-6) and exact(first)["delta"] == 1e-5
     expected = gaussian_epsilon(second.sigma, 1e-5, second.sensitivity, count=2, method="exact")
-    assert second.composition_total[key] == pytest.approx(expected, rel=1e-9)
-    assert len(second.composition) == 2 and any("2 releases" in n for n in second.notes)
+    assert exact(second)["epsilon"] == pytest.approx(expected, rel=1e-9)
+    assert len(second.composition) == 2 and any("2 ledger entries" in n for n in second.notes)
 
 
 def test_secure_noise_lands_on_a_grid_with_at_least_the_calibrated_scale(small):
@@ -156,3 +173,34 @@ def test_global_bounds_refuse_matrices_off_the_simplex(small, kwargs):
     signed = CallableModel(lambda c: np.full((2, c.n_words), 2.0 / c.n_words), n_topics=2, name="rows-sum-to-2")
     with pytest.raises(ValueError, match="probability vectors"):
         TopicDP(1.0, **kwargs).privatize(signed, small)
+
+
+def test_private_oracle_is_an_explicit_opt_in_that_says_what_it_leaks(small):
+    """With the private oracle, Delta_s and sigma are functions of the private data: the report marks them
+    NOT COVERED, keeps the private corpus' fingerprint out of the published part, and says that sigma leaks."""
+    model = GensimLDA(3, random_state=0)
+    r = TopicDP(2.0, 1e-5, 0.2, distribution="private-oracle", n_pairs=3, insecure_testing=True,
+                random_state=0).privatize(model, small)
+    rep = r.report
+    assert rep.sampling_distribution["kind"] == "private-resample"
+    for path in ("report.sensitivity", "report.sigma", "report.composition_total"):
+        assert rep.published[path].startswith("NOT COVERED")
+    assert any("PRIVATE ORACLE" in n and "9.5" in n for n in rep.notes)
+    published = json.dumps(r.to_dict())
+    assert small.fingerprint() not in published and r.diagnostics["private_oracle_fingerprint"] == small.fingerprint()
+
+
+def test_a_dp_vocabulary_is_composed_into_the_release(small):
+    """A vocabulary selected under DP at (0.5, 1e-6) and a global Gaussian release at (1, 1e-5): the report
+    states their basic composition (1.5, 1.1e-5), the ledger's totals are at that delta, and the best valid
+    total is no larger than basic composition."""
+    model = GensimLDA(3, random_state=0)
+    r = TopicDP(1.0, 1e-5, sensitivity="global").privatize(model, small, vocabulary_source={"epsilon": 0.5, "delta": 1e-6})
+    rep = r.report
+    assert rep.published["vocabulary"].startswith("DP")
+    assert rep.epsilon == pytest.approx(1.5) and rep.delta == pytest.approx(1.1e-5)
+    assert {e["kind"] for e in rep.composition} == {"gaussian", "approx"}
+    assert all(t["delta"] == pytest.approx(1.1e-5) for t in rep.composition_total)
+    assert 1.0 < rep.certified_epsilon() <= 1.5 * (1 + 1e-9)
+    with pytest.raises(ValueError, match="epsilon"):
+        TopicDP(1.0, sensitivity="global").privatize(model, small, vocabulary_source={"delta": 1e-6})

@@ -63,10 +63,13 @@ def test_private_fit_report(corpus):
     np.testing.assert_allclose(est.topic_word_.sum(axis=1), 1.0)
     assert rep.guarantee == "approx-DP" and rep.unit == "document" and rep.seeded
     assert rep.epsilon <= 3.0 and rep.sigma == pytest.approx(est.noise_multiplier_ * 60)
-    assert {"rdp", "paper"} <= set(rep.composition_total) and rep.composition_total["paper"]["valid_bound"] is False
+    totals = {t["accounting"]: t for t in rep.composition_total}
+    assert {"rdp", "paper"} <= set(totals) and totals["paper"]["valid"] is False and totals["rdp"]["valid"]
     assert set(rep.sigma_alternatives) == {"rdp", "paper"}
     lengths = np.asarray(X.sum(axis=1)).ravel()
-    assert rep.details["n_docs_capped"] == int((lengths > 60).sum()) == est.n_docs_capped_
+    # what capping cut is counted on the private data: diagnostics only, never in the published report
+    assert est.release_.diagnostics["n_docs_capped"] == int((lengths > 60).sum()) == est.n_docs_capped_
+    assert "n_docs_capped" not in rep.details and "n_docs" not in rep.details  # Poisson: N is private
     assert rep.to_json()
 
 

@@ -2,6 +2,7 @@ import gzip
 import json
 
 import numpy as np
+import pytest
 
 from topicdp.cli import main
 
@@ -16,8 +17,8 @@ def test_privatize_writes_a_release_with_the_report_fields(tmp_path, capsys):
             fh.write(json.dumps({"user": f"u{i % 12}", "text": text}) + "\n")
     out = tmp_path / "release.json"
     code = main([
-        "privatize", str(path), "--model", "sklearn-nmf", "--topics", "3", "--epsilon", "3", "--delta", "1e-4",
-        "--gamma", "0.1", "--min-df", "1", "--max-df", "1.0", "--n-jobs", "1", "--n-pairs", "4", "--insecure-testing", "--out", str(out),
+        "privatize", "--guarantee", "random-dp", str(path), "--model", "sklearn-nmf", "--topics", "3", "--epsilon", "3", "--delta", "1e-4",
+        "--gamma", "0.1", "--min-df", "1", "--max-df", "1.0", "--n-jobs", "1", "--n-pairs", "4", "--insecure-testing", "--private-oracle", "--out", str(out),
     ])
     assert code == 0
     report = json.loads(out.read_text())["report"]
@@ -29,5 +30,62 @@ def test_privatize_writes_a_release_with_the_report_fields(tmp_path, capsys):
 
 
 def test_bad_input_exits_with_a_message(tmp_path, capsys):
-    code = main(["privatize", "embedded", "--epsilon", "-1"])
+    code = main(["privatize", "--guarantee", "random-dp", "embedded", "--epsilon", "-1", "--private-oracle"])
     assert code == 2 and "epsilon" in capsys.readouterr().err
+
+
+def test_default_guarantee_is_dp_and_refuses_a_release_forecast_to_be_noise(tmp_path, capsys):
+    """--guarantee dp (default) plans from public quantities first; on 40 users at epsilon 0.1 the forecast
+    says noise, so nothing is released (no budget spent) unless --release-anyway."""
+    import json
+
+    rng = np.random.default_rng(0)
+    words = [f"zq{a}{b}{c}" for a in "abcdefgh" for b in "abcdefgh" for c in "abcd"]  # 256 words: chance overlap 0.04
+    path = tmp_path / "small.jsonl"
+    path.write_text("".join(json.dumps({"user": f"u{i % 40}", "text": " ".join(rng.choice(words, 30))}) + "\n"
+                            for i in range(120)))
+    out = tmp_path / "release.json"
+    code = main(["privatize", str(path), "--min-df", "1", "--max-df", "1.0", "--epsilon", "0.1", "--out", str(out)])
+    captured = capsys.readouterr()
+    assert code == 2 and "noise" in captured.err and not out.exists()
+    assert "plan: dp-vem" in captured.out
+    # at this budget not one word passes the DP vocabulary threshold: a clear error, nothing released
+    code = main(["privatize", str(path), "--epsilon", "0.1", "--out", str(out), "--release-anyway"])
+    assert code == 2 and "no word passed the DP vocabulary threshold" in capsys.readouterr().err and not out.exists()
+    vocabulary = tmp_path / "words.txt"
+    vocabulary.write_text("\n".join(words) + "\n")
+    code = main(["privatize", str(path), "--vocabulary", str(vocabulary), "--epsilon", "0.1", "--out", str(out),
+                 "--release-anyway", "--seed", "0"])
+    report = json.loads(out.read_text())["report"]
+    assert code == 0 and report["mechanism"] == "dp-vem" and report["guarantee"] == "approx-DP"
+    assert report["published"]["vocabulary"].startswith("public")
+
+
+def test_default_dp_release_selects_its_vocabulary_under_dp_within_the_total_budget(tmp_path, capsys):
+    """No public --vocabulary: the words are selected under DP out of the stated total (epsilon, delta)."""
+    import json
+
+    rng = np.random.default_rng(1)
+    words = [f"zq{a}{b}{c}" for a in "abcdefgh" for b in "abcdefgh" for c in "abcd"]
+    path = tmp_path / "many.jsonl"
+    path.write_text("".join(json.dumps({"user": f"u{i % 3000}", "text": " ".join(rng.choice(words[:40], 20))}) + "\n"
+                            for i in range(3000)))
+    out = tmp_path / "release.json"
+    code = main(["privatize", str(path), "--epsilon", "3", "--delta", "1e-6", "--out", str(out), "--seed", "0",
+                 "--release-anyway", "--topics", "3"])
+    assert code == 0, capsys.readouterr().err
+    report = json.loads(out.read_text())["report"]
+    assert report["published"]["vocabulary"].startswith("DP")
+    assert report["epsilon"] == pytest.approx(3.0) and report["delta"] == pytest.approx(1e-6)
+
+
+def test_demo_releases_readable_topics_of_the_generated_corpus(capsys):
+    """The demo's release at epsilon=3 overlaps the generating topics well above chance (10 K / V = 0.5 would be
+    the overlap of ten random top-10 lists over 197 words only if they were matched perfectly; random lists
+    give about 0.05-0.1 after matching). EM from a random start merges some topics, so we ask for >= 0.3."""
+    import re
+
+    assert main(["demo", "--seed", "0"]) == 0
+    text = capsys.readouterr().out
+    overlap = float(re.search(r"matched top-10 overlap with the generating topics: ([0-9.]+)", text).group(1))
+    assert overlap >= 0.3

@@ -10,11 +10,11 @@ from topicdp.rdp import calibrate_gaussian
 @pytest.fixture(scope="module")
 def enron_subset(enron_path):
     corpus = Corpus.from_jsonl(enron_path, min_df=3, max_df=0.5, max_features=500)
-    return corpus.subset_users(np.arange(10)).bound(max_docs_per_user=10, max_tokens_per_doc=300)
+    return corpus.subset_users(np.arange(10)).bound(max_docs_per_user=10, max_tokens_per_doc=300, random_state=0)
 
 
 def _release(name, corpus):
-    return TopicDP(3.0, 1e-4, 0.1, unit="user", n_jobs=2, sampler_random_state=0).privatize(
+    return TopicDP(3.0, 1e-4, 0.1, unit="user", distribution="private-oracle", n_jobs=2, sampler_random_state=0).privatize(
         make_model(name, 5, 0), corpus, keep_nonprivate=True)
 
 
@@ -26,7 +26,8 @@ def test_user_level_release_with_full_h(enron_subset, name):
     assert rep.details["sensitivity_sample"]["h"] == 285 and rep.details["sensitivity_sample"]["sufficient"]
     assert rep.sigma == calibrate_gaussian(3.0, 1e-4, rep.sensitivity)
     assert 0 < rep.sensitivity <= np.sqrt(2 * 5) + 1e-9  # never above the global bound for rows on the simplex
-    assert rep.details["corpus"]["construction"]["max_docs_per_user"] == 10
+    assert rep.details["corpus"]["bounding"]["max_docs_per_user"] == 10
+    assert r.diagnostics["corpus"]["construction"]["max_docs_per_user"] == 10
 
 
 @pytest.mark.slow

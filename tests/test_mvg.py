@@ -113,20 +113,22 @@ def test_sampled_noise_has_the_row_and_column_covariances():
 
 def test_release_report_and_rectangular_input():
     W = np.random.default_rng(0).dirichlet(np.ones(8), size=5) * 0.9  # 5 x 8, rows sum to 0.9
-    noisy, rep = mvg_release(W, 3.0, 1e-4, 0.05, random_state=2)
-    assert noisy.shape == (5, 8)
+    release = mvg_release(W, 3.0, 1e-4, 0.05, random_state=2)
+    noisy, rep = release.noisy, release.report
+    assert noisy.shape == (5, 8) and np.allclose(release.topic_word.sum(axis=1), 1.0)
     assert rep.guarantee == "approx-DP" and rep.seeded and rep.calibration == "mvg-theorem-3"
     assert rep.sigma == pytest.approx(mvg_iid_sigma((5, 8), 3.0, 1e-4, 0.05, math.sqrt(5)))
     assert rep.sigma_alternatives["gaussian-analytic"] < rep.sigma
     assert all(c.passed for c in rep.checks)
     assert rep.to_json()  # serialisable
-    _, rep2 = mvg_release(W, 3.0, 1e-4, 0.05, sensitivity_method="sampled", random_dp_gamma=0.1)
+    rep2 = mvg_release(W, 3.0, 1e-4, 0.05, sensitivity_method="sampled", random_dp_gamma=0.1).report
     assert rep2.guarantee == "random-DP" and not rep2.seeded
 
 
 def test_release_with_directional_noise_and_errors():
     W = np.full((3, 3), 0.2)
-    noisy, rep = mvg_release(W, 1.0, 1e-3, 0.1, row_cov=np.diag([1.0, 2, 3]), col_cov=np.eye(3), random_state=0)
+    with pytest.warns(DeprecationWarning, match="unpacking"):  # the former (noisy, report) tuple still unpacks
+        noisy, rep = mvg_release(W, 1.0, 1e-3, 0.1, row_cov=np.diag([1.0, 2, 3]), col_cov=np.eye(3), random_state=0)
     assert rep.sigma is None and noisy.shape == (3, 3)
     with pytest.raises(ValueError, match="gamma"):
         mvg_release(W - 0.5, 1.0, 1e-3, 0.1)

@@ -43,6 +43,14 @@ def check_int(value, name: str, *, low=None, high=None) -> int:
     return value
 
 
+def check_n_jobs(value, name: str = "n_jobs") -> int:
+    """joblib's convention: a positive number of workers, or -1 for all cores (-2 all but one, ...); not 0."""
+    value = check_int(value, name)
+    if value == 0:
+        raise ValueError(f"{name} must be a non-zero integer (-1 for all cores), got 0")
+    return value
+
+
 def check_epsilon(epsilon, name: str = "epsilon") -> float:
     return check_real(epsilon, name, low=0.0)
 

@@ -10,9 +10,12 @@ bound sqrt(2K) for row-stochastic matrices is used instead and the release is (e
 
 from __future__ import annotations
 
+import time
+from typing import Mapping
+
 import numpy as np
 
-from ._validation import check_delta, check_epsilon, check_gamma, check_option, check_random_state
+from ._validation import check_delta, check_epsilon, check_gamma, check_option, check_random_state, check_real
 from .adapters.base import TopicModelSpec
 from .mechanisms import (
     check_row_stochastic,
@@ -23,17 +26,21 @@ from .mechanisms import (
     to_simplex,
 )
 from .rdp import PrivacyLedger, calibrate_all, calibrate_gaussian
-from .release import PrivateRelease
-from .report import Check, PrivacyReport
-from .samplers import sample_sensitivity
+from .release import PrivateRelease, vocabulary_status
+from .report import Check, build_report, ledger_totals, total
+from .samplers import SensitivitySample, sample_sensitivity
 from .samplers.neighbours import PrivateResample, PublicReference
+from .samplers.sizing import SIZINGS
 
 MECHANISMS = ("gaussian", "laplace")
 SENSITIVITIES = ("sampled", "global")
 
-VOCABULARY_NOTE = (
-    "The vocabulary (the columns of the release) is treated as public. If it was built from the private "
-    "texts, which words occur is not protected."
+PRIVATE_ORACLE = "private-oracle"
+PRIVATE_ORACLE_NOTE = (
+    "PRIVATE ORACLE (explicit opt-in): P resampled the private corpus itself, as TopicDP did. The sampled "
+    "sensitivity and the noise scale sigma are functions of the private data released without noise: sigma "
+    "alone can give an outlier away (this project's audit measured epsilon >= 9.5 from the noise scale at a "
+    "claimed epsilon of 1). The guarantee stated above does not cover that leak."
 )
 
 
@@ -47,6 +54,12 @@ class TopicDP:
         For ``mechanism="laplace"`` (pure epsilon-DP) delta is reported as 0.
     gamma : float in (0, 0.5), default=0.1
         Confidence of the random-DP guarantee (sampled sensitivity only): h and k of Alg. 1 follow.
+    sizing : {"lambert-w", "exchangeable"}, default="lambert-w"
+        How many pairs the sampled sensitivity needs for gamma (:func:`topicdp.samplers.sample_size`).
+        ``"lambert-w"``: TopicDP Thm. 1 (Rubinstein & Alda 2017), 285 pairs at gamma = 0.1, a
+        sample-conditional statement. ``"exchangeable"``: ceil(1/gamma) - 1 pairs (9 at gamma = 0.1) for
+        P(Delta_pair > Delta_s) <= gamma marginal over the sensitivity sample and the neighbouring pair
+        drawn from P; the report states which.
     unit : {"user", "document"}, default="user"
         Privacy unit. Users are the corpus' ``user_ids``; bound their contributions first with
         :meth:`Corpus.bound` where users are large.
@@ -57,9 +70,11 @@ class TopicDP:
     calibration : {"auto", "analytic", "rdp", "paper"}, default="auto"
         How sigma follows from (epsilon, delta, Delta); see :func:`topicdp.rdp.calibrate_gaussian`. The
         report also lists the sigma of the other methods.
-    distribution : Corpus or None
-        P for sensitivity sampling: a *public* reference corpus with the same vocabulary, or None to
-        resample the private corpus' own records as TopicDP did (the report then says so).
+    distribution : Corpus or "private-oracle"
+        P for sensitivity sampling (required with ``sensitivity="sampled"``): a *public* reference corpus
+        with the same vocabulary (Delta_s and sigma are then public), or ``"private-oracle"`` to resample the
+        private corpus' own records as TopicDP did, an explicit opt-in whose report says what it leaks
+        (sigma itself is a function of the private data). There is no default: see issue 10, item 8.
     n_jobs : int, default=1
         Parallel workers for the 2h model fits (joblib; any joblib backend, e.g. Dask, applies).
     random_state : None or int
@@ -72,7 +87,11 @@ class TopicDP:
     cache_dir : path or None
         Cache sampled sensitivities (only for a fixed ``sampler_random_state``).
     progress : bool, default=False
-        Progress bar during sampling.
+        Progress bar during sampling when stderr is a terminal; otherwise progress and the cost forecast
+        are INFO lines with an ETA on the ``topicdp`` logger.
+    max_minutes : float > 0 or None
+        Refuse to start sensitivity sampling when its forecast (from the time of the first fit: 2h fits
+        x fit time / workers) exceeds this many minutes; the error names the options that would fit.
     secure_noise : bool, default=False
         Draw the Gaussian noise as an exact discrete Gaussian on a power-of-two grid (Canonne, Kamath &
         Steinke 2020; :func:`topicdp.mechanisms.secure_gaussian`) instead of numpy's floating-point
@@ -100,6 +119,8 @@ class TopicDP:
         cache_dir=None,
         progress: bool = False,
         secure_noise: bool = False,
+        sizing: str = "lambert-w",
+        max_minutes: float | None = None,
     ) -> None:
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta)
@@ -116,6 +137,16 @@ class TopicDP:
             self.calibration = "rdp"
         if self.mechanism == "laplace" and self.sensitivity != "global":
             raise ValueError("mechanism='laplace' uses the global L1 sensitivity 2K; set sensitivity='global'")
+        if self.mechanism == "gaussian" and self.sensitivity == "sampled":
+            if distribution is None:
+                raise ValueError(
+                    "sensitivity='sampled' needs the sampling distribution P: distribution=<a public reference "
+                    "Corpus> (random DP with respect to a P independent of the private data), or "
+                    "distribution='private-oracle' to resample the private corpus itself (sigma then leaks; the "
+                    "report says so); or use sensitivity='global' for DP with the provable bound sqrt(2K)")
+            if isinstance(distribution, str) and distribution != PRIVATE_ORACLE:
+                raise ValueError(f"distribution must be a public reference Corpus or {PRIVATE_ORACLE!r}, "
+                                 f"got {distribution!r}")
         self.distribution = distribution
         self.n_jobs = n_jobs
         self.random_state = random_state
@@ -124,11 +155,15 @@ class TopicDP:
         self.insecure_testing = insecure_testing
         self.cache_dir = cache_dir
         self.progress = progress
+        self.sizing = check_option(sizing, "sizing", SIZINGS)
+        self.max_minutes = None if max_minutes is None else check_real(max_minutes, "max_minutes", low=0.0)
         #: every release this privatizer made; reports state their composition (same data assumed)
         self.ledger = PrivacyLedger()
 
     # ------------------------------------------------------------------------------------------------
-    def privatize(self, model: TopicModelSpec, corpus, *, keep_nonprivate: bool = False) -> PrivateRelease:
+    def privatize(self, model: TopicModelSpec, corpus, *, keep_nonprivate: bool = False,
+                  vocabulary_source: str | Mapping = "private-texts", topic_word: np.ndarray | None = None,
+                  sensitivity_sample: SensitivitySample | None = None) -> PrivateRelease:
         """Fit ``model`` on ``corpus`` and release its topic-word matrix privately.
 
         Parameters
@@ -137,50 +172,112 @@ class TopicDP:
             E.g. ``GensimLDA(10, random_state=0)`` or ``CallableModel(func, n_topics)``.
         corpus : Corpus
         keep_nonprivate : bool, default=False
-            Keep the non-private matrix on the release for evaluation (never publish it).
+            Keep the non-private matrix on the release for evaluation (never published).
+        vocabulary_source : {"private-texts", "public"} or mapping, default="private-texts"
+            Where the corpus' vocabulary (the release's columns) came from: built from the private texts
+            (the report marks it NOT COVERED), a public word list, or a vocabulary selected under DP (its
+            ``to_dict()``, with ``epsilon`` and ``delta``: that budget is composed into the report).
+        topic_word : ndarray (K, V), optional
+            ``model``'s fit on ``corpus`` when the caller already has it (the comparison harness reuses one
+            fit across mechanisms). f's determinism is then not re-checked here; the report says so.
+        sensitivity_sample : SensitivitySample, optional
+            A sensitivity sample drawn earlier for this model, corpus domain and P at this privatizer's
+            gamma (e.g. from a cache, or a prefix of a larger sample); sampled road only.
         """
         if not isinstance(model, TopicModelSpec):
             raise TypeError(f"model must be a TopicModelSpec (see topicdp.adapters), got {type(model).__name__}")
-        W = model.fit_topic_word(corpus)
-        checks = [self._determinism_check(model, corpus, W)] if self.sensitivity == "sampled" else []
-        rng = check_random_state(self.random_state)
-        if self.mechanism == "laplace":
-            noisy, report = self._laplace(W, model, checks, rng)
-        elif self.sensitivity == "global":
-            noisy, report = self._gaussian_global(W, model, checks, rng)
+        vocab_status, vocab_note = vocabulary_status(vocabulary_source)
+        if sensitivity_sample is not None and (self.mechanism, self.sensitivity) != ("gaussian", "sampled"):
+            raise ValueError("sensitivity_sample applies to mechanism='gaussian' with sensitivity='sampled' only")
+        checks, pre_notes = [], []
+        self._fit_seconds = None
+        if topic_word is None:
+            start = time.perf_counter()
+            W = model.fit_topic_word(corpus)
+            self._fit_seconds = time.perf_counter() - start  # forecasts the sampler's 2h fits
+            if self.sensitivity == "sampled":
+                checks.append(self._determinism_check(model, corpus, W))
         else:
-            noisy, report = self._gaussian_sampled(W, model, corpus, checks, rng)
+            W = np.asarray(topic_word, dtype=float)
+            if W.shape != (model.n_topics, corpus.n_words):
+                raise ValueError(f"topic_word must have shape (n_topics, n_words) = {(model.n_topics, corpus.n_words)}, "
+                                 f"got {W.shape}")
+            if self.sensitivity == "sampled":
+                pre_notes.append("f's determinism was not re-checked by this release (the caller gave its fit).")
+        rng = check_random_state(self.random_state)
+        diagnostics: dict = {"corpus": {"n_docs": corpus.n_docs, "n_users": corpus.n_users, "n_tokens": corpus.n_tokens,
+                                        "fingerprint": corpus.fingerprint(), "construction": corpus.log.as_dict()}}
+        if self.mechanism == "laplace":
+            draft = self._laplace(W, checks, diagnostics)
+            noisy = laplace_perturbation(W, draft["sigma"], rng)
+        elif self.sensitivity == "global":
+            draft = self._gaussian_global(W, checks, diagnostics)
+            noisy = self._gaussian_noise(W, draft, rng)
+        else:
+            draft = self._gaussian_sampled(model, corpus, checks, diagnostics, sensitivity_sample)
+            noisy = self._gaussian_noise(W, draft, rng)
         released, empty_rows = to_simplex(noisy)
-        report.details.update(
-            {
-                "model": model.describe(),
-                "corpus": {"n_docs": corpus.n_docs, "n_words": corpus.n_words, "n_users": corpus.n_users,
-                           "fingerprint": corpus.fingerprint(), "construction": corpus.log.as_dict()},
-                "postprocessing": "negative entries clipped to 0, rows renormalised to sum to 1 "
-                f"({empty_rows} row(s) had no positive entry and became uniform)",
-            }
+        published = draft.pop("published")
+        noise_status = "DP" + (": random DP with respect to P (see guarantee)" if draft["guarantee"] == "random-DP" else "")
+        published.update({
+            "noisy": noise_status,
+            "topic_word": "post-processing: negative entries of noisy clipped to 0, rows renormalised",
+            "vocabulary": vocab_status,
+            "report.details.model": "public: the model's stated specification",
+            "report.details.postprocessing": "post-processing: counts rows of noisy with no positive entry",
+            "report.details.corpus.n_words": vocab_status,
+            "report.details.corpus.n_users": "public (stated): N, the number of privacy units, is the same for "
+                                             "all replace-one neighbours" if self.unit == "user" else
+                                             "public (stated): the number of users is not protected at document level",
+            "report.details.corpus.bounding": "public: the stated contribution bounds",
+        })
+        details = {
+            **draft.pop("details"),
+            "model": model.describe(),
+            "corpus": {"n_words": corpus.n_words, "n_users": corpus.n_users,
+                       "bounding": {"max_docs_per_user": corpus.log.max_docs_per_user,
+                                    "max_tokens_per_doc": corpus.log.max_tokens_per_doc}},
+            "postprocessing": "negative entries clipped to 0, rows renormalised to sum to 1 "
+            f"({empty_rows} row(s) had no positive entry and became uniform)",
+        }
+        if self.unit == "document":  # N at document level; private at user level
+            details["corpus"]["n_docs"] = corpus.n_docs
+            published["report.details.corpus.n_docs"] = ("public (stated): N, the number of privacy units, is the "
+                                                         "same for all replace-one neighbours")
+        notes = [*draft.pop("notes"), *pre_notes, vocab_note]
+        composition, totals, compose_note = self._compose(draft, vocabulary_source)
+        if compose_note:
+            notes.append(compose_note)
+        epsilon = self.epsilon
+        if isinstance(vocabulary_source, Mapping):
+            # this release = the DP vocabulary + the matrix: state their basic composition (Dwork & Roth 2014,
+            # Thm. 3.16); composition_total gives the tighter totals
+            epsilon += float(vocabulary_source["epsilon"])
+            draft["delta"] += float(vocabulary_source["delta"])
+            notes.append("epsilon and delta above include the vocabulary selection (basic composition).")
+        report = build_report(
+            unit=self.unit, neighbours="replace-one", seeded=self.random_state is not None, epsilon=epsilon,
+            checks=checks, notes=notes, details=details, published=published, composition=composition,
+            composition_total=totals, **draft,
         )
-        report.notes.append(VOCABULARY_NOTE)
-        self._compose(report)
-        return PrivateRelease(
-            topic_word=released,
-            noisy=noisy,
-            vocabulary=corpus.vocabulary,
-            report=report,
-            nonprivate=W if keep_nonprivate else None,
-        )
+        return PrivateRelease(topic_word=released, noisy=noisy, vocabulary=corpus.vocabulary, report=report,
+                              nonprivate=W if keep_nonprivate else None, diagnostics=diagnostics)
 
     # ------------------------------------------------------------------------------------------------
-    def _base_report(self, **kwargs) -> PrivacyReport:
-        return PrivacyReport(unit=self.unit, neighbours="replace-one", seeded=self.random_state is not None, **kwargs)
+    def _gaussian_sampled(self, model, corpus, checks, diagnostics, sample=None) -> dict:
+        oracle = isinstance(self.distribution, str)
+        if sample is None:
+            sample = self._sample(model, corpus, oracle)
+        elif sample.gamma != self.gamma or (sample.distribution["kind"] == "private-resample") != oracle:
+            raise ValueError(f"sensitivity_sample was drawn at gamma={sample.gamma:g} with P "
+                             f"{sample.distribution['kind']!r}; this privatizer has gamma={self.gamma:g} and "
+                             f"distribution={'private-oracle' if oracle else 'a public reference'}")
+        return self._sampled_draft(sample, oracle, checks, diagnostics)
 
-    def _gaussian_sampled(self, W, model, corpus, checks, rng):
-        distribution = None
-        if self.distribution is not None:
-            distribution = PublicReference(self.distribution, self.unit)
-        else:
-            distribution = PrivateResample(corpus, self.unit)
-        sample = sample_sensitivity(
+    def _sample(self, model, corpus, oracle: bool) -> SensitivitySample:
+        distribution = (PrivateResample(corpus, self.unit) if oracle
+                        else PublicReference(self.distribution, self.unit))
+        return sample_sensitivity(
             model,
             corpus,
             self.gamma,
@@ -192,7 +289,12 @@ class TopicDP:
             random_state=self.sampler_random_state,
             cache_dir=self.cache_dir,
             progress=self.progress,
+            sizing=self.sizing,
+            fit_seconds=self._fit_seconds,
+            max_minutes=self.max_minutes,
         )
+
+    def _sampled_draft(self, sample: SensitivitySample, oracle: bool, checks, diagnostics) -> dict:
         if sample.sensitivity <= 0:
             raise ValueError(
                 "the sampled sensitivity is 0: f gave identical output on every sampled neighbouring pair. "
@@ -201,111 +303,145 @@ class TopicDP:
         checks.append(Check("sample size meets Thm. 1 (TopicDP)", sample.sufficient,
                             f"h={sample.h}, k={sample.k} for gamma={self.gamma:g}"))
         sigma = calibrate_gaussian(self.epsilon, self.delta, sample.sensitivity, method=self.calibration)
-        report = self._base_report(
-            mechanism="gaussian-output-perturbation",
-            guarantee="random-DP" if sample.sufficient else "none",
-            epsilon=self.epsilon,
-            delta=self.delta,
-            gamma=self.gamma,
-            sampling_distribution=sample.distribution,
-            sensitivity=sample.sensitivity,
-            sensitivity_method=f"sampled: k-th ({sample.k}) smallest of h={sample.h} Frobenius distances over "
-            "neighbouring pairs drawn from P (TopicDP Alg. 1)",
-            sigma=sigma,
-            calibration=self.calibration,
-            sigma_alternatives=calibrate_all(self.epsilon, self.delta, sample.sensitivity),
-            checks=checks,
-            details={"sensitivity_sample": sample.summary()},
-        )
+        summary = sample.summary()
+        diagnostics["sensitivity_sample"] = summary
+        P = dict(sample.distribution)
+        notes = []
         if not sample.sufficient:
-            report.notes.insert(0, f"NO GUARANTEE: only {sample.h} neighbouring pairs were sampled, fewer than "
-                                   f"Thm. 1 requires for gamma={self.gamma:g} (insecure_testing).")
-        if sample.distribution["kind"] == "private-resample":
-            report.notes.append("P resampled the private corpus itself (TopicDP's choice): the sensitivity was "
-                                "computed from the private data and is not itself protected.")
-        return self._gaussian_noise(W, sigma, report, rng), report
+            notes.append(f"NO GUARANTEE: only {sample.h} neighbouring pairs were sampled, fewer than "
+                         f"{sample.sizing} sizing requires for gamma={self.gamma:g} (insecure_testing).")
+        if sample.sizing == "exchangeable":
+            notes.append(
+                "Exchangeable sizing: gamma bounds the probability that a neighbouring pair drawn from P has a "
+                "larger distance than the sampled sensitivity, marginal over the sensitivity sample and the "
+                "neighbouring pair drawn from P; it is not a statement about this particular sample (Lambert-W "
+                "sizing, TopicDP Thm. 1, gives that, at the cost of more pairs).")
+        if oracle:
+            diagnostics["private_oracle_fingerprint"] = P.pop("reference_fingerprint")
+            status = ("NOT COVERED: the private-oracle P resamples the private corpus, so Delta_s and sigma are "
+                      "functions of the private data released without noise")
+            notes.append(PRIVATE_ORACLE_NOTE)
+        else:
+            status = ("public: a function of the public reference P, the stated N, the vocabulary, the model "
+                      "and the sampler seed only")
+        published = {name: status for name in ("report.sensitivity", "report.sigma", "report.sigma_alternatives",
+                                               "report.composition", "report.composition_total",
+                                               "report.details.secure_noise")}
+        published["report.sampling_distribution"] = (
+            "public: describes P; reference_records is the stated N" if oracle else
+            "public: describes the public reference P (its fingerprint is of the public corpus)")
+        published["report.details.sensitivity_sample"] = "public: the sampler's stated parameters (h, k, rho, seed)"
+        return {
+            "mechanism": "gaussian-output-perturbation",
+            "guarantee": "random-DP" if sample.sufficient else "none",
+            "delta": self.delta,
+            "gamma": self.gamma,
+            "sampling_distribution": P,
+            "sensitivity": sample.sensitivity,
+            "sensitivity_method": f"sampled: k-th ({sample.k}) smallest of h={sample.h} Frobenius distances over "
+            f"neighbouring pairs drawn from P (TopicDP Alg. 1, {sample.sizing} sizing): {sample.statement}",
+            "sigma": sigma,
+            "calibration": self.calibration,
+            "sigma_alternatives": calibrate_all(self.epsilon, self.delta, sample.sensitivity),
+            "details": {"sensitivity_sample": {k: summary[k] for k in ("h", "k", "rho", "sufficient", "seed", "sizing")}},
+            "notes": notes,
+            "published": published,
+        }
 
     @staticmethod
-    def _require_simplex(W, checks, bound: str, option: str) -> None:
-        """The global bounds hold only for row-stochastic matrices: check, record, refuse otherwise."""
+    def _require_simplex(W, checks, diagnostics, bound: str, option: str) -> None:
+        """The global bounds hold only for row-stochastic matrices: check, record, refuse otherwise.
+
+        The numbers (smallest entry, worst row sum) are of the private matrix: diagnostics only.
+        """
         stochastic, detail = check_row_stochastic(W)
-        checks.append(Check(f"rows on the simplex (needed for the {bound} bound)", stochastic, detail))
+        diagnostics["row_stochastic"] = detail
+        checks.append(Check(f"rows on the simplex (needed for the {bound} bound)", stochastic,
+                            "entries >= -1e-6 and row sums within 1e-6 of 1"))
         if not stochastic:
             raise ValueError(f"{option} needs a model whose topics are probability vectors: {detail}")
 
-    def _gaussian_global(self, W, model, checks, rng):
-        self._require_simplex(W, checks, "sqrt(2K)", "sensitivity='global'")
+    def _public_published(self) -> dict:
+        status = "public: a function of K and the stated (epsilon, delta) only"
+        return {name: status for name in ("report.sensitivity", "report.sigma", "report.sigma_alternatives",
+                                          "report.composition", "report.composition_total",
+                                          "report.details.secure_noise")}
+
+    def _gaussian_global(self, W, checks, diagnostics) -> dict:
+        self._require_simplex(W, checks, diagnostics, "sqrt(2K)", "sensitivity='global'")
         delta_2 = simplex_l2_sensitivity(W.shape[0])
-        sigma = calibrate_gaussian(self.epsilon, self.delta, delta_2, method=self.calibration)
-        report = self._base_report(
-            mechanism="gaussian-output-perturbation",
-            guarantee="approx-DP",
-            epsilon=self.epsilon,
-            delta=self.delta,
-            sensitivity=delta_2,
-            sensitivity_method="global bound sqrt(2K) for row-stochastic K x V matrices",
-            sigma=sigma,
-            calibration=self.calibration,
-            sigma_alternatives=calibrate_all(self.epsilon, self.delta, delta_2),
-            checks=checks,
-            notes=["The bound holds for any two datasets, so the guarantee covers add/remove neighbours too."],
-        )
-        return self._gaussian_noise(W, sigma, report, rng), report
+        return {
+            "mechanism": "gaussian-output-perturbation",
+            "guarantee": "approx-DP",
+            "delta": self.delta,
+            "sensitivity": delta_2,
+            "sensitivity_method": "global bound sqrt(2K) for row-stochastic K x V matrices",
+            "sigma": calibrate_gaussian(self.epsilon, self.delta, delta_2, method=self.calibration),
+            "calibration": self.calibration,
+            "sigma_alternatives": calibrate_all(self.epsilon, self.delta, delta_2),
+            "details": {},
+            "notes": ["The bound holds for any two datasets, so the guarantee covers add/remove neighbours too."],
+            "published": self._public_published(),
+        }
 
-    def _laplace(self, W, model, checks, rng):
-        self._require_simplex(W, checks, "2K", "mechanism='laplace'")
+    def _laplace(self, W, checks, diagnostics) -> dict:
+        self._require_simplex(W, checks, diagnostics, "2K", "mechanism='laplace'")
         delta_1 = simplex_l1_sensitivity(W.shape[0])
-        scale = delta_1 / self.epsilon
-        report = self._base_report(
-            mechanism="laplace-output-perturbation",
-            guarantee="approx-DP",
-            epsilon=self.epsilon,
-            delta=0.0,
-            sensitivity=delta_1,
-            sensitivity_method="global L1 bound 2K for row-stochastic K x V matrices (TopicDP Sec. 4.2)",
-            sigma=scale,
-            calibration="laplace (scale = sensitivity / epsilon)",
-            checks=checks,
-            notes=["Pure epsilon-DP (delta = 0); 'sigma' is the Laplace scale b."],
-        )
-        return laplace_perturbation(W, scale, rng), report
+        return {
+            "mechanism": "laplace-output-perturbation",
+            "guarantee": "approx-DP",
+            "delta": 0.0,
+            "sensitivity": delta_1,
+            "sensitivity_method": "global L1 bound 2K for row-stochastic K x V matrices (TopicDP Sec. 4.2)",
+            "sigma": delta_1 / self.epsilon,
+            "calibration": "laplace (scale = sensitivity / epsilon)",
+            "details": {},
+            "notes": ["Pure epsilon-DP (delta = 0); 'sigma' is the Laplace scale b."],
+            "published": self._public_published(),
+        }
 
-    def _gaussian_noise(self, W, sigma: float, report: PrivacyReport, rng) -> np.ndarray:
+    def _gaussian_noise(self, W, draft: dict, rng) -> np.ndarray:
+        """W plus Gaussian noise; with ``secure_noise`` the draft's sigma becomes the scale actually used."""
         if not self.secure_noise:
-            return gaussian_perturbation(W, sigma, rng)
+            return gaussian_perturbation(W, draft["sigma"], rng)
         from .mechanisms import secure_gaussian
 
-        release = secure_gaussian(W, sigma, sensitivity=report.sensitivity, random_state=self.random_state)
-        report.details["secure_noise"] = {
+        release = secure_gaussian(W, draft["sigma"], sensitivity=draft["sensitivity"], random_state=self.random_state)
+        draft["details"]["secure_noise"] = {
             "sampler": "exact discrete Gaussian (Canonne, Kamath & Steinke 2020), OS randomness"
             + (" (seeded: NOT secure)" if release.seeded else ""),
             "grid": release.grid,
             "scale_units": release.scale_units,
             "noise_scale": release.noise_scale,
             "sensitivity_units": release.sensitivity_units,
+            "calibrated_sigma": draft["sigma"],
         }
-        report.sigma = release.noise_scale  # the scale actually used, >= the calibrated sigma
+        draft["sigma"] = release.noise_scale  # the scale actually used, >= the calibrated sigma
         return release.values
 
-    def _compose(self, report: PrivacyReport) -> None:
-        """Add this release to the ledger and state the total over all of this privatizer's releases."""
+    def _compose(self, draft: dict, vocabulary_source) -> tuple[list, list, str]:
+        """Add this release to the ledger; return its entries, the totals and a note on repeated releases."""
         name = f"release {len(self.ledger) + 1}"
-        if report.mechanism.startswith("laplace"):
-            self.ledger.add_laplace(name, report.sigma, report.sensitivity)
+        if draft["mechanism"].startswith("laplace"):
+            self.ledger.add_laplace(name, draft["sigma"], draft["sensitivity"])
         else:
-            self.ledger.add_gaussian(name, report.sigma, report.sensitivity)
-        report.composition = self.ledger.entries()
-        report.composition_total = {
-            f"epsilon at delta={self.delta:g} ({method})": eps for method, eps in self.ledger.totals(self.delta).items()
-        }
+            self.ledger.add_gaussian(name, draft["sigma"], draft["sensitivity"])
+        if isinstance(vocabulary_source, Mapping):
+            self.ledger.add_approx(f"vocabulary selection ({name})", float(vocabulary_source["epsilon"]),
+                                   float(vocabulary_source["delta"]))
+        delta = self.delta + sum(e.get("delta", 0.0) for e in self.ledger.entries() if e.get("kind") == "approx")
+        note = ""
         if len(self.ledger) > 1:
-            report.notes.append(
-                f"This privatizer has made {len(self.ledger)} releases; if they are of the same data, the totals "
-                "under composition_total apply" + (
-                    f" and the random-DP failure probabilities add up (gamma total <= {len(self.ledger) * self.gamma:g})."
-                    if report.guarantee == "random-DP" else "."
-                )
-            )
+            note = (f"This privatizer has made {len(self.ledger)} ledger entries; if they are of the same data, the "
+                    "totals under composition_total apply" + (
+                        f" and the random-DP failure probabilities add up (gamma total <= {len(self.ledger) * self.gamma:g})."
+                        if draft["guarantee"] == "random-DP" else "."))
+        entries = self.ledger.entries()
+        totals = ledger_totals(self.ledger, delta)
+        if all(e["kind"] == "laplace" for e in entries):
+            # pure epsilon-DP: basic composition of the Laplace releases at delta = 0 (Dwork & Roth 2014, Thm. 3.16)
+            totals.insert(0, total("pure (basic composition)", sum(e["sensitivity"] / e["scale"] for e in entries), 0.0))
+        return entries, totals, note
 
     @staticmethod
     def _determinism_check(model, corpus, W) -> Check:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -14,11 +13,22 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 
 
+MECHANISMS = ("dp-vem", "gaussian-global", "laplace", "spectral-config-1", "spectral-config-2", "spectral-config-3",
+              "spectral-config-4", "dpsvi")  # topicdp.plan.RIGOROUS_MECHANISMS, without importing numpy for --help
+
+
 def _add_privacy_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--guarantee", choices=("dp", "random-dp"), default="dp",
+                   help="dp (default): (epsilon, delta)-DP by the mechanism the forecast rule picks (topicdp.plan); "
+                        "random-dp: TopicDP over --model with a sampled sensitivity (NOT DP; needs --reference)")
+    p.add_argument("--mechanism", choices=MECHANISMS, default=None,
+                   help="with --guarantee dp: use this mechanism instead of the rule's choice")
+    p.add_argument("--release-anyway", action="store_true",
+                   help="release even when the forecast says the topics will be noise")
     p.add_argument("--model", default="gensim-lda", help="model (see topicdp.adapters.MODELS); default gensim-lda")
     p.add_argument("--topics", type=int, default=10, help="number of topics K (default 10)")
     p.add_argument("--epsilon", type=float, default=3.0, help="epsilon > 0 (default 3)")
-    p.add_argument("--delta", type=float, default=1e-4, help="delta in (0, 1) (default 1e-4)")
+    p.add_argument("--delta", type=float, default=1e-6, help="delta in (0, 1) (default 1e-6)")
     p.add_argument("--gamma", type=float, default=0.1, help="random-DP confidence in (0, 0.5) (default 0.1)")
     p.add_argument("--unit", choices=("user", "document"), default="user", help="privacy unit (default user)")
     p.add_argument("--calibration", choices=("auto", "analytic", "rdp", "paper"), default="auto")
@@ -27,6 +37,21 @@ def _add_privacy_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sampler-seed", type=int, default=0, help="seed of the neighbour-pair draws (default 0)")
     p.add_argument("--model-seed", type=int, default=0, help="seed of the model (default 0)")
     p.add_argument("--cache-dir", default=None, help="cache sampled sensitivities here")
+    p.add_argument("--sizing", choices=("lambert-w", "exchangeable"), default="lambert-w",
+                   help="pairs for gamma: lambert-w (TopicDP Thm. 1, sample-conditional; 285 at gamma=0.1) or "
+                   "exchangeable (marginal over the sample and the pair; 9 at gamma=0.1) (default lambert-w)")
+    p.add_argument("--max-minutes", type=float, default=None,
+                   help="refuse to start sensitivity sampling forecast to take longer (from the first fit's time)")
+    p_dist = p.add_mutually_exclusive_group()
+    p_dist.add_argument("--reference", default=None, metavar="PUBLIC.jsonl",
+                        help="public reference corpus (same format): with --guarantee random-dp the sensitivity "
+                             "sampler draws P from it (sigma is then public); with --guarantee dp and dp-vem the "
+                             "release starts from topics fitted on it")
+    p_dist.add_argument("--private-oracle", action="store_true",
+                        help="let the sampler resample the private corpus itself (TopicDP's choice); sigma then "
+                             "depends on the private data and the report says what that leaks")
+    p.add_argument("--diagnostics", default=None, metavar="PATH",
+                   help="write the owner's private diagnostics here (never publish this file)")
     p.add_argument("--n-pairs", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--insecure-testing", action="store_true", help=argparse.SUPPRESS)
 
@@ -38,49 +63,178 @@ def _add_corpus_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-features", type=int, default=5000, help="vocabulary size limit (default 5000)")
     p.add_argument("--min-df", type=int, default=5, help="minimum document frequency of a word (default 5)")
     p.add_argument("--max-df", type=float, default=0.5, help="drop words in more than this share of documents (default 0.5)")
-    p.add_argument("--max-docs-per-user", type=int, default=None)
-    p.add_argument("--max-tokens-per-doc", type=int, default=None)
+    p.add_argument("--max-docs-per-user", type=int, default=None, help="contribution bound (>= 1; default: none)")
+    p.add_argument("--max-tokens-per-doc", type=int, default=None, help="contribution bound (>= 1; default: none)")
     p.add_argument("--users", type=int, default=None, help="use only the first N users of the file (a documented subset)")
+    p.add_argument("--vocabulary", default=None, metavar="FILE",
+                   help="public word list (one word per line, '#' comments): the columns, at no privacy cost; "
+                        "--min-df/--max-df/--max-features are then not used")
+    p.add_argument("--vocabulary-epsilon", type=float, default=None,
+                   help="select the vocabulary from the texts under DP at --unit with this epsilon "
+                        "(at most --max-features words; --min-df/--max-df are then not used)")
+    p.add_argument("--vocabulary-delta", type=float, default=None, help="delta of the DP vocabulary selection")
 
 
 def load_corpus(args):
+    """The (bounded) corpus the arguments name; call :func:`check_arguments` first. With a DP-selected
+    vocabulary, ``args.vocabulary_selection`` holds its :class:`topicdp.vocabulary.DPVocabulary`, whose budget
+    the release must compose (else None)."""
     from .corpus import Corpus, embedded_corpus
 
-    if args.corpus == "embedded":
+    words = _public_or_checked_vocabulary(args)  # before the corpus is read: errors come early
+    args.vocabulary_selection = None
+    if words is not None or getattr(args, "vocabulary_epsilon", None) is not None:
+        corpus = _corpus_with_vocabulary(args, words)
+    elif args.corpus == "embedded":
         corpus = embedded_corpus()
     else:
-        users = None
-        if args.users is not None:
-            users = _first_users(args.corpus, args.user_field, args.users)
         corpus = Corpus.from_jsonl(
             args.corpus,
             text_field=args.text_field,
             user_field=args.user_field,
-            users=users,
+            n_users=args.users,
             min_df=args.min_df,
             max_df=args.max_df,
             max_features=args.max_features,
         )
-    if args.max_docs_per_user or args.max_tokens_per_doc:
+    if args.max_docs_per_user is not None or args.max_tokens_per_doc is not None:
         corpus = corpus.bound(args.max_docs_per_user, args.max_tokens_per_doc)
     return corpus
 
 
-def _first_users(path, user_field: str, n: int) -> list:
-    import gzip
-
-    opener = gzip.open if str(path).endswith(".gz") else open
-    seen: dict = {}
-    with opener(path, "rt", encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                seen.setdefault(json.loads(line)[user_field], None)
-                if len(seen) >= n:
-                    break
-    return list(seen)
+def _optional(value, check, *args, **kwargs):
+    return None if value is None else check(value, *args, **kwargs)
 
 
-def _make_privatizer(args):
+def _public_or_checked_vocabulary(args):
+    from ._validation import check_delta, check_epsilon
+    from .vocabulary import load_vocabulary
+
+    path, eps, delta = (getattr(args, a, None) for a in ("vocabulary", "vocabulary_epsilon", "vocabulary_delta"))
+    if path is not None and eps is not None:
+        raise ValueError("--vocabulary (a public list) and --vocabulary-epsilon (a DP selection) exclude each other")
+    if (eps is None) != (delta is None):
+        raise ValueError("--vocabulary-epsilon and --vocabulary-delta must be given together")
+    if eps is not None:
+        check_epsilon(eps, "--vocabulary-epsilon")
+        check_delta(delta, "--vocabulary-delta")
+    return None if path is None else load_vocabulary(path)
+
+
+def _corpus_with_vocabulary(args, words):
+    import numpy as np
+
+    from .corpus import Corpus, embedded_texts, read_jsonl_records
+    from .vocabulary import select_vocabulary
+
+    if args.corpus == "embedded":
+        texts = embedded_texts()
+        owners = list(range(len(texts)))  # one user per document, as embedded_corpus()
+    else:
+        records = list(read_jsonl_records(args.corpus, args.text_field, args.user_field))
+        if args.users is not None:  # the first N users of the file, as Corpus.from_jsonl(n_users=N)
+            first = set(list(dict.fromkeys(u for _, u in records))[:args.users])
+            records = [(t, u) for t, u in records if u in first]
+        texts, owners = [t for t, _ in records], [u for _, u in records]
+    if words is None:
+        seed = getattr(args, "seed", None)  # a stream of its own, never the release's noise
+        args.vocabulary_selection = select_vocabulary(
+            texts, owners, epsilon=args.vocabulary_epsilon, delta=args.vocabulary_delta,
+            unit=getattr(args, "unit", "user"), max_features=args.max_features,
+            random_state=None if seed is None else np.random.SeedSequence([seed, 1]))
+        words = args.vocabulary_selection.words
+        if not words:
+            raise ValueError(f"no word passed the DP vocabulary threshold at --vocabulary-epsilon "
+                             f"{args.vocabulary_epsilon:g}: too few {getattr(args, 'unit', 'user')}s for this budget "
+                             "(raise the budget, or give a public --vocabulary)")
+    return Corpus.from_texts(texts, owners, vocabulary=words)
+
+
+
+
+def check_corpus_path(path: str, flag: str = "corpus") -> None:
+    """Refuse, before any work, a corpus argument that is neither 'embedded' nor a readable file."""
+    if path == "embedded":
+        return
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{flag}: no such file: {path}")
+    if os.path.isdir(path):
+        raise ValueError(f"{flag}: {path} is a directory; give a JSON Lines file (.jsonl or .jsonl.gz) or 'embedded'")
+    if not os.access(path, os.R_OK):
+        raise ValueError(f"{flag}: {path} is not readable")
+
+
+def check_bounds(args) -> None:
+    """--max-docs-per-user and --max-tokens-per-doc: leave a flag out for no bound; 0 is not 'no bound'."""
+    bounds = {"--max-docs-per-user": args.max_docs_per_user, "--max-tokens-per-doc": args.max_tokens_per_doc}
+    for flag, value in bounds.items():
+        if value is not None and value < 1:
+            raise ValueError(f"{flag} must be an integer >= 1, got {value} (leave the flag out for no bound)")
+
+
+def check_arguments(args) -> None:
+    """Validate every argument of ``privatize`` / ``demo`` before the corpus is read or a model is fitted.
+
+    The checks are the library's own (``topicdp._validation``, ``topicdp.adapters.MODELS``), with the flag
+    names in the messages; they run in a few milliseconds, so a typo costs no reading time.
+    """
+    from ._validation import (check_delta, check_epsilon, check_gamma, check_int, check_n_jobs, check_option,
+                              check_real)
+    from .adapters import MODELS
+
+    check_option(args.model, "--model", MODELS)
+    check_int(args.topics, "--topics", low=1)
+    check_epsilon(args.epsilon, "--epsilon")
+    check_delta(args.delta, "--delta")
+    check_gamma(args.gamma, "--gamma")
+    check_n_jobs(args.n_jobs, "--n-jobs")
+    _optional(args.seed, check_int, "--seed", low=0)
+    _optional(args.sampler_seed, check_int, "--sampler-seed", low=0)
+    _optional(args.model_seed, check_int, "--model-seed", low=0)
+    _optional(args.n_pairs, check_int, "--n-pairs", low=1)
+    if args.cache_dir is not None and os.path.exists(args.cache_dir) and not os.path.isdir(args.cache_dir):
+        raise ValueError(f"--cache-dir: {args.cache_dir} exists and is not a directory")
+    _optional(getattr(args, "top", None), check_int, "--top", low=1)
+    out = getattr(args, "out", None)
+    if out is not None:
+        parent = os.path.dirname(os.path.abspath(out))
+        if os.path.isdir(out) or not os.path.isdir(parent):
+            raise ValueError(f"--out: cannot write a file at {out} (a directory, or its directory does not exist)")
+    if hasattr(args, "corpus"):
+        check_corpus_path(args.corpus)
+        check_int(args.max_features, "--max-features", low=1)
+        check_int(args.min_df, "--min-df", low=1)
+        check_real(args.max_df, "--max-df", low=0.0, high=1.0, high_open=False)
+        _optional(args.users, check_int, "--users", low=1)
+        check_bounds(args)
+
+
+NO_P_MESSAGE = (
+    "the sampled sensitivity needs a sampling distribution P that is not the private data by default: pass "
+    "--reference PUBLIC.jsonl (a public corpus of the same kind; sigma is then public) or --private-oracle "
+    "(resample the private corpus, as TopicDP did; sigma then leaks and the report says so)"
+)
+
+
+def _check_distribution(args) -> None:
+    """Before any work: the sampled road has no default P (issue 10, item 8)."""
+    if args.reference is None and not args.private_oracle:
+        raise ValueError(NO_P_MESSAGE)
+
+
+def load_reference(args, corpus):
+    """The public reference corpus of ``--reference``, on the private corpus' vocabulary and bounds."""
+    from .corpus import Corpus
+
+    reference = Corpus.from_jsonl(args.reference, text_field=args.text_field, user_field=args.user_field,
+                                  vocabulary=corpus.vocabulary)
+    log = corpus.log
+    if log.max_docs_per_user or log.max_tokens_per_doc:
+        reference = reference.bound(log.max_docs_per_user, log.max_tokens_per_doc)
+    return reference
+
+
+def _make_privatizer(args, reference=None):
     from .agnostic import TopicDP
 
     return TopicDP(
@@ -89,13 +243,16 @@ def _make_privatizer(args):
         args.gamma,
         unit=args.unit,
         calibration=args.calibration,
+        distribution=reference if reference is not None else ("private-oracle" if args.private_oracle else None),
         n_jobs=args.n_jobs,
         random_state=args.seed,
         sampler_random_state=args.sampler_seed,
         n_pairs=args.n_pairs,
         insecure_testing=args.insecure_testing,
         cache_dir=args.cache_dir,
-        progress=sys.stderr.isatty() or bool(os.environ.get("TOPICDP_PROGRESS")),
+        progress=True,  # a bar on a terminal, log lines with an ETA otherwise
+        sizing=args.sizing,
+        max_minutes=args.max_minutes,
     )
 
 
@@ -107,15 +264,154 @@ def format_topics(topics, title: str) -> str:
 
 
 def cmd_privatize(args) -> int:
-    from .adapters import make_model
+    if args.guarantee == "random-dp":
+        _check_distribution(args)
+        corpus = load_corpus(args)
+        reference = load_reference(args, corpus) if args.reference else None
+        return _release(args, corpus, reference)
+    _split_vocabulary_budget(args)
+    plan = _plan(args, _count_units(args), _planned_words(args))  # before any DP mechanism runs
+    return _release_dp(args, load_corpus(args), plan)
 
-    corpus = load_corpus(args)
+
+#: share of --epsilon spent on selecting the vocabulary under DP when no public --vocabulary is given
+VOCABULARY_SHARE = 0.2
+
+
+def _split_vocabulary_budget(args) -> None:
+    """--guarantee dp is DP end to end: without a public --vocabulary the words are selected under DP, and
+    --epsilon/--delta are the *total* (vocabulary + topics, basic composition)."""
+    if args.vocabulary is not None or args.corpus == "embedded":
+        args.topics_epsilon, args.topics_delta = args.epsilon, args.delta
+        return
+    if args.vocabulary_epsilon is None:
+        args.vocabulary_epsilon, args.vocabulary_delta = VOCABULARY_SHARE * args.epsilon, args.delta / 2
+    if args.vocabulary_epsilon >= args.epsilon or args.vocabulary_delta >= args.delta:
+        raise ValueError(f"--vocabulary-epsilon/--vocabulary-delta ({args.vocabulary_epsilon:g}, "
+                         f"{args.vocabulary_delta:g}) must be below the total --epsilon/--delta "
+                         f"({args.epsilon:g}, {args.delta:g})")
+    args.topics_epsilon, args.topics_delta = args.epsilon - args.vocabulary_epsilon, args.delta - args.vocabulary_delta
+
+
+def _count_units(args) -> int:
+    """The number of privacy units (stated public by the release), counted without selecting anything."""
+    from .corpus import embedded_texts, read_jsonl_records
+
+    if args.corpus == "embedded":
+        return len(embedded_texts())
+    users: dict = {}
+    n_docs = 0
+    for _, user in read_jsonl_records(args.corpus, args.text_field, args.user_field):
+        if args.users is not None and user not in users and len(users) >= args.users:
+            continue
+        users.setdefault(user, None)
+        n_docs += 1
+    return len(users) if args.unit == "user" else n_docs
+
+
+def _planned_words(args) -> int:
+    if args.vocabulary is not None:
+        from .vocabulary import load_vocabulary
+
+        return len(load_vocabulary(args.vocabulary))
+    return args.max_features
+
+
+def _plan(args, n_units: int, n_words: int):
+    """Forecast every rigorous mechanism from public quantities, print it, and refuse a noise release."""
+    from .plan import plan_release
+
+    plan = plan_release(guarantee="dp", mechanism=args.mechanism, epsilon=args.topics_epsilon,
+                        delta=args.topics_delta, unit=args.unit, n_units=n_units, n_topics=args.topics,
+                        n_words=n_words)
+    print(f"{n_units} {args.unit}s (stated public), {n_words} words, K={args.topics}; "
+          f"budget for the topics: epsilon={args.topics_epsilon:g}, delta={args.topics_delta:g}")
+    print("\n".join(plan.lines()) + "\n")
+    if plan.forecast is not None and plan.forecast.verdict == "noise" and not args.release_anyway:
+        raise ValueError("the forecast says this release would be noise, so nothing was released and no budget "
+                         "was spent; see the advice above, or pass --release-anyway")
+    return plan
+
+
+def _release_dp(args, corpus, plan, truth=None) -> int:
+    """--guarantee dp: run the planned mechanism, print the topics and the report, write the files."""
     print(f"corpus: {corpus}")
     for line in corpus.log.lines():
         print(f"  {line}")
+    selection = getattr(args, "vocabulary_selection", None)
+    source = selection.to_dict() if selection is not None else ("public" if args.vocabulary or truth else "private-texts")
+    start = time.perf_counter()
+    release = rigorous_release(plan.mechanism, corpus, args, source)
+    elapsed = time.perf_counter() - start
+    print(format_topics(release.top_words(args.top), f"top words of the release ({plan.mechanism}):"))
+    if truth is not None:
+        from .metrics.readability import topic_overlap
+
+        print(f"\nmatched top-10 overlap with {truth[0]}: {topic_overlap(release.topic_word, truth[1]):.2f} "
+              "(0 = unrelated, 1 = identical)")
+    print("\nprivacy report:\n" + release.report.summary())
+    print(f"\nwall time {elapsed:.1f} s")
+    _write(args, release)
+    return 0
+
+
+def rigorous_release(mechanism: str, corpus, args, vocabulary_source="private-texts"):
+    """The PrivateRelease of one rigorous mechanism, named as in topicdp.plan.RIGOROUS_MECHANISMS."""
+    if mechanism == "dp-vem":
+        from .variational import DPVariationalLDA, public_init
+
+        init, iterations = None, 5
+        if getattr(args, "reference", None):  # a public start: 2 iterations instead of 5 from a random one
+            init, iterations = public_init(load_reference(args, corpus), args.topics, unit=args.unit), 2
+            print(f"starting from topics fitted on the public reference {args.reference}")
+        model = DPVariationalLDA(args.topics, epsilon=args.topics_epsilon, delta=args.topics_delta, unit=args.unit,
+                                 n_iterations=iterations, init=init, random_state=args.seed)
+        return model.fit(corpus, vocabulary_source=vocabulary_source).release_
+    if mechanism in ("gaussian-global", "laplace"):
+        from .adapters import make_model
+        from .agnostic import TopicDP
+
+        privatizer = TopicDP(args.topics_epsilon, args.topics_delta, unit=args.unit, sensitivity="global",
+                             mechanism="gaussian" if mechanism == "gaussian-global" else "laplace",
+                             random_state=args.seed)
+        return privatizer.privatize(make_model(args.model, args.topics, args.model_seed), corpus,
+                                    vocabulary_source=vocabulary_source)
+    if mechanism.startswith("spectral-config-"):
+        from .spectral import SpectralDP
+
+        model = SpectralDP(n_topics=args.topics, alpha0=1.0, configuration=int(mechanism[-1]),
+                           epsilon=args.topics_epsilon, delta=args.topics_delta, random_state=args.seed)
+        return model.fit(corpus).release_
+    if mechanism == "dpsvi":
+        from .baselines import DPSVI
+
+        if args.unit != "document":
+            raise ValueError("--mechanism dpsvi protects documents only: pass --unit document")
+        return DPSVI(args.topics, epsilon=args.topics_epsilon, delta=args.topics_delta,
+                     random_state=args.seed).fit(corpus).release_
+    raise ValueError(f"unknown mechanism {mechanism!r}")
+
+
+def _write(args, release) -> None:
+    if args.out:
+        release.save(args.out)
+        print(f"release written to {args.out} (published part only: DP outputs and public parameters)")
+    if args.diagnostics:
+        release.save_diagnostics(args.diagnostics)
+        print(f"private diagnostics written to {args.diagnostics} (for the data owner; do not publish)")
+
+
+def _release(args, corpus, reference) -> int:
+    from .adapters import make_model
+
+    print(f"corpus: {corpus}")
+    for line in corpus.log.lines():
+        print(f"  {line}")
+    if reference is not None:
+        print(f"public reference P: {reference}")
     model = make_model(args.model, args.topics, args.model_seed)
     start = time.perf_counter()
-    release = _make_privatizer(args).privatize(model, corpus, keep_nonprivate=args.show_nonprivate)
+    release = _make_privatizer(args, reference).privatize(model, corpus, keep_nonprivate=args.show_nonprivate)
     elapsed = time.perf_counter() - start
     if args.show_nonprivate:
         from .metrics import l1_distance, rmse
@@ -126,39 +422,66 @@ def cmd_privatize(args) -> int:
     print(format_topics(release.top_words(args.top), "top words of the release:"))
     print("\nprivacy report:\n" + release.report.summary())
     print(f"\nwall time {elapsed:.1f} s")
-    if args.out:
-        release.save(args.out)
-        print(f"release written to {args.out}")
+    _write(args, release)
     return 0
 
 
 def cmd_demo(args) -> int:
-    """The whole agnostic road on the embedded corpus (gensim's Lee news corpus, one document per user)."""
-    args.corpus = "embedded"
+    """A release that works, end to end, in well under a minute.
+
+    ``--guarantee dp`` (default): a *generated* corpus with ten known, readable topics (2,000 users, 10,000
+    documents; :func:`topicdp.datasets.themed_corpus`), released at user level by the mechanism the
+    forecast rule picks, and compared with the topics that generated it. ``--guarantee random-dp``: TopicDP
+    over gensim LDA on the embedded Lee news corpus (real text, 300 documents, one per user), the first 150
+    documents playing the public reference P (or ``--private-oracle`` / ``--reference``).
+    """
     args.max_docs_per_user = args.max_tokens_per_doc = None
-    args.show_nonprivate = True
     args.top = 8
-    print("topicdp demo: gensim LDA on the embedded Lee news corpus (300 documents, one per user),")
-    print(f"released with TopicDP at epsilon={args.epsilon:g}, delta={args.delta:g}, gamma={args.gamma:g}\n")
-    return cmd_privatize(args)
+    if args.guarantee == "dp":
+        from .datasets import themed_corpus
+
+        corpus, truth = themed_corpus()
+        print("topicdp demo: a GENERATED corpus with ten known topics (2,000 users x 5 documents; not real text),")
+        print(f"released under ({args.epsilon:g}, {args.delta:g})-DP at the {args.unit} level; its word list is public\n")
+        args.vocabulary, args.topics_epsilon, args.topics_delta = None, args.epsilon, args.delta
+        plan = _plan(args, corpus.n_users if args.unit == "user" else corpus.n_docs, corpus.n_words)
+        return _release_dp(args, corpus, plan, truth=("the generating topics", truth))
+    import numpy as np
+
+    from .corpus import embedded_corpus
+
+    _check_distribution(args)
+    args.corpus = "embedded"
+    args.show_nonprivate = True
+    corpus, reference = embedded_corpus(), None
+    if args.reference:
+        reference = load_reference(args, corpus)
+    elif not args.private_oracle:
+        reference, corpus = corpus.subset_documents(np.arange(150)), corpus.subset_documents(np.arange(150, corpus.n_docs))
+    print(f"topicdp demo: gensim LDA on the embedded Lee news corpus ({corpus.n_docs} documents, one per user"
+          + (", the other 150 as the public reference P)," if reference is not None and not args.reference else "),"))
+    print(f"released with TopicDP (random DP, not DP) at epsilon={args.epsilon:g}, delta={args.delta:g}, "
+          f"gamma={args.gamma:g}\n")
+    return _release(args, corpus, reference)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="topicdp", description="Differentially private topic models.")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("privatize", help="fit a topic model and release it with TopicDP")
+    p = sub.add_parser("privatize", help="release topics of a corpus under DP (or random DP with TopicDP)")
     _add_corpus_arguments(p)
     _add_privacy_arguments(p)
     p.add_argument("--out", default=None, help="write the release (JSON) here")
     p.add_argument("--top", type=int, default=10, help="top words shown per topic")
     p.add_argument("--show-nonprivate", action="store_true", help="also print the non-private top words")
-    p.set_defaults(func=cmd_privatize)
+    p.set_defaults(func=cmd_privatize, check=check_arguments)
 
-    p = sub.add_parser("demo", help="run the agnostic road on the embedded corpus")
+    p = sub.add_parser("demo", help="a private release of a generated corpus with known topics (about 20 s)")
     _add_privacy_arguments(p)
+    p.set_defaults(text_field="text", user_field="user")
     p.add_argument("--out", default=None)
-    p.set_defaults(func=cmd_demo)
+    p.set_defaults(func=cmd_demo, check=check_arguments)
 
     from .audit.cli import register as register_audit
     from .experiments.cli import register as register_compare
@@ -168,12 +491,30 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _log_to_stderr() -> None:
+    """Show the ``topicdp`` logger's INFO lines (cost forecast, progress) on stderr; no other logger."""
+    import logging
+
+    class StderrHandler(logging.StreamHandler):
+        stream = property(lambda self: sys.stderr, lambda self, value: None)  # today's stderr, as logging.lastResort
+
+    logger = logging.getLogger("topicdp")
+    if not logger.handlers:
+        handler = StderrHandler()
+        handler.setFormatter(logging.Formatter("topicdp: %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+
+
 def main(argv=None) -> int:
+    _log_to_stderr()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if getattr(args, "check", None) is not None:
+            args.check(args)  # every argument, before any reading or fitting
         return args.func(args)
-    except (ValueError, TypeError, FileNotFoundError) as exc:
+    except (ValueError, TypeError, OSError) as exc:
         print(f"topicdp: error: {exc}", file=sys.stderr)
         return 2
 

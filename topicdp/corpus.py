@@ -12,7 +12,11 @@ that it was taken as given. Pass ``vocabulary=`` from a public source to avoid t
 
 Contribution bounding (:meth:`Corpus.bound`) caps what any one user can contribute — at most
 ``max_docs_per_user`` documents and ``max_tokens_per_doc`` tokens per document — which user-level
-privacy needs; everything it removes is counted in :attr:`Corpus.log`.
+privacy needs. It acts on each privacy unit separately (what is kept of a user depends only on that
+user's records and the seed), so that neighbouring corpora stay neighbours; everything it removes is
+counted in :attr:`Corpus.log` (private diagnostics, not for publication).
+
+:func:`read_jsonl_records` is the one JSON Lines reader of the package; its errors name file and line.
 """
 
 from __future__ import annotations
@@ -21,13 +25,14 @@ import gzip
 import hashlib
 import json
 import os
+import zlib
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import check_count_values, check_int, check_random_state
+from ._validation import check_count_values, check_int
 
 #: tokens are runs of at least ``min_token_length`` letters (unicode letters, no digits or underscores)
 _TOKEN_PATTERN = r"(?u)\b[^\W\d_]{%d,}\b"
@@ -210,18 +215,29 @@ class Corpus:
         text_field: str = "text",
         user_field: str = "user",
         users: Sequence | None = None,
+        n_users: int | None = None,
         **text_options,
     ) -> "Corpus":
-        """Read JSON Lines (gzip'd when the name ends in ``.gz``) with a text and a user field.
+        """Read JSON Lines (gzip'd or not) with a text and a user field (see :func:`read_jsonl_records`).
 
-        ``users`` restricts the corpus to those user ids (a documented subset). Other keyword arguments
-        go to :meth:`from_texts`.
+        ``users`` restricts the corpus to those user ids and ``n_users`` to the first ``n_users`` distinct
+        users of the file (documented subsets). Other keyword arguments go to :meth:`from_texts`.
         """
-        records = list(read_jsonl_records(path, text_field, user_field, users))
-        texts = [t for t, _ in records]
-        owners = [u for _, u in records]
+        if n_users is not None:
+            n_users = check_int(n_users, "n_users", low=1)
+        records = read_jsonl_records(path, text_field, user_field, users)
+        texts: list[str] = []
+        owners: list = []
+        first: set = set()
+        for text, user in records:
+            if n_users is not None and user not in first:
+                if len(first) == n_users:
+                    continue
+                first.add(user)
+            texts.append(text)
+            owners.append(user)
         if not texts:
-            raise ValueError(f"{path}: no documents" + ("" if users is None else " for the requested users"))
+            raise ValueError(f"{os.fspath(path)}: no documents" + ("" if users is None else " for the requested users"))
         return cls.from_texts(texts, owners, **text_options)
 
     @classmethod
@@ -294,39 +310,65 @@ class Corpus:
         self,
         max_docs_per_user: int | None = None,
         max_tokens_per_doc: int | None = None,
-        random_state=0,
+        random_state: int | np.random.SeedSequence | np.random.Generator | None = None,
     ) -> "Corpus":
         """Cap each user's contribution; return a new corpus whose ``log`` counts what was cut.
 
+        Bounding is a *per-unit* function: what is kept of a user (which documents, and which tokens of
+        each) depends only on that user's own documents and on a seed ``s`` drawn once, independently of
+        the data. Write ``B_s(u)`` for what is kept of user ``u``; the bounded corpus is ``{B_s(u)}``.
+
+        * The documents kept of user ``u`` are a uniformly random ``max_docs_per_user``-subset of the
+          *positions* of u's documents (their order in the corpus), drawn by a generator seeded with
+          ``(s, stable hash of u's id)``. The id, not the user's index, so that adding or removing another
+          user (which renumbers users) changes nothing here.
+        * A document longer than ``max_tokens_per_doc`` keeps a uniformly random sub-multiset of its tokens
+          (a multivariate hypergeometric draw from its counts, since a count matrix has no token order),
+          drawn by a generator seeded with ``(s, hash of the document's words and counts)``: it depends on
+          the document alone, so it is the same function at the document level too.
+
+        Why it matters. A mechanism ``M`` that is (eps, delta)-DP on bounded corpora stays so after
+        bounding only if neighbouring inputs stay neighbours: for every fixed ``s``, if ``D`` and ``D'``
+        differ in one user then ``B_s(D)`` and ``B_s(D')`` differ in that user's (bounded) rows only, so
+        ``M(B_s(D))`` is (eps, delta)-DP; drawing ``s`` independently of the data keeps it so (a mixture of
+        DP mechanisms). One random stream shared by all users, as before, breaks this: one user's extra
+        document shifts the stream and re-draws every user after it. The same holds at the document level
+        for ``max_tokens_per_doc`` (add/remove or replace one document). ``max_docs_per_user`` is a
+        user-level bound; leave it out at the document level (replacing a document in place keeps its
+        owner's other choices, but adding or removing one re-draws its owner's subset).
+
+        The guarantee holds for any seed chosen without looking at the data, public or not; the default
+        draws fresh entropy from the operating system, and a given seed makes bounding reproducible.
+
         Parameters
         ----------
-        max_docs_per_user : int, optional
-            Keep at most this many documents of each user: a uniformly random subset, drawn with
-            ``random_state`` (the documents' order in the input, e.g. by date, would bias a prefix).
-        max_tokens_per_doc : int, optional
-            Documents longer than this keep a uniformly random subset of their tokens (a multivariate
-            hypergeometric draw from the counts), since a count matrix has no token order.
-        random_state : int, Generator or None, default=0
+        max_docs_per_user : int >= 1, optional
+            Keep at most this many documents of each user (a uniformly random subset: the documents' order
+            in the input, e.g. by date, would bias a prefix).
+        max_tokens_per_doc : int >= 1, optional
+            Keep at most this many tokens of each document.
+        random_state : None, int >= 0, SeedSequence or Generator, default=None
+            The seed ``s``: ``None`` for fresh OS entropy; a Generator is drawn from once.
         """
-        rng = check_random_state(random_state)
+        root = _bounding_root(random_state)
         log = CorpusLog(**self.log.as_dict())
-        X = self.X
         docs = np.arange(self.n_docs)
         if max_docs_per_user is not None:
             m = check_int(max_docs_per_user, "max_docs_per_user", low=1)
             kept = []
-            for user_docs in self.user_documents():
+            for u, user_docs in enumerate(self.user_documents()):
                 if user_docs.size > m:
                     log.users_capped += 1
                     log.documents_cut_by_max_docs_per_user += int(user_docs.size - m)
-                    user_docs = np.sort(rng.choice(user_docs, size=m, replace=False))
+                    rng = _unit_rng(root, b"user", _id_key(self.user_ids[u]))
+                    user_docs = user_docs[np.sort(rng.choice(user_docs.size, size=m, replace=False))]
                 kept.append(user_docs)
             docs = np.sort(np.concatenate(kept))
             log.max_docs_per_user = m
-        X = X[docs]
+        X = self.X[docs]
         if max_tokens_per_doc is not None:
             L = check_int(max_tokens_per_doc, "max_tokens_per_doc", low=1)
-            X, n_truncated, n_cut = _truncate_rows(X, L, rng)
+            X, n_truncated, n_cut = _truncate_rows(X, L, root, self.vocabulary)
             log.documents_truncated += n_truncated
             log.tokens_cut_by_max_tokens_per_doc += n_cut
             log.max_tokens_per_doc = L
@@ -387,7 +429,8 @@ def _validate_counts(X) -> sp.csr_matrix:
     return X
 
 
-def _truncate_rows(X: sp.csr_matrix, L: int, rng: np.random.Generator):
+def _truncate_rows(X: sp.csr_matrix, L: int, root: bytes, vocabulary: tuple):
+    """Rows longer than ``L`` keep ``L`` of their tokens, each drawn from a generator keyed by the row alone."""
     lengths = np.asarray(X.sum(axis=1)).ravel()
     long_rows = np.flatnonzero(lengths > L)
     if long_rows.size == 0:
@@ -395,9 +438,59 @@ def _truncate_rows(X: sp.csr_matrix, L: int, rng: np.random.Generator):
     X = X.copy()
     for r in long_rows:
         a, b = X.indptr[r], X.indptr[r + 1]
-        X.data[a:b] = rng.multivariate_hypergeometric(X.data[a:b], L)
+        counts = X.data[a:b]
+        # the key is the document itself (its words, not column indices, and their counts), so neither its
+        # position in the corpus nor its owner's other documents can change what it keeps
+        key = "\x00".join(f"{vocabulary[j]}\x01{c}" for j, c in zip(X.indices[a:b].tolist(), counts.tolist()))
+        X.data[a:b] = _unit_rng(root, b"document", key.encode()).multivariate_hypergeometric(counts, L)
     X.eliminate_zeros()
     return X, int(long_rows.size), int(lengths[long_rows].sum() - L * long_rows.size)
+
+
+def _bounding_root(random_state) -> bytes:
+    """32 bytes of seed for :meth:`Corpus.bound`: fresh OS entropy for ``None``."""
+    if random_state is None:
+        random_state = np.random.SeedSequence()
+    if isinstance(random_state, np.random.Generator):
+        return random_state.bytes(32)
+    if isinstance(random_state, np.random.SeedSequence):
+        return random_state.generate_state(8, dtype=np.uint32).tobytes()
+    seed = check_int(random_state, "random_state", low=0)
+    return hashlib.sha256(b"int:" + str(seed).encode()).digest()
+
+
+def _unit_rng(root: bytes, kind: bytes, key: bytes) -> np.random.Generator:
+    """The generator of one privacy unit: seeded by a hash of (root seed, kind of unit, unit key)."""
+    digest = hashlib.sha256(root + b"\x00" + kind + b"\x00" + key).digest()
+    return np.random.default_rng(np.random.SeedSequence(int.from_bytes(digest, "little")))
+
+
+def _id_key(uid) -> bytes:
+    """A stable, injective byte encoding of a user id (unlike ``hash``, the same in every process).
+
+    Type-tagged and length-prefixed, so that e.g. ``"1"``, ``1`` and ``("1",)`` differ.
+    """
+    if isinstance(uid, np.generic):
+        uid = uid.item()
+    if uid is None:
+        return b"n"
+    if isinstance(uid, bool):
+        return b"b1" if uid else b"b0"
+    if isinstance(uid, int):
+        return b"i" + str(uid).encode()
+    if isinstance(uid, float):
+        return b"f" + uid.hex().encode()
+    if isinstance(uid, str):
+        body = uid.encode("utf-8", "surrogatepass")
+        return b"s%d:" % len(body) + body
+    if isinstance(uid, bytes):
+        return b"y%d:" % len(uid) + uid
+    if isinstance(uid, tuple):
+        parts = [_id_key(x) for x in uid]
+        return b"t%d(" % len(parts) + b"".join(b"%d:" % len(p) + p for p in parts) + b")"
+    raise TypeError(
+        f"user ids must be str, int, float, bytes, None or tuples of them for bounding, got {type(uid).__name__}"
+    )
 
 
 def _unique_in_order(items: Sequence) -> list:
@@ -443,26 +536,87 @@ def make_vectorizer(*, stop_words="english", min_token_length: int = 3, min_df=1
     return vectorizer
 
 
-def read_jsonl_records(path, text_field: str = "text", user_field: str = "user", users=None):
-    """Yield (text, user) of a JSON Lines file (gzip'd when the name ends in ``.gz``), in file order.
+_GZIP_MAGIC = b"\x1f\x8b"
 
-    ``users``: keep only these user ids. A missing field or a non-string text fails with the line number.
+
+def read_jsonl_records(
+    path: str | os.PathLike,
+    text_field: str = "text",
+    user_field: str = "user",
+    users: Iterable | None = None,
+) -> Iterator[tuple[str, object]]:
+    """Yield ``(text, user)`` of each record of a JSON Lines file, in file order: topicdp's one reader.
+
+    The file may be gzip-compressed (recognised by its content; a name ending in ``.gz`` must hold gzip
+    data) and may start with a UTF-8 byte-order mark. Blank lines are skipped. Every problem is a
+    ``ValueError`` (``TypeError`` for a field of the wrong type) whose message starts with ``path:line``:
+    a directory or a non-gzip ``.gz`` file, a byte that is not UTF-8, invalid JSON, a record that is not an
+    object, a missing field, a text that is not a string, a user that is not a string or a number, and
+    truncated gzip data. Nothing is skipped silently.
+
+    Parameters
+    ----------
+    path : path-like
+    text_field, user_field : str
+        The names of the text and user fields of each record.
+    users : iterable, optional
+        Keep only the records of these user ids (a documented subset).
     """
     keep = None if users is None else frozenset(users)
-    opener = gzip.open if str(path).endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as fh:
+    where = os.fspath(path)
+    if os.path.isdir(where):
+        raise ValueError(f"{where}: is a directory; the corpus must be a JSON Lines file (.jsonl or .jsonl.gz)")
+    with open(where, "rb") as raw:
+        compressed = raw.read(2) == _GZIP_MAGIC
+    if not compressed and where.endswith(".gz"):
+        raise ValueError(f"{where}: the name ends in .gz but the file is not gzip-compressed")
+    opener = gzip.open if compressed else open
+    lineno = 0
+    try:
+        # text mode decodes in C, fast; utf-8-sig drops a byte-order mark at the start of the file
+        with opener(where, "rt", encoding="utf-8-sig", newline="\n") as fh:
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                text, user = _parse_record(line, where, lineno, text_field, user_field)
+                if keep is None or user in keep:
+                    yield text, user
+    except UnicodeDecodeError:
+        # the decoder works in blocks, so find the line again byte by byte
+        raise ValueError(_locate_non_utf8(where, opener)) from None
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        raise ValueError(f"{where}:{lineno + 1}: corrupt or truncated gzip data ({exc})") from None
+
+
+def _locate_non_utf8(where: str, opener) -> str:
+    with opener(where, "rb") as fh:
         for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            row = json.loads(line)
             try:
-                text, user = row[text_field], row[user_field]
-            except KeyError as exc:
-                raise ValueError(f"{path}:{lineno}: missing field {exc.args[0]!r}") from None
-            if not isinstance(text, str):
-                raise TypeError(f"{path}:{lineno}: field {text_field!r} must be a string")
-            if keep is None or user in keep:
-                yield text, user
+                line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return f"{where}:{lineno}: not UTF-8 (byte 0x{line[exc.start]:02x} at byte {exc.start + 1} of the line)"
+    return f"{where}: not UTF-8"
+
+
+def _parse_record(line: str, where: str, lineno: int, text_field: str, user_field: str) -> tuple[str, object]:
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{where}:{lineno}: invalid JSON: {exc.msg} at column {exc.colno}") from None
+    if not isinstance(row, dict):
+        raise ValueError(f"{where}:{lineno}: a record must be a JSON object, got {type(row).__name__}")
+    for field_name, role in ((text_field, "text_field"), (user_field, "user_field")):
+        if field_name not in row:
+            present = ", ".join(map(repr, list(row)[:6])) or "none"
+            raise ValueError(f"{where}:{lineno}: missing field {field_name!r} ({role}; the record's fields: {present})")
+    text, user = row[text_field], row[user_field]
+    if not isinstance(text, str):
+        raise TypeError(f"{where}:{lineno}: field {text_field!r} (text_field) must be a string, "
+                        f"got {type(text).__name__}")
+    if isinstance(user, bool) or not isinstance(user, (str, int, float)) or user != user:  # user != user: NaN
+        got = repr(user) if isinstance(user, float) else type(user).__name__
+        raise TypeError(f"{where}:{lineno}: field {user_field!r} (user_field) must be a string or a number, got {got}")
+    return text, user
 
 
 def tokenize(

@@ -188,3 +188,61 @@ def _draw_documents(n: int, topic_word, alpha, mean_length, rng) -> sp.csr_matri
     X = sp.csr_matrix((np.ones(rows.size, dtype=np.int64), (rows, cols)), shape=(n, d))
     X.sum_duplicates()
     return X
+
+
+#: Ten themes of real English words, for a generated corpus whose topics a reader can recognise.
+THEMES = {
+    "football": "match goal team league coach player season striker referee stadium penalty fans club cup "
+                "midfield defender keeper transfer score injury",
+    "cooking": "recipe oven garlic onion butter flour sugar bake salt pepper sauce pasta chicken soup dough "
+               "kitchen roast olive cheese chop",
+    "markets": "shares stock investors market prices bank profit trading bonds interest rates fund earnings "
+               "dollar inflation economy growth quarter revenue debt",
+    "weather": "rain storm wind temperature forecast snow cloud sunny flood thunder heat cold frost humidity "
+               "degrees showers drought hurricane breeze climate",
+    "music": "band album song guitar concert singer drums tour lyrics chorus record studio melody piano stage "
+             "fans bass vocals festival track",
+    "health": "doctor patients hospital treatment disease nurse symptoms vaccine clinic medicine surgery "
+              "therapy diagnosis infection blood heart cancer health diet sleep",
+    "software": "code software bug server database release users python compile function debug version "
+                "linux network install update script memory cloud api",
+    "travel": "flight hotel airport beach trip tourists passport luggage train holiday island museum tour map "
+              "booking cruise guide city visit ticket",
+    "politics": "election vote party minister government parliament campaign policy senate president law "
+                "reform debate voters tax coalition leader opposition bill budget",
+    "gardening": "garden plants seeds soil flowers roses tomatoes compost water grow leaves weeds pots "
+                 "spring bloom hedge lawn harvest shrubs bulbs",
+}
+
+
+def themed_corpus(n_users: int = 2000, docs_per_user: int = 5, mean_length: float = 40.0, *,
+                  alpha0: float = 0.3, random_state=0):
+    """A generated user-grouped corpus with ten known, readable topics (the demo's embedded data).
+
+    Each topic puts its mass on one theme of :data:`THEMES` with a Zipf(1) profile over the theme's 20 words
+    (20 % of the mass spread over all words), documents follow LDA with symmetric alpha0 / 10, and every
+    user writes ``docs_per_user`` documents. Nothing here is real text: it is a stand-in with known truth, so
+    a release can be compared with the topics that generated it.
+
+    Returns
+    -------
+    corpus : Corpus
+    truth : (10, V) array
+        The generating topics, columns in the corpus' vocabulary order.
+    """
+    from .corpus import Corpus
+
+    rng = np.random.default_rng(random_state)
+    themes = [words.split() for words in THEMES.values()]
+    vocabulary = sorted({w for words in themes for w in words})
+    index = {w: i for i, w in enumerate(vocabulary)}
+    truth = np.full((len(themes), len(vocabulary)), 0.2 / len(vocabulary))
+    for k, words in enumerate(themes):
+        profile = 1.0 / np.arange(1, len(words) + 1)
+        truth[k, [index[w] for w in words]] += 0.8 * profile / profile.sum()
+    data = synthetic_lda(n_users * docs_per_user, len(vocabulary), len(themes), alpha0=alpha0,
+                         mean_length=mean_length, topic_word=truth, random_state=rng)
+    users = np.repeat(np.arange(n_users), docs_per_user)
+    keep = np.asarray(data.X.sum(axis=1)).ravel() > 0
+    corpus = Corpus(X=data.X[keep], vocabulary=vocabulary, doc_users=np.unique(users[keep], return_inverse=True)[1])
+    return corpus, truth

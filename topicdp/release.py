@@ -1,39 +1,182 @@
-"""What a private release hands to the analyst: the noisy topics, the vocabulary and the privacy report."""
+"""What a private release hands to the analyst, and what it keeps for the data owner.
+
+Every road and mechanism (TopicDP's Gaussian, Laplace and secure-noise releases, ``SpectralDP.release_``,
+``DPSVI.release_``, :func:`topicdp.mechanisms.mvg_release`) returns one :class:`PrivateRelease`. It has two
+parts that never mix:
+
+* the **published** part (:meth:`PrivateRelease.save`, :meth:`PrivateRelease.to_dict`): DP outputs,
+  post-processing of them, and parameters stated as public. Its format is versioned (:data:`FORMAT`) and
+  described by a JSON Schema (:data:`SCHEMA`); the report lists the status of every quantity in it
+  (``report.published``, see :data:`topicdp.report.STATUSES`). :meth:`save` refuses to write a field whose
+  status is not listed.
+* the owner's **diagnostics** (:meth:`PrivateRelease.save_diagnostics`): exact statistics of the private
+  data (what bounding cut, fingerprints of the counts, the sampled distances, timings, and the non-private
+  matrix when it was kept). They are not covered by any guarantee and never enter the published file.
+"""
 
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Mapping
 
 import numpy as np
 
 from .mechanisms.postprocess import top_words
-from .report import PrivacyReport
+from .report import GUARANTEES, NEIGHBOURS, UNITS, PrivacyReport, _jsonable, check_status
+
+FORMAT = "topicdp.release/2"
+DIAGNOSTICS_FORMAT = "topicdp.diagnostics/1"
+N_TOP_WORDS = 10
+
+_MATRIX = {"type": "array", "items": {"type": "array", "items": {"type": "number"}}}
+_NUMBER_OR_NONFINITE = {"anyOf": [{"type": "number"}, {"enum": ["inf", "-inf", "nan"]}]}
+_OPTIONAL_NUMBER = {"anyOf": [_NUMBER_OR_NONFINITE, {"type": "null"}]}
+
+#: JSON Schema (draft 2020-12) of the published release file; checked by :func:`validate` in :meth:`save`.
+REPORT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["mechanism", "guarantee", "unit", "neighbours", "epsilon", "delta", "seeded", "published",
+                 "composition_total"],
+    "properties": {
+        "mechanism": {"type": "string"},
+        "guarantee": {"enum": list(GUARANTEES)},
+        "unit": {"enum": list(UNITS)},
+        "neighbours": {"enum": list(NEIGHBOURS)},
+        "epsilon": _NUMBER_OR_NONFINITE,
+        "delta": {"type": "number"},
+        "gamma": _OPTIONAL_NUMBER,
+        "sampling_distribution": {"type": ["object", "null"]},
+        "sensitivity": _OPTIONAL_NUMBER,
+        "sensitivity_method": {"type": "string"},
+        "sigma": _OPTIONAL_NUMBER,
+        "calibration": {"type": "string"},
+        "sigma_alternatives": {"type": "object"},
+        "composition": {"type": "array", "items": {"type": "object"}},
+        "composition_total": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["accounting", "epsilon", "delta", "valid", "details"],
+                "properties": {
+                    "accounting": {"type": "string"},
+                    "epsilon": _NUMBER_OR_NONFINITE,
+                    "delta": {"type": "number"},
+                    "valid": {"type": "boolean"},
+                    "details": {"type": "object"},
+                },
+            },
+        },
+        "checks": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["name", "passed", "detail"],
+                "properties": {"name": {"type": "string"}, "passed": {"type": "boolean"}, "detail": {"type": "string"}},
+            },
+        },
+        "seeded": {"type": "boolean"},
+        "notes": {"type": "array", "items": {"type": "string"}},
+        "details": {"type": "object"},
+        "published": {"type": "object", "additionalProperties": {"type": "string"}},
+    },
+}
+
+SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": FORMAT,
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["format", "topic_word", "vocabulary", "top_words", "report"],
+    "properties": {
+        "format": {"const": FORMAT},
+        "topic_word": _MATRIX,
+        "noisy": _MATRIX,
+        "vocabulary": {"type": "array", "items": {"type": "string"}},
+        "top_words": {"type": "array", "items": {"type": "array", "items": {"type": "string"}}},
+        "extra": {"type": "object", "additionalProperties": {"type": "array"}},
+        "report": REPORT_SCHEMA,
+    },
+}
+
+VOCABULARY_SOURCES = ("private-texts", "public")
+VOCABULARY_NOTE = (
+    "NOT COVERED: the vocabulary (the columns of the release) was built from the private texts, so which "
+    "words occur is not protected. Use a public word list, or a vocabulary selected under DP."
+)
 
 
-@dataclass
+def vocabulary_status(source: str | Mapping, allow_dp: bool = True) -> tuple[str, str]:
+    """(status for ``report.published["vocabulary"]``, note) of a release's vocabulary.
+
+    ``source``: ``"private-texts"`` (NOT COVERED), ``"public"`` (a public word list), or the ``to_dict()`` of a
+    vocabulary selected under DP (with its ``epsilon`` and ``delta``, which the producer composes in).
+    """
+    if isinstance(source, Mapping):
+        if not allow_dp:
+            raise ValueError("this producer does not compose a DP vocabulary's budget yet; pass 'public' or 'private-texts'")
+        missing = {"epsilon", "delta"} - set(source)
+        if missing:
+            raise ValueError(f"vocabulary_source must state the selection's epsilon and delta; missing {sorted(missing)}")
+        return ("DP: selected under DP (budget composed into composition_total)",
+                f"The vocabulary was selected under DP at (epsilon={float(source['epsilon']):g}, "
+                f"delta={float(source['delta']):g}); composition_total includes it.")
+    if source not in VOCABULARY_SOURCES:
+        raise ValueError(f"vocabulary_source must be one of {VOCABULARY_SOURCES} or a DP selection's to_dict(), got {source!r}")
+    if source == "public":
+        return "public: a public word list stated by the data owner", "The vocabulary is a public word list."
+    return "NOT COVERED: built from the private texts", VOCABULARY_NOTE
+
+
+#: statuses every release states itself; producers give the rest through ``report.published``
+_RELEASE_STATUSES = {
+    "format": "public: the file format version",
+    "top_words": "post-processing: the largest entries of topic_word",
+}
+
+
+@dataclass(frozen=True, eq=False)
 class PrivateRelease:
     """A released topic-word matrix.
 
     Attributes
     ----------
     topic_word : ndarray, shape (K, V)
-        The released matrix after post-processing (rows on the simplex by default).
-    noisy : ndarray, shape (K, V)
-        The mechanism's raw output before post-processing.
+        The released topics (rows on the simplex).
+    noisy : ndarray, shape (K, V), or None
+        The mechanism's raw output before post-processing (output perturbation only; None where the
+        topics come out of a longer private pipeline, e.g. the spectral configurations).
     vocabulary : tuple of str
+        Column labels; their status is in ``report.published["vocabulary"]``.
     report : PrivacyReport
     nonprivate : ndarray or None
-        The non-private f(D), kept only when the caller asked for it for evaluation. It is *not*
-        private and is never written by :meth:`save` unless asked for explicitly.
+        The non-private f(D), kept only when the caller asked for it for evaluation. Not private: it is
+        written only by :meth:`save_diagnostics` with ``include_nonprivate=True``.
+    extra : dict of str -> array
+        Other published DP outputs (e.g. the spectral road's Dirichlet parameters ``alpha``).
+    diagnostics : dict
+        Exact statistics of the private data for the owner's eyes (never published; see module docstring).
     """
 
     topic_word: np.ndarray
-    noisy: np.ndarray
+    noisy: np.ndarray | None
     vocabulary: tuple
     report: PrivacyReport
     nonprivate: np.ndarray | None = field(default=None, repr=False)
+    extra: dict = field(default_factory=dict)
+    diagnostics: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "topic_word", np.asarray(self.topic_word, dtype=float))
+        object.__setattr__(self, "vocabulary", tuple(str(w) for w in self.vocabulary))
+        if self.topic_word.ndim != 2 or self.topic_word.shape[1] != len(self.vocabulary):
+            raise ValueError(f"vocabulary must have one word per column of topic_word {self.topic_word.shape}, "
+                             f"got {len(self.vocabulary)}")
 
     @property
     def n_topics(self) -> int:
@@ -48,29 +191,162 @@ class PrivateRelease:
             raise ValueError("the non-private matrix was not kept; pass keep_nonprivate=True to privatize()")
         return top_words(self.nonprivate, self.vocabulary, n)
 
+    def __iter__(self):
+        """Deprecated: ``noisy, report = mvg_release(...)`` (the old tuple) still unpacks, with a warning."""
+        warnings.warn("unpacking a PrivateRelease as (noisy, report) is deprecated; use release.noisy and "
+                      "release.report", DeprecationWarning, stacklevel=2)
+        return iter((self.noisy, self.report))
+
+    # -- the published part --------------------------------------------------------------------------
     def to_dict(self, include_nonprivate: bool = False) -> dict:
-        out = {
-            "report": self.report.to_dict(),
-            "vocabulary": list(self.vocabulary),
+        """The published release (JSON-serialisable), as :meth:`save` writes it."""
+        if include_nonprivate:
+            raise ValueError("the non-private matrix is never part of the published release; use "
+                             "save_diagnostics(path, include_nonprivate=True) for the owner's copy")
+        out: dict[str, Any] = {
+            "format": FORMAT,
             "topic_word": self.topic_word.tolist(),
-            "noisy": self.noisy.tolist(),
-            "top_words": [[w for w, _ in topic] for topic in self.top_words(10)],
+            "vocabulary": list(self.vocabulary),
+            "top_words": [[w for w, _ in topic] for topic in self.top_words(N_TOP_WORDS)],
+            "report": self.report.to_dict(),
         }
-        if include_nonprivate and self.nonprivate is not None:
-            out["nonprivate_do_not_publish"] = self.nonprivate.tolist()
+        if self.noisy is not None:
+            out["noisy"] = np.asarray(self.noisy).tolist()
+        if self.extra:
+            out["extra"] = _jsonable(dict(self.extra))
         return out
 
+    def statuses(self) -> dict[str, str]:
+        """Status of every published path: the release's own and the report's ``published``."""
+        return {**_RELEASE_STATUSES, **self.report.published}
+
+    def check_published(self) -> dict:
+        """The published dict, after checking it against :data:`SCHEMA` and that every field has a status."""
+        data = self.to_dict()
+        validate(data, SCHEMA)
+        missing = unlisted_paths(data, self.statuses())
+        if missing:
+            raise ValueError(f"refusing to publish fields without a stated status: {missing}")
+        return data
+
     def save(self, path, include_nonprivate: bool = False) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(include_nonprivate)))
+        """Write the published release (see the module docstring); nothing private goes into it."""
+        if include_nonprivate:
+            raise ValueError("save() writes only the published release; the non-private matrix goes to "
+                             "save_diagnostics(path, include_nonprivate=True)")
+        Path(path).write_text(json.dumps(self.check_published()))
+
+    # -- the owner's part ----------------------------------------------------------------------------
+    def save_diagnostics(self, path, include_nonprivate: bool = False) -> None:
+        """Write the owner's private diagnostics (NOT covered by the guarantee: never publish this file)."""
+        out = {
+            "format": DIAGNOSTICS_FORMAT,
+            "warning": "PRIVATE: exact statistics of the private data, not covered by any guarantee; do not publish",
+            "mechanism": self.report.mechanism,
+            "diagnostics": _jsonable(self.diagnostics),
+        }
+        if include_nonprivate:
+            if self.nonprivate is None:
+                raise ValueError("the non-private matrix was not kept; pass keep_nonprivate=True to privatize()")
+            out["nonprivate"] = self.nonprivate.tolist()
+        Path(path).write_text(json.dumps(out))
 
     @classmethod
     def load(cls, path) -> "PrivateRelease":
+        """Read a published release written by :meth:`save` (diagnostics are not part of it)."""
         data = json.loads(Path(path).read_text())
-        nonprivate = data.get("nonprivate_do_not_publish")
+        if data.get("format") != FORMAT:
+            raise ValueError(f"{path}: not a {FORMAT} release file (format {data.get('format')!r}); files written "
+                             "before the format version existed mixed private diagnostics in and are not read")
+        validate(data, SCHEMA)
+        noisy = data.get("noisy")
         return cls(
-            topic_word=np.asarray(data["topic_word"]),
-            noisy=np.asarray(data["noisy"]),
+            topic_word=np.asarray(data["topic_word"], dtype=float),
+            noisy=None if noisy is None else np.asarray(noisy, dtype=float),
             vocabulary=tuple(data["vocabulary"]),
             report=PrivacyReport.from_dict(data["report"]),
-            nonprivate=None if nonprivate is None else np.asarray(nonprivate),
+            extra={k: np.asarray(v) for k, v in data.get("extra", {}).items()},
         )
+
+
+# -- the published fields and their statuses ------------------------------------------------------------
+
+def published_paths(data: Mapping, prefix: str = "") -> dict[str, Any]:
+    """Flatten a published dict into ``{dotted path: value}``; lists and empty containers are leaves."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, Mapping) and value and path != "report.published":
+            out.update(published_paths(value, path + "."))
+        else:
+            out[path] = value
+    return out
+
+
+def status_of(path: str, statuses: Mapping[str, str]) -> str | None:
+    """The status of ``path``: that of the longest listed path equal to it or above it (None if none)."""
+    best = None
+    for key in statuses:
+        if (path == key or path.startswith(key + ".")) and (best is None or len(key) > len(best)):
+            best = key
+    return None if best is None else statuses[best]
+
+
+def unlisted_paths(data: Mapping, statuses: Mapping[str, str]) -> list[str]:
+    """Published paths carrying a value (not None or empty) whose status is not stated."""
+    for path, status in statuses.items():
+        check_status(status, f"status of {path!r}")
+    return sorted(p for p, v in published_paths(data).items()
+                  if v not in (None, [], {}) and status_of(p, statuses) is None)
+
+
+# -- a small JSON Schema validator (the subset SCHEMA uses; no third-party dependency) ----------------
+
+_TYPES = {
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "string": lambda v: isinstance(v, str),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+}
+
+
+def validate(instance: Any, schema: Mapping[str, Any], path: str = "$") -> None:
+    """Raise ValueError where ``instance`` breaks ``schema`` (type, const, enum, anyOf, required,
+    properties, additionalProperties, items: the JSON Schema keywords :data:`SCHEMA` uses)."""
+    if "type" in schema:
+        types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+        if not any(_TYPES[t](instance) for t in types):
+            raise ValueError(f"{path}: expected {' or '.join(types)}, got {type(instance).__name__}")
+    if "const" in schema and instance != schema["const"]:
+        raise ValueError(f"{path}: expected {schema['const']!r}, got {instance!r}")
+    if "enum" in schema and instance not in schema["enum"]:
+        raise ValueError(f"{path}: expected one of {schema['enum']}, got {instance!r}")
+    if "anyOf" in schema:
+        errors = []
+        for option in schema["anyOf"]:
+            try:
+                validate(instance, option, path)
+                break
+            except ValueError as exc:
+                errors.append(str(exc))
+        else:
+            raise ValueError(f"{path}: matches none of the allowed forms ({'; '.join(errors)})")
+    if isinstance(instance, dict):
+        missing = [k for k in schema.get("required", ()) if k not in instance]
+        if missing:
+            raise ValueError(f"{path}: missing required field(s) {missing}")
+        props = schema.get("properties", {})
+        extra = schema.get("additionalProperties", True)
+        for key, value in instance.items():
+            if key in props:
+                validate(value, props[key], f"{path}.{key}")
+            elif extra is False:
+                raise ValueError(f"{path}: field {key!r} is not allowed (allowed: {sorted(props)})")
+            elif isinstance(extra, Mapping):
+                validate(value, extra, f"{path}.{key}")
+    if isinstance(instance, list) and "items" in schema:
+        for i, value in enumerate(instance):
+            validate(value, schema["items"], f"{path}[{i}]")

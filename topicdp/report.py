@@ -4,7 +4,15 @@ A :class:`PrivacyReport` states exactly what was guaranteed: the kind of guarant
 ``random-DP``), the unit of privacy and the neighbour relation, (epsilon, delta) and, for random DP,
 gamma and the sampling distribution P; the sensitivity and how it was obtained; the noise scale and the
 calibration that produced it (and what the other calibrations would have given); the composition of
-all releases; and the run-time checks of assumptions and preconditions. It round-trips through JSON.
+all releases; the run-time checks of assumptions and preconditions; and, for every quantity a release
+publishes, its status (:data:`STATUSES`: a public parameter, a count stated public, a DP output, or a
+post-processing of DP outputs). It round-trips through JSON.
+
+Every producer builds its report once, through :func:`build_report`, and never changes it afterwards
+(the dataclass is frozen). ``composition_total`` has one schema for every road: a list of
+``{"accounting": name, "epsilon": e, "delta": d, "valid": bool, "details": {...}}``, one entry per
+accounting method; ``valid=False`` marks a total shown for comparison that is not a proven bound (e.g.
+the DP-SVI paper's own recipe).
 """
 
 from __future__ import annotations
@@ -12,7 +20,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 GUARANTEES = ("approx-DP", "random-DP", "none")
 UNITS = ("document", "user")
@@ -35,7 +43,18 @@ class Check:
     detail: str = ""
 
 
-@dataclass
+#: What a published quantity is, under the release's neighbour relation. Every entry of
+#: ``PrivacyReport.published`` starts with one of these words, optionally followed by ": why".
+STATUSES = (
+    "public",            # a parameter the caller or the library chose without looking at the data
+    "public (stated)",   # a count computed from the data but declared public by the neighbour relation
+    "DP",                # the output of a DP mechanism (or random-DP mechanism, see the guarantee)
+    "post-processing",   # a function of DP outputs and public values only
+    "NOT COVERED",       # derived from the private data without noise; the report says why it is there
+)
+
+
+@dataclass(frozen=True)
 class PrivacyReport:
     """What a release guarantees, and how that was established.
 
@@ -69,8 +88,9 @@ class PrivacyReport:
         The sigma each other calibration method would have given.
     composition : list of dict
         Every release that makes up this one (name, sigma, sensitivity, eps, delta...).
-    composition_total : dict
-        The total by each accounting method (e.g. ``{"simple": {...}, "rdp": {...}}``).
+    composition_total : list of dict
+        The total by each accounting method, ``{"accounting", "epsilon", "delta", "valid", "details"}``
+        (built with :func:`total`); ``valid=False`` marks a total that is not a proven bound.
     checks : list of Check
         Assumptions and preconditions checked at run time.
     seeded : bool
@@ -78,7 +98,13 @@ class PrivacyReport:
     notes : list of str
         Plain-language statements of what the guarantee does and does not cover.
     details : dict
-        Mechanism-specific extras (timings, per-pair sensitivities summary, budget split...).
+        Mechanism-specific published extras (budget split, sample sizes...). Exact statistics of the
+        private data never go here: they are the release's ``diagnostics`` (owner's eyes only).
+    published : dict
+        Status of every quantity in the published release file: keys are dotted paths into
+        :meth:`topicdp.release.PrivateRelease.to_dict` (``"topic_word"``, ``"report.sigma"``,
+        ``"report.details.sensitivity_sample"``...), values start with one of :data:`STATUSES`. The
+        status of a path applies to everything below it unless a longer path says otherwise.
     """
 
     mechanism: str
@@ -95,11 +121,12 @@ class PrivacyReport:
     calibration: str = ""
     sigma_alternatives: dict = field(default_factory=dict)
     composition: list = field(default_factory=list)
-    composition_total: dict = field(default_factory=dict)
+    composition_total: list = field(default_factory=list)
     checks: list = field(default_factory=list)
     seeded: bool = False
     notes: list = field(default_factory=list)
     details: dict = field(default_factory=dict)
+    published: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.guarantee not in GUARANTEES:
@@ -108,9 +135,20 @@ class PrivacyReport:
             raise ValueError(f"unit must be one of {UNITS}, got {self.unit!r}")
         if self.neighbours not in NEIGHBOURS:
             raise ValueError(f"neighbours must be one of {NEIGHBOURS}, got {self.neighbours!r}")
-        self.checks = [c if isinstance(c, Check) else Check(**c) for c in self.checks]
-        if self.guarantee == "random-DP" and RANDOM_DP_CAVEAT not in self.notes:
-            self.notes.insert(0, RANDOM_DP_CAVEAT)
+        # frozen: normalise through object.__setattr__, once, here
+        notes = list(self.notes)
+        if self.guarantee == "random-DP" and RANDOM_DP_CAVEAT not in notes:
+            notes.insert(0, RANDOM_DP_CAVEAT)
+        object.__setattr__(self, "notes", notes)
+        object.__setattr__(self, "checks", [c if isinstance(c, Check) else Check(**c) for c in self.checks])
+        object.__setattr__(self, "composition_total", [_check_total(t) for t in self.composition_total])
+        for path, status in self.published.items():
+            check_status(status, f"published[{path!r}]")
+
+    def certified_epsilon(self) -> float:
+        """The smallest epsilon among the valid totals at this report's delta (inf when there is none)."""
+        valid = [t["epsilon"] for t in self.composition_total if t["valid"] and t["delta"] <= self.delta * (1 + 1e-12)]
+        return min(valid, default=math.inf)
 
     # -- serialisation -------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -152,18 +190,100 @@ class PrivacyReport:
             lines.append(f"  sigma if {method:<10} {s:.6g}" if s is not None else f"  sigma if {method:<10} n/a")
         if self.composition_total:
             lines.append(f"composition          {len(self.composition)} release(s); totals:")
-        for name, total in self.composition_total.items():
-            value = f"{total:.6g}" if isinstance(total, (int, float)) else str(total)
-            lines.append(f"  {name}: {value}")
+        for t in self.composition_total:
+            flag = "" if t["valid"] else "  (NOT a proven bound)"
+            lines.append(f"  {t['accounting']:<22} epsilon {float(t['epsilon']):.6g} at delta {t['delta']:.3g}{flag}")
         failed = [c for c in self.checks if not c.passed]
         lines.append(f"run-time checks      {len(self.checks) - len(failed)}/{len(self.checks)} passed")
         for c in failed:
             lines.append(f"  FAILED {c.name}: {c.detail}")
         if self.seeded:
             lines.append("seeded               yes: the noise is reproducible; do not publish this release")
+        flagged = {k: v.split(":")[0] for k, v in self.published.items() if v.split(":")[0] != "public"}
+        if flagged:
+            lines.append("published, not public parameters:")
+            lines.extend(f"  {k:<34} {v}" for k, v in flagged.items())
         for note in self.notes:
             lines.append(f"note: {note}")
         return "\n".join(lines)
+
+
+def check_status(status: str, name: str = "status") -> str:
+    """``status`` must start with one of :data:`STATUSES` (optionally followed by ``": why"``)."""
+    head = str(status).split(":", 1)[0].strip()
+    if head not in STATUSES:
+        raise ValueError(f"{name} must start with one of {STATUSES}, got {status!r}")
+    return status
+
+
+def total(accounting: str, epsilon: float, delta: float, *, valid: bool = True, **details) -> dict:
+    """One entry of ``composition_total``: the total (epsilon, delta) by one accounting method."""
+    return {"accounting": str(accounting), "epsilon": float(epsilon), "delta": float(delta), "valid": bool(valid),
+            "details": _jsonable(details)}
+
+
+def ledger_totals(ledger, delta: float) -> list[dict]:
+    """``composition_total`` of a :class:`topicdp.rdp.PrivacyLedger` at total ``delta``."""
+    return [total(method, eps, delta) for method, eps in ledger.totals(delta).items()]
+
+
+def _check_total(t: Mapping) -> dict:
+    keys = {"accounting", "epsilon", "delta", "valid", "details"}
+    if not isinstance(t, Mapping) or set(t) - keys or not {"accounting", "epsilon", "delta"} <= set(t):
+        raise ValueError(f"a composition_total entry must have the keys {sorted(keys)}, got {t!r}")
+    return total(t["accounting"], float(t["epsilon"]), t["delta"], valid=t.get("valid", True), **t.get("details", {}))
+
+
+#: Report fields that hold only stated parameters, library text, or outcomes of checks on public or
+#: released values: public for every producer. Every other report field that carries a value
+#: (sensitivity, sigma, sigma_alternatives, composition, composition_total, sampling_distribution,
+#: details.*) must have its status given by the producer.
+REPORT_STATUSES = {
+    f"report.{name}": "public: a stated parameter of the guarantee or the library's own text"
+    for name in ("mechanism", "guarantee", "unit", "neighbours", "epsilon", "delta", "gamma", "calibration",
+                 "sensitivity_method", "seeded", "notes", "published")
+}
+REPORT_STATUSES["report.checks"] = ("public: checks of stated parameters and of released values; a producer "
+                                    "whose check details depend on the data says so")
+
+
+def build_report(
+    *,
+    mechanism: str,
+    guarantee: str,
+    unit: str,
+    neighbours: str,
+    epsilon: float,
+    delta: float,
+    seeded: bool,
+    published: Mapping[str, str],
+    composition: Sequence[Mapping] = (),
+    composition_total: Sequence[Mapping] = (),
+    notes: Sequence[str] = (),
+    checks: Sequence[Check] = (),
+    details: Mapping[str, Any] | None = None,
+    **fields_: Any,
+) -> PrivacyReport:
+    """The one place every producer builds its :class:`PrivacyReport` (once; it is frozen afterwards).
+
+    Parameters
+    ----------
+    published : mapping
+        Status of each quantity the release publishes (see :data:`STATUSES`), keyed by its dotted path in
+        the release file. The report's own stated parameters are public (:data:`REPORT_STATUSES`); every
+        data-dependent report field (``report.sensitivity``, ``report.sigma``, ``report.details.x``...) must
+        be listed by the producer.
+    composition_total : sequence of dict
+        Built with :func:`total` or :func:`ledger_totals`.
+    **fields_ :
+        The other :class:`PrivacyReport` fields (``gamma``, ``sensitivity``, ``sigma``...).
+    """
+    return PrivacyReport(
+        mechanism=mechanism, guarantee=guarantee, unit=unit, neighbours=neighbours, epsilon=float(epsilon),
+        delta=float(delta), seeded=bool(seeded), composition=_jsonable(list(composition)),
+        composition_total=list(composition_total), notes=list(notes), checks=list(checks),
+        details=_jsonable(dict(details or {})), published={**REPORT_STATUSES, **published}, **fields_,
+    )
 
 
 def _jsonable(obj):

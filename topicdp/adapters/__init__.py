@@ -6,6 +6,7 @@ from .base import TopicModelSpec, canonical_order
 from .callable import CallableModel
 from .gensim import GensimHDP, GensimLDA, GensimLDAMulticore, GensimLSI
 from .sklearn import SklearnLDA, SklearnNMF
+from .variational import VariationalLDA
 
 MODELS: dict[str, str] = {
     "gensim-lda": "GensimLDA",
@@ -15,6 +16,7 @@ MODELS: dict[str, str] = {
     "sklearn-lda": "SklearnLDA",
     "sklearn-nmf": "SklearnNMF",
     "spectral": "SpectralModel",
+    "vem": "VariationalLDA",
 }
 
 
@@ -38,6 +40,7 @@ __all__ = [
     "GensimHDP",
     "GensimLSI",
     "SklearnLDA",
+    "VariationalLDA",
     "SklearnNMF",
     "MODELS",
     "make_model",

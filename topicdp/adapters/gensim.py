@@ -7,14 +7,12 @@ canonical order.
 
 from __future__ import annotations
 
-import logging
-
 import numpy as np
 
 from .base import TopicModelSpec
 
-# gensim logs every pass at INFO; sensitivity sampling runs hundreds of fits
-logging.getLogger("gensim").setLevel(logging.WARNING)
+# gensim logs every pass at INFO; that reaches no one unless the application configures logging, and the
+# application's choice is not ours to change (no setLevel on other libraries' loggers here)
 
 
 class GensimLDA(TopicModelSpec):

@@ -56,8 +56,6 @@ public, are replace-one); ``--neighbours add-remove`` is accepted for ``topicdp-
 from __future__ import annotations
 
 import collections
-import gzip
-import json
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -129,7 +127,7 @@ def _bound(corpus, choice: CorpusChoice):
 @lru_cache(maxsize=8)
 def load_corpus(choice: CorpusChoice, reference: bool = False):
     """The private corpus of ``choice`` (or, with ``reference=True``, its disjoint public reference)."""
-    from ..corpus import Corpus, embedded_texts
+    from ..corpus import Corpus, embedded_texts, read_jsonl_records
 
     rng = np.random.default_rng(choice.seed)
     if choice.source == "embedded":
@@ -143,11 +141,7 @@ def load_corpus(choice: CorpusChoice, reference: bool = False):
     if not path.exists():
         raise FileNotFoundError(f"corpus file not found: {path}")
     counts = collections.Counter()
-    opener = gzip.open if path.name.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                counts[json.loads(line)["user"]] += 1
+    counts.update(user for _, user in read_jsonl_records(path))
     eligible = sorted(u for u, n in counts.items() if n >= choice.max_docs_per_user)
     if len(eligible) < 2 * choice.n_users:
         raise ValueError(f"only {len(eligible)} users have >= {choice.max_docs_per_user} documents; "
@@ -277,7 +271,8 @@ def topicdp_sampled_setup(args):
         reference = _with_vocabulary(load_corpus(choice, reference=True), D.vocabulary)
 
     def privatizer():
-        return TopicDP(eps, delta, gamma, sensitivity="sampled", distribution=reference,
+        return TopicDP(eps, delta, gamma, sensitivity="sampled",
+                       distribution="private-oracle" if reference is None else reference,
                        n_jobs=int(_opt(args, "n_jobs", 1)), random_state=0,
                        sampler_random_state=int(_opt(args, "sampler_seed", 0)), n_pairs=n_pairs,
                        insecure_testing=n_pairs is not None and n_pairs < h_needed,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..report import Check, PrivacyReport
+from ..report import Check, PrivacyReport, build_report, total
 from .accounting import accountant_epsilon, calibrate_noise_multiplier, paper_epsilon
 
 PAPER_CAVEAT = (
@@ -26,29 +26,60 @@ def _alternatives(est, scheme) -> dict:
     return out
 
 
-def _totals(est, scheme) -> dict:
+def _totals(est, scheme) -> list[dict]:
     z = est.noise_multiplier_
-    totals = {"rdp": {"epsilon": accountant_epsilon(scheme, z, est.delta, "rdp"), "delta": est.delta}}
+    totals = [total("rdp", accountant_epsilon(scheme, z, est.delta, "rdp"), est.delta)]
     if est.accountant == "pld":
-        totals["pld"] = {"epsilon": accountant_epsilon(scheme, z, est.delta, "pld"), "delta": est.delta}
+        totals.append(total("pld", accountant_epsilon(scheme, z, est.delta, "pld"), est.delta))
     paper = paper_epsilon(z, scheme.sampling_rate, scheme.n_iterations, est.delta, est.paper_delta_iter)
-    totals["paper"] = {**paper, "valid_bound": False}
+    details = {k: v for k, v in paper.items() if k not in ("epsilon", "delta")}
+    totals.append(total("paper", paper["epsilon"], paper.get("delta", est.delta), valid=False, **details))
     return totals
 
 
-def dpsvi_report(est, scheme, n_docs: int) -> PrivacyReport:
+def _published(est, scheme, vocab_status: str) -> dict:
+    """Status of every published field: the noise follows from stated parameters, except q when it was
+    derived from the private corpus size under add/remove neighbours."""
+    rate_derived = scheme.kind == "poisson" and est.sampling_rate is None
+    stated = ("NOT COVERED: the sampling rate q = batch_size / n_docs depends on the private corpus size under "
+              "add/remove neighbours; pass sampling_rate to make it public" if rate_derived else
+              "public: a function of the stated (epsilon, delta, q, T, doc_length_cap) only" +
+              ("" if scheme.kind == "poisson" else " and the stated N (replace-one neighbours)"))
+    return {
+        "topic_word": "post-processing: E[beta] from lambda, built from the noisy sufficient statistics only",
+        "vocabulary": vocab_status,
+        **{f"report.{name}": stated for name in ("sensitivity", "sigma", "sigma_alternatives", "composition",
+                                                  "composition_total")},
+        **{f"report.details.{name}": stated for name in ("doc_length_cap", "length_policy", "target_epsilon",
+                                                          "noise_multiplier")},
+        **({"report.details.n_docs": "public (stated): N is the same for all replace-one neighbours"}
+           if scheme.kind == "fixed" else {}),
+    }
+
+
+def dpsvi_report(est, scheme, n_docs: int, vocab_status: str) -> tuple[PrivacyReport, dict]:
+    """The report, and the owner's diagnostics (what capping cut; N and the delta check under add/remove)."""
     totals = _totals(est, scheme)
     certified_by = "pld" if est.accountant == "pld" else "rdp"
-    certified = totals[certified_by]["epsilon"]
-    paper = totals["paper"]
+    certified = next(t["epsilon"] for t in totals if t["accounting"] == certified_by)
+    paper = next(t for t in totals if t["accounting"] == "paper")
+    n_check = Check("delta < 1/n_docs", est.delta < 1.0 / n_docs, f"delta={est.delta:.3g}, 1/n_docs={1.0 / n_docs:.3g}")
     checks = [
         Check(f"certified epsilon <= target ({certified_by})", certified <= est.epsilon * (1 + 1e-9),
               f"{certified:.6g} vs target {est.epsilon:.6g}"),
-        Check("delta < 1/n_docs", est.delta < 1.0 / n_docs, f"delta={est.delta:.3g}, 1/n_docs={1.0 / n_docs:.3g}"),
-        Check("paper recipe: eps_iter < 1 (Eq. 3 proven range)", paper["epsilon_iter"] < 1.0,
-              f"eps_iter={paper['epsilon_iter']:.4g}"),
+        Check("paper recipe: eps_iter < 1 (Eq. 3 proven range)", paper["details"]["epsilon_iter"] < 1.0,
+              f"eps_iter={paper['details']['epsilon_iter']:.4g}"),
     ]
-    return PrivacyReport(
+    diagnostics = {"n_docs_capped": est.n_docs_capped_,
+                   "note": "documents longer than doc_length_cap, counted on the private data (not privatised)"}
+    details = {"doc_length_cap": est.doc_length_cap, "length_policy": est.length_policy,
+               "target_epsilon": est.epsilon, "noise_multiplier": est.noise_multiplier_}
+    if scheme.kind == "fixed":  # replace-one: N is public
+        checks.insert(1, n_check)
+        details["n_docs"] = n_docs
+    else:  # add/remove: N is private, and so is whether delta < 1/N
+        diagnostics.update({"n_docs": n_docs, "delta_check": {"passed": n_check.passed, "detail": n_check.detail}})
+    report = build_report(
         mechanism="dp-svi",
         guarantee="approx-DP",
         unit="document",
@@ -73,12 +104,10 @@ def dpsvi_report(est, scheme, n_docs: int) -> PrivacyReport:
         checks=checks,
         seeded=est.random_state is not None,
         notes=_notes(est, scheme),
-        details={
-            "n_docs": n_docs, "doc_length_cap": est.doc_length_cap, "length_policy": est.length_policy,
-            "n_docs_capped": est.n_docs_capped_, "target_epsilon": est.epsilon,
-            "noise_multiplier": est.noise_multiplier_,
-        },
+        details=details,
+        published=_published(est, scheme, vocab_status),
     )
+    return report, diagnostics
 
 
 def _notes(est, scheme) -> list[str]:
@@ -87,15 +116,14 @@ def _notes(est, scheme) -> list[str]:
     return [
         f"Every one of the {scheme.n_iterations} iterations releases noisy sufficient statistics; the "
         f"accountant composes all of them for {relation}.",
-        f"Documents longer than N={est.doc_length_cap} tokens were cut to N ({est.length_policy}); "
-        f"{est.n_docs_capped_} documents were affected. That count is computed from the private data and "
-        "is not privatised: remove it before publishing this report.",
+        f"Documents longer than N={est.doc_length_cap} tokens were cut to N ({est.length_policy}); how many were "
+        "cut is counted on the private data and kept in the release's diagnostics, not in the report.",
         PAPER_CAVEAT,
     ]
 
 
 def nonprivate_report(est, scheme) -> PrivacyReport:
-    return PrivacyReport(
+    return build_report(
         mechanism="svi-lda (non-private)",
         guarantee="none",
         unit="document",
@@ -105,5 +133,7 @@ def nonprivate_report(est, scheme) -> PrivacyReport:
         calibration="none",
         seeded=est.random_state is not None,
         notes=["Non-private online LDA: no noise was added; nothing is guaranteed."],
-        details={"n_docs_capped": est.n_docs_capped_, "doc_length_cap": est.doc_length_cap},
+        details={"doc_length_cap": est.doc_length_cap},
+        published={"topic_word": "NOT COVERED: non-private", "vocabulary": "NOT COVERED: non-private release",
+                   "report.details.doc_length_cap": "public: a stated parameter"},
     )

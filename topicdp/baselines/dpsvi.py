@@ -31,6 +31,7 @@ from sklearn.base import BaseEstimator
 
 from .._validation import check_delta, check_epsilon, check_int, check_option, check_random_state, check_real
 from ..metrics.perplexity import heldout_perplexity, infer_theta
+from ..release import PrivateRelease, vocabulary_status
 from ._report import dpsvi_report, nonprivate_report
 from ._svi import batch_e_step, dirichlet_expectation
 from .accounting import ACCOUNTANTS, SAMPLINGS, calibrate_noise_multiplier, make_scheme
@@ -88,8 +89,11 @@ class DPSVI(BaseEstimator):
     noise_multiplier_, sigma_, sensitivity_ : float
         z, the noise sd on the batch sum (z * Delta), and Delta.
     n_docs_capped_ : int
-        Documents longer than the cap (not privatised; see the report).
+        Documents longer than the cap (not privatised: in ``release_.diagnostics``, not in the report).
     report_ : PrivacyReport
+    release_ : PrivateRelease
+        The published topics (``topic_word_``), the vocabulary (column indices when fit on a matrix) and
+        the report; ``diagnostics`` hold what was counted on the private data.
     """
 
     def __init__(self, n_topics: int, *, epsilon: float | None = 1.0, delta: float = 1e-5,
@@ -120,8 +124,15 @@ class DPSVI(BaseEstimator):
         self.random_state = random_state
 
     # -- fitting -------------------------------------------------------------------------------------
-    def fit(self, X, y=None) -> "DPSVI":
-        """Run T iterations of (private) SVI on the document-term counts ``X`` (n_docs x V)."""
+    def fit(self, X, y=None, *, vocabulary_source: str = "private-texts") -> "DPSVI":
+        """Run T iterations of (private) SVI on a :class:`topicdp.Corpus` or document-term counts ``X``.
+
+        Sets ``release_`` (a :class:`topicdp.PrivateRelease`); ``vocabulary_source`` states where a Corpus'
+        vocabulary came from (``"private-texts"`` or ``"public"``, see :meth:`topicdp.TopicDP.privatize`).
+        """
+        vocabulary = None
+        if hasattr(X, "vocabulary") and hasattr(X, "doc_users"):  # a topicdp Corpus (document level)
+            vocabulary, X = X.vocabulary, X.X
         X = _check_counts(X)
         k = check_int(self.n_topics, "n_topics", low=1)
         self._validate_hyper()
@@ -138,7 +149,7 @@ class DPSVI(BaseEstimator):
         self.components_ = lam
         self.topic_word_ = lam / lam.sum(axis=1, keepdims=True)
         self.scheme_ = scheme
-        self.report_ = self._build_report(scheme, X.shape[0])
+        self._build_release(scheme, X.shape[0], vocabulary, vocabulary_source)
         return self
 
     def _validate_hyper(self) -> None:
@@ -201,10 +212,20 @@ class DPSVI(BaseEstimator):
         rho = (self.tau0 + t + 1) ** (-self.kappa)
         return (1.0 - rho) * lam + rho * lam_hat
 
-    def _build_report(self, scheme, n_docs: int):
+    def _build_release(self, scheme, n_docs: int, vocabulary, vocabulary_source: str) -> None:
+        if vocabulary is None:
+            vocab_status = "public: column indices (fit on a matrix)"
+        else:
+            vocab_status = vocabulary_status(vocabulary_source, allow_dp=False)[0]
+        diagnostics = {"n_docs_capped": self.n_docs_capped_, "n_docs": n_docs}
         if self.epsilon is None:
-            return nonprivate_report(self, scheme)
-        return dpsvi_report(self, scheme, n_docs)
+            self.report_ = nonprivate_report(self, scheme)
+        else:
+            self.report_, diagnostics = dpsvi_report(self, scheme, n_docs, vocab_status)
+        self.release_ = PrivateRelease(
+            topic_word=self.topic_word_, noisy=None, report=self.report_, diagnostics=diagnostics,
+            vocabulary=tuple(str(j) for j in range(self.topic_word_.shape[1])) if vocabulary is None else vocabulary,
+        )
 
     # -- using the fitted model ----------------------------------------------------------------------
     def transform(self, X) -> np.ndarray:

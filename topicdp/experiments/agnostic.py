@@ -4,27 +4,33 @@ and matrix size, for LDA, LSI and HDP.
 Per (model, K, repeat) the model is fitted once and its sensitivity is sampled once with the largest h
 of the gamma grid; the Delta_i of a smaller h are a prefix of that sample (pair i is drawn from child i
 of one ``SeedSequence``, whatever h is), so every gamma reuses the same fits. Each mechanism is then
-applied to the full K x V matrix and compared with the non-private one on the full matrix and on
-TopicDP's view (each topic's ``top_n`` non-private keywords).
+applied to the full K x V matrix through the library's own release path (``TopicDP.privatize`` with the
+fit and the sensitivity sample passed in, :func:`topicdp.mechanisms.mvg_release`) and compared with the
+non-private one on the full matrix and on TopicDP's view (each topic's ``top_n`` non-private keywords).
+As in TopicDP's experiments, P resamples the private corpus (``distribution="private-oracle"``).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ..adapters import make_model
-from ..mechanisms import simplex_l1_sensitivity
+from ..agnostic import TopicDP
 from ..mechanisms.mvg import mvg_release
 from ..metrics import l1_distance, mean_kendall_distance, rmse
-from ..rdp import calibrate_gaussian
 from ..samplers import sample_sensitivity, sample_size
 from ..samplers.sizing import order_statistic
 
 MECHANISMS = ("topicdp", "mvg", "laplace")
 
 
-def sampled_sensitivities(model, corpus, gammas, seed: int, n_jobs: int, cache_dir=None) -> dict:
-    """Delta_s for every gamma from one sample of max h pairs (prefix property, module docstring)."""
+def sampled_sensitivities(model, corpus, gammas, seed: int, n_jobs: int, cache_dir=None) -> tuple[dict, object]:
+    """A SensitivitySample for every gamma from one sample of max h pairs (prefix property, module docstring).
+
+    The sample of gamma holds the first h(gamma) pairs, exactly what Thm. 1 asks for at that gamma.
+    """
     sizes = {g: sample_size(g) for g in gammas}
     h_max = max(h for _, h, _ in sizes.values())
     sample = sample_sensitivity(model, corpus, min(gammas), n_pairs=h_max, n_jobs=n_jobs, random_state=seed,
@@ -33,25 +39,26 @@ def sampled_sensitivities(model, corpus, gammas, seed: int, n_jobs: int, cache_d
     out = {}
     for g, (rho, h, _) in sizes.items():
         k = order_statistic(g, h, rho)
-        out[g] = float(np.sort(deltas[:h])[k - 1])
+        out[g] = replace(sample, sensitivity=float(np.sort(deltas[:h])[k - 1]), deltas=deltas[:h].tolist(),
+                         gamma=g, rho=rho, h=h, k=k, sufficient=True, fit_seconds=sample.fit_seconds[:h])
     return out, sample
 
 
-def release(mechanism: str, W, epsilon, delta, gamma, delta_s, rng):
-    """One mechanism's noisy matrix, its guarantee and noise scale."""
-    if mechanism == "topicdp":
-        sigma = calibrate_gaussian(epsilon, delta, delta_s)
-        return W + sigma * rng.standard_normal(W.shape), "random-DP", sigma, delta_s
-    if mechanism == "laplace":
-        sens = simplex_l1_sensitivity(W.shape[0])
-        scale = sens / epsilon
-        return W + rng.laplace(0, scale, W.shape), "approx-DP", scale, sens
+def release(mechanism: str, model, corpus, W, epsilon, delta, gamma, sample, rng):
+    """One mechanism's noisy matrix, its guarantee, noise scale and sensitivity, by the library's release path."""
+    if mechanism in ("topicdp", "laplace"):
+        kwargs = ({"distribution": "private-oracle"} if mechanism == "topicdp" else
+                  {"mechanism": "laplace", "sensitivity": "global"})
+        rel = TopicDP(epsilon, delta, gamma, random_state=rng, **kwargs).privatize(
+            model, corpus, topic_word=W, sensitivity_sample=sample if mechanism == "topicdp" else None)
+        return rel.noisy, rel.report.guarantee, rel.report.sigma, rel.report.sensitivity
     if mechanism == "mvg":
+        delta_s = sample.sensitivity
         # sup ||f||_F = sqrt(K) for rows on the simplex; float rounding can put a row sum at 1 + 1e-7
         sup_norm = float(np.sqrt(W.shape[0]) * max(1.0, W.sum(axis=1).max()))
-        noisy, report = mvg_release(W, epsilon, delta, delta_s, gamma=sup_norm, sensitivity_method="sampled",
-                                    random_dp_gamma=gamma, neighbours="replace-one", random_state=rng)
-        return noisy, report.guarantee, report.sigma, delta_s
+        rel = mvg_release(W, epsilon, delta, delta_s, gamma=sup_norm, sensitivity_method="sampled",
+                          random_dp_gamma=gamma, neighbours="replace-one", random_state=rng)
+        return rel.noisy, rel.report.guarantee, rel.report.sigma, delta_s
     raise ValueError(f"mechanism must be one of {MECHANISMS}; got {mechanism!r}")
 
 
@@ -80,11 +87,12 @@ def run_agnostic(store, corpus, corpus_name: str, grid, progress, cache_dir=None
             model = make_model(model_name, n_topics, 0)
             W = model.fit_topic_word(corpus)
             gammas = sorted({g for _, _, _, g in todo})
-            delta_s, sample = sampled_sensitivities(model, corpus, gammas, seed=rep, n_jobs=grid.n_jobs,
+            samples, sample = sampled_sensitivities(model, corpus, gammas, seed=rep, n_jobs=grid.n_jobs,
                                                     cache_dir=cache_dir)
             rng = np.random.default_rng([rep, n_topics, 7])
             for panel, mech, eps, gamma in todo:
-                noisy, guarantee, sigma, sens = release(mech, W, eps, grid.delta, gamma, delta_s[gamma], rng)
+                noisy, guarantee, sigma, sens = release(mech, model, corpus, W, eps, grid.delta, gamma,
+                                                        samples[gamma], rng)
                 store.write(_key((panel, mech, eps, gamma), corpus_name, model_name, n_topics, rep),
                             metrics(noisy, W, min(grid.top_n, corpus.n_words)), delta=grid.delta,
                             guarantee=guarantee, sigma=sigma, sensitivity=sens)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
-import json
 import sys
 
 
@@ -23,21 +21,20 @@ def add_arguments(p) -> None:
 def register(sub) -> None:
     p = sub.add_parser("compare", help="compare mechanisms on one corpus: CSV, plots and a table")
     add_arguments(p)
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, check=check_arguments)
 
 
 def load_split(path: str, max_docs_per_user: int, max_features: int, quick: bool):
     """Training corpus (bounded), held-out corpus and held-out token lists; every 5th user is held out."""
-    from ..corpus import Corpus, embedded_texts, tokenize
+    from ..corpus import Corpus, embedded_texts, read_jsonl_records, tokenize
 
     if path == "embedded":
         texts = embedded_texts()
         users = list(range(len(texts)))
         name = "lee"
     else:
-        opener = gzip.open if path.endswith(".gz") else open
-        rows = [json.loads(line) for line in opener(path, "rt", encoding="utf-8") if line.strip()]
-        texts, users = [r["text"] for r in rows], [r["user"] for r in rows]
+        records = list(read_jsonl_records(path))
+        texts, users = [t for t, _ in records], [u for _, u in records]
         name = path.rsplit("/", 1)[-1].split(".")[0]
     order = {u: i for i, u in enumerate(dict.fromkeys(users))}
     held = [order[u] % 5 == 4 for u in users]
@@ -48,11 +45,24 @@ def load_split(path: str, max_docs_per_user: int, max_features: int, quick: bool
     corpus = Corpus.from_texts(train_texts, train_users, min_df=2 if path == "embedded" else 5, max_df=0.5,
                                max_features=max_features)
     if path != "embedded":
-        corpus = corpus.bound(max_docs_per_user=max_docs_per_user, max_tokens_per_doc=500)
+        # a fixed seed keeps resumed runs on one corpus; bounding is per user, so any data-independent seed keeps DP
+        corpus = corpus.bound(max_docs_per_user=max_docs_per_user, max_tokens_per_doc=500, random_state=0)
     held_texts = [t for t, h in zip(texts, held) if h]
     held_users = [u for u, h in zip(users, held) if h]
     heldout = Corpus.from_texts(held_texts, held_users, vocabulary=corpus.vocabulary)
     return corpus, heldout, tokenize(held_texts, vocabulary=corpus.vocabulary), name
+
+
+def check_arguments(args) -> None:
+    """Every argument of ``compare``, before the corpus is read."""
+    from .._validation import check_int, check_n_jobs
+    from ..cli import check_corpus_path
+
+    check_corpus_path(args.corpus)
+    if args.max_docs_per_user < 1:
+        raise ValueError(f"--max-docs-per-user must be an integer >= 1, got {args.max_docs_per_user}")
+    check_int(args.max_features, "--max-features", low=1)
+    check_n_jobs(args.n_jobs, "--n-jobs")
 
 
 def run(args) -> int:

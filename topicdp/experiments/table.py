@@ -13,9 +13,8 @@ import json
 import numpy as np
 
 from ..adapters import make_model
+from ..agnostic import TopicDP
 from ..metrics import heldout_perplexity, topic_coherence
-from ..rdp import calibrate_gaussian
-from ..mechanisms import to_simplex
 from ..spectral import PreconditionError, SpectralDP, SpectralLDA
 from .agnostic import sampled_sensitivities
 
@@ -38,16 +37,18 @@ def run_table(store, corpus, heldout, heldout_texts, corpus_name: str, grid, pro
             if lda is None:
                 model = make_model("gensim-lda", k, 0)
                 W = model.fit_topic_word(corpus)
-                delta_s, _ = sampled_sensitivities(model, corpus, grid.gammas, seed=0, n_jobs=grid.n_jobs,
+                samples, _ = sampled_sensitivities(model, corpus, grid.gammas, seed=0, n_jobs=grid.n_jobs,
                                                    cache_dir=cache_dir)
-                lda = (W, delta_s[grid.gamma])
-            W, ds = lda
+                lda = (model, W, samples[grid.gamma])
+            model, W, sample = lda
             if mech == "gensim-lda-nonprivate":
                 topics, guarantee = W, "none"
-            else:
-                sigma = calibrate_gaussian(eps, delta, ds)
-                topics = to_simplex(W + sigma * np.random.default_rng(int(eps * 10)).standard_normal(W.shape))[0]
-                guarantee, extra = "random-DP", {"sigma": sigma, "sensitivity": ds, "gamma": grid.gamma}
+            else:  # the library's release path; P resamples the private corpus, as TopicDP did
+                rel = TopicDP(eps, delta, grid.gamma, distribution="private-oracle",
+                              random_state=np.random.default_rng(int(eps * 10))).privatize(
+                    model, corpus, topic_word=W, sensitivity_sample=sample)
+                topics, rep = rel.topic_word, rel.report
+                guarantee, extra = rep.guarantee, {"sigma": rep.sigma, "sensitivity": rep.sensitivity, "gamma": grid.gamma}
         elif mech == "spectral-nonprivate":
             topics, guarantee = SpectralLDA(k, alpha0, random_state=0).fit(corpus.X).topic_word_, "none"
         else:

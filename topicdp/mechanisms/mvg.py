@@ -53,7 +53,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from .._validation import check_delta, check_epsilon, check_option, check_random_state, check_real
-from ..report import NEIGHBOURS, UNITS, Check, PrivacyReport
+from ..report import NEIGHBOURS, UNITS, Check, build_report, total
 
 
 @dataclass(frozen=True)
@@ -209,8 +209,9 @@ def mvg_release(
     neighbours: str = "add-remove",
     sensitivity_method: str = "global bound",
     random_dp_gamma: float | None = None,
+    vocabulary=None,
     random_state=None,
-) -> tuple[np.ndarray, PrivacyReport]:
+):
     """Release ``W + Z`` with Z ~ MVG(0, Sigma, Psi) calibrated by CCS 2018 Theorem 3.
 
     Parameters
@@ -232,13 +233,16 @@ def mvg_release(
     random_dp_gamma : float, optional
         If the sensitivity was sampled, the failure probability gamma; the report then says
         ``random-DP`` with its caveat.
+    vocabulary : sequence of n str, optional
+        Column labels (public); default the column indices.
     random_state : None, int or Generator
         Seeds the noise (the report marks a seeded release).
 
     Returns
     -------
-    noisy : ndarray (m, n)
-    report : PrivacyReport
+    PrivateRelease
+        ``noisy`` is W + Z, ``topic_word`` its rows on the simplex (:func:`topicdp.mechanisms.to_simplex`).
+        Unpacking it as ``noisy, report`` (the former return value) still works, with a DeprecationWarning.
     """
     W = np.asarray(W, dtype=float)
     if W.ndim != 2 or not np.all(np.isfinite(W)):
@@ -267,7 +271,11 @@ def mvg_release(
     )
     report = _report(c, epsilon, delta, sensitivity, gamma, s, unit, neighbours, sensitivity_method,
                      random_dp_gamma, random_state is not None, checks, shape_note)
-    return noisy, report
+    from ..release import PrivateRelease
+    from .postprocess import to_simplex
+
+    vocabulary = tuple(str(j) for j in range(W.shape[1])) if vocabulary is None else tuple(vocabulary)
+    return PrivateRelease(topic_word=to_simplex(noisy)[0], noisy=noisy, vocabulary=vocabulary, report=report)
 
 
 def _report(c, epsilon, delta, sensitivity, gamma, s, unit, neighbours, method, rdp_gamma, seeded, checks, shape_note):
@@ -275,9 +283,14 @@ def _report(c, epsilon, delta, sensitivity, gamma, s, unit, neighbours, method, 
 
     classic = sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / epsilon
     analytic = sensitivity * get_sigma_gaussian(epsilon, delta)
-    return PrivacyReport(
+    random_dp = rdp_gamma is not None
+    # everything below is a function of the caller's stated (epsilon, delta, sensitivity, gamma, shape);
+    # a sampled sensitivity is as public as the P it was sampled from (the caller's responsibility, stated)
+    stated = ("public: a function of the stated (epsilon, delta, sensitivity, gamma bound) and the shape" +
+              ("; the sensitivity was sampled, so it is as public as its P" if random_dp else ""))
+    return build_report(
         mechanism="mvg-output-perturbation",
-        guarantee="random-DP" if rdp_gamma is not None else "approx-DP",
+        guarantee="random-DP" if random_dp else "approx-DP",
         unit=unit,
         neighbours=neighbours,
         epsilon=float(epsilon),
@@ -289,7 +302,7 @@ def _report(c, epsilon, delta, sensitivity, gamma, s, unit, neighbours, method, 
         calibration="mvg-theorem-3",
         sigma_alternatives={"gaussian-classic": classic, "gaussian-analytic": analytic},
         composition=[{"name": "mvg", "epsilon": float(epsilon), "delta": float(delta), "sigma": s}],
-        composition_total={"single release": {"epsilon": float(epsilon), "delta": float(delta)}},
+        composition_total=[total("mvg-theorem-3 (single release)", epsilon, delta)],
         checks=checks,
         seeded=seeded,
         notes=[
@@ -298,4 +311,11 @@ def _report(c, epsilon, delta, sensitivity, gamma, s, unit, neighbours, method, 
             shape_note,
         ],
         details={"theorem_3": asdict(c), "gamma_bound": float(gamma)},
+        published={
+            "noisy": "DP" + (": random DP with respect to the P of the sampled sensitivity" if random_dp else ""),
+            "topic_word": "post-processing: negative entries of noisy clipped to 0, rows renormalised",
+            "vocabulary": "public: column labels given by the caller (default: column indices)",
+            **{f"report.{name}": stated for name in ("sensitivity", "sigma", "sigma_alternatives", "composition",
+                                                      "composition_total", "details.theorem_3", "details.gamma_bound")},
+        },
     )

@@ -7,12 +7,24 @@
 * :func:`match_topics`, :func:`recovery_error` — against ground truth after Hungarian matching.
 * :func:`heldout_perplexity` — document-completion perplexity with fixed topics.
 * :func:`topic_coherence` — gensim CoherenceModel (c_npmi, u_mass; c_v for older work).
+* :func:`readability` — what a reader sees: held-out document NPMI, NPMI contrast, topic diversity and
+  matched top-n overlap with a reference (:mod:`~topicdp.metrics.readability`); :func:`split_users`.
 """
 
 from .coherence import count_unseen_topic_words, topic_coherence, topic_top_words
 from .distances import l1_distance, rmse
 from .perplexity import heldout_perplexity, infer_theta, split_documents
 from .ranking import kendall_tau_distance, mean_kendall_distance, top_n, topn_kendall_distance
+from .readability import (
+    heldout_npmi,
+    heldout_user_mask,
+    npmi_contrast,
+    readability,
+    split_users,
+    top_words_matrix,
+    topic_diversity,
+    topic_overlap,
+)
 from .recovery import match_topics, recovery_error
 
 __all__ = [
@@ -30,4 +42,12 @@ __all__ = [
     "topic_coherence",
     "topic_top_words",
     "count_unseen_topic_words",
+    "readability",
+    "heldout_npmi",
+    "npmi_contrast",
+    "topic_diversity",
+    "topic_overlap",
+    "top_words_matrix",
+    "split_users",
+    "heldout_user_mask",
 ]

@@ -2,9 +2,9 @@
 
 The pairs are the same joblib tasks as on one machine (:func:`.sampler.sample_sensitivity`), sent to
 the cluster through joblib's Dask backend. What changes is how the data travels: each pair task takes
-the sampling distribution P, which holds the reference corpus, and joblib would otherwise pickle it into
-every batch of tasks. Here P (and the model spec) are *scattered* once to every worker before the
-first pair, and each task receives a reference to the worker's copy
+P's reference corpus indexed by record (:meth:`ResampledRecords.pair_builder`), and joblib would
+otherwise pickle it into every batch of tasks. Here it (and the model spec) are *scattered* once to
+every worker before the first pair, and each task receives a reference to the worker's copy
 (``joblib.parallel_config(backend="dask", scatter=[...])``).
 
 The pair draws are made on the client from one seed, exactly as locally, and every pair is a
@@ -54,7 +54,7 @@ def sample_sensitivity_on_cluster(model, corpus, gamma: float, *, client=None, a
     with dask_client(address, client=client, n_workers=n_workers) as live:
         n_threads = sum(live.ncores().values())
         # joblib replaces any argument that *is* one of these objects by the future of its scattered copy
-        with joblib.parallel_config(backend="dask", client=live, scatter=[distribution, model]):
+        with joblib.parallel_config(backend="dask", client=live, scatter=[distribution.pair_builder(), model]):
             result = sample_sensitivity(model, corpus, gamma, unit=unit, distribution=distribution, n_jobs=-1,
                                         **kwargs)
     return dataclasses.replace(result, n_jobs=n_threads) if not result.from_cache else result

@@ -3,10 +3,14 @@
 Draw h neighbouring pairs (D, D') from P, compute Delta_i = ||f(D) - f(D')||_F with two fresh,
 deterministic fits per pair, and return the k-th smallest as the sampled sensitivity Delta_s. By Thm. 1,
 a mechanism calibrated to Delta_s is (epsilon, delta, gamma)-random DP with respect to P: *not* DP.
+(h, k) come from one of two sizings (:mod:`.sizing`): Lambert-W (the paper's, sample-conditional) or
+exchangeable (marginal over the sensitivity sample and the neighbouring pair drawn from P).
 
 Pairs run in parallel through joblib, so ``with joblib.parallel_backend("dask"):`` sends them to a Dask
 cluster unchanged. Each pair's records are drawn from its own child of one ``SeedSequence``, so the
-result does not depend on ``n_jobs`` or on the backend.
+result does not depend on ``n_jobs`` or on the backend. The pairs' corpora are slices of one shared count
+matrix (:mod:`.pairs`), shipped to each worker process once. The cost is forecast before the first pair
+and progress is reported while they run (:mod:`.progress`).
 """
 
 from __future__ import annotations
@@ -19,11 +23,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
 
-from .._validation import check_gamma, check_int
+from .._validation import check_gamma, check_int, check_option, check_real
 from .neighbours import PrivateResample, ResampledRecords
-from .sizing import order_statistic_for, sample_size
+from .pairs import shared
+from .progress import CostForecast, PairProgress, check_budget, logger
+from .sizing import SIZINGS, exchangeable_failure_bound, order_statistic_for, sample_size
 
 
 @dataclass
@@ -36,19 +42,22 @@ class SensitivitySample:
         Delta_s, the k-th order statistic of the sampled Delta_i.
     deltas : list of float
         All h sampled Frobenius distances Delta_i, in pair order.
-    gamma, rho : float
+    gamma : float
+    rho : float or None
+        Lambert-W sizing's approximation confidence (None for exchangeable sizing).
     h, k : int
         Pairs sampled and the order statistic used.
     sufficient : bool
-        Whether h meets Thm. 1 for gamma; False only behind ``insecure_testing``.
+        Whether (h, k) meet the sizing's condition for gamma; False only behind ``insecure_testing``.
     distribution : dict
         Description of P.
     seed : int
         Entropy of the pair draws (reproduces the sample).
     fit_seconds : list of float
-        Time of each pair (two fits).
+        Time of each pair (building its two corpora and two fits).
     wall_seconds : float
     from_cache : bool
+    sizing : {"lambert-w", "exchangeable"}
     """
 
     sensitivity: float
@@ -64,6 +73,18 @@ class SensitivitySample:
     wall_seconds: float = 0.0
     n_jobs: int = 1
     from_cache: bool = False
+    sizing: str = "lambert-w"
+
+    @property
+    def statement(self) -> str:
+        """What Delta_s guarantees about a neighbouring pair drawn from P, in words."""
+        if self.sizing == "exchangeable":
+            return (f"P(Delta_pair > Delta_s) <= (h - k + 1)/(h + 1) = {exchangeable_failure_bound(self.h, self.k):.4g}, "
+                    "marginal over the sensitivity sample and the neighbouring pair drawn from P (exchangeable "
+                    "sizing: the h + 1 pairs are i.i.d.); not conditional on the sample")
+        return (f"with probability >= 1 - rho = {1 - self.rho:.4g} over the sensitivity sample, Delta_s bounds the "
+                f"distance of a neighbouring pair drawn from P with probability >= 1 - gamma + rho "
+                "(Lambert-W sizing, TopicDP Thm. 1 after Rubinstein & Alda 2017); in total >= 1 - gamma")
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -77,6 +98,8 @@ class SensitivitySample:
             "k": self.k,
             "rho": self.rho,
             "sufficient": self.sufficient,
+            "sizing": self.sizing,
+            "statement": self.statement,
             "deltas_quantiles": dict(zip(("min", "median", "p90", "max"), np.quantile(d, [0, 0.5, 0.9, 1]).tolist())),
             "seconds_per_pair_median": float(np.median(self.fit_seconds)) if self.fit_seconds else None,
             "wall_seconds": self.wall_seconds,
@@ -86,11 +109,15 @@ class SensitivitySample:
         }
 
 
-def _pair_distance(model, distribution: ResampledRecords, rec_d: np.ndarray, rec_dp: np.ndarray) -> tuple[float, float]:
-    """Delta_i = ||f(D) - f(D')||_F for one pair: two fresh fits (no warm start). Returns (Delta_i, seconds)."""
+def _pair_distance(model, source, rec_d: np.ndarray, rec_dp: np.ndarray) -> tuple[float, float]:
+    """Delta_i = ||f(D) - f(D')||_F for one pair: two fresh fits (no warm start). Returns (Delta_i, seconds).
+
+    ``source`` is a :class:`.pairs.PairBuilder` or a handle to one (``source.get()``).
+    """
     start = time.perf_counter()
-    W = model.fit_topic_word(distribution.build(rec_d))
-    W_prime = model.fit_topic_word(distribution.build(rec_dp))
+    corpora = source.get().pair(rec_d, rec_dp)
+    W = model.fit_topic_word(next(corpora))
+    W_prime = model.fit_topic_word(next(corpora))
     return float(np.linalg.norm(W - W_prime)), time.perf_counter() - start
 
 
@@ -107,6 +134,9 @@ def sample_sensitivity(
     random_state: int | None = None,
     cache_dir: str | os.PathLike | None = None,
     progress: bool = False,
+    sizing: str = "lambert-w",
+    fit_seconds: float | None = None,
+    max_minutes: float | None = None,
 ) -> SensitivitySample:
     """Sample the Frobenius sensitivity of ``model`` on datasets like ``corpus`` (TopicDP Alg. 1).
 
@@ -119,6 +149,11 @@ def sample_sensitivity(
         vocabulary (the output domain).
     gamma : float in (0, 0.5)
         Confidence parameter of random DP; sets (rho, h, k) by :func:`sample_size`.
+    sizing : {"lambert-w", "exchangeable"}, default="lambert-w"
+        ``"lambert-w"``: TopicDP Thm. 1 (Rubinstein & Alda 2017), h = 285 at gamma = 0.1, a
+        sample-conditional statement. ``"exchangeable"``: h = ceil(1/gamma) - 1 (9 at gamma = 0.1),
+        P(Delta_pair > Delta_s) <= gamma marginal over the sensitivity sample and the neighbouring pair
+        drawn from P (:func:`topicdp.samplers.sizing.exchangeable_size` proves it).
     unit : {"user", "document"}
         Privacy unit: a record is a user (all their documents) or one document.
     distribution : PublicReference or PrivateResample, optional
@@ -134,21 +169,40 @@ def sample_sensitivity(
         Cache the result keyed by (model spec, corpus fingerprint, gamma, unit, P, seed, h): sensitivity
         sampling "can be performed offline, once" (TopicDP Sec. 3.4). Only seeded runs are looked up.
     progress : bool
-        Show a progress bar (tqdm) over pairs.
+        Show a tqdm bar over pairs when stderr is a terminal. Otherwise (and when False) progress goes to
+        the ``topicdp`` logger as INFO lines with an ETA, every 30 s.
+    fit_seconds : float, optional
+        Time of one fit of ``model`` on ``corpus``, if measured already (:class:`topicdp.TopicDP` passes
+        its first fit's). With it, the expected cost (2h fits x fit time / workers) and the ETA are logged
+        before the first pair.
+    max_minutes : float > 0, optional
+        Refuse to start (ValueError) when the forecast exceeds this many minutes; the message names the
+        options that would fit (exchangeable sizing, a faster model, fewer users). Without
+        ``fit_seconds``, one fit of ``model`` on ``corpus`` is timed for the forecast.
+
+    Returns
+    -------
+    SensitivitySample
     """
     gamma = check_gamma(gamma)
-    rho, h, k = sample_size(gamma)
+    sizing = check_option(sizing, "sizing", SIZINGS)
+    if max_minutes is not None:
+        max_minutes = check_real(max_minutes, "max_minutes", low=0.0)
+    if fit_seconds is not None:
+        fit_seconds = check_real(fit_seconds, "fit_seconds", low=0.0, low_open=False)
+    rho, h, k = sample_size(gamma, sizing)
     sufficient = True
     if n_pairs is not None:
         n_pairs = check_int(n_pairs, "n_pairs", low=1)
         if n_pairs < h:
             if not insecure_testing:
+                theorem = "exchangeable bound" if sizing == "exchangeable" else "TopicDP Thm. 1"
                 raise ValueError(
-                    f"n_pairs must be at least h={h} for gamma={gamma:g} (TopicDP Thm. 1); fewer pairs void the "
-                    "guarantee and are allowed only with insecure_testing=True"
+                    f"n_pairs must be at least h={h} for gamma={gamma:g} ({sizing} sizing, {theorem}); fewer pairs "
+                    "void the guarantee and are allowed only with insecure_testing=True"
                 )
             sufficient = False
-        h, k = n_pairs, order_statistic_for(gamma, n_pairs)
+        h, k = n_pairs, order_statistic_for(gamma, n_pairs, sizing)
     distribution = distribution or PrivateResample(corpus, unit)
     if distribution.unit != unit:
         raise ValueError(f"distribution.unit ({distribution.unit!r}) must equal unit ({unit!r})")
@@ -159,16 +213,30 @@ def sample_sensitivity(
         raise ValueError(f"the corpus needs at least 2 {unit}s for neighbouring datasets, got {n_records}")
 
     seed = int(np.random.SeedSequence().entropy % 2**63) if random_state is None else check_int(random_state, "random_state", low=0)
-    key = _cache_key(model, corpus, gamma, unit, distribution, seed, h)
+    key = _cache_key(model, corpus, gamma, unit, distribution, seed, h, sizing)
     if cache_dir is not None and random_state is not None:
         cached = _cache_load(cache_dir, key)
         if cached is not None:
+            logger.info("sensitivity sample loaded from the cache (%s sizing, h=%d)", sizing, h)
             return cached
+
+    n_workers = max(1, min(effective_n_jobs(n_jobs), h))
+    if fit_seconds is None and max_minutes is not None:
+        start = time.perf_counter()
+        model.fit_topic_word(corpus)
+        fit_seconds = time.perf_counter() - start
+    if fit_seconds is not None:
+        forecast = CostForecast(h, fit_seconds, n_workers)
+        logger.info("sensitivity sampling: h=%d pairs (%s sizing, gamma=%g): %s", h, sizing, gamma, forecast.describe())
+        if max_minutes is not None:
+            check_budget(forecast, max_minutes, gamma=gamma, sizing=sizing, exchangeable_pairs=sample_size(gamma, "exchangeable")[1],
+                         n_records=n_records, unit=unit, max_workers=effective_n_jobs(-1))
 
     children = np.random.SeedSequence(seed).spawn(h)
     draws = [distribution.draw_indices(n_records, np.random.default_rng(child)) for child in children]
     start = time.perf_counter()
-    results = _run_pairs(model, distribution, draws, n_jobs, progress)
+    with shared(distribution.pair_builder(), n_jobs) as source:
+        results = _run_pairs(model, source, draws, n_jobs, progress)
     wall = time.perf_counter() - start
     deltas = [r[0] for r in results]
     result = SensitivitySample(
@@ -184,29 +252,34 @@ def sample_sensitivity(
         fit_seconds=[r[1] for r in results],
         wall_seconds=wall,
         n_jobs=n_jobs,
+        sizing=sizing,
     )
     if cache_dir is not None:
         _cache_store(cache_dir, key, result)
     return result
 
 
-def _run_pairs(model, distribution, draws, n_jobs: int, progress: bool) -> list:
-    tasks = (delayed(_pair_distance)(model, distribution, d, dp) for d, dp in draws)
-    if n_jobs == 1 and not progress:
-        return [_pair_distance(model, distribution, d, dp) for d, dp in draws]
-    runner = Parallel(n_jobs=n_jobs, return_as="generator")
-    results = runner(tasks)
-    if progress:
-        from tqdm.auto import tqdm
-
-        results = tqdm(results, total=len(draws), desc="sensitivity pairs", unit="pair")
-    return list(results)
+def _run_pairs(model, source, draws, n_jobs: int, progress: bool) -> list:
+    if n_jobs == 1:
+        results = (_pair_distance(model, source, d, dp) for d, dp in draws)
+    else:
+        tasks = (delayed(_pair_distance)(model, source, d, dp) for d, dp in draws)
+        results = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
+    tracker = PairProgress(len(draws), bar=progress)
+    out = []
+    try:
+        for r in results:
+            out.append(r)
+            tracker.update()
+    finally:
+        tracker.close()
+    return out
 
 
 # -- cache ------------------------------------------------------------------------------------------
 
 
-def _cache_key(model, corpus, gamma, unit, distribution, seed, h) -> str:
+def _cache_key(model, corpus, gamma, unit, distribution, seed, h, sizing="lambert-w") -> str:
     parts = {
         "model": model.describe(),
         "corpus": corpus.fingerprint(),
@@ -216,6 +289,8 @@ def _cache_key(model, corpus, gamma, unit, distribution, seed, h) -> str:
         "seed": seed,
         "h": h,
     }
+    if sizing != "lambert-w":  # only then: the keys of existing Lambert-W caches stay valid
+        parts["sizing"] = sizing
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:24]
 
 

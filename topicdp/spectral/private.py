@@ -7,7 +7,8 @@ import time
 import numpy as np
 
 from .._validation import check_delta, check_epsilon, check_int, check_option, check_random_state
-from ..report import Check, PrivacyReport
+from ..release import PrivateRelease, vocabulary_status
+from ..report import Check, PrivacyReport, build_report, total
 from .accounting import ACCOUNTING_METHODS, DEFAULT_SPLITS, Budget
 from .configurations import RUNNERS, Context, PreconditionError, releases
 from .estimator import check_model_params
@@ -99,6 +100,9 @@ class SpectralDP:
     ----------
     topic_word_, alpha_ : the private topics (k x d, rows on the simplex) and Dirichlet parameters
     report_ : PrivacyReport
+    release_ : PrivateRelease
+        The published topics (``topic_word``), ``extra["alpha"]``, the vocabulary (column indices when fit on
+        a matrix) and the report; its ``diagnostics`` hold the run time (owner's eyes only).
     n_documents_, n_short_documents_ : documents used / left out (fewer than 3 tokens); at user level these
         are private diagnostics and are kept out of the report
     n_units_ : the public number of units (N, or U at user level)
@@ -124,8 +128,14 @@ class SpectralDP:
         self.n_restarts = n_restarts
 
     # ------------------------------------------------------------------------------------------------
-    def fit(self, X, y=None, *, users=None) -> "SpectralDP":
-        """Fit on a :class:`topicdp.Corpus` or doc-term counts X (with ``users``, one id per row, at user level)."""
+    def fit(self, X, y=None, *, users=None, vocabulary_source: str = "private-texts") -> "SpectralDP":
+        """Fit on a :class:`topicdp.Corpus` or doc-term counts X; sets ``release_`` (a PrivateRelease).
+
+        ``users`` (one id per row of a matrix X) is needed at user level; a Corpus brings its ``doc_users``.
+        ``vocabulary_source`` states where a Corpus' vocabulary came from (``"private-texts"`` or
+        ``"public"``, see :meth:`topicdp.TopicDP.privatize`).
+        """
+        vocabulary = getattr(X, "vocabulary", None) if hasattr(X, "doc_users") else None
         k, a0 = check_model_params(self.n_topics, self.alpha0)
         cfg = check_int(self.configuration, "configuration", low=1, high=4)
         eps = check_epsilon(self.epsilon)
@@ -140,7 +150,7 @@ class SpectralDP:
         check_model_params(k, a0, corpus.n_words)
         public = None
         if self.public_whitening is not None:
-            public = public_whitening(self.public_whitening, a0, k, corpus.n_words, getattr(X, "vocabulary", None))
+            public = public_whitening(self.public_whitening, a0, k, corpus.n_words, vocabulary)
         edges, gaussian, laplace = releases(cfg, public is not None)
         if self.split is None:
             split = {name: f for name, f in DEFAULT_SPLITS[cfg].items() if name in gaussian + laplace}
@@ -157,12 +167,17 @@ class SpectralDP:
         self.n_short_documents_ = corpus.n_short
         self.n_units_ = corpus.n_units
         self.n_degenerate_topics_ = n_bad
-        self.report_ = self._report(cfg, edges, ctx, budget, unit, time.perf_counter() - t0)
+        self.report_ = self._report(cfg, edges, ctx, budget, unit, vocabulary, vocabulary_source)
+        self.release_ = PrivateRelease(
+            topic_word=topics, noisy=None, report=self.report_, extra={"alpha": alpha},
+            vocabulary=tuple(str(j) for j in range(topics.shape[1])) if vocabulary is None else vocabulary,
+            diagnostics={"seconds": time.perf_counter() - t0},
+        )
         return self
 
     # ------------------------------------------------------------------------------------------------
-    def _report(self, cfg: int, edges: tuple, ctx: Context, budget: Budget, unit: str,
-                seconds: float) -> PrivacyReport:
+    def _report(self, cfg: int, edges: tuple, ctx: Context, budget: Budget, unit: str, vocabulary,
+                vocabulary_source: str) -> PrivacyReport:
         totals = budget.totals()
         if unit == "document":
             neighbours = ("Neighbouring corpora differ by replacing one document; N (documents with >= 3 tokens) "
@@ -199,7 +214,6 @@ class SpectralDP:
             "n_words": ctx.corpus.n_words,
             "n_topics": ctx.k,
             "alpha0": ctx.alpha0,
-            "seconds": seconds,
             **ctx.details,
         }
         if "Delta_T" in ctx.details:
@@ -207,7 +221,12 @@ class SpectralDP:
                 "local bound (Procedure 1)" if cfg >= 3 else "global bound given the released M2"
         else:
             sens, sens_method = ctx.details["Delta3"], "global bound (App. H.1-H.2, corrected, Frobenius)"
-        return PrivacyReport(
+        if vocabulary is None:
+            vocab_status = "public: column indices (fit on a matrix)"
+        else:
+            vocab_status, vocab_note = vocabulary_status(vocabulary_source, allow_dp=False)
+            notes.append(vocab_note)
+        return build_report(
             mechanism=f"spectral-config-{cfg}",
             guarantee="approx-DP",
             unit=unit,
@@ -218,9 +237,42 @@ class SpectralDP:
             sensitivity_method=sens_method,
             calibration=budget.accounting,
             composition=budget.releases,
-            composition_total=totals,
+            composition_total=[total(method, e, budget.delta) for method, e in totals.items()],
             checks=ctx.checks,
             seeded=self.random_state is not None,
             notes=notes,
             details=details,
+            published=_published(details, vocab_status),
         )
+
+
+_STATED = "public: a function of the stated parameters (k, alpha0, epsilon, delta, split) and of N (or U)"
+#: status of each published detail of a spectral report; a key not listed here is refused by save()
+_DETAIL_STATUSES = {
+    **{key: _STATED for key in ("configuration", "edges", "budget_split", "accounting", "n_words", "n_topics",
+                                "alpha0", "Delta2", "Delta3", "m2_noise_sigma", "m2_noise_spectral_norm_approx",
+                                "m2_combined_sigma")},
+    "n_documents": "public (stated): N, the number of documents, is the same for all replace-one neighbours",
+    "n_users": "public (stated): U, the number of users, is the same for all replace-one-user neighbours",
+    "whitening": "public: which whitening was used",
+    "public_m2_eigenvalues": "public: computed from the caller's public reference corpus",
+    "n_short_documents": "public (stated): documents with fewer than 3 tokens are left out and counted, as stated",
+    "procedure1": "DP: Procedure-1 bounds released with Laplace noise",
+    **{key: "post-processing: a function of released quantities and stated parameters"
+       for key in ("released_m2_eigenvalues", "released_m2_next_eigenvalue", "Delta_T", "Delta_decomposition",
+                   "Delta_output")},
+}
+
+
+def _published(details: dict, vocab_status: str) -> dict:
+    derived = ("post-processing: a function of the stated N (or U) and parameters and (configurations 2-4) of "
+               "released quantities")
+    return {
+        "topic_word": "post-processing: of the noisy releases at the configuration's edges",
+        "extra.alpha": "post-processing: of the noisy releases at the configuration's edges",
+        "vocabulary": vocab_status,
+        "report.checks": "post-processing: outcomes on released quantities and the stated N (or U)",
+        **{f"report.{name}": derived for name in ("sensitivity", "sigma", "sigma_alternatives", "composition",
+                                                  "composition_total")},
+        **{f"report.details.{key}": _DETAIL_STATUSES[key] for key in details if key in _DETAIL_STATUSES},
+    }

@@ -23,40 +23,14 @@ from __future__ import annotations
 
 import numpy as np
 
-SIMPLEX_METHODS = ("clip", "project")
+# one post-processing map for every road (re-exported here for the spectral modules)
+from ..mechanisms.postprocess import SIMPLEX_METHODS, project_to_simplex, to_simplex  # noqa: F401
 
 
 def alpha_from_eigenvalues(values: np.ndarray, alpha0: float) -> np.ndarray:
     """``alpha_i = 4 alpha0 (alpha0+1) / ((alpha0+2)^2 lambda_i^2)`` (App. H.5 inverted); inf-safe for lambda <= 0."""
     lam = np.maximum(np.abs(np.asarray(values, dtype=float)), np.finfo(float).tiny ** 0.25)
     return 4.0 * alpha0 * (alpha0 + 1.0) / ((alpha0 + 2.0) ** 2 * lam * lam)
-
-
-def project_to_simplex(V: np.ndarray) -> np.ndarray:
-    """Row-wise Euclidean projection onto the probability simplex (Duchi, Shalev-Shwartz, Singer & Chandra 2008)."""
-    V = np.atleast_2d(np.asarray(V, dtype=float))
-    n, d = V.shape
-    U = -np.sort(-V, axis=1)
-    css = np.cumsum(U, axis=1) - 1.0
-    ind = np.arange(1, d + 1)
-    cond = U - css / ind > 0
-    rho = d - 1 - np.argmax(cond[:, ::-1], axis=1)
-    theta = css[np.arange(n), rho] / (rho + 1.0)
-    return np.maximum(V - theta[:, None], 0.0)
-
-
-def to_simplex(raw: np.ndarray, method: str = "clip") -> tuple[np.ndarray, int]:
-    """Rows of ``raw`` (k x d) as probability vectors; returns ``(topics, n_degenerate)``."""
-    raw = np.asarray(raw, dtype=float)
-    if method == "project":
-        out = project_to_simplex(raw)
-    else:
-        out = np.maximum(raw, 0.0)
-    sums = out.sum(axis=1)
-    bad = ~(sums > 0) | ~np.isfinite(sums)
-    out[bad] = 1.0
-    sums = out.sum(axis=1)
-    return out / sums[:, None], int(bad.sum())
 
 
 def recover_topics(values: np.ndarray, vectors: np.ndarray, B: np.ndarray, alpha0: float,

@@ -48,8 +48,8 @@ def _chunk_from_counts(X, users: list, n_words: int, where: str) -> Chunk:
 
 
 class JsonlReader:
-    """JSON Lines (gzip'd when the name ends in ``.gz``) with a text and a user field, tokenised as
-    :meth:`topicdp.corpus.Corpus.from_jsonl` does."""
+    """JSON Lines (plain or gzip, see :func:`topicdp.corpus.read_jsonl_records`) with a text and a user field,
+    tokenised as :meth:`topicdp.corpus.Corpus.from_jsonl` does."""
 
     format = "jsonl"
 

@@ -1,0 +1,134 @@
+"""End to end: the file a default ``topicdp privatize`` writes holds no field derived from the private data
+except through a DP mechanism (issue 10, "What it must show").
+
+Two private corpora differ in one user (replace-one, the CLI's default unit): in the second, user u0 owns
+two documents of other words instead of five. Both are released with the same public reference P, the same
+sampler seed and the same fixed noise seed. Every published field whose status is not "DP" or
+"post-processing" must then be byte-identical, and the fields that differ must be exactly DP outputs and
+their post-processing.
+
+The vocabulary is the one published quantity the default CLI release does not cover yet (it is built from
+the private texts; a public or DP-selected vocabulary is a separate change): the corpora are built so that
+every word of the closed word list occurs in both, and the test checks that the release says NOT COVERED
+for the vocabulary and for nothing else.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import numpy as np
+
+from topicdp.cli import main
+from topicdp.release import SCHEMA, published_paths, status_of, unlisted_paths, validate
+
+WORDS = ["market", "energy", "price", "trade", "contract", "meeting", "schedule", "office", "budget", "report"]
+
+
+def _write(path, records) -> None:
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        for user, text in records:
+            fh.write(json.dumps({"user": user, "text": text}) + "\n")
+
+
+def _records(rng, users, docs_per_user=5):
+    return [(u, " ".join(rng.choice(WORDS, size=30))) for u in users for _ in range(docs_per_user)]
+
+
+def _release(tmp_path, name, records, reference, extra=()):
+    corpus = tmp_path / f"{name}.jsonl.gz"
+    _write(corpus, records)
+    out, diag = tmp_path / f"{name}.json", tmp_path / f"{name}.diag.json"
+    code = main(["privatize", "--guarantee", "random-dp", str(corpus), "--model", "sklearn-nmf", "--topics", "2", "--min-df", "1",
+                 "--max-df", "1.0", "--gamma", "0.3", "--n-jobs", "1", "--seed", "5", "--reference", str(reference),
+                 "--out", str(out), "--diagnostics", str(diag), *extra])
+    assert code == 0
+    return json.loads(out.read_text()), json.loads(diag.read_text())
+
+
+def test_default_release_file_has_no_private_field_outside_dp(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    reference = tmp_path / "reference.jsonl.gz"
+    _write(reference, _records(rng, [f"r{i}" for i in range(12)]))
+    others = _records(rng, [f"u{i}" for i in range(1, 12)])
+    a_records = _records(rng, ["u0"]) + others
+    b_records = [("u0", "budget budget budget office office report"), ("u0", "budget office report office")] + others
+    a, a_diag = _release(tmp_path, "a", a_records, reference)
+    b, _ = _release(tmp_path, "b", b_records, reference)
+    statuses = {"format": "public", "top_words": "post-processing", **a["report"]["published"]}
+
+    validate(a, SCHEMA)
+    assert unlisted_paths(a, statuses) == []
+    assert a["report"]["guarantee"] == "random-DP" and a["report"]["sampling_distribution"]["kind"] == "public-reference"
+    fa, fb = published_paths(a), published_paths(b)
+    assert fa.keys() == fb.keys()
+    differing = {p for p in fa if fa[p] != fb[p]}
+    not_dp = {p: status_of(p, statuses) for p in differing
+              if not status_of(p, statuses).startswith(("DP", "post-processing"))}
+    assert not_dp == {}
+    assert {"noisy", "topic_word"} <= differing
+    uncovered = {p for p, s in statuses.items() if s.startswith("NOT COVERED")}
+    assert uncovered == {"vocabulary", "report.details.corpus.n_words"}
+    assert fa["vocabulary"] == fb["vocabulary"]  # by construction (closed word list), see the module docstring
+
+    # what the old file leaked is now only in the owner's diagnostics
+    text = json.dumps(a)
+    assert a_diag["diagnostics"]["corpus"]["fingerprint"] not in text
+    assert "n_docs" not in a["report"]["details"]["corpus"] and "construction" not in text
+    assert "deltas_quantiles" not in text and "deltas_quantiles" in json.dumps(a_diag)
+    printed = capsys.readouterr().out
+    assert "published part only" in printed and "do not publish" in printed
+
+
+def test_sampled_road_without_p_stops_before_reading_the_corpus(tmp_path, capsys):
+    unreadable = tmp_path / "not-json.jsonl"
+    unreadable.write_text("this line is not JSON\n")  # reading it would fail with a different message
+    assert main(["privatize", "--guarantee", "random-dp", str(unreadable), "--epsilon", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "--reference" in err and "--private-oracle" in err and "not-json" not in err
+
+
+def test_private_oracle_release_says_what_leaks(tmp_path):
+    rng = np.random.default_rng(1)
+    corpus = tmp_path / "c.jsonl.gz"
+    _write(corpus, _records(rng, [f"u{i}" for i in range(12)]))
+    out = tmp_path / "r.json"
+    assert main(["privatize", "--guarantee", "random-dp", str(corpus), "--model", "sklearn-nmf", "--topics", "2", "--min-df", "1", "--max-df", "1.0",
+                 "--gamma", "0.3", "--n-jobs", "1", "--private-oracle", "--out", str(out)]) == 0
+    report = json.loads(out.read_text())["report"]
+    assert report["sampling_distribution"]["kind"] == "private-resample"
+    assert report["published"]["report.sigma"].startswith("NOT COVERED")
+    assert any("PRIVATE ORACLE" in n for n in report["notes"])
+
+
+def test_default_dp_release_file_is_dp_end_to_end(tmp_path, capsys):
+    """The default ``topicdp privatize`` (--guarantee dp): vocabulary selected under DP, topics by dp-vem.
+
+    Two corpora differ in one user; with the same noise seed every published field that differs must be a
+    DP output or its post-processing, and no field may be NOT COVERED -- the vocabulary included.
+    """
+    rng = np.random.default_rng(3)
+    others = _records(rng, [f"u{i}" for i in range(1, 400)], docs_per_user=2)
+    a_records = _records(rng, ["u0"], docs_per_user=2) + others
+    b_records = [("u0", "budget budget office")] + others
+    outs = []
+    for name, records in (("a", a_records), ("b", b_records)):
+        corpus = tmp_path / f"{name}.jsonl.gz"
+        _write(corpus, records)
+        out = tmp_path / f"{name}.json"
+        code = main(["privatize", str(corpus), "--topics", "2", "--epsilon", "8", "--seed", "5", "--out", str(out),
+                     "--release-anyway"])
+        assert code == 0, capsys.readouterr().err
+        outs.append(json.loads(out.read_text()))
+    a, b = outs
+    statuses = {"format": "public", "top_words": "post-processing", **a["report"]["published"]}
+    validate(a, SCHEMA)
+    assert unlisted_paths(a, statuses) == []
+    assert a["report"]["guarantee"] == "approx-DP" and a["report"]["mechanism"] == "dp-vem"
+    assert a["report"]["epsilon"] == 8.0  # the total: vocabulary selection + topics
+    assert [p for p, s in statuses.items() if s.startswith("NOT COVERED")] == []
+    assert statuses["vocabulary"].startswith("DP")
+    fa, fb = published_paths(a), published_paths(b)
+    differing = {p for p in set(fa) | set(fb) if fa.get(p) != fb.get(p)}
+    assert {p for p in differing if not status_of(p, statuses).startswith(("DP", "post-processing"))} == set()

@@ -1,0 +1,88 @@
+"""The pieces of the release contract: the report builder, the statuses, the schema validator, to_simplex."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+
+from topicdp.mechanisms.postprocess import project_to_simplex, to_simplex
+from topicdp.release import FORMAT, SCHEMA, PrivateRelease, status_of, validate
+from topicdp.report import PrivacyReport, build_report, total
+
+
+def _report(**overrides) -> PrivacyReport:
+    kwargs = dict(mechanism="m", guarantee="approx-DP", unit="user", neighbours="replace-one", epsilon=1.0,
+                  delta=1e-5, seeded=False, published={"topic_word": "DP"},
+                  composition_total=[total("rdp", 1.0, 1e-5), total("paper", 0.5, 1e-5, valid=False)])
+    return build_report(**{**kwargs, **overrides})
+
+
+def test_reports_are_frozen_once_built():
+    rep = _report()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rep.sigma = 3.0  # type: ignore[misc]
+
+
+def test_certified_epsilon_ignores_invalid_totals_and_larger_deltas():
+    rep = _report(composition_total=[total("paper", 0.1, 1e-5, valid=False), total("rdp", 0.9, 1e-5),
+                                     total("loose", 0.2, 1e-3)])
+    assert rep.certified_epsilon() == 0.9
+    assert _report(composition_total=[]).certified_epsilon() == float("inf")
+
+
+@pytest.mark.parametrize("bad", [{"accounting": "rdp", "epsilon": 1.0}, {"rdp": 1.0, "epsilon": 1, "delta": 0,
+                                                                         "accounting": "x"}])
+def test_composition_total_has_one_schema(bad):
+    with pytest.raises(ValueError, match="composition_total"):
+        _report(composition_total=[bad])
+
+
+def test_statuses_are_from_the_list():
+    with pytest.raises(ValueError, match="published"):
+        _report(published={"topic_word": "probably fine"})
+    statuses = {"report.details": "public", "report.details.n": "DP: noisy count"}
+    assert status_of("report.details.n", statuses).startswith("DP")
+    assert status_of("report.details.other.x", statuses) == "public"
+    assert status_of("report.detailsx", statuses) is None  # a prefix must end at a dot
+
+
+def test_save_refuses_unlisted_fields_and_load_refuses_old_files(tmp_path):
+    W = np.array([[0.5, 0.5]])
+    rep = _report(details={"n_docs": 12})  # no status for report.details.n_docs
+    release = PrivateRelease(topic_word=W, noisy=W, vocabulary=("a", "b"), report=rep)
+    with pytest.raises(ValueError, match="report.details.n_docs"):
+        release.save(tmp_path / "r.json")
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({"topic_word": [[1.0]], "vocabulary": ["a"], "report": {}}))
+    with pytest.raises(ValueError, match=FORMAT):
+        PrivateRelease.load(old)
+
+
+def test_the_schema_validator_rejects_what_it_should():
+    release = PrivateRelease(topic_word=np.array([[1.0]]), noisy=None, vocabulary=("a",), report=_report())
+    data = release.to_dict()
+    validate(data, SCHEMA)
+    for broken, match in [({**data, "format": "topicdp.release/1"}, "format"),
+                          ({**data, "vocabulary": [1]}, "vocabulary"),
+                          ({**data, "report": {**data["report"], "guarantee": "DP-ish"}}, "guarantee"),
+                          ({**data, "report": {**data["report"], "epsilon": "one"}}, "epsilon"),
+                          ({k: v for k, v in data.items() if k != "report"}, "report")]:
+        with pytest.raises(ValueError, match=match):
+            validate(broken, SCHEMA)
+
+
+def test_one_to_simplex_for_both_roads():
+    from topicdp.spectral import recovery
+
+    assert recovery.to_simplex is to_simplex and recovery.project_to_simplex is project_to_simplex
+    noisy = np.array([[0.6, -0.2, 0.3], [-1.0, -2.0, -0.5], [np.nan, 1.0, 1.0]])
+    clipped, bad = to_simplex(noisy)
+    assert bad == 2 and np.allclose(clipped[0], [2 / 3, 0, 1 / 3]) and np.allclose(clipped[1], 1 / 3)
+    projected, _ = to_simplex(noisy[:1], method="project")
+    # Euclidean projection of (0.6, -0.2, 0.3): theta = -0.05 on the support {0, 2}
+    assert np.allclose(projected, [[0.65, 0.0, 0.35]])
+    with pytest.raises(ValueError, match="method"):
+        to_simplex(noisy, method="softmax")

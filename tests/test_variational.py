@@ -1,0 +1,139 @@
+"""DP variational EM (topicdp.variational): per-unit bound by brute force, calibration against the exact
+Gaussian profile and dp-accounting, neighbour locality, and recovery of planted topics."""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from topicdp import Corpus
+from topicdp.baselines._svi import dirichlet_expectation
+from topicdp.datasets import synthetic_lda
+from topicdp.rdp.gaussian import gaussian_delta
+from topicdp.variational import DPVariationalLDA, unit_statistic, unit_weights
+
+
+def _random_corpus(rng, n_docs=12, n_words=6, n_users=4, max_count=4):
+    X = sp.csr_matrix(rng.integers(0, max_count + 1, size=(n_docs, n_words)) * (rng.random((n_docs, n_words)) < 0.5))
+    X[np.asarray(X.sum(1)).ravel() == 0, 0] = 1  # no empty documents
+    users = np.concatenate([np.arange(n_users), rng.integers(0, n_users, size=n_docs - n_users)])
+    return sp.csr_matrix(X, dtype=np.float64), users
+
+
+def _per_unit(X, units, beta, alpha=0.5):
+    w = unit_weights(X, units)
+    return [unit_statistic(X[units == u], w[units == u], beta, alpha) for u in range(units.max() + 1)]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_every_unit_statistic_has_frobenius_norm_at_most_one(seed):
+    rng = np.random.default_rng(seed)
+    X, users = _random_corpus(rng)
+    beta = np.exp(dirichlet_expectation(rng.gamma(rng.choice([0.05, 1.0, 20.0]), 1.0, size=(3, X.shape[1])) + 1e-3))
+    stats = _per_unit(X, users, beta)
+    norms = [np.linalg.norm(S) for S in stats]
+    assert max(norms) <= 1.0 + 1e-12
+    # replace-one: two non-negative matrices of norm <= 1 differ by at most sqrt(2)
+    assert max(np.linalg.norm(a - b) for a in stats for b in stats) <= math.sqrt(2) + 1e-12
+    # the sum over units is what one release sees: its change under removing unit u is S_u
+    total = sum(stats)
+    for u, S in enumerate(stats):
+        keep = users != u
+        rest = unit_statistic(X[keep], unit_weights(X, users)[keep], beta, 0.5)
+        np.testing.assert_allclose(total - rest, S, atol=1e-10)
+
+
+def test_the_bound_one_is_attained():
+    """A single-word unit whose topic responsibilities concentrate on one topic reaches norm 1: the bound is tight."""
+    X = sp.csr_matrix(np.array([[5.0, 0, 0], [0, 1.0, 1.0]]))
+    beta = np.array([[1.0, 1e-9, 1e-9], [1e-9, 0.5, 0.5]])
+    stats = _per_unit(X, np.array([0, 1]), beta, alpha=0.01)
+    assert np.linalg.norm(stats[0]) == pytest.approx(1.0, abs=1e-6)
+
+
+def test_weights_depend_only_on_the_units_own_documents():
+    rng = np.random.default_rng(3)
+    X, users = _random_corpus(rng, n_docs=20, n_users=5)
+    w = unit_weights(X, users)
+    X2 = X.tolil()
+    X2[np.flatnonzero(users == 2)[0], :] = 7  # change user 2 only
+    w2 = unit_weights(sp.csr_matrix(X2), users)
+    others = users != 2
+    np.testing.assert_array_equal(w[others], w2[others])
+    assert not np.allclose(w[~others], w2[~others])
+
+
+@pytest.mark.parametrize("epsilon,delta,T,neighbours", [(1.0, 1e-6, 5, "add-remove"), (3.0, 1e-6, 3, "replace-one"),
+                                                        (10.0, 1e-5, 10, "add-remove"), (0.5, 1e-7, 1, "replace-one")])
+def test_sigma_meets_the_exact_gaussian_profile(epsilon, delta, T, neighbours):
+    model = DPVariationalLDA(epsilon=epsilon, delta=delta, n_iterations=T, neighbours=neighbours)
+    sigma = model.noise_scale()
+    sensitivity = 1.0 if neighbours == "add-remove" else math.sqrt(2)
+    # T releases of sensitivity D with noise sigma compose to one Gaussian with sensitivity D sqrt(T)
+    assert gaussian_delta(sigma, epsilon, sensitivity, count=T) <= delta
+    assert gaussian_delta(sigma * 0.99, epsilon, sensitivity, count=T) > delta  # and not loose by 1%
+
+
+def test_sigma_against_dp_accounting_pld():
+    dp_accounting = pytest.importorskip("dp_accounting")
+    from dp_accounting.pld import pld_privacy_accountant
+
+    model = DPVariationalLDA(epsilon=3.0, delta=1e-6, n_iterations=5, neighbours="add-remove")
+    sigma = model.noise_scale()
+    accountant = pld_privacy_accountant.PLDAccountant(value_discretization_interval=1e-4)
+    accountant.compose(dp_accounting.GaussianDpEvent(noise_multiplier=sigma), 5)
+    assert accountant.get_epsilon(1e-6) == pytest.approx(3.0, rel=2e-3)
+
+
+def test_small_noise_tracks_the_noiseless_run_and_large_noise_does_not():
+    """EM from a random start has merged-topic local optima (as gensim's and scikit-learn's online LDA do),
+    so recovery is judged per start: with the same start, epsilon=50 must stay close to the noiseless run.
+
+    Bound: at epsilon=50, T=10, sigma = 0.50 per entry (noise_scale()); a topic holds about 3000 x 5 / 5 =
+    3000 units of weighted mass, so the per-entry noise in probability units is about 1.7e-4 and its L1 over
+    200 words about 200 x 1.7e-4 x sqrt(2/pi) = 0.027 per topic; 0.06 allows twice that plus the soft
+    threshold's shrinkage. At epsilon=0.01 sigma = 970 dwarfs every count: the topics are noise (error > 1.5
+    of a possible 2).
+    """
+    data = synthetic_lda(3000, 200, 5, alpha0=0.1, beta=0.05, mean_length=80, random_state=0)
+    corpus = Corpus(X=data.X, vocabulary=[f"w{i}" for i in range(200)], doc_users=np.arange(3000) // 3)
+    from topicdp.metrics.recovery import recovery_error
+
+    errors = {eps: [] for eps in (None, 50.0, 0.01)}
+    for seed in range(3):
+        for eps in errors:
+            model = DPVariationalLDA(5, epsilon=eps, unit="document", n_iterations=10, random_state=seed).fit(corpus)
+            errors[eps].append(recovery_error(model.topic_word_, data.topic_word))
+    assert min(errors[None]) < 0.1  # some start finds the planted topics
+    np.testing.assert_allclose(errors[50.0], errors[None], atol=0.06)
+    assert min(errors[0.01]) > 1.5
+
+
+def test_user_unit_needs_a_corpus_and_parameters_are_validated():
+    with pytest.raises(ValueError, match="unit='user' needs a topicdp.Corpus"):
+        DPVariationalLDA(unit="user").fit(sp.csr_matrix(np.ones((3, 4))))
+    with pytest.raises(ValueError, match="n_iterations"):
+        DPVariationalLDA(n_iterations=0).fit(sp.csr_matrix(np.ones((3, 4))))
+    with pytest.raises(ValueError, match="neighbours"):
+        DPVariationalLDA(neighbours="swap").noise_scale()
+
+
+def test_release_is_published_with_only_dp_and_public_fields(tmp_path):
+    from topicdp.release import PrivateRelease
+
+    data = synthetic_lda(300, 40, 3, random_state=1)
+    corpus = Corpus(X=data.X, vocabulary=[f"w{i}" for i in range(40)], doc_users=np.arange(300) // 3)
+    model = DPVariationalLDA(3, epsilon=2.0, delta=1e-6, n_iterations=3, random_state=0).fit(corpus, vocabulary_source="public")
+    release = model.release_
+    assert release.report.guarantee == "approx-DP" and release.report.seeded
+    assert release.report.certified_epsilon() <= 2.0 + 1e-9
+    path = tmp_path / "release.json"
+    release.save(path)
+    again = PrivateRelease.load(path)
+    np.testing.assert_allclose(again.topic_word, release.topic_word)
+    assert "n_docs" not in path.read_text()  # the exact document count stays in the diagnostics
+    # a DP vocabulary's budget is composed into the stated guarantee
+    vocab = {"epsilon": 0.5, "delta": 1e-7}
+    model.fit(corpus, vocabulary_source=vocab)
+    assert model.release_.report.epsilon == pytest.approx(2.5)

@@ -1,0 +1,425 @@
+"""Public word lists and the DP vocabulary selection (topicdp.vocabulary).
+
+Independent truths: the Gaussian profile and the threshold probability are written here with mpmath at
+50 digits; the privacy bound is checked by exact enumeration of every released set on a tiny universe
+(all neighbours of a small dataset) and by numerical integration of the full output's hockey-stick
+divergence, neither of which uses the proof's algebra.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+
+import mpmath
+import numpy as np
+import pytest
+
+from topicdp.corpus import Corpus
+from topicdp.rdp import PrivacyLedger
+from topicdp.vocabulary import (
+    DPVocabulary,
+    calibrate_selection,
+    load_vocabulary,
+    select_vocabulary,
+    threshold_delta,
+    unit_top_words,
+    unit_word_sets,
+)
+
+mpmath.mp.dps = 50
+
+
+def gauss_delta_ref(sigma, eps, sens):
+    """Balle & Wang 2018, Thm. 8, in mpmath."""
+    mu = mpmath.mpf(sens) / mpmath.mpf(sigma)
+    eps = mpmath.mpf(eps)
+    return mpmath.ncdf(mu / 2 - eps / mu) - mpmath.exp(eps) * mpmath.ncdf(-mu / 2 - eps / mu)
+
+
+def unique_pass_ref(tau, sigma, s):
+    """1 - Phi((tau - 1/sqrt s)/sigma)^s: some word of a unit's own s words (total 1/sqrt s) passes."""
+    z = (mpmath.mpf(tau) - 1 / mpmath.sqrt(s)) / mpmath.mpf(sigma)
+    return 1 - mpmath.ncdf(z) ** s
+
+
+def threshold_delta_ref(tau, sigma, k):
+    """The worst unit size, in mpmath."""
+    return max(unique_pass_ref(tau, sigma, s) for s in range(1, k + 1))
+
+
+def sens(neighbours):
+    return 1.0 if neighbours == "add-remove" else math.sqrt(2.0)
+
+
+# --------------------------------------------------------------------------------------------------
+# calibration against the exact profile
+
+@pytest.mark.parametrize("neighbours", ["replace-one", "add-remove"])
+@pytest.mark.parametrize("eps,delta,k", [(0.3, 1e-7, 50), (1.0, 1e-7, 100), (3.0, 1e-7, 300),
+                                         (1.0, 1e-5, 1), (0.5, 0.2, 2), (8.0, 1e-10, 1000)])
+def test_calibration_meets_and_nearly_attains_each_delta_share(eps, delta, k, neighbours):
+    sigma, tau = calibrate_selection(eps, delta, k, neighbours)
+    dg = gauss_delta_ref(sigma, eps, sens(neighbours))
+    dt = threshold_delta_ref(tau, sigma, k)
+    # each half of delta is met (the guarantee) ...
+    assert dg <= delta / 2 and dt <= delta / 2
+    # ... and nearly attained (no wasted noise): the roots are rounded up by a few ulps only
+    assert dg >= delta / 2 * (1 - 1e-6) and dt >= delta / 2 * (1 - 1e-6)
+    assert abs(threshold_delta(tau, sigma, k) - float(dt)) <= 1e-9 * float(dt)
+
+
+# --------------------------------------------------------------------------------------------------
+# brute force on a tiny universe: the exact law of the released set
+
+def released_set_law(word_sets, k, sigma, tau):
+    """{frozenset R: P(R)} for the mechanism on units with these word sets (independent noise per word).
+
+    Written from the mechanism's definition: a unit with s words adds 1/sqrt(s) to each of them."""
+    assert all(len(s) <= k for s in word_sets)
+    totals = {}
+    for s in word_sets:
+        for w in s:
+            totals[w] = totals.get(w, 0) + 1 / mpmath.sqrt(len(s))
+    words = sorted(totals)
+    p_pass = {w: 1 - mpmath.ncdf((mpmath.mpf(tau) - totals[w]) / mpmath.mpf(sigma)) for w in words}
+    law = {}
+    for mask in itertools.product([False, True], repeat=len(words)):
+        prob = mpmath.mpf(1)
+        for w, m in zip(words, mask):
+            prob *= p_pass[w] if m else 1 - p_pass[w]
+        law[frozenset(w for w, m in zip(words, mask) if m)] = prob
+    return law
+
+
+def hockey_stick(P, Q, eps):
+    """sup_O P(O) - e^eps Q(O) over a discrete space = sum of positive parts."""
+    e = mpmath.exp(eps)
+    return sum(max(mpmath.mpf(0), p - e * Q.get(r, 0)) for r, p in P.items())
+
+
+UNIVERSE = ("apple", "berry", "cherry", "damson")
+K = 2
+POOL = [frozenset(c) for n in (1, 2) for c in itertools.combinations(UNIVERSE, n)]  # every possible S_u
+BASE = [frozenset({"apple", "berry"}), frozenset({"apple"}), frozenset({"berry", "cherry"})]
+
+
+def neighbours_of(data, relation):
+    if relation == "add-remove":
+        for i in range(len(data)):
+            yield data[:i] + data[i + 1:]
+        for s in POOL:
+            yield data + [s]
+    else:
+        for i, s in itertools.product(range(len(data)), POOL):
+            yield data[:i] + [s] + data[i + 1:]
+
+
+@pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
+@pytest.mark.parametrize("eps,delta", [(0.5, 0.2), (1.0, 0.05)])
+def test_every_neighbour_of_a_tiny_dataset_meets_the_bound(relation, eps, delta):
+    sigma, tau = calibrate_selection(eps, delta, K, relation)
+    P = released_set_law(BASE, K, sigma, tau)
+    worst = mpmath.mpf(0)
+    for other in neighbours_of(BASE, relation):
+        Q = released_set_law(other, K, sigma, tau)
+        worst = max(worst, hockey_stick(P, Q, eps), hockey_stick(Q, P, eps))
+    assert worst <= delta
+    # not vacuous: on these parameters the released set really moves (a noiseless set would give 1)
+    assert worst > delta / 20
+
+
+@pytest.mark.parametrize("eps,delta,k", [(1.0, 0.1, 1), (1.0, 0.1, 5), (6.0, 0.1, 5), (8.0, 1e-3, 6)])
+def test_a_unit_with_only_unique_words_is_detected_exactly_with_probability_delta_tau(eps, delta, k):
+    """The threshold part of the bound is attained: removing a unit whose s words nobody else uses."""
+    sigma, tau = calibrate_selection(eps, delta, k, "add-remove")
+    others = [frozenset({"apple"}), frozenset({"apple"})]
+    detected = []
+    for s in range(1, k + 1):
+        unique = frozenset(f"only{i}" for i in range(s))
+        with_u = released_set_law(others + [unique], k, sigma, tau)
+        without = released_set_law(others, k, sigma, tau)
+        d = hockey_stick(with_u, without, eps)
+        assert d >= unique_pass_ref(tau, sigma, s) * (1 - 1e-12)  # a unique word is impossible without u
+        assert d <= delta
+        detected.append(d)
+    assert max(detected) >= threshold_delta_ref(tau, sigma, k) * (1 - 1e-12)
+
+
+def full_output_hockey_stick(j, m, sigma, tau, eps, bigger_first):
+    """Exact divergence of the full output (noisy totals, not only the set) for add/remove.
+
+    D' = D + u, where u has s = j + m words, j shared with D and m of its own, each of weight 1/sqrt(s).
+    Along the direction of the shift the shared coordinates are one Gaussian with mean shift
+    d = sqrt(j/s) / sigma (the likelihood ratio depends on that coordinate only); q = P(no word of u's own
+    passes). Integrated numerically.
+    """
+    with mpmath.workdps(25):
+        size = j + m
+        d = mpmath.sqrt(mpmath.mpf(j) / size) / sigma
+        q = mpmath.ncdf((mpmath.mpf(tau) - 1 / mpmath.sqrt(size)) / sigma) ** m
+        e = mpmath.exp(eps)
+        a, b = (q, e) if bigger_first else (1, e * q)  # integrand [a N(d', 1) - b N(d'', 1)]_+
+        extra = 1 - q if bigger_first else 0  # outputs naming a unique word: impossible without u
+        if d == 0:
+            return extra + max(0, a - b)
+        mean_a, mean_b = (d, 0) if bigger_first else (0, d)
+        f = lambda x: max(0, a * mpmath.npdf(x, mean_a) - b * mpmath.npdf(x, mean_b))  # noqa: E731
+        # the integrand is positive on one side of the single crossing point x*; split the range there
+        cross = (mpmath.log(b / a) + (mean_a**2 - mean_b**2) / 2) / (mean_a - mean_b)
+        return extra + mpmath.quad(f, [-50, min(cross, 0), cross, max(cross, d), 50])
+
+
+@pytest.mark.parametrize("eps,delta,k", [(1.0, 1e-3, 4), (0.3, 1e-2, 5), (6.0, 1e-2, 3)])
+def test_full_output_divergence_by_integration_meets_the_bound(eps, delta, k):
+    sigma, tau = calibrate_selection(eps, delta, k, "add-remove")
+    worst = 0
+    for size in range(1, k + 1):
+        for j in range(size + 1):
+            for bigger_first in (True, False):
+                worst = max(worst, full_output_hockey_stick(j, size - j, sigma, tau, eps, bigger_first))
+    assert worst <= delta
+    # j = s (all shared) is the plain Gaussian with sensitivity 1: the bound is nearly reached
+    assert worst >= delta / 2 * (1 - 1e-6)
+
+
+# --------------------------------------------------------------------------------------------------
+# changing one unit changes only its own contribution
+
+def random_corpus(rng, n_users=12, vocab=40):
+    words = [f"w{chr(97 + i % 26)}{chr(97 + i // 26)}xx" for i in range(vocab)]
+    texts, users = [], []
+    for u in range(n_users):
+        for _ in range(rng.integers(1, 5)):
+            n = rng.integers(1, 30)
+            texts.append(" ".join(rng.choice(words, size=n, p=np.r_[[0.3], np.full(vocab - 1, 0.7 / (vocab - 1))])))
+            users.append(f"user{u}")
+    return texts, users, words
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_changing_one_user_leaves_every_other_users_words_identical(seed):
+    rng = np.random.default_rng(seed)
+    texts, users, words = random_corpus(rng)
+    before = unit_word_sets(texts, users, max_words_per_unit=3)
+    victim = f"user{rng.integers(12)}"
+    # replace the victim's documents by a different number of different documents, placed first
+    new = [(" ".join(rng.choice(words, size=rng.integers(1, 50))), victim) for _ in range(rng.integers(1, 8))]
+    kept = [(t, u) for t, u in zip(texts, users) if u != victim]
+    rng.shuffle(kept)  # and reorder everyone else's documents across users
+    after = unit_word_sets([t for t, _ in new + kept], [u for _, u in new + kept], max_words_per_unit=3)
+    assert {u: s for u, s in before.items() if u != victim} == {u: s for u, s in after.items() if u != victim}
+    assert all(len(s) <= 3 for s in after.values())
+
+
+def test_document_units_depend_on_their_own_text_only():
+    texts = ["alpha alpha beta gamma", "delta delta delta epsilon", "alpha zeta"]
+    a = unit_word_sets(texts, unit="document", max_words_per_unit=2)
+    b = unit_word_sets(texts[:1] + ["omega omega"] + texts[2:], unit="document", max_words_per_unit=2)
+    assert a[0] == b[0] and a[2] == b[2] and a[1] != b[1]
+
+
+def test_top_words_ties_break_by_a_fixed_public_order():
+    # counts: zeta 2, beta 2, alpha 2, gamma 1 -> the two of count 2 first in code-point order
+    assert unit_top_words(["zeta", "beta", "alpha", "zeta", "beta", "alpha", "gamma"], 2) == ("alpha", "beta")
+    assert unit_top_words(["b", "a", "c"], 5) == ("a", "b", "c")
+
+
+def test_tokenisation_is_the_corpus_one():
+    texts = ["The Cats' cat-flap: 42 cats, naïve café", "Über straße and the of", "ab abc abcd"]
+    sets = unit_word_sets(texts, unit="document", max_words_per_unit=1000)
+    corpus = Corpus.from_texts(texts)
+    assert set().union(*sets.values()) == set(corpus.vocabulary)
+    sets4 = unit_word_sets(texts, unit="document", max_words_per_unit=1000, min_token_length=4, stop_words=None)
+    assert set().union(*sets4.values()) == set(Corpus.from_texts(texts, min_token_length=4, stop_words=None).vocabulary)
+
+
+# --------------------------------------------------------------------------------------------------
+# statistics: a widely used word is kept, a single unit's word at most at the derived rate
+
+def test_common_word_kept_and_single_unit_words_at_most_at_the_bound():
+    eps, delta, k = 1.0, 0.3, 3
+    sigma, tau = calibrate_selection(eps, delta, k, "replace-one")
+    p_rare = float(unique_pass_ref(tau, sigma, 3))  # P(some word of the 3-word rare unit is released)
+    assert p_rare <= delta / 2 + 1e-15  # the derived bound
+    # 60 documents share "common" (plus two filler words); one document has three words of its own
+    texts = ["common common filler other"] * 60 + ["rarea rareb rarec"]
+    n_runs, leaks, common_missing = 400, 0, 0
+    for seed in range(n_runs):
+        words = select_vocabulary(texts, unit="document", epsilon=eps, delta=delta, max_words_per_unit=k,
+                                  random_state=seed).words
+        leaks += any(w.startswith("rare") for w in words)
+        common_missing += "common" not in words
+    # leaks ~ Binomial(400, p_rare) (the unit's 3 words have total 1/sqrt(3) each and independent noise);
+    # 4 standard deviations either side: a false failure has probability < 1e-4, and the seeds are fixed
+    sd = math.sqrt(n_runs * p_rare * (1 - p_rare))
+    assert leaks <= n_runs * p_rare + 4 * sd
+    assert leaks >= n_runs * p_rare - 4 * sd  # the derived rate is the true one, not only a bound
+    # "common": 60 units of 3 words, total 60/sqrt(3) = 34.6; P(miss) = Phi((tau - 34.6)/sigma) per run
+    p_miss = float(mpmath.ncdf((tau - 60 / math.sqrt(3)) / sigma))
+    assert p_miss * n_runs < 1e-6 and common_missing == 0
+
+
+# --------------------------------------------------------------------------------------------------
+# the DPVocabulary result
+
+def test_result_is_sorted_capped_marked_and_reportable():
+    texts = [f"common word{i % 7}x shared" for i in range(200)]
+    res = select_vocabulary(texts, unit="document", epsilon=2.0, delta=1e-5, max_words_per_unit=3,
+                            random_state=1)
+    assert isinstance(res, DPVocabulary) and res.seeded
+    assert list(res.words) == sorted(res.words) and "common" in res.words and "shared" in res.words
+    capped = select_vocabulary(texts, unit="document", epsilon=2.0, delta=1e-5, max_words_per_unit=3,
+                               max_features=1, random_state=1)
+    assert len(capped.words) == 1 and capped.words[0] in res.words
+    d = res.to_dict()
+    json.dumps(d)
+    assert "words" not in d and d["n_words"] == len(res.words)
+    assert d["epsilon"] == 2.0 and d["delta"] == 1e-5 and d["delta_gaussian"] + d["delta_threshold"] == 1e-5
+    assert d["unit"] == "document" and d["neighbours"] == "replace-one" and d["sensitivity"] == math.sqrt(2)
+    with pytest.raises(Exception):
+        res.sigma = 0.0  # frozen
+    unseeded = select_vocabulary(texts, unit="document", epsilon=2.0, delta=1e-5, max_words_per_unit=3)
+    assert not unseeded.seeded
+
+
+def test_ledger_composition_records_gaussian_and_threshold_delta():
+    res = select_vocabulary(["alpha beta"] * 50, unit="document", epsilon=1.0, delta=1e-6, random_state=0)
+    ledger = PrivacyLedger()
+    res.add_to_ledger(ledger)
+    kinds = [(e["kind"], e.get("sigma"), e.get("delta")) for e in ledger.entries()]
+    assert kinds == [("gaussian", res.sigma, None), ("approx", None, res.delta_threshold)]
+    # alone, the ledger's total at the selection's delta recovers (about) its epsilon
+    assert ledger.epsilon(1e-6, "simple") == pytest.approx(1.0, rel=1e-6)
+
+
+def test_user_level_uses_user_ids():
+    texts = ["apple pie", "apple tart", "berry jam", "apple crumble"]
+    sets = unit_word_sets(texts, ["u1", "u1", "u2", "u3"], max_words_per_unit=1)
+    assert sets == {"u1": ("apple",), "u2": ("berry",), "u3": ("apple",)}
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(epsilon=0.0, delta=1e-6), "epsilon"),
+    (dict(epsilon=1.0, delta=1.0), "delta"),
+    (dict(epsilon=1.0, delta=1e-6, unit="word"), "unit"),
+    (dict(epsilon=1.0, delta=1e-6, neighbours="swap"), "neighbours"),
+    (dict(epsilon=1.0, delta=1e-6, max_words_per_unit=0), "max_words_per_unit"),
+    (dict(epsilon=1.0, delta=1e-6, max_features=0), "max_features"),
+])
+def test_parameters_are_validated_by_name(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        select_vocabulary(["a text"], ["u"], **kwargs)
+
+
+def test_user_unit_needs_one_user_per_text():
+    with pytest.raises(ValueError, match="users"):
+        select_vocabulary(["some text"], epsilon=1.0, delta=1e-6)
+    with pytest.raises(ValueError, match="one user id per text"):
+        select_vocabulary(["some text", "more"], ["u"], epsilon=1.0, delta=1e-6)
+
+
+# --------------------------------------------------------------------------------------------------
+# public word lists
+
+def test_load_vocabulary_reads_words_comments_and_bom(tmp_path):
+    path = tmp_path / "words.txt"
+    path.write_bytes("\ufeff# a public list\nenergy\n\n  market  # trailing comment\ncafé\n".encode("utf-8"))
+    words = load_vocabulary(path)
+    assert words == ("energy", "market", "café")
+    corpus = Corpus.from_texts(["Energy market energy", "the café"], vocabulary=words)
+    assert corpus.vocabulary == words and corpus.X.toarray().tolist() == [[2, 1, 0], [0, 0, 1]]
+
+
+@pytest.mark.parametrize("content,match", [
+    (b"# only comments\n\n", "empty"),
+    (b"alpha\nbeta\nalpha\ngamma\nbeta\n", r"'alpha' \(lines 1 and 3\), 'beta' \(lines 2 and 5\)"),
+    (b"alpha\nTwo\n", r"words.txt:2: 'Two'"),
+    (b"alpha\nnew york\n", r"words.txt:2: one word per line"),
+    (b"alpha\nx42\n", r"words.txt:2"),
+    (b"alpha\n\xff\xfe\n", "not UTF-8"),
+])
+def test_load_vocabulary_errors_name_the_file_and_line(tmp_path, content, match):
+    path = tmp_path / "words.txt"
+    path.write_bytes(content)
+    with pytest.raises(ValueError, match=match):
+        load_vocabulary(path)
+
+
+def test_select_vocabulary_is_word_sets_then_noisy_threshold():
+    """benchmarks/vocabulary_blogs.py re-runs steps 3-4 (``_select``) on counted word sets: same result."""
+    from collections import Counter
+
+    from topicdp.vocabulary import _add_unit, _select, _totals
+
+    rng = np.random.default_rng(3)
+    texts, users, _ = random_corpus(rng, n_users=40)
+    res = select_vocabulary(texts, users, epsilon=5.0, delta=1e-3, max_words_per_unit=4, random_state=7)
+    pairs = Counter()
+    for words in reversed(list(unit_word_sets(texts, users, max_words_per_unit=4).values())):
+        _add_unit(pairs, words)
+    again = _select(_totals(pairs), res.sigma, res.tau, None, np.random.default_rng(7))
+    assert again == res.words and len(res.words) > 0
+
+
+def test_totals_weight_each_unit_by_its_own_size_and_ignore_unit_order():
+    from collections import Counter
+
+    from topicdp.vocabulary import _add_unit, _totals
+
+    sets = [("alpha",), ("alpha", "beta", "gamma", "delta"), ("alpha", "beta")]
+    totals = []
+    for order in (sets, sets[::-1]):
+        pairs = Counter()
+        for words in order:
+            _add_unit(pairs, words)
+        totals.append(_totals(pairs))
+    assert totals[0] == totals[1]  # bit for bit
+    assert totals[0]["alpha"] == pytest.approx(1 + 1 / 2 + 1 / math.sqrt(2), rel=1e-15)
+    assert totals[0]["gamma"] == pytest.approx(1 / 2, rel=1e-15)
+    # every unit's contribution vector has L2 norm exactly 1
+    for words in sets:
+        assert math.fsum((1 / math.sqrt(len(words))) ** 2 for _ in words) == pytest.approx(1.0, rel=1e-15)
+
+
+# --------------------------------------------------------------------------------------------------
+# the command-line hook (topicdp.cli.load_corpus)
+
+def _args(*extra):
+    from topicdp.cli import build_parser
+
+    return build_parser().parse_args(["privatize", *extra])
+
+
+def test_cli_public_vocabulary_sets_the_columns(tmp_path):
+    from topicdp.cli import load_corpus
+
+    path = tmp_path / "words.txt"
+    path.write_text("# public\ngovernment\npolice\nfire\n", encoding="utf-8")
+    args = _args("embedded", "--vocabulary", str(path))
+    corpus = load_corpus(args)
+    assert corpus.vocabulary == ("government", "police", "fire") and args.vocabulary_selection is None
+
+
+def test_cli_dp_vocabulary_is_selected_and_kept_for_the_report():
+    from topicdp.cli import load_corpus
+
+    args = _args("embedded", "--vocabulary-epsilon", "8", "--vocabulary-delta", "1e-3", "--seed", "4")
+    corpus = load_corpus(args)
+    sel = args.vocabulary_selection
+    assert isinstance(sel, DPVocabulary) and sel.unit == "user" and sel.seeded and sel.epsilon == 8.0
+    assert len(sel.words) > 0 and set(corpus.vocabulary) == set(sel.words)
+
+
+@pytest.mark.parametrize("extra,match", [
+    (["--vocabulary", "w.txt", "--vocabulary-epsilon", "1", "--vocabulary-delta", "1e-6"], "exclude"),
+    (["--vocabulary-epsilon", "1"], "together"),
+    (["--vocabulary-epsilon", "-1", "--vocabulary-delta", "1e-6"], "--vocabulary-epsilon"),
+    (["--vocabulary-epsilon", "1", "--vocabulary-delta", "2"], "--vocabulary-delta"),
+])
+def test_cli_vocabulary_options_fail_before_the_corpus_is_read(extra, match):
+    from topicdp.cli import load_corpus
+
+    with pytest.raises(ValueError, match=match):  # the corpus file does not exist: it was never opened
+        load_corpus(_args("/nonexistent/corpus.jsonl", *extra))

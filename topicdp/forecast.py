@@ -1,0 +1,270 @@
+"""Forecast the readability of a noisy release before anything private is touched (issue 9, item 2).
+
+Inputs are public: the per-entry noise scale ``sigma`` that a mechanism will add to the released
+topic-word probabilities (the mechanism computes it from epsilon, delta and its sensitivity, without
+looking at the data), and a *signal*: a public reference topic-word matrix, or an assumed sparsity
+(:func:`dirichlet_signal`, :func:`zipf_signal`). Outputs:
+
+(a) ``noise_to_signal``: sigma divided by each topic's ``n``-th largest probability (the smallest entry a
+    reader sees), median over topics. Around 1 and above, noise decides the top lists.
+(b) ``expected_overlap``: the expected top-``n`` overlap of the noisy release with the signal, topic by
+    topic (output perturbation keeps each row's identity). For a row w with top set T and noisy values
+    Y_j = w_j + sigma Z_j (independent standard normals), word i of T stays in the noisy top n iff its
+    Y_i is at least the noisy n-th largest value, and that value exceeds a level t iff at least n noisy
+    values do. Their number is a sum of independent indicators with mean m(t) = sum_j Phi((w_j - t) /
+    sigma) and variance at most m(t), so the n-th largest value sits near the t with m(t) = n. Taking it
+    as fixed there (a normal approximation: each Y_i is compared with a constant threshold),
+
+        sum_j Phi((w_j - t) / sigma) = n,     P(i in noisy top n) ~ Phi((w_i - t) / sigma),
+
+    and the expected overlap is the mean of the latter over i in T and over topics. This normal
+    approximation costs O(V) per topic. The tests check it against the exact value (a Poisson-binomial
+    recursion conditioned on Z_i, with Gauss-Hermite quadrature), which is itself checked against direct
+    simulation within Monte Carlo error; on Dirichlet and Zipf signals the approximation is within 0.01
+    of it per topic and 0.005 on average, from overlap 0.04 to 0.97 (slightly low where almost every
+    top word survives). It holds for any post-processing that keeps each row's ranking
+    (clipping at 0 while n entries stay positive, renormalising rows). ``method="monte_carlo"``
+    simulates instead (fixed seed) and also reports the Hungarian-*matched* overlap of
+    :func:`topicdp.metrics.topic_overlap` -- what the results tables measure -- which is at least the
+    row-aligned value and, for pure noise, sits at chance (at most about n K / V) instead of n / V.
+
+The verdict compares ``expected_overlap`` with two thresholds: ``readable`` from 0.5 (half of each
+topic's top words survive; two seeds of non-private gensim LDA on blogs agree at 0.58), ``noise``
+below 0.15 (the lowest target in issue 9), ``marginal`` between. ``sigma_readable`` is the largest sigma
+that still forecasts ``readable`` (bisection on the same formula, 1% resolution), and the advice says by
+how much the noise must shrink and what would shrink it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy.special import ndtr
+
+from ._validation import check_int, check_random_state, check_real
+
+READABLE, NOISE = 0.5, 0.15
+
+
+@dataclass(frozen=True)
+class ReadabilityForecast:
+    """What :func:`forecast_readability` predicts; ``lines()`` gives the plain-language summary."""
+
+    sigma: float
+    n_topics: int
+    n_words: int
+    top_n: int
+    noise_to_signal: float
+    expected_overlap: float
+    per_topic_overlap: tuple
+    verdict: str
+    sigma_readable: float
+    advice: str
+    method: str = "formula"
+    matched_overlap: float | None = None
+    standard_error: float | None = None
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d["per_topic_overlap"] = list(self.per_topic_overlap)
+        return d
+
+    def lines(self) -> list[str]:
+        return [
+            f"readability forecast: {self.verdict}",
+            f"  per-entry noise sigma = {self.sigma:.3g}, {self.noise_to_signal:.3g} x the {self.top_n}th-largest "
+            f"topic-word probability (median over {self.n_topics} topics, V = {self.n_words})",
+            f"  expected top-{self.top_n} overlap with the signal: {self.expected_overlap:.2f} "
+            f"(0 = unrelated, 1 = identical; readable from {READABLE}, noise below {NOISE})",
+            f"  {self.advice}",
+        ]
+
+
+# -- signals ------------------------------------------------------------------------------------------
+
+
+def dirichlet_signal(n_topics: int, n_words: int, beta: float, random_state=0) -> np.ndarray:
+    """K rows ~ Dirichlet(beta 1_V): an assumed topic sparsity (small beta: a few words carry a topic)."""
+    n_topics = check_int(n_topics, "n_topics", low=1)
+    n_words = check_int(n_words, "n_words", low=2)
+    beta = check_real(beta, "beta", low=0.0)
+    W = check_random_state(random_state).dirichlet(np.full(n_words, beta), size=n_topics)
+    return W
+
+
+def zipf_signal(n_topics: int, n_words: int, exponent: float = 1.0, random_state=0) -> np.ndarray:
+    """K rows with Zipf profile w_r proportional to r^(-exponent), r = 1..V, each on its own random word order."""
+    n_topics = check_int(n_topics, "n_topics", low=1)
+    n_words = check_int(n_words, "n_words", low=2)
+    exponent = check_real(exponent, "exponent", low=0.0, low_open=False)
+    profile = np.arange(1, n_words + 1, dtype=float) ** -exponent
+    profile /= profile.sum()
+    rng = check_random_state(random_state)
+    return np.stack([profile[rng.permutation(n_words)] for _ in range(n_topics)])
+
+
+# -- the formula --------------------------------------------------------------------------------------
+
+
+def expected_topn_overlap(signal, sigma: float, top_n: int = 10, *, per_topic: bool = False):
+    """Expected top-``top_n`` overlap of ``signal + N(0, sigma^2)`` with ``signal``, row by row (module docstring).
+
+    Parameters
+    ----------
+    signal : (K, V) array-like
+        Topic-word probabilities (any real scores).
+    sigma : float >= 0
+        Per-entry standard deviation of the Gaussian noise.
+    top_n : int, default=10
+    per_topic : bool, default=False
+
+    Returns
+    -------
+    float or ndarray of shape (K,)
+    """
+    S = _check_signal(signal)
+    sigma = check_real(sigma, "sigma", low=0.0, low_open=False)
+    n = check_int(top_n, "top_n", low=1, high=S.shape[1] - 1)
+    values = np.ones(S.shape[0]) if sigma == 0.0 else _overlap_by_row(S, sigma, n)  # sigma 0: ranks kept
+    return values if per_topic else float(values.mean())
+
+
+def _overlap_by_row(S: np.ndarray, sigma: float, n: int) -> np.ndarray:
+    """Normal approximation of E|noisy top n ∩ top n| / n for each row (module docstring)."""
+    # t_k solves sum_j Phi((w_kj - t_k) / sigma) = n; the left side falls from ~V to ~0 across the bracket
+    lo = S.min(axis=1) - 10.0 * sigma
+    hi = S.max(axis=1) + 10.0 * sigma
+    for _ in range(64):  # bisection: the bracket (width ~ max w + 20 sigma) shrinks 2^64-fold
+        mid = (lo + hi) / 2
+        above = ndtr((S - mid[:, None]) / sigma).sum(axis=1) > n
+        lo, hi = np.where(above, mid, lo), np.where(above, hi, mid)
+    top = -np.sort(-S, axis=1)[:, :n]
+    return ndtr((top - ((lo + hi) / 2)[:, None]) / sigma).mean(axis=1)
+
+
+def _check_signal(signal) -> np.ndarray:
+    S = np.asarray(signal, dtype=float)
+    if S.ndim != 2 or S.shape[0] < 1 or S.shape[1] < 2 or not np.all(np.isfinite(S)):
+        raise ValueError(f"signal must be a finite (K, V) topic-word matrix with V >= 2, got shape {S.shape}")
+    return S
+
+
+# -- the forecast -------------------------------------------------------------------------------------
+
+
+def forecast_readability(
+    sigma: float,
+    signal,
+    *,
+    top_n: int = 10,
+    method: str = "formula",
+    n_draws: int = 200,
+    random_state=0,
+    n_units: int | None = None,
+    unit: str | None = None,
+) -> ReadabilityForecast:
+    """Predict per-entry noise against the top-``top_n`` signal and the expected top-``top_n`` overlap.
+
+    Parameters
+    ----------
+    sigma : float >= 0
+        Per-entry noise standard deviation of the release, in topic-word probability units (e.g. the
+        ``sigma`` of a Gaussian output-perturbation mechanism).
+    signal : (K, V) array-like
+        A public reference topic-word matrix, or an assumed one (:func:`dirichlet_signal`,
+        :func:`zipf_signal`).
+    top_n : int, default=10
+    method : {"formula", "monte_carlo"}, default="formula"
+        The normal approximation of the module docstring, or ``n_draws`` simulated releases (which also give the
+        Hungarian-matched overlap and a standard error).
+    n_draws : int, default=200
+    random_state : int or Generator, default=0
+        Seed of the simulation (``monte_carlo`` only); fixed so that forecasts are reproducible.
+    n_units : int, optional
+        Number of privacy units (users or documents), only to phrase the advice in units.
+    unit : {"user", "document"}, optional
+        Privacy unit, only to phrase the advice.
+
+    Returns
+    -------
+    ReadabilityForecast
+    """
+    S = _check_signal(signal)
+    sigma = check_real(sigma, "sigma", low=0.0, low_open=False)
+    n = check_int(top_n, "top_n", low=1, high=S.shape[1] - 1)
+    if method not in ("formula", "monte_carlo"):
+        raise ValueError(f"method must be 'formula' or 'monte_carlo', got {method!r}")
+    nth = np.sort(S, axis=1)[:, -n]
+    if np.any(nth <= 0):
+        raise ValueError(f"every topic of signal needs {n} positive entries (top_n={n})")
+    ratio = float(np.median(sigma / nth))
+    matched = se = None
+    if method == "formula":
+        per = expected_topn_overlap(S, sigma, n, per_topic=True)
+        overlap = float(per.mean())
+    else:
+        per, overlap, matched, se = _simulate(S, sigma, n, check_int(n_draws, "n_draws", low=2), random_state)
+    verdict = "readable" if overlap >= READABLE else ("noise" if overlap < NOISE else "marginal")
+    sigma_readable = _sigma_for(S, n, READABLE, sigma)
+    return ReadabilityForecast(
+        sigma=sigma, n_topics=S.shape[0], n_words=S.shape[1], top_n=n, noise_to_signal=ratio,
+        expected_overlap=overlap, per_topic_overlap=tuple(float(v) for v in per), verdict=verdict,
+        sigma_readable=sigma_readable, advice=_advice(verdict, sigma, sigma_readable, n_units, unit),
+        method=method, matched_overlap=matched, standard_error=se,
+    )
+
+
+def _simulate(S, sigma, n, n_draws, random_state):
+    from .metrics.readability import _top_ids, topic_overlap
+
+    rng = check_random_state(random_state)
+    true_top = _top_ids(S, n)
+    aligned, matched = [], []
+    for _ in range(n_draws):
+        noisy = S + rng.normal(0.0, sigma, S.shape)
+        top = _top_ids(noisy, n)
+        aligned.append([np.intersect1d(a, b).size / n for a, b in zip(top, true_top)])
+        matched.append(topic_overlap(noisy, S, top_n=n))
+    aligned = np.asarray(aligned)
+    means = aligned.mean(axis=1)
+    se = float(means.std(ddof=1) / np.sqrt(n_draws))
+    return aligned.mean(axis=0), float(means.mean()), float(np.mean(matched)), se
+
+
+def _sigma_for(S: np.ndarray, n: int, target: float, sigma: float) -> float:
+    """Largest sigma whose expected overlap is >= target (bisection in log sigma, 1% resolution)."""
+    if sigma > 0 and expected_topn_overlap(S, sigma, n) >= target:
+        lo, hi = sigma, sigma * 2.0
+        while expected_topn_overlap(S, hi, n) >= target:
+            lo, hi = hi, hi * 2.0
+    else:
+        hi = sigma if sigma > 0 else float(np.max(S))
+        lo = hi / 2.0
+        while expected_topn_overlap(S, lo, n) < target:
+            if lo < 1e-12:
+                return 0.0
+            lo, hi = lo / 2.0, lo
+    while hi / lo > 1.01:
+        mid = np.sqrt(lo * hi)
+        lo, hi = (mid, hi) if expected_topn_overlap(S, mid, n) >= target else (lo, mid)
+    return float(lo)
+
+
+def _advice(verdict: str, sigma: float, sigma_readable: float, n_units, unit) -> str:
+    if verdict == "readable":
+        return (f"The noise leaves most top words in place (up to sigma = {sigma_readable:.3g} the forecast "
+                "stays readable).")
+    factor = sigma / sigma_readable if sigma_readable > 0 else float("inf")
+    units = "" if n_units is None else f" (about {factor * n_units:,.0f} instead of {n_units:,})"
+    who = unit or "privacy unit"
+    head = ("The release would be noise: do not publish it as topics." if verdict == "noise"
+            else "The release would be only partly readable.")
+    return (
+        f"{head} The noise must shrink {factor:.3g}x (sigma <= {sigma_readable:.3g}) for a readable forecast. "
+        f"What would help: more {who}s{units} for an estimator whose per-unit influence falls as 1/n; a larger "
+        "epsilon (the Gaussian sigma falls roughly as 1/epsilon); document instead of user level (a user "
+        "moves up to all of its documents); a smaller vocabulary (each top word's probability grows, and "
+        "fewer words compete); or another mechanism (one with a smaller sensitivity, or one that releases "
+        "only each topic's top words)."
+    )

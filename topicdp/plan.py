@@ -1,0 +1,113 @@
+"""Choose a mechanism and forecast what it will release, before the private data is touched (issue 9).
+
+:func:`plan_release` takes only public quantities -- the guarantee asked for, epsilon, delta, the unit,
+the number of units n (stated public), K, V and an assumed or public topic sparsity -- and returns the
+forecast readability of every rigorous mechanism that has a closed-form noise scale, and the one the rule
+picks:
+
+    rule: among ``dp-vem``, ``gaussian-global`` and ``laplace``, the largest forecast top-10 overlap;
+          ties go to the first in that order.
+
+``dp-vem`` (:class:`topicdp.variational.DPVariationalLDA`) perturbs statistics whose per-unit influence is
+O(1/n), so it is the one that improves with more data; the two output-perturbation baselines add noise of a
+fixed scale (sqrt(2K) or 2K sensitivity) to each entry and are readable only at very large epsilon. The
+spectral configurations and DP-SVI are not forecast here (their noise passes through a non-linear pipeline)
+and run only when named.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ._validation import check_delta, check_epsilon, check_int, check_option
+from .forecast import ReadabilityForecast, dirichlet_signal, forecast_readability
+
+FORECAST_MECHANISMS = ("dp-vem", "gaussian-global", "laplace")
+RIGOROUS_MECHANISMS = FORECAST_MECHANISMS + tuple(f"spectral-config-{c}" for c in (1, 2, 3, 4)) + ("dpsvi",)
+GUARANTEES = ("dp", "random-dp")
+
+
+@dataclass(frozen=True)
+class ReleasePlan:
+    """The chosen mechanism, why, and each candidate's forecast (None where none can be made)."""
+
+    mechanism: str
+    reason: str
+    forecasts: dict
+
+    @property
+    def forecast(self) -> ReadabilityForecast | None:
+        return self.forecasts.get(self.mechanism)
+
+    def lines(self) -> list[str]:
+        out = [f"plan: {self.mechanism} ({self.reason})"]
+        for name, fc in self.forecasts.items():
+            if fc is not None:
+                out.append(f"  forecast {name:<16} top-10 overlap {fc.expected_overlap:.2f}: {fc.verdict} "
+                           f"(noise {fc.noise_to_signal:.2g} x the 10th-largest topic-word probability)")
+        if self.forecast is not None:
+            out += ["  " + line for line in self.forecast.lines()[1:]]
+        return out
+
+
+def forecast_mechanism(mechanism: str, *, epsilon: float, delta: float, unit: str, n_units: int, n_topics: int,
+                       n_words: int, signal=None, mass_per_unit: float | None = None) -> ReadabilityForecast | None:
+    """Forecast one mechanism's readability from public quantities (None if it has no forecast)."""
+    from .rdp import calibrate_gaussian
+
+    if signal is None:
+        signal = dirichlet_signal(n_topics, n_words, 0.15)
+    common = dict(n_units=n_units, unit=unit)
+    if mechanism == "dp-vem":
+        from .variational import DPVariationalLDA, forecast
+
+        model = DPVariationalLDA(n_topics, epsilon=epsilon, delta=delta, unit=unit)
+        return forecast(model, n_units, n_words, mass_per_unit=mass_per_unit, signal=signal)
+    if mechanism == "gaussian-global":
+        sigma = calibrate_gaussian(epsilon, delta, math.sqrt(2 * n_topics), method="analytic")
+        return forecast_readability(sigma, signal, **common)
+    if mechanism == "laplace":  # scale 2K / epsilon; its standard deviation sqrt(2) times that, as a Gaussian
+        return forecast_readability(math.sqrt(2) * 2 * n_topics / epsilon, signal, **common)
+    return None
+
+
+def plan_release(*, guarantee: str = "dp", mechanism: str | None = None, epsilon: float, delta: float, unit: str,
+                 n_units: int, n_topics: int, n_words: int, signal=None,
+                 mass_per_unit: float | None = None) -> ReleasePlan:
+    """Pick the mechanism for ``guarantee`` by the module's rule (or take ``mechanism``) and forecast it.
+
+    Parameters
+    ----------
+    guarantee : {"dp", "random-dp"}
+        ``random-dp`` is the agnostic road (TopicDP over a model; its noise scale is known only after the
+        sensitivity sample, so it has no forecast here).
+    mechanism : str, optional
+        Overrides the rule; one of :data:`RIGOROUS_MECHANISMS` for ``dp``.
+    epsilon, delta, unit, n_units, n_topics, n_words
+        Public quantities (n_units as stated by the owner).
+    signal : (K, V) array, optional
+        Public reference topics; default rows ~ Dirichlet(0.15).
+    mass_per_unit : float, optional
+        See :func:`topicdp.variational.forecast`.
+    """
+    check_option(guarantee, "guarantee", GUARANTEES)
+    check_epsilon(epsilon)
+    check_delta(delta)
+    check_option(unit, "unit", ("user", "document"))
+    for value, name in ((n_units, "n_units"), (n_topics, "n_topics"), (n_words, "n_words")):
+        check_int(value, name, low=1)
+    if guarantee == "random-dp":
+        return ReleasePlan("topicdp", "random DP: TopicDP over the chosen model, noise from a sampled sensitivity",
+                           {"topicdp": None})
+    if mechanism is not None:
+        check_option(mechanism, "mechanism", RIGOROUS_MECHANISMS)
+    kwargs = dict(epsilon=epsilon, delta=delta, unit=unit, n_units=n_units, n_topics=n_topics, n_words=n_words,
+                  signal=signal, mass_per_unit=mass_per_unit)
+    forecasts = {name: forecast_mechanism(name, **kwargs) for name in FORECAST_MECHANISMS}
+    if mechanism is not None:
+        if mechanism not in forecasts:
+            forecasts[mechanism] = None
+        return ReleasePlan(mechanism, "named by the caller", forecasts)
+    best = max(FORECAST_MECHANISMS, key=lambda name: forecasts[name].expected_overlap)  # max keeps the first tie
+    return ReleasePlan(best, "largest forecast top-10 overlap among rigorous mechanisms", forecasts)

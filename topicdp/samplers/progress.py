@@ -1,0 +1,147 @@
+"""The sampler's cost, shown before the work, and its progress while it runs.
+
+Sensitivity sampling costs 2h model fits (TopicDP Alg. 1). Before the first pair, the cost is forecast
+from the time of one fit of f on the private corpus (the pairs' corpora have the same number of records):
+h pairs of two sequential fits on w workers take ceil(h / w) rounds of 2 fits. A budget
+(``max_minutes``) refuses to start a run forecast to exceed it, and says which option would fit.
+
+Messages go to the ``topicdp`` logger (``logging.getLogger("topicdp")``); the progress of the pairs is a
+tqdm bar when stderr is a terminal and ``progress=True``, and periodic log lines with an ETA otherwise.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import sys
+import time
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+logger = logging.getLogger("topicdp")
+
+#: seconds between two progress log lines (the first and the last pair are always logged)
+LOG_EVERY_SECONDS = 30.0
+
+
+@dataclass(frozen=True)
+class CostForecast:
+    """Expected wall time of sensitivity sampling.
+
+    Attributes
+    ----------
+    n_pairs, n_workers : int
+    fit_seconds : float
+        Time of one fit of f on the private corpus.
+    """
+
+    n_pairs: int
+    fit_seconds: float
+    n_workers: int
+
+    @property
+    def n_fits(self) -> int:
+        return 2 * self.n_pairs
+
+    @property
+    def seconds(self) -> float:
+        """ceil(h / w) rounds of two sequential fits: each pair is one task."""
+        return 2 * math.ceil(self.n_pairs / self.n_workers) * self.fit_seconds
+
+    @property
+    def minutes(self) -> float:
+        return self.seconds / 60.0
+
+    def describe(self) -> str:
+        eta = datetime.now(timezone.utc) + timedelta(seconds=self.seconds)
+        return (f"{self.n_fits} fits x {self.fit_seconds:.3g} s / {self.n_workers} worker(s) = "
+                f"{format_duration(self.seconds)} expected, ETA {eta:%H:%M:%S} UTC")
+
+
+def format_duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def check_budget(forecast: CostForecast, max_minutes: float, *, gamma: float, sizing: str,
+                 exchangeable_pairs: int, n_records: int, unit: str, max_workers: int) -> None:
+    """Raise ValueError when ``forecast`` exceeds ``max_minutes``, naming the options that would fit.
+
+    The options: exchangeable sizing (when not already used), a faster model (the fit time that would
+    fit), fewer records (assuming the fit time proportional to the corpus size, which holds for LDA's
+    variational and Gibbs passes), and more workers when cores are idle.
+    """
+    if forecast.minutes <= max_minutes:
+        return
+    budget = max_minutes * 60.0
+    options = []
+    if sizing != "exchangeable":
+        other = CostForecast(exchangeable_pairs, forecast.fit_seconds, forecast.n_workers)
+        verdict = "within the budget" if other.minutes <= max_minutes else "still over the budget"
+        options.append(f"sizing='exchangeable' (CLI: --sizing exchangeable): h={exchangeable_pairs} pairs, "
+                       f"{format_duration(other.seconds)}, {verdict} (its gamma is marginal over the sensitivity "
+                       "sample and the neighbouring pair, not sample-conditional)")
+    rounds = math.ceil(forecast.n_pairs / forecast.n_workers)
+    options.append(f"a faster model whose fit takes at most {budget / (2 * rounds):.3g} s "
+                   f"(this one takes {forecast.fit_seconds:.3g} s)")
+    share = budget / forecast.seconds
+    options.append(f"fewer {unit}s: at most about {max(2, math.floor(n_records * share))} of {n_records} "
+                   "(taking the fit time as proportional to the corpus size)")
+    if forecast.n_workers < min(max_workers, forecast.n_pairs):
+        options.append(f"more workers: n_jobs up to {max_workers} cores")
+    raise ValueError(
+        f"sensitivity sampling is forecast to take {format_duration(forecast.seconds)} "
+        f"({forecast.describe()}), over max_minutes={max_minutes:g} (gamma={gamma:g}, sizing={sizing!r}). "
+        "Options: " + "; ".join(options) + "."
+    )
+
+
+class PairProgress:
+    """Counts finished pairs: a tqdm bar on a terminal, otherwise log lines with an ETA.
+
+    Parameters
+    ----------
+    total : int
+        Number of pairs.
+    bar : bool
+        Show a tqdm bar (only taken when stderr is a terminal).
+    """
+
+    def __init__(self, total: int, bar: bool) -> None:
+        self.total = total
+        self.done = 0
+        self.start = time.perf_counter()
+        self._last_log = -math.inf
+        self._bar = None
+        if bar and _stderr_is_terminal():
+            from tqdm.auto import tqdm
+
+            self._bar = tqdm(total=total, desc="sensitivity pairs", unit="pair")
+
+    def update(self, n: int = 1) -> None:
+        self.done += n
+        if self._bar is not None:
+            self._bar.update(n)
+            return
+        now = time.perf_counter()
+        if self.done in (1, self.total) or now - self._last_log >= LOG_EVERY_SECONDS:
+            self._last_log = now
+            elapsed = now - self.start
+            remaining = elapsed / self.done * (self.total - self.done)
+            eta = datetime.now(timezone.utc) + timedelta(seconds=remaining)
+            logger.info("sensitivity pairs %d/%d, %s elapsed, %s left, ETA %s UTC", self.done, self.total,
+                        format_duration(elapsed), format_duration(remaining), f"{eta:%H:%M:%S}")
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False

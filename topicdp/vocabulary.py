@@ -1,0 +1,463 @@
+r"""Vocabularies a release may use: a public word list, or words selected under DP at the privacy unit.
+
+The vocabulary is the set of columns of every release. Built from the private texts (``min_df``,
+``max_features``...), it discloses which words occur — a rare word used by one user reveals that user.
+Two ways out:
+
+* :func:`load_vocabulary` — a public word list (one word per line), passed to
+  ``Corpus.from_texts(..., vocabulary=words)``; the vocabulary then costs no privacy.
+* :func:`select_vocabulary` — differentially private partition selection at the privacy unit (user or
+  document): Gaussian thresholding of per-unit-bounded word counts.
+
+The mechanism (:func:`select_vocabulary`)
+-----------------------------------------
+1. Each unit ``u`` (a user, or a document) contributes the set ``S_u`` of at most ``k``
+   (``max_words_per_unit``) distinct words: its ``k`` most frequent tokens, ties broken by the code-point
+   order of the words (a fixed public order). ``S_u`` is a function of ``u``'s own tokens only, so changing
+   one unit changes only its own contribution.
+2. Its contribution vector is ``c_u = |S_u|^{-1/2} 1_{S_u}``, so ``||c_u||_2 = 1``: a unit with fewer
+   than ``k`` distinct words spends its whole L2 budget on them (weight ``1/sqrt(|S_u|) >= 1/sqrt(k)``).
+3. ``T_D = sum_u c_u``; every word ``w`` with ``T_D(w) > 0`` (the candidates) gets
+   ``T_D(w) + Z_w`` with ``Z_w ~ N(0, sigma^2)`` i.i.d.
+4. The words whose noisy total exceeds ``tau`` are released; if more than ``max_features`` pass, the
+   ``max_features`` largest noisy totals are kept (post-processing). Words are returned sorted.
+
+This is the weighted-Gaussian set-union mechanism of Gopi, Gulhane, Kulkarni, Shen, Shokouhi & Yekhanin
+2020, "Differentially private set union" (ICML), with each unit's weight spread uniformly over its own
+words; Desfontaines, Voss, Gipson &
+Mandayam 2022, "Differentially private partition selection" (PoPETs) analyse the same
+noise-and-threshold structure. The proof below is self-contained.
+
+Privacy statement
+-----------------
+Let ``Delta = 1`` for add/remove neighbours (``D' = D`` plus or minus one unit) and ``Delta = sqrt(2)``
+for replace-one neighbours (one unit's texts replaced by arbitrary texts, the number of units public;
+the relation the rest of topicdp states, hence the default). Let
+
+    delta_G   = Phi(Delta/(2 sigma) - eps sigma/Delta) - e^eps Phi(-Delta/(2 sigma) - eps sigma/Delta)
+
+be the exact privacy profile of the Gaussian mechanism of L2 sensitivity ``Delta`` (Balle & Wang 2018,
+"Improving the Gaussian mechanism for differential privacy", ICML, Thm. 8), and
+
+    delta_tau = max_{1 <= s <= k}  1 - Phi((tau - 1/sqrt(s)) / sigma)^s ,
+
+the largest chance that one of the ``s`` words of a unit with ``s`` words, each of total ``1/sqrt(s)``,
+passes ``tau``.
+
+**Theorem.** The released set (and even the released words with their noisy totals) is
+``(eps, delta_G + delta_tau)``-DP at the unit, for either neighbour relation with its ``Delta``.
+
+*Proof.* Write ``D = D0 + u`` and ``D' = D0 + u'`` (replace-one), or ``D' = D0`` (add/remove; then set
+``c_{u'} = 0``; the other direction of add/remove is the same pair with the roles swapped, and the
+argument below is symmetric). Let ``C = supp T_D ∩ supp T_D'``, ``B = supp T_D \ C`` and
+``B' = supp T_D' \ C``.
+
+(a) *Words unique to one side.* A word ``w`` in ``B`` has ``T_D0(w) = 0`` (else it would be in
+``supp T_D'``) and ``c_{u'}(w) = 0``, so ``B ⊆ S_u``, ``|B| <= s := |S_u| <= k``, and
+``T_D(w) = 1/sqrt(s)``. The event ``E`` that no word of ``B`` passes the threshold has probability
+``q = Phi((tau - 1/sqrt(s))/sigma)^{|B|} >= 1 - delta_tau`` (the noises are independent). Likewise
+``q' >= 1 - delta_tau`` for ``B'``. Only one side's unique words matter in each direction below, so
+the union is over at most ``k`` words (not ``2k``) even for replace-one.
+
+(b) *Shared words.* On ``C``, ``T_D - T_D' = (c_u - c_{u'})|_C`` and
+``||c_u - c_{u'}||_2^2 = ||c_u||^2 + ||c_{u'}||^2 - 2 <c_u, c_{u'}> <= 2`` (the vectors are non-negative;
+``= ||c_u||^2 = 1`` for add/remove). Let ``P~`` and ``Q~`` be the
+laws of the output computed from the coordinates in ``C`` alone under ``D`` and ``D'``: one and the same
+post-processing of ``N(T_D|_C, sigma^2 I)`` and ``N(T_D'|_C, sigma^2 I)``, hence
+``P~(O) - e^eps Q~(O) <= delta_G`` for every event ``O``.
+
+(c) *Mixture.* Given ``E`` the output under ``D`` has law ``P~`` (the unique words' noise is
+independent of the rest), so ``P = q P~ + (1 - q) P_bad`` and ``Q = q' Q~ + (1 - q') Q_bad``. For any
+``O``, if ``q' >= q``::
+
+    P(O) - e^eps Q(O) <= q (P~(O) - e^eps Q~(O)) + (1 - q) <= 1 - q (1 - delta_G),
+
+and if ``q' < q``, writing ``q P~ = q' P~ + (q - q') P~``, the same bound holds with ``q'``. So
+``P(O) - e^eps Q(O) <= 1 - (1 - delta_tau)(1 - delta_G) <= delta_G + delta_tau``. ∎
+
+The bound is attained up to ``delta_G delta_tau`` terms: a unit whose ``s`` words nobody else uses, for
+the maximising ``s``, added to ``D``, is detected exactly with probability ``delta_tau`` (tests/test_vocabulary.py checks it by
+exact enumeration).
+
+Calibration and the default split
+---------------------------------
+All of ``epsilon`` goes to the Gaussian part; ``delta`` is split in half: ``sigma`` is the analytic
+calibration ``topicdp.rdp.calibrate_gaussian(epsilon, delta/2, Delta, method="analytic")`` (it satisfies
+the exact profile as evaluated) and ``tau`` solves ``delta_tau = delta/2``:
+``tau = max_s 1/sqrt(s) + sigma Phi^{-1}((1 - delta/2)^{1/s})`` (Gopi et al.'s threshold for the weighted
+Gaussian), rounded upward until the evaluated ``delta_tau <= (1 - 1e-10) delta/2`` (a margin for
+rounding). At the noise levels of useful budgets the maximum is at ``s = k``, so spreading the weight
+over a unit's own words costs nothing in ``tau``; at very large epsilon (small sigma) ``s = 1`` can set it.
+The half split is within 0.5% of the threshold-minimising split for ``eps`` in {0.3, 1, 3},
+``delta = 1e-7``, ``k`` in {50, 100, 300} (shares 0.3-0.5 of ``delta`` for the threshold are flat; 0.1 or
+0.9 cost 1-5%), so it is fixed rather than a parameter.
+
+Composition
+-----------
+Step (c) needs only ``P = q P~ + (1-q) P_bad`` and ``Q >= q' Q~``, which survive (adaptive)
+composition with later releases: the whole is ``delta_tau`` plus whatever bound holds for the
+composition in which this release is the plain Gaussian mechanism ``(sigma, Delta)``. In a
+:class:`topicdp.rdp.PrivacyLedger` record it with :meth:`DPVocabulary.add_to_ledger` (a Gaussian entry
+and an approx entry ``(0, delta_tau)``).
+
+What is not released: the number of units, the number of candidate words and the noisy totals are
+private quantities or their functions and are not part of :class:`DPVocabulary`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections import Counter
+from dataclasses import asdict, dataclass
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+from scipy import special
+
+from ._validation import check_delta, check_epsilon, check_int, check_option, check_random_state
+
+UNITS = ("user", "document")
+NEIGHBOURS = ("replace-one", "add-remove")
+#: share of delta given to the threshold (the rest calibrates sigma); see the module docstring
+THRESHOLD_DELTA_SHARE = 0.5
+DEFAULT_MAX_WORDS_PER_UNIT = 100
+
+# a word of a public list: lower-case letters only, the token rule of topicdp.corpus (no digits, no "_")
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+# --------------------------------------------------------------------------------------------------
+# public word lists
+
+def load_vocabulary(path: str | os.PathLike) -> tuple[str, ...]:
+    """Read a public word list: one word per line, UTF-8, ``#`` starts a comment.
+
+    Blank lines and comments are skipped; surrounding whitespace is stripped; a UTF-8 byte-order mark is
+    accepted. Words must be lower case runs of letters (the tokens ``topicdp.corpus`` produces: tokens
+    are lower-cased and contain no digits or underscores), so a listed word that can never match a token
+    is an error rather than a silently empty column.
+
+    Parameters
+    ----------
+    path : path-like
+        The word list.
+
+    Returns
+    -------
+    tuple of str
+        The words in file order (the column order of a corpus built on them).
+
+    Raises
+    ------
+    ValueError
+        Naming the file and line: a line with more than one word, a word that is not lower case
+        letters, duplicated words (all listed), no word at all, or bytes that are not UTF-8.
+    """
+    words: list[str] = []
+    first_line: dict[str, int] = {}
+    duplicates: list[str] = []
+    try:
+        with open(path, encoding="utf-8-sig") as fh:
+            for lineno, line in enumerate(fh, 1):
+                word = line.split("#", 1)[0].strip()  # '#' cannot occur in a word (letters only)
+                if not word:
+                    continue
+                if len(word.split()) > 1:
+                    raise ValueError(f"{path}:{lineno}: one word per line expected, got {len(word.split())}")
+                if not _WORD.fullmatch(word) or word != word.lower():
+                    raise ValueError(f"{path}:{lineno}: {word!r} is not a lower-case word of letters "
+                                     "(tokens are lower-cased runs of letters; it could never match)")
+                if word in first_line:
+                    duplicates.append(f"{word!r} (lines {first_line[word]} and {lineno})")
+                    continue
+                first_line[word] = lineno
+                words.append(word)
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 (byte {exc.start} of a line: {exc.reason})") from None
+    if duplicates:
+        shown = ", ".join(duplicates[:10]) + (f" and {len(duplicates) - 10} more" if len(duplicates) > 10 else "")
+        raise ValueError(f"{path}: duplicate words: {shown}")
+    if not words:
+        raise ValueError(f"{path}: the word list is empty (no word outside blank lines and '#' comments)")
+    return tuple(words)
+
+
+# --------------------------------------------------------------------------------------------------
+# the DP selection
+
+@dataclass(frozen=True)
+class DPVocabulary:
+    """A vocabulary selected under (epsilon, delta)-DP, with everything its privacy statement needs.
+
+    Attributes
+    ----------
+    words : tuple of str
+        The released words, sorted (code-point order).
+    epsilon, delta : float
+        The guarantee: ``(epsilon, delta)``-DP at ``unit`` under ``neighbours``.
+    delta_gaussian, delta_threshold : float
+        The split of ``delta``: the Gaussian part (``sigma``) and the threshold part (``tau``).
+    sigma : float
+        Std of the Gaussian noise on each word's total.
+    tau : float
+        The threshold on noisy totals. A unit with ``s`` words adds ``1/sqrt(s)`` to each, so a word
+        needs about ``tau sqrt(s)`` units of that size.
+    sensitivity : float
+        L2 sensitivity of the totals on shared words: 1 (add-remove) or sqrt(2) (replace-one).
+    unit : {"user", "document"}
+    neighbours : {"replace-one", "add-remove"}
+    max_words_per_unit : int
+        ``k``: words contributed by each unit.
+    max_features : int or None
+        Cap on the number of released words (post-processing).
+    seeded : bool
+        The noise came from a caller's seed (not OS entropy); a seeded selection is reproducible by
+        whoever knows the seed and is meant for tests.
+    """
+
+    words: tuple
+    epsilon: float
+    delta: float
+    delta_gaussian: float
+    delta_threshold: float
+    sigma: float
+    tau: float
+    sensitivity: float
+    unit: str
+    neighbours: str
+    max_words_per_unit: int
+    max_features: int | None
+    seeded: bool
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def to_dict(self) -> dict:
+        """JSON-ready description for a privacy report (without the word list itself).
+
+        Every value is public or a DP output: the parameters, and ``n_words``, the size of the released
+        vocabulary (a function of the DP output).
+        """
+        d = asdict(self)
+        del d["words"]
+        d.update(
+            mechanism="gaussian-threshold partition selection",
+            n_words=len(self.words),
+            calibration="analytic",
+            composition="gaussian (sigma, sensitivity) plus delta_threshold added to the total delta",
+            references=[
+                "Gopi, Gulhane, Kulkarni, Shen, Shokouhi & Yekhanin 2020, Differentially private set union",
+                "Desfontaines, Voss, Gipson & Mandayam 2022, Differentially private partition selection",
+                "Balle & Wang 2018, Improving the Gaussian mechanism for differential privacy, Thm. 8",
+            ],
+        )
+        return d
+
+    def add_to_ledger(self, ledger, name: str = "vocabulary selection") -> None:
+        """Record this selection in a :class:`topicdp.rdp.PrivacyLedger` (see "Composition" above).
+
+        Adds a Gaussian entry ``(sigma, sensitivity)`` and an approx entry ``(0, delta_threshold)``;
+        the ledger's totals at a total delta then cover this selection composed with the other entries.
+        """
+        ledger.add_gaussian(name, sigma=self.sigma, sensitivity=self.sensitivity)
+        ledger.add_approx(f"{name} (threshold)", epsilon=0.0, delta=self.delta_threshold)
+
+
+def unit_top_words(tokens: Iterable[str] | Mapping[str, int], k: int) -> tuple[str, ...]:
+    """The ``k`` most frequent distinct tokens of one unit, ties by code-point order; sorted.
+
+    ``tokens`` is the unit's token sequence, or its token counts (a mapping word -> count). A function
+    of this unit's tokens only (the property the privacy proof needs).
+    """
+    return _top_k(tokens if isinstance(tokens, Mapping) else Counter(tokens), k)
+
+
+def _top_k(counts: Mapping[str, int], k: int) -> tuple[str, ...]:
+    top = sorted(counts.items(), key=lambda wc: (-wc[1], wc[0]))[:k]
+    return tuple(sorted(w for w, _ in top))
+
+
+def unit_word_sets(
+    texts: Sequence[str],
+    users: Sequence | None = None,
+    *,
+    unit: str = "user",
+    max_words_per_unit: int = DEFAULT_MAX_WORDS_PER_UNIT,
+    stop_words: str | Sequence[str] | None = "english",
+    min_token_length: int = 3,
+) -> dict:
+    """Each unit's contributed word set ``S_u`` (see the module docstring), keyed by unit.
+
+    Units are user ids (``unit="user"``) or document positions (``unit="document"``). Tokenisation is
+    ``topicdp.corpus.make_vectorizer(...).build_analyzer()``, the rules of ``Corpus.from_texts``.
+    Units without any token contribute nothing and are left out.
+    """
+    from .corpus import make_vectorizer
+
+    unit = check_option(unit, "unit", UNITS)
+    k = check_int(max_words_per_unit, "max_words_per_unit", low=1)
+    texts = list(texts)
+    if not all(isinstance(t, str) for t in texts):
+        raise TypeError("texts must be a sequence of str")
+    analyze = make_vectorizer(stop_words=stop_words, min_token_length=min_token_length).build_analyzer()
+    if unit == "document":
+        sets = {i: unit_top_words(analyze(t), k) for i, t in enumerate(texts)}
+    else:
+        if users is None:
+            raise ValueError("users is required for unit='user' (one user id per text)")
+        users = list(users)
+        if len(users) != len(texts):
+            raise ValueError(f"users must give one user id per text ({len(texts)}), got {len(users)}")
+        counts: dict = {}
+        for text, user in zip(texts, users):
+            counts.setdefault(user, Counter()).update(analyze(text))
+        sets = {u: _top_k(c, k) for u, c in counts.items()}
+    return {u: s for u, s in sets.items() if s}
+
+
+def calibrate_selection(epsilon: float, delta: float, max_words_per_unit: int,
+                        neighbours: str = "replace-one") -> tuple[float, float]:
+    """``(sigma, tau)`` of the selection for a target ``(epsilon, delta)`` (see the module docstring).
+
+    Returns
+    -------
+    sigma : float
+        With ``gaussian_delta(sigma, epsilon, Delta) <= delta/2`` (analytic calibration).
+    tau : float
+        With ``threshold_delta(tau, sigma, k) <= delta/2``.
+    """
+    from .rdp import calibrate_gaussian
+
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    k = check_int(max_words_per_unit, "max_words_per_unit", low=1)
+    neighbours = check_option(neighbours, "neighbours", NEIGHBOURS)
+    delta_tau = THRESHOLD_DELTA_SHARE * delta
+    sigma = calibrate_gaussian(epsilon, delta - delta_tau, _sensitivity(neighbours), method="analytic")
+    # for each s: Phi((tau - 1/sqrt s)/sigma) = (1 - delta_tau)^(1/s); the complement, accurate for tiny delta_tau
+    s = np.arange(1, k + 1, dtype=np.float64)
+    tail = -np.expm1(np.log1p(-delta_tau) / s)
+    tau = float(np.max(1.0 / np.sqrt(s) - sigma * special.ndtri(tail)))  # Phi^{-1}(1 - t) = -Phi^{-1}(t)
+    # round upward until the evaluated bound holds with a relative margin of 1e-10, which covers the
+    # rounding error of evaluating it (log_ndtr and expm1 are accurate to a few ulps)
+    step = 2.0 ** -52
+    while threshold_delta(tau, sigma, k) > delta_tau * (1.0 - 1e-10):
+        tau *= 1.0 + step
+        step *= 2.0
+    return sigma, tau
+
+
+def threshold_delta(tau: float, sigma: float, max_words_per_unit: int) -> float:
+    """``max_{1<=s<=k} 1 - Phi((tau - 1/sqrt(s))/sigma)^s``: the largest chance that a word of a unit's own
+    passes ``tau`` (the threshold part of delta; module docstring, step (a))."""
+    s = np.arange(1, max_words_per_unit + 1, dtype=np.float64)
+    return float(np.max(-np.expm1(s * special.log_ndtr((tau - 1.0 / np.sqrt(s)) / sigma))))
+
+
+def select_vocabulary(
+    texts: Sequence[str],
+    users: Sequence | None = None,
+    *,
+    epsilon: float,
+    delta: float,
+    unit: str = "user",
+    neighbours: str = "replace-one",
+    max_words_per_unit: int = DEFAULT_MAX_WORDS_PER_UNIT,
+    max_features: int | None = None,
+    random_state=None,
+    stop_words: str | Sequence[str] | None = "english",
+    min_token_length: int = 3,
+) -> DPVocabulary:
+    """Select a vocabulary from private texts under ``(epsilon, delta)``-DP at the privacy unit.
+
+    Gaussian-threshold partition selection (module docstring: mechanism, proof, calibration). Build the
+    corpus on the result with ``Corpus.from_texts(texts, users, vocabulary=result.words)`` and compose
+    the budget with the release's (:meth:`DPVocabulary.add_to_ledger`).
+
+    Parameters
+    ----------
+    texts : sequence of str
+    users : sequence, optional
+        One user id per text; required for ``unit="user"``, ignored for ``unit="document"``.
+    epsilon : float
+        ``> 0``; all of it goes to the Gaussian noise.
+    delta : float
+        In (0, 1); half calibrates the noise, half the threshold.
+    unit : {"user", "document"}, default "user"
+    neighbours : {"replace-one", "add-remove"}, default "replace-one"
+        Replace-one (the relation of topicdp's other reports) costs sensitivity sqrt(2) instead of 1.
+    max_words_per_unit : int, default 100
+        ``k >= 1``: each unit contributes its ``k`` most frequent words. Larger ``k`` lets more of a
+        unit's words count but raises the number of units a word needs (about ``tau sqrt(k)`` when every
+        unit has ``k`` words, since ``tau`` barely depends on ``k``).
+    max_features : int, optional
+        Keep at most this many words (the largest noisy totals; post-processing).
+    random_state : None, int, SeedSequence or Generator
+        ``None`` (default) draws the noise from OS entropy; anything else marks the result ``seeded``.
+    stop_words, min_token_length
+        Tokenisation, exactly as in ``Corpus.from_texts``.
+
+    Returns
+    -------
+    DPVocabulary
+        May hold no word when no total clears the threshold (few units, small epsilon, large ``k``).
+    """
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    unit = check_option(unit, "unit", UNITS)
+    neighbours = check_option(neighbours, "neighbours", NEIGHBOURS)
+    k = check_int(max_words_per_unit, "max_words_per_unit", low=1)
+    if max_features is not None:
+        max_features = check_int(max_features, "max_features", low=1)
+    seeded = random_state is not None
+    rng = check_random_state(random_state)
+    sigma, tau = calibrate_selection(epsilon, delta, k, neighbours)
+
+    sets = unit_word_sets(texts, users, unit=unit, max_words_per_unit=k, stop_words=stop_words,
+                          min_token_length=min_token_length)
+    pairs: Counter = Counter()
+    for words in sets.values():
+        _add_unit(pairs, words)
+    words = _select(_totals(pairs), sigma, tau, max_features, rng)
+    return DPVocabulary(
+        words=words, epsilon=epsilon, delta=delta, delta_gaussian=delta - THRESHOLD_DELTA_SHARE * delta,
+        delta_threshold=THRESHOLD_DELTA_SHARE * delta, sigma=sigma, tau=tau,
+        sensitivity=_sensitivity(neighbours), unit=unit, neighbours=neighbours, max_words_per_unit=k,
+        max_features=max_features, seeded=seeded,
+    )
+
+
+def _add_unit(pairs: Counter, words: Sequence[str]) -> None:
+    """Count one unit's contribution: each of its ``s`` words gets weight ``1/sqrt(s)`` (step 2)."""
+    pairs.update((w, len(words)) for w in words)
+
+
+def _totals(pairs: Mapping[tuple, int]) -> dict:
+    """``T(w) = sum_s n(w, s) / sqrt(s)`` from the counts ``n(w, s)`` of units of size ``s`` holding ``w``.
+
+    Summed with ``math.fsum`` (correctly rounded), so a total does not depend on the order of the units.
+    """
+    parts: dict = {}
+    for (w, s), n in pairs.items():
+        parts.setdefault(w, []).append(n / math.sqrt(s))
+    return {w: math.fsum(p) for w, p in parts.items()}
+
+
+def _select(totals: Mapping[str, float], sigma: float, tau: float, max_features: int | None,
+            rng: np.random.Generator) -> tuple[str, ...]:
+    """Noisy threshold on the word totals; steps 3-4 of the mechanism."""
+    candidates = sorted(totals)  # a canonical order, so a seed gives the same noise to the same word
+    if not candidates:
+        return ()
+    values = np.array([totals[w] for w in candidates], dtype=np.float64)
+    noisy = values + rng.normal(0.0, sigma, size=values.size)
+    passed = np.flatnonzero(noisy > tau)
+    if max_features is not None and passed.size > max_features:
+        passed = passed[np.argsort(-noisy[passed], kind="stable")[:max_features]]
+    return tuple(sorted(candidates[i] for i in passed))
+
+
+def _sensitivity(neighbours: str) -> float:
+    return 1.0 if neighbours == "add-remove" else math.sqrt(2.0)
