@@ -178,3 +178,15 @@ def test_public_whitening_must_share_the_vocabulary(small):
     pub = Corpus.from_matrix(small.X, [f"v{i}" for i in range(30)])
     with pytest.raises(ValueError, match="same vocabulary"):
         SpectralDP(3, 1.0, 2, 5.0, 1e-6, public_whitening=pub).fit(priv)
+
+
+def test_user_level_public_whitening_release_saves_only_covered_fields(small, tmp_path):
+    """Every report field of the new paths (U, the whitening's provenance) has a published status."""
+    public = synthetic_lda(5_000, 30, 3, alpha0=1.0, random_state=2, topic_word=small.topic_word).X
+    users = np.arange(20_000) % 1000
+    for cfg, pub in ((1, None), (2, public)):
+        m = SpectralDP(3, 1.0, cfg, 100.0, 1e-6, random_state=0, unit="user", public_whitening=pub,
+                       strict=False).fit(small.X, users=users)
+        m.release_.save(tmp_path / f"release{cfg}.json")
+        saved = (tmp_path / f"release{cfg}.json").read_text()
+        assert '"n_users": 1000' in saved and "n_documents" not in saved
