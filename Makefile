@@ -10,14 +10,18 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	touch $@
 
-.PHONY: install demo test test-all bench bench-spectral bench-streaming bench-cluster
+.PHONY: install demo test lint test-all bench bench-spectral bench-streaming bench-cluster
 install: $(BIN)/.installed
 
 demo: $(BIN)/.installed
 	$(BIN)/topicdp demo
 
 test: $(BIN)/.installed
+	$(BIN)/python -m ruff check topicdp tests benchmarks examples
 	$(BIN)/python -m pytest
+
+lint: $(BIN)/.installed
+	$(BIN)/python -m ruff check topicdp tests benchmarks examples
 
 test-all: $(BIN)/.installed
 	$(BIN)/python -m pytest -m "slow or cluster or not slow"

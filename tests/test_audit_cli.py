@@ -4,10 +4,10 @@ import argparse
 import json
 
 import numpy as np
-import pytest
 
 from topicdp.audit import audit_output_perturbation, plot_tradeoff
-from topicdp.audit.cli import AuditSetup, add_audit_arguments, main, register, run_audit_cli
+from topicdp.audit import AuditOptions, AuditSetup, SetupOptions
+from topicdp.audit.cli import add_audit_arguments, main, options_from_args, register, run_audit_cli
 from topicdp.audit.synthetic import BoundedContributionSum, synthetic_corpus
 
 FAST = ["--trials", "2000", "--seed", "0"]
@@ -15,7 +15,8 @@ FAST = ["--trials", "2000", "--seed", "0"]
 
 def test_under_noised_synthetic_mechanism_is_flagged_with_plot_and_json(tmp_path, capsys):
     plot, out = tmp_path / "tradeoff.png", tmp_path / "audit.json"
-    code = main(FAST + ["--sigma-factor", "0.3333", "--canary", "outlier", "--plot", str(plot), "--out", str(out)])
+    code = main(FAST + ["--trials", "20000", "--sigma-factor", "0.3333", "--canary", "outlier", "--plot", str(plot),
+                        "--out", str(out)])
     assert code == 0
     result = json.loads(out.read_text())
     assert result["flagged"] is True and result["eps_lower"] > result["epsilon"] == 1.0
@@ -28,7 +29,7 @@ def test_calibrated_synthetic_mechanism_passes_and_fail_on_flag(tmp_path):
     out = tmp_path / "a.json"
     assert main(FAST + ["--canary", "long-document", "--distinguisher", "canary-words", "--out", str(out)]) == 0
     assert json.loads(out.read_text())["flagged"] is False
-    assert main(FAST + ["--sigma-factor", "0.3333", "--fail-on-flag"]) == 1
+    assert main(FAST + ["--trials", "20000", "--sigma-factor", "0.3333", "--fail-on-flag"]) == 1
 
 
 def test_discrete_gaussian_replace_one():
@@ -39,7 +40,27 @@ def test_register_hooks_into_a_parent_parser():
     parser = argparse.ArgumentParser(prog="topicdp")
     register(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["audit", "--trials", "10", "--canary", "typical"])
-    assert args.func is run_audit_cli and args.trials == 10 and args.sigma_factor == 1.0
+    assert args.func is run_audit_cli and args.n_trials == 10 and args.sigma_factor == 1.0
+
+
+def test_flags_take_their_defaults_from_the_option_dataclasses():
+    parser = argparse.ArgumentParser()
+    add_audit_arguments(parser)
+    setup_options, audit_options = options_from_args(parser.parse_args([]))
+    assert setup_options == SetupOptions() and audit_options == AuditOptions()
+    assert audit_options.selection == "held-out"
+    changed, run = options_from_args(parser.parse_args(["--n-pairs", "4", "--trials", "7", "--n-jobs", "2"]))
+    assert changed.n_pairs == 4 and run.n_trials == 7 and changed.n_jobs == run.n_jobs == 2
+
+
+def test_the_library_imports_without_the_command_line():
+    """No circle: the setups and the runner never import the argparse edge."""
+    import subprocess
+    import sys
+
+    code = ("import sys, topicdp.audit, topicdp.audit.setups; "
+            "assert 'topicdp.audit.cli' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def _release(data, rng):

@@ -39,7 +39,8 @@ def pairs():
 @pytest.mark.parametrize("canary", ["typical", "outlier", "long-document"])
 def test_flags_gaussian_with_a_third_of_the_noise(pairs, canary):
     pair, W_out, W_in = pairs[canary]
-    res = audit_output_perturbation(W_out, W_in, SIGMA / 3, n_trials=5000, **CLAIM, random_state=0, canary=canary)
+    # the true epsilon of these pairs is about 3.4; the held-out bound reaches 1.3-1.7 with 2 x 10^4 trials
+    res = audit_output_perturbation(W_out, W_in, SIGMA / 3, n_trials=20_000, **CLAIM, random_state=0, canary=canary)
     assert res.flagged and res.eps_lower > EPS
 
 
@@ -52,7 +53,7 @@ def test_does_not_flag_the_calibrated_gaussian(pairs, canary):
 
 def test_canary_word_distinguisher_needs_no_f(pairs):
     pair, W_out, W_in = pairs["outlier"]
-    kw = dict(n_trials=5000, distinguisher="canary-words", canary_words=pair.canary_words, **CLAIM, random_state=0)
+    kw = dict(n_trials=20_000, distinguisher="canary-words", canary_words=pair.canary_words, **CLAIM, random_state=0)
     assert audit_output_perturbation(W_out, W_in, SIGMA / 3, **kw).flagged
     assert not audit_output_perturbation(W_out, W_in, SIGMA, **kw).flagged
 

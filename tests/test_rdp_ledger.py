@@ -135,3 +135,56 @@ def test_empty_ledger():
     ledger = rdp.PrivacyLedger()
     for m in rdp.LEDGER_METHODS:
         assert ledger.epsilon(DELTA, m) == 0.0
+
+
+def test_discrete_gaussian_entry_is_rho_zcdp_and_matches_dp_accounting():
+    """rho = count (Delta^Z)^2 / (2 s^2); as an RDP curve it equals a Gaussian of noise multiplier s / Delta^Z,
+    which dp-accounting composes on its order grid (so it can only be looser than our continuous order)."""
+    s, dz, count = 37.0, 12.5, 3
+    ledger = rdp.PrivacyLedger()
+    ledger.add_discrete_gaussian("secure", scale_units=s, sensitivity_units=dz, count=count)
+    rho = count * dz**2 / (2 * s**2)
+    assert ledger.rdp(7.0) == pytest.approx(7.0 * rho, rel=1e-12)
+    acc = RdpAccountant()
+    acc.compose(dp_accounting.GaussianDpEvent(s / dz), count)
+    theirs, ours = acc.get_epsilon(DELTA), ledger.epsilon(DELTA)
+    assert ours <= theirs * (1 + 1e-12) and theirs <= ours * 1.07
+    # one entry: basic composition is its own RDP conversion
+    assert ledger.epsilon(DELTA, "simple") == pytest.approx(ours, rel=1e-9)
+    # the continuous exact profile is not proven for the multivariate discrete Gaussian: no 'exact' total
+    assert set(ledger.totals(DELTA)) == {"rdp", "simple", "best"}
+    with pytest.raises(ValueError, match="continuous Gaussian"):
+        ledger.epsilon(DELTA, "exact")
+    assert ledger.entries() == [{"name": "secure", "scale_units": s, "sensitivity_units": dz, "count": count,
+                                 "kind": "discrete-gaussian"}]
+
+
+def test_topicdp_secure_noise_composes_the_true_discrete_rho(lee_corpus):
+    """Two secure-noise releases: the ledger must hold rho = (Delta^Z)^2 / (2 s^2) with the rounded-up grid
+    sensitivity Delta^Z = Delta / g + sqrt(K V), recomputed here from the report, and compose it like
+    dp-accounting does. Recording (sigma, Delta) = (s g, Delta) instead understates rho by (g Delta^Z / Delta)^2."""
+    import numpy as np
+
+    from topicdp import GensimLDA, TopicDP
+
+    small = lee_corpus.subset_documents(np.arange(60))
+    dp = TopicDP(2.0, DELTA, sensitivity="global", secure_noise=True, random_state=3)
+    model = GensimLDA(3, random_state=0)
+    dp.privatize(model, small)
+    rel = dp.privatize(model, small)
+    rep, info = rel.report, rel.report.details["secure_noise"]
+    dz = rep.sensitivity / info["grid"] + math.sqrt(rel.noisy.size)  # Delta/g + sqrt(m), as secure_gaussian bounds it
+    rho = dz**2 / (2 * info["scale_units"] ** 2)
+    assert info["sensitivity_units"] == pytest.approx(dz, rel=1e-12) and info["rho"] == pytest.approx(rho, rel=1e-12)
+    assert [e["kind"] for e in rep.composition] == ["discrete-gaussian", "discrete-gaussian"]
+    assert dp.ledger.rdp(3.0) == pytest.approx(3.0 * 2 * rho, rel=1e-12)
+    acc = RdpAccountant()
+    acc.compose(dp_accounting.GaussianDpEvent(info["scale_units"] / dz), 2)
+    totals = {t["accounting"]: t["epsilon"] for t in rep.composition_total}  # the one composition_total schema
+    ours = totals["rdp"]
+    assert ours <= acc.get_epsilon(DELTA) * (1 + 1e-12) and acc.get_epsilon(DELTA) <= ours * 1.07
+    assert not any("exact" in key for key in totals)
+    # what the (s g, Delta) record gave: strictly less, i.e. optimistic
+    naive = rdp.PrivacyLedger()
+    naive.add_gaussian("a", rep.sigma, rep.sensitivity, count=2)
+    assert naive.epsilon(DELTA) < ours

@@ -3,7 +3,6 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from scipy.special import lambertw
 
 from topicdp.adapters import CallableModel
 from topicdp.corpus import Corpus

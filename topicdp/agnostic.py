@@ -245,7 +245,7 @@ class TopicDP:
             published["report.details.corpus.n_docs"] = ("public (stated): N, the number of privacy units, is the "
                                                          "same for all replace-one neighbours")
         notes = [*draft.pop("notes"), *pre_notes, vocab_note]
-        composition, totals, compose_note = self._compose(draft, vocabulary_source)
+        composition, totals, compose_note = self._compose(draft, vocabulary_source, details.get("secure_noise"))
         if compose_note:
             notes.append(compose_note)
         epsilon = self.epsilon
@@ -415,15 +415,21 @@ class TopicDP:
             "noise_scale": release.noise_scale,
             "sensitivity_units": release.sensitivity_units,
             "calibrated_sigma": draft["sigma"],
+            "rho": release.sensitivity_units ** 2 / (2.0 * release.scale_units ** 2),
         }
         draft["sigma"] = release.noise_scale  # the scale actually used, >= the calibrated sigma
         return release.values
 
-    def _compose(self, draft: dict, vocabulary_source) -> tuple[list, list, str]:
+    def _compose(self, draft: dict, vocabulary_source, secure: dict | None) -> tuple[list, list, str]:
         """Add this release to the ledger; return its entries, the totals and a note on repeated releases."""
         name = f"release {len(self.ledger) + 1}"
         if draft["mechanism"].startswith("laplace"):
             self.ledger.add_laplace(name, draft["sigma"], draft["sensitivity"])
+        elif secure is not None:
+            # The discrete release is rho-zCDP with rho = (Delta^Z)^2 / (2 s^2) in grid units (Canonne, Kamath &
+            # Steinke 2020, Thm. 4); (sigma, Delta) = (s g, Delta) would understate it, since rounding to the
+            # grid makes Delta^Z > Delta / g. Its totals then exclude the continuous exact profile.
+            self.ledger.add_discrete_gaussian(name, secure["scale_units"], secure["sensitivity_units"])
         else:
             self.ledger.add_gaussian(name, draft["sigma"], draft["sensitivity"])
         if isinstance(vocabulary_source, Mapping):

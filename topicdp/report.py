@@ -26,11 +26,15 @@ GUARANTEES = ("approx-DP", "random-DP", "none")
 UNITS = ("document", "user")
 NEIGHBOURS = ("replace-one", "add-remove")
 
+#: gamma of random DP (Rubinstein & Alda 2017; Wang et al. 2022, TopicDP, Def. 4 and Thm. 1) is a
+#: probability over two draws together: the sensitivity sample *and* the neighbouring pair (D, D') from P.
+#: It is not a property of the sensitivity sample alone, and it says nothing about pairs P does not draw.
 RANDOM_DP_CAVEAT = (
     "This is (epsilon, delta, gamma)-random DP with respect to the sampling distribution P, not "
-    "differential privacy: with probability at most gamma over the draw of the sensitivity sample the "
-    "noise is too small, and the guarantee holds only for neighbouring datasets drawn from P. Users "
-    "unlike those P draws (for example a user whose words no one else uses) are not covered."
+    "differential privacy: the (epsilon, delta) bound may fail with probability up to gamma, jointly over "
+    "the draw of the sensitivity sample and of the neighbouring pair (D, D') from P, and it speaks only of "
+    "neighbouring datasets drawn from P. Users unlike those P draws (for example a user whose words no one "
+    "else uses) are not covered."
 )
 
 
@@ -72,7 +76,8 @@ class PrivacyReport:
     epsilon, delta : float
         Total privacy parameters of the release (after composition).
     gamma : float or None
-        Failure probability of the sensitivity sample (random DP only).
+        Failure probability of random DP, jointly over the sensitivity sample and the neighbouring pair
+        drawn from P (random DP only).
     sampling_distribution : dict or None
         The distribution P of neighbouring pairs (random DP only).
     sensitivity : float or None

@@ -24,6 +24,8 @@ epsilon_lower_bound(scores_out, scores_in, delta, confidence=0.95)
     The bound from two arrays of scores (usable on its own).
 audit_output_perturbation / audit_pipeline
     Draw the releases and score them (noise-only re-draws, or full reruns in parallel).
+SETUPS[name](SetupOptions(...)) -> AuditSetup;  run_audit(setup, AuditOptions(...)) -> AuditResult
+    Ready-made setups (synthetic, TopicDP global/sampled, spectral configuration 1) with typed options.
 typical_user_canary / outlier_user_canary / long_document_canary
     Neighbouring datasets from a (X, doc_users, vocabulary) corpus.
 ProjectionDistinguisher / CanaryWordDistinguisher
@@ -46,7 +48,8 @@ from .distinguishers import CanaryWordDistinguisher, ProjectionDistinguisher, ma
 from .gaussian import analytic_sigma, gaussian_delta, gaussian_epsilon, gaussian_tradeoff
 from .noise import DiscreteGaussianNoise, GaussianNoise, LaplaceNoise, per_draw
 from .plot import dp_region_boundary, plot_tradeoff
-from .runner import AuditResult, audit_output_perturbation, audit_pipeline
+from .runner import AuditOptions, AuditResult, AuditSetup, audit_output_perturbation, audit_pipeline, run_audit
+from .setups import SETUPS, SetupOptions, register_setup
 
 __all__ = [
     "epsilon_lower_bound",
@@ -56,6 +59,12 @@ __all__ = [
     "AuditResult",
     "audit_output_perturbation",
     "audit_pipeline",
+    "AuditSetup",
+    "AuditOptions",
+    "run_audit",
+    "SetupOptions",
+    "SETUPS",
+    "register_setup",
     "CorpusData",
     "CanaryPair",
     "as_corpus_data",

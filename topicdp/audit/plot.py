@@ -21,10 +21,10 @@ def dp_region_boundary(fpr, epsilon: float, delta: float) -> np.ndarray:
 
 
 def _panel(ax, result, log: bool) -> None:
-    fpr, fnr = np.asarray(result.curve_fpr), np.asarray(result.curve_fnr)
+    fpr, fnr = np.asarray(result.bound.curve_fpr), np.asarray(result.bound.curve_fnr)
     useful = fpr + fnr <= 1.0  # of a test and its complement, the one better than a coin
     fpr, fnr = fpr[useful], fnr[useful]
-    best = (result.fpr_hi, result.fnr_hi)
+    best = (result.bound.fpr_hi, result.bound.fnr_hi)
     if log:  # the region is symmetric in (FPR, FNR): put the smaller rate on the x axis
         fpr, fnr = np.minimum(fpr, fnr), np.maximum(fpr, fnr)
         best = (min(best), max(best))

@@ -4,6 +4,8 @@
   batches, so 10^4-10^5 trials are cheap.
 * :func:`audit_pipeline` — the whole randomized pipeline (e.g. a spectral configuration, whose noise
   enters mid-computation) reruns per trial, in parallel with joblib; for small corpora.
+* :func:`run_audit` — either of the two for an :class:`AuditSetup` (what to audit, built by the factories
+  of :mod:`topicdp.audit.setups`) with :class:`AuditOptions` (how to audit).
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ import numpy as np
 
 from ..report import _jsonable
 
-from .._validation import check_int, check_real
-from .bounds import EpsilonBound, epsilon_bound
-from .distinguishers import make_distinguisher
+from .._validation import check_int, check_option, check_real
+from .bounds import SELECTIONS, EpsilonBound, epsilon_bound
+from .canaries import CanaryPair
+from .distinguishers import DISTINGUISHERS, make_distinguisher
 from .noise import as_noise
 
 _BATCH_ELEMENTS = 2**22  # ~32 MB of float64 per batch of releases
@@ -26,97 +29,74 @@ _BATCH_ELEMENTS = 2**22  # ~32 MB of float64 per batch of releases
 
 @dataclass
 class AuditResult:
-    """What an audit found.
+    """What an audit found: the :class:`~topicdp.audit.bounds.EpsilonBound` and what was audited.
 
     Attributes
     ----------
-    eps_lower : float
-        Empirical lower bound on epsilon at ``delta`` (see :func:`topicdp.audit.epsilon_lower_bound`).
+    bound : EpsilonBound
+        The epsilon lower bound, its best test, error rates, Clopper-Pearson bounds and trade-off curve.
     epsilon : float or None
         The claimed epsilon (None if no claim was given).
-    delta, confidence : float
     n_trials : int
         Releases drawn on each of D and D'.
     distinguisher, mechanism, canary : str
-    selection : {"same-sample", "held-out"}
-    threshold, direction, inequality : the best test (see :class:`~topicdp.audit.bounds.EpsilonBound`)
-    fpr, fnr, fpr_hi, fnr_hi : float
-        Empirical rates of the best test and their Clopper-Pearson upper bounds.
-    curve_fpr, curve_fnr : ndarray
-        Empirical trade-off points (for :func:`topicdp.audit.plot_tradeoff`).
     details : dict
         Seeds, sigma, sensitivity, canary description, timings...
     """
 
-    eps_lower: float
+    bound: EpsilonBound
     epsilon: float | None
-    delta: float
-    confidence: float
     n_trials: int
     distinguisher: str
     mechanism: str
-    canary: str | None
-    selection: str
-    threshold: float
-    direction: str
-    inequality: str
-    fpr: float
-    fnr: float
-    fpr_hi: float
-    fnr_hi: float
-    curve_fpr: np.ndarray
-    curve_fnr: np.ndarray
+    canary: str | None = None
     details: dict = field(default_factory=dict)
+
+    @property
+    def eps_lower(self) -> float:
+        """Empirical lower bound on epsilon at ``delta`` (see :func:`topicdp.audit.epsilon_lower_bound`)."""
+        return self.bound.eps_lower
+
+    @property
+    def delta(self) -> float:
+        return self.bound.delta
+
+    @property
+    def confidence(self) -> float:
+        return self.bound.confidence
+
+    @property
+    def selection(self) -> str:
+        return self.bound.selection
 
     @property
     def flagged(self) -> bool:
         """True when the audit refutes the claim: ``eps_lower > epsilon``."""
         return self.epsilon is not None and self.eps_lower > self.epsilon
 
-    @classmethod
-    def from_bound(cls, bound: EpsilonBound, *, epsilon, n_trials, distinguisher, mechanism, canary, details):
-        return cls(
-            eps_lower=bound.eps_lower,
-            epsilon=epsilon,
-            delta=bound.delta,
-            confidence=bound.confidence,
-            n_trials=n_trials,
-            distinguisher=distinguisher,
-            mechanism=mechanism,
-            canary=canary,
-            selection=bound.selection,
-            threshold=bound.threshold,
-            direction=bound.direction,
-            inequality=bound.inequality,
-            fpr=bound.fpr,
-            fnr=bound.fnr,
-            fpr_hi=bound.fpr_hi,
-            fnr_hi=bound.fnr_hi,
-            curve_fpr=bound.curve_fpr,
-            curve_fnr=bound.curve_fnr,
-            details=details,
-        )
-
     def to_dict(self) -> dict[str, Any]:
-        """JSON-serialisable dict (arrays become lists, non-finite floats strings)."""
-        out = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        """JSON-serialisable flat dict: the bound's fields, the claim and labels, ``flagged`` and ``details``."""
+        out = {k: getattr(self.bound, k) for k in self.bound.__dataclass_fields__}
+        out.update({k: getattr(self, k) for k in self.__dataclass_fields__ if k != "bound"})
         out["flagged"] = self.flagged
         return _jsonable(out)
 
     def summary(self) -> str:
+        b = self.bound
         claim = "n/a" if self.epsilon is None else f"{self.epsilon:.4g}"
         verdict = "FLAGGED: eps_lower > claimed epsilon" if self.flagged else "not flagged"
+        confidence = (f"at {b.confidence:.0%} confidence (held-out test)" if b.selection == "held-out"
+                      else "(same-sample test: exploratory, no confidence statement)")
         return "\n".join(
             [
                 f"mechanism        {self.mechanism}",
                 f"canary           {self.canary}",
                 f"distinguisher    {self.distinguisher}",
                 f"trials           {self.n_trials} per dataset",
-                f"claimed          epsilon={claim}, delta={self.delta:.3g}",
-                f"audited          eps_lower={self.eps_lower:.4g} at {self.confidence:.0%} confidence "
-                f"({self.selection})",
-                f"best test        score {self.direction} {self.threshold:.6g}: FPR={self.fpr:.4g} "
-                f"(<= {self.fpr_hi:.4g}), FNR={self.fnr:.4g} (<= {self.fnr_hi:.4g})",
+                f"claimed          epsilon={claim}, delta={b.delta:.3g}",
+                f"audited          eps_lower={b.eps_lower:.4g} {confidence}",
+                f"best test        score {b.direction} {b.threshold:.6g}: FPR={b.fpr:.4g} "
+                f"(<= {b.fpr_hi:.4g}), FNR={b.fnr:.4g} (<= {b.fnr_hi:.4g})",
                 f"verdict          {verdict}",
             ]
         )
@@ -165,7 +145,7 @@ def audit_output_perturbation(
     epsilon: float | None = None,
     delta: float = 1e-5,
     confidence: float = 0.95,
-    selection: str = "same-sample",
+    selection: str = "held-out",
     random_state=None,
     batch_size: int | None = None,
     mechanism: str | None = None,
@@ -193,8 +173,9 @@ def audit_output_perturbation(
         The claim being audited (``epsilon`` may be None: just measure).
     confidence : float
         See :func:`topicdp.audit.epsilon_lower_bound`.
-    selection : {"same-sample", "held-out"}
-        Threshold selection (see :func:`topicdp.audit.bounds.epsilon_bound`).
+    selection : {"held-out", "same-sample"}
+        Threshold selection (see :func:`topicdp.audit.epsilon_lower_bound`): only ``"held-out"`` (the default)
+        carries the confidence statement.
     random_state : None, int or SeedSequence
         Seeds the noise of both sides (independent streams) and the held-out split; the entropy is stored
         in ``details["seed_entropy"]``.
@@ -226,7 +207,7 @@ def audit_output_perturbation(
     bound = epsilon_bound(scores_out, scores_in, delta, confidence, selection=selection, random_state=split_rng)
     info.update(details or {})
     info["distance"] = float(np.linalg.norm(W_in - W_out))
-    return AuditResult.from_bound(
+    return AuditResult(
         bound,
         epsilon=epsilon,
         n_trials=n_trials,
@@ -263,7 +244,7 @@ def audit_pipeline(
     epsilon: float | None = None,
     delta: float = 1e-5,
     confidence: float = 0.95,
-    selection: str = "same-sample",
+    selection: str = "held-out",
     random_state=None,
     n_jobs: int = 1,
     mechanism: str = "pipeline",
@@ -307,7 +288,7 @@ def audit_pipeline(
     split_rng = np.random.default_rng(s_split)
     bound = epsilon_bound(scores["out"], scores["in"], delta, confidence, selection=selection, random_state=split_rng)
     info.update(details or {})
-    return AuditResult.from_bound(
+    return AuditResult(
         bound,
         epsilon=epsilon,
         n_trials=n_trials,
@@ -316,3 +297,93 @@ def audit_pipeline(
         canary=canary,
         details=info,
     )
+
+
+@dataclass
+class AuditSetup:
+    """What to audit: the claim, the neighbours and the mechanism (built by :mod:`topicdp.audit.setups`).
+
+    Give either ``W_out``, ``W_in`` and ``noise`` (output perturbation: only the noise is re-drawn; ``noise``
+    may be a ``(noise_out, noise_in)`` pair when the noise scale depends on the data) or
+    ``release``, ``D_out`` and ``D_in`` (the pipeline reruns per trial; ``reference=(f(D), f(D'))`` enables
+    the projection distinguisher).
+    """
+
+    mechanism: str
+    epsilon: float
+    delta: float
+    canary: CanaryPair | None = None
+    W_out: np.ndarray | None = None
+    W_in: np.ndarray | None = None
+    noise: Any = None
+    release: Callable | None = None
+    D_out: Any = None
+    D_in: Any = None
+    reference: tuple | None = None
+    details: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AuditOptions:
+    """How to audit a setup; the defaults here are the only statement of them (the CLI reads them).
+
+    Parameters
+    ----------
+    n_trials : int, default 20000
+        Releases per dataset (``--trials``).
+    distinguisher : {"projection", "canary-words"}, default "projection"
+    confidence : float, default 0.95
+        Clopper-Pearson confidence, in (0, 1).
+    selection : {"held-out", "same-sample"}, default "held-out"
+        Threshold selection; only ``"held-out"`` carries the confidence statement
+        (:func:`topicdp.audit.epsilon_lower_bound`).
+    seed : int or None, default None
+        Audit seed (None: from the operating system; the entropy is recorded in the result).
+    n_jobs : int, default 1
+        Parallel trials of pipeline mechanisms (joblib; -1 = all cores).
+    """
+
+    n_trials: int = field(default=20_000, metadata={"flags": ("--trials",), "help": "releases per dataset"})
+    distinguisher: str = field(default="projection", metadata={"choices": DISTINGUISHERS, "help": "test statistic"})
+    confidence: float = field(default=0.95, metadata={"help": "Clopper-Pearson confidence"})
+    selection: str = field(default="held-out", metadata={
+        "choices": SELECTIONS,
+        "help": "threshold selection: held-out (exact confidence) or same-sample (exploratory, no confidence)"})
+    seed: int | None = field(default=None, metadata={"type": int, "help": "audit seed (None: from the OS, recorded)"})
+    n_jobs: int = field(default=1, metadata={"help": "parallel workers (pipeline trials, sensitivity sampling)"})
+
+    def __post_init__(self) -> None:
+        check_int(self.n_trials, "n_trials", low=1)
+        check_option(self.distinguisher, "distinguisher", DISTINGUISHERS)
+        check_real(self.confidence, "confidence", low=0.0, high=1.0)
+        check_option(self.selection, "selection", SELECTIONS)
+        if self.seed is not None:
+            check_int(self.seed, "seed", low=0)
+        check_int(self.n_jobs, "n_jobs", low=-1)
+
+
+def run_audit(setup: AuditSetup, options: AuditOptions | None = None) -> AuditResult:
+    """Run the audit described by ``setup`` with ``options`` (default :class:`AuditOptions()`)."""
+    options = AuditOptions() if options is None else options
+    canary = setup.canary
+    common = dict(
+        n_trials=options.n_trials,
+        distinguisher=options.distinguisher,
+        canary_words=None if canary is None else canary.canary_words,
+        canary_weights=None if canary is None else canary.canary_weights,
+        epsilon=setup.epsilon,
+        delta=setup.delta,
+        confidence=options.confidence,
+        selection=options.selection,
+        random_state=options.seed,
+        mechanism=setup.mechanism,
+        canary=None if canary is None else canary.name,
+        details={**setup.details, **({} if canary is None else {"canary_info": canary.to_dict()})},
+    )
+    if setup.release is not None:
+        return audit_pipeline(
+            setup.release, setup.D_out, setup.D_in, reference=setup.reference, n_jobs=options.n_jobs, **common
+        )
+    if setup.W_out is None or setup.W_in is None or setup.noise is None:
+        raise ValueError("an AuditSetup needs W_out, W_in and noise, or release, D_out and D_in")
+    return audit_output_perturbation(setup.W_out, setup.W_in, setup.noise, **common)

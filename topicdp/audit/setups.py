@@ -1,7 +1,14 @@
-"""Audit setups on real topic models: ``topicdp-global``, ``topicdp-sampled`` and ``spectral-1``.
+"""Audit setups: what to audit, as a library. ``factory(options: SetupOptions) -> AuditSetup``.
 
-Each setup factory ``factory(args) -> AuditSetup`` (see :mod:`topicdp.audit.cli`) builds a corpus, a canary
-pair (D, D') on it, the mechanism as the library runs it, and the claim that mechanism makes:
+:data:`SETUPS` maps names to factories (:func:`register_setup` adds more); :class:`SetupOptions` holds every
+option a factory reads, with its default stated once (the ``topicdp audit`` command builds its flags from
+these fields); :func:`topicdp.audit.run_audit` runs the returned :class:`~topicdp.audit.AuditSetup`. Each
+factory builds a corpus, a canary pair (D, D') on it, the mechanism as the library runs it, and the claim
+that mechanism makes:
+
+``synthetic-gaussian``
+    Self-contained: Gaussian (or discrete Gaussian) output perturbation of a statistic with a proven
+    sensitivity (:class:`~topicdp.audit.synthetic.BoundedContributionSum`) on a synthetic corpus.
 
 ``topicdp-global``
     :class:`~topicdp.TopicDP` with ``sensitivity="global"``: Gaussian output perturbation of the topic-word
@@ -10,14 +17,14 @@ pair (D, D') on it, the mechanism as the library runs it, and the claim that mec
     f(D), f(D') are fitted once; only the noise is re-drawn.
 ``topicdp-sampled``
     :class:`~topicdp.TopicDP` with ``sensitivity="sampled"`` (TopicDP Alg. 1-2). The noise scale is itself a
-    function of the data: with the default P (``--distribution private``, TopicDP's choice: resample the
+    function of the data: with the default P (``distribution="private"``, TopicDP's choice: resample the
     private corpus' own users) sigma(D) is sampled on D and sigma(D') on D', and the audit runs each side
-    as the library would — a ``(noise_out, noise_in)`` pair. With ``--distribution public``, P resamples a
+    as the library would — a ``(noise_out, noise_in)`` pair. With ``distribution="public"``, P resamples a
     disjoint public reference corpus (other users of the same source), so sigma does not depend on the
     private data and both sides share it (P, N, the vocabulary and the sampler seed are the same); only the
     question "does Delta_s cover this canary?" is then left. The claim is (epsilon, delta, gamma)-random DP
     with respect to P — *not* DP — which is why an outlier canary may be flagged (see ``docs/auditing.md``).
-    h = 2 x 49 fits per side at the default gamma = 0.22 (TopicDP Thm. 1); ``--n-pairs`` below h is the
+    h = 2 x 49 fits per side at the default gamma = 0.22 (TopicDP Thm. 1); ``n_pairs`` below h is the
     insecure testing mode (the report then says "no guarantee"; the audit still tests the stated epsilon).
 ``spectral-1``
     :class:`~topicdp.spectral.SpectralDP` at configuration 1 (noise on M2 and M3), rerun end to end per
@@ -26,61 +33,117 @@ pair (D, D') on it, the mechanism as the library runs it, and the claim that mec
     typical document, one document of fresh words, one very long document). Releases are put in
     canonical topic order (a post-processing); the projection distinguisher's f is the non-private
     :class:`~topicdp.spectral.SpectralLDA`. A trial whose fatal precondition fails releases a uniform matrix
-    (a failure is an observable output too). Pipelines cost ~0.1-0.5 s a trial: use ``--trials`` in the
+    (a failure is an observable output too). Pipelines cost ~0.1-0.5 s a trial: use ``n_trials`` in the
     hundreds.
 
 What is scored. For output perturbation the audit scores the *noisy* matrix (``PrivateRelease.noisy``,
 which the release exposes); the clipped and renormalised ``topic_word`` is a post-processing of it and
 cannot be less private.
 
-Corpora (``--corpus``): ``embedded`` (gensim's Lee corpus, one document per user; ``--n-users`` documents
-drawn with ``--corpus-seed``, vocabulary from the whole Lee corpus, which is public) or a JSON Lines path
-such as ``../shared/data/enron_sent/enron_sent.jsonl.gz`` (``--n-users`` users drawn with ``--corpus-seed``
-among those with at least ``--max-docs-per-user`` documents; each user bounded to ``--max-docs-per-user``
-random documents and ``--max-tokens-per-doc`` tokens; vocabulary = the ``--max-features`` most frequent
+Options are named by their :class:`SetupOptions` field (the CLI flag is the same with dashes).
+
+Corpora (``corpus``): ``embedded`` (gensim's Lee corpus, one document per user; ``n_users`` documents
+drawn with ``corpus_seed``, vocabulary from the whole Lee corpus, which is public) or a JSON Lines path
+such as ``../shared/data/enron_sent/enron_sent.jsonl.gz`` (``n_users`` users drawn with ``corpus_seed``
+among those with at least ``max_docs_per_user`` documents; each user bounded to ``max_docs_per_user``
+random documents and ``max_tokens_per_doc`` tokens; vocabulary = the ``max_features`` most frequent
 words of the subset with min_df=3, max_df=0.5, treated as public as everywhere in topicdp). The public
-reference of ``--distribution public`` is ``--n-users`` *other* users (other Lee documents), with the same
+reference of ``distribution="public"`` is ``n_users`` *other* users (other Lee documents), with the same
 vocabulary and bounds.
 
-Canaries (``--canary``). ``typical``: a user of the corpus in the inter-quartile range of token counts.
-``outlier``: a user who saturates the contribution bounds (``--max-docs-per-user`` documents of
-``--max-tokens-per-doc`` tokens) with 10 fresh words no one else uses. ``long-document``: one document of
+Canaries (``canary``). ``typical``: a user of the corpus in the inter-quartile range of token counts.
+``outlier``: a user who saturates the contribution bounds (``max_docs_per_user`` documents of
+``max_tokens_per_doc`` tokens) with 10 fresh words no one else uses. ``long-document``: one document of
 10 x the longest document's length over 20 existing words; it is added after the corpus was bounded (the
 claims audited here do not rely on ``max_tokens_per_doc``: sqrt(2K) holds for any pair, the spectral
 sensitivities are length-normalised; re-bounding would only shrink the canary).
 
 Neighbours. ``replace-one`` by default (TopicDP's reports and its sampler's pairs, and SpectralDP with N
-public, are replace-one); ``--neighbours add-remove`` is accepted for ``topicdp-global`` only.
+public, are replace-one); ``neighbours="add-remove"`` is accepted for ``topicdp-global`` only.
 """
 
 from __future__ import annotations
 
 import collections
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_int, check_option
-from .canaries import CanaryPair, CorpusData, make_canary
-from .gaussian import gaussian_epsilon
-from .noise import GaussianNoise
+from .._validation import check_int, check_option, check_real
+from .canaries import CANARIES, NEIGHBOURS, CanaryPair, CorpusData, make_canary
+from .gaussian import analytic_sigma, gaussian_epsilon
+from .noise import DiscreteGaussianNoise, GaussianNoise
+from .runner import AuditSetup
+from .synthetic import BoundedContributionSum, synthetic_corpus
 
 DISTRIBUTIONS = ("private", "public")
+NOISES = ("gaussian", "discrete-gaussian")
 OUTLIER_WORDS = 10
+_TOPIC_MODELS = "topic-model setups (topicdp-global, topicdp-sampled, spectral-1)"
 
 
-def _audit_setup(**kwargs):
-    from .cli import AuditSetup  # lazy: cli imports this module to register the setups
+def _opt(default, help: str, **metadata):
+    """A dataclass field whose metadata carries the CLI help (and ``choices``, ``type``, ``group``)."""
+    return field(default=default, metadata={"help": help, **metadata})
 
-    return AuditSetup(**kwargs)
 
+@dataclass(frozen=True)
+class SetupOptions:
+    """Every option of the audit setups, validated on construction; a factory reads the fields it needs.
 
-def _opt(args, name, default):
-    value = getattr(args, name, None)
-    return default if value is None else value
+    The defaults below are the only place they are stated: ``topicdp audit`` builds its flags (and their
+    ``--help``) from these fields. Build variants with :func:`dataclasses.replace`.
+    """
+
+    epsilon: float = _opt(1.0, "claimed epsilon")
+    delta: float = _opt(1e-5, "claimed delta")
+    sigma_factor: float = _opt(1.0, "multiply the calibrated sigma (e.g. 0.333 under-noises on purpose)")
+    canary: str = _opt("typical", "canary kind", choices=CANARIES)
+    neighbours: str | None = _opt(None, "neighbour relation (None: the setup's own, add-remove for "
+                                  "synthetic-gaussian, replace-one otherwise)", choices=NEIGHBOURS, type=str)
+    noise: str = _opt("gaussian", "noise sampler of synthetic-gaussian", choices=NOISES)
+    corpus: str = _opt("embedded", "'embedded' (gensim's Lee corpus) or a JSON Lines path with 'text' and "
+                       "'user' fields", group=_TOPIC_MODELS)
+    n_users: int = _opt(30, "users (Lee: documents) in the audited subset", group=_TOPIC_MODELS)
+    max_docs_per_user: int = _opt(20, "contribution bound, documents per user", group=_TOPIC_MODELS)
+    max_tokens_per_doc: int = _opt(300, "contribution bound, tokens per document", group=_TOPIC_MODELS)
+    max_features: int = _opt(1000, "vocabulary size", group=_TOPIC_MODELS)
+    corpus_seed: int = _opt(0, "seed of the user subset and the bounding", group=_TOPIC_MODELS)
+    canary_seed: int = _opt(1, "seed of the canary draw", group=_TOPIC_MODELS)
+    model: str = _opt("gensim-lda", "topic model of the TopicDP setups", group=_TOPIC_MODELS)
+    n_topics: int = _opt(5, "K", group=_TOPIC_MODELS)
+    model_seed: int = _opt(0, "seed of the topic model", group=_TOPIC_MODELS)
+    gamma: float = _opt(0.22, "random-DP gamma of topicdp-sampled (0.22: h=49)", group=_TOPIC_MODELS)
+    n_pairs: int | None = _opt(None, "override h of topicdp-sampled; below Thm. 1's h this is the insecure "
+                               "testing mode", type=int, group=_TOPIC_MODELS)
+    distribution: str = _opt("private", "P of topicdp-sampled: resample the private corpus (TopicDP's "
+                             "default) or a disjoint public reference", choices=DISTRIBUTIONS, group=_TOPIC_MODELS)
+    sampler_seed: int = _opt(0, "seed of the neighbour-pair draws", group=_TOPIC_MODELS)
+    cache_dir: str | None = _opt(None, "cache sampled sensitivities here", type=str, group=_TOPIC_MODELS)
+    alpha0: float = _opt(1.0, "Dirichlet alpha0 of spectral-1", group=_TOPIC_MODELS)
+    n_jobs: int = _opt(1, "parallel workers (sensitivity sampling, pipeline trials)")
+
+    def __post_init__(self) -> None:
+        check_real(self.epsilon, "epsilon", low=0.0)
+        check_real(self.delta, "delta", low=0.0, high=1.0, low_open=False)
+        check_real(self.sigma_factor, "sigma_factor", low=0.0)
+        check_option(self.canary, "canary", CANARIES)
+        if self.neighbours is not None:
+            check_option(self.neighbours, "neighbours", NEIGHBOURS)
+        check_option(self.noise, "noise", NOISES)
+        for name, low in (("n_users", 3), ("max_docs_per_user", 1), ("max_tokens_per_doc", 3),
+                          ("max_features", 10), ("corpus_seed", 0), ("canary_seed", 0), ("n_topics", 2),
+                          ("model_seed", 0), ("sampler_seed", 0), ("n_jobs", -1)):
+            check_int(getattr(self, name), name, low=low)
+        check_real(self.gamma, "gamma", low=0.0, high=0.5)
+        if self.n_pairs is not None:
+            check_int(self.n_pairs, "n_pairs", low=1)
+        check_option(self.distribution, "distribution", DISTRIBUTIONS)
+        check_real(self.alpha0, "alpha0", low=0.0)
 
 
 # -- corpora ---------------------------------------------------------------------------------------
@@ -90,23 +153,18 @@ def _opt(args, name, default):
 class CorpusChoice:
     """Which corpus an audit runs on (see the module docstring); hashable, so loads are cached."""
 
-    source: str = "embedded"
-    n_users: int = 30
-    max_docs_per_user: int = 20
-    max_tokens_per_doc: int = 300
-    max_features: int = 1000
-    seed: int = 0
+    source: str
+    n_users: int
+    max_docs_per_user: int
+    max_tokens_per_doc: int
+    max_features: int
+    seed: int
 
     @classmethod
-    def from_args(cls, args) -> "CorpusChoice":
-        return cls(
-            source=str(_opt(args, "corpus", "embedded")),
-            n_users=check_int(_opt(args, "n_users", 30), "n_users", low=3),
-            max_docs_per_user=check_int(_opt(args, "max_docs_per_user", 20), "max_docs_per_user", low=1),
-            max_tokens_per_doc=check_int(_opt(args, "max_tokens_per_doc", 300), "max_tokens_per_doc", low=3),
-            max_features=check_int(_opt(args, "max_features", 1000), "max_features", low=10),
-            seed=check_int(_opt(args, "corpus_seed", 0), "corpus_seed", low=0),
-        )
+    def from_options(cls, options: SetupOptions) -> "CorpusChoice":
+        return cls(source=options.corpus, n_users=options.n_users, max_docs_per_user=options.max_docs_per_user,
+                   max_tokens_per_doc=options.max_tokens_per_doc, max_features=options.max_features,
+                   seed=options.corpus_seed)
 
     def describe(self) -> str:
         if self.source == "embedded":
@@ -197,38 +255,79 @@ def _pair_corpora(pair: CanaryPair):
     return _as_corpus(pair.D), _as_corpus(pair.D_prime)
 
 
-def _common(args, default_neighbours: str, allowed: tuple):
-    choice = CorpusChoice.from_args(args)
-    neighbours = _opt(args, "neighbours", default_neighbours)
+def _neighbours(options: SetupOptions, allowed: tuple) -> str:
+    """The setup's neighbour relation: ``options.neighbours``, or its own (``allowed[0]``) when None."""
+    neighbours = options.neighbours or allowed[0]
     if neighbours not in allowed:
         raise ValueError(f"this setup's claim is for {' or '.join(allowed)} neighbours, got {neighbours!r}")
-    canary = _opt(args, "canary", "typical")
-    return choice, neighbours, canary
+    return neighbours
 
 
-def _model(args, n_words: int):
+def _canary_pair(options: SetupOptions, allowed: tuple, unit: str = "user"):
+    choice = CorpusChoice.from_options(options)
+    pair = build_canary(options.canary, load_corpus(choice), choice, unit=unit,
+                        neighbours=_neighbours(options, allowed), random_state=options.canary_seed)
+    return choice, pair
+
+
+def _model(options: SetupOptions, n_words: int):
     from ..adapters import make_model
 
-    k = check_int(_opt(args, "n_topics", 5), "n_topics", low=2, high=n_words - 1)
-    return make_model(str(_opt(args, "model", "gensim-lda")), k, int(_opt(args, "model_seed", 0)))
+    k = check_int(options.n_topics, "n_topics", low=2, high=n_words - 1)
+    return make_model(options.model, k, options.model_seed)
+
+
+# -- synthetic ---------------------------------------------------------------------------------------
+
+
+def synthetic_setup(options: SetupOptions) -> AuditSetup:
+    """Gaussian (or discrete Gaussian) output perturbation of :class:`BoundedContributionSum`.
+
+    sigma is the analytic Gaussian sigma (Balle & Wang 2018, Thm. 8) for the proven sensitivity (1 for
+    add-remove, 2 for replace-one), multiplied by ``sigma_factor`` (< 1 under-noises on purpose).
+    """
+    corpus = synthetic_corpus(random_state=0)
+    neighbours = _neighbours(options, ("add-remove", "replace-one"))
+    pair = make_canary(options.canary, corpus, neighbours=neighbours, random_state=1)
+    f = BoundedContributionSum(n_rows=5)
+    W_out, W_in = f(pair.D), f(pair.D_prime)
+    sensitivity = f.sensitivity(neighbours)
+    sigma = analytic_sigma(options.epsilon, options.delta, sensitivity)
+    used = sigma * options.sigma_factor
+    noise = DiscreteGaussianNoise(used, sensitivity) if options.noise == "discrete-gaussian" else GaussianNoise(used)
+    return AuditSetup(
+        mechanism=f"synthetic {options.noise} output perturbation",
+        epsilon=options.epsilon,
+        delta=options.delta,
+        canary=pair,
+        W_out=W_out,
+        W_in=W_in,
+        noise=noise,
+        details={
+            "sigma_calibrated": sigma,
+            "sigma_used": used,
+            "sigma_factor": options.sigma_factor,
+            "sensitivity": sensitivity,
+            "true_epsilon_worst_case": gaussian_epsilon(sensitivity / used, options.delta),
+            "true_epsilon_this_pair": gaussian_epsilon(float(np.linalg.norm(W_in - W_out)) / used, options.delta),
+        },
+    )
 
 
 # -- TopicDP ---------------------------------------------------------------------------------------
 
 
-def topicdp_global_setup(args):
+def topicdp_global_setup(options: SetupOptions) -> AuditSetup:
     """TopicDP with the provable global sensitivity sqrt(2K) (approx-DP for any neighbours)."""
     from ..agnostic import TopicDP
 
-    choice, neighbours, kind = _common(args, "replace-one", ("replace-one", "add-remove"))
-    pair = build_canary(kind, load_corpus(choice), choice, neighbours=neighbours,
-                        random_state=int(_opt(args, "canary_seed", 1)))
+    choice, pair = _canary_pair(options, ("replace-one", "add-remove"))
     D, D_prime = _pair_corpora(pair)
-    model = _model(args, D.n_words)
-    eps, delta = float(_opt(args, "epsilon", 1.0)), float(_opt(args, "delta", 1e-5))
+    model = _model(options, D.n_words)
+    eps, delta = options.epsilon, options.delta
     rel = TopicDP(eps, delta, sensitivity="global", random_state=0).privatize(model, D, keep_nonprivate=True)
     W_out, W_in = rel.nonprivate, model.fit_topic_word(D_prime)
-    factor = float(_opt(args, "sigma_factor", 1.0))
+    factor = options.sigma_factor
     sigma = rel.report.sigma * factor
     distance = float(np.linalg.norm(W_in - W_out))
     details = {
@@ -247,36 +346,30 @@ def topicdp_global_setup(args):
         "released_object": "PrivateRelease.noisy (before clipping/renormalisation, a post-processing)",
     }
     label = "TopicDP global sensitivity sqrt(2K)" + ("" if factor == 1.0 else f" x sigma {factor:g} (under-noised)")
-    return _audit_setup(mechanism=f"{label} [{model.name}, K={model.n_topics}]", epsilon=eps, delta=delta,
-                        canary=pair, W_out=W_out, W_in=W_in, noise=GaussianNoise(sigma), details=details)
+    return AuditSetup(mechanism=f"{label} [{model.name}, K={model.n_topics}]", epsilon=eps, delta=delta,
+                      canary=pair, W_out=W_out, W_in=W_in, noise=GaussianNoise(sigma), details=details)
 
 
-def topicdp_sampled_setup(args):
+def topicdp_sampled_setup(options: SetupOptions) -> AuditSetup:
     """TopicDP with the sampled sensitivity (random DP); sigma(D) and sigma(D') each from their own sampling."""
     from ..agnostic import TopicDP
     from ..samplers.sizing import sample_size
 
-    choice, neighbours, kind = _common(args, "replace-one", ("replace-one",))
-    distribution = check_option(str(_opt(args, "distribution", "private")), "distribution", DISTRIBUTIONS)
-    pair = build_canary(kind, load_corpus(choice), choice, neighbours=neighbours,
-                        random_state=int(_opt(args, "canary_seed", 1)))
+    choice, pair = _canary_pair(options, ("replace-one",))
+    distribution = options.distribution
     D, D_prime = _pair_corpora(pair)
-    model = _model(args, D.n_words)
-    eps, delta = float(_opt(args, "epsilon", 1.0)), float(_opt(args, "delta", 1e-5))
-    gamma = float(_opt(args, "gamma", 0.22))
-    n_pairs = getattr(args, "n_pairs", None)
+    model = _model(options, D.n_words)
+    eps, delta, gamma, n_pairs = options.epsilon, options.delta, options.gamma, options.n_pairs
     h_needed = sample_size(gamma)[1]
     reference = None
     if distribution == "public":
         reference = _with_vocabulary(load_corpus(choice, reference=True), D.vocabulary)
 
     def privatizer():
-        return TopicDP(eps, delta, gamma, sensitivity="sampled",
-                       distribution="private-oracle" if reference is None else reference,
-                       n_jobs=int(_opt(args, "n_jobs", 1)), random_state=0,
-                       sampler_random_state=int(_opt(args, "sampler_seed", 0)), n_pairs=n_pairs,
-                       insecure_testing=n_pairs is not None and n_pairs < h_needed,
-                       cache_dir=getattr(args, "cache_dir", None))
+        return TopicDP(eps, delta, gamma, sensitivity="sampled", distribution="private-oracle" if reference is None else reference,
+                        n_jobs=options.n_jobs,
+                       random_state=0, sampler_random_state=options.sampler_seed, n_pairs=n_pairs,
+                       insecure_testing=n_pairs is not None and n_pairs < h_needed, cache_dir=options.cache_dir)
 
     rel_out = privatizer().privatize(model, D, keep_nonprivate=True)
     W_out = rel_out.nonprivate
@@ -287,7 +380,7 @@ def topicdp_sampled_setup(args):
         rel_in = privatizer().privatize(model, D_prime, keep_nonprivate=True)
         W_in, rep_in = rel_in.nonprivate, rel_in.report
     rep_out = rel_out.report
-    factor = float(_opt(args, "sigma_factor", 1.0))
+    factor = options.sigma_factor
     s_out, s_in = rep_out.sigma * factor, rep_in.sigma * factor
     distance = float(np.linalg.norm(W_in - W_out))
     sample = rep_out.details["sensitivity_sample"]
@@ -319,7 +412,7 @@ def topicdp_sampled_setup(args):
     }
     noise = GaussianNoise(s_out) if s_in == s_out else (GaussianNoise(s_out), GaussianNoise(s_in))
     hs = f"h={sample['h']}" + (" INSECURE" if sample["h"] < h_needed else "")
-    return _audit_setup(
+    return AuditSetup(
         mechanism=f"TopicDP sampled sensitivity (random DP, gamma={gamma:g}, {hs}, P={distribution}) "
         f"[{model.name}, K={model.n_topics}]",
         epsilon=eps, delta=delta, canary=pair, W_out=W_out, W_in=W_in, noise=noise, details=details)
@@ -363,16 +456,12 @@ def spectral_reference(data, n_topics: int, alpha0: float) -> np.ndarray:
     return W[canonical_order(W)]
 
 
-def spectral1_setup(args):
+def spectral1_setup(options: SetupOptions) -> AuditSetup:
     """SpectralDP configuration 1 at document level, rerun per trial."""
     from ..spectral import PreconditionError, SpectralDP
 
-    choice, neighbours, kind = _common(args, "replace-one", ("replace-one",))
-    pair = build_canary(kind, load_corpus(choice), choice, unit="document", neighbours=neighbours,
-                        random_state=int(_opt(args, "canary_seed", 1)))
-    k = check_int(_opt(args, "n_topics", 5), "n_topics", low=2)
-    alpha0 = float(_opt(args, "alpha0", 1.0))
-    eps, delta = float(_opt(args, "epsilon", 1.0)), float(_opt(args, "delta", 1e-5))
+    choice, pair = _canary_pair(options, ("replace-one",), unit="document")
+    k, alpha0, eps, delta = options.n_topics, options.alpha0, options.epsilon, options.delta
     release = SpectralRelease(k, alpha0, eps, delta, 1)
     reports = []
     for data in (pair.D, pair.D_prime):
@@ -399,9 +488,9 @@ def spectral1_setup(args):
         "sensitivities are on M2/M3, not on the topics",
         "checks_on_D": [(c.name, c.passed) for c in rep.checks],
     }
-    return _audit_setup(mechanism=f"SpectralDP configuration 1 (document level) [k={k}, alpha0={alpha0:g}]",
-                        epsilon=float(rep.epsilon), delta=float(rep.delta), canary=pair, release=release,
-                        D_out=pair.D, D_in=pair.D_prime, reference=(W_out, W_in), details=details)
+    return AuditSetup(mechanism=f"SpectralDP configuration 1 (document level) [k={k}, alpha0={alpha0:g}]",
+                      epsilon=float(rep.epsilon), delta=float(rep.delta), canary=pair, release=release,
+                      D_out=pair.D, D_in=pair.D_prime, reference=(W_out, W_in), details=details)
 
 
 # -- an extra distinguisher --------------------------------------------------------------------------
@@ -430,53 +519,31 @@ class NoiseScaleDistinguisher:
 
 # -- registration ------------------------------------------------------------------------------------
 
-SETUP_FACTORIES = {
+SETUPS: dict[str, Callable[[SetupOptions], AuditSetup]] = {
+    "synthetic-gaussian": synthetic_setup,
     "topicdp-global": topicdp_global_setup,
     "topicdp-sampled": topicdp_sampled_setup,
     "spectral-1": spectral1_setup,
 }
 
 
-def add_setup_arguments(parser) -> None:
-    """Options of the topic-model setups (ignored by ``synthetic-gaussian``)."""
-    g = parser.add_argument_group("topic-model setups (topicdp-global, topicdp-sampled, spectral-1)")
-    g.add_argument("--corpus", default="embedded",
-                   help="'embedded' (gensim's Lee corpus) or a JSON Lines path with 'text' and 'user' fields")
-    g.add_argument("--n-users", type=int, default=30, help="users (Lee: documents) in the audited subset (30)")
-    g.add_argument("--max-docs-per-user", type=int, default=20, help="contribution bound, documents/user (20)")
-    g.add_argument("--max-tokens-per-doc", type=int, default=300, help="contribution bound, tokens/document (300)")
-    g.add_argument("--max-features", type=int, default=1000, help="vocabulary size (1000)")
-    g.add_argument("--corpus-seed", type=int, default=0, help="seed of the user subset and the bounding (0)")
-    g.add_argument("--canary-seed", type=int, default=1, help="seed of the canary draw (1)")
-    g.add_argument("--model", default="gensim-lda", help="topic model of the TopicDP setups (gensim-lda)")
-    g.add_argument("--n-topics", type=int, default=5, help="K (5)")
-    g.add_argument("--model-seed", type=int, default=0, help="seed of the topic model (0)")
-    g.add_argument("--gamma", type=float, default=0.22, help="random-DP gamma of topicdp-sampled (0.22: h=49)")
-    g.add_argument("--n-pairs", type=int, default=None,
-                   help="override h of topicdp-sampled; below Thm. 1's h this is the insecure testing mode")
-    g.add_argument("--distribution", default="private", choices=DISTRIBUTIONS,
-                   help="P of topicdp-sampled: resample the private corpus (TopicDP's default) or a disjoint "
-                   "public reference")
-    g.add_argument("--sampler-seed", type=int, default=0, help="seed of the neighbour-pair draws (0)")
-    g.add_argument("--cache-dir", default=None, help="cache sampled sensitivities here")
-    g.add_argument("--alpha0", type=float, default=1.0, help="Dirichlet alpha0 of spectral-1 (1.0)")
-
-
-def register_all(register_setup) -> None:
-    for name, factory in SETUP_FACTORIES.items():
-        register_setup(name, factory)
+def register_setup(name: str, factory: Callable[[SetupOptions], AuditSetup]) -> None:
+    """Make ``name`` an audit setup (for ``topicdp audit --setup name``: call before building the parser)."""
+    SETUPS[name] = factory
 
 
 __all__ = [
+    "SetupOptions",
+    "SETUPS",
+    "register_setup",
     "CorpusChoice",
     "load_corpus",
     "build_canary",
+    "synthetic_setup",
     "topicdp_global_setup",
     "topicdp_sampled_setup",
     "spectral1_setup",
     "SpectralRelease",
     "spectral_reference",
     "NoiseScaleDistinguisher",
-    "SETUP_FACTORIES",
-    "add_setup_arguments",
 ]

@@ -1,12 +1,12 @@
 """A ledger of heterogeneous releases and their total (epsilon, delta).
 
-Entries are Gaussian (sigma, L2 sensitivity, count), Laplace (scale, L1 sensitivity), pure epsilon-DP,
-or "approx" releases known only by an (epsilon, delta) pair. Totals, all valid under adaptive
-composition:
+Entries are Gaussian (sigma, L2 sensitivity, count), discrete Gaussian (integer scale and sensitivity
+in grid units, count), Laplace (scale, L1 sensitivity), pure epsilon-DP, or "approx" releases known only
+by an (epsilon, delta) pair. Totals, all valid under adaptive composition:
 
 ``"rdp"``
-    Sum the RDP curves of every RDP-describable entry (Gaussian, Laplace, pure; Mironov 2017,
-    Prop. 1) and convert the sum with the improved conversion at the best continuous order
+    Sum the RDP curves of every RDP-describable entry (Gaussian, discrete Gaussian, Laplace, pure;
+    Mironov 2017, Prop. 1) and convert the sum with the improved conversion at the best continuous order
     (:func:`topicdp.rdp.rdp_to_dp`) at ``delta' = delta - sum(approx deltas)``; then add the approx
     entries by basic composition (Dwork & Roth 2014, Thm. 3.16): the RDP part is (eps', delta')-DP,
     so the whole is (eps' + sum eps_i, delta' + sum delta_i) = (total, delta)-DP. Requires
@@ -14,15 +14,27 @@ composition:
 ``"simple"``
     Basic composition of per-entry guarantees: sum of epsilons, sum of deltas. Laplace entries are
     ``sensitivity/scale``-DP, pure entries are what they say, approx entries use their own pair, and
-    the remaining budget ``delta - sum(approx deltas)`` is split *equally* among the Gaussian entries;
-    each Gaussian entry (all of its ``count`` releases together, one Gaussian with sensitivity
-    ``D sqrt(count)``) is converted at its share with the exact profile (Balle & Wang 2018, Thm. 8),
-    the tightest per-entry conversion.
-``"exact"`` (all entries Gaussian)
+    the remaining budget ``delta - sum(approx deltas)`` is split *equally* among the Gaussian and
+    discrete Gaussian entries. Each Gaussian entry (all of its ``count`` releases together, one Gaussian
+    with sensitivity ``D sqrt(count)``) is converted at its share with the exact profile (Balle & Wang
+    2018, Thm. 8), the tightest per-entry conversion; each discrete Gaussian entry converts its own RDP
+    curve ``alpha rho`` (the improved conversion, Canonne, Kamath & Steinke 2020, Prop. 12), because the
+    continuous exact profile is not proven for the multivariate discrete Gaussian.
+``"exact"`` (all entries continuous Gaussian)
     Gaussians compose exactly into ``mu``-GDP with ``mu = sqrt(sum_i count_i (D_i/sigma_i)^2)``
-    (Dong, Roth & Su 2022, Cor. 3.3); epsilon is the inverse of its exact profile.
+    (Dong, Roth & Su 2022, Cor. 3.3); epsilon is the inverse of its exact profile. Not offered as soon as
+    any other entry is present — in particular a discrete Gaussian, whose privacy profile is proven only
+    in one dimension (Canonne, Kamath & Steinke 2020, Thm. 7).
 ``"best"``
     The smallest of the applicable totals above (each is valid, so their minimum is).
+
+Discrete Gaussian entries. Canonne, Kamath & Steinke (2020, "The discrete Gaussian for differential
+privacy", Thm. 4 with additivity of Renyi divergences over independent coordinates) show that adding
+i.i.d. ``N_Z(0, s^2)`` noise to an integer query of L2 sensitivity ``Delta^Z`` is ``rho``-zCDP with
+``rho = (Delta^Z)^2 / (2 s^2)``. Recording such a release as a continuous Gaussian with
+``(sigma, Delta) = (s g, Delta)`` on a grid of step ``g`` would understate ``rho`` whenever
+``Delta^Z > Delta / g`` (rounding to the grid inflates the sensitivity), so the ledger takes ``s`` and
+``Delta^Z`` themselves.
 """
 
 from __future__ import annotations
@@ -62,6 +74,27 @@ class GaussianEntry:
     def rdp(self, alpha: np.ndarray) -> np.ndarray:
         """``count alpha D^2 / (2 sigma^2)`` (Mironov 2017, Table II and Prop. 1)."""
         return alpha * (0.5 * self.mu * self.mu)
+
+
+@dataclass(frozen=True)
+class DiscreteGaussianEntry:
+    """``count`` discrete Gaussian releases: noise ``N_Z(0, scale_units^2)`` on an integer query whose L2
+    sensitivity is ``sensitivity_units`` (both in grid units; see the module docstring)."""
+
+    name: str
+    scale_units: float
+    sensitivity_units: float
+    count: int = 1
+    kind: str = "discrete-gaussian"
+
+    @property
+    def rho(self) -> float:
+        """``count (Delta^Z)^2 / (2 s^2)`` (Canonne, Kamath & Steinke 2020, Thm. 4; zCDP adds up)."""
+        return self.count * (self.sensitivity_units / self.scale_units) ** 2 / 2.0
+
+    def rdp(self, alpha: np.ndarray) -> np.ndarray:
+        """``alpha rho`` (rho-zCDP, Bun & Steinke 2016, Def. 1.1)."""
+        return alpha * self.rho
 
 
 @dataclass(frozen=True)
@@ -106,7 +139,7 @@ class ApproxEntry:
     kind: str = "approx"
 
 
-Entry = Union[GaussianEntry, LaplaceEntry, PureEntry, ApproxEntry]
+Entry = Union[GaussianEntry, DiscreteGaussianEntry, LaplaceEntry, PureEntry, ApproxEntry]
 
 
 @dataclass
@@ -132,6 +165,15 @@ class PrivacyLedger:
         self._entries.append(GaussianEntry(_check_name(name), check_sigma(sigma),
                                            check_sensitivity(sensitivity, allow_zero=True),
                                            check_count(count)))
+
+    def add_discrete_gaussian(self, name: str, scale_units: float, sensitivity_units: float,
+                              count: int = 1) -> None:
+        """Record ``count`` discrete Gaussian releases: integer noise scale ``scale_units > 0`` and the L2
+        sensitivity of the rounded query, ``sensitivity_units >= 0``, both in grid units (e.g.
+        :class:`topicdp.mechanisms.SecureRelease` ``.scale_units`` and ``.sensitivity_units``)."""
+        self._entries.append(DiscreteGaussianEntry(_check_name(name), check_sigma(scale_units, "scale_units"),
+                                                   check_sensitivity(sensitivity_units, allow_zero=True),
+                                                   check_count(count)))
 
     def add_laplace(self, name: str, scale: float, sensitivity: float) -> None:
         """Record one Laplace release (scale ``> 0``, L1 sensitivity ``>= 0``)."""
@@ -221,12 +263,14 @@ class PrivacyLedger:
         return eps
 
     def _epsilon_simple(self, delta: float) -> float:
-        gaussians = [e for e in self._entries if isinstance(e, GaussianEntry)]
+        gaussians = [e for e in self._entries if isinstance(e, (GaussianEntry, DiscreteGaussianEntry))]
         remaining = self._remaining_delta(delta, needed=bool(gaussians))
         eps = self._approx_totals()[0]
         for e in self._entries:
             if isinstance(e, GaussianEntry):
                 eps += gdp_epsilon(e.mu, remaining / len(gaussians))
+            elif isinstance(e, DiscreteGaussianEntry):
+                eps += rdp_to_dp(e.rdp, remaining / len(gaussians), conversion="improved")[0]
             elif isinstance(e, LaplaceEntry):
                 eps += e.pure_epsilon
             elif isinstance(e, PureEntry):
@@ -239,7 +283,7 @@ class PrivacyLedger:
     def _epsilon_exact(self, delta: float) -> float:
         if not self._all_gaussian():
             kinds = sorted({e.kind for e in self._entries if not isinstance(e, GaussianEntry)})
-            raise ValueError("method='exact' requires every entry to be Gaussian; this ledger also has "
+            raise ValueError("method='exact' requires every entry to be a continuous Gaussian; this ledger also has "
                              f"{', '.join(kinds)} entries (use 'rdp', 'simple' or 'best')")
         mu = math.sqrt(sum(e.mu ** 2 for e in self._entries))
         return gdp_epsilon(mu, delta) if mu > 0.0 else 0.0

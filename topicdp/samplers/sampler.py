@@ -5,6 +5,8 @@ deterministic fits per pair, and return the k-th smallest as the sampled sensiti
 a mechanism calibrated to Delta_s is (epsilon, delta, gamma)-random DP with respect to P: *not* DP.
 (h, k) come from one of two sizings (:mod:`.sizing`): Lambert-W (the paper's, sample-conditional) or
 exchangeable (marginal over the sensitivity sample and the neighbouring pair drawn from P).
+gamma bounds the failure probability jointly over the draw of the sensitivity sample and of the
+neighbouring pair (D, D') from P.
 
 Pairs run in parallel through joblib, so ``with joblib.parallel_backend("dask"):`` sends them to a Dask
 cluster unchanged. Each pair's records are drawn from its own child of one ``SeedSequence``, so the
@@ -148,7 +150,8 @@ def sample_sensitivity(
         The private corpus: fixes N (its number of users, or documents at document level) and the
         vocabulary (the output domain).
     gamma : float in (0, 0.5)
-        Confidence parameter of random DP; sets (rho, h, k) by :func:`sample_size`.
+        Failure probability of random DP, jointly over the sensitivity sample and the
+        neighbouring pair drawn from P; sets (rho, h, k) by :func:`sample_size`.
     sizing : {"lambert-w", "exchangeable"}, default="lambert-w"
         ``"lambert-w"``: TopicDP Thm. 1 (Rubinstein & Alda 2017), h = 285 at gamma = 0.1, a
         sample-conditional statement. ``"exchangeable"``: h = ceil(1/gamma) - 1 (9 at gamma = 0.1),

@@ -118,7 +118,7 @@ def _noisy_whitening(ctx: Context, sigma: float, what: str) -> Whitening:
     E = symmetric_matrix_noise(d, sigma, ctx.rng)
 
     def matmat(Q):
-        return op.matmat(Q) + E @ Q
+        return op.matmat(Q) + E @ Q  # noqa: F821 (E is deleted only after the last call)
 
     noise_norm = sigma * math.sqrt(2.0 * d)  # spectral edge of Sym(F): 2 sqrt(d sigma^2 / 2)
     try:
@@ -128,7 +128,7 @@ def _noisy_whitening(ctx: Context, sigma: float, what: str) -> Whitening:
     except ValueError as exc:
         ctx.check("released M2 has k positive eigenvalues", False, str(exc), fatal=True, remedy=REMEDY)
         raise  # pragma: no cover
-    del E
+    del E  # frees the d x d noise; the closure above is not called after this
     ctx.details.update({"released_m2_eigenvalues": wh.eigenvalues.tolist(),
                         "released_m2_next_eigenvalue": wh.next_eigenvalue,
                         "m2_noise_sigma": sigma, "m2_noise_spectral_norm_approx": noise_norm})
