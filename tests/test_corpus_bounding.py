@@ -139,7 +139,7 @@ def test_issue_evidence_one_extra_document_redraws_nobody_else(seed):
     # ||M2(D) - M2(D')||_1 <= m * Delta2(N) (group privacy over Thm. 4's replace-one-document bound);
     # the review measured 2.07 x this bound before the fix
     diff = np.abs(_m2(bd.X, alpha0) - _m2(bn.X, alpha0)).sum()
-    assert diff <= m * delta_m2(1200, alpha0)
+    assert diff <= m * delta_m2(1200, alpha0, norm="l1")
 
 
 def test_issue_evidence_one_document_crossing_the_token_cap_redraws_no_other_document():

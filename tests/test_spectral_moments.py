@@ -124,3 +124,52 @@ def test_prepare_corpus_validation():
         prepare_corpus([[1, 2, 3]])
     c = prepare_corpus(sp.csr_matrix(np.array([[3, 0, 0], [1, 1, 1], [0, 2, 2], [1, 0, 0]])))
     assert (c.n_docs, c.n_short) == (3, 1)
+
+
+@pytest.mark.parametrize("seed,alpha0,chunk", [(3, 1.0, None), (4, 0.3, 2)])
+def test_user_weighted_moments_equal_explicit(seed, alpha0, chunk, monkeypatch):
+    """Per-user weighting: operator and whitened tensor against the loops over per-user averages."""
+    if chunk:
+        monkeypatch.setattr("topicdp.spectral.moments.ROW_CHUNK", chunk)
+    X = _small_corpus(seed, n_docs=11)
+    users = np.array([5, 5, 1, 1, 1, 9, 2, 2, 7, 7, 7])  # users 5 loses both of its documents (< 3 tokens)
+    _, M2, M3 = explicit_moments(X, alpha0, users=users)
+    corpus = prepare_corpus(X, users=users)
+    assert corpus.n_units == len(set(users[np.asarray(X.sum(axis=1)).ravel() >= 3]))
+    assert np.max(np.abs(M2Operator(corpus, alpha0).dense() - M2)) <= 1e-10 * np.max(np.abs(M2))
+    W = np.random.default_rng(seed).standard_normal((X.shape[1], 3))
+    T_explicit = multilinear(M3, W)
+    assert np.max(np.abs(whitened_m3(corpus, alpha0, W) - T_explicit)) <= 1e-10 * np.max(np.abs(T_explicit))
+
+
+def test_one_document_per_user_is_document_level():
+    X = _small_corpus(5, n_docs=9)
+    doc, usr = prepare_corpus(X), prepare_corpus(X, users=np.arange(9)[::-1])
+    assert usr.n_units == doc.n_docs
+    assert np.allclose(M2Operator(usr, 1.0).dense(), M2Operator(doc, 1.0).dense(), rtol=0, atol=1e-15)
+    W = np.random.default_rng(0).standard_normal((5, 2))
+    assert np.allclose(whitened_m3(usr, 1.0, W), whitened_m3(doc, 1.0, W), rtol=0, atol=1e-13)
+
+
+def test_user_weighted_moments_estimate_the_population_moments():
+    """Users owning 1-9 documents: the per-user moments estimate Lemma 3's moments. Averaging a user's
+    i.i.d. documents can only lower the variance of its unit statistic, so the error with U users is at
+    most about that of the document-level estimator with N = U documents (one per user); we compare with
+    that estimator on the first document of each user and allow 1.5x for the seed."""
+    data = synthetic_lda(12_000, 40, 3, alpha0=1.0, random_state=3)
+    rng = np.random.default_rng(3)
+    users = np.sort(rng.integers(0, 2400, size=12_000))
+    _, M2_pop, _ = population_moments(data.topic_word, data.alpha)
+    err_user = np.linalg.norm(M2Operator(prepare_corpus(data.X, users=users), 1.0).dense() - M2_pop)
+    first = np.r_[True, users[1:] != users[:-1]]
+    err_doc = np.linalg.norm(M2Operator(prepare_corpus(data.X[first]), 1.0).dense() - M2_pop)
+    assert err_user <= 1.5 * err_doc
+    assert err_user <= 0.1 * np.linalg.norm(M2_pop)
+
+
+def test_users_argument_validation():
+    X = _small_corpus(0)
+    with pytest.raises(ValueError, match="users must have one entry per row"):
+        prepare_corpus(X, users=np.arange(3))
+    with pytest.raises(ValueError, match="at least 3 users"):
+        prepare_corpus(X, users=np.zeros(7))

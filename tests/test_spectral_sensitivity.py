@@ -1,7 +1,13 @@
-"""Sensitivity bounds of the spectral backend against brute-force searches over neighbouring corpora."""
+"""Sensitivity bounds of the spectral backend against brute-force searches over neighbouring corpora.
+
+Every bound is checked in the norm a mechanism is calibrated to: Frobenius for the Gaussian releases,
+entry-wise l1 for Laplace releases. The searches print the worst ratio found (change / bound); run with
+``-s`` to see them: ``python -m pytest tests/test_spectral_sensitivity.py -q -s``.
+"""
 
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -9,14 +15,24 @@ import scipy.sparse as sp
 
 from topicdp.spectral.moments import M2Operator, prepare_corpus, whitened_m3
 from topicdp.spectral.procedure1 import laplace_bound
+from topicdp.spectral.moments import lda_coefficients
 from topicdp.spectral.sensitivity import (delta_m2, delta_m3, delta_m3_paper, jennrich_sensitivity,
                                           whitened_tensor_sensitivity)
 from topicdp.spectral.tensor import apply_vv, eigengaps, jennrich
 
 
-def _moments(X, alpha0):
-    c = prepare_corpus(sp.csr_matrix(X))
+def _moments(X, alpha0, users=None):
+    c = prepare_corpus(sp.csr_matrix(X), users=users)
     return M2Operator(c, alpha0).dense(), whitened_m3(c, alpha0, np.eye(X.shape[1]))
+
+
+def _ratios(A, B, n, alpha0):
+    """Change of (M2, M3) over each bound: l1 and Frobenius."""
+    (M2a, M3a), (M2b, M3b) = A, B
+    return np.array([np.abs(M2a - M2b).sum() / delta_m2(n, alpha0, norm="l1"),
+                     np.linalg.norm(M2a - M2b) / delta_m2(n, alpha0, norm="fro"),
+                     np.abs(M3a - M3b).sum() / delta_m3(n, alpha0, norm="l1"),
+                     np.linalg.norm(M3a - M3b) / delta_m3(n, alpha0, norm="fro")])
 
 
 @pytest.mark.parametrize("alpha0", [0.5, 1.0, 5.0])
@@ -36,35 +52,207 @@ def test_worst_case_neighbours_attain_corrected_bounds(alpha0, n_docs):
     M2a, M3a = _moments(D, alpha0)
     M2b, M3b = _moments(D2, alpha0)
     ch3 = np.abs(M3a - M3b).sum()
-    assert ch3 <= delta_m3(N, alpha0) * (1 + 1e-12)
-    assert ch3 >= delta_m3(N, alpha0) * (1 - 1e-12)  # tight
+    assert ch3 <= delta_m3(N, alpha0, norm="l1") * (1 + 1e-12)
+    assert ch3 >= delta_m3(N, alpha0, norm="l1") * (1 - 1e-12)  # tight
     assert ch3 > delta_m3_paper(N, alpha0) * 1.1      # the printed bound is violated
-    assert np.abs(M2a - M2b).sum() <= delta_m2(N, alpha0) * (1 + 1e-12)
+    assert np.abs(M2a - M2b).sum() <= delta_m2(N, alpha0, norm="l1") * (1 + 1e-12)
+    assert np.linalg.norm(M3a - M3b) <= delta_m3(N, alpha0, norm="fro")
+
+
+def _vertex_configurations():
+    """The vertices of the hull H (module docstring of ``sensitivity``): (A, p) = (sym(e_u e_v^T), (e_u + e_v)/2),
+    exact rationals, over 5 word labels (enough for every coincidence pattern of u, v, s, t, z)."""
+    d = 5
+    verts = []
+    for u in range(d):
+        for v in range(u, d):
+            A = [[Fraction(0)] * d for _ in range(d)]
+            A[u][v] += Fraction(1, 2)
+            A[v][u] += Fraction(1, 2)
+            p = [Fraction(0)] * d
+            p[u] += Fraction(1, 2)
+            p[v] += Fraction(1, 2)
+            verts.append((A, p))
+    return d, verts
+
+
+def test_m2_frobenius_bound_by_vertex_enumeration():
+    """Computer-assisted proof of ||X||_F^2 <= 2 + 4a^2 on a in [0, 1] (sensitivity module docstring):
+    for each vertex configuration, ||X||_F^2 = al + be a + ga a^2 exactly; check max over [0, 1] of
+    (al - 2) + be a + (ga - 4) a^2 <= 0 at the endpoints and at the parabola's vertex, in rationals."""
+    d, verts = _vertex_configurations()
+    worst_at_half = Fraction(0)
+    for (A, p), (B, q) in itertools.product(verts, verts):
+        delta = [p[i] - q[i] for i in range(d)]
+        for z in range(d):
+            # X = C - a D with C = A - B and D = delta e_z^T + e_z delta^T
+            C = [[A[i][j] - B[i][j] for j in range(d)] for i in range(d)]
+            D = [[delta[i] * (j == z) + (i == z) * delta[j] for j in range(d)] for i in range(d)]
+            al = sum(C[i][j] ** 2 for i in range(d) for j in range(d))
+            be = -2 * sum(C[i][j] * D[i][j] for i in range(d) for j in range(d))
+            ga = sum(D[i][j] ** 2 for i in range(d) for j in range(d))
+            f = lambda a: (al - 2) + be * a + (ga - 4) * a * a  # noqa: E731
+            points = [Fraction(0), Fraction(1)]
+            if ga != 4:
+                top = -be / (2 * (ga - 4))
+                if 0 <= top <= 1:
+                    points.append(top)
+            assert max(f(a) for a in points) <= 0
+            worst_at_half = max(worst_at_half, al + be / 2 + ga / 4)
+    assert worst_at_half == 3  # attained: 2 + 4 (1/2)^2
+
+
+def _patterns(n):
+    """Restricted growth strings of length n: one label tuple per coincidence pattern (Bell(n) of them)."""
+    out = [[0]]
+    for _ in range(n - 1):
+        out = [p + [x] for p in out for x in range(max(p) + 2)]
+    return out
+
+
+def _e(i, d):
+    v = np.zeros(d, dtype=np.int64)
+    v[i] = 1
+    return v
+
+
+def test_m3_frobenius_constants_by_vertex_enumeration():
+    """The constants 42 and 12 of the M3 Frobenius bound (sensitivity module docstring), exactly in integers
+    (everything scaled by 2 so that the vertices ``sym(e_u e_v^T)``, ``(e_u + e_v)/2`` are integral)."""
+    assert len(_patterns(7)) == 877 and len(_patterns(4)) == 15
+    d = 7
+    best = 0
+    for u, v, s, t, e, f, z in _patterns(7):
+        A2, B2, Q2 = (np.outer(_e(i, d), _e(j, d)) + np.outer(_e(j, d), _e(i, d)) for i, j in ((u, v), (s, t), (e, f)))
+        delta2 = _e(u, d) + _e(v, d) - _e(s, d) - _e(t, d)
+        Z4 = np.einsum("ab,c->abc", A2 - B2, 2 * _e(z, d)) + np.einsum("ab,c->abc", Q2, delta2)  # 4 Z
+        S4 = Z4 + Z4.transpose(0, 2, 1) + Z4.transpose(2, 1, 0)
+        best = max(best, int((S4 * S4).sum()))
+    assert Fraction(best, 16) == 42  # max ||sym3(Z)||_F^2
+    d = 4
+    best = 0
+    for u, v, x, y in _patterns(4):
+        dl, R = _e(u, d) - _e(v, d), np.outer(_e(x, d), _e(y, d))
+        P = np.einsum("a,bc->abc", dl, R) + np.einsum("b,ac->abc", dl, R) + np.einsum("c,ab->abc", dl, R)
+        best = max(best, int((P * P).sum()))
+    assert best == 12
+    a0 = 1.0
+    _, b, c = lda_coefficients(a0)
+    assert delta_m3(10, a0, norm="fro") < math.sqrt(2) * (1 + 6 * abs(b) + 3 * c) / 10  # the triangle bound
+
+
+@pytest.mark.parametrize("alpha0", [0.3, 1.0, 4.0])
+def test_m2_frobenius_bound_is_attained(alpha0):
+    """Documents "www" -> "vvv", every other document "uuu": ||M2 - M2'||_F = sqrt(2 + 4a^2)/N exactly."""
+    N = 6
+    D = np.zeros((N, 3))
+    D[0, 0] = 3
+    D[1:, 2] = 3
+    D2 = D.copy()
+    D2[0] = [0, 3, 0]
+    (M2a, _), (M2b, _) = _moments(D, alpha0), _moments(D2, alpha0)
+    assert math.isclose(np.linalg.norm(M2a - M2b), delta_m2(N, alpha0, norm="fro"), rel_tol=1e-12)
+    a, _, _ = lda_coefficients(alpha0)
+    assert delta_m2(N, alpha0, norm="fro") < (math.sqrt(2) + math.sqrt(6) * a) / N  # the triangle bound
+
+
+def _search(rng, n_trials, d=4, alpha0=1.0, users=False):
+    """Worst ratios over (i) every replacement of unit 0 by one document of length 3-4 on random and on
+    concentrated corpora and (ii) a hill climb over whole neighbouring pairs; at user level unit 0 owns 1-3
+    documents and is replaced by 1-3 other documents (any counts: the relation per-user weighting covers)."""
+    cands = [np.array(v) for v in itertools.product(range(5), repeat=d) if 3 <= sum(v) <= 4]
+
+    def pair_ratio(D, D2, owners, owners2):
+        n = len(set(owners)) if users else D.shape[0]
+        return _ratios(_moments(D, alpha0, owners if users else None),
+                       _moments(D2, alpha0, owners2 if users else None), n, alpha0)
+
+    def random_pair():
+        n_other = int(rng.integers(2, 6))
+        k1, k2 = (int(rng.integers(1, 4)), int(rng.integers(1, 4))) if users else (1, 1)
+        if rng.random() < 0.5:  # concentrated others: every other unit writes the same word
+            other = np.zeros((n_other, d))
+            other[:, int(rng.integers(d))] = 3
+        else:
+            other = np.array([cands[i] for i in rng.integers(len(cands), size=n_other)])
+        mine = np.array([cands[i] for i in rng.integers(len(cands), size=k1)])
+        theirs = np.array([cands[i] for i in rng.integers(len(cands), size=k2)])
+        owners_other = list(np.arange(1, n_other + 1)) if users else []
+        return (np.vstack([mine, other]), np.vstack([theirs, other]),
+                [0] * k1 + owners_other, [0] * k2 + owners_other)
+
+    worst = np.zeros(4)
+    for _ in range(n_trials):
+        D, D2, o1, o2 = random_pair()
+        best = pair_ratio(D, D2, o1, o2)
+        for _ in range(30):  # hill climb on the Frobenius ratios: mutate one row of either corpus
+            E, E2 = D.copy(), D2.copy()
+            i = int(rng.integers(D.shape[0]))
+            if i < o1.count(0) or rng.random() < 0.5:
+                target = E if i < o1.count(0) else E2
+                j = i if i < o1.count(0) else int(rng.integers(o2.count(0)))
+                target[j] = cands[int(rng.integers(len(cands)))]
+            else:
+                row = cands[int(rng.integers(len(cands)))]
+                E[i] = row
+                E2[o2.count(0) + i - o1.count(0)] = row
+            r = pair_ratio(E, E2, o1, o2)
+            if r[1] + r[3] > best[1] + best[3]:
+                D, D2, best = E, E2, r
+        worst = np.maximum(worst, best)
+    return worst
 
 
 def test_brute_force_search_never_exceeds_bounds():
-    """All replacements of one document by any count vector of length 3-4 over 4 words, on random tiny
-    corpora (and on the corpus of single-word documents, where the M2 bound is nearly attained)."""
+    """Document level: random and concentrated tiny corpora, every single-document replacement, hill climbs."""
     d, alpha0 = 4, 1.0
     cands = [np.array(v) for v in itertools.product(range(5), repeat=d) if 3 <= sum(v) <= 4]
     rng = np.random.default_rng(0)
-    worst2 = worst3 = 0.0
+    worst = np.zeros(4)
     for trial in range(12):
         N = int(rng.integers(3, 7))
         D = np.array([cands[i] for i in rng.integers(len(cands), size=N)]) if trial else np.array([[0, 0, 0, 3]] * 5)
         N = D.shape[0]
-        M2a, M3a = _moments(D, alpha0)
+        base = _moments(D, alpha0)
         for c in cands:
             D2 = D.copy()
             D2[0] = c
-            M2b, M3b = _moments(D2, alpha0)
-            worst2 = max(worst2, np.abs(M2a - M2b).sum() / delta_m2(N, alpha0))
-            worst3 = max(worst3, np.abs(M3a - M3b).sum() / delta_m3(N, alpha0))
-    assert worst2 <= 1 + 1e-12 and worst3 <= 1 + 1e-12
-    assert worst2 > 0.75  # the search does reach near the bound
+            worst = np.maximum(worst, _ratios(base, _moments(D2, alpha0), N, alpha0))
+    worst = np.maximum(worst, _search(np.random.default_rng(1), 40))
+    print(f"\ndocument level, worst change/bound: M2 l1 {worst[0]:.3f}, M2 Frobenius {worst[1]:.3f}, "
+          f"M3 l1 {worst[2]:.3f}, M3 Frobenius {worst[3]:.3f}")
+    assert np.all(worst <= 1 + 1e-12)
+    assert worst[0] > 0.75 and worst[1] > 0.99  # the M2 Frobenius bound is attained (single-word documents)
+    assert worst[3] > 0.3  # the search does get near the M3 bound (reported, not tight)
 
 
-def test_whitened_tensor_sensitivity_given_public_whitening():
+def test_user_level_brute_force_search_never_exceeds_bounds():
+    """Replace-one-user with any document counts (1-3 -> 1-3) under per-user weighting: bounds in U."""
+    worst = _search(np.random.default_rng(2), 60, users=True)
+    print(f"\nuser level, worst change/bound: M2 l1 {worst[0]:.3f}, M2 Frobenius {worst[1]:.3f}, "
+          f"M3 l1 {worst[2]:.3f}, M3 Frobenius {worst[3]:.3f}")
+    assert np.all(worst <= 1 + 1e-12)
+    assert worst[1] > 0.9 and worst[3] > 0.3
+
+
+def test_user_level_bound_fails_without_weighting():
+    """Why the weighting: unweighted documents of a user replaced by more documents move M2 far beyond
+    the per-user bound (the old group-privacy route covered only equal counts)."""
+    D = np.zeros((8, 3))
+    D[:, 2] = 3
+    D[0] = [3, 0, 0]
+    D2 = np.vstack([[[0, 3, 0]] * 4, D[1:]])  # user 0: one "aaa" document -> four "bbb" documents
+    owners, owners2 = [0] + list(range(1, 8)), [0] * 4 + list(range(1, 8))
+    weighted = np.linalg.norm(_moments(D, 1.0, owners)[0] - _moments(D2, 1.0, owners2)[0])
+    assert weighted <= delta_m2(8, 1.0, norm="fro")
+    unweighted = np.linalg.norm(_moments(D, 1.0)[0] - _moments(D2, 1.0)[0])  # documents as units, N changes too
+    assert unweighted > 1.5 * delta_m2(8, 1.0, norm="fro")
+
+
+@pytest.mark.parametrize("unit", ["document", "user"])
+def test_whitened_tensor_sensitivity_given_public_whitening(unit):
+    """||T - T'||_F <= Delta3_F / lambda_k^{3/2} for a fixed W; at user level user 0 (1-3 documents) is
+    replaced by 1-3 other documents."""
     rng = np.random.default_rng(1)
     d, k, alpha0 = 6, 3, 1.0
     U, _ = np.linalg.qr(rng.standard_normal((d, k)))
@@ -73,14 +261,19 @@ def test_whitened_tensor_sensitivity_given_public_whitening():
     cands = [np.array(v) for v in itertools.product(range(4), repeat=d) if sum(v) == 3]
     worst = 0.0
     for trial in range(6):
-        N = 5
-        D = np.array([cands[i] for i in rng.integers(len(cands), size=N)])
-        Ta = whitened_m3(prepare_corpus(sp.csr_matrix(D)), alpha0, W)
+        n_units, mine = 5, (1 if unit == "document" else int(rng.integers(1, 4)))
+        D = np.array([cands[i] for i in rng.integers(len(cands), size=n_units - 1 + mine)])
+        owners = [0] * mine + list(range(1, n_units))
+        users = None if unit == "document" else owners
+        Ta = whitened_m3(prepare_corpus(sp.csr_matrix(D), users=users), alpha0, W)
         for c in cands[::3]:
-            D2 = D.copy()
-            D2[0] = c
-            Tb = whitened_m3(prepare_corpus(sp.csr_matrix(D2)), alpha0, W)
-            worst = max(worst, np.linalg.norm(Ta - Tb) / whitened_tensor_sensitivity(delta_m3(N, alpha0), lam[-1]))
+            theirs = 1 if unit == "document" else int(rng.integers(1, 4))
+            D2 = np.vstack([[c] + [cands[i] for i in rng.integers(len(cands), size=theirs - 1)], D[mine:]])
+            users2 = None if unit == "document" else [0] * theirs + owners[mine:]
+            Tb = whitened_m3(prepare_corpus(sp.csr_matrix(D2), users=users2), alpha0, W)
+            worst = max(worst, np.linalg.norm(Ta - Tb)
+                        / whitened_tensor_sensitivity(delta_m3(n_units, alpha0, norm="fro"), lam[-1]))
+    print(f"\nwhitened tensor ({unit} level), worst change/bound (Frobenius): {worst:.3f}")
     assert 0.05 < worst <= 1 + 1e-12
 
 
@@ -125,10 +318,10 @@ def test_laplace_bound_fails_with_probability_delta():
 
 
 def test_sigma_k_lower_bound_uses_weyl_sensitivity():
-    """Procedure 1 for sigma_k(M2): Laplace scale Delta2/eps (Weyl), not Lemma 9's 2/N."""
+    """Procedure 1 for sigma_k(M2): Laplace scale Delta2_F/eps (Weyl with the Frobenius bound), not Lemma 9's 2/N."""
     from topicdp.spectral.procedure1 import sigma_k_lower_bound
 
     b = sigma_k_lower_bound(0.01, 1000, 1.0, 0.5, 1e-6, np.random.default_rng(0))
-    assert b.sensitivity == delta_m2(1000, 1.0) == 4.0 / 1000
+    assert b.sensitivity == delta_m2(1000, 1.0, norm="fro") == math.sqrt(3.0) / 1000
     assert math.isclose(b.scale, b.sensitivity / 0.5)
     assert math.isclose(b.noisy - b.bound, b.scale * math.log(1 / 2e-6))

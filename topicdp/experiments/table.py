@@ -2,8 +2,7 @@
 at epsilon in {1, 3, 10}, for the spectral configurations and for TopicDP over gensim LDA.
 
 Both roads protect the same unit, the user: TopicDP by sensitivity sampling over users (random DP), the
-spectral configurations through group privacy over the corpus' ``max_docs_per_user`` (a document-level
-guarantee at epsilon / m, ``SpectralDP(max_docs_per_user=m)``). Coherence (c_npmi, u_mass) and
+spectral configurations by per-user weighting (``SpectralDP(unit="user")``: replace-one-user, U public). Coherence (c_npmi, u_mass) and
 perplexity are measured on held-out users' texts; non-private rows (epsilon = inf) give the ceiling.
 """
 
@@ -54,8 +53,8 @@ def run_table(store, corpus, heldout, heldout_texts, corpus_name: str, grid, pro
             topics, guarantee = SpectralLDA(k, alpha0, random_state=0).fit(corpus.X).topic_word_, "none"
         else:
             try:
-                est = SpectralDP(k, alpha0, int(mech[-1]), eps, delta, random_state=0, max_docs_per_user=m)
-                topics = est.fit(corpus.X, users=corpus.doc_users).topic_word_
+                est = SpectralDP(k, alpha0, int(mech[-1]), eps, delta, random_state=0, unit="user")
+                topics = est.fit(corpus).topic_word_
             except PreconditionError as exc:
                 store.write(_key((mech, eps), corpus_name, k), {"failed": 1.0}, delta=delta, guarantee="none",
                             extra={"reason": str(exc), "max_docs_per_user": m})

@@ -9,13 +9,13 @@ Public API
 :class:`SpectralLDA`
     Non-private spectral LDA (``topic_word_``, ``alpha_``, ``n_short_documents_``).
 :class:`SpectralDP`
-    The same with noise at configuration 1, 2, 3 or 4 (``report_`` is a :class:`topicdp.report.PrivacyReport`).
+    The same with noise at configuration 1, 2, 3 or 4 (``report_`` is a :class:`topicdp.report.PrivacyReport`),
+    at document level or at user level by per-user weighting (``unit="user"``), optionally whitening with a
+    public reference corpus (``public_whitening=``).
 :func:`recommend_configuration`
     Which configuration to use for (N, d, k, alpha0), and why.
 :class:`PreconditionError`
     Raised when a configuration's precondition fails on released quantities.
-:func:`group_privacy`
-    The group-privacy map used for user-level guarantees.
 
 Modules: :mod:`.moments` (M2 operator, whitened M3), :mod:`.whitening`, :mod:`.tensor` (power method,
 Jennrich), :mod:`.recovery`, :mod:`.sensitivity`, :mod:`.noise`, :mod:`.procedure1`, :mod:`.accounting`,
@@ -23,8 +23,8 @@ Jennrich), :mod:`.recovery`, :mod:`.sensitivity`, :mod:`.noise`, :mod:`.procedur
 """
 
 from .estimator import SpectralLDA
-from .private import PreconditionError, SpectralDP, group_privacy
+from .private import PreconditionError, SpectralDP
 from .recommend import Recommendation, recommend_configuration
 
-__all__ = ["SpectralLDA", "SpectralDP", "PreconditionError", "group_privacy", "Recommendation",
+__all__ = ["SpectralLDA", "SpectralDP", "PreconditionError", "Recommendation",
            "recommend_configuration"]

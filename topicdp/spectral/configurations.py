@@ -22,6 +22,12 @@ Configuration 4 (e9, with e8 for whitening): as configuration 3 up to the decomp
     The paper's configuration 4 has no e8; without a released whitening no sensitivity bound of the output
     is proven (App. H.5 builds on H.3-H.4), so we keep e8. Default split as configuration 3 with e9 for e7.
 
+Public whitening (``SpectralDP(public_whitening=...)``): W and W^dagger come from the M2 of a public
+reference corpus on the same vocabulary, given by the caller. They are then data independent, so no M2
+release (e4, e8) is made, the whole budget goes to the remaining edges (e3 for configuration 1, e6 for 2,
+Procedure 1 and e7/e9 for 3-4), and every sensitivity given W holds as stated with the public
+``lambda_k``. The M2 gap checks do not apply (nothing private is whitened with).
+
 Preconditions (Table 3 of ``001_*``), checked on released quantities only:
     * privacy-critical (always raise): fewer than k positive eigenvalues of the released M2 (whitening
       undefined); a non-positive private lower bound of the eigengap (configs 3-4).
@@ -65,6 +71,18 @@ CONFIGURATIONS = {
     4: {"edges": ("e9", "e8"), "gaussian": ("e9", "e8"), "laplace": ("p1_gap", "p1_norm")},
 }
 
+#: the releases of M2 (whitening); none of them is made when the whitening comes from public data
+M2_EDGES = ("e4", "e8")
+
+
+def releases(cfg: int, public_whitening: bool) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """``(edges, gaussian, laplace)`` release names of configuration ``cfg``."""
+    spec = CONFIGURATIONS[cfg]
+    if not public_whitening:
+        return spec["edges"], spec["gaussian"], spec["laplace"]
+    drop = lambda names: tuple(n for n in names if n not in M2_EDGES)  # noqa: E731
+    return drop(spec["edges"]), drop(spec["gaussian"]), spec["laplace"]
+
 
 @dataclass
 class Context:
@@ -77,6 +95,7 @@ class Context:
     rng: np.random.Generator
     theta: np.ndarray
     strict: bool = True
+    public: Whitening | None = None
     simplex: str = "project"
     n_restarts: int = 5
     noisy_max_iter: int = 30
@@ -117,6 +136,23 @@ def _noisy_whitening(ctx: Context, sigma: float, what: str) -> Whitening:
     return wh
 
 
+def _whitening(ctx: Context, d2: float, edges: tuple[str, ...], table3: bool) -> Whitening:
+    """The public whitening if there is one, else M2 released on ``edges`` (inverse-variance combined)."""
+    if ctx.public is not None:
+        ctx.details.update({"whitening": "public reference corpus", "public_m2_eigenvalues": ctx.public.eigenvalues.tolist()})
+        return ctx.public
+    what = {"e4": "M2_hat for W (Sym Gaussian, d x d)", "e8": "M2_hat for W^dagger (Sym Gaussian, d x d)"}
+    if len(edges) == 1:
+        what["e8"] = "M2_hat (Sym Gaussian, d x d): W and W^dagger"
+    sigmas = [ctx.budget.gaussian_sigma(e, d2, what=what[e]) for e in edges]
+    # inverse-variance combination of public M2 releases has exactly this law
+    s_comb = 1.0 / math.sqrt(sum(1.0 / s ** 2 for s in sigmas))
+    wh = _noisy_whitening(ctx, s_comb, "+".join(edges))
+    _gap_checks(ctx, wh, d2, table3=table3)
+    ctx.details.update({"whitening": "released M2", "m2_combined_sigma": s_comb})
+    return wh
+
+
 def _gap_checks(ctx: Context, wh: Whitening, delta2: float, table3: bool) -> None:
     gap = wh.gap
     if table3:
@@ -132,28 +168,21 @@ def _gap_checks(ctx: Context, wh: Whitening, delta2: float, table3: bool) -> Non
 
 
 def run_config1(ctx: Context):
-    N, a0 = ctx.corpus.n_docs, ctx.alpha0
-    d2, d3 = delta_m2(N, a0), delta_m3(N, a0)
-    s4 = ctx.budget.gaussian_sigma("e4", d2, what="M2_hat for W (Sym Gaussian, d x d)")
-    s8 = ctx.budget.gaussian_sigma("e8", d2, what="M2_hat for W^dagger (Sym Gaussian, d x d)")
+    n, a0 = ctx.corpus.n_units, ctx.alpha0
+    d2, d3 = delta_m2(n, a0, norm="fro"), delta_m3(n, a0, norm="fro")
+    wh = _whitening(ctx, d2, ("e4", "e8"), table3=False)
     s3 = ctx.budget.gaussian_sigma("e3", d3, what="M3_hat (Sym Gaussian, d^3, applied in whitened space)")
-    # inverse-variance combination of the two public M2 releases has exactly this law
-    s_comb = 1.0 / math.sqrt(1.0 / s4 ** 2 + 1.0 / s8 ** 2)
-    wh = _noisy_whitening(ctx, s_comb, "e4+e8")
-    _gap_checks(ctx, wh, d2, table3=False)
     W = wh.W
     T = whitened_m3(ctx.corpus, a0, W) + whitened_m3_noise(W, s3, ctx.rng)
     dec = power_method(T, rng=ctx.rng, n_restarts=ctx.n_restarts)
-    ctx.details.update({"Delta2": d2, "Delta3": d3, "m2_combined_sigma": s_comb})
+    ctx.details.update({"Delta2": d2, "Delta3": d3})
     return recover_topics(dec.values, dec.vectors, wh.B, a0, ctx.simplex)
 
 
 def run_config2(ctx: Context):
-    N, a0 = ctx.corpus.n_docs, ctx.alpha0
-    d2, d3 = delta_m2(N, a0), delta_m3(N, a0)
-    s8 = ctx.budget.gaussian_sigma("e8", d2, what="M2_hat (Sym Gaussian, d x d): W and W^dagger")
-    wh = _noisy_whitening(ctx, s8, "e8")
-    _gap_checks(ctx, wh, d2, table3=True)
+    n, a0 = ctx.corpus.n_units, ctx.alpha0
+    d2, d3 = delta_m2(n, a0, norm="fro"), delta_m3(n, a0, norm="fro")
+    wh = _whitening(ctx, d2, ("e8",), table3=True)
     dT = whitened_tensor_sensitivity(d3, wh.sigma_k)
     s6 = ctx.budget.gaussian_sigma("e6", dT, what="T = M3_hat(W, W, W) (Sym Gaussian, k^3)")
     T = whitened_m3(ctx.corpus, a0, wh.W) + symmetric_tensor_noise(ctx.k, s6, ctx.rng)
@@ -163,12 +192,10 @@ def run_config2(ctx: Context):
 
 
 def _private_decomposition(ctx: Context):
-    """Shared by configurations 3-4: e8 whitening, Jennrich decomposition, Procedure-1 bounds."""
-    N, a0, k = ctx.corpus.n_docs, ctx.alpha0, ctx.k
-    d2, d3 = delta_m2(N, a0), delta_m3(N, a0)
-    s8 = ctx.budget.gaussian_sigma("e8", d2, what="M2_hat (Sym Gaussian, d x d): W and W^dagger")
-    wh = _noisy_whitening(ctx, s8, "e8")
-    _gap_checks(ctx, wh, d2, table3=True)
+    """Shared by configurations 3-4: e8 (or public) whitening, Jennrich decomposition, Procedure-1 bounds."""
+    n, a0, k = ctx.corpus.n_units, ctx.alpha0, ctx.k
+    d2, d3 = delta_m2(n, a0, norm="fro"), delta_m3(n, a0, norm="fro")
+    wh = _whitening(ctx, d2, ("e8",), table3=True)
     dT = whitened_tensor_sensitivity(d3, wh.sigma_k)
     T = whitened_m3(ctx.corpus, a0, wh.W)
     dec, rho = jennrich(T, ctx.theta)

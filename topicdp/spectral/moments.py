@@ -36,6 +36,23 @@ Deviations from the text, each checked by a test:
 * Eqs. 8-9 as printed include the ``n = m`` (and ``n = m = p``) terms; the proof of Lemma 22 removes them
   (U-statistics), which is what we compute.
 
+User level (per-user weighting)
+-------------------------------
+With documents grouped by user (``prepare_corpus(X, users=...)``), the moments average over the U users
+that own at least one document with >= 3 tokens, each user's documents weighted by ``1/n_u``: with the
+user statistics ``q_u = mean_{n in u} M1^n``, ``B_u = mean M2^n``, ``T_u = mean M3^n``::
+
+    M2_hat = 1/U sum_u B_u - a/(U(U-1)) sum_{u != v} q_u (x) q_v
+    M3_hat = 1/U sum_u T_u + b/(U(U-1)) sym3(sum_{u != v} B_u (x) q_v)
+             + c/(U(U-1)(U-2)) sum_{u, v, w distinct} q_u (x) q_v (x) q_w
+
+These are the document-level formulas with users in place of documents, so they are unbiased for the same
+population moments whenever documents of *different* users are independent draws of the LDA model (pairs
+within a user never enter a cross term, so within-user dependence, e.g. a shared topic mixture, does
+not bias them). Every user has total weight 1 whatever its number of documents, which is what makes the
+sensitivity a function of U alone (:mod:`.sensitivity`). With one document per user they are the
+document-level moments exactly.
+
 Nothing of size d x d or d x d x d is formed: M2_hat is applied through sparse mat-vecs
 (:class:`M2Operator`) and the whitened tensor ``M3_hat(W, W, W)`` is accumulated from projected documents
 ``y_n = W^T c_n`` (:func:`whitened_m3`) in O(nnz k + (N + d) k^3).
@@ -71,11 +88,31 @@ class Corpus:
     lengths : ndarray of float64, shape (N,)
     n_short : int
         Documents left out for having fewer than 3 tokens.
+    units : ndarray of int64, shape (N,), optional
+        User index (0..U-1) of each kept document for per-user weighting; None at document level.
     """
 
     X: sp.csr_matrix
     lengths: np.ndarray
     n_short: int
+    units: np.ndarray | None = None
+
+    @property
+    def n_units(self) -> int:
+        """Privacy units the moments average over: documents, or users owning a kept document."""
+        return self.n_docs if self.units is None else int(self.units.max()) + 1
+
+    def unit_sizes(self) -> np.ndarray:
+        """``n_u`` of each kept document's unit (all ones at document level)."""
+        if self.units is None:
+            return np.ones(self.n_docs)
+        return np.bincount(self.units).astype(np.float64)[self.units]
+
+    def unit_averaging(self) -> sp.csr_matrix:
+        """The (U, N) sparse matrix G with ``G[u, n] = 1/(n_u l_n)`` for n in u: ``G X`` stacks the ``q_u``."""
+        w = 1.0 / (self.unit_sizes() * self.lengths)
+        units = np.arange(self.n_docs) if self.units is None else self.units
+        return sp.csr_matrix((w, (units, np.arange(self.n_docs))), shape=(self.n_units, self.n_docs))
 
     @property
     def n_docs(self) -> int:
@@ -93,8 +130,15 @@ class Corpus:
         return out
 
 
-def prepare_corpus(X, *, name: str = "X") -> Corpus:
+def prepare_corpus(X, *, users=None, name: str = "X") -> Corpus:
     """Validate a document-term count matrix and drop documents with fewer than 3 tokens.
+
+    Parameters
+    ----------
+    X : sparse matrix or 2-D ndarray of counts, shape (n_docs, n_words)
+    users : array-like of length n_docs, optional
+        The owner of each document: the moments are then per-user weighted (module docstring). Users
+        none of whose documents has 3 tokens are left out (they have no estimator to contribute).
 
     Raises
     ------
@@ -123,11 +167,21 @@ def prepare_corpus(X, *, name: str = "X") -> Corpus:
             f"{name}: all {X.shape[0]} documents have fewer than {MIN_DOC_LENGTH} tokens; the third-order "
             "moment needs documents with at least 3 tokens"
         )
+    units = None
+    if users is not None:
+        users = np.asarray(users)
+        if users.shape != (X.shape[0],):
+            raise ValueError(f"users must have one entry per row of {name} ({X.shape[0]}), got shape {users.shape}")
+        _, units = np.unique(users[keep], return_inverse=True)
+        units = units.astype(np.int64).ravel()
     if n_short:
         X = X[keep]
     if X.shape[0] < 3:
         raise ValueError(f"{name}: the U-statistics of M3 need at least 3 documents with >= 3 tokens, got {X.shape[0]}")
-    return Corpus(X=X, lengths=lengths[keep].astype(np.float64), n_short=n_short)
+    if units is not None and units.max() + 1 < 3:
+        raise ValueError(f"{name}: the U-statistics of M3 need at least 3 users owning a document with >= 3 tokens, "
+                         f"got {units.max() + 1}")
+    return Corpus(X=X, lengths=lengths[keep].astype(np.float64), n_short=n_short, units=units)
 
 
 #: documents per block in the passes over X (bounds the N x b temporaries to a few tens of MB)
@@ -152,21 +206,30 @@ def row_chunks(X: sp.csr_matrix, chunk: int | None = None):
 class M2Operator:
     """``M2_hat`` of Eq. 6 as a symmetric linear operator (never materialised).
 
-    ``M2_hat = X^T diag(g) X - diag(h) - kappa S S^T`` with ``g_n = s2_n/N + kappa / l_n^2``,
+    Document level: ``M2_hat = X^T diag(g) X - diag(h) - kappa S S^T`` with ``g_n = s2_n/N + kappa / l_n^2``,
     ``h = X^T s2 / N``, ``kappa = a/(N(N-1))``, ``S = sum_n c_n / l_n`` and ``s2_n = 1/(l_n(l_n-1))``:
     the first two terms are ``1/N sum_n M2^n`` and the last two are the U-statistic
     ``-a/(N(N-1)) (S S^T - sum_n M1^n M1^n^T)``.
+
+    User level: the same with document weights ``v_n = 1/(U n_u)`` in place of ``1/N``, ``kappa = a/(U(U-1))``,
+    ``S = sum_u q_u`` and ``sum_u q_u q_u^T = Z^T Z`` for the sparse (U, d) matrix ``Z = G X`` of user means.
     """
 
     def __init__(self, corpus: Corpus, alpha0: float):
         a, _, _ = lda_coefficients(alpha0)
-        X, N = corpus.X, corpus.n_docs
+        X, n = corpus.X, float(corpus.n_units)
         s1 = 1.0 / corpus.lengths
         s2 = corpus.inverse_falling(2)
-        self.kappa = a / (N * (N - 1.0))
-        self.g = s2 / N + self.kappa * s1 * s1
-        self.h = np.asarray(X.T @ s2).ravel() / N
-        self.S = np.asarray(X.T @ s1).ravel()
+        v = 1.0 / (n * corpus.unit_sizes())
+        self.kappa = a / (n * (n - 1.0))
+        if corpus.units is None:
+            self.Z = None
+            self.g = s2 * v + self.kappa * s1 * s1
+        else:
+            self.Z = sp.csr_matrix(corpus.unit_averaging() @ X)
+            self.g = s2 * v
+        self.h = np.asarray(X.T @ (s2 * v)).ravel()
+        self.S = np.asarray(X.T @ (s1 / corpus.unit_sizes())).ravel()
         self.X = X
         self.shape = (X.shape[1], X.shape[1])
         self.dtype = np.dtype(np.float64)
@@ -183,6 +246,8 @@ class M2Operator:
             out += Xc.T @ XQ
         out -= self.h[:, None] * Q2
         out -= self.kappa * np.outer(self.S, self.S @ Q2)
+        if self.Z is not None:
+            out += self.kappa * (self.Z.T @ (self.Z @ Q2))
         return out[:, 0] if vec else out
 
     __matmul__ = matmat
@@ -258,6 +323,8 @@ def whitened_m3(corpus: Corpus, alpha0: float, W: np.ndarray, Y: np.ndarray | No
     Y : ndarray (N, k), optional
         ``X @ W`` if already computed.
     """
+    if corpus.units is not None:
+        return _whitened_m3_users(corpus, alpha0, np.asarray(W, dtype=np.float64))
     _, b, c = lda_coefficients(alpha0)
     X, N = corpus.X, float(corpus.n_docs)
     W = np.asarray(W, dtype=np.float64)
@@ -292,6 +359,49 @@ def whitened_m3(corpus: Corpus, alpha0: float, W: np.ndarray, Y: np.ndarray | No
     return T
 
 
+def _whitened_m3_users(corpus: Corpus, alpha0: float, W: np.ndarray, chunk: int = 8192) -> np.ndarray:
+    """``M3_hat(W, W, W)`` of the per-user weighted moments (module docstring), in O(nnz k + N k^3 + d k^3).
+
+    With ``v_n = 1/(U n_u)``, ``b' = b/(U(U-1))``, ``c' = c/(U(U-1)(U-2))``, user means ``q_u`` (whitened),
+    ``P = sum_u q_u`` and ``SB = sum_u B_u(W, W)``::
+
+        T = sum_n v_n M3^n(W, W, W) + b' (sym3(SB (x) P) - sym3(sum_u B_u (x) q_u))
+            + c' (P^{x3} - sym3(sum_u q_u q_u^T (x) P) + 2 sum_u q_u^{x3})
+
+    ``sum_u B_u (x) q_u = sum_n (s2_n/n_u) (y_n y_n^T - W^T diag(c_n) W) (x) q_{u(n)}``. Keeps the N x k
+    projected documents (user-level corpora are the smaller ones).
+    """
+    _, b, c = lda_coefficients(alpha0)
+    X, U = corpus.X, float(corpus.n_units)
+    k = W.shape[1]
+    size = corpus.unit_sizes()
+    s2, s3 = corpus.inverse_falling(2), corpus.inverse_falling(3)
+    v = 1.0 / (U * size)
+    bp = b / (U * (U - 1.0))
+    cp = c / (U * (U - 1.0) * (U - 2.0))
+    Y = np.asarray(X @ W)
+    q = np.asarray(corpus.unit_averaging() @ Y)  # (U, k) whitened user means
+    P = q.sum(axis=0)
+    Qn = q[corpus.units]
+    # 1/U sum_u T_u = sum_n v_n M3^n(W, W, W)  (Eq. 4 through W)
+    T = _sum_cubes(Y, v * s3)
+    T += _sum_rows_cubes(W, 2.0 * np.asarray(X.T @ (v * s3)).ravel())
+    T -= _sym3_tensor(_sum_rows_sq_outer(W, X.T @ (Y * (v * s3)[:, None])))
+    # b-term
+    w2 = s2 / size
+    SB = (Y * w2[:, None]).T @ Y - (W * np.asarray(X.T @ w2).ravel()[:, None]).T @ W
+    BQ = np.zeros((k * k, k))
+    for start in range(0, Y.shape[0], chunk):
+        Yc = Y[start:start + chunk]
+        pairs = ((Yc * w2[start:start + chunk, None])[:, :, None] * Yc[:, None, :]).reshape(Yc.shape[0], k * k)
+        BQ += pairs.T @ Qn[start:start + chunk]
+    BQ = BQ.reshape(k, k, k) - _sum_rows_sq_outer(W, X.T @ (Qn * w2[:, None]))
+    T += bp * (sym3_outer(SB, P) - _sym3_tensor(BQ))
+    # c-term: the sum over distinct ordered user triples
+    T += cp * (np.einsum("a,b,c->abc", P, P, P) - sym3_outer(q.T @ q, P) + 2.0 * _sum_cubes(q, np.ones(q.shape[0])))
+    return T
+
+
 def _sym3_tensor(t: np.ndarray) -> np.ndarray:
     """``t_abc + t_acb + t_cba`` for t symmetric in its first two modes (the three placements of mode c)."""
     return t + t.transpose(0, 2, 1) + t.transpose(2, 1, 0)
@@ -299,16 +409,17 @@ def _sym3_tensor(t: np.ndarray) -> np.ndarray:
 
 # -- explicit references (tests, tiny d) ---------------------------------------------------------------
 
-def explicit_moments(X, alpha0: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def explicit_moments(X, alpha0: float, users=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Dense ``(M1_hat, M2_hat, M3_hat)`` straight from Eqs. 2-9 by loops over documents (tiny d, N only).
 
     An independent implementation for tests: per-document estimators are built from the definitions
-    and the U-statistics by summing over distinct index tuples explicitly (O(N^3 d^3)).
+    and the U-statistics by summing over distinct index tuples explicitly (O(N^3 d^3)). With ``users``,
+    each user's estimators are first averaged over its documents and the users play the documents' part.
     """
-    corpus = prepare_corpus(X)
+    corpus = prepare_corpus(X, users=users)
     a, b, c = lda_coefficients(alpha0)
     Xd = corpus.X.toarray()
-    N, d = Xd.shape
+    d = Xd.shape[1]
     m1, m2, m3 = [], [], []
     eye = np.eye(d)
     for cn in Xd:
@@ -321,6 +432,10 @@ def explicit_moments(X, alpha0: float) -> tuple[np.ndarray, np.ndarray, np.ndarr
         t -= pair + pair.transpose(0, 2, 1) + pair.transpose(2, 1, 0)
         t += 2 * np.einsum("i,ia,ib,ic->abc", cn, eye, eye, eye)
         m3.append(t / (l * (l - 1) * (l - 2)))
+    if corpus.units is not None:  # per-user means of the per-document estimators
+        groups = [np.flatnonzero(corpus.units == u) for u in range(corpus.n_units)]
+        m1, m2, m3 = ([np.mean([m[i] for i in g], axis=0) for g in groups] for m in (m1, m2, m3))
+    N = len(m1)
     M1 = np.mean(m1, axis=0)
     cross2 = sum(np.outer(m1[n], m1[m]) for n in range(N) for m in range(N) if n != m)
     M2 = np.mean(m2, axis=0) - a / (N * (N - 1)) * cross2

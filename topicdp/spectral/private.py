@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import time
 
 import numpy as np
@@ -11,39 +10,52 @@ from .._validation import check_delta, check_epsilon, check_int, check_option, c
 from ..release import PrivateRelease, vocabulary_status
 from ..report import Check, PrivacyReport, build_report, total
 from .accounting import ACCOUNTING_METHODS, DEFAULT_SPLITS, Budget
-from .configurations import CONFIGURATIONS, RUNNERS, Context, PreconditionError
+from .configurations import RUNNERS, Context, PreconditionError, releases
 from .estimator import check_model_params
-from .moments import prepare_corpus
+from .moments import M2Operator, prepare_corpus
 from .recovery import SIMPLEX_METHODS
+from .whitening import Whitening, whiten
 
-__all__ = ["SpectralDP", "PreconditionError", "group_privacy", "document_level_target"]
+__all__ = ["SpectralDP", "PreconditionError", "UNITS"]
+
+#: the privacy units SpectralDP protects (see :mod:`.sensitivity` for the neighbour relations)
+UNITS = ("document", "user")
 
 
-def group_privacy(epsilon: float, delta: float, m: int) -> tuple[float, float]:
-    """(eps, delta)-DP for one document => ``(m eps, delta (e^{m eps} - 1)/(e^eps - 1))`` for m documents.
+def public_whitening(reference, alpha0: float, n_topics: int, n_words: int, vocabulary=None,
+                     rng: np.random.Generator | None = None) -> Whitening:
+    """Whitening ``W``, ``W^dagger`` from the (document-level, non-private) M2 of a *public* reference corpus.
 
-    Group privacy (Dwork & Roth 2014, Thm. 2.2, and its standard (eps, delta) form): chaining the guarantee
-    through the m - 1 intermediate corpora between D and D' (which differ in m documents),
-    ``P[M(D) in S] <= e^{m eps} P[M(D') in S] + delta sum_{j<m} e^{j eps}``.
+    ``reference`` is a :class:`topicdp.Corpus` or a count matrix on the same ``n_words`` columns (and, for a
+    Corpus when ``vocabulary`` is given, the same vocabulary in the same order).
     """
-    if m == 1:
-        return epsilon, delta
-    return m * epsilon, min(1.0, delta * math.exp(_log_group_factor(epsilon, m)))
+    from ..corpus import Corpus as UserCorpus
+
+    if isinstance(reference, UserCorpus):
+        if vocabulary is not None and tuple(reference.vocabulary) != tuple(vocabulary):
+            raise ValueError("public_whitening: the reference corpus must have the same vocabulary, in the same "
+                             "order, as the private one")
+        reference = reference.X
+    ref = prepare_corpus(reference, name="public_whitening")
+    if ref.n_words != n_words:
+        raise ValueError(f"public_whitening must have the private corpus' {n_words} columns (words), got {ref.n_words}")
+    rng = np.random.default_rng(0) if rng is None else rng
+    return whiten(M2Operator(ref, alpha0).matmat, n_words, n_topics, rng=rng, what="the public reference M2")
 
 
-def _log_group_factor(epsilon: float, m: int) -> float:
-    """``log sum_{j<m} e^{j eps}``, overflow-safe."""
-    return float(np.logaddexp.reduce(epsilon * np.arange(m)))
+def _counts_and_users(X, users, unit: str):
+    """``(counts, users)`` from a :class:`topicdp.Corpus` or a count matrix; users only at user level."""
+    from ..corpus import Corpus as UserCorpus
 
-
-def document_level_target(epsilon: float, delta: float, m: int) -> tuple[float, float]:
-    """The document-level (eps, delta) whose group-privacy image for m documents is (epsilon, delta)."""
-    eps_d = epsilon / m
-    delta_d = delta * math.exp(-_log_group_factor(eps_d, m))
-    if not delta_d > 0:
-        raise ValueError(f"delta={delta:g} is too small for max_docs_per_user={m} at epsilon={epsilon:g} "
-                         "(the document-level delta underflows); raise delta or lower epsilon")
-    return eps_d, delta_d
+    if isinstance(X, UserCorpus):
+        if users is not None:
+            raise ValueError("users must not be given with a topicdp.Corpus (its doc_users are used)")
+        X, users = X.X, X.doc_users
+    if unit == "document":
+        return X, None
+    if users is None:
+        raise ValueError("unit='user' needs the owner of each document: pass a topicdp.Corpus or users=")
+    return X, users
 
 
 class SpectralDP:
@@ -63,11 +75,21 @@ class SpectralDP:
         Seeds the noise (the report then says ``seeded``: do not publish such a release) and the solvers.
     split : dict, optional
         Epsilon fractions per release (keys as in ``accounting.DEFAULT_SPLITS[configuration]``).
-    accounting : {"rdp", "simple"}, default "rdp"
-        How the per-release noise is calibrated (see :mod:`.accounting`); the report gives both totals.
-    max_docs_per_user : int, optional
-        If given, the unit of privacy is the user, owning at most this many documents: the budget is
-        turned into a document-level one by group privacy (:func:`group_privacy`).
+    accounting : {"auto", "exact", "rdp", "simple"}, default "auto"
+        How the per-release noise is calibrated (see :mod:`.accounting`): ``"auto"`` is the exact Gaussian
+        (GDP) composition for the all-Gaussian configurations 1-2 and RDP for 3-4; the report gives every
+        valid total.
+    unit : {"document", "user"}, default "document"
+        The privacy unit. ``"document"``: neighbours replace one document (with >= 3 tokens), N public.
+        ``"user"``: neighbours replace all documents of one user by any documents (any number, at least
+        one with >= 3 tokens), U public (the number of users owning a document with >= 3 tokens); the
+        moments weight each user's documents by ``1/n_u`` (:mod:`.moments`) so the sensitivities depend on
+        U only (:mod:`.sensitivity`). No bound on documents per user is needed.
+    public_whitening : topicdp.Corpus or count matrix, optional
+        A *public* reference corpus on the same vocabulary. The whitening W and W^dagger are computed from
+        its M2 (:func:`public_whitening`), so no M2 is released and the whole budget goes to the tensor
+        (e3, e6, or Procedure 1 and e7/e9); the report says so. The caller vouches that it is public:
+        nothing in it is protected.
     strict : bool, default True
         Raise when a Table-3 precondition fails on the released quantities (privacy-critical
         preconditions always raise).
@@ -81,12 +103,14 @@ class SpectralDP:
     release_ : PrivateRelease
         The published topics (``topic_word``), ``extra["alpha"]``, the vocabulary (column indices when fit on
         a matrix) and the report; its ``diagnostics`` hold the run time (owner's eyes only).
-    n_documents_, n_short_documents_ : documents used / left out (fewer than 3 tokens)
+    n_documents_, n_short_documents_ : documents used / left out (fewer than 3 tokens); at user level these
+        are private diagnostics and are kept out of the report
+    n_units_ : the public number of units (N, or U at user level)
     """
 
     def __init__(self, n_topics: int, alpha0: float, configuration: int, epsilon: float, delta: float,
-                 random_state=None, *, split: dict | None = None, accounting: str = "rdp",
-                 max_docs_per_user: int | None = None, strict: bool = True, simplex: str = "project",
+                 random_state=None, *, split: dict | None = None, accounting: str = "auto",
+                 unit: str = "document", public_whitening=None, strict: bool = True, simplex: str = "project",
                  theta_seed: int = 0, n_restarts: int = 5):
         self.n_topics = n_topics
         self.alpha0 = alpha0
@@ -96,7 +120,8 @@ class SpectralDP:
         self.random_state = random_state
         self.split = split
         self.accounting = accounting
-        self.max_docs_per_user = max_docs_per_user
+        self.unit = unit
+        self.public_whitening = public_whitening
         self.strict = strict
         self.simplex = simplex
         self.theta_seed = theta_seed
@@ -106,44 +131,43 @@ class SpectralDP:
     def fit(self, X, y=None, *, users=None, vocabulary_source: str = "private-texts") -> "SpectralDP":
         """Fit on a :class:`topicdp.Corpus` or doc-term counts X; sets ``release_`` (a PrivateRelease).
 
-        ``users`` (optional, one id per row; taken from a Corpus when ``max_docs_per_user`` is set) verifies
-        ``max_docs_per_user``. ``vocabulary_source`` states where a Corpus' vocabulary came from
-        (``"private-texts"`` or ``"public"``, see :meth:`topicdp.TopicDP.privatize`).
+        ``users`` (one id per row of a matrix X) is needed at user level; a Corpus brings its ``doc_users``.
+        ``vocabulary_source`` states where a Corpus' vocabulary came from (``"private-texts"`` or
+        ``"public"``, see :meth:`topicdp.TopicDP.privatize`).
         """
-        vocabulary = None
-        if hasattr(X, "vocabulary") and hasattr(X, "doc_users"):  # a topicdp Corpus
-            if users is None and self.max_docs_per_user is not None:
-                users = X.doc_users
-            vocabulary, X = X.vocabulary, X.X
+        vocabulary = getattr(X, "vocabulary", None) if hasattr(X, "doc_users") else None
         k, a0 = check_model_params(self.n_topics, self.alpha0)
         cfg = check_int(self.configuration, "configuration", low=1, high=4)
         eps = check_epsilon(self.epsilon)
         delta = check_delta(self.delta)
         check_option(self.accounting, "accounting", ACCOUNTING_METHODS)
         check_option(self.simplex, "simplex", SIMPLEX_METHODS)
-        m = 1 if self.max_docs_per_user is None else check_int(self.max_docs_per_user, "max_docs_per_user", low=1)
-        if users is not None:
-            _, counts = np.unique(np.asarray(users), return_counts=True)
-            if counts.max() > m:
-                raise ValueError(f"a user owns {counts.max()} documents, more than max_docs_per_user={m}")
+        unit = check_option(self.unit, "unit", UNITS)
         rng = check_random_state(self.random_state)
         t0 = time.perf_counter()
-        corpus = prepare_corpus(X)
+        counts, users = _counts_and_users(X, users, unit)
+        corpus = prepare_corpus(counts, users=users)
         check_model_params(k, a0, corpus.n_words)
-        eps_doc, delta_doc = document_level_target(eps, delta, m)
-        spec = CONFIGURATIONS[cfg]
-        split = dict(DEFAULT_SPLITS[cfg] if self.split is None else self.split)
-        budget = Budget(eps_doc, delta_doc, split, spec["gaussian"], spec["laplace"], self.accounting)
+        public = None
+        if self.public_whitening is not None:
+            public = public_whitening(self.public_whitening, a0, k, corpus.n_words, vocabulary)
+        edges, gaussian, laplace = releases(cfg, public is not None)
+        if self.split is None:
+            split = {name: f for name, f in DEFAULT_SPLITS[cfg].items() if name in gaussian + laplace}
+        else:
+            split = dict(self.split)
+        budget = Budget(eps, delta, split, gaussian, laplace, self.accounting)
         theta = np.random.default_rng(self.theta_seed).standard_normal(k)
         ctx = Context(corpus=corpus, alpha0=a0, k=k, budget=budget, rng=rng, theta=theta / np.linalg.norm(theta),
-                      strict=self.strict, simplex=self.simplex, n_restarts=self.n_restarts)
+                      strict=self.strict, public=public, simplex=self.simplex, n_restarts=self.n_restarts)
         topics, alpha, n_bad = RUNNERS[cfg](ctx)
         self.topic_word_ = topics
         self.alpha_ = alpha
         self.n_documents_ = corpus.n_docs
         self.n_short_documents_ = corpus.n_short
+        self.n_units_ = corpus.n_units
         self.n_degenerate_topics_ = n_bad
-        self.report_ = self._report(cfg, ctx, budget, m, eps, delta, vocabulary, vocabulary_source)
+        self.report_ = self._report(cfg, edges, ctx, budget, unit, vocabulary, vocabulary_source)
         self.release_ = PrivateRelease(
             topic_word=topics, noisy=None, report=self.report_, extra={"alpha": alpha},
             vocabulary=tuple(str(j) for j in range(topics.shape[1])) if vocabulary is None else vocabulary,
@@ -152,48 +176,51 @@ class SpectralDP:
         return self
 
     # ------------------------------------------------------------------------------------------------
-    def _report(self, cfg: int, ctx: Context, budget: Budget, m: int, eps: float, delta: float,
-                vocabulary, vocabulary_source: str) -> PrivacyReport:
-        totals_doc = budget.totals()
-        eps_doc_best = totals_doc["best"]
-        eps_user, delta_user = group_privacy(eps_doc_best, budget.delta, m)
-        unit = "document" if m == 1 else "user"
+    def _report(self, cfg: int, edges: tuple, ctx: Context, budget: Budget, unit: str, vocabulary,
+                vocabulary_source: str) -> PrivacyReport:
+        totals = budget.totals()
+        if unit == "document":
+            neighbours = ("Neighbouring corpora differ by replacing one document; N (documents with >= 3 tokens) "
+                          "and the number of documents with fewer than 3 tokens (left out, reported below) are public.")
+            counted = Check("documents with >= 3 tokens", True, f"{ctx.corpus.n_docs} used, {ctx.corpus.n_short} left out")
+            sizes = {"n_documents": ctx.corpus.n_docs, "n_short_documents": ctx.corpus.n_short}
+        else:
+            neighbours = ("Neighbouring corpora differ by replacing all documents of one user by any documents of "
+                          "another (any number of them, at least one with >= 3 tokens); U, the number of users "
+                          "owning a document with >= 3 tokens, is public. Each user's documents are weighted by "
+                          "1/(their number), so every user has total weight 1 in the moments and the sensitivities "
+                          "depend on U only; the numbers of documents are not published and the guarantee holds "
+                          "whatever they are.")
+            counted = Check("users owning a document with >= 3 tokens", True, f"U = {ctx.corpus.n_units}")
+            sizes = {"n_users": ctx.corpus.n_units}
         notes = [
-            "Neighbouring corpora differ by replacing one document; N (documents with >= 3 tokens) and the "
-            "number of documents with fewer than 3 tokens (left out, reported below) are public.",
-            "Sensitivities are proven bounds (topicdp.spectral.sensitivity): App. H.1 and H.2 (corrected to "
-            "count all three placements B1-B3) globally; the whitened tensor's and the decomposition's "
-            "given the released M2, with the Procedure-1 bounds for configurations 3-4.",
+            neighbours,
+            "Sensitivities are proven bounds in the norm each mechanism is calibrated to (Frobenius for the "
+            "Gaussian releases; topicdp.spectral.sensitivity): M2 and M3 globally; the whitened tensor's and "
+            "the decomposition's given the released M2, with the Procedure-1 bounds for configurations 3-4.",
             "Floating-point effects of sampling (Mironov 2012) are not accounted for.",
         ]
-        if m > 1:
-            notes.append(
-                f"User level: each user owns at most {m} documents. Group privacy (Dwork & Roth 2014, Thm. 2.2 "
-                f"in (eps, delta) form): a document-level (eps, delta) guarantee gives (m eps, delta "
-                f"(e^(m eps) - 1)/(e^eps - 1)) for the up-to-m documents of one user; the noise was calibrated "
-                f"to the document-level target ({budget.epsilon:.4g}, {budget.delta:.3g}) that maps to the "
-                f"requested ({eps:.4g}, {delta:.3g}).")
-        ctx.checks.insert(0, Check("documents with >= 3 tokens", True,
-                                   f"{ctx.corpus.n_docs} used, {ctx.corpus.n_short} left out"))
+        if ctx.public is not None:
+            notes.append("The whitening W and W^dagger were computed from a public reference corpus supplied by the "
+                         "caller (public_whitening), not from the private data: no M2 was released and the whole "
+                         "budget went to the tensor releases. That corpus is not protected by this guarantee.")
+        ctx.checks.insert(0, counted)
         details = {
             "configuration": cfg,
-            "edges": list(CONFIGURATIONS[cfg]["edges"]),
+            "edges": list(edges),
             "budget_split": budget.split,
             "accounting": budget.accounting,
-            "n_documents": ctx.corpus.n_docs,
-            "n_short_documents": ctx.corpus.n_short,
+            **sizes,
             "n_words": ctx.corpus.n_words,
             "n_topics": ctx.k,
             "alpha0": ctx.alpha0,
-            "document_level": {"epsilon_target": budget.epsilon, "delta": budget.delta, "totals": totals_doc},
-            "max_docs_per_user": m,
             **ctx.details,
         }
         if "Delta_T" in ctx.details:
             sens, sens_method = ctx.details.get("Delta_decomposition", ctx.details["Delta_T"]), \
                 "local bound (Procedure 1)" if cfg >= 3 else "global bound given the released M2"
         else:
-            sens, sens_method = ctx.details["Delta3"], "global bound (App. H.1-H.2, corrected)"
+            sens, sens_method = ctx.details["Delta3"], "global bound (App. H.1-H.2, corrected, Frobenius)"
         if vocabulary is None:
             vocab_status = "public: column indices (fit on a matrix)"
         else:
@@ -204,14 +231,13 @@ class SpectralDP:
             guarantee="approx-DP",
             unit=unit,
             neighbours="replace-one",
-            epsilon=float(eps_user),
-            delta=float(delta_user),
+            epsilon=float(totals["best"]),
+            delta=float(budget.delta),
             sensitivity=float(sens),
             sensitivity_method=sens_method,
             calibration=budget.accounting,
             composition=budget.releases,
-            composition_total=[total(method, *group_privacy(e, budget.delta, m), document_level_epsilon=e,
-                                     document_level_delta=budget.delta) for method, e in totals_doc.items()],
+            composition_total=[total(method, e, budget.delta) for method, e in totals.items()],
             checks=ctx.checks,
             seeded=self.random_state is not None,
             notes=notes,
@@ -224,8 +250,8 @@ _STATED = "public: a function of the stated parameters (k, alpha0, epsilon, delt
 #: status of each published detail of a spectral report; a key not listed here is refused by save()
 _DETAIL_STATUSES = {
     **{key: _STATED for key in ("configuration", "edges", "budget_split", "accounting", "n_words", "n_topics",
-                                "alpha0", "max_docs_per_user", "Delta2", "Delta3", "m2_noise_sigma",
-                                "m2_noise_spectral_norm_approx", "m2_combined_sigma")},
+                                "alpha0", "Delta2", "Delta3", "m2_noise_sigma", "m2_noise_spectral_norm_approx",
+                                "m2_combined_sigma")},
     "n_documents": "public (stated): N, the number of documents, is the same for all replace-one neighbours",
     "n_users": "public (stated): U, the number of users, is the same for all replace-one-user neighbours",
     "whitening": "public: which whitening was used",
@@ -233,19 +259,19 @@ _DETAIL_STATUSES = {
     "n_short_documents": "public (stated): documents with fewer than 3 tokens are left out and counted, as stated",
     "procedure1": "DP: Procedure-1 bounds released with Laplace noise",
     **{key: "post-processing: a function of released quantities and stated parameters"
-       for key in ("document_level", "released_m2_eigenvalues", "released_m2_next_eigenvalue", "Delta_T",
-                   "Delta_decomposition", "Delta_output")},
+       for key in ("released_m2_eigenvalues", "released_m2_next_eigenvalue", "Delta_T", "Delta_decomposition",
+                   "Delta_output")},
 }
 
 
 def _published(details: dict, vocab_status: str) -> dict:
-    derived = ("post-processing: a function of the stated N and parameters and (configurations 2-4) of "
+    derived = ("post-processing: a function of the stated N (or U) and parameters and (configurations 2-4) of "
                "released quantities")
     return {
         "topic_word": "post-processing: of the noisy releases at the configuration's edges",
         "extra.alpha": "post-processing: of the noisy releases at the configuration's edges",
         "vocabulary": vocab_status,
-        "report.checks": "post-processing: outcomes on released quantities and the stated N",
+        "report.checks": "post-processing: outcomes on released quantities and the stated N (or U)",
         **{f"report.{name}": derived for name in ("sensitivity", "sigma", "sigma_alternatives", "composition",
                                                   "composition_total")},
         **{f"report.details.{key}": _DETAIL_STATUSES[key] for key in details if key in _DETAIL_STATUSES},

@@ -60,11 +60,11 @@ def sigma_k_lower_bound(sigma_k: float, n_docs: int, alpha0: float, epsilon: flo
                         rng: np.random.Generator) -> PrivateBound:
     """Procedure 1, line 1-2: (epsilon, 0)-DP lower bound of the k-th eigenvalue of M2_hat.
 
-    Sensitivity ``Delta2 = (2 + 4a)/N`` (Weyl: ``|lambda_k(A) - lambda_k(A + E)| <= ||E||_2 <= ||E||_1``, App. H.7's
-    own argument, with App. H.1's Delta2 in place of Lemma 9's 2/N). The configurations here whiten with
+    Sensitivity ``Delta2_F = sqrt(2 + 4a^2)/N`` (Weyl: ``|lambda_k(A) - lambda_k(A + E)| <= ||E||_2 <= ||E||_F``,
+    App. H.7's own argument, with the Frobenius bound of :func:`.sensitivity.delta_m2` in place of Lemma 9's 2/N). The configurations here whiten with
     a released M2, whose lambda_k is public, so they do not spend budget on this bound; it is provided
     for the paper's data-dependent calibrations and for checking a corpus before a release.
     """
     from .sensitivity import delta_m2
 
-    return laplace_bound("sigma_k", sigma_k, delta_m2(n_docs, alpha0), epsilon, delta, rng, side="lower")
+    return laplace_bound("sigma_k", sigma_k, delta_m2(n_docs, alpha0, norm="fro"), epsilon, delta, rng, side="lower")

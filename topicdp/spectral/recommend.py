@@ -52,12 +52,14 @@ class Recommendation:
 
 def _sigma_for(cfg: int, name: str, sens: float, eps: float, delta: float, accounting: str) -> float:
     spec = CONFIGURATIONS[cfg]
+    if accounting == "exact" and spec["laplace"]:
+        accounting = "rdp"  # configurations 3-4 mix in Laplace releases: exact Gaussian composition does not apply
     b = Budget(eps, delta, dict(DEFAULT_SPLITS[cfg]), spec["gaussian"], spec["laplace"], accounting)
     return b.gaussian_sigma(name, sens), b
 
 
 def predicted_noise(n_docs: int, n_words: int, n_topics: int, alpha0: float, *, epsilon: float = 1.0,
-                    delta: float = 1e-6, accounting: str = "rdp", sigma_k: float | None = None,
+                    delta: float = 1e-6, accounting: str = "auto", sigma_k: float | None = None,
                     topic_concentration: float = 0.1) -> tuple[dict, dict, dict]:
     """Relative noise (noise norm / signal) of each configuration, its M2 part, and feasibility of 3-4.
 
@@ -70,7 +72,7 @@ def predicted_noise(n_docs: int, n_words: int, n_topics: int, alpha0: float, *, 
     beta = topic_concentration
     lam_k = sigma_k if sigma_k is not None else (1 + beta) / (d * beta + 1) / (k * (a0 + 1))
     lam_t = 2 * math.sqrt(a0 * (a0 + 1)) / ((a0 + 2) * math.sqrt(a0 / k))  # tensor eigenvalue, symmetric alpha
-    d2, d3 = delta_m2(N, a0), delta_m3(N, a0)
+    d2, d3 = delta_m2(N, a0, norm="fro"), delta_m3(N, a0, norm="fro")
     out, m2, feasible = {}, {}, {}
 
     def m2_rel(s):  # spectral norm of Sym noise over lambda_k
@@ -106,7 +108,7 @@ def predicted_noise(n_docs: int, n_words: int, n_topics: int, alpha0: float, *, 
 
 
 def recommend_configuration(n_docs: int, n_words: int, n_topics: int, alpha0: float, *, epsilon: float = 1.0,
-                            delta: float = 1e-6, accounting: str = "rdp", sigma_k: float | None = None,
+                            delta: float = 1e-6, accounting: str = "auto", sigma_k: float | None = None,
                             topic_concentration: float = 0.1) -> Recommendation:
     """Recommend a configuration (1-4) for N documents, vocabulary d, k topics and Dirichlet sum alpha0.
 
@@ -116,7 +118,7 @@ def recommend_configuration(n_docs: int, n_words: int, n_topics: int, alpha0: fl
     alpha0 : float
     epsilon, delta : float, optional
         The intended budget (default 1, 1e-6); the ranking depends on it only under simple accounting.
-    accounting : {"rdp", "simple"}
+    accounting : {"auto", "exact", "rdp", "simple"}
     sigma_k : float, optional
         A public estimate of the k-th eigenvalue of M2 (otherwise guessed, see the module docstring).
 
@@ -146,7 +148,7 @@ def recommend_configuration(n_docs: int, n_words: int, n_topics: int, alpha0: fl
         reasons.append("config 1 adds the least noise: its M3 noise, pushed through W, has covariance "
                        "s^2 G(x)G(x)G <= config 2's isotropic s^2/lambda_k^3 entry-wise (this corrects Remark 14's "
                        "sqrt(d) argument), and with its two M2 releases combined it matches config 2's M2 noise"
-                       + (" exactly under RDP accounting" if accounting == "rdp" else ""))
+                       + (" exactly under shared-multiplier accounting" if accounting != "simple" else ""))
         reasons.append("Sec. 7 / Fig. 2: config 1 is best for larger epsilon and when N is large relative to d "
                        "(Fig. 2c); it needs no data-dependent precondition (Table 3: none)")
     elif best == 2:

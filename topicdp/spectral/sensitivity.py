@@ -1,24 +1,87 @@
 r"""Sensitivities of the spectral algorithm's nodes (``000_*``, App. H), with proofs where the text has gaps.
 
-Neighbouring corpora: replace one document, N public (Sec. 3 of the paper). All bounds are in the entry-wise
-l1 norm, which bounds the Frobenius norm (the L2 sensitivity the Gaussian mechanism needs) and the
-spectral norm.
+Neighbouring corpora and units
+------------------------------
+Every bound below is for *replace one privacy unit*, with the number of units ``n`` public:
 
-Moments (Thm. 4)
-----------------
-``Delta2 = (2 + 4a)/N`` with ``a = alpha0/(alpha0+1)`` (App. H.1, exact as printed; proof: the change is
-``(M2^N - M2^N')/N - a/(N(N-1)) (delta S^T + S delta^T)`` with ``||M2^n||_1 = 1``, ``||delta||_1 <= 2`` and
-``||S_{-N}||_1 = N-1``).
+* document level (``unit="document"``): the unit is a document with >= 3 tokens, ``n = N`` (Sec. 3 of
+  DeCarolis, Ram, Esmaeili, Wang & Huang 2020, "An end-to-end differentially private LDA using a spectral
+  algorithm"; below "the paper");
+* user level (``unit="user"``): the unit is a user, ``n = U`` the number of users owning at least one
+  document with >= 3 tokens, and the moments are the per-user weighted ones of :mod:`.moments` (each
+  document weighted by ``1/n_u``, so every user has total weight 1). A user may be replaced by one with
+  *any* number of documents: the proofs use only that a unit's statistics ``(T_u, B_u, q_u)`` (its
+  third-, second- and first-order estimators) are nonnegative with entry sum 1, which holds for one
+  document and for any average of documents alike.
 
-``Delta3 = (2 + 12|b| + 6c)/N`` with ``b = -alpha0/(alpha0+2)``, ``c = 2 alpha0^2/((alpha0+1)(alpha0+2))``.
-App. H.2 prints ``2/N + 4|b|/N + 6c(N-1)/(N(N-2))``: its step (b) bounds one placement B1 by ``4|b|/N``
-and then says B2, B3 "have a similar behavior" but does not add them. By the triangle inequality the
-three placements contribute ``3 * 4|b|/N``, and the bound is attained in order: when the replaced
-document's words occur in no other document the three placements have disjoint supports
-(``test_spectral_sensitivity`` finds neighbouring corpora whose change exceeds the printed value).
-Step (c): the terms of ``sum_{distinct} M1^n M1^m M1^p`` that contain the replaced document are
-``3 (N-1)(N-2)`` products of l1 norm at most ``||delta||_1 <= 2``, giving ``6c/N`` (the printed
-``6c(N-1)/(N(N-2))`` is a slightly larger, also valid, bound; we use the exact count).
+Two norms are given for every moment, because two mechanisms use them: the entry-wise l1 norm (Laplace
+releases of a whole moment) and the Frobenius norm (the L2 sensitivity of the Gaussian releases; it also
+bounds the spectral-norm change, which is what Weyl's inequality needs for eigenvalues).
+Facts used throughout: a nonnegative array ``P`` with entry sum 1 has ``||P||_F <= 1``, and for two
+such arrays ``||P - P'||_F^2 = ||P||^2 + ||P'||^2 - 2<P, P'> <= 2`` (``<P, P'> >= 0``).
+
+M2 (Thm. 4, App. H.1)
+---------------------
+Replacing unit 1 by 1' changes ``M2_hat`` (Eq. 6 in U-statistic form) by ``X / n`` with
+
+    X = (A - B) - a (delta r^T + r delta^T),
+
+``A, B`` the second-order estimators of the old and new unit, ``p, q`` their first-order ones,
+``delta = p - q``, ``r = (1/(n-1)) sum_{m != 1} M1^m`` (a probability vector) and ``a = alpha0/(alpha0+1)``
+in ``[0, 1)``.
+
+* l1: ``||X||_1 <= 2 + 4a`` (App. H.1 as printed: ``||A - B||_1 <= 2``, ``||delta||_1 <= 2``, ``||r||_1 = 1``).
+* Frobenius, ``||X||_F <= sqrt(2 + 4 a^2)``, attained. Proof. A document's ``(M2^n, M1^n)`` is the average
+  over ordered pairs of distinct token positions ``(i, j)`` of ``(sym(e_{w_i} e_{w_j}^T), (e_{w_i} + e_{w_j})/2)``
+  (every position is first in as many pairs as it is second), so ``(A, p)`` and ``(B, q)`` -- for a
+  document or for a user's average -- lie in the convex hull H of the points
+  ``(sym(e_u e_v^T), (e_u + e_v)/2)``. For fixed r, X is affine in ``((A, p), (B, q))``, so ``||X||_F`` is
+  convex there and its maximum over ``H x H`` is at a pair of vertices; for fixed vertices X is affine in r,
+  so the maximum over the simplex is at some ``r = e_z``. Each of the finitely many vertex configurations
+  (labels ``u, v, s, t, z``, which matter only through which of them coincide) gives ``||X||_F^2 =
+  alpha + beta a + gamma a^2`` with rational coefficients, and each of these quadratics is at most
+  ``2 + 4 a^2`` on ``[0, 1]``: ``test_spectral_sensitivity.test_m2_frobenius_bound_by_vertex_enumeration``
+  checks all of them in exact rational arithmetic (a computer-assisted proof). Equality holds for
+  ``A = e_w e_w^T``, ``B = e_v e_v^T``, ``r = e_u`` with u, v, w distinct (three single-word documents "www",
+  "vvv" and the others all "uuu"): ``||A - B||^2 = 2`` and ``||delta r^T + r delta^T||^2 = 4``, orthogonal.
+  The triangle inequality alone gives ``sqrt 2 + sqrt 6 a`` (``||A - B||_F <= sqrt 2``; ``||delta r^T + r
+  delta^T||_F^2 = 2 ||delta||^2 ||r||^2 + 2 (delta . r)^2 <= 6`` since ``|delta . r| <= max_i r_i <= 1``),
+  1.52x larger at ``alpha0 = 1``; the l1 bound used as L2 before is 2.31x larger.
+
+M3 (Thm. 4, App. H.2)
+---------------------
+Replacing unit 1 changes ``M3_hat`` by ``Y / n`` with
+
+    Y = (T - T') + b sym3((A - B) (x) r + Q (x) delta) + c (delta (x) R + [R_{ac} delta_b] + [R_{bc} delta_a]),
+
+``T, T'`` the units' third-order estimators, ``Q`` the average of the other units' ``M2``, ``R`` the average of
+``M1^m (x) M1^p`` over ordered pairs of distinct other units (entry sum 1 each), ``b = -alpha0/(alpha0+2)``,
+``c = 2 alpha0^2/((alpha0+1)(alpha0+2))``.
+
+* l1: ``2 + 12|b| + 6c``. App. H.2 prints ``2/N + 4|b|/N + 6c(N-1)/(N(N-2))``: its step (b) bounds one
+  placement B1 by ``4|b|/N`` and then says B2, B3 "have a similar behavior" but does not add them. By the
+  triangle inequality the three placements contribute ``3 * 4|b|/N``, and the bound is attained in order:
+  when the replaced document's words occur in no other document the three placements have disjoint
+  supports (``test_spectral_sensitivity`` finds neighbouring corpora whose change exceeds the printed
+  value). Step (c): the terms of ``sum_{distinct} M1^n M1^m M1^p`` that contain the replaced unit are
+  ``3 (n-1)(n-2)`` products of l1 norm at most ``||delta||_1 <= 2``, giving ``6c/n`` (the printed
+  ``6c(N-1)/(N(N-2))`` is a slightly larger, also valid, bound; we use the exact count).
+* Frobenius: ``sqrt 2 + sqrt 42 |b| + 2 sqrt 3 c``. Proof: the triangle inequality over the three terms, each
+  bounded exactly over relaxed hulls as for M2. (i) ``||T - T'||_F <= sqrt 2`` (attained by "www" -> "vvv").
+  (ii) ``Z = (A - B) (x) r + Q (x) delta`` is affine in the units' ``((A, p), (B, q))`` (both in H) for fixed
+  ``(Q, r)``, and affine in ``(Q, r)`` for fixed units, with Q in the hull of the ``sym(e_e e_f^T)`` and r in the
+  simplex; so ``max ||sym3(Z)||_F`` is attained at vertices, which have 7 word labels ``u, v, s, t, e, f, z``
+  mattering through their 877 coincidence patterns: the maximum of ``||sym3(Z)||_F^2`` is 42 (all labels
+  equal except ``s = t``; checked exactly in integers by
+  ``test_spectral_sensitivity.test_m3_frobenius_constants_by_vertex_enumeration``). (iii) with R relaxed to
+  any nonnegative matrix of entry sum 1 (vertices ``e_x e_y^T``) and p, q to the simplex, the three
+  placements of ``delta (x) R`` have Frobenius norm at most ``sqrt 12 = 2 sqrt 3``, attained at
+  ``delta = e_u - e_v``, ``R = e_u e_u^T`` (15 patterns). The plain triangle inequality gives
+  ``sqrt 2 (1 + 6|b| + 3c)`` (``||sym3(Z)|| <= 3 (||A - B|| ||r|| + ||Q|| ||delta||) <= 6 sqrt 2``, and ``3 sqrt 2``
+  for (iii)), 1.2x larger at ``alpha0 = 1``; the l1 bound used as L2 before is 1.7x larger. Not attained:
+  the three terms cannot all be extreme at once, and the worst change found by search is reported by
+  ``test_spectral_sensitivity`` (about a third of the bound); a joint vertex enumeration of the 11
+  labels (Bell(11) = 678 570 patterns per alpha0) would tighten it further and was not done.
 
 Whitened tensor (Thm. 5, Lemma 28, Eq. 64)
 ------------------------------------------
@@ -35,7 +98,9 @@ What we use instead (configurations 2-4): whiten with the *released* noisy M2 (e
 public; then ``T(D) - T(D') = (M3_hat - M3_hat')(W, W, W)`` and, since ``||A(W, W, W)||_F <= ||A||_F ||W||_2^3``
 and ``||W||_2 = lambda_k^{-1/2}`` for ``W = U Lambda^{-1/2}``,
 
-    Delta_T = Delta3 / lambda_k(M2_released)^{3/2}                 (:func:`whitened_tensor_sensitivity`)
+    Delta_T = Delta3_F / lambda_k(M2_released)^{3/2}               (:func:`whitened_tensor_sensitivity`)
+
+with ``Delta3_F`` the Frobenius bound above (document or user level alike).
 
 a global sensitivity given the released W, with no spectral-gap precondition.
 
@@ -69,19 +134,41 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .moments import lda_coefficients
 
 
-def delta_m2(n_docs: int, alpha0: float) -> float:
-    """l1 sensitivity of M2_hat, ``(2 + 4 alpha0/(alpha0+1)) / N`` (App. H.1)."""
+#: the norms a moment's sensitivity is given in: entry-wise l1 (Laplace) and Frobenius (Gaussian, Weyl)
+NORMS = ("l1", "fro")
+
+
+def _check_units(n_units: int, norm: str) -> float:
+    if norm not in NORMS:
+        raise ValueError(f"norm must be one of {NORMS}, got {norm!r}")
+    if not (isinstance(n_units, (int, np.integer)) and n_units >= 3):
+        raise ValueError(f"n_units must be an integer >= 3 (the U-statistics of M3 need 3 units), got {n_units!r}")
+    return float(n_units)
+
+
+def delta_m2(n_units: int, alpha0: float, *, norm: str) -> float:
+    """Sensitivity of M2_hat for replace-one-unit: l1 ``(2 + 4a)/n`` (App. H.1), Frobenius ``sqrt(2 + 4a^2)/n``.
+
+    ``a = alpha0/(alpha0+1)``, ``n`` the public number of units (documents or users); see the module docstring.
+    """
+    n = _check_units(n_units, norm)
     a, _, _ = lda_coefficients(alpha0)
-    return (2.0 + 4.0 * a) / n_docs
+    return ((2.0 + 4.0 * a) if norm == "l1" else math.sqrt(2.0 + 4.0 * a * a)) / n
 
 
-def delta_m3(n_docs: int, alpha0: float) -> float:
-    """l1 sensitivity of M3_hat, ``(2 + 12|b| + 6c) / N`` (App. H.2 corrected: all three placements B1-B3)."""
+def delta_m3(n_units: int, alpha0: float, *, norm: str) -> float:
+    """Sensitivity of M3_hat: l1 ``(2 + 12|b| + 6c)/n`` (App. H.2 corrected: all of B1-B3), Frobenius
+    ``(sqrt 2 + sqrt 42 |b| + 2 sqrt 3 c)/n`` (module docstring)."""
+    n = _check_units(n_units, norm)
     _, b, c = lda_coefficients(alpha0)
-    return (2.0 + 12.0 * abs(b) + 6.0 * c) / n_docs
+    if norm == "l1":
+        return (2.0 + 12.0 * abs(b) + 6.0 * c) / n
+    return (math.sqrt(2.0) + math.sqrt(42.0) * abs(b) + 2.0 * math.sqrt(3.0) * c) / n
 
 
 def delta_m3_paper(n_docs: int, alpha0: float) -> float:
@@ -129,7 +216,7 @@ def eq64_paper(n_docs: int, alpha0: float, sigma_k: float, sigma_k1: float, n_to
     N = float(n_docs)
     a0 = alpha0
     m3 = 1 + 6 * a0 / (a0 + 2) * N / (N - 1) + 6 * a0 ** 2 / ((a0 + 1) * (a0 + 2)) * N ** 3 / (N * (N - 1) * (N - 2))
-    d2 = delta_m2(n_docs, alpha0)
+    d2 = delta_m2(n_docs, alpha0, norm="l1")
     d3 = delta_m3_paper(n_docs, alpha0) if delta3 is None else delta3
     half = 0.5 * (sigma_k + sigma_k1)
     k = n_topics
