@@ -380,7 +380,8 @@ def rigorous_release(mechanism: str, corpus, args, vocabulary_source="private-te
         from .spectral import SpectralDP
 
         model = SpectralDP(n_topics=args.topics, alpha0=1.0, configuration=int(mechanism[-1]),
-                           epsilon=args.topics_epsilon, delta=args.topics_delta, random_state=args.seed)
+                           epsilon=args.topics_epsilon, delta=args.topics_delta, unit=args.unit,
+                           random_state=args.seed)
         return model.fit(corpus).release_
     if mechanism == "dpsvi":
         from .baselines import DPSVI
