@@ -205,9 +205,9 @@ def test_every_reader_goes_through_the_one_reader(tmp_path, load):
 
             load_split(str(path), 5, 100, True)
         elif load == "audit":
-            from topicdp.audit.setups import CorpusChoice, load_corpus as audit_load
+            from topicdp.audit.setups import CorpusChoice, SetupOptions, load_corpus as audit_load
 
-            audit_load(CorpusChoice(source=str(path), n_users=3))
+            audit_load(CorpusChoice.from_options(SetupOptions(corpus=str(path), n_users=3)))
         else:
             from topicdp.streaming import StreamingCorpus
 
