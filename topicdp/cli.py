@@ -340,6 +340,13 @@ def _release_dp(args, corpus, plan, truth=None) -> int:
         print(f"  {line}")
     selection = getattr(args, "vocabulary_selection", None)
     source = selection.to_dict() if selection is not None else ("public" if args.vocabulary or truth else "private-texts")
+    if selection is not None and len(selection.words) < args.max_features / 2:
+        # the selected vocabulary is a DP output: re-planning on its size spends nothing more
+        print(f"note: the DP vocabulary kept {len(selection.words)} of the {args.max_features} words asked for: "
+              f"too few {args.unit}s share each word at --vocabulary-epsilon {args.vocabulary_epsilon:g}. The topics "
+              "will be drawn from common words; a public --vocabulary (or a larger vocabulary budget) avoids this.")
+        if len(selection.words) >= 50:  # below that the forecast's Dirichlet signal is not a meaningful model
+            plan = _plan(args, corpus.n_users if args.unit == "user" else corpus.n_docs, len(selection.words))
     start = time.perf_counter()
     release = rigorous_release(plan.mechanism, corpus, args, source)
     elapsed = time.perf_counter() - start

@@ -58,12 +58,13 @@ def forecast_mechanism(mechanism: str, *, epsilon: float, delta: float, unit: st
 
     if signal is None:
         signal = dirichlet_signal(n_topics, n_words, 0.15)
-    common = dict(n_units=n_units, unit=unit)
+    top_n = min(10, n_words - 1)  # a tiny vocabulary still gets a forecast
+    common = dict(n_units=n_units, unit=unit, top_n=top_n)
     if mechanism == "dp-vem":
         from .variational import DPVariationalLDA, forecast
 
         model = DPVariationalLDA(n_topics, epsilon=epsilon, delta=delta, unit=unit)
-        return forecast(model, n_units, n_words, mass_per_unit=mass_per_unit, signal=signal)
+        return forecast(model, n_units, n_words, mass_per_unit=mass_per_unit, signal=signal, top_n=top_n)
     if mechanism == "gaussian-global":
         sigma = calibrate_gaussian(epsilon, delta, math.sqrt(2 * n_topics), method="analytic")
         return forecast_readability(sigma, signal, **common)
