@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from sklearn.base import BaseEstimator
 
 from .._validation import check_int, check_option, check_random_state, check_real
 from .moments import Corpus, M2Operator, prepare_corpus, whitened_m3
@@ -22,7 +23,7 @@ def check_model_params(n_topics, alpha0, n_words: int | None = None) -> tuple[in
     return k, a0
 
 
-class SpectralLDA:
+class SpectralLDA(BaseEstimator):
     """Method-of-moments LDA by whitening and tensor decomposition (Anandkumar et al. 2012; ``000_*``, Sec. 4).
 
     Parameters

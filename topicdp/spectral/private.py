@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from sklearn.base import BaseEstimator
 
 from .._validation import check_delta, check_epsilon, check_int, check_option, check_random_state
 from ..release import PrivateRelease, vocabulary_status
@@ -58,7 +59,7 @@ def _counts_and_users(X, users, unit: str):
     return X, users
 
 
-class SpectralDP:
+class SpectralDP(BaseEstimator):
     """Differentially private spectral LDA (``000_*``, Sec. 5-6) at configuration 1, 2, 3 or 4.
 
     Parameters
