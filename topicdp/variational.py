@@ -60,7 +60,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from ._validation import check_delta, check_epsilon, check_int, check_option, check_random_state, check_real
-from .baselines._svi import batch_e_step, dirichlet_expectation
+from .baselines._svi import batch_e_step
 from .rdp import calibrate_gaussian
 from .release import PrivateRelease, vocabulary_status
 from .report import build_report, total
@@ -91,21 +91,9 @@ def unit_statistic(X: sp.csr_matrix, weights: np.ndarray, exp_elog_beta: np.ndar
     K, V = exp_elog_beta.shape
     total = np.zeros((K, V))
     for start in range(0, X.shape[0], chunk):
-        part = X[start:start + chunk]
-        gamma, _ = batch_e_step(part, exp_elog_beta, alpha, max_iter=max_iter, tol=tol)
-        scaled = sp.diags(weights[start:start + chunk]) @ part
-        total += _weighted_sstats(scaled.tocsr(), gamma, exp_elog_beta)
+        rows = slice(start, start + chunk)
+        total += batch_e_step(X[rows], exp_elog_beta, alpha, max_iter=max_iter, tol=tol, row_weights=weights[rows])[1]
     return total
-
-
-def _weighted_sstats(Xw: sp.csr_matrix, gamma: np.ndarray, exp_elog_beta: np.ndarray) -> np.ndarray:
-    """sum_d sum_v x_dv phi_dvk for (weighted) counts x, phi from the converged gamma."""
-    exp_elog_theta = np.exp(dirichlet_expectation(gamma))
-    beta_t = exp_elog_beta.T
-    theta_nz = np.repeat(exp_elog_theta, np.diff(Xw.indptr), axis=0)
-    norms = np.einsum("nk,nk->n", theta_nz, beta_t[Xw.indices]) + 1e-100
-    R = sp.csr_matrix((Xw.data / norms, Xw.indices, Xw.indptr), shape=Xw.shape)
-    return np.asarray((R.T @ exp_elog_theta).T) * exp_elog_beta
 
 
 class DPVariationalLDA(BaseEstimator):

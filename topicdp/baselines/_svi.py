@@ -24,7 +24,8 @@ def dirichlet_expectation(a: np.ndarray) -> np.ndarray:
 
 
 def batch_e_step(X: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha: float, *,
-                 max_iter: int = 100, tol: float = 1e-3) -> tuple[np.ndarray, np.ndarray]:
+                 max_iter: int = 100, tol: float = 1e-3,
+                 row_weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Local variational step for a minibatch; returns (gamma, sufficient statistics).
 
     Parameters
@@ -40,13 +41,16 @@ def batch_e_step(X: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha: float, *,
         (Hoffman's rule), *independently of the other documents*: a joint stopping rule would let one
         document's presence change another's statistics (through the iteration count), and the
         sensitivity argument needs S_d to depend on document d alone.
+    row_weights : (B,) array, optional
+        Scale document d's statistics by ``row_weights[d]`` (the E-step itself sees the raw counts); the
+        per-unit weighting of :mod:`topicdp.variational`.
 
     Returns
     -------
     gamma : (B, K) array
     sstats : (K, V) array
-        S = sum_d sum_v c_dv phi_dv; every column v sums to the batch's count of word v, so the total
-        mass equals the number of tokens (the identity behind the sensitivity bound).
+        S = sum_d sum_v c_dv phi_dv; every column v sums to the batch's (weighted) count of word v, so the
+        total mass equals the number of tokens (the identity behind the sensitivity bound).
     """
     X = sp.csr_matrix(X)
     k = exp_elog_beta.shape[0]
@@ -65,6 +69,8 @@ def batch_e_step(X: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha: float, *,
         if not keep.all():  # drop converged documents from the working set
             state = state.restrict(np.repeat(keep, state.counts), np.flatnonzero(keep))
             active = active[keep]
+    if row_weights is not None:
+        X = sp.csr_matrix((X.data * np.repeat(row_weights, nnz_per_doc), X.indices, X.indptr), shape=X.shape)
     return gamma, _sufficient_statistics(X, gamma, exp_elog_beta, beta_t)
 
 
