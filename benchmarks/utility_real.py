@@ -216,12 +216,10 @@ def write_table(results_path: Path, table_path: Path, corpus: str) -> None:
                 return txt
             return txt + (f" ({np.median(v) / scale:.2f}x)" if scale > 0.02 else " (ratio n/a: gensim <= 0.02)")
         fc = [AGREEMENT * r["forecast"]["expected_overlap"] for r in ok if r.get("forecast")]
+        forecast_cell = f"{np.median(fc):.2f}" if fc else ""
         lines.append(f"| {mech} | {unit} | {vocab} | {init} | {eps:g} | {med('npmi', ref['npmi'])} | "
                      f"{med('npmi_contrast', ref['npmi_contrast'])} | {med('diversity')} | {med('overlap')} | "
-                     f"{np.median(fc):.2f} | {np.median([r['seconds'] for r in ok]):.0f} |" if fc else
-                     f"| {mech} | {unit} | {vocab} | {init} | {eps:g} | {med('npmi', ref['npmi'])} | "
-                     f"{med('npmi_contrast', ref['npmi_contrast'])} | {med('diversity')} | {med('overlap')} | | "
-                     f"{np.median([r['seconds'] for r in ok]):.0f} |")
+                     f"{forecast_cell} | {np.median([r['seconds'] for r in ok]):.0f} |")
     table_path.write_text("\n".join(lines) + "\n")
     plot(groups, table_path.with_name("overlap.png"), corpus)
 

@@ -137,3 +137,14 @@ def test_release_is_published_with_only_dp_and_public_fields(tmp_path):
     vocab = {"epsilon": 0.5, "delta": 1e-7}
     model.fit(corpus, vocabulary_source=vocab)
     assert model.release_.report.epsilon == pytest.approx(2.5)
+
+
+def test_mass_per_unit_is_the_l1_over_l2_norm_of_each_units_counts():
+    from topicdp.variational import mass_per_unit
+
+    # user 0: one document with 4 distinct words once each (mass 4 / 2 = 2); user 1: two documents that add up
+    # to counts (3, 4) on two words (mass 7 / 5 = 1.4)
+    X = sp.csr_matrix(np.array([[1, 1, 1, 1], [3, 0, 0, 0], [0, 4, 0, 0]]))
+    corpus = Corpus(X=X, vocabulary=list("abcd"), doc_users=np.array([0, 1, 1]))
+    assert mass_per_unit(corpus, "user") == pytest.approx((2.0 + 1.4) / 2)
+    assert mass_per_unit(corpus, "document") == pytest.approx((2.0 + 1.0 + 1.0) / 3)
