@@ -168,9 +168,9 @@ def test_pair_corpora_equal_the_subset_constructors(grouped, unit):
     rng = np.random.default_rng(3)
     for size in (n, 5, 2):  # draws with replacement: repeated records included
         d, dp = dist.draw_indices(size, rng)
-        fast = list(builder.pair(d, dp))
-        _assert_same_corpus(fast[0], dist.build(d))
-        _assert_same_corpus(fast[1], dist.build(dp))
+        corpora = builder.pair(d, dp)  # D is valid until D' is requested: compare it first
+        _assert_same_corpus(next(corpora), dist.build(d))
+        _assert_same_corpus(next(corpora), dist.build(dp))
         _assert_same_corpus(builder.build(dp), dist.build(dp))
     d = np.array([4, 4, 4, 7])  # the same user three times, then the pair differs in the last record
     _assert_same_corpus(list(builder.pair(d, np.array([4, 4, 4, 4])))[1], dist.build(np.array([4, 4, 4, 4])))

@@ -75,37 +75,52 @@ class PairBuilder:
 
     # -- corpora ------------------------------------------------------------------------------------
     def pair(self, rec_d: np.ndarray, rec_dp: np.ndarray):
-        """Yield D then D' (lazily, so that at most one extra matrix is alive while D is being fitted)."""
+        """Yield D, then D' (lazily: D' is built in D's memory once D's fit has returned).
+
+        One fancy row index gathers D's rows followed by the rows of the record that D' has instead of D's
+        last one. D is a view of the first part. When D' is requested, the new record's rows are moved down
+        over D's last record and D' is a view again: one allocation per pair, because in worker processes
+        freeing and re-allocating the large arrays costs page faults (about 10 ms of system time per pair
+        at 1.7 M non-zeros). So D is valid only until D' is requested, which is the sampler's order (fit D,
+        then ask for D').
+        """
         docs_d = self._rows(rec_d)
-        X_d = self._matrix(docs_d)
-        yield self._corpus(rec_d, docs_d, X_d)
-        # D' = D's first N - 1 records and one other: copy D's leading rows, append the new record's rows
-        n_shared = docs_d.size - int(self.bounds[rec_d[-1] + 1] - self.bounds[rec_d[-1]])
         docs_new = self._rows(rec_dp[-1:])
-        X_new = self._matrix(docs_new)
-        nnz = X_d.indptr[n_shared]
-        indptr = np.concatenate([X_d.indptr[: n_shared + 1], nnz + X_new.indptr[1:].astype(X_d.indptr.dtype)])
-        X_dp = sp.csr_matrix(
-            (np.concatenate([X_d.data[:nnz], X_new.data]),
-             np.concatenate([X_d.indices[:nnz], X_new.indices.astype(X_d.indices.dtype)]), indptr),
-            shape=(n_shared + docs_new.size, X_d.shape[1]),
-            copy=False,
-        )
-        del X_d
-        yield self._corpus(rec_dp, np.concatenate([docs_d[:n_shared], docs_new]), X_dp)
+        X = self._matrix(np.concatenate([docs_d, docs_new]))
+        n_d = docs_d.size
+        D = self._corpus(rec_d, docs_d, _leading_rows(X, n_d))
+        yield D
+        # D' = D's first N - 1 records and the new one: shift the new record's rows over D's last record
+        n_shared = n_d - int(self.bounds[rec_d[-1] + 1] - self.bounds[rec_d[-1]])
+        start, stop, shared = X.indptr[n_d], X.indptr[-1], X.indptr[n_shared]
+        X.data[shared: shared + stop - start] = X.data[start:stop]  # numpy copies overlapping slices safely
+        X.indices[shared: shared + stop - start] = X.indices[start:stop]
+        X.indptr[n_shared + 1: n_shared + 1 + docs_new.size] = X.indptr[n_d + 1:] - (start - shared)
+        user_ids = None
+        if self.unit == "user":  # D's first N - 1 user ids, then the new record's (a Python loop saved)
+            new = int(rec_dp[-1])
+            copies = int(np.count_nonzero(rec_dp[:-1] == new))
+            user_ids = D.user_ids[:-1] + (self._user_id(new, copies),)
+        yield self._corpus(rec_dp, np.concatenate([docs_d[:n_shared], docs_new]),
+                           _leading_rows(X, n_shared + docs_new.size), user_ids)
 
     def build(self, records: np.ndarray):
         """The corpus of the given records (as ``Corpus.subset_users`` / ``subset_documents``)."""
         docs = self._rows(np.asarray(records, dtype=np.int64))
         return self._corpus(records, docs, self._matrix(docs))
 
-    def _corpus(self, records: np.ndarray, docs: np.ndarray, X: sp.csr_matrix):
+    def _user_id(self, record: int, copies: int):
+        """The id of the ``copies``-th repeat of a record (as Corpus.subset_users numbers copies)."""
+        uid = self.reference.user_ids[record]
+        return uid if copies == 0 else (uid, copies)
+
+    def _corpus(self, records: np.ndarray, docs: np.ndarray, X: sp.csr_matrix, user_ids: tuple | None = None):
         ref = self.reference
         if self.unit == "user":
             lengths = self.bounds[records + 1] - self.bounds[records]
             doc_users = np.repeat(np.arange(records.size, dtype=np.int64), lengths)
-            ids = ref.user_ids
-            user_ids = tuple(ids[u] if c == 0 else (ids[u], c) for u, c in zip(records.tolist(), _occurrences(records)))
+            if user_ids is None:
+                user_ids = tuple(map(self._user_id, records.tolist(), _occurrences(records).tolist()))
         else:
             old = self.doc_users[docs]
             uniq, first = np.unique(old, return_index=True)
@@ -121,14 +136,20 @@ class PairBuilder:
         return corpus
 
 
-def _occurrences(values: np.ndarray) -> list[int]:
+def _leading_rows(X: sp.csr_matrix, n_rows: int) -> sp.csr_matrix:
+    """X's first ``n_rows`` rows, sharing its buffers."""
+    nnz = X.indptr[n_rows]
+    return sp.csr_matrix((X.data[:nnz], X.indices[:nnz], X.indptr[: n_rows + 1]), shape=(n_rows, X.shape[1]), copy=False)
+
+
+def _occurrences(values: np.ndarray) -> np.ndarray:
     """For each position, how many times its value occurred before it (as Corpus.subset_users numbers copies)."""
-    seen: dict = {}
-    out = []
-    for v in values.tolist():
-        c = seen.get(v, 0)
-        out.append(c)
-        seen[v] = c + 1
+    order = np.argsort(values, kind="stable")
+    ranked = values[order]
+    group_start = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]])
+    sizes = np.diff(np.r_[group_start, ranked.size])
+    out = np.empty(values.size, dtype=np.int64)
+    out[order] = np.arange(values.size) - np.repeat(group_start, sizes)
     return out
 
 
