@@ -192,11 +192,11 @@ class TopicDP:
         checks, pre_notes = [], []
         self._fit_seconds = None
         if topic_word is None:
-            start = time.perf_counter()
-            W = model.fit_topic_word(corpus)
-            self._fit_seconds = time.perf_counter() - start  # forecasts the sampler's 2h fits
             if self.sensitivity == "sampled":
-                checks.append(self._determinism_check(model, corpus, W))
+                W, self._fit_seconds, check = self._fit_and_check_determinism(model, corpus)
+                checks.append(check)
+            else:
+                W = model.fit_topic_word(corpus)
         else:
             W = np.asarray(topic_word, dtype=float)
             if W.shape != (model.n_topics, corpus.n_words):
@@ -449,14 +449,28 @@ class TopicDP:
             totals.insert(0, total("pure (basic composition)", sum(e["sensitivity"] / e["scale"] for e in entries), 0.0))
         return entries, totals, note
 
-    @staticmethod
-    def _determinism_check(model, corpus, W) -> Check:
-        """f must be deterministic for sampled sensitivities to mean anything: refit once and compare."""
-        again = model.fit_topic_word(corpus)
-        same = bool(np.array_equal(W, again))
-        if not same:
+    def _fit_and_check_determinism(self, model, corpus) -> tuple[np.ndarray, float, Check]:
+        """f(D), the seconds one fit took (it forecasts the sampler's 2h fits) and the determinism check.
+
+        Sampled sensitivities mean something only if f is deterministic: fit twice and compare. With two or
+        more workers the two fits run side by side, as the sampler's pairs then will.
+        """
+        from joblib import Parallel, delayed, effective_n_jobs
+
+        if effective_n_jobs(self.n_jobs) >= 2:
+            (W, seconds), (again, _) = Parallel(n_jobs=2)(delayed(_timed_fit)(model, corpus) for _ in range(2))
+        else:
+            W, seconds = _timed_fit(model, corpus)
+            again = model.fit_topic_word(corpus)
+        if not np.array_equal(W, again):
             raise ValueError(
                 f"model {model.name!r} is not deterministic (two fits on the same corpus differ by "
                 f"{np.linalg.norm(W - again):.3g} in Frobenius norm); fix its seed and threads"
             )
-        return Check("f is deterministic (two fits bit-identical)", True, "")
+        return W, seconds, Check("f is deterministic (two fits bit-identical)", True, "")
+
+
+def _timed_fit(model, corpus) -> tuple[np.ndarray, float]:
+    start = time.perf_counter()
+    W = model.fit_topic_word(corpus)
+    return W, time.perf_counter() - start
