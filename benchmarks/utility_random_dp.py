@@ -8,6 +8,12 @@ posts each), the held-out 20% halved into the public reference and the evaluatio
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/utility_random_dp.py --out docs/results/utility_blogs --sizing exchangeable
 
+``--model gensim-lda`` takes gensim LDA (random start, K = 10) as f instead; with ``--cache-dir`` the samples
+that ``bench_sampler.py --blogs --cache-dir`` drew for its timings (same split, seed and P) are reused:
+
+    OPENBLAS_NUM_THREADS=1 python benchmarks/utility_random_dp.py --out docs/results/utility_blogs \
+        --model gensim-lda --sizing lambert-w --cache-dir CACHE
+
 Lambert-W sizing (285 pairs at gamma = 0.1, 572 fits) costs about 572 x one fit / 2 workers; the script prints
 the forecast first and ``--max-minutes`` refuses runs that would exceed it.
 """
@@ -26,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from topicdp import TopicDP  # noqa: E402
+from topicdp import TopicDP, make_model  # noqa: E402
 from topicdp.adapters import VariationalLDA  # noqa: E402
 from topicdp.metrics.readability import readability  # noqa: E402
 from topicdp.samplers import sample_sensitivity  # noqa: E402
@@ -47,6 +53,10 @@ def main(argv=None) -> int:
     p.add_argument("--gamma", type=float, default=0.1)
     p.add_argument("--n-jobs", type=int, default=2)
     p.add_argument("--max-minutes", type=float, default=None)
+    p.add_argument("--model", default="vem", choices=("vem", "gensim-lda"),
+                   help="f: the stable variational EM from a public start (default), or gensim LDA")
+    p.add_argument("--cache-dir", default=None,
+                   help="reuse/keep sensitivity samples here (bench_sampler.py --blogs --cache-dir writes the same)")
     args = p.parse_args(argv)
     data = Path(args.data)
     if not (data / args.corpus).exists():
@@ -57,8 +67,10 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     train, heldout, public, _ = load(args.corpus, data, "nonprivate", None, "user")
     reference = gensim_reference(train)
-    init = public_init(public, K, unit="user")
-    model = VariationalLDA(K, 0, unit="user", n_iterations=10, init=init)
+    if args.model == "vem":
+        model = VariationalLDA(K, 0, unit="user", n_iterations=10, init=public_init(public, K, unit="user"))
+    else:
+        model = make_model("gensim-lda", K, 0)
     print(f"{train}; public reference {public}; loaded in {time.perf_counter() - t0:.0f} s", flush=True)
     t1 = time.perf_counter()
     W = model.fit_topic_word(train)
@@ -66,8 +78,10 @@ def main(argv=None) -> int:
     # one sensitivity sample and one fit serve every epsilon: neither depends on it
     sample = sample_sensitivity(model, train, args.gamma, unit="user", distribution=PublicReference(public, "user"),
                                 n_jobs=args.n_jobs, random_state=0, progress=True, sizing=args.sizing,
-                                fit_seconds=fit_seconds, max_minutes=args.max_minutes)
-    print(f"one fit {fit_seconds:.0f} s; {sample.h} pairs in {time.perf_counter() - t1:.0f} s; "
+                                fit_seconds=fit_seconds, max_minutes=args.max_minutes,
+                                cache_dir=args.cache_dir)
+    cached = " (from cache)" if sample.from_cache else ""
+    print(f"one fit {fit_seconds:.0f} s; {sample.h} pairs in {time.perf_counter() - t1:.0f} s{cached}; "
           f"Delta_s = {sample.sensitivity:.4g} (median pair {np.median(sample.deltas):.4g})", flush=True)
     for eps in args.epsilons:
         privatizer = TopicDP(eps, DELTA, args.gamma, unit="user", distribution=public, sizing=args.sizing)
@@ -75,7 +89,7 @@ def main(argv=None) -> int:
         release = privatizer.privatize(model, train, keep_nonprivate=True, sensitivity_sample=sample, topic_word=W)
         scores = readability(release.topic_word, train.vocabulary, heldout, reference=reference)
         clean = readability(W, train.vocabulary, heldout, reference=reference)
-        row = {"mechanism": "topicdp-vem", "guarantee": release.report.guarantee, "unit": "user", "epsilon": eps,
+        row = {"mechanism": f"topicdp-{args.model}", "guarantee": release.report.guarantee, "unit": "user", "epsilon": eps,
                "delta": DELTA, "gamma": args.gamma, "sizing": args.sizing, "sensitivity": release.report.sensitivity,
                "sigma": release.report.sigma, "seconds": round(time.perf_counter() - t1, 1),
                **{k: scores[k] for k in ("npmi", "npmi_contrast", "diversity", "overlap")},
