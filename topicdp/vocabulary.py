@@ -435,6 +435,113 @@ def select_vocabulary(
     )
 
 
+@dataclass(frozen=True)
+class VocabularyForecast:
+    """How many words a DP selection will keep, predicted before it runs (:func:`forecast_vocabulary`).
+
+    Attributes
+    ----------
+    units_per_word : float
+        ``tau sqrt(k)``: a word that this many units (each contributing ``k`` words) hold passes with
+        probability 1/2. Units with fewer words weigh more (``1/sqrt(s)``), so it is the most a word needs.
+    share : float
+        ``units_per_word / n_units``: the share of all units a word needs.
+    expected_words : float or None
+        The expected number of words kept, from a public reference corpus scaled to ``n_units``
+        (None without one).
+    """
+
+    epsilon: float
+    delta: float
+    unit: str
+    n_units: int
+    max_words_per_unit: int
+    max_features: int | None
+    sigma: float
+    tau: float
+    units_per_word: float
+    expected_words: float | None
+
+    @property
+    def share(self) -> float:
+        return self.units_per_word / self.n_units
+
+    def lines(self) -> list[str]:
+        k, unit = self.max_words_per_unit, self.unit
+        out = [f"vocabulary under DP (epsilon={self.epsilon:g}, delta={self.delta:g}, {k} words per {unit}): a word "
+               f"passes (probability 1/2) when about {self.units_per_word:,.0f} {unit}s hold it among their top {k} "
+               f"words ({min(self.share, 9.99):.0%} of the {self.n_units:,} {unit}s)"]
+        if self.expected_words is not None:
+            out.append(f"  expected size, from the public reference scaled to {self.n_units:,} {unit}s: "
+                       f"about {self.expected_words:,.0f} words" + (f" (of at most {self.max_features:,})"
+                                                                    if self.max_features else ""))
+        if self.share > SHARE_COMMON_WORDS_ONLY:
+            out.append(f"  only words that more than {SHARE_COMMON_WORDS_ONLY:.0%} of the {unit}s use can pass: the "
+                       "topics will be made of common words. A public --vocabulary (a word list that is not derived "
+                       "from the private texts) costs no privacy and avoids this.")
+        return out
+
+
+#: above this share of units per word, only the most common words can pass the selection
+SHARE_COMMON_WORDS_ONLY = 0.05
+
+
+def forecast_vocabulary(
+    epsilon: float,
+    delta: float,
+    n_units: int,
+    *,
+    unit: str = "user",
+    neighbours: str = "replace-one",
+    max_words_per_unit: int = DEFAULT_MAX_WORDS_PER_UNIT,
+    max_features: int | None = None,
+    reference_texts: Sequence[str] | None = None,
+    reference_users: Sequence | None = None,
+) -> VocabularyForecast:
+    """Predict, from public quantities, how many words :func:`select_vocabulary` will keep.
+
+    ``sigma`` and ``tau`` are the selection's own calibration (:func:`calibrate_selection`): a function of
+    the budget and ``k`` only. A word held by ``m`` units of ``s`` words each has the total ``m / sqrt(s)``
+    and passes with probability ``Phi((m / sqrt(s) - tau) / sigma)``, 1/2 at ``m = tau sqrt(s)``; at ``s = k``
+    that is :attr:`VocabularyForecast.units_per_word`. With a public reference corpus (texts and users of
+    the same kind, not the private ones), each word's total ``T_ref(w)`` is computed exactly as the
+    selection would and scaled by ``n_units / n_ref``, and the expected number of words kept is
+    ``min(max_features, sum_w Phi((T_ref(w) n_units / n_ref - tau) / sigma))`` -- assuming the private units
+    use words at the reference's rates.
+
+    Parameters
+    ----------
+    epsilon, delta, unit, neighbours, max_words_per_unit, max_features
+        As in :func:`select_vocabulary`.
+    n_units : int
+        Number of privacy units of the private corpus (stated public by the release).
+    reference_texts, reference_users : sequences, optional
+        A public reference corpus (users required at ``unit="user"``).
+
+    Returns
+    -------
+    VocabularyForecast
+    """
+    n_units = check_int(n_units, "n_units", low=1)
+    k = check_int(max_words_per_unit, "max_words_per_unit", low=1)
+    sigma, tau = calibrate_selection(epsilon, delta, k, neighbours)
+    expected = None
+    if reference_texts is not None:
+        sets = unit_word_sets(reference_texts, reference_users, unit=unit, max_words_per_unit=k)
+        if not sets:
+            raise ValueError("reference_texts has no token: it cannot forecast the vocabulary")
+        pairs: Counter = Counter()
+        for words in sets.values():
+            _add_unit(pairs, words)
+        totals = np.fromiter(_totals(pairs).values(), dtype=np.float64)
+        expected = float(special.ndtr((totals * (n_units / len(sets)) - tau) / sigma).sum())
+        if max_features is not None:
+            expected = min(expected, float(max_features))
+    return VocabularyForecast(epsilon=float(epsilon), delta=float(delta), unit=check_option(unit, "unit", UNITS),
+                              n_units=n_units, max_words_per_unit=k, max_features=max_features, sigma=sigma,
+                              tau=tau, units_per_word=tau * math.sqrt(k), expected_words=expected)
+
+
 def _add_unit(pairs: Counter, words: Sequence[str]) -> None:
     """Count one unit's contribution: each of its ``s`` words gets weight ``1/sqrt(s)`` (step 2)."""
     pairs.update((w, len(words)) for w in words)
