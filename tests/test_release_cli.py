@@ -132,3 +132,31 @@ def test_default_dp_release_file_is_dp_end_to_end(tmp_path, capsys):
     fa, fb = published_paths(a), published_paths(b)
     differing = {p for p in set(fa) | set(fb) if fa.get(p) != fb.get(p)}
     assert {p for p in differing if not status_of(p, statuses).startswith(("DP", "post-processing"))} == set()
+
+
+def test_dp_privatize_reads_the_corpus_once_and_forecasts_the_dp_vocabulary_first(tmp_path, capsys, monkeypatch):
+    import topicdp.corpus as corpus_module
+
+    rng = np.random.default_rng(2)
+    private, reference = tmp_path / "private.jsonl.gz", tmp_path / "reference.jsonl.gz"
+    _write(private, _records(rng, [f"u{i}" for i in range(60)]))
+    _write(reference, _records(rng, [f"r{i}" for i in range(20)]))
+    reads = []
+    real = corpus_module.read_jsonl_records
+    monkeypatch.setattr(corpus_module, "read_jsonl_records", lambda path, *a, **k: reads.append(str(path)) or real(path, *a, **k))
+    args = ["privatize", str(private), "--topics", "2", "--min-df", "1", "--max-df", "1.0", "--seed", "1",
+            "--mechanism", "dp-vem", "--reference", str(reference)]
+    # the default split (20% of epsilon = 0.6 for the words) cannot select from 60 users: refused before any
+    # DP step, with the advice
+    assert main([*args, "--epsilon", "3"]) == 2
+    out, err = capsys.readouterr()
+    assert "vocabulary under DP (epsilon=0.6" in out and "more than the 60 users there are" in out
+    assert "forecast to keep no word" in err and "public --vocabulary" in err and "corpus:" not in out
+    reads.clear()
+    assert main([*args, "--epsilon", "20", "--delta", "1e-2", "--vocabulary-epsilon", "10",
+                 "--vocabulary-delta", "1e-3", "--release-anyway"]) == 0
+    out = capsys.readouterr().out
+    assert reads.count(str(private)) == 1
+    vocabulary_line = out.index("vocabulary under DP (epsilon=10")
+    assert "expected size, from the public reference scaled to 60 users" in out
+    assert vocabulary_line < out.index("plan:") < out.index("corpus:")

@@ -11,16 +11,22 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from collections import Counter
 
 import mpmath
 import numpy as np
 import pytest
+from scipy import special
 
 from topicdp.corpus import Corpus
 from topicdp.rdp import PrivacyLedger
 from topicdp.vocabulary import (
+    _add_unit,
+    _select,
+    _totals,
     DPVocabulary,
     calibrate_selection,
+    forecast_vocabulary,
     load_vocabulary,
     select_vocabulary,
     threshold_delta,
@@ -425,3 +431,61 @@ def test_cli_vocabulary_options_fail_before_the_corpus_is_read(extra, match):
 
     with pytest.raises(ValueError, match=match):  # the corpus file does not exist: it was never opened
         load_corpus(_args("/nonexistent/corpus.jsonl", *extra))
+
+
+# -- forecast of the selection's size (before it runs) ---------------------------------------------
+
+
+def _population(n_users: int, seed: int):
+    """Users whose texts draw 8 words from a 60-word Zipf-like pool (so word totals span the threshold)."""
+    rng = np.random.default_rng(seed)
+    pool = [f"word{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(60)]
+    p = 1.0 / np.arange(1, 61)
+    p /= p.sum()
+    texts, users = [], []
+    for u in range(n_users):
+        texts.append(" ".join(rng.choice(pool, size=8, p=p)))
+        users.append(u)
+    return texts, users
+
+
+def test_vocabulary_forecast_is_the_expected_size_of_the_selection():
+    # reference = the private texts (scale 1): expected_words is exactly E[number of words passing], a sum of
+    # independent Bernoulli(p_w); over 400 seeded selections the mean count lies within 4 standard errors
+    # sqrt(sum p(1-p) / 400) of it (two-sided normal tail 6e-5)
+    texts, users = _population(400, 0)
+    eps, delta, k = 1.0, 1e-6, 5
+    fc = forecast_vocabulary(eps, delta, 400, max_words_per_unit=k, reference_texts=texts, reference_users=users)
+    sigma, tau = calibrate_selection(eps, delta, k)
+    assert (fc.sigma, fc.tau) == (sigma, tau) and fc.units_per_word == pytest.approx(tau * math.sqrt(k))
+    sets = unit_word_sets(texts, users, max_words_per_unit=k)
+    pairs = Counter()
+    for words in sets.values():
+        _add_unit(pairs, words)
+    totals = _totals(pairs)
+    p = special.ndtr((np.array(list(totals.values())) - tau) / sigma)
+    assert 3 < fc.expected_words < len(totals) - 3  # the population straddles the threshold
+    counts = [len(_select(totals, sigma, tau, None, np.random.default_rng(s))) for s in range(400)]
+    assert abs(np.mean(counts) - fc.expected_words) <= 4 * math.sqrt((p * (1 - p)).sum() / 400)
+
+
+def test_vocabulary_forecast_scales_the_reference_to_the_private_number_of_units():
+    # a reference of n users forecasting 2n units equals the exact expectation on the reference doubled
+    texts, users = _population(150, 1)
+    doubled = forecast_vocabulary(1.0, 1e-6, 300, max_words_per_unit=5, reference_texts=texts * 2,
+                                  reference_users=users + [u + 150 for u in users])
+    scaled = forecast_vocabulary(1.0, 1e-6, 300, max_words_per_unit=5, reference_texts=texts, reference_users=users)
+    assert scaled.expected_words == pytest.approx(doubled.expected_words, rel=1e-12)
+    capped = forecast_vocabulary(1.0, 1e-6, 300, max_words_per_unit=5, max_features=3, reference_texts=texts,
+                                 reference_users=users)
+    assert capped.expected_words == 3.0
+
+
+def test_vocabulary_forecast_advises_a_public_list_when_only_common_words_can_pass():
+    few = forecast_vocabulary(0.6, 5e-7, 3000, max_words_per_unit=300)  # tau sqrt(k) ~ 1,074 users: 36%
+    assert few.share > 0.3 and few.expected_words is None
+    assert any("public --vocabulary" in line for line in few.lines())
+    many = forecast_vocabulary(3.0, 5e-7, 1_000_000, unit="document")
+    assert many.share < 0.001 and not any("public --vocabulary" in line for line in many.lines())
+    with pytest.raises(ValueError, match="n_units"):
+        forecast_vocabulary(1.0, 1e-6, 0)

@@ -88,15 +88,9 @@ def load_corpus(args):
     elif args.corpus == "embedded":
         corpus = embedded_corpus()
     else:
-        corpus = Corpus.from_jsonl(
-            args.corpus,
-            text_field=args.text_field,
-            user_field=args.user_field,
-            n_users=args.users,
-            min_df=args.min_df,
-            max_df=args.max_df,
-            max_features=args.max_features,
-        )
+        texts, owners = _records(args)
+        corpus = Corpus.from_texts(texts, owners, min_df=args.min_df, max_df=args.max_df,
+                                   max_features=args.max_features)
     if args.max_docs_per_user is not None or args.max_tokens_per_doc is not None:
         corpus = corpus.bound(args.max_docs_per_user, args.max_tokens_per_doc)
     return corpus
@@ -121,21 +115,38 @@ def _public_or_checked_vocabulary(args):
     return None if path is None else load_vocabulary(path)
 
 
+def _records(args) -> tuple[list, list]:
+    """The texts and users of the corpus file (its first ``--users`` users), read once per command: the plan
+    counts the units and the release builds the corpus from the same records."""
+    cached = getattr(args, "_records", None)
+    if cached is None:
+        from .corpus import read_jsonl_records
+
+        texts, owners, first = [], [], set()
+        for text, user in read_jsonl_records(args.corpus, args.text_field, args.user_field):
+            if args.users is not None and user not in first:  # as Corpus.from_jsonl(n_users=N)
+                if len(first) == args.users:
+                    continue
+                first.add(user)
+            texts.append(text)
+            owners.append(user)
+        if not texts:
+            raise ValueError(f"{args.corpus}: no documents")
+        cached = args._records = (texts, owners)
+    return cached
+
+
 def _corpus_with_vocabulary(args, words):
     import numpy as np
 
-    from .corpus import Corpus, embedded_texts, read_jsonl_records
+    from .corpus import Corpus, embedded_texts
     from .vocabulary import select_vocabulary
 
     if args.corpus == "embedded":
         texts = embedded_texts()
         owners = list(range(len(texts)))  # one user per document, as embedded_corpus()
     else:
-        records = list(read_jsonl_records(args.corpus, args.text_field, args.user_field))
-        if args.users is not None:  # the first N users of the file, as Corpus.from_jsonl(n_users=N)
-            first = set(list(dict.fromkeys(u for _, u in records))[:args.users])
-            records = [(t, u) for t, u in records if u in first]
-        texts, owners = [t for t, _ in records], [u for _, u in records]
+        texts, owners = _records(args)
     if words is None:
         seed = getattr(args, "seed", None)  # a stream of its own, never the release's noise
         args.vocabulary_selection = select_vocabulary(
@@ -270,7 +281,8 @@ def cmd_privatize(args) -> int:
         reference = load_reference(args, corpus) if args.reference else None
         return _release(args, corpus, reference)
     _split_vocabulary_budget(args)
-    plan = _plan(args, _count_units(args), _planned_words(args))  # before any DP mechanism runs
+    n_units = _count_units(args)
+    plan = _plan(args, n_units, _planned_words(args, n_units))  # before any DP mechanism runs
     return _release_dp(args, load_corpus(args), plan)
 
 
@@ -295,26 +307,45 @@ def _split_vocabulary_budget(args) -> None:
 
 def _count_units(args) -> int:
     """The number of privacy units (stated public by the release), counted without selecting anything."""
-    from .corpus import embedded_texts, read_jsonl_records
+    from .corpus import embedded_texts
 
     if args.corpus == "embedded":
         return len(embedded_texts())
-    users: dict = {}
-    n_docs = 0
-    for _, user in read_jsonl_records(args.corpus, args.text_field, args.user_field):
-        if args.users is not None and user not in users and len(users) >= args.users:
-            continue
-        users.setdefault(user, None)
-        n_docs += 1
-    return len(users) if args.unit == "user" else n_docs
+    texts, owners = _records(args)
+    return len(set(owners)) if args.unit == "user" else len(texts)
 
 
-def _planned_words(args) -> int:
+def _planned_words(args, n_units: int) -> int:
+    """The vocabulary size the plan assumes: the public list's, or the DP selection's forecast (printed)."""
     if args.vocabulary is not None:
         from .vocabulary import load_vocabulary
 
         return len(load_vocabulary(args.vocabulary))
-    return args.max_features
+    if getattr(args, "vocabulary_epsilon", None) is None:
+        return args.max_features
+    from .vocabulary import forecast_vocabulary
+
+    reference = {}
+    if args.reference is not None:  # public texts: the expected size, not only the units a word needs
+        from .corpus import read_jsonl_records
+
+        records = list(read_jsonl_records(args.reference, args.text_field, args.user_field))
+        reference = {"reference_texts": [t for t, _ in records], "reference_users": [u for _, u in records]}
+    fc = forecast_vocabulary(args.vocabulary_epsilon, args.vocabulary_delta, n_units, unit=args.unit,
+                             max_features=args.max_features, **reference)
+    print("\n".join(fc.lines()))
+    if fc.expected_words is not None and fc.expected_words < 1 and not args.release_anyway:
+        raise ValueError("the DP vocabulary is forecast to keep no word, so nothing was selected and no budget was "
+                         "spent; give a public --vocabulary, a larger --vocabulary-epsilon, or pass --release-anyway")
+    if fc.expected_words is None:
+        return args.max_features
+    if fc.expected_words < MIN_PLANNED_WORDS:  # below that the forecast's Dirichlet signal is not a meaningful model
+        print(f"  the topic forecast below assumes {MIN_PLANNED_WORDS} words")
+    return min(max(int(round(fc.expected_words)), MIN_PLANNED_WORDS), args.max_features)
+
+
+#: the smallest vocabulary the topic forecast models (a Dirichlet signal over fewer words says little)
+MIN_PLANNED_WORDS = 50
 
 
 def _plan(args, n_units: int, n_words: int):
@@ -345,7 +376,7 @@ def _release_dp(args, corpus, plan, truth=None) -> int:
         print(f"note: the DP vocabulary kept {len(selection.words)} of the {args.max_features} words asked for: "
               f"too few {args.unit}s share each word at --vocabulary-epsilon {args.vocabulary_epsilon:g}. The topics "
               "will be drawn from common words; a public --vocabulary (or a larger vocabulary budget) avoids this.")
-        if len(selection.words) >= 50:  # below that the forecast's Dirichlet signal is not a meaningful model
+        if len(selection.words) >= MIN_PLANNED_WORDS:
             plan = _plan(args, corpus.n_users if args.unit == "user" else corpus.n_docs, len(selection.words))
     start = time.perf_counter()
     release = rigorous_release(plan.mechanism, corpus, args, source)

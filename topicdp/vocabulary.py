@@ -468,9 +468,13 @@ class VocabularyForecast:
 
     def lines(self) -> list[str]:
         k, unit = self.max_words_per_unit, self.unit
-        out = [f"vocabulary under DP (epsilon={self.epsilon:g}, delta={self.delta:g}, {k} words per {unit}): a word "
-               f"passes (probability 1/2) when about {self.units_per_word:,.0f} {unit}s hold it among their top {k} "
-               f"words ({min(self.share, 9.99):.0%} of the {self.n_units:,} {unit}s)"]
+        head = (f"vocabulary under DP (epsilon={self.epsilon:g}, delta={self.delta:g}, {k} words per {unit}): a word "
+                f"passes (probability 1/2) when about {self.units_per_word:,.0f} {unit}s hold it among their top {k} words")
+        if self.share < 1:
+            out = [f"{head} ({self.share:.0%} of the {self.n_units:,} {unit}s)"]
+        else:
+            out = [f"{head}, more than the {self.n_units:,} {unit}s there are: only words that {unit}s with fewer "
+                   f"than {k} words share can pass, and few if any will"]
         if self.expected_words is not None:
             out.append(f"  expected size, from the public reference scaled to {self.n_units:,} {unit}s: "
                        f"about {self.expected_words:,.0f} words" + (f" (of at most {self.max_features:,})"
