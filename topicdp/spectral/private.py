@@ -9,6 +9,7 @@ from sklearn.base import BaseEstimator
 
 from .._validation import check_delta, check_epsilon, check_int, check_option, check_random_state
 from ..release import PrivateRelease, vocabulary_status
+from ..transform import FoldInMixin
 from ..report import Check, PrivacyReport, build_report, total
 from .accounting import ACCOUNTING_METHODS, DEFAULT_SPLITS, Budget
 from .configurations import RUNNERS, Context, PreconditionError, releases
@@ -59,7 +60,7 @@ def _counts_and_users(X, users, unit: str):
     return X, users
 
 
-class SpectralDP(BaseEstimator):
+class SpectralDP(FoldInMixin, BaseEstimator):
     """Differentially private spectral LDA (``000_*``, Sec. 5-6) at configuration 1, 2, 3 or 4.
 
     Parameters
@@ -149,6 +150,7 @@ class SpectralDP(BaseEstimator):
         counts, users = _counts_and_users(X, users, unit)
         corpus = prepare_corpus(counts, users=users)
         check_model_params(k, a0, corpus.n_words)
+        self.n_features_in_ = corpus.n_words
         public = None
         if self.public_whitening is not None:
             public = public_whitening(self.public_whitening, a0, k, corpus.n_words, vocabulary)
