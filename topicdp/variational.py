@@ -139,6 +139,18 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
     release_ : PrivateRelease
         What may be published: the topics, the vocabulary and the privacy report (``epsilon=None``: a
         non-private run, whose report's guarantee is ``none``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from topicdp.datasets import synthetic_lda
+    >>> X = synthetic_lda(100, 40, 3, random_state=0).X
+    >>> model = DPVariationalLDA(3, epsilon=2.0, unit="document", n_iterations=2, random_state=0).fit(X)
+    >>> model.topic_word_.shape, model.release_.report.guarantee
+    ((3, 40), 'approx-DP')
+    >>> theta = model.transform(X[:5])  # new documents folded into the released topics
+    >>> theta.shape, bool(np.allclose(theta.sum(axis=1), 1.0))
+    ((5, 3), True)
     """
 
     def __init__(self, n_topics: int = 10, *, epsilon: float | None = 3.0, delta: float = 1e-6,

@@ -108,6 +108,18 @@ class SpectralDP(FoldInMixin, BaseEstimator):
     n_documents_, n_short_documents_ : documents used / left out (fewer than 3 tokens); at user level these
         are private diagnostics and are kept out of the report
     n_units_ : the public number of units (N, or U at user level)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from topicdp.datasets import synthetic_lda
+    >>> X = synthetic_lda(2000, 30, 3, alpha0=1.0, random_state=0).X
+    >>> model = SpectralDP(n_topics=3, alpha0=1.0, configuration=1, epsilon=2.0, delta=1e-6, random_state=0)
+    >>> release = model.fit(X).release_
+    >>> release.topic_word.shape, release.report.guarantee, release.report.unit
+    ((3, 30), 'approx-DP', 'document')
+    >>> model.transform(X[:4]).shape  # document-topic proportions under the released topics
+    (4, 3)
     """
 
     def __init__(self, n_topics: int, alpha0: float, configuration: int, epsilon: float, delta: float,
