@@ -49,6 +49,9 @@ PRIVATE_ORACLE_NOTE = (
 class TopicDP(BaseEstimator):
     """Release a topic model's topic-word matrix with calibrated noise.
 
+    The constructor only stores its arguments (scikit-learn's convention, so ``clone`` and ``get_params``
+    work); they are checked when :meth:`privatize` starts, before any model is fitted.
+
     Parameters
     ----------
     epsilon : float > 0

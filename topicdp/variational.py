@@ -59,7 +59,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from ._validation import check_count_matrix, check_delta, check_epsilon, check_int, check_option, check_random_state, check_real
+from ._validation import (check_count_matrix, check_delta, check_epsilon, check_int, check_option,
+                          check_random_state, check_real)
 from .baselines._svi import batch_e_step
 from .rdp import calibrate_gaussian
 from .release import PrivateRelease, vocabulary_status

@@ -29,7 +29,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from .._validation import check_count_matrix, check_delta, check_epsilon, check_int, check_option, check_random_state, check_real
+from .._validation import (check_count_matrix, check_delta, check_epsilon, check_int, check_option,
+                           check_random_state, check_real)
 from ..metrics.perplexity import heldout_perplexity
 from ..release import PrivateRelease, vocabulary_status
 from ..transform import FoldInMixin

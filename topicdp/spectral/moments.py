@@ -144,7 +144,8 @@ def prepare_corpus(X, *, users=None, name: str = "X") -> Corpus:
     Raises
     ------
     ValueError
-        If ``X`` is not 2-D, has fewer than 2 columns, has negative, non-integer or non-finite entries, or no document has 3 or more tokens.
+        If ``X`` is not 2-D, has fewer than 2 columns, has negative, non-integer or non-finite entries, or no
+        document has 3 or more tokens.
     """
     # scikit-learn's checks (2-D, finite, at least 2 words), then counts; the input is never modified
     X = sp.csr_matrix(check_array(X, accept_sparse=("csr", "csc", "coo"), dtype=np.float64, input_name=name,
