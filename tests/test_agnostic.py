@@ -126,9 +126,25 @@ def test_release_save_load(tmp_path, quick_release):
         ({"epsilon": 1.0, "distribution": "private"}, "private-oracle"),
     ],
 )
-def test_bad_parameters(kwargs, match):
+def test_bad_parameters(kwargs, match, small):
+    """scikit-learn's rule: the constructor only stores; privatize refuses before fitting anything."""
+    dp = TopicDP(**kwargs)
+    assert dp.get_params()["epsilon"] == kwargs["epsilon"]
+    fits = []
+    model = CallableModel(lambda c: fits.append(1) or np.full((2, c.n_words), 1.0 / c.n_words), n_topics=2)
     with pytest.raises(ValueError, match=match):
-        TopicDP(**kwargs)
+        dp.privatize(model, small)
+    assert fits == []
+
+
+def test_clone_keeps_parameters_and_starts_a_new_ledger(small):
+    from sklearn.base import clone
+
+    dp = TopicDP(2.0, 1e-5, sensitivity="global", secure_noise=True, random_state=1)
+    assert dp.calibration == "auto"  # secure_noise no longer rewrites it; the report states "rdp"
+    dp.privatize(CallableModel(lambda c: np.full((2, c.n_words), 1.0 / c.n_words), n_topics=2), small)
+    copy = clone(dp)
+    assert copy.get_params() == dp.get_params() and len(dp.ledger) == 1 and len(copy.ledger) == 0
 
 
 def test_nondeterministic_model_is_refused(small):
@@ -165,7 +181,7 @@ def test_secure_noise_lands_on_a_grid_with_at_least_the_calibrated_scale(small):
     # the scale used is at least the RDP-calibrated sigma, so the RDP accounting still certifies epsilon
     assert gaussian_epsilon(r.report.sigma, 1e-5, r.report.sensitivity) <= 2.0 + 1e-9
     with pytest.raises(ValueError, match="secure_noise"):
-        TopicDP(2.0, secure_noise=True, calibration="analytic")
+        TopicDP(2.0, secure_noise=True, calibration="analytic", sensitivity="global").privatize(model, small)
 
 
 @pytest.mark.parametrize("kwargs", [{"sensitivity": "global"}, {"sensitivity": "global", "mechanism": "laplace"}])

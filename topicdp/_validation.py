@@ -97,3 +97,19 @@ def check_random_state(random_state) -> np.random.Generator:
         "random_state must be None, an int, a numpy SeedSequence or a numpy Generator, "
         f"got {type(random_state).__name__}"
     )
+
+
+def check_count_matrix(X, name: str = "X", *, min_docs: int = 1, min_words: int = 1):
+    """A document-term matrix as a float64 CSR matrix: 2-D, finite, non-negative, large enough.
+
+    Array-likes, dense and sparse input go through scikit-learn's ``check_array`` (its messages for
+    NaN/inf, 1-D input and complex data); integrality is left to the callers that need it
+    (:func:`check_count_values`). The input is never modified.
+    """
+    import scipy.sparse as sp
+    from sklearn.utils.validation import check_array, check_non_negative
+
+    X = check_array(X, accept_sparse=("csr", "csc", "coo"), dtype=np.float64, input_name=name,
+                    ensure_min_samples=min_docs, ensure_min_features=min_words)
+    check_non_negative(X, f"{name} (documents x words counts)")
+    return sp.csr_matrix(X, copy=True)

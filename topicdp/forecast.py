@@ -189,6 +189,13 @@ def forecast_readability(
     Returns
     -------
     ReadabilityForecast
+
+    Examples
+    --------
+    >>> from topicdp.forecast import dirichlet_signal, forecast_readability
+    >>> signal = dirichlet_signal(3, 200, 0.15)  # an assumed topic sparsity (seeded)
+    >>> forecast_readability(1e-4, signal).verdict, forecast_readability(1.0, signal).verdict
+    ('readable', 'noise')
     """
     S = _check_signal(signal)
     sigma = check_real(sigma, "sigma", low=0.0, low_open=False)

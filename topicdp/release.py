@@ -186,6 +186,44 @@ class PrivateRelease:
         """The n most heavily weighted words of each released topic."""
         return top_words(self.topic_word, self.vocabulary, n)
 
+    def transform(self, X, *, alpha=None) -> np.ndarray:
+        """Document-topic proportions of new documents, folded into the released topics.
+
+        A fixed-topic variational E-step (Blei, Ng & Jordan 2003, Eqs. 6-7), as gensim's and scikit-learn's
+        LDA do for unseen documents (:func:`topicdp.transform.fold_in`). This is post-processing of the
+        released matrix: it reads only ``X``, the caller's own documents, never the private corpus, so it
+        spends no budget and changes nothing in the report (which says nothing about ``X``).
+
+        Parameters
+        ----------
+        X : topicdp.Corpus or (n_docs, V) count matrix
+            A Corpus must have this release's vocabulary (build it with ``vocabulary=release.vocabulary``);
+            a matrix must have one column per word of ``vocabulary``, in that order.
+        alpha : float or (K,) array, optional
+            Dirichlet prior on the proportions; default 1/K (the spectral road's ``extra["alpha"]`` may be
+            passed).
+
+        Returns
+        -------
+        ndarray (n_docs, K)
+            Rows sum to 1.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from topicdp import TopicDP, CallableModel, embedded_corpus
+        >>> corpus = embedded_corpus()
+        >>> topics = np.full((3, corpus.n_words), 1.0 / corpus.n_words)
+        >>> model = CallableModel(lambda c: topics, n_topics=3, name="uniform")
+        >>> release = TopicDP(1.0, 1e-5, sensitivity="global", random_state=0).privatize(model, corpus)
+        >>> theta = release.transform(corpus.X[:4])
+        >>> theta.shape, bool(np.allclose(theta.sum(axis=1), 1.0))
+        ((4, 3), True)
+        """
+        from .transform import fold_in
+
+        return fold_in(self.topic_word, X, alpha=alpha, vocabulary=self.vocabulary, who="the release")
+
     def nonprivate_top_words(self, n: int = 10) -> list[list[tuple[str, float]]]:
         if self.nonprivate is None:
             raise ValueError("the non-private matrix was not kept; pass keep_nonprivate=True to privatize()")

@@ -59,10 +59,12 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from ._validation import check_delta, check_epsilon, check_int, check_option, check_random_state, check_real
+from ._validation import (check_count_matrix, check_delta, check_epsilon, check_int, check_option,
+                          check_random_state, check_real)
 from .baselines._svi import batch_e_step
 from .rdp import calibrate_gaussian
 from .release import PrivateRelease, vocabulary_status
+from .transform import FoldInMixin
 from .report import build_report, total
 
 UNITS = ("user", "document")
@@ -96,7 +98,7 @@ def unit_statistic(X: sp.csr_matrix, weights: np.ndarray, exp_elog_beta: np.ndar
     return total
 
 
-class DPVariationalLDA(BaseEstimator):
+class DPVariationalLDA(FoldInMixin, BaseEstimator):
     """(epsilon, delta)-DP LDA by full-batch variational EM on per-unit normalised statistics.
 
     Parameters
@@ -138,6 +140,18 @@ class DPVariationalLDA(BaseEstimator):
     release_ : PrivateRelease
         What may be published: the topics, the vocabulary and the privacy report (``epsilon=None``: a
         non-private run, whose report's guarantee is ``none``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from topicdp.datasets import synthetic_lda
+    >>> X = synthetic_lda(100, 40, 3, random_state=0).X
+    >>> model = DPVariationalLDA(3, epsilon=2.0, unit="document", n_iterations=2, random_state=0).fit(X)
+    >>> model.topic_word_.shape, model.release_.report.guarantee
+    ((3, 40), 'approx-DP')
+    >>> theta = model.transform(X[:5])  # new documents folded into the released topics
+    >>> theta.shape, bool(np.allclose(theta.sum(axis=1), 1.0))
+    ((5, 3), True)
     """
 
     def __init__(self, n_topics: int = 10, *, epsilon: float | None = 3.0, delta: float = 1e-6,
@@ -189,6 +203,7 @@ class DPVariationalLDA(BaseEstimator):
         self._validate()
         X, doc_units = self._counts_and_units(corpus)
         K, V = self.n_topics, X.shape[1]
+        self.n_features_in_ = V
         alpha = 1.0 / K if self.alpha is None else check_real(self.alpha, "alpha", low=0.0)
         eta = 1.0 / K if self.eta is None else check_real(self.eta, "eta", low=0.0)
         rng = check_random_state(self.random_state)
@@ -268,7 +283,7 @@ class DPVariationalLDA(BaseEstimator):
             return X, np.asarray(units)
         if self.unit == "user":
             raise ValueError("unit='user' needs a topicdp.Corpus (which documents belong to which user)")
-        X = sp.csr_matrix(corpus, dtype=np.float64)
+        X = check_count_matrix(corpus)
         return X, np.arange(X.shape[0])
 
 

@@ -409,6 +409,15 @@ def select_vocabulary(
     -------
     DPVocabulary
         May hold no word when no total clears the threshold (few units, small epsilon, large ``k``).
+
+    Examples
+    --------
+    Words that 100 documents share clear the threshold; a word of a single document does not:
+
+    >>> texts = ["the cat sat on the mat"] * 100 + ["dogs chase cats"] * 100 + ["a rare zebra"]
+    >>> vocabulary = select_vocabulary(texts, unit="document", epsilon=1.0, delta=1e-6, random_state=0)
+    >>> vocabulary.words
+    ('cat', 'cats', 'chase', 'dogs', 'mat', 'sat')
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)

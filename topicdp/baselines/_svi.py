@@ -23,7 +23,7 @@ def dirichlet_expectation(a: np.ndarray) -> np.ndarray:
     return digamma(a) - digamma(a.sum(axis=-1, keepdims=True))
 
 
-def batch_e_step(X: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha: float, *,
+def batch_e_step(X: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha, *,
                  max_iter: int = 100, tol: float = 1e-3,
                  row_weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Local variational step for a minibatch; returns (gamma, sufficient statistics).
@@ -34,8 +34,8 @@ def batch_e_step(X: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha: float, *,
         Token counts of the minibatch (possibly fractional after length capping).
     exp_elog_beta : (K, V) array
         exp(E[log beta]) from the current lambda.
-    alpha : float
-        Symmetric Dirichlet prior on theta.
+    alpha : float or (K,) array
+        Dirichlet prior on theta (symmetric for a float).
     max_iter, tol : int, float
         A document stops updating once the mean absolute change of its gamma is below ``tol``
         (Hoffman's rule), *independently of the other documents*: a joint stopping rule would let one
@@ -53,8 +53,25 @@ def batch_e_step(X: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha: float, *,
         total mass equals the number of tokens (the identity behind the sensitivity bound).
     """
     X = sp.csr_matrix(X)
-    k = exp_elog_beta.shape[0]
     beta_t = np.ascontiguousarray(exp_elog_beta.T)
+    gamma = document_gamma(X, exp_elog_beta, alpha, max_iter=max_iter, tol=tol, beta_t=beta_t)
+    if row_weights is not None:
+        X = sp.csr_matrix((X.data * np.repeat(row_weights, np.diff(X.indptr)), X.indices, X.indptr), shape=X.shape)
+    return gamma, _sufficient_statistics(X, gamma, exp_elog_beta, beta_t)
+
+
+def document_gamma(X: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha, *, max_iter: int = 100,
+                   tol: float = 1e-3, beta_t: np.ndarray | None = None) -> np.ndarray:
+    """The E-step's per-document iteration alone: gamma (B, K) with the topics held fixed.
+
+    The one implementation of the update gamma_d = alpha + sum_v c_dv phi_dv used both for fitting
+    (:func:`batch_e_step`) and for folding in new documents (:func:`topicdp.metrics.infer_theta`). Each
+    document stops on its own (see :func:`batch_e_step`); a document without tokens keeps gamma = alpha.
+    """
+    X = sp.csr_matrix(X)
+    k = exp_elog_beta.shape[0]
+    if beta_t is None:
+        beta_t = np.ascontiguousarray(exp_elog_beta.T)
     nnz_per_doc = np.diff(X.indptr)
     lengths = np.asarray(X.sum(axis=1)).ravel()
     gamma = alpha + np.repeat(lengths[:, None] / k, k, axis=1)
@@ -69,9 +86,7 @@ def batch_e_step(X: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha: float, *,
         if not keep.all():  # drop converged documents from the working set
             state = state.restrict(np.repeat(keep, state.counts), np.flatnonzero(keep))
             active = active[keep]
-    if row_weights is not None:
-        X = sp.csr_matrix((X.data * np.repeat(row_weights, nnz_per_doc), X.indices, X.indptr), shape=X.shape)
-    return gamma, _sufficient_statistics(X, gamma, exp_elog_beta, beta_t)
+    return gamma
 
 
 class _ActiveDocs:

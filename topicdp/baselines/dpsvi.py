@@ -29,16 +29,18 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from .._validation import check_delta, check_epsilon, check_int, check_option, check_random_state, check_real
-from ..metrics.perplexity import heldout_perplexity, infer_theta
+from .._validation import (check_count_matrix, check_delta, check_epsilon, check_int, check_option,
+                           check_random_state, check_real)
+from ..metrics.perplexity import heldout_perplexity
 from ..release import PrivateRelease, vocabulary_status
+from ..transform import FoldInMixin
 from ._report import dpsvi_report, nonprivate_report
 from ._svi import batch_e_step, dirichlet_expectation
 from .accounting import ACCOUNTANTS, SAMPLINGS, calibrate_noise_multiplier, make_scheme
 from .sensitivity import LENGTH_POLICIES, cap_document_lengths, sstats_sensitivity
 
 
-class DPSVI(BaseEstimator):
+class DPSVI(FoldInMixin, BaseEstimator):
     """Differentially private online LDA by perturbed sufficient statistics (Park et al. 2016).
 
     Parameters
@@ -134,6 +136,7 @@ class DPSVI(BaseEstimator):
         if hasattr(X, "vocabulary") and hasattr(X, "doc_users"):  # a topicdp Corpus (document level)
             vocabulary, X = X.vocabulary, X.X
         X = _check_counts(X)
+        self.n_features_in_ = X.shape[1]
         k = check_int(self.n_topics, "n_topics", low=1)
         self._validate_hyper()
         rng = check_random_state(self.random_state)
@@ -228,10 +231,6 @@ class DPSVI(BaseEstimator):
         )
 
     # -- using the fitted model ----------------------------------------------------------------------
-    def transform(self, X) -> np.ndarray:
-        """Topic proportions of new documents with the released topics held fixed (variational fold-in)."""
-        return infer_theta(self.topic_word_, _check_counts(X), alpha=self.alpha_)
-
     def perplexity(self, X_heldout, *, observed_fraction: float = 0.5, random_state=None) -> float:
         """Held-out per-word perplexity of the released topics by document completion.
 
@@ -258,10 +257,7 @@ class SVILDA(DPSVI):
 
 
 def _check_counts(X) -> sp.csr_matrix:
-    X = sp.csr_matrix(X, dtype=np.float64)
-    if X.nnz and (X.data.min() < 0 or not np.all(np.isfinite(X.data))):
-        raise ValueError("X must hold non-negative finite counts (documents x words)")
-    if X.shape[0] < 2:
-        raise ValueError(f"X must have at least 2 documents, got {X.shape[0]}")
+    """Non-negative finite counts, at least 2 documents (a copy: the caller's matrix is not modified)."""
+    X = check_count_matrix(X, min_docs=2)
     X.eliminate_zeros()
     return X

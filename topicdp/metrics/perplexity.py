@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import digamma
 
 from .._validation import check_int, check_random_state, check_real
 
@@ -118,44 +117,56 @@ def _row_dot(theta: np.ndarray, beta: np.ndarray, rows: np.ndarray, cols: np.nda
     return out
 
 
-def infer_theta(topic_word, X, *, alpha: float | None = None, max_iter: int = 200, tol: float = 1e-6) -> np.ndarray:
+def infer_theta(topic_word, X, *, alpha=None, max_iter: int = 200, tol: float = 1e-6) -> np.ndarray:
     """Posterior-mean topic proportions with fixed topics (variational fold-in, Blei et al. 2003 Eqs. 6-7).
+
+    The iteration is the E-step of the fitting code (:func:`topicdp.baselines._svi.document_gamma`) with
+    exp(E[log beta]) replaced by the released point estimate beta.
 
     Parameters
     ----------
     topic_word : (K, V) array, rows on the simplex (see :func:`check_topic_word`)
     X : (n_docs, V) counts
-    alpha : float, optional
-        Symmetric Dirichlet prior on theta; default 1/K (gensim's and scikit-learn's default).
+    alpha : float or (K,) array, optional
+        Dirichlet prior on theta (symmetric for a float); default 1/K (gensim's and scikit-learn's default).
     max_iter, tol : int, float
-        Stop when the mean absolute change of gamma is below ``tol``.
+        A document stops when the mean absolute change of its gamma is below ``tol``.
 
     Returns
     -------
     theta : ndarray (n_docs, K)
-        gamma_d / sum(gamma_d); the prior mean 1/K for empty documents.
+        gamma_d / sum(gamma_d); the prior mean alpha / sum(alpha) for empty documents.
     """
     beta = check_topic_word(topic_word)
     X = _check_counts(X, beta.shape[1])
-    alpha = 1.0 / beta.shape[0] if alpha is None else check_real(alpha, "alpha", low=0.0)
-    return _fold_in(beta, X, alpha, check_int(max_iter, "max_iter", low=1), tol)
+    return _fold_in(beta, X, check_alpha(alpha, beta.shape[0]), check_int(max_iter, "max_iter", low=1), tol)
 
 
-def _fold_in(beta: np.ndarray, X: sp.csr_matrix, alpha: float, max_iter: int, tol: float) -> np.ndarray:
-    """The fixed-topic variational iteration of :func:`infer_theta` on validated inputs."""
-    k = beta.shape[0]
-    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
-    lengths = np.asarray(X.sum(axis=1)).ravel()
-    gamma = np.full((X.shape[0], k), alpha) + lengths[:, None] / k
-    for _ in range(max_iter):
-        exp_elog_theta = np.exp(digamma(gamma) - digamma(gamma.sum(axis=1, keepdims=True)))
-        phinorm = _row_dot(exp_elog_theta, beta, rows, X.indices) + 1e-300
-        R = sp.csr_matrix((X.data / phinorm, X.indices, X.indptr), shape=X.shape)
-        new_gamma = alpha + exp_elog_theta * (R @ beta.T)
-        change = np.abs(new_gamma - gamma).mean()
-        gamma = new_gamma
-        if change < tol:
-            break
+def check_alpha(alpha, n_topics: int):
+    """1/K for None, a positive float, or a positive finite (K,) array (an asymmetric Dirichlet)."""
+    if alpha is None:
+        return 1.0 / n_topics
+    if np.ndim(alpha) == 0:
+        return check_real(alpha, "alpha", low=0.0)
+    a = np.asarray(alpha, dtype=float)
+    if a.shape != (n_topics,) or not np.all(np.isfinite(a)) or np.any(a <= 0):
+        raise ValueError(f"alpha must be a positive float or a positive finite array of shape ({n_topics},), "
+                         f"got shape {a.shape}")
+    return a
+
+
+def _fold_in(beta: np.ndarray, X: sp.csr_matrix, alpha, max_iter: int, tol: float,
+             chunk: int = 4096) -> np.ndarray:
+    """The fixed-topic variational iteration of :func:`infer_theta` on validated inputs.
+
+    Documents are independent (each stops on its own), so chunks of rows bound memory (nnz x K) without
+    changing the result.
+    """
+    from ..baselines._svi import document_gamma
+
+    beta_t = np.ascontiguousarray(beta.T)
+    gamma = np.vstack([document_gamma(X[s:s + chunk], beta, alpha, max_iter=max_iter, tol=tol, beta_t=beta_t)
+                       for s in range(0, X.shape[0], chunk)] or [np.empty((0, beta.shape[0]))])
     return gamma / gamma.sum(axis=1, keepdims=True)
 
 
@@ -198,8 +209,7 @@ def heldout_perplexity(
     X_obs, X_eval = split_documents(X, observed_fraction, random_state)
     if X_eval.nnz == 0:
         raise ValueError("X_heldout has no document with at least two tokens")
-    alpha = 1.0 / beta.shape[0] if alpha is None else check_real(alpha, "alpha", low=0.0)
-    theta = _fold_in(beta, X_obs, alpha, check_int(max_iter, "max_iter", low=1), tol)
+    theta = _fold_in(beta, X_obs, check_alpha(alpha, beta.shape[0]), check_int(max_iter, "max_iter", low=1), tol)
     rows = np.repeat(np.arange(X_eval.shape[0]), np.diff(X_eval.indptr))
     log_p = np.log(_row_dot(theta, beta, rows, X_eval.indices))
     return float(np.exp(-(X_eval.data * log_p).sum() / X_eval.data.sum()))

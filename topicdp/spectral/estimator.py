@@ -8,6 +8,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from .._validation import check_int, check_option, check_random_state, check_real
+from ..transform import FoldInMixin
 from .moments import Corpus, M2Operator, prepare_corpus, whitened_m3
 from .recovery import SIMPLEX_METHODS, recover_topics
 from .tensor import power_method
@@ -23,7 +24,7 @@ def check_model_params(n_topics, alpha0, n_words: int | None = None) -> tuple[in
     return k, a0
 
 
-class SpectralLDA(BaseEstimator):
+class SpectralLDA(FoldInMixin, BaseEstimator):
     """Method-of-moments LDA by whitening and tensor decomposition (Anandkumar et al. 2012; ``000_*``, Sec. 4).
 
     Parameters
@@ -75,6 +76,7 @@ class SpectralLDA(BaseEstimator):
         t0 = time.perf_counter()
         corpus = prepare_corpus(X)
         check_model_params(k, a0, corpus.n_words)
+        self.n_features_in_ = corpus.n_words
         t1 = time.perf_counter()
         wh = whiten(M2Operator(corpus, a0).matmat, corpus.n_words, k, rng=rng, tol=self.tol, max_iter=self.max_iter)
         t2 = time.perf_counter()

@@ -64,6 +64,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils.validation import check_array, check_non_negative
 
 from .._validation import check_count_values, check_real
 
@@ -142,19 +143,14 @@ def prepare_corpus(X, *, users=None, name: str = "X") -> Corpus:
 
     Raises
     ------
-    TypeError
-        If ``X`` is not a 2-D array or scipy sparse matrix.
     ValueError
-        If ``X`` has negative, non-integer or non-finite entries, or no document has 3 or more tokens.
+        If ``X`` is not 2-D, has fewer than 2 columns, has negative, non-integer or non-finite entries, or no
+        document has 3 or more tokens.
     """
-    if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64, copy=False)
-    elif isinstance(X, np.ndarray) and X.ndim == 2:
-        X = sp.csr_matrix(X.astype(np.float64))
-    else:
-        raise TypeError(f"{name} must be a scipy.sparse matrix (or 2-D ndarray) of counts, got {type(X).__name__}")
-    if X.ndim != 2 or X.shape[1] < 2:
-        raise ValueError(f"{name} must have shape (n_docs, n_words) with n_words >= 2, got {X.shape}")
+    # scikit-learn's checks (2-D, finite, at least 2 words), then counts; the input is never modified
+    X = sp.csr_matrix(check_array(X, accept_sparse=("csr", "csc", "coo"), dtype=np.float64, input_name=name,
+                                  ensure_min_features=2))
+    check_non_negative(X, f"{name} (documents x words counts)")
     check_count_values(X.data, name)
     if not X.has_canonical_format:
         X = X.copy()

@@ -9,6 +9,7 @@ from sklearn.base import BaseEstimator
 
 from .._validation import check_delta, check_epsilon, check_int, check_option, check_random_state
 from ..release import PrivateRelease, vocabulary_status
+from ..transform import FoldInMixin
 from ..report import Check, PrivacyReport, build_report, total
 from .accounting import ACCOUNTING_METHODS, DEFAULT_SPLITS, Budget
 from .configurations import RUNNERS, Context, PreconditionError, releases
@@ -59,7 +60,7 @@ def _counts_and_users(X, users, unit: str):
     return X, users
 
 
-class SpectralDP(BaseEstimator):
+class SpectralDP(FoldInMixin, BaseEstimator):
     """Differentially private spectral LDA (``000_*``, Sec. 5-6) at configuration 1, 2, 3 or 4.
 
     Parameters
@@ -107,6 +108,18 @@ class SpectralDP(BaseEstimator):
     n_documents_, n_short_documents_ : documents used / left out (fewer than 3 tokens); at user level these
         are private diagnostics and are kept out of the report
     n_units_ : the public number of units (N, or U at user level)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from topicdp.datasets import synthetic_lda
+    >>> X = synthetic_lda(2000, 30, 3, alpha0=1.0, random_state=0).X
+    >>> model = SpectralDP(n_topics=3, alpha0=1.0, configuration=1, epsilon=2.0, delta=1e-6, random_state=0)
+    >>> release = model.fit(X).release_
+    >>> release.topic_word.shape, release.report.guarantee, release.report.unit
+    ((3, 30), 'approx-DP', 'document')
+    >>> model.transform(X[:4]).shape  # document-topic proportions under the released topics
+    (4, 3)
     """
 
     def __init__(self, n_topics: int, alpha0: float, configuration: int, epsilon: float, delta: float,
@@ -149,6 +162,7 @@ class SpectralDP(BaseEstimator):
         counts, users = _counts_and_users(X, users, unit)
         corpus = prepare_corpus(counts, users=users)
         check_model_params(k, a0, corpus.n_words)
+        self.n_features_in_ = corpus.n_words
         public = None
         if self.public_whitening is not None:
             public = public_whitening(self.public_whitening, a0, k, corpus.n_words, vocabulary)

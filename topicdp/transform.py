@@ -1,0 +1,80 @@
+"""Document-topic proportions of new documents, folded into a released topic-word matrix.
+
+Folding in (Blei, Ng & Jordan 2003, "Latent Dirichlet allocation", Eqs. 6-7, with the topics held fixed, as
+gensim's ``LdaModel.inference`` and scikit-learn's ``LatentDirichletAllocation.transform`` do) runs the
+per-document variational E-step against the released topics; it is the same iteration the estimators fit
+with (:func:`topicdp.baselines._svi.document_gamma`, through :func:`topicdp.metrics.infer_theta`).
+
+Privacy: this is post-processing of the released matrix. It reads only the documents passed in, which are
+the caller's own data; the private corpus is not touched, so the guarantee of the release is unchanged
+(and says nothing about the new documents).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from ._validation import check_count_matrix
+
+
+def fold_in(topic_word: np.ndarray, X, *, alpha=None, vocabulary: tuple | None = None,
+            who: str = "the release") -> np.ndarray:
+    """Topic proportions theta (n_docs x K) of the documents ``X`` under fixed topics ``topic_word``.
+
+    Parameters
+    ----------
+    topic_word : (K, V) array
+        Released topics (rows on the simplex).
+    X : topicdp.Corpus or (n_docs, V) count matrix (dense or sparse)
+        A Corpus must have exactly ``vocabulary`` (same words, same order: build it with
+        ``vocabulary=release.vocabulary``); a matrix must have V columns in the release's column order.
+    alpha : float or (K,) array, optional
+        Dirichlet prior on theta; default 1/K.
+    vocabulary : tuple of str, optional
+        The release's column labels (checked against a Corpus' vocabulary).
+    who : str
+        Named in the error messages.
+
+    Returns
+    -------
+    theta : (n_docs, K) array, rows sum to 1.
+    """
+    from .metrics.perplexity import infer_theta
+
+    n_words = topic_word.shape[1]
+    if hasattr(X, "vocabulary") and hasattr(X, "doc_users"):  # a topicdp Corpus
+        if vocabulary is not None and tuple(X.vocabulary) != tuple(vocabulary):
+            raise ValueError(f"the corpus' vocabulary ({len(X.vocabulary)} words) differs from {who}'s ({n_words} "
+                             "words, or the same words in another order); build the corpus with "
+                             "vocabulary=release.vocabulary")
+        X = X.X
+    X = check_count_matrix(X)
+    if X.shape[1] != n_words:
+        raise ValueError(f"X has {X.shape[1]} features, but {who} is expecting {n_words} features as input "
+                         "(one column per word of its vocabulary, in its order)")
+    return infer_theta(topic_word, X, alpha=alpha)
+
+
+class FoldInMixin(TransformerMixin):
+    """``transform(X)``: document-topic proportions of new documents under the fitted ``topic_word_``.
+
+    Post-processing of the released topics (see :mod:`topicdp.transform`); the prior is the estimator's
+    ``alpha_`` (its fitted or stated Dirichlet parameter). ``fit_transform`` fits, then folds the training
+    documents into the released topics.
+    """
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = True  # counts (documents x words)
+        tags.input_tags.sparse = True
+        return tags
+
+    def transform(self, X) -> np.ndarray:
+        """Topic proportions (n_docs x K, rows sum to 1) of ``X``, a Corpus or a count matrix with the fitted
+        vocabulary's columns; the released topics are held fixed (variational fold-in)."""
+        check_is_fitted(self, "topic_word_")
+        release = getattr(self, "release_", None)
+        return fold_in(self.topic_word_, X, alpha=getattr(self, "alpha_", None),
+                       vocabulary=None if release is None else release.vocabulary, who=type(self).__name__)
