@@ -258,10 +258,12 @@ def test_topicdp_refuses_a_run_over_budget_before_sampling(lee_corpus):
     assert r.report.guarantee == "random-DP" and r.report.details["sensitivity_sample"]["h"] == 4
     assert "marginal over the sensitivity sample and the neighbouring pair drawn from P" in r.report.sensitivity_method
     assert any(n.startswith("Exchangeable sizing") for n in r.report.notes)
-    with pytest.raises(ValueError, match="sizing"):
-        TopicDP(1.0, sizing="fast", distribution="private-oracle")
+    n_calls = len(calls)
+    with pytest.raises(ValueError, match="sizing"):  # checked when privatize starts, before any fit
+        TopicDP(1.0, sizing="fast", distribution="private-oracle").privatize(model, small)
     with pytest.raises(ValueError, match="max_minutes"):
-        TopicDP(1.0, max_minutes=0, distribution="private-oracle")
+        TopicDP(1.0, max_minutes=0, distribution="private-oracle").privatize(model, small)
+    assert len(calls) == n_calls
 
 
 def test_forecast_and_progress_go_to_the_topicdp_logger(lee_corpus, caplog):
