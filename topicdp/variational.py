@@ -61,7 +61,8 @@ from sklearn.base import BaseEstimator
 
 from ._validation import check_delta, check_epsilon, check_int, check_option, check_random_state, check_real
 from .baselines._svi import batch_e_step
-from .rdp import calibrate_gaussian
+from .rdp import PrivacyLedger, calibrate_gaussian
+from .rdp.ledger import GaussianEntry
 from .release import PrivateRelease, vocabulary_status
 from .report import build_report, total
 
@@ -178,15 +179,27 @@ class DPVariationalLDA(BaseEstimator):
         sensitivity = 1.0 if self.neighbours == "add-remove" else math.sqrt(2.0)
         return calibrate_gaussian(self.epsilon, self.delta, sensitivity, method="analytic", count=self.n_iterations)
 
-    def fit(self, corpus, y=None, *, vocabulary_source="private-texts") -> "DPVariationalLDA":
+    def fit(self, corpus, y=None, *, vocabulary_source="private-texts",
+            ledger: PrivacyLedger | None = None) -> "DPVariationalLDA":
         """Fit on a :class:`~topicdp.Corpus` (or a document-term matrix with ``unit="document"``).
 
         ``vocabulary_source``: ``"public"`` (a public word list), a DP selection's ``to_dict()`` (its budget is
         composed into the report), or ``"private-texts"`` (the default; then the vocabulary is NOT COVERED
         and the report says so).
+
+        ``ledger`` (a :class:`topicdp.rdp.PrivacyLedger`, optional; private runs only): the T releases (one
+        Gaussian entry with ``count=T``, labelled with the unit and neighbour relation) are checked against
+        its budget before the data is read or noise is drawn (:class:`topicdp.rdp.BudgetExceededError`), and
+        recorded in it after the fit.
         """
         vocab_status, vocab_note = vocabulary_status(vocabulary_source)
         self._validate()
+        entries = []
+        if ledger is not None and self.epsilon is not None:
+            D = 1.0 if self.neighbours == "add-remove" else math.sqrt(2.0)
+            entries = [GaussianEntry("dp-vem", self.noise_scale(), D, self.n_iterations, unit=self.unit,
+                                     neighbours=self.neighbours)]
+            ledger.check(entries)
         X, doc_units = self._counts_and_units(corpus)
         K, V = self.n_topics, X.shape[1]
         alpha = 1.0 / K if self.alpha is None else check_real(self.alpha, "alpha", low=0.0)
@@ -210,6 +223,8 @@ class DPVariationalLDA(BaseEstimator):
             topic_word=self.topic_word_, noisy=None, vocabulary=vocabulary,
             report=self._report(vocabulary_source, vocab_status, vocab_note),
             diagnostics={"n_docs": int(X.shape[0]), "n_units": int(doc_units.max()) + 1})
+        if entries:
+            ledger.record(entries)
         return self
 
     def _report(self, vocabulary_source, vocab_status: str, vocab_note: str):

@@ -668,8 +668,9 @@ def labelled(entries: Iterable[Entry], **labels) -> List[Entry]:
 
 @contextlib.contextmanager
 def _quiet_absl():
-    """dp-accounting warns for every order whose series does not converge; those orders are dropped from
-    the minimum (only making epsilon larger, so safe)."""
+    """dp-accounting logs a warning for every RDP order whose series fails to converge; such orders are
+    dropped from the minimum over orders, which can only make epsilon larger (safe), so the warnings are
+    silenced for the duration of one accounting call."""
     logger = logging.getLogger("absl")
     level = logger.level
     logger.setLevel(logging.ERROR)
