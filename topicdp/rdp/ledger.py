@@ -552,8 +552,13 @@ class PrivacyLedger:
     def dp_event(self, scope: str = "dp"):
         """The entries in ``scope`` as one ``dp_accounting.ComposedDpEvent`` (module docstring).
 
-        Account it with dp-accounting under :attr:`neighbours` (``REPLACE_ONE`` or ``ADD_OR_REMOVE_ONE``);
-        pure and approx entries become ``UnsupportedDpEvent``, which the accountants refuse.
+        A Gaussian or Laplace entry becomes an event whose noise multiplier is its noise over *its own*
+        sensitivity (the sensitivity for the relation it was calibrated under). dp-accounting reads a plain
+        Gaussian or Laplace event that way under ``ADD_OR_REMOVE_ONE`` (its PLD accountant doubles the
+        sensitivity of a Gaussian event under ``REPLACE_ONE``, its RDP accountant does not), so account the
+        event with ``NeighboringRelation.ADD_OR_REMOVE_ONE``, unless an :class:`EventEntry` needs another
+        relation (sampling without replacement: ``REPLACE_ONE``, with the RDP accountant). Pure and approx
+        entries become ``UnsupportedDpEvent``, which the accountants refuse rather than mis-account.
         """
         import dp_accounting as dpa
 
