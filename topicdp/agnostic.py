@@ -455,11 +455,11 @@ class TopicDP:
         labels = self._labels()
         if self.mechanism == "laplace":
             l1 = simplex_l1_sensitivity(n_topics)
-            return LaplaceEntry("planned release", l1 / self.epsilon, l1, **labels)
+            return LaplaceEntry("TopicDP release (planned)", l1 / self.epsilon, l1, **labels)
         sigma = calibrate_gaussian(self.epsilon, self.delta, 1.0, method=self.calibration)
         if self.secure_noise:
-            return DiscreteGaussianEntry("planned release", sigma, 1.0, **labels)
-        return GaussianEntry("planned release", sigma, 1.0, **labels)
+            return DiscreteGaussianEntry("TopicDP release (planned)", sigma, 1.0, **labels)
+        return GaussianEntry("TopicDP release (planned)", sigma, 1.0, **labels)
 
     def _compose(self, draft: dict, vocabulary_source, secure: dict | None,
                  shared: PrivacyLedger | None) -> tuple[list, list, str]:
