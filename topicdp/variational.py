@@ -64,7 +64,7 @@ from .baselines._svi import batch_e_step
 from .rdp import PrivacyLedger, calibrate_gaussian
 from .rdp.ledger import GaussianEntry
 from .release import PrivateRelease, vocabulary_status
-from .report import build_report, total
+from .report import build_report, ledger_totals
 
 UNITS = ("user", "document")
 SENSITIVITY_METHOD = ("global bound: every unit's statistic has Frobenius norm <= 1 after per-unit weighting "
@@ -250,13 +250,16 @@ class DPVariationalLDA(BaseEstimator):
                                 published=published, notes=["NO GUARANTEE: epsilon=None runs without noise.", *notes],
                                 details=details, sensitivity=D, sensitivity_method=SENSITIVITY_METHOD)
         epsilon, delta = self.epsilon, self.delta
-        totals = [total("exact (GDP)", epsilon, delta, mu=math.sqrt(T) * D / sigma)]
+        own = PrivacyLedger()  # this fit's releases; the totals are the ledger's (exact GDP among them)
+        own.record([GaussianEntry("dp-vem", sigma, D, T)])
         if isinstance(vocabulary_source, Mapping):
             epsilon += float(vocabulary_source["epsilon"])
             delta += float(vocabulary_source["delta"])
-            totals.append(total("basic composition with the vocabulary selection", epsilon, delta))
+            own.add_approx("vocabulary selection", float(vocabulary_source["epsilon"]),
+                           float(vocabulary_source["delta"]))
             notes.append("epsilon and delta above include the vocabulary selection (basic composition, Dwork & "
-                         "Roth 2014, Thm. 3.16).")
+                         "Roth 2014, Thm. 3.16); composition_total composes both at that delta.")
+        totals = ledger_totals(own, delta)
         return build_report(
             mechanism="dp-vem", guarantee="approx-DP", unit=self.unit, neighbours=self.neighbours, epsilon=epsilon,
             delta=delta, seeded=self.random_state is not None, published=published, notes=notes, details=details,
