@@ -438,11 +438,13 @@ class TopicDP:
         """Unit, neighbour relation and (sampled sensitivity) random-DP gamma and P of this privatizer's entries."""
         labels = {"unit": self.unit, "neighbours": "replace-one"}
         if (self.mechanism, self.sensitivity) == ("gaussian", "sampled"):
-            P = (draft or {}).get("sampling_distribution") or {}
             sufficient = draft is None or draft["guarantee"] == "random-DP"
             # an insufficient sample guarantees nothing: gamma = 1
-            labels.update(gamma=self.gamma if sufficient else 1.0,
-                          distribution=PRIVATE_ORACLE if isinstance(self.distribution, str) else "public reference")
+            # P names the pair distribution the union bound over gammas is about (the ledger refuses to
+            # combine random-DP entries of different P): the oracle, or the public reference's fingerprint
+            P = PRIVATE_ORACLE if isinstance(self.distribution, str) else \
+                f"public reference {self.distribution.fingerprint()}"
+            labels.update(gamma=self.gamma if sufficient else 1.0, distribution=P)
         return labels
 
     def _planned_entry(self, n_topics: int):

@@ -33,9 +33,9 @@ Guarantees: DP and random DP
 Every entry keeps the kind of guarantee its release has. An entry with ``gamma=None`` is differentially
 private. An entry with a float ``gamma`` is *(epsilon, delta, gamma)-random DP with respect to a
 distribution P* (Rubinstein & Aldà 2017, "Pain-free random differential privacy with sensitivity
-sampling"; Wang et al. 2022, TopicDP, Def. 4 and Thm. 1): its noise is calibrated to a sensitivity that bounds the distance of a pair of
-neighbouring datasets drawn from P with probability at least ``1 - gamma`` (jointly over the sensitivity
-sample and the pair; TopicDP's sampled sensitivity). Such an
+sampling"; Wang et al. 2022, TopicDP, Def. 4 and Thm. 1): its noise is calibrated to a sensitivity that
+bounds the distance of a pair of neighbouring datasets drawn from P with probability at least
+``1 - gamma`` (jointly over the sensitivity sample and the pair; TopicDP's sampled sensitivity). Such an
 entry is *not* DP, and the ledger never adds it into a DP total:
 
 * ``scope="dp"`` (the default of :meth:`PrivacyLedger.epsilon` and :meth:`PrivacyLedger.totals`) composes the
@@ -45,11 +45,12 @@ entry is *not* DP, and the ledger never adds it into a DP total:
   releases is (epsilon, delta)-indistinguishable on (D, D'). Proof: on the event that every random-DP
   entry's sampled sensitivity bounds the pair's distance (probability >= 1 - sum gamma_i by the union
   bound), each of those releases is a Gaussian (or other) mechanism with a true sensitivity bound *on that
-  pair*; the DP entries satisfy their bounds on every pair; the per-pair Rényi divergences add up under
-  adaptive composition (Mironov 2017, Prop. 1; the f-DP composition of Dong, Roth & Su 2022, Thm. 3.2,
-  and basic composition, Dwork & Roth 2014, Thm. 3.16, are per pair as well), so each total below holds on
-  that pair. The statement is with respect to one P shared by all random-DP entries; entries whose P
-  differ do not combine this way (their ``distribution`` labels must agree, see below).
+  pair*; the DP entries satisfy their bounds on every pair; and the composition theorems behind each total
+  are proved pair by pair (Rényi divergences of adaptively composed mechanisms add up, Mironov 2017,
+  Prop. 1; so do GDP parameters in quadrature, Dong, Roth & Su 2022, Cor. 3.3; and basic composition,
+  Dwork & Roth 2014, Thm. 3.16), so each total holds on that pair. The statement is with respect to one
+  P shared by all random-DP entries, so the ledger refuses random-DP entries whose ``distribution``
+  labels differ.
 
 :meth:`PrivacyLedger.statement` returns both, with ``gamma`` the sum of the entries' gammas.
 

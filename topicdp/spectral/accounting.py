@@ -148,7 +148,8 @@ class Budget:
         """
         entries: list = [GaussianEntry(name, self._multiplier(name), 1.0) for name in self.gaussian]
         for name in self.laplace:
-            entries += [LaplaceEntry(name, 1.0 / self.eps(name), 1.0), ApproxEntry(name + " failure", 0.0, self.ptr_delta)]
+            entries += [LaplaceEntry(name, 1.0 / self.eps(name), 1.0),
+                        ApproxEntry(name + " failure", 0.0, self.ptr_delta)]
         return entries
 
     def gaussian_sigma(self, name: str, sensitivity: float, *, what: str = "") -> float:
