@@ -482,10 +482,7 @@ class TopicDP:
             entries.append(ApproxEntry(f"vocabulary selection ({name})", float(vocabulary_source["epsilon"]),
                                        float(vocabulary_source["delta"])))
         ledger.record(entries)
-        if ledger.budget is not None:
-            delta = ledger.budget[1]
-        else:
-            delta = self.delta + sum(e.get("delta", 0.0) for e in ledger.entries() if e.get("kind") == "approx")
+        delta = self.delta + sum(e.get("delta", 0.0) for e in ledger.entries() if e.get("kind") == "approx")
         note = ""
         if len(ledger) > 1:
             owner = "This privatizer has made" if shared is None else "The shared ledger holds"
@@ -493,6 +490,10 @@ class TopicDP:
                     "composition_total apply" + (
                         f" and the random-DP failure probabilities add up (gamma total <= {ledger.gamma:g})."
                         if ledger.gamma > 0 else "."))
+        if ledger.budget is not None:
+            note = (note + " " if note else "") + (
+                f"The ledger's budget is epsilon={ledger.budget[0]:g} at delta={ledger.budget[1]:g}; "
+                f"{ledger.remaining():.4g} remains after this release.")
         entries = ledger.entries()
         totals = ledger_totals(ledger, delta)
         if all(e["kind"] == "laplace" for e in entries):
