@@ -294,3 +294,18 @@ def test_budget_error_when_approx_deltas_alone_exceed_it():
         PrivacyLedger(budget=1.0)
     ledger.record([LaplaceEntry("count", 2.0, 1.0), GaussianEntry("m", 10.0, 1.0)])
     assert 0 < ledger.remaining() < 0.5
+
+
+def test_replace_one_ledger_with_fixed_batch_dpsvi_against_dp_accounting_rdp(corpus):
+    """DPSVI with fixed batches is replace-one, like SpectralDP: both go in one ledger, and dp-accounting's
+    RDP accountant under REPLACE_ONE (which reads a plain Gaussian event as we do) agrees with our RDP total
+    within the grid tolerance above."""
+    ledger = PrivacyLedger()
+    SpectralDP(3, 1.0, 1, 1000.0, 1e-6, random_state=0, strict=False).fit(corpus, ledger=ledger)
+    DPSVI(3, epsilon=1.0, delta=1e-6, n_iterations=5, batch_size=100, sampling="fixed", random_state=0).fit(
+        corpus.X, ledger=ledger)
+    assert ledger.neighbours == "replace-one" and len(ledger) == 4
+    acc = RdpAccountant(neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE)
+    acc.compose(ledger.dp_event())
+    theirs, ours = acc.get_epsilon(1e-5), ledger.epsilon(1e-5, "rdp")
+    assert ours <= theirs * (1 + 1e-9) and theirs <= ours * 1.07
