@@ -207,20 +207,20 @@ def _gaussian_ledger() -> PrivacyLedger:
 def test_exact_gdp_total_equals_dp_accounting_pld():
     """All-Gaussian ledger: our exact GDP total against dp-accounting's PLD accountant on ledger.dp_event().
     PLD discretises the privacy loss (interval 1e-4 here) pessimistically, so theirs is at least ours minus
-    rounding and at most 0.2 % above it. The event states noise over each entry's own sensitivity, which is
+    rounding and at most 1e-5 above it relatively (measured: 2e-8 at delta 1e-5 and 1e-7). The event states noise over each entry's own sensitivity, which is
     dp-accounting's add/remove convention (its PLD doubles a Gaussian's sensitivity under REPLACE_ONE)."""
     ledger = _gaussian_ledger()
     for delta in (1e-5, 1e-7):
         acc = PLDAccountant(ADD_REMOVE, value_discretization_interval=1e-4)
         acc.compose(ledger.dp_event())
         theirs, ours = acc.get_epsilon(delta), ledger.epsilon(delta, "exact")
-        assert ours * (1 - 1e-6) <= theirs <= ours * 1.002
+        assert ours * (1 - 1e-6) <= theirs <= ours * (1 + 1e-5)
 
 
 def test_rdp_total_against_dp_accounting_rdp_with_a_dpsvi_event():
     """A mixed ledger (Gaussian, Laplace, DP-SVI's Poisson-subsampled Gaussian) under add/remove. Our RDP
     total converts on a superset of dp-accounting's order grid with the same conversion, so it is at most
-    theirs, and at most 7 % below (their grid's spacing above order 64; see test_rdp_accounting)."""
+    theirs; the extra orders gain little (measured 0.006 % at delta 1e-5, 0.01 % at 1e-7; bound 1 %)."""
     from topicdp.baselines.accounting import make_scheme
 
     scheme = make_scheme("poisson", 5000, 200, sampling_rate=0.02)
@@ -234,12 +234,14 @@ def test_rdp_total_against_dp_accounting_rdp_with_a_dpsvi_event():
     for delta in (1e-5, 1e-7):
         theirs, ours = acc.get_epsilon(delta), ledger.epsilon(delta, "rdp")
         assert ours <= theirs * (1 + 1e-9)
-        assert theirs <= ours * 1.07
+        assert theirs <= ours * 1.01
 
 
 def test_dpsvi_records_its_calibration_event(corpus):
     """DP-SVI's entry is the event its noise multiplier was calibrated on: the ledger alone gives the epsilon
-    of the report (dp-accounting RDP), up to the grid (ours is a superset of dp-accounting's orders)."""
+    of the report (dp-accounting RDP), up to the grid: ours is a superset of dp-accounting's orders, so at most
+    theirs, and here 2.3 % below it (with 20 steps the best order falls between their grid points); the
+    bound 7 % is their grid's spacing above order 64 (see test_rdp_accounting)."""
     ledger = PrivacyLedger()
     m = DPSVI(3, epsilon=1.0, delta=1e-6, n_iterations=20, sampling_rate=0.02, random_state=0).fit(
         corpus.X, ledger=ledger)
@@ -299,7 +301,7 @@ def test_budget_error_when_approx_deltas_alone_exceed_it():
 def test_replace_one_ledger_with_fixed_batch_dpsvi_against_dp_accounting_rdp(corpus):
     """DPSVI with fixed batches is replace-one, like SpectralDP: both go in one ledger, and dp-accounting's
     RDP accountant under REPLACE_ONE (which reads a plain Gaussian event as we do) agrees with our RDP total
-    within the grid tolerance above."""
+    within 1 % (the grid argument above)."""
     ledger = PrivacyLedger()
     SpectralDP(3, 1.0, 1, 1000.0, 1e-6, random_state=0, strict=False).fit(corpus, ledger=ledger)
     DPSVI(3, epsilon=1.0, delta=1e-6, n_iterations=5, batch_size=100, sampling="fixed", random_state=0).fit(
@@ -308,4 +310,4 @@ def test_replace_one_ledger_with_fixed_batch_dpsvi_against_dp_accounting_rdp(cor
     acc = RdpAccountant(neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE)
     acc.compose(ledger.dp_event())
     theirs, ours = acc.get_epsilon(1e-5), ledger.epsilon(1e-5, "rdp")
-    assert ours <= theirs * (1 + 1e-9) and theirs <= ours * 1.07
+    assert ours <= theirs * (1 + 1e-9) and theirs <= ours * 1.01
