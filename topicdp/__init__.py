@@ -12,6 +12,7 @@ Two roads to a private topic-word matrix:
 from .adapters import CallableModel, GensimHDP, GensimLDA, GensimLSI, SklearnLDA, SklearnNMF, make_model
 from .agnostic import TopicDP
 from .corpus import Corpus, embedded_corpus
+from .rdp import BudgetExceededError, PrivacyLedger
 from .release import PrivateRelease
 from .report import PrivacyReport
 
@@ -27,6 +28,8 @@ __all__ = [
     "embedded_corpus",
     "PrivateRelease",
     "PrivacyReport",
+    "PrivacyLedger",
+    "BudgetExceededError",
     "CallableModel",
     "GensimLDA",
     "GensimHDP",

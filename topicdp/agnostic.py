@@ -27,6 +27,7 @@ from .mechanisms import (
     to_simplex,
 )
 from .rdp import PrivacyLedger, calibrate_all, calibrate_gaussian
+from .rdp.ledger import ApproxEntry, DiscreteGaussianEntry, GaussianEntry, LaplaceEntry
 from .release import PrivateRelease, vocabulary_status
 from .report import Check, build_report, ledger_totals, total
 from .samplers import SensitivitySample, sample_sensitivity
@@ -209,7 +210,8 @@ class TopicDP(BaseEstimator):
     # ------------------------------------------------------------------------------------------------
     def privatize(self, model: TopicModelSpec, corpus, *, keep_nonprivate: bool = False,
                   vocabulary_source: str | Mapping = "private-texts", topic_word: np.ndarray | None = None,
-                  sensitivity_sample: SensitivitySample | None = None) -> PrivateRelease:
+                  sensitivity_sample: SensitivitySample | None = None,
+                  ledger: PrivacyLedger | None = None) -> PrivateRelease:
         """Fit ``model`` on ``corpus`` and release its topic-word matrix privately.
 
         Parameters
@@ -229,6 +231,15 @@ class TopicDP(BaseEstimator):
         sensitivity_sample : SensitivitySample, optional
             A sensitivity sample drawn earlier for this model, corpus domain and P at this privatizer's
             gamma (e.g. from a cache, or a prefix of a larger sample); sampled road only.
+        ledger : topicdp.rdp.PrivacyLedger, optional
+            The ledger shared with other releases of the same data (default: this privatizer's own
+            ``ledger``). Before the model is fitted or the sensitivity sampled, the release is checked against
+            its budget (:class:`topicdp.rdp.BudgetExceededError`) with an entry of the same noise-to-sensitivity
+            ratio (sigma is proportional to the sensitivity for every calibration); the release's entry is
+            recorded afterwards and the report's ``composition`` lists the ledger's entries. A sampled
+            sensitivity makes the entry random DP (``gamma``), which the ledger keeps out of its DP totals.
+            A DP vocabulary is recorded in a shared ledger by ``select_vocabulary(..., ledger=ledger)``, not
+            here (the report still composes it through ``vocabulary_source``).
         """
         self._validate_params()
         if not isinstance(model, TopicModelSpec):
@@ -236,6 +247,8 @@ class TopicDP(BaseEstimator):
         vocab_status, vocab_note = vocabulary_status(vocabulary_source)
         if sensitivity_sample is not None and (self.mechanism, self.sensitivity) != ("gaussian", "sampled"):
             raise ValueError("sensitivity_sample applies to mechanism='gaussian' with sensitivity='sampled' only")
+        if ledger is not None:
+            ledger.check([self._planned_entry(model.n_topics)])
         checks, pre_notes = [], []
         self._fit_seconds = None
         if topic_word is None:
@@ -292,7 +305,8 @@ class TopicDP(BaseEstimator):
             published["report.details.corpus.n_docs"] = ("public (stated): N, the number of privacy units, is the "
                                                          "same for all replace-one neighbours")
         notes = [*draft.pop("notes"), *pre_notes, vocab_note]
-        composition, totals, compose_note = self._compose(draft, vocabulary_source, details.get("secure_noise"))
+        composition, totals, compose_note = self._compose(draft, vocabulary_source, details.get("secure_noise"),
+                                                          ledger)
         if compose_note:
             notes.append(compose_note)
         epsilon = self.epsilon
@@ -467,30 +481,68 @@ class TopicDP(BaseEstimator):
         draft["sigma"] = release.noise_scale  # the scale actually used, >= the calibrated sigma
         return release.values
 
-    def _compose(self, draft: dict, vocabulary_source, secure: dict | None) -> tuple[list, list, str]:
+    def _labels(self, draft: dict | None = None) -> dict:
+        """Unit, neighbour relation and (sampled sensitivity) random-DP gamma and P of this privatizer's entries."""
+        labels = {"unit": self.unit, "neighbours": "replace-one"}
+        if (self.mechanism, self.sensitivity) == ("gaussian", "sampled"):
+            sufficient = draft is None or draft["guarantee"] == "random-DP"
+            # an insufficient sample guarantees nothing: gamma = 1
+            # P names the pair distribution the union bound over gammas is about (the ledger refuses to
+            # combine random-DP entries of different P): the oracle, or the public reference's fingerprint
+            P = PRIVATE_ORACLE if isinstance(self.distribution, str) else \
+                f"public reference {self.distribution.fingerprint()}"
+            labels.update(gamma=self.gamma if sufficient else 1.0, distribution=P)
+        return labels
+
+    def _planned_entry(self, n_topics: int):
+        """This release's ledger entry at sensitivity 1, before any data is read.
+
+        sigma is proportional to the sensitivity for every calibration method, so this entry has the RDP
+        curve and GDP parameter of the one recorded after the release; with ``secure_noise`` the discrete
+        Gaussian's integer scale is rounded up so that its rho is at most the planned one's.
+        """
+        labels = self._labels()
+        if self.mechanism == "laplace":
+            l1 = simplex_l1_sensitivity(n_topics)
+            return LaplaceEntry("TopicDP release (planned)", l1 / self.epsilon, l1, **labels)
+        sigma = calibrate_gaussian(self.epsilon, self.delta, 1.0, method=self.calibration)
+        if self.secure_noise:
+            return DiscreteGaussianEntry("TopicDP release (planned)", sigma, 1.0, **labels)
+        return GaussianEntry("TopicDP release (planned)", sigma, 1.0, **labels)
+
+    def _compose(self, draft: dict, vocabulary_source, secure: dict | None,
+                 shared: PrivacyLedger | None) -> tuple[list, list, str]:
         """Add this release to the ledger; return its entries, the totals and a note on repeated releases."""
-        name = f"release {len(self.ledger) + 1}"
+        ledger = self.ledger if shared is None else shared
+        name = f"release {len(ledger) + 1}"
+        labels = self._labels(draft)
         if draft["mechanism"].startswith("laplace"):
-            self.ledger.add_laplace(name, draft["sigma"], draft["sensitivity"])
+            entries = [LaplaceEntry(name, draft["sigma"], draft["sensitivity"], **labels)]
         elif secure is not None:
             # The discrete release is rho-zCDP with rho = (Delta^Z)^2 / (2 s^2) in grid units (Canonne, Kamath &
             # Steinke 2020, Thm. 4); (sigma, Delta) = (s g, Delta) would understate it, since rounding to the
             # grid makes Delta^Z > Delta / g. Its totals then exclude the continuous exact profile.
-            self.ledger.add_discrete_gaussian(name, secure["scale_units"], secure["sensitivity_units"])
+            entries = [DiscreteGaussianEntry(name, secure["scale_units"], secure["sensitivity_units"], **labels)]
         else:
-            self.ledger.add_gaussian(name, draft["sigma"], draft["sensitivity"])
-        if isinstance(vocabulary_source, Mapping):
-            self.ledger.add_approx(f"vocabulary selection ({name})", float(vocabulary_source["epsilon"]),
-                                   float(vocabulary_source["delta"]))
-        delta = self.delta + sum(e.get("delta", 0.0) for e in self.ledger.entries() if e.get("kind") == "approx")
+            entries = [GaussianEntry(name, draft["sigma"], draft["sensitivity"], **labels)]
+        if isinstance(vocabulary_source, Mapping) and shared is None:
+            entries.append(ApproxEntry(f"vocabulary selection ({name})", float(vocabulary_source["epsilon"]),
+                                       float(vocabulary_source["delta"])))
+        ledger.record(entries)
+        delta = self.delta + sum(e.get("delta", 0.0) for e in ledger.entries() if e.get("kind") == "approx")
         note = ""
-        if len(self.ledger) > 1:
-            note = (f"This privatizer has made {len(self.ledger)} ledger entries; if they are of the same data, the "
-                    "totals under composition_total apply" + (
-                        f" and the random-DP failure probabilities add up (gamma total <= {len(self.ledger) * self.gamma:g})."
-                        if draft["guarantee"] == "random-DP" else "."))
-        entries = self.ledger.entries()
-        totals = ledger_totals(self.ledger, delta)
+        if len(ledger) > 1:
+            owner = "This privatizer has made" if shared is None else "The shared ledger holds"
+            note = (f"{owner} {len(ledger)} ledger entries; if they are of the same data, the totals under "
+                    "composition_total apply" + (
+                        f" and the random-DP failure probabilities add up (gamma total <= {ledger.gamma:g})."
+                        if ledger.gamma > 0 else "."))
+        if ledger.budget is not None:
+            note = (note + " " if note else "") + (
+                f"The ledger's budget is epsilon={ledger.budget[0]:g} at delta={ledger.budget[1]:g}; "
+                f"{ledger.remaining():.4g} remains after this release.")
+        entries = ledger.entries()
+        totals = ledger_totals(ledger, delta)
         if all(e["kind"] == "laplace" for e in entries):
             # pure epsilon-DP: basic composition of the Laplace releases at delta = 0 (Dwork & Roth 2014, Thm. 3.16)
             totals.insert(0, total("pure (basic composition)", sum(e["sensitivity"] / e["scale"] for e in entries), 0.0))

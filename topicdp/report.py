@@ -228,8 +228,19 @@ def total(accounting: str, epsilon: float, delta: float, *, valid: bool = True, 
 
 
 def ledger_totals(ledger, delta: float) -> list[dict]:
-    """``composition_total`` of a :class:`topicdp.rdp.PrivacyLedger` at total ``delta``."""
-    return [total(method, eps, delta) for method, eps in ledger.totals(delta).items()]
+    """``composition_total`` of a :class:`topicdp.rdp.PrivacyLedger` at total ``delta``: every entry composed.
+
+    When some entries are random DP (a sampled sensitivity), the totals are the ledger's ``scope="all"``
+    statement: they hold with probability at least ``1 - gamma`` over the neighbouring pair drawn from P,
+    ``gamma`` the sum of the entries' gammas (union bound; :mod:`topicdp.rdp.ledger`), and say so in
+    ``details``. They are never a DP total.
+    """
+    if any(e.gamma is not None for e in ledger.records):
+        details = {"guarantee": "random-DP", "gamma": ledger.gamma,
+                   "statement": "holds with probability >= 1 - gamma over the neighbouring pair drawn from P"}
+    else:
+        details = {}
+    return [total(method, eps, delta, **details) for method, eps in ledger.totals(delta, "all").items()]
 
 
 def _check_total(t: Mapping) -> dict:

@@ -62,10 +62,11 @@ from sklearn.base import BaseEstimator
 from ._validation import (check_count_matrix, check_delta, check_epsilon, check_int, check_option,
                           check_random_state, check_real)
 from .baselines._svi import batch_e_step
-from .rdp import calibrate_gaussian
+from .rdp import PrivacyLedger, calibrate_gaussian
+from .rdp.ledger import GaussianEntry
 from .release import PrivateRelease, vocabulary_status
 from .transform import FoldInMixin
-from .report import build_report, total
+from .report import build_report, ledger_totals
 
 UNITS = ("user", "document")
 SENSITIVITY_METHOD = ("global bound: every unit's statistic has Frobenius norm <= 1 after per-unit weighting "
@@ -192,15 +193,27 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
         sensitivity = 1.0 if self.neighbours == "add-remove" else math.sqrt(2.0)
         return calibrate_gaussian(self.epsilon, self.delta, sensitivity, method="analytic", count=self.n_iterations)
 
-    def fit(self, corpus, y=None, *, vocabulary_source="private-texts") -> "DPVariationalLDA":
+    def fit(self, corpus, y=None, *, vocabulary_source="private-texts",
+            ledger: PrivacyLedger | None = None) -> "DPVariationalLDA":
         """Fit on a :class:`~topicdp.Corpus` (or a document-term matrix with ``unit="document"``).
 
         ``vocabulary_source``: ``"public"`` (a public word list), a DP selection's ``to_dict()`` (its budget is
         composed into the report), or ``"private-texts"`` (the default; then the vocabulary is NOT COVERED
         and the report says so).
+
+        ``ledger`` (a :class:`topicdp.rdp.PrivacyLedger`, optional; private runs only): the T releases (one
+        Gaussian entry with ``count=T``, labelled with the unit and neighbour relation) are checked against
+        its budget before the data is read or noise is drawn (:class:`topicdp.rdp.BudgetExceededError`), and
+        recorded in it after the fit.
         """
         vocab_status, vocab_note = vocabulary_status(vocabulary_source)
         self._validate()
+        entries = []
+        if ledger is not None and self.epsilon is not None:
+            D = 1.0 if self.neighbours == "add-remove" else math.sqrt(2.0)
+            entries = [GaussianEntry("dp-vem", self.noise_scale(), D, self.n_iterations, unit=self.unit,
+                                     neighbours=self.neighbours)]
+            ledger.check(entries)
         X, doc_units = self._counts_and_units(corpus)
         K, V = self.n_topics, X.shape[1]
         self.n_features_in_ = V
@@ -225,6 +238,8 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
             topic_word=self.topic_word_, noisy=None, vocabulary=vocabulary,
             report=self._report(vocabulary_source, vocab_status, vocab_note),
             diagnostics={"n_docs": int(X.shape[0]), "n_units": int(doc_units.max()) + 1})
+        if entries:
+            ledger.record(entries)
         return self
 
     def _report(self, vocabulary_source, vocab_status: str, vocab_note: str):
@@ -250,13 +265,16 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
                                 published=published, notes=["NO GUARANTEE: epsilon=None runs without noise.", *notes],
                                 details=details, sensitivity=D, sensitivity_method=SENSITIVITY_METHOD)
         epsilon, delta = self.epsilon, self.delta
-        totals = [total("exact (GDP)", epsilon, delta, mu=math.sqrt(T) * D / sigma)]
+        own = PrivacyLedger()  # this fit's releases; the totals are the ledger's (exact GDP among them)
+        own.record([GaussianEntry("dp-vem", sigma, D, T)])
         if isinstance(vocabulary_source, Mapping):
             epsilon += float(vocabulary_source["epsilon"])
             delta += float(vocabulary_source["delta"])
-            totals.append(total("basic composition with the vocabulary selection", epsilon, delta))
+            own.add_approx("vocabulary selection", float(vocabulary_source["epsilon"]),
+                           float(vocabulary_source["delta"]))
             notes.append("epsilon and delta above include the vocabulary selection (basic composition, Dwork & "
-                         "Roth 2014, Thm. 3.16).")
+                         "Roth 2014, Thm. 3.16); composition_total composes both at that delta.")
+        totals = ledger_totals(own, delta)
         return build_report(
             mechanism="dp-vem", guarantee="approx-DP", unit=self.unit, neighbours=self.neighbours, epsilon=epsilon,
             delta=delta, seeded=self.random_state is not None, published=published, notes=notes, details=details,

@@ -116,6 +116,7 @@ import numpy as np
 from scipy import special
 
 from ._validation import check_delta, check_epsilon, check_int, check_option, check_random_state
+from .rdp.ledger import ApproxEntry, GaussianEntry
 
 UNITS = ("user", "document")
 NEIGHBOURS = ("replace-one", "add-remove")
@@ -264,11 +265,20 @@ class DPVocabulary:
     def add_to_ledger(self, ledger, name: str = "vocabulary selection") -> None:
         """Record this selection in a :class:`topicdp.rdp.PrivacyLedger` (see "Composition" above).
 
-        Adds a Gaussian entry ``(sigma, sensitivity)`` and an approx entry ``(0, delta_threshold)``;
-        the ledger's totals at a total delta then cover this selection composed with the other entries.
+        Adds a Gaussian entry ``(sigma, sensitivity)`` and an approx entry ``(0, delta_threshold)``, labelled
+        with the unit and neighbour relation; the ledger's totals at a total delta then cover this selection
+        composed with the other entries. ``select_vocabulary(..., ledger=ledger)`` does this itself, after
+        checking the ledger's budget before reading the texts.
         """
-        ledger.add_gaussian(name, sigma=self.sigma, sensitivity=self.sensitivity)
-        ledger.add_approx(f"{name} (threshold)", epsilon=0.0, delta=self.delta_threshold)
+        ledger.record(_ledger_entries(self.sigma, self.sensitivity, self.delta_threshold, self.unit,
+                                      self.neighbours, name))
+
+
+def _ledger_entries(sigma: float, sensitivity: float, delta_threshold: float, unit: str, neighbours: str,
+                    name: str = "vocabulary selection") -> list:
+    labels = {"unit": unit, "neighbours": neighbours}
+    return [GaussianEntry(name, sigma, sensitivity, **labels),
+            ApproxEntry(f"{name} (threshold)", 0.0, delta_threshold, **labels)]
 
 
 def unit_top_words(tokens: Iterable[str] | Mapping[str, int], k: int) -> tuple[str, ...]:
@@ -375,6 +385,7 @@ def select_vocabulary(
     random_state=None,
     stop_words: str | Sequence[str] | None = "english",
     min_token_length: int = 3,
+    ledger=None,
 ) -> DPVocabulary:
     """Select a vocabulary from private texts under ``(epsilon, delta)``-DP at the privacy unit.
 
@@ -404,6 +415,9 @@ def select_vocabulary(
         ``None`` (default) draws the noise from OS entropy; anything else marks the result ``seeded``.
     stop_words, min_token_length
         Tokenisation, exactly as in ``Corpus.from_texts``.
+    ledger : topicdp.rdp.PrivacyLedger, optional
+        Checked before the texts are read (:class:`topicdp.rdp.BudgetExceededError` if the selection does
+        not fit its budget); the selection is recorded in it afterwards (:meth:`DPVocabulary.add_to_ledger`).
 
     Returns
     -------
@@ -429,6 +443,8 @@ def select_vocabulary(
     seeded = random_state is not None
     rng = check_random_state(random_state)
     sigma, tau = calibrate_selection(epsilon, delta, k, neighbours)
+    if ledger is not None:
+        ledger.check(_ledger_entries(sigma, _sensitivity(neighbours), THRESHOLD_DELTA_SHARE * delta, unit, neighbours))
 
     sets = unit_word_sets(texts, users, unit=unit, max_words_per_unit=k, stop_words=stop_words,
                           min_token_length=min_token_length)
@@ -436,12 +452,15 @@ def select_vocabulary(
     for words in sets.values():
         _add_unit(pairs, words)
     words = _select(_totals(pairs), sigma, tau, max_features, rng)
-    return DPVocabulary(
+    result = DPVocabulary(
         words=words, epsilon=epsilon, delta=delta, delta_gaussian=delta - THRESHOLD_DELTA_SHARE * delta,
         delta_threshold=THRESHOLD_DELTA_SHARE * delta, sigma=sigma, tau=tau,
         sensitivity=_sensitivity(neighbours), unit=unit, neighbours=neighbours, max_words_per_unit=k,
         max_features=max_features, seeded=seeded,
     )
+    if ledger is not None:
+        result.add_to_ledger(ledger)
+    return result
 
 
 @dataclass(frozen=True)

@@ -48,8 +48,6 @@ Where the recipe is loose (we implement it as written and flag these in the repo
 
 from __future__ import annotations
 
-import contextlib
-import logging
 import math
 from dataclasses import dataclass
 
@@ -59,6 +57,7 @@ from dp_accounting.pld import pld_privacy_accountant
 from dp_accounting.rdp import rdp_privacy_accountant
 
 from .._validation import check_delta, check_epsilon, check_int, check_option, check_real
+from ..rdp.ledger import _quiet_absl
 
 SAMPLINGS = ("poisson", "fixed")
 ACCOUNTANTS = ("rdp", "pld", "paper")
@@ -136,20 +135,6 @@ def accountant_epsilon(scheme: SamplingScheme, noise_multiplier: float, delta: f
     with _quiet_absl():
         acc.compose(scheme.event(noise_multiplier))
         return float(acc.get_epsilon(check_delta(delta)))
-
-
-@contextlib.contextmanager
-def _quiet_absl():
-    """dp-accounting logs a warning for every RDP order whose series fails to converge; such orders are
-    dropped from the minimum over orders, which can only make epsilon larger (safe), so the warnings are
-    silenced for the duration of one accounting call."""
-    logger = logging.getLogger("absl")
-    level = logger.level
-    logger.setLevel(logging.ERROR)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)
 
 
 def _default_delta_iter(delta: float, delta_iter: float | None) -> float:

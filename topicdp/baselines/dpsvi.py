@@ -32,6 +32,7 @@ from sklearn.base import BaseEstimator
 from .._validation import (check_count_matrix, check_delta, check_epsilon, check_int, check_option,
                            check_random_state, check_real)
 from ..metrics.perplexity import heldout_perplexity
+from ..rdp import EventEntry, PrivacyLedger
 from ..release import PrivateRelease, vocabulary_status
 from ..transform import FoldInMixin
 from ._report import dpsvi_report, nonprivate_report
@@ -126,11 +127,19 @@ class DPSVI(FoldInMixin, BaseEstimator):
         self.random_state = random_state
 
     # -- fitting -------------------------------------------------------------------------------------
-    def fit(self, X, y=None, *, vocabulary_source: str = "private-texts") -> "DPSVI":
+    def fit(self, X, y=None, *, vocabulary_source: str = "private-texts",
+            ledger: PrivacyLedger | None = None) -> "DPSVI":
         """Run T iterations of (private) SVI on a :class:`topicdp.Corpus` or document-term counts ``X``.
 
         Sets ``release_`` (a :class:`topicdp.PrivateRelease`); ``vocabulary_source`` states where a Corpus'
         vocabulary came from (``"private-texts"`` or ``"public"``, see :meth:`topicdp.TopicDP.privatize`).
+
+        ``ledger`` (a :class:`topicdp.rdp.PrivacyLedger`, optional; private runs only): the run is one
+        :class:`topicdp.rdp.EventEntry` holding the dp-accounting event the noise was calibrated on
+        (:meth:`SamplingScheme.event`: T subsampled Gaussian steps), labelled ``unit="document"`` and the
+        scheme's neighbour relation. It is checked against the ledger's budget after the calibration and
+        before the documents are capped or any batch or noise is drawn
+        (:class:`topicdp.rdp.BudgetExceededError`), and recorded after the run.
         """
         vocabulary = None
         if hasattr(X, "vocabulary") and hasattr(X, "doc_users"):  # a topicdp Corpus (document level)
@@ -144,8 +153,13 @@ class DPSVI(FoldInMixin, BaseEstimator):
         if batch_size is None and rate is None:
             batch_size = min(100, X.shape[0])
         scheme = make_scheme(self.sampling, X.shape[0], self.n_iterations, batch_size=batch_size, sampling_rate=rate)
+        self._calibrate(scheme)  # public parameters only; uses no randomness
+        entries = []
+        if ledger is not None and self.epsilon is not None:
+            entries = [EventEntry("dp-svi", scheme.event(self.noise_multiplier_), unit="document",
+                                  neighbours=scheme.neighbours)]
+            ledger.check(entries)
         X, self.n_docs_capped_ = self._cap(X, rng)
-        self._calibrate(scheme)
         lam = rng.gamma(100.0, 1.0 / 100.0, size=(k, X.shape[1]))  # Hoffman's data-independent init
         for t in self._iterations(scheme.n_iterations):
             lam = self._step(X, lam, scheme, t, rng)
@@ -153,6 +167,8 @@ class DPSVI(FoldInMixin, BaseEstimator):
         self.topic_word_ = lam / lam.sum(axis=1, keepdims=True)
         self.scheme_ = scheme
         self._build_release(scheme, X.shape[0], vocabulary, vocabulary_source)
+        if entries:
+            ledger.record(entries)
         return self
 
     def _validate_hyper(self) -> None:

@@ -53,6 +53,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from .._validation import check_delta, check_epsilon, check_option, check_random_state, check_real
+from ..rdp.ledger import ApproxEntry
 from ..report import NEIGHBOURS, UNITS, Check, build_report, total
 
 
@@ -211,6 +212,7 @@ def mvg_release(
     random_dp_gamma: float | None = None,
     vocabulary=None,
     random_state=None,
+    ledger=None,
 ):
     """Release ``W + Z`` with Z ~ MVG(0, Sigma, Psi) calibrated by CCS 2018 Theorem 3.
 
@@ -237,6 +239,11 @@ def mvg_release(
         Column labels (public); default the column indices.
     random_state : None, int or Generator
         Seeds the noise (the report marks a seeded release).
+    ledger : topicdp.rdp.PrivacyLedger, optional
+        Checked before the noise is drawn (:class:`topicdp.rdp.BudgetExceededError` if the release does
+        not fit its budget) and recorded after the release: one approx entry ``(epsilon, delta)`` (the MVG
+        mechanism has no RDP curve), random DP with ``random_dp_gamma`` when that is given, labelled with
+        ``unit`` and ``neighbours``.
 
     Returns
     -------
@@ -254,6 +261,10 @@ def mvg_release(
         gamma, check = _default_gamma(W)
         checks.append(check)
     c = mvg_constants(W.shape, epsilon, delta, sensitivity, gamma)
+    entries = [] if ledger is None else [ApproxEntry("mvg", float(epsilon), float(delta), gamma=random_dp_gamma,
+                                                     unit=unit, neighbours=neighbours)]
+    if ledger is not None:
+        ledger.check(entries)
     rng = check_random_state(random_state)
     if (row_cov is None) != (col_cov is None):
         raise ValueError("row_cov and col_cov must be given together")
@@ -275,6 +286,8 @@ def mvg_release(
     from .postprocess import to_simplex
 
     vocabulary = tuple(str(j) for j in range(W.shape[1])) if vocabulary is None else tuple(vocabulary)
+    if ledger is not None:
+        ledger.record(entries)
     return PrivateRelease(topic_word=to_simplex(noisy)[0], noisy=noisy, vocabulary=vocabulary, report=report)
 
 

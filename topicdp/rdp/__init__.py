@@ -10,7 +10,8 @@
 * :mod:`~topicdp.rdp.zcdp` -- zCDP helpers (Bun & Steinke 2016).
 * :mod:`~topicdp.rdp.calibration` -- sigma for a target (analytic, RDP, TopicDP's recipe) and
   epsilon for a sigma.
-* :mod:`~topicdp.rdp.ledger` -- :class:`PrivacyLedger`, totals over heterogeneous releases.
+* :mod:`~topicdp.rdp.ledger` -- :class:`PrivacyLedger`, totals over heterogeneous releases, random DP kept
+  apart, an enforced budget, and the entries as a dp-accounting event.
 """
 
 from .calibration import (
@@ -27,7 +28,9 @@ from .gaussian import gaussian_delta, gaussian_mu, gdp_delta, gdp_epsilon
 from .ledger import (
     LEDGER_METHODS,
     ApproxEntry,
+    BudgetExceededError,
     DiscreteGaussianEntry,
+    EventEntry,
     GaussianEntry,
     LaplaceEntry,
     PrivacyLedger,
@@ -37,7 +40,7 @@ from .zcdp import gaussian_zcdp, pure_dp_zcdp, zcdp_to_dp
 
 __all__ = [
     "CALIBRATION_METHODS", "CONVERSIONS", "EPSILON_METHODS", "LEDGER_METHODS", "PAPER_ALPHA",
-    "ApproxEntry", "DiscreteGaussianEntry", "GaussianEntry", "LaplaceEntry", "PrivacyLedger", "PureEntry",
+    "ApproxEntry", "BudgetExceededError", "DiscreteGaussianEntry", "EventEntry", "GaussianEntry", "LaplaceEntry", "PrivacyLedger", "PureEntry",
     "calibrate_all", "calibrate_gaussian", "gaussian_delta", "gaussian_epsilon", "gaussian_mu",
     "gaussian_rdp", "gaussian_zcdp", "gdp_delta", "gdp_epsilon", "laplace_rdp", "minimize_over_orders",
     "pure_dp_rdp", "pure_dp_zcdp", "rdp_to_delta", "rdp_to_dp", "topicdp_rdp_level", "zcdp_to_dp",

@@ -28,6 +28,59 @@ by an (epsilon, delta) pair. Totals, all valid under adaptive composition:
 ``"best"``
     The smallest of the applicable totals above (each is valid, so their minimum is).
 
+Guarantees: DP and random DP
+----------------------------
+Every entry keeps the kind of guarantee its release has. An entry with ``gamma=None`` is differentially
+private. An entry with a float ``gamma`` is *(epsilon, delta, gamma)-random DP with respect to a
+distribution P* (Rubinstein & Aldà 2017, "Pain-free random differential privacy with sensitivity
+sampling"; Wang et al. 2022, TopicDP, Def. 4 and Thm. 1): its noise is calibrated to a sensitivity that
+bounds the distance of a pair of neighbouring datasets drawn from P with probability at least
+``1 - gamma`` (jointly over the sensitivity sample and the pair; TopicDP's sampled sensitivity). Such an
+entry is *not* DP, and the ledger never adds it into a DP total:
+
+* ``scope="dp"`` (the default of :meth:`PrivacyLedger.epsilon` and :meth:`PrivacyLedger.totals`) composes the
+  DP entries only: a DP statement about those releases.
+* ``scope="all"`` composes every entry, and the result is a random-DP statement: **with probability at
+  least** ``1 - sum_i gamma_i`` over the neighbouring pair (D, D') drawn from P, the composition of *all*
+  releases is (epsilon, delta)-indistinguishable on (D, D'). Proof: on the event that every random-DP
+  entry's sampled sensitivity bounds the pair's distance (probability >= 1 - sum gamma_i by the union
+  bound), each of those releases is a Gaussian (or other) mechanism with a true sensitivity bound *on that
+  pair*; the DP entries satisfy their bounds on every pair; and the composition theorems behind each total
+  are proved pair by pair (Rényi divergences of adaptively composed mechanisms add up, Mironov 2017,
+  Prop. 1; so do GDP parameters in quadrature, Dong, Roth & Su 2022, Cor. 3.3; and basic composition,
+  Dwork & Roth 2014, Thm. 3.16), so each total holds on that pair. The statement is with respect to one
+  P shared by all random-DP entries, so the ledger refuses random-DP entries whose ``distribution``
+  labels differ.
+
+:meth:`PrivacyLedger.statement` returns both, with ``gamma`` the sum of the entries' gammas.
+
+Budget
+------
+``PrivacyLedger(budget=(epsilon, delta))`` refuses, with :class:`BudgetExceededError`, any entry that
+would take the total over *all* entries (``scope="all"``: random-DP releases spend budget too) at the
+budget's delta, by the ledger's ``accounting`` method, above the budget's epsilon.
+:meth:`PrivacyLedger.check` answers that question without recording anything; every producer of a release
+in topicdp calls it before it reads private data beyond its calibration or draws noise, and records its
+entries (:meth:`PrivacyLedger.record`) after the release.
+
+Unit and neighbour relation
+---------------------------
+Entries may carry the privacy ``unit`` ("user" or "document") and ``neighbours`` relation
+("replace-one" or "add-remove") of their guarantee. Composition theorems need one relation: a
+replace-one guarantee does not imply an add/remove one, and an add/remove guarantee gives replace-one only
+at twice the cost (group privacy). The ledger therefore refuses an entry whose labels differ from those
+already recorded; unlabelled entries (``None``) are taken to hold for the recorded relation.
+
+dp-accounting
+-------------
+:meth:`PrivacyLedger.dp_event` states the entries as one ``dp_accounting.ComposedDpEvent`` (Gaussian ->
+``GaussianDpEvent(sigma/sensitivity)``, Laplace -> ``LaplaceDpEvent(scale/sensitivity)``, discrete Gaussian
+-> ``ZCDpEvent(rho)``, pure and approx entries -> ``UnsupportedDpEvent``, which dp-accounting's accountants
+refuse rather than mis-account), and :class:`EventEntry` records a release described only by a
+dp-accounting event (e.g. DP-SVI's Poisson-subsampled Gaussian). An event entry's RDP curve comes from
+dp-accounting's RDP accountant on its order grid; a ledger holding one converts its RDP total on that grid
+(:data:`EVENT_ORDERS`) instead of over continuous orders.
+
 Discrete Gaussian entries. Canonne, Kamath & Steinke (2020, "The discrete Gaussian for differential
 privacy", Thm. 4 with additivity of Renyi divergences over independent coordinates) show that adding
 i.i.d. ``N_Z(0, s^2)`` noise to an integer query of L2 sensitivity ``Delta^Z`` is ``rho``-zCDP with
@@ -39,9 +92,11 @@ i.i.d. ``N_Z(0, s^2)`` noise to an integer query of L2 sensitivity ``Delta^Z`` i
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import math
-from dataclasses import asdict, dataclass, field
-from typing import Dict, List, Union
+from dataclasses import dataclass, field, fields, replace
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -54,10 +109,52 @@ from .curves import laplace_rdp, pure_dp_rdp
 from .gaussian import gdp_epsilon
 
 LEDGER_METHODS = ("rdp", "simple", "exact", "best")
+SCOPES = ("dp", "all")
+_UNITS = ("user", "document")
+_NEIGHBOURS = ("replace-one", "add-remove")
+#: budget comparisons allow this relative slack: calibrations meet their target to about 1e-12, and a
+#: release calibrated to exactly the remaining budget must not be refused for rounding
+_BUDGET_RTOL = 1e-9
+
+
+def _event_orders() -> np.ndarray:
+    from dp_accounting.rdp.rdp_privacy_accountant import DEFAULT_RDP_ORDERS
+
+    # dp-accounting's grid, densified between its points and extended to large orders (small totals)
+    base = np.asarray(DEFAULT_RDP_ORDERS, dtype=float)
+    mids = np.sqrt(base[:-1] * base[1:])
+    return np.unique(np.concatenate([base, mids, [1.01, 1.05, 1.1, 1.2, 512.0, 1024.0, 4096.0]]))
 
 
 @dataclass(frozen=True)
-class GaussianEntry:
+class _Labels:
+    """What every entry's guarantee is about (keyword-only; ``None`` = not stated)."""
+
+    #: None: the release is DP; a float in [0, 1]: it is random DP with this failure probability
+    gamma: Optional[float] = field(default=None, kw_only=True)
+    #: the sampling distribution P of a random-DP entry (a short public description)
+    distribution: Optional[str] = field(default=None, kw_only=True)
+    unit: Optional[str] = field(default=None, kw_only=True)
+    neighbours: Optional[str] = field(default=None, kw_only=True)
+
+    def __post_init__(self) -> None:
+        if self.gamma is not None:
+            check_real(self.gamma, "gamma", low=0.0, high=1.0, low_open=False, high_open=False)
+        elif self.distribution is not None:
+            raise ValueError("distribution describes the P of a random-DP entry; give gamma too")
+        if self.unit is not None:
+            check_option(self.unit, "unit", _UNITS)
+        if self.neighbours is not None:
+            check_option(self.neighbours, "neighbours", _NEIGHBOURS)
+
+    @property
+    def guarantee(self) -> str:
+        """``"DP"`` or ``"random-DP"``."""
+        return "DP" if self.gamma is None else "random-DP"
+
+
+@dataclass(frozen=True)
+class GaussianEntry(_Labels):
     """``count`` releases with Gaussian noise of std ``sigma`` and L2 sensitivity ``sensitivity``."""
 
     name: str
@@ -75,9 +172,17 @@ class GaussianEntry:
         """``count alpha D^2 / (2 sigma^2)`` (Mironov 2017, Table II and Prop. 1)."""
         return alpha * (0.5 * self.mu * self.mu)
 
+    def dp_event(self):
+        import dp_accounting as dpa
+
+        if self.sensitivity == 0.0:
+            return dpa.NoOpDpEvent()
+        event = dpa.GaussianDpEvent(self.sigma / self.sensitivity)
+        return event if self.count == 1 else dpa.SelfComposedDpEvent(event, self.count)
+
 
 @dataclass(frozen=True)
-class DiscreteGaussianEntry:
+class DiscreteGaussianEntry(_Labels):
     """``count`` discrete Gaussian releases: noise ``N_Z(0, scale_units^2)`` on an integer query whose L2
     sensitivity is ``sensitivity_units`` (both in grid units; see the module docstring)."""
 
@@ -96,9 +201,14 @@ class DiscreteGaussianEntry:
         """``alpha rho`` (rho-zCDP, Bun & Steinke 2016, Def. 1.1)."""
         return alpha * self.rho
 
+    def dp_event(self):
+        import dp_accounting as dpa
+
+        return dpa.ZCDpEvent(self.rho)
+
 
 @dataclass(frozen=True)
-class LaplaceEntry:
+class LaplaceEntry(_Labels):
     """One release with Laplace noise of scale ``scale`` and L1 sensitivity ``sensitivity``."""
 
     name: str
@@ -115,9 +225,14 @@ class LaplaceEntry:
         """Mironov 2017, Table II (see :func:`topicdp.rdp.laplace_rdp`)."""
         return np.asarray(laplace_rdp(alpha, self.scale, self.sensitivity))
 
+    def dp_event(self):
+        import dp_accounting as dpa
+
+        return dpa.NoOpDpEvent() if self.sensitivity == 0.0 else dpa.LaplaceDpEvent(self.scale / self.sensitivity)
+
 
 @dataclass(frozen=True)
-class PureEntry:
+class PureEntry(_Labels):
     """A release known to be ``epsilon``-DP."""
 
     name: str
@@ -128,9 +243,16 @@ class PureEntry:
         """``min(epsilon, alpha epsilon^2 / 2)`` (see :func:`topicdp.rdp.pure_dp_rdp`)."""
         return np.asarray(pure_dp_rdp(alpha, self.epsilon))
 
+    def dp_event(self):
+        import dp_accounting as dpa
+
+        # dp-accounting has no event for a generic epsilon-DP mechanism; LaplaceDpEvent would be tighter
+        # than what an arbitrary epsilon-DP release guarantees
+        return dpa.UnsupportedDpEvent()
+
 
 @dataclass(frozen=True)
-class ApproxEntry:
+class ApproxEntry(_Labels):
     """A release known only to be (epsilon, delta)-DP; it has no RDP curve."""
 
     name: str
@@ -138,13 +260,100 @@ class ApproxEntry:
     delta: float
     kind: str = "approx"
 
+    def dp_event(self):
+        import dp_accounting as dpa
 
-Entry = Union[GaussianEntry, DiscreteGaussianEntry, LaplaceEntry, PureEntry, ApproxEntry]
+        return dpa.UnsupportedDpEvent()
+
+
+@dataclass(frozen=True)
+class EventEntry(_Labels):
+    """A release described by a dp-accounting ``DpEvent`` (e.g. T Poisson-subsampled Gaussian steps).
+
+    ``neighbours`` is required: dp-accounting's accountants compute a subsampled event's RDP for one
+    neighbour relation (``PoissonSampledDpEvent`` under add/remove, ``SampledWithoutReplacementDpEvent``
+    under replace-one). Its RDP curve is dp-accounting's (their ``RdpAccountant``) at the orders asked for.
+    """
+
+    name: str
+    event: object
+    kind: str = "dp-event"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        from dp_accounting import dp_event
+
+        if not isinstance(self.event, dp_event.DpEvent):
+            raise ValueError(f"event must be a dp_accounting DpEvent, got {type(self.event).__name__}")
+        if self.neighbours is None:
+            raise ValueError("an EventEntry needs neighbours ('replace-one' or 'add-remove'): dp-accounting "
+                             "accounts an event for one neighbour relation")
+        if not self._accountant(np.array([2.0])).supports(self.event):
+            raise ValueError(f"dp-accounting's RDP accountant cannot account {self.event} under {self.neighbours}")
+
+    def _accountant(self, orders: np.ndarray):
+        import dp_accounting as dpa
+        from dp_accounting.rdp import rdp_privacy_accountant
+
+        rel = (dpa.NeighboringRelation.ADD_OR_REMOVE_ONE if self.neighbours == "add-remove"
+               else dpa.NeighboringRelation.REPLACE_ONE)
+        return rdp_privacy_accountant.RdpAccountant(orders=list(np.atleast_1d(orders)), neighboring_relation=rel)
+
+    def rdp(self, alpha: np.ndarray) -> np.ndarray:
+        """dp-accounting's RDP of the event at each order of ``alpha``."""
+        acc = self._accountant(np.asarray(alpha, dtype=float))
+        with _quiet_absl():
+            acc.compose(self.event)
+        return np.asarray(acc.rdp, dtype=float).reshape(np.shape(alpha))
+
+    def dp_event(self):
+        return self.event
+
+
+Entry = Union[GaussianEntry, DiscreteGaussianEntry, LaplaceEntry, PureEntry, ApproxEntry, EventEntry]
+_GAUSSIAN_LIKE = (GaussianEntry, DiscreteGaussianEntry, EventEntry)
+
+
+class BudgetExceededError(ValueError):
+    """A release would take a :class:`PrivacyLedger` over its budget; nothing was recorded.
+
+    Attributes
+    ----------
+    spent : float
+        Total epsilon of the ledger's entries before the release (at the budget's delta).
+    requested : float
+        Epsilon of the refused release's entries alone (at the budget's delta; ``inf`` when their deltas alone
+        exceed it).
+    total : float
+        What the total would have been (``inf`` when the deltas exceed the budget's).
+    budget : (float, float)
+        The ledger's (epsilon, delta).
+    accounting : str
+        The ledger's accounting method.
+    """
+
+    def __init__(self, spent: float, requested: float, total: float, budget: Tuple[float, float],
+                 accounting: str, names: Sequence[str]) -> None:
+        self.spent, self.requested, self.total = spent, requested, total
+        self.budget, self.accounting = budget, accounting
+        super().__init__(
+            f"privacy budget exceeded: {', '.join(names) or 'the release'} would bring the total epsilon to "
+            f"{total:.6g} (spent {spent:.6g} + requested {requested:.6g} by {accounting!r} composition) at "
+            f"delta={budget[1]:g}, over the budget epsilon={budget[0]:g}; nothing was released or recorded")
 
 
 @dataclass
 class PrivacyLedger:
-    """Every release made from one dataset, and their total privacy cost.
+    """Every release made from one dataset, their total privacy cost, and an optional enforced budget.
+
+    Parameters
+    ----------
+    budget : (epsilon, delta), optional
+        Refuse entries that would take the total over every entry (``scope="all"``) at this delta above
+        this epsilon (:class:`BudgetExceededError`). ``None``: record without limit.
+    accounting : {"rdp", "simple", "exact", "best"}, default "best"
+        The total the budget is checked against ("exact" applies to all-Gaussian ledgers only; "best" is
+        the smallest valid one). See the module docstring.
 
     Examples
     --------
@@ -154,68 +363,145 @@ class PrivacyLedger:
     >>> ledger.add_laplace("document count", scale=10.0, sensitivity=1.0)
     >>> {m: round(v, 2) for m, v in ledger.totals(1e-5).items()}
     {'rdp': 3.65, 'simple': 10.71, 'best': 3.65}
+    >>> capped = PrivacyLedger(budget=(1.0, 1e-6))
+    >>> capped.add_gaussian("release 1", sigma=5.0, sensitivity=1.0)
+    >>> capped.add_gaussian("release 2", sigma=1.0, sensitivity=1.0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    topicdp.rdp.ledger.BudgetExceededError: privacy budget exceeded: release 2 would bring ...
     """
 
+    budget: Optional[Tuple[float, float]] = None
+    accounting: str = "best"
     _entries: List[Entry] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.budget is not None:
+            if not isinstance(self.budget, (tuple, list)) or len(self.budget) != 2:
+                raise ValueError(f"budget must be a pair (epsilon, delta), got {self.budget!r}")
+            self.budget = (check_epsilon(self.budget[0]), check_delta(self.budget[1]))
+        self.accounting = check_option(self.accounting, "accounting", LEDGER_METHODS)
 
     # -- recording -----------------------------------------------------------------------------------
 
-    def add_gaussian(self, name: str, sigma: float, sensitivity: float, count: int = 1) -> None:
+    def check(self, entries: Iterable[Entry]) -> None:
+        """Raise :class:`BudgetExceededError` if recording ``entries`` would exceed the budget.
+
+        Also refuses entries whose unit or neighbour relation differs from the recorded ones. Records
+        nothing; a ledger without a budget accepts any (well-labelled) entries.
+        """
+        entries = list(entries)
+        self._check_labels(entries)
+        if self.budget is None or not entries:
+            return
+        eps_budget, delta = self.budget
+        spent = self._budget_epsilon(self._entries, delta)
+        total = self._budget_epsilon(self._entries + entries, delta)
+        if total > eps_budget * (1.0 + _BUDGET_RTOL):
+            raise BudgetExceededError(spent, self._budget_epsilon(entries, delta), total, self.budget,
+                                      self.accounting, [e.name for e in entries])
+
+    def record(self, entries: Iterable[Entry]) -> None:
+        """Check (:meth:`check`) and append ``entries``: all of them or, on an error, none."""
+        entries = list(entries)
+        self.check(entries)
+        self._entries.extend(entries)
+
+    def remaining(self) -> float:
+        """Budget epsilon minus the total spent (``scope="all"``, the ledger's accounting), floored at 0."""
+        if self.budget is None:
+            return math.inf
+        return max(0.0, self.budget[0] - self._budget_epsilon(self._entries, self.budget[1]))
+
+    def _budget_epsilon(self, entries: List[Entry], delta: float) -> float:
+        try:
+            return _epsilon(entries, delta, self._budget_method(entries))
+        except ValueError:  # the approx entries' deltas alone exceed the budget's delta
+            return math.inf
+
+    def _budget_method(self, entries: List[Entry]) -> str:
+        if self.accounting == "exact" and not _all_gaussian(entries):
+            return "best"  # 'exact' is undefined for this ledger: the smallest valid total
+        return self.accounting
+
+    def _check_labels(self, entries: List[Entry]) -> None:
+        for attr in ("unit", "neighbours"):
+            seen = {getattr(e, attr) for e in self._entries + entries} - {None}
+            if len(seen) > 1:
+                raise ValueError(f"a ledger composes releases under one {attr}; these entries mix "
+                                 f"{sorted(seen)} (keep separate ledgers, or restate the releases for one {attr})")
+        labels = {e.distribution for e in self._entries + entries if e.gamma is not None} - {None}
+        if len(labels) > 1:
+            raise ValueError(f"random-DP entries compose with respect to one sampling distribution P; these name "
+                             f"{sorted(labels)}")
+
+    def add_gaussian(self, name: str, sigma: float, sensitivity: float, count: int = 1, **labels) -> None:
         """Record ``count`` Gaussian releases (std ``sigma > 0``, L2 sensitivity ``>= 0``)."""
-        self._entries.append(GaussianEntry(_check_name(name), check_sigma(sigma),
-                                           check_sensitivity(sensitivity, allow_zero=True),
-                                           check_count(count)))
+        self.record([GaussianEntry(_check_name(name), check_sigma(sigma),
+                                   check_sensitivity(sensitivity, allow_zero=True), check_count(count), **labels)])
 
     def add_discrete_gaussian(self, name: str, scale_units: float, sensitivity_units: float,
-                              count: int = 1) -> None:
+                              count: int = 1, **labels) -> None:
         """Record ``count`` discrete Gaussian releases: integer noise scale ``scale_units > 0`` and the L2
         sensitivity of the rounded query, ``sensitivity_units >= 0``, both in grid units (e.g.
         :class:`topicdp.mechanisms.SecureRelease` ``.scale_units`` and ``.sensitivity_units``)."""
-        self._entries.append(DiscreteGaussianEntry(_check_name(name), check_sigma(scale_units, "scale_units"),
-                                                   check_sensitivity(sensitivity_units, allow_zero=True),
-                                                   check_count(count)))
+        self.record([DiscreteGaussianEntry(_check_name(name), check_sigma(scale_units, "scale_units"),
+                                           check_sensitivity(sensitivity_units, allow_zero=True),
+                                           check_count(count), **labels)])
 
-    def add_laplace(self, name: str, scale: float, sensitivity: float) -> None:
+    def add_laplace(self, name: str, scale: float, sensitivity: float, **labels) -> None:
         """Record one Laplace release (scale ``> 0``, L1 sensitivity ``>= 0``)."""
-        self._entries.append(LaplaceEntry(_check_name(name), check_sigma(scale, "scale"),
-                                          check_sensitivity(sensitivity, allow_zero=True)))
+        self.record([LaplaceEntry(_check_name(name), check_sigma(scale, "scale"),
+                                  check_sensitivity(sensitivity, allow_zero=True), **labels)])
 
-    def add_pure(self, name: str, epsilon: float) -> None:
+    def add_pure(self, name: str, epsilon: float, **labels) -> None:
         """Record an epsilon-DP release (``epsilon > 0``)."""
-        self._entries.append(PureEntry(_check_name(name), check_epsilon(epsilon)))
+        self.record([PureEntry(_check_name(name), check_epsilon(epsilon), **labels)])
 
-    def add_approx(self, name: str, epsilon: float, delta: float) -> None:
+    def add_approx(self, name: str, epsilon: float, delta: float, **labels) -> None:
         """Record a release known only as (epsilon, delta)-DP (``epsilon >= 0``, ``0 <= delta < 1``)."""
-        self._entries.append(ApproxEntry(_check_name(name),
-                                         check_real(epsilon, "epsilon", low=0.0, low_open=False),
-                                         check_real(delta, "delta", low=0.0, high=1.0, low_open=False)))
+        self.record([ApproxEntry(_check_name(name), check_real(epsilon, "epsilon", low=0.0, low_open=False),
+                                 check_real(delta, "delta", low=0.0, high=1.0, low_open=False), **labels)])
+
+    def add_event(self, name: str, event, *, neighbours: str, **labels) -> None:
+        """Record a release described by a dp-accounting ``DpEvent`` under ``neighbours``."""
+        self.record([EventEntry(_check_name(name), event, neighbours=neighbours, **labels)])
 
     # -- reading ---------------------------------------------------------------------------------------
 
     def __len__(self) -> int:
         return len(self._entries)
 
+    @property
+    def records(self) -> Tuple[Entry, ...]:
+        """The recorded entries themselves (immutable), e.g. to record them in another ledger."""
+        return tuple(self._entries)
+
+    @property
+    def gamma(self) -> float:
+        """Sum of the random-DP entries' gammas: the failure probability of the ``scope="all"`` statement."""
+        return float(min(1.0, sum(e.gamma for e in self._entries if e.gamma is not None)))
+
     def entries(self) -> List[Dict[str, Union[str, float, int]]]:
-        """The recorded releases as JSON-serialisable dicts (``kind``, ``name`` and parameters)."""
-        return [asdict(e) for e in self._entries]
+        """The recorded releases as JSON-serialisable dicts (``kind``, ``name``, parameters, and the labels
+        that were stated: ``gamma``, ``distribution``, ``unit``, ``neighbours``)."""
+        return [_as_dict(e) for e in self._entries]
 
-    def rdp(self, alpha: ArrayLike):
-        """Total RDP curve of the RDP-describable entries (approx entries are not included)."""
-        a = check_orders(alpha)
-        total = np.zeros_like(a)
-        for e in self._entries:
-            if not isinstance(e, ApproxEntry):
-                total = total + e.rdp(a)
-        return as_output(total, alpha)
+    def rdp(self, alpha: ArrayLike, scope: str = "dp"):
+        """Total RDP curve of the RDP-describable entries in ``scope`` (approx entries are not included)."""
+        return _rdp(self._select(scope), alpha)
 
-    def epsilon(self, delta: float, method: str = "rdp") -> float:
-        """Total epsilon of all entries at total ``delta``; see the module docstring for ``method``.
+    def epsilon(self, delta: float, method: str = "rdp", scope: str = "dp") -> float:
+        """Total epsilon at total ``delta``; see the module docstring for ``method`` and ``scope``.
 
         Parameters
         ----------
         delta : float
             Total delta in (0, 1), including the deltas of approx entries.
         method : {"rdp", "simple", "exact", "best"}, default "rdp"
+        scope : {"dp", "all"}, default "dp"
+            ``"dp"``: the DP entries only (a DP statement). ``"all"``: every entry, a random-DP statement
+            failing with probability at most :attr:`gamma` when random-DP entries are present.
 
         Returns
         -------
@@ -224,69 +510,180 @@ class PrivacyLedger:
         """
         delta = check_delta(delta)
         method = check_option(method, "method", LEDGER_METHODS)
-        if method == "rdp":
-            return self._epsilon_rdp(delta)
-        if method == "simple":
-            return self._epsilon_simple(delta)
-        if method == "exact":
-            return self._epsilon_exact(delta)
-        totals = [self._epsilon_rdp(delta), self._epsilon_simple(delta)]
-        if self._all_gaussian():
-            totals.append(self._epsilon_exact(delta))
-        return min(totals)
+        return _epsilon(self._select(scope), delta, method)
 
-    def totals(self, delta: float) -> Dict[str, float]:
+    def totals(self, delta: float, scope: str = "dp") -> Dict[str, float]:
         """Total epsilon by every applicable method, for the privacy report."""
-        methods = [m for m in LEDGER_METHODS if m != "exact" or self._all_gaussian()]
-        return {m: self.epsilon(delta, m) for m in methods}
+        entries = self._select(scope)
+        methods = [m for m in LEDGER_METHODS if m != "exact" or _all_gaussian(entries)]
+        return {m: _epsilon(entries, check_delta(delta), m) for m in methods}
 
-    # -- the totals ----------------------------------------------------------------------------------
+    def statement(self, delta: float) -> dict:
+        """What the ledger guarantees at total ``delta`` (JSON-serialisable).
 
-    def _approx_totals(self):
-        approx = [e for e in self._entries if isinstance(e, ApproxEntry)]
-        return sum(e.epsilon for e in approx), sum(e.delta for e in approx)
+        ``"dp"``: the totals over the DP entries, an (epsilon, delta)-DP statement about those releases.
+        ``"random_dp"`` (only when random-DP entries are present): the totals over *all* entries, which hold
+        with probability at least ``1 - gamma`` over the neighbouring pair drawn from P, ``gamma`` the sum of
+        the entries' gammas (union bound; module docstring). Also the budget and what remains of it.
+        """
+        out: dict = {"delta": float(check_delta(delta)), "dp": self.totals(delta, "dp"),
+                     "n_dp_entries": len(self._select("dp"))}
+        n_random = len(self._entries) - out["n_dp_entries"]
+        if n_random:
+            out["random_dp"] = {"totals": self.totals(delta, "all"), "gamma": self.gamma, "n_entries": n_random,
+                                "distribution": sorted({e.distribution for e in self._entries
+                                                        if e.gamma is not None} - {None})}
+        if self.budget is not None:
+            out["budget"] = {"epsilon": self.budget[0], "delta": self.budget[1], "accounting": self.accounting,
+                             "remaining_epsilon": self.remaining()}
+        return out
 
-    def _remaining_delta(self, delta: float, needed: bool) -> float:
-        eps_a, delta_a = self._approx_totals()
-        remaining = delta - delta_a
-        if remaining < 0.0 or (needed and remaining <= 0.0):
-            raise ValueError(f"delta must exceed the approx entries' total delta {delta_a:g} "
-                             f"(the rest pays for the Gaussian/RDP entries), got {delta:g}")
-        return remaining
+    @property
+    def neighbours(self) -> Optional[str]:
+        """The neighbour relation stated by the entries (None when none states one)."""
+        seen = {e.neighbours for e in self._entries} - {None}
+        return seen.pop() if seen else None
 
-    def _epsilon_rdp(self, delta: float) -> float:
-        has_rdp = any(not isinstance(e, ApproxEntry) for e in self._entries)
-        remaining = self._remaining_delta(delta, needed=has_rdp)
-        eps = self._approx_totals()[0]
-        if has_rdp:
-            eps += rdp_to_dp(self.rdp, remaining, conversion="improved")[0]
-        return eps
+    @property
+    def unit(self) -> Optional[str]:
+        """The privacy unit stated by the entries (None when none states one)."""
+        seen = {e.unit for e in self._entries} - {None}
+        return seen.pop() if seen else None
 
-    def _epsilon_simple(self, delta: float) -> float:
-        gaussians = [e for e in self._entries if isinstance(e, (GaussianEntry, DiscreteGaussianEntry))]
-        remaining = self._remaining_delta(delta, needed=bool(gaussians))
-        eps = self._approx_totals()[0]
-        for e in self._entries:
-            if isinstance(e, GaussianEntry):
-                eps += gdp_epsilon(e.mu, remaining / len(gaussians))
-            elif isinstance(e, DiscreteGaussianEntry):
-                eps += rdp_to_dp(e.rdp, remaining / len(gaussians), conversion="improved")[0]
-            elif isinstance(e, LaplaceEntry):
-                eps += e.pure_epsilon
-            elif isinstance(e, PureEntry):
-                eps += e.epsilon
-        return eps
+    def dp_event(self, scope: str = "dp"):
+        """The entries in ``scope`` as one ``dp_accounting.ComposedDpEvent`` (module docstring).
 
-    def _all_gaussian(self) -> bool:
-        return all(isinstance(e, GaussianEntry) for e in self._entries)
+        A Gaussian or Laplace entry becomes an event whose noise multiplier is its noise over *its own*
+        sensitivity (the sensitivity for the relation it was calibrated under). dp-accounting reads a plain
+        Gaussian or Laplace event that way under ``ADD_OR_REMOVE_ONE`` (its PLD accountant doubles the
+        sensitivity of a Gaussian event under ``REPLACE_ONE``, its RDP accountant does not), so account the
+        event with ``NeighboringRelation.ADD_OR_REMOVE_ONE``, unless an :class:`EventEntry` needs another
+        relation (sampling without replacement: ``REPLACE_ONE``, with the RDP accountant). Pure and approx
+        entries become ``UnsupportedDpEvent``, which the accountants refuse rather than mis-account.
+        """
+        import dp_accounting as dpa
 
-    def _epsilon_exact(self, delta: float) -> float:
-        if not self._all_gaussian():
-            kinds = sorted({e.kind for e in self._entries if not isinstance(e, GaussianEntry)})
-            raise ValueError("method='exact' requires every entry to be a continuous Gaussian; this ledger also has "
-                             f"{', '.join(kinds)} entries (use 'rdp', 'simple' or 'best')")
-        mu = math.sqrt(sum(e.mu ** 2 for e in self._entries))
-        return gdp_epsilon(mu, delta) if mu > 0.0 else 0.0
+        return dpa.ComposedDpEvent([e.dp_event() for e in self._select(scope)])
+
+    def _select(self, scope: str) -> List[Entry]:
+        scope = check_option(scope, "scope", SCOPES)
+        return list(self._entries) if scope == "all" else [e for e in self._entries if e.gamma is None]
+
+
+# -- the totals (functions of a list of entries) ------------------------------------------------------
+
+def _rdp(entries: List[Entry], alpha: ArrayLike):
+    a = check_orders(alpha)
+    total = np.zeros_like(a)
+    for e in entries:
+        if not isinstance(e, ApproxEntry):
+            total = total + e.rdp(a)
+    return as_output(total, alpha)
+
+
+def _curve(entries: List[Entry]):
+    """The RDP curve to convert: continuous orders, or a grid when dp-accounting computes part of it."""
+    if any(isinstance(e, EventEntry) for e in entries):
+        orders = _event_orders()
+        return orders, _rdp(entries, orders)
+    return lambda a: _rdp(entries, a)
+
+
+def _approx_totals(entries: List[Entry]) -> Tuple[float, float]:
+    approx = [e for e in entries if isinstance(e, ApproxEntry)]
+    return sum(e.epsilon for e in approx), sum(e.delta for e in approx)
+
+
+def _remaining_delta(entries: List[Entry], delta: float, needed: bool) -> float:
+    delta_a = _approx_totals(entries)[1]
+    remaining = delta - delta_a
+    if remaining < 0.0 or (needed and remaining <= 0.0):
+        raise ValueError(f"delta must exceed the approx entries' total delta {delta_a:g} "
+                         f"(the rest pays for the Gaussian/RDP entries), got {delta:g}")
+    return remaining
+
+
+def _epsilon(entries: List[Entry], delta: float, method: str) -> float:
+    if method == "rdp":
+        return _epsilon_rdp(entries, delta)
+    if method == "simple":
+        return _epsilon_simple(entries, delta)
+    if method == "exact":
+        return _epsilon_exact(entries, delta)
+    totals = [_epsilon_rdp(entries, delta), _epsilon_simple(entries, delta)]
+    if _all_gaussian(entries):
+        totals.append(_epsilon_exact(entries, delta))
+    return min(totals)
+
+
+def _epsilon_rdp(entries: List[Entry], delta: float) -> float:
+    has_rdp = any(not isinstance(e, ApproxEntry) for e in entries)
+    remaining = _remaining_delta(entries, delta, needed=has_rdp)
+    eps = _approx_totals(entries)[0]
+    if has_rdp:
+        eps += rdp_to_dp(_curve(entries), remaining, conversion="improved")[0]
+    return eps
+
+
+def _epsilon_simple(entries: List[Entry], delta: float) -> float:
+    gaussians = [e for e in entries if isinstance(e, _GAUSSIAN_LIKE)]
+    remaining = _remaining_delta(entries, delta, needed=bool(gaussians))
+    eps = _approx_totals(entries)[0]
+    for e in entries:
+        if isinstance(e, GaussianEntry):
+            eps += gdp_epsilon(e.mu, remaining / len(gaussians))
+        elif isinstance(e, (DiscreteGaussianEntry, EventEntry)):
+            eps += rdp_to_dp(_curve([e]), remaining / len(gaussians), conversion="improved")[0]
+        elif isinstance(e, LaplaceEntry):
+            eps += e.pure_epsilon
+        elif isinstance(e, PureEntry):
+            eps += e.epsilon
+    return eps
+
+
+def _all_gaussian(entries: List[Entry]) -> bool:
+    return all(isinstance(e, GaussianEntry) for e in entries)
+
+
+def _epsilon_exact(entries: List[Entry], delta: float) -> float:
+    if not _all_gaussian(entries):
+        kinds = sorted({e.kind for e in entries if not isinstance(e, GaussianEntry)})
+        raise ValueError("method='exact' requires every entry to be a continuous Gaussian; this ledger also has "
+                         f"{', '.join(kinds)} entries (use 'rdp', 'simple' or 'best')")
+    mu = math.sqrt(sum(e.mu ** 2 for e in entries))
+    return gdp_epsilon(mu, delta) if mu > 0.0 else 0.0
+
+
+def _as_dict(e: Entry) -> dict:
+    out = {}
+    for f in fields(e):
+        value = getattr(e, f.name)
+        if f.name == "event":
+            value = repr(value)
+        if value is not None or not f.kw_only:
+            out[f.name] = value
+    if e.gamma is not None:
+        out["guarantee"] = "random-DP"
+    return out
+
+
+def labelled(entries: Iterable[Entry], **labels) -> List[Entry]:
+    """``entries`` with the given labels (``unit``, ``neighbours``, ``gamma``, ``distribution``) set."""
+    return [replace(e, **labels) for e in entries]
+
+
+@contextlib.contextmanager
+def _quiet_absl():
+    """dp-accounting logs a warning for every RDP order whose series fails to converge; such orders are
+    dropped from the minimum over orders, which can only make epsilon larger (safe), so the warnings are
+    silenced for the duration of one accounting call."""
+    logger = logging.getLogger("absl")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def _check_name(name) -> str:

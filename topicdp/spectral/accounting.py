@@ -32,8 +32,9 @@ composition of these Gaussians with the Laplace releases (Mironov 2017, Table II
 ``delta - (Procedure-1 failure probabilities)`` and then charged those probabilities (see
 :mod:`.procedure1`), is within epsilon.
 
-Both totals are reported for the noise actually used (:meth:`Budget.totals`), via
-:class:`topicdp.rdp.PrivacyLedger`.
+Both totals are reported for the noise actually used (:meth:`Budget.totals`), via the fit's own
+:class:`topicdp.rdp.PrivacyLedger`; :meth:`SpectralDP.fit` checks a caller's ledger (and its budget) against
+:meth:`Budget.planned_entries` before reading the data, and records the fit's entries in it afterwards.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..rdp import PrivacyLedger, calibrate_gaussian
+from ..rdp.ledger import ApproxEntry, GaussianEntry, LaplaceEntry
 
 ACCOUNTING_METHODS = ("auto", "exact", "rdp", "simple")
 
@@ -130,11 +132,31 @@ class Budget:
         """z = 1/mu for the mu-GDP total that meets (epsilon, delta) exactly (all-Gaussian releases)."""
         return calibrate_gaussian(self.epsilon, self.delta, 1.0, method="analytic")
 
+    def _multiplier(self, name: str) -> float:
+        """sigma / sensitivity of Gaussian release ``name``: a function of the stated parameters only."""
+        if self.accounting in ("rdp", "exact"):
+            return self._z / math.sqrt(self._gauss_weight(name))
+        return calibrate_gaussian(self.eps(name), self.gauss_delta, 1.0, method="analytic")
+
+    def planned_entries(self) -> list:
+        """The fit's ledger entries before any data is read, each release at sensitivity 1.
+
+        Every Gaussian release's sigma is its (data-dependent) sensitivity times :meth:`_multiplier`, and every
+        Procedure-1 release's Laplace scale is its sensitivity over its epsilon share, so these entries have
+        the same RDP curves, GDP parameters and per-entry epsilons as the ones the fit records: a
+        :class:`topicdp.rdp.PrivacyLedger` can check its budget against them before the fit starts.
+        """
+        entries: list = [GaussianEntry(name, self._multiplier(name), 1.0) for name in self.gaussian]
+        for name in self.laplace:
+            entries += [LaplaceEntry(name, 1.0 / self.eps(name), 1.0),
+                        ApproxEntry(name + " failure", 0.0, self.ptr_delta)]
+        return entries
+
     def gaussian_sigma(self, name: str, sensitivity: float, *, what: str = "") -> float:
         """Noise std for Gaussian release ``name`` with L2 sensitivity ``sensitivity``; records it."""
         if self.accounting in ("rdp", "exact"):
-            sigma = sensitivity * self._z / math.sqrt(self._gauss_weight(name))
-        else:
+            sigma = sensitivity * self._multiplier(name)
+        else:  # calibrated at this sensitivity, so that the exact profile holds as evaluated (rounded upward)
             sigma = calibrate_gaussian(self.eps(name), self.gauss_delta, sensitivity, method="analytic")
         self.ledger.add_gaussian(name, sigma=sigma, sensitivity=sensitivity)
         self.releases.append({"name": name, "kind": "gaussian", "what": what, "sensitivity": sensitivity,

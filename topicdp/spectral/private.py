@@ -8,6 +8,8 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from .._validation import check_delta, check_epsilon, check_int, check_option, check_random_state
+from ..rdp import PrivacyLedger
+from ..rdp.ledger import labelled
 from ..release import PrivateRelease, vocabulary_status
 from ..transform import FoldInMixin
 from ..report import Check, PrivacyReport, build_report, total
@@ -142,12 +144,20 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         self.n_restarts = n_restarts
 
     # ------------------------------------------------------------------------------------------------
-    def fit(self, X, y=None, *, users=None, vocabulary_source: str = "private-texts") -> "SpectralDP":
+    def fit(self, X, y=None, *, users=None, vocabulary_source: str = "private-texts",
+            ledger: PrivacyLedger | None = None) -> "SpectralDP":
         """Fit on a :class:`topicdp.Corpus` or doc-term counts X; sets ``release_`` (a PrivateRelease).
 
         ``users`` (one id per row of a matrix X) is needed at user level; a Corpus brings its ``doc_users``.
         ``vocabulary_source`` states where a Corpus' vocabulary came from (``"private-texts"`` or
         ``"public"``, see :meth:`topicdp.TopicDP.privatize`).
+
+        ``ledger`` (a :class:`topicdp.rdp.PrivacyLedger`, optional): before the data is read, the fit's
+        releases (:meth:`~topicdp.spectral.accounting.Budget.planned_entries`) are checked against the ledger's
+        budget (:class:`topicdp.rdp.BudgetExceededError` if they do not fit); afterwards the entries of the
+        releases actually made are recorded in it, labelled with the unit and the replace-one relation. If
+        the fit stops after some releases (e.g. a failed precondition), those releases are recorded before
+        the error propagates: the error itself is a function of them.
         """
         vocabulary = getattr(X, "vocabulary", None) if hasattr(X, "doc_users") else None
         k, a0 = check_model_params(self.n_topics, self.alpha0)
@@ -157,6 +167,15 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         check_option(self.accounting, "accounting", ACCOUNTING_METHODS)
         check_option(self.simplex, "simplex", SIMPLEX_METHODS)
         unit = check_option(self.unit, "unit", UNITS)
+        edges, gaussian, laplace = releases(cfg, self.public_whitening is not None)
+        if self.split is None:
+            split = {name: f for name, f in DEFAULT_SPLITS[cfg].items() if name in gaussian + laplace}
+        else:
+            split = dict(self.split)
+        budget = Budget(eps, delta, split, gaussian, laplace, self.accounting)
+        labels = {"unit": unit, "neighbours": "replace-one"}
+        if ledger is not None:
+            ledger.check(labelled(budget.planned_entries(), **labels))
         rng = check_random_state(self.random_state)
         t0 = time.perf_counter()
         counts, users = _counts_and_users(X, users, unit)
@@ -166,16 +185,14 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         public = None
         if self.public_whitening is not None:
             public = public_whitening(self.public_whitening, a0, k, corpus.n_words, vocabulary)
-        edges, gaussian, laplace = releases(cfg, public is not None)
-        if self.split is None:
-            split = {name: f for name, f in DEFAULT_SPLITS[cfg].items() if name in gaussian + laplace}
-        else:
-            split = dict(self.split)
-        budget = Budget(eps, delta, split, gaussian, laplace, self.accounting)
         theta = np.random.default_rng(self.theta_seed).standard_normal(k)
         ctx = Context(corpus=corpus, alpha0=a0, k=k, budget=budget, rng=rng, theta=theta / np.linalg.norm(theta),
                       strict=self.strict, public=public, simplex=self.simplex, n_restarts=self.n_restarts)
-        topics, alpha, n_bad = RUNNERS[cfg](ctx)
+        try:
+            topics, alpha, n_bad = RUNNERS[cfg](ctx)
+        finally:
+            if ledger is not None:
+                ledger.record(labelled(budget.ledger.records, **labels))
         self.topic_word_ = topics
         self.alpha_ = alpha
         self.n_documents_ = corpus.n_docs
