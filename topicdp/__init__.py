@@ -9,44 +9,66 @@ Two roads to a private topic-word matrix:
   (DeCarolis et al., ICML 2020). Guarantee: (epsilon, delta)-DP.
 """
 
-from .adapters import CallableModel, GensimHDP, GensimLDA, GensimLSI, SklearnLDA, SklearnNMF, make_model
-from .agnostic import TopicDP
-from .corpus import Corpus, embedded_corpus
-from .rdp import BudgetExceededError, PrivacyLedger
-from .release import PrivateRelease
-from .report import PrivacyReport
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "TopicDP",
-    "SpectralDP",
-    "SpectralLDA",
-    "DPSVI",
-    "SVILDA",
-    "Corpus",
-    "embedded_corpus",
-    "PrivateRelease",
-    "PrivacyReport",
-    "PrivacyLedger",
-    "BudgetExceededError",
-    "CallableModel",
-    "GensimLDA",
-    "GensimHDP",
-    "GensimLSI",
-    "SklearnLDA",
-    "SklearnNMF",
-    "make_model",
-]
+#: public name -> module that defines it. Everything is imported on first use (PEP 562), so that
+#: ``import topicdp`` and the ``topicdp`` command's ``--help`` do not load numpy, scipy or gensim.
+_LAZY = {
+    "TopicDP": ".agnostic",
+    "SpectralDP": ".spectral",
+    "SpectralLDA": ".spectral",
+    "DPSVI": ".baselines",
+    "SVILDA": ".baselines",
+    "Corpus": ".corpus",
+    "embedded_corpus": ".corpus",
+    "PrivateRelease": ".release",
+    "PrivacyReport": ".report",
+    "PrivacyLedger": ".rdp",
+    "BudgetExceededError": ".rdp",
+    "CallableModel": ".adapters",
+    "GensimLDA": ".adapters",
+    "GensimHDP": ".adapters",
+    "GensimLSI": ".adapters",
+    "SklearnLDA": ".adapters",
+    "SklearnNMF": ".adapters",
+    "make_model": ".adapters",
+}
+
+__all__ = list(_LAZY)
+
+if TYPE_CHECKING:  # static checkers see the real names (``X as X``: a re-export)
+    from .adapters import CallableModel as CallableModel
+    from .adapters import GensimHDP as GensimHDP
+    from .adapters import GensimLDA as GensimLDA
+    from .adapters import GensimLSI as GensimLSI
+    from .adapters import SklearnLDA as SklearnLDA
+    from .adapters import SklearnNMF as SklearnNMF
+    from .adapters import make_model as make_model
+    from .agnostic import TopicDP as TopicDP
+    from .baselines import DPSVI as DPSVI
+    from .baselines import SVILDA as SVILDA
+    from .corpus import Corpus as Corpus
+    from .corpus import embedded_corpus as embedded_corpus
+    from .release import PrivateRelease as PrivateRelease
+    from .rdp import BudgetExceededError as BudgetExceededError
+    from .rdp import PrivacyLedger as PrivacyLedger
+    from .report import PrivacyReport as PrivacyReport
+    from .spectral import SpectralDP as SpectralDP
+    from .spectral import SpectralLDA as SpectralLDA
 
 
-def __getattr__(name):  # the spectral backend and the baselines are imported on first use
-    if name in ("SpectralDP", "SpectralLDA"):
-        from . import spectral
-
-        return getattr(spectral, name)
-    if name in ("DPSVI", "SVILDA"):
-        from . import baselines
-
-        return getattr(baselines, name)
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value  # the next lookup is a plain attribute
+        return value
     raise AttributeError(f"module 'topicdp' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -16,6 +16,7 @@ from typing import Mapping
 import numpy as np
 from sklearn.base import BaseEstimator
 
+from ._names import SENSITIVITIES
 from ._validation import check_delta, check_epsilon, check_gamma, check_option, check_random_state, check_real
 from .adapters.base import TopicModelSpec
 from .mechanisms import (
@@ -35,7 +36,6 @@ from .samplers.neighbours import PrivateResample, PublicReference
 from .samplers.sizing import SIZINGS
 
 MECHANISMS = ("gaussian", "laplace")
-SENSITIVITIES = ("sampled", "global")
 CALIBRATIONS = ("auto", "analytic", "rdp", "paper")
 
 PRIVATE_ORACLE = "private-oracle"

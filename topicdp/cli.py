@@ -13,19 +13,33 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 
 
-MECHANISMS = ("dp-vem", "gaussian-global", "laplace", "spectral-config-1", "spectral-config-2", "spectral-config-3",
-              "spectral-config-4", "dpsvi")  # topicdp.plan.RIGOROUS_MECHANISMS, without importing numpy for --help
+# Building the parser imports only argparse and these tiny pure-Python modules (``topicdp --help`` stays fast,
+# tests/test_cli_help.py checks that numpy is not loaded); heavy imports happen inside the commands.
+from ._extras import MissingExtraError, require
+from ._names import (FORECAST_MECHANISMS, GUARANTEE_SUMMARIES, MECHANISM_SUMMARIES, MODEL_SUMMARIES, MODELS, RIGOROUS_MECHANISMS,
+                     SENSITIVITY_SUMMARIES, SENSITIVITIES)
+
+MECHANISMS = RIGOROUS_MECHANISMS  # the name this module exported before topicdp._names
 
 
 def _add_privacy_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--guarantee", choices=("dp", "random-dp"), default="dp",
+    p.add_argument("--guarantee", choices=tuple(GUARANTEE_SUMMARIES), default=None,
                    help="dp (default): (epsilon, delta)-DP by the mechanism the forecast rule picks (topicdp.plan); "
                         "random-dp: TopicDP over --model with a sampled sensitivity (NOT DP; needs --reference)")
-    p.add_argument("--mechanism", choices=MECHANISMS, default=None,
-                   help="with --guarantee dp: use this mechanism instead of the rule's choice")
+    p.add_argument("--mechanism", choices=RIGOROUS_MECHANISMS, default=None, metavar="MECHANISM",
+                   help="with --guarantee dp: use this mechanism instead of the rule's choice (listed below)")
+    p.add_argument("--sensitivity", choices=SENSITIVITIES, default=None,
+                   help="TopicDP's sensitivity: sampled (= --guarantee random-dp) or global (= --guarantee dp with "
+                        "--mechanism gaussian-global, or laplace if named)")
+    p.add_argument("--secure-noise", action="store_true",
+                   help="TopicDP's Gaussian noise as an exact discrete Gaussian (Canonne, Kamath & Steinke 2020) "
+                        "instead of floating-point sampling; random-dp or --mechanism gaussian-global; "
+                        "--calibration auto or rdp")
     p.add_argument("--release-anyway", action="store_true",
                    help="release even when the forecast says the topics will be noise")
-    p.add_argument("--model", default="gensim-lda", help="model (see topicdp.adapters.MODELS); default gensim-lda")
+    p.add_argument("--model", default="gensim-lda", metavar="MODEL",
+                   help="topic model of TopicDP (random-dp, gaussian-global, laplace; listed below); "
+                        "default gensim-lda")
     p.add_argument("--topics", type=int, default=10, help="number of topics K (default 10)")
     p.add_argument("--epsilon", type=float, default=3.0, help="epsilon > 0 (default 3)")
     p.add_argument("--delta", type=float, default=1e-6, help="delta in (0, 1) (default 1e-6)")
@@ -33,7 +47,8 @@ def _add_privacy_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--unit", choices=("user", "document"), default="user", help="privacy unit (default user)")
     p.add_argument("--calibration", choices=("auto", "analytic", "rdp", "paper"), default="auto")
     p.add_argument("--n-jobs", type=int, default=2, help="parallel model fits (default 2)")
-    p.add_argument("--seed", type=int, default=None, help="noise seed (testing only: the release is marked seeded)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="noise seed (testing only: the release is marked seeded and must not be published)")
     p.add_argument("--sampler-seed", type=int, default=0, help="seed of the neighbour-pair draws (default 0)")
     p.add_argument("--model-seed", type=int, default=0, help="seed of the model (default 0)")
     p.add_argument("--cache-dir", default=None, help="cache sampled sensitivities here")
@@ -52,8 +67,33 @@ def _add_privacy_arguments(p: argparse.ArgumentParser) -> None:
                              "depends on the private data and the report says what that leaks")
     p.add_argument("--diagnostics", default=None, metavar="PATH",
                    help="write the owner's private diagnostics here (never publish this file)")
+    p.add_argument("--plot", default=None, metavar="FILE.png",
+                   help="draw the release: top words of each topic with their released probabilities "
+                        "(needs matplotlib: pip install \"topicdp[plots]\")")
+    p.add_argument("--show-nonprivate", action="store_true",
+                   help="also show the non-private top words (printed, and beside each topic in --plot) where the "
+                        "mechanism keeps them (TopicDP's): for the data owner only, never publish")
     p.add_argument("--n-pairs", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--insecure-testing", action="store_true", help=argparse.SUPPRESS)
+
+
+def _catalogue() -> str:
+    """The models, mechanisms and guarantees, one entry each, for the ``--help`` of privatize and demo."""
+    import textwrap
+
+    width = max(map(len, [*MODELS, *RIGOROUS_MECHANISMS]))
+
+    def table(rows: dict[str, str]) -> list[str]:
+        return [textwrap.fill(line, 110, initial_indent=f"  {name:<{width}}  ", subsequent_indent=" " * (width + 4))
+                for name, line in rows.items()]
+
+    return "\n".join([
+        "guarantees (--guarantee):", *table(GUARANTEE_SUMMARIES), "",
+        f"mechanisms of --guarantee dp (--mechanism; by default the forecast picks among "
+        f"{', '.join(FORECAST_MECHANISMS)}):", *table(MECHANISM_SUMMARIES), "",
+        "sensitivity of TopicDP (--sensitivity):", *table(SENSITIVITY_SUMMARIES), "",
+        "models (--model; the topic model TopicDP perturbs):", *table(MODEL_SUMMARIES),
+    ])
 
 
 def _add_corpus_arguments(p: argparse.ArgumentParser) -> None:
@@ -191,9 +231,8 @@ def check_arguments(args) -> None:
     """
     from ._validation import (check_delta, check_epsilon, check_gamma, check_int, check_n_jobs, check_option,
                               check_real)
-    from .adapters import MODELS
-
     check_option(args.model, "--model", MODELS)
+    _resolve_road(args)
     check_int(args.topics, "--topics", low=1)
     check_epsilon(args.epsilon, "--epsilon")
     check_delta(args.delta, "--delta")
@@ -206,11 +245,10 @@ def check_arguments(args) -> None:
     if args.cache_dir is not None and os.path.exists(args.cache_dir) and not os.path.isdir(args.cache_dir):
         raise ValueError(f"--cache-dir: {args.cache_dir} exists and is not a directory")
     _optional(getattr(args, "top", None), check_int, "--top", low=1)
-    out = getattr(args, "out", None)
-    if out is not None:
-        parent = os.path.dirname(os.path.abspath(out))
-        if os.path.isdir(out) or not os.path.isdir(parent):
-            raise ValueError(f"--out: cannot write a file at {out} (a directory, or its directory does not exist)")
+    for flag in ("--out", "--plot", "--diagnostics"):
+        check_output_path(getattr(args, flag[2:].replace("-", "_"), None), flag)
+    if getattr(args, "plot", None) is not None:
+        require("matplotlib", extra="plots", purpose="--plot")
     if hasattr(args, "corpus"):
         check_corpus_path(args.corpus)
         check_int(args.max_features, "--max-features", low=1)
@@ -218,6 +256,50 @@ def check_arguments(args) -> None:
         check_real(args.max_df, "--max-df", low=0.0, high=1.0, high_open=False)
         _optional(args.users, check_int, "--users", low=1)
         check_bounds(args)
+
+
+def check_output_path(path: str | None, flag: str) -> None:
+    """Refuse, before any work, an output path that cannot be a file (a directory, or in a missing directory)."""
+    if path is None:
+        return
+    parent = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path) or not os.path.isdir(parent):
+        raise ValueError(f"{flag}: cannot write a file at {path} (a directory, or its directory does not exist)")
+
+
+def _resolve_road(args) -> None:
+    """Settle --guarantee, --mechanism and --sensitivity into one road, and check --secure-noise against it.
+
+    ``--sensitivity`` is TopicDP's own vocabulary for the two roads: ``sampled`` is ``--guarantee random-dp``,
+    ``global`` is ``--guarantee dp`` with ``--mechanism gaussian-global`` (or ``laplace``). A contradiction
+    is refused rather than resolved silently.
+    """
+    guarantee, mechanism, sensitivity = args.guarantee, args.mechanism, getattr(args, "sensitivity", None)
+    if sensitivity == "sampled":
+        if guarantee == "dp" or mechanism is not None:
+            raise ValueError("--sensitivity sampled is the random-dp road (TopicDP over --model, NOT DP): it "
+                             "excludes --guarantee dp and --mechanism")
+        guarantee = "random-dp"
+    elif sensitivity == "global":
+        if guarantee == "random-dp":
+            raise ValueError("--sensitivity global gives (epsilon, delta)-DP, not random DP: drop --guarantee "
+                             "random-dp (or use --sensitivity sampled)")
+        if mechanism not in (None, "gaussian-global", "laplace"):
+            raise ValueError(f"--sensitivity global is TopicDP's output perturbation (--mechanism gaussian-global "
+                             f"or laplace), not --mechanism {mechanism}")
+        guarantee, mechanism = "dp", mechanism or "gaussian-global"
+    args.guarantee = guarantee or "dp"
+    args.mechanism = mechanism
+    if args.guarantee == "random-dp" and mechanism is not None:
+        raise ValueError("--mechanism names a mechanism of --guarantee dp; --guarantee random-dp is TopicDP over "
+                         "--model")
+    if getattr(args, "secure_noise", False):
+        if args.guarantee == "dp" and mechanism != "gaussian-global":
+            raise ValueError("--secure-noise draws TopicDP's Gaussian noise: use it with --guarantee random-dp or "
+                             "with --mechanism gaussian-global (--sensitivity global)")
+        if args.calibration not in ("auto", "rdp"):
+            raise ValueError("--secure-noise needs --calibration auto or rdp (the discrete Gaussian inherits the "
+                             "continuous Gaussian's RDP curve, not its exact privacy profile)")
 
 
 NO_P_MESSAGE = (
@@ -264,6 +346,7 @@ def _make_privatizer(args, reference=None):
         progress=True,  # a bar on a terminal, log lines with an ETA otherwise
         sizing=args.sizing,
         max_minutes=args.max_minutes,
+        secure_noise=args.secure_noise,
     )
 
 
@@ -411,9 +494,11 @@ def rigorous_release(mechanism: str, corpus, args, vocabulary_source="private-te
 
         privatizer = TopicDP(args.topics_epsilon, args.topics_delta, unit=args.unit, sensitivity="global",
                              mechanism="gaussian" if mechanism == "gaussian-global" else "laplace",
+                             calibration=args.calibration, secure_noise=getattr(args, "secure_noise", False),
                              random_state=args.seed)
         return privatizer.privatize(make_model(args.model, args.topics, args.model_seed), corpus,
-                                    vocabulary_source=vocabulary_source)
+                                    vocabulary_source=vocabulary_source,
+                                    keep_nonprivate=getattr(args, "show_nonprivate", False))
     if mechanism.startswith("spectral-config-"):
         from .spectral import SpectralDP
 
@@ -438,6 +523,15 @@ def _write(args, release) -> None:
     if args.diagnostics:
         release.save_diagnostics(args.diagnostics)
         print(f"private diagnostics written to {args.diagnostics} (for the data owner; do not publish)")
+    if getattr(args, "plot", None):
+        from .plots import plot_release
+
+        nonprivate = args.show_nonprivate and release.nonprivate is not None
+        plot_release(release, args.plot, n_words=args.top, show_nonprivate=nonprivate)
+        if args.show_nonprivate and not nonprivate:
+            print("note: this mechanism keeps no non-private matrix; the picture shows the release only")
+        print(f"picture of the release written to {args.plot}"
+              + (" (it shows NON-PRIVATE topics: for the data owner only, do not publish)" if nonprivate else ""))
 
 
 def _release(args, corpus, reference) -> int:
@@ -504,29 +598,78 @@ def cmd_demo(args) -> int:
     return _release(args, corpus, reference)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="topicdp", description="Differentially private topic models.")
-    sub = parser.add_subparsers(dest="command", required=True)
+class _LazyParser(argparse.ArgumentParser):
+    """A sub-command parser whose arguments are added on first use, by ``populate(parser)``.
 
-    p = sub.add_parser("privatize", help="release topics of a corpus under DP (or random DP with TopicDP)")
+    ``topicdp --help`` lists the sub-commands from their one-line help alone, so the modules that define
+    the arguments of ``audit`` (dataclasses of the audit library, which imports numpy) load only when that
+    sub-command is parsed or its own help is asked for.
+    """
+
+    def __init__(self, *args, populate=None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._populate = populate
+
+    def _ensure(self) -> None:
+        if self._populate is not None:
+            populate, self._populate = self._populate, None
+            populate(self)
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        self._ensure()
+        return super().parse_known_args(args, namespace)
+
+    def format_help(self) -> str:
+        self._ensure()
+        return super().format_help()
+
+    def format_usage(self) -> str:
+        self._ensure()
+        return super().format_usage()
+
+
+def _populate_compare(p: argparse.ArgumentParser) -> None:
+    from .experiments.cli import add_arguments, check_arguments, run
+
+    add_arguments(p)
+    p.set_defaults(func=run, check=check_arguments)
+
+
+def _populate_audit(p: argparse.ArgumentParser) -> None:
+    from .audit.cli import DESCRIPTION, add_audit_arguments, check_arguments, run_audit_cli
+
+    p.description = DESCRIPTION
+    add_audit_arguments(p)
+    p.set_defaults(func=run_audit_cli, check=check_arguments)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``topicdp`` parser. Building it imports no numerical library (tests/test_cli_help.py)."""
+    parser = argparse.ArgumentParser(prog="topicdp", description="Differentially private topic models.",
+                                     epilog="Each command's --help lists its options; privatize's lists the "
+                                            "models, mechanisms and guarantees.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_LazyParser)
+    catalogue = dict(formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_catalogue())
+
+    p = sub.add_parser("privatize", help="release topics of a corpus under DP (or random DP with TopicDP)",
+                       **catalogue)
     _add_corpus_arguments(p)
     _add_privacy_arguments(p)
     p.add_argument("--out", default=None, help="write the release (JSON) here")
-    p.add_argument("--top", type=int, default=10, help="top words shown per topic")
-    p.add_argument("--show-nonprivate", action="store_true", help="also print the non-private top words")
+    p.add_argument("--top", type=int, default=10, help="top words shown per topic (and drawn by --plot)")
     p.set_defaults(func=cmd_privatize, check=check_arguments)
 
-    p = sub.add_parser("demo", help="a private release of a generated corpus with known topics (about 20 s)")
+    p = sub.add_parser("demo", help="a private release of a generated corpus with known topics (about 20 s)",
+                       **catalogue)
     _add_privacy_arguments(p)
     p.set_defaults(text_field="text", user_field="user")
-    p.add_argument("--out", default=None)
+    p.add_argument("--out", default=None, help="write the release (JSON) here")
     p.set_defaults(func=cmd_demo, check=check_arguments)
 
-    from .audit.cli import register as register_audit
-    from .experiments.cli import register as register_compare
-
-    register_compare(sub)
-    register_audit(sub)
+    sub.add_parser("compare", help="compare mechanisms on one corpus: CSV, plots and a table",
+                   populate=_populate_compare)
+    sub.add_parser("audit", help="empirically lower-bound the epsilon of a mechanism on a canary",
+                   populate=_populate_audit)
     return parser
 
 
@@ -553,7 +696,7 @@ def main(argv=None) -> int:
         if getattr(args, "check", None) is not None:
             args.check(args)  # every argument, before any reading or fitting
         return args.func(args)
-    except (ValueError, TypeError, OSError) as exc:
+    except (ValueError, TypeError, OSError, MissingExtraError) as exc:
         print(f"topicdp: error: {exc}", file=sys.stderr)
         return 2
 

@@ -20,12 +20,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ._names import FORECAST_MECHANISMS, GUARANTEES, RIGOROUS_MECHANISMS
 from ._validation import check_delta, check_epsilon, check_int, check_option
 from .forecast import ReadabilityForecast, dirichlet_signal, forecast_readability
 
-FORECAST_MECHANISMS = ("dp-vem", "gaussian-global", "laplace")
-RIGOROUS_MECHANISMS = FORECAST_MECHANISMS + tuple(f"spectral-config-{c}" for c in (1, 2, 3, 4)) + ("dpsvi",)
-GUARANTEES = ("dp", "random-dp")
 
 
 @dataclass(frozen=True)

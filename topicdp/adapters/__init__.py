@@ -2,22 +2,12 @@
 
 from __future__ import annotations
 
+from .._names import MODELS  # registry name -> class name, stated once (importable without numpy)
 from .base import TopicModelSpec, canonical_order
 from .callable import CallableModel
 from .gensim import GensimHDP, GensimLDA, GensimLDAMulticore, GensimLSI
 from .sklearn import SklearnLDA, SklearnNMF
 from .variational import VariationalLDA
-
-MODELS: dict[str, str] = {
-    "gensim-lda": "GensimLDA",
-    "gensim-lda-multicore": "GensimLDAMulticore",
-    "gensim-hdp": "GensimHDP",
-    "gensim-lsi": "GensimLSI",
-    "sklearn-lda": "SklearnLDA",
-    "sklearn-nmf": "SklearnNMF",
-    "spectral": "SpectralModel",
-    "vem": "VariationalLDA",
-}
 
 
 def make_model(name: str, n_topics: int, random_state: int = 0, **params) -> TopicModelSpec:

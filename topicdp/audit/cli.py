@@ -19,6 +19,7 @@ import json
 import sys
 from typing import Callable
 
+from .._extras import MissingExtraError, require
 from .plot import plot_tradeoff
 from .runner import AuditOptions, AuditSetup, run_audit
 from .setups import SETUPS, SetupOptions
@@ -49,6 +50,9 @@ def _add_fields(parser: argparse.ArgumentParser, cls, seen: dict) -> None:
         kind = meta.get("type", type(f.default))
         target.add_argument(*flags, dest=f.name, type=kind, default=f.default, choices=meta.get("choices"),
                             help=f"{meta.get('help', '')} (default: {f.default})")
+        if meta.get("hidden_flags"):  # old spellings, still accepted, not shown
+            target.add_argument(*meta["hidden_flags"], dest=f.name, type=kind, default=argparse.SUPPRESS,
+                                choices=meta.get("choices"), help=argparse.SUPPRESS)
 
 
 def _from_namespace(cls, args: argparse.Namespace):
@@ -65,6 +69,12 @@ def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plot", default=None, metavar="PATH", help="save the trade-off plot here")
     parser.add_argument("--out", default=None, metavar="JSON", help="write the audit result here")
     parser.add_argument("--fail-on-flag", action="store_true", help="exit with status 1 if the claim is refuted")
+
+
+def check_arguments(args: argparse.Namespace) -> None:
+    """Before any work: what the output options need (the options themselves validate on construction)."""
+    if getattr(args, "plot", None) is not None:
+        require("matplotlib", extra="plots", purpose="--plot")
 
 
 def options_from_args(args: argparse.Namespace) -> tuple[SetupOptions, AuditOptions]:
@@ -92,7 +102,7 @@ def register(subparsers) -> None:
     """Add ``audit`` to the ``topicdp`` sub-commands (called by ``topicdp.cli``)."""
     p = subparsers.add_parser("audit", help=DESCRIPTION[0].lower() + DESCRIPTION[1:-1], description=DESCRIPTION)
     add_audit_arguments(p)
-    p.set_defaults(func=run_audit_cli)
+    p.set_defaults(func=run_audit_cli, check=check_arguments)
 
 
 def main(argv=None) -> int:
@@ -101,7 +111,8 @@ def main(argv=None) -> int:
     add_audit_arguments(parser)
     args = parser.parse_args(argv)
     try:
+        check_arguments(args)
         return run_audit_cli(args)
-    except (ValueError, TypeError, FileNotFoundError) as exc:
+    except (ValueError, TypeError, FileNotFoundError, MissingExtraError) as exc:
         print(f"topicdp audit: error: {exc}", file=sys.stderr)
         return 2

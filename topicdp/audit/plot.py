@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._extras import require
+
 
 def dp_region_boundary(fpr, epsilon: float, delta: float) -> np.ndarray:
     """Smallest FNR an (epsilon, delta)-DP mechanism allows at each FPR."""
@@ -60,6 +62,7 @@ def plot_tradeoff(result, path, *, title: str | None = None):
     is symmetric under swapping FPR and FNR), where the small rates that decide epsilon are visible.
     Uses matplotlib's Agg canvas directly (no pyplot, no global backend change). Returns ``path``.
     """
+    require("matplotlib", extra="plots", purpose="plot_tradeoff")
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 

@@ -338,7 +338,8 @@ class AuditOptions:
         Threshold selection; only ``"held-out"`` carries the confidence statement
         (:func:`topicdp.audit.epsilon_lower_bound`).
     seed : int or None, default None
-        Audit seed (None: from the operating system; the entropy is recorded in the result).
+        Seed of the audited releases' noise (None: from the operating system; the entropy is recorded in the
+        result).
     n_jobs : int, default 1
         Parallel trials of pipeline mechanisms (joblib; -1 = all cores).
     """
@@ -349,7 +350,8 @@ class AuditOptions:
     selection: str = field(default="held-out", metadata={
         "choices": SELECTIONS,
         "help": "threshold selection: held-out (exact confidence) or same-sample (exploratory, no confidence)"})
-    seed: int | None = field(default=None, metadata={"type": int, "help": "audit seed (None: from the OS, recorded)"})
+    seed: int | None = field(default=None, metadata={"type": int, "help": "noise seed of the audited releases, as --seed "
+                                                        "everywhere (None: from the OS, recorded)"})
     n_jobs: int = field(default=1, metadata={"help": "parallel workers (pipeline trials, sensitivity sampling)"})
 
     def __post_init__(self) -> None:

@@ -115,7 +115,8 @@ class SetupOptions:
     corpus_seed: int = _opt(0, "seed of the user subset and the bounding", group=_TOPIC_MODELS)
     canary_seed: int = _opt(1, "seed of the canary draw", group=_TOPIC_MODELS)
     model: str = _opt("gensim-lda", "topic model of the TopicDP setups", group=_TOPIC_MODELS)
-    n_topics: int = _opt(5, "K", group=_TOPIC_MODELS)
+    n_topics: int = _opt(5, "number of topics K", group=_TOPIC_MODELS, flags=("--topics",),
+                         hidden_flags=("--n-topics",))  # --topics in every topicdp command; the old spelling stays
     model_seed: int = _opt(0, "seed of the topic model", group=_TOPIC_MODELS)
     gamma: float = _opt(0.22, "random-DP gamma of topicdp-sampled (0.22: h=49)", group=_TOPIC_MODELS)
     n_pairs: int | None = _opt(None, "override h of topicdp-sampled; below Thm. 1's h this is the insecure "

@@ -55,9 +55,11 @@ def load_split(path: str, max_docs_per_user: int, max_features: int, quick: bool
 
 def check_arguments(args) -> None:
     """Every argument of ``compare``, before the corpus is read."""
+    from .._extras import require
     from .._validation import check_int, check_n_jobs
     from ..cli import check_corpus_path
 
+    require("matplotlib", extra="plots", purpose="compare's plots")  # before minutes of computing, not after
     check_corpus_path(args.corpus)
     if args.max_docs_per_user < 1:
         raise ValueError(f"--max-docs-per-user must be an integer >= 1, got {args.max_docs_per_user}")

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .._extras import require
+
 #: panel -> (x field, metrics to plot, x label)
 PANELS = {
     "eps": ("epsilon", ("l1", "rmse", "kendall"), "epsilon"),
@@ -18,6 +20,7 @@ PANELS = {
 
 def plot_all(rows: list[dict], out_dir) -> list[Path]:
     """One PNG per (panel, corpus, model, metric) present in ``rows``; returns the files written."""
+    require("matplotlib", extra="plots", purpose="plot_all")
     import matplotlib
 
     matplotlib.use("Agg")

@@ -17,6 +17,8 @@ from __future__ import annotations
 import contextlib
 from typing import Callable, Iterator, Sequence
 
+from .._extras import require
+
 
 def add_partials(a, b):
     """``a + b`` for numbers and arrays, key by key for dicts (partial sums of a pass)."""
@@ -95,6 +97,7 @@ def dask_client(address: str | None = None, *, client=None, n_workers: int = 2, 
     if client is not None:
         yield client
         return
+    require("dask.distributed", extra="cluster", purpose="a dask cluster")
     import dask
     from dask.distributed import Client, LocalCluster
 

@@ -1,0 +1,59 @@
+"""The names of the models, mechanisms and guarantees, and one line on each: the one place they are stated.
+
+This module is pure Python and imports nothing, so the ``topicdp`` command can build its parser and its
+``--help`` without loading numpy, scipy or gensim. The modules that implement the names import them from
+here (``topicdp.adapters.MODELS``, ``topicdp.plan.RIGOROUS_MECHANISMS``).
+"""
+
+from __future__ import annotations
+
+#: (registry name, adapter class in ``topicdp.adapters``, one line on the model)
+_MODEL_TABLE: tuple[tuple[str, str, str], ...] = (
+    ("gensim-lda", "GensimLDA", "gensim LdaModel, online variational Bayes LDA"),
+    ("gensim-lda-multicore", "GensimLDAMulticore", "gensim LdaMulticore (workers=1 by default)"),
+    ("gensim-hdp", "GensimHDP", "gensim HdpModel, online HDP truncated to K topics"),
+    ("gensim-lsi", "GensimLSI", "gensim LsiModel, truncated SVD of the term-document matrix"),
+    ("sklearn-lda", "SklearnLDA", "scikit-learn LatentDirichletAllocation (batch variational Bayes)"),
+    ("sklearn-nmf", "SklearnNMF", "scikit-learn NMF of the counts (nndsvda start)"),
+    ("spectral", "SpectralModel", "spectral method-of-moments LDA (non-private; topicdp.spectral)"),
+    ("vem", "VariationalLDA", "full-batch variational EM LDA (non-private; topicdp.variational)"),
+)
+
+#: model registry name -> adapter class name (``topicdp.adapters.make_model`` builds it)
+MODELS: dict[str, str] = {name: cls for name, cls, _ in _MODEL_TABLE}
+#: model registry name -> one line on the model
+MODEL_SUMMARIES: dict[str, str] = {name: line for name, _, line in _MODEL_TABLE}
+
+#: (mechanism name, has a closed-form readability forecast, the guarantee it gives)
+_MECHANISM_TABLE: tuple[tuple[str, bool, str], ...] = (
+    ("dp-vem", True, "(eps, delta)-DP: variational EM LDA, Gaussian noise on per-unit normalised statistics"),
+    ("gaussian-global", True, "(eps, delta)-DP: TopicDP output perturbation, global L2 sensitivity sqrt(2K)"),
+    ("laplace", True, "eps-DP (pure): Laplace output perturbation, global L1 sensitivity 2K"),
+    ("spectral-config-1", False, "(eps, delta)-DP: spectral LDA (DeCarolis et al. 2020), noise on M3 and twice on M2"),
+    ("spectral-config-2", False, "(eps, delta)-DP: spectral LDA, noise on M2 and on the whitened tensor"),
+    ("spectral-config-3", False, "(eps, delta)-DP: spectral LDA, noise on M2 and on the tensor decomposition's output"),
+    ("spectral-config-4", False, "(eps, delta)-DP: spectral LDA, noise on M2 and on the final topics and weights"),
+    ("dpsvi", False, "(eps, delta)-DP, document level only: DP stochastic variational inference (Park et al. 2016)"),
+)
+
+#: mechanisms of ``--guarantee dp`` whose readability ``topicdp.plan`` forecasts (the rule picks among them)
+FORECAST_MECHANISMS: tuple[str, ...] = tuple(name for name, forecast, _ in _MECHANISM_TABLE if forecast)
+#: every mechanism of ``--guarantee dp``
+RIGOROUS_MECHANISMS: tuple[str, ...] = tuple(name for name, _, _ in _MECHANISM_TABLE)
+#: mechanism name -> the guarantee it gives, in one line
+MECHANISM_SUMMARIES: dict[str, str] = {name: line for name, _, line in _MECHANISM_TABLE}
+
+#: guarantee name -> one line on what it means
+GUARANTEE_SUMMARIES: dict[str, str] = {
+    "dp": "(epsilon, delta)-DP for every pair of neighbouring datasets, by one of the mechanisms below",
+    "random-dp": "TopicDP over --model with a SAMPLED sensitivity: (epsilon, delta, gamma)-random DP with "
+                 "respect to the sampling distribution P; NOT DP (units unlike P's draws are not covered)",
+}
+GUARANTEES: tuple[str, ...] = tuple(GUARANTEE_SUMMARIES)
+
+#: how TopicDP obtains the sensitivity of the topic-word matrix
+SENSITIVITY_SUMMARIES: dict[str, str] = {
+    "sampled": "sampled over neighbour pairs drawn from P (TopicDP Alg. 1): random DP, not DP",
+    "global": "the provable bound sqrt(2K) of row-stochastic K x V matrices: DP",
+}
+SENSITIVITIES: tuple[str, ...] = tuple(SENSITIVITY_SUMMARIES)

@@ -1,0 +1,121 @@
+"""A picture of a release: each topic's top words as bars of their released probabilities.
+
+:func:`plot_release` is the one implementation; :meth:`topicdp.PrivateRelease.plot` and
+``topicdp privatize --plot FILE.png`` call it. The released panels are post-processing of the DP output,
+publishable with the release. With ``show_nonprivate=True`` each topic's non-private top words (the
+matrix the noise was added to, kept on the release by ``keep_nonprivate=True``) stand beside it: that
+picture shows private data, is for the data owner only, and says so in its caption.
+
+Needs matplotlib (``pip install "topicdp[plots]"``). The figure is built without ``pyplot``, so it changes
+no global state (backend, current figure) of the caller.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from ._extras import require
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from .release import PrivateRelease
+
+#: caption of every picture that shows the non-private topics
+NONPRIVATE_CAPTION = ("Shows NON-PRIVATE data: the topics before noise (right panels). For the data owner "
+                      "only; do not publish this picture.")
+
+
+def plot_release(release: PrivateRelease, path: Any = None, *, n_words: int = 10, show_nonprivate: bool = False,
+                 n_cols: int | None = None, title: str | None = None, dpi: int = 110) -> Figure:
+    """Draw each topic of ``release`` as a horizontal bar chart of its top words' released probabilities.
+
+    Parameters
+    ----------
+    release : PrivateRelease
+    path : str or path-like, optional
+        Write the picture here (the format follows the suffix, e.g. ``.png``).
+    n_words : int >= 1, default=10
+        Top words per topic.
+    show_nonprivate : bool, default=False
+        Put the non-private topic's top words beside each released topic (the same row of
+        ``release.nonprivate``: output perturbation adds the noise to that row, so the two match by
+        construction). Words in both lists are drawn in full colour, the others pale. Needs a release made
+        with ``keep_nonprivate=True``; the caption says the picture shows non-private data.
+    n_cols : int >= 1, optional
+        Topics per row (default: up to 5, or up to 3 pairs with ``show_nonprivate``).
+    title : str, optional
+        Default: the mechanism, guarantee, epsilon, delta and unit of the report.
+    dpi : int, default=110
+        Resolution of the written file.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Built without ``pyplot``; display it in a notebook, or save it with ``fig.savefig``.
+
+    Raises
+    ------
+    MissingExtraError
+        When matplotlib is not installed (the message gives ``pip install "topicdp[plots]"``).
+    ValueError
+        ``show_nonprivate=True`` on a release without its non-private matrix, or a bad ``n_words``/``n_cols``.
+    """
+    from ._validation import check_int
+
+    require("matplotlib", extra="plots", purpose="plot_release")
+    from matplotlib.figure import Figure
+
+    check_int(n_words, "n_words", low=1)
+    if show_nonprivate and release.nonprivate is None:
+        raise ValueError("show_nonprivate=True needs the non-private matrix: privatize(..., keep_nonprivate=True)")
+    released = release.top_words(n_words)
+    private = release.nonprivate_top_words(n_words) if show_nonprivate else None
+    k = release.n_topics
+    per_topic = 2 if show_nonprivate else 1
+    n_cols = min(k, 3 if show_nonprivate else 5) if n_cols is None else check_int(n_cols, "n_cols", low=1)
+    n_rows = math.ceil(k / n_cols)
+    panel_w, panel_h = 2.4, 0.6 + 0.2 * n_words
+    fig = Figure(figsize=(panel_w * n_cols * per_topic, panel_h * n_rows + 1.0))
+    axes = fig.subplots(n_rows, n_cols * per_topic, squeeze=False)
+    for ax in axes.flat[k * per_topic:]:
+        ax.set_visible(False)
+    for i in range(k):
+        row, col = divmod(i, n_cols)
+        if private is None:
+            _bars(axes[row, col], released[i], f"topic {i}", "tab:blue", None)
+            continue
+        shared = {w for w, _ in released[i]} & {w for w, _ in private[i]}
+        _bars(axes[row, 2 * col], released[i], f"topic {i}, released", "tab:blue", shared)
+        _bars(axes[row, 2 * col + 1], private[i], f"topic {i}, NON-PRIVATE ({len(shared)}/{n_words} shared)",
+              "tab:orange", shared)
+    fig.suptitle(title if title is not None else _default_title(release), fontsize=10)
+    bottom = 0.0
+    if show_nonprivate:
+        fig.text(0.5, 0.005, NONPRIVATE_CAPTION, ha="center", va="bottom", fontsize=9, color="tab:red")
+        bottom = 0.4 / fig.get_figheight()
+    fig.tight_layout(rect=(0.0, bottom, 1.0, 1.0 - 0.5 / fig.get_figheight()))
+    if path is not None:
+        fig.savefig(path, dpi=dpi)
+    return fig
+
+
+def _bars(ax, words: list[tuple[str, float]], title: str, colour: str, shared: set | None) -> None:
+    labels = [w for w, _ in words]
+    values = [p for _, p in words]
+    alphas = [1.0 if shared is None or w in shared else 0.35 for w in labels]
+    bars = ax.barh(range(len(words)), values, color=colour)
+    for bar, alpha in zip(bars, alphas):
+        bar.set_alpha(alpha)
+    ax.set_yticks(range(len(words)), labels, fontsize=8)
+    ax.invert_yaxis()  # the heaviest word on top
+    ax.tick_params(axis="x", labelsize=7)
+    ax.set_title(title, fontsize=8)
+
+
+def _default_title(release: PrivateRelease) -> str:
+    r = release.report
+    guarantee = {"approx-DP": "DP", "random-DP": "random DP (NOT DP)", "none": "NO formal guarantee"}.get(r.guarantee, r.guarantee)
+    delta = f", delta={r.delta:.2g}" if r.delta else ""
+    return f"{r.mechanism}: {guarantee}, epsilon={r.epsilon:g}{delta}, per {r.unit}"
