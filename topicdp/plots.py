@@ -77,7 +77,7 @@ def plot_release(release: PrivateRelease, path: Any = None, *, n_words: int = 10
     n_cols = min(k, 3 if show_nonprivate else 5) if n_cols is None else check_int(n_cols, "n_cols", low=1)
     n_rows = math.ceil(k / n_cols)
     panel_w, panel_h = 2.4, 0.6 + 0.2 * n_words
-    fig = Figure(figsize=(panel_w * n_cols * per_topic, panel_h * n_rows + 1.0))
+    fig = Figure(figsize=(panel_w * n_cols * per_topic, panel_h * n_rows + 0.6))
     axes = fig.subplots(n_rows, n_cols * per_topic, squeeze=False)
     for ax in axes.flat[k * per_topic:]:
         ax.set_visible(False)
@@ -87,15 +87,15 @@ def plot_release(release: PrivateRelease, path: Any = None, *, n_words: int = 10
             _bars(axes[row, col], released[i], f"topic {i}", "tab:blue", None)
             continue
         shared = {w for w, _ in released[i]} & {w for w, _ in private[i]}
-        _bars(axes[row, 2 * col], released[i], f"topic {i}, released", "tab:blue", shared)
-        _bars(axes[row, 2 * col + 1], private[i], f"topic {i}, NON-PRIVATE ({len(shared)}/{n_words} shared)",
-              "tab:orange", shared)
+        _bars(axes[row, 2 * col], released[i], f"topic {i}: released", "tab:blue", shared)
+        _bars(axes[row, 2 * col + 1], private[i], f"NON-PRIVATE ({len(shared)}/{n_words} shared)", "tab:orange",
+              shared)
     fig.suptitle(title if title is not None else _default_title(release), fontsize=10)
     bottom = 0.0
     if show_nonprivate:
         fig.text(0.5, 0.005, NONPRIVATE_CAPTION, ha="center", va="bottom", fontsize=9, color="tab:red")
         bottom = 0.4 / fig.get_figheight()
-    fig.tight_layout(rect=(0.0, bottom, 1.0, 1.0 - 0.5 / fig.get_figheight()))
+    fig.tight_layout(rect=(0.0, bottom, 1.0, 1.0 - 0.3 / fig.get_figheight()))
     if path is not None:
         fig.savefig(path, dpi=dpi)
     return fig
