@@ -162,7 +162,9 @@ def _records(args) -> tuple[list, list]:
     if cached is None:
         from .corpus import read_jsonl_records
 
-        texts, owners, first = [], [], set()
+        texts: list[str] = []
+        owners: list = []
+        first: set = set()
         for text, user in read_jsonl_records(args.corpus, args.text_field, args.user_field):
             if args.users is not None and user not in first:  # as Corpus.from_jsonl(n_users=N)
                 if len(first) == args.users:
@@ -408,7 +410,7 @@ def _planned_words(args, n_units: int) -> int:
         return args.max_features
     from .vocabulary import forecast_vocabulary
 
-    reference = {}
+    reference: dict = {}
     if args.reference is not None:  # public texts: the expected size, not only the units a word needs
         from .corpus import read_jsonl_records
 
@@ -615,7 +617,7 @@ class _LazyParser(argparse.ArgumentParser):
             populate, self._populate = self._populate, None
             populate(self)
 
-    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+    def parse_known_args(self, args=None, namespace=None):
         self._ensure()
         return super().parse_known_args(args, namespace)
 
@@ -649,10 +651,10 @@ def build_parser() -> argparse.ArgumentParser:
                                      epilog="Each command's --help lists its options; privatize's lists the "
                                             "models, mechanisms and guarantees.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_LazyParser)
-    catalogue = dict(formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_catalogue())
+    catalogue = _catalogue()
 
     p = sub.add_parser("privatize", help="release topics of a corpus under DP (or random DP with TopicDP)",
-                       **catalogue)
+                       formatter_class=argparse.RawDescriptionHelpFormatter, epilog=catalogue)
     _add_corpus_arguments(p)
     _add_privacy_arguments(p)
     p.add_argument("--out", default=None, help="write the release (JSON) here")
@@ -660,7 +662,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_privatize, check=check_arguments)
 
     p = sub.add_parser("demo", help="a private release of a generated corpus with known topics (about 20 s)",
-                       **catalogue)
+                       formatter_class=argparse.RawDescriptionHelpFormatter, epilog=catalogue)
     _add_privacy_arguments(p)
     p.set_defaults(text_field="text", user_field="user")
     p.add_argument("--out", default=None, help="write the release (JSON) here")

@@ -57,7 +57,7 @@ def forecast_mechanism(mechanism: str, *, epsilon: float, delta: float, unit: st
     if signal is None:
         signal = dirichlet_signal(n_topics, n_words, 0.15)
     top_n = min(10, n_words - 1)  # a tiny vocabulary still gets a forecast
-    common = dict(n_units=n_units, unit=unit, top_n=top_n)
+    common: dict = dict(n_units=n_units, unit=unit, top_n=top_n)
     if mechanism == "dp-vem":
         from .variational import DPVariationalLDA, forecast
 
@@ -101,12 +101,19 @@ def plan_release(*, guarantee: str = "dp", mechanism: str | None = None, epsilon
                            {"topicdp": None})
     if mechanism is not None:
         check_option(mechanism, "mechanism", RIGOROUS_MECHANISMS)
-    kwargs = dict(epsilon=epsilon, delta=delta, unit=unit, n_units=n_units, n_topics=n_topics, n_words=n_words,
+    kwargs: dict = dict(epsilon=epsilon, delta=delta, unit=unit, n_units=n_units, n_topics=n_topics, n_words=n_words,
                   signal=signal, mass_per_unit=mass_per_unit)
-    forecasts = {name: forecast_mechanism(name, **kwargs) for name in FORECAST_MECHANISMS}
+    forecasts: dict[str, ReadabilityForecast | None] = {
+        name: forecast_mechanism(name, **kwargs) for name in FORECAST_MECHANISMS}
     if mechanism is not None:
         if mechanism not in forecasts:
             forecasts[mechanism] = None
         return ReleasePlan(mechanism, "named by the caller", forecasts)
-    best = max(FORECAST_MECHANISMS, key=lambda name: forecasts[name].expected_overlap)  # max keeps the first tie
+    overlaps = {}
+    for name in FORECAST_MECHANISMS:  # each has a closed-form forecast (topicdp._names)
+        fc = forecasts[name]
+        if fc is None:
+            raise RuntimeError(f"no forecast for {name}, one of FORECAST_MECHANISMS")
+        overlaps[name] = fc.expected_overlap
+    best = max(FORECAST_MECHANISMS, key=overlaps.__getitem__)  # max keeps the first tie
     return ReleasePlan(best, "largest forecast top-10 overlap among rigorous mechanisms", forecasts)

@@ -41,7 +41,7 @@ def _add_fields(parser: argparse.ArgumentParser, cls, seen: dict) -> None:
             continue
         seen[f.name] = f.default
         meta = f.metadata
-        target = parser
+        target: argparse._ActionsContainer = parser
         if "group" in meta:
             if meta["group"] not in groups:
                 groups[meta["group"]] = parser.add_argument_group(meta["group"])

@@ -30,7 +30,7 @@ def load_split(path: str, max_docs_per_user: int, max_features: int, quick: bool
 
     if path == "embedded":
         texts = embedded_texts()
-        users = list(range(len(texts)))
+        users: list = list(range(len(texts)))
         name = "lee"
     else:
         records = list(read_jsonl_records(path))
