@@ -238,7 +238,7 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
             topic_word=self.topic_word_, noisy=None, vocabulary=vocabulary,
             report=self._report(vocabulary_source, vocab_status, vocab_note),
             diagnostics={"n_docs": int(X.shape[0]), "n_units": int(doc_units.max()) + 1})
-        if entries:
+        if ledger is not None and entries:  # entries are made only with a ledger
             ledger.record(entries)
         return self
 

@@ -276,9 +276,8 @@ class DPVocabulary:
 
 def _ledger_entries(sigma: float, sensitivity: float, delta_threshold: float, unit: str, neighbours: str,
                     name: str = "vocabulary selection") -> list:
-    labels = {"unit": unit, "neighbours": neighbours}
-    return [GaussianEntry(name, sigma, sensitivity, **labels),
-            ApproxEntry(f"{name} (threshold)", 0.0, delta_threshold, **labels)]
+    return [GaussianEntry(name, sigma, sensitivity, unit=unit, neighbours=neighbours),
+            ApproxEntry(f"{name} (threshold)", 0.0, delta_threshold, unit=unit, neighbours=neighbours)]
 
 
 def unit_top_words(tokens: Iterable[str] | Mapping[str, int], k: int) -> tuple[str, ...]:
