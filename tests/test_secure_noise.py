@@ -11,6 +11,7 @@ import pytest
 from scipy.stats import power_divergence
 
 from topicdp.audit.gaussian import gaussian_delta
+from topicdp.rdp.zcdp import zcdp_to_dp
 from topicdp.mechanisms.secure_noise import (
     RandomWords,
     bernoulli_exp,
@@ -21,8 +22,6 @@ from topicdp.mechanisms.secure_noise import (
     grid_step,
     secure_gaussian,
     secure_laplace,
-    zcdp_delta,
-    zcdp_epsilon,
 )
 
 LEVEL = 1e-3
@@ -169,9 +168,12 @@ def test_zcdp_conversion_matches_dp_accounting():
     orders = np.concatenate([np.linspace(1.01, 10, 200), np.arange(11, 500)])
     for rho, delta in [(0.05, 1e-5), (0.5, 1e-6), (2.0, 1e-3)]:
         theirs, _ = rdp_accountant.compute_epsilon(orders, orders * rho, delta)
-        ours = zcdp_epsilon(rho, delta)
+        ours = zcdp_to_dp(rho, delta, conversion="improved")
         assert ours <= theirs + 1e-9 and ours == pytest.approx(theirs, rel=0.02)
-        assert zcdp_delta(rho, ours) == pytest.approx(delta, rel=0.05)
+    rel = secure_gaussian(np.zeros((2, 2)), 5.0, sensitivity=1.0, random_state=0)  # its epsilon is that conversion
+    assert rel.epsilon(1e-5) == zcdp_to_dp(rel.rho, 1e-5, conversion="improved")
+    with pytest.raises(ValueError, match="delta"):
+        rel.epsilon()
 
 
 def test_release_privacy_statement():

@@ -47,7 +47,7 @@ Privacy statements.
   divergences add over independent coordinates, so the d-dimensional release with
   ``||q(D) - q(D')||_2 <= Delta^Z`` has the same RDP curve ``alpha * rho``. Consequently **every sigma
   calibrated through RDP/zCDP for the continuous Gaussian carries over unchanged**. The (epsilon, delta)
-  statement from zCDP uses the conversion of CKS20 Prop. 12 (arXiv v4), see :func:`zcdp_epsilon`.
+  statement from zCDP uses the conversion of CKS20 Prop. 12 (arXiv v4), see :func:`topicdp.rdp.zcdp_to_dp` (``conversion="improved"``).
   For one coordinate, CKS20 Thm. 7 gives the exact profile, :func:`discrete_gaussian_delta`, which is
   numerically indistinguishable from the continuous profile of Balle & Wang (2018, Thm. 8) at the same
   ``s / Delta^Z`` (tested). For d > 1 coordinates no theorem transfers the continuous *analytic*
@@ -89,8 +89,6 @@ __all__ = [
     "discrete_gaussian",
     "discrete_gaussian_pmf",
     "discrete_gaussian_delta",
-    "zcdp_delta",
-    "zcdp_epsilon",
     "grid_step",
     "SecureRelease",
     "secure_gaussian",
@@ -413,34 +411,6 @@ def discrete_gaussian_delta(epsilon: float, s: float, sensitivity: int) -> float
     return float(max(tail_lo - tail_hi, 0.0))
 
 
-def zcdp_delta(rho: float, epsilon: float) -> float:
-    """delta such that rho-zCDP implies (epsilon, delta)-DP: CKS20 Prop. 12 (arXiv v4).
-
-        delta = inf_{alpha > 1} exp((alpha - 1)(alpha rho - eps)) / (alpha - 1) * (1 - 1/alpha)^alpha,
-
-    minimised over a fine log-spaced grid of orders (any order gives a valid delta).
-    """
-    rho = check_real(rho, "rho", low=0.0, low_open=False)
-    epsilon = check_real(epsilon, "epsilon", low=0.0, low_open=False)
-    if rho == 0.0:
-        return 0.0
-    alpha = 1.0 + np.logspace(-6, 6, 4000)
-    log_d = (alpha - 1) * (alpha * rho - epsilon) - np.log(alpha - 1) + alpha * np.log1p(-1 / alpha)
-    return float(min(1.0, np.exp(log_d.min())))
-
-
-def zcdp_epsilon(rho: float, delta: float) -> float:
-    """Smallest epsilon with rho-zCDP => (epsilon, delta)-DP by CKS20 Prop. 12 (arXiv v4).
-
-        eps = inf_{alpha > 1} alpha rho + (log(1/delta) + (alpha - 1) log(1 - 1/alpha) - log(alpha)) / (alpha - 1).
-    """
-    rho = check_real(rho, "rho", low=0.0, low_open=False)
-    delta = check_real(delta, "delta", low=0.0, high=1.0)
-    alpha = 1.0 + np.logspace(-6, 6, 4000)
-    eps = alpha * rho + (-math.log(delta) + (alpha - 1) * np.log1p(-1 / alpha) - np.log(alpha)) / (alpha - 1)
-    return float(max(0.0, eps.min()))
-
-
 def grid_step(sensitivity: float, n_coords: int, *, tolerance: float = 0.01, norm: int = 2) -> float:
     """The power-of-two grid step that keeps the rounding inflation of the sensitivity below ``tolerance``.
 
@@ -503,11 +473,15 @@ class SecureRelease:
             raise ValueError("rho is defined for the discrete Gaussian only")
         return self.sensitivity_units**2 / (2.0 * self.scale_units**2)
 
-    def epsilon(self, delta: float = 0.0) -> float:
+    def epsilon(self, delta: float | None = None) -> float:
         """A proven epsilon: zCDP -> (eps, delta) (CKS20 Prop. 12) for the Gaussian; Delta_1^Z / t for Laplace."""
         if self.mechanism == "discrete-laplace":
             return self.sensitivity_units / self.scale_units
-        return zcdp_epsilon(self.rho, delta)
+        if delta is None:
+            raise ValueError("the discrete Gaussian's epsilon needs delta in (0, 1)")
+        from ..rdp.zcdp import zcdp_to_dp
+
+        return zcdp_to_dp(self.rho, delta, conversion="improved")
 
     def privacy(self, delta: float | None = None) -> dict:
         """JSON-able privacy statement."""
