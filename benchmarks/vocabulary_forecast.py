@@ -16,14 +16,13 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
 from topicdp.corpus import read_jsonl_records
 from topicdp.metrics.readability import heldout_user_mask
-from topicdp.vocabulary import _add_unit, _select, _totals, calibrate_selection, forecast_vocabulary, unit_word_sets
+from topicdp.vocabulary import _select, _word_totals, calibrate_selection, forecast_vocabulary, unit_word_sets
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 EPSILONS, DELTA, K = (0.3, 0.6, 1.0, 3.0), 5e-7, 300
@@ -56,10 +55,7 @@ def main(argv=None) -> int:
         ref_texts, ref_users, texts, users = split(path)
         for unit in ("user", "document"):
             sets = unit_word_sets(texts, users, unit=unit, max_words_per_unit=K)
-            pairs: Counter = Counter()
-            for words in sets.values():
-                _add_unit(pairs, words)
-            totals = _totals(pairs)
+            totals = _word_totals(sets)
             for eps in EPSILONS:
                 fc = forecast_vocabulary(eps, DELTA, len(sets), unit=unit, max_words_per_unit=K,
                                          reference_texts=ref_texts, reference_users=ref_users)

@@ -447,10 +447,7 @@ def select_vocabulary(
 
     sets = unit_word_sets(texts, users, unit=unit, max_words_per_unit=k, stop_words=stop_words,
                           min_token_length=min_token_length)
-    pairs: Counter = Counter()
-    for words in sets.values():
-        _add_unit(pairs, words)
-    words = _select(_totals(pairs), sigma, tau, max_features, rng)
+    words = _select(_word_totals(sets), sigma, tau, max_features, rng)
     result = DPVocabulary(
         words=words, epsilon=epsilon, delta=delta, delta_gaussian=delta - THRESHOLD_DELTA_SHARE * delta,
         delta_threshold=THRESHOLD_DELTA_SHARE * delta, sigma=sigma, tau=tau,
@@ -561,16 +558,21 @@ def forecast_vocabulary(
         sets = unit_word_sets(reference_texts, reference_users, unit=unit, max_words_per_unit=k)
         if not sets:
             raise ValueError("reference_texts has no token: it cannot forecast the vocabulary")
-        pairs: Counter = Counter()
-        for words in sets.values():
-            _add_unit(pairs, words)
-        totals = np.fromiter(_totals(pairs).values(), dtype=np.float64)
+        totals = np.fromiter(_word_totals(sets).values(), dtype=np.float64)
         expected = float(special.ndtr((totals * (n_units / len(sets)) - tau) / sigma).sum())
         if max_features is not None:
             expected = min(expected, float(max_features))
     return VocabularyForecast(epsilon=float(epsilon), delta=float(delta), unit=check_option(unit, "unit", UNITS),
                               n_units=n_units, max_words_per_unit=k, max_features=max_features, sigma=sigma,
                               tau=tau, units_per_word=tau * math.sqrt(k), expected_words=expected)
+
+
+def _word_totals(sets: Mapping) -> dict:
+    """``T(w)`` of every candidate word from the units' word sets (steps 2-3 of the mechanism)."""
+    pairs: Counter = Counter()
+    for words in sets.values():
+        _add_unit(pairs, words)
+    return _totals(pairs)
 
 
 def _add_unit(pairs: Counter, words: Sequence[str]) -> None:
