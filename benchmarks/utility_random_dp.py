@@ -40,15 +40,12 @@ from topicdp.samplers.neighbours import PublicReference  # noqa: E402
 from topicdp.variational import public_init  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from utility_real import DELTA, K, gensim_reference, load  # noqa: E402
+from utility_real import DELTA, K, add_common_arguments, data_and_out, gensim_reference, load  # noqa: E402
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--corpus", default="blogs", choices=("blogs", "enron_sent"))
-    p.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data"))
-    p.add_argument("--out", required=True)
-    p.add_argument("--epsilons", type=float, nargs="+", default=[1.0, 3.0, 10.0])
+    add_common_arguments(p)
     p.add_argument("--sizing", default="exchangeable", choices=("exchangeable", "lambert-w"))
     p.add_argument("--gamma", type=float, default=0.1)
     p.add_argument("--n-jobs", type=int, default=2)
@@ -58,12 +55,10 @@ def main(argv=None) -> int:
     p.add_argument("--cache-dir", default=None,
                    help="reuse/keep sensitivity samples here (bench_sampler.py --blogs --cache-dir writes the same)")
     args = p.parse_args(argv)
-    data = Path(args.data)
-    if not (data / args.corpus).exists():
-        print(f"skipped: {data / args.corpus} not found")
+    paths = data_and_out(args)
+    if paths is None:
         return 0
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    data, out = paths
     t0 = time.perf_counter()
     train, heldout, public, _ = load(args.corpus, data, "nonprivate", None, "user")
     reference = gensim_reference(train)

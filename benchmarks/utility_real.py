@@ -87,12 +87,28 @@ def gensim_reference(corpus: Corpus, seed: int = 0) -> np.ndarray:
                     chunksize=2000).get_topics()
 
 
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_common_arguments(p: argparse.ArgumentParser) -> None:
+    """--corpus, --data, --out and --epsilons, shared by the utility benchmarks."""
     p.add_argument("--corpus", default="blogs", choices=("blogs", "enron_sent"))
     p.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data"))
     p.add_argument("--out", required=True)
     p.add_argument("--epsilons", type=float, nargs="+", default=[1.0, 3.0, 10.0])
+
+
+def data_and_out(args) -> tuple[Path, Path] | None:
+    """The data folder and the (created) output folder; None, after saying so, when the corpus is absent."""
+    data = Path(args.data)
+    if not (data / args.corpus).exists():
+        print(f"skipped: {data / args.corpus} not found")
+        return None
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    return data, out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_common_arguments(p)
     p.add_argument("--units", nargs="+", default=["document", "user"])
     p.add_argument("--inits", nargs="+", default=["random", "public"], help="random start, or from the public half")
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
@@ -101,12 +117,10 @@ def main(argv=None) -> int:
                    help="share of epsilon spent on the vocabulary with --vocabulary dp (and delta/2; basic composition)")
     p.add_argument("--spectral", action="store_true", help="also spectral configuration 1")
     args = p.parse_args(argv)
-    data = Path(args.data)
-    if not (data / args.corpus).exists():
-        print(f"skipped: {data / args.corpus} not found")
+    paths = data_and_out(args)
+    if paths is None:
         return 0
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    data, out = paths
     results_path = out / "results.jsonl"
     done = set()
     if results_path.exists():
