@@ -11,7 +11,7 @@ from topicdp import Corpus
 from topicdp.baselines._svi import dirichlet_expectation
 from topicdp.datasets import synthetic_lda
 from topicdp.rdp.gaussian import gaussian_delta
-from topicdp.variational import DPVariationalLDA, unit_statistic, unit_weights
+from topicdp.variational import DPVariationalLDA, merge_identical_documents, unit_statistic, unit_weights
 
 
 def _random_corpus(rng, n_docs=12, n_words=6, n_users=4, max_count=4):
@@ -50,6 +50,25 @@ def test_the_bound_one_is_attained():
     beta = np.array([[1.0, 1e-9, 1e-9], [1e-9, 0.5, 0.5]])
     stats = _per_unit(X, np.array([0, 1]), beta, alpha=0.01)
     assert np.linalg.norm(stats[0]) == pytest.approx(1.0, abs=1e-6)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_merging_identical_documents_leaves_the_statistic_unchanged(seed):
+    """The sampler's corpora repeat public users: their documents share one E-step, weighted by their copies."""
+    rng = np.random.default_rng(seed)
+    X, users = _random_corpus(rng, n_docs=10, n_users=4)
+    copies = rng.integers(0, 10, size=30)  # 30 documents drawn from 10: many repeats, with different weights
+    X_rep, users_rep = X[copies], rng.integers(0, 8, size=30)
+    w = unit_weights(X_rep, users_rep)
+    X_merged, w_merged = merge_identical_documents(X_rep, w)
+    assert X_merged.shape[0] == np.unique(X_rep.toarray(), axis=0).shape[0] < 30
+    np.testing.assert_allclose(w_merged.sum(), w.sum(), rtol=1e-12)
+    beta = np.exp(dirichlet_expectation(rng.gamma(1.0, 1.0, size=(3, X.shape[1]))))
+    np.testing.assert_allclose(unit_statistic(X_merged, w_merged, beta, 0.5), unit_statistic(X_rep, w, beta, 0.5),
+                               rtol=1e-12, atol=1e-15)
+    X_eye = sp.csr_matrix(np.eye(6))  # nothing repeated: nothing merged
+    X_same, w_same = merge_identical_documents(X_eye, w[:6])
+    assert X_same.shape == X_eye.shape and np.array_equal(w_same, w[:6])
 
 
 def test_weights_depend_only_on_the_units_own_documents():

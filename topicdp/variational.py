@@ -88,6 +88,27 @@ def unit_weights(X: sp.csr_matrix, doc_units: np.ndarray) -> np.ndarray:
     return w[doc_units]
 
 
+def merge_identical_documents(X: sp.csr_matrix, weights: np.ndarray) -> tuple[sp.csr_matrix, np.ndarray]:
+    """One row per distinct document, weighted by the summed weights of its copies.
+
+    Exact for :func:`unit_statistic`: each document's E-step depends on its own counts alone (it stops on its
+    own, :func:`topicdp.baselines._svi.batch_e_step`) and its statistics scale with its weight, so k copies
+    with weights w_1..w_k contribute the statistics of one copy with weight sum(w_i). Corpora resampled from
+    a public reference (the sensitivity sampler's D, about n / |P| copies of each reference user) shrink
+    several-fold; a corpus without repeats costs one pass to find that out.
+    """
+    X = sp.csr_matrix(X)
+    first: dict[bytes, int] = {}
+    keys = np.empty(X.shape[0], dtype=np.int64)
+    for d in range(X.shape[0]):
+        lo, hi = X.indptr[d], X.indptr[d + 1]
+        keys[d] = first.setdefault(X.indices[lo:hi].tobytes() + X.data[lo:hi].tobytes(), d)
+    distinct, inverse = np.unique(keys, return_inverse=True)
+    if distinct.size == X.shape[0]:
+        return X, weights
+    return X[distinct], np.bincount(inverse, weights=weights, minlength=distinct.size)
+
+
 def unit_statistic(X: sp.csr_matrix, weights: np.ndarray, exp_elog_beta: np.ndarray, alpha: float, *,
                    chunk: int = 4096, max_iter: int = 50, tol: float = 1e-3) -> np.ndarray:
     """sum_u S_u: the E-step on every document, each document's statistics scaled by its weight."""
@@ -222,11 +243,11 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         self.sensitivity_ = 1.0 if self.neighbours == "add-remove" else math.sqrt(2.0)
         self.sigma_ = self.noise_scale()
-        weights = unit_weights(X, doc_units)
+        X_distinct, weights = merge_identical_documents(X, unit_weights(X, doc_units))
         lam = self._initial_topics(K, V, eta, rng)
         for _ in range(self.n_iterations):
             beta = lam / lam.sum(axis=1, keepdims=True)
-            S = unit_statistic(X, weights, beta, alpha, max_iter=self.e_step_max_iter, tol=self.e_step_tol)
+            S = unit_statistic(X_distinct, weights, beta, alpha, max_iter=self.e_step_max_iter, tol=self.e_step_tol)
             if self.sigma_ > 0:
                 S = S + rng.normal(0.0, self.sigma_, size=S.shape)
             lam = eta + np.maximum(S - self.threshold * self.sigma_, 0.0)
