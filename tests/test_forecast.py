@@ -8,10 +8,13 @@ from scipy.special import ndtr
 
 from topicdp.forecast import (
     NOISE,
+    NOISE_VS_LDA,
     READABLE,
+    READABLE_VS_LDA,
     dirichlet_signal,
     expected_topn_overlap,
     forecast_readability,
+    verdict_for,
     zipf_signal,
 )
 
@@ -116,6 +119,19 @@ def test_verdicts_thresholds_and_advice():
     assert f"{loud.sigma / s:.3g}x" in loud.advice
     assert "readability forecast: noise" in loud.lines()[0]
     assert loud.as_dict()["verdict"] == "noise"
+
+
+def test_a_vocabulary_where_pure_noise_keeps_the_top_words_has_no_noise_limit():
+    """Top 9 of 10 words: any two 9-sets share 8, so the overlap never falls below 0.8 >= READABLE."""
+    fc = forecast_readability(1e6, dirichlet_signal(3, 10, 0.5), top_n=9)
+    assert fc.sigma_readable == float("inf") and fc.verdict == "readable" and fc.expected_overlap >= 0.8
+    assert forecast_readability(1e6, dirichlet_signal(3, 40, 0.5), top_n=9).sigma_readable < float("inf")
+
+
+def test_the_simulation_verdict_is_on_the_scale_of_an_overlap_with_lda():
+    assert [verdict_for(x, "public-simulation") for x in (0.1, 0.2, 0.3)] == ["noise", "marginal", "readable"]
+    assert [verdict_for(x) for x in (0.1, 0.3, 0.5)] == ["noise", "marginal", "readable"]
+    assert (NOISE_VS_LDA, READABLE_VS_LDA) == (0.15, 0.25)  # issue 9's user- and document-level targets
 
 
 def test_no_noise_and_monotone():

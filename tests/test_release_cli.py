@@ -15,7 +15,9 @@ for the vocabulary and for nothing else.
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
+import itertools
 import json
 
 import numpy as np
@@ -160,3 +162,47 @@ def test_dp_privatize_reads_the_corpus_once_and_forecasts_the_dp_vocabulary_firs
     vocabulary_line = out.index("vocabulary under DP (epsilon=10")
     assert "expected size, from the public reference scaled to 60 users" in out
     assert vocabulary_line < out.index("plan:") < out.index("corpus:")
+
+
+def _topical_records(rng, users, words, n_topics, docs_per_user=5):
+    """Each document draws 30 words from one of ``n_topics`` disjoint word blocks (none: uniform over all words)."""
+    block = len(words) // max(n_topics, 1)
+    out = []
+    for u in users:
+        for _ in range(docs_per_user):
+            k = rng.integers(n_topics) if n_topics else None
+            pool = words if k is None else words[k * block:(k + 1) * block]
+            out.append((u, " ".join(rng.choice(pool, size=30))))
+    return out
+
+
+def test_dp_vem_with_a_reference_is_simulated_there_before_the_topics_budget_is_spent(tmp_path, capsys, monkeypatch):
+    """With --reference, dp-vem is first run on the public reference at the private signal-to-noise ratio
+    (topicdp.variational.forecast_on_reference); a release it forecasts to be noise is refused before the private
+    topics are touched, and nothing is written."""
+    import topicdp.variational as variational
+
+    words = ["".join(t) for t in itertools.product("abcdefghij", repeat=3)][:200]  # tokens are letter runs
+    (tmp_path / "vocabulary.txt").write_text("\n".join(words) + "\n")
+    rng = np.random.default_rng(7)
+    private, reference = tmp_path / "private.jsonl.gz", tmp_path / "reference.jsonl.gz"
+    _write(private, _topical_records(rng, [f"u{i}" for i in range(150)], words, 4))
+    _write(reference, _topical_records(rng, [f"r{i}" for i in range(40)], words, 4))
+    args = ["privatize", str(private), "--topics", "4", "--epsilon", "30", "--seed", "1", "--mechanism", "dp-vem",
+            "--vocabulary", str(tmp_path / "vocabulary.txt"), "--reference", str(reference)]
+    assert main([*args, "--out", str(tmp_path / "a.json")]) == 0
+    out = capsys.readouterr().out
+    simulated = out.index("simulated on the public reference")
+    assert out.index("plan: dp-vem") < simulated < out.index("top words of the release")
+    assert "readability forecast: readable" in out[simulated:]
+    fits = []
+    real = variational.forecast_on_reference
+    monkeypatch.setattr(variational, "forecast_on_reference",
+                        lambda *a, **k: dataclasses.replace(real(*a, **k), verdict="noise"))
+    real_fit = variational.DPVariationalLDA.fit
+    monkeypatch.setattr(variational.DPVariationalLDA, "fit",
+                        lambda self, corpus, *a, **k: fits.append(corpus) or real_fit(self, corpus, *a, **k))
+    assert main([*args, "--out", str(tmp_path / "b.json")]) == 2
+    assert "simulation on the public reference says this release would be noise" in capsys.readouterr().err
+    assert not (tmp_path / "b.json").exists()
+    assert fits and all(c.n_users <= 40 for c in fits)  # only the public reference was fitted, never the 150 users

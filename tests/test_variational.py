@@ -11,7 +11,8 @@ from topicdp import Corpus
 from topicdp.baselines._svi import dirichlet_expectation
 from topicdp.datasets import synthetic_lda
 from topicdp.rdp.gaussian import gaussian_delta
-from topicdp.variational import DPVariationalLDA, merge_identical_documents, unit_statistic, unit_weights
+from topicdp.variational import (DPVariationalLDA, forecast_on_reference, merge_identical_documents,
+                                 scaled_noise_model, unit_statistic, unit_weights)
 
 
 def _random_corpus(rng, n_docs=12, n_words=6, n_users=4, max_count=4):
@@ -167,3 +168,51 @@ def test_mass_per_unit_is_the_l1_over_l2_norm_of_each_units_counts():
     corpus = Corpus(X=X, vocabulary=list("abcd"), doc_users=np.array([0, 1, 1]))
     assert mass_per_unit(corpus, "user") == pytest.approx((2.0 + 1.4) / 2)
     assert mass_per_unit(corpus, "document") == pytest.approx((2.0 + 1.0 + 1.0) / 3)
+
+
+def _user_corpus(n_docs, n_words, n_topics, n_users, seed):
+    X = synthetic_lda(n_docs, n_words, n_topics, beta=0.05, random_state=seed).X
+    users = np.arange(n_docs) % n_users
+    return Corpus(X=sp.csr_matrix(X, dtype=np.float64), vocabulary=tuple(f"w{j}" for j in range(n_words)),
+                  doc_users=users, user_ids=tuple(f"u{u}" for u in range(n_users)))
+
+
+@pytest.mark.parametrize("neighbours", ["add-remove", "replace-one"])
+@pytest.mark.parametrize("ratio", [0.01, 0.3, 1.0])
+def test_the_simulated_model_keeps_the_signal_to_noise_ratio(neighbours, ratio):
+    """On n_sim units the simulation's sigma is sigma n_sim / n: the noise per summed unit statistic is the same."""
+    model = DPVariationalLDA(4, epsilon=3.0, delta=1e-6, unit="user", neighbours=neighbours, n_iterations=3)
+    n_sim = int(1000 * ratio)
+    assert scaled_noise_model(model, n_sim, 1000).noise_scale() == pytest.approx(model.noise_scale() * n_sim / 1000,
+                                                                                rel=1e-6)
+    assert model.epsilon == 3.0  # the model itself is untouched
+    assert scaled_noise_model(model.set_params(epsilon=None), 10, 1000).noise_scale() == 0.0
+
+
+def test_forecast_on_reference_refits_a_public_start_on_the_half_it_does_not_simulate(monkeypatch):
+    import topicdp.variational as variational
+
+    corpus = _user_corpus(120, 60, 3, 40, seed=1)
+    starts, fitted = [], []
+    real_init, real_fit = variational.public_init, DPVariationalLDA.fit
+    monkeypatch.setattr(variational, "public_init", lambda ref, *a, **k: starts.append(ref) or real_init(ref, *a, **k))
+    monkeypatch.setattr(DPVariationalLDA, "fit", lambda self, c, *a, **k: fitted.append(c) or real_fit(self, c, *a, **k))
+    model = DPVariationalLDA(3, epsilon=30.0, unit="user", n_iterations=2, init=np.full((3, 60), 1 / 60))
+    fc = variational.forecast_on_reference(model, corpus, n_units=400, n_draws=2)
+    start_users = set(starts[0].user_ids)
+    run_users = {u for c in fitted if c is not starts[0] for u in c.user_ids}
+    assert len(starts) == 1 and start_users and run_users and not start_users & run_users
+    assert start_users | run_users == set(corpus.user_ids)
+    assert fc.method == "public-simulation" and 0.0 <= fc.expected_overlap <= 1.0
+
+
+def test_forecast_on_reference_tracks_the_noise():
+    """Sparse LDA topics (beta 0.05 over 90 words): at epsilon 50 over 1,000 stated users the simulation finds
+    them; at epsilon 0.05 over 100 users sigma is about 20x the summed statistics of the 100 reference users, and
+    the overlap falls to where noise releases sit (issue 9: below 0.15)."""
+    corpus = _user_corpus(300, 90, 3, 100, seed=2)
+    high = forecast_on_reference(DPVariationalLDA(3, epsilon=50.0, unit="user", n_iterations=5), corpus, 1000)
+    low = forecast_on_reference(DPVariationalLDA(3, epsilon=0.05, unit="user", n_iterations=5), corpus, 100)
+    assert high.verdict == "readable" and low.verdict == "noise"
+    # chance for matched top-10 sets of 3 topics among 90 words is about 10 x 10 / 90 words, 0.11 (0.07 here)
+    assert high.expected_overlap > low.expected_overlap + 0.3

@@ -463,6 +463,8 @@ def _release_dp(args, corpus, plan, truth=None) -> int:
               "will be drawn from common words; a public --vocabulary (or a larger vocabulary budget) avoids this.")
         if len(selection.words) >= MIN_PLANNED_WORDS:
             plan = _plan(args, corpus.n_users if args.unit == "user" else corpus.n_docs, len(selection.words))
+    if plan.mechanism == "dp-vem" and getattr(args, "reference", None):
+        _check_on_reference(args, corpus, corpus.n_users if args.unit == "user" else corpus.n_docs)
     start = time.perf_counter()
     release = rigorous_release(plan.mechanism, corpus, args, source)
     elapsed = time.perf_counter() - start
@@ -478,17 +480,42 @@ def _release_dp(args, corpus, plan, truth=None) -> int:
     return 0
 
 
+def _dp_vem_model(args, corpus):
+    """The dp-vem run of ``privatize``: 2 iterations from topics fitted on the public ``--reference`` (computed
+    once per command), else 5 from a random start."""
+    from .variational import DPVariationalLDA, public_init
+
+    init = None
+    if getattr(args, "reference", None):
+        if getattr(args, "_public_start", None) is None:
+            reference = load_reference(args, corpus)
+            args._public_start = (reference, public_init(reference, args.topics, unit=args.unit))
+        init = args._public_start[1]
+    return DPVariationalLDA(args.topics, epsilon=args.topics_epsilon, delta=args.topics_delta, unit=args.unit,
+                            n_iterations=5 if init is None else 2, init=init, random_state=args.seed)
+
+
+def _check_on_reference(args, corpus, n_units: int) -> None:
+    """With a public --reference, forecast dp-vem by running it there at the private signal-to-noise ratio
+    (topicdp.variational.forecast_on_reference), and refuse a release it forecasts to be noise -- before
+    the topics' budget is touched. Sharper than the closed form, which cannot see the corpus' common words."""
+    from .variational import forecast_on_reference
+
+    model = _dp_vem_model(args, corpus)
+    fc = forecast_on_reference(model, args._public_start[0], n_units, top_n=min(10, corpus.n_words - 1))
+    print("simulated on the public reference:\n" + "\n".join("  " + line for line in fc.lines()) + "\n")
+    if fc.verdict == "noise" and not args.release_anyway:
+        raise ValueError("the simulation on the public reference says this release would be noise, so no topics "
+                         "were released and their budget was not spent; see the advice above, or pass "
+                         "--release-anyway")
+
+
 def rigorous_release(mechanism: str, corpus, args, vocabulary_source="private-texts"):
     """The PrivateRelease of one rigorous mechanism, named as in topicdp.plan.RIGOROUS_MECHANISMS."""
     if mechanism == "dp-vem":
-        from .variational import DPVariationalLDA, public_init
-
-        init, iterations = None, 5
-        if getattr(args, "reference", None):  # a public start: 2 iterations instead of 5 from a random one
-            init, iterations = public_init(load_reference(args, corpus), args.topics, unit=args.unit), 2
+        model = _dp_vem_model(args, corpus)
+        if model.init is not None:
             print(f"starting from topics fitted on the public reference {args.reference}")
-        model = DPVariationalLDA(args.topics, epsilon=args.topics_epsilon, delta=args.topics_delta, unit=args.unit,
-                                 n_iterations=iterations, init=init, random_state=args.seed)
         return model.fit(corpus, vocabulary_source=vocabulary_source).release_
     if mechanism in ("gaussian-global", "laplace"):
         from .adapters import make_model
