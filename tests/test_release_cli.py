@@ -158,7 +158,7 @@ def test_dp_privatize_reads_the_corpus_once_and_forecasts_the_dp_vocabulary_firs
     assert main([*args, "--epsilon", "20", "--delta", "1e-2", "--vocabulary-epsilon", "10",
                  "--vocabulary-delta", "1e-3", "--release-anyway"]) == 0
     out = capsys.readouterr().out
-    assert reads.count(str(private)) == 1
+    assert reads.count(str(private)) == 1 and reads.count(str(reference)) == 1  # each file read once
     vocabulary_line = out.index("vocabulary under DP (epsilon=10")
     assert "expected size, from the public reference scaled to 60 users" in out
     assert vocabulary_line < out.index("plan:") < out.index("corpus:")

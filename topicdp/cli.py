@@ -155,6 +155,18 @@ def _public_or_checked_vocabulary(args):
     return None if path is None else load_vocabulary(path)
 
 
+def _reference_records(args) -> tuple[list, list]:
+    """The texts and users of the public ``--reference`` file, read once per command (the vocabulary forecast,
+    the public start and the simulation all use them)."""
+    cached = getattr(args, "_reference", None)
+    if cached is None:
+        from .corpus import read_jsonl_records
+
+        records = list(read_jsonl_records(args.reference, args.text_field, args.user_field))
+        cached = args._reference = ([t for t, _ in records], [u for _, u in records])
+    return cached
+
+
 def _records(args) -> tuple[list, list]:
     """The texts and users of the corpus file (its first ``--users`` users), read once per command: the plan
     counts the units and the release builds the corpus from the same records."""
@@ -321,8 +333,10 @@ def load_reference(args, corpus):
     """The public reference corpus of ``--reference``, on the private corpus' vocabulary and bounds."""
     from .corpus import Corpus
 
-    reference = Corpus.from_jsonl(args.reference, text_field=args.text_field, user_field=args.user_field,
-                                  vocabulary=corpus.vocabulary)
+    texts, users = _reference_records(args)
+    if not texts:
+        raise ValueError(f"{args.reference}: no documents")
+    reference = Corpus.from_texts(texts, users, vocabulary=corpus.vocabulary)
     log = corpus.log
     if log.max_docs_per_user or log.max_tokens_per_doc:
         reference = reference.bound(log.max_docs_per_user, log.max_tokens_per_doc)
@@ -412,10 +426,8 @@ def _planned_words(args, n_units: int) -> int:
 
     reference: dict = {}
     if args.reference is not None:  # public texts: the expected size, not only the units a word needs
-        from .corpus import read_jsonl_records
-
-        records = list(read_jsonl_records(args.reference, args.text_field, args.user_field))
-        reference = {"reference_texts": [t for t, _ in records], "reference_users": [u for _, u in records]}
+        texts, users = _reference_records(args)
+        reference = {"reference_texts": texts, "reference_users": users}
     fc = forecast_vocabulary(args.vocabulary_epsilon, args.vocabulary_delta, n_units, unit=args.unit,
                              max_features=args.max_features, **reference)
     print("\n".join(fc.lines()))
