@@ -13,6 +13,11 @@ O(1/n), so it is the one that improves with more data; the two output-perturbati
 fixed scale (sqrt(2K) or 2K sensitivity) to each entry and are readable only at very large epsilon. The
 spectral configurations and DP-SVI are not forecast here (their noise passes through a non-linear pipeline)
 and run only when named.
+
+These closed forms see the noise but not the corpus. With a public reference corpus, ``privatize`` also runs
+``dp-vem`` on it at the private signal-to-noise ratio (:func:`topicdp.variational.forecast_on_reference`)
+before the topics' budget is spent, which also sees the common words a noise release keeps and how far the
+algorithm agrees with LDA on this kind of text (``docs/results/forecast_validation.md``).
 """
 
 from __future__ import annotations
