@@ -64,9 +64,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils.validation import check_array, check_non_negative
 
-from .._validation import check_count_values, check_real
+from .._validation import check_count_matrix, check_real
 
 #: documents with fewer tokens than this have no third-order estimator (Eq. 4 divides by l(l-1)(l-2))
 MIN_DOC_LENGTH = 3
@@ -147,14 +146,7 @@ def prepare_corpus(X, *, users=None, name: str = "X") -> Corpus:
         If ``X`` is not 2-D, has fewer than 2 columns, has negative, non-integer or non-finite entries, or no
         document has 3 or more tokens.
     """
-    # scikit-learn's checks (2-D, finite, at least 2 words), then counts; the input is never modified
-    X = sp.csr_matrix(check_array(X, accept_sparse=("csr", "csc", "coo"), dtype=np.float64, input_name=name,
-                                  ensure_min_features=2))
-    check_non_negative(X, f"{name} (documents x words counts)")
-    check_count_values(X.data, name)
-    if not X.has_canonical_format:
-        X = X.copy()
-        X.sum_duplicates()
+    X = check_count_matrix(X, name, min_words=2, integral=True)  # a canonical copy: the input is never modified
     lengths = np.asarray(X.sum(axis=1)).ravel()
     keep = lengths >= MIN_DOC_LENGTH
     n_short = int((~keep).sum())
