@@ -118,7 +118,7 @@ def test_prepare_corpus_validation():
         prepare_corpus(sp.csr_matrix(np.array([[1, 1, 0], [2, 0, 0], [0, 0, 1]])))
     with pytest.raises(ValueError, match="non-negative integer"):
         prepare_corpus(sp.csr_matrix(np.array([[1.5, 2, 0], [2, 2, 2], [3, 0, 1]])))
-    with pytest.raises(ValueError, match="Negative values"):
+    with pytest.raises(ValueError, match="non-negative integer counts .found the negative value"):
         prepare_corpus(sp.csr_matrix(np.array([[-1, 5, 0], [2, 2, 2], [3, 0, 1]])))
     with pytest.raises(ValueError, match="2-D|2D"):
         prepare_corpus(np.array([1, 2, 3]))

@@ -131,9 +131,9 @@ def test_npz_shards_round_trip_and_validation(tmp_path, lee_texts):
     assert_same_corpus(saved.to_corpus(), jsonl.to_corpus())
 
     bad = write_npz_shard(tmp_path / "neg.npz", sp.csr_matrix(np.array([[1, -2, 0]])))
-    with pytest.raises(ValueError, match="non-negative integers"):
+    with pytest.raises(ValueError, match="non-negative integer counts"):
         list(StreamingCorpus.from_npz(bad, vocabulary=["a", "b", "c"]))
-    with pytest.raises(ValueError, match="vocabulary has 2 words"):
+    with pytest.raises(ValueError, match="has 3 features, but the 2-word vocabulary is expecting 2"):
         list(StreamingCorpus.from_npz(bad, vocabulary=["a", "b"]))
 
 

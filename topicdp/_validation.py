@@ -71,22 +71,6 @@ def check_option(value, name: str, options: Iterable[str]) -> str:
     return value
 
 
-def check_count_values(data: np.ndarray, name: str = "X", block: int = 1 << 20) -> None:
-    """Raise unless every entry is finite, non-negative and integral (checked in blocks, so a
-    10^8-entry matrix needs no full-size temporaries). The message says which property failed."""
-    for start in range(0, data.size, block):
-        part = data[start:start + block]
-        if not np.all(np.isfinite(part)):
-            found = "NaN or inf"
-        elif part.min() < 0:
-            found = f"the negative value {part.min()}"
-        elif not np.all(part == np.rint(part)):
-            found = "fractional values"
-        else:
-            continue
-        raise ValueError(f"{name} must hold finite, non-negative integer counts (found {found})")
-
-
 def check_random_state(random_state) -> np.random.Generator:
     """A numpy Generator: OS-seeded for ``None``, seeded for an int, passed through for a Generator."""
     if random_state is None or isinstance(random_state, (numbers.Integral, np.random.SeedSequence)):
@@ -99,17 +83,67 @@ def check_random_state(random_state) -> np.random.Generator:
     )
 
 
-def check_count_matrix(X, name: str = "X", *, min_docs: int = 1, min_words: int = 1):
-    """A document-term matrix as a float64 CSR matrix: 2-D, finite, non-negative, large enough.
+def check_count_matrix(X, name: str = "X", *, min_docs: int = 1, min_words: int = 1, n_words: int | None = None,
+                       expected_by: str = "the model", integral: bool = False, dtype=np.float64):
+    """The one validator of document-term count matrices: a new CSR matrix, canonical, with checked entries.
 
-    Array-likes, dense and sparse input go through scikit-learn's ``check_array`` (its messages for
-    NaN/inf, 1-D input and complex data); integrality is left to the callers that need it
-    (:func:`check_count_values`). The input is never modified.
+    Parameters
+    ----------
+    X : array-like, dense or sparse, shape (n_docs, n_words)
+        Structure (2-D, numeric, not complex, at least ``min_docs`` rows and ``min_words`` columns) is checked
+        by scikit-learn's ``check_array``, whose messages its common estimator checks expect.
+    name : str
+        Named in every message.
+    min_docs, min_words : int
+        Smallest accepted number of rows and columns (0 disables the check, for callers with their own message).
+    n_words : int, optional
+        Required number of columns (a fitted vocabulary); the message follows scikit-learn's
+        ``"X has 29 features, but <expected_by> is expecting 30 features as input"``.
+    expected_by : str
+        Who expects ``n_words`` columns, for that message.
+    integral : bool
+        Also require integer counts (the spectral moments' unbiased corrections, token splits and sampling).
+    dtype : numpy dtype
+        Of the result (int64 only with ``integral=True``).
+
+    Returns
+    -------
+    csr_matrix
+        A copy with sorted indices, no duplicate entries and no stored zeros. The input is never modified.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name`` and the property that failed: ``"X must hold finite, non-negative counts (found NaN or
+        inf)"``, ``(found the negative value -1.0)``, ``(found fractional values)``.
     """
     import scipy.sparse as sp
-    from sklearn.utils.validation import check_array, check_non_negative
+    from sklearn.utils.validation import check_array
 
-    X = check_array(X, accept_sparse=("csr", "csc", "coo"), dtype=np.float64, input_name=name,
-                    ensure_min_samples=min_docs, ensure_min_features=min_words)
-    check_non_negative(X, f"{name} (documents x words counts)")
-    return sp.csr_matrix(X, copy=True)
+    X = check_array(X, accept_sparse=("csr", "csc", "coo"), dtype="numeric", input_name=name,
+                    ensure_all_finite=False, ensure_min_samples=min_docs, ensure_min_features=min_words)
+    if n_words is not None and X.shape[1] != n_words:
+        raise ValueError(f"{name} has {X.shape[1]} features, but {expected_by} is expecting {n_words} features as "
+                         "input (one column per word of its vocabulary, in its order)")
+    _check_count_values(X.data if sp.issparse(X) else X.ravel(), name, integral)
+    X = sp.csr_matrix(X, dtype=dtype, copy=True)  # a copy: canonicalising below must not touch the input
+    X.sum_duplicates()  # also sorts the indices
+    X.eliminate_zeros()
+    return X
+
+
+def _check_count_values(data: np.ndarray, name: str, integral: bool, block: int = 1 << 20) -> None:
+    """Raise unless every entry is finite, non-negative and (if ``integral``) integral; checked in blocks, so a
+    10^8-entry matrix needs no full-size temporaries. The message says which property failed."""
+    kind = "non-negative integer" if integral else "non-negative"
+    for start in range(0, data.size, block):
+        part = data[start:start + block]
+        if not np.all(np.isfinite(part)):
+            found = "NaN or inf"
+        elif part.min() < 0:
+            found = f"the negative value {part.min()}"
+        elif integral and not np.all(part == np.rint(part)):
+            found = "fractional values"
+        else:
+            continue
+        raise ValueError(f"{name} must hold finite, {kind} counts (found {found})")

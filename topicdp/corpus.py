@@ -32,7 +32,7 @@ from typing import Iterable, Iterator, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import check_count_values, check_int
+from ._validation import check_count_matrix, check_int
 
 #: tokens are runs of at least ``min_token_length`` letters (unicode letters, no digits or underscores)
 _TOKEN_PATTERN = r"(?u)\b[^\W\d_]{%d,}\b"
@@ -86,7 +86,7 @@ class Corpus:
     log: CorpusLog = field(default_factory=CorpusLog)
 
     def __post_init__(self) -> None:
-        self.X = _validate_counts(self.X)
+        self.X = check_count_matrix(self.X, min_docs=0, min_words=0, integral=True, dtype=np.int64)
         self.vocabulary = tuple(str(w) for w in self.vocabulary)
         n_docs, n_words = self.X.shape
         if n_docs == 0:
@@ -155,7 +155,6 @@ class Corpus:
             for word, col in vocabulary.items():
                 vocab[col] = word
             vocabulary = vocab
-        X = _validate_counts(X)
         return cls._from_counts(X, list(vocabulary), users)
 
     @classmethod
@@ -166,7 +165,7 @@ class Corpus:
         n_words = len(dictionary)
         X = corpus2csc(bow_corpus, num_terms=n_words, dtype=np.float64).T.tocsr()
         vocabulary = [dictionary[i] for i in range(n_words)]
-        return cls._from_counts(_validate_counts(X), vocabulary, users)
+        return cls._from_counts(X, vocabulary, users)
 
     @classmethod
     def from_texts(
@@ -242,7 +241,8 @@ class Corpus:
 
     @classmethod
     def _from_counts(cls, X: sp.csr_matrix, vocabulary: list, users: Sequence | None) -> "Corpus":
-        """Attach users, drop (and count) empty documents."""
+        """Validate the counts, attach users, drop (and count) empty documents."""
+        X = check_count_matrix(X, min_docs=0, min_words=0, integral=True, dtype=np.int64)
         n_docs = X.shape[0]
         if n_docs == 0:
             raise ValueError("the corpus is empty: no documents")
@@ -410,23 +410,6 @@ class Corpus:
 
 
 # -- helpers ---------------------------------------------------------------------------------------
-
-
-def _validate_counts(X) -> sp.csr_matrix:
-    """CSR int64 copy-free where possible; reject negative, non-finite or fractional counts."""
-    if sp.issparse(X):
-        X = sp.csr_matrix(X)
-    else:
-        arr = np.asarray(X)
-        if arr.ndim != 2:
-            raise ValueError(f"X must be a 2-D document-term matrix, got {arr.ndim} dimension(s)")
-        X = sp.csr_matrix(arr)
-    check_count_values(X.data)
-    if X.dtype != np.int64:
-        X = X.astype(np.int64)
-    X.eliminate_zeros()
-    X.sort_indices()
-    return X
 
 
 def _truncate_rows(X: sp.csr_matrix, L: int, root: bytes, vocabulary: tuple):

@@ -50,10 +50,7 @@ def fold_in(topic_word: np.ndarray, X, *, alpha=None, vocabulary: tuple | None =
                              "words, or the same words in another order); build the corpus with "
                              "vocabulary=release.vocabulary")
         X = X.X
-    X = check_count_matrix(X)
-    if X.shape[1] != n_words:
-        raise ValueError(f"X has {X.shape[1]} features, but {who} is expecting {n_words} features as input "
-                         "(one column per word of its vocabulary, in its order)")
+    X = check_count_matrix(X, n_words=n_words, expected_by=who)
     return infer_theta(topic_word, X, alpha=alpha)
 
 

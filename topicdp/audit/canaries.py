@@ -27,7 +27,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_int, check_option, check_random_state
+from .._validation import check_count_matrix, check_int, check_option, check_random_state
 
 NEIGHBOURS = ("add-remove", "replace-one")
 CANARIES = ("typical", "outlier", "long-document")
@@ -113,8 +113,7 @@ def as_corpus_data(corpus) -> CorpusData:
         raise ValueError(f"doc_users must be non-negative integers, one per document (shape ({X.shape[0]},))")
     if len(vocabulary) != X.shape[1]:
         raise ValueError(f"vocabulary must have one word per column of X ({X.shape[1]}), got {len(vocabulary)}")
-    if X.nnz and (X.data.min() < 0 or not np.all(np.isfinite(X.data))):
-        raise ValueError("corpus X must hold finite non-negative counts")
+    X = check_count_matrix(X, "corpus X", min_docs=0, min_words=0, dtype=X.dtype)
     return CorpusData(X, _renumber(doc_users), vocabulary)
 
 

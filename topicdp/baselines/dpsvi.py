@@ -144,7 +144,7 @@ class DPSVI(FoldInMixin, BaseEstimator):
         vocabulary = None
         if hasattr(X, "vocabulary") and hasattr(X, "doc_users"):  # a topicdp Corpus (document level)
             vocabulary, X = X.vocabulary, X.X
-        X = _check_counts(X)
+        X = check_count_matrix(X, min_docs=2)  # a copy: the caller's matrix is not modified
         self.n_features_in_ = X.shape[1]
         k = check_int(self.n_topics, "n_topics", low=1)
         self._validate_hyper()
@@ -270,10 +270,3 @@ class SVILDA(DPSVI):
                          length_policy=length_policy, sampling=sampling, alpha=alpha, eta=eta,
                          e_step_max_iter=e_step_max_iter, e_step_tol=e_step_tol, progress=progress,
                          random_state=random_state)
-
-
-def _check_counts(X) -> sp.csr_matrix:
-    """Non-negative finite counts, at least 2 documents (a copy: the caller's matrix is not modified)."""
-    X = check_count_matrix(X, min_docs=2)
-    X.eliminate_zeros()
-    return X

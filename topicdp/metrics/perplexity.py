@@ -32,17 +32,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_int, check_random_state, check_real
-
-
-def _check_counts(X, n_words: int | None = None) -> sp.csr_matrix:
-    X = sp.csr_matrix(X)
-    if X.ndim != 2 or (X.nnz and (X.data.min() < 0 or not np.all(np.isfinite(X.data)))):
-        raise ValueError("X must be a 2-D matrix of non-negative finite counts")
-    if n_words is not None and X.shape[1] != n_words:
-        raise ValueError(f"X has {X.shape[1]} columns but the topic-word matrix has {n_words} words")
-    X.eliminate_zeros()
-    return X
+from .._validation import check_count_matrix, check_int, check_random_state, check_real
 
 
 def check_topic_word(topic_word, min_prob: float = 1e-12) -> np.ndarray:
@@ -78,12 +68,10 @@ def split_documents(X, observed_fraction: float = 0.5, random_state=None) -> tup
     X_observed, X_evaluate : csr_matrix
         ``X_observed + X_evaluate == X`` on documents with at least two tokens.
     """
-    X = _check_counts(X)
+    X = check_count_matrix(X, min_docs=0, integral=True, dtype=np.int64)  # document completion splits tokens
     f = check_real(observed_fraction, "observed_fraction", low=0.0, high=1.0)
     rng = check_random_state(random_state)
-    if not np.allclose(X.data, np.round(X.data)):
-        raise ValueError("document completion needs integer token counts")
-    counts = np.round(X.data).astype(np.int64)
+    counts = X.data
     rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
     lengths = np.bincount(rows, weights=counts, minlength=X.shape[0]).astype(np.int64)
     n_obs = np.clip(np.floor(f * lengths).astype(np.int64), 1, np.maximum(lengths - 1, 1))
@@ -138,7 +126,7 @@ def infer_theta(topic_word, X, *, alpha=None, max_iter: int = 200, tol: float = 
         gamma_d / sum(gamma_d); the prior mean alpha / sum(alpha) for empty documents.
     """
     beta = check_topic_word(topic_word)
-    X = _check_counts(X, beta.shape[1])
+    X = check_count_matrix(X, min_docs=0, n_words=beta.shape[1], expected_by="the topic-word matrix")
     return _fold_in(beta, X, check_alpha(alpha, beta.shape[0]), check_int(max_iter, "max_iter", low=1), tol)
 
 
@@ -205,7 +193,8 @@ def heldout_perplexity(
         exp(-log-likelihood of the evaluation tokens / their number).
     """
     beta = check_topic_word(topic_word, check_real(min_prob, "min_prob", low=0.0, high=1.0))
-    X = _check_counts(X_heldout, beta.shape[1])
+    X = check_count_matrix(X_heldout, "X_heldout", min_docs=0, n_words=beta.shape[1],
+                           expected_by="the topic-word matrix", integral=True)
     X_obs, X_eval = split_documents(X, observed_fraction, random_state)
     if X_eval.nnz == 0:
         raise ValueError("X_heldout has no document with at least two tokens")

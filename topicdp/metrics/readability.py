@@ -52,7 +52,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 
-from .._validation import check_int, check_real
+from .._validation import check_count_matrix, check_int, check_real
 
 
 # -- top words ---------------------------------------------------------------------------------------
@@ -118,10 +118,7 @@ def _heldout_columns(heldout, vocabulary: Sequence[str] | None, n_words: int) ->
         cols = np.arange(n_words)
     if X.shape[0] < 1:
         raise ValueError("heldout must contain at least one document")
-    B = sp.csc_matrix(X, copy=True)
-    B.eliminate_zeros()
-    if B.data.size and B.data.min() < 0:
-        raise ValueError("heldout must hold non-negative counts")
+    B = sp.csc_matrix(check_count_matrix(X, "heldout", min_docs=0, min_words=0))
     B.data = np.ones_like(B.data, dtype=np.int32)
     return B, cols
 

@@ -50,7 +50,7 @@ import numpy as np
 
 from ..report import Check
 from .accounting import Budget
-from .moments import Corpus, M2Operator, whitened_m3
+from .moments import M2Operator, MomentDocuments, whitened_m3
 from .noise import symmetric_matrix_noise, symmetric_tensor_noise, whitened_m3_noise
 from .procedure1 import laplace_bound
 from .recovery import alpha_from_eigenvalues, project_to_simplex, recover_topics, to_simplex
@@ -88,7 +88,7 @@ def releases(cfg: int, public_whitening: bool) -> tuple[tuple[str, ...], tuple[s
 class Context:
     """Everything a configuration needs; configurations append to ``checks`` and ``details``."""
 
-    corpus: Corpus
+    corpus: MomentDocuments
     alpha0: float
     k: int
     budget: Budget

@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator
 
 from .._validation import check_int, check_option, check_random_state, check_real
 from ..transform import FoldInMixin
-from .moments import Corpus, M2Operator, prepare_corpus, whitened_m3
+from .moments import M2Operator, MomentDocuments, prepare_corpus, whitened_m3
 from .recovery import SIMPLEX_METHODS, recover_topics
 from .tensor import power_method
 from .whitening import Whitening, whiten
@@ -90,7 +90,7 @@ class SpectralLDA(FoldInMixin, BaseEstimator):
                          "total": t4 - t0}
         return self
 
-    def _set_fitted(self, corpus: Corpus, wh: Whitening, T, tensor_values, topics, alpha, n_bad) -> None:
+    def _set_fitted(self, corpus: MomentDocuments, wh: Whitening, T, tensor_values, topics, alpha, n_bad) -> None:
         self.topic_word_ = topics
         self.alpha_ = alpha
         self.n_documents_ = corpus.n_docs

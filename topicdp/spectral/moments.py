@@ -64,9 +64,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils.validation import check_array, check_non_negative
 
-from .._validation import check_count_values, check_real
+from .._validation import check_count_matrix, check_real
 
 #: documents with fewer tokens than this have no third-order estimator (Eq. 4 divides by l(l-1)(l-2))
 MIN_DOC_LENGTH = 3
@@ -79,8 +78,10 @@ def lda_coefficients(alpha0: float) -> tuple[float, float, float]:
 
 
 @dataclass
-class Corpus:
-    """The documents the moments are computed from.
+class MomentDocuments:
+    """The documents the moment estimators average over: the kept counts, their lengths and privacy units.
+
+    Not a :class:`topicdp.Corpus` (no vocabulary or user ids): what :func:`prepare_corpus` derives from one.
 
     Attributes
     ----------
@@ -131,7 +132,7 @@ class Corpus:
         return out
 
 
-def prepare_corpus(X, *, users=None, name: str = "X") -> Corpus:
+def prepare_corpus(X, *, users=None, name: str = "X") -> MomentDocuments:
     """Validate a document-term count matrix and drop documents with fewer than 3 tokens.
 
     Parameters
@@ -147,14 +148,7 @@ def prepare_corpus(X, *, users=None, name: str = "X") -> Corpus:
         If ``X`` is not 2-D, has fewer than 2 columns, has negative, non-integer or non-finite entries, or no
         document has 3 or more tokens.
     """
-    # scikit-learn's checks (2-D, finite, at least 2 words), then counts; the input is never modified
-    X = sp.csr_matrix(check_array(X, accept_sparse=("csr", "csc", "coo"), dtype=np.float64, input_name=name,
-                                  ensure_min_features=2))
-    check_non_negative(X, f"{name} (documents x words counts)")
-    check_count_values(X.data, name)
-    if not X.has_canonical_format:
-        X = X.copy()
-        X.sum_duplicates()
+    X = check_count_matrix(X, name, min_words=2, integral=True)  # a canonical copy: the input is never modified
     lengths = np.asarray(X.sum(axis=1)).ravel()
     keep = lengths >= MIN_DOC_LENGTH
     n_short = int((~keep).sum())
@@ -177,7 +171,7 @@ def prepare_corpus(X, *, users=None, name: str = "X") -> Corpus:
     if units is not None and units.max() + 1 < 3:
         raise ValueError(f"{name}: the U-statistics of M3 need at least 3 users owning a document with >= 3 tokens, "
                          f"got {units.max() + 1}")
-    return Corpus(X=X, lengths=lengths[keep].astype(np.float64), n_short=n_short, units=units)
+    return MomentDocuments(X=X, lengths=lengths[keep].astype(np.float64), n_short=n_short, units=units)
 
 
 #: documents per block in the passes over X (bounds the N x b temporaries to a few tens of MB)
@@ -211,7 +205,7 @@ class M2Operator:
     ``S = sum_u q_u`` and ``sum_u q_u q_u^T = Z^T Z`` for the sparse (U, d) matrix ``Z = G X`` of user means.
     """
 
-    def __init__(self, corpus: Corpus, alpha0: float):
+    def __init__(self, corpus: MomentDocuments, alpha0: float):
         a, _, _ = lda_coefficients(alpha0)
         X, n = corpus.X, float(corpus.n_units)
         s1 = 1.0 / corpus.lengths
@@ -294,7 +288,7 @@ def _sum_rows_sq_outer(W: np.ndarray, Z: np.ndarray, chunk: int = 8192) -> np.nd
     return out.reshape(k, k, k)
 
 
-def whitened_m3(corpus: Corpus, alpha0: float, W: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
+def whitened_m3(corpus: MomentDocuments, alpha0: float, W: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
     """``M3_hat(W, W, W)`` (k x k x k) from projected documents, never forming a d x d x d array.
 
     With ``y_n = W^T c_n``, ``w_i`` the i-th row of W, ``s_j = 1/(l(l-1)...(l-j+1))``, ``b' = b/(N(N-1))``,
@@ -312,7 +306,7 @@ def whitened_m3(corpus: Corpus, alpha0: float, W: np.ndarray, Y: np.ndarray | No
 
     Parameters
     ----------
-    corpus : Corpus
+    corpus : MomentDocuments
     alpha0 : float
     W : ndarray (d, k)
         Any d x k matrix (the whitening matrix in the algorithm).
@@ -355,7 +349,7 @@ def whitened_m3(corpus: Corpus, alpha0: float, W: np.ndarray, Y: np.ndarray | No
     return T
 
 
-def _whitened_m3_users(corpus: Corpus, alpha0: float, W: np.ndarray, chunk: int = 8192) -> np.ndarray:
+def _whitened_m3_users(corpus: MomentDocuments, alpha0: float, W: np.ndarray, chunk: int = 8192) -> np.ndarray:
     """``M3_hat(W, W, W)`` of the per-user weighted moments (module docstring), in O(nnz k + N k^3 + d k^3).
 
     With ``v_n = 1/(U n_u)``, ``b' = b/(U(U-1))``, ``c' = c/(U(U-1)(U-2))``, user means ``q_u`` (whitened),

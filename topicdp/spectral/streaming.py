@@ -34,7 +34,7 @@ import scipy.sparse as sp
 
 from .._validation import check_int, check_option, check_random_state
 from .estimator import SpectralLDA, check_model_params
-from .moments import (MIN_DOC_LENGTH, Corpus, _sum_cubes, _sum_rows_cubes, _sum_rows_sq_outer, _sym3_tensor,
+from .moments import (MIN_DOC_LENGTH, MomentDocuments, _sum_cubes, _sum_rows_cubes, _sum_rows_sq_outer, _sym3_tensor,
                       lda_coefficients, sym3_outer)
 from .recovery import SIMPLEX_METHODS, recover_topics
 from .tensor import power_method
@@ -46,7 +46,7 @@ from .whitening import whiten
 def _documents(shard, reader):
     """Chunks of a shard as moment corpora: float64 counts of the documents with >= 3 tokens.
 
-    Yields ``(Corpus, n_short, n_tokens, n_empty)``; a document with fewer than 3 tokens has no
+    Yields ``(MomentDocuments, n_short, n_tokens, n_empty)``; a document with fewer than 3 tokens has no
     third-order estimator (Eq. 4) and is left out, exactly as :func:`.moments.prepare_corpus` does.
     """
     for chunk in reader.read(shard):
@@ -56,7 +56,7 @@ def _documents(shard, reader):
         n_short = int((~keep).sum())
         if n_short:
             X = X[keep]
-        corpus = Corpus(X=X, lengths=lengths[keep], n_short=n_short)
+        corpus = MomentDocuments(X=X, lengths=lengths[keep], n_short=n_short)
         yield corpus, n_short, float(lengths.sum()), chunk.empty_documents_dropped
 
 

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from .._validation import check_count_matrix
+
 
 @dataclass
 class Chunk:
@@ -48,16 +50,8 @@ def canonical_counts(X: sp.spmatrix, n_words: int, where: str) -> tuple[sp.csr_m
 
     Raises ``ValueError`` naming ``where`` for a wrong width or negative, fractional or non-finite counts.
     """
-    X = sp.csr_matrix(X)
-    if X.shape[1] != n_words:
-        raise ValueError(f"{where}: {X.shape[1]} columns, but the vocabulary has {n_words} words")
-    data = X.data
-    if data.size and (not np.all(np.isfinite(data)) or data.min() < 0 or np.any(data != np.rint(data))):
-        raise ValueError(f"{where}: counts must be non-negative integers")
-    X = X.astype(np.int64) if X.dtype != np.int64 else X.copy()
-    X.sum_duplicates()
-    X.eliminate_zeros()
-    X.sort_indices()
+    X = check_count_matrix(X, f"{where}: X", min_docs=0, min_words=0, n_words=n_words,
+                           expected_by=f"the {n_words}-word vocabulary", integral=True, dtype=np.int64)
     nonempty = np.diff(X.indptr) > 0
     return X, nonempty
 
