@@ -115,7 +115,7 @@ def check_count_matrix(X, name: str = "X", *, min_docs: int = 1, min_words: int 
     ------
     ValueError
         Naming ``name`` and the property that failed: ``"X must hold finite, non-negative counts (found NaN or
-        inf)"``, ``(found the negative value -1.0)``, ``(found fractional values)``.
+        inf)"``, ``"Negative values in data: X must hold ... (found the negative value -1.0)"``, ``(found fractional values)``.
     """
     import scipy.sparse as sp
     from sklearn.utils.validation import check_array
@@ -146,4 +146,6 @@ def _check_count_values(data: np.ndarray, name: str, integral: bool, block: int 
             found = "fractional values"
         else:
             continue
-        raise ValueError(f"{name} must hold finite, {kind} counts (found {found})")
+        # "Negative values in data" is scikit-learn's wording for positive-only estimators (its common checks look for it)
+        prefix = "Negative values in data: " if found.startswith("the negative") else ""
+        raise ValueError(f"{prefix}{name} must hold finite, {kind} counts (found {found})")
