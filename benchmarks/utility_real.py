@@ -210,7 +210,9 @@ def write_table(results_path: Path, table_path: Path, corpus: str) -> None:
              "Medians over noise/start seeds (min-max in brackets). Ratios are against non-private gensim LDA on the same "
              "training documents, measured on held-out users; overlap is the matched top-10 overlap with it (0 random, 1 "
              "identical). Forecast: the expected top-10 overlap predicted from public quantities before the fit "
-             f"(topicdp.variational.forecast), times {AGREEMENT} for the agreement of two non-private fits. "
+             f"(topicdp.variational.forecast), times {AGREEMENT} for the agreement of two non-private fits; "
+             "the sharper forecast by simulation on the public reference, against these measurements, is in "
+             "docs/results/forecast_validation.md. "
              "init=public starts from topics fitted on the public half of the held-out users (public data), and is "
              "evaluated like every row on the other half.",
              "",
