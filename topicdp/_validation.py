@@ -74,7 +74,7 @@ def check_option(value, name: str, options: Iterable[str]) -> str:
 def check_random_state(random_state) -> np.random.Generator:
     """A numpy Generator: OS-seeded for ``None``, seeded for an int, passed through for a Generator."""
     if random_state is None or isinstance(random_state, (numbers.Integral, np.random.SeedSequence)):
-        return np.random.default_rng(random_state)
+        return np.random.default_rng(random_state)  # type: ignore[arg-type]  # numbers.Integral: numpy's stubs want int
     if isinstance(random_state, np.random.Generator):
         return random_state
     raise TypeError(

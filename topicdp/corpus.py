@@ -151,7 +151,7 @@ class Corpus:
         Documents with no tokens are dropped and counted in ``log``.
         """
         if isinstance(vocabulary, dict):
-            vocab = [None] * len(vocabulary)
+            vocab: list[str] = [""] * len(vocabulary)
             for word, col in vocabulary.items():
                 vocab[col] = word
             vocabulary = vocab
@@ -246,9 +246,7 @@ class Corpus:
         n_docs = X.shape[0]
         if n_docs == 0:
             raise ValueError("the corpus is empty: no documents")
-        if users is None:
-            users = np.arange(n_docs)
-        users = list(users)
+        users = list(range(n_docs)) if users is None else list(users)
         if len(users) != n_docs:
             raise ValueError(f"users must give one user id per document ({n_docs}), got {len(users)}")
         nonempty = np.asarray(X.sum(axis=1)).ravel() > 0

@@ -183,9 +183,8 @@ def _draw_documents(n: int, topic_word, alpha, mean_length, rng) -> sp.csr_matri
         cols.append(rng.choice(d, size=total, p=topic_word[j]))
     if not rows:
         return sp.csr_matrix((n, d), dtype=np.int64)
-    rows = np.concatenate(rows)
-    cols = np.concatenate(cols)
-    X = sp.csr_matrix((np.ones(rows.size, dtype=np.int64), (rows, cols)), shape=(n, d))
+    row_ids, col_ids = np.concatenate(rows), np.concatenate(cols)
+    X = sp.csr_matrix((np.ones(row_ids.size, dtype=np.int64), (row_ids, col_ids)), shape=(n, d))
     X.sum_duplicates()
     return X
 
@@ -244,5 +243,5 @@ def themed_corpus(n_users: int = 2000, docs_per_user: int = 5, mean_length: floa
                          mean_length=mean_length, topic_word=truth, random_state=rng)
     users = np.repeat(np.arange(n_users), docs_per_user)
     keep = np.asarray(data.X.sum(axis=1)).ravel() > 0
-    corpus = Corpus(X=data.X[keep], vocabulary=vocabulary, doc_users=np.unique(users[keep], return_inverse=True)[1])
+    corpus = Corpus(X=data.X[keep], vocabulary=tuple(vocabulary), doc_users=np.unique(users[keep], return_inverse=True)[1])
     return corpus, truth

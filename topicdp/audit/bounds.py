@@ -153,14 +153,14 @@ def _best(out_sorted, in_sorted, delta, alpha, block: int = 2048):
         i = int(np.argmax(eps))
         if eps[i] > best_eps:
             best_eps, best = float(eps[i]), (int(cand[i]), float(fpr_hi[i]), float(fnr_hi[i]))
-    flat, fpr_hi, fnr_hi = best
+    flat, fpr_best, fnr_best = best
     idx, m = flat % fp.size, thresholds.size
-    test = dict(
+    chosen = dict(
         threshold=float(thresholds[idx % m]),
         direction=">=" if idx < m else "<",
         inequality="fnr" if flat < fp.size else "fpr",
     )
-    return test, best_eps, int(fp[idx]), int(fn[idx]), fpr_hi, fnr_hi
+    return chosen, best_eps, int(fp[idx]), int(fn[idx]), fpr_best, fnr_best
 
 
 def _counts_for(test: dict, out_scores: np.ndarray, in_scores: np.ndarray):

@@ -153,6 +153,7 @@ def _replace(base: CorpusData, rows: sp.csr_matrix, unit: str, rng) -> tuple[Cor
 
 def _pair(name, base, rows, words, weights, neighbours, unit, description, rng, details) -> CanaryPair:
     neighbours = check_option(neighbours, "neighbours", NEIGHBOURS)
+    extra: dict
     if neighbours == "add-remove":
         D_prime, extra = _append(base, rows), {}
     else:
@@ -191,7 +192,8 @@ def typical_user_canary(corpus, *, neighbours: str = "add-remove", random_state=
 
 
 def _fresh_words(vocabulary: list, n: int, prefix: str) -> list:
-    taken, out, i = set(vocabulary), [], 0
+    taken, i = set(vocabulary), 0
+    out: list[str] = []
     while len(out) < n:
         word = f"{prefix}{i}"
         if word not in taken:

@@ -17,10 +17,14 @@ Two choices of P:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .._validation import check_option
+
+if TYPE_CHECKING:
+    from ..corpus import Corpus
 
 UNITS = ("user", "document")
 
@@ -29,7 +33,7 @@ UNITS = ("user", "document")
 class ResampledRecords:
     """Records of ``reference`` drawn uniformly with replacement (the common core of both choices of P)."""
 
-    reference: object  # Corpus
+    reference: Corpus
     unit: str = "user"
     kind: str = "resample"
 

@@ -65,7 +65,7 @@ class SensitivitySample:
     sensitivity: float
     deltas: list
     gamma: float
-    rho: float
+    rho: float | None  # None for the exchangeable sizing
     h: int
     k: int
     sufficient: bool
@@ -84,6 +84,7 @@ class SensitivitySample:
             return (f"P(Delta_pair > Delta_s) <= (h - k + 1)/(h + 1) = {exchangeable_failure_bound(self.h, self.k):.4g}, "
                     "marginal over the sensitivity sample and the neighbouring pair drawn from P (exchangeable "
                     "sizing: the h + 1 pairs are i.i.d.); not conditional on the sample")
+        assert self.rho is not None  # the Lambert-W sizing has a rho
         return (f"with probability >= 1 - rho = {1 - self.rho:.4g} over the sensitivity sample, Delta_s bounds the "
                 f"distance of a neighbouring pair drawn from P with probability >= 1 - gamma + rho "
                 "(Lambert-W sizing, TopicDP Thm. 1 after Rubinstein & Alda 2017); in total >= 1 - gamma")
@@ -215,7 +216,8 @@ def sample_sensitivity(
     if n_records < 2:
         raise ValueError(f"the corpus needs at least 2 {unit}s for neighbouring datasets, got {n_records}")
 
-    seed = int(np.random.SeedSequence().entropy % 2**63) if random_state is None else check_int(random_state, "random_state", low=0)
+    entropy = np.random.SeedSequence().entropy
+    seed = int(entropy) % 2**63 if random_state is None else check_int(random_state, "random_state", low=0)  # type: ignore[arg-type]  # entropy is an int when numpy draws it
     key = _cache_key(model, corpus, gamma, unit, distribution, seed, h, sizing)
     if cache_dir is not None and random_state is not None:
         cached = _cache_load(cache_dir, key)

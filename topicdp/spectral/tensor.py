@@ -72,7 +72,7 @@ def power_method(T: np.ndarray, *, rng: np.random.Generator, n_restarts: int = 5
     unless T(v, v, v) = 0.
     """
     k = T.shape[0]
-    best = None
+    best: Decomposition | None = None
     for _ in range(max(1, n_restarts)):
         V, _ = np.linalg.qr(rng.standard_normal((k, k)))
         it = 0
@@ -86,6 +86,7 @@ def power_method(T: np.ndarray, *, rng: np.random.Generator, n_restarts: int = 5
         dec = _finish(T, V, it)
         if best is None or dec.residual < best.residual:
             best = dec
+    assert best is not None  # max(1, n_restarts) >= 1 starts ran
     return best
 
 

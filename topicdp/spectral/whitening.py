@@ -59,7 +59,6 @@ def top_eigenpairs(matmat: Callable[[np.ndarray], np.ndarray], dim: int, n: int,
     b = min(dim, n + oversample)
     Q, _ = np.linalg.qr(rng.standard_normal((dim, b)))
     converged = False
-    theta = V = None
     it = 0
     for it in range(1, max_iter + 1):
         Z = matmat(Q)

@@ -9,7 +9,7 @@ out-of-vocabulary tokens, which ``Corpus.from_texts`` logs with a second analysi
 from __future__ import annotations
 
 from collections import Counter
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -27,8 +27,8 @@ class Tokenizer:
     def __init__(self, vocabulary: Sequence[str] | None, options: dict):
         self.vocabulary = None if vocabulary is None else tuple(vocabulary)
         self.options = dict(options)
-        self._analyze = None
-        self._index = None
+        self._analyze: Callable[[str], list[str]] | None = None
+        self._index: dict[str, int] | None = None
 
     def __getstate__(self):
         return {"vocabulary": self.vocabulary, "options": self.options}
@@ -45,16 +45,20 @@ class Tokenizer:
     @property
     def index(self) -> dict:
         if self._index is None:
+            if self.vocabulary is None:
+                raise ValueError("the tokenizer has no vocabulary yet (build one first)")
             self._index = {w: i for i, w in enumerate(self.vocabulary)}
         return self._index
 
     def count(self, texts: list[str]) -> tuple[sp.csr_matrix, int]:
         """Counts of ``texts`` over the vocabulary (rows may be empty) and the out-of-vocabulary tokens."""
         index, analyze = self.index, self.analyze
-        indptr, cols, vals = [0], [], []
+        indptr = [0]
+        cols: list[int] = []
+        vals: list[int] = []
         n_oov = 0
         for text in texts:
-            counts = Counter()
+            counts: Counter[int] = Counter()
             for token in analyze(text):
                 j = index.get(token)
                 if j is None:

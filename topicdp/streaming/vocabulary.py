@@ -46,8 +46,8 @@ class TokenCounts:
         if not terms:
             raise ValueError("no vocabulary could be built: the texts have no tokens (only stop words?)")
         dfs = np.fromiter((self.document_frequency[t] for t in terms), dtype=np.int64, count=len(terms))
-        high = max_df if isinstance(max_df, Integral) else max_df * self.n_docs
-        low = min_df if isinstance(min_df, Integral) else min_df * self.n_docs
+        high = float(max_df) if isinstance(max_df, Integral) else max_df * self.n_docs
+        low = float(min_df) if isinstance(min_df, Integral) else min_df * self.n_docs
         if high < low:
             raise ValueError("max_df corresponds to < documents than min_df")
         mask = (dfs <= high) & (dfs >= low)
