@@ -55,7 +55,7 @@ class TopicModelSpec(ABC):
 
     name: ClassVar[str] = "abstract"
     #: whether rows are probability vectors (post-processing renormalises only those)
-    probabilistic: ClassVar[bool] = True
+    probabilistic: bool = True  # an instance may say otherwise (CallableModel)
 
     def __init__(self, n_topics: int, random_state: int = 0, **params: Any) -> None:
         from .._validation import check_int

@@ -37,6 +37,6 @@ def check_orders(alpha, name: str = "alpha") -> np.ndarray:
     return arr
 
 
-def as_output(values: np.ndarray, like: np.ndarray):
+def as_output(values: np.ndarray, like: object):
     """Return a Python float for scalar input, an ndarray otherwise."""
     return float(values) if np.ndim(like) == 0 else values

@@ -430,7 +430,7 @@ class PrivacyLedger:
             if len(seen) > 1:
                 raise ValueError(f"a ledger composes releases under one {attr}; these entries mix "
                                  f"{sorted(seen)} (keep separate ledgers, or restate the releases for one {attr})")
-        labels = {e.distribution for e in self._entries + entries if e.gamma is not None} - {None}
+        labels = {e.distribution for e in self._entries + entries if e.gamma is not None and e.distribution is not None}
         if len(labels) > 1:
             raise ValueError(f"random-DP entries compose with respect to one sampling distribution P; these name "
                              f"{sorted(labels)}")
@@ -650,7 +650,7 @@ def _epsilon_exact(entries: List[Entry], delta: float) -> float:
         kinds = sorted({e.kind for e in entries if not isinstance(e, GaussianEntry)})
         raise ValueError("method='exact' requires every entry to be a continuous Gaussian; this ledger also has "
                          f"{', '.join(kinds)} entries (use 'rdp', 'simple' or 'best')")
-    mu = math.sqrt(sum(e.mu ** 2 for e in entries))
+    mu = math.sqrt(sum(e.mu ** 2 for e in entries if isinstance(e, GaussianEntry)))  # all are (checked above)
     return gdp_epsilon(mu, delta) if mu > 0.0 else 0.0
 
 

@@ -17,7 +17,7 @@ import os
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import numpy as np
 import scipy.sparse as sp
@@ -32,7 +32,7 @@ from .vocabulary import TokenCounts
 class Shard:
     """One unit of work: a file path (or a row range of an in-memory matrix) and its position."""
 
-    source: object
+    source: Any  # a path (str or PathLike), or a (first, last) row range of an in-memory matrix
     index: int
 
 
@@ -68,9 +68,9 @@ class JsonlReader:
     def read(self, shard: Shard) -> Iterator[Chunk]:
         records = self._records(shard)
         while batch := list(islice(records, self.chunk_size)):
-            texts, users = zip(*batch)
+            texts, owners = zip(*batch)
             X, n_oov = self.tokenizer.count(list(texts))
-            X, users, n_empty = drop_empty(X, list(users), np.diff(X.indptr) > 0)
+            X, users, n_empty = drop_empty(X, list(owners), np.diff(X.indptr) > 0)
             yield Chunk(X=X, users=users, empty_documents_dropped=n_empty, out_of_vocabulary_tokens=n_oov)
 
     def count_tokens(self, shard: Shard) -> TokenCounts:
