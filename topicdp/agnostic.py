@@ -132,7 +132,7 @@ class TopicDP(BaseEstimator):
         calibration: str = "auto",
         distribution=None,
         n_jobs: int = 1,
-        random_state: int | None = None,
+        random_state: int | np.random.Generator | None = None,
         sampler_random_state: int | None = None,
         n_pairs: int | None = None,
         insecure_testing: bool = False,

@@ -27,7 +27,7 @@ import json
 import os
 import zlib
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -143,7 +143,8 @@ class Corpus:
 
     # -- constructors --------------------------------------------------------------------------------
     @classmethod
-    def from_matrix(cls, X, vocabulary: Sequence[str], users: Sequence | None = None) -> "Corpus":
+    def from_matrix(cls, X, vocabulary: Sequence[str] | Mapping[str, int],
+                    users: Sequence | np.ndarray | None = None) -> "Corpus":
         """From a document-term matrix (e.g. scikit-learn ``CountVectorizer`` output) and its vocabulary.
 
         ``vocabulary`` may be a list in column order or a ``CountVectorizer.vocabulary_`` dict
@@ -240,7 +241,7 @@ class Corpus:
         return cls.from_texts(texts, owners, **text_options)
 
     @classmethod
-    def _from_counts(cls, X: sp.csr_matrix, vocabulary: list, users: Sequence | None) -> "Corpus":
+    def _from_counts(cls, X: sp.csr_matrix, vocabulary: list, users: Sequence | np.ndarray | None) -> "Corpus":
         """Validate the counts, attach users, drop (and count) empty documents."""
         X = check_count_matrix(X, min_docs=0, min_words=0, integral=True, dtype=np.int64)
         n_docs = X.shape[0]

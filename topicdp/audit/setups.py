@@ -199,7 +199,7 @@ def load_corpus(choice: CorpusChoice, reference: bool = False):
     path = Path(choice.source)
     if not path.exists():
         raise FileNotFoundError(f"corpus file not found: {path}")
-    counts = collections.Counter()
+    counts: collections.Counter = collections.Counter()
     counts.update(user for _, user in read_jsonl_records(path))
     eligible = sorted(u for u, n in counts.items() if n >= choice.max_docs_per_user)
     if len(eligible) < 2 * choice.n_users:
@@ -329,6 +329,7 @@ def topicdp_global_setup(options: SetupOptions) -> AuditSetup:
     rel = TopicDP(eps, delta, sensitivity="global", random_state=0).privatize(model, D, keep_nonprivate=True)
     W_out, W_in = rel.nonprivate, model.fit_topic_word(D_prime)
     factor = options.sigma_factor
+    assert rel.report.sigma is not None and rel.report.sensitivity is not None  # global Gaussian: both stated
     sigma = rel.report.sigma * factor
     distance = float(np.linalg.norm(W_in - W_out))
     details = {

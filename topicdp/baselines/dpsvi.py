@@ -167,7 +167,7 @@ class DPSVI(FoldInMixin, BaseEstimator):
         self.topic_word_ = lam / lam.sum(axis=1, keepdims=True)
         self.scheme_ = scheme
         self._build_release(scheme, X.shape[0], vocabulary, vocabulary_source)
-        if entries:
+        if ledger is not None and entries:  # entries are made only with a ledger
             ledger.record(entries)
         return self
 
@@ -199,6 +199,7 @@ class DPSVI(FoldInMixin, BaseEstimator):
         if self.epsilon is None:
             self.noise_multiplier_, self.sensitivity_, self.sigma_ = 0.0, None, 0.0
             return
+        assert self.doc_length_cap is not None  # fit refuses epsilon without a cap
         self.sensitivity_ = sstats_sensitivity(self.doc_length_cap, scheme.neighbours)
         self.noise_multiplier_ = calibrate_noise_multiplier(
             scheme, self.epsilon, self.delta, self.accountant, delta_iter=self.paper_delta_iter

@@ -7,6 +7,7 @@ Thin wrappers around :mod:`topicdp._validation` so that every public function re
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 from topicdp._validation import check_int, check_real
 
@@ -37,6 +38,6 @@ def check_orders(alpha, name: str = "alpha") -> np.ndarray:
     return arr
 
 
-def as_output(values: np.ndarray, like: object):
+def as_output(values: np.ndarray, like: npt.ArrayLike):
     """Return a Python float for scalar input, an ndarray otherwise."""
     return float(values) if np.ndim(like) == 0 else values

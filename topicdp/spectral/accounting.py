@@ -135,6 +135,7 @@ class Budget:
     def _multiplier(self, name: str) -> float:
         """sigma / sensitivity of Gaussian release ``name``: a function of the stated parameters only."""
         if self.accounting in ("rdp", "exact"):
+            assert self._z is not None  # set for both in __init__
             return self._z / math.sqrt(self._gauss_weight(name))
         return calibrate_gaussian(self.eps(name), self.gauss_delta, 1.0, method="analytic")
 

@@ -64,7 +64,7 @@ class PreconditionError(ValueError):
     """A configuration's precondition failed on the released quantities."""
 
 
-CONFIGURATIONS = {
+CONFIGURATIONS: dict[int, dict[str, tuple[str, ...]]] = {
     1: {"edges": ("e3", "e4", "e8"), "gaussian": ("e3", "e4", "e8"), "laplace": ()},
     2: {"edges": ("e6", "e8"), "gaussian": ("e6", "e8"), "laplace": ()},
     3: {"edges": ("e7", "e8"), "gaussian": ("e7", "e8"), "laplace": ("p1_gap", "p1_norm")},

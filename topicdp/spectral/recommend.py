@@ -50,7 +50,7 @@ class Recommendation:
         return "\n".join(lines)
 
 
-def _sigma_for(cfg: int, name: str, sens: float, eps: float, delta: float, accounting: str) -> float:
+def _sigma_for(cfg: int, name: str, sens: float, eps: float, delta: float, accounting: str) -> tuple[float, Budget]:
     spec = CONFIGURATIONS[cfg]
     if accounting == "exact" and spec["laplace"]:
         accounting = "rdp"  # configurations 3-4 mix in Laplace releases: exact Gaussian composition does not apply
@@ -73,7 +73,9 @@ def predicted_noise(n_docs: int, n_words: int, n_topics: int, alpha0: float, *, 
     lam_k = sigma_k if sigma_k is not None else (1 + beta) / (d * beta + 1) / (k * (a0 + 1))
     lam_t = 2 * math.sqrt(a0 * (a0 + 1)) / ((a0 + 2) * math.sqrt(a0 / k))  # tensor eigenvalue, symmetric alpha
     d2, d3 = delta_m2(N, a0, norm="fro"), delta_m3(N, a0, norm="fro")
-    out, m2, feasible = {}, {}, {}
+    out: dict[int, float] = {}
+    m2: dict[int, float] = {}
+    feasible: dict[int, bool] = {}
 
     def m2_rel(s):  # spectral norm of Sym noise over lambda_k
         return s * math.sqrt(2 * d) / lam_k
