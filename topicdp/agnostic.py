@@ -28,7 +28,7 @@ from .mechanisms import (
     to_simplex,
 )
 from .rdp import PrivacyLedger, calibrate_all, calibrate_gaussian
-from .rdp.ledger import ApproxEntry, DiscreteGaussianEntry, GaussianEntry, LaplaceEntry
+from .rdp.ledger import ApproxEntry, DiscreteGaussianEntry, Entry, GaussianEntry, LaplaceEntry
 from .release import PrivateRelease, vocabulary_status
 from .report import Check, build_report, ledger_totals, total
 from .samplers import SensitivitySample, sample_sensitivity
@@ -483,7 +483,7 @@ class TopicDP(BaseEstimator):
 
     def _labels(self, draft: dict | None = None) -> dict:
         """Unit, neighbour relation and (sampled sensitivity) random-DP gamma and P of this privatizer's entries."""
-        labels = {"unit": self.unit, "neighbours": "replace-one"}
+        labels: dict[str, object] = {"unit": self.unit, "neighbours": "replace-one"}
         if (self.mechanism, self.sensitivity) == ("gaussian", "sampled"):
             sufficient = draft is None or draft["guarantee"] == "random-DP"
             # an insufficient sample guarantees nothing: gamma = 1
@@ -516,6 +516,7 @@ class TopicDP(BaseEstimator):
         ledger = self.ledger if shared is None else shared
         name = f"release {len(ledger) + 1}"
         labels = self._labels(draft)
+        entries: list[Entry]
         if draft["mechanism"].startswith("laplace"):
             entries = [LaplaceEntry(name, draft["sigma"], draft["sensitivity"], **labels)]
         elif secure is not None:
@@ -529,7 +530,7 @@ class TopicDP(BaseEstimator):
             entries.append(ApproxEntry(f"vocabulary selection ({name})", float(vocabulary_source["epsilon"]),
                                        float(vocabulary_source["delta"])))
         ledger.record(entries)
-        delta = self.delta + sum(e.get("delta", 0.0) for e in ledger.entries() if e.get("kind") == "approx")
+        delta = self.delta + sum(float(e.get("delta", 0.0)) for e in ledger.entries() if e.get("kind") == "approx")
         note = ""
         if len(ledger) > 1:
             owner = "This privatizer has made" if shared is None else "The shared ledger holds"
@@ -541,12 +542,13 @@ class TopicDP(BaseEstimator):
             note = (note + " " if note else "") + (
                 f"The ledger's budget is epsilon={ledger.budget[0]:g} at delta={ledger.budget[1]:g}; "
                 f"{ledger.remaining():.4g} remains after this release.")
-        entries = ledger.entries()
+        recorded = ledger.entries()
         totals = ledger_totals(ledger, delta)
-        if all(e["kind"] == "laplace" for e in entries):
+        if all(e["kind"] == "laplace" for e in recorded):
             # pure epsilon-DP: basic composition of the Laplace releases at delta = 0 (Dwork & Roth 2014, Thm. 3.16)
-            totals.insert(0, total("pure (basic composition)", sum(e["sensitivity"] / e["scale"] for e in entries), 0.0))
-        return entries, totals, note
+            totals.insert(0, total("pure (basic composition)",
+                                   sum(float(e["sensitivity"]) / float(e["scale"]) for e in recorded), 0.0))
+        return recorded, totals, note
 
     def _fit_and_check_determinism(self, model, corpus) -> tuple[np.ndarray, float, Check]:
         """f(D), the seconds one fit took (it forecasts the sampler's 2h fits) and the determinism check.

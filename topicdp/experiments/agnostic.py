@@ -21,12 +21,14 @@ from ..agnostic import TopicDP
 from ..mechanisms.mvg import mvg_release
 from ..metrics import l1_distance, mean_kendall_distance, rmse
 from ..samplers import sample_sensitivity, sample_size
+from ..samplers.sampler import SensitivitySample
 from ..samplers.sizing import order_statistic
 
 MECHANISMS = ("topicdp", "mvg", "laplace")
 
 
-def sampled_sensitivities(model, corpus, gammas, seed: int, n_jobs: int, cache_dir=None) -> tuple[dict, object]:
+def sampled_sensitivities(model, corpus, gammas, seed: int, n_jobs: int,
+                          cache_dir=None) -> tuple[dict, SensitivitySample]:
     """A SensitivitySample for every gamma from one sample of max h pairs (prefix property, module docstring).
 
     The sample of gamma holds the first h(gamma) pairs, exactly what Thm. 1 asks for at that gamma.
@@ -38,6 +40,7 @@ def sampled_sensitivities(model, corpus, gammas, seed: int, n_jobs: int, cache_d
     deltas = np.asarray(sample.deltas)
     out = {}
     for g, (rho, h, _) in sizes.items():
+        assert rho is not None  # the default (Lambert-W) sizing has a rho
         k = order_statistic(g, h, rho)
         out[g] = replace(sample, sensitivity=float(np.sort(deltas[:h])[k - 1]), deltas=deltas[:h].tolist(),
                          gamma=g, rho=rho, h=h, k=k, sufficient=True, fit_seconds=sample.fit_seconds[:h])
@@ -47,9 +50,10 @@ def sampled_sensitivities(model, corpus, gammas, seed: int, n_jobs: int, cache_d
 def release(mechanism: str, model, corpus, W, epsilon, delta, gamma, sample, rng):
     """One mechanism's noisy matrix, its guarantee, noise scale and sensitivity, by the library's release path."""
     if mechanism in ("topicdp", "laplace"):
-        kwargs = ({"distribution": "private-oracle"} if mechanism == "topicdp" else
-                  {"mechanism": "laplace", "sensitivity": "global"})
-        rel = TopicDP(epsilon, delta, gamma, random_state=rng, **kwargs).privatize(
+        privatizer = (TopicDP(epsilon, delta, gamma, random_state=rng, distribution="private-oracle")
+                      if mechanism == "topicdp" else
+                      TopicDP(epsilon, delta, gamma, random_state=rng, mechanism="laplace", sensitivity="global"))
+        rel = privatizer.privatize(
             model, corpus, topic_word=W, sensitivity_sample=sample if mechanism == "topicdp" else None)
         return rel.noisy, rel.report.guarantee, rel.report.sigma, rel.report.sensitivity
     if mechanism == "mvg":

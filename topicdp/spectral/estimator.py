@@ -85,16 +85,16 @@ class SpectralLDA(FoldInMixin, BaseEstimator):
         dec = power_method(T, rng=rng, n_restarts=self.n_restarts)
         topics, alpha, n_bad = recover_topics(dec.values, dec.vectors, wh.B, a0, self.simplex)
         t4 = time.perf_counter()
-        self._set_fitted(corpus, wh, T, dec.values, topics, alpha, n_bad)
+        self._set_fitted(corpus.n_docs, corpus.n_short, wh, T, dec.values, topics, alpha, n_bad)
         self.timings_ = {"prepare": t1 - t0, "whiten": t2 - t1, "tensor": t3 - t2, "decompose": t4 - t3,
                          "total": t4 - t0}
         return self
 
-    def _set_fitted(self, corpus: MomentDocuments, wh: Whitening, T, tensor_values, topics, alpha, n_bad) -> None:
+    def _set_fitted(self, n_docs: int, n_short: int, wh: Whitening, T, tensor_values, topics, alpha, n_bad) -> None:
         self.topic_word_ = topics
         self.alpha_ = alpha
-        self.n_documents_ = corpus.n_docs
-        self.n_short_documents_ = corpus.n_short
+        self.n_documents_ = n_docs
+        self.n_short_documents_ = n_short
         self.eigenvalues_ = wh.eigenvalues
         self.next_eigenvalue_ = wh.next_eigenvalue
         self.whitened_tensor_ = T

@@ -137,7 +137,7 @@ class StreamingM2Operator:
         self.alpha0 = alpha0
         self.client = client
         self.reader = stream.reader if reader is None else reader
-        self.stats = None
+        self.stats: SimpleNamespace | None = None  # n_docs, n_short, S, v2, v3, kappa after the first pass
         self.n_passes = 0
         self.shape = (stream.n_words, stream.n_words)
 
@@ -155,6 +155,7 @@ class StreamingM2Operator:
         else:
             data_term = self._pass(_matmat_pass, Q=Q, N=float(self.stats.n_docs), kappa=self.stats.kappa)
         st = self.stats
+        assert st is not None  # _first_products sets it
         data_term -= (st.v2 / st.n_docs)[:, None] * Q
         data_term -= st.kappa * np.outer(st.S, st.S @ Q)
         return data_term
@@ -254,8 +255,9 @@ class StreamingSpectralLDA(SpectralLDA):
         topics, alpha, n_bad = recover_topics(dec.values, dec.vectors, wh.B, a0, self.simplex)
         t3 = time.perf_counter()
         # empty documents (dropped by the readers) also have fewer than 3 tokens, as prepare_corpus counts them
+        assert op.stats is not None  # set by the first pass
         n_short = op.stats.n_short + stream.log.empty_documents_dropped
-        self._set_fitted(SimpleNamespace(n_docs=op.stats.n_docs, n_short=n_short), wh, T, dec.values, topics,
+        self._set_fitted(op.stats.n_docs, n_short, wh, T, dec.values, topics,
                          alpha, n_bad)
         self.n_passes_ = op.n_passes
         self.eigen_converged_ = wh.converged
