@@ -247,7 +247,7 @@ class Corpus:
         n_docs = X.shape[0]
         if n_docs == 0:
             raise ValueError("the corpus is empty: no documents")
-        users = list(range(n_docs)) if users is None else list(users)
+        users = list(np.arange(n_docs) if users is None else users)
         if len(users) != n_docs:
             raise ValueError(f"users must give one user id per document ({n_docs}), got {len(users)}")
         nonempty = np.asarray(X.sum(axis=1)).ravel() > 0

@@ -212,7 +212,7 @@ def audit_output_perturbation(
         epsilon=epsilon,
         n_trials=n_trials,
         distinguisher=getattr(dist, "name", type(dist).__name__),
-        mechanism=mechanism or getattr(noise_out, "name", "output-perturbation"),
+        mechanism=mechanism or str(getattr(noise_out, "name", "output-perturbation")),
         canary=canary,
         details=info,
     )
@@ -368,7 +368,7 @@ def run_audit(setup: AuditSetup, options: AuditOptions | None = None) -> AuditRe
     """Run the audit described by ``setup`` with ``options`` (default :class:`AuditOptions()`)."""
     options = AuditOptions() if options is None else options
     canary = setup.canary
-    common = dict(
+    common: dict[str, Any] = dict(  # the keyword arguments both audits share, each typed at its parameter
         n_trials=options.n_trials,
         distinguisher=options.distinguisher,
         canary_words=None if canary is None else canary.canary_words,

@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator
 
 from .._validation import check_int, check_option, check_random_state, check_real
 from ..transform import FoldInMixin
-from .moments import M2Operator, MomentDocuments, prepare_corpus, whitened_m3
+from .moments import M2Operator, prepare_corpus, whitened_m3
 from .recovery import SIMPLEX_METHODS, recover_topics
 from .tensor import power_method
 from .whitening import Whitening, whiten
