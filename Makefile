@@ -21,7 +21,7 @@ test: $(BIN)/.installed
 	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest
 
-# mypy reads [tool.mypy] in pyproject.toml (the topicdp package; modules still listed there are skipped)
+# mypy reads [tool.mypy] in pyproject.toml (the whole topicdp package, no module skipped)
 lint: $(BIN)/.installed
 	$(BIN)/python -m ruff check topicdp tests benchmarks examples
 	$(BIN)/python -m mypy

@@ -216,8 +216,12 @@ def sample_sensitivity(
     if n_records < 2:
         raise ValueError(f"the corpus needs at least 2 {unit}s for neighbouring datasets, got {n_records}")
 
-    entropy = np.random.SeedSequence().entropy
-    seed = int(entropy) % 2**63 if random_state is None else check_int(random_state, "random_state", low=0)  # type: ignore[arg-type]  # entropy is an int when numpy draws it
+    if random_state is None:
+        entropy = np.random.SeedSequence().entropy
+        assert isinstance(entropy, int)  # numpy draws an int when it is given no entropy
+        seed = entropy % 2**63
+    else:
+        seed = check_int(random_state, "random_state", low=0)
     key = _cache_key(model, corpus, gamma, unit, distribution, seed, h, sizing)
     if cache_dir is not None and random_state is not None:
         cached = _cache_load(cache_dir, key)
