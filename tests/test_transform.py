@@ -68,3 +68,39 @@ def test_estimator_transform_uses_its_release(lee_corpus):
     theta = model.transform(small)
     assert theta.shape == (40, 3) and np.allclose(theta.sum(axis=1), 1.0)
     assert np.allclose(model.release_.transform(small.X, alpha=model.alpha_), theta)
+
+
+def _grid_corpus():
+    from topicdp.datasets import synthetic_lda
+
+    return sp.csr_matrix(synthetic_lda(400, 30, 3, beta=0.1, mean_length=80, random_state=0).X)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: __import__("topicdp.spectral", fromlist=["SpectralLDA"]).SpectralLDA(n_topics=2, alpha0=1.0, random_state=0),
+    lambda: __import__("topicdp.spectral", fromlist=["SpectralDP"]).SpectralDP(
+        n_topics=2, alpha0=1.0, configuration=1, epsilon=1e4, delta=1e-6, unit="document", random_state=0),
+    lambda: __import__("topicdp.baselines", fromlist=["DPSVI"]).DPSVI(n_topics=2, epsilon=None, n_iterations=20,
+                                                                       random_state=0),
+    lambda: DPVariationalLDA(2, epsilon=None, unit="document", n_iterations=5, random_state=0),
+], ids=["SpectralLDA", "SpectralDP", "DPSVI", "DPVariationalLDA"])
+def test_grid_search_works_without_a_scoring_argument(make):
+    """score() is minus the log held-out perplexity, so GridSearchCV can pick n_topics on its own."""
+    from sklearn.model_selection import GridSearchCV
+
+    X = _grid_corpus()
+    search = GridSearchCV(make(), {"n_topics": [2, 3]}, cv=2).fit(X)
+    scores = search.cv_results_["mean_test_score"]
+    assert search.best_params_["n_topics"] in (2, 3) and np.all(np.isfinite(scores))
+    # the perplexity of V = 30 words lies in (1, 30) for any topics, so the score lies in (-log 30, 0)
+    assert np.all((scores > -np.log(30)) & (scores < 0))
+
+
+def test_score_is_higher_for_the_true_topics_than_for_uniform_ones():
+    from topicdp.datasets import synthetic_lda
+
+    data = synthetic_lda(400, 30, 3, beta=0.1, mean_length=80, random_state=0)
+    model = DPVariationalLDA(3, epsilon=None, unit="document", n_iterations=1, random_state=0).fit(data.X)
+    fitted = model.score(data.X)
+    model.topic_word_ = np.full((3, 30), 1 / 30)
+    assert fitted > model.score(data.X) == pytest.approx(-np.log(30), abs=1e-9)

@@ -12,6 +12,8 @@ the caller's own data; the private corpus is not touched, so the guarantee of th
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from sklearn.base import TransformerMixin
 from sklearn.utils.validation import check_is_fitted
@@ -44,14 +46,19 @@ def fold_in(topic_word: np.ndarray, X, *, alpha=None, vocabulary: tuple | None =
     from .metrics.perplexity import infer_theta
 
     n_words = topic_word.shape[1]
+    X = check_count_matrix(_counts(X, vocabulary, n_words, who), n_words=n_words, expected_by=who)
+    return infer_theta(topic_word, X, alpha=alpha)
+
+
+def _counts(X, vocabulary: tuple | None, n_words: int, who: str):
+    """The count matrix of a Corpus (checked against ``vocabulary``) or of a matrix."""
     if hasattr(X, "vocabulary") and hasattr(X, "doc_users"):  # a topicdp Corpus
         if vocabulary is not None and tuple(X.vocabulary) != tuple(vocabulary):
             raise ValueError(f"the corpus' vocabulary ({len(X.vocabulary)} words) differs from {who}'s ({n_words} "
                              "words, or the same words in another order); build the corpus with "
                              "vocabulary=release.vocabulary")
-        X = X.X
-    X = check_count_matrix(X, n_words=n_words, expected_by=who)
-    return infer_theta(topic_word, X, alpha=alpha)
+        return X.X
+    return X
 
 
 class FoldInMixin(TransformerMixin):
@@ -75,3 +82,22 @@ class FoldInMixin(TransformerMixin):
         release = getattr(self, "release_", None)
         return fold_in(self.topic_word_, X, alpha=getattr(self, "alpha_", None),
                        vocabulary=None if release is None else release.vocabulary, who=type(self).__name__)
+
+    def score(self, X, y=None) -> float:
+        """Minus the log held-out perplexity per word of ``X`` under the released topics (higher is better).
+
+        Document completion (:func:`topicdp.metrics.heldout_perplexity`, token split seeded with 0): half of
+        each document's tokens are folded in, the other half scored; so ``X`` must hold integer counts. This is what ``GridSearchCV`` maximises
+        without ``scoring=``. Post-processing of the release, like :meth:`transform`; but note that every fit
+        of a search over *private* data is a release of its training fold, and their budgets compose: search
+        on public or generated data, then fit once on the private corpus.
+        """
+        from .metrics.perplexity import heldout_perplexity
+
+        check_is_fitted(self, "topic_word_")
+        release = getattr(self, "release_", None)
+        n_words, who = self.topic_word_.shape[1], type(self).__name__
+        counts = check_count_matrix(_counts(X, None if release is None else release.vocabulary, n_words, who),
+                                    min_docs=0, n_words=n_words, expected_by=who, integral=True)
+        return -math.log(heldout_perplexity(self.topic_word_, counts, alpha=getattr(self, "alpha_", None),
+                                            random_state=0))
