@@ -67,3 +67,23 @@ def test_contradictions_are_refused_before_work(capsys, never_read, flags, messa
     assert main([*CHEAP, *flags]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("given, expected", [
+    ({}, (0.6, 5e-7)),
+    ({"vocabulary_epsilon": 1.0}, (1.0, 5e-7)),   # used to crash: None >= float
+    ({"vocabulary_delta": 1e-7}, (0.6, 1e-7)),
+    ({"vocabulary_epsilon": 1.0, "vocabulary_delta": 1e-7}, (1.0, 1e-7)),
+])
+def test_each_vocabulary_budget_default_stands_on_its_own(given, expected):
+    """--epsilon 3 --delta 1e-6: the words get 20% of epsilon and half of delta unless told otherwise, each part
+    on its own; the topics get the rest."""
+    import argparse
+
+    from topicdp.cli import _split_vocabulary_budget
+
+    args = argparse.Namespace(**{"vocabulary": None, "corpus": "c.jsonl", "epsilon": 3.0, "delta": 1e-6,
+                                 "vocabulary_epsilon": None, "vocabulary_delta": None, **given})
+    _split_vocabulary_budget(args)
+    assert (args.vocabulary_epsilon, args.vocabulary_delta) == pytest.approx(expected)
+    assert (args.topics_epsilon, args.topics_delta) == pytest.approx((3.0 - expected[0], 1e-6 - expected[1]))

@@ -112,7 +112,7 @@ def _add_corpus_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--vocabulary-epsilon", type=float, default=None,
                    help="select the vocabulary from the texts under DP at --unit with this epsilon "
                         "(at most --max-features words; --min-df/--max-df are then not used)")
-    p.add_argument("--vocabulary-delta", type=float, default=None, help="delta of the DP vocabulary selection")
+    p.add_argument("--vocabulary-delta", type=float, default=None, help="delta of the DP vocabulary selection (default: half of --delta)")
 
 
 def load_corpus(args):
@@ -147,10 +147,9 @@ def _public_or_checked_vocabulary(args):
     path, eps, delta = (getattr(args, a, None) for a in ("vocabulary", "vocabulary_epsilon", "vocabulary_delta"))
     if path is not None and eps is not None:
         raise ValueError("--vocabulary (a public list) and --vocabulary-epsilon (a DP selection) exclude each other")
-    if (eps is None) != (delta is None):
-        raise ValueError("--vocabulary-epsilon and --vocabulary-delta must be given together")
     if eps is not None:
         check_epsilon(eps, "--vocabulary-epsilon")
+    if delta is not None:
         check_delta(delta, "--vocabulary-delta")
     return None if path is None else load_vocabulary(path)
 
@@ -395,8 +394,10 @@ def _split_vocabulary_budget(args) -> None:
     if args.vocabulary is not None or args.corpus == "embedded":
         args.topics_epsilon, args.topics_delta = args.epsilon, args.delta
         return
-    if args.vocabulary_epsilon is None:
-        args.vocabulary_epsilon, args.vocabulary_delta = VOCABULARY_SHARE * args.epsilon, args.delta / 2
+    if args.vocabulary_epsilon is None:  # each default on its own: giving one of the two keeps the other's
+        args.vocabulary_epsilon = VOCABULARY_SHARE * args.epsilon
+    if args.vocabulary_delta is None:
+        args.vocabulary_delta = args.delta / 2
     if args.vocabulary_epsilon >= args.epsilon or args.vocabulary_delta >= args.delta:
         raise ValueError(f"--vocabulary-epsilon/--vocabulary-delta ({args.vocabulary_epsilon:g}, "
                          f"{args.vocabulary_delta:g}) must be below the total --epsilon/--delta "
