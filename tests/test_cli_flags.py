@@ -87,3 +87,12 @@ def test_each_vocabulary_budget_default_stands_on_its_own(given, expected):
     _split_vocabulary_budget(args)
     assert (args.vocabulary_epsilon, args.vocabulary_delta) == pytest.approx(expected)
     assert (args.topics_epsilon, args.topics_delta) == pytest.approx((3.0 - expected[0], 1e-6 - expected[1]))
+
+
+@pytest.mark.parametrize("mechanism", ["spectral-config-1", "dpsvi"])
+def test_a_mechanism_that_cannot_compose_a_dp_vocabulary_needs_a_public_one(mechanism, tmp_path, capsys, never_read):
+    """Its report would state only the topics' epsilon and call the DP-selected words NOT COVERED."""
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(json.dumps({"user": "u", "text": "some words"}) + "\n")
+    assert main(["privatize", str(corpus), "--mechanism", mechanism, "--unit", "document"]) == 2
+    assert "give a public word list with --vocabulary" in capsys.readouterr().err

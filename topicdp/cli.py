@@ -378,10 +378,24 @@ def cmd_privatize(args) -> int:
         corpus = load_corpus(args)
         reference = load_reference(args, corpus) if args.reference else None
         return _release(args, corpus, reference)
+    _refuse_uncomposed_vocabulary(args)
     _split_vocabulary_budget(args)
     n_units = _count_units(args)
     plan = _plan(args, n_units, _planned_words(args, n_units))  # before any DP mechanism runs
     return _release_dp(args, load_corpus(args), plan)
+
+
+#: mechanisms whose reports cannot compose a DP-selected vocabulary's budget (they take a public word list)
+NO_DP_VOCABULARY = ("spectral-config-", "dpsvi")
+
+
+def _refuse_uncomposed_vocabulary(args) -> None:
+    """Before any DP step: a mechanism that cannot compose a DP vocabulary into its report needs a public list,
+    or its report would call the (DP) vocabulary NOT COVERED and state only the topics' epsilon."""
+    mechanism = args.mechanism or ""
+    if mechanism.startswith(NO_DP_VOCABULARY) and args.vocabulary is None and args.corpus != "embedded":
+        raise ValueError(f"--mechanism {mechanism} does not compose a DP-selected vocabulary's budget into its report "
+                         "yet: give a public word list with --vocabulary FILE (nothing was read or spent)")
 
 
 #: share of --epsilon spent on selecting the vocabulary under DP when no public --vocabulary is given
