@@ -21,6 +21,7 @@ import itertools
 import json
 
 import numpy as np
+import pytest
 
 from topicdp.cli import main
 from topicdp.release import SCHEMA, published_paths, status_of, unlisted_paths, validate
@@ -206,3 +207,20 @@ def test_dp_vem_with_a_reference_is_simulated_there_before_the_topics_budget_is_
     assert "simulation on the public reference says this release would be noise" in capsys.readouterr().err
     assert not (tmp_path / "b.json").exists()
     assert fits and all(c.n_users <= 40 for c in fits)  # only the public reference was fitted, never the 150 users
+
+
+@pytest.mark.parametrize("mechanism", ["spectral-config-1", "dpsvi"])
+def test_a_public_word_list_is_reported_as_public_by_every_mechanism(mechanism, tmp_path, capsys):
+    """privatize passes where the words came from to every producer (it used to reach dp-vem and TopicDP only)."""
+    words = ["".join(t) for t in itertools.product("abcdefghij", repeat=3)][:200]
+    (tmp_path / "vocabulary.txt").write_text("\n".join(words) + "\n")
+    private = tmp_path / "private.jsonl.gz"
+    _write(private, _topical_records(np.random.default_rng(3), [f"u{i}" for i in range(150)], words, 4))
+    out = tmp_path / "release.json"
+    code = main(["privatize", str(private), "--topics", "4", "--epsilon", "50", "--unit", "document", "--seed", "1",
+                 "--mechanism", mechanism, "--vocabulary", str(tmp_path / "vocabulary.txt"), "--out", str(out),
+                 "--release-anyway"])
+    assert code == 0, capsys.readouterr().err
+    report = json.loads(out.read_text())["report"]
+    assert report["mechanism"].replace("-", "") == mechanism.replace("-", "")  # DPSVI's report says "dp-svi"
+    assert report["published"]["vocabulary"].startswith("public")

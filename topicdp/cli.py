@@ -561,14 +561,14 @@ def rigorous_release(mechanism: str, corpus, args, vocabulary_source="private-te
         model = SpectralDP(n_topics=args.topics, alpha0=1.0, configuration=int(mechanism[-1]),
                            epsilon=args.topics_epsilon, delta=args.topics_delta, unit=args.unit,
                            random_state=args.seed)
-        return model.fit(corpus).release_
+        return model.fit(corpus, vocabulary_source=vocabulary_source).release_
     if mechanism == "dpsvi":
         from .baselines import DPSVI
 
         if args.unit != "document":
             raise ValueError("--mechanism dpsvi protects documents only: pass --unit document")
         return DPSVI(args.topics, epsilon=args.topics_epsilon, delta=args.topics_delta,
-                     random_state=args.seed).fit(corpus).release_
+                     random_state=args.seed).fit(corpus, vocabulary_source=vocabulary_source).release_
     raise ValueError(f"unknown mechanism {mechanism!r}")
 
 
