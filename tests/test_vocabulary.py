@@ -422,7 +422,7 @@ def test_cli_dp_vocabulary_is_selected_and_kept_for_the_report():
 
 @pytest.mark.parametrize("extra,match", [
     (["--vocabulary", "w.txt", "--vocabulary-epsilon", "1", "--vocabulary-delta", "1e-6"], "exclude"),
-    (["--vocabulary-epsilon", "1"], "together"),
+    (["--vocabulary-delta", "2"], "--vocabulary-delta"),  # either may be given alone (the other defaults)
     (["--vocabulary-epsilon", "-1", "--vocabulary-delta", "1e-6"], "--vocabulary-epsilon"),
     (["--vocabulary-epsilon", "1", "--vocabulary-delta", "2"], "--vocabulary-delta"),
 ])
