@@ -20,7 +20,7 @@ def test_privatize_writes_a_release_with_the_report_fields(tmp_path, capsys):
         "privatize", "--guarantee", "random-dp", str(path), "--model", "sklearn-nmf", "--topics", "3", "--epsilon", "3", "--delta", "1e-4",
         "--gamma", "0.1", "--min-df", "1", "--max-df", "1.0", "--n-jobs", "1", "--n-pairs", "4", "--insecure-testing", "--private-oracle", "--out", str(out),
     ])
-    assert code == 0
+    assert code == 3  # too few pairs (--n-pairs 4 --insecure-testing): a failed run-time check, in the exit status
     report = json.loads(out.read_text())["report"]
     for key in ("epsilon", "delta", "gamma", "sensitivity", "sigma", "guarantee", "unit"):
         assert key in report
@@ -35,8 +35,9 @@ def test_bad_input_exits_with_a_message(tmp_path, capsys):
 
 
 def test_default_guarantee_is_dp_and_refuses_a_release_forecast_to_be_noise(tmp_path, capsys):
-    """--guarantee dp (default) plans from public quantities first; on 40 users at epsilon 0.1 the forecast
-    says noise, so nothing is released (no budget spent) unless --release-anyway."""
+    """--guarantee dp (default) plans from public quantities and a DP count first; on 40 users at epsilon 0.1
+    no word can pass the DP vocabulary, and with a public word list the forecast says noise: nothing is
+    released unless --release-anyway (which cannot override an impossible vocabulary)."""
     import json
 
     rng = np.random.default_rng(0)
@@ -45,15 +46,16 @@ def test_default_guarantee_is_dp_and_refuses_a_release_forecast_to_be_noise(tmp_
     path.write_text("".join(json.dumps({"user": f"u{i % 40}", "text": " ".join(rng.choice(words, 30))}) + "\n"
                             for i in range(120)))
     out = tmp_path / "release.json"
-    code = main(["privatize", str(path), "--min-df", "1", "--max-df", "1.0", "--epsilon", "0.1", "--out", str(out)])
-    captured = capsys.readouterr()
-    assert code == 2 and "noise" in captured.err and not out.exists()
-    assert "plan: dp-vem" in captured.out
-    # at this budget not one word passes the DP vocabulary threshold: a clear error, nothing released
-    code = main(["privatize", str(path), "--epsilon", "0.1", "--out", str(out), "--release-anyway"])
-    assert code == 2 and "no word passed the DP vocabulary threshold" in capsys.readouterr().err and not out.exists()
+    for anyway in ([], ["--release-anyway"]):
+        code = main(["privatize", str(path), "--epsilon", "0.1", "--out", str(out), *anyway])
+        err = capsys.readouterr().err
+        assert code == 2 and "fewer than the 10 topics" in err and not out.exists()
+        assert "only the unit count spent its budget" in err  # told truthfully: the DP count ran, nothing else
     vocabulary = tmp_path / "words.txt"
     vocabulary.write_text("\n".join(words) + "\n")
+    code = main(["privatize", str(path), "--vocabulary", str(vocabulary), "--epsilon", "0.1", "--out", str(out)])
+    captured = capsys.readouterr()
+    assert code == 2 and "noise" in captured.err and not out.exists() and "plan: dp-vem" in captured.out
     code = main(["privatize", str(path), "--vocabulary", str(vocabulary), "--epsilon", "0.1", "--out", str(out),
                  "--release-anyway", "--seed", "0"])
     report = json.loads(out.read_text())["report"]

@@ -14,8 +14,9 @@ SAMPLED = ["--private-oracle", "--n-pairs", "4", "--insecure-testing"]
 
 
 def _report(tmp_path, *flags) -> dict:
+    """The report of a release; too few pairs (--insecure-testing) fail a run-time check: exit status 3."""
     out = tmp_path / "release.json"
-    assert main([*CHEAP, *flags, "--out", str(out)]) == 0
+    assert main([*CHEAP, *flags, "--out", str(out)]) == (3 if "--insecure-testing" in flags else 0)
     return json.loads(out.read_text())["report"]
 
 
@@ -61,7 +62,7 @@ def test_secure_noise_on_both_roads(tmp_path, road):
     (["--guarantee", "random-dp", "--mechanism", "laplace"], "--mechanism"),
     (["--secure-noise"], "--secure-noise"),
     (["--secure-noise", "--mechanism", "laplace"], "--secure-noise"),
-    (["--secure-noise", "--guarantee", "random-dp", "--calibration", "analytic"], "--calibration"),
+    (["--secure-noise", "--guarantee", "random-dp", "--calibration", "analytic"], "calibration 'auto' or 'rdp'"),
 ])
 def test_contradictions_are_refused_before_work(capsys, never_read, flags, message):
     assert main([*CHEAP, *flags]) == 2
@@ -71,28 +72,41 @@ def test_contradictions_are_refused_before_work(capsys, never_read, flags, messa
 
 @pytest.mark.parametrize("given, expected", [
     ({}, (0.6, 5e-7)),
-    ({"vocabulary_epsilon": 1.0}, (1.0, 5e-7)),   # used to crash: None >= float
-    ({"vocabulary_delta": 1e-7}, (0.6, 1e-7)),
-    ({"vocabulary_epsilon": 1.0, "vocabulary_delta": 1e-7}, (1.0, 1e-7)),
+    ({"epsilon": 1.0}, (1.0, 5e-7)),   # used to crash: None >= float
+    ({"delta": 1e-7}, (0.6, 1e-7)),
+    ({"epsilon": 1.0, "delta": 1e-7}, (1.0, 1e-7)),
 ])
-def test_each_vocabulary_budget_default_stands_on_its_own(given, expected):
+@pytest.mark.parametrize("stated", [True, False])
+def test_each_vocabulary_budget_default_stands_on_its_own(given, expected, stated, tmp_path):
     """--epsilon 3 --delta 1e-6: the words get 20% of epsilon and half of delta unless told otherwise, each part
-    on its own; the topics get the rest."""
-    import argparse
+    on its own; without a stated unit count 5% of each goes to a DP count; the topics get the rest."""
+    from topicdp.pipeline import CorpusSource, ReleaseRequest, VocabularyPolicy, split_budget
 
-    from topicdp.cli import _split_vocabulary_budget
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text("")
+    request = ReleaseRequest(CorpusSource(str(corpus)), VocabularyPolicy.dp(**given), epsilon=3.0, delta=1e-6,
+                             n_units=100 if stated else None)
+    split = split_budget(request)
+    assert (split.vocabulary.epsilon, split.vocabulary.delta) == pytest.approx(expected)
+    count = (0.0, 0.0) if stated else (0.15, 5e-8)
+    assert split.count is None if stated else (split.count.epsilon, split.count.delta) == pytest.approx(count)
+    assert (split.topics.epsilon, split.topics.delta) == pytest.approx(
+        (3.0 - expected[0] - count[0], 1e-6 - expected[1] - count[1]))
 
-    args = argparse.Namespace(**{"vocabulary": None, "corpus": "c.jsonl", "epsilon": 3.0, "delta": 1e-6,
-                                 "vocabulary_epsilon": None, "vocabulary_delta": None, **given})
-    _split_vocabulary_budget(args)
-    assert (args.vocabulary_epsilon, args.vocabulary_delta) == pytest.approx(expected)
-    assert (args.topics_epsilon, args.topics_delta) == pytest.approx((3.0 - expected[0], 1e-6 - expected[1]))
 
-
-@pytest.mark.parametrize("mechanism", ["spectral-config-1", "dpsvi"])
-def test_a_mechanism_that_cannot_compose_a_dp_vocabulary_needs_a_public_one(mechanism, tmp_path, capsys, never_read):
-    """Its report would state only the topics' epsilon and call the DP-selected words NOT COVERED."""
+@pytest.mark.parametrize("flags, message", [
+    (["--mechanism", "spectral-config-1"], "state it (--n-units N"),       # replace-one with U public only
+    (["--mechanism", "dpsvi", "--unit", "user"], "dpsvi protects documents only"),
+    (["--mechanism", "dpsvi", "--unit", "document", "--n-units", "5"], "add/remove neighbours"),
+    (["--unit", "document", "--max-docs-per-user", "3"], "per-user document cap"),
+    (["--topics", "3", "--vocabulary", "WORDS"], "at most the number of words of the public vocabulary (2)"),
+])
+def test_what_the_neighbour_relation_cannot_cover_is_refused_before_reading(flags, message, tmp_path, capsys,
+                                                                           never_read):
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text(json.dumps({"user": "u", "text": "some words"}) + "\n")
-    assert main(["privatize", str(corpus), "--mechanism", mechanism, "--unit", "document"]) == 2
-    assert "give a public word list with --vocabulary" in capsys.readouterr().err
+    words = tmp_path / "words.txt"
+    words.write_text("alpha\nbeta\n")
+    assert main(["privatize", str(corpus), *[str(words) if f == "WORDS" else f for f in flags]]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from topicdp.cli import build_parser, load_corpus, main
+from topicdp.cli import build_parser, main
 from topicdp.corpus import Corpus, read_jsonl_records
 
 ROWS = [{"user": f"u{i % 4}", "text": f"market energy price trade contract meeting {i}"} for i in range(12)]
@@ -60,7 +60,7 @@ def test_a_zero_bound_is_refused_not_treated_as_no_bound(tmp_path, capsys, never
         (["--model", "gensim-ldaa"], "--model"),
         (["--n-jobs", "0"], "--n-jobs"),
         (["--topics", "0"], "--topics"),
-        (["--users", "0"], "--users"),
+        (["--user-fraction", "0"], "--user-fraction"),
         (["--min-df", "0"], "--min-df"),
         (["--max-df", "1.5"], "--max-df"),
         (["--max-features", "0"], "--max-features"),
@@ -116,7 +116,7 @@ def test_a_truncated_gzip_file(tmp_path, capsys):
     assert code == 2 and str(path) in err and "gzip" in err
 
 
-@pytest.mark.parametrize("users_flag", [[], ["--users", "2"]])
+@pytest.mark.parametrize("users_flag", [[], ["--user-fraction", "0.5"]])
 def test_a_record_missing_its_user_field(tmp_path, capsys, users_flag):
     rows = ROWS[:3] + [{"text": "no user here"}] + ROWS[3:]
     path = _write(tmp_path / "c.jsonl", rows)
@@ -184,13 +184,30 @@ def test_first_n_users_is_one_pass_and_keeps_file_order(tmp_path):
 
 def test_a_good_file_is_loaded_with_the_bounds_and_the_user_subset(tmp_path):
     from topicdp.cli import check_arguments
+    from topicdp.pipeline import read_records, user_selected
+    from topicdp.pipeline.run import build_corpus
 
-    args = build_parser().parse_args(["privatize", str(_write(tmp_path / "c.jsonl")), "--min-df", "1", "--max-df", "1",
-                                      "--max-docs-per-user", "1", "--max-tokens-per-doc", "2", "--users", "3"])
+    args = build_parser().parse_args(["privatize", str(_write(tmp_path / "c.jsonl")), "--guarantee", "random-dp",
+                                      "--private-oracle", "--min-df", "1", "--max-df", "1", "--max-docs-per-user", "1",
+                                      "--max-tokens-per-doc", "2", "--user-fraction", "0.6"])
     check_arguments(args)
-    corpus = load_corpus(args)
-    assert corpus.user_ids == ("u0", "u1", "u2") and corpus.n_docs == 3 and corpus.n_tokens == 6
+    records = read_records(args.request.source)
+    kept = tuple(u for u in dict.fromkeys(r["user"] for r in ROWS) if user_selected(u, 0.6))
+    assert 0 < len(kept) < 4, "the fixture should keep some users and drop others"
+    corpus = build_corpus(records, None, args.request)
+    assert corpus.user_ids == kept and corpus.n_docs == len(kept) and corpus.n_tokens == 2 * len(kept)
     assert corpus.log.max_docs_per_user == 1 and corpus.log.max_tokens_per_doc == 2
+
+
+def test_the_user_subset_is_a_per_user_rule():
+    """Whether a user is kept depends on their id alone: adding users never evicts one (unlike 'the first N')."""
+    from topicdp.pipeline import user_selected
+
+    ids = [f"user{i}" for i in range(2000)]
+    kept = {u for u in ids if user_selected(u, 0.3)}
+    more = {u for u in ids + [f"new{i}" for i in range(500)] if user_selected(u, 0.3)}
+    assert kept == {u for u in more if u.startswith("user")}
+    assert 0.25 < len(kept) / len(ids) < 0.35  # 3.5 standard deviations of Binomial(2000, 0.3) / 2000 is 0.036
 
 
 @pytest.mark.parametrize("load", ["compare", "audit", "streaming"])

@@ -148,13 +148,14 @@ def test_dp_privatize_reads_the_corpus_once_and_forecasts_the_dp_vocabulary_firs
     real = corpus_module.read_jsonl_records
     monkeypatch.setattr(corpus_module, "read_jsonl_records", lambda path, *a, **k: reads.append(str(path)) or real(path, *a, **k))
     args = ["privatize", str(private), "--topics", "2", "--min-df", "1", "--max-df", "1.0", "--seed", "1",
-            "--mechanism", "dp-vem", "--reference", str(reference)]
+            "--mechanism", "dp-vem", "--reference", str(reference), "--n-units", "60"]
     # the default split (20% of epsilon = 0.6 for the words) cannot select from 60 users: refused before any
     # DP step, with the advice
     assert main([*args, "--epsilon", "3"]) == 2
     out, err = capsys.readouterr()
     assert "vocabulary under DP (epsilon=0.6" in out and "more than the 60 users there are" in out
-    assert "forecast to keep no word" in err and "public --vocabulary" in err and "corpus:" not in out
+    assert "forecast to keep about 0 words" in err and "public word list (--vocabulary)" in err
+    assert "no budget was spent" in err and "corpus read" not in out
     reads.clear()
     assert main([*args, "--epsilon", "20", "--delta", "1e-2", "--vocabulary-epsilon", "10",
                  "--vocabulary-delta", "1e-3", "--release-anyway"]) == 0
@@ -162,7 +163,7 @@ def test_dp_privatize_reads_the_corpus_once_and_forecasts_the_dp_vocabulary_firs
     assert reads.count(str(private)) == 1 and reads.count(str(reference)) == 1  # each file read once
     vocabulary_line = out.index("vocabulary under DP (epsilon=10")
     assert "expected size, from the public reference scaled to 60 users" in out
-    assert vocabulary_line < out.index("plan:") < out.index("corpus:")
+    assert vocabulary_line < out.index("plan:") < out.index("corpus read")
 
 
 def _topical_records(rng, users, words, n_topics, docs_per_user=5):
@@ -219,8 +220,9 @@ def test_a_public_word_list_is_reported_as_public_by_every_mechanism(mechanism, 
     out = tmp_path / "release.json"
     code = main(["privatize", str(private), "--topics", "4", "--epsilon", "50", "--unit", "document", "--seed", "1",
                  "--mechanism", mechanism, "--vocabulary", str(tmp_path / "vocabulary.txt"), "--out", str(out),
-                 "--release-anyway"])
-    assert code == 0, capsys.readouterr().err
+                 "--release-anyway", *(["--n-units", "750"] if mechanism.startswith("spectral") else [])])
+    # the spectral release may fail its utility check at this size (exit status 3), not its privacy
+    assert code == (3 if mechanism.startswith("spectral") else 0), capsys.readouterr().err
     report = json.loads(out.read_text())["report"]
-    assert report["mechanism"].replace("-", "") == mechanism.replace("-", "")  # DPSVI's report says "dp-svi"
+    assert report["mechanism"] == mechanism  # one name per mechanism: the command line's
     assert report["published"]["vocabulary"].startswith("public")

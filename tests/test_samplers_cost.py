@@ -280,14 +280,23 @@ def test_forecast_and_progress_go_to_the_topicdp_logger(lee_corpus, caplog):
     assert all(r.name == "topicdp" for r in caplog.records)
 
 
-def test_cli_flags_reach_topicdp():
-    from topicdp.cli import _make_privatizer, build_parser
+@pytest.mark.parametrize("flags, sizing, minutes", [([], "lambert-w", None),
+                                                    (["--sizing", "exchangeable", "--max-minutes", "2.5"],
+                                                     "exchangeable", 2.5)])
+def test_cli_flags_reach_topicdp(flags, sizing, minutes, monkeypatch):
+    """The sampler's flags travel in the request's AgnosticOptions to the TopicDP the pipeline builds."""
+    from topicdp.agnostic import TopicDP
+    from topicdp.cli import main
 
-    args = build_parser().parse_args(["privatize", "embedded", "--sizing", "exchangeable", "--max-minutes", "2.5", "--private-oracle"])
-    dp = _make_privatizer(args)
-    assert dp.sizing == "exchangeable" and dp.max_minutes == 2.5
-    default = _make_privatizer(build_parser().parse_args(["privatize", "embedded", "--private-oracle"]))
-    assert default.sizing == "lambert-w" and default.max_minutes is None
+    seen = []
+
+    def stop(self, *args, **kwargs):
+        seen.append(self)
+        raise ValueError("stopped before fitting")
+
+    monkeypatch.setattr(TopicDP, "privatize", stop)
+    assert main(["privatize", "embedded", "--guarantee", "random-dp", "--private-oracle", *flags]) == 2
+    assert len(seen) == 1 and (seen[0].sizing, seen[0].max_minutes) == (sizing, minutes)
 
 
 @pytest.mark.cluster

@@ -392,32 +392,40 @@ def test_totals_weight_each_unit_by_its_own_size_and_ignore_unit_order():
 
 
 # --------------------------------------------------------------------------------------------------
-# the command-line hook (topicdp.cli.load_corpus)
+# the command-line hook (topicdp.cli.build_request -> topicdp.pipeline)
 
 def _args(*extra):
-    from topicdp.cli import build_parser
+    from topicdp.cli import build_parser, check_arguments
 
-    return build_parser().parse_args(["privatize", *extra])
+    args = build_parser().parse_args(["privatize", *extra])
+    check_arguments(args)
+    return args
 
 
 def test_cli_public_vocabulary_sets_the_columns(tmp_path):
-    from topicdp.cli import load_corpus
+    from topicdp.pipeline import read_records
+    from topicdp.pipeline.run import build_corpus
 
     path = tmp_path / "words.txt"
     path.write_text("# public\ngovernment\npolice\nfire\n", encoding="utf-8")
-    args = _args("embedded", "--vocabulary", str(path))
-    corpus = load_corpus(args)
-    assert corpus.vocabulary == ("government", "police", "fire") and args.vocabulary_selection is None
+    request = _args("embedded", "--vocabulary", str(path), "--topics", "2").request
+    assert request.vocabulary.kind == "public" and request.vocabulary.words == ("government", "police", "fire")
+    corpus = build_corpus(read_records(request.source), request.vocabulary.words, request)
+    assert corpus.vocabulary == ("government", "police", "fire")
 
 
-def test_cli_dp_vocabulary_is_selected_and_kept_for_the_report():
-    from topicdp.cli import load_corpus
+def test_cli_dp_vocabulary_is_selected_and_composed_into_the_report():
+    from topicdp.pipeline import release
 
-    args = _args("embedded", "--vocabulary-epsilon", "8", "--vocabulary-delta", "1e-3", "--seed", "4")
-    corpus = load_corpus(args)
-    sel = args.vocabulary_selection
-    assert isinstance(sel, DPVocabulary) and sel.unit == "user" and sel.seeded and sel.epsilon == 8.0
-    assert len(sel.words) > 0 and set(corpus.vocabulary) == set(sel.words)
+    request = _args("embedded", "--vocabulary-epsilon", "8", "--vocabulary-delta", "1e-3", "--delta", "1e-2",
+                    "--epsilon", "12", "--seed", "4", "--topics", "2", "--mechanism", "dp-vem").request
+    assert request.vocabulary.kind == "dp" and request.vocabulary.epsilon == 8.0
+    result = release(request, echo=lambda line: None)
+    report = result.release.report
+    names = [e["name"] for e in report.composition]
+    assert names[:3] == ["unit count", "vocabulary selection", "vocabulary selection (threshold)"]
+    assert report.published["vocabulary"].startswith("DP") and report.epsilon == 12.0
+    assert 0 < len(result.release.vocabulary) and report.certified_epsilon() <= 12.0
 
 
 @pytest.mark.parametrize("extra,match", [
@@ -427,10 +435,8 @@ def test_cli_dp_vocabulary_is_selected_and_kept_for_the_report():
     (["--vocabulary-epsilon", "1", "--vocabulary-delta", "2"], "--vocabulary-delta"),
 ])
 def test_cli_vocabulary_options_fail_before_the_corpus_is_read(extra, match):
-    from topicdp.cli import load_corpus
-
-    with pytest.raises(ValueError, match=match):  # the corpus file does not exist: it was never opened
-        load_corpus(_args("/nonexistent/corpus.jsonl", *extra))
+    with pytest.raises(ValueError, match=match):  # the corpus is the built-in one: nothing could be read
+        _args("embedded", *extra)
 
 
 # -- forecast of the selection's size (before it runs) ---------------------------------------------

@@ -7,6 +7,30 @@ here (``topicdp.adapters.MODELS``, ``topicdp.plan.RIGOROUS_MECHANISMS``).
 
 from __future__ import annotations
 
+from enum import StrEnum
+
+
+class Unit(StrEnum):
+    """Whose contribution a release protects."""
+
+    USER = "user"
+    DOCUMENT = "document"
+
+
+class Neighbours(StrEnum):
+    """The neighbour relation a guarantee is stated for.
+
+    ``REPLACE_ONE``: one unit's data replaced by anything, the number of units public (stated by the owner).
+    ``ADD_REMOVE``: one unit added or removed; the number of units is private.
+    """
+
+    REPLACE_ONE = "replace-one"
+    ADD_REMOVE = "add-remove"
+
+
+UNITS: tuple[str, ...] = tuple(Unit)
+NEIGHBOURS: tuple[str, ...] = tuple(Neighbours)
+
 #: (registry name, adapter class in ``topicdp.adapters``, one line on the model)
 _MODEL_TABLE: tuple[tuple[str, str, str], ...] = (
     ("gensim-lda", "GensimLDA", "gensim LdaModel, online variational Bayes LDA"),
@@ -24,24 +48,36 @@ MODELS: dict[str, str] = {name: cls for name, cls, _ in _MODEL_TABLE}
 #: model registry name -> one line on the model
 MODEL_SUMMARIES: dict[str, str] = {name: line for name, _, line in _MODEL_TABLE}
 
-#: (mechanism name, has a closed-form readability forecast, the guarantee it gives)
-_MECHANISM_TABLE: tuple[tuple[str, bool, str], ...] = (
-    ("dp-vem", True, "(eps, delta)-DP: variational EM LDA, Gaussian noise on per-unit normalised statistics"),
-    ("gaussian-global", True, "(eps, delta)-DP: TopicDP output perturbation, global L2 sensitivity sqrt(2K)"),
-    ("laplace", True, "eps-DP (pure): Laplace output perturbation, global L1 sensitivity 2K"),
-    ("spectral-config-1", False, "(eps, delta)-DP: spectral LDA (DeCarolis et al. 2020), noise on M3 and twice on M2"),
-    ("spectral-config-2", False, "(eps, delta)-DP: spectral LDA, noise on M2 and on the whitened tensor"),
-    ("spectral-config-3", False, "(eps, delta)-DP: spectral LDA, noise on M2 and on the tensor decomposition's output"),
-    ("spectral-config-4", False, "(eps, delta)-DP: spectral LDA, noise on M2 and on the final topics and weights"),
-    ("dpsvi", False, "(eps, delta)-DP, document level only: DP stochastic variational inference (Park et al. 2016)"),
+#: (mechanism name, has a closed-form readability forecast, neighbour relations it is calibrated for, units,
+#:  the guarantee it gives)
+_MECHANISM_TABLE: tuple[tuple[str, bool, tuple[str, ...], tuple[str, ...], str], ...] = (
+    ("dp-vem", True, NEIGHBOURS, UNITS,
+     "(eps, delta)-DP: variational EM LDA, Gaussian noise on per-unit normalised statistics"),
+    ("gaussian-global", True, NEIGHBOURS, UNITS,
+     "(eps, delta)-DP: TopicDP output perturbation, global L2 sensitivity sqrt(2K)"),
+    ("laplace", True, NEIGHBOURS, UNITS, "eps-DP (pure): Laplace output perturbation, global L1 sensitivity 2K"),
+    ("spectral-config-1", False, ("replace-one",), UNITS,
+     "(eps, delta)-DP: spectral LDA (DeCarolis et al. 2020), noise on M3 and twice on M2; needs a stated unit count"),
+    ("spectral-config-2", False, ("replace-one",), UNITS,
+     "(eps, delta)-DP: spectral LDA, noise on M2 and on the whitened tensor; needs a stated unit count"),
+    ("spectral-config-3", False, ("replace-one",), UNITS,
+     "(eps, delta)-DP: spectral LDA, noise on M2 and on the tensor decomposition's output; needs a stated unit count"),
+    ("spectral-config-4", False, ("replace-one",), UNITS,
+     "(eps, delta)-DP: spectral LDA, noise on M2 and on the final topics and weights; needs a stated unit count"),
+    ("dpsvi", False, ("add-remove",), ("document",),
+     "(eps, delta)-DP, document level only: DP stochastic variational inference (Park et al. 2016)"),
 )
 
 #: mechanisms of ``--guarantee dp`` whose readability ``topicdp.plan`` forecasts (the rule picks among them)
-FORECAST_MECHANISMS: tuple[str, ...] = tuple(name for name, forecast, _ in _MECHANISM_TABLE if forecast)
+FORECAST_MECHANISMS: tuple[str, ...] = tuple(row[0] for row in _MECHANISM_TABLE if row[1])
 #: every mechanism of ``--guarantee dp``
-RIGOROUS_MECHANISMS: tuple[str, ...] = tuple(name for name, _, _ in _MECHANISM_TABLE)
+RIGOROUS_MECHANISMS: tuple[str, ...] = tuple(row[0] for row in _MECHANISM_TABLE)
+#: mechanism name -> the neighbour relations its calibration covers
+MECHANISM_NEIGHBOURS: dict[str, tuple[str, ...]] = {row[0]: row[2] for row in _MECHANISM_TABLE}
+#: mechanism name -> the privacy units it supports
+MECHANISM_UNITS: dict[str, tuple[str, ...]] = {row[0]: row[3] for row in _MECHANISM_TABLE}
 #: mechanism name -> the guarantee it gives, in one line
-MECHANISM_SUMMARIES: dict[str, str] = {name: line for name, _, line in _MECHANISM_TABLE}
+MECHANISM_SUMMARIES: dict[str, str] = {row[0]: row[4] for row in _MECHANISM_TABLE}
 
 #: guarantee name -> one line on what it means
 GUARANTEE_SUMMARIES: dict[str, str] = {

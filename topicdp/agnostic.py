@@ -16,7 +16,7 @@ from typing import Mapping
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from ._names import SENSITIVITIES
+from ._names import NEIGHBOURS, SENSITIVITIES, UNITS
 from ._validation import check_delta, check_epsilon, check_gamma, check_option, check_random_state, check_real
 from .adapters.base import TopicModelSpec
 from .mechanisms import (
@@ -69,6 +69,10 @@ class TopicDP(BaseEstimator):
     unit : {"user", "document"}, default="user"
         Privacy unit. Users are the corpus' ``user_ids``; bound their contributions first with
         :meth:`Corpus.bound` where users are large.
+    neighbours : {"replace-one", "add-remove"}, default="replace-one"
+        The neighbour relation the report states. The global bounds (sqrt(2K), 2K) hold for any two
+        datasets, so both relations are covered at the same sigma; the sampled sensitivity draws
+        replace-one pairs (:mod:`topicdp.samplers`) and states replace-one only.
     mechanism : {"gaussian", "laplace"}, default="gaussian"
         ``"laplace"`` is TopicDP's baseline (Sec. 4.2): L1 global sensitivity 2K, epsilon-DP.
     sensitivity : {"sampled", "global"}, default="sampled"
@@ -127,6 +131,7 @@ class TopicDP(BaseEstimator):
         gamma: float = 0.1,
         *,
         unit: str = "user",
+        neighbours: str = "replace-one",
         mechanism: str = "gaussian",
         sensitivity: str = "sampled",
         calibration: str = "auto",
@@ -146,6 +151,7 @@ class TopicDP(BaseEstimator):
         self.delta = delta
         self.gamma = gamma
         self.unit = unit
+        self.neighbours = neighbours
         self.mechanism = mechanism
         self.sensitivity = sensitivity
         self.calibration = calibration
@@ -179,7 +185,11 @@ class TopicDP(BaseEstimator):
         check_epsilon(self.epsilon)
         check_delta(self.delta)
         check_gamma(self.gamma)
-        check_option(self.unit, "unit", ("user", "document"))
+        check_option(self.unit, "unit", UNITS)
+        check_option(self.neighbours, "neighbours", NEIGHBOURS)
+        if self.sensitivity == "sampled" and self.neighbours != "replace-one":
+            raise ValueError("sensitivity='sampled' draws replace-one neighbour pairs: neighbours must be "
+                             "'replace-one' (the global bounds cover 'add-remove' too)")
         check_option(self.mechanism, "mechanism", MECHANISMS)
         check_option(self.sensitivity, "sensitivity", SENSITIVITIES)
         check_option(self.calibration, "calibration", CALIBRATIONS)
@@ -286,24 +296,19 @@ class TopicDP(BaseEstimator):
             "report.details.model": "public: the model's stated specification",
             "report.details.postprocessing": "post-processing: counts rows of noisy with no positive entry",
             "report.details.corpus.n_words": vocab_status,
-            "report.details.corpus.n_users": "public (stated): N, the number of privacy units, is the same for "
-                                             "all replace-one neighbours" if self.unit == "user" else
-                                             "public (stated): the number of users is not protected at document level",
             "report.details.corpus.bounding": "public: the stated contribution bounds",
         })
         details = {
             **draft.pop("details"),
             "model": model.describe(),
-            "corpus": {"n_words": corpus.n_words, "n_users": corpus.n_users,
+            # no count of units or documents: counted after filtering, they differ between neighbours (they
+            # are in the owner's diagnostics)
+            "corpus": {"n_words": corpus.n_words,
                        "bounding": {"max_docs_per_user": corpus.log.max_docs_per_user,
                                     "max_tokens_per_doc": corpus.log.max_tokens_per_doc}},
             "postprocessing": "negative entries clipped to 0, rows renormalised to sum to 1 "
             f"({empty_rows} row(s) had no positive entry and became uniform)",
         }
-        if self.unit == "document":  # N at document level; private at user level
-            details["corpus"]["n_docs"] = corpus.n_docs
-            published["report.details.corpus.n_docs"] = ("public (stated): N, the number of privacy units, is the "
-                                                         "same for all replace-one neighbours")
         notes = [*draft.pop("notes"), *pre_notes, vocab_note]
         composition, totals, compose_note = self._compose(draft, vocabulary_source, details.get("secure_noise"),
                                                           ledger)
@@ -317,7 +322,7 @@ class TopicDP(BaseEstimator):
             draft["delta"] += float(vocabulary_source["delta"])
             notes.append("epsilon and delta above include the vocabulary selection (basic composition).")
         report = build_report(
-            unit=self.unit, neighbours="replace-one", seeded=self.random_state is not None, epsilon=epsilon,
+            unit=self.unit, neighbours=self.neighbours, seeded=self.random_state is not None, epsilon=epsilon,
             checks=checks, notes=notes, details=details, published=published, composition=composition,
             composition_total=totals, **draft,
         )
@@ -483,7 +488,7 @@ class TopicDP(BaseEstimator):
 
     def _labels(self, draft: dict | None = None) -> dict:
         """Unit, neighbour relation and (sampled sensitivity) random-DP gamma and P of this privatizer's entries."""
-        labels: dict[str, object] = {"unit": self.unit, "neighbours": "replace-one"}
+        labels: dict[str, object] = {"unit": self.unit, "neighbours": self.neighbours}
         if (self.mechanism, self.sensitivity) == ("gaussian", "sampled"):
             sufficient = draft is None or draft["guarantee"] == "random-DP"
             # an insufficient sample guarantees nothing: gamma = 1

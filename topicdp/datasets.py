@@ -214,6 +214,11 @@ THEMES = {
 }
 
 
+def themed_vocabulary() -> tuple[str, ...]:
+    """The public word list of :func:`themed_corpus`: every word of :data:`THEMES`, sorted."""
+    return tuple(sorted({w for words in THEMES.values() for w in words.split()}))
+
+
 def themed_corpus(n_users: int = 2000, docs_per_user: int = 5, mean_length: float = 40.0, *,
                   alpha0: float = 0.3, random_state=0):
     """A generated user-grouped corpus with ten known, readable topics (the demo's embedded data).
@@ -233,7 +238,7 @@ def themed_corpus(n_users: int = 2000, docs_per_user: int = 5, mean_length: floa
 
     rng = np.random.default_rng(random_state)
     themes = [words.split() for words in THEMES.values()]
-    vocabulary = sorted({w for words in themes for w in words})
+    vocabulary = list(themed_vocabulary())
     index = {w: i for i, w in enumerate(vocabulary)}
     truth = np.full((len(themes), len(vocabulary)), 0.2 / len(vocabulary))
     for k, words in enumerate(themes):

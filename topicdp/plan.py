@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ._names import FORECAST_MECHANISMS, GUARANTEES, RIGOROUS_MECHANISMS
+from ._names import FORECAST_MECHANISMS, GUARANTEES, RIGOROUS_MECHANISMS, UNITS
 from ._validation import check_delta, check_epsilon, check_int, check_option
 from .forecast import ReadabilityForecast, dirichlet_signal, forecast_readability
 
@@ -98,7 +98,7 @@ def plan_release(*, guarantee: str = "dp", mechanism: str | None = None, epsilon
     check_option(guarantee, "guarantee", GUARANTEES)
     check_epsilon(epsilon)
     check_delta(delta)
-    check_option(unit, "unit", ("user", "document"))
+    check_option(unit, "unit", UNITS)
     for value, name in ((n_units, "n_units"), (n_topics, "n_topics"), (n_words, "n_words")):
         check_int(value, name, low=1)
     if guarantee == "random-dp":

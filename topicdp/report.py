@@ -23,8 +23,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Mapping, Sequence
 
 GUARANTEES = ("approx-DP", "random-DP", "none")
-UNITS = ("document", "user")
-NEIGHBOURS = ("replace-one", "add-remove")
+from ._names import NEIGHBOURS, UNITS  # noqa: E402  (one place for the names)
 
 #: gamma of random DP (Rubinstein & Alda 2017; Wang et al. 2022, TopicDP, Def. 4 and Thm. 1) is a
 #: probability over two draws together: the sensitivity sample *and* the neighbouring pair (D, D') from P.

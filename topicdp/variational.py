@@ -68,10 +68,10 @@ from .release import PrivateRelease, vocabulary_status
 from .transform import FoldInMixin
 from .report import build_report, ledger_totals
 
-UNITS = ("user", "document")
+from ._names import UNITS  # noqa: E402
 SENSITIVITY_METHOD = ("global bound: every unit's statistic has Frobenius norm <= 1 after per-unit weighting "
                       "(1 for add/remove, sqrt(2) for replace-one; topicdp.variational docstring)")
-NEIGHBOURS = ("add-remove", "replace-one")
+from ._names import NEIGHBOURS  # noqa: E402
 
 
 def unit_weights(X: sp.csr_matrix, doc_units: np.ndarray) -> np.ndarray:

@@ -118,8 +118,7 @@ from scipy import special
 from ._validation import check_delta, check_epsilon, check_int, check_option, check_random_state
 from .rdp.ledger import ApproxEntry, GaussianEntry
 
-UNITS = ("user", "document")
-NEIGHBOURS = ("replace-one", "add-remove")
+from ._names import NEIGHBOURS, UNITS  # noqa: E402
 #: share of delta given to the threshold (the rest calibrates sigma); see the module docstring
 THRESHOLD_DELTA_SHARE = 0.5
 #: on blogs (3968 users, delta 1e-7) k = 300 selects about as many or more words than 50 or 100 at

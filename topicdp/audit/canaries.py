@@ -29,7 +29,7 @@ import scipy.sparse as sp
 
 from .._validation import check_count_matrix, check_int, check_option, check_random_state
 
-NEIGHBOURS = ("add-remove", "replace-one")
+from .._names import NEIGHBOURS  # noqa: E402
 CANARIES = ("typical", "outlier", "long-document")
 
 

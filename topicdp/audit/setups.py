@@ -73,6 +73,7 @@ from typing import Callable
 import numpy as np
 import scipy.sparse as sp
 
+from .._names import UNITS
 from .._validation import check_int, check_option, check_real
 from .canaries import CANARIES, NEIGHBOURS, CanaryPair, CorpusData, make_canary
 from .gaussian import analytic_sigma, gaussian_epsilon
@@ -241,7 +242,7 @@ def _with_vocabulary(corpus, vocabulary):
 def build_canary(kind: str, corpus, choice: CorpusChoice, *, unit: str = "user", neighbours: str = "replace-one",
                  random_state: int = 1) -> CanaryPair:
     """The canary pair of ``kind`` on ``corpus`` (user- or document-level records)."""
-    unit = check_option(unit, "unit", ("user", "document"))
+    unit = check_option(unit, "unit", UNITS)
     data = CorpusData(corpus.X, corpus.doc_users, list(corpus.vocabulary))
     if unit == "document":  # every document its own record
         data = CorpusData(corpus.X, np.arange(corpus.n_docs, dtype=np.int64), list(corpus.vocabulary))
@@ -322,7 +323,7 @@ def topicdp_global_setup(options: SetupOptions) -> AuditSetup:
     """TopicDP with the provable global sensitivity sqrt(2K) (approx-DP for any neighbours)."""
     from ..agnostic import TopicDP
 
-    choice, pair = _canary_pair(options, ("replace-one", "add-remove"))
+    choice, pair = _canary_pair(options, NEIGHBOURS)
     D, D_prime = _pair_corpora(pair)
     model = _model(options, D.n_words)
     eps, delta = options.epsilon, options.delta

@@ -57,7 +57,7 @@ def check_arguments(args) -> None:
     """Every argument of ``compare``, before the corpus is read."""
     from .._extras import require
     from .._validation import check_int, check_n_jobs
-    from ..cli import check_corpus_path
+    from ..pipeline.request import check_corpus_path
 
     require("matplotlib", extra="plots", purpose="compare's plots")  # before minutes of computing, not after
     check_corpus_path(args.corpus)

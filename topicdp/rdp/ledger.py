@@ -110,8 +110,8 @@ from .gaussian import gdp_epsilon
 
 LEDGER_METHODS = ("rdp", "simple", "exact", "best")
 SCOPES = ("dp", "all")
-_UNITS = ("user", "document")
-_NEIGHBOURS = ("replace-one", "add-remove")
+from .._names import NEIGHBOURS as _NEIGHBOURS  # noqa: E402
+from .._names import UNITS as _UNITS  # noqa: E402
 #: budget comparisons allow this relative slack: calibrations meet their target to about 1e-12, and a
 #: release calibrated to exactly the remaining budget must not be refused for rounding
 _BUDGET_RTOL = 1e-9

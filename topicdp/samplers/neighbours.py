@@ -26,7 +26,7 @@ from .._validation import check_option
 if TYPE_CHECKING:
     from ..corpus import Corpus
 
-UNITS = ("user", "document")
+from .._names import UNITS  # noqa: E402
 
 
 @dataclass

@@ -32,7 +32,7 @@ import scipy.sparse as sp
 
 from .._validation import check_option
 
-UNITS = ("user", "document")
+from .._names import UNITS  # noqa: E402
 
 
 class PairBuilder:

@@ -23,7 +23,7 @@ from .whitening import Whitening, whiten
 __all__ = ["SpectralDP", "PreconditionError", "UNITS"]
 
 #: the privacy units SpectralDP protects (see :mod:`.sensitivity` for the neighbour relations)
-UNITS = ("document", "user")
+from .._names import UNITS  # noqa: E402
 
 
 def public_whitening(reference, alpha0: float, n_topics: int, n_words: int, vocabulary=None,

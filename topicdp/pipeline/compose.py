@@ -1,0 +1,101 @@
+"""One report for the whole release: the unit count, the vocabulary and the topics, composed.
+
+Every step of a release records its noise in one :class:`topicdp.rdp.PrivacyLedger`, labelled with the
+release's unit and neighbour relation (the ledger refuses a step stated for another relation). The
+mechanism's producer builds its own report of the topics; :func:`compose_report` then states the whole:
+
+* ``epsilon``, ``delta``: the request's total, the sum of the steps' budgets (basic composition, Dwork &
+  Roth 2014, Thm. 3.16: each step is calibrated to its own share, so the sum is a proven bound);
+* ``composition``: every ledger entry; ``composition_total``: the basic composition of the steps' own
+  certified guarantees and the ledger's totals over all entries (RDP, and the exact GDP profile where
+  every entry is Gaussian), so that the tightest proven total is stated;
+* the status of each published field the pipeline adds (the vocabulary's, the mechanism's, the plan's).
+
+It never adds a count of the private data: the one count it publishes is the DP count of the units (a DP
+output) or the count the owner stated public.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..release import PrivateRelease, vocabulary_status
+from ..report import build_report, ledger_totals, total
+
+#: the note a producer writes for a vocabulary it was told is public; the pipeline states the real source
+_GIVEN_AS_PUBLIC_NOTE = vocabulary_status("public")[1]
+
+
+def vocabulary_statement(policy_kind: str, selection=None, built_in: bool = False) -> tuple[str, str]:
+    """(status of ``vocabulary`` in the published file, note) for the request's vocabulary policy."""
+    if policy_kind == "dp":
+        return ("DP: selected under DP at the release's unit and neighbours (budget composed into "
+                "composition_total)",
+                f"The vocabulary was selected under DP (epsilon={selection.epsilon:g}, delta={selection.delta:g}, "
+                f"{selection.neighbours} neighbours, sensitivity {selection.sensitivity:.4g}; Gopi et al. 2020, "
+                "weighted Gaussian set union); composition_total includes it.")
+    if policy_kind == "public" or built_in:
+        return ("public: a public word list stated by the data owner" if policy_kind == "public" else
+                "public: built from a corpus that is public as a whole"), "The vocabulary is public."
+    return vocabulary_status("private-texts")
+
+
+def compose_report(release: PrivateRelease, *, plan, decision, ledger, selection=None,
+                   count_sigma: float | None = None) -> PrivateRelease:
+    """``release`` with the report of the whole pipeline (module docstring); the topics are unchanged."""
+    request, budget = plan.request, plan.budget
+    topics = release.report
+    vocab_status, vocab_note = vocabulary_statement(request.vocabulary.kind, selection, request.source.built_in)
+    steps = {name: b for name, b in budget.parts().items() if name != "topics"}
+    basic_eps = sum(b.epsilon for b in steps.values()) + topics.certified_epsilon()
+    basic_delta = sum(b.delta for b in steps.values()) + topics.delta
+    totals = [total("basic composition of the steps", basic_eps, basic_delta,
+                    steps={**{n: {"epsilon": b.epsilon, "delta": b.delta} for n, b in steps.items()},
+                           "topics": {"epsilon": topics.certified_epsilon(), "delta": topics.delta}})]
+    totals += ledger_totals(ledger, request.delta)
+    notes = [n for n in topics.notes if n != _GIVEN_AS_PUBLIC_NOTE]
+    notes.insert(0, vocab_note)
+    notes.insert(0, _units_note(request, decision))
+    published = {
+        **topics.published,
+        "vocabulary": vocab_status,
+        "report.mechanism": _mechanism_status(request),
+        "report.epsilon": "public: the stated total budget",
+        "report.delta": "public: the stated total budget",
+        "report.composition": "public: the ledger's entries, functions of the stated budget split and of DP outputs",
+        "report.composition_total": "public: functions of the stated budget split and of DP outputs",
+        "report.details.plan": "public: the plan's choices, from the stated parameters",
+        "report.details.plan.n_units": ("public (stated): the number of units the owner stated" if
+                                        decision.count.source == "stated" else
+                                        "DP: a Gaussian count of the units (its budget is composed in)"),
+        "report.details.plan.budget": "public: the stated split of the total budget",
+    }
+    details = {**topics.details, "plan": {
+        "n_units": decision.count.value, "n_units_source": decision.count.source, "count_sigma": count_sigma,
+        "mechanism_choice": decision.reason,
+        "budget": {n: {"epsilon": b.epsilon, "delta": b.delta} for n, b in budget.parts().items()}}}
+    fields = {f: getattr(topics, f) for f in ("gamma", "sampling_distribution", "sensitivity", "sensitivity_method",
+                                              "sigma", "calibration", "sigma_alternatives")}
+    report = build_report(
+        mechanism=decision.mechanism, guarantee=topics.guarantee, unit=str(request.unit),
+        neighbours=str(request.neighbours), epsilon=request.epsilon, delta=request.delta, seeded=topics.seeded,
+        published=published, composition=ledger.entries(), composition_total=totals, notes=notes,
+        checks=topics.checks, details=details, **fields)
+    return replace(release, report=report)
+
+
+def _units_note(request, decision) -> str:
+    if decision.count.source == "stated":
+        return (f"Neighbouring corpora replace one {request.unit}'s data; the number of {request.unit}s "
+                f"({decision.count.value}) is public, as the data owner stated.")
+    return (f"Neighbouring corpora add or remove one {request.unit}; the number of {request.unit}s is private. "
+            "The plan used a Gaussian count of them (a DP output, composed in); no exact count of the private "
+            "data is published.")
+
+
+def _mechanism_status(request) -> str:
+    if request.mechanism is not None:
+        return "public: named by the data owner"
+    if request.n_units is not None:
+        return "public: chosen by the plan's rule from stated parameters only"
+    return "post-processing: chosen by the plan's rule from stated parameters and the DP unit count"

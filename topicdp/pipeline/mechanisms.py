@@ -1,0 +1,121 @@
+"""The registry of mechanisms: each once, with its guarantee, what it supports and how it is built.
+
+Names, one-line summaries, units and neighbour relations come from :mod:`topicdp._names` (pure Python, so
+the command line builds its ``--help`` from them without numpy); this module adds the factory that runs
+each one on a prepared corpus. Every factory records its releases in the pipeline's ledger, which already
+holds the unit count and the DP vocabulary: the report composes them all (:mod:`topicdp.pipeline.compose`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from .._names import (FORECAST_MECHANISMS, MECHANISM_NEIGHBOURS, MECHANISM_SUMMARIES, MECHANISM_UNITS,
+                      RIGOROUS_MECHANISMS)
+from .request import ReleaseRequest
+
+
+@dataclass
+class RunContext:
+    """What a mechanism's factory is given: the request, the topics' budget, the prepared corpus, the
+    pipeline's ledger, the decision's unit count (stated or DP) and public inputs (start topics, reference)."""
+
+    request: ReleaseRequest
+    epsilon: float
+    delta: float
+    corpus: object
+    ledger: object
+    n_units: int
+    start: object = None
+    reference: object = None
+
+    @property
+    def vocabulary_source(self) -> str:
+        # the pipeline states the vocabulary's status itself (compose); the producers see it as given
+        return "public"
+
+
+@dataclass(frozen=True)
+class Mechanism:
+    """One mechanism of ``guarantee="dp"``."""
+
+    name: str
+    summary: str
+    forecast: bool
+    neighbours: tuple[str, ...]
+    units: tuple[str, ...]
+    run: Callable[[RunContext], object]
+
+
+def dp_vem_model(ctx: RunContext):
+    """The dp-vem estimator of a request (also run on the public reference by the simulation)."""
+    from ..variational import DPVariationalLDA
+
+    r = ctx.request
+    return DPVariationalLDA(r.n_topics, epsilon=ctx.epsilon, delta=ctx.delta, unit=str(r.unit),
+                            neighbours=str(r.neighbours), n_iterations=DP_VEM_ITERATIONS[ctx.start is not None],
+                            init=ctx.start, random_state=r.seed)
+
+
+def _dp_vem(ctx: RunContext):
+    return dp_vem_model(ctx).fit(ctx.corpus, vocabulary_source=ctx.vocabulary_source, ledger=ctx.ledger).release_
+
+
+#: dp-vem's iterations: 5 from a random start, 2 from public topics (the start has done most of the work)
+DP_VEM_ITERATIONS = {False: 5, True: 2}
+
+
+def _output_perturbation(kind: str):
+    def run(ctx: RunContext):
+        from ..adapters import make_model
+        from ..agnostic import TopicDP
+
+        r, a = ctx.request, ctx.request.agnostic
+        privatizer = TopicDP(ctx.epsilon, ctx.delta, unit=str(r.unit), neighbours=str(r.neighbours),
+                             sensitivity="global", mechanism=kind, calibration=a.calibration,
+                             secure_noise=a.secure_noise, random_state=r.seed)
+        return privatizer.privatize(make_model(a.model, r.n_topics, a.model_seed), ctx.corpus,
+                                    vocabulary_source=ctx.vocabulary_source, keep_nonprivate=a.keep_nonprivate,
+                                    ledger=ctx.ledger)
+    return run
+
+
+def _spectral(configuration: int):
+    def run(ctx: RunContext):
+        from ..spectral import SpectralDP
+
+        r = ctx.request
+        model = SpectralDP(n_topics=r.n_topics, alpha0=1.0, configuration=configuration, epsilon=ctx.epsilon,
+                           delta=ctx.delta, unit=str(r.unit), random_state=r.seed)
+        return model.fit(ctx.corpus, vocabulary_source=ctx.vocabulary_source, ledger=ctx.ledger).release_
+    return run
+
+
+def _dpsvi(ctx: RunContext):
+    from ..baselines import DPSVI
+
+    r = ctx.request
+    # the sampling rate from the DP (or stated) count, never from the corpus: q must not depend on the data
+    rate = min(1.0, DPSVI_BATCH / max(ctx.n_units, 1))
+    model = DPSVI(r.n_topics, epsilon=ctx.epsilon, delta=ctx.delta, sampling_rate=rate, random_state=r.seed)
+    return model.fit(ctx.corpus, vocabulary_source=ctx.vocabulary_source, ledger=ctx.ledger).release_
+
+
+#: DP-SVI's expected batch size; its Poisson sampling rate is this over the unit count
+DPSVI_BATCH = 100
+
+_RUNNERS: dict[str, Callable[[RunContext], object]] = {
+    "dp-vem": _dp_vem,
+    "gaussian-global": _output_perturbation("gaussian"),
+    "laplace": _output_perturbation("laplace"),
+    **{f"spectral-config-{c}": _spectral(c) for c in (1, 2, 3, 4)},
+    "dpsvi": _dpsvi,
+}
+
+#: every mechanism of ``guarantee="dp"``, by its one name (the command line's, the report's and compare's)
+MECHANISMS: dict[str, Mechanism] = {
+    name: Mechanism(name, MECHANISM_SUMMARIES[name], name in FORECAST_MECHANISMS, MECHANISM_NEIGHBOURS[name],
+                    MECHANISM_UNITS[name], _RUNNERS[name])
+    for name in RIGOROUS_MECHANISMS
+}

@@ -1,0 +1,234 @@
+"""The plan of a release, from public facts only, and the decision it leads to.
+
+Two steps, each a function of what it is given and nothing else:
+
+1. :func:`plan_request` reads the request and the public inputs it names (a public word list, a public
+   reference corpus) and settles everything that needs no private data: the budget split, which mechanisms
+   can give the stated guarantee, K against a known vocabulary size. Nothing of the private corpus exists
+   at this point, so nothing of it can leak into a refusal.
+2. :func:`decide` takes that plan and the number of units -- the count the owner stated public, or a DP
+   count whose budget the report composes -- and forecasts each mechanism, picks one by the rule of
+   :mod:`topicdp.plan`, and says whether the release would be noise (then it is refused unless the owner
+   insists). Its inputs are public or DP outputs, so every refusal, choice and printed line is too.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from .._names import FORECAST_MECHANISMS, MECHANISM_NEIGHBOURS, MECHANISM_UNITS, Neighbours
+from .request import ReleaseRequest
+
+#: share of the total epsilon (delta) spent on selecting the vocabulary under DP, unless the request says
+VOCABULARY_EPSILON_SHARE = 0.2
+VOCABULARY_DELTA_SHARE = 0.5
+#: share of the total epsilon (delta) spent on a DP count of the units when the owner states none
+COUNT_EPSILON_SHARE = 0.05
+COUNT_DELTA_SHARE = 0.05
+#: the fewest words the topic forecast models (a Dirichlet signal over fewer words says little)
+MIN_PLANNED_WORDS = 50
+
+
+@dataclass(frozen=True)
+class Budget:
+    """(epsilon, delta) of one step of the release."""
+
+    epsilon: float
+    delta: float
+
+    def __str__(self) -> str:
+        return f"epsilon={self.epsilon:g}, delta={self.delta:g}"
+
+
+@dataclass(frozen=True)
+class BudgetSplit:
+    """How the request's total budget is divided (basic composition: the parts add up to the total).
+
+    ``count`` is None when the owner states the number of units; ``vocabulary`` is None for a public (or
+    non-DP) vocabulary.
+    """
+
+    topics: Budget
+    count: Budget | None = None
+    vocabulary: Budget | None = None
+
+    def parts(self) -> dict[str, Budget]:
+        out = {"unit count": self.count, "vocabulary": self.vocabulary, "topics": self.topics}
+        return {name: b for name, b in out.items() if b is not None}
+
+
+def split_budget(request: ReleaseRequest) -> BudgetSplit:
+    """The budget of each step; refuses a vocabulary budget that leaves nothing for the topics."""
+    eps, delta = request.epsilon, request.delta
+    if request.guarantee == "random-dp":
+        return BudgetSplit(topics=Budget(eps, delta))
+    count = None
+    if request.n_units is None:
+        count = Budget(COUNT_EPSILON_SHARE * eps, COUNT_DELTA_SHARE * delta)
+    vocabulary = None
+    policy = request.vocabulary
+    if policy.kind == "dp":
+        vocabulary = Budget(VOCABULARY_EPSILON_SHARE * eps if policy.epsilon is None else policy.epsilon,
+                            VOCABULARY_DELTA_SHARE * delta if policy.delta is None else policy.delta)
+    spent = [b for b in (count, vocabulary) if b is not None]
+    eps_left = eps - sum(b.epsilon for b in spent)
+    delta_left = delta - sum(b.delta for b in spent)
+    if eps_left <= 0 or delta_left <= 0:
+        raise ValueError(f"the vocabulary budget ({vocabulary}) and the unit count's ({count}) leave nothing of the "
+                         f"total (epsilon={eps:g}, delta={delta:g}) for the topics: lower the vocabulary budget")
+    return BudgetSplit(topics=Budget(eps_left, delta_left), count=count, vocabulary=vocabulary)
+
+
+@dataclass(frozen=True)
+class ReleasePlan:
+    """What :func:`plan_request` settled before any private data is read."""
+
+    request: ReleaseRequest
+    budget: BudgetSplit
+    candidates: tuple[str, ...]
+    reference: tuple[tuple[str, ...], tuple] | None = field(default=None, repr=False)
+
+    def lines(self) -> list[str]:
+        r = self.request
+        if r.n_units is not None:
+            units = f"{r.n_units} {r.unit}s stated public: replace-one neighbours"
+        else:
+            units = f"the number of {r.unit}s is private: add/remove neighbours, counted under DP"
+        out = [f"request: K={r.n_topics}, total epsilon={r.epsilon:g}, delta={r.delta:g}, unit {r.unit}; {units}"]
+        if r.guarantee == "random-dp":
+            out.append(f"road: random DP (NOT DP): TopicDP over {r.agnostic.model} with a sampled sensitivity")
+            return out
+        for name, b in self.budget.parts().items():
+            out.append(f"  budget for the {name}: {b}")
+        if r.vocabulary.kind == "public":
+            out.append(f"  vocabulary: a public list of {len(r.vocabulary.words or ())} words")
+        return out
+
+
+def plan_request(request: ReleaseRequest, reference: tuple[list, list] | None = None) -> ReleasePlan:
+    """Settle everything that needs no private data, or refuse; ``reference``: the public reference's
+    (texts, users) when the request names one (read by the caller, once)."""
+    budget = split_budget(request)
+    candidates: tuple[str, ...] = ()
+    if request.guarantee == "dp":
+        candidates = _candidates(request)
+    return ReleasePlan(request, budget, candidates,
+                       None if reference is None else (tuple(reference[0]), tuple(reference[1])))
+
+
+def _candidates(request: ReleaseRequest) -> tuple[str, ...]:
+    """The mechanisms that can give the request's guarantee at its unit and neighbour relation."""
+    def supported(name: str) -> str | None:
+        if request.unit not in MECHANISM_UNITS[name]:
+            return f"{name} protects {' or '.join(MECHANISM_UNITS[name])}s only (unit {request.unit} asked for)"
+        if request.neighbours not in MECHANISM_NEIGHBOURS[name]:
+            if request.neighbours == Neighbours.ADD_REMOVE:
+                return (f"{name} is calibrated for replace-one neighbours with the number of units public: state "
+                        f"it (--n-units N, or n_units=N)")
+            return f"{name} is calibrated for add/remove neighbours: do not state the number of units"
+        return None
+
+    if request.mechanism is not None:
+        why = supported(request.mechanism)
+        if why is not None:
+            raise ValueError(why + " (nothing was read or spent)")
+        return (request.mechanism,)
+    return tuple(name for name in FORECAST_MECHANISMS if supported(name) is None)
+
+
+@dataclass(frozen=True)
+class UnitCount:
+    """The number of units the decision uses: stated by the owner, or a DP count (post-processed to >= 1)."""
+
+    value: int
+    source: str  # "stated" or "DP count"
+    sigma: float | None = None
+
+    def line(self, unit: str) -> str:
+        if self.source == "stated":
+            return f"{self.value} {unit}s (stated public)"
+        return f"about {self.value} {unit}s (a DP count, noise sigma {self.sigma:.3g}; the exact count is private)"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The mechanism and its forecast, from the plan and the unit count (public or DP)."""
+
+    mechanism: str
+    reason: str
+    count: UnitCount
+    n_words: int
+    forecasts: dict
+    vocabulary_forecast: object | None = None
+
+    @property
+    def forecast(self):
+        return self.forecasts.get(self.mechanism)
+
+    @property
+    def noise(self) -> bool:
+        return self.forecast is not None and self.forecast.verdict == "noise"
+
+    def lines(self) -> list[str]:
+        out = []
+        out.append(f"plan: {self.mechanism} ({self.reason}); {self.count.line('unit')}, {self.n_words} words")
+        for name, fc in self.forecasts.items():
+            if fc is not None:
+                out.append(f"  forecast {name:<16} top-10 overlap {fc.expected_overlap:.2f}: {fc.verdict} "
+                           f"(noise {fc.noise_to_signal:.2g} x the 10th-largest topic-word probability)")
+        if self.forecast is not None:
+            out += ["  " + line for line in self.forecast.lines()[1:]]
+        return out
+
+
+def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int | None = None,
+           vocabulary_forecast=None) -> Decision:
+    """Forecast the candidates at ``count`` units and pick the mechanism (the rule of :mod:`topicdp.plan`).
+
+    ``n_words``: the vocabulary size when it is known (a public list, or the size of a DP selection, a DP
+    output); otherwise :func:`planned_words`. Refuses (ValueError) where the vocabulary has fewer words than K.
+    """
+    from ..plan import forecast_mechanism
+
+    request, topics = plan.request, plan.budget.topics
+    if n_words is None:
+        n_words, vocabulary_forecast = planned_words(plan, count)
+    if n_words < request.n_topics:
+        raise ValueError(f"the DP vocabulary is forecast to keep about {n_words} words, fewer than the "
+                         f"{request.n_topics} topics asked for: give a public word list (--vocabulary), a larger "
+                         "vocabulary budget, or fewer topics")
+    planned = max(n_words, 2)
+    forecasts = {name: forecast_mechanism(name, epsilon=topics.epsilon, delta=topics.delta, unit=str(request.unit),
+                                          n_units=count.value, n_topics=request.n_topics, n_words=planned)
+                 for name in plan.candidates}
+    if request.mechanism is not None:
+        return Decision(request.mechanism, "named by the caller", count, n_words, forecasts, vocabulary_forecast)
+    if not plan.candidates:
+        raise ValueError("no mechanism gives this guarantee at this unit and neighbour relation")
+    # the rule of topicdp.plan: the largest forecast top-10 overlap; max keeps the first of a tie
+    best = max(plan.candidates, key=lambda name: forecasts[name].expected_overlap)
+    return Decision(best, "largest forecast top-10 overlap", count, n_words, forecasts, vocabulary_forecast)
+
+
+def planned_words(plan: ReleasePlan, count: UnitCount):
+    """The vocabulary size the decision assumes, and the DP selection's forecast (None for other policies):
+    from the public reference when there is one, else an upper bound (module docstring of ``decide``)."""
+    from ..vocabulary import forecast_vocabulary
+
+    request, policy = plan.request, plan.request.vocabulary
+    if policy.kind != "dp":
+        return policy.n_words or policy.max_features, None
+    assert plan.budget.vocabulary is not None  # a DP policy has a vocabulary budget (split_budget)
+    reference = {}
+    if plan.reference is not None:
+        reference = {"reference_texts": list(plan.reference[0]), "reference_users": list(plan.reference[1])}
+    fc = forecast_vocabulary(plan.budget.vocabulary.epsilon, plan.budget.vocabulary.delta, count.value,
+                             unit=str(request.unit), neighbours=str(request.neighbours),
+                             max_features=policy.max_features, **reference)
+    if fc.expected_words is None:
+        # without a public reference only a bound: a word needs at least tau units (each holding it alone,
+        # weight 1); below that nothing can pass. Otherwise the decision is re-made on the size the selection
+        # keeps (a DP output) before the topics' budget is spent.
+        return (0 if count.value < fc.tau else policy.max_features), fc
+    return min(max(int(math.floor(fc.expected_words)), 0), policy.max_features), fc

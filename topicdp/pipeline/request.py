@@ -1,0 +1,316 @@
+"""What a data owner asks for: a typed, frozen release request, validated before anything is read.
+
+A :class:`ReleaseRequest` holds every choice of a release -- where the corpus is, how its vocabulary is
+obtained, the total budget, the privacy unit and what is stated public about it, K, the mechanism (or the
+plan's rule) and the options of the agnostic road. It is built from the ``topicdp privatize`` flags by the
+command line, or directly in Python; both then go through :func:`topicdp.pipeline.release`.
+
+Privacy unit and neighbours
+---------------------------
+``n_units`` is the only count of the private data the pipeline ever reads as a fact, and only when the owner
+states it: then neighbouring corpora are *replace-one* with exactly ``n_units`` units, and a corpus with
+another number of units is not a neighbour of the stated ones (the pipeline refuses it, which every
+replace-one neighbour does alike). When it is not stated, neighbours are *add/remove* (the number of units
+is private) and the plan reads a Gaussian count of the units whose budget the report composes.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from .._names import GUARANTEES, MODELS, RIGOROUS_MECHANISMS, Neighbours, Unit
+from .._validation import (check_delta, check_epsilon, check_gamma, check_int, check_n_jobs, check_option,
+                           check_real)
+
+#: where a corpus can come from besides a JSON Lines file: data shipped with the library, public as a whole
+BUILT_IN_CORPORA = {
+    "embedded": "gensim's Lee news corpus (300 documents, one per user; public)",
+    "themed": "a generated corpus with ten known topics (2,000 users x 5 documents; topicdp.datasets)",
+}
+
+
+def check_corpus_path(path: str, name: str = "corpus") -> None:
+    """Refuse, before any work, a corpus path that is not a readable file (or a built-in corpus' name)."""
+    if path in BUILT_IN_CORPORA:
+        return
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{name}: no such file: {path}")
+    if os.path.isdir(path):
+        raise ValueError(f"{name}: {path} is a directory; give a JSON Lines file (.jsonl or .jsonl.gz) or 'embedded'")
+    if not os.access(path, os.R_OK):
+        raise ValueError(f"{name}: {path} is not readable")
+
+
+@dataclass(frozen=True)
+class CorpusSource:
+    """The private corpus and the per-unit preprocessing applied to it.
+
+    Parameters
+    ----------
+    path : str
+        A JSON Lines file (``.jsonl`` or ``.jsonl.gz``) with a text and a user field, or one of
+        :data:`BUILT_IN_CORPORA`.
+    text_field, user_field : str
+    user_fraction : float in (0, 1], optional
+        Keep a user exactly when the stable hash of their id falls below this fraction: a per-user rule, so
+        adding or removing one user changes no other user's membership (unlike "the first N users").
+    max_docs_per_user, max_tokens_per_doc : int >= 1, optional
+        Contribution bounds, applied to each user (document) on its own (:meth:`topicdp.Corpus.bound`).
+    """
+
+    path: str
+    text_field: str = "text"
+    user_field: str = "user"
+    user_fraction: float | None = None
+    max_docs_per_user: int | None = None
+    max_tokens_per_doc: int | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.path, str) or not self.path:
+            raise TypeError(f"path must be a non-empty str, got {self.path!r}")
+        if not self.built_in:
+            check_corpus_path(self.path)
+        if self.user_fraction is not None:
+            check_real(self.user_fraction, "user_fraction", low=0.0, high=1.0, high_open=False)
+        for name in ("max_docs_per_user", "max_tokens_per_doc"):
+            value = getattr(self, name)
+            if value is not None and check_int(value, name) < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got {value} (None for no bound)")
+
+    @property
+    def built_in(self) -> bool:
+        return self.path in BUILT_IN_CORPORA
+
+
+@dataclass(frozen=True)
+class VocabularyPolicy:
+    """How the release's columns are obtained.
+
+    Use the constructors: :meth:`public` (a public word list, at no cost), :meth:`dp` (selected from the
+    private texts under DP at the release's unit and neighbours, :func:`topicdp.vocabulary.select_vocabulary`)
+    or :meth:`from_texts` (built from the texts with document-frequency limits: covered only when the texts
+    are public, e.g. the built-in corpora; otherwise the report marks the vocabulary NOT COVERED).
+    """
+
+    kind: str = "dp"
+    words: tuple[str, ...] | None = None
+    epsilon: float | None = None
+    delta: float | None = None
+    max_features: int = 5000
+    min_df: int = 5
+    max_df: float = 0.5
+
+    def __post_init__(self) -> None:
+        check_option(self.kind, "vocabulary kind", ("public", "dp", "texts"))
+        check_int(self.max_features, "max_features", low=1)
+        check_int(self.min_df, "min_df", low=1)
+        check_real(self.max_df, "max_df", low=0.0, high=1.0, high_open=False)
+        if self.kind == "public":
+            if not self.words:
+                raise ValueError("a public vocabulary needs at least one word")
+            if len(set(self.words)) != len(self.words):
+                raise ValueError("the public word list has duplicate words")
+        elif self.words is not None:
+            raise ValueError("words are given only for a public vocabulary (VocabularyPolicy.public)")
+        if self.kind != "dp" and (self.epsilon is not None or self.delta is not None):
+            raise ValueError("a vocabulary budget (epsilon, delta) applies to a DP selection only")
+        if self.epsilon is not None:
+            check_epsilon(self.epsilon, "vocabulary_epsilon")
+        if self.delta is not None:
+            check_delta(self.delta, "vocabulary_delta")
+
+    @classmethod
+    def public(cls, words) -> "VocabularyPolicy":
+        words = tuple(str(w) for w in words)
+        return cls(kind="public", words=words, max_features=max(len(words), 1))
+
+    @classmethod
+    def dp(cls, epsilon: float | None = None, delta: float | None = None, max_features: int = 5000) -> "VocabularyPolicy":
+        """A DP selection; ``epsilon``/``delta`` default to a share of the request's budget
+        (:data:`topicdp.pipeline.plan.VOCABULARY_EPSILON_SHARE`, :data:`~topicdp.pipeline.plan.VOCABULARY_DELTA_SHARE`)."""
+        return cls(kind="dp", epsilon=epsilon, delta=delta, max_features=max_features)
+
+    @classmethod
+    def from_texts(cls, min_df: int = 5, max_df: float = 0.5, max_features: int = 5000) -> "VocabularyPolicy":
+        return cls(kind="texts", min_df=min_df, max_df=max_df, max_features=max_features)
+
+    @property
+    def n_words(self) -> int | None:
+        """The number of columns when it is known before reading (a public list), else None."""
+        return len(self.words) if self.words is not None else None
+
+
+@dataclass(frozen=True)
+class AgnosticOptions:
+    """The options of TopicDP over a third-party model (``--guarantee random-dp``, ``gaussian-global``,
+    ``laplace``): grouped once, passed to :class:`topicdp.TopicDP` as they are."""
+
+    model: str = "gensim-lda"
+    model_seed: int = 0
+    gamma: float = 0.1
+    sizing: str = "lambert-w"
+    calibration: str = "auto"
+    sampler_seed: int = 0
+    n_pairs: int | None = None
+    n_jobs: int = 2
+    cache_dir: str | None = None
+    max_minutes: float | None = None
+    secure_noise: bool = False
+    private_oracle: bool = False
+    keep_nonprivate: bool = False
+    insecure_testing: bool = False
+
+    def __post_init__(self) -> None:
+        check_option(self.model, "model", MODELS)
+        check_int(self.model_seed, "model_seed", low=0)
+        check_gamma(self.gamma)
+        check_option(self.sizing, "sizing", ("lambert-w", "exchangeable"))
+        check_option(self.calibration, "calibration", ("auto", "analytic", "rdp", "paper"))
+        check_int(self.sampler_seed, "sampler_seed", low=0)
+        if self.n_pairs is not None:
+            check_int(self.n_pairs, "n_pairs", low=1)
+        check_n_jobs(self.n_jobs)
+        if self.max_minutes is not None:
+            check_real(self.max_minutes, "max_minutes", low=0.0)
+        if self.secure_noise and self.calibration not in ("auto", "rdp"):
+            raise ValueError("secure_noise needs calibration 'auto' or 'rdp' (the discrete Gaussian inherits the "
+                             "continuous Gaussian's RDP curve, not its exact privacy profile)")
+
+
+@dataclass(frozen=True)
+class ReleaseRequest:
+    """One release, as the data owner asks for it; every field is public.
+
+    Parameters
+    ----------
+    source : CorpusSource
+    vocabulary : VocabularyPolicy
+    epsilon, delta : float
+        The *total* budget of everything the release spends on the private data (the unit count, the
+        vocabulary and the topics).
+    unit : {"user", "document"}
+    n_units : int, optional
+        The number of units, stated public by the owner: neighbours are then replace-one with that count.
+        Default: not stated (add/remove neighbours; the plan reads a DP count).
+    n_topics : int
+    guarantee : {"dp", "random-dp"}
+    mechanism : str, optional
+        A mechanism of ``guarantee="dp"`` (:data:`topicdp.pipeline.MECHANISMS`); default: the plan's rule.
+    reference : str, optional
+        A public corpus of the same kind (JSON Lines): the start of ``dp-vem``, its simulation, the vocabulary
+        forecast, and P of the random-DP road.
+    agnostic : AgnosticOptions
+    release_anyway : bool
+        Release even where the forecast says the topics will be noise.
+    seed : int, optional
+        Seeds every noise draw (testing only: the report marks the release seeded).
+    """
+
+    source: CorpusSource
+    vocabulary: VocabularyPolicy = field(default_factory=VocabularyPolicy.dp)
+    epsilon: float = 3.0
+    delta: float = 1e-6
+    unit: str = Unit.USER
+    n_units: int | None = None
+    n_topics: int = 10
+    guarantee: str = "dp"
+    mechanism: str | None = None
+    reference: str | None = None
+    agnostic: AgnosticOptions = field(default_factory=AgnosticOptions)
+    release_anyway: bool = False
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.source, CorpusSource):
+            raise TypeError(f"source must be a CorpusSource, got {type(self.source).__name__}")
+        if not isinstance(self.vocabulary, VocabularyPolicy):
+            raise TypeError(f"vocabulary must be a VocabularyPolicy, got {type(self.vocabulary).__name__}")
+        if not isinstance(self.agnostic, AgnosticOptions):
+            raise TypeError(f"agnostic must be AgnosticOptions, got {type(self.agnostic).__name__}")
+        check_epsilon(self.epsilon)
+        check_delta(self.delta)
+        object.__setattr__(self, "unit", Unit(check_option(self.unit, "unit", tuple(Unit))))
+        if self.n_units is not None:
+            check_int(self.n_units, "n_units", low=1)
+        check_int(self.n_topics, "n_topics", low=1)
+        check_option(self.guarantee, "guarantee", GUARANTEES)
+        if self.mechanism is not None:
+            check_option(self.mechanism, "mechanism", RIGOROUS_MECHANISMS)
+            if self.guarantee == "random-dp":
+                raise ValueError("mechanism names a mechanism of guarantee 'dp'; guarantee 'random-dp' is TopicDP "
+                                 "over the model of AgnosticOptions")
+        if self.seed is not None:
+            check_int(self.seed, "seed", low=0)
+        self._check_combinations()
+
+    def _check_combinations(self) -> None:
+        """Flag combinations that cannot give the stated guarantee, refused before anything is read."""
+        if self.unit == Unit.DOCUMENT and self.source.max_docs_per_user is not None:
+            raise ValueError(
+                "a per-user document cap (max_docs_per_user) breaks document-level privacy: adding one document "
+                "re-draws which of its owner's documents are kept, a change of up to two kept documents (a "
+                "replacement) that a sensitivity of one document does not cover. Drop the cap, or protect users "
+                "(unit 'user')")
+        n_words = self.vocabulary.n_words
+        if n_words is not None and self.n_topics > n_words:
+            raise ValueError(f"n_topics ({self.n_topics}) must be at most the number of words of the public "
+                             f"vocabulary ({n_words})")
+        if self.vocabulary.kind == "texts" and self.guarantee == "dp" and not self.source.built_in:
+            raise ValueError("a vocabulary built from the private texts is not covered by DP: give a public word "
+                             "list (VocabularyPolicy.public) or select it under DP (VocabularyPolicy.dp)")
+        if self.source.path == "themed" and self.vocabulary.kind != "public":
+            raise ValueError("the generated 'themed' corpus comes as counts over its own public word list: use "
+                             "its vocabulary (topicdp.datasets.themed_vocabulary) as a public VocabularyPolicy")
+        if self.guarantee == "random-dp":
+            if self.reference is None and not self.agnostic.private_oracle:
+                raise ValueError(NO_P_MESSAGE)
+            if self.vocabulary.kind == "dp":
+                raise ValueError("the random-dp road takes a public word list or the vocabulary of the texts "
+                                 "(NOT COVERED, as its report says), not a DP selection")
+        elif self.agnostic.private_oracle:
+            raise ValueError("private_oracle is the sampling distribution of the random-dp road; guarantee 'dp' "
+                             "samples nothing")
+        if self.agnostic.secure_noise and self.guarantee == "dp" and self.mechanism != "gaussian-global":
+            raise ValueError("secure_noise draws TopicDP's Gaussian noise: use it with guarantee 'random-dp' or "
+                             "with mechanism 'gaussian-global'")
+        if self.reference not in (None, "embedded"):
+            check_corpus_path(self.reference, "reference")
+        elif self.reference == "embedded" and self.source.path != "embedded":
+            raise ValueError("reference 'embedded' (half of the Lee corpus as P) goes with corpus 'embedded' only")
+        if self.reference is not None and self.agnostic.private_oracle:
+            raise ValueError("reference (a public P) and private_oracle (P = the private corpus) exclude each other")
+
+    @property
+    def neighbours(self) -> Neighbours:
+        """Replace-one when the number of units is stated public, else add/remove. The random-dp road states
+        replace-one (its sampler draws replace-one pairs from P, and it decides nothing on a count)."""
+        if self.n_units is not None or self.guarantee == "random-dp":
+            return Neighbours.REPLACE_ONE
+        return Neighbours.ADD_REMOVE
+
+
+def resolve_road(guarantee: str | None, mechanism: str | None, sensitivity: str | None) -> tuple[str, str | None]:
+    """(guarantee, mechanism) from ``--guarantee``, ``--mechanism`` and ``--sensitivity``, TopicDP's own words for
+    the two roads (sampled = random-dp, global = dp with gaussian-global or laplace); a contradiction is refused."""
+    if sensitivity == "sampled":
+        if guarantee == "dp" or mechanism is not None:
+            raise ValueError("--sensitivity sampled is the random-dp road (TopicDP over --model, NOT DP): it "
+                             "excludes --guarantee dp and --mechanism")
+        guarantee = "random-dp"
+    elif sensitivity == "global":
+        if guarantee == "random-dp":
+            raise ValueError("--sensitivity global gives (epsilon, delta)-DP, not random DP: drop --guarantee "
+                             "random-dp (or use --sensitivity sampled)")
+        if mechanism not in (None, "gaussian-global", "laplace"):
+            raise ValueError(f"--sensitivity global is TopicDP's output perturbation (--mechanism gaussian-global "
+                             f"or laplace), not --mechanism {mechanism}")
+        guarantee, mechanism = "dp", mechanism or "gaussian-global"
+    return guarantee or "dp", mechanism
+
+
+NO_P_MESSAGE = (
+    "the sampled sensitivity needs a sampling distribution P that is not the private data by default: give a "
+    "public reference corpus (--reference PUBLIC.jsonl; sigma is then public) or opt in to the private oracle "
+    "(--private-oracle: resample the private corpus, as TopicDP did; sigma then leaks and the report says so)"
+)

@@ -1,0 +1,309 @@
+"""Execute a release request: read, count, decide, select the vocabulary, release, compose.
+
+The order is the guarantee's: every decision is made from public facts and DP outputs before the step it
+gates spends anything, and every refusal says truthfully what was already spent. Exact statistics of the
+private corpus go to the release's ``diagnostics`` (the owner's file), never to a printed line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from .._names import Unit
+from ..rdp import PrivacyLedger, calibrate_gaussian
+from .compose import compose_report
+from .mechanisms import MECHANISMS, RunContext, dp_vem_model
+from .plan import Decision, ReleasePlan, UnitCount, decide, plan_request, planned_words
+from .request import CorpusSource, ReleaseRequest
+
+logger = logging.getLogger("topicdp")
+
+
+class ReleaseRefused(ValueError):
+    """The pipeline stopped before the topics were released. ``spent`` names what had been spent already
+    (empty: nothing of the budget was used)."""
+
+    def __init__(self, reason: str, spent: tuple[str, ...] = ()) -> None:
+        self.reason, self.spent = reason, spent
+        if spent:
+            verb = "spent its budget" if len(spent) == 1 else "spent their budgets"
+            what = f"only {' and '.join(spent)} {verb}; the topics' budget was not spent"
+        else:
+            what = "no budget was spent"
+        super().__init__(f"{reason}; nothing was released and {what}")
+
+
+@dataclass
+class Records:
+    """The private corpus as read: one text and one owner per document (after the per-user rule)."""
+
+    texts: list
+    users: list
+    corpus: object = None  # a built-in corpus that comes as counts ('themed')
+
+
+@dataclass
+class PipelineResult:
+    """What :func:`release` returns: the release and how it was decided."""
+
+    release: object
+    plan: ReleasePlan
+    decision: Decision | None = None
+    lines: list = field(default_factory=list)
+
+
+def release(request: ReleaseRequest, *, echo: Callable[[str], None] | None = None) -> PipelineResult:
+    """Run ``request`` end to end and return the :class:`topicdp.PrivateRelease` with its plan.
+
+    Parameters
+    ----------
+    request : ReleaseRequest
+    echo : callable, optional
+        Receives each line of the plan, the forecasts and the progress (default: INFO lines on the
+        ``topicdp`` logger). Every line is a function of public facts and DP outputs.
+
+    Raises
+    ------
+    ReleaseRefused
+        Where a forecast says the topics would be noise (unless ``release_anyway``), or the stated number of
+        units is not the corpus'; its message says what was spent.
+    """
+    lines: list[str] = []
+
+    def say(line: str) -> None:
+        lines.append(line)
+        (echo or logger.info)(line)
+
+    reference = read_reference(request) if request.reference is not None else None
+    plan = plan_request(request, reference)
+    for line in plan.lines():
+        say(line)
+    if request.guarantee == "random-dp":
+        return PipelineResult(_random_dp(plan, say), plan, None, lines)
+    ledger = PrivacyLedger()
+    records = read_records(request.source, request.reference)
+    count, count_sigma = _unit_count(plan, records, ledger)
+    spent: tuple[str, ...] = ("the unit count",) if count.source == "DP count" else ()
+    n_words, vocabulary_forecast = planned_words(plan, count)
+    for line in vocabulary_forecast.lines() if vocabulary_forecast is not None else ():
+        say(line)
+    decision = _decide(plan, count, spent, n_words=n_words)
+    for line in decision.lines():
+        say(line)
+    _refuse_noise(decision, request, "the forecast", spent)
+    selection, words = None, request.vocabulary.words
+    if request.vocabulary.kind == "dp":
+        selection = _select_vocabulary(plan, records, ledger)
+        spent += ("the vocabulary",)
+        words = selection.words
+        say(f"the DP vocabulary kept {len(words)} words (a DP output; at most {request.vocabulary.max_features})")
+        if len(words) < request.n_topics:
+            raise ReleaseRefused(f"the DP vocabulary kept {len(words)} words, fewer than the {request.n_topics} "
+                                 "topics asked for: give a public word list or a larger vocabulary budget", spent)
+        decision = _decide(plan, count, spent, n_words=len(words))
+        say(f"re-planned on the selected vocabulary: {decision.mechanism}, forecast "
+            + (f"{decision.forecast.verdict}" if decision.forecast is not None else "none"))
+        _refuse_noise(decision, request, "the forecast on the selected vocabulary", spent)
+    corpus = build_corpus(records, words, request)
+    say(f"corpus read and prepared ({len(corpus.vocabulary)} words); its exact counts are private and go to the "
+        "diagnostics only")
+    ctx = RunContext(request, plan.budget.topics.epsilon, plan.budget.topics.delta, corpus, ledger, count.value)
+    if decision.mechanism == "dp-vem" and reference is not None:
+        _start_and_simulate(ctx, reference, count, say, spent)
+    released = MECHANISMS[decision.mechanism].run(ctx)
+    final = compose_report(released, plan=plan, decision=decision, ledger=ledger, selection=selection,
+                           count_sigma=count_sigma)
+    final.diagnostics.setdefault("corpus", {}).update(_corpus_diagnostics(corpus, records))
+    return PipelineResult(final, plan, decision, lines)
+
+
+def _decide(plan: ReleasePlan, count: UnitCount, spent: tuple[str, ...], **kwargs) -> Decision:
+    """:func:`decide`, its refusals stating what was spent."""
+    try:
+        return decide(plan, count, **kwargs)
+    except ValueError as exc:
+        raise ReleaseRefused(str(exc), spent) from None
+
+
+def _refuse_noise(decision: Decision, request: ReleaseRequest, what: str, spent: tuple[str, ...]) -> None:
+    if decision.noise and not request.release_anyway:
+        raise ReleaseRefused(f"{what} says this release would be noise (see the advice above); pass "
+                             "release_anyway (--release-anyway) to release it all the same", spent)
+
+
+# -- reading -------------------------------------------------------------------------------------------
+
+#: with ``reference="embedded"``, the first documents of the Lee corpus play the public reference P and the
+#: rest the private corpus (the demo of the agnostic road)
+EMBEDDED_PUBLIC_HALF = 150
+
+
+def read_records(source: CorpusSource, reference: str | None = None) -> Records:
+    """The private corpus' texts and owners (one user per document in the built-in Lee corpus), keeping the
+    users that ``user_fraction`` selects."""
+    from ..corpus import embedded_texts, read_jsonl_records
+
+    if source.path == "themed":
+        from ..datasets import themed_corpus
+
+        return Records([], [], corpus=themed_corpus()[0])
+    if source.path == "embedded":
+        texts = embedded_texts()
+        pairs = list(zip(texts, range(len(texts))))[EMBEDDED_PUBLIC_HALF if reference == "embedded" else 0:]
+    else:
+        pairs = list(read_jsonl_records(source.path, source.text_field, source.user_field))
+    if source.user_fraction is not None:
+        pairs = [(t, u) for t, u in pairs if user_selected(u, source.user_fraction)]
+    if not pairs:
+        raise ValueError(f"{source.path}: no documents" + (" of the selected users" if source.user_fraction else ""))
+    return Records([t for t, _ in pairs], [u for _, u in pairs])
+
+
+def user_selected(user, fraction: float) -> bool:
+    """Whether ``user`` belongs to the subset of ``fraction`` of all users: a function of the id alone
+    (SHA-256 of its stable encoding), so adding or removing a user changes no other user's membership."""
+    from ..corpus import _id_key
+
+    digest = hashlib.sha256(b"topicdp.user_fraction\x00" + _id_key(user)).digest()
+    return int.from_bytes(digest[:8], "little") < fraction * 2.0 ** 64
+
+
+def read_reference(request: ReleaseRequest) -> tuple[list, list]:
+    """The public reference corpus' (texts, users), read once per release."""
+    from ..corpus import embedded_texts, read_jsonl_records
+
+    assert request.reference is not None
+    if request.reference == "embedded":
+        texts = embedded_texts()[:EMBEDDED_PUBLIC_HALF]
+        return texts, list(range(len(texts)))
+    pairs = list(read_jsonl_records(request.reference, request.source.text_field, request.source.user_field))
+    if not pairs:
+        raise ValueError(f"{request.reference}: no documents")
+    return [t for t, _ in pairs], [u for _, u in pairs]
+
+
+def build_corpus(records: Records, words, request: ReleaseRequest):
+    """The bounded corpus on the release's vocabulary (a public or DP-selected list, or built from the texts)."""
+    from ..corpus import Corpus
+
+    if records.corpus is not None:
+        corpus = records.corpus
+    elif words is not None:
+        corpus = Corpus.from_texts(records.texts, records.users, vocabulary=list(words))
+    else:
+        policy = request.vocabulary
+        corpus = Corpus.from_texts(records.texts, records.users, min_df=policy.min_df, max_df=policy.max_df,
+                                   max_features=policy.max_features)
+    source = request.source
+    if source.max_docs_per_user is not None or source.max_tokens_per_doc is not None:
+        corpus = corpus.bound(source.max_docs_per_user, source.max_tokens_per_doc)
+    return corpus
+
+
+def reference_corpus(reference: tuple[list, list], corpus):
+    """The public reference on the release's vocabulary and bounds."""
+    from ..corpus import Corpus
+
+    ref = Corpus.from_texts(reference[0], reference[1], vocabulary=corpus.vocabulary)
+    log = corpus.log
+    if log.max_docs_per_user or log.max_tokens_per_doc:
+        ref = ref.bound(log.max_docs_per_user, log.max_tokens_per_doc)
+    return ref
+
+
+# -- the private steps --------------------------------------------------------------------------------
+
+def _unit_count(plan: ReleasePlan, records: Records, ledger: PrivacyLedger) -> tuple[UnitCount, float | None]:
+    """The stated count (checked: replace-one neighbours all have it), or a Gaussian count of the units."""
+    request = plan.request
+    n = _count(records, request.unit)
+    if request.n_units is not None:
+        if n != request.n_units:
+            # replace-one neighbours all have the stated count, so this refusal is the same for all of them
+            raise ReleaseRefused(f"the corpus does not have the {request.n_units} {request.unit}s stated public "
+                                 "(n_units); state the right number, or leave it out (add/remove neighbours)")
+        return UnitCount(n, "stated"), None
+    budget = plan.budget.count
+    assert budget is not None  # split_budget gives a count budget when no count is stated
+    sigma = calibrate_gaussian(budget.epsilon, budget.delta, 1.0, method="analytic")
+    ledger.add_gaussian("unit count", sigma, 1.0, unit=str(request.unit), neighbours=str(request.neighbours))
+    rng = np.random.default_rng(_seed(request, 2))
+    noisy = n + rng.normal(0.0, sigma)
+    return UnitCount(max(1, int(round(noisy))), "DP count", sigma), sigma  # rounding, flooring: post-processing
+
+
+def _count(records: Records, unit: str) -> int:
+    if records.corpus is not None:
+        return records.corpus.n_users if unit == Unit.USER else records.corpus.n_docs
+    return len(set(records.users)) if unit == Unit.USER else len(records.texts)
+
+
+def _seed(request: ReleaseRequest, stream: int):
+    """A noise stream of its own for each step; OS entropy unless the request is seeded."""
+    return None if request.seed is None else np.random.SeedSequence([request.seed, stream])
+
+
+def _select_vocabulary(plan: ReleasePlan, records: Records, ledger: PrivacyLedger):
+    from ..vocabulary import select_vocabulary
+
+    request, budget = plan.request, plan.budget.vocabulary
+    assert budget is not None
+    return select_vocabulary(records.texts, records.users, epsilon=budget.epsilon, delta=budget.delta,
+                             unit=str(request.unit), neighbours=str(request.neighbours),
+                             max_features=request.vocabulary.max_features, random_state=_seed(request, 1),
+                             ledger=ledger)
+
+
+def _start_and_simulate(ctx: RunContext, reference, count: UnitCount, say, spent) -> None:
+    """dp-vem with a public reference: start from topics fitted on it, and simulate the release there at the
+    private signal-to-noise ratio before the topics' budget is spent (:func:`topicdp.variational.forecast_on_reference`)."""
+    from ..variational import forecast_on_reference, public_init
+
+    request = ctx.request
+    ctx.reference = reference_corpus(reference, ctx.corpus)
+    ctx.start = public_init(ctx.reference, request.n_topics, unit=str(request.unit))
+    say(f"starting from topics fitted on the public reference {request.reference}")
+    fc = forecast_on_reference(dp_vem_model(ctx), ctx.reference, count.value,
+                               top_n=min(10, len(ctx.corpus.vocabulary) - 1))
+    say("simulated on the public reference:")
+    for line in fc.lines():
+        say("  " + line)
+    if fc.verdict == "noise" and not request.release_anyway:
+        raise ReleaseRefused("the simulation on the public reference says this release would be noise; pass "
+                             "release_anyway (--release-anyway) to release it all the same", spent)
+
+
+def _random_dp(plan: ReleasePlan, say):
+    """TopicDP over the request's model with a sampled sensitivity: random DP, not DP (its report says so)."""
+    from ..adapters import make_model
+    from ..agnostic import TopicDP
+
+    request, a = plan.request, plan.request.agnostic
+    records = read_records(request.source, request.reference)
+    corpus = build_corpus(records, request.vocabulary.words, request)
+    distribution: object = "private-oracle"
+    if plan.reference is not None:
+        distribution = reference_corpus((list(plan.reference[0]), list(plan.reference[1])), corpus)
+        say(f"public reference P: {request.reference}")
+    privatizer = TopicDP(request.epsilon, request.delta, a.gamma, unit=str(request.unit), calibration=a.calibration,
+                         distribution=distribution, n_jobs=a.n_jobs, random_state=request.seed,
+                         sampler_random_state=a.sampler_seed, n_pairs=a.n_pairs, insecure_testing=a.insecure_testing,
+                         cache_dir=a.cache_dir, progress=True, sizing=a.sizing, max_minutes=a.max_minutes,
+                         secure_noise=a.secure_noise)
+    source = "public" if request.vocabulary.kind == "public" or request.source.built_in else "private-texts"
+    released = privatizer.privatize(make_model(a.model, request.n_topics, a.model_seed), corpus,
+                                    keep_nonprivate=a.keep_nonprivate, vocabulary_source=source)
+    released.diagnostics.setdefault("corpus", {}).update(_corpus_diagnostics(corpus, records))
+    return released
+
+
+def _corpus_diagnostics(corpus, records: Records) -> dict:
+    """Exact counts of the private corpus: for the data owner's diagnostics file only."""
+    return {"n_records": len(records.texts) if records.corpus is None else corpus.n_docs,
+            "n_docs": corpus.n_docs, "n_users": corpus.n_users, "n_tokens": corpus.n_tokens,
+            "construction": corpus.log.as_dict()}
