@@ -420,9 +420,9 @@ def forecast_on_reference(model: DPVariationalLDA, reference, n_units: int, *, n
 
     from sklearn.base import clone
 
-    from .adapters import make_model
     from .forecast import _advice, verdict_for
     from .metrics.readability import topic_overlap
+    from .topics import reference_lda
 
     check_int(n_units, "n_units", low=1)
     check_int(n_draws, "n_draws", low=1)
@@ -433,7 +433,7 @@ def forecast_on_reference(model: DPVariationalLDA, reference, n_units: int, *, n
         init = public_init(start_half, K, unit=unit)
     simulated = scaled_noise_model(model, corpus.n_users if unit == "user" else corpus.n_docs, n_units)
     simulated.set_params(init=init)
-    lda = make_model("gensim-lda", K, 0, passes=5).fit_topic_word(corpus)
+    lda = reference_lda(corpus, K, random_state=0, passes=5)  # = make_model("gensim-lda", K, 0, passes=5)
     per_draw = [topic_overlap(clone(simulated).set_params(random_state=seed).fit(corpus).topic_word_, lda,
                               top_n=top_n, per_topic=True) for seed in range(n_draws)]
     overall = [float(np.mean(p)) for p in per_draw]
