@@ -71,8 +71,9 @@ LAYERS: dict[str, int] = {
     "topicdp.audit": 5,
     "topicdp.plots": 5,
     "topicdp.view": 5,
-    # 6 - command lines: argparse front-ends and ``python -m`` entry points; nothing imports them but
-    #     each other (the subcommands' parsers are their own modules).
+    # 6 - command lines: argparse front-ends and ``python -m`` entry points. The ``compare`` and ``audit``
+    #     subcommands' parsers (experiments.cli, audit.cli) are loaded by the ``topicdp`` command (cli), so
+    #     they sit beside it, above the harness and the audit they drive; nothing below imports them.
     "topicdp.cli": 6,
     "topicdp.experiments.cli": 6,
     "topicdp.audit.cli": 6,
@@ -243,8 +244,6 @@ def test_imports_point_downward(graph):
         if module == PACKAGE:
             continue  # the public face imports from every layer (lazily)
         for target in sorted(targets - {PACKAGE}):
-            if {module, target} <= KNOWN_TO_BE_REMOVED:
-                continue  # reported by test_cli_cycle_removed_by_pipeline_rewrite
             lo, hi = _layer(module), _layer(target)
             if lo is not None and hi is not None and hi > lo:
                 upward.append(f"{module} (layer {lo}) imports {target} (layer {hi})")
