@@ -30,6 +30,16 @@ def test_canonical_order_is_a_function_of_the_set_of_rows():
     assert np.all(np.diff(top) >= 0)  # primary key: index of each topic's top word
 
 
+def test_reference_lda_is_the_gensim_lda_adapter(small):
+    # topicdp.topics.reference_lda serves code below the adapters (the dp-vem forecast) with the same matrix
+    from topicdp.topics import reference_lda
+
+    expected = make_model("gensim-lda", 4, 2, passes=2).fit_topic_word(small)
+    assert np.array_equal(reference_lda(small, 4, random_state=2, passes=2), expected)
+    with pytest.raises(ValueError, match="n_topics"):
+        reference_lda(small, small.n_words + 1)
+
+
 def test_callable_wrong_shape_or_nan_fails(small):
     with pytest.raises(ValueError, match="shape"):
         CallableModel(lambda c: np.ones((3, 5)), n_topics=3).fit_topic_word(small)

@@ -9,7 +9,7 @@ import pytest
 import scipy.sparse as sp
 
 from topicdp.baselines import cap_document_lengths, paper_sensitivity, sstats_sensitivity
-from topicdp.baselines._svi import batch_e_step, dirichlet_expectation, document_sstats
+from topicdp.inference import batch_e_step, dirichlet_expectation, document_sstats
 
 V, N = 3, 3  # vocabulary size and document-length cap
 # topic 0 concentrated on word 0, topic 1 on word 1: phi becomes nearly one-hot, the worst case of Eq. 4

@@ -1,4 +1,4 @@
-"""The picture of a release (topicdp.plots.plot_release, release.plot, privatize --plot)."""
+"""The picture of a release (topicdp.plots.plot_release, privatize --plot)."""
 
 import json
 
@@ -31,7 +31,7 @@ def _png(path) -> bytes:
 
 
 def test_one_panel_per_topic_with_the_released_probabilities(tmp_path, release):
-    fig = release.plot(tmp_path / "r.png", n_words=5)
+    fig = plot_release(release, tmp_path / "r.png", n_words=5)
     _png(tmp_path / "r.png")
     panels = [ax for ax in fig.axes if ax.get_visible()]
     assert len(panels) == release.n_topics

@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 from topicdp import Corpus
-from topicdp.baselines._svi import dirichlet_expectation
+from topicdp.inference import dirichlet_expectation
 from topicdp.datasets import synthetic_lda
 from topicdp.rdp.gaussian import gaussian_delta
 from topicdp.variational import (DPVariationalLDA, forecast_on_reference, merge_identical_documents,

@@ -1,7 +1,7 @@
 """A picture of a release: each topic's top words as bars of their released probabilities.
 
-:func:`plot_release` is the one implementation; :meth:`topicdp.PrivateRelease.plot` and
-``topicdp privatize --plot FILE.png`` call it. The released panels are post-processing of the DP output,
+:func:`plot_release` is the one implementation (``topicdp privatize --plot FILE.png`` calls it); it sits
+beside :class:`topicdp.PrivateRelease`, which is data and does not draw itself. The released panels are post-processing of the DP output,
 publishable with the release. With ``show_nonprivate=True`` each topic's non-private top words (the
 matrix the noise was added to, kept on the release by ``keep_nonprivate=True``) stand beside it: that
 picture shows private data, is for the data owner only, and says so in its caption.

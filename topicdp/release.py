@@ -229,12 +229,6 @@ class PrivateRelease:
             raise ValueError("the non-private matrix was not kept; pass keep_nonprivate=True to privatize()")
         return top_words(self.nonprivate, self.vocabulary, n)
 
-    def plot(self, path=None, **kwargs):
-        """A picture of the release's top words per topic: :func:`topicdp.plots.plot_release` (needs matplotlib)."""
-        from .plots import plot_release
-
-        return plot_release(self, path, **kwargs)
-
     def __iter__(self):
         """Deprecated: ``noisy, report = mvg_release(...)`` (the old tuple) still unpacks, with a warning."""
         warnings.warn("unpacking a PrivateRelease as (noisy, report) is deprecated; use release.noisy and "

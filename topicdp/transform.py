@@ -3,7 +3,7 @@
 Folding in (Blei, Ng & Jordan 2003, "Latent Dirichlet allocation", Eqs. 6-7, with the topics held fixed, as
 gensim's ``LdaModel.inference`` and scikit-learn's ``LatentDirichletAllocation.transform`` do) runs the
 per-document variational E-step against the released topics; it is the same iteration the estimators fit
-with (:func:`topicdp.baselines._svi.document_gamma`, through :func:`topicdp.metrics.infer_theta`).
+with (:func:`topicdp.inference.estep.document_gamma`, through :func:`topicdp.inference.infer_theta`).
 
 Privacy: this is post-processing of the released matrix. It reads only the documents passed in, which are
 the caller's own data; the private corpus is not touched, so the guarantee of the release is unchanged
@@ -19,6 +19,7 @@ from sklearn.base import TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_count_matrix
+from .inference import heldout_perplexity, infer_theta
 
 
 def fold_in(topic_word: np.ndarray, X, *, alpha=None, vocabulary: tuple | None = None,
@@ -43,8 +44,6 @@ def fold_in(topic_word: np.ndarray, X, *, alpha=None, vocabulary: tuple | None =
     -------
     theta : (n_docs, K) array, rows sum to 1.
     """
-    from .metrics.perplexity import infer_theta
-
     n_words = topic_word.shape[1]
     X = check_count_matrix(_counts(X, vocabulary, n_words, who), n_words=n_words, expected_by=who)
     return infer_theta(topic_word, X, alpha=alpha)
@@ -86,14 +85,12 @@ class FoldInMixin(TransformerMixin):
     def score(self, X, y=None) -> float:
         """Minus the log held-out perplexity per word of ``X`` under the released topics (higher is better).
 
-        Document completion (:func:`topicdp.metrics.heldout_perplexity`, token split seeded with 0): half of
+        Document completion (:func:`topicdp.inference.heldout_perplexity`, token split seeded with 0): half of
         each document's tokens are folded in, the other half scored; so ``X`` must hold integer counts. This is what ``GridSearchCV`` maximises
         without ``scoring=``. Post-processing of the release, like :meth:`transform`; but note that every fit
         of a search over *private* data is a release of its training fold, and their budgets compose: search
         on public or generated data, then fit once on the private corpus.
         """
-        from .metrics.perplexity import heldout_perplexity
-
         check_is_fitted(self, "topic_word_")
         release = getattr(self, "release_", None)
         n_words, who = self.topic_word_.shape[1], type(self).__name__

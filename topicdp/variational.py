@@ -34,7 +34,7 @@ most its L1 norm, so ``||S_u||_F^2 = sum_v ||S_u[:, v]||_2^2 <= sum_v (w_u a_uv)
 
 *Sensitivity of one release.* beta_{t-1} is a function of the earlier releases only, and each document's
 E-step depends on that document and beta alone (per-document stopping rule, see
-:func:`topicdp.baselines._svi.batch_e_step`). Adding or removing one unit u changes the sum by S_u:
+:func:`topicdp.inference.batch_e_step`). Adding or removing one unit u changes the sum by S_u:
 L2 sensitivity 1 (``neighbours="add-remove"``). Replacing u by u' changes it by S_u - S_u', and for two
 non-negative matrices of norm <= 1, ``||S_u - S_u'||_F^2 = ||S_u||^2 + ||S_u'||^2 - 2 <S_u, S_u'> <= 2``:
 sensitivity sqrt(2) (``neighbours="replace-one"``, number of units public).
@@ -61,7 +61,7 @@ from sklearn.base import BaseEstimator
 
 from ._validation import (check_count_matrix, check_delta, check_epsilon, check_int, check_option,
                           check_random_state, check_real)
-from .baselines._svi import batch_e_step
+from .inference import batch_e_step
 from .rdp import PrivacyLedger, calibrate_gaussian
 from .rdp.ledger import GaussianEntry
 from .release import PrivateRelease, vocabulary_status
@@ -92,7 +92,7 @@ def merge_identical_documents(X: sp.csr_matrix, weights: np.ndarray) -> tuple[sp
     """One row per distinct document, weighted by the summed weights of its copies.
 
     Exact for :func:`unit_statistic`: each document's E-step depends on its own counts alone (it stops on its
-    own, :func:`topicdp.baselines._svi.batch_e_step`) and its statistics scale with its weight, so k copies
+    own, :func:`topicdp.inference.batch_e_step`) and its statistics scale with its weight, so k copies
     with weights w_1..w_k contribute the statistics of one copy with weight sum(w_i). Corpora resampled from
     a public reference (the sensitivity sampler's D, about n / |P| copies of each reference user) shrink
     several-fold; a corpus without repeats costs one pass to find that out.
@@ -420,9 +420,9 @@ def forecast_on_reference(model: DPVariationalLDA, reference, n_units: int, *, n
 
     from sklearn.base import clone
 
-    from .adapters import make_model
     from .forecast import _advice, verdict_for
     from .metrics.readability import topic_overlap
+    from .topics import reference_lda
 
     check_int(n_units, "n_units", low=1)
     check_int(n_draws, "n_draws", low=1)
@@ -433,7 +433,7 @@ def forecast_on_reference(model: DPVariationalLDA, reference, n_units: int, *, n
         init = public_init(start_half, K, unit=unit)
     simulated = scaled_noise_model(model, corpus.n_users if unit == "user" else corpus.n_docs, n_units)
     simulated.set_params(init=init)
-    lda = make_model("gensim-lda", K, 0, passes=5).fit_topic_word(corpus)
+    lda = reference_lda(corpus, K, random_state=0, passes=5)  # = make_model("gensim-lda", K, 0, passes=5)
     per_draw = [topic_overlap(clone(simulated).set_params(random_state=seed).fit(corpus).topic_word_, lda,
                               top_n=top_n, per_topic=True) for seed in range(n_draws)]
     overall = [float(np.mean(p)) for p in per_draw]

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from .._names import MODELS  # registry name -> class name, stated once (importable without numpy)
-from .base import TopicModelSpec, canonical_order
+from ..topics import canonical_order
+from .base import TopicModelSpec
 from .callable import CallableModel
 from .gensim import GensimHDP, GensimLDA, GensimLDAMulticore, GensimLSI
 from .sklearn import SklearnLDA, SklearnNMF

@@ -6,14 +6,9 @@ threads would change the result, and returns its topics in a *canonical order* t
 output (topic models are invariant to permuting topics; aligning f(D) to f(D') after the fact would
 measure a different function).
 
-Canonical order (:func:`canonical_order`)
------------------------------------------
-Topics are sorted by their ranked word lists: topic a precedes topic b when, comparing the indices of
-their most heavily weighted words first, then of their second most heavily weighted, and so on, a's word
-index is the smaller at the first place they differ. Remaining ties (identical rankings of the
-top ``depth`` words) are broken by the larger top weights. The rule is a deterministic function of the *set* of rows, so any permutation of a
-model's topics gives the same matrix; it is stable under small perturbations as long as the topics'
-top words are distinct.
+The canonical order is :func:`topicdp.topics.canonical_order` (defined below the adapters, since the audit
+and the readability forecast need it too): topics sorted by their ranked word lists, a deterministic
+function of the *set* of rows.
 """
 
 from __future__ import annotations
@@ -25,18 +20,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-
-def canonical_order(topic_word: np.ndarray, depth: int = 20) -> np.ndarray:
-    """Row permutation that puts ``topic_word`` in canonical order (see module docstring)."""
-    W = np.asarray(topic_word)
-    depth = min(depth, W.shape[1])
-    # stable argsort on -W ranks equal weights by word index, so the ranking itself is deterministic
-    ranked = np.argsort(-W, axis=1, kind="stable")[:, :depth]
-    top_weights = np.take_along_axis(W, ranked, axis=1)
-    # np.lexsort sorts by its last key first: primary key ranked[:, 0], ..., then the weights as tiebreak
-    keys = [-top_weights[:, i] for i in range(depth - 1, -1, -1)]
-    keys += [ranked[:, i] for i in range(depth - 1, -1, -1)]
-    return np.lexsort(keys)
+from ..topics import canonical_order
 
 
 class TopicModelSpec(ABC):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..topics import GENSIM_LDA_DEFAULTS, fit_gensim_lda
 from .base import TopicModelSpec
 
 # gensim logs every pass at INFO; that reaches no one unless the application configures logging, and the
@@ -24,7 +25,7 @@ class GensimLDA(TopicModelSpec):
     """
 
     name = "gensim-lda"
-    defaults = {"passes": 1, "iterations": 50, "alpha": "symmetric", "chunksize": 2000}
+    defaults = dict(GENSIM_LDA_DEFAULTS)
 
     def __init__(self, n_topics: int, random_state: int = 0, **params) -> None:
         super().__init__(n_topics, random_state, **{**self.defaults, **params})
@@ -35,11 +36,8 @@ class GensimLDA(TopicModelSpec):
         return LdaModel
 
     def _fit(self, corpus) -> np.ndarray:
-        dictionary, bow = corpus.to_gensim()
-        model = self._model_class()(
-            corpus=bow, id2word=dictionary, num_topics=self.n_topics, random_state=self.random_state, **self.params
-        )
-        return model.get_topics()
+        return fit_gensim_lda(corpus, self.n_topics, self.random_state, model_class=self._model_class(),
+                              **self.params)
 
 
 class GensimLDAMulticore(GensimLDA):

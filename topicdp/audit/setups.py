@@ -439,7 +439,7 @@ class SpectralRelease:
     configuration: int = 1
 
     def __call__(self, data, rng: np.random.Generator) -> np.ndarray:
-        from ..adapters.base import canonical_order
+        from ..topics import canonical_order
         from ..spectral import PreconditionError, SpectralDP
 
         try:
@@ -452,7 +452,7 @@ class SpectralRelease:
 
 def spectral_reference(data, n_topics: int, alpha0: float) -> np.ndarray:
     """Non-private spectral LDA (seed 0), canonical order: the f of the projection distinguisher."""
-    from ..adapters.base import canonical_order
+    from ..topics import canonical_order
     from ..spectral import SpectralLDA
 
     W = SpectralLDA(n_topics, alpha0, random_state=0).fit(data.X).topic_word_

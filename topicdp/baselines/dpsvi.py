@@ -3,7 +3,7 @@
 Online LDA (Hoffman, Blei & Bach 2010) whose minibatch expected sufficient statistics are released with
 Gaussian noise at every iteration t = 1..T:
 
-    S_t = sum_{d in B_t} S_d                            (E-step, :mod:`topicdp.baselines._svi`)
+    S_t = sum_{d in B_t} S_d                            (E-step, :mod:`topicdp.inference.estep`)
     S~_t = max(S_t + N(0, sigma^2 I), 0)                 (Eq. 3; negatives mapped to 0 as in the paper)
     lambda^_t = eta + S~_t / q                           (Alg. 1 M-step, lambda = eta + D s~ with s~ = S~/(qD))
     lambda_t = (1 - rho_t) lambda_{t-1} + rho_t lambda^_t, rho_t = (tau0 + t)^-kappa
@@ -31,12 +31,11 @@ from sklearn.base import BaseEstimator
 
 from .._validation import (check_count_matrix, check_delta, check_epsilon, check_int, check_option,
                            check_random_state, check_real)
-from ..metrics.perplexity import heldout_perplexity
+from ..inference import batch_e_step, dirichlet_expectation, heldout_perplexity
 from ..rdp import EventEntry, PrivacyLedger
 from ..release import PrivateRelease, vocabulary_status
 from ..transform import FoldInMixin
 from ._report import dpsvi_report, nonprivate_report
-from ._svi import batch_e_step, dirichlet_expectation
 from .accounting import ACCOUNTANTS, SAMPLINGS, calibrate_noise_multiplier, make_scheme
 from .sensitivity import LENGTH_POLICIES, cap_document_lengths, sstats_sensitivity
 
@@ -251,7 +250,7 @@ class DPSVI(FoldInMixin, BaseEstimator):
     def perplexity(self, X_heldout, *, observed_fraction: float = 0.5, random_state=None) -> float:
         """Held-out per-word perplexity of the released topics by document completion.
 
-        Uses :func:`topicdp.metrics.heldout_perplexity` with this model's alpha; ``X_heldout`` must be
+        Uses :func:`topicdp.inference.heldout_perplexity` with this model's alpha; ``X_heldout`` must be
         documents that were not used in :meth:`fit`.
         """
         return heldout_perplexity(self.topic_word_, X_heldout, alpha=self.alpha_,

@@ -1,5 +1,9 @@
 """Held-out per-word perplexity of a released topic-word matrix by document completion.
 
+The one perplexity estimator of the package: :func:`topicdp.metrics.heldout_perplexity` (the comparison
+tables), the estimators' ``score`` (:class:`topicdp.transform.FoldInMixin`) and
+:meth:`topicdp.baselines.DPSVI.perplexity` all call :func:`heldout_perplexity`.
+
 Estimator
 ---------
 The topics are fixed (a released K x V matrix, rows on the simplex); only the held-out documents'
@@ -12,9 +16,11 @@ Salakhutdinov & Mimno, "Evaluation methods for topic models", ICML 2009, Sec. 4;
 2. theta_d is inferred from the observed part alone by mean-field variational inference with the
    topics held fixed (Blei, Ng & Jordan 2003, Eqs. 6-7 with E[log beta] replaced by log beta, since a
    released matrix is a point estimate): phi_{dwk} ∝ exp(E_q[log theta_dk]) beta_kw and
-   gamma_d = alpha + sum_w c_dw phi_dw, iterated to convergence; theta_d = gamma_d / sum(gamma_d);
+   gamma_d = alpha + sum_w c_dw phi_dw, iterated to convergence; theta_d = gamma_d / sum(gamma_d)
+   (:func:`topicdp.inference.infer_theta`);
 3. perplexity = exp( - sum_d sum_w c'_dw log(sum_k theta_dk beta_kw) / sum_d sum_w c'_dw ) over the
-   evaluation counts c'.
+   evaluation counts c' (the per-word perplexity of Blei, Ng & Jordan 2003, Sec. 7.1, on the evaluation
+   tokens, with p(w | d) = sum_k theta_dk beta_kw).
 
 Because the evaluated words were never used to fit theta_d, this measures prediction of unseen text
 (unlike the ELBO bound on the training batch). It is not the left-to-right estimator (Wallach et al.
@@ -33,23 +39,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_count_matrix, check_int, check_random_state, check_real
-
-
-def check_topic_word(topic_word, min_prob: float = 1e-12) -> np.ndarray:
-    """Rows normalised to the simplex, floored at ``min_prob``; raises on negative or empty rows."""
-    beta = np.array(topic_word, dtype=float)
-    if beta.ndim != 2 or not np.all(np.isfinite(beta)):
-        raise ValueError("topic_word must be a finite 2-D array (topics x words)")
-    if np.any(beta < 0):
-        raise ValueError(
-            "topic_word has negative entries; post-process a noisy release (clip at 0 and renormalise) "
-            "before computing perplexity"
-        )
-    sums = beta.sum(axis=1, keepdims=True)
-    if np.any(sums <= 0):
-        raise ValueError("every row of topic_word must have positive mass")
-    beta = np.maximum(beta / sums, min_prob)
-    return beta / beta.sum(axis=1, keepdims=True)
+from .foldin import check_alpha, check_topic_word, fold_in_theta
 
 
 def split_documents(X, observed_fraction: float = 0.5, random_state=None) -> tuple[sp.csr_matrix, sp.csr_matrix]:
@@ -105,59 +95,6 @@ def _row_dot(theta: np.ndarray, beta: np.ndarray, rows: np.ndarray, cols: np.nda
     return out
 
 
-def infer_theta(topic_word, X, *, alpha=None, max_iter: int = 200, tol: float = 1e-6) -> np.ndarray:
-    """Posterior-mean topic proportions with fixed topics (variational fold-in, Blei et al. 2003 Eqs. 6-7).
-
-    The iteration is the E-step of the fitting code (:func:`topicdp.baselines._svi.document_gamma`) with
-    exp(E[log beta]) replaced by the released point estimate beta.
-
-    Parameters
-    ----------
-    topic_word : (K, V) array, rows on the simplex (see :func:`check_topic_word`)
-    X : (n_docs, V) counts
-    alpha : float or (K,) array, optional
-        Dirichlet prior on theta (symmetric for a float); default 1/K (gensim's and scikit-learn's default).
-    max_iter, tol : int, float
-        A document stops when the mean absolute change of its gamma is below ``tol``.
-
-    Returns
-    -------
-    theta : ndarray (n_docs, K)
-        gamma_d / sum(gamma_d); the prior mean alpha / sum(alpha) for empty documents.
-    """
-    beta = check_topic_word(topic_word)
-    X = check_count_matrix(X, min_docs=0, n_words=beta.shape[1], expected_by="the topic-word matrix")
-    return _fold_in(beta, X, check_alpha(alpha, beta.shape[0]), check_int(max_iter, "max_iter", low=1), tol)
-
-
-def check_alpha(alpha, n_topics: int):
-    """1/K for None, a positive float, or a positive finite (K,) array (an asymmetric Dirichlet)."""
-    if alpha is None:
-        return 1.0 / n_topics
-    if np.ndim(alpha) == 0:
-        return check_real(alpha, "alpha", low=0.0)
-    a = np.asarray(alpha, dtype=float)
-    if a.shape != (n_topics,) or not np.all(np.isfinite(a)) or np.any(a <= 0):
-        raise ValueError(f"alpha must be a positive float or a positive finite array of shape ({n_topics},), "
-                         f"got shape {a.shape}")
-    return a
-
-
-def _fold_in(beta: np.ndarray, X: sp.csr_matrix, alpha, max_iter: int, tol: float,
-             chunk: int = 4096) -> np.ndarray:
-    """The fixed-topic variational iteration of :func:`infer_theta` on validated inputs.
-
-    Documents are independent (each stops on its own), so chunks of rows bound memory (nnz x K) without
-    changing the result.
-    """
-    from ..baselines._svi import document_gamma
-
-    beta_t = np.ascontiguousarray(beta.T)
-    gamma = np.vstack([document_gamma(X[s:s + chunk], beta, alpha, max_iter=max_iter, tol=tol, beta_t=beta_t)
-                       for s in range(0, X.shape[0], chunk)] or [np.empty((0, beta.shape[0]))])
-    return gamma / gamma.sum(axis=1, keepdims=True)
-
-
 def heldout_perplexity(
     topic_word,
     X_heldout,
@@ -198,7 +135,7 @@ def heldout_perplexity(
     X_obs, X_eval = split_documents(X, observed_fraction, random_state)
     if X_eval.nnz == 0:
         raise ValueError("X_heldout has no document with at least two tokens")
-    theta = _fold_in(beta, X_obs, check_alpha(alpha, beta.shape[0]), check_int(max_iter, "max_iter", low=1), tol)
+    theta = fold_in_theta(beta, X_obs, check_alpha(alpha, beta.shape[0]), check_int(max_iter, "max_iter", low=1), tol)
     rows = np.repeat(np.arange(X_eval.shape[0]), np.diff(X_eval.indptr))
     log_p = np.log(_row_dot(theta, beta, rows, X_eval.indices))
     return float(np.exp(-(X_eval.data * log_p).sum() / X_eval.data.sum()))

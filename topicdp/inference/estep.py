@@ -1,14 +1,22 @@
-"""The numerical core of online LDA (Hoffman, Blei & Bach 2010; Hoffman et al. 2013 SVI), vectorised
-over a minibatch with sparse counts. Written with numpy/scipy because gensim's internals are not an API.
+"""The variational E-step of LDA: the numerical core of online LDA, vectorised over a minibatch.
+
+Every road that runs LDA's local step imports it from here: DP-SVI (:mod:`topicdp.baselines.dpsvi`), the
+DP variational EM (:mod:`topicdp.variational`) and the fold-in of new documents into released topics
+(:mod:`topicdp.inference.foldin`, behind perplexity and ``transform``). Written with numpy/scipy because
+gensim's internals are not an API, and because the sensitivity arguments of the private estimators need
+each document to stop on its own (see :func:`batch_e_step`), which neither gensim nor scikit-learn does.
 
 Notation follows Park et al. 2016 (``002_*`` §3): lambda (K x V) are the variational Dirichlet
 parameters of the topics, gamma_d those of document d's proportions, phi_dn the topic responsibilities
-of token n. With E[log beta_kv] = psi(lambda_kv) - psi(sum_v lambda_kv):
+of token n. With E[log beta_kv] = psi(lambda_kv) - psi(sum_v lambda_kv) (Blei, Ng & Jordan 2003, "Latent
+Dirichlet Allocation", Appendix A.1):
 
     phi_dvk ∝ exp(E[log theta_dk]) exp(E[log beta_kv]),   gamma_d = alpha + sum_v c_dv phi_dv,
 
-iterated per document to convergence (Blei et al. 2003 Eqs. 6-7; Hoffman et al. 2010 Alg. 2), and the
-minibatch's expected sufficient statistics are S[k, v] = sum_d c_dv phi_dvk (Park et al. §3).
+iterated per document to convergence (Blei et al. 2003 Eqs. 6-7; Hoffman, Blei & Bach 2010, "Online
+learning for Latent Dirichlet Allocation", Alg. 2, E step, with the stopping rule on the mean absolute
+change of gamma), and the minibatch's expected sufficient statistics are S[k, v] = sum_d c_dv phi_dvk
+(the sum inside lambda~ of Hoffman et al. 2010's M step; Park et al. §3).
 """
 
 from __future__ import annotations
@@ -19,7 +27,17 @@ from scipy.special import digamma
 
 
 def dirichlet_expectation(a: np.ndarray) -> np.ndarray:
-    """E[log x] for x ~ Dirichlet(a), row-wise: psi(a) - psi(sum a)."""
+    """E[log x] for x ~ Dirichlet(a), row-wise: psi(a) - psi(sum a) (Blei et al. 2003, Eq. 8 / Appendix A.1).
+
+    Parameters
+    ----------
+    a : (..., K) array
+        Positive Dirichlet parameters; the last axis is the simplex.
+
+    Returns
+    -------
+    ndarray, same shape as ``a``
+    """
     return digamma(a) - digamma(a.sum(axis=-1, keepdims=True))
 
 
@@ -27,6 +45,9 @@ def batch_e_step(X: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha, *,
                  max_iter: int = 100, tol: float = 1e-3,
                  row_weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Local variational step for a minibatch; returns (gamma, sufficient statistics).
+
+    The E step of Hoffman, Blei & Bach 2010, Alg. 2 (Blei et al. 2003 Eqs. 6-7 per document), every
+    document of the batch at once, and the statistics its M step consumes.
 
     Parameters
     ----------
@@ -64,9 +85,28 @@ def document_gamma(X: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha, *, max_it
                    tol: float = 1e-3, beta_t: np.ndarray | None = None) -> np.ndarray:
     """The E-step's per-document iteration alone: gamma (B, K) with the topics held fixed.
 
-    The one implementation of the update gamma_d = alpha + sum_v c_dv phi_dv used both for fitting
-    (:func:`batch_e_step`) and for folding in new documents (:func:`topicdp.metrics.infer_theta`). Each
-    document stops on its own (see :func:`batch_e_step`); a document without tokens keeps gamma = alpha.
+    The one implementation of the update gamma_d = alpha + sum_v c_dv phi_dv (Blei et al. 2003 Eqs. 6-7,
+    with phi substituted into the gamma update) used both for fitting (:func:`batch_e_step`) and for
+    folding in new documents (:func:`topicdp.inference.infer_theta`). Each document stops on its own (see
+    :func:`batch_e_step`); a document without tokens keeps gamma = alpha. gamma starts at
+    alpha + N_d / K (Blei et al. 2003, Fig. 6).
+
+    Parameters
+    ----------
+    X : csr_matrix (B, V)
+        Token counts.
+    exp_elog_beta : (K, V) array
+        exp(E[log beta]) of the fitted topics, or a released point estimate beta itself (fold-in).
+    alpha : float or (K,) array
+        Dirichlet prior on theta.
+    max_iter, tol : int, float
+        Per-document stopping rule (see :func:`batch_e_step`).
+    beta_t : (V, K) array, optional
+        ``exp_elog_beta.T`` as a C-contiguous array, when the caller already has it.
+
+    Returns
+    -------
+    gamma : (B, K) array
     """
     X = sp.csr_matrix(X)
     k = exp_elog_beta.shape[0]
@@ -119,5 +159,18 @@ def _sufficient_statistics(X, gamma, exp_elog_beta, beta_t) -> np.ndarray:
 
 
 def document_sstats(X: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha: float, **kwargs) -> list[np.ndarray]:
-    """Per-document S_d (K x V each); for checking the sensitivity bound by brute force on tiny corpora."""
+    """Per-document S_d (K x V each); for checking the sensitivity bound by brute force on tiny corpora.
+
+    Parameters
+    ----------
+    X : csr_matrix (B, V)
+    exp_elog_beta : (K, V) array
+    alpha : float
+    **kwargs
+        Passed to :func:`batch_e_step`.
+
+    Returns
+    -------
+    list of (K, V) arrays, one per row of ``X``
+    """
     return [batch_e_step(X[i], exp_elog_beta, alpha, **kwargs)[1] for i in range(X.shape[0])]

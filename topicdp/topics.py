@@ -1,0 +1,111 @@
+"""Topic-word matrices before any road touches them: the canonical topic order and gensim's LDA on a Corpus.
+
+Two things several layers need, kept below all of them:
+
+* :func:`canonical_order` — the deterministic row order of a topic-word matrix that makes a model spec a
+  function of the data (:mod:`topicdp.adapters`, TopicDP Alg. 1 needs f deterministic) and that the audit's
+  setups use;
+* :func:`fit_gensim_lda` — gensim's ``LdaModel`` (online variational Bayes, Hoffman, Blei & Bach 2010) fitted
+  on a :class:`~topicdp.Corpus`' own vocabulary, behind the ``gensim-lda`` adapter
+  (:class:`topicdp.adapters.GensimLDA`) and the non-private LDA a forecast compares a release with
+  (:func:`reference_lda`, used by :func:`topicdp.variational.forecast_on_reference`).
+
+Canonical order
+---------------
+Topics are sorted by their ranked word lists: topic a precedes topic b when, comparing the indices of
+their most heavily weighted words first, then of their second most heavily weighted, and so on, a's word
+index is the smaller at the first place they differ. Remaining ties (identical rankings of the
+top ``depth`` words) are broken by the larger top weights. The rule is a deterministic function of the *set*
+of rows, so any permutation of a model's topics gives the same matrix; it is stable under small
+perturbations as long as the topics' top words are distinct.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+#: defaults of gensim ``LdaModel`` as the ``gensim-lda`` adapter and :func:`reference_lda` run it
+GENSIM_LDA_DEFAULTS: dict[str, Any] = {"passes": 1, "iterations": 50, "alpha": "symmetric", "chunksize": 2000}
+
+
+def canonical_order(topic_word: np.ndarray, depth: int = 20) -> np.ndarray:
+    """Row permutation that puts ``topic_word`` in canonical order (see module docstring).
+
+    Parameters
+    ----------
+    topic_word : (K, V) array-like
+    depth : int, default=20
+        Number of top words compared (at most V).
+
+    Returns
+    -------
+    (K,) integer array
+        ``topic_word[canonical_order(topic_word)]`` is the matrix in canonical order.
+    """
+    W = np.asarray(topic_word)
+    depth = min(depth, W.shape[1])
+    # stable argsort on -W ranks equal weights by word index, so the ranking itself is deterministic
+    ranked = np.argsort(-W, axis=1, kind="stable")[:, :depth]
+    top_weights = np.take_along_axis(W, ranked, axis=1)
+    # np.lexsort sorts by its last key first: primary key ranked[:, 0], ..., then the weights as tiebreak
+    keys = [-top_weights[:, i] for i in range(depth - 1, -1, -1)]
+    keys += [ranked[:, i] for i in range(depth - 1, -1, -1)]
+    return np.lexsort(keys)
+
+
+def fit_gensim_lda(corpus, n_topics: int, random_state: int, *, model_class=None, **params: Any) -> np.ndarray:
+    """gensim LDA fitted on ``corpus`` (ids = column indices); its ``get_topics()`` in gensim's topic order.
+
+    Parameters
+    ----------
+    corpus : topicdp.Corpus
+        Anything with ``to_gensim() -> (Dictionary, bag-of-words corpus)``.
+    n_topics, random_state : int
+        ``num_topics`` and ``random_state`` of the gensim model.
+    model_class : type, optional
+        ``gensim.models.LdaModel`` (default) or a compatible class (``LdaMulticore``).
+    **params
+        Further keyword arguments of the model (all of them: no defaults are added here).
+
+    Returns
+    -------
+    (n_topics, V) array
+        The normalised variational topic-word parameters, rows on the simplex.
+    """
+    if model_class is None:
+        from gensim.models import LdaModel
+
+        model_class = LdaModel
+    dictionary, bow = corpus.to_gensim()
+    model = model_class(corpus=bow, id2word=dictionary, num_topics=n_topics, random_state=random_state, **params)
+    return model.get_topics()
+
+
+def reference_lda(corpus, n_topics: int, *, random_state: int = 0, **params: Any) -> np.ndarray:
+    """The non-private gensim LDA of ``corpus`` in canonical order, float64 (what ``gensim-lda`` returns).
+
+    The same matrix as ``topicdp.adapters.GensimLDA(n_topics, random_state, **params).fit_topic_word(corpus)``
+    (:data:`GENSIM_LDA_DEFAULTS` overridden by ``params``), for code below the adapters.
+
+    Parameters
+    ----------
+    corpus : topicdp.Corpus
+    n_topics : int
+        At most the vocabulary size.
+    random_state : int, default=0
+    **params
+        gensim ``LdaModel`` keyword arguments, e.g. ``passes=5``.
+
+    Returns
+    -------
+    (n_topics, V) float64 array, rows on the simplex, in canonical order
+    """
+    if n_topics > corpus.n_words:
+        raise ValueError(f"n_topics must be at most the vocabulary size ({corpus.n_words}), got {n_topics}")
+    W = np.asarray(fit_gensim_lda(corpus, n_topics, random_state, **{**GENSIM_LDA_DEFAULTS, **params}),
+                   dtype=np.float64)
+    if not np.all(np.isfinite(W)):
+        raise ValueError("model 'gensim-lda' returned non-finite values (NaN or inf)")
+    return np.ascontiguousarray(W[canonical_order(W)])
