@@ -10,7 +10,7 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	touch $@
 
-.PHONY: install demo test lint test-all bench bench-spectral bench-streaming bench-cluster
+.PHONY: install demo test lint docs test-all bench bench-spectral bench-streaming bench-cluster
 install: $(BIN)/.installed
 
 demo: $(BIN)/.installed
@@ -20,6 +20,11 @@ test: $(BIN)/.installed
 	$(BIN)/python -m ruff check topicdp tests benchmarks examples
 	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest
+	$(BIN)/python -m sphinx -W --keep-going -q -b html docs/api build/docs
+
+# the API reference and tutorial (docs/api), warnings as errors; open build/docs/index.html
+docs: $(BIN)/.installed
+	$(BIN)/python -m sphinx -W --keep-going -b html docs/api build/docs
 
 # mypy reads [tool.mypy] in pyproject.toml (the whole topicdp package, no module skipped)
 lint: $(BIN)/.installed

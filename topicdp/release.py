@@ -133,6 +133,38 @@ def vocabulary_status(source: str | Mapping, allow_dp: bool = True) -> tuple[str
     return "NOT COVERED: built from the private texts", VOCABULARY_NOTE
 
 
+class TopWords(list):
+    """The top words of each topic: a list (one entry per topic) of lists of ``(word, weight)`` tuples.
+
+    A plain list in every other respect (indexing, iteration, equality, ``json.dumps``); only ``str()``
+    differs: one line per topic, its words in order.
+
+    Examples
+    --------
+    >>> print(TopWords([[("goal", 0.5), ("match", 0.25)], [("bake", 0.75), ("oven", 0.125)]]))
+    topic 0: goal match
+    topic 1: bake oven
+    """
+
+    def __str__(self) -> str:
+        width = len(str(len(self) - 1)) if self else 1
+        return "\n".join(f"topic {i:>{width}}: " + " ".join(str(w) for w, _ in topic) for i, topic in enumerate(self))
+
+
+def guarantee_line(report: PrivacyReport) -> str:
+    """One line stating a report's guarantee: kind, (epsilon, delta[, gamma]), unit and neighbour relation."""
+    eps, delta = f"{float(report.epsilon):g}", f"{float(report.delta):g}"
+    where = f"at the {report.unit} level ({report.neighbours} neighbours)"
+    if report.guarantee == "approx-DP":
+        head = f"({eps}, {delta})-DP"
+    elif report.guarantee == "random-DP":
+        gamma = "?" if report.gamma is None else f"{float(report.gamma):g}"
+        head = f"({eps}, {delta}, {gamma})-random DP (NOT differential privacy: see the caveat)"
+    else:
+        head = f"NO guarantee (stated ({eps}, {delta}) does not hold)"
+    return f"{head} {where}, mechanism {report.mechanism}" + ("; SEEDED: do not publish" if report.seeded else "")
+
+
 #: statuses every release states itself; producers give the rest through ``report.published``
 _RELEASE_STATUSES = {
     "format": "public: the file format version",
@@ -182,9 +214,13 @@ class PrivateRelease:
     def n_topics(self) -> int:
         return self.topic_word.shape[0]
 
-    def top_words(self, n: int = 10) -> list[list[tuple[str, float]]]:
-        """The n most heavily weighted words of each released topic."""
-        return top_words(self.topic_word, self.vocabulary, n)
+    def top_words(self, n: int = 10) -> TopWords:
+        """The n most heavily weighted words of each released topic.
+
+        A :class:`TopWords`: a list of lists of ``(word, weight)`` tuples whose ``str()`` is one line per
+        topic (``print(release.top_words(8))``).
+        """
+        return TopWords(top_words(self.topic_word, self.vocabulary, n))
 
     def transform(self, X, *, alpha=None) -> np.ndarray:
         """Document-topic proportions of new documents, folded into the released topics.
@@ -224,10 +260,28 @@ class PrivateRelease:
 
         return fold_in(self.topic_word, X, alpha=alpha, vocabulary=self.vocabulary, who="the release")
 
-    def nonprivate_top_words(self, n: int = 10) -> list[list[tuple[str, float]]]:
+    def nonprivate_top_words(self, n: int = 10) -> TopWords:
+        """The n largest words of each topic of the non-private matrix (NOT private: for the owner's eyes)."""
         if self.nonprivate is None:
             raise ValueError("the non-private matrix was not kept; pass keep_nonprivate=True to privatize()")
-        return top_words(self.nonprivate, self.vocabulary, n)
+        return TopWords(top_words(self.nonprivate, self.vocabulary, n))
+
+    def __repr__(self) -> str:
+        r = self.report
+        return (f"<PrivateRelease of {self.n_topics} topics over {len(self.vocabulary)} words: {r.mechanism}, "
+                f"{r.guarantee} (epsilon={float(r.epsilon):g}, delta={float(r.delta):g}), unit={r.unit}>")
+
+    def __str__(self) -> str:
+        """A readable summary of the published part: size, guarantee, vocabulary status, top 8 words per topic."""
+        lines = [f"PrivateRelease: {self.n_topics} topics over a vocabulary of {len(self.vocabulary)} words",
+                 f"guarantee: {guarantee_line(self.report)}"]
+        vocabulary = self.report.published.get("vocabulary")
+        if vocabulary:
+            lines.append(f"vocabulary: {vocabulary}")
+        lines.append("top words:")
+        lines.extend("  " + line for line in str(self.top_words(8)).splitlines())
+        lines.append("(release.report.summary() for the full privacy report)")
+        return "\n".join(lines)
 
     def __iter__(self):
         """Deprecated: ``noisy, report = mvg_release(...)`` (the old tuple) still unpacks, with a warning."""
