@@ -81,10 +81,6 @@ LAYERS: dict[str, int] = {
     "topicdp.__main__": 6,
 }
 
-#: The one cycle tolerated for now: ``topicdp.cli`` <-> ``topicdp.experiments.cli``. It is REMOVED BY THE
-#: PIPELINE REWRITE of ``topicdp/cli.py``; :func:`test_cli_cycle_removed_by_pipeline_rewrite` is a strict
-#: expected failure until then and flips (XPASS -> failure) the day it is gone, so this entry gets deleted.
-KNOWN_TO_BE_REMOVED = frozenset({"topicdp.cli", "topicdp.experiments.cli"})
 
 
 def _module_name(path: Path) -> str:
@@ -234,7 +230,7 @@ def test_no_submodule_imports_the_root_package(graph):
 
 def test_no_import_cycles(graph):
     graph = {m: targets - {PACKAGE} for m, targets in graph.items()}
-    cycles = [c for c in _cycles(graph) if set(c) != KNOWN_TO_BE_REMOVED]
+    cycles = _cycles(graph)
     assert not cycles, "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)
 
 
@@ -248,10 +244,3 @@ def test_imports_point_downward(graph):
             if lo is not None and hi is not None and hi > lo:
                 upward.append(f"{module} (layer {lo}) imports {target} (layer {hi})")
     assert not upward, "imports from a lower layer up to a higher one:\n" + "\n".join(upward)
-
-
-@pytest.mark.xfail(strict=True, reason="topicdp.cli <-> topicdp.experiments.cli: removed by the pipeline rewrite "
-                                       "of topicdp/cli.py; then delete KNOWN_TO_BE_REMOVED and this test")
-def test_cli_cycle_removed_by_pipeline_rewrite(graph):
-    cycles = [c for c in _cycles(graph) if set(c) & KNOWN_TO_BE_REMOVED]
-    assert not cycles, "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)

@@ -307,29 +307,14 @@ def _populate_audit(p: argparse.ArgumentParser) -> None:
     p.set_defaults(func=run_audit_cli, check=check_arguments)
 
 
-def _populate_compare(p: argparse.ArgumentParser) -> None:
-    from .experiments.cli import add_arguments, check_arguments, run
-
-    add_arguments(p)
-    p.set_defaults(func=run, check=check_arguments)
-
-
-def _populate_audit(p: argparse.ArgumentParser) -> None:
-    from .audit.cli import DESCRIPTION, add_audit_arguments, check_arguments, run_audit_cli
-
-    p.description = DESCRIPTION
-    add_audit_arguments(p)
-    p.set_defaults(func=run_audit_cli, check=check_arguments)
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The ``topicdp`` parser. Building it imports no numerical library (tests/test_cli_help.py)."""
-    from . import __version__
+    from importlib.metadata import version
 
     parser = argparse.ArgumentParser(prog="topicdp", description="Differentially private topic models.",
                                      epilog="Each command's --help lists its options; privatize's lists the "
                                             "models, mechanisms and guarantees.")
-    parser.add_argument("--version", action="version", version=f"topicdp {__version__}")
+    parser.add_argument("--version", action="version", version=f"topicdp {version('topicdp')}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_LazyParser)
     catalogue = _catalogue()
     for name, text in (("privatize", "release topics of a corpus under DP (or random DP with TopicDP)"),

@@ -9,11 +9,18 @@ holds the unit count and the DP vocabulary: the report composes them all (:mod:`
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from .._names import (FORECAST_MECHANISMS, MECHANISM_NEIGHBOURS, MECHANISM_SUMMARIES, MECHANISM_UNITS,
                       RIGOROUS_MECHANISMS)
 from .request import ReleaseRequest
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ..corpus import Corpus
+    from ..rdp import PrivacyLedger
+    from ..release import PrivateRelease
 
 
 @dataclass
@@ -24,11 +31,11 @@ class RunContext:
     request: ReleaseRequest
     epsilon: float
     delta: float
-    corpus: object
-    ledger: object
+    corpus: "Corpus"
+    ledger: "PrivacyLedger"
     n_units: int
-    start: object = None
-    reference: object = None
+    start: "np.ndarray | None" = None
+    reference: "Corpus | None" = None
 
     @property
     def vocabulary_source(self) -> str:
@@ -45,7 +52,7 @@ class Mechanism:
     forecast: bool
     neighbours: tuple[str, ...]
     units: tuple[str, ...]
-    run: Callable[[RunContext], object]
+    run: "Callable[[RunContext], PrivateRelease]"
 
 
 def dp_vem_model(ctx: RunContext):
@@ -58,7 +65,7 @@ def dp_vem_model(ctx: RunContext):
                             init=ctx.start, random_state=r.seed)
 
 
-def _dp_vem(ctx: RunContext):
+def _dp_vem(ctx: RunContext) -> "PrivateRelease":
     return dp_vem_model(ctx).fit(ctx.corpus, vocabulary_source=ctx.vocabulary_source, ledger=ctx.ledger).release_
 
 
@@ -67,7 +74,7 @@ DP_VEM_ITERATIONS = {False: 5, True: 2}
 
 
 def _output_perturbation(kind: str):
-    def run(ctx: RunContext):
+    def run(ctx: RunContext) -> "PrivateRelease":
         from ..adapters import make_model
         from ..agnostic import TopicDP
 
@@ -82,7 +89,7 @@ def _output_perturbation(kind: str):
 
 
 def _spectral(configuration: int):
-    def run(ctx: RunContext):
+    def run(ctx: RunContext) -> "PrivateRelease":
         from ..spectral import SpectralDP
 
         r = ctx.request
@@ -92,7 +99,7 @@ def _spectral(configuration: int):
     return run
 
 
-def _dpsvi(ctx: RunContext):
+def _dpsvi(ctx: RunContext) -> "PrivateRelease":
     from ..baselines import DPSVI
 
     r = ctx.request
@@ -105,7 +112,7 @@ def _dpsvi(ctx: RunContext):
 #: DP-SVI's expected batch size; its Poisson sampling rate is this over the unit count
 DPSVI_BATCH = 100
 
-_RUNNERS: dict[str, Callable[[RunContext], object]] = {
+_RUNNERS: "dict[str, Callable[[RunContext], PrivateRelease]]" = {
     "dp-vem": _dp_vem,
     "gaussian-global": _output_perturbation("gaussian"),
     "laplace": _output_perturbation("laplace"),

@@ -207,7 +207,8 @@ def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int | None = None,
     if not plan.candidates:
         raise ValueError("no mechanism gives this guarantee at this unit and neighbour relation")
     # the rule of topicdp.plan: the largest forecast top-10 overlap; max keeps the first of a tie
-    best = max(plan.candidates, key=lambda name: forecasts[name].expected_overlap)
+    overlaps = {name: fc.expected_overlap for name, fc in forecasts.items() if fc is not None}
+    best = max(plan.candidates, key=lambda name: overlaps.get(name, -1.0))
     return Decision(best, "largest forecast top-10 overlap", count, n_words, forecasts, vocabulary_forecast)
 
 
@@ -220,7 +221,7 @@ def planned_words(plan: ReleasePlan, count: UnitCount):
     if policy.kind != "dp":
         return policy.n_words or policy.max_features, None
     assert plan.budget.vocabulary is not None  # a DP policy has a vocabulary budget (split_budget)
-    reference = {}
+    reference: dict = {}
     if plan.reference is not None:
         reference = {"reference_texts": list(plan.reference[0]), "reference_users": list(plan.reference[1])}
     fc = forecast_vocabulary(plan.budget.vocabulary.epsilon, plan.budget.vocabulary.delta, count.value,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
@@ -20,6 +20,9 @@ from .compose import compose_report
 from .mechanisms import MECHANISMS, RunContext, dp_vem_model
 from .plan import Decision, ReleasePlan, UnitCount, decide, plan_request, planned_words
 from .request import CorpusSource, ReleaseRequest
+
+if TYPE_CHECKING:
+    from ..corpus import Corpus
 
 logger = logging.getLogger("topicdp")
 
@@ -44,7 +47,7 @@ class Records:
 
     texts: list
     users: list
-    corpus: object = None  # a built-in corpus that comes as counts ('themed')
+    corpus: "Corpus | None" = None  # a built-in corpus that comes as counts ('themed')
 
 
 @dataclass
@@ -154,9 +157,11 @@ def read_records(source: CorpusSource, reference: str | None = None) -> Records:
         return Records([], [], corpus=themed_corpus()[0])
     if source.path == "embedded":
         texts = embedded_texts()
-        pairs = list(zip(texts, range(len(texts))))[EMBEDDED_PUBLIC_HALF if reference == "embedded" else 0:]
+        first = EMBEDDED_PUBLIC_HALF if reference == "embedded" else 0
+        pairs: list[tuple[str, object]] = []
+        pairs += [(t, u) for u, t in enumerate(texts)][first:]
     else:
-        pairs = list(read_jsonl_records(source.path, source.text_field, source.user_field))
+        pairs = [(t, u) for t, u in read_jsonl_records(source.path, source.text_field, source.user_field)]
     if source.user_fraction is not None:
         pairs = [(t, u) for t, u in pairs if user_selected(u, source.user_fraction)]
     if not pairs:
@@ -187,7 +192,7 @@ def read_reference(request: ReleaseRequest) -> tuple[list, list]:
     return [t for t, _ in pairs], [u for _, u in pairs]
 
 
-def build_corpus(records: Records, words, request: ReleaseRequest):
+def build_corpus(records: Records, words, request: ReleaseRequest) -> "Corpus":
     """The bounded corpus on the release's vocabulary (a public or DP-selected list, or built from the texts)."""
     from ..corpus import Corpus
 
@@ -205,7 +210,7 @@ def build_corpus(records: Records, words, request: ReleaseRequest):
     return corpus
 
 
-def reference_corpus(reference: tuple[list, list], corpus):
+def reference_corpus(reference: tuple[list, list], corpus: "Corpus") -> "Corpus":
     """The public reference on the release's vocabulary and bounds."""
     from ..corpus import Corpus
 
