@@ -237,9 +237,13 @@ def _unit_count(plan: ReleasePlan, records: Records, ledger: PrivacyLedger) -> t
     assert budget is not None  # split_budget gives a count budget when no count is stated
     sigma = calibrate_gaussian(budget.epsilon, budget.delta, 1.0, method="analytic")
     ledger.add_gaussian("unit count", sigma, 1.0, unit=str(request.unit), neighbours=str(request.neighbours))
-    rng = np.random.default_rng(_seed(request, 2))
-    noisy = n + rng.normal(0.0, sigma)
+    noisy = gaussian_count(n, sigma, np.random.default_rng(_seed(request, 2)))
     return UnitCount(max(1, int(round(noisy))), "DP count", sigma), sigma  # rounding, flooring: post-processing
+
+
+def gaussian_count(n: int, sigma: float, rng: np.random.Generator) -> float:
+    """The Gaussian mechanism on a count (L2 sensitivity 1 under add/remove): ``n + N(0, sigma^2)``."""
+    return n + rng.normal(0.0, sigma)
 
 
 def _count(records: Records, unit: str) -> int:
