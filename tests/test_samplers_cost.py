@@ -323,16 +323,17 @@ def test_the_shared_matrix_reaches_a_cluster_once_not_per_pair(lee_corpus, monke
 
 
 def test_progress_is_a_bar_on_a_terminal_and_log_lines_otherwise(monkeypatch, caplog):
+    from topicdp import _progress
     from topicdp.samplers import progress
 
     with caplog.at_level(logging.INFO, logger="topicdp"):
-        monkeypatch.setattr(progress, "_stderr_is_terminal", lambda: True)
+        monkeypatch.setattr(_progress, "_stderr_is_terminal", lambda: True)
         bar = progress.PairProgress(3, bar=True)
         for _ in range(3):
             bar.update()
         bar.close()
         assert bar._bar is not None and not caplog.records  # the bar replaces the log lines
-        monkeypatch.setattr(progress, "_stderr_is_terminal", lambda: False)
+        monkeypatch.setattr(_progress, "_stderr_is_terminal", lambda: False)
         lines = progress.PairProgress(50, bar=True)
         for _ in range(50):
             lines.update()

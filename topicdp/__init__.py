@@ -1,12 +1,17 @@
 """topicdp: differentially private topic models.
 
-Two roads to a private topic-word matrix:
+Four roads to a private topic-word matrix, one release path for all (:mod:`topicdp.pipeline`: request, plan
+from public facts, execution, one composed report; the ``topicdp privatize`` command is its front-end):
 
+* :class:`~topicdp.variational.DPVariationalLDA` (``dp-vem``) — variational EM with Gaussian noise on
+  per-unit normalised statistics. Guarantee: (epsilon, delta)-DP; the default on real text.
 * :class:`TopicDP` — model-agnostic output perturbation (Wang et al., KDD 2022): any model, Gaussian
-  noise calibrated to a *sampled* sensitivity. Guarantee: (epsilon, delta, gamma)-random DP with respect
-  to the sampling distribution — not DP.
+  noise calibrated to a *sampled* sensitivity (random DP with respect to the sampling distribution, not
+  DP), or to the global bound sqrt(2K) (DP; also Laplace).
 * :class:`~topicdp.spectral.SpectralDP` — spectral method-of-moments LDA with provable sensitivities
   (DeCarolis et al., ICML 2020). Guarantee: (epsilon, delta)-DP.
+* :class:`~topicdp.baselines.DPSVI` — DP stochastic variational inference (Park et al. 2016), document
+  level. Guarantee: (epsilon, delta)-DP.
 """
 
 from __future__ import annotations

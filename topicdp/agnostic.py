@@ -17,6 +17,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from ._names import NEIGHBOURS, SENSITIVITIES, UNITS
+from ._repeats import warn_on_repeated_release
 from ._validation import check_delta, check_epsilon, check_gamma, check_option, check_random_state, check_real
 from .adapters.base import TopicModelSpec
 from .mechanisms import (
@@ -259,6 +260,8 @@ class TopicDP(BaseEstimator):
             raise ValueError("sensitivity_sample applies to mechanism='gaussian' with sensitivity='sampled' only")
         if ledger is not None:
             ledger.check([self._planned_entry(model.n_topics)])
+        else:  # this privatizer's own ledger counts its releases; a new privatizer's does not see them
+            warn_on_repeated_release(corpus.X, "TopicDP.privatize", None)
         checks, pre_notes = [], []
         self._fit_seconds = None
         if topic_word is None:

@@ -18,6 +18,7 @@ os.environ.setdefault("MKL_NUM_THREADS", "1")
 
 # Building the parser imports only argparse and these tiny pure-Python modules (``topicdp --help`` stays fast,
 # tests/test_cli_help.py checks that numpy is not loaded); heavy imports happen inside the commands.
+from ._argparse import LazyParser
 from ._extras import MissingExtraError, require
 from ._names import (FORECAST_MECHANISMS, GUARANTEE_SUMMARIES, MECHANISM_SUMMARIES, MODEL_SUMMARIES, MODELS,
                      RIGOROUS_MECHANISMS, SENSITIVITIES, SENSITIVITY_SUMMARIES, UNITS)
@@ -74,6 +75,9 @@ def _add_privacy_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--plot", default=None, metavar="FILE.png",
                    help="draw the release: top words of each topic with their released probabilities "
                         "(needs matplotlib: pip install \"topicdp[plots]\")")
+    p.add_argument("--html", default=None, metavar="FILE.html",
+                   help="write an interactive view of the release (topic map, term bars with a relevance slider); "
+                        "computed from the published part only, so it can be published with it")
     p.add_argument("--show-nonprivate", action="store_true",
                    help="also show the non-private top words (printed, and beside each topic in --plot) where the "
                         "mechanism keeps them (TopicDP's): for the data owner only, never publish")
@@ -162,7 +166,7 @@ def build_request(args):
 def check_arguments(args) -> None:
     """Every flag of ``privatize`` / ``demo``, before the corpus is read: the request's own validation, with the
     output paths and optional dependencies checked here."""
-    for flag in ("--out", "--plot", "--diagnostics"):
+    for flag in ("--out", "--plot", "--diagnostics", "--html"):
         check_output_path(getattr(args, flag[2:].replace("-", "_"), None), flag)
     if getattr(args, "plot", None) is not None:
         require("matplotlib", extra="plots", purpose="--plot")
@@ -227,6 +231,11 @@ def _show(args, release, elapsed: float, truth=None) -> None:
     if args.diagnostics:
         release.save_diagnostics(args.diagnostics)
         print(f"private diagnostics written to {args.diagnostics} (for the data owner; do not publish)")
+    if args.html:
+        from .view import release_html
+
+        release_html(release, args.html)
+        print(f"interactive view written to {args.html} (from the published part only; open it in a browser)")
     if args.plot:
         from .plots import plot_release
 
@@ -262,36 +271,6 @@ def cmd_demo(args) -> int:
     return cmd_privatize(args)
 
 
-class _LazyParser(argparse.ArgumentParser):
-    """A sub-command parser whose arguments are added on first use, by ``populate(parser)``.
-
-    ``topicdp --help`` lists the sub-commands from their one-line help alone, so the modules that define
-    the arguments of ``audit`` (dataclasses of the audit library, which imports numpy) load only when that
-    sub-command is parsed or its own help is asked for.
-    """
-
-    def __init__(self, *args, populate=None, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self._populate = populate
-
-    def _ensure(self) -> None:
-        if self._populate is not None:
-            populate, self._populate = self._populate, None
-            populate(self)
-
-    def parse_known_args(self, args=None, namespace=None):
-        self._ensure()
-        return super().parse_known_args(args, namespace)
-
-    def format_help(self) -> str:
-        self._ensure()
-        return super().format_help()
-
-    def format_usage(self) -> str:
-        self._ensure()
-        return super().format_usage()
-
-
 def _populate_compare(p: argparse.ArgumentParser) -> None:
     from .experiments.cli import add_arguments, check_arguments, run
 
@@ -315,7 +294,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      epilog="Each command's --help lists its options; privatize's lists the "
                                             "models, mechanisms and guarantees.")
     parser.add_argument("--version", action="version", version=f"topicdp {version('topicdp')}")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_LazyParser)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=LazyParser)
     catalogue = _catalogue()
     for name, text in (("privatize", "release topics of a corpus under DP (or random DP with TopicDP)"),
                        ("demo", "a private release of a generated corpus with known topics (a few seconds)")):

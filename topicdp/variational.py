@@ -59,6 +59,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
+from ._progress import Progress
+from ._repeats import warn_on_repeated_release
 from ._validation import (check_count_matrix, check_delta, check_epsilon, check_int, check_option,
                           check_random_state, check_real)
 from .inference import batch_e_step
@@ -94,7 +96,7 @@ def merge_identical_documents(X: sp.csr_matrix, weights: np.ndarray) -> tuple[sp
     Exact for :func:`unit_statistic`: each document's E-step depends on its own counts alone (it stops on its
     own, :func:`topicdp.inference.batch_e_step`) and its statistics scale with its weight, so k copies
     with weights w_1..w_k contribute the statistics of one copy with weight sum(w_i). Corpora resampled from
-    a public reference (the sensitivity sampler's D, about n / |P| copies of each reference user) shrink
+    a public reference (the sensitivity sampler's D, about n / ``|P|`` copies of each reference user) shrink
     several-fold; a corpus without repeats costs one pass to find that out.
     """
     X = sp.csr_matrix(X)
@@ -236,6 +238,8 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
                                      neighbours=self.neighbours)]
             ledger.check(entries)
         X, doc_units = self._counts_and_units(corpus)
+        if self.epsilon is not None:
+            warn_on_repeated_release(X, "DPVariationalLDA.fit", ledger)
         K, V = self.n_topics, X.shape[1]
         self.n_features_in_ = V
         alpha = 1.0 / K if self.alpha is None else check_real(self.alpha, "alpha", low=0.0)
@@ -245,12 +249,14 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
         self.sigma_ = self.noise_scale()
         X_distinct, weights = merge_identical_documents(X, unit_weights(X, doc_units))
         lam = self._initial_topics(K, V, eta, rng)
+        passes = Progress(self.n_iterations, "dp-vem passes" if self.sigma_ > 0 else "EM passes", log_every=0)
         for _ in range(self.n_iterations):
             beta = lam / lam.sum(axis=1, keepdims=True)
             S = unit_statistic(X_distinct, weights, beta, alpha, max_iter=self.e_step_max_iter, tol=self.e_step_tol)
             if self.sigma_ > 0:
                 S = S + rng.normal(0.0, self.sigma_, size=S.shape)
             lam = eta + np.maximum(S - self.threshold * self.sigma_, 0.0)
+            passes.update()
         self.components_ = lam
         self.topic_word_ = lam / lam.sum(axis=1, keepdims=True)
         self.alpha_, self.eta_ = alpha, eta

@@ -115,6 +115,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 from scipy import special
 
+from ._progress import timed
 from ._validation import check_delta, check_epsilon, check_int, check_option, check_random_state
 from .rdp.ledger import ApproxEntry, GaussianEntry
 
@@ -444,9 +445,10 @@ def select_vocabulary(
     if ledger is not None:
         ledger.check(_ledger_entries(sigma, _sensitivity(neighbours), THRESHOLD_DELTA_SHARE * delta, unit, neighbours))
 
-    sets = unit_word_sets(texts, users, unit=unit, max_words_per_unit=k, stop_words=stop_words,
-                          min_token_length=min_token_length)
-    words = _select(_word_totals(sets), sigma, tau, max_features, rng)
+    with timed(f"DP vocabulary selection: each {unit}'s top {k} words, then the noisy threshold"):
+        sets = unit_word_sets(texts, users, unit=unit, max_words_per_unit=k, stop_words=stop_words,
+                              min_token_length=min_token_length)
+        words = _select(_word_totals(sets), sigma, tau, max_features, rng)
     result = DPVocabulary(
         words=words, epsilon=epsilon, delta=delta, delta_gaussian=delta - THRESHOLD_DELTA_SHARE * delta,
         delta_threshold=THRESHOLD_DELTA_SHARE * delta, sigma=sigma, tau=tau,

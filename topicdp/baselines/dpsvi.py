@@ -29,6 +29,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
+from .._progress import Progress
+from .._repeats import warn_on_repeated_release
 from .._validation import (check_count_matrix, check_delta, check_epsilon, check_int, check_option,
                            check_random_state, check_real)
 from ..inference import batch_e_step, dirichlet_expectation, heldout_perplexity
@@ -158,6 +160,8 @@ class DPSVI(FoldInMixin, BaseEstimator):
             entries = [EventEntry("dp-svi", scheme.event(self.noise_multiplier_), unit="document",
                                   neighbours=scheme.neighbours)]
             ledger.check(entries)
+        if self.epsilon is not None:
+            warn_on_repeated_release(X, "DPSVI.fit", ledger)
         X, self.n_docs_capped_ = self._cap(X, rng)
         lam = rng.gamma(100.0, 1.0 / 100.0, size=(k, X.shape[1]))  # Hoffman's data-independent init
         for t in self._iterations(scheme.n_iterations):
@@ -206,11 +210,12 @@ class DPSVI(FoldInMixin, BaseEstimator):
         self.sigma_ = self.noise_multiplier_ * self.sensitivity_
 
     def _iterations(self, n: int):
-        if not self.progress:
-            return range(n)
-        from tqdm.auto import tqdm
-
-        return tqdm(range(n), desc="DP-SVI" if self.epsilon is not None else "SVI")
+        """The steps, counted on the ``topicdp`` logger (a bar on a terminal with ``progress=True``)."""
+        steps = Progress(n, "DP-SVI steps" if self.epsilon is not None else "SVI steps", bar=self.progress)
+        for t in range(n):
+            yield t
+            steps.update()
+        steps.close()
 
     def _draw_batch(self, scheme, rng) -> np.ndarray:
         size = scheme.batch_size if scheme.kind == "fixed" else rng.binomial(scheme.n_docs, scheme.sampling_rate)

@@ -1,9 +1,12 @@
 """The table users look at first: coherence and held-out perplexity of released topics on a real corpus,
-at epsilon in {1, 3, 10}, for the spectral configurations and for TopicDP over gensim LDA.
+at epsilon in {1, 3, 10}, for every mechanism of the release pipeline and for TopicDP over gensim LDA.
 
-Both roads protect the same unit, the user: TopicDP by sensitivity sampling over users (random DP), the
-spectral configurations by per-user weighting (``SpectralDP(unit="user")``: replace-one-user, U public). Coherence (c_npmi, u_mass) and
-perplexity are measured on held-out users' texts; non-private rows (epsilon = inf) give the ceiling.
+Every mechanism runs through the pipeline's own registry (:data:`topicdp.pipeline.MECHANISMS`, the factories
+``topicdp privatize`` uses), on the same corpus, budget and metrics. The table protects the user, with U
+stated public (replace-one neighbours, as the spectral configurations need); a mechanism that cannot protect
+users at that relation (DP-SVI: documents only) gets a row saying so. TopicDP's random-DP road samples its
+sensitivity over users. Coherence (c_npmi, u_mass) and perplexity are measured on held-out users' texts;
+non-private rows (epsilon = inf) give the ceiling.
 """
 
 from __future__ import annotations
@@ -15,16 +18,19 @@ import numpy as np
 from ..adapters import make_model
 from ..agnostic import TopicDP
 from ..metrics import heldout_perplexity, topic_coherence
-from ..spectral import PreconditionError, SpectralDP, SpectralLDA
+from ..pipeline import MECHANISMS
+from ..pipeline.mechanisms import RunContext
+from ..rdp import PrivacyLedger
+from ..spectral import PreconditionError, SpectralLDA
 from .agnostic import sampled_sensitivities
 
 EPSILONS = (1.0, 3.0, 10.0)
+UNIT, NEIGHBOURS = "user", "replace-one"
 
 
 def run_table(store, corpus, heldout, heldout_texts, corpus_name: str, grid, progress, cache_dir=None) -> None:
     k, delta, alpha0 = grid.n_topics, grid.delta, 1.0
-    m = corpus.log.max_docs_per_user or int(np.bincount(corpus.doc_users).max())
-    combos = [("topicdp-gensim-lda", e) for e in EPSILONS] + [(f"config{c}", e) for c in (1, 2, 3, 4) for e in EPSILONS]
+    combos = [(name, e) for name in MECHANISMS for e in EPSILONS] + [("topicdp-gensim-lda", e) for e in EPSILONS]
     combos += [("gensim-lda-nonprivate", float("inf")), ("spectral-nonprivate", float("inf"))]
     todo = [c for c in combos if not store.has(**_key(c, corpus_name, k))]
     if not todo:
@@ -33,7 +39,13 @@ def run_table(store, corpus, heldout, heldout_texts, corpus_name: str, grid, pro
     lda = None
     for mech, eps in todo:
         extra, guarantee = None, "approx-DP"
-        if mech.startswith(("topicdp", "gensim-lda")):
+        if mech in MECHANISMS:
+            topics, reason = _registry_release(MECHANISMS[mech], corpus, k, eps, delta)
+            if topics is None:
+                store.write(_key((mech, eps), corpus_name, k), {"failed": 1.0}, delta=delta, guarantee="none",
+                            extra={"reason": reason})
+                continue
+        elif mech.startswith(("topicdp", "gensim-lda")):
             if lda is None:
                 model = make_model("gensim-lda", k, 0)
                 W = model.fit_topic_word(corpus)
@@ -49,20 +61,23 @@ def run_table(store, corpus, heldout, heldout_texts, corpus_name: str, grid, pro
                     model, corpus, topic_word=W, sensitivity_sample=sample)
                 topics, rep = rel.topic_word, rel.report
                 guarantee, extra = rep.guarantee, {"sigma": rep.sigma, "sensitivity": rep.sensitivity, "gamma": grid.gamma}
-        elif mech == "spectral-nonprivate":
+        else:  # spectral-nonprivate
             topics, guarantee = SpectralLDA(k, alpha0, random_state=0).fit(corpus.X).topic_word_, "none"
-        else:
-            try:
-                est = SpectralDP(k, alpha0, int(mech[-1]), eps, delta, random_state=0, unit="user")
-                topics = est.fit(corpus).topic_word_
-            except PreconditionError as exc:
-                store.write(_key((mech, eps), corpus_name, k), {"failed": 1.0}, delta=delta, guarantee="none",
-                            extra={"reason": str(exc), "max_docs_per_user": m})
-                continue
-            extra = {"max_docs_per_user": m}
         store.write(_key((mech, eps), corpus_name, k), {"failed": 0.0, **evaluate(topics)}, delta=delta,
                     guarantee=guarantee, extra=extra)
     progress(f"table on {corpus_name}: {len(todo)} rows")
+
+
+def _registry_release(mechanism, corpus, k: int, epsilon: float, delta: float):
+    """(topics, None) of one registry mechanism at the table's unit, or (None, why it has no row)."""
+    if UNIT not in mechanism.units or NEIGHBOURS not in mechanism.neighbours:
+        return None, f"not applicable: {mechanism.name} protects {'/'.join(mechanism.units)}s under " \
+                     f"{'/'.join(mechanism.neighbours)} neighbours"
+    ctx = RunContext(k, UNIT, NEIGHBOURS, epsilon, delta, corpus, PrivacyLedger(), corpus.n_users, seed=0)
+    try:
+        return mechanism.run(ctx).topic_word, None
+    except PreconditionError as exc:
+        return None, str(exc)
 
 
 class _Evaluator:

@@ -8,12 +8,12 @@ holds the unit count and the DP vocabulary: the report composes them all (:mod:`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from .._names import (FORECAST_MECHANISMS, MECHANISM_NEIGHBOURS, MECHANISM_SUMMARIES, MECHANISM_UNITS,
                       RIGOROUS_MECHANISMS)
-from .request import ReleaseRequest
+from .request import AgnosticOptions, ReleaseRequest
 
 if TYPE_CHECKING:
     import numpy as np
@@ -25,17 +25,32 @@ if TYPE_CHECKING:
 
 @dataclass
 class RunContext:
-    """What a mechanism's factory is given: the request, the topics' budget, the prepared corpus, the
-    pipeline's ledger, the decision's unit count (stated or DP) and public inputs (start topics, reference)."""
+    """What a mechanism's factory is given: the release's parameters, the topics' budget, the prepared corpus,
+    the ledger of the release, the unit count (stated or DP) and public inputs (start topics, reference).
 
-    request: ReleaseRequest
+    The pipeline builds it from a request (:meth:`from_request`); the comparison harness builds it directly,
+    so that both run every mechanism the same way.
+    """
+
+    n_topics: int
+    unit: str
+    neighbours: str
     epsilon: float
     delta: float
     corpus: "Corpus"
     ledger: "PrivacyLedger"
     n_units: int
+    seed: int | None = None
+    agnostic: AgnosticOptions = field(default_factory=AgnosticOptions)
     start: "np.ndarray | None" = None
     reference: "Corpus | None" = None
+    reference_name: str | None = None
+
+    @classmethod
+    def from_request(cls, request: ReleaseRequest, epsilon: float, delta: float, corpus: "Corpus",
+                     ledger: "PrivacyLedger", n_units: int) -> "RunContext":
+        return cls(request.n_topics, str(request.unit), str(request.neighbours), epsilon, delta, corpus, ledger,
+                   n_units, request.seed, request.agnostic, reference_name=request.reference)
 
     @property
     def vocabulary_source(self) -> str:
@@ -59,10 +74,9 @@ def dp_vem_model(ctx: RunContext):
     """The dp-vem estimator of a request (also run on the public reference by the simulation)."""
     from ..variational import DPVariationalLDA
 
-    r = ctx.request
-    return DPVariationalLDA(r.n_topics, epsilon=ctx.epsilon, delta=ctx.delta, unit=str(r.unit),
-                            neighbours=str(r.neighbours), n_iterations=DP_VEM_ITERATIONS[ctx.start is not None],
-                            init=ctx.start, random_state=r.seed)
+    return DPVariationalLDA(ctx.n_topics, epsilon=ctx.epsilon, delta=ctx.delta, unit=ctx.unit,
+                            neighbours=ctx.neighbours, n_iterations=DP_VEM_ITERATIONS[ctx.start is not None],
+                            init=ctx.start, random_state=ctx.seed)
 
 
 def _dp_vem(ctx: RunContext) -> "PrivateRelease":
@@ -78,11 +92,11 @@ def _output_perturbation(kind: str):
         from ..adapters import make_model
         from ..agnostic import TopicDP
 
-        r, a = ctx.request, ctx.request.agnostic
-        privatizer = TopicDP(ctx.epsilon, ctx.delta, unit=str(r.unit), neighbours=str(r.neighbours),
+        a = ctx.agnostic
+        privatizer = TopicDP(ctx.epsilon, ctx.delta, unit=ctx.unit, neighbours=ctx.neighbours,
                              sensitivity="global", mechanism=kind, calibration=a.calibration,
-                             secure_noise=a.secure_noise, random_state=r.seed)
-        return privatizer.privatize(make_model(a.model, r.n_topics, a.model_seed), ctx.corpus,
+                             secure_noise=a.secure_noise, random_state=ctx.seed)
+        return privatizer.privatize(make_model(a.model, ctx.n_topics, a.model_seed), ctx.corpus,
                                     vocabulary_source=ctx.vocabulary_source, keep_nonprivate=a.keep_nonprivate,
                                     ledger=ctx.ledger)
     return run
@@ -92,9 +106,8 @@ def _spectral(configuration: int):
     def run(ctx: RunContext) -> "PrivateRelease":
         from ..spectral import SpectralDP
 
-        r = ctx.request
-        model = SpectralDP(n_topics=r.n_topics, alpha0=1.0, configuration=configuration, epsilon=ctx.epsilon,
-                           delta=ctx.delta, unit=str(r.unit), random_state=r.seed)
+        model = SpectralDP(n_topics=ctx.n_topics, alpha0=1.0, configuration=configuration, epsilon=ctx.epsilon,
+                           delta=ctx.delta, unit=ctx.unit, random_state=ctx.seed)
         return model.fit(ctx.corpus, vocabulary_source=ctx.vocabulary_source, ledger=ctx.ledger).release_
     return run
 
@@ -102,10 +115,9 @@ def _spectral(configuration: int):
 def _dpsvi(ctx: RunContext) -> "PrivateRelease":
     from ..baselines import DPSVI
 
-    r = ctx.request
     # the sampling rate from the DP (or stated) count, never from the corpus: q must not depend on the data
     rate = min(1.0, DPSVI_BATCH / max(ctx.n_units, 1))
-    model = DPSVI(r.n_topics, epsilon=ctx.epsilon, delta=ctx.delta, sampling_rate=rate, random_state=r.seed)
+    model = DPSVI(ctx.n_topics, epsilon=ctx.epsilon, delta=ctx.delta, sampling_rate=rate, random_state=ctx.seed)
     return model.fit(ctx.corpus, vocabulary_source=ctx.vocabulary_source, ledger=ctx.ledger).release_
 
 

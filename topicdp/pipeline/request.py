@@ -256,6 +256,9 @@ class ReleaseRequest:
         if n_words is not None and self.n_topics > n_words:
             raise ValueError(f"n_topics ({self.n_topics}) must be at most the number of words of the public "
                              f"vocabulary ({n_words})")
+        if self.n_topics > self.vocabulary.max_features:
+            raise ValueError(f"n_topics ({self.n_topics}) must be at most max_features ({self.vocabulary.max_features}),"
+                             " the most words the vocabulary can have")
         if self.vocabulary.kind == "texts" and self.guarantee == "dp" and not self.source.built_in:
             raise ValueError("a vocabulary built from the private texts is not covered by DP: give a public word "
                              "list (VocabularyPolicy.public) or select it under DP (VocabularyPolicy.dp)")

@@ -115,9 +115,10 @@ def release(request: ReleaseRequest, *, echo: Callable[[str], None] | None = Non
     corpus = build_corpus(records, words, request)
     say(f"corpus read and prepared ({len(corpus.vocabulary)} words); its exact counts are private and go to the "
         "diagnostics only")
-    ctx = RunContext(request, plan.budget.topics.epsilon, plan.budget.topics.delta, corpus, ledger, count.value)
+    ctx = RunContext.from_request(request, plan.budget.topics.epsilon, plan.budget.topics.delta, corpus, ledger,
+                                  count.value)
     if decision.mechanism == "dp-vem" and reference is not None:
-        _start_and_simulate(ctx, reference, count, say, spent)
+        _start_and_simulate(ctx, reference, count, say, spent, request.release_anyway)
     released = MECHANISMS[decision.mechanism].run(ctx)
     final = compose_report(released, plan=plan, decision=decision, ledger=ledger, selection=selection,
                            count_sigma=count_sigma)
@@ -268,21 +269,20 @@ def _select_vocabulary(plan: ReleasePlan, records: Records, ledger: PrivacyLedge
                              ledger=ledger)
 
 
-def _start_and_simulate(ctx: RunContext, reference, count: UnitCount, say, spent) -> None:
+def _start_and_simulate(ctx: RunContext, reference, count: UnitCount, say, spent, release_anyway: bool) -> None:
     """dp-vem with a public reference: start from topics fitted on it, and simulate the release there at the
     private signal-to-noise ratio before the topics' budget is spent (:func:`topicdp.variational.forecast_on_reference`)."""
     from ..variational import forecast_on_reference, public_init
 
-    request = ctx.request
     ctx.reference = reference_corpus(reference, ctx.corpus)
-    ctx.start = public_init(ctx.reference, request.n_topics, unit=str(request.unit))
-    say(f"starting from topics fitted on the public reference {request.reference}")
+    ctx.start = public_init(ctx.reference, ctx.n_topics, unit=ctx.unit)
+    say(f"starting from topics fitted on the public reference {ctx.reference_name}")
     fc = forecast_on_reference(dp_vem_model(ctx), ctx.reference, count.value,
                                top_n=min(10, len(ctx.corpus.vocabulary) - 1))
     say("simulated on the public reference:")
     for line in fc.lines():
         say("  " + line)
-    if fc.verdict == "noise" and not request.release_anyway:
+    if fc.verdict == "noise" and not release_anyway:
         raise ReleaseRefused("the simulation on the public reference says this release would be noise; pass "
                              "release_anyway (--release-anyway) to release it all the same", spent)
 

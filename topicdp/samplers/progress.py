@@ -11,17 +11,13 @@ tqdm bar when stderr is a terminal and ``progress=True``, and periodic log lines
 
 from __future__ import annotations
 
-import logging
 import math
-import sys
-import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-logger = logging.getLogger("topicdp")
+from .._progress import LOG_EVERY_SECONDS, Progress, format_duration, logger
 
-#: seconds between two progress log lines (the first and the last pair are always logged)
-LOG_EVERY_SECONDS = 30.0
+__all__ = ["LOG_EVERY_SECONDS", "CostForecast", "PairProgress", "check_budget", "format_duration", "logger"]
 
 
 @dataclass(frozen=True)
@@ -58,14 +54,6 @@ class CostForecast:
                 f"{format_duration(self.seconds)} expected, ETA {eta:%H:%M:%S} UTC")
 
 
-def format_duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 90 * 60:
-        return f"{seconds / 60:.1f} min"
-    return f"{seconds / 3600:.1f} h"
-
-
 def check_budget(forecast: CostForecast, max_minutes: float, *, gamma: float, sizing: str,
                  exchangeable_pairs: int, n_records: int, unit: str, max_workers: int) -> None:
     """Raise ValueError when ``forecast`` exceeds ``max_minutes``, naming the options that would fit.
@@ -99,49 +87,8 @@ def check_budget(forecast: CostForecast, max_minutes: float, *, gamma: float, si
     )
 
 
-class PairProgress:
-    """Counts finished pairs: a tqdm bar on a terminal, otherwise log lines with an ETA.
-
-    Parameters
-    ----------
-    total : int
-        Number of pairs.
-    bar : bool
-        Show a tqdm bar (only taken when stderr is a terminal).
-    """
+class PairProgress(Progress):
+    """Counts finished sensitivity pairs (:class:`topicdp._progress.Progress`)."""
 
     def __init__(self, total: int, bar: bool) -> None:
-        self.total = total
-        self.done = 0
-        self.start = time.perf_counter()
-        self._last_log = -math.inf
-        self._bar = None
-        if bar and _stderr_is_terminal():
-            from tqdm.auto import tqdm
-
-            self._bar = tqdm(total=total, desc="sensitivity pairs", unit="pair")
-
-    def update(self, n: int = 1) -> None:
-        self.done += n
-        if self._bar is not None:
-            self._bar.update(n)
-            return
-        now = time.perf_counter()
-        if self.done in (1, self.total) or now - self._last_log >= LOG_EVERY_SECONDS:
-            self._last_log = now
-            elapsed = now - self.start
-            remaining = elapsed / self.done * (self.total - self.done)
-            eta = datetime.now(timezone.utc) + timedelta(seconds=remaining)
-            logger.info("sensitivity pairs %d/%d, %s elapsed, %s left, ETA %s UTC", self.done, self.total,
-                        format_duration(elapsed), format_duration(remaining), f"{eta:%H:%M:%S}")
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.close()
-
-
-def _stderr_is_terminal() -> bool:
-    try:
-        return sys.stderr.isatty()
-    except (AttributeError, ValueError):
-        return False
+        super().__init__(total, "sensitivity pairs", bar=bar)

@@ -29,9 +29,9 @@ class SpectralLDA(FoldInMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_topics : int
-        k >= 2, smaller than the vocabulary.
-    alpha0 : float
+    n_topics : int, default=10
+        k >= 2, smaller than the vocabulary (scikit-learn's LatentDirichletAllocation has the same default).
+    alpha0 : float, default=1.0
         Sum of the Dirichlet parameter, > 0, assumed known (public) as in the paper.
     random_state : None, int or Generator
         Seeds the eigen-solver start and the tensor power method restarts.
@@ -58,7 +58,7 @@ class SpectralLDA(FoldInMixin, BaseEstimator):
     timings_ : dict
     """
 
-    def __init__(self, n_topics: int, alpha0: float, random_state=None, *, simplex: str = "project",
+    def __init__(self, n_topics: int = 10, alpha0: float = 1.0, random_state=None, *, simplex: str = "project",
                  n_restarts: int = 5, tol: float = 1e-6, max_iter: int = 300):
         self.n_topics = n_topics
         self.alpha0 = alpha0

@@ -7,6 +7,8 @@ import time
 import numpy as np
 from sklearn.base import BaseEstimator
 
+from .._progress import timed
+from .._repeats import warn_on_repeated_release
 from .._validation import check_delta, check_epsilon, check_int, check_option, check_random_state
 from ..rdp import PrivacyLedger
 from ..rdp.ledger import labelled
@@ -179,6 +181,7 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         t0 = time.perf_counter()
         counts, users = _counts_and_users(X, users, unit)
+        warn_on_repeated_release(counts, "SpectralDP.fit", ledger)
         corpus = prepare_corpus(counts, users=users)
         check_model_params(k, a0, corpus.n_words)
         self.n_features_in_ = corpus.n_words
@@ -189,7 +192,8 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         ctx = Context(corpus=corpus, alpha0=a0, k=k, budget=budget, rng=rng, theta=theta / np.linalg.norm(theta),
                       strict=self.strict, public=public, simplex=self.simplex, n_restarts=self.n_restarts)
         try:
-            topics, alpha, n_bad = RUNNERS[cfg](ctx)
+            with timed(f"spectral configuration {cfg}: moments, whitening and tensor decomposition"):
+                topics, alpha, n_bad = RUNNERS[cfg](ctx)
         finally:
             if ledger is not None:
                 ledger.record(labelled(budget.ledger.records, **labels))
