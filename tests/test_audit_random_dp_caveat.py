@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_caveat_states_the_joint_probability_and_reaches_every_random_dp_report():
     assert KEY in RANDOM_DP_CAVEAT and "not differential privacy" in RANDOM_DP_CAVEAT.replace("\n", " ")
-    report = PrivacyReport(mechanism="gaussian-output-perturbation", guarantee="random-DP", unit="user",
+    report = PrivacyReport(mechanism="topicdp", guarantee="random-DP", unit="user",
                            neighbours="replace-one", epsilon=1.0, delta=1e-5, gamma=0.1)
     assert report.notes[0] == RANDOM_DP_CAVEAT
 

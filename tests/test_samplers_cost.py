@@ -294,7 +294,7 @@ def test_cli_flags_reach_topicdp(flags, sizing, minutes, monkeypatch):
         seen.append(self)
         raise ValueError("stopped before fitting")
 
-    monkeypatch.setattr(TopicDP, "privatize", stop)
+    monkeypatch.setattr(TopicDP, "sample_sensitivity", stop)
     assert main(["privatize", "embedded", "--guarantee", "random-dp", "--private-oracle", *flags]) == 2
     assert len(seen) == 1 and (seen[0].sizing, seen[0].max_minutes) == (sizing, minutes)
 

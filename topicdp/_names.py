@@ -28,6 +28,13 @@ class Neighbours(StrEnum):
     ADD_REMOVE = "add-remove"
 
 
+class Guarantee(StrEnum):
+    """What a release road promises (the report's ``guarantee`` field spells the outcome: approx-DP, random-DP)."""
+
+    DP = "dp"
+    RANDOM_DP = "random-dp"
+
+
 UNITS: tuple[str, ...] = tuple(Unit)
 NEIGHBOURS: tuple[str, ...] = tuple(Neighbours)
 
@@ -85,7 +92,8 @@ GUARANTEE_SUMMARIES: dict[str, str] = {
     "random-dp": "TopicDP over --model with a SAMPLED sensitivity: (epsilon, delta, gamma)-random DP with "
                  "respect to the sampling distribution P; NOT DP (units unlike P's draws are not covered)",
 }
-GUARANTEES: tuple[str, ...] = tuple(GUARANTEE_SUMMARIES)
+GUARANTEES: tuple[str, ...] = tuple(Guarantee)
+assert set(GUARANTEES) == set(GUARANTEE_SUMMARIES)
 
 #: how TopicDP obtains the sensitivity of the topic-word matrix
 SENSITIVITY_SUMMARIES: dict[str, str] = {

@@ -343,6 +343,19 @@ class TopicDP(BaseEstimator):
                              f"distribution={'private-oracle' if oracle else 'a public reference'}")
         return self._sampled_draft(sample, oracle, checks, diagnostics)
 
+    def sample_sensitivity(self, model: TopicModelSpec, corpus) -> SensitivitySample:
+        """The sensitivity sample (TopicDP Alg. 1) ``privatize`` would draw, without releasing anything: for a
+        forecast from sigma before the noise is drawn (then pass it to :meth:`privatize`)."""
+        self._validate_params()
+        if (self.mechanism, self.sensitivity) != ("gaussian", "sampled"):
+            raise ValueError("sample_sensitivity applies to mechanism='gaussian' with sensitivity='sampled' only")
+        self._fit_seconds = None  # the sampler times its first fit itself
+        return self._sample(model, corpus, isinstance(self.distribution, str))
+
+    def noise_scale(self, sensitivity: float) -> float:
+        """sigma of the Gaussian release at ``sensitivity`` (this privatizer's calibration)."""
+        return calibrate_gaussian(self.epsilon, self.delta, sensitivity, method=self._calibration)
+
     def _sample(self, model, corpus, oracle: bool) -> SensitivitySample:
         distribution = (PrivateResample(corpus, self.unit) if oracle
                         else PublicReference(self.distribution, self.unit))
@@ -371,7 +384,7 @@ class TopicDP(BaseEstimator):
             )
         checks.append(Check("sample size meets Thm. 1 (TopicDP)", sample.sufficient,
                             f"h={sample.h}, k={sample.k} for gamma={self.gamma:g}"))
-        sigma = calibrate_gaussian(self.epsilon, self.delta, sample.sensitivity, method=self._calibration)
+        sigma = self.noise_scale(sample.sensitivity)
         summary = sample.summary()
         diagnostics["sensitivity_sample"] = summary
         P = dict(sample.distribution)
@@ -401,7 +414,7 @@ class TopicDP(BaseEstimator):
             "public: describes the public reference P (its fingerprint is of the public corpus)")
         published["report.details.sensitivity_sample"] = "public: the sampler's stated parameters (h, k, rho, seed)"
         return {
-            "mechanism": "gaussian-output-perturbation",
+            "mechanism": "topicdp",
             "guarantee": "random-DP" if sample.sufficient else "none",
             "delta": self.delta,
             "gamma": self.gamma,
@@ -440,7 +453,7 @@ class TopicDP(BaseEstimator):
         self._require_simplex(W, checks, diagnostics, "sqrt(2K)", "sensitivity='global'")
         delta_2 = simplex_l2_sensitivity(W.shape[0])
         return {
-            "mechanism": "gaussian-output-perturbation",
+            "mechanism": "gaussian-global",
             "guarantee": "approx-DP",
             "delta": self.delta,
             "sensitivity": delta_2,
@@ -457,7 +470,7 @@ class TopicDP(BaseEstimator):
         self._require_simplex(W, checks, diagnostics, "2K", "mechanism='laplace'")
         delta_1 = simplex_l1_sensitivity(W.shape[0])
         return {
-            "mechanism": "laplace-output-perturbation",
+            "mechanism": "laplace",
             "guarantee": "approx-DP",
             "delta": 0.0,
             "sensitivity": delta_1,

@@ -64,7 +64,8 @@ class PrivacyReport:
     Attributes
     ----------
     mechanism : str
-        E.g. ``"gaussian-output-perturbation"``, ``"laplace-output-perturbation"``, ``"spectral-config-1"``.
+        One name per mechanism, as ``topicdp privatize --mechanism`` and ``topicdp compare`` spell it
+        (:data:`topicdp._names.RIGOROUS_MECHANISMS`; ``"topicdp"`` for the sampled road, ``"mvg"``).
     guarantee : {"approx-DP", "random-DP", "none"}
         ``random-DP`` whenever the sensitivity was sampled rather than proven; ``none`` for a release whose
         stated guarantee does not hold (e.g. fewer sensitivity pairs than Theorem 1 requires).

@@ -83,7 +83,7 @@ def dpsvi_report(est, scheme, n_docs: int, vocab_status: str) -> tuple[PrivacyRe
     else:  # add/remove: N is private, and so is whether delta < 1/N
         diagnostics.update({"n_docs": n_docs, "delta_check": {"passed": n_check.passed, "detail": n_check.detail}})
     report = build_report(
-        mechanism="dp-svi",
+        mechanism="dpsvi",
         guarantee="approx-DP",
         unit="document",
         neighbours=scheme.neighbours,

@@ -302,7 +302,7 @@ def _report(c, epsilon, delta, sensitivity, gamma, s, unit, neighbours, method, 
     stated = ("public: a function of the stated (epsilon, delta, sensitivity, gamma bound) and the shape" +
               ("; the sensitivity was sampled, so it is as public as its P" if random_dp else ""))
     return build_report(
-        mechanism="mvg-output-perturbation",
+        mechanism="mvg",
         guarantee="random-DP" if random_dp else "approx-DP",
         unit=unit,
         neighbours=neighbours,

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from .._names import GUARANTEES, MODELS, RIGOROUS_MECHANISMS, Neighbours, Unit
+from .._names import GUARANTEES, MODELS, RIGOROUS_MECHANISMS, Guarantee, Neighbours, Unit
 from .._validation import (check_delta, check_epsilon, check_gamma, check_int, check_n_jobs, check_option,
                            check_real)
 
@@ -234,7 +234,7 @@ class ReleaseRequest:
         if self.n_units is not None:
             check_int(self.n_units, "n_units", low=1)
         check_int(self.n_topics, "n_topics", low=1)
-        check_option(self.guarantee, "guarantee", GUARANTEES)
+        object.__setattr__(self, "guarantee", Guarantee(check_option(self.guarantee, "guarantee", GUARANTEES)))
         if self.mechanism is not None:
             check_option(self.mechanism, "mechanism", RIGOROUS_MECHANISMS)
             if self.guarantee == "random-dp":

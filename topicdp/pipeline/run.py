@@ -142,6 +142,10 @@ def _refuse_noise(decision: Decision, request: ReleaseRequest, what: str, spent:
 
 # -- reading -------------------------------------------------------------------------------------------
 
+#: models whose fit can start from public topics (``init``): given a public reference, the random-DP road
+#: starts them there, which makes f stable (a small sampled sensitivity)
+MODELS_WITH_PUBLIC_START = ("vem",)
+
 #: with ``reference="embedded"``, the first documents of the Lee corpus play the public reference P and the
 #: rest the private corpus (the demo of the agnostic road)
 EMBEDDED_PUBLIC_HALF = 150
@@ -292,21 +296,42 @@ def _random_dp(plan: ReleasePlan, say):
     from ..adapters import make_model
     from ..agnostic import TopicDP
 
+    from ..forecast import dirichlet_signal, forecast_readability
+
     request, a = plan.request, plan.request.agnostic
     records = read_records(request.source, request.reference)
     corpus = build_corpus(records, request.vocabulary.words, request)
     distribution: object = "private-oracle"
+    params: dict = {}
     if plan.reference is not None:
         distribution = reference_corpus((list(plan.reference[0]), list(plan.reference[1])), corpus)
         say(f"public reference P: {request.reference}")
+        if a.model in MODELS_WITH_PUBLIC_START:  # a stable f: EM from topics fitted on P (public)
+            from ..variational import public_init
+
+            params["init"] = public_init(distribution, request.n_topics, unit=str(request.unit))
+            say(f"{a.model} starts from topics fitted on the public reference")
+    model = make_model(a.model, request.n_topics, a.model_seed, **params)
     privatizer = TopicDP(request.epsilon, request.delta, a.gamma, unit=str(request.unit), calibration=a.calibration,
                          distribution=distribution, n_jobs=a.n_jobs, random_state=request.seed,
                          sampler_random_state=a.sampler_seed, n_pairs=a.n_pairs, insecure_testing=a.insecure_testing,
                          cache_dir=a.cache_dir, progress=True, sizing=a.sizing, max_minutes=a.max_minutes,
                          secure_noise=a.secure_noise)
+    sample = privatizer.sample_sensitivity(model, corpus)
+    sigma = privatizer.noise_scale(sample.sensitivity)
+    # a forecast from sigma (public with a public P) and a public signal, never from the private fit
+    fc = forecast_readability(sigma, dirichlet_signal(request.n_topics, corpus.n_words, 0.15),
+                              top_n=min(10, corpus.n_words - 1), unit=str(request.unit))
+    say(f"sampled sensitivity {sample.sensitivity:.4g} over {sample.h} pairs: sigma {sigma:.4g}")
+    for line in fc.lines():
+        say("  " + line)
+    if fc.verdict == "noise" and not request.release_anyway:
+        raise ReleaseRefused("the forecast from the sampled sensitivity says this release would be noise; pass "
+                             "release_anyway (--release-anyway) to release it all the same (random DP spends "
+                             "nothing of a DP budget; the sampling's fits are done)")
     source = "public" if request.vocabulary.kind == "public" or request.source.built_in else "private-texts"
-    released = privatizer.privatize(make_model(a.model, request.n_topics, a.model_seed), corpus,
-                                    keep_nonprivate=a.keep_nonprivate, vocabulary_source=source)
+    released = privatizer.privatize(model, corpus, keep_nonprivate=a.keep_nonprivate, vocabulary_source=source,
+                                    sensitivity_sample=sample)
     released.diagnostics.setdefault("corpus", {}).update(_corpus_diagnostics(corpus, records))
     return released
 

@@ -181,8 +181,8 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         t0 = time.perf_counter()
         counts, users = _counts_and_users(X, users, unit)
-        warn_on_repeated_release(counts, "SpectralDP.fit", ledger)
         corpus = prepare_corpus(counts, users=users)
+        warn_on_repeated_release(corpus.X, "SpectralDP.fit", ledger)
         check_model_params(k, a0, corpus.n_words)
         self.n_features_in_ = corpus.n_words
         public = None
