@@ -50,7 +50,8 @@ def main() -> int:
     command = [str(Path(sys.executable).with_name("topicdp")), "privatize", str(BLOGS)]
     with tempfile.TemporaryDirectory() as tmp:
         words = Path(tmp) / "words.txt"
-        words.write_text("\n".join(f"word{i}" for i in range(2000)) + "\n")
+        letters = "abcdefghijklmnopqrstuvwxyz"
+        words.write_text("\n".join(f"w{a}{b}{c}" for a in letters for b in letters for c in letters[:3]) + "\n")
         print("| bad input | exit | median s | max s | message |\n|---|---|---|---|---|")
         for name, flags in cases(words, Path(tmp)).items():
             times, result = [], None

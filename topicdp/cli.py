@@ -193,10 +193,7 @@ def _flag(name: str) -> str:
 
 def check_output_path(path: str | None, flag: str) -> None:
     """Refuse, before any work, an output path that cannot be a file (a directory, or in a missing directory)."""
-    if path is None:
-        return
-    parent = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path) or not os.path.isdir(parent):
+    if path is not None and (os.path.isdir(path) or not os.path.isdir(os.path.dirname(os.path.abspath(path)))):
         raise ValueError(f"{flag}: cannot write a file at {path} (a directory, or its directory does not exist)")
 
 
@@ -221,8 +218,9 @@ def _show(args, release, elapsed: float, truth=None) -> None:
     if truth is not None:
         from .metrics.readability import topic_overlap
 
-        print(f"\nmatched top-10 overlap with {truth[0]}: {topic_overlap(release.topic_word, truth[1]):.2f} "
-              "(0 = unrelated, 1 = identical)")
+        for name, topics in truth:
+            print(f"\nmatched top-10 overlap with {name}: {topic_overlap(release.topic_word, topics):.2f} "
+                  "(0 = unrelated, 1 = identical)")
     print("\nprivacy report:\n" + release.report.summary())
     print(f"\nwall time {elapsed:.1f} s")
     if args.out:
@@ -259,12 +257,15 @@ def cmd_demo(args) -> int:
     topics (:func:`topicdp.datasets.themed_corpus`), compared with them; ``--guarantee random-dp``: TopicDP over
     gensim LDA on the embedded Lee news corpus, its first 150 documents playing the public reference P."""
     from .datasets import themed_corpus
+    from .topics import reference_lda
 
     args.top = 8
     if args.request.guarantee == "dp":
         print("topicdp demo: a GENERATED corpus with ten known topics (2,000 users x 5 documents; not real text),")
         print(f"released under ({args.epsilon:g}, {args.delta:g})-DP at the {args.unit} level; its word list is public\n")
-        return cmd_privatize(args, truth=("the generating topics", themed_corpus()[1]))
+        corpus, truth = themed_corpus()
+        return cmd_privatize(args, truth=[("the generating topics", truth), (
+            "a non-private gensim LDA of the same corpus (the forecast's scale)", reference_lda(corpus, 10))])
     print("topicdp demo: gensim LDA on the embedded Lee news corpus (150 documents, one per user; the other 150 "
           f"as the public reference P),\nreleased with TopicDP (random DP, NOT DP) at epsilon={args.epsilon:g}, "
           f"delta={args.delta:g}, gamma={args.gamma:g}\n")

@@ -47,7 +47,7 @@ class ReleasePlan:
         out = [f"plan: {self.mechanism} ({self.reason})"]
         for name, fc in self.forecasts.items():
             if fc is not None:
-                out.append(f"  forecast {name:<16} top-10 overlap {fc.expected_overlap:.2f}: {fc.verdict} "
+                out.append(f"  forecast {name:<16} top-10 overlap with LDA {fc.overlap_with_lda:.2f}: {fc.verdict} "
                            f"(noise {fc.noise_to_signal:.2g} x the 10th-largest topic-word probability)")
         if self.forecast is not None:
             out += ["  " + line for line in self.forecast.lines()[1:]]
