@@ -206,17 +206,9 @@ def test_private_oracle_is_an_explicit_opt_in_that_says_what_it_leaks(small):
     assert small.fingerprint() not in published and r.diagnostics["private_oracle_fingerprint"] == small.fingerprint()
 
 
-def test_a_dp_vocabulary_is_composed_into_the_release(small):
-    """A vocabulary selected under DP at (0.5, 1e-6) and a global Gaussian release at (1, 1e-5): the report
-    states their basic composition (1.5, 1.1e-5), the ledger's totals are at that delta, and the best valid
-    total is no larger than basic composition."""
-    model = GensimLDA(3, random_state=0)
-    r = TopicDP(1.0, 1e-5, sensitivity="global").privatize(model, small, vocabulary_source={"epsilon": 0.5, "delta": 1e-6})
-    rep = r.report
-    assert rep.published["vocabulary"].startswith("DP")
-    assert rep.epsilon == pytest.approx(1.5) and rep.delta == pytest.approx(1.1e-5)
-    assert {e["kind"] for e in rep.composition} == {"gaussian", "approx"}
-    assert all(t["delta"] == pytest.approx(1.1e-5) for t in rep.composition_total)
-    assert 1.0 < rep.certified_epsilon() <= 1.5 * (1 + 1e-9)
-    with pytest.raises(ValueError, match="epsilon"):
-        TopicDP(1.0, sensitivity="global").privatize(model, small, vocabulary_source={"delta": 1e-6})
+def test_a_dp_vocabulary_is_composed_by_the_pipeline_not_by_topicdp(small):
+    """TopicDP states its own release; a DP vocabulary is one more step of a pipeline release
+    (tests/test_pipeline.py checks that every mechanism composes it)."""
+    with pytest.raises(ValueError, match="topicdp.pipeline.release"):
+        TopicDP(1.0, sensitivity="global").privatize(GensimLDA(3, random_state=0), small,
+                                                     vocabulary_source={"epsilon": 0.5, "delta": 1e-6})

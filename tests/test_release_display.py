@@ -75,3 +75,22 @@ def test_nonprivate_top_words_prints_too():
     assert str(release.nonprivate_top_words(1)) == "topic 0: goal\ntopic 1: match"
     with pytest.raises(ValueError, match="keep_nonprivate"):
         _release().nonprivate_top_words(1)
+
+
+def test_with_vocabulary_names_matrix_columns_and_states_their_source():
+    import numpy as np
+    import pytest
+
+    from topicdp.variational import DPVariationalLDA
+
+    X = np.random.default_rng(1).poisson(1.0, size=(40, 3))
+    release = DPVariationalLDA(2, epsilon=1.0, delta=1e-6, unit="document", random_state=0).fit(X).release_
+    assert release.vocabulary == ("0", "1", "2")
+    named = release.with_vocabulary(["alpha", "beta", "gamma"], source="private-texts")
+    assert named.report.published["vocabulary"].startswith("NOT COVERED")
+    assert {w for topic in named.top_words(3) for w, _ in topic} == {"alpha", "beta", "gamma"}
+    assert np.array_equal(named.topic_word, release.topic_word)
+    with pytest.raises(ValueError, match="3 distinct words"):
+        release.with_vocabulary(["a", "a", "b"], source="public")
+    with pytest.raises(ValueError, match="already has words"):
+        named.with_vocabulary(["x", "y", "z"], source="public")

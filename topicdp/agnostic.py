@@ -11,7 +11,6 @@ bound sqrt(2K) for row-stochastic matrices is used instead and the release is (e
 from __future__ import annotations
 
 import time
-from typing import Mapping
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -29,7 +28,7 @@ from .mechanisms import (
     to_simplex,
 )
 from .rdp import PrivacyLedger, calibrate_all, calibrate_gaussian
-from .rdp.ledger import ApproxEntry, DiscreteGaussianEntry, Entry, GaussianEntry, LaplaceEntry
+from .rdp.ledger import DiscreteGaussianEntry, Entry, GaussianEntry, LaplaceEntry
 from .release import PrivateRelease, vocabulary_status
 from .report import Check, build_report, ledger_totals, total
 from .samplers import SensitivitySample, sample_sensitivity
@@ -220,7 +219,7 @@ class TopicDP(BaseEstimator):
 
     # ------------------------------------------------------------------------------------------------
     def privatize(self, model: TopicModelSpec, corpus, *, keep_nonprivate: bool = False,
-                  vocabulary_source: str | Mapping = "private-texts", topic_word: np.ndarray | None = None,
+                  vocabulary_source: str = "private-texts", topic_word: np.ndarray | None = None,
                   sensitivity_sample: SensitivitySample | None = None,
                   ledger: PrivacyLedger | None = None) -> PrivateRelease:
         """Fit ``model`` on ``corpus`` and release its topic-word matrix privately.
@@ -232,10 +231,10 @@ class TopicDP(BaseEstimator):
         corpus : Corpus
         keep_nonprivate : bool, default=False
             Keep the non-private matrix on the release for evaluation (never published).
-        vocabulary_source : {"private-texts", "public"} or mapping, default="private-texts"
+        vocabulary_source : {"private-texts", "public"}, default="private-texts"
             Where the corpus' vocabulary (the release's columns) came from: built from the private texts
-            (the report marks it NOT COVERED), a public word list, or a vocabulary selected under DP (its
-            ``to_dict()``, with ``epsilon`` and ``delta``: that budget is composed into the report).
+            (the report marks it NOT COVERED) or a public word list. A vocabulary selected under DP is
+            composed by the release pipeline (:func:`topicdp.pipeline.release`).
         topic_word : ndarray (K, V), optional
             ``model``'s fit on ``corpus`` when the caller already has it (the comparison harness reuses one
             fit across mechanisms). f's determinism is then not re-checked here; the report says so.
@@ -249,8 +248,8 @@ class TopicDP(BaseEstimator):
             ratio (sigma is proportional to the sensitivity for every calibration); the release's entry is
             recorded afterwards and the report's ``composition`` lists the ledger's entries. A sampled
             sensitivity makes the entry random DP (``gamma``), which the ledger keeps out of its DP totals.
-            A DP vocabulary is recorded in a shared ledger by ``select_vocabulary(..., ledger=ledger)``, not
-            here (the report still composes it through ``vocabulary_source``).
+            A DP vocabulary is recorded in a shared ledger by ``select_vocabulary(..., ledger=ledger)``; the
+            release pipeline (:func:`topicdp.pipeline.release`) composes it into the report.
         """
         self._validate_params()
         if not isinstance(model, TopicModelSpec):
@@ -313,19 +312,11 @@ class TopicDP(BaseEstimator):
             f"({empty_rows} row(s) had no positive entry and became uniform)",
         }
         notes = [*draft.pop("notes"), *pre_notes, vocab_note]
-        composition, totals, compose_note = self._compose(draft, vocabulary_source, details.get("secure_noise"),
-                                                          ledger)
+        composition, totals, compose_note = self._compose(draft, details.get("secure_noise"), ledger)
         if compose_note:
             notes.append(compose_note)
-        epsilon = self.epsilon
-        if isinstance(vocabulary_source, Mapping):
-            # this release = the DP vocabulary + the matrix: state their basic composition (Dwork & Roth 2014,
-            # Thm. 3.16); composition_total gives the tighter totals
-            epsilon += float(vocabulary_source["epsilon"])
-            draft["delta"] += float(vocabulary_source["delta"])
-            notes.append("epsilon and delta above include the vocabulary selection (basic composition).")
         report = build_report(
-            unit=self.unit, neighbours=self.neighbours, seeded=self.random_state is not None, epsilon=epsilon,
+            unit=self.unit, neighbours=self.neighbours, seeded=self.random_state is not None, epsilon=self.epsilon,
             checks=checks, notes=notes, details=details, published=published, composition=composition,
             composition_total=totals, **draft,
         )
@@ -531,8 +522,7 @@ class TopicDP(BaseEstimator):
             return DiscreteGaussianEntry("TopicDP release (planned)", sigma, 1.0, **labels)
         return GaussianEntry("TopicDP release (planned)", sigma, 1.0, **labels)
 
-    def _compose(self, draft: dict, vocabulary_source, secure: dict | None,
-                 shared: PrivacyLedger | None) -> tuple[list, list, str]:
+    def _compose(self, draft: dict, secure: dict | None, shared: PrivacyLedger | None) -> tuple[list, list, str]:
         """Add this release to the ledger; return its entries, the totals and a note on repeated releases."""
         ledger = self.ledger if shared is None else shared
         name = f"release {len(ledger) + 1}"
@@ -547,9 +537,6 @@ class TopicDP(BaseEstimator):
             entries = [DiscreteGaussianEntry(name, secure["scale_units"], secure["sensitivity_units"], **labels)]
         else:
             entries = [GaussianEntry(name, draft["sigma"], draft["sensitivity"], **labels)]
-        if isinstance(vocabulary_source, Mapping) and shared is None:
-            entries.append(ApproxEntry(f"vocabulary selection ({name})", float(vocabulary_source["epsilon"]),
-                                       float(vocabulary_source["delta"])))
         ledger.record(entries)
         delta = self.delta + sum(float(e.get("delta", 0.0)) for e in ledger.entries() if e.get("kind") == "approx")
         note = ""

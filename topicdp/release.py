@@ -111,23 +111,17 @@ VOCABULARY_NOTE = (
 )
 
 
-def vocabulary_status(source: str | Mapping, allow_dp: bool = True) -> tuple[str, str]:
+def vocabulary_status(source: str) -> tuple[str, str]:
     """(status for ``report.published["vocabulary"]``, note) of a release's vocabulary.
 
-    ``source``: ``"private-texts"`` (NOT COVERED), ``"public"`` (a public word list), or the ``to_dict()`` of a
-    vocabulary selected under DP (with its ``epsilon`` and ``delta``, which the producer composes in).
+    ``source``: ``"private-texts"`` (NOT COVERED) or ``"public"`` (a public word list). A vocabulary selected
+    under DP is one more step of a release: :func:`topicdp.pipeline.release` records it in the release's
+    ledger and composes it into the report (:func:`topicdp.pipeline.compose.compose_report`), for every
+    mechanism.
     """
-    if isinstance(source, Mapping):
-        if not allow_dp:
-            raise ValueError("this producer does not compose a DP vocabulary's budget yet; pass 'public' or 'private-texts'")
-        missing = {"epsilon", "delta"} - set(source)
-        if missing:
-            raise ValueError(f"vocabulary_source must state the selection's epsilon and delta; missing {sorted(missing)}")
-        return ("DP: selected under DP (budget composed into composition_total)",
-                f"The vocabulary was selected under DP at (epsilon={float(source['epsilon']):g}, "
-                f"delta={float(source['delta']):g}); composition_total includes it.")
     if source not in VOCABULARY_SOURCES:
-        raise ValueError(f"vocabulary_source must be one of {VOCABULARY_SOURCES} or a DP selection's to_dict(), got {source!r}")
+        raise ValueError(f"vocabulary_source must be one of {VOCABULARY_SOURCES}, got {source!r} (a DP-selected "
+                         "vocabulary is composed by topicdp.pipeline.release)")
     if source == "public":
         return "public: a public word list stated by the data owner", "The vocabulary is a public word list."
     return "NOT COVERED: built from the private texts", VOCABULARY_NOTE
@@ -221,6 +215,43 @@ class PrivateRelease:
         topic (``print(release.top_words(8))``).
         """
         return TopWords(top_words(self.topic_word, self.vocabulary, n))
+
+    def with_vocabulary(self, words, *, source: str) -> "PrivateRelease":
+        """This release with its columns named, for a release fitted on a count matrix (column indices).
+
+        Parameters
+        ----------
+        words : sequence of str
+            One word per column, in column order (e.g. ``CountVectorizer.get_feature_names_out()``).
+        source : {"private-texts", "public"}
+            Where the words came from: a vectorizer fitted on the private texts (the report then marks the
+            vocabulary NOT COVERED, as it is), or a public word list.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from topicdp.variational import DPVariationalLDA
+        >>> X = np.random.default_rng(0).poisson(1.0, size=(50, 4))
+        >>> release = DPVariationalLDA(2, epsilon=1.0, delta=1e-6, unit="document", random_state=0).fit(X).release_
+        >>> named = release.with_vocabulary(["cat", "dog", "fish", "bird"], source="public")
+        >>> sorted(named.vocabulary), named.report.published["vocabulary"].split(":")[0]
+        (['bird', 'cat', 'dog', 'fish'], 'public')
+        """
+        from dataclasses import replace
+
+        words = tuple(str(w) for w in words)
+        if words == self.vocabulary:
+            return self
+        if self.vocabulary != tuple(str(j) for j in range(len(self.vocabulary))):
+            raise ValueError("with_vocabulary names the columns of a release fitted on a count matrix; this "
+                             "release already has words")
+        if len(words) != len(self.vocabulary) or len(set(words)) != len(words):
+            raise ValueError(f"words must be {len(self.vocabulary)} distinct words, one per column; got {len(words)}"
+                             f" ({len(set(words))} distinct)")
+        status, note = vocabulary_status(source)
+        report = replace(self.report, published={**self.report.published, "vocabulary": status},
+                         notes=[*self.report.notes, note])
+        return replace(self, vocabulary=words, report=report)
 
     def transform(self, X, *, alpha=None) -> np.ndarray:
         """Document-topic proportions of new documents, folded into the released topics.

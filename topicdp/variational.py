@@ -53,7 +53,6 @@ What is *not* covered here: the vocabulary (columns) must be public or selected 
 from __future__ import annotations
 
 import math
-from typing import Mapping
 
 import numpy as np
 import scipy.sparse as sp
@@ -220,9 +219,9 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
             ledger: PrivacyLedger | None = None) -> "DPVariationalLDA":
         """Fit on a :class:`~topicdp.Corpus` (or a document-term matrix with ``unit="document"``).
 
-        ``vocabulary_source``: ``"public"`` (a public word list), a DP selection's ``to_dict()`` (its budget is
-        composed into the report), or ``"private-texts"`` (the default; then the vocabulary is NOT COVERED
-        and the report says so).
+        ``vocabulary_source``: ``"public"`` (a public word list) or ``"private-texts"`` (the default; then the
+        vocabulary is NOT COVERED and the report says so). A vocabulary selected under DP is composed by the
+        release pipeline (:func:`topicdp.pipeline.release`), which records it in ``ledger``.
 
         ``ledger`` (a :class:`topicdp.rdp.PrivacyLedger`, optional; private runs only): the T releases (one
         Gaussian entry with ``count=T``, labelled with the unit and neighbour relation) are checked against
@@ -294,13 +293,6 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
         epsilon, delta = self.epsilon, self.delta
         own = PrivacyLedger()  # this fit's releases; the totals are the ledger's (exact GDP among them)
         own.record([GaussianEntry("dp-vem", sigma, D, T)])
-        if isinstance(vocabulary_source, Mapping):
-            epsilon += float(vocabulary_source["epsilon"])
-            delta += float(vocabulary_source["delta"])
-            own.add_approx("vocabulary selection", float(vocabulary_source["epsilon"]),
-                           float(vocabulary_source["delta"]))
-            notes.append("epsilon and delta above include the vocabulary selection (basic composition, Dwork & "
-                         "Roth 2014, Thm. 3.16); composition_total composes both at that delta.")
         totals = ledger_totals(own, delta)
         return build_report(
             mechanism="dp-vem", guarantee="approx-DP", unit=self.unit, neighbours=self.neighbours, epsilon=epsilon,

@@ -289,7 +289,7 @@ def synthetic_setup(options: SetupOptions) -> AuditSetup:
     add-remove, 2 for replace-one), multiplied by ``sigma_factor`` (< 1 under-noises on purpose).
     """
     corpus = synthetic_corpus(random_state=0)
-    neighbours = _neighbours(options, ("add-remove", "replace-one"))
+    neighbours = _neighbours(options, NEIGHBOURS)
     pair = make_canary(options.canary, corpus, neighbours=neighbours, random_state=1)
     f = BoundedContributionSum(n_rows=5)
     W_out, W_in = f(pair.D), f(pair.D_prime)

@@ -240,7 +240,7 @@ class DPSVI(FoldInMixin, BaseEstimator):
         if vocabulary is None:
             vocab_status = "public: column indices (fit on a matrix)"
         else:
-            vocab_status = vocabulary_status(vocabulary_source, allow_dp=False)[0]
+            vocab_status = vocabulary_status(vocabulary_source)[0]
         diagnostics = {"n_docs_capped": self.n_docs_capped_, "n_docs": n_docs}
         if self.epsilon is None:
             self.report_ = nonprivate_report(self, scheme)

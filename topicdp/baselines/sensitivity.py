@@ -37,6 +37,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
+from .._names import NEIGHBOURS
 from .._validation import check_int, check_option, check_random_state
 
 LENGTH_POLICIES = ("subsample", "scale")
@@ -57,7 +58,7 @@ def sstats_sensitivity(doc_length_cap: int, neighbours: str) -> float:
         N for add/remove, sqrt(2) N for replace-one.
     """
     n = check_int(doc_length_cap, "doc_length_cap", low=1)
-    check_option(neighbours, "neighbours", ("add-remove", "replace-one"))
+    check_option(neighbours, "neighbours", NEIGHBOURS)
     return float(n) if neighbours == "add-remove" else math.sqrt(2.0) * n
 
 

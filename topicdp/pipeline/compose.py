@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..release import PrivateRelease, vocabulary_status
-from ..report import build_report, ledger_totals, total
+from ..report import Check, build_report, ledger_totals, total
 
 #: the note a producer writes for a vocabulary it was told is public; the pipeline states the real source
 _GIVEN_AS_PUBLIC_NOTE = vocabulary_status("public")[1]
@@ -40,18 +40,24 @@ def vocabulary_statement(policy_kind: str, selection=None, built_in: bool = Fals
     return vocabulary_status("private-texts")
 
 
-def compose_report(release: PrivateRelease, *, plan, decision, ledger, selection=None,
+def compose_report(release: PrivateRelease, *, plan, decision, ledger, topic_entries, selection=None,
                    count_sigma: float | None = None) -> PrivateRelease:
-    """``release`` with the report of the whole pipeline (module docstring); the topics are unchanged."""
+    """``release`` with the report of the whole pipeline (module docstring); the topics are unchanged.
+
+    ``topic_entries``: the ledger entries the mechanism recorded. The basic composition of the steps' budgets
+    is a proven total when each step met its budget: the count and the vocabulary are calibrated to theirs
+    exactly, and the topic step is checked here against its own entries (:func:`topic_step_epsilon`).
+    """
     request, budget = plan.request, plan.budget
     topics = release.report
     vocab_status, vocab_note = vocabulary_statement(request.vocabulary.kind, selection, request.source.built_in)
-    steps = {name: b for name, b in budget.parts().items() if name != "topics"}
-    basic_eps = sum(b.epsilon for b in steps.values()) + topics.certified_epsilon()
-    basic_delta = sum(b.delta for b in steps.values()) + topics.delta
-    totals = [total("basic composition of the steps", basic_eps, basic_delta,
-                    steps={**{n: {"epsilon": b.epsilon, "delta": b.delta} for n, b in steps.items()},
-                           "topics": {"epsilon": topics.certified_epsilon(), "delta": topics.delta}})]
+    topic_eps = topic_step_epsilon(topic_entries, budget.topics.delta)
+    within = Check("the topic step within its budget", topic_eps <= budget.topics.epsilon * (1 + 1e-9),
+                   f"epsilon {topic_eps:.6g} at delta {budget.topics.delta:.3g} from its own ledger entries; budget "
+                   f"{budget.topics.epsilon:.6g}")
+    totals = [total("basic composition of the steps", request.epsilon, request.delta, valid=within.passed,
+                    steps={n: {"epsilon": b.epsilon, "delta": b.delta} for n, b in budget.parts().items()},
+                    topic_step_epsilon=topic_eps)]
     totals += ledger_totals(ledger, request.delta)
     notes = [n for n in topics.notes if n != _GIVEN_AS_PUBLIC_NOTE]
     notes.insert(0, vocab_note)
@@ -80,8 +86,22 @@ def compose_report(release: PrivateRelease, *, plan, decision, ledger, selection
         mechanism=decision.mechanism, guarantee=topics.guarantee, unit=str(request.unit),
         neighbours=str(request.neighbours), epsilon=request.epsilon, delta=request.delta, seeded=topics.seeded,
         published=published, composition=ledger.entries(), composition_total=totals, notes=notes,
-        checks=topics.checks, details=details, **fields)
+        checks=[*topics.checks, within], details=details, **fields)
     return replace(release, report=report)
+
+
+def topic_step_epsilon(entries, delta: float) -> float:
+    """The smallest proven epsilon of the topic step's own ledger entries at ``delta``: the ledger's valid
+    totals, and for pure-DP (Laplace) entries their basic composition (Dwork & Roth 2014, Thm. 3.16)."""
+    from ..rdp import PrivacyLedger
+    from ..rdp.ledger import LaplaceEntry
+
+    own = PrivacyLedger()
+    own.record(entries)
+    best = min(own.totals(delta, "all").values(), default=float("inf"))
+    if entries and all(isinstance(e, LaplaceEntry) for e in entries):
+        best = min(best, sum(e.pure_epsilon for e in entries))
+    return best
 
 
 def _units_note(request, decision) -> str:

@@ -16,6 +16,7 @@ import numpy as np
 
 from .._names import Unit
 from ..rdp import PrivacyLedger, calibrate_gaussian
+from ..spectral import PreconditionError
 from .compose import compose_report
 from .mechanisms import MECHANISMS, RunContext, dp_vem_model
 from .plan import Decision, ReleasePlan, UnitCount, decide, plan_request, planned_words
@@ -31,9 +32,12 @@ class ReleaseRefused(ValueError):
     """The pipeline stopped before the topics were released. ``spent`` names what had been spent already
     (empty: nothing of the budget was used)."""
 
-    def __init__(self, reason: str, spent: tuple[str, ...] = ()) -> None:
+    def __init__(self, reason: str, spent: tuple[str, ...] = (), topics_spent: bool = False) -> None:
         self.reason, self.spent = reason, spent
-        if spent:
+        if topics_spent:
+            what = (f"{', '.join(spent)} and part of the topics' budget (the releases made before the failure, "
+                    "which the ledger recorded) were spent")
+        elif spent:
             verb = "spent its budget" if len(spent) == 1 else "spent their budgets"
             what = f"only {' and '.join(spent)} {verb}; the topics' budget was not spent"
         else:
@@ -119,9 +123,13 @@ def release(request: ReleaseRequest, *, echo: Callable[[str], None] | None = Non
                                   count.value)
     if decision.mechanism == "dp-vem" and reference is not None:
         _start_and_simulate(ctx, reference, count, say, spent, request.release_anyway)
-    released = MECHANISMS[decision.mechanism].run(ctx)
+    before = len(ledger)
+    try:
+        released = MECHANISMS[decision.mechanism].run(ctx)
+    except PreconditionError as exc:  # a spectral precondition checked on released quantities
+        raise ReleaseRefused(str(exc), spent, topics_spent=len(ledger) > before) from None
     final = compose_report(released, plan=plan, decision=decision, ledger=ledger, selection=selection,
-                           count_sigma=count_sigma)
+                           count_sigma=count_sigma, topic_entries=ledger.records[before:])
     final.diagnostics.setdefault("corpus", {}).update(_corpus_diagnostics(corpus, records))
     return PipelineResult(final, plan, decision, lines)
 

@@ -260,7 +260,7 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         if vocabulary is None:
             vocab_status = "public: column indices (fit on a matrix)"
         else:
-            vocab_status, vocab_note = vocabulary_status(vocabulary_source, allow_dp=False)
+            vocab_status, vocab_note = vocabulary_status(vocabulary_source)
             notes.append(vocab_note)
         return build_report(
             mechanism=f"spectral-config-{cfg}",

@@ -1,0 +1,106 @@
+"""The release pipeline from Python: one composed report for every mechanism, truthful refusals, and the
+request's validation before anything is read."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from topicdp.pipeline import (MECHANISMS, CorpusSource, ReleaseRefused, ReleaseRequest, VocabularyPolicy, release,
+                              split_budget)
+
+WORDS = [f"w{a}{b}" for a in "abcdef" for b in "abcdefghij"]  # 60 words in three blocks of twenty
+
+
+@pytest.fixture(scope="module")
+def corpus_file(tmp_path_factory):
+    """400 users x 3 documents; each document draws from one block of twenty words (three topics), so every
+    word is shared by many users (a DP vocabulary keeps them)."""
+    rng = np.random.default_rng(0)
+    path = tmp_path_factory.mktemp("pipeline") / "corpus.jsonl"
+    lines = []
+    for u in range(400):
+        for _ in range(3):
+            block = rng.integers(3)
+            lines.append(json.dumps({"user": f"u{u}", "text": " ".join(rng.choice(WORDS[20 * block:20 * block + 20],
+                                                                                    size=30))}))
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def _request(path, mechanism, **kwargs):
+    unit = "document" if mechanism == "dpsvi" else "user"
+    stated = 400 if mechanism.startswith("spectral") else None
+    return ReleaseRequest(CorpusSource(path), VocabularyPolicy.dp(max_features=100), epsilon=30.0, delta=1e-3,
+                          unit=unit, n_units=stated, n_topics=3, mechanism=mechanism, release_anyway=True, seed=0,
+                          **kwargs)
+
+
+@pytest.mark.parametrize("mechanism", list(MECHANISMS))
+def test_every_mechanism_composes_the_count_and_a_dp_vocabulary(mechanism, corpus_file):
+    """The report of every mechanism states the request's total, lists the count (when not stated) and the
+    vocabulary's ledger entries before the topics', and certifies at most the total."""
+    request = _request(corpus_file, mechanism)
+    try:
+        result = release(request, echo=lambda line: None)
+    except ReleaseRefused as refused:  # configurations 2-4 check preconditions on released quantities
+        assert mechanism in ("spectral-config-2", "spectral-config-3", "spectral-config-4"), refused
+        assert "precondition failed" in str(refused) and "part of the topics' budget" in str(refused)
+        return
+    report = result.release.report
+    names = [entry["name"] for entry in report.composition]
+    expected = ([] if request.n_units is not None else ["unit count"]) + [
+        "vocabulary selection", "vocabulary selection (threshold)"]
+    assert names[:len(expected)] == expected and len(names) > len(expected)
+    assert report.mechanism == mechanism and report.neighbours == str(request.neighbours)
+    assert (report.epsilon, report.delta) == (30.0, 1e-3)
+    assert report.published["vocabulary"].startswith("DP")
+    basic = next(t for t in report.composition_total if t["accounting"].startswith("basic"))
+    topics = split_budget(request).topics
+    assert basic["valid"] and basic["details"]["topic_step_epsilon"] <= topics.epsilon * (1 + 1e-9)
+    assert report.certified_epsilon() <= 30.0 * (1 + 1e-9)
+    counts = {k: v for k, v in report.details.items() if k in ("n_users", "n_documents", "n_docs")}
+    assert counts == ({} if request.n_units is None else {"n_users": request.n_units})  # only a stated count
+
+
+def test_a_refusal_says_what_was_spent(corpus_file):
+    request = ReleaseRequest(CorpusSource(corpus_file), VocabularyPolicy.dp(max_features=100), epsilon=0.05,
+                             delta=1e-6, n_topics=3, seed=0)
+    with pytest.raises(ReleaseRefused) as caught:
+        release(request, echo=lambda line: None)
+    assert caught.value.spent and caught.value.spent[0] == "the unit count"
+    assert "the topics' budget was not spent" in str(caught.value)
+
+
+def test_a_stated_count_that_is_not_the_corpus_is_refused_before_any_budget(corpus_file):
+    request = ReleaseRequest(CorpusSource(corpus_file), VocabularyPolicy.dp(max_features=100), n_units=399,
+                             n_topics=3)
+    with pytest.raises(ReleaseRefused, match="no budget was spent") as caught:
+        release(request, echo=lambda line: None)
+    assert caught.value.spent == () and "399" in str(caught.value)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"unit": "document", "source": CorpusSource("embedded", max_docs_per_user=2)}, "per-user document cap"),
+    ({"n_topics": 6000}, "max_features"),
+    ({"vocabulary": VocabularyPolicy.public(["a", "b"]), "n_topics": 3}, r"public vocabulary \(2\)"),
+    ({"guarantee": "random-dp"}, "sampling distribution P"),
+    ({"mechanism": "spectral-config-2"}, None),  # accepted here; the plan asks for a stated count
+    ({"epsilon": -1.0}, "epsilon"),
+])
+def test_the_request_checks_what_needs_no_private_data(kwargs, message):
+    base = {"source": CorpusSource("embedded"), "vocabulary": VocabularyPolicy.from_texts()}
+    if message is None:
+        ReleaseRequest(**{**base, **kwargs})
+        return
+    with pytest.raises(ValueError, match=message):
+        ReleaseRequest(**{**base, **kwargs})
+
+
+def test_neighbours_follow_what_the_owner_states():
+    base = {"source": CorpusSource("embedded"), "vocabulary": VocabularyPolicy.from_texts()}
+    assert ReleaseRequest(**base).neighbours == "add-remove"
+    assert ReleaseRequest(**base, n_units=300).neighbours == "replace-one"
+    assert split_budget(ReleaseRequest(**base, n_units=300)).count is None
