@@ -91,8 +91,9 @@ def main() -> int:
         out.append(f"| vocabulary forecast: {expected.group(0) if expected else 'a bound only (no reference)'} | "
                    f"{kept.group(0) if kept else len(rel.vocabulary)} |")
     if forecast is not None:
-        out.append(f"| {result.decision.mechanism}: top-10 overlap {forecast.expected_overlap:.2f} with the "
-                   f"signal ({forecast.verdict}) | overlap with non-private gensim LDA {ours['overlap']:.2f} |")
+        out.append(f"| {result.decision.mechanism}: expected top-10 overlap with a non-private LDA "
+                   f"{forecast.overlap_with_lda:.2f} ({forecast.verdict}) | overlap with non-private gensim LDA "
+                   f"{ours['overlap']:.2f} (measured / forecast {ours['overlap'] / forecast.overlap_with_lda:.2f}) |")
     out += ["", "| measure | release | gensim LDA (non-private) | release / gensim |", "|---|---|---|---|"]
     for key in ("npmi", "npmi_contrast", "diversity"):
         out.append(f"| {key} | {ours[key]:.3f} | {base[key]:.3f} | {ratio(ours[key], base[key])} |")
