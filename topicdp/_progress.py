@@ -60,6 +60,8 @@ class Progress:
             self._bar.update(n)
             return
         now = time.perf_counter()
+        if math.isinf(self.log_every):
+            return
         if self.done in (1, self.total) or now - self._last_log >= self.log_every:
             self._last_log = now
             elapsed = now - self.start

@@ -248,7 +248,9 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
         self.sigma_ = self.noise_scale()
         X_distinct, weights = merge_identical_documents(X, unit_weights(X, doc_units))
         lam = self._initial_topics(K, V, eta, rng)
-        passes = Progress(self.n_iterations, "dp-vem passes" if self.sigma_ > 0 else "EM passes", log_every=0)
+        # private fits log every pass (each is a release); the noiseless ones (public starts, the sampler's
+        # fits) stay quiet
+        passes = Progress(self.n_iterations, "dp-vem passes", log_every=0 if self.sigma_ > 0 else math.inf)
         for _ in range(self.n_iterations):
             beta = lam / lam.sum(axis=1, keepdims=True)
             S = unit_statistic(X_distinct, weights, beta, alpha, max_iter=self.e_step_max_iter, tol=self.e_step_tol)

@@ -91,7 +91,9 @@ class ReleasePlan:
 
     def lines(self) -> list[str]:
         r = self.request
-        if r.n_units is not None:
+        if r.guarantee == "random-dp":
+            units = "replace-one neighbours drawn from P (the sampler's pairs); nothing is counted"
+        elif r.n_units is not None:
             units = f"{r.n_units} {r.unit}s stated public: replace-one neighbours"
         else:
             units = f"the number of {r.unit}s is private: add/remove neighbours, counted under DP"
