@@ -104,3 +104,20 @@ def test_neighbours_follow_what_the_owner_states():
     assert ReleaseRequest(**base).neighbours == "add-remove"
     assert ReleaseRequest(**base, n_units=300).neighbours == "replace-one"
     assert split_budget(ReleaseRequest(**base, n_units=300)).count is None
+
+
+def test_a_spectral_configuration_forecast_to_fail_its_utility_check_is_refused_before_any_budget(tmp_path):
+    """Every road stops on a noise forecast: for a spectral configuration, the forecast of its own run-time
+    utility check (M2 noise below half the spectral gap), from public quantities."""
+    from topicdp.plan import forecast_mechanism
+
+    fc = forecast_mechanism("spectral-config-1", epsilon=3.0, delta=1e-6, unit="user", n_units=300, n_topics=5,
+                            n_words=5000)
+    assert fc.verdict == "noise" and fc.m2_noise > 0.5
+    big = forecast_mechanism("spectral-config-1", epsilon=3.0, delta=1e-6, unit="user", n_units=10**9, n_topics=5,
+                             n_words=500)
+    assert big.verdict != "noise" and big.m2_noise < fc.m2_noise
+    request = ReleaseRequest(CorpusSource("embedded"), VocabularyPolicy.from_texts(), mechanism="spectral-config-1",
+                             n_units=300, n_topics=5)
+    with pytest.raises(ReleaseRefused, match="no budget was spent"):
+        release(request, echo=lambda line: None)

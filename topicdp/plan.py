@@ -54,10 +54,58 @@ class ReleasePlan:
         return out
 
 
+@dataclass(frozen=True)
+class SpectralForecast:
+    """Whether a spectral configuration's run-time utility check can pass, forecast from public quantities.
+
+    The check (DeCarolis et al. 2020, App. I.1-I.2; :mod:`topicdp.spectral.configurations`) needs the released
+    M2's noise below half its spectral gap, at most ``lambda_k / 2``; configurations 3-4 also need their
+    Procedure-1 eigengap bound to be positive. :func:`topicdp.spectral.recommend.predicted_noise` gives both
+    from the sensitivities, the budget and a prior guess of ``lambda_k`` (Dirichlet(0.1) topics, symmetric
+    alpha). ``noise`` here means the check is forecast to fail, so the release would not be usable.
+    """
+
+    configuration: int
+    m2_noise: float
+    relative_noise: float
+    feasible: bool
+    verdict: str
+    overlap_with_lda = None
+    expected_overlap = None
+
+    def lines(self) -> list[str]:
+        out = [f"readability forecast: {self.verdict}",
+               f"  the released M2's noise is about {self.m2_noise:.3g} x lambda_k (its utility check needs at most "
+               f"0.5: half the spectral gap); tensor noise about {self.relative_noise:.3g} x its signal"]
+        if not self.feasible:
+            out.append("  the Procedure-1 eigengap bound is expected to fail (its Laplace margin exceeds the gap)")
+        if self.verdict == "noise":
+            out.append("  What would help: more units (the sensitivities fall as 1/n), a larger epsilon, fewer "
+                       "topics, or a smaller vocabulary.")
+        return out
+
+
+def _spectral_forecast(configuration: int, *, epsilon: float, delta: float, n_units: int, n_topics: int,
+                       n_words: int) -> SpectralForecast | None:
+    from .spectral.recommend import predicted_noise
+
+    if n_units < 3 or n_words < 3 or not 2 <= n_topics < n_words:
+        return None
+    noise, m2, feasible = predicted_noise(n_units, n_words, n_topics, 1.0, epsilon=epsilon, delta=delta)
+    ok = feasible.get(configuration, True)
+    verdict = "noise" if (m2[configuration] > 0.5 or not ok or noise[configuration] > 1.0) else "marginal"
+    return SpectralForecast(configuration, m2[configuration], noise[configuration], ok, verdict)
+
+
 def forecast_mechanism(mechanism: str, *, epsilon: float, delta: float, unit: str, n_units: int, n_topics: int,
-                       n_words: int, signal=None, mass_per_unit: float | None = None) -> ReadabilityForecast | None:
-    """Forecast one mechanism's readability from public quantities (None if it has no forecast)."""
+                       n_words: int, signal=None, mass_per_unit: float | None = None):
+    """Forecast one mechanism's readability from public quantities: a :class:`ReadabilityForecast`, a
+    :class:`SpectralForecast` for a spectral configuration, or None (DP-SVI has none)."""
     from .rdp import calibrate_gaussian
+
+    if mechanism.startswith("spectral-config-"):
+        return _spectral_forecast(int(mechanism[-1]), epsilon=epsilon, delta=delta, n_units=n_units,
+                                  n_topics=n_topics, n_words=n_words)
 
     if signal is None:
         signal = dirichlet_signal(n_topics, n_words, 0.15)

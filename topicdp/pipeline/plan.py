@@ -176,9 +176,12 @@ class Decision:
         out = []
         out.append(f"plan: {self.mechanism} ({self.reason}); {self.count.line('unit')}, {self.n_words} words")
         for name, fc in self.forecasts.items():
-            if fc is not None:
+            if fc is not None and fc.overlap_with_lda is not None:
                 out.append(f"  forecast {name:<16} top-10 overlap with LDA {fc.overlap_with_lda:.2f}: {fc.verdict} "
                            f"(noise {fc.noise_to_signal:.2g} x the 10th-largest topic-word probability)")
+            elif fc is not None:  # a spectral configuration: whether its utility check can pass
+                out.append(f"  forecast {name:<16} {fc.verdict}: its utility check is forecast to "
+                           + ("fail" if fc.verdict == "noise" else "pass"))
         if self.forecast is not None:
             out += ["  " + line for line in self.forecast.lines()[1:]]
         return out
@@ -209,7 +212,8 @@ def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int | None = None,
     if not plan.candidates:
         raise ValueError("no mechanism gives this guarantee at this unit and neighbour relation")
     # the rule of topicdp.plan: the largest forecast top-10 overlap; max keeps the first of a tie
-    overlaps = {name: fc.expected_overlap for name, fc in forecasts.items() if fc is not None}
+    overlaps = {name: fc.expected_overlap for name, fc in forecasts.items()
+                if fc is not None and fc.expected_overlap is not None}
     best = max(plan.candidates, key=lambda name: overlaps.get(name, -1.0))
     return Decision(best, "largest forecast top-10 overlap", count, n_words, forecasts, vocabulary_forecast)
 
