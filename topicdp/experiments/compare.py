@@ -26,6 +26,7 @@ class CompareGrid:
     models: tuple = ("gensim-lda", "gensim-lsi", "gensim-hdp")
     mechanisms: tuple = MECHANISMS
     epsilons: tuple = (0.5, 1.0, 2.0, 3.0, 5.0, 10.0)
+    table_epsilons: tuple = (1.0, 3.0, 10.0)  # the coherence/perplexity table's columns
     gammas: tuple = (0.1, 0.15, 0.2, 0.22)
     sizes: tuple = (2, 4, 6, 8, 10)
     size_model: str = "gensim-lsi"
@@ -43,7 +44,8 @@ class CompareGrid:
 
     @classmethod
     def quick(cls) -> "CompareGrid":
-        return cls(models=("gensim-lda",), epsilons=(1.0, 3.0, 10.0), gammas=(0.22,), sizes=(2, 3),
+        return cls(models=("gensim-lda",), epsilons=(1.0, 3.0, 10.0), table_epsilons=(3.0,), gammas=(0.22,),
+                   sizes=(2, 3),
                    size_model="gensim-lda", n_topics=3, gamma=0.22, repeats=2, spectral={
                        "n_docs": (2_000,), "n_words": 200, "n_topics": 3, "alpha0s": (1.0,),
                        "epsilons": (1.0, 10.0), "dpsvi_iterations": 30, "repeats": 1})

@@ -1,5 +1,5 @@
 """The table users look at first: coherence and held-out perplexity of released topics on a real corpus,
-at epsilon in {1, 3, 10}, for every mechanism of the release pipeline and for TopicDP over gensim LDA.
+at epsilon in {1, 3, 10} (``CompareGrid.table_epsilons``), for every mechanism of the release pipeline and for TopicDP over gensim LDA.
 
 Every mechanism runs through the pipeline's own registry (:data:`topicdp.pipeline.MECHANISMS`, the factories
 ``topicdp privatize`` uses), on the same corpus, budget and metrics. The table protects the user, with U
@@ -24,13 +24,13 @@ from ..rdp import PrivacyLedger
 from ..spectral import PreconditionError, SpectralLDA
 from .agnostic import sampled_sensitivities
 
-EPSILONS = (1.0, 3.0, 10.0)
 UNIT, NEIGHBOURS = "user", "replace-one"
 
 
 def run_table(store, corpus, heldout, heldout_texts, corpus_name: str, grid, progress, cache_dir=None) -> None:
     k, delta, alpha0 = grid.n_topics, grid.delta, 1.0
-    combos = [(name, e) for name in MECHANISMS for e in EPSILONS] + [("topicdp-gensim-lda", e) for e in EPSILONS]
+    epsilons = grid.table_epsilons
+    combos = [(name, e) for name in MECHANISMS for e in epsilons] + [("topicdp-gensim-lda", e) for e in epsilons]
     combos += [("gensim-lda-nonprivate", float("inf")), ("spectral-nonprivate", float("inf"))]
     todo = [c for c in combos if not store.has(**_key(c, corpus_name, k))]
     if not todo:
