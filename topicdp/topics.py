@@ -67,7 +67,10 @@ def fit_gensim_lda(corpus, n_topics: int, random_state: int, *, model_class=None
     model_class : type, optional
         ``gensim.models.LdaModel`` (default) or a compatible class (``LdaMulticore``).
     **params
-        Further keyword arguments of the model (all of them: no defaults are added here).
+        Further keyword arguments of the model (all of them: no defaults are added here), and ``init``: public
+        starting topics (K, V). With them the topics' variational parameters start at ``init`` scaled to gensim's
+        own starting mass (V per topic, as its Gamma(100, 1/100) draws) instead of random draws, and the fit
+        updates from there (``LdaModel.update``); row k of the result grew from row k of ``init``.
 
     Returns
     -------
@@ -78,8 +81,18 @@ def fit_gensim_lda(corpus, n_topics: int, random_state: int, *, model_class=None
         from gensim.models import LdaModel
 
         model_class = LdaModel
+    init = params.pop("init", None)
     dictionary, bow = corpus.to_gensim()
-    model = model_class(corpus=bow, id2word=dictionary, num_topics=n_topics, random_state=random_state, **params)
+    if init is None:
+        model = model_class(corpus=bow, id2word=dictionary, num_topics=n_topics, random_state=random_state, **params)
+        return model.get_topics()
+    start = np.asarray(init, dtype=np.float64)
+    if start.shape != (n_topics, len(dictionary)) or start.min() < 0 or np.any(start.sum(axis=1) <= 0):
+        raise ValueError(f"init must be a non-negative ({n_topics}, {len(dictionary)}) array with positive rows")
+    model = model_class(corpus=None, id2word=dictionary, num_topics=n_topics, random_state=random_state, **params)
+    model.state.sstats[...] = start / start.sum(axis=1, keepdims=True) * start.shape[1]
+    model.expElogbeta = np.exp(model.state.get_Elogbeta())
+    model.update(bow)
     return model.get_topics()
 
 

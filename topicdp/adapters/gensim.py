@@ -39,6 +39,13 @@ class GensimLDA(TopicModelSpec):
         return fit_gensim_lda(corpus, self.n_topics, self.random_state, model_class=self._model_class(),
                               **self.params)
 
+    def fit_topic_word(self, corpus) -> np.ndarray:
+        if self.params.get("init") is None:
+            return super().fit_topic_word(corpus)  # canonical order
+        # from public topics, row k grew from start k: that order is a deterministic function of the data and
+        # the start, and unlike the canonical order it does not flip when two top words swap ranks
+        return np.ascontiguousarray(np.asarray(self._fit(corpus), dtype=np.float64))
+
 
 class GensimLDAMulticore(GensimLDA):
     """gensim ``LdaMulticore`` (``workers=1`` by default).

@@ -150,9 +150,10 @@ def _refuse_noise(decision: Decision, request: ReleaseRequest, what: str, spent:
 
 # -- reading -------------------------------------------------------------------------------------------
 
-#: models whose fit can start from public topics (``init``): given a public reference, the random-DP road
-#: starts them there, which makes f stable (a small sampled sensitivity)
-MODELS_WITH_PUBLIC_START = ("vem",)
+#: models whose fit can start from public topics, and the parameter that takes them: given a public reference,
+#: the random-DP road starts them there (a start fitted on P, so public), which keeps f near one local optimum
+MODELS_WITH_PUBLIC_START = {"vem": "init", "gensim-lda": "init", "gensim-lda-multicore": "init",
+                            "sklearn-nmf": "init_topics"}
 
 #: with ``reference="embedded"``, the first documents of the Lee corpus play the public reference P and the
 #: rest the private corpus (the demo of the agnostic road)
@@ -317,7 +318,8 @@ def _random_dp(plan: ReleasePlan, say):
         if a.model in MODELS_WITH_PUBLIC_START:  # a stable f: EM from topics fitted on P (public)
             from ..variational import public_init
 
-            params["init"] = public_init(distribution, request.n_topics, unit=str(request.unit))
+            params[MODELS_WITH_PUBLIC_START[a.model]] = public_init(distribution, request.n_topics,
+                                                                    unit=str(request.unit))
             say(f"{a.model} starts from topics fitted on the public reference")
     model = make_model(a.model, request.n_topics, a.model_seed, **params)
     privatizer = TopicDP(request.epsilon, request.delta, a.gamma, unit=str(request.unit), calibration=a.calibration,
