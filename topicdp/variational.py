@@ -64,6 +64,7 @@ from ._repeats import warn_on_repeated_release
 from ._validation import (check_count_matrix, check_delta, check_epsilon, check_int, check_option,
                           check_random_state, check_real)
 from .inference import batch_e_step
+from .inference.estep import resolve_engine
 from .rdp import PrivacyLedger, calibrate_gaussian
 from .rdp.ledger import GaussianEntry
 from .release import PrivateRelease, vocabulary_status
@@ -112,13 +113,24 @@ def merge_identical_documents(X: sp.csr_matrix, weights: np.ndarray) -> tuple[sp
 
 
 def unit_statistic(X: sp.csr_matrix, weights: np.ndarray, exp_elog_beta: np.ndarray, alpha: float, *,
-                   chunk: int = 4096, max_iter: int = 50, tol: float = 1e-3) -> np.ndarray:
-    """sum_u S_u: the E-step on every document, each document's statistics scaled by its weight."""
+                   chunk: int = 4096, max_iter: int = 50, tol: float = 1e-3, engine: str | None = None) -> np.ndarray:
+    """sum_u S_u: the E-step on every document, each document's statistics scaled by its weight.
+
+    ``engine`` picks the E-step's implementation (:func:`topicdp.inference.estep.resolve_engine`: the compiled
+    numba kernel when installed, else numpy); both make the same per-document iteration (Blei, Ng & Jordan
+    2003 Eqs. 6-7; Hoffman, Blei & Bach 2010, Alg. 2) from the same start, so the choice changes the
+    statistic by floating-point rounding only and the privacy argument not at all. ``chunk`` documents are
+    handled at a time (it bounds the numpy engine's temporaries; the numba engine has none).
+    """
     K, V = exp_elog_beta.shape
+    engine = resolve_engine(engine)
+    if engine == "numba":
+        chunk = max(chunk, X.shape[0])  # no temporaries to bound, and no row slicing needed
     total = np.zeros((K, V))
     for start in range(0, X.shape[0], chunk):
         rows = slice(start, start + chunk)
-        total += batch_e_step(X[rows], exp_elog_beta, alpha, max_iter=max_iter, tol=tol, row_weights=weights[rows])[1]
+        total += batch_e_step(X[rows], exp_elog_beta, alpha, max_iter=max_iter, tol=tol, row_weights=weights[rows],
+                              engine=engine)[1]
     return total
 
 
