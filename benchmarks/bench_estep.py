@@ -138,6 +138,10 @@ TRUTH: np.ndarray
 
 def main(argv=None):
     global TRUTH
+    import warnings
+
+    # the same corpus is fitted many times on purpose (a benchmark, not a release)
+    warnings.filterwarnings("ignore", message="DPVariationalLDA.fit: these documents overlap")
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n-docs", type=int, default=40_000)
     parser.add_argument("--n-words", type=int, default=2_000)

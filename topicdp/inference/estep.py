@@ -60,6 +60,10 @@ ENGINES = ("auto", "numba", "numpy")
 #: Nonzeros per block of the numpy engine: its (nonzeros x K) temporaries then stay within a few MB (cache).
 BLOCK_NNZ = 1 << 16
 
+#: The numpy engine drops stopped documents from its working set (a copy of their nonzeros) once at most this
+#: fraction of it is still updating; until then stopped documents ride along and their results are discarded.
+RESTRICT_AT = 0.75
+
 _numba_module: object | None = None
 
 
@@ -120,7 +124,11 @@ def batch_e_step(X: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha, *,
         Scale document d's statistics by ``row_weights[d]`` (the E-step itself sees the raw counts); the
         per-unit weighting of :mod:`topicdp.variational`.
     gamma0 : (B, K) array, optional
-        Starting gamma of each document (a warm start, see :func:`document_gamma`).
+        Starting gamma of each document (a warm start, see :func:`document_gamma`). Privacy: if row d is a
+        function of document d and of released (or public) topics only, e.g. document d's own gamma of the
+        previous EM pass, then S_d still depends on document d and the released values alone, and the
+        per-unit bound of :mod:`topicdp.variational` (every column of S_u sums to w_u a_uv, whatever the
+        responsibilities phi) is untouched. A start shared across documents would not be allowed.
     engine : {"auto", "numba", "numpy"}, optional
         See :func:`resolve_engine`.
 
@@ -225,16 +233,19 @@ def _document_gamma(X, exp_elog_beta, alpha, *, max_iter=100, tol=1e-3, beta_t=N
         rows = lo + np.flatnonzero(nnz_per_doc[block] > 0)  # empty documents have no nonzeros to iterate on
         nz = slice(X.indptr[lo], X.indptr[hi])
         state = _ActiveDocs(X.data[nz], X.indices[nz], beta_t, nnz_per_doc[rows])
+        live = np.ones(rows.size, dtype=bool)  # documents of the working set that have not stopped
         for it in range(max_iter):
-            if rows.size == 0:
+            if not live.any():
                 break
-            new_gamma = alpha_k + state.gamma_increment(gamma[rows])
-            keep = np.abs(new_gamma - gamma[rows]).mean(axis=1) >= tol
-            gamma[rows] = new_gamma
-            n_iter[rows] = it + 1
-            if not keep.all():  # drop converged documents from the working set
-                state = state.restrict(keep)
-                rows = rows[keep]
+            current = gamma[rows]
+            new_gamma = alpha_k + state.gamma_increment(current)
+            keep = live & (np.abs(new_gamma - current).mean(axis=1) >= tol)
+            gamma[rows[live]] = new_gamma[live]  # a stopped document's gamma is never updated again
+            n_iter[rows[live]] = it + 1
+            live = keep
+            if live.sum() <= RESTRICT_AT * live.size:  # copy the working set only once enough have stopped
+                state = state.restrict(live)
+                rows, live = rows[live], np.ones(int(live.sum()), dtype=bool)
     return gamma, n_iter
 
 
