@@ -22,8 +22,8 @@ Two engines make this iteration (:func:`resolve_engine`): a compiled per-documen
 (:mod:`topicdp.inference._estep_numba`, when the optional ``fast`` extra, numba, is installed) and numpy,
 which works on blocks of documents (the normalisers as one dot product per nonzero, the sum over words as a
 sparse x dense product). Same start, same update, same per-document stopping rule: they differ by
-floating-point rounding only. On 40,000 synthetic documents (V = 2,000, K = 10) a pass costs about 1/9
-(numba) and 1/3.5 (numpy) of the earlier numpy code's (``benchmarks/bench_estep.py``,
+floating-point rounding only. On 40,000 synthetic documents (V = 2,000, K = 10) a pass costs about 1/13
+(numba) and 1/3 (numpy) of the earlier numpy code's (``benchmarks/bench_estep.py``,
 ``docs/results/bench_estep.md``).
 """
 
