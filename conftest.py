@@ -9,6 +9,7 @@ import importlib.util
 EXTRAS = {
     "matplotlib": ["topicdp/experiments/plots.py"],
     "dask": ["topicdp/streaming/executor.py", "topicdp/samplers/cluster.py"],
+    "numba": ["topicdp/inference/_estep_numba.py"],
 }
 
 collect_ignore = [path for module, paths in EXTRAS.items() if importlib.util.find_spec(module) is None

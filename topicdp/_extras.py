@@ -1,6 +1,7 @@
 """Optional dependencies: refuse early, with the install command, when an extra is missing.
 
-The extras are those of ``pyproject.toml``: ``plots`` (matplotlib) and ``cluster`` (dask.distributed). A
+The extras are those of ``pyproject.toml``: ``plots`` (matplotlib), ``cluster`` (dask.distributed) and
+``fast`` (numba, the compiled E-step; never required, numpy is the fallback). A
 command that will need one checks for it with :func:`require` while it checks its arguments, before it
 reads data or fits a model, so that a missing library costs no computing time (issue 11: ``topicdp compare``
 used to compute for minutes and then fail on ``import matplotlib``).
@@ -11,7 +12,8 @@ from __future__ import annotations
 import importlib.util
 
 #: extra -> the modules it installs (pyproject.toml's optional-dependencies)
-EXTRAS: dict[str, tuple[str, ...]] = {"plots": ("matplotlib",), "cluster": ("dask", "dask.distributed")}
+EXTRAS: dict[str, tuple[str, ...]] = {"plots": ("matplotlib",), "cluster": ("dask", "dask.distributed"),
+                                      "fast": ("numba",)}
 
 
 class MissingExtraError(ImportError):
@@ -39,7 +41,7 @@ def require(module: str, *, extra: str, purpose: str | None = None) -> None:
     ----------
     module : str
         The module needed, e.g. ``"matplotlib"`` or ``"dask.distributed"``.
-    extra : {"plots", "cluster"}
+    extra : {"plots", "cluster", "fast"}
         The extra of ``topicdp`` that installs it (named in the message's install command).
     purpose : str, optional
         What needs it (an option such as ``"--plot"``), for the message.
