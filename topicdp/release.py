@@ -104,7 +104,7 @@ SCHEMA: dict[str, Any] = {
     },
 }
 
-VOCABULARY_SOURCES = ("private-texts", "public")
+VOCABULARY_SOURCES = ("private-texts", "public", "dp")
 VOCABULARY_NOTE = (
     "NOT COVERED: the vocabulary (the columns of the release) was built from the private texts, so which "
     "words occur is not protected. Use a public word list, or a vocabulary selected under DP."
@@ -114,16 +114,20 @@ VOCABULARY_NOTE = (
 def vocabulary_status(source: str) -> tuple[str, str]:
     """(status for ``report.published["vocabulary"]``, note) of a release's vocabulary.
 
-    ``source``: ``"private-texts"`` (NOT COVERED) or ``"public"`` (a public word list). A vocabulary selected
-    under DP is one more step of a release: :func:`topicdp.pipeline.release` records it in the release's
-    ledger and composes it into the report (:func:`topicdp.pipeline.compose.compose_report`), for every
-    mechanism.
+    ``source``: ``"private-texts"`` (NOT COVERED), ``"public"`` (a public word list), or ``"dp"`` (selected under
+    DP and recorded in the caller's ledger, whose statement covers both steps; this report's totals are the
+    topics' alone). :func:`topicdp.pipeline.release` composes a DP vocabulary into the report itself
+    (:func:`topicdp.pipeline.compose.compose_report`), for every mechanism.
     """
     if source not in VOCABULARY_SOURCES:
         raise ValueError(f"vocabulary_source must be one of {VOCABULARY_SOURCES}, got {source!r} (a DP-selected "
                          "vocabulary is composed by topicdp.pipeline.release)")
     if source == "public":
         return "public: a public word list stated by the data owner", "The vocabulary is a public word list."
+    if source == "dp":
+        return ("DP: selected under DP; its budget is in the caller's ledger, not in this report's totals",
+                "The vocabulary was selected under DP and recorded in the caller's ledger: ledger.statement() "
+                "composes it with these topics; this report's epsilon and delta are the topics' alone.")
     return "NOT COVERED: built from the private texts", VOCABULARY_NOTE
 
 
