@@ -64,9 +64,9 @@ def _add_privacy_arguments(p: argparse.ArgumentParser) -> None:
                    help="refuse to start sensitivity sampling forecast to take longer (from the first fit's time)")
     p_dist = p.add_mutually_exclusive_group()
     p_dist.add_argument("--reference", default=None, metavar="PUBLIC.jsonl",
-                        help="public reference corpus (same format): with --guarantee random-dp the sensitivity "
-                             "sampler draws P from it (sigma is then public); with --guarantee dp and dp-vem the "
-                             "release starts from topics fitted on it")
+                        help="public reference corpus (same format): random-dp draws P from it (sigma is then "
+                             "public); dp-vem, and random-dp's vem, gensim-lda and sklearn-nmf, start from topics "
+                             "fitted on it")
     p_dist.add_argument("--private-oracle", action="store_true",
                         help="let the sampler resample the private corpus itself (TopicDP's choice); sigma then "
                              "depends on the private data and the report says what that leaks")
