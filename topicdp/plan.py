@@ -1,18 +1,15 @@
-"""Choose a mechanism and forecast what it will release, before the private data is touched (issue 9).
+"""Forecast what each mechanism will release, from public quantities only, before the private data is touched.
 
-:func:`plan_release` takes only public quantities -- the guarantee asked for, epsilon, delta, the unit,
-the number of units n (stated public), K, V and an assumed or public topic sparsity -- and returns the
-forecast readability of every rigorous mechanism that has a closed-form noise scale, and the one the rule
-picks:
-
-    rule: among ``dp-vem``, ``gaussian-global`` and ``laplace``, the largest forecast top-10 overlap;
-          ties go to the first in that order.
+:func:`forecast_mechanism` takes the budget of the topics, the unit, the number of units (stated public or a
+DP count), K and V, and an assumed or public topic sparsity, and forecasts one mechanism: a
+:class:`~topicdp.forecast.ReadabilityForecast` for the mechanisms with a closed-form noise scale, a
+:class:`SpectralForecast` (whether its run-time utility check can pass) for a spectral configuration, None
+for DP-SVI. The release pipeline decides with it (:func:`topicdp.pipeline.decide`, whose rule is: among
+``dp-vem``, ``gaussian-global`` and ``laplace``, the largest forecast top-10 overlap; ties go to the first).
 
 ``dp-vem`` (:class:`topicdp.variational.DPVariationalLDA`) perturbs statistics whose per-unit influence is
 O(1/n), so it is the one that improves with more data; the two output-perturbation baselines add noise of a
-fixed scale (sqrt(2K) or 2K sensitivity) to each entry and are readable only at very large epsilon. The
-spectral configurations and DP-SVI are not forecast here (their noise passes through a non-linear pipeline)
-and run only when named.
+fixed scale (sqrt(2K) or 2K sensitivity) to each entry and are readable only at very large epsilon.
 
 These closed forms see the noise but not the corpus. With a public reference corpus, ``privatize`` also runs
 ``dp-vem`` on it at the private signal-to-noise ratio (:func:`topicdp.variational.forecast_on_reference`)
@@ -25,33 +22,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ._names import FORECAST_MECHANISMS, GUARANTEES, RIGOROUS_MECHANISMS, UNITS
-from ._validation import check_delta, check_epsilon, check_int, check_option
-from .forecast import ReadabilityForecast, dirichlet_signal, forecast_readability
-
-
-
-@dataclass(frozen=True)
-class ReleasePlan:
-    """The chosen mechanism, why, and each candidate's forecast (None where none can be made)."""
-
-    mechanism: str
-    reason: str
-    forecasts: dict
-
-    @property
-    def forecast(self) -> ReadabilityForecast | None:
-        return self.forecasts.get(self.mechanism)
-
-    def lines(self) -> list[str]:
-        out = [f"plan: {self.mechanism} ({self.reason})"]
-        for name, fc in self.forecasts.items():
-            if fc is not None:
-                out.append(f"  forecast {name:<16} top-10 overlap with LDA {fc.overlap_with_lda:.2f}: {fc.verdict} "
-                           f"(noise {fc.noise_to_signal:.2g} x the 10th-largest topic-word probability)")
-        if self.forecast is not None:
-            out += ["  " + line for line in self.forecast.lines()[1:]]
-        return out
+from .forecast import dirichlet_signal, forecast_readability
 
 
 @dataclass(frozen=True)
@@ -122,51 +93,3 @@ def forecast_mechanism(mechanism: str, *, epsilon: float, delta: float, unit: st
     if mechanism == "laplace":  # scale 2K / epsilon; its standard deviation sqrt(2) times that, as a Gaussian
         return forecast_readability(math.sqrt(2) * 2 * n_topics / epsilon, signal, **common)
     return None
-
-
-def plan_release(*, guarantee: str = "dp", mechanism: str | None = None, epsilon: float, delta: float, unit: str,
-                 n_units: int, n_topics: int, n_words: int, signal=None,
-                 mass_per_unit: float | None = None) -> ReleasePlan:
-    """Pick the mechanism for ``guarantee`` by the module's rule (or take ``mechanism``) and forecast it.
-
-    Parameters
-    ----------
-    guarantee : {"dp", "random-dp"}
-        ``random-dp`` is the agnostic road (TopicDP over a model; its noise scale is known only after the
-        sensitivity sample, so it has no forecast here).
-    mechanism : str, optional
-        Overrides the rule; one of :data:`RIGOROUS_MECHANISMS` for ``dp``.
-    epsilon, delta, unit, n_units, n_topics, n_words
-        Public quantities (n_units as stated by the owner).
-    signal : (K, V) array, optional
-        Public reference topics; default rows ~ Dirichlet(0.15).
-    mass_per_unit : float, optional
-        See :func:`topicdp.variational.forecast`.
-    """
-    check_option(guarantee, "guarantee", GUARANTEES)
-    check_epsilon(epsilon)
-    check_delta(delta)
-    check_option(unit, "unit", UNITS)
-    for value, name in ((n_units, "n_units"), (n_topics, "n_topics"), (n_words, "n_words")):
-        check_int(value, name, low=1)
-    if guarantee == "random-dp":
-        return ReleasePlan("topicdp", "random DP: TopicDP over the chosen model, noise from a sampled sensitivity",
-                           {"topicdp": None})
-    if mechanism is not None:
-        check_option(mechanism, "mechanism", RIGOROUS_MECHANISMS)
-    kwargs: dict = dict(epsilon=epsilon, delta=delta, unit=unit, n_units=n_units, n_topics=n_topics, n_words=n_words,
-                  signal=signal, mass_per_unit=mass_per_unit)
-    forecasts: dict[str, ReadabilityForecast | None] = {
-        name: forecast_mechanism(name, **kwargs) for name in FORECAST_MECHANISMS}
-    if mechanism is not None:
-        if mechanism not in forecasts:
-            forecasts[mechanism] = None
-        return ReleasePlan(mechanism, "named by the caller", forecasts)
-    overlaps = {}
-    for name in FORECAST_MECHANISMS:  # each has a closed-form forecast (topicdp._names)
-        fc = forecasts[name]
-        if fc is None:
-            raise RuntimeError(f"no forecast for {name}, one of FORECAST_MECHANISMS")
-        overlaps[name] = fc.expected_overlap
-    best = max(FORECAST_MECHANISMS, key=overlaps.__getitem__)  # max keeps the first tie
-    return ReleasePlan(best, "largest forecast top-10 overlap among rigorous mechanisms", forecasts)

@@ -162,7 +162,6 @@ class Decision:
     count: UnitCount
     n_words: int
     forecasts: dict
-    vocabulary_forecast: object | None = None
 
     @property
     def forecast(self):
@@ -187,18 +186,16 @@ class Decision:
         return out
 
 
-def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int | None = None,
-           vocabulary_forecast=None) -> Decision:
-    """Forecast the candidates at ``count`` units and pick the mechanism (the rule of :mod:`topicdp.plan`).
+def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int) -> Decision:
+    """Forecast the candidates at ``count`` units and pick the mechanism: among ``dp-vem``, ``gaussian-global``
+    and ``laplace``, the largest forecast top-10 overlap; ties go to the first (or the mechanism named).
 
-    ``n_words``: the vocabulary size when it is known (a public list, or the size of a DP selection, a DP
-    output); otherwise :func:`planned_words`. Refuses (ValueError) where the vocabulary has fewer words than K.
+    ``n_words``: the vocabulary size the release will have: a public list's, the size a DP selection kept (a DP
+    output), or :func:`planned_words` before the selection. Refuses (ValueError) where it is below K.
     """
     from ..plan import forecast_mechanism
 
     request, topics = plan.request, plan.budget.topics
-    if n_words is None:
-        n_words, vocabulary_forecast = planned_words(plan, count)
     if n_words < request.n_topics:
         raise ValueError(f"the DP vocabulary is forecast to keep about {n_words} words, fewer than the "
                          f"{request.n_topics} topics asked for: give a public word list (--vocabulary), a larger "
@@ -208,14 +205,14 @@ def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int | None = None,
                                           n_units=count.value, n_topics=request.n_topics, n_words=planned)
                  for name in plan.candidates}
     if request.mechanism is not None:
-        return Decision(request.mechanism, "named by the caller", count, n_words, forecasts, vocabulary_forecast)
+        return Decision(request.mechanism, "named by the caller", count, n_words, forecasts)
     if not plan.candidates:
         raise ValueError("no mechanism gives this guarantee at this unit and neighbour relation")
     # the rule of topicdp.plan: the largest forecast top-10 overlap; max keeps the first of a tie
     overlaps = {name: fc.expected_overlap for name, fc in forecasts.items()
                 if fc is not None and fc.expected_overlap is not None}
     best = max(plan.candidates, key=lambda name: overlaps.get(name, -1.0))
-    return Decision(best, "largest forecast top-10 overlap", count, n_words, forecasts, vocabulary_forecast)
+    return Decision(best, "largest forecast top-10 overlap", count, n_words, forecasts)
 
 
 def planned_words(plan: ReleasePlan, count: UnitCount):
@@ -229,7 +226,7 @@ def planned_words(plan: ReleasePlan, count: UnitCount):
     assert plan.budget.vocabulary is not None  # a DP policy has a vocabulary budget (split_budget)
     reference: dict = {}
     if plan.reference is not None:
-        reference = {"reference_texts": list(plan.reference[0]), "reference_users": list(plan.reference[1])}
+        reference = {"reference_texts": plan.reference[0], "reference_users": plan.reference[1]}
     fc = forecast_vocabulary(plan.budget.vocabulary.epsilon, plan.budget.vocabulary.delta, count.value,
                              unit=str(request.unit), neighbours=str(request.neighbours),
                              max_features=policy.max_features, **reference)

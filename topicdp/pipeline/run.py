@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
@@ -224,7 +224,7 @@ def build_corpus(records: Records, words, request: ReleaseRequest) -> "Corpus":
     return corpus
 
 
-def reference_corpus(reference: tuple[list, list], corpus: "Corpus") -> "Corpus":
+def reference_corpus(reference: tuple[Sequence, Sequence], corpus: "Corpus") -> "Corpus":
     """The public reference on the release's vocabulary and bounds."""
     from ..corpus import Corpus
 
@@ -313,7 +313,7 @@ def _random_dp(plan: ReleasePlan, say):
     distribution: object = "private-oracle"
     params: dict = {}
     if plan.reference is not None:
-        distribution = reference_corpus((list(plan.reference[0]), list(plan.reference[1])), corpus)
+        distribution = reference_corpus(plan.reference, corpus)
         say(f"public reference P: {request.reference}")
         if a.model in MODELS_WITH_PUBLIC_START:  # a stable f: EM from topics fitted on P (public)
             from ..variational import public_init
