@@ -121,3 +121,23 @@ def test_a_spectral_configuration_forecast_to_fail_its_utility_check_is_refused_
                              n_units=300, n_topics=5)
     with pytest.raises(ReleaseRefused, match="no budget was spent"):
         release(request, echo=lambda line: None)
+
+
+@pytest.mark.parametrize("epsilon, delta", [(3.0, 1e-6), (1.0, 1e-5), (10.0, 1e-8)])
+def test_the_unit_count_meets_the_exact_gaussian_profile_of_its_share(epsilon, delta, corpus_file):
+    """The count's sigma, recorded in the report's composition, against the exact privacy profile of the Gaussian
+    mechanism at L2 sensitivity 1 (Balle & Wang 2018, Thm. 8), evaluated here with scipy: at the count's share
+    of the budget, delta(eps_c) <= delta_c, and a 1% smaller sigma would not meet it (the calibration is tight)."""
+    from scipy.stats import norm
+
+    def profile(eps, sigma):
+        return norm.cdf(0.5 / sigma - eps * sigma) - np.exp(eps) * norm.cdf(-0.5 / sigma - eps * sigma)
+
+    request = ReleaseRequest(CorpusSource(corpus_file), VocabularyPolicy.public(WORDS), epsilon=epsilon, delta=delta,
+                             n_topics=3, mechanism="dp-vem", release_anyway=True, seed=0)
+    report = release(request, echo=lambda line: None).release.report
+    entry = next(e for e in report.composition if e["name"] == "unit count")
+    share = split_budget(request).count
+    assert entry["sensitivity"] == 1.0 and report.neighbours == "add-remove"
+    assert profile(share.epsilon, entry["sigma"]) <= share.delta * (1 + 1e-9)
+    assert profile(share.epsilon, 0.99 * entry["sigma"]) > share.delta
