@@ -2,7 +2,7 @@
 
 This module is pure Python and imports nothing, so the ``topicdp`` command can build its parser and its
 ``--help`` without loading numpy, scipy or gensim. The modules that implement the names import them from
-here (``topicdp.adapters.MODELS``, ``topicdp.plan.RIGOROUS_MECHANISMS``).
+here (``topicdp.adapters.MODELS``, ``topicdp.pipeline.MECHANISMS``).
 """
 
 from __future__ import annotations
