@@ -37,6 +37,23 @@ def test_min_token_length_and_public_vocabulary_counts_oov():
     assert "ox" in short.vocabulary
 
 
+def test_public_vocabulary_counts_equal_a_fixed_vocabulary_vectorizer():
+    """One tokenisation on a word list gives scikit-learn's fixed-vocabulary counts, and the out-of-vocabulary
+    tokens are every analysed token not counted (stop words in the list count nothing, as there)."""
+    from topicdp.corpus import make_vectorizer
+
+    words = ["cats", "cheese", "zebra", "the", "dogs"]
+    c = Corpus.from_texts(TEXTS, USERS, vocabulary=words)
+    vectorizer = make_vectorizer(vocabulary=words)
+    X = vectorizer.fit_transform(TEXTS).tocsr()
+    kept = np.asarray(X.sum(axis=1)).ravel() > 0
+    assert (c.X != X[kept]).nnz == 0
+    analyze = vectorizer.build_analyzer()
+    assert c.log.out_of_vocabulary_tokens == sum(len(analyze(t)) for t in TEXTS) - X.sum()
+    with pytest.raises(ValueError, match="distinct words"):
+        Corpus.from_texts(TEXTS, USERS, vocabulary=["cats", "cats"])
+
+
 def test_from_matrix_and_gensim_agree():
     from gensim.corpora import Dictionary
 

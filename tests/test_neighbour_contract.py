@@ -235,3 +235,29 @@ def test_a_dp_vocabulary_run_decides_and_publishes_alike(tmp_path, capsys, monke
     for kind in ("add", "remove", "replace"):
         _assert_alike(a, _release(tmp_path, "b", _neighbour(records, kind, "user"), flags, capsys))
     assert a[3] is None or a[3]["report"]["published"]["vocabulary"].startswith("DP")
+
+
+@pytest.mark.parametrize("unit", ["user", "document"])
+@pytest.mark.parametrize("kind", ["add", "remove", "replace"])
+def test_sharded_releases_decide_and_publish_alike(unit, kind, tmp_path, capsys, words_file, pinned):
+    """A directory of shards (each user in one shard, as the sharded road requires): the passes run shard by
+    shard, and neighbours still print and publish the same."""
+    flags = ["--unit", unit, "--vocabulary", words_file, "--topics", "2", "--epsilon", "2", "--release-anyway"]
+
+    def run(records):
+        shards = tmp_path / "shards"
+        shards.mkdir(exist_ok=True)
+        for i in range(3):
+            _write(shards / f"part-{i}.jsonl", [(u, t) for u, t in records if int(u[1:]) % 3 == i])
+        out = tmp_path / "release.json"
+        out.unlink(missing_ok=True)
+        code = main(["privatize", str(shards), "--seed", "3", "--out", str(out), *map(str, flags)])
+        captured = capsys.readouterr()
+        return code, _printed(captured.out), captured.err, json.loads(out.read_text()) if out.exists() else None
+
+    records = _corpus(60, unit)
+    a = run(records)
+    b = run(_neighbour(records, kind, unit))
+    assert a[0] == 0, a[2]
+    _assert_alike(a, b)
+    assert "sharded corpus" in "\n".join(a[1])

@@ -10,15 +10,14 @@ import re
 import sys
 import time
 
-# the 2h fits are parallelised across processes; BLAS threads inside them would only contend
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-os.environ.setdefault("OMP_NUM_THREADS", "1")
-os.environ.setdefault("MKL_NUM_THREADS", "1")
+# the fits are parallelised across processes (or chosen threads); BLAS or numba threads inside would only contend
+for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    os.environ.setdefault(_threads, "1")
 
 
 # Building the parser imports only argparse and these tiny pure-Python modules (``topicdp --help`` stays fast,
 # tests/test_cli_help.py checks that numpy is not loaded); heavy imports happen inside the commands.
-from ._argparse import LazyParser
+from ._argparse import LazyParser, check_output_path
 from ._extras import MissingExtraError, require
 from ._names import (FORECAST_MECHANISMS, GUARANTEE_SUMMARIES, MECHANISM_SUMMARIES, MODEL_SUMMARIES, MODELS,
                      RIGOROUS_MECHANISMS, SENSITIVITIES, SENSITIVITY_SUMMARIES, UNITS)
@@ -105,7 +104,11 @@ def _catalogue() -> str:
 
 
 def _add_corpus_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("corpus", help="JSON Lines file (.jsonl or .jsonl.gz) with user and text fields, or 'embedded'")
+    p.add_argument("corpus", help="JSON Lines file (.jsonl or .jsonl.gz) with user and text fields, 'embedded', or "
+                   "a directory or glob of such files, streamed shard by shard (each user's documents in one shard)")
+    p.add_argument("--scheduler", default=None, metavar="local:N|ADDRESS",
+                   help="run a sharded corpus' passes on Dask: N local worker processes, or a scheduler's address")
+    p.add_argument("--work-dir", default=None, help="where a sharded corpus' count shards go (default: a temp dir)")
     p.add_argument("--text-field", default="text")
     p.add_argument("--user-field", default="user")
     p.add_argument("--max-features", type=int, default=5000, help="vocabulary size limit (default 5000)")
@@ -160,7 +163,7 @@ def build_request(args):
     return ReleaseRequest(source, vocabulary, epsilon=args.epsilon, delta=args.delta, unit=args.unit,
                           n_units=args.n_units, n_topics=args.topics, guarantee=guarantee, mechanism=mechanism,
                           reference=reference, agnostic=agnostic, release_anyway=args.release_anyway,
-                          seed=args.seed)
+                          seed=args.seed, scheduler=args.scheduler, work_dir=args.work_dir)
 
 
 def check_arguments(args) -> None:
@@ -170,6 +173,8 @@ def check_arguments(args) -> None:
         check_output_path(getattr(args, flag[2:].replace("-", "_"), None), flag)
     if getattr(args, "plot", None) is not None:
         require("matplotlib", extra="plots", purpose="--plot")
+    if args.scheduler is not None:
+        require("dask.distributed", extra="cluster", purpose="--scheduler")
     if getattr(args, "top", 10) < 1:
         raise ValueError(f"--top must be an integer >= 1, got {args.top}")
     if args.cache_dir is not None and os.path.exists(args.cache_dir) and not os.path.isdir(args.cache_dir):
@@ -187,14 +192,9 @@ def _flag(name: str) -> str:
     known = ("epsilon", "delta", "gamma", "model", "mechanism", "guarantee", "calibration", "sizing", "reference",
              "seed", "model_seed", "sampler_seed", "n_pairs", "n_jobs", "max_minutes", "max_features", "min_df",
              "max_df", "max_docs_per_user", "max_tokens_per_doc", "n_units", "user_fraction", "secure_noise",
-             "private_oracle", "release_anyway", "vocabulary_epsilon", "vocabulary_delta")
+             "private_oracle", "release_anyway", "vocabulary_epsilon", "vocabulary_delta", "scheduler",
+             "work_dir")
     return flags.get(name) or (f"--{name.replace('_', '-')}" if name in known else name)
-
-
-def check_output_path(path: str | None, flag: str) -> None:
-    """Refuse, before any work, an output path that cannot be a file (a directory, or in a missing directory)."""
-    if path is not None and (os.path.isdir(path) or not os.path.isdir(os.path.dirname(os.path.abspath(path)))):
-        raise ValueError(f"{flag}: cannot write a file at {path} (a directory, or its directory does not exist)")
 
 
 def format_topics(topics, title: str) -> str:
@@ -305,7 +305,8 @@ def build_parser() -> argparse.ArgumentParser:
         else:
             p.set_defaults(corpus="themed", text_field="text", user_field="user", max_features=5000, min_df=5,
                            max_df=0.5, max_docs_per_user=None, max_tokens_per_doc=None, user_fraction=None,
-                           vocabulary=None, vocabulary_epsilon=None, vocabulary_delta=None)
+                           vocabulary=None, vocabulary_epsilon=None, vocabulary_delta=None, scheduler=None,
+                           work_dir=None)
         _add_privacy_arguments(p)
         p.add_argument("--out", default=None, help="write the release (JSON) here")
         p.add_argument("--top", type=int, default=10, help="top words shown per topic (and drawn by --plot)")

@@ -194,17 +194,38 @@ class Corpus:
             raise ValueError("texts is empty: a corpus needs at least one document")
         if not all(isinstance(t, str) for t in texts):
             raise TypeError("texts must be a sequence of str")
+        if vocabulary is not None:
+            return cls._from_texts_on(texts, users, list(vocabulary), stop_words, min_token_length)
         vectorizer = make_vectorizer(stop_words=stop_words, min_token_length=min_token_length, min_df=min_df,
-                                     max_df=max_df, max_features=max_features, vocabulary=vocabulary)
+                                     max_df=max_df, max_features=max_features)
         try:
             X = vectorizer.fit_transform(texts)
         except ValueError as exc:  # e.g. every document was stop words only
             raise ValueError(f"no vocabulary could be built from texts: {exc}") from exc
-        corpus = cls._from_counts(X.tocsr(), list(vectorizer.get_feature_names_out()), users)
-        if vocabulary is not None:
-            analyze = vectorizer.build_analyzer()
-            all_tokens = sum(len(analyze(t)) for t in texts)
-            corpus.log.out_of_vocabulary_tokens = all_tokens - corpus.n_tokens
+        return cls._from_counts(X.tocsr(), list(vectorizer.get_feature_names_out()), users)
+
+    @classmethod
+    def _from_texts_on(cls, texts: list, users, vocabulary: list, stop_words, min_token_length: int) -> "Corpus":
+        """Counts on a fixed word list, tokenising once: every token is counted, then the list's columns are
+        kept and the rest is reported as out-of-vocabulary (a fixed-vocabulary ``CountVectorizer`` would need a
+        second tokenisation to count what it drops)."""
+        if not vocabulary or len(set(vocabulary)) != len(vocabulary):
+            raise ValueError("vocabulary must be a non-empty list of distinct words")
+        vectorizer = make_vectorizer(stop_words=stop_words, min_token_length=min_token_length)
+        try:
+            X_all = vectorizer.fit_transform(texts).tocsc()
+        except ValueError:  # no token at all: every document is empty on any vocabulary
+            X_all = sp.csc_matrix((len(texts), 0), dtype=np.int64)
+        index = vectorizer.vocabulary_ if X_all.shape[1] else {}
+        present = [(j, index[w]) for j, w in enumerate(vocabulary) if w in index]
+        X = sp.csr_matrix((len(texts), len(vocabulary)), dtype=np.int64)
+        if present:
+            columns, source = map(list, zip(*present))
+            picked = X_all[:, source].tocoo()
+            X = sp.csr_matrix((picked.data, (picked.row, np.asarray(columns)[picked.col])),
+                              shape=(len(texts), len(vocabulary)), dtype=np.int64)
+        corpus = cls._from_counts(X, vocabulary, users)
+        corpus.log.out_of_vocabulary_tokens = int(X_all.sum()) - corpus.n_tokens
         return corpus
 
     @classmethod

@@ -166,15 +166,35 @@ def expected_topn_overlap(signal, sigma: float, top_n: int = 10, *, per_topic: b
 
 def _overlap_by_row(S: np.ndarray, sigma: float, n: int) -> np.ndarray:
     """Normal approximation of E|noisy top n ∩ top n| / n for each row (module docstring)."""
-    # t_k solves sum_j Phi((w_kj - t_k) / sigma) = n; the left side falls from ~V to ~0 across the bracket
+    t = _noisy_threshold(S, sigma, n)
+    top = -np.sort(-S, axis=1)[:, :n]
+    return ndtr((top - t[:, None]) / sigma).mean(axis=1)
+
+
+def _noisy_threshold(S: np.ndarray, sigma: float, n: int) -> np.ndarray:
+    """t_k solving g(t) = sum_j Phi((w_kj - t) / sigma) - n = 0, row by row.
+
+    g falls strictly from about V - n to -n across the bracket [min w - 10 sigma, max w + 10 sigma]. Newton
+    steps from the n-th largest w, kept inside the bracket that each evaluation of g narrows (a bisection
+    step where Newton would leave it): about 5 to 10 evaluations instead of bisection's 64.
+    """
     lo = S.min(axis=1) - 10.0 * sigma
     hi = S.max(axis=1) + 10.0 * sigma
-    for _ in range(64):  # bisection: the bracket (width ~ max w + 20 sigma) shrinks 2^64-fold
-        mid = (lo + hi) / 2
-        above = ndtr((S - mid[:, None]) / sigma).sum(axis=1) > n
-        lo, hi = np.where(above, mid, lo), np.where(above, hi, mid)
-    top = -np.sort(-S, axis=1)[:, :n]
-    return ndtr((top - ((lo + hi) / 2)[:, None]) / sigma).mean(axis=1)
+    t = -np.partition(-S, n - 1, axis=1)[:, n - 1]
+    for _ in range(200):
+        z = (S - t[:, None]) / sigma
+        g = ndtr(z).sum(axis=1) - n
+        lo, hi = np.where(g > 0, t, lo), np.where(g > 0, hi, t)
+        slope = np.exp(-0.5 * z * z).sum(axis=1) / (sigma * np.sqrt(2.0 * np.pi))  # -g'(t)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # slope 0 far out: bisect
+            newton = t + g / slope
+        inside = np.isfinite(newton) & (newton >= lo) & (newton <= hi)
+        step = np.where(inside, newton, (lo + hi) / 2)
+        done = np.abs(step - t) <= 1e-12 * (sigma + np.abs(t))
+        t = step
+        if done.all():
+            break
+    return t
 
 
 def _check_signal(signal) -> np.ndarray:

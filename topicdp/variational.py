@@ -125,7 +125,8 @@ def merge_identical_documents(X: sp.csr_matrix, weights: np.ndarray) -> tuple[sp
 
 
 def unit_statistic(X: sp.csr_matrix, weights: np.ndarray, exp_elog_beta: np.ndarray, alpha: float, *,
-                   chunk: int = 4096, max_iter: int = 50, tol: float = 1e-3, engine: str | None = None) -> np.ndarray:
+                   chunk: int = 4096, max_iter: int = 50, tol: float = 1e-3, engine: str | None = None,
+                   n_jobs: int = 1) -> np.ndarray:
     """sum_u S_u: the E-step on every document, each document's statistics scaled by its weight.
 
     ``engine`` picks the E-step's implementation (:func:`topicdp.inference.estep.resolve_engine`: the compiled
@@ -133,17 +134,56 @@ def unit_statistic(X: sp.csr_matrix, weights: np.ndarray, exp_elog_beta: np.ndar
     2003 Eqs. 6-7; Hoffman, Blei & Bach 2010, Alg. 2) from the same start, so the choice changes the
     statistic by floating-point rounding only and the privacy argument not at all. ``chunk`` documents are
     handled at a time (it bounds the numpy engine's temporaries; the numba engine has none).
+
+    ``n_jobs`` threads take contiguous blocks of documents (the numba kernel releases the GIL; the numpy
+    engine's large array operations do too); the blocks' sums are added in block order, so a given
+    ``n_jobs`` always gives the same statistic. Each document's E-step depends on that document alone, so
+    the split changes nothing but the order of additions.
     """
-    K, V = exp_elog_beta.shape
     engine = resolve_engine(engine)
+    n_jobs = max(1, min(int(n_jobs), X.shape[0]))
+    if n_jobs > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        bounds = np.linspace(0, X.shape[0], n_jobs + 1).round().astype(int)
+        with ThreadPoolExecutor(n_jobs) as pool:
+            parts = list(pool.map(lambda ab: unit_statistic(X[ab[0]:ab[1]], weights[ab[0]:ab[1]], exp_elog_beta,
+                                                            alpha, chunk=chunk, max_iter=max_iter, tol=tol,
+                                                            engine=engine),
+                                  zip(bounds[:-1], bounds[1:])))
+        return np.sum(parts, axis=0)
     if engine == "numba":
         chunk = max(chunk, X.shape[0])  # no temporaries to bound, and no row slicing needed
-    total = np.zeros((K, V))
+    total = np.zeros(exp_elog_beta.shape)
     for start in range(0, X.shape[0], chunk):
         rows = slice(start, start + chunk)
         total += batch_e_step(X[rows], exp_elog_beta, alpha, max_iter=max_iter, tol=tol, row_weights=weights[rows],
                               engine=engine)[1]
     return total
+
+
+def shard_statistic(shard, reader, *, beta: np.ndarray, alpha: float, unit: str, max_iter: int, tol: float,
+                    n_jobs: int = 1) -> dict:
+    """One shard's part of sum_u S_u (a task of a streamed pass, :meth:`topicdp.streaming.StreamingCorpus.map_reduce`).
+
+    The shard is read whole (a worker holds one shard, not the corpus), its documents grouped into units by
+    their user ids (``unit="user"``: every user's documents must be in this one shard, the input contract of
+    streamed user-level releases) and weighted by :func:`unit_weights`. Returns the statistic and the shard's
+    numbers of documents and units (diagnostics).
+    """
+    chunks = list(reader.read(shard))
+    if not chunks or sum(c.n_docs for c in chunks) == 0:
+        return {"S": np.zeros(beta.shape), "n_docs": 0, "n_units": 0}
+    X = sp.vstack([c.X for c in chunks], format="csr").astype(np.float64)
+    ids = [u for c in chunks for u in c.users]
+    if unit == "user":
+        index: dict = {}
+        doc_units = np.fromiter((index.setdefault(u, len(index)) for u in ids), dtype=np.int64, count=len(ids))
+    else:
+        doc_units = np.arange(X.shape[0])
+    X_distinct, weights = merge_identical_documents(X, unit_weights(X, doc_units))
+    S = unit_statistic(X_distinct, weights, beta, alpha, max_iter=max_iter, tol=tol, n_jobs=n_jobs)
+    return {"S": S, "n_docs": X.shape[0], "n_units": int(doc_units.max()) + 1}
 
 
 class DPVariationalLDA(FoldInMixin, BaseEstimator):
@@ -172,6 +212,10 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
         public start 2 or 3 suffice.
     e_step_max_iter, e_step_tol : int, float
         Per-document variational iterations.
+    n_jobs : int >= 1, default=1
+        Threads of the E-step in this process (:func:`unit_statistic`); on a Dask cluster, threads of each
+        task. The numba engine runs one document per thread at a time, so set ``NUMBA_NUM_THREADS`` and the
+        BLAS threads to 1 and choose the parallelism here.
     random_state : None, int or Generator
         Seeds the initialisation and the noise; a seeded private run is marked ``seeded``.
 
@@ -205,8 +249,10 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
     def __init__(self, n_topics: int = 10, *, epsilon: float | None = 3.0, delta: float = 1e-6,
                  unit: str = "user", neighbours: str = "add-remove", n_iterations: int = 5,
                  threshold: float = 2.0, alpha: float | None = None, eta: float | None = None,
-                 init=None, e_step_max_iter: int = 50, e_step_tol: float = 1e-3, random_state=None):
+                 init=None, e_step_max_iter: int = 50, e_step_tol: float = 1e-3, n_jobs: int = 1,
+                 random_state=None):
         self.n_topics = n_topics
+        self.n_jobs = n_jobs
         self.init = init
         self.epsilon = epsilon
         self.delta = delta
@@ -228,6 +274,7 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
         check_real(self.threshold, "threshold", low=0.0, low_open=False)
         check_int(self.e_step_max_iter, "e_step_max_iter", low=1)
         check_real(self.e_step_tol, "e_step_tol", low=0.0)
+        check_int(self.n_jobs, "n_jobs", low=1)
         if self.epsilon is not None:
             check_epsilon(self.epsilon)
             check_delta(self.delta)
@@ -241,8 +288,15 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
         return calibrate_gaussian(self.epsilon, self.delta, sensitivity, method="analytic", count=self.n_iterations)
 
     def fit(self, corpus, y=None, *, vocabulary_source="private-texts",
-            ledger: PrivacyLedger | None = None) -> "DPVariationalLDA":
-        """Fit on a :class:`~topicdp.Corpus` (or a document-term matrix with ``unit="document"``).
+            ledger: PrivacyLedger | None = None, client=None) -> "DPVariationalLDA":
+        """Fit on a :class:`~topicdp.Corpus` (or a document-term matrix with ``unit="document"``), or on a
+        :class:`~topicdp.streaming.StreamingCorpus` read pass by pass.
+
+        A streamed corpus is never held in memory: each pass is a map-reduce over its shards
+        (:func:`shard_statistic`, one shard per task, locally or on the Dask ``client``), the partial sums are
+        added in a fixed order and the noise is drawn once, here; the same seed gives the same topics locally
+        and on a cluster. At ``unit="user"`` every user's documents must lie in one shard (the input contract;
+        :mod:`topicdp.pipeline.sources` checks it when it reads text shards).
 
         ``vocabulary_source``: ``"public"`` (a public word list) or ``"private-texts"`` (the default; then the
         vocabulary is NOT COVERED and the report says so). A vocabulary selected under DP is composed by the
@@ -261,24 +315,21 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
             entries = [GaussianEntry("dp-vem", self.noise_scale(), D, self.n_iterations, unit=self.unit,
                                      neighbours=self.neighbours)]
             ledger.check(entries)
-        X, doc_units = self._counts_and_units(corpus)
-        if self.epsilon is not None:
-            warn_on_repeated_release(X, "DPVariationalLDA.fit", ledger)
-        K, V = self.n_topics, X.shape[1]
-        self.n_features_in_ = V
+        K = self.n_topics
         alpha = 1.0 / K if self.alpha is None else check_real(self.alpha, "alpha", low=0.0)
         eta = 1.0 / K if self.eta is None else check_real(self.eta, "eta", low=0.0)
+        statistic, V, sizes = self._statistic(corpus, alpha, client, ledger)
+        self.n_features_in_ = V
         rng = check_random_state(self.random_state)
         self.sensitivity_ = 1.0 if self.neighbours == "add-remove" else math.sqrt(2.0)
         self.sigma_ = self.noise_scale()
-        X_distinct, weights = merge_identical_documents(X, unit_weights(X, doc_units))
         lam = self._initial_topics(K, V, eta, rng)
         # private fits log every pass (each is a release); the noiseless ones (public starts, the sampler's
         # fits) stay quiet
         passes = Progress(self.n_iterations, "dp-vem passes", log_every=0 if self.sigma_ > 0 else math.inf)
         for _ in range(self.n_iterations):
             beta = lam / lam.sum(axis=1, keepdims=True)
-            S = unit_statistic(X_distinct, weights, beta, alpha, max_iter=self.e_step_max_iter, tol=self.e_step_tol)
+            S = statistic(beta)
             if self.sigma_ > 0:
                 S = S + rng.normal(0.0, self.sigma_, size=S.shape)
             lam = eta + np.maximum(S - self.threshold * self.sigma_, 0.0)
@@ -290,7 +341,7 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
         self.release_ = PrivateRelease(
             topic_word=self.topic_word_, noisy=None, vocabulary=vocabulary,
             report=self._report(vocabulary_source, vocab_status, vocab_note),
-            diagnostics={"n_docs": int(X.shape[0]), "n_units": int(doc_units.max()) + 1})
+            diagnostics={"n_docs": int(sizes["n_docs"]), "n_units": int(sizes["n_units"])})
         if ledger is not None and entries:  # entries are made only with a ledger
             ledger.record(entries)
         return self
@@ -339,6 +390,31 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
             raise ValueError(f"init must be a non-negative ({K}, {V}) array with positive rows (public topics), "
                              f"got shape {init.shape}")
         return init / init.sum(axis=1, keepdims=True)  # only each row's proportions matter to the E-step
+
+    def _statistic(self, corpus, alpha: float, client, ledger):
+        """(beta -> sum_u S_u, V, sizes): in memory, or a map-reduce over a streamed corpus' shards."""
+        from .streaming import StreamingCorpus
+
+        options: dict = dict(alpha=alpha, max_iter=self.e_step_max_iter, tol=self.e_step_tol, n_jobs=self.n_jobs)
+        if isinstance(corpus, StreamingCorpus):
+            sizes: dict = {}
+
+            def streamed(beta: np.ndarray) -> np.ndarray:
+                part = corpus.map_reduce(shard_statistic, client=client, beta=beta, unit=self.unit,
+                                         progress="dp-vem pass" if self.epsilon is not None else None, **options)
+                sizes.update(n_docs=part["n_docs"], n_units=part["n_units"])
+                return part["S"]
+            return streamed, corpus.n_words, sizes
+        if client is not None:
+            raise ValueError("client runs the passes of a StreamingCorpus; an in-memory corpus is fitted here")
+        X, doc_units = self._counts_and_units(corpus)
+        if self.epsilon is not None:
+            warn_on_repeated_release(X, "DPVariationalLDA.fit", ledger)
+        X_distinct, weights = merge_identical_documents(X, unit_weights(X, doc_units))
+
+        def in_memory(beta: np.ndarray) -> np.ndarray:
+            return unit_statistic(X_distinct, weights, beta, **options)
+        return in_memory, X.shape[1], {"n_docs": X.shape[0], "n_units": int(doc_units.max()) + 1}
 
     def _counts_and_units(self, corpus) -> tuple[sp.csr_matrix, np.ndarray]:
         if hasattr(corpus, "X") and hasattr(corpus, "doc_users"):

@@ -432,6 +432,35 @@ def select_vocabulary(
     >>> vocabulary.words
     ('cat', 'cats', 'chase', 'dogs', 'mat', 'sat')
     """
+    def counts() -> Counter:
+        return word_set_counts(unit_word_sets(texts, users, unit=unit, max_words_per_unit=max_words_per_unit,
+                                              stop_words=stop_words, min_token_length=min_token_length))
+
+    return select_vocabulary_from_counts(counts, epsilon=epsilon, delta=delta, unit=unit, neighbours=neighbours,
+                                         max_words_per_unit=max_words_per_unit, max_features=max_features,
+                                         random_state=random_state, ledger=ledger)
+
+
+def select_vocabulary_from_counts(
+    counts,
+    *,
+    epsilon: float,
+    delta: float,
+    unit: str = "user",
+    neighbours: str = "replace-one",
+    max_words_per_unit: int = DEFAULT_MAX_WORDS_PER_UNIT,
+    max_features: int | None = None,
+    random_state=None,
+    ledger=None,
+) -> DPVocabulary:
+    """:func:`select_vocabulary` on the units' word-set counts ``n(w, s)`` (:func:`word_set_counts`), summed over
+    shards when the corpus is read shard by shard (each unit in one shard).
+
+    ``counts`` is a ``Counter`` or a callable returning one, called only after the parameters and the
+    ledger's budget have been checked (so that nothing private is read for a refused selection). The counts
+    must come from word sets of at most ``max_words_per_unit`` words; the other parameters are
+    :func:`select_vocabulary`'s.
+    """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     unit = check_option(unit, "unit", UNITS)
@@ -446,9 +475,10 @@ def select_vocabulary(
         ledger.check(_ledger_entries(sigma, _sensitivity(neighbours), THRESHOLD_DELTA_SHARE * delta, unit, neighbours))
 
     with timed(f"DP vocabulary selection: each {unit}'s top {k} words, then the noisy threshold"):
-        sets = unit_word_sets(texts, users, unit=unit, max_words_per_unit=k, stop_words=stop_words,
-                              min_token_length=min_token_length)
-        words = _select(_word_totals(sets), sigma, tau, max_features, rng)
+        pairs = counts() if callable(counts) else counts
+        if any(size > k for _, size in pairs):
+            raise ValueError(f"counts hold word sets of more than max_words_per_unit={k} words")
+        words = _select(_totals(pairs), sigma, tau, max_features, rng)
     result = DPVocabulary(
         words=words, epsilon=epsilon, delta=delta, delta_gaussian=delta - THRESHOLD_DELTA_SHARE * delta,
         delta_threshold=THRESHOLD_DELTA_SHARE * delta, sigma=sigma, tau=tau,
@@ -570,10 +600,18 @@ def forecast_vocabulary(
 
 def _word_totals(sets: Mapping) -> dict:
     """``T(w)`` of every candidate word from the units' word sets (steps 2-3 of the mechanism)."""
+    return _totals(word_set_counts(sets))
+
+
+def word_set_counts(sets: Mapping) -> Counter:
+    """``n(w, s)``: how many units of word-set size ``s`` hold word ``w``, from the units' word sets
+    (:func:`unit_word_sets`). A sum over units, so the counts of disjoint groups of units (shards) add up to
+    the counts of their union (``Counter`` addition), and :func:`select_vocabulary_from_counts` selects on
+    them as :func:`select_vocabulary` does on the texts."""
     pairs: Counter = Counter()
     for words in sets.values():
         _add_unit(pairs, words)
-    return _totals(pairs)
+    return pairs
 
 
 def _add_unit(pairs: Counter, words: Sequence[str]) -> None:

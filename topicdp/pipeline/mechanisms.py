@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from ..corpus import Corpus
     from ..rdp import PrivacyLedger
     from ..release import PrivateRelease
+    from ..streaming import StreamingCorpus
 
 
 @dataclass
@@ -37,7 +38,7 @@ class RunContext:
     neighbours: str
     epsilon: float
     delta: float
-    corpus: "Corpus"
+    corpus: "Corpus | StreamingCorpus"
     ledger: "PrivacyLedger"
     n_units: int
     seed: int | None = None
@@ -45,6 +46,7 @@ class RunContext:
     start: "np.ndarray | None" = None
     reference: "Corpus | None" = None
     reference_name: str | None = None
+    client: object = None  # a dask.distributed Client running a streamed corpus' passes, or None
 
     @classmethod
     def from_request(cls, request: ReleaseRequest, epsilon: float, delta: float, corpus: "Corpus",
@@ -80,7 +82,8 @@ def dp_vem_model(ctx: RunContext):
 
 
 def _dp_vem(ctx: RunContext) -> "PrivateRelease":
-    return dp_vem_model(ctx).fit(ctx.corpus, vocabulary_source=ctx.vocabulary_source, ledger=ctx.ledger).release_
+    return dp_vem_model(ctx).fit(ctx.corpus, vocabulary_source=ctx.vocabulary_source, ledger=ctx.ledger,
+                                 client=ctx.client).release_
 
 
 #: dp-vem's iterations: 5 from a random start, 2 from public topics (the start has done most of the work)

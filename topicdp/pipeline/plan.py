@@ -129,6 +129,8 @@ def _candidates(request: ReleaseRequest) -> tuple[str, ...]:
                 return (f"{name} is calibrated for replace-one neighbours with the number of units public: state "
                         f"it (--n-units N, or n_units=N)")
             return f"{name} is calibrated for add/remove neighbours: do not state the number of units"
+        if request.source.sharded and name != "dp-vem":
+            return f"{name} reads the corpus in memory; a sharded corpus is released by dp-vem"
         return None
 
     if request.mechanism is not None:
@@ -212,6 +214,9 @@ def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int) -> Decision:
     overlaps = {name: fc.expected_overlap for name, fc in forecasts.items()
                 if fc is not None and fc.expected_overlap is not None}
     best = max(plan.candidates, key=lambda name: overlaps.get(name, -1.0))
+    if request.source.sharded:
+        return Decision(best, "the mechanism of a sharded corpus: its passes are sums over shards", count, n_words,
+                        forecasts)
     return Decision(best, "largest forecast top-10 overlap", count, n_words, forecasts)
 
 

@@ -16,6 +16,8 @@ is private) and the plan reads a Gaussian count of the units whose budget the re
 
 from __future__ import annotations
 
+import glob
+import hashlib
 import os
 from dataclasses import dataclass, field
 
@@ -30,9 +32,14 @@ BUILT_IN_CORPORA = {
 }
 
 
-def check_corpus_path(path: str, name: str = "corpus") -> None:
-    """Refuse, before any work, a corpus path that is not a readable file (or a built-in corpus' name)."""
+def check_corpus_path(path: str, name: str = "corpus", *, sharded: bool = False) -> None:
+    """Refuse, before any work, a corpus path that is not a readable file (or a built-in corpus' name); with
+    ``sharded``, a directory of JSON Lines files or a glob pattern is a corpus too."""
     if path in BUILT_IN_CORPORA:
+        return
+    if sharded and (os.path.isdir(path) or glob.has_magic(path)):
+        for shard in shard_paths(path):
+            check_corpus_path(shard, name)
         return
     if not os.path.exists(path):
         raise FileNotFoundError(f"{name}: no such file: {path}")
@@ -42,6 +49,29 @@ def check_corpus_path(path: str, name: str = "corpus") -> None:
         raise ValueError(f"{name}: {path} is not readable")
 
 
+def shard_paths(path: str) -> list[str]:
+    """The shards of a sharded corpus path: a directory's ``*.jsonl``/``*.jsonl.gz`` files or a glob's matches,
+    in name order."""
+    if os.path.isdir(path):
+        found = sorted(glob.glob(os.path.join(path, "*.jsonl")) + glob.glob(os.path.join(path, "*.jsonl.gz")))
+        if not found:
+            raise ValueError(f"{path}: the directory holds no .jsonl or .jsonl.gz file")
+        return found
+    found = sorted(p for p in glob.glob(path) if os.path.isfile(p))
+    if not found:
+        raise FileNotFoundError(f"no file matches {path!r}")
+    return found
+
+
+def user_selected(user, fraction: float) -> bool:
+    """Whether ``user`` belongs to the subset of ``fraction`` of all users: a function of the id alone
+    (SHA-256 of its stable encoding), so adding or removing a user changes no other user's membership."""
+    from ..corpus import _id_key
+
+    digest = hashlib.sha256(b"topicdp.user_fraction\x00" + _id_key(user)).digest()
+    return int.from_bytes(digest[:8], "little") < fraction * 2.0 ** 64
+
+
 @dataclass(frozen=True)
 class CorpusSource:
     """The private corpus and the per-unit preprocessing applied to it.
@@ -49,8 +79,10 @@ class CorpusSource:
     Parameters
     ----------
     path : str
-        A JSON Lines file (``.jsonl`` or ``.jsonl.gz``) with a text and a user field, or one of
-        :data:`BUILT_IN_CORPORA`.
+        A JSON Lines file (``.jsonl`` or ``.jsonl.gz``) with a text and a user field, one of
+        :data:`BUILT_IN_CORPORA`, or -- read shard by shard, never whole -- a directory of such files or a
+        glob pattern (:mod:`topicdp.pipeline.sources`: at the user level every user's documents must be in
+        one shard).
     text_field, user_field : str
     user_fraction : float in (0, 1], optional
         Keep a user exactly when the stable hash of their id falls below this fraction: a per-user rule, so
@@ -70,7 +102,7 @@ class CorpusSource:
         if not isinstance(self.path, str) or not self.path:
             raise TypeError(f"path must be a non-empty str, got {self.path!r}")
         if not self.built_in:
-            check_corpus_path(self.path)
+            check_corpus_path(self.path, sharded=True)
         if self.user_fraction is not None:
             check_real(self.user_fraction, "user_fraction", low=0.0, high=1.0, high_open=False)
         for name in ("max_docs_per_user", "max_tokens_per_doc"):
@@ -81,6 +113,11 @@ class CorpusSource:
     @property
     def built_in(self) -> bool:
         return self.path in BUILT_IN_CORPORA
+
+    @property
+    def sharded(self) -> bool:
+        """A directory or glob pattern, read shard by shard."""
+        return not self.built_in and (os.path.isdir(self.path) or glob.has_magic(self.path))
 
 
 @dataclass(frozen=True)
@@ -205,6 +242,12 @@ class ReleaseRequest:
         Release even where the forecast says the topics will be noise.
     seed : int, optional
         Seeds every noise draw (testing only: the report marks the release seeded).
+    scheduler : str, optional
+        Where the passes over a sharded corpus run: ``"local:N"`` (a Dask cluster of N worker processes on this
+        machine) or a Dask scheduler's address; default this process. Needs the ``cluster`` extra.
+    work_dir : str, optional
+        Where a sharded corpus' count shards are written (default a temporary directory); on a cluster it must
+        be a directory every worker can read and write.
     """
 
     source: CorpusSource
@@ -220,6 +263,8 @@ class ReleaseRequest:
     agnostic: AgnosticOptions = field(default_factory=AgnosticOptions)
     release_anyway: bool = False
     seed: int | None = None
+    scheduler: str | None = None
+    work_dir: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.source, CorpusSource):
@@ -281,8 +326,27 @@ class ReleaseRequest:
             check_corpus_path(self.reference, "reference")
         elif self.reference == "embedded" and self.source.path != "embedded":
             raise ValueError("reference 'embedded' (half of the Lee corpus as P) goes with corpus 'embedded' only")
+        self._check_sharded()
         if self.reference is not None and self.agnostic.private_oracle:
             raise ValueError("reference (a public P) and private_oracle (P = the private corpus) exclude each other")
+
+    def _check_sharded(self) -> None:
+        """A sharded corpus is released by dp-vem, the one mechanism whose passes are sums over shards."""
+        if not self.source.sharded:
+            if self.scheduler is not None or self.work_dir is not None:
+                raise ValueError("scheduler and work_dir run the passes over a sharded corpus (a directory of JSON "
+                                 "Lines files or a glob pattern); a single file is read in memory")
+            return
+        if self.guarantee == "random-dp":
+            raise ValueError("the random-dp road fits its model many times on resampled corpora held in memory; a "
+                             "sharded corpus (a directory or glob) is released by dp-vem under guarantee 'dp'")
+        if self.mechanism not in (None, "dp-vem"):
+            raise ValueError(f"mechanism {self.mechanism!r} reads the corpus in memory; a sharded corpus (a "
+                             "directory or glob) is released by dp-vem, whose passes are sums over shards")
+        if self.scheduler is not None:
+            check_scheduler(self.scheduler)
+        if self.work_dir is not None and not os.path.isdir(self.work_dir):
+            raise ValueError(f"work_dir: {self.work_dir} is not a directory")
 
     @property
     def neighbours(self) -> Neighbours:
@@ -291,6 +355,21 @@ class ReleaseRequest:
         if self.n_units is not None or self.guarantee == "random-dp":
             return Neighbours.REPLACE_ONE
         return Neighbours.ADD_REMOVE
+
+
+def check_scheduler(scheduler: str) -> int | None:
+    """``"local:N"`` (N >= 1 worker processes; returns N) or a Dask scheduler address (returns None)."""
+    if not isinstance(scheduler, str) or not scheduler:
+        raise ValueError(f"scheduler must be 'local:N' or a Dask scheduler address, got {scheduler!r}")
+    if scheduler.startswith("local:"):
+        workers = scheduler[len("local:"):]
+        if not workers.isdigit() or int(workers) < 1:
+            raise ValueError(f"scheduler 'local:N' needs N >= 1 workers, got {scheduler!r}")
+        return int(workers)
+    if "://" not in scheduler and ":" not in scheduler:
+        raise ValueError(f"scheduler must be 'local:N' or a Dask scheduler address such as tcp://host:8786, got "
+                         f"{scheduler!r}")
+    return None
 
 
 def resolve_road(guarantee: str | None, mechanism: str | None, sensitivity: str | None) -> tuple[str, str | None]:

@@ -7,23 +7,26 @@ private corpus go to the release's ``diagnostics`` (the owner's file), never to 
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
 import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
-from .._names import Unit
 from ..rdp import PrivacyLedger, calibrate_gaussian
 from ..spectral import PreconditionError
 from .compose import compose_report
 from .mechanisms import MECHANISMS, RunContext, dp_vem_model
 from .plan import Decision, ReleasePlan, UnitCount, decide, plan_request, planned_words
-from .request import CorpusSource, ReleaseRequest
+from .request import CorpusSource, ReleaseRequest, check_scheduler, user_selected
+from .sources import EMBEDDED_PUBLIC_HALF, InMemorySource, Records, build_corpus, open_source, read_records
 
 if TYPE_CHECKING:
     from ..corpus import Corpus
+
+__all__ = ["PipelineResult", "ReleaseRefused", "Records", "build_corpus", "read_records", "reference_corpus",
+           "release", "user_selected", "CorpusSource"]
 
 logger = logging.getLogger("topicdp")
 
@@ -43,15 +46,6 @@ class ReleaseRefused(ValueError):
         else:
             what = "no budget was spent"
         super().__init__(f"{reason}; nothing was released and {what}")
-
-
-@dataclass
-class Records:
-    """The private corpus as read: one text and one owner per document (after the per-user rule)."""
-
-    texts: list
-    users: list
-    corpus: "Corpus | None" = None  # a built-in corpus that comes as counts ('themed')
 
 
 @dataclass
@@ -92,9 +86,28 @@ def release(request: ReleaseRequest, *, echo: Callable[[str], None] | None = Non
         say(line)
     if request.guarantee == "random-dp":
         return PipelineResult(_random_dp(plan, say), plan, None, lines)
+    with _cluster(request) as client, contextlib.closing(open_source(request, client, request.work_dir)) as source:
+        return _release_dp(plan, reference, source, client, say, lines)
+
+
+@contextlib.contextmanager
+def _cluster(request: ReleaseRequest):
+    """The Dask client of ``request.scheduler`` (a local cluster of N workers, or an address), or None."""
+    if request.scheduler is None:
+        yield None
+        return
+    from ..streaming import dask_client
+
+    workers = check_scheduler(request.scheduler)
+    with dask_client(None if workers else request.scheduler, n_workers=workers or 1) as client:
+        yield client
+
+
+def _release_dp(plan: ReleasePlan, reference, source, client, say, lines: list) -> PipelineResult:
+    """The (epsilon, delta)-DP road: count, decide, vocabulary, prepare, release, compose."""
+    request = plan.request
     ledger = PrivacyLedger()
-    records = read_records(request.source, request.reference)
-    count, count_sigma = _unit_count(plan, records, ledger)
+    count, count_sigma = _unit_count(plan, source, ledger)
     spent: tuple[str, ...] = ("the unit count",) if count.source == "DP count" else ()
     n_words, vocabulary_forecast = planned_words(plan, count)
     for line in vocabulary_forecast.lines() if vocabulary_forecast is not None else ():
@@ -105,7 +118,7 @@ def release(request: ReleaseRequest, *, echo: Callable[[str], None] | None = Non
     _refuse_noise(decision, request, "the forecast", spent)
     selection, words = None, request.vocabulary.words
     if request.vocabulary.kind == "dp":
-        selection = _select_vocabulary(plan, records, ledger)
+        selection = _select_vocabulary(plan, source, ledger)
         spent += ("the vocabulary",)
         words = selection.words
         say(f"the DP vocabulary kept {len(words)} words (a DP output; at most {request.vocabulary.max_features})")
@@ -116,13 +129,14 @@ def release(request: ReleaseRequest, *, echo: Callable[[str], None] | None = Non
         say(f"re-planned on the selected vocabulary: {decision.mechanism}, forecast "
             + (f"{decision.forecast.verdict}" if decision.forecast is not None else "none"))
         _refuse_noise(decision, request, "the forecast on the selected vocabulary", spent)
-    corpus = build_corpus(records, words, request)
+    corpus = source.prepare(words, _bounding_seed(request))
     say(f"corpus read and prepared ({len(corpus.vocabulary)} words); its exact counts are private and go to the "
         "diagnostics only")
     ctx = RunContext.from_request(request, plan.budget.topics.epsilon, plan.budget.topics.delta, corpus, ledger,
                                   count.value)
+    ctx.client = client
     if decision.mechanism == "dp-vem" and reference is not None:
-        _start_and_simulate(ctx, reference, count, say, spent, request.release_anyway)
+        _start_and_simulate(ctx, reference, request, count, say, spent)
     before = len(ledger)
     try:
         released = MECHANISMS[decision.mechanism].run(ctx)
@@ -130,8 +144,14 @@ def release(request: ReleaseRequest, *, echo: Callable[[str], None] | None = Non
         raise ReleaseRefused(str(exc), spent, topics_spent=len(ledger) > before) from None
     final = compose_report(released, plan=plan, decision=decision, ledger=ledger, selection=selection,
                            count_sigma=count_sigma, topic_entries=ledger.records[before:])
-    final.diagnostics.setdefault("corpus", {}).update(_corpus_diagnostics(corpus, records))
+    final.diagnostics.setdefault("corpus", {}).update(source.diagnostics())
     return PipelineResult(final, plan, decision, lines)
+
+
+def _bounding_seed(request: ReleaseRequest):
+    """The contribution bounds' seed, drawn once per release (OS entropy unless the request is seeded) and
+    shared by every shard, so that a sharded release bounds each user as an in-memory one does."""
+    return np.random.SeedSequence() if request.seed is None else np.random.SeedSequence([request.seed, 3])
 
 
 def _decide(plan: ReleasePlan, count: UnitCount, spent: tuple[str, ...], **kwargs) -> Decision:
@@ -155,43 +175,6 @@ def _refuse_noise(decision: Decision, request: ReleaseRequest, what: str, spent:
 MODELS_WITH_PUBLIC_START = {"vem": "init", "gensim-lda": "init", "gensim-lda-multicore": "init",
                             "sklearn-nmf": "init_topics"}
 
-#: with ``reference="embedded"``, the first documents of the Lee corpus play the public reference P and the
-#: rest the private corpus (the demo of the agnostic road)
-EMBEDDED_PUBLIC_HALF = 150
-
-
-def read_records(source: CorpusSource, reference: str | None = None) -> Records:
-    """The private corpus' texts and owners (one user per document in the built-in Lee corpus), keeping the
-    users that ``user_fraction`` selects."""
-    from ..corpus import embedded_texts, read_jsonl_records
-
-    if source.path == "themed":
-        from ..datasets import themed_corpus
-
-        return Records([], [], corpus=themed_corpus()[0])
-    if source.path == "embedded":
-        texts = embedded_texts()
-        first = EMBEDDED_PUBLIC_HALF if reference == "embedded" else 0
-        pairs: list[tuple[str, object]] = []
-        pairs += [(t, u) for u, t in enumerate(texts)][first:]
-    else:
-        pairs = [(t, u) for t, u in read_jsonl_records(source.path, source.text_field, source.user_field)]
-    if source.user_fraction is not None:
-        pairs = [(t, u) for t, u in pairs if user_selected(u, source.user_fraction)]
-    if not pairs:
-        raise ValueError(f"{source.path}: no documents" + (" of the selected users" if source.user_fraction else ""))
-    return Records([t for t, _ in pairs], [u for _, u in pairs])
-
-
-def user_selected(user, fraction: float) -> bool:
-    """Whether ``user`` belongs to the subset of ``fraction`` of all users: a function of the id alone
-    (SHA-256 of its stable encoding), so adding or removing a user changes no other user's membership."""
-    from ..corpus import _id_key
-
-    digest = hashlib.sha256(b"topicdp.user_fraction\x00" + _id_key(user)).digest()
-    return int.from_bytes(digest[:8], "little") < fraction * 2.0 ** 64
-
-
 def read_reference(request: ReleaseRequest) -> tuple[list, list]:
     """The public reference corpus' (texts, users), read once per release."""
     from ..corpus import embedded_texts, read_jsonl_records
@@ -206,41 +189,23 @@ def read_reference(request: ReleaseRequest) -> tuple[list, list]:
     return [t for t, _ in pairs], [u for _, u in pairs]
 
 
-def build_corpus(records: Records, words, request: ReleaseRequest) -> "Corpus":
-    """The bounded corpus on the release's vocabulary (a public or DP-selected list, or built from the texts)."""
+def reference_corpus(reference: tuple[Sequence, Sequence], vocabulary: Sequence[str],
+                     source: CorpusSource) -> "Corpus":
+    """The public reference on the release's vocabulary and contribution bounds."""
     from ..corpus import Corpus
 
-    if records.corpus is not None:
-        corpus = records.corpus
-    elif words is not None:
-        corpus = Corpus.from_texts(records.texts, records.users, vocabulary=list(words))
-    else:
-        policy = request.vocabulary
-        corpus = Corpus.from_texts(records.texts, records.users, min_df=policy.min_df, max_df=policy.max_df,
-                                   max_features=policy.max_features)
-    source = request.source
-    if source.max_docs_per_user is not None or source.max_tokens_per_doc is not None:
-        corpus = corpus.bound(source.max_docs_per_user, source.max_tokens_per_doc)
-    return corpus
-
-
-def reference_corpus(reference: tuple[Sequence, Sequence], corpus: "Corpus") -> "Corpus":
-    """The public reference on the release's vocabulary and bounds."""
-    from ..corpus import Corpus
-
-    ref = Corpus.from_texts(reference[0], reference[1], vocabulary=corpus.vocabulary)
-    log = corpus.log
-    if log.max_docs_per_user or log.max_tokens_per_doc:
-        ref = ref.bound(log.max_docs_per_user, log.max_tokens_per_doc)
+    ref = Corpus.from_texts(reference[0], reference[1], vocabulary=list(vocabulary))
+    if source.max_docs_per_user or source.max_tokens_per_doc:
+        ref = ref.bound(source.max_docs_per_user, source.max_tokens_per_doc)
     return ref
 
 
 # -- the private steps --------------------------------------------------------------------------------
 
-def _unit_count(plan: ReleasePlan, records: Records, ledger: PrivacyLedger) -> tuple[UnitCount, float | None]:
+def _unit_count(plan: ReleasePlan, source, ledger: PrivacyLedger) -> tuple[UnitCount, float | None]:
     """The stated count (checked: replace-one neighbours all have it), or a Gaussian count of the units."""
     request = plan.request
-    n = _count(records, request.unit)
+    n = source.census()
     if request.n_units is not None:
         if n != request.n_units:
             # replace-one neighbours all have the stated count, so this refusal is the same for all of them
@@ -260,34 +225,25 @@ def gaussian_count(n: int, sigma: float, rng: np.random.Generator) -> float:
     return n + rng.normal(0.0, sigma)
 
 
-def _count(records: Records, unit: str) -> int:
-    if records.corpus is not None:
-        return records.corpus.n_users if unit == Unit.USER else records.corpus.n_docs
-    return len(set(records.users)) if unit == Unit.USER else len(records.texts)
-
-
 def _seed(request: ReleaseRequest, stream: int):
     """A noise stream of its own for each step; OS entropy unless the request is seeded."""
     return None if request.seed is None else np.random.SeedSequence([request.seed, stream])
 
 
-def _select_vocabulary(plan: ReleasePlan, records: Records, ledger: PrivacyLedger):
-    from ..vocabulary import select_vocabulary
-
+def _select_vocabulary(plan: ReleasePlan, source, ledger: PrivacyLedger):
     request, budget = plan.request, plan.budget.vocabulary
     assert budget is not None
-    return select_vocabulary(records.texts, records.users, epsilon=budget.epsilon, delta=budget.delta,
-                             unit=str(request.unit), neighbours=str(request.neighbours),
-                             max_features=request.vocabulary.max_features, random_state=_seed(request, 1),
-                             ledger=ledger)
+    return source.select_vocabulary(epsilon=budget.epsilon, delta=budget.delta, neighbours=str(request.neighbours),
+                                    max_features=request.vocabulary.max_features, random_state=_seed(request, 1),
+                                    ledger=ledger)
 
 
-def _start_and_simulate(ctx: RunContext, reference, count: UnitCount, say, spent, release_anyway: bool) -> None:
+def _start_and_simulate(ctx: RunContext, reference, request: ReleaseRequest, count: UnitCount, say, spent) -> None:
     """dp-vem with a public reference: start from topics fitted on it, and simulate the release there at the
     private signal-to-noise ratio before the topics' budget is spent (:func:`topicdp.variational.forecast_on_reference`)."""
     from ..variational import forecast_on_reference, public_init
 
-    ctx.reference = reference_corpus(reference, ctx.corpus)
+    ctx.reference = reference_corpus(reference, ctx.corpus.vocabulary, request.source)
     ctx.start = public_init(ctx.reference, ctx.n_topics, unit=ctx.unit)
     say(f"starting from topics fitted on the public reference {ctx.reference_name}")
     fc = forecast_on_reference(dp_vem_model(ctx), ctx.reference, count.value,
@@ -295,7 +251,7 @@ def _start_and_simulate(ctx: RunContext, reference, count: UnitCount, say, spent
     say("simulated on the public reference:")
     for line in fc.lines():
         say("  " + line)
-    if fc.verdict == "noise" and not release_anyway:
+    if fc.verdict == "noise" and not request.release_anyway:
         raise ReleaseRefused("the simulation on the public reference says this release would be noise; pass "
                              "release_anyway (--release-anyway) to release it all the same", spent)
 
@@ -308,12 +264,12 @@ def _random_dp(plan: ReleasePlan, say):
     from ..forecast import dirichlet_signal, forecast_readability
 
     request, a = plan.request, plan.request.agnostic
-    records = read_records(request.source, request.reference)
-    corpus = build_corpus(records, request.vocabulary.words, request)
+    source = InMemorySource(request)
+    corpus = source.prepare(request.vocabulary.words)
     distribution: object = "private-oracle"
     params: dict = {}
     if plan.reference is not None:
-        distribution = reference_corpus(plan.reference, corpus)
+        distribution = reference_corpus(plan.reference, corpus.vocabulary, request.source)
         say(f"public reference P: {request.reference}")
         if a.model in MODELS_WITH_PUBLIC_START:  # a stable f: EM from topics fitted on P (public)
             from ..variational import public_init
@@ -339,15 +295,8 @@ def _random_dp(plan: ReleasePlan, say):
         raise ReleaseRefused("the forecast from the sampled sensitivity says this release would be noise; pass "
                              "release_anyway (--release-anyway) to release it all the same (random DP spends "
                              "nothing of a DP budget; the sampling's fits are done)")
-    source = "public" if request.vocabulary.kind == "public" or request.source.built_in else "private-texts"
-    released = privatizer.privatize(model, corpus, keep_nonprivate=a.keep_nonprivate, vocabulary_source=source,
+    status = "public" if request.vocabulary.kind == "public" or request.source.built_in else "private-texts"
+    released = privatizer.privatize(model, corpus, keep_nonprivate=a.keep_nonprivate, vocabulary_source=status,
                                     sensitivity_sample=sample)
-    released.diagnostics.setdefault("corpus", {}).update(_corpus_diagnostics(corpus, records))
+    released.diagnostics.setdefault("corpus", {}).update(source.diagnostics())
     return released
-
-
-def _corpus_diagnostics(corpus, records: Records) -> dict:
-    """Exact counts of the private corpus: for the data owner's diagnostics file only."""
-    return {"n_records": len(records.texts) if records.corpus is None else corpus.n_docs,
-            "n_docs": corpus.n_docs, "n_users": corpus.n_users, "n_tokens": corpus.n_tokens,
-            "construction": corpus.log.as_dict()}

@@ -100,13 +100,13 @@ class StreamingCorpus:
 
     __iter__ = iter_chunks
 
-    def map_reduce(self, fn, *, client=None, **shared):
+    def map_reduce(self, fn, *, client=None, progress: str | None = None, **shared):
         """``sum(fn(shard, reader=..., **shared))`` over the shards (see :func:`.executor.map_reduce`).
 
         ``reader`` defaults to this corpus' reader; pass an already scattered one to ship it once per fit.
         """
         shared.setdefault("reader", self.reader)
-        return map_reduce(fn, self.shards, client=client, **shared)
+        return map_reduce(fn, self.shards, client=client, progress=progress, **shared)
 
     def record_pass(self, n_docs: int, n_tokens: int, empty_documents_dropped: int) -> None:
         """Counts of a pass made through :meth:`map_reduce` (which does not see the chunks)."""

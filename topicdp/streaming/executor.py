@@ -18,16 +18,18 @@ import contextlib
 from typing import Callable, Iterator, Sequence
 
 from .._extras import require
+from .._progress import Progress
 
 
 def add_partials(a, b):
-    """``a + b`` for numbers and arrays, key by key for dicts (partial sums of a pass)."""
-    if isinstance(a, dict):
+    """``a + b`` for numbers, arrays and anything with ``+`` (e.g. a ``Counter``), key by key for plain dicts
+    (partial sums of a pass)."""
+    if type(a) is dict:
         return {key: add_partials(a[key], b[key]) for key in a}
     return a + b
 
 
-def map_reduce(fn: Callable, shards: Sequence, *, client=None, **shared):
+def map_reduce(fn: Callable, shards: Sequence, *, client=None, progress: str | None = None, **shared):
     """``sum(fn(shard, **shared) for shard in shards)``, locally or as Dask tasks over the shards.
 
     Parameters
@@ -38,18 +40,41 @@ def map_reduce(fn: Callable, shards: Sequence, *, client=None, **shared):
         Non-empty.
     client : dask.distributed.Client, optional
         Run one task per shard on this client's cluster.
+    progress : str, optional
+        Name of the pass: its finished shards are counted on the ``topicdp`` logger (or a bar) with an ETA.
     **shared
         Arguments common to all tasks; on Dask they are scattered (broadcast) once.
     """
     if not shards:
         raise ValueError("shards is empty: nothing to read")
+    counter = None if progress is None else Progress(len(shards), f"{progress} (shards)", bar=True)
     if client is None:
-        total = None
-        for shard in shards:
-            part = fn(shard, **shared)
-            total = part if total is None else add_partials(total, part)
-        return total
-    return _dask_map_reduce(client, fn, shards, shared)
+        def parts():
+            for shard in shards:
+                yield fn(shard, **shared)
+                if counter is not None:
+                    counter.update()
+        return tree_sum(parts())
+    return _dask_map_reduce(client, fn, shards, shared, counter)
+
+
+def tree_sum(parts):
+    """The partial sums added in the pairing the Dask reduction uses (level by level: (0, 1), (2, 3), ...,
+    an odd last one carried up), holding at most one partial per level: the local and the cluster pass add
+    the same numbers in the same order, so they give bit-identical results."""
+    stack: list = []  # (level, partial): one per level, levels decreasing from the bottom of the stack
+    for part in parts:
+        level = 0
+        while stack and stack[-1][0] == level:
+            part = add_partials(stack.pop()[1], part)
+            level += 1
+        stack.append((level, part))
+    if not stack:
+        raise ValueError("nothing to add")
+    total = stack.pop()[1]
+    while stack:  # the carried odd partials join from the right, as on the cluster
+        total = add_partials(stack.pop()[1], total)
+    return total
 
 
 def share(client, value):
@@ -64,9 +89,14 @@ def share(client, value):
     return client.scatter([value], broadcast=True, hash=False)[0]
 
 
-def _dask_map_reduce(client, fn, shards, shared):
+def _dask_map_reduce(client, fn, shards, shared, counter=None):
     scattered = {key: share(client, value) for key, value in shared.items()}
     level = client.map(fn, list(shards), pure=False, **scattered)
+    if counter is not None:
+        from dask.distributed import as_completed
+
+        for _ in as_completed(level):
+            counter.update()
     while len(level) > 1:  # fixed pairing: deterministic order of additions
         nxt = [client.submit(add_partials, level[i], level[i + 1], pure=False) for i in range(0, len(level) - 1, 2)]
         if len(level) % 2:

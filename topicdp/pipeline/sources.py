@@ -1,0 +1,347 @@
+"""Where the private corpus is read from: one JSON Lines file held in memory, or shards streamed pass by pass.
+
+Both give :func:`topicdp.pipeline.release` the same steps, each a function of the private data whose output
+the pipeline uses only through DP (the unit count, the vocabulary) or hands to the mechanism:
+
+* :meth:`census` -- the exact number of units (for the Gaussian count, or checked against a stated one);
+* :meth:`select_vocabulary` -- the DP selection on every unit's top words;
+* :meth:`prepare` -- the bounded corpus on the release's vocabulary (a ``Corpus``, or a ``StreamingCorpus`` of
+  count shards);
+* ``diagnostics`` -- exact counts, for the owner's diagnostics file only.
+
+Sharded input
+-------------
+A directory (its ``*.jsonl`` and ``*.jsonl.gz`` files, in name order) or a glob pattern is read shard by
+shard, one shard per task (locally, or on a Dask cluster: :func:`topicdp.streaming.dask_client`); memory holds
+one shard per worker and sums of fixed size, whatever the number of shards.
+
+*Input contract at the user level: every user's documents are in one shard.* Per-user statistics (the
+vocabulary's top words, the contribution bounds, dp-vem's per-user weights) are then formed within a shard,
+exactly as in memory. The first pass checks it (a 64-bit hash of every kept user id, 8 bytes per user) and
+refuses a corpus that breaks it before anything is spent; as with a stated count, the neighbouring corpora of
+the guarantee are corpora that meet the contract. :func:`group_by_user` rewrites any set of JSON Lines files
+into shards that meet it (one pass, records routed by a hash of their user id). Document-level releases need
+no contract.
+
+Passes over text shards: one census pass (and, for a DP vocabulary, each unit's word set in the same pass),
+one preparation pass that tokenises each shard on the release's vocabulary, bounds it and writes it as a CSR
+count shard (``work_dir``), then dp-vem's passes over the count shards.
+"""
+
+from __future__ import annotations
+
+import glob
+import gzip
+import hashlib
+import json
+import os
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+
+from .._names import Unit
+from .._validation import check_int
+from .request import CorpusSource, ReleaseRequest, shard_paths, user_selected
+
+if TYPE_CHECKING:
+    from ..corpus import Corpus
+
+
+# -- in memory ----------------------------------------------------------------------------------------
+
+@dataclass
+class Records:
+    """The private corpus as read: one text and one owner per document (after the per-user rule)."""
+
+    texts: list
+    users: list
+    corpus: "Corpus | None" = None  # a built-in corpus that comes as counts ('themed')
+
+
+#: with ``reference="embedded"``, the first documents of the Lee corpus play the public reference P and the
+#: rest the private corpus (the demo of the agnostic road)
+EMBEDDED_PUBLIC_HALF = 150
+
+
+def read_records(source: CorpusSource, reference: str | None = None) -> Records:
+    """The private corpus' texts and owners (one user per document in the built-in Lee corpus), keeping the
+    users that ``user_fraction`` selects."""
+    from ..corpus import embedded_texts, read_jsonl_records
+
+    if source.path == "themed":
+        from ..datasets import themed_corpus
+
+        return Records([], [], corpus=themed_corpus()[0])
+    if source.path == "embedded":
+        texts = embedded_texts()
+        first = EMBEDDED_PUBLIC_HALF if reference == "embedded" else 0
+        pairs: list[tuple[str, object]] = [(t, u) for u, t in enumerate(texts)]
+        pairs = pairs[first:]
+    else:
+        pairs = list(read_jsonl_records(source.path, source.text_field, source.user_field))
+    if source.user_fraction is not None:
+        pairs = [(t, u) for t, u in pairs if user_selected(u, source.user_fraction)]
+    if not pairs:
+        raise ValueError(f"{source.path}: no documents" + (" of the selected users" if source.user_fraction else ""))
+    return Records([t for t, _ in pairs], [u for _, u in pairs])
+
+
+def build_corpus(records: Records, words, request: ReleaseRequest, bounding_seed=None) -> "Corpus":
+    """The bounded corpus on the release's vocabulary (a public or DP-selected list, or built from the texts)."""
+    from ..corpus import Corpus
+
+    if records.corpus is not None:
+        corpus = records.corpus
+    elif words is not None:
+        corpus = Corpus.from_texts(records.texts, records.users, vocabulary=list(words))
+    else:
+        policy = request.vocabulary
+        corpus = Corpus.from_texts(records.texts, records.users, min_df=policy.min_df, max_df=policy.max_df,
+                                   max_features=policy.max_features)
+    source = request.source
+    if source.max_docs_per_user is not None or source.max_tokens_per_doc is not None:
+        corpus = corpus.bound(source.max_docs_per_user, source.max_tokens_per_doc, random_state=bounding_seed)
+    return corpus
+
+
+class InMemorySource:
+    """One JSON Lines file (or a built-in corpus), read whole."""
+
+    def __init__(self, request: ReleaseRequest) -> None:
+        self.request = request
+        self.records = read_records(request.source, request.reference)
+        self.corpus: "Corpus | None" = None
+
+    def census(self) -> int:
+        records, unit = self.records, self.request.unit
+        if records.corpus is not None:
+            return records.corpus.n_users if unit == Unit.USER else records.corpus.n_docs
+        return len(set(records.users)) if unit == Unit.USER else len(records.texts)
+
+    def select_vocabulary(self, **selection):
+        from ..vocabulary import select_vocabulary
+
+        return select_vocabulary(self.records.texts, self.records.users, unit=str(self.request.unit), **selection)
+
+    def prepare(self, words, bounding_seed=None) -> "Corpus":
+        self.corpus = build_corpus(self.records, words, self.request, bounding_seed)
+        return self.corpus
+
+    def diagnostics(self) -> dict:
+        """Exact counts of the private corpus: for the data owner's diagnostics file only."""
+        corpus, records = self.corpus, self.records
+        assert corpus is not None
+        return {"n_records": len(records.texts) if records.corpus is None else corpus.n_docs,
+                "n_docs": corpus.n_docs, "n_users": corpus.n_users, "n_tokens": corpus.n_tokens,
+                "construction": corpus.log.as_dict()}
+
+    def close(self) -> None:
+        pass
+
+
+# -- sharded ------------------------------------------------------------------------------------------
+
+@dataclass
+class UserKeys:
+    """64-bit hashes of the users of a group of shards, sorted; adding two groups checks that no user is in
+    both (the input contract of sharded user-level releases)."""
+
+    keys: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.uint64))
+
+    def __add__(self, other: "UserKeys") -> "UserKeys":
+        shared = np.intersect1d(self.keys, other.keys, assume_unique=True).size
+        if shared:
+            raise ValueError(f"{shared} user(s) have documents in more than one shard: a sharded user-level "
+                             "release needs every user's documents in one shard (rewrite the files with "
+                             "topicdp.pipeline.sources.group_by_user, or release at the document level)")
+        return UserKeys(np.union1d(self.keys, other.keys))
+
+    def __len__(self) -> int:
+        return int(self.keys.size)
+
+
+def user_key(user) -> int:
+    """A stable 64-bit hash of a user id (its canonical encoding, :func:`topicdp.corpus._id_key`)."""
+    from ..corpus import _id_key
+
+    return int.from_bytes(hashlib.blake2b(_id_key(user), digest_size=8).digest(), "little")
+
+
+def _shard_records(path: str, source: CorpusSource) -> tuple[list, list]:
+    from ..corpus import read_jsonl_records
+
+    pairs = read_jsonl_records(path, source.text_field, source.user_field)
+    if source.user_fraction is not None:
+        pairs = ((t, u) for t, u in pairs if user_selected(u, source.user_fraction))
+    texts: list = []
+    users: list = []
+    for t, u in pairs:
+        texts.append(t)
+        users.append(u)
+    return texts, users
+
+
+def shard_census(path: str, *, source: CorpusSource, unit: str, word_sets: int | None) -> dict:
+    """One text shard's documents, users (hashes, at the user level) and, when ``word_sets`` is given, the
+    word-set counts of its units for a DP vocabulary (:func:`topicdp.vocabulary.word_set_counts`)."""
+    from ..vocabulary import unit_word_sets, word_set_counts
+
+    texts, users = _shard_records(path, source)
+    out: dict = {"n_docs": len(texts),
+                 "users": UserKeys(np.unique(np.fromiter((user_key(u) for u in users), dtype=np.uint64,
+                                                         count=len(users))))
+                 if unit == Unit.USER else UserKeys()}
+    if word_sets is not None:
+        sets = unit_word_sets(texts, users, unit=unit, max_words_per_unit=word_sets) if texts else {}
+        out["word_sets"] = word_set_counts(sets)
+    return out
+
+
+def prepare_shard(path: str, *, index: int, source: CorpusSource, words: tuple, out_dir: str,
+                  bounding_seed) -> Counter:
+    """Tokenise one text shard on ``words``, bound it (each user within the shard) and write it as a count
+    shard with the local index of every document's user; returns its exact counts (diagnostics; a ``Counter``, so
+    that shards with different keys add up)."""
+    from ..corpus import Corpus
+    from ..streaming import write_npz_shard
+
+    texts, users = _shard_records(path, source)
+    counts = Counter(n_records=len(texts))
+    if not texts:
+        return counts
+    try:
+        corpus = Corpus.from_texts(texts, users, vocabulary=list(words))
+    except ValueError as exc:  # every document of this shard is empty on the vocabulary
+        if "empty" not in str(exc):
+            raise
+        counts["empty_documents_dropped"] = len(texts)
+        return counts
+    if source.max_docs_per_user is not None or source.max_tokens_per_doc is not None:
+        corpus = corpus.bound(source.max_docs_per_user, source.max_tokens_per_doc, random_state=bounding_seed)
+    write_npz_shard(Path(out_dir) / f"counts-{index:06d}.npz", corpus.X, corpus.doc_users)
+    counts.update(n_docs=corpus.n_docs, n_users=corpus.n_users, n_tokens=corpus.n_tokens,
+                  **{k: int(v) for k, v in corpus.log.as_dict().items() if k not in BOUND_PARAMETERS and v})
+    return counts
+
+
+#: the bounds in a corpus' log are parameters, not counts to add over shards
+BOUND_PARAMETERS = ("max_docs_per_user", "max_tokens_per_doc")
+
+
+class ShardedSource:
+    """JSON Lines shards read pass by pass (module docstring), locally or on a Dask ``client``."""
+
+    def __init__(self, request: ReleaseRequest, client=None, work_dir: str | None = None) -> None:
+        self.request, self.client = request, client
+        self.paths = shard_paths(request.source.path)
+        self._own_dir = tempfile.TemporaryDirectory(prefix="topicdp-counts-", dir=work_dir)
+        self.work_dir = self._own_dir.name
+        self._word_sets: Counter | None = None
+        self._prepared: Counter = Counter()
+
+    def _map(self, fn, label: str, **shared):
+        from ..streaming.executor import map_reduce
+
+        return map_reduce(fn, self.paths, client=self.client, progress=label, **shared)
+
+    def census(self) -> int:
+        request = self.request
+        dp_words = request.vocabulary.kind == "dp"
+        from ..vocabulary import DEFAULT_MAX_WORDS_PER_UNIT
+
+        result = self._map(shard_census, "reading the shards", source=request.source, unit=str(request.unit),
+                           word_sets=DEFAULT_MAX_WORDS_PER_UNIT if dp_words else None)
+        self._word_sets = result.get("word_sets")
+        if result["n_docs"] == 0:
+            raise ValueError(f"{request.source.path}: no documents"
+                             + (" of the selected users" if request.source.user_fraction else ""))
+        return len(result["users"]) if request.unit == Unit.USER else int(result["n_docs"])
+
+    def select_vocabulary(self, **selection):
+        from ..vocabulary import select_vocabulary_from_counts
+
+        assert self._word_sets is not None, "census() reads the word sets"
+        return select_vocabulary_from_counts(self._word_sets, unit=str(self.request.unit), **selection)
+
+    def prepare(self, words, bounding_seed=None):
+        from ..streaming import StreamingCorpus
+        from ..streaming.executor import map_reduce
+
+        if words is None:
+            raise ValueError("a sharded corpus needs a public or DP vocabulary")
+        jobs = [(i, p) for i, p in enumerate(self.paths)]
+        self._prepared = map_reduce(_prepare_job, jobs, client=self.client, progress="preparing the count shards",
+                                    source=self.request.source, words=tuple(words), out_dir=self.work_dir,
+                                    bounding_seed=bounding_seed)
+        written = sorted(glob.glob(os.path.join(self.work_dir, "counts-*.npz")))
+        if not written:
+            raise ValueError(f"{self.request.source.path}: no document has a word of the vocabulary")
+        return StreamingCorpus.from_npz(written, vocabulary=list(words))
+
+    def diagnostics(self) -> dict:
+        """Exact counts of the private corpus, summed over the shards: for the owner's diagnostics file only."""
+        counts = {k: int(v) for k, v in self._prepared.items()}
+        totals = {k: counts.pop(k, 0) for k in ("n_records", "n_docs", "n_users", "n_tokens")}
+        source = self.request.source
+        return {"n_shards": len(self.paths), **totals,
+                "construction": {**counts, **{k: getattr(source, k) for k in BOUND_PARAMETERS}}}
+
+    def close(self) -> None:
+        self._own_dir.cleanup()
+
+
+def _prepare_job(job: tuple[int, str], **kwargs) -> Counter:
+    index, path = job
+    return prepare_shard(path, index=index, **kwargs)
+
+
+def open_source(request: ReleaseRequest, client=None, work_dir: str | None = None):
+    """The reader of the request's corpus: sharded for a directory or glob, else in memory."""
+    if request.source.sharded:
+        return ShardedSource(request, client, work_dir)
+    return InMemorySource(request)
+
+
+# -- input preparation ----------------------------------------------------------------------------------
+
+def group_by_user(paths: Sequence[str] | str, out_dir: str | os.PathLike, n_shards: int, *,
+                  user_field: str = "user") -> list[Path]:
+    """Rewrite JSON Lines files into ``n_shards`` gzip shards in which every user's documents are in one shard
+    (a record goes to shard ``hash(user id) mod n_shards``): the input contract of sharded user-level
+    releases. One pass; memory holds one record at a time. Records are copied unchanged, in input order
+    within a shard."""
+    from ..streaming.corpus import expand_paths
+
+    n_shards = check_int(n_shards, "n_shards", low=1)
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    targets = [out / f"part-{i:05d}.jsonl.gz" for i in range(n_shards)]
+    handles = [gzip.open(t, "wt", encoding="utf-8") for t in targets]
+    try:
+        for path in expand_paths([paths] if isinstance(paths, (str, os.PathLike)) else paths):
+            for line, user in _raw_records(path, user_field):
+                handles[user_key(user) % n_shards].write(line)
+    finally:
+        for h in handles:
+            h.close()
+    return targets
+
+
+def _raw_records(path: str, user_field: str):
+    """(line, user id) of each non-blank line of a JSON Lines file (gzip or not)."""
+    with open(path, "rb") as raw:
+        compressed = raw.read(2) == b"\x1f\x8b"
+    opener = gzip.open if compressed else open
+    with opener(path, "rt", encoding="utf-8-sig") as f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            record = json.loads(line)
+            if not isinstance(record, dict) or user_field not in record:
+                raise ValueError(f"{path}:{lineno}: a record without the user field {user_field!r}")
+            yield (line if line.endswith("\n") else line + "\n"), record[user_field]
