@@ -215,3 +215,25 @@ def test_forecast_on_reference_tracks_the_noise():
     assert high.verdict == "readable" and low.verdict == "noise"
     # chance for matched top-10 sets of 3 topics among 90 words is about 10 x 10 / 90 words, 0.11 (0.07 here)
     assert high.expected_overlap > low.expected_overlap + 0.3
+
+
+def test_the_e_step_sees_the_release_clipped_at_zero_and_the_output_is_thresholded(monkeypatch):
+    """The two post-processings of each noisy statistic, replayed from the same seed: the next E-step's topics
+    are eta + max(S~, 0); the released topics eta + max(S~_T - tau sigma, 0), normalised."""
+    import topicdp.variational as variational
+
+    S = np.array([[40.0, 3.0, 2.0, 0.5], [1.0, 30.0, 2.5, 0.2]])
+    seen = []
+    monkeypatch.setattr(variational, "unit_statistic",
+                        lambda X, weights, beta, alpha, **kw: seen.append(beta.copy()) or S.copy())
+    X = sp.csr_matrix(np.ones((6, 4)))
+    model = DPVariationalLDA(2, epsilon=1.0, delta=1e-5, unit="document", n_iterations=2, random_state=0).fit(X)
+    eta, sigma, tau = 0.5, model.sigma_, model.threshold
+    rng = np.random.default_rng(0)
+    start = eta + rng.gamma(1.0, 1.0, size=S.shape)
+    first, second = (S + rng.normal(0.0, sigma, size=S.shape) for _ in range(2))
+    normalise = lambda m: m / m.sum(axis=1, keepdims=True)  # noqa: E731
+    np.testing.assert_allclose(seen[0], normalise(start))
+    np.testing.assert_allclose(seen[1], normalise(eta + np.maximum(first, 0.0)))
+    np.testing.assert_allclose(model.topic_word_, normalise(eta + np.maximum(second - tau * sigma, 0.0)))
+    assert not np.allclose(seen[1], normalise(eta + np.maximum(first - tau * sigma, 0.0)))
