@@ -332,8 +332,8 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
         check_real(self.e_step_tol, "e_step_tol", low=0.0)
         check_int(self.n_jobs, "n_jobs", low=1)
         if self.warmup_iterations != "auto":
-            check_int(self.warmup_iterations, "warmup_iterations", low=0, high=self.n_iterations - 1)
-            if self.init is not None and self.warmup_iterations > 0:
+            T_warm = check_int(self.warmup_iterations, "warmup_iterations", low=0, high=self.n_iterations - 1)
+            if self.init is not None and T_warm > 0:
                 raise ValueError("warmup_iterations must be 0 or 'auto' with init (public topics need no warm-up)")
         if self.warmup_topics is not None:
             check_int(self.warmup_topics, "warmup_topics", low=self.n_topics)
@@ -406,14 +406,14 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
         private = self.sigma_ > 0
         passes = Progress(self.n_iterations, "dp-vem passes", bar=private, log_every=0 if private else math.inf)
         for t in range(self.n_iterations):
-            if 0 < T_warm == t:  # the over-complete warm-up ends: its released topics, merged into K
-                lam = merge_topics(eta + np.maximum(S - self.threshold * self.sigma_, 0.0), K)
             beta = lam / lam.sum(axis=1, keepdims=True)
             # the warm-up keeps the documents' total Dirichlet concentration K alpha
             S = statistic(beta, alpha * K / K_warm if t < T_warm else alpha)
             if private:
                 S = S + rng.normal(0.0, self.sigma_, size=S.shape)
             lam = self._next_e_step_topics(S, eta)
+            if t + 1 == T_warm:  # the over-complete warm-up ends: its released topics, merged into K
+                lam = merge_topics(eta + np.maximum(S - self.threshold * self.sigma_, 0.0), K)
             passes.update()
         passes.close()
         lam = eta + np.maximum(S - self.threshold * self.sigma_, 0.0)  # what is released
