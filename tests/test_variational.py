@@ -252,15 +252,16 @@ def test_the_warm_up_fits_more_topics_then_merges_its_release(monkeypatch):
     seen = []
 
     def statistic(X, weights, beta, alpha, **kw):
-        seen.append((beta.copy(), alpha))
+        seen.append((beta.copy(), alpha, kw["max_iter"]))
         return (S_warm if beta.shape[0] == 6 else S_final).copy()
 
     monkeypatch.setattr(variational, "unit_statistic", statistic)
     X = sp.csr_matrix(np.ones((6, 8)))
     model = DPVariationalLDA(2, epsilon=1.0, delta=1e-5, unit="document", n_iterations=3, warmup_iterations=2,
                              warmup_topics=6, random_state=0).fit(X)
-    assert [b.shape[0] for b, _ in seen] == [6, 6, 2]
-    assert [a for _, a in seen] == [pytest.approx(0.5 * 2 / 6)] * 2 + [0.5]
+    assert [b.shape[0] for b, _, _ in seen] == [6, 6, 2]
+    assert [a for _, a, _ in seen] == [pytest.approx(0.5 * 2 / 6)] * 2 + [0.5]
+    assert [m for _, _, m in seen] == [variational.WARMUP_E_STEP_MAX_ITER] * 2 + [model.e_step_max_iter]
     assert model.sigma_ == pytest.approx(calibrate_gaussian(1.0, 1e-5, 1.0, method="analytic", count=3))
     eta, sigma, tau = 0.5, model.sigma_, model.threshold
     rng = np.random.default_rng(0)

@@ -211,6 +211,12 @@ def shard_statistic(shard, reader, *, beta: np.ndarray, alpha: float, unit: str,
     return {"S": S, "n_docs": X.shape[0], "n_units": int(doc_units.max()) + 1}
 
 
+#: Inner iterations of a warm-up E-step: its topics are rough, and converging each document to them buys nothing.
+#: On 40,000 synthetic documents at epsilon = 3 (seeds 0, 1, 3, 6) 15 gave mean L1 0.143 to 0.150 against 0.143 to
+#: 0.148 with 50, at about 0.45 of the warm-up's cost (10: 0.144 to 0.159).
+WARMUP_E_STEP_MAX_ITER = 15
+
+
 def merge_topics(lam: np.ndarray, n_topics: int, *, min_mass: float = 0.25) -> np.ndarray:
     """Merge the rows of an over-complete (K', V) topic matrix into ``n_topics`` rows (post-processing).
 
@@ -415,8 +421,10 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
         passes = Progress(self.n_iterations, "dp-vem passes", bar=private, log_every=0 if private else math.inf)
         for t in range(self.n_iterations):
             beta = lam / lam.sum(axis=1, keepdims=True)
-            # the warm-up keeps the documents' total Dirichlet concentration K alpha
-            S = statistic(beta, alpha * K / K_warm if t < T_warm else alpha)
+            # the warm-up keeps the documents' total Dirichlet concentration K alpha, and its E-steps stop earlier
+            warm = t < T_warm
+            S = statistic(beta, alpha * K / K_warm if warm else alpha,
+                          min(self.e_step_max_iter, WARMUP_E_STEP_MAX_ITER) if warm else self.e_step_max_iter)
             if private:
                 S = S + rng.normal(0.0, self.sigma_, size=S.shape)
             lam = self._next_e_step_topics(S, eta)
@@ -490,15 +498,16 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
         return init / init.sum(axis=1, keepdims=True)  # only each row's proportions matter to the E-step
 
     def _statistic(self, corpus, client, ledger):
-        """((beta, alpha) -> sum_u S_u, V, sizes): in memory, or a map-reduce over a streamed corpus' shards."""
+        """((beta, alpha, max_iter) -> sum_u S_u, V, sizes): in memory, or a map-reduce over a streamed corpus' shards."""
         from .streaming import StreamingCorpus
 
-        options: dict = dict(max_iter=self.e_step_max_iter, tol=self.e_step_tol, n_jobs=self.n_jobs)
+        options: dict = dict(tol=self.e_step_tol, n_jobs=self.n_jobs)
         if isinstance(corpus, StreamingCorpus):
             sizes: dict = {}
 
-            def streamed(beta: np.ndarray, alpha: float) -> np.ndarray:
-                part = corpus.map_reduce(shard_statistic, client=client, beta=beta, alpha=alpha, unit=self.unit,
+            def streamed(beta: np.ndarray, alpha: float, max_iter: int) -> np.ndarray:
+                part = corpus.map_reduce(shard_statistic, client=client, beta=beta, alpha=alpha, max_iter=max_iter,
+                                         unit=self.unit,
                                          progress="dp-vem pass" if self.epsilon is not None else None, **options)
                 sizes.update(n_docs=part["n_docs"], n_units=part["n_units"])
                 return part["S"]
@@ -510,8 +519,8 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
             warn_on_repeated_release(X, "DPVariationalLDA.fit", ledger)
         X_distinct, weights = merge_identical_documents(X, unit_weights(X, doc_units))
 
-        def in_memory(beta: np.ndarray, alpha: float) -> np.ndarray:
-            return unit_statistic(X_distinct, weights, beta, alpha, **options)
+        def in_memory(beta: np.ndarray, alpha: float, max_iter: int) -> np.ndarray:
+            return unit_statistic(X_distinct, weights, beta, alpha, max_iter=max_iter, **options)
         return in_memory, X.shape[1], {"n_docs": X.shape[0], "n_units": int(doc_units.max()) + 1}
 
     def _counts_and_units(self, corpus) -> tuple[sp.csr_matrix, np.ndarray]:
