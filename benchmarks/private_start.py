@@ -10,7 +10,7 @@ document level, delta = 1e-6. Mean L1 to the true topics (Hungarian matching) of
   7 releases fit 3K topics, whose release is merged into K; the output thresholded at 1 sigma;
 
 at epsilon in {none (no noise), 1, 3, 10}, T in {5, 10} releases (7 for the warm-up), seeds 0 and 1 (start and
-noise). Run (one core, about 13 minutes with numba; ``--rules 2`` the default's rows only, about 3 minutes)::
+noise; ``--seeds N`` for more). Run (one core, about 13 minutes with numba; ``--rules 2`` the default's rows only, about 3 minutes)::
 
     OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/private_start.py [--quick] [--rules 2]
 """
@@ -51,11 +51,12 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="epsilon 3, one seed")
     parser.add_argument("--rules", nargs="*", choices=range(len(RULES)), type=int, default=list(range(len(RULES))),
                         help="which rules (0, 1, 2: their order in the table); default all")
+    parser.add_argument("--seeds", type=int, default=2, help="seeds 0 .. N-1 (default 2)")
     args = parser.parse_args()
     warnings.simplefilter("ignore")  # repeated fits of one corpus outside a ledger: intended here
     data = synthetic_lda(40000, 2000, 10, random_state=0)
     epsilons = (3.0,) if args.quick else (None, 1.0, 3.0, 10.0)
-    seeds = (0,) if args.quick else (0, 1)
+    seeds = (0,) if args.quick else tuple(range(args.seeds))
     print("| rule | epsilon | T | sigma | mean L1 per seed | mean |\n|---|---|---:|---:|---|---:|")
     for eps in epsilons:
         for i, (name, (cls, passes)) in enumerate(RULES.items()):
