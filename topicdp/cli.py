@@ -50,7 +50,8 @@ def _add_privacy_arguments(p: argparse.ArgumentParser) -> None:
                    help="state the number of units public: neighbours are then replace-one with N units (default: "
                         "private, add/remove neighbours, and the plan reads a DP count of the units)")
     p.add_argument("--calibration", choices=("auto", "analytic", "rdp", "paper"), default="auto")
-    p.add_argument("--n-jobs", type=int, default=2, help="parallel model fits (default 2)")
+    p.add_argument("--n-jobs", type=int, default=2,
+                   help="parallel workers: dp-vem's E-step threads, the sampler's model fits (default 2; -1 every core)")
     p.add_argument("--seed", type=int, default=None,
                    help="noise seed (testing only: the release is marked seeded and must not be published)")
     p.add_argument("--sampler-seed", type=int, default=0, help="seed of the neighbour-pair draws (default 0)")
@@ -156,7 +157,7 @@ def build_request(args):
                           args.max_tokens_per_doc)
     agnostic = AgnosticOptions(
         model=args.model, model_seed=args.model_seed, gamma=args.gamma, sizing=args.sizing,
-        calibration=args.calibration, sampler_seed=args.sampler_seed, n_pairs=args.n_pairs, n_jobs=args.n_jobs,
+        calibration=args.calibration, sampler_seed=args.sampler_seed, n_pairs=args.n_pairs,
         cache_dir=args.cache_dir, max_minutes=args.max_minutes, secure_noise=args.secure_noise,
         private_oracle=args.private_oracle, keep_nonprivate=args.show_nonprivate,
         insecure_testing=args.insecure_testing)

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
+from joblib import effective_n_jobs
+
 from .._names import (FORECAST_MECHANISMS, MECHANISM_NEIGHBOURS, MECHANISM_SUMMARIES, MECHANISM_UNITS,
                       RIGOROUS_MECHANISMS)
 from .request import AgnosticOptions, ReleaseRequest
@@ -42,6 +44,7 @@ class RunContext:
     ledger: "PrivacyLedger"
     n_units: int
     seed: int | None = None
+    n_jobs: int = 1
     agnostic: AgnosticOptions = field(default_factory=AgnosticOptions)
     start: "np.ndarray | None" = None
     reference: "Corpus | None" = None
@@ -52,7 +55,8 @@ class RunContext:
     def from_request(cls, request: ReleaseRequest, epsilon: float, delta: float, corpus: "Corpus",
                      ledger: "PrivacyLedger", n_units: int) -> "RunContext":
         return cls(request.n_topics, str(request.unit), str(request.neighbours), epsilon, delta, corpus, ledger,
-                   n_units, request.seed, request.agnostic, reference_name=request.reference)
+                   n_units, request.seed, effective_n_jobs(request.n_jobs), request.agnostic,
+                   reference_name=request.reference)
 
     @property
     def vocabulary_source(self) -> str:
@@ -78,7 +82,7 @@ def dp_vem_model(ctx: RunContext):
 
     return DPVariationalLDA(ctx.n_topics, epsilon=ctx.epsilon, delta=ctx.delta, unit=ctx.unit,
                             neighbours=ctx.neighbours, n_iterations=DP_VEM_ITERATIONS[ctx.start is not None],
-                            init=ctx.start, random_state=ctx.seed)
+                            init=ctx.start, n_jobs=ctx.n_jobs, random_state=ctx.seed)
 
 
 def _dp_vem(ctx: RunContext) -> "PrivateRelease":

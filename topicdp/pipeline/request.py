@@ -190,7 +190,6 @@ class AgnosticOptions:
     calibration: str = "auto"
     sampler_seed: int = 0
     n_pairs: int | None = None
-    n_jobs: int = 2
     cache_dir: str | None = None
     max_minutes: float | None = None
     secure_noise: bool = False
@@ -207,7 +206,6 @@ class AgnosticOptions:
         check_int(self.sampler_seed, "sampler_seed", low=0)
         if self.n_pairs is not None:
             check_int(self.n_pairs, "n_pairs", low=1)
-        check_n_jobs(self.n_jobs)
         if self.max_minutes is not None:
             check_real(self.max_minutes, "max_minutes", low=0.0)
         if self.secure_noise and self.calibration not in ("auto", "rdp"):
@@ -242,6 +240,10 @@ class ReleaseRequest:
         Release even where the forecast says the topics will be noise.
     seed : int, optional
         Seeds every noise draw (testing only: the report marks the release seeded).
+    n_jobs : int, default=2
+        Parallel workers of the release in this process: the threads of dp-vem's E-step (the numba kernel
+        releases the GIL; each thread takes a block of documents, added in block order, so a given n_jobs gives
+        the same topics) and the sensitivity sampler's model fits. -1: every core.
     scheduler : str, optional
         Where the passes over a sharded corpus run: ``"local:N"`` (a Dask cluster of N worker processes on this
         machine) or a Dask scheduler's address; default this process. Needs the ``cluster`` extra.
@@ -263,6 +265,7 @@ class ReleaseRequest:
     agnostic: AgnosticOptions = field(default_factory=AgnosticOptions)
     release_anyway: bool = False
     seed: int | None = None
+    n_jobs: int = 2
     scheduler: str | None = None
     work_dir: str | None = None
 
@@ -287,6 +290,7 @@ class ReleaseRequest:
                                  "over the model of AgnosticOptions")
         if self.seed is not None:
             check_int(self.seed, "seed", low=0)
+        check_n_jobs(self.n_jobs)
         self._check_combinations()
 
     def _check_combinations(self) -> None:

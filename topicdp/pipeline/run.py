@@ -279,7 +279,7 @@ def _random_dp(plan: ReleasePlan, say):
             say(f"{a.model} starts from topics fitted on the public reference")
     model = make_model(a.model, request.n_topics, a.model_seed, **params)
     privatizer = TopicDP(request.epsilon, request.delta, a.gamma, unit=str(request.unit), calibration=a.calibration,
-                         distribution=distribution, n_jobs=a.n_jobs, random_state=request.seed,
+                         distribution=distribution, n_jobs=request.n_jobs, random_state=request.seed,
                          sampler_random_state=a.sampler_seed, n_pairs=a.n_pairs, insecure_testing=a.insecure_testing,
                          cache_dir=a.cache_dir, progress=True, sizing=a.sizing, max_minutes=a.max_minutes,
                          secure_noise=a.secure_noise)
