@@ -91,3 +91,20 @@ def test_a_public_start_keeps_its_rows_and_is_deterministic(name, param):
     assert np.array_equal(W, started.fit_topic_word(corpus))
     described = started.describe()["params"][param]
     assert described["array"] == [4, 60] and len(described["sha256"]) == 16
+
+
+def test_tomotopy_adapter_is_deterministic_with_one_worker(small):
+    """tomotopy (optional extra): a seeded one-worker Gibbs run is bit-identical across runs; the adapter says it is
+    not expected to be stable (a Gibbs sample; draws consumed in corpus order) and refuses several workers."""
+    pytest.importorskip("tomotopy")
+    from topicdp.adapters import TomotopyLDA
+
+    model = TomotopyLDA(4, random_state=3, iterations=50)
+    a = model.fit_topic_word(small)
+    assert np.array_equal(a, TomotopyLDA(4, random_state=3, iterations=50).fit_topic_word(small))
+    assert a.shape == (4, small.n_words) and np.allclose(a.sum(axis=1), 1.0)
+    assert np.array_equal(canonical_order(a), np.arange(4))
+    assert not np.array_equal(a, TomotopyLDA(4, random_state=4, iterations=50).fit_topic_word(small))
+    assert model.stability()[0] is False
+    with pytest.raises(ValueError, match="workers must be 1"):
+        TomotopyLDA(4, workers=2)
