@@ -72,7 +72,7 @@ def test_lsi_weights_are_squared_unit_loadings(small):
 @pytest.mark.parametrize("name, param", [("gensim-lda", "init"), ("sklearn-nmf", "init_topics")])
 def test_a_public_start_keeps_its_rows_and_is_deterministic(name, param):
     """From public starting topics (here the generating ones), row k of the fit grows from row k of the start:
-    matched to the truth by the identity (gensim's one pass also ends closer to it than from its random start),
+    matched to the truth by the identity (gensim's fit also ends closer to it than from its random start),
     the same on a refit, and described by a digest of the start (the sampler's cache key)."""
     import numpy as np
 
@@ -85,7 +85,7 @@ def test_a_public_start_keeps_its_rows_and_is_deterministic(name, param):
     started = make_model(name, 4, 0, **{param: data.topic_word})
     W = started.fit_topic_word(corpus)
     assert list(match_topics(W, data.topic_word)) == [0, 1, 2, 3]
-    if name == "gensim-lda":  # one online pass: the start decides where it ends (NMF converges either way)
+    if name == "gensim-lda":  # batch passes from the start end nearer the truth (NMF converges either way)
         assert recovery_error(W, data.topic_word) < recovery_error(make_model(name, 4, 0).fit_topic_word(corpus),
                                                                    data.topic_word)
     assert np.array_equal(W, started.fit_topic_word(corpus))
