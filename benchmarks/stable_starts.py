@@ -8,9 +8,19 @@ gamma = 0.1; random DP with respect to P, NOT DP), calibrates sigma at each epsi
 scored against a non-private gensim LDA of the private half (matched top-10 overlap) and on the public half's
 documents (held-out NPMI and contrast; :func:`topicdp.metrics.readability`).
 
+Starts (``--starts``): ``default`` (each adapter's own start: random topics for gensim LDA, scikit-learn LDA and vem,
+nndsvda for NMF); ``public`` (topics fitted on P by :func:`topicdp.variational.public_init`; for gensim-lda and
+sklearn-lda this is the *stable f*: batch variational Bayes with a fixed number of passes and a constant document
+start, see :class:`topicdp.adapters.GensimLDA` and :class:`topicdp.adapters.SklearnLDA`); ``public-online``
+(gensim-lda only: the public start with gensim's online learning and random document starts, as measured before the
+stable configuration existed). With ``--out`` naming an existing table, its rows for configurations not run now are
+kept. "fit s" is one fit on the private half; "sampling s" is the wall time of the 2h fits over P on ``--n-jobs``
+workers.
+
 Run::
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/stable_starts.py --corpus enron_sent --out docs/results/stable_starts_enron.md
+    OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/stable_starts.py --corpus blogs \
+        --models gensim-lda,sklearn-lda --starts default,public --out docs/results/stable_starts_blogs.md
 
 Skips (exit 0) where ``../shared/data`` is absent.
 """
@@ -28,7 +38,35 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-STARTS = {"vem": "init", "gensim-lda": "init", "sklearn-nmf": "init_topics"}
+STARTS = {"vem": "init", "gensim-lda": "init", "sklearn-lda": "init", "sklearn-nmf": "init_topics"}
+STABLE = ("gensim-lda", "sklearn-lda")  # the public start is the stable configuration (batch, constant doc start)
+COLUMNS = ("model", "start", "epsilon", "Delta_s", "sigma", "NPMI x LDA", "contrast x LDA", "diversity", "overlap",
+           "fit s", "sampling s")
+
+
+def label(model: str, start: str) -> str:
+    if start == "default":
+        return "default start"
+    if start == "public-online":
+        return "public start, online (before)"
+    return "public start, stable f (batch, constant doc start)" if model in STABLE else "public start"
+
+
+def kept_rows(path: Path, run: set) -> list[list[str]]:
+    """Rows of an existing table whose (model, start) this run does not redo; a missing column becomes "-"."""
+    if not path.exists():
+        return []
+    lines = [ln for ln in path.read_text().splitlines() if ln.startswith("| ") and not ln.startswith("| model")]
+    header = next((ln for ln in path.read_text().splitlines() if ln.startswith("| model")), "")
+    names = [c.strip() for c in header.strip("|").split("|")]
+    out = []
+    for ln in lines:
+        cells = dict(zip(names, (c.strip() for c in ln.strip("|").split("|"))))
+        if cells.get("start") == "public start" and cells.get("model") == "gensim-lda":
+            cells["start"] = "public start, online (before)"  # the rows measured before the stable configuration
+        if (cells.get("model"), cells.get("start")) not in run:
+            out.append([cells.get(c, "-") for c in COLUMNS])
+    return out
 
 
 def main() -> int:
@@ -36,6 +74,8 @@ def main() -> int:
     ap.add_argument("--corpus", default="enron_sent", choices=("enron_sent", "blogs"))
     ap.add_argument("--models", default="gensim-lda,sklearn-nmf,vem")
     ap.add_argument("--sizing", default="exchangeable", choices=("exchangeable", "lambert-w"))
+    ap.add_argument("--starts", default="default,public", help="comma-separated: default, public, public-online")
+    ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--max-docs-per-user", type=int, default=20)
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
@@ -63,31 +103,55 @@ def main() -> int:
     reference = Corpus.from_texts([t for t, _ in public], [u for _, u in public], vocabulary=words).bound(cap, 500, 0)
     lda = reference_lda(corpus, K)
     start = public_init(reference, K, unit="user")
-    rows = []
+    rows, run = [], set()
     for name in args.models.split(","):
-        for label, params in (("default start", {}), ("public start", {STARTS[name]: start})):
+        for which in args.starts.split(","):
+            if which == "public-online" and name != "gensim-lda":
+                continue
+            params = {} if which == "default" else {STARTS[name]: start}
+            if which == "public-online":
+                params["learning"] = "online"
             model = make_model(name, K, 0, **params)
+            run.add((name, label(name, which)))
             t0 = time.perf_counter()
-            privatizer = TopicDP(3.0, 1e-6, 0.1, unit="user", distribution=reference, n_jobs=2,
+            W = model.fit_topic_word(corpus)
+            fit_seconds = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            privatizer = TopicDP(3.0, 1e-6, 0.1, unit="user", distribution=reference, n_jobs=args.n_jobs,
                                  sampler_random_state=0, sizing=args.sizing)
             sample = privatizer.sample_sensitivity(model, corpus)
             seconds = time.perf_counter() - t0
             for eps in (1.0, 3.0, 10.0):
                 rel = TopicDP(eps, 1e-6, 0.1, unit="user", distribution=reference, sizing=args.sizing,
                               random_state=np.random.default_rng(int(eps))).privatize(
-                    model, corpus, sensitivity_sample=sample)
+                    model, corpus, sensitivity_sample=sample, topic_word=W)
                 r = readability(rel.topic_word, rel.vocabulary, reference, reference=lda)
                 base = readability(lda, rel.vocabulary, reference)
-                rows.append((name, label, eps, sample.sensitivity, rel.report.sigma, r["npmi"] / base["npmi"],
-                             r["npmi_contrast"] / base["npmi_contrast"], r["diversity"], r["overlap"], seconds))
+                row = (name, label(name, which), eps, sample.sensitivity, rel.report.sigma, r["npmi"] / base["npmi"],
+                       r["npmi_contrast"] / base["npmi_contrast"], r["diversity"], r["overlap"], fit_seconds, seconds)
+                rows.append([f"{v:.4g}" if i in (3, 4) else f"{v:g}" if i == 2 else f"{v:.0f}" if i >= 9 else
+                             f"{v:.2f}" if isinstance(v, float) else str(v) for i, v in enumerate(row)])
                 print(rows[-1], flush=True)
+    if args.out:
+        rows += kept_rows(Path(args.out), run)
+    order = {name: i for i, name in enumerate(("gensim-lda", "sklearn-lda", "sklearn-nmf", "vem"))}
+    starts = ("default start", "public start, online (before)", "public start")
+    rows.sort(key=lambda r: (order.get(r[0], 9), next(i for i, p in enumerate(starts) if r[1].startswith(p)),
+                             float(r[2])))
     lines = [f"# Stable starts on {args.corpus} ({args.sizing} sizing, user level, K = {K}, <= {cap} posts per user)",
              "", f"Private: {corpus.n_users} users; public P: {reference.n_users} users (a hash split); vocabulary: "
              "the public half's 2,000 most frequent words. Random DP with respect to P, NOT DP.", "",
-             "| model | start | epsilon | Delta_s | sigma | NPMI x LDA | contrast x LDA | diversity | overlap | "
-             "sampling s |", "|---|---|---|---|---|---|---|---|---|---|"]
-    lines += [f"| {m} | {s} | {e:g} | {d:.4g} | {sg:.4g} | {n:.2f} | {c:.2f} | {dv:.2f} | {o:.2f} | {t:.0f} |"
-              for m, s, e, d, sg, n, c, dv, o, t in rows]
+             "Starts: *default start* is each adapter's own (random topics for gensim LDA, scikit-learn LDA and vem; "
+             "nndsvda for NMF; gensim online with random document starts). *public start* begins at topics fitted on P "
+             "(`public_init`). For gensim-lda and sklearn-lda the public start is now the *stable f*: batch variational "
+             "Bayes (gensim: one chunk, update_every=0, decay=0, 10 passes, float64; scikit-learn: "
+             "learning_method='batch', max_iter=10) with every document's gamma started at 1 instead of random draws in "
+             "corpus order. *public start, online (before)* is gensim-lda's public start with online learning and random "
+             "document starts, as measured before the stable configuration. fit s: one fit on the private half; "
+             f"sampling s: the 2h = 18 fits over P on {args.n_jobs} workers (wall time, on a machine shared with other jobs); "
+             "\"-\": not recorded for that run.", "",
+             "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
     text = "\n".join(lines) + "\n"
     print(text)
     if args.out:

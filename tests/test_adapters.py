@@ -72,7 +72,7 @@ def test_lsi_weights_are_squared_unit_loadings(small):
 @pytest.mark.parametrize("name, param", [("gensim-lda", "init"), ("sklearn-nmf", "init_topics")])
 def test_a_public_start_keeps_its_rows_and_is_deterministic(name, param):
     """From public starting topics (here the generating ones), row k of the fit grows from row k of the start:
-    matched to the truth by the identity (gensim's one pass also ends closer to it than from its random start),
+    matched to the truth by the identity (gensim's fit also ends closer to it than from its random start),
     the same on a refit, and described by a digest of the start (the sampler's cache key)."""
     import numpy as np
 
@@ -85,9 +85,26 @@ def test_a_public_start_keeps_its_rows_and_is_deterministic(name, param):
     started = make_model(name, 4, 0, **{param: data.topic_word})
     W = started.fit_topic_word(corpus)
     assert list(match_topics(W, data.topic_word)) == [0, 1, 2, 3]
-    if name == "gensim-lda":  # one online pass: the start decides where it ends (NMF converges either way)
+    if name == "gensim-lda":  # batch passes from the start end nearer the truth (NMF converges either way)
         assert recovery_error(W, data.topic_word) < recovery_error(make_model(name, 4, 0).fit_topic_word(corpus),
                                                                    data.topic_word)
     assert np.array_equal(W, started.fit_topic_word(corpus))
     described = started.describe()["params"][param]
     assert described["array"] == [4, 60] and len(described["sha256"]) == 16
+
+
+def test_tomotopy_adapter_is_deterministic_with_one_worker(small):
+    """tomotopy (optional extra): a seeded one-worker Gibbs run is bit-identical across runs; the adapter says it is
+    not expected to be stable (a Gibbs sample; draws consumed in corpus order) and refuses several workers."""
+    pytest.importorskip("tomotopy")
+    from topicdp.adapters import TomotopyLDA
+
+    model = TomotopyLDA(4, random_state=3, iterations=50)
+    a = model.fit_topic_word(small)
+    assert np.array_equal(a, TomotopyLDA(4, random_state=3, iterations=50).fit_topic_word(small))
+    assert a.shape == (4, small.n_words) and np.allclose(a.sum(axis=1), 1.0)
+    assert np.array_equal(canonical_order(a), np.arange(4))
+    assert not np.array_equal(a, TomotopyLDA(4, random_state=4, iterations=50).fit_topic_word(small))
+    assert model.stability()[0] is False
+    with pytest.raises(ValueError, match="workers must be 1"):
+        TomotopyLDA(4, workers=2)

@@ -40,11 +40,12 @@ NEIGHBOURS: tuple[str, ...] = tuple(Neighbours)
 
 #: (registry name, adapter class in ``topicdp.adapters``, one line on the model)
 _MODEL_TABLE: tuple[tuple[str, str, str], ...] = (
-    ("gensim-lda", "GensimLDA", "gensim LdaModel, online variational Bayes LDA"),
+    ("gensim-lda", "GensimLDA", "gensim LdaModel, online variational Bayes LDA (batch from a public start)"),
     ("gensim-lda-multicore", "GensimLDAMulticore", "gensim LdaMulticore (workers=1 by default)"),
     ("gensim-hdp", "GensimHDP", "gensim HdpModel, online HDP truncated to K topics"),
     ("gensim-lsi", "GensimLSI", "gensim LsiModel, truncated SVD of the term-document matrix"),
-    ("sklearn-lda", "SklearnLDA", "scikit-learn LatentDirichletAllocation (batch variational Bayes)"),
+    ("sklearn-lda", "SklearnLDA", "scikit-learn LatentDirichletAllocation (batch variational Bayes; public start "
+     "through the library's init)"),
     ("sklearn-nmf", "SklearnNMF", "scikit-learn NMF of the counts (nndsvda start)"),
     ("spectral", "SpectralModel", "spectral method-of-moments LDA (non-private; topicdp.spectral)"),
     ("vem", "VariationalLDA", "full-batch variational EM LDA (non-private; topicdp.variational)"),

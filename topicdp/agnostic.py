@@ -10,6 +10,7 @@ bound sqrt(2K) for row-stochastic matrices is used instead and the release is (e
 
 from __future__ import annotations
 
+import logging
 import time
 
 import numpy as np
@@ -262,6 +263,10 @@ class TopicDP(BaseEstimator):
         else:  # this privatizer's own ledger counts its releases; a new privatizer's does not see them
             warn_on_repeated_release(corpus.X, "TopicDP.privatize", None)
         checks, pre_notes = [], []
+        if (self.mechanism, self.sensitivity) == ("gaussian", "sampled"):
+            unstable = _stability_warning(model)  # logged before any fit
+            if unstable:
+                pre_notes.append(unstable)
         self._fit_seconds = None
         if topic_word is None:
             if self.sensitivity == "sampled":
@@ -340,6 +345,7 @@ class TopicDP(BaseEstimator):
         self._validate_params()
         if (self.mechanism, self.sensitivity) != ("gaussian", "sampled"):
             raise ValueError("sample_sensitivity applies to mechanism='gaussian' with sensitivity='sampled' only")
+        _stability_warning(model)  # logged before any fit
         self._fit_seconds = None  # the sampler times its first fit itself
         return self._sample(model, corpus, isinstance(self.distribution, str))
 
@@ -577,6 +583,19 @@ class TopicDP(BaseEstimator):
                 f"{np.linalg.norm(W - again):.3g} in Frobenius norm); fix its seed and threads"
             )
         return W, seconds, Check("f is deterministic (two fits bit-identical)", True, "")
+
+
+def _stability_warning(model: TopicModelSpec) -> str | None:
+    """The line that says, before any fit, that ``model``'s configuration is NOT expected to be a stable function of
+    the data (:meth:`~topicdp.adapters.base.TopicModelSpec.stability`), logged as a WARNING on the ``topicdp`` logger
+    (the command shows it on stderr); None when no such source of jumps is known."""
+    expected, reason = model.stability()
+    if expected is not False:
+        return None
+    line = (f"model {model.name!r} is NOT expected to be a stable function of the data ({reason}); its sampled "
+            "sensitivity may be large and the release noise")
+    logging.getLogger("topicdp").warning(line)
+    return line
 
 
 def _timed_fit(model, corpus) -> tuple[np.ndarray, float]:

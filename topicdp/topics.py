@@ -22,6 +22,7 @@ perturbations as long as the topics' top words are distinct.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -55,7 +56,8 @@ def canonical_order(topic_word: np.ndarray, depth: int = 20) -> np.ndarray:
     return np.lexsort(keys)
 
 
-def fit_gensim_lda(corpus, n_topics: int, random_state: int, *, model_class=None, **params: Any) -> np.ndarray:
+def fit_gensim_lda(corpus, n_topics: int, random_state: int, *, model_class=None, document_start: str = "random",
+                   **params: Any) -> np.ndarray:
     """gensim LDA fitted on ``corpus`` (ids = column indices); its ``get_topics()`` in gensim's topic order.
 
     Parameters
@@ -71,21 +73,44 @@ def fit_gensim_lda(corpus, n_topics: int, random_state: int, *, model_class=None
         starting topics (K, V). With them the topics' variational parameters start at ``init`` scaled to gensim's
         own starting mass (V per topic, as its Gamma(100, 1/100) draws) instead of random draws, and the fit
         updates from there (``LdaModel.update``); row k of the result grew from row k of ``init``.
+    document_start : {"random", "constant"}, default="random"
+        How each E-step starts a document's variational Dirichlet parameter gamma_d. ``"random"``: gensim's
+        ``LdaModel.inference`` draws ``random_state.gamma(100, 1/100, (len(chunk), K))`` for every chunk, so a
+        document's start depends on its position in the corpus and on every draw before it (removing one document
+        changes the start of all documents after it). ``"constant"``: gamma_d starts at 1 for every topic (the mean
+        of those draws), a function of nothing but K; gensim's own update equations then run unchanged
+        (:func:`constant_start_lda_class`). Needs ``model_class`` ``LdaModel`` (the default).
 
     Returns
     -------
     (n_topics, V) array
         The normalised variational topic-word parameters, rows on the simplex.
     """
+    return gensim_lda_model(corpus, n_topics, random_state, model_class=model_class, document_start=document_start,
+                            **params).get_topics()
+
+
+def gensim_lda_model(corpus, n_topics: int, random_state: int, *, model_class=None, document_start: str = "random",
+                     **params: Any):
+    """The fitted gensim model behind :func:`fit_gensim_lda` (same parameters), e.g. for its lambda
+    (``model.state.get_lambda()``)."""
     if model_class is None:
         from gensim.models import LdaModel
 
         model_class = LdaModel
+    if document_start not in ("random", "constant"):
+        raise ValueError(f"document_start must be 'random' or 'constant', got {document_start!r}")
+    if document_start == "constant":
+        from gensim.models import LdaModel
+
+        if model_class is not LdaModel:
+            raise ValueError("document_start='constant' needs model_class gensim.models.LdaModel, got "
+                             f"{getattr(model_class, '__name__', model_class)!r}")
+        model_class = constant_start_lda_class()
     init = params.pop("init", None)
     dictionary, bow = corpus.to_gensim()
     if init is None:
-        model = model_class(corpus=bow, id2word=dictionary, num_topics=n_topics, random_state=random_state, **params)
-        return model.get_topics()
+        return model_class(corpus=bow, id2word=dictionary, num_topics=n_topics, random_state=random_state, **params)
     start = np.asarray(init, dtype=np.float64)
     if start.shape != (n_topics, len(dictionary)) or start.min() < 0 or np.any(start.sum(axis=1) <= 0):
         raise ValueError(f"init must be a non-negative ({n_topics}, {len(dictionary)}) array with positive rows")
@@ -93,7 +118,48 @@ def fit_gensim_lda(corpus, n_topics: int, random_state: int, *, model_class=None
     model.state.sstats[...] = start / start.sum(axis=1, keepdims=True) * start.shape[1]
     model.expElogbeta = np.exp(model.state.get_Elogbeta())
     model.update(bow)
-    return model.get_topics()
+    return model
+
+
+class _ConstantGammaDraws:
+    """Stands in for ``LdaModel.random_state`` during one E-step: ``gamma(shape, scale, size)`` returns the draws' mean.
+
+    gensim's ``LdaModel.inference`` starts each chunk's gamma with ``self.random_state.gamma(100., 1. / 100.,
+    (len(chunk), num_topics))`` and draws nothing else (gensim 4.x; ``tests/test_stable_models.py`` checks that
+    the start is the only draw an E-step makes and that the result no longer depends on document positions).
+    """
+
+    def gamma(self, shape: float, scale: float, size) -> np.ndarray:
+        return np.full(size, shape * scale)
+
+
+@lru_cache(maxsize=1)
+def constant_start_lda_class():
+    """gensim ``LdaModel`` whose E-step starts every document's gamma at 1 (the mean of gensim's random start).
+
+    Only ``inference`` is overridden, and only its start: during the call the model's ``random_state`` is an object
+    whose ``gamma`` draws return their mean, then the model's own generator is put back. The coordinate ascent
+    (Hoffman, Blei & Bach 2010, the E-step of their Algorithm 1/2 as gensim implements it, with its per-document
+    ``iterations`` and ``gamma_threshold``), the M-step and the topics' start are gensim's. This is also the start
+    scikit-learn's ``LatentDirichletAllocation`` uses outside training (``_update_doc_distribution`` with
+    ``random_state=None``: ones).
+
+    Returns
+    -------
+    type
+        A subclass of ``gensim.models.LdaModel`` (built on first use so that importing topicdp needs no gensim).
+    """
+    from gensim.models import LdaModel
+
+    class ConstantStartLdaModel(LdaModel):
+        def inference(self, chunk, collect_sstats=False):
+            rng, self.random_state = self.random_state, _ConstantGammaDraws()
+            try:
+                return super().inference(chunk, collect_sstats=collect_sstats)
+            finally:
+                self.random_state = rng
+
+    return ConstantStartLdaModel
 
 
 def reference_lda(corpus, n_topics: int, *, random_state: int = 0, **params: Any) -> np.ndarray:

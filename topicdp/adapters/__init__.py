@@ -8,6 +8,7 @@ from .base import TopicModelSpec
 from .callable import CallableModel
 from .gensim import GensimHDP, GensimLDA, GensimLDAMulticore, GensimLSI
 from .sklearn import SklearnLDA, SklearnNMF
+from .tomotopy import TomotopyLDA
 from .variational import VariationalLDA
 
 
@@ -33,6 +34,7 @@ __all__ = [
     "SklearnLDA",
     "VariationalLDA",
     "SklearnNMF",
+    "TomotopyLDA",
     "MODELS",
     "make_model",
 ]

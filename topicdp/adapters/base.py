@@ -66,13 +66,32 @@ class TopicModelSpec(ABC):
             raise ValueError(f"model {self.name!r} returned non-finite values (NaN or inf)")
         return np.ascontiguousarray(W[canonical_order(W)])
 
+    def stability(self) -> tuple[bool | None, str]:
+        """Whether this configuration is expected to be a *stable* function of the data, and why, before any fit.
+
+        Deterministic is not enough for sensitivity sampling to give a usable noise scale: if f jumps between local
+        optima for some neighbouring corpora, or treats a document differently depending on its position in the
+        corpus, the sampled sensitivity Delta_s (an order statistic of ||f(D) - f(D')||_F over pairs from P) is
+        large and the release is noise. This is a statement about the configuration (its start, its learning
+        schedule), read from the spec alone; the measured Delta_s is the evidence.
+
+        Returns
+        -------
+        (expected, reason) : (bool or None, str)
+            ``True``: no known source of jumps; ``False``: a known one, named in ``reason`` with the parameter that
+            removes it; ``None``: not assessed for this model.
+        """
+        return None, "not assessed for this model"
+
     def describe(self) -> dict[str, Any]:
         """JSON-serialisable description (used in reports and in the sensitivity cache key)."""
+        expected, reason = self.stability()
         return {
             "model": self.name,
             "n_topics": self.n_topics,
             "random_state": self.random_state,
             "params": {k: _describe_value(v) for k, v in sorted(self.params.items())},
+            "stability": {"expected": expected, "reason": reason},
         }
 
     def fingerprint(self) -> str:

@@ -39,4 +39,6 @@ class CallableModel(TopicModelSpec):
         return self.func(corpus)
 
     def describe(self) -> dict:
-        return {"model": "callable", "function": self.label, "n_topics": self.n_topics}
+        expected, reason = self.stability()
+        return {"model": "callable", "function": self.label, "n_topics": self.n_topics,
+                "stability": {"expected": expected, "reason": reason}}

@@ -16,19 +16,81 @@ from .base import TopicModelSpec
 # application's choice is not ours to change (no setLevel on other libraries' loggers here)
 
 
-class GensimLDA(TopicModelSpec):
-    """gensim ``LdaModel`` (online variational Bayes, Hoffman et al. 2010).
+#: what ``learning="batch"`` sets on gensim ``LdaModel`` (each may be overridden by a keyword parameter)
+GENSIM_BATCH: dict = {"update_every": 0, "decay": 0.0, "passes": 10, "iterations": 50, "gamma_threshold": 0.001,
+                      "eval_every": None, "alpha": "symmetric", "dtype": np.float64}
 
-    Extra keyword parameters go to ``LdaModel`` (defaults here: ``passes=1``, ``iterations=50``,
-    ``alpha="symmetric"``). Rows are ``get_topics()``, i.e. the normalised variational topic-word
-    parameters, on the simplex.
+
+class GensimLDA(TopicModelSpec):
+    """gensim ``LdaModel`` (variational Bayes LDA, Hoffman, Blei & Bach 2010) as f: Corpus -> K x V.
+
+    Rows are ``get_topics()``, the normalised variational topic-word parameters lambda, on the simplex.
+
+    Parameters
+    ----------
+    n_topics, random_state : int
+        ``num_topics`` and ``random_state`` of ``LdaModel``.
+    init : (K, V) array or None, default=None
+        Public starting topics (e.g. :func:`topicdp.variational.public_init` on the reference P): lambda starts at
+        ``init`` scaled to gensim's own starting mass (V per topic) instead of ``random_state``'s Gamma(100, 1/100)
+        draws (:func:`topicdp.topics.fit_gensim_lda`). Row k of the result grew from row k of ``init`` and the
+        output keeps that order (unlike the canonical order by top-word indices it does not flip when two top words
+        swap ranks).
+    learning : {"online", "batch"} or None, default=None
+        None: ``"batch"`` with ``init``, ``"online"`` without.
+
+        ``"online"``: gensim's defaults (here ``passes=1``, ``chunksize=2000``, ``update_every=1``, ``iterations=50``,
+        ``alpha="symmetric"``, float32): an M-step after every chunk of 2,000 documents, blended with learning rate
+        rho_t = (1 + pass + t)^-0.5. Removing one unit shifts every later chunk boundary, so the sequence of updates
+        changes with it.
+
+        ``"batch"``: the *stable f* (with ``init``): :data:`GENSIM_BATCH` — ``update_every=0`` and one chunk of all
+        documents (``chunksize`` = the number of documents), so each pass is one E-step over the whole corpus followed
+        by one M-step; ``decay=0`` makes gensim's rho equal to 1, so the M-step is lambda = eta + sum_d n_dw phi_dwk
+        (batch variational Bayes, Hoffman et al. 2010, Algorithm 1; Blei, Ng & Jordan 2003), no blend with the
+        previous lambda; a fixed ``passes=10``; per document at most ``iterations=50`` coordinate-ascent steps,
+        stopping early when the mean change of gamma_d is below ``gamma_threshold=0.001`` (a deterministic rule of
+        the document and the current topics); float64; no perplexity evaluation (``eval_every=None``, which would
+        run extra E-steps).
+    document_start : {"random", "constant"} or None, default=None
+        None: ``"constant"`` with ``learning="batch"``, ``"random"`` with ``"online"``. ``"random"``: gensim's
+        start of gamma_d, Gamma(100, 1/100) draws in corpus order, so a document's start depends on its position.
+        ``"constant"``: gamma_d starts at 1 (the draws' mean) for every document
+        (:func:`topicdp.topics.constant_start_lda_class`).
+    **params
+        Further ``LdaModel`` keyword arguments (they override the defaults above).
+
+    Notes
+    -----
+    With ``init``, batch learning and the constant document start, f(D) is: lambda^(0) = V init_k / sum(init_k);
+    then ``passes`` times: for every document d, gamma_d from the constant start by gensim's coordinate ascent given
+    exp E[log beta] of the current lambda; lambda_kw = eta + sum_d n_dw phi_dwk; f(D)_k = lambda_k / sum(lambda_k).
+    Every document is treated alike whatever its position, so removing a unit changes the first pass's statistics by
+    exactly that unit's own phi-weighted counts (up to floating-point summation order), and later passes by how the
+    topics that moved change the other documents' E-steps. Without ``init`` the topics start at random draws (fixed
+    seed, deterministic, but neighbouring corpora can end in different local optima); :meth:`stability` says which
+    configuration is expected to be stable.
     """
 
     name = "gensim-lda"
     defaults = dict(GENSIM_LDA_DEFAULTS)
 
     def __init__(self, n_topics: int, random_state: int = 0, **params) -> None:
-        super().__init__(n_topics, random_state, **{**self.defaults, **params})
+        init = params.get("init")
+        learning = params.pop("learning", None)
+        if learning is None:
+            learning = "batch" if init is not None else "online"
+        if learning not in ("online", "batch"):
+            raise ValueError(f"learning must be 'online', 'batch' or None, got {learning!r}")
+        start = params.pop("document_start", None)
+        if start is None:
+            start = "constant" if learning == "batch" else "random"
+        if start not in ("random", "constant"):
+            raise ValueError(f"document_start must be 'random', 'constant' or None, got {start!r}")
+        base = {k: v for k, v in self.defaults.items() if learning == "online" or k != "chunksize"}
+        if learning == "batch":
+            base.update(GENSIM_BATCH)
+        super().__init__(n_topics, random_state, **{**base, **params, "learning": learning, "document_start": start})
 
     def _model_class(self):
         from gensim.models import LdaModel
@@ -36,8 +98,27 @@ class GensimLDA(TopicModelSpec):
         return LdaModel
 
     def _fit(self, corpus) -> np.ndarray:
-        return fit_gensim_lda(corpus, self.n_topics, self.random_state, model_class=self._model_class(),
-                              **self.params)
+        params = dict(self.params)
+        learning = params.pop("learning")
+        if learning == "batch" and "chunksize" not in params:
+            params["chunksize"] = max(1, corpus.n_docs)  # one chunk: one E-step over all documents per pass
+        return fit_gensim_lda(corpus, self.n_topics, self.random_state, model_class=self._model_class(), **params)
+
+    def stability(self) -> tuple[bool | None, str]:
+        reasons = []
+        if self.params.get("init") is None:
+            reasons.append("its topics start at random draws (seeded), and LDA fits from random starts land in "
+                           "different local optima for some neighbouring corpora: pass public starting topics (init)")
+        if self.params["learning"] != "batch":
+            reasons.append("online learning: an M-step every chunk of documents, so removing a unit shifts every "
+                           "later chunk boundary (learning='batch')")
+        if self.params["document_start"] != "constant":
+            reasons.append("each document's gamma starts at random draws taken in corpus order, which change for "
+                           "every document after a removed one (document_start='constant')")
+        if reasons:
+            return False, "; ".join(reasons)
+        return True, ("batch variational Bayes from public starting topics with a position-independent document "
+                      "start and a fixed number of passes")
 
     def fit_topic_word(self, corpus) -> np.ndarray:
         if self.params.get("init") is None:
@@ -48,19 +129,24 @@ class GensimLDA(TopicModelSpec):
 
 
 class GensimLDAMulticore(GensimLDA):
-    """gensim ``LdaMulticore`` (``workers=1`` by default).
+    """gensim ``LdaMulticore`` (``workers=1`` by default), online learning only.
 
     With more than one worker, the order in which workers' updates are merged depends on timing, so the
     output is *not* a deterministic function of the data and sensitivity sampling over it is not
     meaningful; the adapter refuses ``workers > 1`` for that reason. Parallelise over neighbour pairs
-    instead (``n_jobs`` of :class:`~topicdp.TopicDP`).
+    instead (``n_jobs`` of :class:`~topicdp.TopicDP`). ``LdaMulticore`` has no ``update_every`` and its E-steps
+    run in worker processes with gensim's random document start, so ``learning="batch"`` and
+    ``document_start="constant"`` are refused: the stable configuration is ``gensim-lda`` with ``init``.
     """
 
     name = "gensim-lda-multicore"
     defaults = {**GensimLDA.defaults, "workers": 1}
 
     def __init__(self, n_topics: int, random_state: int = 0, **params) -> None:
-        super().__init__(n_topics, random_state, **params)
+        if params.get("learning", "online") != "online" or params.get("document_start", "random") != "random":
+            raise ValueError("learning must be 'online' and document_start 'random' for gensim-lda-multicore; "
+                             "the batch configuration with a constant document start is gensim-lda's")
+        super().__init__(n_topics, random_state, **{**params, "learning": "online", "document_start": "random"})
         if self.params["workers"] != 1:
             raise ValueError(
                 "workers must be 1: with several workers LdaMulticore is not a deterministic function of the "
@@ -89,6 +175,11 @@ class GensimHDP(TopicModelSpec):
         if self.params["T"] < n_topics:
             raise ValueError(f"T (HDP truncation) must be at least n_topics={n_topics}, got {self.params['T']}")
 
+    def stability(self) -> tuple[bool | None, str]:
+        return False, ("online HDP: an update every chunk of 256 documents from random topics (seeded), so removing a "
+                       "unit shifts every later chunk; and the K topics kept are those with the largest stick "
+                       "weights, a set that changes when two weights cross")
+
     def _fit(self, corpus) -> np.ndarray:
         from gensim.models import HdpModel
 
@@ -114,6 +205,12 @@ class GensimLSI(TopicModelSpec):
 
     def __init__(self, n_topics: int, random_state: int = 0, **params) -> None:
         super().__init__(n_topics, random_state, **{**self.defaults, **params})
+
+    def stability(self) -> tuple[bool | None, str]:
+        return None, ("continuous in the data only while the first K+1 singular values are separated (a cluster of "
+                      "close singular values has no canonical basis: its vectors rotate, and the squared loadings "
+                      "with them); and with more documents than chunksize (20,000) gensim merges per-chunk SVDs "
+                      "truncated to K, so chunk boundaries matter")
 
     def _fit(self, corpus) -> np.ndarray:
         from gensim.models import LsiModel

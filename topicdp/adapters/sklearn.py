@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from .base import TopicModelSpec
@@ -18,22 +20,113 @@ class SklearnLDA(TopicModelSpec):
     """scikit-learn ``LatentDirichletAllocation`` (batch variational Bayes by default, ``n_jobs=1``).
 
     Rows are ``components_`` normalised to sum to 1 (the posterior mean topic-word distributions).
+
+    Parameters
+    ----------
+    n_topics, random_state : int
+        ``n_components`` and ``random_state``.
+    init : (K, V) array or None, default=None
+        Public starting topics (e.g. :func:`topicdp.variational.public_init` on the reference P): ``components_``
+        (lambda) starts at ``init`` scaled to scikit-learn's own starting mass (V per topic: its Gamma(100, 1/100)
+        draws have mean 1) instead of those draws. Row k of the result grew from row k of ``init`` and the output
+        keeps that order.
+    document_start : {"random", "constant"} or None, default=None
+        None: ``"constant"`` with ``init``, ``"random"`` without. scikit-learn's training E-step
+        (``_update_doc_distribution`` called with the estimator's ``random_state_``) starts every document's gamma at
+        Gamma(100, 0.01) draws taken in row order, one (n_samples, K) draw per E-step, so a document's start depends
+        on its row and on every E-step before. ``"constant"``: gamma_d starts at 1, the start scikit-learn itself uses
+        outside training (``transform``, ``random_init=False``).
+    **params
+        Further ``LatentDirichletAllocation`` keyword arguments (defaults here: ``learning_method="batch"``,
+        ``max_iter=10``).
+
+    Notes
+    -----
+    With ``init``, ``learning_method="batch"`` and the constant document start, f(D) is: lambda^(0) = V init_k /
+    sum(init_k); then ``max_iter`` times (a fixed number: ``evaluate_every=-1``, so no perplexity stop): for every
+    document, gamma_d from 1 by scikit-learn's coordinate ascent (at most ``max_doc_update_iter=100`` steps, stopping
+    when the mean change is below ``mean_change_tol=0.001``), then lambda = ``topic_word_prior`` + sum_d n_dw phi_dwk
+    (batch variational Bayes, Hoffman, Blei & Bach 2010, Algorithm 1); f(D)_k = lambda_k / sum(lambda_k). Only the
+    two starts are changed (a subclass overriding ``_init_latent_vars`` and ``_e_step``'s ``random_init``); the
+    update equations are scikit-learn's.
     """
 
     name = "sklearn-lda"
     defaults = {"learning_method": "batch", "max_iter": 10}
 
     def __init__(self, n_topics: int, random_state: int = 0, **params) -> None:
-        super().__init__(n_topics, random_state, **{**self.defaults, **params})
+        start = params.pop("document_start", None)
+        if start is None:
+            start = "constant" if params.get("init") is not None else "random"
+        if start not in ("random", "constant"):
+            raise ValueError(f"document_start must be 'random', 'constant' or None, got {start!r}")
+        super().__init__(n_topics, random_state, **{**self.defaults, **params, "document_start": start})
 
     def _fit(self, corpus) -> np.ndarray:
-        from sklearn.decomposition import LatentDirichletAllocation
-
-        model = LatentDirichletAllocation(
-            n_components=self.n_topics, random_state=self.random_state, n_jobs=1, **self.params
-        )
+        params = dict(self.params)
+        init = params.pop("init", None)
+        constant = params.pop("document_start") == "constant"
+        if init is not None:
+            init = np.asarray(init, dtype=np.float64)
+            if init.shape != (self.n_topics, corpus.n_words) or init.min() < 0 or np.any(init.sum(axis=1) <= 0):
+                raise ValueError(f"init must be a non-negative ({self.n_topics}, {corpus.n_words}) array with "
+                                 "positive rows")
+        model = _started_lda_class()(n_components=self.n_topics, random_state=self.random_state, n_jobs=1, **params)
+        model.public_start_ = init
+        model.constant_document_start_ = constant
         model.fit(corpus.X)
         return _normalise_rows(model.components_, "LatentDirichletAllocation")
+
+    def stability(self) -> tuple[bool | None, str]:
+        reasons = []
+        if self.params.get("init") is None:
+            reasons.append("its topics start at random draws (seeded), and LDA fits from random starts land in "
+                           "different local optima for some neighbouring corpora: pass public starting topics (init)")
+        if self.params.get("learning_method") != "batch":
+            reasons.append("online learning: an M-step every mini-batch, so removing a unit shifts every later "
+                           "batch boundary (learning_method='batch')")
+        if self.params["document_start"] != "constant":
+            reasons.append("each document's gamma starts at random draws taken in row order, which change for "
+                           "every document after a removed one (document_start='constant')")
+        if reasons:
+            return False, "; ".join(reasons)
+        return True, ("batch variational Bayes from public starting topics with a position-independent document "
+                      "start and a fixed number of iterations")
+
+    def fit_topic_word(self, corpus) -> np.ndarray:
+        if self.params.get("init") is None:
+            return super().fit_topic_word(corpus)  # canonical order
+        return np.ascontiguousarray(np.asarray(self._fit(corpus), dtype=np.float64))
+
+
+@lru_cache(maxsize=1)
+def _started_lda_class():
+    """``LatentDirichletAllocation`` with a public topic start and an optional constant document start.
+
+    The attributes ``public_start_`` ((K, V) or None) and ``constant_document_start_`` (bool) are set on the
+    instance before ``fit``; ``__init__`` is scikit-learn's, so ``get_params`` and the parameter validation are too.
+    """
+    from scipy.special import psi
+    from sklearn.decomposition import LatentDirichletAllocation
+
+    class StartedLDA(LatentDirichletAllocation):
+        public_start_ = None  # (K, V) array or None
+        constant_document_start_ = False
+
+        def _init_latent_vars(self, n_features, dtype=np.float64):
+            super()._init_latent_vars(n_features, dtype=dtype)
+            if self.public_start_ is not None:
+                start = self.public_start_ / self.public_start_.sum(axis=1, keepdims=True) * n_features
+                self.components_ = start.astype(dtype, copy=False)
+                # exp(E[log beta]) as scikit-learn's _init_latent_vars computes it (its Cython helper is private)
+                elog = psi(self.components_) - psi(self.components_.sum(axis=1, keepdims=True))
+                self.exp_dirichlet_component_ = np.exp(elog).astype(dtype, copy=False)
+
+        def _e_step(self, X, cal_sstats, random_init, parallel=None):
+            return super()._e_step(X, cal_sstats, random_init and not self.constant_document_start_,
+                                   parallel=parallel)
+
+    return StartedLDA
 
 
 class SklearnNMF(TopicModelSpec):
@@ -72,6 +165,12 @@ class SklearnNMF(TopicModelSpec):
         model = NMF(n_components=self.n_topics, random_state=self.random_state, **params)
         model.fit(X, W=np.maximum(W, 1e-10), H=H)
         return _normalise_rows(model.components_, "NMF")
+
+    def stability(self) -> tuple[bool | None, str]:
+        if self.params.get("init_topics") is not None:
+            return True, "coordinate descent from public starting topics (init='custom')"
+        return None, ("the nndsvda start is an SVD of the data: deterministic, and continuous in the data while the "
+                      "leading singular values are separated (not checked before the fit)")
 
     def fit_topic_word(self, corpus) -> np.ndarray:
         if self.params.get("init_topics") is None:

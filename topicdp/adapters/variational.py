@@ -38,6 +38,12 @@ class VariationalLDA(TopicModelSpec):
         model = DPVariationalLDA(self.n_topics, epsilon=None, random_state=self.random_state, **params)
         return model.fit(corpus).topic_word_
 
+    def stability(self) -> tuple[bool | None, str]:
+        if self.params.get("init") is not None:
+            return True, "a fixed number of full-batch EM iterations from public starting topics"
+        return False, ("its topics start at random draws (seeded), and EM from random starts lands in different "
+                       "local optima for some neighbouring corpora: pass public starting topics (init)")
+
     def fit_topic_word(self, corpus) -> np.ndarray:
         if self.params.get("init") is None:
             return super().fit_topic_word(corpus)  # canonical order

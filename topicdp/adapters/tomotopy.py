@@ -1,0 +1,80 @@
+"""Adapter for tomotopy's ``LDAModel`` (collapsed Gibbs sampling), an optional extra (``topicdp[tomotopy]``).
+
+tomotopy (Lee, https://bab2min.github.io/tomotopy) samples topic assignments with a seeded C++ generator. With one
+worker a seeded run is bit-identical across runs (checked by ``tests/test_adapters.py`` where tomotopy is
+installed; tomotopy itself warns that results may differ with ``workers != 1``, so the adapter refuses that).
+It is not in the model registry of the ``topicdp`` command: build it with ``TomotopyLDA(K, seed)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import TopicModelSpec
+
+
+class TomotopyLDA(TopicModelSpec):
+    """tomotopy ``LDAModel``: collapsed Gibbs sampling LDA (Griffiths & Steyvers 2004) as f: Corpus -> K x V.
+
+    f(D): documents added in corpus order as lists of word tokens (each word repeated by its count; empty documents
+    skipped), ``LDAModel(k=K, seed=random_state, alpha, eta, optim_interval)``, ``train(iterations, workers=1)``;
+    row k is ``get_topic_word_dist(k)`` ((n_kw + eta) / (n_k + V' eta) over the V' words that occur), placed at the
+    corpus' column of each word; words that occur in no document get 0. Rows sum to 1 and come in canonical order.
+
+    Parameters
+    ----------
+    n_topics, random_state : int
+        ``k`` and ``seed``.
+    iterations : int, default=200
+        Gibbs sweeps (a fixed number).
+    alpha, eta : float, default=0.1, 0.01
+        tomotopy's defaults.
+    optim_interval : int, default=0
+        tomotopy optimises alpha every 10 sweeps by default; 0 keeps the stated priors fixed.
+    workers : int, default=1
+        Must be 1 (see the module docstring).
+
+    Notes
+    -----
+    Not expected to be a stable function of the data (:meth:`stability`): the output is one draw of a Markov chain
+    whose random stream is consumed token by token in corpus order, so removing one unit changes the draws of every
+    token after it, and the sampled sensitivity measures the chain's Monte-Carlo noise as much as the unit's
+    influence.
+    """
+
+    name = "tomotopy-lda"
+    defaults = {"iterations": 200, "alpha": 0.1, "eta": 0.01, "optim_interval": 0, "workers": 1}
+
+    def __init__(self, n_topics: int, random_state: int = 0, **params) -> None:
+        super().__init__(n_topics, random_state, **{**self.defaults, **params})
+        if self.params["workers"] != 1:
+            raise ValueError("workers must be 1: tomotopy's result is not reproducible with several workers, which "
+                             "sensitivity sampling requires; use n_jobs of TopicDP to run neighbour pairs in parallel")
+
+    def _fit(self, corpus) -> np.ndarray:
+        from .._extras import require
+
+        require("tomotopy", extra="tomotopy", purpose="the tomotopy-lda adapter")
+        import tomotopy as tp
+
+        p = self.params
+        model = tp.LDAModel(k=self.n_topics, alpha=p["alpha"], eta=p["eta"], seed=self.random_state)
+        model.optim_interval = p["optim_interval"]
+        X = corpus.X.tocsr()
+        vocabulary = list(corpus.vocabulary)
+        for d in range(X.shape[0]):
+            start, end = X.indptr[d], X.indptr[d + 1]
+            words = [vocabulary[j] for j, n in zip(X.indices[start:end], X.data[start:end]) for _ in range(int(n))]
+            if words:
+                model.add_doc(words)
+        model.train(p["iterations"], workers=1)
+        columns = {w: j for j, w in enumerate(vocabulary)}
+        used = np.array([columns[w] for w in model.used_vocabs], dtype=np.intp)
+        W = np.zeros((self.n_topics, len(vocabulary)))
+        for k in range(self.n_topics):
+            W[k, used] = model.get_topic_word_dist(k)
+        return W / W.sum(axis=1, keepdims=True)
+
+    def stability(self) -> tuple[bool | None, str]:
+        return False, ("collapsed Gibbs sampling: the output is one sample of a chain whose seeded random stream is "
+                       "consumed token by token in corpus order, so removing a unit changes every later draw")
