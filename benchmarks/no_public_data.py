@@ -14,7 +14,7 @@ the held-out users, on the release's own vocabulary: NPMI and NPMI contrast agai
 LDA fitted on the same bounded private corpus, topic diversity, and the matched top-10 overlap with that LDA.
 
     OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/no_public_data.py \
-        [--corpora blogs enron_sent] [--epsilons 1 3 10] [--with-public-at 3] [--out docs/results/no_public_data.md]
+        [--corpora blogs enron_sent] [--epsilons 1 3 10] [--with-public-at 3] [--word-list FILE] [--out FILE]
 
 Skips (exit 0) where ``../shared/data`` is absent.
 """
@@ -52,14 +52,16 @@ def split(name: str, workdir: Path) -> tuple[str, str, list]:
     return paths[0], paths[1], held
 
 
-def one_release(private: str, reference: str | None, held: list, unit: str, epsilon: float) -> dict:
+def one_release(private: str, reference: str | None, held: list, unit: str, epsilon: float,
+                words: list[str] | None = None) -> dict:
     from topicdp.corpus import Corpus, read_jsonl_records
     from topicdp.metrics.readability import readability
     from topicdp.pipeline import CorpusSource, ReleaseRefused, ReleaseRequest, VocabularyPolicy, release
     from topicdp.topics import reference_lda
 
     cap = 20 if unit == "user" else None
-    request = ReleaseRequest(CorpusSource(private, max_docs_per_user=cap), VocabularyPolicy.dp(max_features=2000),
+    vocabulary = VocabularyPolicy.dp(max_features=2000) if words is None else VocabularyPolicy.public(words)
+    request = ReleaseRequest(CorpusSource(private, max_docs_per_user=cap), vocabulary,
                              epsilon=epsilon, delta=1e-6, unit=unit, n_topics=10, reference=reference)
     lines: list[str] = []
     start = time.perf_counter()
@@ -106,6 +108,9 @@ def main() -> int:
     ap.add_argument("--units", nargs="+", default=["document", "user"])
     ap.add_argument("--epsilons", type=float, nargs="+", default=[1.0, 3.0, 10.0])
     ap.add_argument("--with-public-at", type=float, nargs="*", default=[3.0])
+    ap.add_argument("--word-list", default=None, metavar="FILE",
+                    help="a public word list (one word a line, e.g. from benchmarks/wordfreq_list.py) instead of the "
+                         "DP vocabulary")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     if not DATA.exists():
@@ -115,6 +120,7 @@ def main() -> int:
               "diversity | overlap | forecast | released top words (topics 0-2) |",
               "|---|---|---:|---|---|---:|---:|---:|---:|---:|---:|---|"]
     rows, details = list(header), []
+    words = None if args.word_list is None else Path(args.word_list).read_text().split()
     print("\n".join(header), flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         for corpus in args.corpora:
@@ -122,7 +128,7 @@ def main() -> int:
             for unit in args.units:
                 runs = [(e, False) for e in args.epsilons] + [(e, True) for e in args.with_public_at]
                 for eps, public in runs:
-                    r = one_release(private, reference if public else None, held, unit, eps)
+                    r = one_release(private, reference if public else None, held, unit, eps, words)
                     rows.append(row(corpus, unit, eps, public, r))
                     print(rows[-1], f"({r['seconds']:.0f} s, load {os.getloadavg()[0]:.2f})", flush=True)
                     title = f"{corpus}, {unit} level, epsilon {eps:g}, {'with' if public else 'without'} public data"

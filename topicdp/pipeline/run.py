@@ -173,7 +173,7 @@ def _refuse_noise(decision: Decision, request: ReleaseRequest, what: str, spent:
 #: models whose fit can start from public topics, and the parameter that takes them: given a public reference,
 #: the random-DP road starts them there (a start fitted on P, so public), which keeps f near one local optimum
 MODELS_WITH_PUBLIC_START = {"vem": "init", "gensim-lda": "init", "gensim-lda-multicore": "init",
-                            "sklearn-nmf": "init_topics"}
+                            "sklearn-lda": "init", "sklearn-nmf": "init_topics"}
 
 def read_reference(request: ReleaseRequest) -> tuple[list, list]:
     """The public reference corpus' (texts, users), read once per release."""
