@@ -141,3 +141,21 @@ def test_the_unit_count_meets_the_exact_gaussian_profile_of_its_share(epsilon, d
     assert entry["sensitivity"] == 1.0 and report.neighbours == "add-remove"
     assert profile(share.epsilon, entry["sigma"]) <= share.delta * (1 + 1e-9)
     assert profile(share.epsilon, 0.99 * entry["sigma"]) > share.delta
+
+
+def test_the_request_n_jobs_runs_dp_vem_threads(monkeypatch, corpus_file):
+    """n_jobs of the release reaches dp-vem's E-step (-1: every core, joblib's convention), and 0 is refused."""
+    import joblib
+
+    from topicdp.pipeline.mechanisms import RunContext, dp_vem_model
+
+    seen = []
+    monkeypatch.setattr("topicdp.variational.unit_statistic",
+                        lambda X, w, beta, alpha, **kw: seen.append(kw["n_jobs"]) or np.ones(beta.shape))
+    release(_request(corpus_file, "dp-vem", n_jobs=3), echo=lambda line: None)
+    assert seen and set(seen) == {3}
+    request = _request(corpus_file, "dp-vem", n_jobs=-1)
+    ctx = RunContext.from_request(request, 1.0, 1e-6, corpus=None, ledger=None, n_units=10)
+    assert dp_vem_model(ctx).n_jobs == joblib.cpu_count()
+    with pytest.raises(ValueError, match="n_jobs"):
+        _request(corpus_file, "dp-vem", n_jobs=0)

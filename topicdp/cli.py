@@ -164,7 +164,7 @@ def build_request(args):
     return ReleaseRequest(source, vocabulary, epsilon=args.epsilon, delta=args.delta, unit=args.unit,
                           n_units=args.n_units, n_topics=args.topics, guarantee=guarantee, mechanism=mechanism,
                           reference=reference, agnostic=agnostic, release_anyway=args.release_anyway,
-                          seed=args.seed, scheduler=args.scheduler, work_dir=args.work_dir)
+                          seed=args.seed, n_jobs=args.n_jobs, scheduler=args.scheduler, work_dir=args.work_dir)
 
 
 def check_arguments(args) -> None:
