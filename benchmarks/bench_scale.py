@@ -131,7 +131,7 @@ def cmd_speed(a) -> None:
         for which in (("ours", "gensim") if r % 2 == 0 else ("gensim", "ours")):
             if which == "ours":
                 wall, _, _ = run(privatize(str(root / "all.jsonl"), out, "--unit", "document", "--vocabulary",
-                                           str(root / "words.txt")))
+                                           str(root / "words.txt"), "--n-jobs", str(a.n_jobs)))
                 ours.append(wall)
                 l1_ours.append(recovery(out, root))
             else:
@@ -189,6 +189,7 @@ def main(argv=None) -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 400_000])
     parser.add_argument("--docs-per-shard", type=int, default=25_000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--n-jobs", type=int, default=2, help="privatize's --n-jobs in 'speed' (default 2, its own)")
     parser.add_argument("--data-dir", default=os.path.join(tempfile.gettempdir(), "topicdp-bench-scale"))
     a = parser.parse_args(argv)
     a.docs = a.docs or {"speed": 40_000, "million": 1_000_000}.get(a.what)
