@@ -65,7 +65,7 @@ def _add_privacy_arguments(p: argparse.ArgumentParser) -> None:
     p_dist = p.add_mutually_exclusive_group()
     p_dist.add_argument("--reference", default=None, metavar="PUBLIC.jsonl",
                         help="public reference corpus (same format): random-dp draws P from it (sigma is then "
-                             "public); dp-vem, and random-dp's vem, gensim-lda and sklearn-nmf, start from topics "
+                             "public); dp-vem, and random-dp's vem, gensim-lda, sklearn-lda and sklearn-nmf, start from topics "
                              "fitted on it")
     p_dist.add_argument("--private-oracle", action="store_true",
                         help="let the sampler resample the private corpus itself (TopicDP's choice); sigma then "
