@@ -81,8 +81,10 @@ caught by at least one component early. So from a random start the first ``warmu
 K' = 3K topics (the statistic keeps its per-unit bound: the proof above holds for any number of rows), the
 warm-up's last release, soft-thresholded at tau sigma, is merged into K topics by clustering its rows
 (:func:`merge_topics`, post-processing), and the remaining releases refine the K merged topics. All T releases
-have the same sigma, so the accounting is the T-fold composition above. Without noise the warm-up gives 0.08
-to 0.09 after 7 passes; at epsilon = 3, 0.14 (two seeds, where 7 passes without it gave 0.56 at best after 10).
+have the same sigma, so the accounting is the T-fold composition above. On the same documents the warm-up gives
+0.073 after 7 noiseless passes and 0.147 at epsilon = 3 (seeds 0 to 3; without it 0.56 at best, after 10
+releases). On blog posts its topics are distinct themes but agree less with gensim LDA's decomposition
+(``docs/results/no_public_data.md``).
 
 What is *not* covered here: the vocabulary (columns) must be public or selected under DP by the caller
 (:mod:`topicdp.vocabulary`), and composed into the report.
