@@ -159,3 +159,12 @@ def test_the_request_n_jobs_runs_dp_vem_threads(monkeypatch, corpus_file):
     assert dp_vem_model(ctx).n_jobs == joblib.cpu_count()
     with pytest.raises(ValueError, match="n_jobs"):
         _request(corpus_file, "dp-vem", n_jobs=0)
+
+
+def test_a_random_start_dp_vem_plan_says_its_overlap_forecast_is_an_upper_estimate(corpus_file):
+    from topicdp.pipeline.plan import RANDOM_START_CAVEAT
+
+    for mechanism, expected in (("dp-vem", True), ("gaussian-global", False)):
+        lines: list[str] = []
+        release(_request(corpus_file, mechanism), echo=lines.append)
+        assert (RANDOM_START_CAVEAT in lines) is expected, mechanism
