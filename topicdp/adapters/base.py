@@ -27,7 +27,8 @@ class TopicModelSpec(ABC):
     """A topic model with fixed hyper-parameters and seed, as a function of the corpus.
 
     Subclasses implement :meth:`_fit` (raw K x V matrix in any topic order) and declare ``name``.
-    :meth:`fit_topic_word` validates the output and returns it in canonical order.
+    :meth:`fit_topic_word` validates the output and returns it in canonical order, or, when the spec was given
+    public starting topics (its ``start_param``), in the start's order.
 
     Parameters
     ----------
@@ -40,6 +41,8 @@ class TopicModelSpec(ABC):
     name: ClassVar[str] = "abstract"
     #: whether rows are probability vectors (post-processing renormalises only those)
     probabilistic: bool = True  # an instance may say otherwise (CallableModel)
+    #: the parameter holding public starting topics (K, V), for models that take them
+    start_param: ClassVar[str | None] = None
 
     def __init__(self, n_topics: int, random_state: int = 0, **params: Any) -> None:
         from .._validation import check_int
@@ -53,7 +56,11 @@ class TopicModelSpec(ABC):
         """Fit the model on ``corpus`` and return its raw (K, V) topic-word matrix."""
 
     def fit_topic_word(self, corpus) -> np.ndarray:
-        """f(corpus): the (K, V) topic-word matrix in canonical order, float64."""
+        """f(corpus): the (K, V) topic-word matrix, float64, in canonical order or in the public start's order.
+
+        From public starting topics row k grew from start k: that order is a deterministic function of the data
+        and the start, and unlike the canonical order it does not flip when two top words swap ranks.
+        """
         if self.n_topics > corpus.n_words:
             raise ValueError(
                 f"n_topics must be at most the vocabulary size ({corpus.n_words}), got {self.n_topics}"
@@ -64,6 +71,8 @@ class TopicModelSpec(ABC):
             raise ValueError(f"model {self.name!r} returned a matrix of shape {W.shape}, expected {expected}")
         if not np.all(np.isfinite(W)):
             raise ValueError(f"model {self.name!r} returned non-finite values (NaN or inf)")
+        if self.start_param is not None and self.params.get(self.start_param) is not None:
+            return np.ascontiguousarray(W)
         return np.ascontiguousarray(W[canonical_order(W)])
 
     def stability(self) -> tuple[bool | None, str]:
@@ -100,6 +109,11 @@ class TopicModelSpec(ABC):
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
         return f"{type(self).__name__}(n_topics={self.n_topics}, random_state={self.random_state}{', ' if args else ''}{args})"
+
+
+#: Why an LDA-like fit from random topics is not a stable f (shared by the adapters whose ``init`` removes it).
+RANDOM_START_REASON = ("its topics start at random draws (seeded), and LDA fits from random starts land in different "
+                       "local optima for some neighbouring corpora: pass public starting topics (init)")
 
 
 def _describe_value(v):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..topics import GENSIM_LDA_DEFAULTS, fit_gensim_lda
-from .base import TopicModelSpec
+from .base import RANDOM_START_REASON, TopicModelSpec
 
 # gensim logs every pass at INFO; that reaches no one unless the application configures logging, and the
 # application's choice is not ours to change (no setLevel on other libraries' loggers here)
@@ -73,6 +73,7 @@ class GensimLDA(TopicModelSpec):
     """
 
     name = "gensim-lda"
+    start_param = "init"
     defaults = dict(GENSIM_LDA_DEFAULTS)
 
     def __init__(self, n_topics: int, random_state: int = 0, **params) -> None:
@@ -107,8 +108,7 @@ class GensimLDA(TopicModelSpec):
     def stability(self) -> tuple[bool | None, str]:
         reasons = []
         if self.params.get("init") is None:
-            reasons.append("its topics start at random draws (seeded), and LDA fits from random starts land in "
-                           "different local optima for some neighbouring corpora: pass public starting topics (init)")
+            reasons.append(RANDOM_START_REASON)
         if self.params["learning"] != "batch":
             reasons.append("online learning: an M-step every chunk of documents, so removing a unit shifts every "
                            "later chunk boundary (learning='batch')")
@@ -119,13 +119,6 @@ class GensimLDA(TopicModelSpec):
             return False, "; ".join(reasons)
         return True, ("batch variational Bayes from public starting topics with a position-independent document "
                       "start and a fixed number of passes")
-
-    def fit_topic_word(self, corpus) -> np.ndarray:
-        if self.params.get("init") is None:
-            return super().fit_topic_word(corpus)  # canonical order
-        # from public topics, row k grew from start k: that order is a deterministic function of the data and
-        # the start, and unlike the canonical order it does not flip when two top words swap ranks
-        return np.ascontiguousarray(np.asarray(self._fit(corpus), dtype=np.float64))
 
 
 class GensimLDAMulticore(GensimLDA):

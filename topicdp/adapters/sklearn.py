@@ -6,7 +6,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .base import TopicModelSpec
+from .base import RANDOM_START_REASON, TopicModelSpec
 
 
 def _normalise_rows(components: np.ndarray, model: str) -> np.ndarray:
@@ -52,6 +52,7 @@ class SklearnLDA(TopicModelSpec):
     """
 
     name = "sklearn-lda"
+    start_param = "init"
     defaults = {"learning_method": "batch", "max_iter": 10}
 
     def __init__(self, n_topics: int, random_state: int = 0, **params) -> None:
@@ -80,8 +81,7 @@ class SklearnLDA(TopicModelSpec):
     def stability(self) -> tuple[bool | None, str]:
         reasons = []
         if self.params.get("init") is None:
-            reasons.append("its topics start at random draws (seeded), and LDA fits from random starts land in "
-                           "different local optima for some neighbouring corpora: pass public starting topics (init)")
+            reasons.append(RANDOM_START_REASON)
         if self.params.get("learning_method") != "batch":
             reasons.append("online learning: an M-step every mini-batch, so removing a unit shifts every later "
                            "batch boundary (learning_method='batch')")
@@ -92,11 +92,6 @@ class SklearnLDA(TopicModelSpec):
             return False, "; ".join(reasons)
         return True, ("batch variational Bayes from public starting topics with a position-independent document "
                       "start and a fixed number of iterations")
-
-    def fit_topic_word(self, corpus) -> np.ndarray:
-        if self.params.get("init") is None:
-            return super().fit_topic_word(corpus)  # canonical order
-        return np.ascontiguousarray(np.asarray(self._fit(corpus), dtype=np.float64))
 
 
 @lru_cache(maxsize=1)
@@ -140,6 +135,7 @@ class SklearnNMF(TopicModelSpec):
     """
 
     name = "sklearn-nmf"
+    start_param = "init_topics"
     defaults = {"init": "nndsvda", "max_iter": 400}
 
     def __init__(self, n_topics: int, random_state: int = 0, **params) -> None:
@@ -172,7 +168,3 @@ class SklearnNMF(TopicModelSpec):
         return None, ("the nndsvda start is an SVD of the data: deterministic, and continuous in the data while the "
                       "leading singular values are separated (not checked before the fit)")
 
-    def fit_topic_word(self, corpus) -> np.ndarray:
-        if self.params.get("init_topics") is None:
-            return super().fit_topic_word(corpus)
-        return np.ascontiguousarray(np.asarray(self._fit(corpus), dtype=np.float64))

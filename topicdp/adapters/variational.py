@@ -30,6 +30,7 @@ class VariationalLDA(TopicModelSpec):
     """
 
     name = "vem"
+    start_param = "init"
 
     def _fit(self, corpus) -> np.ndarray:
         from ..variational import DPVariationalLDA
@@ -44,8 +45,3 @@ class VariationalLDA(TopicModelSpec):
         return False, ("its topics start at random draws (seeded), and EM from random starts lands in different "
                        "local optima for some neighbouring corpora: pass public starting topics (init)")
 
-    def fit_topic_word(self, corpus) -> np.ndarray:
-        if self.params.get("init") is None:
-            return super().fit_topic_word(corpus)  # canonical order
-        # init's order (see above); DPVariationalLDA checks init against (K, V) and returns finite simplex rows
-        return np.ascontiguousarray(np.asarray(self._fit(corpus), dtype=np.float64))
