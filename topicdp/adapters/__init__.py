@@ -12,15 +12,20 @@ from .tomotopy import TomotopyLDA
 from .variational import VariationalLDA
 
 
-def make_model(name: str, n_topics: int, random_state: int = 0, **params) -> TopicModelSpec:
-    """Build a model spec from its registry name (see ``MODELS``), as the CLI does."""
+def model_class(name: str) -> type[TopicModelSpec]:
+    """The spec class of a registry name (see ``MODELS``)."""
     if name not in MODELS:
         raise ValueError(f"model must be one of {', '.join(MODELS)}; got {name!r}")
     if name == "spectral":
         from .spectral import SpectralModel
 
-        return SpectralModel(n_topics, random_state, **params)
-    return globals()[MODELS[name]](n_topics, random_state, **params)
+        return SpectralModel
+    return globals()[MODELS[name]]
+
+
+def make_model(name: str, n_topics: int, random_state: int = 0, **params) -> TopicModelSpec:
+    """Build a model spec from its registry name (see ``MODELS``), as the CLI does."""
+    return model_class(name)(n_topics, random_state, **params)
 
 
 __all__ = [
@@ -37,4 +42,5 @@ __all__ = [
     "TomotopyLDA",
     "MODELS",
     "make_model",
+    "model_class",
 ]

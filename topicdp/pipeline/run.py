@@ -170,10 +170,6 @@ def _refuse_noise(decision: Decision, request: ReleaseRequest, what: str, spent:
 
 # -- reading -------------------------------------------------------------------------------------------
 
-#: models whose fit can start from public topics, and the parameter that takes them: given a public reference,
-#: the random-DP road starts them there (a start fitted on P, so public), which keeps f near one local optimum
-MODELS_WITH_PUBLIC_START = {"vem": "init", "gensim-lda": "init", "gensim-lda-multicore": "init",
-                            "sklearn-lda": "init", "sklearn-nmf": "init_topics"}
 
 def read_reference(request: ReleaseRequest) -> tuple[list, list]:
     """The public reference corpus' (texts, users), read once per release."""
@@ -258,7 +254,7 @@ def _start_and_simulate(ctx: RunContext, reference, request: ReleaseRequest, cou
 
 def _random_dp(plan: ReleasePlan, say):
     """TopicDP over the request's model with a sampled sensitivity: random DP, not DP (its report says so)."""
-    from ..adapters import make_model
+    from ..adapters import make_model, model_class
     from ..agnostic import TopicDP
 
     from ..forecast import dirichlet_signal, forecast_readability
@@ -271,11 +267,13 @@ def _random_dp(plan: ReleasePlan, say):
     if plan.reference is not None:
         distribution = reference_corpus(plan.reference, corpus.vocabulary, request.source)
         say(f"public reference P: {request.reference}")
-        if a.model in MODELS_WITH_PUBLIC_START:  # a stable f: EM from topics fitted on P (public)
+        # a model that takes public starting topics (its start_param) starts from topics fitted on P (public),
+        # which keeps f near one local optimum
+        start_param = model_class(a.model).start_param
+        if start_param is not None:
             from ..variational import public_init
 
-            params[MODELS_WITH_PUBLIC_START[a.model]] = public_init(distribution, request.n_topics,
-                                                                    unit=str(request.unit))
+            params[start_param] = public_init(distribution, request.n_topics, unit=str(request.unit))
             say(f"{a.model} starts from topics fitted on the public reference")
     model = make_model(a.model, request.n_topics, a.model_seed, **params)
     privatizer = TopicDP(request.epsilon, request.delta, a.gamma, unit=str(request.unit), calibration=a.calibration,
