@@ -32,7 +32,7 @@ class ThresholdedEStep(DPVariationalLDA):
     """The first rule: the next E-step sees the release soft-thresholded as the output is."""
 
     def _next_e_step_topics(self, S, eta):
-        return eta + np.maximum(S - self.threshold * self.sigma_, 0.0)
+        return self._released(S, eta)
 
 
 def earlier(cls):

@@ -431,10 +431,10 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
                 S = S + rng.normal(0.0, self.sigma_, size=S.shape)
             lam = self._next_e_step_topics(S, eta)
             if t + 1 == T_warm:  # the over-complete warm-up ends: its released topics, merged into K
-                lam = merge_topics(eta + np.maximum(S - self.threshold * self.sigma_, 0.0), K)
+                lam = merge_topics(self._released(S, eta), K)
             passes.update()
         passes.close()
-        lam = eta + np.maximum(S - self.threshold * self.sigma_, 0.0)  # what is released
+        lam = self._released(S, eta)
         self.components_ = lam
         self.topic_word_ = lam / lam.sum(axis=1, keepdims=True)
         self.alpha_, self.eta_ = alpha, eta
@@ -484,6 +484,10 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
                           "mechanism": "gaussian", "sigma": sigma, "sensitivity": D} for t in range(T)],
             composition_total=totals,
         )
+
+    def _released(self, S: np.ndarray, eta: float) -> np.ndarray:
+        """lambda as released from a noisy statistic: soft-thresholded at tau sigma (post-processing)."""
+        return eta + np.maximum(S - self.threshold * self.sigma_, 0.0)
 
     def _next_e_step_topics(self, S: np.ndarray, eta: float) -> np.ndarray:
         """lambda of the next E-step from a noisy statistic: clipped at 0 only, not soft-thresholded as the
