@@ -85,7 +85,8 @@ def test_weights_depend_only_on_the_units_own_documents():
 
 
 @pytest.mark.parametrize("epsilon,delta,T,neighbours", [(1.0, 1e-6, 5, "add-remove"), (3.0, 1e-6, 3, "replace-one"),
-                                                        (10.0, 1e-5, 10, "add-remove"), (0.5, 1e-7, 1, "replace-one")])
+                                                        (10.0, 1e-5, 10, "add-remove"), (0.5, 1e-7, 1, "replace-one"),
+                                                        (3.0, 1e-6, 7, "add-remove")])  # the default, warm-up included
 def test_sigma_meets_the_exact_gaussian_profile(epsilon, delta, T, neighbours):
     model = DPVariationalLDA(epsilon=epsilon, delta=delta, n_iterations=T, neighbours=neighbours)
     sigma = model.noise_scale()
