@@ -74,6 +74,7 @@ def main() -> int:
     ap.add_argument("--corpus", default="enron_sent", choices=("enron_sent", "blogs"))
     ap.add_argument("--models", default="gensim-lda,sklearn-nmf,vem")
     ap.add_argument("--sizing", default="exchangeable", choices=("exchangeable", "lambert-w"))
+    ap.add_argument("--gamma", type=float, default=0.1, help="the sampler's gamma (Lambert-W: 285 pairs at 0.1, 61 at 0.2)")
     ap.add_argument("--starts", default="default,public", help="comma-separated: default, public, public-online")
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--max-docs-per-user", type=int, default=20)
@@ -117,12 +118,12 @@ def main() -> int:
             W = model.fit_topic_word(corpus)
             fit_seconds = time.perf_counter() - t0
             t0 = time.perf_counter()
-            privatizer = TopicDP(3.0, 1e-6, 0.1, unit="user", distribution=reference, n_jobs=args.n_jobs,
+            privatizer = TopicDP(3.0, 1e-6, args.gamma, unit="user", distribution=reference, n_jobs=args.n_jobs,
                                  sampler_random_state=0, sizing=args.sizing)
             sample = privatizer.sample_sensitivity(model, corpus)
             seconds = time.perf_counter() - t0
             for eps in (1.0, 3.0, 10.0):
-                rel = TopicDP(eps, 1e-6, 0.1, unit="user", distribution=reference, sizing=args.sizing,
+                rel = TopicDP(eps, 1e-6, args.gamma, unit="user", distribution=reference, sizing=args.sizing,
                               random_state=np.random.default_rng(int(eps))).privatize(
                     model, corpus, sensitivity_sample=sample, topic_word=W)
                 r = readability(rel.topic_word, rel.vocabulary, reference, reference=lda)
@@ -138,7 +139,10 @@ def main() -> int:
     starts = ("default start", "public start, online (before)", "public start")
     rows.sort(key=lambda r: (order.get(r[0], 9), next(i for i, p in enumerate(starts) if r[1].startswith(p)),
                              float(r[2])))
-    lines = [f"# Stable starts on {args.corpus} ({args.sizing} sizing, user level, K = {K}, <= {cap} posts per user)",
+    from topicdp.samplers.sizing import sample_size
+
+    n_pairs = sample_size(args.gamma, args.sizing)[1]
+    lines = [f"# Stable starts on {args.corpus} ({args.sizing} sizing at gamma = {args.gamma:g}, user level, K = {K}, <= {cap} posts per user)",
              "", f"Private: {corpus.n_users} users; public P: {reference.n_users} users (a hash split); vocabulary: "
              "the public half's 2,000 most frequent words. Random DP with respect to P, NOT DP.", "",
              "Starts: *default start* is each adapter's own (random topics for gensim LDA, scikit-learn LDA and vem; "
@@ -148,7 +152,7 @@ def main() -> int:
              "learning_method='batch', max_iter=10) with every document's gamma started at 1 instead of random draws in "
              "corpus order. *public start, online (before)* is gensim-lda's public start with online learning and random "
              "document starts, as measured before the stable configuration. fit s: one fit on the private half; "
-             f"sampling s: the 2h = 18 fits over P on {args.n_jobs} workers (wall time, on a machine shared with other jobs); "
+             f"sampling s: the 2h = {2 * n_pairs} fits over P on {args.n_jobs} workers (wall time, on a machine shared with other jobs); "
              "\"-\": not recorded for that run.", "",
              "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]

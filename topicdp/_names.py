@@ -38,6 +38,14 @@ class Guarantee(StrEnum):
 UNITS: tuple[str, ...] = tuple(Unit)
 NEIGHBOURS: tuple[str, ...] = tuple(Neighbours)
 
+# The defaults every private estimator and the release request share: one budget a data owner can read once.
+#: epsilon of a release (the whole budget of the request; of the topics for an estimator called directly)
+DEFAULT_EPSILON: float = 3.0
+#: delta: below 1/N for the corpora this library targets (thousands to millions of units), as DP requires
+DEFAULT_DELTA: float = 1e-6
+#: the privacy unit: a person, whose documents are correlated, not one of their documents
+DEFAULT_UNIT: str = Unit.USER.value
+
 #: (registry name, adapter class in ``topicdp.adapters``, one line on the model)
 _MODEL_TABLE: tuple[tuple[str, str, str], ...] = (
     ("gensim-lda", "GensimLDA", "gensim LdaModel, online variational Bayes LDA (batch from a public start)"),
