@@ -60,19 +60,21 @@ def time_configs(configs: dict, repeats: int) -> dict:
 def sampler_configs(model, corpus, clients, options) -> dict:
     import joblib
 
-    from topicdp.samplers import sample_sensitivity
+    from topicdp.samplers import PRIVATE_ORACLE, SensitivitySampling, sample_sensitivity
     from topicdp.samplers.cluster import sample_sensitivity_on_cluster
 
+    def sampling(seed):  # P resamples the corpus itself (the sampler's cost does not depend on P)
+        return SensitivitySampling(PRIVATE_ORACLE, 0.1, random_state=seed, **options)
+
     def local(n_jobs):
-        return lambda seed: sample_sensitivity(model, corpus, 0.1, n_jobs=n_jobs, random_state=seed, **options)
+        return lambda seed: sample_sensitivity(model, corpus, sampling(seed), n_jobs=n_jobs)
 
     def on_cluster(n):
-        return lambda seed: sample_sensitivity_on_cluster(model, corpus, 0.1, client=clients[n], random_state=seed,
-                                                          **options)
+        return lambda seed: sample_sensitivity_on_cluster(model, corpus, sampling(seed), client=clients[n])
 
     def no_scatter(seed):
         with joblib.parallel_config(backend="dask", client=clients[2]):
-            return sample_sensitivity(model, corpus, 0.1, n_jobs=-1, random_state=seed, **options)
+            return sample_sensitivity(model, corpus, sampling(seed), n_jobs=-1)
 
     return {"local n_jobs=1": local(1), "local n_jobs=2": local(2), "dask 1 worker": on_cluster(1),
             "dask 2 workers": on_cluster(2), "dask 2 workers, no scatter": no_scatter}

@@ -36,7 +36,7 @@ import numpy as np
 
 from topicdp import CallableModel, Corpus, TopicDP, make_model
 from topicdp.datasets import synthetic_lda
-from topicdp.samplers import sample_sensitivity, sizing_table
+from topicdp.samplers import PRIVATE_ORACLE, SensitivitySampling, sample_sensitivity, sizing_table
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 FIT_SLEEP = 0.05
@@ -60,13 +60,14 @@ def overhead(args) -> None:
     corpus = synthetic_users()
     model = CallableModel(sleepy_frequencies, N_TOPICS, name="sleep-50ms")
     fit = statistics.median(_timed(lambda: model.fit_topic_word(corpus)) for _ in range(7))
-    opts = dict(n_pairs=args.pairs, insecure_testing=True)
-    cold = _timed(lambda: sample_sensitivity(model, corpus, 0.1, n_jobs=2, random_state=999, **{**opts, "n_pairs": 2}))
+    def sampling(seed, n_pairs=args.pairs):  # P resamples the corpus itself (the sampler's cost does not depend on P)
+        return SensitivitySampling(PRIVATE_ORACLE, 0.1, n_pairs=n_pairs, insecure_testing=True, random_state=seed)
+
+    cold = _timed(lambda: sample_sensitivity(model, corpus, sampling(999, n_pairs=2), n_jobs=2))
     walls = {1: [], 2: []}
     for rep in range(args.repeats):
         for n_jobs in ((1, 2) if rep % 2 == 0 else (2, 1)):  # interleaved, to share the machine's noise
-            walls[n_jobs].append(_timed(lambda: sample_sensitivity(model, corpus, 0.1, n_jobs=n_jobs, random_state=rep,
-                                                                  **opts)))
+            walls[n_jobs].append(_timed(lambda: sample_sensitivity(model, corpus, sampling(rep), n_jobs=n_jobs)))
     h = args.pairs
     build_cpu = _build_cpu(corpus)
     print(f"1. per-pair overhead: f sleeps {FIT_SLEEP * 1e3:.0f} ms; {corpus}, nnz {corpus.X.nnz}")
@@ -131,10 +132,10 @@ def blogs(args) -> None:
     print(f"   one fit t = {one_fit:.1f} s (alone, before the releases)")
     print("   sizing          h  fits  (2h + 2) t / w (s)  wall (s)  wall / that  median pair / 2 (s)  wall / that")
     for sizing in args.sizings.split(","):
-        dp = TopicDP(3.0, 1e-6, 0.1, unit="user", distribution=public, sizing=sizing, n_jobs=args.n_jobs,
-                     sampler_random_state=0, cache_dir=args.cache_dir)
+        dp = TopicDP(model, 3.0, 1e-6, unit="user", n_jobs=args.n_jobs,
+                     sampling=SensitivitySampling(public, 0.1, sizing, random_state=0, cache_dir=args.cache_dir))
         t = time.perf_counter()
-        release = dp.privatize(model, train)
+        release = dp.fit(train).release_
         wall = time.perf_counter() - t
         sample = release.diagnostics["sensitivity_sample"]  # the full summary (the report keeps the public part)
         h, fits = sample["h"], 2 * sample["h"] + 2

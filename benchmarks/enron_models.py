@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from topicdp import Corpus, TopicDP, make_model
+from topicdp.samplers import PRIVATE_ORACLE, SensitivitySampling
 from topicdp.metrics import l1_distance, rmse
 
 PATH = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "enron_sent" / "enron_sent.jsonl.gz"
@@ -55,9 +56,9 @@ def main():
         one_fit = time.perf_counter() - t
         t = time.perf_counter()
         # the measured runs resampled the private corpus (TopicDP's choice), now an explicit opt-in
-        rel = TopicDP(3.0, 1e-4, args.gamma, unit="user", distribution="private-oracle", n_jobs=args.n_jobs,
-                      sampler_random_state=0).privatize(
-            model, corpus, keep_nonprivate=True)
+        rel = TopicDP(model, 3.0, 1e-4, unit="user", n_jobs=args.n_jobs,
+                      sampling=SensitivitySampling(PRIVATE_ORACLE, args.gamma, random_state=0)).fit(
+            corpus, keep_nonprivate=True).release_
         wall = time.perf_counter() - t
         nb, wb = top_block(rel.noisy, rel.nonprivate)
         row = {

@@ -88,6 +88,7 @@ def main() -> int:
     import numpy as np
 
     from topicdp import Corpus, TopicDP, make_model
+    from topicdp.samplers import SensitivitySampling
     from topicdp.corpus import read_jsonl_records, tokenize
     from topicdp.metrics.readability import readability
     from topicdp.pipeline import user_selected
@@ -118,14 +119,14 @@ def main() -> int:
             W = model.fit_topic_word(corpus)
             fit_seconds = time.perf_counter() - t0
             t0 = time.perf_counter()
-            privatizer = TopicDP(3.0, 1e-6, args.gamma, unit="user", distribution=reference, n_jobs=args.n_jobs,
-                                 sampler_random_state=0, sizing=args.sizing)
-            sample = privatizer.sample_sensitivity(model, corpus)
+            sampling = SensitivitySampling(reference, args.gamma, args.sizing, random_state=0)
+            privatizer = TopicDP(model, 3.0, 1e-6, unit="user", sampling=sampling, n_jobs=args.n_jobs)
+            sample = privatizer.sample_sensitivity(corpus)
             seconds = time.perf_counter() - t0
             for eps in (1.0, 3.0, 10.0):
-                rel = TopicDP(eps, 1e-6, args.gamma, unit="user", distribution=reference, sizing=args.sizing,
-                              random_state=np.random.default_rng(int(eps))).privatize(
-                    model, corpus, sensitivity_sample=sample, topic_word=W)
+                rel = TopicDP(model, eps, 1e-6, unit="user", sampling=sampling,
+                              random_state=np.random.default_rng(int(eps))).fit(
+                    corpus, sensitivity_sample=sample, topic_word=W).release_
                 r = readability(rel.topic_word, rel.vocabulary, reference, reference=lda)
                 base = readability(lda, rel.vocabulary, reference)
                 row = (name, label(name, which), eps, sample.sensitivity, rel.report.sigma, r["npmi"] / base["npmi"],

@@ -35,7 +35,7 @@ import numpy as np  # noqa: E402
 from topicdp import TopicDP, make_model  # noqa: E402
 from topicdp.adapters import VariationalLDA  # noqa: E402
 from topicdp.metrics.readability import readability  # noqa: E402
-from topicdp.samplers import sample_sensitivity  # noqa: E402
+from topicdp.samplers import SensitivitySampling, sample_sensitivity  # noqa: E402
 from topicdp.samplers.neighbours import PublicReference  # noqa: E402
 from topicdp.variational import public_init  # noqa: E402
 
@@ -71,17 +71,17 @@ def main(argv=None) -> int:
     W = model.fit_topic_word(train)
     fit_seconds = time.perf_counter() - t1
     # one sensitivity sample and one fit serve every epsilon: neither depends on it
-    sample = sample_sensitivity(model, train, args.gamma, unit="user", distribution=PublicReference(public, "user"),
-                                n_jobs=args.n_jobs, random_state=0, progress=True, sizing=args.sizing,
-                                fit_seconds=fit_seconds, max_minutes=args.max_minutes,
-                                cache_dir=args.cache_dir)
+    sampling = SensitivitySampling(PublicReference(public, "user"), args.gamma, args.sizing, random_state=0,
+                                   cache_dir=args.cache_dir, progress=True, max_minutes=args.max_minutes)
+    sample = sample_sensitivity(model, train, sampling, unit="user", n_jobs=args.n_jobs, fit_seconds=fit_seconds)
     cached = " (from cache)" if sample.from_cache else ""
     print(f"one fit {fit_seconds:.0f} s; {sample.h} pairs in {time.perf_counter() - t1:.0f} s{cached}; "
           f"Delta_s = {sample.sensitivity:.4g} (median pair {np.median(sample.deltas):.4g})", flush=True)
     for eps in args.epsilons:
-        privatizer = TopicDP(eps, DELTA, args.gamma, unit="user", distribution=public, sizing=args.sizing)
+        privatizer = TopicDP(model, eps, DELTA, unit="user",
+                             sampling=SensitivitySampling(public, args.gamma, args.sizing))
         t1 = time.perf_counter()
-        release = privatizer.privatize(model, train, keep_nonprivate=True, sensitivity_sample=sample, topic_word=W)
+        release = privatizer.fit(train, keep_nonprivate=True, sensitivity_sample=sample, topic_word=W).release_
         scores = readability(release.topic_word, train.vocabulary, heldout, reference=reference)
         clean = readability(W, train.vocabulary, heldout, reference=reference)
         row = {"mechanism": f"topicdp-{args.model}", "guarantee": release.report.guarantee, "unit": "user", "epsilon": eps,

@@ -13,6 +13,7 @@ from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfTransformer
 
 from topicdp import CallableModel, TopicDP, embedded_corpus
+from topicdp.samplers import SensitivitySampling
 
 K = 5
 
@@ -29,8 +30,8 @@ lee = embedded_corpus()
 # P must not look at the private data: the first 150 documents play the public reference
 reference, corpus = lee.subset_documents(np.arange(150)), lee.subset_documents(np.arange(150, lee.n_docs))
 model = CallableModel(tfidf_svd_topics, n_topics=K, name="tfidf-svd")
-release = TopicDP(epsilon=5.0, delta=1e-5, gamma=0.22 if quick else 0.1, distribution=reference,
-                  sampler_random_state=0).privatize(model, corpus)
+sampling = SensitivitySampling(distribution=reference, gamma=0.22 if quick else 0.1, random_state=0)
+release = TopicDP(model, epsilon=5.0, delta=1e-5, sampling=sampling).fit(corpus).release_
 for i, topic in enumerate(release.top_words(6)):
     print(f"topic {i}: {' '.join(word for word, _ in topic)}")
 print(release.report.summary())

@@ -3,7 +3,7 @@
 Each mailbox owner is one privacy unit: contributions are bounded to 200 e-mails per user and 500
 tokens per e-mail, then gensim LDA is released with TopicDP at epsilon = 3, delta = 1e-4, gamma = 0.1.
 There is no public corpus of other mailboxes here, so P resamples the private corpus (TopicDP's choice),
-an explicit opt-in (``distribution="private-oracle"``) whose report says what it leaks: sigma itself.
+an explicit opt-in (``SensitivitySampling("private-oracle")``) whose report says what it leaks: sigma itself.
 
     python examples/enron_user_level.py [--quick] [--users N]
 """
@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from topicdp import Corpus, GensimLDA, TopicDP
+from topicdp.samplers import PRIVATE_ORACLE, SensitivitySampling
 from topicdp.metrics import l1_distance, rmse
 
 PATH = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "enron_sent" / "enron_sent.jsonl.gz"
@@ -30,10 +31,10 @@ print(corpus, corpus.log.lines())
 
 model = GensimLDA(n_topics=10, random_state=0)
 start = time.perf_counter()
-release = TopicDP(3.0, 1e-4, 0.22 if quick else 0.1, unit="user", distribution="private-oracle", n_jobs=2,
-                  sampler_random_state=0).privatize(
-    model, corpus, keep_nonprivate=True
-)
+sampling = SensitivitySampling(PRIVATE_ORACLE, 0.22 if quick else 0.1, random_state=0)
+release = TopicDP(model, 3.0, 1e-4, unit="user", sampling=sampling, n_jobs=2).fit(
+    corpus, keep_nonprivate=True
+).release_
 print(release.report.summary())
 print(f"L1 {l1_distance(release.noisy, release.nonprivate):.3f}  RMSE {rmse(release.noisy, release.nonprivate):.5f}"
       f"  wall {time.perf_counter() - start:.1f} s")

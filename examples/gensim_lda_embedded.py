@@ -7,7 +7,7 @@ first 150 Lee documents play the public reference and the other 150 the private 
     python examples/gensim_lda_embedded.py --quick    # gamma = 0.22: 4 pairs, a few seconds
 
 Exchangeable sizing makes a statement marginal over the sensitivity sample and the neighbouring pair
-(TopicDP's Lambert-W sizing, 285 pairs at gamma = 0.1, conditions on the sample; `sizing="lambert-w"`).
+(TopicDP's Lambert-W sizing, 285 pairs at gamma = 0.1, conditions on the sample; `SensitivitySampling(sizing="lambert-w")`).
 With 150 documents no mechanism keeps LDA's topics: the overlap printed at the end shows it (about chance).
 A release that works needs thousands of units: see examples/dp_release_generated.py and docs/results/.
 """
@@ -17,15 +17,17 @@ import sys
 import numpy as np
 
 from topicdp import GensimLDA, TopicDP, embedded_corpus
+from topicdp.samplers import SensitivitySampling
 from topicdp.metrics import l1_distance, rmse, topic_overlap
 
 quick = "--quick" in sys.argv
 lee = embedded_corpus()
 reference, corpus = lee.subset_documents(np.arange(150)), lee.subset_documents(np.arange(150, lee.n_docs))
 model = GensimLDA(n_topics=10, random_state=0, passes=2)
-privatizer = TopicDP(epsilon=3.0, delta=1e-4, gamma=0.22 if quick else 0.1, distribution=reference, n_jobs=2,
-                     sampler_random_state=0, sizing="exchangeable")
-release = privatizer.privatize(model, corpus, keep_nonprivate=True)
+sampling = SensitivitySampling(distribution=reference, gamma=0.22 if quick else 0.1, sizing="exchangeable",
+                               random_state=0)
+privatizer = TopicDP(model, epsilon=3.0, delta=1e-4, sampling=sampling, n_jobs=2)
+release = privatizer.fit(corpus, keep_nonprivate=True).release_
 
 for i, topic in enumerate(release.top_words(8)):
     print(f"topic {i}: {' '.join(word for word, _ in topic)}")

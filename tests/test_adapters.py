@@ -52,8 +52,8 @@ def test_callable_wrong_shape_or_nan_fails(small):
 def test_too_many_topics_and_nondeterministic_multicore(small):
     with pytest.raises(ValueError, match="n_topics"):
         make_model("gensim-lda", small.n_words + 1).fit_topic_word(small)
-    with pytest.raises(ValueError, match="workers"):
-        GensimLDAMulticore(4, workers=2)
+    with pytest.raises(ValueError, match="workers"):  # checked when the parameters are used, before any fit
+        GensimLDAMulticore(4, workers=2).params
     with pytest.raises(ValueError, match="model must be one of"):
         make_model("no-such-model", 3)
 
@@ -106,5 +106,5 @@ def test_tomotopy_adapter_is_deterministic_with_one_worker(small):
     assert np.array_equal(canonical_order(a), np.arange(4))
     assert not np.array_equal(a, TomotopyLDA(4, random_state=4, iterations=50).fit_topic_word(small))
     assert model.stability()[0] is False
-    with pytest.raises(ValueError, match="workers must be 1"):
-        TomotopyLDA(4, workers=2)
+    with pytest.raises(ValueError, match="workers must be 1"):  # checked when the parameters are used
+        TomotopyLDA(4, workers=2).params

@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from topicdp import CallableModel, GensimLDA, PrivacyReport, PrivateRelease, TopicDP
+from topicdp import CallableModel, GensimLDA, PrivacyLedger, PrivacyReport, PrivateRelease, TopicDP
 from topicdp.rdp import calibrate_gaussian
+from topicdp.samplers import PRIVATE_ORACLE, SensitivitySampling
 
 
 def exact_delta(sigma, eps, sens):
@@ -32,9 +33,9 @@ def reference(lee_corpus):
 
 @pytest.fixture(scope="module")
 def quick_release(small, reference):
-    dp = TopicDP(3.0, 1e-4, 0.1, n_pairs=6, insecure_testing=True, distribution=reference, random_state=0,
-                 sampler_random_state=0)
-    return dp.privatize(GensimLDA(4, random_state=0), small, keep_nonprivate=True)
+    dp = TopicDP(GensimLDA(4, random_state=0), 3.0, 1e-4, random_state=0,
+                 sampling=SensitivitySampling(reference, 0.1, n_pairs=6, insecure_testing=True, random_state=0))
+    return dp.fit(small, keep_nonprivate=True).release_
 
 
 def test_release_shapes_and_postprocessing(quick_release, small):
@@ -70,7 +71,7 @@ def test_noise_has_the_calibrated_scale(quick_release):
 def test_full_h_is_random_dp(small, reference):
     uniform = CallableModel(lambda c: (np.asarray(c.X.sum(axis=0)) + 1.0) / (c.n_tokens + c.n_words), n_topics=1,
                             name="unigram")
-    r = TopicDP(1.0, 1e-5, 0.2, distribution=reference, sampler_random_state=1).privatize(uniform, small)
+    r = TopicDP(uniform, 1.0, 1e-5, sampling=SensitivitySampling(reference, 0.2, random_state=1)).fit(small).release_
     assert r.report.guarantee == "random-DP" and r.report.details["sensitivity_sample"]["h"] == 61
     assert "not differential privacy" in r.report.notes[0]
     assert not r.report.seeded
@@ -78,10 +79,11 @@ def test_full_h_is_random_dp(small, reference):
 
 def test_global_gaussian_and_laplace_baselines(small):
     model = GensimLDA(3, random_state=0)
-    g = TopicDP(2.0, 1e-5, sensitivity="global", random_state=1).privatize(model, small)
+    g = TopicDP(model, 2.0, 1e-5, sensitivity="global", random_state=1).fit(small).release_
     assert g.report.guarantee == "approx-DP" and g.report.sensitivity == pytest.approx(np.sqrt(6))
     assert exact_delta(g.report.sigma, 2.0, np.sqrt(6)) <= 1e-5 * TOL
-    lap = TopicDP(2.0, mechanism="laplace", sensitivity="global", random_state=1).privatize(model, small, keep_nonprivate=True)
+    lap = TopicDP(model, 2.0, mechanism="laplace", sensitivity="global", random_state=1).fit(
+        small, keep_nonprivate=True).release_
     assert lap.report.delta == 0.0 and lap.report.sigma == pytest.approx(6 / 2.0)
     # Laplace(b): E|x| = b; the mean of n absolute values has sd b/sqrt(n)
     resid = np.abs(lap.noisy - lap.nonprivate)
@@ -90,10 +92,10 @@ def test_global_gaussian_and_laplace_baselines(small):
 
 def test_seeded_noise_reproduces_and_unseeded_differs(small):
     model = CallableModel(lambda c: np.full((1, c.n_words), 1.0 / c.n_words), n_topics=1, name="const")
-    kw = dict(sensitivity="global")
-    a = TopicDP(1.0, random_state=7, **kw).privatize(model, small)
-    b = TopicDP(1.0, random_state=7, **kw).privatize(model, small)
-    c = TopicDP(1.0, **kw).privatize(model, small)
+    kw = dict(delta=1e-4, sensitivity="global")
+    a = TopicDP(model, 1.0, random_state=7, **kw).fit(small).release_
+    b = TopicDP(model, 1.0, random_state=7, **kw).fit(small).release_
+    c = TopicDP(model, 1.0, **kw).fit(small).release_
     assert np.array_equal(a.noisy, b.noisy) and not np.array_equal(a.noisy, c.noisy)
 
 
@@ -118,40 +120,69 @@ def test_release_save_load(tmp_path, quick_release):
         ({"epsilon": 0.0}, "epsilon"),
         ({"epsilon": 1.0, "delta": 1.0}, "delta"),
         ({"epsilon": 1.0, "delta": 0.0}, "delta"),
-        ({"epsilon": 1.0, "gamma": 0.5}, "gamma"),
         ({"epsilon": 1.0, "unit": "tenant"}, "unit"),
         ({"epsilon": 1.0, "mechanism": "laplace"}, "laplace"),
         ({"epsilon": 1.0, "calibration": "magic"}, "calibration"),
         ({"epsilon": 1.0}, "distribution=.*private-oracle.*sensitivity='global'"),  # no default P
-        ({"epsilon": 1.0, "distribution": "private"}, "private-oracle"),
+        ({"epsilon": 1.0, "sampling": SensitivitySampling()}, "distribution=.*private-oracle"),  # P not given
+        ({"epsilon": 1.0, "sensitivity": "global", "sampling": SensitivitySampling(PRIVATE_ORACLE)},
+         "sampling applies to .*sampled"),
     ],
 )
 def test_bad_parameters(kwargs, match, small):
-    """scikit-learn's rule: the constructor only stores; privatize refuses before fitting anything."""
-    dp = TopicDP(**kwargs)
-    assert dp.get_params()["epsilon"] == kwargs["epsilon"]
+    """scikit-learn's rule: the constructor only stores; fit refuses before fitting anything."""
     fits = []
     model = CallableModel(lambda c: fits.append(1) or np.full((2, c.n_words), 1.0 / c.n_words), n_topics=2)
+    dp = TopicDP(model, **kwargs)
+    assert dp.get_params()["epsilon"] == kwargs["epsilon"]
     with pytest.raises(ValueError, match=match):
-        dp.privatize(model, small)
-    assert fits == []
+        dp.fit(small)
+    assert fits == [] and not hasattr(dp, "release_")
 
 
-def test_clone_keeps_parameters_and_starts_a_new_ledger(small):
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"gamma": 0.5}, "gamma"),
+        ({"distribution": "private"}, "private-oracle"),
+        ({"sizing": "magic"}, "sizing"),
+        ({"max_minutes": 0.0}, "max_minutes"),
+    ],
+)
+def test_bad_sampling_options_are_refused_when_made(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        SensitivitySampling(**kwargs)
+
+
+def test_a_model_that_is_not_a_spec_is_refused_by_fit(small):
+    dp = TopicDP(lambda c: np.full((2, c.n_words), 1.0 / c.n_words), 1.0, sensitivity="global")
+    with pytest.raises(TypeError, match="TopicModelSpec"):
+        dp.fit(small)
+
+
+def test_clone_keeps_parameters_and_no_ledger_is_kept(small):
+    """A privatizer keeps no ledger: a clone has the same parameters, and each fit without a ledger composes
+    that release alone."""
     from sklearn.base import clone
 
-    dp = TopicDP(2.0, 1e-5, sensitivity="global", secure_noise=True, random_state=1)
+    model = CallableModel(lambda c: np.full((2, c.n_words), 1.0 / c.n_words), n_topics=2)
+    dp = TopicDP(model, 2.0, 1e-5, sensitivity="global", secure_noise=True, random_state=1)
     assert dp.calibration == "auto"  # secure_noise no longer rewrites it; the report states "rdp"
-    dp.privatize(CallableModel(lambda c: np.full((2, c.n_words), 1.0 / c.n_words), n_topics=2), small)
+    first = dp.fit(small).report_
     copy = clone(dp)
-    assert copy.get_params() == dp.get_params() and len(dp.ledger) == 1 and len(copy.ledger) == 0
+    params, copied = dp.get_params(deep=False), copy.get_params(deep=False)
+    assert copied.pop("model").get_params() == params.pop("model").get_params() and copied == params
+    assert not hasattr(dp, "ledger") and not hasattr(copy, "release_")
+    second = copy.fit(small).report_
+    assert len(first.composition) == 1 and len(second.composition) == 1
 
 
 def test_nondeterministic_model_is_refused(small):
     rng = np.random.default_rng()
     model = CallableModel(lambda c: rng.dirichlet(np.ones(c.n_words), size=2), n_topics=2, name="random")
+    sampling = SensitivitySampling(PRIVATE_ORACLE, n_pairs=2, insecure_testing=True)
     with pytest.raises(ValueError, match="not deterministic"):
-        TopicDP(1.0, n_pairs=2, insecure_testing=True, distribution="private-oracle").privatize(model, small)
+        TopicDP(model, 1.0, 1e-4, sampling=sampling).fit(small)
 
 
 def test_composition_of_repeated_releases(small):
@@ -160,43 +191,47 @@ def test_composition_of_repeated_releases(small):
     from topicdp.rdp import gaussian_epsilon
 
     model = GensimLDA(3, random_state=0)
-    dp = TopicDP(1.0, 1e-5, sensitivity="global")
-    first = dp.privatize(model, small).report
-    second = dp.privatize(model, small).report
+    dp = TopicDP(model, 1.0, 1e-5, sensitivity="global")
+    ledger = PrivacyLedger()  # shared by the two releases of the same data
+    first = dp.fit(small, ledger=ledger).report_
+    second = dp.fit(small, ledger=ledger).report_
     exact = lambda rep: next(t for t in rep.composition_total if t["accounting"] == "exact")  # noqa: E731
     assert exact(first)["epsilon"] == pytest.approx(1.0, rel=1e-6) and exact(first)["delta"] == 1e-5
     expected = gaussian_epsilon(second.sigma, 1e-5, second.sensitivity, count=2, method="exact")
     assert exact(second)["epsilon"] == pytest.approx(expected, rel=1e-9)
-    assert len(second.composition) == 2 and any("2 ledger entries" in n for n in second.notes)
+    assert len(second.composition) == 2 and any("shared ledger holds 2 entries" in n for n in second.notes)
+    assert len(ledger) == 2
+    alone = dp.fit(small).report_  # without the ledger: this release alone
+    assert len(alone.composition) == 1 and exact(alone)["epsilon"] == pytest.approx(1.0, rel=1e-6)
 
 
 def test_secure_noise_lands_on_a_grid_with_at_least_the_calibrated_scale(small):
     from topicdp.rdp import gaussian_epsilon
 
     model = GensimLDA(3, random_state=0)
-    r = TopicDP(2.0, 1e-5, sensitivity="global", secure_noise=True, random_state=3).privatize(model, small)
+    r = TopicDP(model, 2.0, 1e-5, sensitivity="global", secure_noise=True, random_state=3).fit(small).release_
     info = r.report.details["secure_noise"]
     assert r.report.calibration == "rdp"
     assert np.all(np.mod(r.noisy / info["grid"], 1.0) == 0)  # every entry is an integer multiple of the grid
     # the scale used is at least the RDP-calibrated sigma, so the RDP accounting still certifies epsilon
     assert gaussian_epsilon(r.report.sigma, 1e-5, r.report.sensitivity) <= 2.0 + 1e-9
     with pytest.raises(ValueError, match="secure_noise"):
-        TopicDP(2.0, secure_noise=True, calibration="analytic", sensitivity="global").privatize(model, small)
+        TopicDP(model, 2.0, secure_noise=True, calibration="analytic", sensitivity="global").fit(small)
 
 
 @pytest.mark.parametrize("kwargs", [{"sensitivity": "global"}, {"sensitivity": "global", "mechanism": "laplace"}])
 def test_global_bounds_refuse_matrices_off_the_simplex(small, kwargs):
     signed = CallableModel(lambda c: np.full((2, c.n_words), 2.0 / c.n_words), n_topics=2, name="rows-sum-to-2")
     with pytest.raises(ValueError, match="probability vectors"):
-        TopicDP(1.0, **kwargs).privatize(signed, small)
+        TopicDP(signed, 1.0, 1e-4, **kwargs).fit(small)
 
 
 def test_private_oracle_is_an_explicit_opt_in_that_says_what_it_leaks(small):
     """With the private oracle, Delta_s and sigma are functions of the private data: the report marks them
     NOT COVERED, keeps the private corpus' fingerprint out of the published part, and says that sigma leaks."""
     model = GensimLDA(3, random_state=0)
-    r = TopicDP(2.0, 1e-5, 0.2, distribution="private-oracle", n_pairs=3, insecure_testing=True,
-                random_state=0).privatize(model, small)
+    sampling = SensitivitySampling(PRIVATE_ORACLE, 0.2, n_pairs=3, insecure_testing=True)
+    r = TopicDP(model, 2.0, 1e-5, sampling=sampling, random_state=0).fit(small).release_
     rep = r.report
     assert rep.sampling_distribution["kind"] == "private-resample"
     for path in ("report.sensitivity", "report.sigma", "report.composition_total"):
@@ -210,5 +245,5 @@ def test_a_dp_vocabulary_is_composed_by_the_pipeline_not_by_topicdp(small):
     """TopicDP states its own release; a DP vocabulary is one more step of a pipeline release
     (tests/test_pipeline.py checks that every mechanism composes it)."""
     with pytest.raises(ValueError, match="topicdp.pipeline.release"):
-        TopicDP(1.0, sensitivity="global").privatize(GensimLDA(3, random_state=0), small,
-                                                     vocabulary_source={"epsilon": 0.5, "delta": 1e-6})
+        TopicDP(GensimLDA(3, random_state=0), 1.0, 1e-4, sensitivity="global").fit(
+            small, vocabulary_source={"epsilon": 0.5, "delta": 1e-6})

@@ -11,7 +11,7 @@ import pytest
 
 from topicdp.adapters import CallableModel, make_model
 from topicdp.datasets import synthetic_lda
-from topicdp.samplers import PrivateResample, sample_sensitivity
+from topicdp.samplers import PRIVATE_ORACLE, PrivateResample, SensitivitySampling, sample_sensitivity
 from topicdp.samplers.cluster import sample_sensitivity_on_cluster
 from topicdp.spectral.estimator import SpectralLDA
 from topicdp.spectral.streaming import StreamingSpectralLDA
@@ -39,9 +39,9 @@ def test_spectral_fit_and_sampling_on_cluster_equal_local(client, tmp_path, lee_
 
     corpus = lee_corpus.subset_users(np.arange(50))
     model = make_model("sklearn-nmf", 4, 0, max_iter=60)
-    options = dict(n_pairs=4, insecure_testing=True, random_state=5)
-    here = sample_sensitivity(model, corpus, 0.1, **options)
-    there = sample_sensitivity_on_cluster(model, corpus, 0.1, client=client, **options)
+    sampling = SensitivitySampling(PRIVATE_ORACLE, 0.1, n_pairs=4, insecure_testing=True, random_state=5)
+    here = sample_sensitivity(model, corpus, sampling)
+    there = sample_sensitivity_on_cluster(model, corpus, sampling, client=client)
     assert there.deltas == here.deltas  # bit for bit
     assert there.sensitivity == here.sensitivity and there.n_jobs == 2
 
@@ -68,8 +68,8 @@ def test_corpus_is_shipped_once_not_per_pair(client, lee_corpus):
     for n_pairs in (4, 16):
         PICKLES.clear()
         distribution = CountingResample(corpus, "user")
-        result = sample_sensitivity_on_cluster(model, corpus, 0.1, client=client, distribution=distribution,
-                                               n_pairs=n_pairs, insecure_testing=True, random_state=0)
+        sampling = SensitivitySampling(distribution, 0.1, n_pairs=n_pairs, insecure_testing=True, random_state=0)
+        result = sample_sensitivity_on_cluster(model, corpus, sampling, client=client)
         assert len(result.deltas) == n_pairs
         counts.append(len(PICKLES))
     assert counts[0] == counts[1] <= 4  # the scatter's (constant) cost, independent of the number of pairs
@@ -80,12 +80,12 @@ def test_sampler_by_scheduler_address(lee_corpus):
 
     corpus = lee_corpus.subset_users(np.arange(30))
     model = CallableModel(first_rows, 2, name="first-rows")
-    options = dict(n_pairs=3, insecure_testing=True, random_state=1)
+    sampling = SensitivitySampling(PRIVATE_ORACLE, 0.1, n_pairs=3, insecure_testing=True, random_state=1)
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster:
-        there = sample_sensitivity_on_cluster(model, corpus, 0.1, address=cluster.scheduler_address, **options)
-    assert there.deltas == sample_sensitivity(model, corpus, 0.1, **options).deltas
-    with pytest.raises(TypeError, match="n_jobs"):
-        sample_sensitivity_on_cluster(model, corpus, 0.1, address="tcp://unused:1", n_jobs=2)
+        there = sample_sensitivity_on_cluster(model, corpus, sampling, address=cluster.scheduler_address)
+    assert there.deltas == sample_sensitivity(model, corpus, sampling).deltas
+    with pytest.raises(TypeError, match="n_jobs"):  # the pairs use every worker thread: no n_jobs on a cluster
+        sample_sensitivity_on_cluster(model, corpus, sampling, address="tcp://unused:1", n_jobs=2)
 
 
 def test_jsonl_vocabulary_pass_and_fit_on_cluster(client, tmp_path):
@@ -117,14 +117,14 @@ def test_worker_processes_equal_local(tmp_path, lee_corpus):
                 fh.write(json.dumps({"text": texts[i], "user": i % 40}) + "\n")
     corpus = lee_corpus.subset_users(np.arange(40))
     model = make_model("sklearn-nmf", 3, 0, max_iter=40)
-    options = dict(n_pairs=3, insecure_testing=True, random_state=2)
+    sampling = SensitivitySampling(PRIVATE_ORACLE, 0.1, n_pairs=3, insecure_testing=True, random_state=2)
     local_stream = StreamingCorpus.from_jsonl(str(tmp_path / "p*.jsonl"), min_df=3, chunk_size=25)
     local_fit = StreamingSpectralLDA(3, 1.0, random_state=0).fit(local_stream)
-    here = sample_sensitivity(model, corpus, 0.1, **options)
+    here = sample_sensitivity(model, corpus, sampling)
     with dask_client(n_workers=2, threads_per_worker=1, processes=True) as client:
         stream = StreamingCorpus.from_jsonl(str(tmp_path / "p*.jsonl"), min_df=3, chunk_size=25, client=client)
         fit = StreamingSpectralLDA(3, 1.0, random_state=0, client=client).fit(stream)
-        there = sample_sensitivity_on_cluster(model, corpus, 0.1, client=client, **options)
+        there = sample_sensitivity_on_cluster(model, corpus, sampling, client=client)
     assert stream.vocabulary == local_stream.vocabulary
     np.testing.assert_allclose(fit.topic_word_, local_fit.topic_word_, rtol=1e-8, atol=1e-12)
     assert there.deltas == here.deltas

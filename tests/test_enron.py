@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from topicdp import Corpus, TopicDP, make_model
+from topicdp.samplers import PRIVATE_ORACLE, SensitivitySampling
 from topicdp.rdp import calibrate_gaussian
 
 
@@ -14,8 +15,9 @@ def enron_subset(enron_path):
 
 
 def _release(name, corpus):
-    return TopicDP(3.0, 1e-4, 0.1, unit="user", distribution="private-oracle", n_jobs=2, sampler_random_state=0).privatize(
-        make_model(name, 5, 0), corpus, keep_nonprivate=True)
+    return TopicDP(make_model(name, 5, 0), 3.0, 1e-4, unit="user", n_jobs=2,
+                   sampling=SensitivitySampling(PRIVATE_ORACLE, 0.1, random_state=0)).fit(
+        corpus, keep_nonprivate=True).release_
 
 
 @pytest.mark.parametrize("name", ["gensim-lda", "gensim-lsi"])

@@ -16,6 +16,7 @@ from topicdp.datasets import synthetic_lda
 from topicdp.mechanisms import mvg_release
 from topicdp.rdp import EventEntry, calibrate_gaussian
 from topicdp.rdp.ledger import ApproxEntry, GaussianEntry, LaplaceEntry
+from topicdp.samplers import SensitivitySampling
 from topicdp.spectral import SpectralDP
 from topicdp.variational import DPVariationalLDA
 from topicdp.vocabulary import select_vocabulary
@@ -66,9 +67,10 @@ def test_budget_lets_two_releases_through_and_refuses_the_third_before_any_noise
     before = ledger.entries()
     spy, rng = Spy(), np.random.default_rng(5)
     state = _state(rng)
-    third = TopicDP(2.0, 1e-7, unit="document", sensitivity="global", random_state=rng)
+    third = TopicDP(CallableModel(spy.topics, 3, name="spy"), 2.0, 1e-7, unit="document", sensitivity="global",
+                    random_state=rng)
     with pytest.raises(BudgetExceededError) as err:
-        third.privatize(CallableModel(spy.topics, 3, name="spy"), corpus, ledger=ledger)
+        third.fit(corpus, ledger=ledger)
     assert isinstance(err.value, ValueError)
     assert err.value.spent == pytest.approx(spent, rel=1e-12) and err.value.total > 2.0
     assert err.value.budget == (2.0, DELTA) and 0 < err.value.requested
@@ -76,8 +78,9 @@ def test_budget_lets_two_releases_through_and_refuses_the_third_before_any_noise
         assert word in str(err.value)
     assert spy.calls == 0 and _state(rng) == state and ledger.entries() == before
     # a release that fits what remains goes through (the refusal was about the total, not the road)
-    small = TopicDP(0.2, 1e-7, unit="document", sensitivity="global", random_state=0)
-    release = small.privatize(CallableModel(spy.topics, 3, name="spy"), corpus, ledger=ledger)
+    small = TopicDP(CallableModel(spy.topics, 3, name="spy"), 0.2, 1e-7, unit="document", sensitivity="global",
+                    random_state=0)
+    release = small.fit(corpus, ledger=ledger).release_
     assert len(ledger) == 4 and release.report.composition == ledger.entries()
     assert ledger.epsilon(DELTA, "best", scope="all") <= 2.0
 
@@ -101,8 +104,8 @@ def test_every_road_checks_before_noise(corpus, exhausted):
                                    random_state=rng).fit(corpus.X, ledger=exhausted),
         "mvg": lambda rng: mvg_release(np.full((3, 30), 1 / 30), 1.0, 1e-7, math.sqrt(2), unit="document",
                                        random_state=rng, ledger=exhausted),
-        "topicdp": lambda rng: TopicDP(1.0, 1e-7, sensitivity="global", random_state=rng).privatize(
-            CallableModel(Spy().topics, 3), corpus, ledger=exhausted),
+        "topicdp": lambda rng: TopicDP(CallableModel(Spy().topics, 3), 1.0, 1e-7, sensitivity="global",
+                                       random_state=rng).fit(corpus, ledger=exhausted),
     }
     for name, run in roads.items():
         rng = np.random.default_rng(0)
@@ -174,15 +177,15 @@ def test_topicdp_sampled_release_is_a_random_dp_entry(lee_corpus):
     from topicdp import GensimLDA
 
     ledger = PrivacyLedger(budget=(10.0, 1e-4))
-    dp = TopicDP(3.0, 1e-5, 0.1, n_pairs=4, insecure_testing=True, distribution=reference, random_state=0,
-                 sampler_random_state=0)
-    rep = dp.privatize(GensimLDA(3, random_state=0), small, ledger=ledger).report
+    dp = TopicDP(GensimLDA(3, random_state=0), 3.0, 1e-5, random_state=0,
+                 sampling=SensitivitySampling(reference, 0.1, n_pairs=4, insecure_testing=True, random_state=0))
+    rep = dp.fit(small, ledger=ledger).report_
     (entry,) = ledger.entries()
     # an insufficient (insecure_testing) sample guarantees nothing: gamma 1; the DP total is empty
     assert entry["guarantee"] == "random-DP" and entry["gamma"] == 1.0 and entry["unit"] == "user"
     assert ledger.epsilon(1e-4) == 0.0 and ledger.epsilon(1e-4, scope="all") > 0
     assert all(t["details"]["guarantee"] == "random-DP" for t in rep.composition_total)
-    assert len(dp.ledger) == 0  # the shared ledger was used instead of the privatizer's own
+    assert rep.composition == ledger.entries() and not hasattr(dp, "ledger")  # the privatizer keeps no ledger
 
 
 def test_ledger_refuses_to_mix_neighbour_relations():

@@ -165,19 +165,19 @@ def test_topicdp_secure_noise_composes_the_true_discrete_rho(lee_corpus):
     dp-accounting does. Recording (sigma, Delta) = (s g, Delta) instead understates rho by (g Delta^Z / Delta)^2."""
     import numpy as np
 
-    from topicdp import GensimLDA, TopicDP
+    from topicdp import GensimLDA, PrivacyLedger, TopicDP
 
     small = lee_corpus.subset_documents(np.arange(60))
-    dp = TopicDP(2.0, DELTA, sensitivity="global", secure_noise=True, random_state=3)
-    model = GensimLDA(3, random_state=0)
-    dp.privatize(model, small)
-    rel = dp.privatize(model, small)
+    dp = TopicDP(GensimLDA(3, random_state=0), 2.0, DELTA, sensitivity="global", secure_noise=True, random_state=3)
+    ledger = PrivacyLedger()  # shared by the two releases of the same data
+    dp.fit(small, ledger=ledger)
+    rel = dp.fit(small, ledger=ledger).release_
     rep, info = rel.report, rel.report.details["secure_noise"]
     dz = rep.sensitivity / info["grid"] + math.sqrt(rel.noisy.size)  # Delta/g + sqrt(m), as secure_gaussian bounds it
     rho = dz**2 / (2 * info["scale_units"] ** 2)
     assert info["sensitivity_units"] == pytest.approx(dz, rel=1e-12) and info["rho"] == pytest.approx(rho, rel=1e-12)
     assert [e["kind"] for e in rep.composition] == ["discrete-gaussian", "discrete-gaussian"]
-    assert dp.ledger.rdp(3.0) == pytest.approx(3.0 * 2 * rho, rel=1e-12)
+    assert ledger.rdp(3.0) == pytest.approx(3.0 * 2 * rho, rel=1e-12)
     acc = RdpAccountant()
     acc.compose(dp_accounting.GaussianDpEvent(info["scale_units"] / dz), 2)
     totals = {t["accounting"]: t["epsilon"] for t in rep.composition_total}  # the one composition_total schema

@@ -26,6 +26,7 @@ import numpy as np
 import pytest
 
 from topicdp import CallableModel, Corpus, PrivateRelease, TopicDP
+from topicdp.samplers import SensitivitySampling
 from topicdp.datasets import synthetic_lda
 from topicdp.release import SCHEMA, published_paths, status_of, unlisted_paths, validate
 
@@ -69,11 +70,11 @@ class Producer:
 def _topicdp(**kwargs) -> Callable:
     D, D_prime, reference = _user_corpora()
     if kwargs.get("sensitivity") == "sampled":
-        kwargs["distribution"] = reference
+        kwargs["sampling"] = SensitivitySampling(reference, 0.3, random_state=0)
 
     def run(which: int, seed):
-        return TopicDP(2.0, 1e-5, 0.3, random_state=seed, sampler_random_state=0, **kwargs).privatize(
-            UNIGRAM, (D, D_prime)[which], vocabulary_source="public")
+        return TopicDP(UNIGRAM, 2.0, 1e-5, random_state=seed, **kwargs).fit(
+            (D, D_prime)[which], vocabulary_source="public").release_
 
     return run
 

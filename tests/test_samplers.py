@@ -6,7 +6,7 @@ import scipy.sparse as sp
 
 from topicdp.adapters import CallableModel
 from topicdp.corpus import Corpus
-from topicdp.samplers import PublicReference, sample_sensitivity, sample_size
+from topicdp.samplers import PRIVATE_ORACLE, PublicReference, SensitivitySampling, sample_sensitivity, sample_size
 
 
 def _table_independently(gamma):
@@ -67,8 +67,9 @@ def test_pairs_are_neighbours_and_seeded_sampling_reproduces():
     d, dp = dist.draw_indices(private.n_users, np.random.default_rng(0))
     assert np.array_equal(d[:-1], dp[:-1]) and d.size == private.n_users
     model = CallableModel(_f, n_topics=1, name="count-of-w0")
-    a = sample_sensitivity(model, private, 0.2, distribution=dist, random_state=5)
-    b = sample_sensitivity(model, private, 0.2, distribution=dist, random_state=5, n_jobs=2)
+    sampling = SensitivitySampling(dist, 0.2, random_state=5)
+    a = sample_sensitivity(model, private, sampling)
+    b = sample_sensitivity(model, private, sampling, n_jobs=2)
     assert a.deltas == b.deltas and a.h == 61 and a.k == 61
     assert a.sensitivity == max(a.deltas)
 
@@ -86,7 +87,8 @@ def test_coverage_at_least_one_minus_gamma_over_repeated_runs():
     model = CallableModel(_f, n_topics=1, name="count-of-w0")
     gamma, R = 0.2, 100
     cover = [
-        _cdf(sample_sensitivity(model, private, gamma, distribution=PublicReference(ref), random_state=s).sensitivity)
+        _cdf(sample_sensitivity(model, private, SensitivitySampling(PublicReference(ref), gamma, random_state=s)
+                                ).sensitivity)
         for s in range(R)
     ]
     assert np.mean(cover) >= 1 - gamma - 0.27
@@ -111,8 +113,9 @@ def test_too_few_pairs_follow_the_order_statistic_law():
     private = ref.subset_users(np.arange(30))
     model = CallableModel(_f, n_topics=1, name="count-of-w0")
     cover = [
-        _cdf(sample_sensitivity(model, private, 0.2, distribution=PublicReference(ref), n_pairs=3,
-                                insecure_testing=True, random_state=s).sensitivity)
+        _cdf(sample_sensitivity(model, private, SensitivitySampling(PublicReference(ref), 0.2, n_pairs=3,
+                                                                    insecure_testing=True, random_state=s)
+                                ).sensitivity)
         for s in range(300)
     ]
     assert abs(np.mean(cover) - 0.75) <= 0.092
@@ -121,8 +124,9 @@ def test_too_few_pairs_follow_the_order_statistic_law():
 def test_fewer_pairs_need_the_testing_flag(lee_corpus):
     model = CallableModel(lambda c: np.ones((1, c.n_words)) / c.n_words, n_topics=1)
     with pytest.raises(ValueError, match="insecure_testing"):
-        sample_sensitivity(model, lee_corpus, 0.1, n_pairs=5)
-    s = sample_sensitivity(model, lee_corpus, 0.1, n_pairs=5, insecure_testing=True, random_state=0)
+        sample_sensitivity(model, lee_corpus, SensitivitySampling(PRIVATE_ORACLE, 0.1, n_pairs=5))
+    s = sample_sensitivity(model, lee_corpus,
+                           SensitivitySampling(PRIVATE_ORACLE, 0.1, n_pairs=5, insecure_testing=True, random_state=0))
     assert not s.sufficient and s.h == 5
 
 
@@ -136,9 +140,9 @@ def test_cache_hits_on_the_same_key(tmp_path):
         return _f(c)
 
     model = CallableModel(f, n_topics=1, name="counting")
-    a = sample_sensitivity(model, private, 0.2, random_state=1, cache_dir=tmp_path)
+    a = sample_sensitivity(model, private, SensitivitySampling(PRIVATE_ORACLE, 0.2, random_state=1, cache_dir=tmp_path))
     n = len(calls)
-    b = sample_sensitivity(model, private, 0.2, random_state=1, cache_dir=tmp_path)
+    b = sample_sensitivity(model, private, SensitivitySampling(PRIVATE_ORACLE, 0.2, random_state=1, cache_dir=tmp_path))
     assert len(calls) == n and b.from_cache and b.sensitivity == a.sensitivity
-    sample_sensitivity(model, private, 0.2, random_state=2, cache_dir=tmp_path)
+    sample_sensitivity(model, private, SensitivitySampling(PRIVATE_ORACLE, 0.2, random_state=2, cache_dir=tmp_path))
     assert len(calls) > n  # another seed is another key

@@ -14,7 +14,8 @@ from scipy.stats import binom
 
 from topicdp import CallableModel, GensimLDA, TopicDP
 from topicdp.corpus import Corpus
-from topicdp.samplers import PrivateResample, PublicReference, sample_sensitivity, sample_size, sizing_table
+from topicdp.samplers import (PRIVATE_ORACLE, PrivateResample, PublicReference, SensitivitySampling, sample_sensitivity,
+                              sample_size, sizing_table)
 from topicdp.samplers.pairs import OnDisk, PairBuilder, shared
 from topicdp.samplers.progress import CostForecast, check_budget
 from topicdp.samplers.sizing import exchangeable_failure_bound, exchangeable_order_statistic
@@ -105,8 +106,8 @@ def test_exchangeable_statement_by_monte_carlo(n_pairs):
     private = ref.subset_users(np.arange(30))
     model = CallableModel(_f, n_topics=1, name="count-of-w0")
     dist = PublicReference(ref, "user")
-    runs = [sample_sensitivity(model, private, gamma, distribution=dist, n_pairs=n_pairs, sizing="exchangeable",
-                               random_state=s) for s in range(R)]
+    runs = [sample_sensitivity(model, private, SensitivitySampling(dist, gamma, "exchangeable", n_pairs=n_pairs,
+                                                                   random_state=s)) for s in range(R)]
     h, k = runs[0].h, runs[0].k
     assert (h, k) == ((4, 4) if n_pairs is None else (9, 8)) and runs[0].sufficient
     bound = exchangeable_failure_bound(h, k)
@@ -133,9 +134,11 @@ def test_fewer_pairs_than_exchangeable_sizing_need_the_testing_flag():
     ref = _reference()
     model = CallableModel(_f, n_topics=1, name="count-of-w0")
     with pytest.raises(ValueError, match="exchangeable"):
-        sample_sensitivity(model, ref.subset_users(np.arange(10)), 0.1, n_pairs=5, sizing="exchangeable")
-    s = sample_sensitivity(model, ref.subset_users(np.arange(10)), 0.1, n_pairs=5, sizing="exchangeable",
-                           insecure_testing=True, random_state=0)
+        sample_sensitivity(model, ref.subset_users(np.arange(10)),
+                           SensitivitySampling(PRIVATE_ORACLE, 0.1, "exchangeable", n_pairs=5))
+    s = sample_sensitivity(model, ref.subset_users(np.arange(10)),
+                           SensitivitySampling(PRIVATE_ORACLE, 0.1, "exchangeable", n_pairs=5, insecure_testing=True,
+                                               random_state=0))
     assert not s.sufficient and s.k == 5 and s.rho is None
     assert "0.1667" in s.statement  # (5 - 5 + 1)/6, stated as it is: more than gamma
 
@@ -206,12 +209,12 @@ def _old_deltas(model, dist, corpus, seed, h):
 
 def test_sensitivities_bit_identical_to_the_slow_construction_across_backends(grouped):
     model = GensimLDA(3, random_state=0, passes=1, iterations=20)
-    opts = dict(n_pairs=3, insecure_testing=True, random_state=11)
+    sampling = SensitivitySampling(PRIVATE_ORACLE, 0.1, n_pairs=3, insecure_testing=True, random_state=11)
     expected = _old_deltas(model, PrivateResample(grouped, "user"), grouped, 11, 3)
-    assert sample_sensitivity(model, grouped, 0.1, **opts).deltas == expected
-    assert sample_sensitivity(model, grouped, 0.1, n_jobs=2, **opts).deltas == expected  # loky, file-backed
+    assert sample_sensitivity(model, grouped, sampling).deltas == expected
+    assert sample_sensitivity(model, grouped, sampling, n_jobs=2).deltas == expected  # loky, file-backed
     with joblib.parallel_config(backend="threading"):
-        assert sample_sensitivity(model, grouped, 0.1, n_jobs=2, **opts).deltas == expected
+        assert sample_sensitivity(model, grouped, sampling, n_jobs=2).deltas == expected
 
 
 # -- cost forecast, budget, progress -------------------------------------------------------------------
@@ -249,20 +252,21 @@ def test_topicdp_refuses_a_run_over_budget_before_sampling(lee_corpus):
     small = lee_corpus.subset_documents(np.arange(40))
     calls = []
     model = CallableModel(_sleepy(0.05, calls), n_topics=1, name="sleepy")
-    with pytest.raises(ValueError, match="max_minutes=0.01.*exchangeable"):
-        TopicDP(1.0, max_minutes=0.01, sampler_random_state=0, distribution="private-oracle").privatize(model, small)  # 570 fits x 0.05 s
+    with pytest.raises(ValueError, match="max_minutes=0.01.*exchangeable"):  # 570 fits x 0.05 s
+        TopicDP(model, 1.0, 1e-4, sampling=SensitivitySampling(PRIVATE_ORACLE, max_minutes=0.01, random_state=0)
+                ).fit(small)
     assert len(calls) == 2  # f(D) and the determinism check only: no pair was fitted
-    r = TopicDP(1.0, gamma=0.2, distribution="private-oracle", sizing="exchangeable", max_minutes=0.1, sampler_random_state=0,
-                random_state=0).privatize(model, small)  # 8 fits x 0.05 s fit the budget
+    sampling = SensitivitySampling(PRIVATE_ORACLE, 0.2, "exchangeable", random_state=0, max_minutes=0.1)
+    r = TopicDP(model, 1.0, 1e-4, sampling=sampling, random_state=0).fit(small).release_  # 8 fits x 0.05 s fit
     assert len(calls) == 2 + 2 + 8
     assert r.report.guarantee == "random-DP" and r.report.details["sensitivity_sample"]["h"] == 4
     assert "marginal over the sensitivity sample and the neighbouring pair drawn from P" in r.report.sensitivity_method
     assert any(n.startswith("Exchangeable sizing") for n in r.report.notes)
     n_calls = len(calls)
-    with pytest.raises(ValueError, match="sizing"):  # checked when privatize starts, before any fit
-        TopicDP(1.0, sizing="fast", distribution="private-oracle").privatize(model, small)
+    with pytest.raises(ValueError, match="sizing"):  # checked when the sampling is made, before any fit
+        TopicDP(model, 1.0, 1e-4, sampling=SensitivitySampling(PRIVATE_ORACLE, sizing="fast")).fit(small)
     with pytest.raises(ValueError, match="max_minutes"):
-        TopicDP(1.0, max_minutes=0, distribution="private-oracle").privatize(model, small)
+        TopicDP(model, 1.0, 1e-4, sampling=SensitivitySampling(PRIVATE_ORACLE, max_minutes=0)).fit(small)
     assert len(calls) == n_calls
 
 
@@ -271,7 +275,8 @@ def test_forecast_and_progress_go_to_the_topicdp_logger(lee_corpus, caplog):
     calls = []
     model = CallableModel(_sleepy(0.0, calls), n_topics=1, name="quick")
     with caplog.at_level(logging.INFO, logger="topicdp"):
-        sample_sensitivity(model, small, 0.2, sizing="exchangeable", random_state=0, max_minutes=5)
+        sample_sensitivity(model, small, SensitivitySampling(PRIVATE_ORACLE, 0.2, "exchangeable", random_state=0,
+                                                             max_minutes=5))
     assert len(calls) == 1 + 8  # one timed fit for the forecast (no fit_seconds given), then 2h
     records = [r for r in caplog.records if r.name == "topicdp"]
     messages = [r.getMessage() for r in records]
@@ -296,7 +301,7 @@ def test_cli_flags_reach_topicdp(flags, sizing, minutes, monkeypatch):
 
     monkeypatch.setattr(TopicDP, "sample_sensitivity", stop)
     assert main(["privatize", "embedded", "--guarantee", "random-dp", "--private-oracle", *flags]) == 2
-    assert len(seen) == 1 and (seen[0].sizing, seen[0].max_minutes) == (sizing, minutes)
+    assert len(seen) == 1 and (seen[0].sampling.sizing, seen[0].sampling.max_minutes) == (sizing, minutes)
 
 
 @pytest.mark.cluster
@@ -315,8 +320,8 @@ def test_the_shared_matrix_reaches_a_cluster_once_not_per_pair(lee_corpus, monke
     with dask_client(n_workers=2, threads_per_worker=1, processes=True) as client:
         for n_pairs in (4, 12):
             pickles.clear()
-            result = sample_sensitivity_on_cluster(model, corpus, 0.1, client=client, n_pairs=n_pairs,
-                                                   insecure_testing=True, random_state=0)
+            sampling = SensitivitySampling(PRIVATE_ORACLE, 0.1, n_pairs=n_pairs, insecure_testing=True, random_state=0)
+            result = sample_sensitivity_on_cluster(model, corpus, sampling, client=client)
             assert len(result.deltas) == n_pairs
             counts.append(len(pickles))
     assert 1 <= counts[0] == counts[1] <= 4

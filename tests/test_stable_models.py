@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from topicdp import Corpus, TopicDP, make_model
+from topicdp.samplers import SensitivitySampling
 from topicdp.adapters import CallableModel, GensimLDAMulticore
 from topicdp.datasets import synthetic_lda
 
@@ -147,14 +148,15 @@ def test_defaults_unchanged_and_flagged(corpus):
 
 
 def test_invalid_options_name_the_parameter(start):
+    """Checked when the parameters are used (scikit-learn's convention: the constructor stores), before any fit."""
     with pytest.raises(ValueError, match="learning must be"):
-        make_model("gensim-lda", K, 0, learning="stochastic")
+        make_model("gensim-lda", K, 0, learning="stochastic").params
     with pytest.raises(ValueError, match="document_start must be"):
-        make_model("gensim-lda", K, 0, document_start="zeros")
+        make_model("gensim-lda", K, 0, document_start="zeros").params
     with pytest.raises(ValueError, match="document_start must be"):
-        make_model("sklearn-lda", K, 0, document_start="zeros")
+        make_model("sklearn-lda", K, 0, document_start="zeros").params
     with pytest.raises(ValueError, match="learning must be 'online'"):
-        GensimLDAMulticore(K, learning="batch")
+        GensimLDAMulticore(K, learning="batch").params
 
 
 def test_sklearn_init_shape_is_checked(corpus):
@@ -173,25 +175,27 @@ class _Unfittable(CallableModel):
 
 
 def test_topicdp_warns_before_any_fit(corpus, caplog):
-    privatizer = TopicDP(1.0, 1e-5, 0.1, distribution=corpus, sampler_random_state=0, sizing="exchangeable")
+    privatizer = TopicDP(_Unfittable(), 1.0, 1e-5,
+                         sampling=SensitivitySampling(corpus, 0.1, "exchangeable", random_state=0))
     with caplog.at_level(logging.WARNING, logger="topicdp"), pytest.raises(RuntimeError, match="fitted"):
-        privatizer.sample_sensitivity(_Unfittable(), corpus)
+        privatizer.sample_sensitivity(corpus)
     assert any("NOT expected to be a stable function" in r.getMessage() and "a test spec" in r.getMessage()
                for r in caplog.records)
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="topicdp"), pytest.raises(RuntimeError, match="fitted"):
-        privatizer.privatize(_Unfittable(), corpus)
+        privatizer.fit(corpus)
     assert any("NOT expected" in r.getMessage() for r in caplog.records)
 
 
 @pytest.mark.filterwarnings("ignore::topicdp._repeats.RepeatedReleaseWarning")  # test releases of one corpus
 def test_report_notes_say_unstable_and_stable_says_nothing(corpus, start, caplog):
-    privatizer = TopicDP(3.0, 1e-5, 0.1, distribution=corpus, sampler_random_state=0, sizing="exchangeable",
+    sampling = SensitivitySampling(corpus, 0.1, "exchangeable", random_state=0)
+    privatizer = TopicDP(make_model("gensim-lda", K, 0, init=start, passes=2), 3.0, 1e-5, sampling=sampling,
                          random_state=0)
     with caplog.at_level(logging.WARNING, logger="topicdp"):
-        stable = privatizer.privatize(make_model("gensim-lda", K, 0, init=start, passes=2), corpus)
+        stable = privatizer.fit(corpus).release_
     assert not any("NOT expected" in r.getMessage() for r in caplog.records)
     assert not any("NOT expected" in n for n in stable.report.notes)
     assert stable.report.details["model"]["stability"]["expected"] is True
-    unstable = privatizer.privatize(make_model("gensim-lda", K, 0), corpus)
+    unstable = privatizer.set_params(model=make_model("gensim-lda", K, 0)).fit(corpus).release_
     assert any("NOT expected to be a stable function" in n for n in unstable.report.notes)

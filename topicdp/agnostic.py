@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, MetaEstimatorMixin
 
-from ._names import NEIGHBOURS, SENSITIVITIES, UNITS
+from ._names import DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_UNIT, NEIGHBOURS, SENSITIVITIES, UNITS
 from ._repeats import warn_on_repeated_release
-from ._validation import check_delta, check_epsilon, check_gamma, check_option, check_random_state, check_real
+from ._validation import check_delta, check_epsilon, check_int, check_option, check_random_state
 from .adapters.base import TopicModelSpec
+from .corpus import as_corpus
 from .mechanisms import (
     check_row_stochastic,
     gaussian_perturbation,
@@ -32,14 +34,12 @@ from .rdp import PrivacyLedger, calibrate_all, calibrate_gaussian
 from .rdp.ledger import DiscreteGaussianEntry, Entry, GaussianEntry, LaplaceEntry
 from .release import PrivateRelease, vocabulary_status
 from .report import Check, build_report, ledger_totals, total
-from .samplers import SensitivitySample, sample_sensitivity
-from .samplers.neighbours import PrivateResample, PublicReference
-from .samplers.sizing import SIZINGS
+from .samplers import PRIVATE_ORACLE, SensitivitySample, SensitivitySampling, sample_sensitivity
+from .samplers.neighbours import ResampledRecords
 
 MECHANISMS = ("gaussian", "laplace")
 CALIBRATIONS = ("auto", "analytic", "rdp", "paper")
 
-PRIVATE_ORACLE = "private-oracle"
 PRIVATE_ORACLE_NOTE = (
     "PRIVATE ORACLE (explicit opt-in): P resampled the private corpus itself, as TopicDP did. The sampled "
     "sensitivity and the noise scale sigma are functions of the private data released without noise: sigma "
@@ -48,25 +48,22 @@ PRIVATE_ORACLE_NOTE = (
 )
 
 
-class TopicDP(BaseEstimator):
-    """Release a topic model's topic-word matrix with calibrated noise.
+class TopicDP(MetaEstimatorMixin, BaseEstimator):
+    """Release a topic model's topic-word matrix with calibrated noise: a meta-estimator over the model.
 
-    The constructor only stores its arguments (scikit-learn's convention, so ``clone`` and ``get_params``
-    work); they are checked when :meth:`privatize` starts, before any model is fitted.
+    ``fit(corpus)`` fits ``model`` on the private corpus, calibrates the noise and sets ``release_``. The
+    constructor only stores its arguments (scikit-learn's convention, so ``clone`` and ``get_params`` work);
+    they are checked when :meth:`fit` starts, before any model is fitted. A privatizer keeps no ledger: pass
+    the ledger shared by the releases of the same data to :meth:`fit`.
 
     Parameters
     ----------
-    epsilon : float > 0
-    delta : float in (0, 1), default=1e-4
+    model : TopicModelSpec
+        The non-private model, a deterministic function f: corpus -> (K, V) topic-word matrix
+        (:mod:`topicdp.adapters`: e.g. ``GensimLDA(10, random_state=0)``, ``CallableModel(func, n_topics)``).
+    epsilon : float > 0, default=3.0
+    delta : float in (0, 1), default=1e-6
         For ``mechanism="laplace"`` (pure epsilon-DP) delta is reported as 0.
-    gamma : float in (0, 0.5), default=0.1
-        Confidence of the random-DP guarantee (sampled sensitivity only): h and k of Alg. 1 follow.
-    sizing : {"lambert-w", "exchangeable"}, default="lambert-w"
-        How many pairs the sampled sensitivity needs for gamma (:func:`topicdp.samplers.sample_size`).
-        ``"lambert-w"``: TopicDP Thm. 1 (Rubinstein & Alda 2017), 285 pairs at gamma = 0.1, a
-        sample-conditional statement. ``"exchangeable"``: ceil(1/gamma) - 1 pairs (9 at gamma = 0.1) for
-        P(Delta_pair > Delta_s) <= gamma marginal over the sensitivity sample and the neighbouring pair
-        drawn from P; the report states which.
     unit : {"user", "document"}, default="user"
         Privacy unit. Users are the corpus' ``user_ids``; bound their contributions first with
         :meth:`Corpus.bound` where users are large.
@@ -77,38 +74,37 @@ class TopicDP(BaseEstimator):
     mechanism : {"gaussian", "laplace"}, default="gaussian"
         ``"laplace"`` is TopicDP's baseline (Sec. 4.2): L1 global sensitivity 2K, epsilon-DP.
     sensitivity : {"sampled", "global"}, default="sampled"
-        Gaussian only. ``"sampled"``: TopicDP Alg. 1 (random DP). ``"global"``: sqrt(2K) (DP).
+        Gaussian only. ``"sampled"``: TopicDP Alg. 1 (random DP with respect to P, not DP). ``"global"``:
+        sqrt(2K) (DP).
     calibration : {"auto", "analytic", "rdp", "paper"}, default="auto"
         How sigma follows from (epsilon, delta, Delta); see :func:`topicdp.rdp.calibrate_gaussian`. The
         report also lists the sigma of the other methods.
-    distribution : Corpus or "private-oracle"
-        P for sensitivity sampling (required with ``sensitivity="sampled"``): a *public* reference corpus
-        with the same vocabulary (Delta_s and sigma are then public), or ``"private-oracle"`` to resample the
-        private corpus' own records as TopicDP did, an explicit opt-in whose report says what it leaks
-        (sigma itself is a function of the private data). There is no default: see issue 10, item 8.
+    sampling : SensitivitySampling
+        How the sensitivity is sampled (required with ``sensitivity="sampled"``, refused otherwise): P (a public
+        reference corpus, or the explicit ``"private-oracle"`` opt-in whose report says what it leaks), gamma,
+        the sizing and the sampler's options (:class:`topicdp.samplers.SensitivitySampling`).
     n_jobs : int, default=1
         Parallel workers for the 2h model fits (joblib; any joblib backend, e.g. Dask, applies).
     random_state : None or int
         Seed of the *noise*. None (default) draws from the operating system; a seeded release is marked
         ``seeded`` in its report and must not be published.
-    sampler_random_state : None or int
-        Seed of the neighbour-pair draws (reproducible, cacheable sensitivity).
-    n_pairs, insecure_testing :
-        Override h (testing only; see :func:`topicdp.samplers.sample_sensitivity`).
-    cache_dir : path or None
-        Cache sampled sensitivities (only for a fixed ``sampler_random_state``).
-    progress : bool, default=False
-        Progress bar during sampling when stderr is a terminal; otherwise progress and the cost forecast
-        are INFO lines with an ETA on the ``topicdp`` logger.
-    max_minutes : float > 0 or None
-        Refuse to start sensitivity sampling when its forecast (from the time of the first fit: 2h fits
-        x fit time / workers) exceeds this many minutes; the error names the options that would fit.
     secure_noise : bool, default=False
         Draw the Gaussian noise as an exact discrete Gaussian on a power-of-two grid (Canonne, Kamath &
         Steinke 2020; :func:`topicdp.mechanisms.secure_gaussian`) instead of numpy's floating-point
         sampler, whose low-order bits can leak the data (Mironov 2012). Its guarantee carries over the
         RDP curve of the continuous Gaussian, so sigma is calibrated by ``"rdp"`` (``calibration``
         must be ``"auto"`` or ``"rdp"``); costs about 0.3 s per 100 x 5000 matrix.
+
+    Attributes
+    ----------
+    release_ : PrivateRelease
+        What may be published (topics, vocabulary, report) and the owner's diagnostics.
+    topic_word_ : ndarray (K, V)
+        The released topics (``release_.topic_word``).
+    report_ : PrivacyReport
+        ``release_.report``.
+    n_features_in_ : int
+        V, the number of words.
 
     Examples
     --------
@@ -117,8 +113,8 @@ class TopicDP(BaseEstimator):
     >>> import numpy as np
     >>> from topicdp import GensimLDA, TopicDP, embedded_corpus
     >>> corpus = embedded_corpus().subset_documents(np.arange(60))
-    >>> privatizer = TopicDP(epsilon=1.0, delta=1e-5, sensitivity="global", random_state=0)
-    >>> release = privatizer.privatize(GensimLDA(3, random_state=0), corpus)
+    >>> privatizer = TopicDP(GensimLDA(3, random_state=0), epsilon=1.0, sensitivity="global", random_state=0)
+    >>> release = privatizer.fit(corpus).release_
     >>> release.topic_word.shape == (3, corpus.n_words), release.report.guarantee
     (True, 'approx-DP')
     >>> bool(np.allclose(release.topic_word.sum(axis=1), 1.0)), release.report.seeded
@@ -127,150 +123,152 @@ class TopicDP(BaseEstimator):
 
     def __init__(
         self,
-        epsilon: float,
-        delta: float = 1e-4,
-        gamma: float = 0.1,
+        model: TopicModelSpec,
+        epsilon: float = DEFAULT_EPSILON,
+        delta: float = DEFAULT_DELTA,
         *,
-        unit: str = "user",
+        unit: str = DEFAULT_UNIT,
         neighbours: str = "replace-one",
         mechanism: str = "gaussian",
         sensitivity: str = "sampled",
         calibration: str = "auto",
-        distribution=None,
+        sampling: SensitivitySampling | None = None,
         n_jobs: int = 1,
         random_state: int | np.random.Generator | None = None,
-        sampler_random_state: int | None = None,
-        n_pairs: int | None = None,
-        insecure_testing: bool = False,
-        cache_dir=None,
-        progress: bool = False,
         secure_noise: bool = False,
-        sizing: str = "lambert-w",
-        max_minutes: float | None = None,
     ) -> None:
+        self.model = model
         self.epsilon = epsilon
         self.delta = delta
-        self.gamma = gamma
         self.unit = unit
         self.neighbours = neighbours
         self.mechanism = mechanism
         self.sensitivity = sensitivity
         self.calibration = calibration
-        self.distribution = distribution
+        self.sampling = sampling
         self.n_jobs = n_jobs
         self.random_state = random_state
-        self.sampler_random_state = sampler_random_state
-        self.n_pairs = n_pairs
-        self.insecure_testing = insecure_testing
-        self.cache_dir = cache_dir
-        self.progress = progress
         self.secure_noise = secure_noise
-        self.sizing = sizing
-        self.max_minutes = max_minutes
-
-    @property
-    def ledger(self) -> PrivacyLedger:
-        """Every release this privatizer made; reports state their composition (same data assumed).
-
-        Created on first use, so that ``__init__`` only stores parameters; a ``clone`` starts a new ledger.
-        """
-        if "_ledger" not in self.__dict__:
-            self._ledger = PrivacyLedger()
-        return self._ledger
 
     def _validate_params(self) -> None:
-        """Check the parameters (called by :meth:`privatize`, and by the CLI before any work).
+        """Check the parameters (called by :meth:`fit`, and by the pipeline before any work).
 
-        Raises ``ValueError`` naming the parameter and its allowed values.
+        Raises ``ValueError`` (``TypeError`` for a model or sampling of the wrong kind) naming the parameter and
+        its allowed values.
         """
+        if not isinstance(self.model, TopicModelSpec):
+            raise TypeError(f"model must be a TopicModelSpec (see topicdp.adapters), got {type(self.model).__name__}")
         check_epsilon(self.epsilon)
         check_delta(self.delta)
-        check_gamma(self.gamma)
         check_option(self.unit, "unit", UNITS)
         check_option(self.neighbours, "neighbours", NEIGHBOURS)
-        if self.sensitivity == "sampled" and self.neighbours != "replace-one":
-            raise ValueError("sensitivity='sampled' draws replace-one neighbour pairs: neighbours must be "
-                             "'replace-one' (the global bounds cover 'add-remove' too)")
         check_option(self.mechanism, "mechanism", MECHANISMS)
         check_option(self.sensitivity, "sensitivity", SENSITIVITIES)
         check_option(self.calibration, "calibration", CALIBRATIONS)
+        check_int(self.n_jobs, "n_jobs")
         if self.secure_noise and (self.mechanism != "gaussian" or self.calibration not in ("auto", "rdp")):
             raise ValueError("secure_noise=True needs mechanism='gaussian' and calibration 'auto' or 'rdp' "
                              "(the discrete Gaussian inherits the continuous Gaussian's RDP curve, not its exact profile)")
         if self.mechanism == "laplace" and self.sensitivity != "global":
             raise ValueError("mechanism='laplace' uses the global L1 sensitivity 2K; set sensitivity='global'")
-        if self.mechanism == "gaussian" and self.sensitivity == "sampled":
-            if self.distribution is None:
-                raise ValueError(
-                    "sensitivity='sampled' needs the sampling distribution P: distribution=<a public reference "
-                    "Corpus> (random DP with respect to a P independent of the private data), or "
-                    "distribution='private-oracle' to resample the private corpus itself (sigma then leaks; the "
-                    "report says so); or use sensitivity='global' for DP with the provable bound sqrt(2K)")
-            if isinstance(self.distribution, str) and self.distribution != PRIVATE_ORACLE:
-                raise ValueError(f"distribution must be a public reference Corpus or {PRIVATE_ORACLE!r}, "
-                                 f"got {self.distribution!r}")
-        check_option(self.sizing, "sizing", SIZINGS)
-        if self.max_minutes is not None:
-            check_real(self.max_minutes, "max_minutes", low=0.0)
+        if not self._sampled:
+            if self.sampling is not None:
+                raise ValueError("sampling applies to mechanism='gaussian' with sensitivity='sampled' only")
+            return
+        if self.neighbours != "replace-one":
+            raise ValueError("sensitivity='sampled' draws replace-one neighbour pairs: neighbours must be "
+                             "'replace-one' (the global bounds cover 'add-remove' too)")
+        if not isinstance(self.sampling, SensitivitySampling) or self.sampling.distribution is None:
+            raise ValueError(
+                "sensitivity='sampled' needs sampling=SensitivitySampling(distribution=P, ...): P a public reference "
+                "Corpus (random DP with respect to a P independent of the private data), or 'private-oracle' to "
+                "resample the private corpus itself (sigma then leaks; the report says so); or use "
+                "sensitivity='global' for DP with the provable bound sqrt(2K)")
+
+    @property
+    def _sampled(self) -> bool:
+        return (self.mechanism, self.sensitivity) == ("gaussian", "sampled")
+
+    @property
+    def _sampler(self) -> SensitivitySampling:
+        """``sampling`` on the sampled road (where :meth:`_validate_params` has checked that it is given)."""
+        assert isinstance(self.sampling, SensitivitySampling)
+        return self.sampling
 
     @property
     def _calibration(self) -> str:
         """The calibration in effect: the secure sampler inherits only the continuous Gaussian's RDP curve."""
         return "rdp" if self.secure_noise else self.calibration
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = True  # counts
+        tags.input_tags.sparse = True
+        return tags
+
     # ------------------------------------------------------------------------------------------------
-    def privatize(self, model: TopicModelSpec, corpus, *, keep_nonprivate: bool = False,
-                  vocabulary_source: str = "private-texts", topic_word: np.ndarray | None = None,
-                  sensitivity_sample: SensitivitySample | None = None,
-                  ledger: PrivacyLedger | None = None) -> PrivateRelease:
-        """Fit ``model`` on ``corpus`` and release its topic-word matrix privately.
+    def fit(self, corpus, y=None, *, ledger: PrivacyLedger | None = None, vocabulary_source: str = "private-texts",
+            keep_nonprivate: bool = False, topic_word: np.ndarray | None = None,
+            sensitivity_sample: SensitivitySample | None = None) -> "TopicDP":
+        """Fit ``model`` on ``corpus`` and release its topic-word matrix privately; sets ``release_``.
 
         Parameters
         ----------
-        model : TopicModelSpec
-            E.g. ``GensimLDA(10, random_state=0)`` or ``CallableModel(func, n_topics)``.
-        corpus : Corpus
-        keep_nonprivate : bool, default=False
-            Keep the non-private matrix on the release for evaluation (never published).
+        corpus : Corpus or count matrix
+            A document-term count matrix is a corpus of one user per document (:func:`topicdp.corpus.as_corpus`).
+        y : ignored
+        ledger : topicdp.rdp.PrivacyLedger, optional
+            The ledger shared by the releases of the same data. Before the model is fitted or the sensitivity
+            sampled, the release is checked against its budget (:class:`topicdp.rdp.BudgetExceededError`) with an
+            entry of the same noise-to-sensitivity ratio (sigma is proportional to the sensitivity for every
+            calibration); the release's entry is recorded afterwards and the report's ``composition`` lists the
+            ledger's entries. A sampled sensitivity makes the entry random DP (gamma), which the ledger keeps out
+            of its DP totals. Without a ledger the report composes this release alone (and a repeated release of
+            the same data in this process is warned about).
         vocabulary_source : {"private-texts", "public"}, default="private-texts"
             Where the corpus' vocabulary (the release's columns) came from: built from the private texts
             (the report marks it NOT COVERED) or a public word list. A vocabulary selected under DP is
             composed by the release pipeline (:func:`topicdp.pipeline.release`).
+        keep_nonprivate : bool, default=False
+            Keep the non-private matrix on the release for evaluation (never published).
         topic_word : ndarray (K, V), optional
             ``model``'s fit on ``corpus`` when the caller already has it (the comparison harness reuses one
             fit across mechanisms). f's determinism is then not re-checked here; the report says so.
         sensitivity_sample : SensitivitySample, optional
             A sensitivity sample drawn earlier for this model, corpus domain and P at this privatizer's
-            gamma (e.g. from a cache, or a prefix of a larger sample); sampled road only.
-        ledger : topicdp.rdp.PrivacyLedger, optional
-            The ledger shared with other releases of the same data (default: this privatizer's own
-            ``ledger``). Before the model is fitted or the sensitivity sampled, the release is checked against
-            its budget (:class:`topicdp.rdp.BudgetExceededError`) with an entry of the same noise-to-sensitivity
-            ratio (sigma is proportional to the sensitivity for every calibration); the release's entry is
-            recorded afterwards and the report's ``composition`` lists the ledger's entries. A sampled
-            sensitivity makes the entry random DP (``gamma``), which the ledger keeps out of its DP totals.
-            A DP vocabulary is recorded in a shared ledger by ``select_vocabulary(..., ledger=ledger)``; the
-            release pipeline (:func:`topicdp.pipeline.release`) composes it into the report.
+            gamma (e.g. from :meth:`sample_sensitivity`, a cache, or a prefix of a larger sample); sampled road only.
+
+        Returns
+        -------
+        self : TopicDP
         """
         self._validate_params()
-        if not isinstance(model, TopicModelSpec):
-            raise TypeError(f"model must be a TopicModelSpec (see topicdp.adapters), got {type(model).__name__}")
+        corpus = as_corpus(corpus)
+        self.release_ = self._release(corpus, ledger, vocabulary_source, keep_nonprivate, topic_word,
+                                      sensitivity_sample)
+        self.topic_word_ = self.release_.topic_word
+        self.report_ = self.release_.report
+        self.n_features_in_ = corpus.n_words
+        return self
+
+    def _release(self, corpus, ledger, vocabulary_source, keep_nonprivate, topic_word, sensitivity_sample):
+        model = self.model
         vocab_status, vocab_note = vocabulary_status(vocabulary_source)
-        if sensitivity_sample is not None and (self.mechanism, self.sensitivity) != ("gaussian", "sampled"):
+        if sensitivity_sample is not None and not self._sampled:
             raise ValueError("sensitivity_sample applies to mechanism='gaussian' with sensitivity='sampled' only")
         if ledger is not None:
             ledger.check([self._planned_entry(model.n_topics)])
-        else:  # this privatizer's own ledger counts its releases; a new privatizer's does not see them
-            warn_on_repeated_release(corpus.X, "TopicDP.privatize", None)
+        else:
+            warn_on_repeated_release(corpus.X, "TopicDP.fit", None)
         checks, pre_notes = [], []
-        if (self.mechanism, self.sensitivity) == ("gaussian", "sampled"):
+        if self._sampled:
             unstable = _stability_warning(model)  # logged before any fit
             if unstable:
                 pre_notes.append(unstable)
-        self._fit_seconds = None
+        fit_seconds = None
         if topic_word is None:
-            if self.sensitivity == "sampled":
-                W, self._fit_seconds, check = self._fit_and_check_determinism(model, corpus)
+            if self._sampled:
+                W, fit_seconds, check = self._fit_and_check_determinism(model, corpus)
                 checks.append(check)
             else:
                 W = model.fit_topic_word(corpus)
@@ -279,7 +277,7 @@ class TopicDP(BaseEstimator):
             if W.shape != (model.n_topics, corpus.n_words):
                 raise ValueError(f"topic_word must have shape (n_topics, n_words) = {(model.n_topics, corpus.n_words)}, "
                                  f"got {W.shape}")
-            if self.sensitivity == "sampled":
+            if self._sampled:
                 pre_notes.append("f's determinism was not re-checked by this release (the caller gave its fit).")
         rng = check_random_state(self.random_state)
         diagnostics: dict = {"corpus": {"n_docs": corpus.n_docs, "n_users": corpus.n_users, "n_tokens": corpus.n_tokens,
@@ -291,7 +289,7 @@ class TopicDP(BaseEstimator):
             draft = self._gaussian_global(W, checks, diagnostics)
             noisy = self._gaussian_noise(W, draft, rng)
         else:
-            draft = self._gaussian_sampled(model, corpus, checks, diagnostics, sensitivity_sample)
+            draft = self._gaussian_sampled(corpus, checks, diagnostics, sensitivity_sample, fit_seconds)
             noisy = self._gaussian_noise(W, draft, rng)
         released, empty_rows = to_simplex(noisy)
         published = draft.pop("published")
@@ -329,49 +327,32 @@ class TopicDP(BaseEstimator):
                               nonprivate=W if keep_nonprivate else None, diagnostics=diagnostics)
 
     # ------------------------------------------------------------------------------------------------
-    def _gaussian_sampled(self, model, corpus, checks, diagnostics, sample=None) -> dict:
-        oracle = isinstance(self.distribution, str)
+    def _gaussian_sampled(self, corpus, checks, diagnostics, sample, fit_seconds) -> dict:
+        oracle = self._sampler.private_oracle
         if sample is None:
-            sample = self._sample(model, corpus, oracle)
-        elif sample.gamma != self.gamma or (sample.distribution["kind"] == "private-resample") != oracle:
+            sample = self._sample(corpus, fit_seconds)
+        elif sample.gamma != self._sampler.gamma or (sample.distribution["kind"] == "private-resample") != oracle:
             raise ValueError(f"sensitivity_sample was drawn at gamma={sample.gamma:g} with P "
-                             f"{sample.distribution['kind']!r}; this privatizer has gamma={self.gamma:g} and "
+                             f"{sample.distribution['kind']!r}; this privatizer has gamma={self._sampler.gamma:g} and "
                              f"distribution={'private-oracle' if oracle else 'a public reference'}")
         return self._sampled_draft(sample, oracle, checks, diagnostics)
 
-    def sample_sensitivity(self, model: TopicModelSpec, corpus) -> SensitivitySample:
-        """The sensitivity sample (TopicDP Alg. 1) ``privatize`` would draw, without releasing anything: for a
-        forecast from sigma before the noise is drawn (then pass it to :meth:`privatize`)."""
+    def sample_sensitivity(self, corpus) -> SensitivitySample:
+        """The sensitivity sample (TopicDP Alg. 1) :meth:`fit` would draw, without releasing anything: for a
+        forecast from sigma before the noise is drawn (then pass it to :meth:`fit` as ``sensitivity_sample``)."""
         self._validate_params()
-        if (self.mechanism, self.sensitivity) != ("gaussian", "sampled"):
+        if not self._sampled:
             raise ValueError("sample_sensitivity applies to mechanism='gaussian' with sensitivity='sampled' only")
-        _stability_warning(model)  # logged before any fit
-        self._fit_seconds = None  # the sampler times its first fit itself
-        return self._sample(model, corpus, isinstance(self.distribution, str))
+        _stability_warning(self.model)  # logged before any fit
+        return self._sample(corpus, None)  # the sampler times its first fit itself when it needs to
 
     def noise_scale(self, sensitivity: float) -> float:
         """sigma of the Gaussian release at ``sensitivity`` (this privatizer's calibration)."""
         return calibrate_gaussian(self.epsilon, self.delta, sensitivity, method=self._calibration)
 
-    def _sample(self, model, corpus, oracle: bool) -> SensitivitySample:
-        distribution = (PrivateResample(corpus, self.unit) if oracle
-                        else PublicReference(self.distribution, self.unit))
-        return sample_sensitivity(
-            model,
-            corpus,
-            self.gamma,
-            unit=self.unit,
-            distribution=distribution,
-            n_pairs=self.n_pairs,
-            insecure_testing=self.insecure_testing,
-            n_jobs=self.n_jobs,
-            random_state=self.sampler_random_state,
-            cache_dir=self.cache_dir,
-            progress=self.progress,
-            sizing=self.sizing,
-            fit_seconds=self._fit_seconds,
-            max_minutes=self.max_minutes,
-        )
+    def _sample(self, corpus, fit_seconds: float | None) -> SensitivitySample:
+        return sample_sensitivity(self.model, corpus, self._sampler, unit=self.unit, n_jobs=self.n_jobs,
+                                  fit_seconds=fit_seconds)
 
     def _sampled_draft(self, sample: SensitivitySample, oracle: bool, checks, diagnostics) -> dict:
         if sample.sensitivity <= 0:
@@ -380,7 +361,7 @@ class TopicDP(BaseEstimator):
                 "Check that the model uses its input; a zero-noise release is not offered."
             )
         checks.append(Check("sample size meets Thm. 1 (TopicDP)", sample.sufficient,
-                            f"h={sample.h}, k={sample.k} for gamma={self.gamma:g}"))
+                            f"h={sample.h}, k={sample.k} for gamma={sample.gamma:g}"))
         sigma = self.noise_scale(sample.sensitivity)
         summary = sample.summary()
         diagnostics["sensitivity_sample"] = summary
@@ -388,7 +369,7 @@ class TopicDP(BaseEstimator):
         notes = []
         if not sample.sufficient:
             notes.append(f"NO GUARANTEE: only {sample.h} neighbouring pairs were sampled, fewer than "
-                         f"{sample.sizing} sizing requires for gamma={self.gamma:g} (insecure_testing).")
+                         f"{sample.sizing} sizing requires for gamma={sample.gamma:g} (insecure_testing).")
         if sample.sizing == "exchangeable":
             notes.append(
                 "Exchangeable sizing: gamma bounds the probability that a neighbouring pair drawn from P has a "
@@ -414,7 +395,7 @@ class TopicDP(BaseEstimator):
             "mechanism": "topicdp",
             "guarantee": "random-DP" if sample.sufficient else "none",
             "delta": self.delta,
-            "gamma": self.gamma,
+            "gamma": sample.gamma,
             "sampling_distribution": P,
             "sensitivity": sample.sensitivity,
             "sensitivity_method": f"sampled: k-th ({sample.k}) smallest of h={sample.h} Frobenius distances over "
@@ -502,14 +483,15 @@ class TopicDP(BaseEstimator):
     def _labels(self, draft: dict | None = None) -> dict:
         """Unit, neighbour relation and (sampled sensitivity) random-DP gamma and P of this privatizer's entries."""
         labels: dict[str, object] = {"unit": self.unit, "neighbours": self.neighbours}
-        if (self.mechanism, self.sensitivity) == ("gaussian", "sampled"):
+        if self._sampled:
             sufficient = draft is None or draft["guarantee"] == "random-DP"
             # an insufficient sample guarantees nothing: gamma = 1
             # P names the pair distribution the union bound over gammas is about (the ledger refuses to
             # combine random-DP entries of different P): the oracle, or the public reference's fingerprint
-            P = PRIVATE_ORACLE if isinstance(self.distribution, str) else \
-                f"public reference {self.distribution.fingerprint()}"
-            labels.update(gamma=self.gamma if sufficient else 1.0, distribution=P)
+            d = self._sampler.distribution
+            reference: Any = d.reference if isinstance(d, ResampledRecords) else d  # a Corpus
+            P = PRIVATE_ORACLE if self._sampler.private_oracle else f"public reference {reference.fingerprint()}"
+            labels.update(gamma=self._sampler.gamma if sufficient else 1.0, distribution=P)
         return labels
 
     def _planned_entry(self, n_topics: int):
@@ -530,7 +512,7 @@ class TopicDP(BaseEstimator):
 
     def _compose(self, draft: dict, secure: dict | None, shared: PrivacyLedger | None) -> tuple[list, list, str]:
         """Add this release to the ledger; return its entries, the totals and a note on repeated releases."""
-        ledger = self.ledger if shared is None else shared
+        ledger = PrivacyLedger() if shared is None else shared  # without a shared ledger: this release alone
         name = f"release {len(ledger) + 1}"
         labels = self._labels(draft)
         entries: list[Entry]
@@ -547,8 +529,7 @@ class TopicDP(BaseEstimator):
         delta = self.delta + sum(float(e.get("delta", 0.0)) for e in ledger.entries() if e.get("kind") == "approx")
         note = ""
         if len(ledger) > 1:
-            owner = "This privatizer has made" if shared is None else "The shared ledger holds"
-            note = (f"{owner} {len(ledger)} ledger entries; if they are of the same data, the totals under "
+            note = (f"The shared ledger holds {len(ledger)} entries; if they are of the same data, the totals under "
                     "composition_total apply" + (
                         f" and the random-DP failure probabilities add up (gamma total <= {ledger.gamma:g})."
                         if ledger.gamma > 0 else "."))

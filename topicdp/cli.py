@@ -133,6 +133,7 @@ def _add_corpus_arguments(p: argparse.ArgumentParser) -> None:
 def build_request(args):
     """The :class:`~topicdp.pipeline.ReleaseRequest` the flags describe (validated; nothing is read)."""
     from .pipeline import AgnosticOptions, CorpusSource, ReleaseRequest, VocabularyPolicy, resolve_road
+    from .samplers import PRIVATE_ORACLE, SensitivitySampling
     from .vocabulary import load_vocabulary
 
     guarantee, mechanism = resolve_road(args.guarantee, args.mechanism, args.sensitivity)
@@ -155,12 +156,13 @@ def build_request(args):
         vocabulary = VocabularyPolicy.dp(args.vocabulary_epsilon, args.vocabulary_delta, args.max_features)
     source = CorpusSource(corpus, args.text_field, args.user_field, args.user_fraction, args.max_docs_per_user,
                           args.max_tokens_per_doc)
-    agnostic = AgnosticOptions(
-        model=args.model, model_seed=args.model_seed, gamma=args.gamma, sizing=args.sizing,
-        calibration=args.calibration, sampler_seed=args.sampler_seed, n_pairs=args.n_pairs,
-        cache_dir=args.cache_dir, max_minutes=args.max_minutes, secure_noise=args.secure_noise,
-        private_oracle=args.private_oracle, keep_nonprivate=args.show_nonprivate,
-        insecure_testing=args.insecure_testing)
+    sampling = SensitivitySampling(PRIVATE_ORACLE if args.private_oracle else None, args.gamma, args.sizing,
+                                   n_pairs=args.n_pairs, insecure_testing=args.insecure_testing,
+                                   random_state=args.sampler_seed, cache_dir=args.cache_dir, progress=True,
+                                   max_minutes=args.max_minutes)
+    agnostic = AgnosticOptions(model=args.model, model_seed=args.model_seed, sampling=sampling,
+                               calibration=args.calibration, secure_noise=args.secure_noise,
+                               keep_nonprivate=args.show_nonprivate)
     return ReleaseRequest(source, vocabulary, epsilon=args.epsilon, delta=args.delta, unit=args.unit,
                           n_units=args.n_units, n_topics=args.topics, guarantee=guarantee, mechanism=mechanism,
                           reference=reference, agnostic=agnostic, release_anyway=args.release_anyway,

@@ -653,3 +653,12 @@ def embedded_corpus() -> Corpus:
     each document is treated as its own user.
     """
     return Corpus.from_texts(embedded_texts(), min_df=2, max_df=0.5)
+
+
+def as_corpus(X) -> Corpus:
+    """``X`` itself when it is a :class:`Corpus`, else a corpus of the document-term count matrix ``X``: one user
+    per document, words named ``w0, w1, ...`` by column (the form scikit-learn estimators are fitted on)."""
+    if isinstance(X, Corpus):
+        return X
+    counts = check_count_matrix(X)
+    return Corpus.from_matrix(counts, [f"w{j}" for j in range(counts.shape[1])])

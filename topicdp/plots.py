@@ -69,7 +69,7 @@ def plot_release(release: PrivateRelease, path: Any = None, *, n_words: int = 10
 
     check_int(n_words, "n_words", low=1)
     if show_nonprivate and release.nonprivate is None:
-        raise ValueError("show_nonprivate=True needs the non-private matrix: privatize(..., keep_nonprivate=True)")
+        raise ValueError("show_nonprivate=True needs the non-private matrix: fit(..., keep_nonprivate=True)")
     released = release.top_words(n_words)
     private = release.nonprivate_top_words(n_words) if show_nonprivate else None
     k = release.n_topics

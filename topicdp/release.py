@@ -286,7 +286,7 @@ class PrivateRelease:
         >>> corpus = embedded_corpus()
         >>> topics = np.full((3, corpus.n_words), 1.0 / corpus.n_words)
         >>> model = CallableModel(lambda c: topics, n_topics=3, name="uniform")
-        >>> release = TopicDP(1.0, 1e-5, sensitivity="global", random_state=0).privatize(model, corpus)
+        >>> release = TopicDP(model, 1.0, 1e-5, sensitivity="global", random_state=0).fit(corpus).release_
         >>> theta = release.transform(corpus.X[:4])
         >>> theta.shape, bool(np.allclose(theta.sum(axis=1), 1.0))
         ((4, 3), True)
@@ -298,7 +298,7 @@ class PrivateRelease:
     def nonprivate_top_words(self, n: int = 10) -> TopWords:
         """The n largest words of each topic of the non-private matrix (NOT private: for the owner's eyes)."""
         if self.nonprivate is None:
-            raise ValueError("the non-private matrix was not kept; pass keep_nonprivate=True to privatize()")
+            raise ValueError("the non-private matrix was not kept; pass keep_nonprivate=True to the fit")
         return TopWords(top_words(self.nonprivate, self.vocabulary, n))
 
     def __repr__(self) -> str:
@@ -374,7 +374,7 @@ class PrivateRelease:
         }
         if include_nonprivate:
             if self.nonprivate is None:
-                raise ValueError("the non-private matrix was not kept; pass keep_nonprivate=True to privatize()")
+                raise ValueError("the non-private matrix was not kept; pass keep_nonprivate=True to the fit")
             out["nonprivate"] = self.nonprivate.tolist()
         Path(path).write_text(json.dumps(out))
 

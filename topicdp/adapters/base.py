@@ -1,5 +1,9 @@
 """The adapter protocol: a model *spec* is a deterministic function f: Corpus -> K x V topic-word matrix.
 
+Every spec is also a scikit-learn estimator: ``fit(corpus)`` sets ``topic_word_`` (f of the corpus), and
+``get_params``/``set_params``/``clone`` see its hyper-parameters, so :class:`topicdp.TopicDP` is a
+meta-estimator over it like any other scikit-learn one.
+
 Sensitivity sampling (TopicDP, Alg. 1) measures ||f(D) - f(D')||_F over neighbouring corpora, so f must
 be a deterministic function of the data: every adapter fixes its model's seed, runs single-threaded where
 threads would change the result, and returns its topics in a *canonical order* that depends only on the
@@ -20,15 +24,17 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from sklearn.base import BaseEstimator
+
 from ..topics import canonical_order
 
 
-class TopicModelSpec(ABC):
+class TopicModelSpec(BaseEstimator, ABC):
     """A topic model with fixed hyper-parameters and seed, as a function of the corpus.
 
     Subclasses implement :meth:`_fit` (raw K x V matrix in any topic order) and declare ``name``.
     :meth:`fit_topic_word` validates the output and returns it in canonical order, or, when the spec was given
-    public starting topics (its ``start_param``), in the start's order.
+    public starting topics (its ``start_param``), in the start's order. :meth:`fit` is the estimator form.
 
     Parameters
     ----------
@@ -36,6 +42,16 @@ class TopicModelSpec(ABC):
         K, the number of topics (rows of the output).
     random_state : int
         Seed of the model; fixed so that f is deterministic.
+    **params
+        The model's own hyper-parameters (each subclass documents them); ``get_params`` lists them beside
+        ``n_topics`` and ``random_state``.
+
+    Attributes
+    ----------
+    topic_word_ : ndarray (K, V)
+        f(corpus), set by :meth:`fit`.
+    n_features_in_ : int
+        V.
     """
 
     name: ClassVar[str] = "abstract"
@@ -44,12 +60,51 @@ class TopicModelSpec(ABC):
     #: the parameter holding public starting topics (K, V), for models that take them
     start_param: ClassVar[str | None] = None
 
-    def __init__(self, n_topics: int, random_state: int = 0, **params: Any) -> None:
-        from .._validation import check_int
+    #: the model's own defaults, under the parameters a caller gives
+    defaults: ClassVar[dict[str, Any]] = {}
 
-        self.n_topics = check_int(n_topics, "n_topics", low=1)
-        self.random_state = check_int(random_state, "random_state", low=0)
-        self.params = dict(params)
+    def __init__(self, n_topics: int, random_state: int = 0, **params: Any) -> None:
+        # stored as given (scikit-learn's convention: clone and set_params see exactly these); checked when used
+        self.n_topics = n_topics
+        self.random_state = random_state
+        self._given = dict(params)
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """The hyper-parameters in effect: the given ones over the model's defaults, resolved and checked
+        (:meth:`_resolve`; ``ValueError`` naming a parameter that is out of range)."""
+        return self._resolve(dict(self._given))
+
+    def _resolve(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The effective hyper-parameters from the given ones (subclasses resolve ``None``s and check ranges)."""
+        return {**self.defaults, **params}
+
+    # scikit-learn's estimator protocol: the hyper-parameters are n_topics, random_state and **params
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        return {"n_topics": self.n_topics, "random_state": self.random_state, **self._given}
+
+    def set_params(self, **params: Any) -> "TopicModelSpec":
+        merged = {**self.get_params(), **params}
+        self.__init__(**merged)  # type: ignore[misc]  # re-validates, as the constructor does
+        return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = True  # counts
+        tags.input_tags.sparse = True
+        return tags
+
+    def fit(self, X, y=None) -> "TopicModelSpec":
+        """Fit on a :class:`topicdp.Corpus` or a document-term count matrix; sets ``topic_word_`` = f(X).
+
+        A matrix becomes a corpus with one user per document and words named by their column.
+        """
+        from ..corpus import as_corpus
+
+        corpus = as_corpus(X)
+        self.topic_word_ = self.fit_topic_word(corpus)
+        self.n_features_in_ = corpus.n_words
+        return self
 
     @abstractmethod
     def _fit(self, corpus) -> np.ndarray:
@@ -61,6 +116,11 @@ class TopicModelSpec(ABC):
         From public starting topics row k grew from start k: that order is a deterministic function of the data
         and the start, and unlike the canonical order it does not flip when two top words swap ranks.
         """
+        from .._validation import check_int
+
+        check_int(self.n_topics, "n_topics", low=1)
+        check_int(self.random_state, "random_state", low=0)
+        params = self.params  # resolved and checked before any work
         if self.n_topics > corpus.n_words:
             raise ValueError(
                 f"n_topics must be at most the vocabulary size ({corpus.n_words}), got {self.n_topics}"
@@ -71,7 +131,7 @@ class TopicModelSpec(ABC):
             raise ValueError(f"model {self.name!r} returned a matrix of shape {W.shape}, expected {expected}")
         if not np.all(np.isfinite(W)):
             raise ValueError(f"model {self.name!r} returned non-finite values (NaN or inf)")
-        if self.start_param is not None and self.params.get(self.start_param) is not None:
+        if self.start_param is not None and params.get(self.start_param) is not None:
             return np.ascontiguousarray(W)
         return np.ascontiguousarray(W[canonical_order(W)])
 

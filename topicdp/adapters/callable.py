@@ -32,8 +32,12 @@ class CallableModel(TopicModelSpec):
             raise TypeError(f"func must be callable, got {type(func).__name__}")
         super().__init__(n_topics, 0)
         self.func = func
+        self._name = name
         self.label = name or getattr(func, "__qualname__", repr(func))
         self.probabilistic = probabilistic
+
+    def get_params(self, deep: bool = True) -> dict:
+        return {"func": self.func, "n_topics": self.n_topics, "name": self._name, "probabilistic": self.probabilistic}
 
     def _fit(self, corpus) -> np.ndarray:
         return self.func(corpus)

@@ -76,11 +76,10 @@ class GensimLDA(TopicModelSpec):
     start_param = "init"
     defaults = dict(GENSIM_LDA_DEFAULTS)
 
-    def __init__(self, n_topics: int, random_state: int = 0, **params) -> None:
-        init = params.get("init")
+    def _resolve(self, params: dict) -> dict:
         learning = params.pop("learning", None)
         if learning is None:
-            learning = "batch" if init is not None else "online"
+            learning = "batch" if params.get("init") is not None else "online"
         if learning not in ("online", "batch"):
             raise ValueError(f"learning must be 'online', 'batch' or None, got {learning!r}")
         start = params.pop("document_start", None)
@@ -91,7 +90,7 @@ class GensimLDA(TopicModelSpec):
         base = {k: v for k, v in self.defaults.items() if learning == "online" or k != "chunksize"}
         if learning == "batch":
             base.update(GENSIM_BATCH)
-        super().__init__(n_topics, random_state, **{**base, **params, "learning": learning, "document_start": start})
+        return {**base, **params, "learning": learning, "document_start": start}
 
     def _model_class(self):
         from gensim.models import LdaModel
@@ -135,16 +134,17 @@ class GensimLDAMulticore(GensimLDA):
     name = "gensim-lda-multicore"
     defaults = {**GensimLDA.defaults, "workers": 1}
 
-    def __init__(self, n_topics: int, random_state: int = 0, **params) -> None:
+    def _resolve(self, params: dict) -> dict:
         if params.get("learning", "online") != "online" or params.get("document_start", "random") != "random":
             raise ValueError("learning must be 'online' and document_start 'random' for gensim-lda-multicore; "
                              "the batch configuration with a constant document start is gensim-lda's")
-        super().__init__(n_topics, random_state, **{**params, "learning": "online", "document_start": "random"})
-        if self.params["workers"] != 1:
+        params = super()._resolve({**params, "learning": "online", "document_start": "random"})
+        if params["workers"] != 1:
             raise ValueError(
                 "workers must be 1: with several workers LdaMulticore is not a deterministic function of the "
                 "data, which sensitivity sampling requires; use n_jobs to run neighbour pairs in parallel"
             )
+        return params
 
     def _model_class(self):
         from gensim.models import LdaMulticore
@@ -163,10 +163,11 @@ class GensimHDP(TopicModelSpec):
     name = "gensim-hdp"
     defaults = {"T": 150, "K": 15}
 
-    def __init__(self, n_topics: int, random_state: int = 0, **params) -> None:
-        super().__init__(n_topics, random_state, **{**self.defaults, **params})
-        if self.params["T"] < n_topics:
-            raise ValueError(f"T (HDP truncation) must be at least n_topics={n_topics}, got {self.params['T']}")
+    def _resolve(self, params: dict) -> dict:
+        params = super()._resolve(params)
+        if params["T"] < self.n_topics:
+            raise ValueError(f"T (HDP truncation) must be at least n_topics={self.n_topics}, got {params['T']}")
+        return params
 
     def stability(self) -> tuple[bool | None, str]:
         return False, ("online HDP: an update every chunk of 256 documents from random topics (seeded), so removing a "
@@ -195,9 +196,6 @@ class GensimLSI(TopicModelSpec):
 
     name = "gensim-lsi"
     defaults = {"power_iters": 2, "extra_samples": 100}
-
-    def __init__(self, n_topics: int, random_state: int = 0, **params) -> None:
-        super().__init__(n_topics, random_state, **{**self.defaults, **params})
 
     def stability(self) -> tuple[bool | None, str]:
         return None, ("continuous in the data only while the first K+1 singular values are separated (a cluster of "

@@ -55,13 +55,13 @@ class SklearnLDA(TopicModelSpec):
     start_param = "init"
     defaults = {"learning_method": "batch", "max_iter": 10}
 
-    def __init__(self, n_topics: int, random_state: int = 0, **params) -> None:
+    def _resolve(self, params: dict) -> dict:
         start = params.pop("document_start", None)
         if start is None:
             start = "constant" if params.get("init") is not None else "random"
         if start not in ("random", "constant"):
             raise ValueError(f"document_start must be 'random', 'constant' or None, got {start!r}")
-        super().__init__(n_topics, random_state, **{**self.defaults, **params, "document_start": start})
+        return {**self.defaults, **params, "document_start": start}
 
     def _fit(self, corpus) -> np.ndarray:
         params = dict(self.params)
@@ -137,9 +137,6 @@ class SklearnNMF(TopicModelSpec):
     name = "sklearn-nmf"
     start_param = "init_topics"
     defaults = {"init": "nndsvda", "max_iter": 400}
-
-    def __init__(self, n_topics: int, random_state: int = 0, **params) -> None:
-        super().__init__(n_topics, random_state, **{**self.defaults, **params})
 
     def _fit(self, corpus) -> np.ndarray:
         from sklearn.decomposition import NMF, non_negative_factorization

@@ -28,9 +28,6 @@ class SpectralModel(TopicModelSpec):
     name = "spectral"
     defaults = {"alpha0": 1.0, "simplex": "project"}
 
-    def __init__(self, n_topics: int, random_state: int = 0, **params) -> None:
-        super().__init__(n_topics, random_state, **{**self.defaults, **params})
-
     def _fit(self, corpus) -> np.ndarray:
         from ..spectral import SpectralLDA
 

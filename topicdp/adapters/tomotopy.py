@@ -45,11 +45,12 @@ class TomotopyLDA(TopicModelSpec):
     name = "tomotopy-lda"
     defaults = {"iterations": 200, "alpha": 0.1, "eta": 0.01, "optim_interval": 0, "workers": 1}
 
-    def __init__(self, n_topics: int, random_state: int = 0, **params) -> None:
-        super().__init__(n_topics, random_state, **{**self.defaults, **params})
-        if self.params["workers"] != 1:
+    def _resolve(self, params: dict) -> dict:
+        params = super()._resolve(params)
+        if params["workers"] != 1:
             raise ValueError("workers must be 1: tomotopy's result is not reproducible with several workers, which "
                              "sensitivity sampling requires; use n_jobs of TopicDP to run neighbour pairs in parallel")
+        return params
 
     def _fit(self, corpus) -> np.ndarray:
         from .._extras import require

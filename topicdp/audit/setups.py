@@ -327,7 +327,7 @@ def topicdp_global_setup(options: SetupOptions) -> AuditSetup:
     D, D_prime = _pair_corpora(pair)
     model = _model(options, D.n_words)
     eps, delta = options.epsilon, options.delta
-    rel = TopicDP(eps, delta, sensitivity="global", random_state=0).privatize(model, D, keep_nonprivate=True)
+    rel = TopicDP(model, eps, delta, sensitivity="global", random_state=0).fit(D, keep_nonprivate=True).release_
     W_out, W_in = rel.nonprivate, model.fit_topic_word(D_prime)
     factor = options.sigma_factor
     assert rel.report.sigma is not None and rel.report.sensitivity is not None  # global Gaussian: both stated
@@ -356,6 +356,7 @@ def topicdp_global_setup(options: SetupOptions) -> AuditSetup:
 def topicdp_sampled_setup(options: SetupOptions) -> AuditSetup:
     """TopicDP with the sampled sensitivity (random DP); sigma(D) and sigma(D') each from their own sampling."""
     from ..agnostic import TopicDP
+    from ..samplers import PRIVATE_ORACLE, SensitivitySampling
     from ..samplers.sizing import sample_size
 
     choice, pair = _canary_pair(options, ("replace-one",))
@@ -368,19 +369,21 @@ def topicdp_sampled_setup(options: SetupOptions) -> AuditSetup:
     if distribution == "public":
         reference = _with_vocabulary(load_corpus(choice, reference=True), D.vocabulary)
 
-    def privatizer():
-        return TopicDP(eps, delta, gamma, sensitivity="sampled", distribution="private-oracle" if reference is None else reference,
-                        n_jobs=options.n_jobs,
-                       random_state=0, sampler_random_state=options.sampler_seed, n_pairs=n_pairs,
-                       insecure_testing=n_pairs is not None and n_pairs < h_needed, cache_dir=options.cache_dir)
+    sampling = SensitivitySampling(PRIVATE_ORACLE if reference is None else reference, gamma, n_pairs=n_pairs,
+                                   insecure_testing=n_pairs is not None and n_pairs < h_needed,
+                                   random_state=options.sampler_seed, cache_dir=options.cache_dir)
 
-    rel_out = privatizer().privatize(model, D, keep_nonprivate=True)
+    def released(corpus):
+        return TopicDP(model, eps, delta, sampling=sampling, n_jobs=options.n_jobs, random_state=0).fit(
+            corpus, keep_nonprivate=True).release_
+
+    rel_out = released(D)
     W_out = rel_out.nonprivate
     if distribution == "public" and D_prime.n_users == D.n_users:
         # Delta_s depends only on (P, N, vocabulary, model, sampler seed): identical for D and D'
         W_in, rep_in = model.fit_topic_word(D_prime), rel_out.report
     else:
-        rel_in = privatizer().privatize(model, D_prime, keep_nonprivate=True)
+        rel_in = released(D_prime)
         W_in, rep_in = rel_in.nonprivate, rel_in.report
     rep_out = rel_out.report
     factor = options.sigma_factor

@@ -133,7 +133,7 @@ class DPSVI(FoldInMixin, BaseEstimator):
         """Run T iterations of (private) SVI on a :class:`topicdp.Corpus` or document-term counts ``X``.
 
         Sets ``release_`` (a :class:`topicdp.PrivateRelease`); ``vocabulary_source`` states where a Corpus'
-        vocabulary came from (``"private-texts"`` or ``"public"``, see :meth:`topicdp.TopicDP.privatize`).
+        vocabulary came from (``"private-texts"`` or ``"public"``, see :meth:`topicdp.TopicDP.fit`).
 
         ``ledger`` (a :class:`topicdp.rdp.PrivacyLedger`, optional; private runs only): the run is one
         :class:`topicdp.rdp.EventEntry` holding the dp-accounting event the noise was calibrated on

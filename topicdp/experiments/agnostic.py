@@ -4,10 +4,10 @@ and matrix size, for LDA, LSI and HDP.
 Per (model, K, repeat) the model is fitted once and its sensitivity is sampled once with the largest h
 of the gamma grid; the Delta_i of a smaller h are a prefix of that sample (pair i is drawn from child i
 of one ``SeedSequence``, whatever h is), so every gamma reuses the same fits. Each mechanism is then
-applied to the full K x V matrix through the library's own release path (``TopicDP.privatize`` with the
+applied to the full K x V matrix through the library's own release path (``TopicDP.fit`` with the
 fit and the sensitivity sample passed in, :func:`topicdp.mechanisms.mvg_release`) and compared with the
 non-private one on the full matrix and on TopicDP's view (each topic's ``top_n`` non-private keywords).
-As in TopicDP's experiments, P resamples the private corpus (``distribution="private-oracle"``).
+As in TopicDP's experiments, P resamples the private corpus (``SensitivitySampling("private-oracle")``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ..adapters import make_model
 from ..agnostic import TopicDP
 from ..mechanisms.mvg import mvg_release
 from ..metrics import l1_distance, mean_kendall_distance, rmse
-from ..samplers import sample_sensitivity, sample_size
+from ..samplers import PRIVATE_ORACLE, SensitivitySampling, sample_sensitivity, sample_size
 from ..samplers.sampler import SensitivitySample
 from ..samplers.sizing import order_statistic
 
@@ -35,8 +35,9 @@ def sampled_sensitivities(model, corpus, gammas, seed: int, n_jobs: int,
     """
     sizes = {g: sample_size(g) for g in gammas}
     h_max = max(h for _, h, _ in sizes.values())
-    sample = sample_sensitivity(model, corpus, min(gammas), n_pairs=h_max, n_jobs=n_jobs, random_state=seed,
-                                insecure_testing=True, cache_dir=cache_dir)
+    sampling = SensitivitySampling(PRIVATE_ORACLE, min(gammas), n_pairs=h_max, insecure_testing=True, random_state=seed,
+                                   cache_dir=cache_dir)
+    sample = sample_sensitivity(model, corpus, sampling, n_jobs=n_jobs)
     deltas = np.asarray(sample.deltas)
     out = {}
     for g, (rho, h, _) in sizes.items():
@@ -50,11 +51,11 @@ def sampled_sensitivities(model, corpus, gammas, seed: int, n_jobs: int,
 def release(mechanism: str, model, corpus, W, epsilon, delta, gamma, sample, rng):
     """One mechanism's noisy matrix, its guarantee, noise scale and sensitivity, by the library's release path."""
     if mechanism in ("topicdp", "laplace"):
-        privatizer = (TopicDP(epsilon, delta, gamma, random_state=rng, distribution="private-oracle")
+        privatizer = (TopicDP(model, epsilon, delta, sampling=SensitivitySampling(PRIVATE_ORACLE, gamma), random_state=rng)
                       if mechanism == "topicdp" else
-                      TopicDP(epsilon, delta, gamma, random_state=rng, mechanism="laplace", sensitivity="global"))
-        rel = privatizer.privatize(
-            model, corpus, topic_word=W, sensitivity_sample=sample if mechanism == "topicdp" else None)
+                      TopicDP(model, epsilon, delta, mechanism="laplace", sensitivity="global", random_state=rng))
+        rel = privatizer.fit(corpus, topic_word=W,
+                             sensitivity_sample=sample if mechanism == "topicdp" else None).release_
         return rel.noisy, rel.report.guarantee, rel.report.sigma, rel.report.sensitivity
     if mechanism == "mvg":
         delta_s = sample.sensitivity

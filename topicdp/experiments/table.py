@@ -17,6 +17,7 @@ import numpy as np
 
 from ..adapters import make_model
 from ..agnostic import TopicDP
+from ..samplers import PRIVATE_ORACLE, SensitivitySampling
 from ..metrics import heldout_perplexity, topic_coherence
 from ..pipeline import MECHANISMS
 from ..pipeline.mechanisms import RunContext
@@ -56,9 +57,9 @@ def run_table(store, corpus, heldout, heldout_texts, corpus_name: str, grid, pro
             if mech == "gensim-lda-nonprivate":
                 topics, guarantee = W, "none"
             else:  # the library's release path; P resamples the private corpus, as TopicDP did
-                rel = TopicDP(eps, delta, grid.gamma, distribution="private-oracle",
-                              random_state=np.random.default_rng(int(eps * 10))).privatize(
-                    model, corpus, topic_word=W, sensitivity_sample=sample)
+                rel = TopicDP(model, eps, delta, sampling=SensitivitySampling(PRIVATE_ORACLE, grid.gamma),
+                              random_state=np.random.default_rng(int(eps * 10))).fit(
+                    corpus, topic_word=W, sensitivity_sample=sample).release_
                 topics, rep = rel.topic_word, rel.report
                 guarantee, extra = rep.guarantee, {"sigma": rep.sigma, "sensitivity": rep.sensitivity, "gamma": grid.gamma}
         else:  # spectral-nonprivate

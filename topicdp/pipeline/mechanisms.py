@@ -101,12 +101,11 @@ def _output_perturbation(kind: str):
         from ..agnostic import TopicDP
 
         a = ctx.agnostic
-        privatizer = TopicDP(ctx.epsilon, ctx.delta, unit=ctx.unit, neighbours=ctx.neighbours,
-                             sensitivity="global", mechanism=kind, calibration=a.calibration,
-                             secure_noise=a.secure_noise, random_state=ctx.seed)
-        return privatizer.privatize(make_model(a.model, ctx.n_topics, a.model_seed), ctx.corpus,
-                                    vocabulary_source=ctx.vocabulary_source, keep_nonprivate=a.keep_nonprivate,
-                                    ledger=ctx.ledger)
+        privatizer = TopicDP(make_model(a.model, ctx.n_topics, a.model_seed), ctx.epsilon, ctx.delta, unit=ctx.unit,
+                             neighbours=ctx.neighbours, sensitivity="global", mechanism=kind,
+                             calibration=a.calibration, secure_noise=a.secure_noise, random_state=ctx.seed)
+        return privatizer.fit(ctx.corpus, vocabulary_source=ctx.vocabulary_source, keep_nonprivate=a.keep_nonprivate,
+                              ledger=ctx.ledger).release_
     return run
 
 

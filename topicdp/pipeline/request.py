@@ -20,9 +20,10 @@ import glob
 import hashlib
 import os
 from dataclasses import dataclass, field
+from typing import Any
 
 from .._names import GUARANTEES, MODELS, RIGOROUS_MECHANISMS, Guarantee, Neighbours, Unit
-from .._validation import (check_delta, check_epsilon, check_gamma, check_int, check_n_jobs, check_option,
+from .._validation import (check_delta, check_epsilon, check_int, check_n_jobs, check_option,
                            check_real)
 
 #: where a corpus can come from besides a JSON Lines file: data shipped with the library, public as a whole
@@ -178,36 +179,40 @@ class VocabularyPolicy:
         return len(self.words) if self.words is not None else None
 
 
+def _default_sampling():
+    from ..samplers import SensitivitySampling
+
+    return SensitivitySampling(random_state=0, progress=True)
+
+
 @dataclass(frozen=True)
 class AgnosticOptions:
     """The options of TopicDP over a third-party model (``--guarantee random-dp``, ``gaussian-global``,
-    ``laplace``): grouped once, passed to :class:`topicdp.TopicDP` as they are."""
+    ``laplace``), passed to :class:`topicdp.TopicDP` as they are.
+
+    ``sampling`` (:class:`topicdp.samplers.SensitivitySampling`; default: seed 0, progress shown) holds the sampler's
+    options. Its P is the request's ``reference``, read when the release runs, so ``sampling.distribution`` stays
+    None, or is ``"private-oracle"`` for the explicit opt-in to resample the private corpus itself.
+    """
 
     model: str = "gensim-lda"
     model_seed: int = 0
-    gamma: float = 0.1
-    sizing: str = "lambert-w"
+    sampling: Any = field(default_factory=_default_sampling)
     calibration: str = "auto"
-    sampler_seed: int = 0
-    n_pairs: int | None = None
-    cache_dir: str | None = None
-    max_minutes: float | None = None
     secure_noise: bool = False
-    private_oracle: bool = False
     keep_nonprivate: bool = False
-    insecure_testing: bool = False
 
     def __post_init__(self) -> None:
+        from ..samplers import PRIVATE_ORACLE, SensitivitySampling
+
         check_option(self.model, "model", MODELS)
         check_int(self.model_seed, "model_seed", low=0)
-        check_gamma(self.gamma)
-        check_option(self.sizing, "sizing", ("lambert-w", "exchangeable"))
+        if not isinstance(self.sampling, SensitivitySampling):
+            raise TypeError(f"sampling must be a SensitivitySampling, got {type(self.sampling).__name__}")
+        if self.sampling.distribution not in (None, PRIVATE_ORACLE):
+            raise ValueError("sampling.distribution must be None (P is the request's reference) or "
+                             f"{PRIVATE_ORACLE!r} in a release request")
         check_option(self.calibration, "calibration", ("auto", "analytic", "rdp", "paper"))
-        check_int(self.sampler_seed, "sampler_seed", low=0)
-        if self.n_pairs is not None:
-            check_int(self.n_pairs, "n_pairs", low=1)
-        if self.max_minutes is not None:
-            check_real(self.max_minutes, "max_minutes", low=0.0)
         if self.secure_noise and self.calibration not in ("auto", "rdp"):
             raise ValueError("secure_noise needs calibration 'auto' or 'rdp' (the discrete Gaussian inherits the "
                              "continuous Gaussian's RDP curve, not its exact privacy profile)")
@@ -315,12 +320,12 @@ class ReleaseRequest:
             raise ValueError("the generated 'themed' corpus comes as counts over its own public word list: use "
                              "its vocabulary (topicdp.datasets.themed_vocabulary) as a public VocabularyPolicy")
         if self.guarantee == "random-dp":
-            if self.reference is None and not self.agnostic.private_oracle:
+            if self.reference is None and not self.agnostic.sampling.private_oracle:
                 raise ValueError(NO_P_MESSAGE)
             if self.vocabulary.kind == "dp":
                 raise ValueError("the random-dp road takes a public word list or the vocabulary of the texts "
                                  "(NOT COVERED, as its report says), not a DP selection")
-        elif self.agnostic.private_oracle:
+        elif self.agnostic.sampling.private_oracle:
             raise ValueError("private_oracle is the sampling distribution of the random-dp road; guarantee 'dp' "
                              "samples nothing")
         if self.agnostic.secure_noise and self.guarantee == "dp" and self.mechanism != "gaussian-global":
@@ -331,7 +336,7 @@ class ReleaseRequest:
         elif self.reference == "embedded" and self.source.path != "embedded":
             raise ValueError("reference 'embedded' (half of the Lee corpus as P) goes with corpus 'embedded' only")
         self._check_sharded()
-        if self.reference is not None and self.agnostic.private_oracle:
+        if self.reference is not None and self.agnostic.sampling.private_oracle:
             raise ValueError("reference (a public P) and private_oracle (P = the private corpus) exclude each other")
 
     def _check_sharded(self) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
@@ -262,10 +262,11 @@ def _random_dp(plan: ReleasePlan, say):
     request, a = plan.request, plan.request.agnostic
     source = InMemorySource(request)
     corpus = source.prepare(request.vocabulary.words)
-    distribution: object = "private-oracle"
+    sampling = a.sampling
     params: dict = {}
     if plan.reference is not None:
         distribution = reference_corpus(plan.reference, corpus.vocabulary, request.source)
+        sampling = replace(sampling, distribution=distribution)
         say(f"public reference P: {request.reference}")
         # a model that takes public starting topics (its start_param) starts from topics fitted on P (public),
         # which keeps f near one local optimum
@@ -276,12 +277,10 @@ def _random_dp(plan: ReleasePlan, say):
             params[start_param] = public_init(distribution, request.n_topics, unit=str(request.unit))
             say(f"{a.model} starts from topics fitted on the public reference")
     model = make_model(a.model, request.n_topics, a.model_seed, **params)
-    privatizer = TopicDP(request.epsilon, request.delta, a.gamma, unit=str(request.unit), calibration=a.calibration,
-                         distribution=distribution, n_jobs=request.n_jobs, random_state=request.seed,
-                         sampler_random_state=a.sampler_seed, n_pairs=a.n_pairs, insecure_testing=a.insecure_testing,
-                         cache_dir=a.cache_dir, progress=True, sizing=a.sizing, max_minutes=a.max_minutes,
+    privatizer = TopicDP(model, request.epsilon, request.delta, unit=str(request.unit), calibration=a.calibration,
+                         sampling=sampling, n_jobs=request.n_jobs, random_state=request.seed,
                          secure_noise=a.secure_noise)
-    sample = privatizer.sample_sensitivity(model, corpus)
+    sample = privatizer.sample_sensitivity(corpus)
     sigma = privatizer.noise_scale(sample.sensitivity)
     # a forecast from sigma (public with a public P) and a public signal, never from the private fit
     fc = forecast_readability(sigma, dirichlet_signal(request.n_topics, corpus.n_words, 0.15),
@@ -294,7 +293,7 @@ def _random_dp(plan: ReleasePlan, say):
                              "release_anyway (--release-anyway) to release it all the same (random DP spends "
                              "nothing of a DP budget; the sampling's fits are done)")
     status = "public" if request.vocabulary.kind == "public" or request.source.built_in else "private-texts"
-    released = privatizer.privatize(model, corpus, keep_nonprivate=a.keep_nonprivate, vocabulary_source=status,
-                                    sensitivity_sample=sample)
+    released = privatizer.fit(corpus, keep_nonprivate=a.keep_nonprivate, vocabulary_source=status,
+                              sensitivity_sample=sample).release_
     released.diagnostics.setdefault("corpus", {}).update(source.diagnostics())
     return released

@@ -1,7 +1,7 @@
 """Sensitivity sampling: Lambert-W sizing, neighbour distributions P, and the parallel sampler."""
 
 from .neighbours import PrivateResample, PublicReference
-from .sampler import SensitivitySample, sample_sensitivity
+from .sampler import PRIVATE_ORACLE, SensitivitySample, SensitivitySampling, sample_sensitivity
 from .sizing import SIZINGS, optimal_rho, sample_size, sizing_table
 
 
@@ -19,7 +19,9 @@ __all__ = [
     "optimal_rho",
     "PrivateResample",
     "PublicReference",
+    "PRIVATE_ORACLE",
     "SensitivitySample",
+    "SensitivitySampling",
     "sample_sensitivity",
     "sample_sensitivity_on_cluster",
 ]

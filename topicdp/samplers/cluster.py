@@ -18,28 +18,24 @@ from __future__ import annotations
 import dataclasses
 
 from ..streaming.executor import dask_client
-from .neighbours import PrivateResample, ResampledRecords
-from .sampler import SensitivitySample, sample_sensitivity
+from .sampler import SensitivitySample, SensitivitySampling, sample_sensitivity
 
 
-def sample_sensitivity_on_cluster(model, corpus, gamma: float, *, client=None, address: str | None = None,
-                                  unit: str = "user", distribution: ResampledRecords | None = None,
-                                  n_workers: int = 2, **kwargs) -> SensitivitySample:
+def sample_sensitivity_on_cluster(model, corpus, sampling: SensitivitySampling, *, client=None,
+                                  address: str | None = None, unit: str = "user",
+                                  n_workers: int = 2) -> SensitivitySample:
     """:func:`.sampler.sample_sensitivity` with the pairs on a Dask cluster, the corpus shipped once.
 
     Parameters
     ----------
-    model, corpus, gamma, unit, distribution
-        As :func:`.sampler.sample_sensitivity`.
+    model, corpus, sampling, unit
+        As :func:`.sampler.sample_sensitivity` (the pairs use every worker thread: there is no ``n_jobs``).
     client : dask.distributed.Client, optional
         The cluster to use.
     address : str, optional
         Scheduler address (``"tcp://host:8786"``) to connect to instead. With neither, a LocalCluster of
         ``n_workers`` single-threaded worker processes is started for this call and closed after it
         (:func:`topicdp.streaming.dask_client`).
-    **kwargs
-        ``n_pairs``, ``insecure_testing``, ``random_state``, ``cache_dir``, ``progress`` of
-        ``sample_sensitivity`` (not ``n_jobs``: the pairs use every worker thread).
 
     Returns
     -------
@@ -48,13 +44,12 @@ def sample_sensitivity_on_cluster(model, corpus, gamma: float, *, client=None, a
     """
     import joblib
 
-    if "n_jobs" in kwargs:
-        raise TypeError("n_jobs does not apply on a cluster: the pairs use every worker thread")
-    distribution = distribution or PrivateResample(corpus, unit)
+    # P bound once, so that the object scattered below is the one every task receives
+    records = sampling.records(corpus, unit)
+    sampling = dataclasses.replace(sampling, distribution=records)
     with dask_client(address, client=client, n_workers=n_workers) as live:
         n_threads = sum(live.ncores().values())
         # joblib replaces any argument that *is* one of these objects by the future of its scattered copy
-        with joblib.parallel_config(backend="dask", client=live, scatter=[distribution.pair_builder(), model]):
-            result = sample_sensitivity(model, corpus, gamma, unit=unit, distribution=distribution, n_jobs=-1,
-                                        **kwargs)
+        with joblib.parallel_config(backend="dask", client=live, scatter=[records.pair_builder(), model]):
+            result = sample_sensitivity(model, corpus, sampling, unit=unit, n_jobs=-1)
     return dataclasses.replace(result, n_jobs=n_threads) if not result.from_cache else result

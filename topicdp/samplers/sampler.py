@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 
+from .._names import UNITS
 from .._validation import check_gamma, check_int, check_option, check_real
 from .neighbours import PrivateResample, ResampledRecords
 from .pairs import shared
@@ -124,22 +125,120 @@ def _pair_distance(model, source, rec_d: np.ndarray, rec_dp: np.ndarray) -> tupl
     return float(np.linalg.norm(W - W_prime)), time.perf_counter() - start
 
 
+PRIVATE_ORACLE = "private-oracle"
+
+
+@dataclass(frozen=True, eq=False)  # P may be a corpus: compared by identity, not element-wise
+class SensitivitySampling:
+    """How the sensitivity is sampled (TopicDP Alg. 1): P, the confidence gamma and its sizing, and how the fits run.
+
+    Every option of the sampler, stated once; :class:`topicdp.TopicDP`, :func:`sample_sensitivity` and the release
+    pipeline take this object. Checked when it is made (``ValueError`` naming the option).
+
+    Parameters
+    ----------
+    distribution : Corpus, "private-oracle" or ResampledRecords
+        P, the distribution neighbouring pairs are drawn from. A *public* reference corpus with the private
+        corpus' vocabulary (its records drawn uniformly, :class:`.neighbours.PublicReference`; Delta_s and sigma
+        are then public), or ``"private-oracle"`` to resample the private corpus' own records as TopicDP did
+        (:class:`.neighbours.PrivateResample`), an explicit opt-in whose report says what it leaks: sigma is then a
+        function of the private data. A :class:`.neighbours.ResampledRecords` is used as it is. No default: P is
+        the owner's statement.
+    gamma : float in (0, 0.5), default=0.1
+        Failure probability of random DP, jointly over the sensitivity sample and the neighbouring pair drawn from
+        P; sets (rho, h, k) by :func:`.sizing.sample_size`.
+    sizing : {"lambert-w", "exchangeable"}, default="lambert-w"
+        ``"lambert-w"``: TopicDP Thm. 1 (Rubinstein & Alda 2017), h = 285 at gamma = 0.1, a sample-conditional
+        statement. ``"exchangeable"``: h = ceil(1/gamma) - 1 (9 at gamma = 0.1), P(Delta_pair > Delta_s) <= gamma
+        marginal over the sensitivity sample and the neighbouring pair drawn from P
+        (:func:`.sizing.exchangeable_size` proves it).
+    n_pairs : int, optional
+        Override h. Fewer pairs than the sizing needs are allowed only with ``insecure_testing=True``; the sample
+        is then marked ``sufficient=False`` and guarantees nothing.
+    insecure_testing : bool, default=False
+    random_state : int, optional
+        Seed of the pair draws (a reproducible, cacheable sample); None draws one from the OS (and records it).
+    cache_dir : path, optional
+        Cache samples keyed by (model spec, corpus fingerprint, gamma, unit, P, seed, h): sensitivity sampling "can
+        be performed offline, once" (TopicDP Sec. 3.4). Only seeded samples are looked up.
+    progress : bool, default=False
+        A tqdm bar over pairs when stderr is a terminal. Otherwise progress goes to the ``topicdp`` logger as INFO
+        lines with an ETA, every 30 s.
+    max_minutes : float > 0, optional
+        Refuse to start (ValueError) when the cost forecast (2h fits x fit time / workers) exceeds this many
+        minutes; the message names the options that would fit (exchangeable sizing, a faster model, fewer units).
+    """
+
+    distribution: object = None
+    gamma: float = 0.1
+    sizing: str = "lambert-w"
+    n_pairs: int | None = None
+    insecure_testing: bool = False
+    random_state: int | None = None
+    cache_dir: str | os.PathLike | None = None
+    progress: bool = False
+    max_minutes: float | None = None
+
+    def __post_init__(self) -> None:
+        check_gamma(self.gamma)
+        check_option(self.sizing, "sizing", SIZINGS)
+        if self.n_pairs is not None:
+            check_int(self.n_pairs, "n_pairs", low=1)
+        if self.random_state is not None:
+            check_int(self.random_state, "random_state", low=0)
+        if self.max_minutes is not None:
+            check_real(self.max_minutes, "max_minutes", low=0.0)
+        d = self.distribution
+        if isinstance(d, str) and d != PRIVATE_ORACLE:
+            raise ValueError(f"distribution must be a public reference Corpus, {PRIVATE_ORACLE!r} or "
+                             f"ResampledRecords, got {d!r}")
+
+    @property
+    def private_oracle(self) -> bool:
+        """Whether P resamples the private corpus itself (sigma is then a function of the private data)."""
+        d = self.distribution
+        return (isinstance(d, str) and d == PRIVATE_ORACLE) or (isinstance(d, ResampledRecords)
+                                                                 and d.kind == "private-resample")
+
+    def records(self, corpus, unit: str) -> ResampledRecords:
+        """P as a record distribution at ``unit`` for the private ``corpus``."""
+        from .neighbours import PublicReference
+
+        d = self.distribution
+        if d is None:
+            raise ValueError(
+                "sensitivity sampling needs the sampling distribution P: distribution=<a public reference Corpus> "
+                f"(random DP with respect to a P independent of the private data), or distribution={PRIVATE_ORACLE!r} "
+                "to resample the private corpus itself (sigma then leaks; the report says so)")
+        if isinstance(d, str):  # PRIVATE_ORACLE, checked when made
+            return PrivateResample(corpus, unit)
+        if isinstance(d, ResampledRecords):
+            if d.unit != unit:
+                raise ValueError(f"distribution.unit ({d.unit!r}) must equal unit ({unit!r})")
+            return d
+        return PublicReference(d, unit)
+
+    def size(self) -> tuple[float | None, int, int, bool]:
+        """(rho, h, k, sufficient): the sizing's numbers for gamma, or the ``n_pairs`` override's."""
+        rho, h, k = sample_size(self.gamma, self.sizing)
+        if self.n_pairs is None:
+            return rho, h, k, True
+        if self.n_pairs < h and not self.insecure_testing:
+            theorem = "exchangeable bound" if self.sizing == "exchangeable" else "TopicDP Thm. 1"
+            raise ValueError(
+                f"n_pairs must be at least h={h} for gamma={self.gamma:g} ({self.sizing} sizing, {theorem}); fewer "
+                "pairs void the guarantee and are allowed only with insecure_testing=True")
+        return rho, self.n_pairs, order_statistic_for(self.gamma, self.n_pairs, self.sizing), self.n_pairs >= h
+
+
 def sample_sensitivity(
     model,
     corpus,
-    gamma: float,
+    sampling: SensitivitySampling,
     *,
     unit: str = "user",
-    distribution: ResampledRecords | None = None,
-    n_pairs: int | None = None,
-    insecure_testing: bool = False,
     n_jobs: int = 1,
-    random_state: int | None = None,
-    cache_dir: str | os.PathLike | None = None,
-    progress: bool = False,
-    sizing: str = "lambert-w",
     fit_seconds: float | None = None,
-    max_minutes: float | None = None,
 ) -> SensitivitySample:
     """Sample the Frobenius sensitivity of ``model`` on datasets like ``corpus`` (TopicDP Alg. 1).
 
@@ -150,81 +249,44 @@ def sample_sensitivity(
     corpus : Corpus
         The private corpus: fixes N (its number of users, or documents at document level) and the
         vocabulary (the output domain).
-    gamma : float in (0, 0.5)
-        Failure probability of random DP, jointly over the sensitivity sample and the
-        neighbouring pair drawn from P; sets (rho, h, k) by :func:`sample_size`.
-    sizing : {"lambert-w", "exchangeable"}, default="lambert-w"
-        ``"lambert-w"``: TopicDP Thm. 1 (Rubinstein & Alda 2017), h = 285 at gamma = 0.1, a
-        sample-conditional statement. ``"exchangeable"``: h = ceil(1/gamma) - 1 (9 at gamma = 0.1),
-        P(Delta_pair > Delta_s) <= gamma marginal over the sensitivity sample and the neighbouring pair
-        drawn from P (:func:`topicdp.samplers.sizing.exchangeable_size` proves it).
+    sampling : SensitivitySampling
+        P, gamma, the sizing and the sampler's options.
     unit : {"user", "document"}
         Privacy unit: a record is a user (all their documents) or one document.
-    distribution : PublicReference or PrivateResample, optional
-        P. Default: ``PrivateResample(corpus, unit)``, TopicDP's choice.
-    n_pairs : int, optional
-        Override h. Fewer pairs than Thm. 1 needs are allowed only with ``insecure_testing=True``, and the
-        result is then marked ``sufficient=False``.
     n_jobs : int
         joblib workers for the pairs (-1: all cores). Any joblib backend applies, e.g. Dask.
-    random_state : int, optional
-        Seed of the pair draws; None draws one from the OS (and records it).
-    cache_dir : path, optional
-        Cache the result keyed by (model spec, corpus fingerprint, gamma, unit, P, seed, h): sensitivity
-        sampling "can be performed offline, once" (TopicDP Sec. 3.4). Only seeded runs are looked up.
-    progress : bool
-        Show a tqdm bar over pairs when stderr is a terminal. Otherwise (and when False) progress goes to
-        the ``topicdp`` logger as INFO lines with an ETA, every 30 s.
     fit_seconds : float, optional
         Time of one fit of ``model`` on ``corpus``, if measured already (:class:`topicdp.TopicDP` passes
         its first fit's). With it, the expected cost (2h fits x fit time / workers) and the ETA are logged
-        before the first pair.
-    max_minutes : float > 0, optional
-        Refuse to start (ValueError) when the forecast exceeds this many minutes; the message names the
-        options that would fit (exchangeable sizing, a faster model, fewer users). Without
-        ``fit_seconds``, one fit of ``model`` on ``corpus`` is timed for the forecast.
+        before the first pair. Without it and with ``max_minutes``, one fit is timed for the forecast.
 
     Returns
     -------
     SensitivitySample
     """
-    gamma = check_gamma(gamma)
-    sizing = check_option(sizing, "sizing", SIZINGS)
-    if max_minutes is not None:
-        max_minutes = check_real(max_minutes, "max_minutes", low=0.0)
+    if not isinstance(sampling, SensitivitySampling):
+        raise TypeError(f"sampling must be a SensitivitySampling, got {type(sampling).__name__}")
+    check_option(unit, "unit", UNITS)
     if fit_seconds is not None:
         fit_seconds = check_real(fit_seconds, "fit_seconds", low=0.0, low_open=False)
-    rho, h, k = sample_size(gamma, sizing)
-    sufficient = True
-    if n_pairs is not None:
-        n_pairs = check_int(n_pairs, "n_pairs", low=1)
-        if n_pairs < h:
-            if not insecure_testing:
-                theorem = "exchangeable bound" if sizing == "exchangeable" else "TopicDP Thm. 1"
-                raise ValueError(
-                    f"n_pairs must be at least h={h} for gamma={gamma:g} ({sizing} sizing, {theorem}); fewer pairs "
-                    "void the guarantee and are allowed only with insecure_testing=True"
-                )
-            sufficient = False
-        h, k = n_pairs, order_statistic_for(gamma, n_pairs, sizing)
-    distribution = distribution or PrivateResample(corpus, unit)
-    if distribution.unit != unit:
-        raise ValueError(f"distribution.unit ({distribution.unit!r}) must equal unit ({unit!r})")
+    gamma, sizing, max_minutes = sampling.gamma, sampling.sizing, sampling.max_minutes
+    rho, h, k, sufficient = sampling.size()
+    distribution = sampling.records(corpus, unit)
     if distribution.reference.vocabulary != corpus.vocabulary:
         raise ValueError("the distribution's reference corpus must share the private corpus' vocabulary")
     n_records = corpus.n_users if unit == "user" else corpus.n_docs
     if n_records < 2:
         raise ValueError(f"the corpus needs at least 2 {unit}s for neighbouring datasets, got {n_records}")
 
-    if random_state is None:
+    if sampling.random_state is None:
         entropy = np.random.SeedSequence().entropy
         assert isinstance(entropy, int)  # numpy draws an int when it is given no entropy
         seed = entropy % 2**63
     else:
-        seed = check_int(random_state, "random_state", low=0)
+        seed = sampling.random_state
     key = _cache_key(model, corpus, gamma, unit, distribution, seed, h, sizing)
-    if cache_dir is not None and random_state is not None:
-        cached = _cache_load(cache_dir, key)
+    if sampling.cache_dir is not None and sampling.random_state is not None:
+        cached = _cache_load(sampling.cache_dir, key)
         if cached is not None:
             logger.info("sensitivity sample loaded from the cache (%s sizing, h=%d)", sizing, h)
             return cached
@@ -245,7 +307,7 @@ def sample_sensitivity(
     draws = [distribution.draw_indices(n_records, np.random.default_rng(child)) for child in children]
     start = time.perf_counter()
     with shared(distribution.pair_builder(), n_jobs) as source:
-        results = _run_pairs(model, source, draws, n_jobs, progress)
+        results = _run_pairs(model, source, draws, n_jobs, sampling.progress)
     wall = time.perf_counter() - start
     deltas = [r[0] for r in results]
     result = SensitivitySample(
@@ -263,8 +325,8 @@ def sample_sensitivity(
         n_jobs=n_jobs,
         sizing=sizing,
     )
-    if cache_dir is not None:
-        _cache_store(cache_dir, key, result)
+    if sampling.cache_dir is not None:
+        _cache_store(sampling.cache_dir, key, result)
     return result
 
 

@@ -152,7 +152,7 @@ class SpectralDP(FoldInMixin, BaseEstimator):
 
         ``users`` (one id per row of a matrix X) is needed at user level; a Corpus brings its ``doc_users``.
         ``vocabulary_source`` states where a Corpus' vocabulary came from (``"private-texts"`` or
-        ``"public"``, see :meth:`topicdp.TopicDP.privatize`).
+        ``"public"``, see :meth:`topicdp.TopicDP.fit`).
 
         ``ledger`` (a :class:`topicdp.rdp.PrivacyLedger`, optional): before the data is read, the fit's
         releases (:meth:`~topicdp.spectral.accounting.Budget.planned_entries`) are checked against the ledger's
