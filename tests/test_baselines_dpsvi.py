@@ -96,6 +96,13 @@ def test_invalid_parameters_are_named(corpus, kwargs, name):
         DPSVI(K, n_iterations=2, **kwargs).fit(corpus.X[:200])
 
 
+def test_defaults_are_the_librarys():
+    from topicdp._names import DEFAULT_DELTA, DEFAULT_EPSILON
+
+    est = DPSVI(K)
+    assert (est.epsilon, est.delta) == (DEFAULT_EPSILON, DEFAULT_DELTA) == (3.0, 1e-6)
+
+
 def test_svilda_has_no_privacy_parameters():
     params = SVILDA(K).get_params()
     assert not {"epsilon", "delta", "accountant", "paper_delta_iter"} & set(params) and "n_iterations" in params

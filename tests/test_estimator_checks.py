@@ -36,7 +36,8 @@ class SpectralDPCounts(_CountsTag, SpectralDP):
 
 ESTIMATORS = [
     SpectralLDACounts(n_topics=2, alpha0=1.0, random_state=0),
-    SpectralDPCounts(n_topics=2, alpha0=1.0, configuration=1, epsilon=1.0, delta=1e-6, random_state=0),
+    SpectralDPCounts(n_topics=2, alpha0=1.0, configuration=1, epsilon=1.0, delta=1e-6, unit="document",
+                     random_state=0),
     DPSVI(2, epsilon=1.0, n_iterations=3, random_state=0),
     DPVariationalLDA(2, epsilon=1.0, unit="document", n_iterations=2, random_state=0),
     SVILDA(2, n_iterations=3, random_state=0),

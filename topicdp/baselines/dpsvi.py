@@ -32,6 +32,7 @@ from sklearn.base import BaseEstimator
 
 from .._progress import Progress
 from .._repeats import warn_on_repeated_release
+from .._names import DEFAULT_DELTA, DEFAULT_EPSILON
 from .._validation import (check_count_matrix, check_delta, check_epsilon, check_int, check_option,
                            check_random_state, check_real)
 from ..inference import batch_e_step, dirichlet_expectation, heldout_perplexity
@@ -144,16 +145,16 @@ def _column_labels(vocabulary, n_words: int) -> tuple:
 class DPSVI(_OnlineLDA):
     """Differentially private online LDA by perturbed sufficient statistics (Park et al. 2016).
 
-    Document level only (its report's unit is ``"document"``). Without noise the same algorithm is
-    :class:`SVILDA`.
+    Document level only (its report's unit is ``"document"``; the library's default unit, the user, is not
+    offered). Without noise the same algorithm is :class:`SVILDA`.
 
     Parameters
     ----------
     n_topics : int
         K.
-    epsilon : float > 0, default=1.0
+    epsilon : float > 0, default=3.0 (``topicdp._names.DEFAULT_EPSILON``)
         Total privacy budget over all iterations.
-    delta : float in (0, 1), default=1e-5
+    delta : float in (0, 1), default=1e-6 (``topicdp._names.DEFAULT_DELTA``)
         Total delta; should be well below 1/n_docs (checked in the report).
     batch_size : int, optional
         Expected (Poisson) or exact (fixed) minibatch size S; give this or ``sampling_rate``. Default:
@@ -204,7 +205,7 @@ class DPSVI(_OnlineLDA):
 
     _steps_name = "DP-SVI steps"
 
-    def __init__(self, n_topics: int, *, epsilon: float = 1.0, delta: float = 1e-5,
+    def __init__(self, n_topics: int, *, epsilon: float = DEFAULT_EPSILON, delta: float = DEFAULT_DELTA,
                  batch_size: int | None = None, sampling_rate: float | None = None, n_iterations: int = 500,
                  tau0: float = 1.0, kappa: float = 0.6, doc_length_cap: int = 100,
                  length_policy: str = "subsample", accountant: str = "rdp", sampling: str = "poisson",
