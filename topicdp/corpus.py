@@ -429,6 +429,34 @@ class Corpus:
         return h.hexdigest()[:16]
 
 
+# -- recognising a corpus --------------------------------------------------------------------------
+
+#: the fields that make an object a user-grouped corpus (what every estimator and the audit read of one)
+CORPUS_FIELDS = ("X", "doc_users", "vocabulary")
+
+
+def is_corpus(obj) -> bool:
+    """Whether ``obj`` is a user-grouped corpus: a :class:`Corpus`, or any object with its fields ``X``,
+    ``doc_users`` and ``vocabulary``.
+
+    The duck-typed case is deliberate: the audit's ``CorpusData`` and a caller's own corpus class are read the
+    same way as a Corpus. A :class:`topicdp.streaming.StreamingCorpus` is not one (it holds no ``X``): the
+    estimators that stream check for it first.
+    """
+    return isinstance(obj, Corpus) or all(hasattr(obj, name) for name in CORPUS_FIELDS)
+
+
+def split_corpus(X) -> tuple:
+    """``(counts, doc_users, vocabulary)`` of a corpus (:func:`is_corpus`), ``(X, None, None)`` of anything else.
+
+    ``counts`` is the corpus' ``X`` as it is (the caller validates it, as it would a matrix); ``doc_users`` an
+    array and ``vocabulary`` a tuple.
+    """
+    if not is_corpus(X):
+        return X, None, None
+    return X.X, np.asarray(X.doc_users), tuple(X.vocabulary)
+
+
 # -- helpers ---------------------------------------------------------------------------------------
 
 

@@ -19,6 +19,7 @@ from sklearn.base import TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_count_matrix
+from .corpus import split_corpus
 from .inference import heldout_perplexity, infer_theta
 
 
@@ -51,13 +52,12 @@ def fold_in(topic_word: np.ndarray, X, *, alpha=None, vocabulary: tuple | None =
 
 def _counts(X, vocabulary: tuple | None, n_words: int, who: str):
     """The count matrix of a Corpus (checked against ``vocabulary``) or of a matrix."""
-    if hasattr(X, "vocabulary") and hasattr(X, "doc_users"):  # a topicdp Corpus
-        if vocabulary is not None and tuple(X.vocabulary) != tuple(vocabulary):
-            raise ValueError(f"the corpus' vocabulary ({len(X.vocabulary)} words) differs from {who}'s ({n_words} "
-                             "words, or the same words in another order); build the corpus with "
-                             "vocabulary=release.vocabulary")
-        return X.X
-    return X
+    counts, _, words = split_corpus(X)
+    if words is not None and vocabulary is not None and words != tuple(vocabulary):
+        raise ValueError(f"the corpus' vocabulary ({len(words)} words) differs from {who}'s ({n_words} "
+                         "words, or the same words in another order); build the corpus with "
+                         "vocabulary=release.vocabulary")
+    return counts
 
 
 class FoldInMixin(TransformerMixin):

@@ -107,6 +107,7 @@ from ._progress import Progress
 from ._repeats import warn_on_repeated_release
 from ._validation import (check_count_matrix, check_delta, check_epsilon, check_int, check_option,
                           check_random_state, check_real)
+from .corpus import split_corpus
 from .inference import batch_e_step
 from .inference.estep import resolve_engine
 from .rdp import PrivacyLedger, calibrate_gaussian
@@ -375,13 +376,13 @@ class _VariationalEM(FoldInMixin, BaseEstimator):
         return in_memory, X.shape[1], {"n_docs": X.shape[0], "n_units": int(doc_units.max()) + 1}
 
     def _counts_and_units(self, corpus) -> tuple[sp.csr_matrix, np.ndarray]:
-        if hasattr(corpus, "X") and hasattr(corpus, "doc_users"):
-            X = sp.csr_matrix(corpus.X, dtype=np.float64)
-            units = corpus.doc_users if self.unit == "user" else np.arange(X.shape[0])
-            return X, np.asarray(units)
+        counts, doc_users, _ = split_corpus(corpus)
+        if doc_users is not None:  # a corpus: its counts are used as they are (a Corpus validated them)
+            X = sp.csr_matrix(counts, dtype=np.float64)
+            return X, doc_users if self.unit == "user" else np.arange(X.shape[0])
         if self.unit == "user":
             raise ValueError("unit='user' needs a topicdp.Corpus (which documents belong to which user)")
-        X = check_count_matrix(corpus)
+        X = check_count_matrix(counts)
         return X, np.arange(X.shape[0])
 
 

@@ -35,6 +35,7 @@ from .._repeats import warn_on_repeated_release
 from .._names import DEFAULT_DELTA, DEFAULT_EPSILON
 from .._validation import (check_count_matrix, check_delta, check_epsilon, check_int, check_option,
                            check_random_state, check_real)
+from ..corpus import split_corpus
 from ..inference import batch_e_step, dirichlet_expectation, heldout_perplexity
 from ..rdp import EventEntry, PrivacyLedger
 from ..release import PrivateRelease, vocabulary_status
@@ -56,9 +57,7 @@ class _OnlineLDA(FoldInMixin, BaseEstimator):
 
     def _prepare(self, X):
         """(counts, vocabulary or None, sampling scheme) of a fit, after every parameter is checked."""
-        vocabulary = None
-        if hasattr(X, "vocabulary") and hasattr(X, "doc_users"):  # a topicdp Corpus (document level)
-            vocabulary, X = X.vocabulary, X.X
+        X, _, vocabulary = split_corpus(X)  # a corpus' users play no part: document level
         X = check_count_matrix(X, min_docs=2)  # a copy: the caller's matrix is not modified
         self.n_features_in_ = X.shape[1]
         check_int(self.n_topics, "n_topics", low=1)

@@ -35,13 +35,12 @@ def public_whitening(reference, alpha0: float, n_topics: int, n_words: int, voca
     ``reference`` is a :class:`topicdp.Corpus` or a count matrix on the same ``n_words`` columns (and, for a
     Corpus when ``vocabulary`` is given, the same vocabulary in the same order).
     """
-    from ..corpus import Corpus as UserCorpus
+    from ..corpus import split_corpus
 
-    if isinstance(reference, UserCorpus):
-        if vocabulary is not None and tuple(reference.vocabulary) != tuple(vocabulary):
-            raise ValueError("public_whitening: the reference corpus must have the same vocabulary, in the same "
-                             "order, as the private one")
-        reference = reference.X
+    reference, _, words = split_corpus(reference)
+    if words is not None and vocabulary is not None and words != tuple(vocabulary):
+        raise ValueError("public_whitening: the reference corpus must have the same vocabulary, in the same "
+                         "order, as the private one")
     ref = prepare_corpus(reference, name="public_whitening")
     if ref.n_words != n_words:
         raise ValueError(f"public_whitening must have the private corpus' {n_words} columns (words), got {ref.n_words}")
@@ -49,14 +48,13 @@ def public_whitening(reference, alpha0: float, n_topics: int, n_words: int, voca
     return whiten(M2Operator(ref, alpha0).matmat, n_words, n_topics, rng=rng, what="the public reference M2")
 
 
-def _counts_and_users(X, users, unit: str):
-    """``(counts, users)`` from a :class:`topicdp.Corpus` or a count matrix; users only at user level."""
-    from ..corpus import Corpus as UserCorpus
-
-    if isinstance(X, UserCorpus):
+def _counts_and_users(X, doc_users, users, unit: str):
+    """``(counts, users)`` from the counts and ``doc_users`` of a corpus (:func:`topicdp.corpus.split_corpus`; None
+    for a count matrix) and the caller's ``users``; users only at user level."""
+    if doc_users is not None:
         if users is not None:
             raise ValueError("users must not be given with a topicdp.Corpus (its doc_users are used)")
-        X, users = X.X, X.doc_users
+        users = doc_users
     if unit == "document":
         return X, None
     if users is None:
@@ -168,7 +166,9 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         the fit stops after some releases (e.g. a failed precondition), those releases are recorded before
         the error propagates: the error itself is a function of them.
         """
-        vocabulary = getattr(X, "vocabulary", None) if hasattr(X, "doc_users") else None
+        from ..corpus import split_corpus
+
+        X, doc_users, vocabulary = split_corpus(X)
         k, a0 = check_model_params(self.n_topics, self.alpha0)
         cfg = check_int(self.configuration, "configuration", low=1, high=4)
         eps = check_epsilon(self.epsilon, nonprivate="topicdp.SpectralLDA")
@@ -187,7 +187,7 @@ class SpectralDP(FoldInMixin, BaseEstimator):
             ledger.check(labelled(budget.planned_entries(), **labels))
         rng = check_random_state(self.random_state)
         t0 = time.perf_counter()
-        counts, users = _counts_and_users(X, users, unit)
+        counts, users = _counts_and_users(X, doc_users, users, unit)
         corpus = prepare_corpus(counts, users=users)
         warn_on_repeated_release(corpus.X, "SpectralDP.fit", ledger)
         check_model_params(k, a0, corpus.n_words)
