@@ -69,7 +69,8 @@ def sweep(N: int, d: int, k: int, alpha0: float, epsilons, seeds: int, delta: fl
             vals = []
             for s in range(seeds):
                 try:
-                    m = SpectralDP(k, alpha0, cfg, eps, delta, random_state=1000 + s, strict=False, **extra).fit(data.X)
+                    m = SpectralDP(k, alpha0, cfg, eps, delta, unit="document", random_state=1000 + s, strict=False,
+                                   **extra).fit(data.X)
                     vals.append(recovery_error(m.topic_word_, data.topic_word))
                 except PreconditionError:
                     vals.append(float("inf"))

@@ -2,9 +2,9 @@
 
 On the private half of a corpus (the hash split of ``benchmarks/no_public_data.py``), with its 2,000 most frequent
 words (a non-private choice: this is a measurement, not a release), document level or user level (<= 20 posts):
-gensim LDA (:func:`topicdp.topics.reference_lda`), ``DPVariationalLDA(epsilon=None)`` with its default warm-up and
-without it (``warmup_iterations=0, n_iterations=5``: the road before the warm-up), seeds 0 and 1 each; prints the
-matched top-10 overlap (:func:`topicdp.metrics.readability.topic_overlap`) of every pair. Run::
+gensim LDA (:func:`topicdp.topics.reference_lda`), :class:`topicdp.variational.VariationalLDA` (dp-vem without
+noise) with its default warm-up and without it (``warmup_iterations=0, n_iterations=5``: the road before the
+warm-up), seeds 0 and 1 each; prints the matched top-10 overlap (:func:`topicdp.metrics.readability.topic_overlap`) of every pair. Run::
 
     OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/noiseless_agreement.py --corpus blogs
 
@@ -41,7 +41,7 @@ def main() -> int:
     from topicdp.metrics.readability import topic_overlap
     from topicdp.pipeline import user_selected
     from topicdp.topics import reference_lda
-    from topicdp.variational import DPVariationalLDA
+    from topicdp.variational import VariationalLDA
 
     warnings.simplefilter("ignore")  # noiseless fits of one corpus: no release, no ledger needed
     records = [(t, u) for t, u in read_jsonl_records(path) if user_selected(u, 0.5)]
@@ -53,10 +53,9 @@ def main() -> int:
     start, fits = time.perf_counter(), {}
     for seed in (0, 1):
         fits[f"gensim {seed}"] = reference_lda(corpus, 10, random_state=seed)
-        fits[f"warm-up {seed}"] = DPVariationalLDA(10, epsilon=None, unit=args.unit,
-                                                   random_state=seed).fit(corpus).topic_word_
-        fits[f"plain EM {seed}"] = DPVariationalLDA(10, epsilon=None, unit=args.unit, n_iterations=5,
-                                                    warmup_iterations=0, random_state=seed).fit(corpus).topic_word_
+        fits[f"warm-up {seed}"] = VariationalLDA(10, unit=args.unit, random_state=seed).fit(corpus).topic_word_
+        fits[f"plain EM {seed}"] = VariationalLDA(10, unit=args.unit, n_iterations=5, warmup_iterations=0,
+                                                  random_state=seed).fit(corpus).topic_word_
     names = list(fits)
     print(f"{args.corpus}, {args.unit} level, {time.perf_counter() - start:.0f} s\n")
     print("| | " + " | ".join(names) + " |\n|---|" + "---:|" * len(names))

@@ -25,7 +25,7 @@ import numpy as np
 
 from topicdp.datasets import synthetic_lda
 from topicdp.metrics.recovery import recovery_error
-from topicdp.variational import DPVariationalLDA
+from topicdp.variational import DPVariationalLDA, VariationalLDA
 
 
 class ThresholdedEStep(DPVariationalLDA):
@@ -35,15 +35,25 @@ class ThresholdedEStep(DPVariationalLDA):
         return self._released(S, eta)
 
 
-def earlier(cls):
-    """The rules before the over-complete warm-up: no warm-up, output thresholded at 2 sigma."""
-    return lambda *args, **kw: cls(*args, warmup_iterations=0, threshold=2.0, **kw)
+def earlier(cls, **threshold):
+    """The rules before the over-complete warm-up: no warm-up, output thresholded at 2 sigma (no threshold
+    without noise)."""
+    return lambda *args, **kw: cls(*args, warmup_iterations=0, **threshold, **kw)
 
 
-#: name -> (estimator factory, the numbers of releases T measured)
-RULES = {"E-step on the thresholded release": (earlier(ThresholdedEStep), (5, 10)),
-         "E-step on the release clipped at 0": (earlier(DPVariationalLDA), (5, 10)),
-         "over-complete warm-up (4 of 7 releases at 3K topics), tau 1: the default": (DPVariationalLDA, (7,))}
+#: name -> (private estimator factory, its noiseless counterpart or None, the numbers of releases T measured);
+#: without noise there is no threshold, so the first two rules coincide and only the second is run
+RULES = {"E-step on the thresholded release": (earlier(ThresholdedEStep, threshold=2.0), None, (5, 10)),
+         "E-step on the release clipped at 0": (earlier(DPVariationalLDA, threshold=2.0), earlier(VariationalLDA),
+                                                (5, 10)),
+         "over-complete warm-up (4 of 7 releases at 3K topics), tau 1: the default": (DPVariationalLDA, VariationalLDA,
+                                                                                      (7,))}
+
+
+def _model(rule, eps, T: int, seed: int):
+    private, noiseless, _ = rule
+    params = dict(unit="document", n_iterations=T, random_state=seed)
+    return noiseless(10, **params) if eps is None else private(10, epsilon=eps, delta=1e-6, **params)
 
 
 def main() -> None:
@@ -59,15 +69,17 @@ def main() -> None:
     seeds = (0,) if args.quick else tuple(range(args.seeds))
     print("| rule | epsilon | T | sigma | mean L1 per seed | mean |\n|---|---|---:|---:|---|---:|")
     for eps in epsilons:
-        for i, (name, (cls, passes)) in enumerate(RULES.items()):
-            if i not in args.rules or (eps is None and i == 0):
-                continue  # (no noise, no threshold: the first two rules coincide)
+        for i, (name, rule) in enumerate(RULES.items()):
+            if i not in args.rules or (eps is None and rule[1] is None):
+                continue
+            passes = rule[2]
             for T in passes[:1] if args.quick else passes:
                 start, errors = time.perf_counter(), []
                 for seed in seeds:
-                    model = cls(10, epsilon=eps, delta=1e-6, unit="document", n_iterations=T, random_state=seed)
+                    model = _model(rule, eps, T, seed)
                     errors.append(recovery_error(model.fit(data.X).topic_word_, data.topic_word))
-                print(f"| {name} | {eps if eps is not None else 'no noise'} | {T} | {model.sigma_:.2f} | "
+                sigma = getattr(model, "sigma_", 0.0)  # the noiseless estimator has none
+                print(f"| {name} | {eps if eps is not None else 'no noise'} | {T} | {sigma:.2f} | "
                       f"{' '.join(f'{e:.3f}' for e in errors)} | {np.mean(errors):.3f} |"
                       f"  <!-- {time.perf_counter() - start:.0f} s -->", flush=True)
 

@@ -33,7 +33,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 from topicdp import TopicDP, make_model  # noqa: E402
-from topicdp.adapters import VariationalLDA  # noqa: E402
 from topicdp.metrics.readability import readability  # noqa: E402
 from topicdp.samplers import SensitivitySampling, sample_sensitivity  # noqa: E402
 from topicdp.samplers.neighbours import PublicReference  # noqa: E402
@@ -63,7 +62,7 @@ def main(argv=None) -> int:
     train, heldout, public, _ = load(args.corpus, data, "nonprivate", None, "user")
     reference = gensim_reference(train)
     if args.model == "vem":
-        model = VariationalLDA(K, 0, unit="user", n_iterations=10, init=public_init(public, K, unit="user"))
+        model = make_model("vem", K, 0, unit="user", n_iterations=10, init=public_init(public, K, unit="user"))
     else:
         model = make_model("gensim-lda", K, 0)
     print(f"{train}; public reference {public}; loaded in {time.perf_counter() - t0:.0f} s", flush=True)

@@ -105,7 +105,7 @@ def test_fixed_dpsvi_uses_sqrt2_sensitivity_and_exact_batches():
                 random_state=0).fit(X)
     assert est.sensitivity_ == pytest.approx(math.sqrt(2) * 10)
     assert est.report_.neighbours == "replace-one"
-    assert rdp_fixed(300, 30, est.noise_multiplier_, 10, 1e-5) <= 5.0
+    assert rdp_fixed(300, 30, est.noise_multiplier_, 10, est.delta) <= 5.0
     assert all(est._draw_batch(est.scheme_, rng).size == 30 for _ in range(20))
 
 

@@ -148,3 +148,53 @@ def test_subset_users_repeats_become_distinct_users():
     s = c.subset_users(np.array([0, 0, 1]))
     assert s.n_users == 3 and s.n_docs == 5
     assert s.user_ids[0] == "x" and s.user_ids[1] == ("x", 1)
+
+
+# -- recognising a corpus: one check for every reader ---------------------------------------------------------
+
+
+def _duck(corpus):
+    """A corpus of another class: the three fields only (as the audit's CorpusData, or a caller's own class)."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(X=corpus.X, doc_users=corpus.doc_users, vocabulary=list(corpus.vocabulary))
+
+
+def test_is_corpus_and_split_corpus():
+    from types import SimpleNamespace
+
+    from topicdp.audit import as_corpus_data
+    from topicdp.corpus import is_corpus, split_corpus
+    from topicdp.streaming import StreamingCorpus
+
+    c = Corpus.from_texts(TEXTS, USERS)
+    for obj in (c, _duck(c), as_corpus_data(c)):
+        assert is_corpus(obj)
+        counts, doc_users, vocabulary = split_corpus(obj)
+        assert counts is obj.X and np.array_equal(doc_users, c.doc_users) and vocabulary == c.vocabulary
+    not_corpora = (c.X, c.X.toarray(), SimpleNamespace(X=c.X, doc_users=c.doc_users),  # no vocabulary
+                   StreamingCorpus.from_corpus(c))  # a stream holds no X: the streaming estimators check for it
+    for obj in not_corpora:
+        assert not is_corpus(obj) and split_corpus(obj) == (obj, None, None)
+
+
+def test_every_reader_takes_a_corpus_of_another_class_as_a_corpus():
+    """The estimators and fold-in read a duck-typed corpus exactly as the Corpus it copies: user units, vocabulary."""
+    from topicdp.baselines import SVILDA
+    from topicdp.datasets import synthetic_lda
+    from topicdp.spectral import SpectralDP
+    from topicdp.variational import VariationalLDA
+
+    data = synthetic_lda(600, 20, 2, alpha0=1.0, random_state=0)
+    c = Corpus.from_matrix(data.X, [f"w{j}" for j in range(20)], users=np.arange(600) // 3)
+    vem = [VariationalLDA(2, unit="user", n_iterations=2, random_state=0).fit(obj) for obj in (c, _duck(c))]
+    np.testing.assert_array_equal(vem[0].topic_word_, vem[1].topic_word_)
+    assert vem[1].vocabulary_ == c.vocabulary
+    assert SVILDA(2, n_iterations=2, random_state=0).fit(_duck(c)).vocabulary_ == c.vocabulary
+    spectral = [SpectralDP(2, epsilon=50.0, strict=False, random_state=0).fit(obj) for obj in (c, _duck(c))]
+    np.testing.assert_array_equal(spectral[0].topic_word_, spectral[1].topic_word_)
+    assert spectral[1].release_.report.unit == "user" and spectral[1].release_.vocabulary == c.vocabulary
+    renamed = _duck(c)
+    renamed.vocabulary = [f"x{j}" for j in range(20)]
+    with pytest.raises(ValueError, match="vocabulary=release.vocabulary"):
+        vem[0].transform(renamed)

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from topicdp.baselines import DPSVI
+from topicdp.baselines import DPSVI, SVILDA
 from topicdp.spectral import SpectralDP, SpectralLDA
-from topicdp.variational import DPVariationalLDA
+from topicdp.variational import DPVariationalLDA, VariationalLDA
 
 
 class _CountsTag:
@@ -36,9 +36,12 @@ class SpectralDPCounts(_CountsTag, SpectralDP):
 
 ESTIMATORS = [
     SpectralLDACounts(n_topics=2, alpha0=1.0, random_state=0),
-    SpectralDPCounts(n_topics=2, alpha0=1.0, configuration=1, epsilon=1.0, delta=1e-6, random_state=0),
+    SpectralDPCounts(n_topics=2, alpha0=1.0, configuration=1, epsilon=1.0, delta=1e-6, unit="document",
+                     random_state=0),
     DPSVI(2, epsilon=1.0, n_iterations=3, random_state=0),
     DPVariationalLDA(2, epsilon=1.0, unit="document", n_iterations=2, random_state=0),
+    SVILDA(2, n_iterations=3, random_state=0),
+    VariationalLDA(2, unit="document", n_iterations=2, random_state=0),
 ]
 
 # The checks' data (blobs or iris, 2 to 5 columns, rounded to integers) is no corpus: it has no more words than
@@ -64,7 +67,8 @@ _SPECTRAL = {
 _TOKENS = "score() splits each document's tokens (document completion): it needs integer counts, the check's are not"
 _SCORE = {"check_fit_score_takes_y": _TOKENS, "check_pipeline_consistency": _TOKENS}
 EXPECTED_FAILURES: dict[str, dict[str, str]] = {"SpectralLDACounts": _SPECTRAL, "SpectralDPCounts": _SPECTRAL,
-                                                "DPSVI": _SCORE, "DPVariationalLDA": _SCORE}
+                                                "DPSVI": _SCORE, "DPVariationalLDA": _SCORE, "SVILDA": _SCORE,
+                                                "VariationalLDA": _SCORE}
 
 
 def expected_failed_checks(estimator) -> dict:

@@ -54,7 +54,7 @@ def test_budget_lets_two_releases_through_and_refuses_the_third_before_any_noise
     vem = DPVariationalLDA(3, epsilon=1.0, delta=1e-7, unit="document", neighbours="replace-one", n_iterations=3,
                            random_state=0).fit(corpus, ledger=ledger)
     assert vem.release_.report.epsilon == 1.0 and len(ledger) == 1
-    SpectralDP(3, 1.0, 2, 0.9, 1e-7, random_state=0, strict=False).fit(corpus, ledger=ledger)
+    SpectralDP(3, 1.0, 2, 0.9, 1e-7, unit="document", random_state=0, strict=False).fit(corpus, ledger=ledger)
     assert len(ledger) == 3  # dp-vem (T releases as one entry of count 3) + SpectralDP's e6, e8
     spent = ledger.epsilon(DELTA, "best", scope="all")
     assert spent < 1.9  # tighter than basic composition 1 + 0.9 (releases composed at one delta)
@@ -99,7 +99,8 @@ def test_every_road_checks_before_noise(corpus, exhausted):
     roads = {
         "dp-vem": lambda rng: DPVariationalLDA(3, epsilon=1.0, n_iterations=2, unit="document",
                                                random_state=rng).fit(corpus, ledger=exhausted),
-        "spectral": lambda rng: SpectralDP(3, 1.0, 3, 1.0, 1e-7, random_state=rng).fit(corpus, ledger=exhausted),
+        "spectral": lambda rng: SpectralDP(3, 1.0, 3, 1.0, 1e-7, unit="document", random_state=rng).fit(
+            corpus, ledger=exhausted),
         "dpsvi": lambda rng: DPSVI(3, epsilon=1.0, delta=1e-7, n_iterations=5, batch_size=50,
                                    random_state=rng).fit(corpus.X, ledger=exhausted),
         "mvg": lambda rng: mvg_release(np.full((3, 30), 1 / 30), 1.0, 1e-7, math.sqrt(2), unit="document",
@@ -267,8 +268,8 @@ def test_planned_entries_match_recorded_ones_for_spectral(corpus):
     (data-dependent sensitivities) have the same totals, for each accounting and configuration."""
     for cfg, accounting in ((1, "exact"), (3, "rdp"), (2, "simple")):
         ledger = PrivacyLedger()
-        m = SpectralDP(3, 1.0, cfg, 1000.0, 1e-6, random_state=0, accounting=accounting, strict=False).fit(
-            corpus, ledger=ledger)
+        m = SpectralDP(3, 1.0, cfg, 1000.0, 1e-6, unit="document", random_state=0, accounting=accounting,
+                       strict=False).fit(corpus, ledger=ledger)
         planned = PrivacyLedger()
         from topicdp.spectral.accounting import Budget, DEFAULT_SPLITS
         from topicdp.spectral.configurations import releases
@@ -286,7 +287,7 @@ def test_spectral_records_what_it_released_before_a_failed_precondition(corpus):
 
     ledger = PrivacyLedger()
     with pytest.raises(PreconditionError):
-        SpectralDP(3, 1.0, 2, 0.9, 1e-7, random_state=0).fit(corpus, ledger=ledger)
+        SpectralDP(3, 1.0, 2, 0.9, 1e-7, unit="document", random_state=0).fit(corpus, ledger=ledger)
     assert [e["name"] for e in ledger.entries()] == ["e8"]
 
 
@@ -306,7 +307,7 @@ def test_replace_one_ledger_with_fixed_batch_dpsvi_against_dp_accounting_rdp(cor
     RDP accountant under REPLACE_ONE (which reads a plain Gaussian event as we do) agrees with our RDP total
     within 1 % (the grid argument above)."""
     ledger = PrivacyLedger()
-    SpectralDP(3, 1.0, 1, 1000.0, 1e-6, random_state=0, strict=False).fit(corpus, ledger=ledger)
+    SpectralDP(3, 1.0, 1, 1000.0, 1e-6, unit="document", random_state=0, strict=False).fit(corpus, ledger=ledger)
     DPSVI(3, epsilon=1.0, delta=1e-6, n_iterations=5, batch_size=100, sampling="fixed", random_state=0).fit(
         corpus.X, ledger=ledger)
     assert ledger.neighbours == "replace-one" and len(ledger) == 4

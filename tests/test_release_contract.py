@@ -87,7 +87,7 @@ def _spectral(which: int, seed):
         X = X.tolil()
         X[0] = np.r_[np.full(3, 2.0), np.zeros(17)]
         X = X.tocsr()
-    return SpectralDP(2, 1.0, 1, 50.0, 1e-6, random_state=seed).fit(X).release_
+    return SpectralDP(2, 1.0, 1, 50.0, 1e-6, unit="document", random_state=seed).fit(X).release_
 
 
 def _dpsvi(which: int, seed):

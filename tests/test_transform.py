@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 
 from topicdp import CallableModel, Corpus, PrivateRelease, TopicDP
-from topicdp.variational import DPVariationalLDA
+from topicdp.variational import DPVariationalLDA, VariationalLDA
 
 K, V, OWN = 3, 30, 10
 
@@ -80,10 +80,9 @@ def _grid_corpus():
     lambda: __import__("topicdp.spectral", fromlist=["SpectralLDA"]).SpectralLDA(n_topics=2, alpha0=1.0, random_state=0),
     lambda: __import__("topicdp.spectral", fromlist=["SpectralDP"]).SpectralDP(
         n_topics=2, alpha0=1.0, configuration=1, epsilon=1e4, delta=1e-6, unit="document", random_state=0),
-    lambda: __import__("topicdp.baselines", fromlist=["DPSVI"]).DPSVI(n_topics=2, epsilon=None, n_iterations=20,
-                                                                       random_state=0),
-    lambda: DPVariationalLDA(2, epsilon=None, unit="document", n_iterations=5, random_state=0),
-], ids=["SpectralLDA", "SpectralDP", "DPSVI", "DPVariationalLDA"])
+    lambda: __import__("topicdp.baselines", fromlist=["SVILDA"]).SVILDA(n_topics=2, n_iterations=20, random_state=0),
+    lambda: VariationalLDA(2, unit="document", n_iterations=5, random_state=0),
+], ids=["SpectralLDA", "SpectralDP", "SVILDA", "VariationalLDA"])
 def test_grid_search_works_without_a_scoring_argument(make):
     """score() is minus the log held-out perplexity, so GridSearchCV can pick n_topics on its own."""
     from sklearn.model_selection import GridSearchCV
@@ -100,7 +99,7 @@ def test_score_is_higher_for_the_true_topics_than_for_uniform_ones():
     from topicdp.datasets import synthetic_lda
 
     data = synthetic_lda(400, 30, 3, beta=0.1, mean_length=80, random_state=0)
-    model = DPVariationalLDA(3, epsilon=None, unit="document", n_iterations=1, random_state=0).fit(data.X)
+    model = VariationalLDA(3, unit="document", n_iterations=1, random_state=0).fit(data.X)
     fitted = model.score(data.X)
     model.topic_word_ = np.full((3, 30), 1 / 30)
     assert fitted > model.score(data.X) == pytest.approx(-np.log(30), abs=1e-9)

@@ -11,8 +11,8 @@ from topicdp import Corpus
 from topicdp.inference import dirichlet_expectation
 from topicdp.datasets import synthetic_lda
 from topicdp.rdp.gaussian import gaussian_delta
-from topicdp.variational import (DPVariationalLDA, forecast_on_reference, merge_identical_documents,
-                                 scaled_noise_model, unit_statistic, unit_weights)
+from topicdp.variational import (DPVariationalLDA, VariationalLDA, forecast_on_reference, merge_identical_documents,
+                                 public_init, scaled_noise_model, unit_statistic, unit_weights)
 
 
 def _random_corpus(rng, n_docs=12, n_words=6, n_users=4, max_count=4):
@@ -124,8 +124,9 @@ def test_small_noise_tracks_the_noiseless_run_and_large_noise_does_not():
     errors = {eps: [] for eps in (None, 50.0, 0.01)}
     for seed in range(3):
         for eps in errors:
-            model = DPVariationalLDA(5, epsilon=eps, unit="document", n_iterations=10, random_state=seed).fit(corpus)
-            errors[eps].append(recovery_error(model.topic_word_, data.topic_word))
+            params = dict(unit="document", n_iterations=10, random_state=seed)
+            model = VariationalLDA(5, **params) if eps is None else DPVariationalLDA(5, epsilon=eps, **params)
+            errors[eps].append(recovery_error(model.fit(corpus).topic_word_, data.topic_word))
     assert min(errors[None]) < 0.1  # some start finds the planted topics
     np.testing.assert_allclose(errors[50.0], errors[None], atol=0.06)
     assert min(errors[0.01]) > 1.5
@@ -186,7 +187,6 @@ def test_the_simulated_model_keeps_the_signal_to_noise_ratio(neighbours, ratio):
     assert scaled_noise_model(model, n_sim, 1000).noise_scale() == pytest.approx(model.noise_scale() * n_sim / 1000,
                                                                                 rel=1e-6)
     assert model.epsilon == 3.0  # the model itself is untouched
-    assert scaled_noise_model(model.set_params(epsilon=None), 10, 1000).noise_scale() == 0.0
 
 
 def test_forecast_on_reference_refits_a_public_start_on_the_half_it_does_not_simulate(monkeypatch):
@@ -304,9 +304,71 @@ def test_the_warm_up_escapes_merged_topic_optima_without_noise():
     data = synthetic_lda(4000, 300, 6, random_state=1)
 
     def errors(warmup):
-        return [recovery_error(DPVariationalLDA(6, epsilon=None, unit="document", warmup_iterations=warmup,
-                                                random_state=seed).fit(data.X).topic_word_, data.topic_word)
+        return [recovery_error(VariationalLDA(6, unit="document", warmup_iterations=warmup,
+                                              random_state=seed).fit(data.X).topic_word_, data.topic_word)
                 for seed in range(6)]
 
     assert max(errors("auto")) < 0.12
     assert max(errors(0)) > 0.3
+
+
+# -- the non-private estimator --------------------------------------------------------------------------------
+
+
+def test_the_private_estimator_refuses_epsilon_none_and_names_the_nonprivate_one():
+    X = sp.csr_matrix(np.ones((3, 4)))
+    message = r"epsilon must be a real number in \(0, inf\), got None; .*topicdp.VariationalLDA"
+    with pytest.raises(ValueError, match=message):
+        DPVariationalLDA(2, epsilon=None, unit="document").fit(X)
+    with pytest.raises(ValueError, match=message):
+        DPVariationalLDA(2, epsilon=None).noise_scale()
+    assert "epsilon" not in VariationalLDA().get_params() and "threshold" not in VariationalLDA().get_params()
+
+
+def test_variational_lda_is_the_private_algorithm_with_the_noise_switched_off(monkeypatch):
+    """The two classes share the passes: with its noise (and so its threshold) patched away, the private
+    estimator gives bit for bit the non-private one's topics, warm-up and merge included, from the same seed."""
+    data = synthetic_lda(300, 40, 3, random_state=2)
+    corpus = Corpus(X=data.X, vocabulary=[f"w{j}" for j in range(40)], doc_users=np.arange(300) // 3)
+    free = VariationalLDA(3, n_iterations=4, random_state=1).fit(corpus)
+    monkeypatch.setattr(DPVariationalLDA, "_perturb", lambda self, S, rng: S)
+    silenced = DPVariationalLDA(3, n_iterations=4, threshold=0.0, random_state=1).fit(corpus)
+    np.testing.assert_array_equal(free.components_, silenced.components_)
+    np.testing.assert_array_equal(free.topic_word_, silenced.topic_word_)
+    assert free.vocabulary_ == silenced.release_.vocabulary == tuple(corpus.vocabulary)
+    assert not hasattr(free, "release_") and not hasattr(free, "sigma_")
+
+
+def test_variational_lda_checks_a_corpus_vocabulary_on_transform():
+    data = synthetic_lda(100, 20, 2, random_state=0)
+    words = [f"w{j}" for j in range(20)]
+    model = VariationalLDA(2, unit="document", n_iterations=2, random_state=0).fit(Corpus.from_matrix(data.X, words))
+    assert model.transform(Corpus.from_matrix(data.X[:3], words)).shape == (3, 2)
+    with pytest.raises(ValueError, match="vocabulary=release.vocabulary"):
+        model.transform(Corpus.from_matrix(data.X[:3], words[::-1]))
+
+
+#: ``topic_word_ @ (1, 2, ..., 30) / 30`` of noiseless fits on ``synthetic_lda(200, 30, 3, mean_length=40,
+#: random_state=0)``, recorded with the numpy E-step engine from ``DPVariationalLDA(..., epsilon=None)`` and
+#: ``public_init`` as they were before the non-private estimator became a class of its own (commit 0fa1bba).
+OLD_NOISELESS = {
+    "document level, default warm-up": (0.5551410350900953, 0.6456678801873845, 0.4526361865983855),
+    "public_init, user level": (0.550097687841119, 0.6245104229259071, 0.47257549725947384),
+}
+
+
+def test_variational_lda_reproduces_the_old_noiseless_path(monkeypatch):
+    """The same topics, bit for bit, as ``DPVariationalLDA(epsilon=None)`` gave (digests in ``OLD_NOISELESS``).
+
+    The digests were computed by running the old code on this corpus with ``TOPICDP_ESTEP_ENGINE=numpy``; the
+    numba engine differs from numpy in the last digits (floating-point rounding), so the engine is pinned. On
+    another platform a difference of about 1e-15 would be rounding too; a regression differs by far more.
+    """
+    monkeypatch.setenv("TOPICDP_ESTEP_ENGINE", "numpy")
+    data = synthetic_lda(200, 30, 3, mean_length=40, random_state=0)
+    corpus = Corpus(X=data.X, vocabulary=[f"w{j}" for j in range(30)], doc_users=np.arange(200) // 4)
+    probe = np.arange(1, 31) / 30.0
+    fits = {"document level, default warm-up": VariationalLDA(3, unit="document", random_state=0).fit(data.X).topic_word_,
+            "public_init, user level": public_init(corpus, 3, n_iterations=4)}
+    for name, W in fits.items():
+        np.testing.assert_array_equal(W @ probe, np.array(OLD_NOISELESS[name]), err_msg=name)

@@ -12,6 +12,10 @@ from public facts, execution, one composed report; the ``topicdp privatize`` com
   (DeCarolis et al., ICML 2020). Guarantee: (epsilon, delta)-DP.
 * :class:`~topicdp.baselines.DPSVI` — DP stochastic variational inference (Park et al. 2016), document
   level. Guarantee: (epsilon, delta)-DP.
+
+Each private estimator needs an epsilon > 0; its algorithm without noise is a non-private class of its own:
+:class:`~topicdp.variational.VariationalLDA` (of ``dp-vem``), :class:`~topicdp.spectral.SpectralLDA` and
+:class:`~topicdp.baselines.SVILDA`.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ _LAZY = {
     "SpectralLDA": ".spectral",
     "DPSVI": ".baselines",
     "SVILDA": ".baselines",
+    "VariationalLDA": ".variational",
     "Corpus": ".corpus",
     "embedded_corpus": ".corpus",
     "PrivateRelease": ".release",
@@ -65,6 +70,7 @@ if TYPE_CHECKING:  # static checkers see the real names (``X as X``: a re-export
     from .report import PrivacyReport as PrivacyReport
     from .spectral import SpectralDP as SpectralDP
     from .spectral import SpectralLDA as SpectralLDA
+    from .variational import VariationalLDA as VariationalLDA
 
 
 def __getattr__(name: str) -> Any:

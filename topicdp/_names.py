@@ -56,7 +56,7 @@ _MODEL_TABLE: tuple[tuple[str, str, str], ...] = (
      "through the library's init)"),
     ("sklearn-nmf", "SklearnNMF", "scikit-learn NMF of the counts (nndsvda start)"),
     ("spectral", "SpectralModel", "spectral method-of-moments LDA (non-private; topicdp.spectral)"),
-    ("vem", "VariationalLDA", "full-batch variational EM LDA (non-private; topicdp.variational)"),
+    ("vem", "VariationalModel", "full-batch variational EM LDA (non-private; topicdp.variational)"),
 )
 
 #: model registry name -> adapter class name (``topicdp.adapters.make_model`` builds it)

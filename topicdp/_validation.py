@@ -51,7 +51,12 @@ def check_n_jobs(value, name: str = "n_jobs") -> int:
     return value
 
 
-def check_epsilon(epsilon, name: str = "epsilon") -> float:
+def check_epsilon(epsilon, name: str = "epsilon", *, nonprivate: str | None = None) -> float:
+    """``epsilon`` as a finite float > 0. ``nonprivate`` names the estimator to use instead when ``epsilon`` is
+    None: a private estimator always adds noise, and its fit without noise is a class of its own."""
+    if epsilon is None and nonprivate is not None:
+        raise ValueError(f"{name} must be a real number in (0, inf), got None; for a fit without noise use "
+                         f"{nonprivate}")
     return check_real(epsilon, name, low=0.0)
 
 

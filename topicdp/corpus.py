@@ -429,6 +429,47 @@ class Corpus:
         return h.hexdigest()[:16]
 
 
+# -- recognising a corpus --------------------------------------------------------------------------
+
+#: the fields that make an object a user-grouped corpus (what every estimator and the audit read of one)
+CORPUS_FIELDS = ("X", "doc_users", "vocabulary")
+
+
+def is_corpus(obj) -> bool:
+    """Whether ``obj`` is a user-grouped corpus: a :class:`Corpus`, or any object with its fields ``X``,
+    ``doc_users`` and ``vocabulary``.
+
+    The duck-typed case is deliberate: the audit's ``CorpusData`` and a caller's own corpus class are read the
+    same way as a Corpus. A :class:`topicdp.streaming.StreamingCorpus` is not one (it holds no ``X``): the
+    estimators that stream check for it first.
+    """
+    return isinstance(obj, Corpus) or all(hasattr(obj, name) for name in CORPUS_FIELDS)
+
+
+def split_corpus(X) -> tuple:
+    """``(counts, doc_users, vocabulary)`` of a corpus (:func:`is_corpus`), ``(X, None, None)`` of anything else.
+
+    ``counts`` is the corpus' ``X`` as it is (the caller validates it, as it would a matrix); ``doc_users`` an
+    array and ``vocabulary`` a tuple.
+    """
+    if not is_corpus(X):
+        return X, None, None
+    return X.X, np.asarray(X.doc_users), tuple(X.vocabulary)
+
+
+def as_corpus(X) -> Corpus:
+    """A :class:`Corpus` of ``X``: itself, a corpus of another class' fields (:func:`is_corpus`), or a corpus of the
+    document-term count matrix ``X`` with one user per document and words named ``w0, w1, ...`` by column (the form
+    scikit-learn estimators are fitted on)."""
+    if isinstance(X, Corpus):
+        return X
+    counts, users, vocabulary = split_corpus(X)
+    counts = check_count_matrix(counts)
+    if vocabulary is None:
+        vocabulary = tuple(f"w{j}" for j in range(counts.shape[1]))
+    return Corpus.from_matrix(counts, list(vocabulary), users)
+
+
 # -- helpers ---------------------------------------------------------------------------------------
 
 
@@ -653,12 +694,3 @@ def embedded_corpus() -> Corpus:
     each document is treated as its own user.
     """
     return Corpus.from_texts(embedded_texts(), min_df=2, max_df=0.5)
-
-
-def as_corpus(X) -> Corpus:
-    """``X`` itself when it is a :class:`Corpus`, else a corpus of the document-term count matrix ``X``: one user
-    per document, words named ``w0, w1, ...`` by column (the form scikit-learn estimators are fitted on)."""
-    if isinstance(X, Corpus):
-        return X
-    counts = check_count_matrix(X)
-    return Corpus.from_matrix(counts, [f"w{j}" for j in range(counts.shape[1])])

@@ -19,6 +19,7 @@ from sklearn.base import TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_count_matrix
+from .corpus import split_corpus
 from .inference import heldout_perplexity, infer_theta
 
 
@@ -51,13 +52,12 @@ def fold_in(topic_word: np.ndarray, X, *, alpha=None, vocabulary: tuple | None =
 
 def _counts(X, vocabulary: tuple | None, n_words: int, who: str):
     """The count matrix of a Corpus (checked against ``vocabulary``) or of a matrix."""
-    if hasattr(X, "vocabulary") and hasattr(X, "doc_users"):  # a topicdp Corpus
-        if vocabulary is not None and tuple(X.vocabulary) != tuple(vocabulary):
-            raise ValueError(f"the corpus' vocabulary ({len(X.vocabulary)} words) differs from {who}'s ({n_words} "
-                             "words, or the same words in another order); build the corpus with "
-                             "vocabulary=release.vocabulary")
-        return X.X
-    return X
+    counts, _, words = split_corpus(X)
+    if words is not None and vocabulary is not None and words != tuple(vocabulary):
+        raise ValueError(f"the corpus' vocabulary ({len(words)} words) differs from {who}'s ({n_words} "
+                         "words, or the same words in another order); build the corpus with "
+                         "vocabulary=release.vocabulary")
+    return counts
 
 
 class FoldInMixin(TransformerMixin):
@@ -78,9 +78,8 @@ class FoldInMixin(TransformerMixin):
         """Topic proportions (n_docs x K, rows sum to 1) of ``X``, a Corpus or a count matrix with the fitted
         vocabulary's columns; the released topics are held fixed (variational fold-in)."""
         check_is_fitted(self, "topic_word_")
-        release = getattr(self, "release_", None)
-        return fold_in(self.topic_word_, X, alpha=getattr(self, "alpha_", None),
-                       vocabulary=None if release is None else release.vocabulary, who=type(self).__name__)
+        return fold_in(self.topic_word_, X, alpha=getattr(self, "alpha_", None), vocabulary=self._fitted_vocabulary(),
+                       who=type(self).__name__)
 
     def score(self, X, y=None) -> float:
         """Minus the log held-out perplexity per word of ``X`` under the released topics (higher is better).
@@ -92,9 +91,14 @@ class FoldInMixin(TransformerMixin):
         on public or generated data, then fit once on the private corpus.
         """
         check_is_fitted(self, "topic_word_")
-        release = getattr(self, "release_", None)
         n_words, who = self.topic_word_.shape[1], type(self).__name__
-        counts = check_count_matrix(_counts(X, None if release is None else release.vocabulary, n_words, who),
+        counts = check_count_matrix(_counts(X, self._fitted_vocabulary(), n_words, who),
                                     min_docs=0, n_words=n_words, expected_by=who, integral=True)
         return -math.log(heldout_perplexity(self.topic_word_, counts, alpha=getattr(self, "alpha_", None),
                                             random_state=0))
+
+    def _fitted_vocabulary(self) -> tuple | None:
+        """The columns' words a Corpus is checked against: the release's (private estimators) or the fitted
+        ``vocabulary_`` (non-private ones, which publish no release); None when neither is known."""
+        release = getattr(self, "release_", None)
+        return release.vocabulary if release is not None else getattr(self, "vocabulary_", None)

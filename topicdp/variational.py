@@ -28,6 +28,10 @@ scale, and digamma at small pseudo-counts sharpens the topics so much that EM st
 (on a 3,000-document synthetic corpus, 3 of 6 random starts with exp(E[log beta]) against 0 of 6 with
 the point estimate; ``tests/test_variational.py``).
 
+Without the noise (and so without the threshold, which is in units of sigma) the same passes are
+:class:`VariationalLDA`, the non-private estimator: both run one implementation, the noise being the only
+difference.
+
 Privacy (proof)
 ---------------
 *Per-unit bound.* For fixed beta, ``S_u`` is a non-negative K x V matrix whose column v sums to
@@ -98,10 +102,12 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
+from ._names import DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_UNIT, NEIGHBOURS, UNITS
 from ._progress import Progress
 from ._repeats import warn_on_repeated_release
 from ._validation import (check_count_matrix, check_delta, check_epsilon, check_int, check_option,
                           check_random_state, check_real)
+from .corpus import split_corpus
 from .inference import batch_e_step
 from .inference.estep import resolve_engine
 from .rdp import PrivacyLedger, calibrate_gaussian
@@ -110,10 +116,8 @@ from .release import PrivateRelease, vocabulary_status
 from .transform import FoldInMixin
 from .report import build_report, ledger_totals
 
-from ._names import UNITS  # noqa: E402
 SENSITIVITY_METHOD = ("global bound: every unit's statistic has Frobenius norm <= 1 after per-unit weighting "
                       "(1 for add/remove, sqrt(2) for replace-one; topicdp.variational docstring)")
-from ._names import NEIGHBOURS  # noqa: E402
 
 
 def unit_weights(X: sp.csr_matrix, doc_units: np.ndarray) -> np.ndarray:
@@ -247,16 +251,238 @@ def merge_topics(lam: np.ndarray, n_topics: int, *, min_mass: float = 0.25) -> n
     return np.array([rows[labels == labels[i]].sum(axis=0) for i in np.sort(first)])
 
 
-class DPVariationalLDA(FoldInMixin, BaseEstimator):
-    """(epsilon, delta)-DP LDA by full-batch variational EM on per-unit normalised statistics.
+class _VariationalEM(FoldInMixin, BaseEstimator):
+    """Full-batch variational EM on per-unit weighted statistics: the algorithm of :class:`DPVariationalLDA` and
+    :class:`VariationalLDA`, which differ only in the noise.
+
+    The subclasses state their parameters (``__init__``) and fit; this class runs the passes. The private class
+    overrides the three places noise enters: :meth:`_perturb` (each pass' statistic), :meth:`_released` (the
+    soft threshold of the released topics) and :meth:`_on_private_data` (the repeated-release warning).
+    """
+
+    #: the passes are releases: logged and shown as a progress bar, and named so in the progress lines
+    _private = False
+    _name = "vem"
+
+    def _validate(self) -> None:
+        check_int(self.n_topics, "n_topics", low=1)
+        check_option(self.unit, "unit", UNITS)
+        check_int(self.n_iterations, "n_iterations", low=1)
+        check_int(self.e_step_max_iter, "e_step_max_iter", low=1)
+        check_real(self.e_step_tol, "e_step_tol", low=0.0)
+        check_int(self.n_jobs, "n_jobs", low=1)
+        if self.warmup_iterations != "auto":
+            T_warm = check_int(self.warmup_iterations, "warmup_iterations", low=0, high=self.n_iterations - 1)
+            if self.init is not None and T_warm > 0:
+                raise ValueError("warmup_iterations must be 0 or 'auto' with init (public topics need no warm-up)")
+        if self.warmup_topics is not None:
+            check_int(self.warmup_topics, "warmup_topics", low=self.n_topics)
+
+    def warmup_schedule(self) -> tuple[int, int]:
+        """(T_warm, K_warm): the first T_warm passes fit K_warm topics (0 and K: no warm-up).
+
+        ``warmup_iterations="auto"`` is 0 from public topics (``init``) and ``4 T // 7`` from a random start (4 of
+        the default 7); ``warmup_topics=None`` is 3 K.
+        """
+        self._validate()
+        if self.warmup_iterations == "auto":
+            T_warm = 0 if self.init is not None else 4 * self.n_iterations // 7
+        else:
+            T_warm = int(self.warmup_iterations)
+        K_warm = 3 * self.n_topics if self.warmup_topics is None else int(self.warmup_topics)
+        return (T_warm, K_warm) if T_warm > 0 else (0, self.n_topics)
+
+    def _run(self, corpus, client, ledger) -> dict:
+        """The T passes (module docstring, "Algorithm"). Sets ``components_``, ``topic_word_``, ``alpha_``,
+        ``eta_`` and ``n_features_in_``; returns the numbers of documents and units (private diagnostics)."""
+        K = self.n_topics
+        alpha = 1.0 / K if self.alpha is None else check_real(self.alpha, "alpha", low=0.0)
+        eta = 1.0 / K if self.eta is None else check_real(self.eta, "eta", low=0.0)
+        T_warm, K_warm = self.warmup_schedule()
+        statistic, V, sizes = self._statistic(corpus, client, ledger)
+        self.n_features_in_ = V
+        rng = check_random_state(self.random_state)
+        lam = self._initial_topics(K_warm if T_warm else K, V, eta, rng)
+        # private fits log every pass (each is a release); the noiseless ones (public starts, the sampler's
+        # fits) stay quiet
+        passes = Progress(self.n_iterations, f"{self._name} passes", bar=self._private,
+                          log_every=0 if self._private else math.inf)
+        for t in range(self.n_iterations):
+            beta = lam / lam.sum(axis=1, keepdims=True)
+            # the warm-up keeps the documents' total Dirichlet concentration K alpha, and its E-steps stop earlier
+            warm = t < T_warm
+            S = statistic(beta, alpha * K / K_warm if warm else alpha,
+                          min(self.e_step_max_iter, WARMUP_E_STEP_MAX_ITER) if warm else self.e_step_max_iter)
+            S = self._perturb(S, rng)
+            lam = self._next_e_step_topics(S, eta)
+            if t + 1 == T_warm:  # the over-complete warm-up ends: its released topics, merged into K
+                lam = merge_topics(self._released(S, eta), K)
+            passes.update()
+        passes.close()
+        lam = self._released(S, eta)
+        self.components_ = lam
+        self.topic_word_ = lam / lam.sum(axis=1, keepdims=True)
+        self.alpha_, self.eta_ = alpha, eta
+        return sizes
+
+    def _perturb(self, S: np.ndarray, rng) -> np.ndarray:
+        """The statistic of a pass as the next steps see it (the private class adds the noise here)."""
+        return S
+
+    def _released(self, S: np.ndarray, eta: float) -> np.ndarray:
+        """lambda of the output (and of the warm-up's merge) from a pass' statistic."""
+        return eta + np.maximum(S, 0.0)
+
+    def _next_e_step_topics(self, S: np.ndarray, eta: float) -> np.ndarray:
+        """lambda of the next E-step from a statistic: clipped at 0 only, not soft-thresholded as a private
+        release is (module docstring, "Which topics the E-step sees"). Post-processing either way."""
+        return eta + np.maximum(S, 0.0)
+
+    def _on_private_data(self, X: sp.csr_matrix, ledger) -> None:
+        """Called once the in-memory counts are read (the private class warns on repeated releases here)."""
+
+    def _initial_topics(self, K: int, V: int, eta: float, rng) -> np.ndarray:
+        if self.init is None:
+            return eta + rng.gamma(1.0, 1.0, size=(K, V))  # data-independent start
+        init = np.asarray(self.init, dtype=float)
+        if init.shape != (K, V) or not np.all(np.isfinite(init)) or init.min() < 0 or np.any(init.sum(axis=1) <= 0):
+            raise ValueError(f"init must be a non-negative ({K}, {V}) array with positive rows (public topics), "
+                             f"got shape {init.shape}")
+        return init / init.sum(axis=1, keepdims=True)  # only each row's proportions matter to the E-step
+
+    def _statistic(self, corpus, client, ledger):
+        """((beta, alpha, max_iter) -> sum_u S_u, V, sizes): in memory, or a map-reduce over a streamed corpus' shards."""
+        from .streaming import StreamingCorpus
+
+        options: dict = dict(tol=self.e_step_tol, n_jobs=self.n_jobs)
+        if isinstance(corpus, StreamingCorpus):
+            sizes: dict = {}
+
+            def streamed(beta: np.ndarray, alpha: float, max_iter: int) -> np.ndarray:
+                part = corpus.map_reduce(shard_statistic, client=client, beta=beta, alpha=alpha, max_iter=max_iter,
+                                         unit=self.unit, progress=f"{self._name} pass" if self._private else None,
+                                         **options)
+                sizes.update(n_docs=part["n_docs"], n_units=part["n_units"])
+                return part["S"]
+            return streamed, corpus.n_words, sizes
+        if client is not None:
+            raise ValueError("client runs the passes of a StreamingCorpus; an in-memory corpus is fitted here")
+        X, doc_units = self._counts_and_units(corpus)
+        self._on_private_data(X, ledger)
+        X_distinct, weights = merge_identical_documents(X, unit_weights(X, doc_units))
+
+        def in_memory(beta: np.ndarray, alpha: float, max_iter: int) -> np.ndarray:
+            return unit_statistic(X_distinct, weights, beta, alpha, max_iter=max_iter, **options)
+        return in_memory, X.shape[1], {"n_docs": X.shape[0], "n_units": int(doc_units.max()) + 1}
+
+    def _counts_and_units(self, corpus) -> tuple[sp.csr_matrix, np.ndarray]:
+        counts, doc_users, _ = split_corpus(corpus)
+        if doc_users is not None:  # a corpus: its counts are used as they are (a Corpus validated them)
+            X = sp.csr_matrix(counts, dtype=np.float64)
+            return X, doc_users if self.unit == "user" else np.arange(X.shape[0])
+        if self.unit == "user":
+            raise ValueError("unit='user' needs a topicdp.Corpus (which documents belong to which user)")
+        X = check_count_matrix(counts)
+        return X, np.arange(X.shape[0])
+
+
+def _vocabulary(corpus, n_words: int) -> tuple:
+    """The columns' words: a corpus' vocabulary, else the column indices as strings (fit on a matrix)."""
+    return tuple(getattr(corpus, "vocabulary", None) or (str(j) for j in range(n_words)))
+
+
+class VariationalLDA(_VariationalEM):
+    """Non-private LDA by full-batch variational EM on per-unit weighted statistics.
+
+    The algorithm of :class:`DPVariationalLDA` without its noise (module docstring): the same per-unit
+    weights, warm-up, merge, E-step and start, so the same seed gives the topics the private estimator would
+    release at infinite epsilon. Without noise there is nothing to soft-threshold and nothing to account: it
+    has no ``epsilon``, ``delta``, ``neighbours`` or ``threshold``, and no privacy report. Its uses: public
+    starting topics (:func:`public_init`), the ``vem`` model of the agnostic road
+    (:class:`topicdp.adapters.VariationalModel`), and the noiseless reference of comparisons.
 
     Parameters
     ----------
     n_topics : int, default=10
-    epsilon : float > 0 or None, default=3.0
-        Total budget of the T releases; ``None`` runs the same algorithm without noise (for comparison).
-    delta : float in (0, 1), default=1e-6
     unit : {"user", "document"}, default="user"
+        Whose counts are weighted to norm 1 (the privacy unit of the private estimator it mirrors).
+        ``"user"`` needs a :class:`~topicdp.Corpus` (its ``doc_users``).
+    n_iterations : int >= 1, default=7
+        T, the number of EM passes (warm-up included); the private estimator's default.
+    alpha, eta : float, optional
+        Dirichlet priors on document proportions and topics; default 1/K each.
+    init : None or (K, V) array, default=None
+        Starting topics (rows are normalised); None draws them at random, independently of the data.
+    warmup_iterations : int in [0, n_iterations - 1] or "auto", default="auto"
+        T_warm: the first T_warm passes fit ``warmup_topics`` topics, then merged into K (:func:`merge_topics`).
+        "auto": 0 with ``init``, ``4 * n_iterations // 7`` from a random start.
+    warmup_topics : int >= n_topics or None, default=None
+        K' of the warm-up; None is 3 K.
+    e_step_max_iter, e_step_tol : int, float, default=50, 1e-3
+        Per-document variational iterations.
+    n_jobs : int >= 1, default=1
+        Threads of the E-step (:func:`unit_statistic`).
+    random_state : None, int or Generator
+        Seeds the random start.
+
+    Attributes
+    ----------
+    components_ : (K, V) array
+        lambda_T.
+    topic_word_ : (K, V) array
+        The topics (rows sum to 1).
+    vocabulary_ : tuple of str
+        The columns' words (their indices as strings when fit on a matrix); :meth:`transform` checks a Corpus
+        against it.
+
+    Examples
+    --------
+    >>> from topicdp.datasets import synthetic_lda
+    >>> X = synthetic_lda(100, 40, 3, random_state=0).X
+    >>> model = VariationalLDA(3, unit="document", n_iterations=2, random_state=0).fit(X)
+    >>> model.topic_word_.shape, model.transform(X[:5]).shape
+    ((3, 40), (5, 3))
+    """
+
+    def __init__(self, n_topics: int = 10, *, unit: str = DEFAULT_UNIT, n_iterations: int = 7,
+                 alpha: float | None = None, eta: float | None = None, init=None,
+                 warmup_iterations: int | str = "auto", warmup_topics: int | None = None,
+                 e_step_max_iter: int = 50, e_step_tol: float = 1e-3, n_jobs: int = 1, random_state=None):
+        self.n_topics = n_topics
+        self.unit = unit
+        self.n_iterations = n_iterations
+        self.alpha = alpha
+        self.eta = eta
+        self.init = init
+        self.warmup_iterations = warmup_iterations
+        self.warmup_topics = warmup_topics
+        self.e_step_max_iter = e_step_max_iter
+        self.e_step_tol = e_step_tol
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def fit(self, corpus, y=None, *, client=None) -> "VariationalLDA":
+        """Fit on a :class:`~topicdp.Corpus` (or a document-term matrix with ``unit="document"``), or on a
+        :class:`~topicdp.streaming.StreamingCorpus` read pass by pass (each pass a map-reduce over its shards,
+        locally or on the Dask ``client``; see :meth:`DPVariationalLDA.fit`)."""
+        self._validate()
+        self._run(corpus, client, None)
+        self.vocabulary_ = _vocabulary(corpus, self.n_features_in_)
+        return self
+
+
+class DPVariationalLDA(_VariationalEM):
+    """(epsilon, delta)-DP LDA by full-batch variational EM on per-unit normalised statistics.
+
+    Without noise the same algorithm is :class:`VariationalLDA`.
+
+    Parameters
+    ----------
+    n_topics : int, default=10
+    epsilon : float > 0, default=3.0 (``topicdp._names.DEFAULT_EPSILON``)
+        Total budget of the T releases.
+    delta : float in (0, 1), default=1e-6 (``topicdp._names.DEFAULT_DELTA``)
+    unit : {"user", "document"}, default="user" (``topicdp._names.DEFAULT_UNIT``)
         Whose contribution is protected. ``"user"`` needs a :class:`~topicdp.Corpus` (its ``doc_users``).
     neighbours : {"add-remove", "replace-one"}, default="add-remove"
         Sensitivity 1, resp. sqrt(2) (see the module docstring).
@@ -280,7 +506,7 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
         with ``init`` (public topics need none), ``4 * n_iterations // 7`` from a random start.
     warmup_topics : int >= n_topics or None, default=None
         K' of the warm-up; None is 3 K.
-    e_step_max_iter, e_step_tol : int, float
+    e_step_max_iter, e_step_tol : int, float, default=50, 1e-3
         Per-document variational iterations.
     n_jobs : int >= 1, default=1
         Threads of the E-step in this process (:func:`unit_statistic`); on a Dask cluster, threads of each
@@ -300,8 +526,7 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
     sensitivity_ : float
         L2 sensitivity of each release (1 or sqrt(2)).
     release_ : PrivateRelease
-        What may be published: the topics, the vocabulary and the privacy report (``epsilon=None``: a
-        non-private run, whose report's guarantee is ``none``).
+        What may be published: the topics, the vocabulary and the privacy report.
 
     Examples
     --------
@@ -316,8 +541,11 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
     ((5, 3), True)
     """
 
-    def __init__(self, n_topics: int = 10, *, epsilon: float | None = 3.0, delta: float = 1e-6,
-                 unit: str = "user", neighbours: str = "add-remove", n_iterations: int = 7,
+    _private = True
+    _name = "dp-vem"
+
+    def __init__(self, n_topics: int = 10, *, epsilon: float = DEFAULT_EPSILON, delta: float = DEFAULT_DELTA,
+                 unit: str = DEFAULT_UNIT, neighbours: str = "add-remove", n_iterations: int = 7,
                  threshold: float = 1.0, alpha: float | None = None, eta: float | None = None,
                  init=None, warmup_iterations: int | str = "auto", warmup_topics: int | None = None,
                  e_step_max_iter: int = 50, e_step_tol: float = 1e-3, n_jobs: int = 1, random_state=None):
@@ -339,45 +567,17 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
         self.random_state = random_state
 
     def _validate(self) -> None:
-        check_int(self.n_topics, "n_topics", low=1)
-        check_option(self.unit, "unit", UNITS)
+        super()._validate()
         check_option(self.neighbours, "neighbours", NEIGHBOURS)
-        check_int(self.n_iterations, "n_iterations", low=1)
         check_real(self.threshold, "threshold", low=0.0, low_open=False)
-        check_int(self.e_step_max_iter, "e_step_max_iter", low=1)
-        check_real(self.e_step_tol, "e_step_tol", low=0.0)
-        check_int(self.n_jobs, "n_jobs", low=1)
-        if self.warmup_iterations != "auto":
-            T_warm = check_int(self.warmup_iterations, "warmup_iterations", low=0, high=self.n_iterations - 1)
-            if self.init is not None and T_warm > 0:
-                raise ValueError("warmup_iterations must be 0 or 'auto' with init (public topics need no warm-up)")
-        if self.warmup_topics is not None:
-            check_int(self.warmup_topics, "warmup_topics", low=self.n_topics)
-        if self.epsilon is not None:
-            check_epsilon(self.epsilon)
-            check_delta(self.delta)
+        check_epsilon(self.epsilon, nonprivate="topicdp.VariationalLDA")
+        check_delta(self.delta)
 
     def noise_scale(self) -> float:
-        """sigma of each release, from public parameters only (0 when epsilon is None)."""
+        """sigma of each release, from public parameters only."""
         self._validate()
-        if self.epsilon is None:
-            return 0.0
         sensitivity = 1.0 if self.neighbours == "add-remove" else math.sqrt(2.0)
         return calibrate_gaussian(self.epsilon, self.delta, sensitivity, method="analytic", count=self.n_iterations)
-
-    def warmup_schedule(self) -> tuple[int, int]:
-        """(T_warm, K_warm): the first T_warm releases fit K_warm topics (0 and K: no warm-up).
-
-        ``warmup_iterations="auto"`` is 0 from public topics (``init``) and ``4 T // 7`` from a random start (4 of
-        the default 7); ``warmup_topics=None`` is 3 K.
-        """
-        self._validate()
-        if self.warmup_iterations == "auto":
-            T_warm = 0 if self.init is not None else 4 * self.n_iterations // 7
-        else:
-            T_warm = int(self.warmup_iterations)
-        K_warm = 3 * self.n_topics if self.warmup_topics is None else int(self.warmup_topics)
-        return (T_warm, K_warm) if T_warm > 0 else (0, self.n_topics)
 
     def fit(self, corpus, y=None, *, vocabulary_source="private-texts",
             ledger: PrivacyLedger | None = None, client=None) -> "DPVariationalLDA":
@@ -394,56 +594,26 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
         vocabulary is NOT COVERED and the report says so). A vocabulary selected under DP is composed by the
         release pipeline (:func:`topicdp.pipeline.release`), which records it in ``ledger``.
 
-        ``ledger`` (a :class:`topicdp.rdp.PrivacyLedger`, optional; private runs only): the T releases (one
-        Gaussian entry with ``count=T``, labelled with the unit and neighbour relation) are checked against
-        its budget before the data is read or noise is drawn (:class:`topicdp.rdp.BudgetExceededError`), and
-        recorded in it after the fit.
+        ``ledger`` (a :class:`topicdp.rdp.PrivacyLedger`, optional): the T releases (one Gaussian entry with
+        ``count=T``, labelled with the unit and neighbour relation) are checked against its budget before the
+        data is read or noise is drawn (:class:`topicdp.rdp.BudgetExceededError`), and recorded in it after the
+        fit.
         """
         vocab_status, vocab_note = vocabulary_status(vocabulary_source)
         self._validate()
-        entries = []
-        if ledger is not None and self.epsilon is not None:
-            D = 1.0 if self.neighbours == "add-remove" else math.sqrt(2.0)
-            entries = [GaussianEntry("dp-vem", self.noise_scale(), D, self.n_iterations, unit=self.unit,
-                                     neighbours=self.neighbours)]
-            ledger.check(entries)
-        K = self.n_topics
-        alpha = 1.0 / K if self.alpha is None else check_real(self.alpha, "alpha", low=0.0)
-        eta = 1.0 / K if self.eta is None else check_real(self.eta, "eta", low=0.0)
-        T_warm, K_warm = self.warmup_schedule()
-        statistic, V, sizes = self._statistic(corpus, client, ledger)
-        self.n_features_in_ = V
-        rng = check_random_state(self.random_state)
         self.sensitivity_ = 1.0 if self.neighbours == "add-remove" else math.sqrt(2.0)
         self.sigma_ = self.noise_scale()
-        lam = self._initial_topics(K_warm if T_warm else K, V, eta, rng)
-        # private fits log every pass (each is a release); the noiseless ones (public starts, the sampler's
-        # fits) stay quiet
-        private = self.sigma_ > 0
-        passes = Progress(self.n_iterations, "dp-vem passes", bar=private, log_every=0 if private else math.inf)
-        for t in range(self.n_iterations):
-            beta = lam / lam.sum(axis=1, keepdims=True)
-            # the warm-up keeps the documents' total Dirichlet concentration K alpha, and its E-steps stop earlier
-            warm = t < T_warm
-            S = statistic(beta, alpha * K / K_warm if warm else alpha,
-                          min(self.e_step_max_iter, WARMUP_E_STEP_MAX_ITER) if warm else self.e_step_max_iter)
-            if private:
-                S = S + rng.normal(0.0, self.sigma_, size=S.shape)
-            lam = self._next_e_step_topics(S, eta)
-            if t + 1 == T_warm:  # the over-complete warm-up ends: its released topics, merged into K
-                lam = merge_topics(self._released(S, eta), K)
-            passes.update()
-        passes.close()
-        lam = self._released(S, eta)
-        self.components_ = lam
-        self.topic_word_ = lam / lam.sum(axis=1, keepdims=True)
-        self.alpha_, self.eta_ = alpha, eta
-        vocabulary = tuple(getattr(corpus, "vocabulary", None) or (str(j) for j in range(V)))
+        entries = []
+        if ledger is not None:
+            entries = [GaussianEntry("dp-vem", self.sigma_, self.sensitivity_, self.n_iterations, unit=self.unit,
+                                     neighbours=self.neighbours)]
+            ledger.check(entries)
+        sizes = self._run(corpus, client, ledger)
         self.release_ = PrivateRelease(
-            topic_word=self.topic_word_, noisy=None, vocabulary=vocabulary,
+            topic_word=self.topic_word_, noisy=None, vocabulary=_vocabulary(corpus, self.n_features_in_),
             report=self._report(vocabulary_source, vocab_status, vocab_note),
             diagnostics={"n_docs": int(sizes["n_docs"]), "n_units": int(sizes["n_units"])})
-        if ledger is not None and entries:  # entries are made only with a ledger
+        if ledger is not None:
             ledger.record(entries)
         return self
 
@@ -466,11 +636,6 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
         details = {"algorithm": {"n_iterations": T, "threshold": self.threshold, "alpha": self.alpha_,
                                  "eta": self.eta_, "start": "random" if self.init is None else "public topics",
                                  "warmup_iterations": T_warm, "warmup_topics": K_warm}}
-        if self.epsilon is None:
-            return build_report(mechanism="dp-vem", guarantee="none", unit=self.unit, neighbours=self.neighbours,
-                                epsilon=float("inf"), delta=0.0, seeded=self.random_state is not None,
-                                published=published, notes=["NO GUARANTEE: epsilon=None runs without noise.", *notes],
-                                details=details, sensitivity=D, sensitivity_method=SENSITIVITY_METHOD)
         epsilon, delta = self.epsilon, self.delta
         own = PrivacyLedger()  # this fit's releases; the totals are the ledger's (exact GDP among them)
         own.record([GaussianEntry("dp-vem", sigma, D, T)])
@@ -485,59 +650,16 @@ class DPVariationalLDA(FoldInMixin, BaseEstimator):
             composition_total=totals,
         )
 
+    def _perturb(self, S: np.ndarray, rng) -> np.ndarray:
+        """The release: the pass' statistic plus N(0, sigma^2) on every entry."""
+        return S + rng.normal(0.0, self.sigma_, size=S.shape)
+
     def _released(self, S: np.ndarray, eta: float) -> np.ndarray:
         """lambda as released from a noisy statistic: soft-thresholded at tau sigma (post-processing)."""
         return eta + np.maximum(S - self.threshold * self.sigma_, 0.0)
 
-    def _next_e_step_topics(self, S: np.ndarray, eta: float) -> np.ndarray:
-        """lambda of the next E-step from a noisy statistic: clipped at 0 only, not soft-thresholded as the
-        release is (module docstring, "Which topics the E-step sees"). Post-processing either way."""
-        return eta + np.maximum(S, 0.0)
-
-    def _initial_topics(self, K: int, V: int, eta: float, rng) -> np.ndarray:
-        if self.init is None:
-            return eta + rng.gamma(1.0, 1.0, size=(K, V))  # data-independent start
-        init = np.asarray(self.init, dtype=float)
-        if init.shape != (K, V) or not np.all(np.isfinite(init)) or init.min() < 0 or np.any(init.sum(axis=1) <= 0):
-            raise ValueError(f"init must be a non-negative ({K}, {V}) array with positive rows (public topics), "
-                             f"got shape {init.shape}")
-        return init / init.sum(axis=1, keepdims=True)  # only each row's proportions matter to the E-step
-
-    def _statistic(self, corpus, client, ledger):
-        """((beta, alpha, max_iter) -> sum_u S_u, V, sizes): in memory, or a map-reduce over a streamed corpus' shards."""
-        from .streaming import StreamingCorpus
-
-        options: dict = dict(tol=self.e_step_tol, n_jobs=self.n_jobs)
-        if isinstance(corpus, StreamingCorpus):
-            sizes: dict = {}
-
-            def streamed(beta: np.ndarray, alpha: float, max_iter: int) -> np.ndarray:
-                part = corpus.map_reduce(shard_statistic, client=client, beta=beta, alpha=alpha, max_iter=max_iter,
-                                         unit=self.unit,
-                                         progress="dp-vem pass" if self.epsilon is not None else None, **options)
-                sizes.update(n_docs=part["n_docs"], n_units=part["n_units"])
-                return part["S"]
-            return streamed, corpus.n_words, sizes
-        if client is not None:
-            raise ValueError("client runs the passes of a StreamingCorpus; an in-memory corpus is fitted here")
-        X, doc_units = self._counts_and_units(corpus)
-        if self.epsilon is not None:
-            warn_on_repeated_release(X, "DPVariationalLDA.fit", ledger)
-        X_distinct, weights = merge_identical_documents(X, unit_weights(X, doc_units))
-
-        def in_memory(beta: np.ndarray, alpha: float, max_iter: int) -> np.ndarray:
-            return unit_statistic(X_distinct, weights, beta, alpha, max_iter=max_iter, **options)
-        return in_memory, X.shape[1], {"n_docs": X.shape[0], "n_units": int(doc_units.max()) + 1}
-
-    def _counts_and_units(self, corpus) -> tuple[sp.csr_matrix, np.ndarray]:
-        if hasattr(corpus, "X") and hasattr(corpus, "doc_users"):
-            X = sp.csr_matrix(corpus.X, dtype=np.float64)
-            units = corpus.doc_users if self.unit == "user" else np.arange(X.shape[0])
-            return X, np.asarray(units)
-        if self.unit == "user":
-            raise ValueError("unit='user' needs a topicdp.Corpus (which documents belong to which user)")
-        X = check_count_matrix(corpus)
-        return X, np.arange(X.shape[0])
+    def _on_private_data(self, X: sp.csr_matrix, ledger) -> None:
+        warn_on_repeated_release(X, "DPVariationalLDA.fit", ledger)
 
 
 #: Assumed weighted mass ||a_u||_1 / ||a_u||_2 of one unit, when no public reference gives it. For text this
@@ -670,12 +792,9 @@ def scaled_noise_model(model: DPVariationalLDA, n_sim: int, n_units: int) -> DPV
 
     from .rdp.gaussian import gaussian_mu, gdp_epsilon
 
-    simulated = clone(model)
-    if model.epsilon is not None:
-        sigma = model.noise_scale() * n_sim / n_units
-        mu = gaussian_mu(sigma, 1.0 if model.neighbours == "add-remove" else math.sqrt(2.0), model.n_iterations)
-        simulated.set_params(epsilon=gdp_epsilon(mu, model.delta))
-    return simulated
+    sigma = model.noise_scale() * n_sim / n_units
+    mu = gaussian_mu(sigma, 1.0 if model.neighbours == "add-remove" else math.sqrt(2.0), model.n_iterations)
+    return clone(model).set_params(epsilon=gdp_epsilon(mu, model.delta))
 
 
 def _halves(corpus, unit: str):
@@ -691,7 +810,8 @@ def _halves(corpus, unit: str):
 def public_init(reference, n_topics: int, *, unit: str = "user", n_iterations: int = 15, random_state=0) -> np.ndarray:
     """Starting topics for :class:`DPVariationalLDA` from a *public* reference corpus (same vocabulary).
 
-    A noiseless run of the same algorithm; its output is public because its input is. Pass it as ``init``.
+    A noiseless run of the same algorithm (:class:`VariationalLDA`); its output is public because its input is.
+    Pass it as ``init``.
     """
-    model = DPVariationalLDA(n_topics, epsilon=None, unit=unit, n_iterations=n_iterations, random_state=random_state)
+    model = VariationalLDA(n_topics, unit=unit, n_iterations=n_iterations, random_state=random_state)
     return model.fit(reference).topic_word_

@@ -9,7 +9,7 @@ from .callable import CallableModel
 from .gensim import GensimHDP, GensimLDA, GensimLDAMulticore, GensimLSI
 from .sklearn import SklearnLDA, SklearnNMF
 from .tomotopy import TomotopyLDA
-from .variational import VariationalLDA
+from .variational import VariationalModel
 
 
 def model_class(name: str) -> type[TopicModelSpec]:
@@ -37,7 +37,7 @@ __all__ = [
     "GensimHDP",
     "GensimLSI",
     "SklearnLDA",
-    "VariationalLDA",
+    "VariationalModel",
     "SklearnNMF",
     "TomotopyLDA",
     "MODELS",

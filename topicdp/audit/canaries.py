@@ -28,6 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_count_matrix, check_int, check_option, check_random_state
+from ..corpus import is_corpus
 
 from .._names import NEIGHBOURS  # noqa: E402
 CANARIES = ("typical", "outlier", "long-document")
@@ -97,7 +98,7 @@ def as_corpus_data(corpus) -> CorpusData:
     """Validate a ``(X, doc_users, vocabulary)`` tuple or an object with those attributes."""
     if isinstance(corpus, tuple) and len(corpus) == 3:
         X, doc_users, vocabulary = corpus
-    elif all(hasattr(corpus, a) for a in ("X", "doc_users", "vocabulary")):
+    elif is_corpus(corpus):
         X, doc_users, vocabulary = corpus.X, corpus.doc_users, corpus.vocabulary
     else:
         raise TypeError(

@@ -447,7 +447,7 @@ class SpectralRelease:
 
         try:
             W = SpectralDP(self.n_topics, self.alpha0, self.configuration, self.epsilon, self.delta,
-                           random_state=rng).fit(data.X).topic_word_
+                           unit="document", random_state=rng).fit(data.X).topic_word_
         except PreconditionError:
             return np.full((self.n_topics, data.X.shape[1]), 1.0 / data.X.shape[1])
         return W[canonical_order(W)]
@@ -472,7 +472,7 @@ def spectral1_setup(options: SetupOptions) -> AuditSetup:
     reports = []
     for data in (pair.D, pair.D_prime):
         try:
-            reports.append(SpectralDP(k, alpha0, 1, eps, delta, random_state=0).fit(data.X).report_)
+            reports.append(SpectralDP(k, alpha0, 1, eps, delta, unit="document", random_state=0).fit(data.X).report_)
         except PreconditionError as exc:
             raise ValueError(f"spectral configuration 1 does not run on this corpus/epsilon ({exc}); use more "
                              "documents, a larger epsilon or fewer topics") from exc

@@ -123,20 +123,3 @@ def _notes(est, scheme) -> list[str]:
         "cut is counted on the private data and kept in the release's diagnostics, not in the report.",
         PAPER_CAVEAT,
     ]
-
-
-def nonprivate_report(est, scheme) -> PrivacyReport:
-    return build_report(
-        mechanism="svi-lda (non-private)",
-        guarantee="none",
-        unit="document",
-        neighbours=scheme.neighbours,
-        epsilon=float("inf"),
-        delta=0.0,
-        calibration="none",
-        seeded=est.random_state is not None,
-        notes=["Non-private online LDA: no noise was added; nothing is guaranteed."],
-        details={"doc_length_cap": est.doc_length_cap},
-        published={"topic_word": "NOT COVERED: non-private", "vocabulary": "NOT COVERED: non-private release",
-                   "report.details.doc_length_cap": "public: a stated parameter"},
-    )

@@ -19,8 +19,9 @@ Binomial(D, q) size and a uniform subset of that size, which is the same distrib
 ``"fixed"`` draws S documents uniformly without replacement. The accountant uses the matching
 neighbour relation (add/remove, resp. replace-one).
 
-``epsilon=None`` runs the same algorithm without noise (still capping at ``doc_length_cap`` unless it is
-None); :class:`SVILDA` is that non-private mode with no cap by default, for checks.
+:class:`SVILDA` is the same algorithm without noise (and without a cap unless one is given), for checks: the
+two share one implementation, the noise being the only difference. DP-SVI protects single documents only
+(its report's unit is ``"document"``): a user's several documents are not covered together.
 """
 
 from __future__ import annotations
@@ -31,27 +32,128 @@ from sklearn.base import BaseEstimator
 
 from .._progress import Progress
 from .._repeats import warn_on_repeated_release
+from .._names import DEFAULT_DELTA, DEFAULT_EPSILON
 from .._validation import (check_count_matrix, check_delta, check_epsilon, check_int, check_option,
                            check_random_state, check_real)
+from ..corpus import split_corpus
 from ..inference import batch_e_step, dirichlet_expectation, heldout_perplexity
 from ..rdp import EventEntry, PrivacyLedger
 from ..release import PrivateRelease, vocabulary_status
 from ..transform import FoldInMixin
-from ._report import dpsvi_report, nonprivate_report
+from ._report import dpsvi_report
 from .accounting import ACCOUNTANTS, SAMPLINGS, calibrate_noise_multiplier, make_scheme
 from .sensitivity import LENGTH_POLICIES, cap_document_lengths, sstats_sensitivity
 
 
-class DPSVI(FoldInMixin, BaseEstimator):
+class _OnlineLDA(FoldInMixin, BaseEstimator):
+    """Online LDA by minibatch SVI (Hoffman, Blei & Bach 2010, "Online learning for latent Dirichlet allocation"):
+    the steps of :class:`DPSVI` and :class:`SVILDA`, which differ only in the noise.
+
+    The subclasses state their parameters (``__init__``) and fit; the private one adds the noise in
+    :meth:`_perturb` and checks its privacy parameters in :meth:`_validate_hyper`.
+    """
+
+    _steps_name = "SVI steps"
+
+    def _prepare(self, X):
+        """(counts, vocabulary or None, sampling scheme) of a fit, after every parameter is checked."""
+        X, _, vocabulary = split_corpus(X)  # a corpus' users play no part: document level
+        X = check_count_matrix(X, min_docs=2)  # a copy: the caller's matrix is not modified
+        self.n_features_in_ = X.shape[1]
+        check_int(self.n_topics, "n_topics", low=1)
+        self._validate_hyper()
+        batch_size, rate = self.batch_size, self.sampling_rate
+        if batch_size is None and rate is None:
+            batch_size = min(100, X.shape[0])
+        scheme = make_scheme(self.sampling, X.shape[0], self.n_iterations, batch_size=batch_size, sampling_rate=rate)
+        return X, vocabulary, scheme
+
+    def _run(self, X: sp.csr_matrix, scheme, rng) -> sp.csr_matrix:
+        """Cap the documents, then T steps from Hoffman's data-independent start; returns the capped counts."""
+        X, self.n_docs_capped_ = self._cap(X, rng)
+        lam = rng.gamma(100.0, 1.0 / 100.0, size=(self.n_topics, X.shape[1]))
+        for t in self._iterations(scheme.n_iterations):
+            lam = self._step(X, lam, scheme, t, rng)
+        self.components_ = lam
+        self.topic_word_ = lam / lam.sum(axis=1, keepdims=True)
+        self.scheme_ = scheme
+        return X
+
+    def _validate_hyper(self) -> None:
+        check_option(self.sampling, "sampling", SAMPLINGS)
+        check_option(self.length_policy, "length_policy", LENGTH_POLICIES)
+        check_real(self.tau0, "tau0", low=0.0, low_open=False)
+        check_real(self.kappa, "kappa", low=0.5, high=1.0, high_open=False)
+        check_int(self.e_step_max_iter, "e_step_max_iter", low=1)
+        check_real(self.e_step_tol, "e_step_tol", low=0.0)
+        k = self.n_topics
+        self.alpha_ = 1.0 / k if self.alpha is None else check_real(self.alpha, "alpha", low=0.0)
+        self.eta_ = 1.0 / k if self.eta is None else check_real(self.eta, "eta", low=0.0)
+
+    def _cap(self, X: sp.csr_matrix, rng) -> tuple[sp.csr_matrix, int]:
+        if self.doc_length_cap is None:
+            return X, 0
+        return cap_document_lengths(X, self.doc_length_cap, policy=self.length_policy, random_state=rng)
+
+    def _iterations(self, n: int):
+        """The steps, counted on the ``topicdp`` logger (a bar on a terminal with ``progress=True``)."""
+        steps = Progress(n, self._steps_name, bar=self.progress)
+        for t in range(n):
+            yield t
+            steps.update()
+        steps.close()
+
+    def _draw_batch(self, scheme, rng) -> np.ndarray:
+        size = scheme.batch_size if scheme.kind == "fixed" else rng.binomial(scheme.n_docs, scheme.sampling_rate)
+        return np.sort(rng.choice(scheme.n_docs, size=size, replace=False))
+
+    def _step(self, X, lam, scheme, t: int, rng) -> np.ndarray:
+        """One iteration of Alg. 1: E-step on a batch, (noisy) sufficient statistics, damped M-step."""
+        exp_elog_beta = np.exp(dirichlet_expectation(lam))
+        batch = self._draw_batch(scheme, rng)
+        if batch.size:
+            _, sstats = batch_e_step(X[batch], exp_elog_beta, self.alpha_,
+                                     max_iter=self.e_step_max_iter, tol=self.e_step_tol)
+        else:
+            sstats = np.zeros_like(lam)
+        sstats = self._perturb(sstats, rng)
+        lam_hat = self.eta_ + sstats / scheme.sampling_rate
+        rho = (self.tau0 + t + 1) ** (-self.kappa)
+        return (1.0 - rho) * lam + rho * lam_hat
+
+    def _perturb(self, sstats: np.ndarray, rng) -> np.ndarray:
+        """The batch's statistics as the M-step sees them (the private class adds the noise here)."""
+        return sstats
+
+    # -- using the fitted model ----------------------------------------------------------------------
+    def perplexity(self, X_heldout, *, observed_fraction: float = 0.5, random_state=None) -> float:
+        """Held-out per-word perplexity of the fitted topics by document completion.
+
+        Uses :func:`topicdp.inference.heldout_perplexity` with this model's alpha; ``X_heldout`` must be
+        documents that were not used in :meth:`fit`.
+        """
+        return heldout_perplexity(self.topic_word_, X_heldout, alpha=self.alpha_,
+                                  observed_fraction=observed_fraction, random_state=random_state)
+
+
+def _column_labels(vocabulary, n_words: int) -> tuple:
+    """A Corpus' vocabulary, else the column indices as strings (fit on a matrix)."""
+    return tuple(str(j) for j in range(n_words)) if vocabulary is None else vocabulary
+
+
+class DPSVI(_OnlineLDA):
     """Differentially private online LDA by perturbed sufficient statistics (Park et al. 2016).
+
+    Document level only (its report's unit is ``"document"``; the library's default unit, the user, is not
+    offered). Without noise the same algorithm is :class:`SVILDA`.
 
     Parameters
     ----------
     n_topics : int
         K.
-    epsilon : float or None, default=1.0
-        Total privacy budget over all iterations; ``None`` for the non-private algorithm.
-    delta : float, default=1e-5
+    epsilon : float > 0, default=3.0 (``topicdp._names.DEFAULT_EPSILON``)
+        Total privacy budget over all iterations.
+    delta : float in (0, 1), default=1e-6 (``topicdp._names.DEFAULT_DELTA``)
         Total delta; should be well below 1/n_docs (checked in the report).
     batch_size : int, optional
         Expected (Poisson) or exact (fixed) minibatch size S; give this or ``sampling_rate``. Default:
@@ -66,8 +168,8 @@ class DPSVI(FoldInMixin, BaseEstimator):
         On small synthetic corpora (1.0, 0.6) fell into a merged-topics local optimum less often than
         scikit-learn's (10, 0.7); online LDA has local optima either way (restart and select on held-out
         perplexity when it matters).
-    doc_length_cap : int or None, default=100
-        N, the maximum tokens per document (required when private).
+    doc_length_cap : int, default=100
+        N, the maximum tokens per document: the sensitivity is a function of it.
     length_policy : {"subsample", "scale"}, default="subsample"
         How longer documents are cut to N tokens (:func:`~topicdp.baselines.sensitivity.cap_document_lengths`).
     accountant : {"rdp", "pld", "paper"}, default="rdp"
@@ -100,9 +202,11 @@ class DPSVI(FoldInMixin, BaseEstimator):
         the report; ``diagnostics`` hold what was counted on the private data.
     """
 
-    def __init__(self, n_topics: int, *, epsilon: float | None = 1.0, delta: float = 1e-5,
+    _steps_name = "DP-SVI steps"
+
+    def __init__(self, n_topics: int, *, epsilon: float = DEFAULT_EPSILON, delta: float = DEFAULT_DELTA,
                  batch_size: int | None = None, sampling_rate: float | None = None, n_iterations: int = 500,
-                 tau0: float = 1.0, kappa: float = 0.6, doc_length_cap: int | None = 100,
+                 tau0: float = 1.0, kappa: float = 0.6, doc_length_cap: int = 100,
                  length_policy: str = "subsample", accountant: str = "rdp", sampling: str = "poisson",
                  alpha: float | None = None, eta: float | None = None, paper_delta_iter: float | None = None,
                  e_step_max_iter: int = 100, e_step_tol: float = 1e-3, progress: bool = False,
@@ -127,151 +231,121 @@ class DPSVI(FoldInMixin, BaseEstimator):
         self.progress = progress
         self.random_state = random_state
 
-    # -- fitting -------------------------------------------------------------------------------------
     def fit(self, X, y=None, *, vocabulary_source: str = "private-texts",
             ledger: PrivacyLedger | None = None) -> "DPSVI":
-        """Run T iterations of (private) SVI on a :class:`topicdp.Corpus` or document-term counts ``X``.
+        """Run T iterations of private SVI on a :class:`topicdp.Corpus` or document-term counts ``X``.
 
         Sets ``release_`` (a :class:`topicdp.PrivateRelease`); ``vocabulary_source`` states where a Corpus'
         vocabulary came from (``"private-texts"`` or ``"public"``, see :meth:`topicdp.TopicDP.fit`).
 
-        ``ledger`` (a :class:`topicdp.rdp.PrivacyLedger`, optional; private runs only): the run is one
+        ``ledger`` (a :class:`topicdp.rdp.PrivacyLedger`, optional): the run is one
         :class:`topicdp.rdp.EventEntry` holding the dp-accounting event the noise was calibrated on
         (:meth:`SamplingScheme.event`: T subsampled Gaussian steps), labelled ``unit="document"`` and the
         scheme's neighbour relation. It is checked against the ledger's budget after the calibration and
         before the documents are capped or any batch or noise is drawn
         (:class:`topicdp.rdp.BudgetExceededError`), and recorded after the run.
         """
-        vocabulary = None
-        if hasattr(X, "vocabulary") and hasattr(X, "doc_users"):  # a topicdp Corpus (document level)
-            vocabulary, X = X.vocabulary, X.X
-        X = check_count_matrix(X, min_docs=2)  # a copy: the caller's matrix is not modified
-        self.n_features_in_ = X.shape[1]
-        k = check_int(self.n_topics, "n_topics", low=1)
-        self._validate_hyper()
+        X, vocabulary, scheme = self._prepare(X)
         rng = check_random_state(self.random_state)
-        batch_size, rate = self.batch_size, self.sampling_rate
-        if batch_size is None and rate is None:
-            batch_size = min(100, X.shape[0])
-        scheme = make_scheme(self.sampling, X.shape[0], self.n_iterations, batch_size=batch_size, sampling_rate=rate)
         self._calibrate(scheme)  # public parameters only; uses no randomness
         entries = []
-        if ledger is not None and self.epsilon is not None:
+        if ledger is not None:
             entries = [EventEntry("dp-svi", scheme.event(self.noise_multiplier_), unit="document",
                                   neighbours=scheme.neighbours)]
             ledger.check(entries)
-        if self.epsilon is not None:
-            warn_on_repeated_release(X, "DPSVI.fit", ledger)
-        X, self.n_docs_capped_ = self._cap(X, rng)
-        lam = rng.gamma(100.0, 1.0 / 100.0, size=(k, X.shape[1]))  # Hoffman's data-independent init
-        for t in self._iterations(scheme.n_iterations):
-            lam = self._step(X, lam, scheme, t, rng)
-        self.components_ = lam
-        self.topic_word_ = lam / lam.sum(axis=1, keepdims=True)
-        self.scheme_ = scheme
+        warn_on_repeated_release(X, "DPSVI.fit", ledger)
+        X = self._run(X, scheme, rng)
         self._build_release(scheme, X.shape[0], vocabulary, vocabulary_source)
-        if ledger is not None and entries:  # entries are made only with a ledger
+        if ledger is not None:
             ledger.record(entries)
         return self
 
     def _validate_hyper(self) -> None:
-        check_option(self.sampling, "sampling", SAMPLINGS)
+        super()._validate_hyper()
         check_option(self.accountant, "accountant", ACCOUNTANTS)
-        check_option(self.length_policy, "length_policy", LENGTH_POLICIES)
-        check_real(self.tau0, "tau0", low=0.0, low_open=False)
-        check_real(self.kappa, "kappa", low=0.5, high=1.0, high_open=False)
-        check_int(self.e_step_max_iter, "e_step_max_iter", low=1)
-        check_real(self.e_step_tol, "e_step_tol", low=0.0)
-        k = self.n_topics
-        self.alpha_ = 1.0 / k if self.alpha is None else check_real(self.alpha, "alpha", low=0.0)
-        self.eta_ = 1.0 / k if self.eta is None else check_real(self.eta, "eta", low=0.0)
-        if self.epsilon is not None:
-            check_epsilon(self.epsilon)
-            check_delta(self.delta)
-            if self.doc_length_cap is None:
-                raise ValueError("doc_length_cap must be a positive integer when epsilon is given")
+        check_epsilon(self.epsilon, nonprivate="topicdp.SVILDA")
+        check_delta(self.delta)
+        if self.doc_length_cap is None:
+            raise ValueError("doc_length_cap must be a positive integer: the sensitivity is a function of it "
+                             "(topicdp.SVILDA fits without a cap)")
         if self.accountant == "pld" and self.sampling != "poisson":
             raise ValueError("accountant='pld' needs sampling='poisson' (dp-accounting has no PLD for fixed batches)")
 
-    def _cap(self, X: sp.csr_matrix, rng) -> tuple[sp.csr_matrix, int]:
-        if self.doc_length_cap is None:
-            return X, 0
-        return cap_document_lengths(X, self.doc_length_cap, policy=self.length_policy, random_state=rng)
-
     def _calibrate(self, scheme) -> None:
-        if self.epsilon is None:
-            self.noise_multiplier_, self.sensitivity_, self.sigma_ = 0.0, None, 0.0
-            return
-        assert self.doc_length_cap is not None  # fit refuses epsilon without a cap
         self.sensitivity_ = sstats_sensitivity(self.doc_length_cap, scheme.neighbours)
         self.noise_multiplier_ = calibrate_noise_multiplier(
             scheme, self.epsilon, self.delta, self.accountant, delta_iter=self.paper_delta_iter
         )
         self.sigma_ = self.noise_multiplier_ * self.sensitivity_
 
-    def _iterations(self, n: int):
-        """The steps, counted on the ``topicdp`` logger (a bar on a terminal with ``progress=True``)."""
-        steps = Progress(n, "DP-SVI steps" if self.epsilon is not None else "SVI steps", bar=self.progress)
-        for t in range(n):
-            yield t
-            steps.update()
-        steps.close()
-
-    def _draw_batch(self, scheme, rng) -> np.ndarray:
-        size = scheme.batch_size if scheme.kind == "fixed" else rng.binomial(scheme.n_docs, scheme.sampling_rate)
-        return np.sort(rng.choice(scheme.n_docs, size=size, replace=False))
-
-    def _step(self, X, lam, scheme, t: int, rng) -> np.ndarray:
-        """One iteration of Alg. 1: E-step on a batch, noisy sufficient statistics, damped M-step."""
-        exp_elog_beta = np.exp(dirichlet_expectation(lam))
-        batch = self._draw_batch(scheme, rng)
-        if batch.size:
-            _, sstats = batch_e_step(X[batch], exp_elog_beta, self.alpha_,
-                                     max_iter=self.e_step_max_iter, tol=self.e_step_tol)
-        else:
-            sstats = np.zeros_like(lam)
-        if self.sigma_ > 0:
-            sstats = np.maximum(sstats + rng.normal(0.0, self.sigma_, size=sstats.shape), 0.0)
-        lam_hat = self.eta_ + sstats / scheme.sampling_rate
-        rho = (self.tau0 + t + 1) ** (-self.kappa)
-        return (1.0 - rho) * lam + rho * lam_hat
+    def _perturb(self, sstats: np.ndarray, rng) -> np.ndarray:
+        """Eq. 3: Gaussian noise on the batch's statistics, negatives mapped to 0 as in the paper."""
+        return np.maximum(sstats + rng.normal(0.0, self.sigma_, size=sstats.shape), 0.0)
 
     def _build_release(self, scheme, n_docs: int, vocabulary, vocabulary_source: str) -> None:
         if vocabulary is None:
             vocab_status = "public: column indices (fit on a matrix)"
         else:
             vocab_status = vocabulary_status(vocabulary_source)[0]
-        diagnostics = {"n_docs_capped": self.n_docs_capped_, "n_docs": n_docs}
-        if self.epsilon is None:
-            self.report_ = nonprivate_report(self, scheme)
-        else:
-            self.report_, diagnostics = dpsvi_report(self, scheme, n_docs, vocab_status)
+        self.report_, diagnostics = dpsvi_report(self, scheme, n_docs, vocab_status)
         self.release_ = PrivateRelease(
             topic_word=self.topic_word_, noisy=None, report=self.report_, diagnostics=diagnostics,
-            vocabulary=tuple(str(j) for j in range(self.topic_word_.shape[1])) if vocabulary is None else vocabulary,
+            vocabulary=_column_labels(vocabulary, self.topic_word_.shape[1]),
         )
 
-    # -- using the fitted model ----------------------------------------------------------------------
-    def perplexity(self, X_heldout, *, observed_fraction: float = 0.5, random_state=None) -> float:
-        """Held-out per-word perplexity of the released topics by document completion.
 
-        Uses :func:`topicdp.inference.heldout_perplexity` with this model's alpha; ``X_heldout`` must be
-        documents that were not used in :meth:`fit`.
-        """
-        return heldout_perplexity(self.topic_word_, X_heldout, alpha=self.alpha_,
-                                  observed_fraction=observed_fraction, random_state=random_state)
+class SVILDA(_OnlineLDA):
+    """Non-private online LDA (Hoffman, Blei & Bach 2010): :class:`DPSVI`'s algorithm without noise, for checks.
 
+    Parameters
+    ----------
+    n_topics : int
+        K.
+    batch_size, sampling_rate, n_iterations, tau0, kappa, length_policy, alpha, eta
+        As for :class:`DPSVI`.
+    e_step_max_iter, e_step_tol, progress
+        As for :class:`DPSVI`.
+    doc_length_cap : int or None, default=None
+        Cut documents to at most this many tokens (None: no cap).
+    sampling : {"poisson", "fixed"}, default="fixed"
+    random_state : None, int or Generator
+        Seeds the start, the batches and the capping.
 
-class SVILDA(DPSVI):
-    """Non-private online LDA (the same code path as :class:`DPSVI` without noise), for checks."""
+    Attributes
+    ----------
+    components_, topic_word_ : (K, V) array
+        lambda and E[beta], as for :class:`DPSVI`.
+    n_docs_capped_ : int
+        Documents longer than the cap.
+    vocabulary_ : tuple of str
+        The columns' words (their indices as strings when fit on a matrix); :meth:`transform` checks a Corpus
+        against it.
+    """
 
     def __init__(self, n_topics: int, *, batch_size: int | None = None, sampling_rate: float | None = None,
                  n_iterations: int = 500, tau0: float = 1.0, kappa: float = 0.6,
                  doc_length_cap: int | None = None, length_policy: str = "subsample", sampling: str = "fixed",
                  alpha: float | None = None, eta: float | None = None, e_step_max_iter: int = 100,
                  e_step_tol: float = 1e-3, progress: bool = False, random_state=None):
-        super().__init__(n_topics, epsilon=None, batch_size=batch_size, sampling_rate=sampling_rate,
-                         n_iterations=n_iterations, tau0=tau0, kappa=kappa, doc_length_cap=doc_length_cap,
-                         length_policy=length_policy, sampling=sampling, alpha=alpha, eta=eta,
-                         e_step_max_iter=e_step_max_iter, e_step_tol=e_step_tol, progress=progress,
-                         random_state=random_state)
+        self.n_topics = n_topics
+        self.batch_size = batch_size
+        self.sampling_rate = sampling_rate
+        self.n_iterations = n_iterations
+        self.tau0 = tau0
+        self.kappa = kappa
+        self.doc_length_cap = doc_length_cap
+        self.length_policy = length_policy
+        self.sampling = sampling
+        self.alpha = alpha
+        self.eta = eta
+        self.e_step_max_iter = e_step_max_iter
+        self.e_step_tol = e_step_tol
+        self.progress = progress
+        self.random_state = random_state
+
+    def fit(self, X, y=None) -> "SVILDA":
+        """Run T iterations of SVI on a :class:`topicdp.Corpus` or document-term counts ``X``."""
+        X, vocabulary, scheme = self._prepare(X)
+        self._run(X, scheme, check_random_state(self.random_state))
+        self.vocabulary_ = _column_labels(vocabulary, self.n_features_in_)
+        return self

@@ -8,6 +8,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .._names import DEFAULT_DELTA
 from .agnostic import MECHANISMS, run_agnostic
 from .plots import plot_all
 from .store import ResultStore
@@ -33,7 +34,7 @@ class CompareGrid:
     n_topics: int = 10
     epsilon: float = 3.0
     gamma: float = 0.1
-    delta: float = 1e-4
+    delta: float = DEFAULT_DELTA
     top_n: int = 10
     repeats: int = 2
     n_jobs: int = 2

@@ -97,9 +97,9 @@ def _heldout_columns(heldout, vocabulary: Sequence[str] | None, n_words: int) ->
     differ; without ``vocabulary`` its columns are the topics' columns) or an (N, V) count matrix whose
     columns are the topics' columns.
     """
-    from ..corpus import Corpus
+    from ..corpus import is_corpus
 
-    if isinstance(heldout, Corpus):
+    if is_corpus(heldout):
         X, held_vocab = heldout.X, heldout.vocabulary
         if vocabulary is None:  # the topics' columns are the corpus' columns
             vocabulary = held_vocab

@@ -25,7 +25,7 @@ from .whitening import Whitening, whiten
 __all__ = ["SpectralDP", "PreconditionError", "UNITS"]
 
 #: the privacy units SpectralDP protects (see :mod:`.sensitivity` for the neighbour relations)
-from .._names import UNITS  # noqa: E402
+from .._names import DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_UNIT, UNITS  # noqa: E402
 
 
 def public_whitening(reference, alpha0: float, n_topics: int, n_words: int, vocabulary=None,
@@ -35,13 +35,12 @@ def public_whitening(reference, alpha0: float, n_topics: int, n_words: int, voca
     ``reference`` is a :class:`topicdp.Corpus` or a count matrix on the same ``n_words`` columns (and, for a
     Corpus when ``vocabulary`` is given, the same vocabulary in the same order).
     """
-    from ..corpus import Corpus as UserCorpus
+    from ..corpus import split_corpus
 
-    if isinstance(reference, UserCorpus):
-        if vocabulary is not None and tuple(reference.vocabulary) != tuple(vocabulary):
-            raise ValueError("public_whitening: the reference corpus must have the same vocabulary, in the same "
-                             "order, as the private one")
-        reference = reference.X
+    reference, _, words = split_corpus(reference)
+    if words is not None and vocabulary is not None and words != tuple(vocabulary):
+        raise ValueError("public_whitening: the reference corpus must have the same vocabulary, in the same "
+                         "order, as the private one")
     ref = prepare_corpus(reference, name="public_whitening")
     if ref.n_words != n_words:
         raise ValueError(f"public_whitening must have the private corpus' {n_words} columns (words), got {ref.n_words}")
@@ -49,18 +48,18 @@ def public_whitening(reference, alpha0: float, n_topics: int, n_words: int, voca
     return whiten(M2Operator(ref, alpha0).matmat, n_words, n_topics, rng=rng, what="the public reference M2")
 
 
-def _counts_and_users(X, users, unit: str):
-    """``(counts, users)`` from a :class:`topicdp.Corpus` or a count matrix; users only at user level."""
-    from ..corpus import Corpus as UserCorpus
-
-    if isinstance(X, UserCorpus):
+def _counts_and_users(X, doc_users, users, unit: str):
+    """``(counts, users)`` from the counts and ``doc_users`` of a corpus (:func:`topicdp.corpus.split_corpus`; None
+    for a count matrix) and the caller's ``users``; users only at user level."""
+    if doc_users is not None:
         if users is not None:
             raise ValueError("users must not be given with a topicdp.Corpus (its doc_users are used)")
-        X, users = X.X, X.doc_users
+        users = doc_users
     if unit == "document":
         return X, None
     if users is None:
-        raise ValueError("unit='user' needs the owner of each document: pass a topicdp.Corpus or users=")
+        raise ValueError("unit='user' (the default) needs the owner of each document: pass a topicdp.Corpus or "
+                         "users=, or set unit='document' to protect single documents")
     return X, users
 
 
@@ -69,14 +68,17 @@ class SpectralDP(FoldInMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_topics : int
+    n_topics : int, default=10
         k >= 2, smaller than the vocabulary.
-    alpha0 : float
+    alpha0 : float, default=1.0
         Public sum of the Dirichlet parameter, > 0.
-    configuration : {1, 2, 3, 4}
-        Where the noise goes (see :mod:`.configurations`); :func:`recommend_configuration` picks one.
-    epsilon, delta : float
-        Total privacy budget, epsilon > 0, 0 < delta < 1 (for the unit of privacy below).
+    configuration : {1, 2, 3, 4}, default=1
+        Where the noise goes (see :mod:`.configurations`); :func:`recommend_configuration` picks one. 1 is
+        what it picks unless simple accounting is asked for, and it has no data-dependent precondition.
+    epsilon : float > 0, default=3.0 (``topicdp._names.DEFAULT_EPSILON``)
+        Total privacy budget for the unit of privacy below. Without noise the method is
+        :class:`~topicdp.spectral.SpectralLDA`.
+    delta : float in (0, 1), default=1e-6 (``topicdp._names.DEFAULT_DELTA``)
     random_state : None, int or Generator
         Seeds the noise (the report then says ``seeded``: do not publish such a release) and the solvers.
     split : dict, optional
@@ -85,12 +87,13 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         How the per-release noise is calibrated (see :mod:`.accounting`): ``"auto"`` is the exact Gaussian
         (GDP) composition for the all-Gaussian configurations 1-2 and RDP for 3-4; the report gives every
         valid total.
-    unit : {"document", "user"}, default "document"
-        The privacy unit. ``"document"``: neighbours replace one document (with >= 3 tokens), N public.
-        ``"user"``: neighbours replace all documents of one user by any documents (any number, at least
-        one with >= 3 tokens), U public (the number of users owning a document with >= 3 tokens); the
-        moments weight each user's documents by ``1/n_u`` (:mod:`.moments`) so the sensitivities depend on
-        U only (:mod:`.sensitivity`). No bound on documents per user is needed.
+    unit : {"user", "document"}, default="user" (``topicdp._names.DEFAULT_UNIT``)
+        The privacy unit (a count matrix at user level needs ``users=`` in :meth:`fit`). ``"document"``:
+        neighbours replace one document (with >= 3 tokens), N public. ``"user"``: neighbours replace all
+        documents of one user by any documents (any number, at least one with >= 3 tokens), U public (the
+        number of users owning a document with >= 3 tokens); the moments weight each user's documents by
+        ``1/n_u`` (:mod:`.moments`) so the sensitivities depend on U only (:mod:`.sensitivity`). No bound on
+        documents per user is needed.
     public_whitening : topicdp.Corpus or count matrix, optional
         A *public* reference corpus on the same vocabulary. The whitening W and W^dagger are computed from
         its M2 (:func:`public_whitening`), so no M2 is released and the whole budget goes to the tensor
@@ -118,7 +121,8 @@ class SpectralDP(FoldInMixin, BaseEstimator):
     >>> import numpy as np
     >>> from topicdp.datasets import synthetic_lda
     >>> X = synthetic_lda(2000, 30, 3, alpha0=1.0, random_state=0).X
-    >>> model = SpectralDP(n_topics=3, alpha0=1.0, configuration=1, epsilon=2.0, delta=1e-6, random_state=0)
+    >>> model = SpectralDP(n_topics=3, alpha0=1.0, configuration=1, epsilon=2.0, delta=1e-6, unit="document",
+    ...                    random_state=0)
     >>> release = model.fit(X).release_
     >>> release.topic_word.shape, release.report.guarantee, release.report.unit
     ((3, 30), 'approx-DP', 'document')
@@ -126,10 +130,11 @@ class SpectralDP(FoldInMixin, BaseEstimator):
     (4, 3)
     """
 
-    def __init__(self, n_topics: int, alpha0: float, configuration: int, epsilon: float, delta: float,
-                 random_state=None, *, split: dict | None = None, accounting: str = "auto",
-                 unit: str = "document", public_whitening=None, strict: bool = True, simplex: str = "project",
-                 theta_seed: int = 0, n_restarts: int = 5):
+    def __init__(self, n_topics: int = 10, alpha0: float = 1.0, configuration: int = 1,
+                 epsilon: float = DEFAULT_EPSILON, delta: float = DEFAULT_DELTA, random_state=None, *,
+                 split: dict | None = None, accounting: str = "auto", unit: str = DEFAULT_UNIT,
+                 public_whitening=None, strict: bool = True, simplex: str = "project", theta_seed: int = 0,
+                 n_restarts: int = 5):
         self.n_topics = n_topics
         self.alpha0 = alpha0
         self.configuration = configuration
@@ -161,10 +166,12 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         the fit stops after some releases (e.g. a failed precondition), those releases are recorded before
         the error propagates: the error itself is a function of them.
         """
-        vocabulary = getattr(X, "vocabulary", None) if hasattr(X, "doc_users") else None
+        from ..corpus import split_corpus
+
+        X, doc_users, vocabulary = split_corpus(X)
         k, a0 = check_model_params(self.n_topics, self.alpha0)
         cfg = check_int(self.configuration, "configuration", low=1, high=4)
-        eps = check_epsilon(self.epsilon)
+        eps = check_epsilon(self.epsilon, nonprivate="topicdp.SpectralLDA")
         delta = check_delta(self.delta)
         check_option(self.accounting, "accounting", ACCOUNTING_METHODS)
         check_option(self.simplex, "simplex", SIMPLEX_METHODS)
@@ -180,7 +187,7 @@ class SpectralDP(FoldInMixin, BaseEstimator):
             ledger.check(labelled(budget.planned_entries(), **labels))
         rng = check_random_state(self.random_state)
         t0 = time.perf_counter()
-        counts, users = _counts_and_users(X, users, unit)
+        counts, users = _counts_and_users(X, doc_users, users, unit)
         corpus = prepare_corpus(counts, users=users)
         warn_on_repeated_release(corpus.X, "SpectralDP.fit", ledger)
         check_model_params(k, a0, corpus.n_words)

@@ -272,10 +272,11 @@ def fit_streaming(stream, n_topics: int, alpha0: float, *, random_state=None, cl
 
 
 def _as_stream(X):
+    from ..corpus import is_corpus
     from ..streaming import StreamingCorpus
 
     if isinstance(X, StreamingCorpus):
         return X
-    if hasattr(X, "doc_users") or sp.issparse(X) or isinstance(X, np.ndarray):
+    if is_corpus(X) or sp.issparse(X) or isinstance(X, np.ndarray):
         return StreamingCorpus.from_corpus(X)
     raise TypeError(f"X must be a StreamingCorpus, a Corpus or a count matrix, got {type(X).__name__}")

@@ -204,8 +204,10 @@ class StreamingCorpus:
                     n_shards: int = 1) -> "StreamingCorpus":
         """An in-memory ``Corpus`` (or a count matrix with ``vocabulary``) seen as a stream of
         ``n_shards`` row ranges (to use the streaming algorithms, or Dask, on data already in memory)."""
+        from ..corpus import is_corpus
+
         chunk_size = check_int(chunk_size, "chunk_size", low=1)
-        if hasattr(corpus, "doc_users"):
+        if is_corpus(corpus):
             X, vocabulary = corpus.X, corpus.vocabulary
             users = [corpus.user_ids[u] for u in corpus.doc_users]
         else:
