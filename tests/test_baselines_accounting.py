@@ -15,6 +15,8 @@ from topicdp.baselines import (
     accountant_epsilon,
     calibrate_noise_multiplier,
     make_scheme,
+    paper_baseline_epsilon,
+    paper_baseline_noise_multiplier,
     paper_epsilon,
     paper_noise_multiplier,
 )
@@ -77,6 +79,39 @@ def test_paper_recipe_by_hand_at_the_papers_setting():
 def test_paper_recipe_round_trip(eps):
     z = paper_noise_multiplier(eps, 1e-5, 0.02, 300)
     assert paper_epsilon(z, 0.02, 300, 1e-5)["epsilon"] == pytest.approx(eps)
+
+
+def test_paper_baselines_by_hand():
+    """Park et al. Sec. 4: linear (Dwork & Roth Thm. 3.16) and advanced (Thm. 3.20) composition of the amplified
+    steps, computed here from the theorems' formulas with delta split as the library documents."""
+    z, nu, J, delta = 2.0, 0.001, 500, 1e-5
+    d_iter = delta / (J * nu)  # linear: J delta' = delta, delta' = nu delta_iter
+    eps_prime = math.log(1 + nu * (math.exp(math.sqrt(2 * math.log(1.25 / d_iter)) / z) - 1))
+    assert paper_baseline_epsilon(z, nu, J, delta, "linear") == pytest.approx(J * eps_prime)
+    d_iter = delta / 2 / (J * nu)  # advanced: delta'' = J delta' = delta / 2
+    e = math.log(1 + nu * (math.exp(math.sqrt(2 * math.log(1.25 / d_iter)) / z) - 1))
+    advanced = J * e * (math.exp(e) - 1) + math.sqrt(2 * J * math.log(2 / delta)) * e
+    assert paper_baseline_epsilon(z, nu, J, delta, "advanced") == pytest.approx(advanced)
+    assert paper_baseline_epsilon(z, nu, J, delta, "zcdp") == paper_epsilon(z, nu, J, delta)["epsilon"]
+
+
+@pytest.mark.parametrize("composition", ["zcdp", "advanced", "linear"])
+@pytest.mark.parametrize("eps", [0.5, 1.0, 3.0])
+def test_paper_baselines_round_trip(composition, eps):
+    z = paper_baseline_noise_multiplier(eps, 1e-4, 10 / 400_000, 16_000, composition)
+    assert paper_baseline_epsilon(z, 10 / 400_000, 16_000, 1e-4, composition) == pytest.approx(eps, rel=1e-9)
+
+
+@pytest.mark.parametrize("batch", [10, 20, 50, 100, 200, 400])
+def test_paper_fig1_noise_ordering(batch):
+    """The paper's Fig. 1 claim at its setting (eps 1, delta 1e-4, D = 400,000, 160,000 documents seen): zCDP needs
+    less noise than advanced composition, which needs less than linear; the correct RDP accountant of the same
+    Poisson-sampled steps less than all three."""
+    nu, J = batch / 400_000, 160_000 // batch
+    zs = [paper_baseline_noise_multiplier(1.0, 1e-4, nu, J, c) for c in ("zcdp", "advanced", "linear")]
+    assert zs[0] < zs[1] < zs[2]
+    rdp = calibrate_noise_multiplier(make_scheme("poisson", 400_000, J, batch_size=batch), 1.0, 1e-4)
+    assert rdp < zs[0]
 
 
 def test_dpsvi_noise_is_certified_for_the_sampling_it_really_does():

@@ -4,10 +4,13 @@ The MVG output-perturbation baseline lives in :mod:`topicdp.mechanisms.mvg`.
 """
 
 from .accounting import (
+    PAPER_COMPOSITIONS,
     SamplingScheme,
     accountant_epsilon,
     calibrate_noise_multiplier,
     make_scheme,
+    paper_baseline_epsilon,
+    paper_baseline_noise_multiplier,
     paper_epsilon,
     paper_noise_multiplier,
 )
@@ -23,6 +26,9 @@ __all__ = [
     "calibrate_noise_multiplier",
     "paper_epsilon",
     "paper_noise_multiplier",
+    "PAPER_COMPOSITIONS",
+    "paper_baseline_epsilon",
+    "paper_baseline_noise_multiplier",
     "sstats_sensitivity",
     "paper_sensitivity",
     "cap_document_lengths",

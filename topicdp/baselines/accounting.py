@@ -155,8 +155,7 @@ def paper_epsilon(noise_multiplier: float, sampling_rate: float, n_iterations: i
     nu = check_real(sampling_rate, "sampling_rate", low=0.0, high=1.0, high_open=False)
     d_iter = _default_delta_iter(check_delta(delta), delta_iter)
     eps_iter = math.sqrt(2.0 * math.log(1.25 / d_iter)) / z  # Eq. 3 solved for epsilon_iter
-    # Eq. 6, ln(1 + nu (e^x - 1)) written as x + ln(nu + (1 - nu) e^-x) so that large x cannot overflow
-    eps_prime = eps_iter + math.log(nu + (1.0 - nu) * math.exp(-eps_iter))
+    eps_prime = _amplified(eps_iter, nu)  # Eq. 6
     d_prime = nu * d_iter
     rho = n_iterations * eps_prime**2 / (4.0 * math.log(1.25 / d_prime))  # Eq. 5: J Delta^2 / (2 tau)
     eps_tot = rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))  # Bun & Steinke Prop. 1.3
@@ -181,6 +180,73 @@ def paper_noise_multiplier(epsilon: float, delta: float, sampling_rate: float, n
     eps_prime = math.sqrt(4.0 * rho * math.log(1.25 / (nu * d_iter)) / n_iterations)
     eps_iter = math.log1p(math.expm1(eps_prime) / nu)
     return math.sqrt(2.0 * math.log(1.25 / d_iter)) / eps_iter
+
+
+#: the compositions of the paper's Fig. 1: its zCDP recipe (Eq. 5) and its two baselines (Sec. 4)
+PAPER_COMPOSITIONS = ("zcdp", "advanced", "linear")
+
+
+def paper_baseline_epsilon(noise_multiplier: float, sampling_rate: float, n_iterations: int, delta: float,
+                           composition: str) -> float:
+    """Total epsilon of the paper's baselines for noise multiplier z (Park et al. 2016, Sec. 4), at total ``delta``.
+
+    Eq. 3 gives each step's (epsilon_iter, delta_iter), Eq. 6 amplifies it to (epsilon', delta' = nu delta_iter),
+    and the J steps compose ``"linear"`` (Dwork & Roth 2014, Thm. 3.16: (J epsilon', J delta')) or ``"advanced"``
+    (Thm. 3.20: (J epsilon' (e^epsilon' - 1) + sqrt(2 J ln(1/delta'')) epsilon', delta'' + J delta')). The paper
+    leaves the split of delta open; here delta'' = J delta' = delta / 2 (advanced) and J delta' = delta (linear),
+    which fixes delta_iter = delta / (2 J nu) or delta / (J nu). ``"zcdp"`` is :func:`paper_epsilon`.
+    """
+    check_option(composition, "composition", PAPER_COMPOSITIONS)
+    if composition == "zcdp":
+        return paper_epsilon(noise_multiplier, sampling_rate, n_iterations, delta)["epsilon"]
+    z = check_real(noise_multiplier, "noise_multiplier", low=0.0)
+    eps_prime = _amplified(math.sqrt(2.0 * math.log(1.25 / _baseline_delta_iter(delta, sampling_rate, n_iterations,
+                                                                               composition))) / z, sampling_rate)
+    if composition == "linear":
+        return n_iterations * eps_prime
+    return _advanced(eps_prime, n_iterations, delta / 2.0)
+
+
+def paper_baseline_noise_multiplier(epsilon: float, delta: float, sampling_rate: float, n_iterations: int,
+                                    composition: str) -> float:
+    """The z of :func:`paper_baseline_epsilon` for a total (epsilon, delta): its inverse (closed form for
+    ``"linear"`` and ``"zcdp"``, bisection on the increasing advanced bound for ``"advanced"``)."""
+    check_option(composition, "composition", PAPER_COMPOSITIONS)
+    eps, delta = check_epsilon(epsilon), check_delta(delta)
+    nu = check_real(sampling_rate, "sampling_rate", low=0.0, high=1.0, high_open=False)
+    n_iterations = check_int(n_iterations, "n_iterations", low=1)
+    if composition == "zcdp":
+        return paper_noise_multiplier(eps, delta, nu, n_iterations)
+    if composition == "linear":
+        eps_prime = eps / n_iterations
+    else:
+        lo, hi = 0.0, eps
+        for _ in range(200):  # the bound is increasing in epsilon' and exceeds epsilon at epsilon' = epsilon
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if _advanced(mid, n_iterations, delta / 2.0) <= eps else (lo, mid)
+        eps_prime = lo
+    eps_iter = math.log1p(math.expm1(eps_prime) / nu)  # Eq. 6 inverted
+    delta_iter = _baseline_delta_iter(delta, nu, n_iterations, composition)
+    return math.sqrt(2.0 * math.log(1.25 / delta_iter)) / eps_iter  # Eq. 3 solved for z
+
+
+def _amplified(eps_iter: float, nu: float) -> float:
+    """Eq. 6, ln(1 + nu (e^x - 1)) written as x + ln(nu + (1 - nu) e^-x) so that large x cannot overflow."""
+    return eps_iter + math.log(nu + (1.0 - nu) * math.exp(-eps_iter))
+
+
+def _advanced(eps_prime: float, n_iterations: int, slack: float) -> float:
+    """Dwork & Roth 2014, Thm. 3.20: the epsilon of J-fold adaptive composition of epsilon'-DP steps at slack."""
+    return n_iterations * eps_prime * math.expm1(eps_prime) + math.sqrt(2.0 * n_iterations * math.log(1.0 / slack)) * eps_prime
+
+
+def _baseline_delta_iter(delta: float, nu: float, n_iterations: int, composition: str) -> float:
+    share = delta / 2.0 if composition == "advanced" else delta  # the J delta' of the steps
+    delta_iter = share / (n_iterations * nu)
+    if not 0.0 < delta_iter < 1.0:
+        raise ValueError(f"delta={delta:g} gives delta_iter={delta_iter:g} outside (0, 1) for {n_iterations} steps at "
+                         f"sampling rate {nu:g}")
+    return delta_iter
 
 
 def calibrate_noise_multiplier(scheme: SamplingScheme, epsilon: float, delta: float, method: str = "rdp",
