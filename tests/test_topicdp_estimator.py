@@ -1,9 +1,7 @@
 """One model abstraction: every model spec is a scikit-learn estimator whose ``fit`` sets ``topic_word_``, and
 TopicDP is a meta-estimator over one whose ``fit(corpus)`` sets ``release_``, with the ledger passed in and the
-sampler's options grouped once (:class:`topicdp.samplers.SensitivitySampling`).
-
-scikit-learn's common checks run over the adapters and TopicDP; the two that do not apply are listed with the
-reason and run as expected failures (a check that starts passing shows).
+sampler's options grouped once (:class:`topicdp.samplers.SensitivitySampling`). scikit-learn's common checks over
+the adapters and TopicDP are in ``test_estimator_checks.py`` with the other estimators'.
 """
 
 from __future__ import annotations
@@ -11,61 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from sklearn.base import clone
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from topicdp import CallableModel, Corpus, GensimLDA, PrivacyLedger, SklearnLDA, SklearnNMF, TopicDP
+from topicdp import CallableModel, Corpus, GensimLDA, PrivacyLedger, SklearnNMF, TopicDP
 from topicdp.datasets import synthetic_lda
 from topicdp.samplers import PRIVATE_ORACLE, SensitivitySampling, sample_sensitivity
-
-
-class _CountsTag:
-    """The checks round their data to non-negative integers only for the ``categorical`` input tag; a corpus holds
-    integer counts, so it is set here (in the test: the library takes counts, not categories)."""
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.categorical = True
-        return tags
-
-
-class GensimLDACounts(_CountsTag, GensimLDA):
-    pass
-
-
-class SklearnLDACounts(_CountsTag, SklearnLDA):
-    pass
-
-
-class SklearnNMFCounts(_CountsTag, SklearnNMF):
-    pass
-
-
-class TopicDPCounts(_CountsTag, TopicDP):
-    pass
-
-
-ESTIMATORS = [
-    GensimLDACounts(2, random_state=0),
-    SklearnLDACounts(2, random_state=0, max_iter=3),
-    SklearnNMFCounts(2, random_state=0),
-    TopicDPCounts(SklearnNMF(2, random_state=0), 1.0, unit="document", sensitivity="global", random_state=0),
-]
-
-_ONE_WORD = "K = 2 topics need at least 2 words: fit refuses one column with a ValueError that says so"
-_ONE_DOC = "scikit-learn's NMF with init='nndsvda' refuses K = 2 components on one document"
-EXPECTED_FAILURES = {
-    "GensimLDACounts": {"check_fit2d_1feature": _ONE_WORD},
-    "SklearnLDACounts": {"check_fit2d_1feature": _ONE_WORD},
-    "SklearnNMFCounts": {"check_fit2d_1feature": _ONE_WORD, "check_fit2d_1sample": _ONE_DOC},
-    "TopicDPCounts": {"check_fit2d_1feature": _ONE_WORD, "check_fit2d_1sample": _ONE_DOC},
-}
-
-
-# the checks fit the same data many times without a ledger; the repeated-release warning is tested below
-@pytest.mark.filterwarnings("ignore::topicdp._repeats.RepeatedReleaseWarning")
-@parametrize_with_checks(ESTIMATORS, expected_failed_checks=lambda e: EXPECTED_FAILURES.get(type(e).__name__, {}))
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
 
 
 # -- tiny corpora ---------------------------------------------------------------------------------------------
