@@ -147,3 +147,57 @@ def test_sampling_states_p_and_refuses_too_few_pairs(corpora):
     sample = sample_sensitivity(UNIGRAM, private, SensitivitySampling(reference, 0.2, "exchangeable", n_pairs=3,
                                                                       insecure_testing=True, random_state=0))
     assert sample.h == 3 and not sample.sufficient and sample.distribution["kind"] == "public-reference"
+
+
+# -- per-user weighting for any wrapped model ------------------------------------------------------------------
+
+def test_user_weighted_corpus_gives_every_user_the_same_mass(corpora):
+    from topicdp.adapters import UserWeightedCorpus
+
+    private, _ = corpora
+    view = UserWeightedCorpus(private, 50.0)
+    users = np.asarray(private.doc_users)
+    totals = {u: view.X[users == u].sum() for u in np.unique(users)}
+    assert np.allclose(list(totals.values()), 50.0)
+    # within a user, documents keep their proportions
+    first = np.flatnonzero(users == users[0])
+    raw = np.asarray(private.X[first].sum(axis=1)).ravel()
+    assert np.allclose(np.asarray(view.X[first].sum(axis=1)).ravel(), 50.0 * raw / raw.sum())
+    dictionary, bow = view.to_gensim()
+    assert len(bow) == private.n_docs and sum(c for _, c in bow[0]) == pytest.approx(view.X[0].sum())
+
+
+def test_user_weighted_removes_a_users_volume(corpora):
+    """f is invariant to how much one user writes: doubling every count of one user leaves the weighted fit
+    unchanged (up to floating-point rounding), where the unweighted fit moves."""
+    from topicdp.adapters import UserWeighted
+    from topicdp.variational import public_init
+
+    private, reference = corpora
+    X = private.X.tocsr().astype(np.int64).toarray()
+    users = np.asarray(private.doc_users)
+    X[users == users[0]] *= 2
+    louder = Corpus.from_matrix(X, list(private.vocabulary), users)
+    base = GensimLDA(3, random_state=0, init=public_init(reference, 3, unit="user"), passes=3)
+    weighted = UserWeighted(base, mass=100.0)
+    assert np.allclose(weighted.fit_topic_word(louder), weighted.fit_topic_word(private), atol=1e-9)
+    assert not np.allclose(base.fit_topic_word(louder), base.fit_topic_word(private), atol=1e-6)
+
+
+def test_user_weighted_is_an_estimator_and_states_its_f(corpora):
+    from topicdp.adapters import UserWeighted
+
+    private, reference = corpora
+    model = UserWeighted(SklearnNMF(3, random_state=0), mass=20.0)
+    assert clone(model).get_params(deep=False)["mass"] == 20.0 and model.n_topics == 3
+    model.set_params(model__max_iter=50, mass=30.0)
+    assert model.model.params["max_iter"] == 50 and model.mass == 30.0
+    assert model.fit(private).topic_word_.shape == (3, 30)
+    described = model.describe()
+    assert described["wrapped"]["model"] == "sklearn-nmf" and described["mass"] == 30.0
+    assert "scaled to 30 tokens" in model.stability()[1]
+    dp = TopicDP(model, 3.0, random_state=0,
+                 sampling=SensitivitySampling(reference, 0.3, "exchangeable", random_state=0)).fit(private)
+    assert dp.report_.details["model"]["model"] == "user-weighted"
+    with pytest.raises(ValueError, match="mass"):
+        UserWeighted(SklearnNMF(3), mass=0).fit(private)
