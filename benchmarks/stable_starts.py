@@ -14,8 +14,7 @@ sklearn-lda this is the *stable f*: batch variational Bayes with a fixed number 
 start, see :class:`topicdp.adapters.GensimLDA` and :class:`topicdp.adapters.SklearnLDA`); ``public-online``
 (gensim-lda only: the public start with gensim's online learning and random document starts, as measured before the
 stable configuration existed). With ``--out`` naming an existing table, its rows for configurations not run now are
-kept. ``--user-mass M`` wraps every model in :class:`topicdp.adapters.UserWeighted` (each user's counts scaled
-to M tokens before the model sees them). "fit s" is one fit on the private half; "sampling s" is the wall time of the 2h fits over P on ``--n-jobs``
+kept. "fit s" is one fit on the private half; "sampling s" is the wall time of the 2h fits over P on ``--n-jobs``
 workers.
 
 Run::
@@ -45,9 +44,7 @@ COLUMNS = ("model", "start", "epsilon", "Delta_s", "sigma", "NPMI x LDA", "contr
            "fit s", "sampling s")
 
 
-def label(model: str, start: str, user_mass: float | None = None) -> str:
-    if user_mass is not None:
-        return label(model, start) + f", users weighted to {user_mass:g} tokens"
+def label(model: str, start: str) -> str:
     if start == "default":
         return "default start"
     if start == "public-online":
@@ -81,8 +78,6 @@ def main() -> int:
     ap.add_argument("--starts", default="default,public", help="comma-separated: default, public, public-online")
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--max-docs-per-user", type=int, default=20)
-    ap.add_argument("--user-mass", type=float, default=None, metavar="M",
-                    help="wrap every model in UserWeighted(model, M): each user's counts scaled to M tokens")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     path = DATA / args.corpus / f"{args.corpus}.jsonl.gz"
@@ -93,7 +88,6 @@ def main() -> int:
     import numpy as np
 
     from topicdp import Corpus, TopicDP, make_model
-    from topicdp.adapters import UserWeighted
     from topicdp.samplers import SensitivitySampling
     from topicdp.corpus import read_jsonl_records, tokenize
     from topicdp.metrics.readability import readability
@@ -120,9 +114,7 @@ def main() -> int:
             if which == "public-online":
                 params["learning"] = "online"
             model = make_model(name, K, 0, **params)
-            if args.user_mass is not None:
-                model = UserWeighted(model, args.user_mass)
-            run.add((name, label(name, which, args.user_mass)))
+            run.add((name, label(name, which)))
             t0 = time.perf_counter()
             W = model.fit_topic_word(corpus)
             fit_seconds = time.perf_counter() - t0
@@ -137,7 +129,7 @@ def main() -> int:
                     corpus, sensitivity_sample=sample, topic_word=W).release_
                 r = readability(rel.topic_word, rel.vocabulary, reference, reference=lda)
                 base = readability(lda, rel.vocabulary, reference)
-                row = (name, label(name, which, args.user_mass), eps, sample.sensitivity, rel.report.sigma, r["npmi"] / base["npmi"],
+                row = (name, label(name, which), eps, sample.sensitivity, rel.report.sigma, r["npmi"] / base["npmi"],
                        r["npmi_contrast"] / base["npmi_contrast"], r["diversity"], r["overlap"], fit_seconds, seconds)
                 rows.append([f"{v:.4g}" if i in (3, 4) else f"{v:g}" if i == 2 else f"{v:.0f}" if i >= 9 else
                              f"{v:.2f}" if isinstance(v, float) else str(v) for i, v in enumerate(row)])
