@@ -11,7 +11,6 @@ import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from topicdp import GensimLDA, SklearnLDA, SklearnNMF, TopicDP
-from topicdp.adapters import UserWeighted
 from topicdp.baselines import DPSVI, SVILDA
 from topicdp.spectral import SpectralDP, SpectralLDA
 from topicdp.variational import DPVariationalLDA, VariationalLDA
@@ -53,10 +52,6 @@ class TopicDPCounts(_CountsTag, TopicDP):
     pass
 
 
-class UserWeightedCounts(_CountsTag, UserWeighted):
-    pass
-
-
 ESTIMATORS = [
     SpectralLDACounts(n_topics=2, alpha0=1.0, random_state=0),
     SpectralDPCounts(n_topics=2, alpha0=1.0, configuration=1, epsilon=1.0, delta=1e-6, unit="document",
@@ -69,7 +64,6 @@ ESTIMATORS = [
     SklearnLDACounts(2, random_state=0, max_iter=3),
     SklearnNMFCounts(2, random_state=0),
     TopicDPCounts(SklearnNMF(2, random_state=0), 1.0, unit="document", sensitivity="global", random_state=0),
-    UserWeightedCounts(SklearnNMF(2, random_state=0), mass=10.0),
 ]
 
 # The checks' data (blobs or iris, 2 to 5 columns, rounded to integers) is no corpus: it has no more words than
@@ -108,7 +102,6 @@ EXPECTED_FAILURES: dict[str, dict[str, str]] = {
     "GensimLDACounts": {"check_fit2d_1feature": _ONE_WORD}, "SklearnLDACounts": {"check_fit2d_1feature": _ONE_WORD},
     "SklearnNMFCounts": {"check_fit2d_1feature": _ONE_WORD, "check_fit2d_1sample": _ONE_DOC},
     "TopicDPCounts": {"check_fit2d_1feature": _ONE_WORD, "check_fit2d_1sample": _ONE_DOC},
-    "UserWeightedCounts": {"check_fit2d_1feature": _ONE_WORD, "check_fit2d_1sample": _ONE_DOC},
 }
 
 

@@ -10,7 +10,6 @@ from .gensim import GensimHDP, GensimLDA, GensimLDAMulticore, GensimLSI
 from .sklearn import SklearnLDA, SklearnNMF
 from .tomotopy import TomotopyLDA
 from .variational import VariationalModel
-from .weighted import UserWeighted, UserWeightedCorpus
 
 
 def model_class(name: str) -> type[TopicModelSpec]:
@@ -41,8 +40,6 @@ __all__ = [
     "VariationalModel",
     "SklearnNMF",
     "TomotopyLDA",
-    "UserWeighted",
-    "UserWeightedCorpus",
     "MODELS",
     "make_model",
     "model_class",
