@@ -176,6 +176,29 @@ RANDOM_START_REASON = ("its topics start at random draws (seeded), and LDA fits 
                        "local optima for some neighbouring corpora: pass public starting topics (init)")
 
 
+def variational_lda_stability(params: dict[str, Any], *, batch: bool, online_reason: str, order: str,
+                              repeats: str) -> tuple[bool, str]:
+    """:meth:`TopicModelSpec.stability` of a variational-Bayes LDA (gensim's, scikit-learn's) from its resolved
+    parameters: stable only from public starting topics (``init``), with batch learning and every document's gamma
+    started at a constant (``document_start="constant"``).
+
+    ``online_reason`` says why the library's online learning is not stable (with the parameter that turns it off),
+    ``order`` names the order the random document starts are drawn in, ``repeats`` what the fixed count counts.
+    """
+    reasons = []
+    if params.get("init") is None:
+        reasons.append(RANDOM_START_REASON)
+    if not batch:
+        reasons.append(online_reason)
+    if params["document_start"] != "constant":
+        reasons.append(f"each document's gamma starts at random draws taken in {order}, which change for every "
+                       "document after a removed one (document_start='constant')")
+    if reasons:
+        return False, "; ".join(reasons)
+    return True, ("batch variational Bayes from public starting topics with a position-independent document start "
+                  f"and a fixed number of {repeats}")
+
+
 def _describe_value(v):
     if isinstance(v, (str, int, float, bool)) or v is None:
         return v

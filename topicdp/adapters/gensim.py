@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..topics import GENSIM_LDA_DEFAULTS, fit_gensim_lda
-from .base import RANDOM_START_REASON, TopicModelSpec
+from .base import TopicModelSpec, variational_lda_stability
 
 # gensim logs every pass at INFO; that reaches no one unless the application configures logging, and the
 # application's choice is not ours to change (no setLevel on other libraries' loggers here)
@@ -105,19 +105,11 @@ class GensimLDA(TopicModelSpec):
         return fit_gensim_lda(corpus, self.n_topics, self.random_state, model_class=self._model_class(), **params)
 
     def stability(self) -> tuple[bool | None, str]:
-        reasons = []
-        if self.params.get("init") is None:
-            reasons.append(RANDOM_START_REASON)
-        if self.params["learning"] != "batch":
-            reasons.append("online learning: an M-step every chunk of documents, so removing a unit shifts every "
-                           "later chunk boundary (learning='batch')")
-        if self.params["document_start"] != "constant":
-            reasons.append("each document's gamma starts at random draws taken in corpus order, which change for "
-                           "every document after a removed one (document_start='constant')")
-        if reasons:
-            return False, "; ".join(reasons)
-        return True, ("batch variational Bayes from public starting topics with a position-independent document "
-                      "start and a fixed number of passes")
+        params = self.params
+        return variational_lda_stability(
+            params, batch=params["learning"] == "batch", order="corpus order", repeats="passes",
+            online_reason="online learning: an M-step every chunk of documents, so removing a unit shifts every "
+                          "later chunk boundary (learning='batch')")
 
 
 class GensimLDAMulticore(GensimLDA):

@@ -6,7 +6,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .base import RANDOM_START_REASON, TopicModelSpec
+from .base import TopicModelSpec, variational_lda_stability
 
 
 def _normalise_rows(components: np.ndarray, model: str) -> np.ndarray:
@@ -79,19 +79,11 @@ class SklearnLDA(TopicModelSpec):
         return _normalise_rows(model.components_, "LatentDirichletAllocation")
 
     def stability(self) -> tuple[bool | None, str]:
-        reasons = []
-        if self.params.get("init") is None:
-            reasons.append(RANDOM_START_REASON)
-        if self.params.get("learning_method") != "batch":
-            reasons.append("online learning: an M-step every mini-batch, so removing a unit shifts every later "
-                           "batch boundary (learning_method='batch')")
-        if self.params["document_start"] != "constant":
-            reasons.append("each document's gamma starts at random draws taken in row order, which change for "
-                           "every document after a removed one (document_start='constant')")
-        if reasons:
-            return False, "; ".join(reasons)
-        return True, ("batch variational Bayes from public starting topics with a position-independent document "
-                      "start and a fixed number of iterations")
+        params = self.params
+        return variational_lda_stability(
+            params, batch=params.get("learning_method") == "batch", order="row order", repeats="iterations",
+            online_reason="online learning: an M-step every mini-batch, so removing a unit shifts every later "
+                          "batch boundary (learning_method='batch')")
 
 
 @lru_cache(maxsize=1)

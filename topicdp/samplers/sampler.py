@@ -29,7 +29,7 @@ from joblib import Parallel, delayed, effective_n_jobs
 
 from .._names import UNITS
 from .._validation import check_gamma, check_int, check_option, check_real
-from .neighbours import PrivateResample, ResampledRecords
+from .neighbours import PrivateResample, PublicReference, ResampledRecords
 from .pairs import shared
 from .progress import CostForecast, PairProgress, check_budget, logger
 from .sizing import SIZINGS, exchangeable_failure_bound, order_statistic_for, sample_size
@@ -202,8 +202,6 @@ class SensitivitySampling:
 
     def records(self, corpus, unit: str) -> ResampledRecords:
         """P as a record distribution at ``unit`` for the private ``corpus``."""
-        from .neighbours import PublicReference
-
         d = self.distribution
         if d is None:
             raise ValueError(
