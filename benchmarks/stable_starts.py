@@ -44,12 +44,13 @@ COLUMNS = ("model", "start", "epsilon", "Delta_s", "sigma", "NPMI x LDA", "contr
            "fit s", "sampling s")
 
 
-def label(model: str, start: str) -> str:
+def label(model: str, start: str, max_tokens_per_user: int | None = None) -> str:
+    bound = "" if max_tokens_per_user is None else f", <= {max_tokens_per_user} tokens per user"
     if start == "default":
-        return "default start"
+        return "default start" + bound
     if start == "public-online":
-        return "public start, online (before)"
-    return "public start, stable f (batch, constant doc start)" if model in STABLE else "public start"
+        return "public start, online (before)" + bound
+    return ("public start, stable f (batch, constant doc start)" if model in STABLE else "public start") + bound
 
 
 def kept_rows(path: Path, run: set) -> list[list[str]]:
@@ -78,6 +79,9 @@ def main() -> int:
     ap.add_argument("--starts", default="default,public", help="comma-separated: default, public, public-online")
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--max-docs-per-user", type=int, default=20)
+    ap.add_argument("--max-tokens-per-user", type=int, default=None,
+                    help="bound each user's tokens (Corpus.bound) in the private half and in P before f; the "
+                         "non-private baseline and the held-out scores keep the unbounded text")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     path = DATA / args.corpus / f"{args.corpus}.jsonl.gz"
@@ -105,6 +109,10 @@ def main() -> int:
     reference = Corpus.from_texts([t for t, _ in public], [u for _, u in public], vocabulary=words).bound(cap, 500, 0)
     lda = reference_lda(corpus, K)
     start = public_init(reference, K, unit="user")
+    held_out, T = reference, args.max_tokens_per_user
+    if T is not None:  # the bound is part of f: both the private half and P's records go through it
+        corpus = corpus.bound(max_tokens_per_user=T, random_state=0)
+        reference = reference.bound(max_tokens_per_user=T, random_state=0)
     rows, run = [], set()
     for name in args.models.split(","):
         for which in args.starts.split(","):
@@ -114,7 +122,7 @@ def main() -> int:
             if which == "public-online":
                 params["learning"] = "online"
             model = make_model(name, K, 0, **params)
-            run.add((name, label(name, which)))
+            run.add((name, label(name, which, T)))
             t0 = time.perf_counter()
             W = model.fit_topic_word(corpus)
             fit_seconds = time.perf_counter() - t0
@@ -127,9 +135,9 @@ def main() -> int:
                 rel = TopicDP(model, eps, 1e-6, unit="user", sampling=sampling,
                               random_state=np.random.default_rng(int(eps))).fit(
                     corpus, sensitivity_sample=sample, topic_word=W).release_
-                r = readability(rel.topic_word, rel.vocabulary, reference, reference=lda)
-                base = readability(lda, rel.vocabulary, reference)
-                row = (name, label(name, which), eps, sample.sensitivity, rel.report.sigma, r["npmi"] / base["npmi"],
+                r = readability(rel.topic_word, rel.vocabulary, held_out, reference=lda)
+                base = readability(lda, rel.vocabulary, held_out)
+                row = (name, label(name, which, T), eps, sample.sensitivity, rel.report.sigma, r["npmi"] / base["npmi"],
                        r["npmi_contrast"] / base["npmi_contrast"], r["diversity"], r["overlap"], fit_seconds, seconds)
                 rows.append([f"{v:.4g}" if i in (3, 4) else f"{v:g}" if i == 2 else f"{v:.0f}" if i >= 9 else
                              f"{v:.2f}" if isinstance(v, float) else str(v) for i, v in enumerate(row)])
