@@ -44,8 +44,10 @@ COLUMNS = ("model", "start", "epsilon", "Delta_s", "sigma", "NPMI x LDA", "contr
            "fit s", "sampling s")
 
 
-def label(model: str, start: str, max_tokens_per_user: int | None = None) -> str:
-    bound = "" if max_tokens_per_user is None else f", <= {max_tokens_per_user} tokens per user"
+def label(model: str, start: str, bounds: dict | None = None) -> str:
+    bounds = bounds or {}
+    bound = "".join(f", <= {v} {what}" for v, what in ((bounds.get("max_word_count_per_user"), "of each word per user"),
+                                                       (bounds.get("max_tokens_per_user"), "tokens per user")) if v)
     if start == "default":
         return "default start" + bound
     if start == "public-online":
@@ -79,9 +81,11 @@ def main() -> int:
     ap.add_argument("--starts", default="default,public", help="comma-separated: default, public, public-online")
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--max-docs-per-user", type=int, default=20)
+    ap.add_argument("--max-word-count-per-user", type=int, default=None,
+                    help="bound each user's occurrences of each word (Corpus.bound) in the private half and in P "
+                         "before f; the non-private baseline and the held-out scores keep the unbounded text")
     ap.add_argument("--max-tokens-per-user", type=int, default=None,
-                    help="bound each user's tokens (Corpus.bound) in the private half and in P before f; the "
-                         "non-private baseline and the held-out scores keep the unbounded text")
+                    help="bound each user's tokens (Corpus.bound), as --max-word-count-per-user")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     path = DATA / args.corpus / f"{args.corpus}.jsonl.gz"
@@ -109,10 +113,11 @@ def main() -> int:
     reference = Corpus.from_texts([t for t, _ in public], [u for _, u in public], vocabulary=words).bound(cap, 500, 0)
     lda = reference_lda(corpus, K)
     start = public_init(reference, K, unit="user")
-    held_out, T = reference, args.max_tokens_per_user
-    if T is not None:  # the bound is part of f: both the private half and P's records go through it
-        corpus = corpus.bound(max_tokens_per_user=T, random_state=0)
-        reference = reference.bound(max_tokens_per_user=T, random_state=0)
+    held_out, bounds = reference, {"max_word_count_per_user": args.max_word_count_per_user,
+                                   "max_tokens_per_user": args.max_tokens_per_user}
+    if any(bounds.values()):  # the bounds are part of f: both the private half and P's records go through them
+        corpus = corpus.bound(random_state=0, **bounds)
+        reference = reference.bound(random_state=0, **bounds)
     rows, run = [], set()
     for name in args.models.split(","):
         for which in args.starts.split(","):
@@ -122,7 +127,7 @@ def main() -> int:
             if which == "public-online":
                 params["learning"] = "online"
             model = make_model(name, K, 0, **params)
-            run.add((name, label(name, which, T)))
+            run.add((name, label(name, which, bounds)))
             t0 = time.perf_counter()
             W = model.fit_topic_word(corpus)
             fit_seconds = time.perf_counter() - t0
@@ -137,7 +142,7 @@ def main() -> int:
                     corpus, sensitivity_sample=sample, topic_word=W).release_
                 r = readability(rel.topic_word, rel.vocabulary, held_out, reference=lda)
                 base = readability(lda, rel.vocabulary, held_out)
-                row = (name, label(name, which, T), eps, sample.sensitivity, rel.report.sigma, r["npmi"] / base["npmi"],
+                row = (name, label(name, which, bounds), eps, sample.sensitivity, rel.report.sigma, r["npmi"] / base["npmi"],
                        r["npmi_contrast"] / base["npmi_contrast"], r["diversity"], r["overlap"], fit_seconds, seconds)
                 rows.append([f"{v:.4g}" if i in (3, 4) else f"{v:g}" if i == 2 else f"{v:.0f}" if i >= 9 else
                              f"{v:.2f}" if isinstance(v, float) else str(v) for i, v in enumerate(row)])

@@ -71,11 +71,13 @@ def neighbours(draw):
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(neighbours(), st.integers(1, 4), st.one_of(st.none(), st.integers(1, 12)), st.integers(0, 2**64))
-def test_changing_one_user_leaves_every_other_user_identical(pair, m, L, seed):
+@given(neighbours(), st.integers(1, 4), st.one_of(st.none(), st.integers(1, 12)), st.one_of(st.none(), st.integers(1, 6)),
+       st.one_of(st.none(), st.integers(1, 40)), st.integers(0, 2**64))
+def test_changing_one_user_leaves_every_other_user_identical(pair, m, L, c, T, seed):
     recs, other, target = pair
-    a = _rows_by_user(_corpus(recs).bound(m, L, random_state=seed))
-    b = _rows_by_user(_corpus(other).bound(m, L, random_state=seed))
+    bounds = {"max_word_count_per_user": c, "max_tokens_per_user": T}
+    a = _rows_by_user(_corpus(recs).bound(m, L, random_state=seed, **bounds))
+    b = _rows_by_user(_corpus(other).bound(m, L, random_state=seed, **bounds))
     for user in set(a) & set(b) - {target}:
         assert a[user] == b[user], f"user {user!r} changed when only {target!r} did"
 
@@ -90,6 +92,98 @@ def test_document_level_truncation_depends_on_the_document_alone(docs, data, L, 
     less = Corpus.from_matrix(np.array(docs[:i] + docs[i + 1:]), VOCAB)
     less = less.bound(max_tokens_per_doc=L, random_state=seed).X.toarray()
     assert np.array_equal(np.delete(full, i, axis=0), less)
+
+
+# -- the per-user token bound --------------------------------------------------------------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(records, st.integers(1, 40), st.integers(0, 2**32))
+def test_token_bound_keeps_a_sub_multiset_of_at_most_T_tokens_and_logs_the_rest(recs, T, seed):
+    corpus = _corpus(recs)
+    bounded = corpus.bound(random_state=seed, max_tokens_per_user=T)
+    before, after = _rows_by_user(corpus), _rows_by_user(bounded)
+    assert set(after) == set(before)  # every user keeps a token, so no user disappears
+    cut = capped = 0
+    for user, rows_before in before.items():
+        n = sum(map(sum, rows_before))
+        kept_rows = [r for r in rows_before if any(r)]
+        mine = after[user]
+        if n <= T:
+            assert mine == tuple(kept_rows)  # a user within the bound is untouched
+            continue
+        capped, cut = capped + 1, cut + n - T
+        assert sum(map(sum, mine)) == T
+        # a sub-multiset: the kept rows are the user's rows, cell by cell no larger (emptied rows dropped)
+        surviving = iter(rows_before)
+        for row in mine:
+            src = next(r for r in surviving if all(a <= b for a, b in zip(row, r)))
+            assert all(a <= b for a, b in zip(row, src))
+    log = bounded.log
+    assert (log.users_token_capped, log.tokens_cut_by_max_tokens_per_user) == (capped, cut)
+    assert log.max_tokens_per_user == T
+    assert bounded.n_docs + log.documents_emptied_by_user_bounds == corpus.n_docs
+
+
+@settings(max_examples=200, deadline=None)
+@given(records, st.integers(1, 6), st.integers(0, 2**32))
+def test_word_bound_keeps_at_most_c_of_each_word_per_user_and_logs_the_rest(recs, c, seed):
+    corpus = _corpus(recs)
+    bounded = corpus.bound(random_state=seed, max_word_count_per_user=c)
+    before, after = _rows_by_user(corpus), _rows_by_user(bounded)
+    clipped = cut = 0
+    for user, rows_before in before.items():
+        totals = np.sum(rows_before, axis=0)
+        kept = np.sum(after[user], axis=0)
+        assert np.array_equal(kept, np.minimum(totals, c))  # exactly min(total, c) of each word survives
+        clipped, cut = clipped + int((totals > c).sum()), cut + int(np.maximum(totals - c, 0).sum())
+        # and cell by cell, a sub-multiset of the user's documents, in order (emptied documents dropped)
+        surviving = iter(r for r in rows_before if any(r))
+        for row in after[user]:
+            assert any(all(a <= b for a, b in zip(row, src)) for src in surviving)
+    log = bounded.log
+    assert (log.user_words_clipped, log.tokens_cut_by_max_word_count_per_user) == (clipped, cut)
+    assert bounded.n_docs + log.documents_emptied_by_user_bounds == corpus.n_docs
+
+
+def test_word_bound_draws_uniformly_among_a_words_occurrences():
+    """Word w0 occurs 5 + 1 + 3 times in one user's three documents; c = 4 keeps a hypergeometric share of each
+    document's occurrences (mean 4 x 5/9, 4 x 1/9, 4 x 3/9). Over 4,000 seeds each mean is within 5 standard errors
+    (hypergeometric variance over 4,000), about 6e-7 two-sided per document if the draw is uniform."""
+    rows_ = [[5, 1, 0, 0, 0, 0], [1, 0, 1, 0, 0, 0], [3, 0, 0, 2, 0, 0]]
+    corpus = _corpus([("u", r) for r in rows_])
+    counts, c, seeds = np.array([5.0, 1.0, 3.0]), 4, 4000
+    total = np.zeros(3)
+    for seed in range(seeds):
+        total += corpus.bound(random_state=seed, max_word_count_per_user=c).X.toarray()[:, 0]
+    n, p = counts.sum(), counts / counts.sum()
+    se = np.sqrt(c * p * (1 - p) * (n - c) / (n - 1) / seeds)
+    assert np.all(np.abs(total / seeds - c * p) <= 5 * se)
+
+
+def test_token_bound_draws_uniformly_among_the_users_tokens():
+    """Each cell's kept count is hypergeometric with mean T c / n. Over 4,000 seeds the mean of each cell is
+    within 5 standard errors of it (the hypergeometric variance T (c/n) (1 - c/n) (n - T) / (n - 1), divided by
+    4,000): a bound from the distribution, about 6e-7 two-sided per cell if the draw is uniform."""
+    rows_ = [[5, 0, 1, 0, 0, 2], [0, 3, 0, 0, 7, 0], [1, 1, 1, 1, 1, 1]]
+    corpus = _corpus([("u", r) for r in rows_])
+    counts = np.array(rows_, dtype=float).ravel()
+    n, T, seeds = counts.sum(), 19, 4000  # cutting 5 of 24 tokens cannot empty a row (the smallest has 6)
+    total = np.zeros_like(counts)
+    for seed in range(seeds):
+        bounded = corpus.bound(random_state=seed, max_tokens_per_user=T)
+        total += bounded.X.toarray().ravel()
+    p = counts / n
+    se = np.sqrt(T * p * (1 - p) * (n - T) / (n - 1) / seeds)
+    mean = total / seeds
+    assert np.all(np.abs(mean - T * p) <= 5 * se + 1e-12)
+
+
+@pytest.mark.parametrize("name", ["max_word_count_per_user", "max_tokens_per_user"])
+@pytest.mark.parametrize("bad", [0, -3, 2.5, "10"])
+def test_user_bounds_refuse_bad_values(name, bad):
+    with pytest.raises((ValueError, TypeError), match=name):
+        _corpus([("u", [1] * V)]).bound(random_state=0, **{name: bad})
 
 
 # -- the review's evidence, as a regression test ------------------------------------------------------

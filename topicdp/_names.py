@@ -110,3 +110,7 @@ SENSITIVITY_SUMMARIES: dict[str, str] = {
     "global": "the provable bound sqrt(2K) of row-stochastic K x V matrices: DP",
 }
 SENSITIVITIES: tuple[str, ...] = tuple(SENSITIVITY_SUMMARIES)
+
+
+#: the contribution bounds of :meth:`topicdp.Corpus.bound`, as its keyword arguments and its log's fields
+BOUND_PARAMETERS = ("max_docs_per_user", "max_tokens_per_doc", "max_word_count_per_user", "max_tokens_per_user")

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin
 
-from ._names import DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_UNIT, NEIGHBOURS, SENSITIVITIES, UNITS
+from ._names import BOUND_PARAMETERS, DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_UNIT, NEIGHBOURS, SENSITIVITIES, UNITS
 from ._repeats import warn_on_repeated_release
 from ._validation import check_delta, check_epsilon, check_int, check_option, check_random_state
 from .adapters.base import TopicModelSpec
@@ -309,8 +309,7 @@ class TopicDP(MetaEstimatorMixin, BaseEstimator):
             # no count of units or documents: counted after filtering, they differ between neighbours (they
             # are in the owner's diagnostics)
             "corpus": {"n_words": corpus.n_words,
-                       "bounding": {"max_docs_per_user": corpus.log.max_docs_per_user,
-                                    "max_tokens_per_doc": corpus.log.max_tokens_per_doc}},
+                       "bounding": {name: getattr(corpus.log, name) for name in BOUND_PARAMETERS}},
             "postprocessing": "negative entries clipped to 0, rows renormalised to sum to 1 "
             f"({empty_rows} row(s) had no positive entry and became uniform)",
         }

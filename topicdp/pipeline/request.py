@@ -20,13 +20,16 @@ import glob
 import hashlib
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .._names import GUARANTEES, MODELS, RIGOROUS_MECHANISMS, Guarantee, Neighbours, Unit
+from .._names import BOUND_PARAMETERS, GUARANTEES, MODELS, RIGOROUS_MECHANISMS, Guarantee, Neighbours, Unit
 from .._validation import (check_delta, check_epsilon, check_int, check_n_jobs, check_option,
                            check_real)
 
 #: where a corpus can come from besides a JSON Lines file: data shipped with the library, public as a whole
+if TYPE_CHECKING:
+    from ..corpus import Corpus
+
 BUILT_IN_CORPORA = {
     "embedded": "gensim's Lee news corpus (300 documents, one per user; public)",
     "themed": "a generated corpus with ten known topics (2,000 users x 5 documents; topicdp.datasets)",
@@ -88,7 +91,7 @@ class CorpusSource:
     user_fraction : float in (0, 1], optional
         Keep a user exactly when the stable hash of their id falls below this fraction: a per-user rule, so
         adding or removing one user changes no other user's membership (unlike "the first N users").
-    max_docs_per_user, max_tokens_per_doc : int >= 1, optional
+    max_docs_per_user, max_tokens_per_doc, max_word_count_per_user, max_tokens_per_user : int >= 1, optional
         Contribution bounds, applied to each user (document) on its own (:meth:`topicdp.Corpus.bound`).
     """
 
@@ -98,6 +101,8 @@ class CorpusSource:
     user_fraction: float | None = None
     max_docs_per_user: int | None = None
     max_tokens_per_doc: int | None = None
+    max_word_count_per_user: int | None = None
+    max_tokens_per_user: int | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.path, str) or not self.path:
@@ -106,7 +111,7 @@ class CorpusSource:
             check_corpus_path(self.path, sharded=True)
         if self.user_fraction is not None:
             check_real(self.user_fraction, "user_fraction", low=0.0, high=1.0, high_open=False)
-        for name in ("max_docs_per_user", "max_tokens_per_doc"):
+        for name in BOUND_PARAMETERS:
             value = getattr(self, name)
             if value is not None and check_int(value, name) < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {value} (None for no bound)")
@@ -114,6 +119,14 @@ class CorpusSource:
     @property
     def built_in(self) -> bool:
         return self.path in BUILT_IN_CORPORA
+
+    def bound(self, corpus: "Corpus", random_state=None) -> "Corpus":
+        """``corpus`` under this source's contribution bounds (itself when there are none)."""
+        if all(getattr(self, name) is None for name in BOUND_PARAMETERS):
+            return corpus
+        return corpus.bound(self.max_docs_per_user, self.max_tokens_per_doc, random_state=random_state,
+                            max_word_count_per_user=self.max_word_count_per_user,
+                            max_tokens_per_user=self.max_tokens_per_user)
 
     @property
     def sharded(self) -> bool:
@@ -306,6 +319,12 @@ class ReleaseRequest:
                 "re-draws which of its owner's documents are kept, a change of up to two kept documents (a "
                 "replacement) that a sensitivity of one document does not cover. Drop the cap, or protect users "
                 "(unit 'user')")
+        for name in ("max_word_count_per_user", "max_tokens_per_user"):
+            if self.unit == Unit.DOCUMENT and getattr(self.source, name) is not None:
+                raise ValueError(
+                    f"a per-user token cap ({name}) breaks document-level privacy: adding one document re-draws "
+                    "which tokens of its owner's other documents are kept. Use max_tokens_per_doc, or protect "
+                    "users (unit 'user')")
         n_words = self.vocabulary.n_words
         if n_words is not None and self.n_topics > n_words:
             raise ValueError(f"n_topics ({self.n_topics}) must be at most the number of words of the public "

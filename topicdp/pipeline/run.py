@@ -190,10 +190,7 @@ def reference_corpus(reference: tuple[Sequence, Sequence], vocabulary: Sequence[
     """The public reference on the release's vocabulary and contribution bounds."""
     from ..corpus import Corpus
 
-    ref = Corpus.from_texts(reference[0], reference[1], vocabulary=list(vocabulary))
-    if source.max_docs_per_user or source.max_tokens_per_doc:
-        ref = ref.bound(source.max_docs_per_user, source.max_tokens_per_doc)
-    return ref
+    return source.bound(Corpus.from_texts(reference[0], reference[1], vocabulary=list(vocabulary)))
 
 
 # -- the private steps --------------------------------------------------------------------------------

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from .._names import Unit
+from .._names import BOUND_PARAMETERS, Unit
 from .._validation import check_int
 from .request import CorpusSource, ReleaseRequest, shard_paths, user_selected
 
@@ -102,10 +102,7 @@ def build_corpus(records: Records, words, request: ReleaseRequest, bounding_seed
         policy = request.vocabulary
         corpus = Corpus.from_texts(records.texts, records.users, min_df=policy.min_df, max_df=policy.max_df,
                                    max_features=policy.max_features)
-    source = request.source
-    if source.max_docs_per_user is not None or source.max_tokens_per_doc is not None:
-        corpus = corpus.bound(source.max_docs_per_user, source.max_tokens_per_doc, random_state=bounding_seed)
-    return corpus
+    return request.source.bound(corpus, bounding_seed)
 
 
 class InMemorySource:
@@ -220,16 +217,13 @@ def prepare_shard(path: str, *, index: int, source: CorpusSource, words: tuple, 
             raise
         counts["empty_documents_dropped"] = len(texts)
         return counts
-    if source.max_docs_per_user is not None or source.max_tokens_per_doc is not None:
-        corpus = corpus.bound(source.max_docs_per_user, source.max_tokens_per_doc, random_state=bounding_seed)
+    corpus = source.bound(corpus, bounding_seed)
     write_npz_shard(Path(out_dir) / f"counts-{index:06d}.npz", corpus.X, corpus.doc_users)
     counts.update(n_docs=corpus.n_docs, n_users=corpus.n_users, n_tokens=corpus.n_tokens,
                   **{k: int(v) for k, v in corpus.log.as_dict().items() if k not in BOUND_PARAMETERS and v})
     return counts
 
 
-#: the bounds in a corpus' log are parameters, not counts to add over shards
-BOUND_PARAMETERS = ("max_docs_per_user", "max_tokens_per_doc")
 
 
 class ShardedSource:
