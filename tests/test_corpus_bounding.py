@@ -97,6 +97,12 @@ def test_document_level_truncation_depends_on_the_document_alone(docs, data, L, 
 # -- the per-user token bound --------------------------------------------------------------------------
 
 
+def _kept_in_order(kept_rows, rows) -> bool:
+    """Each kept row is, cell by cell, at most one of ``rows``, in the same order (emptied rows dropped)."""
+    source = iter(rows)
+    return all(any(all(a <= b for a, b in zip(row, src)) for src in source) for row in kept_rows)
+
+
 @settings(max_examples=200, deadline=None)
 @given(records, st.integers(1, 40), st.integers(0, 2**32))
 def test_token_bound_keeps_a_sub_multiset_of_at_most_T_tokens_and_logs_the_rest(recs, T, seed):
@@ -113,12 +119,7 @@ def test_token_bound_keeps_a_sub_multiset_of_at_most_T_tokens_and_logs_the_rest(
             assert mine == tuple(kept_rows)  # a user within the bound is untouched
             continue
         capped, cut = capped + 1, cut + n - T
-        assert sum(map(sum, mine)) == T
-        # a sub-multiset: the kept rows are the user's rows, cell by cell no larger (emptied rows dropped)
-        surviving = iter(rows_before)
-        for row in mine:
-            src = next(r for r in surviving if all(a <= b for a, b in zip(row, r)))
-            assert all(a <= b for a, b in zip(row, src))
+        assert sum(map(sum, mine)) == T and _kept_in_order(mine, rows_before)
     log = bounded.log
     assert (log.users_token_capped, log.tokens_cut_by_max_tokens_per_user) == (capped, cut)
     assert log.max_tokens_per_user == T
@@ -137,10 +138,7 @@ def test_word_bound_keeps_at_most_c_of_each_word_per_user_and_logs_the_rest(recs
         kept = np.sum(after[user], axis=0)
         assert np.array_equal(kept, np.minimum(totals, c))  # exactly min(total, c) of each word survives
         clipped, cut = clipped + int((totals > c).sum()), cut + int(np.maximum(totals - c, 0).sum())
-        # and cell by cell, a sub-multiset of the user's documents, in order (emptied documents dropped)
-        surviving = iter(r for r in rows_before if any(r))
-        for row in after[user]:
-            assert any(all(a <= b for a, b in zip(row, src)) for src in surviving)
+        assert _kept_in_order(after[user], rows_before)
     log = bounded.log
     assert (log.user_words_clipped, log.tokens_cut_by_max_word_count_per_user) == (clipped, cut)
     assert bounded.n_docs + log.documents_emptied_by_user_bounds == corpus.n_docs
