@@ -46,8 +46,8 @@ COLUMNS = ("model", "start", "epsilon", "Delta_s", "sigma", "NPMI x LDA", "contr
 
 def label(model: str, start: str, bounds: dict | None = None) -> str:
     bounds = bounds or {}
-    bound = "".join(f", <= {v} {what}" for v, what in ((bounds.get("max_word_count_per_user"), "of each word per user"),
-                                                       (bounds.get("max_tokens_per_user"), "tokens per user")) if v)
+    T = bounds.get("max_tokens_per_user")
+    bound = f", <= {T} tokens per user" if T else ""
     if start == "default":
         return "default start" + bound
     if start == "public-online":
@@ -81,11 +81,9 @@ def main() -> int:
     ap.add_argument("--starts", default="default,public", help="comma-separated: default, public, public-online")
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--max-docs-per-user", type=int, default=20)
-    ap.add_argument("--max-word-count-per-user", type=int, default=None,
-                    help="bound each user's occurrences of each word (Corpus.bound) in the private half and in P "
-                         "before f; the non-private baseline and the held-out scores keep the unbounded text")
     ap.add_argument("--max-tokens-per-user", type=int, default=None,
-                    help="bound each user's tokens (Corpus.bound), as --max-word-count-per-user")
+                    help="bound each user's tokens (Corpus.bound) in the private half and in P before f; the "
+                         "non-private baseline and the held-out scores keep the unbounded text")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     path = DATA / args.corpus / f"{args.corpus}.jsonl.gz"
@@ -113,8 +111,7 @@ def main() -> int:
     reference = Corpus.from_texts([t for t, _ in public], [u for _, u in public], vocabulary=words).bound(cap, 500, 0)
     lda = reference_lda(corpus, K)
     start = public_init(reference, K, unit="user")
-    held_out, bounds = reference, {"max_word_count_per_user": args.max_word_count_per_user,
-                                   "max_tokens_per_user": args.max_tokens_per_user}
+    held_out, bounds = reference, {"max_tokens_per_user": args.max_tokens_per_user}
     if any(bounds.values()):  # the bounds are part of f: both the private half and P's records go through them
         corpus = corpus.bound(random_state=0, **bounds)
         reference = reference.bound(random_state=0, **bounds)

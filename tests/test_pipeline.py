@@ -85,7 +85,6 @@ def test_a_stated_count_that_is_not_the_corpus_is_refused_before_any_budget(corp
 @pytest.mark.parametrize("kwargs, message", [
     ({"unit": "document", "source": CorpusSource("embedded", max_docs_per_user=2)}, "per-user document cap"),
     ({"unit": "document", "source": CorpusSource("embedded", max_tokens_per_user=200)}, "per-user token cap"),
-    ({"unit": "document", "source": CorpusSource("embedded", max_word_count_per_user=5)}, "per-user token cap"),
     ({"n_topics": 6000}, "max_features"),
     ({"vocabulary": VocabularyPolicy.public(["a", "b"]), "n_topics": 3}, r"public vocabulary \(2\)"),
     ({"guarantee": "random-dp"}, "sampling distribution P"),
@@ -172,8 +171,7 @@ def test_a_random_start_dp_vem_plan_says_its_overlap_forecast_is_an_upper_estima
         assert (RANDOM_START_CAVEAT in lines) is expected, mechanism
 
 
-@pytest.mark.parametrize("name", ["max_docs_per_user", "max_tokens_per_doc", "max_word_count_per_user",
-                                  "max_tokens_per_user"])
+@pytest.mark.parametrize("name", ["max_docs_per_user", "max_tokens_per_doc", "max_tokens_per_user"])
 def test_a_source_refuses_a_bound_below_one(name):
     with pytest.raises(ValueError, match=name):
         CorpusSource("embedded", **{name: 0})
@@ -185,10 +183,9 @@ def test_a_source_applies_every_bound_with_the_seed_it_is_given():
 
     texts = embedded_texts()
     corpus = Corpus.from_texts(texts, [i % 40 for i in range(len(texts))], max_features=200)
-    source = CorpusSource("embedded", max_docs_per_user=3, max_tokens_per_doc=40, max_word_count_per_user=2,
-                          max_tokens_per_user=60)
+    source = CorpusSource("embedded", max_docs_per_user=3, max_tokens_per_doc=40, max_tokens_per_user=60)
     bounded = source.bound(corpus, 7)
-    direct = corpus.bound(3, 40, random_state=7, max_word_count_per_user=2, max_tokens_per_user=60)
+    direct = corpus.bound(3, 40, random_state=7, max_tokens_per_user=60)
     assert bounded.fingerprint() == direct.fingerprint()
-    assert [getattr(bounded.log, name) for name in BOUND_PARAMETERS] == [3, 40, 2, 60]
+    assert [getattr(bounded.log, name) for name in BOUND_PARAMETERS] == [3, 40, 60]
     assert CorpusSource("embedded").bound(corpus, 7) is corpus

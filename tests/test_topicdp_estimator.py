@@ -152,8 +152,8 @@ def test_sampling_states_p_and_refuses_too_few_pairs(corpora):
 def test_the_report_states_every_contribution_bound_of_the_corpus(corpora):
     """The bounds are public facts of the release (the cuts they made are not: they are counted on private data)."""
     private, _ = corpora
-    bounded = private.bound(random_state=0, max_word_count_per_user=3, max_tokens_per_user=100)
+    bounded = private.bound(random_state=0, max_tokens_per_user=100)
     report = TopicDP(UNIGRAM, 1.0, 1e-5, sensitivity="global", random_state=0).fit(bounded).report_
     assert report.details["corpus"]["bounding"] == {"max_docs_per_user": None, "max_tokens_per_doc": None,
-                                                    "max_word_count_per_user": 3, "max_tokens_per_user": 100}
-    assert "tokens_cut_by_max_word_count_per_user" not in str(report.details["corpus"])
+                                                    "max_tokens_per_user": 100}
+    assert "tokens_cut_by_max_tokens_per_user" not in str(report.details["corpus"])

@@ -113,4 +113,4 @@ SENSITIVITIES: tuple[str, ...] = tuple(SENSITIVITY_SUMMARIES)
 
 
 #: the contribution bounds of :meth:`topicdp.Corpus.bound`, as its keyword arguments and its log's fields
-BOUND_PARAMETERS = ("max_docs_per_user", "max_tokens_per_doc", "max_word_count_per_user", "max_tokens_per_user")
+BOUND_PARAMETERS = ("max_docs_per_user", "max_tokens_per_doc", "max_tokens_per_user")

@@ -119,8 +119,6 @@ def _add_corpus_arguments(p: argparse.ArgumentParser) -> None:
                    "words in more than this share of documents (default 0.5)")
     p.add_argument("--max-docs-per-user", type=int, default=None, help="contribution bound (>= 1; default: none)")
     p.add_argument("--max-tokens-per-doc", type=int, default=None, help="contribution bound (>= 1; default: none)")
-    p.add_argument("--max-word-count-per-user", type=int, default=None,
-                   help="contribution bound: occurrences of each word kept from a user (>= 1; default: none; user level)")
     p.add_argument("--max-tokens-per-user", type=int, default=None,
                    help="contribution bound across a user's documents (>= 1; default: none; user level)")
     p.add_argument("--user-fraction", type=float, default=None, metavar="P",
@@ -159,7 +157,7 @@ def build_request(args):
     else:
         vocabulary = VocabularyPolicy.dp(args.vocabulary_epsilon, args.vocabulary_delta, args.max_features)
     source = CorpusSource(corpus, args.text_field, args.user_field, args.user_fraction, args.max_docs_per_user,
-                          args.max_tokens_per_doc, args.max_word_count_per_user, args.max_tokens_per_user)
+                          args.max_tokens_per_doc, args.max_tokens_per_user)
     sampling = SensitivitySampling(PRIVATE_ORACLE if args.private_oracle else None, args.gamma, args.sizing,
                                    n_pairs=args.n_pairs, insecure_testing=args.insecure_testing,
                                    random_state=args.sampler_seed, cache_dir=args.cache_dir, progress=True,
@@ -198,7 +196,7 @@ def _flag(name: str) -> str:
     flags = {"n_topics": "--topics", "vocabulary": "vocabulary", "keep_nonprivate": "--show-nonprivate"}
     known = ("epsilon", "delta", "gamma", "model", "mechanism", "guarantee", "calibration", "sizing", "reference",
              "seed", "model_seed", "sampler_seed", "n_pairs", "n_jobs", "max_minutes", "max_features", "min_df",
-             "max_df", "max_docs_per_user", "max_tokens_per_doc", "max_word_count_per_user", "max_tokens_per_user",
+             "max_df", "max_docs_per_user", "max_tokens_per_doc", "max_tokens_per_user",
              "n_units", "user_fraction", "secure_noise",
              "private_oracle", "release_anyway", "vocabulary_epsilon", "vocabulary_delta", "scheduler",
              "work_dir")
@@ -312,7 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
             _add_corpus_arguments(p)
         else:
             p.set_defaults(corpus="themed", text_field="text", user_field="user", max_features=5000, min_df=5,
-                           max_df=0.5, max_docs_per_user=None, max_tokens_per_doc=None, max_word_count_per_user=None,
+                           max_df=0.5, max_docs_per_user=None, max_tokens_per_doc=None,
                            max_tokens_per_user=None,
                            user_fraction=None,
                            vocabulary=None, vocabulary_epsilon=None, vocabulary_delta=None, scheduler=None,

@@ -51,12 +51,9 @@ class CorpusLog:
     out_of_vocabulary_tokens: int | None = None
     max_docs_per_user: int | None = None
     max_tokens_per_doc: int | None = None
-    user_words_clipped: int = 0
-    tokens_cut_by_max_word_count_per_user: int = 0
-    max_word_count_per_user: int | None = None
     users_token_capped: int = 0
     tokens_cut_by_max_tokens_per_user: int = 0
-    documents_emptied_by_user_bounds: int = 0
+    documents_emptied_by_max_tokens_per_user: int = 0
     max_tokens_per_user: int | None = None
 
     def as_dict(self) -> dict:
@@ -339,7 +336,6 @@ class Corpus:
         max_tokens_per_doc: int | None = None,
         random_state: int | np.random.SeedSequence | np.random.Generator | None = None,
         *,
-        max_word_count_per_user: int | None = None,
         max_tokens_per_user: int | None = None,
     ) -> "Corpus":
         """Cap each user's contribution; return a new corpus whose ``log`` counts what was cut.
@@ -356,13 +352,10 @@ class Corpus:
           (a multivariate hypergeometric draw from its counts, since a count matrix has no token order),
           drawn by a generator seeded with ``(s, hash of the document's words and counts)``: it depends on
           the document alone, so it is the same function at the document level too.
-        * A word a user wrote more than ``max_word_count_per_user`` times (over all their kept documents)
-          keeps that many of its occurrences, a uniformly random subset of them, drawn by the generator of
-          ``(s, stable hash of u's id)``, words taken in the order of their strings.
         * A user left with more than ``max_tokens_per_user`` tokens (after the bounds above) keeps a
           uniformly random sub-multiset of them, drawn from all their (document, word) counts at once by a
-          generator seeded with ``(s, stable hash of u's id)``. A document these two bounds leave without tokens
-          is dropped (and counted in the log).
+          generator seeded with ``(s, stable hash of u's id)``. A document left without tokens is dropped (and
+          counted in the log).
 
         Why it matters. A mechanism ``M`` that is (eps, delta)-DP on bounded corpora stays so after
         bounding only if neighbouring inputs stay neighbours: for every fixed ``s``, if ``D`` and ``D'``
@@ -386,15 +379,10 @@ class Corpus:
             Keep at most this many tokens of each document.
         random_state : None, int >= 0, SeedSequence or Generator, default=None
             The seed ``s``: ``None`` for fresh OS entropy; a Generator is drawn from once.
-        max_word_count_per_user : int >= 1, optional
-            Keep at most this many occurrences of each word from each user, across their documents. How far
-            one user moves a topic's word distribution grows with the Euclidean norm of the user's word counts,
-            and that norm is set by the words a user repeats (on blog text, one blogger's 557 tokens held 107 of
-            one word): this bound caps the norm at sqrt(count x tokens) without cutting a user's breadth.
-            Leave it out at the document level.
         max_tokens_per_user : int >= 1, optional
-            Keep at most this many tokens of each user, across their documents (a bound on the counts' sum).
-            Leave it out at the document level.
+            Keep at most this many tokens of each user, across their documents: a user-level bound on the sum
+            of what one user adds to the counts. Leave it out at the document level (adding a document re-draws
+            its owner's other documents' tokens).
         """
         root = _bounding_root(random_state)
         log = CorpusLog(**self.log.as_dict())
@@ -419,22 +407,15 @@ class Corpus:
             log.tokens_cut_by_max_tokens_per_doc += n_cut
             log.max_tokens_per_doc = L
         doc_users = self.doc_users[docs]
-        if max_word_count_per_user is not None:
-            c = check_int(max_word_count_per_user, "max_word_count_per_user", low=1)
-            X, n_clipped, n_cut = _clip_user_words(X, doc_users, c, root, self.user_ids, self.vocabulary)
-            log.user_words_clipped += n_clipped
-            log.tokens_cut_by_max_word_count_per_user += n_cut
-            log.max_word_count_per_user = c
         if max_tokens_per_user is not None:
             T = check_int(max_tokens_per_user, "max_tokens_per_user", low=1)
             X, n_capped, n_cut = _subsample_users(X, doc_users, T, root, self.user_ids)
             log.users_token_capped += n_capped
             log.tokens_cut_by_max_tokens_per_user += n_cut
             log.max_tokens_per_user = T
-        if max_word_count_per_user is not None or max_tokens_per_user is not None:
             # a user keeps at least one token, but one of their documents may keep none: it is dropped
             keep = np.flatnonzero(np.diff(X.indptr) > 0)
-            log.documents_emptied_by_user_bounds += int(X.shape[0] - keep.size)
+            log.documents_emptied_by_max_tokens_per_user += int(X.shape[0] - keep.size)
             X, doc_users = X[keep], doc_users[keep]
         return Corpus(X=X, vocabulary=self.vocabulary, doc_users=doc_users, user_ids=self.user_ids, log=log)
 
@@ -544,32 +525,6 @@ def _user_rows(doc_users: np.ndarray, n_users: int) -> tuple[np.ndarray, np.ndar
 def _user_cells(X: sp.csr_matrix, rows: np.ndarray) -> np.ndarray:
     """Positions in ``X.data`` of the non-zero cells of ``rows``, row by row."""
     return np.concatenate([np.arange(X.indptr[r], X.indptr[r + 1]) for r in rows])
-
-
-def _clip_user_words(X: sp.csr_matrix, doc_users: np.ndarray, c: int, root: bytes, user_ids: tuple,
-                     vocabulary: tuple):
-    """Each word a user wrote more than ``c`` times keeps ``c`` of its occurrences (a uniformly random subset
-    over the user's documents), drawn from the user's own generator, words in the order of their strings."""
-    n_users = len(user_ids)
-    owner = sp.csr_matrix((np.ones(X.shape[0]), (doc_users, np.arange(X.shape[0]))), shape=(n_users, X.shape[0]))
-    per_user = (owner @ X).tocsr()
-    heavy = per_user.data > c
-    if not heavy.any():
-        return X, 0, 0
-    X = X.tocsr(copy=True)
-    order, bounds = _user_rows(doc_users, n_users)
-    for u in np.unique(np.repeat(np.arange(n_users), np.diff(per_user.indptr))[heavy]):
-        a, b = per_user.indptr[u], per_user.indptr[u + 1]
-        words = sorted(per_user.indices[a:b][heavy[a:b]].tolist(), key=vocabulary.__getitem__)
-        cells = _user_cells(X, order[bounds[u]:bounds[u + 1]])
-        columns = X.indices[cells]
-        rng = _unit_rng(root, b"user-words", _id_key(user_ids[u]))
-        for w in words:
-            mine = cells[columns == w]
-            kept = rng.multivariate_hypergeometric(X.data[mine].astype(np.int64), c)
-            X.data[mine] = kept.astype(X.data.dtype)
-    X.eliminate_zeros()
-    return X, int(heavy.sum()), int((per_user.data[heavy] - c).sum())
 
 
 def _subsample_users(X: sp.csr_matrix, doc_users: np.ndarray, T: int, root: bytes, user_ids: tuple):

@@ -91,7 +91,7 @@ class CorpusSource:
     user_fraction : float in (0, 1], optional
         Keep a user exactly when the stable hash of their id falls below this fraction: a per-user rule, so
         adding or removing one user changes no other user's membership (unlike "the first N users").
-    max_docs_per_user, max_tokens_per_doc, max_word_count_per_user, max_tokens_per_user : int >= 1, optional
+    max_docs_per_user, max_tokens_per_doc, max_tokens_per_user : int >= 1, optional
         Contribution bounds, applied to each user (document) on its own (:meth:`topicdp.Corpus.bound`).
     """
 
@@ -101,7 +101,6 @@ class CorpusSource:
     user_fraction: float | None = None
     max_docs_per_user: int | None = None
     max_tokens_per_doc: int | None = None
-    max_word_count_per_user: int | None = None
     max_tokens_per_user: int | None = None
 
     def __post_init__(self) -> None:
@@ -125,7 +124,6 @@ class CorpusSource:
         if all(getattr(self, name) is None for name in BOUND_PARAMETERS):
             return corpus
         return corpus.bound(self.max_docs_per_user, self.max_tokens_per_doc, random_state=random_state,
-                            max_word_count_per_user=self.max_word_count_per_user,
                             max_tokens_per_user=self.max_tokens_per_user)
 
     @property
@@ -319,12 +317,11 @@ class ReleaseRequest:
                 "re-draws which of its owner's documents are kept, a change of up to two kept documents (a "
                 "replacement) that a sensitivity of one document does not cover. Drop the cap, or protect users "
                 "(unit 'user')")
-        for name in ("max_word_count_per_user", "max_tokens_per_user"):
-            if self.unit == Unit.DOCUMENT and getattr(self.source, name) is not None:
-                raise ValueError(
-                    f"a per-user token cap ({name}) breaks document-level privacy: adding one document re-draws "
-                    "which tokens of its owner's other documents are kept. Use max_tokens_per_doc, or protect "
-                    "users (unit 'user')")
+        if self.unit == Unit.DOCUMENT and self.source.max_tokens_per_user is not None:
+            raise ValueError(
+                "a per-user token cap (max_tokens_per_user) breaks document-level privacy: adding one document "
+                "re-draws which tokens of its owner's other documents are kept. Use max_tokens_per_doc, or protect "
+                "users (unit 'user')")
         n_words = self.vocabulary.n_words
         if n_words is not None and self.n_topics > n_words:
             raise ValueError(f"n_topics ({self.n_topics}) must be at most the number of words of the public "
