@@ -196,8 +196,8 @@ def _flag(name: str) -> str:
     flags = {"n_topics": "--topics", "vocabulary": "vocabulary", "keep_nonprivate": "--show-nonprivate"}
     known = ("epsilon", "delta", "gamma", "model", "mechanism", "guarantee", "calibration", "sizing", "reference",
              "seed", "model_seed", "sampler_seed", "n_pairs", "n_jobs", "max_minutes", "max_features", "min_df",
-             "max_df", "max_docs_per_user", "max_tokens_per_doc", "max_tokens_per_user",
-             "n_units", "user_fraction", "secure_noise",
+             "max_df", "max_docs_per_user", "max_tokens_per_doc", "max_tokens_per_user", "n_units", "user_fraction",
+             "secure_noise",
              "private_oracle", "release_anyway", "vocabulary_epsilon", "vocabulary_delta", "scheduler",
              "work_dir")
     return flags.get(name) or (f"--{name.replace('_', '-')}" if name in known else name)
@@ -310,11 +310,9 @@ def build_parser() -> argparse.ArgumentParser:
             _add_corpus_arguments(p)
         else:
             p.set_defaults(corpus="themed", text_field="text", user_field="user", max_features=5000, min_df=5,
-                           max_df=0.5, max_docs_per_user=None, max_tokens_per_doc=None,
-                           max_tokens_per_user=None,
-                           user_fraction=None,
-                           vocabulary=None, vocabulary_epsilon=None, vocabulary_delta=None, scheduler=None,
-                           work_dir=None)
+                           max_df=0.5, max_docs_per_user=None, max_tokens_per_doc=None, max_tokens_per_user=None,
+                           user_fraction=None, vocabulary=None, vocabulary_epsilon=None, vocabulary_delta=None,
+                           scheduler=None, work_dir=None)
         _add_privacy_arguments(p)
         p.add_argument("--out", default=None, help="write the release (JSON) here")
         p.add_argument("--top", type=int, default=10, help="top words shown per topic (and drawn by --plot)")

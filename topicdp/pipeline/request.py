@@ -26,10 +26,10 @@ from .._names import BOUND_PARAMETERS, GUARANTEES, MODELS, RIGOROUS_MECHANISMS, 
 from .._validation import (check_delta, check_epsilon, check_int, check_n_jobs, check_option,
                            check_real)
 
-#: where a corpus can come from besides a JSON Lines file: data shipped with the library, public as a whole
 if TYPE_CHECKING:
     from ..corpus import Corpus
 
+#: where a corpus can come from besides a JSON Lines file: data shipped with the library, public as a whole
 BUILT_IN_CORPORA = {
     "embedded": "gensim's Lee news corpus (300 documents, one per user; public)",
     "themed": "a generated corpus with ten known topics (2,000 users x 5 documents; topicdp.datasets)",
