@@ -44,10 +44,8 @@ COLUMNS = ("model", "start", "epsilon", "Delta_s", "sigma", "NPMI x LDA", "contr
            "fit s", "sampling s")
 
 
-def label(model: str, start: str, bounds: dict | None = None) -> str:
-    bounds = bounds or {}
-    T = bounds.get("max_tokens_per_user")
-    bound = f", <= {T} tokens per user" if T else ""
+def label(model: str, start: str, max_tokens_per_user: int | None = None) -> str:
+    bound = f", <= {max_tokens_per_user} tokens per user" if max_tokens_per_user else ""
     if start == "default":
         return "default start" + bound
     if start == "public-online":
@@ -111,10 +109,10 @@ def main() -> int:
     reference = Corpus.from_texts([t for t, _ in public], [u for _, u in public], vocabulary=words).bound(cap, 500, 0)
     lda = reference_lda(corpus, K)
     start = public_init(reference, K, unit="user")
-    held_out, bounds = reference, {"max_tokens_per_user": args.max_tokens_per_user}
-    if any(bounds.values()):  # the bounds are part of f: both the private half and P's records go through them
-        corpus = corpus.bound(random_state=0, **bounds)
-        reference = reference.bound(random_state=0, **bounds)
+    held_out, T = reference, args.max_tokens_per_user
+    if T is not None:  # the bound is part of f: both the private half and P's records go through it
+        corpus = corpus.bound(random_state=0, max_tokens_per_user=T)
+        reference = reference.bound(random_state=0, max_tokens_per_user=T)
     rows, run = [], set()
     for name in args.models.split(","):
         for which in args.starts.split(","):
@@ -124,7 +122,7 @@ def main() -> int:
             if which == "public-online":
                 params["learning"] = "online"
             model = make_model(name, K, 0, **params)
-            run.add((name, label(name, which, bounds)))
+            run.add((name, label(name, which, T)))
             t0 = time.perf_counter()
             W = model.fit_topic_word(corpus)
             fit_seconds = time.perf_counter() - t0
@@ -141,7 +139,7 @@ def main() -> int:
                     corpus, sensitivity_sample=sample, topic_word=W).release_
                 r = readability(rel.topic_word, rel.vocabulary, held_out, reference=lda)
                 base = readability(lda, rel.vocabulary, held_out)
-                row = (name, label(name, which, bounds), eps, sample.sensitivity, rel.report.sigma, r["npmi"] / base["npmi"],
+                row = (name, label(name, which, T), eps, sample.sensitivity, rel.report.sigma, r["npmi"] / base["npmi"],
                        r["npmi_contrast"] / base["npmi_contrast"], r["diversity"], r["overlap"], fit_seconds, seconds)
                 rows.append([f"{v:.4g}" if i in (3, 4) else f"{v:g}" if i == 2 else f"{v:.0f}" if i >= 9 else
                              f"{v:.2f}" if isinstance(v, float) else str(v) for i, v in enumerate(row)])

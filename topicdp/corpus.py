@@ -290,8 +290,7 @@ class Corpus:
     # -- views ---------------------------------------------------------------------------------------
     def user_documents(self) -> list[np.ndarray]:
         """For each user, the (sorted) indices of its documents."""
-        order = np.argsort(self.doc_users, kind="stable")
-        bounds = np.searchsorted(self.doc_users[order], np.arange(self.n_users + 1))
+        order, bounds = user_grouping(self.doc_users, self.n_users)
         return [order[bounds[u] : bounds[u + 1]] for u in range(self.n_users)]
 
     def subset_documents(self, docs: np.ndarray) -> "Corpus":
@@ -516,15 +515,10 @@ def _truncate_rows(X: sp.csr_matrix, L: int, root: bytes, vocabulary: tuple):
     return X, int(long_rows.size), int(lengths[long_rows].sum() - L * long_rows.size)
 
 
-def _user_rows(doc_users: np.ndarray, n_users: int) -> tuple[np.ndarray, np.ndarray]:
+def user_grouping(doc_users: np.ndarray, n_users: int) -> tuple[np.ndarray, np.ndarray]:
     """``(order, bounds)``: user u's documents, in corpus order, are ``order[bounds[u]:bounds[u + 1]]``."""
     order = np.argsort(doc_users, kind="stable")
     return order, np.searchsorted(doc_users[order], np.arange(n_users + 1))
-
-
-def _user_cells(X: sp.csr_matrix, rows: np.ndarray) -> np.ndarray:
-    """Positions in ``X.data`` of the non-zero cells of ``rows``, row by row."""
-    return np.concatenate([np.arange(X.indptr[r], X.indptr[r + 1]) for r in rows])
 
 
 def _subsample_users(X: sp.csr_matrix, doc_users: np.ndarray, T: int, root: bytes, user_ids: tuple):
@@ -535,9 +529,9 @@ def _subsample_users(X: sp.csr_matrix, doc_users: np.ndarray, T: int, root: byte
     heavy = np.flatnonzero(lengths > T)
     if heavy.size == 0:
         return X, 0, 0
-    order, bounds = _user_rows(doc_users, len(user_ids))
+    order, bounds = user_grouping(doc_users, len(user_ids))
     for u in heavy:
-        cells = _user_cells(X, order[bounds[u]:bounds[u + 1]])
+        cells = np.concatenate([np.arange(X.indptr[r], X.indptr[r + 1]) for r in order[bounds[u]:bounds[u + 1]]])
         kept = _unit_rng(root, b"user-tokens", _id_key(user_ids[u])).multivariate_hypergeometric(
             X.data[cells].astype(np.int64), T)
         X.data[cells] = kept.astype(X.data.dtype)

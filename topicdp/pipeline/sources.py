@@ -224,8 +224,6 @@ def prepare_shard(path: str, *, index: int, source: CorpusSource, words: tuple, 
     return counts
 
 
-
-
 class ShardedSource:
     """JSON Lines shards read pass by pass (module docstring), locally or on a Dask ``client``."""
 

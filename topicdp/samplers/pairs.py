@@ -31,6 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_option
+from ..corpus import user_grouping
 
 from .._names import UNITS  # noqa: E402
 
@@ -51,8 +52,7 @@ class PairBuilder:
         self.reference = reference
         if unit == "user":
             # the same grouping as Corpus.user_documents: documents of user u, in index order
-            self.order = np.argsort(reference.doc_users, kind="stable")
-            self.bounds = np.searchsorted(reference.doc_users[self.order], np.arange(reference.n_users + 1))
+            self.order, self.bounds = user_grouping(reference.doc_users, reference.n_users)
         else:
             self.order = np.arange(reference.n_docs, dtype=np.int64)
             self.bounds = np.arange(reference.n_docs + 1, dtype=np.int64)
