@@ -216,13 +216,29 @@ def test_published_counts_do_not_move_with_out_of_vocabulary_texts(tmp_path, cap
     _assert_alike(a, b)
 
 
-def test_document_level_with_a_per_user_cap_is_refused_before_reading(tmp_path, capsys, words_file):
-    """Adding one document re-draws its owner's kept subset: a replacement, not the one-document change that
-    document-level calibration covers."""
+@pytest.mark.parametrize("flag, message", [("--max-docs-per-user", "per-user document cap"),
+                                           ("--max-tokens-per-user", "per-user token cap")])
+def test_document_level_with_a_per_user_cap_is_refused_before_reading(flag, message, tmp_path, capsys, words_file):
+    """Adding one document re-draws its owner's kept subset (of documents, or of tokens): a replacement, not the
+    one-document change that document-level calibration covers."""
     records = _corpus(60, "document")
-    code, _, err, published = _release(tmp_path, "a", records, ["--unit", "document", "--max-docs-per-user", 2,
+    code, _, err, published = _release(tmp_path, "a", records, ["--unit", "document", flag, 2,
                                                                 "--vocabulary", words_file, "--topics", "2"], capsys)
-    assert code == 2 and "per-user document cap" in err and published is None
+    assert code == 2 and message in err and published is None
+
+
+@pytest.mark.parametrize("mechanism", ["dp-vem", "gaussian-global"])
+@pytest.mark.parametrize("kind", ["add", "remove", "replace"])
+def test_a_per_user_token_bound_decides_and_publishes_alike(mechanism, kind, tmp_path, capsys, words_file, pinned):
+    """The token bound cuts every user here (3 documents of 25 tokens each, bound 25), and what it cut is
+    counted on private data: neither may reach a decision or the published file, only the bound itself."""
+    records = _corpus(60, "user")
+    flags = ["--mechanism", mechanism, "--unit", "user", "--vocabulary", words_file, "--topics", "2",
+             "--epsilon", "2", "--release-anyway", "--max-tokens-per-user", "25", *ADD_REMOVE[mechanism]]
+    a = _release(tmp_path, "a", records, flags, capsys)
+    b = _release(tmp_path, "b", _neighbour(records, kind, "user"), flags, capsys)
+    assert a[0] == 0, a[2]
+    _assert_alike(a, b)
 
 
 def test_a_dp_vocabulary_run_decides_and_publishes_alike(tmp_path, capsys, monkeypatch, pinned):
