@@ -44,8 +44,9 @@ COLUMNS = ("model", "start", "epsilon", "Delta_s", "sigma", "NPMI x LDA", "contr
            "fit s", "sampling s")
 
 
-def label(model: str, start: str, max_tokens_per_user: int | None = None) -> str:
+def label(model: str, start: str, max_tokens_per_user: int | None = None, params: dict | None = None) -> str:
     bound = f", <= {max_tokens_per_user} tokens per user" if max_tokens_per_user else ""
+    bound += "".join(f", {k}={v}" for k, v in (params or {}).items())
     if start == "default":
         return "default start" + bound
     if start == "public-online":
@@ -82,8 +83,13 @@ def main() -> int:
     ap.add_argument("--max-tokens-per-user", type=int, default=None,
                     help="bound each user's tokens (Corpus.bound) in the private half and in P before f; the "
                          "non-private baseline and the held-out scores keep the unbounded text")
+    ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                    help="a model parameter for the public start's fits (e.g. passes=3), repeatable; a Python literal")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
+    import ast
+
+    extra = {k: ast.literal_eval(v) for k, v in (p.split("=", 1) for p in args.param)}
     path = DATA / args.corpus / f"{args.corpus}.jsonl.gz"
     if not path.exists():
         print(f"skipped: {path} is absent")
@@ -121,8 +127,9 @@ def main() -> int:
             params = {} if which == "default" else {STARTS[name]: start}
             if which == "public-online":
                 params["learning"] = "online"
-            model = make_model(name, K, 0, **params)
-            run.add((name, label(name, which, T)))
+            shown = extra if which == "public" else {}
+            model = make_model(name, K, 0, **params, **shown)
+            run.add((name, label(name, which, T, shown)))
             t0 = time.perf_counter()
             W = model.fit_topic_word(corpus)
             fit_seconds = time.perf_counter() - t0
@@ -139,7 +146,7 @@ def main() -> int:
                     corpus, sensitivity_sample=sample, topic_word=W).release_
                 r = readability(rel.topic_word, rel.vocabulary, held_out, reference=lda)
                 base = readability(lda, rel.vocabulary, held_out)
-                row = (name, label(name, which, T), eps, sample.sensitivity, rel.report.sigma, r["npmi"] / base["npmi"],
+                row = (name, label(name, which, T, shown), eps, sample.sensitivity, rel.report.sigma, r["npmi"] / base["npmi"],
                        r["npmi_contrast"] / base["npmi_contrast"], r["diversity"], r["overlap"], fit_seconds, seconds)
                 rows.append([f"{v:.4g}" if i in (3, 4) else f"{v:g}" if i == 2 else f"{v:.0f}" if i >= 9 else
                              f"{v:.2f}" if isinstance(v, float) else str(v) for i, v in enumerate(row)])
