@@ -7,9 +7,9 @@ import pytest
 from scipy.special import ndtr
 
 from topicdp.forecast import (
-    NOISE,
+    LDA_AGREEMENT,
     NOISE_VS_LDA,
-    READABLE,
+    RANDOM_START_AGREEMENT,
     READABLE_VS_LDA,
     dirichlet_signal,
     expected_topn_overlap,
@@ -17,6 +17,9 @@ from topicdp.forecast import (
     verdict_for,
     zipf_signal,
 )
+
+#: the thresholds on the closed form's own scale at the default agreement
+READABLE, NOISE = READABLE_VS_LDA / LDA_AGREEMENT, NOISE_VS_LDA / LDA_AGREEMENT
 
 NODES, WEIGHTS = np.polynomial.hermite_e.hermegauss(80)
 WEIGHTS = WEIGHTS / math.sqrt(2 * math.pi)  # E f(Z) = sum WEIGHTS f(NODES), Z ~ N(0, 1)
@@ -178,3 +181,34 @@ def test_newton_threshold_agrees_with_bisection_on_hard_rows():
         sigma, n = float(10 ** rng.uniform(-7, 1)), int(rng.integers(1, 11))
         got = expected_topn_overlap(S, sigma, n, per_topic=True)
         np.testing.assert_allclose(got, bisected_overlap(S, sigma, n), rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize("agreement", [LDA_AGREEMENT, RANDOM_START_AGREEMENT, 1.0])
+def test_the_agreement_scales_the_forecast_its_verdict_and_its_readable_sigma(agreement):
+    """overlap_with_lda = closed form x agreement; the verdict's thresholds and sigma_readable move with it."""
+    S = dirichlet_signal(10, 2000, 0.15, random_state=0)
+    for sigma in np.geomspace(1e-4, 1e-1, 13):
+        fc = forecast_readability(sigma, S, agreement=agreement)
+        assert fc.overlap_with_lda == pytest.approx(fc.expected_overlap * agreement)
+        assert fc.verdict == verdict_for(fc.overlap_with_lda, "public-simulation")
+        s = fc.sigma_readable
+        assert expected_topn_overlap(S, s) * agreement >= READABLE_VS_LDA
+        assert expected_topn_overlap(S, 1.02 * s) * agreement < READABLE_VS_LDA
+        assert f"x {agreement:g}, how far" in fc.lines()[2]
+
+
+def test_an_agreement_outside_zero_to_one_is_refused():
+    S = dirichlet_signal(3, 50, 0.15)
+    for bad in (0.0, -0.1, 1.5):
+        with pytest.raises(ValueError, match="agreement"):
+            forecast_readability(0.01, S, agreement=bad)
+
+
+def test_dp_vem_forecasts_a_random_start_at_the_random_start_agreement():
+    from topicdp.variational import DPVariationalLDA, forecast
+
+    init = dirichlet_signal(5, 300, 0.15, random_state=1)
+    random_start = forecast(DPVariationalLDA(5, epsilon=3.0, delta=1e-6, unit="document"), 20_000, 300)
+    public_start = forecast(DPVariationalLDA(5, epsilon=3.0, delta=1e-6, unit="document", init=init), 20_000, 300)
+    assert (random_start.agreement, public_start.agreement) == (RANDOM_START_AGREEMENT, LDA_AGREEMENT)
+    assert random_start.expected_overlap == pytest.approx(public_start.expected_overlap)

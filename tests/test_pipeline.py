@@ -162,13 +162,17 @@ def test_the_request_n_jobs_runs_dp_vem_threads(monkeypatch, corpus_file):
         _request(corpus_file, "dp-vem", n_jobs=0)
 
 
-def test_a_random_start_dp_vem_plan_says_its_overlap_forecast_is_an_upper_estimate(corpus_file):
-    from topicdp.pipeline.plan import RANDOM_START_CAVEAT
+def test_a_random_start_dp_vem_plan_scales_its_forecast_by_the_random_start_agreement(corpus_file):
+    """dp-vem without a reference starts at random: its forecast is the closed form x RANDOM_START_AGREEMENT, and
+    the plan prints that factor and what it is; an output-perturbation baseline keeps LDA_AGREEMENT."""
+    from topicdp.forecast import LDA_AGREEMENT, RANDOM_START_AGREEMENT
 
-    for mechanism, expected in (("dp-vem", True), ("gaussian-global", False)):
+    for mechanism, agreement in (("dp-vem", RANDOM_START_AGREEMENT), ("gaussian-global", LDA_AGREEMENT)):
         lines: list[str] = []
         release(_request(corpus_file, mechanism), echo=lines.append)
-        assert (RANDOM_START_CAVEAT in lines) is expected, mechanism
+        shown = [ln for ln in lines if "with its assumed topics x" in ln]
+        assert shown and all(f"x {agreement:g}, how far" in ln for ln in shown), (mechanism, shown)
+        assert any("noiseless topics agree with LDA's" in ln for ln in shown) is (mechanism == "dp-vem")
 
 
 @pytest.mark.parametrize("name", ["max_docs_per_user", "max_tokens_per_doc", "max_tokens_per_user"])

@@ -271,7 +271,9 @@ def cmd_demo(args) -> int:
         print(f"released under ({args.epsilon:g}, {args.delta:g})-DP at the {args.unit} level; its word list is public\n")
         corpus, truth = themed_corpus()
         return cmd_privatize(args, truth=[("the generating topics", truth), (
-            "a non-private gensim LDA of the same corpus (the forecast's scale)", reference_lda(corpus, 10))])
+            "a non-private gensim LDA of the same corpus (the forecast's scale; the forecast assumes real text, "
+            "where dp-vem's and LDA's topics agree about 0.3 without noise: on ten well-separated generated topics "
+            "they agree more)", reference_lda(corpus, 10))])
     print("topicdp demo: gensim LDA on the embedded Lee news corpus (150 documents, one per user; the other 150 "
           f"as the public reference P),\nreleased with TopicDP (random DP, NOT DP) at epsilon={args.epsilon:g}, "
           f"delta={args.delta:g}, gamma={args.gamma:g}\n")

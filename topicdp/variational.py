@@ -685,7 +685,9 @@ def forecast(model: DPVariationalLDA, n_units: int, n_words: int, *, mass_per_un
     earlier noise is averaged out by the E-step). The signal is a public reference topic-word matrix, or
     rows drawn from Dirichlet(0.15) over ``n_words`` words, an assumed sparsity: on blog text it matches
     the noise tolerance of gensim LDA's topics, while 0.05 is about 2x too optimistic
-    (docs/results/readability_reference.md).
+    (docs/results/readability_reference.md). From a random start (``model.init`` None) the closed form is
+    scaled by :data:`topicdp.forecast.RANDOM_START_AGREEMENT`, from public topics by
+    :data:`~topicdp.forecast.LDA_AGREEMENT`.
 
     Parameters
     ----------
@@ -703,7 +705,7 @@ def forecast(model: DPVariationalLDA, n_units: int, n_words: int, *, mass_per_un
     -------
     topicdp.forecast.ReadabilityForecast
     """
-    from .forecast import dirichlet_signal, forecast_readability
+    from .forecast import LDA_AGREEMENT, RANDOM_START_AGREEMENT, dirichlet_signal, forecast_readability
 
     check_int(n_units, "n_units", low=1)
     check_int(n_words, "n_words", low=2)
@@ -711,7 +713,8 @@ def forecast(model: DPVariationalLDA, n_units: int, n_words: int, *, mass_per_un
     sigma = model.noise_scale() * model.n_topics / (n_units * mass)
     if signal is None:
         signal = dirichlet_signal(model.n_topics, n_words, 0.15)
-    return forecast_readability(sigma, signal, top_n=top_n, n_units=n_units, unit=model.unit)
+    agreement = RANDOM_START_AGREEMENT if model.init is None else LDA_AGREEMENT
+    return forecast_readability(sigma, signal, top_n=top_n, n_units=n_units, unit=model.unit, agreement=agreement)
 
 
 def forecast_on_reference(model: DPVariationalLDA, reference, n_units: int, *, n_draws: int = 3, top_n: int = 10):

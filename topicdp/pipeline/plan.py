@@ -185,16 +185,7 @@ class Decision:
                            + ("fail" if fc.verdict == "noise" else "pass"))
         if self.forecast is not None:
             out += ["  " + line for line in self.forecast.lines()[1:]]
-            if self.mechanism == "dp-vem" and self.forecast.method != "public-simulation":
-                out.append(RANDOM_START_CAVEAT)
         return out
-
-
-#: dp-vem from a random start (its over-complete warm-up) finds a decomposition of its own: without any noise its
-#: topics overlapped gensim LDA's 0.29 to 0.36 on blog posts and 0.28 to 0.33 on Enron's e-mails, where two gensim
-#: seeds agree 0.50 and 0.39 (benchmarks/noiseless_agreement.py), so the closed form's overlap is an upper estimate.
-RANDOM_START_CAVEAT = ("  dp-vem starts at random here: even without noise its topics overlap a non-private LDA's about 0.3 "
-                       "on real text (two LDA fits: 0.4 to 0.5), so read that overlap as an upper estimate")
 
 
 def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int) -> Decision:
