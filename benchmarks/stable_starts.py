@@ -166,7 +166,7 @@ def main() -> int:
              "Starts: *default start* is each adapter's own (random topics for gensim LDA, scikit-learn LDA and vem; "
              "nndsvda for NMF; gensim online with random document starts). *public start* begins at topics fitted on P "
              "(`public_init`). For gensim-lda and sklearn-lda the public start is now the *stable f*: batch variational "
-             "Bayes (gensim: one chunk, update_every=0, decay=0, 10 passes, float64; scikit-learn: "
+             "Bayes (gensim: one chunk, update_every=0, decay=0, a fixed number of passes, float64; scikit-learn: "
              "learning_method='batch', max_iter=10) with every document's gamma started at 1 instead of random draws in "
              "corpus order. *public start, online (before)* is gensim-lda's public start with online learning and random "
              "document starts, as measured before the stable configuration. fit s: one fit on the private half; "
