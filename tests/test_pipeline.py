@@ -164,15 +164,18 @@ def test_the_request_n_jobs_runs_dp_vem_threads(monkeypatch, corpus_file):
 
 def test_a_random_start_dp_vem_plan_scales_its_forecast_by_the_random_start_agreement(corpus_file):
     """dp-vem without a reference starts at random: its forecast is the closed form x RANDOM_START_AGREEMENT, and
-    the plan prints that factor and what it is; an output-perturbation baseline keeps LDA_AGREEMENT."""
+    the plan prints that factor and what it is; with a reference (a public start) and for an output-perturbation
+    baseline the factor is LDA_AGREEMENT."""
     from topicdp.forecast import LDA_AGREEMENT, RANDOM_START_AGREEMENT
 
-    for mechanism, agreement in (("dp-vem", RANDOM_START_AGREEMENT), ("gaussian-global", LDA_AGREEMENT)):
+    for mechanism, agreement, reference in (("dp-vem", RANDOM_START_AGREEMENT, None),
+                                            ("dp-vem", LDA_AGREEMENT, corpus_file),
+                                            ("gaussian-global", LDA_AGREEMENT, None)):
         lines: list[str] = []
-        release(_request(corpus_file, mechanism), echo=lines.append)
+        release(_request(corpus_file, mechanism, reference=reference), echo=lines.append)
         shown = [ln for ln in lines if "with its assumed topics x" in ln]
         assert shown and all(f"x {agreement:g}, how far" in ln for ln in shown), (mechanism, shown)
-        assert any("noiseless topics agree with LDA's" in ln for ln in shown) is (mechanism == "dp-vem")
+        assert any("noiseless topics agree with LDA's" in ln for ln in shown) is (agreement != LDA_AGREEMENT)
 
 
 @pytest.mark.parametrize("name", ["max_docs_per_user", "max_tokens_per_doc", "max_tokens_per_user"])

@@ -69,9 +69,11 @@ def _spectral_forecast(configuration: int, *, epsilon: float, delta: float, n_un
 
 
 def forecast_mechanism(mechanism: str, *, epsilon: float, delta: float, unit: str, n_units: int, n_topics: int,
-                       n_words: int, signal=None, mass_per_unit: float | None = None):
+                       n_words: int, signal=None, mass_per_unit: float | None = None, public_start: bool = False):
     """Forecast one mechanism's readability from public quantities: a :class:`ReadabilityForecast`, a
-    :class:`SpectralForecast` for a spectral configuration, or None (DP-SVI has none)."""
+    :class:`SpectralForecast` for a spectral configuration, or None (DP-SVI has none). ``public_start``: dp-vem
+    will start from topics fitted on a public reference (else from a random start, which agrees less with LDA:
+    :data:`topicdp.forecast.RANDOM_START_AGREEMENT`)."""
     from .rdp import calibrate_gaussian
 
     if mechanism.startswith("spectral-config-"):
@@ -86,7 +88,8 @@ def forecast_mechanism(mechanism: str, *, epsilon: float, delta: float, unit: st
         from .variational import DPVariationalLDA, forecast
 
         model = DPVariationalLDA(n_topics, epsilon=epsilon, delta=delta, unit=unit)
-        return forecast(model, n_units, n_words, mass_per_unit=mass_per_unit, signal=signal, top_n=top_n)
+        return forecast(model, n_units, n_words, mass_per_unit=mass_per_unit, signal=signal, top_n=top_n,
+                        public_start=public_start)
     if mechanism == "gaussian-global":
         sigma = calibrate_gaussian(epsilon, delta, math.sqrt(2 * n_topics), method="analytic")
         return forecast_readability(sigma, signal, **common)

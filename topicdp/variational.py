@@ -677,7 +677,7 @@ def mass_per_unit(corpus, unit: str) -> float:
 
 
 def forecast(model: DPVariationalLDA, n_units: int, n_words: int, *, mass_per_unit: float | None = None,
-             signal=None, top_n: int = 10):
+             signal=None, top_n: int = 10, public_start: bool | None = None):
     """Forecast the readability of ``model``'s release from public quantities, before any data is read.
 
     The released topic k is lambda_k normalised; its mass is about M / K with M = n_units x mass_per_unit,
@@ -685,9 +685,8 @@ def forecast(model: DPVariationalLDA, n_units: int, n_words: int, *, mass_per_un
     earlier noise is averaged out by the E-step). The signal is a public reference topic-word matrix, or
     rows drawn from Dirichlet(0.15) over ``n_words`` words, an assumed sparsity: on blog text it matches
     the noise tolerance of gensim LDA's topics, while 0.05 is about 2x too optimistic
-    (docs/results/readability_reference.md). From a random start (``model.init`` None) the closed form is
-    scaled by :data:`topicdp.forecast.RANDOM_START_AGREEMENT`, from public topics by
-    :data:`~topicdp.forecast.LDA_AGREEMENT`.
+    (docs/results/readability_reference.md). From a random start the closed form is scaled by
+    :data:`topicdp.forecast.RANDOM_START_AGREEMENT`, from public topics by :data:`~topicdp.forecast.LDA_AGREEMENT`.
 
     Parameters
     ----------
@@ -700,6 +699,10 @@ def forecast(model: DPVariationalLDA, n_units: int, n_words: int, *, mass_per_un
     mass_per_unit : float, optional
         From a public reference corpus (:func:`mass_per_unit`), else :data:`DEFAULT_MASS_PER_UNIT`.
     signal : (K, V) array, optional
+    top_n : int, default=10
+    public_start : bool, optional
+        Whether the release will start from public topics; None: whether ``model.init`` is set (a plan forecasts
+        before the start is fitted on the reference).
 
     Returns
     -------
@@ -713,7 +716,8 @@ def forecast(model: DPVariationalLDA, n_units: int, n_words: int, *, mass_per_un
     sigma = model.noise_scale() * model.n_topics / (n_units * mass)
     if signal is None:
         signal = dirichlet_signal(model.n_topics, n_words, 0.15)
-    agreement = RANDOM_START_AGREEMENT if model.init is None else LDA_AGREEMENT
+    public_start = model.init is not None if public_start is None else public_start
+    agreement = LDA_AGREEMENT if public_start else RANDOM_START_AGREEMENT
     return forecast_readability(sigma, signal, top_n=top_n, n_units=n_units, unit=model.unit, agreement=agreement)
 
 

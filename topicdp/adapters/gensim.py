@@ -69,12 +69,13 @@ class GensimLDA(TopicModelSpec):
     exactly that unit's own phi-weighted counts (up to floating-point summation order), and later passes by how the
     topics that moved change the other documents' E-steps.
 
-    *Why 3 passes.* Each pass composes the EM map once more, and a change in the data that the first pass makes is
-    carried and amplified by every later one along the map's slow directions, while the public start is already
-    near the private optimum. On blogs (user level, Lambert-W sizing at gamma 0.2: the largest of 61 sampled pair
-    distances) the sampled sensitivity was 0.0037 after 10 passes and 0.0021 after 3, and the release at epsilon 3
-    overlapped a non-private LDA 0.43 against 0.28 (``benchmarks/stable_starts.py --param passes=3``). From a random
-    start (``learning="batch"`` without ``init``) 3 passes are too few: pass ``passes``.
+    *Why 3 passes.* On blogs (user level, Lambert-W sizing at gamma 0.2: the largest of 61 sampled pair distances)
+    the sampled sensitivity was 0.0037 after 10 passes, 0.0025 after 5 and 0.0021 after 3, and the release at
+    epsilon 3 overlapped a non-private LDA 0.28, 0.39 and 0.43 (``benchmarks/stable_starts.py --param passes=N``).
+    A likely reason (not measured apart): every pass carries a change in the data further through the other
+    documents' E-steps, while topics fitted on a public corpus of the same kind start near the private optimum, so
+    later passes add more sensitivity than fit. From a random start (``learning="batch"`` without ``init``) 3
+    passes are too few: pass ``passes``.
 
     Without ``init`` the topics start at random draws (fixed
     seed, deterministic, but neighbouring corpora can end in different local optima); :meth:`stability` says which

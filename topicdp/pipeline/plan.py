@@ -204,7 +204,8 @@ def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int) -> Decision:
                          "vocabulary budget, or fewer topics")
     planned = max(n_words, 2)
     forecasts = {name: forecast_mechanism(name, epsilon=topics.epsilon, delta=topics.delta, unit=str(request.unit),
-                                          n_units=count.value, n_topics=request.n_topics, n_words=planned)
+                                          n_units=count.value, n_topics=request.n_topics, n_words=planned,
+                                          public_start=request.reference is not None)
                  for name in plan.candidates}
     if request.mechanism is not None:
         return Decision(request.mechanism, "named by the caller", count, n_words, forecasts)
