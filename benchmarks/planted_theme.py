@@ -3,7 +3,8 @@ half of blogs, absent from the public half P, looked for in TopicDP's release ov
 
 When P is a random half of the same bloggers, P's topics alone (no private data, nothing released about it) already
 score as well as the release on held-out NPMI, contrast and overlap with a non-private LDA: those scores cannot show
-that the private data was used. This benchmark can. 10% of the private users (seed 0) each get five extra posts of
+that the private data was used. This benchmark can. A fraction of the private users (``--fraction``, default 10%;
+seed 0) each get five extra posts of
 60 words drawn uniformly from a theme's words of the vocabulary (``--theme``, one or more of
 :data:`topicdp.datasets.THEMES` joined by "+"). The starting topics are fitted on P (:func:`topicdp.variational.public_init`),
 which has no such posts; gensim's stable f (:class:`topicdp.adapters.GensimLDA` with ``init``) runs ``passes``
@@ -38,6 +39,7 @@ SAMPLED = {2: 0.001752, 3: 0.002124, 5: 0.002495, 10: 0.003701}
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--theme", default="cooking+gardening")
+    ap.add_argument("--fraction", type=float, default=0.1, help="the share of private users given planted posts")
     ap.add_argument("--delta-s", action="append", default=[], metavar="PASSES=VALUE",
                     help="a number of passes and its sampled Delta_s (default: the blogs figures in SAMPLED)")
     args = ap.parse_args()
@@ -67,7 +69,7 @@ def main() -> int:
     planted = [w for name in args.theme.split("+") for w in THEMES[name].split() if w in vocab]
     rng = np.random.default_rng(0)
     users = sorted({u for _, u in private})
-    chosen = sorted(rng.choice(users, size=len(users) // 10, replace=False).tolist())
+    chosen = sorted(rng.choice(users, size=max(1, round(args.fraction * len(users))), replace=False).tolist())
     extra = [(" ".join(rng.choice(planted, size=60)), u) for u in chosen for _ in range(5)]
     texts = private + extra
     # 25 posts per user so that the five planted posts are not what the cap cuts (P keeps the benchmark's 20)
