@@ -102,6 +102,7 @@ def main() -> int:
     import numpy as np
 
     from topicdp import Corpus, TopicDP, make_model
+    from topicdp.adapters import TomotopyLDA
     from topicdp.samplers import SensitivitySampling
     from topicdp.corpus import read_jsonl_records, tokenize
     from topicdp.metrics.readability import readability
@@ -132,7 +133,8 @@ def main() -> int:
             if which == "public-online":
                 params["learning"] = "online"
             shown = extra if which == "public" else {}
-            model = make_model(name, K, 0, **params, **shown)
+            model = (TomotopyLDA(K, 0, **params, **shown) if name == "tomotopy-lda"  # not in the registry
+                     else make_model(name, K, 0, **params, **shown))
             lab = label(name, which, T, shown) + (f", median of {args.draws} noise draws" if args.draws > 1 else "")
             run.add((name, lab))
             t0 = time.perf_counter()
