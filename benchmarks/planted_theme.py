@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections import Counter
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -50,21 +49,16 @@ def main() -> int:
 
     import numpy as np
 
+    from stable_starts import halves  # the split whose P the Delta_s were sampled over
     from topicdp import Corpus, TopicDP, make_model
-    from topicdp.corpus import read_jsonl_records, tokenize
     from topicdp.datasets import THEMES
-    from topicdp.pipeline import user_selected
     from topicdp.samplers import SensitivitySampling
     from topicdp.samplers.sampler import SensitivitySample
     from topicdp.samplers.sizing import sample_size
     from topicdp.variational import public_init
 
     sampled = {int(p): float(v) for p, v in (s.split("=") for s in args.delta_s)} or SAMPLED
-    records = list(read_jsonl_records(path))
-    private = [(t, u) for t, u in records if user_selected(u, 0.5)]
-    public = [(t, u) for t, u in records if not user_selected(u, 0.5)]
-    counts = Counter(w for doc in tokenize([t for t, _ in public]) for w in doc)
-    words = sorted(w for w, _ in counts.most_common(2000))  # public: P's 2,000 most frequent words
+    private, public, words = halves(path)
     vocab = set(words)
     planted = [w for name in args.theme.split("+") for w in THEMES[name].split() if w in vocab]
     rng = np.random.default_rng(0)

@@ -54,6 +54,20 @@ def label(model: str, start: str, max_tokens_per_user: int | None = None, params
     return ("public start, stable f (batch, constant doc start)" if model in STABLE else "public start") + bound
 
 
+def halves(path: Path) -> tuple[list, list, list[str]]:
+    """The corpus' (text, user) records split by a hash of the user id into the private half and the public half P,
+    and P's 2,000 most frequent words (public: from P only), sorted. ``planted_theme.py`` reads the same split, so
+    the Delta_s sampled here over P apply there."""
+    from topicdp.corpus import read_jsonl_records, tokenize
+    from topicdp.pipeline import user_selected
+
+    records = list(read_jsonl_records(path))
+    private = [(t, u) for t, u in records if user_selected(u, 0.5)]
+    public = [(t, u) for t, u in records if not user_selected(u, 0.5)]
+    counts = Counter(w for doc in tokenize([t for t, _ in public]) for w in doc)
+    return private, public, sorted(w for w, _ in counts.most_common(2000))
+
+
 def kept_rows(path: Path, run: set) -> list[list[str]]:
     """Rows of an existing table whose (model, start) this run does not redo; a missing column becomes "-"."""
     if not path.exists():
@@ -104,18 +118,12 @@ def main() -> int:
     from topicdp import Corpus, TopicDP, make_model
     from topicdp.adapters import TomotopyLDA
     from topicdp.samplers import SensitivitySampling
-    from topicdp.corpus import read_jsonl_records, tokenize
     from topicdp.metrics.readability import readability
-    from topicdp.pipeline import user_selected
     from topicdp.topics import reference_lda
     from topicdp.variational import public_init
 
     K, cap = 10, args.max_docs_per_user
-    records = list(read_jsonl_records(path))
-    private = [(t, u) for t, u in records if user_selected(u, 0.5)]
-    public = [(t, u) for t, u in records if not user_selected(u, 0.5)]
-    counts = Counter(w for doc in tokenize([t for t, _ in public]) for w in doc)
-    words = sorted(w for w, _ in counts.most_common(2000))  # public: from the public half only
+    private, public, words = halves(path)
     corpus = Corpus.from_texts([t for t, _ in private], [u for _, u in private], vocabulary=words).bound(cap, 500, 0)
     reference = Corpus.from_texts([t for t, _ in public], [u for _, u in public], vocabulary=words).bound(cap, 500, 0)
     lda = reference_lda(corpus, K)
