@@ -50,7 +50,7 @@ class SklearnLDA(TopicModelSpec):
     two starts are changed (a subclass overriding ``_init_latent_vars`` and ``_e_step``'s ``random_init``); the
     update equations are scikit-learn's.
 
-    *Why 3 iterations from public topics*: as for :class:`~topicdp.adapters.GensimLDA`'s 3 passes, later iterations
+    *Why 3 iterations from public topics*: as for :class:`~topicdp.adapters.GensimLDA`'s 2 passes, later iterations
     add more sensitivity than fit when the start was fitted on a public corpus of the same kind. On blogs (user
     level, Lambert-W sizing at gamma 0.2) ``max_iter=3`` sampled Delta_s 0.0019 and released at epsilon 3 topics with
     NPMI 0.88x, contrast 1.27x a non-private LDA's, diversity 0.76, overlap 0.44
