@@ -43,7 +43,7 @@ from pathlib import Path
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from topicdp._repeats import RepeatedReleaseWarning  # noqa: E402
+from topicdp import RepeatedReleaseWarning  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 BATCHES = (10, 20, 50, 100, 200, 400)

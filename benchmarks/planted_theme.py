@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -50,12 +51,15 @@ def main() -> int:
     import numpy as np
 
     from stable_starts import halves  # the split whose P the Delta_s were sampled over
-    from topicdp import Corpus, TopicDP, make_model
+    from topicdp import Corpus, RepeatedReleaseWarning, TopicDP, make_model
     from topicdp.datasets import THEMES
     from topicdp.samplers import SensitivitySampling
     from topicdp.samplers.sampler import SensitivitySample
     from topicdp.samplers.sizing import sample_size
     from topicdp.variational import public_init
+
+    # every release here is one measurement of utility at a given sigma; none is published
+    warnings.simplefilter("ignore", RepeatedReleaseWarning)
 
     sampled = {int(p): float(v) for p, v in (s.split("=") for s in args.delta_s)} or SAMPLED
     private, public, words = halves(path)

@@ -110,7 +110,7 @@ def expected_failed_checks(estimator) -> dict:
 
 
 # the checks fit the same data many times without a ledger; the repeated-release warning is tested elsewhere
-@pytest.mark.filterwarnings("ignore::topicdp._repeats.RepeatedReleaseWarning")
+@pytest.mark.filterwarnings("ignore::topicdp.RepeatedReleaseWarning")
 @parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
 def test_sklearn_compatible(estimator, check):
     check(estimator)

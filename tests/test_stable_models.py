@@ -187,7 +187,7 @@ def test_topicdp_warns_before_any_fit(corpus, caplog):
     assert any("NOT expected" in r.getMessage() for r in caplog.records)
 
 
-@pytest.mark.filterwarnings("ignore::topicdp._repeats.RepeatedReleaseWarning")  # test releases of one corpus
+@pytest.mark.filterwarnings("ignore::topicdp.RepeatedReleaseWarning")  # test releases of one corpus
 def test_report_notes_say_unstable_and_stable_says_nothing(corpus, start, caplog):
     sampling = SensitivitySampling(corpus, 0.1, "exchangeable", random_state=0)
     privatizer = TopicDP(make_model("gensim-lda", K, 0, init=start, passes=2), 3.0, 1e-5, sampling=sampling,

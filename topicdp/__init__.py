@@ -40,6 +40,7 @@ _LAZY = {
     "PrivacyReport": ".report",
     "PrivacyLedger": ".rdp",
     "BudgetExceededError": ".rdp",
+    "RepeatedReleaseWarning": "._repeats",
     "CallableModel": ".adapters",
     "GensimLDA": ".adapters",
     "GensimHDP": ".adapters",
@@ -67,6 +68,7 @@ if TYPE_CHECKING:  # static checkers see the real names (``X as X``: a re-export
     from .release import PrivateRelease as PrivateRelease
     from .rdp import BudgetExceededError as BudgetExceededError
     from .rdp import PrivacyLedger as PrivacyLedger
+    from ._repeats import RepeatedReleaseWarning as RepeatedReleaseWarning
     from .report import PrivacyReport as PrivacyReport
     from .spectral import SpectralDP as SpectralDP
     from .spectral import SpectralLDA as SpectralLDA
