@@ -1,14 +1,14 @@
 """Synthetic LDA corpora with ground truth, and the embedded default corpus.
 
 Synthetic corpora follow the generative model of LDA (Blei et al. 2003) as used in the experiments of
-the spectral paper (``000_*``, Sec. 7 / App. J): topics mu_j ~ Dirichlet(beta) over the vocabulary,
+the spectral paper (DeCarolis et al. 2020, Sec. 7 / App. J): topics mu_j ~ Dirichlet(beta) over the vocabulary,
 document proportions theta_n ~ Dirichlet(alpha), lengths L_n ~ Poisson(mean_length), and each token's
 topic ~ theta_n, word ~ mu_topic.
 
 alpha and mu controls
 ---------------------
 The spectral paper samples "alpha and mu ... randomly ... to ensure that a bursty use of a single word
-under certain topic is possible" (``000_*``, Sec. 7). The knobs that cover this:
+under certain topic is possible" (DeCarolis et al. 2020, Sec. 7). The knobs that cover this:
 
 * ``alpha0`` (symmetric alpha = alpha0 / k), an explicit ``alpha``, or ``alpha_concentration`` for a
   *random asymmetric* alpha = alpha0 * Dirichlet(alpha_concentration * 1_k) (small concentration: a few

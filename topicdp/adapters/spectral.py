@@ -14,7 +14,7 @@ from .base import TopicModelSpec
 
 
 class SpectralModel(TopicModelSpec):
-    """Spectral method-of-moments LDA (``000_*``) as f: Corpus -> k x V.
+    """Spectral method-of-moments LDA (DeCarolis et al. 2020, non-private) as f: Corpus -> k x V.
 
     Parameters
     ----------

@@ -1,5 +1,5 @@
 """Privacy accounting for DP stochastic variational inference (Park, Foulds, Chaudhuri & Welling 2016,
-``002_*``): the paper's recipe (Eqs. 3, 5, 6) and a correct accountant from dp-accounting.
+*Private Topic Modeling*): the paper's recipe (Eqs. 3, 5, 6) and a correct accountant from dp-accounting.
 
 Each of the T iterations releases the minibatch sum of expected sufficient statistics plus Gaussian
 noise of standard deviation ``z * Delta`` (z the noise multiplier, Delta the L2 sensitivity of the sum

@@ -1,4 +1,5 @@
-"""DP stochastic variational inference for LDA (Park, Foulds, Chaudhuri & Welling 2016, ``002_*`` Alg. 1).
+"""DP stochastic variational inference for LDA (Park, Foulds, Chaudhuri & Welling 2016, *Private Topic
+Modeling*, Alg. 1).
 
 Online LDA (Hoffman, Blei & Bach 2010) whose minibatch expected sufficient statistics are released with
 Gaussian noise at every iteration t = 1..T:

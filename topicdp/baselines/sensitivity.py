@@ -1,4 +1,4 @@
-"""Sensitivity of LDA's minibatch expected sufficient statistics (Park et al. 2016, ``002_*`` Eq. 4), and
+"""Sensitivity of LDA's minibatch expected sufficient statistics (Park et al. 2016, Eq. 4), and
 the document-length cap it relies on.
 
 Derivation

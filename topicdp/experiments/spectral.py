@@ -1,4 +1,4 @@
-"""The spectral paper's comparison (``000_*`` Fig. 2 and Fig. 4): configurations 1-4 and DP stochastic
+"""The spectral paper's comparison (DeCarolis et al. 2020, Fig. 2 and Fig. 4): configurations 1-4 and DP stochastic
 variational inference (Park et al. 2016) at equal (epsilon, delta), on synthetic LDA with ground truth.
 
 Metrics: recovery error (mean L1 per topic after Hungarian matching) and held-out per-word perplexity

@@ -6,7 +6,7 @@ DP variational EM (:mod:`topicdp.variational`) and the fold-in of new documents 
 gensim's internals are not an API, and because the sensitivity arguments of the private estimators need
 each document to stop on its own (see :func:`batch_e_step`), which neither gensim nor scikit-learn does.
 
-Notation follows Park et al. 2016 (``002_*`` §3): lambda (K x V) are the variational Dirichlet
+Notation follows Park et al. 2016 (§3): lambda (K x V) are the variational Dirichlet
 parameters of the topics, gamma_d those of document d's proportions, phi_dn the topic responsibilities
 of token n. With E[log beta_kv] = psi(lambda_kv) - psi(sum_v lambda_kv) (Blei, Ng & Jordan 2003, "Latent
 Dirichlet Allocation", Appendix A.1):

@@ -1,5 +1,5 @@
 """The Matrix-Variate Gaussian (MVG) mechanism (Chanyaswad, Dytso, Poor & Mittal, CCS 2018), TopicDP's
-second baseline (``003_*`` §4.2).
+second baseline (Wang et al. 2022, §4.2).
 
 Mechanism
 ---------
@@ -33,7 +33,7 @@ the theorem wastes (``sigma_alternatives`` in the report).
 Square matrices
 ---------------
 TopicDP restricted its experiments to m = n "since ... MVG ... only works for square matrix outputs"
-(``003_*`` §4.1). Theorem 3 is stated for any m x n query (r = min(m, n) enters only through the harmonic
+(Wang et al. 2022, §4.1). Theorem 3 is stated for any m x n query (r = min(m, n) enters only through the harmonic
 numbers), so the restriction is lifted here: rectangular matrices are accepted. Pass ``m = n`` sub-matrices
 to reproduce the paper's grid.
 

@@ -1,4 +1,4 @@
-"""L1 distance and RMSE between a released and a non-private topic-word matrix (TopicDP, ``003_*`` §4).
+"""L1 distance and RMSE between a released and a non-private topic-word matrix (TopicDP, Wang et al. 2022, §4).
 
 Normalisation
 -------------
@@ -52,7 +52,7 @@ def l1_distance(released, reference, *, convention: str = "entrywise") -> float:
         ``"entrywise"``: sum_ij |a_ij - b_ij| (the L1 norm of the difference);
         ``"entrywise-mean"``: the same divided by m n;
         ``"topicdp"``: (1/m) sum_i ||a_i - b_i||_2, the quantity behind TopicDP's "L1-distance"
-        (``003_*`` §4, Figs. 3-6, 9; see the module docstring for the evidence).
+        (Wang et al. 2022, §4, Figs. 3-6, 9; see the module docstring for the evidence).
 
     Returns
     -------
@@ -77,7 +77,7 @@ def rmse(released, reference, *, convention: str = "entrywise") -> float:
     convention : {"entrywise", "topicdp"}
         ``"entrywise"``: sqrt(mean_ij (a_ij - b_ij)^2);
         ``"topicdp"``: (1/m) sum_i sqrt(mean_j (a_ij - b_ij)^2), the row-averaged RMSE behind
-        TopicDP's figures (``003_*`` §4).
+        TopicDP's figures (Wang et al. 2022, §4).
 
     Returns
     -------

@@ -1,4 +1,4 @@
-"""Kendall's tau distance between keyword rankings (TopicDP, ``003_*`` §4, Figs. 7, 8, 10).
+"""Kendall's tau distance between keyword rankings (TopicDP, Wang et al. 2022, §4, Figs. 7, 8, 10).
 
 Two situations, two definitions:
 

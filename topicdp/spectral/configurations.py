@@ -1,4 +1,5 @@
-"""The four differentially private configurations (``000_*``, Sec. 6, Fig. 1, Table 1; Table 3 of ``001_*``).
+"""The four differentially private configurations (DeCarolis et al. 2020, Sec. 6, Fig. 1, Table 1; Table 3
+of the paper's longer earlier version).
 
 Each configuration is a cut of the data-flow graph: noise on its edges makes everything downstream a
 post-processing. All four whiten with a *released* M2 where the paper whitens with the noiseless one;
@@ -28,7 +29,7 @@ release (e4, e8) is made, the whole budget goes to the remaining edges (e3 for c
 Procedure 1 and e7/e9 for 3-4), and every sensitivity given W holds as stated with the public
 ``lambda_k``. The M2 gap checks do not apply (nothing private is whitened with).
 
-Preconditions (Table 3 of ``001_*``), checked on released quantities only:
+Preconditions (Table 3 of the paper's longer earlier version), checked on released quantities only:
     * privacy-critical (always raise): fewer than k positive eigenvalues of the released M2 (whitening
       undefined); a non-positive private lower bound of the eigengap (configs 3-4).
     * Table 3's inequalities (raise when ``strict``, else recorded as failed checks): configs 2-4

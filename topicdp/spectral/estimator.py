@@ -1,4 +1,4 @@
-"""The non-private spectral LDA estimator (``000_*``, Fig. 1, edges e0-e9 without noise)."""
+"""The non-private spectral LDA estimator (DeCarolis et al. 2020, Fig. 1, edges e0-e9 without noise)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ def check_model_params(n_topics, alpha0, n_words: int | None = None) -> tuple[in
 
 
 class SpectralLDA(FoldInMixin, BaseEstimator):
-    """Method-of-moments LDA by whitening and tensor decomposition (Anandkumar et al. 2012; ``000_*``, Sec. 4).
+    """Method-of-moments LDA by whitening and tensor decomposition (Anandkumar et al. 2012; DeCarolis et al.
+    2020, Sec. 4).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Empirical LDA moments from sparse counts, used only implicitly (``000_*``, Lemma 3, App. C, Eqs. 2-9).
+"""Empirical LDA moments from sparse counts, used only implicitly (DeCarolis et al. 2020, Lemma 3, App. C, Eqs. 2-9).
 
 Notation (paper, App. C): ``c_n`` is the count vector of document ``n``, ``l_n = ||c_n||_1`` its length,
 ``N`` the number of documents kept (``l_n >= 3``). Per-document estimators (Eqs. 2-4, after Zou et al.

@@ -64,7 +64,7 @@ def _counts_and_users(X, doc_users, users, unit: str):
 
 
 class SpectralDP(FoldInMixin, BaseEstimator):
-    """Differentially private spectral LDA (``000_*``, Sec. 5-6) at configuration 1, 2, 3 or 4.
+    """Differentially private spectral LDA (DeCarolis et al. 2020, Sec. 5-6) at configuration 1, 2, 3 or 4.
 
     Parameters
     ----------

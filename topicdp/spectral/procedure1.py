@@ -1,4 +1,4 @@
-"""Procedure 1 / Lemma 8 of ``000_*``: private confidence bounds for data-dependent sensitivities.
+"""Procedure 1 / Lemma 8 of DeCarolis et al. 2020: private confidence bounds for data-dependent sensitivities.
 
 A quantity q(D) with global sensitivity Delta (given everything released before) is released as
 ``q_hat = q + Lap(Delta/eps)``, which is (eps, 0)-DP, and turned into a one-sided bound that fails with

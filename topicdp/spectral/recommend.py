@@ -1,4 +1,4 @@
-"""Which configuration to use for (N, d, k, alpha0), and why (``000_*``, Remarks 14-16, Sec. 7-8).
+"""Which configuration to use for (N, d, k, alpha0), and why (DeCarolis et al. 2020, Remarks 14-16, Sec. 7-8).
 
 The recommendation compares the noise each configuration would add, relative to the signal it perturbs,
 using the same sensitivities and budget calibration as :class:`SpectralDP` and a prior guess of the k-th

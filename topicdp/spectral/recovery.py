@@ -2,7 +2,7 @@
 
 With ``w_i = alpha_i/(alpha0(alpha0+1))`` (M2 weights) and ``u_i = sqrt(w_i) W^T mu_i`` orthonormal, the
 whitened tensor has eigenpairs ``(lambda_i, u_i)`` with ``lambda_i = 2 sqrt(alpha0(alpha0+1))/((alpha0+2) sqrt(alpha_i))``
-(``000_*``, App. H.5, where it is written ``alpha_bar_i``), hence (steps (6), e7/e8)::
+(DeCarolis et al. 2020, App. H.5, where it is written ``alpha_bar_i``), hence (steps (6), e7/e8)::
 
     alpha_i = 4 alpha0 (alpha0+1) / ((alpha0+2)^2 lambda_i^2)
     mu_i    = (W^T)^dagger u_i / sqrt(w_i) = (alpha0+2)/2 * lambda_i * (W^T)^dagger v_i

@@ -1,4 +1,5 @@
-r"""Sensitivities of the spectral algorithm's nodes (``000_*``, App. H), with proofs where the text has gaps.
+r"""Sensitivities of the spectral algorithm's nodes (DeCarolis et al. 2020, App. H), with proofs where the text
+has gaps.
 
 Neighbouring corpora and units
 ------------------------------

@@ -1,4 +1,5 @@
-"""Spectral LDA in passes over a :class:`~topicdp.streaming.StreamingCorpus` (``000_*``, App. C-D, Eqs. 2-9).
+"""Spectral LDA in passes over a :class:`~topicdp.streaming.StreamingCorpus` (DeCarolis et al. 2020, App. C-D,
+Eqs. 2-9).
 
 The in-memory estimator (:class:`.estimator.SpectralLDA`) touches the data in two places only: block
 products with ``M2_hat`` (Eq. 6) while finding the whitening matrix, and the whitened tensor

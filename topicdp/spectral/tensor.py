@@ -2,7 +2,7 @@
 
 The whitened tensor of LDA is (up to estimation noise) orthogonally decomposable,
 ``T = sum_i lambda_i v_i^{x3}`` with orthonormal ``v_i`` and ``lambda_i = 2 sqrt(alpha0 (alpha0+1)) /
-((alpha0+2) sqrt(alpha_i))`` (``000_*``, App. H.5). Step (4) of the algorithm recovers ``(lambda_i, v_i)``.
+((alpha0+2) sqrt(alpha_i))`` (DeCarolis et al. 2020, App. H.5). Step (4) of the algorithm recovers ``(lambda_i, v_i)``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Top eigenpairs of M2_hat through block mat-vecs, whitening W and un-whitening W^dagger (``000_*``, step (2)/(5)).
+"""Top eigenpairs of M2_hat through block mat-vecs, whitening W and un-whitening W^dagger (DeCarolis et al.
+2020, step (2)/(5)).
 
 ``W = U Lambda^{-1/2}`` and ``(W^T)^dagger = U Lambda^{1/2}`` from the top-k eigenpairs ``(Lambda, U)`` of
 M2_hat, so that ``W^T M2_hat W = I_k`` (App. D, step (2); the paper writes the SVD, but M2_hat is
