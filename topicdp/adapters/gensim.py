@@ -204,10 +204,11 @@ class GensimLSI(TopicModelSpec):
     defaults = {"power_iters": 2, "extra_samples": 100}
 
     def stability(self) -> tuple[bool | None, str]:
-        return None, ("continuous in the data only while the first K+1 singular values are separated (a cluster of "
-                      "close singular values has no canonical basis: its vectors rotate, and the squared loadings "
-                      "with them); and with more documents than chunksize (20,000) gensim merges per-chunk SVDs "
-                      "truncated to K, so chunk boundaries matter")
+        # measured on blog posts at the Lambert-W sizing: the largest of 61 pair distances 1.84 (of their first 9, 0.31)
+        return False, ("continuous in the data only while the first K+1 singular values are separated (a cluster of "
+                       "close singular values has no canonical basis: its vectors rotate, and the squared loadings "
+                       "with them; measured on blog posts); and with more documents than chunksize (20,000) gensim "
+                       "merges per-chunk SVDs truncated to K, so chunk boundaries matter")
 
     def _fit(self, corpus) -> np.ndarray:
         from gensim.models import LsiModel

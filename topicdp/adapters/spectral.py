@@ -34,3 +34,10 @@ class SpectralModel(TopicModelSpec):
         model = SpectralLDA(self.n_topics, random_state=self.random_state, **self.params)
         model.fit(corpus.X)
         return model.topic_word_
+
+    def stability(self) -> tuple[bool | None, str]:
+        return False, ("deterministic, but its decomposition is not continuous in the data: the whitening keeps the "
+                       "top-K eigenvectors of M2 and the power method the components of largest eigenvalue, so where "
+                       "two eigenvalues are close a neighbouring corpus changes which are kept (on blog posts the "
+                       "largest of 61 sampled pair distances was 2.2, of their first 9 0.011); no parameter removes "
+                       "it")
