@@ -167,7 +167,7 @@ class SklearnNMF(TopicModelSpec):
             return False, ("coordinate descent from public starting topics still moves far for a few neighbouring "
                            "corpora (measured on blog posts; not the stopping rule: a fixed number of iterations "
                            "jumps too); no parameter is known to remove it")
-        return False, ("the nndsvda start is an SVD of the data, whose singular vectors rotate between neighbouring "
-                       "corpora where the leading singular values are close (measured on blog posts); no parameter "
-                       "is known to remove it")
+        return False, ("the nndsvda start is an SVD of the data, whose singular vectors can rotate between "
+                       "neighbouring corpora where the leading singular values are close; a few neighbouring corpora "
+                       "moved it far (measured on blog posts), and no parameter is known to remove it")
 

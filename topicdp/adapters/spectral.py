@@ -36,8 +36,7 @@ class SpectralModel(TopicModelSpec):
         return model.topic_word_
 
     def stability(self) -> tuple[bool | None, str]:
-        return False, ("deterministic, but its decomposition is not continuous in the data: the whitening keeps the "
-                       "top-K eigenvectors of M2 and the power method the components of largest eigenvalue, so where "
-                       "two eigenvalues are close a neighbouring corpus changes which are kept (on blog posts the "
-                       "largest of 61 sampled pair distances was 2.2, of their first 9 0.011); no parameter removes "
-                       "it")
+        return False, ("deterministic, but a few neighbouring corpora move it far (on blog posts the largest of 61 "
+                       "sampled pair distances was 2.2, of their first 9 0.011); a likely reason: the whitening keeps "
+                       "the top-K eigenvectors of M2 and the power method the components of largest eigenvalue, "
+                       "which change where two eigenvalues are close. No parameter is known to remove it")
