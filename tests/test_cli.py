@@ -1,5 +1,6 @@
 import gzip
 import json
+import re
 
 import numpy as np
 import pytest
@@ -51,9 +52,10 @@ def test_default_guarantee_is_dp_and_refuses_a_release_forecast_to_be_noise(tmp_
         captured = capsys.readouterr()
         assert code == 2 and "fewer than the 10 topics" in captured.err and not out.exists()
         # told truthfully what ran: the DP count, and the selection only where the count let it run
-        spent = ("only the unit count and the vocabulary spent their budgets" if "DP vocabulary kept" in captured.out
-                 else "only the unit count spent its budget")
-        assert spent in captured.err and "the topics' budget was not spent" in captured.err
+        spent = (r"only the unit count \(epsilon=0.005, delta=5e-08\) and the vocabulary \(epsilon=\S+, delta=\S+\) "
+                 r"spent their budgets" if "DP vocabulary kept" in captured.out
+                 else r"only the unit count \(epsilon=0.005, delta=5e-08\) spent its budget")
+        assert re.search(spent, captured.err) and "the topics' budget was not spent" in captured.err
     vocabulary = tmp_path / "words.txt"
     vocabulary.write_text("\n".join(words) + "\n")
     code = main(["privatize", str(path), "--vocabulary", str(vocabulary), "--epsilon", "0.1", "--out", str(out)])

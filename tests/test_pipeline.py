@@ -70,7 +70,8 @@ def test_a_refusal_says_what_was_spent(corpus_file):
                              delta=1e-6, n_topics=3, seed=0)
     with pytest.raises(ReleaseRefused) as caught:
         release(request, echo=lambda line: None)
-    assert caught.value.spent and caught.value.spent[0] == "the unit count"
+    budget = split_budget(request).count
+    assert caught.value.spent == (f"the unit count ({budget})",)  # the step and its budget
     assert "the topics' budget was not spent" in str(caught.value)
 
 

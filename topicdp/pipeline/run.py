@@ -32,20 +32,26 @@ logger = logging.getLogger("topicdp")
 
 
 class ReleaseRefused(ValueError):
-    """The pipeline stopped before the topics were released. ``spent`` names what had been spent already
-    (empty: nothing of the budget was used)."""
+    """The pipeline stopped before the topics were released. ``spent`` names what had been spent already, each
+    step with its budget (empty: nothing of the budget was used); ``topics_spent`` says whether the topics' step
+    had made some of its releases (a precondition checked on released quantities failed after them)."""
 
     def __init__(self, reason: str, spent: tuple[str, ...] = (), topics_spent: bool = False) -> None:
-        self.reason, self.spent = reason, spent
+        self.reason, self.spent, self.topics_spent = reason, spent, topics_spent
+        parts = list(spent) + (["part of the topics' budget (the releases made before the failure, which the "
+                                "ledger recorded)"] if topics_spent else [])
         if topics_spent:
-            what = (f"{', '.join(spent)} and part of the topics' budget (the releases made before the failure, "
-                    "which the ledger recorded) were spent")
+            what = f"{_join(parts)} were spent"
         elif spent:
             verb = "spent its budget" if len(spent) == 1 else "spent their budgets"
-            what = f"only {' and '.join(spent)} {verb}; the topics' budget was not spent"
+            what = f"only {_join(parts)} {verb}; the topics' budget was not spent"
         else:
             what = "no budget was spent"
         super().__init__(f"{reason}; nothing was released and {what}")
+
+
+def _join(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 @dataclass
@@ -104,48 +110,94 @@ def _cluster(request: ReleaseRequest):
 
 
 def _release_dp(plan: ReleasePlan, reference, source, client, say, lines: list) -> PipelineResult:
-    """The (epsilon, delta)-DP road: count, decide, vocabulary, prepare, release, compose."""
-    request = plan.request
+    """The (epsilon, delta)-DP road: count, decide, vocabulary, prepare, release, compose.
+
+    Whatever stops it after a spend (a refusal, a precondition, a shard gone, any error) leaves as a
+    :class:`ReleaseRefused` that names what the ledger recorded, so no failure hides a spend.
+    """
     ledger = PrivacyLedger()
-    count, count_sigma = _unit_count(plan, source, ledger)
-    spent: tuple[str, ...] = ("the unit count",) if count.source == "DP count" else ()
+    try:
+        return _release_steps(plan, reference, source, client, say, lines, ledger)
+    except Exception as exc:
+        if not isinstance(exc, (ValueError, OSError)) and not len(ledger):
+            raise  # e.g. a field of the wrong type (TypeError), before any spend: the error as the reader wrote it
+        reason = (exc.reason if isinstance(exc, ReleaseRefused) else str(exc) if isinstance(exc, ValueError)
+                  else f"{type(exc).__name__}: {exc}")  # the type names what went wrong in an OSError's message
+        spent, topics_spent = _spent(plan, ledger)
+        raise ReleaseRefused(reason, spent, topics_spent) from (None if isinstance(exc, ReleaseRefused) else exc)
+
+
+def _spent(plan: ReleasePlan, ledger: PrivacyLedger) -> tuple[tuple[str, ...], bool]:
+    """What the ledger recorded, as the steps of the plan with their budgets (public: the plan's split), and
+    whether the topics' step had recorded any release."""
+    names = [entry.name for entry in ledger.records]
+    steps = []
+    if "unit count" in names:
+        steps.append(f"the unit count ({plan.budget.count})")
+    if any(name.startswith("vocabulary") for name in names):
+        steps.append(f"the vocabulary ({plan.budget.vocabulary})")
+    topics = any(name != "unit count" and not name.startswith("vocabulary") for name in names)
+    return tuple(steps), topics
+
+
+def _release_steps(plan: ReleasePlan, reference, source, client, say, lines: list,
+                   ledger: PrivacyLedger) -> PipelineResult:
+    request = plan.request
+    n = source.census()
+    if request.n_units is not None and n != request.n_units:
+        # replace-one neighbours all have the stated count, so this refusal is the same for all of them
+        raise ReleaseRefused(f"the corpus does not have the {request.n_units} {request.unit}s stated public "
+                             "(n_units); state the right number, or leave it out (add/remove neighbours)")
+    corpus = None
+    if request.vocabulary.kind != "dp":
+        # the words are known before any spend: prepare first, so that a corpus with no word of them (or a
+        # shard gone since the census) stops here, before the count is drawn
+        corpus = _prepare(source, request.vocabulary.words, request, say)
+    source.check_unchanged()
+    count, count_sigma = _unit_count(plan, n, ledger)
     n_words, vocabulary_forecast = planned_words(plan, count)
     for line in vocabulary_forecast.lines() if vocabulary_forecast is not None else ():
         say(line)
-    decision = _decide(plan, count, spent, n_words=n_words)
+    decision = decide(plan, count, n_words=n_words)
     for line in decision.lines():
         say(line)
-    _refuse_noise(decision, request, "the forecast", spent)
-    selection, words = None, request.vocabulary.words
+    _refuse_noise(decision, request, "the forecast")
+    selection = None
     if request.vocabulary.kind == "dp":
+        source.check_unchanged()
         selection = _select_vocabulary(plan, source, ledger)
-        spent += ("the vocabulary",)
         words = selection.words
         say(f"the DP vocabulary kept {len(words)} words (a DP output; at most {request.vocabulary.max_features})")
         if len(words) < request.n_topics:
             raise ReleaseRefused(f"the DP vocabulary kept {len(words)} words, fewer than the {request.n_topics} "
-                                 "topics asked for: give a public word list or a larger vocabulary budget", spent)
-        decision = _decide(plan, count, spent, n_words=len(words))
+                                 "topics asked for: give a public word list or a larger vocabulary budget")
+        decision = decide(plan, count, n_words=len(words))
         say(f"re-planned on the selected vocabulary: {decision.mechanism}, forecast "
             + (f"{decision.forecast.verdict}" if decision.forecast is not None else "none"))
-        _refuse_noise(decision, request, "the forecast on the selected vocabulary", spent)
-    corpus = source.prepare(words, _bounding_seed(request))
-    say(f"corpus read and prepared ({len(corpus.vocabulary)} words); its exact counts are private and go to the "
-        "diagnostics only")
+        _refuse_noise(decision, request, "the forecast on the selected vocabulary")
+        corpus = _prepare(source, words, request, say)
+    assert corpus is not None
     ctx = RunContext.from_request(request, plan.budget.topics.epsilon, plan.budget.topics.delta, corpus, ledger,
                                   count.value)
     ctx.client = client
     if decision.mechanism == "dp-vem" and reference is not None:
-        _start_and_simulate(ctx, reference, request, count, say, spent)
+        _start_and_simulate(ctx, reference, request, count, say)
     before = len(ledger)
     try:
         released = MECHANISMS[decision.mechanism].run(ctx)
     except PreconditionError as exc:  # a spectral precondition checked on released quantities
-        raise ReleaseRefused(str(exc), spent, topics_spent=len(ledger) > before) from None
+        raise ReleaseRefused(str(exc)) from None
     final = compose_report(released, plan=plan, decision=decision, ledger=ledger, selection=selection,
                            count_sigma=count_sigma, topic_entries=ledger.records[before:])
     final.diagnostics.setdefault("corpus", {}).update(source.diagnostics())
     return PipelineResult(final, plan, decision, lines)
+
+
+def _prepare(source, words, request: ReleaseRequest, say) -> "Corpus":
+    corpus = source.prepare(words, _bounding_seed(request))
+    say(f"corpus read and prepared ({len(corpus.vocabulary)} words); its exact counts are private and go to the "
+        "diagnostics only")
+    return corpus
 
 
 def _bounding_seed(request: ReleaseRequest):
@@ -154,18 +206,10 @@ def _bounding_seed(request: ReleaseRequest):
     return np.random.SeedSequence() if request.seed is None else np.random.SeedSequence([request.seed, 3])
 
 
-def _decide(plan: ReleasePlan, count: UnitCount, spent: tuple[str, ...], **kwargs) -> Decision:
-    """:func:`decide`, its refusals stating what was spent."""
-    try:
-        return decide(plan, count, **kwargs)
-    except ValueError as exc:
-        raise ReleaseRefused(str(exc), spent) from None
-
-
-def _refuse_noise(decision: Decision, request: ReleaseRequest, what: str, spent: tuple[str, ...]) -> None:
+def _refuse_noise(decision: Decision, request: ReleaseRequest, what: str) -> None:
     if decision.noise and not request.release_anyway:
         raise ReleaseRefused(f"{what} says this release would be noise (see the advice above); pass "
-                             "release_anyway (--release-anyway) to release it all the same", spent)
+                             "release_anyway (--release-anyway) to release it all the same")
 
 
 # -- reading -------------------------------------------------------------------------------------------
@@ -195,15 +239,11 @@ def reference_corpus(reference: tuple[Sequence, Sequence], vocabulary: Sequence[
 
 # -- the private steps --------------------------------------------------------------------------------
 
-def _unit_count(plan: ReleasePlan, source, ledger: PrivacyLedger) -> tuple[UnitCount, float | None]:
-    """The stated count (checked: replace-one neighbours all have it), or a Gaussian count of the units."""
+def _unit_count(plan: ReleasePlan, n: int, ledger: PrivacyLedger) -> tuple[UnitCount, float | None]:
+    """The stated count (checked against the census ``n``: replace-one neighbours all have it), or a Gaussian
+    count of the units."""
     request = plan.request
-    n = source.census()
     if request.n_units is not None:
-        if n != request.n_units:
-            # replace-one neighbours all have the stated count, so this refusal is the same for all of them
-            raise ReleaseRefused(f"the corpus does not have the {request.n_units} {request.unit}s stated public "
-                                 "(n_units); state the right number, or leave it out (add/remove neighbours)")
         return UnitCount(n, "stated"), None
     budget = plan.budget.count
     assert budget is not None  # split_budget gives a count budget when no count is stated
@@ -231,7 +271,7 @@ def _select_vocabulary(plan: ReleasePlan, source, ledger: PrivacyLedger):
                                     ledger=ledger)
 
 
-def _start_and_simulate(ctx: RunContext, reference, request: ReleaseRequest, count: UnitCount, say, spent) -> None:
+def _start_and_simulate(ctx: RunContext, reference, request: ReleaseRequest, count: UnitCount, say) -> None:
     """dp-vem with a public reference: start from topics fitted on it, and simulate the release there at the
     private signal-to-noise ratio before the topics' budget is spent (:func:`topicdp.variational.forecast_on_reference`)."""
     from ..variational import forecast_on_reference, public_init
@@ -246,7 +286,7 @@ def _start_and_simulate(ctx: RunContext, reference, request: ReleaseRequest, cou
         say("  " + line)
     if fc.verdict == "noise" and not request.release_anyway:
         raise ReleaseRefused("the simulation on the public reference says this release would be noise; pass "
-                             "release_anyway (--release-anyway) to release it all the same", spent)
+                             "release_anyway (--release-anyway) to release it all the same")
 
 
 def _random_dp(plan: ReleasePlan, say):

@@ -119,6 +119,9 @@ class InMemorySource:
             return records.corpus.n_users if unit == Unit.USER else records.corpus.n_docs
         return len(set(records.users)) if unit == Unit.USER else len(records.texts)
 
+    def check_unchanged(self) -> None:
+        """Nothing to check: the file was read whole before the first spend."""
+
     def select_vocabulary(self, **selection):
         from ..vocabulary import select_vocabulary
 
@@ -234,6 +237,7 @@ class ShardedSource:
         self.work_dir = self._own_dir.name
         self._word_sets: Counter | None = None
         self._prepared: Counter = Counter()
+        self._shards: dict = {}
 
     def _map(self, fn, label: str, **shared):
         from ..streaming.executor import map_reduce
@@ -248,10 +252,19 @@ class ShardedSource:
         result = self._map(shard_census, "reading the shards", source=request.source, unit=str(request.unit),
                            word_sets=DEFAULT_MAX_WORDS_PER_UNIT if dp_words else None)
         self._word_sets = result.get("word_sets")
+        self._shards = _shard_states(self.paths)
         if result["n_docs"] == 0:
             raise ValueError(f"{request.source.path}: no documents"
                              + (" of the selected users" if request.source.user_fraction else ""))
         return len(result["users"]) if request.unit == Unit.USER else int(result["n_docs"])
+
+    def check_unchanged(self) -> None:
+        """Refuse, before the next spend, shards gone or rewritten since the census: the count and the plan
+        were made on what the census read."""
+        changed = [p for p, state in _shard_states(self.paths).items() if state != self._shards.get(p)]
+        if changed:
+            raise ValueError(f"{len(changed)} shard(s) changed or were removed since they were read (first: "
+                             f"{changed[0]}): rerun on a corpus that stays in place until the release is written")
 
     def select_vocabulary(self, **selection):
         from ..vocabulary import select_vocabulary_from_counts
@@ -284,6 +297,19 @@ class ShardedSource:
 
     def close(self) -> None:
         self._own_dir.cleanup()
+
+
+def _shard_states(paths: Sequence[str]) -> dict:
+    """Each shard's (size, modification time), or None where it is gone: what :meth:`ShardedSource.check_unchanged`
+    compares."""
+    states: dict = {}
+    for p in paths:
+        try:
+            st = os.stat(p)
+            states[p] = (st.st_size, st.st_mtime_ns)
+        except FileNotFoundError:
+            states[p] = None
+    return states
 
 
 def _prepare_job(job: tuple[int, str], **kwargs) -> Counter:
