@@ -113,8 +113,10 @@ def _spectral(configuration: int):
     def run(ctx: RunContext) -> "PrivateRelease":
         from ..spectral import SpectralDP
 
+        # n_units: the stated count the pipeline checked against its census (before filtering); the moments are
+        # normalised by it, with units emptied by the vocabulary as zero contributions
         model = SpectralDP(n_topics=ctx.n_topics, alpha0=1.0, configuration=configuration, epsilon=ctx.epsilon,
-                           delta=ctx.delta, unit=ctx.unit, random_state=ctx.seed)
+                           delta=ctx.delta, unit=ctx.unit, random_state=ctx.seed, n_units=ctx.n_units)
         return model.fit(ctx.corpus, vocabulary_source=ctx.vocabulary_source, ledger=ctx.ledger).release_
     return run
 

@@ -62,7 +62,16 @@ from .whitening import Whitening, whiten
 
 
 class PreconditionError(ValueError):
-    """A configuration's precondition failed on the released quantities."""
+    """A configuration's precondition failed on the released quantities.
+
+    The message names the check and its public side only; the released values it compared (DP outputs, which
+    differ from one neighbouring corpus to the next even with the same noise) are in ``check.detail``, so that
+    neighbours refused by the same check are refused with the same message.
+    """
+
+    def __init__(self, message: str, check: Check | None = None):
+        super().__init__(message)
+        self.check = check
 
 
 CONFIGURATIONS: dict[int, dict[str, tuple[str, ...]]] = {
@@ -103,10 +112,19 @@ class Context:
     checks: list = field(default_factory=list)
     details: dict = field(default_factory=dict)
 
-    def check(self, name: str, passed: bool, detail: str, *, fatal: bool = False, remedy: str = "") -> None:
-        self.checks.append(Check(name=name, passed=bool(passed), detail=detail))
+    def check(self, name: str, passed: bool, detail: str, *, fatal: bool = False, remedy: str = "",
+              failure: str = "") -> None:
+        """Record a check; raise :class:`PreconditionError` if it fails and is fatal (or ``strict``).
+
+        ``detail`` (in the report's checks) may hold released values; ``failure``, the error message's
+        statement, must not (see :class:`PreconditionError`).
+        """
+        check = Check(name=name, passed=bool(passed), detail=detail)
+        self.checks.append(check)
         if not passed and (fatal or self.strict):
-            raise PreconditionError(f"precondition failed: {name}: {detail}. {remedy}".strip())
+            said = f": {failure}" if failure else ""
+            raise PreconditionError(f"precondition failed: {name}{said} (on released quantities; their values are "
+                                    f"DP outputs, in the error's check). {remedy}".strip(), check)
 
 
 REMEDY = "Fixes: more documents (N), a larger epsilon, or fewer topics (k)"
@@ -127,7 +145,8 @@ def _noisy_whitening(ctx: Context, sigma: float, what: str) -> Whitening:
         wh = whiten(matmat, d, ctx.k, rng=ctx.rng, what=f"the noisy (released) M2 [{what}]", tol=1e-6,
                     max_iter=ctx.noisy_max_iter, warn=False, shift=1.1 * noise_norm)
     except ValueError as exc:
-        ctx.check("released M2 has k positive eigenvalues", False, str(exc), fatal=True, remedy=REMEDY)
+        ctx.check("released M2 has k positive eigenvalues", False, str(exc), fatal=True, remedy=REMEDY,
+                  failure="fewer than k of the released M2's top k eigenvalues are positive")
         raise  # pragma: no cover
     del E  # frees the d x d noise; the closure above is not called after this
     ctx.details.update({"released_m2_eigenvalues": wh.eigenvalues.tolist(),
@@ -158,12 +177,14 @@ def _gap_checks(ctx: Context, wh: Whitening, delta2: float, table3: bool) -> Non
     gap = wh.gap
     if table3:
         ctx.check("Table 3: Delta2 <= (lambda_k - lambda_k+1)/2 (released M2)", delta2 <= gap / 2,
-                  f"Delta2 = {delta2:.3g}, released gap/2 = {gap / 2:.3g}", remedy=REMEDY)
+                  f"Delta2 = {delta2:.3g}, released gap/2 = {gap / 2:.3g}", remedy=REMEDY,
+                  failure=f"Delta2 = {delta2:.3g} is more than half the released gap")
     noise = ctx.details["m2_noise_spectral_norm_approx"]
     passed = noise <= gap / 2
     detail = f"||E_M2|| ~ {noise:.3g} vs released gap/2 = {gap / 2:.3g}"
     if table3:
-        ctx.check("utility: M2 noise below half the spectral gap (App. I.2)", passed, detail, remedy=REMEDY)
+        ctx.check("utility: M2 noise below half the spectral gap (App. I.2)", passed, detail, remedy=REMEDY,
+                  failure=f"||E_M2|| ~ {noise:.3g} is more than half the released gap")
     else:
         ctx.checks.append(Check("utility: M2 noise below half the spectral gap (App. I.1)", bool(passed), detail))
 
@@ -209,10 +230,12 @@ def _private_decomposition(ctx: Context):
     ctx.budget.record_laplace(norm_b, "upper bound of ||T||_F")
     ctx.details.update({"Delta2": d2, "Delta3": d3, "Delta_T": dT, "procedure1": [gap_b.as_dict(), norm_b.as_dict()]})
     ctx.check("Procedure 1: private eigengap lower bound > 0", gap_b.bound > 0,
-              f"gamma_tilde = {gap_b.bound:.3g}", fatal=True, remedy=REMEDY)
+              f"gamma_tilde = {gap_b.bound:.3g}", fatal=True, remedy=REMEDY,
+              failure="the private lower bound gamma_tilde is not positive")
     move = eigenvector_perturbation(dT, gap_b.bound)
     ctx.check("Table 3 (configs 3-4): 2^{3/2} Delta_T / gamma_tilde < 1/2", move < 0.5,
-              f"eigenvector perturbation bound = {move:.3g}", remedy=REMEDY)
+              f"eigenvector perturbation bound = {move:.3g}", remedy=REMEDY,
+              failure="the eigenvector perturbation bound is not below 1/2")
     L = jennrich_sensitivity(dT, gap_b.bound, max(norm_b.bound, 0.0), k)
     ctx.details["Delta_decomposition"] = L
     return wh, apply_vv(T, dec.vectors), L

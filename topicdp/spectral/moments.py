@@ -53,6 +53,24 @@ not bias them). Every user has total weight 1 whatever its number of documents, 
 sensitivity a function of U alone (:mod:`.sensitivity`). With one document per user they are the
 document-level moments exactly.
 
+Zero units (the private estimator's stated count)
+-------------------------------------------------
+The non-private :class:`~topicdp.spectral.SpectralLDA` averages over the units that have a usable document
+(>= 3 tokens), as above. The private :class:`~topicdp.spectral.SpectralDP` must not: that number is a count
+of the private data, and a neighbour whose unit is replaced by out-of-vocabulary or too-short texts changes
+it. There the normaliser is the public number of units ``n`` (stated, or taken as public), counted *before*
+filtering, and a unit with no usable document (every document shorter than 3 tokens, or empty) stays in the
+count with zero statistics ``T_u = 0``, ``B_u = 0``, ``q_u = 0``::
+
+    M2_hat = 1/n sum_u B_u - a/(n(n-1)) sum_{u != v} q_u (x) q_v                       (all n units)
+
+and likewise for M3_hat with ``1/(n(n-1)(n-2))``: the sums run over all ordered pairs (triples) of distinct
+units of the n, and a zero unit adds nothing to any of them. :func:`prepare_corpus` with ``n_units=`` builds
+this form (``MomentDocuments.n_empty`` zero units besides the usable ones). With ``s = U/n`` the share of
+usable units and the usable units drawn from the model, ``E[M2_hat] = s E[B] - a (U(U-1)/(n(n-1))) M1 M1^T``:
+the first-order terms shrink by ``s``, the cross terms by about ``s^2`` (``s^3`` in M3), so
+``E[M2_hat] ~ s M2 + s (1 - s) a M1 M1^T``. :mod:`.private` states what this bias costs.
+
 Nothing of size d x d or d x d x d is formed: M2_hat is applied through sparse mat-vecs
 (:class:`M2Operator`) and the whitened tensor ``M3_hat(W, W, W)`` is accumulated from projected documents
 ``y_n = W^T c_n`` (:func:`whitened_m3`) in O(nnz k + (N + d) k^3).
@@ -65,7 +83,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_count_matrix, check_real
+from .._validation import check_count_matrix, check_int, check_real
 
 #: documents with fewer tokens than this have no third-order estimator (Eq. 4 divides by l(l-1)(l-2))
 MIN_DOC_LENGTH = 3
@@ -89,20 +107,31 @@ class MomentDocuments:
         Counts of the kept documents (length >= 3).
     lengths : ndarray of float64, shape (N,)
     n_short : int
-        Documents left out for having fewer than 3 tokens.
+        Documents left out for having fewer than 3 tokens (in X as given; a private count).
     units : ndarray of int64, shape (N,), optional
         User index (0..U-1) of each kept document for per-user weighting; None at document level.
+    n_empty : int, default 0
+        Units with no kept document that still count in the normaliser ``n`` with zero statistics (module
+        docstring, "Zero units"); 0 for the non-private estimator, which averages over usable units only.
     """
 
     X: sp.csr_matrix
     lengths: np.ndarray
     n_short: int
     units: np.ndarray | None = None
+    n_empty: int = 0
+
+    @property
+    def n_used(self) -> int:
+        """Units with at least one kept document (a private count wherever ``n_empty`` may be nonzero)."""
+        if self.units is None:
+            return self.n_docs
+        return int(self.units.max()) + 1 if self.units.size else 0
 
     @property
     def n_units(self) -> int:
-        """Privacy units the moments average over: documents, or users owning a kept document."""
-        return self.n_docs if self.units is None else int(self.units.max()) + 1
+        """The normaliser n of the moments: the usable units and the zero units (``n_used + n_empty``)."""
+        return self.n_used + self.n_empty
 
     def unit_sizes(self) -> np.ndarray:
         """``n_u`` of each kept document's unit (all ones at document level)."""
@@ -111,10 +140,11 @@ class MomentDocuments:
         return np.bincount(self.units).astype(np.float64)[self.units]
 
     def unit_averaging(self) -> sp.csr_matrix:
-        """The (U, N) sparse matrix G with ``G[u, n] = 1/(n_u l_n)`` for n in u: ``G X`` stacks the ``q_u``."""
+        """The (U, N) sparse matrix G with ``G[u, n] = 1/(n_u l_n)`` for n in u (U usable units): ``G X`` stacks
+        the ``q_u`` (zero units have ``q_u = 0`` and no row)."""
         w = 1.0 / (self.unit_sizes() * self.lengths)
         units = np.arange(self.n_docs) if self.units is None else self.units
-        return sp.csr_matrix((w, (units, np.arange(self.n_docs))), shape=(self.n_units, self.n_docs))
+        return sp.csr_matrix((w, (units, np.arange(self.n_docs))), shape=(self.n_used, self.n_docs))
 
     @property
     def n_docs(self) -> int:
@@ -132,7 +162,15 @@ class MomentDocuments:
         return out
 
 
-def prepare_corpus(X, *, users=None, name: str = "X") -> MomentDocuments:
+def count_units(X, users=None) -> int:
+    """Privacy units of a count matrix as given, before any filtering: its rows, or its distinct ``users``."""
+    n_rows = X.shape[0]
+    if users is None:
+        return int(n_rows)
+    return int(np.unique(np.asarray(users)).size)
+
+
+def prepare_corpus(X, *, users=None, name: str = "X", n_units: int | None = None) -> MomentDocuments:
     """Validate a document-term count matrix and drop documents with fewer than 3 tokens.
 
     Parameters
@@ -140,38 +178,56 @@ def prepare_corpus(X, *, users=None, name: str = "X") -> MomentDocuments:
     X : sparse matrix or 2-D ndarray of counts, shape (n_docs, n_words)
     users : array-like of length n_docs, optional
         The owner of each document: the moments are then per-user weighted (module docstring). Users
-        none of whose documents has 3 tokens are left out (they have no estimator to contribute).
+        none of whose documents has 3 tokens have no estimator to contribute.
+    n_units : int >= 3, optional
+        The normaliser n of the private estimator (module docstring, "Zero units"): the units of X (rows, or
+        distinct ``users``) and possibly units absent from X (e.g. dropped as empty when the corpus was built),
+        at least as many as X has. Units without a document of >= 3 tokens then stay in n with zero statistics,
+        and no check reads the number of usable ones. Without it (the non-private estimator), the moments
+        average over the usable units, and at least 3 are required.
 
     Raises
     ------
     ValueError
-        If ``X`` is not 2-D, has fewer than 2 columns, has negative, non-integer or non-finite entries, or no
-        document has 3 or more tokens.
+        If ``X`` is not 2-D, has fewer than 2 columns, has negative, non-integer or non-finite entries; without
+        ``n_units``, if fewer than 3 documents (users) have 3 or more tokens; with it, if ``n_units`` is smaller
+        than 3 or than the number of units of X.
     """
     X = check_count_matrix(X, name, min_words=2, integral=True)  # a canonical copy: the input is never modified
     lengths = np.asarray(X.sum(axis=1)).ravel()
     keep = lengths >= MIN_DOC_LENGTH
     n_short = int((~keep).sum())
-    if not keep.any():
+    if users is not None:
+        users = np.asarray(users)
+        if users.shape != (X.shape[0],):
+            raise ValueError(f"users must have one entry per row of {name} ({X.shape[0]}), got shape {users.shape}")
+    if n_units is not None:
+        n_units = check_int(n_units, "n_units", low=3)
+        found = count_units(X, users)
+        if n_units < found:
+            raise ValueError(f"n_units must be at least the number of {'users' if users is not None else 'documents'} "
+                             f"of {name} ({found}), got {n_units}")
+    elif not keep.any():
         raise ValueError(
             f"{name}: all {X.shape[0]} documents have fewer than {MIN_DOC_LENGTH} tokens; the third-order "
             "moment needs documents with at least 3 tokens"
         )
     units = None
     if users is not None:
-        users = np.asarray(users)
-        if users.shape != (X.shape[0],):
-            raise ValueError(f"users must have one entry per row of {name} ({X.shape[0]}), got shape {users.shape}")
         _, units = np.unique(users[keep], return_inverse=True)
         units = units.astype(np.int64).ravel()
     if n_short:
         X = X[keep]
+    corpus = MomentDocuments(X=X, lengths=lengths[keep].astype(np.float64), n_short=n_short, units=units)
+    if n_units is not None:
+        corpus.n_empty = n_units - corpus.n_used
+        return corpus
     if X.shape[0] < 3:
         raise ValueError(f"{name}: the U-statistics of M3 need at least 3 documents with >= 3 tokens, got {X.shape[0]}")
-    if units is not None and units.max() + 1 < 3:
+    if corpus.n_used < 3:
         raise ValueError(f"{name}: the U-statistics of M3 need at least 3 users owning a document with >= 3 tokens, "
-                         f"got {units.max() + 1}")
-    return MomentDocuments(X=X, lengths=lengths[keep].astype(np.float64), n_short=n_short, units=units)
+                         f"got {corpus.n_used}")
+    return corpus
 
 
 #: documents per block in the passes over X (bounds the N x b temporaries to a few tens of MB)
@@ -203,6 +259,9 @@ class M2Operator:
 
     User level: the same with document weights ``v_n = 1/(U n_u)`` in place of ``1/N``, ``kappa = a/(U(U-1))``,
     ``S = sum_u q_u`` and ``sum_u q_u q_u^T = Z^T Z`` for the sparse (U, d) matrix ``Z = G X`` of user means.
+
+    ``N`` (``U``) is ``corpus.n_units``: with zero units (module docstring) the sums run over the kept documents
+    (usable users) only, since a zero unit adds nothing to any of them, and only the normalisers count it.
     """
 
     def __init__(self, corpus: MomentDocuments, alpha0: float):
@@ -292,7 +351,9 @@ def whitened_m3(corpus: MomentDocuments, alpha0: float, W: np.ndarray, Y: np.nda
     """``M3_hat(W, W, W)`` (k x k x k) from projected documents, never forming a d x d x d array.
 
     With ``y_n = W^T c_n``, ``w_i`` the i-th row of W, ``s_j = 1/(l(l-1)...(l-j+1))``, ``b' = b/(N(N-1))``,
-    ``c' = c/(N(N-1)(N-2))``, ``P = sum_n y_n/l_n``, expanding Eqs. 4-9 through W gives::
+    ``c' = c/(N(N-1)(N-2))``, ``P = sum_n y_n/l_n`` (N is ``corpus.n_units``; the power sums over distinct
+    tuples below are identities over any set of vectors, so zero units enter through N only), expanding
+    Eqs. 4-9 through W gives::
 
         T = sum_n omega_n y_n^{x3} + sum_i beta_i w_i^{x3} + sym3(sum_i w_i w_i^T (x) zeta_i)
             + sym3(K (x) P) + c' P^{x3}
@@ -316,7 +377,7 @@ def whitened_m3(corpus: MomentDocuments, alpha0: float, W: np.ndarray, Y: np.nda
     if corpus.units is not None:
         return _whitened_m3_users(corpus, alpha0, np.asarray(W, dtype=np.float64))
     _, b, c = lda_coefficients(alpha0)
-    X, N = corpus.X, float(corpus.n_docs)
+    X, N = corpus.X, float(corpus.n_units)  # n: the kept documents and any zero units (module docstring)
     W = np.asarray(W, dtype=np.float64)
     k = W.shape[1]
     s1 = 1.0 / corpus.lengths
@@ -399,14 +460,17 @@ def _sym3_tensor(t: np.ndarray) -> np.ndarray:
 
 # -- explicit references (tests, tiny d) ---------------------------------------------------------------
 
-def explicit_moments(X, alpha0: float, users=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def explicit_moments(X, alpha0: float, users=None, n_units: int | None = None
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Dense ``(M1_hat, M2_hat, M3_hat)`` straight from Eqs. 2-9 by loops over documents (tiny d, N only).
 
     An independent implementation for tests: per-document estimators are built from the definitions
     and the U-statistics by summing over distinct index tuples explicitly (O(N^3 d^3)). With ``users``,
     each user's estimators are first averaged over its documents and the users play the documents' part.
+    With ``n_units``, the units without a usable document are appended as explicit zero statistics until
+    there are ``n_units`` of them, and the loops run over all of them (module docstring, "Zero units").
     """
-    corpus = prepare_corpus(X, users=users)
+    corpus = prepare_corpus(X, users=users, n_units=n_units)
     a, b, c = lda_coefficients(alpha0)
     Xd = corpus.X.toarray()
     d = Xd.shape[1]
@@ -423,8 +487,11 @@ def explicit_moments(X, alpha0: float, users=None) -> tuple[np.ndarray, np.ndarr
         t += 2 * np.einsum("i,ia,ib,ic->abc", cn, eye, eye, eye)
         m3.append(t / (l * (l - 1) * (l - 2)))
     if corpus.units is not None:  # per-user means of the per-document estimators
-        groups = [np.flatnonzero(corpus.units == u) for u in range(corpus.n_units)]
+        groups = [np.flatnonzero(corpus.units == u) for u in range(corpus.n_used)]
         m1, m2, m3 = ([np.mean([m[i] for i in g], axis=0) for g in groups] for m in (m1, m2, m3))
+    m1 = list(m1) + [np.zeros(d)] * corpus.n_empty
+    m2 = list(m2) + [np.zeros((d, d))] * corpus.n_empty
+    m3 = list(m3) + [np.zeros((d, d, d))] * corpus.n_empty
     N = len(m1)
     M1 = np.mean(m1, axis=0)
     cross2 = sum(np.outer(m1[n], m1[m]) for n in range(N) for m in range(N) if n != m)

@@ -18,7 +18,7 @@ from ..report import Check, PrivacyReport, build_report, total
 from .accounting import ACCOUNTING_METHODS, DEFAULT_SPLITS, Budget
 from .configurations import RUNNERS, Context, PreconditionError, releases
 from .estimator import check_model_params
-from .moments import M2Operator, prepare_corpus
+from .moments import M2Operator, count_units, prepare_corpus
 from .recovery import SIMPLEX_METHODS
 from .whitening import Whitening, whiten
 
@@ -26,6 +26,11 @@ __all__ = ["SpectralDP", "PreconditionError", "UNITS"]
 
 #: the privacy units SpectralDP protects (see :mod:`.sensitivity` for the neighbour relations)
 from .._names import DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_UNIT, UNITS  # noqa: E402
+
+
+#: what the zero units cost (measured in docs/results/spectral_empty_units.md); the report's notes carry it
+BIAS_NOTE = ("Units without a usable document count in n with zero statistics: the moments shrink by the share s of "
+             "usable units (first-order terms by s, cross terms by about s^2 and s^3), a bias that is not corrected.")
 
 
 def public_whitening(reference, alpha0: float, n_topics: int, n_words: int, vocabulary=None,
@@ -63,6 +68,24 @@ def _counts_and_users(X, doc_users, users, unit: str):
     return X, users
 
 
+def units_as_given(corpus, counts, users, unit: str) -> int:
+    """The units of the corpus as given, before any filtering: rows (documents) or distinct owners (users).
+
+    A :class:`topicdp.Corpus` has already dropped the documents that were empty on its vocabulary, and the users
+    left without a document; its ``log`` counts them, and they are added back here: they are units of the data
+    as given, with zero statistics (:mod:`.moments`, "Zero units"). A count matrix (or a corpus without a log) is
+    counted as it is.
+    """
+    found = count_units(counts, users if unit == "user" else None)
+    log = getattr(corpus, "log", None)
+    if log is None:
+        return found
+    if unit == "user":
+        return found + int(getattr(log, "users_without_documents", 0) or 0)
+    return (found + int(getattr(log, "empty_documents_dropped", 0) or 0)
+            + int(getattr(log, "documents_emptied_by_max_tokens_per_user", 0) or 0))
+
+
 class SpectralDP(FoldInMixin, BaseEstimator):
     """Differentially private spectral LDA (DeCarolis et al. 2020, Sec. 5-6) at configuration 1, 2, 3 or 4.
 
@@ -89,11 +112,18 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         valid total.
     unit : {"user", "document"}, default="user" (``topicdp._names.DEFAULT_UNIT``)
         The privacy unit (a count matrix at user level needs ``users=`` in :meth:`fit`). ``"document"``:
-        neighbours replace one document (with >= 3 tokens), N public. ``"user"``: neighbours replace all
-        documents of one user by any documents (any number, at least one with >= 3 tokens), U public (the
-        number of users owning a document with >= 3 tokens); the moments weight each user's documents by
-        ``1/n_u`` (:mod:`.moments`) so the sensitivities depend on U only (:mod:`.sensitivity`). No bound on
-        documents per user is needed.
+        neighbours replace one document by any other (empty, short or out of vocabulary included), N public.
+        ``"user"``: neighbours replace all documents of one user by any documents (any number, any length),
+        U public; the moments weight each user's documents by ``1/n_u`` (:mod:`.moments`) so the sensitivities
+        depend on U only (:mod:`.sensitivity`). No bound on documents per user is needed.
+    n_units : int >= 3, optional
+        The public number of units n (documents, or users at user level) of the replace-one relation, counted
+        *before* any filtering. Units without a usable document (every document shorter than 3 tokens, or
+        empty) stay in n with zero statistics, so neither the calibration nor the report reads how many units
+        are usable (a private count). The corpus given must have exactly n units (its rows, or distinct users;
+        with a :class:`topicdp.Corpus`, the empty documents and users it dropped, as its ``log`` counts, are
+        added back), else ValueError. ``None``: n is the corpus' own count, and the report says it was *taken*
+        as public (the caller vouches that it is).
     public_whitening : topicdp.Corpus or count matrix, optional
         A *public* reference corpus on the same vocabulary. The whitening W and W^dagger are computed from
         its M2 (:func:`public_whitening`), so no M2 is released and the whole budget goes to the tensor
@@ -112,9 +142,10 @@ class SpectralDP(FoldInMixin, BaseEstimator):
     release_ : PrivateRelease
         The published topics (``topic_word``), ``extra["alpha"]``, the vocabulary (column indices when fit on
         a matrix) and the report; its ``diagnostics`` hold the run time (owner's eyes only).
-    n_documents_, n_short_documents_ : documents used / left out (fewer than 3 tokens); at user level these
-        are private diagnostics and are kept out of the report
-    n_units_ : the public number of units (N, or U at user level)
+    n_documents_, n_short_documents_ : documents used / left out (fewer than 3 tokens); private diagnostics,
+        kept out of the report (they are in ``release_.diagnostics``)
+    n_used_units_ : units with a usable document (private diagnostic, in ``release_.diagnostics``)
+    n_units_ : n, the public number of units (N, or U at user level), stated or taken as public
 
     Examples
     --------
@@ -134,7 +165,7 @@ class SpectralDP(FoldInMixin, BaseEstimator):
                  epsilon: float = DEFAULT_EPSILON, delta: float = DEFAULT_DELTA, random_state=None, *,
                  split: dict | None = None, accounting: str = "auto", unit: str = DEFAULT_UNIT,
                  public_whitening=None, strict: bool = True, simplex: str = "project", theta_seed: int = 0,
-                 n_restarts: int = 5):
+                 n_restarts: int = 5, n_units: int | None = None):
         self.n_topics = n_topics
         self.alpha0 = alpha0
         self.configuration = configuration
@@ -149,6 +180,7 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         self.simplex = simplex
         self.theta_seed = theta_seed
         self.n_restarts = n_restarts
+        self.n_units = n_units
 
     # ------------------------------------------------------------------------------------------------
     def fit(self, X, y=None, *, users=None, vocabulary_source: str = "private-texts",
@@ -168,6 +200,7 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         """
         from ..corpus import split_corpus
 
+        given = X
         X, doc_users, vocabulary = split_corpus(X)
         k, a0 = check_model_params(self.n_topics, self.alpha0)
         cfg = check_int(self.configuration, "configuration", low=1, high=4)
@@ -176,6 +209,7 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         check_option(self.accounting, "accounting", ACCOUNTING_METHODS)
         check_option(self.simplex, "simplex", SIMPLEX_METHODS)
         unit = check_option(self.unit, "unit", UNITS)
+        stated = None if self.n_units is None else check_int(self.n_units, "n_units", low=3)
         edges, gaussian, laplace = releases(cfg, self.public_whitening is not None)
         if self.split is None:
             split = {name: f for name, f in DEFAULT_SPLITS[cfg].items() if name in gaussian + laplace}
@@ -188,7 +222,8 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         t0 = time.perf_counter()
         counts, users = _counts_and_users(X, doc_users, users, unit)
-        corpus = prepare_corpus(counts, users=users)
+        n = _public_count(stated, units_as_given(given, counts, users, unit), unit)
+        corpus = prepare_corpus(counts, users=users, n_units=n)
         warn_on_repeated_release(corpus.X, "SpectralDP.fit", ledger)
         check_model_params(k, a0, corpus.n_words)
         self.n_features_in_ = corpus.n_words
@@ -208,36 +243,47 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         self.alpha_ = alpha
         self.n_documents_ = corpus.n_docs
         self.n_short_documents_ = corpus.n_short
+        self.n_used_units_ = corpus.n_used
         self.n_units_ = corpus.n_units
         self.n_degenerate_topics_ = n_bad
-        self.report_ = self._report(cfg, edges, ctx, budget, unit, vocabulary, vocabulary_source)
+        self.report_ = self._report(cfg, edges, ctx, budget, unit, vocabulary, vocabulary_source, stated is not None)
         self.release_ = PrivateRelease(
             topic_word=topics, noisy=None, report=self.report_, extra={"alpha": alpha},
             vocabulary=tuple(str(j) for j in range(topics.shape[1])) if vocabulary is None else vocabulary,
-            diagnostics={"seconds": time.perf_counter() - t0},
+            # exact counts of the private data: the owner's eyes only, never the report
+            diagnostics={"seconds": time.perf_counter() - t0, "n_documents_used": corpus.n_docs,
+                         "n_short_documents": corpus.n_short, "n_units_used": corpus.n_used,
+                         "n_zero_units": corpus.n_empty},
         )
         return self
 
     # ------------------------------------------------------------------------------------------------
     def _report(self, cfg: int, edges: tuple, ctx: Context, budget: Budget, unit: str, vocabulary,
-                vocabulary_source: str) -> PrivacyReport:
+                vocabulary_source: str, stated: bool) -> PrivacyReport:
         totals = budget.totals()
+        n = ctx.corpus.n_units  # the public n only: no count of usable units or short documents is read here
+        how = ("stated by the caller (n_units)" if stated else
+               "taken as public: the corpus' own count, not stated by the caller, who vouches that it is public")
+        zero = ("has zero statistics and stays in the count, so the moments are normalised by {0} whatever the "
+                "texts (a unit replaced by an empty or out-of-vocabulary one is covered)")
         if unit == "document":
-            neighbours = ("Neighbouring corpora differ by replacing one document; N (documents with >= 3 tokens) "
-                          "and the number of documents with fewer than 3 tokens (left out, reported below) are public.")
-            counted = Check("documents with >= 3 tokens", True, f"{ctx.corpus.n_docs} used, {ctx.corpus.n_short} left out")
-            sizes = {"n_documents": ctx.corpus.n_docs, "n_short_documents": ctx.corpus.n_short}
+            neighbours = (f"Neighbouring corpora differ by replacing one document by any other; N = {n}, the number "
+                          f"of documents counted before any filtering, is public ({how}). A document with fewer than "
+                          "3 in-vocabulary tokens (or none) " + zero.format("N") + ".")
+            counted = Check("number of documents N (public)", True, f"N = {n} ({'stated' if stated else 'taken as public'})")
+            sizes = {"n_documents": n}
         else:
-            neighbours = ("Neighbouring corpora differ by replacing all documents of one user by any documents of "
-                          "another (any number of them, at least one with >= 3 tokens); U, the number of users "
-                          "owning a document with >= 3 tokens, is public. Each user's documents are weighted by "
-                          "1/(their number), so every user has total weight 1 in the moments and the sensitivities "
-                          "depend on U only; the numbers of documents are not published and the guarantee holds "
-                          "whatever they are.")
-            counted = Check("users owning a document with >= 3 tokens", True, f"U = {ctx.corpus.n_units}")
-            sizes = {"n_users": ctx.corpus.n_units}
+            neighbours = (f"Neighbouring corpora differ by replacing all documents of one user by any documents of "
+                          f"another (any number of them, of any length); U = {n}, the number of users counted before "
+                          f"any filtering, is public ({how}). A user none of whose documents has 3 in-vocabulary "
+                          "tokens " + zero.format("U") + ". Each user's documents are weighted by 1/(their number), "
+                          "so every user has total weight 1 (or 0) in the moments and the sensitivities depend on U "
+                          "only; the numbers of documents are not published and the guarantee holds whatever they are.")
+            counted = Check("number of users U (public)", True, f"U = {n} ({'stated' if stated else 'taken as public'})")
+            sizes = {"n_users": n}
         notes = [
             neighbours,
+            BIAS_NOTE,
             "Sensitivities are proven bounds in the norm each mechanism is calibrated to (Frobenius for the "
             "Gaussian releases; topicdp.spectral.sensitivity): M2 and M3 globally; the whitened tensor's and "
             "the decomposition's given the released M2, with the Procedure-1 bounds for configurations 3-4.",
@@ -285,7 +331,7 @@ class SpectralDP(FoldInMixin, BaseEstimator):
             seeded=self.random_state is not None,
             notes=notes,
             details=details,
-            published=_published(details, vocab_status),
+            published=_published(details, vocab_status, stated),
         )
 
 
@@ -295,11 +341,8 @@ _DETAIL_STATUSES = {
     **{key: _STATED for key in ("configuration", "edges", "budget_split", "accounting", "n_words", "n_topics",
                                 "alpha0", "Delta2", "Delta3", "m2_noise_sigma", "m2_noise_spectral_norm_approx",
                                 "m2_combined_sigma")},
-    "n_documents": "public (stated): N, the number of documents, is the same for all replace-one neighbours",
-    "n_users": "public (stated): U, the number of users, is the same for all replace-one-user neighbours",
     "whitening": "public: which whitening was used",
     "public_m2_eigenvalues": "public: computed from the caller's public reference corpus",
-    "n_short_documents": "public (stated): documents with fewer than 3 tokens are left out and counted, as stated",
     "procedure1": "DP: Procedure-1 bounds released with Laplace noise",
     **{key: "post-processing: a function of released quantities and stated parameters"
        for key in ("released_m2_eigenvalues", "released_m2_next_eigenvalue", "Delta_T", "Delta_decomposition",
@@ -307,9 +350,33 @@ _DETAIL_STATUSES = {
 }
 
 
-def _published(details: dict, vocab_status: str) -> dict:
+#: status of the published unit count, by whether the caller stated it (n_units) or it was taken as public
+_COUNT_STATUSES = {
+    True: "public (stated): the number of {units} before any filtering, stated by the caller (n_units); the same "
+          "for all replace-one neighbours",
+    False: "public: taken as public, the number of {units} of the corpus given before any filtering; not stated "
+           "by the caller, who vouches that it is public (the same for all replace-one neighbours)",
+}
+
+
+def _public_count(stated: int | None, found: int, unit: str) -> int:
+    """n: the stated count, checked against the corpus' own (before filtering), or that count taken as public."""
+    what = "users" if unit == "user" else "documents"
+    if stated is not None and stated != found:
+        # every replace-one neighbour has the same number of units, so this refusal is the same for all of them
+        raise ValueError(f"n_units={stated} is stated public, but the corpus given has {found} {what} (counted "
+                         "before filtering; with a topicdp.Corpus, the empty documents and the users it dropped "
+                         "are counted too): state the corpus' number of units")
+    if found < 3:
+        raise ValueError(f"the U-statistics of M3 need at least 3 units; the corpus given has {found} {what}")
+    return found
+
+
+def _published(details: dict, vocab_status: str, stated: bool) -> dict:
     derived = ("post-processing: a function of the stated N (or U) and parameters and (configurations 2-4) of "
                "released quantities")
+    counts = {key: _COUNT_STATUSES[stated].format(units=units)
+              for key, units in (("n_documents", "documents"), ("n_users", "users")) if key in details}
     return {
         "topic_word": "post-processing: of the noisy releases at the configuration's edges",
         "extra.alpha": "post-processing: of the noisy releases at the configuration's edges",
@@ -318,4 +385,5 @@ def _published(details: dict, vocab_status: str) -> dict:
         **{f"report.{name}": derived for name in ("sensitivity", "sigma", "sigma_alternatives", "composition",
                                                   "composition_total")},
         **{f"report.details.{key}": _DETAIL_STATUSES[key] for key in details if key in _DETAIL_STATUSES},
+        **{f"report.details.{key}": status for key, status in counts.items()},
     }
