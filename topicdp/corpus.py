@@ -24,6 +24,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import math
 import os
 import zlib
 from dataclasses import dataclass, field
@@ -560,14 +561,12 @@ def _unit_rng(root: bytes, kind: bytes, key: bytes) -> np.random.Generator:
 def _id_key(uid) -> bytes:
     """A stable, injective byte encoding of a user id (unlike ``hash``, the same in every process).
 
-    Type-tagged and length-prefixed, so that e.g. ``"1"``, ``1`` and ``("1",)`` differ.
+    Type-tagged and length-prefixed, so that e.g. ``"1"``, ``1`` and ``("1",)`` differ; of the
+    :func:`canonical_user_id`, so that ids Python counts as equal (``7`` and ``7.0``) have one encoding.
     """
-    if isinstance(uid, np.generic):
-        uid = uid.item()
+    uid = canonical_user_id(uid)
     if uid is None:
         return b"n"
-    if isinstance(uid, bool):
-        return b"b1" if uid else b"b0"
     if isinstance(uid, int):
         return b"i" + str(uid).encode()
     if isinstance(uid, float):
@@ -646,6 +645,9 @@ def read_jsonl_records(
     object, a missing field, a text that is not a string, a user that is not a string or a number, and
     truncated gzip data. Nothing is skipped silently.
 
+    User ids come back in their :func:`canonical_user_id` form (a number with an integral value as an int), so
+    one person is one user whether their id is spelled ``7`` or ``7.0``, in one file or across shards.
+
     Parameters
     ----------
     path : path-like
@@ -705,10 +707,33 @@ def _parse_record(line: str, where: str, lineno: int, text_field: str, user_fiel
     if not isinstance(text, str):
         raise TypeError(f"{where}:{lineno}: field {text_field!r} (text_field) must be a string, "
                         f"got {type(text).__name__}")
-    if isinstance(user, bool) or not isinstance(user, (str, int, float)) or user != user:  # user != user: NaN
+    if isinstance(user, bool) or not isinstance(user, (str, int, float)) or not _finite(user):
         got = repr(user) if isinstance(user, float) else type(user).__name__
-        raise TypeError(f"{where}:{lineno}: field {user_field!r} (user_field) must be a string or a number, got {got}")
-    return text, user
+        raise TypeError(f"{where}:{lineno}: field {user_field!r} (user_field) must be a string or a finite number, "
+                        f"got {got}")
+    return text, canonical_user_id(user)
+
+
+def _finite(user) -> bool:
+    return not isinstance(user, float) or math.isfinite(user)
+
+
+def canonical_user_id(uid):
+    """The one form of a user id, in memory and in every shard: a number with an integral value is that int.
+
+    User ids are compared as Python compares them, and every hash of an id (shards, bounding seeds, the
+    per-user subset of ``user_fraction``) is of this form, so an id means one person everywhere: ``7``, ``7.0``
+    and ``7e0`` (and ``True``, which Python counts as ``1``) are one user, in one file or across shards. A
+    string is never a number (``"7"`` and ``7`` are two users), and strings are compared exactly as written
+    (no case folding or Unicode normalisation: normalise them before the release if your ids need it).
+    """
+    if isinstance(uid, np.generic):
+        uid = uid.item()
+    if isinstance(uid, bool):
+        return int(uid)
+    if isinstance(uid, float) and uid.is_integer():
+        return int(uid)
+    return uid
 
 
 def tokenize(
