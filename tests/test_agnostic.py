@@ -5,6 +5,7 @@ import pytest
 from scipy.stats import norm
 
 from topicdp import CallableModel, GensimLDA, PrivacyLedger, PrivacyReport, PrivateRelease, TopicDP
+from topicdp.mechanisms.postprocess import project_to_simplex
 from topicdp.rdp import calibrate_gaussian
 from topicdp.samplers import PRIVATE_ORACLE, SensitivitySampling
 
@@ -220,10 +221,31 @@ def test_secure_noise_lands_on_a_grid_with_at_least_the_calibrated_scale(small):
 
 
 @pytest.mark.parametrize("kwargs", [{"sensitivity": "global"}, {"sensitivity": "global", "mechanism": "laplace"}])
-def test_global_bounds_refuse_matrices_off_the_simplex(small, kwargs):
-    signed = CallableModel(lambda c: np.full((2, c.n_words), 2.0 / c.n_words), n_topics=2, name="rows-sum-to-2")
-    with pytest.raises(ValueError, match="probability vectors"):
+def test_global_bounds_project_f_onto_the_simplex_whatever_the_data(small, kwargs):
+    """A matrix off the simplex is projected onto it before the noise (part of f, the same for every corpus), so
+    the bound holds; whether f was on the simplex, and how far off, goes to the owner's diagnostics only. Before,
+    it was refused with the private matrix's smallest entry and row-sum error in the message: a refusal that
+    depended on the data and printed it."""
+    off = CallableModel(lambda c: np.full((2, c.n_words), 2.0 / c.n_words) + 0.123456789 * (np.arange(c.n_words) == 0),
+                        n_topics=2, name="rows-sum-to-2")
+    on = CallableModel(lambda c: np.full((2, c.n_words), 1.0 / c.n_words), n_topics=2, name="uniform")
+    a = TopicDP(off, 1.0, 1e-4, random_state=0, **kwargs).fit(small).release_
+    b = TopicDP(on, 1.0, 1e-4, random_state=0, **kwargs).fit(small).release_
+    # the projection of rows 2/V (+0.1235 on word 0) is 1/V (+ the same shift on word 0, less its share)
+    assert np.allclose(a.noisy - b.noisy, project_to_simplex(off.func(small)) - on.func(small))
+    assert a.report.checks == b.report.checks and a.report.notes == b.report.notes
+    assert a.diagnostics["row_stochastic"]["on_simplex"] is False and b.diagnostics["row_stochastic"]["on_simplex"]
+    private = a.diagnostics["row_stochastic"]["before_projection"]  # "min entry ..., max |row sum - 1| ..."
+    assert "row sum" in private and private not in json.dumps(a.to_dict())
+
+
+@pytest.mark.parametrize("kwargs", [{"sensitivity": "global"}, {"sensitivity": "global", "mechanism": "laplace"}])
+def test_global_bounds_refuse_a_model_declared_not_probabilistic_before_fitting(small, kwargs):
+    calls = []
+    signed = CallableModel(lambda c: calls.append(1) or np.zeros((2, c.n_words)), n_topics=2, probabilistic=False)
+    with pytest.raises(ValueError, match="probabilistic=False") as caught:
         TopicDP(signed, 1.0, 1e-4, **kwargs).fit(small)
+    assert calls == [] and "sensitivity='sampled'" in str(caught.value)
 
 
 def test_private_oracle_is_an_explicit_opt_in_that_says_what_it_leaks(small):

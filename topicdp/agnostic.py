@@ -30,6 +30,7 @@ from .mechanisms import (
     simplex_l2_sensitivity,
     to_simplex,
 )
+from .mechanisms.postprocess import project_to_simplex
 from .rdp import PrivacyLedger, calibrate_all, calibrate_gaussian
 from .rdp.ledger import DiscreteGaussianEntry, Entry, GaussianEntry, LaplaceEntry
 from .release import PrivateRelease, vocabulary_status
@@ -260,6 +261,10 @@ class TopicDP(MetaEstimatorMixin, BaseEstimator):
             ledger.check([self._planned_entry(model.n_topics)])
         else:
             warn_on_repeated_release(corpus.X, "TopicDP.fit", None)
+        if not self._sampled and not getattr(model, "probabilistic", True):
+            option = "mechanism='laplace'" if self.mechanism == "laplace" else "sensitivity='global'"
+            raise ValueError(f"{option} bounds topic-word matrices whose rows are probability vectors, and this model declares "
+                             "probabilistic=False: use sensitivity='sampled' with a public reference P (random DP)")
         checks, pre_notes = [], []
         if self._sampled:
             unstable = _stability_warning(model)  # logged before any fit
@@ -283,10 +288,12 @@ class TopicDP(MetaEstimatorMixin, BaseEstimator):
         diagnostics: dict = {"corpus": {"n_docs": corpus.n_docs, "n_users": corpus.n_users, "n_tokens": corpus.n_tokens,
                                         "fingerprint": corpus.fingerprint(), "construction": corpus.log.as_dict()}}
         if self.mechanism == "laplace":
-            draft = self._laplace(W, checks, diagnostics)
+            W = self._onto_simplex(W, checks, diagnostics, "2K")
+            draft = self._laplace(W)
             noisy = laplace_perturbation(W, draft["sigma"], rng)
         elif self.sensitivity == "global":
-            draft = self._gaussian_global(W, checks, diagnostics)
+            W = self._onto_simplex(W, checks, diagnostics, "sqrt(2K)")
+            draft = self._gaussian_global(W)
             noisy = self._gaussian_noise(W, draft, rng)
         else:
             draft = self._gaussian_sampled(corpus, checks, diagnostics, sensitivity_sample, fit_seconds)
@@ -408,17 +415,20 @@ class TopicDP(MetaEstimatorMixin, BaseEstimator):
         }
 
     @staticmethod
-    def _require_simplex(W, checks, diagnostics, bound: str, option: str) -> None:
-        """The global bounds hold only for row-stochastic matrices: check, record, refuse otherwise.
+    def _onto_simplex(W, checks, diagnostics, bound: str):
+        """f's rows projected onto the probability simplex (Euclidean; Duchi et al. 2008) before the noise.
 
-        The numbers (smallest entry, worst row sum) are of the private matrix: diagnostics only.
+        The global bounds hold for row-stochastic matrices only. Projecting is part of f, the same map for every
+        corpus, so the bound holds whatever f gives, and whether a release happens never depends on the data
+        (refusing a matrix off the simplex would publish that fact). For a probabilistic model the projection
+        moves nothing but rounding; how far it moved this matrix is a private figure, kept in the owner's
+        diagnostics only.
         """
         stochastic, detail = check_row_stochastic(W)
-        diagnostics["row_stochastic"] = detail
-        checks.append(Check(f"rows on the simplex (needed for the {bound} bound)", stochastic,
-                            "entries >= -1e-6 and row sums within 1e-6 of 1"))
-        if not stochastic:
-            raise ValueError(f"{option} needs a model whose topics are probability vectors: {detail}")
+        diagnostics["row_stochastic"] = {"before_projection": detail, "on_simplex": stochastic}
+        checks.append(Check(f"rows on the simplex (needed for the {bound} bound)", True,
+                            "f's rows are projected onto the simplex before the noise, for every corpus"))
+        return project_to_simplex(W)
 
     def _public_published(self) -> dict:
         status = "public: a function of K and the stated (epsilon, delta) only"
@@ -426,8 +436,7 @@ class TopicDP(MetaEstimatorMixin, BaseEstimator):
                                           "report.composition", "report.composition_total",
                                           "report.details.secure_noise")}
 
-    def _gaussian_global(self, W, checks, diagnostics) -> dict:
-        self._require_simplex(W, checks, diagnostics, "sqrt(2K)", "sensitivity='global'")
+    def _gaussian_global(self, W) -> dict:
         delta_2 = simplex_l2_sensitivity(W.shape[0])
         return {
             "mechanism": "gaussian-global",
@@ -443,8 +452,7 @@ class TopicDP(MetaEstimatorMixin, BaseEstimator):
             "published": self._public_published(),
         }
 
-    def _laplace(self, W, checks, diagnostics) -> dict:
-        self._require_simplex(W, checks, diagnostics, "2K", "mechanism='laplace'")
+    def _laplace(self, W) -> dict:
         delta_1 = simplex_l1_sensitivity(W.shape[0])
         return {
             "mechanism": "laplace",
