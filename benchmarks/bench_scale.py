@@ -86,7 +86,7 @@ def run(args: list[str]) -> tuple[float, int, str]:
 
 def privatize(corpus: str, out: str, *extra: str) -> list[str]:
     return [sys.executable, "-m", "topicdp.cli", "privatize", corpus, "--topics", str(K), "--epsilon", "3",
-            "--delta", "1e-6", "--seed", "0", "--out", out, *extra]
+            "--delta", "1e-6", "--seed", "0", "--out", out, "--overwrite", *extra]  # speed rewrites one file
 
 
 GENSIM_CHILD = """

@@ -31,6 +31,7 @@ LAYERS: dict[str, int] = {
     "topicdp._validation": 0,
     "topicdp._names": 0,
     "topicdp._extras": 0,
+    "topicdp._files": 0,  # atomic writes, output/input path checks, scratch directories, SIGTERM unwinding
     "topicdp._progress": 0,
     "topicdp._repeats": 0,  # the warning on repeated private fits outside a ledger  # progress lines and bars of long steps, on the topicdp logger
     # 1 - foundations that know nothing of topic models' fitting or releases: privacy accounting (rdp),

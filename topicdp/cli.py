@@ -17,8 +17,9 @@ for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "
 
 # Building the parser imports only argparse and these tiny pure-Python modules (``topicdp --help`` stays fast,
 # tests/test_cli_help.py checks that numpy is not loaded); heavy imports happen inside the commands.
-from ._argparse import LazyParser, check_output_path
+from ._argparse import LazyParser
 from ._extras import MissingExtraError, require
+from ._files import add_overwrite_argument, check_file_flags, run_interruptible, wrote
 from ._names import (FORECAST_MECHANISMS, GUARANTEE_SUMMARIES, MECHANISM_SUMMARIES, MODEL_SUMMARIES, MODELS,
                      RIGOROUS_MECHANISMS, SENSITIVITIES, SENSITIVITY_SUMMARIES, UNITS)
 
@@ -172,10 +173,8 @@ def build_request(args):
 
 
 def check_arguments(args) -> None:
-    """Every flag of ``privatize`` / ``demo``, before the corpus is read: the request's own validation, with the
-    output paths and optional dependencies checked here."""
-    for flag in ("--out", "--plot", "--diagnostics", "--html"):
-        check_output_path(getattr(args, flag[2:].replace("-", "_"), None), flag)
+    """Every flag of ``privatize`` / ``demo`` before anything is read: files, extras, the request's validation."""
+    check_file_flags(args, ("--out", "--diagnostics", "--html", "--plot"), ("corpus", "--reference", "--vocabulary"))
     if getattr(args, "plot", None) is not None:
         require("matplotlib", extra="plots", purpose="--plot")
     if args.scheduler is not None:
@@ -197,9 +196,8 @@ def _flag(name: str) -> str:
     known = ("epsilon", "delta", "gamma", "model", "mechanism", "guarantee", "calibration", "sizing", "reference",
              "seed", "model_seed", "sampler_seed", "n_pairs", "n_jobs", "max_minutes", "max_features", "min_df",
              "max_df", "max_docs_per_user", "max_tokens_per_doc", "max_tokens_per_user", "n_units", "user_fraction",
-             "secure_noise",
-             "private_oracle", "release_anyway", "vocabulary_epsilon", "vocabulary_delta", "scheduler",
-             "work_dir")
+             "secure_noise", "private_oracle", "release_anyway", "vocabulary_epsilon", "vocabulary_delta",
+             "scheduler", "work_dir")
     return flags.get(name) or (f"--{name.replace('_', '-')}" if name in known else name)
 
 
@@ -218,7 +216,11 @@ def cmd_privatize(args, truth=None) -> int:
 
 
 def _show(args, release, elapsed: float, truth=None) -> None:
-    if args.show_nonprivate and release.nonprivate is not None:
+    from .plots import plot_release  # neither loads matplotlib until it draws
+    from .view import release_html
+
+    nonprivate = args.show_nonprivate and release.nonprivate is not None
+    if nonprivate:
         print(format_topics(release.nonprivate_top_words(args.top), "top words before noise (NOT PRIVATE):"))
     print(format_topics(release.top_words(args.top), f"top words of the release ({release.report.mechanism}):"))
     if truth is not None:
@@ -229,24 +231,19 @@ def _show(args, release, elapsed: float, truth=None) -> None:
                   "(0 = unrelated, 1 = identical)")
     print("\nprivacy report:\n" + release.report.summary())
     print(f"\nwall time {elapsed:.1f} s")
-    if args.out:
-        release.save(args.out)
-        print(f"release written to {args.out} (published part only: DP outputs and public parameters)")
+    if args.out:  # each write is atomic (topicdp._files); the paths were checked before anything was read
+        release.save(args.out, overwrite=args.overwrite)
+        wrote(args, "--out", f"release written to {args.out} (published part only: DP outputs and public parameters)")
     if args.diagnostics:
-        release.save_diagnostics(args.diagnostics)
-        print(f"private diagnostics written to {args.diagnostics} (for the data owner; do not publish)")
+        release.save_diagnostics(args.diagnostics, overwrite=args.overwrite)
+        wrote(args, "--diagnostics", f"private diagnostics written to {args.diagnostics} (owner only; do not publish)")
     if args.html:
-        from .view import release_html
-
-        release_html(release, args.html)
-        print(f"interactive view written to {args.html} (from the published part only; open it in a browser)")
+        release_html(release, args.html, overwrite=args.overwrite)
+        wrote(args, "--html", f"interactive view written to {args.html} (published part only; open it in a browser)")
     if args.plot:
-        from .plots import plot_release
-
-        nonprivate = args.show_nonprivate and release.nonprivate is not None
-        plot_release(release, args.plot, n_words=args.top, show_nonprivate=nonprivate)
-        print(f"picture of the release written to {args.plot}"
-              + (" (it shows NON-PRIVATE topics: for the data owner only, do not publish)" if nonprivate else ""))
+        plot_release(release, args.plot, n_words=args.top, show_nonprivate=nonprivate, overwrite=args.overwrite)
+        wrote(args, "--plot", f"picture of the release written to {args.plot}" + (
+            " (it shows NON-PRIVATE topics: for the data owner only, do not publish)" if nonprivate else ""))
 
 
 def _exit_status(release) -> int:
@@ -281,18 +278,15 @@ def cmd_demo(args) -> int:
 
 
 def _populate_compare(p: argparse.ArgumentParser) -> None:
-    from .experiments.cli import add_arguments, check_arguments, run
+    from .experiments.cli import populate
 
-    add_arguments(p)
-    p.set_defaults(func=run, check=check_arguments)
+    populate(p)
 
 
 def _populate_audit(p: argparse.ArgumentParser) -> None:
-    from .audit.cli import DESCRIPTION, add_audit_arguments, check_arguments, run_audit_cli
+    from .audit.cli import populate
 
-    p.description = DESCRIPTION
-    add_audit_arguments(p)
-    p.set_defaults(func=run_audit_cli, check=check_arguments)
+    populate(p)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -317,6 +311,7 @@ def build_parser() -> argparse.ArgumentParser:
                            scheduler=None, work_dir=None)
         _add_privacy_arguments(p)
         p.add_argument("--out", default=None, help="write the release (JSON) here")
+        add_overwrite_argument(p)
         p.add_argument("--top", type=int, default=10, help="top words shown per topic (and drawn by --plot)")
         p.set_defaults(func=cmd_privatize if name == "privatize" else cmd_demo, check=check_arguments)
     sub.add_parser("compare", help="compare mechanisms on one corpus: CSV, plots and a table",
@@ -343,12 +338,9 @@ def _log_to_stderr() -> None:
 
 def main(argv=None) -> int:
     _log_to_stderr()
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        if getattr(args, "check", None) is not None:
-            args.check(args)  # every argument, before any reading or fitting
-        return args.func(args)
+    args = build_parser().parse_args(argv)
+    try:  # every argument checked before any reading; Ctrl-C and SIGTERM unwind, then one line and 130/143
+        return run_interruptible(args)
     except (ValueError, TypeError, OSError, MissingExtraError) as exc:
         print(f"topicdp: error: {exc}", file=sys.stderr)
         return 2

@@ -28,14 +28,15 @@ NONPRIVATE_CAPTION = ("Shows NON-PRIVATE data: the topics before noise (right pa
 
 
 def plot_release(release: PrivateRelease, path: Any = None, *, n_words: int = 10, show_nonprivate: bool = False,
-                 n_cols: int | None = None, title: str | None = None, dpi: int = 110) -> Figure:
+                 n_cols: int | None = None, title: str | None = None, dpi: int = 110, overwrite: bool = True) -> Figure:
     """Draw each topic of ``release`` as a horizontal bar chart of its top words' released probabilities.
 
     Parameters
     ----------
     release : PrivateRelease
     path : str or path-like, optional
-        Write the picture here (the format follows the suffix, e.g. ``.png``).
+        Write the picture here (the format follows the suffix, e.g. ``.png``; atomically: a reader never sees
+        part of it; with ``show_nonprivate`` readable by its owner only, mode 0600).
     n_words : int >= 1, default=10
         Top words per topic.
     show_nonprivate : bool, default=False
@@ -49,6 +50,8 @@ def plot_release(release: PrivateRelease, path: Any = None, *, n_words: int = 10
         Default: the mechanism, guarantee, epsilon, delta and unit of the report.
     dpi : int, default=110
         Resolution of the written file.
+    overwrite : bool, default=True
+        Replace an existing ``path``; False raises ``FileExistsError`` instead (checked at the rename).
 
     Returns
     -------
@@ -96,8 +99,11 @@ def plot_release(release: PrivateRelease, path: Any = None, *, n_words: int = 10
         fig.text(0.5, 0.005, NONPRIVATE_CAPTION, ha="center", va="bottom", fontsize=9, color="tab:red")
         bottom = 0.4 / fig.get_figheight()
     fig.tight_layout(rect=(0.0, bottom, 1.0, 1.0 - 0.3 / fig.get_figheight()))
-    if path is not None:
-        fig.savefig(path, dpi=dpi)
+    if path is not None:  # atomically (atomic_path keeps the suffix that picks the format); non-private: 0600
+        from ._files import atomic_path
+
+        with atomic_path(path, private=show_nonprivate, overwrite=overwrite) as tmp:
+            fig.savefig(tmp, dpi=dpi)
     return fig
 
 

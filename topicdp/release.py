@@ -356,16 +356,33 @@ class PrivateRelease:
             raise ValueError(f"refusing to publish fields without a stated status: {missing}")
         return data
 
-    def save(self, path, include_nonprivate: bool = False) -> None:
-        """Write the published release (see the module docstring); nothing private goes into it."""
+    def save(self, path, include_nonprivate: bool = False, *, overwrite: bool = True) -> None:
+        """Write the published release (see the module docstring); nothing private goes into it.
+
+        The write is atomic (a temporary file in the same directory, flushed, then renamed over ``path``): a
+        reader, or a run killed half-way, finds the previous file or the complete new one, never a part. By
+        default an existing ``path`` is replaced, as ``numpy.save`` or ``DataFrame.to_csv`` would; with
+        ``overwrite=False`` an existing one raises ``FileExistsError`` (checked at the rename itself, so a file
+        another process wrote meanwhile is kept). The ``topicdp`` command refuses existing files unless given
+        ``--overwrite``, and refuses clashing paths.
+        """
+        from ._files import atomic_write
+
         if include_nonprivate:
             raise ValueError("save() writes only the published release; the non-private matrix goes to "
                              "save_diagnostics(path, include_nonprivate=True)")
-        Path(path).write_text(json.dumps(self.check_published()))
+        atomic_write(path, json.dumps(self.check_published()), overwrite=overwrite)
 
     # -- the owner's part ----------------------------------------------------------------------------
-    def save_diagnostics(self, path, include_nonprivate: bool = False) -> None:
-        """Write the owner's private diagnostics (NOT covered by the guarantee: never publish this file)."""
+    def save_diagnostics(self, path, include_nonprivate: bool = False, *, overwrite: bool = True) -> None:
+        """Write the owner's private diagnostics (NOT covered by the guarantee: never publish this file).
+
+        Atomic like :meth:`save` (``overwrite`` as there), and readable by the owner only: mode 0600, set before
+        the file appears at ``path``. Keep it apart from the release (the ``topicdp`` command refuses a path
+        shared with the release, another output or an input).
+        """
+        from ._files import atomic_write
+
         out = {
             "format": DIAGNOSTICS_FORMAT,
             "warning": "PRIVATE: exact statistics of the private data, not covered by any guarantee; do not publish",
@@ -376,7 +393,7 @@ class PrivateRelease:
             if self.nonprivate is None:
                 raise ValueError("the non-private matrix was not kept; pass keep_nonprivate=True to the fit")
             out["nonprivate"] = self.nonprivate.tolist()
-        Path(path).write_text(json.dumps(out))
+        atomic_write(path, json.dumps(out), private=True, overwrite=overwrite)
 
     @classmethod
     def load(cls, path) -> "PrivateRelease":

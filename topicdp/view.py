@@ -218,7 +218,7 @@ def view_data(release, n_words: int = 30, relevance_lambda: float = DEFAULT_LAMB
 
 
 def release_html(release, path=None, *, n_words: int = 30, relevance_lambda: float = DEFAULT_LAMBDA,
-                 title: str | None = None) -> str:
+                 title: str | None = None, overwrite: bool = True) -> str:
     """One self-contained HTML page that shows a release interactively (LDAvis' elements; module docstring).
 
     Post-processing of the published release only, so the page may be published with it.
@@ -229,13 +229,15 @@ def release_html(release, path=None, *, n_words: int = 30, relevance_lambda: flo
         A release, or its published dict (``release.to_dict()``, or ``json.load`` of a file written by
         ``release.save``; checked against :data:`topicdp.release.SCHEMA`).
     path : str or path-like, optional
-        Where to write the page (UTF-8).
+        Where to write the page (UTF-8; atomically: a reader never sees half a page).
     n_words : int, default=30
         Words kept per topic (at least 1; at most the vocabulary's size is used).
     relevance_lambda : float in [0, 1], default=0.6
         The slider's initial lambda.
     title : str, optional
         The page's heading; default names the mechanism.
+    overwrite : bool, default=True
+        Replace an existing ``path``; False raises ``FileExistsError`` instead (checked at the rename).
 
     Returns
     -------
@@ -266,9 +268,10 @@ def release_html(release, path=None, *, n_words: int = 30, relevance_lambda: flo
         privacy=_privacy_html(report), sizes=html.escape(data["sizes_source"]), n_words=data["n_words"],
         K=data["n_topics"], V=data["n_vocabulary"], lam=f"{data['lambda']:.2f}",
     )
-    if path is not None:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(page)
+    if path is not None:  # atomically: a browser or a killed run never sees half a page
+        from ._files import atomic_write
+
+        atomic_write(path, page, overwrite=overwrite)
     return page
 
 

@@ -20,6 +20,7 @@ import sys
 from typing import Callable
 
 from .._extras import MissingExtraError, require
+from .._files import add_overwrite_argument, atomic_path, atomic_write, check_file_flags, run_interruptible, wrote
 from .plot import plot_tradeoff
 from .runner import AuditOptions, AuditSetup, run_audit
 from .setups import SETUPS, SetupOptions
@@ -69,10 +70,21 @@ def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plot", default=None, metavar="PATH", help="save the trade-off plot here")
     parser.add_argument("--out", default=None, metavar="JSON", help="write the audit result here")
     parser.add_argument("--fail-on-flag", action="store_true", help="exit with status 1 if the claim is refuted")
+    add_overwrite_argument(parser)
+
+
+def populate(parser: argparse.ArgumentParser) -> None:
+    """The ``audit`` sub-command's description, arguments and functions (``topicdp.cli`` calls it when audit is
+    used)."""
+    parser.description = DESCRIPTION
+    add_audit_arguments(parser)
+    parser.set_defaults(func=run_audit_cli, check=check_arguments)
 
 
 def check_arguments(args: argparse.Namespace) -> None:
-    """Before any work: what the output options need (the options themselves validate on construction)."""
+    """Before any work: the output files (apart from the corpus and each other; an existing one only with
+    ``--overwrite``) and what they need (the options themselves validate on construction)."""
+    check_file_flags(args, ("--out", "--plot"), ("--corpus",))
     if getattr(args, "plot", None) is not None:
         require("matplotlib", extra="plots", purpose="--plot")
 
@@ -88,21 +100,19 @@ def run_audit_cli(args: argparse.Namespace, setup_factory: Callable[[SetupOption
     factory = setup_factory or SETUPS[getattr(args, "mechanism", DEFAULT_SETUP)]
     result = run_audit(factory(setup_options), audit_options)
     print(result.summary())
-    if args.plot:
-        plot_tradeoff(result, args.plot)
-        print(f"trade-off plot   {args.plot}")
+    if args.plot:  # atomically, as every file topicdp writes
+        with atomic_path(args.plot, overwrite=args.overwrite) as tmp:
+            plot_tradeoff(result, tmp)
+        wrote(args, "--plot", f"trade-off plot   {args.plot}")
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as fh:
-            json.dump(result.to_dict(), fh, indent=2)
-        print(f"result           {args.out}")
+        atomic_write(args.out, json.dumps(result.to_dict(), indent=2), overwrite=args.overwrite)
+        wrote(args, "--out", f"result           {args.out}")
     return 1 if (args.fail_on_flag and result.flagged) else 0
 
 
 def register(subparsers) -> None:
     """Add ``audit`` to the ``topicdp`` sub-commands (called by ``topicdp.cli``)."""
-    p = subparsers.add_parser("audit", help=DESCRIPTION[0].lower() + DESCRIPTION[1:-1], description=DESCRIPTION)
-    add_audit_arguments(p)
-    p.set_defaults(func=run_audit_cli, check=check_arguments)
+    populate(subparsers.add_parser("audit", help=DESCRIPTION[0].lower() + DESCRIPTION[1:-1]))
 
 
 def main(argv=None) -> int:
@@ -110,9 +120,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="topicdp audit", description=DESCRIPTION)
     add_audit_arguments(parser)
     args = parser.parse_args(argv)
+    args.check, args.func = check_arguments, run_audit_cli
     try:
-        check_arguments(args)
-        return run_audit_cli(args)
+        return run_interruptible(args)
     except (ValueError, TypeError, FileNotFoundError, MissingExtraError) as exc:
         print(f"topicdp audit: error: {exc}", file=sys.stderr)
         return 2

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import sys
 
+from .._files import add_overwrite_argument
+
 
 def add_arguments(p) -> None:
     p.add_argument("corpus", nargs="?", default="embedded",
                    help="'embedded' (default) or a JSON Lines file (.jsonl[.gz]) with user and text fields")
-    p.add_argument("--out", required=True, help="output directory (CSV, PNG plots, table.md); reruns resume")
+    p.add_argument("--out", required=True, help="output directory (CSV, PNG plots, table.md); reruns resume (an "
+                   "existing directory that holds no results.csv needs --overwrite)")
     p.add_argument("--quick", action="store_true", help="a small grid (minutes), as the tests use")
     p.add_argument("--no-spectral", action="store_true", help="skip the synthetic spectral-vs-DP-VI panel")
     p.add_argument("--no-table", action="store_true", help="skip the coherence/perplexity table")
@@ -16,12 +19,17 @@ def add_arguments(p) -> None:
                    help="contribution bound of a real corpus (default 20: keeps the 2h fits of the full grid in budget)")
     p.add_argument("--max-features", type=int, default=2000)
     p.add_argument("--n-jobs", type=int, default=2)
+    add_overwrite_argument(p)
+
+
+def populate(p) -> None:
+    """The ``compare`` sub-command's arguments and functions (``topicdp.cli`` calls it when compare is used)."""
+    add_arguments(p)
+    p.set_defaults(func=run, check=check_arguments)
 
 
 def register(sub) -> None:
-    p = sub.add_parser("compare", help="compare mechanisms on one corpus: CSV, plots and a table")
-    add_arguments(p)
-    p.set_defaults(func=run, check=check_arguments)
+    populate(sub.add_parser("compare", help="compare mechanisms on one corpus: CSV, plots and a table"))
 
 
 def load_split(path: str, max_docs_per_user: int, max_features: int, quick: bool):
@@ -56,11 +64,14 @@ def load_split(path: str, max_docs_per_user: int, max_features: int, quick: bool
 def check_arguments(args) -> None:
     """Every argument of ``compare``, before the corpus is read."""
     from .._extras import require
+    from .._files import check_output_directory
     from .._validation import check_int, check_n_jobs
     from ..pipeline.request import check_corpus_path
 
     require("matplotlib", extra="plots", purpose="compare's plots")  # before minutes of computing, not after
     check_corpus_path(args.corpus)
+    check_output_directory(args.out, "--out", {"the corpus": args.corpus}, resumes="results.csv",
+                           overwrite=args.overwrite)
     if args.max_docs_per_user < 1:
         raise ValueError(f"--max-docs-per-user must be an integer >= 1, got {args.max_docs_per_user}")
     check_int(args.max_features, "--max-features", low=1)
@@ -73,6 +84,7 @@ def run(args) -> int:
     corpus, heldout, held_tokens, name = load_split(args.corpus, args.max_docs_per_user, args.max_features, args.quick)
     grid = CompareGrid.quick() if args.quick else CompareGrid.full()
     grid.n_jobs = args.n_jobs
+    args.written = [f"--out (the finished tasks, in {args.out}/results.csv: a rerun resumes)"]
     print(f"corpus {name}: {corpus} (held out: {heldout.n_docs} documents)", file=sys.stderr)
     result = compare(corpus, args.out, grid=grid, corpus_name=name, heldout=None if args.no_table else heldout,
                      heldout_texts=held_tokens, spectral=not args.no_spectral)

@@ -35,7 +35,6 @@ import gzip
 import hashlib
 import json
 import os
-import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +42,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
+from .._files import scratch_directory
 from .._names import BOUND_PARAMETERS, Unit
 from .._validation import check_int
 from .request import CorpusSource, ReleaseRequest, shard_paths, user_selected
@@ -227,13 +227,19 @@ def prepare_shard(path: str, *, index: int, source: CorpusSource, words: tuple, 
     return counts
 
 
+#: the name of every count shards' scratch directory begins with this
+SCRATCH_PREFIX = "topicdp-counts-"
+
+
 class ShardedSource:
     """JSON Lines shards read pass by pass (module docstring), locally or on a Dask ``client``."""
 
     def __init__(self, request: ReleaseRequest, client=None, work_dir: str | None = None) -> None:
         self.request, self.client = request, client
         self.paths = shard_paths(request.source.path)
-        self._own_dir = tempfile.TemporaryDirectory(prefix="topicdp-counts-", dir=work_dir)
+        # private (0700), removed by close() (on Ctrl-C and, in the command, SIGTERM too); named after this
+        # process, so that the next run removes what a SIGKILL left (topicdp._files.scratch_directory)
+        self._own_dir = scratch_directory(SCRATCH_PREFIX, work_dir)
         self.work_dir = self._own_dir.name
         self._word_sets: Counter | None = None
         self._prepared: Counter = Counter()

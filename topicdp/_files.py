@@ -1,0 +1,364 @@
+"""The files a release writes and the scratch it leaves (the design's "files are part of the guarantee").
+
+* :func:`check_paths` -- before anything is read: no two of the outputs and the inputs are one file, and no
+  existing file is replaced unless the caller says so;
+* :func:`atomic_path` / :func:`atomic_write` -- a file appears complete or not at all: it is written to a
+  temporary file in the same directory, flushed to disk, then renamed over the target (``os.replace`` is
+  atomic within one file system); a private file gets mode 0600 on the temporary, before the rename;
+* :func:`scratch_directory` -- a private (0700) temporary directory whose name carries the creating process,
+  so that a later run removes what a killed one (SIGKILL cannot be caught) left behind;
+* :func:`unwinding_signals` -- SIGTERM unwinds like Ctrl-C (``KeyboardInterrupt``), so ``with`` blocks and
+  ``finally`` clauses (the scratch directory's removal among them) run.
+
+Pure Python and standard library only: the command line imports it before any numerical library.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fnmatch
+import glob
+import hashlib
+import logging
+import os
+import re
+import shutil
+import signal
+import socket
+import tempfile
+import threading
+from typing import Iterator, Mapping
+
+logger = logging.getLogger("topicdp")
+
+#: the suffixes of the files a directory of shards is read from (topicdp.pipeline.request.shard_paths)
+SHARD_SUFFIXES = (".jsonl", ".jsonl.gz")
+
+
+# -- outputs and inputs ------------------------------------------------------------------------------------
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether paths ``a`` and ``b`` name one file: equal once symbolic links are resolved, or (both existing)
+    the same inode, which also catches hard links."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet): the resolved paths decided
+        return False
+
+
+def _read_from(output: str, source: str) -> str | None:
+    """How an input given as ``source`` (a file, a directory of shards or a glob) reads the file ``output``
+    (now, or on the next run once ``output`` is written); None when it does not."""
+    if os.path.isdir(source):
+        parent = os.path.dirname(os.path.abspath(output))
+        if os.path.basename(output).endswith(SHARD_SUFFIXES) and _same_file(parent, source):
+            return "would be read as a shard of"
+        return None
+    if glob.has_magic(source):
+        if any(_same_file(output, match) for match in glob.glob(source)):
+            return "is a shard of"
+        return "would be read as a shard of" if fnmatch.fnmatch(os.path.abspath(output),
+                                                                 os.path.abspath(source)) else None
+    return "is the same file as" if _same_file(output, source) else None
+
+
+def check_paths(outputs: Mapping[str, str | None], inputs: Mapping[str, str | None] | None = None, *,
+                overwrite: bool = False, overwrite_flag: str = "--overwrite") -> None:
+    """Refuse, before anything is read or written, outputs that would clobber an input, each other or an
+    existing file.
+
+    Parameters
+    ----------
+    outputs : mapping of str to (str or None)
+        Flag (as the user typed it, e.g. ``"--out"``) -> the file it writes; ``None`` skips the flag.
+    inputs : mapping of str to (str or None), optional
+        Name (``"the corpus"``, ``"--reference"``) -> a file, a directory of shards or a glob pattern that is
+        read; ``None`` or a path that does not exist (a built-in corpus' name) skips it.
+    overwrite : bool, default=False
+        Allow replacing an existing output file (never an input, never another output).
+    overwrite_flag : str, default="--overwrite"
+        The flag the message names.
+
+    Raises
+    ------
+    ValueError
+        Naming both flags when two paths are one file, or the flag and ``overwrite_flag`` when an output exists;
+        also when an output cannot be a file (a directory, or in a directory that does not exist).
+    """
+    named = [(flag, os.fspath(path)) for flag, path in outputs.items() if path is not None]
+    sources = [(name, os.fspath(path)) for name, path in (inputs or {}).items()
+               if path is not None and (os.path.exists(path) or glob.has_magic(os.fspath(path)))]
+    for i, (flag, path) in enumerate(named):
+        if os.path.isdir(path) or not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+            raise ValueError(f"{flag}: cannot write a file at {path} (a directory, or its directory does not exist)")
+        for other, other_path in named[:i]:
+            if _same_file(path, other_path):
+                raise ValueError(f"{other} and {flag} name the same file ({path}): each output needs its own path"
+                                 + (" (the owner's private diagnostics never share one with what may be published)"
+                                    if "--diagnostics" in (flag, other) else ""))
+        for name, source in sources:
+            how = _read_from(path, source)
+            if how:
+                raise ValueError(f"{flag} {how} {name} ({path}): an output never replaces or joins an input")
+    for flag, path in named:
+        if not overwrite and os.path.lexists(path):
+            raise ValueError(f"{flag}: {path} exists; pass {overwrite_flag} to replace it")
+
+
+def check_output_directory(path: str, flag: str, inputs: Mapping[str, str | None] | None = None, *,
+                           resumes: str, overwrite: bool = False, overwrite_flag: str = "--overwrite") -> None:
+    """:func:`check_paths` for a command that writes a directory of files (``compare --out DIR``).
+
+    The directory may not be, or hold, an input. An existing directory is written into only when it holds
+    ``resumes`` (the file a previous run of the same command left: that run is resumed), when it is empty, or
+    with ``overwrite``.
+    """
+    path = os.fspath(path)
+    for name, source in (inputs or {}).items():
+        if source is not None and os.path.exists(source):
+            if _same_file(path, source):
+                raise ValueError(f"{flag} is the same file as {name} ({path}): an output never replaces an input")
+            if os.path.commonpath([os.path.realpath(path), os.path.realpath(source)]) == os.path.realpath(path):
+                raise ValueError(f"{flag} holds {name} ({source} is in {path}): an output never replaces or joins "
+                                 "an input")
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise ValueError(f"{flag}: {path} exists and is not a directory")
+    if (os.path.isdir(path) and os.listdir(path) and not os.path.exists(os.path.join(path, resumes))
+            and not overwrite):
+        raise ValueError(f"{flag}: {path} exists and holds no earlier run to resume ({resumes}); pass "
+                         f"{overwrite_flag} to write into it (files of the same names are replaced)")
+
+
+# -- atomic writes -----------------------------------------------------------------------------------------
+
+def _owner_tag() -> str:
+    """``<machine>-<pid>`` of this process: the machine as a short hash of its name (scratch and temporary
+    files may sit on a file system that several machines share, where a pid alone names no process)."""
+    machine = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
+    return f"{machine}-{os.getpid()}"
+
+
+def _left_by_a_dead_process(path: str, tag: str) -> bool:
+    """Whether ``path`` (named with ``tag`` = ``<machine>-<pid>``) belongs to this user and was made on this
+    machine by a process that has ended: only then may a later run remove it."""
+    machine, _, pid = tag.partition("-")
+    if machine != _owner_tag().partition("-")[0] or int(pid) == os.getpid():
+        return False
+    try:
+        if os.lstat(path).st_uid != os.getuid():
+            return False
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # gone meanwhile, or a live process of another user (pid reused): leave it
+        return False
+    return False  # the process is alive
+
+
+def _remove_stale_temporaries(directory: str, name: str) -> None:
+    pattern = re.compile(re.escape(f".{name}.tmp-") + r"([0-9a-f]{8}-\d+)-")
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(directory):
+            match = pattern.match(entry.name)
+            if match and entry.is_file(follow_symlinks=False) and _left_by_a_dead_process(entry.path, match[1]):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(entry.path)
+
+
+def _umask() -> int:
+    mask = os.umask(0o077)  # reading the mask means setting it; restored at once
+    os.umask(mask)
+    return mask
+
+
+@contextlib.contextmanager
+def atomic_path(path, *, private: bool = False, overwrite: bool = True) -> Iterator[str]:
+    """A temporary path beside ``path`` to write; on leaving the block it replaces ``path`` atomically.
+
+    The temporary is in the same directory (so the rename stays in one file system), keeps ``path``'s suffix
+    (writers that pick a format from it, like matplotlib's ``savefig``, still do), is flushed to disk before the
+    rename, and is removed if the block raises (Ctrl-C included). A reader of ``path`` sees the old file or the
+    complete new one, never a part; of two concurrent writers the last rename wins, whole (with ``overwrite``)
+    or the second is refused. A temporary left by a killed process is removed by the next write to the same
+    path.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to (re)place.
+    private : bool, default=False
+        Mode 0600 (the owner only), set on the temporary before the rename; otherwise the mode a new file
+        gets (0666 less the umask).
+    overwrite : bool, default=True
+        Replace an existing ``path``. False refuses one that exists when the file is put in place (a hard link,
+        which fails rather than replace), so a file that appeared meanwhile (another run) is never replaced.
+
+    Raises
+    ------
+    FileExistsError
+        With ``overwrite=False``, when ``path`` exists.
+
+    Yields
+    ------
+    str
+        The temporary path to write.
+    """
+    path = os.fspath(path)
+    directory, name = os.path.split(os.path.abspath(path))
+    _remove_stale_temporaries(directory, name)
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.tmp-{_owner_tag()}-", suffix=os.path.splitext(name)[1],
+                               dir=directory)
+    os.close(fd)
+    try:
+        yield tmp
+        with open(tmp, "rb+") as fh:
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o600 if private else 0o666 & ~_umask())
+        if overwrite:
+            os.replace(tmp, path)
+        else:
+            _put_without_replacing(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    with contextlib.suppress(OSError):  # the rename itself durable; not every file system can fsync a directory
+        dir_fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+
+def _put_without_replacing(tmp: str, path: str) -> None:
+    refusal = (f"{path} exists (it appeared after this run checked its outputs) and is not replaced: an existing "
+               "file is replaced only when asked (--overwrite; overwrite=True in Python)")
+    try:
+        os.link(tmp, path)  # atomic, and fails if path exists: no window between a check and the rename
+    except FileExistsError:
+        raise FileExistsError(refusal) from None
+    except OSError:  # a file system without hard links: the check and the rename are then two steps
+        if os.path.lexists(path):
+            raise FileExistsError(refusal) from None
+        os.replace(tmp, path)
+        return
+    os.unlink(tmp)
+
+
+def atomic_write(path, data: str | bytes, *, private: bool = False, overwrite: bool = True) -> None:
+    """Write ``data`` (text as UTF-8) to ``path`` atomically (:func:`atomic_path`); ``private`` gives mode 0600,
+    ``overwrite=False`` refuses an existing ``path``."""
+    with atomic_path(path, private=private, overwrite=overwrite) as tmp, open(tmp, "wb") as fh:
+        fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+# -- scratch directories -----------------------------------------------------------------------------------
+
+def remove_stale_scratch(prefix: str, directory: str | None = None) -> list[str]:
+    """Remove the directories ``<prefix><machine>-<pid>-*`` in ``directory`` (default the system's temporary
+    directory) that this user's processes on this machine made and that outlived them (a SIGKILL); a
+    directory of a process still running is never touched. Returns the removed paths."""
+    directory = tempfile.gettempdir() if directory is None else directory
+    pattern = re.compile(re.escape(prefix) + r"([0-9a-f]{8}-\d+)-")
+    removed = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(directory):
+            match = pattern.match(entry.name)
+            if match and entry.is_dir(follow_symlinks=False) and _left_by_a_dead_process(entry.path, match[1]):
+                shutil.rmtree(entry.path, ignore_errors=True)
+                removed.append(entry.path)
+                logger.info("removed %s, a scratch directory left by a killed run (pid %s)", entry.path,
+                            match[1].partition("-")[2])
+    return removed
+
+
+def scratch_directory(prefix: str, directory: str | None = None) -> tempfile.TemporaryDirectory:
+    """A private (0700) temporary directory named ``<prefix><machine>-<pid>-<random>``, after removing those
+    that killed runs left (:func:`remove_stale_scratch`). Its ``cleanup`` (or leaving its ``with`` block)
+    removes it; :func:`unwinding_signals` makes SIGTERM reach that too."""
+    remove_stale_scratch(prefix, directory)
+    return tempfile.TemporaryDirectory(prefix=f"{prefix}{_owner_tag()}-", dir=directory)
+
+
+# -- signals -----------------------------------------------------------------------------------------------
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread as Ctrl-C's ``KeyboardInterrupt`` is, so that the same unwinding runs
+    (and code that stops on Ctrl-C stops on it too)."""
+
+    exit_status = 128 + signal.SIGTERM
+
+
+def _raise_terminated(signum, frame) -> None:
+    raise Terminated(f"signal {signum}")
+
+
+@contextlib.contextmanager
+def unwinding_signals() -> Iterator[None]:
+    """Inside the block SIGTERM raises :class:`Terminated`; SIGINT keeps Python's ``KeyboardInterrupt``. The
+    previous SIGTERM handler is restored on exit. Outside the main thread (where handlers cannot be set) the
+    block runs unchanged."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def interrupt_status(exc: KeyboardInterrupt) -> int:
+    """The exit status of a run that ``exc`` stopped: 128 + the signal (130 for SIGINT, 143 for SIGTERM)."""
+    return getattr(exc, "exit_status", 128 + signal.SIGINT)
+
+
+# -- the command line's side -------------------------------------------------------------------------------
+
+def add_overwrite_argument(parser) -> None:
+    """``--overwrite``: one name and one meaning in every command that writes files."""
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace output files that exist (without it an existing output is refused before "
+                             "anything is read); an output may never be an input or another output")
+
+
+def check_file_flags(args, outputs: tuple[str, ...], inputs: tuple[str, ...] = ()) -> None:
+    """:func:`check_paths` of parsed flags: ``outputs`` and ``inputs`` are flags (``"--out"``) or positional
+    names (``"corpus"``, said "the corpus"); a built-in corpus' name is no path and is skipped as one."""
+    def value(name: str):
+        return getattr(args, name.lstrip("-").replace("-", "_"), None)
+
+    check_paths({flag: value(flag) for flag in outputs},
+                {(name if name.startswith("-") else f"the {name}"): value(name) for name in inputs},
+                overwrite=getattr(args, "overwrite", False))
+
+
+def wrote(args, flag: str, line: str) -> None:
+    """Print ``line`` (``flag``'s file is written) and remember ``flag`` for the line an interruption prints."""
+    args.written = [*getattr(args, "written", []), flag]
+    print(line)
+
+
+def interrupted(args, exc: KeyboardInterrupt) -> int:
+    """One line on stderr for a run stopped by Ctrl-C or SIGTERM, and its exit status. By the time the exception
+    reached the command's top, every ``with`` block had exited: the scratch directory of a sharded corpus is gone."""
+    import sys
+
+    written = getattr(args, "written", [])
+    done = f"only {', '.join(written)} had been written" if written else "nothing was published"
+    print(f"topicdp: interrupted; {done} and the scratch files were removed", file=sys.stderr)
+    return interrupt_status(exc)
+
+
+def run_interruptible(args) -> int:
+    """``args.check(args)`` (every argument, before anything is read), then ``args.func(args)``, with SIGTERM
+    unwinding as Ctrl-C does (:func:`unwinding_signals`); an interruption ends with :func:`interrupted`'s line
+    and status 130 (SIGINT) or 143 (SIGTERM), no traceback."""
+    try:
+        with unwinding_signals():
+            args.check(args)
+            return args.func(args)
+    except KeyboardInterrupt as exc:
+        return interrupted(args, exc)
