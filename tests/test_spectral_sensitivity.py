@@ -21,8 +21,8 @@ from topicdp.spectral.sensitivity import (delta_m2, delta_m3, delta_m3_paper, je
 from topicdp.spectral.tensor import apply_vv, eigengaps, jennrich
 
 
-def _moments(X, alpha0, users=None):
-    c = prepare_corpus(sp.csr_matrix(X), users=users)
+def _moments(X, alpha0, users=None, n_units=None):
+    c = prepare_corpus(sp.csr_matrix(X), users=users, n_units=n_units)
     return M2Operator(c, alpha0).dense(), whitened_m3(c, alpha0, np.eye(X.shape[1]))
 
 
@@ -60,10 +60,11 @@ def test_worst_case_neighbours_attain_corrected_bounds(alpha0, n_docs):
 
 
 def _vertex_configurations():
-    """The vertices of the hull H (module docstring of ``sensitivity``): (A, p) = (sym(e_u e_v^T), (e_u + e_v)/2),
-    exact rationals, over 5 word labels (enough for every coincidence pattern of u, v, s, t, z)."""
+    """The vertices of the hull H0 (module docstring of ``sensitivity``): (A, p) = (sym(e_u e_v^T), (e_u + e_v)/2)
+    and the zero unit (0, 0), exact rationals, over 5 word labels (enough for every coincidence pattern of
+    u, v, s, t, z)."""
     d = 5
-    verts = []
+    verts = [([[Fraction(0)] * d for _ in range(d)], [Fraction(0)] * d)]  # a unit without a usable document
     for u in range(d):
         for v in range(u, d):
             A = [[Fraction(0)] * d for _ in range(d)]
@@ -79,13 +80,16 @@ def _vertex_configurations():
 def test_m2_frobenius_bound_by_vertex_enumeration():
     """Computer-assisted proof of ||X||_F^2 <= 2 + 4a^2 on a in [0, 1] (sensitivity module docstring):
     for each vertex configuration, ||X||_F^2 = al + be a + ga a^2 exactly; check max over [0, 1] of
-    (al - 2) + be a + (ga - 4) a^2 <= 0 at the endpoints and at the parabola's vertex, in rationals."""
+    (al - 2) + be a + (ga - 4) a^2 <= 0 at the endpoints and at the parabola's vertex, in rationals.
+    The vertices include the zero unit, for either unit, and r = 0 (every other unit without a usable
+    document; z = None)."""
     d, verts = _vertex_configurations()
-    worst_at_half = Fraction(0)
+    assert len(verts) == 16  # 15 (u <= v) and the zero unit
+    worst_at_half = zero_at_half = Fraction(0)
     for (A, p), (B, q) in itertools.product(verts, verts):
         delta = [p[i] - q[i] for i in range(d)]
-        for z in range(d):
-            # X = C - a D with C = A - B and D = delta e_z^T + e_z delta^T
+        for z in [*range(d), None]:
+            # X = C - a D with C = A - B and D = delta r^T + r delta^T, r = e_z (or 0)
             C = [[A[i][j] - B[i][j] for j in range(d)] for i in range(d)]
             D = [[delta[i] * (j == z) + (i == z) * delta[j] for j in range(d)] for i in range(d)]
             al = sum(C[i][j] ** 2 for i in range(d) for j in range(d))
@@ -99,7 +103,12 @@ def test_m2_frobenius_bound_by_vertex_enumeration():
                     points.append(top)
             assert max(f(a) for a in points) <= 0
             worst_at_half = max(worst_at_half, al + be / 2 + ga / 4)
+            if not any(p) or not any(q):
+                zero_at_half = max(zero_at_half, al + be / 2 + ga / 4)
     assert worst_at_half == 3  # attained: 2 + 4 (1/2)^2
+    # a replacement by (or of) a unit without a usable document: at most 1 + 2a^2, half the squared bound
+    # (A = e_w e_w^T, r = e_u, u != w); the bound itself is attained by two usable units
+    assert zero_at_half == Fraction(3, 2)
 
 
 def _patterns(n):
@@ -116,29 +125,79 @@ def _e(i, d):
     return v
 
 
+#: which of (A, p), (B, q), Q, r is the zero vertex (a unit, or all other units, without a usable document)
+_ZEROS4 = list(itertools.product((1, 0), repeat=4))
+
+
+def _m3_middle_vertices():
+    """``(4 sym3(Z), zero flags)`` for every vertex configuration of ``Z = (A - B) (x) r + Q (x) delta``: the 877
+    coincidence patterns of the 7 labels u, v, s, t, e, f, z, each with any of (A, p), (B, q), Q, r at the zero
+    vertex (entries scaled by 4 so that they are integers)."""
+    d = 7
+    for u, v, s, t, e, f, z in _patterns(7):
+        for ka, kb, kq, kr in _ZEROS4:
+            A2, B2, Q2 = (k * (np.outer(_e(i, d), _e(j, d)) + np.outer(_e(j, d), _e(i, d)))
+                          for k, (i, j) in ((ka, (u, v)), (kb, (s, t)), (kq, (e, f))))
+            delta2 = ka * (_e(u, d) + _e(v, d)) - kb * (_e(s, d) + _e(t, d))
+            Z4 = np.einsum("ab,c->abc", A2 - B2, 2 * kr * _e(z, d)) + np.einsum("ab,c->abc", Q2, delta2)  # 4 Z
+            yield Z4 + Z4.transpose(0, 2, 1) + Z4.transpose(2, 1, 0), (ka, kb, kq, kr)
+
+
+def _m3_last_vertices():
+    """``(P, zero flags)``, P the three placements of ``delta (x) R`` at every vertex configuration: labels u, v
+    (``delta = e_u - e_v``) and x, y (``R = e_x e_y^T``), with p, q or R at the zero vertex."""
+    d = 4
+    for u, v, x, y in _patterns(4):
+        for kp, kq, kR in itertools.product((1, 0), repeat=3):
+            dl, R = kp * _e(u, d) - kq * _e(v, d), kR * np.outer(_e(x, d), _e(y, d))
+            P = np.einsum("a,bc->abc", dl, R) + np.einsum("b,ac->abc", dl, R) + np.einsum("c,ab->abc", dl, R)
+            yield P, (kp, kq, kR)
+
+
 def test_m3_frobenius_constants_by_vertex_enumeration():
     """The constants 42 and 12 of the M3 Frobenius bound (sensitivity module docstring), exactly in integers
-    (everything scaled by 2 so that the vertices ``sym(e_u e_v^T)``, ``(e_u + e_v)/2`` are integral)."""
+    (everything scaled by 2 so that the vertices ``sym(e_u e_v^T)``, ``(e_u + e_v)/2`` are integral), over the
+    hulls with the zero vertex (units without a usable document): the constants are unchanged, and with a
+    zero vertex anywhere the maxima are smaller."""
     assert len(_patterns(7)) == 877 and len(_patterns(4)) == 15
-    d = 7
-    best = 0
-    for u, v, s, t, e, f, z in _patterns(7):
-        A2, B2, Q2 = (np.outer(_e(i, d), _e(j, d)) + np.outer(_e(j, d), _e(i, d)) for i, j in ((u, v), (s, t), (e, f)))
-        delta2 = _e(u, d) + _e(v, d) - _e(s, d) - _e(t, d)
-        Z4 = np.einsum("ab,c->abc", A2 - B2, 2 * _e(z, d)) + np.einsum("ab,c->abc", Q2, delta2)  # 4 Z
-        S4 = Z4 + Z4.transpose(0, 2, 1) + Z4.transpose(2, 1, 0)
-        best = max(best, int((S4 * S4).sum()))
+    best, best_with_zero = 0, 0
+    for S4, flags in _m3_middle_vertices():
+        value = int((S4 * S4).sum())
+        best = max(best, value)
+        if 0 in flags:
+            best_with_zero = max(best_with_zero, value)
     assert Fraction(best, 16) == 42  # max ||sym3(Z)||_F^2
-    d = 4
-    best = 0
-    for u, v, x, y in _patterns(4):
-        dl, R = _e(u, d) - _e(v, d), np.outer(_e(x, d), _e(y, d))
-        P = np.einsum("a,bc->abc", dl, R) + np.einsum("b,ac->abc", dl, R) + np.einsum("c,ab->abc", dl, R)
-        best = max(best, int((P * P).sum()))
-    assert best == 12
+    assert Fraction(best_with_zero, 16) == 36  # e.g. A = 0, B = Q = e_s e_s^T, r = e_s: sym3(Z) = -6 e_s^{x3}
+    best, best_with_zero = 0, 0
+    for P, flags in _m3_last_vertices():
+        value = int((P * P).sum())
+        best = max(best, value)
+        if 0 in flags:
+            best_with_zero = max(best_with_zero, value)
+    assert best == 12 and best_with_zero == 9
     a0 = 1.0
     _, b, c = lda_coefficients(a0)
     assert delta_m3(10, a0, norm="fro") < math.sqrt(2) * (1 + 6 * abs(b) + 3 * c) / 10  # the triangle bound
+
+
+def test_l1_bounds_by_vertex_enumeration():
+    """The l1 constants over the hulls with the zero vertex, exactly: M2's ``||X||_1 <= 2 + 4a`` jointly (``||X||_1``
+    is convex in a, so a = 0 and a = 1 suffice), and M3's per-term ``||sym3(Z)||_1 <= 12`` and ``||delta (x) R +
+    [R_ac delta_b] + [R_bc delta_a]||_1 <= 6`` (``||T - T'||_1 <= 2`` needs no enumeration: entry sums <= 1).
+    All are attained without zero units, so the zero vertex leaves the l1 bounds as they were."""
+    d, verts = _vertex_configurations()
+    worst = {Fraction(0): Fraction(0), Fraction(1): Fraction(0)}
+    for (A, p), (B, q) in itertools.product(verts, verts):
+        delta = [p[i] - q[i] for i in range(d)]
+        for z in [*range(d), None]:
+            for a in worst:
+                l1 = sum(abs(A[i][j] - B[i][j] - a * (delta[i] * (j == z) + (i == z) * delta[j]))
+                         for i in range(d) for j in range(d))
+                assert l1 <= 2 + 4 * a
+                worst[a] = max(worst[a], l1)
+    assert worst == {0: 2, 1: 6}
+    assert max(int(np.abs(S4).sum()) for S4, _ in _m3_middle_vertices()) == 4 * 12
+    assert max(int(np.abs(P).sum()) for P, _ in _m3_last_vertices()) == 6
 
 
 @pytest.mark.parametrize("alpha0", [0.3, 1.0, 4.0])
@@ -233,6 +292,97 @@ def test_user_level_brute_force_search_never_exceeds_bounds():
           f"M3 l1 {worst[2]:.3f}, M3 Frobenius {worst[3]:.3f}")
     assert np.all(worst <= 1 + 1e-12)
     assert worst[1] > 0.9 and worst[3] > 0.3
+
+
+#: rows without a third-order estimator: the empty document (all words out of vocabulary) and 1-2 tokens
+_UNUSABLE = [np.array(v) for v in itertools.product(range(3), repeat=4) if sum(v) <= 2]
+_USABLE = [np.array(v) for v in itertools.product(range(5), repeat=4) if 3 <= sum(v) <= 4]
+
+
+def _exhaustive_with_unusable_rows(alpha0):
+    """Document level, n stated: on corpora whose other documents are usable, concentrated, or partly unusable,
+    every replacement of document 0 in which the old or the new document is unusable (empty or 1-2 tokens)."""
+    pool = _UNUSABLE + _USABLE
+    others = [np.array([[0, 0, 0, 3]] * 4),                       # every other document "uuu"
+              np.array([[0, 0, 0, 3], [0, 0, 0, 3], [0, 0, 0, 0], [0, 1, 0, 0]]),  # half of them unusable
+              np.array([[0, 0, 0, 0]] * 2 + [[0, 0, 0, 3]]),      # one usable document besides document 0
+              np.array([[0, 0, 0, 0], [1, 1, 0, 0]]),             # no usable document besides document 0
+              np.array([[1, 1, 1, 0], [0, 2, 0, 2], [3, 0, 0, 1], [0, 0, 0, 0], [0, 0, 1, 1]])]
+    worst = np.zeros(4)
+    for other in others:
+        n = other.shape[0] + 1
+        moments = [_moments(np.vstack([row, other]), alpha0, n_units=n) for row in pool]
+        for i, j in itertools.product(range(len(pool)), repeat=2):
+            if i < len(_UNUSABLE) or j < len(_UNUSABLE):
+                worst = np.maximum(worst, _ratios(moments[i], moments[j], n, alpha0))
+    return worst
+
+
+def _search_with_unusable_units(rng, n_trials, users, alpha0=1.0):
+    """Hill climbs over neighbouring pairs with units that have no usable document (n stated): unit 0 is replaced
+    by, or replaces, a unit whose documents are all empty or shorter than 3 tokens (1-3 documents at user level),
+    and other units are unusable too with probability 0.4."""
+    def draw(pool):
+        return pool[int(rng.integers(len(pool)))]
+
+    def unit_rows(usable):
+        k = int(rng.integers(1, 4)) if users else 1
+        return [draw(_USABLE if usable else _UNUSABLE) for _ in range(k)]
+
+    def ratio(mine, theirs, other, owners_other):
+        n = 1 + (len(set(owners_other)) if users else len(other))
+        D, D2 = np.vstack(mine + other), np.vstack(theirs + other)
+        o1, o2 = ([0] * len(mine) + owners_other, [0] * len(theirs) + owners_other) if users else (None, None)
+        return _ratios(_moments(D, alpha0, o1, n), _moments(D2, alpha0, o2, n), n, alpha0)
+
+    worst = np.zeros(4)
+    for _ in range(n_trials):
+        n_other = int(rng.integers(2, 6))
+        concentrated = rng.random() < 0.5
+        other, owners_other = [], []
+        for u in range(1, n_other + 1):
+            rows = unit_rows(rng.random() > 0.4)
+            if concentrated and sum(rows[0]) >= 3:
+                rows = [np.array([0, 0, 0, 3])] * len(rows)
+            other += rows
+            owners_other += [u] * len(rows)
+        usable_first = rng.random() < 0.5  # usable -> unusable, or unusable -> anything
+        mine, theirs = unit_rows(usable_first), unit_rows(not usable_first and rng.random() < 0.7)
+        best = ratio(mine, theirs, other, owners_other)
+        for _ in range(30):  # mutate one document of the replaced unit's two versions, or of another unit
+            m2, t2, o2 = list(mine), list(theirs), list(other)
+            which = rng.integers(3)
+            if which == 0:
+                m2[int(rng.integers(len(m2)))] = draw(_USABLE if usable_first else _UNUSABLE)
+            elif which == 1:
+                t2[int(rng.integers(len(t2)))] = draw(_UNUSABLE + _USABLE)
+            else:
+                o2[int(rng.integers(len(o2)))] = draw(_UNUSABLE + _USABLE)
+            if not (any(sum(r) < 3 for r in m2) and all(sum(r) < 3 for r in m2)
+                    or all(sum(r) < 3 for r in t2)):
+                continue  # keep an unusable unit on one side
+            r = ratio(m2, t2, o2, owners_other)
+            if r[1] + r[3] > best[1] + best[3]:
+                mine, theirs, other, best = m2, t2, o2, r
+        worst = np.maximum(worst, best)
+    return worst
+
+
+@pytest.mark.parametrize("alpha0", [0.5, 1.0, 5.0])
+def test_brute_force_with_units_without_usable_documents(alpha0):
+    """Replace-one with n stated, where the old or the new unit has no usable document (every document empty,
+    i.e. out of vocabulary, or shorter than 3 tokens) and other units may have none either: the change of
+    M2 and M3 never exceeds the bounds in n. Exhaustive at document level, hill climbs at both levels."""
+    worst_doc = np.maximum(_exhaustive_with_unusable_rows(alpha0),
+                           _search_with_unusable_units(np.random.default_rng(3), 25, users=False, alpha0=alpha0))
+    worst_user = _search_with_unusable_units(np.random.default_rng(4), 25, users=True, alpha0=alpha0)
+    for level, worst in (("document", worst_doc), ("user", worst_user)):
+        print(f"\n{level} level, a unit without usable documents (alpha0 = {alpha0}), worst change/bound: "
+              f"M2 l1 {worst[0]:.3f}, M2 Frobenius {worst[1]:.3f}, M3 l1 {worst[2]:.3f}, M3 Frobenius {worst[3]:.3f}")
+        assert np.all(worst <= 1 + 1e-12)
+    # M2 Frobenius reaches 1/sqrt(2) of the bound, the most a replacement involving a zero unit can (vertex
+    # enumeration above: 1 + 2a^2 against 2 + 4a^2); the M3 searches reach about a sixth to a third
+    assert worst_doc[1] > 0.7 and worst_user[1] > 0.6 and min(worst_doc[3], worst_user[3]) > 0.15
 
 
 def test_user_level_bound_fails_without_weighting():

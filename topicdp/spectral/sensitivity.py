@@ -3,22 +3,28 @@ has gaps.
 
 Neighbouring corpora and units
 ------------------------------
-Every bound below is for *replace one privacy unit*, with the number of units ``n`` public:
+Every bound below is for *replace one privacy unit*, with the number of units ``n`` public (stated, or taken
+as public), counted before any filtering:
 
-* document level (``unit="document"``): the unit is a document with >= 3 tokens, ``n = N`` (Sec. 3 of
-  DeCarolis, Ram, Esmaeili, Wang & Huang 2020, "An end-to-end differentially private LDA using a spectral
-  algorithm"; below "the paper");
-* user level (``unit="user"``): the unit is a user, ``n = U`` the number of users owning at least one
-  document with >= 3 tokens, and the moments are the per-user weighted ones of :mod:`.moments` (each
-  document weighted by ``1/n_u``, so every user has total weight 1). A user may be replaced by one with
-  *any* number of documents: the proofs use only that a unit's statistics ``(T_u, B_u, q_u)`` (its
-  third-, second- and first-order estimators) are nonnegative with entry sum 1, which holds for one
-  document and for any average of documents alike.
+* document level (``unit="document"``): the unit is a document, ``n = N`` (Sec. 3 of DeCarolis, Ram,
+  Esmaeili, Wang & Huang 2020, "An end-to-end differentially private LDA using a spectral algorithm"; below
+  "the paper", whose N counts the documents with >= 3 tokens);
+* user level (``unit="user"``): the unit is a user, ``n = U`` the number of users, and the moments are the
+  per-user weighted ones of :mod:`.moments` (each usable document weighted by ``1/n_u``, so every user has
+  total weight 1). A user may be replaced by one with *any* number of documents: the proofs use only that a
+  unit's statistics ``(T_u, B_u, q_u)`` (its third-, second- and first-order estimators) are nonnegative with
+  entry sum 1, which holds for one document and for any average of documents alike -- or are zero.
+
+A unit with no usable document (every document shorter than 3 tokens, empty, or out of vocabulary) stays in
+n with zero statistics (:mod:`.moments`, "Zero units"): otherwise the normaliser would be a count of the
+private data, which one replacement changes. The paper's neighbours (and the bounds as first derived here)
+replace one usable unit by another with the usable count public; the section "Zero units" below extends
+every proof to the units that may now be zero.
 
 Two norms are given for every moment, because two mechanisms use them: the entry-wise l1 norm (Laplace
 releases of a whole moment) and the Frobenius norm (the L2 sensitivity of the Gaussian releases; it also
 bounds the spectral-norm change, which is what Weyl's inequality needs for eigenvalues).
-Facts used throughout: a nonnegative array ``P`` with entry sum 1 has ``||P||_F <= 1``, and for two
+Facts used throughout: a nonnegative array ``P`` with entry sum at most 1 has ``||P||_F <= 1``, and for two
 such arrays ``||P - P'||_F^2 = ||P||^2 + ||P'||^2 - 2<P, P'> <= 2`` (``<P, P'> >= 0``).
 
 M2 (Thm. 4, App. H.1)
@@ -83,6 +89,39 @@ Replacing unit 1 changes ``M3_hat`` by ``Y / n`` with
   the three terms cannot all be extreme at once, and the worst change found by search is reported by
   ``test_spectral_sensitivity`` (about a third of the bound); a joint vertex enumeration of the 11
   labels (Bell(11) = 678 570 patterns per alpha0) would tighten it further and was not done.
+
+Zero units
+----------
+With units of zero statistics among the n, replacing unit 1 changes M2_hat and M3_hat by the same ``X / n``
+and ``Y / n`` as above (the U-statistic sums over ordered distinct pairs and triples of the n units, with a
+zero unit adding nothing), with two differences: (1) either version of unit 1 may be the zero unit, so
+``(A, p)`` and ``(B, q)`` range over ``H0 = conv(H u {0})``, and ``(T, T')`` over the third-order hull with the
+origin; (2) the averages ``r, Q, R`` of the other units are nonnegative with entry sum *at most* 1 (the share
+of usable ones), so they range over the hulls of the earlier vertices and the origin. Each proof above
+used only convexity (a convex norm of a map affine in each block is maximised at vertices of each block's
+hull) and the vertices, so it suffices to add the origin as a vertex of every block:
+
+* M2, Frobenius: ``test_spectral_sensitivity.test_m2_frobenius_bound_by_vertex_enumeration`` enumerates the
+  zero unit among the vertices of both units and ``r = 0`` (every other unit zero), in exact rationals: every
+  quadratic is still at most ``2 + 4 a^2`` on ``[0, 1]``, so ``Delta2_F = sqrt(2 + 4a^2)/n`` is unchanged. A
+  replacement in which one version of the unit is zero changes M2_hat by at most ``sqrt(1 + 2a^2)/n``, the
+  bound over ``sqrt 2`` (attained by ``A = e_w e_w^T``, ``r = e_u``); the bound itself is attained by two usable
+  units, as before.
+* M3, Frobenius: (i) ``||T - T'||_F <= sqrt 2`` by the fact above (``<= 1`` when one of them is zero); (ii)
+  and (iii) ``test_spectral_sensitivity.test_m3_frobenius_constants_by_vertex_enumeration`` enumerates the
+  877 (15) coincidence patterns with each of ``(A, p)``, ``(B, q)``, ``Q``, ``r`` (``p``, ``q``, ``R``) also at the
+  origin, exactly in integers: the maxima stay 42 and 12 (36 and 9 when a zero vertex is involved), so
+  ``Delta3_F = (sqrt 2 + sqrt 42 |b| + 2 sqrt 3 c)/n`` is unchanged.
+* l1: the triangle-inequality proofs hold as they are (``||A - B||_1 <= 2``, ``||delta||_1 <= 2``, ``||r||_1,
+  ||Q||_1, ||R||_1 <= 1``); ``test_spectral_sensitivity.test_l1_bounds_by_vertex_enumeration`` also checks them
+  over the hulls with the origin, exactly (M2 jointly; M3 term by term), so ``(2 + 4a)/n`` and
+  ``(2 + 12|b| + 6c)/n`` are unchanged.
+
+``test_spectral_sensitivity.test_brute_force_with_units_without_usable_documents`` searches neighbouring
+corpora (exhaustively over one replaced document on five small corpora, and by hill climbing at both levels)
+in which the old or the new unit is empty, out of vocabulary or shorter than 3 tokens, and other units may be
+too: no change exceeds the bounds, M2's Frobenius change reaches ``1/sqrt 2`` of its bound (the most a zero
+unit allows, above) and M3's about a sixth to a third of its bound.
 
 Whitened tensor (Thm. 5, Lemma 28, Eq. 64)
 ------------------------------------------
@@ -155,7 +194,8 @@ def _check_units(n_units: int, norm: str) -> float:
 def delta_m2(n_units: int, alpha0: float, *, norm: str) -> float:
     """Sensitivity of M2_hat for replace-one-unit: l1 ``(2 + 4a)/n`` (App. H.1), Frobenius ``sqrt(2 + 4a^2)/n``.
 
-    ``a = alpha0/(alpha0+1)``, ``n`` the public number of units (documents or users); see the module docstring.
+    ``a = alpha0/(alpha0+1)``, ``n`` the public number of units (documents or users, counted before filtering:
+    units without a usable document are in n with zero statistics); see the module docstring.
     """
     n = _check_units(n_units, norm)
     a, _, _ = lda_coefficients(alpha0)
