@@ -256,6 +256,9 @@ def test_private_oracle_is_an_explicit_opt_in_that_says_what_it_leaks(small):
     r = TopicDP(model, 2.0, 1e-5, sampling=sampling, random_state=0).fit(small).release_
     rep = r.report
     assert rep.sampling_distribution["kind"] == "private-resample"
+    # the private corpus' size is not "the stated N" when nobody stated it: the owner's diagnostics only
+    assert "reference_records" not in rep.sampling_distribution
+    assert r.diagnostics["private_oracle_records"] == small.n_users
     for path in ("report.sensitivity", "report.sigma", "report.composition_total"):
         assert rep.published[path].startswith("NOT COVERED")
     assert any("PRIVATE ORACLE" in n and "9.5" in n for n in rep.notes)

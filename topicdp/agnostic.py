@@ -383,7 +383,9 @@ class TopicDP(MetaEstimatorMixin, BaseEstimator):
                 "neighbouring pair drawn from P; it is not a statement about this particular sample (Lambert-W "
                 "sizing, TopicDP Thm. 1, gives that, at the cost of more pairs).")
         if oracle:
+            # P is the private corpus: its size and fingerprint are exact private statistics (nobody stated N)
             diagnostics["private_oracle_fingerprint"] = P.pop("reference_fingerprint")
+            diagnostics["private_oracle_records"] = P.pop("reference_records")
             status = ("NOT COVERED: the private-oracle P resamples the private corpus, so Delta_s and sigma are "
                       "functions of the private data released without noise")
             notes.append(PRIVATE_ORACLE_NOTE)
@@ -394,7 +396,8 @@ class TopicDP(MetaEstimatorMixin, BaseEstimator):
                                                "report.composition", "report.composition_total",
                                                "report.details.secure_noise")}
         published["report.sampling_distribution"] = (
-            "public: describes P; reference_records is the stated N" if oracle else
+            "public: how P draws (resampling the private corpus); its size and fingerprint are in the owner's "
+            "diagnostics only" if oracle else
             "public: describes the public reference P (its fingerprint is of the public corpus)")
         published["report.details.sensitivity_sample"] = "public: the sampler's stated parameters (h, k, rho, seed)"
         return {
