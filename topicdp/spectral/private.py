@@ -29,8 +29,13 @@ from .._names import DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_UNIT, UNITS  # noqa
 
 
 #: what the zero units cost (measured in docs/results/spectral_empty_units.md); the report's notes carry it
-BIAS_NOTE = ("Units without a usable document count in n with zero statistics: the moments shrink by the share s of "
-             "usable units (first-order terms by s, cross terms by about s^2 and s^3), a bias that is not corrected.")
+BIAS_NOTE = ("Units without a usable document (fewer than 3 in-vocabulary tokens in every document) count in n with "
+             "zero statistics: the moments shrink by the share s of usable units (first-order terms by s, cross "
+             "terms by about s^2 and s^3), a bias that is not corrected. Measured on generated LDA corpora (d = 100, "
+             "k = 5, N = 50 000): it adds 0.011 (s = 0.95) and 0.055 (s = 0.8) to the topics' recovery error "
+             "without noise, and 0.003 and 0.013 at epsilon 3 (errors about 0.24 and 0.28); the recovered alpha "
+             "sums to about s alpha0. At a 2,000-word vocabulary s = 1.00 for the users of the blog and Enron "
+             "corpora, and 0.97 and 0.90 for their documents.")
 
 
 def public_whitening(reference, alpha0: float, n_topics: int, n_words: int, vocabulary=None,
@@ -124,6 +129,14 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         with a :class:`topicdp.Corpus`, the empty documents and users it dropped, as its ``log`` counts, are
         added back), else ValueError. ``None``: n is the corpus' own count, and the report says it was *taken*
         as public (the caller vouches that it is).
+
+        The zero units bias the moments towards zero by the share s of usable units (:mod:`.moments`, "Zero
+        units"); the bias is accepted, not corrected. Measured (``docs/results/spectral_empty_units.md``): at
+        epsilon 3 it adds 0.003 (s = 0.95) to 0.013 (s = 0.8) to a recovery error of about 0.24-0.28 on
+        generated corpora, less than the spread over noise draws, and the recovered ``alpha_`` sums to about
+        ``s * alpha0``; at a 2,000-word vocabulary every user of the blog and Enron corpora is usable (s = 1),
+        and 97 % and 90 % of their documents. Correcting it would take a DP count of the usable units and a
+        released M1 (the additive part ``s (1 - s) a M1 M1^T`` is not a function of the released M2 alone).
     public_whitening : topicdp.Corpus or count matrix, optional
         A *public* reference corpus on the same vocabulary. The whitening W and W^dagger are computed from
         its M2 (:func:`public_whitening`), so no M2 is released and the whole budget goes to the tensor
