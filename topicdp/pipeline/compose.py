@@ -68,8 +68,8 @@ def compose_report(release: PrivateRelease, *, plan, decision, ledger, topic_ent
         "report.mechanism": _mechanism_status(request),
         "report.epsilon": "public: the stated total budget",
         "report.delta": "public: the stated total budget",
-        "report.composition": "public: the ledger's entries, functions of the stated budget split and of DP outputs",
-        "report.composition_total": "public: functions of the stated budget split and of DP outputs",
+        "report.composition": _composition_status(topics.published, decision, "the ledger's entries, functions"),
+        "report.composition_total": _composition_status(topics.published, decision, "functions"),
         "report.details.plan": "public: the plan's choices, from the stated parameters",
         "report.details.plan.n_units": ("public (stated): the number of units the owner stated" if
                                         decision.count.source == "stated" else
@@ -119,3 +119,12 @@ def _mechanism_status(request) -> str:
     if request.n_units is not None:
         return "public: chosen by the plan's rule from stated parameters only"
     return "post-processing: chosen by the plan's rule from stated parameters and the DP unit count"
+
+
+def _composition_status(published: dict, decision, what: str) -> str:
+    """Public where every step was calibrated on stated parameters; post-processing where one was calibrated on
+    a DP output (a released M2, the DP count that sets a sampling rate), so that the neighbour contract compares
+    it only where it must be identical."""
+    if decision.count.source == "stated" and not published.get("report.composition", "").startswith("post-processing"):
+        return f"public: {what} of the stated budget split and parameters"
+    return f"post-processing: {what} of the stated budget split and of DP outputs (the count, released quantities)"
