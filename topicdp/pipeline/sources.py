@@ -155,7 +155,8 @@ class UserKeys:
     def __add__(self, other: "UserKeys") -> "UserKeys":
         shared = np.intersect1d(self.keys, other.keys, assume_unique=True).size
         if shared:
-            raise ValueError(f"{shared} user(s) have documents in more than one shard: a sharded user-level "
+            # how many straddle is a private count: the message says only that some do
+            raise ValueError("some users have documents in more than one shard: a sharded user-level "
                              "release needs every user's documents in one shard (rewrite the files with "
                              "topicdp.pipeline.sources.group_by_user, or release at the document level)")
         return UserKeys(np.union1d(self.keys, other.keys))
