@@ -362,3 +362,21 @@ def run_interruptible(args) -> int:
             return args.func(args)
     except KeyboardInterrupt as exc:
         return interrupted(args, exc)
+    except Exception as exc:
+        # the interrupt can land inside a writer whose own cleanup then fails (a half-written count shard's zip
+        # file refuses to close), and a caller may reword that error: it is still an interruption
+        cause = _interruption(exc)
+        if cause is None:
+            raise
+        return interrupted(args, cause)
+
+
+def _interruption(exc: BaseException | None) -> KeyboardInterrupt | None:
+    """The ``KeyboardInterrupt`` (or :class:`Terminated`) that ``exc`` was raised while handling, if any."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
