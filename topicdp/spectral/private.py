@@ -275,7 +275,7 @@ class SpectralDP(FoldInMixin, BaseEstimator):
                 vocabulary_source: str, stated: bool) -> PrivacyReport:
         totals = budget.totals()
         n = ctx.corpus.n_units  # the public n only: no count of usable units or short documents is read here
-        how = ("stated by the caller (n_units)" if stated else
+        how = ("stated by the caller as n_units" if stated else
                "taken as public: the corpus' own count, not stated by the caller, who vouches that it is public")
         zero = ("has zero statistics and stays in the count, so the moments are normalised by {0} whatever the "
                 "texts (a unit replaced by an empty or out-of-vocabulary one is covered)")
@@ -348,7 +348,8 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         )
 
 
-_STATED = "public: a function of the stated parameters (k, alpha0, epsilon, delta, split) and of N (or U)"
+_STATED = ("public: a function of the stated parameters (k, alpha0, epsilon, delta, split) and of n, the public N "
+           "(or U) counted before filtering")
 #: status of each published detail of a spectral report; a key not listed here is refused by save()
 _DETAIL_STATUSES = {
     **{key: _STATED for key in ("configuration", "edges", "budget_split", "accounting", "n_words", "n_topics",
