@@ -206,7 +206,7 @@ def prepare_corpus(X, *, users=None, name: str = "X", n_units: int | None = None
         found = count_units(X, users)
         if n_units < found:
             raise ValueError(f"n_units must be at least the number of {'users' if users is not None else 'documents'} "
-                             f"of {name} ({found}), got {n_units}")
+                             f"of {name}, got {n_units}")
     elif not keep.any():
         raise ValueError(
             f"{name}: all {X.shape[0]} documents have fewer than {MIN_DOC_LENGTH} tokens; the third-order "

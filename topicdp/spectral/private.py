@@ -378,9 +378,10 @@ def _public_count(stated: int | None, found: int, unit: str) -> int:
     what = "users" if unit == "user" else "documents"
     if stated is not None and stated != found:
         # every replace-one neighbour has the same number of units, so this refusal is the same for all of them
-        raise ValueError(f"n_units={stated} is stated public, but the corpus given has {found} {what} (counted "
-                         "before filtering; with a topicdp.Corpus, the empty documents and the users it dropped "
-                         "are counted too): state the corpus' number of units")
+        # the corpus' own count is not in the message: it is an exact statistic of the private data
+        raise ValueError(f"n_units={stated} is stated public, but the corpus given does not have {stated} {what} "
+                         "(counted before filtering; with a topicdp.Corpus, the empty documents and the users it "
+                         "dropped are counted too): state the corpus' number of units")
     if found < 3:
         raise ValueError(f"the U-statistics of M3 need at least 3 units; the corpus given has {found} {what}")
     return found
