@@ -469,13 +469,14 @@ def spectral1_setup(options: SetupOptions) -> AuditSetup:
     choice, pair = _canary_pair(options, ("replace-one",), unit="document")
     k, alpha0, eps, delta = options.n_topics, options.alpha0, options.epsilon, options.delta
     release = SpectralRelease(k, alpha0, eps, delta, 1)
-    reports = []
+    fitted = []
     for data in (pair.D, pair.D_prime):
         try:
-            reports.append(SpectralDP(k, alpha0, 1, eps, delta, unit="document", random_state=0).fit(data.X).report_)
+            fitted.append(SpectralDP(k, alpha0, 1, eps, delta, unit="document", random_state=0).fit(data.X))
         except PreconditionError as exc:
             raise ValueError(f"spectral configuration 1 does not run on this corpus/epsilon ({exc}); use more "
                              "documents, a larger epsilon or fewer topics") from exc
+    reports = [model.report_ for model in fitted]
     rep = reports[0]
     W_out, W_in = spectral_reference(pair.D, k, alpha0), spectral_reference(pair.D_prime, k, alpha0)
     details = {
@@ -485,7 +486,7 @@ def spectral1_setup(options: SetupOptions) -> AuditSetup:
         "claimed_epsilon_report": rep.epsilon,
         "claimed_delta_report": rep.delta,
         "n_documents": rep.details["n_documents"],
-        "n_short_documents": rep.details["n_short_documents"],
+        "n_short_documents": fitted[0].release_.diagnostics["n_short_documents"],  # the auditor's own run
         "Delta2": rep.details["Delta2"],
         "Delta3": rep.details["Delta3"],
         "m2_combined_sigma": rep.details["m2_combined_sigma"],

@@ -74,7 +74,9 @@ def _registry_release(mechanism, corpus, k: int, epsilon: float, delta: float):
     if UNIT not in mechanism.units or NEIGHBOURS not in mechanism.neighbours:
         return None, f"not applicable: {mechanism.name} protects {'/'.join(mechanism.units)}s under " \
                      f"{'/'.join(mechanism.neighbours)} neighbours"
-    ctx = RunContext(k, UNIT, NEIGHBOURS, epsilon, delta, corpus, PrivacyLedger(), corpus.n_users, seed=0)
+    # the stated count is of every user, counted before the corpus dropped users left without documents
+    n_users = corpus.n_users + corpus.log.users_without_documents
+    ctx = RunContext(k, UNIT, NEIGHBOURS, epsilon, delta, corpus, PrivacyLedger(), n_users, seed=0)
     try:
         return mechanism.run(ctx).topic_word, None
     except PreconditionError as exc:

@@ -115,8 +115,10 @@ class InMemorySource:
 
     def census(self) -> int:
         records, unit = self.records, self.request.unit
-        if records.corpus is not None:
-            return records.corpus.n_users if unit == Unit.USER else records.corpus.n_docs
+        if records.corpus is not None:  # a built-in corpus: count what it dropped back in, as the file's census does
+            corpus = records.corpus
+            return (corpus.n_users + corpus.log.users_without_documents if unit == Unit.USER
+                    else corpus.n_docs + corpus.log.empty_documents_dropped)
         return len(set(records.users)) if unit == Unit.USER else len(records.texts)
 
     def check_unchanged(self) -> None:
