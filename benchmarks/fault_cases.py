@@ -323,6 +323,10 @@ def case_sigint_in_dpvem(ws):
     return _case_catchable(ws, signal.SIGINT, 130, shards=16)
 
 
+def case_sighup_in_dpvem(ws):
+    return _case_catchable(ws, signal.SIGHUP, 129, shards=16)
+
+
 def case_sigkill_mid_pass_then_rerun(ws, shards: int = 16):
     work, out = ws.root / "work-KILL", ws.root / "r-KILL.json"
     status, _, seen, seconds, cmd = _signal_mid_pass(ws, signal.SIGKILL, work, out, shards)
@@ -439,7 +443,8 @@ CASES = [case_out_is_diagnostics, case_out_is_corpus, case_out_into_shards, case
          case_diagnostics_is_vocabulary, case_html_is_reference, case_symlinked_out, case_demo_out_is_plot,
          case_audit_plot_is_corpus, case_compare_out_is_corpus, case_existing_without_overwrite,
          case_existing_with_overwrite, case_sigkill_mid_write, case_sigterm_mid_pass, case_sigint_mid_pass,
-         case_sigterm_in_dpvem, case_sigint_in_dpvem, case_sigkill_mid_pass_then_rerun, case_two_runs_without_overwrite, case_two_runs_with_overwrite]
+         case_sigterm_in_dpvem, case_sigint_in_dpvem, case_sighup_in_dpvem, case_sigkill_mid_pass_then_rerun,
+         case_two_runs_without_overwrite, case_two_runs_with_overwrite]
 
 
 def table(rows: list[Row]) -> str:

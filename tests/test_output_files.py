@@ -60,8 +60,9 @@ def test_overwrite_replaces_atomically_and_keeps_the_diagnostics_private(ws):
     _check(fault_cases.case_existing_with_overwrite(ws))
 
 
-@pytest.mark.parametrize("case", ["case_sigterm_mid_pass", "case_sigint_mid_pass", "case_sigterm_in_dpvem"])
-def test_sigterm_and_ctrl_c_mid_pass_remove_the_scratch_and_publish_nothing(ws, case):
+@pytest.mark.parametrize("case", ["case_sigterm_mid_pass", "case_sigint_mid_pass", "case_sigterm_in_dpvem",
+                                  "case_sighup_in_dpvem"])
+def test_sigterm_sighup_and_ctrl_c_mid_pass_remove_the_scratch_and_publish_nothing(ws, case):
     _check(getattr(fault_cases, case)(ws))
 
 

@@ -7,8 +7,8 @@
   atomic within one file system); a private file gets mode 0600 on the temporary, before the rename;
 * :func:`scratch_directory` -- a private (0700) temporary directory whose name carries the creating process,
   so that a later run removes what a killed one (SIGKILL cannot be caught) left behind;
-* :func:`unwinding_signals` -- SIGTERM unwinds like Ctrl-C (``KeyboardInterrupt``), so ``with`` blocks and
-  ``finally`` clauses (the scratch directory's removal among them) run.
+* :func:`unwinding_signals` -- SIGTERM and SIGHUP unwind like Ctrl-C (``KeyboardInterrupt``), so ``with``
+  blocks and ``finally`` clauses (the scratch directory's removal among them) run.
 
 Pure Python and standard library only: the command line imports it before any numerical library.
 """
@@ -285,33 +285,45 @@ def scratch_directory(prefix: str, directory: str | None = None) -> tempfile.Tem
 # -- signals -----------------------------------------------------------------------------------------------
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised in the main thread as Ctrl-C's ``KeyboardInterrupt`` is, so that the same unwinding runs
-    (and code that stops on Ctrl-C stops on it too)."""
+    """SIGTERM (or SIGHUP: the terminal closed), raised in the main thread as Ctrl-C's ``KeyboardInterrupt`` is,
+    so that the same unwinding runs (and code that stops on Ctrl-C stops on it too)."""
 
-    exit_status = 128 + signal.SIGTERM
+    def __init__(self, signum: int = signal.SIGTERM) -> None:
+        super().__init__(int(signum))
+        self.exit_status = 128 + int(signum)
 
 
 def _raise_terminated(signum, frame) -> None:
-    raise Terminated(f"signal {signum}")
+    raise Terminated(signum)
+
+
+#: the signals that end a run and can be caught, besides SIGINT (Python's KeyboardInterrupt already)
+UNWINDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
 @contextlib.contextmanager
 def unwinding_signals() -> Iterator[None]:
-    """Inside the block SIGTERM raises :class:`Terminated`; SIGINT keeps Python's ``KeyboardInterrupt``. The
-    previous SIGTERM handler is restored on exit. Outside the main thread (where handlers cannot be set) the
-    block runs unchanged."""
+    """Inside the block SIGTERM and SIGHUP raise :class:`Terminated`; SIGINT keeps Python's
+    ``KeyboardInterrupt``. A signal the parent set to be ignored (``nohup``, a background job) stays ignored;
+    the previous handlers are restored on exit. Outside the main thread (where handlers cannot be set) the block
+    runs unchanged."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    previous = {sig: signal.getsignal(sig) for sig in UNWINDING_SIGNALS}
+    for sig, handler in previous.items():
+        if handler is not signal.SIG_IGN:
+            signal.signal(sig, _raise_terminated)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            if handler is not None:  # None: set outside Python, cannot be restored (and was not replaced)
+                signal.signal(sig, handler)
 
 
 def interrupt_status(exc: KeyboardInterrupt) -> int:
-    """The exit status of a run that ``exc`` stopped: 128 + the signal (130 for SIGINT, 143 for SIGTERM)."""
+    """The exit status of a run that ``exc`` stopped: 128 + the signal (130 SIGINT, 143 SIGTERM, 129 SIGHUP)."""
     return getattr(exc, "exit_status", 128 + signal.SIGINT)
 
 
