@@ -1,6 +1,7 @@
 """The fault cases of the files a release writes, run for real: subprocesses of ``topicdp`` and real signals.
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/fault_cases.py --out docs/results/fault_cases.md
+    OPENBLAS_NUM_THREADS=1 python benchmarks/fault_cases.py --out table.md   # the table of docs/results/fault_cases.md
+    git archive 31860cb topicdp | tar -x -C /tmp/old && python benchmarks/fault_cases.py --code /tmp/old --only ...
 
 Each case is a function ``case_*(ws) -> Row`` on a :class:`Workspace` (a generated corpus, one file and the same
 records as shards); the measured row says what happened and ``ok`` whether it is what the design promises
@@ -451,7 +452,8 @@ def table(rows: list[Row]) -> str:
     lines = ["| case | what happens now (measured) | as designed | command |", "|---|---|---|---|"]
     for r in rows:
         cell = r.now.replace("|", "\\|")
-        lines.append(f"| {r.case} | {cell} | {'yes' if r.ok else '**NO**'} | `{r.command.replace('|', '/')}` |")
+        shown_command = r.command.replace("|", "/").replace("`", "'")
+        lines.append(f"| {r.case} | {cell} | {'yes' if r.ok else '**NO**'} | `{shown_command}` |")
     return "\n".join(lines)
 
 
@@ -460,7 +462,11 @@ def main(argv=None) -> int:
     ap.add_argument("--root", default=None, help="workspace directory (default: a new temporary directory)")
     ap.add_argument("--out", default=None, help="also write the markdown table here")
     ap.add_argument("--only", default=None, help="comma-separated case function names")
+    ap.add_argument("--code", default=None, help="run the topicdp package found in this directory (PYTHONPATH), "
+                    "e.g. an older tree from `git archive COMMIT topicdp`, to see what happened before")
     a = ap.parse_args(argv)
+    if a.code:
+        ENV["PYTHONPATH"] = a.code
     import tempfile
 
     ws = make_workspace(a.root or tempfile.mkdtemp(prefix="fault-cases-"))
