@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 
 import numpy as np
 import pytest
 
+from topicdp import Corpus
 from topicdp.mechanisms.postprocess import project_to_simplex, to_simplex
 from topicdp.release import FORMAT, SCHEMA, PrivateRelease, status_of, validate
 from topicdp.report import PrivacyReport, build_report, total
@@ -86,3 +88,44 @@ def test_one_to_simplex_for_both_roads():
     assert np.allclose(projected, [[0.65, 0.0, 0.35]])
     with pytest.raises(ValueError, match="method"):
         to_simplex(noisy, method="softmax")
+
+
+def _summaries():
+    """Reports of the roads a user meets: dp-vem (exact composition, several looser totals), Laplace (pure DP),
+    TopicDP with a sampled sensitivity (random DP)."""
+    from topicdp import CallableModel, TopicDP
+    from topicdp.variational import DPVariationalLDA
+    from topicdp.datasets import synthetic_lda
+    from topicdp.rdp import PrivacyLedger
+    from topicdp.samplers import SensitivitySampling
+
+    data = synthetic_lda(200, 30, 3, random_state=0)
+    corpus = Corpus(X=data.X, vocabulary=[f"w{j}" for j in range(30)], doc_users=np.arange(200) // 2)
+    uniform = CallableModel(lambda c: np.full((3, c.n_words), 1.0 / c.n_words), n_topics=3, name="uniform")
+    counts = CallableModel(lambda c: np.tile((np.asarray(c.X.sum(axis=0)).ravel() + 1) / (c.X.sum() + c.n_words),
+                                             (3, 1)), n_topics=3, name="word-frequencies")
+    sampling = SensitivitySampling(corpus, 0.2, "exchangeable")  # 9 pairs
+    return [DPVariationalLDA(3, epsilon=3.0, random_state=0).fit(corpus, ledger=PrivacyLedger()).release_.report,
+            TopicDP(uniform, 2.0, mechanism="laplace", sensitivity="global").fit(corpus, ledger=PrivacyLedger()).report_,
+            TopicDP(counts, 2.0, 1e-5, sampling=sampling).fit(corpus, ledger=PrivacyLedger()).report_]
+
+
+def test_the_summary_opens_with_the_certified_guarantee_and_labels_every_larger_total():
+    for report in _summaries():
+        lines = report.summary().splitlines()
+        assert lines[0] == report.headline() and lines[0].startswith("guarantee ")
+        certified = report.certified_epsilon()
+        assert certified <= report.epsilon * (1 + 1e-9)
+        assert f"{certified:.4g}" in lines[0]
+        if report.guarantee == "random-DP":
+            assert "NOT DP" in lines[0]
+        # a total above the request stands only under "looser accounts"
+        looser = lines.index("looser accounts, for comparison (not used):") if any(
+            line.startswith("looser accounts") for line in lines) else len(lines)
+        for i, line in enumerate(lines):
+            for value in re.findall(r"epsilon (\d[\d.e+-]*)", line):
+                if float(value) > report.epsilon * (1 + 1e-9):
+                    assert i > looser and line.startswith("  "), line
+        if report.sigma is not None:
+            sigma_line = next(line for line in lines if line.startswith("sigma "))
+            assert "std of" in sigma_line or "Laplace scale" in sigma_line

@@ -175,14 +175,31 @@ class PrivacyReport:
         return cls.from_dict(json.loads(text))
 
     # -- display -------------------------------------------------------------------------------------
+    def headline(self) -> str:
+        """The guarantee certified for this release, in one line: what a reader needs first.
+
+        The epsilon is :meth:`certified_epsilon` (the tightest valid account, never above the request when the
+        release is within its budget); the requested one follows in brackets when they differ.
+        """
+        who = f"each {self.unit}, {self.neighbours} neighbours"
+        if self.guarantee == "none":
+            return "guarantee            NONE: the stated guarantee does not hold for this release (see the notes)"
+        certified = self.certified_epsilon()
+        eps = self.epsilon if math.isinf(certified) else certified
+        asked = ("certified" if abs(eps - self.epsilon) <= 1e-9 * self.epsilon
+                 else f"certified; requested epsilon {self.epsilon:.4g}")
+        if self.guarantee == "random-DP":
+            gamma = "" if self.gamma is None else f", gamma {self.gamma:.3g}"
+            return (f"guarantee            random DP, NOT DP: ({eps:.4g}, {self.delta:.3g}{gamma})-random DP with "
+                    f"respect to the sampling distribution P, for {who} ({asked}); units unlike P's draws are not "
+                    "covered")
+        kind = f"pure {eps:.4g}-DP" if self.delta == 0 else f"({eps:.4g}, {self.delta:.3g})-DP"
+        return f"guarantee            {kind} for {who} ({asked})"
+
     def summary(self) -> str:
-        """A readable multi-line account of the guarantee."""
-        lines = [
-            f"mechanism            {self.mechanism}",
-            f"guarantee            {self.guarantee}",
-            f"unit of privacy      {self.unit} ({self.neighbours} neighbours)",
-            f"epsilon, delta       {self.epsilon:.6g}, {self.delta:.3g}",
-        ]
+        """A readable multi-line account of the guarantee: the certified guarantee first, then how it was
+        established; totals by looser accounts come last, labelled as such."""
+        lines = [self.headline(), f"mechanism            {self.mechanism}"]
         if self.gamma is not None:
             lines.append(f"gamma                {self.gamma:.3g}")
         if self.sampling_distribution:
@@ -190,14 +207,11 @@ class PrivacyReport:
         if self.sensitivity is not None:
             lines.append(f"sensitivity          {self.sensitivity:.6g} ({self.sensitivity_method})")
         if self.sigma is not None:
-            lines.append(f"sigma                {self.sigma:.6g} (calibration: {self.calibration})")
+            lines.append(f"sigma                {self.sigma:.6g}: {self.sigma_meaning()} (calibration: "
+                         f"{self.calibration})")
         for method, s in self.sigma_alternatives.items():
             lines.append(f"  sigma if {method:<10} {s:.6g}" if s is not None else f"  sigma if {method:<10} n/a")
-        if self.composition_total:
-            lines.append(f"composition          {len(self.composition)} release(s); totals:")
-        for t in self.composition_total:
-            flag = "" if t["valid"] else "  (NOT a proven bound)"
-            lines.append(f"  {t['accounting']:<22} epsilon {float(t['epsilon']):.6g} at delta {t['delta']:.3g}{flag}")
+        lines += self._account_lines()
         failed = [c for c in self.checks if not c.passed]
         lines.append(f"run-time checks      {len(self.checks) - len(failed)}/{len(self.checks)} passed")
         for c in failed:
@@ -206,11 +220,42 @@ class PrivacyReport:
             lines.append("seeded               yes: the noise is reproducible; do not publish this release")
         flagged = {k: v.split(":")[0] for k, v in self.published.items() if v.split(":")[0] != "public"}
         if flagged:
-            lines.append("published, not public parameters:")
+            lines.append("published fields that are not public parameters (their status):")
             lines.extend(f"  {k:<34} {v}" for k, v in flagged.items())
         for note in self.notes:
             lines.append(f"note: {note}")
         return "\n".join(lines)
+
+    def sigma_meaning(self) -> str:
+        """What ``sigma`` is the standard deviation (or Laplace scale) of, for this report's mechanism."""
+        return SIGMA_MEANINGS.get(self.mechanism, "the noise scale of each released entry")
+
+    def _account_lines(self) -> list[str]:
+        """The account that certifies, then every other total under "looser accounts, for comparison"."""
+        if not self.composition_total:
+            return []
+        certified = self.certified_epsilon()
+        used = [t for t in self.composition_total if t["valid"] and t["delta"] <= self.delta * (1 + 1e-12)
+                and t["epsilon"] == certified]
+        names = " = ".join(t["accounting"] for t in used) or "no valid account"
+        lines = [f"composition          {len(self.composition)} release(s), certified by {names}"]
+        others = [t for t in self.composition_total if not any(t is u for u in used)]
+        if others:
+            lines.append("looser accounts, for comparison (not used):")
+        for t in others:
+            flag = "" if t["valid"] else "  (NOT a proven bound)"
+            lines.append(f"  {t['accounting']:<22} epsilon {float(t['epsilon']):.6g} at delta {t['delta']:.3g}{flag}")
+        return lines
+
+
+#: what ``PrivacyReport.sigma`` is the standard deviation (Laplace: scale) of, by mechanism
+SIGMA_MEANINGS = {
+    "dp-vem": "std of the Gaussian noise on each entry of the K x V statistics summed over units, each iteration",
+    "gaussian-global": "std of the Gaussian noise on each entry of the K x V topic-word matrix",
+    "topicdp": "std of the Gaussian noise on each entry of the K x V topic-word matrix",
+    "laplace": "Laplace scale b of the noise on each entry of the K x V topic-word matrix",
+    "dpsvi": "std of the Gaussian noise on each entry of a minibatch's K x V statistics",
+}
 
 
 def check_status(status: str, name: str = "status") -> str:
