@@ -354,7 +354,7 @@ def wrote(args, flag: str, line: str) -> None:
 
 
 def interrupted(args, exc: KeyboardInterrupt) -> int:
-    """One line on stderr for a run stopped by Ctrl-C or SIGTERM, and its exit status. By the time the exception
+    """One line on stderr for a run stopped by Ctrl-C, SIGTERM or SIGHUP, and its exit status. By the time the exception
     reached the command's top, every ``with`` block had exited: the scratch directory of a sharded corpus is gone."""
     import sys
 
@@ -365,9 +365,9 @@ def interrupted(args, exc: KeyboardInterrupt) -> int:
 
 
 def run_interruptible(args) -> int:
-    """``args.check(args)`` (every argument, before anything is read), then ``args.func(args)``, with SIGTERM
-    unwinding as Ctrl-C does (:func:`unwinding_signals`); an interruption ends with :func:`interrupted`'s line
-    and status 130 (SIGINT) or 143 (SIGTERM), no traceback."""
+    """``args.check(args)`` (every argument, before anything is read), then ``args.func(args)``, with SIGTERM and
+    SIGHUP unwinding as Ctrl-C does (:func:`unwinding_signals`); an interruption ends with :func:`interrupted`'s
+    line and status 130 (SIGINT), 143 (SIGTERM) or 129 (SIGHUP), no traceback."""
     try:
         with unwinding_signals():
             args.check(args)
