@@ -343,7 +343,7 @@ def calibrate_selection(epsilon: float, delta: float, max_words_per_unit: int,
     tau : float
         With ``threshold_delta(tau, sigma, k) <= delta/2``.
     """
-    from .rdp import calibrate_gaussian
+    from .rdp import calibrate_gaussian, smallest_meeting
 
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
@@ -355,12 +355,10 @@ def calibrate_selection(epsilon: float, delta: float, max_words_per_unit: int,
     s = np.arange(1, k + 1, dtype=np.float64)
     tail = -np.expm1(np.log1p(-delta_tau) / s)
     tau = float(np.max(1.0 / np.sqrt(s) - sigma * special.ndtri(tail)))  # Phi^{-1}(1 - t) = -Phi^{-1}(t)
-    # round upward until the evaluated bound holds with a relative margin of 1e-10, which covers the
-    # rounding error of evaluating it (log_ndtr and expm1 are accurate to a few ulps)
-    step = 2.0 ** -52
-    while threshold_delta(tau, sigma, k) > delta_tau * (1.0 - 1e-10):
-        tau *= 1.0 + step
-        step *= 2.0
+    # the closed form is the root of the package's one search (topicdp.rdp.smallest_meeting; the threshold's
+    # delta is non-increasing in tau), which rounds it upward until the evaluated bound holds with a relative
+    # margin of 1e-10, covering the rounding error of evaluating it (log_ndtr and expm1 are accurate to a few ulps)
+    tau = smallest_meeting(lambda t: threshold_delta(t, sigma, k), delta_tau * (1.0 - 1e-10), root=tau)
     return sigma, tau
 
 

@@ -57,6 +57,7 @@ from dp_accounting.pld import pld_privacy_accountant
 from dp_accounting.rdp import rdp_privacy_accountant
 
 from .._validation import check_delta, check_epsilon, check_int, check_option, check_real
+from ..rdp import NoBracketError, calibrate_event, smallest_meeting
 from ..rdp.ledger import _quiet_absl
 
 SAMPLINGS = ("poisson", "fixed")
@@ -210,24 +211,23 @@ def paper_baseline_epsilon(noise_multiplier: float, sampling_rate: float, n_iter
 def paper_baseline_noise_multiplier(epsilon: float, delta: float, sampling_rate: float, n_iterations: int,
                                     composition: str) -> float:
     """The z of :func:`paper_baseline_epsilon` for a total (epsilon, delta): its inverse (closed form for
-    ``"linear"`` and ``"zcdp"``, bisection on the increasing advanced bound for ``"advanced"``)."""
+    ``"linear"`` and ``"zcdp"``; for ``"advanced"`` the smallest z whose evaluated
+    :func:`paper_baseline_epsilon` is ``<= epsilon``, by :func:`topicdp.rdp.smallest_meeting`)."""
     check_option(composition, "composition", PAPER_COMPOSITIONS)
     eps, delta = check_epsilon(epsilon), check_delta(delta)
     nu = check_real(sampling_rate, "sampling_rate", low=0.0, high=1.0, high_open=False)
     n_iterations = check_int(n_iterations, "n_iterations", low=1)
     if composition == "zcdp":
         return paper_noise_multiplier(eps, delta, nu, n_iterations)
+    delta_iter = _baseline_delta_iter(delta, nu, n_iterations, composition)  # validated once, before any search
+    # linear: J epsilon' = epsilon, so epsilon' = epsilon / J; Eq. 6 inverted, then Eq. 3 solved for z
+    z_linear = math.sqrt(2.0 * math.log(1.25 / delta_iter)) / math.log1p(math.expm1(eps / n_iterations) / nu)
     if composition == "linear":
-        eps_prime = eps / n_iterations
-    else:
-        lo, hi = 0.0, eps
-        for _ in range(200):  # the bound is increasing in epsilon' and exceeds epsilon at epsilon' = epsilon
-            mid = 0.5 * (lo + hi)
-            lo, hi = (mid, hi) if _advanced(mid, n_iterations, delta / 2.0) <= eps else (lo, mid)
-        eps_prime = lo
-    eps_iter = math.log1p(math.expm1(eps_prime) / nu)  # Eq. 6 inverted
-    delta_iter = _baseline_delta_iter(delta, nu, n_iterations, composition)
-    return math.sqrt(2.0 * math.log(1.25 / delta_iter)) / eps_iter  # Eq. 3 solved for z
+        return z_linear
+    # advanced: the bound is decreasing in z (Eq. 3's epsilon_iter falls, Eq. 6 and Thm. 3.20 are increasing),
+    # so z is the package's one search, started from the linear z; the evaluated total meets epsilon
+    return smallest_meeting(
+        lambda z: paper_baseline_epsilon(z, nu, n_iterations, delta, "advanced"), eps, guess=z_linear)
 
 
 def _amplified(eps_iter: float, nu: float) -> float:
@@ -253,15 +253,15 @@ def calibrate_noise_multiplier(scheme: SamplingScheme, epsilon: float, delta: fl
                                *, delta_iter: float | None = None, rel_tol: float = 1e-3) -> float:
     """Smallest noise multiplier z (to ``rel_tol``) whose total epsilon is <= ``epsilon`` at ``delta``.
 
-    ``method="rdp"``/``"pld"``: dp-accounting's own search (``calibrate_dp_mechanism``: a bracket, Brent's
-    method, then a check that the returned value meets the target) over s = 1/z with the scheme's accountant.
-    Searching over 1/z rather than z gives the search a lower end that always meets the target (s = 0, no
-    release: epsilon 0), where z = 0 would divide by zero in the accountant; the first guess is the
+    ``method="rdp"``/``"pld"``: :func:`topicdp.rdp.calibrate_event`, dp-accounting's calibration in shape
+    (a fresh accountant of the scheme's neighbour relation per evaluation, the scheme's event of z) run by
+    the package's one search (:func:`topicdp.rdp.smallest_meeting`: a multiplicative bracket, Brent's
+    method, upward rounding until the accountant's epsilon meets the target). The bracket starts at the
     paper's closed-form z (cheap, and within a factor of a few: evaluating the accountant at tiny z is
-    slow). ``accountant_epsilon(scheme, z, delta) <= epsilon`` holds for the returned z itself (dp-accounting
-    checks it), and z exceeds the optimum by at most a factor 1 + rel_tol whenever the optimum is below 10x
-    the paper's z (the tolerance on s is ``0.1 rel_tol / z_paper``; the accountants are tighter than the
-    paper's recipe, about 0.5x, so this holds in practice). ``method="paper"``: the closed form
+    slow; the accountants are tighter than the recipe, about 0.5x) and never evaluates z = 0.
+    ``accountant_epsilon(scheme, z, delta) <= epsilon`` holds for the returned z itself, as evaluated, and z
+    exceeds the smallest such value by at most about ``rel_tol / 10`` (relative resolution ``rel_tol / 20``;
+    see :func:`topicdp.rdp.smallest_meeting`). ``method="paper"``: the closed form
     :func:`paper_noise_multiplier`.
     """
     check_option(method, "method", ACCOUNTANTS)
@@ -271,17 +271,11 @@ def calibrate_noise_multiplier(scheme: SamplingScheme, epsilon: float, delta: fl
         return guess
     if method == "pld" and scheme.kind != "poisson":
         raise ValueError("the PLD accountant of dp-accounting supports Poisson sampling only; use method='rdp'")
-    tol = 0.1 * check_real(rel_tol, "rel_tol", low=0.0, high=1.0) / guess
-
-    def event(inverse_z: float) -> dp_event.DpEvent:
-        return scheme.event(1.0 / inverse_z) if inverse_z > 0 else dp_event.NoOpDpEvent()
-
+    rtol = 0.05 * check_real(rel_tol, "rel_tol", low=0.0, high=1.0)
     try:
         with _quiet_absl():
-            inverse_z = dp_accounting.calibrate_dp_mechanism(
-                lambda: _accountant(method, scheme.neighbours), event, eps, delta,
-                bracket_interval=dp_accounting.LowerEndpointAndGuess(0.0, 1.0 / guess), tol=tol)
-    except dp_accounting.mechanism_calibration.NoBracketIntervalFoundError as err:
+            return calibrate_event(lambda: _accountant(method, scheme.neighbours), scheme.event, eps, delta,
+                                   guess=guess, rtol=rtol)
+    except NoBracketError as err:
         raise ValueError(f"epsilon={eps:g} at delta={delta:g} is met with a noise multiplier 2**30 times below "
                          f"the paper's ({guess:g}): the scheme has (almost) no privacy cost") from err
-    return 1.0 / inverse_z

@@ -8,8 +8,10 @@
   continuously (Canonne, Kamath & Steinke 2020, Prop. 12; Mironov 2017, Prop. 3), and TopicDP's
   Prop. 2 (target (epsilon, delta) -> RDP level at fixed alpha).
 * :mod:`~topicdp.rdp.zcdp` -- zCDP helpers (Bun & Steinke 2016).
-* :mod:`~topicdp.rdp.calibration` -- sigma for a target (analytic, RDP, TopicDP's recipe) and
-  epsilon for a sigma.
+* :mod:`~topicdp.rdp.search` -- the package's one calibration search (:func:`smallest_meeting`: bracket,
+  Brent's method, upward rounding until the evaluated cost meets the target); every calibration uses it.
+* :mod:`~topicdp.rdp.calibration` -- sigma for a target (analytic, RDP, TopicDP's recipe), epsilon for a
+  sigma, and :func:`calibrate_event` (dp-accounting's event-and-accountant calibration on that search).
 * :mod:`~topicdp.rdp.ledger` -- :class:`PrivacyLedger`, totals over heterogeneous releases, random DP kept
   apart, an enforced budget, and the entries as a dp-accounting event.
 """
@@ -19,6 +21,7 @@ from .calibration import (
     EPSILON_METHODS,
     PAPER_ALPHA,
     calibrate_all,
+    calibrate_event,
     calibrate_gaussian,
     gaussian_epsilon,
 )
@@ -36,12 +39,13 @@ from .ledger import (
     PrivacyLedger,
     PureEntry,
 )
+from .search import NoBracketError, smallest_meeting
 from .zcdp import gaussian_zcdp, pure_dp_zcdp, zcdp_to_dp
 
 __all__ = [
     "CALIBRATION_METHODS", "CONVERSIONS", "EPSILON_METHODS", "LEDGER_METHODS", "PAPER_ALPHA",
-    "ApproxEntry", "BudgetExceededError", "DiscreteGaussianEntry", "EventEntry", "GaussianEntry", "LaplaceEntry", "PrivacyLedger", "PureEntry",
-    "calibrate_all", "calibrate_gaussian", "gaussian_delta", "gaussian_epsilon", "gaussian_mu",
+    "ApproxEntry", "BudgetExceededError", "NoBracketError", "DiscreteGaussianEntry", "EventEntry", "GaussianEntry", "LaplaceEntry", "PrivacyLedger", "PureEntry",
+    "calibrate_all", "calibrate_event", "calibrate_gaussian", "gaussian_delta", "gaussian_epsilon", "gaussian_mu",
     "gaussian_rdp", "gaussian_zcdp", "gdp_delta", "gdp_epsilon", "laplace_rdp", "minimize_over_orders",
-    "pure_dp_rdp", "pure_dp_zcdp", "rdp_to_delta", "rdp_to_dp", "topicdp_rdp_level", "zcdp_to_dp",
+    "pure_dp_rdp", "pure_dp_zcdp", "rdp_to_delta", "rdp_to_dp", "smallest_meeting", "topicdp_rdp_level", "zcdp_to_dp",
 ]

@@ -29,22 +29,39 @@ Three calibrations of ``count`` composed Gaussian releases, each of L2 sensitivi
     order is not optimised.
 
 :func:`gaussian_epsilon` is the accounting direction (sigma -> epsilon) with the same three views.
+
+One search
+----------
+Every calibration of the package -- ``"analytic"`` and ``"rdp"`` here, the DP vocabulary's threshold,
+DP-SVI's noise multiplier (:func:`calibrate_event`), the paper baselines' advanced composition, the
+spectral budget split, and dp-vem (through ``"analytic"``) -- and the inversion of the exact profile for
+epsilon (:func:`topicdp.rdp.gdp_epsilon`) run :func:`topicdp.rdp.search.smallest_meeting`: a bracket,
+Brent's method, and upward rounding until the cost meets the target as evaluated. dp-accounting's
+``calibrate_dp_mechanism`` is not that one search, because most of our costs are not accountants: the exact
+Gaussian profile (dp-accounting's PLD discretises it pessimistically), the partition-selection threshold and
+the paper's recipes would have to be dressed as ``PrivacyAccountant`` objects; and its guarantee (an absolute
+tolerance, a one-step nudge, a bisection fallback) is weaker than rounding upward until the evaluated cost
+meets the target. :func:`calibrate_event` keeps dp-accounting's shape (accountant factory, event factory,
+target) for the calibrations that do have an accountant, on top of the same search.
 """
 
 from __future__ import annotations
 
 import math
 import warnings
-from typing import Dict
+from typing import Any, Callable, Dict
 
 import numpy as np
-from scipy import optimize
 
 from topicdp._validation import check_delta, check_epsilon, check_option
 
 from ._checks import check_count, check_sensitivity
 from .conversions import minimize_over_orders, rdp_to_dp, topicdp_rdp_level
-from .gaussian import _round_up, gaussian_delta, gaussian_mu, gdp_epsilon, gdp_log_delta
+from .gaussian import gaussian_delta, gaussian_mu, gdp_epsilon, gdp_log_delta
+from .search import NoBracketError, smallest_meeting
+
+__all__ = ["CALIBRATION_METHODS", "EPSILON_METHODS", "PAPER_ALPHA", "NoBracketError", "calibrate_all",
+           "calibrate_event", "calibrate_gaussian", "gaussian_epsilon", "smallest_meeting"]
 
 CALIBRATION_METHODS = ("auto", "analytic", "rdp", "paper")
 EPSILON_METHODS = ("rdp", "mironov", "exact")
@@ -146,26 +163,57 @@ def calibrate_all(epsilon: float, delta: float, sensitivity: float = 1.0, count:
             for m in CALIBRATION_METHODS}
 
 
+def calibrate_event(make_accountant: Callable[[], Any], make_event: Callable[[float], Any], epsilon: float,
+                    delta: float, *, guess: float, rtol: float = 1e-6) -> float:
+    """Smallest noise parameter whose dp-accounting event, composed on a fresh accountant, is within epsilon.
+
+    dp-accounting's ``calibrate_dp_mechanism`` in shape (an accountant factory, an event factory, a target
+    (epsilon, delta)), run by :func:`smallest_meeting` (module docstring of :mod:`topicdp.rdp.search` says
+    why that search rather than dp-accounting's): the cost is
+    ``make_accountant().compose(make_event(x)).get_epsilon(delta)``, non-increasing in the noise ``x``.
+
+    Parameters
+    ----------
+    make_accountant : callable
+        Returns a fresh ``dp_accounting.PrivacyAccountant`` (one per evaluation, as dp-accounting does).
+    make_event : callable
+        Noise parameter ``x > 0`` -> ``dp_accounting.DpEvent``.
+    epsilon, delta : float
+        The target.
+    guess : float
+        A positive noise parameter to start the bracket from (a closed-form recipe's value is ideal:
+        accountants are slow at tiny noise).
+    rtol : float, default 1e-6
+        Relative resolution; the result is at most about ``2 rtol`` above the smallest meeting value.
+
+    Returns
+    -------
+    float
+        ``x`` with the accountant's epsilon at ``delta`` ``<= epsilon`` for ``x`` itself, as evaluated.
+    """
+    def cost(x: float) -> float:
+        accountant = make_accountant()
+        accountant.compose(make_event(x))
+        return float(accountant.get_epsilon(delta))
+
+    # dp-accounting gives up beyond 2**30 times its guess; so do we (each evaluation composes a fresh event)
+    return smallest_meeting(cost, epsilon, guess=guess, rtol=rtol, max_expansions=30)
+
+
 # --------------------------------------------------------------------------------------------------
 # the three calibrations
 
 
 def _sigma_analytic(epsilon: float, delta: float, sensitivity: float, count: int) -> float:
-    """Balle & Wang 2018, Alg. 1, solved for the GDP parameter: the largest ``mu`` with
-    ``delta(mu, eps) <= delta``, then ``sigma = D sqrt(count) / mu`` rounded upward."""
-    log_target = math.log(delta)
+    """Balle & Wang 2018, Alg. 1: the smallest ``sigma`` whose exact profile (Thm. 8) gives
+    ``delta(eps) <= delta``, by the one search on the profile's log (it spans hundreds of orders of
+    magnitude), rounded upward until :func:`~topicdp.rdp.gaussian_delta` itself meets delta."""
+    scale = sensitivity * math.sqrt(count)  # the GDP parameter is scale / sigma (Dong, Roth & Su, Cor. 3.3)
 
-    def excess(mu: float) -> float:  # increasing in mu
-        return gdp_log_delta(mu, epsilon) - log_target
+    def delta_at(sigma: float) -> float:  # bit-for-bit gaussian_delta(sigma, epsilon, sensitivity, count)
+        return math.exp(gdp_log_delta(scale / sigma, epsilon))
 
-    lo = hi = 1.0
-    while excess(hi) <= 0.0:
-        hi *= 2.0
-    while excess(lo) > 0.0:
-        lo *= 0.5
-    mu = optimize.brentq(excess, lo, hi, xtol=1e-300, rtol=4 * 2.0**-52, maxiter=500)
-    sigma = sensitivity * math.sqrt(count) / mu
-    return _round_up(sigma, lambda s: gaussian_delta(s, epsilon, sensitivity, count) <= delta)
+    return smallest_meeting(delta_at, delta, guess=scale, log_scale=True)
 
 
 def _sigma_rdp(epsilon: float, delta: float, sensitivity: float, count: int) -> float:
@@ -188,7 +236,8 @@ def _sigma_rdp(epsilon: float, delta: float, sensitivity: float, count: int) -> 
     neg, _ = minimize_over_orders(neg_rho)
     rho = max(-neg, -math.log1p(-delta * delta) / (1.0 + 1e-6))
     sigma = sensitivity * math.sqrt(count / (2.0 * rho))
-    return _round_up(sigma, lambda s: gaussian_epsilon(s, delta, sensitivity, count, "rdp") <= epsilon)
+    # the closed form is the root; the search adds the upward rounding that makes the evaluated epsilon meet
+    return smallest_meeting(lambda s: gaussian_epsilon(s, delta, sensitivity, count, "rdp"), epsilon, root=sigma)
 
 
 def _sigma_paper(epsilon: float, delta: float, sensitivity: float, count: int) -> float:

@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import math
 
-from scipy import optimize, special
+from scipy import special
 
 from topicdp._validation import check_delta, check_real
 
 from ._checks import check_count, check_sensitivity, check_sigma
+from .search import smallest_meeting
 
 _SQRT2 = math.sqrt(2.0)
 _LOG2 = math.log(2.0)
@@ -84,7 +85,8 @@ def gdp_delta(mu: float, epsilon: float) -> float:
 def gdp_epsilon(mu: float, delta: float) -> float:
     """Smallest epsilon with ``gdp_delta(mu, epsilon) <= delta`` (inverse of the exact profile).
 
-    The profile is strictly decreasing in epsilon, so the inverse is a 1-D root; the root is rounded
+    The profile is strictly decreasing in epsilon, so the inverse is the package's calibration search
+    (:func:`topicdp.rdp.search.smallest_meeting`) with epsilon as the parameter: a 1-D root, rounded
     *upward* (Balle & Wang 2018, Alg. 1 in spirit) so the returned epsilon always satisfies the profile
     in floating point.
 
@@ -102,21 +104,14 @@ def gdp_epsilon(mu: float, delta: float) -> float:
     """
     mu = check_real(mu, "mu", low=0.0, low_open=False)
     delta = check_delta(delta)
-    log_target = math.log(delta)
-    if gdp_log_delta(mu, 0.0) <= log_target:
-        return 0.0
-
-    def excess(eps: float) -> float:
-        return gdp_log_delta(mu, eps) - log_target
-
+    # The search returns the lower end 0 itself when delta(0) (the total variation distance) meets delta.
     # Upper bracket: the zCDP bound rho + 2 sqrt(rho log(1/delta)), rho = mu^2/2 (Bun & Steinke 2016,
-    # Prop. 1.3) is a valid epsilon, hence above the exact one; widen defensively anyway.
+    # Prop. 1.3) is a valid epsilon, hence above the exact one (the search widens it defensively anyway).
+    # delta(eps) is decreasing in eps, so this is the package's one search with eps as the parameter.
     rho = 0.5 * mu * mu
-    hi = rho + 2.0 * math.sqrt(rho * -log_target) + 1e-12
-    while excess(hi) > 0.0:
-        hi *= 2.0
-    eps = optimize.brentq(excess, 0.0, hi, xtol=1e-15, rtol=4 * 2.0**-52)
-    return _round_up(eps, lambda e: math.exp(gdp_log_delta(mu, e)) <= delta)
+    hi = rho + 2.0 * math.sqrt(rho * -math.log(delta)) + 1e-12
+    return smallest_meeting(lambda e: math.exp(gdp_log_delta(mu, e)), delta, bracket=(0.0, hi),
+                            xtol=1e-15, log_scale=True)
 
 
 def gaussian_mu(sigma: float, sensitivity: float = 1.0, count: int = 1) -> float:
@@ -156,18 +151,3 @@ def gaussian_delta(sigma: float, epsilon: float, sensitivity: float = 1.0, count
     mu = gaussian_mu(sigma, sensitivity, count)
     epsilon = check_real(epsilon, "epsilon", low=0.0, low_open=False)
     return math.exp(gdp_log_delta(mu, epsilon))
-
-
-def _round_up(x: float, ok, max_steps: int = 200) -> float:
-    """Smallest float of the form ``x (1 + 2^-52 2^k)`` (k = 0, 1, ...) for which ``ok`` holds.
-
-    Root finders stop on either side of the root; stepping upward by a doubling relative amount makes
-    the returned value satisfy the constraint exactly as evaluated, at a cost of a few ulps.
-    """
-    step = 2.0**-52
-    for _ in range(max_steps):
-        if ok(x):
-            return x
-        x = x * (1.0 + step) if x > 0.0 else step
-        step *= 2.0
-    raise RuntimeError("could not satisfy the privacy constraint by rounding upward")  # pragma: no cover

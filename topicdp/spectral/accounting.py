@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..rdp import PrivacyLedger, calibrate_gaussian
+from ..rdp import NoBracketError, PrivacyLedger, calibrate_gaussian, smallest_meeting
 from ..rdp.ledger import ApproxEntry, GaussianEntry, LaplaceEntry
 
 ACCOUNTING_METHODS = ("auto", "exact", "rdp", "simple")
@@ -106,7 +106,7 @@ class Budget:
         return self.split[name] / sum(self.split[g] for g in self.gaussian)
 
     def _noise_multiplier(self) -> float:
-        """Smallest z with RDP total (Gaussians at multiplier z, Laplaces at their eps) <= epsilon."""
+        """Smallest z with RDP total (Gaussians at multiplier z, Laplaces at their eps) <= epsilon, as evaluated."""
         def total(z: float) -> float:
             led = PrivacyLedger()
             led.add_gaussian("gauss", sigma=z, sensitivity=1.0)
@@ -115,18 +115,12 @@ class Budget:
                 led.add_approx(name + " failure", 0.0, self.ptr_delta)
             return led.epsilon(self.delta, "rdp")
 
-        lo, hi = 1e-3, 1.0
-        while total(hi) > self.epsilon:
-            hi *= 2.0
-            if hi > 1e12:
-                raise ValueError("epsilon is too small for the Procedure-1 releases alone; raise epsilon")
-        for _ in range(80):
-            mid = math.sqrt(lo * hi)
-            if total(mid) > self.epsilon:
-                lo = mid
-            else:
-                hi = mid
-        return hi
+        # the package's one search from z = 1; the total is non-increasing in z (each RDP curve is), and a
+        # budget the Laplace releases alone exceed has no z: the search's bracket fails (2**40 ~ 1e12 as before)
+        try:
+            return smallest_meeting(total, self.epsilon, guess=1.0, max_expansions=40)
+        except NoBracketError:
+            raise ValueError("epsilon is too small for the Procedure-1 releases alone; raise epsilon") from None
 
     def _exact_multiplier(self) -> float:
         """z = 1/mu for the mu-GDP total that meets (epsilon, delta) exactly (all-Gaussian releases)."""
