@@ -197,3 +197,25 @@ def test_a_shard_gone_after_the_vocabulary_names_the_count_and_the_vocabulary(tm
     monkeypatch.setattr(ShardedSource, "select_vocabulary", select_then_remove)
     refusal = _refused(_request(shards, epsilon=8.0, release_anyway=True), ledgers)
     assert len(refusal.spent) == 2 and "part-1.jsonl" in str(refusal)
+
+
+def test_an_interruption_after_a_spend_says_what_was_spent(corpus_file, ledgers, monkeypatch, tmp_path, capsys):
+    """Ctrl-C (or SIGTERM, which unwinds as it) during the topics' step: nothing is published, and the one line the
+    command prints names the spends the ledger had recorded."""
+    from topicdp.cli import main
+
+    def interrupted(ctx):
+        raise KeyboardInterrupt
+
+    row = run_module.MECHANISMS["dp-vem"]
+    monkeypatch.setitem(run_module.MECHANISMS, "dp-vem", row.__class__(row.name, row.summary, row.forecast,
+                                                                       row.neighbours, row.units, interrupted))
+    words = tmp_path / "words.txt"
+    words.write_text("\n".join(WORDS) + "\n")
+    out = tmp_path / "release.json"
+    code = main(["privatize", corpus_file, "--vocabulary", str(words), "--topics", "3", "--mechanism", "dp-vem",
+                 "--release-anyway", "--out", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 130 and not out.exists()
+    assert err[-1].startswith("topicdp: interrupted; nothing was published")
+    assert "only the unit count (epsilon=" in err[-1] and "spent its budget" in err[-1]

@@ -360,7 +360,9 @@ def interrupted(args, exc: KeyboardInterrupt) -> int:
 
     written = getattr(args, "written", [])
     done = f"only {', '.join(written)} had been written" if written else "nothing was published"
-    print(f"topicdp: interrupted; {done} and the scratch files were removed", file=sys.stderr)
+    spent = getattr(exc, "spent", None)  # set by the release pipeline when the ledger had recorded a spend
+    print(f"topicdp: interrupted; {done} and the scratch files were removed" + (f"; {spent}" if spent else ""),
+          file=sys.stderr)
     return interrupt_status(exc)
 
 

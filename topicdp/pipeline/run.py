@@ -118,6 +118,11 @@ def _release_dp(plan: ReleasePlan, reference, source, client, say, lines: list) 
     ledger = PrivacyLedger()
     try:
         return _release_steps(plan, reference, source, client, say, lines, ledger)
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM unwinding as it (the command's one line says this)
+        if len(ledger):
+            spent, topics_spent = _spent(plan, ledger)
+            setattr(exc, "spent", str(ReleaseRefused("", spent, topics_spent)).split("nothing was released and ", 1)[1])
+        raise
     except Exception as exc:
         if not isinstance(exc, (ValueError, OSError)) and not len(ledger):
             raise  # e.g. a field of the wrong type (TypeError), before any spend: the error as the reader wrote it
