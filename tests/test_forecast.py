@@ -11,6 +11,7 @@ from topicdp.forecast import (
     NOISE_VS_LDA,
     RANDOM_START_AGREEMENT,
     READABLE_VS_LDA,
+    TARGETS,
     dirichlet_signal,
     expected_topn_overlap,
     forecast_readability,
@@ -115,10 +116,14 @@ def test_verdicts_thresholds_and_advice():
     for phrase in ("do not publish", "more users", "epsilon", "document instead of user", "smaller vocabulary",
                    "another mechanism"):
         assert phrase in loud.advice
-    # sigma_readable is the crossing of the readable threshold, to the stated 1% resolution
+    # sigma_readable is the crossing of the readable threshold (the unit's overlap target where a unit is given), to
+    # the stated 1% resolution
     s = loud.sigma_readable
-    assert expected_topn_overlap(S, s) >= READABLE > expected_topn_overlap(S, 1.02 * s)
-    assert quiet.sigma_readable == pytest.approx(s, rel=0.02)
+    user_readable = TARGETS["user"].overlap / LDA_AGREEMENT
+    assert expected_topn_overlap(S, s) >= user_readable > expected_topn_overlap(S, 1.02 * s)
+    plain = forecast_readability(5 * nth, S).sigma_readable  # no unit: the document-level threshold
+    assert expected_topn_overlap(S, plain) >= READABLE > expected_topn_overlap(S, 1.02 * plain)
+    assert quiet.sigma_readable == pytest.approx(plain, rel=0.02)
     assert f"{loud.sigma / s:.3g}x" in loud.advice
     assert "readability forecast: noise" in loud.lines()[0]
     assert loud.as_dict()["verdict"] == "noise"
@@ -135,6 +140,38 @@ def test_the_simulation_verdict_is_on_the_scale_of_an_overlap_with_lda():
     assert [verdict_for(x, "public-simulation") for x in (0.1, 0.2, 0.3)] == ["noise", "marginal", "readable"]
     assert [verdict_for(x) for x in (0.1, 0.3, 0.5)] == ["noise", "marginal", "readable"]
     assert (NOISE_VS_LDA, READABLE_VS_LDA) == (0.15, 0.25)  # issue 9's user- and document-level targets
+
+
+def test_the_verdict_reads_the_units_targets_and_calls_a_low_contrast_common_words():
+    """Overlap below the noise line: noise, whatever the contrast; a contrast below the unit's target: common words
+    (not readable), however well the lists overlap; at the user level readable from its overlap target 0.15."""
+    sim = "public-simulation"
+    assert verdict_for(0.10, sim, unit="user", contrast=1.0) == "noise"
+    assert verdict_for(0.40, sim, unit="user", contrast=0.2) == "common words"
+    assert verdict_for(0.40, sim, unit="user", contrast=0.3) == "readable"
+    assert verdict_for(0.20, sim, unit="user", contrast=0.3) == "readable"  # the user-level overlap target: 0.15
+    assert verdict_for(0.20, sim, unit="document", contrast=0.6) == "marginal"  # below the document level's 0.25
+    assert verdict_for(0.30, sim, unit="document", contrast=0.4) == "common words"
+    assert (TARGETS["document"].contrast, TARGETS["user"].contrast) == (0.5, 0.25)
+
+
+def test_the_closed_form_contrast_is_the_kept_share_squared_and_a_small_dp_vocabulary_is_common_words():
+    """Module docstring: contrast ratio (q s)^2, NPMI ratio q^2; a forecast that misses the targets refuses."""
+    S = dirichlet_signal(10, 2000, 0.15, random_state=0)
+    nth = np.median(np.sort(S, axis=1)[:, -10])
+    for sigma in (0.05 * nth, 0.5 * nth, 2 * nth):
+        full = forecast_readability(sigma, S, unit="user")
+        assert full.contrast == pytest.approx(full.expected_overlap ** 2)
+        assert full.npmi == pytest.approx(full.expected_overlap ** 2)
+        small = forecast_readability(sigma, S, unit="user", vocabulary_share=0.05)
+        assert small.contrast == pytest.approx((0.05 * full.expected_overlap) ** 2)
+        assert small.npmi == full.npmi and small.overlap_with_lda == full.overlap_with_lda
+        if small.verdict != "noise":
+            assert small.verdict == "common words" and small.refuses and "public word list" in small.advice
+            assert "contrast" in " ".join(small.lines()) and "0.05^2" in " ".join(small.lines())
+    quiet = forecast_readability(0.05 * nth, S, unit="user")
+    assert quiet.verdict == "readable" and not quiet.refuses
+    assert forecast_readability(0.05 * nth, S).contrast is None  # no unit: no targets, the overlap alone
 
 
 def test_no_noise_and_monotone():

@@ -165,18 +165,23 @@ def test_the_request_n_jobs_runs_dp_vem_threads(monkeypatch, corpus_file):
 
 def test_a_random_start_dp_vem_plan_scales_its_forecast_by_the_random_start_agreement(corpus_file):
     """dp-vem without a reference starts at random: its forecast is the closed form x RANDOM_START_AGREEMENT, and
-    the plan prints that factor and what it is; with a reference (a public start) and for an output-perturbation
-    baseline the factor is LDA_AGREEMENT."""
+    the plan prints that factor and what it is; for an output-perturbation baseline the factor is LDA_AGREEMENT.
+    With a reference (a public start) the closed form is at LDA_AGREEMENT, printed as the closed form, and the
+    simulation on the reference is what the plan details and decides on."""
     from topicdp.forecast import LDA_AGREEMENT, RANDOM_START_AGREEMENT
 
-    for mechanism, agreement, reference in (("dp-vem", RANDOM_START_AGREEMENT, None),
-                                            ("dp-vem", LDA_AGREEMENT, corpus_file),
-                                            ("gaussian-global", LDA_AGREEMENT, None)):
+    for mechanism, agreement in (("dp-vem", RANDOM_START_AGREEMENT), ("gaussian-global", LDA_AGREEMENT)):
         lines: list[str] = []
-        release(_request(corpus_file, mechanism, reference=reference), echo=lines.append)
+        release(_request(corpus_file, mechanism), echo=lines.append)
         shown = [ln for ln in lines if "with its assumed topics x" in ln]
         assert shown and all(f"x {agreement:g}, how far" in ln for ln in shown), (mechanism, shown)
         assert any("noiseless topics agree with LDA's" in ln for ln in shown) is (agreement != LDA_AGREEMENT)
+    lines = []
+    result = release(_request(corpus_file, "dp-vem", reference=corpus_file), echo=lines.append)
+    assert result.decision.forecasts["dp-vem"].agreement == LDA_AGREEMENT and result.decision.simulated
+    assert any("(closed form; the simulation below decides)" in ln for ln in lines)
+    simulated = next(i for i, ln in enumerate(lines) if ln.startswith("simulated on the public reference"))
+    assert "simulated on the public reference" in lines[simulated + 3]  # its overlap line says how it was made
 
 
 @pytest.mark.parametrize("name", ["max_docs_per_user", "max_tokens_per_doc", "max_tokens_per_user"])

@@ -38,6 +38,33 @@ decomposition of its own) about :data:`RANDOM_START_AGREEMENT` (0.3). The verdic
 and 0.5 at 0.3).
 ``sigma_readable`` is the largest sigma that still forecasts ``readable`` (bisection on the same formula, 1%
 resolution), and the advice says by how much the noise must shrink and what would shrink it.
+
+Overlap alone cannot see ten lists of common words: a noise-blurred dp-vem release, or one on a vocabulary of only
+the most frequent words, shows the words every topic shares, and a non-private LDA's lists hold many of those too.
+So a forecast with a unit also forecasts the NPMI and the NPMI contrast relative to the non-private LDA's
+(:func:`topicdp.metrics.readability.npmi_contrast`: within-topic minus across-topic NPMI), and is judged on the
+product owner's targets for that unit (:data:`TARGETS`). The closed form's contrast, a rule from the same
+quantities the overlap forecast uses:
+
+* A topic's released top-n list holds about q n of its noiseless top words (q: the expected overlap with the
+  assumed topics, row-aligned) and (1 - q) n words the noise put there instead. Those carry no co-occurrence with the
+  topic's own words beyond what words of other topics have (in dp-vem they are the corpus' common words, which
+  every topic's statistic holds), so a pair with one of them adds nothing to the contrast; the within-topic pairs
+  of two kept words are about q^2 of all pairs. Contrast ratio about q^2, taking the algorithm's noiseless topics to
+  be as coherent as LDA's (their *decomposition* may differ; that is what the agreement factor scales, not this).
+* The NPMI of a pair of words unrelated to each other is 0 (independence: P(a, b) = P(a) P(b)), so the same
+  arithmetic gives an NPMI ratio of about q^2 too (a lower value where the replacing words are frequent words that
+  co-occur with everything).
+* A DP vocabulary that keeps V' words, fewer than the V of the owner's ordinary vocabulary, keeps only the words
+  most units use. Under the closed form's own assumption that a topic's words are exchangeable across the
+  vocabulary (Dirichlet rows), each topic-specific word of an ordinary fit is among them with probability s =
+  V' / V, and a within-topic pair of them with s^2: contrast ratio about (q s)^2 (``vocabulary_share`` = s). The
+  overlap and NPMI are not scaled: LDA's lists on blog text hold the corpus' most frequent words, which such a
+  vocabulary keeps, and frequent words co-occur.
+
+The verdict: ``noise`` where the overlap is below :data:`NOISE_VS_LDA`; ``common words`` where the contrast is
+below the unit's target; ``marginal`` where the overlap is below the unit's target (the document level's 0.25);
+else ``readable``. A release is refused on any verdict but ``readable`` (:attr:`ReadabilityForecast.refuses`).
 """
 
 from __future__ import annotations
@@ -68,16 +95,39 @@ LDA_AGREEMENT = 0.5
 RANDOM_START_AGREEMENT = 0.3
 
 
+@dataclass(frozen=True)
+class Targets:
+    """The product owner's readability targets for one unit: NPMI and NPMI contrast relative to a non-private LDA of
+    the same text on an ordinary vocabulary, diversity, and the matched top-10 overlap with that LDA."""
+
+    npmi: float
+    contrast: float
+    diversity: float
+    overlap: float
+
+
+#: The targets per unit of privacy (the document level's are stricter: a document moves far less than a user).
+TARGETS = {"document": Targets(npmi=0.7, contrast=0.5, diversity=0.5, overlap=0.25),
+           "user": Targets(npmi=0.5, contrast=0.25, diversity=0.5, overlap=0.15)}
+
+
 def on_lda_scale(overlap: float, method: str = "formula", agreement: float = LDA_AGREEMENT) -> float:
     """An expected overlap of ``method`` as the expected overlap with a non-private LDA (the one scale): the
     closed form's (or its simulation's) times ``agreement``, a simulation on a public reference's as it is."""
     return overlap if method == "public-simulation" else overlap * agreement
 
 
-def verdict_for(overlap: float, method: str = "formula", agreement: float = LDA_AGREEMENT) -> str:
-    """``readable``, ``marginal`` or ``noise`` for an expected overlap of the given forecast method."""
+def verdict_for(overlap: float, method: str = "formula", agreement: float = LDA_AGREEMENT, *,
+                unit: str | None = None, contrast: float | None = None) -> str:
+    """``readable``, ``marginal``, ``common words`` or ``noise`` for an expected overlap of the given forecast method
+    and, with a ``unit``, a forecast contrast ratio, judged on that unit's :data:`TARGETS` (module docstring)."""
     value = on_lda_scale(overlap, method, agreement)
-    return "readable" if value >= READABLE_VS_LDA else ("noise" if value < NOISE_VS_LDA else "marginal")
+    if value < NOISE_VS_LDA:
+        return "noise"
+    if unit is not None and contrast is not None and contrast < TARGETS[unit].contrast:
+        return "common words"
+    readable = READABLE_VS_LDA if unit is None else TARGETS[unit].overlap
+    return "readable" if value >= readable else "marginal"
 
 
 @dataclass(frozen=True)
@@ -98,6 +148,16 @@ class ReadabilityForecast:
     matched_overlap: float | None = None
     standard_error: float | None = None
     agreement: float = LDA_AGREEMENT
+    unit: str | None = None
+    npmi: float | None = None
+    contrast: float | None = None
+    diversity: float | None = None
+    vocabulary_share: float = 1.0
+
+    @property
+    def refuses(self) -> bool:
+        """Whether the release misses the targets (any verdict but ``readable``): refused unless the owner insists."""
+        return self.verdict != "readable"
 
     def as_dict(self) -> dict:
         d = asdict(self)
@@ -116,14 +176,27 @@ class ReadabilityForecast:
             how = (f"the closed form's {self.expected_overlap:.2f} with its assumed topics x {self.agreement:g}, how "
                    + ("far two non-private LDA fits agree" if self.agreement == LDA_AGREEMENT else
                       "far this algorithm's noiseless topics agree with LDA's on real text"))
-        return [
+        readable = READABLE_VS_LDA if self.unit is None else TARGETS[self.unit].overlap
+        out = [
             f"readability forecast: {self.verdict}",
             f"  per-entry noise sigma = {self.sigma:.3g}, {self.noise_to_signal:.3g} x the {self.top_n}th-largest "
             f"topic-word probability (median over {self.n_topics} topics, V = {self.n_words})",
             f"  expected top-{self.top_n} overlap with a non-private LDA: {self.overlap_with_lda:.2f} ({how}; "
-            f"readable from {READABLE_VS_LDA}, noise below {NOISE_VS_LDA})",
-            f"  {self.advice}",
+            f"readable from {readable:g}, noise below {NOISE_VS_LDA})",
         ]
+        if self.contrast is not None and self.unit is not None:
+            t = TARGETS[self.unit]
+            if self.method == "public-simulation":
+                basis = "the simulated release's against the reference's non-private LDA, both on the reference's text"
+            else:
+                basis = "q^2" + (f" x the vocabulary's share {self.vocabulary_share:.2f}^2"
+                                 if self.vocabulary_share < 1 else "") + f", q = {self.expected_overlap:.2f}"
+            out.append(f"  expected NPMI contrast {self.contrast:.2f}x a non-private LDA's ({basis}; target "
+                       f"{t.contrast:g}x at the {self.unit} level: below it the lists are common words, not themes); "
+                       f"NPMI {self.npmi:.2f}x (target {t.npmi:g}x)"
+                       + ("" if self.diversity is None else f", diversity {self.diversity:.2f} (target {t.diversity:g})"))
+        out.append(f"  {self.advice}")
+        return out
 
 
 # -- signals ------------------------------------------------------------------------------------------
@@ -229,6 +302,7 @@ def forecast_readability(
     n_units: int | None = None,
     unit: str | None = None,
     agreement: float = LDA_AGREEMENT,
+    vocabulary_share: float = 1.0,
 ) -> ReadabilityForecast:
     """Predict per-entry noise against the top-``top_n`` signal and the expected top-``top_n`` overlap.
 
@@ -255,6 +329,12 @@ def forecast_readability(
         How far the released algorithm's noiseless topics agree with a non-private LDA's (top-10 overlap): the
         factor from the closed form's scale to the one scale (:data:`LDA_AGREEMENT`,
         :data:`RANDOM_START_AGREEMENT`).
+    vocabulary_share : float in (0, 1], default=1
+        V' / V: the release's vocabulary size over the owner's ordinary one (a DP selection that kept fewer words
+        than asked for); scales the contrast forecast (module docstring).
+
+    With ``unit``, the forecast also gives the NPMI and contrast ratios (module docstring) and is judged on
+    :data:`TARGETS` for that unit; without, on the overlap alone (readable from :data:`READABLE_VS_LDA`).
 
     Returns
     -------
@@ -283,13 +363,21 @@ def forecast_readability(
         overlap = float(per.mean())
     else:
         per, overlap, matched, se = _simulate(S, sigma, n, check_int(n_draws, "n_draws", low=2), random_state)
-    verdict = verdict_for(overlap, method, agreement)
-    sigma_readable = _sigma_for(S, n, READABLE_VS_LDA / agreement, sigma)
+    share = check_real(vocabulary_share, "vocabulary_share", low=0.0, high=1.0, high_open=False)
+    npmi = contrast = None
+    if unit is not None:
+        npmi = overlap ** 2
+        contrast = (overlap * share) ** 2
+    verdict = verdict_for(overlap, method, agreement, unit=unit, contrast=contrast)
+    readable = READABLE_VS_LDA if unit is None else TARGETS[unit].overlap
+    sigma_readable = _sigma_for(S, n, readable / agreement, sigma)
     return ReadabilityForecast(
         sigma=sigma, n_topics=S.shape[0], n_words=S.shape[1], top_n=n, noise_to_signal=ratio,
         expected_overlap=overlap, per_topic_overlap=tuple(float(v) for v in per), verdict=verdict,
-        sigma_readable=sigma_readable, advice=_advice(verdict, sigma, sigma_readable, n_units, unit),
-        method=method, matched_overlap=matched, standard_error=se, agreement=agreement,
+        sigma_readable=sigma_readable, advice=_advice(verdict, sigma, sigma_readable, n_units, unit,
+                                                      vocabulary_share=share),
+        method=method, matched_overlap=matched, standard_error=se, agreement=agreement, unit=unit, npmi=npmi,
+        contrast=contrast, vocabulary_share=share,
     )
 
 
@@ -332,7 +420,15 @@ def _sigma_for(S: np.ndarray, n: int, target: float, sigma: float) -> float:
     return float(lo)
 
 
-def _advice(verdict: str, sigma: float, sigma_readable: float, n_units, unit) -> str:
+def _advice(verdict: str, sigma: float, sigma_readable: float, n_units, unit, *, vocabulary_share: float = 1.0) -> str:
+    if verdict == "common words":
+        if vocabulary_share < 1.0:
+            why = (f"the DP vocabulary keeps only the words most {unit or 'unit'}s use ({vocabulary_share:.0%} of the "
+                   "words asked for), which every topic shares")
+        else:
+            why = "the noise blurs the words that tell the topics apart, and the words every topic shares stay on top"
+        return (f"The release would be lists of common words, not themes: {why}. A public word list (--vocabulary) "
+                "or document level gives themes; so do more units or a larger epsilon.")
     if verdict == "readable":
         return (f"The noise leaves most top words in place (up to sigma = {sigma_readable:.3g} the forecast "
                 "stays readable).")
@@ -349,8 +445,9 @@ def _advice(verdict: str, sigma: float, sigma_readable: float, n_units, unit) ->
     return (
         f"{head} The noise must shrink {factor:.3g}x (sigma <= {sigma_readable:.3g}) for a readable forecast. "
         f"What would help: more {who}s{units} for an estimator whose per-unit influence falls as 1/n; a larger "
-        "epsilon (the Gaussian sigma falls roughly as 1/epsilon); document instead of user level (a user "
-        "moves up to all of its documents); a smaller vocabulary (each top word's probability grows, and "
+        "epsilon (the Gaussian sigma falls roughly as 1/epsilon); "
+        + ("" if unit == "document" else "document instead of user level (a user moves up to all of its documents); ")
+        + "a smaller vocabulary (each top word's probability grows, and "
         "fewer words compete); or another mechanism (one with a smaller sensitivity, or one that releases "
         "only each topic's top words)."
     )

@@ -5,16 +5,19 @@ DP count), K and V, and an assumed or public topic sparsity, and forecasts one m
 :class:`~topicdp.forecast.ReadabilityForecast` for the mechanisms with a closed-form noise scale, a
 :class:`SpectralForecast` (whether its run-time utility check can pass) for a spectral configuration, None
 for DP-SVI. The release pipeline decides with it (:func:`topicdp.pipeline.decide`, whose rule is: among
-``dp-vem``, ``gaussian-global`` and ``laplace``, the largest forecast top-10 overlap; ties go to the first).
+``dp-vem``, ``gaussian-global`` and ``laplace``, the largest forecast top-10 overlap; ties go to the first), and
+refuses where the chosen forecast misses the unit's targets (:data:`topicdp.forecast.TARGETS`: overlap and NPMI
+contrast, so that ten lists of common words are called so).
 
 ``dp-vem`` (:class:`topicdp.variational.DPVariationalLDA`) perturbs statistics whose per-unit influence is
 O(1/n), so it is the one that improves with more data; the two output-perturbation baselines add noise of a
 fixed scale (sqrt(2K) or 2K sensitivity) to each entry and are readable only at very large epsilon.
 
-These closed forms see the noise but not the corpus. With a public reference corpus, ``privatize`` also runs
-``dp-vem`` on it at the private signal-to-noise ratio (:func:`topicdp.variational.forecast_on_reference`)
-before the topics' budget is spent, which also sees the common words a noise release keeps and how far the
-algorithm agrees with LDA on this kind of text (``docs/results/forecast_validation.md``).
+These closed forms see the noise but not the corpus. With a public reference corpus, ``privatize`` runs
+``dp-vem`` on it at the private signal-to-noise ratio (:func:`topicdp.variational.forecast_on_reference`) before
+any refusal of a dp-vem release and before the topics' budget is spent, and decides on that simulation, not on the
+closed form: it sees the common words a noise release keeps and how far the algorithm agrees with LDA on this kind
+of text (``docs/results/forecast_validation.md``, ``docs/results/decision_validation.md``).
 """
 
 from __future__ import annotations
@@ -44,6 +47,11 @@ class SpectralForecast:
     overlap_with_lda = None
     expected_overlap = None
 
+    @property
+    def refuses(self) -> bool:
+        """Whether the release is refused unless the owner insists: the utility check is forecast to fail."""
+        return self.verdict == "noise"
+
     def lines(self) -> list[str]:
         out = [f"readability forecast: {self.verdict}",
                f"  the released M2's noise is about {self.m2_noise:.3g} x lambda_k (its utility check needs at most "
@@ -69,11 +77,13 @@ def _spectral_forecast(configuration: int, *, epsilon: float, delta: float, n_un
 
 
 def forecast_mechanism(mechanism: str, *, epsilon: float, delta: float, unit: str, n_units: int, n_topics: int,
-                       n_words: int, signal=None, mass_per_unit: float | None = None, public_start: bool = False):
+                       n_words: int, signal=None, mass_per_unit: float | None = None, public_start: bool = False,
+                       vocabulary_share: float = 1.0):
     """Forecast one mechanism's readability from public quantities: a :class:`ReadabilityForecast`, a
     :class:`SpectralForecast` for a spectral configuration, or None (DP-SVI has none). ``public_start``: dp-vem
     will start from topics fitted on a public reference (else from a random start, which agrees less with LDA:
-    :data:`topicdp.forecast.RANDOM_START_AGREEMENT`)."""
+    :data:`topicdp.forecast.RANDOM_START_AGREEMENT`). ``vocabulary_share``: the release's vocabulary size over the
+    owner's ordinary one (a DP selection that kept fewer words), which the contrast forecast reads."""
     from .rdp import calibrate_gaussian
 
     if mechanism.startswith("spectral-config-"):
@@ -83,13 +93,13 @@ def forecast_mechanism(mechanism: str, *, epsilon: float, delta: float, unit: st
     if signal is None:
         signal = dirichlet_signal(n_topics, n_words, 0.15)
     top_n = min(10, n_words - 1)  # a tiny vocabulary still gets a forecast
-    common: dict = dict(n_units=n_units, unit=unit, top_n=top_n)
+    common: dict = dict(n_units=n_units, unit=unit, top_n=top_n, vocabulary_share=vocabulary_share)
     if mechanism == "dp-vem":
         from .variational import DPVariationalLDA, forecast
 
         model = DPVariationalLDA(n_topics, epsilon=epsilon, delta=delta, unit=unit)
         return forecast(model, n_units, n_words, mass_per_unit=mass_per_unit, signal=signal, top_n=top_n,
-                        public_start=public_start)
+                        public_start=public_start, vocabulary_share=vocabulary_share)
     if mechanism == "gaussian-global":
         sigma = calibrate_gaussian(epsilon, delta, math.sqrt(2 * n_topics), method="analytic")
         return forecast_readability(sigma, signal, **common)

@@ -677,7 +677,7 @@ def mass_per_unit(corpus, unit: str) -> float:
 
 
 def forecast(model: DPVariationalLDA, n_units: int, n_words: int, *, mass_per_unit: float | None = None,
-             signal=None, top_n: int = 10, public_start: bool | None = None):
+             signal=None, top_n: int = 10, public_start: bool | None = None, vocabulary_share: float = 1.0):
     """Forecast the readability of ``model``'s release from public quantities, before any data is read.
 
     The released topic k is lambda_k normalised; its mass is about M / K with M = n_units x mass_per_unit,
@@ -703,10 +703,14 @@ def forecast(model: DPVariationalLDA, n_units: int, n_words: int, *, mass_per_un
     public_start : bool, optional
         Whether the release will start from public topics; None: whether ``model.init`` is set (a plan forecasts
         before the start is fitted on the reference).
+    vocabulary_share : float in (0, 1], default=1
+        The release's vocabulary size over the owner's ordinary one (:func:`topicdp.forecast.forecast_readability`).
 
     Returns
     -------
     topicdp.forecast.ReadabilityForecast
+        With the NPMI and contrast ratios of the closed form (:mod:`topicdp.forecast`), judged on the targets of
+        ``model.unit``.
     """
     from .forecast import LDA_AGREEMENT, RANDOM_START_AGREEMENT, dirichlet_signal, forecast_readability
 
@@ -718,7 +722,8 @@ def forecast(model: DPVariationalLDA, n_units: int, n_words: int, *, mass_per_un
         signal = dirichlet_signal(model.n_topics, n_words, 0.15)
     public_start = model.init is not None if public_start is None else public_start
     agreement = LDA_AGREEMENT if public_start else RANDOM_START_AGREEMENT
-    return forecast_readability(sigma, signal, top_n=top_n, n_units=n_units, unit=model.unit, agreement=agreement)
+    return forecast_readability(sigma, signal, top_n=top_n, n_units=n_units, unit=model.unit, agreement=agreement,
+                                vocabulary_share=vocabulary_share)
 
 
 #: the first word of the seed of the public simulation's noise (its draws are streams [this, draw]); a release's
@@ -726,7 +731,8 @@ def forecast(model: DPVariationalLDA, n_units: int, n_words: int, *, mass_per_un
 SIMULATION_STREAM = 0x51D0
 
 
-def forecast_on_reference(model: DPVariationalLDA, reference, n_units: int, *, n_draws: int = 3, top_n: int = 10):
+def forecast_on_reference(model: DPVariationalLDA, reference, n_units: int, *, n_draws: int = 3, top_n: int = 10,
+                          vocabulary_share: float = 1.0):
     """Forecast ``model``'s release by running it on a public reference corpus at the private signal-to-noise ratio.
 
     The release sums n unit statistics (each of Frobenius norm <= 1, about ``mass_per_unit`` in mass) and adds
@@ -746,6 +752,13 @@ def forecast_on_reference(model: DPVariationalLDA, reference, n_units: int, *, n
     closed form missed the measured overlap by up to 4x; the simulation's misses are in
     ``docs/results/forecast_validation.md``.
 
+    Beside the overlap, each draw's release and the LDA are scored on the text both were fitted on (the simulated
+    half): the NPMI and the NPMI contrast (:func:`topicdp.metrics.readability.npmi_contrast`) of the release over
+    the LDA's, and the release's diversity; the forecast gives the median of each over the draws and is judged on
+    the targets of ``model.unit`` (:data:`topicdp.forecast.TARGETS`), so that ten lists of common words, which can
+    overlap an LDA's lists well, are called ``common words``. Scored on the fitted text, not held out: both fits
+    see it alike, and the ratio is what is forecast.
+
     Parameters
     ----------
     model : DPVariationalLDA
@@ -756,12 +769,16 @@ def forecast_on_reference(model: DPVariationalLDA, reference, n_units: int, *, n
         Users or documents of the private corpus (stated public).
     n_draws : int, default=3
     top_n : int, default=10
+    vocabulary_share : float in (0, 1], default=1
+        Where the reference is on a DP selection's words (fewer than the owner's ordinary vocabulary), its LDA sees
+        only those words too: the contrast is scaled by the share squared, as in the closed form
+        (:mod:`topicdp.forecast`).
 
     Returns
     -------
     topicdp.forecast.ReadabilityForecast
-        ``method="public-simulation"``: ``expected_overlap`` is the median simulated overlap (judged by
-        :data:`topicdp.forecast.READABLE_VS_LDA` and :data:`~topicdp.forecast.NOISE_VS_LDA`); the
+        ``method="public-simulation"``: ``expected_overlap`` is the median simulated overlap, ``npmi``,
+        ``contrast`` and ``diversity`` the medians of the simulated scores, judged on the unit's targets; the
         noise-to-signal ratio and ``sigma_readable`` are :func:`forecast`'s, with the LDA topics as the signal.
     """
     from dataclasses import replace
@@ -769,7 +786,7 @@ def forecast_on_reference(model: DPVariationalLDA, reference, n_units: int, *, n
     from sklearn.base import clone
 
     from .forecast import _advice, verdict_for
-    from .metrics.readability import topic_overlap
+    from .metrics.readability import _contrast, topic_diversity, topic_overlap
     from .topics import reference_lda
 
     check_int(n_units, "n_units", low=1)
@@ -785,17 +802,28 @@ def forecast_on_reference(model: DPVariationalLDA, reference, n_units: int, *, n
     # fits of the PUBLIC reference: a ledger of their own marks them accounted (no repeated-release warning).
     # Their noise comes from streams of their own (SIMULATION_STREAM), never from a seed a release uses: a
     # release seeded 0 drew the same Gaussians as draw 0, and the printed simulation was a function of them.
-    per_draw = [topic_overlap(clone(simulated).set_params(random_state=np.random.default_rng([SIMULATION_STREAM, draw]))
-                              .fit(corpus, ledger=PrivacyLedger()).topic_word_, lda,
-                              top_n=top_n, per_topic=True) for draw in range(n_draws)]
+    share = check_real(vocabulary_share, "vocabulary_share", low=0.0, high=1.0, high_open=False)
+    base = _contrast(lda, corpus, None, top_n)
+    per_draw, npmi, contrast, diversity = [], [], [], []
+    for draw in range(n_draws):
+        W = (clone(simulated).set_params(random_state=np.random.default_rng([SIMULATION_STREAM, draw]))
+             .fit(corpus, ledger=PrivacyLedger()).topic_word_)
+        per_draw.append(topic_overlap(W, lda, top_n=top_n, per_topic=True))
+        ours = _contrast(W, corpus, None, top_n)
+        npmi.append(ours["npmi"] / base["npmi"] if base["npmi"] > 0 else float("nan"))
+        contrast.append(share ** 2 * ours["contrast"] / base["contrast"] if base["contrast"] > 0 else float("nan"))
+        diversity.append(topic_diversity(W, top_n=top_n))
     overall = [float(np.mean(p)) for p in per_draw]
     middle = int(np.argsort(overall)[len(overall) // 2])
-    verdict = verdict_for(overall[middle], "public-simulation")
+    npmi_m, contrast_m = float(np.median(npmi)), float(np.median(contrast))
+    verdict = verdict_for(overall[middle], "public-simulation", unit=unit, contrast=contrast_m)
     formula = forecast(model, n_units, reference.n_words, mass_per_unit=mass_per_unit(reference, unit), signal=lda,
-                       top_n=top_n)
+                       top_n=top_n, vocabulary_share=share)
     return replace(formula, method="public-simulation", expected_overlap=overall[middle],
                    per_topic_overlap=tuple(float(v) for v in per_draw[middle]), verdict=verdict,
-                   advice=_advice(verdict, formula.sigma, formula.sigma_readable, n_units, unit))
+                   npmi=npmi_m, contrast=contrast_m, diversity=float(np.median(diversity)),
+                   advice=_advice(verdict, formula.sigma, formula.sigma_readable, n_units, unit,
+                                  vocabulary_share=share))
 
 
 def scaled_noise_model(model: DPVariationalLDA, n_sim: int, n_units: int) -> DPVariationalLDA:

@@ -8,14 +8,20 @@ Two steps, each a function of what it is given and nothing else:
    at this point, so nothing of it can leak into a refusal.
 2. :func:`decide` takes that plan and the number of units -- the count the owner stated public, or a DP
    count whose budget the report composes -- and forecasts each mechanism, picks one by the rule of
-   :mod:`topicdp.plan`, and says whether the release would be noise (then it is refused unless the owner
-   insists). Its inputs are public or DP outputs, so every refusal, choice and printed line is too.
+   :mod:`topicdp.plan`, and says whether the release would miss the unit's targets (noise, lists of common
+   words, or below the overlap target: then it is refused unless the owner insists). Its inputs are public or DP
+   outputs, so every refusal, choice and printed line is too.
+
+With a public reference, dp-vem's forecast is the simulation on it (:func:`topicdp.variational.forecast_on_reference`,
+run by the pipeline before the decision: it reads public data, the count and the words only, and spends nothing),
+not the closed form: the best forecast the public facts allow. The closed form is still printed beside it.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 from .._names import FORECAST_MECHANISMS, MECHANISM_NEIGHBOURS, MECHANISM_UNITS, Neighbours
 from .request import ReleaseRequest
@@ -157,43 +163,80 @@ class UnitCount:
 
 @dataclass(frozen=True)
 class Decision:
-    """The mechanism and its forecast, from the plan and the unit count (public or DP)."""
+    """The mechanism and its forecast, from the plan and the unit count (public or DP).
+
+    ``forecasts`` are the closed forms of every candidate; ``simulation`` is dp-vem's forecast simulated on the public
+    reference (None without one), which replaces dp-vem's closed form in the choice and in the refusal. ``words``
+    says which words the simulation ran on (the release's, or those the plan forecasts before a DP selection).
+    """
 
     mechanism: str
     reason: str
     count: UnitCount
     n_words: int
     forecasts: dict
+    simulation: Any = None  # a ReadabilityForecast (public-simulation), or None
+    words: str = ""
 
     @property
     def forecast(self):
+        if self.mechanism == "dp-vem" and self.simulation is not None:
+            return self.simulation
         return self.forecasts.get(self.mechanism)
 
     @property
+    def simulated(self) -> bool:
+        """Whether the decision rests on the simulation on the public reference."""
+        return self.mechanism == "dp-vem" and self.simulation is not None
+
+    @property
     def noise(self) -> bool:
-        return self.forecast is not None and self.forecast.verdict == "noise"
+        """Whether the chosen forecast misses the targets (refused unless the owner insists)."""
+        return self.forecast is not None and _refuses(self.forecast)
 
     def lines(self) -> list[str]:
         out = []
         out.append(f"plan: {self.mechanism} ({self.reason}); {self.count.line('unit')}, {self.n_words} words")
         for name, fc in self.forecasts.items():
+            closed = " (closed form; the simulation below decides)" if name == "dp-vem" and self.simulated else ""
             if fc is not None and fc.overlap_with_lda is not None:
-                out.append(f"  forecast {name:<16} top-10 overlap with LDA {fc.overlap_with_lda:.2f}: {fc.verdict} "
-                           f"(noise {fc.noise_to_signal:.2g} x the 10th-largest topic-word probability)")
+                contrast = "" if fc.contrast is None else f", contrast {fc.contrast:.2f}x"
+                out.append(f"  forecast {name:<16} top-10 overlap with LDA {fc.overlap_with_lda:.2f}{contrast}: "
+                           f"{fc.verdict} (noise {fc.noise_to_signal:.2g} x the 10th-largest topic-word "
+                           f"probability){closed}")
             elif fc is not None:  # a spectral configuration: whether its utility check can pass
                 out.append(f"  forecast {name:<16} {fc.verdict}: its utility check is forecast to "
                            + ("fail" if fc.verdict == "noise" else "pass"))
-        if self.forecast is not None:
+        if self.simulated:
+            out.append(f"simulated on the public reference ({self.words}):")
+            out += ["  " + line for line in self.simulation.lines()]
+        elif self.forecast is not None:
             out += ["  " + line for line in self.forecast.lines()[1:]]
         return out
 
 
-def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int) -> Decision:
+def _refuses(forecast) -> bool:
+    refuses = getattr(forecast, "refuses", None)
+    return forecast.verdict == "noise" if refuses is None else bool(refuses)
+
+
+def vocabulary_share(plan: ReleasePlan, n_words: int) -> float:
+    """The release's vocabulary size over the owner's ordinary one: below 1 only for a DP selection that keeps (or is
+    forecast to keep) fewer words than asked for (``max_features``); the contrast forecast reads it."""
+    policy = plan.request.vocabulary
+    if policy.kind != "dp" or not policy.max_features:
+        return 1.0
+    return min(1.0, max(n_words, 1) / policy.max_features)
+
+
+def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int, simulation=None, words: str = "") -> Decision:
     """Forecast the candidates at ``count`` units and pick the mechanism: among ``dp-vem``, ``gaussian-global``
     and ``laplace``, the largest forecast top-10 overlap; ties go to the first (or the mechanism named).
 
     ``n_words``: the vocabulary size the release will have: a public list's, the size a DP selection kept (a DP
     output), or :func:`planned_words` before the selection. Refuses (ValueError) where it is below K.
+    ``simulation``: dp-vem's forecast simulated on the public reference (a function of public data, ``count`` and
+    the words), which then stands for dp-vem in the choice and the refusal; ``words`` says which words it ran on.
     """
     from ..plan import forecast_mechanism
 
@@ -203,22 +246,29 @@ def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int) -> Decision:
                          f"{request.n_topics} topics asked for: give a public word list (--vocabulary), a larger "
                          "vocabulary budget, or fewer topics")
     planned = max(n_words, 2)
+    share = vocabulary_share(plan, n_words)
     forecasts = {name: forecast_mechanism(name, epsilon=topics.epsilon, delta=topics.delta, unit=str(request.unit),
                                           n_units=count.value, n_topics=request.n_topics, n_words=planned,
-                                          public_start=request.reference is not None)
+                                          public_start=request.reference is not None, vocabulary_share=share)
                  for name in plan.candidates}
+    if "dp-vem" not in plan.candidates:
+        simulation = None
+    extra = dict(simulation=simulation, words=words)
     if request.mechanism is not None:
-        return Decision(request.mechanism, "named by the caller", count, n_words, forecasts)
+        return Decision(request.mechanism, "named by the caller", count, n_words, forecasts, **extra)
     if not plan.candidates:
         raise ValueError("no mechanism gives this guarantee at this unit and neighbour relation")
-    # the rule of topicdp.plan: the largest forecast top-10 overlap; max keeps the first of a tie
+    # the rule of topicdp.plan: the largest forecast top-10 overlap (dp-vem's simulated where there is a reference);
+    # max keeps the first of a tie
     overlaps = {name: fc.expected_overlap for name, fc in forecasts.items()
                 if fc is not None and fc.expected_overlap is not None}
+    if simulation is not None and getattr(simulation, "expected_overlap", None) is not None:
+        overlaps["dp-vem"] = simulation.expected_overlap
     best = max(plan.candidates, key=lambda name: overlaps.get(name, -1.0))
     if request.source.sharded:
         return Decision(best, "the mechanism of a sharded corpus: its passes are sums over shards", count, n_words,
-                        forecasts)
-    return Decision(best, "largest forecast top-10 overlap", count, n_words, forecasts)
+                        forecasts, **extra)
+    return Decision(best, "largest forecast top-10 overlap", count, n_words, forecasts, **extra)
 
 
 def planned_words(plan: ReleasePlan, count: UnitCount):

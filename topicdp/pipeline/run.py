@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence, cast
 
 import numpy as np
 
@@ -18,7 +18,7 @@ from ..rdp import PrivacyLedger, calibrate_gaussian
 from ..spectral import PreconditionError
 from .compose import compose_report
 from .mechanisms import MECHANISMS, RunContext, dp_vem_model
-from .plan import Decision, ReleasePlan, UnitCount, decide, plan_request, planned_words
+from .plan import Decision, ReleasePlan, UnitCount, decide, plan_request, planned_words, vocabulary_share
 from .request import CorpusSource, ReleaseRequest, check_scheduler, user_selected
 from .sources import EMBEDDED_PUBLIC_HALF, InMemorySource, Records, build_corpus, open_source, read_records
 
@@ -163,7 +163,19 @@ def _release_steps(plan: ReleasePlan, reference, source, client, say, lines: lis
     n_words, vocabulary_forecast = planned_words(plan, count)
     for line in vocabulary_forecast.lines() if vocabulary_forecast is not None else ():
         say(line)
-    decision = decide(plan, count, n_words=n_words)
+    # with a public reference, dp-vem is simulated on it before any refusal (public: it spends nothing), and the
+    # decision rests on that simulation, not on the closed form. Before a DP selection the words are not known yet:
+    # the reference's own most frequent words at the size the plan forecasts stand in for them.
+    simulation, simulated_on = None, ""
+    if reference is not None and "dp-vem" in plan.candidates and n_words >= request.n_topics:
+        if corpus is not None:
+            words, simulated_on = list(corpus.vocabulary), "the release's words"
+        else:
+            words = reference_words(reference, n_words, request.source)
+            simulated_on = (f"the reference's {len(words)} most frequent words, standing in for the DP vocabulary's "
+                            "forecast size before it is selected")
+        simulation = _start_and_simulate(plan, reference, words, count)
+    decision = decide(plan, count, n_words=n_words, simulation=simulation, words=simulated_on)
     for line in decision.lines():
         say(line)
     _refuse_noise(decision, request, "the forecast")
@@ -176,9 +188,16 @@ def _release_steps(plan: ReleasePlan, reference, source, client, say, lines: lis
         if len(words) < request.n_topics:
             raise ReleaseRefused(f"the DP vocabulary kept {len(words)} words, fewer than the {request.n_topics} "
                                  "topics asked for: give a public word list or a larger vocabulary budget")
-        decision = decide(plan, count, n_words=len(words))
+        if simulation is not None:  # re-simulated on the selected words (a DP output): public, nothing spent
+            simulation = _start_and_simulate(plan, reference, words, count)
+            simulated_on = f"the {len(words)} selected words"
+        decision = decide(plan, count, n_words=len(words), simulation=simulation, words=simulated_on)
         say(f"re-planned on the selected vocabulary: {decision.mechanism}, forecast "
             + (f"{decision.forecast.verdict}" if decision.forecast is not None else "none"))
+        if decision.simulated:
+            say(f"simulated on the public reference ({simulated_on}):")
+            for line in decision.forecast.lines():
+                say("  " + line)
         _refuse_noise(decision, request, "the forecast on the selected vocabulary")
         corpus = _prepare(source, words, request, say)
     assert corpus is not None
@@ -186,7 +205,11 @@ def _release_steps(plan: ReleasePlan, reference, source, client, say, lines: lis
                                   count.value)
     ctx.client = client
     if decision.mechanism == "dp-vem" and reference is not None:
-        _start_and_simulate(ctx, reference, request, count, say)
+        from ..variational import public_init
+
+        ctx.reference = reference_corpus(reference, ctx.corpus.vocabulary, request.source)
+        ctx.start = public_init(ctx.reference, ctx.n_topics, unit=ctx.unit)
+        say(f"starting from topics fitted on the public reference {ctx.reference_name}")
     before = len(ledger)
     try:
         released = MECHANISMS[decision.mechanism].run(ctx)
@@ -211,10 +234,19 @@ def _bounding_seed(request: ReleaseRequest):
     return np.random.SeedSequence() if request.seed is None else np.random.SeedSequence([request.seed, 3])
 
 
+#: what a refusal says each verdict means
+_VERDICT_WORDS = {"noise": "noise", "common words": "lists of common words, not themes",
+                  "marginal": "below the overlap target of its unit (marginal)"}
+
+
 def _refuse_noise(decision: Decision, request: ReleaseRequest, what: str) -> None:
+    """Refuse where the decision's forecast misses the unit's targets, unless the owner insists."""
     if decision.noise and not request.release_anyway:
-        raise ReleaseRefused(f"{what} says this release would be noise (see the advice above); pass "
-                             "release_anyway (--release-anyway) to release it all the same")
+        if decision.simulated:
+            what = "the simulation on the public reference" + what.removeprefix("the forecast")
+        verdict = getattr(decision.forecast, "verdict", "noise")
+        raise ReleaseRefused(f"{what} says this release would be {_VERDICT_WORDS.get(verdict, verdict)} (see the "
+                             "advice above); pass release_anyway (--release-anyway) to release it all the same")
 
 
 # -- reading -------------------------------------------------------------------------------------------
@@ -276,22 +308,32 @@ def _select_vocabulary(plan: ReleasePlan, source, ledger: PrivacyLedger):
                                     ledger=ledger)
 
 
-def _start_and_simulate(ctx: RunContext, reference, request: ReleaseRequest, count: UnitCount, say) -> None:
-    """dp-vem with a public reference: start from topics fitted on it, and simulate the release there at the
-    private signal-to-noise ratio before the topics' budget is spent (:func:`topicdp.variational.forecast_on_reference`)."""
-    from ..variational import forecast_on_reference, public_init
+def reference_words(reference: tuple[Sequence, Sequence], n_words: int, source: CorpusSource) -> list[str]:
+    """The public reference's ``n_words`` most frequent words (the vocabulary a plan forecasts before a DP selection
+    is known; public: a function of the reference alone)."""
+    from ..corpus import Corpus
 
-    ctx.reference = reference_corpus(reference, ctx.corpus.vocabulary, request.source)
-    ctx.start = public_init(ctx.reference, ctx.n_topics, unit=ctx.unit)
-    say(f"starting from topics fitted on the public reference {ctx.reference_name}")
-    fc = forecast_on_reference(dp_vem_model(ctx), ctx.reference, count.value,
-                               top_n=min(10, len(ctx.corpus.vocabulary) - 1))
-    say("simulated on the public reference:")
-    for line in fc.lines():
-        say("  " + line)
-    if fc.verdict == "noise" and not request.release_anyway:
-        raise ReleaseRefused("the simulation on the public reference says this release would be noise; pass "
-                             "release_anyway (--release-anyway) to release it all the same")
+    corpus = source.bound(Corpus.from_texts(reference[0], reference[1], max_features=max(int(n_words), 2)))
+    return list(corpus.vocabulary)
+
+
+def _start_and_simulate(plan: ReleasePlan, reference, words: Sequence[str], count: UnitCount):
+    """dp-vem from a public start, simulated on the public reference at the private signal-to-noise ratio
+    (:func:`topicdp.variational.forecast_on_reference`): public data, the count and the words only, nothing spent.
+
+    The simulation fits the start itself, on its own half of the reference; the start given to the model here only
+    says that the release will start from public topics (the release's own start is fitted on the whole reference
+    after the decision)."""
+    from ..variational import forecast_on_reference
+
+    request = plan.request
+    corpus = reference_corpus(reference, words, request.source)
+    # no ledger: the simulation's fits keep their own (forecast_on_reference), and nothing of the budget is spent
+    ctx = RunContext.from_request(request, plan.budget.topics.epsilon, plan.budget.topics.delta, corpus,
+                                  cast(PrivacyLedger, None), count.value)
+    ctx.start = np.full((request.n_topics, corpus.n_words), 1.0 / corpus.n_words)
+    return forecast_on_reference(dp_vem_model(ctx), corpus, count.value, top_n=min(10, corpus.n_words - 1),
+                                 vocabulary_share=vocabulary_share(plan, len(words)))
 
 
 def _random_dp(plan: ReleasePlan, say):
