@@ -3,6 +3,7 @@ request's validation before anything is read."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -202,3 +203,46 @@ def test_a_source_applies_every_bound_with_the_seed_it_is_given():
     assert bounded.fingerprint() == direct.fingerprint()
     assert [getattr(bounded.log, name) for name in BOUND_PARAMETERS] == [3, 40, 60]
     assert CorpusSource("embedded").bound(corpus, 7) is corpus
+
+
+def test_with_a_reference_and_a_dp_vocabulary_the_simulation_runs_before_the_selection_and_again_after(
+        corpus_file, monkeypatch):
+    """The words are a DP output not known before their spend: the first simulation runs on the reference's own most
+    frequent words at the plan's forecast size, before the selection is spent, and says so; after the selection it
+    runs again on the selected words. A refusal on the first one spends only the count."""
+    import topicdp.variational as variational
+    from topicdp.pipeline import run as run_module
+
+    seen: list = []
+    real = variational.forecast_on_reference
+    ledgers: list = []
+    real_select = run_module._select_vocabulary
+
+    def select(plan, source, ledger):
+        ledgers.append(ledger)
+        return real_select(plan, source, ledger)
+
+    monkeypatch.setattr(run_module, "_select_vocabulary", select)
+
+    def spy(model, reference, n_units, **kw):
+        seen.append((tuple(reference.vocabulary), len(ledgers), kw["vocabulary_share"]))
+        return real(model, reference, n_units, **kw)
+
+    monkeypatch.setattr(variational, "forecast_on_reference", spy)
+    lines: list[str] = []
+    result = release(_request(corpus_file, "dp-vem", reference=corpus_file), echo=lines.append)
+    assert len(seen) == 2 and seen[0][1] == 0 and seen[1][1] == 1  # before the selection's spend, then after it
+    assert seen[1][0] == tuple(result.release.vocabulary)
+    assert any("standing in for the DP vocabulary's forecast size before it is selected" in ln for ln in lines)
+    assert any(ln.startswith(f"simulated on the public reference (the {len(seen[1][0])} selected words)")
+               for ln in lines)
+    assert result.decision.simulated and result.decision.forecast.method == "public-simulation"
+
+    monkeypatch.setattr(variational, "forecast_on_reference",
+                        lambda *a, **k: dataclasses.replace(real(*a, **k), verdict="common words"))
+    seen.clear()
+    with pytest.raises(ReleaseRefused, match="simulation on the public reference says this release would be lists "
+                                              "of common words") as caught:
+        release(dataclasses.replace(_request(corpus_file, "dp-vem", reference=corpus_file), release_anyway=False),
+                echo=lambda line: None)
+    assert caught.value.spent == ("the unit count (epsilon=1.5, delta=5e-05)",)
