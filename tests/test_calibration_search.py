@@ -601,3 +601,22 @@ def test_calibrate_event_meets_the_target_on_a_fresh_accountant_and_matches_the_
     exact = calibrate_gaussian(1.0, 1e-6, method="analytic")
     assert exact <= sigma <= 1.15 * exact
     assert gaussian_delta(sigma, 1.0) <= 1e-6
+
+
+def test_no_other_root_finder_in_the_package():
+    """The one search is the only root finder of a privacy target: ``brentq`` and dp-accounting's
+    ``calibrate_dp_mechanism`` appear in no other module (the independent auditor keeps its own on purpose)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "topicdp"
+    found = []
+    for path in root.rglob("*.py"):
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith("audit/"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
+            if name in ("brentq", "bisect", "calibrate_dp_mechanism", "_round_up"):
+                found.append((rel, name))
+    assert {rel for rel, _ in found} == {"rdp/search.py"}, found

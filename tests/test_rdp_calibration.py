@@ -169,3 +169,31 @@ def test_paper_warns_if_recipe_invalid(monkeypatch):
     monkeypatch.setattr(calibration, "topicdp_rdp_level", lambda e, d, a: 100.0)
     with pytest.warns(RuntimeWarning, match="NOT"):
         calibration.calibrate_gaussian(1.0, 1e-5, method="paper")
+
+
+def test_calibrate_event_agrees_with_dp_accounting_calibration():
+    """The accountant face of the one search against dp-accounting's own ``calibrate_dp_mechanism`` on the same
+    RDP accountant and Gaussian event: the same sigma to the tolerance, ours meeting the target as evaluated
+    (dp-accounting searches the noise multiplier's inverse here, as DP-SVI did before), and both above the
+    exact optimum of the profile (Balle & Wang 2018, Thm. 8)."""
+    import dp_accounting
+    from dp_accounting import dp_event
+    from dp_accounting.rdp import rdp_privacy_accountant
+
+    eps, delta = 2.0, 1e-6
+
+    def fresh():
+        return rdp_privacy_accountant.RdpAccountant()
+
+    ours = rdp.calibrate_event(fresh, lambda s: dp_event.SelfComposedDpEvent(dp_event.GaussianDpEvent(s), 5), eps,
+                               delta, guess=1.0, rtol=1e-9)
+    inverse = dp_accounting.calibrate_dp_mechanism(
+        fresh, lambda t: dp_event.SelfComposedDpEvent(dp_event.GaussianDpEvent(1.0 / t), 5) if t > 0
+        else dp_event.NoOpDpEvent(), eps, delta, bracket_interval=dp_accounting.LowerEndpointAndGuess(0.0, 1.0),
+        tol=1e-10)
+    acc = fresh()
+    acc.compose(dp_event.SelfComposedDpEvent(dp_event.GaussianDpEvent(ours), 5))
+    assert acc.get_epsilon(delta) <= eps
+    assert ours == pytest.approx(1.0 / inverse, rel=1e-7)
+    assert float(delta_ref(ours, eps, count=5)) <= delta
+    assert ours >= rdp.calibrate_gaussian(eps, delta, method="analytic", count=5)
