@@ -29,3 +29,19 @@ def test_store_skips_completed_tasks(tmp_path):
     s.write(key, {"l1": 1.0, "rmse": 2.0}, delta=1e-4)
     again = ResultStore(tmp_path / "r.csv")
     assert again.has(**key) and len(again.rows()) == 2
+
+
+def test_a_killed_append_leaves_no_partial_row(tmp_path):
+    """The store appends a task's rows in one write; a last line cut by a kill (no newline) is dropped when the file
+    is opened again, so the task reads as absent and is rerun, and later appends start on a clean line."""
+    from topicdp.experiments.store import ResultStore
+
+    store = ResultStore(tmp_path / "results.csv")
+    store.write({"panel": "a", "epsilon": 1}, {"l1": 0.5, "rmse": 0.1})
+    with open(tmp_path / "results.csv", "a") as fh:
+        fh.write("b,corpus,mech,model,3,2.0,,0,l1,0.")  # half a row, as a kill mid-write would leave
+    reopened = ResultStore(tmp_path / "results.csv")
+    assert reopened.has(panel="a", epsilon=1) and not reopened.has(panel="b", corpus="corpus")
+    reopened.write({"panel": "c", "epsilon": 2}, {"l1": 0.25})
+    rows = reopened.rows()
+    assert [r["panel"] for r in rows] == ["a", "a", "c"] and rows[-1]["value"] == "0.25"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._extras import require
+from .._files import atomic_path
 
 
 def dp_region_boundary(fpr, epsilon: float, delta: float) -> np.ndarray:
@@ -78,5 +79,6 @@ def plot_tradeoff(result, path, *, title: str | None = None):
         f"{result.n_trials} trials, {result.confidence:.0%} CP"
     )
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=110)
     return path

@@ -8,6 +8,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .._files import atomic_write
 from .._names import DEFAULT_DELTA
 from .agnostic import MECHANISMS, run_agnostic
 from .plots import plot_all
@@ -86,7 +87,7 @@ def compare(corpus, out_dir, *, grid: CompareGrid | None = None, corpus_name: st
     grid = grid or CompareGrid.full()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "grid.json").write_text(json.dumps(asdict(grid), indent=1, default=list))
+    atomic_write(out / "grid.json", json.dumps(asdict(grid), indent=1, default=list))
     store = ResultStore(out / "results.csv")
     start = time.perf_counter()
 
@@ -100,7 +101,7 @@ def compare(corpus, out_dir, *, grid: CompareGrid | None = None, corpus_name: st
         from .table import format_table, run_table
 
         run_table(store, corpus, heldout, heldout_texts, corpus_name, grid, progress, cache_dir=cache)
-        (out / "table.md").write_text(format_table(store.rows()) + "\n")
+        atomic_write(out / "table.md", format_table(store.rows()) + "\n")
     if spectral:
         from .spectral import run_spectral
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from .._extras import require
+from .._files import atomic_path
 
 #: panel -> (x field, metrics to plot, x label)
 PANELS = {
@@ -47,7 +48,8 @@ def plot_all(rows: list[dict], out_dir) -> list[Path]:
         ax.legend(fontsize=7)
         fig.tight_layout()
         path = out_dir / f"{panel}_{corpus}_{model}_{metric}.png".replace("/", "-")
-        fig.savefig(path, dpi=110)
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, dpi=110)
         plt.close(fig)
         written.append(path)
     return written
