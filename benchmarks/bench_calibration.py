@@ -138,17 +138,18 @@ def workloads(impl: dict, dpsvi: bool) -> dict:
 def main(argv: list | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", default="1c6377e", help="git revision of the code before (default 1c6377e)")
-    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--repeats", type=int, default=15, help="interleaved repeats (DP-SVI: a fifth, at least 3)")
     parser.add_argument("--dpsvi", action="store_true", help="also time DP-SVI's accountant calibration (slow)")
     args = parser.parse_args(argv)
     before, after = workloads(load_before(args.before), args.dpsvi), workloads(load_after(), args.dpsvi)
     print(f"before = {args.before}, after = working tree; OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}, "
-          f"{args.repeats} interleaved repeats, medians")
+          f"{args.repeats} interleaved repeats (DP-SVI {max(3, args.repeats // 5)}), medians; load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"{'workload':26s} {'before s':>10s} {'after s':>10s} {'before/after':>13s} {'max rel diff':>13s}")
     for name in before:
         times: dict = {"before": [], "after": []}
         values: dict = {}
-        for r in range(args.repeats):
+        for r in range(max(3, args.repeats // 5) if name.startswith("dpsvi") else args.repeats):
             order = ("before", "after") if r % 2 == 0 else ("after", "before")
             for which in order:
                 fn = before[name] if which == "before" else after[name]

@@ -30,7 +30,8 @@ with ``w_i`` their epsilon fractions renormalised among Gaussian releases, so th
 ``alpha / (2 z^2)`` whatever the (data-dependent) sensitivities; z is the smallest value for which the RDP
 composition of these Gaussians with the Laplace releases (Mironov 2017, Table II), converted at
 ``delta - (Procedure-1 failure probabilities)`` and then charged those probabilities (see
-:mod:`.procedure1`), is within epsilon.
+:mod:`.procedure1`), is within epsilon, as evaluated (the package's one calibration search,
+:func:`topicdp.rdp.smallest_meeting`).
 
 Both totals are reported for the noise actually used (:meth:`Budget.totals`), via the fit's own
 :class:`topicdp.rdp.PrivacyLedger`; :meth:`SpectralDP.fit` checks a caller's ledger (and its budget) against
