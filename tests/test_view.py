@@ -5,6 +5,7 @@ import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -15,11 +16,14 @@ import pytest
 from scipy.spatial.distance import jensenshannon, pdist, squareform
 
 from topicdp.release import PrivateRelease
-from topicdp.report import RANDOM_DP_CAVEAT, build_report
-from topicdp.view import (DEFAULT_LAMBDA, EQUAL_SIZES, classical_mds, js_distances, relevance, release_html,
-                          view_data)
+from topicdp.report import RANDOM_DP_CAVEAT, build_report, total
+from topicdp.view import (DEFAULT_LAMBDA, EQUAL_SIZES, MAP_MARGIN, MAP_SIZE, MAX_OVERLAP, circle_layout, classical_mds,
+                          js_distances, lens_area, relevance, release_html, view_data)
 
-CHROMIUM = Path("/usr/bin/chromium")
+# the Debian package's binary, wherever PATH finds it (the tests that need it skip only when there is none)
+_FOUND = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
+CHROMIUM = Path(_FOUND)
+NO_CHROMIUM = "no chromium binary on PATH or at /usr/bin/chromium (apt-get install chromium) to run the page"
 ROOT = Path(__file__).resolve().parents[1]
 PLANTED = "ZQX-PLANTED-DIAGNOSTIC-7741"
 NONPRIVATE_VALUE = 0.0123456789012345  # a number only the non-private matrix holds
@@ -103,7 +107,7 @@ def test_json_block_holds_the_released_top_words_sizes_and_finite_coordinates(tm
     vocabulary = list(release.vocabulary)
     for topic in data["topics"]:
         assert np.allclose(topic["pw"], [p_word[vocabulary.index(w)] for w in topic["words"]])
-    assert data["lambda"] == DEFAULT_LAMBDA
+    assert data["lambda"] == DEFAULT_LAMBDA == 1.0
     assert EQUAL_SIZES in "".join(parsed.text) and data["sizes_released"] is False
 
 
@@ -129,12 +133,33 @@ def test_page_from_a_saved_file(tmp_path):
 
 def test_privacy_summary_is_in_the_page():
     text = "".join(_Page(release_html(_release())).text)
-    for piece in ("guarantee", "approx-DP", "unit", "user", "neighbours", "add-remove", "epsilon", "delta", "1e-06",
-                  "(2, 1e-06)-DP at the user level"):
+    for piece in ("guarantee", "approx-DP", "unit", "user", "neighbours", "add-remove", "requested epsilon", "delta",
+                  "1e-06"):
         assert piece in text
     assert RANDOM_DP_CAVEAT not in text
     random_dp = "".join(_Page(release_html(_release(guarantee="random-DP", gamma=0.05))).text)
     assert RANDOM_DP_CAVEAT in random_dp and "gamma" in random_dp
+
+
+def _headline(page):
+    found = re.search(r'<div class="line" id="headline">([^<]*)</div>', page)
+    assert found, "the header has no headline"
+    return found.group(1)
+
+
+def test_header_opens_on_the_reports_headline_without_its_padding():
+    # certified below the request: the headline carries both; no separate 'certified epsilon' row
+    release = _release(composition_total=[total("rdp", 1.7, 1e-6), total("basic", 2.0, 1e-6)])
+    assert release.report.headline().startswith("guarantee   ")
+    page = release_html(release)
+    assert _headline(page) == ("guarantee (1.7, 1e-06)-DP for each user, add-remove neighbours "
+                               "(certified; requested epsilon 2)")
+    assert _headline(page) == " ".join(release.report.headline().split())
+    first = page.index('<div class="line"')
+    assert page.index("<header>") < first < page.index('<div class="kv">')  # the first line under the title
+    text = "".join(_Page(page).text)
+    assert "certified epsilon" not in text and "requested epsilon 2" in text
+    assert _headline(release_html(_release())) == "guarantee (2, 1e-06)-DP for each user, add-remove neighbours (certified)"
 
 
 def test_released_dirichlet_parameters_size_the_topics():
@@ -232,6 +257,145 @@ def test_mds_of_one_or_two_topics_and_bad_input():
         classical_mds(np.zeros((2, 3)))
 
 
+# -- the map's circles: laid out in Python, none covering another ------------------------------------------
+
+def _lens(r1, r2, d):
+    """Area of the intersection of two discs (the textbook formula, written here independently of the view)."""
+    if d >= r1 + r2:
+        return 0.0
+    if d <= abs(r1 - r2):
+        return math.pi * min(r1, r2) ** 2
+    x = (d * d + r1 * r1 - r2 * r2) / (2 * d)  # the common chord's distance from centre 1
+    h = math.sqrt(max(0.0, r1 * r1 - x * x))   # half the chord
+    seg1 = r1 * r1 * math.acos(x / r1) - x * h
+    seg2 = r2 * r2 * math.acos((d - x) / r2) - (d - x) * h
+    return seg1 + seg2
+
+
+def test_lens_area_is_exact():
+    for r1, r2, d in [(1.0, 1.0, 1.0), (2.0, 1.0, 2.5), (3.0, 1.0, 2.2), (1.0, 1.5, 0.9)]:
+        # against a fine grid over the smaller disc's bounding box
+        n = 1200
+        small, big = sorted([(r1, 0.0), (r2, d)])
+        axis = np.linspace(-small[0], small[0], n)
+        gx, gy = np.meshgrid(axis + small[1], axis)
+        inside = ((gx - 0.0) ** 2 + gy ** 2 <= r1 * r1) & ((gx - d) ** 2 + gy ** 2 <= r2 * r2)
+        grid = inside.sum() * (2 * small[0] / (n - 1)) ** 2
+        assert _lens(r1, r2, d) == pytest.approx(grid, rel=5e-3)
+        assert lens_area(r1, r2, d) == pytest.approx(_lens(r1, r2, d), rel=1e-12)
+    assert _lens(1.0, 1.0, 0.0) == pytest.approx(math.pi) and _lens(1.0, 2.0, 3.0) == 0.0
+
+
+def _crowd(K, seed):
+    """K topics on V = 300 words: one far from the rest, the others noisy copies of one row (a noisy release).
+
+    MDS of such rows puts K - 1 points close together and one far away; a map scaled to its span (the view
+    before the layout) draws the K - 1 circles on top of one another."""
+    rng = np.random.default_rng(seed)
+    base = rng.dirichlet(np.full(300, 0.3))
+    W = base * rng.lognormal(0.0, 0.15, size=(K, 300))
+    W[0] = rng.dirichlet(np.full(300, 0.3))
+    return W / W.sum(axis=1, keepdims=True)
+
+
+def _circles(data):
+    return [(t["cx"], t["cy"], t["r"]) for t in data["topics"]]
+
+
+def _worst_pair(circles):
+    """(the largest overlap as a share of the smaller circle's area, the pair)."""
+    worst = (0.0, None)
+    for i in range(len(circles)):
+        for j in range(i + 1, len(circles)):
+            (x1, y1, r1), (x2, y2, r2) = circles[i], circles[j]
+            share = _lens(r1, r2, math.hypot(x1 - x2, y1 - y2)) / (math.pi * min(r1, r2) ** 2)
+            if share > worst[0]:
+                worst = (share, (i, j))
+    return worst
+
+
+@pytest.mark.parametrize("K", [2, 5, 10, 20, 50])
+@pytest.mark.parametrize("shape", ["crowd", "noisy"])
+@pytest.mark.parametrize("sizes", ["equal", "unequal"])
+def test_no_circle_covers_more_than_a_fifth_of_another(K, shape, sizes):
+    rng = np.random.default_rng(K)
+    W = _crowd(K, K) if shape == "crowd" else rng.dirichlet(np.full(300, 0.05), size=K)
+    extra = None
+    if sizes == "unequal":  # sizes from 1 to 1,000 (the smallest circles at the 3-unit floor)
+        alpha = np.geomspace(1.0, 1000.0, K)[rng.permutation(K)]
+        extra = {"alpha": alpha}
+    release = _release(W, extra=extra)
+    data = view_data(release, n_words=5)
+    circles = _circles(data)
+    worst, pair = _worst_pair(circles)
+    assert worst <= MAX_OVERLAP, f"circles {pair} overlap by {worst:.1%} of the smaller one"
+    assert worst == 0.0  # the layout separates them entirely (labels in free discs); 20% is the contract
+    for cx, cy, r in circles:  # every circle whole on the map
+        assert MAP_MARGIN - 1e-6 <= cx - r and cx + r <= MAP_SIZE - MAP_MARGIN + 1e-6
+        assert MAP_MARGIN - 1e-6 <= cy - r and cy + r <= MAP_SIZE - MAP_MARGIN + 1e-6
+    radii = np.array([r for _, _, r in circles])
+    size = np.array([t["size"] for t in data["topics"]])
+    big = radii > 3.0 + 1e-9  # areas proportional to the sizes, above the 3-unit floor
+    assert np.allclose(radii[big] ** 2 / size[big], (radii[big] ** 2 / size[big])[0], rtol=1e-3)  # radii to 0.001
+    assert view_data(release, n_words=5) == data  # deterministic
+
+
+def test_the_crowd_overlaps_when_drawn_at_its_mds_positions():
+    # the view before the layout: MDS scaled to the map's span, radii as above; this is what the layout fixes
+    W = _crowd(10, 10)
+    X = classical_mds(js_distances(W))
+    data = view_data(_release(W), n_words=5)
+    radii = [t["r"] for t in data["topics"]]
+    span = np.ptp(X, axis=0).max()
+    inner = MAP_SIZE - 2 * (MAP_MARGIN + max(radii))
+    naive = [(MAP_SIZE / 2 + (x - X[:, 0].mean()) * inner / span, MAP_SIZE / 2 - (y - X[:, 1].mean()) * inner / span, r)
+             for (x, y), r in zip(X, radii)]
+    assert _worst_pair(naive)[0] > 0.5
+    assert _worst_pair(_circles(data))[0] == 0.0
+
+
+def test_separated_topics_keep_their_mds_geometry():
+    # topics far apart need no move: the circles' centres are the MDS points, scaled
+    W = np.full((3, 30), 1e-4)
+    for k in range(3):
+        W[k, 10 * k:10 * k + 10] = 1.0
+    W /= W.sum(axis=1, keepdims=True)
+    X = classical_mds(js_distances(W))
+    centres, radii, origin = circle_layout(X, np.ones(3))
+    ratio = pdist(centres) / pdist(X)
+    assert np.allclose(ratio, ratio[0], rtol=5e-3)  # up to the layout's half-unit start offsets
+
+
+def test_layout_of_identical_topics_and_of_a_hundred_is_fast_and_separated():
+    import time
+
+    for K in (1, 2, 100):
+        start = time.perf_counter()
+        centres, radii, _ = circle_layout(np.zeros((K, 2)), np.ones(K))  # every topic at one point
+        assert time.perf_counter() - start < 10.0  # well under a second unloaded
+        assert _worst_pair([(x, y, r) for (x, y), r in zip(centres, radii)])[0] == 0.0
+    with pytest.raises(ValueError, match="sizes positive"):
+        circle_layout(np.zeros((2, 2)), [1.0, 0.0])
+
+
+# -- the bars the page opens on ---------------------------------------------------------------------------
+
+def test_default_bars_are_the_printed_top_words():
+    # topics of unequal sizes: at Sievert & Shirley's lambda = 0.6 the lift reorders the words
+    release = _release(extra={"alpha": np.array([0.5, 0.1, 0.1, 0.1, 0.1, 0.1])})
+    data = view_data(release, n_words=12)
+    printed = release.top_words(12)
+    reordered = 0
+    for t, words in zip(data["topics"], printed):
+        # the script's ranking: relevance at the page's lambda, ties by p(w|t), then by position
+        order = np.lexsort((np.arange(len(t["p"])), -np.array(t["p"]), -relevance(t["p"], t["pw"], data["lambda"])))
+        assert [t["words"][i] for i in order] == [w for w, _ in words]
+        at_06 = np.argsort(-relevance(t["p"], t["pw"], 0.6), kind="stable")
+        reordered += [t["words"][i] for i in at_06] != [w for w, _ in words]
+    assert reordered > 0  # the default matters: lambda 0.6 would show other words first
+    assert release.top_words()[0] == printed[0][:10]
+
+
 # -- relevance (Sievert & Shirley 2014, Eq. 1) ------------------------------------------------------------
 
 def test_relevance_against_a_hand_computation():
@@ -257,29 +421,55 @@ def _chromium(tmp_path, *args):
         capture_output=True, text=True, timeout=120)
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (apt-get install chromium) to run the page")
-def test_page_runs_in_headless_chromium(tmp_path):
-    release = _release(_topics(K=7, V=50, seed=4))
-    page = tmp_path / "view.html"
-    release_html(release, page, n_words=15)
+def _dom(tmp_path, page):
     proc = _chromium(tmp_path, "--dump-dom", page.as_uri())
     assert proc.returncode == 0, proc.stderr[-2000:]
     dom = _Page(proc.stdout)
     assert "data-error" not in dom.body, dom.body.get("data-error")
     assert dom.body.get("data-ready") == "1"
+    return dom
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason=NO_CHROMIUM)
+def test_page_runs_in_headless_chromium(tmp_path):
+    # a crowd of near-identical topics and one apart, sizes from 1 to 100: drawn at their MDS positions, the
+    # crowd's circles would sit on one another
+    K = 10
+    alpha = np.geomspace(1.0, 100.0, K)[np.random.default_rng(5).permutation(K)]
+    release = _release(_crowd(K, 10), extra={"alpha": alpha})
+    page = tmp_path / "view.html"
+    release_html(release, page, n_words=15)
+    dom = _dom(tmp_path, page)
     topics = [c for c in dom.circles if "topic" in c.get("class", "").split()]
     assert len(topics) == release.n_topics
     assert [c["class"] for c in topics if c["data-topic"] == "0"] == ["topic selected"]
+    # what the browser draws: no circle covers more than a fifth of another
+    drawn = [(float(c["cx"]), float(c["cy"]), float(c["r"])) for c in topics]
+    worst, pair = _worst_pair(drawn)
+    assert worst <= MAX_OVERLAP, f"circles {pair} overlap by {worst:.1%} of the smaller one in the page"
     rows = [r for r in dom.rows if r.get("data-topic") == "0"]
     assert len(rows) == 15 and len(dom.rows) == 15  # the bars of topic 0, and only those
+    # the page opens on the words the release prints, in its order
+    assert [r["data-word"] for r in rows] == [w for w, _ in release.top_words(15)[0]]
+    text = " ".join("".join(dom.text).split())
+    assert " ".join(release.report.headline().split()) in text and "certified epsilon" not in text
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason=NO_CHROMIUM)
+def test_script_ranks_by_relevance_at_another_lambda(tmp_path):
+    W = np.random.default_rng(4).dirichlet(np.full(50, 0.3), size=7)  # words shared unevenly: lift matters
+    release = _release(W, extra={"alpha": np.arange(1.0, 8.0)})
+    page = tmp_path / "view.html"
+    release_html(release, page, n_words=15, relevance_lambda=0.3)
+    rows = [r for r in _dom(tmp_path, page).rows if r.get("data-topic") == "0"]
     # the script's relevance ranking is Sievert & Shirley's Eq. 1, as computed here in Python
-    data = view_data(release, n_words=15)
-    t = data["topics"][0]
-    order = np.argsort(-relevance(t["p"], t["pw"], DEFAULT_LAMBDA), kind="stable")
+    t = view_data(release, n_words=15)["topics"][0]
+    order = np.argsort(-relevance(t["p"], t["pw"], 0.3), kind="stable")
     assert [r["data-word"] for r in rows] == [t["words"][i] for i in order]
+    assert [r["data-word"] for r in rows] != t["words"]  # lambda 0.3 does reorder this topic
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (apt-get install chromium) to run the page")
+@pytest.mark.skipif(not CHROMIUM.exists(), reason=NO_CHROMIUM)
 def test_example_writes_the_page_and_a_screenshot(tmp_path):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     proc = subprocess.run([sys.executable, str(ROOT / "examples" / "release_view.py"), "--quick",

@@ -9,7 +9,12 @@ method for visualizing and interpreting topics"):
   (:func:`js_distances`), each drawn as a circle whose area is the topic's size;
 * for the selected topic (click a circle), its words as horizontal bars, ranked by **relevance**
   (:func:`relevance`, Sievert & Shirley's Eq. 1) with a slider for the weight lambda in [0, 1];
-* the release's privacy summary (guarantee, unit, neighbour relation, epsilon, delta, and the caveats).
+* the release's privacy summary: first the report's headline (:meth:`topicdp.report.PrivacyReport.headline`:
+  the certified guarantee), then the kind, unit, neighbour relation, requested epsilon, delta, and the caveats.
+
+The page opens on lambda = 1 (:data:`DEFAULT_LAMBDA`): the bars are then the words ``release.top_words()``
+prints, in its order. The circles are laid out by :func:`circle_layout`: the MDS positions, moved apart where
+circles would cover one another, so distances on the map are approximate.
 
 The page is **publishable**: it is computed from the published part of the release only (what
 :meth:`topicdp.release.PrivateRelease.to_dict` writes: ``topic_word``, ``vocabulary``, ``extra``, ``report``),
@@ -44,7 +49,15 @@ from ._validation import check_int, check_real
 VIEW_FORMAT = "topicdp.view/1"
 #: text the page shows when the release has no DP estimate of the topic sizes
 EQUAL_SIZES = "sizes: not released; drawn equal"
-DEFAULT_LAMBDA = 0.6  # Sievert & Shirley's user study found lambda near 0.6 best for interpreting topics
+#: the slider's initial lambda: 1 ranks by p(w|t), so the page opens on the words ``release.top_words()`` prints
+#: (Sievert & Shirley's user study preferred lambda near 0.6, but on a noisy release a lower lambda favours rare
+#: words whose lift is mostly noise; the slider still reaches it)
+DEFAULT_LAMBDA = 1.0
+#: the map's size in SVG user units (its viewBox) and the margin kept free at its edges
+MAP_SIZE = 520.0
+MAP_MARGIN = 14.0
+#: the most a circle may overlap another, as a share of the smaller one's area (:func:`circle_layout`)
+MAX_OVERLAP = 0.2
 
 
 def js_distances(topic_word) -> np.ndarray:
@@ -167,6 +180,207 @@ def relevance(p_word_topic, p_word, lambda_: float) -> np.ndarray:
     return np.where(p > 0, out, -np.inf)
 
 
+def lens_area(r1: float, r2: float, d: float) -> float:
+    """Area shared by two discs of radii ``r1`` and ``r2`` whose centres are ``d`` apart (exact).
+
+    Examples
+    --------
+    >>> round(lens_area(1.0, 1.0, 0.0), 6) == round(math.pi, 6), lens_area(1.0, 2.0, 3.0)
+    (True, 0.0)
+    """
+    if d >= r1 + r2:
+        return 0.0
+    if d <= abs(r1 - r2):
+        return math.pi * min(r1, r2) ** 2
+    # the two circular segments on either side of the common chord
+    a1 = r1 * r1 * math.acos(max(-1.0, min(1.0, (d * d + r1 * r1 - r2 * r2) / (2.0 * d * r1))))
+    a2 = r2 * r2 * math.acos(max(-1.0, min(1.0, (d * d + r2 * r2 - r1 * r1) / (2.0 * d * r2))))
+    kite = 0.5 * math.sqrt(max(0.0, (-d + r1 + r2) * (d + r1 - r2) * (d - r1 + r2) * (d + r1 + r2)))
+    return a1 + a2 - kite
+
+
+def worst_overlap(centres, radii) -> float:
+    """The largest :func:`lens_area` of two circles, as a share of the smaller circle's area (0 for K < 2)."""
+    C = np.asarray(centres, dtype=float)
+    r = np.asarray(radii, dtype=float)
+    worst = 0.0
+    for i in range(len(r)):
+        for j in range(i + 1, len(r)):
+            d = float(math.hypot(*(C[i] - C[j])))
+            worst = max(worst, lens_area(float(r[i]), float(r[j]), d) / (math.pi * min(r[i], r[j]) ** 2))
+    return worst
+
+
+_GOLDEN_ANGLE = math.pi * (3.0 - math.sqrt(5.0))
+_LABEL_FONT = 12.0  # px; the CSS of .topic-label
+_GAP = 2.0  # SVG units kept between two circles' clear discs
+
+
+def circle_layout(coordinates, sizes, *, size: float = MAP_SIZE, margin: float = MAP_MARGIN,
+                  max_overlap: float = MAX_OVERLAP) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Centres and radii of the map's circles: the MDS positions, then moved apart so that none hides another.
+
+    1. Radii: the area of circle k is proportional to its size; the largest circle's radius is
+       ``min(size / 7, sqrt(0.18 size^2 / (pi K)))`` (K equal circles cover 18% of the map), no radius below 3.
+    2. Positions: the MDS coordinates mapped linearly (the same scale on both axes, y upwards) onto the square
+       map less its margin and the largest circle, so the geometry is the starting point.
+    3. Separation, deterministic: each circle's *clear disc* is the circle, or the disc around its label (the
+       topic's number) when that is larger, plus half a unit. While two clear discs overlap, both move apart
+       along the line of their centres, the larger one less (shares by area), all pairs at once, each circle
+       kept inside the map. Only overlapping circles move, each as little as resolving its overlaps needs.
+       If 100 such rounds leave an overlap (a crowd of topics at nearly one point relaxes slowly), the circles
+       are instead placed one by one, largest first, each at the free point nearest its position of step 2
+       (touching a circle already placed), and relaxed again.
+    4. If overlaps still remain, every radius shrinks by 15% and step 2 starts again.
+
+    The result has no two clear discs overlapping, so no circle covers any part of another, every label sits
+    in its own free disc, and each circle is large enough to click. The distances between circles are then
+    **approximate**: topics closer than their circles allow are drawn touching, not on top of one another,
+    and a circle pushed off a crowd is farther from it than the Jensen-Shannon distance says. Cost: O(K^2)
+    per round, milliseconds for K = 100 in the usual case.
+
+    Parameters
+    ----------
+    coordinates : array-like, shape (K, 2)
+        The topics' MDS coordinates (:func:`classical_mds`).
+    sizes : array-like, shape (K,)
+        Positive topic sizes (any scale; the largest gets the largest circle).
+    size, margin : float
+        The square map's side and the margin kept free at its edges, in SVG units.
+    max_overlap : float
+        The largest share of the smaller circle's area one circle may cover of another; the result is checked
+        against it with :func:`worst_overlap` (the separation gives 0 in practice).
+
+    Returns
+    -------
+    centres : ndarray, shape (K, 2)
+        In SVG units, y downwards.
+    radii : ndarray, shape (K,)
+    origin : ndarray, shape (2,)
+        Where the MDS origin is drawn (the axes cross there).
+
+    Examples
+    --------
+    >>> centres, radii, origin = circle_layout(np.zeros((3, 2)), [1.0, 1.0, 1.0])  # three identical topics
+    >>> worst_overlap(centres, radii)
+    0.0
+    """
+    X = np.asarray(coordinates, dtype=float)
+    s = np.asarray(sizes, dtype=float)
+    if X.ndim != 2 or X.shape[1] != 2 or X.shape[0] < 1 or s.shape != (X.shape[0],):
+        raise ValueError(f"coordinates must be (K, 2) and sizes (K,), got shapes {X.shape} and {s.shape}")
+    if not (np.all(np.isfinite(X)) and np.all(np.isfinite(s)) and np.all(s > 0)):
+        raise ValueError("coordinates must be finite and sizes positive")
+    size = check_real(size, "size", low=1.0)
+    margin = check_real(margin, "margin", low=0.0, high=size / 4, low_open=False)
+    max_overlap = check_real(max_overlap, "max_overlap", low=0.0, high=1.0, low_open=False, high_open=False)
+    K = X.shape[0]
+    largest = min(size / 7.0, math.sqrt(0.18 * size * size / math.pi / K))
+    radii = np.maximum(3.0, largest * np.sqrt(s / s.max()))
+    # a label is the topic's number in a bold 12 px font: about 0.65 em a digit, 1.15 em high
+    digits = np.array([len(str(k)) for k in range(K)], dtype=float)
+    label = np.hypot(0.325 * _LABEL_FONT * digits, 0.575 * _LABEL_FONT)
+    centres, origin = _separate(X, radii, label, size, margin)
+    for _ in range(30):  # 0.85^30 < 1%: circles that small always fit, unless the labels alone cannot
+        if centres is not None and worst_overlap(centres, radii) <= max_overlap:
+            break
+        radii = radii * 0.85
+        centres, origin = _separate(X, radii, label, size, margin)
+    if centres is None:  # only when the labels alone cannot fit (K in the thousands): overlap allowed, said so
+        centres, origin = _separate(X, radii, label, size, margin, give_up=True)
+    assert centres is not None
+    return centres, radii, origin
+
+
+def _separate(X: np.ndarray, radii: np.ndarray, label: np.ndarray, size: float, margin: float,
+              give_up: bool = False) -> tuple[np.ndarray | None, np.ndarray]:
+    """Steps 2 and 3 of :func:`circle_layout`: (centres, origin), centres None when overlaps remain."""
+    K = X.shape[0]
+    clear = np.maximum(radii, label) + _GAP / 2.0
+    clear = np.minimum(clear, (size - 2.0 * margin) / 2.0)
+    low, high = margin + clear, size - margin - clear
+    mid = (X.max(axis=0) + X.min(axis=0)) / 2.0
+    span = float(np.max(X.max(axis=0) - X.min(axis=0)))
+    inner = size - 2.0 * (margin + clear.max())
+    scale = inner / span if K > 1 and span > 1e-12 else 0.0
+    flip = np.array([1.0, -1.0])  # MDS' y points up, SVG's down
+    origin = size / 2.0 - mid * scale * flip
+    P = size / 2.0 + (X - mid) * scale * flip
+    # a Vogel spiral of half a unit: distinct starts even for identical topics, no visible move otherwise
+    k = np.arange(K)
+    P = P + 0.5 * np.sqrt((k + 0.5) / K)[:, None] * np.stack([np.cos(_GOLDEN_ANGLE * k),
+                                                              np.sin(_GOLDEN_ANGLE * k)], axis=1)
+    P = np.clip(P, low[:, None], high[:, None])
+    relaxed = _relax(P, clear, low, high, rounds=100)
+    if relaxed is None:
+        # a crowd (many topics at nearly one point) relaxes slowly: place the circles one by one, each at the
+        # free point nearest its MDS position, then relax what is left
+        placed = _place(P, clear, low, high, np.argsort(-clear, kind="stable"))
+        relaxed = None if placed is None else _relax(placed, clear, low, high)
+        if relaxed is None and give_up:
+            relaxed = P if placed is None else placed
+    return relaxed, origin
+
+
+def _relax(P: np.ndarray, clear: np.ndarray, low: np.ndarray, high: np.ndarray, rounds: int = 300) -> np.ndarray | None:
+    """Move overlapping clear discs apart, all pairs at once, until none overlaps (None if rounds run out)."""
+    K = P.shape[0]
+    need = clear[:, None] + clear[None, :]
+    area = clear ** 2
+    share = area[None, :] / (area[:, None] + area[None, :])  # i's part of pair (i, j)'s move: larger moves less
+    upper = np.triu(np.ones((K, K), dtype=bool), 1)
+    pairs = upper | upper.T
+    sign = np.where(upper, 1.0, -1.0)[..., None] * np.array([1.0, 0.0])
+    for _ in range(rounds):
+        diff = P[:, None, :] - P[None, :, :]
+        d = np.hypot(diff[..., 0], diff[..., 1])
+        gap = np.where(pairs, need - d, -np.inf)
+        if K < 2 or gap.max() <= 0.0:
+            return P
+        # push a quarter unit past touching, so a pair ends apart in finitely many rounds
+        push = np.where(gap > 0.0, gap + 0.25, 0.0) * share
+        with np.errstate(divide="ignore", invalid="ignore"):
+            unit = np.where(d[..., None] > 1e-9, diff / d[..., None], 0.0)
+        same = (d <= 1e-9) & pairs  # coincident centres: a fixed direction, opposite for the two circles
+        if same.any():
+            unit = np.where(same[..., None], sign, unit)
+        P = np.clip(P + np.einsum("ij,ijc->ic", push, unit), low[:, None], high[:, None])
+    return None
+
+
+def _place(P: np.ndarray, clear: np.ndarray, low: np.ndarray, high: np.ndarray, order: np.ndarray,
+           n_angles: int = 16) -> np.ndarray | None:
+    """Greedy placement in ``order``: each circle at the free point nearest its start (None if none is free).
+
+    The candidates are the start itself and points touching a placed circle: the one nearest the start and
+    ``n_angles`` around it.
+    """
+    Q = P.copy()
+    angles = 2.0 * np.pi * np.arange(n_angles) / n_angles
+    ring = np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    placed: list[int] = []
+    for i in order:
+        target = P[i]
+        if placed:
+            centres, radius = Q[placed], clear[placed] + clear[i] + 0.25
+            towards = target - centres
+            norm = np.hypot(towards[:, 0], towards[:, 1])
+            towards = np.where(norm[:, None] > 1e-9, towards / np.maximum(norm, 1e-300)[:, None], ring[0])
+            candidates = np.concatenate([target[None, :], centres + radius[:, None] * towards,
+                                         (centres[:, None, :] + radius[:, None, None] * ring[None]).reshape(-1, 2)])
+            inside = np.flatnonzero(np.all((candidates >= low[i] - 1e-9) & (candidates <= high[i] + 1e-9), axis=1))
+            dx = candidates[inside, None, 0] - centres[None, :, 0]
+            dy = candidates[inside, None, 1] - centres[None, :, 1]
+            free = np.all(dx * dx + dy * dy >= ((clear[placed] + clear[i]) ** 2)[None, :], axis=1)
+            ok = inside[free]
+            if ok.size == 0:
+                return None
+            far = np.hypot(*(candidates[ok] - target).T)
+            Q[i] = candidates[ok[np.argmin(far)]]
+        placed.append(int(i))
+    return Q
+
+
 def topic_sizes(published: Mapping[str, Any]) -> tuple[np.ndarray, str]:
     """(sizes summing to 1, the sentence saying where they come from), from a published release dict.
 
@@ -188,7 +402,10 @@ def topic_sizes(published: Mapping[str, Any]) -> tuple[np.ndarray, str]:
 
 
 def view_data(release, n_words: int = 30, relevance_lambda: float = DEFAULT_LAMBDA) -> dict[str, Any]:
-    """The JSON the page embeds: per topic its MDS coordinates, size and top words with p(w|t) and p(w).
+    """The JSON the page embeds: per topic its MDS coordinates, size, circle and top words with p(w|t) and p(w).
+
+    Each topic's circle (``cx``, ``cy``, ``r``, in the map's SVG units, y downwards) is :func:`circle_layout`'s,
+    and ``map.origin`` is where the MDS origin is drawn; the script draws them as they are.
 
     Parameters are those of :func:`release_html`. Computed from ``release.to_dict()`` only.
     """
@@ -203,10 +420,12 @@ def view_data(release, n_words: int = 30, relevance_lambda: float = DEFAULT_LAMB
     sizes, sizes_source = topic_sizes(published)
     p_word = sizes @ P
     coordinates = classical_mds(js_distances(P), 2)
+    centres, radii, origin = circle_layout(coordinates, sizes)
     n = min(n_words, P.shape[1])
     order = np.argsort(-P, axis=1, kind="stable")[:, :n]  # the order of release.top_words(n)
     topics = [{
         "x": float(coordinates[k, 0]), "y": float(coordinates[k, 1]), "size": float(sizes[k]),
+        "cx": round(float(centres[k, 0]), 3), "cy": round(float(centres[k, 1]), 3), "r": round(float(radii[k]), 3),
         "words": [vocabulary[j] for j in row], "p": [float(P[k, j]) for j in row],
         "pw": [float(p_word[j]) for j in row],
     } for k, row in enumerate(order)]
@@ -214,6 +433,7 @@ def view_data(release, n_words: int = 30, relevance_lambda: float = DEFAULT_LAMB
         "format": VIEW_FORMAT, "n_topics": int(P.shape[0]), "n_vocabulary": int(P.shape[1]), "n_words": n,
         "lambda": relevance_lambda, "sizes_released": not sizes_source.startswith(EQUAL_SIZES),
         "sizes_source": sizes_source, "topics": topics,
+        "map": {"size": MAP_SIZE, "origin": [round(float(origin[0]), 3), round(float(origin[1]), 3)]},
     }
 
 
@@ -232,8 +452,8 @@ def release_html(release, path=None, *, n_words: int = 30, relevance_lambda: flo
         Where to write the page (UTF-8; atomically: a reader never sees half a page).
     n_words : int, default=30
         Words kept per topic (at least 1; at most the vocabulary's size is used).
-    relevance_lambda : float in [0, 1], default=0.6
-        The slider's initial lambda.
+    relevance_lambda : float in [0, 1], default=1
+        The slider's initial lambda: 1 opens on the words ``release.top_words()`` prints, in its order.
     title : str, optional
         The page's heading; default names the mechanism.
     overwrite : bool, default=True
@@ -266,7 +486,7 @@ def release_html(release, path=None, *, n_words: int = 30, relevance_lambda: flo
     page = _TEMPLATE.format(
         title=html.escape(heading), css=_CSS, script=_SCRIPT, data=_script_json(data),
         privacy=_privacy_html(report), sizes=html.escape(data["sizes_source"]), n_words=data["n_words"],
-        K=data["n_topics"], V=data["n_vocabulary"], lam=f"{data['lambda']:.2f}",
+        K=data["n_topics"], V=data["n_vocabulary"], lam=f"{data['lambda']:.2f}", map_size=f"{MAP_SIZE:g}",
     )
     if path is not None:  # atomically: a browser or a killed run never sees half a page
         from ._files import atomic_write
@@ -310,21 +530,21 @@ def _script_json(data: Mapping) -> str:
 
 def _privacy_html(report: Mapping[str, Any]) -> str:
     """The privacy summary, as static HTML (readable without the script)."""
-    from .release import guarantee_line
     from .report import RANDOM_DP_CAVEAT, PrivacyReport
 
     r = PrivacyReport.from_dict(dict(report))
+    # the first line is the report's headline (the certified epsilon, and the requested one when they differ);
+    # its column padding is for a terminal
+    key, _, statement = r.headline().partition(" ")
     rows = [("guarantee", r.guarantee), ("unit", r.unit), ("neighbours", r.neighbours),
-            ("epsilon", f"{float(r.epsilon):g}"), ("delta", f"{float(r.delta):g}")]
+            ("requested epsilon", f"{float(r.epsilon):g}"), ("delta", f"{float(r.delta):g}")]
     if r.gamma is not None:
         rows.append(("gamma", f"{float(r.gamma):g}"))
-    certified = r.certified_epsilon()
-    if math.isfinite(certified):
-        rows.append(("certified epsilon", f"{certified:.4g}"))
     rows.append(("mechanism", r.mechanism))
     cells = "".join(f"<div><span class=\"k\">{html.escape(k)}</span> <b>{html.escape(str(v))}</b></div>"
                     for k, v in rows)
-    parts = [f"<div class=\"line\">{html.escape(guarantee_line(r))}</div>", f"<div class=\"kv\">{cells}</div>"]
+    parts = [f"<div class=\"line\" id=\"headline\">{html.escape(key)} {html.escape(statement.strip())}</div>",
+             f"<div class=\"kv\">{cells}</div>"]
     warnings = [f"{path}: {status}" for path, status in r.published.items() if status.startswith("NOT COVERED")]
     if r.seeded:
         warnings.append("seeded: the noise is reproducible; a seeded release must not be published as private")
@@ -393,7 +613,6 @@ _SCRIPT = r"""
     var data = JSON.parse(document.getElementById("topicdp-view-data").textContent);
     var svg = document.getElementById("map");
     var NS = svg.namespaceURI;  // the SVG namespace, as the HTML parser set it
-    var W = 520, H = 520, M = 14;
     var topics = data.topics, K = topics.length;
     var state = {topic: 0, lambda: data.lambda};
 
@@ -404,20 +623,12 @@ _SCRIPT = r"""
       return node;
     }
 
-    // -- the intertopic distance map: circle areas proportional to the sizes --------------------------
-    var maxSize = Math.max.apply(null, topics.map(function (t) { return t.size; }));
-    var R = Math.min(W / 7, Math.sqrt(0.18 * W * H / Math.PI / Math.max(K, 1) / 1.0));
-    var radii = topics.map(function (t) { return Math.max(3, R * Math.sqrt(t.size / maxSize)); });
-    var xs = topics.map(function (t) { return t.x; }), ys = topics.map(function (t) { return t.y; });
-    var span = Math.max(Math.max.apply(null, xs) - Math.min.apply(null, xs),
-                        Math.max.apply(null, ys) - Math.min.apply(null, ys), 1e-12);
-    var cx0 = (Math.max.apply(null, xs) + Math.min.apply(null, xs)) / 2;
-    var cy0 = (Math.max.apply(null, ys) + Math.min.apply(null, ys)) / 2;
-    var inner = Math.min(W, H) - 2 * (M + Math.max.apply(null, radii));
-    var scale = K > 1 ? inner / span : 0;
-    function px(t) { return W / 2 + (t.x - cx0) * scale; }
-    function py(t) { return H / 2 - (t.y - cy0) * scale; }
-    var ox = W / 2 - cx0 * scale, oy = H / 2 + cy0 * scale;
+    // -- the intertopic distance map: circles laid out in Python (circle_layout), drawn as they are -------
+    var W = data.map.size, H = data.map.size;
+    var radii = topics.map(function (t) { return t.r; });
+    function px(t) { return t.cx; }
+    function py(t) { return t.cy; }
+    var ox = data.map.origin[0], oy = data.map.origin[1];
     el("line", {x1: 0, y1: oy, x2: W, y2: oy, "class": "axis"}, svg);
     el("line", {x1: ox, y1: 0, x2: ox, y2: H, "class": "axis"}, svg);
     el("text", {x: W - 6, y: oy - 5, "class": "axis-label", "text-anchor": "end"}, svg).textContent = "PC1";
@@ -526,7 +737,7 @@ _TEMPLATE = """<!DOCTYPE html>
 <main>
 <section id="left">
 <h2>Intertopic distance map <span class="k">(classical MDS of Jensen&ndash;Shannon distances)</span></h2>
-<svg id="map" viewBox="0 0 520 520" role="img" aria-label="intertopic distance map"></svg>
+<svg id="map" viewBox="0 0 {map_size} {map_size}" role="img" aria-label="intertopic distance map"></svg>
 <div class="small">Circle area: topic size. <b>{sizes}</b>. Click a circle (or Tab to it and press Enter) to
 select its topic.</div>
 <div class="small">relevance = &lambda; log p(w|t) + (1 &minus; &lambda;) log(p(w|t) / p(w)) (Sievert &amp;
