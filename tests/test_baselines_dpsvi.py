@@ -129,7 +129,7 @@ OLD_NONPRIVATE = {
 
 
 def test_svilda_reproduces_the_old_nonprivate_path(monkeypatch):
-    """The same topics, bit for bit, as before (digests in ``OLD_NONPRIVATE``, computed by running the old code
+    """The same topics, to rounding, as before (digests in ``OLD_NONPRIVATE``, computed by running the old code
     with ``TOPICDP_ESTEP_ENGINE=numpy``; the engine is pinned because numba rounds differently in the last
     digits). ``DPSVI(epsilon=None)`` kept DPSVI's Poisson sampling and cap of 100: SVILDA with those."""
     monkeypatch.setenv("TOPICDP_ESTEP_ENGINE", "numpy")
@@ -139,7 +139,10 @@ def test_svilda_reproduces_the_old_nonprivate_path(monkeypatch):
             "DPSVI(3, epsilon=None, n_iterations=20)": SVILDA(3, n_iterations=20, sampling="poisson",
                                                               doc_length_cap=100, random_state=0)}
     for name, est in fits.items():
-        np.testing.assert_array_equal(est.fit(X).topic_word_ @ probe, np.array(OLD_NONPRIVATE[name]), err_msg=name)
+        # to 1e-13: BLAS kernels differ by processor in the last bits (1 ulp seen on this project's machines), a
+        # regression by far more
+        np.testing.assert_allclose(est.fit(X).topic_word_ @ probe, np.array(OLD_NONPRIVATE[name]), rtol=0, atol=1e-13,
+                                   err_msg=name)
 
 
 @pytest.mark.slow
