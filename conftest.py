@@ -14,3 +14,16 @@ EXTRAS = {
 
 collect_ignore = [path for module, paths in EXTRAS.items() if importlib.util.find_spec(module) is None
                   for path in paths]
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _fresh_release_history():
+    """Each test starts as a fresh process would: the sketch of earlier private fits (the repeated-release warning's
+    memory) is emptied, so a test sees only the repeated releases it makes itself, and must expect those."""
+    from topicdp._repeats import _SEEN
+
+    _SEEN.clear()
+    yield
