@@ -96,3 +96,12 @@ def test_demo_releases_readable_topics_of_the_generated_corpus(capsys):
     text = capsys.readouterr().out
     overlap = float(re.search(r"matched top-10 overlap with the generating topics: ([0-9.]+)", text).group(1))
     assert overlap >= 0.3
+
+
+def test_the_random_dp_demo_ends_with_status_0_when_it_shows_the_refusal(capsys):
+    """The documented agnostic demo stops at the forecast on 150 users: that is what it shows, so it ends 0 and
+    says so, instead of 'topicdp: error' and status 2 (9 pairs: the exchangeable sizing keeps it fast)."""
+    assert main(["demo", "--guarantee", "random-dp", "--sizing", "exchangeable"]) == 0
+    captured = capsys.readouterr()
+    assert "the demo ends with a refusal, as expected at this size" in captured.out
+    assert "error" not in captured.err and "nothing was released and no budget was spent" in captured.out

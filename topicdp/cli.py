@@ -5,6 +5,7 @@ pipeline's (:mod:`topicdp.pipeline`)."""
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import re
 import sys
@@ -222,6 +223,7 @@ def _show(args, release, elapsed: float, truth=None) -> None:
     nonprivate = args.show_nonprivate and release.nonprivate is not None
     if nonprivate:
         print(format_topics(release.nonprivate_top_words(args.top), "top words before noise (NOT PRIVATE):"))
+    print(f"\nreleased: {release.report.headline().split(maxsplit=1)[1]}")  # the guarantee first, then the topics
     print(format_topics(release.top_words(args.top), f"top words of the release ({release.report.mechanism}):"))
     if truth is not None:
         from .metrics.readability import topic_overlap
@@ -271,22 +273,20 @@ def cmd_demo(args) -> int:
             "a non-private gensim LDA of the same corpus (the forecast's scale; the forecast assumes real text, "
             "where dp-vem's and LDA's topics agree about 0.3 without noise: on ten well-separated generated topics "
             "they agree more)", reference_lda(corpus, 10))])
+    from .pipeline import ReleaseRefused
+
     print("topicdp demo: gensim LDA on the embedded Lee news corpus (150 documents, one per user; the other 150 "
           f"as the public reference P),\nreleased with TopicDP (random DP, NOT DP) at epsilon={args.epsilon:g}, "
           f"delta={args.delta:g}, gamma={args.gamma:g}\n")
-    return cmd_privatize(args)
+    try:
+        return cmd_privatize(args)
+    except ReleaseRefused as refused:  # what this demo shows at 150 users: the forecast refuses before the noise
+        print(f"\nthe demo ends with a refusal, as expected at this size: {refused}")
+        return 0
 
 
-def _populate_compare(p: argparse.ArgumentParser) -> None:
-    from .experiments.cli import populate
-
-    populate(p)
-
-
-def _populate_audit(p: argparse.ArgumentParser) -> None:
-    from .audit.cli import populate
-
-    populate(p)
+def _populate(module: str):  # the parser of a command in ``module``, imported only when that command is used
+    return lambda p: importlib.import_module(module, __package__).populate(p)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -315,9 +315,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--top", type=int, default=10, help="top words shown per topic (and drawn by --plot)")
         p.set_defaults(func=cmd_privatize if name == "privatize" else cmd_demo, check=check_arguments)
     sub.add_parser("compare", help="compare mechanisms on one corpus: CSV, plots and a table",
-                   populate=_populate_compare)
+                   populate=_populate(".experiments.cli"))
     sub.add_parser("audit", help="empirically lower-bound the epsilon of a mechanism on a canary",
-                   populate=_populate_audit)
+                   populate=_populate(".audit.cli"))
     return parser
 
 
