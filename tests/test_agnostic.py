@@ -9,6 +9,10 @@ from topicdp.mechanisms.postprocess import project_to_simplex
 from topicdp.rdp import calibrate_gaussian
 from topicdp.samplers import PRIVATE_ORACLE, SensitivitySampling
 
+# these tests release the same small corpus many times on purpose (seeds, mechanisms, clones): the repeated-release warning
+# is expected here (elsewhere it is an error, pyproject.toml)
+pytestmark = pytest.mark.filterwarnings("ignore::topicdp.RepeatedReleaseWarning")
+
 
 def exact_delta(sigma, eps, sens):
     """Balle & Wang (2018) Thm. 8, written here independently of topicdp.rdp."""
