@@ -50,3 +50,22 @@ def test_a_killed_append_leaves_no_partial_row(tmp_path):
     reopened.write({"panel": "c", "epsilon": 2}, {"l1": 0.25})
     rows = reopened.rows()
     assert [r["panel"] for r in rows] == ["a", "a", "c"] and rows[-1]["value"] == "0.25"
+
+
+def test_the_table_leaves_out_rows_that_do_not_apply_and_footnotes_the_spectral_perplexity():
+    from topicdp.experiments.table import format_table
+
+    def row(mech, eps, metric, value, extra=""):
+        return {"panel": "table", "mechanism": mech, "epsilon": eps, "metric": metric, "value": value, "extra": extra}
+
+    rows = [row("dp-vem", 3.0, "failed", 0.0), row("dp-vem", 3.0, "c_npmi", 0.05), row("dp-vem", 3.0, "perplexity", 900),
+            row("dpsvi", 3.0, "failed", 1.0, '{"reason": "not applicable: dpsvi protects documents under add-remove '
+                'neighbours"}'),
+            row("spectral-config-1", 3.0, "failed", 1.0, '{"reason": "precondition failed: the gap"}'),
+            row("spectral-nonprivate", float("inf"), "failed", 0.0),
+            row("spectral-nonprivate", float("inf"), "perplexity", 7638825.0)]
+    table = format_table(rows)
+    assert "| dpsvi |" not in table and "Left out: dpsvi, not applicable: dpsvi protects documents" in table
+    assert "| spectral-config-1 | 3 | failed: precondition failed" in table  # a failure that applies stays a row
+    assert "| spectral-nonprivate | inf |  |  | 7638825.000 (*) |" in table and "(*) Not comparable" in table
+    assert "| dp-vem | 3 | 0.050 |  | 900.000 |" in table

@@ -102,17 +102,40 @@ def _key(combo, name, k) -> dict:
 
 
 def format_table(rows: list[dict]) -> str:
-    """Markdown table: one line per (mechanism, epsilon) with c_npmi, u_mass, perplexity (or the failure)."""
+    """Markdown table: one line per (mechanism, epsilon) with c_npmi, u_mass, perplexity (or the failure).
+
+    A mechanism that does not apply at the table's unit and neighbour relation has no rows: one line under the table
+    says why. The spectral rows' perplexity is footnoted: it is not comparable with the others' (see the note).
+    """
     cells: dict = {}
     for r in rows:
         if r["panel"] == "table":
             cells.setdefault((r["mechanism"], float(r["epsilon"])), {})[r["metric"]] = (r["value"], r["extra"])
     lines = ["| mechanism | epsilon | c_npmi | u_mass | perplexity |", "|---|---|---|---|---|"]
+    left_out: dict = {}
+    spectral_perplexity = False
     for (mech, eps), vals in sorted(cells.items()):
         if float(vals.get("failed", ("0", ""))[0]) == 1.0:
-            reason = json.loads(vals["failed"][1]).get("reason", "")[:110].replace("|", "/")
-            lines.append(f"| {mech} | {eps:g} | failed: {reason} | | |")
+            reason = json.loads(vals["failed"][1]).get("reason", "")
+            if reason.startswith("not applicable"):
+                left_out[mech] = reason
+                continue
+            lines.append(f"| {mech} | {eps:g} | failed: {reason[:110].replace('|', '/')} | | |")
             continue
         get = lambda name: f"{float(vals[name][0]):.3f}" if name in vals else ""
-        lines.append(f"| {mech} | {eps:g} | {get('c_npmi')} | {get('u_mass')} | {get('perplexity')} |")
+        mark = ""
+        if mech.startswith("spectral") and "perplexity" in vals:
+            mark, spectral_perplexity = " (*)", True
+        lines.append(f"| {mech} | {eps:g} | {get('c_npmi')} | {get('u_mass')} | {get('perplexity')}{mark} |")
+    for mech, reason in left_out.items():
+        lines.append(f"\nLeft out: {mech}, {reason}.")
+    if spectral_perplexity:
+        lines.append(f"\n(*) Not comparable with the other rows: held-out tokens of a word that every topic gives "
+                     f"probability 0 are scored at the floor {PERPLEXITY_FLOOR:g}, and the spectral method's topics "
+                     "(projected onto the simplex) are 0 on many words, so its perplexity is set by those tokens. "
+                     "Compare the spectral rows by coherence.")
     return "\n".join(lines)
+
+
+#: the floor on word probabilities of :func:`topicdp.metrics.heldout_perplexity` (its default ``min_prob``)
+PERPLEXITY_FLOOR = 1e-12
