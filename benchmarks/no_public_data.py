@@ -35,8 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
-def split(name: str, workdir: Path) -> tuple[str, str, list]:
-    """(private file, reference file, held-out records) of one corpus."""
+def split_records(name: str) -> tuple[list, list, list]:
+    """(private, reference, held-out) (text, user) records of one corpus: ``h < 0.5``, ``0.5 <= h < 0.75``, the rest."""
     from topicdp.corpus import read_jsonl_records
     from topicdp.pipeline import user_selected
 
@@ -44,6 +44,12 @@ def split(name: str, workdir: Path) -> tuple[str, str, list]:
     for text, user in read_jsonl_records(DATA / name / f"{name}.jsonl.gz"):
         part = private if user_selected(user, 0.5) else reference if user_selected(user, 0.75) else held
         part.append((text, user))
+    return private, reference, held
+
+
+def split(name: str, workdir: Path) -> tuple[str, str, list]:
+    """(private file, reference file, held-out records) of one corpus."""
+    private, reference, held = split_records(name)
     paths = []
     for label, rows in (("private", private), ("reference", reference)):
         path = workdir / f"{name}-{label}.jsonl"

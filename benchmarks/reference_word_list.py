@@ -30,13 +30,20 @@ def main() -> int:
     if not path.exists():
         print(f"skipped: {path} is absent")
         return 0
-    from topicdp.corpus import read_jsonl_records, tokenize
+    from topicdp.corpus import read_jsonl_records
     from topicdp.pipeline import user_selected
 
     texts = [t for t, u in read_jsonl_records(path) if user_selected(u, 0.75) and not user_selected(u, 0.5)]
-    counts = Counter(w for doc in tokenize(texts) for w in doc)
-    Path(args.out).write_text("\n".join(w for w, _ in counts.most_common(args.size)) + "\n")
+    Path(args.out).write_text("\n".join(most_frequent(texts, args.size)) + "\n")
     return 0
+
+
+def most_frequent(texts, size: int) -> list[str]:
+    """The ``size`` most frequent tokens of ``texts`` (the package's tokeniser), most frequent first."""
+    from topicdp.corpus import tokenize
+
+    counts = Counter(w for doc in tokenize(texts) for w in doc)
+    return [w for w, _ in counts.most_common(size)]
 
 
 if __name__ == "__main__":

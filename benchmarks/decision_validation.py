@@ -1,0 +1,338 @@
+"""The plan's decision beside the release it decided on, measured: blogs at 500 to 2,000 private users, both units,
+with and without a public reference, several noise draws each.
+
+Split (``no_public_data.split_records``, a hash of the user id): ``h < 0.5`` the private pool, ``0.5 <= h < 0.75``
+the public reference (and its 2,000 most frequent words, ``reference_word_list.most_frequent``: the public word
+list of the "reference" rows), ``h >= 0.75`` held out for the scores. A size n takes the first n users of the
+private pool in the order of a second hash of the id (so the sizes are nested), each with at most 20 posts (a
+per-user rule: a hash of the user and the post's index picks them); that file *is* the private corpus, so its
+count is exact and the release states it (``n_units``: replace-one neighbours, as ``topicdp privatize --n-units``).
+
+Two steps:
+
+``release`` (expensive, cached in ``--cache``, one JSON line per (size, unit, reference, draw); resumable): the
+release forced (``release_anyway``) through :func:`topicdp.pipeline.release` exactly as the owner runs it --
+without a reference a DP vocabulary of at most 2,000 words (20% of epsilon) and dp-vem from a random start; with
+one, the reference's word list (public, nothing spent on it) and dp-vem from the reference's topics. A line keeps
+the release's top-10 lists, the DP outputs the plan read (the words kept) and the lines it printed then. A refusal
+that ``release_anyway`` cannot override (the DP vocabulary kept fewer words than topics) is a line too.
+
+``table`` (cheap but for one LDA fit per size, cached beside ``--cache``): every release scored from its lists on
+the held-out users (:func:`topicdp.metrics.readability`) against a non-private gensim LDA (5 passes) of the same
+private file on an *ordinary* vocabulary (the 2,000 most frequent words with min_df 5 and max_df 0.5, as
+``utility_real.load`` builds it: what the owner fits without privacy), never one restricted to the release's words:
+NPMI and contrast as ratios to that LDA's on the same held-out users, diversity, matched overlap by word. Beside it,
+the decision the *current* code makes for each cell from the public facts and the recorded DP outputs (the stated
+count, the words kept), with the simulation on the public reference where there is one.
+
+    OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/decision_validation.py release \
+        --cache docs/results/decision_validation.jsonl
+    OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/decision_validation.py table \
+        --cache docs/results/decision_validation.jsonl --out docs/results/decision_validation_table.md
+
+Skips (exit 0) where ``../shared/data`` is absent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import numpy as np  # noqa: E402
+
+from topicdp.forecast import TARGETS as _TARGETS  # noqa: E402
+from no_public_data import DATA, split_records  # noqa: E402
+from reference_word_list import most_frequent  # noqa: E402
+
+SIZES = (500, 750, 1000, 1500, 2000)
+UNITS = ("user", "document")
+K, MAX_DOCS, EPSILON, DELTA = 10, 20, 3.0, 1e-6
+#: the product owner's targets (topicdp.forecast.TARGETS), relative to the non-private LDA (x) or absolute
+TARGETS = {unit: vars(t) for unit, t in _TARGETS.items()}
+
+
+def _hash(*parts) -> int:
+    return int.from_bytes(hashlib.sha256("\x00".join(map(str, parts)).encode()).digest()[:8], "big")
+
+
+def capped(records: list, users: set | None = None) -> list:
+    """At most MAX_DOCS posts of each user (of ``users``), chosen by a hash of (user, post index): per user."""
+    by_user: dict = {}
+    for text, user in records:
+        if users is None or user in users:
+            by_user.setdefault(user, []).append(text)
+    out = []
+    for user, texts in by_user.items():
+        keep = sorted(range(len(texts)), key=lambda i: _hash("post", user, i))[:MAX_DOCS]
+        out += [(texts[i], user) for i in sorted(keep)]
+    return out
+
+
+def private_sample(pool: list, n: int) -> list:
+    """The first ``n`` users of the private pool in the order of a hash of their id, capped (nested sizes)."""
+    users = sorted(dict.fromkeys(u for _, u in pool), key=lambda u: _hash("size", u))[:n]
+    return capped(pool, set(users))
+
+
+def write_jsonl(rows: list, path: Path) -> str:
+    path.write_text("".join(json.dumps({"text": t, "user": u}) + "\n" for t, u in rows))
+    return str(path)
+
+
+class Data:
+    """The split, the reference file and its word list, built once per process in ``workdir``."""
+
+    def __init__(self, workdir: Path):
+        pool, reference, held = split_records("blogs")
+        self.pool, self.held = pool, held
+        self.reference_rows = capped(reference)
+        self.reference = write_jsonl(self.reference_rows, workdir / "reference.jsonl")
+        self.words = sorted(most_frequent([t for t, _ in self.reference_rows], 2000))
+        self.workdir = workdir
+
+    def private(self, n: int) -> tuple[str, list]:
+        rows = private_sample(self.pool, n)
+        return write_jsonl(rows, self.workdir / f"private-{n}.jsonl"), rows
+
+
+def request_for(path: str, rows: list, unit: str, reference: str | None, words: list | None, seed: int | None,
+                release_anyway: bool = True):
+    """The owner's request: the count stated (the file's exact count), DP vocabulary or the reference's words."""
+    from topicdp.pipeline import CorpusSource, ReleaseRequest, VocabularyPolicy
+
+    n_units = len({u for _, u in rows}) if unit == "user" else len(rows)
+    vocabulary = VocabularyPolicy.dp(max_features=2000) if words is None else VocabularyPolicy.public(words)
+    return ReleaseRequest(CorpusSource(path), vocabulary, epsilon=EPSILON, delta=DELTA, unit=unit, n_topics=K,
+                          reference=reference, n_units=n_units, seed=seed, release_anyway=release_anyway)
+
+
+def ordinary_lda(rows: list):
+    """The non-private gensim LDA the owner would fit: the 2,000 most frequent words (min_df 5, max_df 0.5), 5 passes
+    (as ``utility_real.gensim_reference`` and the simulation's LDA: one pass over a few thousand posts is 3 updates,
+    far from converged)."""
+    from topicdp.corpus import Corpus
+    from topicdp.topics import reference_lda
+
+    corpus = Corpus.from_texts([t for t, _ in rows], [u for _, u in rows], min_df=5, max_df=0.5, max_features=2000)
+    return reference_lda(corpus, K, passes=5), list(corpus.vocabulary)
+
+
+def lda_lists(data: "Data", n: int, path: Path) -> list[list[str]]:
+    """The top-10 lists of the ordinary LDA of size ``n``, fitted once and cached in ``path`` (JSON, by size)."""
+    cached = json.loads(path.read_text()) if path.exists() else {}
+    if str(n) not in cached:
+        W, vocabulary = ordinary_lda(data.private(n)[1])
+        cached[str(n)] = [[vocabulary[j] for j in np.argsort(-row, kind="stable")[:10]] for row in W]
+        path.write_text(json.dumps(cached))
+    return cached[str(n)]
+
+
+def score_lists(ours: list[list[str]], lda: list[list[str]], heldout) -> dict:
+    """The scores of :func:`scores` from top-10 lists alone (all four measures read only the lists), on a held-out
+    corpus whose vocabulary holds every word of both (matched by word)."""
+    from topicdp.metrics.readability import readability, top_words_matrix
+
+    words = sorted({w for lists in (ours, lda) for row in lists for w in row})
+    index = {w: j for j, w in enumerate(words)}
+
+    def matrix(lists):
+        return top_words_matrix(np.array([[index[w] for w in row] for row in lists]), len(words))
+
+    mine = readability(matrix(ours), words, heldout, reference=matrix(lda))
+    base = readability(matrix(lda), words, heldout)
+    return {"npmi": mine["npmi"] / base["npmi"], "contrast": mine["npmi_contrast"] / base["npmi_contrast"],
+            "diversity": mine["diversity"], "overlap": mine["overlap"], "lda_npmi": base["npmi"],
+            "lda_contrast": base["npmi_contrast"]}
+
+
+def meets(row: dict, unit: str) -> bool:
+    return all(row[k] >= v for k, v in TARGETS[unit].items())
+
+
+def run_releases(args) -> int:
+    from topicdp.pipeline import ReleaseRefused, release
+
+    cache = Path(args.cache)
+    done = set()
+    if cache.exists():
+        done = {(r["n"], r["unit"], r["reference"], r["draw"]) for r in map(json.loads, cache.open())}
+    data = Data(Path(args.workdir))
+    for n in args.sizes:
+        path, rows = data.private(n)
+        todo = [(unit, ref, draw) for unit in args.units for ref in args.references for draw in range(args.draws)
+                if (n, unit, ref, draw) not in done]
+        for unit, ref, draw in todo:
+            with_reference = ref == "yes"
+            request = request_for(path, rows, unit, data.reference if with_reference else None,
+                                  data.words if with_reference else None, seed=1000 + draw)
+            lines: list[str] = []
+            t0 = time.perf_counter()
+            head = {"n": n, "unit": unit, "reference": ref, "draw": draw, "seed": 1000 + draw,
+                    "n_units": request.n_units}
+            try:
+                result = release(request, echo=lines.append)
+            except ReleaseRefused as refused:  # a refusal release_anyway cannot override (e.g. no DP word kept)
+                with cache.open("a") as f:
+                    f.write(json.dumps({**head, "refused": str(refused), "lines": lines}) + "\n")
+                print(f"n={n} {unit} reference={ref} draw={draw}: cannot release: {refused}", flush=True)
+                continue
+            seconds = time.perf_counter() - t0
+            rel = result.release
+            vocabulary = list(rel.vocabulary)
+            record = {**head, "words": len(vocabulary), "seconds": seconds, "load": os.getloadavg()[0],
+                      "top": [[vocabulary[j] for j in np.argsort(-row, kind="stable")[:10]] for row in rel.topic_word],
+                      "lines": lines}
+            with cache.open("a") as f:
+                f.write(json.dumps(record) + "\n")
+            print(f"n={n} {unit} reference={ref} draw={draw}: {record['words']} words ({seconds:.0f} s, load "
+                  f"{record['load']:.1f})", flush=True)
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("step", choices=("release", "table"))
+    ap.add_argument("--cache", default=str(Path(__file__).resolve().parents[1] / "docs" / "results"
+                                           / "decision_validation.jsonl"))
+    ap.add_argument("--workdir", default="/tmp/decision_validation")
+    ap.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
+    ap.add_argument("--units", nargs="+", default=list(UNITS))
+    ap.add_argument("--references", nargs="+", default=["no", "yes"])
+    ap.add_argument("--draws", type=int, default=3)
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args(argv)
+    if not (DATA / "blogs").exists():
+        print(f"skipped: {DATA / 'blogs'} is absent")
+        return 0
+    Path(args.workdir).mkdir(parents=True, exist_ok=True)
+    if args.step == "release":
+        return run_releases(args)
+    return make_table(args)
+
+
+def decisions(data: Data, n: int, unit: str, ref: str, records: list) -> list[dict]:
+    """The plan's decision for each cached draw of one cell, from the current code: the public facts (the stated
+    count, the reference and its words) and the DP output recorded with the draw (the words a DP selection kept)."""
+    from topicdp.pipeline.plan import UnitCount, decide, plan_request, planned_words
+    from topicdp.pipeline.run import _start_and_simulate, read_reference
+
+    path, rows = data.private(n)
+    with_reference = ref == "yes"
+    request = request_for(path, rows, unit, data.reference if with_reference else None,
+                          data.words if with_reference else None, seed=None, release_anyway=False)
+    reference = read_reference(request) if with_reference else None
+    plan = plan_request(request, reference)
+    count = UnitCount(request.n_units, "stated")
+    if with_reference:  # one decision for every draw: the words are public, the count stated
+        simulation = _start_and_simulate(plan, reference, data.words, count)
+        decision = decide(plan, count, n_words=len(data.words), simulation=simulation, words="the release's words")
+        return [{"refused": decision.noise, "why": decision.forecast.verdict, "forecast": decision.forecast,
+                 "lines": decision.lines()} for _ in records]
+    out = []
+    n_words, _ = planned_words(plan, count)
+    try:
+        first = decide(plan, count, n_words=n_words)
+    except ValueError as exc:  # the DP vocabulary is forecast to keep fewer words than topics
+        return [{"refused": True, "why": str(exc).split(":")[0], "forecast": None, "lines": []} for _ in records]
+    for r in records:
+        # the forecast set against the forced release is the re-plan on the words the selection kept (what the
+        # release was); the decision refuses where either plan does (the first one before the selection's spend)
+        if "refused" in r:  # the selection kept fewer words than topics: nothing can be released
+            why = first.forecast.verdict if first.noise else "the DP vocabulary kept fewer words than topics"
+            out.append({"refused": True, "why": why, "forecast": None, "lines": first.lines()})
+            continue
+        second = decide(plan, count, n_words=r["words"])
+        why = (f"{first.forecast.verdict} before the selection" if first.noise else second.forecast.verdict)
+        out.append({"refused": first.noise or second.noise, "why": why, "forecast": second.forecast,
+                    "lines": first.lines() + second.lines()})
+    return out
+
+
+def _median(values):
+    return float(np.median(values)) if values else float("nan")
+
+
+def make_table(args) -> int:
+    from topicdp.corpus import Corpus
+
+    cache = [json.loads(line) for line in Path(args.cache).open()]
+    data = Data(Path(args.workdir))
+    # every score from the cached top-10 lists against the cached 5-pass ordinary LDA's lists (re-scored here, so
+    # that a change of the scoring needs no new release)
+    ldas = {n: lda_lists(data, n, Path(args.cache).with_suffix(".lda.json")) for n in sorted({r["n"] for r in cache})}
+    words = sorted({w for r in cache for row in r.get("top", []) for w in row}
+                   | {w for lists in ldas.values() for row in lists for w in row})
+    heldout = Corpus.from_texts([t for t, _ in data.held], [u for _, u in data.held], vocabulary=words)
+    for r in cache:
+        if "top" in r:
+            r.update(score_lists(r["top"], ldas[r["n"]], heldout))
+    cells: dict = {}
+    for r in cache:
+        cells.setdefault((r["n"], r["unit"], r["reference"]), []).append(r)
+    head = ("| users | unit | reference | decision | forecast overlap / NPMI / contrast | measured overlap | NPMI x | "
+            "contrast x | diversity | meets targets | decision right? |")
+    lines = [head, "|---:|---|---|---|---|---|---|---|---|---|---|"]
+    verdicts = []
+    for (n, unit, ref), records in sorted(cells.items(), key=lambda kv: (kv[0][1], kv[0][2], kv[0][0])):
+        records = sorted(records, key=lambda r: r["draw"])
+        decided = decisions(data, n, unit, ref, records)
+        released = [r for r in records if "refused" not in r]
+        meets_n = sum(meets(r, unit) for r in released)
+        refused_n = sum(d["refused"] for d in decided)
+        fc = next((d["forecast"] for d in decided if d["forecast"] is not None), None)
+        verdict = ", ".join(sorted({d["why"] for d in decided}))
+        decision = (f"refuse ({verdict})" if refused_n == len(decided) else
+                    f"release ({verdict})" if refused_n == 0 else f"{len(decided) - refused_n}/{len(decided)} "
+                    f"released ({verdict})")
+        forecast = "-" if fc is None else f"{fc.overlap_with_lda:.2f} / {fc.npmi:.2f}x / {fc.contrast:.2f}x"
+
+        def spread(key, fmt="{:.2f}"):
+            if not released:
+                return "cannot release"
+            values = [r[key] for r in released]
+            return f"{fmt.format(_median(values))} ({fmt.format(min(values))}-{fmt.format(max(values))})"
+        majority_meets = meets_n * 2 > len(records)
+        majority_refused = refused_n * 2 > len(decided)
+        right = ("yes" if majority_meets != majority_refused else
+                 "NO: refused a release that meets the targets" if majority_meets else "NO: released a miss")
+        checks = {}
+        if fc is not None and released:
+            checks["overlap"] = fc.overlap_with_lda / max(_median([r["overlap"] for r in released]), 1e-9)
+            checks["npmi"] = fc.npmi / max(_median([r["npmi"] for r in released]), 1e-9)
+            target = TARGETS[unit]["contrast"]
+            checks["contrast side"] = (fc.contrast >= target) == (_median([r["contrast"] for r in released]) >= target)
+        verdicts.append({"cell": (n, unit, ref), "right": right == "yes", **checks})
+        lines.append(f"| {n} | {unit} | {ref} | {decision} | {forecast} | {spread('overlap')} | {spread('npmi')} | "
+                     f"{spread('contrast')} | {spread('diversity')} | {meets_n}/{len(records)} | {right} |")
+    with_ratio = [v for v in verdicts if "overlap" in v]
+    summary = [
+        "",
+        f"Decisions right (refused where most draws miss the targets, released where most meet them): "
+        f"{sum(v['right'] for v in verdicts)} of {len(verdicts)} cells.",
+        f"Overlap forecast within 2x of the measured median: {sum(0.5 <= v['overlap'] <= 2 for v in with_ratio)} of "
+        f"{len(with_ratio)} cells with a release; NPMI: {sum(0.5 <= v['npmi'] <= 2 for v in with_ratio)} of "
+        f"{len(with_ratio)}; contrast on the measured side of its target: "
+        f"{sum(v['contrast side'] for v in with_ratio)} of {len(with_ratio)}.",
+        "Ratios forecast / measured: " + "; ".join(
+            f"{n} {unit} {ref}: overlap {v['overlap']:.2f}, NPMI {v['npmi']:.2f}"
+            for v in with_ratio for (n, unit, ref) in [v["cell"]]),
+    ]
+    text = "\n".join(lines + summary) + "\n"
+    print(text)
+    if args.out:
+        Path(args.out).write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
