@@ -117,7 +117,7 @@ def test_topicdp_sampling_is_required_on_the_sampled_road_and_refused_elsewhere(
 
 def test_topicdp_refuses_a_model_that_is_not_a_spec(corpora):
     private, _ = corpora
-    with pytest.raises(TypeError, match="model must be a TopicModelSpec"):
+    with pytest.raises(TypeError, match="model must be one of: a scikit-learn LatentDirichletAllocation or NMF"):
         TopicDP(lambda c: None, 1.0, sensitivity="global").fit(private)
 
 

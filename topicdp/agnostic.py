@@ -21,6 +21,7 @@ from ._names import BOUND_PARAMETERS, DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_UN
 from ._repeats import warn_on_repeated_release
 from ._validation import check_delta, check_epsilon, check_int, check_option, check_random_state
 from .adapters.base import TopicModelSpec
+from .adapters.wrap import WrappedModel, model_kind, wrap_model
 from .corpus import as_corpus
 from .mechanisms import (
     check_row_stochastic,
@@ -59,9 +60,16 @@ class TopicDP(MetaEstimatorMixin, BaseEstimator):
 
     Parameters
     ----------
-    model : TopicModelSpec
+    model : TopicModelSpec, sklearn LatentDirichletAllocation or NMF
         The non-private model, a deterministic function f: corpus -> (K, V) topic-word matrix
-        (:mod:`topicdp.adapters`: e.g. ``GensimLDA(10, random_state=0)``, ``CallableModel(func, n_topics)``).
+        (:mod:`topicdp.adapters`: e.g. ``GensimLDA(10, random_state=0)``, ``CallableModel(func, n_topics)``), or the
+        scikit-learn model the user already has, fitted or not: its class and parameters are its definition
+        (``sklearn.base.clone``) and it becomes the equivalent adapter (``n_components`` -> ``n_topics``, every other
+        parameter carried over; :func:`topicdp.adapters.wrap.wrap_model`). Its fitted state is never used: the
+        sampler refits f on neighbouring corpora, and topics fitted on the private data would be published if f
+        started from them. On the sampled road with a public P, an LDA is changed to the toolkit's stable form
+        (topics fitted on P as the start, batch learning, a constant document start, ``max_iter`` at most 3); the
+        report's notes and the ``topicdp`` log list every change. ``model_`` is the spec actually fitted.
     epsilon : float > 0, default=3.0
     delta : float in (0, 1), default=1e-6
         For ``mechanism="laplace"`` (pure epsilon-DP) delta is reported as 0.
@@ -89,6 +97,10 @@ class TopicDP(MetaEstimatorMixin, BaseEstimator):
     random_state : None or int
         Seed of the *noise*. None (default) draws from the operating system; a seeded release is marked
         ``seeded`` in its report and must not be published.
+    keep_model : bool, default=False
+        Keep a scikit-learn ``model``'s parameters as given instead of changing it to the stable form (the release
+        then carries the stability warning). Determinism's changes are still made and listed: an integer seed for
+        ``random_state=None``, one thread. Ignored for a spec, which is always used as given.
     secure_noise : bool, default=False
         Draw the Gaussian noise as an exact discrete Gaussian on a power-of-two grid (Canonne, Kamath &
         Steinke 2020; :func:`topicdp.mechanisms.secure_gaussian`) instead of numpy's floating-point
@@ -106,6 +118,10 @@ class TopicDP(MetaEstimatorMixin, BaseEstimator):
         ``release_.report``.
     n_features_in_ : int
         V, the number of words.
+    model_ : TopicModelSpec
+        f, the spec fitted: ``model`` itself for a spec, its adapter for a scikit-learn model.
+    model_changes_ : list of str
+        Every change made to the given ``model`` (empty for a spec).
 
     Examples
     --------
@@ -124,7 +140,7 @@ class TopicDP(MetaEstimatorMixin, BaseEstimator):
 
     def __init__(
         self,
-        model: TopicModelSpec,
+        model: Any,
         epsilon: float = DEFAULT_EPSILON,
         delta: float = DEFAULT_DELTA,
         *,
@@ -137,6 +153,7 @@ class TopicDP(MetaEstimatorMixin, BaseEstimator):
         n_jobs: int = 1,
         random_state: int | np.random.Generator | None = None,
         secure_noise: bool = False,
+        keep_model: bool = False,
     ) -> None:
         self.model = model
         self.epsilon = epsilon
@@ -150,6 +167,7 @@ class TopicDP(MetaEstimatorMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.secure_noise = secure_noise
+        self.keep_model = keep_model
 
     def _validate_params(self) -> None:
         """Check the parameters (called by :meth:`fit`, and by the pipeline before any work).
@@ -157,8 +175,9 @@ class TopicDP(MetaEstimatorMixin, BaseEstimator):
         Raises ``ValueError`` (``TypeError`` for a model or sampling of the wrong kind) naming the parameter and
         its allowed values.
         """
-        if not isinstance(self.model, TopicModelSpec):
-            raise TypeError(f"model must be a TopicModelSpec (see topicdp.adapters), got {type(self.model).__name__}")
+        model_kind(self.model)  # TypeError saying what can be wrapped, and why a fitted state is not used
+        if not isinstance(self.keep_model, (bool, np.bool_)):
+            raise TypeError(f"keep_model must be True or False, got {self.keep_model!r}")
         check_epsilon(self.epsilon)
         check_delta(self.delta)
         check_option(self.unit, "unit", UNITS)
@@ -245,15 +264,34 @@ class TopicDP(MetaEstimatorMixin, BaseEstimator):
         """
         self._validate_params()
         corpus = as_corpus(corpus)
+        wrapped = self._wrap(corpus)
+        self.model_ = wrapped.spec
+        self.model_changes_ = list(wrapped.changes)
         self.release_ = self._release(corpus, ledger, vocabulary_source, keep_nonprivate, topic_word,
-                                      sensitivity_sample)
+                                      sensitivity_sample, wrapped)
         self.topic_word_ = self.release_.topic_word
         self.report_ = self.release_.report
         self.n_features_in_ = corpus.n_words
         return self
 
-    def _release(self, corpus, ledger, vocabulary_source, keep_nonprivate, topic_word, sensitivity_sample):
-        model = self.model
+    def _wrap(self, corpus) -> WrappedModel:
+        """The spec f for ``model`` (a spec as given; a scikit-learn model as its adapter), its changes logged.
+
+        The stable form needs a public start, so it is used on the sampled road with a public P only; on the
+        global and Laplace roads the noise does not depend on f's stability and the model is kept as given.
+        """
+        reference = None
+        if self._sampled and not self._sampler.private_oracle:
+            d = self._sampler.distribution
+            reference = d.reference if isinstance(d, ResampledRecords) else d
+        wrapped = wrap_model(self.model, reference=reference, unit=self.unit, keep_model=bool(self.keep_model),
+                             vocabulary=corpus.vocabulary)
+        if wrapped.wrapped:
+            logging.getLogger("topicdp").warning(wrapped.summary())  # before any fit on the private corpus
+        return wrapped
+
+    def _release(self, corpus, ledger, vocabulary_source, keep_nonprivate, topic_word, sensitivity_sample, wrapped):
+        model = wrapped.spec
         vocab_status, vocab_note = vocabulary_status(vocabulary_source)
         if sensitivity_sample is not None and not self._sampled:
             raise ValueError("sensitivity_sample applies to mechanism='gaussian' with sensitivity='sampled' only")
@@ -266,6 +304,8 @@ class TopicDP(MetaEstimatorMixin, BaseEstimator):
             raise ValueError(f"{option} bounds topic-word matrices whose rows are probability vectors, and this model declares "
                              "probabilistic=False: use sensitivity='sampled' with a public reference P (random DP)")
         checks, pre_notes = [], []
+        if wrapped.wrapped:
+            pre_notes.extend([wrapped.summary(), *wrapped.notes])
         if self._sampled:
             unstable = _stability_warning(model)  # logged before any fit
             if unstable:
@@ -296,7 +336,7 @@ class TopicDP(MetaEstimatorMixin, BaseEstimator):
             draft = self._gaussian_global(W)
             noisy = self._gaussian_noise(W, draft, rng)
         else:
-            draft = self._gaussian_sampled(corpus, checks, diagnostics, sensitivity_sample, fit_seconds)
+            draft = self._gaussian_sampled(model, corpus, checks, diagnostics, sensitivity_sample, fit_seconds)
             noisy = self._gaussian_noise(W, draft, rng)
         released, empty_rows = to_simplex(noisy)
         published = draft.pop("published")
@@ -312,7 +352,8 @@ class TopicDP(MetaEstimatorMixin, BaseEstimator):
         })
         details = {
             **draft.pop("details"),
-            "model": model.describe(),
+            "model": {**model.describe(), **({"given": wrapped.given, "changes": list(wrapped.changes)}
+                                             if wrapped.wrapped else {})},
             # no count of units or documents: counted after filtering, they differ between neighbours (they
             # are in the owner's diagnostics)
             "corpus": {"n_words": corpus.n_words,
@@ -333,10 +374,10 @@ class TopicDP(MetaEstimatorMixin, BaseEstimator):
                               nonprivate=W if keep_nonprivate else None, diagnostics=diagnostics)
 
     # ------------------------------------------------------------------------------------------------
-    def _gaussian_sampled(self, corpus, checks, diagnostics, sample, fit_seconds) -> dict:
+    def _gaussian_sampled(self, model, corpus, checks, diagnostics, sample, fit_seconds) -> dict:
         oracle = self._sampler.private_oracle
         if sample is None:
-            sample = self._sample(corpus, fit_seconds)
+            sample = self._sample(model, corpus, fit_seconds)
         elif sample.gamma != self._sampler.gamma or (sample.distribution["kind"] == "private-resample") != oracle:
             raise ValueError(f"sensitivity_sample was drawn at gamma={sample.gamma:g} with P "
                              f"{sample.distribution['kind']!r}; this privatizer has gamma={self._sampler.gamma:g} and "
@@ -349,15 +390,17 @@ class TopicDP(MetaEstimatorMixin, BaseEstimator):
         self._validate_params()
         if not self._sampled:
             raise ValueError("sample_sensitivity applies to mechanism='gaussian' with sensitivity='sampled' only")
-        _stability_warning(self.model)  # logged before any fit
-        return self._sample(corpus, None)  # the sampler times its first fit itself when it needs to
+        corpus = as_corpus(corpus)
+        model = self._wrap(corpus).spec
+        _stability_warning(model)  # logged before any fit
+        return self._sample(model, corpus, None)  # the sampler times its first fit itself when it needs to
 
     def noise_scale(self, sensitivity: float) -> float:
         """sigma of the Gaussian release at ``sensitivity`` (this privatizer's calibration)."""
         return calibrate_gaussian(self.epsilon, self.delta, sensitivity, method=self._calibration)
 
-    def _sample(self, corpus, fit_seconds: float | None) -> SensitivitySample:
-        return sample_sensitivity(self.model, corpus, self._sampler, unit=self.unit, n_jobs=self.n_jobs,
+    def _sample(self, model, corpus, fit_seconds: float | None) -> SensitivitySample:
+        return sample_sensitivity(model, corpus, self._sampler, unit=self.unit, n_jobs=self.n_jobs,
                                   fit_seconds=fit_seconds)
 
     def _sampled_draft(self, sample: SensitivitySample, oracle: bool, checks, diagnostics) -> dict:

@@ -1,0 +1,177 @@
+"""TopicDP takes the scikit-learn model a user already has, fitted or not: its class and parameters become the
+toolkit's adapter, its fitted state is never used, and every change made to it for stability is listed."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.decomposition import NMF, LatentDirichletAllocation
+
+from topicdp import Corpus, PrivacyLedger, SklearnLDA, SklearnNMF, TopicDP
+from topicdp.adapters.wrap import wrap_model
+from topicdp.datasets import synthetic_lda
+from topicdp.samplers import PRIVATE_ORACLE, SensitivitySampling
+
+
+@pytest.fixture(scope="module")
+def corpora() -> tuple[Corpus, Corpus]:
+    """A private corpus of 20 users and a disjoint public reference with the same 30 words."""
+    X = synthetic_lda(160, 30, 3, alpha0=1.0, mean_length=40, random_state=0).X.tocsr()
+    vocab = [f"w{j}" for j in range(30)]
+    return (Corpus.from_matrix(X[:80], vocab, np.arange(80) // 4),
+            Corpus.from_matrix(X[80:], vocab, np.arange(80) // 4))
+
+
+def _sampling(reference) -> SensitivitySampling:
+    return SensitivitySampling(distribution=reference, gamma=0.25, sizing="exchangeable", random_state=0)
+
+
+def test_a_fitted_sklearn_lda_becomes_the_stable_adapter_and_every_change_is_listed(corpora, caplog):
+    private, reference = corpora
+    mine = LatentDirichletAllocation(n_components=3, random_state=0).fit(private.X)
+    dp = TopicDP(mine, epsilon=3.0, unit="user", sampling=_sampling(reference), random_state=0)
+    with caplog.at_level(logging.WARNING, logger="topicdp"):
+        release = dp.fit(private).release_
+    assert isinstance(dp.model_, SklearnLDA) and dp.model_.n_topics == 3 and dp.model_.random_state == 0
+    params = dp.model_.params
+    assert params["init"].shape == (3, 30) and params["max_iter"] == 3 and params["document_start"] == "constant"
+    assert params["learning_method"] == "batch" and params["mean_change_tol"] == mine.mean_change_tol
+    assert dp.model_.stability()[0] is True  # the stable form: no stability warning
+    assert dp.model_changes_ == ["start: topics fitted on P instead of random draws", "max_iter 10 -> 3",
+                                 "document start: random draws in row order -> constant"]
+    notes = "\n".join(release.report.notes)
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    for change in dp.model_changes_:
+        assert change in notes and change in logged
+    assert "sklearn.decomposition.LatentDirichletAllocation became SklearnLDA" in notes
+    assert "NOT expected to be a stable" not in notes
+    assert release.report.details["model"]["changes"] == dp.model_changes_
+    assert release.report.guarantee == "random-DP"  # random DP, never stated as DP
+    assert mine.get_params()["max_iter"] == 10 and dp.model is mine  # the user's object is not modified
+
+
+def test_the_fitted_state_is_never_used(corpora):
+    """A fitted model, its unfitted clone and a fitted one whose topics were overwritten give the same f."""
+    private, reference = corpora
+    unfitted = LatentDirichletAllocation(n_components=3, random_state=0, learning_method="online")
+    fitted = clone(unfitted).fit(private.X)
+    tampered = clone(unfitted).fit(private.X)
+    tampered.components_ = np.ones_like(tampered.components_)
+    specs = [wrap_model(m, reference=reference).spec for m in (unfitted, fitted, tampered)]
+    assert specs[0].fingerprint() == specs[1].fingerprint() == specs[2].fingerprint()
+    assert np.array_equal(specs[0].fit_topic_word(private), specs[1].fit_topic_word(private))
+
+
+def test_online_learning_and_a_perplexity_stop_are_changed_and_said(corpora):
+    _, reference = corpora
+    mine = LatentDirichletAllocation(n_components=3, learning_method="online", max_iter=2, evaluate_every=2,
+                                     n_jobs=2)
+    wrapped = wrap_model(mine, reference=reference)
+    assert wrapped.changes == ("random_state None -> 0 (f must be deterministic)",
+                               "n_jobs 2 -> 1 (TopicDP's n_jobs runs neighbour pairs in parallel)",
+                               "start: topics fitted on P instead of random draws",
+                               "learning_method online -> batch", "evaluate_every 2 -> -1 (no perplexity stop)",
+                               "document start: random draws in row order -> constant")
+    assert wrapped.spec.params["max_iter"] == 2  # fewer iterations than the stable form's 3 are kept
+    assert "n_jobs" not in wrapped.spec.get_params()
+
+
+def test_keep_model_keeps_the_model_as_given_with_the_stability_warning(corpora, caplog):
+    private, reference = corpora
+    mine = LatentDirichletAllocation(n_components=3, random_state=0, max_iter=3)
+    dp = TopicDP(mine, epsilon=3.0, sampling=_sampling(reference), keep_model=True, random_state=0)
+    with caplog.at_level(logging.WARNING, logger="topicdp"):
+        release = dp.fit(private).release_
+    assert dp.model_changes_ == [] and dp.model_.get_params() == {
+        "n_topics": 3, "random_state": 0, **{k: v for k, v in mine.get_params().items()
+                                             if k not in ("n_components", "random_state", "n_jobs")}}
+    assert dp.model_.params.get("init") is None
+    notes = "\n".join(release.report.notes)
+    assert "nothing changed" in notes and "NOT expected to be a stable function of the data" in notes
+    assert "NOT expected to be a stable" in caplog.text
+
+
+@pytest.mark.parametrize("keep_model", ["yes", 1, None])
+def test_keep_model_must_be_a_bool(corpora, keep_model):
+    private, _ = corpora
+    dp = TopicDP(LatentDirichletAllocation(n_components=3), 1.0, sensitivity="global", keep_model=keep_model)
+    with pytest.raises(TypeError, match="keep_model must be True or False"):
+        dp.fit(private)
+
+
+def test_no_stable_form_where_it_is_not_needed_or_has_no_public_start(corpora):
+    """The global road's noise does not depend on stability; the private oracle has no public P to start from."""
+    private, _ = corpora
+    mine = LatentDirichletAllocation(n_components=3, random_state=0, max_iter=2)
+    dp = TopicDP(mine, 1.0, sensitivity="global", random_state=0).fit(private, ledger=PrivacyLedger())
+    assert dp.model_changes_ == [] and dp.model_.params.get("init") is None
+    wrapped = wrap_model(mine, reference=None)
+    assert wrapped.changes == () and "no public reference P was given" in wrapped.notes[0]
+    oracle = TopicDP(mine, 3.0, sampling=SensitivitySampling(distribution=PRIVATE_ORACLE, gamma=0.25,
+                                                             sizing="exchangeable", random_state=0), random_state=0)
+    notes = "\n".join(oracle.fit(private, ledger=PrivacyLedger()).release_.report.notes)
+    assert "no public reference P was given" in notes and "PRIVATE ORACLE" in notes
+
+
+def test_nmf_is_carried_over_unchanged_and_says_it_has_no_stable_form(corpora):
+    private, reference = corpora
+    mine = NMF(n_components=3, init="nndsvd", max_iter=50, random_state=1).fit(private.X.astype(float))
+    wrapped = wrap_model(mine, reference=reference)
+    assert isinstance(wrapped.spec, SklearnNMF) and wrapped.changes == ()
+    assert wrapped.spec.get_params() == {"n_topics": 3, "random_state": 1, "alpha_H": "same", "alpha_W": 0.0,
+                                         "beta_loss": "frobenius", "init": "nndsvd", "l1_ratio": 0.0, "max_iter": 50,
+                                         "shuffle": False, "solver": "cd", "tol": 0.0001, "verbose": 0}
+    assert "no known stable form" in wrapped.notes[0]
+
+
+@pytest.mark.parametrize("model, match", [
+    (NMF(), "n_components cannot be carried over: got 'auto'"),
+    (NMF(n_components=3, init="custom"), "init='custom' cannot be carried over"),
+    (LatentDirichletAllocation(n_components=3, random_state=np.random.RandomState(0)),
+     "random_state cannot be carried over: got RandomState"),
+    (LatentDirichletAllocation(n_components=0), "n_components cannot be carried over: got 0"),
+])
+def test_a_parameter_that_cannot_be_carried_over_is_refused_by_name(model, match):
+    with pytest.raises(ValueError, match=match):
+        wrap_model(model)
+
+
+def test_p_must_share_the_corpus_vocabulary_for_the_public_start(corpora):
+    private, reference = corpora
+    other = Corpus.from_matrix(reference.X, [f"v{j}" for j in range(30)], np.arange(80) // 4)
+    dp = TopicDP(LatentDirichletAllocation(n_components=3, random_state=0), 3.0, sampling=_sampling(other))
+    with pytest.raises(ValueError, match="P on the corpus' vocabulary"):
+        dp.fit(private)
+
+
+class MyLDA(LatentDirichletAllocation):
+    pass
+
+
+@pytest.mark.parametrize("model, extra", [
+    (lambda corpus: None, "CallableModel(func, n_topics=K) wraps it"),
+    (object(), "got builtins.object"),
+    (MyLDA(n_components=3), "a subclass whose own behaviour the adapter would not keep"),
+])
+def test_anything_else_is_refused_saying_what_can_be_wrapped_and_why_not_fitted_state(corpora, model, extra):
+    private, _ = corpora
+    with pytest.raises(TypeError) as info:
+        TopicDP(model, 1.0, sensitivity="global").fit(private)
+    message = str(info.value)
+    for part in ("LatentDirichletAllocation or NMF", "TopicModelSpec from topicdp.adapters", "SklearnLDA",
+                 "CallableModel(func, n_topics)", "A fitted model's state is never used", "refits", extra):
+        assert part in message
+
+
+def test_get_params_shows_the_wrapped_model_and_clone_drops_its_fitted_state(corpora):
+    private, _ = corpora
+    mine = LatentDirichletAllocation(n_components=3, random_state=0, max_iter=2).fit(private.X)
+    dp = TopicDP(mine, 1.0, sensitivity="global")
+    params = dp.get_params(deep=True)
+    assert params["model__n_components"] == 3 and params["model__max_iter"] == 2 and params["keep_model"] is False
+    copy = clone(dp)
+    assert not hasattr(copy.model, "components_") and copy.get_params()["model__max_iter"] == 2
+    assert dp.set_params(model__max_iter=4) is dp and mine.max_iter == 4

@@ -1,0 +1,214 @@
+"""Take the model a user already has: a scikit-learn ``LatentDirichletAllocation`` or ``NMF``, fitted or not, becomes
+the toolkit's equivalent adapter (:class:`~topicdp.adapters.SklearnLDA`, :class:`~topicdp.adapters.SklearnNMF`).
+
+Only the model's *definition* is used: its class and its constructor parameters (``sklearn.base.clone`` gives the
+unfitted estimator). Its fitted state never is. The sensitivity sampler refits f on neighbouring corpora drawn from
+P, so f must be a function of the corpus alone; and a model fitted on the private data carries the private topics,
+so starting from them would publish them without noise.
+
+Where the model is not expected to be a stable function of the data (:meth:`TopicModelSpec.stability`) and a public
+reference P is given, the toolkit's stable form is used (public starting topics fitted on P, batch learning, a
+constant document start, a fixed number of iterations), changing only what stability needs; every change made to
+the user's model is listed, for the report's notes and the log. ``keep_model=True`` keeps the model as given
+(apart from what determinism needs: an integer seed, one thread), and the release then carries today's stability
+warning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .base import TopicModelSpec
+from .sklearn import SklearnLDA, SklearnNMF
+
+#: the number of iterations of scikit-learn's LDA from public topics (see :class:`SklearnLDA`, "Why 3 iterations")
+STABLE_LDA_ITERATIONS = 3
+
+WHAT_CAN_BE_WRAPPED = (
+    "model must be one of: a scikit-learn LatentDirichletAllocation or NMF (fitted or not; its class and parameters "
+    "are used), one of the toolkit's adapters (a TopicModelSpec from topicdp.adapters: SklearnLDA, SklearnNMF, "
+    "GensimLDA, ...), or CallableModel(func, n_topics) for a deterministic function corpus -> (K, V) array")
+WHY_NOT_FITTED = (
+    "A fitted model's state is never used: the sensitivity sampler refits the model on neighbouring corpora, so the "
+    "model is taken as its definition (class and parameters), and topics fitted on the private data would be "
+    "published without noise if f started from them")
+
+
+@dataclass(frozen=True)
+class WrappedModel:
+    """The spec f that a release fits, and how it was made from the model the user gave.
+
+    Attributes
+    ----------
+    spec : TopicModelSpec
+        f.
+    given : str
+        The class the user gave (``module.Class``).
+    changes : tuple of str
+        Every change made to the user's model, one line each with the reason (empty for a spec given as is).
+    notes : tuple of str
+        What was not changed and why (e.g. no stable form is known for this model).
+    """
+
+    spec: TopicModelSpec
+    given: str
+    changes: tuple[str, ...] = field(default=())
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def wrapped(self) -> bool:
+        """Whether the user gave a foreign model (not a spec) that was turned into one."""
+        return not self.given.startswith("topicdp.")
+
+    def summary(self) -> str:
+        """One line for the report's notes and the log."""
+        head = (f"model: the given {self.given} became {type(self.spec).__name__} with its parameters (its fitted "
+                "state, if any, is not used)")
+        if self.changes:
+            return f"{head}; changed: {'; '.join(self.changes)}"
+        return f"{head}; nothing changed"
+
+
+def _qualname(obj) -> str:
+    """``module.Class`` by its public path (``sklearn.decomposition._lda`` reads ``sklearn.decomposition``)."""
+    cls = type(obj)
+    module = ".".join(part for part in cls.__module__.split(".") if not part.startswith("_"))
+    return f"{module}.{cls.__qualname__}"
+
+
+def model_kind(model) -> str:
+    """``"spec"``, ``"sklearn-lda"`` or ``"sklearn-nmf"``; ``TypeError`` saying what can be wrapped otherwise.
+
+    Cheap (no fit), so :meth:`TopicDP._validate_params` can call it before any work.
+    """
+    if isinstance(model, TopicModelSpec):
+        return "spec"
+    from sklearn.decomposition import NMF, LatentDirichletAllocation
+
+    if type(model) is LatentDirichletAllocation:
+        return "sklearn-lda"
+    if type(model) is NMF:
+        return "sklearn-nmf"
+    if isinstance(model, (LatentDirichletAllocation, NMF)):
+        raise TypeError(f"{WHAT_CAN_BE_WRAPPED}; got {_qualname(model)}, a subclass whose own behaviour the adapter "
+                        "would not keep: wrap a function that fits it in CallableModel. " + WHY_NOT_FITTED)
+    hint = ""
+    if callable(model) and not hasattr(model, "fit"):
+        hint = " (a function: CallableModel(func, n_topics=K) wraps it)"
+    raise TypeError(f"{WHAT_CAN_BE_WRAPPED}; got {_qualname(model)}{hint}. {WHY_NOT_FITTED}")
+
+
+def _seed(params: dict, name: str = "random_state") -> tuple[int, list[str]]:
+    """The model's seed as an int, and the change made to it (f must be deterministic)."""
+    import numbers
+
+    seed = params.pop(name, None)
+    if seed is None:
+        return 0, [f"{name} None -> 0 (f must be deterministic)"]
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and int(seed) >= 0:
+        return int(seed), []
+    raise ValueError(f"{name} cannot be carried over: got {type(seed).__name__} ({seed!r}); f must be deterministic, "
+                     f"so pass an integer seed >= 0 (a RandomState or Generator is a stream, not a seed)")
+
+
+def wrap_model(model, *, reference=None, unit: str = "user", keep_model: bool = False,
+               vocabulary=None) -> WrappedModel:
+    """The spec f for ``model``, with the changes made to it.
+
+    Parameters
+    ----------
+    model : TopicModelSpec, sklearn LatentDirichletAllocation or NMF
+        A spec is returned as given. A scikit-learn model is read through ``sklearn.base.clone`` (its parameters,
+        never its fitted state).
+    reference : Corpus or None
+        The public reference P. With it (and without ``keep_model``) a model whose configuration is not expected to
+        be stable is changed to the toolkit's stable form, which starts from topics fitted on P.
+    unit : {"user", "document"}
+        The privacy unit (the public start is fitted on P at this unit).
+    keep_model : bool, default=False
+        Keep the model's parameters as given (only determinism's changes are made: an integer seed, one thread).
+    vocabulary : sequence of str, optional
+        The private corpus' vocabulary; the public start needs P on the same words.
+
+    Returns
+    -------
+    WrappedModel
+    """
+    kind = model_kind(model)
+    if kind == "spec":
+        return WrappedModel(model, _qualname(model))
+    from sklearn.base import clone
+
+    definition = clone(model)  # the unfitted estimator: the fitted state is not even read
+    params = definition.get_params(deep=False)
+    if kind == "sklearn-lda":
+        return _wrap_sklearn_lda(params, _qualname(model), reference, unit, keep_model, vocabulary)
+    return _wrap_sklearn_nmf(params, _qualname(model))
+
+
+def _n_topics(params: dict, name: str = "n_components") -> int:
+    import numbers
+
+    k = params.pop(name)
+    if not isinstance(k, numbers.Integral) or isinstance(k, bool) or k < 1:
+        raise ValueError(f"{name} cannot be carried over: got {k!r}; the number of topics must be an integer >= 1 "
+                         "stated in advance (a count chosen from the private data would be a private statistic)")
+    return int(k)
+
+
+def _wrap_sklearn_lda(params: dict, given: str, reference, unit: str, keep_model: bool, vocabulary) -> WrappedModel:
+    n_topics = _n_topics(params)
+    seed, changes = _seed(params)
+    n_jobs = params.pop("n_jobs", None)
+    if n_jobs not in (None, 1):
+        changes.append(f"n_jobs {n_jobs} -> 1 (TopicDP's n_jobs runs neighbour pairs in parallel)")
+    spec = SklearnLDA(n_topics, seed, **params)
+    expected, _ = spec.stability()
+    if keep_model or expected is not False:
+        return WrappedModel(spec, given, tuple(changes))
+    if reference is None:
+        return WrappedModel(spec, given, tuple(changes), (
+            "no public reference P was given, so the model is kept as given: its stable form starts from topics "
+            "fitted on P",))
+    if vocabulary is not None and tuple(reference.vocabulary) != tuple(vocabulary):
+        raise ValueError("the stable form of the model starts from topics fitted on the public reference P, which "
+                         "needs P on the corpus' vocabulary: build P with vocabulary=corpus.vocabulary (or pass "
+                         "keep_model=True to keep the model as given, with its stability warning)")
+    from ..variational import public_init
+
+    stable = dict(params)
+    stable["init"] = public_init(reference, n_topics, unit=unit, random_state=seed)
+    changes.append("start: topics fitted on P instead of random draws")
+    if params["learning_method"] != "batch":
+        changes.append(f"learning_method {params['learning_method']} -> batch")
+        stable["learning_method"] = "batch"
+    if params["max_iter"] > STABLE_LDA_ITERATIONS:
+        changes.append(f"max_iter {params['max_iter']} -> {STABLE_LDA_ITERATIONS}")
+        stable["max_iter"] = STABLE_LDA_ITERATIONS
+    if params["evaluate_every"] is not None and params["evaluate_every"] > 0:
+        changes.append(f"evaluate_every {params['evaluate_every']} -> -1 (no perplexity stop)")
+        stable["evaluate_every"] = -1
+    stable["document_start"] = "constant"
+    changes.append("document start: random draws in row order -> constant")
+    spec = SklearnLDA(n_topics, seed, **stable)
+    return WrappedModel(spec, given, tuple(changes), (
+        "The changes make the model the toolkit's stable form of scikit-learn's LDA (SklearnLDA: from topics fitted "
+        "on P, batch variational Bayes, a position-independent document start, a fixed number of iterations), so "
+        "that neighbouring corpora move f little and the sampled sensitivity stays small; keep_model=True keeps the "
+        "model as given.",))
+
+
+def _wrap_sklearn_nmf(params: dict, given: str) -> WrappedModel:
+    n_topics = _n_topics(params)
+    seed, changes = _seed(params)
+    if params.get("init") == "custom":
+        raise ValueError("init='custom' cannot be carried over: it needs W and H at fit time, and starting H from "
+                         "topics fitted on the private data would publish them; use SklearnNMF(init_topics=...) "
+                         "with topics fitted on a public corpus")
+    spec = SklearnNMF(n_topics, seed, **params)
+    return WrappedModel(spec, given, tuple(changes), (
+        "NMF has no known stable form (SklearnNMF.stability: even from public topics a few neighbouring corpora "
+        "move it far), so its parameters are kept as given",))
+
+
+__all__ = ["WrappedModel", "model_kind", "wrap_model", "WHAT_CAN_BE_WRAPPED", "WHY_NOT_FITTED"]
