@@ -157,3 +157,25 @@ def test_the_report_states_every_contribution_bound_of_the_corpus(corpora):
     assert report.details["corpus"]["bounding"] == {"max_docs_per_user": None, "max_tokens_per_doc": None,
                                                     "max_tokens_per_user": 100}
     assert "tokens_cut_by_max_tokens_per_user" not in str(report.details["corpus"])
+
+
+# -- transform and the wrapped model's parameters ---------------------------------------------------------------
+
+def test_transform_gives_the_document_topic_proportions_under_the_released_topics(corpora):
+    from sklearn.exceptions import NotFittedError
+
+    private, reference = corpora
+    dp = TopicDP(SklearnNMF(3, random_state=0), 1.0, sensitivity="global", random_state=0)
+    with pytest.raises(NotFittedError):
+        dp.transform(reference)
+    theta = dp.fit(private, ledger=PrivacyLedger()).transform(reference)
+    assert theta.shape == (reference.n_docs, 3) and np.allclose(theta.sum(axis=1), 1.0)
+    assert np.array_equal(theta, dp.release_.transform(reference))
+    assert np.array_equal(dp.transform(reference.X[:5]), theta[:5])
+    with pytest.raises(ValueError, match="X has 29 features, but TopicDP is expecting 30 features"):
+        dp.transform(reference.X[:, :29])
+
+
+def test_get_params_deep_shows_the_wrapped_models_parameters():
+    params = TopicDP(GensimLDA(4, random_state=2, passes=3), 1.0).get_params(deep=True)
+    assert params["model__n_topics"] == 4 and params["model__random_state"] == 2 and params["model__passes"] == 3

@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, MetaEstimatorMixin
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, TransformerMixin
 
 from ._names import BOUND_PARAMETERS, DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_UNIT, NEIGHBOURS, SENSITIVITIES, UNITS
 from ._repeats import warn_on_repeated_release
@@ -50,7 +50,7 @@ PRIVATE_ORACLE_NOTE = (
 )
 
 
-class TopicDP(MetaEstimatorMixin, BaseEstimator):
+class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
     """Release a topic model's topic-word matrix with calibrated noise: a meta-estimator over the model.
 
     ``fit(corpus)`` fits ``model`` on the private corpus, calibrates the noise and sets ``release_``. The
@@ -273,6 +273,33 @@ class TopicDP(MetaEstimatorMixin, BaseEstimator):
         self.report_ = self.release_.report
         self.n_features_in_ = corpus.n_words
         return self
+
+    def transform(self, X, *, alpha=None) -> np.ndarray:
+        """Document-topic proportions of ``X`` under the released topics (``release_.transform``).
+
+        Post-processing of the release: a fixed-topic variational E-step that reads only ``X`` (the caller's own
+        documents) and the published topics, never the private corpus, so it spends no budget.
+
+        Parameters
+        ----------
+        X : topicdp.Corpus or (n_docs, V) count matrix
+            On the release's vocabulary (a matrix: one column per word, in the release's order).
+        alpha : float or (K,) array, optional
+            Dirichlet prior on the proportions; default 1/K.
+
+        Returns
+        -------
+        ndarray (n_docs, K)
+            Rows sum to 1.
+        """
+        from sklearn.utils.validation import check_is_fitted
+
+        from .transform import fold_in
+
+        check_is_fitted(self, "release_")
+        # release_.transform's fold-in, with errors naming this estimator (scikit-learn's wording for a wrong width)
+        release = self.release_
+        return fold_in(release.topic_word, X, alpha=alpha, vocabulary=release.vocabulary, who=type(self).__name__)
 
     def _wrap(self, corpus) -> WrappedModel:
         """The spec f for ``model`` (a spec as given; a scikit-learn model as its adapter), its changes logged.
