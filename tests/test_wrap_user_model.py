@@ -175,3 +175,22 @@ def test_get_params_shows_the_wrapped_model_and_clone_drops_its_fitted_state(cor
     copy = clone(dp)
     assert not hasattr(copy.model, "components_") and copy.get_params()["model__max_iter"] == 2
     assert dp.set_params(model__max_iter=4) is dp and mine.max_iter == 4
+
+
+def test_a_gensim_lda_is_read_back_from_its_attributes_without_its_id2word_or_learned_prior(corpora):
+    gensim = pytest.importorskip("gensim")
+    private, reference = corpora
+    dictionary, bow = private.to_gensim()
+    mine = gensim.models.LdaModel(bow, num_topics=3, id2word=dictionary, alpha="auto", passes=5, random_state=3)
+    kept = wrap_model(mine, keep_model=True)
+    assert isinstance(kept.spec, SklearnLDA) is False and kept.spec.n_topics == 3 and kept.spec.params["passes"] == 5
+    assert "alpha" not in kept.spec.get_params() and any("alpha 'auto' -> symmetric" in c for c in kept.changes)
+    assert any("seed cannot be recovered -> 0" in c for c in kept.changes) and "id2word is not used" in kept.notes[0]
+    stable = wrap_model(mine, reference=reference)
+    assert stable.spec.stability()[0] is True and stable.spec.params["passes"] == 2
+    for change in ("passes 5 -> 2", "update_every 1 -> 0", "dtype float32 -> float64", "start: topics fitted on P"):
+        assert any(change in c for c in stable.changes)
+    assert not any(c.startswith("alpha -") for c in stable.changes)
+    multi = wrap_model(gensim.models.LdaMulticore(num_topics=3, id2word=dictionary, workers=2), keep_model=True)
+    assert multi.spec.params["workers"] == 1 and any("workers 2 -> 1" in c for c in multi.changes)
+    assert multi.spec.fit_topic_word(private).shape == (3, 30)

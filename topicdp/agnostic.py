@@ -60,12 +60,14 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    model : TopicModelSpec, sklearn LatentDirichletAllocation or NMF
+    model : TopicModelSpec, sklearn LatentDirichletAllocation or NMF, gensim LdaModel or LdaMulticore
         The non-private model, a deterministic function f: corpus -> (K, V) topic-word matrix
         (:mod:`topicdp.adapters`: e.g. ``GensimLDA(10, random_state=0)``, ``CallableModel(func, n_topics)``), or the
         scikit-learn model the user already has, fitted or not: its class and parameters are its definition
         (``sklearn.base.clone``) and it becomes the equivalent adapter (``n_components`` -> ``n_topics``, every other
-        parameter carried over; :func:`topicdp.adapters.wrap.wrap_model`). Its fitted state is never used: the
+        parameter carried over; a gensim LDA's configuration is read back from its attributes, never its
+        ``id2word`` or a prior learned with ``"auto"``; :func:`topicdp.adapters.wrap.wrap_model`). Its fitted state
+        is never used: the
         sampler refits f on neighbouring corpora, and topics fitted on the private data would be published if f
         started from them. On the sampled road with a public P, an LDA is changed to the toolkit's stable form
         (topics fitted on P as the start, batch learning, a constant document start, ``max_iter`` at most 3); the

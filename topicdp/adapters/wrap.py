@@ -19,14 +19,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .base import TopicModelSpec
+from .gensim import GENSIM_BATCH, GensimLDA, GensimLDAMulticore
 from .sklearn import SklearnLDA, SklearnNMF
 
 #: the number of iterations of scikit-learn's LDA from public topics (see :class:`SklearnLDA`, "Why 3 iterations")
 STABLE_LDA_ITERATIONS = 3
 
 WHAT_CAN_BE_WRAPPED = (
-    "model must be one of: a scikit-learn LatentDirichletAllocation or NMF (fitted or not; its class and parameters "
-    "are used), one of the toolkit's adapters (a TopicModelSpec from topicdp.adapters: SklearnLDA, SklearnNMF, "
+    "model must be one of: a scikit-learn LatentDirichletAllocation or NMF, or a gensim LdaModel or LdaMulticore "
+    "(fitted or not; its class and parameters are used), one of the toolkit's adapters (a TopicModelSpec from topicdp.adapters: SklearnLDA, SklearnNMF, "
     "GensimLDA, ...), or CallableModel(func, n_topics) for a deterministic function corpus -> (K, V) array")
 WHY_NOT_FITTED = (
     "A fitted model's state is never used: the sensitivity sampler refits the model on neighbouring corpora, so the "
@@ -89,6 +90,9 @@ def model_kind(model) -> str:
         return "sklearn-lda"
     if type(model) is NMF:
         return "sklearn-nmf"
+    gensim_kind = _gensim_kind(model)
+    if gensim_kind:
+        return gensim_kind
     if isinstance(model, (LatentDirichletAllocation, NMF)):
         raise TypeError(f"{WHAT_CAN_BE_WRAPPED}; got {_qualname(model)}, a subclass whose own behaviour the adapter "
                         "would not keep: wrap a function that fits it in CallableModel. " + WHY_NOT_FITTED)
@@ -96,6 +100,20 @@ def model_kind(model) -> str:
     if callable(model) and not hasattr(model, "fit"):
         hint = " (a function: CallableModel(func, n_topics=K) wraps it)"
     raise TypeError(f"{WHAT_CAN_BE_WRAPPED}; got {_qualname(model)}{hint}. {WHY_NOT_FITTED}")
+
+
+def _gensim_kind(model) -> str | None:
+    """``"gensim-lda"``/``"gensim-lda-multicore"`` for gensim's LdaModel/LdaMulticore (gensim is not imported
+    unless the object's class comes from it: gensim is an optional extra)."""
+    if not type(model).__module__.startswith("gensim."):
+        return None
+    from gensim.models import LdaModel, LdaMulticore
+
+    if type(model) is LdaMulticore:
+        return "gensim-lda-multicore"
+    if type(model) is LdaModel:
+        return "gensim-lda"
+    return None
 
 
 def _seed(params: dict, name: str = "random_state") -> tuple[int, list[str]]:
@@ -137,6 +155,8 @@ def wrap_model(model, *, reference=None, unit: str = "user", keep_model: bool = 
     kind = model_kind(model)
     if kind == "spec":
         return WrappedModel(model, _qualname(model))
+    if kind.startswith("gensim-"):
+        return _wrap_gensim_lda(model, kind, _qualname(model), reference, unit, keep_model, vocabulary)
     from sklearn.base import clone
 
     definition = clone(model)  # the unfitted estimator: the fitted state is not even read
@@ -196,6 +216,90 @@ def _wrap_sklearn_lda(params: dict, given: str, reference, unit: str, keep_model
         "on P, batch variational Bayes, a position-independent document start, a fixed number of iterations), so "
         "that neighbouring corpora move f little and the sampled sensitivity stays small; keep_model=True keeps the "
         "model as given.",))
+
+
+def _gensim_prior(values, name: str, optimized: bool, changes: list):
+    """A gensim prior read back from the object: a scalar where it is uniform, else its array (alpha only); None
+    (the adapter's default) where it was learned from the data or is defined on the private vocabulary."""
+    import numpy as np
+
+    values = np.asarray(values, dtype=np.float64)
+    if optimized:
+        changes.append(f"{name} 'auto' -> {'symmetric' if name == 'alpha' else 'None (1/K)'} (an 'auto' prior is "
+                       "learned from the data it was fitted on, which must not be used)")
+        return None
+    if values.size and np.all(values == values.flat[0]):
+        return float(values.flat[0])
+    if name == "alpha":
+        return values  # a fixed asymmetric prior over topics: a function of K alone
+    changes.append("eta (per word, over the model's own id2word) -> None (1/K): the vocabulary is the corpus'")
+    return None
+
+
+def _wrap_gensim_lda(model, kind: str, given: str, reference, unit: str, keep_model: bool,
+                     vocabulary) -> WrappedModel:
+    """gensim's LdaModel/LdaMulticore read back from its attributes; its id2word (built from the texts it was given)
+    and fitted state (``state``, ``expElogbeta``) are never read."""
+    import numpy as np
+
+    changes = ["random_state: gensim stores a RandomState, whose seed cannot be recovered -> 0"]
+    notes: list[str] = ["the model's id2word is not used: the vocabulary is the corpus'"]
+    params: dict = {name: getattr(model, name) for name in (
+        "passes", "iterations", "chunksize", "decay", "offset", "update_every", "eval_every", "gamma_threshold",
+        "minimum_probability")}
+    params["dtype"] = np.dtype(model.dtype).type
+    alpha = _gensim_prior(model.alpha, "alpha", bool(model.optimize_alpha), changes)
+    eta = _gensim_prior(model.eta, "eta", bool(model.optimize_eta), changes)
+    if alpha is not None:
+        params["alpha"] = alpha
+    if eta is not None:
+        params["eta"] = eta
+    n_topics = int(model.num_topics)
+    multicore = kind == "gensim-lda-multicore"
+    if multicore:
+        for name in ("update_every",):  # LdaMulticore takes no update_every
+            params.pop(name)
+        workers = getattr(model, "workers", 1)
+        if workers != 1:
+            changes.append(f"workers {workers} -> 1 (several workers merge updates in timing order: not deterministic)")
+        params["workers"] = 1
+    spec: TopicModelSpec = (GensimLDAMulticore if multicore else GensimLDA)(n_topics, 0, **params)
+    if keep_model or spec.stability()[0] is not False:
+        return WrappedModel(spec, given, tuple(changes), tuple(notes))
+    if reference is None:
+        return WrappedModel(spec, given, tuple(changes), (*notes, (
+            "no public reference P was given, so the model is kept as given: its stable form starts from topics "
+            "fitted on P")))
+    if vocabulary is not None and tuple(reference.vocabulary) != tuple(vocabulary):
+        raise ValueError("the stable form of the model starts from topics fitted on the public reference P, which "
+                         "needs P on the corpus' vocabulary: build P with vocabulary=corpus.vocabulary (or pass "
+                         "keep_model=True to keep the model as given, with its stability warning)")
+    from ..variational import public_init
+
+    if multicore:
+        changes.append("LdaMulticore -> LdaModel (batch learning, which LdaMulticore does not offer)")
+        params.pop("workers")
+    stable = {k: v for k, v in params.items() if k not in GENSIM_BATCH and k != "chunksize"}
+    changes.append("start: topics fitted on P instead of random draws")
+    for name, value in GENSIM_BATCH.items():
+        old = params.get(name, "-")
+        if name in ("alpha", "iterations", "gamma_threshold"):  # E-step settings and a fixed prior: kept as given
+            if name in params:
+                stable[name] = params[name]
+            continue
+        if name == "dtype":
+            old, value = np.dtype(old).name if old != "-" else old, np.dtype(value).name
+        if old != value and not (name == "update_every" and multicore):
+            changes.append(f"{name} {old} -> {value}")
+    if params.get("chunksize") is not None:
+        changes.append(f"chunksize {params['chunksize']} -> all documents (one E-step per pass)")
+    changes.append("learning online -> batch; document start: random draws in corpus order -> constant")
+    spec = GensimLDA(n_topics, 0, init=public_init(reference, n_topics, unit=unit, random_state=0), learning="batch",
+                     document_start="constant", **stable)
+    return WrappedModel(spec, given, tuple(changes), (*notes, (
+        "The changes make the model the toolkit's stable form of gensim's LDA (GensimLDA: from topics fitted on P, "
+        "batch variational Bayes, a position-independent document start, a fixed number of passes); "
+        "keep_model=True keeps the model as given.")))
 
 
 def _wrap_sklearn_nmf(params: dict, given: str) -> WrappedModel:
