@@ -105,3 +105,28 @@ def test_the_random_dp_demo_ends_with_status_0_when_it_shows_the_refusal(capsys)
     captured = capsys.readouterr()
     assert "the demo ends with a refusal, as expected at this size" in captured.out
     assert "error" not in captured.err and "nothing was released and no budget was spent" in captured.out
+
+
+def test_each_interface_names_its_own_spelling(tmp_path, capsys):
+    """The library's refusal says release_anyway=True; the command line prints --release-anyway (and no Python name)."""
+    from topicdp._argparse import cli_words
+    from topicdp.pipeline import CorpusSource, ReleaseRefused, ReleaseRequest, VocabularyPolicy, release
+
+    rng = np.random.default_rng(0)
+    words = [f"w{a}{b}" for a in "abc" for b in "abcdefghij"]
+    path = tmp_path / "small.jsonl"
+    path.write_text("".join(json.dumps({"user": f"u{i % 30}", "text": " ".join(rng.choice(words, 20))}) + "\n"
+                            for i in range(60)))
+    with pytest.raises(ReleaseRefused) as caught:
+        release(ReleaseRequest(CorpusSource(str(path)), VocabularyPolicy.public(words), epsilon=0.1, n_topics=3,
+                               n_units=30), echo=lambda line: None)  # a stated count: the decision is not random
+    assert "release_anyway=True" in str(caught.value) and "--release-anyway" not in str(caught.value)
+    vocabulary = tmp_path / "words.txt"
+    vocabulary.write_text("\n".join(words) + "\n")
+    assert main(["privatize", str(path), "--vocabulary", str(vocabulary), "--topics", "3", "--epsilon", "0.1",
+                 "--n-units", "30"]) == 2
+    captured = capsys.readouterr()
+    assert "--release-anyway" in captured.err and "release_anyway" not in captured.err + captured.out
+    assert cli_words("give a public word list (vocabulary=VocabularyPolicy.public(words)); state it (n_units=N)") == \
+        "give a public word list (--vocabulary FILE); state it (--n-units N)"
+    assert cli_words("max_docs_per_user must be >= 1 for each_user") == "--max-docs-per-user must be >= 1 for each_user"

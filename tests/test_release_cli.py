@@ -160,7 +160,7 @@ def test_dp_privatize_reads_the_corpus_once_and_forecasts_the_dp_vocabulary_firs
     assert main([*args, "--epsilon", "3"]) == 2
     out, err = capsys.readouterr()
     assert "vocabulary under DP (epsilon=0.6" in out and "more than the 60 users there are" in out
-    assert "forecast to keep about 0 words" in err and "public word list (--vocabulary)" in err
+    assert "forecast to keep about 0 words" in err and "public word list (--vocabulary FILE)" in err
     assert "no budget was spent" in err and "corpus read" not in out
     reads.clear()
     assert main([*args, "--epsilon", "20", "--delta", "1e-2", "--vocabulary-epsilon", "10",

@@ -40,3 +40,39 @@ def check_output_path(path: str | None, flag: str) -> None:
     """Refuse, before any work, an output path that cannot be a file (a directory, or in a missing directory)."""
     if path is not None and (os.path.isdir(path) or not os.path.isdir(os.path.dirname(os.path.abspath(path)))):
         raise ValueError(f"{flag}: cannot write a file at {path} (a directory, or its directory does not exist)")
+
+
+#: the library's words for what a user passes, and the command line's (the library speaks Python; the command
+#: translates every line it prints, so each interface names its own spelling)
+CLI_PHRASES = {
+    "release_anyway=True": "--release-anyway",
+    "n_units=N": "--n-units N",
+    "vocabulary=VocabularyPolicy.public(words)": "--vocabulary FILE",
+}
+#: request parameters whose flag is not ``--`` + the name with dashes
+_FLAG_NAMES = {"n_topics": "--topics", "keep_nonprivate": "--show-nonprivate"}
+#: request parameters that are flags of ``privatize`` (snake_case; one-word names are left alone in prose)
+_FLAGGED = ("model_seed", "sampler_seed", "n_pairs", "n_jobs", "max_minutes", "max_features", "min_df", "max_df",
+            "max_docs_per_user", "max_tokens_per_doc", "max_tokens_per_user", "n_units", "user_fraction",
+            "secure_noise", "private_oracle", "release_anyway", "vocabulary_epsilon", "vocabulary_delta", "work_dir",
+            "n_topics", "keep_nonprivate")
+
+
+def flag(name: str) -> str:
+    """The flag that sets the request's parameter ``name`` (``name`` itself when it is not one)."""
+    single = ("epsilon", "delta", "gamma", "model", "mechanism", "guarantee", "calibration", "sizing", "reference",
+              "seed", "scheduler")
+    if name in _FLAG_NAMES:
+        return _FLAG_NAMES[name]
+    return f"--{name.replace('_', '-')}" if name in _FLAGGED or name in single else name
+
+
+def cli_words(text: str) -> str:
+    """``text`` in the command line's words: the phrases of :data:`CLI_PHRASES`, then every snake_case request
+    parameter as its flag."""
+    import re
+
+    for python, cli in CLI_PHRASES.items():
+        text = text.replace(python, cli)
+    return re.sub(r"\b[a-z]+(?:_[a-z]+)+\b", lambda m: flag(m.group()) if m.group() in _FLAGGED else m.group(),
+                  text)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import re
 import sys
 import time
 
@@ -18,7 +17,7 @@ for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "
 
 # Building the parser imports only argparse and these tiny pure-Python modules (``topicdp --help`` stays fast,
 # tests/test_cli_help.py checks that numpy is not loaded); heavy imports happen inside the commands.
-from ._argparse import LazyParser
+from ._argparse import LazyParser, cli_words, flag
 from ._extras import MissingExtraError, require
 from ._files import add_overwrite_argument, check_file_flags, run_interruptible, wrote
 from ._names import (FORECAST_MECHANISMS, GUARANTEE_SUMMARIES, MECHANISM_SUMMARIES, MODEL_SUMMARIES, MODELS,
@@ -187,19 +186,8 @@ def check_arguments(args) -> None:
     try:
         args.request = build_request(args)
     except (ValueError, TypeError) as exc:  # the library names its parameters; the user typed flags
-        name, _, rest = re.sub(r"\b[a-z]+(?:_[a-z]+)+\b", lambda m: _flag(m.group()), str(exc)).partition(" ")
-        raise type(exc)(f"{_flag(name)} {rest}") from None
-
-
-def _flag(name: str) -> str:
-    """The flag that sets the request's parameter ``name`` (``name`` itself when it is not one)."""
-    flags = {"n_topics": "--topics", "vocabulary": "vocabulary", "keep_nonprivate": "--show-nonprivate"}
-    known = ("epsilon", "delta", "gamma", "model", "mechanism", "guarantee", "calibration", "sizing", "reference",
-             "seed", "model_seed", "sampler_seed", "n_pairs", "n_jobs", "max_minutes", "max_features", "min_df",
-             "max_df", "max_docs_per_user", "max_tokens_per_doc", "max_tokens_per_user", "n_units", "user_fraction",
-             "secure_noise", "private_oracle", "release_anyway", "vocabulary_epsilon", "vocabulary_delta",
-             "scheduler", "work_dir")
-    return flags.get(name) or (f"--{name.replace('_', '-')}" if name in known else name)
+        name, _, rest = cli_words(str(exc)).partition(" ")
+        raise type(exc)(f"{flag(name)} {rest}") from None
 
 
 def format_topics(topics, title: str) -> str:
@@ -211,7 +199,7 @@ def cmd_privatize(args, truth=None) -> int:
     from .pipeline import release
 
     start = time.perf_counter()
-    result = release(args.request, echo=print)
+    result = release(args.request, echo=lambda line: print(cli_words(line)))
     _show(args, result.release, time.perf_counter() - start, truth)
     return _exit_status(result.release)
 
@@ -342,7 +330,7 @@ def main(argv=None) -> int:
     try:  # every argument checked before any reading; Ctrl-C and SIGTERM unwind, then one line and 130/143
         return run_interruptible(args)
     except (ValueError, TypeError, OSError, MissingExtraError) as exc:
-        print(f"topicdp: error: {exc}", file=sys.stderr)
+        print(f"topicdp: error: {cli_words(str(exc))}", file=sys.stderr)
         return 2
 
 

@@ -437,7 +437,8 @@ def _advice(verdict: str, sigma: float, sigma_readable: float, n_units, unit, *,
                    "words asked for), which every topic shares")
         else:
             why = "the noise blurs the words that tell the topics apart, and the words every topic shares stay on top"
-        return (f"The release would be lists of common words, not themes: {why}. A public word list (--vocabulary) "
+        return (f"The release would be lists of common words, not themes: {why}. A public word list "
+                "(vocabulary=VocabularyPolicy.public(words)) "
                 "or document level gives themes; so do more units or a larger epsilon.")
     if verdict == "readable":
         return (f"The noise leaves most top words in place (up to sigma = {sigma_readable:.3g} the forecast "

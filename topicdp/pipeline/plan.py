@@ -133,7 +133,7 @@ def _candidates(request: ReleaseRequest) -> tuple[str, ...]:
         if request.neighbours not in MECHANISM_NEIGHBOURS[name]:
             if request.neighbours == Neighbours.ADD_REMOVE:
                 return (f"{name} is calibrated for replace-one neighbours with the number of units public: state "
-                        f"it (--n-units N, or n_units=N)")
+                        f"it (n_units=N)")
             return f"{name} is calibrated for add/remove neighbours: do not state the number of units"
         if request.source.sharded and name != "dp-vem":
             return f"{name} reads the corpus in memory; a sharded corpus is released by dp-vem"
@@ -243,7 +243,8 @@ def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int, simulation=None
     request, topics = plan.request, plan.budget.topics
     if n_words < request.n_topics:
         raise ValueError(f"the DP vocabulary is forecast to keep about {n_words} words, fewer than the "
-                         f"{request.n_topics} topics asked for: give a public word list (--vocabulary), a larger "
+                         f"{request.n_topics} topics asked for: give a public word list "
+                         "(vocabulary=VocabularyPolicy.public(words)), a larger "
                          "vocabulary budget, or fewer topics")
     planned = max(n_words, 2)
     share = vocabulary_share(plan, n_words)

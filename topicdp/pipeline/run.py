@@ -246,7 +246,7 @@ def _refuse_noise(decision: Decision, request: ReleaseRequest, what: str) -> Non
             what = "the simulation on the public reference" + what.removeprefix("the forecast")
         verdict = getattr(decision.forecast, "verdict", "noise")
         raise ReleaseRefused(f"{what} says this release would be {_VERDICT_WORDS.get(verdict, verdict)} (see the "
-                             "advice above); pass release_anyway (--release-anyway) to release it all the same")
+                             "advice above); pass release_anyway=True to release it all the same")
 
 
 # -- reading -------------------------------------------------------------------------------------------
@@ -374,7 +374,7 @@ def _random_dp(plan: ReleasePlan, say):
         say("  " + line)
     if fc.verdict == "noise" and not request.release_anyway:
         raise ReleaseRefused("the forecast from the sampled sensitivity says this release would be noise; pass "
-                             "release_anyway (--release-anyway) to release it all the same (random DP spends "
+                             "release_anyway=True to release it all the same (random DP spends "
                              "nothing of a DP budget; the sampling's fits are done)")
     status = "public" if request.vocabulary.kind == "public" or request.source.built_in else "private-texts"
     released = privatizer.fit(corpus, keep_nonprivate=a.keep_nonprivate, vocabulary_source=status,
