@@ -249,3 +249,11 @@ def test_dp_vem_forecasts_a_random_start_at_the_random_start_agreement():
     public_start = forecast(DPVariationalLDA(5, epsilon=3.0, delta=1e-6, unit="document", init=init), 20_000, 300)
     assert (random_start.agreement, public_start.agreement) == (RANDOM_START_AGREEMENT, LDA_AGREEMENT)
     assert random_start.expected_overlap == pytest.approx(public_start.expected_overlap)
+
+
+def test_advice_states_a_count_relative_to_the_plan_s_not_as_a_fact():
+    """The plan's count is stated or a DP estimate: the advice says how many more units relative to it."""
+    from topicdp.forecast import _advice
+
+    advice = _advice("noise", 0.04, 0.01, 408, "user")
+    assert "about 4x the 408 the plan counts: 1,632" in advice and "instead of 408" not in advice

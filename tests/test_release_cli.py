@@ -159,7 +159,7 @@ def test_dp_privatize_reads_the_corpus_once_and_forecasts_the_dp_vocabulary_firs
     # DP step, with the advice
     assert main([*args, "--epsilon", "3"]) == 2
     out, err = capsys.readouterr()
-    assert "vocabulary under DP (epsilon=0.6" in out and "more than the 60 users there are" in out
+    assert "vocabulary under DP (epsilon=0.6" in out and "more than the about 60 users the plan counts" in out
     assert "forecast to keep about 0 words" in err and "public word list (--vocabulary FILE)" in err
     assert "no budget was spent" in err and "corpus read" not in out
     reads.clear()

@@ -444,7 +444,8 @@ def _advice(verdict: str, sigma: float, sigma_readable: float, n_units, unit, *,
         return (f"The noise leaves most top words in place (up to sigma = {sigma_readable:.3g} the forecast "
                 "stays readable).")
     factor = sigma / sigma_readable if sigma_readable > 0 else float("inf")
-    units = "" if n_units is None else f" (about {factor * n_units:,.0f} instead of {n_units:,})"
+    # the plan's count is stated or a DP estimate: say how many more, relative to it, not as a fact about the data
+    units = "" if n_units is None else f" (about {factor:.3g}x the {n_units:,} the plan counts: {factor * n_units:,.0f})"
     who = unit or "privacy unit"
     head = ("The release would be noise: do not publish it as topics." if verdict == "noise"
             else "The release would be only partly readable.")

@@ -526,7 +526,8 @@ class VocabularyForecast:
         if self.share < 1:
             out = [f"{head} ({self.share:.0%} of the {self.n_units:,} {unit}s)"]
         else:
-            out = [f"{head}, more than the {self.n_units:,} {unit}s there are: only words that {unit}s with fewer "
+            out = [f"{head}, more than the about {self.n_units:,} {unit}s the plan counts (stated, or a DP estimate): "
+                   f"only words that {unit}s with fewer "
                    f"than {k} words share can pass, and few if any will"]
         if self.expected_words is not None:
             out.append(f"  expected size, from the public reference scaled to {self.n_units:,} {unit}s: "
