@@ -246,3 +246,17 @@ def test_with_a_reference_and_a_dp_vocabulary_the_simulation_runs_before_the_sel
         release(dataclasses.replace(_request(corpus_file, "dp-vem", reference=corpus_file), release_anyway=False),
                 echo=lambda line: None)
     assert caught.value.spent == ("the unit count (epsilon=1.5, delta=5e-05)",)
+
+
+def test_the_re_plan_prints_its_figures_on_the_selected_words(corpus_file, monkeypatch):
+    """After the DP vocabulary, the re-plan says how many words it kept and the forecast's figures on them (overlap,
+    contrast, verdict), then what they mean for the topics (the forecast's lines), not only a verdict."""
+    import re
+
+    monkeypatch.setattr("topicdp.vocabulary._select", lambda totals, sigma, tau, max_features, rng: tuple(WORDS[:45]))
+    lines: list = []
+    release(_request(corpus_file, "dp-vem"), echo=lines.append)
+    at = next(i for i, line in enumerate(lines) if line.startswith("re-planned"))
+    assert re.fullmatch(r"re-planned on the 45 selected words: dp-vem, forecast top-10 overlap with LDA \d\.\d\d, "
+                        r"contrast \d+\.\d\dx a non-private LDA's: (readable|marginal|common words|noise)", lines[at])
+    assert any("expected top-10 overlap" in line for line in lines[at + 1:at + 5])

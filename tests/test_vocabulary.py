@@ -491,8 +491,8 @@ def test_vocabulary_forecast_scales_the_reference_to_the_private_number_of_units
 def test_vocabulary_forecast_advises_a_public_list_when_only_common_words_can_pass():
     few = forecast_vocabulary(0.6, 5e-7, 3000, max_words_per_unit=300)  # tau sqrt(k) ~ 1,074 users: 36%
     assert few.share > 0.3 and few.expected_words is None
-    assert any("public --vocabulary" in line for line in few.lines())
+    assert any("public word list (vocabulary=VocabularyPolicy.public(words)" in line for line in few.lines())
     many = forecast_vocabulary(3.0, 5e-7, 1_000_000, unit="document")
-    assert many.share < 0.001 and not any("public --vocabulary" in line for line in many.lines())
+    assert many.share < 0.001 and not any("public word list" in line for line in many.lines())
     with pytest.raises(ValueError, match="n_units"):
         forecast_vocabulary(1.0, 1e-6, 0)

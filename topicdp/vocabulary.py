@@ -535,8 +535,9 @@ class VocabularyForecast:
                                                                     if self.max_features else ""))
         if self.share > SHARE_COMMON_WORDS_ONLY:
             out.append(f"  only words that more than {SHARE_COMMON_WORDS_ONLY:.0%} of the {unit}s use can pass: the "
-                       "topics will be made of common words. A public --vocabulary (a word list that is not derived "
-                       "from the private texts) costs no privacy and avoids this.")
+                       "topics will be made of common words. A public word list "
+                       "(vocabulary=VocabularyPolicy.public(words): a list that is not derived from the private "
+                       "texts) costs no privacy and avoids this.")
         return out
 
 

@@ -192,12 +192,11 @@ def _release_steps(plan: ReleasePlan, reference, source, client, say, lines: lis
             simulation = _start_and_simulate(plan, reference, words, count)
             simulated_on = f"the {len(words)} selected words"
         decision = decide(plan, count, n_words=len(words), simulation=simulation, words=simulated_on)
-        say(f"re-planned on the selected vocabulary: {decision.mechanism}, forecast "
-            + (f"{decision.forecast.verdict}" if decision.forecast is not None else "none"))
+        say(f"re-planned on the {len(words)} selected words: {decision.mechanism}, " + _figures(decision.forecast))
         if decision.simulated:
             say(f"simulated on the public reference ({simulated_on}):")
-            for line in decision.forecast.lines():
-                say("  " + line)
+        for line in decision.forecast.lines()[1:] if decision.forecast is not None else ():
+            say("  " + line)  # the figures on the selected words, and what they mean for the topics
         _refuse_noise(decision, request, "the forecast on the selected vocabulary")
         corpus = _prepare(source, words, request, say)
     assert corpus is not None
@@ -237,6 +236,16 @@ def _bounding_seed(request: ReleaseRequest):
 #: what a refusal says each verdict means
 _VERDICT_WORDS = {"noise": "noise", "common words": "lists of common words, not themes",
                   "marginal": "below the overlap target of its unit (marginal)"}
+
+
+def _figures(forecast) -> str:
+    """A decision's figures in one line: the forecast overlap (and contrast where forecast), and the verdict."""
+    if forecast is None:
+        return "no forecast"
+    if getattr(forecast, "overlap_with_lda", None) is None:  # a spectral configuration: its utility check
+        return f"forecast {forecast.verdict}"
+    contrast = "" if forecast.contrast is None else f", contrast {forecast.contrast:.2f}x a non-private LDA's"
+    return f"forecast top-10 overlap with LDA {forecast.overlap_with_lda:.2f}{contrast}: {forecast.verdict}"
 
 
 def _refuse_noise(decision: Decision, request: ReleaseRequest, what: str) -> None:
