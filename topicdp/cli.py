@@ -122,6 +122,9 @@ def _add_corpus_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-tokens-per-doc", type=int, default=None, help="contribution bound (>= 1; default: none)")
     p.add_argument("--max-tokens-per-user", type=int, default=None,
                    help="contribution bound across a user's documents (>= 1; default: none; user level)")
+    p.add_argument("--stop-words", default=None, metavar="FILE|web",
+                   help="more words to drop from every text (one per line; 'web': markup and contraction artefacts "
+                        "such as urllink, nbsp, don), from the reference and a --vocabulary list alike")
     p.add_argument("--user-fraction", type=float, default=None, metavar="P",
                    help="keep the users whose id hashes below P in (0, 1]: a per-user rule, so one user's presence "
                         "never changes another's")
@@ -140,6 +143,7 @@ def build_request(args):
     from .vocabulary import load_vocabulary
 
     guarantee, mechanism = resolve_road(args.guarantee, args.mechanism, args.sensitivity)
+    stop_words = _stop_words(getattr(args, "stop_words", None))
     corpus, reference = args.corpus, args.reference
     if corpus == "themed" and guarantee == "random-dp":  # the demo's agnostic road: Lee, half of it as P
         corpus, reference = "embedded", reference or "embedded"
@@ -147,7 +151,7 @@ def build_request(args):
         if args.vocabulary_epsilon is not None or args.vocabulary_delta is not None:
             raise ValueError("--vocabulary (a public list) and --vocabulary-epsilon/--vocabulary-delta (a DP "
                              "selection) exclude each other")
-        vocabulary = VocabularyPolicy.public(load_vocabulary(args.vocabulary))
+        vocabulary = VocabularyPolicy.public([w for w in load_vocabulary(args.vocabulary) if w not in stop_words])
     elif corpus == "themed":
         from .datasets import themed_vocabulary
 
@@ -158,7 +162,7 @@ def build_request(args):
     else:
         vocabulary = VocabularyPolicy.dp(args.vocabulary_epsilon, args.vocabulary_delta, args.max_features)
     source = CorpusSource(corpus, args.text_field, args.user_field, args.user_fraction, args.max_docs_per_user,
-                          args.max_tokens_per_doc, args.max_tokens_per_user)
+                          args.max_tokens_per_doc, args.max_tokens_per_user, stop_words)
     sampling = SensitivitySampling(PRIVATE_ORACLE if args.private_oracle else None, args.gamma, args.sizing,
                                    n_pairs=args.n_pairs, insecure_testing=args.insecure_testing,
                                    random_state=args.sampler_seed, cache_dir=args.cache_dir, progress=True,
@@ -172,9 +176,17 @@ def build_request(args):
                           seed=args.seed, n_jobs=args.n_jobs, scheduler=args.scheduler, work_dir=args.work_dir)
 
 
+def _stop_words(option: str | None) -> tuple[str, ...]:
+    from .corpus import WEB_ARTEFACTS
+    from .vocabulary import load_vocabulary
+
+    return () if option is None else WEB_ARTEFACTS if option == "web" else load_vocabulary(option)
+
+
 def check_arguments(args) -> None:
     """Every flag of ``privatize`` / ``demo`` before anything is read: files, extras, the request's validation."""
-    check_file_flags(args, ("--out", "--diagnostics", "--html", "--plot"), ("corpus", "--reference", "--vocabulary"))
+    check_file_flags(args, ("--out", "--diagnostics", "--html", "--plot"),
+                     ("corpus", "--reference", "--vocabulary", "--stop-words"))
     if getattr(args, "plot", None) is not None:
         require("matplotlib", extra="plots", purpose="--plot")
     if args.scheduler is not None:

@@ -601,6 +601,24 @@ def _occurrence_counts(values: np.ndarray) -> list[int]:
     return out
 
 
+#: web-text and contraction artefacts that lead topics of blog posts when kept (an opt-in list: ``--stop-words web``,
+#: ``CorpusSource(stop_words=WEB_ARTEFACTS)``): markup entities, a link placeholder, address parts, and the
+#: first halves of contractions that tokenisation splits off ("don't" -> "don")
+WEB_ARTEFACTS: tuple[str, ...] = (
+    "urllink", "nbsp", "amp", "quot", "apos", "http", "https", "www", "com", "html", "htm", "org", "net",
+    "don", "didn", "doesn", "isn", "wasn", "aren", "weren", "couldn", "wouldn", "shouldn", "haven", "hasn", "hadn",
+)
+
+
+def stop_word_list(extra: Sequence[str] = ()):
+    """``"english"`` (scikit-learn's list), or that list with ``extra`` added, for :func:`make_vectorizer`."""
+    if not extra:
+        return "english"
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return sorted(ENGLISH_STOP_WORDS | set(extra))
+
+
 def make_vectorizer(*, stop_words="english", min_token_length: int = 3, min_df=1, max_df=1.0,
                     max_features: int | None = None, vocabulary: Sequence[str] | None = None):
     """The ``CountVectorizer`` behind every tokenisation in topicdp (one place for the rules).

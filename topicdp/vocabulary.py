@@ -556,8 +556,10 @@ def forecast_vocabulary(
     max_features: int | None = None,
     reference_texts: Sequence[str] | None = None,
     reference_users: Sequence | None = None,
+    stop_words: str | Sequence[str] | None = "english",
 ) -> VocabularyForecast:
-    """Predict, from public quantities, how many words :func:`select_vocabulary` will keep.
+    """Predict, from public quantities, how many words :func:`select_vocabulary` will keep (``stop_words``: those the
+    selection drops, applied to the reference alike).
 
     ``sigma`` and ``tau`` are the selection's own calibration (:func:`calibrate_selection`): a function of
     the budget and ``k`` only. A word held by ``m`` units of ``s`` words each has the total ``m / sqrt(s)``
@@ -586,7 +588,7 @@ def forecast_vocabulary(
     sigma, tau = calibrate_selection(epsilon, delta, k, neighbours)
     expected = None
     if reference_texts is not None:
-        sets = unit_word_sets(reference_texts, reference_users, unit=unit, max_words_per_unit=k)
+        sets = unit_word_sets(reference_texts, reference_users, unit=unit, max_words_per_unit=k, stop_words=stop_words)
         if not sets:
             raise ValueError("reference_texts has no token: it cannot forecast the vocabulary")
         totals = np.fromiter(_word_totals(sets).values(), dtype=np.float64)

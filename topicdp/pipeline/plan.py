@@ -286,7 +286,8 @@ def planned_words(plan: ReleasePlan, count: UnitCount):
         reference = {"reference_texts": plan.reference[0], "reference_users": plan.reference[1]}
     fc = forecast_vocabulary(plan.budget.vocabulary.epsilon, plan.budget.vocabulary.delta, count.value,
                              unit=str(request.unit), neighbours=str(request.neighbours),
-                             max_features=policy.max_features, **reference)
+                             max_features=policy.max_features, stop_words=request.source.tokenizer_stop_words,
+                             **reference)
     if fc.expected_words is None:
         # without a public reference only a bound: a word needs at least tau units (each holding it alone,
         # weight 1); below that nothing can pass. Otherwise the decision is re-made on the size the selection

@@ -93,6 +93,10 @@ class CorpusSource:
         adding or removing one user changes no other user's membership (unlike "the first N users").
     max_docs_per_user, max_tokens_per_doc, max_tokens_per_user : int >= 1, optional
         Contribution bounds, applied to each user (document) on its own (:meth:`topicdp.Corpus.bound`).
+    stop_words : tuple of str, default ()
+        Words dropped from every text besides scikit-learn's English stop words, the same way from the private
+        corpus and from a public reference (e.g. :data:`topicdp.corpus.WEB_ARTEFACTS`). A per-token rule: one
+        unit's texts never change what is dropped from another's.
     """
 
     path: str
@@ -102,6 +106,7 @@ class CorpusSource:
     max_docs_per_user: int | None = None
     max_tokens_per_doc: int | None = None
     max_tokens_per_user: int | None = None
+    stop_words: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.path, str) or not self.path:
@@ -114,6 +119,16 @@ class CorpusSource:
             value = getattr(self, name)
             if value is not None and check_int(value, name) < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {value} (None for no bound)")
+        if isinstance(self.stop_words, str) or not all(isinstance(w, str) and w for w in self.stop_words):
+            raise TypeError(f"stop_words must be a tuple of words, got {self.stop_words!r}")
+        object.__setattr__(self, "stop_words", tuple(self.stop_words))
+
+    @property
+    def tokenizer_stop_words(self):
+        """What the tokenizer drops: ``"english"``, or the English list with this source's words added."""
+        from ..corpus import stop_word_list
+
+        return stop_word_list(self.stop_words)
 
     @property
     def built_in(self) -> bool:

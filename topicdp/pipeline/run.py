@@ -280,7 +280,8 @@ def reference_corpus(reference: tuple[Sequence, Sequence], vocabulary: Sequence[
     """The public reference on the release's vocabulary and contribution bounds."""
     from ..corpus import Corpus
 
-    return source.bound(Corpus.from_texts(reference[0], reference[1], vocabulary=list(vocabulary)))
+    return source.bound(Corpus.from_texts(reference[0], reference[1], vocabulary=list(vocabulary),
+                                          stop_words=source.tokenizer_stop_words))
 
 
 # -- the private steps --------------------------------------------------------------------------------
@@ -322,7 +323,8 @@ def reference_words(reference: tuple[Sequence, Sequence], n_words: int, source: 
     is known; public: a function of the reference alone)."""
     from ..corpus import Corpus
 
-    corpus = source.bound(Corpus.from_texts(reference[0], reference[1], max_features=max(int(n_words), 2)))
+    corpus = source.bound(Corpus.from_texts(reference[0], reference[1], max_features=max(int(n_words), 2),
+                                            stop_words=source.tokenizer_stop_words))
     return list(corpus.vocabulary)
 
 

@@ -97,11 +97,12 @@ def build_corpus(records: Records, words, request: ReleaseRequest, bounding_seed
     if records.corpus is not None:
         corpus = records.corpus
     elif words is not None:
-        corpus = Corpus.from_texts(records.texts, records.users, vocabulary=list(words))
+        corpus = Corpus.from_texts(records.texts, records.users, vocabulary=list(words),
+                                   stop_words=request.source.tokenizer_stop_words)
     else:
         policy = request.vocabulary
         corpus = Corpus.from_texts(records.texts, records.users, min_df=policy.min_df, max_df=policy.max_df,
-                                   max_features=policy.max_features)
+                                   max_features=policy.max_features, stop_words=request.source.tokenizer_stop_words)
     return request.source.bound(corpus, bounding_seed)
 
 
@@ -127,7 +128,8 @@ class InMemorySource:
     def select_vocabulary(self, **selection):
         from ..vocabulary import select_vocabulary
 
-        return select_vocabulary(self.records.texts, self.records.users, unit=str(self.request.unit), **selection)
+        return select_vocabulary(self.records.texts, self.records.users, unit=str(self.request.unit),
+                                 stop_words=self.request.source.tokenizer_stop_words, **selection)
 
     def prepare(self, words, bounding_seed=None) -> "Corpus":
         self.corpus = build_corpus(self.records, words, self.request, bounding_seed)
@@ -199,7 +201,8 @@ def shard_census(path: str, *, source: CorpusSource, unit: str, word_sets: int |
                                                          count=len(users))))
                  if unit == Unit.USER else UserKeys()}
     if word_sets is not None:
-        sets = unit_word_sets(texts, users, unit=unit, max_words_per_unit=word_sets) if texts else {}
+        sets = (unit_word_sets(texts, users, unit=unit, max_words_per_unit=word_sets,
+                               stop_words=source.tokenizer_stop_words) if texts else {})
         out["word_sets"] = word_set_counts(sets)
     return out
 
@@ -217,7 +220,7 @@ def prepare_shard(path: str, *, index: int, source: CorpusSource, words: tuple, 
     if not texts:
         return counts
     try:
-        corpus = Corpus.from_texts(texts, users, vocabulary=list(words))
+        corpus = Corpus.from_texts(texts, users, vocabulary=list(words), stop_words=source.tokenizer_stop_words)
     except ValueError as exc:  # every document of this shard is empty on the vocabulary
         if "empty" not in str(exc):
             raise
