@@ -33,8 +33,6 @@ Seeded noise: these are measurements, not releases.
 from __future__ import annotations
 
 import argparse
-import gzip
-import json
 import statistics
 import warnings
 from pathlib import Path
@@ -47,14 +45,11 @@ SHARES = (1.0, 0.99, 0.95, 0.9, 0.8)  # 0.9: about enron_sent's share of usable 
 
 
 def read(path: Path) -> tuple[list, list]:
-    texts, users = [], []
-    with gzip.open(path, "rt", encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                row = json.loads(line)
-                texts.append(row["text"])
-                users.append(row["user"])
-    return texts, users
+    """(texts, users) through the library's one reader (canonical user ids, errors with path:line)."""
+    from topicdp.corpus import read_jsonl_records
+
+    pairs = list(read_jsonl_records(path, "text", "user"))
+    return [t for t, _ in pairs], [u for _, u in pairs]
 
 
 def shares(data: Path, n_words: int = 2000) -> list[dict]:
