@@ -77,9 +77,12 @@ def test_default_release_file_has_no_private_field_outside_dp(tmp_path, capsys):
               if not status_of(p, statuses).startswith(("DP", "post-processing"))}
     assert not_dp == {}
     assert {"noisy", "topic_word"} <= differing
+    # covered by default: with a public reference and no word list the columns are P's words (public, free);
+    # before, they were built from the private texts and marked NOT COVERED
     uncovered = {p for p, s in statuses.items() if s.startswith("NOT COVERED")}
-    assert uncovered == {"vocabulary", "report.details.corpus.n_words"}
-    assert fa["vocabulary"] == fb["vocabulary"]  # by construction (closed word list), see the module docstring
+    assert uncovered == set() and statuses["vocabulary"].startswith("public: a public word list built from the "
+                                                                    "public reference P")
+    assert fa["vocabulary"] == fb["vocabulary"]  # P's words: the same for every private corpus
 
     # what the old file leaked is now only in the owner's diagnostics
     text = json.dumps(a)
@@ -157,7 +160,8 @@ def test_dp_privatize_reads_the_corpus_once_and_forecasts_the_dp_vocabulary_firs
             "--mechanism", "dp-vem", "--reference", str(reference), "--n-units", "60"]
     # the default split (20% of epsilon = 0.6 for the words) cannot select from 60 users: refused before any
     # DP step, with the advice
-    assert main([*args, "--epsilon", "3"]) == 2
+    # (a DP selection asked for by its budget: with a reference and no word list the default is P's own words)
+    assert main([*args, "--epsilon", "3", "--vocabulary-epsilon", "0.6"]) == 2
     out, err = capsys.readouterr()
     assert "vocabulary under DP (epsilon=0.6" in out and "more than the about 60 users the plan counts" in out
     assert "forecast to keep about 0 words" in err and "public word list (--vocabulary FILE)" in err
@@ -232,3 +236,21 @@ def test_a_public_word_list_is_reported_as_public_by_every_mechanism(mechanism, 
     report = json.loads(out.read_text())["report"]
     assert report["mechanism"] == mechanism  # one name per mechanism: the command line's
     assert report["published"]["vocabulary"].startswith("public")
+
+
+def test_a_reference_without_a_word_list_gives_its_own_words_on_the_dp_road(tmp_path, capsys):
+    """Covered by default: the DP road with a public reference and no word list takes P's words (public, free): no
+    vocabulary budget is spent and the published vocabulary is P's, whatever the private texts hold."""
+    rng = np.random.default_rng(3)
+    reference, private = tmp_path / "p.jsonl.gz", tmp_path / "private.jsonl.gz"
+    _write(reference, _records(rng, [f"r{i}" for i in range(40)]))
+    _write(private, _records(rng, [f"u{i}" for i in range(60)]) + [("u0", "zebra zebra zebra zebra")])
+    out = tmp_path / "r.json"
+    assert main(["privatize", str(private), "--reference", str(reference), "--topics", "2", "--min-df", "1",
+                 "--max-df", "1.0", "--n-units", "60", "--release-anyway", "--seed", "0", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    published = json.loads(out.read_text())
+    assert "budget for the vocabulary" not in printed and "vocabulary: a public list of" in printed
+    assert published["report"]["published"]["vocabulary"].startswith("public: a public word list built from the "
+                                                                     "public reference P")
+    assert "zebra" not in published["vocabulary"] and set(published["vocabulary"]) <= set(WORDS)

@@ -76,3 +76,11 @@ def cli_words(text: str) -> str:
         text = text.replace(python, cli)
     return re.sub(r"\b[a-z]+(?:_[a-z]+)+\b", lambda m: flag(m.group()) if m.group() in _FLAGGED else m.group(),
                   text)
+
+
+def stop_words_option(option: str | None) -> tuple[str, ...]:
+    """``--stop-words``: none, ``web`` (:data:`topicdp.corpus.WEB_ARTEFACTS`) or a word list file."""
+    from .corpus import WEB_ARTEFACTS
+    from .vocabulary import load_vocabulary
+
+    return () if option is None else WEB_ARTEFACTS if option == "web" else load_vocabulary(option)

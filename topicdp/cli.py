@@ -17,7 +17,7 @@ for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "
 
 # Building the parser imports only argparse and these tiny pure-Python modules (``topicdp --help`` stays fast,
 # tests/test_cli_help.py checks that numpy is not loaded); heavy imports happen inside the commands.
-from ._argparse import LazyParser, cli_words, flag
+from ._argparse import LazyParser, cli_words, flag, stop_words_option
 from ._extras import MissingExtraError, require
 from ._files import add_overwrite_argument, check_file_flags, run_interruptible, wrote
 from ._names import (FORECAST_MECHANISMS, GUARANTEE_SUMMARIES, MECHANISM_SUMMARIES, MODEL_SUMMARIES, MODELS,
@@ -143,7 +143,7 @@ def build_request(args):
     from .vocabulary import load_vocabulary
 
     guarantee, mechanism = resolve_road(args.guarantee, args.mechanism, args.sensitivity)
-    stop_words = _stop_words(getattr(args, "stop_words", None))
+    stop_words = stop_words_option(getattr(args, "stop_words", None))
     corpus, reference = args.corpus, args.reference
     if corpus == "themed" and guarantee == "random-dp":  # the demo's agnostic road: Lee, half of it as P
         corpus, reference = "embedded", reference or "embedded"
@@ -156,6 +156,12 @@ def build_request(args):
         from .datasets import themed_vocabulary
 
         vocabulary = VocabularyPolicy.public(themed_vocabulary())
+    elif reference not in (None, "embedded") and args.vocabulary_epsilon is args.vocabulary_delta is None:
+        from .pipeline.sources import reference_vocabulary  # covered by default: P's words, public and free
+
+        vocabulary = VocabularyPolicy.public(reference_vocabulary(reference, CorpusSource(
+            corpus, args.text_field, args.user_field, stop_words=stop_words), min_df=args.min_df, max_df=args.max_df,
+            max_features=args.max_features), origin="built from the public reference P (--reference)")
     elif guarantee == "random-dp" or (corpus == "embedded" and args.vocabulary_epsilon is None
                                       and args.vocabulary_delta is None):
         vocabulary = VocabularyPolicy.from_texts(args.min_df, args.max_df, args.max_features)
@@ -174,13 +180,6 @@ def build_request(args):
                           n_units=args.n_units, n_topics=args.topics, guarantee=guarantee, mechanism=mechanism,
                           reference=reference, agnostic=agnostic, release_anyway=args.release_anyway,
                           seed=args.seed, n_jobs=args.n_jobs, scheduler=args.scheduler, work_dir=args.work_dir)
-
-
-def _stop_words(option: str | None) -> tuple[str, ...]:
-    from .corpus import WEB_ARTEFACTS
-    from .vocabulary import load_vocabulary
-
-    return () if option is None else WEB_ARTEFACTS if option == "web" else load_vocabulary(option)
 
 
 def check_arguments(args) -> None:

@@ -26,7 +26,8 @@ from ..report import Check, build_report, ledger_totals, total
 _GIVEN_AS_PUBLIC_NOTE = vocabulary_status("public")[1]
 
 
-def vocabulary_statement(policy_kind: str, selection=None, built_in: bool = False) -> tuple[str, str]:
+def vocabulary_statement(policy_kind: str, selection=None, built_in: bool = False,
+                         origin: str = "stated by the data owner") -> tuple[str, str]:
     """(status of ``vocabulary`` in the published file, note) for the request's vocabulary policy."""
     if policy_kind == "dp":
         return ("DP: selected under DP at the release's unit and neighbours (budget composed into "
@@ -35,7 +36,7 @@ def vocabulary_statement(policy_kind: str, selection=None, built_in: bool = Fals
                 f"{selection.neighbours} neighbours, sensitivity {selection.sensitivity:.4g}; Gopi et al. 2020, "
                 "weighted Gaussian set union); composition_total includes it.")
     if policy_kind == "public" or built_in:
-        return ("public: a public word list stated by the data owner" if policy_kind == "public" else
+        return (f"public: a public word list {origin}" if policy_kind == "public" else
                 "public: built from a corpus that is public as a whole"), "The vocabulary is public."
     return vocabulary_status("private-texts")
 
@@ -50,7 +51,8 @@ def compose_report(release: PrivateRelease, *, plan, decision, ledger, topic_ent
     """
     request, budget = plan.request, plan.budget
     topics = release.report
-    vocab_status, vocab_note = vocabulary_statement(request.vocabulary.kind, selection, request.source.built_in)
+    vocab_status, vocab_note = vocabulary_statement(request.vocabulary.kind, selection, request.source.built_in,
+                                                    request.vocabulary.origin)
     topic_eps = topic_step_epsilon(topic_entries, budget.topics.delta)
     within = Check("the topic step within its budget", topic_eps <= budget.topics.epsilon * (1 + 1e-9),
                    f"epsilon {topic_eps:.6g} at delta {budget.topics.delta:.3g} from its own ledger entries; budget "

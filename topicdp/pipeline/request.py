@@ -164,6 +164,7 @@ class VocabularyPolicy:
     max_features: int = 5000
     min_df: int = 5
     max_df: float = 0.5
+    origin: str = "stated by the data owner"  # where a public list came from, as the report states it
 
     def __post_init__(self) -> None:
         check_option(self.kind, "vocabulary kind", ("public", "dp", "texts"))
@@ -185,9 +186,10 @@ class VocabularyPolicy:
             check_delta(self.delta, "vocabulary_delta")
 
     @classmethod
-    def public(cls, words) -> "VocabularyPolicy":
+    def public(cls, words, origin: str = "stated by the data owner") -> "VocabularyPolicy":
+        """A public word list (its ``origin`` is what the report says of it)."""
         words = tuple(str(w) for w in words)
-        return cls(kind="public", words=words, max_features=max(len(words), 1))
+        return cls(kind="public", words=words, max_features=max(len(words), 1), origin=origin)
 
     @classmethod
     def dp(cls, epsilon: float | None = None, delta: float | None = None, max_features: int = 5000) -> "VocabularyPolicy":

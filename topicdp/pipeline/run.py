@@ -390,5 +390,9 @@ def _random_dp(plan: ReleasePlan, say):
     status = "public" if request.vocabulary.kind == "public" or request.source.built_in else "private-texts"
     released = privatizer.fit(corpus, keep_nonprivate=a.keep_nonprivate, vocabulary_source=status,
                               sensitivity_sample=sample).release_
+    if request.vocabulary.kind == "public":  # say where the list came from (the owner's file, or P's words)
+        report = released.report
+        released = replace(released, report=replace(report, published={
+            **report.published, "vocabulary": f"public: a public word list {request.vocabulary.origin}"}))
     released.diagnostics.setdefault("corpus", {}).update(source.diagnostics())
     return released
