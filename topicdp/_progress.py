@@ -22,6 +22,9 @@ LOG_EVERY_SECONDS = 30.0
 
 
 def format_duration(seconds: float) -> str:
+    """A duration to read: tenths of a second below 10 s (passes of a few tenths each otherwise all read "2 s")."""
+    if seconds < 10:
+        return f"{seconds:.1f} s"
     if seconds < 90:
         return f"{seconds:.0f} s"
     if seconds < 90 * 60:
