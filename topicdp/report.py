@@ -152,8 +152,11 @@ class PrivacyReport:
 
     def certified_epsilon(self) -> float:
         """The smallest epsilon among the valid totals at this report's delta (inf when there is none)."""
-        valid = [t["epsilon"] for t in self.composition_total if t["valid"] and t["delta"] <= self.delta * (1 + 1e-12)]
-        return min(valid, default=math.inf)
+        return min((t["epsilon"] for t in self._valid_totals()), default=math.inf)
+
+    def _valid_totals(self) -> list[dict]:
+        """The totals that are proven bounds at this report's delta."""
+        return [t for t in self.composition_total if t["valid"] and t["delta"] <= self.delta * (1 + 1e-12)]
 
     # -- serialisation -------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -235,8 +238,7 @@ class PrivacyReport:
         if not self.composition_total:
             return []
         certified = self.certified_epsilon()
-        used = [t for t in self.composition_total if t["valid"] and t["delta"] <= self.delta * (1 + 1e-12)
-                and t["epsilon"] == certified]
+        used = [t for t in self._valid_totals() if t["epsilon"] == certified]
         names = " = ".join(t["accounting"] for t in used) or "no valid account"
         lines = [f"composition          {len(self.composition)} release(s), certified by {names}"]
         others = [t for t in self.composition_total if not any(t is u for u in used)]

@@ -38,16 +38,19 @@ class ReleaseRefused(ValueError):
 
     def __init__(self, reason: str, spent: tuple[str, ...] = (), topics_spent: bool = False) -> None:
         self.reason, self.spent, self.topics_spent = reason, spent, topics_spent
-        parts = list(spent) + (["part of the topics' budget (the releases made before the failure, which the "
-                                "ledger recorded)"] if topics_spent else [])
-        if topics_spent:
-            what = f"{_join(parts)} were spent"
-        elif spent:
-            verb = "spent its budget" if len(spent) == 1 else "spent their budgets"
-            what = f"only {_join(parts)} {verb}; the topics' budget was not spent"
-        else:
-            what = "no budget was spent"
-        super().__init__(f"{reason}; nothing was released and {what}")
+        super().__init__(f"{reason}; nothing was released and {spent_statement(spent, topics_spent)}")
+
+
+def spent_statement(spent: tuple[str, ...], topics_spent: bool) -> str:
+    """What a stop says of the budget: the steps spent (each with its budget) and whether the topics' step was."""
+    parts = list(spent) + (["part of the topics' budget (the releases made before the failure, which the "
+                            "ledger recorded)"] if topics_spent else [])
+    if topics_spent:
+        return f"{_join(parts)} were spent"
+    if spent:
+        verb = "spent its budget" if len(spent) == 1 else "spent their budgets"
+        return f"only {_join(parts)} {verb}; the topics' budget was not spent"
+    return "no budget was spent"
 
 
 def _join(parts: list[str]) -> str:
@@ -120,8 +123,7 @@ def _release_dp(plan: ReleasePlan, reference, source, client, say, lines: list) 
         return _release_steps(plan, reference, source, client, say, lines, ledger)
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM unwinding as it (the command's one line says this)
         if len(ledger):
-            spent, topics_spent = _spent(plan, ledger)
-            setattr(exc, "spent", str(ReleaseRefused("", spent, topics_spent)).split("nothing was released and ", 1)[1])
+            setattr(exc, "spent", spent_statement(*_spent(plan, ledger)))
         raise
     except Exception as exc:
         if not isinstance(exc, (ValueError, OSError)) and not len(ledger):
