@@ -238,9 +238,16 @@ def test_a_public_word_list_is_reported_as_public_by_every_mechanism(mechanism, 
     assert report["published"]["vocabulary"].startswith("public")
 
 
-def test_a_reference_without_a_word_list_gives_its_own_words_on_the_dp_road(tmp_path, capsys):
+def test_a_reference_without_a_word_list_gives_its_own_words_on_the_dp_road(tmp_path, capsys, monkeypatch):
     """Covered by default: the DP road with a public reference and no word list takes P's words (public, free): no
-    vocabulary budget is spent and the published vocabulary is P's, whatever the private texts hold."""
+    vocabulary budget is spent and the published vocabulary is P's, whatever the private texts hold. P is read
+    once, by the release (its words come from that one reading)."""
+    import topicdp.corpus as corpus_module
+
+    reads = []
+    real = corpus_module.read_jsonl_records
+    monkeypatch.setattr(corpus_module, "read_jsonl_records",
+                        lambda path, *a, **k: reads.append(str(path)) or real(path, *a, **k))
     rng = np.random.default_rng(3)
     reference, private = tmp_path / "p.jsonl.gz", tmp_path / "private.jsonl.gz"
     _write(reference, _records(rng, [f"r{i}" for i in range(40)]))
@@ -254,3 +261,4 @@ def test_a_reference_without_a_word_list_gives_its_own_words_on_the_dp_road(tmp_
     assert published["report"]["published"]["vocabulary"].startswith("public: a public word list built from the "
                                                                      "public reference P")
     assert "zebra" not in published["vocabulary"] and set(published["vocabulary"]) <= set(WORDS)
+    assert reads.count(str(reference)) == 1 and reads.count(str(private)) == 1

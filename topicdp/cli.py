@@ -157,11 +157,8 @@ def build_request(args):
 
         vocabulary = VocabularyPolicy.public(themed_vocabulary())
     elif reference not in (None, "embedded") and args.vocabulary_epsilon is args.vocabulary_delta is None:
-        from .pipeline.sources import reference_vocabulary  # covered by default: P's words, public and free
-
-        vocabulary = VocabularyPolicy.public(reference_vocabulary(reference, CorpusSource(
-            corpus, args.text_field, args.user_field, stop_words=stop_words), min_df=args.min_df, max_df=args.max_df,
-            max_features=args.max_features), origin="built from the public reference P (--reference)")
+        # covered by default: P's own words, public and free (read with P by the release)
+        vocabulary = VocabularyPolicy.from_reference(args.min_df, args.max_df, args.max_features)
     elif guarantee == "random-dp" or (corpus == "embedded" and args.vocabulary_epsilon is None
                                       and args.vocabulary_delta is None):
         vocabulary = VocabularyPolicy.from_texts(args.min_df, args.max_df, args.max_features)

@@ -154,7 +154,8 @@ class VocabularyPolicy:
     Use the constructors: :meth:`public` (a public word list, at no cost), :meth:`dp` (selected from the
     private texts under DP at the release's unit and neighbours, :func:`topicdp.vocabulary.select_vocabulary`)
     or :meth:`from_texts` (built from the texts with document-frequency limits: covered only when the texts
-    are public, e.g. the built-in corpora; otherwise the report marks the vocabulary NOT COVERED).
+    are public, e.g. the built-in corpora; otherwise the report marks the vocabulary NOT COVERED), or
+    :meth:`from_reference` (built the same way from the request's public reference: public, at no cost).
     """
 
     kind: str = "dp"
@@ -167,7 +168,7 @@ class VocabularyPolicy:
     origin: str = "stated by the data owner"  # where a public list came from, as the report states it
 
     def __post_init__(self) -> None:
-        check_option(self.kind, "vocabulary kind", ("public", "dp", "texts"))
+        check_option(self.kind, "vocabulary kind", ("public", "dp", "texts", "reference"))
         check_int(self.max_features, "max_features", low=1)
         check_int(self.min_df, "min_df", low=1)
         check_real(self.max_df, "max_df", low=0.0, high=1.0, high_open=False)
@@ -200,6 +201,12 @@ class VocabularyPolicy:
     @classmethod
     def from_texts(cls, min_df: int = 5, max_df: float = 0.5, max_features: int = 5000) -> "VocabularyPolicy":
         return cls(kind="texts", min_df=min_df, max_df=max_df, max_features=max_features)
+
+    @classmethod
+    def from_reference(cls, min_df: int = 5, max_df: float = 0.5, max_features: int = 5000) -> "VocabularyPolicy":
+        """The public reference's words, built as :meth:`from_texts` builds the texts' (the release turns it into
+        :meth:`public` once the reference is read)."""
+        return cls(kind="reference", min_df=min_df, max_df=max_df, max_features=max_features)
 
     @property
     def n_words(self) -> int | None:
@@ -349,6 +356,8 @@ class ReleaseRequest:
         if self.vocabulary.kind == "texts" and self.guarantee == "dp" and not self.source.built_in:
             raise ValueError("a vocabulary built from the private texts is not covered by DP: give a public word "
                              "list (VocabularyPolicy.public) or select it under DP (VocabularyPolicy.dp)")
+        if self.vocabulary.kind == "reference" and self.reference is None:
+            raise ValueError("a vocabulary from the reference (VocabularyPolicy.from_reference) needs a reference")
         if self.source.path == "themed" and self.vocabulary.kind != "public":
             raise ValueError("the generated 'themed' corpus comes as counts over its own public word list: use "
                              "its vocabulary (topicdp.datasets.themed_vocabulary) as a public VocabularyPolicy")

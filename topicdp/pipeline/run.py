@@ -19,7 +19,7 @@ from ..spectral import PreconditionError
 from .compose import compose_report
 from .mechanisms import MECHANISMS, RunContext, dp_vem_model
 from .plan import Decision, ReleasePlan, UnitCount, decide, plan_request, planned_words, vocabulary_share
-from .request import CorpusSource, ReleaseRequest, check_scheduler, user_selected
+from .request import CorpusSource, ReleaseRequest, VocabularyPolicy, check_scheduler, user_selected
 from .sources import EMBEDDED_PUBLIC_HALF, InMemorySource, Records, build_corpus, open_source, read_records
 
 if TYPE_CHECKING:
@@ -90,6 +90,12 @@ def release(request: ReleaseRequest, *, echo: Callable[[str], None] | None = Non
         (echo or logger.info)(line)
 
     reference = read_reference(request) if request.reference is not None else None
+    if request.vocabulary.kind == "reference":  # P's own words: public, free, read with P itself
+        assert reference is not None  # the request refuses this policy without a reference
+        policy = request.vocabulary
+        words = reference_vocabulary(reference, request.source, min_df=policy.min_df, max_df=policy.max_df,
+                                     max_features=policy.max_features)
+        request = replace(request, vocabulary=VocabularyPolicy.public(words, "built from the public reference P"))
     plan = plan_request(request, reference)
     for line in plan.lines():
         say(line)
@@ -173,7 +179,7 @@ def _release_steps(plan: ReleasePlan, reference, source, client, say, lines: lis
         if corpus is not None:
             words, simulated_on = list(corpus.vocabulary), "the release's words"
         else:
-            words = reference_words(reference, n_words, request.source)
+            words = reference_vocabulary(reference, request.source, max_features=max(int(n_words), 2))
             simulated_on = (f"the reference's {len(words)} most frequent words, standing in for the DP vocabulary's "
                             "forecast size before it is selected")
         simulation = _start_and_simulate(plan, reference, words, count)
@@ -320,13 +326,17 @@ def _select_vocabulary(plan: ReleasePlan, source, ledger: PrivacyLedger):
                                     ledger=ledger)
 
 
-def reference_words(reference: tuple[Sequence, Sequence], n_words: int, source: CorpusSource) -> list[str]:
-    """The public reference's ``n_words`` most frequent words (the vocabulary a plan forecasts before a DP selection
-    is known; public: a function of the reference alone)."""
+def reference_vocabulary(reference: tuple[Sequence, Sequence], source: CorpusSource, *, max_features: int,
+                         min_df: int = 1, max_df: float = 1.0) -> list[str]:
+    """The public reference's words as a texts' vocabulary is built (document-frequency limits, the
+    ``max_features`` most frequent, the source's stop words): public, a function of the reference alone. It
+    stands in for a DP selection's words before they are known, and is the release's vocabulary when asked for
+    (:meth:`VocabularyPolicy.from_reference`)."""
     from ..corpus import Corpus
 
-    corpus = source.bound(Corpus.from_texts(reference[0], reference[1], max_features=max(int(n_words), 2),
-                                            stop_words=source.tokenizer_stop_words))
+    texts, users = reference
+    corpus = source.bound(Corpus.from_texts(texts, users, min_df=min(min_df, len(texts)), max_df=max_df,
+                                            max_features=max_features, stop_words=source.tokenizer_stop_words))
     return list(corpus.vocabulary)
 
 

@@ -106,20 +106,6 @@ def build_corpus(records: Records, words, request: ReleaseRequest, bounding_seed
     return request.source.bound(corpus, bounding_seed)
 
 
-def reference_vocabulary(path: str, source: CorpusSource, *, min_df: int, max_df: float,
-                         max_features: int) -> list[str]:
-    """The words of a public reference corpus as the texts' own vocabulary would be built (document-frequency
-    limits, at most ``max_features``, the source's stop words): a public vocabulary, free of privacy cost."""
-    from ..corpus import Corpus, read_jsonl_records
-
-    pairs = list(read_jsonl_records(path, source.text_field, source.user_field))
-    if not pairs:
-        raise ValueError(f"{path}: no documents")
-    corpus = Corpus.from_texts([t for t, _ in pairs], [u for _, u in pairs], min_df=min(min_df, len(pairs)),
-                               max_df=max_df, max_features=max_features, stop_words=source.tokenizer_stop_words)
-    return list(corpus.vocabulary)
-
-
 class InMemorySource:
     """One JSON Lines file (or a built-in corpus), read whole."""
 
