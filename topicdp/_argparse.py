@@ -84,3 +84,21 @@ def stop_words_option(option: str | None) -> tuple[str, ...]:
     from .vocabulary import load_vocabulary
 
     return () if option is None else WEB_ARTEFACTS if option == "web" else load_vocabulary(option)
+
+
+def add_ledger_argument(p: argparse.ArgumentParser) -> None:
+    """``privatize --ledger FILE``: charge the release to a dataset's persisted privacy ledger."""
+    p.add_argument("--ledger", default=None, metavar="FILE",
+                   help="charge this release to the dataset's persisted privacy ledger FILE (topicdp ledger create): "
+                        "its planned spend is checked against what is left and written there before the corpus is "
+                        "read, or the run is refused with the figures")
+
+
+def ledger_option(args: argparse.Namespace):
+    """``--ledger`` as the request's :class:`~topicdp.rdp.ledger_file.LedgerOptions` (``--out`` as the output
+    file it lists), or None."""
+    if getattr(args, "ledger", None) is None:
+        return None
+    from .rdp.ledger_file import LedgerOptions
+
+    return LedgerOptions(args.ledger, getattr(args, "out", None))

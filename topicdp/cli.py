@@ -17,7 +17,7 @@ for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "
 
 # Building the parser imports only argparse and these tiny pure-Python modules (``topicdp --help`` stays fast,
 # tests/test_cli_help.py checks that numpy is not loaded); heavy imports happen inside the commands.
-from ._argparse import LazyParser, cli_words, flag, stop_words_option
+from ._argparse import LazyParser, add_ledger_argument, cli_words, flag, ledger_option, stop_words_option
 from ._extras import MissingExtraError, require
 from ._files import add_overwrite_argument, check_file_flags, run_interruptible, wrote
 from ._names import (FORECAST_MECHANISMS, GUARANTEE_SUMMARIES, MECHANISM_SUMMARIES, MODEL_SUMMARIES, MODELS,
@@ -173,16 +173,16 @@ def build_request(args):
     agnostic = AgnosticOptions(model=args.model, model_seed=args.model_seed, sampling=sampling,
                                calibration=args.calibration, secure_noise=args.secure_noise,
                                keep_nonprivate=args.show_nonprivate)
-    return ReleaseRequest(source, vocabulary, epsilon=args.epsilon, delta=args.delta, unit=args.unit,
+    return ReleaseRequest(source, vocabulary, epsilon=args.epsilon, delta=args.delta, ledger=ledger_option(args),
                           n_units=args.n_units, n_topics=args.topics, guarantee=guarantee, mechanism=mechanism,
-                          reference=reference, agnostic=agnostic, release_anyway=args.release_anyway,
+                          unit=args.unit, reference=reference, agnostic=agnostic, release_anyway=args.release_anyway,
                           seed=args.seed, n_jobs=args.n_jobs, scheduler=args.scheduler, work_dir=args.work_dir)
 
 
 def check_arguments(args) -> None:
     """Every flag of ``privatize`` / ``demo`` before anything is read: files, extras, the request's validation."""
     check_file_flags(args, ("--out", "--diagnostics", "--html", "--plot"),
-                     ("corpus", "--reference", "--vocabulary", "--stop-words"))
+                     ("corpus", "--reference", "--vocabulary", "--stop-words", "--ledger"))
     if getattr(args, "plot", None) is not None:
         require("matplotlib", extra="plots", purpose="--plot")
     if args.scheduler is not None:
@@ -300,6 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=text, formatter_class=argparse.RawDescriptionHelpFormatter, epilog=catalogue)
         if name == "privatize":
             _add_corpus_arguments(p)
+            add_ledger_argument(p)
         else:
             p.set_defaults(corpus="themed", text_field="text", user_field="user", max_features=5000, min_df=5,
                            max_df=0.5, max_docs_per_user=None, max_tokens_per_doc=None, max_tokens_per_user=None,
@@ -314,6 +315,7 @@ def build_parser() -> argparse.ArgumentParser:
                    populate=_populate(".experiments.cli"))
     sub.add_parser("audit", help="empirically lower-bound the epsilon of a mechanism on a canary",
                    populate=_populate(".audit.cli"))
+    sub.add_parser("ledger", help="create or show a persisted privacy ledger", populate=_populate(".rdp.ledger_cli"))
     return parser
 
 

@@ -28,6 +28,7 @@ from .._validation import (check_delta, check_epsilon, check_int, check_n_jobs, 
 
 if TYPE_CHECKING:
     from ..corpus import Corpus
+    from ..rdp.ledger_file import LedgerOptions
 
 #: where a corpus can come from besides a JSON Lines file: data shipped with the library, public as a whole
 BUILT_IN_CORPORA = {
@@ -290,6 +291,11 @@ class ReleaseRequest:
     work_dir : str, optional
         Where a sharded corpus' count shards are written (default a temporary directory); on a cluster it must
         be a directory every worker can read and write.
+    ledger : str or LedgerOptions, optional
+        A persisted privacy ledger of the dataset (:meth:`topicdp.rdp.PrivacyLedger.open`): the release's planned
+        entries are checked against what it has left, and written to it, before the corpus is read
+        (:mod:`topicdp.pipeline.charge`). A path, or :class:`~topicdp.rdp.ledger_file.LedgerOptions` to also
+        record the output file.
     """
 
     source: CorpusSource
@@ -308,8 +314,14 @@ class ReleaseRequest:
     n_jobs: int = 2
     scheduler: str | None = None
     work_dir: str | None = None
+    ledger: "LedgerOptions | str | None" = None
 
     def __post_init__(self) -> None:
+        if self.ledger is not None:
+            from ..rdp.ledger_file import LedgerOptions
+
+            ledger = self.ledger if isinstance(self.ledger, LedgerOptions) else LedgerOptions(self.ledger)
+            object.__setattr__(self, "ledger", ledger)
         if not isinstance(self.source, CorpusSource):
             raise TypeError(f"source must be a CorpusSource, got {type(self.source).__name__}")
         if not isinstance(self.vocabulary, VocabularyPolicy):

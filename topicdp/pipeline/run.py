@@ -16,6 +16,7 @@ import numpy as np
 
 from ..rdp import PrivacyLedger, calibrate_gaussian
 from ..spectral import PreconditionError
+from .charge import charged, open_charge
 from .compose import compose_report
 from .mechanisms import MECHANISMS, RunContext, dp_vem_model
 from .plan import Decision, ReleasePlan, UnitCount, decide, plan_request, planned_words, vocabulary_share
@@ -99,10 +100,17 @@ def release(request: ReleaseRequest, *, echo: Callable[[str], None] | None = Non
     plan = plan_request(request, reference)
     for line in plan.lines():
         say(line)
-    if request.guarantee == "random-dp":
-        return PipelineResult(_random_dp(plan, say), plan, None, lines)
-    with _cluster(request) as client, contextlib.closing(open_source(request, client, request.work_dir)) as source:
-        return _release_dp(plan, reference, source, client, say, lines)
+    charge = open_charge(plan, say)  # a persisted ledger: this run planned in it (or refused) before any reading
+    ledger = PrivacyLedger() if charge is None else charge.run_ledger()
+    with charged(charge, ledger) as done:
+        if request.guarantee == "random-dp":
+            result = PipelineResult(_random_dp(plan, say, None if charge is None else ledger), plan, None, lines)
+        else:
+            with _cluster(request) as client, contextlib.closing(open_source(request, client,
+                                                                             request.work_dir)) as source:
+                result = _release_dp(plan, reference, source, client, say, lines, ledger)
+        done(result.release)
+    return result
 
 
 @contextlib.contextmanager
@@ -118,13 +126,14 @@ def _cluster(request: ReleaseRequest):
         yield client
 
 
-def _release_dp(plan: ReleasePlan, reference, source, client, say, lines: list) -> PipelineResult:
+def _release_dp(plan: ReleasePlan, reference, source, client, say, lines: list,
+                ledger: PrivacyLedger | None = None) -> PipelineResult:
     """The (epsilon, delta)-DP road: count, decide, vocabulary, prepare, release, compose.
 
     Whatever stops it after a spend (a refusal, a precondition, a shard gone, any error) leaves as a
     :class:`ReleaseRefused` that names what the ledger recorded, so no failure hides a spend.
     """
-    ledger = PrivacyLedger()
+    ledger = PrivacyLedger() if ledger is None else ledger
     try:
         return _release_steps(plan, reference, source, client, say, lines, ledger)
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM unwinding as it (the command's one line says this)
@@ -359,7 +368,7 @@ def _start_and_simulate(plan: ReleasePlan, reference, words: Sequence[str], coun
                                  vocabulary_share=vocabulary_share(plan, len(words)))
 
 
-def _random_dp(plan: ReleasePlan, say):
+def _random_dp(plan: ReleasePlan, say, ledger: PrivacyLedger | None = None):
     """TopicDP over the request's model with a sampled sensitivity: random DP, not DP (its report says so)."""
     from ..adapters import make_model, model_class
     from ..agnostic import TopicDP
@@ -401,7 +410,7 @@ def _random_dp(plan: ReleasePlan, say):
                              "nothing of a DP budget; the sampling's fits are done)")
     status = "public" if request.vocabulary.kind == "public" or request.source.built_in else "private-texts"
     released = privatizer.fit(corpus, keep_nonprivate=a.keep_nonprivate, vocabulary_source=status,
-                              sensitivity_sample=sample).release_
+                              sensitivity_sample=sample, ledger=ledger).release_
     if request.vocabulary.kind == "public":  # say where the list came from (the owner's file, or P's words)
         report = released.report
         released = replace(released, report=replace(report, published={

@@ -63,6 +63,10 @@ budget's delta, by the ledger's ``accounting`` method, above the budget's epsilo
 in topicdp calls it before it reads private data beyond its calibration or draws noise, and records its
 entries (:meth:`PrivacyLedger.record`) after the release.
 
+:meth:`PrivacyLedger.open` keeps the ledger in a file, one per dataset, across runs and processes
+(:mod:`topicdp.rdp.ledger_file`). Its budget is a DP budget: charged with the DP entries only, while random-DP
+entries are recorded in their own scope, never spending or fitting within it.
+
 Unit and neighbour relation
 ---------------------------
 Entries may carry the privacy ``unit`` ("user" or "document") and ``neighbours`` relation
@@ -95,6 +99,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
+import os
 from dataclasses import dataclass, field, fields, replace
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
@@ -107,6 +112,8 @@ from ._checks import as_output, check_count, check_orders, check_sensitivity, ch
 from .conversions import rdp_to_dp
 from .curves import laplace_rdp, pure_dp_rdp
 from .gaussian import gdp_epsilon
+
+from .ledger_file import LedgerFile, register_kinds
 
 LEDGER_METHODS = ("rdp", "simple", "exact", "best")
 SCOPES = ("dp", "all")
@@ -311,6 +318,7 @@ class EventEntry(_Labels):
 
 
 Entry = Union[GaussianEntry, DiscreteGaussianEntry, LaplaceEntry, PureEntry, ApproxEntry, EventEntry]
+register_kinds(GaussianEntry, DiscreteGaussianEntry, LaplaceEntry, PureEntry, ApproxEntry, EventEntry)
 _GAUSSIAN_LIKE = (GaussianEntry, DiscreteGaussianEntry, EventEntry)
 
 
@@ -374,6 +382,60 @@ class PrivacyLedger:
     budget: Optional[Tuple[float, float]] = None
     accounting: str = "best"
     _entries: List[Entry] = field(default_factory=list)
+    #: the file of a persisted ledger (:meth:`open`), else None
+    file: Optional[LedgerFile] = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def open(cls, path: str, budget: Optional[Tuple[float, float]] = None, unit: Optional[str] = None,
+             neighbours: Optional[str] = None, accounting: str = "best") -> "PrivacyLedger":
+        """The ledger kept in the file ``path``: one per dataset, its budget enforced across runs and processes.
+
+        Opens ``path``, verifying its hash chain (a corrupted or truncated file is refused), or creates it when
+        it does not exist and ``budget``, ``unit`` and ``neighbours`` are all given. Given for an existing file,
+        they must be the file's (a ledger composes one unit and neighbour relation; its budget is set once).
+        Its entries are every run's (a run that planned and never completed counts as planned); :meth:`check`
+        re-reads the file, and :meth:`record` writes durably under the file's lock. Unlike an in-memory ledger,
+        the budget is a DP budget: it is charged with the DP entries (``scope="dp"``); random-DP entries are
+        recorded in their own scope and never spend or fit within it. See :mod:`topicdp.rdp.ledger_file` for the
+        format, the locking (and what a network file system's locking does not give) and what the file is not:
+        the owner's own record, not a defence against the owner.
+
+        Parameters
+        ----------
+        path : str
+            The ledger file.
+        budget : (epsilon, delta), optional
+            The dataset's total budget (to create; checked against an existing file's).
+        unit : {"user", "document"}, optional
+        neighbours : {"replace-one", "add-remove"}, optional
+        accounting : {"rdp", "simple", "exact", "best"}, default "best"
+            The total the budget is checked against (at creation).
+
+        Returns
+        -------
+        PrivacyLedger
+        """
+        from .ledger_file import LedgerFileError
+
+        accounting = check_option(accounting, "accounting", LEDGER_METHODS)
+        store = LedgerFile(path)
+        if not os.path.exists(store.path):
+            if budget is None or unit is None or neighbours is None:
+                raise FileNotFoundError(f"ledger: no such file: {store.path} (give budget, unit and neighbours "
+                                        "to create it)")
+            with contextlib.suppress(FileExistsError):  # another process created it meanwhile: open theirs
+                LedgerFile.create(store.path, budget, unit, neighbours, accounting)
+        header = store.state().header
+        stated = {"budget": None if budget is None else [float(budget[0]), float(budget[1])], "unit": unit,
+                  "neighbours": neighbours}
+        for key, value in stated.items():
+            if value is not None and value != header[key]:
+                raise LedgerFileError(f"ledger {store.path} has {key} {header[key]!r}, not {value!r}; a ledger keeps "
+                                      f"the {key} it was created with")
+        ledger = cls(budget=(float(header["budget"][0]), float(header["budget"][1])), accounting=header["accounting"])
+        ledger.file = store
+        store.refresh(ledger)
+        return ledger
 
     def __post_init__(self) -> None:
         if self.budget is not None:
@@ -391,12 +453,14 @@ class PrivacyLedger:
         nothing; a ledger without a budget accepts any (well-labelled) entries.
         """
         entries = list(entries)
+        if self.file is not None and not self.file._locked:
+            self.file.refresh(self)  # what every run has spent by now
         self._check_labels(entries)
-        if self.budget is None or not entries:
+        if self.budget is None or not self._charged(entries):
             return
         eps_budget, delta = self.budget
-        spent = self._budget_epsilon(self._entries, delta)
-        total = self._budget_epsilon(self._entries + entries, delta)
+        spent = self._budget_epsilon(self._charged(self._entries), delta)
+        total = self._budget_epsilon(self._charged(self._entries + entries), delta)
         if total > eps_budget * (1.0 + _BUDGET_RTOL):
             raise BudgetExceededError(spent, self._budget_epsilon(entries, delta), total, self.budget,
                                       self.accounting, [e.name for e in entries])
@@ -404,14 +468,22 @@ class PrivacyLedger:
     def record(self, entries: Iterable[Entry]) -> None:
         """Check (:meth:`check`) and append ``entries``: all of them or, on an error, none."""
         entries = list(entries)
+        if self.file is not None:  # re-read, check and write under the file's lock
+            self.file.record(self, entries)
+            return
         self.check(entries)
         self._entries.extend(entries)
 
     def remaining(self) -> float:
-        """Budget epsilon minus the total spent (``scope="all"``, the ledger's accounting), floored at 0."""
+        """Budget epsilon minus the total spent (``scope="all"``, or ``"dp"`` for a persisted ledger; the
+        ledger's accounting), floored at 0."""
         if self.budget is None:
             return math.inf
-        return max(0.0, self.budget[0] - self._budget_epsilon(self._entries, self.budget[1]))
+        return max(0.0, self.budget[0] - self._budget_epsilon(self._charged(self._entries), self.budget[1]))
+
+    def _charged(self, entries: List[Entry]) -> List[Entry]:
+        """The entries the budget is charged with: all, or the DP ones for a persisted ledger (:meth:`open`)."""
+        return entries if self.file is None else [e for e in entries if e.gamma is None]
 
     def _budget_epsilon(self, entries: List[Entry], delta: float) -> float:
         try:

@@ -1,0 +1,488 @@
+"""The file behind a persisted :class:`~topicdp.rdp.PrivacyLedger`: one per dataset, across runs and processes.
+
+:meth:`PrivacyLedger.open(path) <topicdp.rdp.PrivacyLedger.open>` returns the one ledger class, its entries
+read from ``path``; this module is its storage. A ledger file holds the budget, the privacy unit and the
+neighbour relation, and every spend as the entries the ledger composes in memory (Gaussian, Laplace, ...),
+so that totals across runs are exactly as tight as within one run.
+
+Format
+------
+JSON Lines (UTF-8), one record per line, each with ``"prev"`` (the previous line's hash; ``""`` on the first)
+and ``"hash"``, the SHA-256 of ``prev`` followed by the record's canonical JSON (sorted keys, no spaces,
+without ``"hash"``): a hash chain. The first line is the header (format, budget, unit, neighbours, accounting,
+creation date). Every later line is
+
+``planned``
+    A run's entries, written and flushed to disk *before* the run reads private data or draws noise, with its
+    date, stated guarantee, mechanism, corpus and output file. A later ``planned`` line of the same run
+    supersedes it (the run chose another mechanism: re-checked against the budget before its noise).
+``completed``
+    The entries the run actually drew (fewer when it stopped early) and its status. Until this line exists
+    the run's planned entries stay counted, so a crash or ``kill -9`` between the two never under-counts.
+
+A sidecar ``<path>.head`` holds the number of lines and the last hash (rewritten atomically after each
+append): a file that lost whole lines at its end still has a valid chain, and the head is what catches it.
+``<path>.lock`` is the lock file (never removed: removing a lock file races with its next user).
+
+Atomicity and locking
+---------------------
+An append takes an exclusive ``fcntl.flock`` on the lock file, re-reads and verifies the file, checks the new
+entries against the budget, and replaces the file whole (a temporary in the same directory, ``fsync``, an
+atomic ``rename``, ``fsync`` of the directory; :func:`topicdp._files.atomic_path`): a reader sees the old file
+or the new one, and two runs at once cannot both pass the check with the budget for one. ``flock`` is
+advisory and per open file: it orders processes that use it (every topicdp run does) on one machine. On a
+network file system it is not reliable: NFS emulates ``flock`` with byte-range locks on the server (Linux
+since 2.6.12), which holds only where every client and the server implement NFS locking (lockd/NLM, or NFSv4)
+and fails silently where one mounts with ``nolock`` or ``local_lock``; SMB/CIFS and FUSE file systems vary.
+Put a ledger on a local disk, or run every release from one machine; there is no lease, so a client that loses
+the server while holding the lock may not hold it any more.
+
+What it is, and is not
+----------------------
+The owner's own record of what was released from one dataset, protected against accidents: a crash, two runs
+at once, a truncated or edited file (refused, never trusted). It is not a defence against the owner, who can
+delete the file, start a new one, or rewrite the whole chain; nor does it know about releases made without it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import hashlib
+import json
+import math
+import os
+import socket
+import uuid
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, Iterator, List, Optional, Sequence, Tuple
+
+from .._files import atomic_write
+
+if TYPE_CHECKING:  # (the ledger module imports this one: its classes are named here, never imported)
+    Entry = Any
+    PrivacyLedger = Any
+
+FORMAT = "topicdp-ledger/1"
+#: entry kind -> its class (:mod:`topicdp.rdp.ledger` registers them: :func:`register_kinds`)
+_KINDS: dict = {}
+
+
+def register_kinds(*classes: type) -> None:
+    """Make the entry classes known to :func:`entry_from_json` (by their ``kind``)."""
+    for cls in classes:
+        _KINDS[cls.kind] = cls  # type: ignore[attr-defined]
+
+
+class LedgerFileError(ValueError):
+    """A ledger file that cannot be trusted (corrupted, truncated, not a ledger) or that does not fit the run
+    (another unit or neighbour relation)."""
+
+
+@dataclass(frozen=True)
+class LedgerOptions:
+    """Where a release is charged: the ledger file, and the release's output file (recorded with the run).
+
+    Parameters
+    ----------
+    path : str
+        An existing ledger file (``topicdp ledger create``, or :meth:`topicdp.rdp.PrivacyLedger.open`).
+    output : str, optional
+        The release's output file, as the ledger lists it.
+    """
+
+    path: str
+    output: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.path, str) or not self.path:
+            raise TypeError(f"ledger must be a non-empty path, got {self.path!r}")
+        if not os.path.isfile(self.path):
+            raise FileNotFoundError(f"ledger: no such file: {self.path} (create it first: topicdp ledger create "
+                                    f"{self.path} --epsilon E --delta D --unit U --neighbours N)")
+
+
+# -- entries as JSON ----------------------------------------------------------------------------------------
+
+def _event_to_json(event) -> Any:
+    """A dp-accounting event (an attrs class of ``dp_accounting.dp_event``) as nested JSON."""
+    import attr
+
+    if isinstance(event, (list, tuple)):
+        return [_event_to_json(e) for e in event]
+    if attr.has(type(event)):
+        out = {"event": type(event).__name__}
+        for f in attr.fields(type(event)):
+            out[f.name] = _event_to_json(getattr(event, f.name))
+        return out
+    return event
+
+
+def _event_from_json(data: Any) -> Any:
+    from dp_accounting import dp_event
+
+    if isinstance(data, list):
+        return [_event_from_json(e) for e in data]
+    if isinstance(data, dict) and "event" in data:
+        cls = getattr(dp_event, data["event"], None)
+        if cls is None or not isinstance(cls, type) or not issubclass(cls, dp_event.DpEvent):
+            raise LedgerFileError(f"unknown dp-accounting event {data['event']!r}")
+        return cls(**{k: _event_from_json(v) for k, v in data.items() if k != "event"})
+    return data
+
+
+def entry_to_json(entry: "Entry") -> dict:
+    """A ledger entry as a JSON object: ``kind``, its parameters and the labels it states."""
+    out: dict = {}
+    for f in fields(entry):
+        value = getattr(entry, f.name)
+        if f.kw_only and value is None:
+            continue
+        out[f.name] = _event_to_json(value) if f.name == "event" else value
+    return out
+
+
+def entry_from_json(data: dict) -> "Entry":
+    """The entry :func:`entry_to_json` wrote (validated by the entry's own constructor)."""
+    data = dict(data)
+    cls = _KINDS.get(data.get("kind"))
+    if cls is None:
+        raise LedgerFileError(f"unknown entry kind {data.get('kind')!r}")
+    if "event" in data:
+        data["event"] = _event_from_json(data["event"])
+    return cls(**data)
+
+
+# -- the chain -------------------------------------------------------------------------------------------
+
+def _canonical(record: dict) -> str:
+    return json.dumps({k: v for k, v in record.items() if k != "hash"}, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=True, allow_nan=False)
+
+
+def _hash(prev: str, record: dict) -> str:
+    return hashlib.sha256((prev + _canonical(record)).encode("utf-8")).hexdigest()
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass
+class LedgerState:
+    """A verified ledger file: its header and records, in order."""
+
+    path: str
+    header: dict
+    records: List[dict] = field(default_factory=list)
+
+    @property
+    def budget(self) -> Tuple[float, float]:
+        return float(self.header["budget"][0]), float(self.header["budget"][1])
+
+    def runs(self) -> "dict[str, dict]":
+        """Run id -> ``{"planned": last planned record, "completed": record or None}``, in order of first plan."""
+        runs: dict[str, dict] = {}
+        for rec in self.records:
+            run = runs.setdefault(rec["run"], {"planned": None, "completed": None})
+            run[rec["type"]] = rec
+        return runs
+
+    def effective(self, exclude: Optional[str] = None) -> "List[Entry]":
+        """The entries every run counts for: its completed entries, or its planned ones until it completes."""
+        out: List[Entry] = []
+        for run_id, run in self.runs().items():
+            if run_id == exclude:
+                continue
+            rec = run["completed"] or run["planned"]
+            out.extend(entry_from_json(e) for e in rec["entries"])
+        return out
+
+
+def read_state(path: str) -> LedgerState:
+    """Read and verify ``path`` (the chain, and its head when present); :class:`LedgerFileError` otherwise."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"ledger: no such file: {path} (create it with `topicdp ledger create`, or "
+                                "PrivacyLedger.open(path, budget=..., unit=..., neighbours=...))") from None
+    if not raw:
+        raise LedgerFileError(f"ledger {path}: the file is empty (truncated?); refused")
+    if not raw.endswith(b"\n"):
+        raise LedgerFileError(f"ledger {path}: the last line is incomplete (a truncated file); refused")
+    prev, records = "", []
+    for number, line in enumerate(raw.decode("utf-8", errors="replace").splitlines(), start=1):
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            raise LedgerFileError(f"ledger {path}: line {number} is not JSON (corrupted); refused") from None
+        if not isinstance(rec, dict) or rec.get("prev") != prev or rec.get("hash") != _hash(prev, rec):
+            raise LedgerFileError(f"ledger {path}: line {number} does not continue the hash chain (the file was "
+                                  "altered or truncated); refused")
+        prev = rec["hash"]
+        records.append(rec)
+    header = records[0]
+    if header.get("type") != "header" or header.get("format") != FORMAT:
+        raise LedgerFileError(f"ledger {path}: not a topicdp ledger (format {header.get('format')!r}); refused")
+    head = _read_head(path)
+    if head is not None:
+        n, last = head
+        if n > len(records) or records[n - 1]["hash"] != last:
+            raise LedgerFileError(f"ledger {path}: it ends at line {len(records)} but its head file "
+                                  f"{path}.head names line {n} (lines were removed, or the file replaced); refused")
+    return LedgerState(path, header, records[1:])
+
+
+def _read_head(path: str) -> Optional[Tuple[int, str]]:
+    try:
+        with open(path + ".head", encoding="utf-8") as fh:
+            n, last = fh.read().split()
+        return int(n), last
+    except FileNotFoundError:
+        return None
+    except ValueError:
+        raise LedgerFileError(f"ledger {path}: its head file {path}.head is corrupted; refused") from None
+
+
+def _write(path: str, state_records: Sequence[dict]) -> None:
+    """Write the whole chain atomically, then its head."""
+    prev, lines = "", []
+    for rec in state_records:
+        rec = {**{k: v for k, v in rec.items() if k not in ("prev", "hash")}, "prev": prev}
+        rec["hash"] = _hash(prev, rec)
+        prev = rec["hash"]
+        lines.append(json.dumps(rec, sort_keys=True, separators=(",", ":"), allow_nan=False))
+    atomic_write(path, "\n".join(lines) + "\n")
+    atomic_write(path + ".head", f"{len(lines)} {prev}\n")
+
+
+# -- the file ------------------------------------------------------------------------------------------------
+
+class LedgerFile:
+    """The storage of a persisted :class:`~topicdp.rdp.PrivacyLedger` (see the module docstring)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = os.fspath(path)
+        self._locked = False
+
+    @classmethod
+    def create(cls, path: str, budget: Tuple[float, float], unit: str, neighbours: str,
+               accounting: str = "best") -> "LedgerFile":
+        """A new ledger at ``path`` (refuses an existing file: a ledger is never replaced by a fresh one)."""
+        from .._names import NEIGHBOURS, UNITS
+        from .._validation import check_delta, check_epsilon, check_option
+
+        if not isinstance(budget, (tuple, list)) or len(budget) != 2:
+            raise ValueError(f"budget must be a pair (epsilon, delta), got {budget!r}")
+        header = {"type": "header", "format": FORMAT, "created": _now(),
+                  "budget": [check_epsilon(budget[0]), check_delta(budget[1])],
+                  "unit": check_option(unit, "unit", UNITS), "neighbours": check_option(neighbours, "neighbours",
+                                                                                        NEIGHBOURS),
+                  "accounting": check_option(accounting, "accounting", ("rdp", "simple", "exact", "best"))}
+        self = cls(path)
+        with self.locked():
+            if os.path.exists(self.path):
+                raise FileExistsError(f"ledger {self.path} exists; a ledger is never replaced by a fresh one (open "
+                                      "it, or name another file)")
+            _write(self.path, [header])
+        return self
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the exclusive lock of this ledger (re-entrant within one object)."""
+        import fcntl
+
+        if self._locked:
+            yield
+            return
+        fd = os.open(self.path + ".lock", os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            self._locked = True
+            try:
+                yield
+            finally:
+                self._locked = False
+                fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+
+    def state(self) -> LedgerState:
+        return read_state(self.path)
+
+    def refresh(self, ledger: "PrivacyLedger", exclude: Optional[str] = None) -> LedgerState:
+        """Load the file's entries into ``ledger`` (every run's, but ``exclude``'s); return the state."""
+        state = self.state()
+        ledger._entries = state.effective(exclude)
+        return state
+
+    def _append(self, state: LedgerState, records: Sequence[dict]) -> None:
+        assert self._locked, "append under the lock"
+        _write(self.path, [state.header, *state.records, *records])
+
+    # -- spending ------------------------------------------------------------------------------------------
+
+    def reserve(self, ledger: "PrivacyLedger", entries: "Sequence[Entry]", *, run: Optional[str] = None,
+                guarantee: Optional[dict] = None, **info: Any) -> str:
+        """Check ``entries`` against what is left and write them as a run's plan, durably; return the run id.
+
+        Under the lock: re-read the file, compose every other run's entries with these (a run given by ``run``
+        re-plans: its earlier plan is replaced), refuse with :class:`LedgerBudgetExceeded` (the figures) when
+        they do not fit, else append a ``planned`` line. ``guarantee`` is the run's own stated guarantee
+        (``{"epsilon": .., "delta": ..}``, and ``"gamma"`` for random DP; basic composition adds them up);
+        ``info`` (mechanism, corpus, output, ...) is stored as given (JSON values).
+        """
+        entries = list(entries)
+        with self.locked():
+            state = self.refresh(ledger, exclude=run)
+            _check_fits(ledger, state, entries, guarantee, exclude=run)
+            run_id = run or uuid.uuid4().hex[:12]
+            planned = state.runs().get(run_id, {}).get("planned") or {}
+            rec = {"type": "planned", "run": run_id, "date": _now(), "host": socket.gethostname(),
+                   "pid": os.getpid(), "entries": [entry_to_json(e) for e in entries],
+                   "guarantee": guarantee if guarantee is not None else planned.get("guarantee")
+                   or _guarantee_of(ledger, entries),
+                   **{k: planned[k] for k in planned if k not in _OWN_KEYS}, **info}
+            self._append(state, [rec])
+            ledger._entries = state.effective(exclude=run_id) + entries
+        return run_id
+
+    def complete(self, ledger: "PrivacyLedger", run: str, entries: "Sequence[Entry]", *, status: str = "released",
+                 **info: Any) -> None:
+        """Write the entries run ``run`` drew (all of them: those recorded and those checked before their noise)
+        and its status; from then on they, not its plan, count."""
+        entries = list(entries)
+        with self.locked():
+            state = self.state()
+            planned = state.runs().get(run, {}).get("planned")
+            if planned is None:
+                raise LedgerFileError(f"ledger {self.path}: no planned run {run!r} to complete")
+            rec = {**{k: planned[k] for k in planned if k not in _OWN_KEYS}, "type": "completed", "run": run,
+                   "date": _now(), "entries": [entry_to_json(e) for e in entries], "status": status, **info}
+            self._append(state, [rec])
+            ledger._entries = state.effective(exclude=run) + entries
+
+    def record(self, ledger: "PrivacyLedger", entries: "Sequence[Entry]", **info: Any) -> None:
+        """Plan and complete ``entries`` under one lock (after the release: prefer :meth:`reserve` before the
+        noise and :meth:`complete` after it, which a crash in between cannot under-count)."""
+        entries = list(entries)
+        with self.locked():
+            run = self.reserve(ledger, entries, **info)
+            self.complete(ledger, run, entries)
+
+    # -- reading -------------------------------------------------------------------------------------------
+
+    def summary(self, ledger_class: type) -> dict:
+        """What ``topicdp ledger show`` prints, as JSON: budget, spent (exact and basic), remaining, runs
+        (``ledger_class``: :class:`~topicdp.rdp.PrivacyLedger`, which composes the entries)."""
+        state = self.state()
+        eps_b, delta_b = state.budget
+        ledger = ledger_class(budget=state.budget, accounting=state.header["accounting"])
+        ledger._entries = state.effective()
+        runs = state.runs()
+        out: dict = {"file": self.path, "budget": {"epsilon": eps_b, "delta": delta_b},
+                     "unit": state.header["unit"], "neighbours": state.header["neighbours"],
+                     "accounting": state.header["accounting"], "created": state.header["created"]}
+        dp_runs = [r for r in runs.values() if _guarantee(r).get("gamma") is None]
+        random_runs = [r for r in runs.values() if _guarantee(r).get("gamma") is not None]
+        out["dp"] = {"spent": spent(ledger, delta_b, "dp"), "basic": basic(dp_runs), "remaining": ledger.remaining(),
+                     "n_runs": len(dp_runs)}
+        if random_runs:
+            out["random_dp"] = {"spent_all": spent(ledger, delta_b, "all"), "gamma": ledger.gamma,
+                                "basic": basic(random_runs), "n_runs": len(random_runs),
+                                "note": "random DP, NOT DP: never counted in the DP budget; the total over all "
+                                        "releases holds with probability at least 1 - gamma over P's pairs"}
+        out["runs"] = [_run_line(run_id, r) for run_id, r in runs.items()]
+        return out
+
+
+#: keys a planned record sets for itself (not carried over to the run's later records)
+_OWN_KEYS = ("type", "run", "date", "entries", "prev", "hash", "status")
+
+
+def _guarantee(run: dict) -> dict:
+    return (run["completed"] or run["planned"]).get("guarantee") or {}
+
+
+def _guarantee_of(ledger: "PrivacyLedger", entries: "Sequence[Entry]") -> dict:
+    """A run's stated guarantee when none is given: its entries' total at the budget's delta."""
+    delta = ledger.budget[1] if ledger.budget is not None else 1e-6
+    alone = type(ledger)()
+    alone._entries = list(entries)
+    gammas = [e.gamma for e in entries if e.gamma is not None]
+    out = {"epsilon": alone.epsilon(delta, "best", scope="all") if entries else 0.0, "delta": delta}
+    if gammas:
+        out["gamma"] = min(1.0, float(sum(gammas)))
+    return out
+
+
+def spent(ledger: "PrivacyLedger", delta: float, scope: str) -> float:
+    """The ledger's total (its accounting, ``"best"`` unless stated) over ``scope`` at ``delta``."""
+    try:
+        return ledger.epsilon(delta, ledger.accounting if ledger.accounting != "exact" else "best", scope=scope)
+    except ValueError:
+        return math.inf
+
+
+def basic(runs: Sequence[dict]) -> dict:
+    """Basic composition (Dwork & Roth 2014, Thm. 3.16) of the runs' own stated guarantees: the sums."""
+    return {"epsilon": float(sum(_guarantee(r).get("epsilon", 0.0) for r in runs)),
+            "delta": float(sum(_guarantee(r).get("delta", 0.0) for r in runs))}
+
+
+def _run_line(run_id: str, run: dict) -> dict:
+    rec = run["completed"] or run["planned"]
+    g = rec.get("guarantee") or {}
+    return {"run": run_id, "date": run["planned"]["date"], "status": rec.get("status", "planned (never completed: "
+                                                                          "counted as planned)"),
+            "guarantee": "random-DP" if g.get("gamma") is not None else "DP", "epsilon": g.get("epsilon"),
+            "delta": g.get("delta"), "gamma": g.get("gamma"), "mechanism": rec.get("mechanism"),
+            "corpus": rec.get("corpus"), "output": rec.get("output"), "entries": len(rec["entries"])}
+
+
+class LedgerBudgetExceeded(LedgerFileError):
+    """A run's planned entries do not fit in what is left of a persisted ledger's budget; nothing was recorded.
+
+    Attributes: ``spent``, ``requested``, ``total`` (epsilons at the budget's delta by the ledger's accounting),
+    ``basic`` (the same three by basic composition of the runs' stated guarantees, with their deltas), ``budget``.
+    """
+
+    def __init__(self, path: str, spent: float, requested: float, total: float, basic: dict,
+                 budget: Tuple[float, float], n_runs: int) -> None:
+        self.spent, self.requested, self.total, self.basic, self.budget = spent, requested, total, basic, budget
+        eps_b, delta_b = budget
+        runs = f"{n_runs} run" + ("" if n_runs == 1 else "s") + " (completed, or planned and counted)"
+        super().__init__(
+            f"the ledger {path} has no room for this run: by exact composition (the ledger's accounting, at delta="
+            f"{delta_b:g}) {runs} spent {spent:.4g}, this run plans {requested:.4g}, together {total:.4g}, over the "
+            f"budget epsilon={eps_b:g}; by basic composition (the runs' own guarantees added up) {basic['spent']:.4g}"
+            f" + {basic['requested']:.4g} = {basic['total']:.4g} at delta={basic['delta']:.3g}. Nothing was read "
+            "or spent")
+
+
+def _check_fits(ledger: "PrivacyLedger", state: LedgerState, entries: "List[Entry]", guarantee: Optional[dict],
+                exclude: Optional[str]) -> None:
+    """Labels and budget of ``entries`` against the file's other runs (``ledger._entries``, refreshed)."""
+    for e in entries:
+        for attr in ("unit", "neighbours"):
+            value = getattr(e, attr)
+            if value is not None and value != state.header[attr]:
+                raise LedgerFileError(
+                    f"ledger {state.path} composes {state.header['unit']}-level releases under "
+                    f"{state.header['neighbours']} neighbours; this run's {e.name!r} is {attr} {value!r} (keep "
+                    "one ledger per unit and neighbour relation); nothing was read or spent")
+    try:
+        ledger.check(entries)
+    except LedgerFileError:
+        raise
+    except ValueError as exc:
+        if not hasattr(exc, "total"):  # not a BudgetExceededError: labels, deltas
+            raise
+        runs = {k: r for k, r in state.runs().items() if k != exclude and _guarantee(r).get("gamma") is None}
+        mine = guarantee if guarantee is not None else _guarantee_of(ledger, entries)
+        before = basic(list(runs.values()))
+        b = {"spent": before["epsilon"], "requested": mine.get("epsilon", 0.0),
+             "total": before["epsilon"] + mine.get("epsilon", 0.0), "delta": before["delta"] + mine.get("delta", 0.0)}
+        spent_, requested, total = (float(getattr(exc, name)) for name in ("spent", "requested", "total"))
+        raise LedgerBudgetExceeded(state.path, spent_, requested, total, b, state.budget, len(runs)) from None
