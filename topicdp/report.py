@@ -202,7 +202,9 @@ class PrivacyReport:
     def summary(self) -> str:
         """A readable multi-line account of the guarantee: the certified guarantee first, then how it was
         established; totals by looser accounts come last, labelled as such."""
-        lines = [self.headline(), f"mechanism            {self.mechanism}"]
+        ledger = self.details.get("ledger") or {}  # charged to a persisted ledger: the dataset's total so far
+        lines = [self.headline(), *([ledger["line"]] if "line" in ledger else []),
+                 f"mechanism            {self.mechanism}"]
         if self.gamma is not None:
             lines.append(f"gamma                {self.gamma:.3g}")
         if self.sampling_distribution:
