@@ -68,11 +68,12 @@ def topics_entries(plan: "ReleasePlan", mechanism: str) -> "List[Entry]":
     request, b = plan.request, plan.budget.topics
     unit, neighbours = str(request.unit), str(request.neighbours)
     if mechanism == "dp-vem":
-        from ..variational import noise_scale
+        from ..variational import DPVariationalLDA
         from .mechanisms import DP_VEM_ITERATIONS
 
         n_iterations = DP_VEM_ITERATIONS[plan.reference is not None]  # from public topics when there is P
-        sigma = noise_scale(b.epsilon, b.delta, neighbours=neighbours, n_iterations=n_iterations)
+        sigma = DPVariationalLDA(request.n_topics, epsilon=b.epsilon, delta=b.delta, unit=unit, neighbours=neighbours,
+                                 n_iterations=n_iterations).noise_scale()
         sensitivity = 1.0 if neighbours == "add-remove" else 2.0 ** 0.5
         return [GaussianEntry("dp-vem", sigma, sensitivity, n_iterations, unit=unit, neighbours=neighbours)]
     if mechanism in ("gaussian-global", "laplace"):
