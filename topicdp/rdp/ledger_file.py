@@ -111,7 +111,7 @@ def _event_to_json(event) -> Any:
     if isinstance(event, (list, tuple)):
         return [_event_to_json(e) for e in event]
     if attr.has(type(event)):
-        out = {"event": type(event).__name__}
+        out = {"__event__": type(event).__name__}
         for f in attr.fields(type(event)):
             out[f.name] = _event_to_json(getattr(event, f.name))
         return out
@@ -123,11 +123,11 @@ def _event_from_json(data: Any) -> Any:
 
     if isinstance(data, list):
         return [_event_from_json(e) for e in data]
-    if isinstance(data, dict) and "event" in data:
-        cls = getattr(dp_event, data["event"], None)
+    if isinstance(data, dict) and "__event__" in data:
+        cls = getattr(dp_event, str(data["__event__"]), None)
         if cls is None or not isinstance(cls, type) or not issubclass(cls, dp_event.DpEvent):
-            raise LedgerFileError(f"unknown dp-accounting event {data['event']!r}")
-        return cls(**{k: _event_from_json(v) for k, v in data.items() if k != "event"})
+            raise LedgerFileError(f"unknown dp-accounting event {data['__event__']!r}")
+        return cls(**{k: _event_from_json(v) for k, v in data.items() if k != "__event__"})
     return data
 
 

@@ -1,0 +1,286 @@
+"""The persisted privacy ledger: totals across runs, refusals before reading, locking, crashes, tampering."""
+
+from __future__ import annotations
+
+import math
+import multiprocessing as mp
+import os
+import signal
+
+import numpy as np
+import pytest
+from scipy.stats import norm
+
+from topicdp.rdp import EventEntry, GaussianEntry, LaplaceEntry, PrivacyLedger, calibrate_gaussian
+from topicdp.rdp.ledger_file import LedgerBudgetExceeded, LedgerFileError, entry_from_json, entry_to_json
+
+LABELS = {"unit": "user", "neighbours": "add-remove"}
+
+
+def _run_entries(eps: float, delta: float = 1e-6):
+    """The entries of one pipeline run at (eps, delta) with a public word list: a DP unit count (5% of the budget)
+    and dp-vem's 7 Gaussian releases (the rest), as topicdp.pipeline.charge plans them."""
+    count = GaussianEntry("unit count", calibrate_gaussian(0.05 * eps, 0.05 * delta, 1.0, method="analytic"), 1.0,
+                          **LABELS)
+    topics = GaussianEntry("dp-vem", calibrate_gaussian(0.95 * eps, 0.95 * delta, 1.0, method="analytic", count=7),
+                           1.0, 7, **LABELS)
+    return [count, topics]
+
+
+def _gdp_delta(mu: float, eps: float) -> float:
+    """Dong, Roth & Su (2022), Cor. 2.13: the exact privacy profile of mu-GDP (an independent closed form)."""
+    return norm.cdf(-eps / mu + mu / 2) - math.exp(eps) * norm.cdf(-eps / mu - mu / 2)
+
+
+@pytest.fixture
+def path(tmp_path):
+    return str(tmp_path / "data.ledger")
+
+
+def _open(path):
+    return PrivacyLedger.open(path, budget=(3.0, 1e-5), unit="user", neighbours="add-remove")
+
+
+def _spend(path, eps):
+    ledger = PrivacyLedger.open(path)
+    run = ledger.file.reserve(ledger, _run_entries(eps), guarantee={"epsilon": eps, "delta": 1e-6})
+    ledger.file.complete(ledger, run, _run_entries(eps))
+
+
+# -- composition across runs ----------------------------------------------------------------------------------
+
+def test_totals_across_runs_equal_one_process_and_the_closed_form(path):
+    _open(path)
+    memory = PrivacyLedger()
+    for eps in (1.2, 1.2, 1.2):
+        _spend(path, eps)  # each run opens the file afresh, as a new process would
+        memory.record(_run_entries(eps))
+    reread = PrivacyLedger.open(path)
+    assert reread.totals(1e-5) == memory.totals(1e-5)
+    exact = reread.epsilon(1e-5, "exact")
+    assert exact == pytest.approx(1.827, abs=1e-3)
+    # the closed form: sqrt(sum mu_i^2)-GDP has delta(eps) = 1e-5 at the ledger's exact epsilon
+    mu = math.sqrt(sum(e.count * (e.sensitivity / e.sigma) ** 2 for e in reread.records))
+    assert _gdp_delta(mu, exact) == pytest.approx(1e-5, rel=1e-6)
+    assert 3.0 - exact == pytest.approx(reread.remaining(), abs=1e-12)
+
+
+def test_rdp_across_runs_is_dp_accountings():
+    import dp_accounting as dpa
+    from dp_accounting.rdp import rdp_privacy_accountant
+
+    orders = [1.5, 2.0, 4.0, 8.0, 32.0, 128.0]
+    ledger = PrivacyLedger()
+    for eps in (2.5, 1.2):
+        ledger.record(_run_entries(eps))
+    acc = rdp_privacy_accountant.RdpAccountant(orders=orders,
+                                               neighboring_relation=dpa.NeighboringRelation.ADD_OR_REMOVE_ONE)
+    acc.compose(ledger.dp_event())
+    np.testing.assert_allclose(ledger.rdp(np.array(orders)), acc._rdp, rtol=1e-12)
+
+
+def test_persisted_rdp_matches_dp_accounting(path):
+    import dp_accounting as dpa
+    from dp_accounting.rdp import rdp_privacy_accountant
+
+    _open(path)
+    for eps in (2.5,):
+        _spend(path, eps)
+    reread = PrivacyLedger.open(path)
+    orders = [2.0, 8.0, 64.0]
+    acc = rdp_privacy_accountant.RdpAccountant(orders=orders,
+                                               neighboring_relation=dpa.NeighboringRelation.ADD_OR_REMOVE_ONE)
+    acc.compose(dpa.ComposedDpEvent([dpa.SelfComposedDpEvent(dpa.GaussianDpEvent(e.sigma / e.sensitivity), e.count)
+                                     for e in _run_entries(2.5)]))
+    np.testing.assert_allclose(reread.rdp(np.array(orders)), acc._rdp, rtol=1e-12)
+
+
+def test_entries_round_trip_through_json():
+    import dp_accounting as dpa
+
+    event = dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(1.3)), 50)
+    for entry in (GaussianEntry("g", 1.7, 0.5, 3, **LABELS), LaplaceEntry("l", 2.0, 1.0, gamma=0.1, distribution="P"),
+                  EventEntry("e", event, neighbours="add-remove")):
+        back = entry_from_json(entry_to_json(entry))
+        assert back == entry
+
+
+# -- refusals -------------------------------------------------------------------------------------------------
+
+def test_second_run_refused_with_exact_and_basic_figures(path):
+    _open(path)
+    _spend(path, 2.5)
+    ledger = PrivacyLedger.open(path)
+    with pytest.raises(LedgerBudgetExceeded) as err:
+        ledger.file.reserve(ledger, _run_entries(2.5), guarantee={"epsilon": 2.5, "delta": 1e-6})
+    assert err.value.total == pytest.approx(3.104, abs=1e-3) and err.value.spent == pytest.approx(2.100, abs=1e-3)
+    assert err.value.basic["total"] == pytest.approx(5.0)
+    assert "3.104" in str(err.value) and "2.5 + 2.5 = 5" in str(err.value)
+    assert len(PrivacyLedger.open(path)) == 2  # nothing recorded
+
+
+def test_three_runs_fit_where_basic_composition_would_refuse_the_third(path):
+    _open(path)
+    for _ in range(3):
+        _spend(path, 1.2)
+    summary = PrivacyLedger.open(path).file.summary(PrivacyLedger)
+    assert summary["dp"]["spent"] == pytest.approx(1.827, abs=1e-3)
+    assert summary["dp"]["basic"]["epsilon"] == pytest.approx(3.6)  # over the budget of 3
+
+
+def test_unit_and_neighbours_must_be_the_files(path):
+    _open(path)
+    with pytest.raises(LedgerFileError, match="unit"):
+        PrivacyLedger.open(path, unit="document")
+    ledger = PrivacyLedger.open(path)
+    with pytest.raises(LedgerFileError, match="replace-one"):
+        ledger.file.reserve(ledger, [GaussianEntry("x", 10.0, 1.0, unit="user", neighbours="replace-one")])
+
+
+def test_random_dp_is_recorded_apart_and_never_charged(path):
+    _open(path)
+    _spend(path, 2.5)
+    ledger = PrivacyLedger.open(path)
+    ledger.record([GaussianEntry("TopicDP", 0.2, 1.0, gamma=0.1, distribution="P", **LABELS)])  # eps >> 3
+    reread = PrivacyLedger.open(path)
+    assert reread.epsilon(1e-5, "exact") == pytest.approx(2.100, abs=1e-3)  # the DP scope
+    summary = reread.file.summary(PrivacyLedger)
+    assert summary["dp"]["n_runs"] == 1 and summary["random_dp"]["n_runs"] == 1
+    assert summary["random_dp"]["spent_all"] > 10
+
+
+# -- concurrency and crashes ---------------------------------------------------------------------------------
+
+def _racer(path, barrier, results):
+    ledger = PrivacyLedger.open(path)
+    barrier.wait()
+    try:
+        ledger.file.reserve(ledger, _run_entries(2.5), guarantee={"epsilon": 2.5, "delta": 1e-6})
+        results.put("planned")
+    except LedgerBudgetExceeded:
+        results.put("refused")
+
+
+def test_two_runs_at_once_exactly_one_passes(tmp_path):
+    ctx = mp.get_context("fork")
+    for round_ in range(4):
+        path = str(tmp_path / f"race{round_}.ledger")
+        _open(path)
+        barrier, results = ctx.Barrier(3), ctx.Queue()
+        procs = [ctx.Process(target=_racer, args=(path, barrier, results)) for _ in range(3)]
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join(60)
+        outcomes = sorted(results.get(timeout=5) for _ in procs)
+        assert outcomes == ["planned", "refused", "refused"]
+        assert len(PrivacyLedger.open(path)) == 2
+
+
+def _plan_then_hang(path, ready):
+    ledger = PrivacyLedger.open(path)
+    ledger.file.reserve(ledger, _run_entries(1.2))
+    ready.set()
+    signal.pause()  # "drawing the noise": killed here
+
+
+def test_a_killed_run_stays_counted_at_its_plan(path):
+    _open(path)
+    ctx = mp.get_context("fork")
+    ready = ctx.Event()
+    proc = ctx.Process(target=_plan_then_hang, args=(path, ready))
+    proc.start()
+    assert ready.wait(30)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.join()
+    ledger = PrivacyLedger.open(path)
+    assert len(ledger) == 2 and ledger.epsilon(1e-5, "exact") == pytest.approx(0.9957, abs=1e-3)
+    runs = ledger.file.summary(PrivacyLedger)["runs"]
+    assert runs[0]["status"].startswith("planned (never completed")
+
+
+# -- a file that cannot be trusted -----------------------------------------------------------------------------
+
+def _lines(path):
+    with open(path, "rb") as fh:
+        return fh.read().splitlines(keepends=True)
+
+
+def test_truncated_altered_or_shortened_files_are_refused(path):
+    _open(path)
+    _spend(path, 1.2)
+    good = b"".join(_lines(path))
+    with open(path, "wb") as fh:  # cut inside the last line
+        fh.write(good[:-40])
+    with pytest.raises(LedgerFileError, match="incomplete|truncated"):
+        PrivacyLedger.open(path)
+    with open(path, "wb") as fh:  # the last whole line removed: the chain is valid, the head is not
+        fh.write(b"".join(_lines_of(good)[:-1]))
+    with pytest.raises(LedgerFileError, match="head"):
+        PrivacyLedger.open(path)
+    with open(path, "wb") as fh:  # a spend made smaller
+        fh.write(good.replace(b'"count":7', b'"count":1'))
+    with pytest.raises(LedgerFileError, match="hash chain"):
+        PrivacyLedger.open(path)
+    with open(path, "wb") as fh:
+        fh.write(good)
+    assert len(PrivacyLedger.open(path)) == 2
+
+
+def _lines_of(data: bytes):
+    return data.splitlines(keepends=True)
+
+
+# -- the command line --------------------------------------------------------------------------------------------
+
+def test_ledger_show_says_both_totals(path, capsys):
+    from topicdp.cli import main
+
+    assert main(["ledger", "create", path, "--epsilon", "3", "--delta", "1e-5", "--unit", "user",
+                 "--neighbours", "add-remove"]) == 0
+    for _ in range(3):
+        _spend(path, 1.2)
+    capsys.readouterr()
+    assert main(["ledger", "show", path]) == 0
+    out = capsys.readouterr().out
+    assert "1.827 at delta 1e-05 by the ledger's exact accounting" in out
+    assert "3.6 at delta 3e-06 by basic composition" in out
+    assert "remaining  1.173" in out and out.count("[released]") == 3
+
+
+def test_privatize_refuses_before_reading_the_corpus(tmp_path, monkeypatch, capsys):
+    from topicdp.cli import main
+    from topicdp.datasets import themed_vocabulary
+    from topicdp.pipeline import run
+
+    words, path = tmp_path / "words.txt", str(tmp_path / "themed.ledger")
+    words.write_text("\n".join(themed_vocabulary()))
+    _open(path)
+    _spend(path, 2.5)
+
+    def no_reading(*args, **kwargs):
+        raise AssertionError("the corpus was opened")
+
+    monkeypatch.setattr(run, "open_source", no_reading)
+    status = main(["privatize", "themed", "--vocabulary", str(words), "--epsilon", "2.5", "--mechanism", "dp-vem",
+                   "--ledger", path])
+    err = capsys.readouterr().err
+    assert status == 2 and "no room for this run" in err and "3.104" in err and "= 5 at delta=2e-06" in err
+    assert len(PrivacyLedger.open(path)) == 2
+
+
+def test_privatize_plans_what_it_draws(tmp_path, capsys):
+    from topicdp.cli import main
+    from topicdp.datasets import themed_vocabulary
+
+    words, path = tmp_path / "words.txt", str(tmp_path / "themed.ledger")
+    words.write_text("\n".join(themed_vocabulary()))
+    _open(path)
+    assert main(["privatize", "themed", "--vocabulary", str(words), "--epsilon", "2.5", "--mechanism", "dp-vem",
+                 "--ledger", path, "--seed", "1", "--n-jobs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "dataset total        (2.1, 1e-05)-DP over the 1 DP run(s)" in out
+    state = PrivacyLedger.open(path).file.state()
+    assert [r["type"] for r in state.records] == ["planned", "completed"]  # no re-plan: the plan was exact
+    assert state.records[0]["entries"] == state.records[1]["entries"]
+    assert state.records[1]["status"] == "released"
