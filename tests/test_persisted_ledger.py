@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from topicdp.rdp import EventEntry, GaussianEntry, LaplaceEntry, PrivacyLedger, calibrate_gaussian
-from topicdp.rdp.ledger_file import LedgerBudgetExceeded, LedgerFileError, entry_from_json, entry_to_json
+from topicdp.rdp import (BudgetExceededError, EventEntry, GaussianEntry, LaplaceEntry, PrivacyLedger,
+                         calibrate_gaussian)
+from topicdp.rdp.ledger_file import LedgerFileError, entry_from_json, entry_to_json
 
 LABELS = {"unit": "user", "neighbours": "add-remove"}
 
@@ -111,7 +112,7 @@ def test_second_run_refused_with_exact_and_basic_figures(path):
     _open(path)
     _spend(path, 2.5)
     ledger = PrivacyLedger.open(path)
-    with pytest.raises(LedgerBudgetExceeded) as err:
+    with pytest.raises(BudgetExceededError) as err:
         ledger.file.reserve(ledger, _run_entries(2.5), guarantee={"epsilon": 2.5, "delta": 1e-6})
     assert err.value.total == pytest.approx(3.104, abs=1e-3) and err.value.spent == pytest.approx(2.100, abs=1e-3)
     assert err.value.basic["total"] == pytest.approx(5.0)
@@ -157,7 +158,7 @@ def _racer(path, barrier, results):
     try:
         ledger.file.reserve(ledger, _run_entries(2.5), guarantee={"epsilon": 2.5, "delta": 1e-6})
         results.put("planned")
-    except LedgerBudgetExceeded:
+    except BudgetExceededError:
         results.put("refused")
 
 
@@ -284,3 +285,72 @@ def test_privatize_plans_what_it_draws(tmp_path, capsys):
     assert [r["type"] for r in state.records] == ["planned", "completed"]  # no re-plan: the plan was exact
     assert state.records[0]["entries"] == state.records[1]["entries"]
     assert state.records[1]["status"] == "released"
+
+
+def _themed_request(tmp_path, path, **kwargs):
+    from topicdp.datasets import themed_vocabulary
+    from topicdp.pipeline import CorpusSource, ReleaseRequest, VocabularyPolicy
+
+    return ReleaseRequest(CorpusSource("themed"), VocabularyPolicy.public(themed_vocabulary()), ledger=path,
+                          n_jobs=1, seed=3, **kwargs)
+
+
+def test_the_mechanism_chosen_after_the_count_is_re_planned_before_its_noise(tmp_path):
+    from topicdp.pipeline import release
+
+    path = str(tmp_path / "themed.ledger")
+    _open(path)
+    result = release(_themed_request(tmp_path, path, epsilon=1.2), echo=lambda line: None)
+    records = PrivacyLedger.open(path).file.state().records
+    # planned at the costliest candidate (laplace composes worst), re-planned at the chosen one, completed
+    assert [r["type"] for r in records] == ["planned", "planned", "completed"]
+    assert {e["name"] for e in records[0]["entries"]} == {"unit count", "TopicDP release (planned)"}
+    assert records[1]["entries"] == records[2]["entries"]
+    assert result.release.report.details["ledger"]["spent"] == pytest.approx(0.9957, abs=1e-3)
+
+
+def test_a_run_refused_after_its_count_is_charged_with_the_count_only(tmp_path):
+    from topicdp.pipeline import ReleaseRefused, release
+
+    path = str(tmp_path / "themed.ledger")
+    _open(path)
+    with pytest.raises(ReleaseRefused, match="noise"):
+        release(_themed_request(tmp_path, path, epsilon=0.02, mechanism="dp-vem"), echo=lambda line: None)
+    state = PrivacyLedger.open(path).file.state()
+    completed = state.records[-1]
+    assert completed["type"] == "completed" and completed["status"].startswith("stopped:")
+    assert [e["name"] for e in completed["entries"]] == ["unit count"]
+    assert [e["name"] for e in state.records[0]["entries"]] == ["unit count", "dp-vem"]
+
+
+def test_a_random_dp_run_is_charged_to_its_own_scope(tmp_path):
+    from topicdp.pipeline import CorpusSource, ReleaseRequest, VocabularyPolicy
+    from topicdp.pipeline.charge import charged, open_charge
+    from topicdp.pipeline.plan import plan_request
+
+    path = str(tmp_path / "random.ledger")
+    PrivacyLedger.open(path, budget=(1.0, 1e-5), unit="user", neighbours="replace-one")
+    request = ReleaseRequest(CorpusSource("embedded"), VocabularyPolicy.public(["a", "b", "c"]), epsilon=3.0, n_topics=2,
+                             guarantee="random-dp", reference="embedded", ledger=path)
+    charge = open_charge(plan_request(request), lambda line: None)  # 3 > 1: not charged to the DP budget
+    ledger = charge.run_ledger()
+
+    class Report:
+        details: dict = {}
+        published: dict = {}
+        mechanism = "topicdp"
+
+    class Release:
+        report = Report()
+
+    with charged(charge, ledger) as done:
+        ledger.check([GaussianEntry("TopicDP release", 0.5, 1.0, gamma=0.1, distribution="P", unit="user",
+                                    neighbours="replace-one")])  # what TopicDP checks, then draws
+        ledger.record([GaussianEntry("TopicDP release", 0.5, 1.0, gamma=0.1, distribution="P", unit="user",
+                                     neighbours="replace-one")])
+        done(Release())
+    details = Release.report.details["ledger"]
+    assert details["scope"] == "random-DP" and details["spent"] == 0.0
+    assert "not counted in (nor fitting within) its DP budget" in details["line"]
+    summary = PrivacyLedger.open(path).file.summary(PrivacyLedger)
+    assert summary["dp"]["n_runs"] == 0 and summary["random_dp"]["n_runs"] == 1

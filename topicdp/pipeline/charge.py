@@ -5,7 +5,7 @@ With ``ReleaseRequest(ledger=...)`` (``topicdp privatize ... --ledger FILE``) th
 1. plans the run's entries from public facts only (:func:`planned_steps`: the unit count, a DP vocabulary, the
    topics' mechanism; the costliest of the plan's candidate mechanisms when the choice waits for the count),
    checks them against what the ledger's other runs have left, and writes them to the file, durably, before
-   it reads the corpus; or refuses with the figures (:class:`topicdp.rdp.ledger_file.LedgerBudgetExceeded`);
+   it reads the corpus; or refuses with the figures (:class:`topicdp.rdp.BudgetExceededError`);
 2. runs with an in-memory ledger (:class:`RunLedger`) whose every check -- each producer checks its entries
    just before it draws their noise -- is matched against the plan; entries the plan did not foresee (another
    mechanism chosen) are re-planned in the file, under its lock and its budget, before their noise;

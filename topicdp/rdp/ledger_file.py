@@ -328,8 +328,9 @@ class LedgerFile:
         """Check ``entries`` against what is left and write them as a run's plan, durably; return the run id.
 
         Under the lock: re-read the file, compose every other run's entries with these (a run given by ``run``
-        re-plans: its earlier plan is replaced), refuse with :class:`LedgerBudgetExceeded` (the figures) when
-        they do not fit, else append a ``planned`` line. ``guarantee`` is the run's own stated guarantee
+        re-plans: its earlier plan is replaced), refuse with the ledger's :class:`~topicdp.rdp.BudgetExceededError`
+        when they do not fit (its message: spent, planned and the budget, by exact and basic composition; its
+        ``basic`` attribute: the basic figures), else append a ``planned`` line. ``guarantee`` is the run's own stated guarantee
         (``{"epsilon": .., "delta": ..}``, and ``"gamma"`` for random DP; basic composition adds them up);
         ``info`` (mechanism, corpus, output, ...) is stored as given (JSON values).
         """
@@ -441,24 +442,16 @@ def _run_line(run_id: str, run: dict) -> dict:
             "corpus": rec.get("corpus"), "output": rec.get("output"), "entries": len(rec["entries"])}
 
 
-class LedgerBudgetExceeded(LedgerFileError):
-    """A run's planned entries do not fit in what is left of a persisted ledger's budget; nothing was recorded.
-
-    Attributes: ``spent``, ``requested``, ``total`` (epsilons at the budget's delta by the ledger's accounting),
-    ``basic`` (the same three by basic composition of the runs' stated guarantees, with their deltas), ``budget``.
-    """
-
-    def __init__(self, path: str, spent: float, requested: float, total: float, basic: dict,
-                 budget: Tuple[float, float], n_runs: int) -> None:
-        self.spent, self.requested, self.total, self.basic, self.budget = spent, requested, total, basic, budget
-        eps_b, delta_b = budget
-        runs = f"{n_runs} run" + ("" if n_runs == 1 else "s") + " (completed, or planned and counted)"
-        super().__init__(
-            f"the ledger {path} has no room for this run: by exact composition (the ledger's accounting, at delta="
+def refusal_message(path: str, spent: float, requested: float, total: float, basic: dict,
+                    budget: Tuple[float, float], n_runs: int) -> str:
+    """What a refused run is told: spent so far, this run's plan and the budget, by exact and basic composition."""
+    eps_b, delta_b = budget
+    runs = f"{n_runs} run" + ("" if n_runs == 1 else "s") + " (completed, or planned and counted)"
+    return (f"the ledger {path} has no room for this run: by exact composition (the ledger's accounting, at delta="
             f"{delta_b:g}) {runs} spent {spent:.4g}, this run plans {requested:.4g}, together {total:.4g}, over the "
             f"budget epsilon={eps_b:g}; by basic composition (the runs' own guarantees added up) {basic['spent']:.4g}"
-            f" + {basic['requested']:.4g} = {basic['total']:.4g} at delta={basic['delta']:.3g}. Nothing was read "
-            "or spent")
+            f" + {basic['requested']:.4g} = {basic['total']:.4g} at delta={basic['delta']:.3g}. Nothing was read or "
+            "spent")
 
 
 def _check_fits(ledger: "PrivacyLedger", state: LedgerState, entries: "List[Entry]", guarantee: Optional[dict],
@@ -484,5 +477,8 @@ def _check_fits(ledger: "PrivacyLedger", state: LedgerState, entries: "List[Entr
         before = basic(list(runs.values()))
         b = {"spent": before["epsilon"], "requested": mine.get("epsilon", 0.0),
              "total": before["epsilon"] + mine.get("epsilon", 0.0), "delta": before["delta"] + mine.get("delta", 0.0)}
-        spent_, requested, total = (float(getattr(exc, name)) for name in ("spent", "requested", "total"))
-        raise LedgerBudgetExceeded(state.path, spent_, requested, total, b, state.budget, len(runs)) from None
+        # the ledger's own BudgetExceededError (spent, requested, total, budget), told the figures of the file
+        exc.basic = b  # type: ignore[attr-defined]
+        exc.args = (refusal_message(state.path, exc.spent, exc.requested, exc.total, b,  # type: ignore[attr-defined]
+                                    state.budget, len(runs)),)
+        raise
