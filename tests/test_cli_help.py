@@ -53,14 +53,13 @@ def test_privatize_help_lists_every_model_and_mechanism_with_its_guarantee(capsy
 def test_the_names_are_those_the_library_implements():
     from topicdp.adapters import MODELS, make_model
     from topicdp.pipeline import MECHANISMS
-    from topicdp.plan import forecast_mechanism
 
     assert MODELS is _names.MODELS and tuple(MECHANISMS) == _names.RIGOROUS_MECHANISMS
     assert all(mechanism.name == name for name, mechanism in MECHANISMS.items())
     assert set(_names.FORECAST_MECHANISMS) <= set(_names.RIGOROUS_MECHANISMS)
     for name in _names.FORECAST_MECHANISMS:  # the rule's candidates each have a closed-form forecast
-        assert forecast_mechanism(name, epsilon=1.0, delta=1e-6, unit="user", n_units=100, n_topics=2,
-                                  n_words=50).overlap_with_lda is not None
+        assert MECHANISMS[name].forecast(epsilon=1.0, delta=1e-6, unit="user", neighbours="add-remove", n_units=100,
+                                         n_topics=2, n_words=50).overlap_with_lda is not None
     for name in MODELS:  # each name builds the adapter that calls itself by that name
         assert make_model(name, 2).name == name
 

@@ -61,11 +61,9 @@ LAYERS: dict[str, int] = {
     "topicdp.transform": 2,
     "topicdp.samplers": 2,
     # 3 - compositions of the blocks: adapters wrap the estimators as f: Corpus -> K x V (so they sit above
-    #     them), TopicDP (agnostic road) runs an adapter through the sampler and a mechanism, and the plan
-    #     reads the public facts to choose among them.
+    #     them), and TopicDP (agnostic road) runs an adapter through the sampler and a mechanism.
     "topicdp.adapters": 3,
     "topicdp.agnostic": 3,
-    "topicdp.plan": 3,
     # 4 - the release pipeline: request -> plan -> execute -> PrivateRelease.
     "topicdp.pipeline": 4,
     # 5 - consumers of releases: the comparison harness, the privacy audit, plots and views of a release.

@@ -197,11 +197,9 @@ def test_every_mechanism_decides_and_publishes_alike_on_every_neighbour(mechanis
 
 def _noise_threshold(epsilon: float, n_words: int, n_topics: int) -> int:
     """The smallest number of users at which the plan's forecast for dp-vem is not noise (by bisection)."""
-    from topicdp.plan import forecast_mechanism
-
     def noise(n: int) -> bool:
-        return forecast_mechanism("dp-vem", epsilon=epsilon, delta=1e-6, unit="user", n_units=n, n_topics=n_topics,
-                                  n_words=n_words).verdict == "noise"
+        return MECHANISMS["dp-vem"].forecast(epsilon=epsilon, delta=1e-6, unit="user", neighbours="add-remove",
+                                             n_units=n, n_topics=n_topics, n_words=n_words).verdict == "noise"
 
     lo, hi = 2, 4096
     assert noise(lo) and not noise(hi)

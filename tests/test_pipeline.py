@@ -112,13 +112,12 @@ def test_neighbours_follow_what_the_owner_states():
 def test_a_spectral_configuration_forecast_to_fail_its_utility_check_is_refused_before_any_budget(tmp_path):
     """Every road stops on a noise forecast: for a spectral configuration, the forecast of its own run-time
     utility check (M2 noise below half the spectral gap), from public quantities."""
-    from topicdp.plan import forecast_mechanism
-
-    fc = forecast_mechanism("spectral-config-1", epsilon=3.0, delta=1e-6, unit="user", n_units=300, n_topics=5,
-                            n_words=5000)
+    row = MECHANISMS["spectral-config-1"]
+    fc = row.forecast(epsilon=3.0, delta=1e-6, unit="user", neighbours="replace-one", n_units=300, n_topics=5,
+                      n_words=5000)
     assert fc.verdict == "noise" and fc.m2_noise > 0.5
-    big = forecast_mechanism("spectral-config-1", epsilon=3.0, delta=1e-6, unit="user", n_units=10**9, n_topics=5,
-                             n_words=500)
+    big = row.forecast(epsilon=3.0, delta=1e-6, unit="user", neighbours="replace-one", n_units=10**9, n_topics=5,
+                       n_words=500)
     assert big.verdict != "noise" and big.m2_noise < fc.m2_noise
     request = ReleaseRequest(CorpusSource("embedded"), VocabularyPolicy.from_texts(), mechanism="spectral-config-1",
                              n_units=300, n_topics=5)
@@ -150,7 +149,7 @@ def test_the_request_n_jobs_runs_dp_vem_threads(monkeypatch, corpus_file):
     """n_jobs of the release reaches dp-vem's E-step (-1: every core, joblib's convention), and 0 is refused."""
     import joblib
 
-    from topicdp.pipeline.mechanisms import RunContext, dp_vem_model
+    from topicdp.pipeline import plan_request
 
     seen = []
     monkeypatch.setattr("topicdp.variational.unit_statistic",
@@ -158,8 +157,7 @@ def test_the_request_n_jobs_runs_dp_vem_threads(monkeypatch, corpus_file):
     release(_request(corpus_file, "dp-vem", n_jobs=3), echo=lambda line: None)
     assert seen and set(seen) == {3}
     request = _request(corpus_file, "dp-vem", n_jobs=-1)
-    ctx = RunContext.from_request(request, 1.0, 1e-6, corpus=None, ledger=None, n_units=10)
-    assert dp_vem_model(ctx).n_jobs == joblib.cpu_count()
+    assert MECHANISMS["dp-vem"].estimator(plan_request(request), 10, None).n_jobs == joblib.cpu_count()
     with pytest.raises(ValueError, match="n_jobs"):
         _request(corpus_file, "dp-vem", n_jobs=0)
 

@@ -17,6 +17,7 @@ import re
 import numpy as np
 import pytest
 
+from faults import failing_row
 from topicdp.cli import main
 
 WORDS = [f"w{a}{b}" for a in "abcdef" for b in "abcdefghij"]  # three blocks of twenty words
@@ -121,11 +122,10 @@ def test_an_error_inside_a_mechanism_carries_no_private_value(files, capsys, cap
 
     row = run_module.MECHANISMS["dp-vem"]
 
-    def broken(ctx):
-        raise RuntimeError(f"the solver failed after {ctx.n_units} units")  # n_units: the DP count, public
+    def broken(ledger, n_units):
+        raise RuntimeError(f"the solver failed after {n_units} units")  # n_units: the DP count, public
 
-    monkeypatch.setitem(run_module.MECHANISMS, "dp-vem", row.__class__(row.name, row.summary, row.forecast,
-                                                                       row.neighbours, row.units, broken))
+    monkeypatch.setitem(run_module.MECHANISMS, "dp-vem", failing_row(row, broken))
     caplog.set_level(logging.DEBUG, logger="topicdp")
     code = main(["privatize", files["corpus"], "--vocabulary", files["words"], "--topics", "3", "--seed", "1",
                  "--release-anyway"])

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import topicdp.pipeline.run as run_module
+from faults import failing_row
 from topicdp.pipeline import (CorpusSource, ReleaseRefused, ReleaseRequest, VocabularyPolicy, release,
                               split_budget)
 
@@ -103,26 +104,23 @@ def test_too_few_dp_words_names_the_count_and_the_vocabulary(corpus_file, ledger
 def test_a_spectral_precondition_names_the_topics_part(corpus_file, ledgers, monkeypatch):
     from topicdp.spectral import PreconditionError
 
-    def fails(ctx):
-        ctx.ledger.add_gaussian("M2", 1.0, 0.01, unit="user", neighbours="replace-one")
+    def fails(ledger, n_units):
+        ledger.add_gaussian("M2", 1.0, 0.01, unit="user", neighbours="replace-one")
         raise PreconditionError("precondition failed on a released quantity")
 
     monkeypatch.setitem(run_module.MECHANISMS, "spectral-config-2",
-                        run_module.MECHANISMS["spectral-config-2"].__class__(
-                            *[getattr(run_module.MECHANISMS["spectral-config-2"], f) for f in
-                              ("name", "summary", "forecast", "neighbours", "units")], fails))
+                        failing_row(run_module.MECHANISMS["spectral-config-2"], fails))
     refusal = _refused(_request(corpus_file, mechanism="spectral-config-2", n_units=400, release_anyway=True),
                        ledgers)
     assert refusal.topics_spent and refusal.spent == (f"the vocabulary ({split_budget(_request(corpus_file, n_units=400)).vocabulary})",)
 
 
 def test_an_error_inside_a_mechanism_names_what_was_spent(corpus_file, ledgers, monkeypatch):
-    def broken(ctx):
+    def broken(ledger, n_units):
         raise RuntimeError("the solver failed")
 
     row = run_module.MECHANISMS["dp-vem"]
-    monkeypatch.setitem(run_module.MECHANISMS, "dp-vem", row.__class__(row.name, row.summary, row.forecast,
-                                                                       row.neighbours, row.units, broken))
+    monkeypatch.setitem(run_module.MECHANISMS, "dp-vem", failing_row(row, broken))
     refusal = _refused(_request(corpus_file, mechanism="dp-vem", release_anyway=True), ledgers)
     assert "RuntimeError: the solver failed" in str(refusal) and len(refusal.spent) == 2
     assert isinstance(refusal.__cause__, RuntimeError)  # the traceback is kept for the owner
@@ -204,12 +202,11 @@ def test_an_interruption_after_a_spend_says_what_was_spent(corpus_file, ledgers,
     command prints names the spends the ledger had recorded."""
     from topicdp.cli import main
 
-    def interrupted(ctx):
+    def interrupted(ledger, n_units):
         raise KeyboardInterrupt
 
     row = run_module.MECHANISMS["dp-vem"]
-    monkeypatch.setitem(run_module.MECHANISMS, "dp-vem", row.__class__(row.name, row.summary, row.forecast,
-                                                                       row.neighbours, row.units, interrupted))
+    monkeypatch.setitem(run_module.MECHANISMS, "dp-vem", failing_row(row, interrupted))
     words = tmp_path / "words.txt"
     words.write_text("\n".join(WORDS) + "\n")
     out = tmp_path / "release.json"

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from topicdp.release import PrivateRelease, TopWords
-from topicdp.report import RANDOM_DP_CAVEAT, build_report
+from reports import make_report
+from topicdp.report import RANDOM_DP_CAVEAT
 
 VOCABULARY = ("goal", "match", "bake", "oven", "vote", "poll", "stock", "bond", "rain", "snow")
 
@@ -15,9 +16,9 @@ VOCABULARY = ("goal", "match", "bake", "oven", "vote", "poll", "stock", "bond", 
 def _release(guarantee="approx-DP", seeded=False, vocabulary_status="public: a public word list", **fields):
     W = np.array([[0.4, 0.3, 0.05, 0.05, 0.04, 0.04, 0.03, 0.03, 0.03, 0.03],
                   [0.02, 0.03, 0.5, 0.25, 0.05, 0.05, 0.03, 0.03, 0.02, 0.02]])
-    report = build_report(mechanism="test-mechanism", guarantee=guarantee, unit="user", neighbours="add-remove",
-                          epsilon=3.0, delta=1e-6, seeded=seeded,
-                          published={"topic_word": "DP", "vocabulary": vocabulary_status}, **fields)
+    report = make_report(mechanism="test-mechanism", guarantee=guarantee, unit="user", neighbours="add-remove",
+                         epsilon=3.0, delta=1e-6, seeded=seeded,
+                         published={"topic_word": "DP", "vocabulary": vocabulary_status}, **fields)
     return PrivateRelease(topic_word=W, noisy=W, vocabulary=VOCABULARY, report=report,
                           diagnostics={"secret": "PLANTED-DIAGNOSTIC"})
 

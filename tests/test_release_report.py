@@ -12,14 +12,15 @@ import pytest
 from topicdp import Corpus
 from topicdp.mechanisms.postprocess import project_to_simplex, to_simplex
 from topicdp.release import FORMAT, SCHEMA, PrivateRelease, status_of, validate
-from topicdp.report import PrivacyReport, build_report, total
+from reports import make_report
+from topicdp.report import PrivacyReport, total
 
 
 def _report(**overrides) -> PrivacyReport:
     kwargs = dict(mechanism="m", guarantee="approx-DP", unit="user", neighbours="replace-one", epsilon=1.0,
                   delta=1e-5, seeded=False, published={"topic_word": "DP"},
                   composition_total=[total("rdp", 1.0, 1e-5), total("paper", 0.5, 1e-5, valid=False)])
-    return build_report(**{**kwargs, **overrides})
+    return make_report(**{**kwargs, **overrides})
 
 
 def test_reports_are_frozen_once_built():

@@ -16,7 +16,8 @@ import pytest
 from scipy.spatial.distance import jensenshannon, pdist, squareform
 
 from topicdp.release import PrivateRelease
-from topicdp.report import RANDOM_DP_CAVEAT, build_report, total
+from reports import make_report
+from topicdp.report import RANDOM_DP_CAVEAT, total
 from topicdp.view import (DEFAULT_LAMBDA, EQUAL_SIZES, MAP_MARGIN, MAP_SIZE, MAX_OVERLAP, circle_layout, classical_mds,
                           js_distances, lens_area, relevance, release_html, view_data)
 
@@ -44,8 +45,8 @@ def _release(W=None, guarantee="approx-DP", extra=None, vocabulary=None, **field
     published = {"topic_word": "DP", "vocabulary": "public: a public word list"}
     if extra:
         published["extra.alpha"] = "post-processing: of DP outputs"
-    report = build_report(mechanism="test-mechanism", guarantee=guarantee, unit="user", neighbours="add-remove",
-                          epsilon=2.0, delta=1e-6, seeded=False, published=published, **fields)
+    report = make_report(mechanism="test-mechanism", guarantee=guarantee, unit="user", neighbours="add-remove",
+                         epsilon=2.0, delta=1e-6, seeded=False, published=published, **fields)
     nonprivate = np.full_like(W, NONPRIVATE_VALUE)
     return PrivateRelease(topic_word=W, noisy=None, vocabulary=vocabulary, report=report, nonprivate=nonprivate,
                           extra=extra or {}, diagnostics={"note": PLANTED, "exact_docs": 987654321})

@@ -84,7 +84,8 @@ _MECHANISM_TABLE: tuple[tuple[str, bool, tuple[str, ...], tuple[str, ...], str],
      "(eps, delta)-DP, document level only: DP stochastic variational inference (Park et al. 2016)"),
 )
 
-#: mechanisms of ``--guarantee dp`` whose readability ``topicdp.plan`` forecasts (the rule picks among them)
+#: mechanisms of ``--guarantee dp`` with a closed-form readability forecast (``topicdp.pipeline.mechanisms``): the plan's
+#: rule picks among them
 FORECAST_MECHANISMS: tuple[str, ...] = tuple(row[0] for row in _MECHANISM_TABLE if row[1])
 #: every mechanism of ``--guarantee dp``
 RIGOROUS_MECHANISMS: tuple[str, ...] = tuple(row[0] for row in _MECHANISM_TABLE)

@@ -34,8 +34,8 @@ from .mechanisms import (
 from .mechanisms.postprocess import project_to_simplex
 from .rdp import PrivacyLedger, calibrate_all, calibrate_gaussian
 from .rdp.ledger import DiscreteGaussianEntry, Entry, GaussianEntry, LaplaceEntry
-from .release import PrivateRelease, vocabulary_status
-from .report import Check, build_report, ledger_totals, total
+from .release import PrivateRelease, VocabularyStatement, vocabulary_status
+from .report import STEP_FIELDS, Check, ReportParts, compose_report, ledger_totals, total
 from .samplers import PRIVATE_ORACLE, SensitivitySample, SensitivitySampling, sample_sensitivity
 from .samplers.neighbours import ResampledRecords
 
@@ -229,7 +229,8 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------------------------------------------
-    def fit(self, corpus, y=None, *, ledger: PrivacyLedger | None = None, vocabulary_source: str = "private-texts",
+    def fit(self, corpus, y=None, *, ledger: PrivacyLedger | None = None,
+            vocabulary_source: "str | VocabularyStatement" = "private-texts",
             keep_nonprivate: bool = False, topic_word: np.ndarray | None = None,
             sensitivity_sample: SensitivitySample | None = None) -> "TopicDP":
         """Fit ``model`` on ``corpus`` and release its topic-word matrix privately; sets ``release_``.
@@ -394,11 +395,10 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         composition, totals, compose_note = self._compose(draft, details.get("secure_noise"), ledger)
         if compose_note:
             notes.append(compose_note)
-        report = build_report(
-            unit=self.unit, neighbours=self.neighbours, seeded=self.random_state is not None, epsilon=self.epsilon,
-            checks=checks, notes=notes, details=details, published=published, composition=composition,
-            composition_total=totals, **draft,
-        )
+        step = ReportParts(published, notes, checks, details,
+                           report_fields={name: draft.pop(name) for name in STEP_FIELDS if name in draft})
+        report = compose_report(step, unit=self.unit, neighbours=self.neighbours, seeded=self.random_state is not None,
+                                epsilon=self.epsilon, composition=composition, composition_total=totals, **draft)
         return PrivateRelease(topic_word=released, noisy=noisy, vocabulary=corpus.vocabulary, report=report,
                               nonprivate=W if keep_nonprivate else None, diagnostics=diagnostics)
 

@@ -26,7 +26,7 @@ from ._names import (FORECAST_MECHANISMS, GUARANTEE_SUMMARIES, MECHANISM_SUMMARI
 
 def _add_privacy_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--guarantee", choices=tuple(GUARANTEE_SUMMARIES), default=None,
-                   help="dp (default): (epsilon, delta)-DP by the mechanism the forecast rule picks (topicdp.plan); "
+                   help="dp (default): (epsilon, delta)-DP by the mechanism the forecast rule picks (topicdp.pipeline); "
                         "random-dp: TopicDP over --model with a sampled sensitivity (NOT DP; needs --reference)")
     p.add_argument("--mechanism", choices=RIGOROUS_MECHANISMS, default=None, metavar="MECHANISM",
                    help="with --guarantee dp: use this mechanism instead of the rule's choice (listed below)")

@@ -20,7 +20,7 @@ import json
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
@@ -111,24 +111,36 @@ VOCABULARY_NOTE = (
 )
 
 
-def vocabulary_status(source: str) -> tuple[str, str]:
+class VocabularyStatement(NamedTuple):
+    """What a release says of its vocabulary: the status of ``vocabulary`` in the published file, and a note."""
+
+    status: str
+    note: str
+
+
+def vocabulary_status(source: "str | VocabularyStatement") -> VocabularyStatement:
     """(status for ``report.published["vocabulary"]``, note) of a release's vocabulary.
 
     ``source``: ``"private-texts"`` (NOT COVERED), ``"public"`` (a public word list), or ``"dp"`` (selected under
     DP and recorded in the caller's ledger, whose statement covers both steps; this report's totals are the
-    topics' alone). :func:`topicdp.pipeline.release` composes a DP vocabulary into the report itself
-    (:func:`topicdp.pipeline.compose.compose_report`), for every mechanism.
+    topics' alone); or the statement itself, as :func:`topicdp.pipeline.release` gives it to the estimator it
+    fits (:func:`topicdp.pipeline.compose.vocabulary_statement`: where the words came from, a DP selection with
+    its budget), for every mechanism.
     """
+    if isinstance(source, VocabularyStatement):
+        return source
     if source not in VOCABULARY_SOURCES:
         raise ValueError(f"vocabulary_source must be one of {VOCABULARY_SOURCES}, got {source!r} (a DP-selected "
                          "vocabulary is composed by topicdp.pipeline.release)")
     if source == "public":
-        return "public: a public word list stated by the data owner", "The vocabulary is a public word list."
+        return VocabularyStatement("public: a public word list stated by the data owner",
+                                   "The vocabulary is a public word list.")
     if source == "dp":
-        return ("DP: selected under DP; its budget is in the caller's ledger, not in this report's totals",
-                "The vocabulary was selected under DP and recorded in the caller's ledger: ledger.statement() "
-                "composes it with these topics; this report's epsilon and delta are the topics' alone.")
-    return "NOT COVERED: built from the private texts", VOCABULARY_NOTE
+        return VocabularyStatement(
+            "DP: selected under DP; its budget is in the caller's ledger, not in this report's totals",
+            "The vocabulary was selected under DP and recorded in the caller's ledger: ledger.statement() composes "
+            "it with these topics; this report's epsilon and delta are the topics' alone.")
+    return VocabularyStatement("NOT COVERED: built from the private texts", VOCABULARY_NOTE)
 
 
 class TopWords(list):

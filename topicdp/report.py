@@ -8,8 +8,8 @@ all releases; the run-time checks of assumptions and preconditions; and, for eve
 publishes, its status (:data:`STATUSES`: a public parameter, a count stated public, a DP output, or a
 post-processing of DP outputs). It round-trips through JSON.
 
-Every producer builds its report once, through :func:`build_report`, and never changes it afterwards
-(the dataclass is frozen). ``composition_total`` has one schema for every road: a list of
+Every producer states its step as :class:`ReportParts` and the report is made once, by
+:func:`compose_report`, and never changed afterwards (the dataclass is frozen). ``composition_total`` has one schema for every road: a list of
 ``{"accounting": name, "epsilon": e, "delta": d, "valid": bool, "details": {...}}``, one entry per
 accounting method; ``valid=False`` marks a total shown for comparison that is not a proven bound (e.g.
 the DP-SVI paper's own recipe).
@@ -312,42 +312,85 @@ REPORT_STATUSES["report.checks"] = ("public: checks of stated parameters and of 
                                     "whose check details depend on the data says so")
 
 
-def build_report(
-    *,
-    mechanism: str,
-    guarantee: str,
-    unit: str,
-    neighbours: str,
-    epsilon: float,
-    delta: float,
-    seeded: bool,
-    published: Mapping[str, str],
-    composition: Sequence[Mapping] = (),
-    composition_total: Sequence[Mapping] = (),
-    notes: Sequence[str] = (),
-    checks: Sequence[Check] = (),
-    details: Mapping[str, Any] | None = None,
-    **fields_: Any,
-) -> PrivacyReport:
-    """The one place every producer builds its :class:`PrivacyReport` (once; it is frozen afterwards).
+#: the :class:`PrivacyReport` fields a step may state beside its statuses, notes, checks and details
+STEP_FIELDS = ("gamma", "sampling_distribution", "sensitivity", "sensitivity_method", "sigma", "calibration",
+               "sigma_alternatives")
+
+
+@dataclass(frozen=True)
+class ReportParts:
+    """What one step of a release states about itself, for :func:`compose_report` to compose.
+
+    A producer (an estimator's ``fit``, the MVG mechanism) states its topic step; the release pipeline adds the
+    unit count's and the budget's. The release-wide statement (mechanism, guarantee, unit, neighbours, the total
+    budget, the composition) is :func:`compose_report`'s.
+
+    Attributes
+    ----------
+    published : mapping
+        Status of each quantity the step publishes (see :data:`STATUSES`), keyed by its dotted path in the
+        release file. Every data-dependent report field (``report.sensitivity``, ``report.details.x``...) must be
+        listed; the report's own stated parameters are public (:data:`REPORT_STATUSES`).
+    notes, checks : sequence
+    details : mapping
+        Published details of the step (public facts and released values only: exact statistics of the private
+        data go to the release's ``diagnostics``).
+    report_fields : mapping
+        Any of :data:`STEP_FIELDS` (``sensitivity``, ``sigma``...).
+    """
+
+    published: Mapping[str, str] = field(default_factory=dict)
+    notes: Sequence[str] = ()
+    checks: Sequence[Check] = ()
+    details: Mapping[str, Any] = field(default_factory=dict)
+    report_fields: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        unknown = set(self.report_fields) - set(STEP_FIELDS)
+        if unknown:
+            raise ValueError(f"ReportParts.report_fields takes {STEP_FIELDS}; got {sorted(unknown)}")
+
+    @classmethod
+    def of(cls, report: "PrivacyReport") -> "ReportParts":
+        """The parts of a composed report (its step's statements, without the release-wide ones)."""
+        published = {k: v for k, v in report.published.items() if REPORT_STATUSES.get(k) != v}
+        return cls(published, list(report.notes), list(report.checks), dict(report.details),
+                   {name: getattr(report, name) for name in STEP_FIELDS})
+
+
+def compose_report(*steps: ReportParts, mechanism: str, guarantee: str, unit: str, neighbours: str, epsilon: float,
+                   delta: float, seeded: bool, composition: Sequence[Mapping] = (),
+                   composition_total: Sequence[Mapping] = ()) -> "PrivacyReport":
+    """The one place a :class:`PrivacyReport` is made (it is frozen afterwards): the release's statement and its
+    steps' parts, in order (a later step's status, detail or field of the same name wins; notes and checks are
+    kept in order).
 
     Parameters
     ----------
-    published : mapping
-        Status of each quantity the release publishes (see :data:`STATUSES`), keyed by its dotted path in
-        the release file. The report's own stated parameters are public (:data:`REPORT_STATUSES`); every
-        data-dependent report field (``report.sensitivity``, ``report.sigma``, ``report.details.x``...) must
-        be listed by the producer.
+    *steps : ReportParts
+    mechanism, guarantee, unit, neighbours, epsilon, delta, seeded :
+        The release's statement (see :class:`PrivacyReport`).
+    composition : sequence of dict
+        Every release composed (the ledger's entries, or the mechanism's own listing).
     composition_total : sequence of dict
         Built with :func:`total` or :func:`ledger_totals`.
-    **fields_ :
-        The other :class:`PrivacyReport` fields (``gamma``, ``sensitivity``, ``sigma``...).
     """
+    published: dict = dict(REPORT_STATUSES)
+    notes: list = []
+    checks: list = []
+    details: dict = {}
+    step_fields: dict = {}
+    for step in steps:
+        published.update(step.published)
+        notes.extend(step.notes)
+        checks.extend(step.checks)
+        details.update(step.details)
+        step_fields.update(step.report_fields)
     return PrivacyReport(
         mechanism=mechanism, guarantee=guarantee, unit=unit, neighbours=neighbours, epsilon=float(epsilon),
         delta=float(delta), seeded=bool(seeded), composition=_jsonable(list(composition)),
-        composition_total=list(composition_total), notes=list(notes), checks=list(checks),
-        details=_jsonable(dict(details or {})), published={**REPORT_STATUSES, **published}, **fields_,
+        composition_total=list(composition_total), notes=notes, checks=checks, details=_jsonable(details),
+        published=published, **step_fields,
     )
 
 

@@ -114,7 +114,7 @@ from .rdp import PrivacyLedger, calibrate_gaussian
 from .rdp.ledger import GaussianEntry
 from .release import PrivateRelease, vocabulary_status
 from .transform import FoldInMixin
-from .report import build_report, ledger_totals
+from .report import ReportParts, compose_report, ledger_totals
 
 SENSITIVITY_METHOD = ("global bound: every unit's statistic has Frobenius norm <= 1 after per-unit weighting "
                       "(1 for add/remove, sqrt(2) for replace-one; topicdp.variational docstring)")
@@ -574,10 +574,9 @@ class DPVariationalLDA(_VariationalEM):
         check_delta(self.delta)
 
     def noise_scale(self) -> float:
-        """sigma of each release, from public parameters only."""
+        """sigma of each release, from public parameters only (:func:`noise_scale`)."""
         self._validate()
-        sensitivity = 1.0 if self.neighbours == "add-remove" else math.sqrt(2.0)
-        return calibrate_gaussian(self.epsilon, self.delta, sensitivity, method="analytic", count=self.n_iterations)
+        return noise_scale(self.epsilon, self.delta, neighbours=self.neighbours, n_iterations=self.n_iterations)
 
     def fit(self, corpus, y=None, *, vocabulary_source="private-texts",
             ledger: PrivacyLedger | None = None, client=None) -> "DPVariationalLDA":
@@ -640,11 +639,12 @@ class DPVariationalLDA(_VariationalEM):
         own = PrivacyLedger()  # this fit's releases; the totals are the ledger's (exact GDP among them)
         own.record([GaussianEntry("dp-vem", sigma, D, T)])
         totals = ledger_totals(own, delta)
-        return build_report(
-            mechanism="dp-vem", guarantee="approx-DP", unit=self.unit, neighbours=self.neighbours, epsilon=epsilon,
-            delta=delta, seeded=self.random_state is not None, published=published, notes=notes, details=details,
+        step = ReportParts(published, notes, details=details, report_fields=dict(
             sensitivity=D, sensitivity_method=SENSITIVITY_METHOD, sigma=sigma,
-            calibration="analytic: exact Gaussian profile of the T-fold composition (Balle & Wang 2018; GDP)",
+            calibration="analytic: exact Gaussian profile of the T-fold composition (Balle & Wang 2018; GDP)"))
+        return compose_report(
+            step, mechanism="dp-vem", guarantee="approx-DP", unit=self.unit, neighbours=self.neighbours,
+            epsilon=epsilon, delta=delta, seeded=self.random_state is not None,
             composition=[{"name": f"iteration {t + 1}" + (f" (warm-up, {K_warm} topics)" if t < T_warm else ""),
                           "mechanism": "gaussian", "sigma": sigma, "sensitivity": D} for t in range(T)],
             composition_total=totals,
@@ -712,18 +712,37 @@ def forecast(model: DPVariationalLDA, n_units: int, n_words: int, *, mass_per_un
         With the NPMI and contrast ratios of the closed form (:mod:`topicdp.forecast`), judged on the targets of
         ``model.unit``.
     """
+    public_start = model.init is not None if public_start is None else public_start
+    return forecast_from_sigma(model.noise_scale(), model.n_topics, model.unit, n_units, n_words,
+                               mass_per_unit=mass_per_unit, signal=signal, top_n=top_n, public_start=public_start,
+                               vocabulary_share=vocabulary_share)
+
+
+def forecast_from_sigma(sigma: float, n_topics: int, unit: str, n_units: int, n_words: int, *,
+                        mass_per_unit: float | None = None, signal=None, top_n: int = 10, public_start: bool = False,
+                        vocabulary_share: float = 1.0):
+    """:func:`forecast` from the noise ``sigma`` of each release (:func:`noise_scale`) and the public parameters it
+    reads, for a plan that has the planned releases but no estimator."""
     from .forecast import LDA_AGREEMENT, RANDOM_START_AGREEMENT, dirichlet_signal, forecast_readability
 
     check_int(n_units, "n_units", low=1)
     check_int(n_words, "n_words", low=2)
-    mass = DEFAULT_MASS_PER_UNIT[model.unit] if mass_per_unit is None else check_real(mass_per_unit, "mass_per_unit", low=0.0)
-    sigma = model.noise_scale() * model.n_topics / (n_units * mass)
+    mass = DEFAULT_MASS_PER_UNIT[unit] if mass_per_unit is None else check_real(mass_per_unit, "mass_per_unit", low=0.0)
+    sigma = sigma * n_topics / (n_units * mass)
     if signal is None:
-        signal = dirichlet_signal(model.n_topics, n_words, 0.15)
-    public_start = model.init is not None if public_start is None else public_start
+        signal = dirichlet_signal(n_topics, n_words, 0.15)
     agreement = LDA_AGREEMENT if public_start else RANDOM_START_AGREEMENT
-    return forecast_readability(sigma, signal, top_n=top_n, n_units=n_units, unit=model.unit, agreement=agreement,
+    return forecast_readability(sigma, signal, top_n=top_n, n_units=n_units, unit=unit, agreement=agreement,
                                 vocabulary_share=vocabulary_share)
+
+
+def noise_scale(epsilon: float, delta: float, *, neighbours: str, n_iterations: int) -> float:
+    """sigma of each of dp-vem's ``n_iterations`` Gaussian releases: the T-fold composition of Gaussian mechanisms
+    of L2 sensitivity 1 (add/remove) or sqrt(2) (replace-one) calibrated exactly to (epsilon, delta) (Balle &
+    Wang 2018, analytic Gaussian mechanism; Dong, Roth & Su 2019, Cor. 3.3: T releases at sigma compose to
+    sqrt(T) D / sigma-GDP)."""
+    sensitivity = 1.0 if neighbours == "add-remove" else math.sqrt(2.0)
+    return calibrate_gaussian(epsilon, delta, sensitivity, method="analytic", count=n_iterations)
 
 
 #: the first word of the seed of the public simulation's noise (its draws are streams [this, draw]); a release's

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ..report import Check, PrivacyReport, build_report, total
+from ..release import VocabularyStatement
+from ..report import Check, PrivacyReport, ReportParts, compose_report, total
 from .accounting import accountant_epsilon, calibrate_noise_multiplier, paper_epsilon
 
 PAPER_CAVEAT = (
@@ -57,7 +58,7 @@ def _published(est, scheme, vocab_status: str) -> dict:
     }
 
 
-def dpsvi_report(est, scheme, n_docs: int, vocab_status: str) -> tuple[PrivacyReport, dict]:
+def dpsvi_report(est, scheme, n_docs: int, vocabulary: VocabularyStatement) -> tuple[PrivacyReport, dict]:
     """The report, and the owner's diagnostics (what capping cut; N and the delta check under add/remove)."""
     totals = _totals(est, scheme)
     certified_by = "pld" if est.accountant == "pld" else "rdp"
@@ -82,13 +83,10 @@ def dpsvi_report(est, scheme, n_docs: int, vocab_status: str) -> tuple[PrivacyRe
         details["n_docs"] = n_docs
     else:  # add/remove: N is private, and so is whether delta < 1/N
         diagnostics.update({"n_docs": n_docs, "delta_check": {"passed": n_check.passed, "detail": n_check.detail}})
-    report = build_report(
-        mechanism="dpsvi",
-        guarantee="approx-DP",
-        unit="document",
-        neighbours=scheme.neighbours,
-        epsilon=float(certified),
-        delta=float(est.delta),
+    step = ReportParts(_published(est, scheme, vocabulary.status),
+                       [*([vocabulary.note] if vocabulary.note else []), *_notes(est, scheme), recipe_note], checks,
+                       details,
+                       report_fields=dict(
         sensitivity=float(est.sensitivity_),
         sensitivity_method=(
             f"global bound on the minibatch sum of expected sufficient statistics with document-length cap "
@@ -97,18 +95,22 @@ def dpsvi_report(est, scheme, n_docs: int, vocab_status: str) -> tuple[PrivacyRe
         ),
         sigma=float(est.sigma_),
         calibration=est.accountant,
-        sigma_alternatives=_alternatives(est, scheme),
+        sigma_alternatives=_alternatives(est, scheme)))
+    report = compose_report(
+        step,
+        mechanism="dpsvi",
+        guarantee="approx-DP",
+        unit="document",
+        neighbours=scheme.neighbours,
+        epsilon=float(certified),
+        delta=float(est.delta),
+        seeded=est.random_state is not None,
         composition=[{
             "name": "sampled-gaussian", "count": scheme.n_iterations, "sampling": scheme.kind,
             "sampling_rate": scheme.sampling_rate, "batch_size": scheme.batch_size,
             "noise_multiplier": est.noise_multiplier_, "sigma": est.sigma_, "sensitivity": est.sensitivity_,
         }],
         composition_total=totals,
-        checks=checks,
-        seeded=est.random_state is not None,
-        notes=[*_notes(est, scheme), recipe_note],
-        details=details,
-        published=_published(est, scheme, vocab_status),
     )
     return report, diagnostics
 

@@ -39,7 +39,7 @@ from .._validation import (check_count_matrix, check_delta, check_epsilon, check
 from ..corpus import split_corpus
 from ..inference import batch_e_step, dirichlet_expectation, heldout_perplexity
 from ..rdp import EventEntry, PrivacyLedger
-from ..release import PrivateRelease, vocabulary_status
+from ..release import PrivateRelease, VocabularyStatement, vocabulary_status
 from ..transform import FoldInMixin
 from ._report import dpsvi_report
 from .accounting import ACCOUNTANTS, SAMPLINGS, calibrate_noise_multiplier, make_scheme
@@ -232,7 +232,7 @@ class DPSVI(_OnlineLDA):
         self.progress = progress
         self.random_state = random_state
 
-    def fit(self, X, y=None, *, vocabulary_source: str = "private-texts",
+    def fit(self, X, y=None, *, vocabulary_source: "str | VocabularyStatement" = "private-texts",
             ledger: PrivacyLedger | None = None) -> "DPSVI":
         """Run T iterations of private SVI on a :class:`topicdp.Corpus` or document-term counts ``X``.
 
@@ -283,12 +283,12 @@ class DPSVI(_OnlineLDA):
         """Eq. 3: Gaussian noise on the batch's statistics, negatives mapped to 0 as in the paper."""
         return np.maximum(sstats + rng.normal(0.0, self.sigma_, size=sstats.shape), 0.0)
 
-    def _build_release(self, scheme, n_docs: int, vocabulary, vocabulary_source: str) -> None:
+    def _build_release(self, scheme, n_docs: int, vocabulary, vocabulary_source: "str | VocabularyStatement") -> None:
         if vocabulary is None:
-            vocab_status = "public: column indices (fit on a matrix)"
+            statement = VocabularyStatement("public: column indices (fit on a matrix)", "")
         else:
-            vocab_status = vocabulary_status(vocabulary_source)[0]
-        self.report_, diagnostics = dpsvi_report(self, scheme, n_docs, vocab_status)
+            statement = vocabulary_status(vocabulary_source)
+        self.report_, diagnostics = dpsvi_report(self, scheme, n_docs, statement)
         self.release_ = PrivateRelease(
             topic_word=self.topic_word_, noisy=None, report=self.report_, diagnostics=diagnostics,
             vocabulary=_column_labels(vocabulary, self.topic_word_.shape[1]),

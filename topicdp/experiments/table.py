@@ -19,8 +19,7 @@ from ..adapters import make_model
 from ..agnostic import TopicDP
 from ..samplers import PRIVATE_ORACLE, SensitivitySampling
 from ..metrics import heldout_perplexity, topic_coherence
-from ..pipeline import MECHANISMS
-from ..pipeline.mechanisms import RunContext
+from ..pipeline import MECHANISMS, CorpusSource, ReleaseRequest, VocabularyPolicy, plan_request
 from ..rdp import PrivacyLedger
 from ..spectral import PreconditionError, SpectralLDA
 from .agnostic import sampled_sensitivities
@@ -76,9 +75,11 @@ def _registry_release(mechanism, corpus, k: int, epsilon: float, delta: float):
                      f"{'/'.join(mechanism.neighbours)} neighbours"
     # the stated count is of every user, counted before the corpus dropped users left without documents
     n_users = corpus.n_users + corpus.log.users_without_documents
-    ctx = RunContext(k, UNIT, NEIGHBOURS, epsilon, delta, corpus, PrivacyLedger(), n_users, seed=0)
-    try:
-        return mechanism.run(ctx).topic_word, None
+    plan = plan_request(ReleaseRequest(CorpusSource("embedded"), n_topics=k, epsilon=epsilon, delta=delta, unit=UNIT,
+                                       n_units=n_users, vocabulary=VocabularyPolicy.public(corpus.vocabulary),
+                                       mechanism=mechanism.name, seed=0))
+    try:  # the topics' step only: the whole budget to the topics (the count is stated, the words are public)
+        return mechanism.release(plan, corpus, n_units=n_users, ledger=PrivacyLedger()).topic_word, None
     except PreconditionError as exc:
         return None, str(exc)
 

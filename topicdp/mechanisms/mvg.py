@@ -54,7 +54,7 @@ import numpy as np
 
 from .._validation import check_delta, check_epsilon, check_option, check_random_state, check_real
 from ..rdp.ledger import ApproxEntry
-from ..report import NEIGHBOURS, UNITS, Check, build_report, total
+from ..report import NEIGHBOURS, UNITS, Check, ReportParts, compose_report, total
 
 
 @dataclass(frozen=True)
@@ -301,23 +301,11 @@ def _report(c, epsilon, delta, sensitivity, gamma, s, unit, neighbours, method, 
     # a sampled sensitivity is as public as the P it was sampled from (the caller's responsibility, stated)
     stated = ("public: a function of the stated (epsilon, delta, sensitivity, gamma bound) and the shape" +
               ("; the sensitivity was sampled, so it is as public as its P" if random_dp else ""))
-    return build_report(
-        mechanism="mvg",
-        guarantee="random-DP" if random_dp else "approx-DP",
-        unit=unit,
-        neighbours=neighbours,
-        epsilon=float(epsilon),
-        delta=float(delta),
-        gamma=rdp_gamma,
-        sensitivity=float(sensitivity),
-        sensitivity_method=method,
-        sigma=s,
-        calibration="mvg-theorem-3",
-        sigma_alternatives={"gaussian-classic": classic, "gaussian-analytic": analytic},
-        composition=[{"name": "mvg", "epsilon": float(epsilon), "delta": float(delta), "sigma": s}],
-        composition_total=[total("mvg-theorem-3 (single release)", epsilon, delta)],
+    step = ReportParts(
+        report_fields=dict(gamma=rdp_gamma, sensitivity=float(sensitivity), sensitivity_method=method, sigma=s,
+                           calibration="mvg-theorem-3",
+                           sigma_alternatives={"gaussian-classic": classic, "gaussian-analytic": analytic}),
         checks=checks,
-        seeded=seeded,
         notes=[
             "MVG mechanism (Chanyaswad et al., CCS 2018, Theorem 3); the condition is sufficient and "
             "loose: sigma_alternatives shows the i.i.d. Gaussian noise that would give the same (eps, delta).",
@@ -332,3 +320,8 @@ def _report(c, epsilon, delta, sensitivity, gamma, s, unit, neighbours, method, 
                                                       "composition_total", "details.theorem_3", "details.gamma_bound")},
         },
     )
+    return compose_report(
+        step, mechanism="mvg", guarantee="random-DP" if random_dp else "approx-DP", unit=unit, neighbours=neighbours,
+        epsilon=float(epsilon), delta=float(delta), seeded=seeded,
+        composition=[{"name": "mvg", "epsilon": float(epsilon), "delta": float(delta), "sigma": s}],
+        composition_total=[total("mvg-theorem-3 (single release)", epsilon, delta)])

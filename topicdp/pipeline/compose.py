@@ -2,7 +2,8 @@
 
 Every step of a release records its noise in one :class:`topicdp.rdp.PrivacyLedger`, labelled with the
 release's unit and neighbour relation (the ledger refuses a step stated for another relation). The
-mechanism's producer builds its own report of the topics; :func:`compose_report` then states the whole:
+mechanism's estimator states its topic step (told where the words came from); :func:`compose_release` then
+states the whole:
 
 * ``epsilon``, ``delta``: the request's total, the sum of the steps' budgets (basic composition, Dwork &
   Roth 2014, Thm. 3.16: each step is calibrated to its own share, so the sum is a proven bound);
@@ -19,30 +20,28 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..release import PrivateRelease, vocabulary_status
-from ..report import Check, build_report, ledger_totals, total
-
-#: the note a producer writes for a vocabulary it was told is public; the pipeline states the real source
-_GIVEN_AS_PUBLIC_NOTE = vocabulary_status("public")[1]
+from ..release import PrivateRelease, VocabularyStatement, vocabulary_status
+from ..report import Check, ReportParts, compose_report, ledger_totals, total
 
 
 def vocabulary_statement(policy_kind: str, selection=None, built_in: bool = False,
-                         origin: str = "stated by the data owner") -> tuple[str, str]:
-    """(status of ``vocabulary`` in the published file, note) for the request's vocabulary policy."""
+                         origin: str = "stated by the data owner") -> VocabularyStatement:
+    """What the release says of its vocabulary, for the request's vocabulary policy; the estimator the pipeline fits
+    states it (its ``vocabulary_source``)."""
     if policy_kind == "dp":
-        return ("DP: selected under DP at the release's unit and neighbours (budget composed into "
-                "composition_total)",
-                f"The vocabulary was selected under DP (epsilon={selection.epsilon:g}, delta={selection.delta:g}, "
-                f"{selection.neighbours} neighbours, sensitivity {selection.sensitivity:.4g}; Gopi et al. 2020, "
-                "weighted Gaussian set union); composition_total includes it.")
+        return VocabularyStatement(
+            "DP: selected under DP at the release's unit and neighbours (budget composed into composition_total)",
+            f"The vocabulary was selected under DP (epsilon={selection.epsilon:g}, delta={selection.delta:g}, "
+            f"{selection.neighbours} neighbours, sensitivity {selection.sensitivity:.4g}; Gopi et al. 2020, weighted "
+            "Gaussian set union); composition_total includes it.")
     if policy_kind == "public" or built_in:
-        return (f"public: a public word list {origin}" if policy_kind == "public" else
-                "public: built from a corpus that is public as a whole"), "The vocabulary is public."
+        return VocabularyStatement(f"public: a public word list {origin}" if policy_kind == "public" else
+                                   "public: built from a corpus that is public as a whole", "The vocabulary is public.")
     return vocabulary_status("private-texts")
 
 
-def compose_report(release: PrivateRelease, *, plan, decision, ledger, topic_entries, selection=None,
-                   count_sigma: float | None = None) -> PrivateRelease:
+def compose_release(release: PrivateRelease, *, plan, decision, ledger, topic_entries,
+                    count_sigma: float | None = None) -> PrivateRelease:
     """``release`` with the report of the whole pipeline (module docstring); the topics are unchanged.
 
     ``topic_entries``: the ledger entries the mechanism recorded. The basic composition of the steps' budgets
@@ -51,8 +50,6 @@ def compose_report(release: PrivateRelease, *, plan, decision, ledger, topic_ent
     """
     request, budget = plan.request, plan.budget
     topics = release.report
-    vocab_status, vocab_note = vocabulary_statement(request.vocabulary.kind, selection, request.source.built_in,
-                                                    request.vocabulary.origin)
     topic_eps = topic_step_epsilon(topic_entries, budget.topics.delta)
     within = Check("the topic step within its budget", topic_eps <= budget.topics.epsilon * (1 + 1e-9),
                    f"epsilon {topic_eps:.6g} at delta {budget.topics.delta:.3g} from its own ledger entries; budget "
@@ -61,12 +58,7 @@ def compose_report(release: PrivateRelease, *, plan, decision, ledger, topic_ent
                     steps={n: {"epsilon": b.epsilon, "delta": b.delta} for n, b in budget.parts().items()},
                     topic_step_epsilon=topic_eps)]
     totals += ledger_totals(ledger, request.delta)
-    notes = [n for n in topics.notes if n != _GIVEN_AS_PUBLIC_NOTE]
-    notes.insert(0, vocab_note)
-    notes.insert(0, _units_note(request, decision))
     published = {
-        **topics.published,
-        "vocabulary": vocab_status,
         "report.mechanism": _mechanism_status(request),
         "report.epsilon": "public: the stated total budget",
         "report.delta": "public: the stated total budget",
@@ -78,17 +70,18 @@ def compose_report(release: PrivateRelease, *, plan, decision, ledger, topic_ent
                                         "DP: a Gaussian count of the units (its budget is composed in)"),
         "report.details.plan.budget": "public: the stated split of the total budget",
     }
-    details = {**topics.details, "plan": {
+    plan_details = {"plan": {
         "n_units": decision.count.value, "n_units_source": decision.count.source, "count_sigma": count_sigma,
         "mechanism_choice": decision.reason,
         "budget": {n: {"epsilon": b.epsilon, "delta": b.delta} for n, b in budget.parts().items()}}}
-    fields = {f: getattr(topics, f) for f in ("gamma", "sampling_distribution", "sensitivity", "sensitivity_method",
-                                              "sigma", "calibration", "sigma_alternatives")}
-    report = build_report(
+    # the steps in order: the units (counted or stated), the topics (with the vocabulary the estimator was told),
+    # and the composition's own statuses and check
+    report = compose_report(
+        ReportParts(notes=[_units_note(request, decision)]), ReportParts.of(topics),
+        ReportParts(published, checks=[within], details=plan_details),
         mechanism=decision.mechanism, guarantee=topics.guarantee, unit=str(request.unit),
         neighbours=str(request.neighbours), epsilon=request.epsilon, delta=request.delta, seeded=topics.seeded,
-        published=published, composition=ledger.entries(), composition_total=totals, notes=notes,
-        checks=[*topics.checks, within], details=details, **fields)
+        composition=ledger.entries(), composition_total=totals)
     return replace(release, report=report)
 
 

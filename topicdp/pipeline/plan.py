@@ -7,8 +7,8 @@ Two steps, each a function of what it is given and nothing else:
    can give the stated guarantee, K against a known vocabulary size. Nothing of the private corpus exists
    at this point, so nothing of it can leak into a refusal.
 2. :func:`decide` takes that plan and the number of units -- the count the owner stated public, or a DP
-   count whose budget the report composes -- and forecasts each mechanism, picks one by the rule of
-   :mod:`topicdp.plan`, and says whether the release would miss the unit's targets (noise, lists of common
+   count whose budget the report composes -- and forecasts each mechanism (each registry row's own forecast,
+   :mod:`topicdp.pipeline.mechanisms`), picks one by the rule (the largest forecast top-10 overlap), and says whether the release would miss the unit's targets (noise, lists of common
    words, or below the overlap target: then it is refused unless the owner insists). Its inputs are public or DP
    outputs, so every refusal, choice and printed line is too.
 
@@ -238,7 +238,7 @@ def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int, simulation=None
     ``simulation``: dp-vem's forecast simulated on the public reference (a function of public data, ``count`` and
     the words), which then stands for dp-vem in the choice and the refusal; ``words`` says which words it ran on.
     """
-    from ..plan import forecast_mechanism
+    from .mechanisms import MECHANISMS
 
     request, topics = plan.request, plan.budget.topics
     if n_words < request.n_topics:
@@ -248,10 +248,10 @@ def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int, simulation=None
                          "vocabulary budget, or fewer topics")
     planned = max(n_words, 2)
     share = vocabulary_share(plan, n_words)
-    forecasts = {name: forecast_mechanism(name, epsilon=topics.epsilon, delta=topics.delta, unit=str(request.unit),
-                                          n_units=count.value, n_topics=request.n_topics, n_words=planned,
-                                          public_start=request.reference is not None, vocabulary_share=share)
-                 for name in plan.candidates}
+    forecasts = {name: MECHANISMS[name].forecast(
+        epsilon=topics.epsilon, delta=topics.delta, unit=str(request.unit), neighbours=str(request.neighbours),
+        n_units=count.value, n_topics=request.n_topics, n_words=planned, public_start=request.reference is not None,
+        vocabulary_share=share) for name in plan.candidates}
     if "dp-vem" not in plan.candidates:
         simulation = None
     extra = dict(simulation=simulation, words=words)
@@ -259,7 +259,7 @@ def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int, simulation=None
         return Decision(request.mechanism, "named by the caller", count, n_words, forecasts, **extra)
     if not plan.candidates:
         raise ValueError("no mechanism gives this guarantee at this unit and neighbour relation")
-    # the rule of topicdp.plan: the largest forecast top-10 overlap (dp-vem's simulated where there is a reference);
+    # the rule: the largest forecast top-10 overlap (dp-vem's simulated where there is a reference);
     # max keeps the first of a tie
     overlaps = {name: fc.expected_overlap for name, fc in forecasts.items()
                 if fc is not None and fc.expected_overlap is not None}

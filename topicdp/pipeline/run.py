@@ -10,15 +10,15 @@ from __future__ import annotations
 import contextlib
 import logging
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Callable, Sequence, cast
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
 from ..rdp import PrivacyLedger, calibrate_gaussian
 from ..spectral import PreconditionError
 from .charge import charged, open_charge
-from .compose import compose_report
-from .mechanisms import MECHANISMS, RunContext, dp_vem_model
+from .compose import compose_release, vocabulary_statement
+from .mechanisms import MECHANISMS
 from .plan import Decision, ReleasePlan, UnitCount, decide, plan_request, planned_words, vocabulary_share
 from .request import CorpusSource, ReleaseRequest, VocabularyPolicy, check_scheduler, user_selected
 from .sources import EMBEDDED_PUBLIC_HALF, InMemorySource, Records, build_corpus, open_source, read_records
@@ -217,22 +217,23 @@ def _release_steps(plan: ReleasePlan, reference, source, client, say, lines: lis
         _refuse_noise(decision, request, "the forecast on the selected vocabulary")
         corpus = _prepare(source, words, request, say)
     assert corpus is not None
-    ctx = RunContext.from_request(request, plan.budget.topics.epsilon, plan.budget.topics.delta, corpus, ledger,
-                                  count.value)
-    ctx.client = client
+    start = None
     if decision.mechanism == "dp-vem" and reference is not None:
         from ..variational import public_init
 
-        ctx.reference = reference_corpus(reference, ctx.corpus.vocabulary, request.source)
-        ctx.start = public_init(ctx.reference, ctx.n_topics, unit=ctx.unit)
-        say(f"starting from topics fitted on the public reference {ctx.reference_name}")
+        start = public_init(reference_corpus(reference, corpus.vocabulary, request.source), request.n_topics,
+                            unit=str(request.unit))
+        say(f"starting from topics fitted on the public reference {request.reference}")
     before = len(ledger)
     try:
-        released = MECHANISMS[decision.mechanism].run(ctx)
+        released = MECHANISMS[decision.mechanism].release(
+            plan, corpus, n_units=count.value, ledger=ledger, start=start, client=client,
+            vocabulary=vocabulary_statement(request.vocabulary.kind, selection, request.source.built_in,
+                                            request.vocabulary.origin))
     except PreconditionError as exc:  # a spectral precondition checked on released quantities
         raise ReleaseRefused(str(exc)) from None
-    final = compose_report(released, plan=plan, decision=decision, ledger=ledger, selection=selection,
-                           count_sigma=count_sigma, topic_entries=ledger.records[before:])
+    final = compose_release(released, plan=plan, decision=decision, ledger=ledger, count_sigma=count_sigma,
+                            topic_entries=ledger.records[before:])
     final.diagnostics.setdefault("corpus", {}).update(source.diagnostics())
     return PipelineResult(final, plan, decision, lines)
 
@@ -360,11 +361,11 @@ def _start_and_simulate(plan: ReleasePlan, reference, words: Sequence[str], coun
 
     request = plan.request
     corpus = reference_corpus(reference, words, request.source)
-    # no ledger: the simulation's fits keep their own (forecast_on_reference), and nothing of the budget is spent
-    ctx = RunContext.from_request(request, plan.budget.topics.epsilon, plan.budget.topics.delta, corpus,
-                                  cast(PrivacyLedger, None), count.value)
-    ctx.start = np.full((request.n_topics, corpus.n_words), 1.0 / corpus.n_words)
-    return forecast_on_reference(dp_vem_model(ctx), corpus, count.value, top_n=min(10, corpus.n_words - 1),
+    # the release's estimator, told that it will start from public topics (any start: the simulation fits its own);
+    # the simulation's fits keep their own ledgers (forecast_on_reference), and nothing of the budget is spent
+    model = MECHANISMS["dp-vem"].estimator(plan, count.value, np.full((request.n_topics, corpus.n_words),
+                                                                      1.0 / corpus.n_words))
+    return forecast_on_reference(model, corpus, count.value, top_n=min(10, corpus.n_words - 1),
                                  vocabulary_share=vocabulary_share(plan, len(words)))
 
 
@@ -408,12 +409,9 @@ def _random_dp(plan: ReleasePlan, say, ledger: PrivacyLedger | None = None):
         raise ReleaseRefused("the forecast from the sampled sensitivity says this release would be noise; pass "
                              "release_anyway=True to release it all the same (random DP spends "
                              "nothing of a DP budget; the sampling's fits are done)")
-    status = "public" if request.vocabulary.kind == "public" or request.source.built_in else "private-texts"
-    released = privatizer.fit(corpus, keep_nonprivate=a.keep_nonprivate, vocabulary_source=status,
+    vocabulary = vocabulary_statement(request.vocabulary.kind, None, request.source.built_in,
+                                      request.vocabulary.origin)  # where the words came from (a file, P's words)
+    released = privatizer.fit(corpus, keep_nonprivate=a.keep_nonprivate, vocabulary_source=vocabulary,
                               sensitivity_sample=sample, ledger=ledger).release_
-    if request.vocabulary.kind == "public":  # say where the list came from (the owner's file, or P's words)
-        report = released.report
-        released = replace(released, report=replace(report, published={
-            **report.published, "vocabulary": f"public: a public word list {request.vocabulary.origin}"}))
     released.diagnostics.setdefault("corpus", {}).update(source.diagnostics())
     return released

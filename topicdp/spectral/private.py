@@ -12,9 +12,9 @@ from .._repeats import warn_on_repeated_release
 from .._validation import check_delta, check_epsilon, check_int, check_option, check_random_state
 from ..rdp import PrivacyLedger
 from ..rdp.ledger import labelled
-from ..release import PrivateRelease, vocabulary_status
+from ..release import PrivateRelease, VocabularyStatement, vocabulary_status
 from ..transform import FoldInMixin
-from ..report import Check, PrivacyReport, build_report, total
+from ..report import Check, PrivacyReport, ReportParts, compose_report, total
 from .accounting import ACCOUNTING_METHODS, DEFAULT_SPLITS, Budget
 from .configurations import RUNNERS, Context, PreconditionError, releases
 from .estimator import check_model_params
@@ -196,7 +196,7 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         self.n_units = n_units
 
     # ------------------------------------------------------------------------------------------------
-    def fit(self, X, y=None, *, users=None, vocabulary_source: str = "private-texts",
+    def fit(self, X, y=None, *, users=None, vocabulary_source: "str | VocabularyStatement" = "private-texts",
             ledger: PrivacyLedger | None = None) -> "SpectralDP":
         """Fit on a :class:`topicdp.Corpus` or doc-term counts X; sets ``release_`` (a PrivateRelease).
 
@@ -272,7 +272,7 @@ class SpectralDP(FoldInMixin, BaseEstimator):
 
     # ------------------------------------------------------------------------------------------------
     def _report(self, cfg: int, edges: tuple, ctx: Context, budget: Budget, unit: str, vocabulary,
-                vocabulary_source: str, stated: bool) -> PrivacyReport:
+                vocabulary_source: "str | VocabularyStatement", stated: bool) -> PrivacyReport:
         totals = budget.totals()
         n = ctx.corpus.n_units  # the public n only: no count of usable units or short documents is read here
         how = ("stated by the caller as n_units" if stated else
@@ -328,24 +328,14 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         else:
             vocab_status, vocab_note = vocabulary_status(vocabulary_source)
             notes.append(vocab_note)
-        return build_report(
-            mechanism=f"spectral-config-{cfg}",
-            guarantee="approx-DP",
-            unit=unit,
-            neighbours="replace-one",
-            epsilon=float(totals["best"]),
-            delta=float(budget.delta),
-            sensitivity=float(sens),
-            sensitivity_method=sens_method,
-            calibration=budget.accounting,
+        step = ReportParts(_published(details, vocab_status, stated), notes, ctx.checks, details,
+                           report_fields=dict(sensitivity=float(sens), sensitivity_method=sens_method,
+                                              calibration=budget.accounting))
+        return compose_report(
+            step, mechanism=f"spectral-config-{cfg}", guarantee="approx-DP", unit=unit, neighbours="replace-one",
+            epsilon=float(totals["best"]), delta=float(budget.delta), seeded=self.random_state is not None,
             composition=budget.releases,
-            composition_total=[total(method, e, budget.delta) for method, e in totals.items()],
-            checks=ctx.checks,
-            seeded=self.random_state is not None,
-            notes=notes,
-            details=details,
-            published=_published(details, vocab_status, stated),
-        )
+            composition_total=[total(method, e, budget.delta) for method, e in totals.items()])
 
 
 _STATED = ("public: a function of the stated parameters (k, alpha0, epsilon, delta, split) and of n, the public N "
