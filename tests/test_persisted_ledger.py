@@ -6,6 +6,7 @@ import math
 import multiprocessing as mp
 import os
 import signal
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -354,3 +355,53 @@ def test_a_random_dp_run_is_charged_to_its_own_scope(tmp_path):
     assert "not counted in (nor fitting within) its DP budget" in details["line"]
     summary = PrivacyLedger.open(path).file.summary(PrivacyLedger)
     assert summary["dp"]["n_runs"] == 0 and summary["random_dp"]["n_runs"] == 1
+
+
+class _Captured(Exception):
+    pass
+
+
+@dataclass
+class _CaptureLedger(PrivacyLedger):
+    """Raises with the entries a producer checks (just before its noise): what it will draw."""
+
+    def check(self, entries):
+        raise _Captured(list(entries))
+
+
+@pytest.mark.parametrize("configuration", [1, 2, 3, 4])
+def test_spectral_plans_are_what_spectral_dp_checks(tmp_path, configuration):
+    from topicdp import Corpus
+    from topicdp.datasets import themed_vocabulary
+    from topicdp.pipeline import CorpusSource, ReleaseRequest, VocabularyPolicy
+    from topicdp.pipeline.charge import topics_entries
+    from topicdp.pipeline.plan import plan_request
+    from topicdp.spectral import SpectralDP
+
+    path = str(tmp_path / "doc.ledger")
+    PrivacyLedger.open(path, budget=(30.0, 1e-5), unit="document", neighbours="replace-one")
+    request = ReleaseRequest(CorpusSource("themed"), VocabularyPolicy.public(themed_vocabulary()), epsilon=2.0,
+                             unit="document", n_units=500, mechanism=f"spectral-config-{configuration}", ledger=path)
+    plan = plan_request(request)
+    planned = topics_entries(plan, f"spectral-config-{configuration}")
+    rng = np.random.default_rng(0)
+    corpus = Corpus.from_matrix(rng.poisson(1.0, size=(500, 20)), vocabulary=[f"w{j}" for j in range(20)])
+    model = SpectralDP(n_topics=10, alpha0=1.0, configuration=configuration, epsilon=plan.budget.topics.epsilon,
+                       delta=plan.budget.topics.delta, unit="document", n_units=500)
+    with pytest.raises(_Captured) as checked:
+        model.fit(corpus, ledger=_CaptureLedger())
+    assert checked.value.args[0] == planned
+
+
+def test_dp_svi_is_planned_as_its_pair_and_re_planned_at_its_event(tmp_path):
+    from topicdp.pipeline import release
+
+    path = str(tmp_path / "doc.ledger")
+    PrivacyLedger.open(path, budget=(30.0, 1e-5), unit="document", neighbours="add-remove")
+    release(_themed_request(tmp_path, path, epsilon=3.0, unit="document", mechanism="dpsvi", release_anyway=True),
+            echo=lambda line: None)
+    records = PrivacyLedger.open(path).file.state().records
+    assert [[e["kind"] for e in r["entries"]] for r in records] == [["gaussian", "approx"],
+                                                                    ["gaussian", "dp-event"],
+                                                                    ["gaussian", "dp-event"]]
+    assert [r["type"] for r in records] == ["planned", "planned", "completed"]

@@ -24,7 +24,7 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterator, List, Optional
 
-from ..rdp import GaussianEntry, PrivacyLedger, calibrate_gaussian
+from ..rdp import ApproxEntry, GaussianEntry, PrivacyLedger, calibrate_gaussian
 from ..rdp.ledger_file import LedgerFileError, LedgerOptions, basic, spent
 
 if TYPE_CHECKING:
@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from .plan import ReleasePlan
 
 #: the topics' mechanisms whose entries a run charged to a ledger can plan before reading the corpus
-PLANNED_MECHANISMS = ("dp-vem", "gaussian-global", "laplace")
+PLANNED_MECHANISMS = ("dp-vem", "gaussian-global", "laplace", "spectral-config-1", "spectral-config-2",
+                      "spectral-config-3", "spectral-config-4")  # exactly; others as their (epsilon, delta)
 
 
 def planned_steps(plan: "ReleasePlan") -> List[tuple]:
@@ -86,9 +87,21 @@ def topics_entries(plan: "ReleasePlan", mechanism: str) -> "List[Entry]":
                              mechanism="laplace" if mechanism == "laplace" else "gaussian",
                              calibration=a.calibration, secure_noise=a.secure_noise)
         return [privatizer._planned_entry(request.n_topics)]
-    raise ValueError(f"a release charged to a ledger plans the mechanisms {', '.join(PLANNED_MECHANISMS)} before "
-                     f"reading the corpus; mechanism {mechanism!r} is not planned yet (release it without a ledger, "
-                     "or choose one of those)")
+    if mechanism.startswith("spectral-config-"):  # SpectralDP's own plan (its defaults, as the pipeline runs it)
+        from ..rdp.ledger import labelled
+        from ..spectral.accounting import DEFAULT_SPLITS, Budget
+        from ..spectral.configurations import releases
+
+        cfg = int(mechanism.rsplit("-", 1)[1])
+        _, gaussian, laplace = releases(cfg, False)
+        split = {name: f for name, f in DEFAULT_SPLITS[cfg].items() if name in gaussian + laplace}
+        return labelled(Budget(b.epsilon, b.delta, split, gaussian, laplace, "auto").planned_entries(), unit=unit,
+                        neighbours="replace-one")
+    # DP-SVI: its sampling rate waits for the count. Planned as what it is calibrated to, an (epsilon, delta)
+    # pair composed by basic composition (an upper bound of its event's cost), and re-planned exactly, in the
+    # file and under its budget, when it checks its event just before its noise
+    return [ApproxEntry(f"{mechanism} (planned as its (epsilon, delta))", b.epsilon, b.delta, unit=unit,
+                        neighbours=neighbours)]
 
 
 def _same(a: "List[Entry]", b: "List[Entry]") -> bool:
