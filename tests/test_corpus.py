@@ -202,3 +202,27 @@ def test_every_reader_takes_a_corpus_of_another_class_as_a_corpus():
     renamed.vocabulary = [f"x{j}" for j in range(20)]
     with pytest.raises(ValueError, match="vocabulary=release.vocabulary"):
         vem[0].transform(renamed)
+
+
+def test_a_release_states_where_the_corpus_words_came_from_by_default():
+    """A word list the caller gives is stated public (covered); words built from the private texts are not; the
+    bounded and subset corpora keep where their words came from; an explicit vocabulary_source still wins."""
+    from topicdp import DPSVI, DPVariationalLDA, SpectralDP, TopicDP
+    from topicdp.adapters import make_model
+
+    texts = ["goal match team win", "bake oven bread flour", "vote poll party win", "goal team match bread"] * 6
+    users = [i // 2 for i in range(len(texts))]
+    built = Corpus.from_texts(texts, users, stop_words=None)
+    given = Corpus.from_texts(texts, users, vocabulary=sorted(built.vocabulary), stop_words=None)
+    assert built.vocabulary_source == "private-texts" and given.vocabulary_source == "public"
+    assert given.bound(max_docs_per_user=1).vocabulary_source == "public"
+    assert given.subset_users(np.array([0, 1])).vocabulary_source == "public"
+    for estimator in (DPVariationalLDA(2, epsilon=1.0, unit="document", n_iterations=1, random_state=0),
+                      TopicDP(make_model("vem", 2), 1.0, unit="document", sensitivity="global", random_state=0),
+                      SpectralDP(2, epsilon=1.0, unit="document", random_state=0),
+                      DPSVI(2, epsilon=1.0, random_state=0)):
+        statuses = {name: estimator.fit(corpus).release_.report.published["vocabulary"]
+                    for name, corpus in (("built", built), ("given", given))}
+        assert statuses["built"].startswith("NOT COVERED") and statuses["given"].startswith("public"), statuses
+        stated = estimator.fit(given, vocabulary_source="private-texts").release_.report.published["vocabulary"]
+        assert stated.startswith("NOT COVERED")

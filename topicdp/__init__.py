@@ -3,7 +3,7 @@
 Four roads to a private topic-word matrix, one release path for all (:mod:`topicdp.pipeline`: request, plan
 from public facts, execution, one composed report; the ``topicdp privatize`` command is its front-end):
 
-* :class:`~topicdp.variational.DPVariationalLDA` (``dp-vem``) — variational EM with Gaussian noise on
+* :class:`DPVariationalLDA` (``dp-vem``) — variational EM with Gaussian noise on
   per-unit normalised statistics. Guarantee: (epsilon, delta)-DP; the default on real text.
 * :class:`TopicDP` — model-agnostic output perturbation (Wang et al., KDD 2022): any model, Gaussian
   noise calibrated to a *sampled* sensitivity (random DP with respect to the sampling distribution, not
@@ -34,6 +34,7 @@ _LAZY = {
     "DPSVI": ".baselines",
     "SVILDA": ".baselines",
     "VariationalLDA": ".variational",
+    "DPVariationalLDA": ".variational",
     "Corpus": ".corpus",
     "embedded_corpus": ".corpus",
     "PrivateRelease": ".release",
@@ -72,6 +73,7 @@ if TYPE_CHECKING:  # static checkers see the real names (``X as X``: a re-export
     from .report import PrivacyReport as PrivacyReport
     from .spectral import SpectralDP as SpectralDP
     from .spectral import SpectralLDA as SpectralLDA
+    from .variational import DPVariationalLDA as DPVariationalLDA
     from .variational import VariationalLDA as VariationalLDA
 
 

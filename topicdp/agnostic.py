@@ -34,7 +34,7 @@ from .mechanisms import (
 from .mechanisms.postprocess import project_to_simplex
 from .rdp import PrivacyLedger, calibrate_all, calibrate_gaussian
 from .rdp.ledger import DiscreteGaussianEntry, Entry, GaussianEntry, LaplaceEntry
-from .release import PrivateRelease, VocabularyStatement, vocabulary_status
+from .release import PrivateRelease, VocabularyStatement, vocabulary_of
 from .report import STEP_FIELDS, Check, ReportParts, compose_report, ledger_totals, total
 from .samplers import PRIVATE_ORACLE, SensitivitySample, SensitivitySampling, sample_sensitivity
 from .samplers.neighbours import ResampledRecords
@@ -230,7 +230,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
 
     # ------------------------------------------------------------------------------------------------
     def fit(self, corpus, y=None, *, ledger: PrivacyLedger | None = None,
-            vocabulary_source: "str | VocabularyStatement" = "private-texts",
+            vocabulary_source: "str | VocabularyStatement | None" = None,
             keep_nonprivate: bool = False, topic_word: np.ndarray | None = None,
             sensitivity_sample: SensitivitySample | None = None) -> "TopicDP":
         """Fit ``model`` on ``corpus`` and release its topic-word matrix privately; sets ``release_``.
@@ -248,9 +248,11 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
             ledger's entries. A sampled sensitivity makes the entry random DP (gamma), which the ledger keeps out
             of its DP totals. Without a ledger the report composes this release alone (and a repeated release of
             the same data in this process is warned about).
-        vocabulary_source : {"private-texts", "public"}, default="private-texts"
+        vocabulary_source : {"private-texts", "public"}, optional
             Where the corpus' vocabulary (the release's columns) came from: built from the private texts
-            (the report marks it NOT COVERED) or a public word list. A vocabulary selected under DP is
+            (the report marks it NOT COVERED) or a public word list; default: the corpus' own
+            :attr:`~topicdp.Corpus.vocabulary_source` (a word list given to :meth:`~topicdp.Corpus.from_texts` is
+            public). A vocabulary selected under DP is
             composed by the release pipeline (:func:`topicdp.pipeline.release`).
         keep_nonprivate : bool, default=False
             Keep the non-private matrix on the release for evaluation (never published).
@@ -322,7 +324,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
 
     def _release(self, corpus, ledger, vocabulary_source, keep_nonprivate, topic_word, sensitivity_sample, wrapped):
         model = wrapped.spec
-        vocab_status, vocab_note = vocabulary_status(vocabulary_source)
+        vocab_status, vocab_note = vocabulary_of(corpus, vocabulary_source)
         if sensitivity_sample is not None and not self._sampled:
             raise ValueError("sensitivity_sample applies to mechanism='gaussian' with sensitivity='sampled' only")
         if ledger is not None:

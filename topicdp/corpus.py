@@ -82,6 +82,11 @@ class Corpus:
         Original user identifiers; default ``range(n_users)``. Every user must own a document.
     log : CorpusLog, optional
         What was removed while building the corpus.
+    vocabulary_source : {"private-texts", "public"}, default="private-texts"
+        Where the words came from, which a release of this corpus states: ``"public"`` when the caller gave the
+        word list (``from_texts(..., vocabulary=...)``, e.g. a public reference's words: the caller states it is
+        public), ``"private-texts"`` when it was built from these texts (the release then marks its vocabulary
+        NOT COVERED). Kept by :meth:`bound` and the subsets.
     """
 
     X: sp.csr_matrix
@@ -89,6 +94,7 @@ class Corpus:
     doc_users: np.ndarray
     user_ids: tuple = None  # type: ignore[assignment]
     log: CorpusLog = field(default_factory=CorpusLog)
+    vocabulary_source: str = "private-texts"
 
     def __post_init__(self) -> None:
         self.X = check_count_matrix(self.X, min_docs=0, min_words=0, integral=True, dtype=np.int64)
@@ -190,8 +196,8 @@ class Corpus:
 
         Tokens are maximal runs of at least ``min_token_length`` unicode letters, lower-cased; English
         stop words (scikit-learn's list) are removed by default. The vocabulary is ``vocabulary`` if
-        given (a public word list; other tokens are counted as out-of-vocabulary in ``log``), else built
-        from the texts with scikit-learn's ``CountVectorizer`` limits ``min_df``, ``max_df`` and
+        given (a public word list, as the corpus' ``vocabulary_source`` then says; other tokens are counted as
+        out-of-vocabulary in ``log``), else built from the texts with scikit-learn's ``CountVectorizer`` limits ``min_df``, ``max_df`` and
         ``max_features``.
         """
         texts = list(texts)
@@ -231,6 +237,7 @@ class Corpus:
                               shape=(len(texts), len(vocabulary)), dtype=np.int64)
         corpus = cls._from_counts(X, vocabulary, users)
         corpus.log.out_of_vocabulary_tokens = int(X_all.sum()) - corpus.n_tokens
+        corpus.vocabulary_source = "public"  # the caller's word list: stated public by giving it
         return corpus
 
     @classmethod
@@ -313,6 +320,7 @@ class Corpus:
             doc_users=remap[old_users],
             user_ids=tuple(self.user_ids[u] for u in uniq),
             log=self.log,
+            vocabulary_source=self.vocabulary_source,
         )
 
     def subset_users(self, users: np.ndarray) -> "Corpus":
@@ -327,7 +335,8 @@ class Corpus:
             self.user_ids[u] if c == 0 else (self.user_ids[u], c)
             for u, c in zip(users, _occurrence_counts(users))
         )
-        return Corpus(X=self.X[docs], vocabulary=self.vocabulary, doc_users=owner, user_ids=ids, log=self.log)
+        return Corpus(X=self.X[docs], vocabulary=self.vocabulary, doc_users=owner, user_ids=ids, log=self.log,
+                      vocabulary_source=self.vocabulary_source)
 
     # -- contribution bounding -------------------------------------------------------------------
     def bound(
@@ -417,7 +426,8 @@ class Corpus:
             keep = np.flatnonzero(np.diff(X.indptr) > 0)
             log.documents_emptied_by_max_tokens_per_user += int(X.shape[0] - keep.size)
             X, doc_users = X[keep], doc_users[keep]
-        return Corpus(X=X, vocabulary=self.vocabulary, doc_users=doc_users, user_ids=self.user_ids, log=log)
+        return Corpus(X=X, vocabulary=self.vocabulary, doc_users=doc_users, user_ids=self.user_ids, log=log,
+                      vocabulary_source=self.vocabulary_source)
 
     # -- interoperability ----------------------------------------------------------------------------
     def to_gensim(self):

@@ -143,6 +143,15 @@ def vocabulary_status(source: "str | VocabularyStatement") -> VocabularyStatemen
     return VocabularyStatement("NOT COVERED: built from the private texts", VOCABULARY_NOTE)
 
 
+def vocabulary_of(corpus, source: "str | VocabularyStatement | None") -> VocabularyStatement:
+    """The statement of a release's vocabulary: ``source`` where the caller gives one (:func:`vocabulary_status`),
+    else where ``corpus``' words came from (:attr:`topicdp.Corpus.vocabulary_source`: a word list the caller gave is
+    stated public, words built from the texts are not covered)."""
+    if source is None:
+        source = getattr(corpus, "vocabulary_source", "private-texts")
+    return vocabulary_status(source)
+
+
 class TopWords(list):
     """The top words of each topic: a list (one entry per topic) of lists of ``(word, weight)`` tuples.
 

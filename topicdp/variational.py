@@ -112,7 +112,7 @@ from .inference import batch_e_step
 from .inference.estep import resolve_engine
 from .rdp import PrivacyLedger, calibrate_gaussian
 from .rdp.ledger import GaussianEntry
-from .release import PrivateRelease, vocabulary_status
+from .release import PrivateRelease, VocabularyStatement, vocabulary_of
 from .transform import FoldInMixin
 from .report import ReportParts, compose_report, ledger_totals
 
@@ -578,7 +578,7 @@ class DPVariationalLDA(_VariationalEM):
         self._validate()
         return noise_scale(self.epsilon, self.delta, neighbours=self.neighbours, n_iterations=self.n_iterations)
 
-    def fit(self, corpus, y=None, *, vocabulary_source="private-texts",
+    def fit(self, corpus, y=None, *, vocabulary_source: "str | VocabularyStatement | None" = None,
             ledger: PrivacyLedger | None = None, client=None) -> "DPVariationalLDA":
         """Fit on a :class:`~topicdp.Corpus` (or a document-term matrix with ``unit="document"``), or on a
         :class:`~topicdp.streaming.StreamingCorpus` read pass by pass.
@@ -589,8 +589,9 @@ class DPVariationalLDA(_VariationalEM):
         and on a cluster. At ``unit="user"`` every user's documents must lie in one shard (the input contract;
         :mod:`topicdp.pipeline.sources` checks it when it reads text shards).
 
-        ``vocabulary_source``: ``"public"`` (a public word list) or ``"private-texts"`` (the default; then the
-        vocabulary is NOT COVERED and the report says so). A vocabulary selected under DP is composed by the
+        ``vocabulary_source``: ``"public"`` (a public word list) or ``"private-texts"`` (then the vocabulary is NOT
+        COVERED and the report says so); default: where the corpus' words came from
+        (:attr:`topicdp.Corpus.vocabulary_source`). A vocabulary selected under DP is composed by the
         release pipeline (:func:`topicdp.pipeline.release`), which records it in ``ledger``.
 
         ``ledger`` (a :class:`topicdp.rdp.PrivacyLedger`, optional): the T releases (one Gaussian entry with
@@ -598,7 +599,7 @@ class DPVariationalLDA(_VariationalEM):
         data is read or noise is drawn (:class:`topicdp.rdp.BudgetExceededError`), and recorded in it after the
         fit.
         """
-        vocab_status, vocab_note = vocabulary_status(vocabulary_source)
+        vocab_status, vocab_note = vocabulary_of(corpus, vocabulary_source)
         self._validate()
         self.sensitivity_ = 1.0 if self.neighbours == "add-remove" else math.sqrt(2.0)
         self.sigma_ = self.noise_scale()

@@ -39,7 +39,7 @@ from .._validation import (check_count_matrix, check_delta, check_epsilon, check
 from ..corpus import split_corpus
 from ..inference import batch_e_step, dirichlet_expectation, heldout_perplexity
 from ..rdp import EventEntry, PrivacyLedger
-from ..release import PrivateRelease, VocabularyStatement, vocabulary_status
+from ..release import PrivateRelease, VocabularyStatement, vocabulary_of
 from ..transform import FoldInMixin
 from ._report import dpsvi_report
 from .accounting import ACCOUNTANTS, SAMPLINGS, calibrate_noise_multiplier, make_scheme
@@ -232,7 +232,7 @@ class DPSVI(_OnlineLDA):
         self.progress = progress
         self.random_state = random_state
 
-    def fit(self, X, y=None, *, vocabulary_source: "str | VocabularyStatement" = "private-texts",
+    def fit(self, X, y=None, *, vocabulary_source: "str | VocabularyStatement | None" = None,
             ledger: PrivacyLedger | None = None) -> "DPSVI":
         """Run T iterations of private SVI on a :class:`topicdp.Corpus` or document-term counts ``X``.
 
@@ -246,6 +246,7 @@ class DPSVI(_OnlineLDA):
         before the documents are capped or any batch or noise is drawn
         (:class:`topicdp.rdp.BudgetExceededError`), and recorded after the run.
         """
+        statement = vocabulary_of(X, vocabulary_source)  # of the Corpus as given, before X becomes its counts
         X, vocabulary, scheme = self._prepare(X)
         rng = check_random_state(self.random_state)
         self._calibrate(scheme)  # public parameters only; uses no randomness
@@ -256,7 +257,7 @@ class DPSVI(_OnlineLDA):
             ledger.check(entries)
         warn_on_repeated_release(X, "DPSVI.fit", ledger)
         X = self._run(X, scheme, rng)
-        self._build_release(scheme, X.shape[0], vocabulary, vocabulary_source)
+        self._build_release(scheme, X.shape[0], vocabulary, statement)
         if ledger is not None:
             ledger.record(entries)
         return self
@@ -283,11 +284,9 @@ class DPSVI(_OnlineLDA):
         """Eq. 3: Gaussian noise on the batch's statistics, negatives mapped to 0 as in the paper."""
         return np.maximum(sstats + rng.normal(0.0, self.sigma_, size=sstats.shape), 0.0)
 
-    def _build_release(self, scheme, n_docs: int, vocabulary, vocabulary_source: "str | VocabularyStatement") -> None:
+    def _build_release(self, scheme, n_docs: int, vocabulary, statement: VocabularyStatement) -> None:
         if vocabulary is None:
             statement = VocabularyStatement("public: column indices (fit on a matrix)", "")
-        else:
-            statement = vocabulary_status(vocabulary_source)
         self.report_, diagnostics = dpsvi_report(self, scheme, n_docs, statement)
         self.release_ = PrivateRelease(
             topic_word=self.topic_word_, noisy=None, report=self.report_, diagnostics=diagnostics,

@@ -12,7 +12,7 @@ from .._repeats import warn_on_repeated_release
 from .._validation import check_delta, check_epsilon, check_int, check_option, check_random_state
 from ..rdp import PrivacyLedger
 from ..rdp.ledger import labelled
-from ..release import PrivateRelease, VocabularyStatement, vocabulary_status
+from ..release import PrivateRelease, VocabularyStatement, vocabulary_of
 from ..transform import FoldInMixin
 from ..report import Check, PrivacyReport, ReportParts, compose_report, total
 from .accounting import ACCOUNTING_METHODS, DEFAULT_SPLITS, Budget
@@ -196,7 +196,7 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         self.n_units = n_units
 
     # ------------------------------------------------------------------------------------------------
-    def fit(self, X, y=None, *, users=None, vocabulary_source: "str | VocabularyStatement" = "private-texts",
+    def fit(self, X, y=None, *, users=None, vocabulary_source: "str | VocabularyStatement | None" = None,
             ledger: PrivacyLedger | None = None) -> "SpectralDP":
         """Fit on a :class:`topicdp.Corpus` or doc-term counts X; sets ``release_`` (a PrivateRelease).
 
@@ -214,6 +214,7 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         from ..corpus import split_corpus
 
         given = X
+        statement = vocabulary_of(X, vocabulary_source)  # of the Corpus as given, before X becomes its counts
         X, doc_users, vocabulary = split_corpus(X)
         k, a0 = check_model_params(self.n_topics, self.alpha0)
         cfg = check_int(self.configuration, "configuration", low=1, high=4)
@@ -259,7 +260,8 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         self.n_used_units_ = corpus.n_used
         self.n_units_ = corpus.n_units
         self.n_degenerate_topics_ = n_bad
-        self.report_ = self._report(cfg, edges, ctx, budget, unit, vocabulary, vocabulary_source, stated is not None)
+        self.report_ = self._report(cfg, edges, ctx, budget, unit, vocabulary, statement,
+                                    stated is not None)
         self.release_ = PrivateRelease(
             topic_word=topics, noisy=None, report=self.report_, extra={"alpha": alpha},
             vocabulary=tuple(str(j) for j in range(topics.shape[1])) if vocabulary is None else vocabulary,
@@ -272,7 +274,7 @@ class SpectralDP(FoldInMixin, BaseEstimator):
 
     # ------------------------------------------------------------------------------------------------
     def _report(self, cfg: int, edges: tuple, ctx: Context, budget: Budget, unit: str, vocabulary,
-                vocabulary_source: "str | VocabularyStatement", stated: bool) -> PrivacyReport:
+                vocabulary_source: VocabularyStatement, stated: bool) -> PrivacyReport:
         totals = budget.totals()
         n = ctx.corpus.n_units  # the public n only: no count of usable units or short documents is read here
         how = ("stated by the caller as n_units" if stated else
@@ -326,7 +328,7 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         if vocabulary is None:
             vocab_status = "public: column indices (fit on a matrix)"
         else:
-            vocab_status, vocab_note = vocabulary_status(vocabulary_source)
+            vocab_status, vocab_note = vocabulary_source
             notes.append(vocab_note)
         step = ReportParts(_published(details, vocab_status, stated), notes, ctx.checks, details,
                            report_fields=dict(sensitivity=float(sens), sensitivity_method=sens_method,
