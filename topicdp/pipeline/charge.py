@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterator, List, Optional
 
 from ..rdp import ApproxEntry, GaussianEntry, PrivacyLedger, calibrate_gaussian
+from ..rdp.ledger import labelled
 from ..rdp.ledger_file import LedgerFileError, LedgerOptions, basic, spent
 
 if TYPE_CHECKING:
@@ -88,7 +89,6 @@ def topics_entries(plan: "ReleasePlan", mechanism: str) -> "List[Entry]":
                              calibration=a.calibration, secure_noise=a.secure_noise)
         return [privatizer._planned_entry(request.n_topics)]
     if mechanism.startswith("spectral-config-"):  # SpectralDP's own plan (its defaults, as the pipeline runs it)
-        from ..rdp.ledger import labelled
         from ..spectral.accounting import DEFAULT_SPLITS, Budget
         from ..spectral.configurations import releases
 
@@ -158,10 +158,16 @@ class Charge:
             self.guarantee["gamma"] = request.agnostic.sampling.gamma
         self.steps: List[List[Entry]] = []
         self.run: Optional[str] = None
+        self.partition = options.partition
+
+    def _label(self, entries: "List[Entry]") -> "List[Entry]":
+        """``entries`` as the ledger composes them: with this run's partition, if any."""
+        return entries if self.partition is None else labelled(entries, partition=self.partition)
 
     def reserve(self) -> None:
         """Plan the run in the file (durably), or refuse with the figures; before any private data is read."""
-        steps = planned_steps(self.plan)
+        steps = [(name, self._label(entries) if name != "topics" else {m: self._label(t) for m, t in entries.items()})
+                 for name, entries in planned_steps(self.plan)]
         fixed = [e for _, entries in steps[:-1] for e in entries]
         candidates = steps[-1][1]
         ledger, file = self.ledger, self.ledger.file
@@ -171,17 +177,19 @@ class Charge:
             delta = state.budget[1]
             worst = max(candidates.values(), key=lambda t: _total(state.effective() + fixed + t, delta))
             self.run = file.reserve(ledger, fixed + worst, guarantee=self.guarantee, mechanism=" or ".join(candidates),
-                                    corpus=self.plan.request.source.path, output=self.options.output)
+                                    corpus=self.plan.request.source.path, output=self.options.output,
+                                    **({} if self.partition is None else {"partition": self.partition}))
         self.steps = [entries for _, entries in steps[:-1]] + [worst]
 
     def before_noise(self, run_ledger: RunLedger, entries: "List[Entry]") -> None:
         """``entries`` are about to be drawn: the next step of the plan, or a re-plan in the file."""
+        entries = self._label(entries)
         if self.steps and _same(entries, self.steps[0]):
             self.steps.pop(0)
             return
         assert self.ledger.file is not None and self.run is not None
         later = [e for step in self.steps[1:] for e in step]
-        self.ledger.file.reserve(self.ledger, run_ledger.drawn() + entries + later, run=self.run,
+        self.ledger.file.reserve(self.ledger, self._label(run_ledger.drawn()) + entries + later, run=self.run,
                                  guarantee=self.guarantee, mechanism=_mechanism(entries))
         self.steps = self.steps[1:]
 
@@ -192,7 +200,7 @@ class Charge:
         """Write what the run drew and its status; return the dataset's totals so far (for the report)."""
         assert self.ledger.file is not None and self.run is not None
         info = {} if mechanism is None else {"mechanism": mechanism}
-        self.ledger.file.complete(self.ledger, self.run, run_ledger.drawn(), status=status, **info)
+        self.ledger.file.complete(self.ledger, self.run, self._label(run_ledger.drawn()), status=status, **info)
         return self.totals()
 
     def totals(self) -> dict:

@@ -67,6 +67,15 @@ entries (:meth:`PrivacyLedger.record`) after the release.
 (:mod:`topicdp.rdp.ledger_file`). Its budget is a DP budget: charged with the DP entries only, while random-DP
 entries are recorded in their own scope, never spending or fitting within it.
 
+Partitions (parallel composition)
+---------------------------------
+An entry labelled ``partition=p`` read only the part ``p`` of the data, the parts disjoint (e.g. the documents
+of one period, split by each document's own date). Under document-level add/remove neighbours one document lies
+in one part, so the other parts' releases do not change: every total is the largest over the parts of the
+part's entries composed with the unlabelled ones (McSherry 2009, "Privacy integrated queries", Thm. 4; each
+composed as above). The label is refused at the user level, where one user's documents span parts, and under
+replace-one, where a replaced document may move to another part and change two of them.
+
 Unit and neighbour relation
 ---------------------------
 Entries may carry the privacy ``unit`` ("user" or "document") and ``neighbours`` relation
@@ -143,8 +152,14 @@ class _Labels:
     distribution: Optional[str] = field(default=None, kw_only=True)
     unit: Optional[str] = field(default=None, kw_only=True)
     neighbours: Optional[str] = field(default=None, kw_only=True)
+    #: the disjoint part of the data the release read (e.g. a period of documents); None: all of it
+    partition: Optional[str] = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
+        if self.partition is not None and (self.unit, self.neighbours) != ("document", "add-remove"):
+            raise ValueError(f"partition {self.partition!r}: releases of disjoint parts compose in parallel for "
+                             "unit 'document' with 'add-remove' neighbours (one document is in one part); got unit "
+                             f"{self.unit!r}, neighbours {self.neighbours!r}")
         if self.gamma is not None:
             check_real(self.gamma, "gamma", low=0.0, high=1.0, low_open=False, high_open=False)
         elif self.distribution is not None:
@@ -676,6 +691,15 @@ def _remaining_delta(entries: List[Entry], delta: float, needed: bool) -> float:
 
 
 def _epsilon(entries: List[Entry], delta: float, method: str) -> float:
+    parts = {e.partition for e in entries} - {None}
+    if parts:  # parallel composition: the worst part, composed with the entries that read everything
+        common = [e for e in entries if e.partition is None]
+        return max(_epsilon_sequential(common + [e for e in entries if e.partition == p], delta, method)
+                   for p in sorted(parts))
+    return _epsilon_sequential(entries, delta, method)
+
+
+def _epsilon_sequential(entries: List[Entry], delta: float, method: str) -> float:
     if method == "rdp":
         return _epsilon_rdp(entries, delta)
     if method == "simple":
