@@ -315,6 +315,10 @@ class ReleaseRequest:
     scheduler: str | None = None
     work_dir: str | None = None
     ledger: "LedgerOptions | str | None" = None
+    #: the neighbour relation, fixed when the request is made: replace-one when the number of units is stated
+    #: public, else add/remove. The random-dp road states replace-one (its sampler draws replace-one pairs from P,
+    #: and it decides nothing on a count).
+    neighbours: Neighbours = field(init=False)
 
     def __post_init__(self) -> None:
         if self.ledger is not None:
@@ -343,6 +347,8 @@ class ReleaseRequest:
         if self.seed is not None:
             check_int(self.seed, "seed", low=0)
         check_n_jobs(self.n_jobs)
+        stated = self.n_units is not None or self.guarantee == "random-dp"
+        object.__setattr__(self, "neighbours", Neighbours.REPLACE_ONE if stated else Neighbours.ADD_REMOVE)
         self._check_combinations()
 
     def _check_combinations(self) -> None:
@@ -411,13 +417,6 @@ class ReleaseRequest:
         if self.work_dir is not None and not os.path.isdir(self.work_dir):
             raise ValueError(f"work_dir: {self.work_dir} is not a directory")
 
-    @property
-    def neighbours(self) -> Neighbours:
-        """Replace-one when the number of units is stated public, else add/remove. The random-dp road states
-        replace-one (its sampler draws replace-one pairs from P, and it decides nothing on a count)."""
-        if self.n_units is not None or self.guarantee == "random-dp":
-            return Neighbours.REPLACE_ONE
-        return Neighbours.ADD_REMOVE
 
 
 def check_scheduler(scheduler: str) -> int | None:
