@@ -86,12 +86,41 @@ def stop_words_option(option: str | None) -> tuple[str, ...]:
     return () if option is None else WEB_ARTEFACTS if option == "web" else load_vocabulary(option)
 
 
-def add_ledger_argument(p: argparse.ArgumentParser) -> None:
-    """``privatize --ledger FILE``: charge the release to a dataset's persisted privacy ledger."""
+def add_ledger_arguments(p: argparse.ArgumentParser) -> None:
+    """``privatize --ledger FILE`` (charge the release to a dataset's persisted privacy ledger), and the releases
+    over time it enables: ``--period month|quarter --periods START:END [--date-field date]``."""
     p.add_argument("--ledger", default=None, metavar="FILE",
                    help="charge this release to the dataset's persisted privacy ledger FILE (topicdp ledger create): "
                         "its planned spend is checked against what is left and written there before the corpus is "
                         "read, or the run is refused with the figures")
+    p.add_argument("--period", choices=("month", "quarter"), default=None, action=_OverTime,
+                   help="release one topic model per period (needs --ledger and --periods): documents by the month "
+                        "or quarter of their --date-field, topics matched across periods")
+    p.add_argument("--periods", default=None, metavar="START:END",
+                   help="the range of periods, stated (never read from the data): 2004-05:2004-08, 2000Q1:2002Q1")
+    p.add_argument("--date-field", default="date", help="the records' ISO 8601 date field (default date)")
+
+
+class _OverTime(argparse.Action):
+    """``--period``: the command becomes a release per period (:func:`run_over_time`)."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        setattr(namespace, self.dest, values)
+        namespace.func = run_over_time
+
+
+def run_over_time(args: argparse.Namespace) -> int:
+    """``topicdp privatize FILE --period P --periods START:END --ledger L``: one release per period."""
+    from .pipeline.over_time import PeriodSpec, release_over_time, show_over_time
+
+    if not args.periods:
+        raise ValueError("--period needs --periods START:END (the range is stated, never read from the data)")
+    start, _, end = args.periods.partition(":")
+    spec = PeriodSpec(args.period, start, end or start, args.date_field)
+    result = release_over_time(args.request, spec, echo=lambda line: print(cli_words(line)))
+    show_over_time(result, top=args.top, out=args.out, plot=args.plot, overwrite=args.overwrite,
+                   echo=lambda line: print(cli_words(line)))
+    return 0
 
 
 def ledger_option(args: argparse.Namespace):

@@ -17,7 +17,7 @@ for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "
 
 # Building the parser imports only argparse and these tiny pure-Python modules (``topicdp --help`` stays fast,
 # tests/test_cli_help.py checks that numpy is not loaded); heavy imports happen inside the commands.
-from ._argparse import LazyParser, add_ledger_argument, cli_words, flag, ledger_option, stop_words_option
+from ._argparse import LazyParser, add_ledger_arguments, cli_words, flag, ledger_option, stop_words_option
 from ._extras import MissingExtraError, require
 from ._files import add_overwrite_argument, check_file_flags, run_interruptible, wrote
 from ._names import (FORECAST_MECHANISMS, GUARANTEE_SUMMARIES, MECHANISM_SUMMARIES, MODEL_SUMMARIES, MODELS,
@@ -300,7 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=text, formatter_class=argparse.RawDescriptionHelpFormatter, epilog=catalogue)
         if name == "privatize":
             _add_corpus_arguments(p)
-            add_ledger_argument(p)
+            add_ledger_arguments(p)
         else:
             p.set_defaults(corpus="themed", text_field="text", user_field="user", max_features=5000, min_df=5,
                            max_df=0.5, max_docs_per_user=None, max_tokens_per_doc=None, max_tokens_per_user=None,

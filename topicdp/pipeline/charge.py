@@ -22,7 +22,7 @@ import contextlib
 import logging
 import os
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Callable, Iterator, List, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from ..rdp import ApproxEntry, GaussianEntry, PrivacyLedger, calibrate_gaussian
 from ..rdp.ledger import labelled
@@ -37,17 +37,38 @@ PLANNED_MECHANISMS = ("dp-vem", "gaussian-global", "laplace", "spectral-config-1
                       "spectral-config-3", "spectral-config-4")  # exactly; others as their (epsilon, delta)
 
 
-def planned_steps(plan: "ReleasePlan") -> List[tuple]:
-    """The entries each step of ``plan`` will record, from public facts only: ``[(step, [entries]), ...]``;
-    for the topics, one list per candidate mechanism (``("topics", {mechanism: entries})``)."""
+@dataclass(frozen=True)
+class PlannedRun:
+    """A run's planned entries, from public facts only: the steps before the topics (the unit count, a DP
+    vocabulary), in order, and the topics' entries of each candidate mechanism."""
+
+    steps: "List[Tuple[str, List[Entry]]]"
+    topics: "Dict[str, List[Entry]]"
+
+    @property
+    def fixed(self) -> "List[Entry]":
+        return [e for _, entries in self.steps for e in entries]
+
+    def worst(self, others: "List[Entry]", delta: float) -> "List[Entry]":
+        """The candidate's topics entries that compose worst with ``others`` and the fixed steps at ``delta``."""
+        fixed = self.fixed
+        return max(self.topics.values(), key=lambda t: _total(others + fixed + t, delta))
+
+    def labelled(self, **labels: Any) -> "PlannedRun":
+        return PlannedRun([(name, labelled(es, **labels)) for name, es in self.steps],
+                          {m: labelled(es, **labels) for m, es in self.topics.items()})
+
+
+def planned_steps(plan: "ReleasePlan") -> PlannedRun:
+    """The entries each step of ``plan`` will record, from public facts only (:class:`PlannedRun`)."""
     request = plan.request
     labels: dict[str, Any] = {"unit": str(request.unit), "neighbours": str(request.neighbours)}
     if request.guarantee == "random-dp":
         a = request.agnostic
         sigma = calibrate_gaussian(request.epsilon, request.delta, 1.0, method=a.calibration)
-        return [("topics", {a.model: [GaussianEntry("TopicDP release (planned)", sigma, 1.0,
-                                                    gamma=a.sampling.gamma, **labels)]})]
-    steps: List[tuple] = []
+        return PlannedRun([], {a.model: [GaussianEntry("TopicDP release (planned)", sigma, 1.0,
+                                                       gamma=a.sampling.gamma, **labels)]})
+    steps: "List[Tuple[str, List[Entry]]]" = []
     if plan.budget.count is not None:
         b = plan.budget.count
         steps.append(("unit count", [GaussianEntry("unit count", calibrate_gaussian(b.epsilon, b.delta, 1.0,
@@ -61,8 +82,7 @@ def planned_steps(plan: "ReleasePlan") -> List[tuple]:
         sigma, _ = calibrate_selection(b.epsilon, b.delta, DEFAULT_MAX_WORDS_PER_UNIT, neighbours)
         steps.append(("vocabulary", _ledger_entries(sigma, _sensitivity(neighbours), THRESHOLD_DELTA_SHARE * b.delta,
                                                     str(request.unit), neighbours)))
-    steps.append(("topics", {m: topics_entries(plan, m) for m in plan.candidates}))
-    return steps
+    return PlannedRun(steps, {m: topics_entries(plan, m) for m in plan.candidates})
 
 
 def topics_entries(plan: "ReleasePlan", mechanism: str) -> "List[Entry]":
@@ -166,20 +186,19 @@ class Charge:
 
     def reserve(self) -> None:
         """Plan the run in the file (durably), or refuse with the figures; before any private data is read."""
-        steps = [(name, self._label(entries) if name != "topics" else {m: self._label(t) for m, t in entries.items()})
-                 for name, entries in planned_steps(self.plan)]
-        fixed = [e for _, entries in steps[:-1] for e in entries]
-        candidates = steps[-1][1]
+        planned = planned_steps(self.plan)
+        if self.partition is not None:
+            planned = planned.labelled(partition=self.partition)
         ledger, file = self.ledger, self.ledger.file
         assert file is not None
         with file.locked():
             state = file.refresh(ledger)
-            delta = state.budget[1]
-            worst = max(candidates.values(), key=lambda t: _total(state.effective() + fixed + t, delta))
-            self.run = file.reserve(ledger, fixed + worst, guarantee=self.guarantee, mechanism=" or ".join(candidates),
-                                    corpus=self.plan.request.source.path, output=self.options.output,
+            worst = planned.worst(state.effective(), state.budget[1])
+            self.run = file.reserve(ledger, planned.fixed + worst, guarantee=self.guarantee,
+                                    mechanism=" or ".join(planned.topics), corpus=self.plan.request.source.path,
+                                    output=self.options.output,
                                     **({} if self.partition is None else {"partition": self.partition}))
-        self.steps = [entries for _, entries in steps[:-1]] + [worst]
+        self.steps = [entries for _, entries in planned.steps] + [worst]
 
     def before_noise(self, run_ledger: RunLedger, entries: "List[Entry]") -> None:
         """``entries`` are about to be drawn: the next step of the plan, or a re-plan in the file."""
@@ -273,5 +292,5 @@ def _mechanism(entries: "List[Entry]") -> str:
     return ", ".join(sorted({e.name.removesuffix(" (planned)") for e in entries}))
 
 
-__all__ = ["Charge", "LedgerOptions", "PLANNED_MECHANISMS", "RunLedger", "basic", "charged", "open_charge",
-           "planned_steps", "topics_entries"]
+__all__ = ["Charge", "LedgerOptions", "PLANNED_MECHANISMS", "PlannedRun", "RunLedger", "basic", "charged",
+           "open_charge", "planned_steps", "topics_entries"]

@@ -691,7 +691,7 @@ def _remaining_delta(entries: List[Entry], delta: float, needed: bool) -> float:
 
 
 def _epsilon(entries: List[Entry], delta: float, method: str) -> float:
-    parts = {e.partition for e in entries} - {None}
+    parts = {e.partition for e in entries if e.partition is not None}
     if parts:  # parallel composition: the worst part, composed with the entries that read everything
         common = [e for e in entries if e.partition is None]
         return max(_epsilon_sequential(common + [e for e in entries if e.partition == p], delta, method)

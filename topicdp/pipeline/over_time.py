@@ -1,0 +1,378 @@
+"""Topics released over time: one release per period under one persisted ledger, topics matched across periods.
+
+:func:`release_over_time` splits a JSON Lines corpus by a date field into the periods the owner states (a range
+of months or quarters: never read from the data), and releases each period with :func:`topicdp.pipeline.release`,
+every run charged to the request's persisted ledger (:meth:`topicdp.rdp.PrivacyLedger.open`).
+
+How the budget is split across periods
+--------------------------------------
+* **Document level, add/remove neighbours**: the periods are disjoint sets of documents (each document's period
+  is a function of its own date), so one document changes one period's release and the periods compose in
+  parallel (McSherry 2009, "Privacy integrated queries", Thm. 4): every period gets the whole budget, and the
+  ledger charges each run to its period (``partition``) and counts the worst period, not the sum.
+* **User level** (a user active in many periods is in all of them) **or replace-one neighbours** (a replaced
+  document may move to another period, changing two periods' releases, and a stated count per period would no
+  longer hold for its neighbours): the periods compose sequentially. Each period gets an equal share
+  ``(epsilon_p, delta / P)``, with ``epsilon_p`` the largest for which the P runs' planned entries compose
+  exactly (the ledger's accounting) to the total ``epsilon`` at ``delta``: tighter than ``epsilon / P``.
+
+Every period's count is paid for (a DP count of its units: the pipeline's default without ``n_units``; a count
+stated for the whole corpus is not a count of a period). Before any private data is read, the whole series'
+planned entries are checked against what the ledger has left; then each run is planned, drawn and completed in
+the ledger as a single release is. A period whose release the plan refuses (too few units for readable topics)
+is listed with its refusal; what it spent (its DP count) stays charged.
+
+Topics are matched across periods as post-processing of the released matrices (:func:`match_topics`), so a
+topic keeps its index over time; :func:`plot_over_time` draws each topic's top words per period.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import gzip
+import json
+import logging
+import os
+from dataclasses import dataclass, field, replace
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .._validation import check_option
+from ..rdp import BudgetExceededError, PrivacyLedger
+from ..rdp.ledger import labelled
+from ..rdp.ledger_file import LedgerFileError, LedgerOptions
+from .charge import _total, planned_steps
+from .plan import plan_request
+from .request import ReleaseRequest
+
+PERIODS = ("month", "quarter")
+logger = logging.getLogger("topicdp")
+
+
+def period_of(date: str, period: str) -> str:
+    """The label of the period holding ``date`` (an ISO 8601 date or date-time): ``"2004-05"`` (month) or
+    ``"2001Q3"`` (quarter)."""
+    try:
+        day = _dt.date.fromisoformat(str(date)[:10])
+    except ValueError:
+        raise ValueError(f"date {date!r} is not an ISO 8601 date (YYYY-MM-DD...)") from None
+    if period == "month":
+        return f"{day.year:04d}-{day.month:02d}"
+    return f"{day.year:04d}Q{(day.month - 1) // 3 + 1}"
+
+
+def _index(label: str, period: str) -> int:
+    try:
+        if period == "month":
+            year, month = label.split("-")
+            return int(year) * 12 + int(month) - 1
+        year, quarter = label.split("Q")
+        if not 1 <= int(quarter) <= 4:
+            raise ValueError
+        return int(year) * 4 + int(quarter) - 1
+    except ValueError:
+        example = "2004-05" if period == "month" else "2001Q3"
+        raise ValueError(f"period {label!r} is not a {period} label like {example!r}") from None
+
+
+def _label(index: int, period: str) -> str:
+    if period == "month":
+        return f"{index // 12:04d}-{index % 12 + 1:02d}"
+    return f"{index // 4:04d}Q{index % 4 + 1}"
+
+
+@dataclass(frozen=True)
+class PeriodSpec:
+    """The periods of a release over time, stated by the owner (never read from the data).
+
+    Parameters
+    ----------
+    period : {"month", "quarter"}
+    start, end : str
+        The first and last period, inclusive: ``"2004-05"`` / ``"2004-08"`` (months), ``"2000Q1"`` / ``"2002Q1"``
+        (quarters).
+    date_field : str, default "date"
+        The records' ISO 8601 date field; a record outside the range, or without a date, is in no period.
+    """
+
+    period: str
+    start: str
+    end: str
+    date_field: str = "date"
+
+    def __post_init__(self) -> None:
+        check_option(self.period, "period", PERIODS)
+        if _index(self.end, self.period) < _index(self.start, self.period):
+            raise ValueError(f"end ({self.end}) must not be before start ({self.start})")
+        if not isinstance(self.date_field, str) or not self.date_field:
+            raise ValueError(f"date_field must be a non-empty field name, got {self.date_field!r}")
+
+    @property
+    def labels(self) -> List[str]:
+        first, last = _index(self.start, self.period), _index(self.end, self.period)
+        return [_label(i, self.period) for i in range(first, last + 1)]
+
+
+def parallel(request: ReleaseRequest) -> bool:
+    """Whether the periods of ``request`` compose in parallel: document level with add/remove neighbours."""
+    return str(request.unit) == "document" and str(request.neighbours) == "add-remove"
+
+
+def period_budgets(request: ReleaseRequest, spec: PeriodSpec) -> Tuple[float, float, str]:
+    """``(epsilon_p, delta_p, how)``: each period's budget for the total of ``request`` (module docstring)."""
+    n = len(spec.labels)
+    if parallel(request) or n == 1:
+        return request.epsilon, request.delta, (f"each of the {n} periods gets the whole ({request.epsilon:g}, "
+                                                f"{request.delta:g}): disjoint documents compose in parallel")
+    delta_p = request.delta / n
+
+    def total(eps_p: float) -> float:
+        planned = planned_steps(plan_request(replace(request, epsilon=eps_p, delta=delta_p, ledger=None)))
+        return _total((planned.fixed + planned.worst([], request.delta)) * n, request.delta)
+
+    low, high = request.epsilon / n, request.epsilon  # epsilon / n always fits (basic composition)
+    for _ in range(40):
+        mid = (low + high) / 2
+        low, high = (mid, high) if total(mid) <= request.epsilon else (low, mid)
+    return low, delta_p, (f"{n} periods compose sequentially (a user in several periods is charged in each): each "
+                          f"gets ({low:.4g}, {delta_p:.3g}), which compose exactly to at most ({request.epsilon:g}, "
+                          f"{request.delta:g}) (basic composition would give each {request.epsilon / n:.4g})")
+
+
+@dataclass
+class OverTimeResult:
+    """What :func:`release_over_time` returns.
+
+    Attributes
+    ----------
+    periods : list of str
+    releases : dict
+        Period -> its :class:`topicdp.PrivateRelease` (periods refused are missing).
+    refused : dict
+        Period -> why its release was refused.
+    order : dict
+        Period -> the topic order matching the first released period's (``release.topic_word[order[p]]``).
+    budget : (float, float, str)
+        Each period's (epsilon, delta) and how the total was split.
+    """
+
+    periods: List[str]
+    releases: Dict[str, object] = field(default_factory=dict)
+    refused: Dict[str, str] = field(default_factory=dict)
+    order: Dict[str, np.ndarray] = field(default_factory=dict)
+    budget: Tuple[float, float, str] = (0.0, 0.0, "")
+
+    def matched(self, period: str) -> np.ndarray:
+        """The period's released topic-word matrix, its rows in the matched order."""
+        return np.asarray(self.releases[period].topic_word)[self.order[period]]  # type: ignore[attr-defined]
+
+    def top_words(self, n_words: int = 5) -> Dict[str, List[List[str]]]:
+        """Period -> the top words of each matched topic."""
+        out = {}
+        for p in self.releases:
+            vocabulary = list(self.releases[p].vocabulary)  # type: ignore[attr-defined]
+            out[p] = [[vocabulary[j] for j in np.argsort(-row)[:n_words]] for row in self.matched(p)]
+        return out
+
+
+def release_over_time(request: ReleaseRequest, spec: PeriodSpec, *,
+                      echo: Optional[Callable[[str], None]] = None) -> OverTimeResult:
+    """Release ``request`` once per period of ``spec``, under the request's persisted ledger.
+
+    Parameters
+    ----------
+    request : ReleaseRequest
+        The whole series' total budget (``epsilon``, ``delta``), unit, K, vocabulary and mechanism; its source a
+        JSON Lines file with ``spec.date_field``; its ``ledger`` a persisted ledger (required), whose unit and
+        neighbour relation are the request's. ``n_units`` must not be given (each period's count is paid for).
+    spec : PeriodSpec
+    echo : callable, optional
+        Receives each line (default: INFO on the ``topicdp`` logger).
+
+    Returns
+    -------
+    OverTimeResult
+
+    Raises
+    ------
+    BudgetExceededError
+        Before anything is read, when the series does not fit in what the ledger has left.
+    """
+    from .._files import scratch_directory
+    from .run import ReleaseRefused, release
+
+    say = echo or logger.info
+    if request.ledger is None:
+        raise ValueError("ledger: a release over time is charged to a persisted ledger (ReleaseRequest(ledger=...))")
+    if request.n_units is not None:
+        raise ValueError("n_units states the count of the whole corpus, not of a period: leave it out (each "
+                         "period's count is paid for under DP)")
+    if request.source.built_in or request.source.sharded:
+        raise ValueError("a release over time reads one JSON Lines file with a date field")
+    assert isinstance(request.ledger, LedgerOptions)
+    labels = spec.labels
+    eps_p, delta_p, how = period_budgets(request, spec)
+    say(f"over time: {len(labels)} {spec.period}s {labels[0]} to {labels[-1]} (stated); {how}")
+    _check_series(request, labels, eps_p, delta_p)
+    result = OverTimeResult(labels, budget=(eps_p, delta_p, how))
+    with scratch_directory("topicdp-periods-") as work:  # private (0700), removed afterwards, even on SIGTERM
+        files = split_by_period(request.source.path, spec, work)
+        for label in labels:
+            options = LedgerOptions(request.ledger.path, output=period_file(request.ledger.output, label),
+                                    partition=label if parallel(request) else None)
+            period_request = replace(request, source=replace(request.source, path=files[label]), epsilon=eps_p,
+                                     delta=delta_p, ledger=options)
+            say(f"period {label}:")
+            try:
+                result.releases[label] = release(period_request, echo=lambda line: say("  " + line)).release
+            except (ReleaseRefused, BudgetExceededError) as refused:
+                result.refused[label] = str(refused)
+                say(f"  period {label} refused: {refused}")
+    released = [p for p in labels if p in result.releases]
+    if released:
+        orders = match_topics([result.releases[p] for p in released])
+        result.order = dict(zip(released, orders))
+    return result
+
+
+def _check_series(request: ReleaseRequest, labels: Sequence[str], eps_p: float, delta_p: float) -> None:
+    """Every period's planned entries together against what the ledger has left: refused before any reading."""
+    assert isinstance(request.ledger, LedgerOptions)
+    ledger = PrivacyLedger.open(request.ledger.path)
+    assert ledger.file is not None
+    header = ledger.file.state().header
+    if (str(request.unit), str(request.neighbours)) != (header["unit"], header["neighbours"]):
+        raise LedgerFileError(f"ledger {request.ledger.path} composes {header['unit']}-level releases under "
+                              f"{header['neighbours']} neighbours; this series is {request.unit}-level, "
+                              f"{request.neighbours}; nothing was read or spent")
+    planned = planned_steps(plan_request(replace(request, epsilon=eps_p, delta=delta_p, ledger=None)))
+    run = planned.fixed + planned.worst([], header["budget"][1])
+    entries = [e for label in labels
+               for e in (labelled(run, partition=label) if parallel(request) else run)]
+    ledger.check(entries)
+
+
+def split_by_period(path: str, spec: PeriodSpec, directory: str) -> Dict[str, str]:
+    """Write each record of ``path`` (JSON Lines, gzip or plain) whose date falls in a period of ``spec`` to that
+    period's file in ``directory`` (a private scratch directory); return period -> file (every period has one,
+    possibly empty). A record without the date field, or outside the range, is in no period."""
+    wanted = set(spec.labels)
+    files = {label: os.path.join(directory, f"{label}.jsonl") for label in spec.labels}
+    handles = {label: open(name, "w", encoding="utf-8") for label, name in files.items()}
+    try:
+        with open(path, "rb") as probe:
+            gz = probe.read(2) == b"\x1f\x8b"
+        with (gzip.open(path, "rt", encoding="utf-8") if gz else open(path, encoding="utf-8-sig")) as fh:
+            for number, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    date = json.loads(line).get(spec.date_field)
+                except (json.JSONDecodeError, AttributeError):
+                    raise ValueError(f"{path}:{number}: not a JSON object") from None
+                if date is None:
+                    continue
+                label = period_of(date, spec.period)
+                if label in wanted:
+                    handles[label].write(line if line.endswith("\n") else line + "\n")
+    finally:
+        for h in handles.values():
+            h.close()
+    return files
+
+
+def match_topics(releases: Sequence[object]) -> List[np.ndarray]:
+    """For each release, the order of its topics that matches the previous period's matched topics: post-processing
+    of the released matrices (Hungarian assignment on the cosine similarity of the topic-word rows, over the
+    words the vocabularies share), so a topic keeps its index over time. The first release keeps its order."""
+    from scipy.optimize import linear_sum_assignment
+
+    orders: List[np.ndarray] = []
+    previous, previous_words = None, None
+    for r in releases:
+        W = np.array(r.topic_word, dtype=np.float64)  # type: ignore[attr-defined]
+        words = list(r.vocabulary)  # type: ignore[attr-defined]
+        if previous is None:
+            order = np.arange(W.shape[0])
+        else:
+            assert previous_words is not None
+            shared = sorted(set(words) & set(previous_words))
+            a = previous[:, [previous_words.index(w) for w in shared]]
+            b = W[:, [words.index(w) for w in shared]]
+            a = a / np.maximum(np.linalg.norm(a, axis=1, keepdims=True), 1e-300)
+            b = b / np.maximum(np.linalg.norm(b, axis=1, keepdims=True), 1e-300)
+            rows, cols = linear_sum_assignment(-(a @ b.T))
+            order = cols[np.argsort(rows)]
+        orders.append(order)
+        previous, previous_words = W[order], words
+    return orders
+
+
+def plot_over_time(result: OverTimeResult, path: str, *, n_words: int = 4, overwrite: bool = True) -> None:
+    """Draw each matched topic's top words per released period (rows: topics; columns: periods) to ``path``
+    (written atomically; needs matplotlib: ``pip install "topicdp[plots]"``)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .._files import atomic_path
+
+    periods = [p for p in result.periods if p in result.releases]
+    words = result.top_words(n_words)
+    k = len(next(iter(words.values()))) if words else 0
+    fig, ax = plt.subplots(figsize=(2.0 + 1.9 * len(periods), 0.9 + 0.55 * k))
+    ax.set_xlim(-0.5, len(periods) - 0.5)
+    ax.set_ylim(k - 0.5, -0.5)
+    for j, p in enumerate(periods):
+        for i, topic in enumerate(words[p]):
+            same = j > 0 and topic[0] == words[periods[j - 1]][i][0]
+            ax.text(j, i, "\n".join([" ".join(topic[:2]), " ".join(topic[2:])]), ha="center", va="center",
+                    fontsize=7, color="0.35" if same else "black")
+    ax.set_xticks(range(len(periods)), periods)
+    ax.set_yticks(range(k), [f"topic {i}" for i in range(k)])
+    ax.tick_params(length=0)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    eps_p, delta_p, _ = result.budget
+    refused = [p for p in result.periods if p in result.refused]
+    ax.set_title(f"top words of each released topic over time, matched across periods (each period "
+                 f"({eps_p:.3g}, {delta_p:.2g})-DP)" + (f"; refused: {', '.join(refused)}" if refused else ""),
+                 fontsize=8)
+    fig.tight_layout()
+    with atomic_path(path, overwrite=overwrite) as tmp:
+        fig.savefig(tmp, dpi=120)
+    plt.close(fig)
+
+
+def period_file(out: Optional[str], period: str) -> Optional[str]:
+    """The file a period's release is written to: ``r.json`` -> ``r.2004-05.json`` (None for None)."""
+    if out is None:
+        return None
+    stem, suffix = os.path.splitext(out)
+    return f"{stem}.{period}{suffix}"
+
+
+def show_over_time(result: OverTimeResult, *, top: int = 10, out: Optional[str] = None, plot: Optional[str] = None,
+                   overwrite: bool = False, echo: Callable[[str], None] = print) -> None:
+    """Print each period's matched topics (or its refusal) and the dataset's total; write each release to ``out``
+    with the period before its suffix (``r.json`` -> ``r.2004-05.json``) and the picture to ``plot``."""
+    words = result.top_words(top)
+    for p in result.periods:
+        if p in result.refused:
+            echo(f"\n{p}: refused ({result.refused[p]})")
+            continue
+        echo(f"\n{p}: {result.releases[p].report.headline().split(maxsplit=1)[1]}")  # type: ignore[attr-defined]
+        for i, topic in enumerate(words[p]):
+            echo(f"  {i:>2}  {' '.join(topic)}")
+    last = [r for p, r in result.releases.items()]
+    if last:
+        echo("\n" + last[-1].report.details.get("ledger", {}).get("line", ""))  # type: ignore[attr-defined]
+    if out:
+        for p, r in result.releases.items():
+            r.save(period_file(out, p), overwrite=overwrite)  # type: ignore[attr-defined]
+        echo(f"releases written to {period_file(out, '<period>')} (published part only)")
+    if plot:
+        plot_over_time(result, plot, overwrite=overwrite)
+        echo(f"topics over time drawn to {plot}")
