@@ -21,7 +21,7 @@ public, _ = themed_corpus(n_users=500, random_state=1)  # other users of the sam
 
 for start, init, iterations in (("random start", None, 5), ("public start", public_init(public, 10), 2)):
     model = DPVariationalLDA(10, epsilon=3.0, delta=1e-6, unit="user", n_iterations=iterations, init=init)
-    release = model.fit(corpus, vocabulary_source="public").release_
+    release = model.fit(corpus).release_  # the corpus' words are the themes' fixed list: public, and so stated
     print(f"\n{start}: overlap with the generating topics {topic_overlap(release.topic_word, truth):.2f}")
     for i, topic in enumerate(release.top_words(8)):
         print(f"  topic {i}: {' '.join(word for word, _ in topic)}")

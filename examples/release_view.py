@@ -28,7 +28,7 @@ args = parser.parse_args()
 
 corpus, truth = themed_corpus(n_users=1000 if args.quick else 2000)
 model = DPVariationalLDA(10, epsilon=3.0, delta=1e-6, unit="user", random_state=0)
-release = model.fit(corpus, vocabulary_source="public").release_
+release = model.fit(corpus).release_  # the themes' fixed word list is public, and so stated
 print(release)  # the guarantee and the top words of each topic
 
 release_html(release, args.out)

@@ -248,5 +248,7 @@ def themed_corpus(n_users: int = 2000, docs_per_user: int = 5, mean_length: floa
                          mean_length=mean_length, topic_word=truth, random_state=rng)
     users = np.repeat(np.arange(n_users), docs_per_user)
     keep = np.asarray(data.X.sum(axis=1)).ravel() > 0
-    corpus = Corpus(X=data.X[keep], vocabulary=tuple(vocabulary), doc_users=np.unique(users[keep], return_inverse=True)[1])
+    # the words are the themes' fixed list, not drawn from the data: public
+    corpus = Corpus(X=data.X[keep], vocabulary=tuple(vocabulary), doc_users=np.unique(users[keep], return_inverse=True)[1],
+                    vocabulary_source="public")
     return corpus, truth
