@@ -133,3 +133,18 @@ def test_match_topics_undoes_a_permutation():
                            SimpleNamespace(topic_word=noisy, vocabulary=shuffled)])
     np.testing.assert_array_equal(orders[0], np.arange(6))
     np.testing.assert_array_equal(perm[orders[1]], np.arange(6))
+
+
+def test_a_period_without_documents_is_listed_and_the_page_written(dated, tmp_path):
+    from topicdp.pipeline.over_time import PeriodSpec, over_time_html, release_over_time
+
+    path, words = dated
+    ledger = str(tmp_path / "doc.ledger")
+    PrivacyLedger.open(ledger, budget=(3.0, 1e-5), unit="document", neighbours="add-remove")
+    result = release_over_time(_request(path, words, ledger, "document"), PeriodSpec("month", "2004-06", "2004-10"),
+                               echo=lambda line: None)
+    assert sorted(result.releases) == ["2004-06", "2004-07"]
+    assert set(result.refused) == {"2004-08", "2004-09", "2004-10"}  # 2004-09 holds one record of 1 token
+    page = tmp_path / "over_time.html"
+    over_time_html(result, str(page))
+    assert page.read_text().count('class="refused"') == 3 * 10

@@ -118,7 +118,7 @@ def run_over_time(args: argparse.Namespace) -> int:
     start, _, end = args.periods.partition(":")
     spec = PeriodSpec(args.period, start, end or start, args.date_field)
     result = release_over_time(args.request, spec, echo=lambda line: print(cli_words(line)))
-    show_over_time(result, top=args.top, out=args.out, plot=args.plot, overwrite=args.overwrite,
+    show_over_time(result, top=args.top, out=args.out, plot=args.plot, html=args.html, overwrite=args.overwrite,
                    echo=lambda line: print(cli_words(line)))
     return 0
 

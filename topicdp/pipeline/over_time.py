@@ -23,7 +23,8 @@ the ledger as a single release is. A period whose release the plan refuses (too 
 is listed with its refusal; what it spent (its DP count) stays charged.
 
 Topics are matched across periods as post-processing of the released matrices (:func:`match_topics`), so a
-topic keeps its index over time; :func:`plot_over_time` draws each topic's top words per period.
+topic keeps its index over time; :func:`plot_over_time` draws each topic's top words per period and
+:func:`over_time_html` writes them as a page.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .._validation import check_option
-from ..rdp import BudgetExceededError, PrivacyLedger
+from ..rdp import PrivacyLedger
 from ..rdp.ledger import labelled
 from ..rdp.ledger_file import LedgerFileError, LedgerOptions
 from .charge import _total, planned_steps
@@ -197,10 +198,11 @@ def release_over_time(request: ReleaseRequest, spec: PeriodSpec, *,
     Raises
     ------
     BudgetExceededError
-        Before anything is read, when the series does not fit in what the ledger has left.
+        Before anything is read, when the series does not fit in what the ledger has left. A period refused later
+        (its plan, the ledger, no document in it) is listed in ``refused``; what it drew stays charged.
     """
     from .._files import scratch_directory
-    from .run import ReleaseRefused, release
+    from .run import release
 
     say = echo or logger.info
     if request.ledger is None:
@@ -226,8 +228,8 @@ def release_over_time(request: ReleaseRequest, spec: PeriodSpec, *,
             say(f"period {label}:")
             try:
                 result.releases[label] = release(period_request, echo=lambda line: say("  " + line)).release
-            except (ReleaseRefused, BudgetExceededError) as refused:
-                result.refused[label] = str(refused)
+            except ValueError as refused:  # the plan's refusals, the ledger's, a period with no document
+                result.refused[label] = str(refused).replace(files[label], f"the {spec.period} {label}")
                 say(f"  period {label} refused: {refused}")
     released = [p for p in labels if p in result.releases]
     if released:
@@ -354,10 +356,45 @@ def period_file(out: Optional[str], period: str) -> Optional[str]:
     return f"{stem}.{period}{suffix}"
 
 
+def over_time_html(result: OverTimeResult, path: str, *, n_words: int = 8, overwrite: bool = True) -> None:
+    """A self-contained HTML page of the matched topics over time (rows: topics; columns: periods; each cell the
+    topic's top words with their released probabilities on hover), from the published releases only, so it can
+    be published with them. Written atomically."""
+    import html
+
+    from .._files import atomic_write
+
+    periods = [p for p in result.periods if p in result.releases]
+    head = "".join(f"<th>{html.escape(p)}</th>" for p in result.periods)
+    rows = []
+    k = result.matched(periods[0]).shape[0] if periods else 0
+    for i in range(k):
+        cells = []
+        for p in result.periods:
+            if p not in result.releases:
+                cells.append('<td class="refused">refused</td>')
+                continue
+            row = result.matched(p)[i]
+            vocabulary = list(result.releases[p].vocabulary)  # type: ignore[attr-defined]
+            top = np.argsort(-row)[:n_words]
+            cells.append("<td>" + " ".join(f'<span title="{row[j]:.4f}">{html.escape(vocabulary[j])}</span>'
+                                            for j in top) + "</td>")
+        rows.append(f"<tr><th>topic {i}</th>{''.join(cells)}</tr>")
+    eps_p, delta_p, how = result.budget
+    page = ("<!doctype html><meta charset='utf-8'><title>topics over time</title><style>body{font-family:sans-serif}"
+            "td,th{border:1px solid #ccc;padding:4px;vertical-align:top;font-size:13px}td.refused{color:#999}"
+            f"table{{border-collapse:collapse}}</style><h1>Topics over time</h1><p>{html.escape(how)}</p>"
+            f"<table><tr><th></th>{head}</tr>{''.join(rows)}</table>"
+            "<p>Topics are matched across periods as post-processing of the released matrices; hover a word for "
+            "its released probability.</p>")
+    atomic_write(path, page, overwrite=overwrite)
+
+
 def show_over_time(result: OverTimeResult, *, top: int = 10, out: Optional[str] = None, plot: Optional[str] = None,
-                   overwrite: bool = False, echo: Callable[[str], None] = print) -> None:
+                   html: Optional[str] = None, overwrite: bool = False, echo: Callable[[str], None] = print) -> None:
     """Print each period's matched topics (or its refusal) and the dataset's total; write each release to ``out``
-    with the period before its suffix (``r.json`` -> ``r.2004-05.json``) and the picture to ``plot``."""
+    with the period before its suffix (``r.json`` -> ``r.2004-05.json``), the picture to ``plot`` and the page of
+    :func:`over_time_html` to ``html``."""
     words = result.top_words(top)
     for p in result.periods:
         if p in result.refused:
@@ -376,3 +413,6 @@ def show_over_time(result: OverTimeResult, *, top: int = 10, out: Optional[str] 
     if plot:
         plot_over_time(result, plot, overwrite=overwrite)
         echo(f"topics over time drawn to {plot}")
+    if html and result.releases:
+        over_time_html(result, html, overwrite=overwrite)
+        echo(f"topics over time written to {html} (published part only; open it in a browser)")
