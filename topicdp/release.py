@@ -316,6 +316,26 @@ class PrivateRelease:
 
         return fold_in(self.topic_word, X, alpha=alpha, vocabulary=self.vocabulary, who="the release")
 
+    def evaluate(self, corpus, *, epsilon: float, delta: float, ledger=None, random_state=None,
+                 unit: str | None = None, neighbours: str | None = None, **options):
+        """Each topic's NPMI and NPMI contrast on the owner's ``corpus``, under (epsilon, delta)-DP.
+
+        Not post-processing: it reads the private corpus, so it is a release of its own, at this release's unit and
+        neighbour relation unless ``unit``/``neighbours`` are given, charged to ``ledger`` (checked before the
+        corpus is read). See :func:`topicdp.metrics.private.private_coherence` (``options``: ``clip``,
+        ``n_across``, ``level``, ``n_boot``) for the statistic, its sensitivity and the interval.
+
+        Returns
+        -------
+        topicdp.metrics.private.PrivateEvaluation
+        """
+        from .metrics.private import private_coherence
+
+        lists = [[w for w, _ in topic] for topic in self.top_words(N_TOP_WORDS)]
+        return private_coherence(lists, corpus, epsilon=epsilon, delta=delta, unit=unit or self.report.unit,
+                                 neighbours=neighbours or self.report.neighbours, ledger=ledger,
+                                 random_state=random_state, **options)
+
     def nonprivate_top_words(self, n: int = 10) -> TopWords:
         """The n largest words of each topic of the non-private matrix (NOT private: for the owner's eyes)."""
         if self.nonprivate is None:

@@ -1,0 +1,69 @@
+"""``topicdp evaluate``: a release's NPMI and contrast on the owner's corpus, under DP (:mod:`topicdp.metrics.private`)."""
+
+from __future__ import annotations
+
+import argparse
+
+from .._files import add_overwrite_argument, check_file_flags, wrote
+
+DESCRIPTION = (
+    "Evaluate a published release on the private corpus under differential privacy: each topic's NPMI and NPMI "
+    "contrast of its top 10 words, with an interval that accounts for the noise. This is a release of its own: it "
+    "spends --epsilon/--delta at the release's unit and neighbour relation (unless --unit/--neighbours say "
+    "otherwise), on top of what the release spent.")
+
+
+def populate(parser: argparse.ArgumentParser) -> None:
+    """The ``evaluate`` sub-command's arguments (``topicdp.cli`` calls it when evaluate is used)."""
+    parser.description = DESCRIPTION
+    parser.add_argument("release", help="a published release file (JSON) written by topicdp privatize")
+    parser.add_argument("corpus", help="the private corpus: JSON Lines (.jsonl[.gz]) with user and text fields")
+    parser.add_argument("--epsilon", type=float, required=True, help="budget of this evaluation")
+    parser.add_argument("--delta", type=float, default=1e-6, help="default 1e-6")
+    parser.add_argument("--unit", choices=("document", "user"), default=None, help="default: the release's")
+    parser.add_argument("--neighbours", choices=("add-remove", "replace-one"), default=None,
+                        help="default: the release's")
+    parser.add_argument("--clip", type=float, default=None,
+                        help="per-unit L2 clipping norm (default: one document holding every top word)")
+    parser.add_argument("--level", type=float, default=0.9, help="nominal coverage of the intervals (default 0.9)")
+    parser.add_argument("--text-field", default="text")
+    parser.add_argument("--user-field", default="user")
+    parser.add_argument("--seed", type=int, default=None, help="seed the noise (testing only; marked seeded)")
+    parser.add_argument("--out", default=None, help="write the evaluation (JSON) here")
+    add_overwrite_argument(parser)
+    parser.set_defaults(func=run, check=check_arguments)
+
+
+def check_arguments(args: argparse.Namespace) -> None:
+    """Before anything is read: the output path, and the numbers (named as flags)."""
+    from .._validation import check_delta, check_epsilon, check_real
+
+    check_epsilon(args.epsilon, "--epsilon")
+    check_delta(args.delta, "--delta")
+    check_real(args.level, "--level", low=0.0, high=1.0)
+    if args.clip is not None:
+        check_real(args.clip, "--clip", low=0.0)
+    check_file_flags(args, ("--out",), ("release", "corpus"))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Read the release (public) and the corpus over the release's words (only the top words and the number of
+    documents are counted), evaluate, print, write."""
+    import json
+
+    from .._files import atomic_write
+    from ..corpus import Corpus, read_jsonl_records
+    from ..release import PrivateRelease
+
+    release = PrivateRelease.load(args.release)
+    records = list(read_jsonl_records(args.corpus, text_field=args.text_field, user_field=args.user_field))
+    # the release's own columns: N counts the documents holding a word of them, as the release's corpus did
+    corpus = Corpus.from_texts([t for t, _ in records], [u for _, u in records], vocabulary=list(release.vocabulary))
+    result = release.evaluate(corpus, epsilon=args.epsilon, delta=args.delta, unit=args.unit,
+                              neighbours=args.neighbours, clip=args.clip, level=args.level,
+                              random_state=args.seed)
+    print(result.summary())
+    if args.out:
+        atomic_write(args.out, json.dumps(result.to_dict()), overwrite=args.overwrite)
+        wrote(args, "--out", f"wrote {args.out}")
+    return 0

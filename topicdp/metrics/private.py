@@ -1,0 +1,703 @@
+"""Private evaluation of a release: each topic's NPMI and NPMI contrast on the owner's corpus, under DP.
+
+A release's top words (K lists of n = 10 words) are public once released. How coherent they are on the private
+corpus is not: reading the exact NPMI (:func:`topicdp.metrics.heldout_npmi`) to decide anything is a release
+nobody accounts for. :func:`private_coherence` releases it under (epsilon, delta)-DP at the release's unit
+(document or user), with a confidence interval that accounts for the noise, and charges a ledger.
+
+The statistic
+-------------
+Document NPMI (Bouma 2009; Lau, Newman & Baldwin 2014, as in :mod:`topicdp.metrics.readability`) of a pair
+(a, b) depends on three document frequencies and the number of documents N:
+
+    NPMI(a, b) = log(P(a, b) / (P(a) P(b))) / -log P(a, b) = (h_a + h_b) / h_ab - 1,     h_x = log(N / df_x).
+
+What is counted (the *design*, a public function of the lists and a public seed): the U distinct top words,
+and P distinct word pairs: every within-topic pair (K n (n - 1) / 2 at most) and, for the contrast, ``n_across``
+pairs per topic drawn uniformly (public seed) among the across-topic pairs (a in the topic's list, b in another's,
+a != b). Each *unit* u (a document, or all of a user's documents) contributes the vector
+
+    x_u = sum over u's documents d of (1, [a in d] for the U words, [a in d and b in d] for the P pairs),
+
+of dimension D = 1 + U + P: the number of its documents, its word and pair document frequencies. Only top words
+are read; nothing else of a document enters.
+
+Bounded contributions. The unit's vector is scaled to L2 norm at most C (``clip``):
+``w_u = min(1, C / ||x_u||)`` and the released sum is ``S = sum_u w_u x_u + N(0, sigma^2 I_D)`` (Abadi et al.
+2016, Sec. 3.1, the per-example clipping of DP-SGD). Only the weights change what is estimated: with every
+``w_u = 1`` (no unit over C) S is the exact statistic, and otherwise the NPMI of a weighted corpus in which the
+clipped units count ``w_u`` times. At the document level the default C is the worst case
+``sqrt(1 + U + P)``: no document is ever clipped and the estimand is the exact NPMI.
+
+L2 sensitivity (derivation; checked by brute force over every word set of small designs in the tests):
+
+* add/remove: the sum changes by ``w_u x_u``, of norm ``min(||x_u||, C) <= C``. At the document level the
+  entries of ``x_u`` are 0/1 and ``||x_u||^2 = 1 + |S| + #{design pairs inside S}`` for the set S of top words
+  the document holds, at most ``1 + U + P`` (S = all words), so ``Delta = min(C, sqrt(1 + U + P))``.
+* replace-one: the sum changes by ``w x - w' x'``. For two non-negative vectors of norm at most C,
+  ``||w x - w' x'||^2 = ||w x||^2 + ||w' x'||^2 - 2 <w x, w' x'> <= 2 C^2`` (the inner product is >= 0), with
+  equality for disjoint supports, so ``Delta = sqrt(2) C``. At the document level every entry of ``w x`` lies in
+  [0, 1], so each coordinate of the difference lies in [-1, 1] and ``Delta <= sqrt(D) = sqrt(1 + U + P)`` too:
+  ``Delta = min(sqrt(2) C, sqrt(1 + U + P))``.
+
+Noise. sigma is the analytic Gaussian mechanism's (Balle & Wang 2018, Thm. 8,
+:func:`topicdp.rdp.calibrate_gaussian`) for (epsilon, delta) and Delta; the release is one Gaussian entry in the
+ledger (``sigma``, ``Delta``, the unit and neighbour relation).
+
+The estimator
+-------------
+The plug-in (the formula on the noisy counts) fails where a pair's count is near sigma: ``log`` of a noisy small
+count is dominated by the noise, and any floor that keeps it finite biases it (on blogs at epsilon 1, floors from 1
+to sigma moved the mean NPMI by -0.014 to +0.026). The word counts and N are large and precise; the pair counts are
+the problem. So each pair count is estimated by empirical Bayes (g-modelling, Efron 2016, "Empirical Bayes
+deconvolution estimates", Biometrika 103(1)): write ``df_ab = m_ab e^t`` with ``m_ab = df_a df_b / N`` (the count
+under independence, from the noisy word counts) and t the pair's PMI; within a group of pairs t has a prior g, the
+noisy count is ``N(m_ab e^t, sigma^2)``, g is the nonparametric maximum-likelihood prior on a grid of t (EM, Laird
+1978), and a pair's NPMI is its posterior mean. Groups: within or across pairs, each cut into 4 bins of m (pairs of
+rare words have other PMIs than pairs of common words; one prior for all biased blogs' mean NPMI by -0.02 at
+sigma 130). A topic's NPMI is the mean over its within pairs, its across NPMI the mean over its sampled across pairs,
+its contrast the difference; the corpus-level values are their means over topics (:func:`npmi_contrast` uses the
+pooled across mean, which is the mean of the per-topic ones when no word is in two lists).
+
+The interval (:func:`estimate`): a parametric bootstrap from the fitted model (Efron & Tibshirani 1993, "An
+Introduction to the Bootstrap", Sec. 6.5): every pair's count drawn from its posterior, fresh noise, re-estimated;
+the half-width is z times the root mean squared error of the replicates (bias included), plus for the contrast the
+sampling variance of the across mean (a sample of ``n_across`` of the M across pairs: ``var / m (1 - m / M)``,
+Cochran 1977, "Sampling Techniques", Eq. 2.16). All of this is post-processing of S and sigma: no further privacy
+cost. The interval is for the value on the (clipped) corpus; its coverage is measured in
+``docs/results/private_evaluation.md``, not proven.
+
+Prediction before spending (:func:`predict_error`): the same estimator run on simulated sums ``rates * n`` plus
+noise at the calibrated sigma, where ``rates = S / N`` of the statistic on a *public* corpus of the same kind (or a
+stated guess) and n a stated (or DP) number of units; it gives the probability quantile of the absolute error of the
+mean NPMI, and :func:`predict_epsilon` the smallest epsilon on a grid whose quantile meets a tolerance.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+from scipy import stats
+
+from .._names import NEIGHBOURS, UNITS
+from .._validation import check_delta, check_epsilon, check_int, check_option, check_random_state, check_real
+
+MECHANISM = "private-evaluation"
+SIGMA_MEANING = ("std of the Gaussian noise on each of the D = 1 + U + P clipped per-unit sums (number of "
+                 "documents, document frequencies of the U top words and of the P word pairs)")
+
+
+# -- the design: what is counted (public) --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CoherenceDesign:
+    """What the private evaluation counts: a public function of the top lists and a public seed.
+
+    Attributes
+    ----------
+    words : tuple of str
+        The U distinct top words (sorted).
+    top : ndarray (K, n)
+        Each topic's list as indices into ``words``.
+    pairs : ndarray (P, 2)
+        Distinct word pairs (indices into ``words``, first < second): within-topic pairs, then sampled across pairs.
+    within : tuple of K int arrays
+        Rows of ``pairs`` of each topic's within pairs (n (n - 1) / 2 each).
+    across : tuple of K int arrays
+        Rows of ``pairs`` of each topic's sampled across pairs (with repeats when a pair is drawn twice).
+    n_across_total : ndarray (K,)
+        M_k, the number of across pairs of each topic the sample was drawn from (for the finite-population term).
+    """
+
+    words: tuple
+    top: np.ndarray
+    pairs: np.ndarray
+    within: tuple
+    across: tuple
+    n_across_total: np.ndarray
+
+    @property
+    def n_topics(self) -> int:
+        return int(self.top.shape[0])
+
+    @property
+    def dimension(self) -> int:
+        """D = 1 + U + P, the length of each unit's contribution."""
+        return 1 + len(self.words) + int(self.pairs.shape[0])
+
+    def worst_case_norm(self) -> float:
+        """``sqrt(1 + U + P)``: the largest L2 norm of one document's contribution (a document with every word)."""
+        return math.sqrt(self.dimension)
+
+
+def coherence_design(top_words: Sequence[Sequence[str]], *, n_across: int | None = None,
+                     seed: int = 0) -> CoherenceDesign:
+    """The design for K top lists (module docstring): within pairs, and ``n_across`` across pairs per topic.
+
+    Parameters
+    ----------
+    top_words : K sequences of n distinct str
+        The released top lists (K >= 1, n >= 2).
+    n_across : int, optional
+        Across pairs drawn per topic for the contrast; default n (n - 1) / 2 (as many as within pairs); 0 for
+        none (NPMI only: a smaller sensitivity); at K = 1 there are none.
+    seed : int, default 0
+        Public seed of the draw (it must not depend on the data).
+    """
+    lists = [[str(w) for w in t] for t in top_words]
+    if not lists or any(len(t) < 2 for t in lists) or len({len(t) for t in lists}) != 1:
+        raise ValueError("top_words must be K >= 1 lists of the same length n >= 2")
+    if any(len(set(t)) != len(t) for t in lists):
+        raise ValueError("top_words must not repeat a word within a list")
+    K, n = len(lists), len(lists[0])
+    n_across = n * (n - 1) // 2 if n_across is None else check_int(n_across, "n_across", low=0)
+    words = tuple(sorted({w for t in lists for w in t}))
+    index = {w: i for i, w in enumerate(words)}
+    top = np.array([[index[w] for w in t] for t in lists], dtype=np.int64)
+    pair_index: dict = {}
+
+    def pid(a: int, b: int) -> int:
+        key = (min(a, b), max(a, b))
+        return pair_index.setdefault(key, len(pair_index))
+
+    iu = np.triu_indices(n, 1)
+    within = tuple(np.array([pid(row[i], row[j]) for i, j in zip(*iu)], dtype=np.int64) for row in top)
+    rng = np.random.default_rng(np.random.SeedSequence([check_int(seed, "seed", low=0), 0x70E7A1]))
+    across: list[np.ndarray] = []
+    totals: list[int] = []
+    for k in range(K):
+        cand = [(a, b) for a in top[k] for j in range(K) if j != k for b in top[j] if a != b]
+        totals.append(len(cand))
+        if n_across == 0 or not cand:
+            across.append(np.zeros(0, dtype=np.int64))
+            continue
+        draw = rng.integers(0, len(cand), size=n_across)
+        across.append(np.array([pid(*cand[i]) for i in draw], dtype=np.int64))
+    pairs = np.array(sorted(pair_index, key=lambda p: pair_index[p]), dtype=np.int64).reshape(-1, 2)
+    return CoherenceDesign(words=words, top=top, pairs=pairs, within=within, across=tuple(across),
+                           n_across_total=np.array(totals, dtype=np.int64))
+
+
+# -- per-unit contributions and the clipped sum (private) -------------------------------------------------
+
+
+def _columns(corpus, words: Sequence[str]) -> np.ndarray:
+    index = {w: j for j, w in enumerate(corpus.vocabulary)}
+    return np.array([index.get(w, -1) for w in words], dtype=np.int64)
+
+
+def document_indicators(corpus, design: CoherenceDesign) -> sp.csr_matrix:
+    """(n_docs, D) 0/1 matrix: 1, the word indicators and the pair indicators of every document (private)."""
+    cols = _columns(corpus, design.words)
+    X = sp.csr_matrix(corpus.X)
+    n_docs, U = X.shape[0], len(design.words)
+    present = np.flatnonzero(cols >= 0)
+    M = sp.csr_matrix((np.ones(present.size), (cols[present], present)), shape=(X.shape[1], U))
+    Xb = X.copy()
+    Xb.data = np.ones_like(Xb.data, dtype=np.float64)
+    B = sp.csc_matrix(Xb @ M)
+    a, b = design.pairs[:, 0], design.pairs[:, 1]
+    Q = sp.csc_matrix(B[:, a].multiply(B[:, b])) if design.pairs.size else sp.csc_matrix((n_docs, 0))
+    ones = sp.csc_matrix(np.ones((n_docs, 1)))
+    return sp.hstack([ones, B, Q], format="csr")
+
+
+def unit_contributions(corpus, design: CoherenceDesign, unit: str) -> sp.csr_matrix:
+    """(n_units, D) matrix whose row u is x_u (module docstring): a document's indicators, or their sum over a
+    user's documents (private)."""
+    unit = check_option(unit, "unit", UNITS)
+    V = document_indicators(corpus, design)
+    if unit == "document":
+        return V
+    n_users = corpus.n_users
+    G = sp.csr_matrix((np.ones(corpus.n_docs), (corpus.doc_users, np.arange(corpus.n_docs))),
+                      shape=(n_users, corpus.n_docs))
+    return sp.csr_matrix(G @ V)
+
+
+def clip_weights(contributions: sp.csr_matrix, clip: float) -> np.ndarray:
+    """``w_u = min(1, clip / ||x_u||_2)`` of every row."""
+    norms = np.sqrt(np.asarray(contributions.multiply(contributions).sum(axis=1)).ravel())
+    with np.errstate(divide="ignore"):
+        return np.minimum(1.0, np.where(norms > 0, clip / np.maximum(norms, 1e-300), 1.0))
+
+
+def clipped_sum(contributions: sp.csr_matrix, clip: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(sum_u w_u x_u, w)``: the statistic before noise (private) and the clipping weights (private)."""
+    w = clip_weights(contributions, clip)
+    return np.asarray(contributions.T @ w, dtype=float).ravel(), w
+
+
+def sensitivity(design: CoherenceDesign, clip: float, unit: str, neighbours: str) -> float:
+    """L2 sensitivity of the clipped sum (module docstring: derivation)."""
+    check_option(unit, "unit", UNITS)
+    check_option(neighbours, "neighbours", NEIGHBOURS)
+    clip = check_real(clip, "clip", low=0.0)
+    base = clip if neighbours == "add-remove" else math.sqrt(2.0) * clip
+    if unit == "document":
+        return min(base, design.worst_case_norm())
+    return base
+
+
+# -- the estimator (post-processing) ---------------------------------------------------------------------
+
+
+def pair_npmi(S: np.ndarray, design: CoherenceDesign, floor: float) -> np.ndarray:
+    """NPMI of every design pair from (noisy) sums ``S`` of shape (..., D) (module docstring)."""
+    S = np.asarray(S, dtype=float)
+    U = len(design.words)
+    N = np.maximum(S[..., :1], 1.0)
+    f = float(floor)
+    cw = np.clip(S[..., 1:1 + U], np.minimum(f, N), N)
+    a, b = design.pairs[:, 0], design.pairs[:, 1]
+    cap = np.minimum(cw[..., a], cw[..., b])
+    cp = np.clip(S[..., 1 + U:], np.minimum(f, cap), cap)
+    hw = np.log(N / cw)
+    hp = np.log(N / cp)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v = np.where(hp > 1e-12, (hw[..., a] + hw[..., b]) / hp - 1.0, 1.0)
+    return np.clip(v, -1.0, 1.0)
+
+
+def topic_summary(v: np.ndarray, design: CoherenceDesign) -> dict:
+    """Per-topic NPMI, across NPMI and contrast, and their means over topics, from pair NPMIs ``v`` (..., P)."""
+    within = np.stack([v[..., idx].mean(axis=-1) for idx in design.within], axis=-1)
+    if all(idx.size for idx in design.across):
+        across = np.stack([v[..., idx].mean(axis=-1) for idx in design.across], axis=-1)
+    else:
+        across = np.full(within.shape, np.nan)
+    return {"npmi": within, "across": across, "contrast": within - across,
+            "mean_npmi": within.mean(axis=-1), "mean_contrast": within.mean(axis=-1) - across.mean(axis=-1)}
+
+
+def topic_values(S: np.ndarray, design: CoherenceDesign, floor: float = 1.0) -> dict:
+    """:func:`topic_summary` of the plug-in pair NPMIs of sums ``S`` (..., D) (exact when ``S`` is noiseless)."""
+    return topic_summary(pair_npmi(S, design, floor), design)
+
+
+# -- empirical Bayes over the pairs (post-processing) -------------------------------------------------------
+
+#: grid of t = log(df_ab / m_ab), m_ab = df_a df_b / N the count expected under independence (PMI in nats)
+T_GRID = np.linspace(-5.0, 7.0, 241)
+#: pairs whose noisy count exceeds this many sigma are read by the plug-in (its log bias, about
+#: sigma^2 / (2 df^2) <= 0.02 nats, is below what the grid of the empirical-Bayes step resolves)
+PLUGIN_SIGMAS = 5.0
+
+
+def _word_terms(S: np.ndarray, design: CoherenceDesign) -> tuple[float, np.ndarray]:
+    """``(N, df_a)`` from sums ``S`` (D,): N at least 1, word counts in [1, N]."""
+    U = len(design.words)
+    N = max(float(S[0]), 1.0)
+    return N, np.clip(S[1:1 + U], 1.0, N)
+
+
+def _npmi_of_counts(c: np.ndarray, N: float, cw: np.ndarray, design: CoherenceDesign) -> np.ndarray:
+    """NPMI of every pair (first axis) for pair counts ``c`` (P, ...) capped at ``min(df_a, df_b)``."""
+    a, b = design.pairs[:, 0], design.pairs[:, 1]
+    shape = (-1,) + (1,) * (c.ndim - 1)
+    c = np.clip(c, 1e-3, np.minimum(cw[a], cw[b]).reshape(shape))
+    hs = (np.log(N / cw[a]) + np.log(N / cw[b])).reshape(shape)
+    hp = np.log(N / c)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.clip(np.where(hp > 1e-12, hs / hp - 1.0, 1.0), -1.0, 1.0)
+
+
+def _groups(design: CoherenceDesign, logm: np.ndarray, n_bins: int) -> list[np.ndarray]:
+    """Within and across pairs, each cut into ``n_bins`` bins of log m (quantiles): pairs of a bin share a prior."""
+    within = np.zeros(design.pairs.shape[0], dtype=bool)
+    for idx in design.within:
+        within[idx] = True
+    out: list[np.ndarray] = []
+    for grp in (within, ~within):
+        if not grp.any():
+            continue
+        k = max(1, min(n_bins, int(grp.sum()) // 20))
+        edges = np.quantile(logm[grp], np.linspace(0.0, 1.0, k + 1)[1:-1])
+        bins = np.digitize(logm, edges)
+        out.extend(grp & (bins == i) for i in range(k) if np.any(grp & (bins == i)))
+    return out
+
+
+def _npmle(loglik: np.ndarray, n_iter: int = 200) -> np.ndarray:
+    """Log-weights of the nonparametric maximum-likelihood prior on the grid (Kiefer & Wolfowitz 1956), by EM
+    (Laird 1978, "Nonparametric maximum likelihood estimation of a mixing distribution", JASA, Sec. 3)."""
+    L = np.exp(loglik - loglik.max(axis=1, keepdims=True))
+    g = np.full(L.shape[1], 1.0 / L.shape[1])
+    for _ in range(n_iter):
+        g = g * (L.T @ (1.0 / np.maximum(L @ g, 1e-300))) / L.shape[0]
+    return np.log(np.maximum(g, 1e-300))
+
+
+@dataclass(frozen=True)
+class PairPosterior:
+    """Every pair's estimate: ``plugin`` pairs (count above ``PLUGIN_SIGMAS`` sigma) keep their noisy count, the
+    others have posterior weights ``W`` over grid counts ``c`` (rows of the other pairs are unused)."""
+
+    plugin: np.ndarray
+    W: np.ndarray
+    c: np.ndarray
+    values: np.ndarray
+    N: float
+    cw: np.ndarray
+
+
+def eb_posterior(S: np.ndarray, design: CoherenceDesign, sigma: float, n_bins: int = 4) -> PairPosterior:
+    """Each pair's NPMI estimate (module docstring, "The estimator").
+
+    g-modelling empirical Bayes (Efron 2016, "Empirical Bayes deconvolution estimates", Biometrika): the pair
+    counts of a group are ``df_ab = c(t) = m_ab e^t``, t drawn from a prior g of the group, observed as
+    ``S_ab ~ N(c(t), sigma^2)``; g is the NPMLE (:func:`_npmle`, fitted on every pair of the group) and a pair's
+    NPMI is its posterior mean ``sum_t g(t) phi((S_ab - c(t)) / sigma) NPMI(c(t))`` normalised. Groups
+    (:func:`_groups`): within or across pairs, and bins of m. Pairs above ``PLUGIN_SIGMAS`` sigma take the plug-in.
+    """
+    S = np.asarray(S, dtype=float)
+    N, cw = _word_terms(S, design)
+    a, b = design.pairs[:, 0], design.pairs[:, 1]
+    logm = np.log(cw[a]) + np.log(cw[b]) - math.log(N)
+    obs = S[1 + len(design.words):]
+    c = np.exp(logm[:, None] + T_GRID[None, :])
+    loglik = -0.5 * ((obs[:, None] - np.minimum(c, np.minimum(cw[a], cw[b])[:, None])) / sigma) ** 2
+    W = np.zeros_like(loglik)
+    for mask in _groups(design, logm, n_bins):
+        lp = loglik[mask] + _npmle(loglik[mask])[None, :]
+        w = np.exp(lp - lp.max(axis=1, keepdims=True))
+        W[mask] = w / w.sum(axis=1, keepdims=True)
+    plugin = obs > PLUGIN_SIGMAS * sigma
+    grid_values = _npmi_of_counts(c, N, cw, design)
+    values = np.where(plugin, _npmi_of_counts(obs, N, cw, design), (W * grid_values).sum(axis=1))
+    return PairPosterior(plugin=plugin, W=W, c=c, values=values, N=N, cw=cw)
+
+
+def exact_values(corpus, design: CoherenceDesign, unit: str = "document", clip: float | None = None) -> dict:
+    """The values the estimator targets, without noise (private: for the owner's diagnostics and the benchmarks).
+
+    With ``clip=None`` no unit is clipped (the exact NPMI on the corpus, floors at 1 document).
+    """
+    x = unit_contributions(corpus, design, unit)
+    S = clipped_sum(x, math.inf if clip is None else clip)[0]
+    return topic_values(S, design, floor=1.0)
+
+
+# -- the release ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PrivateEvaluation:
+    """The private coherence of a release's topics: a DP output with its own small report.
+
+    Attributes
+    ----------
+    npmi, contrast : ndarray (K,)
+        Each topic's NPMI and NPMI contrast (bias-corrected estimates; contrast NaN without across pairs).
+    npmi_interval, contrast_interval : ndarray (K, 2)
+        Lower and upper ends of each topic's interval at ``level``.
+    mean_npmi, mean_contrast : float
+        Means over topics.
+    mean_npmi_interval, mean_contrast_interval : (float, float)
+    level : float
+        Nominal coverage of the intervals (noise only; see the module docstring).
+    sd_mean_npmi : float
+        Bootstrap standard deviation of the mean NPMI (from sigma and the noisy sums: post-processing).
+    report : dict
+        guarantee, epsilon, delta, unit, neighbours, sensitivity (and its derivation), sigma and what it is the
+        standard deviation of, clip, the design's sizes, the floor, the seed status. JSON-serialisable.
+    """
+
+    npmi: np.ndarray
+    contrast: np.ndarray
+    npmi_interval: np.ndarray
+    contrast_interval: np.ndarray
+    mean_npmi: float
+    mean_contrast: float
+    mean_npmi_interval: tuple
+    mean_contrast_interval: tuple
+    level: float
+    sd_mean_npmi: float
+    report: dict
+    top_words: tuple = field(default=(), repr=False)
+    noisy_sums: np.ndarray | None = field(default=None, repr=False)
+
+    def to_dict(self) -> dict:
+        """JSON-serialisable published form (every value is DP or post-processing; the report says which)."""
+        def arr(x):
+            return [None if not np.isfinite(v) else float(v) for v in np.ravel(x)]
+        return {
+            "format": "topicdp.evaluation/1",
+            "topics": [{"top_words": list(t), "npmi": float(self.npmi[k]),
+                        "npmi_interval": arr(self.npmi_interval[k]),
+                        "contrast": None if not np.isfinite(self.contrast[k]) else float(self.contrast[k]),
+                        "contrast_interval": arr(self.contrast_interval[k])}
+                       for k, t in enumerate(self.top_words)],
+            "mean_npmi": float(self.mean_npmi), "mean_npmi_interval": arr(self.mean_npmi_interval),
+            "mean_contrast": None if not np.isfinite(self.mean_contrast) else float(self.mean_contrast),
+            "mean_contrast_interval": arr(self.mean_contrast_interval),
+            "level": self.level,
+            "report": self.report,
+        }
+
+    def summary(self) -> str:
+        r = self.report
+        pct = f"{100 * self.level:g}%"
+        lines = [f"private evaluation: ({r['epsilon']:g}, {r['delta']:g})-DP for each {r['unit']}, "
+                 f"{r['neighbours']} neighbours" + ("; SEEDED: do not publish" if r["seeded"] else ""),
+                 f"sigma {r['sigma']:.4g}: {r['sigma_meaning']}; L2 sensitivity {r['sensitivity']:.4g} "
+                 f"(clip {r['clip']:.4g})",
+                 f"mean NPMI {self.mean_npmi:.3f} [{self.mean_npmi_interval[0]:.3f}, "
+                 f"{self.mean_npmi_interval[1]:.3f}] ({pct} interval, noise only)"]
+        if np.isfinite(self.mean_contrast):
+            lines.append(f"mean contrast {self.mean_contrast:.3f} [{self.mean_contrast_interval[0]:.3f}, "
+                         f"{self.mean_contrast_interval[1]:.3f}]")
+        for k, t in enumerate(self.top_words):
+            c = "" if not np.isfinite(self.contrast[k]) else f"  contrast {self.contrast[k]:+.3f}"
+            lines.append(f"  topic {k}: NPMI {self.npmi[k]:+.3f} [{self.npmi_interval[k, 0]:+.3f}, "
+                         f"{self.npmi_interval[k, 1]:+.3f}]{c}  {' '.join(t)}")
+        return "\n".join(lines)
+
+
+def default_clip(design: CoherenceDesign) -> float:
+    """The default clipping norm: one worst-case document, ``sqrt(1 + U + P)`` (no document is ever clipped; a
+    user counts at most as much as one document holding every top word)."""
+    return design.worst_case_norm()
+
+
+def calibrate(design: CoherenceDesign, epsilon: float, delta: float, unit: str, neighbours: str,
+              clip: float | None = None) -> tuple[float, float, float]:
+    """``(sigma, sensitivity, clip)`` of the evaluation at (epsilon, delta): the analytic Gaussian mechanism."""
+    from ..rdp import calibrate_gaussian
+
+    clip = default_clip(design) if clip is None else check_real(clip, "clip", low=0.0)
+    D = sensitivity(design, clip, unit, neighbours)
+    return calibrate_gaussian(epsilon, delta, D, method="analytic"), D, clip
+
+
+def point_estimate(noisy: np.ndarray, design: CoherenceDesign, sigma: float, n_bins: int = 4) -> dict:
+    """The estimates (:func:`eb_posterior`), summarised per topic and over topics (:func:`topic_summary`)."""
+    return topic_summary(eb_posterior(np.asarray(noisy, dtype=float), design, sigma, n_bins).values, design)
+
+
+def estimate(noisy: np.ndarray, design: CoherenceDesign, sigma: float, *, level: float = 0.9, n_boot: int = 50,
+             n_bins: int = 4, random_state=None) -> dict:
+    """Estimates and intervals from noisy sums (post-processing; module docstring).
+
+    The point estimate is :func:`point_estimate`. Its error is simulated by a parametric bootstrap from the fitted
+    model (Efron & Tibshirani 1993, Sec. 6.5): each replicate takes as truth N and the word counts at their noisy
+    values, the plug-in pairs' counts at theirs and every other pair's count drawn from its posterior, adds fresh
+    N(0, sigma^2) noise to every coordinate and re-estimates; ``err_b`` = replicate estimate - replicate truth.
+    The interval is ``estimate +- z sqrt(mean(err^2) + s^2)``: the bootstrap root mean squared error (bias
+    included rather than subtracted: a correction estimated from a few dozen replicates adds more variance than it
+    removes; Efron & Tibshirani 1993, Sec. 10.6) and s^2 the across-pair sampling variance (contrast only).
+
+    Returns a dict with ``npmi``, ``contrast`` (K,), their intervals (K, 2), ``mean_npmi``, ``mean_contrast``
+    and their intervals, ``sd_mean_npmi`` (the root mean squared error of the mean NPMI).
+    """
+    level = check_real(level, "level", low=0.0, high=1.0)
+    n_boot = check_int(n_boot, "n_boot", low=10)
+    rng = check_random_state(random_state)
+    noisy = np.asarray(noisy, dtype=float)
+    U = len(design.words)
+    post = eb_posterior(noisy, design, sigma, n_bins)
+    point = topic_summary(post.values, design)
+    cum = np.cumsum(post.W, axis=1)
+    rows = np.arange(post.W.shape[0])
+    obs = noisy[1 + U:]
+    errors: dict[str, list] = {key: [] for key in point}
+    for _ in range(n_boot):
+        pick = np.minimum((cum < rng.random(rows.size)[:, None]).sum(axis=1), post.c.shape[1] - 1)
+        counts = np.where(post.plugin, obs, post.c[rows, pick])
+        truth = topic_summary(_npmi_of_counts(counts, post.N, post.cw, design), design)
+        S = noisy.copy()
+        S[1 + U:] = counts
+        again = point_estimate(S + rng.normal(0.0, sigma, size=S.size), design, sigma, n_bins)
+        for key in point:
+            errors[key].append(again[key] - truth[key])
+    z = float(stats.norm.ppf(0.5 + level / 2.0))
+    samp_var = _across_sampling_variance(post.values, design)
+    extra = {"npmi": 0.0, "across": samp_var, "contrast": samp_var, "mean_npmi": 0.0,
+             "mean_contrast": float(np.sum(samp_var)) / design.n_topics ** 2}
+    out: dict[str, Any] = {}
+    for key in ("npmi", "contrast", "mean_npmi", "mean_contrast"):
+        err = np.asarray(errors[key])
+        rmse = np.sqrt(np.mean(err ** 2, axis=0) + extra[key])
+        out[key] = point[key]
+        out[key + "_interval"] = np.stack([point[key] - z * rmse, point[key] + z * rmse], axis=-1)
+        if key == "mean_npmi":
+            out["sd_mean_npmi"] = float(rmse)
+    return out
+
+
+def _across_sampling_variance(v: np.ndarray, design: CoherenceDesign) -> np.ndarray:
+    """Per topic, ``var / m (1 - m / M)`` of the sampled across NPMIs (Cochran 1977, Eq. 2.16)."""
+    out = np.zeros(design.n_topics)
+    for k, idx in enumerate(design.across):
+        m, M = idx.size, int(design.n_across_total[k])
+        if m >= 2 and M > 0:
+            out[k] = float(np.var(v[idx], ddof=1)) / m * max(0.0, 1.0 - m / M)
+    return out
+
+
+def private_coherence(top_words: Sequence[Sequence[str]], corpus, *, epsilon: float, delta: float,
+                      unit: str = "document", neighbours: str = "add-remove", clip: float | None = None,
+                      n_across: int | None = None, design_seed: int = 0,
+                      level: float = 0.9, n_boot: int = 50, ledger=None, random_state=None) -> PrivateEvaluation:
+    """Each topic's NPMI and NPMI contrast on ``corpus`` under (epsilon, delta)-DP (module docstring).
+
+    Parameters
+    ----------
+    top_words : K lists of n str
+        Public top lists (a release's ``top_words``).
+    corpus : topicdp.Corpus
+        The owner's private corpus; its words are matched to the lists by spelling (a top word absent from its
+        vocabulary never occurs).
+    epsilon : float > 0
+    delta : float in (0, 1)
+    unit : {"document", "user"}, default "document"
+    neighbours : {"add-remove", "replace-one"}, default "add-remove"
+    clip : float > 0, optional
+        Per-unit L2 clipping norm C; default :func:`default_clip`.
+    n_across : int >= 0, optional
+        Across pairs per topic for the contrast (:func:`coherence_design`).
+    design_seed : int >= 0, default 0
+        Public seed of the across-pair draw.
+    level : float in (0, 1), default 0.9
+        Nominal coverage of the intervals.
+    n_boot : int >= 10, default 50
+        Bootstrap replicates of the interval (post-processing).
+    ledger : topicdp.rdp.PrivacyLedger, optional
+        Checked before the corpus is read and charged before the noise is drawn (one Gaussian entry).
+    random_state : None, int or Generator
+        Seeds the noise (testing only: the report marks the evaluation seeded).
+
+    Returns
+    -------
+    PrivateEvaluation
+    """
+    from ..rdp.ledger import GaussianEntry
+
+    epsilon, delta = check_epsilon(epsilon), check_delta(delta)
+    check_option(unit, "unit", UNITS)
+    check_option(neighbours, "neighbours", NEIGHBOURS)
+    design = coherence_design(top_words, n_across=n_across, seed=design_seed)
+    sigma, D, clip = calibrate(design, epsilon, delta, unit, neighbours, clip)
+    entries = [GaussianEntry("private evaluation (NPMI, contrast)", sigma, D, unit=unit, neighbours=neighbours)]
+    if ledger is not None:
+        ledger.check(entries)
+    S = clipped_sum(unit_contributions(corpus, design, unit), clip)[0]
+    if ledger is not None:
+        ledger.record(entries)
+    rng = check_random_state(random_state)
+    noisy = S + rng.normal(0.0, sigma, size=S.size)
+    del S
+    est = estimate(noisy, design, sigma, level=level, n_boot=n_boot, random_state=rng)
+    report = {
+        "mechanism": MECHANISM, "guarantee": "approx-DP", "epsilon": epsilon, "delta": delta, "unit": unit,
+        "neighbours": neighbours, "sigma": sigma, "sigma_meaning": SIGMA_MEANING, "sensitivity": D,
+        "sensitivity_method": ("global bound: per-unit L2 clipping at C" +
+                               (", at most sqrt(1 + U + P) for a document" if unit == "document" else "") +
+                               (" (x sqrt(2) for replace-one)" if neighbours == "replace-one" else "")),
+        "calibration": "analytic", "clip": clip, "n_words": len(design.words), "n_pairs": int(design.pairs.shape[0]),
+        "dimension": design.dimension, "n_across": int(design.across[0].size) if design.across else 0,
+        "design_seed": design_seed, "estimator": "empirical Bayes (NPMLE prior per group of pairs)", "level": level, "n_boot": n_boot,
+        "seeded": random_state is not None,
+        "interval": ("parametric bootstrap around the noisy sums (bias-corrected estimate +- z sd); it accounts for "
+                     "the noise (and the across-pair sample), and covers the value on the clipped corpus"),
+        "published": {"noisy sums": "DP", "estimates and intervals": "post-processing"},
+    }
+    return PrivateEvaluation(
+        npmi=est["npmi"], contrast=est["contrast"], npmi_interval=est["npmi_interval"],
+        contrast_interval=est["contrast_interval"], mean_npmi=float(est["mean_npmi"]),
+        mean_contrast=float(est["mean_contrast"]), mean_npmi_interval=tuple(map(float, est["mean_npmi_interval"])),
+        mean_contrast_interval=tuple(map(float, est["mean_contrast_interval"])), level=level,
+        sd_mean_npmi=est["sd_mean_npmi"], report=report, top_words=tuple(tuple(t) for t in top_words),
+        noisy_sums=noisy)
+
+
+# -- prediction from public facts -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ErrorForecast:
+    """What :func:`predict_error` expects of a private evaluation, from public facts only."""
+
+    epsilon: float
+    sigma: float
+    quantile: float
+    probability: float
+    bias: float
+
+    def line(self) -> str:
+        return (f"epsilon {self.epsilon:g} (sigma {self.sigma:.4g}): |error of the mean NPMI| <= {self.quantile:.3g} "
+                f"with probability {self.probability:g} (simulated bias {self.bias:+.3g})")
+
+
+def reference_rates(reference, design: CoherenceDesign, unit: str = "document",
+                    clip: float | None = None) -> np.ndarray:
+    """``S / N`` of the clipped statistic on a *public* corpus (per unit of the count coordinate)."""
+    clip = default_clip(design) if clip is None else clip
+    S = clipped_sum(unit_contributions(reference, design, unit), clip)[0]
+    return S / max(S[0], 1.0)
+
+
+def predict_error(design: CoherenceDesign, rates: np.ndarray, n_units: float, *, epsilon: float, delta: float,
+                  unit: str = "document", neighbours: str = "add-remove", clip: float | None = None,
+                  probability: float = 0.9, n_sim: int = 100, seed: int = 0) -> ErrorForecast:
+    """Expected error of the private mean NPMI at (epsilon, delta), before spending (module docstring).
+
+    Parameters
+    ----------
+    rates : ndarray (D,)
+        :func:`reference_rates` of a public corpus of the same kind (or a stated guess).
+    n_units : float > 0
+        The stated (or DP-estimated) number of documents: the sums are simulated as ``rates * n_units``.
+    probability : float in (0, 1), default 0.9
+        The quantile of ``|error|`` reported.
+    n_sim : int >= 10, default 100
+        Simulated noise draws (public randomness: ``seed``).
+    """
+    n_units = check_real(n_units, "n_units", low=0.0)
+    probability = check_real(probability, "probability", low=0.0, high=1.0)
+    n_sim = check_int(n_sim, "n_sim", low=10)
+    sigma, _, _ = calibrate(design, epsilon, delta, unit, neighbours, clip)
+    S = np.asarray(rates, dtype=float) * n_units
+    truth = topic_values(S, design)["mean_npmi"]
+    rng = np.random.default_rng(seed)
+    err = np.array([point_estimate(S + rng.normal(0.0, sigma, S.size), design, sigma)["mean_npmi"] - truth
+                    for _ in range(n_sim)])
+    return ErrorForecast(epsilon=float(epsilon), sigma=sigma, quantile=float(np.quantile(np.abs(err), probability)),
+                         probability=probability, bias=float(err.mean()))
+
+
+def predict_epsilon(design: CoherenceDesign, rates: np.ndarray, n_units: float, *, delta: float,
+                    tolerance: float = 0.02, probability: float = 0.9, grid: Sequence[float] | None = None,
+                    **kwargs) -> float:
+    """The smallest epsilon of ``grid`` (default 0.05 to 10, 12 steps per factor 10) whose :func:`predict_error`
+    quantile is at most ``tolerance`` (inf when none is); bisection over the grid, assuming the error falls with
+    epsilon."""
+    tolerance = check_real(tolerance, "tolerance", low=0.0)
+    eps = np.asarray(grid if grid is not None else 10.0 ** np.arange(math.log10(0.05), 1.0 + 1e-9, 1.0 / 12))
+
+    def ok(i: int) -> bool:
+        return predict_error(design, rates, n_units, epsilon=float(eps[i]), delta=delta, probability=probability,
+                             **kwargs).quantile <= tolerance
+
+    lo, hi = -1, len(eps) - 1
+    if not ok(hi):
+        return math.inf
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    return float(eps[hi])
+
+
+def lists_seed(top_words: Sequence[Sequence[str]]) -> int:
+    """A public seed derived from the lists themselves (for callers that want the draw tied to the release)."""
+    h = hashlib.sha256("\n".join(" ".join(t) for t in top_words).encode()).digest()
+    return int.from_bytes(h[:4], "little")
