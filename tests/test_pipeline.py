@@ -258,3 +258,26 @@ def test_the_re_plan_prints_its_figures_on_the_selected_words(corpus_file, monke
     assert re.fullmatch(r"re-planned on the 45 selected words: dp-vem, forecast top-10 overlap with LDA \d\.\d\d, "
                         r"contrast \d+\.\d\dx a non-private LDA's: (readable|marginal|common words|noise)", lines[at])
     assert any("expected top-10 overlap" in line for line in lines[at + 1:at + 5])
+
+
+def test_too_few_units_are_advised_as_such_and_a_word_list_only_where_it_would_help():
+    """Where a DP vocabulary cannot hold K words, the advice fits the cause: at a count where even a public word
+    list leaves dp-vem's topics noise it says too few units and how many a release needs (at that many the forecast
+    is no longer noise, at half of them it is); at a large count it advises the public word list."""
+    import re
+
+    from topicdp.pipeline import plan_request
+    from topicdp.pipeline.plan import UnitCount, _few_words_advice
+
+    plan = plan_request(ReleaseRequest(CorpusSource("embedded"), VocabularyPolicy.dp(max_features=2000), n_topics=10))
+    few, many = (_few_words_advice(plan, UnitCount(n, "DP count", 29.0)) for n in (40, 100_000))
+    assert few.startswith("too few users") and "give a public word list" not in few, few
+    assert "give a public word list" in many and "too few" not in many, many
+    needed = int(re.search(r"needs about ([\d,]+) users", few).group(1).replace(",", ""))
+
+    def verdict(n: int) -> str:
+        topics = plan.budget.topics
+        return MECHANISMS["dp-vem"].forecast(epsilon=topics.epsilon, delta=topics.delta, unit="user",
+                                             neighbours="add-remove", n_units=n, n_topics=10, n_words=2000).verdict
+
+    assert verdict(needed) != "noise" and verdict(needed // 2) == "noise"

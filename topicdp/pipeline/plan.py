@@ -243,9 +243,7 @@ def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int, simulation=None
     request, topics = plan.request, plan.budget.topics
     if n_words < request.n_topics:
         raise ValueError(f"the DP vocabulary is forecast to keep about {n_words} words, fewer than the "
-                         f"{request.n_topics} topics asked for: give a public word list "
-                         "(vocabulary=VocabularyPolicy.public(words)), a larger "
-                         "vocabulary budget, or fewer topics")
+                         f"{request.n_topics} topics asked for: " + _few_words_advice(plan, count))
     planned = max(n_words, 2)
     share = vocabulary_share(plan, n_words)
     forecasts = {name: MECHANISMS[name].forecast(
@@ -270,6 +268,31 @@ def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int, simulation=None
         return Decision(best, "the mechanism of a sharded corpus: its passes are sums over shards", count, n_words,
                         forecasts, **extra)
     return Decision(best, "largest forecast top-10 overlap", count, n_words, forecasts, **extra)
+
+
+def _few_words_advice(plan: ReleasePlan, count: UnitCount) -> str:
+    """What would help where a DP vocabulary cannot hold K words: a public word list, unless even with one the
+    topics would be noise at this count (too few units), which it then says with how many units a release needs.
+
+    The test is dp-vem's forecast on a public list of ``max_features`` words (public facts and the DP count only);
+    the units needed scale the count by how far its noise must shrink (sigma falls as 1/n)."""
+    from .mechanisms import MECHANISMS
+
+    request, topics = plan.request, plan.budget.topics
+    n_words = request.vocabulary.max_features or 2000
+    fc = MECHANISMS["dp-vem"].forecast(epsilon=topics.epsilon, delta=topics.delta, unit=str(request.unit),
+                                       neighbours=str(request.neighbours), n_units=count.value,
+                                       n_topics=request.n_topics, n_words=max(n_words, request.n_topics + 1),
+                                       public_start=request.reference is not None)
+    if fc is not None and fc.verdict == "noise" and fc.sigma_readable > 0:
+        factor = fc.sigma / fc.sigma_readable
+        who = str(request.unit)
+        return (f"too few {who}s. Even a public word list would leave the topics noise at about {count.value:,} "
+                f"{who}s ({'stated' if count.source == 'stated' else 'a DP estimate'}): the noise would have to shrink {factor:.3g}x, so a release at this "
+                f"budget needs about {factor * count.value:,.0f} {who}s"
+                + ("" if who == "document" else ", or the document level") + ", or a larger epsilon")
+    return ("give a public word list (vocabulary=VocabularyPolicy.public(words)), a larger vocabulary budget, or "
+            "fewer topics")
 
 
 def planned_words(plan: ReleasePlan, count: UnitCount):
