@@ -1,3 +1,5 @@
+import re
+
 import numpy as np
 import pytest
 
@@ -108,3 +110,31 @@ def test_tomotopy_adapter_is_deterministic_with_one_worker(small):
     assert model.stability()[0] is False
     with pytest.raises(ValueError, match="workers must be 1"):  # checked when the parameters are used
         TomotopyLDA(4, workers=2).params
+
+
+@pytest.mark.parametrize("name, given, refused", [
+    ("sklearn-lda", {"n_components": 3}, "does not take 'n_components': the number of topics is n_topics"),
+    ("sklearn-lda", {"max_itr": 3}, "unknown parameter 'max_itr'"),
+    ("sklearn-lda", {"n_jobs": 2}, "does not take 'n_jobs'"),
+    ("sklearn-nmf", {"n_components": 3}, "does not take 'n_components'"),
+    ("gensim-lda", {"num_topics": 3}, "does not take 'num_topics': the number of topics is n_topics"),
+    ("gensim-lda", {"id2word": {}}, "does not take 'id2word'"),
+    ("gensim-lda", {"pases": 2}, "unknown parameter 'pases'"),
+    ("gensim-lsi", {"power_iter": 2}, "unknown parameter 'power_iter'"),
+    ("vem", {"n_iteration": 2}, "unknown parameter 'n_iteration'"),
+])
+def test_a_parameter_the_model_does_not_take_is_refused_by_name(name, given, refused):
+    """An adapter passes its library's keyword arguments on; any other name is refused before a fit, naming it (a
+    misspelt name was swallowed), and the library's names for what the adapter sets say what to pass instead."""
+    from topicdp import make_model
+
+    model = make_model(name, 2, 0, **given)
+    with pytest.raises(ValueError, match=re.escape(refused)):
+        model.fit(np.ones((4, 5), dtype=int))
+
+
+def test_the_library_keyword_arguments_and_the_adapters_own_are_accepted():
+    from topicdp import make_model
+
+    assert make_model("sklearn-lda", 2, 0, learning_decay=0.6, document_start="constant").params["learning_decay"] == 0.6
+    assert make_model("gensim-lda", 2, 0, passes=3, learning="batch").params["passes"] == 3

@@ -43,8 +43,10 @@ class TopicModelSpec(BaseEstimator, ABC):
     random_state : int
         Seed of the model; fixed so that f is deterministic.
     **params
-        The model's own hyper-parameters (each subclass documents them); ``get_params`` lists them beside
-        ``n_topics`` and ``random_state``.
+        The model's own hyper-parameters (each subclass documents them) and its library estimator's keyword arguments
+        (:attr:`native`); ``get_params`` lists them beside ``n_topics`` and ``random_state``. Any other name, and the
+        library's names for what the adapter sets itself (``n_components``, ``num_topics``, ``id2word``), is refused
+        by name when the parameters are first used (``fit``, ``describe``).
 
     Attributes
     ----------
@@ -62,6 +64,12 @@ class TopicModelSpec(BaseEstimator, ABC):
 
     #: the model's own defaults, under the parameters a caller gives
     defaults: ClassVar[dict[str, Any]] = {}
+    #: ``"module:Class"`` of the library estimator that receives the further keyword arguments (None: not checked)
+    native: ClassVar[str | None] = None
+    #: the adapter's own parameters beside ``n_topics`` and ``random_state``
+    own_params: ClassVar[tuple[str, ...]] = ()
+    #: the library's parameters the adapter sets itself -> what to pass instead
+    reserved: ClassVar[dict[str, str]] = {}
 
     def __init__(self, n_topics: int, random_state: int = 0, **params: Any) -> None:
         # stored as given (scikit-learn's convention: clone and set_params see exactly these); checked when used
@@ -72,8 +80,30 @@ class TopicModelSpec(BaseEstimator, ABC):
     @property
     def params(self) -> dict[str, Any]:
         """The hyper-parameters in effect: the given ones over the model's defaults, resolved and checked
-        (:meth:`_resolve`; ``ValueError`` naming a parameter that is out of range)."""
+        (:meth:`_resolve`; ``ValueError`` naming a parameter that is out of range or unknown)."""
+        self._check_names()
         return self._resolve(dict(self._given))
+
+    def _check_names(self) -> None:
+        """Refuse a parameter that is neither the adapter's own nor one its library estimator takes, naming it (a
+        misspelt or foreign name would otherwise be swallowed), and the library's names for what the adapter sets
+        itself (``n_components``: the number of topics is ``n_topics``)."""
+        if self.native is None:
+            return
+        import importlib
+        import inspect
+
+        module, name = self.native.split(":")
+        signature = inspect.signature(getattr(importlib.import_module(module), name).__init__)
+        native = {p.name for p in signature.parameters.values()
+                  if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+        for key in self._given:
+            if key in self.reserved:
+                raise ValueError(f"{type(self).__name__} does not take {key!r}: {self.reserved[key]}")
+            if key not in native and key not in self.own_params:
+                own = ", ".join(("n_topics", "random_state", *self.own_params))
+                raise ValueError(f"{type(self).__name__} got an unknown parameter {key!r}: it takes {own}, and the "
+                                 f"keyword arguments of {module}.{name}")
 
     def _resolve(self, params: dict[str, Any]) -> dict[str, Any]:
         """The effective hyper-parameters from the given ones (subclasses resolve ``None``s and check ranges)."""

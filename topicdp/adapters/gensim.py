@@ -89,6 +89,10 @@ class GensimLDA(TopicModelSpec):
     name = "gensim-lda"
     start_param = "init"
     defaults = dict(GENSIM_LDA_DEFAULTS)
+    native = "gensim.models:LdaModel"
+    own_params = ("init", "learning", "document_start")
+    reserved = {"num_topics": "the number of topics is n_topics", "corpus": "the corpus is what fit is given",
+                "id2word": "the words are the corpus' vocabulary (an id2word built from private texts is private)"}
 
     def _resolve(self, params: dict) -> dict:
         learning = params.pop("learning", None)
@@ -139,6 +143,7 @@ class GensimLDAMulticore(GensimLDA):
 
     name = "gensim-lda-multicore"
     defaults = {**GensimLDA.defaults, "workers": 1}
+    native = "gensim.models:LdaMulticore"
 
     def _resolve(self, params: dict) -> dict:
         if params.get("learning", "online") != "online" or params.get("document_start", "random") != "random":
@@ -168,6 +173,9 @@ class GensimHDP(TopicModelSpec):
 
     name = "gensim-hdp"
     defaults = {"T": 150, "K": 15}
+    native = "gensim.models:HdpModel"
+    reserved = {"num_topics": "the number of topics is n_topics", "corpus": "the corpus is what fit is given",
+                "id2word": "the words are the corpus' vocabulary (an id2word built from private texts is private)"}
 
     def _resolve(self, params: dict) -> dict:
         params = super()._resolve(params)
@@ -202,6 +210,9 @@ class GensimLSI(TopicModelSpec):
 
     name = "gensim-lsi"
     defaults = {"power_iters": 2, "extra_samples": 100}
+    native = "gensim.models:LsiModel"
+    reserved = {"num_topics": "the number of topics is n_topics", "corpus": "the corpus is what fit is given",
+                "id2word": "the words are the corpus' vocabulary (an id2word built from private texts is private)"}
 
     def stability(self) -> tuple[bool | None, str]:
         # measured on blog posts at the Lambert-W sizing: the largest of 61 pair distances 1.84 (of their first 9, 0.31)

@@ -61,6 +61,10 @@ class SklearnLDA(TopicModelSpec):
     name = "sklearn-lda"
     start_param = "init"
     defaults = {"learning_method": "batch", "max_iter": 10}
+    native = "sklearn.decomposition:LatentDirichletAllocation"
+    own_params = ("init", "document_start")
+    reserved = {"n_components": "the number of topics is n_topics",
+                "n_jobs": "the fit runs on one job (f must be a deterministic function of the corpus)"}
 
     def _resolve(self, params: dict) -> dict:
         start = params.pop("document_start", None)
@@ -137,6 +141,9 @@ class SklearnNMF(TopicModelSpec):
     name = "sklearn-nmf"
     start_param = "init_topics"
     defaults = {"init": "nndsvda", "max_iter": 400}
+    native = "sklearn.decomposition:NMF"
+    own_params = ("init_topics",)
+    reserved = {"n_components": "the number of topics is n_topics"}
 
     def _fit(self, corpus) -> np.ndarray:
         from sklearn.decomposition import NMF, non_negative_factorization

@@ -27,6 +27,7 @@ class SpectralModel(TopicModelSpec):
 
     name = "spectral"
     defaults = {"alpha0": 1.0, "simplex": "project"}
+    native = "topicdp.spectral:SpectralLDA"
 
     def _fit(self, corpus) -> np.ndarray:
         from ..spectral import SpectralLDA

@@ -31,6 +31,7 @@ class VariationalModel(TopicModelSpec):
 
     name = "vem"
     start_param = "init"
+    native = "topicdp.variational:VariationalLDA"
 
     def _fit(self, corpus) -> np.ndarray:
         from ..variational import VariationalLDA
