@@ -157,8 +157,9 @@ class UnitCount:
 
     def line(self, unit: str) -> str:
         if self.source == "stated":
-            return f"{self.value} {unit}s (stated public)"
-        return f"about {self.value} {unit}s (a DP count, noise sigma {self.sigma:.3g}; the exact count is private)"
+            return f"{self.value:,} {unit}s (stated public)"
+        return (f"about {self.value:,} {unit}s (a DP estimate: a Gaussian count, noise sigma {self.sigma:.3g}; the exact "
+                "count is private)")
 
 
 @dataclass(frozen=True)
@@ -177,6 +178,7 @@ class Decision:
     forecasts: dict
     simulation: Any = None  # a ReadabilityForecast (public-simulation), or None
     words: str = ""
+    unit: str = "unit"  # the request's unit, as the lines name it
 
     @property
     def forecast(self):
@@ -196,7 +198,7 @@ class Decision:
 
     def lines(self) -> list[str]:
         out = []
-        out.append(f"plan: {self.mechanism} ({self.reason}); {self.count.line('unit')}, {self.n_words} words")
+        out.append(f"plan: {self.mechanism} ({self.reason}); {self.count.line(self.unit)}, {self.n_words} words")
         for name, fc in self.forecasts.items():
             closed = " (closed form; the simulation below decides)" if name == "dp-vem" and self.simulated else ""
             if fc is not None and fc.overlap_with_lda is not None:
@@ -252,7 +254,7 @@ def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int, simulation=None
         vocabulary_share=share) for name in plan.candidates}
     if "dp-vem" not in plan.candidates:
         simulation = None
-    extra = dict(simulation=simulation, words=words)
+    extra = dict(simulation=simulation, words=words, unit=str(request.unit))
     if request.mechanism is not None:
         return Decision(request.mechanism, "named by the caller", count, n_words, forecasts, **extra)
     if not plan.candidates:
