@@ -35,22 +35,23 @@ COMMANDS = (
     ("document level", ["privatize", str(BLOGS), "--topics", "10", "--epsilon", "3", "--unit", "document",
                         "--user-fraction", "0.3", "--out", "{tmp}/document.json", "--seed", "0"]),
 )
-EPSILON = re.compile(r"(?<![\w.])(?:epsilon[ =]*|\()(\d+(?:\.\d+)?)")
+#: an epsilon as the output prints one: "epsilon 3.05", "epsilon=0.6", or the first of a guarantee's "(2.85, 1e-06)"
+EPSILON = re.compile(r"epsilon[ =]+(\d+(?:\.\d+)?)|\((\d+(?:\.\d+)?), \d")
 
 
 def run(code: Path, args: list[str], tmp: str) -> tuple[int, list[str]]:
-    env = {**os.environ, "PYTHONPATH": str(code), "OPENBLAS_NUM_THREADS": "1"}
+    # unbuffered, both streams into one pipe: the lines in the order a terminal shows them
+    env = {**os.environ, "PYTHONPATH": str(code), "OPENBLAS_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
     argv = [sys.executable, "-m", "topicdp.cli", *[a.format(tmp=tmp) for a in args]]
-    proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tmp, timeout=3600)
-    # a terminal shows stderr's progress lines and stdout's results interleaved; the plan and progress (stderr)
-    # come before the release (stdout) in every run, so stderr first is the order a user sees
-    return proc.returncode, (proc.stderr + proc.stdout).splitlines()
+    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp,
+                          timeout=3600)
+    return proc.returncode, proc.stdout.splitlines()
 
 
 def above_request(lines: list[str], requested: float) -> list[str]:
     """The lines that print an epsilon above the request."""
     return [line.strip() for line in lines
-            if any(float(m) > requested * (1 + 1e-9) and float(m) < 100 for m in EPSILON.findall(line))]
+            if any(float(a or b) > requested * (1 + 1e-9) for a, b in EPSILON.findall(line))]
 
 
 def main(argv=None) -> int:
