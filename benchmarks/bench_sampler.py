@@ -132,7 +132,7 @@ def blogs(args) -> None:
     print(f"   one fit t = {one_fit:.1f} s (alone, before the releases)")
     print("   sizing          h  fits  (2h + 2) t / w (s)  wall (s)  wall / that  median pair / 2 (s)  wall / that")
     for sizing in args.sizings.split(","):
-        dp = TopicDP(model, 3.0, 1e-6, unit="user", n_jobs=args.n_jobs,
+        dp = TopicDP(model, epsilon=3.0, delta=1e-6, unit="user", n_jobs=args.n_jobs,
                      sampling=SensitivitySampling(public, 0.1, sizing, random_state=0, cache_dir=args.cache_dir))
         t = time.perf_counter()
         release = dp.fit(train).release_

@@ -66,7 +66,7 @@ def _fit(cell: dict, X, seed: int):
     from topicdp.spectral import SpectralDP, SpectralLDA
 
     if cell.get("dp"):
-        return SpectralDP(cell["k"], cell["alpha0"], cell["dp"], 1.0, 1e-6, unit="document", random_state=seed,
+        return SpectralDP(cell["k"], cell["alpha0"], cell["dp"], epsilon=1.0, delta=1e-6, unit="document", random_state=seed,
                           strict=False).fit(X)
     return SpectralLDA(cell["k"], cell["alpha0"], random_state=seed).fit(X)
 

@@ -69,7 +69,7 @@ def sweep(N: int, d: int, k: int, alpha0: float, epsilons, seeds: int, delta: fl
             vals = []
             for s in range(seeds):
                 try:
-                    m = SpectralDP(k, alpha0, cfg, eps, delta, unit="document", random_state=1000 + s, strict=False,
+                    m = SpectralDP(k, alpha0, cfg, epsilon=eps, delta=delta, unit="document", random_state=1000 + s, strict=False,
                                    **extra).fit(data.X)
                     vals.append(recovery_error(m.topic_word_, data.topic_word))
                 except PreconditionError:
@@ -264,7 +264,7 @@ def blogs(path: Path, k: int, alpha0: float, delta: float, max_features: int, pe
                 for pub in ((False, True) if public else (False,)):
                     t1 = time.perf_counter()
                     try:
-                        est = SpectralDP(k, alpha0, cfg, eps, delta, random_state=0, unit=unit, strict=False,
+                        est = SpectralDP(k, alpha0, cfg, epsilon=eps, delta=delta, random_state=0, unit=unit, strict=False,
                                          public_whitening=heldout if pub else None).fit(corpus)
                     except PreconditionError as exc:
                         level["releases"].append({"configuration": cfg, "epsilon": eps, "failed": str(exc)})

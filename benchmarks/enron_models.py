@@ -56,7 +56,7 @@ def main():
         one_fit = time.perf_counter() - t
         t = time.perf_counter()
         # the measured runs resampled the private corpus (TopicDP's choice), now an explicit opt-in
-        rel = TopicDP(model, 3.0, 1e-4, unit="user", n_jobs=args.n_jobs,
+        rel = TopicDP(model, epsilon=3.0, delta=1e-4, unit="user", n_jobs=args.n_jobs,
                       sampling=SensitivitySampling(PRIVATE_ORACLE, args.gamma, random_state=0)).fit(
             corpus, keep_nonprivate=True).release_
         wall = time.perf_counter() - t

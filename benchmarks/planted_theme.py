@@ -91,7 +91,7 @@ def main() -> int:
         W = model.fit_topic_word(corpus)
         sample = SensitivitySample(sensitivity=delta_s, deltas=[delta_s] * h, gamma=0.2, rho=rho, h=h, k=k,
                                    sufficient=True, distribution={"kind": "public-reference"}, seed=0)
-        shares = {eps: [found(TopicDP(model, eps, 1e-6, unit="user", sampling=sampling,
+        shares = {eps: [found(TopicDP(model, epsilon=eps, delta=1e-6, unit="user", sampling=sampling,
                                       random_state=np.random.default_rng(seed)).fit(
             corpus, sensitivity_sample=sample, topic_word=W).release_.topic_word) for seed in (0, 1)]
             for eps in (3.0, 10.0)}

@@ -122,7 +122,7 @@ def synthetic(n_docs: int, n_words: int, k: int, seeds: int, alpha0: float = 1.0
             errs = []
             for seed in range(seeds):
                 try:
-                    m = SpectralDP(k, alpha0, 1, eps, delta, random_state=1000 + seed, unit="document",
+                    m = SpectralDP(k, alpha0, 1, epsilon=eps, delta=delta, random_state=1000 + seed, unit="document",
                                    n_units=n_docs, strict=False).fit(X)
                     errs.append(recovery_error(m.topic_word_, data.topic_word))
                 except PreconditionError:
@@ -130,7 +130,7 @@ def synthetic(n_docs: int, n_words: int, k: int, seeds: int, alpha0: float = 1.0
             row[f"eps_{eps:g}"] = statistics.median(errs)
             row[f"eps_{eps:g}_range"] = (min(errs), max(errs))
         # (e) what no correction can beat: the usable documents alone with U public (the old, leaking calibration)
-        errs = [recovery_error(SpectralDP(k, alpha0, 1, 3.0, delta, random_state=1000 + seed, unit="document",
+        errs = [recovery_error(SpectralDP(k, alpha0, 1, epsilon=3.0, delta=delta, random_state=1000 + seed, unit="document",
                                           strict=False).fit(X0[keep]).topic_word_, data.topic_word)
                 for seed in range(seeds)]
         row["eps_3_usable_public_U"] = statistics.median(errs)

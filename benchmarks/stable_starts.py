@@ -154,7 +154,7 @@ def main() -> int:
             fit_seconds = time.perf_counter() - t0
             t0 = time.perf_counter()
             sampling = SensitivitySampling(reference, args.gamma, args.sizing, random_state=0, cache_dir=args.cache_dir)
-            privatizer = TopicDP(model, 3.0, 1e-6, unit="user", sampling=sampling, n_jobs=args.n_jobs)
+            privatizer = TopicDP(model, epsilon=3.0, delta=1e-6, unit="user", sampling=sampling, n_jobs=args.n_jobs)
             sample = privatizer.sample_sensitivity(corpus)
             seconds = time.perf_counter() - t0
             print(name, which, "pair distances:", sample.summary()["deltas_quantiles"], "largest: pair",
@@ -164,7 +164,7 @@ def main() -> int:
                 scores = []
                 for draw in range(args.draws):
                     rng = np.random.default_rng(int(eps) if draw == 0 else [int(eps), draw])
-                    rel = TopicDP(model, eps, 1e-6, unit="user", sampling=sampling, random_state=rng).fit(
+                    rel = TopicDP(model, epsilon=eps, delta=1e-6, unit="user", sampling=sampling, random_state=rng).fit(
                         corpus, sensitivity_sample=sample, topic_word=W).release_
                     r = readability(rel.topic_word, rel.vocabulary, held_out, reference=lda)
                     scores.append((r["npmi"] / base["npmi"], r["npmi_contrast"] / base["npmi_contrast"], r["diversity"],

@@ -77,7 +77,7 @@ def main(argv=None) -> int:
     print(f"one fit {fit_seconds:.0f} s; {sample.h} pairs in {time.perf_counter() - t1:.0f} s{cached}; "
           f"Delta_s = {sample.sensitivity:.4g} (median pair {np.median(sample.deltas):.4g})", flush=True)
     for eps in args.epsilons:
-        privatizer = TopicDP(model, eps, DELTA, unit="user",
+        privatizer = TopicDP(model, epsilon=eps, delta=DELTA, unit="user",
                              sampling=SensitivitySampling(public, args.gamma, args.sizing))
         t1 = time.perf_counter()
         release = privatizer.fit(train, keep_nonprivate=True, sensitivity_sample=sample, topic_word=W).release_

@@ -32,7 +32,7 @@ print(corpus, corpus.log.lines())
 model = GensimLDA(n_topics=10, random_state=0)
 start = time.perf_counter()
 sampling = SensitivitySampling(PRIVATE_ORACLE, 0.22 if quick else 0.1, random_state=0)
-release = TopicDP(model, 3.0, 1e-4, unit="user", sampling=sampling, n_jobs=2).fit(
+release = TopicDP(model, epsilon=3.0, delta=1e-4, unit="user", sampling=sampling, n_jobs=2).fit(
     corpus, keep_nonprivate=True
 ).release_
 print(release.report.summary())

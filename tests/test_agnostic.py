@@ -38,7 +38,7 @@ def reference(lee_corpus):
 
 @pytest.fixture(scope="module")
 def quick_release(small, reference):
-    dp = TopicDP(GensimLDA(4, random_state=0), 3.0, 1e-4, random_state=0,
+    dp = TopicDP(GensimLDA(4, random_state=0), epsilon=3.0, delta=1e-4, random_state=0,
                  sampling=SensitivitySampling(reference, 0.1, n_pairs=6, insecure_testing=True, random_state=0))
     return dp.fit(small, keep_nonprivate=True).release_
 
@@ -76,7 +76,7 @@ def test_noise_has_the_calibrated_scale(quick_release):
 def test_full_h_is_random_dp(small, reference):
     uniform = CallableModel(lambda c: (np.asarray(c.X.sum(axis=0)) + 1.0) / (c.n_tokens + c.n_words), n_topics=1,
                             name="unigram")
-    r = TopicDP(uniform, 1.0, 1e-5, sampling=SensitivitySampling(reference, 0.2, random_state=1)).fit(small).release_
+    r = TopicDP(uniform, epsilon=1.0, delta=1e-5, sampling=SensitivitySampling(reference, 0.2, random_state=1)).fit(small).release_
     assert r.report.guarantee == "random-DP" and r.report.details["sensitivity_sample"]["h"] == 61
     assert "not differential privacy" in r.report.notes[0]
     assert not r.report.seeded
@@ -84,10 +84,10 @@ def test_full_h_is_random_dp(small, reference):
 
 def test_global_gaussian_and_laplace_baselines(small):
     model = GensimLDA(3, random_state=0)
-    g = TopicDP(model, 2.0, 1e-5, sensitivity="global", random_state=1).fit(small).release_
+    g = TopicDP(model, epsilon=2.0, delta=1e-5, sensitivity="global", random_state=1).fit(small).release_
     assert g.report.guarantee == "approx-DP" and g.report.sensitivity == pytest.approx(np.sqrt(6))
     assert exact_delta(g.report.sigma, 2.0, np.sqrt(6)) <= 1e-5 * TOL
-    lap = TopicDP(model, 2.0, mechanism="laplace", sensitivity="global", random_state=1).fit(
+    lap = TopicDP(model, epsilon=2.0, mechanism="laplace", sensitivity="global", random_state=1).fit(
         small, keep_nonprivate=True).release_
     assert lap.report.delta == 0.0 and lap.report.sigma == pytest.approx(6 / 2.0)
     # Laplace(b): E|x| = b; the mean of n absolute values has sd b/sqrt(n)
@@ -98,9 +98,9 @@ def test_global_gaussian_and_laplace_baselines(small):
 def test_seeded_noise_reproduces_and_unseeded_differs(small):
     model = CallableModel(lambda c: np.full((1, c.n_words), 1.0 / c.n_words), n_topics=1, name="const")
     kw = dict(delta=1e-4, sensitivity="global")
-    a = TopicDP(model, 1.0, random_state=7, **kw).fit(small).release_
-    b = TopicDP(model, 1.0, random_state=7, **kw).fit(small).release_
-    c = TopicDP(model, 1.0, **kw).fit(small).release_
+    a = TopicDP(model, epsilon=1.0, random_state=7, **kw).fit(small).release_
+    b = TopicDP(model, epsilon=1.0, random_state=7, **kw).fit(small).release_
+    c = TopicDP(model, epsilon=1.0, **kw).fit(small).release_
     assert np.array_equal(a.noisy, b.noisy) and not np.array_equal(a.noisy, c.noisy)
 
 
@@ -160,7 +160,7 @@ def test_bad_sampling_options_are_refused_when_made(kwargs, match):
 
 
 def test_a_model_that_is_not_a_spec_is_refused_by_fit(small):
-    dp = TopicDP(lambda c: np.full((2, c.n_words), 1.0 / c.n_words), 1.0, sensitivity="global")
+    dp = TopicDP(lambda c: np.full((2, c.n_words), 1.0 / c.n_words), epsilon=1.0, sensitivity="global")
     with pytest.raises(TypeError, match="TopicModelSpec"):
         dp.fit(small)
 
@@ -171,7 +171,7 @@ def test_clone_keeps_parameters_and_no_ledger_is_kept(small):
     from sklearn.base import clone
 
     model = CallableModel(lambda c: np.full((2, c.n_words), 1.0 / c.n_words), n_topics=2)
-    dp = TopicDP(model, 2.0, 1e-5, sensitivity="global", secure_noise=True, random_state=1)
+    dp = TopicDP(model, epsilon=2.0, delta=1e-5, sensitivity="global", secure_noise=True, random_state=1)
     assert dp.calibration == "auto"  # secure_noise no longer rewrites it; the report states "rdp"
     first = dp.fit(small).report_
     copy = clone(dp)
@@ -187,7 +187,7 @@ def test_nondeterministic_model_is_refused(small):
     model = CallableModel(lambda c: rng.dirichlet(np.ones(c.n_words), size=2), n_topics=2, name="random")
     sampling = SensitivitySampling(PRIVATE_ORACLE, n_pairs=2, insecure_testing=True)
     with pytest.raises(ValueError, match="not deterministic"):
-        TopicDP(model, 1.0, 1e-4, sampling=sampling).fit(small)
+        TopicDP(model, epsilon=1.0, delta=1e-4, sampling=sampling).fit(small)
 
 
 def test_composition_of_repeated_releases(small):
@@ -196,7 +196,7 @@ def test_composition_of_repeated_releases(small):
     from topicdp.rdp import gaussian_epsilon
 
     model = GensimLDA(3, random_state=0)
-    dp = TopicDP(model, 1.0, 1e-5, sensitivity="global")
+    dp = TopicDP(model, epsilon=1.0, delta=1e-5, sensitivity="global")
     ledger = PrivacyLedger()  # shared by the two releases of the same data
     first = dp.fit(small, ledger=ledger).report_
     second = dp.fit(small, ledger=ledger).report_
@@ -214,14 +214,14 @@ def test_secure_noise_lands_on_a_grid_with_at_least_the_calibrated_scale(small):
     from topicdp.rdp import gaussian_epsilon
 
     model = GensimLDA(3, random_state=0)
-    r = TopicDP(model, 2.0, 1e-5, sensitivity="global", secure_noise=True, random_state=3).fit(small).release_
+    r = TopicDP(model, epsilon=2.0, delta=1e-5, sensitivity="global", secure_noise=True, random_state=3).fit(small).release_
     info = r.report.details["secure_noise"]
     assert r.report.calibration == "rdp"
     assert np.all(np.mod(r.noisy / info["grid"], 1.0) == 0)  # every entry is an integer multiple of the grid
     # the scale used is at least the RDP-calibrated sigma, so the RDP accounting still certifies epsilon
     assert gaussian_epsilon(r.report.sigma, 1e-5, r.report.sensitivity) <= 2.0 + 1e-9
     with pytest.raises(ValueError, match="secure_noise"):
-        TopicDP(model, 2.0, secure_noise=True, calibration="analytic", sensitivity="global").fit(small)
+        TopicDP(model, epsilon=2.0, secure_noise=True, calibration="analytic", sensitivity="global").fit(small)
 
 
 @pytest.mark.parametrize("kwargs", [{"sensitivity": "global"}, {"sensitivity": "global", "mechanism": "laplace"}])
@@ -233,8 +233,8 @@ def test_global_bounds_project_f_onto_the_simplex_whatever_the_data(small, kwarg
     off = CallableModel(lambda c: np.full((2, c.n_words), 2.0 / c.n_words) + 0.123456789 * (np.arange(c.n_words) == 0),
                         n_topics=2, name="rows-sum-to-2")
     on = CallableModel(lambda c: np.full((2, c.n_words), 1.0 / c.n_words), n_topics=2, name="uniform")
-    a = TopicDP(off, 1.0, 1e-4, random_state=0, **kwargs).fit(small).release_
-    b = TopicDP(on, 1.0, 1e-4, random_state=0, **kwargs).fit(small).release_
+    a = TopicDP(off, epsilon=1.0, delta=1e-4, random_state=0, **kwargs).fit(small).release_
+    b = TopicDP(on, epsilon=1.0, delta=1e-4, random_state=0, **kwargs).fit(small).release_
     # the projection of rows 2/V (+0.1235 on word 0) is 1/V (+ the same shift on word 0, less its share)
     assert np.allclose(a.noisy - b.noisy, project_to_simplex(off.func(small)) - on.func(small))
     assert a.report.checks == b.report.checks and a.report.notes == b.report.notes
@@ -248,7 +248,7 @@ def test_global_bounds_refuse_a_model_declared_not_probabilistic_before_fitting(
     calls = []
     signed = CallableModel(lambda c: calls.append(1) or np.zeros((2, c.n_words)), n_topics=2, probabilistic=False)
     with pytest.raises(ValueError, match="probabilistic=False") as caught:
-        TopicDP(signed, 1.0, 1e-4, **kwargs).fit(small)
+        TopicDP(signed, epsilon=1.0, delta=1e-4, **kwargs).fit(small)
     assert calls == [] and "sensitivity='sampled'" in str(caught.value)
 
 
@@ -257,7 +257,7 @@ def test_private_oracle_is_an_explicit_opt_in_that_says_what_it_leaks(small):
     NOT COVERED, keeps the private corpus' fingerprint out of the published part, and says that sigma leaks."""
     model = GensimLDA(3, random_state=0)
     sampling = SensitivitySampling(PRIVATE_ORACLE, 0.2, n_pairs=3, insecure_testing=True)
-    r = TopicDP(model, 2.0, 1e-5, sampling=sampling, random_state=0).fit(small).release_
+    r = TopicDP(model, epsilon=2.0, delta=1e-5, sampling=sampling, random_state=0).fit(small).release_
     rep = r.report
     assert rep.sampling_distribution["kind"] == "private-resample"
     # the private corpus' size is not "the stated N" when nobody stated it: the owner's diagnostics only
@@ -274,5 +274,5 @@ def test_a_dp_vocabulary_is_composed_by_the_pipeline_not_by_topicdp(small):
     """TopicDP states its own release; a DP vocabulary is one more step of a pipeline release
     (tests/test_pipeline.py checks that every mechanism composes it)."""
     with pytest.raises(ValueError, match="topicdp.pipeline.release"):
-        TopicDP(GensimLDA(3, random_state=0), 1.0, 1e-4, sensitivity="global").fit(
+        TopicDP(GensimLDA(3, random_state=0), epsilon=1.0, delta=1e-4, sensitivity="global").fit(
             small, vocabulary_source={"epsilon": 0.5, "delta": 1e-6})

@@ -218,7 +218,7 @@ def test_a_release_states_where_the_corpus_words_came_from_by_default():
     assert given.bound(max_docs_per_user=1).vocabulary_source == "public"
     assert given.subset_users(np.array([0, 1])).vocabulary_source == "public"
     for estimator in (DPVariationalLDA(2, epsilon=1.0, unit="document", n_iterations=1, random_state=0),
-                      TopicDP(make_model("vem", 2), 1.0, unit="document", sensitivity="global", random_state=0),
+                      TopicDP(make_model("vem", 2), epsilon=1.0, unit="document", sensitivity="global", random_state=0),
                       SpectralDP(2, epsilon=1.0, unit="document", random_state=0),
                       DPSVI(2, epsilon=1.0, random_state=0)):
         statuses = {name: estimator.fit(corpus).release_.report.published["vocabulary"]

@@ -15,7 +15,7 @@ def enron_subset(enron_path):
 
 
 def _release(name, corpus):
-    return TopicDP(make_model(name, 5, 0), 3.0, 1e-4, unit="user", n_jobs=2,
+    return TopicDP(make_model(name, 5, 0), epsilon=3.0, delta=1e-4, unit="user", n_jobs=2,
                    sampling=SensitivitySampling(PRIVATE_ORACLE, 0.1, random_state=0)).fit(
         corpus, keep_nonprivate=True).release_
 

@@ -54,7 +54,7 @@ def test_budget_lets_two_releases_through_and_refuses_the_third_before_any_noise
     vem = DPVariationalLDA(3, epsilon=1.0, delta=1e-7, unit="document", neighbours="replace-one", n_iterations=3,
                            random_state=0).fit(corpus, ledger=ledger)
     assert vem.release_.report.epsilon == 1.0 and len(ledger) == 1
-    SpectralDP(3, 1.0, 2, 0.9, 1e-7, unit="document", random_state=0, strict=False).fit(corpus, ledger=ledger)
+    SpectralDP(3, 1.0, 2, epsilon=0.9, delta=1e-7, unit="document", random_state=0, strict=False).fit(corpus, ledger=ledger)
     assert len(ledger) == 3  # dp-vem (T releases as one entry of count 3) + SpectralDP's e6, e8
     spent = ledger.epsilon(DELTA, "best", scope="all")
     assert spent < 1.9  # tighter than basic composition 1 + 0.9 (releases composed at one delta)
@@ -67,7 +67,7 @@ def test_budget_lets_two_releases_through_and_refuses_the_third_before_any_noise
     before = ledger.entries()
     spy, rng = Spy(), np.random.default_rng(5)
     state = _state(rng)
-    third = TopicDP(CallableModel(spy.topics, 3, name="spy"), 2.0, 1e-7, unit="document", sensitivity="global",
+    third = TopicDP(CallableModel(spy.topics, 3, name="spy"), epsilon=2.0, delta=1e-7, unit="document", sensitivity="global",
                     random_state=rng)
     with pytest.raises(BudgetExceededError) as err:
         third.fit(corpus, ledger=ledger)
@@ -78,7 +78,7 @@ def test_budget_lets_two_releases_through_and_refuses_the_third_before_any_noise
         assert word in str(err.value)
     assert spy.calls == 0 and _state(rng) == state and ledger.entries() == before
     # a release that fits what remains goes through (the refusal was about the total, not the road)
-    small = TopicDP(CallableModel(spy.topics, 3, name="spy"), 0.2, 1e-7, unit="document", sensitivity="global",
+    small = TopicDP(CallableModel(spy.topics, 3, name="spy"), epsilon=0.2, delta=1e-7, unit="document", sensitivity="global",
                     random_state=0)
     release = small.fit(corpus, ledger=ledger).release_
     assert len(ledger) == 4 and release.report.composition == ledger.entries()
@@ -99,13 +99,13 @@ def test_every_road_checks_before_noise(corpus, exhausted):
     roads = {
         "dp-vem": lambda rng: DPVariationalLDA(3, epsilon=1.0, n_iterations=2, unit="document",
                                                random_state=rng).fit(corpus, ledger=exhausted),
-        "spectral": lambda rng: SpectralDP(3, 1.0, 3, 1.0, 1e-7, unit="document", random_state=rng).fit(
+        "spectral": lambda rng: SpectralDP(3, 1.0, 3, epsilon=1.0, delta=1e-7, unit="document", random_state=rng).fit(
             corpus, ledger=exhausted),
         "dpsvi": lambda rng: DPSVI(3, epsilon=1.0, delta=1e-7, n_iterations=5, batch_size=50,
                                    random_state=rng).fit(corpus.X, ledger=exhausted),
         "mvg": lambda rng: mvg_release(np.full((3, 30), 1 / 30), 1.0, 1e-7, math.sqrt(2), unit="document",
                                        random_state=rng, ledger=exhausted),
-        "topicdp": lambda rng: TopicDP(CallableModel(Spy().topics, 3), 1.0, 1e-7, sensitivity="global",
+        "topicdp": lambda rng: TopicDP(CallableModel(Spy().topics, 3), epsilon=1.0, delta=1e-7, sensitivity="global",
                                        random_state=rng).fit(corpus, ledger=exhausted),
     }
     for name, run in roads.items():
@@ -178,7 +178,7 @@ def test_topicdp_sampled_release_is_a_random_dp_entry(lee_corpus):
     from topicdp import GensimLDA
 
     ledger = PrivacyLedger(budget=(10.0, 1e-4))
-    dp = TopicDP(GensimLDA(3, random_state=0), 3.0, 1e-5, random_state=0,
+    dp = TopicDP(GensimLDA(3, random_state=0), epsilon=3.0, delta=1e-5, random_state=0,
                  sampling=SensitivitySampling(reference, 0.1, n_pairs=4, insecure_testing=True, random_state=0))
     rep = dp.fit(small, ledger=ledger).report_
     (entry,) = ledger.entries()
@@ -268,7 +268,7 @@ def test_planned_entries_match_recorded_ones_for_spectral(corpus):
     (data-dependent sensitivities) have the same totals, for each accounting and configuration."""
     for cfg, accounting in ((1, "exact"), (3, "rdp"), (2, "simple")):
         ledger = PrivacyLedger()
-        m = SpectralDP(3, 1.0, cfg, 1000.0, 1e-6, unit="document", random_state=0, accounting=accounting,
+        m = SpectralDP(3, 1.0, cfg, epsilon=1000.0, delta=1e-6, unit="document", random_state=0, accounting=accounting,
                        strict=False).fit(corpus, ledger=ledger)
         planned = PrivacyLedger()
         from topicdp.spectral.accounting import Budget, DEFAULT_SPLITS
@@ -287,7 +287,7 @@ def test_spectral_records_what_it_released_before_a_failed_precondition(corpus):
 
     ledger = PrivacyLedger()
     with pytest.raises(PreconditionError):
-        SpectralDP(3, 1.0, 2, 0.9, 1e-7, unit="document", random_state=0).fit(corpus, ledger=ledger)
+        SpectralDP(3, 1.0, 2, epsilon=0.9, delta=1e-7, unit="document", random_state=0).fit(corpus, ledger=ledger)
     assert [e["name"] for e in ledger.entries()] == ["e8"]
 
 
@@ -307,7 +307,7 @@ def test_replace_one_ledger_with_fixed_batch_dpsvi_against_dp_accounting_rdp(cor
     RDP accountant under REPLACE_ONE (which reads a plain Gaussian event as we do) agrees with our RDP total
     within 1 % (the grid argument above)."""
     ledger = PrivacyLedger()
-    SpectralDP(3, 1.0, 1, 1000.0, 1e-6, unit="document", random_state=0, strict=False).fit(corpus, ledger=ledger)
+    SpectralDP(3, 1.0, 1, epsilon=1000.0, delta=1e-6, unit="document", random_state=0, strict=False).fit(corpus, ledger=ledger)
     DPSVI(3, epsilon=1.0, delta=1e-6, n_iterations=5, batch_size=100, sampling="fixed", random_state=0).fit(
         corpus.X, ledger=ledger)
     assert ledger.neighbours == "replace-one" and len(ledger) == 4

@@ -268,7 +268,7 @@ def test_python_api_writes_atomically_and_overwrites_unless_told_not_to(tmp_path
     corpus = embedded_corpus()
     topics = np.random.default_rng(0).dirichlet(np.ones(corpus.n_words), size=3)
     model = CallableModel(lambda c: topics, n_topics=3, name="fixed")
-    release = TopicDP(model, 1.0, 1e-5, sensitivity="global", random_state=0).fit(corpus).release_
+    release = TopicDP(model, epsilon=1.0, delta=1e-5, sensitivity="global", random_state=0).fit(corpus).release_
     path, owner = tmp_path / "r.json", tmp_path / "owner.json"
     release.save(path)
     release.save(path)  # scikit-learn-like: the Python API replaces

@@ -20,7 +20,7 @@ def release():
     texts = [" ".join(rng.choice(WORDS, size=30)) for _ in range(60)]
     corpus = Corpus.from_texts(texts, [f"u{i % 12}" for i in range(60)], min_df=1, max_df=1.0)
     # large epsilon: the released topics stay close to the non-private ones, so both panels carry words
-    dp = TopicDP(SklearnNMF(3, 0), 50.0, 1e-5, sensitivity="global", random_state=0)
+    dp = TopicDP(SklearnNMF(3, 0), epsilon=50.0, delta=1e-5, sensitivity="global", random_state=0)
     return dp.fit(corpus, keep_nonprivate=True).release_
 
 

@@ -168,7 +168,7 @@ def test_topicdp_secure_noise_composes_the_true_discrete_rho(lee_corpus):
     from topicdp import GensimLDA, PrivacyLedger, TopicDP
 
     small = lee_corpus.subset_documents(np.arange(60))
-    dp = TopicDP(GensimLDA(3, random_state=0), 2.0, DELTA, sensitivity="global", secure_noise=True, random_state=3)
+    dp = TopicDP(GensimLDA(3, random_state=0), epsilon=2.0, delta=DELTA, sensitivity="global", secure_noise=True, random_state=3)
     ledger = PrivacyLedger()  # shared by the two releases of the same data
     dp.fit(small, ledger=ledger)
     rel = dp.fit(small, ledger=ledger).release_

@@ -78,7 +78,7 @@ def _topicdp(**kwargs) -> Callable:
         kwargs["sampling"] = SensitivitySampling(reference, 0.3, random_state=0)
 
     def run(which: int, seed):
-        return TopicDP(UNIGRAM, 2.0, 1e-5, random_state=seed, **kwargs).fit(
+        return TopicDP(UNIGRAM, epsilon=2.0, delta=1e-5, random_state=seed, **kwargs).fit(
             (D, D_prime)[which], vocabulary_source="public").release_
 
     return run
@@ -92,7 +92,7 @@ def _spectral(which: int, seed):
         X = X.tolil()
         X[0] = np.r_[np.full(3, 2.0), np.zeros(17)]
         X = X.tocsr()
-    return SpectralDP(2, 1.0, 1, 50.0, 1e-6, unit="document", random_state=seed).fit(X).release_
+    return SpectralDP(2, 1.0, 1, epsilon=50.0, delta=1e-6, unit="document", random_state=seed).fit(X).release_
 
 
 def _dpsvi(which: int, seed):

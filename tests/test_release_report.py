@@ -107,8 +107,8 @@ def _summaries():
                                              (3, 1)), n_topics=3, name="word-frequencies")
     sampling = SensitivitySampling(corpus, 0.2, "exchangeable")  # 9 pairs
     return [DPVariationalLDA(3, epsilon=3.0, random_state=0).fit(corpus, ledger=PrivacyLedger()).release_.report,
-            TopicDP(uniform, 2.0, mechanism="laplace", sensitivity="global").fit(corpus, ledger=PrivacyLedger()).report_,
-            TopicDP(counts, 2.0, 1e-5, sampling=sampling).fit(corpus, ledger=PrivacyLedger()).report_]
+            TopicDP(uniform, epsilon=2.0, mechanism="laplace", sensitivity="global").fit(corpus, ledger=PrivacyLedger()).report_,
+            TopicDP(counts, epsilon=2.0, delta=1e-5, sampling=sampling).fit(corpus, ledger=PrivacyLedger()).report_]
 
 
 def test_the_summary_opens_with_the_certified_guarantee_and_labels_every_larger_total():

@@ -259,20 +259,20 @@ def test_topicdp_refuses_a_run_over_budget_before_sampling(lee_corpus):
     calls = []
     model = CallableModel(_sleepy(0.05, calls), n_topics=1, name="sleepy")
     with pytest.raises(ValueError, match="max_minutes=0.01.*exchangeable"):  # 570 fits x 0.05 s
-        TopicDP(model, 1.0, 1e-4, sampling=SensitivitySampling(PRIVATE_ORACLE, max_minutes=0.01, random_state=0)
+        TopicDP(model, epsilon=1.0, delta=1e-4, sampling=SensitivitySampling(PRIVATE_ORACLE, max_minutes=0.01, random_state=0)
                 ).fit(small)
     assert len(calls) == 2  # f(D) and the determinism check only: no pair was fitted
     sampling = SensitivitySampling(PRIVATE_ORACLE, 0.2, "exchangeable", random_state=0, max_minutes=0.1)
-    r = TopicDP(model, 1.0, 1e-4, sampling=sampling, random_state=0).fit(small).release_  # 8 fits x 0.05 s fit
+    r = TopicDP(model, epsilon=1.0, delta=1e-4, sampling=sampling, random_state=0).fit(small).release_  # 8 fits x 0.05 s fit
     assert len(calls) == 2 + 2 + 8
     assert r.report.guarantee == "random-DP" and r.report.details["sensitivity_sample"]["h"] == 4
     assert "marginal over the sensitivity sample and the neighbouring pair drawn from P" in r.report.sensitivity_method
     assert any(n.startswith("Exchangeable sizing") for n in r.report.notes)
     n_calls = len(calls)
     with pytest.raises(ValueError, match="sizing"):  # checked when the sampling is made, before any fit
-        TopicDP(model, 1.0, 1e-4, sampling=SensitivitySampling(PRIVATE_ORACLE, sizing="fast")).fit(small)
+        TopicDP(model, epsilon=1.0, delta=1e-4, sampling=SensitivitySampling(PRIVATE_ORACLE, sizing="fast")).fit(small)
     with pytest.raises(ValueError, match="max_minutes"):
-        TopicDP(model, 1.0, 1e-4, sampling=SensitivitySampling(PRIVATE_ORACLE, max_minutes=0)).fit(small)
+        TopicDP(model, epsilon=1.0, delta=1e-4, sampling=SensitivitySampling(PRIVATE_ORACLE, max_minutes=0)).fit(small)
     assert len(calls) == n_calls
 
 

@@ -179,7 +179,7 @@ class _Unfittable(CallableModel):
 
 
 def test_topicdp_warns_before_any_fit(corpus, caplog):
-    privatizer = TopicDP(_Unfittable(), 1.0, 1e-5,
+    privatizer = TopicDP(_Unfittable(), epsilon=1.0, delta=1e-5,
                          sampling=SensitivitySampling(corpus, 0.1, "exchangeable", random_state=0))
     with caplog.at_level(logging.WARNING, logger="topicdp"), pytest.raises(RuntimeError, match="fitted"):
         privatizer.sample_sensitivity(corpus)
@@ -194,7 +194,7 @@ def test_topicdp_warns_before_any_fit(corpus, caplog):
 @pytest.mark.filterwarnings("ignore::topicdp.RepeatedReleaseWarning")  # test releases of one corpus
 def test_report_notes_say_unstable_and_stable_says_nothing(corpus, start, caplog):
     sampling = SensitivitySampling(corpus, 0.1, "exchangeable", random_state=0)
-    privatizer = TopicDP(make_model("gensim-lda", K, 0, init=start, passes=2), 3.0, 1e-5, sampling=sampling,
+    privatizer = TopicDP(make_model("gensim-lda", K, 0, init=start, passes=2), epsilon=3.0, delta=1e-5, sampling=sampling,
                          random_state=0)
     with caplog.at_level(logging.WARNING, logger="topicdp"):
         stable = privatizer.fit(corpus).release_

@@ -71,7 +71,7 @@ def test_callable_model_clones_with_its_own_parameters(corpora):
 
 def test_topicdp_fit_sets_release_and_clones(corpora):
     private, reference = corpora
-    dp = TopicDP(UNIGRAM, 2.0, 1e-5, random_state=0,
+    dp = TopicDP(UNIGRAM, epsilon=2.0, delta=1e-5, random_state=0,
                  sampling=SensitivitySampling(reference, 0.3, sizing="exchangeable", random_state=0))
     assert dp.fit(private, vocabulary_source="public") is dp
     assert dp.topic_word_ is dp.release_.topic_word and dp.report_ is dp.release_.report
@@ -90,7 +90,7 @@ def test_topicdp_keeps_no_ledger_a_shared_one_composes(corpora):
     """A privatizer holds no budget state: without a ledger each report composes its own release; with the same
     ledger passed to two fits, the second report lists both entries."""
     private, _ = corpora
-    dp = TopicDP(UNIGRAM, 1.0, 1e-5, sensitivity="global", random_state=0)
+    dp = TopicDP(UNIGRAM, epsilon=1.0, delta=1e-5, sensitivity="global", random_state=0)
     with pytest.warns(UserWarning, match="overlap"):  # the repeated fit without a ledger is flagged
         first, second = dp.fit(private).report_, dp.fit(private).report_
     assert len(first.composition) == len(second.composition) == 1
@@ -112,13 +112,13 @@ def test_topicdp_keeps_no_ledger_a_shared_one_composes(corpora):
 def test_topicdp_sampling_is_required_on_the_sampled_road_and_refused_elsewhere(corpora, kwargs, error, match):
     private, _ = corpora
     with pytest.raises(error, match=match):
-        TopicDP(UNIGRAM, 1.0, **kwargs).fit(private)
+        TopicDP(UNIGRAM, epsilon=1.0, **kwargs).fit(private)
 
 
 def test_topicdp_refuses_a_model_that_is_not_a_spec(corpora):
     private, _ = corpora
     with pytest.raises(TypeError, match="model must be one of: a scikit-learn LatentDirichletAllocation or NMF"):
-        TopicDP(lambda c: None, 1.0, sensitivity="global").fit(private)
+        TopicDP(lambda c: None, epsilon=1.0, sensitivity="global").fit(private)
 
 
 # -- the sampler's options, grouped once ------------------------------------------------------------------------
@@ -153,7 +153,7 @@ def test_the_report_states_every_contribution_bound_of_the_corpus(corpora):
     """The bounds are public facts of the release (the cuts they made are not: they are counted on private data)."""
     private, _ = corpora
     bounded = private.bound(random_state=0, max_tokens_per_user=100)
-    report = TopicDP(UNIGRAM, 1.0, 1e-5, sensitivity="global", random_state=0).fit(bounded).report_
+    report = TopicDP(UNIGRAM, epsilon=1.0, delta=1e-5, sensitivity="global", random_state=0).fit(bounded).report_
     assert report.details["corpus"]["bounding"] == {"max_docs_per_user": None, "max_tokens_per_doc": None,
                                                     "max_tokens_per_user": 100}
     assert "tokens_cut_by_max_tokens_per_user" not in str(report.details["corpus"])
@@ -165,7 +165,7 @@ def test_transform_gives_the_document_topic_proportions_under_the_released_topic
     from sklearn.exceptions import NotFittedError
 
     private, reference = corpora
-    dp = TopicDP(SklearnNMF(3, random_state=0), 1.0, sensitivity="global", random_state=0)
+    dp = TopicDP(SklearnNMF(3, random_state=0), epsilon=1.0, sensitivity="global", random_state=0)
     with pytest.raises(NotFittedError):
         dp.transform(reference)
     theta = dp.fit(private, ledger=PrivacyLedger()).transform(reference)
@@ -177,5 +177,5 @@ def test_transform_gives_the_document_topic_proportions_under_the_released_topic
 
 
 def test_get_params_deep_shows_the_wrapped_models_parameters():
-    params = TopicDP(GensimLDA(4, random_state=2, passes=3), 1.0).get_params(deep=True)
+    params = TopicDP(GensimLDA(4, random_state=2, passes=3), epsilon=1.0).get_params(deep=True)
     assert params["model__n_topics"] == 4 and params["model__random_state"] == 2 and params["model__passes"] == 3

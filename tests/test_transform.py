@@ -27,7 +27,7 @@ def block_topics() -> np.ndarray:
 def release():
     corpus = Corpus.from_matrix(sp.csr_matrix(np.ones((4, V), dtype=np.int64)), [f"w{j}" for j in range(V)])
     model = CallableModel(lambda c: block_topics(), n_topics=K, name="blocks")
-    noisy = TopicDP(model, 1.0, 1e-5, sensitivity="global", random_state=0).fit(corpus).release_
+    noisy = TopicDP(model, epsilon=1.0, delta=1e-5, sensitivity="global", random_state=0).fit(corpus).release_
     # the same report on the noiseless block topics: transform only reads topic_word and vocabulary
     return PrivateRelease(topic_word=block_topics(), noisy=None, vocabulary=noisy.vocabulary, report=noisy.report)
 

@@ -97,7 +97,7 @@ def test_keep_model_keeps_the_model_as_given_with_the_stability_warning(corpora,
 @pytest.mark.parametrize("keep_model", ["yes", 1, None])
 def test_keep_model_must_be_a_bool(corpora, keep_model):
     private, _ = corpora
-    dp = TopicDP(LatentDirichletAllocation(n_components=3), 1.0, sensitivity="global", keep_model=keep_model)
+    dp = TopicDP(LatentDirichletAllocation(n_components=3), epsilon=1.0, sensitivity="global", keep_model=keep_model)
     with pytest.raises(TypeError, match="keep_model must be True or False"):
         dp.fit(private)
 
@@ -106,11 +106,11 @@ def test_no_stable_form_where_it_is_not_needed_or_has_no_public_start(corpora):
     """The global road's noise does not depend on stability; the private oracle has no public P to start from."""
     private, _ = corpora
     mine = LatentDirichletAllocation(n_components=3, random_state=0, max_iter=2)
-    dp = TopicDP(mine, 1.0, sensitivity="global", random_state=0).fit(private, ledger=PrivacyLedger())
+    dp = TopicDP(mine, epsilon=1.0, sensitivity="global", random_state=0).fit(private, ledger=PrivacyLedger())
     assert dp.model_changes_ == [] and dp.model_.params.get("init") is None
     wrapped = wrap_model(mine, reference=None)
     assert wrapped.changes == () and "no public reference P was given" in wrapped.notes[0]
-    oracle = TopicDP(mine, 3.0, sampling=SensitivitySampling(distribution=PRIVATE_ORACLE, gamma=0.25,
+    oracle = TopicDP(mine, epsilon=3.0, sampling=SensitivitySampling(distribution=PRIVATE_ORACLE, gamma=0.25,
                                                              sizing="exchangeable", random_state=0), random_state=0)
     notes = "\n".join(oracle.fit(private, ledger=PrivacyLedger()).release_.report.notes)
     assert "no public reference P was given" in notes and "PRIVATE ORACLE" in notes
@@ -142,7 +142,7 @@ def test_a_parameter_that_cannot_be_carried_over_is_refused_by_name(model, match
 def test_p_must_share_the_corpus_vocabulary_for_the_public_start(corpora):
     private, reference = corpora
     other = Corpus.from_matrix(reference.X, [f"v{j}" for j in range(30)], np.arange(80) // 4)
-    dp = TopicDP(LatentDirichletAllocation(n_components=3, random_state=0), 3.0, sampling=_sampling(other))
+    dp = TopicDP(LatentDirichletAllocation(n_components=3, random_state=0), epsilon=3.0, sampling=_sampling(other))
     with pytest.raises(ValueError, match="P on the corpus' vocabulary"):
         dp.fit(private)
 
@@ -159,7 +159,7 @@ class MyLDA(LatentDirichletAllocation):
 def test_anything_else_is_refused_saying_what_can_be_wrapped_and_why_not_fitted_state(corpora, model, extra):
     private, _ = corpora
     with pytest.raises(TypeError) as info:
-        TopicDP(model, 1.0, sensitivity="global").fit(private)
+        TopicDP(model, epsilon=1.0, sensitivity="global").fit(private)
     message = str(info.value)
     for part in ("LatentDirichletAllocation or NMF", "TopicModelSpec from topicdp.adapters", "SklearnLDA",
                  "CallableModel(func, n_topics)", "A fitted model's state is never used", "refits", extra):
@@ -169,7 +169,7 @@ def test_anything_else_is_refused_saying_what_can_be_wrapped_and_why_not_fitted_
 def test_get_params_shows_the_wrapped_model_and_clone_drops_its_fitted_state(corpora):
     private, _ = corpora
     mine = LatentDirichletAllocation(n_components=3, random_state=0, max_iter=2).fit(private.X)
-    dp = TopicDP(mine, 1.0, sensitivity="global")
+    dp = TopicDP(mine, epsilon=1.0, sensitivity="global")
     params = dp.get_params(deep=True)
     assert params["model__n_components"] == 3 and params["model__max_iter"] == 2 and params["keep_model"] is False
     copy = clone(dp)

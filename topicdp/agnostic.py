@@ -143,9 +143,9 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
     def __init__(
         self,
         model: Any,
+        *,
         epsilon: float = DEFAULT_EPSILON,
         delta: float = DEFAULT_DELTA,
-        *,
         unit: str = DEFAULT_UNIT,
         neighbours: str = "replace-one",
         mechanism: str = "gaussian",

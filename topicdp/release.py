@@ -307,7 +307,7 @@ class PrivateRelease:
         >>> corpus = embedded_corpus()
         >>> topics = np.full((3, corpus.n_words), 1.0 / corpus.n_words)
         >>> model = CallableModel(lambda c: topics, n_topics=3, name="uniform")
-        >>> release = TopicDP(model, 1.0, 1e-5, sensitivity="global", random_state=0).fit(corpus).release_
+        >>> release = TopicDP(model, epsilon=1.0, delta=1e-5, sensitivity="global", random_state=0).fit(corpus).release_
         >>> theta = release.transform(corpus.X[:4])
         >>> theta.shape, bool(np.allclose(theta.sum(axis=1), 1.0))
         ((4, 3), True)

@@ -471,7 +471,7 @@ def release_html(release, path=None, *, n_words: int = 30, relevance_lambda: flo
     >>> corpus = embedded_corpus()
     >>> topics = np.random.default_rng(0).dirichlet(np.ones(corpus.n_words), size=3)
     >>> model = CallableModel(lambda c: topics, n_topics=3, name="fixed")
-    >>> release = TopicDP(model, 1.0, 1e-5, sensitivity="global", random_state=0).fit(corpus).release_
+    >>> release = TopicDP(model, epsilon=1.0, delta=1e-5, sensitivity="global", random_state=0).fit(corpus).release_
     >>> page = release_html(release, n_words=10)
     >>> page.startswith("<!DOCTYPE html>") and 'type="application/json"' in page
     True

@@ -327,7 +327,7 @@ def topicdp_global_setup(options: SetupOptions) -> AuditSetup:
     D, D_prime = _pair_corpora(pair)
     model = _model(options, D.n_words)
     eps, delta = options.epsilon, options.delta
-    rel = TopicDP(model, eps, delta, sensitivity="global", random_state=0).fit(D, keep_nonprivate=True).release_
+    rel = TopicDP(model, epsilon=eps, delta=delta, sensitivity="global", random_state=0).fit(D, keep_nonprivate=True).release_
     W_out, W_in = rel.nonprivate, model.fit_topic_word(D_prime)
     factor = options.sigma_factor
     assert rel.report.sigma is not None and rel.report.sensitivity is not None  # global Gaussian: both stated
@@ -374,7 +374,7 @@ def topicdp_sampled_setup(options: SetupOptions) -> AuditSetup:
                                    random_state=options.sampler_seed, cache_dir=options.cache_dir)
 
     def released(corpus):
-        return TopicDP(model, eps, delta, sampling=sampling, n_jobs=options.n_jobs, random_state=0).fit(
+        return TopicDP(model, epsilon=eps, delta=delta, sampling=sampling, n_jobs=options.n_jobs, random_state=0).fit(
             corpus, keep_nonprivate=True).release_
 
     rel_out = released(D)
@@ -446,7 +446,7 @@ class SpectralRelease:
         from ..spectral import PreconditionError, SpectralDP
 
         try:
-            W = SpectralDP(self.n_topics, self.alpha0, self.configuration, self.epsilon, self.delta,
+            W = SpectralDP(self.n_topics, self.alpha0, self.configuration, epsilon=self.epsilon, delta=self.delta,
                            unit="document", random_state=rng).fit(data.X).topic_word_
         except PreconditionError:
             return np.full((self.n_topics, data.X.shape[1]), 1.0 / data.X.shape[1])
@@ -472,7 +472,7 @@ def spectral1_setup(options: SetupOptions) -> AuditSetup:
     fitted = []
     for data in (pair.D, pair.D_prime):
         try:
-            fitted.append(SpectralDP(k, alpha0, 1, eps, delta, unit="document", random_state=0).fit(data.X))
+            fitted.append(SpectralDP(k, alpha0, 1, epsilon=eps, delta=delta, unit="document", random_state=0).fit(data.X))
         except PreconditionError as exc:
             raise ValueError(f"spectral configuration 1 does not run on this corpus/epsilon ({exc}); use more "
                              "documents, a larger epsilon or fewer topics") from exc

@@ -51,9 +51,9 @@ def sampled_sensitivities(model, corpus, gammas, seed: int, n_jobs: int,
 def release(mechanism: str, model, corpus, W, epsilon, delta, gamma, sample, rng):
     """One mechanism's noisy matrix, its guarantee, noise scale and sensitivity, by the library's release path."""
     if mechanism in ("topicdp", "laplace"):
-        privatizer = (TopicDP(model, epsilon, delta, sampling=SensitivitySampling(PRIVATE_ORACLE, gamma), random_state=rng)
+        privatizer = (TopicDP(model, epsilon=epsilon, delta=delta, sampling=SensitivitySampling(PRIVATE_ORACLE, gamma), random_state=rng)
                       if mechanism == "topicdp" else
-                      TopicDP(model, epsilon, delta, mechanism="laplace", sensitivity="global", random_state=rng))
+                      TopicDP(model, epsilon=epsilon, delta=delta, mechanism="laplace", sensitivity="global", random_state=rng))
         rel = privatizer.fit(corpus, topic_word=W,
                              sensitivity_sample=sample if mechanism == "topicdp" else None).release_
         return rel.noisy, rel.report.guarantee, rel.report.sigma, rel.report.sensitivity

@@ -32,7 +32,7 @@ def _fit(mechanism: str, k: int, alpha0: float, epsilon, X, seed: int, iteration
         return SVILDA(k, n_iterations=iterations, random_state=seed).fit(X)
     if mechanism == "dpsvi":
         return DPSVI(k, epsilon=epsilon, delta=DELTA, n_iterations=iterations, random_state=seed).fit(X)
-    return SpectralDP(k, alpha0, int(mechanism[-1]), epsilon, DELTA, unit="document", random_state=seed).fit(X)
+    return SpectralDP(k, alpha0, int(mechanism[-1]), epsilon=epsilon, delta=DELTA, unit="document", random_state=seed).fit(X)
 
 
 def run_spectral(store, grid, progress) -> None:

@@ -56,7 +56,7 @@ def run_table(store, corpus, heldout, heldout_texts, corpus_name: str, grid, pro
             if mech == "gensim-lda-nonprivate":
                 topics, guarantee = W, "none"
             else:  # the library's release path; P resamples the private corpus, as TopicDP did
-                rel = TopicDP(model, eps, delta, sampling=SensitivitySampling(PRIVATE_ORACLE, grid.gamma),
+                rel = TopicDP(model, epsilon=eps, delta=delta, sampling=SensitivitySampling(PRIVATE_ORACLE, grid.gamma),
                               random_state=np.random.default_rng(int(eps * 10))).fit(
                     corpus, topic_word=W, sensitivity_sample=sample).release_
                 topics, rep = rel.topic_word, rel.report

@@ -103,7 +103,7 @@ def topics_entries(plan: "ReleasePlan", mechanism: str) -> "List[Entry]":
         from ..agnostic import TopicDP
 
         a = request.agnostic
-        privatizer = TopicDP(make_model(a.model, request.n_topics, a.model_seed), b.epsilon, b.delta, unit=unit,
+        privatizer = TopicDP(make_model(a.model, request.n_topics, a.model_seed), epsilon=b.epsilon, delta=b.delta, unit=unit,
                              neighbours=neighbours, sensitivity="global",
                              mechanism="laplace" if mechanism == "laplace" else "gaussian",
                              calibration=a.calibration, secure_noise=a.secure_noise)

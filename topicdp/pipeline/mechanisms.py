@@ -170,7 +170,7 @@ def _output_perturbation(kind: str) -> EstimatorFactory:
         from ..agnostic import TopicDP
 
         r, topics, a = plan.request, plan.budget.topics, plan.request.agnostic
-        return TopicDP(make_model(a.model, r.n_topics, a.model_seed), topics.epsilon, topics.delta,
+        return TopicDP(make_model(a.model, r.n_topics, a.model_seed), epsilon=topics.epsilon, delta=topics.delta,
                        unit=str(r.unit), neighbours=str(r.neighbours), sensitivity="global", mechanism=kind,
                        calibration=a.calibration, secure_noise=a.secure_noise, random_state=r.seed)
     return build

@@ -394,7 +394,7 @@ def _random_dp(plan: ReleasePlan, say, ledger: PrivacyLedger | None = None):
             params[start_param] = public_init(distribution, request.n_topics, unit=str(request.unit))
             say(f"{a.model} starts from topics fitted on the public reference")
     model = make_model(a.model, request.n_topics, a.model_seed, **params)
-    privatizer = TopicDP(model, request.epsilon, request.delta, unit=str(request.unit), calibration=a.calibration,
+    privatizer = TopicDP(model, epsilon=request.epsilon, delta=request.delta, unit=str(request.unit), calibration=a.calibration,
                          sampling=sampling, n_jobs=request.n_jobs, random_state=request.seed,
                          secure_noise=a.secure_noise)
     sample = privatizer.sample_sensitivity(corpus)

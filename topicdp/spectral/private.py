@@ -174,8 +174,8 @@ class SpectralDP(FoldInMixin, BaseEstimator):
     (4, 3)
     """
 
-    def __init__(self, n_topics: int = 10, alpha0: float = 1.0, configuration: int = 1,
-                 epsilon: float = DEFAULT_EPSILON, delta: float = DEFAULT_DELTA, random_state=None, *,
+    def __init__(self, n_topics: int = 10, alpha0: float = 1.0, configuration: int = 1, *,
+                 epsilon: float = DEFAULT_EPSILON, delta: float = DEFAULT_DELTA, random_state=None,
                  split: dict | None = None, accounting: str = "auto", unit: str = DEFAULT_UNIT,
                  public_whitening=None, strict: bool = True, simplex: str = "project", theta_seed: int = 0,
                  n_restarts: int = 5, n_units: int | None = None):
