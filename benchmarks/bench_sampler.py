@@ -9,7 +9,7 @@
    (10 documents of ~50 tokens each, 2,000 words). One fit time t is the median of direct calls to
    ``fit_topic_word`` on the corpus; the sampler then runs ``--pairs`` pairs on 1 and 2 workers (loky,
    after one warm-up run so that starting the worker processes is not counted; that cold start is printed
-   separately). Printed: wall / (2h t / workers), the issue's overhead ratio (target <= 1.1 at 2 workers
+   separately). Printed: wall / (2h t / workers), the overhead ratio (target <= 1.1 at 2 workers
    on an idle machine), and the overhead per pair in ms.
 2. Fit counts of Lambert-W and exchangeable sizing at gamma in {0.01, 0.05, 0.1, 0.2} (2h + 2 fits for a
    TopicDP release: f(D), the determinism check and the 2h pair fits).

@@ -1,4 +1,4 @@
-"""How well the readability forecasts predict the measured overlap of dp-vem releases (issue 9, item 2).
+"""How well the readability forecasts predict the measured overlap of dp-vem releases.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/forecast_validation.py [--data ../shared/data] \
         [--out docs/results/forecast_validation.md]
@@ -13,7 +13,7 @@ with non-private gensim LDA (median of the seeds in ``docs/results/utility_<corp
 * simulation: :func:`topicdp.variational.forecast_on_reference`, dp-vem run on the public reference at the
   private signal-to-noise ratio (median of 3 draws), against gensim LDA on the same reference.
 
-The issue's criterion: within a factor of 2 wherever either value is above 0.1.
+The criterion: within a factor of 2 wherever either value is above 0.1.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Readability of non-private reference models on a real corpus, with controls (issue 9, item 1).
+"""Readability of non-private reference models on a real corpus, with controls.
 
     OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/readability_reference.py [--corpus blogs|enron_sent]
         [--data ../shared/data] [--cache-only] [--passes 1] [--shuffles 20] [--out-json FILE]

@@ -1,4 +1,4 @@
-"""The agnostic road at its best on real text: TopicDP over a *stable* f with a public reference P (issue 9).
+"""The agnostic road at its best on real text: TopicDP over a *stable* f with a public reference P.
 
 f is the noiseless variational EM of :mod:`topicdp.variational` (10 iterations, per-user weighting) started
 from topics fitted on a public reference corpus (:func:`topicdp.variational.public_init`); P draws users

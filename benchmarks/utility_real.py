@@ -1,4 +1,4 @@
-"""What each rigorous mechanism releases on real text: readability next to its guarantee (issue 9 targets).
+"""What each rigorous mechanism releases on real text: readability next to its guarantee.
 
 For a corpus in ``../shared/data`` (``blogs`` or ``enron_sent``): users split 80/20 by a hash of their id
 (:func:`topicdp.metrics.heldout_user_mask`); the training users keep at most 20 documents each (a per-user
@@ -46,7 +46,7 @@ from topicdp.variational import DPVariationalLDA, forecast, public_init  # noqa:
 
 K, V, MAX_DOCS, DELTA = 10, 2000, 20, 1e-6
 #: The forecast predicts the overlap with the mechanism's own noiseless output; against *another* model's topics
-#: it is scaled by how well two non-private fits agree: 0.55 for two seeds of gensim LDA on blog text (issue 9;
+#: it is scaled by how well two non-private fits agree: 0.55 for two seeds of gensim LDA on blog text (
 #: docs/results/readability_reference.md). A public constant, not a measurement on the private data.
 AGREEMENT = 0.55
 
@@ -263,7 +263,7 @@ def plot(groups: dict, path: Path, corpus: str) -> None:
             e, m, lo, hi = map(np.array, zip(*pts))
             ax.errorbar(e, m, yerr=[m - lo, hi - m], marker="o", capsize=3, label=label)
         ax.axhline(0.55, color="grey", ls=":", label="two non-private gensim seeds (0.55)")
-        ax.axhline({"document": 0.25, "user": 0.15}.get(unit, 0.2), color="red", ls="--", label="issue 9 target")
+        ax.axhline({"document": 0.25, "user": 0.15}.get(unit, 0.2), color="red", ls="--", label="target")
         ax.set_xscale("log")
         ax.set_xlabel("epsilon (delta = 1e-6)")
         ax.set_title(f"{corpus}: {unit} level")

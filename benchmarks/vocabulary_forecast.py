@@ -1,4 +1,4 @@
-"""How well the DP vocabulary's size is forecast before the selection runs (issue 9).
+"""How well the DP vocabulary's size is forecast before the selection runs.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/vocabulary_forecast.py [--data ../shared/data] [--out FILE.md]
 

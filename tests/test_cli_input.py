@@ -1,4 +1,4 @@
-"""Bad input to the CLI (issue 10, item 9): an early, clear error naming the file, line or flag; never a
+"""Bad input to the CLI: an early, clear error naming the file, line or flag; never a
 traceback and never a silently weaker release."""
 
 import gzip

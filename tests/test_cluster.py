@@ -28,7 +28,7 @@ def client():
 
 
 def test_spectral_fit_and_sampling_on_cluster_equal_local(client, tmp_path, lee_corpus):
-    """The issue's acceptance test: both roads on a 2-worker LocalCluster give the local results."""
+    """The acceptance test: both roads on a 2-worker LocalCluster give the local results."""
     X = synthetic_lda(2000, 200, 5, alpha0=1.0, mean_length=40, random_state=11).X
     paths = [write_npz_shard(tmp_path / f"s{i}.npz", X[a:a + 400]) for i, a in enumerate(range(0, 2000, 400))]
     stream = StreamingCorpus.from_npz(paths, vocabulary=[f"w{i}" for i in range(200)], chunk_size=150)

@@ -1,4 +1,4 @@
-"""Contribution bounding is a per-unit function (issue 10, item 1).
+"""Contribution bounding is a per-unit function.
 
 Changing one user (or one document) must leave what is kept of every other user bit-identical when both
 corpora are bounded with the same seed; otherwise the neighbour relation a DP release is calibrated to does

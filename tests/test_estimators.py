@@ -1,4 +1,4 @@
-"""scikit-learn conventions of the estimators (issue 11): clone, get_params / set_params."""
+"""scikit-learn conventions of the estimators: clone, get_params / set_params."""
 
 import pytest
 from sklearn.base import clone

@@ -1,4 +1,4 @@
-"""A missing optional dependency is reported before any work, with the exact install command (issue 11)."""
+"""A missing optional dependency is reported before any work, with the exact install command."""
 
 import sys
 

@@ -80,7 +80,7 @@ def test_normal_approximation_is_close_to_exact(signal, sigma):
     # The approximation replaces the noisy n-th order statistic by its concentration level; measured error
     # per topic <= 0.008 on these cases (largest where nearly every top word survives), <= 0.004 on average
     # on K = 10, V = 2000 Dirichlet(0.05) topics from overlap 0.04 to 0.94. Not a derived bound: 0.01 pins
-    # the measured accuracy, far inside the factor of 2 that issue 9 asks of the forecast.
+    # the measured accuracy, far inside the factor of 2 asked of the forecast.
     approx = expected_topn_overlap(signal, sigma, per_topic=True)
     np.testing.assert_allclose(approx, exact_overlap(signal, sigma), atol=0.01)
 
@@ -139,7 +139,7 @@ def test_a_vocabulary_where_pure_noise_keeps_the_top_words_has_no_noise_limit():
 def test_the_simulation_verdict_is_on_the_scale_of_an_overlap_with_lda():
     assert [verdict_for(x, "public-simulation") for x in (0.1, 0.2, 0.3)] == ["noise", "marginal", "readable"]
     assert [verdict_for(x) for x in (0.1, 0.3, 0.5)] == ["noise", "marginal", "readable"]
-    assert (NOISE_VS_LDA, READABLE_VS_LDA) == (0.15, 0.25)  # issue 9's user- and document-level targets
+    assert (NOISE_VS_LDA, READABLE_VS_LDA) == (0.15, 0.25)  # the user- and document-level targets
 
 
 def test_the_verdict_reads_the_units_targets_and_calls_a_low_contrast_common_words():

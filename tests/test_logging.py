@@ -1,4 +1,4 @@
-"""topicdp changes nobody else's loggers (issue 11)."""
+"""topicdp changes nobody else's loggers."""
 
 import subprocess
 import sys

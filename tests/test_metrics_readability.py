@@ -1,4 +1,4 @@
-"""Readability measures: closed forms on hand-made corpora, and the properties issue 9 asks for."""
+"""Readability measures: closed forms on hand-made corpora, and the properties the targets ask for."""
 
 import math
 import time

@@ -117,7 +117,7 @@ def test_paper_formula_at_alpha_2():
 
 
 def test_sanity_figure_eps3_delta1e4():
-    """The issue's figure: TopicDP's recipe ~13x the analytic sigma, optimised-alpha RDP ~1.09x."""
+    """The figure quoted for it: TopicDP's recipe ~13x the analytic sigma, optimised-alpha RDP ~1.09x."""
     sig = rdp.calibrate_all(3.0, 1e-4)
     assert sig["paper"] / sig["analytic"] == pytest.approx(13.25, abs=0.05)
     assert sig["rdp"] / sig["analytic"] == pytest.approx(1.086, abs=0.005)

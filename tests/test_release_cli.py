@@ -1,5 +1,5 @@
 """End to end: the file a default ``topicdp privatize`` writes holds no field derived from the private data
-except through a DP mechanism (issue 10, "What it must show").
+except through a DP mechanism.
 
 Two private corpora differ in one user (replace-one, the CLI's default unit): in the second, user u0 owns
 two documents of other words instead of five. Both are released with the same public reference P, the same

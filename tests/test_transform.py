@@ -1,4 +1,4 @@
-"""transform: document-topic proportions of new documents folded into a released matrix (issue 11, item 6)."""
+"""transform: document-topic proportions of new documents folded into a released matrix."""
 
 import numpy as np
 import pytest

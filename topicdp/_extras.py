@@ -4,7 +4,7 @@ The extras are those of ``pyproject.toml``: ``plots`` (matplotlib), ``cluster`` 
 ``fast`` (numba, the compiled E-step; never required, numpy is the fallback) and ``tomotopy`` (the
 :class:`topicdp.adapters.TomotopyLDA` adapter). A
 command that will need one checks for it with :func:`require` while it checks its arguments, before it
-reads data or fits a model, so that a missing library costs no computing time (issue 11: ``topicdp compare``
+reads data or fits a model, so that a missing library costs no computing time (``topicdp compare``
 used to compute for minutes and then fail on ``import matplotlib``).
 """
 

@@ -1,4 +1,4 @@
-"""Forecast the readability of a noisy release before anything private is touched (issue 9, item 2).
+"""Forecast the readability of a noisy release before anything private is touched.
 
 Inputs are public: the per-entry noise scale ``sigma`` that a mechanism will add to the released
 topic-word probabilities (the mechanism computes it from epsilon, delta and its sensitivity, without

@@ -1,7 +1,7 @@
 """Readability of released topics: held-out NPMI, NPMI contrast, diversity and matched top-n overlap.
 
 What a reader of a release sees is each topic's top ``n`` words (n = 10). Four measures of those lists,
-reported together by :func:`readability` (issue 9: on blog text no single one tells topics from junk):
+reported together by :func:`readability` (on blog text no single one tells topics from junk):
 
 * **Held-out NPMI** (:func:`heldout_npmi`). Normalised PMI (Bouma, "Normalized (pointwise) mutual
   information in collocation extraction", GSCL 2009) of every pair of a topic's top words, with
