@@ -148,3 +148,10 @@ def test_a_period_without_documents_is_listed_and_the_page_written(dated, tmp_pa
     page = tmp_path / "over_time.html"
     over_time_html(result, str(page))
     assert page.read_text().count('class="refused"') == 3 * 10
+
+
+def test_a_seeded_series_draws_other_noise_in_every_period():
+    from topicdp.pipeline.over_time import period_seed
+
+    seeds = [period_seed(5, i) for i in range(4)]
+    assert len(set(seeds)) == 4 and period_seed(None, 2) is None and seeds == [period_seed(5, i) for i in range(4)]

@@ -220,11 +220,11 @@ def release_over_time(request: ReleaseRequest, spec: PeriodSpec, *,
     result = OverTimeResult(labels, budget=(eps_p, delta_p, how))
     with scratch_directory("topicdp-periods-") as work:  # private (0700), removed afterwards, even on SIGTERM
         files = split_by_period(request.source.path, spec, work)
-        for label in labels:
+        for index, label in enumerate(labels):
             options = LedgerOptions(request.ledger.path, output=period_file(request.ledger.output, label),
                                     partition=label if parallel(request) else None)
             period_request = replace(request, source=replace(request.source, path=files[label]), epsilon=eps_p,
-                                     delta=delta_p, ledger=options)
+                                     delta=delta_p, ledger=options, seed=period_seed(request.seed, index))
             say(f"period {label}:")
             try:
                 result.releases[label] = release(period_request, echo=lambda line: say("  " + line)).release
@@ -236,6 +236,14 @@ def release_over_time(request: ReleaseRequest, spec: PeriodSpec, *,
         orders = match_topics([result.releases[p] for p in released])
         result.order = dict(zip(released, orders))
     return result
+
+
+def period_seed(seed: Optional[int], index: int) -> Optional[int]:
+    """A seeded series' seed of its ``index``-th period: a stream of its own (the same noise added to every period
+    would let their differences show the noiseless ones); None (OS entropy) stays None."""
+    if seed is None:
+        return None
+    return int(np.random.SeedSequence([seed, index]).generate_state(1)[0] % 2**31)
 
 
 def _check_series(request: ReleaseRequest, labels: Sequence[str], eps_p: float, delta_p: float) -> None:
