@@ -293,12 +293,15 @@ def test_evaluate_command(tmp_path, generated, capsys):
     (tmp_path / "corpus.jsonl").write_text("\n".join(lines) + "\n")
     parser = argparse.ArgumentParser()
     evaluate_cli.populate(parser)
+    (tmp_path / "public.jsonl").write_text("\n".join(lines[:700]) + "\n")
     args = parser.parse_args([str(tmp_path / "release.json"), str(tmp_path / "corpus.jsonl"), "--epsilon", "2",
-                              "--seed", "0", "--out", str(tmp_path / "evaluation.json")])
+                              "--seed", "0", "--out", str(tmp_path / "evaluation.json"),
+                              "--reference", str(tmp_path / "public.jsonl"), "--n-units", "1500"])
     args.check(args)
     assert args.func(args) == 0
     out = capsys.readouterr().out
     assert "mean NPMI" in out and "each document" in out
+    assert out.index("forecast before spending") < out.index("private evaluation:")
     assert json.loads((tmp_path / "evaluation.json").read_text())["report"]["epsilon"] == 2.0
     with pytest.raises(ValueError, match="--epsilon"):
         evaluate_cli.check_arguments(parser.parse_args([str(tmp_path / "release.json"), "x", "--epsilon", "0"]))

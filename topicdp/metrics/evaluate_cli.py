@@ -28,6 +28,10 @@ def populate(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--level", type=float, default=0.9, help="nominal coverage of the intervals (default 0.9)")
     parser.add_argument("--text-field", default="text")
     parser.add_argument("--user-field", default="user")
+    parser.add_argument("--reference", default=None,
+                        help="a public corpus of the same kind (JSON Lines): print the expected error before spending")
+    parser.add_argument("--n-units", type=int, default=None,
+                        help="stated number of documents for that forecast (default: the reference's)")
     parser.add_argument("--seed", type=int, default=None, help="seed the noise (testing only; marked seeded)")
     parser.add_argument("--out", default=None, help="write the evaluation (JSON) here")
     add_overwrite_argument(parser)
@@ -43,7 +47,9 @@ def check_arguments(args: argparse.Namespace) -> None:
     check_real(args.level, "--level", low=0.0, high=1.0)
     if args.clip is not None:
         check_real(args.clip, "--clip", low=0.0)
-    check_file_flags(args, ("--out",), ("release", "corpus"))
+    if args.n_units is not None:
+        check_real(args.n_units, "--n-units", low=0.0)
+    check_file_flags(args, ("--out",), ("release", "corpus", "--reference"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -56,11 +62,25 @@ def run(args: argparse.Namespace) -> int:
     from ..release import PrivateRelease
 
     release = PrivateRelease.load(args.release)
-    records = list(read_jsonl_records(args.corpus, text_field=args.text_field, user_field=args.user_field))
-    # the release's own columns: N counts the documents holding a word of them, as the release's corpus did
-    corpus = Corpus.from_texts([t for t, _ in records], [u for _, u in records], vocabulary=list(release.vocabulary))
-    result = release.evaluate(corpus, epsilon=args.epsilon, delta=args.delta, unit=args.unit,
-                              neighbours=args.neighbours, clip=args.clip, level=args.level,
+    unit, neighbours = args.unit or release.report.unit, args.neighbours or release.report.neighbours
+
+    def read(path: str) -> Corpus:
+        # the release's own columns: N counts the documents holding a word of them, as the release's corpus did
+        records = list(read_jsonl_records(path, text_field=args.text_field, user_field=args.user_field))
+        return Corpus.from_texts([t for t, _ in records], [u for _, u in records], vocabulary=list(release.vocabulary))
+
+    if args.reference:  # public facts only: the lists, the reference's rates, the stated size, sigma
+        from . import private as pv
+
+        design = pv.coherence_design([[w for w, _ in topic] for topic in release.top_words(10)])
+        reference = read(args.reference)
+        rates = pv.reference_rates(reference, design, unit, args.clip)
+        forecast = pv.predict_error(design, rates, args.n_units or reference.n_docs, epsilon=args.epsilon,
+                                    delta=args.delta, unit=unit, neighbours=neighbours, clip=args.clip)
+        print(f"forecast before spending (from --reference): {forecast.line()}")
+    corpus = read(args.corpus)
+    result = release.evaluate(corpus, epsilon=args.epsilon, delta=args.delta, unit=unit,
+                              neighbours=neighbours, clip=args.clip, level=args.level,
                               random_state=args.seed)
     print(result.summary())
     if args.out:
