@@ -34,6 +34,9 @@ COMMANDS = (
                                             "--user-fraction", "0.3", "--out", "{tmp}/user.json", "--seed", "0"]),
     ("document level", ["privatize", str(BLOGS), "--topics", "10", "--epsilon", "3", "--unit", "document",
                         "--user-fraction", "0.3", "--out", "{tmp}/document.json", "--seed", "0"]),
+    ("document level, forced where refused", ["privatize", str(BLOGS), "--topics", "10", "--epsilon", "3", "--unit",
+                                              "document", "--user-fraction", "0.3", "--out", "{tmp}/forced.json",
+                                              "--seed", "0", "--release-anyway"]),
 )
 #: an epsilon as the output prints one: "epsilon 3.05", "epsilon=0.6", or the first of a guarantee's "(2.85, 1e-06)"
 EPSILON = re.compile(r"epsilon[ =]+(\d+(?:\.\d+)?)|\((\d+(?:\.\d+)?), \d")
@@ -76,8 +79,14 @@ def main(argv=None) -> int:
                  f"no guarantee line; the refusal on line {refusal + 1}" if refusal is not None else "neither")
         out += [f"- first statement of what was guaranteed: {where} of {len(lines)}"]
         high = above_request(lines, 3.0)
+        looser = next((i for i, line in enumerate(lines) if line.startswith("looser accounts")), len(lines))
         out += [f"- lines printing an epsilon above the requested 3: {len(high)}"]
-        out += [f"  - `{line}`" for line in high]
+        out += [f"  - `{line}`" + (" (under 'looser accounts, for comparison (not used)')"
+                                    if lines.index(next(x for x in lines if x.strip() == line)) > looser else
+                                    " (NOT labelled as a looser account)") for line in high]
+        start = next((i for i, line in enumerate(lines) if line.startswith("released:")), None)
+        if start is not None:  # the release's own lines: the guarantee and the topics
+            out += ["", "The release's headline and topics:", "", "```", *lines[start:start + 12], "```"]
         out.append("")
     args.out.write_text("\n".join(out) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
