@@ -281,3 +281,27 @@ def test_too_few_units_are_advised_as_such_and_a_word_list_only_where_it_would_h
                                              neighbours="add-remove", n_units=n, n_topics=10, n_words=2000).verdict
 
     assert verdict(needed) != "noise" and verdict(needed // 2) == "noise"
+
+
+def test_a_dp_vocabulary_of_topical_words_is_not_forecast_as_common_words():
+    """The contrast forecast reads the DP vocabulary's share of the owner's words only where the selection passes
+    just words more than SHARE_COMMON_WORDS_ONLY of the units hold (its own forecast then says common words): a
+    document-level selection on 47,210 documents keeping 1,267 of 5,000 words is read as topical (share 1, the
+    decision is not 'common words'); a user-level one on 2,000 users keeping 44 is read as common words."""
+    from topicdp.pipeline import decide, plan_request
+    from topicdp.pipeline.plan import UnitCount, vocabulary_share
+    from topicdp.vocabulary import SHARE_COMMON_WORDS_ONLY, forecast_vocabulary
+
+    documents = plan_request(ReleaseRequest(CorpusSource("embedded"), VocabularyPolicy.dp(max_features=5000),
+                                            unit="document", mechanism="dp-vem"))
+    users = plan_request(ReleaseRequest(CorpusSource("embedded"), VocabularyPolicy.dp(max_features=5000),
+                                        unit="user", n_units=2000, mechanism="dp-vem"))
+    many, few = UnitCount(47_210, "DP count", 29.1), UnitCount(2_000, "stated")
+    for plan, count, expect_common in ((documents, many, False), (users, few, True)):
+        budget = plan.budget.vocabulary
+        share = forecast_vocabulary(budget.epsilon, budget.delta, count.value, unit=str(plan.request.unit),
+                                    neighbours=str(plan.request.neighbours), max_features=5000).share
+        assert (share > SHARE_COMMON_WORDS_ONLY) == expect_common, share
+    assert vocabulary_share(documents, 1267, many) == 1.0
+    assert vocabulary_share(users, 44, few) == pytest.approx(44 / 5000)
+    assert decide(documents, many, n_words=1267).forecast.verdict != "common words"

@@ -366,7 +366,7 @@ def _start_and_simulate(plan: ReleasePlan, reference, words: Sequence[str], coun
     model = MECHANISMS["dp-vem"].estimator(plan, count.value, np.full((request.n_topics, corpus.n_words),
                                                                       1.0 / corpus.n_words))
     return forecast_on_reference(model, corpus, count.value, top_n=min(10, corpus.n_words - 1),
-                                 vocabulary_share=vocabulary_share(plan, len(words)))
+                                 vocabulary_share=vocabulary_share(plan, len(words), count))
 
 
 def _random_dp(plan: ReleasePlan, say, ledger: PrivacyLedger | None = None):
