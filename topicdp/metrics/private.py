@@ -493,8 +493,9 @@ def estimate(noisy: np.ndarray, design: CoherenceDesign, sigma: float, *, level:
     included rather than subtracted: a correction estimated from a few dozen replicates adds more variance than it
     removes; Efron & Tibshirani 1993, Sec. 10.6) and s^2 the across-pair sampling variance (contrast only).
 
-    Returns a dict with ``npmi``, ``contrast`` (K,), their intervals (K, 2), ``mean_npmi``, ``mean_contrast``
-    and their intervals, ``sd_mean_npmi`` (the root mean squared error of the mean NPMI).
+    Returns a dict with ``npmi``, ``contrast`` (K,), their intervals (K, 2) and bootstrap biases (``*_bias``,
+    reported, not subtracted), ``mean_npmi``, ``mean_contrast`` and theirs, ``sd_mean_npmi`` (the root mean squared
+    error of the mean NPMI).
     """
     level = check_real(level, "level", low=0.0, high=1.0)
     n_boot = check_int(n_boot, "n_boot", low=10)
@@ -525,6 +526,7 @@ def estimate(noisy: np.ndarray, design: CoherenceDesign, sigma: float, *, level:
         err = np.asarray(errors[key])
         rmse = np.sqrt(np.mean(err ** 2, axis=0) + extra[key])
         out[key] = point[key]
+        out[key + "_bias"] = err.mean(axis=0)  # the bootstrap's estimate of the bias (reported, not subtracted)
         out[key + "_interval"] = np.stack([point[key] - z * rmse, point[key] + z * rmse], axis=-1)
         if key == "mean_npmi":
             out["sd_mean_npmi"] = float(rmse)

@@ -18,6 +18,10 @@ post-processing of DP outputs. Two selections, both with a proven bound:
     is dp-accounting's ``RepeatAndSelectDpEvent`` of the run's Gaussian event, recorded in the ledger before the
     first run; the total does not grow with the number of candidates, but a candidate may never be run.
 
+Known limit (``docs/results/private_evaluation.md``): at a small evaluation budget the private scores lean towards
+small K, because the evaluation of a larger release counts more pairs (a larger sensitivity, so more noise) and the
+estimator's error is negative at high noise; subtracting the bootstrap's bias estimate did not fix it.
+
 The score is named: ``"npmi"`` (the private mean NPMI of the candidate's top-10 lists on the corpus) or
 ``"contrast"`` (the private mean NPMI contrast); both read the candidate's own corpus at the search's unit. The
 search refuses, before any fit reads the corpus, a total that would exceed the ledger's budget: the fits' planned
