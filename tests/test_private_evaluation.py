@@ -286,17 +286,17 @@ def test_evaluate_command(tmp_path, generated, capsys):
     corpus, lists = generated
     release = _release(lists, corpus.n_words)
     release.save(tmp_path / "release.json")
-    X = corpus.X[:1500].toarray()
+    X = corpus.X[:800].toarray()
     lines = [json.dumps({"user": int(corpus.doc_users[i]),
                          "text": " ".join(w for j, w in enumerate(corpus.vocabulary) for _ in range(X[i, j]))})
              for i in range(X.shape[0])]
     (tmp_path / "corpus.jsonl").write_text("\n".join(lines) + "\n")
     parser = argparse.ArgumentParser()
     evaluate_cli.populate(parser)
-    (tmp_path / "public.jsonl").write_text("\n".join(lines[:700]) + "\n")
+    (tmp_path / "public.jsonl").write_text("\n".join(lines[:400]) + "\n")
     args = parser.parse_args([str(tmp_path / "release.json"), str(tmp_path / "corpus.jsonl"), "--epsilon", "2",
                               "--seed", "0", "--out", str(tmp_path / "evaluation.json"),
-                              "--reference", str(tmp_path / "public.jsonl"), "--n-units", "1500"])
+                              "--reference", str(tmp_path / "public.jsonl"), "--n-units", "800"])
     args.check(args)
     assert args.func(args) == 0
     out = capsys.readouterr().out

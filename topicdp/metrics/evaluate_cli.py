@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         reference = read(args.reference)
         rates = pv.reference_rates(reference, design, unit, args.clip)
         forecast = pv.predict_error(design, rates, args.n_units or reference.n_docs, epsilon=args.epsilon,
-                                    delta=args.delta, unit=unit, neighbours=neighbours, clip=args.clip)
+                                    delta=args.delta, unit=unit, neighbours=neighbours, clip=args.clip, n_sim=50)
         print(f"forecast before spending (from --reference): {forecast.line()}")
     corpus = read(args.corpus)
     result = release.evaluate(corpus, epsilon=args.epsilon, delta=args.delta, unit=unit,
