@@ -155,3 +155,24 @@ def test_a_seeded_series_draws_other_noise_in_every_period():
 
     seeds = [period_seed(5, i) for i in range(4)]
     assert len(set(seeds)) == 4 and period_seed(None, 2) is None and seeds == [period_seed(5, i) for i in range(4)]
+
+
+def test_privatize_period_on_the_command_line(dated, tmp_path, capsys):
+    from topicdp.cli import main
+
+    path, words = dated
+    word_file, ledger, out = tmp_path / "words.txt", str(tmp_path / "doc.ledger"), str(tmp_path / "r.json")
+    word_file.write_text("\n".join(words))
+    assert main(["ledger", "create", ledger, "--epsilon", "3", "--delta", "1e-5", "--unit", "document",
+                 "--neighbours", "add-remove"]) == 0
+    assert main(["privatize", path, "--vocabulary", str(word_file), "--unit", "document", "--epsilon", "3",
+                 "--mechanism", "dp-vem", "--ledger", ledger, "--period", "month", "--periods", "2004-05:2004-06",
+                 "--out", out, "--html", str(tmp_path / "t.html"), "--n-jobs", "1"]) == 0
+    printed = capsys.readouterr().out
+    assert "each of the 2 periods gets the whole (3, 1e-06)" in printed
+    assert "dataset total        (2.528, 1e-05)-DP over the 2 DP run(s)" in printed
+    assert (tmp_path / "r.2004-05.json").exists() and (tmp_path / "r.2004-06.json").exists()
+    assert (tmp_path / "t.html").exists()
+    assert main(["privatize", path, "--vocabulary", str(word_file), "--unit", "document", "--ledger", ledger,
+                 "--period", "month"]) == 2  # the range is stated, never read from the data
+    assert "--periods START:END" in capsys.readouterr().err
