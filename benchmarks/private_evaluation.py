@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -58,6 +59,7 @@ def main() -> int:
     ap.add_argument("--redraws", type=int, default=500)
     ap.add_argument("--coverage-redraws", type=int, default=500)
     ap.add_argument("--n-boot", type=int, default=None, help="bootstrap replicates of each interval (library default)")
+    ap.add_argument("--epsilons", type=float, nargs="+", default=None, help="the scan's grid (default: EPSILONS)")
     ap.add_argument("--out", default=None, help="write the figures (JSON) here")
     args = ap.parse_args()
     if not BLOGS.exists():
@@ -94,7 +96,7 @@ def main() -> int:
     rng = np.random.default_rng(12345)
     scan = []
     met_at = None
-    for eps in EPSILONS:
+    for eps in args.epsilons or EPSILONS:
         sigma, D, _ = pv.calibrate(design, eps, args.delta, args.unit, "add-remove", clip)
         err = np.array([pv.point_estimate(S + rng.normal(0.0, sigma, S.size), design, sigma)["mean_npmi"]
                         - exact["mean_npmi"] for _ in range(args.redraws)])
@@ -110,10 +112,12 @@ def main() -> int:
     out["smallest_epsilon_measured"] = met_at
 
     rates = pv.reference_rates(reference, design, args.unit, clip)
-    n_stated = float(reference.n_docs)  # the public half's size stands for the private half's (same hash split)
+    target = pv.reference_rates(reference, design, args.unit, math.inf)  # the forecast includes clipping's shift
+    # the public half's number of units stands for the private half's (same hash split)
+    n_stated = float(reference.n_docs if args.unit == "document" else reference.n_users)
     start = time.perf_counter()
     predicted = pv.predict_epsilon(design, rates, n_stated, delta=args.delta, tolerance=args.tolerance,
-                                   grid=EPSILONS, unit=args.unit, clip=clip)
+                                   grid=EPSILONS, unit=args.unit, clip=clip, target_rates=target)
     out["predicted_epsilon"] = predicted
     print(f"predicted smallest epsilon {predicted} ({time.perf_counter() - start:.0f} s)", flush=True)
 
@@ -128,14 +132,16 @@ def main() -> int:
             clo, chi = est["mean_contrast_interval"]
             t_lo, t_hi = est["npmi_interval"][:, 0], est["npmi_interval"][:, 1]
             hits.append((lo <= exact["mean_npmi"] <= hi, clo <= exact["contrast_all_pairs"] <= chi,
-                         float(np.mean((t_lo <= ours["npmi"]) & (ours["npmi"] <= t_hi))), (hi - lo) / 2))
+                         float(np.mean((t_lo <= ours["npmi"]) & (ours["npmi"] <= t_hi))), (hi - lo) / 2,
+                         lo <= clipped["mean_npmi"] <= hi))
             if i % 50 == 49:
                 print(f"coverage {i + 1}: {np.mean([h[0] for h in hits]):.3f} ({time.perf_counter() - start:.0f} s)",
                       flush=True)
         H = np.array(hits, dtype=float)
         out["coverage"] = {"epsilon": met_at, "level": 0.9, "redraws": len(hits), "mean_npmi": float(H[:, 0].mean()),
                            "mean_contrast_vs_all_pairs": float(H[:, 1].mean()),
-                           "per_topic_npmi": float(H[:, 2].mean()), "mean_half_width": float(H[:, 3].mean())}
+                           "per_topic_npmi": float(H[:, 2].mean()), "mean_half_width": float(H[:, 3].mean()),
+                           "mean_npmi_on_the_clipped_corpus": float(H[:, 4].mean())}
         print(json.dumps(out["coverage"]), flush=True)
     if args.out:
         Path(args.out).write_text(json.dumps(out, indent=1) + "\n")

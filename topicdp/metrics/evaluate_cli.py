@@ -31,7 +31,7 @@ def populate(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reference", default=None,
                         help="a public corpus of the same kind (JSON Lines): print the expected error before spending")
     parser.add_argument("--n-units", type=int, default=None,
-                        help="stated number of documents for that forecast (default: the reference's)")
+                        help="stated number of units (documents, or users) for that forecast (default: the reference's)")
     parser.add_argument("--seed", type=int, default=None, help="seed the noise (testing only; marked seeded)")
     parser.add_argument("--out", default=None, help="write the evaluation (JSON) here")
     add_overwrite_argument(parser)
@@ -75,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
         design = pv.coherence_design([[w for w, _ in topic] for topic in release.top_words(10)])
         reference = read(args.reference)
         rates = pv.reference_rates(reference, design, unit, args.clip)
-        forecast = pv.predict_error(design, rates, args.n_units or reference.n_docs, epsilon=args.epsilon,
+        n_units = args.n_units or (reference.n_docs if unit == "document" else reference.n_users)
+        forecast = pv.predict_error(design, rates, n_units, epsilon=args.epsilon,
                                     delta=args.delta, unit=unit, neighbours=neighbours, clip=args.clip, n_sim=50)
         print(f"forecast before spending (from --reference): {forecast.line()}")
     corpus = read(args.corpus)

@@ -640,23 +640,31 @@ class ErrorForecast:
 
 def reference_rates(reference, design: CoherenceDesign, unit: str = "document",
                     clip: float | None = None) -> np.ndarray:
-    """``S / N`` of the clipped statistic on a *public* corpus (per unit of the count coordinate)."""
+    """The clipped statistic of a *public* corpus per unit (per document, or per user): ``S / n_units``.
+
+    ``clip=math.inf`` gives the unclipped rates (the exact values' target, for :func:`predict_error`'s
+    ``target_rates``)."""
     clip = default_clip(design) if clip is None else clip
-    S = clipped_sum(unit_contributions(reference, design, unit), clip)[0]
-    return S / max(S[0], 1.0)
+    x = unit_contributions(reference, design, unit)
+    return clipped_sum(x, clip)[0] / max(x.shape[0], 1)
 
 
 def predict_error(design: CoherenceDesign, rates: np.ndarray, n_units: float, *, epsilon: float, delta: float,
                   unit: str = "document", neighbours: str = "add-remove", clip: float | None = None,
-                  probability: float = 0.9, n_sim: int = 100, seed: int = 0) -> ErrorForecast:
+                  target_rates: np.ndarray | None = None, probability: float = 0.9, n_sim: int = 100,
+                  seed: int = 0) -> ErrorForecast:
     """Expected error of the private mean NPMI at (epsilon, delta), before spending (module docstring).
 
     Parameters
     ----------
     rates : ndarray (D,)
-        :func:`reference_rates` of a public corpus of the same kind (or a stated guess).
+        :func:`reference_rates` of a public corpus of the same kind (or a stated guess), at the same ``clip``.
     n_units : float > 0
-        The stated (or DP-estimated) number of documents: the sums are simulated as ``rates * n_units``.
+        The stated (or DP-estimated) number of units (documents, or users): the sums are simulated as
+        ``rates * n_units``.
+    target_rates : ndarray (D,), optional
+        The unclipped rates (``reference_rates(..., clip=math.inf)``): the error is then measured against the
+        unclipped value, so the forecast includes what clipping moves (the user level); default ``rates``.
     probability : float in (0, 1), default 0.9
         The quantile of ``|error|`` reported.
     n_sim : int >= 10, default 100
@@ -667,7 +675,8 @@ def predict_error(design: CoherenceDesign, rates: np.ndarray, n_units: float, *,
     n_sim = check_int(n_sim, "n_sim", low=10)
     sigma, _, _ = calibrate(design, epsilon, delta, unit, neighbours, clip)
     S = np.asarray(rates, dtype=float) * n_units
-    truth = topic_values(S, design)["mean_npmi"]
+    target = S if target_rates is None else np.asarray(target_rates, dtype=float) * n_units
+    truth = topic_values(target, design)["mean_npmi"]
     rng = np.random.default_rng(seed)
     err = np.array([point_estimate(S + rng.normal(0.0, sigma, S.size), design, sigma)["mean_npmi"] - truth
                     for _ in range(n_sim)])
