@@ -67,7 +67,7 @@ ESTIMATORS = [
     GensimLDACounts(2, random_state=0),
     SklearnLDACounts(2, random_state=0, max_iter=3),
     SklearnNMFCounts(2, random_state=0),
-    TopicDPCounts(SklearnNMF(2, random_state=0), 1.0, unit="document", sensitivity="global", random_state=0),
+    TopicDPCounts(SklearnNMF(2, random_state=0), epsilon=1.0, unit="document", sensitivity="global", random_state=0),
 ]
 
 # The checks' data (blobs or iris, 2 to 5 columns, rounded to integers) is no corpus: it has no more words than
