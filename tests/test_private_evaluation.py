@@ -398,3 +398,39 @@ def test_repeat_and_select_is_accounted_by_dp_accounting(generated):
     with pytest.raises(ValueError, match="run_mu"):
         repeat_and_select(fits, corpus, epsilon=0.5, delta=1e-6, run_mu=0.5 * D / sigma, mean_runs=2,
                           random_state=0, n_boot=10)
+
+
+def test_evaluate_command_charges_a_persisted_ledger_before_reading(tmp_path, generated, capsys, monkeypatch):
+    """--ledger FILE: the evaluation is checked against the dataset's persisted ledger before the corpus is read and
+    written to it (one entry, composed with the file's); one that would exceed the budget is refused with the corpus
+    unread and the file unchanged."""
+    import topicdp.corpus as corpus_module
+    from topicdp.metrics import evaluate_cli
+    from topicdp.rdp import BudgetExceededError
+
+    corpus, lists = generated
+    _release(lists, corpus.n_words).save(tmp_path / "release.json")
+    X = corpus.X[:400].toarray()
+    (tmp_path / "corpus.jsonl").write_text("".join(
+        json.dumps({"user": int(corpus.doc_users[i]),
+                    "text": " ".join(w for j, w in enumerate(corpus.vocabulary) for _ in range(X[i, j]))}) + "\n"
+        for i in range(X.shape[0])))
+    path = str(tmp_path / "data.ledger")
+    PrivacyLedger.open(path, budget=(3.0, 1e-5), unit="document", neighbours="add-remove")
+    parser = argparse.ArgumentParser()
+    evaluate_cli.populate(parser)
+
+    def evaluate(epsilon: str):
+        args = parser.parse_args([str(tmp_path / "release.json"), str(tmp_path / "corpus.jsonl"), "--epsilon",
+                                  epsilon, "--seed", "0", "--ledger", path])
+        args.check(args)
+        return args.func(args)
+
+    assert evaluate("2") == 0
+    first = PrivacyLedger.open(path)
+    assert len(first) == 1 and 0 < first.epsilon(1e-5) <= 2.0 * (1 + 1e-9)
+    reads: list = []
+    monkeypatch.setattr(corpus_module, "read_jsonl_records", lambda *a, **k: reads.append(a) or iter(()))
+    with pytest.raises(BudgetExceededError):  # (3, 1e-6) alone is (2.67, 1e-5); with the first, 3.33 exactly
+        evaluate("3")
+    assert reads == [] and len(PrivacyLedger.open(path)) == 1

@@ -32,6 +32,9 @@ def populate(parser: argparse.ArgumentParser) -> None:
                         help="a public corpus of the same kind (JSON Lines): print the expected error before spending")
     parser.add_argument("--n-units", type=int, default=None,
                         help="stated number of units (documents, or users) for that forecast (default: the reference's)")
+    parser.add_argument("--ledger", default=None, metavar="FILE",
+                        help="charge the evaluation to the dataset's persisted privacy ledger FILE (topicdp ledger "
+                             "create): checked before the corpus is read, written before the noise is drawn")
     parser.add_argument("--seed", type=int, default=None, help="seed the noise (testing only; marked seeded)")
     parser.add_argument("--out", default=None, help="write the evaluation (JSON) here")
     add_overwrite_argument(parser)
@@ -49,7 +52,7 @@ def check_arguments(args: argparse.Namespace) -> None:
         check_real(args.clip, "--clip", low=0.0)
     if args.n_units is not None:
         check_real(args.n_units, "--n-units", low=0.0)
-    check_file_flags(args, ("--out",), ("release", "corpus", "--reference"))
+    check_file_flags(args, ("--out",), ("release", "corpus", "--reference", "--ledger"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -79,9 +82,17 @@ def run(args: argparse.Namespace) -> int:
         forecast = pv.predict_error(design, rates, n_units, epsilon=args.epsilon,
                                     delta=args.delta, unit=unit, neighbours=neighbours, clip=args.clip, n_sim=50)
         print(f"forecast before spending (from --reference): {forecast.line()}")
+    ledger = None
+    if args.ledger:  # the dataset's ledger: verified, and checked against this evaluation, before the corpus is read
+        from ..rdp import PrivacyLedger
+        from . import private as pv
+
+        ledger = PrivacyLedger.open(args.ledger)
+        design = pv.coherence_design([[w for w, _ in topic] for topic in release.top_words(10)])
+        ledger.check([pv.planned_entry(design, args.epsilon, args.delta, unit, neighbours, args.clip)])
     corpus = read(args.corpus)
     result = release.evaluate(corpus, epsilon=args.epsilon, delta=args.delta, unit=unit,
-                              neighbours=neighbours, clip=args.clip, level=args.level,
+                              neighbours=neighbours, clip=args.clip, level=args.level, ledger=ledger,
                               random_state=args.seed)
     print(result.summary())
     if args.out:

@@ -477,6 +477,16 @@ def calibrate(design: CoherenceDesign, epsilon: float, delta: float, unit: str, 
     return calibrate_gaussian(epsilon, delta, D, method="analytic"), D, clip
 
 
+def planned_entry(design: CoherenceDesign, epsilon: float, delta: float, unit: str, neighbours: str,
+                  clip: float | None = None):
+    """The ledger entry of the evaluation, from public facts only (the lists, the budget, the unit): what a
+    persisted ledger is checked against before the corpus is read."""
+    from ..rdp.ledger import GaussianEntry
+
+    sigma, D, _ = calibrate(design, epsilon, delta, unit, neighbours, clip)
+    return GaussianEntry("private evaluation (NPMI, contrast)", sigma, D, unit=unit, neighbours=neighbours)
+
+
 def point_estimate(noisy: np.ndarray, design: CoherenceDesign, sigma: float, n_bins: int = 4) -> dict:
     """The estimates (:func:`eb_posterior`), summarised per topic and over topics (:func:`topic_summary`)."""
     return topic_summary(eb_posterior(np.asarray(noisy, dtype=float), design, sigma, n_bins).values, design)
@@ -580,14 +590,12 @@ def private_coherence(top_words: Sequence[Sequence[str]], corpus, *, epsilon: fl
     -------
     PrivateEvaluation
     """
-    from ..rdp.ledger import GaussianEntry
-
     epsilon, delta = check_epsilon(epsilon), check_delta(delta)
     check_option(unit, "unit", UNITS)
     check_option(neighbours, "neighbours", NEIGHBOURS)
     design = coherence_design(top_words, n_across=n_across, seed=design_seed)
     sigma, D, clip = calibrate(design, epsilon, delta, unit, neighbours, clip)
-    entries = [GaussianEntry("private evaluation (NPMI, contrast)", sigma, D, unit=unit, neighbours=neighbours)]
+    entries = [planned_entry(design, epsilon, delta, unit, neighbours, clip)]
     if ledger is not None:
         ledger.check(entries)
     S = clipped_sum(unit_contributions(corpus, design, unit), clip)[0]
