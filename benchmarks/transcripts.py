@@ -51,9 +51,9 @@ def run(code: Path, args: list[str], tmp: str) -> tuple[int, list[str]]:
     return proc.returncode, proc.stdout.splitlines()
 
 
-def above_request(lines: list[str], requested: float) -> list[str]:
-    """The lines that print an epsilon above the request."""
-    return [line.strip() for line in lines
+def above_request(lines: list[str], requested: float) -> list[tuple[int, str]]:
+    """(index, line) of each line that prints an epsilon above the request."""
+    return [(i, line.strip()) for i, line in enumerate(lines)
             if any(float(a or b) > requested * (1 + 1e-9) for a, b in EPSILON.findall(line))]
 
 
@@ -81,9 +81,8 @@ def main(argv=None) -> int:
         high = above_request(lines, 3.0)
         looser = next((i for i, line in enumerate(lines) if line.startswith("looser accounts")), len(lines))
         out += [f"- lines printing an epsilon above the requested 3: {len(high)}"]
-        out += [f"  - `{line}`" + (" (under 'looser accounts, for comparison (not used)')"
-                                    if lines.index(next(x for x in lines if x.strip() == line)) > looser else
-                                    " (NOT labelled as a looser account)") for line in high]
+        out += [f"  - `{line}`" + (" (under 'looser accounts, for comparison (not used)')" if i > looser else
+                                    " (NOT labelled as a looser account)") for i, line in high]
         start = next((i for i, line in enumerate(lines) if line.startswith("released:")), None)
         if start is not None:  # the release's own lines: the guarantee and the topics
             out += ["", "The release's headline and topics:", "", "```", *lines[start:start + 12], "```"]

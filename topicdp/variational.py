@@ -601,12 +601,12 @@ class DPVariationalLDA(_VariationalEM):
         """
         vocab_status, vocab_note = vocabulary_of(corpus, vocabulary_source)
         self._validate()
-        self.sensitivity_ = 1.0 if self.neighbours == "add-remove" else math.sqrt(2.0)
-        self.sigma_ = self.noise_scale()
+        entry = planned_entry(self.epsilon, self.delta, unit=self.unit, neighbours=self.neighbours,
+                              n_iterations=self.n_iterations)
+        self.sensitivity_, self.sigma_ = entry.sensitivity, entry.sigma
         entries = []
         if ledger is not None:
-            entries = [GaussianEntry("dp-vem", self.sigma_, self.sensitivity_, self.n_iterations, unit=self.unit,
-                                     neighbours=self.neighbours)]
+            entries = [entry]
             ledger.check(entries)
         sizes = self._run(corpus, client, ledger)
         self.release_ = PrivateRelease(
@@ -737,13 +737,23 @@ def forecast_from_sigma(sigma: float, n_topics: int, unit: str, n_units: int, n_
                                 vocabulary_share=vocabulary_share)
 
 
+def unit_sensitivity(neighbours: str) -> float:
+    """L2 sensitivity of dp-vem's summed statistic (module docstring): 1 under add/remove, sqrt(2) under replace-one."""
+    return 1.0 if neighbours == "add-remove" else math.sqrt(2.0)
+
+
 def noise_scale(epsilon: float, delta: float, *, neighbours: str, n_iterations: int) -> float:
     """sigma of each of dp-vem's ``n_iterations`` Gaussian releases: the T-fold composition of Gaussian mechanisms
-    of L2 sensitivity 1 (add/remove) or sqrt(2) (replace-one) calibrated exactly to (epsilon, delta) (Balle &
-    Wang 2018, analytic Gaussian mechanism; Dong, Roth & Su 2019, Cor. 3.3: T releases at sigma compose to
-    sqrt(T) D / sigma-GDP)."""
-    sensitivity = 1.0 if neighbours == "add-remove" else math.sqrt(2.0)
-    return calibrate_gaussian(epsilon, delta, sensitivity, method="analytic", count=n_iterations)
+    of L2 sensitivity :func:`unit_sensitivity` calibrated exactly to (epsilon, delta) (Balle & Wang 2018, analytic
+    Gaussian mechanism; Dong, Roth & Su 2019, Cor. 3.3: T releases at sigma compose to sqrt(T) D / sigma-GDP)."""
+    return calibrate_gaussian(epsilon, delta, unit_sensitivity(neighbours), method="analytic", count=n_iterations)
+
+
+def planned_entry(epsilon: float, delta: float, *, unit: str, neighbours: str, n_iterations: int) -> GaussianEntry:
+    """The ledger entry of dp-vem's ``n_iterations`` releases, from public parameters only: what ``fit`` checks and
+    records, and what a persisted ledger plans before the corpus is read."""
+    return GaussianEntry("dp-vem", noise_scale(epsilon, delta, neighbours=neighbours, n_iterations=n_iterations),
+                         unit_sensitivity(neighbours), n_iterations, unit=unit, neighbours=neighbours)
 
 
 #: the first word of the seed of the public simulation's noise (its draws are streams [this, draw]); a release's
@@ -858,7 +868,7 @@ def scaled_noise_model(model: DPVariationalLDA, n_sim: int, n_units: int) -> DPV
     from .rdp.gaussian import gaussian_mu, gdp_epsilon
 
     sigma = model.noise_scale() * n_sim / n_units
-    mu = gaussian_mu(sigma, 1.0 if model.neighbours == "add-remove" else math.sqrt(2.0), model.n_iterations)
+    mu = gaussian_mu(sigma, unit_sensitivity(model.neighbours), model.n_iterations)
     return clone(model).set_params(epsilon=gdp_epsilon(mu, model.delta))
 
 

@@ -63,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
     from .._files import atomic_write
     from ..corpus import Corpus, read_jsonl_records
     from ..release import PrivateRelease
+    from . import private as pv
 
     release = PrivateRelease.load(args.release)
     unit, neighbours = args.unit or release.report.unit, args.neighbours or release.report.neighbours
@@ -72,10 +73,8 @@ def run(args: argparse.Namespace) -> int:
         records = list(read_jsonl_records(path, text_field=args.text_field, user_field=args.user_field))
         return Corpus.from_texts([t for t, _ in records], [u for _, u in records], vocabulary=list(release.vocabulary))
 
+    design = pv.coherence_design([[w for w, _ in topic] for topic in release.top_words(10)])  # public: the lists
     if args.reference:  # public facts only: the lists, the reference's rates, the stated size, sigma
-        from . import private as pv
-
-        design = pv.coherence_design([[w for w, _ in topic] for topic in release.top_words(10)])
         reference = read(args.reference)
         rates = pv.reference_rates(reference, design, unit, args.clip)
         n_units = args.n_units or (reference.n_docs if unit == "document" else reference.n_users)
@@ -85,10 +84,8 @@ def run(args: argparse.Namespace) -> int:
     ledger = None
     if args.ledger:  # the dataset's ledger: verified, and checked against this evaluation, before the corpus is read
         from ..rdp import PrivacyLedger
-        from . import private as pv
 
         ledger = PrivacyLedger.open(args.ledger)
-        design = pv.coherence_design([[w for w, _ in topic] for topic in release.top_words(10)])
         ledger.check([pv.planned_entry(design, args.epsilon, args.delta, unit, neighbours, args.clip)])
     corpus = read(args.corpus)
     result = release.evaluate(corpus, epsilon=args.epsilon, delta=args.delta, unit=unit,

@@ -90,14 +90,11 @@ def topics_entries(plan: "ReleasePlan", mechanism: str) -> "List[Entry]":
     request, b = plan.request, plan.budget.topics
     unit, neighbours = str(request.unit), str(request.neighbours)
     if mechanism == "dp-vem":
-        from ..variational import DPVariationalLDA
+        from ..variational import planned_entry
         from .mechanisms import DP_VEM_ITERATIONS
 
         n_iterations = DP_VEM_ITERATIONS[plan.reference is not None]  # from public topics when there is P
-        sigma = DPVariationalLDA(request.n_topics, epsilon=b.epsilon, delta=b.delta, unit=unit, neighbours=neighbours,
-                                 n_iterations=n_iterations).noise_scale()
-        sensitivity = 1.0 if neighbours == "add-remove" else 2.0 ** 0.5
-        return [GaussianEntry("dp-vem", sigma, sensitivity, n_iterations, unit=unit, neighbours=neighbours)]
+        return [planned_entry(b.epsilon, b.delta, unit=unit, neighbours=neighbours, n_iterations=n_iterations)]
     if mechanism in ("gaussian-global", "laplace"):
         from ..adapters import make_model
         from ..agnostic import TopicDP
