@@ -95,25 +95,14 @@ def topics_entries(plan: "ReleasePlan", mechanism: str) -> "List[Entry]":
 
         n_iterations = DP_VEM_ITERATIONS[plan.reference is not None]  # from public topics when there is P
         return [planned_entry(b.epsilon, b.delta, unit=unit, neighbours=neighbours, n_iterations=n_iterations)]
-    if mechanism in ("gaussian-global", "laplace"):
-        from ..adapters import make_model
-        from ..agnostic import TopicDP
+    if mechanism in ("gaussian-global", "laplace"):  # the registry row's own TopicDP (it reads no unit count)
+        from .mechanisms import MECHANISMS
 
-        a = request.agnostic
-        privatizer = TopicDP(make_model(a.model, request.n_topics, a.model_seed), epsilon=b.epsilon, delta=b.delta, unit=unit,
-                             neighbours=neighbours, sensitivity="global",
-                             mechanism="laplace" if mechanism == "laplace" else "gaussian",
-                             calibration=a.calibration, secure_noise=a.secure_noise)
-        return [privatizer._planned_entry(request.n_topics)]
-    if mechanism.startswith("spectral-config-"):  # SpectralDP's own plan (its defaults, as the pipeline runs it)
-        from ..spectral.accounting import DEFAULT_SPLITS, Budget
-        from ..spectral.configurations import releases
+        return [MECHANISMS[mechanism].estimator(plan, 0, None)._planned_entry(request.n_topics)]
+    if mechanism.startswith("spectral-config-"):  # the registry row's own SpectralDP, as the pipeline runs it
+        from .mechanisms import MECHANISMS
 
-        cfg = int(mechanism.rsplit("-", 1)[1])
-        _, gaussian, laplace = releases(cfg, False)
-        split = {name: f for name, f in DEFAULT_SPLITS[cfg].items() if name in gaussian + laplace}
-        return labelled(Budget(b.epsilon, b.delta, split, gaussian, laplace, "auto").planned_entries(), unit=unit,
-                        neighbours="replace-one")
+        return MECHANISMS[mechanism].estimator(plan, request.n_units or 0, None).planned_entries()
     # DP-SVI: its sampling rate waits for the count. Planned as what it is calibrated to, an (epsilon, delta)
     # pair composed by basic composition (an upper bound of its event's cost), and re-planned exactly, in the
     # file and under its budget, when it checks its event just before its noise

@@ -217,22 +217,13 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         statement = vocabulary_of(X, vocabulary_source)  # of the Corpus as given, before X becomes its counts
         X, doc_users, vocabulary = split_corpus(X)
         k, a0 = check_model_params(self.n_topics, self.alpha0)
-        cfg = check_int(self.configuration, "configuration", low=1, high=4)
-        eps = check_epsilon(self.epsilon, nonprivate="topicdp.SpectralLDA")
-        delta = check_delta(self.delta)
-        check_option(self.accounting, "accounting", ACCOUNTING_METHODS)
+        cfg, edges, budget = self._releases()
         check_option(self.simplex, "simplex", SIMPLEX_METHODS)
         unit = check_option(self.unit, "unit", UNITS)
         stated = None if self.n_units is None else check_int(self.n_units, "n_units", low=3)
-        edges, gaussian, laplace = releases(cfg, self.public_whitening is not None)
-        if self.split is None:
-            split = {name: f for name, f in DEFAULT_SPLITS[cfg].items() if name in gaussian + laplace}
-        else:
-            split = dict(self.split)
-        budget = Budget(eps, delta, split, gaussian, laplace, self.accounting)
         labels = {"unit": unit, "neighbours": "replace-one"}
         if ledger is not None:
-            ledger.check(labelled(budget.planned_entries(), **labels))
+            ledger.check(self.planned_entries())
         rng = check_random_state(self.random_state)
         t0 = time.perf_counter()
         counts, users = _counts_and_users(X, doc_users, users, unit)
@@ -273,6 +264,27 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         return self
 
     # ------------------------------------------------------------------------------------------------
+    def _releases(self) -> tuple[int, tuple, Budget]:
+        """(configuration, its edges, the budget of its releases) from the stated parameters: which quantities are
+        released and each one's share of (epsilon, delta)."""
+        cfg = check_int(self.configuration, "configuration", low=1, high=4)
+        eps = check_epsilon(self.epsilon, nonprivate="topicdp.SpectralLDA")
+        delta = check_delta(self.delta)
+        check_option(self.accounting, "accounting", ACCOUNTING_METHODS)
+        edges, gaussian, laplace = releases(cfg, self.public_whitening is not None)
+        if self.split is None:
+            split = {name: f for name, f in DEFAULT_SPLITS[cfg].items() if name in gaussian + laplace}
+        else:
+            split = dict(self.split)
+        return cfg, edges, Budget(eps, delta, split, gaussian, laplace, self.accounting)
+
+    def planned_entries(self) -> list:
+        """The ledger entries a fit makes, from the stated parameters only (before any data is read), labelled with
+        the unit and the replace-one relation: what ``fit`` checks a ledger against, and what a persisted ledger
+        plans before the corpus is opened."""
+        unit = check_option(self.unit, "unit", UNITS)
+        return labelled(self._releases()[2].planned_entries(), unit=unit, neighbours="replace-one")
+
     def _report(self, cfg: int, edges: tuple, ctx: Context, budget: Budget, unit: str, vocabulary,
                 vocabulary_source: VocabularyStatement, stated: bool) -> PrivacyReport:
         totals = budget.totals()
