@@ -83,9 +83,8 @@ class Mechanism:
         if self.predict is None:
             return None
         return self.predict(epsilon=epsilon, delta=delta, unit=unit, neighbours=neighbours, n_units=n_units,
-                            n_topics=n_topics,
-                            n_words=n_words, public_start=public_start, vocabulary_share=vocabulary_share,
-                            signal=signal)
+                            n_topics=n_topics, n_words=n_words, public_start=public_start,
+                            vocabulary_share=vocabulary_share, signal=signal)
 
     def release(self, plan: "ReleasePlan", corpus: "Corpus | StreamingCorpus", *, n_units: int,
                 ledger: "PrivacyLedger", start: "np.ndarray | None" = None, client=None,
