@@ -102,6 +102,43 @@ def test_the_request_checks_what_needs_no_private_data(kwargs, message):
         ReleaseRequest(**{**base, **kwargs})
 
 
+@pytest.mark.parametrize("template, error, message", [
+    (dict(epsilon=1.0), ValueError, "agnostic sets epsilon: the request decides"),
+    (dict(unit="document", random_state=3), ValueError, "agnostic sets unit, random_state"),
+    (dict(calibration="exact"), ValueError, "calibration"),
+    (dict(secure_noise=True, calibration="analytic"), ValueError, "secure_noise"),
+    (dict(n_topics=4), ValueError, "n_topics=4, the request n_topics=10"),
+])
+def test_the_agnostic_template_is_refused_where_the_request_would_overrule_it(template, error, message):
+    from topicdp import TopicDP
+    from topicdp.adapters import make_model
+
+    k = template.pop("n_topics", 10)
+    base = {"source": CorpusSource("embedded"), "vocabulary": VocabularyPolicy.from_texts()}
+    with pytest.raises(error, match=message):
+        ReleaseRequest(**base, agnostic=TopicDP(make_model("sklearn-lda", k), **template))
+    with pytest.raises(TypeError, match="agnostic must be a TopicDP"):
+        ReleaseRequest(**base, agnostic="gensim-lda")
+
+
+def test_the_agnostic_template_carries_the_users_own_model_and_stays_as_given():
+    """A scikit-learn LDA as the template's model reaches the release's TopicDP unchanged (TopicDP wraps it at fit);
+    the request's budget and seed are set on a clone, never on the caller's object."""
+    from sklearn.decomposition import LatentDirichletAllocation
+
+    from topicdp import TopicDP
+    from topicdp.samplers import PRIVATE_ORACLE, SensitivitySampling
+
+    mine = TopicDP(LatentDirichletAllocation(n_components=3, random_state=0),
+                   sampling=SensitivitySampling(PRIVATE_ORACLE, 0.2, insecure_testing=True))
+    request = ReleaseRequest(CorpusSource("embedded"), VocabularyPolicy.from_texts(), n_topics=3, guarantee="random-dp",
+                             agnostic=mine, seed=0, epsilon=2.0)
+    assert request.agnostic is not mine and mine.get_params()["random_state"] is None
+    assert request.agnostic.get_params()["model__n_components"] == 3
+    with pytest.raises(ValueError, match="n_components=3, the request n_topics=4"):
+        ReleaseRequest(CorpusSource("embedded"), VocabularyPolicy.from_texts(), n_topics=4, agnostic=mine)
+
+
 def test_neighbours_follow_what_the_owner_states():
     base = {"source": CorpusSource("embedded"), "vocabulary": VocabularyPolicy.from_texts()}
     assert ReleaseRequest(**base).neighbours == "add-remove"

@@ -311,7 +311,7 @@ def test_the_cost_forecast_times_a_warm_fit(lee_corpus, caplog):
                                                     (["--sizing", "exchangeable", "--max-minutes", "2.5"],
                                                      "exchangeable", 2.5)])
 def test_cli_flags_reach_topicdp(flags, sizing, minutes, monkeypatch):
-    """The sampler's flags travel in the request's AgnosticOptions to the TopicDP the pipeline builds."""
+    """The sampler's flags travel in the request's TopicDP template to the TopicDP the pipeline builds."""
     from topicdp.agnostic import TopicDP
     from topicdp.cli import main
 

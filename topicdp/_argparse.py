@@ -131,3 +131,17 @@ def ledger_option(args: argparse.Namespace):
     from .rdp.ledger_file import LedgerOptions
 
     return LedgerOptions(args.ledger, getattr(args, "out", None))
+
+
+def agnostic_option(args: argparse.Namespace):
+    """The request's TopicDP template from ``--model``, ``--model-seed``, the sampler's and the noise's flags."""
+    from .adapters import make_model
+    from .agnostic import TopicDP
+    from .samplers import PRIVATE_ORACLE, SensitivitySampling
+
+    sampling = SensitivitySampling(PRIVATE_ORACLE if args.private_oracle else None, args.gamma, args.sizing,
+                                   n_pairs=args.n_pairs, insecure_testing=args.insecure_testing,
+                                   random_state=args.sampler_seed, cache_dir=args.cache_dir, progress=True,
+                                   max_minutes=args.max_minutes)
+    return TopicDP(make_model(args.model, args.topics, args.model_seed), sampling=sampling,
+                   calibration=args.calibration, secure_noise=args.secure_noise)

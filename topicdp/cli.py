@@ -17,7 +17,7 @@ for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "
 
 # Building the parser imports only argparse and these tiny pure-Python modules (``topicdp --help`` stays fast,
 # tests/test_cli_help.py checks that numpy is not loaded); heavy imports happen inside the commands.
-from ._argparse import LazyParser, add_ledger_arguments, cli_words, flag, ledger_option, stop_words_option
+from ._argparse import LazyParser, add_ledger_arguments, cli_words, flag, ledger_option, agnostic_option, stop_words_option
 from ._extras import MissingExtraError, require
 from ._files import add_overwrite_argument, check_file_flags, run_interruptible, wrote
 from ._names import (FORECAST_MECHANISMS, GUARANTEE_SUMMARIES, MECHANISM_SUMMARIES, MODEL_SUMMARIES, MODELS,
@@ -138,8 +138,7 @@ def _add_corpus_arguments(p: argparse.ArgumentParser) -> None:
 
 def build_request(args):
     """The :class:`~topicdp.pipeline.ReleaseRequest` the flags describe (validated; nothing is read)."""
-    from .pipeline import AgnosticOptions, CorpusSource, ReleaseRequest, VocabularyPolicy, resolve_road
-    from .samplers import PRIVATE_ORACLE, SensitivitySampling
+    from .pipeline import CorpusSource, ReleaseRequest, VocabularyPolicy, resolve_road
     from .vocabulary import load_vocabulary
 
     guarantee, mechanism = resolve_road(args.guarantee, args.mechanism, args.sensitivity)
@@ -166,17 +165,11 @@ def build_request(args):
         vocabulary = VocabularyPolicy.dp(args.vocabulary_epsilon, args.vocabulary_delta, args.max_features)
     source = CorpusSource(corpus, args.text_field, args.user_field, args.user_fraction, args.max_docs_per_user,
                           args.max_tokens_per_doc, args.max_tokens_per_user, stop_words)
-    sampling = SensitivitySampling(PRIVATE_ORACLE if args.private_oracle else None, args.gamma, args.sizing,
-                                   n_pairs=args.n_pairs, insecure_testing=args.insecure_testing,
-                                   random_state=args.sampler_seed, cache_dir=args.cache_dir, progress=True,
-                                   max_minutes=args.max_minutes)
-    agnostic = AgnosticOptions(model=args.model, model_seed=args.model_seed, sampling=sampling,
-                               calibration=args.calibration, secure_noise=args.secure_noise,
-                               keep_nonprivate=args.show_nonprivate)
     return ReleaseRequest(source, vocabulary, epsilon=args.epsilon, delta=args.delta, ledger=ledger_option(args),
                           n_units=args.n_units, n_topics=args.topics, guarantee=guarantee, mechanism=mechanism,
-                          unit=args.unit, reference=reference, agnostic=agnostic, release_anyway=args.release_anyway,
-                          seed=args.seed, n_jobs=args.n_jobs, scheduler=args.scheduler, work_dir=args.work_dir)
+                          unit=args.unit, reference=reference, agnostic=agnostic_option(args),
+                          keep_nonprivate=args.show_nonprivate, release_anyway=args.release_anyway, seed=args.seed,
+                          n_jobs=args.n_jobs, scheduler=args.scheduler, work_dir=args.work_dir)
 
 
 def check_arguments(args) -> None:

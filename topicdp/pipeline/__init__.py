@@ -18,11 +18,11 @@ whose budget the report composes (a DP count of the units when the owner states 
 
 from .mechanisms import MECHANISMS, Mechanism
 from .plan import Budget, BudgetSplit, Decision, ReleasePlan, UnitCount, decide, plan_request, split_budget
-from .request import AgnosticOptions, CorpusSource, ReleaseRequest, VocabularyPolicy, resolve_road, user_selected
+from .request import CorpusSource, ReleaseRequest, VocabularyPolicy, resolve_road, user_selected
 from .run import PipelineResult, ReleaseRefused, release
 from .sources import group_by_user, read_records
 
-__all__ = ["AgnosticOptions", "Budget", "BudgetSplit", "CorpusSource", "Decision", "MECHANISMS", "Mechanism",
+__all__ = ["Budget", "BudgetSplit", "CorpusSource", "Decision", "MECHANISMS", "Mechanism",
            "PipelineResult", "ReleasePlan", "ReleaseRefused", "ReleaseRequest", "UnitCount", "VocabularyPolicy",
            "decide", "group_by_user", "plan_request", "read_records", "release", "resolve_road", "split_budget",
            "user_selected"]

@@ -64,10 +64,12 @@ def planned_steps(plan: "ReleasePlan") -> PlannedRun:
     request = plan.request
     labels: dict[str, Any] = {"unit": str(request.unit), "neighbours": str(request.neighbours)}
     if request.guarantee == "random-dp":
+        from .request import model_label
+
         a = request.agnostic
         sigma = calibrate_gaussian(request.epsilon, request.delta, 1.0, method=a.calibration)
-        return PlannedRun([], {a.model: [GaussianEntry("TopicDP release (planned)", sigma, 1.0,
-                                                       gamma=a.sampling.gamma, **labels)]})
+        return PlannedRun([], {model_label(a.model): [GaussianEntry("TopicDP release (planned)", sigma, 1.0,
+                                                                    gamma=a.sampling.gamma, **labels)]})
     steps: "List[Tuple[str, List[Entry]]]" = []
     if plan.budget.count is not None:
         b = plan.budget.count

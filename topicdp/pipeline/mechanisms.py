@@ -165,13 +165,12 @@ def _dp_vem_forecast(*, epsilon, delta, unit, neighbours, n_units, n_topics, n_w
 
 def _output_perturbation(kind: str) -> EstimatorFactory:
     def build(plan: "ReleasePlan", n_units: int, start: "np.ndarray | None"):
-        from ..adapters import make_model
-        from ..agnostic import TopicDP
+        from sklearn.base import clone
 
-        r, topics, a = plan.request, plan.budget.topics, plan.request.agnostic
-        return TopicDP(make_model(a.model, r.n_topics, a.model_seed), epsilon=topics.epsilon, delta=topics.delta,
-                       unit=str(r.unit), neighbours=str(r.neighbours), sensitivity="global", mechanism=kind,
-                       calibration=a.calibration, secure_noise=a.secure_noise, random_state=r.seed)
+        r, topics = plan.request, plan.budget.topics
+        return clone(r.agnostic).set_params(epsilon=topics.epsilon, delta=topics.delta, unit=str(r.unit),
+                                            neighbours=str(r.neighbours), sensitivity="global", mechanism=kind, sampling=None,
+                                            random_state=r.seed)
     return build
 
 
@@ -190,7 +189,7 @@ def _output_perturbation_forecast(kind: str):
 
 
 def _keep_nonprivate(plan: "ReleasePlan") -> dict:
-    return {"keep_nonprivate": plan.request.agnostic.keep_nonprivate}
+    return {"keep_nonprivate": plan.request.keep_nonprivate}
 
 
 # -- spectral configurations --------------------------------------------------------------------------------

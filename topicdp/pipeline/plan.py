@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._names import FORECAST_MECHANISMS, MECHANISM_NEIGHBOURS, MECHANISM_UNITS, Neighbours
-from .request import ReleaseRequest
+from .request import ReleaseRequest, model_label
 
 #: share of the total epsilon (delta) spent on selecting the vocabulary under DP, unless the request says
 VOCABULARY_EPSILON_SHARE = 0.2
@@ -105,7 +105,7 @@ class ReleasePlan:
             units = f"the number of {r.unit}s is private: add/remove neighbours, counted under DP"
         out = [f"request: K={r.n_topics}, total epsilon={r.epsilon:g}, delta={r.delta:g}, unit {r.unit}; {units}"]
         if r.guarantee == "random-dp":
-            out.append(f"road: random DP (NOT DP): TopicDP over {r.agnostic.model} with a sampled sensitivity")
+            out.append(f"road: random DP (NOT DP): TopicDP over {model_label(r.agnostic.model)} with a sampled sensitivity")
             return out
         for name, b in self.budget.parts().items():
             out.append(f"  budget for the {name}: {b}")

@@ -22,7 +22,7 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._names import BOUND_PARAMETERS, GUARANTEES, MODELS, RIGOROUS_MECHANISMS, Guarantee, Neighbours, Unit
+from .._names import BOUND_PARAMETERS, GUARANTEES, RIGOROUS_MECHANISMS, Guarantee, Neighbours, Unit
 from .._validation import (check_delta, check_epsilon, check_int, check_n_jobs, check_option,
                            check_real)
 
@@ -215,43 +215,55 @@ class VocabularyPolicy:
         return len(self.words) if self.words is not None else None
 
 
-def _default_sampling():
-    from ..samplers import SensitivitySampling
+#: what the request decides for the agnostic road's TopicDP (its budget share, unit, neighbours, seed, workers)
+DECIDED_BY_THE_REQUEST = ("epsilon", "delta", "unit", "neighbours", "mechanism", "sensitivity", "n_jobs",
+                          "random_state")
 
-    return SensitivitySampling(random_state=0, progress=True)
 
+def agnostic_estimator(template, n_topics: int):
+    """The request's TopicDP template, checked: ``template`` as given, or TopicDP over gensim LDA (seed 0).
 
-@dataclass(frozen=True)
-class AgnosticOptions:
-    """The options of TopicDP over a third-party model (``--guarantee random-dp``, ``gaussian-global``,
-    ``laplace``), passed to :class:`topicdp.TopicDP` as they are.
-
-    ``sampling`` (:class:`topicdp.samplers.SensitivitySampling`; default: seed 0, progress shown) holds the sampler's
-    options. Its P is the request's ``reference``, read when the release runs, so ``sampling.distribution`` stays
-    None, or is ``"private-oracle"`` for the explicit opt-in to resample the private corpus itself.
+    The template states the model and how TopicDP treats it (``sampling``, ``calibration``, ``secure_noise``,
+    ``keep_model``); what :data:`DECIDED_BY_THE_REQUEST` names must stay at TopicDP's defaults, because the request's
+    budget, unit, neighbour relation and seed decide it (a different value would be silently replaced).
     """
+    import inspect
 
-    model: str = "gensim-lda"
-    model_seed: int = 0
-    sampling: Any = field(default_factory=_default_sampling)
-    calibration: str = "auto"
-    secure_noise: bool = False
-    keep_nonprivate: bool = False
+    from ..adapters import make_model
+    from ..agnostic import TopicDP
+    from ..samplers import PRIVATE_ORACLE, SensitivitySampling
 
-    def __post_init__(self) -> None:
-        from ..samplers import PRIVATE_ORACLE, SensitivitySampling
+    if template is None:
+        return TopicDP(make_model("gensim-lda", n_topics, 0), sampling=SensitivitySampling(random_state=0, progress=True))
+    if not isinstance(template, TopicDP):
+        raise TypeError("agnostic must be a TopicDP (unfitted: the model and its sampling, calibration, secure_noise, "
+                        f"keep_model), got {type(template).__name__}")
+    defaults = {k: v.default for k, v in inspect.signature(TopicDP.__init__).parameters.items()}
+    decided = [k for k in DECIDED_BY_THE_REQUEST if getattr(template, k) is not defaults[k]
+               and getattr(template, k) != defaults[k]]
+    if decided:
+        raise ValueError(f"agnostic sets {', '.join(decided)}: the request decides them (its epsilon and delta, unit, "
+                         "neighbour relation, mechanism, n_jobs and seed); leave them at TopicDP's defaults")
+    for name in ("n_topics", "n_components", "num_topics"):  # the toolkit's, scikit-learn's and gensim's names
+        k = getattr(template.model, name, None)
+        if isinstance(k, int) and k != n_topics:
+            raise ValueError(f"agnostic's model has {name}={k}, the request n_topics={n_topics}: make them equal")
+    sampling = template.sampling or SensitivitySampling(random_state=0, progress=True)
+    if not isinstance(sampling, SensitivitySampling):
+        raise TypeError(f"agnostic.sampling must be a SensitivitySampling, got {type(sampling).__name__}")
+    if sampling.distribution not in (None, PRIVATE_ORACLE):
+        raise ValueError("agnostic.sampling.distribution must be None (P is the request's reference) or "
+                         f"{PRIVATE_ORACLE!r} in a release request")
+    from sklearn.base import clone
 
-        check_option(self.model, "model", MODELS)
-        check_int(self.model_seed, "model_seed", low=0)
-        if not isinstance(self.sampling, SensitivitySampling):
-            raise TypeError(f"sampling must be a SensitivitySampling, got {type(self.sampling).__name__}")
-        if self.sampling.distribution not in (None, PRIVATE_ORACLE):
-            raise ValueError("sampling.distribution must be None (P is the request's reference) or "
-                             f"{PRIVATE_ORACLE!r} in a release request")
-        check_option(self.calibration, "calibration", ("auto", "analytic", "rdp", "paper"))
-        if self.secure_noise and self.calibration not in ("auto", "rdp"):
-            raise ValueError("secure_noise needs calibration 'auto' or 'rdp' (the discrete Gaussian inherits the "
-                             "continuous Gaussian's RDP curve, not its exact privacy profile)")
+    # its own checks (model, calibration, secure_noise) as for a release with the global bound: P comes later
+    clone(template).set_params(sampling=None, sensitivity="global")._validate_params()
+    return clone(template).set_params(sampling=sampling)
+
+
+def model_label(model) -> str:
+    """A model's name in messages: its registry name, else its class."""
+    return getattr(model, "name", None) or type(model).__name__
 
 
 @dataclass(frozen=True)
@@ -276,7 +288,15 @@ class ReleaseRequest:
     reference : str, optional
         A public corpus of the same kind (JSON Lines): the start of ``dp-vem``, its simulation, the vocabulary
         forecast, and P of the random-DP road.
-    agnostic : AgnosticOptions
+    agnostic : TopicDP, optional
+        The agnostic road's estimator as a template (unfitted): the model TopicDP wraps and its ``sampling``,
+        ``calibration``, ``secure_noise`` and ``keep_model``, used by ``guarantee="random-dp"`` and the
+        ``gaussian-global`` and ``laplace`` mechanisms. The request sets its budget, unit, neighbours and seed.
+        Default: TopicDP over gensim LDA with K topics (seed 0), sampler seed 0. Its sampling's P is the
+        request's ``reference``, read when the release runs (``sampling.distribution`` stays None, or is
+        ``"private-oracle"`` for the explicit opt-in to resample the private corpus itself).
+    keep_nonprivate : bool
+        Keep the non-private topics of TopicDP's roads in the owner's diagnostics (never published).
     release_anyway : bool
         Release even where the forecast says the topics will be noise.
     seed : int, optional
@@ -308,7 +328,8 @@ class ReleaseRequest:
     guarantee: str = "dp"
     mechanism: str | None = None
     reference: str | None = None
-    agnostic: AgnosticOptions = field(default_factory=AgnosticOptions)
+    agnostic: Any = None
+    keep_nonprivate: bool = False
     release_anyway: bool = False
     seed: int | None = None
     n_jobs: int = 2
@@ -330,20 +351,19 @@ class ReleaseRequest:
             raise TypeError(f"source must be a CorpusSource, got {type(self.source).__name__}")
         if not isinstance(self.vocabulary, VocabularyPolicy):
             raise TypeError(f"vocabulary must be a VocabularyPolicy, got {type(self.vocabulary).__name__}")
-        if not isinstance(self.agnostic, AgnosticOptions):
-            raise TypeError(f"agnostic must be AgnosticOptions, got {type(self.agnostic).__name__}")
         check_epsilon(self.epsilon)
         check_delta(self.delta)
         object.__setattr__(self, "unit", Unit(check_option(self.unit, "unit", tuple(Unit))))
         if self.n_units is not None:
             check_int(self.n_units, "n_units", low=1)
         check_int(self.n_topics, "n_topics", low=1)
+        object.__setattr__(self, "agnostic", agnostic_estimator(self.agnostic, self.n_topics))
         object.__setattr__(self, "guarantee", Guarantee(check_option(self.guarantee, "guarantee", GUARANTEES)))
         if self.mechanism is not None:
             check_option(self.mechanism, "mechanism", RIGOROUS_MECHANISMS)
             if self.guarantee == "random-dp":
                 raise ValueError("mechanism names a mechanism of guarantee 'dp'; guarantee 'random-dp' is TopicDP "
-                                 "over the model of AgnosticOptions")
+                                 "over the request's agnostic model")
         if self.seed is not None:
             check_int(self.seed, "seed", low=0)
         check_n_jobs(self.n_jobs)

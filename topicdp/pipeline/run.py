@@ -371,32 +371,30 @@ def _start_and_simulate(plan: ReleasePlan, reference, words: Sequence[str], coun
 
 def _random_dp(plan: ReleasePlan, say, ledger: PrivacyLedger | None = None):
     """TopicDP over the request's model with a sampled sensitivity: random DP, not DP (its report says so)."""
-    from ..adapters import make_model, model_class
-    from ..agnostic import TopicDP
+    from sklearn.base import clone
 
     from ..forecast import dirichlet_signal, forecast_readability
+    from .request import model_label
 
-    request, a = plan.request, plan.request.agnostic
+    request, template = plan.request, plan.request.agnostic
     source = InMemorySource(request)
     corpus = source.prepare(request.vocabulary.words)
-    sampling = a.sampling
-    params: dict = {}
+    sampling, model = template.sampling, clone(template.model)
     if plan.reference is not None:
         distribution = reference_corpus(plan.reference, corpus.vocabulary, request.source)
         sampling = replace(sampling, distribution=distribution)
         say(f"public reference P: {request.reference}")
-        # a model that takes public starting topics (its start_param) starts from topics fitted on P (public),
-        # which keeps f near one local optimum
-        start_param = model_class(a.model).start_param
+        # a toolkit model that takes public starting topics (its start_param) starts from topics fitted on P
+        # (public), which keeps f near one local optimum; TopicDP puts a wrapped library model in that form itself
+        start_param = getattr(model, "start_param", None)
         if start_param is not None:
             from ..variational import public_init
 
-            params[start_param] = public_init(distribution, request.n_topics, unit=str(request.unit))
-            say(f"{a.model} starts from topics fitted on the public reference")
-    model = make_model(a.model, request.n_topics, a.model_seed, **params)
-    privatizer = TopicDP(model, epsilon=request.epsilon, delta=request.delta, unit=str(request.unit), calibration=a.calibration,
-                         sampling=sampling, n_jobs=request.n_jobs, random_state=request.seed,
-                         secure_noise=a.secure_noise)
+            model.set_params(**{start_param: public_init(distribution, request.n_topics, unit=str(request.unit))})
+            say(f"{model_label(model)} starts from topics fitted on the public reference")
+    privatizer = clone(template).set_params(model=model, epsilon=request.epsilon, delta=request.delta,
+                                            unit=str(request.unit), sampling=sampling, n_jobs=request.n_jobs,
+                                            random_state=request.seed)
     sample = privatizer.sample_sensitivity(corpus)
     sigma = privatizer.noise_scale(sample.sensitivity)
     # a forecast from sigma (public with a public P) and a public signal, never from the private fit
@@ -411,7 +409,7 @@ def _random_dp(plan: ReleasePlan, say, ledger: PrivacyLedger | None = None):
                              "nothing of a DP budget; the sampling's fits are done)")
     vocabulary = vocabulary_statement(request.vocabulary.kind, None, request.source.built_in,
                                       request.vocabulary.origin)  # where the words came from (a file, P's words)
-    released = privatizer.fit(corpus, keep_nonprivate=a.keep_nonprivate, vocabulary_source=vocabulary,
+    released = privatizer.fit(corpus, keep_nonprivate=request.keep_nonprivate, vocabulary_source=vocabulary,
                               sensitivity_sample=sample, ledger=ledger).release_
     released.diagnostics.setdefault("corpus", {}).update(source.diagnostics())
     return released
