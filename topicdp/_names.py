@@ -10,14 +10,21 @@ from __future__ import annotations
 from enum import StrEnum
 
 
-class Unit(StrEnum):
+class _Name(StrEnum):
+    """A name the library and its users spell as a string: equal to it, and shown as it (in an estimator's repr)."""
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+class Unit(_Name):
     """Whose contribution a release protects."""
 
     USER = "user"
     DOCUMENT = "document"
 
 
-class Neighbours(StrEnum):
+class Neighbours(_Name):
     """The neighbour relation a guarantee is stated for.
 
     ``REPLACE_ONE``: one unit's data replaced by anything, the number of units public (stated by the owner).
@@ -28,7 +35,7 @@ class Neighbours(StrEnum):
     ADD_REMOVE = "add-remove"
 
 
-class Guarantee(StrEnum):
+class Guarantee(_Name):
     """What a release road promises (the report's ``guarantee`` field spells the outcome: approx-DP, random-DP)."""
 
     DP = "dp"
@@ -44,7 +51,11 @@ DEFAULT_EPSILON: float = 3.0
 #: delta: below 1/N for the corpora this library targets (thousands to millions of units), as DP requires
 DEFAULT_DELTA: float = 1e-6
 #: the privacy unit: a person, whose documents are correlated, not one of their documents
-DEFAULT_UNIT: str = Unit.USER.value
+DEFAULT_UNIT: Unit = Unit.USER
+#: the neighbour relation, at either unit: add/remove, because the number of units is private unless the owner
+#: states it (then replace-one with that count). TopicDP's sampled road is the one exception: its sensitivity
+#: sampler draws replace-one pairs, so that is the only relation its random DP can state.
+DEFAULT_NEIGHBOURS: Neighbours = Neighbours.ADD_REMOVE
 
 #: (registry name, adapter class in ``topicdp.adapters``, one line on the model)
 _MODEL_TABLE: tuple[tuple[str, str, str], ...] = (

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Iterable
+from typing import Any, Callable, Iterable
 
 import numpy as np
+
+from ._names import NEIGHBOURS, UNITS, Neighbours, Unit
 
 
 def check_real(value, name: str, *, low=None, high=None, low_open: bool = True, high_open: bool = True) -> float:
@@ -154,3 +156,34 @@ def _check_count_values(data: np.ndarray, name: str, integral: bool, block: int 
         # "Negative values in data" is scikit-learn's wording for positive-only estimators (its common checks look for it)
         prefix = "Negative values in data: " if found.startswith("the negative") else ""
         raise ValueError(f"{prefix}{name} must hold finite, {kind} counts (found {found})")
+
+
+#: The privacy parameters of every private estimator (TopicDP, DPVariationalLDA, SpectralDP, DPSVILDA, the release
+#: request, the ledger) and their one check each: the name, its allowed values, and the message that names both.
+PRIVACY_PARAMETERS: dict[str, Callable[[Any], Any]] = {
+    "epsilon": check_epsilon,  # a finite float > 0
+    "delta": check_delta,  # a float in (0, 1)
+    "unit": lambda value: Unit(check_option(value, "unit", UNITS)),
+    "neighbours": lambda value: Neighbours(check_option(value, "neighbours", NEIGHBOURS)),
+}
+
+
+def check_privacy_parameters(estimator, *, nonprivate: str | None = None, optional: tuple[str, ...] = ()) -> dict:
+    """Check the :data:`PRIVACY_PARAMETERS` that ``estimator`` has, by the one table; returns them checked (the unit
+    and the neighbour relation as their enums).
+
+    ``nonprivate`` names the estimator to use for a fit without noise (said when ``epsilon`` is None); the
+    parameters in ``optional`` may be None (meaning the estimator's documented default, resolved by it).
+    """
+    checked: dict[str, Any] = {}
+    for name, check in PRIVACY_PARAMETERS.items():
+        if not hasattr(estimator, name):
+            continue
+        value = getattr(estimator, name)
+        if value is None and name in optional:
+            checked[name] = None
+        elif name == "epsilon":
+            checked[name] = check_epsilon(value, nonprivate=nonprivate)
+        else:
+            checked[name] = check(value)
+    return checked

@@ -17,9 +17,10 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, TransformerMixin
 
-from ._names import BOUND_PARAMETERS, DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_UNIT, NEIGHBOURS, SENSITIVITIES, UNITS
+from ._names import (BOUND_PARAMETERS, DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_NEIGHBOURS, DEFAULT_UNIT, SENSITIVITIES,
+                     Neighbours, Unit)
 from ._repeats import warn_on_repeated_release
-from ._validation import check_delta, check_epsilon, check_int, check_option, check_random_state
+from ._validation import check_privacy_parameters, check_int, check_option, check_random_state
 from .adapters.base import TopicModelSpec
 from .adapters.wrap import WrappedModel, model_kind, wrap_model
 from .corpus import as_corpus
@@ -75,13 +76,14 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
     epsilon : float > 0, default=3.0
     delta : float in (0, 1), default=1e-6
         For ``mechanism="laplace"`` (pure epsilon-DP) delta is reported as 0.
-    unit : {"user", "document"}, default="user"
+    unit : Unit or {"user", "document"}, default="user"
         Privacy unit. Users are the corpus' ``user_ids``; bound their contributions first with
         :meth:`Corpus.bound` where users are large.
-    neighbours : {"replace-one", "add-remove"}, default="replace-one"
-        The neighbour relation the report states. The global bounds (sqrt(2K), 2K) hold for any two
-        datasets, so both relations are covered at the same sigma; the sampled sensitivity draws
-        replace-one pairs (:mod:`topicdp.samplers`) and states replace-one only.
+    neighbours : Neighbours or {"replace-one", "add-remove"}, optional
+        The neighbour relation the report states. Default: the library's (``topicdp._names.DEFAULT_NEIGHBOURS``,
+        add/remove: the number of units is private) on the global and Laplace roads, whose bounds (sqrt(2K), 2K)
+        hold for any two datasets, so both relations are covered at the same sigma; replace-one on the sampled
+        road, whose sensitivity sampler draws replace-one pairs (:mod:`topicdp.samplers`) and can state nothing else.
     mechanism : {"gaussian", "laplace"}, default="gaussian"
         ``"laplace"`` is TopicDP's baseline (Sec. 4.2): L1 global sensitivity 2K, epsilon-DP.
     sensitivity : {"sampled", "global"}, default="sampled"
@@ -146,8 +148,8 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         *,
         epsilon: float = DEFAULT_EPSILON,
         delta: float = DEFAULT_DELTA,
-        unit: str = DEFAULT_UNIT,
-        neighbours: str = "replace-one",
+        unit: Unit | str = DEFAULT_UNIT,
+        neighbours: Neighbours | str | None = None,
         mechanism: str = "gaussian",
         sensitivity: str = "sampled",
         calibration: str = "auto",
@@ -180,10 +182,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         model_kind(self.model)  # TypeError saying what can be wrapped, and why a fitted state is not used
         if not isinstance(self.keep_model, (bool, np.bool_)):
             raise TypeError(f"keep_model must be True or False, got {self.keep_model!r}")
-        check_epsilon(self.epsilon)
-        check_delta(self.delta)
-        check_option(self.unit, "unit", UNITS)
-        check_option(self.neighbours, "neighbours", NEIGHBOURS)
+        check_privacy_parameters(self, optional=("neighbours",))
         check_option(self.mechanism, "mechanism", MECHANISMS)
         check_option(self.sensitivity, "sensitivity", SENSITIVITIES)
         check_option(self.calibration, "calibration", CALIBRATIONS)
@@ -197,7 +196,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
             if self.sampling is not None:
                 raise ValueError("sampling applies to mechanism='gaussian' with sensitivity='sampled' only")
             return
-        if self.neighbours != "replace-one":
+        if self._neighbours != Neighbours.REPLACE_ONE:
             raise ValueError("sensitivity='sampled' draws replace-one neighbour pairs: neighbours must be "
                              "'replace-one' (the global bounds cover 'add-remove' too)")
         if not isinstance(self.sampling, SensitivitySampling) or self.sampling.distribution is None:
@@ -206,6 +205,13 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
                 "Corpus (random DP with respect to a P independent of the private data), or 'private-oracle' to "
                 "resample the private corpus itself (sigma then leaks; the report says so); or use "
                 "sensitivity='global' for DP with the provable bound sqrt(2K)")
+
+    @property
+    def _neighbours(self) -> Neighbours:
+        """The relation in effect: as given, else replace-one on the sampled road and the library's default elsewhere."""
+        if self.neighbours is not None:
+            return Neighbours(self.neighbours)
+        return Neighbours.REPLACE_ONE if self._sampled else DEFAULT_NEIGHBOURS
 
     @property
     def _sampled(self) -> bool:
@@ -399,7 +405,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
             notes.append(compose_note)
         step = ReportParts(published, notes, checks, details,
                            report_fields={name: draft.pop(name) for name in STEP_FIELDS if name in draft})
-        report = compose_report(step, unit=self.unit, neighbours=self.neighbours, seeded=self.random_state is not None,
+        report = compose_report(step, unit=self.unit, neighbours=self._neighbours, seeded=self.random_state is not None,
                                 epsilon=self.epsilon, composition=composition, composition_total=totals, **draft)
         return PrivateRelease(topic_word=released, noisy=noisy, vocabulary=corpus.vocabulary, report=report,
                               nonprivate=W if keep_nonprivate else None, diagnostics=diagnostics)
@@ -566,7 +572,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
 
     def _labels(self, draft: dict | None = None) -> dict:
         """Unit, neighbour relation and (sampled sensitivity) random-DP gamma and P of this privatizer's entries."""
-        labels: dict[str, object] = {"unit": self.unit, "neighbours": self.neighbours}
+        labels: dict[str, object] = {"unit": self.unit, "neighbours": self._neighbours}
         if self._sampled:
             sufficient = draft is None or draft["guarantee"] == "random-DP"
             # an insufficient sample guarantees nothing: gamma = 1

@@ -102,10 +102,10 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from ._names import DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_UNIT, NEIGHBOURS, UNITS
+from ._names import DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_NEIGHBOURS, DEFAULT_UNIT, UNITS, Neighbours, Unit
 from ._progress import Progress
 from ._repeats import warn_on_repeated_release
-from ._validation import (check_count_matrix, check_delta, check_epsilon, check_int, check_option,
+from ._validation import (check_count_matrix, check_privacy_parameters, check_int, check_option,
                           check_random_state, check_real)
 from .corpus import split_corpus
 from .inference import batch_e_step
@@ -444,7 +444,7 @@ class VariationalLDA(_VariationalEM):
     ((3, 40), (5, 3))
     """
 
-    def __init__(self, n_topics: int = 10, *, unit: str = DEFAULT_UNIT, n_iterations: int = 7,
+    def __init__(self, n_topics: int = 10, *, unit: Unit | str = DEFAULT_UNIT, n_iterations: int = 7,
                  alpha: float | None = None, eta: float | None = None, init=None,
                  warmup_iterations: int | str = "auto", warmup_topics: int | None = None,
                  e_step_max_iter: int = 50, e_step_tol: float = 1e-3, n_jobs: int = 1, random_state=None):
@@ -484,7 +484,7 @@ class DPVariationalLDA(_VariationalEM):
     delta : float in (0, 1), default=1e-6 (``topicdp._names.DEFAULT_DELTA``)
     unit : {"user", "document"}, default="user" (``topicdp._names.DEFAULT_UNIT``)
         Whose contribution is protected. ``"user"`` needs a :class:`~topicdp.Corpus` (its ``doc_users``).
-    neighbours : {"add-remove", "replace-one"}, default="add-remove"
+    neighbours : Neighbours or {"add-remove", "replace-one"}, default="add-remove" (``topicdp._names.DEFAULT_NEIGHBOURS``)
         Sensitivity 1, resp. sqrt(2) (see the module docstring).
     n_iterations : int >= 1, default=7
         T, the number of noisy releases (all with the same sigma, warm-up included).
@@ -545,7 +545,8 @@ class DPVariationalLDA(_VariationalEM):
     _name = "dp-vem"
 
     def __init__(self, n_topics: int = 10, *, epsilon: float = DEFAULT_EPSILON, delta: float = DEFAULT_DELTA,
-                 unit: str = DEFAULT_UNIT, neighbours: str = "add-remove", n_iterations: int = 7,
+                 unit: Unit | str = DEFAULT_UNIT, neighbours: Neighbours | str = DEFAULT_NEIGHBOURS,
+                 n_iterations: int = 7,
                  threshold: float = 1.0, alpha: float | None = None, eta: float | None = None,
                  init=None, warmup_iterations: int | str = "auto", warmup_topics: int | None = None,
                  e_step_max_iter: int = 50, e_step_tol: float = 1e-3, n_jobs: int = 1, random_state=None):
@@ -568,10 +569,8 @@ class DPVariationalLDA(_VariationalEM):
 
     def _validate(self) -> None:
         super()._validate()
-        check_option(self.neighbours, "neighbours", NEIGHBOURS)
+        check_privacy_parameters(self, nonprivate="topicdp.VariationalLDA")
         check_real(self.threshold, "threshold", low=0.0, low_open=False)
-        check_epsilon(self.epsilon, nonprivate="topicdp.VariationalLDA")
-        check_delta(self.delta)
 
     def noise_scale(self) -> float:
         """sigma of each release, from public parameters only (:func:`noise_scale`)."""

@@ -34,7 +34,7 @@ from sklearn.base import BaseEstimator
 from .._progress import Progress
 from .._repeats import warn_on_repeated_release
 from .._names import DEFAULT_DELTA, DEFAULT_EPSILON
-from .._validation import (check_count_matrix, check_delta, check_epsilon, check_int, check_option,
+from .._validation import (check_count_matrix, check_privacy_parameters, check_int, check_option,
                            check_random_state, check_real)
 from ..corpus import split_corpus
 from ..inference import batch_e_step, dirichlet_expectation, heldout_perplexity
@@ -265,8 +265,7 @@ class DPSVI(_OnlineLDA):
     def _validate_hyper(self) -> None:
         super()._validate_hyper()
         check_option(self.accountant, "accountant", ACCOUNTANTS)
-        check_epsilon(self.epsilon, nonprivate="topicdp.SVILDA")
-        check_delta(self.delta)
+        check_privacy_parameters(self, nonprivate="topicdp.SVILDA")
         if self.doc_length_cap is None:
             raise ValueError("doc_length_cap must be a positive integer: the sensitivity is a function of it "
                              "(topicdp.SVILDA fits without a cap)")

@@ -22,7 +22,7 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._names import BOUND_PARAMETERS, GUARANTEES, RIGOROUS_MECHANISMS, Guarantee, Neighbours, Unit
+from .._names import BOUND_PARAMETERS, DEFAULT_UNIT, GUARANTEES, RIGOROUS_MECHANISMS, Guarantee, Neighbours, Unit
 from .._validation import (check_delta, check_epsilon, check_int, check_n_jobs, check_option,
                            check_real)
 
@@ -322,10 +322,10 @@ class ReleaseRequest:
     vocabulary: VocabularyPolicy = field(default_factory=VocabularyPolicy.dp)
     epsilon: float = 3.0
     delta: float = 1e-6
-    unit: str = Unit.USER
+    unit: Unit | str = DEFAULT_UNIT
     n_units: int | None = None
     n_topics: int = 10
-    guarantee: str = "dp"
+    guarantee: Guarantee | str = Guarantee.DP
     mechanism: str | None = None
     reference: str | None = None
     agnostic: Any = None

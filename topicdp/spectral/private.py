@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator
 
 from .._progress import timed
 from .._repeats import warn_on_repeated_release
-from .._validation import check_delta, check_epsilon, check_int, check_option, check_random_state
+from .._validation import check_privacy_parameters, check_int, check_option, check_random_state
 from ..rdp import PrivacyLedger
 from ..rdp.ledger import labelled
 from ..release import PrivateRelease, VocabularyStatement, vocabulary_of
@@ -25,7 +25,7 @@ from .whitening import Whitening, whiten
 __all__ = ["SpectralDP", "PreconditionError", "UNITS"]
 
 #: the privacy units SpectralDP protects (see :mod:`.sensitivity` for the neighbour relations)
-from .._names import DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_UNIT, UNITS  # noqa: E402
+from .._names import DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_UNIT, UNITS, Unit  # noqa: E402
 
 
 #: what the zero units cost (measured in docs/results/spectral_empty_units.md); the report's notes carry it
@@ -176,7 +176,7 @@ class SpectralDP(FoldInMixin, BaseEstimator):
 
     def __init__(self, n_topics: int = 10, alpha0: float = 1.0, configuration: int = 1, *,
                  epsilon: float = DEFAULT_EPSILON, delta: float = DEFAULT_DELTA, random_state=None,
-                 split: dict | None = None, accounting: str = "auto", unit: str = DEFAULT_UNIT,
+                 split: dict | None = None, accounting: str = "auto", unit: Unit | str = DEFAULT_UNIT,
                  public_whitening=None, strict: bool = True, simplex: str = "project", theta_seed: int = 0,
                  n_restarts: int = 5, n_units: int | None = None):
         self.n_topics = n_topics
@@ -268,8 +268,8 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         """(configuration, its edges, the budget of its releases) from the stated parameters: which quantities are
         released and each one's share of (epsilon, delta)."""
         cfg = check_int(self.configuration, "configuration", low=1, high=4)
-        eps = check_epsilon(self.epsilon, nonprivate="topicdp.SpectralLDA")
-        delta = check_delta(self.delta)
+        checked = check_privacy_parameters(self, nonprivate="topicdp.SpectralLDA")
+        eps, delta = checked["epsilon"], checked["delta"]
         check_option(self.accounting, "accounting", ACCOUNTING_METHODS)
         edges, gaussian, laplace = releases(cfg, self.public_whitening is not None)
         if self.split is None:
