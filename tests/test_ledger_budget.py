@@ -67,8 +67,8 @@ def test_budget_lets_two_releases_through_and_refuses_the_third_before_any_noise
     before = ledger.entries()
     spy, rng = Spy(), np.random.default_rng(5)
     state = _state(rng)
-    third = TopicDP(CallableModel(spy.topics, 3, name="spy"), epsilon=2.0, delta=1e-7, unit="document", sensitivity="global",
-                    random_state=rng)
+    third = TopicDP(CallableModel(spy.topics, 3, name="spy"), epsilon=2.0, delta=1e-7, unit="document",
+                    neighbours="replace-one", sensitivity="global", random_state=rng)  # the ledger's one relation
     with pytest.raises(BudgetExceededError) as err:
         third.fit(corpus, ledger=ledger)
     assert isinstance(err.value, ValueError)
@@ -78,8 +78,8 @@ def test_budget_lets_two_releases_through_and_refuses_the_third_before_any_noise
         assert word in str(err.value)
     assert spy.calls == 0 and _state(rng) == state and ledger.entries() == before
     # a release that fits what remains goes through (the refusal was about the total, not the road)
-    small = TopicDP(CallableModel(spy.topics, 3, name="spy"), epsilon=0.2, delta=1e-7, unit="document", sensitivity="global",
-                    random_state=0)
+    small = TopicDP(CallableModel(spy.topics, 3, name="spy"), epsilon=0.2, delta=1e-7, unit="document",
+                    neighbours="replace-one", sensitivity="global", random_state=0)
     release = small.fit(corpus, ledger=ledger).release_
     assert len(ledger) == 4 and release.report.composition == ledger.entries()
     assert ledger.epsilon(DELTA, "best", scope="all") <= 2.0

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._names import FORECAST_MECHANISMS, MECHANISM_NEIGHBOURS, MECHANISM_UNITS, Neighbours
+from ..rdp.ledger import Budget
 from .request import ReleaseRequest, model_label
 
 #: share of the total epsilon (delta) spent on selecting the vocabulary under DP, unless the request says
@@ -34,17 +35,6 @@ COUNT_EPSILON_SHARE = 0.05
 COUNT_DELTA_SHARE = 0.05
 #: the fewest words the topic forecast models (a Dirichlet signal over fewer words says little)
 MIN_PLANNED_WORDS = 50
-
-
-@dataclass(frozen=True)
-class Budget:
-    """(epsilon, delta) of one step of the release."""
-
-    epsilon: float
-    delta: float
-
-    def __str__(self) -> str:
-        return f"epsilon={self.epsilon:g}, delta={self.delta:g}"
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from .._validation import (check_delta, check_epsilon, check_int, check_n_jobs, 
 if TYPE_CHECKING:
     from ..corpus import Corpus
     from ..rdp.ledger_file import LedgerOptions
+    from ..rdp.ledger import Budget
 
 #: where a corpus can come from besides a JSON Lines file: data shipped with the library, public as a whole
 BUILT_IN_CORPORA = {
@@ -370,6 +371,13 @@ class ReleaseRequest:
         stated = self.n_units is not None or self.guarantee == "random-dp"
         object.__setattr__(self, "neighbours", Neighbours.REPLACE_ONE if stated else Neighbours.ADD_REMOVE)
         self._check_combinations()
+
+    @property
+    def budget(self) -> "Budget":
+        """The total (epsilon, delta) of the release, as the ledger takes it."""
+        from ..rdp.ledger import Budget
+
+        return Budget(self.epsilon, self.delta)
 
     def _check_combinations(self) -> None:
         """Flag combinations that cannot give the stated guarantee, refused before anything is read."""

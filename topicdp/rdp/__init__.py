@@ -31,6 +31,7 @@ from .gaussian import gaussian_delta, gaussian_mu, gdp_delta, gdp_epsilon
 from .ledger import (
     LEDGER_METHODS,
     ApproxEntry,
+    Budget,
     BudgetExceededError,
     DiscreteGaussianEntry,
     EventEntry,
@@ -44,7 +45,7 @@ from .zcdp import gaussian_zcdp, pure_dp_zcdp, zcdp_to_dp
 
 __all__ = [
     "CALIBRATION_METHODS", "CONVERSIONS", "EPSILON_METHODS", "LEDGER_METHODS", "PAPER_ALPHA",
-    "ApproxEntry", "BudgetExceededError", "NoBracketError", "DiscreteGaussianEntry", "EventEntry", "GaussianEntry", "LaplaceEntry", "PrivacyLedger", "PureEntry",
+    "ApproxEntry", "Budget", "BudgetExceededError", "NoBracketError", "DiscreteGaussianEntry", "EventEntry", "GaussianEntry", "LaplaceEntry", "PrivacyLedger", "PureEntry",
     "calibrate_all", "calibrate_event", "calibrate_gaussian", "gaussian_delta", "gaussian_epsilon", "gaussian_mu",
     "gaussian_rdp", "gaussian_zcdp", "gdp_delta", "gdp_epsilon", "laplace_rdp", "minimize_over_orders",
     "pure_dp_rdp", "pure_dp_zcdp", "rdp_to_delta", "rdp_to_dp", "smallest_meeting", "topicdp_rdp_level", "zcdp_to_dp",

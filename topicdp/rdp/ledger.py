@@ -110,7 +110,7 @@ import logging
 import math
 import os
 from dataclasses import dataclass, field, fields, replace
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -365,13 +365,31 @@ class BudgetExceededError(ValueError):
             f"delta={budget[1]:g}, over the budget epsilon={budget[0]:g}; nothing was released or recorded")
 
 
+class Budget(NamedTuple):
+    """(epsilon, delta): the total a ledger keeps its releases under, a release request's total, or one step's
+    share of it. A pair, so ``(epsilon, delta)`` is accepted wherever a Budget is."""
+
+    epsilon: float
+    delta: float
+
+    def __str__(self) -> str:
+        return f"epsilon={self.epsilon:g}, delta={self.delta:g}"
+
+    @classmethod
+    def of(cls, value) -> "Budget":
+        """``value`` (a Budget or an (epsilon, delta) pair) as a checked Budget."""
+        if not isinstance(value, (tuple, list)) or len(value) != 2:
+            raise ValueError(f"budget must be a pair (epsilon, delta), got {value!r}")
+        return cls(check_epsilon(value[0]), check_delta(value[1]))
+
+
 @dataclass
 class PrivacyLedger:
     """Every release made from one dataset, their total privacy cost, and an optional enforced budget.
 
     Parameters
     ----------
-    budget : (epsilon, delta), optional
+    budget : Budget or (epsilon, delta), optional
         Refuse entries that would take the total over every entry (``scope="all"``) at this delta above
         this epsilon (:class:`BudgetExceededError`). ``None``: record without limit.
     accounting : {"rdp", "simple", "exact", "best"}, default "best"
@@ -394,7 +412,7 @@ class PrivacyLedger:
     topicdp.rdp.ledger.BudgetExceededError: privacy budget exceeded: release 2 would bring ...
     """
 
-    budget: Optional[Tuple[float, float]] = None
+    budget: Optional[Budget] = None
     accounting: str = "best"
     _entries: List[Entry] = field(default_factory=list)
     #: the file of a persisted ledger (:meth:`open`), else None
@@ -447,16 +465,14 @@ class PrivacyLedger:
             if value is not None and value != header[key]:
                 raise LedgerFileError(f"ledger {store.path} has {key} {header[key]!r}, not {value!r}; a ledger keeps "
                                       f"the {key} it was created with")
-        ledger = cls(budget=(float(header["budget"][0]), float(header["budget"][1])), accounting=header["accounting"])
+        ledger = cls(budget=Budget(float(header["budget"][0]), float(header["budget"][1])), accounting=header["accounting"])
         ledger.file = store
         store.refresh(ledger)
         return ledger
 
     def __post_init__(self) -> None:
         if self.budget is not None:
-            if not isinstance(self.budget, (tuple, list)) or len(self.budget) != 2:
-                raise ValueError(f"budget must be a pair (epsilon, delta), got {self.budget!r}")
-            self.budget = (check_epsilon(self.budget[0]), check_delta(self.budget[1]))
+            self.budget = Budget.of(self.budget)
         self.accounting = check_option(self.accounting, "accounting", LEDGER_METHODS)
 
     # -- recording -----------------------------------------------------------------------------------
