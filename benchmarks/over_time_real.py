@@ -63,7 +63,7 @@ def main() -> int:
     from topicdp.pipeline.charge import _total, planned_steps
     from topicdp.pipeline.over_time import PeriodSpec, period_of, plot_over_time, release_over_time
     from topicdp.pipeline.plan import plan_request
-    from topicdp.pipeline.request import user_selected
+    from topicdp.corpus import user_selected
     from topicdp.rdp import PrivacyLedger
     from topicdp.topics import reference_lda
 

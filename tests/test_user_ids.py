@@ -15,7 +15,7 @@ import pytest
 
 from topicdp.corpus import Corpus, _id_key, canonical_user_id, read_jsonl_records
 from topicdp.pipeline import CorpusSource, ReleaseRefused, ReleaseRequest, VocabularyPolicy, release
-from topicdp.pipeline.request import user_selected
+from topicdp.corpus import user_selected
 from topicdp.pipeline.sources import user_key
 
 WORDS = [f"w{a}{b}" for a in "abc" for b in "abcdefghij"]

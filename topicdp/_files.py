@@ -31,8 +31,22 @@ from typing import Iterator, Mapping
 
 logger = logging.getLogger("topicdp")
 
-#: the suffixes of the files a directory of shards is read from (topicdp.pipeline.request.shard_paths)
+#: the suffixes of the files a directory of shards is read from (:func:`shard_paths`)
 SHARD_SUFFIXES = (".jsonl", ".jsonl.gz")
+
+
+def shard_paths(path: str) -> list[str]:
+    """The shards of a sharded corpus path: a directory's ``*.jsonl``/``*.jsonl.gz`` files or a glob's matches,
+    in name order."""
+    if os.path.isdir(path):
+        found = sorted(glob.glob(os.path.join(path, "*.jsonl")) + glob.glob(os.path.join(path, "*.jsonl.gz")))
+        if not found:
+            raise ValueError(f"{path}: the directory holds no .jsonl or .jsonl.gz file")
+        return found
+    found = sorted(p for p in glob.glob(path) if os.path.isfile(p))
+    if not found:
+        raise FileNotFoundError(f"no file matches {path!r}")
+    return found
 
 
 # -- outputs and inputs ------------------------------------------------------------------------------------

@@ -568,6 +568,13 @@ def _unit_rng(root: bytes, kind: bytes, key: bytes) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(int.from_bytes(digest, "little")))
 
 
+def user_selected(user, fraction: float) -> bool:
+    """Whether ``user`` belongs to the subset of ``fraction`` of all users: a function of the id alone
+    (SHA-256 of its stable encoding), so adding or removing a user changes no other user's membership."""
+    digest = hashlib.sha256(b"topicdp.user_fraction\x00" + _id_key(user)).digest()
+    return int.from_bytes(digest[:8], "little") < fraction * 2.0 ** 64
+
+
 def _id_key(uid) -> bytes:
     """A stable, injective byte encoding of a user id (unlike ``hash``, the same in every process).
 

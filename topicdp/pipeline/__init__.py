@@ -18,7 +18,8 @@ whose budget the report composes (a DP count of the units when the owner states 
 
 from .mechanisms import MECHANISMS, Mechanism
 from .plan import Budget, BudgetSplit, Decision, ReleasePlan, UnitCount, decide, plan_request, split_budget
-from .request import CorpusSource, ReleaseRequest, VocabularyPolicy, resolve_road, user_selected
+from ..corpus import user_selected
+from .request import CorpusSource, ReleaseRequest, VocabularyPolicy, resolve_road
 from .run import PipelineResult, ReleaseRefused, release
 from .sources import group_by_user, read_records
 

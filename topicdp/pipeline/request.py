@@ -17,11 +17,11 @@ is private) and the plan reads a Gaussian count of the units whose budget the re
 from __future__ import annotations
 
 import glob
-import hashlib
 import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .._files import shard_paths
 from .._names import BOUND_PARAMETERS, DEFAULT_UNIT, GUARANTEES, RIGOROUS_MECHANISMS, Guarantee, Neighbours, Unit
 from .._validation import (check_delta, check_epsilon, check_int, check_n_jobs, check_option,
                            check_real)
@@ -53,29 +53,6 @@ def check_corpus_path(path: str, name: str = "corpus", *, sharded: bool = False)
         raise ValueError(f"{name}: {path} is a directory; give a JSON Lines file (.jsonl or .jsonl.gz) or 'embedded'")
     if not os.access(path, os.R_OK):
         raise ValueError(f"{name}: {path} is not readable")
-
-
-def shard_paths(path: str) -> list[str]:
-    """The shards of a sharded corpus path: a directory's ``*.jsonl``/``*.jsonl.gz`` files or a glob's matches,
-    in name order."""
-    if os.path.isdir(path):
-        found = sorted(glob.glob(os.path.join(path, "*.jsonl")) + glob.glob(os.path.join(path, "*.jsonl.gz")))
-        if not found:
-            raise ValueError(f"{path}: the directory holds no .jsonl or .jsonl.gz file")
-        return found
-    found = sorted(p for p in glob.glob(path) if os.path.isfile(p))
-    if not found:
-        raise FileNotFoundError(f"no file matches {path!r}")
-    return found
-
-
-def user_selected(user, fraction: float) -> bool:
-    """Whether ``user`` belongs to the subset of ``fraction`` of all users: a function of the id alone
-    (SHA-256 of its stable encoding), so adding or removing a user changes no other user's membership."""
-    from ..corpus import _id_key
-
-    digest = hashlib.sha256(b"topicdp.user_fraction\x00" + _id_key(user)).digest()
-    return int.from_bytes(digest[:8], "little") < fraction * 2.0 ** 64
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,8 @@ from .charge import charged, open_charge
 from .compose import compose_release, vocabulary_statement
 from .mechanisms import MECHANISMS
 from .plan import Decision, ReleasePlan, UnitCount, decide, plan_request, planned_words, vocabulary_share
-from .request import CorpusSource, ReleaseRequest, VocabularyPolicy, check_scheduler, user_selected
+from ..corpus import user_selected
+from .request import CorpusSource, ReleaseRequest, VocabularyPolicy, check_scheduler
 from .sources import EMBEDDED_PUBLIC_HALF, InMemorySource, Records, build_corpus, open_source, read_records
 
 if TYPE_CHECKING:

@@ -42,10 +42,11 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from .._files import scratch_directory
+from .._files import scratch_directory, shard_paths
 from .._names import BOUND_PARAMETERS, Unit
 from .._validation import check_int
-from .request import CorpusSource, ReleaseRequest, shard_paths, user_selected
+from ..corpus import user_selected
+from .request import CorpusSource, ReleaseRequest
 
 if TYPE_CHECKING:
     from ..corpus import Corpus
