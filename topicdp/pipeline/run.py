@@ -14,18 +14,19 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
+from ..corpus import user_selected
 from ..rdp import PrivacyLedger, calibrate_gaussian
 from ..spectral import PreconditionError
 from .charge import charged, open_charge
 from .compose import compose_release, vocabulary_statement
 from .mechanisms import MECHANISMS
 from .plan import Decision, ReleasePlan, UnitCount, decide, plan_request, planned_words, vocabulary_share
-from ..corpus import user_selected
 from .request import CorpusSource, ReleaseRequest, VocabularyPolicy, check_scheduler
 from .sources import EMBEDDED_PUBLIC_HALF, InMemorySource, Records, build_corpus, open_source, read_records
 
 if TYPE_CHECKING:
     from ..corpus import Corpus
+    from ..release import PrivateRelease
 
 __all__ = ["PipelineResult", "ReleaseRefused", "Records", "build_corpus", "read_records", "reference_corpus",
            "release", "user_selected", "CorpusSource"]
@@ -63,7 +64,7 @@ def _join(parts: list[str]) -> str:
 class PipelineResult:
     """What :func:`release` returns: the release and how it was decided."""
 
-    release: object
+    release: "PrivateRelease"
     plan: ReleasePlan
     decision: Decision | None = None
     lines: list = field(default_factory=list)
