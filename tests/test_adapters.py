@@ -47,8 +47,8 @@ def test_callable_wrong_shape_or_nan_fails(small):
         CallableModel(lambda c: np.ones((3, 5)), n_topics=3).fit_topic_word(small)
     with pytest.raises(ValueError, match="non-finite"):
         CallableModel(lambda c: np.full((2, c.n_words), np.nan), n_topics=2).fit_topic_word(small)
-    with pytest.raises(TypeError, match="func"):
-        CallableModel("not a function", n_topics=2)
+    with pytest.raises(TypeError, match="func must be a callable"):  # checked when used, as every parameter
+        CallableModel("not a function", n_topics=2).fit_topic_word(small)
 
 
 def test_too_many_topics_and_nondeterministic_multicore(small):
@@ -114,23 +114,25 @@ def test_tomotopy_adapter_is_deterministic_with_one_worker(small):
 
 @pytest.mark.parametrize("name, given, refused", [
     ("sklearn-lda", {"n_components": 3}, "does not take 'n_components': the number of topics is n_topics"),
-    ("sklearn-lda", {"max_itr": 3}, "unknown parameter 'max_itr'"),
+    ("sklearn-lda", {"max_itr": 3}, "unexpected keyword argument 'max_itr'"),
     ("sklearn-lda", {"n_jobs": 2}, "does not take 'n_jobs'"),
     ("sklearn-nmf", {"n_components": 3}, "does not take 'n_components'"),
+    ("gensim-lda", {"n_components": 3}, "does not take 'n_components': the number of topics is n_topics"),
     ("gensim-lda", {"num_topics": 3}, "does not take 'num_topics': the number of topics is n_topics"),
     ("gensim-lda", {"id2word": {}}, "does not take 'id2word'"),
-    ("gensim-lda", {"pases": 2}, "unknown parameter 'pases'"),
-    ("gensim-lsi", {"power_iter": 2}, "unknown parameter 'power_iter'"),
-    ("vem", {"n_iteration": 2}, "unknown parameter 'n_iteration'"),
+    ("gensim-lda", {"pases": 2}, "unexpected keyword argument 'pases'"),
+    ("gensim-lsi", {"power_iter": 2}, "unexpected keyword argument 'power_iter'"),
+    ("gensim-lsi", {"random_seed": 2}, "does not take 'random_seed': the seed is random_state"),
+    ("vem", {"n_iteration": 2}, "unexpected keyword argument 'n_iteration'"),
+    ("spectral", {"n_components": 3}, "does not take 'n_components'"),
 ])
 def test_a_parameter_the_model_does_not_take_is_refused_by_name(name, given, refused):
-    """An adapter passes its library's keyword arguments on; any other name is refused before a fit, naming it (a
-    misspelt name was swallowed), and the library's names for what the adapter sets say what to pass instead."""
+    """Every spec takes its parameters explicitly: a misspelt or foreign name is a TypeError from the constructor
+    (Python's own), and the library's names for what the adapter sets itself say what to pass instead."""
     from topicdp import make_model
 
-    model = make_model(name, 2, 0, **given)
-    with pytest.raises(ValueError, match=re.escape(refused)):
-        model.fit(np.ones((4, 5), dtype=int))
+    with pytest.raises(TypeError, match=re.escape(refused)):
+        make_model(name, 2, 0, **given)
 
 
 def test_the_library_keyword_arguments_and_the_adapters_own_are_accepted():

@@ -1,9 +1,12 @@
-"""scikit-learn's common estimator checks over the estimators: the private and non-private models, the model adapters and TopicDP.
+"""scikit-learn's common estimator checks over the estimators: the private and non-private models, every model
+adapter class (``topicdp.adapters``) and TopicDP.
 
 Tiny K and few iterations keep the whole module at a few seconds. Checks that do not apply are listed in
-``EXPECTED_FAILURES`` with the reason, and run as expected failures (so a check that starts passing shows).
+``EXPECTED_FAILURES`` with the reason, and run as expected failures (so a check that starts passing shows). The
+adapters over an optional library (gensim, tomotopy) are skipped, check by check, only where it is not installed.
 """
 
+import importlib.util
 import pickle
 
 import numpy as np
@@ -11,6 +14,8 @@ import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from topicdp import GensimLDA, SklearnLDA, SklearnNMF, TopicDP
+from topicdp.adapters import CallableModel, GensimHDP, GensimLDAMulticore, GensimLSI, TomotopyLDA, VariationalModel
+from topicdp.adapters.spectral import SpectralModel
 from topicdp.baselines import DPSVI, SVILDA
 from topicdp.spectral import SpectralDP, SpectralLDA
 from topicdp.variational import DPVariationalLDA, VariationalLDA
@@ -56,6 +61,42 @@ class TopicDPCounts(_CountsTag, TopicDP):
     pass
 
 
+class GensimLDAMulticoreCounts(_CountsTag, GensimLDAMulticore):
+    pass
+
+
+class GensimHDPCounts(_CountsTag, GensimHDP):
+    pass
+
+
+class GensimLSICounts(_CountsTag, GensimLSI):
+    pass
+
+
+class TomotopyLDACounts(_CountsTag, TomotopyLDA):
+    pass
+
+
+class VariationalModelCounts(_CountsTag, VariationalModel):
+    pass
+
+
+class SpectralModelCounts(_CountsTag, SpectralModel):
+    pass
+
+
+class CallableModelCounts(_CountsTag, CallableModel):
+    pass
+
+
+def smoothed_frequencies(corpus):
+    """A deterministic f for CallableModel (module level, so that it pickles): the add-one word frequencies and
+    their squares renormalised, two distinct rows."""
+    counts = np.asarray(corpus.X.sum(axis=0), dtype=np.float64).ravel() + 1.0
+    rows = np.vstack([counts, counts**2])
+    return rows / rows.sum(axis=1, keepdims=True)
+
+
 ESTIMATORS = [
     SpectralLDACounts(n_topics=2, alpha0=1.0, random_state=0),
     SpectralDPCounts(n_topics=2, alpha0=1.0, configuration=1, epsilon=1.0, delta=1e-6, unit="document",
@@ -67,6 +108,13 @@ ESTIMATORS = [
     GensimLDACounts(2, random_state=0),
     SklearnLDACounts(2, random_state=0, max_iter=3),
     SklearnNMFCounts(2, random_state=0),
+    GensimLDAMulticoreCounts(2, random_state=0),
+    GensimHDPCounts(2, random_state=0, T=4, K=3),
+    GensimLSICounts(1, random_state=0),  # the checks' data often has one non-zero singular value
+    TomotopyLDACounts(2, random_state=0, iterations=10),
+    VariationalModelCounts(2, random_state=0, n_iterations=2),
+    SpectralModelCounts(2, random_state=0),
+    CallableModelCounts(smoothed_frequencies, 2),
     TopicDPCounts(SklearnNMF(2, random_state=0), epsilon=1.0, unit="document", sensitivity="global", random_state=0),
 ]
 
@@ -93,6 +141,9 @@ _SPECTRAL = {
 _TOKENS = "score() splits each document's tokens (document completion): it needs integer counts, the check's are not"
 _SCORE = {"check_fit_score_takes_y": _TOKENS, "check_pipeline_consistency": _TOKENS}
 _ONE_WORD = "K = 2 topics need at least 2 words: fit refuses one column with a ValueError that says so"
+# the unit's default is the Unit enum (a str subclass), whose type is not among those scikit-learn's check allows
+# for a default; the estimators still take and store "user"/"document" strings unchanged
+_UNIT_ENUM = "unit's default is topicdp.Unit.USER, an enum the check does not accept as a default value"
 _ONE_DOC = "scikit-learn's NMF with init='nndsvda' refuses K = 2 components on one document"
 # these draw data on which the method of moments does fit (more columns, or counts with k positive M2 eigenvalues)
 _FITS_SPECTRAL_LDA = ("check_estimators_dtypes",)
@@ -105,19 +156,49 @@ EXPECTED_FAILURES: dict[str, dict[str, str]] = {
     "SVILDA": _SCORE, "VariationalLDA": _SCORE,
     "GensimLDACounts": {"check_fit2d_1feature": _ONE_WORD}, "SklearnLDACounts": {"check_fit2d_1feature": _ONE_WORD},
     "SklearnNMFCounts": {"check_fit2d_1feature": _ONE_WORD, "check_fit2d_1sample": _ONE_DOC},
-    "TopicDPCounts": {"check_fit2d_1feature": _ONE_WORD, "check_fit2d_1sample": _ONE_DOC},
+    "TopicDPCounts": {"check_fit2d_1feature": _ONE_WORD, "check_fit2d_1sample": _ONE_DOC,
+                      "check_parameters_default_constructible": _UNIT_ENUM},
+    "GensimLDAMulticoreCounts": {"check_fit2d_1feature": _ONE_WORD},
+    "GensimHDPCounts": {"check_fit2d_1feature": _ONE_WORD},
+    "TomotopyLDACounts": {"check_fit2d_1feature": _ONE_WORD},
+    "VariationalModelCounts": {"check_fit2d_1feature": _ONE_WORD},
+    "CallableModelCounts": {"check_fit2d_1feature": _ONE_WORD},
+    # the same method of moments as SpectralLDA's on the same data, so the same checks cannot fit
+    "SpectralModelCounts": {**{k: v for k, v in _SPECTRAL.items() if k not in _FITS_SPECTRAL_LDA},
+                            "check_fit2d_1feature": _ONE_WORD},
 }
+for _name in ("SpectralDPCounts", "DPVariationalLDA", "VariationalLDA"):
+    EXPECTED_FAILURES[_name] = {**EXPECTED_FAILURES[_name], "check_parameters_default_constructible": _UNIT_ENUM}
 
 
 def expected_failed_checks(estimator) -> dict:
     return EXPECTED_FAILURES.get(type(estimator).__name__, {})
 
 
+#: the optional library each adapter needs (the others need only scikit-learn and numpy)
+OPTIONAL_LIBRARY = {"GensimLDACounts": "gensim", "GensimLDAMulticoreCounts": "gensim", "GensimHDPCounts": "gensim",
+                    "GensimLSICounts": "gensim", "TomotopyLDACounts": "tomotopy"}
+
+
 # the checks fit the same data many times without a ledger; the repeated-release warning is tested elsewhere
 @pytest.mark.filterwarnings("ignore::topicdp.RepeatedReleaseWarning")
 @parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
 def test_sklearn_compatible(estimator, check):
+    library = OPTIONAL_LIBRARY.get(type(estimator).__name__)
+    if library is not None and importlib.util.find_spec(library) is None:
+        pytest.skip(f"{library} is not installed (an optional extra of topicdp)")
     check(estimator)
+
+
+def test_every_adapter_class_is_checked():
+    """The list above covers every spec class the adapters export (a new adapter must join the checks)."""
+    import topicdp.adapters as adapters
+    from topicdp.adapters.base import TopicModelSpec
+
+    exported = [getattr(adapters, n) for n in adapters.__all__] + [SpectralModel]
+    specs = {c for c in exported if isinstance(c, type) and issubclass(c, TopicModelSpec) and c is not TopicModelSpec}
+    checked = {type(e).__bases__[-1] for e in ESTIMATORS}
+    assert specs <= checked, sorted(c.__name__ for c in specs - checked)
 
 
 @pytest.fixture(scope="module")

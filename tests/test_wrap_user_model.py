@@ -86,8 +86,8 @@ def test_keep_model_keeps_the_model_as_given_with_the_stability_warning(corpora,
     with caplog.at_level(logging.WARNING, logger="topicdp"):
         release = dp.fit(private).release_
     assert dp.model_changes_ == [] and dp.model_.get_params() == {
-        "n_topics": 3, "random_state": 0, **{k: v for k, v in mine.get_params().items()
-                                             if k not in ("n_components", "random_state", "n_jobs")}}
+        "n_topics": 3, "random_state": 0, "init": None, "document_start": None,
+        **{k: v for k, v in mine.get_params().items() if k not in ("n_components", "random_state", "n_jobs")}}
     assert dp.model_.params.get("init") is None
     notes = "\n".join(release.report.notes)
     assert "nothing changed" in notes and "NOT expected to be a stable function of the data" in notes
@@ -121,7 +121,8 @@ def test_nmf_is_carried_over_unchanged_and_says_it_has_no_stable_form(corpora):
     mine = NMF(n_components=3, init="nndsvd", max_iter=50, random_state=1).fit(private.X.astype(float))
     wrapped = wrap_model(mine, reference=reference)
     assert isinstance(wrapped.spec, SklearnNMF) and wrapped.changes == ()
-    assert wrapped.spec.get_params() == {"n_topics": 3, "random_state": 1, "alpha_H": "same", "alpha_W": 0.0,
+    assert wrapped.spec.get_params() == {"n_topics": 3, "random_state": 1, "init_topics": None, "alpha_H": "same",
+                                         "alpha_W": 0.0,
                                          "beta_loss": "frobenius", "init": "nndsvd", "l1_ratio": 0.0, "max_iter": 50,
                                          "shuffle": False, "solver": "cd", "tol": 0.0001, "verbose": 0}
     assert "no known stable form" in wrapped.notes[0]
@@ -184,7 +185,9 @@ def test_a_gensim_lda_is_read_back_from_its_attributes_without_its_id2word_or_le
     mine = gensim.models.LdaModel(bow, num_topics=3, id2word=dictionary, alpha="auto", passes=5, random_state=3)
     kept = wrap_model(mine, keep_model=True)
     assert isinstance(kept.spec, SklearnLDA) is False and kept.spec.n_topics == 3 and kept.spec.params["passes"] == 5
-    assert "alpha" not in kept.spec.get_params() and any("alpha 'auto' -> symmetric" in c for c in kept.changes)
+    assert kept.spec.get_params()["alpha"] == "symmetric" and any("alpha 'auto' -> symmetric" in c
+                                                                  for c in kept.changes)
+    assert kept.spec.get_params()["eval_every"] == 10 and kept.spec.get_params()["dtype"] is np.float32
     assert any("seed cannot be recovered -> 0" in c for c in kept.changes) and "id2word is not used" in kept.notes[0]
     stable = wrap_model(mine, reference=reference)
     assert stable.spec.stability()[0] is True and stable.spec.params["passes"] == 2
@@ -194,3 +197,22 @@ def test_a_gensim_lda_is_read_back_from_its_attributes_without_its_id2word_or_le
     multi = wrap_model(gensim.models.LdaMulticore(num_topics=3, id2word=dictionary, workers=2), keep_model=True)
     assert multi.spec.params["workers"] == 1 and any("workers 2 -> 1" in c for c in multi.changes)
     assert multi.spec.fit_topic_word(private).shape == (3, 30)
+
+
+@pytest.mark.filterwarnings("ignore::topicdp.RepeatedReleaseWarning")  # the clone's release is a second one of the data
+def test_a_clone_of_topicdp_over_a_users_lda_releases_the_same(corpora):
+    """clone(TopicDP(LatentDirichletAllocation(...))) copies the user's model (unfitted, its own n_components) and
+    the options; with the same seeds it wraps the same spec, samples the same sensitivity and releases the same
+    matrix (the sampled road, so f, P's pairs and the noise are all seeded)."""
+    private, reference = corpora
+    dp = TopicDP(LatentDirichletAllocation(n_components=3, random_state=0), epsilon=3.0, unit="user",
+                 sampling=_sampling(reference), random_state=0)
+    copy = clone(dp)
+    assert copy.model is not dp.model and copy.get_params()["model__n_components"] == 3
+    first = dp.fit(private, ledger=PrivacyLedger()).release_
+    second = copy.fit(private, ledger=PrivacyLedger()).release_
+    assert copy.model_.get_params().keys() == dp.model_.get_params().keys()
+    assert copy.model_.fingerprint() == dp.model_.fingerprint() and copy.model_changes_ == dp.model_changes_
+    assert first.report.details["model"] == second.report.details["model"]
+    assert np.array_equal(first.topic_word, second.topic_word)
+    assert first.report.guarantee == second.report.guarantee == "random-DP"  # random DP, never stated as DP

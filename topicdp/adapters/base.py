@@ -1,8 +1,9 @@
 """The adapter protocol: a model *spec* is a deterministic function f: Corpus -> K x V topic-word matrix.
 
-Every spec is also a scikit-learn estimator: ``fit(corpus)`` sets ``topic_word_`` (f of the corpus), and
-``get_params``/``set_params``/``clone`` see its hyper-parameters, so :class:`topicdp.TopicDP` is a
-meta-estimator over it like any other scikit-learn one.
+Every spec is also a scikit-learn estimator with explicit parameters: ``__init__`` stores each keyword unchanged,
+``fit(corpus)`` validates them against the class's ``_parameter_constraints`` (scikit-learn's ``Interval``,
+``StrOptions``, ...) and sets ``topic_word_`` (f of the corpus), and ``get_params``/``set_params``/``clone`` see
+exactly those parameters, so :class:`topicdp.TopicDP` is a meta-estimator over it like any other scikit-learn one.
 
 Sensitivity sampling (TopicDP, Alg. 1) measures ||f(D) - f(D')||_F over neighbouring corpora, so f must
 be a deterministic function of the data: every adapter fixes its model's seed, runs single-threaded where
@@ -20,38 +21,43 @@ from __future__ import annotations
 import hashlib
 import json
 from abc import ABC, abstractmethod
+from numbers import Integral
 from typing import Any, ClassVar
 
 import numpy as np
 
 from sklearn.base import BaseEstimator
+from sklearn.utils._param_validation import Interval, InvalidParameterError, Options, make_constraint
 
 from ..topics import canonical_order
+
+#: the constraints every spec puts on its number of topics and its seed (an int: f must be deterministic, and a
+#: RandomState or Generator would be a stream consumed by each fit, not a seed)
+N_TOPICS = [Interval(Integral, 1, None, closed="left")]
+SEED = [Interval(Integral, 0, None, closed="left")]
 
 
 class TopicModelSpec(BaseEstimator, ABC):
     """A topic model with fixed hyper-parameters and seed, as a function of the corpus.
 
-    Subclasses implement :meth:`_fit` (raw K x V matrix in any topic order) and declare ``name``.
-    :meth:`fit_topic_word` validates the output and returns it in canonical order, or, when the spec was given
-    public starting topics (its ``start_param``), in the start's order. :meth:`fit` is the estimator form.
+    Subclasses take their parameters explicitly in ``__init__`` (stored unchanged), declare them in
+    ``_parameter_constraints``, implement :meth:`_fit` (raw K x V matrix in any topic order) and declare ``name``.
+    :meth:`fit_topic_word` validates the parameters and the output and returns it in canonical order, or, when the
+    spec was given public starting topics (its ``start_param``), in the start's order. :meth:`fit` is the estimator
+    form.
 
-    Parameters
-    ----------
-    n_topics : int
-        K, the number of topics (rows of the output).
-    random_state : int
-        Seed of the model; fixed so that f is deterministic.
-    **params
-        The model's own hyper-parameters (each subclass documents them) and its library estimator's keyword arguments
-        (:attr:`native`); ``get_params`` lists them beside ``n_topics`` and ``random_state``. Any other name, and the
-        library's names for what the adapter sets itself (``n_components``, ``num_topics``, ``id2word``), is refused
-        by name when the parameters are first used (``fit``, ``describe``).
+    Every subclass takes ``n_topics`` (K, the rows of the output) and, except :class:`CallableModel`,
+    ``random_state`` (an int seed: f must be deterministic). The library's own names for what the toolkit's
+    parameters hold (``n_components``, ``num_topics``, ``id2word``, ...) are refused by name with a ``TypeError``
+    that says what to pass instead; any other unknown name is refused by Python itself.
 
     Attributes
     ----------
     topic_word_ : ndarray (K, V)
         f(corpus), set by :meth:`fit`.
+    components_ : ndarray (K, V)
+        The same matrix, under scikit-learn's name for a decomposition's topics (rows on the simplex for a
+        probabilistic model, not a library's unnormalised pseudo-counts).
     n_features_in_ : int
         V.
     """
@@ -61,62 +67,47 @@ class TopicModelSpec(BaseEstimator, ABC):
     probabilistic: bool = True  # an instance may say otherwise (CallableModel)
     #: the parameter holding public starting topics (K, V), for models that take them
     start_param: ClassVar[str | None] = None
+    #: the library's names for what the adapter sets itself -> what to pass instead (refused by name)
+    refused: ClassVar[dict[str, str]] = {"n_components": "the number of topics is n_topics"}
+    #: scikit-learn's constraint table: parameter -> the constraints of which one must hold (checked when used)
+    _parameter_constraints: ClassVar[dict[str, list]] = {"n_topics": N_TOPICS, "random_state": SEED}
 
-    #: the model's own defaults, under the parameters a caller gives
-    defaults: ClassVar[dict[str, Any]] = {}
-    #: ``"module:Class"`` of the library estimator that receives the further keyword arguments (None: not checked)
-    native: ClassVar[str | None] = None
-    #: the adapter's own parameters beside ``n_topics`` and ``random_state``
-    own_params: ClassVar[tuple[str, ...]] = ()
-    #: the library's parameters the adapter sets itself -> what to pass instead
-    reserved: ClassVar[dict[str, str]] = {}
-
-    def __init__(self, n_topics: int, random_state: int = 0, **params: Any) -> None:
-        # stored as given (scikit-learn's convention: clone and set_params see exactly these); checked when used
-        self.n_topics = n_topics
-        self.random_state = random_state
-        self._given = dict(params)
+    def __new__(cls, *args: Any, **kwargs: Any):
+        # before __init__, whose own TypeError for an unknown name would not say what to pass instead
+        for key in kwargs:
+            if key in cls.refused:
+                raise TypeError(f"{cls.__name__} does not take {key!r}: {cls.refused[key]}")
+        return super().__new__(cls)
 
     @property
     def params(self) -> dict[str, Any]:
-        """The hyper-parameters in effect: the given ones over the model's defaults, resolved and checked
-        (:meth:`_resolve`; ``ValueError`` naming a parameter that is out of range or unknown)."""
-        self._check_names()
-        return self._resolve(dict(self._given))
+        """The hyper-parameters in effect beside ``n_topics`` and ``random_state``: the stored ones validated
+        (:meth:`_validate_params`) and resolved (:meth:`_resolve`: a ``None`` that stands for a default depending
+        on other parameters becomes that default)."""
+        self._validate_params()
+        given = {k: v for k, v in self.get_params(deep=False).items() if k not in ("n_topics", "random_state")}
+        return self._resolve(given)
 
-    def _check_names(self) -> None:
-        """Refuse a parameter that is neither the adapter's own nor one its library estimator takes, naming it (a
-        misspelt or foreign name would otherwise be swallowed), and the library's names for what the adapter sets
-        itself (``n_components``: the number of topics is ``n_topics``)."""
-        if self.native is None:
-            return
-        import importlib
-        import inspect
+    def _validate_params(self) -> None:
+        """Check every parameter against ``_parameter_constraints``.
 
-        module, name = self.native.split(":")
-        signature = inspect.signature(getattr(importlib.import_module(module), name).__init__)
-        native = {p.name for p in signature.parameters.values()
-                  if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
-        for key in self._given:
-            if key in self.reserved:
-                raise ValueError(f"{type(self).__name__} does not take {key!r}: {self.reserved[key]}")
-            if key not in native and key not in self.own_params:
-                own = ", ".join(("n_topics", "random_state", *self.own_params))
-                raise ValueError(f"{type(self).__name__} got an unknown parameter {key!r}: it takes {own}, and the "
-                                 f"keyword arguments of {module}.{name}")
+        scikit-learn's constraint objects and its ``InvalidParameterError`` (a ``ValueError`` and a ``TypeError``),
+        with a message in the toolkit's words: the parameter, what it must be and what it got. A bool is not taken
+        for a number (``Interval(Integral)`` alone would accept ``True``).
+        """
+        for key, value in self.get_params(deep=False).items():
+            constraints = [make_constraint(c) for c in self._parameter_constraints.get(key, ())]
+            if not constraints or any(_satisfies(c, value) for c in constraints):
+                continue
+            allowed = [_allowed(c) for c in constraints if not c.hidden]
+            text = allowed[0] if len(allowed) == 1 else f"{', '.join(allowed[:-1])} or {allowed[-1]}"
+            raise InvalidParameterError(f"{key} must be {text}, got {_shown(value)} (a parameter of "
+                                        f"{type(self).__name__})")
 
     def _resolve(self, params: dict[str, Any]) -> dict[str, Any]:
-        """The effective hyper-parameters from the given ones (subclasses resolve ``None``s and check ranges)."""
-        return {**self.defaults, **params}
-
-    # scikit-learn's estimator protocol: the hyper-parameters are n_topics, random_state and **params
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        return {"n_topics": self.n_topics, "random_state": self.random_state, **self._given}
-
-    def set_params(self, **params: Any) -> "TopicModelSpec":
-        merged = {**self.get_params(), **params}
-        self.__init__(**merged)  # type: ignore[misc]  # re-validates, as the constructor does
-        return self
+        """The effective hyper-parameters from the stored ones (subclasses resolve ``None``s and check what a
+        constraint table cannot state, e.g. one parameter against another)."""
+        return params
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -125,7 +116,8 @@ class TopicModelSpec(BaseEstimator, ABC):
         return tags
 
     def fit(self, X, y=None) -> "TopicModelSpec":
-        """Fit on a :class:`topicdp.Corpus` or a document-term count matrix; sets ``topic_word_`` = f(X).
+        """Fit on a :class:`topicdp.Corpus` or a document-term count matrix; sets ``topic_word_`` = f(X) (and
+        ``components_``, the same matrix).
 
         A matrix becomes a corpus with one user per document and words named by their column.
         """
@@ -133,6 +125,7 @@ class TopicModelSpec(BaseEstimator, ABC):
 
         corpus = as_corpus(X)
         self.topic_word_ = self.fit_topic_word(corpus)
+        self.components_ = self.topic_word_
         self.n_features_in_ = corpus.n_words
         return self
 
@@ -146,11 +139,7 @@ class TopicModelSpec(BaseEstimator, ABC):
         From public starting topics row k grew from start k: that order is a deterministic function of the data
         and the start, and unlike the canonical order it does not flip when two top words swap ranks.
         """
-        from .._validation import check_int
-
-        check_int(self.n_topics, "n_topics", low=1)
-        check_int(self.random_state, "random_state", low=0)
-        params = self.params  # resolved and checked before any work
+        params = self.params  # validated and resolved before any work
         if self.n_topics > corpus.n_words:
             raise ValueError(
                 f"n_topics must be at most the vocabulary size ({corpus.n_words}), got {self.n_topics}"
@@ -172,7 +161,7 @@ class TopicModelSpec(BaseEstimator, ABC):
         optima for some neighbouring corpora, or treats a document differently depending on its position in the
         corpus, the sampled sensitivity Delta_s (an order statistic of ||f(D) - f(D')||_F over pairs from P) is
         large and the release is noise. This is a statement about the configuration (its start, its learning
-        schedule), read from the spec alone; the measured Delta_s is the evidence.
+        schedule), read from the parameters alone; the measured Delta_s is the evidence.
 
         Returns
         -------
@@ -196,9 +185,26 @@ class TopicModelSpec(BaseEstimator, ABC):
     def fingerprint(self) -> str:
         return hashlib.sha256(json.dumps(self.describe(), sort_keys=True).encode()).hexdigest()[:16]
 
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
-        return f"{type(self).__name__}(n_topics={self.n_topics}, random_state={self.random_state}{', ' if args else ''}{args})"
+
+def _satisfies(constraint, value) -> bool:
+    if isinstance(value, (bool, np.bool_)) and isinstance(constraint, Interval):
+        return False  # True is an Integral to Python, not a number of topics or iterations
+    return bool(constraint.is_satisfied_by(value))
+
+
+def _allowed(constraint) -> str:
+    """What a constraint allows, in words; a set of options sorted (a set's order changes between runs)."""
+    if isinstance(constraint, Options):
+        names = sorted(getattr(o, "__name__", repr(o)) if isinstance(o, type) else repr(o)
+                       for o in constraint.options)
+        return f"one of {', '.join(names)}"
+    return str(constraint)
+
+
+def _shown(value) -> str:
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape}"
+    return repr(value)
 
 
 #: Why an LDA-like fit from random topics is not a stable f (shared by the adapters whose ``init`` removes it).

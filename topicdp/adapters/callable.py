@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
-from .base import TopicModelSpec
+from .base import N_TOPICS, TopicModelSpec
 
 
 class CallableModel(TopicModelSpec):
@@ -17,32 +17,52 @@ class CallableModel(TopicModelSpec):
     func : callable
         ``func(corpus) -> array of shape (n_topics, corpus.n_words)``. It must be deterministic — fix
         any seed inside it — or sensitivity sampling measures noise instead of sensitivity. Its output
-        is checked for shape and finiteness, and put in canonical topic order.
+        is checked for shape and finiteness, and put in canonical topic order. Anything else is refused when the
+        spec is first used (``InvalidParameterError``, a ``TypeError``), as every parameter.
     n_topics : int
-    name : str, optional
-        A name for reports and the sensitivity cache (default: the function's qualified name).
+    name : str or None, default=None
+        A name for reports and the sensitivity cache (None: the function's qualified name).
     probabilistic : bool, default=True
         Whether rows are probability vectors (post-processing then renormalises them).
+
+    Notes
+    -----
+    The spec has no ``random_state``: any seed is the function's own. ``name`` is stored as ``_name`` (``name``
+    is every spec's registry name, ``"callable"`` here), and :meth:`get_params` reports it under ``name``.
     """
 
     name = "callable"
+    _parameter_constraints = {
+        "func": [callable],
+        "n_topics": N_TOPICS,
+        "name": [str, None],
+        "probabilistic": ["boolean"],
+    }
 
     def __init__(self, func: Callable, n_topics: int, *, name: str | None = None, probabilistic: bool = True) -> None:
-        if not callable(func):
-            raise TypeError(f"func must be callable, got {type(func).__name__}")
-        super().__init__(n_topics, 0)
         self.func = func
+        self.n_topics = n_topics
         self._name = name
-        self.label = name or getattr(func, "__qualname__", repr(func))
         self.probabilistic = probabilistic
 
-    def get_params(self, deep: bool = True) -> dict:
+    @property
+    def label(self) -> str:
+        """The name in reports: ``name``, else the function's qualified name."""
+        return str(self._name or getattr(self.func, "__qualname__", repr(self.func)))
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
         return {"func": self.func, "n_topics": self.n_topics, "name": self._name, "probabilistic": self.probabilistic}
+
+    def set_params(self, **params: Any) -> "CallableModel":
+        if "name" in params:  # stored as _name (see Notes)
+            self._name = params.pop("name")
+        return super().set_params(**params)
 
     def _fit(self, corpus) -> np.ndarray:
         return self.func(corpus)
 
     def describe(self) -> dict:
         expected, reason = self.stability()
+        self._validate_params()
         return {"model": "callable", "function": self.label, "n_topics": self.n_topics,
                 "stability": {"expected": expected, "reason": reason}}

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from numbers import Integral, Real
+
+from sklearn.utils._param_validation import Interval, Options, StrOptions
+
 from ..topics import GENSIM_LDA_DEFAULTS, fit_gensim_lda
-from .base import TopicModelSpec, variational_lda_stability
+from .base import N_TOPICS, SEED, TopicModelSpec, variational_lda_stability
 
 # gensim logs every pass at INFO; that reaches no one unless the application configures logging, and the
 # application's choice is not ours to change (no setLevel on other libraries' loggers here)
@@ -20,6 +24,11 @@ from .base import TopicModelSpec, variational_lda_stability
 GENSIM_BATCH: dict = {"update_every": 0, "decay": 0.0, "passes": 2, "iterations": 50, "gamma_threshold": 0.001,
                       "eval_every": None, "alpha": "symmetric", "dtype": np.float64}
 
+#: gensim's names for what the adapters set themselves
+GENSIM_REFUSED = {**TopicModelSpec.refused, "num_topics": "the number of topics is n_topics",
+                  "corpus": "the corpus is what fit is given",
+                  "id2word": "the words are the corpus' vocabulary (an id2word built from private texts is private)"}
+
 
 class GensimLDA(TopicModelSpec):
     """gensim ``LdaModel`` (variational Bayes LDA, Hoffman, Blei & Bach 2010) as f: Corpus -> K x V.
@@ -28,8 +37,10 @@ class GensimLDA(TopicModelSpec):
 
     Parameters
     ----------
-    n_topics, random_state : int
-        ``num_topics`` and ``random_state`` of ``LdaModel``.
+    n_topics : int, default=10
+        ``num_topics`` of ``LdaModel`` (gensim's name is refused here, naming this one).
+    random_state : int, default=0
+        The seed of ``LdaModel`` (an int: f must be deterministic).
     init : (K, V) array or None, default=None
         Public starting topics (e.g. :func:`topicdp.variational.public_init` on the reference P): lambda starts at
         ``init`` scaled to gensim's own starting mass (V per topic) instead of ``random_state``'s Gamma(100, 1/100)
@@ -57,8 +68,29 @@ class GensimLDA(TopicModelSpec):
         start of gamma_d, Gamma(100, 1/100) draws in corpus order, so a document's start depends on its position.
         ``"constant"``: gamma_d starts at 1 (the draws' mean) for every document
         (:func:`topicdp.topics.constant_start_lda_class`).
-    **params
-        Further ``LdaModel`` keyword arguments (they override the defaults above).
+    chunksize : int >= 1 or None, default=None
+        None: 2,000 (gensim's) with online learning, all the documents with batch learning.
+    passes : int >= 0 or None, default=None
+        None: 1 (gensim's) online, 2 batch (below, "Why 2 passes").
+    update_every : int >= 0 or None, default=None
+        None: gensim's 1 online, 0 batch.
+    decay : float in [0, 1] or None, default=None
+        None: gensim's 0.5 online, 0 batch.
+    eval_every : int >= 0 or None, default=None
+        None: gensim's 10 online, no perplexity evaluation batch (0 turns it off with either).
+    dtype : {numpy.float16, numpy.float32, numpy.float64} or None, default=None
+        None: gensim's float32 online, float64 batch.
+    alpha : {"symmetric", "asymmetric", "auto"}, float > 0 or (K,) array, default="symmetric"
+    eta : {"symmetric", "auto"}, float > 0, array or None, default=None
+        None: 1 / K, gensim's.
+    offset : float > 0, default=1.0
+    iterations : int >= 1, default=50
+    gamma_threshold : float >= 0, default=0.001
+    minimum_probability : float in [0, 1], default=0.01
+        The remaining parameters are ``LdaModel``'s, with its defaults and meanings (see its documentation). Not
+        taken: ``corpus`` and ``id2word`` (the corpus fit is given, with its own vocabulary), ``distributed``,
+        ``ns_conf`` and ``callbacks`` (a cluster or hooks would make f depend on more than the corpus), and
+        ``per_word_topics`` and ``minimum_phi_value`` (they shape inference's output, not the topics).
 
     Notes
     -----
@@ -88,27 +120,58 @@ class GensimLDA(TopicModelSpec):
 
     name = "gensim-lda"
     start_param = "init"
-    defaults = dict(GENSIM_LDA_DEFAULTS)
-    native = "gensim.models:LdaModel"
-    own_params = ("init", "learning", "document_start")
-    reserved = {"num_topics": "the number of topics is n_topics", "corpus": "the corpus is what fit is given",
-                "id2word": "the words are the corpus' vocabulary (an id2word built from private texts is private)"}
+    refused = GENSIM_REFUSED
+    _parameter_constraints = {
+        "n_topics": N_TOPICS,
+        "random_state": SEED,
+        "init": ["array-like", None],
+        "learning": [StrOptions({"online", "batch"}), None],
+        "document_start": [StrOptions({"random", "constant"}), None],
+        "chunksize": [Interval(Integral, 1, None, closed="left"), None],
+        "passes": [Interval(Integral, 0, None, closed="left"), None],
+        "update_every": [Interval(Integral, 0, None, closed="left"), None],
+        "decay": [Interval(Real, 0, 1, closed="both"), None],
+        "eval_every": [Interval(Integral, 0, None, closed="left"), None],
+        "dtype": [Options(type, {np.float16, np.float32, np.float64}), None],
+        "alpha": [StrOptions({"symmetric", "asymmetric", "auto"}), Interval(Real, 0, None, closed="neither"),
+                  "array-like"],
+        "eta": [StrOptions({"symmetric", "auto"}), Interval(Real, 0, None, closed="neither"), "array-like", None],
+        "offset": [Interval(Real, 0, None, closed="neither")],
+        "iterations": [Interval(Integral, 1, None, closed="left")],
+        "gamma_threshold": [Interval(Real, 0, None, closed="left")],
+        "minimum_probability": [Interval(Real, 0, 1, closed="both")],
+    }
+
+    def __init__(self, n_topics: int = 10, random_state: int = 0, *, init=None, learning: str | None = None,
+                 document_start: str | None = None, chunksize: int | None = None, passes: int | None = None,
+                 update_every: int | None = None, decay: float | None = None, eval_every: int | None = None,
+                 dtype: type | None = None, alpha="symmetric", eta=None, offset: float = 1.0, iterations: int = 50,
+                 gamma_threshold: float = 0.001, minimum_probability: float = 0.01) -> None:
+        self.n_topics = n_topics
+        self.random_state = random_state
+        self.init = init
+        self.learning = learning
+        self.document_start = document_start
+        self.chunksize = chunksize
+        self.passes = passes
+        self.update_every = update_every
+        self.decay = decay
+        self.eval_every = eval_every
+        self.dtype = dtype
+        self.alpha = alpha
+        self.eta = eta
+        self.offset = offset
+        self.iterations = iterations
+        self.gamma_threshold = gamma_threshold
+        self.minimum_probability = minimum_probability
 
     def _resolve(self, params: dict) -> dict:
-        learning = params.pop("learning", None)
-        if learning is None:
-            learning = "batch" if params.get("init") is not None else "online"
-        if learning not in ("online", "batch"):
-            raise ValueError(f"learning must be 'online', 'batch' or None, got {learning!r}")
-        start = params.pop("document_start", None)
-        if start is None:
-            start = "constant" if learning == "batch" else "random"
-        if start not in ("random", "constant"):
-            raise ValueError(f"document_start must be 'random', 'constant' or None, got {start!r}")
-        base = {k: v for k, v in self.defaults.items() if learning == "online" or k != "chunksize"}
-        if learning == "batch":
-            base.update(GENSIM_BATCH)
-        return {**base, **params, "learning": learning, "document_start": start}
+        learning = params.pop("learning") or ("batch" if params["init"] is not None else "online")
+        start = params.pop("document_start") or ("constant" if learning == "batch" else "random")
+        base = GENSIM_BATCH if learning == "batch" else GENSIM_LDA_DEFAULTS
+        # a None is the learning's default: GENSIM_BATCH's, or gensim's own (left out, so gensim applies it)
+        given = {k: v for k, v in params.items() if v is not None}
+        return {**base, **given, "learning": learning, "document_start": start}
 
     def _model_class(self):
         from gensim.models import LdaModel
@@ -139,23 +202,58 @@ class GensimLDAMulticore(GensimLDA):
     instead (``n_jobs`` of :class:`~topicdp.TopicDP`). ``LdaMulticore`` has no ``update_every`` and its E-steps
     run in worker processes with gensim's random document start, so ``learning="batch"`` and
     ``document_start="constant"`` are refused: the stable configuration is ``gensim-lda`` with ``init``.
+
+    Parameters
+    ----------
+    n_topics, random_state, init, chunksize, passes, decay, eval_every, dtype, alpha, eta, offset, iterations, \
+gamma_threshold, minimum_probability
+        As :class:`GensimLDA`'s with online learning (``LdaMulticore`` takes no ``update_every``).
+    learning : {"online"} or None, default=None
+        Only online learning (None is online).
+    document_start : {"random"} or None, default=None
+        Only gensim's random start (None is random).
+    workers : int, default=1
+        Must be 1 (above).
     """
 
     name = "gensim-lda-multicore"
-    defaults = {**GensimLDA.defaults, "workers": 1}
-    native = "gensim.models:LdaMulticore"
+    _parameter_constraints = {**{k: v for k, v in GensimLDA._parameter_constraints.items() if k != "update_every"},
+                              "workers": [Interval(Integral, 1, None, closed="left")]}
+
+    # GensimLDA's parameters but update_every (LdaMulticore has none), and workers
+    def __init__(self, n_topics: int = 10, random_state: int = 0, *, init=None,
+                 learning: str | None = None, document_start: str | None = None, chunksize: int | None = None,
+                 passes: int | None = None, decay: float | None = None, eval_every: int | None = None,
+                 dtype: type | None = None, alpha="symmetric", eta=None, offset: float = 1.0, iterations: int = 50,
+                 gamma_threshold: float = 0.001, minimum_probability: float = 0.01, workers: int = 1) -> None:
+        self.n_topics = n_topics
+        self.random_state = random_state
+        self.init = init
+        self.learning = learning
+        self.document_start = document_start
+        self.chunksize = chunksize
+        self.passes = passes
+        self.decay = decay
+        self.eval_every = eval_every
+        self.dtype = dtype
+        self.alpha = alpha
+        self.eta = eta
+        self.offset = offset
+        self.iterations = iterations
+        self.gamma_threshold = gamma_threshold
+        self.minimum_probability = minimum_probability
+        self.workers = workers
 
     def _resolve(self, params: dict) -> dict:
-        if params.get("learning", "online") != "online" or params.get("document_start", "random") != "random":
+        if params["learning"] not in (None, "online") or params["document_start"] not in (None, "random"):
             raise ValueError("learning must be 'online' and document_start 'random' for gensim-lda-multicore; "
                              "the batch configuration with a constant document start is gensim-lda's")
-        params = super()._resolve({**params, "learning": "online", "document_start": "random"})
         if params["workers"] != 1:
             raise ValueError(
                 "workers must be 1: with several workers LdaMulticore is not a deterministic function of the "
                 "data, which sensitivity sampling requires; use n_jobs to run neighbour pairs in parallel"
             )
-        return params
+        return super()._resolve({**params, "learning": "online", "document_start": "random"})
 
     def _model_class(self):
         from gensim.models import LdaMulticore
@@ -169,16 +267,64 @@ class GensimHDP(TopicModelSpec):
     HDP infers its own number of topics up to the truncation level ``T`` (default 150). The K topics
     kept are those with the largest expected stick-breaking weights (the ``alpha`` of ``hdp_to_lda()``),
     ties broken by topic index; their rows are ``get_topics()`` (normalised lambda), on the simplex.
+
+    Parameters
+    ----------
+    n_topics : int, default=10
+        K of the output (gensim's ``num_topics`` is refused here, naming this one); at most ``T``.
+    random_state : int, default=0
+        The seed of ``HdpModel`` (an int: f must be deterministic).
+    T : int >= n_topics, default=150
+        Top-level truncation: the most topics HDP can use.
+    K : int, default=15
+        Second-level truncation (topics per document), gensim's ``K`` (not the output's K, ``n_topics``).
+    max_chunks : int or None, default=None
+    chunksize : int, default=256
+    kappa, tau : float, default=1.0, 64.0
+        The learning rate (t + tau)^-kappa.
+    alpha, gamma, eta, scale : float, default=1, 1, 0.01, 1.0
+    var_converge : float, default=0.0001
+        ``HdpModel``'s parameters, with its defaults and meanings (see its documentation). Not taken: ``max_time``
+        (a time limit would make f depend on the machine's speed) and ``outputdir`` (no files are written).
     """
 
     name = "gensim-hdp"
-    defaults = {"T": 150, "K": 15}
-    native = "gensim.models:HdpModel"
-    reserved = {"num_topics": "the number of topics is n_topics", "corpus": "the corpus is what fit is given",
-                "id2word": "the words are the corpus' vocabulary (an id2word built from private texts is private)"}
+    refused = GENSIM_REFUSED
+    _parameter_constraints = {
+        "n_topics": N_TOPICS,
+        "random_state": SEED,
+        "T": [Interval(Integral, 1, None, closed="left")],
+        "K": [Interval(Integral, 1, None, closed="left")],
+        "max_chunks": [Interval(Integral, 1, None, closed="left"), None],
+        "chunksize": [Interval(Integral, 1, None, closed="left")],
+        "kappa": [Interval(Real, 0, None, closed="neither")],
+        "tau": [Interval(Real, 0, None, closed="left")],
+        "alpha": [Interval(Real, 0, None, closed="neither")],
+        "gamma": [Interval(Real, 0, None, closed="neither")],
+        "eta": [Interval(Real, 0, None, closed="neither")],
+        "scale": [Interval(Real, 0, None, closed="neither")],
+        "var_converge": [Interval(Real, 0, None, closed="left")],
+    }
+
+    def __init__(self, n_topics: int = 10, random_state: int = 0, *, T: int = 150, K: int = 15,
+                 max_chunks: int | None = None, chunksize: int = 256, kappa: float = 1.0, tau: float = 64.0,
+                 alpha: float = 1, gamma: float = 1, eta: float = 0.01, scale: float = 1.0,
+                 var_converge: float = 0.0001) -> None:
+        self.n_topics = n_topics
+        self.random_state = random_state
+        self.T = T
+        self.K = K
+        self.max_chunks = max_chunks
+        self.chunksize = chunksize
+        self.kappa = kappa
+        self.tau = tau
+        self.alpha = alpha
+        self.gamma = gamma
+        self.eta = eta
+        self.scale = scale
+        self.var_converge = var_converge
 
     def _resolve(self, params: dict) -> dict:
-        params = super()._resolve(params)
         if params["T"] < self.n_topics:
             raise ValueError(f"T (HDP truncation) must be at least n_topics={self.n_topics}, got {params['T']}")
         return params
@@ -206,13 +352,47 @@ class GensimLSI(TopicModelSpec):
     keyword weight of word w in topic j is the *squared* loading u_{wj}^2: it is invariant to the sign
     flip, and since the left singular vectors have unit norm the weights of a topic sum to 1, so the
     rows are on the simplex like a probabilistic model's and the same post-processing applies.
+
+    Parameters
+    ----------
+    n_topics : int, default=10
+        ``num_topics`` (refused here, naming this one).
+    random_state : int, default=0
+        ``random_seed`` of ``LsiModel`` (an int: f must be deterministic).
+    chunksize : int, default=20000
+    decay : float in [0, 1], default=1.0
+    onepass : bool, default=True
+    power_iters : int, default=2
+    extra_samples : int, default=100
+    dtype : {numpy.float16, numpy.float32, numpy.float64}, default=numpy.float64
+        ``LsiModel``'s parameters, with its defaults and meanings (see its documentation); ``distributed`` is not
+        taken (a cluster would make f depend on more than the corpus).
     """
 
     name = "gensim-lsi"
-    defaults = {"power_iters": 2, "extra_samples": 100}
-    native = "gensim.models:LsiModel"
-    reserved = {"num_topics": "the number of topics is n_topics", "corpus": "the corpus is what fit is given",
-                "id2word": "the words are the corpus' vocabulary (an id2word built from private texts is private)"}
+    refused = {**GENSIM_REFUSED, "random_seed": "the seed is random_state"}
+    _parameter_constraints = {
+        "n_topics": N_TOPICS,
+        "random_state": SEED,
+        "chunksize": [Interval(Integral, 1, None, closed="left")],
+        "decay": [Interval(Real, 0, 1, closed="both")],
+        "onepass": ["boolean"],
+        "power_iters": [Interval(Integral, 0, None, closed="left")],
+        "extra_samples": [Interval(Integral, 0, None, closed="left")],
+        "dtype": [Options(type, {np.float16, np.float32, np.float64})],
+    }
+
+    def __init__(self, n_topics: int = 10, random_state: int = 0, *, chunksize: int = 20000, decay: float = 1.0,
+                 onepass: bool = True, power_iters: int = 2, extra_samples: int = 100,
+                 dtype: type = np.float64) -> None:
+        self.n_topics = n_topics
+        self.random_state = random_state
+        self.chunksize = chunksize
+        self.decay = decay
+        self.onepass = onepass
+        self.power_iters = power_iters
+        self.extra_samples = extra_samples
+        self.dtype = dtype
 
     def stability(self) -> tuple[bool | None, str]:
         # measured on blog posts at the Lambert-W sizing: the largest of 61 pair distances 1.84 (of their first 9, 0.31)
@@ -225,7 +405,8 @@ class GensimLSI(TopicModelSpec):
         from gensim.models import LsiModel
 
         dictionary, bow = corpus.to_gensim()
-        model = LsiModel(bow, id2word=dictionary, num_topics=self.n_topics, random_seed=self.random_state, **self.params)
+        model = LsiModel(bow, id2word=dictionary, num_topics=self.n_topics, random_seed=self.random_state,
+                         **self.params)
         loadings = model.get_topics()  # (K', V) rows = left singular vectors
         if loadings.shape[0] < self.n_topics:
             raise ValueError(

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from numbers import Integral, Real
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 
-from .base import TopicModelSpec, variational_lda_stability
+from .base import N_TOPICS, SEED, TopicModelSpec, variational_lda_stability
 
 
 def _normalise_rows(components: np.ndarray, model: str) -> np.ndarray:
@@ -23,8 +25,10 @@ class SklearnLDA(TopicModelSpec):
 
     Parameters
     ----------
-    n_topics, random_state : int
-        ``n_components`` and ``random_state``.
+    n_topics : int, default=10
+        ``n_components`` (scikit-learn's name is refused here, naming this one).
+    random_state : int, default=0
+        The seed of the estimator (an int: f must be deterministic).
     init : (K, V) array or None, default=None
         Public starting topics (e.g. :func:`topicdp.variational.public_init` on the reference P): ``components_``
         (lambda) starts at ``init`` scaled to scikit-learn's own starting mass (V per topic: its Gamma(100, 1/100)
@@ -36,9 +40,24 @@ class SklearnLDA(TopicModelSpec):
         Gamma(100, 0.01) draws taken in row order, one (n_samples, K) draw per E-step, so a document's start depends
         on its row and on every E-step before. ``"constant"``: gamma_d starts at 1, the start scikit-learn itself uses
         outside training (``transform``, ``random_init=False``).
-    **params
-        Further ``LatentDirichletAllocation`` keyword arguments (defaults here: ``learning_method="batch"``;
-        ``max_iter=3`` with ``init``, scikit-learn's 10 without).
+    max_iter : int >= 0 or None, default=None
+        None: 3 with ``init`` (below, "Why 3 iterations"), scikit-learn's 10 without.
+    learning_method : {"batch", "online"}, default="batch"
+    doc_topic_prior, topic_word_prior : float in [0, 1] or None, default=None
+        None: 1 / K, as scikit-learn.
+    learning_decay : float in [0, 1], default=0.7
+    learning_offset : float >= 1, default=10.0
+    batch_size : int > 0, default=128
+    evaluate_every : int, default=-1
+        -1 (or 0): no perplexity evaluation, so a fixed number of iterations.
+    total_samples : float > 0, default=1e6
+    perp_tol : float >= 0, default=0.1
+    mean_change_tol : float >= 0, default=0.001
+    max_doc_update_iter : int >= 0, default=100
+    verbose : int, default=0
+        The remaining parameters are ``LatentDirichletAllocation``'s, with its defaults and meanings (see its
+        documentation); ``n_jobs`` is not one (the fit runs on one job: run neighbour pairs in parallel with
+        :class:`~topicdp.TopicDP`'s ``n_jobs``).
 
     Notes
     -----
@@ -60,24 +79,65 @@ class SklearnLDA(TopicModelSpec):
 
     name = "sklearn-lda"
     start_param = "init"
-    defaults = {"learning_method": "batch", "max_iter": 10}
-    native = "sklearn.decomposition:LatentDirichletAllocation"
-    own_params = ("init", "document_start")
-    reserved = {"n_components": "the number of topics is n_topics",
-                "n_jobs": "the fit runs on one job (f must be a deterministic function of the corpus)"}
+    refused = {**TopicModelSpec.refused,
+               "n_jobs": "the fit runs on one job (f must be a deterministic function of the corpus); TopicDP's "
+                         "n_jobs runs neighbour pairs in parallel"}
+    _parameter_constraints = {
+        "n_topics": N_TOPICS,
+        "random_state": SEED,
+        "init": ["array-like", None],
+        "document_start": [StrOptions({"random", "constant"}), None],
+        "max_iter": [Interval(Integral, 0, None, closed="left"), None],
+        # the rest as LatentDirichletAllocation states them
+        "learning_method": [StrOptions({"batch", "online"})],
+        "doc_topic_prior": [Interval(Real, 0, 1, closed="both"), None],
+        "topic_word_prior": [Interval(Real, 0, 1, closed="both"), None],
+        "learning_decay": [Interval(Real, 0, 1, closed="both")],
+        "learning_offset": [Interval(Real, 1.0, None, closed="left")],
+        "batch_size": [Interval(Integral, 0, None, closed="neither")],
+        "evaluate_every": [Interval(Integral, None, None, closed="neither")],
+        "total_samples": [Interval(Real, 0, None, closed="neither")],
+        "perp_tol": [Interval(Real, 0, None, closed="left")],
+        "mean_change_tol": [Interval(Real, 0, None, closed="left")],
+        "max_doc_update_iter": [Interval(Integral, 0, None, closed="left")],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(self, n_topics: int = 10, random_state: int = 0, *, init=None, document_start: str | None = None,
+                 max_iter: int | None = None, learning_method: str = "batch", doc_topic_prior: float | None = None,
+                 topic_word_prior: float | None = None, learning_decay: float = 0.7, learning_offset: float = 10.0,
+                 batch_size: int = 128, evaluate_every: int = -1, total_samples: float = 1e6,
+                 perp_tol: float = 0.1, mean_change_tol: float = 1e-3, max_doc_update_iter: int = 100,
+                 verbose: int = 0) -> None:
+        self.n_topics = n_topics
+        self.random_state = random_state
+        self.init = init
+        self.document_start = document_start
+        self.max_iter = max_iter
+        self.learning_method = learning_method
+        self.doc_topic_prior = doc_topic_prior
+        self.topic_word_prior = topic_word_prior
+        self.learning_decay = learning_decay
+        self.learning_offset = learning_offset
+        self.batch_size = batch_size
+        self.evaluate_every = evaluate_every
+        self.total_samples = total_samples
+        self.perp_tol = perp_tol
+        self.mean_change_tol = mean_change_tol
+        self.max_doc_update_iter = max_doc_update_iter
+        self.verbose = verbose
 
     def _resolve(self, params: dict) -> dict:
-        start = params.pop("document_start", None)
-        if start is None:
-            start = "constant" if params.get("init") is not None else "random"
-        if start not in ("random", "constant"):
-            raise ValueError(f"document_start must be 'random', 'constant' or None, got {start!r}")
-        base = {**self.defaults, "max_iter": 3} if params.get("init") is not None else self.defaults
-        return {**base, **params, "document_start": start}
+        has_start = params["init"] is not None
+        if params["document_start"] is None:
+            params["document_start"] = "constant" if has_start else "random"
+        if params["max_iter"] is None:
+            params["max_iter"] = 3 if has_start else 10
+        return params
 
     def _fit(self, corpus) -> np.ndarray:
         params = dict(self.params)
-        init = params.pop("init", None)
+        init = params.pop("init")
         constant = params.pop("document_start") == "constant"
         if init is not None:
             init = np.asarray(init, dtype=np.float64)
@@ -93,7 +153,7 @@ class SklearnLDA(TopicModelSpec):
     def stability(self) -> tuple[bool | None, str]:
         params = self.params
         return variational_lda_stability(
-            params, batch=params.get("learning_method") == "batch", order="row order", repeats="iterations",
+            params, batch=params["learning_method"] == "batch", order="row order", repeats="iterations",
             online_reason="online learning: an M-step every mini-batch, so removing a unit shifts every later "
                           "batch boundary (learning_method='batch')")
 
@@ -132,24 +192,78 @@ class SklearnNMF(TopicModelSpec):
     """scikit-learn ``NMF`` on the count matrix (``init="nndsvda"``, deterministic).
 
     NMF's H rows are non-negative word weights of arbitrary scale (W absorbs it); each row is divided
-    by its sum so that topics are on the simplex and comparable across fits. With ``init`` (public starting
+    by its sum so that topics are on the simplex and comparable across fits. With ``init_topics`` (public starting
     topics, K x V), H starts there (``init="custom"``), W at its non-negative least-squares fit to the counts
     given H (``non_negative_factorization(update_H=False)``), and row k of the result grew from row k of
-    ``init``.
+    ``init_topics``.
+
+    Parameters
+    ----------
+    n_topics : int, default=10
+        ``n_components`` (scikit-learn's name is refused here, naming this one).
+    random_state : int, default=0
+        The seed of the estimator (an int: f must be deterministic).
+    init_topics : (K, V) array or None, default=None
+        Public starting topics (above); with them ``init`` is not used.
+    init : {"nndsvda", "nndsvd", "nndsvdar", "random"} or None, default="nndsvda"
+        The toolkit's default (scikit-learn's None is ``"nndsvda"`` too for K <= min(n, V), ``"random"`` above):
+        a deterministic start stated once. ``"custom"`` is what ``init_topics`` sets.
+    max_iter : int >= 1, default=400
+        The toolkit's default (scikit-learn's is 200): enough for the coordinate descent to stop by ``tol`` on
+        the corpora tested.
+    solver : {"cd", "mu"}, default="cd"
+    beta_loss : {"frobenius", "kullback-leibler", "itakura-saito"} or float, default="frobenius"
+    tol : float >= 0, default=1e-4
+    alpha_W : float >= 0, default=0.0
+    alpha_H : float >= 0 or "same", default="same"
+    l1_ratio : float in [0, 1], default=0.0
+    verbose : int, default=0
+    shuffle : bool, default=False
+        The remaining parameters are ``NMF``'s, with its defaults and meanings (see its documentation).
     """
 
     name = "sklearn-nmf"
     start_param = "init_topics"
-    defaults = {"init": "nndsvda", "max_iter": 400}
-    native = "sklearn.decomposition:NMF"
-    own_params = ("init_topics",)
-    reserved = {"n_components": "the number of topics is n_topics"}
+    _parameter_constraints = {
+        "n_topics": N_TOPICS,
+        "random_state": SEED,
+        "init_topics": ["array-like", None],
+        # the rest as NMF states them, but "custom" (it needs W and H at fit time: init_topics)
+        "init": [StrOptions({"random", "nndsvd", "nndsvda", "nndsvdar"}), None],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "solver": [StrOptions({"cd", "mu"})],
+        "beta_loss": [StrOptions({"frobenius", "kullback-leibler", "itakura-saito"}), Real],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "alpha_W": [Interval(Real, 0, None, closed="left")],
+        "alpha_H": [Interval(Real, 0, None, closed="left"), StrOptions({"same"})],
+        "l1_ratio": [Interval(Real, 0, 1, closed="both")],
+        "verbose": ["verbose"],
+        "shuffle": ["boolean"],
+    }
+
+    def __init__(self, n_topics: int = 10, random_state: int = 0, *, init_topics=None, init: str | None = "nndsvda",
+                 max_iter: int = 400, solver: str = "cd", beta_loss: str | float = "frobenius", tol: float = 1e-4,
+                 alpha_W: float = 0.0, alpha_H: float | str = "same", l1_ratio: float = 0.0, verbose: int = 0,
+                 shuffle: bool = False) -> None:
+        self.n_topics = n_topics
+        self.random_state = random_state
+        self.init_topics = init_topics
+        self.init = init
+        self.max_iter = max_iter
+        self.solver = solver
+        self.beta_loss = beta_loss
+        self.tol = tol
+        self.alpha_W = alpha_W
+        self.alpha_H = alpha_H
+        self.l1_ratio = l1_ratio
+        self.verbose = verbose
+        self.shuffle = shuffle
 
     def _fit(self, corpus) -> np.ndarray:
         from sklearn.decomposition import NMF, non_negative_factorization
 
         params = dict(self.params)
-        init = params.pop("init_topics", None)
+        init = params.pop("init_topics")
         X = corpus.X.astype(np.float64)
         if init is None:
             model = NMF(n_components=self.n_topics, random_state=self.random_state, **params)
@@ -160,7 +274,7 @@ class SklearnNMF(TopicModelSpec):
             raise ValueError(f"init_topics must be a non-negative ({self.n_topics}, {X.shape[1]}) array")
         H = H / H.sum(axis=1, keepdims=True) * float(X.sum()) / self.n_topics  # the counts' scale
         W, _, _ = non_negative_factorization(X, H=H, n_components=self.n_topics, init="custom", update_H=False,
-                                             max_iter=self.params.get("max_iter", 400))
+                                             max_iter=params["max_iter"])
         params["init"] = "custom"
         model = NMF(n_components=self.n_topics, random_state=self.random_state, **params)
         model.fit(X, W=np.maximum(W, 1e-10), H=H)
@@ -170,11 +284,10 @@ class SklearnNMF(TopicModelSpec):
         # Measured on blog posts at the Lambert-W sizing (the largest of 61 pair distances): from P's topics 0.055
         # against a 90th percentile of 0.003, and with a fixed number of iterations (tol=0, max_iter=30 or 100)
         # still 0.025 and 0.032, each time from a different pair; from nndsvda 1.24.
-        if self.params.get("init_topics") is not None:
+        if self.params["init_topics"] is not None:
             return False, ("coordinate descent from public starting topics still moves far for a few neighbouring "
                            "corpora (measured on blog posts; not the stopping rule: a fixed number of iterations "
                            "jumps too); no parameter is known to remove it")
         return False, ("the nndsvda start is an SVD of the data, whose singular vectors can rotate between "
                        "neighbouring corpora where the leading singular values are close; a few neighbouring corpora "
                        "moved it far (measured on blog posts), and no parameter is known to remove it")
-

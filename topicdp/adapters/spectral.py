@@ -8,9 +8,12 @@ The fit is deterministic: the eigen-solver start and the power-method restarts a
 
 from __future__ import annotations
 
-import numpy as np
+from numbers import Integral, Real
 
-from .base import TopicModelSpec
+import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from .base import SEED, TopicModelSpec
 
 
 class SpectralModel(TopicModelSpec):
@@ -18,16 +21,38 @@ class SpectralModel(TopicModelSpec):
 
     Parameters
     ----------
-    n_topics : int
-    random_state : int
-    alpha0 : float, default 1.0
+    n_topics : int >= 2, default=10
+    random_state : int, default=0
+        Seeds the eigen-solver start and the power-method restarts (an int: f must be deterministic).
+    alpha0 : float > 0, default=1.0
         Sum of the Dirichlet parameter (public, as in the paper).
-    simplex : {"project", "clip"}, default "project"
+    simplex : {"project", "clip"}, default="project"
+    n_restarts : int >= 1, default=5
+    tol : float > 0, default=1e-6
+    max_iter : int >= 1, default=300
+        These are :class:`~topicdp.spectral.SpectralLDA`'s, with its defaults and meanings.
     """
 
     name = "spectral"
-    defaults = {"alpha0": 1.0, "simplex": "project"}
-    native = "topicdp.spectral:SpectralLDA"
+    _parameter_constraints = {
+        "n_topics": [Interval(Integral, 2, None, closed="left")],  # the method of moments needs k >= 2
+        "random_state": SEED,
+        "alpha0": [Interval(Real, 0, None, closed="neither")],
+        "simplex": [StrOptions({"project", "clip"})],
+        "n_restarts": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    def __init__(self, n_topics: int = 10, random_state: int = 0, *, alpha0: float = 1.0, simplex: str = "project",
+                 n_restarts: int = 5, tol: float = 1e-6, max_iter: int = 300) -> None:
+        self.n_topics = n_topics
+        self.random_state = random_state
+        self.alpha0 = alpha0
+        self.simplex = simplex
+        self.n_restarts = n_restarts
+        self.tol = tol
+        self.max_iter = max_iter
 
     def _fit(self, corpus) -> np.ndarray:
         from ..spectral import SpectralLDA

@@ -8,9 +8,12 @@ It is not in the model registry of the ``topicdp`` command: build it with ``Tomo
 
 from __future__ import annotations
 
-import numpy as np
+from numbers import Integral, Real
 
-from .base import TopicModelSpec
+import numpy as np
+from sklearn.utils._param_validation import Interval
+
+from .base import N_TOPICS, SEED, TopicModelSpec
 
 
 class TomotopyLDA(TopicModelSpec):
@@ -23,13 +26,15 @@ class TomotopyLDA(TopicModelSpec):
 
     Parameters
     ----------
-    n_topics, random_state : int
-        ``k`` and ``seed``.
-    iterations : int, default=200
+    n_topics : int, default=10
+        ``k`` (refused here, naming this one).
+    random_state : int, default=0
+        ``seed`` (an int: f must be deterministic).
+    iterations : int >= 1, default=200
         Gibbs sweeps (a fixed number).
-    alpha, eta : float, default=0.1, 0.01
+    alpha, eta : float > 0, default=0.1, 0.01
         tomotopy's defaults.
-    optim_interval : int, default=0
+    optim_interval : int >= 0, default=0
         tomotopy optimises alpha every 10 sweeps by default; 0 keeps the stated priors fixed.
     workers : int, default=1
         Must be 1 (see the module docstring).
@@ -43,10 +48,28 @@ class TomotopyLDA(TopicModelSpec):
     """
 
     name = "tomotopy-lda"
-    defaults = {"iterations": 200, "alpha": 0.1, "eta": 0.01, "optim_interval": 0, "workers": 1}
+    refused = {**TopicModelSpec.refused, "k": "the number of topics is n_topics", "seed": "the seed is random_state"}
+    _parameter_constraints = {
+        "n_topics": N_TOPICS,
+        "random_state": SEED,
+        "iterations": [Interval(Integral, 1, None, closed="left")],
+        "alpha": [Interval(Real, 0, None, closed="neither")],
+        "eta": [Interval(Real, 0, None, closed="neither")],
+        "optim_interval": [Interval(Integral, 0, None, closed="left")],
+        "workers": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    def __init__(self, n_topics: int = 10, random_state: int = 0, *, iterations: int = 200, alpha: float = 0.1,
+                 eta: float = 0.01, optim_interval: int = 0, workers: int = 1) -> None:
+        self.n_topics = n_topics
+        self.random_state = random_state
+        self.iterations = iterations
+        self.alpha = alpha
+        self.eta = eta
+        self.optim_interval = optim_interval
+        self.workers = workers
 
     def _resolve(self, params: dict) -> dict:
-        params = super()._resolve(params)
         if params["workers"] != 1:
             raise ValueError("workers must be 1: tomotopy's result is not reproducible with several workers, which "
                              "sensitivity sampling requires; use n_jobs of TopicDP to run neighbour pairs in parallel")

@@ -9,9 +9,12 @@ large (TopicDP over gensim LDA on blog text).
 
 from __future__ import annotations
 
-import numpy as np
+from numbers import Integral, Real
 
-from .base import TopicModelSpec
+import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from .base import N_TOPICS, SEED, TopicModelSpec
 
 
 class VariationalModel(TopicModelSpec):
@@ -19,28 +22,78 @@ class VariationalModel(TopicModelSpec):
 
     Parameters
     ----------
-    n_topics, random_state : int
-    **params
-        Any parameter of :class:`~topicdp.variational.VariationalLDA`; this spec's defaults differ in two:
-        ``unit="user"`` (per-unit weighting of the statistics: the privacy unit of the release) and
-        ``n_iterations=10``. ``init`` ((K, V) array or None) is the public start: with it the output keeps
-        init's row order (row k is the topic EM grew from starting topic k, a deterministic function of the
-        data and the public start, and unlike the canonical order by top-word indices it does not flip when
-        two of a topic's top words swap ranks).
+    n_topics : int, default=10
+    random_state : int, default=0
+        The seed of the random start (an int: f must be deterministic).
+    unit : {"user", "document"}, default="user"
+        Whose counts are weighted to norm 1: the privacy unit of the release (``VariationalLDA``'s default too).
+    n_iterations : int >= 1, default=10
+        T, the number of EM passes (the toolkit's default for this spec; ``VariationalLDA``'s is 7).
+    init : (K, V) array or None, default=None
+        The public start: with it the output keeps init's row order (row k is the topic EM grew from starting topic
+        k, a deterministic function of the data and the public start, and unlike the canonical order by top-word
+        indices it does not flip when two of a topic's top words swap ranks).
+    alpha, eta : float > 0 or None, default=None
+        None: 1 / K each.
+    warmup_iterations : int >= 0 or "auto", default="auto"
+    warmup_topics : int >= n_topics or None, default=None
+    e_step_max_iter : int >= 1, default=50
+    e_step_tol : float > 0, default=0.001
+    n_jobs : int >= 1, default=1
+        Threads of the E-step (each unit's statistic is computed whole, so the result does not depend on them).
+        These are :class:`~topicdp.variational.VariationalLDA`'s, with its defaults and meanings; the checks that
+        relate two of them (``warmup_iterations`` below ``n_iterations``, none with ``init``) are its own, run
+        before any fit.
     """
 
     name = "vem"
     start_param = "init"
-    native = "topicdp.variational:VariationalLDA"
+    _parameter_constraints = {
+        "n_topics": N_TOPICS,
+        "random_state": SEED,
+        "unit": [StrOptions({"user", "document"})],
+        "n_iterations": [Interval(Integral, 1, None, closed="left")],
+        "init": ["array-like", None],
+        "alpha": [Interval(Real, 0, None, closed="neither"), None],
+        "eta": [Interval(Real, 0, None, closed="neither"), None],
+        "warmup_iterations": [Interval(Integral, 0, None, closed="left"), StrOptions({"auto"})],
+        "warmup_topics": [Interval(Integral, 1, None, closed="left"), None],
+        "e_step_max_iter": [Interval(Integral, 1, None, closed="left")],
+        "e_step_tol": [Interval(Real, 0, None, closed="neither")],
+        "n_jobs": [Interval(Integral, 1, None, closed="left")],
+    }
 
-    def _fit(self, corpus) -> np.ndarray:
+    def __init__(self, n_topics: int = 10, random_state: int = 0, *, unit: str = "user", n_iterations: int = 10,
+                 init=None, alpha: float | None = None, eta: float | None = None,
+                 warmup_iterations: int | str = "auto", warmup_topics: int | None = None, e_step_max_iter: int = 50,
+                 e_step_tol: float = 1e-3, n_jobs: int = 1) -> None:
+        self.n_topics = n_topics
+        self.random_state = random_state
+        self.unit = unit
+        self.n_iterations = n_iterations
+        self.init = init
+        self.alpha = alpha
+        self.eta = eta
+        self.warmup_iterations = warmup_iterations
+        self.warmup_topics = warmup_topics
+        self.e_step_max_iter = e_step_max_iter
+        self.e_step_tol = e_step_tol
+        self.n_jobs = n_jobs
+
+    def _estimator(self, params: dict):
         from ..variational import VariationalLDA
 
-        params = {"unit": "user", "n_iterations": 10, **self.params}
-        return VariationalLDA(self.n_topics, random_state=self.random_state, **params).fit(corpus).topic_word_
+        return VariationalLDA(self.n_topics, random_state=self.random_state, **params)
+
+    def _resolve(self, params: dict) -> dict:
+        self._estimator(params)._validate()  # the checks between parameters, in VariationalLDA's words
+        return params
+
+    def _fit(self, corpus) -> np.ndarray:
+        return self._estimator(self.params).fit(corpus).topic_word_
 
     def stability(self) -> tuple[bool | None, str]:
-        if self.params.get("init") is not None:
+        if self.params["init"] is not None:
             return True, "a fixed number of full-batch EM iterations from public starting topics"
         return False, ("its topics start at random draws (seeded), and EM from random starts lands in different "
                        "local optima for some neighbouring corpora: pass public starting topics (init)")

@@ -263,7 +263,9 @@ def _wrap_gensim_lda(model, kind: str, given: str, reference, unit: str, keep_mo
         if workers != 1:
             changes.append(f"workers {workers} -> 1 (several workers merge updates in timing order: not deterministic)")
         params["workers"] = 1
-    spec: TopicModelSpec = (GensimLDAMulticore if multicore else GensimLDA)(n_topics, 0, **params)
+    # gensim's eval_every None (no evaluation) is the adapter's 0: its None stands for the learning's default
+    kept = {**params, "eval_every": params["eval_every"] or 0}
+    spec: TopicModelSpec = (GensimLDAMulticore if multicore else GensimLDA)(n_topics, 0, **kept)
     if keep_model or spec.stability()[0] is not False:
         return WrappedModel(spec, given, tuple(changes), tuple(notes))
     if reference is None:
