@@ -342,3 +342,24 @@ def test_a_dp_vocabulary_of_topical_words_is_not_forecast_as_common_words():
     assert vocabulary_share(documents, 1267, many) == 1.0
     assert vocabulary_share(users, 44, few) == pytest.approx(44 / 5000)
     assert decide(documents, many, n_words=1267).forecast.verdict != "common words"
+
+
+def test_a_users_own_model_is_released_through_the_request_and_its_changes_said_once(caplog):
+    """The random-DP road over the user's scikit-learn LDA given as the request's TopicDP: P's topics start it
+    (the stable form), the changes are logged once (before any fit), and the release says random DP, not DP."""
+    import logging
+
+    from sklearn.decomposition import LatentDirichletAllocation
+
+    from topicdp import TopicDP
+    from topicdp.samplers import SensitivitySampling
+
+    mine = TopicDP(LatentDirichletAllocation(n_components=3, random_state=0),
+                   sampling=SensitivitySampling(gamma=0.2, sizing="exchangeable", random_state=0))
+    request = ReleaseRequest(CorpusSource("embedded"), VocabularyPolicy.from_texts(min_df=2), guarantee="random-dp",
+                             reference="embedded", n_topics=3, agnostic=mine, release_anyway=True, seed=0)
+    with caplog.at_level(logging.WARNING, logger="topicdp"):
+        result = release(request, echo=lambda line: None)
+    changes = [r.getMessage() for r in caplog.records if "became SklearnLDA" in r.getMessage()]
+    assert len(changes) == 1 and "start: topics fitted on P" in changes[0]
+    assert result.release.report.guarantee == "random-DP" and result.release.report.gamma == 0.2

@@ -324,8 +324,10 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
             reference = d.reference if isinstance(d, ResampledRecords) else d
         wrapped = wrap_model(self.model, reference=reference, unit=self.unit, keep_model=bool(self.keep_model),
                              vocabulary=corpus.vocabulary)
-        if wrapped.wrapped:
-            logging.getLogger("topicdp").warning(wrapped.summary())  # before any fit on the private corpus
+        # logged before any fit on the private corpus, once per estimator (sample_sensitivity then fit wrap it twice)
+        if wrapped.wrapped and getattr(self, "_logged_changes", None) != wrapped.summary():
+            logging.getLogger("topicdp").warning(wrapped.summary())
+            self._logged_changes = wrapped.summary()
         return wrapped
 
     def _release(self, corpus, ledger, vocabulary_source, keep_nonprivate, topic_word, sensitivity_sample, wrapped):
