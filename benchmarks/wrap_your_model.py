@@ -1,19 +1,29 @@
 """A new user's script, run as written: TopicDP over the scikit-learn LDA they already use (fitted), on blog posts.
 
-The blog corpus' users are split by a hash of their id into a private half and a public half P (the split of
-:func:`stable_starts.halves`); both are written as JSON Lines (fields ``text``, ``user``) to a private scratch
-directory, and the user's script reads them with ``Corpus.from_jsonl``. The script's only departure: the sampler uses
-the exchangeable sizing at gamma 0.1 (9 neighbouring pairs; random DP with respect to P, NOT DP) to keep the run short.
+The blog corpus' users are split by a hash of their id (:func:`topicdp.corpus.user_selected`): below 0.45 the private
+corpus, 0.45-0.5 held-out users of the private side (scored on, never released), 0.5 and above the public half P. The
+private corpus and P are written as JSON Lines (fields ``text``, ``user``) to a private scratch directory, and the
+user's script reads them with ``Corpus.from_jsonl``, exactly as written; the sampler's sizing and gamma are the
+options (``--sizing lambert-w --gamma 0.2``, the script's, or ``--sizing exchangeable --gamma 0.1``). The release is
+random DP with respect to P, NOT DP (its report says so).
 
-Measured: the release's matched top-10 overlap with the user's own non-private fit
-(:func:`topicdp.metrics.readability.topic_overlap`), next to the overlap between two fits of the same estimator with
-seeds 0 and 1 (how far the non-private model itself moves); the release's wall time against one non-private fit.
-``--fraction f`` keeps that fraction of each half's users (the same hash: a user is kept iff its hash lies in the
-first f of its half's range).
+Measured:
+
+* the release's top-10 lists against the owner's non-private model on an ordinary vocabulary (gensim LDA, 5 passes,
+  on the private texts' own 5,000 most frequent words, min_df 5, max_df 0.5: what the owner fits without privacy),
+  scored on the held-out users' posts (``decision_validation.score_lists``: NPMI and contrast relative to the LDA's,
+  diversity, matched top-10 overlap);
+* the release's top-10 overlap with the user's own non-private fit (seed 0), beside the overlaps between that fit and
+  fits of the same estimator with seeds 1..``--seed-pairs`` (how far the non-private model itself moves);
+* the release's wall time against one non-private fit of the user's model.
+
+``--fraction f`` keeps that fraction of each side's users (the same hash: a user is kept iff its hash lies in the
+first f of its side's range).
 
 Run::
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/wrap_your_model.py --fraction 0.2
+    OPENBLAS_NUM_THREADS=1 python benchmarks/wrap_your_model.py --sizing exchangeable --gamma 0.1 \\
+        --out docs/results/wrap_your_model_exchangeable.json
 
 Skips (exit 0) where ``../shared/data`` is absent.
 """
@@ -34,28 +44,43 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+PRIVATE_BELOW, HELDOUT_BELOW = 0.45, 0.5
 
 
-def write_halves(path: Path, out: Path, fraction: float) -> tuple[int, int]:
-    """public.jsonl.gz and private.jsonl.gz under ``out``; returns the numbers of private and public records."""
-    from stable_starts import halves
+def split(path: Path, fraction: float) -> dict[str, list]:
+    """(text, user) records of the private corpus, the private side's held-out users and P."""
+    from topicdp.corpus import read_jsonl_records, user_selected
 
-    from topicdp.pipeline import user_selected
+    def side(user) -> str:
+        if not user_selected(user, HELDOUT_BELOW):
+            return "public"
+        return "private" if user_selected(user, PRIVATE_BELOW) else "heldout"
 
-    private, public, _ = halves(path)
-    if fraction < 1.0:  # private users hash below 0.5, public ones above: keep the first `fraction` of each range
-        private = [(t, u) for t, u in private if user_selected(u, 0.5 * fraction)]
-        public = [(t, u) for t, u in public if user_selected(u, 0.5 + 0.5 * fraction)]
-    for name, records in (("private", private), ("public", public)):
-        with gzip.open(out / f"{name}.jsonl.gz", "wt", encoding="utf-8") as f:
-            for text, user in records:
-                f.write(json.dumps({"text": text, "user": user}) + "\n")
-    return len(private), len(public)
+    def kept(user, name: str) -> bool:  # the first `fraction` of the side's hash range
+        low, high = {"private": (0.0, PRIVATE_BELOW), "heldout": (PRIVATE_BELOW, HELDOUT_BELOW),
+                     "public": (HELDOUT_BELOW, 1.0)}[name]
+        return fraction >= 1.0 or user_selected(user, low + (high - low) * fraction)
+
+    out: dict[str, list] = {"private": [], "heldout": [], "public": []}
+    for text, user in read_jsonl_records(path):
+        name = side(user)
+        if kept(user, name):
+            out[name].append((text, user))
+    return out
+
+
+def write(records: list, path: Path) -> None:
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        for text, user in records:
+            f.write(json.dumps({"text": text, "user": user}) + "\n")
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--fraction", type=float, default=1.0, help="fraction of each half's users (default 1)")
+    parser.add_argument("--fraction", type=float, default=1.0, help="fraction of each side's users (default 1)")
+    parser.add_argument("--sizing", choices=("lambert-w", "exchangeable"), default="lambert-w")
+    parser.add_argument("--gamma", type=float, default=0.2)
+    parser.add_argument("--seed-pairs", type=int, default=5, help="fits with seeds 1..N beside the user's seed 0")
     parser.add_argument("--out", default="docs/results/wrap_your_model.json", help="JSON of the measurements")
     args = parser.parse_args(argv)
     path = DATA / "blogs" / "blogs.jsonl.gz"
@@ -64,13 +89,17 @@ def main(argv=None) -> int:
         return 0
     import numpy as np
 
+    from decision_validation import score_lists
+
     out = Path(args.out).resolve()
     here = os.getcwd()
+    parts = split(path, args.fraction)
     with tempfile.TemporaryDirectory() as scratch:
         os.chmod(scratch, 0o700)  # private texts
-        n_private, n_public = write_halves(path, Path(scratch), args.fraction)
+        write(parts["private"], Path(scratch) / "private.jsonl.gz")
+        write(parts["public"], Path(scratch) / "public.jsonl.gz")
         os.chdir(scratch)
-        # ---- the user's script, as written (only the sampler's sizing and gamma differ) ----
+        # ---- the user's script, as written (the sampler's sizing and gamma are this run's options) ----
         from sklearn.decomposition import LatentDirichletAllocation
 
         from topicdp import Corpus, TopicDP
@@ -82,31 +111,45 @@ def main(argv=None) -> int:
         mine = LatentDirichletAllocation(n_components=10, random_state=0).fit(corpus.X)  # the model I already use
         fit_seconds = time.perf_counter() - start
         dp = TopicDP(mine, epsilon=3.0, unit="user",
-                     sampling=SensitivitySampling(distribution=P, gamma=0.1, sizing="exchangeable"))
+                     sampling=SensitivitySampling(distribution=P, gamma=args.gamma, sizing=args.sizing))
         start = time.perf_counter()
         release = dp.fit(corpus).release_
         release_seconds = time.perf_counter() - start
-        print(release.report.summary())
+        print(release.report.summary(), flush=True)
         release.save("release.json")
-        # ---- the measurements ----
-        from topicdp.metrics.readability import topic_overlap
-
-        other = LatentDirichletAllocation(n_components=10, random_state=1).fit(corpus.X)
-        own = mine.components_ / mine.components_.sum(axis=1, keepdims=True)
-        seed1 = other.components_ / other.components_.sum(axis=1, keepdims=True)
-        result = {
-            "fraction": args.fraction, "private_records": n_private, "public_records": n_public,
-            "private_docs_after_bounding": corpus.n_docs, "private_users": corpus.n_users, "public_docs": P.n_docs,
-            "changes": dp.model_changes_,
-            "overlap_release_vs_own_fit": float(topic_overlap(release.topic_word, own)),
-            "overlap_seed0_vs_seed1": float(topic_overlap(seed1, own)),
-            "overlap_release_vs_seed1": float(topic_overlap(release.topic_word, seed1)),
-            "nonprivate_fit_seconds": fit_seconds, "release_seconds": release_seconds,
-            "sensitivity": float(release.report.sensitivity), "sigma": float(release.report.sigma),
-            "release_top_words": [[P.vocabulary[j] for j in np.argsort(-row)[:10]] for row in release.topic_word],
-            "own_top_words": [[P.vocabulary[j] for j in np.argsort(-row)[:10]] for row in own],
-        }
         os.chdir(here)
+    # ---- the measurements ----
+    from topicdp.metrics.readability import topic_overlap
+    from topicdp.topics import reference_lda
+
+    def lists(W, words):
+        return [[words[j] for j in np.argsort(-row, kind="stable")[:10]] for row in np.asarray(W)]
+
+    own = mine.components_ / mine.components_.sum(axis=1, keepdims=True)
+    seeds = [LatentDirichletAllocation(n_components=10, random_state=s).fit(corpus.X) for s in
+             range(1, args.seed_pairs + 1)]
+    seed_overlaps = [float(topic_overlap(m.components_, own)) for m in seeds]
+    texts, users = [t for t, _ in parts["private"]], [u for _, u in parts["private"]]
+    ordinary = Corpus.from_texts(texts, users, min_df=5, max_df=0.5, max_features=5000)
+    lda = lists(reference_lda(ordinary, 10, passes=5), ordinary.vocabulary)
+    ours = lists(release.topic_word, list(release.vocabulary))
+    words = sorted({w for rows in (ours, lda) for row in rows for w in row})
+    heldout = Corpus.from_texts([t for t, _ in parts["heldout"]], [u for _, u in parts["heldout"]], vocabulary=words)
+    overlap_own = float(topic_overlap(release.topic_word, own))
+    result = {
+        "fraction": args.fraction, "sizing": args.sizing, "gamma": args.gamma,
+        "records": {k: len(v) for k, v in parts.items()},
+        "private_docs_after_bounding": corpus.n_docs, "private_users": corpus.n_users, "public_docs": P.n_docs,
+        "changes": dp.model_changes_, "guarantee": release.report.guarantee,
+        "scores_vs_ordinary_lda": score_lists(ours, lda, heldout),
+        "overlap_release_vs_own_fit": overlap_own,
+        "overlap_own_fit_vs_seeds": seed_overlaps,
+        "ratio_to_median_seed_overlap": overlap_own / float(np.median(seed_overlaps)),
+        "nonprivate_fit_seconds": fit_seconds, "release_seconds": release_seconds,
+        "pairs": release.diagnostics.get("sensitivity_sample", {}).get("h"), "sensitivity": float(release.report.sensitivity),
+        "sigma": float(release.report.sigma), "release_top_words": [" ".join(r) for r in ours],
+        "lda_top_words": [" ".join(r) for r in lda],
+    }
     print(json.dumps({k: v for k, v in result.items() if "top_words" not in k}, indent=1))
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1) + "\n")
