@@ -125,6 +125,7 @@ def main() -> int:
         sigma, _, _ = pv.calibrate(design, met_at, args.delta, args.unit, "add-remove", clip)
         kw = {} if args.n_boot is None else {"n_boot": args.n_boot}
         hits = []
+        topic_hits, topic_above, topic_width, topic_sd = [], [], [], []
         start = time.perf_counter()
         for i in range(args.coverage_redraws):
             est = pv.estimate(S + rng.normal(0.0, sigma, S.size), design, sigma, random_state=rng, **kw)
@@ -134,6 +135,10 @@ def main() -> int:
             hits.append((lo <= exact["mean_npmi"] <= hi, clo <= exact["contrast_all_pairs"] <= chi,
                          float(np.mean((t_lo <= ours["npmi"]) & (ours["npmi"] <= t_hi))), (hi - lo) / 2,
                          lo <= clipped["mean_npmi"] <= hi))
+            topic_hits.append((t_lo <= ours["npmi"]) & (ours["npmi"] <= t_hi))
+            topic_above.append(t_lo > ours["npmi"])  # a miss with the interval above the exact value
+            topic_width.append((t_hi - t_lo) / 2)
+            topic_sd.append(est["topic_effect_sd"])
             if i % 50 == 49:
                 print(f"coverage {i + 1}: {np.mean([h[0] for h in hits]):.3f} ({time.perf_counter() - start:.0f} s)",
                       flush=True)
@@ -141,7 +146,13 @@ def main() -> int:
         out["coverage"] = {"epsilon": met_at, "level": 0.9, "redraws": len(hits), "mean_npmi": float(H[:, 0].mean()),
                            "mean_contrast_vs_all_pairs": float(H[:, 1].mean()),
                            "per_topic_npmi": float(H[:, 2].mean()), "mean_half_width": float(H[:, 3].mean()),
-                           "mean_npmi_on_the_clipped_corpus": float(H[:, 4].mean())}
+                           "mean_npmi_on_the_clipped_corpus": float(H[:, 4].mean()),
+                           "each_topic_npmi": np.mean(topic_hits, axis=0).tolist(),
+                           "each_topic_misses_above": np.sum(topic_above, axis=0).tolist(),
+                           "each_topic_misses_below": (len(hits) - np.sum(topic_hits, axis=0)
+                                                       - np.sum(topic_above, axis=0)).tolist(),
+                           "each_topic_mean_half_width": np.mean(topic_width, axis=0).tolist(),
+                           "topic_effect_sd_median": float(np.median(topic_sd))}
         print(json.dumps(out["coverage"]), flush=True)
     if args.out:
         Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
