@@ -16,6 +16,7 @@ import numpy as np
 
 from ..corpus import user_selected
 from ..rdp import PrivacyLedger, calibrate_gaussian
+from ..release import PrivateRelease
 from ..spectral import PreconditionError
 from .charge import charged, open_charge
 from .compose import compose_release, vocabulary_statement
@@ -26,7 +27,6 @@ from .sources import EMBEDDED_PUBLIC_HALF, InMemorySource, Records, build_corpus
 
 if TYPE_CHECKING:
     from ..corpus import Corpus
-    from ..release import PrivateRelease
 
 __all__ = ["PipelineResult", "ReleaseRefused", "Records", "build_corpus", "read_records", "reference_corpus",
            "release", "user_selected", "CorpusSource"]
@@ -64,7 +64,7 @@ def _join(parts: list[str]) -> str:
 class PipelineResult:
     """What :func:`release` returns: the release and how it was decided."""
 
-    release: "PrivateRelease"
+    release: PrivateRelease
     plan: ReleasePlan
     decision: Decision | None = None
     lines: list = field(default_factory=list)
