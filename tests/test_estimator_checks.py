@@ -141,9 +141,6 @@ _SPECTRAL = {
 _TOKENS = "score() splits each document's tokens (document completion): it needs integer counts, the check's are not"
 _SCORE = {"check_fit_score_takes_y": _TOKENS, "check_pipeline_consistency": _TOKENS}
 _ONE_WORD = "K = 2 topics need at least 2 words: fit refuses one column with a ValueError that says so"
-# the unit's default is the Unit enum (a str subclass), whose type is not among those scikit-learn's check allows
-# for a default; the estimators still take and store "user"/"document" strings unchanged
-_UNIT_ENUM = "unit's default is topicdp.Unit.USER, an enum the check does not accept as a default value"
 _ONE_DOC = "scikit-learn's NMF with init='nndsvda' refuses K = 2 components on one document"
 # these draw data on which the method of moments does fit (more columns, or counts with k positive M2 eigenvalues)
 _FITS_SPECTRAL_LDA = ("check_estimators_dtypes",)
@@ -156,8 +153,7 @@ EXPECTED_FAILURES: dict[str, dict[str, str]] = {
     "SVILDA": _SCORE, "VariationalLDA": _SCORE,
     "GensimLDACounts": {"check_fit2d_1feature": _ONE_WORD}, "SklearnLDACounts": {"check_fit2d_1feature": _ONE_WORD},
     "SklearnNMFCounts": {"check_fit2d_1feature": _ONE_WORD, "check_fit2d_1sample": _ONE_DOC},
-    "TopicDPCounts": {"check_fit2d_1feature": _ONE_WORD, "check_fit2d_1sample": _ONE_DOC,
-                      "check_parameters_default_constructible": _UNIT_ENUM},
+    "TopicDPCounts": {"check_fit2d_1feature": _ONE_WORD, "check_fit2d_1sample": _ONE_DOC},
     "GensimLDAMulticoreCounts": {"check_fit2d_1feature": _ONE_WORD},
     "GensimHDPCounts": {"check_fit2d_1feature": _ONE_WORD},
     "TomotopyLDACounts": {"check_fit2d_1feature": _ONE_WORD},
@@ -167,8 +163,6 @@ EXPECTED_FAILURES: dict[str, dict[str, str]] = {
     "SpectralModelCounts": {**{k: v for k, v in _SPECTRAL.items() if k not in _FITS_SPECTRAL_LDA},
                             "check_fit2d_1feature": _ONE_WORD},
 }
-for _name in ("SpectralDPCounts", "DPVariationalLDA", "VariationalLDA"):
-    EXPECTED_FAILURES[_name] = {**EXPECTED_FAILURES[_name], "check_parameters_default_constructible": _UNIT_ENUM}
 
 
 def expected_failed_checks(estimator) -> dict:

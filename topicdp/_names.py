@@ -51,11 +51,11 @@ DEFAULT_EPSILON: float = 3.0
 #: delta: below 1/N for the corpora this library targets (thousands to millions of units), as DP requires
 DEFAULT_DELTA: float = 1e-6
 #: the privacy unit: a person, whose documents are correlated, not one of their documents
-DEFAULT_UNIT: Unit = Unit.USER
+DEFAULT_UNIT: str = Unit.USER.value  # a plain str: scikit-learn wants defaults of basic types
 #: the neighbour relation, at either unit: add/remove, because the number of units is private unless the owner
 #: states it (then replace-one with that count). TopicDP's sampled road is the one exception: its sensitivity
 #: sampler draws replace-one pairs, so that is the only relation its random DP can state.
-DEFAULT_NEIGHBOURS: Neighbours = Neighbours.ADD_REMOVE
+DEFAULT_NEIGHBOURS: str = Neighbours.ADD_REMOVE.value
 
 #: (registry name, adapter class in ``topicdp.adapters``, one line on the model)
 _MODEL_TABLE: tuple[tuple[str, str, str], ...] = (

@@ -211,7 +211,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         """The relation in effect: as given, else replace-one on the sampled road and the library's default elsewhere."""
         if self.neighbours is not None:
             return Neighbours(self.neighbours)
-        return Neighbours.REPLACE_ONE if self._sampled else DEFAULT_NEIGHBOURS
+        return Neighbours.REPLACE_ONE if self._sampled else Neighbours(DEFAULT_NEIGHBOURS)
 
     @property
     def _sampled(self) -> bool:
