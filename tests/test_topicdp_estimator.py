@@ -49,14 +49,16 @@ def test_spec_params_are_stored_as_given_and_resolved_when_used():
     """get_params returns what was passed (clone and set_params rely on it); the effective parameters, with the
     model's defaults and its resolution of None, are ``params``; an out-of-range value is refused when used."""
     model = GensimLDA(4, random_state=1, init=None)
-    assert model.get_params() == {"n_topics": 4, "random_state": 1, "init": None}
+    given = model.get_params()  # every explicit parameter, as given or at its default (None: resolved when used)
+    assert (given["n_topics"], given["random_state"], given["init"], given["learning"], given["passes"]) == (
+        4, 1, None, None, None)
     assert model.params["learning"] == "online" and model.params["passes"] == 1
     batch = model.set_params(init=np.ones((4, 5)))
     assert batch is model and model.params["learning"] == "batch" and model.params["document_start"] == "constant"
     bad = GensimLDA(4, learning="sometimes")  # stored: scikit-learn's constructors do not validate
-    with pytest.raises(ValueError, match="learning must be 'online', 'batch' or None"):
+    with pytest.raises(ValueError, match="learning must be one of 'batch', 'online' or None, got 'sometimes'"):
         bad.describe()
-    with pytest.raises(ValueError, match="n_topics must be"):
+    with pytest.raises(ValueError, match=r"n_topics must be an int in the range \[1, inf\), got 0"):
         SklearnNMF(0).fit(np.ones((3, 4)))
 
 
