@@ -1,4 +1,9 @@
-import csv
+"""``topicdp compare``: every registry mechanism and the random-DP road on the embedded corpus, a publishable table of
+private scores, the exact scores in the owner's diagnostics only, and its flags honoured or refused by name."""
+
+import json
+import re
+
 import pytest
 
 from topicdp.cli import main
@@ -8,64 +13,136 @@ from topicdp.cli import main
 pytestmark = pytest.mark.filterwarnings("ignore::topicdp.RepeatedReleaseWarning")
 
 
-def test_compare_quick_writes_csv_and_png_and_resumes(tmp_path, capsys):
-    out = tmp_path / "cmp"
-    assert main(["compare", "--quick", "--out", str(out)]) == 0
-    rows = list(csv.DictReader((out / "results.csv").open()))
-    assert list(out.glob("*.png")), "no plot written"
-    panels = {r["panel"] for r in rows}
-    assert {"eps", "gamma", "size", "spectral", "table"} <= panels
-    mechanisms = {r["mechanism"] for r in rows if r["panel"] == "eps"}
-    assert mechanisms == {"topicdp", "mvg", "laplace"}
-    # every task has all its metrics, and the report's guarantee kinds are carried
-    assert {r["guarantee"] for r in rows if r["mechanism"] == "topicdp"} == {"random-DP"}
-    assert "| mechanism | epsilon |" in (out / "table.md").read_text()
-    # an interrupted run resumes: a rerun finds every task done and writes nothing
-    assert main(["compare", "--quick", "--out", str(out), "--no-table"]) == 0
-    assert len(list(csv.DictReader((out / "results.csv").open()))) == len(rows)
+@pytest.fixture(scope="module")
+def document_run(tmp_path_factory):
+    """One run at the document level, epsilon 5, K = 3, P the first half of the Lee corpus. The random-DP road's
+    sample is cut to 8 pairs (insecure_testing: its report then states NO guarantee) so that the test takes seconds;
+    everything else is the command's own."""
+    from dataclasses import replace
+
+    import topicdp.experiments.roads as roads
+
+    out = tmp_path_factory.mktemp("cmp") / "out"
+    argv = ["compare", "embedded", "--reference", "embedded", "--unit", "document", "--epsilons", "5",
+            "--topics", "3", "--n-jobs", "1", "--out", str(out)]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(roads, "_sampling", lambda template, p: replace(template.sampling, distribution=p, progress=False,
+                                                                    n_pairs=8, insecure_testing=True))
+        assert main(argv) == 0
+    return out, argv
 
 
-def test_store_skips_completed_tasks(tmp_path):
-    from topicdp.experiments.store import ResultStore
-
-    s = ResultStore(tmp_path / "r.csv")
-    key = dict(panel="eps", corpus="c", mechanism="m", model="x", n_topics=3, epsilon=1.0, gamma=0.1, repeat=0)
-    assert not s.has(**key)
-    s.write(key, {"l1": 1.0, "rmse": 2.0}, delta=1e-4)
-    again = ResultStore(tmp_path / "r.csv")
-    assert again.has(**key) and len(again.rows()) == 2
+def _table_rows(text: str) -> list[list[str]]:
+    rows = [line.strip("|").split(" | ") for line in text.splitlines() if line.startswith("| ")]
+    return [[c.strip() for c in r] for r in rows[1:]]  # without the header
 
 
-def test_a_killed_append_leaves_no_partial_row(tmp_path):
-    """The store appends a task's rows in one write; a last line cut by a kill (no newline) is dropped when the file
-    is opened again, so the task reads as absent and is rerun, and later appends start on a clean line."""
-    from topicdp.experiments.store import ResultStore
+def test_the_table_names_only_registry_mechanisms_and_the_random_dp_road(document_run):
+    from topicdp.experiments.roads import RANDOM_DP
+    from topicdp.pipeline import MECHANISMS
 
-    store = ResultStore(tmp_path / "results.csv")
-    store.write({"panel": "a", "epsilon": 1}, {"l1": 0.5, "rmse": 0.1})
-    with open(tmp_path / "results.csv", "a") as fh:
-        fh.write("b,corpus,mech,model,3,2.0,,0,l1,0.")  # half a row, as a kill mid-write would leave
-    reopened = ResultStore(tmp_path / "results.csv")
-    assert reopened.has(panel="a", epsilon=1) and not reopened.has(panel="b", corpus="corpus")
-    reopened.write({"panel": "c", "epsilon": 2}, {"l1": 0.25})
-    rows = reopened.rows()
-    assert [r["panel"] for r in rows] == ["a", "a", "c"] and rows[-1]["value"] == "0.25"
+    out, _ = document_run
+    rows = _table_rows((out / "table.md").read_text())
+    names = {r[0] for r in rows}
+    assert names == set(MECHANISMS) | {RANDOM_DP}  # every row of the registry, each by its one name
+    assert {float(r[1]) for r in rows} == {5.0}  # --epsilons
+    # the cut sample voids random DP, and the row says so; the road's name says random DP
+    assert [r[2].startswith("NO guarantee") for r in rows if r[0] == RANDOM_DP] == [True]
+    assert RANDOM_DP.startswith("random-dp") and "is NOT differential privacy" in (out / "table.md").read_text()
+    assert all("-DP at the document level" in r[2] for r in rows if r[0] == "dp-vem")
+    dpsvi = [r for r in rows if r[0] == "dpsvi"]
+    assert dpsvi and all(r[3].startswith(("released", "refused")) for r in dpsvi)  # DP-SVI runs at the document level
+    header = (out / "table.md").read_text().splitlines()[0]
+    assert "document level, K = 3" in header  # --unit, --topics
 
 
-def test_the_table_leaves_out_rows_that_do_not_apply_and_footnotes_the_spectral_perplexity():
+def test_the_table_holds_private_scores_and_the_diagnostics_the_exact_ones(document_run):
+    out, _ = document_run
+    table = (out / "table.md").read_text()
+    published = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    exact = {(e["road"], e["epsilon"]): e for e in map(json.loads, (out / "diagnostics.jsonl").read_text().splitlines())}
+    scored = [r for r in published if r.get("evaluation")]
+    assert scored and len(scored) == len(exact)
+    cells = {(r[0], float(r[1])): r for r in _table_rows(table)}
+    for r in scored:
+        e, x = r["evaluation"], exact[(r["road"], r["epsilon"])]
+        assert e["epsilon"] == 1.0 and e["unit"] == "document" and e["sigma"] > 0  # the document level's default
+        # the cell is the private value; the noise (sigma > 0, a continuous draw) makes it differ from the exact one
+        assert cells[(r["road"], r["epsilon"])][4].startswith(f"{e['mean_npmi']:.3f} [")
+        assert e["mean_npmi"] != x["npmi"] and e["mean_contrast"] != x["contrast"]
+        assert f"{x['npmi']:.4f}" not in table and f"{x['contrast']:.4f}" not in table
+    diagnostics = (out / "diagnostics.md").read_text()
+    assert diagnostics.startswith("# NOT FOR PUBLICATION")
+    assert all(f"{x['npmi']:.4f}" in diagnostics and f"{x['contrast']:.4f}" in diagnostics for x in exact.values())
+    assert "NOT FOR PUBLICATION" not in table and "(1, 1e-06)-DP at the document level" in table  # its own budget
+
+
+def test_a_rerun_resumes_and_other_settings_are_refused(document_run, capsys):
+    out, argv = document_run
+    before = (out / "results.jsonl").read_text()
+    assert main(argv) == 0  # every (road, epsilon) is done: nothing is released again
+    assert (out / "results.jsonl").read_text() == before
+    assert main([a if a != "5" else "3" for a in argv]) == 2
+    assert "epsilons" in capsys.readouterr().err
+
+
+def test_the_user_level_without_a_reference(tmp_path):
+    """--unit user: DP-SVI is document level only; without --reference the random-DP road is not run (the private
+    corpus as P is noise by construction) and dp-vem starts at random."""
+    from topicdp.experiments import CompareSettings, compare
+    from topicdp.experiments.roads import RANDOM_DP
+
+    settings = CompareSettings(unit="user", epsilons=(3.0,), n_topics=2, roads=("dp-vem", "dpsvi"), simulate=False,
+                               ceiling=False)
+    result = compare("embedded", tmp_path / "u", settings, echo=lambda line: None)
+    by_road = {r["road"]: r for r in result["rows"]}
+    assert set(by_road) == {"dp-vem", "dpsvi", RANDOM_DP}
+    assert by_road["dpsvi"]["status"] == "not applicable" and "documents only" in by_road["dpsvi"]["reason"]
+    assert "| dpsvi | 3 | document level only |" in (tmp_path / "u" / "table.md").read_text()
+    assert by_road[RANDOM_DP]["status"] == "not run" and "--reference" in by_road[RANDOM_DP]["reason"]
+    assert by_road["dp-vem"]["evaluation"]["unit"] == "user" and by_road["dp-vem"]["evaluation"]["epsilon"] == 10.0
+
+
+@pytest.mark.parametrize("flags, name", [
+    (["--unit", "group"], "--unit"),
+    (["--epsilons", "1,x"], "--epsilons"),
+    (["--epsilons", "0,3"], "--epsilons"),
+    (["--epsilons", "inf"], "--epsilons"),
+    (["--topics", "1"], "--topics"),
+    (["--topics", "three"], "--topics"),
+    (["--reference", "missing.jsonl"], "--reference"),
+    (["--evaluation-epsilon", "-1"], "--evaluation-epsilon"),
+])
+def test_bad_values_are_refused_by_name_before_any_work(tmp_path, capsys, flags, name):
+    out = tmp_path / "out"
+    corpus = ["embedded"] if name != "--reference" else [str(_corpus_file(tmp_path))]
+    assert main(["compare", *corpus, "--out", str(out), *flags]) == 2
+    err = capsys.readouterr().err
+    assert re.search(re.escape(name), err) and "Traceback" not in err
+    assert not out.exists()  # nothing was written (nor read: the check runs before the corpus is)
+
+
+def test_a_corpus_file_needs_a_reference(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["compare", str(_corpus_file(tmp_path)), "--out", str(out)]) == 2
+    assert "--reference" in capsys.readouterr().err and not out.exists()
+
+
+def _corpus_file(tmp_path):
+    path = tmp_path / "c.jsonl"
+    path.write_text("".join(json.dumps({"user": i % 4, "text": f"words of post {i}"}) + "\n" for i in range(8)))
+    return path
+
+
+def test_the_table_states_refusals_with_their_reason():
     from topicdp.experiments.table import format_table
 
-    def row(mech, eps, metric, value, extra=""):
-        return {"panel": "table", "mechanism": mech, "epsilon": eps, "metric": metric, "value": value, "extra": extra}
-
-    rows = [row("dp-vem", 3.0, "failed", 0.0), row("dp-vem", 3.0, "c_npmi", 0.05), row("dp-vem", 3.0, "perplexity", 900),
-            row("dpsvi", 3.0, "failed", 1.0, '{"reason": "not applicable: dpsvi protects documents under add-remove '
-                'neighbours"}'),
-            row("spectral-config-1", 3.0, "failed", 1.0, '{"reason": "precondition failed: the gap"}'),
-            row("spectral-nonprivate", float("inf"), "failed", 0.0),
-            row("spectral-nonprivate", float("inf"), "perplexity", 7638825.0)]
-    table = format_table(rows)
-    assert "| dpsvi |" not in table and "Left out: dpsvi, not applicable: dpsvi protects documents" in table
-    assert "| spectral-config-1 | 3 | failed: precondition failed" in table  # a failure that applies stays a row
-    assert "| spectral-nonprivate | inf |  |  | 7638825.000 (*) |" in table and "(*) Not comparable" in table
-    assert "| dp-vem | 3 | 0.050 |  | 900.000 |" in table
+    info = {"corpus": "c", "unit": "user", "n_topics": 3, "n_words": 10, "delta": 1e-6, "evaluation": (10.0, 1e-6)}
+    rows = [{"road": "spectral-config-2", "epsilon": 3.0, "status": "refused", "forced": True,
+             "reason": "the forecast says this release would be noise; forced: precondition failed: the gap"},
+            {"road": "dpsvi", "epsilon": 3.0, "status": "not applicable", "reason": "dpsvi protects documents only"}]
+    table = format_table(rows, info)
+    assert "| spectral-config-2 | 3 |  | refused: the forecast says this release would be noise; forced: " \
+           "precondition failed: the gap |  |  |" in table
+    assert "| dpsvi | 3 | document level only | not applicable" in table
+    assert "The 0 evaluations" in table and "none was made" in table

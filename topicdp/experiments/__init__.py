@@ -1,6 +1,7 @@
-"""The comparison harness behind ``topicdp compare``: every mechanism on the same data, privacy budget
-and metrics, written as a tidy CSV (resumable) and PNG plots."""
+"""The comparison harness behind ``topicdp compare``: every road (the release pipeline's registry rows and the
+random-DP road) on the same corpus and budget, scored privately on held-out users: a publishable table and the
+owner's diagnostics."""
 
-from .compare import CompareGrid, compare
+from .compare import CompareSettings, compare
 
-__all__ = ["CompareGrid", "compare"]
+__all__ = ["CompareSettings", "compare"]

@@ -1,23 +1,34 @@
-"""``topicdp compare``: the comparison harness from the command line."""
+"""``topicdp compare``: every road on one corpus, from the command line."""
 
 from __future__ import annotations
 
-import sys
-
 from .._files import add_overwrite_argument
+
+UNITS = ("user", "document")
 
 
 def add_arguments(p) -> None:
     p.add_argument("corpus", nargs="?", default="embedded",
-                   help="'embedded' (default) or a JSON Lines file (.jsonl[.gz]) with user and text fields")
-    p.add_argument("--out", required=True, help="output directory (CSV, PNG plots, table.md); reruns resume (an "
-                   "existing directory that holds no results.csv needs --overwrite)")
-    p.add_argument("--quick", action="store_true", help="a small grid (minutes), as the tests use")
-    p.add_argument("--no-spectral", action="store_true", help="skip the synthetic spectral-vs-DP-VI panel")
-    p.add_argument("--no-table", action="store_true", help="skip the coherence/perplexity table")
+                   help="'embedded' (default: the public Lee corpus) or a JSON Lines file (.jsonl[.gz]) with user and "
+                        "text fields")
+    p.add_argument("--out", required=True, help="output directory: table.md (publishable), diagnostics.md (the "
+                   "owner's exact scores, not for publication), compare.png; a rerun with the same settings resumes")
+    p.add_argument("--reference", default=None,
+                   help="a public corpus of the same kind (JSON Lines; 'embedded' with the embedded corpus: its first "
+                        "half): the vocabulary, dp-vem's start and the random-DP road's P. Needed for a file")
+    p.add_argument("--unit", default="user", help="privacy unit: user (default) or document")
+    p.add_argument("--epsilons", default=None, help="total epsilons of the releases, comma-separated (default 1,3,10; "
+                   "--quick: 3)")
+    p.add_argument("--topics", default=None, help="number of topics K >= 2 (default 10; --quick: 5)")
+    p.add_argument("--evaluation-epsilon", default=None,
+                   help="each private evaluation's epsilon (default 10 at the user level, 1 at the document level)")
+    p.add_argument("--quick", action="store_true", help="K = 5, epsilon 3, 1,000 words, dp-vem decided on its "
+                   "closed form, no random-DP road, no non-private ceiling in the diagnostics (minutes)")
+    p.add_argument("--no-random-dp", action="store_true", help="leave out the random-DP road (its sensitivity sample "
+                   "fits the model some 285 times on P); --quick leaves it out")
     p.add_argument("--max-docs-per-user", type=int, default=20,
-                   help="contribution bound of a real corpus (default 20: keeps the 2h fits of the full grid in budget)")
-    p.add_argument("--max-features", type=int, default=2000)
+                   help="documents kept per user at the user level (default 20)")
+    p.add_argument("--max-features", type=int, default=None, help="words of the vocabulary (default 2000; --quick 1000)")
     p.add_argument("--n-jobs", type=int, default=2)
     add_overwrite_argument(p)
 
@@ -29,66 +40,105 @@ def populate(p) -> None:
 
 
 def register(sub) -> None:
-    populate(sub.add_parser("compare", help="compare mechanisms on one corpus: CSV, plots and a table"))
+    populate(sub.add_parser("compare", help="compare every road on one corpus: a table of private scores"))
 
 
-def load_split(path: str, max_docs_per_user: int, max_features: int, quick: bool):
-    """Training corpus (bounded), held-out corpus and held-out token lists; every 5th user is held out."""
-    from ..corpus import Corpus, embedded_texts, read_jsonl_records, tokenize
+def parse_epsilons(text: str | None, flag: str = "--epsilons") -> tuple[float, ...] | None:
+    """``--epsilons 1,3,10`` as floats; a bad value is refused by the flag's name."""
+    if text is None:
+        return None
+    try:
+        values = tuple(float(v) for v in str(text).split(",") if v.strip())
+    except ValueError:
+        values = ()
+    if not values or any(not 0 < v < float("inf") for v in values):
+        raise ValueError(f"{flag} must be finite numbers > 0 separated by commas (e.g. 1,3,10), got {text!r}")
+    return values
 
-    if path == "embedded":
-        texts = embedded_texts()
-        users: list = list(range(len(texts)))
-        name = "lee"
-    else:
-        records = list(read_jsonl_records(path))
-        texts, users = [t for t, _ in records], [u for _, u in records]
-        name = path.rsplit("/", 1)[-1].split(".")[0]
-    order = {u: i for i, u in enumerate(dict.fromkeys(users))}
-    held = [order[u] % 5 == 4 for u in users]
-    train_texts = [t for t, h in zip(texts, held) if not h]
-    train_users = [u for u, h in zip(users, held) if not h]
-    if quick and path == "embedded":
-        train_texts, train_users = train_texts[:120], train_users[:120]
-    corpus = Corpus.from_texts(train_texts, train_users, min_df=2 if path == "embedded" else 5, max_df=0.5,
-                               max_features=max_features)
-    if path != "embedded":
-        # a fixed seed keeps resumed runs on one corpus; bounding is per user, so any data-independent seed keeps DP
-        corpus = corpus.bound(max_docs_per_user=max_docs_per_user, max_tokens_per_doc=500, random_state=0)
-    held_texts = [t for t, h in zip(texts, held) if h]
-    held_users = [u for u, h in zip(users, held) if h]
-    heldout = Corpus.from_texts(held_texts, held_users, vocabulary=corpus.vocabulary)
-    return corpus, heldout, tokenize(held_texts, vocabulary=corpus.vocabulary), name
+
+def parse_int(text, flag: str, low: int) -> int | None:
+    if text is None:
+        return None
+    try:
+        value = int(str(text))
+    except ValueError:
+        raise ValueError(f"{flag} must be an integer >= {low}, got {text!r}") from None
+    if value < low:
+        raise ValueError(f"{flag} must be an integer >= {low}, got {value}")
+    return value
+
+
+def settings_from(args):
+    """The :class:`CompareSettings` of the flags (every flag checked by its name)."""
+    from .compare import CompareSettings
+
+    if args.unit not in UNITS:
+        raise ValueError(f"--unit must be one of {', '.join(UNITS)}, got {args.unit!r}")
+    given: dict = {"unit": args.unit, "n_jobs": args.n_jobs, "max_docs_per_user": args.max_docs_per_user}
+    if args.no_random_dp:
+        given["random_dp"] = False
+    epsilons = parse_epsilons(args.epsilons)
+    if epsilons is not None:
+        given["epsilons"] = epsilons
+    topics = parse_int(args.topics, "--topics", 2)
+    if topics is not None:
+        given["n_topics"] = topics
+    if args.max_features is not None:
+        given["max_features"] = parse_int(args.max_features, "--max-features", max(topics or 2, 2))
+    if args.evaluation_epsilon is not None:
+        value = parse_epsilons(args.evaluation_epsilon, "--evaluation-epsilon")
+        if value is None or len(value) != 1:
+            raise ValueError(f"--evaluation-epsilon must be one number > 0, got {args.evaluation_epsilon!r}")
+        given["evaluation_epsilon"] = value[0]
+    return CompareSettings.quick(**given) if args.quick else CompareSettings(**given)
+
+
+def load_split(path: str, *_, heldout_fraction: float = 0.2):
+    """The corpus' (text, user) records split into training and held-out users (:func:`compare.read_split`)."""
+    from .compare import read_split
+
+    return read_split(path, None, heldout_fraction)
 
 
 def check_arguments(args) -> None:
     """Every argument of ``compare``, before the corpus is read."""
     from .._extras import require
     from .._files import check_output_directory
-    from .._validation import check_int, check_n_jobs
+    from .._validation import check_n_jobs
     from ..pipeline.request import check_corpus_path
 
-    require("matplotlib", extra="plots", purpose="compare's plots")  # before minutes of computing, not after
+    require("matplotlib", extra="plots", purpose="compare's plot")  # before minutes of computing, not after
     check_corpus_path(args.corpus)
-    check_output_directory(args.out, "--out", {"the corpus": args.corpus}, resumes="results.csv",
-                           overwrite=args.overwrite)
+    check_output_directory(args.out, "--out", {"the corpus": args.corpus, "the reference": args.reference},
+                           resumes="settings.json", overwrite=args.overwrite)
+    if args.reference is not None:
+        if args.reference == "embedded":
+            if args.corpus != "embedded":
+                raise ValueError("--reference embedded (the first half of the Lee corpus) goes with the embedded "
+                                 "corpus only")
+        else:
+            check_corpus_path(args.reference, "--reference")
+    elif args.corpus != "embedded":
+        raise ValueError("--reference: a corpus file needs a public reference P (JSON Lines of the same kind) for "
+                         "its words, dp-vem's start and the random-DP road")
     if args.max_docs_per_user < 1:
         raise ValueError(f"--max-docs-per-user must be an integer >= 1, got {args.max_docs_per_user}")
-    check_int(args.max_features, "--max-features", low=1)
     check_n_jobs(args.n_jobs, "--n-jobs")
+    args.settings = settings_from(args)
 
 
 def run(args) -> int:
-    from .compare import CompareGrid, compare
+    from pathlib import Path
 
-    corpus, heldout, held_tokens, name = load_split(args.corpus, args.max_docs_per_user, args.max_features, args.quick)
-    grid = CompareGrid.quick() if args.quick else CompareGrid.full()
-    grid.n_jobs = args.n_jobs
-    args.written = [f"--out (the finished tasks, in {args.out}/results.csv: a rerun resumes)"]
-    print(f"corpus {name}: {corpus} (held out: {heldout.n_docs} documents)", file=sys.stderr)
-    result = compare(corpus, args.out, grid=grid, corpus_name=name, heldout=None if args.no_table else heldout,
-                     heldout_texts=held_tokens, spectral=not args.no_spectral)
-    print(f"results: {result['csv']}")
-    print(f"plots:   {len(result['plots'])} PNG files in {args.out}")
-    print(f"time:    {result['seconds']:.0f} s")
+    from .compare import compare
+
+    settings = getattr(args, "settings", None) or settings_from(args)
+    if args.overwrite and Path(args.out, "settings.json").exists():
+        for name in ("settings.json", "results.jsonl", "diagnostics.jsonl"):
+            Path(args.out, name).unlink(missing_ok=True)
+    args.written = [f"--out ({args.out}: table.md, diagnostics.md, results.jsonl; a rerun resumes)"]
+    result = compare(args.corpus, args.out, settings, reference=args.reference)
+    print(f"table:       {result['table']} (publishable)")
+    print(f"diagnostics: {result['diagnostics']} (exact scores: NOT for publication)")
+    print(f"time:        {result['seconds']:.0f} s")
     return 0

@@ -1,66 +1,47 @@
-"""Figures of a comparison: metric vs a swept parameter, one line per mechanism, error bars over repeats."""
+"""The comparison's figure: each road's private NPMI contrast over epsilon, with its interval (publishable: the
+same DP values as ``table.md``)."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from pathlib import Path
-
-import numpy as np
 
 from .._extras import require
 from .._files import atomic_path
 
-#: panel -> (x field, metrics to plot, x label)
-PANELS = {
-    "eps": ("epsilon", ("l1", "rmse", "kendall"), "epsilon"),
-    "gamma": ("gamma", ("l1", "rmse", "kendall"), "gamma"),
-    "size": ("n_topics", ("l1", "rmse", "kendall"), "matrix size m = n"),
-    "spectral": ("epsilon", ("recovery_error", "perplexity"), "epsilon"),
-}
-
 
 def plot_all(rows: list[dict], out_dir) -> list[Path]:
-    """One PNG per (panel, corpus, model, metric) present in ``rows``; returns the files written."""
+    """``compare.png`` in ``out_dir`` from the published rows (those with a private evaluation); returns the files
+    written (none when no row has one)."""
     require("matplotlib", extra="plots", purpose="plot_all")
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    out_dir = Path(out_dir)
-    groups = defaultdict(list)
+    lines: dict[str, list] = {}
     for r in rows:
-        if r["panel"] in PANELS:
-            groups[(r["panel"], r["corpus"], r["model"], r["metric"])].append(r)
-    written = []
-    for (panel, corpus, model, metric), group in sorted(groups.items()):
-        x_field, wanted, x_label = PANELS[panel]
-        if metric not in wanted:
-            continue
-        fig, ax = plt.subplots(figsize=(5, 3.6))
-        for mech, xs, mean, sd in _series(group, x_field):
-            ax.errorbar(xs, mean, yerr=sd, marker="o", capsize=3, label=mech)
-        ax.set_xlabel(x_label)
-        ax.set_ylabel(metric)
-        if metric in ("l1", "rmse", "l1_full", "rmse_full", "recovery_error", "perplexity"):
-            ax.set_yscale("log")
-        ax.set_title(f"{corpus} / {model}: {metric} vs {x_label}", fontsize=9)
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        path = out_dir / f"{panel}_{corpus}_{model}_{metric}.png".replace("/", "-")
-        with atomic_path(path) as tmp:
-            fig.savefig(tmp, dpi=110)
-        plt.close(fig)
-        written.append(path)
-    return written
-
-
-def _series(group, x_field):
-    by_mech = defaultdict(lambda: defaultdict(list))
-    for r in group:
-        value = float(r["value"])
-        if np.isfinite(value):
-            by_mech[r["mechanism"]][float(r[x_field])].append(value)
-    for mech, points in sorted(by_mech.items()):
-        xs = sorted(points)
-        yield mech, xs, [np.mean(points[x]) for x in xs], [np.std(points[x]) for x in xs]
+        e = r.get("evaluation")
+        if e and e.get("mean_contrast") is not None:
+            lines.setdefault(r["road"], []).append((r["epsilon"], e["mean_contrast"], e["mean_contrast_interval"]))
+    if not lines:
+        return []
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for road, points in sorted(lines.items()):
+        points.sort()
+        x = [p[0] for p in points]
+        y = [p[1] for p in points]
+        low = [p[1] - (p[2][0] if p[2][0] is not None else p[1]) for p in points]
+        high = [(p[2][1] if p[2][1] is not None else p[1]) - p[1] for p in points]
+        ax.errorbar(x, y, yerr=[low, high], marker="o", capsize=3, label=road + (" (refused)" if any(
+            r["road"] == road and r["status"] == "refused" for r in rows) else ""))
+    ax.set_xscale("log")
+    ax.set_xlabel("epsilon of the release")
+    ax.set_ylabel("private NPMI contrast (held-out)")
+    ax.axhline(0.0, color="grey", lw=0.5)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    path = Path(out_dir) / "compare.png"
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=120, format="png")
+    plt.close(fig)
+    return [path]

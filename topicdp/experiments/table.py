@@ -1,142 +1,127 @@
-"""The table users look at first: coherence and held-out perplexity of released topics on a real corpus,
-at epsilon in {1, 3, 10} (``CompareGrid.table_epsilons``), for every mechanism of the release pipeline and for TopicDP over gensim LDA.
-
-Every mechanism runs through the pipeline's own registry (:data:`topicdp.pipeline.MECHANISMS`, the factories
-``topicdp privatize`` uses), on the same corpus, budget and metrics. The table protects the user, with U
-stated public (replace-one neighbours, as the spectral configurations need); a mechanism that cannot protect
-users at that relation (DP-SVI: documents only) gets a row saying so. TopicDP's random-DP road samples its
-sensitivity over users. Coherence (c_npmi, u_mass) and perplexity are measured on held-out users' texts;
-non-private rows (epsilon = inf) give the ceiling.
-"""
+"""The comparison's two files: ``table.md`` (publishable: every value in it is public, DP or random DP as its row
+says) and ``diagnostics.md`` (the owner's exact scores, NOT for publication)."""
 
 from __future__ import annotations
 
-import json
+import math
 
-import numpy as np
-
-from ..adapters import make_model
-from ..agnostic import TopicDP
-from ..samplers import PRIVATE_ORACLE, SensitivitySampling
-from ..metrics import heldout_perplexity, topic_coherence
-from ..pipeline import MECHANISMS, CorpusSource, ReleaseRequest, VocabularyPolicy, plan_request
-from ..rdp import PrivacyLedger
-from ..spectral import PreconditionError, SpectralLDA
-from .agnostic import sampled_sensitivities
-
-UNIT, NEIGHBOURS = "user", "replace-one"
+#: the header of the owner's file, and the line that marks it
+NOT_FOR_PUBLICATION = "NOT FOR PUBLICATION: exact scores of the private held-out texts (the data owner's diagnostics)"
 
 
-def run_table(store, corpus, heldout, heldout_texts, corpus_name: str, grid, progress, cache_dir=None) -> None:
-    k, delta, alpha0 = grid.n_topics, grid.delta, 1.0
-    epsilons = grid.table_epsilons
-    combos = [(name, e) for name in MECHANISMS for e in epsilons] + [("topicdp-gensim-lda", e) for e in epsilons]
-    combos += [("gensim-lda-nonprivate", float("inf")), ("spectral-nonprivate", float("inf"))]
-    todo = [c for c in combos if not store.has(**_key(c, corpus_name, k))]
-    if not todo:
-        return
-    evaluate = _Evaluator(corpus.vocabulary, heldout, heldout_texts, alpha0 / k)
-    lda = None
-    for mech, eps in todo:
-        extra, guarantee = None, "approx-DP"
-        if mech in MECHANISMS:
-            topics, reason = _registry_release(MECHANISMS[mech], corpus, k, eps, delta)
-            if topics is None:
-                store.write(_key((mech, eps), corpus_name, k), {"failed": 1.0}, delta=delta, guarantee="none",
-                            extra={"reason": reason})
-                continue
-        elif mech.startswith(("topicdp", "gensim-lda")):
-            if lda is None:
-                model = make_model("gensim-lda", k, 0)
-                W = model.fit_topic_word(corpus)
-                samples, _ = sampled_sensitivities(model, corpus, grid.gammas, seed=0, n_jobs=grid.n_jobs,
-                                                   cache_dir=cache_dir)
-                lda = (model, W, samples[grid.gamma])
-            model, W, sample = lda
-            if mech == "gensim-lda-nonprivate":
-                topics, guarantee = W, "none"
-            else:  # the library's release path; P resamples the private corpus, as TopicDP did
-                rel = TopicDP(model, epsilon=eps, delta=delta, sampling=SensitivitySampling(PRIVATE_ORACLE, grid.gamma),
-                              random_state=np.random.default_rng(int(eps * 10))).fit(
-                    corpus, topic_word=W, sensitivity_sample=sample).release_
-                topics, rep = rel.topic_word, rel.report
-                guarantee, extra = rep.guarantee, {"sigma": rep.sigma, "sensitivity": rep.sensitivity, "gamma": grid.gamma}
-        else:  # spectral-nonprivate
-            topics, guarantee = SpectralLDA(k, alpha0, random_state=0).fit(corpus.X).topic_word_, "none"
-        store.write(_key((mech, eps), corpus_name, k), {"failed": 0.0, **evaluate(topics)}, delta=delta,
-                    guarantee=guarantee, extra=extra)
-    progress(f"table on {corpus_name}: {len(todo)} rows")
+def evaluation_total(rows: list[dict]) -> tuple[int, float | None, float]:
+    """(number of evaluations, their composed epsilon, its delta): every evaluation read the same held-out users, so
+    their Gaussian releases compose (one ledger: the tightest of its proven totals at the sum of their deltas)."""
+    from ..rdp import PrivacyLedger
+
+    evaluations = [r["evaluation"] for r in rows if r.get("evaluation")]
+    if not evaluations:
+        return 0, None, 0.0
+    ledger = PrivacyLedger()
+    for e in evaluations:
+        ledger.add_gaussian("private evaluation", e["sigma"], e["sensitivity"], unit=e["unit"],
+                            neighbours=e["neighbours"])
+    delta = min(sum(e["delta"] for e in evaluations), 0.5)
+    return len(evaluations), min(ledger.totals(delta).values()), delta
 
 
-def _registry_release(mechanism, corpus, k: int, epsilon: float, delta: float):
-    """(topics, None) of one registry mechanism at the table's unit, or (None, why it has no row)."""
-    if UNIT not in mechanism.units or NEIGHBOURS not in mechanism.neighbours:
-        return None, f"not applicable: {mechanism.name} protects {'/'.join(mechanism.units)}s under " \
-                     f"{'/'.join(mechanism.neighbours)} neighbours"
-    # the stated count is of every user, counted before the corpus dropped users left without documents
-    n_users = corpus.n_users + corpus.log.users_without_documents
-    plan = plan_request(ReleaseRequest(CorpusSource("embedded"), n_topics=k, epsilon=epsilon, delta=delta, unit=UNIT,
-                                       n_units=n_users, vocabulary=VocabularyPolicy.public(corpus.vocabulary),
-                                       mechanism=mechanism.name, seed=0))
-    try:  # the topics' step only: the whole budget to the topics (the count is stated, the words are public)
-        return mechanism.release(plan, corpus, n_units=n_users, ledger=PrivacyLedger()).topic_word, None
-    except PreconditionError as exc:
-        return None, str(exc)
-
-
-class _Evaluator:
-    def __init__(self, vocabulary, heldout, texts, alpha):
-        self.vocabulary, self.heldout, self.texts, self.alpha = vocabulary, heldout, texts, alpha
-
-    def __call__(self, topics) -> dict:
-        return {
-            "c_npmi": topic_coherence(topics, self.vocabulary, self.texts, measure="c_npmi"),
-            "u_mass": topic_coherence(topics, self.vocabulary, self.texts, measure="u_mass"),
-            "perplexity": heldout_perplexity(topics, self.heldout.X, alpha=self.alpha, random_state=0),
-        }
-
-
-def _key(combo, name, k) -> dict:
-    mech, eps = combo
-    return {"panel": "table", "corpus": name, "mechanism": mech, "model": "", "n_topics": k, "epsilon": eps,
-            "gamma": "", "repeat": 0}
-
-
-def format_table(rows: list[dict]) -> str:
-    """Markdown table: one line per (mechanism, epsilon) with c_npmi, u_mass, perplexity (or the failure).
-
-    A mechanism that does not apply at the table's unit and neighbour relation has no rows: one line under the table
-    says why. The spectral rows' perplexity is footnoted: it is not comparable with the others' (see the note).
-    """
-    cells: dict = {}
-    for r in rows:
-        if r["panel"] == "table":
-            cells.setdefault((r["mechanism"], float(r["epsilon"])), {})[r["metric"]] = (r["value"], r["extra"])
-    lines = ["| mechanism | epsilon | c_npmi | u_mass | perplexity |", "|---|---|---|---|---|"]
-    left_out: dict = {}
-    spectral_perplexity = False
-    for (mech, eps), vals in sorted(cells.items()):
-        if float(vals.get("failed", ("0", ""))[0]) == 1.0:
-            reason = json.loads(vals["failed"][1]).get("reason", "")
-            if reason.startswith("not applicable"):
-                left_out[mech] = reason
-                continue
-            lines.append(f"| {mech} | {eps:g} | failed: {reason[:110].replace('|', '/')} | | |")
-            continue
-        get = lambda name: f"{float(vals[name][0]):.3f}" if name in vals else ""
-        mark = ""
-        if mech.startswith("spectral") and "perplexity" in vals:
-            mark, spectral_perplexity = " (*)", True
-        lines.append(f"| {mech} | {eps:g} | {get('c_npmi')} | {get('u_mass')} | {get('perplexity')}{mark} |")
-    for mech, reason in left_out.items():
-        lines.append(f"\nLeft out: {mech}, {reason}.")
-    if spectral_perplexity:
-        lines.append(f"\n(*) Not comparable with the other rows: held-out tokens of a word that every topic gives "
-                     f"probability 0 are scored at the floor {PERPLEXITY_FLOOR:g}, and the spectral method's topics "
-                     "(projected onto the simplex) are 0 on many words, so its perplexity is set by those tokens. "
-                     "Compare the spectral rows by coherence.")
+def format_table(rows: list[dict], info: dict) -> str:
+    """The publishable table: per road and epsilon, the guarantee its report states (or the refusal and its
+    reason) and the private NPMI and contrast of its top words on the held-out users, with their intervals."""
+    eps_e, delta_e = info["evaluation"]
+    n, total, total_delta = evaluation_total(rows)
+    level = next((r["evaluation"]["level"] for r in rows if r.get("evaluation")), 0.9)
+    lines = [f"# Compare: {info['corpus']}, {info['unit']} level, K = {info['n_topics']}, "
+             f"{info['n_words']} words, delta {info['delta']:g} per release",
+             "",
+             f"Scores: each release's top-10 words scored on held-out {info['unit']}s (none of them read by any release) "
+             f"under DP: mean NPMI and NPMI contrast with {100 * level:g}% intervals, each evaluation "
+             f"({eps_e:g}, {delta_e:g})-DP at the {info['unit']} level (add/remove neighbours). The {n} evaluations "
+             "read the same held-out users: together "
+             + (f"({total:.3g}, {total_delta:.2g})-DP for them (their Gaussian releases composed)." if total is not None
+                else "none was made.")
+             + " Exact scores are in the owner's diagnostics file, not here.",
+             "",
+             "| road | epsilon | guarantee (as the release's report states it) | outcome | NPMI [interval] | "
+             "contrast [interval] |",
+             "|---|---|---|---|---|---|"]
+    for r in sorted(rows, key=lambda r: (_road_order(r["road"]), r["epsilon"])):
+        lines.append("| " + " | ".join([r["road"], f"{r['epsilon']:g}", _guarantee(r), _outcome(r),
+                                        *_scores(r)]) + " |")
+    random_dp = any(r["road"].startswith("random-dp") for r in rows)
+    lines += ["", "Random DP (the random-dp rows) is NOT differential privacy: its sensitivity is sampled from the "
+              "public reference P and holds with probability 1 - gamma over pairs drawn from P; units unlike P's "
+              "draws are not covered." if random_dp else
+              "The random-DP road (TopicDP over gensim LDA, NOT DP) was not run (--quick or --no-random-dp).",
+              "A refused row is refused by the plan (its reason shown); where it has scores, the release was forced "
+              "(release_anyway) to show what the refusal withheld."]
+    if info.get("seconds") is not None:
+        lines.append(f"Wall time of this run: {info['seconds'] / 60:.1f} min.")
     return "\n".join(lines)
 
 
-#: the floor on word probabilities of :func:`topicdp.metrics.heldout_perplexity` (its default ``min_prob``)
-PERPLEXITY_FLOOR = 1e-12
+def _road_order(road: str) -> tuple:
+    from ..pipeline import MECHANISMS
+
+    names = list(MECHANISMS)
+    return (names.index(road), road) if road in names else (len(names), road)
+
+
+def _guarantee(row: dict) -> str:
+    if row.get("guarantee"):
+        return _cell(row["guarantee"])
+    if row["status"] == "not applicable" and "document" in str(row.get("reason", "")):
+        return "document level only"
+    return ""
+
+
+def _outcome(row: dict) -> str:
+    status, reason = row["status"], row.get("reason")
+    if status == "released":
+        return "released"
+    if status == "refused":
+        return _cell(f"refused: {reason}" + ("; forced release scored" if row.get("evaluation") else ""))
+    return _cell(f"{status}: {reason}")
+
+
+def _scores(row: dict) -> tuple[str, str]:
+    e = row.get("evaluation")
+    if not e:
+        return "", ""
+    return _value(e["mean_npmi"], e["mean_npmi_interval"]), _value(e["mean_contrast"], e["mean_contrast_interval"])
+
+
+def _value(value, interval) -> str:
+    if value is None or not math.isfinite(value):
+        return "-"
+    low, high = interval
+    return f"{value:.3f} [{_num(low)}, {_num(high)}]"
+
+
+def _num(x) -> str:
+    return "-" if x is None else f"{x:.3f}"
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "/").replace("\n", " ")
+
+
+def format_diagnostics(exact: list[dict], info: dict, counts: dict, ceiling: dict | None) -> str:
+    """The owner's file: exact scores of every release's lists on the held-out texts, and the private corpus' sizes."""
+    lines = [f"# {NOT_FOR_PUBLICATION}", "",
+             f"{info['corpus']}, {info['unit']} level, K = {info['n_topics']}. These values read the private "
+             "held-out texts without noise: publishing them, or anything decided on them, is a release nobody "
+             "accounted for.", ""]
+    lines += [f"- {name}: {value:,}" for name, value in counts.items()]
+    if ceiling is not None:
+        lines += ["", f"Non-private LDA of the same training users (dp-vem's algorithm without noise, same start): "
+                  f"exact NPMI {ceiling['npmi']:.4f}, contrast {ceiling['contrast']:.4f}; the ratios below are to it, "
+                  f"against the {info['unit']} level's targets (topicdp.forecast.TARGETS)."]
+    lines += ["", "| road | epsilon | exact NPMI | exact contrast | NPMI ratio | contrast ratio | met targets |",
+              "|---|---|---|---|---|---|---|"]
+    for e in sorted(exact, key=lambda e: (_road_order(e["road"]), e["epsilon"])):
+        ratio = [f"{e[k]:.2f}" if k in e and math.isfinite(e[k]) else "-" for k in ("npmi_ratio", "contrast_ratio")]
+        met = "-" if "met_targets" not in e else ("yes" if e["met_targets"] else "no")
+        lines.append(f"| {e['road']} | {e['epsilon']:g} | {e['npmi']:.4f} | {e['contrast']:.4f} | {ratio[0]} | "
+                     f"{ratio[1]} | {met} |")
+    return "\n".join(lines)
