@@ -1,7 +1,8 @@
 """scikit-learn's common estimator checks over the estimators: the private and non-private models, every model
 adapter class (``topicdp.adapters``) and TopicDP.
 
-Tiny K and few iterations keep the whole module at a few seconds. Checks that do not apply are listed in
+Tiny K and few iterations keep the whole module at about a minute of CPU (gensim's LdaMulticore starts a worker
+process for every fit: its checks are the slowest). Checks that do not apply are listed in
 ``EXPECTED_FAILURES`` with the reason, and run as expected failures (so a check that starts passing shows). The
 adapters over an optional library (gensim, tomotopy) are skipped, check by check, only where it is not installed.
 """
