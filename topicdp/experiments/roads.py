@@ -9,7 +9,7 @@ Each (road, epsilon) is one release as ``topicdp privatize`` would make it, on a
   the plan's verdict (dp-vem's simulated on the public reference where ``simulate``); :meth:`Mechanism.release` fits
   the estimator (dp-vem from the public start); :func:`compose_release` states the whole report. A refusal keeps the
   plan's reason, and the release is forced (``release_anyway``) so that its private scores can be shown beside it.
-* the random-DP road: the request's default agnostic template (``ReleaseRequest(...).agnostic``), its model started
+* the random-DP road: the request's default agnostic template (``ReleaseRequest(...).topicdp``), its model started
   from the topics fitted on P, its sensitivity sampled on P once and reused for every epsilon (the sample is a
   function of P and the model only). Random DP is not DP: its rows say so.
 
@@ -114,7 +114,7 @@ def run_random_dp(epsilons, prep: Prepared, n_jobs: int) -> list[Outcome]:
 
     from ..forecast import dirichlet_signal, forecast_readability
 
-    template = replace(prep.request, guarantee="random-dp", mechanism=None, n_units=None).agnostic
+    template = replace(prep.request, guarantee="random-dp", mechanism=None, n_units=None).topicdp
     model = clone(template.model)
     start_param = getattr(model, "start_param", None)
     if start_param is not None and prep.start is not None:  # the pipeline's stable f: P's topics as the start
