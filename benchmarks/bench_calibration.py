@@ -84,9 +84,9 @@ def load_before(rev: str) -> dict:
 def load_after() -> dict:
     from topicdp.baselines import accounting as baselines
     from topicdp.rdp import calibrate_gaussian
-    from topicdp.spectral.accounting import Budget
+    from topicdp.spectral.accounting import SpectralBudget
 
-    return {"calibrate_gaussian": calibrate_gaussian, "Budget": Budget,
+    return {"calibrate_gaussian": calibrate_gaussian, "Budget": SpectralBudget,
             "paper_baseline_noise_multiplier": baselines.paper_baseline_noise_multiplier,
             "calibrate_noise_multiplier": baselines.calibrate_noise_multiplier, "make_scheme": baselines.make_scheme}
 

@@ -93,7 +93,7 @@ def _group_target(eps: float, delta: float, m: int) -> tuple[float, float]:
 def sigma_table(n_docs: int, n_users: int, m: int, alpha0: float, delta: float) -> list:
     """Old/new sigma of every Gaussian edge. Edges whose sensitivity is Delta_T (e6) or proportional to it
     (e7, e9: Jennrich's bound is linear in Delta_T up to the Procedure-1 margin) scale with Delta3."""
-    from topicdp.spectral.accounting import DEFAULT_SPLITS, Budget
+    from topicdp.spectral.accounting import DEFAULT_SPLITS, SpectralBudget
     from topicdp.spectral.configurations import CONFIGURATIONS
     from topicdp.spectral.sensitivity import delta_m2, delta_m3
 
@@ -104,8 +104,8 @@ def sigma_table(n_docs: int, n_users: int, m: int, alpha0: float, delta: float) 
             spec = CONFIGURATIONS[cfg]
             for eps in (1.0, 3.0, 10.0):
                 e_old, d_old = (eps, delta) if unit == "document" else _group_target(eps, delta, m)
-                old = Budget(e_old, d_old, dict(DEFAULT_SPLITS[cfg]), spec["gaussian"], spec["laplace"], "rdp")
-                new = Budget(eps, delta, dict(DEFAULT_SPLITS[cfg]), spec["gaussian"], spec["laplace"], "auto")
+                old = SpectralBudget(e_old, d_old, dict(DEFAULT_SPLITS[cfg]), spec["gaussian"], spec["laplace"], "rdp")
+                new = SpectralBudget(eps, delta, dict(DEFAULT_SPLITS[cfg]), spec["gaussian"], spec["laplace"], "auto")
                 ratios = {}
                 for g in spec["gaussian"]:
                     kind = "m2" if g in ("e4", "e8") else "m3"
@@ -198,7 +198,7 @@ def blogs(path: Path, k: int, alpha0: float, delta: float, max_features: int, pe
           skip_lda: bool, cache: Path | None = None, public: bool = False, noise_table: bool = True) -> dict:
     from topicdp.adapters import make_model
     from topicdp.spectral import PreconditionError, SpectralDP, SpectralLDA
-    from topicdp.spectral.accounting import DEFAULT_SPLITS, Budget
+    from topicdp.spectral.accounting import DEFAULT_SPLITS, SpectralBudget
     from topicdp.spectral.configurations import CONFIGURATIONS
     from topicdp.spectral.sensitivity import delta_m2
 
@@ -224,8 +224,8 @@ def blogs(path: Path, k: int, alpha0: float, delta: float, max_features: int, pe
                 else:
                     m = int(np.bincount(corpus.doc_users).max())
                     e_old, d_old = _group_target(eps, delta, m)
-                old = Budget(e_old, d_old, dict(DEFAULT_SPLITS[cfg]), spec["gaussian"], spec["laplace"], "rdp")
-                new = Budget(eps, delta, dict(DEFAULT_SPLITS[cfg]), spec["gaussian"], spec["laplace"], "auto")
+                old = SpectralBudget(e_old, d_old, dict(DEFAULT_SPLITS[cfg]), spec["gaussian"], spec["laplace"], "rdp")
+                new = SpectralBudget(eps, delta, dict(DEFAULT_SPLITS[cfg]), spec["gaussian"], spec["laplace"], "auto")
                 m2_edges = [g for g in spec["gaussian"] if g in ("e4", "e8")]
 
                 def combined(b, sens):  # config 1 combines its two M2 releases by inverse variance

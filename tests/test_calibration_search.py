@@ -42,7 +42,7 @@ from topicdp.rdp import (
     gdp_epsilon,
     smallest_meeting,
 )
-from topicdp.spectral.accounting import DEFAULT_SPLITS, Budget
+from topicdp.spectral.accounting import DEFAULT_SPLITS, SpectralBudget
 from topicdp.variational import DPVariationalLDA
 from topicdp.vocabulary import calibrate_selection, threshold_delta
 
@@ -488,7 +488,7 @@ def test_spectral_split_is_the_pinned_one():
         split = DEFAULT_SPLITS[cfg]
         laplace = tuple(n for n in split if n.startswith("p1"))
         gaussian = tuple(n for n in split if n not in laplace)
-        budget = Budget(eps, delta, dict(split), gaussian, laplace, accounting=accounting)
+        budget = SpectralBudget(eps, delta, dict(split), gaussian, laplace, accounting=accounting)
         for name, old in multipliers:
             assert _close(budget._multiplier(name), old, EXACT_RTOL), (cfg, accounting, eps, delta, name)
         if accounting == "exact":  # one Gaussian with mu = 1/z (Dong, Roth & Su 2022, Cor. 3.3)

@@ -271,11 +271,11 @@ def test_planned_entries_match_recorded_ones_for_spectral(corpus):
         m = SpectralDP(3, 1.0, cfg, epsilon=1000.0, delta=1e-6, unit="document", random_state=0, accounting=accounting,
                        strict=False).fit(corpus, ledger=ledger)
         planned = PrivacyLedger()
-        from topicdp.spectral.accounting import Budget, DEFAULT_SPLITS
+        from topicdp.spectral.accounting import DEFAULT_SPLITS, SpectralBudget
         from topicdp.spectral.configurations import releases
 
         _, gaussian, laplace = releases(cfg, False)
-        planned.record(Budget(1000.0, 1e-6, DEFAULT_SPLITS[cfg], gaussian, laplace, accounting).planned_entries())
+        planned.record(SpectralBudget(1000.0, 1e-6, DEFAULT_SPLITS[cfg], gaussian, laplace, accounting).planned_entries())
         assert ledger.totals(1e-6) == pytest.approx(planned.totals(1e-6), rel=1e-9), cfg
         assert ledger.unit == "document" and m.release_.report.composition
 

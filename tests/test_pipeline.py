@@ -133,8 +133,8 @@ def test_the_agnostic_template_carries_the_users_own_model_and_stays_as_given():
                    sampling=SensitivitySampling(PRIVATE_ORACLE, 0.2, insecure_testing=True))
     request = ReleaseRequest(CorpusSource("embedded"), VocabularyPolicy.from_texts(), n_topics=3, guarantee="random-dp",
                              agnostic=mine, seed=0, epsilon=2.0)
-    assert request.agnostic is not mine and mine.get_params()["random_state"] is None
-    assert request.agnostic.get_params()["model__n_components"] == 3
+    assert request.topicdp is not mine and mine.get_params()["random_state"] is None
+    assert request.topicdp.get_params()["model__n_components"] == 3
     with pytest.raises(ValueError, match="n_components=3, the request n_topics=4"):
         ReleaseRequest(CorpusSource("embedded"), VocabularyPolicy.from_texts(), n_topics=4, agnostic=mine)
 
@@ -363,3 +363,40 @@ def test_a_users_own_model_is_released_through_the_request_and_its_changes_said_
     changes = [r.getMessage() for r in caplog.records if "became SklearnLDA" in r.getMessage()]
     assert len(changes) == 1 and "start: topics fitted on P" in changes[0]
     assert result.release.report.guarantee == "random-DP" and result.release.report.gamma == 0.2
+
+
+def test_the_template_is_checked_with_numpy_counts_and_rederived_by_replace():
+    from sklearn.decomposition import LatentDirichletAllocation
+
+    from topicdp import TopicDP
+
+    base = {"source": CorpusSource("embedded"), "vocabulary": VocabularyPolicy.from_texts()}
+    with pytest.raises(ValueError, match="n_components=5, the request n_topics=10"):
+        ReleaseRequest(**base, agnostic=TopicDP(LatentDirichletAllocation(n_components=np.int64(5))))
+    request = ReleaseRequest(**base)  # the default template: gensim LDA of K topics
+    assert request.agnostic is None and request.topicdp.model.n_topics == 10
+    assert dataclasses.replace(request, n_topics=20).topicdp.model.n_topics == 20
+
+
+def test_a_bad_model_seed_is_refused_by_its_flag_before_anything_is_read(capsys):
+    from topicdp.cli import main
+
+    assert main(["privatize", "embedded", "--guarantee", "random-dp", "--private-oracle", "--model-seed", "-1"]) == 2
+    assert "--model-seed must be an integer in [0, inf], got -1" in capsys.readouterr().err
+
+
+def test_a_gensim_ldamodel_template_is_released_on_the_random_dp_road():
+    """A gensim object has no get_params: the road copies it without scikit-learn's clone check."""
+    from gensim.corpora import Dictionary
+    from gensim.models import LdaModel
+
+    from topicdp import TopicDP
+    from topicdp.samplers import SensitivitySampling
+
+    words = Dictionary([["public", "words"]])  # an id2word of the user's (the release uses the corpus' words)
+    mine = TopicDP(LdaModel(id2word=words, num_topics=2, random_state=0, passes=1),
+                   sampling=SensitivitySampling(gamma=0.2, sizing="exchangeable", random_state=0))
+    request = ReleaseRequest(CorpusSource("embedded"), VocabularyPolicy.from_texts(min_df=2), guarantee="random-dp",
+                             reference="embedded", n_topics=2, agnostic=mine, release_anyway=True, seed=0)
+    result = release(request, echo=lambda line: None)
+    assert result.release.report.guarantee == "random-DP" and result.release.topic_word.shape[0] == 2

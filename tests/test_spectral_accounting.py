@@ -8,7 +8,7 @@ import pytest
 from dp_accounting import dp_event
 from dp_accounting.pld import pld_privacy_accountant
 
-from topicdp.spectral.accounting import DEFAULT_SPLITS, Budget
+from topicdp.spectral.accounting import DEFAULT_SPLITS, SpectralBudget
 from topicdp.spectral.configurations import CONFIGURATIONS
 
 
@@ -21,7 +21,7 @@ def _profile_delta(mu: float, eps: float) -> float:
 
 def _budget(cfg, eps, delta, accounting):
     spec = CONFIGURATIONS[cfg]
-    return Budget(eps, delta, dict(DEFAULT_SPLITS[cfg]), spec["gaussian"], spec["laplace"], accounting)
+    return SpectralBudget(eps, delta, dict(DEFAULT_SPLITS[cfg]), spec["gaussian"], spec["laplace"], accounting)
 
 
 @pytest.mark.parametrize("cfg", [1, 2])

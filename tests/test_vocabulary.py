@@ -283,7 +283,8 @@ def test_result_is_sorted_capped_marked_and_reportable():
     json.dumps(d)
     assert "words" not in d and d["n_words"] == len(res.words)
     assert d["epsilon"] == 2.0 and d["delta"] == 1e-5 and d["delta_gaussian"] + d["delta_threshold"] == 1e-5
-    assert d["unit"] == "document" and d["neighbours"] == "replace-one" and d["sensitivity"] == math.sqrt(2)
+    # the library's default relation, add/remove: sensitivity 1 (replace-one's is sqrt(2))
+    assert d["unit"] == "document" and d["neighbours"] == "add-remove" and d["sensitivity"] == 1.0
     with pytest.raises(Exception):
         res.sigma = 0.0  # frozen
     unseeded = select_vocabulary(texts, unit="document", epsilon=2.0, delta=1e-5, max_words_per_unit=3)
@@ -489,7 +490,8 @@ def test_vocabulary_forecast_scales_the_reference_to_the_private_number_of_units
 
 
 def test_vocabulary_forecast_advises_a_public_list_when_only_common_words_can_pass():
-    few = forecast_vocabulary(0.6, 5e-7, 3000, max_words_per_unit=300)  # tau sqrt(k) ~ 1,074 users: 36%
+    few = forecast_vocabulary(0.6, 5e-7, 3000, max_words_per_unit=300,  # tau sqrt(k) ~ 1,074 users: 36%
+                              neighbours="replace-one")
     assert few.share > 0.3 and few.expected_words is None
     assert any("public word list (vocabulary=VocabularyPolicy.public(words)" in line for line in few.lines())
     many = forecast_vocabulary(3.0, 5e-7, 1_000_000, unit="document")

@@ -135,9 +135,12 @@ def ledger_option(args: argparse.Namespace):
 
 def agnostic_option(args: argparse.Namespace):
     """The request's TopicDP template from ``--model``, ``--model-seed``, the sampler's and the noise's flags."""
+    from ._validation import check_int
     from .adapters import make_model
     from .agnostic import TopicDP
     from .samplers import PRIVATE_ORACLE, SensitivitySampling
+
+    check_int(args.model_seed, "--model-seed", low=0)
 
     sampling = SensitivitySampling(PRIVATE_ORACLE if args.private_oracle else None, args.gamma, args.sizing,
                                    n_pairs=args.n_pairs, insecure_testing=args.insecure_testing,

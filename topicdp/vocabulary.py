@@ -119,7 +119,7 @@ from ._progress import timed
 from ._validation import check_delta, check_epsilon, check_int, check_option, check_random_state
 from .rdp.ledger import ApproxEntry, GaussianEntry
 
-from ._names import NEIGHBOURS, UNITS  # noqa: E402
+from ._names import DEFAULT_NEIGHBOURS, NEIGHBOURS, UNITS  # noqa: E402
 #: share of delta given to the threshold (the rest calibrates sigma); see the module docstring
 THRESHOLD_DELTA_SHARE = 0.5
 #: on blogs (3968 users, delta 1e-7) k = 300 selects about as many or more words than 50 or 100 at
@@ -333,7 +333,7 @@ def unit_word_sets(
 
 
 def calibrate_selection(epsilon: float, delta: float, max_words_per_unit: int,
-                        neighbours: str = "replace-one") -> tuple[float, float]:
+                        neighbours: str = DEFAULT_NEIGHBOURS) -> tuple[float, float]:
     """``(sigma, tau)`` of the selection for a target ``(epsilon, delta)`` (see the module docstring).
 
     Returns
@@ -376,7 +376,7 @@ def select_vocabulary(
     epsilon: float,
     delta: float,
     unit: str = "user",
-    neighbours: str = "replace-one",
+    neighbours: str = DEFAULT_NEIGHBOURS,
     max_words_per_unit: int = DEFAULT_MAX_WORDS_PER_UNIT,
     max_features: int | None = None,
     random_state=None,
@@ -400,8 +400,8 @@ def select_vocabulary(
     delta : float
         In (0, 1); half calibrates the noise, half the threshold.
     unit : {"user", "document"}, default "user"
-    neighbours : {"replace-one", "add-remove"}, default "replace-one"
-        Replace-one (the relation of topicdp's other reports) costs sensitivity sqrt(2) instead of 1.
+    neighbours : {"add-remove", "replace-one"}, default "add-remove" (``topicdp._names.DEFAULT_NEIGHBOURS``)
+        Replace-one (where the number of units is stated) costs sensitivity sqrt(2) instead of 1.
     max_words_per_unit : int, default 300
         ``k >= 1``: each unit contributes its ``k`` most frequent words. Larger ``k`` lets more of a
         unit's words count but raises the number of units a word needs (about ``tau sqrt(k)`` when every
@@ -445,7 +445,7 @@ def select_vocabulary_from_counts(
     epsilon: float,
     delta: float,
     unit: str = "user",
-    neighbours: str = "replace-one",
+    neighbours: str = DEFAULT_NEIGHBOURS,
     max_words_per_unit: int = DEFAULT_MAX_WORDS_PER_UNIT,
     max_features: int | None = None,
     random_state=None,
@@ -551,7 +551,7 @@ def forecast_vocabulary(
     n_units: int,
     *,
     unit: str = "user",
-    neighbours: str = "replace-one",
+    neighbours: str = DEFAULT_NEIGHBOURS,
     max_words_per_unit: int = DEFAULT_MAX_WORDS_PER_UNIT,
     max_features: int | None = None,
     reference_texts: Sequence[str] | None = None,

@@ -58,8 +58,8 @@ Canaries (``canary``). ``typical``: a user of the corpus in the inter-quartile r
 claims audited here do not rely on ``max_tokens_per_doc``: sqrt(2K) holds for any pair, the spectral
 sensitivities are length-normalised; re-bounding would only shrink the canary).
 
-Neighbours. ``replace-one`` by default (TopicDP's reports and its sampler's pairs, and SpectralDP with N
-public, are replace-one); ``neighbours="add-remove"`` is accepted for ``topicdp-global`` only.
+Neighbours. ``replace-one`` by default (TopicDP's sampler draws replace-one pairs, and SpectralDP with N public
+is replace-one); ``neighbours="add-remove"`` is accepted for ``topicdp-global`` only.
 """
 
 from __future__ import annotations
@@ -327,7 +327,8 @@ def topicdp_global_setup(options: SetupOptions) -> AuditSetup:
     D, D_prime = _pair_corpora(pair)
     model = _model(options, D.n_words)
     eps, delta = options.epsilon, options.delta
-    rel = TopicDP(model, epsilon=eps, delta=delta, sensitivity="global", random_state=0).fit(D, keep_nonprivate=True).release_
+    rel = TopicDP(model, epsilon=eps, delta=delta, sensitivity="global", neighbours=_neighbours(options, NEIGHBOURS),
+                  random_state=0).fit(D, keep_nonprivate=True).release_  # states the relation of the audited pair
     W_out, W_in = rel.nonprivate, model.fit_topic_word(D_prime)
     factor = options.sigma_factor
     assert rel.report.sigma is not None and rel.report.sensitivity is not None  # global Gaussian: both stated

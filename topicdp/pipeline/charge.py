@@ -66,7 +66,7 @@ def planned_steps(plan: "ReleasePlan") -> PlannedRun:
     if request.guarantee == "random-dp":
         from .request import model_label
 
-        a = request.agnostic
+        a = request.topicdp
         sigma = calibrate_gaussian(request.epsilon, request.delta, 1.0, method=a.calibration)
         return PlannedRun([], {model_label(a.model): [GaussianEntry("TopicDP release (planned)", sigma, 1.0,
                                                                     gamma=a.sampling.gamma, **labels)]})
@@ -163,7 +163,7 @@ class Charge:
         self.random_dp = request.guarantee == "random-dp"
         self.guarantee: dict = {"epsilon": request.epsilon, "delta": request.delta}
         if self.random_dp:
-            self.guarantee["gamma"] = request.agnostic.sampling.gamma
+            self.guarantee["gamma"] = request.topicdp.sampling.gamma
         self.steps: List[List[Entry]] = []
         self.run: Optional[str] = None
         self.partition = options.partition

@@ -168,7 +168,7 @@ def _output_perturbation(kind: str) -> EstimatorFactory:
         from sklearn.base import clone
 
         r, topics = plan.request, plan.budget.topics
-        return clone(r.agnostic).set_params(epsilon=topics.epsilon, delta=topics.delta, unit=str(r.unit),
+        return clone(r.topicdp).set_params(epsilon=topics.epsilon, delta=topics.delta, unit=str(r.unit),
                                             neighbours=str(r.neighbours), sensitivity="global", mechanism=kind, sampling=None,
                                             random_state=r.seed)
     return build

@@ -95,7 +95,7 @@ class ReleasePlan:
             units = f"the number of {r.unit}s is private: add/remove neighbours, counted under DP"
         out = [f"request: K={r.n_topics}, total epsilon={r.epsilon:g}, delta={r.delta:g}, unit {r.unit}; {units}"]
         if r.guarantee == "random-dp":
-            out.append(f"road: random DP (NOT DP): TopicDP over {model_label(r.agnostic.model)} with a sampled sensitivity")
+            out.append(f"road: random DP (NOT DP): TopicDP over {model_label(r.topicdp.model)} with a sampled sensitivity")
             return out
         for name, b in self.budget.parts().items():
             out.append(f"  budget for the {name}: {b}")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import glob
 import os
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from .._files import shard_paths
@@ -198,33 +199,35 @@ DECIDED_BY_THE_REQUEST = ("epsilon", "delta", "unit", "neighbours", "mechanism",
                           "random_state")
 
 
-def agnostic_estimator(template, n_topics: int):
+def checked_template(template, n_topics: int):
     """The request's TopicDP template, checked: ``template`` as given, or TopicDP over gensim LDA (seed 0).
 
     The template states the model and how TopicDP treats it (``sampling``, ``calibration``, ``secure_noise``,
     ``keep_model``); what :data:`DECIDED_BY_THE_REQUEST` names must stay at TopicDP's defaults, because the request's
     budget, unit, neighbour relation and seed decide it (a different value would be silently replaced).
     """
-    import inspect
+    import numbers
+
+    from sklearn.base import clone
 
     from ..adapters import make_model
+    from ..adapters.base import TopicModelSpec
     from ..agnostic import TopicDP
     from ..samplers import PRIVATE_ORACLE, SensitivitySampling
 
     if template is None:
-        return TopicDP(make_model("gensim-lda", n_topics, 0), sampling=SensitivitySampling(random_state=0, progress=True))
+        template = TopicDP(make_model("gensim-lda", n_topics, 0))
     if not isinstance(template, TopicDP):
         raise TypeError("agnostic must be a TopicDP (unfitted: the model and its sampling, calibration, secure_noise, "
                         f"keep_model), got {type(template).__name__}")
-    defaults = {k: v.default for k, v in inspect.signature(TopicDP.__init__).parameters.items()}
-    decided = [k for k in DECIDED_BY_THE_REQUEST if getattr(template, k) is not defaults[k]
-               and getattr(template, k) != defaults[k]]
+    given, defaults = template.get_params(deep=False), TopicDP(template.model).get_params(deep=False)
+    decided = [k for k in DECIDED_BY_THE_REQUEST if given[k] is not defaults[k] and given[k] != defaults[k]]
     if decided:
         raise ValueError(f"agnostic sets {', '.join(decided)}: the request decides them (its epsilon and delta, unit, "
                          "neighbour relation, mechanism, n_jobs and seed); leave them at TopicDP's defaults")
     for name in ("n_topics", "n_components", "num_topics"):  # the toolkit's, scikit-learn's and gensim's names
         k = getattr(template.model, name, None)
-        if isinstance(k, int) and k != n_topics:
+        if isinstance(k, numbers.Integral) and not isinstance(k, bool) and k != n_topics:
             raise ValueError(f"agnostic's model has {name}={k}, the request n_topics={n_topics}: make them equal")
     sampling = template.sampling or SensitivitySampling(random_state=0, progress=True)
     if not isinstance(sampling, SensitivitySampling):
@@ -232,11 +235,11 @@ def agnostic_estimator(template, n_topics: int):
     if sampling.distribution not in (None, PRIVATE_ORACLE):
         raise ValueError("agnostic.sampling.distribution must be None (P is the request's reference) or "
                          f"{PRIVATE_ORACLE!r} in a release request")
-    from sklearn.base import clone
-
-    # its own checks (model, calibration, secure_noise) as for a release with the global bound: P comes later
-    clone(template).set_params(sampling=None, sensitivity="global")._validate_params()
-    return clone(template).set_params(sampling=sampling)
+    checked = clone(template).set_params(sampling=None, sensitivity="global")
+    checked._validate_params()  # its own checks (calibration, secure_noise) as on the global road: P comes later
+    if isinstance(checked.model, TopicModelSpec):
+        checked.model._validate_params()  # the model's parameters too, before anything is read
+    return checked.set_params(sampling=sampling, sensitivity=defaults["sensitivity"])
 
 
 def model_label(model) -> str:
@@ -335,7 +338,7 @@ class ReleaseRequest:
         if self.n_units is not None:
             check_int(self.n_units, "n_units", low=1)
         check_int(self.n_topics, "n_topics", low=1)
-        object.__setattr__(self, "agnostic", agnostic_estimator(self.agnostic, self.n_topics))
+        self.topicdp  # the agnostic template checked (and kept) before anything is read
         object.__setattr__(self, "guarantee", Guarantee(check_option(self.guarantee, "guarantee", GUARANTEES)))
         if self.mechanism is not None:
             check_option(self.mechanism, "mechanism", RIGOROUS_MECHANISMS)
@@ -348,6 +351,12 @@ class ReleaseRequest:
         stated = self.n_units is not None or self.guarantee == "random-dp"
         object.__setattr__(self, "neighbours", Neighbours.REPLACE_ONE if stated else Neighbours.ADD_REMOVE)
         self._check_combinations()
+
+    @cached_property
+    def topicdp(self):
+        """The TopicDP the agnostic roads clone: ``agnostic`` checked, or the default (gensim LDA of K topics, seed
+        0, sampler seed 0); the field keeps what was given, so ``dataclasses.replace`` re-derives it."""
+        return checked_template(self.agnostic, self.n_topics)
 
     @property
     def budget(self) -> "Budget":
@@ -385,15 +394,15 @@ class ReleaseRequest:
             raise ValueError("the generated 'themed' corpus comes as counts over its own public word list: use "
                              "its vocabulary (topicdp.datasets.themed_vocabulary) as a public VocabularyPolicy")
         if self.guarantee == "random-dp":
-            if self.reference is None and not self.agnostic.sampling.private_oracle:
+            if self.reference is None and not self.topicdp.sampling.private_oracle:
                 raise ValueError(NO_P_MESSAGE)
             if self.vocabulary.kind == "dp":
                 raise ValueError("the random-dp road takes a public word list or the vocabulary of the texts "
                                  "(NOT COVERED, as its report says), not a DP selection")
-        elif self.agnostic.sampling.private_oracle:
+        elif self.topicdp.sampling.private_oracle:
             raise ValueError("private_oracle is the sampling distribution of the random-dp road; guarantee 'dp' "
                              "samples nothing")
-        if self.agnostic.secure_noise and self.guarantee == "dp" and self.mechanism != "gaussian-global":
+        if self.topicdp.secure_noise and self.guarantee == "dp" and self.mechanism != "gaussian-global":
             raise ValueError("secure_noise draws TopicDP's Gaussian noise: use it with guarantee 'random-dp' or "
                              "with mechanism 'gaussian-global'")
         if self.reference not in (None, "embedded"):
@@ -401,7 +410,7 @@ class ReleaseRequest:
         elif self.reference == "embedded" and self.source.path != "embedded":
             raise ValueError("reference 'embedded' (half of the Lee corpus as P) goes with corpus 'embedded' only")
         self._check_sharded()
-        if self.reference is not None and self.agnostic.sampling.private_oracle:
+        if self.reference is not None and self.topicdp.sampling.private_oracle:
             raise ValueError("reference (a public P) and private_oracle (P = the private corpus) exclude each other")
 
     def _check_sharded(self) -> None:

@@ -378,10 +378,10 @@ def _random_dp(plan: ReleasePlan, say, ledger: PrivacyLedger | None = None):
     from ..forecast import dirichlet_signal, forecast_readability
     from .request import model_label
 
-    request, template = plan.request, plan.request.agnostic
+    request, template = plan.request, plan.request.topicdp
     source = InMemorySource(request)
     corpus = source.prepare(request.vocabulary.words)
-    sampling, model = template.sampling, clone(template.model)
+    sampling, model = template.sampling, clone(template.model, safe=False)  # a gensim object has no get_params
     if plan.reference is not None:
         distribution = reference_corpus(plan.reference, corpus.vocabulary, request.source)
         sampling = replace(sampling, distribution=distribution)
@@ -389,7 +389,7 @@ def _random_dp(plan: ReleasePlan, say, ledger: PrivacyLedger | None = None):
         # a toolkit model that takes public starting topics (its start_param) starts from topics fitted on P
         # (public), which keeps f near one local optimum; TopicDP puts a wrapped library model in that form itself
         start_param = getattr(model, "start_param", None)
-        if start_param is not None:
+        if start_param is not None and getattr(model, start_param, None) is None and not template.keep_model:
             from ..variational import public_init
 
             model.set_params(**{start_param: public_init(distribution, request.n_topics, unit=str(request.unit))})

@@ -33,9 +33,9 @@ composition of these Gaussians with the Laplace releases (Mironov 2017, Table II
 :mod:`.procedure1`), is within epsilon, as evaluated (the package's one calibration search,
 :func:`topicdp.rdp.smallest_meeting`).
 
-Both totals are reported for the noise actually used (:meth:`Budget.totals`), via the fit's own
+Both totals are reported for the noise actually used (:meth:`SpectralBudget.totals`), via the fit's own
 :class:`topicdp.rdp.PrivacyLedger`; :meth:`SpectralDP.fit` checks a caller's ledger (and its budget) against
-:meth:`Budget.planned_entries` before reading the data, and records the fit's entries in it afterwards.
+:meth:`SpectralBudget.planned_entries` before reading the data, and records the fit's entries in it afterwards.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def resolve_accounting(accounting: str, has_laplace: bool) -> str:
 
 
 @dataclass
-class Budget:
+class SpectralBudget:
     """Per-release budget for one fit. ``gaussian`` and ``laplace`` name the releases of each kind."""
 
     epsilon: float

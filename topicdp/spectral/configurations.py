@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..report import Check
-from .accounting import Budget
+from .accounting import SpectralBudget
 from .moments import M2Operator, MomentDocuments, whitened_m3
 from .noise import symmetric_matrix_noise, symmetric_tensor_noise, whitened_m3_noise
 from .procedure1 import laplace_bound
@@ -101,7 +101,7 @@ class Context:
     corpus: MomentDocuments
     alpha0: float
     k: int
-    budget: Budget
+    budget: SpectralBudget
     rng: np.random.Generator
     theta: np.ndarray
     strict: bool = True

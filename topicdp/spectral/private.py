@@ -15,7 +15,7 @@ from ..rdp.ledger import labelled
 from ..release import PrivateRelease, VocabularyStatement, vocabulary_of
 from ..transform import FoldInMixin
 from ..report import Check, PrivacyReport, ReportParts, compose_report, total
-from .accounting import ACCOUNTING_METHODS, DEFAULT_SPLITS, Budget
+from .accounting import ACCOUNTING_METHODS, DEFAULT_SPLITS, SpectralBudget
 from .configurations import RUNNERS, Context, PreconditionError, releases
 from .estimator import check_model_params
 from .moments import M2Operator, count_units, prepare_corpus
@@ -205,7 +205,7 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         ``"public"``, see :meth:`topicdp.TopicDP.fit`).
 
         ``ledger`` (a :class:`topicdp.rdp.PrivacyLedger`, optional): before the data is read, the fit's
-        releases (:meth:`~topicdp.spectral.accounting.Budget.planned_entries`) are checked against the ledger's
+        releases (:meth:`~topicdp.spectral.accounting.SpectralBudget.planned_entries`) are checked against the ledger's
         budget (:class:`topicdp.rdp.BudgetExceededError` if they do not fit); afterwards the entries of the
         releases actually made are recorded in it, labelled with the unit and the replace-one relation. If
         the fit stops after some releases (e.g. a failed precondition), those releases are recorded before
@@ -264,7 +264,7 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         return self
 
     # ------------------------------------------------------------------------------------------------
-    def _releases(self) -> tuple[int, tuple, Budget]:
+    def _releases(self) -> tuple[int, tuple, SpectralBudget]:
         """(configuration, its edges, the budget of its releases) from the stated parameters: which quantities are
         released and each one's share of (epsilon, delta)."""
         cfg = check_int(self.configuration, "configuration", low=1, high=4)
@@ -276,7 +276,7 @@ class SpectralDP(FoldInMixin, BaseEstimator):
             split = {name: f for name, f in DEFAULT_SPLITS[cfg].items() if name in gaussian + laplace}
         else:
             split = dict(self.split)
-        return cfg, edges, Budget(eps, delta, split, gaussian, laplace, self.accounting)
+        return cfg, edges, SpectralBudget(eps, delta, split, gaussian, laplace, self.accounting)
 
     def planned_entries(self) -> list:
         """The ledger entries a fit makes, from the stated parameters only (before any data is read), labelled with
@@ -285,7 +285,7 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         unit = check_option(self.unit, "unit", UNITS)
         return labelled(self._releases()[2].planned_entries(), unit=unit, neighbours="replace-one")
 
-    def _report(self, cfg: int, edges: tuple, ctx: Context, budget: Budget, unit: str, vocabulary,
+    def _report(self, cfg: int, edges: tuple, ctx: Context, budget: SpectralBudget, unit: str, vocabulary,
                 vocabulary_source: VocabularyStatement, stated: bool) -> PrivacyReport:
         totals = budget.totals()
         n = ctx.corpus.n_units  # the public n only: no count of usable units or short documents is read here

@@ -31,7 +31,7 @@ import math
 from dataclasses import dataclass, field
 
 from .._validation import check_delta, check_epsilon, check_int, check_option, check_real
-from .accounting import ACCOUNTING_METHODS, DEFAULT_SPLITS, Budget
+from .accounting import ACCOUNTING_METHODS, DEFAULT_SPLITS, SpectralBudget
 from .configurations import CONFIGURATIONS
 from .sensitivity import delta_m2, delta_m3, whitened_tensor_sensitivity
 
@@ -50,11 +50,11 @@ class Recommendation:
         return "\n".join(lines)
 
 
-def _sigma_for(cfg: int, name: str, sens: float, eps: float, delta: float, accounting: str) -> tuple[float, Budget]:
+def _sigma_for(cfg: int, name: str, sens: float, eps: float, delta: float, accounting: str) -> tuple[float, SpectralBudget]:
     spec = CONFIGURATIONS[cfg]
     if accounting == "exact" and spec["laplace"]:
         accounting = "rdp"  # configurations 3-4 mix in Laplace releases: exact Gaussian composition does not apply
-    b = Budget(eps, delta, dict(DEFAULT_SPLITS[cfg]), spec["gaussian"], spec["laplace"], accounting)
+    b = SpectralBudget(eps, delta, dict(DEFAULT_SPLITS[cfg]), spec["gaussian"], spec["laplace"], accounting)
     return b.gaussian_sigma(name, sens), b
 
 
