@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._files import shard_paths
 from .._names import BOUND_PARAMETERS, DEFAULT_UNIT, GUARANTEES, RIGOROUS_MECHANISMS, Guarantee, Neighbours, Unit
-from .._validation import (check_delta, check_epsilon, check_int, check_n_jobs, check_option,
+from .._validation import (check_delta, check_epsilon, check_privacy_parameters, check_int, check_n_jobs, check_option,
                            check_real)
 
 if TYPE_CHECKING:
@@ -332,9 +332,7 @@ class ReleaseRequest:
             raise TypeError(f"source must be a CorpusSource, got {type(self.source).__name__}")
         if not isinstance(self.vocabulary, VocabularyPolicy):
             raise TypeError(f"vocabulary must be a VocabularyPolicy, got {type(self.vocabulary).__name__}")
-        check_epsilon(self.epsilon)
-        check_delta(self.delta)
-        object.__setattr__(self, "unit", Unit(check_option(self.unit, "unit", tuple(Unit))))
+        object.__setattr__(self, "unit", check_privacy_parameters(self)["unit"])  # epsilon, delta, unit
         if self.n_units is not None:
             check_int(self.n_units, "n_units", low=1)
         check_int(self.n_topics, "n_topics", low=1)
