@@ -221,8 +221,10 @@ def compare(corpus_path: str, out_dir, settings: CompareSettings, *, reference: 
     started = time.perf_counter()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    meta = {"corpus": corpus_path, "reference": reference, **asdict(settings)}
-    meta["epsilons"], meta["roads"] = list(settings.epsilons), None if settings.roads is None else list(settings.roads)
+    # which roads run only adds rows: a rerun may add the random-DP road or more registry rows to the same table
+    meta = {"corpus": corpus_path, "reference": reference,
+            **{k: v for k, v in asdict(settings).items() if k not in ("random_dp", "roads", "n_jobs")}}
+    meta["epsilons"] = list(settings.epsilons)
     rows, exact = _resume(out, meta)
     split = read_split(corpus_path, reference, settings.heldout_fraction)
     prep = prepare(split, settings, corpus_path, reference)

@@ -140,8 +140,8 @@ def run_random_dp(epsilons, prep: Prepared, n_jobs: int) -> list[Outcome]:
 
 
 def _sampling(template, reference_corpus):
-    """The template's sampling with P the public reference (the pipeline's; its progress lines left out)."""
-    return replace(template.sampling, distribution=reference_corpus, progress=False)
+    """The template's sampling with P the public reference, as the pipeline's random-DP road sets it."""
+    return replace(template.sampling, distribution=reference_corpus)
 
 
 def statement(prep: Prepared, origin: str):

@@ -53,6 +53,9 @@ def format_table(rows: list[dict], info: dict) -> str:
               "public reference P and holds with probability 1 - gamma over pairs drawn from P; units unlike P's "
               "draws are not covered." if random_dp else
               "The random-DP road (TopicDP over gensim LDA, NOT DP) was not run (--quick or --no-random-dp).",
+              "The spectral configurations need replace-one neighbours: their rows state the number of units public "
+              "(the owner's statement); the other rows count the units under DP (add/remove neighbours), as "
+              "topicdp privatize does.",
               "A refused row is refused by the plan (its reason shown); where it has scores, the release was forced "
               "(release_anyway) to show what the refusal withheld."]
     if info.get("seconds") is not None:
