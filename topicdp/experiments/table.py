@@ -37,7 +37,7 @@ def format_table(rows: list[dict], info: dict) -> str:
              f"Scores: each release's top-10 words scored on held-out {info['unit']}s (none of them read by any release) "
              f"under DP: mean NPMI and NPMI contrast with {100 * level:g}% intervals, each evaluation "
              f"({eps_e:g}, {delta_e:g})-DP at the {info['unit']} level (add/remove neighbours). The {n} evaluations "
-             "read the same held-out users: together "
+             f"read the same held-out {info['unit']}s: together "
              + (f"({total:.3g}, {total_delta:.2g})-DP for them (their Gaussian releases composed)." if total is not None
                 else "none was made.")
              + " Exact scores are in the owner's diagnostics file, not here.",
