@@ -26,7 +26,7 @@ import numpy as np
 
 from .._names import Unit
 from .._validation import check_delta, check_epsilon, check_int, check_option, check_real
-from .roads import RANDOM_DP, Outcome, Prepared, registry_roads, run_random_dp, run_registry, statement
+from .roads import RANDOM_DP, Outcome, Prepared, run_random_dp, run_registry, statement
 
 #: the evaluation's budget per unit when none is given: a user's many documents need a larger epsilon for the same
 #: interval (docs/results/private_evaluation.md: blogs' user level met 90% coverage from epsilon 10, the document
@@ -49,7 +49,7 @@ class CompareSettings:
     evaluation_epsilon, evaluation_delta : float
         Each private evaluation's budget (default :data:`EVALUATION_EPSILON` of the unit, 1e-6).
     roads : tuple of str, optional
-        Registry mechanisms to run (default all) ; the random-DP road runs unless ``random_dp`` is False.
+        Registry mechanisms to run (default all); the random-DP road runs unless ``random_dp`` is False.
     simulate : bool
         Decide dp-vem on its simulation on the public reference, as the pipeline does (minutes per epsilon);
         False: on its closed-form forecast.
@@ -232,7 +232,10 @@ def compare(corpus_path: str, out_dir, settings: CompareSettings, *, reference: 
         "held-out users score the releases (the exact sizes are private: the owner's diagnostics)")
     ceiling = _ceiling(prep, settings) if settings.ceiling else None
     done = {(r["road"], r["epsilon"]) for r in rows}
-    roads = list(settings.roads) if settings.roads is not None else registry_roads(settings.unit)
+    from ..pipeline import MECHANISMS
+
+    # every registry row is tried, in the registry's order: the plan says which do not apply at this unit
+    roads = list(settings.roads) if settings.roads is not None else list(MECHANISMS)
     for road in roads:
         for eps in settings.epsilons:
             if (road, eps) in done:
@@ -297,8 +300,7 @@ def _record(out: Path, outcome: Outcome, prep: Prepared, settings: CompareSettin
     row: dict = {"road": outcome.road, "epsilon": outcome.epsilon, "seconds": round(seconds, 1),
                  "forecast": outcome.forecast}
     if outcome.not_run is not None:
-        row.update(status="not applicable" if "protects" in outcome.not_run or "only" in outcome.not_run else "not run",
-                   reason=outcome.not_run)
+        row.update(status="not applicable" if not outcome.applicable else "not run", reason=outcome.not_run)
     elif outcome.release is None:
         row.update(status="refused", reason=outcome.refused, forced=outcome.forced)
     else:

@@ -66,11 +66,7 @@ class Outcome:
     forced: bool = False
     not_run: str | None = None
     forecast: str = ""
-
-
-def registry_roads(unit: str) -> list[str]:
-    """The registry's mechanisms, in its order (every one is tried; the plan says which do not apply)."""
-    return list(MECHANISMS)
+    applicable: bool = True  # False: the plan refused the request itself (the unit or neighbour relation)
 
 
 def run_registry(name: str, epsilon: float, prep: Prepared) -> Outcome:
@@ -81,7 +77,7 @@ def run_registry(name: str, epsilon: float, prep: Prepared) -> Outcome:
         request = replace(prep.request, epsilon=epsilon, mechanism=name, n_units=prep.n_units if stated else None)
         plan = plan_request(request, prep.reference_pair)
     except ValueError as exc:  # the plan's own refusal (e.g. DP-SVI at the user level), before anything is read
-        return Outcome(name, epsilon, not_run=str(exc))
+        return Outcome(name, epsilon, not_run=str(exc), applicable=False)
     ledger = PrivacyLedger()
     count, count_sigma = _unit_count(plan, prep.n_units, ledger)
     simulation, words = None, ""
