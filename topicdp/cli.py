@@ -304,7 +304,7 @@ def build_parser() -> argparse.ArgumentParser:
         add_overwrite_argument(p)
         p.add_argument("--top", type=int, default=10, help="top words shown per topic (and drawn by --plot)")
         p.set_defaults(func=cmd_privatize if name == "privatize" else cmd_demo, check=check_arguments)
-    sub.add_parser("compare", help="compare mechanisms on one corpus: CSV, plots and a table",
+    sub.add_parser("compare", help="compare every road on one corpus: a table of private scores",
                    populate=_populate(".experiments.cli"))
     sub.add_parser("audit", help="empirically lower-bound the epsilon of a mechanism on a canary",
                    populate=_populate(".audit.cli"))

@@ -26,6 +26,9 @@ def add_arguments(p) -> None:
                    "closed form, no random-DP road, no non-private ceiling in the diagnostics (minutes)")
     p.add_argument("--no-random-dp", action="store_true", help="leave out the random-DP road (its sensitivity sample "
                    "fits the model some 285 times on P); --quick leaves it out")
+    p.add_argument("--sizing", default="lambert-w", help="the random-DP road's sensitivity sample: lambert-w "
+                   "(default: 285 pairs at gamma 0.1) or exchangeable (9 pairs at gamma 0.1)")
+    p.add_argument("--gamma", type=float, default=0.1, help="gamma of the random-DP road (default 0.1)")
     p.add_argument("--max-docs-per-user", type=int, default=20,
                    help="documents kept per user at the user level (default 20)")
     p.add_argument("--max-features", type=int, default=None, help="words of the vocabulary (default 2000; --quick 1000)")
@@ -74,7 +77,8 @@ def settings_from(args):
 
     if args.unit not in UNITS:
         raise ValueError(f"--unit must be one of {', '.join(UNITS)}, got {args.unit!r}")
-    given: dict = {"unit": args.unit, "n_jobs": args.n_jobs, "max_docs_per_user": args.max_docs_per_user}
+    given: dict = {"unit": args.unit, "n_jobs": args.n_jobs, "max_docs_per_user": args.max_docs_per_user,
+                   "sizing": args.sizing, "gamma": args.gamma}
     if args.no_random_dp:
         given["random_dp"] = False
     epsilons = parse_epsilons(args.epsilons)

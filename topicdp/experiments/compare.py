@@ -61,6 +61,10 @@ class CompareSettings:
         Contribution bounds (the documents cap at the user level only: it breaks document-level privacy).
     ceiling : bool
         Fit a non-private LDA for the diagnostics' ratios (the owner's file only).
+    sizing, gamma : str, float
+        The random-DP road's sensitivity sample (:class:`topicdp.samplers.SensitivitySampling`): ``"lambert-w"`` at
+        gamma 0.1 (the library's default: 285 pairs) or ``"exchangeable"`` (9 pairs at gamma 0.1; its statement is
+        marginal over the sample, as its report says).
     """
 
     unit: str = "user"
@@ -78,6 +82,8 @@ class CompareSettings:
     max_tokens_per_doc: int = 500
     ceiling: bool = True
     n_jobs: int = 2
+    sizing: str = "lambert-w"
+    gamma: float = 0.1
 
     def __post_init__(self) -> None:
         from .._names import RIGOROUS_MECHANISMS
@@ -97,6 +103,8 @@ class CompareSettings:
         check_int(self.max_features, "max_features", low=self.n_topics)
         check_int(self.max_docs_per_user, "max_docs_per_user", low=1)
         check_int(self.max_tokens_per_doc, "max_tokens_per_doc", low=1)
+        check_option(self.sizing, "sizing", ("lambert-w", "exchangeable"))
+        check_real(self.gamma, "gamma", low=0.0, high=0.5)
 
     @classmethod
     def quick(cls, **overrides) -> "CompareSettings":
@@ -186,9 +194,15 @@ def prepare(split: Split, settings: CompareSettings, corpus_path: str, reference
                          "dp-vem's start and the random-DP road's P")
     if len(words) < settings.n_topics:
         raise ValueError(f"topics: the vocabulary has {len(words)} words, fewer than the {settings.n_topics} topics")
+    from ..adapters import make_model
+    from ..agnostic import TopicDP
+    from ..samplers import SensitivitySampling
+
+    sampling = SensitivitySampling(gamma=settings.gamma, sizing=settings.sizing, random_state=0, progress=True)
     request = ReleaseRequest(source, VocabularyPolicy.public(words, origin), epsilon=settings.epsilons[0],
                              delta=settings.delta, unit=settings.unit, n_topics=settings.n_topics, reference=reference,
-                             n_jobs=settings.n_jobs)
+                             n_jobs=settings.n_jobs, agnostic=TopicDP(make_model("gensim-lda", settings.n_topics, 0),
+                                                                      sampling=sampling))
     stop = source.tokenizer_stop_words
     texts, users = [t for t, _ in split.train], [u for _, u in split.train]
     # bounding is per unit with a data-independent seed (fresh entropy), as the pipeline bounds each release
@@ -223,7 +237,7 @@ def compare(corpus_path: str, out_dir, settings: CompareSettings, *, reference: 
     out.mkdir(parents=True, exist_ok=True)
     # which roads run only adds rows: a rerun may add the random-DP road or more registry rows to the same table
     meta = {"corpus": corpus_path, "reference": reference,
-            **{k: v for k, v in asdict(settings).items() if k not in ("random_dp", "roads", "n_jobs")}}
+            **{k: v for k, v in asdict(settings).items() if k not in ("random_dp", "roads", "n_jobs", "sizing", "gamma")}}
     meta["epsilons"] = list(settings.epsilons)
     rows, exact = _resume(out, meta)
     split = read_split(corpus_path, reference, settings.heldout_fraction)
