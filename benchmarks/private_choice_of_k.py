@@ -33,7 +33,8 @@ CANDIDATES = (5, 10, 20, 40)
 TOTAL_DELTA = 1e-5  # the delta at which every total is stated (4 fits and 4 evaluations at delta 1e-6 each: 8e-6)
 
 
-def measure(name: str, corpus, *, fit_epsilon: float, eval_epsilons, delta: float, redraws: int, true_k=None) -> dict:
+def measure(name: str, corpus, *, fit_epsilon: float, eval_epsilons, delta: float, redraws: int, true_k=None,
+            resolve_redraws: int = 0) -> dict:
     import numpy as np
 
     from topicdp.metrics import private as pv
@@ -75,10 +76,38 @@ def measure(name: str, corpus, *, fit_epsilon: float, eval_epsilons, delta: floa
                "picks": {K: int(sum(p == K for p in picks)) for K in CANDIDATES},
                "search_total_epsilon": search.total_epsilon, "search_total_delta": search.total_delta,
                "search_covers": search.covers, "repeat_and_select_epsilon": _repeat_total(planned, designs, eps, delta)}
+        if resolve_redraws:
+            row["resolution"] = _resolution(sums, designs, sig, exact_pick, resolve_redraws)
         out["rows"].append(row)
         print(json.dumps(row), flush=True)
     print(json.dumps({k: v for k, v in out.items() if k != "rows"}), flush=True)
     return out
+
+
+def _resolution(sums, designs, sig, exact_pick, redraws: int) -> dict:
+    """How often the search's warning (``SearchResult.unresolved`` non-empty) fires, over ``redraws`` evaluations of
+    the four candidates with intervals (10 bootstrap replicates, as the search above), split by whether the pick was
+    within one step of the exact pick."""
+    import numpy as np
+
+    from topicdp.metrics import private as pv
+    from topicdp.metrics.select import unresolved_candidates
+
+    rng = np.random.default_rng(2025)
+    step = {K: i for i, K in enumerate(CANDIDATES)}
+    rows = []
+    for _ in range(redraws):
+        est = {K: pv.estimate(sums[K] + rng.normal(0.0, sig[K], sums[K].size), designs[K], sig[K], n_boot=10,
+                              random_state=rng) for K in CANDIDATES}
+        scores = {K: float(e["mean_npmi"]) for K, e in est.items()}
+        pick = max(CANDIDATES, key=lambda K: scores[K])
+        flagged = bool(unresolved_candidates(pick, scores, {K: e["mean_npmi_interval"] for K, e in est.items()}))
+        rows.append((abs(step[pick] - step[exact_pick]) <= 1, flagged))
+    near = [f for ok, f in rows if ok]
+    far = [f for ok, f in rows if not ok]
+    return {"redraws": redraws, "warned": float(np.mean([f for _, f in rows])),
+            "picks_within_one_step": len(near), "warned_when_within_one_step": float(np.mean(near)) if near else None,
+            "picks_further": len(far), "warned_when_further": float(np.mean(far)) if far else None}
 
 
 def _copy(ledger):
@@ -119,6 +148,8 @@ def main() -> int:
     ap.add_argument("--redraws", type=int, default=200)
     ap.add_argument("--blogs-vocabulary", default=None, help="a release file whose vocabulary the blogs fits use")
     ap.add_argument("--skip-generated", action="store_true")
+    ap.add_argument("--resolve-redraws", type=int, default=0,
+                    help="redraws with intervals measuring how often the search warns that its choice is unresolved")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
 
@@ -135,7 +166,7 @@ def main() -> int:
             corpus = Corpus.from_matrix(data.X, words, users=np.arange(5000))
             results.append(measure(f"generated LDA, K = {true_k}, 5000 documents, 1000 words", corpus,
                                    fit_epsilon=args.fit_epsilon, eval_epsilons=args.eval_epsilons, delta=args.delta,
-                                   redraws=args.redraws, true_k=true_k))
+                                   redraws=args.redraws, true_k=true_k, resolve_redraws=args.resolve_redraws))
     blogs = Path(__file__).resolve().parents[2] / "shared" / "data" / "blogs" / "blogs.jsonl.gz"
     if args.blogs_vocabulary and blogs.exists():
         from private_evaluation import load_halves  # the same hash split of the bloggers
@@ -143,7 +174,8 @@ def main() -> int:
         words = json.loads(Path(args.blogs_vocabulary).read_text())["vocabulary"]
         corpus, _ = load_halves(words)
         results.append(measure("blogs, half of the bloggers, document level", corpus, fit_epsilon=args.fit_epsilon,
-                               eval_epsilons=args.eval_epsilons, delta=args.delta, redraws=args.redraws))
+                               eval_epsilons=args.eval_epsilons, delta=args.delta, redraws=args.redraws,
+                               resolve_redraws=args.resolve_redraws))
     elif args.blogs_vocabulary:
         print(f"blogs skipped: {blogs} is absent")
     if args.out:

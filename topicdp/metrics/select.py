@@ -19,8 +19,17 @@ post-processing of DP outputs. Two selections, both with a proven bound:
     first run; the total does not grow with the number of candidates, but a candidate may never be run.
 
 Known limit (``docs/results/private_evaluation.md``): at a small evaluation budget the private scores lean towards
-small K, because the evaluation of a larger release counts more pairs (a larger sensitivity, so more noise) and the
-estimator's error is negative at high noise; subtracting the bootstrap's bias estimate did not fix it.
+small K. The evaluation of a K-topic release counts about 100 K coordinates (10 K words, 45 K within and 45 K
+across pairs), so at the same epsilon its noise sd grows as sqrt(K); a larger K's lists are also made of rarer
+words, whose pair counts are smaller. Both put more of a larger candidate's pairs near the noise, where the
+empirical-Bayes estimate of a pair's NPMI is shrunk towards its group's prior and the mean NPMI's error is
+negative (blogs: -0.03 at sigma 477): the larger the candidate, the more its score is pulled down, by more than the
+gap between the candidates' exact scores when the budget is small. Subtracting the bootstrap's bias estimate did
+not fix it. So the search says when its choice is not resolved: ``SearchResult.unresolved`` lists the candidates
+whose score is not separated from the chosen one's (the 90% interval of the difference of the two private scores,
+half-width ``sqrt(h_chosen^2 + h_other^2)`` from the two independent evaluations' half-widths, contains 0), and a
+``UserWarning`` names them and the evaluation epsilon; the choice is then to be read as unreliable at that budget
+(post-processing of the released scores and intervals: no further privacy cost).
 
 The score is named: ``"npmi"`` (the private mean NPMI of the candidate's top-10 lists on the corpus) or
 ``"contrast"`` (the private mean NPMI contrast); both read the candidate's own corpus at the search's unit. The
@@ -31,6 +40,7 @@ entries (as they will be recorded) and the evaluations' entries are checked toge
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable, Mapping, Sequence
 
@@ -67,6 +77,9 @@ class SearchResult:
         The ledger entries the search recorded (fits and evaluations, or the one repeated-selection event).
     runs : list
         The candidates in the order they were run.
+    unresolved : list
+        Candidates whose private score is not separated from the chosen one's (``"each"`` only; module docstring):
+        empty when the choice is resolved at the search's evaluation budget.
     """
 
     chosen: Hashable
@@ -79,13 +92,28 @@ class SearchResult:
     total_delta: float
     covers: list
     runs: list = field(default_factory=list)
+    unresolved: list = field(default_factory=list)
 
     def summary(self) -> str:
         rows = [f"  {c}: {self.scores[c]:+.4f}" + (f" [{self.intervals[c][0]:+.4f}, {self.intervals[c][1]:+.4f}]"
                                                  if c in self.intervals else "") for c in self.scores]
+        if self.unresolved:
+            rows.append(f"  NOT RESOLVED: the scores do not separate {self.chosen} from {self.unresolved}")
         return "\n".join([f"private search ({self.mode}) on the private mean {self.score}: chose {self.chosen}; total "
                           f"epsilon {self.total_epsilon:.4g} at delta {self.total_delta:g} "
                           f"({len(self.covers)} ledger entries of this search)", *rows])
+
+
+def unresolved_candidates(chosen: Hashable, scores: Mapping, intervals: Mapping) -> list:
+    """The candidates whose score is not separated from the chosen one's: the gap between the two private scores
+    is at most ``sqrt(h_chosen^2 + h_other^2)``, the half-width of their difference's interval (the two evaluations'
+    noises are independent, so the variances add; each half-width is z times its root mean squared error)."""
+    def half(c) -> float:
+        lo, hi = intervals[c]
+        return (float(hi) - float(lo)) / 2.0
+
+    return [c for c in scores if c != chosen
+            and scores[chosen] - scores[c] <= math.hypot(half(chosen), half(c))]
 
 
 def _score_of(evaluation, score: str) -> tuple[float, tuple]:
@@ -175,12 +203,19 @@ def private_search(fits: Mapping[Hashable, Callable], corpus, *, epsilon: float,
         scores[c], intervals[c] = _score_of(evaluation, score)
         releases[c] = release
     chosen = max(scores, key=lambda c: scores[c])
+    unresolved = unresolved_candidates(chosen, scores, intervals)
+    if unresolved:
+        warnings.warn(f"private_search: at evaluation epsilon {epsilon:g} the private {score} scores do not separate "
+                      f"the chosen candidate {chosen!r} from {unresolved} (the interval of their difference holds 0): "
+                      "the choice is unreliable at this budget; a larger evaluation epsilon separates them",
+                      UserWarning, stacklevel=2)
     covers = [e.name for e in ledger.records[before:]]
     if total_delta is None:
         total_delta = ledger.budget[1] if ledger.budget is not None else _sum_deltas(ledger.records[before:], delta)
     total = ledger.epsilon(total_delta, "best", scope="all")
     return SearchResult(chosen=chosen, release=releases[chosen], scores=scores, intervals=intervals, score=score,
-                        mode="each", total_epsilon=total, total_delta=total_delta, covers=covers, runs=list(fits))
+                        mode="each", total_epsilon=total, total_delta=total_delta, covers=covers, runs=list(fits),
+                        unresolved=unresolved)
 
 
 def _sum_deltas(entries, evaluation_delta: float) -> float:
