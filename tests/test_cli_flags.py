@@ -37,6 +37,14 @@ def test_sensitivity_global_is_gaussian_global_dp(tmp_path, capsys):
     assert "plan: gaussian-global (named by the caller)" in capsys.readouterr().out
 
 
+def test_a_named_mechanism_without_a_forecast_says_nothing_checks_it(tmp_path, capsys):
+    """DP-SVI has no readability forecast: the plan says its release is not checked (the others name a verdict)."""
+    report = _report(tmp_path, "--mechanism", "dpsvi", "--unit", "document")
+    assert report["mechanism"] == "dpsvi"
+    assert ("plan: dpsvi (named by the caller; it has no readability forecast, so nothing checks this release before "
+            "it is drawn)") in capsys.readouterr().out
+
+
 def test_sensitivity_sampled_is_the_random_dp_road(tmp_path):
     report = _report(tmp_path, "--sensitivity", "sampled", *SAMPLED)
     assert report["sensitivity_method"].startswith("sampled")

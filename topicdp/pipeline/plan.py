@@ -261,7 +261,10 @@ def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int, simulation=None
         simulation = None
     extra = dict(simulation=simulation, words=words, unit=str(request.unit))
     if request.mechanism is not None:
-        return Decision(request.mechanism, "named by the caller", count, n_words, forecasts, **extra)
+        reason = "named by the caller"
+        if MECHANISMS[request.mechanism].predict is None:
+            reason += "; it has no readability forecast, so nothing checks this release before it is drawn"
+        return Decision(request.mechanism, reason, count, n_words, forecasts, **extra)
     if not plan.candidates:
         raise ValueError("no mechanism gives this guarantee at this unit and neighbour relation")
     # the rule: the largest forecast top-10 overlap (dp-vem's simulated where there is a reference);
