@@ -13,6 +13,9 @@ Run (generated: a few minutes; blogs: about 15 minutes more, mostly the four fit
     OPENBLAS_NUM_THREADS=1 python benchmarks/private_choice_of_k.py --out docs/results/private_choice_of_k.json \\
         [--blogs-vocabulary RELEASE.json]
 
+``--resolve-redraws N`` adds, per row, how often the search's "not resolved" warning fires over N evaluations with
+intervals, split by whether the pick was within one step (``docs/results/private_evaluation.md``).
+
 The blogs part is skipped where the data set is absent or no ``--blogs-vocabulary`` (a release file whose public
 vocabulary is used) is given.
 """

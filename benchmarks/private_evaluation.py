@@ -7,7 +7,8 @@ for this benchmark). The lists are the top words of a release (``--release``, a 
 statistic is computed once; each redraw adds fresh Gaussian noise at the calibrated sigma and re-runs the estimator
 (post-processing), which is what a release would see.
 
-Run (about 5 minutes for the epsilon scan and 20 for the coverage, per unit, on one core)::
+Run (document level under a load of 4 to 5 on 2 cores: about 10 minutes for the epsilon scan, 1 for the forecast
+and 37 for the coverage's 500 redraws, which also records each topic's coverage and the side of its misses)::
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/private_evaluation.py --release RELEASE.json --unit document \\
         --out docs/results/private_evaluation_document.json
