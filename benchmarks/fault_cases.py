@@ -262,6 +262,14 @@ def _wait_for(condition, proc: subprocess.Popen, timeout: float, poll: float = 0
     return False
 
 
+def _default_signals() -> None:
+    """In the child, before exec: SIGINT, SIGTERM and SIGHUP at their defaults, as in a terminal. A run started in the
+    background (``cmd &``, ``nohup``) inherits them ignored, and topicdp keeps a signal its parent ignored; the case
+    is about the signal arriving, not about how this harness was launched."""
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def _signal_mid_pass(ws: Workspace, sig: signal.Signals, work: Path, out: Path, shards: int = 1) -> tuple:
     """Start a sharded release; once ``shards`` count shards are written (1: the preparation pass over 16 text
     shards is under way; 16: it is done and dp-vem's passes over the count shards run), send ``sig``. Returns
@@ -271,7 +279,8 @@ def _signal_mid_pass(ws: Workspace, sig: signal.Signals, work: Path, out: Path, 
     cmd = command("privatize", ws.big, *RELEASE, "--work-dir", work, "--out", out, "--diagnostics",
                   out.with_suffix(".owner.json"))
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=ws.root, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, cwd=ws.root, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_default_signals)
     try:
         reached = _wait_for(lambda: len(glob.glob(str(work / f"{SCRATCH}*" / "counts-*.npz"))) >= shards, proc, 120)
         seen = [(p.name, mode(p), len(list(p.iterdir())), sum(f.stat().st_size for f in p.iterdir()))
