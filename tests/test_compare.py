@@ -25,9 +25,14 @@ def document_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("cmp") / "out"
     argv = ["compare", "embedded", "--reference", "embedded", "--unit", "document", "--epsilons", "5",
             "--topics", "3", "--n-jobs", "1", "--out", str(out)]
+    privatizer = roads.random_dp_privatizer
+
+    def cut(*args, **kwargs):
+        made = privatizer(*args, **kwargs)
+        return made.set_params(sampling=replace(made.sampling, progress=False, n_pairs=8, insecure_testing=True))
+
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(roads, "_sampling", lambda template, p: replace(template.sampling, distribution=p, progress=False,
-                                                                    n_pairs=8, insecure_testing=True))
+        mp.setattr(roads, "random_dp_privatizer", cut)
         assert main(argv) == 0
     return out, argv
 

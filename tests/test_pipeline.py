@@ -229,15 +229,16 @@ def test_a_source_refuses_a_bound_below_one(name):
 def test_a_source_applies_every_bound_with_the_seed_it_is_given():
     from topicdp._names import BOUND_PARAMETERS
     from topicdp.corpus import Corpus, embedded_texts
+    from topicdp.pipeline.sources import bounded as bound
 
     texts = embedded_texts()
     corpus = Corpus.from_texts(texts, [i % 40 for i in range(len(texts))], max_features=200)
     source = CorpusSource("embedded", max_docs_per_user=3, max_tokens_per_doc=40, max_tokens_per_user=60)
-    bounded = source.bound(corpus, 7)
+    bounded = bound(source, corpus, 7)
     direct = corpus.bound(3, 40, random_state=7, max_tokens_per_user=60)
     assert bounded.fingerprint() == direct.fingerprint()
     assert [getattr(bounded.log, name) for name in BOUND_PARAMETERS] == [3, 40, 60]
-    assert CorpusSource("embedded").bound(corpus, 7) is corpus
+    assert bound(CorpusSource("embedded"), corpus, 7) is corpus
 
 
 def test_with_a_reference_and_a_dp_vocabulary_the_simulation_runs_before_the_selection_and_again_after(

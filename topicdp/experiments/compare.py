@@ -177,6 +177,7 @@ def prepare(split: Split, settings: CompareSettings, corpus_path: str, reference
     from ..corpus import Corpus
     from ..pipeline import CorpusSource, ReleaseRequest, VocabularyPolicy
     from ..pipeline.run import reference_corpus, reference_vocabulary
+    from ..pipeline.sources import bounded
 
     user_level = settings.unit == Unit.USER
     source = CorpusSource(corpus_path, max_docs_per_user=settings.max_docs_per_user if user_level else None,
@@ -206,7 +207,8 @@ def prepare(split: Split, settings: CompareSettings, corpus_path: str, reference
     stop = source.tokenizer_stop_words
     texts, users = [t for t, _ in split.train], [u for _, u in split.train]
     # bounding is per unit with a data-independent seed (fresh entropy), as the pipeline bounds each release
-    corpus = source.bound(Corpus.from_texts(texts, users, vocabulary=words, stop_words=stop), np.random.SeedSequence())
+    corpus = bounded(source, Corpus.from_texts(texts, users, vocabulary=words, stop_words=stop),
+                     np.random.SeedSequence())
     heldout = Corpus.from_texts([t for t, _ in split.heldout], [u for _, u in split.heldout], vocabulary=words,
                                 stop_words=stop)
     n_units = len(set(users)) if user_level else len(texts)  # the census, before empty units were dropped

@@ -26,8 +26,8 @@ import numpy as np
 
 from ..pipeline import MECHANISMS, ReleaseRequest, UnitCount, decide, plan_request
 from ..pipeline.compose import compose_release, vocabulary_statement
-from ..pipeline.run import gaussian_count
-from ..rdp import PrivacyLedger, calibrate_gaussian
+from ..pipeline.run import random_dp_forecast, random_dp_privatizer, simulate_dp_vem, unit_count
+from ..rdp import PrivacyLedger
 from ..spectral import PreconditionError
 
 #: the random-DP road's name in the table (not a registry row: its guarantee is not DP)
@@ -79,7 +79,7 @@ def run_registry(name: str, epsilon: float, prep: Prepared) -> Outcome:
     except ValueError as exc:  # the plan's own refusal (e.g. DP-SVI at the user level), before anything is read
         return Outcome(name, epsilon, not_run=str(exc), applicable=False)
     ledger = PrivacyLedger()
-    count, count_sigma = _unit_count(plan, prep.n_units, ledger)
+    count, count_sigma = unit_count(plan, prep.n_units, ledger)
     simulation, words = None, ""
     if name == "dp-vem" and prep.simulate and prep.reference_pair is not None:
         simulation, words = _simulate(plan, prep, count), "the release's words"
@@ -106,26 +106,15 @@ def run_random_dp(epsilons, prep: Prepared, n_jobs: int) -> list[Outcome]:
     if prep.reference_corpus is None:
         return [Outcome(RANDOM_DP, e, not_run="needs a public reference P (--reference): the private corpus as P is "
                         "noise by construction and its sigma leaks") for e in epsilons]
-    from sklearn.base import clone
-
-    from ..forecast import dirichlet_signal, forecast_readability
-
-    template = replace(prep.request, guarantee="random-dp", mechanism=None, n_units=None).topicdp
-    model = clone(template.model)
-    start_param = getattr(model, "start_param", None)
-    if start_param is not None and prep.start is not None:  # the pipeline's stable f: P's topics as the start
-        model.set_params(**{start_param: prep.start})
-    sampling = _sampling(template, prep.reference_corpus)
-    privatizer = clone(template).set_params(model=model, epsilon=float(epsilons[0]), delta=prep.request.delta,
-                                            unit=str(prep.request.unit), sampling=sampling, n_jobs=n_jobs)
+    request = replace(prep.request, guarantee="random-dp", mechanism=None, n_units=None, epsilon=float(epsilons[0]),
+                      n_jobs=n_jobs)
+    privatizer = random_dp_privatizer(request, prep.reference_corpus, start=prep.start)
     sample = privatizer.sample_sensitivity(prep.corpus)
     out = []
     for epsilon in epsilons:
         privatizer.set_params(epsilon=float(epsilon))
         sigma = privatizer.noise_scale(sample.sensitivity)
-        # the pipeline's forecast from sigma (public with a public P) and a public signal
-        fc = forecast_readability(sigma, dirichlet_signal(prep.request.n_topics, prep.corpus.n_words, 0.15),
-                                  top_n=min(10, prep.corpus.n_words - 1), unit=str(prep.request.unit))
+        fc = random_dp_forecast(request, sigma, prep.corpus.n_words)
         refused = "the forecast from the sampled sensitivity says this release would be noise" \
             if fc.verdict == "noise" else None
         released = privatizer.fit(prep.corpus, vocabulary_source=prep.cache["vocabulary_statement"],
@@ -135,42 +124,23 @@ def run_random_dp(epsilons, prep: Prepared, n_jobs: int) -> list[Outcome]:
     return out
 
 
-def _sampling(template, reference_corpus):
-    """The template's sampling with P the public reference, as the pipeline's random-DP road sets it."""
-    return replace(template.sampling, distribution=reference_corpus)
-
-
 def statement(prep: Prepared, origin: str):
     """What every release says of its words: a public list (P's, or a public corpus' own)."""
     built_in = prep.request.source.built_in and prep.reference_pair is None
     return vocabulary_statement("texts" if built_in else "public", None, built_in, origin)
 
 
-def _unit_count(plan, n: int, ledger: PrivacyLedger) -> tuple[UnitCount, float | None]:
-    """The stated count, or the pipeline's Gaussian count of the units (its budget from the plan's split)."""
-    request = plan.request
-    if request.n_units is not None:
-        return UnitCount(n, "stated"), None
-    budget = plan.budget.count
-    sigma = calibrate_gaussian(budget.epsilon, budget.delta, 1.0, method="analytic")
-    ledger.add_gaussian("unit count", sigma, 1.0, unit=str(request.unit), neighbours=str(request.neighbours))
-    noisy = gaussian_count(n, sigma, np.random.default_rng())
-    return UnitCount(max(1, int(round(noisy))), "DP count", sigma), sigma
-
-
 def _simulate(plan, prep: Prepared, count: UnitCount):
-    """dp-vem simulated on the public reference at the private signal-to-noise ratio: nothing is spent."""
-    from ..pipeline.run import reference_corpus
-    from ..variational import forecast_on_reference
-
-    request = plan.request
-    words = list(prep.vocabulary)
+    """dp-vem simulated on the public reference at the private signal-to-noise ratio (the pipeline's own step, on
+    the reference corpus this comparison read once): nothing is spent."""
     corpus = prep.cache.get("simulation_corpus")
     if corpus is None:
+        from ..pipeline.run import reference_corpus
+
         assert prep.reference_pair is not None  # simulated only with a reference
-        corpus = prep.cache["simulation_corpus"] = reference_corpus(prep.reference_pair, words, request.source)
-    model = MECHANISMS["dp-vem"].estimator(plan, count.value, np.full((request.n_topics, len(words)), 1.0 / len(words)))
-    return forecast_on_reference(model, corpus, count.value, top_n=min(10, len(words) - 1))
+        corpus = prep.cache["simulation_corpus"] = reference_corpus(prep.reference_pair, list(prep.vocabulary),
+                                                                    plan.request.source)
+    return simulate_dp_vem(plan, corpus, count)
 
 
 #: what a refusal says each verdict means (the pipeline's words)

@@ -28,7 +28,6 @@ from .._validation import (check_delta, check_epsilon, check_privacy_parameters,
                            check_real)
 
 if TYPE_CHECKING:
-    from ..corpus import Corpus
     from ..rdp.ledger_file import LedgerOptions
     from ..rdp.ledger import Budget
 
@@ -72,7 +71,7 @@ class CorpusSource:
         Keep a user exactly when the stable hash of their id falls below this fraction: a per-user rule, so
         adding or removing one user changes no other user's membership (unlike "the first N users").
     max_docs_per_user, max_tokens_per_doc, max_tokens_per_user : int >= 1, optional
-        Contribution bounds, applied to each user (document) on its own (:meth:`topicdp.Corpus.bound`).
+        Contribution bounds, applied to each user (document) on its own (:func:`topicdp.pipeline.sources.bounded`).
     stop_words : tuple of str, default ()
         Words dropped from every text besides scikit-learn's English stop words, the same way from the private
         corpus and from a public reference (e.g. :data:`topicdp.corpus.WEB_ARTEFACTS`). A per-token rule: one
@@ -113,13 +112,6 @@ class CorpusSource:
     @property
     def built_in(self) -> bool:
         return self.path in BUILT_IN_CORPORA
-
-    def bound(self, corpus: "Corpus", random_state=None) -> "Corpus":
-        """``corpus`` under this source's contribution bounds (itself when there are none)."""
-        if all(getattr(self, name) is None for name in BOUND_PARAMETERS):
-            return corpus
-        return corpus.bound(self.max_docs_per_user, self.max_tokens_per_doc, random_state=random_state,
-                            max_tokens_per_user=self.max_tokens_per_user)
 
     @property
     def sharded(self) -> bool:

@@ -23,7 +23,7 @@ from .compose import compose_release, vocabulary_statement
 from .mechanisms import MECHANISMS
 from .plan import Decision, ReleasePlan, UnitCount, decide, plan_request, planned_words, vocabulary_share
 from .request import CorpusSource, ReleaseRequest, VocabularyPolicy, check_scheduler
-from .sources import EMBEDDED_PUBLIC_HALF, InMemorySource, Records, build_corpus, open_source, read_records
+from .sources import EMBEDDED_PUBLIC_HALF, InMemorySource, Records, bounded, build_corpus, open_source, read_records
 
 if TYPE_CHECKING:
     from ..corpus import Corpus
@@ -178,7 +178,7 @@ def _release_steps(plan: ReleasePlan, reference, source, client, say, lines: lis
         # shard gone since the census) stops here, before the count is drawn
         corpus = _prepare(source, request.vocabulary.words, request, say)
     source.check_unchanged()
-    count, count_sigma = _unit_count(plan, n, ledger)
+    count, count_sigma = unit_count(plan, n, ledger)
     n_words, vocabulary_forecast = planned_words(plan, count)
     for line in vocabulary_forecast.lines() if vocabulary_forecast is not None else ():
         say(line)
@@ -300,15 +300,15 @@ def reference_corpus(reference: tuple[Sequence, Sequence], vocabulary: Sequence[
     """The public reference on the release's vocabulary and contribution bounds."""
     from ..corpus import Corpus
 
-    return source.bound(Corpus.from_texts(reference[0], reference[1], vocabulary=list(vocabulary),
-                                          stop_words=source.tokenizer_stop_words))
+    return bounded(source, Corpus.from_texts(reference[0], reference[1], vocabulary=list(vocabulary),
+                                             stop_words=source.tokenizer_stop_words))
 
 
 # -- the private steps --------------------------------------------------------------------------------
 
-def _unit_count(plan: ReleasePlan, n: int, ledger: PrivacyLedger) -> tuple[UnitCount, float | None]:
+def unit_count(plan: ReleasePlan, n: int, ledger: PrivacyLedger) -> tuple[UnitCount, float | None]:
     """The stated count (checked against the census ``n``: replace-one neighbours all have it), or a Gaussian
-    count of the units."""
+    count of the units (its budget from the plan's split, recorded in ``ledger``), with the count's sigma."""
     request = plan.request
     if request.n_units is not None:
         return UnitCount(n, "stated"), None
@@ -347,61 +347,47 @@ def reference_vocabulary(reference: tuple[Sequence, Sequence], source: CorpusSou
     from ..corpus import Corpus
 
     texts, users = reference
-    corpus = source.bound(Corpus.from_texts(texts, users, min_df=min(min_df, len(texts)), max_df=max_df,
-                                            max_features=max_features, stop_words=source.tokenizer_stop_words))
+    corpus = bounded(source, Corpus.from_texts(texts, users, min_df=min(min_df, len(texts)), max_df=max_df,
+                                               max_features=max_features, stop_words=source.tokenizer_stop_words))
     return list(corpus.vocabulary)
 
 
 def _start_and_simulate(plan: ReleasePlan, reference, words: Sequence[str], count: UnitCount):
-    """dp-vem from a public start, simulated on the public reference at the private signal-to-noise ratio
-    (:func:`topicdp.variational.forecast_on_reference`): public data, the count and the words only, nothing spent.
+    """dp-vem simulated on the public reference, on ``words`` (:func:`simulate_dp_vem`)."""
+    return simulate_dp_vem(plan, reference_corpus(reference, words, plan.request.source), count)
+
+
+def simulate_dp_vem(plan: ReleasePlan, reference: "Corpus", count: UnitCount):
+    """dp-vem from a public start, simulated on the public reference (a corpus on the release's words) at the
+    private signal-to-noise ratio (:func:`topicdp.variational.forecast_on_reference`): public data, the count and
+    the words only, nothing spent.
 
     The simulation fits the start itself, on its own half of the reference; the start given to the model here only
     says that the release will start from public topics (the release's own start is fitted on the whole reference
     after the decision)."""
     from ..variational import forecast_on_reference
 
-    request = plan.request
-    corpus = reference_corpus(reference, words, request.source)
+    request, V = plan.request, reference.n_words
     # the release's estimator, told that it will start from public topics (any start: the simulation fits its own);
     # the simulation's fits keep their own ledgers (forecast_on_reference), and nothing of the budget is spent
-    model = MECHANISMS["dp-vem"].estimator(plan, count.value, np.full((request.n_topics, corpus.n_words),
-                                                                      1.0 / corpus.n_words))
-    return forecast_on_reference(model, corpus, count.value, top_n=min(10, corpus.n_words - 1),
-                                 vocabulary_share=vocabulary_share(plan, len(words), count))
+    model = MECHANISMS["dp-vem"].estimator(plan, count.value, np.full((request.n_topics, V), 1.0 / V))
+    return forecast_on_reference(model, reference, count.value, top_n=min(10, V - 1),
+                                 vocabulary_share=vocabulary_share(plan, V, count))
 
 
 def _random_dp(plan: ReleasePlan, say, ledger: PrivacyLedger | None = None):
     """TopicDP over the request's model with a sampled sensitivity: random DP, not DP (its report says so)."""
-    from sklearn.base import clone
-
-    from ..forecast import dirichlet_signal, forecast_readability
-    from .request import model_label
-
-    request, template = plan.request, plan.request.topicdp
+    request = plan.request
     source = InMemorySource(request)
     corpus = source.prepare(request.vocabulary.words)
-    sampling, model = template.sampling, clone(template.model, safe=False)  # a gensim object has no get_params
+    distribution = None
     if plan.reference is not None:
         distribution = reference_corpus(plan.reference, corpus.vocabulary, request.source)
-        sampling = replace(sampling, distribution=distribution)
         say(f"public reference P: {request.reference}")
-        # a toolkit model that takes public starting topics (its start_param) starts from topics fitted on P
-        # (public), which keeps f near one local optimum; TopicDP puts a wrapped library model in that form itself
-        start_param = getattr(model, "start_param", None)
-        if start_param is not None and getattr(model, start_param, None) is None and not template.keep_model:
-            from ..variational import public_init
-
-            model.set_params(**{start_param: public_init(distribution, request.n_topics, unit=str(request.unit))})
-            say(f"{model_label(model)} starts from topics fitted on the public reference")
-    privatizer = clone(template).set_params(model=model, epsilon=request.epsilon, delta=request.delta,
-                                            unit=str(request.unit), sampling=sampling, n_jobs=request.n_jobs,
-                                            random_state=request.seed)
+    privatizer = random_dp_privatizer(request, distribution, say=say)
     sample = privatizer.sample_sensitivity(corpus)
     sigma = privatizer.noise_scale(sample.sensitivity)
-    # a forecast from sigma (public with a public P) and a public signal, never from the private fit
-    fc = forecast_readability(sigma, dirichlet_signal(request.n_topics, corpus.n_words, 0.15),
-                              top_n=min(10, corpus.n_words - 1), unit=str(request.unit))
+    fc = random_dp_forecast(request, sigma, corpus.n_words)
     say(f"sampled sensitivity {sample.sensitivity:.4g} over {sample.h} pairs: sigma {sigma:.4g}")
     for line in fc.lines():
         say("  " + line)
@@ -415,3 +401,41 @@ def _random_dp(plan: ReleasePlan, say, ledger: PrivacyLedger | None = None):
                               sensitivity_sample=sample, ledger=ledger).release_
     released.diagnostics.setdefault("corpus", {}).update(source.diagnostics())
     return released
+
+
+def random_dp_privatizer(request: ReleaseRequest, distribution: "Corpus | None" = None, *, start=None,
+                         say: Callable[[str], None] | None = None):
+    """The request's TopicDP template (:attr:`ReleaseRequest.topicdp`) set for this release: its budget, unit,
+    ``n_jobs`` and seed. With a public reference (``distribution``: P on the release's words) P is the sampling
+    distribution, and a toolkit model that takes public starting topics (its ``start_param``) starts from topics
+    fitted on P (``start``, fitted here unless given), which keeps f near one local optimum; TopicDP puts a wrapped
+    library model in that form itself."""
+    from sklearn.base import clone
+
+    from .request import model_label
+
+    template = request.topicdp
+    sampling, model = template.sampling, clone(template.model, safe=False)  # a gensim object has no get_params
+    if distribution is not None:
+        sampling = replace(sampling, distribution=distribution)
+        start_param = getattr(model, "start_param", None)
+        if start_param is not None and getattr(model, start_param, None) is None and not template.keep_model:
+            if start is None:
+                from ..variational import public_init
+
+                start = public_init(distribution, request.n_topics, unit=str(request.unit))
+            model.set_params(**{start_param: start})
+            if say is not None:
+                say(f"{model_label(model)} starts from topics fitted on the public reference")
+    return clone(template).set_params(model=model, epsilon=request.epsilon, delta=request.delta,
+                                      unit=str(request.unit), sampling=sampling, n_jobs=request.n_jobs,
+                                      random_state=request.seed)
+
+
+def random_dp_forecast(request: ReleaseRequest, sigma: float, n_words: int):
+    """The random-DP release's readability forecast from its sampled sigma (public with a public P) and a public
+    signal (:func:`topicdp.forecast.dirichlet_signal`), never from the private fit."""
+    from ..forecast import dirichlet_signal, forecast_readability
+
+    return forecast_readability(sigma, dirichlet_signal(request.n_topics, n_words, 0.15),
+                                top_n=min(10, n_words - 1), unit=str(request.unit))

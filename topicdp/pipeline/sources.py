@@ -52,6 +52,15 @@ if TYPE_CHECKING:
     from ..corpus import Corpus
 
 
+def bounded(source: CorpusSource, corpus: "Corpus", random_state=None) -> "Corpus":
+    """``corpus`` under ``source``'s contribution bounds (itself when there are none): each unit on its own
+    (:meth:`topicdp.Corpus.bound`), so one unit's bounding never changes another's."""
+    if all(getattr(source, name) is None for name in BOUND_PARAMETERS):
+        return corpus
+    return corpus.bound(source.max_docs_per_user, source.max_tokens_per_doc, random_state=random_state,
+                        max_tokens_per_user=source.max_tokens_per_user)
+
+
 # -- in memory ----------------------------------------------------------------------------------------
 
 @dataclass
@@ -104,7 +113,7 @@ def build_corpus(records: Records, words, request: ReleaseRequest, bounding_seed
         policy = request.vocabulary
         corpus = Corpus.from_texts(records.texts, records.users, min_df=policy.min_df, max_df=policy.max_df,
                                    max_features=policy.max_features, stop_words=request.source.tokenizer_stop_words)
-    return request.source.bound(corpus, bounding_seed)
+    return bounded(request.source, corpus, bounding_seed)
 
 
 class InMemorySource:
@@ -227,7 +236,7 @@ def prepare_shard(path: str, *, index: int, source: CorpusSource, words: tuple, 
             raise
         counts["empty_documents_dropped"] = len(texts)
         return counts
-    corpus = source.bound(corpus, bounding_seed)
+    corpus = bounded(source, corpus, bounding_seed)
     write_npz_shard(Path(out_dir) / f"counts-{index:06d}.npz", corpus.X, corpus.doc_users)
     counts.update(n_docs=corpus.n_docs, n_users=corpus.n_users, n_tokens=corpus.n_tokens,
                   **{k: int(v) for k, v in corpus.log.as_dict().items() if k not in BOUND_PARAMETERS and v})
