@@ -12,12 +12,14 @@ Measured:
 * the release's top-10 lists against the owner's non-private model on an ordinary vocabulary (gensim LDA, 5 passes,
   on the private texts' own 5,000 most frequent words, min_df 5, max_df 0.5: what the owner fits without privacy),
   scored on the held-out users' posts (``decision_validation.score_lists``: NPMI and contrast relative to the LDA's,
-  diversity, matched top-10 overlap);
+  diversity, matched top-10 overlap), each the median over the owner's LDA fitted with seeds 0..``--lda-seeds``-1
+  (one fit's contrast moves 2-3x between seeds; ``--rescore JSON`` scores an earlier run's lists so);
 * the release's top-10 overlap with the user's own non-private fit (seed 0), beside the overlaps between that fit and
   fits of the same estimator with seeds 1..``--seed-pairs`` (how far the non-private model itself moves);
 * the release's wall time against one non-private fit of the user's model.
 
-``--fraction f`` keeps that fraction of each side's users (the same hash: a user is kept iff its hash lies in the
+``--model gensim`` runs the same script with a gensim ``LdaModel(corpus=..., id2word=..., num_topics=10)`` the user
+fitted instead. ``--fraction f`` keeps that fraction of each side's users (the same hash: a user is kept iff its hash lies in the
 first f of its side's range).
 
 Run::
@@ -42,6 +44,8 @@ from pathlib import Path
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import numpy as np  # noqa: E402  (after the BLAS thread pin)
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 PRIVATE_BELOW, HELDOUT_BELOW = 0.45, 0.5
@@ -75,22 +79,83 @@ def write(records: list, path: Path) -> None:
             f.write(json.dumps({"text": text, "user": user}) + "\n")
 
 
+def owner_ldas(parts: dict, lda_seeds: int) -> list[list[list[str]]]:
+    """The top-10 lists of the owner's non-private LDA on an ordinary vocabulary (module docstring), fitted on the
+    private texts with seeds 0..``lda_seeds``-1."""
+    from topicdp import Corpus
+    from topicdp.topics import reference_lda
+
+    texts, users = [t for t, _ in parts["private"]], [u for _, u in parts["private"]]
+    ordinary = Corpus.from_texts(texts, users, min_df=5, max_df=0.5, max_features=5000)
+    return [[[ordinary.vocabulary[j] for j in np.argsort(-row, kind="stable")[:10]] for row in
+             reference_lda(ordinary, 10, passes=5, random_state=seed)] for seed in range(lda_seeds)]
+
+
+def score_on_heldout(parts: dict, ours: list[list[str]], ldas: list[list[list[str]]]) -> dict:
+    """The release's top-10 lists against each of the owner's LDAs on the held-out users, each measure the median
+    over them (``decision_validation.score_against``)."""
+    from decision_validation import score_against
+
+    from topicdp import Corpus
+
+    words = sorted({w for rows in (ours, *ldas) for row in rows for w in row})
+    heldout = Corpus.from_texts([t for t, _ in parts["heldout"]], [u for _, u in parts["heldout"]], vocabulary=words)
+    return score_against(ours, ldas, heldout)
+
+
+def rescore(path: Path, lda_seeds: int) -> int:
+    """Score a measured release again (its recorded top-10 lists) against ``lda_seeds`` fits of the owner's LDA."""
+    result = json.loads(path.read_text())
+    parts = split(DATA / "blogs" / "blogs.jsonl.gz", result["fraction"])
+    ours = [row.split() for row in result["release_top_words"]]
+    ldas = owner_ldas(parts, lda_seeds)
+    result["scores_vs_ordinary_lda"] = score_on_heldout(parts, ours, ldas)
+    result["lda_seeds"], result["lda_top_words"] = lda_seeds, [" ".join(r) for r in ldas[0]]
+    print(json.dumps(result["scores_vs_ordinary_lda"], indent=1))
+    path.write_text(json.dumps(result, indent=1) + "\n")
+    return 0
+
+
+def users_model(corpus, kind: str, seed: int):
+    """The model the user already uses, fitted by them on the private corpus with their seed: scikit-learn's LDA or
+    gensim's LdaModel, each with its library's defaults and 10 topics."""
+    if kind == "gensim":
+        from gensim.models import LdaModel
+
+        dictionary, bow = corpus.to_gensim()
+        return LdaModel(corpus=bow, id2word=dictionary, num_topics=10, random_state=seed)
+    from sklearn.decomposition import LatentDirichletAllocation
+
+    return LatentDirichletAllocation(n_components=10, random_state=seed).fit(corpus.X)
+
+
+def topics_of(model):
+    """The fitted model's (K, V) topic-word matrix, rows normalised."""
+    W = model.get_topics() if hasattr(model, "get_topics") else model.components_
+    return W / W.sum(axis=1, keepdims=True)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--fraction", type=float, default=1.0, help="fraction of each side's users (default 1)")
     parser.add_argument("--sizing", choices=("lambert-w", "exchangeable"), default="lambert-w")
     parser.add_argument("--gamma", type=float, default=0.2)
     parser.add_argument("--seed-pairs", type=int, default=5, help="fits with seeds 1..N beside the user's seed 0")
+    parser.add_argument("--model", choices=("sklearn", "gensim"), default="sklearn",
+                        help="the user's model: scikit-learn's LatentDirichletAllocation or gensim's LdaModel")
+    parser.add_argument("--n-jobs", type=int, default=1,
+                        help="the sampler's parallel fits (TopicDP's n_jobs; 1, as in the script)")
+    parser.add_argument("--lda-seeds", type=int, default=3, help="fits of the owner's LDA scored against (medians)")
+    parser.add_argument("--rescore", default=None, metavar="JSON",
+                        help="only score this earlier run's release again (against --lda-seeds fits)")
     parser.add_argument("--out", default="docs/results/wrap_your_model.json", help="JSON of the measurements")
     args = parser.parse_args(argv)
     path = DATA / "blogs" / "blogs.jsonl.gz"
     if not path.exists():
         print(f"skipped: {path} not found")
         return 0
-    import numpy as np
-
-    from decision_validation import score_lists
-
+    if args.rescore:
+        return rescore(Path(args.rescore), args.lda_seeds)
     out = Path(args.out).resolve()
     here = os.getcwd()
     parts = split(path, args.fraction)
@@ -100,18 +165,17 @@ def main(argv=None) -> int:
         write(parts["public"], Path(scratch) / "public.jsonl.gz")
         os.chdir(scratch)
         # ---- the user's script, as written (the sampler's sizing and gamma are this run's options) ----
-        from sklearn.decomposition import LatentDirichletAllocation
-
         from topicdp import Corpus, TopicDP
         from topicdp.samplers import SensitivitySampling
 
         P = Corpus.from_jsonl("public.jsonl.gz", max_features=2000)
         corpus = Corpus.from_jsonl("private.jsonl.gz", vocabulary=P.vocabulary).bound(max_docs_per_user=20)
         start = time.perf_counter()
-        mine = LatentDirichletAllocation(n_components=10, random_state=0).fit(corpus.X)  # the model I already use
+        mine = users_model(corpus, args.model, 0)  # the model I already use
         fit_seconds = time.perf_counter() - start
         dp = TopicDP(mine, epsilon=3.0, unit="user",
-                     sampling=SensitivitySampling(distribution=P, gamma=args.gamma, sizing=args.sizing))
+                     sampling=SensitivitySampling(distribution=P, gamma=args.gamma, sizing=args.sizing),
+                     n_jobs=args.n_jobs)
         start = time.perf_counter()
         release = dp.fit(corpus).release_
         release_seconds = time.perf_counter() - start
@@ -120,35 +184,30 @@ def main(argv=None) -> int:
         os.chdir(here)
     # ---- the measurements ----
     from topicdp.metrics.readability import topic_overlap
-    from topicdp.topics import reference_lda
 
     def lists(W, words):
         return [[words[j] for j in np.argsort(-row, kind="stable")[:10]] for row in np.asarray(W)]
 
-    own = mine.components_ / mine.components_.sum(axis=1, keepdims=True)
-    seeds = [LatentDirichletAllocation(n_components=10, random_state=s).fit(corpus.X) for s in
-             range(1, args.seed_pairs + 1)]
-    seed_overlaps = [float(topic_overlap(m.components_, own)) for m in seeds]
-    texts, users = [t for t, _ in parts["private"]], [u for _, u in parts["private"]]
-    ordinary = Corpus.from_texts(texts, users, min_df=5, max_df=0.5, max_features=5000)
-    lda = lists(reference_lda(ordinary, 10, passes=5), ordinary.vocabulary)
+    own = topics_of(mine)
+    seed_overlaps = [float(topic_overlap(topics_of(users_model(corpus, args.model, s)), own))
+                     for s in range(1, args.seed_pairs + 1)]
     ours = lists(release.topic_word, list(release.vocabulary))
-    words = sorted({w for rows in (ours, lda) for row in rows for w in row})
-    heldout = Corpus.from_texts([t for t, _ in parts["heldout"]], [u for _, u in parts["heldout"]], vocabulary=words)
+    ldas = owner_ldas(parts, args.lda_seeds)
+    scores = score_on_heldout(parts, ours, ldas)
     overlap_own = float(topic_overlap(release.topic_word, own))
     result = {
-        "fraction": args.fraction, "sizing": args.sizing, "gamma": args.gamma,
+        "model": args.model, "fraction": args.fraction, "sizing": args.sizing, "gamma": args.gamma,
         "records": {k: len(v) for k, v in parts.items()},
         "private_docs_after_bounding": corpus.n_docs, "private_users": corpus.n_users, "public_docs": P.n_docs,
         "changes": dp.model_changes_, "guarantee": release.report.guarantee,
-        "scores_vs_ordinary_lda": score_lists(ours, lda, heldout),
+        "scores_vs_ordinary_lda": scores, "lda_seeds": args.lda_seeds,
         "overlap_release_vs_own_fit": overlap_own,
         "overlap_own_fit_vs_seeds": seed_overlaps,
         "ratio_to_median_seed_overlap": overlap_own / float(np.median(seed_overlaps)),
         "nonprivate_fit_seconds": fit_seconds, "release_seconds": release_seconds,
         "pairs": release.diagnostics.get("sensitivity_sample", {}).get("h"), "sensitivity": float(release.report.sensitivity),
         "sigma": float(release.report.sigma), "release_top_words": [" ".join(r) for r in ours],
-        "lda_top_words": [" ".join(r) for r in lda],
+        "lda_top_words": [" ".join(r) for r in ldas[0]],
     }
     print(json.dumps({k: v for k, v in result.items() if "top_words" not in k}, indent=1))
     out.parent.mkdir(parents=True, exist_ok=True)
