@@ -216,3 +216,161 @@ def test_a_clone_of_topicdp_over_a_users_lda_releases_the_same(corpora):
     assert first.report.details["model"] == second.report.details["model"]
     assert np.array_equal(first.topic_word, second.topic_word)
     assert first.report.guarantee == second.report.guarantee == "random-DP"  # random DP, never stated as DP
+
+
+# --- tomotopy, gensim HDP and LSI, and the toolkit's own non-private estimators ---------------------------------------
+
+
+def _tokens(corpus: Corpus) -> list[list[str]]:
+    """The corpus' documents as token lists (each word repeated by its count), as a tomotopy user adds them."""
+    X = corpus.X.tocsr()
+    return [[corpus.vocabulary[j] for j, n in zip(X.indices[X.indptr[d]:X.indptr[d + 1]],
+                                                   X.data[X.indptr[d]:X.indptr[d + 1]]) for _ in range(int(n))]
+            for d in range(X.shape[0])]
+
+
+def test_a_tomotopy_lda_is_read_from_its_constructor_arguments_not_its_training(corpora):
+    tp = pytest.importorskip("tomotopy")
+    from topicdp.adapters import TomotopyLDA
+
+    private, reference = corpora
+    untrained = tp.LDAModel(k=3, alpha=0.2, eta=0.05, seed=5, tw=tp.TermWeight.IDF, rm_top=1, min_cf=2)
+    trained = tp.LDAModel(k=3, alpha=0.2, eta=0.05, seed=5, tw=tp.TermWeight.IDF, rm_top=1, min_cf=2)
+    for words in _tokens(private):
+        trained.add_doc(words)
+    trained.train(20, workers=1)  # optim_interval 10: its alpha is now optimised on the private documents
+    assert not np.allclose(trained.alpha, 0.2)
+    wrapped = [wrap_model(m, reference=reference) for m in (untrained, trained)]
+    assert wrapped[0].spec.fingerprint() == wrapped[1].spec.fingerprint()
+    assert wrapped[0].changes == wrapped[1].changes and wrapped[0].notes == wrapped[1].notes
+    spec = wrapped[1].spec
+    assert isinstance(spec, TomotopyLDA) and spec.get_params() == {
+        "n_topics": 3, "random_state": 5, "alpha": 0.2, "eta": 0.05, "tw": "idf", "rm_top": 1, "min_cf": 2,
+        "min_df": 0, "optim_interval": 10, "burn_in": 0, "iterations": 200, "workers": 1}
+    assert wrapped[1].changes == ("iterations: not held by the model (train() takes them) -> 200, TomotopyLDA's "
+                                  "default (pass TomotopyLDA(..., iterations=N) to choose)",)
+    assert "no known stable form" in wrapped[1].notes[-1]  # Gibbs sampling: kept as given even with P
+    W = spec.fit_topic_word(private)
+    assert W.shape == (3, 30) and np.allclose(W.sum(axis=1), 1)
+    # rm_top=1 leaves the corpus' most frequent word out of every topic
+    assert np.all(W[:, int(np.argmax(np.asarray(private.X.sum(axis=0)).ravel()))] == 0)
+
+
+def test_a_tomotopy_seed_drawn_by_tomotopy_becomes_0_and_the_release_says_so(corpora):
+    tp = pytest.importorskip("tomotopy")
+    private, reference = corpora
+    dp = TopicDP(tp.LDAModel(k=3), epsilon=3.0, sampling=_sampling(reference), random_state=0)
+    release = dp.fit(private, ledger=PrivacyLedger()).release_
+    assert dp.model_.random_state == 0 and dp.model_.get_params()["alpha"] == 0.1
+    assert dp.model_changes_[0].startswith("seed None -> 0 (tomotopy drew one from std::random_device")
+    notes = "\n".join(release.report.notes)
+    assert "tomotopy.models.LDAModel became TomotopyLDA" in notes and dp.model_changes_[0] in notes
+    assert release.topic_word.shape == (3, 30) and release.report.guarantee == "random-DP"
+
+
+@pytest.mark.parametrize("build, match", [
+    (lambda tp: tp.LDAModel(k=3, alpha=[0.1, 0.2, 0.3]), "alpha cannot be carried over: got one value per topic"),
+    (lambda tp: tp.LDAModel(k=3, transform=lambda kwargs: kwargs), "transform cannot be carried over"),
+    (lambda tp: tp.LDAModel(k=3, seed=1).copy(), r"does not record its constructor's arguments.*pass TomotopyLDA"),
+])
+def test_a_tomotopy_setting_the_spec_cannot_honour_is_refused_naming_what_to_pass(build, match):
+    tp = pytest.importorskip("tomotopy")
+    with pytest.raises(ValueError, match=match):
+        wrap_model(build(tp))
+
+
+def test_a_gensim_hdp_and_lsi_are_read_back_from_their_attributes(corpora):
+    gensim = pytest.importorskip("gensim")
+    from topicdp.adapters import GensimHDP, GensimLSI
+
+    private, reference = corpora
+    dictionary, bow = private.to_gensim()
+    hdp = [gensim.models.HdpModel(corpus, id2word=dictionary, T=6, K=4, kappa=0.8, tau=32.0, eta=0.02,
+                                  random_state=3) for corpus in (None, bow)]
+    wrapped = [wrap_model(m, reference=reference) for m in hdp]
+    assert wrapped[0].spec.fingerprint() == wrapped[1].spec.fingerprint()  # the fitted HDP's state is not used
+    spec = wrapped[1].spec
+    assert isinstance(spec, GensimHDP) and spec.n_topics == 6 and spec.random_state == 0
+    assert {k: spec.get_params()[k] for k in ("T", "K", "kappa", "tau", "eta")} == {
+        "T": 6, "K": 4, "kappa": 0.8, "tau": 32.0, "eta": 0.02}  # gensim stores tau + 1: read back as given
+    assert wrapped[1].changes[0] == "random_state: gensim stores a RandomState, whose seed cannot be recovered -> 0"
+    assert wrapped[1].changes[1].startswith("n_topics: HdpModel has no number of topics to release")
+    assert spec.fit_topic_word(private).shape == (6, 30)
+    lsi = [gensim.models.LsiModel(corpus, num_topics=3, id2word=dictionary, power_iters=3, random_seed=seed)
+           for corpus, seed in ((None, 4), (bow, 4), (None, None))]
+    wrapped = [wrap_model(m, reference=reference) for m in lsi]
+    assert wrapped[0].spec.fingerprint() == wrapped[1].spec.fingerprint()
+    spec = wrapped[1].spec
+    assert isinstance(spec, GensimLSI) and spec.get_params() == {
+        "n_topics": 3, "random_state": 4, "chunksize": 20000, "decay": 1.0, "onepass": True, "power_iters": 3,
+        "extra_samples": 100, "dtype": np.float64}
+    assert wrapped[1].changes == () and "no known stable form" in wrapped[1].notes[-1]
+    assert wrapped[2].changes == ("random_seed None -> 0 (f must be deterministic)",)
+
+
+def test_a_gensim_lsi_releases_and_an_hdp_time_limit_is_refused(corpora):
+    gensim = pytest.importorskip("gensim")
+    private, reference = corpora
+    dictionary, _ = private.to_gensim()
+    dp = TopicDP(gensim.models.LsiModel(num_topics=3, id2word=dictionary, random_seed=1), epsilon=3.0,
+                 sampling=_sampling(reference), random_state=0)
+    release = dp.fit(private, ledger=PrivacyLedger()).release_
+    assert release.topic_word.shape == (3, 30) and release.report.guarantee == "random-DP"
+    assert "gensim.models.lsimodel.LsiModel became GensimLSI" in "\n".join(release.report.notes)
+    with pytest.raises(ValueError, match=r"max_time cannot be carried over: got 60.*HdpModel\(max_time=None\)"):
+        wrap_model(gensim.models.HdpModel(None, id2word=dictionary, max_time=60))
+
+
+def test_the_toolkits_variational_lda_is_wrapped_by_get_params_in_its_stable_form(corpora):
+    from topicdp.adapters import VariationalModel
+    from topicdp.variational import VariationalLDA
+
+    private, reference = corpora
+    mine = VariationalLDA(3, n_iterations=3, warmup_iterations=1, e_step_max_iter=20, random_state=2)
+    fitted = clone(mine).fit(private)
+    kept = wrap_model(fitted, reference=reference, keep_model=True)
+    assert isinstance(kept.spec, VariationalModel) and kept.wrapped and kept.changes == ()
+    assert kept.spec.get_params() == {**mine.get_params(), "n_topics": 3, "random_state": 2}
+    stable = [wrap_model(m, reference=reference, vocabulary=private.vocabulary) for m in (mine, fitted)]
+    assert stable[0].spec.fingerprint() == stable[1].spec.fingerprint()  # fitted state not used
+    assert stable[1].changes == ("start: topics fitted on P instead of random draws",
+                                 "warmup_iterations 1 -> 0 (public topics need no warm-up)")
+    assert stable[1].spec.stability()[0] is True and stable[1].spec.params["init"].shape == (3, 30)
+    dp = TopicDP(VariationalLDA(3, n_iterations=3), epsilon=3.0, sampling=_sampling(reference), random_state=0)
+    release = dp.fit(private, ledger=PrivacyLedger()).release_
+    assert dp.model_changes_ == ["random_state None -> 0 (f must be deterministic)",
+                                 "start: topics fitted on P instead of random draws"]
+    notes = "\n".join(release.report.notes)
+    assert "topicdp.variational.VariationalLDA became VariationalModel" in notes
+    assert "NOT expected to be a stable" not in notes and release.report.guarantee == "random-DP"
+
+
+def test_the_toolkits_spectral_lda_is_wrapped_by_get_params(corpora):
+    from topicdp.adapters.spectral import SpectralModel
+    from topicdp.spectral import SpectralLDA
+
+    private, reference = corpora
+    mine = SpectralLDA(3, alpha0=0.5, random_state=1, n_restarts=2)
+    wrapped = [wrap_model(m, reference=reference) for m in (mine, clone(mine).fit(private.X))]
+    assert wrapped[0].spec.fingerprint() == wrapped[1].spec.fingerprint()
+    assert isinstance(wrapped[1].spec, SpectralModel) and wrapped[1].spec.get_params() == {
+        "n_topics": 3, "random_state": 1, "alpha0": 0.5, "simplex": "project", "n_restarts": 2, "tol": 1e-6,
+        "max_iter": 300}
+    assert wrapped[1].changes == () and "no known stable form" in wrapped[1].notes[0]
+    with pytest.raises(ValueError, match="random_state cannot be carried over: got Generator"):
+        wrap_model(SpectralLDA(3, random_state=np.random.default_rng(0)))
+
+
+def test_a_private_estimator_or_a_library_subclass_is_refused_naming_what_can_be_wrapped(corpora):
+    from topicdp.variational import DPVariationalLDA
+
+    private, _ = corpora
+    refused = [(DPVariationalLDA(3), "already a private estimator: fit it directly")]
+    tp = pytest.importorskip("tomotopy")
+    refused.append((tp.HDPModel(), "a subclass whose own behaviour the adapter would not keep"))
+    for model, extra in refused:
+        with pytest.raises(TypeError) as info:
+            TopicDP(model, epsilon=1.0, sensitivity="global").fit(private)
+        for part in ("gensim LdaModel, LdaMulticore, HdpModel or LsiModel", "a tomotopy LDAModel",
+                     "topicdp.variational.VariationalLDA", "topicdp.spectral.SpectralLDA", "CallableModel", extra):
+            assert part in str(info.value)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from .base import N_TOPICS, SEED, TopicModelSpec
 
@@ -20,9 +20,11 @@ class TomotopyLDA(TopicModelSpec):
     """tomotopy ``LDAModel``: collapsed Gibbs sampling LDA (Griffiths & Steyvers 2004) as f: Corpus -> K x V.
 
     f(D): documents added in corpus order as lists of word tokens (each word repeated by its count; empty documents
-    skipped), ``LDAModel(k=K, seed=random_state, alpha, eta, optim_interval)``, ``train(iterations, workers=1)``;
-    row k is ``get_topic_word_dist(k)`` ((n_kw + eta) / (n_k + V' eta) over the V' words that occur), placed at the
-    corpus' column of each word; words that occur in no document get 0. Rows sum to 1 and come in canonical order.
+    skipped), ``LDAModel(tw, min_cf, min_df, rm_top, k=K, alpha, eta, seed=random_state)`` with ``optim_interval``
+    and ``burn_in`` set, ``train(iterations, workers=1)``; row k is ``get_topic_word_dist(k)`` ((n_kw + eta) /
+    (n_k + V' eta) over the V' words the model uses), placed at the corpus' column of each word; words the model does
+    not use (in no document, or removed by ``min_cf``, ``min_df`` or ``rm_top``) get 0. Rows sum to 1 and come in
+    canonical order.
 
     Parameters
     ----------
@@ -33,11 +35,21 @@ class TomotopyLDA(TopicModelSpec):
     iterations : int >= 1, default=200
         Gibbs sweeps (a fixed number).
     alpha, eta : float > 0, default=0.1, 0.01
-        tomotopy's defaults.
+        tomotopy's defaults (a symmetric alpha).
     optim_interval : int >= 0, default=0
         tomotopy optimises alpha every 10 sweeps by default; 0 keeps the stated priors fixed.
     workers : int, default=1
         Must be 1 (see the module docstring).
+    tw : {"one", "idf", "pmi"}, default="one"
+        tomotopy's term weighting (``TermWeight``): every token counts 1, or is weighted by its word's inverse
+        document frequency or PMI in the corpus f is given.
+    min_cf, min_df : int >= 0, default=0
+        Words with fewer occurrences (``min_cf``) or documents (``min_df``) in the corpus f is given are left out of
+        the model (their column is 0). 0 keeps every word.
+    rm_top : int >= 0, default=0
+        The ``rm_top`` most frequent words of the corpus f is given are left out (their column is 0).
+    burn_in : int >= 0, default=0
+        Sweeps before the first optimisation of alpha (with ``optim_interval`` > 0).
 
     Notes
     -----
@@ -57,10 +69,16 @@ class TomotopyLDA(TopicModelSpec):
         "eta": [Interval(Real, 0, None, closed="neither")],
         "optim_interval": [Interval(Integral, 0, None, closed="left")],
         "workers": [Interval(Integral, 1, None, closed="left")],
+        "tw": [StrOptions({"one", "idf", "pmi"})],
+        "min_cf": [Interval(Integral, 0, None, closed="left")],
+        "min_df": [Interval(Integral, 0, None, closed="left")],
+        "rm_top": [Interval(Integral, 0, None, closed="left")],
+        "burn_in": [Interval(Integral, 0, None, closed="left")],
     }
 
     def __init__(self, n_topics: int = 10, random_state: int = 0, *, iterations: int = 200, alpha: float = 0.1,
-                 eta: float = 0.01, optim_interval: int = 0, workers: int = 1) -> None:
+                 eta: float = 0.01, optim_interval: int = 0, workers: int = 1, tw: str = "one", min_cf: int = 0,
+                 min_df: int = 0, rm_top: int = 0, burn_in: int = 0) -> None:
         self.n_topics = n_topics
         self.random_state = random_state
         self.iterations = iterations
@@ -68,6 +86,11 @@ class TomotopyLDA(TopicModelSpec):
         self.eta = eta
         self.optim_interval = optim_interval
         self.workers = workers
+        self.tw = tw
+        self.min_cf = min_cf
+        self.min_df = min_df
+        self.rm_top = rm_top
+        self.burn_in = burn_in
 
     def _resolve(self, params: dict) -> dict:
         if params["workers"] != 1:
@@ -82,8 +105,10 @@ class TomotopyLDA(TopicModelSpec):
         import tomotopy as tp
 
         p = self.params
-        model = tp.LDAModel(k=self.n_topics, alpha=p["alpha"], eta=p["eta"], seed=self.random_state)
+        model = tp.LDAModel(tw=p["tw"], min_cf=p["min_cf"], min_df=p["min_df"], rm_top=p["rm_top"], k=self.n_topics,
+                            alpha=p["alpha"], eta=p["eta"], seed=self.random_state)
         model.optim_interval = p["optim_interval"]
+        model.burn_in = p["burn_in"]
         X = corpus.X.tocsr()
         vocabulary = list(corpus.vocabulary)
         for d in range(X.shape[0]):
@@ -97,6 +122,9 @@ class TomotopyLDA(TopicModelSpec):
         W = np.zeros((self.n_topics, len(vocabulary)))
         for k in range(self.n_topics):
             W[k, used] = model.get_topic_word_dist(k)
+        if not used.size:
+            raise ValueError(f"tomotopy kept no word of the corpus (min_cf={p['min_cf']}, min_df={p['min_df']}, "
+                             f"rm_top={p['rm_top']}): lower them so that some words remain")
         return W / W.sum(axis=1, keepdims=True)
 
     def stability(self) -> tuple[bool | None, str]:

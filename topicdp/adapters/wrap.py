@@ -1,8 +1,14 @@
-"""Take the model a user already has: a scikit-learn ``LatentDirichletAllocation`` or ``NMF``, fitted or not, becomes
-the toolkit's equivalent adapter (:class:`~topicdp.adapters.SklearnLDA`, :class:`~topicdp.adapters.SklearnNMF`).
+"""Take the model a user already has, fitted or not, and make it the toolkit's equivalent adapter: a scikit-learn
+``LatentDirichletAllocation`` or ``NMF`` (:class:`~topicdp.adapters.SklearnLDA`, :class:`~topicdp.adapters.SklearnNMF`),
+a gensim ``LdaModel``, ``LdaMulticore``, ``HdpModel`` or ``LsiModel`` (:class:`~topicdp.adapters.GensimLDA`,
+:class:`~topicdp.adapters.GensimLDAMulticore`, :class:`~topicdp.adapters.GensimHDP`,
+:class:`~topicdp.adapters.GensimLSI`), a tomotopy ``LDAModel`` (:class:`~topicdp.adapters.TomotopyLDA`), or the
+toolkit's own non-private :class:`~topicdp.variational.VariationalLDA` and :class:`~topicdp.spectral.SpectralLDA`
+(:class:`~topicdp.adapters.VariationalModel`, :class:`~topicdp.adapters.spectral.SpectralModel`).
 
-Only the model's *definition* is used: its class and its constructor parameters (``sklearn.base.clone`` gives the
-unfitted estimator). Its fitted state never is. The sensitivity sampler refits f on neighbouring corpora drawn from
+Only the model's *definition* is used: its class and its constructor parameters (``sklearn.base.clone`` or
+``get_params`` for an estimator; what gensim keeps as attributes; tomotopy's record of its constructor's arguments,
+``init_params``). Its fitted state never is (an optimised prior, the words it was built on, its topics). The sensitivity sampler refits f on neighbouring corpora drawn from
 P, so f must be a function of the corpus alone; and a model fitted on the private data carries the private topics,
 so starting from them would publish them without noise.
 
@@ -26,9 +32,12 @@ from .sklearn import SklearnLDA, SklearnNMF
 STABLE_LDA_ITERATIONS = 3
 
 WHAT_CAN_BE_WRAPPED = (
-    "model must be one of: a scikit-learn LatentDirichletAllocation or NMF, or a gensim LdaModel or LdaMulticore "
-    "(fitted or not; its class and parameters are used), one of the toolkit's adapters (a TopicModelSpec from topicdp.adapters: SklearnLDA, SklearnNMF, "
-    "GensimLDA, ...), or CallableModel(func, n_topics) for a deterministic function corpus -> (K, V) array")
+    "model must be one of: a scikit-learn LatentDirichletAllocation or NMF, a gensim LdaModel, LdaMulticore, "
+    "HdpModel or LsiModel, a tomotopy LDAModel, or the toolkit's non-private topicdp.variational.VariationalLDA or "
+    "topicdp.spectral.SpectralLDA (fitted or not; its class and parameters are used), one of the toolkit's adapters "
+    "(a TopicModelSpec from topicdp.adapters: SklearnLDA, SklearnNMF, GensimLDA, GensimHDP, GensimLSI, TomotopyLDA, "
+    "VariationalModel, SpectralModel, ...), or CallableModel(func, n_topics) for a deterministic function corpus -> "
+    "(K, V) array")
 WHY_NOT_FITTED = (
     "A fitted model's state is never used: the sensitivity sampler refits the model on neighbouring corpora, so the "
     "model is taken as its definition (class and parameters), and topics fitted on the private data would be "
@@ -58,8 +67,9 @@ class WrappedModel:
 
     @property
     def wrapped(self) -> bool:
-        """Whether the user gave a foreign model (not a spec) that was turned into one."""
-        return not self.given.startswith("topicdp.")
+        """Whether the user gave a model that is not a spec (a library's, or the toolkit's own estimator), turned
+        into one."""
+        return self.given != _qualname(self.spec)
 
     def summary(self) -> str:
         """One line for the report's notes and the log."""
@@ -78,7 +88,9 @@ def _qualname(obj) -> str:
 
 
 def model_kind(model) -> str:
-    """``"spec"``, ``"sklearn-lda"`` or ``"sklearn-nmf"``; ``TypeError`` saying what can be wrapped otherwise.
+    """``"spec"``, ``"sklearn-lda"``, ``"sklearn-nmf"``, ``"gensim-lda"``, ``"gensim-lda-multicore"``,
+    ``"gensim-hdp"``, ``"gensim-lsi"``, ``"tomotopy-lda"``, ``"vem"`` or ``"spectral"``; ``TypeError`` saying what can
+    be wrapped otherwise.
 
     Cheap (no fit), so :meth:`TopicDP._validate_params` can call it before any work.
     """
@@ -90,30 +102,42 @@ def model_kind(model) -> str:
         return "sklearn-lda"
     if type(model) is NMF:
         return "sklearn-nmf"
-    gensim_kind = _gensim_kind(model)
-    if gensim_kind:
-        return gensim_kind
-    if isinstance(model, (LatentDirichletAllocation, NMF)):
+    kind, bases = _library_kind(model)
+    if kind:
+        return kind
+    if isinstance(model, (LatentDirichletAllocation, NMF, *bases)):
         raise TypeError(f"{WHAT_CAN_BE_WRAPPED}; got {_qualname(model)}, a subclass whose own behaviour the adapter "
                         "would not keep: wrap a function that fits it in CallableModel. " + WHY_NOT_FITTED)
     hint = ""
-    if callable(model) and not hasattr(model, "fit"):
+    if type(model).__name__ in ("DPVariationalLDA", "SpectralDP") and type(model).__module__.startswith("topicdp."):
+        hint = " (already a private estimator: fit it directly; TopicDP releases a non-private model with noise)"
+    elif callable(model) and not hasattr(model, "fit"):
         hint = " (a function: CallableModel(func, n_topics=K) wraps it)"
     raise TypeError(f"{WHAT_CAN_BE_WRAPPED}; got {_qualname(model)}{hint}. {WHY_NOT_FITTED}")
 
 
-def _gensim_kind(model) -> str | None:
-    """``"gensim-lda"``/``"gensim-lda-multicore"`` for gensim's LdaModel/LdaMulticore (gensim is not imported
-    unless the object's class comes from it: gensim is an optional extra)."""
-    if not type(model).__module__.startswith("gensim."):
-        return None
-    from gensim.models import LdaModel, LdaMulticore
+def _library_kind(model) -> tuple[str | None, tuple[type, ...]]:
+    """The kind of a gensim, tomotopy or toolkit estimator, and the wrappable classes of the object's library (whose
+    subclasses are refused as such). gensim and tomotopy are optional extras: neither is imported unless the object's
+    class comes from it."""
+    module = type(model).__module__
+    if module.startswith("gensim."):
+        from gensim.models import HdpModel, LdaModel, LdaMulticore, LsiModel
 
-    if type(model) is LdaMulticore:
-        return "gensim-lda-multicore"
-    if type(model) is LdaModel:
-        return "gensim-lda"
-    return None
+        kinds: dict[type, str] = {LdaMulticore: "gensim-lda-multicore", LdaModel: "gensim-lda",
+                                  HdpModel: "gensim-hdp", LsiModel: "gensim-lsi"}
+    elif module.startswith("tomotopy"):
+        import tomotopy
+
+        kinds = {tomotopy.LDAModel: "tomotopy-lda"}
+    elif module.startswith("topicdp."):
+        from ..spectral import SpectralLDA
+        from ..variational import VariationalLDA
+
+        kinds = {VariationalLDA: "vem", SpectralLDA: "spectral"}
+    else:
+        return None, ()
+    return kinds.get(type(model)), tuple(kinds)
 
 
 def _seed(params: dict, name: str = "random_state") -> tuple[int, list[str]]:
@@ -135,9 +159,10 @@ def wrap_model(model, *, reference=None, unit: str = "user", keep_model: bool = 
 
     Parameters
     ----------
-    model : TopicModelSpec, sklearn LatentDirichletAllocation or NMF
-        A spec is returned as given. A scikit-learn model is read through ``sklearn.base.clone`` (its parameters,
-        never its fitted state).
+    model : TopicModelSpec or a model of :data:`WHAT_CAN_BE_WRAPPED`
+        A spec is returned as given. A scikit-learn model is read through ``sklearn.base.clone`` and the toolkit's
+        estimators through ``get_params`` (their parameters, never their fitted state); a gensim model through its
+        configuration attributes; a tomotopy ``LDAModel`` through ``init_params``, its constructor's arguments.
     reference : Corpus or None
         The public reference P. With it (and without ``keep_model``) a model whose configuration is not expected to
         be stable is changed to the toolkit's stable form, which starts from topics fitted on P.
@@ -155,8 +180,10 @@ def wrap_model(model, *, reference=None, unit: str = "user", keep_model: bool = 
     kind = model_kind(model)
     if kind == "spec":
         return WrappedModel(model, _qualname(model))
-    if kind.startswith("gensim-"):
+    if kind in ("gensim-lda", "gensim-lda-multicore"):
         return _wrap_gensim_lda(model, kind, _qualname(model), reference, unit, keep_model, vocabulary)
+    if kind in _OTHER_KINDS:
+        return _OTHER_KINDS[kind](model, _qualname(model), reference, unit, keep_model, vocabulary)
     from sklearn.base import clone
 
     definition = clone(model)  # the unfitted estimator: the fitted state is not even read
@@ -190,10 +217,7 @@ def _wrap_sklearn_lda(params: dict, given: str, reference, unit: str, keep_model
         return WrappedModel(spec, given, tuple(changes), (
             "no public reference P was given, so the model is kept as given: its stable form starts from topics "
             "fitted on P",))
-    if vocabulary is not None and tuple(reference.vocabulary) != tuple(vocabulary):
-        raise ValueError("the stable form of the model starts from topics fitted on the public reference P, which "
-                         "needs P on the corpus' vocabulary: build P with vocabulary=corpus.vocabulary (or pass "
-                         "keep_model=True to keep the model as given, with its stability warning)")
+    _check_public_start(reference, vocabulary)
     from ..variational import public_init
 
     stable = dict(params)
@@ -272,10 +296,7 @@ def _wrap_gensim_lda(model, kind: str, given: str, reference, unit: str, keep_mo
         return WrappedModel(spec, given, tuple(changes), (*notes, (
             "no public reference P was given, so the model is kept as given: its stable form starts from topics "
             "fitted on P")))
-    if vocabulary is not None and tuple(reference.vocabulary) != tuple(vocabulary):
-        raise ValueError("the stable form of the model starts from topics fitted on the public reference P, which "
-                         "needs P on the corpus' vocabulary: build P with vocabulary=corpus.vocabulary (or pass "
-                         "keep_model=True to keep the model as given, with its stability warning)")
+    _check_public_start(reference, vocabulary)
     from ..variational import public_init
 
     if multicore:
@@ -315,6 +336,148 @@ def _wrap_sklearn_nmf(params: dict, given: str) -> WrappedModel:
     return WrappedModel(spec, given, tuple(changes), (
         "NMF has no known stable form (SklearnNMF.stability: even from public topics a few neighbouring corpora "
         "move it far), so its parameters are kept as given",))
+
+
+def _check_public_start(reference, vocabulary) -> None:
+    """The stable form starts from topics fitted on P, which must be on the corpus' words."""
+    if vocabulary is not None and tuple(reference.vocabulary) != tuple(vocabulary):
+        raise ValueError("the stable form of the model starts from topics fitted on the public reference P, which "
+                         "needs P on the corpus' vocabulary: build P with vocabulary=corpus.vocabulary (or pass "
+                         "keep_model=True to keep the model as given, with its stability warning)")
+
+
+def _no_stable_form(spec: TopicModelSpec) -> str:
+    """The note of a model kept as given because no stable form of it is known."""
+    name = type(spec).__name__
+    return (f"{name} has no known stable form ({name}.stability: {spec.stability()[1]}), so its parameters are kept "
+            "as given")
+
+
+def _wrap_tomotopy_lda(model, given: str, reference, unit: str, keep_model: bool, vocabulary) -> WrappedModel:
+    """tomotopy's LDAModel read from ``init_params`` (the arguments its constructor was given, which tomotopy records)
+    and its two settable options; its documents, vocabulary and the alpha it optimised in training are never read."""
+    import numpy as np
+    import tomotopy
+
+    from .tomotopy import TomotopyLDA
+
+    init = getattr(model, "init_params", None)
+    if not isinstance(init, dict):
+        raise ValueError("this tomotopy LDAModel does not record its constructor's arguments (init_params; a copy() "
+                         "or a model saved by tomotopy before 0.9 lacks them), so its seed, priors and word filters "
+                         "cannot be read: pass TomotopyLDA(n_topics, random_state, alpha=..., eta=..., ...) instead")
+    if init.get("transform") is not None:
+        raise ValueError("transform cannot be carried over: TomotopyLDA adds each document's words as they are; pass "
+                         "the corpus already transformed, or CallableModel(func, n_topics) with a function that "
+                         "builds and trains the model")
+    alpha = np.atleast_1d(np.asarray(init.get("alpha", 0.1), dtype=np.float64))
+    if not np.all(alpha == alpha[0]):
+        raise ValueError(f"alpha cannot be carried over: got one value per topic ({alpha.tolist()}), and TomotopyLDA "
+                         "takes a symmetric alpha; pass LDAModel(alpha=<float>) or TomotopyLDA(alpha=<float>)")
+    changes: list[str] = []
+    if init.get("seed") is None:
+        changes.append("seed None -> 0 (tomotopy drew one from std::random_device, which cannot be recovered; f must "
+                       "be deterministic)")
+    seed, _ = _seed({"seed": 0 if init.get("seed") is None else init["seed"]}, "seed")
+    changes.append("iterations: not held by the model (train() takes them) -> 200, TomotopyLDA's default (pass "
+                   "TomotopyLDA(..., iterations=N) to choose)")
+    notes = ["the model's documents, vocabulary and an alpha optimised in training are not used: the documents and "
+             "words are the corpus', the priors those given to LDAModel; f trains with one worker (reproducible)"]
+    if init.get("corpus") is not None:
+        notes.append("the corpus given to LDAModel is not used: the documents are the corpus fit is given")
+    spec = TomotopyLDA(int(model.k), seed, alpha=float(alpha[0]), eta=float(init.get("eta", 0.01)),
+                       optim_interval=int(model.optim_interval), burn_in=int(model.burn_in),
+                       tw=tomotopy.TermWeight(model.tw).name.lower(), min_cf=int(init.get("min_cf", 0)),
+                       min_df=int(init.get("min_df", 0)), rm_top=int(init.get("rm_top", 0)))
+    return WrappedModel(spec, given, tuple(changes), (*notes, _no_stable_form(spec)))
+
+
+def _wrap_gensim_hdp(model, given: str, reference, unit: str, keep_model: bool, vocabulary) -> WrappedModel:
+    """gensim's HdpModel read back from its attributes (``m_T``, ``m_kappa``, ...); its id2word, corpus and fitted
+    state (``m_lambda``, ``lda_alpha``, ...) are never read."""
+    from .gensim import GensimHDP
+
+    if model.max_time is not None:
+        raise ValueError(f"max_time cannot be carried over: got {model.max_time!r}; a time limit makes f depend on "
+                         "the machine's speed, not on the corpus alone; pass HdpModel(max_time=None) (max_chunks "
+                         "bounds the work deterministically)")
+    changes = ["random_state: gensim stores a RandomState, whose seed cannot be recovered -> 0"]
+    if model.outputdir is not None:
+        changes.append(f"outputdir {model.outputdir!r} -> none (f writes no files)")
+    T = int(model.m_T)
+    changes.append(f"n_topics: HdpModel has no number of topics to release (it uses up to T of them) -> T={T}, every "
+                   f"row of get_topics() (GensimHDP(K, T={T}) releases the K with the largest stick weights instead)")
+    spec = GensimHDP(T, 0, T=T, K=int(model.m_K), max_chunks=model.max_chunks, chunksize=int(model.chunksize),
+                     kappa=float(model.m_kappa), tau=float(model.m_tau) - 1,  # gensim stores tau + 1
+                     alpha=model.m_alpha, gamma=model.m_gamma, eta=model.m_eta, scale=model.m_scale,
+                     var_converge=model.m_var_converge)
+    return WrappedModel(spec, given, tuple(changes), (
+        "the model's id2word and corpus are not used: the words and documents are the corpus'", _no_stable_form(spec)))
+
+
+def _wrap_gensim_lsi(model, given: str, reference, unit: str, keep_model: bool, vocabulary) -> WrappedModel:
+    """gensim's LsiModel read back from its attributes; its id2word and projection (the fitted SVD) are never read."""
+    import numpy as np
+
+    from .gensim import GensimLSI
+
+    if getattr(model, "dispatcher", None) is not None:
+        raise ValueError("a distributed LsiModel cannot be carried over: a cluster makes f depend on more than the "
+                         "corpus; pass LsiModel(distributed=False)")
+    seed, changes = _seed({"random_seed": model.random_seed}, "random_seed")
+    spec = GensimLSI(_n_topics({"num_topics": model.num_topics}, "num_topics"), seed, chunksize=int(model.chunksize),
+                     decay=float(model.decay), onepass=bool(model.onepass), power_iters=int(model.power_iters),
+                     extra_samples=int(model.extra_samples), dtype=np.dtype(model.dtype).type)
+    return WrappedModel(spec, given, tuple(changes), (
+        "the model's id2word is not used: the vocabulary is the corpus'", _no_stable_form(spec)))
+
+
+def _wrap_vem(model, given: str, reference, unit: str, keep_model: bool, vocabulary) -> WrappedModel:
+    """The toolkit's VariationalLDA by ``get_params``; with P, its stable form starts from topics fitted on P."""
+    from .variational import VariationalModel
+
+    params = model.get_params(deep=False)
+    n_topics = _n_topics(params, "n_topics")
+    seed, changes = _seed(params)
+    notes = []
+    if params["init"] is not None:
+        notes.append("init is carried over as given: starting topics must come from public data, never the private "
+                     "corpus")
+    spec = VariationalModel(n_topics, seed, **params)
+    if keep_model or spec.stability()[0] is not False:
+        return WrappedModel(spec, given, tuple(changes), tuple(notes))
+    if reference is None:
+        return WrappedModel(spec, given, tuple(changes), (
+            "no public reference P was given, so the model is kept as given: its stable form starts from topics "
+            "fitted on P",))
+    _check_public_start(reference, vocabulary)
+    from ..variational import public_init
+
+    stable = {**params, "init": public_init(reference, n_topics, unit=unit, random_state=seed)}
+    changes.append("start: topics fitted on P instead of random draws")
+    if params["warmup_iterations"] not in ("auto", 0):
+        changes.append(f"warmup_iterations {params['warmup_iterations']} -> 0 (public topics need no warm-up)")
+        stable["warmup_iterations"] = 0
+    spec = VariationalModel(n_topics, seed, **stable)
+    return WrappedModel(spec, given, tuple(changes), (
+        "The change makes the model the toolkit's stable form of its variational EM (VariationalModel: a fixed "
+        "number of full-batch EM iterations from topics fitted on P); keep_model=True keeps the model as given.",))
+
+
+def _wrap_spectral(model, given: str, reference, unit: str, keep_model: bool, vocabulary) -> WrappedModel:
+    """The toolkit's SpectralLDA by ``get_params``."""
+    from .spectral import SpectralModel
+
+    params = model.get_params(deep=False)
+    n_topics = _n_topics(params, "n_topics")
+    seed, changes = _seed(params)
+    spec = SpectralModel(n_topics, seed, **params)
+    return WrappedModel(spec, given, tuple(changes), (_no_stable_form(spec),))
+
+
+#: kind -> reader, for the kinds read without the LDA stable forms above
+_OTHER_KINDS = {"tomotopy-lda": _wrap_tomotopy_lda, "gensim-hdp": _wrap_gensim_hdp, "gensim-lsi": _wrap_gensim_lsi,
+                "vem": _wrap_vem, "spectral": _wrap_spectral}
 
 
 __all__ = ["WrappedModel", "model_kind", "wrap_model", "WHAT_CAN_BE_WRAPPED", "WHY_NOT_FITTED"]
