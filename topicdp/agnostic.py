@@ -61,18 +61,26 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    model : TopicModelSpec, sklearn LatentDirichletAllocation or NMF, gensim LdaModel or LdaMulticore
+    model : TopicModelSpec or a model of :data:`topicdp.adapters.wrap.WHAT_CAN_BE_WRAPPED`
         The non-private model, a deterministic function f: corpus -> (K, V) topic-word matrix
         (:mod:`topicdp.adapters`: e.g. ``GensimLDA(10, random_state=0)``, ``CallableModel(func, n_topics)``), or the
-        scikit-learn model the user already has, fitted or not: its class and parameters are its definition
-        (``sklearn.base.clone``) and it becomes the equivalent adapter (``n_components`` -> ``n_topics``, every other
-        parameter carried over; a gensim LDA's configuration is read back from its attributes, never its
-        ``id2word`` or a prior learned with ``"auto"``; :func:`topicdp.adapters.wrap.wrap_model`). Its fitted state
-        is never used: the
+        model the user already has, fitted or not: a scikit-learn ``LatentDirichletAllocation`` or ``NMF``, a gensim
+        ``LdaModel``, ``LdaMulticore``, ``HdpModel`` or ``LsiModel``, a tomotopy ``LDAModel``, or the toolkit's
+        non-private :class:`~topicdp.variational.VariationalLDA` or :class:`~topicdp.spectral.SpectralLDA`. Its
+        class and configuration are its definition and it becomes the equivalent adapter
+        (:func:`topicdp.adapters.wrap.wrap_model`): a scikit-learn model through ``sklearn.base.clone`` and the
+        toolkit's through ``get_params`` (``n_components`` -> ``n_topics``, every other parameter carried over); a
+        gensim model's configuration read back from its attributes, never its ``id2word`` or a prior learned with
+        ``"auto"`` (an ``HdpModel`` releases all its T topics); a tomotopy model's from the arguments its constructor
+        recorded (``init_params``), never an alpha optimised in training. What cannot be recovered (a seed gensim or
+        tomotopy drew, tomotopy's number of sweeps) gets a stated value, listed among the changes; what the adapter
+        cannot honour is refused, naming what to pass instead. Its fitted state is never used: the
         sampler refits f on neighbouring corpora, and topics fitted on the private data would be published if f
-        started from them. On the sampled road with a public P, an LDA is changed to the toolkit's stable form
-        (topics fitted on P as the start, batch learning, a constant document start, ``max_iter`` at most 3); the
-        report's notes and the ``topicdp`` log list every change. ``model_`` is the spec actually fitted.
+        started from them. On the sampled road with a public P, an LDA (scikit-learn's, gensim's ``LdaModel``, the
+        toolkit's ``VariationalLDA``) is changed to the toolkit's stable form (topics fitted on P as the start, batch
+        learning, a constant document start, a fixed number of iterations); the other models have no known stable
+        form and are kept as given, with the stability warning. The report's notes and the ``topicdp`` log list every
+        change. ``model_`` is the spec actually fitted.
     epsilon : float > 0, default=3.0
     delta : float in (0, 1), default=1e-6
         For ``mechanism="laplace"`` (pure epsilon-DP) delta is reported as 0.
@@ -102,7 +110,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         Seed of the *noise*. None (default) draws from the operating system; a seeded release is marked
         ``seeded`` in its report and must not be published.
     keep_model : bool, default=False
-        Keep a scikit-learn ``model``'s parameters as given instead of changing it to the stable form (the release
+        Keep a wrapped ``model``'s parameters as given instead of changing it to the stable form (the release
         then carries the stability warning). Determinism's changes are still made and listed: an integer seed for
         ``random_state=None``, one thread. Ignored for a spec, which is always used as given.
     secure_noise : bool, default=False
@@ -123,7 +131,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
     n_features_in_ : int
         V, the number of words.
     model_ : TopicModelSpec
-        f, the spec fitted: ``model`` itself for a spec, its adapter for a scikit-learn model.
+        f, the spec fitted: ``model`` itself for a spec, its adapter for any other model.
     model_changes_ : list of str
         Every change made to the given ``model`` (empty for a spec).
 
