@@ -307,6 +307,8 @@ def make_table(args) -> int:
                     f"release ({verdict})" if refused_n == 0 else f"{len(decided) - refused_n}/{len(decided)} "
                     f"released ({verdict})")
         forecast = "-" if fc is None else f"{fc.overlap_with_lda:.2f} / {fc.npmi:.2f}x / {fc.contrast:.2f}x"
+        if fc is not None and getattr(fc, "contrast_range", None) is not None:  # the simulated draws' spread
+            forecast += " ({:.2f}-{:.2f})".format(*fc.contrast_range)
 
         def spread(key, fmt="{:.2f}"):
             if not released:

@@ -216,13 +216,40 @@ def test_forecast_on_reference_tracks_the_noise():
     them; at epsilon 0.05 over 100 users sigma is about 20x the summed statistics of the 100 reference users, and
     the overlap falls below the readable threshold (0.25)."""
     corpus = _user_corpus(300, 90, 3, 100, seed=2)
-    high = forecast_on_reference(DPVariationalLDA(3, epsilon=50.0, unit="user", n_iterations=5), corpus, 1000)
-    low = forecast_on_reference(DPVariationalLDA(3, epsilon=0.05, unit="user", n_iterations=5), corpus, 100)
+    high = forecast_on_reference(DPVariationalLDA(3, epsilon=50.0, unit="user", n_iterations=5), corpus, 1000,
+                                 n_draws=3)
+    low = forecast_on_reference(DPVariationalLDA(3, epsilon=0.05, unit="user", n_iterations=5), corpus, 100,
+                                n_draws=3)
     # chance for matched top-10 sets of 3 topics among 90 words is about 10 x 10 / 90 words, 0.11; matching the
     # best of 3 x 3 pairs lifts it, and the median of 3 draws of 30 words moves by a few words (0.13 to 0.23 over
     # five noise streams), so the bound is the readable threshold, not the noise one
     assert high.verdict == "readable" and low.verdict != "readable" and low.expected_overlap < 0.25
     assert high.expected_overlap > low.expected_overlap + 0.3
+
+
+def test_the_simulated_contrast_is_the_median_draw_over_the_median_lda_and_states_its_range(monkeypatch):
+    """The contrast forecast: the median over draws of each simulated release's contrast over the median contrast
+    of SIMULATION_LDA_SEEDS non-private LDA fits (seeds 0, 1, ...), with the draws' range."""
+    import importlib
+
+    import topicdp.topics as topics
+    import topicdp.variational as variational
+
+    readability = importlib.import_module("topicdp.metrics.readability")  # the package exports a function of the name
+    corpus = _user_corpus(120, 60, 3, 40, seed=1)
+    seeds, contrasts = [], []
+    real_lda, real_contrast = topics.reference_lda, readability._contrast
+    monkeypatch.setattr(topics, "reference_lda", lambda c, k, **kw: seeds.append(kw["random_state"])
+                        or real_lda(c, k, **kw))
+    monkeypatch.setattr(readability, "_contrast", lambda *a: contrasts.append(real_contrast(*a)) or contrasts[-1])
+    fc = variational.forecast_on_reference(DPVariationalLDA(3, epsilon=30.0, unit="user", n_iterations=2), corpus,
+                                           n_units=200, n_draws=5)
+    assert seeds == list(range(variational.SIMULATION_LDA_SEEDS))
+    lda = np.median([c["contrast"] for c in contrasts[:len(seeds)]])
+    draws = [c["contrast"] / lda for c in contrasts[len(seeds):]]
+    assert len(draws) == 5 and fc.contrast == pytest.approx(np.median(draws))
+    assert fc.contrast_range == pytest.approx((min(draws), max(draws)))
+    assert "draws {:.2f}-{:.2f}x".format(*fc.contrast_range) in "\n".join(fc.lines())
 
 
 def test_the_e_step_sees_the_release_clipped_at_zero_and_the_output_is_thresholded(monkeypatch):

@@ -163,6 +163,7 @@ class ReadabilityForecast:
     contrast: float | None = None
     diversity: float | None = None
     vocabulary_share: float = 1.0
+    contrast_range: tuple | None = None
 
     @property
     def refuses(self) -> bool:
@@ -197,7 +198,9 @@ class ReadabilityForecast:
         if self.contrast is not None and self.unit is not None:
             t = TARGETS[self.unit]
             if self.method == "public-simulation":
-                basis = "the simulated release's against the reference's non-private LDA, both on the reference's text"
+                basis = ("the simulated releases' median against the reference's non-private LDA, both on the "
+                         "reference's text" + ("" if self.contrast_range is None else
+                                               ", draws {:.2f}-{:.2f}x".format(*self.contrast_range)))
             else:
                 basis = "q^2" + (f" x the vocabulary's share {self.vocabulary_share:.2f}^2"
                                  if self.vocabulary_share < 1 else "") + f", q = {self.expected_overlap:.2f}"
