@@ -375,3 +375,18 @@ def test_a_private_estimator_or_a_library_subclass_is_refused_naming_what_can_be
         for part in ("gensim LdaModel, LdaMulticore, HdpModel or LsiModel", "a tomotopy LDAModel",
                      "topicdp.variational.VariationalLDA", "topicdp.spectral.SpectralLDA", "CallableModel", extra):
             assert part in str(info.value)
+
+
+@pytest.mark.filterwarnings("ignore::topicdp.RepeatedReleaseWarning")  # the clone's release is a second one of the data
+def test_a_topicdp_over_a_tomotopy_model_clones_and_releases_through_the_pipeline_road(corpora):
+    """A tomotopy model cannot be pickled, so scikit-learn's clone (a deep copy of a non-estimator parameter) failed
+    on it; the clone shares the object (TopicDP only reads its configuration) and releases as the original does."""
+    tp = pytest.importorskip("tomotopy")
+    private, reference = corpora
+    dp = TopicDP(tp.LDAModel(k=3, seed=1), epsilon=3.0, unit="user", sampling=_sampling(reference), random_state=0)
+    copy = clone(dp)
+    assert copy is not dp and copy.model is dp.model and copy.get_params(deep=False).keys() == dp.get_params(
+        deep=False).keys()
+    assert copy.sampling is not dp.sampling and copy.sampling.gamma == dp.sampling.gamma
+    a, b = dp.fit(private).release_, copy.fit(private).release_
+    np.testing.assert_array_equal(a.topic_word, b.topic_word)

@@ -181,6 +181,18 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         self.secure_noise = secure_noise
         self.keep_model = keep_model
 
+    def __sklearn_clone__(self) -> "TopicDP":
+        """``sklearn.base.clone``: an unfitted copy with the same parameters, the model copied by
+        :func:`topicdp.adapters.wrap.copy_model` (a tomotopy model, which cannot be copied, is shared: only its
+        configuration is read)."""
+        from sklearn.base import clone
+
+        from .adapters.wrap import copy_model
+
+        params = self.get_params(deep=False)
+        model = copy_model(params.pop("model"))
+        return type(self)(model, **{name: clone(value, safe=False) for name, value in params.items()})
+
     def _validate_params(self) -> None:
         """Check the parameters (called by :meth:`fit`, and by the pipeline before any work).
 

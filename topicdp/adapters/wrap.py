@@ -87,6 +87,17 @@ def _qualname(obj) -> str:
     return f"{module}.{cls.__qualname__}"
 
 
+def copy_model(model):
+    """A copy of a model definition, as ``sklearn.base.clone(model, safe=False)`` makes it (an estimator's clone, or a
+    deep copy). A tomotopy model cannot be copied (its objects cannot be pickled) and is shared instead: TopicDP reads
+    its configuration only, and never fits or changes it."""
+    from sklearn.base import clone
+
+    if type(model).__module__.startswith("tomotopy"):
+        return model
+    return clone(model, safe=False)
+
+
 def model_kind(model) -> str:
     """``"spec"``, ``"sklearn-lda"``, ``"sklearn-nmf"``, ``"gensim-lda"``, ``"gensim-lda-multicore"``,
     ``"gensim-hdp"``, ``"gensim-lsi"``, ``"tomotopy-lda"``, ``"vem"`` or ``"spectral"``; ``TypeError`` saying what can

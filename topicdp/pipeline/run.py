@@ -412,10 +412,11 @@ def random_dp_privatizer(request: ReleaseRequest, distribution: "Corpus | None" 
     library model in that form itself."""
     from sklearn.base import clone
 
+    from ..adapters.wrap import copy_model
     from .request import model_label
 
     template = request.topicdp
-    sampling, model = template.sampling, clone(template.model, safe=False)  # a gensim object has no get_params
+    sampling, model = template.sampling, copy_model(template.model)  # a gensim object has no get_params
     if distribution is not None:
         sampling = replace(sampling, distribution=distribution)
         start_param = getattr(model, "start_param", None)
