@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from ..corpus import Corpus
 
 __all__ = ["PipelineResult", "ReleaseRefused", "Records", "build_corpus", "read_records", "reference_corpus",
-           "release", "user_selected", "CorpusSource"]
+           "release", "user_selected"]
 
 logger = logging.getLogger("topicdp")
 
