@@ -103,16 +103,22 @@ def score_on_heldout(parts: dict, ours: list[list[str]], ldas: list[list[list[st
     return score_against(ours, ldas, heldout)
 
 
-def rescore(path: Path, lda_seeds: int) -> int:
-    """Score a measured release again (its recorded top-10 lists) against ``lda_seeds`` fits of the owner's LDA."""
-    result = json.loads(path.read_text())
-    parts = split(DATA / "blogs" / "blogs.jsonl.gz", result["fraction"])
-    ours = [row.split() for row in result["release_top_words"]]
-    ldas = owner_ldas(parts, lda_seeds)
-    result["scores_vs_ordinary_lda"] = score_on_heldout(parts, ours, ldas)
-    result["lda_seeds"], result["lda_top_words"] = lda_seeds, [" ".join(r) for r in ldas[0]]
-    print(json.dumps(result["scores_vs_ordinary_lda"], indent=1))
-    path.write_text(json.dumps(result, indent=1) + "\n")
+def rescore(paths: list[Path], lda_seeds: int) -> int:
+    """Score measured releases again (their recorded top-10 lists) against ``lda_seeds`` fits of the owner's LDA,
+    fitted once for every file of the same ``--fraction``."""
+    results = [json.loads(path.read_text()) for path in paths]
+    fitted: dict = {}
+    for path, result in zip(paths, results):
+        fraction = result["fraction"]
+        if fraction not in fitted:
+            parts = split(DATA / "blogs" / "blogs.jsonl.gz", fraction)
+            fitted[fraction] = parts, owner_ldas(parts, lda_seeds)
+        parts, ldas = fitted[fraction]
+        ours = [row.split() for row in result["release_top_words"]]
+        result["scores_vs_ordinary_lda"] = score_on_heldout(parts, ours, ldas)
+        result["lda_seeds"], result["lda_top_words"] = lda_seeds, [" ".join(r) for r in ldas[0]]
+        print(path, json.dumps(result["scores_vs_ordinary_lda"], indent=1))
+        path.write_text(json.dumps(result, indent=1) + "\n")
     return 0
 
 
@@ -146,8 +152,8 @@ def main(argv=None) -> int:
     parser.add_argument("--n-jobs", type=int, default=1,
                         help="the sampler's parallel fits (TopicDP's n_jobs; 1, as in the script)")
     parser.add_argument("--lda-seeds", type=int, default=3, help="fits of the owner's LDA scored against (medians)")
-    parser.add_argument("--rescore", default=None, metavar="JSON",
-                        help="only score this earlier run's release again (against --lda-seeds fits)")
+    parser.add_argument("--rescore", nargs="+", default=None, metavar="JSON",
+                        help="only score these earlier runs' releases again (against --lda-seeds fits)")
     parser.add_argument("--out", default="docs/results/wrap_your_model.json", help="JSON of the measurements")
     args = parser.parse_args(argv)
     path = DATA / "blogs" / "blogs.jsonl.gz"
@@ -155,7 +161,7 @@ def main(argv=None) -> int:
         print(f"skipped: {path} not found")
         return 0
     if args.rescore:
-        return rescore(Path(args.rescore), args.lda_seeds)
+        return rescore([Path(p) for p in args.rescore], args.lda_seeds)
     out = Path(args.out).resolve()
     here = os.getcwd()
     parts = split(path, args.fraction)
