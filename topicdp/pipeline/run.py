@@ -412,11 +412,11 @@ def random_dp_privatizer(request: ReleaseRequest, distribution: "Corpus | None" 
     library model in that form itself."""
     from sklearn.base import clone
 
-    from ..adapters.wrap import copy_model
     from .request import model_label
 
     template = request.topicdp
-    sampling, model = template.sampling, copy_model(template.model)  # a gensim object has no get_params
+    privatizer = clone(template)  # its model a copy of the template's (TopicDP.__sklearn_clone__), changed below
+    sampling, model = template.sampling, privatizer.model
     if distribution is not None:
         sampling = replace(sampling, distribution=distribution)
         start_param = getattr(model, "start_param", None)
@@ -428,9 +428,8 @@ def random_dp_privatizer(request: ReleaseRequest, distribution: "Corpus | None" 
             model.set_params(**{start_param: start})
             if say is not None:
                 say(f"{model_label(model)} starts from topics fitted on the public reference")
-    return clone(template).set_params(model=model, epsilon=request.epsilon, delta=request.delta,
-                                      unit=str(request.unit), sampling=sampling, n_jobs=request.n_jobs,
-                                      random_state=request.seed)
+    return privatizer.set_params(model=model, epsilon=request.epsilon, delta=request.delta, unit=str(request.unit),
+                                 sampling=sampling, n_jobs=request.n_jobs, random_state=request.seed)
 
 
 def random_dp_forecast(request: ReleaseRequest, sigma: float, n_words: int):
