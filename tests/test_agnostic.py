@@ -54,6 +54,7 @@ def test_release_shapes_and_postprocessing(quick_release, small):
 def test_report_says_what_was_guaranteed(quick_release):
     rep = quick_release.report
     assert rep.guarantee == "none"  # too few pairs: the report must not claim random DP
+    assert rep.published["noisy"].startswith("NOT COVERED") and rep.published["topic_word"].startswith("NOT COVERED")
     assert any("NO GUARANTEE" in n for n in rep.notes)
     assert rep.unit == "user" and rep.neighbours == "replace-one" and rep.seeded
     assert rep.sampling_distribution["kind"] == "public-reference"

@@ -123,6 +123,7 @@ def test_release_report_and_rectangular_input():
     assert rep.to_json()  # serialisable
     rep2 = mvg_release(W, 3.0, 1e-4, 0.05, sensitivity_method="sampled", random_dp_gamma=0.1).report
     assert rep2.guarantee == "random-DP" and not rep2.seeded
+    assert rep.published["noisy"] == "DP" and rep2.published["noisy"].startswith("random-DP:")
 
 
 def test_release_with_directional_noise_and_errors():

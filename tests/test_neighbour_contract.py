@@ -23,6 +23,7 @@ import pytest
 
 from topicdp.cli import main
 from topicdp.pipeline import MECHANISMS
+from topicdp.report import NOISED_STATUSES
 from topicdp.release import published_paths, status_of
 
 WORDS = [f"w{a}{b}" for a in "abcdefghij" for b in "abcdefghijklmnopqrst"]  # 200 public words
@@ -107,7 +108,7 @@ def _printed(out: str, published=None) -> list[str]:
     """The printed lines without the released top words (DP outputs) and the wall time; the figures of a line
     that shows a DP or post-processing field of the report (e.g. a sensitivity given the released M2) masked."""
     statuses = published["report"]["published"] if published else {}
-    masked = [label for label, field in PRINTED_FIELDS if statuses.get(field, "").startswith(("DP", "post-processing"))]
+    masked = [label for label, field in PRINTED_FIELDS if statuses.get(field, "").startswith(NOISED_STATUSES)]
     lines, skipping = [], False
     for line in out.splitlines():
         if line.startswith("top words of the release"):
@@ -131,7 +132,7 @@ def _non_dp_fields(published) -> dict:
     paths = {p: v for p, v in published_paths(published).items() if v not in (None, {}, [])}
     unlisted = [p for p in paths if status_of(p, statuses) is None]
     assert not unlisted, f"published without a status: {unlisted}"
-    return {p: v for p, v in paths.items() if not status_of(p, statuses).startswith(("DP", "post-processing"))}
+    return {p: v for p, v in paths.items() if not status_of(p, statuses).startswith(NOISED_STATUSES)}
 
 
 def _assert_alike(a, b):

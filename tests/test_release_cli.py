@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 
 from topicdp.cli import main
+from topicdp.report import NOISED_STATUSES
 from topicdp.release import SCHEMA, published_paths, status_of, unlisted_paths, validate
 
 # neighbouring and repeated releases of one file are what these tests compare: the repeated-release warning
@@ -74,7 +75,7 @@ def test_default_release_file_has_no_private_field_outside_dp(tmp_path, capsys):
     assert fa.keys() == fb.keys()
     differing = {p for p in fa if fa[p] != fb[p]}
     not_dp = {p: status_of(p, statuses) for p in differing
-              if not status_of(p, statuses).startswith(("DP", "post-processing"))}
+              if not status_of(p, statuses).startswith(NOISED_STATUSES)}
     assert not_dp == {}
     assert {"noisy", "topic_word"} <= differing
     # covered by default: with a public reference and no word list the columns are P's words (public, free);
@@ -143,7 +144,7 @@ def test_default_dp_release_file_is_dp_end_to_end(tmp_path, capsys):
     assert statuses["vocabulary"].startswith("DP")
     fa, fb = published_paths(a), published_paths(b)
     differing = {p for p in set(fa) | set(fb) if fa.get(p) != fb.get(p)}
-    assert {p for p in differing if not status_of(p, statuses).startswith(("DP", "post-processing"))} == set()
+    assert {p for p in differing if not status_of(p, statuses).startswith(NOISED_STATUSES)} == set()
 
 
 def test_dp_privatize_reads_the_corpus_once_and_forecasts_the_dp_vocabulary_first(tmp_path, capsys, monkeypatch):

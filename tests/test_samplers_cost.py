@@ -266,6 +266,7 @@ def test_topicdp_refuses_a_run_over_budget_before_sampling(lee_corpus):
     r = TopicDP(model, epsilon=1.0, delta=1e-4, sampling=sampling, random_state=0).fit(small).release_  # 8 fits x 0.05 s fit
     assert len(calls) == 2 + 2 + 8
     assert r.report.guarantee == "random-DP" and r.report.details["sensitivity_sample"]["h"] == 4
+    assert r.report.published["noisy"].startswith("random-DP:")  # the field says it too, never plain "DP"
     assert "marginal over the sensitivity sample and the neighbouring pair drawn from P" in r.report.sensitivity_method
     assert any(n.startswith("Exchangeable sizing") for n in r.report.notes)
     n_calls = len(calls)

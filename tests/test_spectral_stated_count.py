@@ -18,6 +18,7 @@ import scipy.sparse as sp
 from topicdp import Corpus
 from topicdp.cli import main
 from topicdp.datasets import synthetic_lda
+from topicdp.report import NOISED_STATUSES
 from topicdp.release import published_paths, status_of
 from topicdp.spectral import SpectralDP
 from topicdp.spectral.moments import M2Operator, prepare_corpus, whitened_m3
@@ -57,7 +58,7 @@ def _non_dp_fields(published) -> dict:
     statuses = {"format": "public", "top_words": "post-processing", **published["report"]["published"]}
     paths = {p: v for p, v in published_paths(published).items() if v not in (None, {}, [])}
     assert not [p for p in paths if status_of(p, statuses) is None], "published without a status"
-    return {p: v for p, v in paths.items() if not status_of(p, statuses).startswith(("DP", "post-processing"))}
+    return {p: v for p, v in paths.items() if not status_of(p, statuses).startswith(NOISED_STATUSES)}
 
 
 @pytest.fixture

@@ -50,6 +50,15 @@ PRIVATE_ORACLE_NOTE = (
     "claimed epsilon of 1). The guarantee stated above does not cover that leak."
 )
 
+#: The status of the noisy matrix and of what is computed from it, by the release's guarantee.
+_NOISE_STATUSES = {
+    "approx-DP": ("DP", "post-processing"),
+    "random-DP": ("random-DP: (epsilon, delta, gamma)-random DP with respect to P, not DP (see the guarantee)",
+                  "post-processing"),
+    "none": ("NOT COVERED: the noise was calibrated to a sensitivity sample smaller than the sizing asks for, so "
+             "no guarantee holds (see the notes)", "NOT COVERED: computed from noisy, which no guarantee covers"),
+}
+
 
 class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
     """Release a topic model's topic-word matrix with calibrated noise: a meta-estimator over the model.
@@ -400,10 +409,10 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
             noisy = self._gaussian_noise(W, draft, rng)
         released, empty_rows = to_simplex(noisy)
         published = draft.pop("published")
-        noise_status = "DP" + (": random DP with respect to P (see guarantee)" if draft["guarantee"] == "random-DP" else "")
+        noise_status, after_noise = _NOISE_STATUSES[draft["guarantee"]]
         published.update({
             "noisy": noise_status,
-            "topic_word": "post-processing: negative entries of noisy clipped to 0, rows renormalised",
+            "topic_word": f"{after_noise}: negative entries of noisy clipped to 0, rows renormalised",
             "vocabulary": vocab_status,
             "report.details.model": "public: the model's stated specification",
             "report.details.postprocessing": "post-processing: counts rows of noisy with no positive entry",

@@ -5,8 +5,8 @@ A :class:`PrivacyReport` states exactly what was guaranteed: the kind of guarant
 gamma and the sampling distribution P; the sensitivity and how it was obtained; the noise scale and the
 calibration that produced it (and what the other calibrations would have given); the composition of
 all releases; the run-time checks of assumptions and preconditions; and, for every quantity a release
-publishes, its status (:data:`STATUSES`: a public parameter, a count stated public, a DP output, or a
-post-processing of DP outputs). It round-trips through JSON.
+publishes, its status (:data:`STATUSES`: a public parameter, a count stated public, a DP or random-DP output,
+a post-processing of them, or not covered). It round-trips through JSON.
 
 Every producer states its step as :class:`ReportParts` and the report is made once, by
 :func:`compose_report`, and never changed afterwards (the dataclass is frozen). ``composition_total`` has one schema for every road: a list of
@@ -51,10 +51,16 @@ class Check:
 STATUSES = (
     "public",            # a parameter the caller or the library chose without looking at the data
     "public (stated)",   # a count computed from the data but declared public by the neighbour relation
-    "DP",                # the output of a DP mechanism (or random-DP mechanism, see the guarantee)
-    "post-processing",   # a function of DP outputs and public values only
-    "NOT COVERED",       # derived from the private data without noise; the report says why it is there
+    "DP",                # the output of a DP mechanism
+    "random-DP",         # the output of a random-DP mechanism: random DP with respect to P, not DP
+    "post-processing",   # a function of DP (or random-DP) outputs and public values only
+    "NOT COVERED",       # no guarantee covers it (e.g. derived from the private data without noise); the report says why
 )
+
+#: The statuses of fields that may differ between neighbouring datasets with the same noise seed; every other
+#: published field (public, public (stated), and NOT COVERED ones too) must be identical on both (the neighbour
+#: contract the tests check over every mechanism).
+NOISED_STATUSES = ("DP", "random-DP", "post-processing")
 
 
 @dataclass(frozen=True)

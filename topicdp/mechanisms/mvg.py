@@ -313,7 +313,8 @@ def _report(c, epsilon, delta, sensitivity, gamma, s, unit, neighbours, method, 
         ],
         details={"theorem_3": asdict(c), "gamma_bound": float(gamma)},
         published={
-            "noisy": "DP" + (": random DP with respect to the P of the sampled sensitivity" if random_dp else ""),
+            "noisy": ("random-DP: random DP with respect to the P of the sampled sensitivity, not DP" if random_dp
+                      else "DP"),
             "topic_word": "post-processing: negative entries of noisy clipped to 0, rows renormalised",
             "vocabulary": "public: column labels given by the caller (default: column indices)",
             **{f"report.{name}": stated for name in ("sensitivity", "sigma", "sigma_alternatives", "composition",
