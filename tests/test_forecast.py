@@ -16,6 +16,7 @@ from topicdp.forecast import (
     expected_topn_overlap,
     forecast_readability,
     verdict_for,
+    verdict_of_draws,
     zipf_signal,
 )
 
@@ -153,6 +154,26 @@ def test_the_verdict_reads_the_units_targets_and_calls_a_low_contrast_common_wor
     assert verdict_for(0.20, sim, unit="document", contrast=0.6) == "marginal"  # below the document level's 0.25
     assert verdict_for(0.30, sim, unit="document", contrast=0.4) == "common words"
     assert (TARGETS["document"].contrast, TARGETS["user"].contrast) == (0.5, 0.25)
+
+
+def test_several_draws_are_readable_only_when_most_of_them_are():
+    """The targets ask that most releases meet them: readable needs more than half the draws readable; otherwise
+    what most of the others are, a tie going to the worse verdict."""
+    r, c, m, n = "readable", "common words", "marginal", "noise"
+    assert verdict_of_draws([r] * 5 + [c] * 4) == r
+    assert verdict_of_draws([r] * 4 + [c] * 3 + [m] * 2) == c  # 4 of 9: not most, although the plurality
+    assert verdict_of_draws([r, r, c, m]) == c  # half is not most; the tie c-m goes to the worse
+    assert verdict_of_draws([r, n, m]) == n
+    assert verdict_of_draws([m]) == m and verdict_of_draws([r]) == r
+    with pytest.raises(ValueError, match="verdicts"):
+        verdict_of_draws([])
+    # medians apart meet the targets (overlap 0.30, contrast 0.30) while only 4 of 9 draws meet both
+    overlaps = [0.10, 0.12, 0.14, 0.30, 0.30, 0.35, 0.40, 0.45, 0.50]
+    contrasts = [0.60, 0.50, 0.40, 0.30, 0.10, 0.10, 0.30, 0.30, 0.30]
+    verdicts = [verdict_for(o, "public-simulation", unit="user", contrast=x) for o, x in zip(overlaps, contrasts)]
+    assert verdict_for(float(np.median(overlaps)), "public-simulation", unit="user",
+                       contrast=float(np.median(contrasts))) == r
+    assert verdicts.count(r) == 4 and verdicts.count(n) == 3 and verdict_of_draws(verdicts) == n  # 3 noise, 2 c
 
 
 def test_the_closed_form_contrast_is_the_kept_share_squared_and_a_small_dp_vocabulary_is_common_words():

@@ -140,6 +140,24 @@ def verdict_for(overlap: float, method: str = "formula", agreement: float = LDA_
     return "readable" if value >= readable else "marginal"
 
 
+#: verdicts from the worst to the best: a tie between draws' verdicts goes to the worse
+VERDICTS = ("noise", "common words", "marginal", "readable")
+
+
+def verdict_of_draws(verdicts) -> str:
+    """The verdict on several simulated releases (one :func:`verdict_for` each): ``readable`` when more than half of
+    them are, since the targets ask that most releases meet them; otherwise what most of the other draws are (a tie
+    goes to the worse verdict). The medians of each score separately can all meet the targets while fewer than half
+    of the draws meet them together."""
+    verdicts = list(verdicts)
+    if not verdicts:
+        raise ValueError("verdicts must not be empty")
+    if 2 * verdicts.count("readable") > len(verdicts):
+        return "readable"
+    rest = [v for v in verdicts if v != "readable"]
+    return max(VERDICTS[:-1], key=lambda v: (rest.count(v), -VERDICTS.index(v)))
+
+
 @dataclass(frozen=True)
 class ReadabilityForecast:
     """What :func:`forecast_readability` predicts; ``lines()`` gives the plain-language summary."""
@@ -164,6 +182,7 @@ class ReadabilityForecast:
     diversity: float | None = None
     vocabulary_share: float = 1.0
     contrast_range: tuple | None = None
+    draw_verdicts: tuple | None = None
 
     @property
     def refuses(self) -> bool:
@@ -208,6 +227,9 @@ class ReadabilityForecast:
                        f"{t.contrast:g}x at the {self.unit} level: below it the lists are common words, not themes); "
                        f"NPMI {self.npmi:.2f}x (target {t.npmi:g}x)"
                        + ("" if self.diversity is None else f", diversity {self.diversity:.2f} (target {t.diversity:g})"))
+        if self.draw_verdicts is not None:
+            n, ok = len(self.draw_verdicts), self.draw_verdicts.count("readable")
+            out.append(f"  readable in {ok} of {n} simulated releases (the verdict: readable when more than half are)")
         out.append(f"  {self.advice}")
         return out
 
