@@ -191,8 +191,13 @@ def test_a_gensim_lda_is_read_back_from_its_attributes_without_its_id2word_or_le
     assert any("seed cannot be recovered -> 0" in c for c in kept.changes) and "id2word is not used" in kept.notes[0]
     stable = wrap_model(mine, reference=reference)
     assert stable.spec.stability()[0] is True and stable.spec.params["passes"] == 2
-    for change in ("passes 5 -> 2", "update_every 1 -> 0", "dtype float32 -> float64", "start: topics fitted on P"):
+    for change in ("passes 5 -> 2", "update_every 1 -> 0", "dtype float32 -> float64",
+                   "start: the model as given (seed 0) fitted on P"):
         assert any(change in c for c in stable.changes)
+    # the start: the model as given (its configuration, seed 0) fitted on the public P, never its fitted topics
+    given_on_p = wrap_model(mine, reference=reference, keep_model=True).spec.fit(reference).topic_word_
+    assert np.array_equal(stable.spec.init, given_on_p)
+    assert not np.allclose(stable.spec.init, mine.get_topics(), atol=1e-3)  # the fitted (private) topics: unused
     assert not any(c.startswith("alpha -") for c in stable.changes)
     multi = wrap_model(gensim.models.LdaMulticore(num_topics=3, id2word=dictionary, workers=2), keep_model=True)
     assert multi.spec.params["workers"] == 1 and any("workers 2 -> 1" in c for c in multi.changes)
