@@ -795,9 +795,10 @@ def forecast_on_reference(model: DPVariationalLDA, reference, n_units: int, *, n
     when more than half of the draws are (:func:`topicdp.forecast.verdict_of_draws`), since the targets ask that most
     releases meet them, and the medians taken apart can meet them while most draws miss one or the other. The whole
     reference, not the simulated half only: a pair of words that never occur together scores -1, so a noisy list's
-    rarer words score lower on less text. At 500 private bloggers (user level) the simulated releases' NPMI was 0.14-0.16x the LDA's on the simulated half (5,775 posts),
-    0.38-0.42x on the whole reference (11,432) and 0.50-0.52x on 28,085 held-out posts: on the reference's text the
-    NPMI and contrast forecasts lean low (``docs/results/decision_validation.md``).
+    rarer words score lower on less text. At 500 private bloggers (user level) the simulated releases' NPMI was
+    0.14-0.16x the LDA's on the simulated half (5,775 posts), 0.38-0.42x on the whole reference (11,432) and
+    0.50-0.52x on 28,085 held-out posts: on the reference's text the NPMI and contrast forecasts lean low
+    (``docs/results/decision_validation.md``).
 
     Parameters
     ----------
