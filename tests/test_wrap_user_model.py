@@ -65,6 +65,29 @@ def test_the_fitted_state_is_never_used(corpora):
     assert np.array_equal(specs[0].fit_topic_word(private), specs[1].fit_topic_word(private))
 
 
+def test_a_second_wrap_reuses_the_public_start_and_only_an_equal_definition_does(corpora, monkeypatch):
+    """sample_sensitivity and fit wrap the model twice: the start (a deterministic fit on public P) is fitted once
+    per P and definition, and a different seed, P or number of topics fits its own."""
+    import topicdp.variational as variational
+    from topicdp.adapters import wrap
+
+    private, reference = corpora
+    fits = []
+    real = variational.public_init
+    monkeypatch.setattr(variational, "public_init", lambda *a, **k: fits.append(k) or real(*a, **k))
+    monkeypatch.setattr(wrap, "_STARTS", {})
+    wrap_twice = [wrap_model(LatentDirichletAllocation(n_components=3, random_state=0), reference=reference,
+                             vocabulary=private.vocabulary) for _ in range(2)]
+    assert len(fits) == 1
+    first, second = (w.spec.params["init"] for w in wrap_twice)
+    assert np.array_equal(first, second) and first is not second  # a copy: one release cannot edit another's start
+    for other, P in [(LatentDirichletAllocation(n_components=3, random_state=1), reference),
+                     (LatentDirichletAllocation(n_components=2, random_state=0), reference),
+                     (LatentDirichletAllocation(n_components=3, random_state=0), private)]:
+        wrap_model(other, reference=P, vocabulary=private.vocabulary)
+    assert len(fits) == 4
+
+
 def test_online_learning_and_a_perplexity_stop_are_changed_and_said(corpora):
     _, reference = corpora
     mine = LatentDirichletAllocation(n_components=3, learning_method="online", max_iter=2, evaluate_every=2,
