@@ -31,6 +31,20 @@ def corpus_file(tmp_path_factory):
     return str(path)
 
 
+@pytest.fixture
+def few_draws(monkeypatch):
+    """The simulation on the reference with 3 draws and one LDA fit instead of 9 and 3: these tests check where the
+    simulation runs and what the plan prints of it, not its accuracy (``tests/test_variational.py`` and the decision
+    table do), and its fits were two thirds of their time."""
+    import functools
+
+    import topicdp.variational as variational
+
+    monkeypatch.setattr(variational, "SIMULATION_LDA_SEEDS", 1)
+    monkeypatch.setattr(variational, "forecast_on_reference",
+                        functools.partial(variational.forecast_on_reference, n_draws=3))
+
+
 def _request(path, mechanism, **kwargs):
     unit = "document" if mechanism == "dpsvi" else "user"
     stated = 400 if mechanism.startswith("spectral") else None
@@ -199,7 +213,7 @@ def test_the_request_n_jobs_runs_dp_vem_threads(monkeypatch, corpus_file):
         _request(corpus_file, "dp-vem", n_jobs=0)
 
 
-def test_a_random_start_dp_vem_plan_scales_its_forecast_by_the_random_start_agreement(corpus_file):
+def test_a_random_start_dp_vem_plan_scales_its_forecast_by_the_random_start_agreement(corpus_file, few_draws):
     """dp-vem without a reference starts at random: its forecast is the closed form x RANDOM_START_AGREEMENT, and
     the plan prints that factor and what it is; for an output-perturbation baseline the factor is LDA_AGREEMENT.
     With a reference (a public start) the closed form is at LDA_AGREEMENT, printed as the closed form, and the
@@ -242,7 +256,7 @@ def test_a_source_applies_every_bound_with_the_seed_it_is_given():
 
 
 def test_with_a_reference_and_a_dp_vocabulary_the_simulation_runs_before_the_selection_and_again_after(
-        corpus_file, monkeypatch):
+        corpus_file, monkeypatch, few_draws):
     """The words are a DP output not known before their spend: the first simulation runs on the reference's own most
     frequent words at the plan's forecast size, before the selection is spent, and says so; after the selection it
     runs again on the selected words. A refusal on the first one spends only the count."""
