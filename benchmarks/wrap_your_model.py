@@ -212,7 +212,10 @@ def main(argv=None) -> int:
         "ratio_to_median_seed_overlap": overlap_own / float(np.median(seed_overlaps)),
         "nonprivate_fit_seconds": fit_seconds, "release_seconds": release_seconds,
         "pairs": release.diagnostics.get("sensitivity_sample", {}).get("h"), "sensitivity": float(release.report.sensitivity),
-        "sigma": float(release.report.sigma), "release_top_words": [" ".join(r) for r in ours],
+        "sigma": float(release.report.sigma),
+        # the sample's spread (min, median, p90, max): whether Delta_s is one far pair or the bulk
+        "deltas_quantiles": release.diagnostics.get("sensitivity_sample", {}).get("deltas_quantiles"),
+        "release_top_words": [" ".join(r) for r in ours],
         "lda_top_words": [" ".join(r) for r in ldas[0]],
     }
     print(json.dumps({k: v for k, v in result.items() if "top_words" not in k}, indent=1))
