@@ -174,12 +174,23 @@ _MAX_STARTS = 8
 
 
 def _public_start(reference, definition: tuple, fit) -> np.ndarray:
-    key = (reference.fingerprint(), definition)
+    import joblib
+
+    # joblib.hash reads arrays (a gensim alpha) exactly, where their repr would round them
+    key = (reference.fingerprint(), joblib.hash(definition))
     if key not in _STARTS:
         if len(_STARTS) >= _MAX_STARTS:
             _STARTS.pop(next(iter(_STARTS)))
         _STARTS[key] = np.asarray(fit(), dtype=float)
     return _STARTS[key].copy()
+
+
+def _variational_start(reference, n_topics: int, unit: str, seed: int) -> np.ndarray:
+    """The toolkit's public start (:func:`topicdp.variational.public_init` on P), fitted once per P and setting."""
+    from ..variational import public_init
+
+    return _public_start(reference, ("public_init", n_topics, unit, seed),
+                         lambda: public_init(reference, n_topics, unit=unit, random_state=seed))
 
 
 def wrap_model(model, *, reference=None, unit: str = "user", keep_model: bool = False,
@@ -247,11 +258,8 @@ def _wrap_sklearn_lda(params: dict, given: str, reference, unit: str, keep_model
             "no public reference P was given, so the model is kept as given: its stable form starts from topics "
             "fitted on P",))
     _check_public_start(reference, vocabulary)
-    from ..variational import public_init
-
     stable = dict(params)
-    stable["init"] = _public_start(reference, ("public_init", n_topics, unit, seed),
-                                   lambda: public_init(reference, n_topics, unit=unit, random_state=seed))
+    stable["init"] = _variational_start(reference, n_topics, unit, seed)
     changes.append("start: topics fitted on P instead of random draws")
     if params["learning_method"] != "batch":
         changes.append(f"learning_method {params['learning_method']} -> batch")
@@ -329,7 +337,7 @@ def _wrap_gensim_lda(model, kind: str, given: str, reference, unit: str, keep_mo
     # user (gensim's defaults, 10 topics) the noiseless stable f from it agreed 0.61-0.65 with a user's fit seeded 0,
     # from VariationalLDA's start 0.51-0.53 (fits with other seeds agree 0.58-0.71); against fits seeded 1 and 2 it
     # was no better on average: the gain needs the user's seed to be the one used here (benchmarks/wrap_starts.py).
-    start = _public_start(reference, (type(spec).__qualname__, repr(sorted(spec.get_params().items()))),
+    start = _public_start(reference, (type(spec).__qualname__, spec.get_params()),
                           lambda: clone(spec).fit(reference).topic_word_)
     if multicore:
         changes.append("LdaMulticore -> LdaModel (batch learning, which LdaMulticore does not offer)")
@@ -479,10 +487,7 @@ def _wrap_vem(model, given: str, reference, unit: str, keep_model: bool, vocabul
             "no public reference P was given, so the model is kept as given: its stable form starts from topics "
             "fitted on P",))
     _check_public_start(reference, vocabulary)
-    from ..variational import public_init
-
-    stable = {**params, "init": _public_start(reference, ("public_init", n_topics, unit, seed),
-                                              lambda: public_init(reference, n_topics, unit=unit, random_state=seed))}
+    stable = {**params, "init": _variational_start(reference, n_topics, unit, seed)}
     changes.append("start: topics fitted on P instead of random draws")
     if params["warmup_iterations"] not in ("auto", 0):
         changes.append(f"warmup_iterations {params['warmup_iterations']} -> 0 (public topics need no warm-up)")
