@@ -146,3 +146,28 @@ def test_cache_hits_on_the_same_key(tmp_path):
     assert len(calls) == n and b.from_cache and b.sensitivity == a.sensitivity
     sample_sensitivity(model, private, SensitivitySampling(PRIVATE_ORACLE, 0.2, random_state=2, cache_dir=tmp_path))
     assert len(calls) > n  # another seed is another key
+
+
+def test_p_is_bounded_as_the_private_corpus():
+    """A pair swaps one *bounded* unit: P's users are cut to the private corpus' bounds before pairs are drawn.
+
+    User u of the reference writes u + 1 one-word documents and f counts documents, so a pair's distance is the
+    difference of the two swapped users' document counts: at most m - 1 = 2 once both are cut to m = 3
+    documents, up to 49 drawn raw.
+    """
+    n_users = 50
+    doc_users = np.repeat(np.arange(n_users), np.arange(1, n_users + 1))
+    X = sp.csr_matrix(np.ones((doc_users.size, 1)))
+    reference = Corpus.from_matrix(sp.hstack([X, sp.csr_matrix(X.shape)]).tocsr(), ["w0", "w1"], users=doc_users)
+    model = CallableModel(lambda c: np.array([[float(c.n_docs), 0.0]]), n_topics=1, name="count-of-documents")
+    sampling = SensitivitySampling(reference, 0.2, random_state=3)
+
+    private = reference.subset_users(np.arange(10)).bound(max_docs_per_user=3, random_state=0)
+    bounded = sample_sensitivity(model, private, sampling)
+    assert max(bounded.deltas) <= 2 and bounded.distribution["bounds"] == {"max_docs_per_user": 3}
+    raw = sample_sensitivity(model, reference.subset_users(np.arange(10)), sampling)
+    assert max(raw.deltas) > 2 and "bounds" not in raw.distribution
+    # a reference already cut to the same bounds is used as it is
+    cut = reference.bound(max_docs_per_user=3, random_state=1)
+    assert sampling.records(private, "user").reference is not reference
+    assert SensitivitySampling(cut, 0.2).records(private, "user").reference is cut

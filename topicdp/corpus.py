@@ -33,6 +33,7 @@ from typing import Iterable, Iterator, Mapping, Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from ._names import BOUND_PARAMETERS
 from ._validation import check_count_matrix, check_int
 
 #: tokens are runs of at least ``min_token_length`` letters (unicode letters, no digits or underscores)
@@ -145,6 +146,12 @@ class Corpus:
     @property
     def n_tokens(self) -> int:
         return int(self.X.sum())
+
+    @property
+    def bounds(self) -> dict[str, int]:
+        """The contribution bounds this corpus was cut to (:meth:`bound`'s arguments that were given): public,
+        stated parameters, so a public reference can be bounded the same way (``P.bound(**corpus.bounds)``)."""
+        return {name: getattr(self.log, name) for name in BOUND_PARAMETERS if getattr(self.log, name)}
 
     def __repr__(self) -> str:
         return (

@@ -73,6 +73,7 @@ class ResampledRecords:
             "records": f"{self.unit}s drawn uniformly with replacement",
             "reference_records": self.n_reference_records,
             "reference_fingerprint": self.reference.fingerprint(),
+            **({"bounds": self.reference.bounds} if self.reference.bounds else {}),
         }
 
 

@@ -142,8 +142,9 @@ class SensitivitySampling:
         corpus' vocabulary (its records drawn uniformly, :class:`.neighbours.PublicReference`; Delta_s and sigma
         are then public), or ``"private-oracle"`` to resample the private corpus' own records as TopicDP did
         (:class:`.neighbours.PrivateResample`), an explicit opt-in whose report says what it leaks: sigma is then a
-        function of the private data. A :class:`.neighbours.ResampledRecords` is used as it is. No default: P is
-        the owner's statement.
+        function of the private data. A reference corpus is cut to the private corpus' contribution bounds
+        (:func:`bounded_like`: a pair swaps one bounded unit, as the private corpus' neighbours do). A
+        :class:`.neighbours.ResampledRecords` is used as it is. No default: P is the owner's statement.
     gamma : float in (0, 0.5), default=0.1
         Failure probability of random DP, jointly over the sensitivity sample and the neighbouring pair drawn from
         P; sets (rho, h, k) by :func:`.sizing.sample_size`.
@@ -214,7 +215,7 @@ class SensitivitySampling:
             if d.unit != unit:
                 raise ValueError(f"distribution.unit ({d.unit!r}) must equal unit ({unit!r})")
             return d
-        return PublicReference(d, unit)
+        return PublicReference(bounded_like(d, corpus), unit)
 
     def size(self) -> tuple[float | None, int, int, bool]:
         """(rho, h, k, sufficient): the sizing's numbers for gamma, or the ``n_pairs`` override's."""
@@ -227,6 +228,21 @@ class SensitivitySampling:
                 f"n_pairs must be at least h={h} for gamma={self.gamma:g} ({self.sizing} sizing, {theorem}); fewer "
                 "pairs void the guarantee and are allowed only with insecure_testing=True")
         return rho, self.n_pairs, order_statistic_for(self.gamma, self.n_pairs, self.sizing), self.n_pairs >= h
+
+
+def bounded_like(reference, corpus):
+    """The public ``reference`` cut to the private ``corpus``' contribution bounds (itself when there are none).
+
+    The neighbours the guarantee is about differ in one *bounded* unit, so P's records must be bounded as the
+    private corpus' are (the bounds are public, stated parameters); drawn raw, a pair would swap a whole user of P
+    (on blog posts 28% of P's users wrote more than 20 posts, the most 2,068), which inflates the sampled
+    sensitivity for no neighbour the private corpus can have. Bounding is a per-unit function of public data,
+    seeded 0 so that the sample is reproducible; a reference already bounded the same way is unchanged.
+    """
+    bounds = corpus.bounds
+    if not bounds or reference.bounds == bounds:
+        return reference
+    return reference.bound(**bounds, random_state=0)
 
 
 def sample_sensitivity(
