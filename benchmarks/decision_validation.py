@@ -30,6 +30,14 @@ count, the words kept), with the simulation on the public reference where there 
     OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/decision_validation.py table \
         --cache docs/results/decision_validation.jsonl --out docs/results/decision_validation_table.md
 
+``texts`` (cheap): the cached releases with a reference scored as ``table`` scores them, on other texts: the
+held-out posts' thirds (by a hash of the user), the held-out posts capped at 20 per blogger, the reference (what
+the simulation scores on; its start was fitted on it) and the reference's two halves (the simulation's split):
+how much the score of one release depends on the text it is read on.
+
+    OPENBLAS_NUM_THREADS=1 python benchmarks/decision_validation.py texts --units user document \
+        --cache docs/results/decision_validation.jsonl
+
 Skips (exit 0) where ``../shared/data`` is absent.
 """
 
@@ -211,7 +219,7 @@ def run_releases(args) -> int:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("step", choices=("release", "table"))
+    ap.add_argument("step", choices=("release", "table", "texts"))
     ap.add_argument("--cache", default=str(Path(__file__).resolve().parents[1] / "docs" / "results"
                                            / "decision_validation.jsonl"))
     ap.add_argument("--workdir", default="/tmp/decision_validation")
@@ -228,7 +236,42 @@ def main(argv=None) -> int:
     Path(args.workdir).mkdir(parents=True, exist_ok=True)
     if args.step == "release":
         return run_releases(args)
+    if args.step == "texts":
+        return scoring_texts(args)
     return make_table(args)
+
+
+def scoring_texts(args) -> int:
+    """The median (over draws) contrast and NPMI ratios of each cell with a reference, on each scoring text."""
+    from topicdp.corpus import Corpus
+    from topicdp.variational import _halves
+
+    rows = [r for r in map(json.loads, Path(args.cache).open())
+            if "top" in r and r["reference"] == "yes" and r["unit"] in args.units and r["n"] in args.sizes]
+    data = Data(Path(args.workdir))
+    ldas = {n: [lda_lists(data, n, Path(args.cache).with_suffix(".lda.json"), seed) for seed in range(args.lda_seeds)]
+            for n in sorted({r["n"] for r in rows})}
+    words = sorted({w for r in rows for row in r["top"] for w in row}
+                   | {w for fits in ldas.values() for lists in fits for row in lists for w in row})
+    texts = {"held-out": data.held, "held-out capped": capped(data.held), "reference": data.reference_rows}
+    texts.update({f"held-out third {i}": [(t, u) for t, u in data.held if _hash("third", u) % 3 == i]
+                  for i in range(3)})
+    corpora = {name: Corpus.from_texts([t for t, _ in v], [u for _, u in v], vocabulary=words)
+               for name, v in texts.items()}
+    corpora["reference start half"], corpora["reference simulated half"] = _halves(corpora["reference"], "user")
+    print("| unit | users | measure | " + " | ".join(f"{name} ({c.n_docs:,} posts)" for name, c in corpora.items())
+          + " |")
+    print("|---|---:|---|" + "---:|" * len(corpora))
+    for unit in args.units:
+        for n in sorted(ldas):
+            cell = [r for r in rows if r["n"] == n and r["unit"] == unit]
+            scores = {name: [score_against(r["top"], ldas[n], c) for r in cell] for name, c in corpora.items()}
+            for key in ("contrast", "npmi"):
+                print(f"| {unit} | {n} | {key} | " + " | ".join(
+                    f"{np.median([s[key] for s in scores[name]]):.2f}" for name in corpora) + " |", flush=True)
+            print(f"| {unit} | {n} | meet all targets | " + " | ".join(
+                f"{sum(meets(s, unit) for s in scores[name])}/{len(cell)}" for name in corpora) + " |", flush=True)
+    return 0
 
 
 def decisions(data: Data, n: int, unit: str, ref: str, records: list) -> list[dict]:
