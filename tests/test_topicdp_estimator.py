@@ -161,6 +161,18 @@ def test_the_report_states_every_contribution_bound_of_the_corpus(corpora):
     assert "tokens_cut_by_max_tokens_per_user" not in str(report.details["corpus"])
 
 
+def test_the_sampled_road_cuts_p_to_the_private_corpus_bounds_and_says_so(corpora):
+    """A pair swaps one bounded unit: the report's P names the bounds its records were cut to."""
+    private, reference = corpora
+    bounded = private.bound(random_state=0, max_tokens_per_user=100)
+    sampling = SensitivitySampling(reference, 0.2, "exchangeable", random_state=0)
+    report = TopicDP(UNIGRAM, epsilon=1.0, unit="user", sampling=sampling, random_state=0).fit(bounded).report_
+    assert report.sampling_distribution["bounds"] == {"max_tokens_per_user": 100}
+    assert "public-reference (records cut to max_tokens_per_user=100)" in report.summary()
+    plain = TopicDP(UNIGRAM, epsilon=1.0, unit="user", sampling=sampling, random_state=0).fit(private).report_
+    assert "bounds" not in plain.sampling_distribution and "records cut" not in plain.summary()
+
+
 # -- transform and the wrapped model's parameters ---------------------------------------------------------------
 
 def test_transform_gives_the_document_topic_proportions_under_the_released_topics(corpora):

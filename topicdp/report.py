@@ -214,7 +214,9 @@ class PrivacyReport:
         if self.gamma is not None:
             lines.append(f"gamma                {self.gamma:.3g}")
         if self.sampling_distribution:
-            lines.append(f"sampling dist. P     {self.sampling_distribution.get('kind', self.sampling_distribution)}")
+            P = self.sampling_distribution
+            bounds = ", ".join(f"{k}={v}" for k, v in P.get("bounds", {}).items())
+            lines.append(f"sampling dist. P     {P.get('kind', P)}" + (f" (records cut to {bounds})" if bounds else ""))
         if self.sensitivity is not None:
             lines.append(f"sensitivity          {self.sensitivity:.6g} ({self.sensitivity_method})")
         if self.sigma is not None:
