@@ -1,0 +1,99 @@
+"""Which neighbouring pairs make the tail of a sampled sensitivity: each pair's distance beside the token counts of
+the two users it swaps.
+
+The split, P and the private corpus of ``wrap_your_model.py`` (the private corpus bounded to 20 posts per user,
+seeded 0), the scikit-learn LDA a user has, wrapped as TopicDP wraps it (its stable form from P's topics), and
+``--pairs`` neighbouring pairs drawn as the sampler draws them (P cut to the private corpus' bounds; seed 0). For
+each cap in ``--caps`` (``none``, or T: every corpus of the pair cut to T tokens per user, seeded 0, inside f) the
+pairs' distances ||f(D) - f(D')||_F, their quantiles, the largest pairs with the swapped users' token counts, and
+the correlation between a pair's distance and the larger swapped user's tokens.
+
+    OPENBLAS_NUM_THREADS=1 python benchmarks/sensitivity_tail.py --pairs 24 --caps none,1732 \\
+        --out /tmp/sensitivity_tail.json
+
+Skips (exit 0) where ``../shared/data`` is absent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import numpy as np  # noqa: E402
+
+from wrap_your_model import DATA, split  # noqa: E402
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pairs", type=int, default=24)
+    parser.add_argument("--caps", default="none,1732", help="comma-separated: none, or tokens per user inside f")
+    parser.add_argument("--n-jobs", type=int, default=2)
+    parser.add_argument("--out", default=None, help="JSON of every pair's distance and swapped token counts")
+    args = parser.parse_args(argv)
+    path = DATA / "blogs" / "blogs.jsonl.gz"
+    if not path.exists():
+        print(f"skipped: {path} not found")
+        return 0
+    from joblib import Parallel, delayed
+    from sklearn.decomposition import LatentDirichletAllocation
+
+    from topicdp import Corpus
+    from topicdp.adapters.wrap import wrap_model
+    from topicdp.samplers.neighbours import PublicReference
+    from topicdp.samplers.sampler import bounded_like
+
+    parts = split(path, 1.0)
+    P = Corpus.from_texts([t for t, _ in parts["public"]], [u for _, u in parts["public"]], max_features=2000)
+    corpus = Corpus.from_texts([t for t, _ in parts["private"]], [u for _, u in parts["private"]],
+                               vocabulary=P.vocabulary).bound(max_docs_per_user=20, random_state=0)
+    spec = wrap_model(LatentDirichletAllocation(n_components=10, random_state=0), reference=P, unit="user",
+                      vocabulary=corpus.vocabulary).spec
+    distribution = PublicReference(bounded_like(P, corpus), "user")
+    builder, B = distribution.pair_builder(), distribution.reference
+    tokens = np.bincount(B.doc_users, weights=np.asarray(B.X.sum(axis=1)).ravel(), minlength=B.n_users)
+    rng = np.random.default_rng(0)
+    draws = [distribution.draw_indices(corpus.n_users, rng) for _ in range(args.pairs)]
+
+    def distance(d, dp, cap):
+        pair = builder.pair(d, dp)  # D is valid until D' is asked for: fit D first
+        W = spec.fit_topic_word(_capped(next(pair), cap))
+        return float(np.linalg.norm(W - spec.fit_topic_word(_capped(next(pair), cap))))
+
+    out = {"tokens_removed": [float(tokens[d[-1]]) for d, _ in draws],
+           "tokens_added": [float(tokens[dp[-1]]) for _, dp in draws],
+           "p_tokens_per_user_quantiles": dict(zip(("median", "p90", "p99", "max"),
+                                                   np.quantile(tokens, [.5, .9, .99, 1]).tolist()))}
+    print("P's tokens per user after the private bounds (median, p90, p99, max):",
+          np.quantile(tokens, [.5, .9, .99, 1]).round().tolist())
+    larger = np.maximum(out["tokens_removed"], out["tokens_added"])
+    for cap in args.caps.split(","):
+        T = None if cap == "none" else int(cap)
+        start = time.perf_counter()
+        deltas = Parallel(n_jobs=args.n_jobs)(delayed(distance)(d, dp, T) for d, dp in draws)
+        out[cap] = deltas
+        print(f"cap {cap}: {time.perf_counter() - start:.0f} s; distances min/median/p90/max",
+              np.quantile(deltas, [0, .5, .9, 1]).round(5).tolist(),
+              "; corr with the larger swapped user's tokens", round(float(np.corrcoef(deltas, larger)[0, 1]), 3))
+        for i in np.argsort(deltas)[::-1][:3]:
+            print(f"  {deltas[i]:.5f}: removes a user of {out['tokens_removed'][i]:.0f} tokens, adds one of "
+                  f"{out['tokens_added'][i]:.0f}")
+    if args.out:
+        Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
+    return 0
+
+
+def _capped(corpus, cap):
+    return corpus if cap is None else corpus.bound(random_state=0, max_tokens_per_user=cap)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
