@@ -4,11 +4,12 @@ the two users it swaps.
 The split, P and the private corpus of ``wrap_your_model.py`` (the private corpus bounded to 20 posts per user,
 seeded 0), the scikit-learn LDA a user has, wrapped as TopicDP wraps it (its stable form from P's topics), and
 ``--pairs`` neighbouring pairs drawn as the sampler draws them (P cut to the private corpus' bounds; seed 0). For
-each cap in ``--caps`` (``none``, or T: every corpus of the pair cut to T tokens per user, seeded 0, inside f) the
-pairs' distances ||f(D) - f(D')||_F, their quantiles, the largest pairs with the swapped users' token counts, and
-the correlation between a pair's distance and the larger swapped user's tokens.
+each cap in ``--caps`` (``none``; T: every corpus of the pair cut to T tokens per user, seeded 0, inside f; ``docT``:
+every document cut to T tokens instead) the pairs' distances ||f(D) - f(D')||_F, their quantiles, the largest pairs
+with the swapped users' token counts, and the correlation between a pair's distance and the larger swapped user's
+tokens.
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/sensitivity_tail.py --pairs 24 --caps none,1732 \\
+    OPENBLAS_NUM_THREADS=1 python benchmarks/sensitivity_tail.py --pairs 24 --caps none,1732,doc500 \\
         --out /tmp/sensitivity_tail.json
 
 Skips (exit 0) where ``../shared/data`` is absent.
@@ -35,7 +36,8 @@ from wrap_your_model import DATA, split  # noqa: E402
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pairs", type=int, default=24)
-    parser.add_argument("--caps", default="none,1732", help="comma-separated: none, or tokens per user inside f")
+    parser.add_argument("--caps", default="none,1732",
+                        help="comma-separated: none, T (tokens per user inside f) or docT (tokens per document)")
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--out", default=None, help="JSON of every pair's distance and swapped token counts")
     args = parser.parse_args(argv)
@@ -76,7 +78,7 @@ def main(argv=None) -> int:
           np.quantile(tokens, [.5, .9, .99, 1]).round().tolist())
     larger = np.maximum(out["tokens_removed"], out["tokens_added"])
     for cap in args.caps.split(","):
-        T = None if cap == "none" else int(cap)
+        T = None if cap == "none" else cap
         start = time.perf_counter()
         deltas = Parallel(n_jobs=args.n_jobs)(delayed(distance)(d, dp, T) for d, dp in draws)
         out[cap] = deltas
@@ -91,8 +93,12 @@ def main(argv=None) -> int:
     return 0
 
 
-def _capped(corpus, cap):
-    return corpus if cap is None else corpus.bound(random_state=0, max_tokens_per_user=cap)
+def _capped(corpus, cap: str | None):
+    if cap is None:
+        return corpus
+    if cap.startswith("doc"):
+        return corpus.bound(random_state=0, max_tokens_per_doc=int(cap[3:]))
+    return corpus.bound(random_state=0, max_tokens_per_user=int(cap))
 
 
 if __name__ == "__main__":
