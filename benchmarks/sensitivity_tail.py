@@ -11,6 +11,7 @@ tokens.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/sensitivity_tail.py --pairs 24 --caps none,1732,doc500 \\
         --out /tmp/sensitivity_tail.json
+    OPENBLAS_NUM_THREADS=1 python benchmarks/sensitivity_tail.py --pairs 24 --caps none --model vem
 
 Skips (exit 0) where ``../shared/data`` is absent.
 """
@@ -38,6 +39,9 @@ def main(argv=None) -> int:
     parser.add_argument("--pairs", type=int, default=24)
     parser.add_argument("--caps", default="none,1732",
                         help="comma-separated: none, T (tokens per user inside f) or docT (tokens per document)")
+    parser.add_argument("--model", choices=("sklearn", "vem"), default="sklearn",
+                        help="the user's model: scikit-learn's LDA (weighs a user by tokens) or the toolkit's "
+                             "user-level VariationalLDA (each user's statistic normalised)")
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--out", default=None, help="JSON of every pair's distance and swapped token counts")
     args = parser.parse_args(argv)
@@ -52,13 +56,15 @@ def main(argv=None) -> int:
     from topicdp.adapters.wrap import wrap_model
     from topicdp.samplers.neighbours import PublicReference
     from topicdp.samplers.sampler import bounded_like
+    from topicdp.variational import VariationalLDA
 
     parts = split(path, 1.0)
     P = Corpus.from_texts([t for t, _ in parts["public"]], [u for _, u in parts["public"]], max_features=2000)
     corpus = Corpus.from_texts([t for t, _ in parts["private"]], [u for _, u in parts["private"]],
                                vocabulary=P.vocabulary).bound(max_docs_per_user=20, random_state=0)
-    spec = wrap_model(LatentDirichletAllocation(n_components=10, random_state=0), reference=P, unit="user",
-                      vocabulary=corpus.vocabulary).spec
+    mine = (VariationalLDA(10, unit="user", random_state=0) if args.model == "vem"
+            else LatentDirichletAllocation(n_components=10, random_state=0))
+    spec = wrap_model(mine, reference=P, unit="user", vocabulary=corpus.vocabulary).spec
     distribution = PublicReference(bounded_like(P, corpus), "user")
     builder, B = distribution.pair_builder(), distribution.reference
     tokens = np.bincount(B.doc_users, weights=np.asarray(B.X.sum(axis=1)).ravel(), minlength=B.n_users)

@@ -19,7 +19,8 @@ Measured:
 * the release's wall time against one non-private fit of the user's model.
 
 ``--model gensim`` runs the same script with a gensim ``LdaModel(corpus=..., id2word=..., num_topics=10)`` the user
-fitted instead. ``--fraction f`` keeps that fraction of each side's users (the same hash: a user is kept iff its hash lies in the
+fitted instead, ``--model vem`` with the toolkit's user-level ``VariationalLDA`` (a user's weight does not grow with
+their tokens). ``--fraction f`` keeps that fraction of each side's users (the same hash: a user is kept iff its hash lies in the
 first f of its side's range).
 
 Run::
@@ -125,6 +126,10 @@ def rescore(paths: list[Path], lda_seeds: int) -> int:
 def users_model(corpus, kind: str, seed: int):
     """The model the user already uses, fitted by them on the private corpus with their seed: scikit-learn's LDA or
     gensim's LdaModel, each with its library's defaults and 10 topics."""
+    if kind == "vem":  # the toolkit's user-level LDA: each user's statistic normalised, not weighed by tokens
+        from topicdp import VariationalLDA
+
+        return VariationalLDA(10, unit="user", random_state=seed).fit(corpus)
     if kind == "gensim":
         from gensim.models import LdaModel
 
@@ -137,7 +142,8 @@ def users_model(corpus, kind: str, seed: int):
 
 def topics_of(model):
     """The fitted model's (K, V) topic-word matrix, rows normalised."""
-    W = model.get_topics() if hasattr(model, "get_topics") else model.components_
+    W = (model.topic_word_ if hasattr(model, "topic_word_") else model.get_topics() if hasattr(model, "get_topics")
+         else model.components_)
     return W / W.sum(axis=1, keepdims=True)
 
 
@@ -147,7 +153,7 @@ def main(argv=None) -> int:
     parser.add_argument("--sizing", choices=("lambert-w", "exchangeable"), default="lambert-w")
     parser.add_argument("--gamma", type=float, default=0.2)
     parser.add_argument("--seed-pairs", type=int, default=5, help="fits with seeds 1..N beside the user's seed 0")
-    parser.add_argument("--model", choices=("sklearn", "gensim"), default="sklearn",
+    parser.add_argument("--model", choices=("sklearn", "gensim", "vem"), default="sklearn",
                         help="the user's model: scikit-learn's LatentDirichletAllocation or gensim's LdaModel")
     parser.add_argument("--n-jobs", type=int, default=1,
                         help="the sampler's parallel fits (TopicDP's n_jobs; 1, as in the script)")
