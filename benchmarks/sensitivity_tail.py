@@ -54,8 +54,7 @@ def main(argv=None) -> int:
 
     from topicdp import Corpus
     from topicdp.adapters.wrap import wrap_model
-    from topicdp.samplers.neighbours import PublicReference
-    from topicdp.samplers.sampler import bounded_like
+    from topicdp.samplers import SensitivitySampling
     from topicdp.variational import VariationalLDA
 
     parts = split(path, 1.0)
@@ -65,7 +64,7 @@ def main(argv=None) -> int:
     mine = (VariationalLDA(10, unit="user", random_state=0) if args.model == "vem"
             else LatentDirichletAllocation(n_components=10, random_state=0))
     spec = wrap_model(mine, reference=P, unit="user", vocabulary=corpus.vocabulary).spec
-    distribution = PublicReference(bounded_like(P, corpus), "user")
+    distribution = SensitivitySampling(P).records(corpus, "user")  # P cut to the private bounds, as the sampler does
     builder, B = distribution.pair_builder(), distribution.reference
     tokens = np.bincount(B.doc_users, weights=np.asarray(B.X.sum(axis=1)).ravel(), minlength=B.n_users)
     rng = np.random.default_rng(0)
@@ -76,12 +75,11 @@ def main(argv=None) -> int:
         W = spec.fit_topic_word(_capped(next(pair), cap))
         return float(np.linalg.norm(W - spec.fit_topic_word(_capped(next(pair), cap))))
 
+    quantiles = np.quantile(tokens, [.5, .9, .99, 1])
     out = {"tokens_removed": [float(tokens[d[-1]]) for d, _ in draws],
            "tokens_added": [float(tokens[dp[-1]]) for _, dp in draws],
-           "p_tokens_per_user_quantiles": dict(zip(("median", "p90", "p99", "max"),
-                                                   np.quantile(tokens, [.5, .9, .99, 1]).tolist()))}
-    print("P's tokens per user after the private bounds (median, p90, p99, max):",
-          np.quantile(tokens, [.5, .9, .99, 1]).round().tolist())
+           "p_tokens_per_user_quantiles": dict(zip(("median", "p90", "p99", "max"), quantiles.tolist()))}
+    print("P's tokens per user after the private bounds (median, p90, p99, max):", quantiles.round().tolist())
     larger = np.maximum(out["tokens_removed"], out["tokens_added"])
     for cap in args.caps.split(","):
         T = None if cap == "none" else cap

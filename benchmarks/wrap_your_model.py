@@ -124,8 +124,8 @@ def rescore(paths: list[Path], lda_seeds: int) -> int:
 
 
 def users_model(corpus, kind: str, seed: int):
-    """The model the user already uses, fitted by them on the private corpus with their seed: scikit-learn's LDA or
-    gensim's LdaModel, each with its library's defaults and 10 topics."""
+    """The model the user already uses, fitted by them on the private corpus with their seed: scikit-learn's LDA,
+    gensim's LdaModel (each with its library's defaults) or the toolkit's user-level VariationalLDA; 10 topics."""
     if kind == "vem":  # the toolkit's user-level LDA: each user's statistic normalised, not weighed by tokens
         from topicdp import VariationalLDA
 
@@ -154,7 +154,8 @@ def main(argv=None) -> int:
     parser.add_argument("--gamma", type=float, default=0.2)
     parser.add_argument("--seed-pairs", type=int, default=5, help="fits with seeds 1..N beside the user's seed 0")
     parser.add_argument("--model", choices=("sklearn", "gensim", "vem"), default="sklearn",
-                        help="the user's model: scikit-learn's LatentDirichletAllocation or gensim's LdaModel")
+                        help="the user's model: scikit-learn's LatentDirichletAllocation, gensim's LdaModel or "
+                             "the toolkit's user-level VariationalLDA")
     parser.add_argument("--n-jobs", type=int, default=1,
                         help="the sampler's parallel fits (TopicDP's n_jobs; 1, as in the script)")
     parser.add_argument("--lda-seeds", type=int, default=3, help="fits of the owner's LDA scored against (medians)")
