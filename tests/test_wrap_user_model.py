@@ -40,8 +40,12 @@ def test_a_fitted_sklearn_lda_becomes_the_stable_adapter_and_every_change_is_lis
     assert params["init"].shape == (3, 30) and params["max_iter"] == 3 and params["document_start"] == "constant"
     assert params["learning_method"] == "batch" and params["mean_change_tol"] == mine.mean_change_tol
     assert dp.model_.stability()[0] is True  # the stable form: no stability warning
+    median_user = np.median(np.bincount(reference.doc_users, weights=np.asarray(reference.X.sum(axis=1)).ravel()))
+    assert params["max_user_tokens"] == median_user
     assert dp.model_changes_ == ["start: topics fitted on P instead of random draws", "max_iter 10 -> 3",
-                                 "document start: random draws in row order -> constant"]
+                                 "document start: random draws in row order -> constant",
+                                 f"user weight: tokens -> at most {median_user:,.0f} tokens a user (P's median user), "
+                                 "so that no user pulls the topics more than another"]
     notes = "\n".join(release.report.notes)
     logged = "\n".join(r.getMessage() for r in caplog.records)
     for change in dp.model_changes_:
@@ -51,6 +55,21 @@ def test_a_fitted_sklearn_lda_becomes_the_stable_adapter_and_every_change_is_lis
     assert release.report.details["model"]["changes"] == dp.model_changes_
     assert release.report.guarantee == "random-DP"  # random DP, never stated as DP
     assert mine.get_params()["max_iter"] == 10 and dp.model is mine  # the user's object is not modified
+
+
+def test_the_user_weight_is_read_from_p_cut_to_the_private_bounds_and_only_at_the_user_level(corpora):
+    """P's median user is taken after P is cut as the private corpus was (its users as the neighbours can hold
+    them); at the document level a user's tokens are no unit, and no weight is set."""
+    private, reference = corpora
+    lda = LatentDirichletAllocation(n_components=3, random_state=0)
+    cut = reference.bound(max_docs_per_user=2, random_state=0)
+    expected = np.median(np.bincount(cut.doc_users, weights=np.asarray(cut.X.sum(axis=1)).ravel()))
+    bounded = wrap_model(lda, reference=reference, vocabulary=private.vocabulary, bounds={"max_docs_per_user": 2})
+    raw = wrap_model(lda, reference=reference, vocabulary=private.vocabulary)
+    assert bounded.spec.params["max_user_tokens"] == expected < raw.spec.params["max_user_tokens"]
+    document = wrap_model(lda, reference=reference, unit="document", vocabulary=private.vocabulary)
+    assert document.spec.params["max_user_tokens"] is None
+    assert not any(change.startswith("user weight") for change in document.changes)
 
 
 def test_the_fitted_state_is_never_used(corpora):
@@ -93,11 +112,12 @@ def test_online_learning_and_a_perplexity_stop_are_changed_and_said(corpora):
     mine = LatentDirichletAllocation(n_components=3, learning_method="online", max_iter=2, evaluate_every=2,
                                      n_jobs=2)
     wrapped = wrap_model(mine, reference=reference)
-    assert wrapped.changes == ("random_state None -> 0 (f must be deterministic)",
-                               "n_jobs 2 -> 1 (TopicDP's n_jobs runs neighbour pairs in parallel)",
-                               "start: topics fitted on P instead of random draws",
-                               "learning_method online -> batch", "evaluate_every 2 -> -1 (no perplexity stop)",
-                               "document start: random draws in row order -> constant")
+    assert wrapped.changes[:-1] == ("random_state None -> 0 (f must be deterministic)",
+                                    "n_jobs 2 -> 1 (TopicDP's n_jobs runs neighbour pairs in parallel)",
+                                    "start: topics fitted on P instead of random draws",
+                                    "learning_method online -> batch", "evaluate_every 2 -> -1 (no perplexity stop)",
+                                    "document start: random draws in row order -> constant")
+    assert wrapped.changes[-1].startswith("user weight: tokens -> at most ")
     assert wrapped.spec.params["max_iter"] == 2  # fewer iterations than the stable form's 3 are kept
     assert "n_jobs" not in wrapped.spec.get_params()
 
@@ -109,7 +129,7 @@ def test_keep_model_keeps_the_model_as_given_with_the_stability_warning(corpora,
     with caplog.at_level(logging.WARNING, logger="topicdp"):
         release = dp.fit(private).release_
     assert dp.model_changes_ == [] and dp.model_.get_params() == {
-        "n_topics": 3, "random_state": 0, "init": None, "document_start": None,
+        "n_topics": 3, "random_state": 0, "init": None, "document_start": None, "max_user_tokens": None,
         **{k: v for k, v in mine.get_params().items() if k not in ("n_components", "random_state", "n_jobs")}}
     assert dp.model_.params.get("init") is None
     notes = "\n".join(release.report.notes)

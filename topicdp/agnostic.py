@@ -352,7 +352,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
             d = self._sampler.distribution
             reference = d.reference if isinstance(d, ResampledRecords) else d
         wrapped = wrap_model(self.model, reference=reference, unit=self.unit, keep_model=bool(self.keep_model),
-                             vocabulary=corpus.vocabulary)
+                             vocabulary=corpus.vocabulary, bounds=corpus.bounds)
         # logged before any fit on the private corpus, once per estimator (sample_sensitivity then fit wrap it twice)
         if wrapped.wrapped and getattr(self, "_logged_changes", None) != wrapped.summary():
             logging.getLogger("topicdp").warning(wrapped.summary())

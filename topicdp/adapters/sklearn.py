@@ -42,6 +42,12 @@ class SklearnLDA(TopicModelSpec):
         outside training (``transform``, ``random_init=False``).
     max_iter : int >= 0 or None, default=None
         None: 3 with ``init`` (below, "Why 3 iterations"), scikit-learn's 10 without.
+    max_user_tokens : float > 0 or None, default=None
+        None: every token weighs 1, as in scikit-learn. A number: in the M-step's statistic every document of a user
+        with n_u > ``max_user_tokens`` tokens is weighted by ``max_user_tokens / n_u``, so no user weighs more than
+        that many tokens (the documents' E-steps are unchanged; batch learning only). The weight depends on the
+        user's own documents alone, so one user's change moves only its own weights (below, "Why a weight per
+        user").
     learning_method : {"batch", "online"}, default="batch"
     doc_topic_prior, topic_word_prior : float in [0, 1] or None, default=None
         None: 1 / K, as scikit-learn.
@@ -75,6 +81,14 @@ class SklearnLDA(TopicModelSpec):
     NPMI 0.88x, contrast 1.27x a non-private LDA's, diversity 0.76, overlap 0.44
     (``benchmarks/stable_starts.py --models sklearn-lda --param max_iter=3``); 10 iterations were not run at that
     sizing (about 90 s a fit).
+
+    *Why a weight per user*: scikit-learn's LDA weighs a user by their tokens, so the neighbouring corpora that move
+    f most swap a user with many tokens. Over 24 pairs of the sampler on blog posts (user level, 20 posts a user) a
+    pair's distance correlated 0.87 with the larger swapped user's tokens, and the largest, 17.5x the median,
+    swapped a user of 4,634 tokens for one of 279 (``benchmarks/sensitivity_tail.py``); the Lambert-W sizing at
+    gamma 0.2 reads the largest of 61 pairs, which usually holds such a user. Weighting each user's statistic
+    to at most P's median user's tokens bounds every user's pull by the same amount, as the toolkit's user-level
+    :class:`~topicdp.variational.VariationalLDA` does with its per-user norm.
     """
 
     name = "sklearn-lda"
@@ -88,6 +102,7 @@ class SklearnLDA(TopicModelSpec):
         "init": ["array-like", None],
         "document_start": [StrOptions({"random", "constant"}), None],
         "max_iter": [Interval(Integral, 0, None, closed="left"), None],
+        "max_user_tokens": [Interval(Real, 0, None, closed="neither"), None],
         # the rest as LatentDirichletAllocation states them
         "learning_method": [StrOptions({"batch", "online"})],
         "doc_topic_prior": [Interval(Real, 0, 1, closed="both"), None],
@@ -104,9 +119,9 @@ class SklearnLDA(TopicModelSpec):
     }
 
     def __init__(self, n_topics: int = 10, random_state: int = 0, *, init=None, document_start: str | None = None,
-                 max_iter: int | None = None, learning_method: str = "batch", doc_topic_prior: float | None = None,
-                 topic_word_prior: float | None = None, learning_decay: float = 0.7, learning_offset: float = 10.0,
-                 batch_size: int = 128, evaluate_every: int = -1, total_samples: float = 1e6,
+                 max_iter: int | None = None, max_user_tokens: float | None = None, learning_method: str = "batch",
+                 doc_topic_prior: float | None = None, topic_word_prior: float | None = None,
+                 learning_decay: float = 0.7, learning_offset: float = 10.0, batch_size: int = 128, evaluate_every: int = -1, total_samples: float = 1e6,
                  perp_tol: float = 0.1, mean_change_tol: float = 1e-3, max_doc_update_iter: int = 100,
                  verbose: int = 0) -> None:
         self.n_topics = n_topics
@@ -114,6 +129,7 @@ class SklearnLDA(TopicModelSpec):
         self.init = init
         self.document_start = document_start
         self.max_iter = max_iter
+        self.max_user_tokens = max_user_tokens
         self.learning_method = learning_method
         self.doc_topic_prior = doc_topic_prior
         self.topic_word_prior = topic_word_prior
@@ -133,12 +149,16 @@ class SklearnLDA(TopicModelSpec):
             params["document_start"] = "constant" if has_start else "random"
         if params["max_iter"] is None:
             params["max_iter"] = 3 if has_start else 10
+        if params["max_user_tokens"] is not None and params["learning_method"] != "batch":
+            raise ValueError("max_user_tokens weighs each user's documents in one batch statistic: it needs "
+                             f"learning_method='batch', got {params['learning_method']!r}")
         return params
 
     def _fit(self, corpus) -> np.ndarray:
         params = dict(self.params)
         init = params.pop("init")
         constant = params.pop("document_start") == "constant"
+        cap = params.pop("max_user_tokens")
         if init is not None:
             init = np.asarray(init, dtype=np.float64)
             if init.shape != (self.n_topics, corpus.n_words) or init.min() < 0 or np.any(init.sum(axis=1) <= 0):
@@ -147,6 +167,7 @@ class SklearnLDA(TopicModelSpec):
         model = _started_lda_class()(n_components=self.n_topics, random_state=self.random_state, n_jobs=1, **params)
         model.public_start_ = init
         model.constant_document_start_ = constant
+        model.row_weights_ = None if cap is None else user_token_weights(corpus, cap)
         model.fit(corpus.X)
         return _normalise_rows(model.components_, "LatentDirichletAllocation")
 
@@ -158,12 +179,47 @@ class SklearnLDA(TopicModelSpec):
                           "batch boundary (learning_method='batch')")
 
 
+def user_token_weights(corpus, max_user_tokens: float) -> np.ndarray:
+    """Per-document weight ``min(1, max_user_tokens / n_u)``, n_u the tokens of the document's user."""
+    doc_tokens = np.asarray(corpus.X.sum(axis=1), dtype=np.float64).ravel()
+    user_tokens = np.bincount(corpus.doc_users, weights=doc_tokens, minlength=corpus.n_users)
+    per_user = np.minimum(1.0, max_user_tokens / np.maximum(user_tokens, 1.0))
+    return per_user[corpus.doc_users]
+
+
+def weighted_statistic(X, doc_topic, exp_topic_word: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """scikit-learn's batch sufficient statistic with document d's counts weighted by ``weights[d]``.
+
+    sum_d w_d exp(E[log theta_d]) (x) (n_d / norm_phi_d), times exp(E[log beta]) elementwise, with norm_phi_dw =
+    exp(E[log theta_d]) . exp(E[log beta_w]) + eps: ``_update_doc_distribution``'s statistic (and ``_e_step``'s
+    final product) from the documents' final gamma, which it is a function of. With every weight 1 it is
+    scikit-learn's statistic (tested to rounding).
+    """
+    import scipy.sparse as sp
+    from scipy.special import psi
+
+    X = sp.csr_matrix(X)
+    elog_theta = psi(doc_topic) - psi(doc_topic.sum(axis=1, keepdims=True))
+    exp_theta = np.exp(elog_theta)
+    eps = np.finfo(X.dtype).eps
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    ratio = np.empty_like(X.data, dtype=np.float64)
+    step = 1 << 16  # nonzeros a chunk: (step, K) temporaries
+    for a in range(0, X.data.size, step):
+        r, c = rows[a:a + step], X.indices[a:a + step]
+        norm_phi = np.einsum("ik,ki->i", exp_theta[r], exp_topic_word[:, c]) + eps
+        ratio[a:a + step] = X.data[a:a + step] * weights[r] / norm_phi
+    scaled = sp.csr_matrix((ratio, X.indices, X.indptr), shape=X.shape)
+    return np.asarray((scaled.T @ exp_theta).T) * exp_topic_word
+
+
 @lru_cache(maxsize=1)
 def _started_lda_class():
     """``LatentDirichletAllocation`` with a public topic start and an optional constant document start.
 
-    The attributes ``public_start_`` ((K, V) or None) and ``constant_document_start_`` (bool) are set on the
-    instance before ``fit``; ``__init__`` is scikit-learn's, so ``get_params`` and the parameter validation are too.
+    The attributes ``public_start_`` ((K, V) or None), ``constant_document_start_`` (bool) and ``row_weights_``
+    ((n_docs,) or None: the statistic's document weights, :func:`weighted_statistic`) are set on the instance
+    before ``fit``; ``__init__`` is scikit-learn's, so ``get_params`` and the parameter validation are too.
     """
     from scipy.special import psi
     from sklearn.decomposition import LatentDirichletAllocation
@@ -171,6 +227,7 @@ def _started_lda_class():
     class StartedLDA(LatentDirichletAllocation):
         public_start_ = None  # (K, V) array or None
         constant_document_start_ = False
+        row_weights_ = None
 
         def _init_latent_vars(self, n_features, dtype=np.float64):
             super()._init_latent_vars(n_features, dtype=dtype)
@@ -182,8 +239,13 @@ def _started_lda_class():
                 self.exp_dirichlet_component_ = np.exp(elog).astype(dtype, copy=False)
 
         def _e_step(self, X, cal_sstats, random_init, parallel=None):
-            return super()._e_step(X, cal_sstats, random_init and not self.constant_document_start_,
-                                   parallel=parallel)
+            random_init = random_init and not self.constant_document_start_
+            if not cal_sstats or self.row_weights_ is None:
+                return super()._e_step(X, cal_sstats, random_init, parallel=parallel)
+            if X.shape[0] != self.row_weights_.size:
+                raise ValueError("document weights need batch learning (the statistic of every document at once)")
+            doc_topic, _ = super()._e_step(X, False, random_init, parallel=parallel)
+            return doc_topic, weighted_statistic(X, doc_topic, self.exp_dirichlet_component_, self.row_weights_)
 
     return StartedLDA
 

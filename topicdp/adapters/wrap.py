@@ -193,8 +193,19 @@ def _variational_start(reference, n_topics: int, unit: str, seed: int) -> np.nda
                          lambda: public_init(reference, n_topics, unit=unit, random_state=seed))
 
 
+def _median_user_tokens(reference, bounds: dict | None) -> float:
+    """The median user's tokens in P cut to the private corpus' ``bounds`` (public, stated parameters), fitted
+    once per P and bounds."""
+    def median():
+        cut = reference.bound(**bounds, random_state=0) if bounds and reference.bounds != bounds else reference
+        doc_tokens = np.asarray(cut.X.sum(axis=1), dtype=np.float64).ravel()
+        return np.array([np.median(np.bincount(cut.doc_users, weights=doc_tokens, minlength=cut.n_users))])
+
+    return float(_public_start(reference, ("median user tokens", sorted((bounds or {}).items())), median)[0])
+
+
 def wrap_model(model, *, reference=None, unit: str = "user", keep_model: bool = False,
-               vocabulary=None) -> WrappedModel:
+               vocabulary=None, bounds: dict | None = None) -> WrappedModel:
     """The spec f for ``model``, with the changes made to it.
 
     Parameters
@@ -212,6 +223,9 @@ def wrap_model(model, *, reference=None, unit: str = "user", keep_model: bool = 
         Keep the model's parameters as given (only determinism's changes are made: an integer seed, one thread).
     vocabulary : sequence of str, optional
         The private corpus' vocabulary; the public start needs P on the same words.
+    bounds : dict, optional
+        The private corpus' contribution bounds (:attr:`topicdp.Corpus.bounds`): a token-weighted model's stable
+        form at the user level weighs no user more than P's median user, read from P cut to these bounds.
 
     Returns
     -------
@@ -229,7 +243,7 @@ def wrap_model(model, *, reference=None, unit: str = "user", keep_model: bool = 
     definition = clone(model)  # the unfitted estimator: the fitted state is not even read
     params = definition.get_params(deep=False)
     if kind == "sklearn-lda":
-        return _wrap_sklearn_lda(params, _qualname(model), reference, unit, keep_model, vocabulary)
+        return _wrap_sklearn_lda(params, _qualname(model), reference, unit, keep_model, vocabulary, bounds)
     return _wrap_sklearn_nmf(params, _qualname(model))
 
 
@@ -243,7 +257,8 @@ def _n_topics(params: dict, name: str = "n_components") -> int:
     return int(k)
 
 
-def _wrap_sklearn_lda(params: dict, given: str, reference, unit: str, keep_model: bool, vocabulary) -> WrappedModel:
+def _wrap_sklearn_lda(params: dict, given: str, reference, unit: str, keep_model: bool, vocabulary,
+                      bounds: dict | None) -> WrappedModel:
     n_topics = _n_topics(params)
     seed, changes = _seed(params)
     n_jobs = params.pop("n_jobs", None)
@@ -272,12 +287,17 @@ def _wrap_sklearn_lda(params: dict, given: str, reference, unit: str, keep_model
         stable["evaluate_every"] = -1
     stable["document_start"] = "constant"
     changes.append("document start: random draws in row order -> constant")
+    if unit == "user":
+        stable["max_user_tokens"] = _median_user_tokens(reference, bounds)
+        changes.append(f"user weight: tokens -> at most {stable['max_user_tokens']:,.0f} tokens a user (P's median "
+                       "user), so that no user pulls the topics more than another")
     spec = SklearnLDA(n_topics, seed, **stable)
+    weight = ", no user weighing more than P's median user" if unit == "user" else ""
     return WrappedModel(spec, given, tuple(changes), (
         "The changes make the model the toolkit's stable form of scikit-learn's LDA (SklearnLDA: from topics fitted "
-        "on P, batch variational Bayes, a position-independent document start, a fixed number of iterations), so "
-        "that neighbouring corpora move f little and the sampled sensitivity stays small; keep_model=True keeps the "
-        "model as given.",))
+        f"on P, batch variational Bayes, a position-independent document start, a fixed number of iterations{weight}"
+        "), so that neighbouring "
+        "corpora move f little and the sampled sensitivity stays small; keep_model=True keeps the model as given.",))
 
 
 def _gensim_prior(values, name: str, optimized: bool, changes: list):

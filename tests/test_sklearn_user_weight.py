@@ -1,0 +1,59 @@
+"""SklearnLDA's per-user weight (``max_user_tokens``) checked against the identities it comes from: with every weight
+1 the statistic is scikit-learn's own, and a user whose documents are doubled weighs what they weighed once."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from topicdp import Corpus, SklearnLDA
+
+
+@pytest.fixture(scope="module")
+def corpus() -> Corpus:
+    rng = np.random.default_rng(0)
+    X = sp.csr_matrix(rng.poisson(0.3, (60, 40)))
+    X = X[np.asarray(X.sum(axis=1)).ravel() > 0]
+    return Corpus(X=X, vocabulary=tuple(f"w{j}" for j in range(40)), doc_users=np.arange(X.shape[0]) % 15)
+
+
+def _start(k: int = 4, v: int = 40) -> np.ndarray:
+    return np.random.default_rng(1).random((k, v)) + 0.1
+
+
+def _user_tokens(corpus: Corpus) -> np.ndarray:
+    return np.bincount(corpus.doc_users, weights=np.asarray(corpus.X.sum(axis=1)).ravel())
+
+
+@pytest.mark.parametrize("init", [None, "public"])
+def test_weights_of_one_give_scikit_learns_statistic(corpus, init):
+    """A cap above every user's tokens weighs every document 1: the recomputed statistic is scikit-learn's (both
+    starts; differences are rounding accumulated over the iterations)."""
+    start = _start() if init else None
+    cap = float(_user_tokens(corpus).max())
+    plain = SklearnLDA(4, 0, init=start).fit_topic_word(corpus)
+    weighted = SklearnLDA(4, 0, init=start, max_user_tokens=cap).fit_topic_word(corpus)
+    assert np.abs(plain - weighted).max() < 1e-8
+
+
+def test_a_user_doubled_weighs_what_they_weighed_once(corpus):
+    """Doubling the largest user's documents with the cap at their tokens halves their weight: the constant
+    document start makes each copy's E-step the original's, so the weighted statistic, and f, are unchanged; the
+    unweighted f moves."""
+    tokens = _user_tokens(corpus)
+    big = int(np.argmax(tokens))
+    docs = np.flatnonzero(corpus.doc_users == big)
+    doubled = Corpus(X=sp.vstack([corpus.X, corpus.X[docs]]).tocsr(), vocabulary=corpus.vocabulary,
+                     doc_users=np.concatenate([corpus.doc_users, corpus.doc_users[docs]]))
+    capped = SklearnLDA(4, 0, init=_start(), max_user_tokens=float(tokens[big]))
+    assert np.abs(capped.fit_topic_word(corpus) - capped.fit_topic_word(doubled)).max() < 1e-12
+    plain = SklearnLDA(4, 0, init=_start())
+    assert np.abs(plain.fit_topic_word(corpus) - plain.fit_topic_word(doubled)).max() > 1e-3
+
+
+def test_the_weight_needs_batch_learning_and_a_positive_cap(corpus):
+    with pytest.raises(ValueError, match="max_user_tokens .* needs learning_method='batch'"):
+        SklearnLDA(4, 0, learning_method="online", max_user_tokens=10.0).fit_topic_word(corpus)
+    with pytest.raises(ValueError, match=r"max_user_tokens must be a float in the range \(0.0, inf\)"):
+        SklearnLDA(4, 0, max_user_tokens=0.0).fit_topic_word(corpus)
