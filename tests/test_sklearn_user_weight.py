@@ -57,3 +57,23 @@ def test_the_weight_needs_batch_learning_and_a_positive_cap(corpus):
         SklearnLDA(4, 0, learning_method="online", max_user_tokens=10.0).fit_topic_word(corpus)
     with pytest.raises(ValueError, match=r"max_user_tokens must be a float in the range \(0.0, inf\)"):
         SklearnLDA(4, 0, max_user_tokens=0.0).fit_topic_word(corpus)
+
+
+def test_gensims_weights_of_one_give_gensims_statistic_and_a_doubled_user_weighs_once(corpus):
+    """The same two identities through gensim's E-step (GensimLDA's batch stable form)."""
+    pytest.importorskip("gensim")
+    from topicdp import GensimLDA
+
+    tokens = _user_tokens(corpus)
+    plain = GensimLDA(4, 0, init=_start())
+    weighted = GensimLDA(4, 0, init=_start(), max_user_tokens=float(tokens.max()))
+    assert np.abs(plain.fit_topic_word(corpus) - weighted.fit_topic_word(corpus)).max() < 1e-8
+    big = int(np.argmax(tokens))
+    docs = np.flatnonzero(corpus.doc_users == big)
+    doubled = Corpus(X=sp.vstack([corpus.X, corpus.X[docs]]).tocsr(), vocabulary=corpus.vocabulary,
+                     doc_users=np.concatenate([corpus.doc_users, corpus.doc_users[docs]]))
+    capped = GensimLDA(4, 0, init=_start(), max_user_tokens=float(tokens[big]))
+    assert np.abs(capped.fit_topic_word(corpus) - capped.fit_topic_word(doubled)).max() < 1e-12
+    assert np.abs(plain.fit_topic_word(corpus) - plain.fit_topic_word(doubled)).max() > 1e-3
+    with pytest.raises(ValueError, match="max_user_tokens .* needs learning='batch'"):
+        GensimLDA(4, 0, max_user_tokens=10.0).fit_topic_word(corpus)

@@ -235,8 +235,10 @@ def test_a_gensim_lda_is_read_back_from_its_attributes_without_its_id2word_or_le
     stable = wrap_model(mine, reference=reference)
     assert stable.spec.stability()[0] is True and stable.spec.params["passes"] == 2
     for change in ("passes 5 -> 2", "update_every 1 -> 0", "dtype float32 -> float64",
-                   "start: the model as given (seed 0) fitted on P"):
+                   "start: the model as given (seed 0) fitted on P", "user weight: tokens -> at most 162 tokens"):
         assert any(change in c for c in stable.changes)
+    median_user = np.median(np.bincount(reference.doc_users, weights=np.asarray(reference.X.sum(axis=1)).ravel()))
+    assert stable.spec.params["max_user_tokens"] == median_user
     # the start: the model as given (its configuration, seed 0) fitted on the public P, never its fitted topics
     given_on_p = wrap_model(mine, reference=reference, keep_model=True).spec.fit(reference).topic_word_
     assert np.array_equal(stable.spec.init, given_on_p)

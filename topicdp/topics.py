@@ -26,6 +26,7 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 #: defaults of gensim ``LdaModel`` as the ``gensim-lda`` adapter and :func:`reference_lda` run it
 GENSIM_LDA_DEFAULTS: dict[str, Any] = {"passes": 1, "iterations": 50, "alpha": "symmetric", "chunksize": 2000}
@@ -57,7 +58,7 @@ def canonical_order(topic_word: np.ndarray, depth: int = 20) -> np.ndarray:
 
 
 def fit_gensim_lda(corpus, n_topics: int, random_state: int, *, model_class=None, document_start: str = "random",
-                   **params: Any) -> np.ndarray:
+                   doc_weights=None, **params: Any) -> np.ndarray:
     """gensim LDA fitted on ``corpus`` (ids = column indices); its ``get_topics()`` in gensim's topic order.
 
     Parameters
@@ -80,6 +81,9 @@ def fit_gensim_lda(corpus, n_topics: int, random_state: int, *, model_class=None
         changes the start of all documents after it). ``"constant"``: gamma_d starts at 1 for every topic (the mean
         of those draws), a function of nothing but K; gensim's own update equations then run unchanged
         (:func:`constant_start_lda_class`). Needs ``model_class`` ``LdaModel`` (the default).
+    doc_weights : (n_docs,) array, optional
+        Each document's weight in the M-step's statistic (its E-step unchanged; :func:`constant_start_lda_class`).
+        Needs ``document_start="constant"``, ``init`` and one chunk of all documents.
 
     Returns
     -------
@@ -87,11 +91,11 @@ def fit_gensim_lda(corpus, n_topics: int, random_state: int, *, model_class=None
         The normalised variational topic-word parameters, rows on the simplex.
     """
     return gensim_lda_model(corpus, n_topics, random_state, model_class=model_class, document_start=document_start,
-                            **params).get_topics()
+                            doc_weights=doc_weights, **params).get_topics()
 
 
 def gensim_lda_model(corpus, n_topics: int, random_state: int, *, model_class=None, document_start: str = "random",
-                     **params: Any):
+                     doc_weights=None, **params: Any):
     """The fitted gensim model behind :func:`fit_gensim_lda` (same parameters), e.g. for its lambda
     (``model.state.get_lambda()``)."""
     if model_class is None:
@@ -108,6 +112,8 @@ def gensim_lda_model(corpus, n_topics: int, random_state: int, *, model_class=No
                              f"{getattr(model_class, '__name__', model_class)!r}")
         model_class = constant_start_lda_class()
     init = params.pop("init", None)
+    if doc_weights is not None and (document_start != "constant" or init is None):
+        raise ValueError("doc_weights needs document_start='constant' and public starting topics (init)")
     dictionary, bow = corpus.to_gensim()
     if init is None:
         return model_class(corpus=bow, id2word=dictionary, num_topics=n_topics, random_state=random_state, **params)
@@ -117,6 +123,8 @@ def gensim_lda_model(corpus, n_topics: int, random_state: int, *, model_class=No
     model = model_class(corpus=None, id2word=dictionary, num_topics=n_topics, random_state=random_state, **params)
     model.state.sstats[...] = start / start.sum(axis=1, keepdims=True) * start.shape[1]
     model.expElogbeta = np.exp(model.state.get_Elogbeta())
+    if doc_weights is not None:
+        model.doc_weights_ = np.asarray(doc_weights, dtype=np.float64)
     model.update(bow)
     return model
 
@@ -151,15 +159,36 @@ def constant_start_lda_class():
     """
     from gensim.models import LdaModel
 
+    from .inference.estep import statistic_from_gamma
+
     class ConstantStartLdaModel(LdaModel):
+        doc_weights_ = None  # (n_docs,) or None: the statistic's document weights, set before update()
+
         def inference(self, chunk, collect_sstats=False):
             rng, self.random_state = self.random_state, _ConstantGammaDraws()
             try:
-                return super().inference(chunk, collect_sstats=collect_sstats)
+                if not collect_sstats or self.doc_weights_ is None:
+                    return super().inference(chunk, collect_sstats=collect_sstats)
+                chunk = list(chunk)
+                if len(chunk) != self.doc_weights_.size:
+                    raise ValueError("document weights need one chunk of all documents (batch learning)")
+                gamma, _ = super().inference(chunk, collect_sstats=False)
             finally:
                 self.random_state = rng
+            X = _bow_matrix(chunk, self.num_terms, self.dtype)
+            sstats = statistic_from_gamma(X, gamma, self.expElogbeta, self.doc_weights_, np.finfo(self.dtype).eps)
+            return gamma, sstats.astype(self.dtype, copy=False)
 
     return ConstantStartLdaModel
+
+
+def _bow_matrix(chunk, n_words: int, dtype) -> sp.csr_matrix:
+    """A gensim bag-of-words chunk as the (len(chunk), n_words) count matrix."""
+    lengths = np.fromiter((len(doc) for doc in chunk), dtype=np.int64, count=len(chunk))
+    indptr = np.concatenate([[0], np.cumsum(lengths)])
+    ids = np.fromiter((int(i) for doc in chunk for i, _ in doc), dtype=np.int64, count=int(indptr[-1]))
+    counts = np.fromiter((c for doc in chunk for _, c in doc), dtype=np.float64, count=int(indptr[-1]))
+    return sp.csr_matrix((counts.astype(dtype), ids, indptr), shape=(len(chunk), n_words))
 
 
 def reference_lda(corpus, n_topics: int, *, random_state: int = 0, **params: Any) -> np.ndarray:

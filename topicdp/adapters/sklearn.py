@@ -8,6 +8,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from ..inference.estep import statistic_from_gamma, user_token_weights
 from .base import N_TOPICS, SEED, TopicModelSpec, variational_lda_stability
 
 
@@ -179,40 +180,6 @@ class SklearnLDA(TopicModelSpec):
                           "batch boundary (learning_method='batch')")
 
 
-def user_token_weights(corpus, max_user_tokens: float) -> np.ndarray:
-    """Per-document weight ``min(1, max_user_tokens / n_u)``, n_u the tokens of the document's user."""
-    doc_tokens = np.asarray(corpus.X.sum(axis=1), dtype=np.float64).ravel()
-    user_tokens = np.bincount(corpus.doc_users, weights=doc_tokens, minlength=corpus.n_users)
-    per_user = np.minimum(1.0, max_user_tokens / np.maximum(user_tokens, 1.0))
-    return per_user[corpus.doc_users]
-
-
-def weighted_statistic(X, doc_topic, exp_topic_word: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """scikit-learn's batch sufficient statistic with document d's counts weighted by ``weights[d]``.
-
-    sum_d w_d exp(E[log theta_d]) (x) (n_d / norm_phi_d), times exp(E[log beta]) elementwise, with norm_phi_dw =
-    exp(E[log theta_d]) . exp(E[log beta_w]) + eps: ``_update_doc_distribution``'s statistic (and ``_e_step``'s
-    final product) from the documents' final gamma, which it is a function of. With every weight 1 it is
-    scikit-learn's statistic (tested to rounding).
-    """
-    import scipy.sparse as sp
-    from scipy.special import psi
-
-    X = sp.csr_matrix(X)
-    elog_theta = psi(doc_topic) - psi(doc_topic.sum(axis=1, keepdims=True))
-    exp_theta = np.exp(elog_theta)
-    eps = np.finfo(X.dtype).eps
-    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
-    ratio = np.empty_like(X.data, dtype=np.float64)
-    step = 1 << 16  # nonzeros a chunk: (step, K) temporaries
-    for a in range(0, X.data.size, step):
-        r, c = rows[a:a + step], X.indices[a:a + step]
-        norm_phi = np.einsum("ik,ki->i", exp_theta[r], exp_topic_word[:, c]) + eps
-        ratio[a:a + step] = X.data[a:a + step] * weights[r] / norm_phi
-    scaled = sp.csr_matrix((ratio, X.indices, X.indptr), shape=X.shape)
-    return np.asarray((scaled.T @ exp_theta).T) * exp_topic_word
-
-
 @lru_cache(maxsize=1)
 def _started_lda_class():
     """``LatentDirichletAllocation`` with a public topic start and an optional constant document start.
@@ -245,7 +212,7 @@ def _started_lda_class():
             if X.shape[0] != self.row_weights_.size:
                 raise ValueError("document weights need batch learning (the statistic of every document at once)")
             doc_topic, _ = super()._e_step(X, False, random_init, parallel=parallel)
-            return doc_topic, weighted_statistic(X, doc_topic, self.exp_dirichlet_component_, self.row_weights_)
+            return doc_topic, statistic_from_gamma(X, doc_topic, self.exp_dirichlet_component_, self.row_weights_)
 
     return StartedLDA
 

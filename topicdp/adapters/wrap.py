@@ -235,7 +235,7 @@ def wrap_model(model, *, reference=None, unit: str = "user", keep_model: bool = 
     if kind == "spec":
         return WrappedModel(model, _qualname(model))
     if kind in ("gensim-lda", "gensim-lda-multicore"):
-        return _wrap_gensim_lda(model, kind, _qualname(model), reference, unit, keep_model, vocabulary)
+        return _wrap_gensim_lda(model, kind, _qualname(model), reference, unit, keep_model, vocabulary, bounds)
     if kind in _OTHER_KINDS:
         return _OTHER_KINDS[kind](model, _qualname(model), reference, unit, keep_model, vocabulary)
     from sklearn.base import clone
@@ -287,17 +287,24 @@ def _wrap_sklearn_lda(params: dict, given: str, reference, unit: str, keep_model
         stable["evaluate_every"] = -1
     stable["document_start"] = "constant"
     changes.append("document start: random draws in row order -> constant")
-    if unit == "user":
-        stable["max_user_tokens"] = _median_user_tokens(reference, bounds)
-        changes.append(f"user weight: tokens -> at most {stable['max_user_tokens']:,.0f} tokens a user (P's median "
-                       "user), so that no user pulls the topics more than another")
+    weight = _user_weight(reference, bounds, unit, stable, changes)
     spec = SklearnLDA(n_topics, seed, **stable)
-    weight = ", no user weighing more than P's median user" if unit == "user" else ""
     return WrappedModel(spec, given, tuple(changes), (
         "The changes make the model the toolkit's stable form of scikit-learn's LDA (SklearnLDA: from topics fitted "
         f"on P, batch variational Bayes, a position-independent document start, a fixed number of iterations{weight}"
         "), so that neighbouring "
         "corpora move f little and the sampled sensitivity stays small; keep_model=True keeps the model as given.",))
+
+
+def _user_weight(reference, bounds: dict | None, unit: str, stable: dict, changes: list) -> str:
+    """At the user level, cap every user's weight in a token-weighted LDA at P's median user's tokens (set in
+    ``stable``, said in ``changes``); returns the words the stable form's note adds."""
+    if unit != "user":
+        return ""
+    stable["max_user_tokens"] = _median_user_tokens(reference, bounds)
+    changes.append(f"user weight: tokens -> at most {stable['max_user_tokens']:,.0f} tokens a user (P's median "
+                   "user), so that no user pulls the topics more than another")
+    return ", no user weighing more than P's median user"
 
 
 def _gensim_prior(values, name: str, optimized: bool, changes: list):
@@ -317,7 +324,7 @@ def _gensim_prior(values, name: str, optimized: bool, changes: list):
 
 
 def _wrap_gensim_lda(model, kind: str, given: str, reference, unit: str, keep_model: bool,
-                     vocabulary) -> WrappedModel:
+                     vocabulary, bounds: dict | None) -> WrappedModel:
     """gensim's LdaModel/LdaMulticore read back from its attributes; its id2word (built from the texts it was given)
     and fitted state (``state``, ``expElogbeta``) are never read."""
     changes = ["random_state: gensim stores a RandomState, whose seed cannot be recovered -> 0"]
@@ -377,10 +384,11 @@ def _wrap_gensim_lda(model, kind: str, given: str, reference, unit: str, keep_mo
     if params.get("chunksize") is not None:
         changes.append(f"chunksize {params['chunksize']} -> all documents (one E-step per pass)")
     changes.append("learning online -> batch; document start: random draws in corpus order -> constant")
+    weight = _user_weight(reference, bounds, unit, stable, changes)
     spec = GensimLDA(n_topics, 0, init=start, learning="batch", document_start="constant", **stable)
     return WrappedModel(spec, given, tuple(changes), (*notes, (
         "The changes make the model the toolkit's stable form of gensim's LDA (GensimLDA: from topics fitted on P, "
-        "batch variational Bayes, a position-independent document start, a fixed number of passes); "
+        f"batch variational Bayes, a position-independent document start, a fixed number of passes{weight}); "
         "keep_model=True keeps the model as given.")))
 
 

@@ -305,3 +305,48 @@ def document_sstats(X: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha: float, *
     list of (K, V) arrays, one per row of ``X``
     """
     return [batch_e_step(X[i], exp_elog_beta, alpha, **kwargs)[1] for i in range(X.shape[0])]
+
+
+def user_token_weights(corpus, max_user_tokens: float) -> np.ndarray:
+    """Per-document weight ``min(1, max_user_tokens / n_u)``, n_u the tokens of the document's user: no user
+    weighs more than ``max_user_tokens`` tokens in a statistic so weighted, and a user's weight depends on their
+    own documents alone."""
+    doc_tokens = np.asarray(corpus.X.sum(axis=1), dtype=np.float64).ravel()
+    user_tokens = np.bincount(corpus.doc_users, weights=doc_tokens, minlength=corpus.n_users)
+    per_user = np.minimum(1.0, max_user_tokens / np.maximum(user_tokens, 1.0))
+    return per_user[corpus.doc_users]
+
+
+def statistic_from_gamma(X, gamma: np.ndarray, exp_elog_beta: np.ndarray, weights: np.ndarray,
+                         eps: float | None = None) -> np.ndarray:
+    """The E-step's sufficient statistic from the documents' final gamma, document d's counts weighted by w_d.
+
+    S[k, v] = exp(E[log beta_kv]) sum_d w_d c_dv exp(E[log theta_dk]) / norm_phi_dv, with norm_phi_dv =
+    exp(E[log theta_d]) . exp(E[log beta_v]) + eps (module docstring; Hoffman et al. 2010 Alg. 1): the statistic
+    scikit-learn's ``_update_doc_distribution`` and gensim's ``LdaModel.inference`` accumulate after each
+    document's coordinate ascent, which is a function of that document's final gamma. With every weight 1 it is
+    theirs to rounding (tested), so a library's E-step runs as written and only the statistic is reweighted.
+
+    Parameters
+    ----------
+    X : sparse matrix (n_docs, V)
+        The counts the library's E-step was given.
+    gamma : (n_docs, K) array
+        Each document's final variational Dirichlet parameter (the prior included).
+    exp_elog_beta : (K, V) array
+    weights : (n_docs,) array
+    eps : float, optional
+        The normaliser's floor; default the machine epsilon of ``X``'s dtype (both libraries').
+    """
+    X = sp.csr_matrix(X)
+    exp_theta = np.exp(dirichlet_expectation(np.asarray(gamma, dtype=np.float64)))
+    eps = np.finfo(X.dtype).eps if eps is None else eps
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    ratio = np.empty(X.data.size, dtype=np.float64)
+    step = 1 << 16  # nonzeros a block: (step, K) temporaries
+    for a in range(0, X.data.size, step):
+        r, c = rows[a:a + step], X.indices[a:a + step]
+        norm_phi = np.einsum("ik,ki->i", exp_theta[r], exp_elog_beta[:, c]) + eps
+        ratio[a:a + step] = X.data[a:a + step] * weights[r] / norm_phi
+    scaled = sp.csr_matrix((ratio, X.indices, X.indptr), shape=X.shape)
+    return np.asarray((scaled.T @ exp_theta).T) * exp_elog_beta
