@@ -26,6 +26,15 @@ def _user_tokens(corpus: Corpus) -> np.ndarray:
     return np.bincount(corpus.doc_users, weights=np.asarray(corpus.X.sum(axis=1)).ravel())
 
 
+def _largest_user_doubled(corpus: Corpus) -> tuple[float, Corpus]:
+    """The largest user's tokens, and the corpus with that user's documents appended once more."""
+    tokens = _user_tokens(corpus)
+    big = int(np.argmax(tokens))
+    docs = np.flatnonzero(corpus.doc_users == big)
+    return float(tokens[big]), Corpus(X=sp.vstack([corpus.X, corpus.X[docs]]).tocsr(), vocabulary=corpus.vocabulary,
+                                      doc_users=np.concatenate([corpus.doc_users, corpus.doc_users[docs]]))
+
+
 @pytest.mark.parametrize("init", [None, "public"])
 def test_weights_of_one_give_scikit_learns_statistic(corpus, init):
     """A cap above every user's tokens weighs every document 1: the recomputed statistic is scikit-learn's (both
@@ -41,12 +50,8 @@ def test_a_user_doubled_weighs_what_they_weighed_once(corpus):
     """Doubling the largest user's documents with the cap at their tokens halves their weight: the constant
     document start makes each copy's E-step the original's, so the weighted statistic, and f, are unchanged; the
     unweighted f moves."""
-    tokens = _user_tokens(corpus)
-    big = int(np.argmax(tokens))
-    docs = np.flatnonzero(corpus.doc_users == big)
-    doubled = Corpus(X=sp.vstack([corpus.X, corpus.X[docs]]).tocsr(), vocabulary=corpus.vocabulary,
-                     doc_users=np.concatenate([corpus.doc_users, corpus.doc_users[docs]]))
-    capped = SklearnLDA(4, 0, init=_start(), max_user_tokens=float(tokens[big]))
+    largest, doubled = _largest_user_doubled(corpus)
+    capped = SklearnLDA(4, 0, init=_start(), max_user_tokens=largest)
     assert np.abs(capped.fit_topic_word(corpus) - capped.fit_topic_word(doubled)).max() < 1e-12
     plain = SklearnLDA(4, 0, init=_start())
     assert np.abs(plain.fit_topic_word(corpus) - plain.fit_topic_word(doubled)).max() > 1e-3
@@ -64,15 +69,11 @@ def test_gensims_weights_of_one_give_gensims_statistic_and_a_doubled_user_weighs
     pytest.importorskip("gensim")
     from topicdp import GensimLDA
 
-    tokens = _user_tokens(corpus)
+    largest, doubled = _largest_user_doubled(corpus)
     plain = GensimLDA(4, 0, init=_start())
-    weighted = GensimLDA(4, 0, init=_start(), max_user_tokens=float(tokens.max()))
+    weighted = GensimLDA(4, 0, init=_start(), max_user_tokens=largest)
     assert np.abs(plain.fit_topic_word(corpus) - weighted.fit_topic_word(corpus)).max() < 1e-8
-    big = int(np.argmax(tokens))
-    docs = np.flatnonzero(corpus.doc_users == big)
-    doubled = Corpus(X=sp.vstack([corpus.X, corpus.X[docs]]).tocsr(), vocabulary=corpus.vocabulary,
-                     doc_users=np.concatenate([corpus.doc_users, corpus.doc_users[docs]]))
-    capped = GensimLDA(4, 0, init=_start(), max_user_tokens=float(tokens[big]))
+    capped = GensimLDA(4, 0, init=_start(), max_user_tokens=largest)
     assert np.abs(capped.fit_topic_word(corpus) - capped.fit_topic_word(doubled)).max() < 1e-12
     assert np.abs(plain.fit_topic_word(corpus) - plain.fit_topic_word(doubled)).max() > 1e-3
     with pytest.raises(ValueError, match="max_user_tokens .* needs learning='batch'"):
