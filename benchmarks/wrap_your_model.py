@@ -123,6 +123,72 @@ def rescore(paths: list[Path], lda_seeds: int) -> int:
     return 0
 
 
+def noise_draws(paths: list[Path], draws: int, lda_seeds: int, seed_pairs: int) -> int:
+    """Score ``draws`` noise draws at the sensitivity each earlier scikit-learn run recorded (one run's release is
+    one draw; its sensitivity sample is one more random quantity, and this separates the two).
+
+    The script's split and files, the private corpus bounded with seed 0 (the script's bound is unseeded), the
+    user's model wrapped as the run recorded it (with the per-user weight or without, as its ``changes`` say), f
+    fitted once, then TopicDP's release from that fit (``topic_word=``) with the run's Delta_s standing for its
+    sample (only Delta_s sets sigma), noise seeded 1..``draws``. Each draw's lists are scored as the script scores
+    them; each measure's median over the draws, with its range, is added to the run's JSON as ``noise_draws``.
+    """
+    from sklearn.base import clone
+    from sklearn.decomposition import LatentDirichletAllocation
+
+    from topicdp import Corpus, PrivacyLedger, TopicDP
+    from topicdp.metrics.readability import topic_overlap
+    from topicdp.samplers import SensitivitySample, SensitivitySampling
+
+    parts = split(DATA / "blogs" / "blogs.jsonl.gz", 1.0)
+    P = Corpus.from_texts([t for t, _ in parts["public"]], [u for _, u in parts["public"]], max_features=2000)
+    corpus = Corpus.from_texts([t for t, _ in parts["private"]], [u for _, u in parts["private"]],
+                               vocabulary=P.vocabulary).bound(max_docs_per_user=20, random_state=0)
+    ldas = owner_ldas(parts, lda_seeds)
+    own = topics_of(users_model(corpus, "sklearn", 0))
+    seeds = [float(topic_overlap(topics_of(users_model(corpus, "sklearn", s)), own)) for s in range(1, seed_pairs + 1)]
+    fits: dict = {}
+    for path in paths:
+        run = json.loads(path.read_text())
+        weighted = any(c.startswith("user weight") for c in run["changes"])
+        sampling = SensitivitySampling(distribution=P, gamma=run["gamma"], sizing=run["sizing"])
+        dp = TopicDP(LatentDirichletAllocation(n_components=10, random_state=0), epsilon=3.0, unit="user",
+                     sampling=sampling)
+        spec = dp._wrap(corpus).spec
+        if not weighted:
+            spec = clone(spec).set_params(max_user_tokens=None)
+        if weighted not in fits:
+            fits[weighted] = spec.fit_topic_word(corpus)
+        h = run["pairs"]
+        sample = SensitivitySample(sensitivity=run["sensitivity"], deltas=[run["sensitivity"]] * h, gamma=run["gamma"],
+                                   rho=None, h=h, k=h, sufficient=True, distribution={"kind": "public-reference"}, seed=0, sizing=run["sizing"])
+        if run["sizing"] == "lambert-w":
+            from topicdp.samplers.sizing import sample_size
+
+            sample = SensitivitySample(**{**sample.to_dict(), "rho": sample_size(run["gamma"])[0]})
+        rows = []
+        for draw in range(1, draws + 1):
+            release = clone(dp).set_params(model=spec, random_state=draw).fit(
+                corpus, ledger=PrivacyLedger(), topic_word=fits[weighted], sensitivity_sample=sample).release_
+            assert abs(release.report.sigma - run["sigma"]) < 1e-9 * run["sigma"]  # the run's noise scale
+            ours = [[release.vocabulary[j] for j in np.argsort(-row, kind="stable")[:10]] for row in release.topic_word]
+            scores = score_on_heldout(parts, ours, ldas)
+            scores["own_fit_ratio"] = float(topic_overlap(release.topic_word, own)) / float(np.median(seeds))
+            rows.append(scores)
+            print(path.name, draw, json.dumps({k: round(v, 3) for k, v in scores.items()}), flush=True)
+        run["noise_draws"] = {
+            "draws": draws, "sigma": run["sigma"], "private_corpus": "bounded with seed 0",
+            "per_draw": rows, "own_fit_vs_seeds": seeds,
+            "median": {k: float(np.median([r[k] for r in rows])) for k in rows[0]},
+            "min": {k: float(np.min([r[k] for r in rows])) for k in rows[0]},
+            "max": {k: float(np.max([r[k] for r in rows])) for k in rows[0]},
+            "meets_targets": sum(r["npmi"] >= 0.8 and r["contrast"] >= 0.5 and r["diversity"] >= 0.5
+                                 and r["overlap"] >= 0.35 and r["own_fit_ratio"] >= 0.75 for r in rows)}
+        print(path.name, "median", json.dumps(run["noise_draws"]["median"]), "meets", run["noise_draws"]["meets_targets"])
+        path.write_text(json.dumps(run, indent=1) + "\n")
+    return 0
+
+
 def users_model(corpus, kind: str, seed: int):
     """The model the user already uses, fitted by them on the private corpus with their seed: scikit-learn's LDA,
     gensim's LdaModel (each with its library's defaults) or the toolkit's user-level VariationalLDA; 10 topics."""
@@ -161,6 +227,10 @@ def main(argv=None) -> int:
     parser.add_argument("--lda-seeds", type=int, default=3, help="fits of the owner's LDA scored against (medians)")
     parser.add_argument("--rescore", nargs="+", default=None, metavar="JSON",
                         help="only score these earlier runs' releases again (against --lda-seeds fits)")
+    parser.add_argument("--draws", type=int, default=0,
+                        help="with --at: noise draws to score at each earlier run's recorded sensitivity")
+    parser.add_argument("--at", nargs="+", default=None, metavar="JSON",
+                        help="earlier scikit-learn runs whose sigma --draws reuses (their JSON gains noise_draws)")
     parser.add_argument("--out", default="docs/results/wrap_your_model.json", help="JSON of the measurements")
     args = parser.parse_args(argv)
     path = DATA / "blogs" / "blogs.jsonl.gz"
@@ -169,6 +239,8 @@ def main(argv=None) -> int:
         return 0
     if args.rescore:
         return rescore([Path(p) for p in args.rescore], args.lda_seeds)
+    if args.at:
+        return noise_draws([Path(p) for p in args.at], args.draws, args.lda_seeds, args.seed_pairs)
     out = Path(args.out).resolve()
     here = os.getcwd()
     parts = split(path, args.fraction)
