@@ -89,7 +89,10 @@ class SklearnLDA(TopicModelSpec):
     swapped a user of 4,634 tokens for one of 279 (``benchmarks/sensitivity_tail.py``); the Lambert-W sizing at
     gamma 0.2 reads the largest of 61 pairs, which usually holds such a user. Weighting each user's statistic
     to at most P's median user's tokens bounds every user's pull by the same amount, as the toolkit's user-level
-    :class:`~topicdp.variational.VariationalLDA` does with its per-user norm.
+    :class:`~topicdp.variational.VariationalLDA` does with its per-user norm. With that weight (559 tokens) the
+    script of ``benchmarks/wrap_your_model.py`` at that sizing sampled 0.00165, the largest of 61 pairs 2.4x their
+    median, against 0.0053 (9.9x) without it; the median pair moved from 0.00054 to 0.00068, and the noiseless f
+    agreed with the user's own fit as before (top-10 overlap 0.52 with and without the weight).
     """
 
     name = "sklearn-lda"

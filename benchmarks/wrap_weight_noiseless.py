@@ -1,0 +1,53 @@
+"""Does the per-user weight move the wrapped model away from the user's own? The noiseless stable f of a wrapped
+scikit-learn LDA, with and without the weight, against the user's own fits (seeds 0-2).
+
+The split and corpora of ``wrap_your_model.py`` (the private corpus bounded to 20 posts a user, seeded 0); P's words.
+
+    OPENBLAS_NUM_THREADS=1 python benchmarks/wrap_weight_noiseless.py
+
+Skips (exit 0) where ``../shared/data`` is absent.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from wrap_your_model import DATA, split, topics_of, users_model  # noqa: E402
+
+
+def main() -> int:
+    path = DATA / "blogs" / "blogs.jsonl.gz"
+    if not path.exists():
+        print(f"skipped: {path} not found")
+        return 0
+    from sklearn.base import clone
+    from sklearn.decomposition import LatentDirichletAllocation
+
+    from topicdp import Corpus
+    from topicdp.adapters.wrap import wrap_model
+    from topicdp.metrics.readability import topic_overlap
+
+    parts = split(path, 1.0)
+    P = Corpus.from_texts([t for t, _ in parts["public"]], [u for _, u in parts["public"]], max_features=2000)
+    corpus = Corpus.from_texts([t for t, _ in parts["private"]], [u for _, u in parts["private"]],
+                               vocabulary=P.vocabulary).bound(max_docs_per_user=20, random_state=0)
+    own = {seed: topics_of(users_model(corpus, "sklearn", seed)) for seed in (0, 1, 2)}
+    weighted = wrap_model(LatentDirichletAllocation(n_components=10, random_state=0), reference=P,
+                          vocabulary=corpus.vocabulary, bounds=corpus.bounds).spec
+    for name, spec in (("with the weight", weighted), ("without", clone(weighted).set_params(max_user_tokens=None))):
+        W = spec.fit_topic_word(corpus)
+        print(f"stable f {name}: overlap with the user's fits seeded 0, 1, 2:",
+              [round(float(topic_overlap(W, own[s])), 2) for s in own])
+    print("the user's fit seeded 0 against seeds 1 and 2:",
+          [round(float(topic_overlap(own[s], own[0])), 2) for s in (1, 2)])
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
