@@ -1,5 +1,6 @@
 """Does the per-user weight move the wrapped model away from the user's own? The noiseless stable f of a wrapped
-scikit-learn LDA, with and without the weight, against the user's own fits (seeds 0-2).
+scikit-learn LDA, with and without the weight, against the user's own fits (seeds 0-2); and with the start a wrapped
+gensim LdaModel uses (the user's model as given, seed 0, fitted on P) instead of the toolkit's VariationalLDA on P.
 
 The split and corpora of ``wrap_your_model.py`` (the private corpus bounded to 20 posts a user, seeded 0); P's words.
 
@@ -40,7 +41,9 @@ def main() -> int:
     own = {seed: topics_of(users_model(corpus, "sklearn", seed)) for seed in (0, 1, 2)}
     weighted = wrap_model(LatentDirichletAllocation(n_components=10, random_state=0), reference=P,
                           vocabulary=corpus.vocabulary, bounds=corpus.bounds).spec
-    for name, spec in (("with the weight", weighted), ("without", clone(weighted).set_params(max_user_tokens=None))):
+    as_given_on_p = LatentDirichletAllocation(n_components=10, random_state=0).fit(P.X).components_
+    for name, spec in (("with the weight", weighted), ("without", clone(weighted).set_params(max_user_tokens=None)),
+                       ("with the weight, from the user's model on P", clone(weighted).set_params(init=as_given_on_p))):
         W = spec.fit_topic_word(corpus)
         print(f"stable f {name}: overlap with the user's fits seeded 0, 1, 2:",
               [round(float(topic_overlap(W, own[s])), 2) for s in own])
