@@ -194,7 +194,7 @@ def _variational_start(reference, n_topics: int, unit: str, seed: int) -> np.nda
 
 
 def _median_user_tokens(reference, bounds: dict | None) -> float:
-    """The median user's tokens in P cut to the private corpus' ``bounds`` (public, stated parameters), fitted
+    """The median user's tokens in P cut to the private corpus' ``bounds`` (public, stated parameters), computed
     once per P and bounds."""
     def median():
         cut = reference.bound(**bounds, random_state=0) if bounds and reference.bounds != bounds else reference
@@ -291,9 +291,9 @@ def _wrap_sklearn_lda(params: dict, given: str, reference, unit: str, keep_model
     spec = SklearnLDA(n_topics, seed, **stable)
     return WrappedModel(spec, given, tuple(changes), (
         "The changes make the model the toolkit's stable form of scikit-learn's LDA (SklearnLDA: from topics fitted "
-        f"on P, batch variational Bayes, a position-independent document start, a fixed number of iterations{weight}"
-        "), so that neighbouring "
-        "corpora move f little and the sampled sensitivity stays small; keep_model=True keeps the model as given.",))
+        f"on P, batch variational Bayes, a position-independent document start, a fixed number of iterations{weight}), "
+        "so that neighbouring corpora move f little and the sampled sensitivity stays small; keep_model=True keeps the "
+        "model as given.",))
 
 
 def _user_weight(reference, bounds: dict | None, unit: str, stable: dict, changes: list) -> str:
