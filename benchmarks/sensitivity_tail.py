@@ -5,7 +5,8 @@ The split, P and the private corpus of ``wrap_your_model.py`` (the private corpu
 seeded 0), the scikit-learn LDA a user has, wrapped as TopicDP wraps it (its stable form from P's topics), and
 ``--pairs`` neighbouring pairs drawn as the sampler draws them (P cut to the private corpus' bounds; seed 0). For
 each cap in ``--caps`` (``none``; T: every corpus of the pair cut to T tokens per user, seeded 0, inside f; ``docT``:
-every document cut to T tokens instead) the pairs' distances ||f(D) - f(D')||_F, their quantiles, the largest pairs
+every document cut to T tokens instead; ``weighted``: the stable form as TopicDP now wraps it, each user weighing at
+most P's median user's tokens) the pairs' distances ||f(D) - f(D')||_F, their quantiles, the largest pairs
 with the swapped users' token counts, and the correlation between a pair's distance and the larger swapped user's
 tokens.
 
@@ -38,7 +39,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pairs", type=int, default=24)
     parser.add_argument("--caps", default="none,1732",
-                        help="comma-separated: none, T (tokens per user inside f) or docT (tokens per document)")
+                        help="comma-separated: none, T (tokens per user inside f), docT (tokens per document) or "
+                             "weighted (the wrap's per-user weight)")
     parser.add_argument("--model", choices=("sklearn", "vem"), default="sklearn",
                         help="the user's model: scikit-learn's LDA (weighs a user by tokens) or the toolkit's "
                              "user-level VariationalLDA (each user's statistic normalised)")
@@ -50,6 +52,7 @@ def main(argv=None) -> int:
         print(f"skipped: {path} not found")
         return 0
     from joblib import Parallel, delayed
+    from sklearn.base import clone
     from sklearn.decomposition import LatentDirichletAllocation
 
     from topicdp import Corpus
@@ -63,7 +66,9 @@ def main(argv=None) -> int:
                                vocabulary=P.vocabulary).bound(max_docs_per_user=20, random_state=0)
     mine = (VariationalLDA(10, unit="user", random_state=0) if args.model == "vem"
             else LatentDirichletAllocation(n_components=10, random_state=0))
-    spec = wrap_model(mine, reference=P, unit="user", vocabulary=corpus.vocabulary).spec
+    weighted = wrap_model(mine, reference=P, unit="user", vocabulary=corpus.vocabulary, bounds=corpus.bounds).spec
+    # the caps measure the stable form as it was before the per-user weight; "weighted" is the wrap's own
+    spec = clone(weighted).set_params(max_user_tokens=None) if args.model == "sklearn" else weighted
     distribution = SensitivitySampling(P).records(corpus, "user")  # P cut to the private bounds, as the sampler does
     builder, B = distribution.pair_builder(), distribution.reference
     tokens = np.bincount(B.doc_users, weights=np.asarray(B.X.sum(axis=1)).ravel(), minlength=B.n_users)
@@ -71,9 +76,10 @@ def main(argv=None) -> int:
     draws = [distribution.draw_indices(corpus.n_users, rng) for _ in range(args.pairs)]
 
     def distance(d, dp, cap):
+        f = weighted if cap == "weighted" else spec
         pair = builder.pair(d, dp)  # D is valid until D' is asked for: fit D first
-        W = spec.fit_topic_word(_capped(next(pair), cap))
-        return float(np.linalg.norm(W - spec.fit_topic_word(_capped(next(pair), cap))))
+        W = f.fit_topic_word(_capped(next(pair), cap))
+        return float(np.linalg.norm(W - f.fit_topic_word(_capped(next(pair), cap))))
 
     quantiles = np.quantile(tokens, [.5, .9, .99, 1])
     out = {"tokens_removed": [float(tokens[d[-1]]) for d, _ in draws],
@@ -98,7 +104,7 @@ def main(argv=None) -> int:
 
 
 def _capped(corpus, cap: str | None):
-    if cap is None:
+    if cap is None or cap == "weighted":
         return corpus
     if cap.startswith("doc"):
         return corpus.bound(random_state=0, max_tokens_per_doc=int(cap[3:]))
