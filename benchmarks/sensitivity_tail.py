@@ -6,7 +6,8 @@ seeded 0), the scikit-learn LDA a user has, wrapped as TopicDP wraps it (its sta
 ``--pairs`` neighbouring pairs drawn as the sampler draws them (P cut to the private corpus' bounds; seed 0). For
 each cap in ``--caps`` (``none``; T: every corpus of the pair cut to T tokens per user, seeded 0, inside f; ``docT``:
 every document cut to T tokens instead; ``weighted``: the stable form as TopicDP now wraps it, each user weighing at
-most P's median user's tokens) the pairs' distances ||f(D) - f(D')||_F, their quantiles, the largest pairs
+most P's median user's tokens; ``weighted-as-given``: the same from the user's model as given fitted on P, the
+start a wrapped gensim LdaModel uses) the pairs' distances ||f(D) - f(D')||_F, their quantiles, the largest pairs
 with the swapped users' token counts, and the correlation between a pair's distance and the larger swapped user's
 tokens.
 
@@ -75,8 +76,13 @@ def main(argv=None) -> int:
     rng = np.random.default_rng(0)
     draws = [distribution.draw_indices(corpus.n_users, rng) for _ in range(args.pairs)]
 
+    specs = {"weighted": weighted}
+    if "weighted-as-given" in args.caps.split(","):  # the start a wrapped gensim LdaModel uses: the model on P
+        as_given = LatentDirichletAllocation(n_components=10, random_state=0).fit(P.X).components_
+        specs["weighted-as-given"] = clone(weighted).set_params(init=as_given)
+
     def distance(d, dp, cap):
-        f = weighted if cap == "weighted" else spec
+        f = specs.get(cap, spec)
         pair = builder.pair(d, dp)  # D is valid until D' is asked for: fit D first
         W = f.fit_topic_word(_capped(next(pair), cap))
         return float(np.linalg.norm(W - f.fit_topic_word(_capped(next(pair), cap))))
@@ -104,7 +110,7 @@ def main(argv=None) -> int:
 
 
 def _capped(corpus, cap: str | None):
-    if cap is None or cap == "weighted":
+    if cap is None or cap.startswith("weighted"):
         return corpus
     if cap.startswith("doc"):
         return corpus.bound(random_state=0, max_tokens_per_doc=int(cap[3:]))
