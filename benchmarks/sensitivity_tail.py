@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 
-from wrap_your_model import DATA, split  # noqa: E402
+from wrap_your_model import DATA, seeded_corpora, split  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -56,15 +56,11 @@ def main(argv=None) -> int:
     from sklearn.base import clone
     from sklearn.decomposition import LatentDirichletAllocation
 
-    from topicdp import Corpus
     from topicdp.adapters.wrap import wrap_model
     from topicdp.samplers import SensitivitySampling
     from topicdp.variational import VariationalLDA
 
-    parts = split(path, 1.0)
-    P = Corpus.from_texts([t for t, _ in parts["public"]], [u for _, u in parts["public"]], max_features=2000)
-    corpus = Corpus.from_texts([t for t, _ in parts["private"]], [u for _, u in parts["private"]],
-                               vocabulary=P.vocabulary).bound(max_docs_per_user=20, random_state=0)
+    P, corpus = seeded_corpora(split(path, 1.0))
     mine = (VariationalLDA(10, unit="user", random_state=0) if args.model == "vem"
             else LatentDirichletAllocation(n_components=10, random_state=0))
     weighted = wrap_model(mine, reference=P, unit="user", vocabulary=corpus.vocabulary, bounds=corpus.bounds).spec

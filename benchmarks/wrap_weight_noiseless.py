@@ -11,6 +11,7 @@ Skips (exit 0) where ``../shared/data`` is absent.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from pathlib import Path
@@ -19,10 +20,11 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from wrap_your_model import DATA, split, topics_of, users_model  # noqa: E402
+from wrap_your_model import DATA, seeded_corpora, split, topics_of, users_model  # noqa: E402
 
 
-def main() -> int:
+def main(argv=None) -> int:
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args(argv)  # --help, and nothing else
     path = DATA / "blogs" / "blogs.jsonl.gz"
     if not path.exists():
         print(f"skipped: {path} not found")
@@ -30,14 +32,10 @@ def main() -> int:
     from sklearn.base import clone
     from sklearn.decomposition import LatentDirichletAllocation
 
-    from topicdp import Corpus
     from topicdp.adapters.wrap import wrap_model
     from topicdp.metrics.readability import topic_overlap
 
-    parts = split(path, 1.0)
-    P = Corpus.from_texts([t for t, _ in parts["public"]], [u for _, u in parts["public"]], max_features=2000)
-    corpus = Corpus.from_texts([t for t, _ in parts["private"]], [u for _, u in parts["private"]],
-                               vocabulary=P.vocabulary).bound(max_docs_per_user=20, random_state=0)
+    P, corpus = seeded_corpora(split(path, 1.0))
     own = {seed: topics_of(users_model(corpus, "sklearn", seed)) for seed in (0, 1, 2)}
     weighted = wrap_model(LatentDirichletAllocation(n_components=10, random_state=0), reference=P,
                           vocabulary=corpus.vocabulary, bounds=corpus.bounds).spec

@@ -74,6 +74,17 @@ def split(path: Path, fraction: float) -> dict[str, list]:
     return out
 
 
+def seeded_corpora(parts: dict):
+    """P (its 2,000 most frequent words) and the private corpus on P's words, bounded to 20 posts a user with seed
+    0: the script's corpora, reproducible (the script's own bound is unseeded)."""
+    from topicdp import Corpus
+
+    P = Corpus.from_texts([t for t, _ in parts["public"]], [u for _, u in parts["public"]], max_features=2000)
+    corpus = Corpus.from_texts([t for t, _ in parts["private"]], [u for _, u in parts["private"]],
+                               vocabulary=P.vocabulary).bound(max_docs_per_user=20, random_state=0)
+    return P, corpus
+
+
 def write(records: list, path: Path) -> None:
     with gzip.open(path, "wt", encoding="utf-8") as f:
         for text, user in records:
@@ -136,14 +147,12 @@ def noise_draws(paths: list[Path], draws: int, lda_seeds: int, seed_pairs: int) 
     from sklearn.base import clone
     from sklearn.decomposition import LatentDirichletAllocation
 
-    from topicdp import Corpus, PrivacyLedger, TopicDP
+    from topicdp import PrivacyLedger, TopicDP
     from topicdp.metrics.readability import topic_overlap
     from topicdp.samplers import SensitivitySample, SensitivitySampling
 
     parts = split(DATA / "blogs" / "blogs.jsonl.gz", 1.0)
-    P = Corpus.from_texts([t for t, _ in parts["public"]], [u for _, u in parts["public"]], max_features=2000)
-    corpus = Corpus.from_texts([t for t, _ in parts["private"]], [u for _, u in parts["private"]],
-                               vocabulary=P.vocabulary).bound(max_docs_per_user=20, random_state=0)
+    P, corpus = seeded_corpora(parts)
     ldas = owner_ldas(parts, lda_seeds)
     own = topics_of(users_model(corpus, "sklearn", 0))
     seeds = [float(topic_overlap(topics_of(users_model(corpus, "sklearn", s)), own)) for s in range(1, seed_pairs + 1)]
