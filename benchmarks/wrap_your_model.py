@@ -150,6 +150,7 @@ def noise_draws(paths: list[Path], draws: int, lda_seeds: int, seed_pairs: int) 
     from topicdp import PrivacyLedger, TopicDP
     from topicdp.metrics.readability import topic_overlap
     from topicdp.samplers import SensitivitySample, SensitivitySampling
+    from topicdp.samplers.sizing import sample_size
 
     parts = split(DATA / "blogs" / "blogs.jsonl.gz", 1.0)
     P, corpus = seeded_corpora(parts)
@@ -170,11 +171,8 @@ def noise_draws(paths: list[Path], draws: int, lda_seeds: int, seed_pairs: int) 
             fits[weighted] = spec.fit_topic_word(corpus)
         h = run["pairs"]
         sample = SensitivitySample(sensitivity=run["sensitivity"], deltas=[run["sensitivity"]] * h, gamma=run["gamma"],
-                                   rho=None, h=h, k=h, sufficient=True, distribution={"kind": "public-reference"}, seed=0, sizing=run["sizing"])
-        if run["sizing"] == "lambert-w":
-            from topicdp.samplers.sizing import sample_size
-
-            sample = SensitivitySample(**{**sample.to_dict(), "rho": sample_size(run["gamma"])[0]})
+                                   rho=sample_size(run["gamma"], run["sizing"])[0], h=h, k=h, sufficient=True,
+                                   distribution={"kind": "public-reference"}, seed=0, sizing=run["sizing"])
         rows = []
         for draw in range(1, draws + 1):
             release = clone(dp).set_params(model=spec, random_state=draw).fit(

@@ -26,7 +26,6 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 #: defaults of gensim ``LdaModel`` as the ``gensim-lda`` adapter and :func:`reference_lda` run it
 GENSIM_LDA_DEFAULTS: dict[str, Any] = {"passes": 1, "iterations": 50, "alpha": "symmetric", "chunksize": 2000}
@@ -123,8 +122,8 @@ def gensim_lda_model(corpus, n_topics: int, random_state: int, *, model_class=No
     model = model_class(corpus=None, id2word=dictionary, num_topics=n_topics, random_state=random_state, **params)
     model.state.sstats[...] = start / start.sum(axis=1, keepdims=True) * start.shape[1]
     model.expElogbeta = np.exp(model.state.get_Elogbeta())
-    if doc_weights is not None:
-        model.doc_weights_ = np.asarray(doc_weights, dtype=np.float64)
+    if doc_weights is not None:  # the bag of words is corpus.X row by row, so the statistic reads X itself
+        model.doc_weights_, model.doc_counts_ = np.asarray(doc_weights, dtype=np.float64), corpus.X
     model.update(bow)
     return model
 
@@ -163,6 +162,7 @@ def constant_start_lda_class():
 
     class ConstantStartLdaModel(LdaModel):
         doc_weights_ = None  # (n_docs,) or None: the statistic's document weights, set before update()
+        doc_counts_ = None  # the (n_docs, V) counts the chunk holds, set with doc_weights_
 
         def inference(self, chunk, collect_sstats=False):
             rng, self.random_state = self.random_state, _ConstantGammaDraws()
@@ -175,20 +175,11 @@ def constant_start_lda_class():
                 gamma, _ = super().inference(chunk, collect_sstats=False)
             finally:
                 self.random_state = rng
-            X = _bow_matrix(chunk, self.num_terms, self.dtype)
-            sstats = statistic_from_gamma(X, gamma, self.expElogbeta, self.doc_weights_, np.finfo(self.dtype).eps)
+            sstats = statistic_from_gamma(self.doc_counts_, gamma, self.expElogbeta, self.doc_weights_,
+                                          np.finfo(self.dtype).eps)
             return gamma, sstats.astype(self.dtype, copy=False)
 
     return ConstantStartLdaModel
-
-
-def _bow_matrix(chunk, n_words: int, dtype) -> sp.csr_matrix:
-    """A gensim bag-of-words chunk as the (len(chunk), n_words) count matrix."""
-    lengths = np.fromiter((len(doc) for doc in chunk), dtype=np.int64, count=len(chunk))
-    indptr = np.concatenate([[0], np.cumsum(lengths)])
-    ids = np.fromiter((int(i) for doc in chunk for i, _ in doc), dtype=np.int64, count=int(indptr[-1]))
-    counts = np.fromiter((c for doc in chunk for _, c in doc), dtype=np.float64, count=int(indptr[-1]))
-    return sp.csr_matrix((counts.astype(dtype), ids, indptr), shape=(len(chunk), n_words))
 
 
 def reference_lda(corpus, n_topics: int, *, random_state: int = 0, **params: Any) -> np.ndarray:

@@ -194,14 +194,12 @@ def _variational_start(reference, n_topics: int, unit: str, seed: int) -> np.nda
 
 
 def _median_user_tokens(reference, bounds: dict | None) -> float:
-    """The median user's tokens in P cut to the private corpus' ``bounds`` (public, stated parameters), computed
-    once per P and bounds."""
-    def median():
-        cut = reference.bound(**bounds, random_state=0) if bounds and reference.bounds != bounds else reference
-        doc_tokens = np.asarray(cut.X.sum(axis=1), dtype=np.float64).ravel()
-        return np.array([np.median(np.bincount(cut.doc_users, weights=doc_tokens, minlength=cut.n_users))])
+    """The median user's tokens in P cut to the private corpus' ``bounds`` (public, stated parameters) as the
+    sampler cuts it (about 0.1 s for 61,000 posts, so not cached)."""
+    from ..inference.estep import user_tokens
+    from ..samplers.sampler import bounded_like
 
-    return float(_public_start(reference, ("median user tokens", sorted((bounds or {}).items())), median)[0])
+    return float(np.median(user_tokens(bounded_like(reference, bounds or {}))))
 
 
 def wrap_model(model, *, reference=None, unit: str = "user", keep_model: bool = False,

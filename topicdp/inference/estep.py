@@ -307,13 +307,17 @@ def document_sstats(X: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha: float, *
     return [batch_e_step(X[i], exp_elog_beta, alpha, **kwargs)[1] for i in range(X.shape[0])]
 
 
+def user_tokens(corpus) -> np.ndarray:
+    """Each user's token count, (n_users,) float64 in the corpus' user order."""
+    doc_tokens = np.asarray(corpus.X.sum(axis=1), dtype=np.float64).ravel()
+    return np.bincount(corpus.doc_users, weights=doc_tokens, minlength=corpus.n_users)
+
+
 def user_token_weights(corpus, max_user_tokens: float) -> np.ndarray:
     """Per-document weight ``min(1, max_user_tokens / n_u)``, n_u the tokens of the document's user: no user
     weighs more than ``max_user_tokens`` tokens in a statistic so weighted, and a user's weight depends on their
     own documents alone."""
-    doc_tokens = np.asarray(corpus.X.sum(axis=1), dtype=np.float64).ravel()
-    user_tokens = np.bincount(corpus.doc_users, weights=doc_tokens, minlength=corpus.n_users)
-    per_user = np.minimum(1.0, max_user_tokens / np.maximum(user_tokens, 1.0))
+    per_user = np.minimum(1.0, max_user_tokens / np.maximum(user_tokens(corpus), 1.0))
     return per_user[corpus.doc_users]
 
 

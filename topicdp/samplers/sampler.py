@@ -215,7 +215,7 @@ class SensitivitySampling:
             if d.unit != unit:
                 raise ValueError(f"distribution.unit ({d.unit!r}) must equal unit ({unit!r})")
             return d
-        return PublicReference(bounded_like(d, corpus), unit)
+        return PublicReference(bounded_like(d, corpus.bounds), unit)
 
     def size(self) -> tuple[float | None, int, int, bool]:
         """(rho, h, k, sufficient): the sizing's numbers for gamma, or the ``n_pairs`` override's."""
@@ -230,8 +230,9 @@ class SensitivitySampling:
         return rho, self.n_pairs, order_statistic_for(self.gamma, self.n_pairs, self.sizing), self.n_pairs >= h
 
 
-def bounded_like(reference, corpus):
-    """The public ``reference`` cut to the private ``corpus``' contribution bounds (itself when there are none).
+def bounded_like(reference, bounds: dict):
+    """The public ``reference`` cut to the private corpus' contribution ``bounds`` (:attr:`topicdp.Corpus.bounds`;
+    the reference itself when there are none).
 
     The neighbours the guarantee is about differ in one *bounded* unit, so P's records must be bounded as the
     private corpus' are (the bounds are public, stated parameters); drawn raw, a pair would swap a whole user of P
@@ -240,7 +241,6 @@ def bounded_like(reference, corpus):
     smaller, 0.00078 against 0.00104 bounded). Bounding is a per-unit function of public data,
     seeded 0 so that the sample is reproducible; a reference already bounded the same way is unchanged.
     """
-    bounds = corpus.bounds
     if not bounds or reference.bounds == bounds:
         return reference
     return reference.bound(**bounds, random_state=0)
