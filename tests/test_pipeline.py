@@ -376,7 +376,7 @@ def test_a_users_own_model_is_released_through_the_request_and_its_changes_said_
     with caplog.at_level(logging.WARNING, logger="topicdp"):
         result = release(request, echo=lambda line: None)
     changes = [r.getMessage() for r in caplog.records if "became SklearnLDA" in r.getMessage()]
-    assert len(changes) == 1 and "start: topics fitted on P" in changes[0]
+    assert len(changes) == 1 and "start: the model as given (random_state 0) fitted on P" in changes[0]
     assert result.release.report.guarantee == "random-DP" and result.release.report.gamma == 0.2
 
 

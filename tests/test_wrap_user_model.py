@@ -42,7 +42,8 @@ def test_a_fitted_sklearn_lda_becomes_the_stable_adapter_and_every_change_is_lis
     assert dp.model_.stability()[0] is True  # the stable form: no stability warning
     median_user = np.median(np.bincount(reference.doc_users, weights=np.asarray(reference.X.sum(axis=1)).ravel()))
     assert params["max_user_tokens"] == median_user
-    assert dp.model_changes_ == ["start: topics fitted on P instead of random draws", "max_iter 10 -> 3",
+    assert dp.model_changes_ == ["start: the model as given (random_state 0) fitted on P, instead of random draws",
+                                 "max_iter 10 -> 3",
                                  "document start: random draws in row order -> constant",
                                  f"user weight: tokens -> at most {median_user:,.0f} tokens a user (P's median user), "
                                  "so that no user pulls the topics more than another"]
@@ -87,24 +88,29 @@ def test_the_fitted_state_is_never_used(corpora):
 def test_a_second_wrap_reuses_the_public_start_and_only_an_equal_definition_does(corpora, monkeypatch):
     """sample_sensitivity and fit wrap the model twice: the start (a deterministic fit on public P) is fitted once
     per P and definition, and a different seed, P or number of topics fits its own."""
-    import topicdp.variational as variational
+    from sklearn.decomposition import _lda
+
     from topicdp.adapters import wrap
 
     private, reference = corpora
     fits = []
-    real = variational.public_init
-    monkeypatch.setattr(variational, "public_init", lambda *a, **k: fits.append(k) or real(*a, **k))
+    real = _lda.LatentDirichletAllocation.fit
+    monkeypatch.setattr(_lda.LatentDirichletAllocation, "fit", lambda self, X, *a, **k: fits.append(
+        (self.random_state, X.shape)) or real(self, X, *a, **k))
     monkeypatch.setattr(wrap, "_STARTS", {})
     wrap_twice = [wrap_model(LatentDirichletAllocation(n_components=3, random_state=0), reference=reference,
                              vocabulary=private.vocabulary) for _ in range(2)]
-    assert len(fits) == 1
+    assert fits == [(0, reference.X.shape)]
     first, second = (w.spec.params["init"] for w in wrap_twice)
     assert np.array_equal(first, second) and first is not second  # a copy: one release cannot edit another's start
+    assert np.array_equal(first, LatentDirichletAllocation(n_components=3, random_state=0).fit(reference.X)
+                          .components_)  # the model as given, fitted on P
     for other, P in [(LatentDirichletAllocation(n_components=3, random_state=1), reference),
                      (LatentDirichletAllocation(n_components=2, random_state=0), reference),
+                     (LatentDirichletAllocation(n_components=3, random_state=0, max_iter=4), reference),
                      (LatentDirichletAllocation(n_components=3, random_state=0), private)]:
         wrap_model(other, reference=P, vocabulary=private.vocabulary)
-    assert len(fits) == 4
+    assert len(fits) == 2 + 4  # the wrap and the check above, then one start per other definition
 
 
 def test_online_learning_and_a_perplexity_stop_are_changed_and_said(corpora):
@@ -114,7 +120,7 @@ def test_online_learning_and_a_perplexity_stop_are_changed_and_said(corpora):
     wrapped = wrap_model(mine, reference=reference)
     assert wrapped.changes[:-1] == ("random_state None -> 0 (f must be deterministic)",
                                     "n_jobs 2 -> 1 (TopicDP's n_jobs runs neighbour pairs in parallel)",
-                                    "start: topics fitted on P instead of random draws",
+                                    "start: the model as given (random_state 0) fitted on P, instead of random draws",
                                     "learning_method online -> batch", "evaluate_every 2 -> -1 (no perplexity stop)",
                                     "document start: random draws in row order -> constant")
     assert wrapped.changes[-1].startswith("user weight: tokens -> at most ")
