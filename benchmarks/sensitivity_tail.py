@@ -2,17 +2,22 @@
 the two users it swaps.
 
 The split, P and the private corpus of ``wrap_your_model.py`` (the private corpus bounded to 20 posts per user,
-seeded 0), the scikit-learn LDA a user has, wrapped as TopicDP wraps it (its stable form from P's topics), and
-``--pairs`` neighbouring pairs drawn as the sampler draws them (P cut to the private corpus' bounds; seed 0). For
-each cap in ``--caps`` (``none``; T: every corpus of the pair cut to T tokens per user, seeded 0, inside f; ``docT``:
-every document cut to T tokens instead; ``weighted``: the stable form as TopicDP now wraps it, each user weighing at
-most P's median user's tokens; ``weighted-as-given``: the same from the user's model as given fitted on P, the
-start a wrapped gensim LdaModel uses) the pairs' distances ||f(D) - f(D')||_F, their quantiles, the largest pairs
-with the swapped users' token counts, and the correlation between a pair's distance and the larger swapped user's
-tokens.
+seeded 0), the scikit-learn LDA a user has, wrapped as TopicDP wraps it, and ``--pairs`` neighbouring pairs drawn as
+the sampler draws them (P cut to the private corpus' bounds; seed 0). For each cap in ``--caps`` (``none``: the
+stable form without its per-user weight; T: every corpus of the pair cut to T tokens per user, seeded 0, inside f;
+``docT``: every document cut to T tokens instead; ``weighted``: the stable form as TopicDP wraps it, no user's word
+counts weighing more than P's median user's norm; ``weighted-tokens``: the same with the weight the wrap used
+before, no user weighing more than P's median user's tokens) the pairs' distances ||f(D) - f(D')||_F, their
+quantiles, the largest pairs with the swapped users' token counts, and the correlation between a pair's distance
+and the larger swapped user's tokens.
+
+``--users K`` measures chosen users instead of drawn pairs: in the first pair, the removed user is each of the K
+users of P with the largest norm under the token weight (few words, repeated), then each of the K with the most
+tokens, and the added user is P's median user (by tokens).
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/sensitivity_tail.py --pairs 24 --caps none,1732,doc500 \\
         --out /tmp/sensitivity_tail.json
+    OPENBLAS_NUM_THREADS=1 python benchmarks/sensitivity_tail.py --users 3 --caps weighted-tokens,weighted
     OPENBLAS_NUM_THREADS=1 python benchmarks/sensitivity_tail.py --pairs 24 --caps none --model vem
 
 Skips (exit 0) where ``../shared/data`` is absent.
@@ -40,8 +45,11 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pairs", type=int, default=24)
     parser.add_argument("--caps", default="none,1732",
-                        help="comma-separated: none, T (tokens per user inside f), docT (tokens per document) or "
-                             "weighted (the wrap's per-user weight)")
+                        help="comma-separated: none, T (tokens per user inside f), docT (tokens per document), "
+                             "weighted (the wrap's per-user weight) or weighted-tokens (the weight in tokens)")
+    parser.add_argument("--users", type=int, default=0,
+                        help="K: swap chosen users (the K of largest norm under the token weight, the K with the "
+                             "most tokens) for P's median user, instead of drawn pairs")
     parser.add_argument("--model", choices=("sklearn", "vem"), default="sklearn",
                         help="the user's model: scikit-learn's LDA (weighs a user by tokens) or the toolkit's "
                              "user-level VariationalLDA (each user's statistic normalised)")
@@ -57,6 +65,7 @@ def main(argv=None) -> int:
     from sklearn.decomposition import LatentDirichletAllocation
 
     from topicdp.adapters.wrap import wrap_model
+    from topicdp.inference.estep import unit_norms
     from topicdp.samplers import SensitivitySampling
     from topicdp.variational import VariationalLDA
 
@@ -65,27 +74,42 @@ def main(argv=None) -> int:
             else LatentDirichletAllocation(n_components=10, random_state=0))
     weighted = wrap_model(mine, reference=P, unit="user", vocabulary=corpus.vocabulary, bounds=corpus.bounds).spec
     # the caps measure the stable form as it was before the per-user weight; "weighted" is the wrap's own
-    spec = clone(weighted).set_params(max_user_tokens=None) if args.model == "sklearn" else weighted
+    spec = clone(weighted).set_params(max_user_norm=None) if args.model == "sklearn" else weighted
     distribution = SensitivitySampling(P).records(corpus, "user")  # P cut to the private bounds, as the sampler does
     builder, B = distribution.pair_builder(), distribution.reference
     tokens = np.bincount(B.doc_users, weights=np.asarray(B.X.sum(axis=1)).ravel(), minlength=B.n_users)
     rng = np.random.default_rng(0)
     draws = [distribution.draw_indices(corpus.n_users, rng) for _ in range(args.pairs)]
+    norms = unit_norms(B.X, B.doc_users, B.n_users)
+    if args.users:
+        token_weight = np.minimum(1.0, np.median(tokens) / np.maximum(tokens, 1.0))
+        chosen = [*np.argsort(token_weight * norms)[::-1][:args.users],
+                  *np.argsort(tokens)[::-1][:args.users]]
+        median_user = int(np.argmin(np.abs(tokens - np.median(tokens))))
+        d = draws[0][0]
+        draws = [(np.r_[d[:-1], u], np.r_[d[:-1], median_user]) for u in chosen]
 
     specs = {"weighted": weighted}
-    if "weighted-as-given" in args.caps.split(","):  # the start a wrapped gensim LdaModel uses: the model on P
-        as_given = LatentDirichletAllocation(n_components=10, random_state=0).fit(P.X).components_
-        specs["weighted-as-given"] = clone(weighted).set_params(init=as_given)
+    if "weighted-tokens" in args.caps.split(","):
+        specs["weighted-tokens"] = clone(weighted).set_params(max_user_norm=float(np.median(tokens)))
 
     def distance(d, dp, cap):
-        f = specs.get(cap, spec)
-        pair = builder.pair(d, dp)  # D is valid until D' is asked for: fit D first
-        W = f.fit_topic_word(_capped(next(pair), cap))
-        return float(np.linalg.norm(W - f.fit_topic_word(_capped(next(pair), cap))))
+        import topicdp.adapters.sklearn as adapter
+
+        f, norm_weights = specs.get(cap, spec), adapter.user_norm_weights
+        if cap == "weighted-tokens":  # the weight the wrap used before, for this pair only (restored below)
+            adapter.user_norm_weights = _token_weights
+        try:
+            pair = builder.pair(d, dp)  # D is valid until D' is asked for: fit D first
+            W = f.fit_topic_word(_capped(next(pair), cap))
+            return float(np.linalg.norm(W - f.fit_topic_word(_capped(next(pair), cap))))
+        finally:
+            adapter.user_norm_weights = norm_weights
 
     quantiles = np.quantile(tokens, [.5, .9, .99, 1])
     out = {"tokens_removed": [float(tokens[d[-1]]) for d, _ in draws],
            "tokens_added": [float(tokens[dp[-1]]) for _, dp in draws],
+           "norm_removed": [float(norms[d[-1]]) for d, _ in draws],
            "p_tokens_per_user_quantiles": dict(zip(("median", "p90", "p99", "max"), quantiles.tolist()))}
     print("P's tokens per user after the private bounds (median, p90, p99, max):", quantiles.round().tolist())
     larger = np.maximum(out["tokens_removed"], out["tokens_added"])
@@ -97,12 +121,18 @@ def main(argv=None) -> int:
         print(f"cap {cap}: {time.perf_counter() - start:.0f} s; distances min/median/p90/max",
               np.quantile(deltas, [0, .5, .9, 1]).round(5).tolist(),
               "; corr with the larger swapped user's tokens", round(float(np.corrcoef(deltas, larger)[0, 1]), 3))
-        for i in np.argsort(deltas)[::-1][:3]:
-            print(f"  {deltas[i]:.5f}: removes a user of {out['tokens_removed'][i]:.0f} tokens, adds one of "
-                  f"{out['tokens_added'][i]:.0f}")
+        for i in (range(len(draws)) if args.users else np.argsort(deltas)[::-1][:3]):
+            print(f"  {deltas[i]:.5f}: removes a user of {out['tokens_removed'][i]:.0f} tokens (norm "
+                  f"{out['norm_removed'][i]:.0f}), adds one of {out['tokens_added'][i]:.0f}")
     if args.out:
         Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
     return 0
+
+
+def _token_weights(corpus, max_user_tokens: float) -> np.ndarray:
+    """``min(1, max_user_tokens / n_u)`` per document, n_u its user's tokens: the per-user weight in tokens."""
+    tokens = np.bincount(corpus.doc_users, weights=np.asarray(corpus.X.sum(axis=1)).ravel(), minlength=corpus.n_users)
+    return np.minimum(1.0, max_user_tokens / np.maximum(tokens, 1.0))[corpus.doc_users]
 
 
 def _capped(corpus, cap: str | None):

@@ -40,7 +40,7 @@ def main(argv=None) -> int:
     weighted = wrap_model(LatentDirichletAllocation(n_components=10, random_state=0), reference=P,
                           vocabulary=corpus.vocabulary, bounds=corpus.bounds).spec
     as_given_on_p = LatentDirichletAllocation(n_components=10, random_state=0).fit(P.X).components_
-    for name, spec in (("with the weight", weighted), ("without", clone(weighted).set_params(max_user_tokens=None)),
+    for name, spec in (("with the weight", weighted), ("without", clone(weighted).set_params(max_user_norm=None)),
                        ("with the weight, from the user's model on P", clone(weighted).set_params(init=as_given_on_p))):
         W = spec.fit_topic_word(corpus)
         print(f"stable f {name}: overlap with the user's fits seeded 0, 1, 2:",

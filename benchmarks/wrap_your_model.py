@@ -166,7 +166,7 @@ def noise_draws(paths: list[Path], draws: int, lda_seeds: int, seed_pairs: int) 
                      sampling=sampling)
         spec = dp._wrap(corpus).spec
         if not weighted:
-            spec = clone(spec).set_params(max_user_tokens=None)
+            spec = clone(spec).set_params(max_user_norm=None)
         if weighted not in fits:
             fits[weighted] = spec.fit_topic_word(corpus)
         h = run["pairs"]

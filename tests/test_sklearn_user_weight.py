@@ -1,5 +1,6 @@
-"""SklearnLDA's per-user weight (``max_user_tokens``) checked against the identities it comes from: with every weight
-1 the statistic is scikit-learn's own, and a user whose documents are doubled weighs what they weighed once."""
+"""SklearnLDA's per-user weight (``max_user_norm``) checked against the identities it comes from: with every weight
+1 the statistic is scikit-learn's own, and a user whose documents are doubled (their counts, and so their norm,
+doubled) weighs what they weighed once."""
 
 from __future__ import annotations
 
@@ -22,46 +23,49 @@ def _start(k: int = 4, v: int = 40) -> np.ndarray:
     return np.random.default_rng(1).random((k, v)) + 0.1
 
 
-def _user_tokens(corpus: Corpus) -> np.ndarray:
-    return np.bincount(corpus.doc_users, weights=np.asarray(corpus.X.sum(axis=1)).ravel())
+def _user_norms(corpus: Corpus) -> np.ndarray:
+    """||a_u||_2 of each user's summed counts, computed densely (independently of the package's sparse one)."""
+    A = np.zeros((corpus.n_users, corpus.n_words))
+    np.add.at(A, corpus.doc_users, corpus.X.toarray())
+    return np.sqrt((A ** 2).sum(axis=1))
 
 
 def _largest_user_doubled(corpus: Corpus) -> tuple[float, Corpus]:
-    """The largest user's tokens, and the corpus with that user's documents appended once more."""
-    tokens = _user_tokens(corpus)
-    big = int(np.argmax(tokens))
+    """The largest user's norm, and the corpus with that user's documents appended once more."""
+    norms = _user_norms(corpus)
+    big = int(np.argmax(norms))
     docs = np.flatnonzero(corpus.doc_users == big)
-    return float(tokens[big]), Corpus(X=sp.vstack([corpus.X, corpus.X[docs]]).tocsr(), vocabulary=corpus.vocabulary,
+    return float(norms[big]), Corpus(X=sp.vstack([corpus.X, corpus.X[docs]]).tocsr(), vocabulary=corpus.vocabulary,
                                       doc_users=np.concatenate([corpus.doc_users, corpus.doc_users[docs]]))
 
 
 @pytest.mark.parametrize("init", [None, "public"])
 def test_weights_of_one_give_scikit_learns_statistic(corpus, init):
-    """A cap above every user's tokens weighs every document 1: the recomputed statistic is scikit-learn's (both
+    """A cap at the largest user's norm weighs every document 1: the recomputed statistic is scikit-learn's (both
     starts; differences are rounding accumulated over the iterations)."""
     start = _start() if init else None
-    cap = float(_user_tokens(corpus).max())
+    cap = float(_user_norms(corpus).max())
     plain = SklearnLDA(4, 0, init=start).fit_topic_word(corpus)
-    weighted = SklearnLDA(4, 0, init=start, max_user_tokens=cap).fit_topic_word(corpus)
+    weighted = SklearnLDA(4, 0, init=start, max_user_norm=cap).fit_topic_word(corpus)
     assert np.abs(plain - weighted).max() < 1e-8
 
 
 def test_a_user_doubled_weighs_what_they_weighed_once(corpus):
-    """Doubling the largest user's documents with the cap at their tokens halves their weight: the constant
+    """Doubling the largest user's documents with the cap at their norm halves their weight: the constant
     document start makes each copy's E-step the original's, so the weighted statistic, and f, are unchanged; the
     unweighted f moves."""
     largest, doubled = _largest_user_doubled(corpus)
-    capped = SklearnLDA(4, 0, init=_start(), max_user_tokens=largest)
+    capped = SklearnLDA(4, 0, init=_start(), max_user_norm=largest)
     assert np.abs(capped.fit_topic_word(corpus) - capped.fit_topic_word(doubled)).max() < 1e-12
     plain = SklearnLDA(4, 0, init=_start())
     assert np.abs(plain.fit_topic_word(corpus) - plain.fit_topic_word(doubled)).max() > 1e-3
 
 
 def test_the_weight_needs_batch_learning_and_a_positive_cap(corpus):
-    with pytest.raises(ValueError, match="max_user_tokens .* needs learning_method='batch'"):
-        SklearnLDA(4, 0, learning_method="online", max_user_tokens=10.0).fit_topic_word(corpus)
-    with pytest.raises(ValueError, match=r"max_user_tokens must be a float in the range \(0.0, inf\)"):
-        SklearnLDA(4, 0, max_user_tokens=0.0).fit_topic_word(corpus)
+    with pytest.raises(ValueError, match="max_user_norm .* needs learning_method='batch'"):
+        SklearnLDA(4, 0, learning_method="online", max_user_norm=10.0).fit_topic_word(corpus)
+    with pytest.raises(ValueError, match=r"max_user_norm must be a float in the range \(0.0, inf\)"):
+        SklearnLDA(4, 0, max_user_norm=0.0).fit_topic_word(corpus)
 
 
 def test_gensims_weights_of_one_give_gensims_statistic_and_a_doubled_user_weighs_once(corpus):
@@ -71,9 +75,9 @@ def test_gensims_weights_of_one_give_gensims_statistic_and_a_doubled_user_weighs
 
     largest, doubled = _largest_user_doubled(corpus)
     plain = GensimLDA(4, 0, init=_start())
-    weighted = GensimLDA(4, 0, init=_start(), max_user_tokens=largest)
+    weighted = GensimLDA(4, 0, init=_start(), max_user_norm=largest)
     assert np.abs(plain.fit_topic_word(corpus) - weighted.fit_topic_word(corpus)).max() < 1e-8
     assert np.abs(weighted.fit_topic_word(corpus) - weighted.fit_topic_word(doubled)).max() < 1e-12
     assert np.abs(plain.fit_topic_word(corpus) - plain.fit_topic_word(doubled)).max() > 1e-3
-    with pytest.raises(ValueError, match="max_user_tokens .* needs learning='batch'"):
-        GensimLDA(4, 0, max_user_tokens=10.0).fit_topic_word(corpus)
+    with pytest.raises(ValueError, match="max_user_norm .* needs learning='batch'"):
+        GensimLDA(4, 0, max_user_norm=10.0).fit_topic_word(corpus)

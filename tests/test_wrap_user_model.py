@@ -25,6 +25,13 @@ def corpora() -> tuple[Corpus, Corpus]:
             Corpus.from_matrix(X[80:], vocab, np.arange(80) // 4))
 
 
+def _median_user_norm(corpus) -> float:
+    """The median user's ||a_u||_2 (a_u: the user's summed counts), computed densely."""
+    A = np.zeros((corpus.n_users, corpus.n_words))
+    np.add.at(A, corpus.doc_users, corpus.X.toarray())
+    return float(np.median(np.sqrt((A ** 2).sum(axis=1))))
+
+
 def _sampling(reference) -> SensitivitySampling:
     return SensitivitySampling(distribution=reference, gamma=0.25, sizing="exchangeable", random_state=0)
 
@@ -40,13 +47,13 @@ def test_a_fitted_sklearn_lda_becomes_the_stable_adapter_and_every_change_is_lis
     assert params["init"].shape == (3, 30) and params["max_iter"] == 3 and params["document_start"] == "constant"
     assert params["learning_method"] == "batch" and params["mean_change_tol"] == mine.mean_change_tol
     assert dp.model_.stability()[0] is True  # the stable form: no stability warning
-    median_user = np.median(np.bincount(reference.doc_users, weights=np.asarray(reference.X.sum(axis=1)).ravel()))
-    assert params["max_user_tokens"] == median_user
+    median_user = _median_user_norm(reference)
+    assert params["max_user_norm"] == median_user
     assert dp.model_changes_ == ["start: the model as given (random_state 0) fitted on P, instead of random draws",
                                  "max_iter 10 -> 3",
                                  "document start: random draws in row order -> constant",
-                                 f"user weight: tokens -> at most {median_user:,.0f} tokens a user (P's median user), "
-                                 "so that no user pulls the topics more than another"]
+                                 f"user weight: word counts -> a norm of at most {median_user:,.1f} a user (P's median "
+                                 "user), so that no user pulls the topics more than another"]
     notes = "\n".join(release.report.notes)
     logged = "\n".join(r.getMessage() for r in caplog.records)
     for change in dp.model_changes_:
@@ -64,12 +71,12 @@ def test_the_user_weight_is_read_from_p_cut_to_the_private_bounds_and_only_at_th
     private, reference = corpora
     lda = LatentDirichletAllocation(n_components=3, random_state=0)
     cut = reference.bound(max_docs_per_user=2, random_state=0)
-    expected = np.median(np.bincount(cut.doc_users, weights=np.asarray(cut.X.sum(axis=1)).ravel()))
+    expected = _median_user_norm(cut)
     bounded = wrap_model(lda, reference=reference, vocabulary=private.vocabulary, bounds={"max_docs_per_user": 2})
     raw = wrap_model(lda, reference=reference, vocabulary=private.vocabulary)
-    assert bounded.spec.params["max_user_tokens"] == expected < raw.spec.params["max_user_tokens"]
+    assert bounded.spec.params["max_user_norm"] == expected < raw.spec.params["max_user_norm"]
     document = wrap_model(lda, reference=reference, unit="document", vocabulary=private.vocabulary)
-    assert document.spec.params["max_user_tokens"] is None
+    assert document.spec.params["max_user_norm"] is None
     assert not any(change.startswith("user weight") for change in document.changes)
 
 
@@ -123,7 +130,7 @@ def test_online_learning_and_a_perplexity_stop_are_changed_and_said(corpora):
                                     "start: the model as given (random_state 0) fitted on P, instead of random draws",
                                     "learning_method online -> batch", "evaluate_every 2 -> -1 (no perplexity stop)",
                                     "document start: random draws in row order -> constant")
-    assert wrapped.changes[-1].startswith("user weight: tokens -> at most ")
+    assert wrapped.changes[-1].startswith("user weight: word counts -> a norm of at most ")
     assert wrapped.spec.params["max_iter"] == 2  # fewer iterations than the stable form's 3 are kept
     assert "n_jobs" not in wrapped.spec.get_params()
 
@@ -135,7 +142,7 @@ def test_keep_model_keeps_the_model_as_given_with_the_stability_warning(corpora,
     with caplog.at_level(logging.WARNING, logger="topicdp"):
         release = dp.fit(private).release_
     assert dp.model_changes_ == [] and dp.model_.get_params() == {
-        "n_topics": 3, "random_state": 0, "init": None, "document_start": None, "max_user_tokens": None,
+        "n_topics": 3, "random_state": 0, "init": None, "document_start": None, "max_user_norm": None,
         **{k: v for k, v in mine.get_params().items() if k not in ("n_components", "random_state", "n_jobs")}}
     assert dp.model_.params.get("init") is None
     notes = "\n".join(release.report.notes)
@@ -241,10 +248,10 @@ def test_a_gensim_lda_is_read_back_from_its_attributes_without_its_id2word_or_le
     stable = wrap_model(mine, reference=reference)
     assert stable.spec.stability()[0] is True and stable.spec.params["passes"] == 2
     for change in ("passes 5 -> 2", "update_every 1 -> 0", "dtype float32 -> float64",
-                   "start: the model as given (seed 0) fitted on P", "user weight: tokens -> at most 162 tokens"):
+                   "start: the model as given (seed 0) fitted on P", "user weight: word counts -> a norm of at most "):
         assert any(change in c for c in stable.changes)
-    median_user = np.median(np.bincount(reference.doc_users, weights=np.asarray(reference.X.sum(axis=1)).ravel()))
-    assert stable.spec.params["max_user_tokens"] == median_user
+    median_user = _median_user_norm(reference)
+    assert stable.spec.params["max_user_norm"] == median_user
     # the start: the model as given (its configuration, seed 0) fitted on the public P, never its fitted topics
     given_on_p = wrap_model(mine, reference=reference, keep_model=True).spec.fit(reference).topic_word_
     assert np.array_equal(stable.spec.init, given_on_p)

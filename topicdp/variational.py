@@ -109,7 +109,7 @@ from ._validation import (check_count_matrix, check_privacy_parameters, check_in
                           check_random_state, check_real)
 from .corpus import split_corpus
 from .inference import batch_e_step
-from .inference.estep import resolve_engine
+from .inference.estep import resolve_engine, unit_norms
 from .rdp import PrivacyLedger, calibrate_gaussian
 from .rdp.ledger import GaussianEntry
 from .release import PrivateRelease, VocabularyStatement, vocabulary_of
@@ -125,10 +125,7 @@ def unit_weights(X: sp.csr_matrix, doc_units: np.ndarray) -> np.ndarray:
 
     Depends on unit u's own documents only, so changing one unit changes only its own weights.
     """
-    n_units = int(doc_units.max()) + 1
-    indicator = sp.csr_matrix((np.ones(X.shape[0]), (doc_units, np.arange(X.shape[0]))), shape=(n_units, X.shape[0]))
-    A = (indicator @ X).tocsr()
-    norms = np.sqrt(np.asarray(A.multiply(A).sum(axis=1)).ravel())
+    norms = unit_norms(X, doc_units)
     with np.errstate(divide="ignore"):
         w = np.where(norms > 0, 1.0 / norms, 0.0)
     return w[doc_units]

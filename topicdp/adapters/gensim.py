@@ -14,7 +14,7 @@ from numbers import Integral, Real
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 
 from ..topics import GENSIM_LDA_DEFAULTS, fit_gensim_lda
-from ..inference.estep import user_token_weights
+from ..inference.estep import user_norm_weights
 from .base import N_TOPICS, SEED, TopicModelSpec, variational_lda_stability
 
 # gensim logs every pass at INFO; that reaches no one unless the application configures logging, and the
@@ -88,11 +88,11 @@ class GensimLDA(TopicModelSpec):
     iterations : int >= 1, default=50
     gamma_threshold : float >= 0, default=0.001
     minimum_probability : float in [0, 1], default=0.01
-    max_user_tokens : float > 0 or None, default=None
-        None: every token weighs 1, as in gensim. A number: in the M-step's statistic every document of a user with
-        n_u > ``max_user_tokens`` tokens is weighted by ``max_user_tokens / n_u`` (the documents' E-steps are
-        gensim's, unchanged; batch learning from ``init`` only), so no user pulls the topics more than that many
-        tokens would: :class:`~topicdp.adapters.SklearnLDA`'s parameter of the same name, and why.
+    max_user_norm : float > 0 or None, default=None
+        None: every token weighs 1, as in gensim. A number: in the M-step's statistic every document of a user whose
+        summed word counts a_u have ||a_u||_2 > ``max_user_norm`` is weighted by ``max_user_norm / ||a_u||_2`` (the
+        documents' E-steps are gensim's, unchanged; batch learning from ``init`` only), so no user's counts weigh
+        more than that norm: :class:`~topicdp.adapters.SklearnLDA`'s parameter of the same name, and why.
         The remaining parameters are ``LdaModel``'s, with its defaults and meanings (see its documentation). Not
         taken: ``corpus`` and ``id2word`` (the corpus fit is given, with its own vocabulary), ``distributed``,
         ``ns_conf`` and ``callbacks`` (a cluster or hooks would make f depend on more than the corpus), and
@@ -144,7 +144,7 @@ class GensimLDA(TopicModelSpec):
         "eta": [StrOptions({"symmetric", "auto"}), Interval(Real, 0, None, closed="neither"), "array-like", None],
         "offset": [Interval(Real, 0, None, closed="neither")],
         "iterations": [Interval(Integral, 1, None, closed="left")],
-        "max_user_tokens": [Interval(Real, 0, None, closed="neither"), None],
+        "max_user_norm": [Interval(Real, 0, None, closed="neither"), None],
         "gamma_threshold": [Interval(Real, 0, None, closed="left")],
         "minimum_probability": [Interval(Real, 0, 1, closed="both")],
     }
@@ -154,7 +154,7 @@ class GensimLDA(TopicModelSpec):
                  update_every: int | None = None, decay: float | None = None, eval_every: int | None = None,
                  dtype: type | None = None, alpha="symmetric", eta=None, offset: float = 1.0, iterations: int = 50,
                  gamma_threshold: float = 0.001, minimum_probability: float = 0.01,
-                 max_user_tokens: float | None = None) -> None:
+                 max_user_norm: float | None = None) -> None:
         self.n_topics = n_topics
         self.random_state = random_state
         self.init = init
@@ -172,14 +172,14 @@ class GensimLDA(TopicModelSpec):
         self.iterations = iterations
         self.gamma_threshold = gamma_threshold
         self.minimum_probability = minimum_probability
-        self.max_user_tokens = max_user_tokens
+        self.max_user_norm = max_user_norm
 
     def _resolve(self, params: dict) -> dict:
         learning = params.pop("learning") or ("batch" if params["init"] is not None else "online")
         start = params.pop("document_start") or ("constant" if learning == "batch" else "random")
-        if params.get("max_user_tokens") is not None and (learning != "batch" or start != "constant"
+        if params.get("max_user_norm") is not None and (learning != "batch" or start != "constant"
                                                           or params["init"] is None):
-            raise ValueError("max_user_tokens weighs each user's documents in one batch statistic: it needs "
+            raise ValueError("max_user_norm weighs each user's documents in one batch statistic: it needs "
                              "learning='batch', document_start='constant' and public starting topics (init)")
         base = GENSIM_BATCH if learning == "batch" else GENSIM_LDA_DEFAULTS
         # a None is the learning's default: GENSIM_BATCH's, or gensim's own (left out, so gensim applies it)
@@ -196,9 +196,9 @@ class GensimLDA(TopicModelSpec):
         learning = params.pop("learning")
         if learning == "batch" and "chunksize" not in params:
             params["chunksize"] = max(1, corpus.n_docs)  # one chunk: one E-step over all documents per pass
-        cap = params.pop("max_user_tokens", None)
+        cap = params.pop("max_user_norm", None)
         if cap is not None:
-            params["doc_weights"] = user_token_weights(corpus, cap)
+            params["doc_weights"] = user_norm_weights(corpus, cap)
         return fit_gensim_lda(corpus, self.n_topics, self.random_state, model_class=self._model_class(), **params)
 
     def stability(self) -> tuple[bool | None, str]:
@@ -234,7 +234,7 @@ gamma_threshold, minimum_probability
 
     name = "gensim-lda-multicore"
     _parameter_constraints = {**{k: v for k, v in GensimLDA._parameter_constraints.items()
-                                 if k not in ("update_every", "max_user_tokens")},
+                                 if k not in ("update_every", "max_user_norm")},
                               "workers": [Interval(Integral, 1, None, closed="left")]}
 
     # GensimLDA's parameters but update_every (LdaMulticore has none), and workers

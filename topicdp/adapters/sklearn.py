@@ -8,7 +8,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..inference.estep import statistic_from_gamma, user_token_weights
+from ..inference.estep import statistic_from_gamma, user_norm_weights
 from .base import N_TOPICS, SEED, TopicModelSpec, variational_lda_stability
 
 
@@ -43,12 +43,12 @@ class SklearnLDA(TopicModelSpec):
         outside training (``transform``, ``random_init=False``).
     max_iter : int >= 0 or None, default=None
         None: 3 with ``init`` (below, "Why 3 iterations"), scikit-learn's 10 without.
-    max_user_tokens : float > 0 or None, default=None
+    max_user_norm : float > 0 or None, default=None
         None: every token weighs 1, as in scikit-learn. A number: in the M-step's statistic every document of a user
-        with n_u > ``max_user_tokens`` tokens is weighted by ``max_user_tokens / n_u``, so no user weighs more than
-        that many tokens (the documents' E-steps are unchanged; batch learning only). The weight depends on the
-        user's own documents alone, so one user's change moves only its own weights (below, "Why a weight per
-        user").
+        whose summed word counts a_u have ||a_u||_2 > ``max_user_norm`` is weighted by ``max_user_norm /
+        ||a_u||_2``, so no user's counts weigh more than that norm (the documents' E-steps are unchanged; batch
+        learning only). The weight depends on the user's own documents alone, so one user's change moves only its
+        own weights (below, "Why a weight per user").
     learning_method : {"batch", "online"}, default="batch"
     doc_topic_prior, topic_word_prior : float in [0, 1] or None, default=None
         None: 1 / K, as scikit-learn.
@@ -83,16 +83,17 @@ class SklearnLDA(TopicModelSpec):
     (``benchmarks/stable_starts.py --models sklearn-lda --param max_iter=3``); 10 iterations were not run at that
     sizing (about 90 s a fit).
 
-    *Why a weight per user*: scikit-learn's LDA weighs a user by their tokens, so the neighbouring corpora that move
-    f most swap a user with many tokens. Over 24 pairs of the sampler on blog posts (user level, 20 posts a user) a
-    pair's distance correlated 0.87 with the larger swapped user's tokens, and the largest, 17.5x the median,
-    swapped a user of 4,634 tokens for one of 279 (``benchmarks/sensitivity_tail.py``); the Lambert-W sizing at
-    gamma 0.2 reads the largest of 61 pairs, which usually holds such a user. Weighting each user's statistic
-    to at most P's median user's tokens bounds every user's pull by the same amount, as the toolkit's user-level
-    :class:`~topicdp.variational.VariationalLDA` does with its per-user norm. With that weight (559 tokens) the
-    script of ``benchmarks/wrap_your_model.py`` at that sizing sampled 0.00165, the largest of 61 pairs 2.4x their
-    median, against 0.0053 (9.9x) without it; the median pair moved from 0.00054 to 0.00068, and the noiseless f
-    agreed with the user's own fit as before (top-10 overlap 0.52 with and without the weight).
+    *Why a weight per user*: scikit-learn's LDA weighs a user by their counts, so the neighbouring corpora that move
+    f most swap a user with many tokens, or with few words repeated. Over 24 pairs of the sampler on blog posts
+    (user level, 20 posts a user) the largest distance, 17.5x the median, swapped a user of 4,634 tokens for one of
+    279 (``benchmarks/sensitivity_tail.py``); the Lambert-W sizing at gamma 0.2 reads the largest of 61 pairs,
+    which usually holds such a user. Weighted to at most P's median user's 559 tokens, the largest of 61 pairs fell
+    from 0.0053 to 0.00165, but users of few repeated words (blogs of HTML entities: 608-1,592 tokens, norms
+    371-862) still moved f 4-5x the median pair, and two samples drew one. Weighting each user's statistic to at
+    most P's median user's norm ||a_u||_2 (48 on blogs; the norm the Frobenius distance answers to, and the one the
+    toolkit's user-level :class:`~topicdp.variational.VariationalLDA` divides by) brought those swaps to
+    0.00066-0.00086, with users of 9,070 and 341 tokens at 0.00060 and 0.00059 (``benchmarks/sensitivity_tail.py
+    --users``).
     """
 
     name = "sklearn-lda"
@@ -106,7 +107,7 @@ class SklearnLDA(TopicModelSpec):
         "init": ["array-like", None],
         "document_start": [StrOptions({"random", "constant"}), None],
         "max_iter": [Interval(Integral, 0, None, closed="left"), None],
-        "max_user_tokens": [Interval(Real, 0, None, closed="neither"), None],
+        "max_user_norm": [Interval(Real, 0, None, closed="neither"), None],
         # the rest as LatentDirichletAllocation states them
         "learning_method": [StrOptions({"batch", "online"})],
         "doc_topic_prior": [Interval(Real, 0, 1, closed="both"), None],
@@ -123,7 +124,7 @@ class SklearnLDA(TopicModelSpec):
     }
 
     def __init__(self, n_topics: int = 10, random_state: int = 0, *, init=None, document_start: str | None = None,
-                 max_iter: int | None = None, max_user_tokens: float | None = None, learning_method: str = "batch",
+                 max_iter: int | None = None, max_user_norm: float | None = None, learning_method: str = "batch",
                  doc_topic_prior: float | None = None, topic_word_prior: float | None = None,
                  learning_decay: float = 0.7, learning_offset: float = 10.0, batch_size: int = 128, evaluate_every: int = -1, total_samples: float = 1e6,
                  perp_tol: float = 0.1, mean_change_tol: float = 1e-3, max_doc_update_iter: int = 100,
@@ -133,7 +134,7 @@ class SklearnLDA(TopicModelSpec):
         self.init = init
         self.document_start = document_start
         self.max_iter = max_iter
-        self.max_user_tokens = max_user_tokens
+        self.max_user_norm = max_user_norm
         self.learning_method = learning_method
         self.doc_topic_prior = doc_topic_prior
         self.topic_word_prior = topic_word_prior
@@ -153,8 +154,8 @@ class SklearnLDA(TopicModelSpec):
             params["document_start"] = "constant" if has_start else "random"
         if params["max_iter"] is None:
             params["max_iter"] = 3 if has_start else 10
-        if params["max_user_tokens"] is not None and params["learning_method"] != "batch":
-            raise ValueError("max_user_tokens weighs each user's documents in one batch statistic: it needs "
+        if params["max_user_norm"] is not None and params["learning_method"] != "batch":
+            raise ValueError("max_user_norm weighs each user's documents in one batch statistic: it needs "
                              f"learning_method='batch', got {params['learning_method']!r}")
         return params
 
@@ -162,7 +163,7 @@ class SklearnLDA(TopicModelSpec):
         params = dict(self.params)
         init = params.pop("init")
         constant = params.pop("document_start") == "constant"
-        cap = params.pop("max_user_tokens")
+        cap = params.pop("max_user_norm")
         if init is not None:
             init = np.asarray(init, dtype=np.float64)
             if init.shape != (self.n_topics, corpus.n_words) or init.min() < 0 or np.any(init.sum(axis=1) <= 0):
@@ -171,7 +172,7 @@ class SklearnLDA(TopicModelSpec):
         model = _started_lda_class()(n_components=self.n_topics, random_state=self.random_state, n_jobs=1, **params)
         model.public_start_ = init
         model.constant_document_start_ = constant
-        model.row_weights_ = None if cap is None else user_token_weights(corpus, cap)
+        model.row_weights_ = None if cap is None else user_norm_weights(corpus, cap)
         model.fit(corpus.X)
         return _normalise_rows(model.components_, "LatentDirichletAllocation")
 

@@ -193,13 +193,14 @@ def _variational_start(reference, n_topics: int, unit: str, seed: int) -> np.nda
                          lambda: public_init(reference, n_topics, unit=unit, random_state=seed))
 
 
-def _median_user_tokens(reference, bounds: dict | None) -> float:
-    """The median user's tokens in P cut to the private corpus' ``bounds`` (public, stated parameters) as the
-    sampler cuts it (about 0.1 s for 61,000 posts, so not cached)."""
-    from ..inference.estep import user_tokens
+def _median_user_norm(reference, bounds: dict | None) -> float:
+    """The median user's norm ||a_u||_2 (a_u: the user's summed word counts) in P cut to the private corpus'
+    ``bounds`` (public, stated parameters) as the sampler cuts it (about 0.1 s for 61,000 posts, so not cached)."""
+    from ..inference.estep import unit_norms
     from ..samplers.sampler import bounded_like
 
-    return float(np.median(user_tokens(bounded_like(reference, bounds or {}))))
+    cut = bounded_like(reference, bounds or {})
+    return float(np.median(unit_norms(cut.X, cut.doc_users, cut.n_users)))
 
 
 def wrap_model(model, *, reference=None, unit: str = "user", keep_model: bool = False,
@@ -223,7 +224,8 @@ def wrap_model(model, *, reference=None, unit: str = "user", keep_model: bool = 
         The private corpus' vocabulary; the public start needs P on the same words.
     bounds : dict, optional
         The private corpus' contribution bounds (:attr:`topicdp.Corpus.bounds`): a token-weighted model's stable
-        form at the user level weighs no user more than P's median user, read from P cut to these bounds.
+        form at the user level weighs no user more than P's median user (the norm of their word counts), read from
+        P cut to these bounds.
 
     Returns
     -------
@@ -311,12 +313,20 @@ def _sklearn_lda_start(reference, n_topics: int, seed: int, params: dict) -> np.
 
 
 def _user_weight(reference, bounds: dict | None, unit: str, stable: dict, changes: list) -> str:
-    """At the user level, cap every user's weight in a token-weighted LDA at P's median user's tokens (set in
-    ``stable``, said in ``changes``); returns the words the stable form's note adds."""
+    """At the user level, cap every user's weight in a token-weighted LDA at P's median user's norm (set in
+    ``stable``, said in ``changes``); returns the words the stable form's note adds.
+
+    The norm, not the tokens: the sampled sensitivity is a Frobenius distance, and a user whose words are few and
+    repeated (a blog of HTML entities) moves it as a much larger user would. On blogs split by user, with each user
+    weighed at most P's median user's 559 tokens, swapping one of four such users (608-1,592 tokens, norms 371-862)
+    for a median user moved the stable f 0.0019-0.0029, 4-5x the median pair, and made the far pairs of the
+    samples that missed; weighed at most the median user's norm (48), the same swaps moved it 0.00066-0.00086, and
+    users of 9,070 and 341 tokens 0.00060 and 0.00059 (``benchmarks/sensitivity_tail.py --users``).
+    """
     if unit != "user":
         return ""
-    stable["max_user_tokens"] = _median_user_tokens(reference, bounds)
-    changes.append(f"user weight: tokens -> at most {stable['max_user_tokens']:,.0f} tokens a user (P's median "
+    stable["max_user_norm"] = _median_user_norm(reference, bounds)
+    changes.append(f"user weight: word counts -> a norm of at most {stable['max_user_norm']:,.1f} a user (P's median "
                    "user), so that no user pulls the topics more than another")
     return ", no user weighing more than P's median user"
 

@@ -307,18 +307,20 @@ def document_sstats(X: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha: float, *
     return [batch_e_step(X[i], exp_elog_beta, alpha, **kwargs)[1] for i in range(X.shape[0])]
 
 
-def user_tokens(corpus) -> np.ndarray:
-    """Each user's token count, (n_users,) float64 in the corpus' user order."""
-    doc_tokens = np.asarray(corpus.X.sum(axis=1), dtype=np.float64).ravel()
-    return np.bincount(corpus.doc_users, weights=doc_tokens, minlength=corpus.n_users)
+def unit_norms(X, doc_units: np.ndarray, n_units: int | None = None) -> np.ndarray:
+    """||a_u||_2 for each unit u, a_u the summed word counts of u's documents: (n_units,) float64."""
+    n_units = int(doc_units.max()) + 1 if n_units is None else n_units
+    indicator = sp.csr_matrix((np.ones(X.shape[0]), (doc_units, np.arange(X.shape[0]))), shape=(n_units, X.shape[0]))
+    A = (indicator @ sp.csr_matrix(X)).tocsr()
+    return np.sqrt(np.asarray(A.multiply(A).sum(axis=1), dtype=np.float64).ravel())
 
 
-def user_token_weights(corpus, max_user_tokens: float) -> np.ndarray:
-    """Per-document weight ``min(1, max_user_tokens / n_u)``, n_u the tokens of the document's user: no user
-    weighs more than ``max_user_tokens`` tokens in a statistic so weighted, and a user's weight depends on their
-    own documents alone."""
-    per_user = np.minimum(1.0, max_user_tokens / np.maximum(user_tokens(corpus), 1.0))
-    return per_user[corpus.doc_users]
+def user_norm_weights(corpus, max_user_norm: float) -> np.ndarray:
+    """Per-document weight ``min(1, max_user_norm / ||a_u||_2)``, a_u the summed word counts of the document's user:
+    in a statistic so weighted no user's counts have a norm above ``max_user_norm`` (the norm the sampled
+    sensitivity's Frobenius distance answers to), and a user's weight depends on their own documents alone."""
+    norms = unit_norms(corpus.X, corpus.doc_users, corpus.n_users)
+    return np.minimum(1.0, max_user_norm / np.maximum(norms, 1.0))[corpus.doc_users]
 
 
 def statistic_from_gamma(X, gamma: np.ndarray, exp_elog_beta: np.ndarray, weights: np.ndarray,
