@@ -1,6 +1,6 @@
-"""Does the per-user weight move the wrapped model away from the user's own? The noiseless stable f of a wrapped
-scikit-learn LDA, with and without the weight, against the user's own fits (seeds 0-2); and with the start a wrapped
-gensim LdaModel uses (the user's model as given, seed 0, fitted on P) instead of the toolkit's VariationalLDA on P.
+"""Does the stable form move the wrapped model away from the user's own? The noiseless stable f of a wrapped
+scikit-learn LDA (from the user's model as given, seed 0, fitted on P), with and without the per-user weight, and
+from the toolkit's VariationalLDA fitted on P instead, against the user's own fits (seeds 0-2).
 
 The split and corpora of ``wrap_your_model.py`` (the private corpus bounded to 20 posts a user, seeded 0); P's words.
 
@@ -34,14 +34,15 @@ def main(argv=None) -> int:
 
     from topicdp.adapters.wrap import wrap_model
     from topicdp.metrics.readability import topic_overlap
+    from topicdp.variational import public_init
 
     P, corpus = seeded_corpora(split(path, 1.0))
     own = {seed: topics_of(users_model(corpus, "sklearn", seed)) for seed in (0, 1, 2)}
     weighted = wrap_model(LatentDirichletAllocation(n_components=10, random_state=0), reference=P,
                           vocabulary=corpus.vocabulary, bounds=corpus.bounds).spec
-    as_given_on_p = LatentDirichletAllocation(n_components=10, random_state=0).fit(P.X).components_
+    variational_on_p = public_init(P, 10, unit="user", random_state=0)
     for name, spec in (("with the weight", weighted), ("without", clone(weighted).set_params(max_user_norm=None)),
-                       ("with the weight, from the user's model on P", clone(weighted).set_params(init=as_given_on_p))):
+                       ("with the weight, from VariationalLDA on P", clone(weighted).set_params(init=variational_on_p))):
         W = spec.fit_topic_word(corpus)
         print(f"stable f {name}: overlap with the user's fits seeded 0, 1, 2:",
               [round(float(topic_overlap(W, own[s])), 2) for s in own])
