@@ -92,8 +92,8 @@ class SklearnLDA(TopicModelSpec):
     371-862) still moved f 4-5x the median pair, and two samples drew one. Weighting each user's statistic to at
     most P's median user's norm ||a_u||_2 (48 on blogs; the norm the Frobenius distance answers to, and the one the
     toolkit's user-level :class:`~topicdp.variational.VariationalLDA` divides by) brought those swaps to
-    0.00066-0.00086, with users of 9,070 and 341 tokens at 0.00060 and 0.00059 (``benchmarks/sensitivity_tail.py
-    --users``).
+    0.00066-0.00086, and the three users with the most tokens (6,387-9,070) at 0.00052-0.00064
+    (``benchmarks/sensitivity_tail.py --users 3``).
     """
 
     name = "sklearn-lda"

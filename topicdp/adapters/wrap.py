@@ -321,7 +321,7 @@ def _user_weight(reference, bounds: dict | None, unit: str, stable: dict, change
     weighed at most P's median user's 559 tokens, swapping one of four such users (608-1,592 tokens, norms 371-862)
     for a median user moved the stable f 0.0019-0.0029, 4-5x the median pair, and made the far pairs of the
     samples that missed; weighed at most the median user's norm (48), the same swaps moved it 0.00066-0.00086, and
-    users of 9,070 and 341 tokens 0.00060 and 0.00059 (``benchmarks/sensitivity_tail.py --users``).
+    the three users with the most tokens (6,387-9,070) 0.00052-0.00064 (``benchmarks/sensitivity_tail.py --users 3``).
     """
     if unit != "user":
         return ""
