@@ -83,8 +83,10 @@ def main(argv=None) -> int:
     norms = unit_norms(B.X, B.doc_users, B.n_users)
     if args.users:
         token_weight = np.minimum(1.0, np.median(tokens) / np.maximum(tokens, 1.0))
+        norm_weight = np.minimum(1.0, np.median(norms) / np.maximum(norms, 1.0))
         chosen = [*np.argsort(token_weight * norms)[::-1][:args.users],
-                  *np.argsort(tokens)[::-1][:args.users]]
+                  *np.argsort(tokens)[::-1][:args.users],
+                  *np.argsort(norm_weight * tokens)[::-1][:args.users]]
         median_user = int(np.argmin(np.abs(tokens - np.median(tokens))))
         d = draws[0][0]
         draws = [(np.r_[d[:-1], u], np.r_[d[:-1], median_user]) for u in chosen]
@@ -110,6 +112,8 @@ def main(argv=None) -> int:
     out = {"tokens_removed": [float(tokens[d[-1]]) for d, _ in draws],
            "tokens_added": [float(tokens[dp[-1]]) for _, dp in draws],
            "norm_removed": [float(norms[d[-1]]) for d, _ in draws],
+           "norm_added": [float(norms[dp[-1]]) for _, dp in draws],
+           "users_removed_added": [[int(d[-1]), int(dp[-1])] for d, dp in draws],
            "p_tokens_per_user_quantiles": dict(zip(("median", "p90", "p99", "max"), quantiles.tolist()))}
     print("P's tokens per user after the private bounds (median, p90, p99, max):", quantiles.round().tolist())
     larger = np.maximum(out["tokens_removed"], out["tokens_added"])
@@ -122,8 +126,9 @@ def main(argv=None) -> int:
               np.quantile(deltas, [0, .5, .9, 1]).round(5).tolist(),
               "; corr with the larger swapped user's tokens", round(float(np.corrcoef(deltas, larger)[0, 1]), 3))
         for i in (range(len(draws)) if args.users else np.argsort(deltas)[::-1][:3]):
-            print(f"  {deltas[i]:.5f}: removes a user of {out['tokens_removed'][i]:.0f} tokens (norm "
-                  f"{out['norm_removed'][i]:.0f}), adds one of {out['tokens_added'][i]:.0f}")
+            print(f"  {deltas[i]:.5f}: removes user {draws[i][0][-1]} of {out['tokens_removed'][i]:.0f} tokens (norm "
+                  f"{out['norm_removed'][i]:.0f}), adds user {draws[i][1][-1]} of {out['tokens_added'][i]:.0f} "
+                  f"(norm {out['norm_added'][i]:.0f})")
     if args.out:
         Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
     return 0

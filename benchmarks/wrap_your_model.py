@@ -301,6 +301,8 @@ def main(argv=None) -> int:
         "sigma": float(release.report.sigma),
         # the sample's spread (min, median, p90, max): whether Delta_s is one far pair or the bulk
         "deltas_quantiles": release.diagnostics.get("sensitivity_sample", {}).get("deltas_quantiles"),
+        # the pair draws' entropy: with it the sample's pairs can be drawn again (sensitivity_tail.py --replay)
+        "sample_seed": release.diagnostics.get("sensitivity_sample", {}).get("seed"),
         "release_top_words": [" ".join(r) for r in ours],
         "lda_top_words": [" ".join(r) for r in ldas[0]],
     }
