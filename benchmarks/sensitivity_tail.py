@@ -8,12 +8,13 @@ stable form without its per-user weight; T: every corpus of the pair cut to T to
 ``docT``: every document cut to T tokens instead; ``weighted``: the stable form as TopicDP wraps it, no user's word
 counts weighing more than P's median user's norm; ``weighted-tokens``: the same with the weight the wrap used
 before, no user weighing more than P's median user's tokens) the pairs' distances ||f(D) - f(D')||_F, their
-quantiles, the largest pairs with the swapped users' token counts, and the correlation between a pair's distance
-and the larger swapped user's tokens.
+quantiles, the largest pairs with the swapped users' token counts and the topic (row of f) that moved most, and the
+correlation between a pair's distance and the larger swapped user's tokens.
 
 ``--users K`` measures chosen users instead of drawn pairs: in the first pair, the removed user is each of the K
 users of P with the largest norm under the token weight (few words, repeated), then each of the K with the most
-tokens, and the added user is P's median user (by tokens).
+tokens, then each of the K with the most tokens under the norm weight, and the added user is P's median user (by
+tokens).
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/sensitivity_tail.py --pairs 24 --caps none,1732,doc500 \\
         --out /tmp/sensitivity_tail.json
@@ -104,7 +105,10 @@ def main(argv=None) -> int:
         try:
             pair = builder.pair(d, dp)  # D is valid until D' is asked for: fit D first
             W = f.fit_topic_word(_capped(next(pair), cap))
-            return float(np.linalg.norm(W - f.fit_topic_word(_capped(next(pair), cap))))
+            rows = np.sum((W - f.fit_topic_word(_capped(next(pair), cap))) ** 2, axis=1)
+            far = int(np.argmax(rows))  # the row that moved most: its share of the distance and its words
+            words = " ".join(B.vocabulary[j] for j in np.argsort(-W[far])[:6])
+            return float(np.sqrt(rows.sum())), float(rows[far] / rows.sum()), words
         finally:
             adapter.user_norm_weights = norm_weights
 
@@ -120,15 +124,18 @@ def main(argv=None) -> int:
     for cap in args.caps.split(","):
         T = None if cap == "none" else cap
         start = time.perf_counter()
-        deltas = Parallel(n_jobs=args.n_jobs)(delayed(distance)(d, dp, T) for d, dp in draws)
-        out[cap] = deltas
+        results = Parallel(n_jobs=args.n_jobs)(delayed(distance)(d, dp, T) for d, dp in draws)
+        deltas = [r[0] for r in results]
+        out[cap], out[f"{cap}_largest_row"] = deltas, [r[1:] for r in results]
         print(f"cap {cap}: {time.perf_counter() - start:.0f} s; distances min/median/p90/max",
               np.quantile(deltas, [0, .5, .9, 1]).round(5).tolist(),
               "; corr with the larger swapped user's tokens", round(float(np.corrcoef(deltas, larger)[0, 1]), 3))
         for i in (range(len(draws)) if args.users else np.argsort(deltas)[::-1][:3]):
             print(f"  {deltas[i]:.5f}: removes user {draws[i][0][-1]} of {out['tokens_removed'][i]:.0f} tokens (norm "
                   f"{out['norm_removed'][i]:.0f}), adds user {draws[i][1][-1]} of {out['tokens_added'][i]:.0f} "
-                  f"(norm {out['norm_added'][i]:.0f})")
+                  f"(norm {out['norm_added'][i]:.0f}); {results[i][1]:.0%} of it in one topic ({results[i][2]} ...)")
+        print("  the row that moved most holds (median over pairs)", f"{np.median([r[1] for r in results]):.0%}",
+              "of a pair's squared distance")
     if args.out:
         Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
     return 0
