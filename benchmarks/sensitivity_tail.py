@@ -20,6 +20,8 @@ tokens).
         --out /tmp/sensitivity_tail.json
     OPENBLAS_NUM_THREADS=1 python benchmarks/sensitivity_tail.py --users 3 --caps weighted-tokens,weighted
     OPENBLAS_NUM_THREADS=1 python benchmarks/sensitivity_tail.py --pairs 24 --caps none --model vem
+    OPENBLAS_NUM_THREADS=1 python benchmarks/sensitivity_tail.py --pairs 61 --caps weighted --replay SEED
+        # SEED: a wrap_your_model.py run's sample_seed; its sample's pairs, drawn again
 
 Skips (exit 0) where ``../shared/data`` is absent.
 """
@@ -51,6 +53,9 @@ def main(argv=None) -> int:
     parser.add_argument("--users", type=int, default=0,
                         help="K: swap chosen users (the K of largest norm under the token weight, the K with the "
                              "most tokens) for P's median user, instead of drawn pairs")
+    parser.add_argument("--replay", type=int, default=None, metavar="SEED",
+                        help="draw the pairs of a sensitivity sample seeded SEED (a run's sample_seed) instead: "
+                             "its first --pairs pairs, exactly as the sampler drew them")
     parser.add_argument("--model", choices=("sklearn", "vem"), default="sklearn",
                         help="the user's model: scikit-learn's LDA (weighs a user by tokens) or the toolkit's "
                              "user-level VariationalLDA (each user's statistic normalised)")
@@ -68,6 +73,7 @@ def main(argv=None) -> int:
     from topicdp.adapters.wrap import wrap_model
     from topicdp.inference.estep import unit_norms
     from topicdp.samplers import SensitivitySampling
+    from topicdp.samplers.sampler import draw_pairs
     from topicdp.variational import VariationalLDA
 
     P, corpus = seeded_corpora(split(path, 1.0))
@@ -79,8 +85,11 @@ def main(argv=None) -> int:
     distribution = SensitivitySampling(P).records(corpus, "user")  # P cut to the private bounds, as the sampler does
     builder, B = distribution.pair_builder(), distribution.reference
     tokens = np.bincount(B.doc_users, weights=np.asarray(B.X.sum(axis=1)).ravel(), minlength=B.n_users)
-    rng = np.random.default_rng(0)
-    draws = [distribution.draw_indices(corpus.n_users, rng) for _ in range(args.pairs)]
+    if args.replay is None:
+        rng = np.random.default_rng(0)
+        draws = [distribution.draw_indices(corpus.n_users, rng) for _ in range(args.pairs)]
+    else:
+        draws = draw_pairs(distribution, corpus.n_users, args.replay, args.pairs)
     norms = unit_norms(B.X, B.doc_users, B.n_users)
     if args.users:
         token_weight = np.minimum(1.0, np.median(tokens) / np.maximum(tokens, 1.0))

@@ -7,6 +7,7 @@ import scipy.sparse as sp
 from topicdp.adapters import CallableModel
 from topicdp.corpus import Corpus
 from topicdp.samplers import PRIVATE_ORACLE, PublicReference, SensitivitySampling, sample_sensitivity, sample_size
+from topicdp.samplers.sampler import draw_pairs
 
 
 def _table_independently(gamma):
@@ -72,6 +73,21 @@ def test_pairs_are_neighbours_and_seeded_sampling_reproduces():
     b = sample_sensitivity(model, private, sampling, n_jobs=2)
     assert a.deltas == b.deltas and a.h == 61 and a.k == 61
     assert a.sensitivity == max(a.deltas)
+
+
+@pytest.mark.parametrize("random_state", [5, None])
+def test_a_sample_is_drawn_again_from_its_seed(random_state):
+    """``draw_pairs`` at a sample's recorded seed gives its pairs: on _f a pair's distance is |u - v| / M for the
+    users u, v it swaps (user u writes word 0 u + 1 times), so each recorded distance is recomputed exactly."""
+    ref = _reference()
+    private = ref.subset_users(np.arange(20))
+    dist = PublicReference(ref, "user")
+    model = CallableModel(_f, n_topics=1, name="count-of-w0")
+    sample = sample_sensitivity(model, private, SensitivitySampling(dist, 0.2, random_state=random_state))
+    pairs = draw_pairs(dist, private.n_users, sample.seed, sample.h)
+    assert [abs(int(d[-1]) - int(dp[-1])) / M for d, dp in pairs] == pytest.approx(sample.deltas, abs=1e-12)
+    first = draw_pairs(dist, private.n_users, sample.seed, 5)  # a prefix: the same first pairs for any h
+    assert all(np.array_equal(a, c) and np.array_equal(b, e) for (a, b), (c, e) in zip(first, pairs[:5]))
 
 
 def test_coverage_at_least_one_minus_gamma_over_repeated_runs():

@@ -246,6 +246,16 @@ def bounded_like(reference, bounds: dict):
     return reference.bound(**bounds, random_state=0)
 
 
+def draw_pairs(distribution, n_records: int, seed: int, h: int) -> list:
+    """The h neighbouring pairs (record indices of D and D') of a sensitivity sample seeded ``seed``.
+
+    One child seed per pair, so a sample's first pairs are the same for any h, and a sample is drawn again from
+    its :attr:`SensitivitySample.seed` (to find which pairs made its tail, say).
+    """
+    children = np.random.SeedSequence(seed).spawn(h)
+    return [distribution.draw_indices(n_records, np.random.default_rng(child)) for child in children]
+
+
 def sample_sensitivity(
     model,
     corpus,
@@ -321,8 +331,7 @@ def sample_sensitivity(
             check_budget(forecast, max_minutes, gamma=gamma, sizing=sizing, exchangeable_pairs=sample_size(gamma, "exchangeable")[1],
                          n_records=n_records, unit=unit, max_workers=effective_n_jobs(-1))
 
-    children = np.random.SeedSequence(seed).spawn(h)
-    draws = [distribution.draw_indices(n_records, np.random.default_rng(child)) for child in children]
+    draws = draw_pairs(distribution, n_records, seed, h)
     start = time.perf_counter()
     with shared(distribution.pair_builder(), n_jobs) as source:
         results = _run_pairs(model, source, draws, n_jobs, sampling.progress)
