@@ -52,7 +52,8 @@ def main(argv=None) -> int:
                              "weighted (the wrap's per-user weight) or weighted-tokens (the weight in tokens)")
     parser.add_argument("--users", type=int, default=0,
                         help="K: swap chosen users (the K of largest norm under the token weight, the K with the "
-                             "most tokens) for P's median user, instead of drawn pairs")
+                             "most tokens, the K with the most tokens under the norm weight) for P's median user, "
+                             "instead of drawn pairs")
     parser.add_argument("--replay", type=int, default=None, metavar="SEED",
                         help="draw the pairs of a sensitivity sample seeded SEED (a run's sample_seed) instead: "
                              "its first --pairs pairs, exactly as the sampler drew them")
