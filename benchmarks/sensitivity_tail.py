@@ -2,12 +2,14 @@
 the two users it swaps.
 
 The split, P and the private corpus of ``wrap_your_model.py`` (the private corpus bounded to 20 posts per user,
-seeded 0), the scikit-learn LDA a user has, wrapped as TopicDP wraps it, and ``--pairs`` neighbouring pairs drawn as
-the sampler draws them (P cut to the private corpus' bounds; seed 0). For each cap in ``--caps`` (``none``: the
-stable form without its per-user weight; T: every corpus of the pair cut to T tokens per user, seeded 0, inside f;
-``docT``: every document cut to T tokens instead; ``weighted``: the stable form as TopicDP wraps it, no user's word
-counts weighing more than P's median user's norm; ``weighted-tokens``: the same with the weight the wrap used
-before, no user weighing more than P's median user's tokens) the pairs' distances ||f(D) - f(D')||_F, their
+seeded 0), the scikit-learn (or gensim, ``--model``) LDA a user has, wrapped as TopicDP wraps it, and ``--pairs``
+neighbouring pairs drawn as the sampler draws them (P cut to the private corpus' bounds; seed 0). For each cap in
+``--caps`` (``none``: the stable form without its per-user weight; T: every corpus of the pair cut to T tokens per
+user, seeded 0, inside f; ``docT``: every document cut to T tokens instead; ``weighted``: the stable form as TopicDP
+wraps it, no user's word counts weighing more than P's median user's norm, nor their part of a topic more than that
+norm times K times the topic's share; ``weighted-tokens``: the same with the weight the wrap used before, no user
+weighing more than P's median user's tokens; ``norm-qQ``: ``weighted`` at the Q-quantile of P's users' norms) the
+pairs' distances ||f(D) - f(D')||_F, their
 quantiles, the largest pairs with the swapped users' token counts and the topic (row of f) that moved most, and the
 correlation between a pair's distance and the larger swapped user's tokens.
 
@@ -20,6 +22,7 @@ tokens).
         --out /tmp/sensitivity_tail.json
     OPENBLAS_NUM_THREADS=1 python benchmarks/sensitivity_tail.py --users 3 --caps weighted-tokens,weighted
     OPENBLAS_NUM_THREADS=1 python benchmarks/sensitivity_tail.py --pairs 24 --caps none --model vem
+    OPENBLAS_NUM_THREADS=1 python benchmarks/sensitivity_tail.py --pairs 40 --caps weighted --model gensim --n-jobs 1
     OPENBLAS_NUM_THREADS=1 python benchmarks/sensitivity_tail.py --pairs 61 --caps weighted --replay SEED
         # SEED: a wrap_your_model.py run's sample_seed; its sample's pairs, drawn again
 
@@ -41,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 
-from wrap_your_model import DATA, seeded_corpora, split  # noqa: E402
+from wrap_your_model import DATA, seeded_corpora, split, users_model  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -49,7 +52,8 @@ def main(argv=None) -> int:
     parser.add_argument("--pairs", type=int, default=24)
     parser.add_argument("--caps", default="none,1732",
                         help="comma-separated: none, T (tokens per user inside f), docT (tokens per document), "
-                             "weighted (the wrap's per-user weight) or weighted-tokens (the weight in tokens)")
+                             "weighted (the wrap's per-user weight), weighted-tokens (the weight in tokens) or "
+                             "norm-qQ (the wrap's weight at the Q-quantile of P's users' norms, not the median)")
     parser.add_argument("--users", type=int, default=0,
                         help="K: swap chosen users (the K of largest norm under the token weight, the K with the "
                              "most tokens, the K with the most tokens under the norm weight) for P's median user, "
@@ -57,9 +61,9 @@ def main(argv=None) -> int:
     parser.add_argument("--replay", type=int, default=None, metavar="SEED",
                         help="draw the pairs of a sensitivity sample seeded SEED (a run's sample_seed) instead: "
                              "its first --pairs pairs, exactly as the sampler drew them")
-    parser.add_argument("--model", choices=("sklearn", "vem"), default="sklearn",
-                        help="the user's model: scikit-learn's LDA (weighs a user by tokens) or the toolkit's "
-                             "user-level VariationalLDA (each user's statistic normalised)")
+    parser.add_argument("--model", choices=("sklearn", "gensim", "vem"), default="sklearn",
+                        help="the user's model: scikit-learn's LDA or gensim's LdaModel (each weighs a user by "
+                             "tokens) or the toolkit's user-level VariationalLDA (each user's statistic normalised)")
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--out", default=None, help="JSON of every pair's distance and swapped token counts")
     args = parser.parse_args(argv)
@@ -79,10 +83,11 @@ def main(argv=None) -> int:
 
     P, corpus = seeded_corpora(split(path, 1.0))
     mine = (VariationalLDA(10, unit="user", random_state=0) if args.model == "vem"
+            else users_model(corpus, "gensim", 0) if args.model == "gensim"
             else LatentDirichletAllocation(n_components=10, random_state=0))
     weighted = wrap_model(mine, reference=P, unit="user", vocabulary=corpus.vocabulary, bounds=corpus.bounds).spec
     # the caps measure the stable form as it was before the per-user weight; "weighted" is the wrap's own
-    spec = clone(weighted).set_params(max_user_norm=None) if args.model == "sklearn" else weighted
+    spec = clone(weighted).set_params(max_user_norm=None) if args.model != "vem" else weighted
     distribution = SensitivitySampling(P).records(corpus, "user")  # P cut to the private bounds, as the sampler does
     builder, B = distribution.pair_builder(), distribution.reference
     tokens = np.bincount(B.doc_users, weights=np.asarray(B.X.sum(axis=1)).ravel(), minlength=B.n_users)
@@ -105,6 +110,9 @@ def main(argv=None) -> int:
     specs = {"weighted": weighted}
     if "weighted-tokens" in args.caps.split(","):
         specs["weighted-tokens"] = clone(weighted).set_params(max_user_norm=float(np.median(tokens)))
+    for cap in args.caps.split(","):
+        if cap.startswith("norm-q"):  # the weight at another quantile of P's users' norms than the median
+            specs[cap] = clone(weighted).set_params(max_user_norm=float(np.quantile(norms, float(cap[6:]))))
 
     def distance(d, dp, cap):
         import topicdp.adapters.sklearn as adapter
@@ -158,7 +166,7 @@ def _token_weights(corpus, max_user_tokens: float) -> np.ndarray:
 
 
 def _capped(corpus, cap: str | None):
-    if cap is None or cap.startswith("weighted"):
+    if cap is None or cap.startswith(("weighted", "norm-q")):
         return corpus
     if cap.startswith("doc"):
         return corpus.bound(random_state=0, max_tokens_per_doc=int(cap[3:]))

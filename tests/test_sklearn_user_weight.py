@@ -41,10 +41,10 @@ def _largest_user_doubled(corpus: Corpus) -> tuple[float, Corpus]:
 
 @pytest.mark.parametrize("init", [None, "public"])
 def test_weights_of_one_give_scikit_learns_statistic(corpus, init):
-    """A cap at the largest user's norm weighs every document 1: the recomputed statistic is scikit-learn's (both
-    starts; differences are rounding accumulated over the iterations)."""
+    """A cap no user's counts, nor any user's part of a topic, reach weighs every document 1: the recomputed
+    statistic is scikit-learn's (both starts; differences are rounding accumulated over the iterations)."""
     start = _start() if init else None
-    cap = float(_user_norms(corpus).max())
+    cap = 1e6 * float(_user_norms(corpus).max())
     plain = SklearnLDA(4, 0, init=start).fit_topic_word(corpus)
     weighted = SklearnLDA(4, 0, init=start, max_user_norm=cap).fit_topic_word(corpus)
     assert np.abs(plain - weighted).max() < 1e-8
@@ -75,9 +75,38 @@ def test_gensims_weights_of_one_give_gensims_statistic_and_a_doubled_user_weighs
 
     largest, doubled = _largest_user_doubled(corpus)
     plain = GensimLDA(4, 0, init=_start())
+    unreached = GensimLDA(4, 0, init=_start(), max_user_norm=1e6 * largest)
+    assert np.abs(plain.fit_topic_word(corpus) - unreached.fit_topic_word(corpus)).max() < 1e-8
     weighted = GensimLDA(4, 0, init=_start(), max_user_norm=largest)
-    assert np.abs(plain.fit_topic_word(corpus) - weighted.fit_topic_word(corpus)).max() < 1e-8
     assert np.abs(weighted.fit_topic_word(corpus) - weighted.fit_topic_word(doubled)).max() < 1e-12
+    assert np.abs(plain.fit_topic_word(corpus) - plain.fit_topic_word(doubled)).max() > 1e-3
     assert np.abs(plain.fit_topic_word(corpus) - plain.fit_topic_word(doubled)).max() > 1e-3
     with pytest.raises(ValueError, match="max_user_norm .* needs learning='batch'"):
         GensimLDA(4, 0, max_user_norm=10.0).fit_topic_word(corpus)
+
+
+def test_a_users_part_of_each_topic_is_capped_as_computed_densely(corpus):
+    """The statistic with a per-user, per-topic cap against a dense loop over users and topics: user u's part of
+    row k, S_uk, is weighed min(1, cap * K * pi_k / ||S_uk||), pi_k row k's share of the statistic's mass; at a cap
+    where some parts are cut (asserted) the two agree to rounding, and no weighed part exceeds its limit."""
+    from topicdp.inference.estep import dirichlet_expectation, statistic_from_gamma
+
+    rng = np.random.default_rng(2)
+    k, X = 4, corpus.X.toarray().astype(np.float64)
+    gamma, exp_beta = rng.random((X.shape[0], k)) + 0.5, rng.random((k, X.shape[1])) + 0.05
+    weights = rng.random(X.shape[0]) + 0.5
+    theta = np.exp(dirichlet_expectation(gamma))
+    ratio = X * weights[:, None] / (theta @ exp_beta + np.finfo(np.float64).eps)
+    parts = np.zeros((corpus.n_users, k, X.shape[1]))  # S_uk[v] = beta_kv sum_{d of u} ratio_dv theta_dk
+    for d, u in enumerate(corpus.doc_users):
+        parts[u] += theta[d][:, None] * ratio[d][None, :] * exp_beta
+    mass = parts.sum(axis=(0, 2))
+    cap = float(np.median(np.linalg.norm(parts, axis=2)))  # a cap that cuts about half of the parts
+    limit = cap * k * mass / mass.sum()
+    w = np.minimum(1.0, limit / np.linalg.norm(parts, axis=2))
+    assert 0.2 < np.mean(w < 1) < 0.8
+    expected = (w[:, :, None] * parts).sum(axis=0)
+    got = statistic_from_gamma(sp.csr_matrix(X), gamma, exp_beta, weights, doc_users=corpus.doc_users,
+                               max_user_norm=cap)
+    assert np.abs(got - expected).max() < 1e-10 * np.abs(expected).max()
+    assert np.all(np.linalg.norm(w[:, :, None] * parts, axis=2) <= limit * (1 + 1e-12))

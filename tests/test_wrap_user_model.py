@@ -53,7 +53,8 @@ def test_a_fitted_sklearn_lda_becomes_the_stable_adapter_and_every_change_is_lis
                                  "max_iter 10 -> 3",
                                  "document start: random draws in row order -> constant",
                                  f"user weight: word counts -> a norm of at most {median_user:,.1f} a user (P's median "
-                                 "user), so that no user pulls the topics more than another"]
+                                 "user), and in each topic at most that norm times K times the topic's share, so "
+                                 "that no user pulls the topics more than another"]
     notes = "\n".join(release.report.notes)
     logged = "\n".join(r.getMessage() for r in caplog.records)
     for change in dp.model_changes_:

@@ -94,7 +94,7 @@ def fit_gensim_lda(corpus, n_topics: int, random_state: int, *, model_class=None
 
 
 def gensim_lda_model(corpus, n_topics: int, random_state: int, *, model_class=None, document_start: str = "random",
-                     doc_weights=None, **params: Any):
+                     doc_weights=None, max_user_norm=None, **params: Any):
     """The fitted gensim model behind :func:`fit_gensim_lda` (same parameters), e.g. for its lambda
     (``model.state.get_lambda()``)."""
     if model_class is None:
@@ -124,6 +124,7 @@ def gensim_lda_model(corpus, n_topics: int, random_state: int, *, model_class=No
     model.expElogbeta = np.exp(model.state.get_Elogbeta())
     if doc_weights is not None:  # the bag of words is corpus.X row by row, so the statistic reads X itself
         model.doc_weights_, model.doc_counts_ = np.asarray(doc_weights, dtype=np.float64), corpus.X
+        model.doc_users_, model.user_cap_ = corpus.doc_users, max_user_norm
     model.update(bow)
     return model
 
@@ -163,6 +164,7 @@ def constant_start_lda_class():
     class ConstantStartLdaModel(LdaModel):
         doc_weights_ = None  # (n_docs,) or None: the statistic's document weights, set before update()
         doc_counts_ = None  # the (n_docs, V) counts the chunk holds, set with doc_weights_
+        doc_users_ = user_cap_ = None
 
         def inference(self, chunk, collect_sstats=False):
             rng, self.random_state = self.random_state, _ConstantGammaDraws()
@@ -176,7 +178,8 @@ def constant_start_lda_class():
             finally:
                 self.random_state = rng
             sstats = statistic_from_gamma(self.doc_counts_, gamma, self.expElogbeta, self.doc_weights_,
-                                          np.finfo(self.dtype).eps)
+                                          np.finfo(self.dtype).eps, doc_users=self.doc_users_,
+                                          max_user_norm=self.user_cap_)
             return gamma, sstats.astype(self.dtype, copy=False)
 
     return ConstantStartLdaModel

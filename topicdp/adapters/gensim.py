@@ -90,9 +90,10 @@ class GensimLDA(TopicModelSpec):
     minimum_probability : float in [0, 1], default=0.01
     max_user_norm : float > 0 or None, default=None
         None: every token weighs 1, as in gensim. A number: in the M-step's statistic every document of a user whose
-        summed word counts a_u have ||a_u||_2 > ``max_user_norm`` is weighted by ``max_user_norm / ||a_u||_2`` (the
-        documents' E-steps are gensim's, unchanged; batch learning from ``init`` only), so no user's counts weigh
-        more than that norm: :class:`~topicdp.adapters.SklearnLDA`'s parameter of the same name, and why.
+        summed word counts a_u have ||a_u||_2 > ``max_user_norm`` is weighted by ``max_user_norm / ||a_u||_2``, and
+        each user's part of each topic's row is capped in proportion to the row's share of the mass (the documents'
+        E-steps are gensim's, unchanged; batch learning from ``init`` only):
+        :class:`~topicdp.adapters.SklearnLDA`'s parameter of the same name, and why.
         The remaining parameters are ``LdaModel``'s, with its defaults and meanings (see its documentation). Not
         taken: ``corpus`` and ``id2word`` (the corpus fit is given, with its own vocabulary), ``distributed``,
         ``ns_conf`` and ``callbacks`` (a cluster or hooks would make f depend on more than the corpus), and
@@ -199,6 +200,7 @@ class GensimLDA(TopicModelSpec):
         cap = params.pop("max_user_norm", None)
         if cap is not None:
             params["doc_weights"] = user_norm_weights(corpus, cap)
+            params["max_user_norm"] = cap
         return fit_gensim_lda(corpus, self.n_topics, self.random_state, model_class=self._model_class(), **params)
 
     def stability(self) -> tuple[bool | None, str]:

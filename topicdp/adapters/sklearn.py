@@ -44,11 +44,13 @@ class SklearnLDA(TopicModelSpec):
     max_iter : int >= 0 or None, default=None
         None: 3 with ``init`` (below, "Why 3 iterations"), scikit-learn's 10 without.
     max_user_norm : float > 0 or None, default=None
-        None: every token weighs 1, as in scikit-learn. A number: in the M-step's statistic every document of a user
-        whose summed word counts a_u have ||a_u||_2 > ``max_user_norm`` is weighted by ``max_user_norm /
-        ||a_u||_2``, so no user's counts weigh more than that norm (the documents' E-steps are unchanged; batch
-        learning only). The weight depends on the user's own documents alone, so one user's change moves only its
-        own weights (below, "Why a weight per user").
+        None: every token weighs 1, as in scikit-learn. A number c: in the M-step's statistic every document of a
+        user whose summed word counts a_u have ||a_u||_2 > c is weighted by c / ||a_u||_2, so no user's counts weigh
+        more than that norm; then user u's part S_uk of each topic's row is weighted by min(1, c K pi_k /
+        ||S_uk||_2), pi_k the row's share of the statistic's mass, so that no user moves a small topic more than a
+        user of norm c moves an average one (the documents' E-steps are unchanged; batch learning only;
+        :func:`~topicdp.inference.estep.user_topic_weights`). The first weight depends on the user's own documents
+        alone, the second on them and the current topics (below, "Why a weight per user").
     learning_method : {"batch", "online"}, default="batch"
     doc_topic_prior, topic_word_prior : float in [0, 1] or None, default=None
         None: 1 / K, as scikit-learn.
@@ -93,7 +95,12 @@ class SklearnLDA(TopicModelSpec):
     most P's median user's norm ||a_u||_2 (48 on blogs; the norm the Frobenius distance answers to, and the one the
     toolkit's user-level :class:`~topicdp.variational.VariationalLDA` divides by) brought those swaps to
     0.00066-0.00086, and the three users with the most tokens (6,387-9,070) at 0.00052-0.00064
-    (``benchmarks/sensitivity_tail.py --users 3``).
+    (``benchmarks/sensitivity_tail.py --users 3``). The far pairs left were ordinary users whose change landed in
+    one topic (73-91% of the squared distance in one row, against 35% in the median pair): a user's part of row
+    k moves the normalised row by about ||S_uk|| / N_k, so a user's norm in a small topic counts more. Capping
+    each user's part of each row too brought the largest of the same 24 pairs from 0.00163 to 0.00115, and with
+    gensim's LDA the largest of 40 from 0.00356 to 0.00203 (its next five 22-29% lower; the median pair unchanged,
+    ``benchmarks/sensitivity_tail.py --pairs 40 --model gensim --caps weighted``).
     """
 
     name = "sklearn-lda"
@@ -173,6 +180,7 @@ class SklearnLDA(TopicModelSpec):
         model.public_start_ = init
         model.constant_document_start_ = constant
         model.row_weights_ = None if cap is None else user_norm_weights(corpus, cap)
+        model.row_users_, model.user_cap_ = corpus.doc_users, cap
         model.fit(corpus.X)
         return _normalise_rows(model.components_, "LatentDirichletAllocation")
 
@@ -199,6 +207,7 @@ def _started_lda_class():
         public_start_ = None  # (K, V) array or None
         constant_document_start_ = False
         row_weights_ = None
+        row_users_ = user_cap_ = None
 
         def _init_latent_vars(self, n_features, dtype=np.float64):
             super()._init_latent_vars(n_features, dtype=dtype)
@@ -216,7 +225,8 @@ def _started_lda_class():
             if X.shape[0] != self.row_weights_.size:
                 raise ValueError("document weights need batch learning (the statistic of every document at once)")
             doc_topic, _ = super()._e_step(X, False, random_init, parallel=parallel)
-            return doc_topic, statistic_from_gamma(X, doc_topic, self.exp_dirichlet_component_, self.row_weights_)
+            return doc_topic, statistic_from_gamma(X, doc_topic, self.exp_dirichlet_component_, self.row_weights_,
+                                                   doc_users=self.row_users_, max_user_norm=self.user_cap_)
 
     return StartedLDA
 

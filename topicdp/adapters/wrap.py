@@ -322,12 +322,15 @@ def _user_weight(reference, bounds: dict | None, unit: str, stable: dict, change
     for a median user moved the stable f 0.0019-0.0029, 4-5x the median pair, and made the far pairs of the
     samples that missed; weighed at most the median user's norm (48), the same swaps moved it 0.00066-0.00086, and
     the three users with the most tokens (6,387-9,070) 0.00052-0.00064 (``benchmarks/sensitivity_tail.py --users 3``).
+    The same cap bounds each user's part of each topic's row in proportion to the row's share of the mass, so that
+    a user whose words fall in one small topic (the far pairs left) moves it no more than an average one.
     """
     if unit != "user":
         return ""
     stable["max_user_norm"] = _median_user_norm(reference, bounds)
     changes.append(f"user weight: word counts -> a norm of at most {stable['max_user_norm']:,.1f} a user (P's median "
-                   "user), so that no user pulls the topics more than another")
+                   "user), and in each topic at most that norm times K times the topic's share, so that no user pulls "
+                   "the topics more than another")
     return ", no user weighing more than P's median user"
 
 

@@ -324,7 +324,8 @@ def user_norm_weights(corpus, max_user_norm: float) -> np.ndarray:
 
 
 def statistic_from_gamma(X, gamma: np.ndarray, exp_elog_beta: np.ndarray, weights: np.ndarray,
-                         eps: float | None = None) -> np.ndarray:
+                         eps: float | None = None, *, doc_users: np.ndarray | None = None,
+                         max_user_norm: float | None = None) -> np.ndarray:
     """The E-step's sufficient statistic from the documents' final gamma, document d's counts weighted by w_d.
 
     S[k, v] = exp(E[log beta_kv]) sum_d w_d c_dv exp(E[log theta_dk]) / norm_phi_dv, with norm_phi_dv =
@@ -343,6 +344,8 @@ def statistic_from_gamma(X, gamma: np.ndarray, exp_elog_beta: np.ndarray, weight
     weights : (n_docs,) array
     eps : float, optional
         The normaliser's floor; default the machine epsilon of ``X``'s dtype (both libraries').
+    doc_users, max_user_norm : (n_docs,) int array and float, optional
+        With both, each user's share of each topic's row is capped too (:func:`user_topic_weights`).
     """
     X = sp.csr_matrix(X)
     exp_theta = np.exp(dirichlet_expectation(np.asarray(gamma, dtype=np.float64)))
@@ -355,4 +358,31 @@ def statistic_from_gamma(X, gamma: np.ndarray, exp_elog_beta: np.ndarray, weight
         norm_phi = np.einsum("ik,ki->i", exp_theta[r], exp_elog_beta[:, c]) + eps
         ratio[a:a + step] = X.data[a:a + step] * weights[r] / norm_phi
     scaled = sp.csr_matrix((ratio, X.indices, X.indptr), shape=X.shape)
+    if max_user_norm is not None:
+        if doc_users is None:
+            raise ValueError("max_user_norm caps each user's part of each topic: it needs doc_users")
+        exp_theta = exp_theta * user_topic_weights(scaled, exp_theta, exp_elog_beta, doc_users, max_user_norm)
     return np.asarray((scaled.T @ exp_theta).T) * exp_elog_beta
+
+
+def user_topic_weights(scaled: sp.csr_matrix, exp_theta: np.ndarray, exp_elog_beta: np.ndarray,
+                       doc_users: np.ndarray, max_user_norm: float) -> np.ndarray:
+    """Per-document, per-topic weights ``min(1, max_user_norm * K * pi_k / ||S_uk||_2)``, S_uk user u's part of the
+    statistic's row k and pi_k topic k's share of the statistic's mass: (n_docs, K).
+
+    A user's part of row k moves the normalised row by about ||S_uk|| / N_k (N_k the row's mass), so a user whose
+    words fall in a small topic moves f more than the same norm spread over an average one; the cap is P's median
+    user's norm in a topic of average mass (pi_k = 1/K) and shrinks with the topic's share.
+    """
+    statistic = np.asarray((scaled.T @ exp_theta).T) * exp_elog_beta
+    mass = statistic.sum(axis=1)
+    n_topics = mass.size
+    limit = max_user_norm * n_topics * mass / mass.sum()
+    n_users = int(doc_users.max()) + 1
+    indicator = sp.csr_matrix((np.ones(doc_users.size), (doc_users, np.arange(doc_users.size))),
+                              shape=(n_users, doc_users.size))
+    norms = np.empty((n_users, n_topics))
+    for k in range(n_topics):
+        part = (indicator @ scaled.multiply(exp_theta[:, k:k + 1]).tocsr()).multiply(exp_elog_beta[k]).tocsr()
+        norms[:, k] = np.sqrt(np.asarray(part.multiply(part).sum(axis=1)).ravel())
+    return np.minimum(1.0, limit / np.maximum(norms, 1e-300))[doc_users]
