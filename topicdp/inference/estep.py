@@ -374,15 +374,20 @@ def user_topic_weights(scaled: sp.csr_matrix, exp_theta: np.ndarray, exp_elog_be
     words fall in a small topic moves f more than the same norm spread over an average one; the cap is P's median
     user's norm in a topic of average mass (pi_k = 1/K) and shrinks with the topic's share.
     """
-    statistic = np.asarray((scaled.T @ exp_theta).T) * exp_elog_beta
-    mass = statistic.sum(axis=1)
-    n_topics = mass.size
-    limit = max_user_norm * n_topics * mass / mass.sum()
-    n_users = int(doc_users.max()) + 1
-    indicator = sp.csr_matrix((np.ones(doc_users.size), (doc_users, np.arange(doc_users.size))),
-                              shape=(n_users, doc_users.size))
-    norms = np.empty((n_users, n_topics))
+    scaled = sp.csr_matrix(scaled)
+    rows = np.repeat(np.arange(scaled.shape[0]), np.diff(scaled.indptr))
+    # S_uk[v] sums the nonzeros of u's documents at word v: group them by (user, word) once, then one pass a topic
+    key = doc_users[rows].astype(np.int64) * scaled.shape[1] + scaled.indices
+    order = np.argsort(key, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(key[order]) != 0])
+    group_users = key[order][starts] // scaled.shape[1]
+    rows, cols, ratio = rows[order], scaled.indices[order], scaled.data[order]
+    n_users, n_topics = int(doc_users.max()) + 1, exp_theta.shape[1]
+    theta_by_topic = np.ascontiguousarray(exp_theta.T)  # contiguous rows: a gather each topic, not a strided one
+    norms, mass = np.empty((n_users, n_topics)), np.empty(n_topics)
     for k in range(n_topics):
-        part = (indicator @ scaled.multiply(exp_theta[:, k:k + 1]).tocsr()).multiply(exp_elog_beta[k]).tocsr()
-        norms[:, k] = np.sqrt(np.asarray(part.multiply(part).sum(axis=1)).ravel())
+        part = np.add.reduceat(ratio * theta_by_topic[k].take(rows) * exp_elog_beta[k].take(cols), starts)
+        mass[k] = part.sum()
+        norms[:, k] = np.sqrt(np.bincount(group_users, weights=part * part, minlength=n_users))
+    limit = max_user_norm * n_topics * mass / mass.sum()
     return np.minimum(1.0, limit / np.maximum(norms, 1e-300))[doc_users]
