@@ -8,7 +8,8 @@ neighbouring pairs drawn as the sampler draws them (P cut to the private corpus'
 user, seeded 0, inside f; ``docT``: every document cut to T tokens instead; ``weighted``: the stable form as TopicDP
 wraps it, no user's word counts weighing more than P's median user's norm, nor their part of a topic more than that
 norm times K times the topic's share; ``weighted-tokens``: the same with the weight the wrap used before, no user
-weighing more than P's median user's tokens; ``norm-qQ``: ``weighted`` at the Q-quantile of P's users' norms) the
+weighing more than P's median user's tokens; ``norm-qQ``: ``weighted`` at the Q-quantile of P's users' norms;
+``share-powerA``: ``weighted`` with each topic's cap shrinking as its share to the power A, not linearly) the
 pairs' distances ||f(D) - f(D')||_F, their
 quantiles, the largest pairs with the swapped users' token counts and the topic (row of f) that moved most, and the
 correlation between a pair's distance and the larger swapped user's tokens.
@@ -36,6 +37,7 @@ import json
 import os
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -53,7 +55,8 @@ def main(argv=None) -> int:
     parser.add_argument("--caps", default="none,1732",
                         help="comma-separated: none, T (tokens per user inside f), docT (tokens per document), "
                              "weighted (the wrap's per-user weight), weighted-tokens (the weight in tokens) or "
-                             "norm-qQ (the wrap's weight at the Q-quantile of P's users' norms, not the median)")
+                             "norm-qQ (the wrap's weight at the Q-quantile of P's users' norms, not the median) or "
+                             "share-powerA (each topic's cap shrinking as its share to the power A)")
     parser.add_argument("--users", type=int, default=0,
                         help="K: swap chosen users (the K of largest norm under the token weight, the K with the "
                              "most tokens, the K with the most tokens under the norm weight) for P's median user, "
@@ -64,6 +67,8 @@ def main(argv=None) -> int:
     parser.add_argument("--model", choices=("sklearn", "gensim", "vem"), default="sklearn",
                         help="the user's model: scikit-learn's LDA or gensim's LdaModel (each weighs a user by "
                              "tokens) or the toolkit's user-level VariationalLDA (each user's statistic normalised)")
+    parser.add_argument("--pick", default=None, metavar="I,J,...",
+                        help="only these of the drawn pairs (0-based, in drawing order)")
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--out", default=None, help="JSON of every pair's distance and swapped token counts")
     args = parser.parse_args(argv)
@@ -96,6 +101,8 @@ def main(argv=None) -> int:
         draws = [distribution.draw_indices(corpus.n_users, rng) for _ in range(args.pairs)]
     else:
         draws = draw_pairs(distribution, corpus.n_users, args.replay, args.pairs)
+    if args.pick:
+        draws = [draws[int(i)] for i in args.pick.split(",")]
     norms = unit_norms(B.X, B.doc_users, B.n_users)
     if args.users:
         token_weight = np.minimum(1.0, np.median(tokens) / np.maximum(tokens, 1.0))
@@ -108,6 +115,7 @@ def main(argv=None) -> int:
         draws = [(np.r_[d[:-1], u], np.r_[d[:-1], median_user]) for u in chosen]
 
     specs = {"weighted": weighted}
+    specs.update({cap: weighted for cap in args.caps.split(",") if cap.startswith("share-power")})
     if "weighted-tokens" in args.caps.split(","):
         specs["weighted-tokens"] = clone(weighted).set_params(max_user_norm=float(np.median(tokens)))
     for cap in args.caps.split(","):
@@ -120,6 +128,11 @@ def main(argv=None) -> int:
         f, norm_weights = specs.get(cap, spec), adapter.user_norm_weights
         if cap == "weighted-tokens":  # the weight the wrap used before, for this pair only (restored below)
             adapter.user_norm_weights = _token_weights
+        import topicdp.inference.estep as estep
+
+        topic_weights = estep.user_topic_weights
+        if cap.startswith("share-power"):  # each topic's cap max_user_norm * (K pi_k) ** power, for this pair only
+            estep.user_topic_weights = partial(topic_weights, share_power=float(cap[11:]))
         try:
             pair = builder.pair(d, dp)  # D is valid until D' is asked for: fit D first
             W = f.fit_topic_word(_capped(next(pair), cap))
@@ -129,6 +142,7 @@ def main(argv=None) -> int:
             return float(np.sqrt(rows.sum())), float(rows[far] / rows.sum()), words
         finally:
             adapter.user_norm_weights = norm_weights
+            estep.user_topic_weights = topic_weights
 
     quantiles = np.quantile(tokens, [.5, .9, .99, 1])
     out = {"tokens_removed": [float(tokens[d[-1]]) for d, _ in draws],
@@ -166,7 +180,7 @@ def _token_weights(corpus, max_user_tokens: float) -> np.ndarray:
 
 
 def _capped(corpus, cap: str | None):
-    if cap is None or cap.startswith(("weighted", "norm-q")):
+    if cap is None or cap.startswith(("weighted", "norm-q", "share-power")):
         return corpus
     if cap.startswith("doc"):
         return corpus.bound(random_state=0, max_tokens_per_doc=int(cap[3:]))

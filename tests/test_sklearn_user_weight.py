@@ -88,8 +88,9 @@ def test_gensims_weights_of_one_give_gensims_statistic_and_a_doubled_user_weighs
 def test_a_users_part_of_each_topic_is_capped_as_computed_densely(corpus):
     """The statistic with a per-user, per-topic cap against a dense loop over users and topics: user u's part of
     row k, S_uk, is weighed min(1, cap * K * pi_k / ||S_uk||), pi_k row k's share of the statistic's mass; at a cap
-    where some parts are cut (asserted) the two agree to rounding, and no weighed part exceeds its limit."""
-    from topicdp.inference.estep import dirichlet_expectation, statistic_from_gamma
+    where some parts are cut (asserted) the two agree to rounding, and no weighed part exceeds its limit; with the
+    share squared the weights are the dense loop's too."""
+    from topicdp.inference.estep import dirichlet_expectation, statistic_from_gamma, user_topic_weights
 
     rng = np.random.default_rng(2)
     k, X = 4, corpus.X.toarray().astype(np.float64)
@@ -110,3 +111,6 @@ def test_a_users_part_of_each_topic_is_capped_as_computed_densely(corpus):
                                max_user_norm=cap)
     assert np.abs(got - expected).max() < 1e-10 * np.abs(expected).max()
     assert np.all(np.linalg.norm(w[:, :, None] * parts, axis=2) <= limit * (1 + 1e-12))
+    squared = np.minimum(1.0, cap * (k * mass / mass.sum()) ** 2 / np.linalg.norm(parts, axis=2))
+    got = user_topic_weights(sp.csr_matrix(ratio), theta, exp_beta, corpus.doc_users, cap, share_power=2.0)
+    assert np.abs(got - squared[corpus.doc_users]).max() < 1e-12 and not np.allclose(squared, w)

@@ -366,13 +366,14 @@ def statistic_from_gamma(X, gamma: np.ndarray, exp_elog_beta: np.ndarray, weight
 
 
 def user_topic_weights(scaled: sp.csr_matrix, exp_theta: np.ndarray, exp_elog_beta: np.ndarray,
-                       doc_users: np.ndarray, max_user_norm: float) -> np.ndarray:
-    """Per-document, per-topic weights ``min(1, max_user_norm * K * pi_k / ||S_uk||_2)``, S_uk user u's part of the
-    statistic's row k and pi_k topic k's share of the statistic's mass: (n_docs, K).
+                       doc_users: np.ndarray, max_user_norm: float, share_power: float = 1.0) -> np.ndarray:
+    """Per-document, per-topic weights ``min(1, max_user_norm * (K pi_k) ** share_power / ||S_uk||_2)``, S_uk user
+    u's part of the statistic's row k and pi_k topic k's share of the statistic's mass: (n_docs, K).
 
     A user's part of row k moves the normalised row by about ||S_uk|| / N_k (N_k the row's mass), so a user whose
     words fall in a small topic moves f more than the same norm spread over an average one; the cap is P's median
-    user's norm in a topic of average mass (pi_k = 1/K) and shrinks with the topic's share.
+    user's norm in a topic of average mass (pi_k = 1/K) and shrinks with the topic's share (linearly, the default;
+    ``share_power`` 2 is measured in ``benchmarks/sensitivity_tail.py``'s ``share-power`` caps).
     """
     scaled = sp.csr_matrix(scaled)
     rows = np.repeat(np.arange(scaled.shape[0]), np.diff(scaled.indptr))
@@ -389,5 +390,5 @@ def user_topic_weights(scaled: sp.csr_matrix, exp_theta: np.ndarray, exp_elog_be
         part = np.add.reduceat(ratio * theta_by_topic[k].take(rows) * exp_elog_beta[k].take(cols), starts)
         mass[k] = part.sum()
         norms[:, k] = np.sqrt(np.bincount(group_users, weights=part * part, minlength=n_users))
-    limit = max_user_norm * n_topics * mass / mass.sum()
+    limit = max_user_norm * (n_topics * mass / mass.sum()) ** share_power
     return np.minimum(1.0, limit / np.maximum(norms, 1e-300))[doc_users]
