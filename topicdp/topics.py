@@ -83,6 +83,9 @@ def fit_gensim_lda(corpus, n_topics: int, random_state: int, *, model_class=None
     doc_weights : (n_docs,) array, optional
         Each document's weight in the M-step's statistic (its E-step unchanged; :func:`constant_start_lda_class`).
         Needs ``document_start="constant"``, ``init`` and one chunk of all documents.
+    max_user_norm : float, optional (a keyword of ``**params``)
+        With ``doc_weights``, each user's part of each topic's row is capped too
+        (:func:`topicdp.inference.estep.user_topic_weights`).
 
     Returns
     -------
