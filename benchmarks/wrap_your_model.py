@@ -135,8 +135,10 @@ def rescore(paths: list[Path], lda_seeds: int) -> int:
 
 
 def noise_draws(paths: list[Path], draws: int, lda_seeds: int, seed_pairs: int) -> int:
-    """Score ``draws`` noise draws at the sensitivity each earlier scikit-learn run recorded (one run's release is
-    one draw; its sensitivity sample is one more random quantity, and this separates the two).
+    """Score ``draws`` noise draws at the sensitivity each earlier scikit-learn or gensim run recorded (one run's
+    release is one draw; its sensitivity sample is one more random quantity, and this separates the two). f is the
+    stable form as the code builds it now: a run made with an earlier stable form is drawn at its sigma around
+    today's f.
 
     The script's split and files, the private corpus bounded with seed 0 (the script's bound is unseeded), the
     user's model wrapped as the run recorded it (with the per-user weight or without, as its ``changes`` say), f
@@ -155,20 +157,26 @@ def noise_draws(paths: list[Path], draws: int, lda_seeds: int, seed_pairs: int) 
     parts = split(DATA / "blogs" / "blogs.jsonl.gz", 1.0)
     P, corpus = seeded_corpora(parts)
     ldas = owner_ldas(parts, lda_seeds)
-    own = topics_of(users_model(corpus, "sklearn", 0))
-    seeds = [float(topic_overlap(topics_of(users_model(corpus, "sklearn", s)), own)) for s in range(1, seed_pairs + 1)]
     fits: dict = {}
+    owners: dict = {}
     for path in paths:
         run = json.loads(path.read_text())
+        kind = run["model"]
+        if kind not in owners:  # the user's own fit (seed 0) and its overlaps with seeds 1..seed_pairs
+            own = topics_of(users_model(corpus, kind, 0))
+            owners[kind] = own, [float(topic_overlap(topics_of(users_model(corpus, kind, s)), own))
+                               for s in range(1, seed_pairs + 1)]
+        own, seeds = owners[kind]
         weighted = any(c.startswith("user weight") for c in run["changes"])
         sampling = SensitivitySampling(distribution=P, gamma=run["gamma"], sizing=run["sizing"])
-        dp = TopicDP(LatentDirichletAllocation(n_components=10, random_state=0), epsilon=3.0, unit="user",
-                     sampling=sampling)
+        mine = (users_model(corpus, "gensim", 0) if kind == "gensim"
+                else LatentDirichletAllocation(n_components=10, random_state=0))
+        dp = TopicDP(mine, epsilon=3.0, unit="user", sampling=sampling)
         spec = dp._wrap(corpus).spec
         if not weighted:
             spec = clone(spec).set_params(max_user_norm=None)
-        if weighted not in fits:
-            fits[weighted] = spec.fit_topic_word(corpus)
+        if (kind, weighted) not in fits:
+            fits[kind, weighted] = spec.fit_topic_word(corpus)
         h = run["pairs"]
         sample = SensitivitySample(sensitivity=run["sensitivity"], deltas=[run["sensitivity"]] * h, gamma=run["gamma"],
                                    rho=sample_size(run["gamma"], run["sizing"])[0], h=h, k=h, sufficient=True,
@@ -176,7 +184,7 @@ def noise_draws(paths: list[Path], draws: int, lda_seeds: int, seed_pairs: int) 
         rows = []
         for draw in range(1, draws + 1):
             release = clone(dp).set_params(model=spec, random_state=draw).fit(
-                corpus, ledger=PrivacyLedger(), topic_word=fits[weighted], sensitivity_sample=sample).release_
+                corpus, ledger=PrivacyLedger(), topic_word=fits[kind, weighted], sensitivity_sample=sample).release_
             assert abs(release.report.sigma - run["sigma"]) < 1e-9 * run["sigma"]  # the run's noise scale
             ours = [[release.vocabulary[j] for j in np.argsort(-row, kind="stable")[:10]] for row in release.topic_word]
             scores = score_on_heldout(parts, ours, ldas)
@@ -237,7 +245,8 @@ def main(argv=None) -> int:
     parser.add_argument("--draws", type=int, default=0,
                         help="with --at: noise draws to score at each earlier run's recorded sensitivity")
     parser.add_argument("--at", nargs="+", default=None, metavar="JSON",
-                        help="earlier scikit-learn runs whose sigma --draws reuses (their JSON gains noise_draws)")
+                        help="earlier scikit-learn or gensim runs whose sigma --draws reuses (their JSON gains "
+                             "noise_draws)")
     parser.add_argument("--out", default="docs/results/wrap_your_model.json", help="JSON of the measurements")
     args = parser.parse_args(argv)
     path = DATA / "blogs" / "blogs.jsonl.gz"
