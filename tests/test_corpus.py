@@ -41,6 +41,18 @@ def test_min_token_length_and_public_vocabulary_counts_oov():
     assert "ox" in short.vocabulary
 
 
+def test_html_character_references_are_decoded_not_counted_as_words():
+    """Blog text carries markup entities (``&nbsp;`` was the blogs' 2nd most frequent token when undecoded):
+    decoded, they separate words and are no word themselves, with or without the semicolon."""
+    from topicdp.corpus import tokenize
+
+    texts = ["Ben &amp; Jerry&nbsp;rocks&nbsp;&nbsp;today", "caf&eacute; nbsp&nbspstreet &#8217;quoted&#8217;"]
+    assert tokenize(texts) == [["ben", "jerry", "rocks", "today"], ["café", "nbsp", "street", "quoted"]]
+    c = Corpus.from_texts(texts)
+    assert "amp" not in c.vocabulary and "jerrynbsprocks" not in c.vocabulary
+    assert c.X[:, c.vocabulary.index("nbsp")].sum() == 1  # the word as written, not the entity
+
+
 def test_public_vocabulary_counts_equal_a_fixed_vocabulary_vectorizer():
     """One tokenisation on a word list gives scikit-learn's fixed-vocabulary counts, and the out-of-vocabulary
     tokens are every analysed token not counted (stop words in the list count nothing, as there)."""

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import html
 import json
 import math
 import os
@@ -38,6 +39,13 @@ from ._validation import check_count_matrix, check_int
 
 #: tokens are runs of at least ``min_token_length`` letters (unicode letters, no digits or underscores)
 _TOKEN_PATTERN = r"(?u)\b[^\W\d_]{%d,}\b"
+
+
+def _normalise(text: str) -> str:
+    """Lower-cased text with HTML character references decoded: ``&nbsp;`` is a space and ``&amp;`` an
+    ampersand, not the words ``nbsp`` and ``amp`` (web text such as blog posts is full of them; undecoded,
+    they made one of the blogs' most frequent "words" and a topic of their own)."""
+    return html.unescape(text).lower()
 
 
 @dataclass
@@ -201,7 +209,8 @@ class Corpus:
     ) -> "Corpus":
         """Tokenise texts deterministically and count words.
 
-        Tokens are maximal runs of at least ``min_token_length`` unicode letters, lower-cased; English
+        Tokens are maximal runs of at least ``min_token_length`` unicode letters, lower-cased, after HTML
+        character references are decoded (``&amp;`` is not the word ``amp``); English
         stop words (scikit-learn's list) are removed by default. The vocabulary is ``vocabulary`` if
         given (a public word list, as the corpus' ``vocabulary_source`` then says; other tokens are counted as
         out-of-vocabulary in ``log``), else built from the texts with scikit-learn's ``CountVectorizer`` limits ``min_df``, ``max_df`` and
@@ -647,7 +656,8 @@ def make_vectorizer(*, stop_words="english", min_token_length: int = 3, min_df=1
                     max_features: int | None = None, vocabulary: Sequence[str] | None = None):
     """The ``CountVectorizer`` behind every tokenisation in topicdp (one place for the rules).
 
-    Lower-cased runs of at least ``min_token_length`` unicode letters; scikit-learn's English stop words
+    Lower-cased runs of at least ``min_token_length`` unicode letters, after HTML character references
+    are decoded (``&nbsp;`` separates words); scikit-learn's English stop words
     by default; vocabulary limits as in ``CountVectorizer``. Parameters are validated here.
     """
     from sklearn.feature_extraction.text import CountVectorizer
@@ -656,7 +666,7 @@ def make_vectorizer(*, stop_words="english", min_token_length: int = 3, min_df=1
     if max_features is not None:
         check_int(max_features, "max_features", low=1)
     vectorizer = CountVectorizer(
-        lowercase=True,
+        preprocessor=_normalise,
         token_pattern=_TOKEN_PATTERN % min_token_length,
         stop_words=list(stop_words) if isinstance(stop_words, (list, tuple, set, frozenset)) else stop_words,
         min_df=min_df,
