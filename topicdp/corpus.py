@@ -635,8 +635,9 @@ def _occurrence_counts(values: np.ndarray) -> list[int]:
 
 
 #: web-text and contraction artefacts that lead topics of blog posts when kept (an opt-in list: ``--stop-words web``,
-#: ``CorpusSource(stop_words=WEB_ARTEFACTS)``): markup entities, a link placeholder, address parts, and the
-#: first halves of contractions that tokenisation splits off ("don't" -> "don")
+#: ``CorpusSource(stop_words=WEB_ARTEFACTS)``): entity names left where markup was escaped twice or its ``&`` lost
+#: (entities themselves are decoded before tokenising), a link placeholder, address parts, and the first halves of
+#: contractions that tokenisation splits off ("don't" -> "don")
 WEB_ARTEFACTS: tuple[str, ...] = (
     "urllink", "nbsp", "amp", "quot", "apos", "http", "https", "www", "com", "html", "htm", "org", "net",
     "don", "didn", "doesn", "isn", "wasn", "aren", "weren", "couldn", "wouldn", "shouldn", "haven", "hasn", "hadn",
