@@ -147,7 +147,6 @@ def noise_draws(paths: list[Path], draws: int, lda_seeds: int, seed_pairs: int) 
     them; each measure's median over the draws, with its range, is added to the run's JSON as ``noise_draws``.
     """
     from sklearn.base import clone
-    from sklearn.decomposition import LatentDirichletAllocation
 
     from topicdp import PrivacyLedger, TopicDP
     from topicdp.metrics.readability import topic_overlap
@@ -162,15 +161,14 @@ def noise_draws(paths: list[Path], draws: int, lda_seeds: int, seed_pairs: int) 
     for path in paths:
         run = json.loads(path.read_text())
         kind = run["model"]
-        if kind not in owners:  # the user's own fit (seed 0) and its overlaps with seeds 1..seed_pairs
-            own = topics_of(users_model(corpus, kind, 0))
-            owners[kind] = own, [float(topic_overlap(topics_of(users_model(corpus, kind, s)), own))
-                               for s in range(1, seed_pairs + 1)]
-        own, seeds = owners[kind]
+        if kind not in owners:  # the user's own fit (seed 0), wrapped as the script wraps it, and its overlaps
+            mine = users_model(corpus, kind, 0)  # with the fits of seeds 1..seed_pairs
+            own = topics_of(mine)
+            owners[kind] = mine, own, [float(topic_overlap(topics_of(users_model(corpus, kind, s)), own))
+                                       for s in range(1, seed_pairs + 1)]
+        mine, own, seeds = owners[kind]
         weighted = any(c.startswith("user weight") for c in run["changes"])
         sampling = SensitivitySampling(distribution=P, gamma=run["gamma"], sizing=run["sizing"])
-        mine = (users_model(corpus, "gensim", 0) if kind == "gensim"
-                else LatentDirichletAllocation(n_components=10, random_state=0))
         dp = TopicDP(mine, epsilon=3.0, unit="user", sampling=sampling)
         spec = dp._wrap(corpus).spec
         if not weighted:
