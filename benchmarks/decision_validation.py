@@ -28,7 +28,7 @@ count, the words kept), with the simulation on the public reference where there 
     OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/decision_validation.py release \
         --cache docs/results/decision_validation.jsonl
     OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/decision_validation.py table \
-        --cache docs/results/decision_validation.jsonl --out docs/results/decision_validation_table.md
+        --cache docs/results/decision_validation.jsonl --out docs/results/decision_validation_table.md --n-jobs 2
 
 ``texts`` (cheap): the cached releases with a reference scored as ``table`` scores them, on other texts: the
 held-out posts' thirds (by a hash of the user), the held-out posts capped at 20 per blogger, the reference (what
@@ -93,7 +93,10 @@ def private_sample(pool: list, n: int) -> list:
 
 
 def write_jsonl(rows: list, path: Path) -> str:
-    path.write_text("".join(json.dumps({"text": t, "user": u}) + "\n" for t, u in rows))
+    # written aside and renamed: parallel workers of ``table`` write the same file while others read it
+    part = path.with_name(f"{path.name}.{os.getpid()}")
+    part.write_text("".join(json.dumps({"text": t, "user": u}) + "\n" for t, u in rows))
+    os.replace(part, path)
     return str(path)
 
 
@@ -229,6 +232,7 @@ def main(argv=None) -> int:
     ap.add_argument("--draws", type=int, default=3)
     ap.add_argument("--lda-seeds", type=int, default=3, help="the owner's LDA fits (seeds 0..N-1) scored against")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--n-jobs", type=int, default=1, help="table: cells decided in parallel (one simulation each)")
     args = ap.parse_args(argv)
     if not (DATA / "blogs").exists():
         print(f"skipped: {DATA / 'blogs'} is absent")
@@ -317,6 +321,8 @@ def _median(values):
 
 
 def make_table(args) -> int:
+    from joblib import Parallel, delayed
+
     from topicdp.corpus import Corpus
 
     cache = [json.loads(line) for line in Path(args.cache).open()]
@@ -338,9 +344,13 @@ def make_table(args) -> int:
             "contrast x | diversity | meets targets | decision right? |")
     lines = [head, "|---:|---|---|---|---|---|---|---|---|---|---|"]
     verdicts = []
-    for (n, unit, ref), records in sorted(cells.items(), key=lambda kv: (kv[0][1], kv[0][2], kv[0][0])):
-        records = sorted(records, key=lambda r: r["draw"])
-        decided = decisions(data, n, unit, ref, records)
+    order = sorted(cells, key=lambda cell: (cell[1], cell[2], cell[0]))
+    for cell in order:
+        cells[cell] = sorted(cells[cell], key=lambda r: r["draw"])
+    # the decisions (a simulation on the reference per cell with one) are the step's cost: one cell a worker
+    decided_by_cell = Parallel(n_jobs=args.n_jobs)(delayed(decisions)(data, *cell, cells[cell]) for cell in order)
+    for (n, unit, ref), decided in zip(order, decided_by_cell):
+        records = cells[(n, unit, ref)]
         released = [r for r in records if "refused" not in r]
         meets_n = sum(meets(r, unit) for r in released)
         refused_n = sum(d["refused"] for d in decided)
