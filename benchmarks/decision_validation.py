@@ -190,7 +190,8 @@ def run_releases(args) -> int:
     data = Data(Path(args.workdir))
     for n in args.sizes:
         path, rows = data.private(n)
-        todo = [(unit, ref, draw) for unit in args.units for ref in args.references for draw in range(args.draws)
+        todo = [(unit, ref, draw) for unit in args.units for ref in args.references
+                for draw in range(args.first_draw, args.draws)
                 if (n, unit, ref, draw) not in done]
         for unit, ref, draw in todo:
             with_reference = ref == "yes"
@@ -230,6 +231,7 @@ def main(argv=None) -> int:
     ap.add_argument("--units", nargs="+", default=list(UNITS))
     ap.add_argument("--references", nargs="+", default=["no", "yes"])
     ap.add_argument("--draws", type=int, default=3)
+    ap.add_argument("--first-draw", type=int, default=0, help="release: draws first-draw..draws-1 (split a run)")
     ap.add_argument("--lda-seeds", type=int, default=3, help="the owner's LDA fits (seeds 0..N-1) scored against")
     ap.add_argument("--out", default=None)
     ap.add_argument("--n-jobs", type=int, default=1, help="table: cells decided in parallel (one simulation each)")
@@ -361,7 +363,8 @@ def make_table(args) -> int:
                     f"released ({verdict})")
         forecast = "-" if fc is None else f"{fc.overlap_with_lda:.2f} / {fc.npmi:.2f}x / {fc.contrast:.2f}x"
         if fc is not None and getattr(fc, "contrast_range", None) is not None:  # the simulated draws' spread
-            forecast += " ({:.2f}-{:.2f})".format(*fc.contrast_range)
+            forecast += " ({:.2f}-{:.2f}; {}/{} draws readable)".format(
+                *fc.contrast_range, sum(v == "readable" for v in fc.draw_verdicts), len(fc.draw_verdicts))
 
         def spread(key, fmt="{:.2f}"):
             if not released:
