@@ -30,6 +30,12 @@ count, the words kept), with the simulation on the public reference where there 
     OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/decision_validation.py table \
         --cache docs/results/decision_validation.jsonl --out docs/results/decision_validation_table.md --n-jobs 2
 
+``simulations`` (a minute a size): the simulation on the reference with more draws than the decision's 9
+(``--simulation-draws``, default 21; the first 9 are the decision's), each judged readable or not: whether more
+simulated draws would move a decision on the edge.
+
+    OPENBLAS_NUM_THREADS=1 python benchmarks/decision_validation.py simulations --units user --sizes 500 750 1000
+
 ``texts`` (cheap): the cached releases with a reference scored as ``table`` scores them, on other texts: the
 held-out posts' thirds (by a hash of the user), the held-out posts capped at 20 per blogger, the reference (what
 the simulation scores on; its start was fitted on it) and the reference's two halves (the simulation's split):
@@ -223,7 +229,7 @@ def run_releases(args) -> int:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("step", choices=("release", "table", "texts"))
+    ap.add_argument("step", choices=("release", "table", "texts", "simulations"))
     ap.add_argument("--cache", default=str(Path(__file__).resolve().parents[1] / "docs" / "results"
                                            / "decision_validation.jsonl"))
     ap.add_argument("--workdir", default="/tmp/decision_validation")
@@ -234,6 +240,7 @@ def main(argv=None) -> int:
     ap.add_argument("--first-draw", type=int, default=0, help="release: draws first-draw..draws-1 (split a run)")
     ap.add_argument("--lda-seeds", type=int, default=3, help="the owner's LDA fits (seeds 0..N-1) scored against")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--simulation-draws", type=int, default=21, help="simulations: simulated releases per cell")
     ap.add_argument("--n-jobs", type=int, default=1, help="table: cells decided in parallel (one simulation each)")
     args = ap.parse_args(argv)
     if not (DATA / "blogs").exists():
@@ -244,7 +251,36 @@ def main(argv=None) -> int:
         return run_releases(args)
     if args.step == "texts":
         return scoring_texts(args)
+    if args.step == "simulations":
+        return simulated_draws(args)
     return make_table(args)
+
+
+def simulated_draws(args) -> int:
+    """How many of ``--simulation-draws`` simulated releases on the reference are readable, per size (at the unit of
+    ``--units``, with the reference's words): the decision reads the first 9 (the same noise streams), so this
+    says whether more simulated draws would move it. Nothing released; no cache read."""
+    from topicdp.pipeline.mechanisms import MECHANISMS
+    from topicdp.pipeline.plan import UnitCount, plan_request, vocabulary_share
+    from topicdp.pipeline.run import read_reference, reference_corpus
+    from topicdp.variational import forecast_on_reference
+
+    data = Data(Path(args.workdir))
+    for unit in args.units:
+        for n in args.sizes:
+            path, rows = data.private(n)
+            request = request_for(path, rows, unit, data.reference, data.words, seed=None, release_anyway=False)
+            plan = plan_request(request, read_reference(request))
+            count = UnitCount(request.n_units, "stated")
+            reference = reference_corpus(plan.reference, data.words, request.source)
+            V = reference.n_words
+            model = MECHANISMS["dp-vem"].estimator(plan, count.value, np.full((K, V), 1.0 / V))
+            fc = forecast_on_reference(model, reference, count.value, n_draws=args.simulation_draws, top_n=10,
+                                       vocabulary_share=vocabulary_share(plan, V, count))
+            first = fc.draw_verdicts[:9].count("readable")
+            print(f"{unit} {n}: readable in {first}/9 of the first simulated draws, {fc.draw_verdicts.count('readable')}"
+                  f"/{args.simulation_draws} of all: {fc.verdict} (median contrast {fc.contrast:.2f}x)", flush=True)
+    return 0
 
 
 def scoring_texts(args) -> int:
