@@ -258,28 +258,21 @@ def main(argv=None) -> int:
 
 def simulated_draws(args) -> int:
     """How many of ``--simulation-draws`` simulated releases on the reference are readable, per size (at the unit of
-    ``--units``, with the reference's words): the decision reads the first 9 (the same noise streams), so this
-    says whether more simulated draws would move it. Nothing released; no cache read."""
-    from topicdp.pipeline.mechanisms import MECHANISMS
-    from topicdp.pipeline.plan import UnitCount, plan_request, vocabulary_share
-    from topicdp.pipeline.run import read_reference, reference_corpus
-    from topicdp.variational import forecast_on_reference
+    ``--units``, with the reference's words): the decision reads the first ``SIMULATION_DRAWS`` (the same noise
+    streams), so this says whether more simulated draws would move it. Nothing released; no cache read."""
+    from topicdp.pipeline.run import reference_corpus, simulate_dp_vem
+    from topicdp.variational import SIMULATION_DRAWS
 
     data = Data(Path(args.workdir))
     for unit in args.units:
         for n in args.sizes:
-            path, rows = data.private(n)
-            request = request_for(path, rows, unit, data.reference, data.words, seed=None, release_anyway=False)
-            plan = plan_request(request, read_reference(request))
-            count = UnitCount(request.n_units, "stated")
-            reference = reference_corpus(plan.reference, data.words, request.source)
-            V = reference.n_words
-            model = MECHANISMS["dp-vem"].estimator(plan, count.value, np.full((K, V), 1.0 / V))
-            fc = forecast_on_reference(model, reference, count.value, n_draws=args.simulation_draws, top_n=10,
-                                       vocabulary_share=vocabulary_share(plan, V, count))
-            first = fc.draw_verdicts[:9].count("readable")
-            print(f"{unit} {n}: readable in {first}/9 of the first simulated draws, {fc.draw_verdicts.count('readable')}"
-                  f"/{args.simulation_draws} of all: {fc.verdict} (median contrast {fc.contrast:.2f}x)", flush=True)
+            plan, reference, count = owners_plan(data, n, unit, with_reference=True)
+            fc = simulate_dp_vem(plan, reference_corpus(reference, data.words, plan.request.source), count,
+                                 n_draws=args.simulation_draws)
+            first = fc.draw_verdicts[:SIMULATION_DRAWS].count("readable")
+            print(f"{unit} {n}: readable in {first}/{SIMULATION_DRAWS} of the first simulated draws, "
+                  f"{fc.draw_verdicts.count('readable')}/{args.simulation_draws} of all: {fc.verdict} "
+                  f"(median contrast {fc.contrast:.2f}x)", flush=True)
     return 0
 
 
@@ -316,19 +309,27 @@ def scoring_texts(args) -> int:
     return 0
 
 
-def decisions(data: Data, n: int, unit: str, ref: str, records: list) -> list[dict]:
-    """The plan's decision for each cached draw of one cell, from the current code: the public facts (the stated
-    count, the reference and its words) and the DP output recorded with the draw (the words a DP selection kept)."""
-    from topicdp.pipeline.plan import UnitCount, decide, plan_request, planned_words
-    from topicdp.pipeline.run import _start_and_simulate, read_reference
+def owners_plan(data: Data, n: int, unit: str, with_reference: bool):
+    """The plan of the owner's request at size ``n`` (the count stated; with the reference and its words or a DP
+    vocabulary), the reference it read (None without) and the count: the public facts a decision is made from."""
+    from topicdp.pipeline.plan import UnitCount, plan_request
+    from topicdp.pipeline.run import read_reference
 
     path, rows = data.private(n)
-    with_reference = ref == "yes"
     request = request_for(path, rows, unit, data.reference if with_reference else None,
                           data.words if with_reference else None, seed=None, release_anyway=False)
     reference = read_reference(request) if with_reference else None
-    plan = plan_request(request, reference)
-    count = UnitCount(request.n_units, "stated")
+    return plan_request(request, reference), reference, UnitCount(request.n_units, "stated")
+
+
+def decisions(data: Data, n: int, unit: str, ref: str, records: list) -> list[dict]:
+    """The plan's decision for each cached draw of one cell, from the current code: the public facts (the stated
+    count, the reference and its words) and the DP output recorded with the draw (the words a DP selection kept)."""
+    from topicdp.pipeline.plan import decide, planned_words
+    from topicdp.pipeline.run import _start_and_simulate
+
+    with_reference = ref == "yes"
+    plan, reference, count = owners_plan(data, n, unit, with_reference)
     if with_reference:  # one decision for every draw: the words are public, the count stated
         simulation = _start_and_simulate(plan, reference, data.words, count)
         decision = decide(plan, count, n_words=len(data.words), simulation=simulation, words="the release's words")

@@ -759,10 +759,12 @@ SIMULATION_STREAM = 0x51D0
 #: against: one fit's contrast moved 0.037-0.068 between seeds on half a blog reference (1.8x), which one seed would
 #: put into every forecast ratio
 SIMULATION_LDA_SEEDS = 3
+#: simulated releases the decision reads (``forecast_on_reference``'s ``n_draws``)
+SIMULATION_DRAWS = 9
 
 
-def forecast_on_reference(model: DPVariationalLDA, reference, n_units: int, *, n_draws: int = 9, top_n: int = 10,
-                          vocabulary_share: float = 1.0):
+def forecast_on_reference(model: DPVariationalLDA, reference, n_units: int, *, n_draws: int = SIMULATION_DRAWS,
+                          top_n: int = 10, vocabulary_share: float = 1.0):
     """Forecast ``model``'s release by running it on a public reference corpus at the private signal-to-noise ratio.
 
     The release sums n unit statistics (each of Frobenius norm <= 1, about ``mass_per_unit`` in mass) and adds

@@ -357,21 +357,23 @@ def _start_and_simulate(plan: ReleasePlan, reference, words: Sequence[str], coun
     return simulate_dp_vem(plan, reference_corpus(reference, words, plan.request.source), count)
 
 
-def simulate_dp_vem(plan: ReleasePlan, reference: "Corpus", count: UnitCount):
+def simulate_dp_vem(plan: ReleasePlan, reference: "Corpus", count: UnitCount, *, n_draws: int | None = None):
     """dp-vem from a public start, simulated on the public reference (a corpus on the release's words) at the
-    private signal-to-noise ratio (:func:`topicdp.variational.forecast_on_reference`): public data, the count and
-    the words only, nothing spent.
+    private signal-to-noise ratio (:func:`topicdp.variational.forecast_on_reference`, ``n_draws`` simulated releases,
+    by default the decision's :data:`~topicdp.variational.SIMULATION_DRAWS`): public data, the count and the words
+    only, nothing spent.
 
     The simulation fits the start itself, on its own half of the reference; the start given to the model here only
     says that the release will start from public topics (the release's own start is fitted on the whole reference
     after the decision)."""
-    from ..variational import forecast_on_reference
+    from ..variational import SIMULATION_DRAWS, forecast_on_reference
 
     request, V = plan.request, reference.n_words
     # the release's estimator, told that it will start from public topics (any start: the simulation fits its own);
     # the simulation's fits keep their own ledgers (forecast_on_reference), and nothing of the budget is spent
     model = MECHANISMS["dp-vem"].estimator(plan, count.value, np.full((request.n_topics, V), 1.0 / V))
-    return forecast_on_reference(model, reference, count.value, top_n=min(10, V - 1),
+    n_draws = SIMULATION_DRAWS if n_draws is None else n_draws
+    return forecast_on_reference(model, reference, count.value, n_draws=n_draws, top_n=min(10, V - 1),
                                  vocabulary_share=vocabulary_share(plan, V, count))
 
 
