@@ -112,7 +112,8 @@ class Data:
     def __init__(self, workdir: Path):
         pool, reference, held = split_records("blogs")
         self.pool, self.held = pool, held
-        self.reference_rows = capped(reference)
+        # the public third whole, as an owner has it (the request bounds it as the private file is, see request_for)
+        self.reference_rows = reference
         self.reference = write_jsonl(self.reference_rows, workdir / "reference.jsonl")
         self.words = sorted(most_frequent([t for t, _ in self.reference_rows], 2000))
         self.workdir = workdir
@@ -129,8 +130,13 @@ def request_for(path: str, rows: list, unit: str, reference: str | None, words: 
 
     n_units = len({u for _, u in rows}) if unit == "user" else len(rows)
     vocabulary = VocabularyPolicy.dp(max_features=2000) if words is None else VocabularyPolicy.public(words)
-    return ReleaseRequest(CorpusSource(path), vocabulary, epsilon=EPSILON, delta=DELTA, unit=unit, n_topics=K,
-                          reference=reference, n_units=n_units, seed=seed, release_anyway=release_anyway)
+    # at user level the request states the cap the private file was made with, so that the public reference's
+    # bloggers are bounded as the private ones are (for the start and the simulation; the private file is within
+    # it already). A per-user cap breaks document-level privacy, so at document level the reference is used whole.
+    cap = MAX_DOCS if unit == "user" and reference is not None else None
+    return ReleaseRequest(CorpusSource(path, max_docs_per_user=cap), vocabulary, epsilon=EPSILON, delta=DELTA,
+                          unit=unit, n_topics=K, reference=reference, n_units=n_units, seed=seed,
+                          release_anyway=release_anyway)
 
 
 def ordinary_lda(rows: list, seed: int = 0):
@@ -260,14 +266,14 @@ def simulated_draws(args) -> int:
     """How many of ``--simulation-draws`` simulated releases on the reference are readable, per size (at the unit of
     ``--units``, with the reference's words): the decision reads the first ``SIMULATION_DRAWS`` (the same noise
     streams), so this says whether more simulated draws would move it. Nothing released; no cache read."""
-    from topicdp.pipeline.run import reference_corpus, simulate_dp_vem
+    from topicdp.pipeline.run import reference_text, simulate_dp_vem
     from topicdp.variational import SIMULATION_DRAWS
 
     data = Data(Path(args.workdir))
     for unit in args.units:
         for n in args.sizes:
             plan, reference, count = owners_plan(data, n, unit, with_reference=True)
-            fc = simulate_dp_vem(plan, reference_corpus(reference, data.words, plan.request.source), count,
+            fc = simulate_dp_vem(plan, reference_text(reference, data.words, plan.request.source), count,
                                  n_draws=args.simulation_draws)
             first = fc.draw_verdicts[:SIMULATION_DRAWS].count("readable")
             print(f"{unit} {n}: readable in {first}/{SIMULATION_DRAWS} of the first simulated draws, "

@@ -764,7 +764,7 @@ SIMULATION_DRAWS = 9
 
 
 def forecast_on_reference(model: DPVariationalLDA, reference, n_units: int, *, n_draws: int = SIMULATION_DRAWS,
-                          top_n: int = 10, vocabulary_share: float = 1.0):
+                          top_n: int = 10, vocabulary_share: float = 1.0, score_on=None):
     """Forecast ``model``'s release by running it on a public reference corpus at the private signal-to-noise ratio.
 
     The release sums n unit statistics (each of Frobenius norm <= 1, about ``mass_per_unit`` in mass) and adds
@@ -818,6 +818,10 @@ def forecast_on_reference(model: DPVariationalLDA, reference, n_units: int, *, n
         Where the reference is on a DP selection's words (fewer than the owner's ordinary vocabulary), its LDA sees
         only those words too: the contrast is scaled by the share squared, as in the closed form
         (:mod:`topicdp.forecast`).
+    score_on : Corpus, optional
+        The public text the draws and the LDA are scored on, on ``reference``'s words; by default ``reference``.
+        The pipeline fits on the reference under the private corpus' contribution bounds and scores on its whole
+        text (:func:`topicdp.pipeline.run.simulate_dp_vem`): more text, fewer pairs never seen together.
 
     Returns
     -------
@@ -851,14 +855,17 @@ def forecast_on_reference(model: DPVariationalLDA, reference, n_units: int, *, n
     # Their noise comes from streams of their own (SIMULATION_STREAM), never from a seed a release uses: a
     # release seeded 0 drew the same Gaussians as draw 0, and the printed simulation was a function of them.
     share = check_real(vocabulary_share, "vocabulary_share", low=0.0, high=1.0, high_open=False)
-    bases = [_contrast(fit, reference, None, top_n) for fit in ldas]
+    text = reference if score_on is None else score_on
+    if list(text.vocabulary) != list(reference.vocabulary):
+        raise ValueError("score_on must be on the reference's words (the same vocabulary, in the same order)")
+    bases = [_contrast(fit, text, None, top_n) for fit in ldas]
     base = {key: float(np.median([b[key] for b in bases])) for key in ("npmi", "contrast")}
     per_draw, npmi, contrast, diversity = [], [], [], []
     for draw in range(n_draws):
         W = (clone(simulated).set_params(random_state=np.random.default_rng([SIMULATION_STREAM, draw]))
              .fit(corpus, ledger=PrivacyLedger()).topic_word_)
         per_draw.append(topic_overlap(W, lda, top_n=top_n, per_topic=True))
-        ours = _contrast(W, reference, None, top_n)
+        ours = _contrast(W, text, None, top_n)
         npmi.append(ours["npmi"] / base["npmi"] if base["npmi"] > 0 else float("nan"))
         contrast.append(share ** 2 * ours["contrast"] / base["contrast"] if base["contrast"] > 0 else float("nan"))
         diversity.append(topic_diversity(W, top_n=top_n))

@@ -135,11 +135,11 @@ def _simulate(plan, prep: Prepared, count: UnitCount):
     the reference corpus this comparison read once): nothing is spent."""
     corpus = prep.cache.get("simulation_corpus")
     if corpus is None:
-        from ..pipeline.run import reference_corpus
+        from ..pipeline.run import reference_text
 
         assert prep.reference_pair is not None  # simulated only with a reference
-        corpus = prep.cache["simulation_corpus"] = reference_corpus(prep.reference_pair, list(prep.vocabulary),
-                                                                    plan.request.source)
+        corpus = prep.cache["simulation_corpus"] = reference_text(prep.reference_pair, list(prep.vocabulary),
+                                                                  plan.request.source)
     return simulate_dp_vem(plan, corpus, count)
 
 
