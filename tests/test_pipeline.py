@@ -255,6 +255,31 @@ def test_a_source_applies_every_bound_with_the_seed_it_is_given():
     assert bound(CorpusSource("embedded"), corpus, 7) is corpus
 
 
+def test_the_simulation_fits_on_the_reference_bounded_as_the_private_corpus_and_scores_on_its_whole_text(
+        corpus_file, monkeypatch, few_draws):
+    """Under a per-user cap the simulated releases are fitted on the reference with each user's documents capped
+    (its units like the private ones) and scored on all of them; the documents kept are a fixed choice, so the same
+    seeded request releases the same topics twice."""
+    import topicdp.variational as variational
+
+    seen: list = []
+    real = variational.forecast_on_reference
+
+    def spy(model, reference, n_units, **kw):
+        seen.append((reference, kw["score_on"]))
+        return real(model, reference, n_units, **kw)
+
+    monkeypatch.setattr(variational, "forecast_on_reference", spy)
+    request = _request(corpus_file, "dp-vem", reference=corpus_file)
+    request = dataclasses.replace(request, source=dataclasses.replace(request.source, max_docs_per_user=1))
+    first = release(request, echo=lambda line: None)
+    fitted, scored = seen[-1]
+    assert fitted.n_docs == fitted.n_users == 400 and scored.n_docs == 1200  # 400 users x 3 documents
+    assert list(fitted.vocabulary) == list(scored.vocabulary)
+    again = release(request, echo=lambda line: None)
+    np.testing.assert_array_equal(first.release.topic_word, again.release.topic_word)
+
+
 def test_with_a_reference_and_a_dp_vocabulary_the_simulation_runs_before_the_selection_and_again_after(
         corpus_file, monkeypatch, few_draws):
     """The words are a DP output not known before their spend: the first simulation runs on the reference's own most

@@ -427,3 +427,24 @@ def test_the_public_simulation_never_draws_a_release_s_noise(monkeypatch):
     firsts = {tuple(np.random.default_rng(seed).standard_normal(4)) for seed in range(1000)}
     drawn = [tuple(np.random.default_rng([variational.SIMULATION_STREAM, d]).standard_normal(4)) for d in range(3)]
     assert not firsts & set(drawn) and len(set(drawn)) == 3
+
+
+def test_the_simulation_scores_on_the_text_it_is_given(monkeypatch):
+    """``score_on``: every NPMI score (the LDA fits' and each draw's) is read on that text, not on the reference the
+    draws are fitted on; a text on other words is refused, naming the parameter."""
+    import importlib
+
+    import topicdp.variational as variational
+
+    readability = importlib.import_module("topicdp.metrics.readability")
+    corpus = _user_corpus(120, 60, 3, 40, seed=1)
+    text = _user_corpus(240, 60, 3, 80, seed=2)
+    read_on = []
+    real_contrast = readability._contrast
+    monkeypatch.setattr(readability, "_contrast", lambda W, c, *a: read_on.append(c) or real_contrast(W, c, *a))
+    model = DPVariationalLDA(3, epsilon=30.0, unit="user", n_iterations=2)
+    variational.forecast_on_reference(model, corpus, n_units=200, n_draws=2, score_on=text)
+    assert len(read_on) == variational.SIMULATION_LDA_SEEDS + 2 and all(c is text for c in read_on)
+    other = _user_corpus(240, 61, 3, 80, seed=2)
+    with pytest.raises(ValueError, match="score_on"):
+        variational.forecast_on_reference(model, corpus, n_units=200, n_draws=2, score_on=other)
