@@ -2,11 +2,13 @@
 with and without a public reference, several noise draws each.
 
 Split (``no_public_data.split_records``, a hash of the user id): ``h < 0.5`` the private pool, ``0.5 <= h < 0.75``
-the public reference (and its 2,000 most frequent words, ``reference_word_list.most_frequent``: the public word
-list of the "reference" rows), ``h >= 0.75`` held out for the scores. A size n takes the first n users of the
-private pool in the order of a second hash of the id (so the sizes are nested), each with at most 20 posts (a
+the public reference, whole (and its 2,000 most frequent words, ``reference_word_list.most_frequent``: the public
+word list of the "reference" rows), ``h >= 0.75`` held out for the scores, whole. A size n takes the first n users
+of the private pool in the order of a second hash of the id (so the sizes are nested), each with at most 20 posts (a
 per-user rule: a hash of the user and the post's index picks them); that file *is* the private corpus, so its
 count is exact and the release states it (``n_units``: replace-one neighbours, as ``topicdp privatize --n-units``).
+At user level with the reference the request also states the 20-post cap, so that the pipeline bounds the
+reference's bloggers as the private ones are for the start and the simulation (and scores on its whole text).
 
 Two steps:
 
@@ -38,7 +40,7 @@ simulated draws would move a decision on the edge.
 
 ``texts`` (cheap): the cached releases with a reference scored as ``table`` scores them, on other texts: the
 held-out posts' thirds (by a hash of the user), the held-out posts capped at 20 per blogger, the reference (what
-the simulation scores on; its start was fitted on it) and the reference's two halves (the simulation's split):
+the simulation scores on), the reference capped at 20 posts per blogger and the reference's two halves:
 how much the score of one release depends on the text it is read on.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/decision_validation.py texts --units user document \
@@ -294,7 +296,8 @@ def scoring_texts(args) -> int:
             for n in sorted({r["n"] for r in rows})}
     words = sorted({w for r in rows for row in r["top"] for w in row}
                    | {w for fits in ldas.values() for lists in fits for row in lists for w in row})
-    texts = {"held-out": data.held, "held-out capped": capped(data.held), "reference": data.reference_rows}
+    texts = {"held-out": data.held, "held-out capped": capped(data.held), "reference": data.reference_rows,
+             "reference capped": capped(data.reference_rows)}
     texts.update({f"held-out third {i}": [(t, u) for t, u in data.held if _hash("third", u) % 3 == i]
                   for i in range(3)})
     corpora = {name: Corpus.from_texts([t for t, _ in v], [u for _, u in v], vocabulary=words)
