@@ -2,13 +2,14 @@
 with and without a public reference, several noise draws each.
 
 Split (``no_public_data.split_records``, a hash of the user id): ``h < 0.5`` the private pool, ``0.5 <= h < 0.75``
-the public reference, whole (and its 2,000 most frequent words, ``reference_word_list.most_frequent``: the public
-word list of the "reference" rows), ``h >= 0.75`` held out for the scores, whole. A size n takes the first n users
-of the private pool in the order of a second hash of the id (so the sizes are nested), each with at most 20 posts (a
+the public reference (and its 2,000 most frequent words, ``reference_word_list.most_frequent``: the public word
+list of the "reference" rows), ``h >= 0.75`` held out for the scores, whole. A size n takes the first n users of
+the private pool in the order of a second hash of the id (so the sizes are nested), each with at most 20 posts (a
 per-user rule: a hash of the user and the post's index picks them); that file *is* the private corpus, so its
 count is exact and the release states it (``n_units``: replace-one neighbours, as ``topicdp privatize --n-units``).
-At user level with the reference the request also states the 20-post cap, so that the pipeline bounds the
-reference's bloggers as the private ones are for the start and the simulation (and scores on its whole text).
+The reference file is capped at 20 posts per blogger as the private one is; with ``--whole-reference`` it is the
+public quarter whole, and at user level the request states the 20-post cap instead, so that the pipeline bounds
+the reference's bloggers as the private ones are for the start and the simulation (and scores on its whole text).
 
 Two steps:
 
@@ -111,11 +112,12 @@ def write_jsonl(rows: list, path: Path) -> str:
 class Data:
     """The split, the reference file and its word list, built once per process in ``workdir``."""
 
-    def __init__(self, workdir: Path):
+    def __init__(self, workdir: Path, whole_reference: bool = False):
         pool, reference, held = split_records("blogs")
         self.pool, self.held = pool, held
-        # the public third whole, as an owner has it (the request bounds it as the private file is, see request_for)
-        self.reference_rows = reference
+        # whole: the public quarter as an owner has it (a user-level request then states the cap: request_for)
+        self.reference_rows = reference if whole_reference else capped(reference)
+        self.cap = MAX_DOCS if whole_reference else None
         self.reference = write_jsonl(self.reference_rows, workdir / "reference.jsonl")
         self.words = sorted(most_frequent([t for t, _ in self.reference_rows], 2000))
         self.workdir = workdir
@@ -126,16 +128,16 @@ class Data:
 
 
 def request_for(path: str, rows: list, unit: str, reference: str | None, words: list | None, seed: int | None,
-                release_anyway: bool = True):
+                release_anyway: bool = True, cap: int | None = None):
     """The owner's request: the count stated (the file's exact count), DP vocabulary or the reference's words."""
     from topicdp.pipeline import CorpusSource, ReleaseRequest, VocabularyPolicy
 
     n_units = len({u for _, u in rows}) if unit == "user" else len(rows)
     vocabulary = VocabularyPolicy.dp(max_features=2000) if words is None else VocabularyPolicy.public(words)
-    # at user level the request states the cap the private file was made with, so that the public reference's
-    # bloggers are bounded as the private ones are (for the start and the simulation; the private file is within
-    # it already). A per-user cap breaks document-level privacy, so at document level the reference is used whole.
-    cap = MAX_DOCS if unit == "user" and reference is not None else None
+    # ``cap`` (a whole reference): at user level the request states the cap the private file was made with, so that
+    # the reference's bloggers are bounded as the private ones are (for the start and the simulation; the private
+    # file is within it already). A per-user cap breaks document-level privacy: at that level the reference is whole.
+    cap = cap if unit == "user" and reference is not None else None
     return ReleaseRequest(CorpusSource(path, max_docs_per_user=cap), vocabulary, epsilon=EPSILON, delta=DELTA,
                           unit=unit, n_topics=K, reference=reference, n_units=n_units, seed=seed,
                           release_anyway=release_anyway)
@@ -201,7 +203,7 @@ def run_releases(args) -> int:
     done = set()
     if cache.exists():
         done = {(r["n"], r["unit"], r["reference"], r["draw"]) for r in map(json.loads, cache.open())}
-    data = Data(Path(args.workdir))
+    data = Data(Path(args.workdir), args.whole_reference)
     for n in args.sizes:
         path, rows = data.private(n)
         todo = [(unit, ref, draw) for unit in args.units for ref in args.references
@@ -210,7 +212,7 @@ def run_releases(args) -> int:
         for unit, ref, draw in todo:
             with_reference = ref == "yes"
             request = request_for(path, rows, unit, data.reference if with_reference else None,
-                                  data.words if with_reference else None, seed=1000 + draw)
+                                  data.words if with_reference else None, seed=1000 + draw, cap=data.cap)
             lines: list[str] = []
             t0 = time.perf_counter()
             head = {"n": n, "unit": unit, "reference": ref, "draw": draw, "seed": 1000 + draw,
@@ -250,6 +252,8 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=None)
     ap.add_argument("--simulation-draws", type=int, default=21, help="simulations: simulated releases per cell")
     ap.add_argument("--n-jobs", type=int, default=1, help="table: cells decided in parallel (one simulation each)")
+    ap.add_argument("--whole-reference", action="store_true",
+                    help="the public reference uncapped (a user-level request states the 20-post cap)")
     args = ap.parse_args(argv)
     if not (DATA / "blogs").exists():
         print(f"skipped: {DATA / 'blogs'} is absent")
@@ -271,7 +275,7 @@ def simulated_draws(args) -> int:
     from topicdp.pipeline.run import reference_text, simulate_dp_vem
     from topicdp.variational import SIMULATION_DRAWS
 
-    data = Data(Path(args.workdir))
+    data = Data(Path(args.workdir), args.whole_reference)
     for unit in args.units:
         for n in args.sizes:
             plan, reference, count = owners_plan(data, n, unit, with_reference=True)
@@ -291,7 +295,7 @@ def scoring_texts(args) -> int:
 
     rows = [r for r in map(json.loads, Path(args.cache).open())
             if "top" in r and r["reference"] == "yes" and r["unit"] in args.units and r["n"] in args.sizes]
-    data = Data(Path(args.workdir))
+    data = Data(Path(args.workdir), args.whole_reference)
     ldas = {n: [lda_lists(data, n, Path(args.cache).with_suffix(".lda.json"), seed) for seed in range(args.lda_seeds)]
             for n in sorted({r["n"] for r in rows})}
     words = sorted({w for r in rows for row in r["top"] for w in row}
@@ -326,7 +330,7 @@ def owners_plan(data: Data, n: int, unit: str, with_reference: bool):
 
     path, rows = data.private(n)
     request = request_for(path, rows, unit, data.reference if with_reference else None,
-                          data.words if with_reference else None, seed=None, release_anyway=False)
+                          data.words if with_reference else None, seed=None, release_anyway=False, cap=data.cap)
     reference = read_reference(request) if with_reference else None
     return plan_request(request, reference), reference, UnitCount(request.n_units, "stated")
 
@@ -374,7 +378,7 @@ def make_table(args) -> int:
     from topicdp.corpus import Corpus
 
     cache = [json.loads(line) for line in Path(args.cache).open()]
-    data = Data(Path(args.workdir))
+    data = Data(Path(args.workdir), args.whole_reference)
     # every score from the cached top-10 lists against the cached 5-pass ordinary LDA's lists (re-scored here, so
     # that a change of the scoring needs no new release)
     ldas = {n: [lda_lists(data, n, Path(args.cache).with_suffix(".lda.json"), seed) for seed in range(args.lda_seeds)]
