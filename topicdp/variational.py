@@ -786,10 +786,8 @@ def forecast_on_reference(model: DPVariationalLDA, reference, n_units: int, *, n
     ``docs/results/forecast_validation.md``.
 
     Beside the overlap, each draw's release and the LDA are scored on the whole reference (or ``score_on``): the NPMI
-    and the NPMI
-    contrast (:func:`topicdp.metrics.readability.npmi_contrast`) of the release over the LDA's (the median over
-    :data:`SIMULATION_LDA_SEEDS` fits of it), and the release's
-    diversity; the forecast gives the median of each over the draws. Each draw is judged on the targets of
+    and the NPMI contrast (:func:`topicdp.metrics.readability.npmi_contrast`) of the release over the LDA's (the
+    median over :data:`SIMULATION_LDA_SEEDS` fits of it), and the release's diversity; the forecast gives the median of each over the draws. Each draw is judged on the targets of
     ``model.unit`` (:data:`topicdp.forecast.TARGETS`) by its own overlap and contrast together, so that ten lists of
     common words, which can overlap an LDA's lists well, are called ``common words``; the verdict is ``readable``
     when more than half of the draws are (:func:`topicdp.forecast.verdict_of_draws`), since the targets ask that most
