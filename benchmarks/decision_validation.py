@@ -41,7 +41,7 @@ simulated draws would move a decision on the edge.
 
 ``texts`` (cheap): the cached releases with a reference scored as ``table`` scores them, on other texts: the
 held-out posts' thirds (by a hash of the user), the held-out posts capped at 20 per blogger, the reference (what
-the simulation scores on), the reference capped at 20 posts per blogger and the reference's two halves:
+the simulation scores on; with ``--whole-reference`` also capped at 20 posts per blogger) and its two halves:
 how much the score of one release depends on the text it is read on.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/decision_validation.py texts --units user document \
@@ -300,8 +300,9 @@ def scoring_texts(args) -> int:
             for n in sorted({r["n"] for r in rows})}
     words = sorted({w for r in rows for row in r["top"] for w in row}
                    | {w for fits in ldas.values() for lists in fits for row in lists for w in row})
-    texts = {"held-out": data.held, "held-out capped": capped(data.held), "reference": data.reference_rows,
-             "reference capped": capped(data.reference_rows)}
+    texts = {"held-out": data.held, "held-out capped": capped(data.held), "reference": data.reference_rows}
+    if data.cap is not None:  # a whole reference: also read capped (otherwise that is the reference itself)
+        texts["reference capped"] = capped(data.reference_rows)
     texts.update({f"held-out third {i}": [(t, u) for t, u in data.held if _hash("third", u) % 3 == i]
                   for i in range(3)})
     corpora = {name: Corpus.from_texts([t for t, _ in v], [u for _, u in v], vocabulary=words)

@@ -786,17 +786,18 @@ def forecast_on_reference(model: DPVariationalLDA, reference, n_units: int, *, n
     ``docs/results/forecast_validation.md``.
 
     Beside the overlap, each draw's release and the LDA are scored on the whole reference (or ``score_on``): the NPMI
-    and the NPMI contrast (:func:`topicdp.metrics.readability.npmi_contrast`) of the release over the LDA's (the
-    median over :data:`SIMULATION_LDA_SEEDS` fits of it), and the release's diversity; the forecast gives the median of each over the draws. Each draw is judged on the targets of
-    ``model.unit`` (:data:`topicdp.forecast.TARGETS`) by its own overlap and contrast together, so that ten lists of
-    common words, which can overlap an LDA's lists well, are called ``common words``; the verdict is ``readable``
-    when more than half of the draws are (:func:`topicdp.forecast.verdict_of_draws`), since the targets ask that most
-    releases meet them, and the medians taken apart can meet them while most draws miss one or the other. The whole
-    reference, not the simulated half only, and all of its text: a pair of words that never occur together scores
-    -1, so a noisy list's rarer words score lower on less text. At 500 private bloggers (user level, 20 posts each)
-    the simulated releases' NPMI was 0.14-0.16x the LDA's on the simulated half (5,775 posts) and 0.38-0.42x on a
-    reference capped at 20 posts per blogger (11,432), where the releases read 0.50-0.52x on 28,085 held-out posts;
-    on the same reference uncapped (32,966 posts) 0.61x (``docs/results/decision_validation.md``).
+    and the NPMI contrast (:func:`topicdp.metrics.readability.npmi_contrast`) of the release over the LDA's (the median
+    over :data:`SIMULATION_LDA_SEEDS` fits of it), and the release's diversity; the forecast gives the median of each
+    over the draws. Each draw is judged on the targets of ``model.unit`` (:data:`topicdp.forecast.TARGETS`) by its own
+    overlap and contrast together, so that ten lists of common words, which can overlap an LDA's lists well, are called
+    ``common words``; the verdict is ``readable`` when more than half of the draws are
+    (:func:`topicdp.forecast.verdict_of_draws`), since the targets ask that most releases meet them, and the medians
+    taken apart can meet them while most draws miss one or the other. The whole reference, not the simulated half only,
+    and all of its text: a pair of words that never occur together scores -1, so a noisy list's rarer words score lower
+    on less text. At 500 private bloggers (user level, 20 posts each) the simulated releases' NPMI was 0.14-0.16x the
+    LDA's on the simulated half (5,775 posts) and 0.38-0.42x on a reference capped at 20 posts per blogger (11,432),
+    where the releases read 0.50-0.52x on 28,085 held-out posts; on the same reference uncapped (32,966 posts) 0.61x
+    (``docs/results/decision_validation.md``).
 
     Parameters
     ----------
@@ -855,7 +856,7 @@ def forecast_on_reference(model: DPVariationalLDA, reference, n_units: int, *, n
     # release seeded 0 drew the same Gaussians as draw 0, and the printed simulation was a function of them.
     share = check_real(vocabulary_share, "vocabulary_share", low=0.0, high=1.0, high_open=False)
     text = reference if score_on is None else score_on
-    if list(text.vocabulary) != list(reference.vocabulary):
+    if text is not reference and list(text.vocabulary) != list(reference.vocabulary):
         raise ValueError("score_on must be on the reference's words (the same vocabulary, in the same order)")
     bases = [_contrast(fit, text, None, top_n) for fit in ldas]
     base = {key: float(np.median([b[key] for b in bases])) for key in ("npmi", "contrast")}
