@@ -41,7 +41,8 @@ simulated draws would move a decision on the edge.
 
 ``texts`` (cheap): the cached releases with a reference scored as ``table`` scores them, on other texts: the
 held-out posts' thirds (by a hash of the user), the held-out posts capped at 20 per blogger, the reference (what
-the simulation scores on; with ``--whole-reference`` also capped at 20 posts per blogger) and its two halves:
+the simulation scores on; with ``--whole-reference`` also capped at 20 posts per blogger, and split into the posts
+its bounded copy keeps, which the release's start is fitted on, and the rest) and its two halves:
 how much the score of one release depends on the text it is read on.
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/decision_validation.py texts --units user document \
@@ -66,6 +67,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
+import scipy.sparse as sp  # noqa: E402
 
 from topicdp.forecast import TARGETS as _TARGETS  # noqa: E402
 from no_public_data import DATA, split_records  # noqa: E402
@@ -303,6 +305,7 @@ def scoring_texts(args) -> int:
     texts = {"held-out": data.held, "held-out capped": capped(data.held), "reference": data.reference_rows}
     if data.cap is not None:  # a whole reference: also read capped (otherwise that is the reference itself)
         texts["reference capped"] = capped(data.reference_rows)
+        texts["reference within the bound"], texts["reference beyond the bound"] = split_by_bound(data)
     texts.update({f"held-out third {i}": [(t, u) for t, u in data.held if _hash("third", u) % 3 == i]
                   for i in range(3)})
     corpora = {name: Corpus.from_texts([t for t, _ in v], [u for _, u in v], vocabulary=words)
@@ -321,6 +324,28 @@ def scoring_texts(args) -> int:
             print(f"| {unit} | {n} | meet all targets | " + " | ".join(
                 f"{sum(meets(s, unit) for s in scores[name])}/{len(cell)}" for name in corpora) + " |", flush=True)
     return 0
+
+
+def split_by_bound(data: Data) -> tuple[list, list]:
+    """The whole reference's posts that its bounded copy keeps (what a user-level release's start and its simulation
+    are fitted on: :func:`topicdp.pipeline.run.bounded_reference` on the reference's words) and the rest, which
+    neither saw: posts empty on those words are in neither."""
+    from topicdp.corpus import Corpus
+
+    rows = data.reference_rows
+    texts, users = [t for t, _ in rows], [u for _, u in rows]
+    # the rows that have a word of the list (a corpus of one user per row drops the others and keeps their ids)
+    nonempty = list(Corpus.from_texts(texts, list(range(len(rows))), vocabulary=data.words).user_ids)
+    corpus = Corpus.from_texts(texts, users, vocabulary=data.words)
+    # a copy whose document p is one word counted p + 1 times: a per-user document cap keeps rows whole, so the
+    # bounded copy's counts name the positions it kept (the same choice: same users, positions and seed)
+    marked = Corpus(X=sp.csr_matrix((np.arange(1, corpus.n_docs + 1), (np.arange(corpus.n_docs),
+                                     np.zeros(corpus.n_docs, dtype=int))), shape=(corpus.n_docs, 1)),
+                    vocabulary=("position",), doc_users=corpus.doc_users, user_ids=corpus.user_ids)
+    kept = set((marked.bound(data.cap, random_state=0).X.data - 1).tolist())
+    assert corpus.bound(data.cap, random_state=0).n_tokens == corpus.X[sorted(kept)].sum()  # the same documents
+    return ([rows[nonempty[p]] for p in sorted(kept)],
+            [rows[nonempty[p]] for p in range(corpus.n_docs) if p not in kept])
 
 
 def owners_plan(data: Data, n: int, unit: str, with_reference: bool):
