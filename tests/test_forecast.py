@@ -278,3 +278,24 @@ def test_advice_states_a_count_relative_to_the_plan_s_not_as_a_fact():
 
     advice = _advice("noise", 0.04, 0.01, 408, "user")
     assert "about 4x the 408 the plan counts: 1,632" in advice and "instead of 408" not in advice
+
+
+def test_a_count_of_readable_draws_within_one_standard_error_of_one_half_is_said_to_be_on_the_edge():
+    """``on_the_edge`` is ``|p - 1/2| <= 1 / (2 sqrt(n))`` (one binomial standard error of p = 1/2) in integers:
+    checked against that float definition on every count up to 30 draws, and printed with the simulation's count."""
+    from dataclasses import replace
+
+    from topicdp.forecast import on_the_edge
+
+    for n in range(1, 31):
+        for passed in range(n + 1):
+            gap, se = abs(passed / n - 0.5), 0.5 / math.sqrt(n)
+            if not math.isclose(gap, se):  # the boundary itself (e.g. 3 of 9) is the integer form's to say
+                assert on_the_edge(passed, n) == (gap < se), (passed, n)
+    assert [p for p in range(10) if on_the_edge(p, 9)] == [3, 4, 5, 6]
+    base = forecast_readability(1e-4, dirichlet_signal(3, 50, 0.1), unit="user")
+    for readable, edge in ((4, True), (6, True), (9, False), (2, False)):
+        fc = replace(base, method="public-simulation",
+                     draw_verdicts=("readable",) * readable + ("common words",) * (9 - readable))
+        line = next(x for x in fc.lines() if "readable in" in x)
+        assert f"readable in {readable} of 9" in line and ("on the edge" in line) == edge

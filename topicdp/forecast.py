@@ -229,9 +229,18 @@ class ReadabilityForecast:
                        + ("" if self.diversity is None else f", diversity {self.diversity:.2f} (target {t.diversity:g})"))
         if self.draw_verdicts is not None:
             n, ok = len(self.draw_verdicts), self.draw_verdicts.count("readable")
-            out.append(f"  readable in {ok} of {n} simulated releases (the verdict: readable when more than half are)")
+            out.append(f"  readable in {ok} of {n} simulated releases (the verdict: readable when more than half are)"
+                       + ("; on the edge: within one standard error of one half, about as many releases would miss "
+                          "the targets as meet them" if on_the_edge(ok, n) else ""))
         out.append(f"  {self.advice}")
         return out
+
+
+def on_the_edge(passed: int, n: int) -> bool:
+    """Whether ``passed`` of ``n`` draws is within one binomial standard error of one half (``|passed / n - 1/2| <=
+    1 / (2 sqrt(n))``, squared to stay in integers): another ``n`` draws could as well have had most on the other side
+    (3 to 6 of 9)."""
+    return (2 * passed - n) ** 2 <= n
 
 
 # -- signals ------------------------------------------------------------------------------------------
