@@ -36,13 +36,10 @@ def few_draws(monkeypatch):
     """The simulation on the reference with 3 draws and one LDA fit instead of 9 and 3: these tests check where the
     simulation runs and what the plan prints of it, not its accuracy (``tests/test_variational.py`` and the decision
     table do), and its fits were two thirds of their time."""
-    import functools
-
     import topicdp.variational as variational
 
     monkeypatch.setattr(variational, "SIMULATION_LDA_SEEDS", 1)
-    monkeypatch.setattr(variational, "forecast_on_reference",
-                        functools.partial(variational.forecast_on_reference, n_draws=3))
+    monkeypatch.setattr(variational, "SIMULATION_DRAWS", 3)  # the pipeline's simulation reads it at each call
 
 
 def _request(path, mechanism, **kwargs):
@@ -321,6 +318,40 @@ def test_with_a_reference_and_a_dp_vocabulary_the_simulation_runs_before_the_sel
         release(dataclasses.replace(_request(corpus_file, "dp-vem", reference=corpus_file), release_anyway=False),
                 echo=lambda line: None)
     assert caught.value.spent == ("the unit count (epsilon=1.5, delta=5e-05)",)
+
+
+def test_the_report_carries_the_figures_the_decision_rested_on_with_the_status_of_what_it_read(
+        corpus_file, monkeypatch, few_draws):
+    """The report's plan says what the decision read: the simulation's verdict, figures, draws readable and whether
+    that count is on the edge, and whether the owner released a refused forecast anyway. Public where the plan read
+    only stated parameters and public data (a stated count, a public word list, the reference); post-processing where
+    it read a DP count or a DP vocabulary, as the mechanism it chose."""
+    import topicdp.variational as variational
+    from topicdp.forecast import on_the_edge
+
+    stated = ReleaseRequest(CorpusSource(corpus_file), VocabularyPolicy.public(WORDS), epsilon=30.0, delta=1e-3,
+                            unit="user", n_units=400, n_topics=3, reference=corpus_file, seed=0)
+    result = release(stated, echo=lambda line: None)
+    report, forecast = result.release.report, result.decision.forecast
+    decision = report.details["plan"]["decision"]
+    readable = forecast.draw_verdicts.count("readable")
+    assert decision["forecast"] == "public-simulation" and decision["verdict"] == forecast.verdict
+    assert (decision["simulated_draws"], decision["simulated_readable"]) == (3, readable)
+    assert decision["on_the_edge"] == on_the_edge(readable, 3) and decision["contrast"] == forecast.contrast
+    assert decision["released_anyway"] is False
+    for field in ("report.mechanism", "report.details.plan.decision", "report.details.plan.mechanism_choice"):
+        assert report.published[field].startswith("public:"), field
+
+    real = variational.forecast_on_reference
+    monkeypatch.setattr(variational, "forecast_on_reference",
+                        lambda *a, **k: dataclasses.replace(real(*a, **k), verdict="common words"))
+    forced = release(dataclasses.replace(_request(corpus_file, "dp-vem", reference=corpus_file), mechanism=None),
+                     echo=lambda line: None).release.report  # a DP count and a DP vocabulary
+    assert forced.details["plan"]["decision"]["verdict"] == "common words"
+    assert forced.details["plan"]["decision"]["released_anyway"] is True
+    for field in ("report.mechanism", "report.details.plan.decision", "report.details.plan.mechanism_choice"):
+        assert forced.published[field].startswith("post-processing:"), field
+        assert "the DP unit count and the DP vocabulary" in forced.published[field]
 
 
 def test_the_re_plan_prints_its_figures_on_the_selected_words(corpus_file, monkeypatch):

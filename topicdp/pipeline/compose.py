@@ -59,7 +59,7 @@ def compose_release(release: PrivateRelease, *, plan, decision, ledger, topic_en
                     topic_step_epsilon=topic_eps)]
     totals += ledger_totals(ledger, request.delta)
     published = {
-        "report.mechanism": _mechanism_status(request),
+        "report.mechanism": _mechanism_status(request, decision),
         "report.epsilon": "public: the stated total budget",
         "report.delta": "public: the stated total budget",
         "report.composition": _composition_status(topics.published, decision, "the ledger's entries, functions"),
@@ -69,10 +69,12 @@ def compose_release(release: PrivateRelease, *, plan, decision, ledger, topic_en
                                         decision.count.source == "stated" else
                                         "DP: a Gaussian count of the units (its budget is composed in)"),
         "report.details.plan.budget": "public: the stated split of the total budget",
+        "report.details.plan.mechanism_choice": _decision_status(request, decision, "the plan's rule"),
+        "report.details.plan.decision": _decision_status(request, decision, "the plan's forecast"),
     }
     plan_details = {"plan": {
         "n_units": decision.count.value, "n_units_source": decision.count.source, "count_sigma": count_sigma,
-        "mechanism_choice": decision.reason,
+        "mechanism_choice": decision.reason, "decision": decision_details(decision, request.release_anyway),
         "budget": {n: {"epsilon": b.epsilon, "delta": b.delta} for n, b in budget.parts().items()}}}
     # the steps in order: the units (counted or stated), the topics (with the vocabulary the estimator was told),
     # and the composition's own statuses and check
@@ -108,12 +110,44 @@ def _units_note(request, decision) -> str:
             "data is published.")
 
 
-def _mechanism_status(request) -> str:
+def _mechanism_status(request, decision) -> str:
     if request.mechanism is not None:
         return "public: named by the data owner"
-    if request.n_units is not None:
-        return "public: chosen by the plan's rule from stated parameters only"
-    return "post-processing: chosen by the plan's rule from stated parameters and the DP unit count"
+    return _decision_status(request, decision, "chosen by the plan's rule")
+
+
+def _decision_status(request, decision, what: str) -> str:
+    """Public where the plan read stated parameters and public data only (a stated count, a public word list or the
+    words of a public corpus, the public reference); post-processing where it read a DP output (the DP count; the DP
+    vocabulary, whose size and words the plan re-decides on). (A DP release refuses words built from private texts.)"""
+    read = [name for name, dp in (("the DP unit count", decision.count.source != "stated"),
+                                  ("the DP vocabulary", request.vocabulary.kind == "dp")) if dp]
+    if read:
+        return f"post-processing: {what}, from stated parameters, public data and {' and '.join(read)}"
+    return f"public: {what}, from stated parameters and public data only"
+
+
+def decision_details(decision, release_anyway: bool) -> dict:
+    """The figures the decision rested on: the chosen mechanism's forecast (simulated on the public reference where
+    there is one) and its verdict, the simulated draws readable and whether that count is on the edge
+    (:func:`topicdp.forecast.on_the_edge`), and whether the owner released a refused forecast anyway."""
+    from ..forecast import on_the_edge
+
+    fc = decision.forecast
+    if fc is None:
+        return {"verdict": None, "released_anyway": False}
+    out = {"verdict": fc.verdict, "released_anyway": bool(release_anyway and decision.noise),
+           "forecast": getattr(fc, "method", None)}
+    for name in ("overlap_with_lda", "npmi", "contrast", "diversity"):
+        value = getattr(fc, name, None)
+        if value is not None:
+            out[name] = float(value)
+    draws = getattr(fc, "draw_verdicts", None)
+    if draws is not None:
+        readable = draws.count("readable")
+        out.update(simulated_draws=len(draws), simulated_readable=readable,
+                   on_the_edge=on_the_edge(readable, len(draws)))
+    return out
 
 
 def _composition_status(published: dict, decision, what: str) -> str:
