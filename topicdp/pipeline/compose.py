@@ -10,7 +10,10 @@ states the whole:
 * ``composition``: every ledger entry; ``composition_total``: the basic composition of the steps' own
   certified guarantees and the ledger's totals over all entries (RDP, and the exact GDP profile where
   every entry is Gaussian), so that the tightest proven total is stated;
-* the status of each published field the pipeline adds (the vocabulary's, the mechanism's, the plan's).
+* the status of each published field the pipeline adds: the vocabulary's, the mechanism's and the plan's
+  (``details['plan']``: the count it read, the budget's split, the mechanism's choice and the figures
+  the decision rested on (:func:`decision_details`), each with its status: public where the plan read stated
+  parameters and public data only, post-processing where it read a DP count or a DP vocabulary).
 
 It never adds a count of the private data: the one count it publishes is the DP count of the units (a DP
 output) or the count the owner stated public.
