@@ -69,7 +69,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 
-from topicdp.forecast import TARGETS as _TARGETS  # noqa: E402
+from topicdp.forecast import TARGETS as _TARGETS, on_the_edge  # noqa: E402
 from no_public_data import DATA, split_records  # noqa: E402
 from reference_word_list import most_frequent  # noqa: E402
 
@@ -457,14 +457,30 @@ def make_table(args) -> int:
             checks["npmi"] = fc.npmi / max(_median([r["npmi"] for r in released]), 1e-9)
             target = TARGETS[unit]["contrast"]
             checks["contrast side"] = (fc.contrast >= target) == (_median([r["contrast"] for r in released]) >= target)
-        verdicts.append({"cell": (n, unit, ref), "right": right == "yes", **checks})
+        # one binomial standard error of a pass rate of one half over the cell's draws: within it, another set of
+        # draws (or of held-out bloggers) could as well have put most releases on the other side
+        edge = abs(meets_n / len(records) - 0.5) <= 0.5 / np.sqrt(len(records))
+        # the plan's own flag: its simulated draws within one standard error of one half (the line it prints)
+        flagged = fc is not None and fc.draw_verdicts is not None and on_the_edge(
+            fc.draw_verdicts.count("readable"), len(fc.draw_verdicts))
+        verdicts.append({"cell": (n, unit, ref), "right": right == "yes", "edge": edge, "flagged": flagged, **checks})
         lines.append(f"| {n} | {unit} | {ref} | {decision} | {forecast} | {spread('overlap')} | {spread('npmi')} | "
                      f"{spread('contrast')} | {spread('diversity')} | {meets_n}/{len(records)} | {right} |")
     with_ratio = [v for v in verdicts if "overlap" in v]
     summary = [
         "",
         f"Decisions right (refused where most draws miss the targets, released where most meet them): "
-        f"{sum(v['right'] for v in verdicts)} of {len(verdicts)} cells.",
+        f"{sum(v['right'] for v in verdicts)} of {len(verdicts)} cells; "
+        f"{sum(v['right'] for v in verdicts if not v['edge'])} of the {sum(not v['edge'] for v in verdicts)} whose "
+        f"pass rate is more than one binomial standard error (0.5 / sqrt(draws)) from one half.",
+        "Cells within one standard error of one half (on the edge): " + (", ".join(
+            f"{n} {unit} {ref} ({'right' if v['right'] else 'wrong'})"
+            for v in verdicts if v["edge"] for (n, unit, ref) in [v["cell"]]) or "none") + ".",
+        "Decisions the plan said were on the edge (its simulated draws within one standard error of one half): " + (
+            ", ".join(f"{n} {unit} {ref} ({'right' if v['right'] else 'wrong'})"
+                      for v in verdicts if v["flagged"] for (n, unit, ref) in [v["cell"]]) or "none")
+        + f"; the others right in {sum(v['right'] for v in verdicts if not v['flagged'])} of "
+        f"{sum(not v['flagged'] for v in verdicts)}.",
         f"Overlap forecast within 2x of the measured median: {sum(0.5 <= v['overlap'] <= 2 for v in with_ratio)} of "
         f"{len(with_ratio)} cells with a release; NPMI: {sum(0.5 <= v['npmi'] <= 2 for v in with_ratio)} of "
         f"{len(with_ratio)}; contrast on the measured side of its target: "
