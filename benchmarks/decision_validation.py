@@ -457,9 +457,9 @@ def make_table(args) -> int:
             checks["npmi"] = fc.npmi / max(_median([r["npmi"] for r in released]), 1e-9)
             target = TARGETS[unit]["contrast"]
             checks["contrast side"] = (fc.contrast >= target) == (_median([r["contrast"] for r in released]) >= target)
-        # one binomial standard error of a pass rate of one half over the cell's draws: within it, another set of
-        # draws (or of held-out bloggers) could as well have put most releases on the other side
-        edge = abs(meets_n / len(records) - 0.5) <= 0.5 / np.sqrt(len(records))
+        # the measured pass rate within one binomial standard error of one half: another set of draws (or of
+        # held-out bloggers) could as well have put most releases on the other side
+        edge = on_the_edge(meets_n, len(records))
         # the plan's own flag: its simulated draws within one standard error of one half (the line it prints)
         flagged = fc is not None and fc.draw_verdicts is not None and on_the_edge(
             fc.draw_verdicts.count("readable"), len(fc.draw_verdicts))
