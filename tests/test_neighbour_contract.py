@@ -339,3 +339,28 @@ def test_on_the_default_road_a_field_called_public_does_not_move_with_the_dp_out
     fa, fb = _public_fields(a[3]), _public_fields(b[3])
     assert fa.keys() == fb.keys()
     assert {p: (fa[p], fb[p]) for p in fa if fa[p] != fb[p]} == {}
+
+
+@pytest.mark.parametrize("mechanism, unit", [(m, u) for m, u, r in SUPPORTED if r == "replace-one"])
+def test_a_field_called_public_does_not_move_with_the_dp_vocabulary(mechanism, unit, tmp_path, capsys, monkeypatch):
+    """One corpus, one seed, a stated count, and two outcomes of the DP vocabulary selection (pinned: all the words
+    of the corpus' list, or all but one): whatever reads the words may differ (the number of words, a noise norm that
+    grows with it), but not a field the report calls public."""
+    spectral = mechanism.startswith("spectral")
+    records = _spectral_corpus(unit) if spectral else _corpus(60, unit)
+    n_units = 200 if spectral else 60
+    words = SPECTRAL_WORDS if spectral else WORDS
+    # epsilon 200: a DP selection the plan forecasts to keep words at 60 units (the labels are tested, not utility)
+    flags = ["--mechanism", mechanism, "--unit", unit, "--topics", "2", "--epsilon", 200, "--max-features",
+             len(words), "--n-units", n_units, "--release-anyway", *FLAGS.get(mechanism, [])]
+    runs = []
+    for kept in (tuple(words), tuple(words[:-1])):
+        monkeypatch.setattr("topicdp.vocabulary._select", lambda totals, sigma, tau, max_features, rng, kept=kept: kept)
+        runs.append(_release(tmp_path, "a", records, flags, capsys))
+    if runs[0][3] is None or runs[1][3] is None:  # configurations 3 and 4 refuse on a released quantity
+        assert mechanism in ("spectral-config-3", "spectral-config-4") and runs[0][0] == runs[1][0] == 2
+        return
+    assert [len(r[3]["vocabulary"]) for r in runs] == [len(words), len(words) - 1]
+    fa, fb = _public_fields(runs[0][3]), _public_fields(runs[1][3])
+    assert fa.keys() == fb.keys()
+    assert {p: (fa[p], fb[p]) for p in fa if fa[p] != fb[p]} == {}

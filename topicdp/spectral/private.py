@@ -404,5 +404,22 @@ def _published(details: dict, vocab_status: str, stated: bool) -> dict:
         **{f"report.{name}": derived for name in ("sensitivity", "sigma", "sigma_alternatives", "composition",
                                                   "composition_total")},
         **{f"report.details.{key}": _DETAIL_STATUSES[key] for key in details if key in _DETAIL_STATUSES},
+        **{f"report.details.{key}": _sized_status(vocab_status) for key in _SIZED if key in details},
         **{f"report.details.{key}": status for key, status in counts.items()},
     }
+
+
+#: details that read the number of words d: stated only where the words are public
+_SIZED = ("n_words", "m2_noise_spectral_norm_approx")
+
+
+def _sized_status(vocab_status: str) -> str:
+    """The status of a detail that reads d, the number of words: that of the stated parameters where the vocabulary
+    is public; post-processing where it is a DP selection (d is its size); not covered where it is not protected."""
+    head = vocab_status.split(":")[0]
+    if head.startswith("public"):
+        return _STATED
+    if head in ("DP", "post-processing"):
+        return ("post-processing: a function of the stated parameters and of d, the number of words the DP "
+                "vocabulary kept")
+    return f"{head}: a function of d, the number of words of the vocabulary ({vocab_status})"
