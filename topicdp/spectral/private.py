@@ -354,11 +354,11 @@ class SpectralDP(FoldInMixin, BaseEstimator):
 
 _STATED = ("public: a function of the stated parameters (k, alpha0, epsilon, delta, split) and of n, the public N "
            "(or U) counted before filtering")
-#: status of each published detail of a spectral report; a key not listed here is refused by save()
+#: status of each published detail of a spectral report but those that read the number of words (:data:`_SIZED`);
+#: a key without a status is refused by save()
 _DETAIL_STATUSES = {
-    **{key: _STATED for key in ("configuration", "edges", "budget_split", "accounting", "n_words", "n_topics",
-                                "alpha0", "Delta2", "Delta3", "m2_noise_sigma", "m2_noise_spectral_norm_approx",
-                                "m2_combined_sigma")},
+    **{key: _STATED for key in ("configuration", "edges", "budget_split", "accounting", "n_topics", "alpha0",
+                                "Delta2", "Delta3", "m2_noise_sigma", "m2_combined_sigma")},
     "whitening": "public: which whitening was used",
     "public_m2_eigenvalues": "public: computed from the caller's public reference corpus",
     "procedure1": "DP: Procedure-1 bounds released with Laplace noise",
