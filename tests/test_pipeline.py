@@ -354,6 +354,24 @@ def test_the_report_carries_the_figures_the_decision_rested_on_with_the_status_o
         assert "the DP unit count and the DP vocabulary" in forced.published[field]
 
 
+def test_a_refusal_on_the_edge_says_so(corpus_file, monkeypatch, few_draws):
+    """A refusal whose simulated draws are within one standard error of one half says it is on the edge (about as
+    many releases would meet the targets as miss them); a clear one does not."""
+    import topicdp.variational as variational
+
+    real = variational.forecast_on_reference
+    request = ReleaseRequest(CorpusSource(corpus_file), VocabularyPolicy.public(WORDS), epsilon=30.0, delta=1e-3,
+                             unit="user", n_units=400, n_topics=3, reference=corpus_file, seed=0)
+    for readable, edge in ((4, True), (0, False)):
+        draws = ("readable",) * readable + ("common words",) * (9 - readable)
+        monkeypatch.setattr(variational, "forecast_on_reference", lambda *a, draws=draws, **k: dataclasses.replace(
+            real(*a, **k), verdict="common words", draw_verdicts=draws))
+        with pytest.raises(ReleaseRefused, match="lists of common words") as caught:
+            release(request, echo=lambda line: None)
+        assert ("on the edge: 4 of 9 simulated releases were readable" in str(caught.value)) == edge
+        assert caught.value.spent == ()  # refused before any spend
+
+
 def test_the_re_plan_prints_its_figures_on_the_selected_words(corpus_file, monkeypatch):
     """After the DP vocabulary, the re-plan says how many words it kept and the forecast's figures on them (overlap,
     contrast, verdict), then what they mean for the topics (the forecast's lines), not only a verdict."""
