@@ -299,3 +299,14 @@ def test_a_count_of_readable_draws_within_one_standard_error_of_one_half_is_said
                      draw_verdicts=("readable",) * readable + ("common words",) * (9 - readable))
         line = next(x for x in fc.lines() if "readable in" in x)
         assert f"readable in {readable} of 9" in line and ("on the edge" in line) == edge
+
+
+def test_the_common_words_advice_offers_a_word_list_only_where_the_words_are_a_dp_selection():
+    """A DP vocabulary that kept a share of the words asked for is why a release is common words: a public word list
+    helps. A release that has all its words (a public list already) is common words for the noise: it does not."""
+    from topicdp.forecast import _advice
+
+    selected = _advice("common words", 0.01, 0.005, 500, "user", vocabulary_share=0.3)
+    listed = _advice("common words", 0.01, 0.005, 500, "user")
+    assert "public word list" in selected and "30% of the words asked for" in selected
+    assert "public word list" not in listed and "Document level gives themes" in listed

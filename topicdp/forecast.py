@@ -471,9 +471,12 @@ def _advice(verdict: str, sigma: float, sigma_readable: float, n_units, unit, *,
                    "words asked for), which every topic shares")
         else:
             why = "the noise blurs the words that tell the topics apart, and the words every topic shares stay on top"
-        return (f"The release would be lists of common words, not themes: {why}. A public word list "
-                "(vocabulary=VocabularyPolicy.public(words)) "
-                "or document level gives themes; so do more units or a larger epsilon.")
+        # a public word list helps where the words are a DP selection that kept a share of them, not where the
+        # release already has all the words asked for (a public list, or a selection that kept them all)
+        remedy = ("A public word list (vocabulary=VocabularyPolicy.public(words)) or document level gives themes"
+                  if vocabulary_share < 1.0 else "Document level gives themes")
+        return (f"The release would be lists of common words, not themes: {why}. {remedy}; so do more units or a "
+                "larger epsilon.")
     if verdict == "readable":
         return (f"The noise leaves most top words in place (up to sigma = {sigma_readable:.3g} the forecast "
                 "stays readable).")
