@@ -176,3 +176,27 @@ def test_privatize_period_on_the_command_line(dated, tmp_path, capsys):
     assert main(["privatize", path, "--vocabulary", str(word_file), "--unit", "document", "--ledger", ledger,
                  "--period", "month"]) == 2  # the range is stated, never read from the data
     assert "--periods START:END" in capsys.readouterr().err
+
+
+def test_an_empty_period_is_charged_as_a_neighbour_with_one_document_there_is(dated, tmp_path):
+    """Whether a period holds any document is private: an empty period draws its DP count before it is refused, so
+    that the ledger (whose totals later releases publish) records the same entries as for the neighbouring corpus
+    with one document in that period. (It was refused before the count and the ledger recorded nothing for it: in
+    a user-level series the totals a later period's release published differed, 2.122 against 2.124.)"""
+    from topicdp.pipeline.over_time import PeriodSpec, release_over_time
+
+    path, words = dated
+    records = [json.loads(line) for line in open(path)]
+    kept = [r for r in records if r["date"][:7] != "2004-06"]  # June empty
+    one = kept + [{**kept[0], "date": "2004-06-02"}]  # a neighbour: one document in June
+    entries = []
+    for name, rows in (("empty", kept), ("one", one)):
+        corpus = tmp_path / f"{name}.jsonl"
+        corpus.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        ledger = str(tmp_path / f"{name}.ledger")
+        PrivacyLedger.open(ledger, budget=(3.0, 1e-5), unit="document", neighbours="add-remove")
+        result = release_over_time(_request(str(corpus), words, ledger, "document"),
+                                   PeriodSpec("month", "2004-06", "2004-06"), echo=lambda line: None)
+        assert set(result.refused) == {"2004-06"}  # no document, or one: the plan refuses either way
+        entries.append([(e.name, e.sigma, e.sensitivity) for e in PrivacyLedger.open(ledger).records])
+    assert entries[0] == entries[1] and entries[0]  # the same DP count drawn for both

@@ -172,13 +172,22 @@ def _release_steps(plan: ReleasePlan, reference, source, client, say, lines: lis
         # replace-one neighbours all have the stated count, so this refusal is the same for all of them
         raise ReleaseRefused(f"the corpus does not have the {request.n_units} {request.unit}s stated public "
                              "(n_units); state the right number, or leave it out (add/remove neighbours)")
-    corpus = None
+    corpus, unusable = None, None
     if request.vocabulary.kind != "dp":
-        # the words are known before any spend: prepare first, so that a corpus with no word of them (or a
-        # shard gone since the census) stops here, before the count is drawn
-        corpus = _prepare(source, request.vocabulary.words, request, say)
+        # the words are known before any spend: prepare first, so that a shard gone since the census stops here,
+        # before the count is drawn. A corpus with no document holding a word of them is refused too, but under a
+        # DP count only after the count is drawn: whether a corpus (a period of a series) is empty is private, and
+        # a refusal before the count would leave it out of the ledger, whose totals later releases publish
+        try:
+            corpus = _prepare(source, request.vocabulary.words, request, say)
+        except ValueError as exc:
+            if request.n_units is not None:
+                raise
+            unusable = exc
     source.check_unchanged()
     count, count_sigma = unit_count(plan, n, ledger)
+    if unusable is not None:
+        raise unusable
     n_words, vocabulary_forecast = planned_words(plan, count)
     for line in vocabulary_forecast.lines() if vocabulary_forecast is not None else ():
         say(line)
