@@ -144,10 +144,16 @@ def test_the_simulation_on_the_reference_names_the_count_and_the_vocabulary(corp
     assert "simulation on the public reference" in str(refusal) and len(refusal.spent) == 1
 
 
-def test_a_corpus_with_no_word_of_a_public_list_is_refused_before_any_spend(tmp_path, ledgers):
+def test_a_corpus_with_no_word_of_a_public_list_is_refused_after_its_dp_count_only(tmp_path, ledgers):
+    """Whether a corpus holds a word of the list is private: under a DP count it is refused only after the count is
+    drawn (a neighbour with one unit that has a word draws it too), and nothing else is spent. With the count stated
+    every replace-one neighbour has it, and the refusal comes before any spend."""
     path = tmp_path / "empty.jsonl"
     path.write_text("".join(json.dumps({"user": f"u{u}", "text": "zz yy xx qq"}) + "\n" for u in range(40)))
     refusal = _refused(_request(str(path), vocabulary=VocabularyPolicy.public(WORDS)), ledgers)
+    assert "empty" in str(refusal) and [e.name for e in ledgers[0].records] == ["unit count"]
+    ledgers.clear()
+    refusal = _refused(_request(str(path), vocabulary=VocabularyPolicy.public(WORDS), n_units=40), ledgers)
     assert "empty" in str(refusal) and ledgers[0].records == ()
 
 
