@@ -222,3 +222,14 @@ def test_an_interruption_after_a_spend_says_what_was_spent(corpus_file, ledgers,
     assert code == 130 and not out.exists()
     assert err[-1].startswith("topicdp: interrupted; nothing was published")
     assert "only the unit count (epsilon=" in err[-1] and "spent its budget" in err[-1]
+
+
+def test_sharded_shards_without_a_document_are_refused_after_the_dp_count_only(tmp_path, ledgers):
+    """The sharded twin of the in-memory source: shards holding no document are not refused at the census (whether
+    a corpus is empty is private) but after the DP count, the only step spent."""
+    shards = tmp_path / "empty-shards"
+    shards.mkdir()
+    for i in range(2):
+        (shards / f"part-{i}.jsonl").write_text("")
+    refusal = _refused(_request(str(shards), vocabulary=VocabularyPolicy.public(WORDS)), ledgers)
+    assert "no document" in str(refusal) and [e.name for e in ledgers[0].records] == ["unit count"]

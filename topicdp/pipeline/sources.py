@@ -275,9 +275,7 @@ class ShardedSource:
                            word_sets=DEFAULT_MAX_WORDS_PER_UNIT if dp_words else None)
         self._word_sets = result.get("word_sets")
         self._shards = _shard_states(self.paths)
-        if result["n_docs"] == 0:
-            raise ValueError(f"{request.source.path}: no documents"
-                             + (" of the selected users" if request.source.user_fraction else ""))
+        # no documents is not refused here either (read_records): the release refuses it after its DP count
         return len(result["users"]) if request.unit == Unit.USER else int(result["n_docs"])
 
     def check_unchanged(self) -> None:
