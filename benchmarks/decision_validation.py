@@ -461,8 +461,7 @@ def make_table(args) -> int:
         # held-out bloggers) could as well have put most releases on the other side
         edge = on_the_edge(meets_n, len(records))
         # the plan's own flag: its simulated draws within one standard error of one half (the line it prints)
-        flagged = fc is not None and fc.draw_verdicts is not None and on_the_edge(
-            fc.draw_verdicts.count("readable"), len(fc.draw_verdicts))
+        flagged = bool(getattr(fc, "draws_on_the_edge", False))
         verdicts.append({"cell": (n, unit, ref), "right": right == "yes", "edge": edge, "flagged": flagged, **checks})
         lines.append(f"| {n} | {unit} | {ref} | {decision} | {forecast} | {spread('overlap')} | {spread('npmi')} | "
                      f"{spread('contrast')} | {spread('diversity')} | {meets_n}/{len(records)} | {right} |")

@@ -185,6 +185,13 @@ class ReadabilityForecast:
     draw_verdicts: tuple | None = None
 
     @property
+    def draws_on_the_edge(self) -> bool:
+        """Whether the simulated draws' count of readable ones is on the edge (:func:`on_the_edge`); False without
+        simulated draws."""
+        return self.draw_verdicts is not None and on_the_edge(self.draw_verdicts.count("readable"),
+                                                              len(self.draw_verdicts))
+
+    @property
     def refuses(self) -> bool:
         """Whether the release misses the targets (any verdict but ``readable``): refused unless the owner insists."""
         return self.verdict != "readable"
@@ -231,7 +238,7 @@ class ReadabilityForecast:
             n, ok = len(self.draw_verdicts), self.draw_verdicts.count("readable")
             out.append(f"  readable in {ok} of {n} simulated releases (the verdict: readable when more than half are)"
                        + ("; on the edge: within one standard error of one half, about as many releases would miss "
-                          "the targets as meet them" if on_the_edge(ok, n) else ""))
+                          "the targets as meet them" if self.draws_on_the_edge else ""))
         out.append(f"  {self.advice}")
         return out
 

@@ -134,8 +134,6 @@ def decision_details(decision, release_anyway: bool) -> dict:
     """The figures the decision rested on: the chosen mechanism's forecast (simulated on the public reference where
     there is one) and its verdict, the simulated draws readable and whether that count is on the edge
     (:func:`topicdp.forecast.on_the_edge`), and whether the owner released a refused forecast anyway."""
-    from ..forecast import on_the_edge
-
     fc = decision.forecast
     if fc is None:
         return {"verdict": None, "released_anyway": False}
@@ -148,8 +146,7 @@ def decision_details(decision, release_anyway: bool) -> dict:
     draws = getattr(fc, "draw_verdicts", None)
     if draws is not None:
         readable = draws.count("readable")
-        out.update(simulated_draws=len(draws), simulated_readable=readable,
-                   on_the_edge=on_the_edge(readable, len(draws)))
+        out.update(simulated_draws=len(draws), simulated_readable=readable, on_the_edge=fc.draws_on_the_edge)
     return out
 
 

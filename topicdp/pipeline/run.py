@@ -282,12 +282,10 @@ def _refuse_noise(decision: Decision, request: ReleaseRequest, what: str) -> Non
     if decision.noise and not request.release_anyway:
         if decision.simulated:
             what = "the simulation on the public reference" + what.removeprefix("the forecast")
-        from ..forecast import on_the_edge
-
         verdict = getattr(decision.forecast, "verdict", "noise")
-        draws = getattr(decision.forecast, "draw_verdicts", None)
         edge = ""
-        if draws is not None and on_the_edge(draws.count("readable"), len(draws)):
+        if getattr(decision.forecast, "draws_on_the_edge", False):
+            draws = decision.forecast.draw_verdicts
             edge = (f"; on the edge: {draws.count('readable')} of {len(draws)} simulated releases were readable, "
                     "so about as many releases would meet the targets as miss them")
         raise ReleaseRefused(f"{what} says this release would be {_VERDICT_WORDS.get(verdict, verdict)} (see the "
