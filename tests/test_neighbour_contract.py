@@ -164,6 +164,15 @@ def _spectral_corpus(unit: str) -> list[tuple[str, str]]:
             for d in range(n_docs)]
 
 
+def _row(mechanism: str, unit: str, tmp_path, words_file) -> tuple[list, list]:
+    """The corpus and the flags of one registry row's cheap release (forced; the count not stated)."""
+    spectral = mechanism.startswith("spectral")
+    records = _spectral_corpus(unit) if spectral else _corpus(60, unit)
+    words = _write_words(tmp_path / "spectral.txt", SPECTRAL_WORDS) if spectral else words_file
+    return records, ["--mechanism", mechanism, "--unit", unit, "--vocabulary", words, "--topics", "2",
+                     "--epsilon", 200 if spectral else 2, "--release-anyway", *FLAGS.get(mechanism, [])]
+
+
 def test_the_contract_covers_every_row_of_the_registry():
     assert {m for m, _, _ in SUPPORTED} == set(MECHANISMS) and len(SUPPORTED) == 3 * 2 * 2 + 4 * 2 + 1
 
@@ -175,13 +184,9 @@ def test_every_mechanism_decides_and_publishes_alike_on_every_neighbour(mechanis
     count is stated. Exit status, every printed line but the noisy top words, and every published field that is
     not DP or post-processing: identical, for a unit removed, added, or replaced by out-of-vocabulary, too short
     (2 tokens) or empty texts."""
-    spectral = mechanism.startswith("spectral")
-    records = _spectral_corpus(unit) if spectral else _corpus(60, unit)
-    words = _write_words(tmp_path / "spectral.txt", SPECTRAL_WORDS) if spectral else words_file
-    flags = ["--mechanism", mechanism, "--unit", unit, "--vocabulary", words, "--topics", "2",
-             "--epsilon", 200 if spectral else 2, "--release-anyway", *FLAGS.get(mechanism, [])]
+    records, flags = _row(mechanism, unit, tmp_path, words_file)
     if relation == "replace-one":
-        flags += ["--n-units", 200 if spectral else 60]
+        flags += ["--n-units", 200 if mechanism.startswith("spectral") else 60]
     a = _release(tmp_path, "a", records, flags, capsys)
     if mechanism in ("spectral-config-3", "spectral-config-4"):
         assert a[0] == 2 and "Procedure 1" in a[2] and "part of the topics' budget" in a[2], a[2]
@@ -308,11 +313,7 @@ def test_a_field_called_public_does_not_move_with_the_dp_count(mechanism, unit, 
     """Not pinned: under add/remove the neighbours' DP counts differ (the same noise on counts one apart, so the
     rounded counts differ), and whatever reads them may differ too; a field the report calls public must not (the
     mechanism the plan chose from the count, the plan's forecast: post-processing)."""
-    spectral = mechanism.startswith("spectral")
-    records = _spectral_corpus(unit) if spectral else _corpus(60, unit)
-    words = _write_words(tmp_path / "spectral.txt", SPECTRAL_WORDS) if spectral else words_file
-    flags = ["--mechanism", mechanism, "--unit", unit, "--vocabulary", words, "--topics", "2",
-             "--epsilon", 200 if spectral else 2, "--release-anyway", *FLAGS.get(mechanism, [])]
+    records, flags = _row(mechanism, unit, tmp_path, words_file)
     a = _release(tmp_path, "a", records, flags, capsys)
     b = _release(tmp_path, "b", _neighbour(records, "remove", unit), flags, capsys)
     if a[3] is None or b[3] is None:  # configurations 3 and 4 refuse on a released quantity, both alike
