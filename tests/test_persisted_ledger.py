@@ -589,3 +589,22 @@ def test_stop_statuses_are_categories():
     except ReleaseRefused as refused:
         assert stop_status(refused) == "stopped: error (FileNotFoundError)"
     assert stop_status(ReleaseRefused(SECRET)) == "stopped: refused"
+
+
+def test_a_reader_racing_an_append_is_not_refused(path, monkeypatch):
+    """Read without the lock (``ledger show``) while another run appends: the head, read before the file, never
+    names a line the file lacks (read after it, the append's new head refused the whole file read before it)."""
+    from topicdp.rdp import ledger_file
+
+    _open(path)
+    _spend(path, 1.2)
+    read_head = ledger_file._read_head
+
+    def an_append_meanwhile(p):
+        monkeypatch.setattr(ledger_file, "_read_head", read_head)
+        _spend(path, 1.2)  # another run, just before the reader reads the head
+        return read_head(p)
+
+    monkeypatch.setattr(ledger_file, "_read_head", an_append_meanwhile)
+    state = ledger_file.read_state(os.path.realpath(path))
+    assert len(state.records) == 4 and len(PrivacyLedger.open(path)) == 4

@@ -223,6 +223,9 @@ def read_state(path: str, *, require_head: bool = True) -> LedgerState:
     False, which only :meth:`LedgerFile.reseal` passes. A file with more than one hard link is refused too
     (:func:`check_single_name`). Raises :class:`LedgerFileError` for a file that cannot be trusted.
     """
+    # the head before the file: a writer replaces the file, then its head, so a head read first never names a line
+    # the file read after it lacks (read after the file, it could be the next append's, and refuse a whole file)
+    head = _read_head(path)
     try:
         with open(path, "rb") as fh:
             n_links = os.fstat(fh.fileno()).st_nlink
@@ -249,7 +252,6 @@ def read_state(path: str, *, require_head: bool = True) -> LedgerState:
     header = records[0]
     if header.get("type") != "header" or header.get("format") != FORMAT:
         raise LedgerFileError(f"ledger {path}: not a topicdp ledger (format {header.get('format')!r}); refused")
-    head = _read_head(path)
     if head is None and require_head:
         raise LedgerFileError(
             f"ledger {path}: its head file {path}.head is missing, so lines cut from the end of the ledger "
