@@ -319,7 +319,7 @@ def test_a_run_refused_after_its_count_is_charged_with_the_count_only(tmp_path):
         release(_themed_request(tmp_path, path, epsilon=0.02, mechanism="dp-vem"), echo=lambda line: None)
     state = PrivacyLedger.open(path).file.state()
     completed = state.records[-1]
-    assert completed["type"] == "completed" and completed["status"].startswith("stopped:")
+    assert completed["type"] == "completed" and completed["status"] == "stopped: refused"  # a category, no text
     assert [e["name"] for e in completed["entries"]] == ["unit count"]
     assert [e["name"] for e in state.records[0]["entries"]] == ["unit count", "dp-vem"]
 
