@@ -319,7 +319,7 @@ def test_a_run_refused_after_its_count_is_charged_with_the_count_only(tmp_path):
         release(_themed_request(tmp_path, path, epsilon=0.02, mechanism="dp-vem"), echo=lambda line: None)
     state = PrivacyLedger.open(path).file.state()
     completed = state.records[-1]
-    assert completed["type"] == "completed" and completed["status"].startswith("stopped:")
+    assert completed["type"] == "completed" and completed["status"] == "stopped: refused"  # a category, no text
     assert [e["name"] for e in completed["entries"]] == ["unit count"]
     assert [e["name"] for e in state.records[0]["entries"]] == ["unit count", "dp-vem"]
 
@@ -405,3 +405,206 @@ def test_dp_svi_is_planned_as_its_pair_and_re_planned_at_its_event(tmp_path):
                                                                     ["gaussian", "dp-event"],
                                                                     ["gaussian", "dp-event"]]
     assert [r["type"] for r in records] == ["planned", "planned", "completed"]
+
+
+# -- one ledger, whatever its name ---------------------------------------------------------------------------
+
+def _show(name, capsys):
+    from topicdp.cli import main
+
+    capsys.readouterr()
+    assert main(["ledger", "show", name]) == 0
+    return capsys.readouterr().out
+
+
+def test_a_symbolic_link_names_the_one_ledger(tmp_path, capsys):
+    real, link = str(tmp_path / "data.ledger"), str(tmp_path / "link.ledger")
+    _open(real)
+    os.symlink(real, link)
+    _spend(link, 1.2)
+    _spend(real, 1.2)
+    assert os.path.islink(link) and os.path.realpath(link) == os.path.realpath(real)
+    for name in (real, link):  # a third run of 3.5 would bring the 1.83 spent over 3, through either name
+        ledger = PrivacyLedger.open(name)
+        with pytest.raises(BudgetExceededError):
+            ledger.file.reserve(ledger, _run_entries(3.5), guarantee={"epsilon": 3.5, "delta": 1e-6})
+    assert os.path.islink(link) and not os.path.exists(link + ".head") and not os.path.exists(link + ".lock")
+    by_real, by_link = _show(real, capsys), _show(link, capsys)
+    assert by_real == by_link and by_real.count("[released]") == 2 and "DP releases: 2" in by_real
+
+
+def test_a_spend_through_a_link_is_seen_through_the_real_path(tmp_path):
+    real, link = str(tmp_path / "data.ledger"), str(tmp_path / "link.ledger")
+    _open(real)
+    os.symlink(real, link)
+    _spend(link, 2.5)
+    ledger = PrivacyLedger.open(real)
+    with pytest.raises(BudgetExceededError, match="2.5 \\+ 2.5 = 5"):
+        ledger.file.reserve(ledger, _run_entries(2.5), guarantee={"epsilon": 2.5, "delta": 1e-6})
+    assert os.path.islink(link) and len(PrivacyLedger.open(real)) == 2
+
+
+def test_two_names_at_once_share_one_lock(tmp_path):
+    ctx = mp.get_context("fork")
+    for round_ in range(3):
+        real, link = str(tmp_path / f"race{round_}.ledger"), str(tmp_path / f"link{round_}.ledger")
+        _open(real)
+        os.symlink(real, link)
+        barrier, results = ctx.Barrier(4), ctx.Queue()
+        procs = [ctx.Process(target=_racer, args=(name, barrier, results)) for name in (real, link, link, real)]
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join(60)
+        outcomes = sorted(results.get(timeout=5) for _ in procs)
+        assert outcomes == ["planned", "refused", "refused", "refused"]
+        assert os.path.islink(link) and len(PrivacyLedger.open(real)) == 2
+
+
+def test_a_ledger_with_a_second_hard_link_is_refused(tmp_path):
+    real, other = str(tmp_path / "data.ledger"), str(tmp_path / "copy.ledger")
+    _open(real)
+    os.link(real, other)
+    for name in (real, other):
+        with pytest.raises(LedgerFileError, match="2 hard links") as err:
+            PrivacyLedger.open(name)
+        assert os.path.realpath(name) in str(err.value) and "two ledgers" in str(err.value)
+        assert "atomic rename" in str(err.value) and "Remove the other names" in str(err.value)
+    os.unlink(other)
+    _spend(real, 1.2)  # one name again: the ledger is usable
+    assert len(PrivacyLedger.open(real)) == 2
+
+
+# -- a ledger without its head --------------------------------------------------------------------------------
+
+def test_a_ledger_cut_at_a_line_and_without_its_head_is_refused_until_resealed(path, capsys):
+    from topicdp.cli import main
+    from topicdp.rdp.ledger_file import LedgerFile
+
+    _open(path)
+    for _ in range(3):
+        _spend(path, 1.2)
+    lines = _lines(path)
+    assert len(lines) == 7  # the header, and a planned and a completed line per run
+    with open(path, "wb") as fh:  # two runs cut at a line boundary: the chain that is left is valid
+        fh.write(b"".join(lines[:3]))
+    os.unlink(path + ".head")
+    with pytest.raises(LedgerFileError) as err:
+        PrivacyLedger.open(path)
+    message = str(err.value)
+    assert f"{os.path.realpath(path)}.head is missing" in message and "topicdp ledger reseal" in message
+    with pytest.raises(LedgerFileError, match="head"):
+        _spend(path, 1.2)
+    assert main(["ledger", "show", path]) == 2 and "reseal" in capsys.readouterr().err
+    assert main(["ledger", "reseal", path]) == 0
+    out = capsys.readouterr().out
+    assert "resealed with 1 run" in out and "you vouch that the file is whole" in out
+    assert "cannot show lines cut from its end" in out and out.count("[released]") == 1
+    assert len(PrivacyLedger.open(path)) == 2  # one run, accepted on the owner's word
+    assert LedgerFile(path).reseal() is False  # a head that agrees: nothing to do
+
+
+def test_reseal_never_replaces_a_head_that_disagrees(path):
+    from topicdp.rdp.ledger_file import LedgerFile
+
+    _open(path)
+    _spend(path, 1.2)
+    lines = _lines(path)
+    with open(path, "wb") as fh:
+        fh.write(b"".join(lines[:-1]))
+    with pytest.raises(LedgerFileError, match="head"):
+        LedgerFile(path).reseal()
+    with pytest.raises(LedgerFileError, match="head"):
+        PrivacyLedger.open(path)
+
+
+def test_a_new_ledger_never_exists_without_its_head(path, monkeypatch):
+    from topicdp.rdp import ledger_file
+
+    written = []
+
+    def crash_on_the_second_write(target, data, **kwargs):
+        if written:
+            raise OSError("the disk is full")
+        written.append(target)
+        return atomic_write(target, data, **kwargs)
+
+    atomic_write = ledger_file.atomic_write
+    monkeypatch.setattr(ledger_file, "atomic_write", crash_on_the_second_write)
+    with pytest.raises(OSError, match="disk"):
+        _open(path)
+    assert not (os.path.exists(path) and not os.path.exists(path + ".head"))
+    monkeypatch.undo()
+    _open(path)  # a head left alone is replaced by the ledger's
+    assert os.path.exists(path + ".head") and len(PrivacyLedger.open(path)) == 0
+
+
+# -- what a stopped run leaves in the ledger ------------------------------------------------------------------
+
+SECRET = "alice@example.org wrote: meet me at the clinic"
+
+
+@pytest.mark.parametrize("fault, status", [(ValueError(f"texts is empty: {SECRET}"), "stopped: refused"),
+                                           (RuntimeError(SECRET), "stopped: error (RuntimeError)"),
+                                           (KeyboardInterrupt(SECRET), "stopped: interrupted")])
+def test_a_stopped_run_leaves_its_category_never_its_message(tmp_path, monkeypatch, fault, status):
+    import topicdp.pipeline.run as run_module
+    from faults import failing_row
+    from topicdp.pipeline import release
+
+    def fails(ledger, n_units):
+        raise fault
+
+    monkeypatch.setitem(run_module.MECHANISMS, "dp-vem", failing_row(run_module.MECHANISMS["dp-vem"], fails))
+    path = str(tmp_path / "themed.ledger")
+    _open(path)
+    with pytest.raises((ValueError, KeyboardInterrupt)):
+        release(_themed_request(tmp_path, path, epsilon=2.5, mechanism="dp-vem", release_anyway=True),
+                echo=lambda line: None)
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    assert "alice" not in text and "clinic" not in text and "texts is empty" not in text
+    completed = PrivacyLedger.open(path).file.state().records[-1]
+    assert completed["type"] == "completed" and completed["status"] == status
+
+
+def test_stop_statuses_are_categories():
+    from topicdp.pipeline import ReleaseRefused
+    from topicdp.pipeline.charge import stop_status
+
+    budget = BudgetExceededError(2.0, 2.0, 4.0, (3.0, 1e-5), "best", ["x"])
+    assert stop_status(budget) == "stopped: budget"
+    try:
+        try:
+            raise budget
+        except ValueError as exc:
+            raise ReleaseRefused(str(exc)) from exc
+    except ReleaseRefused as refused:
+        assert stop_status(refused) == "stopped: budget"
+    try:
+        try:
+            raise FileNotFoundError(f"/data/{SECRET}.jsonl")
+        except OSError as exc:
+            raise ReleaseRefused(f"FileNotFoundError: {exc}") from exc
+    except ReleaseRefused as refused:
+        assert stop_status(refused) == "stopped: error (FileNotFoundError)"
+    assert stop_status(ReleaseRefused(SECRET)) == "stopped: refused"
+
+
+def test_a_reader_racing_an_append_is_not_refused(path, monkeypatch):
+    """Read without the lock (``ledger show``) while another run appends: the head, read before the file, never
+    names a line the file lacks (read after it, the append's new head refused the whole file read before it)."""
+    from topicdp.rdp import ledger_file
+
+    _open(path)
+    _spend(path, 1.2)
+    read_head = ledger_file._read_head
+
+    def an_append_meanwhile(p):
+        monkeypatch.setattr(ledger_file, "_read_head", read_head)
+        _spend(path, 1.2)  # another run, just before the reader reads the head
+        return read_head(p)
+
+    monkeypatch.setattr(ledger_file, "_read_head", an_append_meanwhile)
+    state = ledger_file.read_state(os.path.realpath(path))
+    assert len(state.records) == 4 and len(PrivacyLedger.open(path)) == 4

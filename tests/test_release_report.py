@@ -130,3 +130,56 @@ def test_the_summary_opens_with_the_certified_guarantee_and_labels_every_larger_
         if report.sigma is not None:
             sigma_line = next(line for line in lines if line.startswith("sigma "))
             assert "std of" in sigma_line or "Laplace scale" in sigma_line
+
+
+PUBLISHABLE = {"topic_word": "DP", "vocabulary": "public: a public word list",
+               "report.composition_total": "public: functions of the stated parameters"}
+
+
+def _saved(tmp_path, report) -> tuple:
+    path = tmp_path / "release.json"
+    PrivateRelease(topic_word=np.array([[0.5, 0.5]]), noisy=None, vocabulary=("a", "b"), report=report).save(path)
+    return path, json.loads(path.read_text())
+
+
+def _edited(path, data, **report) -> None:
+    path.write_text(json.dumps({**data, "report": {**data["report"], **report}}))
+
+
+def test_a_release_edited_to_claim_a_smaller_guarantee_is_refused(tmp_path):
+    rep = _report(epsilon=3.0, composition_total=[total("rdp", 2.9, 1e-5), total("basic", 3.0, 1e-5)],
+                  published=PUBLISHABLE)
+    path, data = _saved(tmp_path, rep)
+    assert PrivateRelease.load(path).report == rep  # unedited: loads
+    _edited(path, data, epsilon=0.1)
+    with pytest.raises(ValueError, match=r"report\.epsilon states 0\.1, but .*\(rdp\) is 2\.9") as err:
+        PrivateRelease.load(path)
+    assert str(path) in str(err.value)
+    _edited(path, data, delta=1e-9)  # every proven total is then at a larger delta
+    with pytest.raises(ValueError, match=r"report\.delta"):
+        PrivateRelease.load(path)
+
+
+def test_a_release_whose_statuses_disagree_is_refused(tmp_path):
+    path, data = _saved(tmp_path, _report(published=PUBLISHABLE))
+    _edited(path, data, details={"n_docs": 1234})  # a published field with no status
+    with pytest.raises(ValueError, match=r"report\.details\.n_docs"):
+        PrivateRelease.load(path)
+    _edited(path, data, published={**data["report"]["published"], "topic_word": "random-DP: sampled"})
+    with pytest.raises(ValueError, match=r"report\.published\['topic_word'\] is random-DP"):
+        PrivateRelease.load(path)
+    random_total = total("rdp", 1.0, 1e-5, guarantee="random-DP", gamma=0.1)
+    _edited(path, data, composition_total=[random_total])
+    with pytest.raises(ValueError, match=r"report\.guarantee states approx-DP"):
+        PrivateRelease.load(path)
+
+
+def test_float_noise_of_the_composition_is_not_a_disagreement(tmp_path):
+    shares = 0.05 * 3.0 + 0.15 * 3.0 + 0.8 * 3.0  # 3.0000000000000004
+    path, _ = _saved(tmp_path, _report(epsilon=3.0, composition_total=[total("basic", shares, 1e-5)],
+                                       published=PUBLISHABLE))
+    assert PrivateRelease.load(path).report.epsilon == 3.0
+    path, _ = _saved(tmp_path, _report(epsilon=3.0, composition_total=[total("basic", 3.0 * (1 + 1e-6), 1e-5)],
+                                       published=PUBLISHABLE))
+    with pytest.raises(ValueError, match="report.epsilon"):
+        PrivateRelease.load(path)

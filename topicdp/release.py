@@ -438,20 +438,42 @@ class PrivateRelease:
 
     @classmethod
     def load(cls, path) -> "PrivateRelease":
-        """Read a published release written by :meth:`save` (diagnostics are not part of it)."""
+        """Read a published release written by :meth:`save` (diagnostics are not part of it).
+
+        The file is checked as :meth:`save` checked it, and for what an edit would break: the schema, a status
+        for every published field, and a stated guarantee that its composition proves
+        (:meth:`topicdp.report.PrivacyReport.check_consistent`). A release that fails is refused, never re-saved
+        with a guarantee it does not have.
+
+        Raises
+        ------
+        ValueError
+            Naming the file and the field: not a release of this format, a field outside the schema or without a
+            status, or a guarantee (``report.epsilon``, ``report.delta``, ``report.guarantee``) its
+            ``report.composition_total`` does not prove.
+        """
         data = json.loads(Path(path).read_text())
         if data.get("format") != FORMAT:
             raise ValueError(f"{path}: not a {FORMAT} release file (format {data.get('format')!r}); files written "
                              "before the format version existed mixed private diagnostics in and are not read")
         validate(data, SCHEMA)
         noisy = data.get("noisy")
-        return cls(
+        release = cls(
             topic_word=np.asarray(data["topic_word"], dtype=float),
             noisy=None if noisy is None else np.asarray(noisy, dtype=float),
             vocabulary=tuple(data["vocabulary"]),
             report=PrivacyReport.from_dict(data["report"]),
             extra={k: np.asarray(v) for k, v in data.get("extra", {}).items()},
         )
+        missing = unlisted_paths(data, release.statuses())
+        if missing:
+            raise ValueError(f"{path}: published fields without a stated status: {missing} (a release states the "
+                             "status of everything it publishes: was the file edited?); refused")
+        try:
+            release.report.check_consistent()
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc} (was the file edited?)") from None
+        return release
 
 
 # -- the published fields and their statuses ------------------------------------------------------------

@@ -164,6 +164,52 @@ class PrivacyReport:
         """The totals that are proven bounds at this report's delta."""
         return [t for t in self.composition_total if t["valid"] and t["delta"] <= self.delta * (1 + 1e-12)]
 
+    def check_consistent(self) -> None:
+        """Refuse a report whose stated guarantee is not what its composition proves (an edited file).
+
+        The stated guarantee (``epsilon``, ``delta``, ``guarantee``) is what a reader quotes; the composition
+        (``composition_total``) is how it was established. They must agree: a valid total is at the stated delta
+        or below, the smallest epsilon among those (:meth:`certified_epsilon`) is at most the stated ``epsilon``
+        (relative tolerance :data:`CONSISTENCY_RTOL`: the float noise of a sum of budget shares), and a report
+        that states DP has no random-DP total nor a random-DP output among its statuses. The check is one-sided:
+        a composition tighter than the request is what the headline certifies. A report whose guarantee is
+        ``"none"`` states no epsilon to check.
+
+        Raises
+        ------
+        ValueError
+            Naming the field that disagrees (``report.epsilon``, ``report.delta``, ``report.guarantee``, or a
+            status of ``report.published``).
+        """
+        if self.guarantee == "none":
+            return
+        if self.guarantee == "approx-DP":
+            for path, status in self.published.items():
+                if str(status).split(":", 1)[0].strip() == "random-DP":
+                    raise ValueError(f"report.published[{path!r}] is random-DP, but report.guarantee states approx-DP "
+                                     "(a release with a random-DP output is random DP as a whole); refused")
+        epsilon, delta = float(self.epsilon), float(self.delta)
+        valid = [t for t in self.composition_total if t["valid"]]
+        if not valid:
+            return  # nothing proven to compare with: the summary says "no valid account"
+        at_delta = self._valid_totals()
+        if not at_delta:
+            smallest = min(float(t["delta"]) for t in valid)
+            raise ValueError(f"report.delta is {delta:.3g}, but every proven total of report.composition_total is at "
+                             f"a larger delta (the smallest {smallest:.3g}): the stated guarantee is not the "
+                             "composition's; refused")
+        certified = self.certified_epsilon()
+        if certified > epsilon * (1.0 + CONSISTENCY_RTOL) + CONSISTENCY_ATOL:
+            best = next(t for t in at_delta if t["epsilon"] == certified)
+            raise ValueError(f"report.epsilon states {epsilon:.6g}, but the tightest proven total of "
+                             f"report.composition_total ({best['accounting']}) is {certified:.6g} at delta "
+                             f"{float(best['delta']):.3g}: the stated guarantee is not the composition's; refused")
+        if self.guarantee == "approx-DP":
+            random = [t["accounting"] for t in valid if (t.get("details") or {}).get("guarantee") == "random-DP"]
+            if random:
+                raise ValueError(f"report.guarantee states approx-DP, but report.composition_total's {random[0]} "
+                                 "total is random DP (it holds with probability 1 - gamma over P's pairs); refused")
+
     # -- serialisation -------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(asdict(self))
@@ -305,6 +351,12 @@ def _check_total(t: Mapping) -> dict:
     if not isinstance(t, Mapping) or set(t) - keys or not {"accounting", "epsilon", "delta"} <= set(t):
         raise ValueError(f"a composition_total entry must have the keys {sorted(keys)}, got {t!r}")
     return total(t["accounting"], float(t["epsilon"]), t["delta"], valid=t.get("valid", True), **t.get("details", {}))
+
+
+#: :meth:`PrivacyReport.check_consistent`: how far above the stated epsilon the certified total may be (relative,
+#: and absolute near 0): float noise of a sum of budget shares, never a real difference
+CONSISTENCY_RTOL = 1e-9
+CONSISTENCY_ATOL = 1e-12
 
 
 #: Report fields that hold only stated parameters, library text, or outcomes of checks on public or

@@ -260,14 +260,38 @@ def charged(charge: Optional[Charge], ledger: PrivacyLedger) -> Iterator[Callabl
         yield done
     except BaseException as exc:
         if charge is not None and charge.run is not None:
-            reason = getattr(exc, "reason", None) or str(exc) or type(exc).__name__
-            status = "interrupted" if isinstance(exc, KeyboardInterrupt) else f"stopped: {reason}"
+            status = stop_status(exc)
             try:
                 charge.complete(ledger, status)  # type: ignore[arg-type]
             except Exception as failed:  # the plan stays counted: over-counting, never under-counting
                 logging.getLogger("topicdp").warning(f"ledger {charge.options.path}: the stopped run could not be "
                                                      f"completed ({failed}); it stays counted at its plan")
         raise
+
+
+def stop_status(exc: BaseException) -> str:
+    """The status a stopped run leaves in the ledger: the category of ``exc``, never its message.
+
+    An exception's text may quote the private data (an empty corpus, a line of a file, a count), and the ledger
+    file is not the owner's private diagnostics: it is kept beside the releases and read by whoever manages the
+    budget. So the status says only why, as a category: ``"stopped: refused"`` (the pipeline or its plan refused
+    the release, :class:`~topicdp.pipeline.ReleaseRefused`), ``"stopped: budget"``
+    (:class:`~topicdp.rdp.BudgetExceededError`), ``"stopped: interrupted"`` (Ctrl-C, SIGTERM, SIGHUP) or
+    ``"stopped: error (<exception class>)"``. A refusal the pipeline made of another exception (it turns every
+    error after a spend into one) is told by its cause: a budget, a refusal (a ``ValueError``: the data or the
+    parameters do not allow the release) or an error (a file gone: ``OSError``).
+    """
+    from ..rdp import BudgetExceededError
+    from .run import ReleaseRefused
+
+    if isinstance(exc, KeyboardInterrupt):
+        return "stopped: interrupted"
+    cause = exc.__cause__ if isinstance(exc, ReleaseRefused) else None
+    if isinstance(exc, BudgetExceededError) or isinstance(cause, BudgetExceededError):
+        return "stopped: budget"
+    if isinstance(exc, ReleaseRefused) and (cause is None or isinstance(cause, ValueError)):
+        return "stopped: refused"
+    return f"stopped: error ({type(cause or exc).__name__})"
 
 
 def _total(entries: "List[Entry]", delta: float) -> float:
@@ -281,4 +305,4 @@ def _mechanism(entries: "List[Entry]") -> str:
 
 
 __all__ = ["Charge", "LedgerOptions", "PLANNED_MECHANISMS", "PlannedRun", "RunLedger", "basic", "charged",
-           "open_charge", "planned_steps", "topics_entries"]
+           "open_charge", "planned_steps", "stop_status", "topics_entries"]

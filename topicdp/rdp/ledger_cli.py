@@ -3,8 +3,9 @@
 ``topicdp ledger create FILE --epsilon E --delta D --unit U --neighbours N`` starts a ledger (never over an
 existing file); ``topicdp privatize ... --ledger FILE`` charges releases to it; ``topicdp ledger show FILE``
 prints the spend by the ledger's exact accounting and by basic composition, what is left, and every release
-with its date, guarantee, mechanism and output file (``--json``: the same as JSON). Standard library only at
-import (the command line's parser is built without numpy).
+with its date, guarantee, mechanism and output file (``--json``: the same as JSON); ``topicdp ledger reseal
+FILE`` writes a new head for a ledger whose head file is missing, on the owner's word that the file is whole.
+Standard library only at import (the command line's parser is built without numpy).
 """
 
 from __future__ import annotations
@@ -34,6 +35,10 @@ def populate(parser: argparse.ArgumentParser) -> None:
     show.add_argument("file", help="the ledger file")
     show.add_argument("--json", action="store_true", help="print the summary as JSON")
     show.set_defaults(func=cmd_show, check=lambda args: None)
+    reseal = sub.add_parser("reseal", help="write a new head for a ledger whose head file is missing, vouching "
+                                           "that the file is whole")
+    reseal.add_argument("file", help="the ledger file (its chain is verified first)")
+    reseal.set_defaults(func=cmd_reseal, check=lambda args: None)
 
 
 def cmd_create(args: argparse.Namespace) -> int:
@@ -52,6 +57,25 @@ def cmd_show(args: argparse.Namespace) -> int:
     assert ledger.file is not None
     summary = ledger.file.summary(PrivacyLedger)
     print(json.dumps(summary, indent=2) if args.json else format_summary(summary))
+    return 0
+
+
+def cmd_reseal(args: argparse.Namespace) -> int:
+    from .ledger import PrivacyLedger
+    from .ledger_file import LedgerFile
+
+    store = LedgerFile(args.file)
+    if not store.reseal():
+        print(f"ledger {store.path}: its head {store.path}.head is present and agrees with the file; nothing to "
+              "reseal")
+        return 0
+    summary = store.summary(PrivacyLedger)
+    n_runs = len(summary["runs"])
+    last = f", the last on {summary['runs'][-1]['date']}" if n_runs else ""
+    print(f"ledger {store.path}: resealed with {n_runs} run" + ("" if n_runs == 1 else "s") + f"{last}. Every line "
+          "continues the hash chain, but a chain cannot show lines cut from its end: by resealing you vouch that "
+          "the file is whole (no run missing). What it now holds:")
+    print(format_summary(summary))
     return 0
 
 

@@ -21,8 +21,20 @@ creation date). Every later line is
     the run's planned entries stay counted, so a crash or ``kill -9`` between the two never under-counts.
 
 A sidecar ``<path>.head`` holds the number of lines and the last hash (rewritten atomically after each
-append): a file that lost whole lines at its end still has a valid chain, and the head is what catches it.
+append; a new ledger's is written before the ledger itself, so a ledger never exists without one): a file that
+lost whole lines at its end still has a valid chain, and the head is what catches it. A ledger whose head is
+missing is therefore refused until its owner re-seals it (:meth:`LedgerFile.reseal`, ``topicdp ledger reseal``):
+the chain is verified and a new head written, on the owner's word that no line was cut from the end.
 ``<path>.lock`` is the lock file (never removed: removing a lock file races with its next user).
+
+One file, whatever its name
+---------------------------
+The budget belongs to the dataset, not to a path. The path is resolved once (symbolic links followed,
+``os.path.realpath``) and the file it names is the one read, replaced, sealed (``.head``) and locked (``.lock``):
+a run through a symbolic link and a run through the real path share one chain and one lock, and the link stays
+a link. A hard link cannot be followed that way (each write is an atomic rename, which gives one name a new
+file and leaves the other names on the old one: the ledger would fork at its next spend), so a ledger file
+with more than one hard link is refused.
 
 Atomicity and locking
 ---------------------
@@ -203,14 +215,25 @@ class LedgerState:
         return out
 
 
-def read_state(path: str) -> LedgerState:
-    """Read and verify ``path`` (the chain, and its head when present); :class:`LedgerFileError` otherwise."""
+def read_state(path: str, *, require_head: bool = True) -> LedgerState:
+    """Read and verify ``path``: its hash chain, and that its head (``<path>.head``) is there and agrees.
+
+    ``path`` is read as given: :class:`LedgerFile` resolves it first. A ledger whose head is missing is refused
+    (the chain alone cannot tell a file cut at a line boundary from a whole one) unless ``require_head`` is
+    False, which only :meth:`LedgerFile.reseal` passes. A file with more than one hard link is refused too
+    (:func:`check_single_name`). Raises :class:`LedgerFileError` for a file that cannot be trusted.
+    """
+    # the head before the file: a writer replaces the file, then its head, so a head read first never names a line
+    # the file read after it lacks (read after the file, it could be the next append's, and refuse a whole file)
+    head = _read_head(path)
     try:
         with open(path, "rb") as fh:
+            n_links = os.fstat(fh.fileno()).st_nlink
             raw = fh.read()
     except FileNotFoundError:
         raise FileNotFoundError(f"ledger: no such file: {path} (create it with `topicdp ledger create`, or "
                                 "PrivacyLedger.open(path, budget=..., unit=..., neighbours=...))") from None
+    check_single_name(path, n_links)
     if not raw:
         raise LedgerFileError(f"ledger {path}: the file is empty (truncated?); refused")
     if not raw.endswith(b"\n"):
@@ -229,13 +252,30 @@ def read_state(path: str) -> LedgerState:
     header = records[0]
     if header.get("type") != "header" or header.get("format") != FORMAT:
         raise LedgerFileError(f"ledger {path}: not a topicdp ledger (format {header.get('format')!r}); refused")
-    head = _read_head(path)
+    if head is None and require_head:
+        raise LedgerFileError(
+            f"ledger {path}: its head file {path}.head is missing, so lines cut from the end of the ledger "
+            "(whole runs) cannot be detected; refused. If you know the file is whole (restored from a backup "
+            f"that lost the head, say), re-seal it: `topicdp ledger reseal {path}` (Python: "
+            "LedgerFile(path).reseal()), which writes a new head after verifying the chain")
     if head is not None:
         n, last = head
-        if n > len(records) or records[n - 1]["hash"] != last:
+        if n < 1 or n > len(records) or records[n - 1]["hash"] != last:
             raise LedgerFileError(f"ledger {path}: it ends at line {len(records)} but its head file "
                                   f"{path}.head names line {n} (lines were removed, or the file replaced); refused")
     return LedgerState(path, header, records[1:])
+
+
+def check_single_name(path: str, n_links: int) -> None:
+    """Refuse a ledger file with more than one hard link: every write replaces the file by an atomic rename,
+    which moves one name to the new file and leaves the others on the old one, so a second name would fork the
+    ledger at its next write (each copy missing the other's spends)."""
+    if n_links > 1:
+        raise LedgerFileError(
+            f"ledger {path} has {n_links} hard links (names of one file); refused: each write replaces the file "
+            "by an atomic rename, which a hard link does not follow, so the names would become two ledgers at "
+            "the next spend, each missing the other's. Remove the other names (`find / -samefile "
+            f"{path}` lists them) and keep one; a symbolic link may name the ledger anywhere")
 
 
 def _read_head(path: str) -> Optional[Tuple[int, str]]:
@@ -249,16 +289,31 @@ def _read_head(path: str) -> Optional[Tuple[int, str]]:
         raise LedgerFileError(f"ledger {path}: its head file {path}.head is corrupted; refused") from None
 
 
-def _write(path: str, state_records: Sequence[dict]) -> None:
-    """Write the whole chain atomically, then its head."""
+def _chain(state_records: Sequence[dict]) -> Tuple[List[str], str]:
+    """The records as chained JSON lines, and the last hash."""
     prev, lines = "", []
     for rec in state_records:
         rec = {**{k: v for k, v in rec.items() if k not in ("prev", "hash")}, "prev": prev}
         rec["hash"] = _hash(prev, rec)
         prev = rec["hash"]
         lines.append(json.dumps(rec, sort_keys=True, separators=(",", ":"), allow_nan=False))
+    return lines, prev
+
+
+def _write_head(path: str, n_lines: int, last: str) -> None:
+    atomic_write(path + ".head", f"{n_lines} {last}\n")
+
+
+def _write(path: str, state_records: Sequence[dict], *, head_first: bool = False) -> None:
+    """Write the whole chain atomically, and its head: after the chain (an append: a crash between leaves a head
+    one line behind, which the next read accepts), or before it (``head_first``, a new ledger: a crash between
+    leaves a head and no ledger, which the next create replaces; never a ledger without a head)."""
+    lines, last = _chain(state_records)
+    if head_first:
+        _write_head(path, len(lines), last)
     atomic_write(path, "\n".join(lines) + "\n")
-    atomic_write(path + ".head", f"{len(lines)} {prev}\n")
+    if not head_first:
+        _write_head(path, len(lines), last)
 
 
 # -- the file ------------------------------------------------------------------------------------------------
@@ -267,7 +322,10 @@ class LedgerFile:
     """The storage of a persisted :class:`~topicdp.rdp.PrivacyLedger` (see the module docstring)."""
 
     def __init__(self, path: str) -> None:
-        self.path = os.fspath(path)
+        #: the name the ledger was given, and the one file it names (symbolic links resolved, once): the file
+        #: read, replaced and locked whatever name a run uses, so two names of a ledger are one ledger
+        self.name = os.fspath(path)
+        self.path = os.path.realpath(self.name)
         self._locked = False
 
     @classmethod
@@ -289,7 +347,7 @@ class LedgerFile:
             if os.path.exists(self.path):
                 raise FileExistsError(f"ledger {self.path} exists; a ledger is never replaced by a fresh one (open "
                                       "it, or name another file)")
-            _write(self.path, [header])
+            _write(self.path, [header], head_first=True)
         return self
 
     @contextlib.contextmanager
@@ -314,6 +372,34 @@ class LedgerFile:
 
     def state(self) -> LedgerState:
         return read_state(self.path)
+
+    def reseal(self) -> bool:
+        """Write a new head for a ledger whose head file is missing, after verifying its chain.
+
+        The head is what catches a ledger cut at a line boundary (whole runs removed from its end, which leaves a
+        valid chain), so a ledger without one is refused. Resealing is the owner's statement that the file is
+        whole: it checks every line's hash, but cannot know whether lines were cut from the end. A head that is
+        present is never replaced: one that agrees with the file leaves nothing to do, one that does not is
+        refused as :meth:`state` refuses it (delete it first only if you know why it disagrees).
+
+        Returns
+        -------
+        bool
+            True when a head was written, False when the ledger had a head that agrees with it.
+
+        Raises
+        ------
+        LedgerFileError
+            The chain does not verify, or the head present disagrees with the file.
+        """
+        with self.locked():
+            if os.path.lexists(self.path + ".head"):
+                read_state(self.path)
+                return False
+            state = read_state(self.path, require_head=False)
+            last = state.records[-1] if state.records else state.header
+            _write_head(self.path, 1 + len(state.records), last["hash"])
+        return True
 
     def refresh(self, ledger: "PrivacyLedger", exclude: Optional[str] = None) -> LedgerState:
         """Load the file's entries into ``ledger`` (every run's, but ``exclude``'s); return the state."""
