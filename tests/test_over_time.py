@@ -263,6 +263,11 @@ def test_a_quarterly_series_after_a_monthly_one_composes_sequentially_with_it(da
     summary = reread.file.summary(PrivacyLedger)
     assert summary["dp"]["spent"] == pytest.approx(ours) and summary["dp"]["remaining"] == pytest.approx(3.0 - ours)
     assert summary["dp"]["basic"] == {"epsilon": 4.6, "delta": 2e-6}  # one month's and one quarter's guarantees
+    from topicdp.rdp.ledger_cli import format_summary
+
+    shown = format_summary(summary)
+    assert "part 2004-05 of partitioning 1 (months by 'date'" in shown and "part 2004Q2 of partitioning 2" in shown
+    assert "sha256" not in shown  # the corpus digest stays in the owner's file
 
 
 @pytest.fixture(scope="module")

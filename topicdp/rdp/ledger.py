@@ -73,8 +73,8 @@ An entry labelled ``partition=p`` read only the part ``p`` of the data; ``partit
 split the data into disjoint parts: the corpus (the SHA-256 of its file's bytes), the period kind (month, quarter)
 and the date field, as one key (:func:`partitioning_key`). Under document-level add/remove neighbours a document
 lies in at most one part of a partitioning, so the releases of the other parts do not change with it: the parts of
-one partitioning compose in parallel (McSherry 2009, "Privacy integrated queries", Thm. 4; Dwork & Roth 2014, the
-parallel composition of disjoint queries). The label is refused at the user level, where one user's documents span
+one partitioning compose in parallel (McSherry 2009, "Privacy integrated queries", Thm. 4: mechanisms applied to
+disjoint subsets of the data are together as private as the worst of them). The label is refused at the user level, where one user's documents span
 parts, and under replace-one, where a replaced document may move to another part and change two of them.
 
 Parts of *different* partitionings are not disjoint: a May document is in the part "2004-05" of a monthly series
@@ -860,8 +860,9 @@ def worst_combination(items: Sequence[T], key: Callable[[T], Optional[Tuple[Hash
     ``key(item)`` is ``None`` for an item that read all the data (it is in every combination) or
     ``(partitioning, part)``. Under document-level add/remove neighbours a document lies in at most one part of each
     partitioning, so the releases it can change are the unlabelled ones and one part of each partitioning: the
-    parts of one partitioning compose in parallel (McSherry 2009, "Privacy integrated queries", Thm. 4; Dwork &
-    Roth 2014, Sec. 3.5 for the add/remove form) and the partitionings sequentially with each other. The result is
+    parts of one partitioning compose in parallel (McSherry 2009, "Privacy integrated queries", Thm. 4) and the
+    partitionings sequentially with each other (each ``compose``: RDP, GDP or basic composition, Dwork & Roth
+    2014, Thm. 3.16). The result is
     exact when any combination of parts may hold a document (two series by different functions of the data: the
     ledger does not know how the functions relate), and the only valid total without that knowledge.
 

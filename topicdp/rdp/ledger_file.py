@@ -413,7 +413,8 @@ class LedgerFile:
                                 "basic": basic(random_runs), "n_runs": len(random_runs),
                                 "note": "random DP, NOT DP: never counted in the DP budget; the total over all "
                                         "releases holds with probability at least 1 - gamma over P's pairs"}
-        out["runs"] = [_run_line(run_id, r) for run_id, r in runs.items()]
+        numbers: dict = {}  # partitioning -> its number in ledger show (its corpus digest is never printed)
+        out["runs"] = [_run_line(run_id, r, numbers) for run_id, r in runs.items()]
         return out
 
 
@@ -475,14 +476,30 @@ def _run_partition(run: dict) -> Optional[Tuple[Any, str]]:
     return (("partitioning", partitioning) if partitioning is not None else ("legacy", part)), part
 
 
-def _run_line(run_id: str, run: dict) -> dict:
+def _run_line(run_id: str, run: dict, numbers: dict) -> dict:
     rec = run["completed"] or run["planned"]
     g = rec.get("guarantee") or {}
     return {"run": run_id, "date": run["planned"]["date"], "status": rec.get("status", "planned (never completed: "
                                                                           "counted as planned)"),
             "guarantee": "random-DP" if g.get("gamma") is not None else "DP", "epsilon": g.get("epsilon"),
             "delta": g.get("delta"), "gamma": g.get("gamma"), "mechanism": rec.get("mechanism"),
-            "corpus": rec.get("corpus"), "output": rec.get("output"), "entries": len(rec["entries"])}
+            "corpus": rec.get("corpus"), "output": rec.get("output"), "entries": len(rec["entries"]),
+            **({"partition": _partition_line(rec, numbers)} if rec.get("partition") is not None else {})}
+
+
+def _partition_line(rec: dict, numbers: dict) -> str:
+    """How a run's part composes, for ``ledger show``: its label and the number of its partitioning (parts of one
+    compose in parallel, partitionings sequentially), or that a legacy label is sequential with every other label.
+    The corpus digest in a partitioning's key is a fingerprint of private data: it stays in the file."""
+    part, key = rec["partition"], rec.get("partitioning")
+    if key is None:
+        return f"{part} (legacy label: sequential with every other label)"
+    number = numbers.setdefault(key, len(numbers) + 1)
+    try:
+        how = json.loads(key)
+        return f"{part} of partitioning {number} ({how['period']}s by {how['date_field']!r} of one corpus file)"
+    except (ValueError, KeyError, TypeError):
+        return f"{part} of partitioning {number}"
 
 
 def refusal_message(path: str, spent: float, requested: float, total: float, basic: dict,
