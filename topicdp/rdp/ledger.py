@@ -898,7 +898,7 @@ def worst_combination(items: Sequence[T], key: Callable[[T], Optional[Tuple[Hash
             groups.setdefault(k[0], {}).setdefault(k[1], []).append(item)
     if not groups:
         return compose(common)
-    partitionings = [_undominated(list(parts.values()), signature) for _, parts in sorted(groups.items(), key=str)]
+    partitionings = [_undominated(list(groups[k].values()), signature) for k in sorted(groups, key=str)]
     size = math.prod(len(parts) for parts in partitionings)
     if size > (MAX_COMBINATIONS if limit is None else limit):
         return bound(common, partitionings)
