@@ -74,8 +74,9 @@ split the data into disjoint parts: the corpus (the SHA-256 of its file's bytes)
 and the date field, as one key (:func:`partitioning_key`). Under document-level add/remove neighbours a document
 lies in at most one part of a partitioning, so the releases of the other parts do not change with it: the parts of
 one partitioning compose in parallel (McSherry 2009, "Privacy integrated queries", Thm. 4: mechanisms applied to
-disjoint subsets of the data are together as private as the worst of them). The label is refused at the user level, where one user's documents span
-parts, and under replace-one, where a replaced document may move to another part and change two of them.
+disjoint subsets of the data are together as private as the worst of them). The label is refused at the user
+level, where one user's documents span parts, and under replace-one, where a replaced document may move to another
+part and change two of them.
 
 Parts of *different* partitionings are not disjoint: a May document is in the part "2004-05" of a monthly series
 and in the part "2004Q2" of a quarterly one, and in one part of a series by another date field, or of a series of
@@ -129,8 +130,8 @@ import json
 import logging
 import math
 import os
-from dataclasses import dataclass, field, fields, replace
 from collections import Counter
+from dataclasses import dataclass, field, fields, replace
 from itertools import product
 from typing import Callable, Dict, Hashable, Iterable, List, NamedTuple, Optional, Sequence, Tuple, TypeVar, Union
 
