@@ -301,6 +301,23 @@ def test_another_period_of_the_same_partitioning_composes_in_parallel(two_dates,
                           echo=lambda line: None)
 
 
+def test_the_same_series_twice_composes_sequentially_within_each_period(two_dates, monkeypatch):
+    """The same months of the same file by the same field are the same parts: a second run of the whole budget is
+    refused (sequential within a part), a small one admitted (as before)."""
+    from dataclasses import replace
+
+    from topicdp.pipeline.over_time import PeriodSpec, release_over_time
+
+    corpus, words, ledger = two_dates
+    admitted = _admitted(monkeypatch)
+    spec = PeriodSpec("month", "2004-05", "2004-06")
+    with pytest.raises(BudgetExceededError):
+        release_over_time(_request(corpus, words, ledger, "document"), spec, echo=lambda line: None)
+    with pytest.raises(admitted):
+        release_over_time(replace(_request(corpus, words, ledger, "document"), epsilon=0.3), spec,
+                          echo=lambda line: None)
+
+
 def test_a_series_by_another_date_field_composes_sequentially(two_dates, monkeypatch):
     """July by "sent" holds June's documents by "date": another partitioning, sequential (the bare label July was
     taken for a new part and the series admitted)."""
