@@ -200,3 +200,279 @@ def test_an_empty_period_is_charged_as_a_neighbour_with_one_document_there_is(da
         assert set(result.refused) == {"2004-06"}  # no document, or one: the plan refuses either way
         entries.append([(e.name, e.sigma, e.sensitivity) for e in PrivacyLedger.open(ledger).records])
     assert entries[0] == entries[1] and entries[0]  # the same DP count drawn for both
+
+
+# -- parallel composition only within one partitioning of one dataset ---------------------------------------------
+
+def _pld_epsilon(entries, delta):
+    """An independent total: dp-accounting's PLD of the Gaussian entries (sigma over sensitivity, count times)."""
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    total = None
+    for e in entries:
+        assert isinstance(e, GaussianEntry)
+        one = pld.from_gaussian_mechanism(e.sigma / e.sensitivity, value_discretization_interval=1e-4)
+        one = one.self_compose(e.count) if e.count > 1 else one
+        total = one if total is None else total.compose(one)
+    return total.get_epsilon_for_delta(delta)
+
+
+def _admitted(monkeypatch):
+    """Make a series stop where it would start reading: reaching split_by_period means the check admitted it."""
+    from topicdp.pipeline import over_time
+
+    class Admitted(Exception):
+        pass
+
+    def reading(*args, **kwargs):
+        raise Admitted
+
+    monkeypatch.setattr(over_time, "split_by_period", reading)
+    return Admitted
+
+
+def test_a_quarterly_series_after_a_monthly_one_composes_sequentially_with_it(dated, tmp_path, monkeypatch):
+    """A May document is in the monthly series' 2004-05 and the quarterly series' 2004Q2: the two series compose
+    sequentially (a quarterly series of the whole budget is refused before reading), and the ledger's total is
+    what dp-accounting's PLD accountant gives for every entry a May document is in. (Keyed by the bare label, both
+    series of (3, 1e-6) were admitted: 'ledger show' said 0.47 left while a May document was released by both.)"""
+    from topicdp.pipeline.over_time import PeriodSpec, release_over_time
+
+    path, words = dated
+    ledger = str(tmp_path / "doc.ledger")
+    PrivacyLedger.open(ledger, budget=(3.0, 1e-5), unit="document", neighbours="add-remove")
+    release_over_time(_request(path, words, ledger, "document"), PeriodSpec("month", "2004-05", "2004-07"),
+                      echo=lambda line: None)
+    quarters = PeriodSpec("quarter", "2004Q2", "2004Q3")
+    with monkeypatch.context() as m:
+        _admitted(m)
+        with pytest.raises(BudgetExceededError) as refused:
+            release_over_time(_request(path, words, ledger, "document"), quarters, echo=lambda line: None)
+    assert refused.value.total > 3.0 and len(PrivacyLedger.open(ledger)) == 6  # nothing of it recorded
+    from dataclasses import replace
+
+    result = release_over_time(replace(_request(path, words, ledger, "document"), epsilon=1.6), quarters,
+                               echo=lambda line: None)
+    assert "2004Q2" in result.releases  # (2004Q3, half its size, is refused by its forecast after its DP count)
+    reread = PrivacyLedger.open(ledger)
+    may = [e for e in reread.records if e.partition in ("2004-05", "2004Q2")]
+    assert len(may) == 4  # a month's unit count and dp-vem, the quarter's
+    ours = reread.epsilon(1e-5, "best")
+    assert ours == pytest.approx(_pld_epsilon(may, 1e-5), rel=1e-6)  # measured 3e-8 (PLD interval 1e-4)
+    assert ours > 2.6  # the monthly series alone spent 2.528
+    summary = reread.file.summary(PrivacyLedger)
+    assert summary["dp"]["spent"] == pytest.approx(ours) and summary["dp"]["remaining"] == pytest.approx(3.0 - ours)
+    assert summary["dp"]["basic"] == {"epsilon": 4.6, "delta": 2e-6}  # one month's and one quarter's guarantees
+    from topicdp.rdp.ledger_cli import format_summary
+
+    shown = format_summary(summary)
+    assert "part 2004-05 of partitioning 1 (months by 'date'" in shown and "part 2004Q2 of partitioning 2" in shown
+    assert "sha256" not in shown  # the corpus digest stays in the owner's file
+
+
+@pytest.fixture(scope="module")
+def two_dates(dated, tmp_path_factory):
+    """The dated corpus with a second date field ("sent", a month later), and a monthly series of May and June by
+    "date" charged to a document-level ledger (its file and the ledger's)."""
+    from topicdp.pipeline.over_time import PeriodSpec, release_over_time
+
+    path, words = dated
+    directory = tmp_path_factory.mktemp("two_dates")
+    rows = [json.loads(line) for line in open(path)]
+    corpus = directory / "two_dates.jsonl"
+    corpus.write_text("".join(json.dumps({**r, "sent": f"2004-{int(r['date'][5:7]) % 12 + 1:02d}-02"}) + "\n"
+                              for r in rows))
+    ledger = str(directory / "doc.ledger")
+    PrivacyLedger.open(ledger, budget=(3.0, 1e-5), unit="document", neighbours="add-remove")
+    release_over_time(_request(str(corpus), words, ledger, "document"), PeriodSpec("month", "2004-05", "2004-06"),
+                      echo=lambda line: None)
+    return str(corpus), words, ledger
+
+
+def test_another_period_of_the_same_partitioning_composes_in_parallel(two_dates, monkeypatch):
+    """July by the same date field of the same file is a new part of the same partitioning: the whole budget again
+    (as before: parallel across labels)."""
+    from topicdp.pipeline.over_time import PeriodSpec, release_over_time
+
+    corpus, words, ledger = two_dates
+    admitted = _admitted(monkeypatch)
+    with pytest.raises(admitted):
+        release_over_time(_request(corpus, words, ledger, "document"), PeriodSpec("month", "2004-07", "2004-07"),
+                          echo=lambda line: None)
+
+
+def test_the_same_series_twice_composes_sequentially_within_each_period(two_dates, monkeypatch):
+    """The same months of the same file by the same field are the same parts: a second run of the whole budget is
+    refused (sequential within a part), a small one admitted (as before)."""
+    from dataclasses import replace
+
+    from topicdp.pipeline.over_time import PeriodSpec, release_over_time
+
+    corpus, words, ledger = two_dates
+    admitted = _admitted(monkeypatch)
+    spec = PeriodSpec("month", "2004-05", "2004-06")
+    with pytest.raises(BudgetExceededError):
+        release_over_time(_request(corpus, words, ledger, "document"), spec, echo=lambda line: None)
+    with pytest.raises(admitted):
+        release_over_time(replace(_request(corpus, words, ledger, "document"), epsilon=0.3), spec,
+                          echo=lambda line: None)
+
+
+def test_a_series_by_another_date_field_composes_sequentially(two_dates, monkeypatch):
+    """July by "sent" holds June's documents by "date": another partitioning, sequential (the bare label July was
+    taken for a new part and the series admitted)."""
+    from topicdp.pipeline.over_time import PeriodSpec, release_over_time
+
+    corpus, words, ledger = two_dates
+    _admitted(monkeypatch)
+    with pytest.raises(BudgetExceededError):
+        release_over_time(_request(corpus, words, ledger, "document"),
+                          PeriodSpec("month", "2004-07", "2004-07", date_field="sent"), echo=lambda line: None)
+    assert len(PrivacyLedger.open(ledger)) == 4
+
+
+def test_a_series_of_another_corpus_file_composes_sequentially(two_dates, tmp_path, monkeypatch):
+    """Another file (here the same records and one more) is another dataset as far as the ledger can tell: its July
+    composes sequentially with the first file's May and June."""
+    from topicdp.pipeline.over_time import PeriodSpec, release_over_time
+
+    corpus, words, ledger = two_dates
+    other = tmp_path / "other.jsonl"
+    other.write_text(open(corpus).read() + json.dumps({"user": 1, "date": "2004-07-03", "text": "one more"}) + "\n")
+    _admitted(monkeypatch)
+    with pytest.raises(BudgetExceededError):
+        release_over_time(_request(str(other), words, ledger, "document"), PeriodSpec("month", "2004-07", "2004-07"),
+                          echo=lambda line: None)
+
+
+def _g(name, sigma, partition=None, partitioning=None):
+    labels = {} if partition is None else {"partition": partition}
+    if partitioning is not None:
+        labels["partitioning"] = partitioning
+    return GaussianEntry(name, sigma, 1.0, unit="document", neighbours="add-remove", **labels)
+
+
+def test_one_rule_composes_parts_partitionings_and_legacy_labels():
+    """Within a partitioning: sequential within a part (the same series twice), parallel across parts; across
+    partitionings: the worst combination of one part each; a legacy bare label (no partitioning): its own
+    partitioning, sequential with every other label."""
+    from topicdp.rdp.ledger import partitioning_key
+
+    months = partitioning_key("sha256:aa", "month", "date")
+    quarters = partitioning_key("sha256:aa", "quarter", "date")
+    by_sent = partitioning_key("sha256:aa", "month", "sent")
+
+    def total(entries):
+        ledger = PrivacyLedger()
+        ledger.record(entries)
+        return ledger.epsilon(1e-5, "exact")
+
+    def sequential(*sigmas):
+        return total([_g(f"s{i}", s) for i, s in enumerate(sigmas)])
+
+    twice = [_g("a", 4.0, "2004-05", months), _g("b", 5.0, "2004-06", months), _g("c", 4.0, "2004-05", months),
+             _g("d", 3.0, "2004-06", months)]
+    assert total(twice) == pytest.approx(max(sequential(4.0, 4.0), sequential(5.0, 3.0)))
+    both = [_g("m5", 4.0, "2004-05", months), _g("m6", 3.0, "2004-06", months), _g("q2", 6.0, "2004Q2", quarters),
+            _g("q3", 2.0, "2004Q3", quarters), _g("all", 9.0)]
+    assert total(both) == pytest.approx(sequential(3.0, 2.0, 9.0))
+    assert total([_g("m5", 4.0, "2004-05", months), _g("s6", 4.0, "2004-06", by_sent)]) == pytest.approx(
+        sequential(4.0, 4.0))
+    legacy = [_g("a", 4.0, "2004-05"), _g("b", 4.0, "2004-06"), _g("c", 4.0, "2004-07", months)]
+    assert total(legacy) == pytest.approx(sequential(4.0, 4.0, 4.0))
+    with pytest.raises(ValueError, match="partitioning"):
+        GaussianEntry("x", 1.0, 1.0, unit="document", neighbours="add-remove", partitioning=months)
+
+
+def test_a_legacy_ledger_file_is_read_and_its_bare_labels_compose_sequentially(tmp_path):
+    """A ledger written when a partition was a bare period label still opens; its labels are each their own
+    partitioning of an unknown corpus (an old monthly series is over-counted, never under-counted)."""
+    from topicdp.rdp.ledger_file import LedgerFile
+
+    path = str(tmp_path / "old.ledger")
+    PrivacyLedger.open(path, budget=(5.0, 1e-5), unit="document", neighbours="add-remove")
+    store = LedgerFile(path)
+    for label in ("2004-05", "2004-06"):  # what a series wrote before partitionings were named
+        with store.locked():
+            state = store.state()
+            rec = {"type": "planned", "run": label, "date": "2026-01-01T00:00:00+00:00", "partition": label,
+                   "guarantee": {"epsilon": 1.5, "delta": 1e-6},
+                   "entries": [{"kind": "gaussian", "name": "dp-vem", "sigma": 2.0, "sensitivity": 1.0, "count": 1,
+                                "unit": "document", "neighbours": "add-remove", "partition": label}]}
+            store._append(state, [rec])
+    reread = PrivacyLedger.open(path)
+    assert reread.epsilon(1e-5, "exact") == pytest.approx(
+        PrivacyLedger(_entries=[GaussianEntry("x", 2.0, 1.0, count=2)]).epsilon(1e-5, "exact"))
+    assert store.summary(PrivacyLedger)["dp"]["basic"] == {"epsilon": 3.0, "delta": 2e-6}
+    assert [getattr(e, "partitioning", None) for e in reread.records] == [None, None]
+
+
+def test_many_combinations_are_bounded_by_each_partitionings_worst_part():
+    """Past MAX_COMBINATIONS the total is bounded term by term: never below the exact maximum over every
+    combination, equal to it for exact GDP composition (whose mu^2 add up)."""
+    from topicdp.rdp.ledger import (ApproxEntry, _epsilon_bound, _epsilon_sequential, _signature, partition_of,
+                                    partitioning_key, worst_combination)
+
+    rng = np.random.default_rng(3)
+    keys = [partitioning_key(f"sha256:{i}", "month", "date") for i in range(3)]
+    entries = [_g(f"{i}-{j}", float(rng.uniform(2, 8)), f"p{j}", keys[i]) for i in range(3) for j in range(12)]
+    entries += [ApproxEntry("a", 0.1, 1e-7, unit="document", neighbours="add-remove", partition="p0",
+                            partitioning=keys[0]), _g("common", 5.0)]
+    gaussians = [e for e in entries if isinstance(e, GaussianEntry)]
+    for method, items in (("exact", gaussians), ("rdp", entries), ("simple", entries), ("best", entries)):
+        def compose(es, method=method):
+            return _epsilon_sequential(es, 1e-5, method)
+
+        def bound(common, groups, method=method):
+            return _epsilon_bound(common, groups, 1e-5, method)
+
+        exact = worst_combination(items, partition_of, compose, signature=_signature, bound=bound, limit=10**6)
+        bounded = worst_combination(items, partition_of, compose, signature=_signature, bound=bound)
+        assert bounded >= exact * (1 - 1e-9)
+        if method == "exact":
+            assert bounded == pytest.approx(exact)
+        else:
+            assert bounded <= exact * 1.1
+
+
+# -- records without a usable date ---------------------------------------------------------------------------
+
+def test_records_without_a_usable_date_are_counted_and_the_series_goes_on(tmp_path, monkeypatch):
+    """A missing date and one that does not parse are alike: in no period, counted for the owner's diagnostics, the
+    series not stopped; the printed line is the same whatever their number (a count of private records). (An
+    unparseable date stopped the whole series; a missing one was dropped without a word.)"""
+    from topicdp.datasets import themed_vocabulary
+    from topicdp.pipeline import run
+    from topicdp.pipeline.over_time import PeriodSpec, release_over_time, split_by_period
+
+    good = [{"user": i, "date": f"2004-05-{1 + i % 9:02d}", "text": "a b"} for i in range(4)]
+    bad = [{"user": 9, "text": "no date"}, {"user": 9, "date": "yesterday", "text": "x"},
+           {"user": 9, "date": "2004-13-01", "text": "x"}, {"user": 9, "date": 3.5, "text": "x"},
+           {"user": 9, "date": None, "text": "x"}, {"user": 9, "date": "2005-01-01", "text": "outside"}]
+    spec = PeriodSpec("month", "2004-05", "2004-06")
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text("".join(json.dumps(r) + "\n" for r in good[:2] + bad + good[2:]))
+    (tmp_path / "split").mkdir()
+    files = split_by_period(str(corpus), spec, str(tmp_path / "split"))
+    assert (files.no_usable_date, files.outside) == (5, 1)
+    assert len(open(files["2004-05"]).readlines()) == 4 and open(files["2004-06"]).read() == ""
+
+    def stub(request, echo=None):
+        raise ValueError("not released in this test")
+
+    monkeypatch.setattr(run, "release", stub)
+    said = {}
+    for name, rows in (("bad", good + bad), ("clean", good)):
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        ledger = str(tmp_path / f"{name}.ledger")
+        PrivacyLedger.open(ledger, budget=(3.0, 1e-5), unit="document", neighbours="add-remove")
+        lines = []
+        result = release_over_time(_request(str(path), themed_vocabulary(), ledger, "document"), spec,
+                                   echo=lines.append)
+        assert set(result.refused) == {"2004-05", "2004-06"}  # every period went on to its release (stubbed)
+        said[name] = [line for line in lines if "usable" in line]
+        if name == "bad":
+            assert result.diagnostics == {"no usable date": 5, "outside the periods": 1}
+    assert said["bad"] == said["clean"] and len(said["bad"]) == 1
+    assert "left out of every period" in said["bad"][0] and "5" not in said["bad"][0]

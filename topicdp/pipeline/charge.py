@@ -167,16 +167,17 @@ class Charge:
         self.steps: List[List[Entry]] = []
         self.run: Optional[str] = None
         self.partition = options.partition
+        self.partition_labels = options.partition_labels()  # the part and the partitioning it is a part of
 
     def _label(self, entries: "List[Entry]") -> "List[Entry]":
         """``entries`` as the ledger composes them: with this run's partition, if any."""
-        return entries if self.partition is None else labelled(entries, partition=self.partition)
+        return entries if self.partition is None else labelled(entries, **self.partition_labels)
 
     def reserve(self) -> None:
         """Plan the run in the file (durably), or refuse with the figures; before any private data is read."""
         planned = planned_steps(self.plan)
         if self.partition is not None:
-            planned = planned.labelled(partition=self.partition)
+            planned = planned.labelled(**self.partition_labels)
         ledger, file = self.ledger, self.ledger.file
         assert file is not None
         with file.locked():
@@ -185,7 +186,7 @@ class Charge:
             self.run = file.reserve(ledger, planned.fixed + worst, guarantee=self.guarantee,
                                     mechanism=" or ".join(planned.topics), corpus=self.plan.request.source.path,
                                     output=self.options.output,
-                                    **({} if self.partition is None else {"partition": self.partition}))
+                                    **self.partition_labels)
         self.steps = [entries for _, entries in planned.steps] + [worst]
 
     def before_noise(self, run_ledger: RunLedger, entries: "List[Entry]") -> None:

@@ -9,7 +9,11 @@ How the budget is split across periods
 * **Document level, add/remove neighbours**: the periods are disjoint sets of documents (each document's period
   is a function of its own date), so one document changes one period's release and the periods compose in
   parallel (McSherry 2009, "Privacy integrated queries", Thm. 4): every period gets the whole budget, and the
-  ledger charges each run to its period (``partition``) and counts the worst period, not the sum.
+  ledger charges each run to its period (``partition``) of this series' partitioning (``partitioning``: the
+  corpus's SHA-256, the period kind and the date field; :func:`series_partitioning`) and counts the worst period,
+  not the sum. Another series (quarters after months, another date field, another corpus file) is another
+  partitioning: a document is in one period of each, so the ledger composes the two series sequentially (the worst
+  combination of one period of each; :mod:`topicdp.rdp.ledger`).
 * **User level** (a user active in many periods is in all of them) **or replace-one neighbours** (a replaced
   document may move to another period, changing two periods' releases, and a stated count per period would no
   longer hold for its neighbours): the periods compose sequentially. Each period gets an equal share
@@ -24,6 +28,11 @@ is listed with its refusal; what it spent (its DP count) stays charged. A period
 but only after its DP count is drawn: whether a period is empty is private, and the ledger, whose totals later
 releases publish, must record the same for it as for a neighbour with one document there.
 
+A record without a usable date (no date field, or one that is not an ISO 8601 date) is in no period, as is one
+dated outside the stated periods: the series goes on without it and says so, in a line printed whatever the data
+hold. How many there are is a count of private records (under add/remove neighbours even whether there is one), so
+it is not printed nor charged for; the exact counts are in :attr:`OverTimeResult.diagnostics`, for the owner only.
+
 Topics are matched across periods as post-processing of the released matrices (:func:`match_topics`), so a
 topic keeps its index over time; :func:`plot_over_time` draws each topic's top words per period and
 :func:`over_time_html` writes them as a page.
@@ -33,6 +42,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import gzip
+import hashlib
 import json
 import logging
 import os
@@ -43,7 +53,7 @@ import numpy as np
 
 from .._validation import check_option
 from ..rdp import PrivacyLedger
-from ..rdp.ledger import labelled
+from ..rdp.ledger import labelled, partitioning_key
 from ..rdp.ledger_file import LedgerFileError, LedgerOptions
 from .charge import _total, planned_steps
 from .plan import plan_request
@@ -158,6 +168,9 @@ class OverTimeResult:
         Period -> the topic order matching the first released period's (``release.topic_word[order[p]]``).
     budget : (float, float, str)
         Each period's (epsilon, delta) and how the total was split.
+    diagnostics : dict
+        Exact counts of the private corpus, for the owner only (never printed nor published): ``"no usable date"``
+        (records without the date field, or whose date is not ISO 8601) and ``"outside the periods"``.
     """
 
     periods: List[str]
@@ -165,6 +178,7 @@ class OverTimeResult:
     refused: Dict[str, str] = field(default_factory=dict)
     order: Dict[str, np.ndarray] = field(default_factory=dict)
     budget: Tuple[float, float, str] = (0.0, 0.0, "")
+    diagnostics: Dict[str, int] = field(default_factory=dict, repr=False)
 
     def matched(self, period: str) -> np.ndarray:
         """The period's released topic-word matrix, its rows in the matched order."""
@@ -219,13 +233,18 @@ def release_over_time(request: ReleaseRequest, spec: PeriodSpec, *,
     labels = spec.labels
     eps_p, delta_p, how = period_budgets(request, spec)
     say(f"over time: {len(labels)} {spec.period}s {labels[0]} to {labels[-1]} (stated); {how}")
-    _check_series(request, labels, eps_p, delta_p)
+    partitioning = series_partitioning(request, spec)
+    _check_series(request, labels, eps_p, delta_p, partitioning)
     result = OverTimeResult(labels, budget=(eps_p, delta_p, how))
     with scratch_directory("topicdp-periods-") as work:  # private (0700), removed afterwards, even on SIGTERM
         files = split_by_period(request.source.path, spec, work)
+        result.diagnostics = {"no usable date": files.no_usable_date, "outside the periods": files.outside}
+        say(f"records without a usable {spec.date_field!r} (missing, or not an ISO 8601 date) or dated outside the "
+            f"stated periods are left out of every period; how many is a count of private records: not printed")
         for index, label in enumerate(labels):
             options = LedgerOptions(request.ledger.path, output=period_file(request.ledger.output, label),
-                                    partition=label if parallel(request) else None)
+                                    partition=label if partitioning is not None else None,
+                                    partitioning=partitioning)
             period_request = replace(request, source=replace(request.source, path=files[label]), epsilon=eps_p,
                                      delta=delta_p, ledger=options, seed=period_seed(request.seed, index))
             say(f"period {label}:")
@@ -249,8 +268,36 @@ def period_seed(seed: Optional[int], index: int) -> Optional[int]:
     return int(np.random.SeedSequence([seed, index]).generate_state(1)[0] % 2**31)
 
 
-def _check_series(request: ReleaseRequest, labels: Sequence[str], eps_p: float, delta_p: float) -> None:
-    """Every period's planned entries together against what the ledger has left: refused before any reading."""
+def corpus_digest(path: str) -> str:
+    """``"sha256:<hex>"`` of the file's bytes: the corpus's identity in a partitioning's key.
+
+    Two series compose in parallel only when they split the same documents, and equal bytes are the one identity
+    that needs no trust in a name the owner gives: a copy, an edit or another export of the data gets another digest
+    and composes sequentially (an over-count, never an under-count). The digest is a fingerprint of private data:
+    it goes to the owner's ledger file only, never to a release or a printed line; what the ledger's totals
+    (published with later releases) take from it is whether two runs read the same bytes, the same for a corpus
+    and its neighbour run alike.
+    """
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return f"sha256:{h.hexdigest()}"
+
+
+def series_partitioning(request: ReleaseRequest, spec: PeriodSpec) -> Optional[str]:
+    """The partitioning key of a series whose periods compose in parallel (:func:`parallel`), else None: the
+    corpus's digest, the period kind and the date field (:func:`topicdp.rdp.ledger.partitioning_key`)."""
+    if not parallel(request):
+        return None
+    return partitioning_key(corpus_digest(request.source.path), spec.period, spec.date_field)
+
+
+def _check_series(request: ReleaseRequest, labels: Sequence[str], eps_p: float, delta_p: float,
+                  partitioning: Optional[str] = None) -> None:
+    """Every period's planned entries together against what the ledger has left: refused before any reading. With
+    a ``partitioning`` (periods in parallel) each period's entries are its part of it, composed with the ledger's
+    other partitionings sequentially (:func:`topicdp.rdp.ledger.worst_combination`)."""
     assert isinstance(request.ledger, LedgerOptions)
     ledger = PrivacyLedger.open(request.ledger.path)
     assert ledger.file is not None
@@ -262,16 +309,26 @@ def _check_series(request: ReleaseRequest, labels: Sequence[str], eps_p: float, 
     planned = planned_steps(plan_request(replace(request, epsilon=eps_p, delta=delta_p, ledger=None)))
     run = planned.fixed + planned.worst([], header["budget"][1])
     entries = [e for label in labels
-               for e in (labelled(run, partition=label) if parallel(request) else run)]
+               for e in (labelled(run, partition=label, partitioning=partitioning) if partitioning else run)]
     ledger.check(entries)
 
 
-def split_by_period(path: str, spec: PeriodSpec, directory: str) -> Dict[str, str]:
+class PeriodFiles(Dict[str, str]):
+    """Period -> its file (:func:`split_by_period`), and how many records are in no period (exact counts of the
+    private corpus: the owner's diagnostics, never printed): ``no_usable_date`` and ``outside``."""
+
+    no_usable_date: int = 0
+    outside: int = 0
+
+
+def split_by_period(path: str, spec: PeriodSpec, directory: str) -> PeriodFiles:
     """Write each record of ``path`` (JSON Lines, gzip or plain) whose date falls in a period of ``spec`` to that
     period's file in ``directory`` (a private scratch directory); return period -> file (every period has one,
-    possibly empty). A record without the date field, or outside the range, is in no period."""
+    possibly empty). A record without a usable date (no date field, or one that is not an ISO 8601 date), or dated
+    outside the range, is in no period and counted (:class:`PeriodFiles`): one bad date does not stop a series, and
+    a bad date and a missing one are treated alike."""
     wanted = set(spec.labels)
-    files = {label: os.path.join(directory, f"{label}.jsonl") for label in spec.labels}
+    files = PeriodFiles({label: os.path.join(directory, f"{label}.jsonl") for label in spec.labels})
     handles = {label: open(name, "w", encoding="utf-8") for label, name in files.items()}
     try:
         with open(path, "rb") as probe:
@@ -284,11 +341,16 @@ def split_by_period(path: str, spec: PeriodSpec, directory: str) -> Dict[str, st
                     date = json.loads(line).get(spec.date_field)
                 except (json.JSONDecodeError, AttributeError):
                     raise ValueError(f"{path}:{number}: not a JSON object") from None
-                if date is None:
-                    continue
-                label = period_of(date, spec.period)
-                if label in wanted:
+                try:
+                    label = None if date is None else period_of(date, spec.period)
+                except ValueError:
+                    label = None
+                if label is None:
+                    files.no_usable_date += 1
+                elif label in wanted:
                     handles[label].write(line if line.endswith("\n") else line + "\n")
+                else:
+                    files.outside += 1
     finally:
         for h in handles.values():
             h.close()

@@ -69,12 +69,32 @@ entries are recorded in their own scope, never spending or fitting within it.
 
 Partitions (parallel composition)
 ---------------------------------
-An entry labelled ``partition=p`` read only the part ``p`` of the data, the parts disjoint (e.g. the documents
-of one period, split by each document's own date). Under document-level add/remove neighbours one document lies
-in one part, so the other parts' releases do not change: every total is the largest over the parts of the
-part's entries composed with the unlabelled ones (McSherry 2009, "Privacy integrated queries", Thm. 4; each
-composed as above). The label is refused at the user level, where one user's documents span parts, and under
-replace-one, where a replaced document may move to another part and change two of them.
+An entry labelled ``partition=p`` read only the part ``p`` of the data; ``partitioning=P`` names the function that
+split the data into disjoint parts: the corpus (the SHA-256 of its file's bytes), the period kind (month, quarter)
+and the date field, as one key (:func:`partitioning_key`). Under document-level add/remove neighbours a document
+lies in at most one part of a partitioning, so the releases of the other parts do not change with it: the parts of
+one partitioning compose in parallel (McSherry 2009, "Privacy integrated queries", Thm. 4: mechanisms applied to
+disjoint subsets of the data are together as private as the worst of them). The label is refused at the user
+level, where one user's documents span parts, and under replace-one, where a replaced document may move to another
+part and change two of them.
+
+Parts of *different* partitionings are not disjoint: a May document is in the part "2004-05" of a monthly series
+and in the part "2004Q2" of a quarterly one, and in one part of a series by another date field, or of a series of
+another corpus file. A document lies in (at most) one part of each partitioning, and any combination of one part
+per partitioning may hold it, so every total is the largest, over every combination of one part per partitioning,
+of the sequential composition (each total as above) of the unlabelled entries and the entries of the combination's
+parts (:func:`worst_combination`; one rule for the ledger in memory, the persisted ledger's budget check and its
+summary). Entries of the same part (the same series run twice) compose sequentially within it. When the product of
+the numbers of parts exceeds :data:`MAX_COMBINATIONS` (after parts whose entries are a sub-multiset of another part's
+are dropped: composition never decreases by adding an entry), the total is bounded instead by the sequential
+composition of each partitioning's worst part taken order by order: the pointwise largest RDP curve over the parts,
+the largest sum of approx epsilons and deltas, the largest GDP ``mu^2`` and, for basic composition, the largest
+sum of per-entry epsilons at the smallest delta share; each is at least what any combination spends, so the bound
+is valid (and exact for all-Gaussian ledgers by exact GDP composition, whose ``mu^2`` add up).
+
+An entry with a ``partition`` but no ``partitioning`` (written before partitionings were named) is its own legacy
+partitioning of an unknown corpus: it composes in parallel with nothing, i.e. sequentially with every entry of
+another label. That over-counts an old series, never under-counts it.
 
 Unit and neighbour relation
 ---------------------------
@@ -106,11 +126,14 @@ i.i.d. ``N_Z(0, s^2)`` noise to an integer query of L2 sensitivity ``Delta^Z`` i
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import math
 import os
+from collections import Counter
 from dataclasses import dataclass, field, fields, replace
-from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
+from itertools import product
+from typing import Callable, Dict, Hashable, Iterable, List, NamedTuple, Optional, Sequence, Tuple, TypeVar, Union
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -154,8 +177,17 @@ class _Labels:
     neighbours: Optional[str] = field(default=None, kw_only=True)
     #: the disjoint part of the data the release read (e.g. a period of documents); None: all of it
     partition: Optional[str] = field(default=None, kw_only=True)
+    #: the function that split the data into the parts (:func:`partitioning_key`); None with a partition: legacy
+    partitioning: Optional[str] = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
+        if self.partitioning is not None and (not isinstance(self.partitioning, str) or not self.partitioning
+                                              or self.partition is None):
+            raise ValueError(f"partitioning must be a non-empty string naming how the data was split, given with the "
+                             f"partition it labels; got partitioning {self.partitioning!r}, partition "
+                             f"{self.partition!r}")
+        if self.partition is not None and (not isinstance(self.partition, str) or not self.partition):
+            raise ValueError(f"partition must be a non-empty label of a part of the data, got {self.partition!r}")
         if self.partition is not None and (self.unit, self.neighbours) != ("document", "add-remove"):
             raise ValueError(f"partition {self.partition!r}: releases of disjoint parts compose in parallel for "
                              "unit 'document' with 'add-remove' neighbours (one document is in one part); got unit "
@@ -707,12 +739,11 @@ def _remaining_delta(entries: List[Entry], delta: float, needed: bool) -> float:
 
 
 def _epsilon(entries: List[Entry], delta: float, method: str) -> float:
-    parts = {e.partition for e in entries if e.partition is not None}
-    if parts:  # parallel composition: the worst part, composed with the entries that read everything
-        common = [e for e in entries if e.partition is None]
-        return max(_epsilon_sequential(common + [e for e in entries if e.partition == p], delta, method)
-                   for p in sorted(parts))
-    return _epsilon_sequential(entries, delta, method)
+    """The total of ``entries`` by ``method``: the worst combination of one part per partitioning
+    (:func:`worst_combination`; module docstring)."""
+    return worst_combination(entries, partition_of, lambda es: _epsilon_sequential(es, delta, method),
+                             signature=_signature,
+                             bound=lambda common, groups: _epsilon_bound(common, groups, delta, method))
 
 
 def _epsilon_sequential(entries: List[Entry], delta: float, method: str) -> float:
@@ -740,17 +771,22 @@ def _epsilon_rdp(entries: List[Entry], delta: float) -> float:
 def _epsilon_simple(entries: List[Entry], delta: float) -> float:
     gaussians = [e for e in entries if isinstance(e, _GAUSSIAN_LIKE)]
     remaining = _remaining_delta(entries, delta, needed=bool(gaussians))
-    eps = _approx_totals(entries)[0]
-    for e in entries:
-        if isinstance(e, GaussianEntry):
-            eps += gdp_epsilon(e.mu, remaining / len(gaussians))
-        elif isinstance(e, (DiscreteGaussianEntry, EventEntry)):
-            eps += rdp_to_dp(_curve([e]), remaining / len(gaussians), conversion="improved")[0]
-        elif isinstance(e, LaplaceEntry):
-            eps += e.pure_epsilon
-        elif isinstance(e, PureEntry):
-            eps += e.epsilon
-    return eps
+    share = remaining / len(gaussians) if gaussians else remaining
+    return _approx_totals(entries)[0] + sum(_simple_epsilon(e, share) for e in entries)
+
+
+def _simple_epsilon(e: Entry, share: float) -> float:
+    """One entry's epsilon in basic composition, a Gaussian-like entry at its ``share`` of the delta (an approx
+    entry's epsilon is counted by :func:`_approx_totals`)."""
+    if isinstance(e, GaussianEntry):
+        return gdp_epsilon(e.mu, share)
+    if isinstance(e, (DiscreteGaussianEntry, EventEntry)):
+        return rdp_to_dp(_curve([e]), share, conversion="improved")[0]
+    if isinstance(e, LaplaceEntry):
+        return e.pure_epsilon
+    if isinstance(e, PureEntry):
+        return e.epsilon
+    return 0.0
 
 
 def _all_gaussian(entries: List[Entry]) -> bool:
@@ -764,6 +800,180 @@ def _epsilon_exact(entries: List[Entry], delta: float) -> float:
                          f"{', '.join(kinds)} entries (use 'rdp', 'simple' or 'best')")
     mu = math.sqrt(sum(e.mu ** 2 for e in entries if isinstance(e, GaussianEntry)))  # all are (checked above)
     return gdp_epsilon(mu, delta) if mu > 0.0 else 0.0
+
+
+# -- partitions: parallel composition within one partitioning, sequential across them ------------------------
+
+#: above this many combinations of one part per partitioning, totals are bounded (module docstring)
+MAX_COMBINATIONS = 1024
+
+T = TypeVar("T")
+V = TypeVar("V")
+
+
+def partitioning_key(corpus: str, period: str, date_field: str) -> str:
+    """The key naming one partitioning of one dataset: its corpus, the period kind and the date field.
+
+    Entries with the same key and different ``partition`` labels read disjoint parts of the same documents (each
+    document's part is a function of its own date field) and compose in parallel (McSherry 2009, "Privacy
+    integrated queries", Thm. 4); entries of different keys compose sequentially (module docstring).
+
+    Parameters
+    ----------
+    corpus : str
+        The corpus's identity, e.g. ``"sha256:<hex>"`` of the file's bytes (:func:`topicdp.pipeline.over_time.
+        corpus_digest`): two files share it only if they hold the same bytes.
+    period : str
+        The period kind (``"month"``, ``"quarter"``).
+    date_field : str
+        The records' date field the periods are read from.
+
+    Returns
+    -------
+    str
+        Canonical JSON of the three (the persisted ledger stores it as is).
+    """
+    for name, value in (("corpus", corpus), ("period", period), ("date_field", date_field)):
+        if not isinstance(value, str) or not value:
+            raise ValueError(f"{name} must be a non-empty string, got {value!r}")
+    return json.dumps({"corpus": corpus, "date_field": date_field, "period": period}, sort_keys=True,
+                      separators=(",", ":"))
+
+
+def partition_of(e: Entry) -> Optional[Tuple[Hashable, str]]:
+    """``(partitioning, part)`` of an entry, or None for an entry that read all the data. An entry with a partition
+    label and no partitioning (a legacy entry) is its own partitioning: sequential with every other label."""
+    if e.partition is None:
+        return None
+    return (("partitioning", e.partitioning) if e.partitioning is not None else ("legacy", e.partition)), e.partition
+
+
+def _signature(e: Entry) -> Hashable:
+    """What an entry's cost depends on (everything but its name and labels of place)."""
+    return repr(replace(e, name="", partition=None, partitioning=None))
+
+
+def worst_combination(items: Sequence[T], key: Callable[[T], Optional[Tuple[Hashable, str]]],
+                      compose: Callable[[List[T]], V], *, signature: Callable[[T], Hashable],
+                      bound: Callable[[List[T], List[List[List[T]]]], V], limit: Optional[int] = None) -> V:
+    """The largest sequential composition over every combination of one part per partitioning.
+
+    ``key(item)`` is ``None`` for an item that read all the data (it is in every combination) or
+    ``(partitioning, part)``. Under document-level add/remove neighbours a document lies in at most one part of each
+    partitioning, so the releases it can change are the unlabelled ones and one part of each partitioning: the
+    parts of one partitioning compose in parallel (McSherry 2009, "Privacy integrated queries", Thm. 4) and the
+    partitionings sequentially with each other (each ``compose``: RDP, GDP or basic composition, Dwork & Roth
+    2014, Thm. 3.16). The result is
+    exact when any combination of parts may hold a document (two series by different functions of the data: the
+    ledger does not know how the functions relate), and the only valid total without that knowledge.
+
+    Parameters
+    ----------
+    items : sequence
+        Entries (or runs) to compose.
+    key : callable
+        ``item -> None | (partitioning, part)``.
+    compose : callable
+        The sequential composition of a list of items: a number that never decreases when an item is added (every
+        composition of the ledger has that property), so that a part whose items are a sub-multiset of another
+        part's (by ``signature``) is dropped without changing the result.
+    signature : callable
+        ``item -> hashable``: equal signatures cost the same.
+    bound : callable
+        ``(common, partitionings)`` -> an upper bound of the result without enumerating (``partitionings``: for
+        each partitioning, its parts' items), used when the product of the numbers of parts exceeds ``limit``.
+    limit : int, optional
+        Default :data:`MAX_COMBINATIONS`.
+
+    Returns
+    -------
+    The largest ``compose`` over the combinations (or ``bound``'s value).
+    """
+    common: List[T] = []
+    groups: Dict[Hashable, Dict[str, List[T]]] = {}
+    for item in items:
+        k = key(item)
+        if k is None:
+            common.append(item)
+        else:
+            groups.setdefault(k[0], {}).setdefault(k[1], []).append(item)
+    if not groups:
+        return compose(common)
+    partitionings = [_undominated(list(groups[k].values()), signature) for k in sorted(groups, key=str)]
+    size = math.prod(len(parts) for parts in partitionings)
+    if size > (MAX_COMBINATIONS if limit is None else limit):
+        return bound(common, partitionings)
+    return max(compose(common + [item for part in combination for item in part])  # type: ignore[type-var]
+               for combination in product(*partitionings))
+
+
+def _undominated(parts: List[List[T]], signature: Callable[[T], Hashable]) -> List[List[T]]:
+    """The parts whose items are not a sub-multiset of another kept part's (duplicates kept once)."""
+    counted = sorted(((Counter(signature(i) for i in part), part) for part in parts), key=lambda cp: -len(cp[1]))
+    kept: List[Tuple[Counter, List[T]]] = []
+    for count, part in counted:
+        if not any(all(other[s] >= n for s, n in count.items()) for other, _ in kept):
+            kept.append((count, part))
+    return [part for _, part in kept]
+
+
+def _epsilon_bound(common: List[Entry], groups: List[List[List[Entry]]], delta: float, method: str) -> float:
+    """An upper bound of :func:`_epsilon` over every combination of one part per partitioning: each partitioning's
+    worst part taken term by term (module docstring)."""
+    everything = common + [e for parts in groups for part in parts for e in part]
+    if method == "exact":
+        _epsilon_exact(everything, delta)  # refuses non-Gaussian ledgers with its message
+        return _exact_bound(common, groups, delta)
+    if method == "rdp":
+        return _rdp_bound(common, groups, delta)
+    if method == "simple":
+        return _simple_bound(common, groups, delta)
+    totals = [_rdp_bound(common, groups, delta), _simple_bound(common, groups, delta)]
+    if _all_gaussian(everything):
+        totals.append(_exact_bound(common, groups, delta))
+    return min(totals)
+
+
+def _worst_sum(common: List[Entry], groups: List[List[List[Entry]]], cost: Callable[[List[Entry]], float]) -> float:
+    return cost(common) + sum(max(cost(part) for part in parts) for parts in groups)
+
+
+def _exact_bound(common: List[Entry], groups: List[List[List[Entry]]], delta: float) -> float:
+    mu2 = _worst_sum(common, groups, lambda es: sum(e.mu ** 2 for e in es if isinstance(e, GaussianEntry)))
+    return gdp_epsilon(math.sqrt(mu2), delta) if mu2 > 0.0 else 0.0
+
+
+def _rdp_bound(common: List[Entry], groups: List[List[List[Entry]]], delta: float) -> float:
+    everything = common + [e for parts in groups for part in parts for e in part]
+    eps_a = _worst_sum(common, groups, lambda es: _approx_totals(es)[0])
+    delta_a = _worst_sum(common, groups, lambda es: _approx_totals(es)[1])
+    has_rdp = any(not isinstance(e, ApproxEntry) for e in everything)
+    remaining = delta - delta_a
+    if remaining < 0.0 or (has_rdp and remaining <= 0.0):
+        raise ValueError(f"delta must exceed the approx entries' total delta {delta_a:g} (the worst part of each "
+                         f"partitioning), got {delta:g}")
+    if not has_rdp:
+        return eps_a
+
+    def curve(a):
+        return np.asarray(_rdp(common, a)) + sum(np.max([np.asarray(_rdp(part, a)) for part in parts], axis=0)
+                                                 for parts in groups)
+
+    if any(isinstance(e, EventEntry) for e in everything):
+        orders = _event_orders()
+        return eps_a + rdp_to_dp((orders, curve(orders)), remaining, conversion="improved")[0]
+    return eps_a + rdp_to_dp(curve, remaining, conversion="improved")[0]
+
+
+def _simple_bound(common: List[Entry], groups: List[List[List[Entry]]], delta: float) -> float:
+    n_gaussians = _worst_sum(common, groups, lambda es: float(sum(isinstance(e, _GAUSSIAN_LIKE) for e in es)))
+    delta_a = _worst_sum(common, groups, lambda es: _approx_totals(es)[1])
+    remaining = delta - delta_a
+    if remaining < 0.0 or (n_gaussians and remaining <= 0.0):
+        raise ValueError(f"delta must exceed the approx entries' total delta {delta_a:g} (the worst part of each "
+                         f"partitioning), got {delta:g}")
+    share = remaining / n_gaussians if n_gaussians else remaining  # the smallest share any combination gives
+    return _worst_sum(common, groups, lambda es: _approx_totals(es)[0] + sum(_simple_epsilon(e, share) for e in es))
 
 
 def _as_dict(e: Entry) -> dict:
@@ -780,7 +990,8 @@ def _as_dict(e: Entry) -> dict:
 
 
 def labelled(entries: Iterable[Entry], **labels) -> List[Entry]:
-    """``entries`` with the given labels (``unit``, ``neighbours``, ``gamma``, ``distribution``) set."""
+    """``entries`` with the given labels (``unit``, ``neighbours``, ``gamma``, ``distribution``, ``partition``,
+    ``partitioning``) set."""
     return [replace(e, **labels) for e in entries]
 
 

@@ -84,7 +84,8 @@ def _eps(value: float) -> str:
 
 
 def format_summary(s: dict) -> str:
-    """The lines ``topicdp ledger show`` prints for a :meth:`LedgerFile.summary`."""
+    """The lines ``topicdp ledger show`` prints for a :meth:`LedgerFile.summary` (a run of one part of a partitioning
+    says which: parts of one partitioning compose in parallel, partitionings sequentially)."""
     eps_b, delta_b = s["budget"]["epsilon"], s["budget"]["delta"]
     dp = s["dp"]
     lines = [f"ledger {s['file']}: each {s['unit']}, {s['neighbours']} neighbours; budget ({eps_b:g}, {delta_b:g})-DP "
@@ -104,6 +105,7 @@ def format_summary(s: dict) -> str:
         guarantee = f"({_eps(run['epsilon'])}, {run['delta']:.3g})" if run["epsilon"] is not None else "?"
         if run["gamma"] is not None:
             guarantee += f" random-DP, gamma {run['gamma']:.3g}"
+        part = f"  part {run['partition']}" if run.get("partition") else ""
         lines.append(f"  {run['date']}  {run['run']}  {guarantee}  {run['mechanism'] or '-'}  -> "
-                     f"{run['output'] or '(no output file)'}  [{run['status']}]")
+                     f"{run['output'] or '(no output file)'}  [{run['status']}]{part}")
     return "\n".join(lines)

@@ -102,13 +102,24 @@ class LedgerOptions:
     output : str, optional
         The release's output file, as the ledger lists it.
     partition : str, optional
-        The disjoint part of the dataset the release reads (a period of documents): its entries compose in
-        parallel with other parts' (document level, add/remove neighbours; :mod:`topicdp.rdp.ledger`).
+        The disjoint part of the dataset the release reads (a period of documents, e.g. ``"2004-05"``): its entries
+        compose in parallel with other parts' of the same ``partitioning`` (document level, add/remove neighbours;
+        :mod:`topicdp.rdp.ledger`).
+    partitioning : str, optional
+        The function that split the dataset into the parts (:func:`topicdp.rdp.ledger.partitioning_key`: the
+        corpus's digest, the period kind and the date field). Without it a partition is a legacy one, sequential
+        with every other label.
     """
 
     path: str
     output: Optional[str] = None
     partition: Optional[str] = None
+    partitioning: Optional[str] = None
+
+    def partition_labels(self) -> dict:
+        """The labels the run's entries (and its record) carry: ``partition`` and ``partitioning`` when given."""
+        return {k: v for k, v in (("partition", self.partition), ("partitioning", self.partitioning))
+                if v is not None}
 
     def __post_init__(self) -> None:
         if not isinstance(self.path, str) or not self.path:
@@ -116,6 +127,9 @@ class LedgerOptions:
         if not os.path.isfile(self.path):
             raise FileNotFoundError(f"ledger: no such file: {self.path} (create it first: topicdp ledger create "
                                     f"{self.path} --epsilon E --delta D --unit U --neighbours N)")
+        if self.partitioning is not None and self.partition is None:
+            raise ValueError(f"partitioning {self.partitioning!r} is given without the partition it splits into "
+                             "(partition=...)")
 
 
 # -- entries as JSON ----------------------------------------------------------------------------------------
@@ -485,7 +499,8 @@ class LedgerFile:
                                 "basic": basic(random_runs), "n_runs": len(random_runs),
                                 "note": "random DP, NOT DP: never counted in the DP budget; the total over all "
                                         "releases holds with probability at least 1 - gamma over P's pairs"}
-        out["runs"] = [_run_line(run_id, r) for run_id, r in runs.items()]
+        numbers: dict = {}  # partitioning -> its number in ledger show (its corpus digest is never printed)
+        out["runs"] = [_run_line(run_id, r, numbers) for run_id, r in runs.items()]
         return out
 
 
@@ -518,27 +533,59 @@ def spent(ledger: "PrivacyLedger", delta: float, scope: str) -> float:
 
 
 def basic(runs: Sequence[dict]) -> dict:
-    """Basic composition (Dwork & Roth 2014, Thm. 3.16) of the runs' own stated guarantees: the sums, with runs
-    of disjoint parts (``partition``) in parallel (the largest part's sum; McSherry 2009)."""
-    parts: dict = {}
-    for r in runs:
-        g = _guarantee(r)
-        part = parts.setdefault((r["completed"] or r["planned"]).get("partition"), [0.0, 0.0])
-        part[0] += g.get("epsilon", 0.0)
-        part[1] += g.get("delta", 0.0)
-    common = parts.pop(None, [0.0, 0.0])
-    worst = max(parts.values(), key=lambda ed: ed[0], default=[0.0, 0.0])
-    return {"epsilon": float(common[0] + worst[0]), "delta": float(common[1] + worst[1])}
+    """Basic composition (Dwork & Roth 2014, Thm. 3.16) of the runs' own stated guarantees: the sums, with runs of
+    disjoint parts of one partitioning in parallel and partitionings in sequence (the ledger's one rule,
+    :func:`topicdp.rdp.ledger.worst_combination`: the largest sum over every combination of one part per
+    partitioning; McSherry 2009, Thm. 4). Epsilon and delta are each the largest over the combinations."""
+    from .ledger import worst_combination
+
+    def total(which: str) -> float:
+        def cost(rs: List[dict]) -> float:
+            return float(sum(_guarantee(r).get(which, 0.0) for r in rs))
+
+        def bound(common: List[dict], groups: List[List[List[dict]]]) -> float:  # sums: the worst part of each
+            return cost(common) + sum(max(cost(part) for part in parts) for parts in groups)
+
+        return worst_combination(list(runs), _run_partition, cost, signature=lambda r: _guarantee(r).get(which, 0.0),
+                                 bound=bound)
+
+    return {"epsilon": total("epsilon"), "delta": total("delta")}
 
 
-def _run_line(run_id: str, run: dict) -> dict:
+def _run_partition(run: dict) -> Optional[Tuple[Any, str]]:
+    """A run's ``(partitioning, part)`` as the ledger keys entries (:func:`topicdp.rdp.ledger.partition_of`), or
+    None: a run with a partition and no partitioning (a legacy record) is its own partitioning."""
+    rec = run["completed"] or run["planned"]
+    part, partitioning = rec.get("partition"), rec.get("partitioning")
+    if part is None:
+        return None
+    return (("partitioning", partitioning) if partitioning is not None else ("legacy", part)), part
+
+
+def _run_line(run_id: str, run: dict, numbers: dict) -> dict:
     rec = run["completed"] or run["planned"]
     g = rec.get("guarantee") or {}
     return {"run": run_id, "date": run["planned"]["date"], "status": rec.get("status", "planned (never completed: "
                                                                           "counted as planned)"),
             "guarantee": "random-DP" if g.get("gamma") is not None else "DP", "epsilon": g.get("epsilon"),
             "delta": g.get("delta"), "gamma": g.get("gamma"), "mechanism": rec.get("mechanism"),
-            "corpus": rec.get("corpus"), "output": rec.get("output"), "entries": len(rec["entries"])}
+            "corpus": rec.get("corpus"), "output": rec.get("output"), "entries": len(rec["entries"]),
+            **({"partition": _partition_line(rec, numbers)} if rec.get("partition") is not None else {})}
+
+
+def _partition_line(rec: dict, numbers: dict) -> str:
+    """How a run's part composes, for ``ledger show``: its label and the number of its partitioning (parts of one
+    compose in parallel, partitionings sequentially), or that a legacy label is sequential with every other label.
+    The corpus digest in a partitioning's key is a fingerprint of private data: it stays in the file."""
+    part, key = rec["partition"], rec.get("partitioning")
+    if key is None:
+        return f"{part} (legacy label: sequential with every other label)"
+    number = numbers.setdefault(key, len(numbers) + 1)
+    try:
+        how = json.loads(key)
+        return f"{part} of partitioning {number} ({how['period']}s by {how['date_field']!r} of one corpus file)"
+    except (ValueError, KeyError, TypeError):
+        return f"{part} of partitioning {number}"
 
 
 def refusal_message(path: str, spent: float, requested: float, total: float, basic: dict,
