@@ -224,16 +224,16 @@ class Charge:
         with file.locked():
             state = file.refresh(ledger)
             self.costs = planned.costs(state.effective(), state.budget[1])
-            cheapest = planned.topics[planned.cheapest(state.effective(), state.budget[1])]
-            try:
+            name = planned.cheapest(state.effective(), state.budget[1])
+            cheapest = planned.topics[name]
+            try:  # the cheapest path: if it does not fit, no candidate does
                 _check_fits(ledger, state, planned.fixed + cheapest, self.guarantee, exclude=None)
             except BudgetExceededError as exc:
                 if not one:
                     before = "" if not planned.steps else f"{_steps_named(planned)} and "
-                    exc.args = (f"{exc.args[0]}. Checked before reading: {before}the topics by "
-                                f"{planned.cheapest(state.effective(), state.budget[1])}, the cheapest of the "
-                                f"mechanisms the plan chooses from ({', '.join(planned.topics)}), which is what "
-                                "'this run plans' counts: no candidate fits",)
+                    exc.args = (f"{exc.args[0]}. Checked before reading: {before}the topics by {name}, the cheapest "
+                                f"of the mechanisms the plan chooses from ({', '.join(planned.topics)}), which is "
+                                "what 'this run plans' counts: no candidate fits",)
                 raise
             self.run = file.reserve(ledger, planned.fixed + (cheapest if one else []), guarantee=self.guarantee,
                                     mechanism=" or ".join(planned.topics), corpus=self.plan.request.source.path,
@@ -267,9 +267,10 @@ class Charge:
         later = [e for step in self.steps[1:] for e in step]
         name = _mechanism(entries)
         self._plan_in_file(run_ledger, self._label(run_ledger.drawn()) + entries + later, name,
-                           f"{name} (re-planned before its noise)")
+                           f"{name} (re-planned before its noise)" if self.steps else f"{name} (planned before its noise)")
+        if not self.steps:  # beyond every step planned: the topics, checked by a caller that did not plan them
+            self.topics_planned = True
         self.steps = self.steps[1:]
-        self.topics_planned = True  # a producer's own entries: the topics (the steps before them are in the file)
 
     def _plan_in_file(self, run_ledger: RunLedger, entries: "List[Entry]", mechanism: str, step: str,
                       chosen: Optional[str] = None) -> None:
@@ -300,12 +301,19 @@ class Charge:
                 f"budget epsilon={eps_b:g}{by_basic}{hint}. This step's noise was not drawn")
 
     def _fits(self, run_ledger: RunLedger, mechanism: str) -> bool:
-        """Whether the topics by ``mechanism`` would fit after what this run drew (a refusal's hint)."""
-        assert self.ledger.file is not None
-        state = self.ledger.file.state()
+        """Whether the topics by ``mechanism`` would fit after what this run drew and planned (a refusal's hint):
+        the ledger's own check, against the file's other runs."""
+        ledger, file = self.ledger, self.ledger.file
+        assert file is not None
         mine = (self._label(run_ledger.drawn()) + [e for step in self.steps for e in step]
                 + self._label(topics_entries(self.plan, mechanism)))
-        return _total(state.effective(exclude=self.run) + mine, state.budget[1]) <= state.budget[0] * (1 + 1e-9)
+        with file.locked():
+            file.refresh(ledger, exclude=self.run)
+            try:
+                ledger.check(mine)
+            except BudgetExceededError:
+                return False
+        return True
 
     def run_ledger(self) -> RunLedger:
         return RunLedger(charge=self)
@@ -356,7 +364,7 @@ def open_charge(plan: "ReleasePlan", say: Callable[[str], None]) -> Optional[Cha
         low, high = min(costs, key=costs.__getitem__), max(costs, key=costs.__getitem__)
         steps = _steps_named(charge.planned)
         line = ((f"{steps} of this run {'is' if len(charge.planned.steps) == 1 else 'are'} planned in {so_far}"
-                 if charge.planned.steps else f"this run is registered, nothing planned yet: {so_far}")
+                 if charge.planned.steps else f"this run is registered with no step before its topics ({so_far})")
                 + f"; its topics are planned once the plan has chosen the mechanism (with {low}, the cheapest "
                   f"candidate, the total would be {costs[low]:.4g}; with {high}, the costliest, {costs[high]:.4g})")
     say(f"ledger {options.path}: {line}")
