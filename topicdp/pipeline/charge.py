@@ -45,7 +45,8 @@ if TYPE_CHECKING:
     from ..rdp.ledger import Entry
     from .plan import ReleasePlan
 
-#: the topics' mechanisms whose entries a run charged to a ledger can plan before reading the corpus
+#: the topics' mechanisms whose entries a run charged to a ledger plans exactly from public facts (before reading
+#: the corpus when named, once chosen otherwise)
 PLANNED_MECHANISMS = ("dp-vem", "gaussian-global", "laplace", "spectral-config-1", "spectral-config-2",
                       "spectral-config-3", "spectral-config-4")  # exactly; others as their (epsilon, delta)
 
