@@ -296,16 +296,17 @@ def _themed_request(tmp_path, path, **kwargs):
                           n_jobs=1, seed=3, **kwargs)
 
 
-def test_the_mechanism_chosen_after_the_count_is_re_planned_before_its_noise(tmp_path):
+def test_the_mechanism_chosen_after_the_count_is_planned_before_its_noise(tmp_path):
     from topicdp.pipeline import release
 
     path = str(tmp_path / "themed.ledger")
     _open(path)
     result = release(_themed_request(tmp_path, path, epsilon=1.2), echo=lambda line: None)
     records = PrivacyLedger.open(path).file.state().records
-    # planned at the costliest candidate (laplace composes worst), re-planned at the chosen one, completed
+    # the count planned before reading (the choice waits for it), the chosen mechanism's topics once chosen, completed
     assert [r["type"] for r in records] == ["planned", "planned", "completed"]
-    assert {e["name"] for e in records[0]["entries"]} == {"unit count", "TopicDP release (planned)"}
+    assert {e["name"] for e in records[0]["entries"]} == {"unit count"}
+    assert [e["name"] for e in records[1]["entries"]] == ["unit count", result.decision.mechanism]
     assert records[1]["entries"] == records[2]["entries"]
     assert result.release.report.details["ledger"]["spent"] == pytest.approx(0.9957, abs=1e-3)
 
@@ -608,3 +609,152 @@ def test_a_reader_racing_an_append_is_not_refused(path, monkeypatch):
     monkeypatch.setattr(ledger_file, "_read_head", an_append_meanwhile)
     state = ledger_file.read_state(os.path.realpath(path))
     assert len(state.records) == 4 and len(PrivacyLedger.open(path)) == 4
+
+# -- charged step by step: what will run ----------------------------------------------------------------------------
+
+def _document_request(path, **kwargs):
+    from topicdp.datasets import themed_vocabulary
+    from topicdp.pipeline import CorpusSource, ReleaseRequest, VocabularyPolicy
+
+    return ReleaseRequest(CorpusSource("themed"), VocabularyPolicy.public(themed_vocabulary()), ledger=path,
+                          n_jobs=1, seed=3, unit="document", **kwargs)
+
+
+def _document_ledger(path, epsilon=5.0):
+    return PrivacyLedger.open(path, budget=(epsilon, 1e-5), unit="document", neighbours="add-remove")
+
+
+def _spend_as_planned(path, request, mechanism):
+    """Charge ``path`` what ``request`` plans with ``mechanism`` (as a completed run), without reading anything."""
+    from topicdp.pipeline.charge import planned_steps
+    from topicdp.pipeline.plan import plan_request
+
+    planned = planned_steps(plan_request(request))
+    entries = planned.fixed + planned.topics[mechanism]
+    ledger = PrivacyLedger.open(path)
+    run = ledger.file.reserve(ledger, entries, guarantee={"epsilon": request.epsilon, "delta": request.delta})
+    ledger.file.complete(ledger, run, entries)
+
+
+def test_a_second_release_that_fits_by_the_chosen_mechanism_is_admitted(tmp_path):
+    """A new user's case: a document-level ledger of epsilon 5, a first release of 3, a second of 3 without naming
+    the mechanism. The plan picks dp-vem, which fits (as with mechanism='dp-vem'); planning the costliest candidate
+    (laplace) before reading refused it."""
+    from topicdp.pipeline import release
+
+    totals = {}
+    for named in (None, "dp-vem"):
+        path = str(tmp_path / f"doc-{named}.ledger")
+        _document_ledger(path)
+        release(_document_request(path, epsilon=3.0), echo=lambda line: None)
+        lines: list = []
+        result = release(_document_request(path, epsilon=3.0, mechanism=named), echo=lines.append)
+        assert result.decision.mechanism == "dp-vem"
+        totals[named] = result.release.report.details["ledger"]["spent"]
+        if named is None:
+            said = next(line for line in lines if line.startswith(f"ledger {path}"))
+            assert "the unit count of this run is planned" in said and "with dp-vem, the cheapest" in said
+            assert "with laplace, the costliest, 5.506" in said  # what the old plan charged: over 5
+    assert totals[None] == pytest.approx(3.748, abs=1e-3) and totals[None] == totals["dp-vem"]
+
+
+def test_a_run_no_candidate_could_fit_is_refused_before_reading(tmp_path, monkeypatch):
+    from topicdp.pipeline import run
+
+    path = str(tmp_path / "doc.ledger")
+    _document_ledger(path, epsilon=3.0)
+    _spend_as_planned(path, _document_request(path, epsilon=2.5), "dp-vem")
+
+    def no_reading(*args, **kwargs):
+        raise AssertionError("the corpus was opened")
+
+    monkeypatch.setattr(run, "open_source", no_reading)
+    with pytest.raises(BudgetExceededError) as err:
+        run.release(_document_request(path, epsilon=2.5), echo=lambda line: None)
+    message = str(err.value)
+    assert "no room for this run" in message and "Nothing was read or spent" in message
+    assert ("Checked before reading: the unit count and the topics by dp-vem, the cheapest of the mechanisms the plan "
+            "chooses from (dp-vem, gaussian-global, laplace)") in message and "no candidate fits" in message
+    assert err.value.requested == pytest.approx(2.1, abs=0.05)  # the cheapest path, not laplace's
+    assert len(PrivacyLedger.open(path).file.state().records) == 2  # nothing planned
+
+
+def test_the_topics_refused_at_their_step_name_the_mechanism_chosen_and_the_figures(tmp_path, monkeypatch):
+    from dataclasses import replace
+
+    from topicdp.pipeline import ReleaseRefused, run
+
+    path = str(tmp_path / "doc.ledger")
+    _document_ledger(path)
+    _spend_as_planned(path, _document_request(path, epsilon=3.0), "dp-vem")
+    decide = run.decide
+    monkeypatch.setattr(run, "decide", lambda *a, **k: replace(decide(*a, **k), mechanism="laplace",
+                                                               reason="chosen for this test"))
+    with pytest.raises(ReleaseRefused) as err:
+        run.release(_document_request(path, epsilon=3.0, release_anyway=True), echo=lambda line: None)
+    message = str(err.value)
+    assert ("has no room for the topics by laplace, the mechanism the plan chose (chosen for this test): by exact "
+            "composition") in message
+    assert "spent 2.528, this run plans 2.956 (what it drew: unit count; and this step), together 5.506" in message
+    assert "by basic composition (the runs' own guarantees added up) 3 + 3 = 6" in message
+    assert "dp-vem and gaussian-global would fit (name it: mechanism='dp-vem', --mechanism dp-vem)" in message
+    assert "only the unit count (epsilon=0.15, delta=5e-08) spent its budget" in message
+    records = PrivacyLedger.open(path).file.state().records
+    assert [r["type"] for r in records] == ["planned", "completed", "planned", "completed"]
+    assert [e["name"] for e in records[2]["entries"]] == ["unit count"]  # the topics never planned, never drawn
+    assert [e["name"] for e in records[3]["entries"]] == ["unit count"] and records[3]["status"].startswith("stopped")
+
+
+def _killed_at(path, request, point, ready):
+    """Run ``request`` in this (forked) process and hang at ``point``, its step planned: killed there."""
+    from topicdp.pipeline import charge, release, run
+
+    def hang(*args):
+        ready.set()
+        signal.pause()
+
+    def after(cls_or_module, name, when=lambda *a: True):
+        original = getattr(cls_or_module, name)
+
+        def wrapped(*args, **kwargs):
+            out = original(*args, **kwargs)
+            if when(*args):
+                hang()
+            return out
+        setattr(cls_or_module, name, wrapped)
+
+    if point == "before reading":  # the first steps planned, the corpus not opened yet
+        after(charge.Charge, "reserve")
+    elif point == "the count drawn":
+        after(run, "gaussian_count")
+    elif point == "the topics planned":  # the mechanism chosen, its entries in the file, nothing of it drawn
+        after(charge.Charge, "plan_topics")
+    elif point == "the topics checked":  # just before the topics' noise
+        after(charge.Charge, "before_noise", when=lambda self, ledger, entries: entries[0].name != "unit count")
+    release(request, echo=lambda line: None)
+
+
+@pytest.mark.parametrize("mechanism, point, counted", [
+    (None, "before reading", ["unit count"]),
+    (None, "the count drawn", ["unit count"]),
+    (None, "the topics planned", ["unit count", "dp-vem"]),
+    (None, "the topics checked", ["unit count", "dp-vem"]),
+    ("dp-vem", "before reading", ["unit count", "dp-vem"]),  # named: its topics are known to run before reading
+    ("laplace", "the topics checked", ["unit count", "TopicDP release (planned)"]),
+])
+def test_a_run_killed_at_each_step_stays_counted_at_what_it_planned(tmp_path, mechanism, point, counted):
+    path = str(tmp_path / "doc.ledger")
+    _document_ledger(path)
+    ctx = mp.get_context("fork")
+    ready = ctx.Event()
+    request = _document_request(path, epsilon=3.0, mechanism=mechanism, release_anyway=True)
+    proc = ctx.Process(target=_killed_at, args=(path, request, point, ready))
+    proc.start()
+    while not ready.wait(0.2):
+        assert proc.is_alive(), f"the run ended before {point}"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.join()
+    ledger = PrivacyLedger.open(path)  # verifies the chain and its head
+    assert [e.name for e in ledger.records] == counted
+    (run,) = ledger.file.summary(PrivacyLedger)["runs"]
+    assert run["status"].startswith("planned (never completed")

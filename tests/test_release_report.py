@@ -183,3 +183,25 @@ def test_float_noise_of_the_composition_is_not_a_disagreement(tmp_path):
                                        published=PUBLISHABLE))
     with pytest.raises(ValueError, match="report.epsilon"):
         PrivateRelease.load(path)
+
+def test_accounts_that_differ_in_the_last_bits_agree():
+    """Two accounts of 200 that differ in their last bits (the spectral e6 step calibrated on the released M2 meets
+    its share only to rounding) agree: the composition line and the headline do not depend on those bits."""
+    from topicdp.report import ACCOUNTS_RTOL, accounts_agree
+
+    a = 200.0
+    b = float(np.nextafter(np.nextafter(a, np.inf), np.inf))  # two ulps above: about 6e-17 relative
+    assert a != b and accounts_agree(a, b) and accounts_agree(b, a)
+    assert accounts_agree(a, a * (1 + 0.5 * ACCOUNTS_RTOL)) and not accounts_agree(a, a * (1 + 2 * ACCOUNTS_RTOL))
+    assert not accounts_agree(200.0, 200.001) and not accounts_agree(1.0, float("inf"))
+    assert accounts_agree(float("inf"), float("inf")) and accounts_agree(0.0, 0.0)
+    lines = {}
+    for exact in (a, b, float(np.nextafter(a, 0.0))):  # the exact account just above, at, or just below the steps'
+        rep = _report(epsilon=a, composition_total=[total("basic composition of the steps", a, 1e-5),
+                                                    total("exact", exact, 1e-5), total("best", exact, 1e-5)])
+        lines[exact] = rep.summary().splitlines()
+        assert lines[exact][0].endswith("(certified)")
+        assert "composition          0 release(s), certified by basic composition of the steps = exact = best" \
+            in lines[exact]
+        assert not any(line.startswith("looser accounts") for line in lines[exact])
+    assert len({tuple(v) for v in lines.values()}) == 1  # the same lines whatever the last bits

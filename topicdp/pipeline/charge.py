@@ -1,16 +1,29 @@
-"""A release charged to a persisted ledger: planned before the private data is read, completed after.
+"""A release charged to a persisted ledger step by step: each step planned in the file before its noise.
 
-With ``ReleaseRequest(ledger=...)`` (``topicdp privatize ... --ledger FILE``) the pipeline
+With ``ReleaseRequest(ledger=...)`` (``topicdp privatize ... --ledger FILE``) the ledger is charged what will run,
+each step durably (fsync, atomic rename) before its noise is drawn and once the public facts it depends on are
+known:
 
-1. plans the run's entries from public facts only (:func:`planned_steps`: the unit count, a DP vocabulary, the
-   topics' mechanism; the costliest of the plan's candidate mechanisms when the choice waits for the count),
-   checks them against what the ledger's other runs have left, and writes them to the file, durably, before
-   it reads the corpus; or refuses with the figures (:class:`topicdp.rdp.BudgetExceededError`);
-2. runs with an in-memory ledger (:class:`RunLedger`) whose every check -- each producer checks its entries
-   just before it draws their noise -- is matched against the plan; entries the plan did not foresee (another
-   mechanism chosen) are re-planned in the file, under its lock and its budget, before their noise;
-3. completes the run with the entries it drew (recorded, or checked and not yet recorded when it stopped):
-   from then on they count instead of the plan. A run killed before this step stays counted at its plan.
+1. before the corpus is read (:meth:`Charge.reserve`), the run's entries are planned from public facts only
+   (:func:`planned_steps`: the unit count, a DP vocabulary, and the topics' entries of each candidate mechanism),
+   and the run is refused with the figures (:class:`topicdp.rdp.BudgetExceededError`) when it cannot fit at all:
+   when the steps before the topics and the topics by the *cheapest* candidate exceed what the other runs left.
+   Otherwise the steps already known to run are written to the file: the unit count and the vocabulary (their
+   entries depend on the budget's split alone), and the topics too where the plan has one candidate (a mechanism
+   named, or the only one that gives the guarantee);
+2. where the plan chooses the mechanism after the count, the topics are planned once it has
+   (:meth:`Charge.plan_topics`, called by the pipeline after its decision and before the topics' noise): the
+   chosen mechanism's entries, checked against the budget in the file and written to it, or refused with the
+   mechanism and the figures. So a run is never charged, nor refused, for a candidate the plan did not pick;
+3. the run's in-memory ledger (:class:`RunLedger`) matches every check -- each producer checks its entries just
+   before it draws their noise -- against the steps planned in the file; entries the plan did not foresee
+   (DP-SVI's event at its sampling rate) are re-planned there, under its lock and its budget, before their noise;
+4. the run completes with the entries it drew (recorded, or checked and not yet recorded when it stopped): from
+   then on they count instead of the plan. A run killed before this stays counted at the steps it had planned in
+   the file, each planned before its noise: what it could have drawn.
+
+Two runs at once each hold in the file only the steps they have planned: one admitted before reading may be
+refused at its topics step when another took the budget meanwhile, having drawn its count (counted, never lost).
 
 Random-DP releases are recorded in the ledger's random-DP scope: never charged to its DP budget, and the
 release's report says so.
@@ -24,15 +37,16 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Tuple
 
-from ..rdp import ApproxEntry, GaussianEntry, PrivacyLedger, calibrate_gaussian
+from ..rdp import ApproxEntry, BudgetExceededError, GaussianEntry, PrivacyLedger, calibrate_gaussian
 from ..rdp.ledger import labelled
-from ..rdp.ledger_file import LedgerFileError, LedgerOptions, basic, spent
+from ..rdp.ledger_file import LedgerFileError, LedgerOptions, _check_fits, basic, spent
 
 if TYPE_CHECKING:
     from ..rdp.ledger import Entry
     from .plan import ReleasePlan
 
-#: the topics' mechanisms whose entries a run charged to a ledger can plan before reading the corpus
+#: the topics' mechanisms whose entries a run charged to a ledger plans exactly from public facts (before reading
+#: the corpus when named, once chosen otherwise)
 PLANNED_MECHANISMS = ("dp-vem", "gaussian-global", "laplace", "spectral-config-1", "spectral-config-2",
                       "spectral-config-3", "spectral-config-4")  # exactly; others as their (epsilon, delta)
 
@@ -49,10 +63,22 @@ class PlannedRun:
     def fixed(self) -> "List[Entry]":
         return [e for _, entries in self.steps for e in entries]
 
-    def worst(self, others: "List[Entry]", delta: float) -> "List[Entry]":
-        """The candidate's topics entries that compose worst with ``others`` and the fixed steps at ``delta``."""
+    def costs(self, others: "List[Entry]", delta: float) -> Dict[str, float]:
+        """Each candidate's total with ``others`` and the fixed steps at ``delta`` (the ledger's accounting)."""
         fixed = self.fixed
-        return max(self.topics.values(), key=lambda t: _total(others + fixed + t, delta))
+        return {m: _total(others + fixed + t, delta) for m, t in self.topics.items()}
+
+    def cheapest(self, others: "List[Entry]", delta: float) -> str:
+        """The candidate whose topics compose best with ``others`` and the fixed steps at ``delta``: if it does not
+        fit, none does (the first of a tie)."""
+        costs = self.costs(others, delta)
+        return min(costs, key=costs.__getitem__)
+
+    def worst(self, others: "List[Entry]", delta: float) -> "List[Entry]":
+        """The candidate's topics entries that compose worst with ``others`` and the fixed steps at ``delta``: what
+        a budget split must allow for when it has to hold whichever candidate is chosen."""
+        costs = self.costs(others, delta)
+        return self.topics[max(costs, key=costs.__getitem__)]
 
     def labelled(self, **labels: Any) -> "PlannedRun":
         return PlannedRun([(name, labelled(es, **labels)) for name, es in self.steps],
@@ -60,7 +86,8 @@ class PlannedRun:
 
 
 def planned_steps(plan: "ReleasePlan") -> PlannedRun:
-    """The entries each step of ``plan`` will record, from public facts only (:class:`PlannedRun`)."""
+    """The entries each step of ``plan`` will record, from public facts only (:class:`PlannedRun`): the steps
+    before the topics, and the topics' entries of every candidate mechanism (one when the mechanism is named)."""
     request = plan.request
     labels: dict[str, Any] = {"unit": str(request.unit), "neighbours": str(request.neighbours)}
     if request.guarantee == "random-dp":
@@ -144,9 +171,16 @@ class RunLedger(PrivacyLedger):
         """Every entry whose noise may have been drawn: recorded, or checked and not recorded (a stop between)."""
         return list(self.records) + [e for entries in self.pending for e in entries]
 
+    def plan_topics(self, mechanism: str, reason: str = "") -> None:
+        """The plan has chosen ``mechanism`` (for ``reason``): plan its topics in the file (:meth:`Charge.plan_topics`)
+        before their noise; nothing to do for a run charged to no file."""
+        if self.charge is not None:
+            self.charge.plan_topics(self, mechanism, reason)
+
 
 class Charge:
-    """One run's account in a persisted ledger: :meth:`reserve` before reading, :meth:`complete` after."""
+    """One run's account in a persisted ledger, step by step (module docstring): :meth:`reserve` before reading,
+    :meth:`plan_topics` once the mechanism is chosen, :meth:`before_noise` at every check, :meth:`complete` after."""
 
     def __init__(self, plan: "ReleasePlan", options: LedgerOptions) -> None:
         request = plan.request
@@ -164,42 +198,124 @@ class Charge:
         self.guarantee: dict = {"epsilon": request.epsilon, "delta": request.delta}
         if self.random_dp:
             self.guarantee["gamma"] = request.topicdp.sampling.gamma
+        #: the steps planned in the file whose check has not come yet, in order
         self.steps: List[List[Entry]] = []
         self.run: Optional[str] = None
         self.partition = options.partition
         self.partition_labels = options.partition_labels()  # the part and the partitioning it is a part of
+        self.planned: Optional[PlannedRun] = None
+        #: whether the topics' entries are in the file (planned before reading, or once the mechanism was chosen)
+        self.topics_planned = False
+        #: each candidate's total with the other runs and the steps before the topics, as checked before reading
+        self.costs: Dict[str, float] = {}
 
     def _label(self, entries: "List[Entry]") -> "List[Entry]":
         """``entries`` as the ledger composes them: with this run's partition, if any."""
         return entries if self.partition is None else labelled(entries, **self.partition_labels)
 
     def reserve(self) -> None:
-        """Plan the run in the file (durably), or refuse with the figures; before any private data is read."""
+        """Before any private data is read: refuse, with the figures, a run that cannot fit even by its cheapest
+        path (the steps before the topics and the topics by the cheapest candidate), else plan in the file,
+        durably, the steps known to run (the count, the vocabulary; the topics when the plan has one candidate)."""
         planned = planned_steps(self.plan)
         if self.partition is not None:
             planned = planned.labelled(**self.partition_labels)
         ledger, file = self.ledger, self.ledger.file
         assert file is not None
+        one = len(planned.topics) == 1
         with file.locked():
             state = file.refresh(ledger)
-            worst = planned.worst(state.effective(), state.budget[1])
-            self.run = file.reserve(ledger, planned.fixed + worst, guarantee=self.guarantee,
+            self.costs = planned.costs(state.effective(), state.budget[1])
+            name = planned.cheapest(state.effective(), state.budget[1])
+            cheapest = planned.topics[name]
+            try:  # the cheapest path: if it does not fit, no candidate does
+                _check_fits(ledger, state, planned.fixed + cheapest, self.guarantee, exclude=None)
+            except BudgetExceededError as exc:
+                if not one:
+                    before = "" if not planned.steps else f"{_steps_named(planned)} and "
+                    exc.args = (f"{exc.args[0]}. Checked before reading: {before}the topics by {name}, the cheapest "
+                                f"of the mechanisms the plan chooses from ({', '.join(planned.topics)}), which is "
+                                "what 'this run plans' counts: no candidate fits",)
+                raise
+            self.run = file.reserve(ledger, planned.fixed + (cheapest if one else []), guarantee=self.guarantee,
                                     mechanism=" or ".join(planned.topics), corpus=self.plan.request.source.path,
                                     output=self.options.output,
                                     **self.partition_labels)
-        self.steps = [entries for _, entries in planned.steps] + [worst]
+        self.planned, self.topics_planned = planned, one
+        self.steps = [entries for _, entries in planned.steps] + ([cheapest] if one else [])
+
+    def plan_topics(self, run_ledger: RunLedger, mechanism: str, reason: str = "") -> None:
+        """The plan has chosen ``mechanism`` (for ``reason``) after the count: write its topics' entries to the file,
+        durably, after the steps drawn or planned so far, or refuse (:class:`~topicdp.rdp.BudgetExceededError`)
+        naming the mechanism, the figures and the candidates that would have fitted. Nothing to do when the topics
+        were planned before reading."""
+        if self.topics_planned:
+            return
+        entries = self._label(topics_entries(self.plan, mechanism))
+        planned = [e for step in self.steps for e in step]
+        step = f"the topics by {mechanism}, the mechanism the plan chose" + (f" ({reason})" if reason else "")
+        self._plan_in_file(run_ledger, self._label(run_ledger.drawn()) + planned + entries, mechanism, step,
+                           chosen=mechanism)
+        self.steps.append(entries)
+        self.topics_planned = True
 
     def before_noise(self, run_ledger: RunLedger, entries: "List[Entry]") -> None:
-        """``entries`` are about to be drawn: the next step of the plan, or a re-plan in the file."""
+        """``entries`` are about to be drawn: the next step planned in the file, or a re-plan there (in place of
+        that step: another mechanism's entries, DP-SVI's event at its rate) before their noise."""
         entries = self._label(entries)
         if self.steps and _same(entries, self.steps[0]):
             self.steps.pop(0)
             return
-        assert self.ledger.file is not None and self.run is not None
         later = [e for step in self.steps[1:] for e in step]
-        self.ledger.file.reserve(self.ledger, self._label(run_ledger.drawn()) + entries + later, run=self.run,
-                                 guarantee=self.guarantee, mechanism=_mechanism(entries))
+        name = _mechanism(entries)
+        self._plan_in_file(run_ledger, self._label(run_ledger.drawn()) + entries + later, name,
+                           f"{name} (re-planned before its noise)" if self.steps else f"{name} (planned before its noise)")
+        if not self.steps:  # beyond every step planned: the topics, checked by a caller that did not plan them
+            self.topics_planned = True
         self.steps = self.steps[1:]
+
+    def _plan_in_file(self, run_ledger: RunLedger, entries: "List[Entry]", mechanism: str, step: str,
+                      chosen: Optional[str] = None) -> None:
+        """Write ``entries`` as this run's plan (what it drew and will draw) before ``step``'s noise, or refuse."""
+        assert self.ledger.file is not None and self.run is not None
+        try:
+            self.ledger.file.reserve(self.ledger, entries, run=self.run, guarantee=self.guarantee,
+                                     mechanism=mechanism)
+        except BudgetExceededError as exc:
+            exc.args = (self._refusal(exc, run_ledger, step, chosen),)
+            raise
+
+    def _refusal(self, exc: BudgetExceededError, run_ledger: RunLedger, step: str, chosen: Optional[str]) -> str:
+        """What a refusal after reading says: the step refused, the figures (exact and basic composition), and the
+        plan's other candidates that would have fitted where a chosen mechanism did not."""
+        eps_b, delta_b = exc.budget
+        b = getattr(exc, "basic", None)
+        by_basic = ("" if b is None else f"; by basic composition (the runs' own guarantees added up) {b['spent']:.4g}"
+                    f" + {b['requested']:.4g} = {b['total']:.4g} at delta={b['delta']:.3g}")
+        fitting = ([] if chosen is None else
+                   [m for m in self.plan.candidates if m != chosen and self._fits(run_ledger, m)])
+        hint = "" if not fitting else (f"; {' and '.join(fitting)} would fit (name it: mechanism='{fitting[0]}', "
+                                       f"--mechanism {fitting[0]})")
+        drawn = _mechanism(run_ledger.drawn()) or "nothing"
+        return (f"the ledger {self.options.path} has no room for {step}: by exact composition (the ledger's "
+                f"accounting, at delta={delta_b:g}) the dataset's other runs spent {exc.spent:.4g}, this run plans "
+                f"{exc.requested:.4g} (what it drew: {drawn}; and this step), together {exc.total:.4g}, over the "
+                f"budget epsilon={eps_b:g}{by_basic}{hint}. This step's noise was not drawn")
+
+    def _fits(self, run_ledger: RunLedger, mechanism: str) -> bool:
+        """Whether the topics by ``mechanism`` would fit after what this run drew and planned (a refusal's hint):
+        the ledger's own check, against the file's other runs."""
+        ledger, file = self.ledger, self.ledger.file
+        assert file is not None
+        mine = (self._label(run_ledger.drawn()) + [e for step in self.steps for e in step]
+                + self._label(topics_entries(self.plan, mechanism)))
+        with file.locked():
+            file.refresh(ledger, exclude=self.run)
+            try:
+                ledger.check(mine)
+            except BudgetExceededError:
+                return False
+        return True
 
     def run_ledger(self) -> RunLedger:
         return RunLedger(charge=self)
@@ -229,7 +345,8 @@ class Charge:
 
 
 def open_charge(plan: "ReleasePlan", say: Callable[[str], None]) -> Optional[Charge]:
-    """The run's :class:`Charge` when its request names a ledger (planned in the file, or refused), else None."""
+    """The run's :class:`Charge` when its request names a ledger (its first steps planned in it, or refused), else
+    None."""
     options = plan.request.ledger
     if options is None:
         return None
@@ -237,11 +354,31 @@ def open_charge(plan: "ReleasePlan", say: Callable[[str], None]) -> Optional[Cha
     charge = Charge(plan, options)
     charge.reserve()
     t = charge.totals()
-    scope = ("its random-DP scope (not counted in the DP budget)" if charge.random_dp
-             else f"exact composition with the dataset's other runs: {t['spent']:.4g} of epsilon {t['budget'][0]:g} "
-                  f"at delta {t['budget'][1]:g}, counting this run as planned")
-    say(f"ledger {options.path}: this run is planned in {scope}")
+    so_far = (f"exact composition with the dataset's other runs: {t['spent']:.4g} of epsilon {t['budget'][0]:g} at "
+              f"delta {t['budget'][1]:g}")
+    if charge.random_dp:
+        line = "this run is planned in its random-DP scope (not counted in the DP budget)"
+    elif charge.topics_planned:
+        line = f"this run is planned in {so_far}, counting this run as planned"
+    else:
+        assert charge.planned is not None
+        costs = charge.costs
+        low, high = min(costs, key=costs.__getitem__), max(costs, key=costs.__getitem__)
+        steps = _steps_named(charge.planned)
+        line = ((f"{steps} of this run {'is' if len(charge.planned.steps) == 1 else 'are'} planned in {so_far}"
+                 if charge.planned.steps else f"this run is registered with no step before its topics ({so_far})")
+                + f"; its topics are planned once the plan has chosen the mechanism (with {low}, the cheapest "
+                  f"candidate, the total would be {costs[low]:.4g}; with {high}, the costliest, {costs[high]:.4g})")
+    say(f"ledger {options.path}: {line}")
     return charge
+
+
+def _steps_named(planned: PlannedRun) -> str:
+    """The steps before the topics, as a refusal or a line names them ("the unit count and the vocabulary")."""
+    names = [f"the {name}" for name, _ in planned.steps]
+    if not names:
+        return "nothing"
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 @contextlib.contextmanager

@@ -18,7 +18,7 @@ from ..corpus import user_selected
 from ..rdp import PrivacyLedger, calibrate_gaussian
 from ..release import PrivateRelease
 from ..spectral import PreconditionError
-from .charge import charged, open_charge
+from .charge import RunLedger, charged, open_charge
 from .compose import compose_release, vocabulary_statement
 from .mechanisms import MECHANISMS
 from .plan import Decision, ReleasePlan, UnitCount, decide, plan_request, planned_words, vocabulary_share
@@ -228,6 +228,8 @@ def _release_steps(plan: ReleasePlan, reference, source, client, say, lines: lis
         _refuse_noise(decision, request, "the forecast on the selected vocabulary")
         corpus = _prepare(source, words, request, say)
     assert corpus is not None
+    if isinstance(ledger, RunLedger):  # a persisted ledger: the chosen mechanism's topics planned in it, or refused
+        ledger.plan_topics(decision.mechanism, decision.reason)
     start = None
     if decision.mechanism == "dp-vem" and reference is not None:
         from ..variational import public_init
