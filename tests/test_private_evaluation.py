@@ -465,6 +465,22 @@ def test_repeat_and_select_is_accounted_by_dp_accounting(generated):
                           random_state=0, n_boot=10)
 
 
+def test_repeat_and_select_publishes_the_chosen_run_only(generated):
+    """Papernot & Steinke's bound covers the best run alone: the result (and its printed summary) carries the chosen
+    candidate's score and release, not the other runs' scores, their candidates or their number."""
+    from topicdp.metrics.select import repeat_and_select
+
+    corpus, _ = generated
+    fits = _stub_fits(generated)
+    sigma, D, _ = pv.calibrate(pv.coherence_design(generated[1]), 0.5, 1e-6, "document", "add-remove")
+    result = repeat_and_select(fits, corpus, epsilon=0.5, delta=1e-6, run_mu=1.05 * D / sigma, mean_runs=12,
+                               random_state=1, n_boot=10)
+    assert list(result.scores) == [result.chosen] and result.runs == [] and result.intervals == {}
+    assert result.release is fits[result.chosen](None)
+    scored = [line for line in result.summary().splitlines()[1:] if line.strip()]
+    assert scored == [f"  {result.chosen}: {result.scores[result.chosen]:+.4f}"]
+
+
 def test_evaluate_command_charges_a_persisted_ledger_before_reading(tmp_path, generated, capsys, monkeypatch):
     """--ledger FILE: the evaluation is checked against the dataset's persisted ledger before the corpus is read and
     written to it (one entry, composed with the file's); one that would exceed the budget is refused with the corpus
