@@ -132,9 +132,14 @@ def _totals(rows: list[dict], info: dict, n_evaluations: int, evaluation_total: 
                    "composition under add/remove neighbours: adding a user adds it to one set only)")
     ledger = info.get("ledger")
     if ledger is not None:
-        out.append(f"- ledger {ledger['file']} (the dataset's persisted ledger, every release and evaluation above "
-                   f"charged to it, composed sequentially with its other runs): ({ledger['epsilon']:.4g}, "
-                   f"{ledger['delta']:.3g})-DP over its {ledger['n_runs']} DP runs; budget epsilon {ledger['budget']:g}")
+        mine = [e for r in rows if not r["road"].startswith("random-dp") for e in r.get("entries") or ()]
+        mine += [e for r in rows if r.get("evaluation") for e in _evaluation_entries(r)]
+        together = composed(mine, ledger["delta"]) if mine else 0.0
+        out.append(f"- ledger {ledger['file']} (the dataset's persisted ledger; every release and evaluation above is "
+                   f"charged to it): this table's DP releases and evaluations composed together (sequentially, an "
+                   f"upper bound for both sets) ({together:.4g}, {ledger['delta']:.3g})-DP; with the ledger's other "
+                   f"runs, its total is now ({ledger['epsilon']:.4g}, {ledger['delta']:.3g})-DP over {ledger['n_runs']}"
+                   f" DP runs, of a budget epsilon {ledger['budget']:g}")
     return out
 
 
