@@ -117,6 +117,9 @@ def test_the_user_level_without_a_reference(tmp_path):
     (["--topics", "three"], "--topics"),
     (["--reference", "missing.jsonl"], "--reference"),
     (["--evaluation-epsilon", "-1"], "--evaluation-epsilon"),
+    (["--n-units", "0"], "--n-units"),
+    (["--seed", "x"], "--seed"),
+    (["--ledger", "missing.ledger"], "--ledger"),
 ])
 def test_bad_values_are_refused_by_name_before_any_work(tmp_path, capsys, flags, name):
     out = tmp_path / "out"

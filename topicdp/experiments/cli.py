@@ -134,7 +134,10 @@ def check_arguments(args) -> None:
     if args.ledger is not None:
         from ..rdp.ledger_file import LedgerOptions
 
-        LedgerOptions(args.ledger)  # an existing ledger file, before anything is read
+        try:
+            LedgerOptions(args.ledger)  # an existing ledger file, before anything is read
+        except FileNotFoundError as exc:
+            raise FileNotFoundError(f"--ledger: {exc}") from None
     if args.reference is not None:
         if args.reference == "embedded":
             if args.corpus != "embedded":

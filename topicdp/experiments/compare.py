@@ -389,8 +389,14 @@ def _record(out: Path, outcome: Outcome, prep: Prepared, settings: CompareSettin
         # every evaluation at the releases' relation (add/remove, or replace-one where the owner states the count),
         # so that one ledger composes them all
         neighbours = str(prep.request.neighbours)
-        evaluation = release.evaluate(prep.heldout, epsilon=eps, delta=delta, neighbours=neighbours,
-                                      ledger=evaluations, random_state=_evaluation_seed(settings.seed, outcome))
+        try:
+            evaluation = release.evaluate(prep.heldout, epsilon=eps, delta=delta, neighbours=neighbours,
+                                          ledger=evaluations, random_state=_evaluation_seed(settings.seed, outcome))
+        except ValueError as exc:  # the persisted ledger's refusal, checked before the held-out corpus is read
+            row["evaluation_refused"] = f"not charged: {exc}"
+            rows.append(row)
+            _append(out / "results.jsonl", row)
+            return
         data = evaluation.to_dict()
         report = data["report"]
         # the one entry the evaluation recorded (topicdp.metrics.private.planned_entry), from its report

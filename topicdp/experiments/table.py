@@ -160,10 +160,11 @@ def _guarantee(row: dict) -> str:
 
 def _outcome(row: dict) -> str:
     status, reason = row["status"], row.get("reason")
+    unscored = f"; not scored: the evaluation was {row['evaluation_refused']}" if row.get("evaluation_refused") else ""
     if status == "released":
-        return "released"
+        return _cell("released" + unscored)
     if status == "refused":
-        return _cell(f"refused: {reason}" + ("; forced release scored" if row.get("evaluation") else ""))
+        return _cell(f"refused: {reason}" + ("; forced release scored" if row.get("evaluation") else "") + unscored)
     return _cell(f"{status}: {reason}")
 
 
