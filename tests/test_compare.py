@@ -117,6 +117,9 @@ def test_the_user_level_without_a_reference(tmp_path):
     (["--topics", "three"], "--topics"),
     (["--reference", "missing.jsonl"], "--reference"),
     (["--evaluation-epsilon", "-1"], "--evaluation-epsilon"),
+    (["--n-units", "0"], "--n-units"),
+    (["--seed", "x"], "--seed"),
+    (["--ledger", "missing.ledger"], "--ledger"),
 ])
 def test_bad_values_are_refused_by_name_before_any_work(tmp_path, capsys, flags, name):
     out = tmp_path / "out"
@@ -151,3 +154,139 @@ def test_the_table_states_refusals_with_their_reason():
            "precondition failed: the gap |  |  |" in table
     assert "| dpsvi | 3 | document level only | not applicable" in table
     assert "The 0 evaluations" in table and "none was made" in table
+
+
+# -- what the table may publish: a generated corpus and its neighbour -----------------------------------------
+
+def _generated_records(prefix: str, n_users: int, seed: int) -> list[dict]:
+    """Users of four themes (twelve letters-only words each), three posts of 30 words per user."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    themes = [[f"zq{chr(97 + t)}{chr(97 + j)}" for j in range(12)] for t in range(4)]
+    weights = 1.0 / np.arange(1, 13)
+    weights /= weights.sum()
+    out = []
+    for u in range(n_users):
+        theme = int(rng.integers(4))
+        for _ in range(3):
+            words = rng.choice(themes[theme], size=30, p=weights)
+            out.append({"user": f"{prefix}{u}", "text": " ".join(words)})
+    return out
+
+
+def _write_jsonl(path, records) -> str:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return str(path)
+
+
+def _training_users(records) -> set:
+    from topicdp.experiments.compare import heldout_user
+
+    return {r["user"] for r in records if not heldout_user(r["user"], 0.2)}
+
+
+@pytest.fixture(scope="module")
+def neighbours(tmp_path_factory):
+    """``compare`` (user level, seeded, every release and evaluation charged to a fresh ledger) on a generated corpus
+    and on the same corpus with one more training user; and the same corpus with its training count stated."""
+    from topicdp.experiments.compare import heldout_user
+    from topicdp.rdp import PrivacyLedger
+
+    base = tmp_path_factory.mktemp("neighbours")
+    records = _generated_records("u", 60, 0)
+    extra = next(f"new{i}" for i in range(100) if not heldout_user(f"new{i}", 0.2))
+    added = records + [dict(r, user=extra) for r in _generated_records("x", 1, 9)]
+    reference = _write_jsonl(base / "P.jsonl", _generated_records("p", 60, 1))
+    flags = ["--reference", reference, "--quick", "--topics", "3", "--no-random-dp", "--seed", "5", "--n-jobs", "1"]
+    runs = {}
+    for name, recs, more in (("base", records, []), ("added", added, []),
+                             ("stated", records, ["--n-units", str(len(_training_users(records)))])):
+        (base / name).mkdir()
+        ledger = str(base / name / "dataset.ledger")
+        PrivacyLedger.open(ledger, budget=(1e4, 1e-2), unit="user",
+                           neighbours="replace-one" if more else "add-remove")
+        out = base / name / "out"
+        corpus = _write_jsonl(base / name / "private.jsonl", recs)  # one name: the table's title is the file's
+        assert main(["compare", corpus, *flags, *more, "--ledger", ledger, "--out", str(out)]) == 0
+        runs[name] = {"out": out, "ledger": ledger, "n": len(_training_users(recs)),
+                      "table": (out / "table.md").read_text()}
+    return runs
+
+
+def _masked(table: str) -> str:
+    """``table`` with its DP figures masked: the private scores' cells, and the numbers of the prose (the composed
+    totals, which read the DP top words' designs). The guarantee and outcome cells are kept as they are."""
+    out = []
+    for line in table.splitlines():
+        if line.startswith("| ") and not line.startswith("| road"):
+            cells = line.strip("|").split(" | ")
+            line = " | ".join(cells[:4] + [re.sub(r"-?\d+\.\d+", "#", c) for c in cells[4:]])
+        elif not line.startswith("|"):
+            line = re.sub(r"\([\d.e+-]+, [\d.e+-]+(, [\d.e+-]+)?\)-", "(#)-", line)  # a composed total
+            line = re.sub(r"-?\d+\.\d+(e-?\d+)?", "#", line)
+        out.append(line)
+    return "\n".join(out)
+
+
+def test_neighbouring_corpora_publish_alike_but_for_dp_values(neighbours):
+    """One more training user changes table.md only in its DP figures: no exact count of the private corpus is in
+    it (the old table printed the spectral rows' Delta2 = c / N of the exact count, which this diff catches)."""
+    base, added = neighbours["base"], neighbours["added"]
+    assert _masked(base["table"]) == _masked(added["table"])
+    for run in (base, added):
+        for n in (run["n"], run["n"] + 1, run["n"] - 1):
+            assert not re.search(rf"(?<![\d.]){n}(?![\d.])", _masked(run["table"])), n
+    rows = _table_rows(base["table"])
+    spectral = [r for r in rows if r[0].startswith("spectral-config-")]
+    assert len(spectral) == 4 and all(r[3].startswith("not applicable") and "n_units" in r[3] for r in spectral)
+
+
+def test_the_table_states_the_ledgers_total(neighbours):
+    """compare --ledger: every release and evaluation the table holds is charged to the ledger, and the total the
+    table states is the ledger's own."""
+    from topicdp.experiments.table import composed
+    from topicdp.rdp import PrivacyLedger
+    from topicdp.rdp.ledger_file import entry_to_json, spent
+
+    run = neighbours["base"]
+    published = [json.loads(line) for line in (run["out"] / "results.jsonl").read_text().splitlines()]
+    mine = [e for r in published for e in r["entries"] + r.get("evaluation_entries", [])]
+    ledger = PrivacyLedger.open(run["ledger"])
+    assert ledger.file is not None
+    file_entries = [entry_to_json(e) for e in ledger.file.state().effective()]
+
+    def key(e):
+        return tuple(sorted((k, v) for k, v in e.items() if k != "name"))
+
+    assert sorted(map(key, file_entries)) == sorted(map(key, mine)) and mine
+    delta = ledger.budget[1]
+    line = next(line for line in run["table"].splitlines() if line.startswith("- ledger "))
+    together, total = re.findall(r"\((\d[\d.e+-]*), ([\d.e-]+)\)-DP", line)
+    assert together[0] == total[0] == f"{spent(ledger, delta, 'dp'):.4g}" == f"{composed(mine, delta):.4g}"
+    assert float(together[1]) == pytest.approx(delta)
+
+
+def test_the_owners_files_are_private(neighbours):
+    import stat
+
+    out = neighbours["base"]["out"]
+    for name in ("diagnostics.md", "diagnostics.jsonl"):
+        assert stat.S_IMODE((out / name).stat().st_mode) == 0o600, name
+    assert (out / "diagnostics.md").read_text().startswith("# NOT FOR PUBLICATION")
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]  # no temporary left by the atomic writes
+
+
+def test_spectral_rows_need_a_stated_count(neighbours):
+    """Without --n-units the spectral configurations are refused by the plan, as topicdp privatize refuses them;
+    with it every row has replace-one neighbours and the spectral rows are released or refused on DP outputs."""
+    rows = {r[0]: r for r in _table_rows(neighbours["stated"]["table"])}
+    spectral = [r for name, r in rows.items() if name.startswith("spectral-config-")]
+    assert len(spectral) == 4
+    for r in spectral:
+        assert r[3] == "released" or r[3].startswith(("refused: precondition failed", "refused: the forecast")), r
+        assert "does not have" not in r[3]
+    assert any("replace-one" in r[2] for r in spectral)
+    assert all("replace-one" in r[2] for r in rows.values() if r[2] and not r[3].startswith("not applicable"))
+    assert rows["dpsvi"][3].startswith("not applicable")  # add/remove only (and documents only)
+    assert f"({neighbours['stated']['n']}, --n-units)" in neighbours["stated"]["table"]  # stated: public

@@ -454,7 +454,7 @@ def test_repeat_and_select_is_accounted_by_dp_accounting(generated):
     ledger = PrivacyLedger()
     result = repeat_and_select(fits, corpus, epsilon=0.5, delta=1e-6, run_mu=run_mu, mean_runs=4, ledger=ledger,
                                random_state=3, n_boot=10)
-    assert result.mode == "repeat" and len(ledger) == 1 and len(result.runs) >= 1
+    assert result.mode == "repeat" and len(ledger) == 1 and list(result.scores) == [result.chosen]
     acc = RdpAccountant()
     acc.compose(dp_event.RepeatAndSelectDpEvent(dp_event.GaussianDpEvent(1.0 / run_mu), 4.0, 1.0))
     theirs = acc.get_epsilon(1e-6)
@@ -463,6 +463,22 @@ def test_repeat_and_select_is_accounted_by_dp_accounting(generated):
     with pytest.raises(ValueError, match="run_mu"):
         repeat_and_select(fits, corpus, epsilon=0.5, delta=1e-6, run_mu=0.5 * D / sigma, mean_runs=2,
                           random_state=0, n_boot=10)
+
+
+def test_repeat_and_select_publishes_the_chosen_run_only(generated):
+    """Papernot & Steinke's bound covers the best run alone: the result (and its printed summary) carries the chosen
+    candidate's score and release, not the other runs' scores, their candidates or their number."""
+    from topicdp.metrics.select import repeat_and_select
+
+    corpus, _ = generated
+    fits = _stub_fits(generated)
+    sigma, D, _ = pv.calibrate(pv.coherence_design(generated[1]), 0.5, 1e-6, "document", "add-remove")
+    result = repeat_and_select(fits, corpus, epsilon=0.5, delta=1e-6, run_mu=1.05 * D / sigma, mean_runs=12,
+                               random_state=1, n_boot=10)
+    assert list(result.scores) == [result.chosen] and result.runs == [] and result.intervals == {}
+    assert result.release is fits[result.chosen](None)
+    scored = [line for line in result.summary().splitlines()[1:] if line.strip()]
+    assert scored == [f"  {result.chosen}: {result.scores[result.chosen]:+.4f}"]
 
 
 def test_evaluate_command_charges_a_persisted_ledger_before_reading(tmp_path, generated, capsys, monkeypatch):

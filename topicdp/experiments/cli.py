@@ -32,6 +32,17 @@ def add_arguments(p) -> None:
     p.add_argument("--max-docs-per-user", type=int, default=20,
                    help="documents kept per user at the user level (default 20)")
     p.add_argument("--max-features", type=int, default=None, help="words of the vocabulary (default 2000; --quick 1000)")
+    p.add_argument("--n-units", default=None, metavar="N",
+                   help="the number of training units (users, or documents at the document level: the ones the "
+                        "held-out split leaves to the releases; the owner's diagnostics give it), stated public: every "
+                        "release then has replace-one neighbours with that count, as topicdp privatize --n-units; the "
+                        "spectral configurations need it and are refused without it. Default: each release counts "
+                        "its units under DP")
+    p.add_argument("--ledger", default=None, metavar="FILE",
+                   help="charge every release and evaluation to the dataset's persisted privacy ledger FILE "
+                        "(topicdp ledger create), as topicdp privatize/evaluate --ledger do; table.md states its total")
+    p.add_argument("--seed", default=None, metavar="N", help="seed every noise draw (testing only; each report says "
+                   "so)")
     p.add_argument("--n-jobs", type=int, default=2)
     add_overwrite_argument(p)
 
@@ -89,6 +100,10 @@ def settings_from(args):
         given["n_topics"] = topics
     if args.max_features is not None:
         given["max_features"] = parse_int(args.max_features, "--max-features", max(topics or 2, 2))
+    for flag, name, low in (("--n-units", "n_units", 1), ("--seed", "seed", 0)):
+        value = parse_int(getattr(args, name, None), flag, low)
+        if value is not None:
+            given[name] = value
     if args.evaluation_epsilon is not None:
         value = parse_epsilons(args.evaluation_epsilon, "--evaluation-epsilon")
         if value is None or len(value) != 1:
@@ -113,8 +128,16 @@ def check_arguments(args) -> None:
 
     require("matplotlib", extra="plots", purpose="compare's plot")  # before minutes of computing, not after
     check_corpus_path(args.corpus)
-    check_output_directory(args.out, "--out", {"the corpus": args.corpus, "the reference": args.reference},
+    check_output_directory(args.out, "--out", {"the corpus": args.corpus, "the reference": args.reference,
+                                               "the ledger": args.ledger},
                            resumes="settings.json", overwrite=args.overwrite)
+    if args.ledger is not None:
+        from ..rdp.ledger_file import LedgerOptions
+
+        try:
+            LedgerOptions(args.ledger)  # an existing ledger file, before anything is read
+        except FileNotFoundError as exc:
+            raise FileNotFoundError(f"--ledger: {exc}") from None
     if args.reference is not None:
         if args.reference == "embedded":
             if args.corpus != "embedded":
@@ -141,7 +164,7 @@ def run(args) -> int:
         for name in ("settings.json", "results.jsonl", "diagnostics.jsonl"):
             Path(args.out, name).unlink(missing_ok=True)
     args.written = [f"--out ({args.out}: table.md, diagnostics.md, results.jsonl; a rerun resumes)"]
-    result = compare(args.corpus, args.out, settings, reference=args.reference)
+    result = compare(args.corpus, args.out, settings, reference=args.reference, ledger=args.ledger)
     print(f"table:       {result['table']} (publishable)")
     print(f"diagnostics: {result['diagnostics']} (exact scores: NOT for publication)")
     print(f"time:        {result['seconds']:.0f} s")

@@ -2,14 +2,22 @@
 
 The private corpus is split by a hash of the user id (a per-user rule: adding a user moves no other) into the users
 the releases read and held-out users, whose texts score each release's top words under DP
-(:meth:`topicdp.PrivateRelease.evaluate`: NPMI and NPMI contrast with their intervals). The held-out users are
-disjoint from the release's units, so an evaluation spends its own budget, not the release's; the evaluations all
-read the same held-out users, so the table states their composed total too.
+(:meth:`topicdp.PrivateRelease.evaluate`: NPMI and NPMI contrast with their intervals). Each release is made by the
+pipeline's own release path (:func:`topicdp.pipeline.run.release_prepared`) on the training users: the number of
+units is the pipeline's DP count unless the owner states it (``n_units``, the training units), and the spectral
+configurations, which need it stated, are refused without it as ``topicdp privatize`` refuses them.
 
-Outputs in ``out_dir``: ``table.md`` (publishable: guarantees, refusals, private scores), ``diagnostics.md`` (the
-owner's: exact scores of the same lists on the held-out texts, NOT for publication), ``compare.png`` (the private
-contrast per road over epsilon, when matplotlib is installed), and ``results.jsonl`` / ``diagnostics.jsonl``, one
-line per finished (road, epsilon): a rerun with the same settings resumes from them.
+What the table publishes is covered, and it says by what: every release and every evaluation it holds is a ledger
+entry, and ``table.md`` states their composed totals (the ledger's tightest proven total): the releases' for the
+training users, the evaluations' for the held-out users (a disjoint set: each user is in one of them). With a
+persisted ledger (``ledger``) each release is charged to it as ``topicdp privatize --ledger`` charges it, and each
+evaluation as ``topicdp evaluate --ledger`` charges it; the table then states the ledger's total too.
+
+Outputs in ``out_dir``: ``table.md`` (publishable: guarantees, refusals, private scores, totals), ``diagnostics.md``
+(the owner's: exact scores of the same lists on the held-out texts and the corpus' sizes, NOT for publication; written
+atomically, mode 0600, as a release's diagnostics), ``compare.png`` (the private contrast per road over epsilon, when
+matplotlib is installed), and ``results.jsonl`` / ``diagnostics.jsonl`` (the latter 0600), one line per finished
+(road, epsilon): a rerun with the same settings resumes from them.
 """
 
 from __future__ import annotations
@@ -17,8 +25,10 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import sys
 import time
+import zlib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -65,6 +75,12 @@ class CompareSettings:
         The random-DP road's sensitivity sample (:class:`topicdp.samplers.SensitivitySampling`): ``"lambert-w"`` at
         gamma 0.1 (the library's default: 285 pairs) or ``"exchangeable"`` (9 pairs at gamma 0.1; its statement is
         marginal over the sample, as its report says).
+    n_units : int, optional
+        The number of training units (users, or documents at the document level), stated public by the owner: every
+        release then has replace-one neighbours with that count, as ``topicdp privatize --n-units`` (the spectral
+        configurations need it). Default: not stated; each release counts its units under DP (add/remove).
+    seed : int, optional
+        Seeds every noise draw (testing only: each report marks its release seeded).
     """
 
     unit: str = "user"
@@ -84,6 +100,8 @@ class CompareSettings:
     n_jobs: int = 2
     sizing: str = "lambert-w"
     gamma: float = 0.1
+    n_units: int | None = None
+    seed: int | None = None
 
     def __post_init__(self) -> None:
         from .._names import RIGOROUS_MECHANISMS
@@ -105,6 +123,10 @@ class CompareSettings:
         check_int(self.max_tokens_per_doc, "max_tokens_per_doc", low=1)
         check_option(self.sizing, "sizing", ("lambert-w", "exchangeable"))
         check_real(self.gamma, "gamma", low=0.0, high=0.5)
+        if self.n_units is not None:
+            check_int(self.n_units, "n_units", low=1)
+        if self.seed is not None:
+            check_int(self.seed, "seed", low=0)
 
     @classmethod
     def quick(cls, **overrides) -> "CompareSettings":
@@ -172,12 +194,15 @@ def read_split(path: str, reference: str | None, heldout_fraction: float) -> Spl
     return Split(train, heldout, pair, name, path == "embedded")
 
 
-def prepare(split: Split, settings: CompareSettings, corpus_path: str, reference: str | None) -> Prepared:
-    """Vocabulary, corpora, the public start and P on the release's words: once per comparison."""
+def prepare(split: Split, settings: CompareSettings, corpus_path: str, reference: str | None,
+            ledger: str | None = None) -> Prepared:
+    """Vocabulary, the training users' source (tokenised once on the public words), the held-out corpus, the public
+    start and P on the release's words: once per comparison. Nothing here counts the private data: each release's
+    count is the pipeline's."""
     from ..corpus import Corpus
     from ..pipeline import CorpusSource, ReleaseRequest, VocabularyPolicy
     from ..pipeline.run import reference_corpus, reference_vocabulary
-    from ..pipeline.sources import bounded
+    from ..pipeline.sources import InMemorySource, Records
 
     user_level = settings.unit == Unit.USER
     source = CorpusSource(corpus_path, max_docs_per_user=settings.max_docs_per_user if user_level else None,
@@ -201,18 +226,18 @@ def prepare(split: Split, settings: CompareSettings, corpus_path: str, reference
 
     sampling = SensitivitySampling(gamma=settings.gamma, sizing=settings.sizing, random_state=0, progress=True)
     request = ReleaseRequest(source, VocabularyPolicy.public(words, origin), epsilon=settings.epsilons[0],
-                             delta=settings.delta, unit=settings.unit, n_topics=settings.n_topics, reference=reference,
+                             delta=settings.delta, unit=settings.unit, n_units=settings.n_units,
+                             n_topics=settings.n_topics, reference=reference, seed=settings.seed, ledger=ledger,
                              n_jobs=settings.n_jobs, agnostic=TopicDP(make_model("gensim-lda", settings.n_topics, 0),
                                                                       sampling=sampling))
     stop = source.tokenizer_stop_words
     texts, users = [t for t, _ in split.train], [u for _, u in split.train]
-    # bounding is per unit with a data-independent seed (fresh entropy), as the pipeline bounds each release
-    corpus = bounded(source, Corpus.from_texts(texts, users, vocabulary=words, stop_words=stop),
-                     np.random.SeedSequence())
+    # tokenised once, unbounded: each release bounds it with its own seed, as the pipeline bounds every release
+    corpus = Corpus.from_texts(texts, users, vocabulary=words, stop_words=stop)
+    train = InMemorySource.of_records(request, Records(texts, users, corpus=corpus))
     heldout = Corpus.from_texts([t for t, _ in split.heldout], [u for _, u in split.heldout], vocabulary=words,
                                 stop_words=stop)
-    n_units = len(set(users)) if user_level else len(texts)  # the census, before empty units were dropped
-    prep = Prepared(request, corpus, heldout, n_units, tuple(words), split.reference, simulate=settings.simulate)
+    prep = Prepared(request, train, corpus, heldout, tuple(words), split.reference, simulate=settings.simulate)
     if split.reference is not None:
         from ..variational import public_init
 
@@ -223,8 +248,11 @@ def prepare(split: Split, settings: CompareSettings, corpus_path: str, reference
 
 
 def compare(corpus_path: str, out_dir, settings: CompareSettings, *, reference: str | None = None,
-            echo=None) -> dict:
+            ledger: str | None = None, echo=None) -> dict:
     """Run every road at every epsilon of ``settings`` and write the outputs (module docstring).
+
+    ``ledger``: a persisted privacy ledger of the dataset (:meth:`topicdp.rdp.PrivacyLedger.open`; ``topicdp ledger
+    create``) that every release and evaluation is charged to.
 
     Returns
     -------
@@ -241,9 +269,15 @@ def compare(corpus_path: str, out_dir, settings: CompareSettings, *, reference: 
     meta = {"corpus": corpus_path, "reference": reference,
             **{k: v for k, v in asdict(settings).items() if k not in ("random_dp", "roads", "n_jobs", "sizing", "gamma")}}
     meta["epsilons"] = list(settings.epsilons)
+    meta["ledger"] = None if ledger is None else os.path.abspath(ledger)  # resumed rows were charged to it
     rows, exact = _resume(out, meta)
     split = read_split(corpus_path, reference, settings.heldout_fraction)
-    prep = prepare(split, settings, corpus_path, reference)
+    prep = prepare(split, settings, corpus_path, reference, ledger)
+    evaluations = None
+    if ledger is not None:
+        from ..rdp import PrivacyLedger
+
+        evaluations = PrivacyLedger.open(ledger)
     say(f"corpus {split.name}: {len(prep.vocabulary)} words, prepared in {time.perf_counter() - started:.0f} s; "
         "held-out users score the releases (the exact sizes are private: the owner's diagnostics)")
     ceiling = _ceiling(prep, settings) if settings.ceiling else None
@@ -258,25 +292,44 @@ def compare(corpus_path: str, out_dir, settings: CompareSettings, *, reference: 
                 continue
             t0 = time.perf_counter()
             outcome = run_registry(road, eps, prep)
-            _record(out, outcome, prep, settings, time.perf_counter() - t0, rows, exact, ceiling)
-            say(f"{road} at epsilon {eps:g}: {rows[-1]['status']} ({rows[-1]['seconds']:.0f} s)")
+            _record(out, outcome, prep, settings, time.perf_counter() - t0, rows, exact, ceiling, evaluations)
+            say(f"{road} at epsilon {eps:g}: {rows[-1]['status']} ({time.perf_counter() - t0:.0f} s)")
     todo = [e for e in settings.epsilons if (RANDOM_DP, e) not in done]
     if settings.random_dp and todo:
         t0 = time.perf_counter()
         outcomes = run_random_dp(todo, prep, settings.n_jobs)
         seconds = (time.perf_counter() - t0) / len(outcomes)
         for outcome in outcomes:
-            _record(out, outcome, prep, settings, seconds, rows, exact, ceiling)
+            _record(out, outcome, prep, settings, seconds, rows, exact, ceiling, evaluations)
         say(f"{RANDOM_DP}: {len(outcomes)} releases ({seconds * len(outcomes):.0f} s)")
+    from .._files import atomic_write
+
     info = {"corpus": split.name, "unit": str(settings.unit), "n_topics": settings.n_topics, "delta": settings.delta,
             "evaluation": settings.evaluation, "reference": reference is not None, "n_words": len(prep.vocabulary),
-            "seconds": time.perf_counter() - started}
+            "neighbours": str(prep.request.neighbours), "n_units": settings.n_units,
+            "seeded": settings.seed is not None}
+    if ledger is not None:
+        info["ledger"] = ledger_total(ledger)
     table = out / "table.md"
-    table.write_text(format_table(rows, info) + "\n")
+    atomic_write(table, format_table(rows, info) + "\n")
+    seconds = time.perf_counter() - started  # the owner's: how long the private data took is no published figure
     diagnostics = out / "diagnostics.md"
-    diagnostics.write_text(format_diagnostics(exact, info, _owner_counts(prep, split), ceiling) + "\n")
+    atomic_write(diagnostics, format_diagnostics(exact, {**info, "seconds": seconds}, _owner_counts(prep), ceiling)
+                 + "\n", private=True)
     _plot(rows, out, say)
-    return {"table": str(table), "diagnostics": str(diagnostics), "rows": rows, "seconds": info["seconds"]}
+    return {"table": str(table), "diagnostics": str(diagnostics), "rows": rows, "seconds": seconds}
+
+
+def ledger_total(path: str) -> dict:
+    """The persisted ledger's DP total now (its runs composed by its accounting at its budget's delta), as
+    ``topicdp ledger show`` states it: what the table quotes beside its own totals."""
+    from ..rdp import PrivacyLedger
+
+    opened = PrivacyLedger.open(path)
+    assert opened.file is not None
+    summary = opened.file.summary(PrivacyLedger)
+    return {"file": os.path.basename(path), "epsilon": summary["dp"]["spent"], "delta": summary["budget"]["delta"],
+            "budget": summary["budget"]["epsilon"], "n_runs": summary["dp"]["n_runs"]}
 
 
 def _resume(out: Path, meta: dict) -> tuple[list, list]:
@@ -303,18 +356,26 @@ def _lines(path: Path) -> list:
     return [json.loads(line) for line in text.split("\n")[:-1] if line]
 
 
-def _append(path: Path, row: dict) -> None:
-    with path.open("a") as fh:
+def _append(path: Path, row: dict, *, private: bool = False) -> None:
+    """One line at the end of ``path``; ``private``: the file is the owner's only (0600, set when it is created)."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600 if private else 0o666)
+    if private:
+        os.fchmod(fd, 0o600)
+    with os.fdopen(fd, "a") as fh:
         fh.write(json.dumps(row) + "\n")
 
 
 def _record(out: Path, outcome: Outcome, prep: Prepared, settings: CompareSettings, seconds: float, rows: list,
-            exact: list, ceiling) -> None:
-    """The published row (guarantee, refusal, private scores) and the owner's row (exact scores), appended."""
+            exact: list, ceiling, evaluations=None) -> None:
+    """The published row (guarantee, refusal, private scores, the ledger entries of the release and of its
+    evaluation) and the owner's row (exact scores, the time taken), appended. ``evaluations``: the persisted ledger
+    the evaluation is charged to, or None."""
+    from ..rdp.ledger import GaussianEntry
+    from ..rdp.ledger_file import entry_to_json
     from ..release import guarantee_line
 
-    row: dict = {"road": outcome.road, "epsilon": outcome.epsilon, "seconds": round(seconds, 1),
-                 "forecast": outcome.forecast}
+    row: dict = {"road": outcome.road, "epsilon": outcome.epsilon, "forecast": outcome.forecast,
+                 "entries": list(outcome.entries)}
     if outcome.not_run is not None:
         row.update(status="not applicable" if not outcome.applicable else "not run", reason=outcome.not_run)
     elif outcome.release is None:
@@ -325,18 +386,39 @@ def _record(out: Path, outcome: Outcome, prep: Prepared, settings: CompareSettin
                    forced=outcome.forced, guarantee=guarantee_line(release.report),
                    kind=str(release.report.guarantee), top_words=[[w for w, _ in t] for t in release.top_words(5)])
         eps, delta = settings.evaluation
-        # every evaluation at the unit's add/remove relation, so that one ledger composes them all
-        evaluation = release.evaluate(prep.heldout, epsilon=eps, delta=delta, neighbours="add-remove")
+        # every evaluation at the releases' relation (add/remove, or replace-one where the owner states the count),
+        # so that one ledger composes them all
+        neighbours = str(prep.request.neighbours)
+        try:
+            evaluation = release.evaluate(prep.heldout, epsilon=eps, delta=delta, neighbours=neighbours,
+                                          ledger=evaluations, random_state=_evaluation_seed(settings.seed, outcome))
+        except ValueError as exc:  # the persisted ledger's refusal, checked before the held-out corpus is read
+            row["evaluation_refused"] = f"not charged: {exc}"
+            rows.append(row)
+            _append(out / "results.jsonl", row)
+            return
         data = evaluation.to_dict()
         report = data["report"]
+        # the one entry the evaluation recorded (topicdp.metrics.private.planned_entry), from its report
+        row["evaluation_entries"] = [entry_to_json(GaussianEntry(
+            "private evaluation (NPMI, contrast)", report["sigma"], report["sensitivity"], unit=report["unit"],
+            neighbours=report["neighbours"]))]
         row["evaluation"] = {k: data[k] for k in ("mean_npmi", "mean_npmi_interval", "mean_contrast",
                                                   "mean_contrast_interval", "level")}
         row["evaluation"].update({k: report[k] for k in ("epsilon", "delta", "sigma", "sensitivity", "unit",
                                                          "neighbours", "seeded")})
-        exact.append({"road": outcome.road, "epsilon": outcome.epsilon, **_exact(release, prep, ceiling, settings)})
-        _append(out / "diagnostics.jsonl", exact[-1])
+        exact.append({"road": outcome.road, "epsilon": outcome.epsilon, "seconds": round(seconds, 1),
+                      **_exact(release, prep, ceiling, settings)})
+        _append(out / "diagnostics.jsonl", exact[-1], private=True)
     rows.append(row)
     _append(out / "results.jsonl", row)
+
+
+def _evaluation_seed(seed: int | None, outcome: Outcome):
+    """Each evaluation's own noise stream when the comparison is seeded (testing only), else OS entropy."""
+    if seed is None:
+        return None
+    return np.random.default_rng([seed, zlib.crc32(outcome.road.encode()), int(round(outcome.epsilon * 1000))])
 
 
 def _exact(release, prep: Prepared, ceiling, settings: CompareSettings) -> dict:
@@ -361,18 +443,21 @@ def _ceiling(prep: Prepared, settings: CompareSettings) -> dict:
     from ..metrics.readability import heldout_npmi, npmi_contrast
     from ..variational import VariationalLDA
 
+    from ..pipeline.sources import bounded
+
+    corpus = bounded(prep.request.source, prep.corpus, np.random.SeedSequence())  # the releases' bounds
     model = VariationalLDA(settings.n_topics, unit=str(settings.unit), init=prep.start, n_jobs=settings.n_jobs,
-                           random_state=0).fit(prep.corpus)
+                           random_state=0).fit(corpus)
     words = list(prep.vocabulary)
     return {"npmi": float(heldout_npmi(model.topic_word_, prep.heldout, words)),
             "contrast": float(npmi_contrast(model.topic_word_, prep.heldout, words))}
 
 
-def _owner_counts(prep: Prepared, split: Split) -> dict:
-    """Exact sizes of the private corpus: the owner's diagnostics only."""
+def _owner_counts(prep: Prepared) -> dict:
+    """Exact sizes of the private corpus: the owner's diagnostics only (the census is what ``n_units`` states)."""
     return {"training users": prep.corpus.n_users, "training documents": prep.corpus.n_docs,
-            "held-out users": prep.heldout.n_users, "held-out documents": prep.heldout.n_docs,
-            "stated count (spectral rows)": prep.n_units}
+            f"training {prep.request.unit}s by the pipeline's census (what --n-units states)": prep.source.census(),
+            "held-out users": prep.heldout.n_users, "held-out documents": prep.heldout.n_docs}
 
 
 def _plot(rows: list, out: Path, say) -> None:

@@ -12,17 +12,53 @@ NOT_FOR_PUBLICATION = "NOT FOR PUBLICATION: exact scores of the private held-out
 def evaluation_total(rows: list[dict]) -> tuple[int, float | None, float]:
     """(number of evaluations, their composed epsilon, its delta): every evaluation read the same held-out users, so
     their Gaussian releases compose (one ledger: the tightest of its proven totals at the sum of their deltas)."""
-    from ..rdp import PrivacyLedger
-
     evaluations = [r["evaluation"] for r in rows if r.get("evaluation")]
     if not evaluations:
         return 0, None, 0.0
-    ledger = PrivacyLedger()
-    for e in evaluations:
-        ledger.add_gaussian("private evaluation", e["sigma"], e["sensitivity"], unit=e["unit"],
-                            neighbours=e["neighbours"])
+    entries = [e for r in rows if r.get("evaluation") for e in _evaluation_entries(r)]
     delta = min(sum(e["delta"] for e in evaluations), 0.5)
-    return len(evaluations), min(ledger.totals(delta).values()), delta
+    return len(evaluations), composed(entries, delta), delta
+
+
+def _evaluation_entries(row: dict) -> list[dict]:
+    """The ledger entries of a row's evaluation (a row written before they were kept: from its report)."""
+    if row.get("evaluation_entries") is not None:
+        return row["evaluation_entries"]
+    e = row["evaluation"]
+    return [{"kind": "gaussian", "name": "private evaluation (NPMI, contrast)", "sigma": e["sigma"],
+             "sensitivity": e["sensitivity"], "count": 1, "unit": e["unit"], "neighbours": e["neighbours"]}]
+
+
+def composed(entries: list[dict], delta: float, scope: str = "dp") -> float:
+    """The ledger's composed epsilon of ``entries`` (JSON, :func:`topicdp.rdp.ledger_file.entry_to_json`) at
+    ``delta``: its tightest proven total (exact GDP composition where every entry is Gaussian, else RDP or basic)."""
+    from ..rdp import PrivacyLedger
+    from ..rdp.ledger_file import entry_from_json
+
+    ledger = PrivacyLedger()
+    ledger.record([entry_from_json(e) for e in entries])
+    return ledger.epsilon(delta, "best", scope=scope)
+
+
+def release_totals(rows: list[dict], delta: float) -> dict:
+    """What the rows' releases spent on the training units, composed: the DP releases' total (every entry each
+    drew: counts, topics, and the releases a refusal stopped after their spend) at the sum of their deltas, and
+    the random-DP releases' own (NOT DP: their entries' total over all scopes, failing with probability gamma)."""
+    from ..rdp import PrivacyLedger
+    from ..rdp.ledger_file import entry_from_json
+
+    out: dict = {}
+    dp_rows = [r for r in rows if r.get("entries") and not r["road"].startswith("random-dp")]
+    random_rows = [r for r in rows if r.get("entries") and r["road"].startswith("random-dp")]
+    if dp_rows:
+        d = min(0.5, delta * len(dp_rows))
+        out["dp"] = (len(dp_rows), composed([e for r in dp_rows for e in r["entries"]], d), d)
+    if random_rows:
+        d = min(0.5, delta * len(random_rows))
+        ledger = PrivacyLedger()
+        ledger.record([entry_from_json(e) for r in random_rows for e in r["entries"]])
+        out["random_dp"] = (len(random_rows), ledger.epsilon(d, "best", scope="all"), d, ledger.gamma)
+    return out
 
 
 def format_table(rows: list[dict], info: dict) -> str:
@@ -31,17 +67,19 @@ def format_table(rows: list[dict], info: dict) -> str:
     eps_e, delta_e = info["evaluation"]
     n, total, total_delta = evaluation_total(rows)
     level = next((r["evaluation"]["level"] for r in rows if r.get("evaluation")), 0.9)
+    neighbours = info.get("neighbours", "add-remove")
+    relation = "add/remove neighbours" if neighbours == "add-remove" else "replace-one neighbours"
     lines = [f"# Compare: {info['corpus']}, {info['unit']} level, K = {info['n_topics']}, "
              f"{info['n_words']} words, delta {info['delta']:g} per release",
              "",
              f"Scores: each release's top-10 words scored on held-out {info['unit']}s (none of them read by any release) "
              f"under DP: mean NPMI and NPMI contrast with {100 * level:g}% intervals, each evaluation "
-             f"({eps_e:g}, {delta_e:g})-DP at the {info['unit']} level (add/remove neighbours). The {n} evaluations "
+             f"({eps_e:g}, {delta_e:g})-DP at the {info['unit']} level ({relation}). The {n} evaluations "
              f"read the same held-out {info['unit']}s: together "
              + (f"({total:.3g}, {total_delta:.2g})-DP for them (their Gaussian releases composed)." if total is not None
                 else "none was made.")
              + " Exact scores are in the owner's diagnostics file, not here.",
-             "",
+             "", *_totals(rows, info, n, total, total_delta), "",
              "| road | epsilon | guarantee (as the release's report states it) | outcome | NPMI [interval] | "
              "contrast [interval] |",
              "|---|---|---|---|---|---|"]
@@ -53,14 +91,56 @@ def format_table(rows: list[dict], info: dict) -> str:
               "public reference P and holds with probability 1 - gamma over pairs drawn from P; units unlike P's "
               "draws are not covered." if random_dp else
               "The random-DP road (TopicDP over gensim LDA, NOT DP) was not run (--quick or --no-random-dp).",
-              "The spectral configurations need replace-one neighbours: their rows state the number of units public "
-              "(the owner's statement); the other rows count the units under DP (add/remove neighbours), as "
-              "topicdp privatize does.",
+              (f"The number of training {info['unit']}s is not stated: every release counts them under DP "
+               "(add/remove neighbours), as topicdp privatize does; the spectral configurations, calibrated for "
+               "replace-one neighbours with the count public, are refused without it (--n-units)."
+               if info.get("n_units") is None else
+               f"The owner states the number of training {info['unit']}s public ({info['n_units']}, --n-units): every "
+               "release has replace-one neighbours with that count, as topicdp privatize --n-units."),
               "A refused row is refused by the plan (its reason shown); where it has scores, the release was forced "
               "(release_anyway) to show what the refusal withheld."]
-    if info.get("seconds") is not None:
-        lines.append(f"Wall time of this run: {info['seconds'] / 60:.1f} min.")
+    if info.get("seeded"):
+        lines.append("Seeded (--seed): every noise draw is seeded, for testing only; each report says so.")
     return "\n".join(lines)
+
+
+def _totals(rows: list[dict], info: dict, n_evaluations: int, evaluation_total: float | None,
+            evaluation_delta: float) -> list[str]:
+    """The composed totals of everything the table holds, and whom each covers."""
+    unit = info["unit"]
+    spent = release_totals(rows, info["delta"])
+    out = ["Privacy of this table (every release and evaluation in it, composed by the ledger: the tightest proven "
+           "total of their entries, exact GDP composition where all are Gaussian):", ""]
+    if "dp" in spent:
+        k, eps, d = spent["dp"]
+        out.append(f"- training {unit}s (the only ones any release read): the {k} DP releases together "
+                   f"({eps:.4g}, {d:.2g})-DP (each release's unit count, topics and any spend before a refusal)")
+    else:
+        out.append(f"- training {unit}s: no DP release spent anything")
+    if "random_dp" in spent:
+        k, eps, d, gamma = spent["random_dp"]
+        out.append(f"- training {unit}s, random-DP rows (NOT DP): the {k} releases together ({eps:.4g}, {d:.2g}, "
+                   f"{gamma:.3g})-random DP with respect to P (not counted in the DP total above)")
+    if evaluation_total is not None:
+        out.append(f"- held-out {unit}s (a disjoint set: a {unit} is held out by a public hash of its user id; no "
+                   f"release read them): the {n_evaluations} evaluations together ({evaluation_total:.4g}, "
+                   f"{evaluation_delta:.2g})-DP")
+    else:
+        out.append(f"- held-out {unit}s: no evaluation was made")
+    if info.get("neighbours", "add-remove") == "add-remove" and "dp" in spent and evaluation_total is not None:
+        out.append(f"- every {unit} is in one of the two sets, so each is covered by its set's total (parallel "
+                   "composition under add/remove neighbours: adding a user adds it to one set only)")
+    ledger = info.get("ledger")
+    if ledger is not None:
+        mine = [e for r in rows if not r["road"].startswith("random-dp") for e in r.get("entries") or ()]
+        mine += [e for r in rows if r.get("evaluation") for e in _evaluation_entries(r)]
+        together = composed(mine, ledger["delta"]) if mine else 0.0
+        out.append(f"- ledger {ledger['file']} (the dataset's persisted ledger; every release and evaluation above is "
+                   f"charged to it): this table's DP releases and evaluations composed together (sequentially, an "
+                   f"upper bound for both sets) ({together:.4g}, {ledger['delta']:.3g})-DP; with the ledger's other "
+                   f"runs, its total is now ({ledger['epsilon']:.4g}, {ledger['delta']:.3g})-DP over {ledger['n_runs']}"
+                   f" DP runs, of a budget epsilon {ledger['budget']:g}")
+    return out
 
 
 def _road_order(road: str) -> tuple:
@@ -80,10 +160,11 @@ def _guarantee(row: dict) -> str:
 
 def _outcome(row: dict) -> str:
     status, reason = row["status"], row.get("reason")
+    unscored = f"; not scored: the evaluation was {row['evaluation_refused']}" if row.get("evaluation_refused") else ""
     if status == "released":
-        return "released"
+        return _cell("released" + unscored)
     if status == "refused":
-        return _cell(f"refused: {reason}" + ("; forced release scored" if row.get("evaluation") else ""))
+        return _cell(f"refused: {reason}" + ("; forced release scored" if row.get("evaluation") else "") + unscored)
     return _cell(f"{status}: {reason}")
 
 
@@ -116,6 +197,8 @@ def format_diagnostics(exact: list[dict], info: dict, counts: dict, ceiling: dic
              "held-out texts without noise: publishing them, or anything decided on them, is a release nobody "
              "accounted for.", ""]
     lines += [f"- {name}: {value:,}" for name, value in counts.items()]
+    if info.get("seconds") is not None:
+        lines.append(f"- wall time of this run: {info['seconds'] / 60:.1f} min")
     if ceiling is not None:
         lines += ["", f"Non-private LDA of the same training users (dp-vem's algorithm without noise, same start): "
                   f"exact NPMI {ceiling['npmi']:.4f}, contrast {ceiling['contrast']:.4f}; the ratios below are to it, "

@@ -16,7 +16,10 @@ post-processing of DP outputs. Two selections, both with a proven bound:
     random number T of times (T geometric with a stated mean, the truncated negative binomial with shape 1) a
     private run -- a uniformly drawn candidate, fitted and scored privately -- and publish only the best run. Its RDP
     is dp-accounting's ``RepeatAndSelectDpEvent`` of the run's Gaussian event, recorded in the ledger before the
-    first run; the total does not grow with the number of candidates, but a candidate may never be run.
+    first run; the total does not grow with the number of candidates, but a candidate may never be run. Only the
+    best run is published (its candidate, score and release): the theorem covers that output alone, so the other
+    runs' scores, their number and their candidates are kept nowhere (the number of runs is part of the
+    mechanism's hidden randomness; a best-of-T with T known is T runs composed).
 
 Known limit (``docs/results/private_evaluation.md``): at a small evaluation budget the private scores lean towards
 small K. The evaluation of a K-topic release counts about 100 K coordinates (10 K words, 45 K within and 45 K
@@ -62,7 +65,8 @@ class SearchResult:
     release : PrivateRelease
         The chosen candidate's release.
     scores : dict
-        Candidate -> its private score (candidates run more than once: the best run; never run: absent).
+        Candidate -> its private score (``"each"``: every candidate; ``"repeat"``: the chosen one only, the best
+        run's score).
     intervals : dict
         Candidate -> the score's interval (``"each"`` only).
     score : str
@@ -76,7 +80,8 @@ class SearchResult:
     covers : list of str
         The ledger entries the search recorded (fits and evaluations, or the one repeated-selection event).
     runs : list
-        The candidates in the order they were run.
+        The candidates in the order they were run (``"each"``; empty for ``"repeat"``, whose runs are not
+        published).
     unresolved : list
         Candidates whose private score is not separated from the chosen one's (``"each"`` only; module docstring):
         empty when the choice is resolved at the search's evaluation budget.
@@ -270,7 +275,8 @@ def repeat_and_select(fits: Mapping[Hashable, Callable], corpus, *, epsilon: flo
     Returns
     -------
     SearchResult
-        ``scores`` holds each run candidate's best score; ``runs`` the candidates in order.
+        The best run only: ``chosen``, its ``release`` and ``scores = {chosen: its score}``; ``runs`` is empty (which
+        candidates ran, how often, and how they scored are not published: module docstring).
     """
     from dp_accounting import dp_event
 
@@ -288,8 +294,6 @@ def repeat_and_select(fits: Mapping[Hashable, Callable], corpus, *, epsilon: flo
     n_runs = int(rng.geometric(1.0 / mean_runs))
     keys = list(fits)
     best: tuple | None = None
-    scores: dict = {}
-    runs = []
     for _ in range(n_runs):
         c = keys[int(rng.integers(len(keys)))]
         scratch = PrivacyLedger()
@@ -302,14 +306,12 @@ def repeat_and_select(fits: Mapping[Hashable, Callable], corpus, *, epsilon: flo
             raise ValueError(f"a run of candidate {c} recorded GDP mu = {mu:.6g} > run_mu = {run_mu:.6g}: the declared "
                              "event does not cover it; nothing of this run is published")
         value = _score_of(evaluation, score)[0]
-        runs.append(c)
-        scores[c] = max(scores.get(c, -math.inf), value)
         if best is None or value > best[0]:
             best = (value, c, release)
     assert best is not None  # a geometric draw is at least 1
-    return SearchResult(chosen=best[1], release=best[2], scores=scores, intervals={}, score=score, mode="repeat",
-                        total_epsilon=ledger.epsilon(total_delta, "best", scope="all"), total_delta=total_delta,
-                        covers=[e.name for e in ledger.records[before:]], runs=runs)
+    return SearchResult(chosen=best[1], release=best[2], scores={best[1]: best[0]}, intervals={}, score=score,
+                        mode="repeat", total_epsilon=ledger.epsilon(total_delta, "best", scope="all"),
+                        total_delta=total_delta, covers=[e.name for e in ledger.records[before:]], runs=[])
 
 
 def _gaussian_mu(ledger) -> float:

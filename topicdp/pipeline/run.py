@@ -28,8 +28,8 @@ from .sources import EMBEDDED_PUBLIC_HALF, InMemorySource, Records, bounded, bui
 if TYPE_CHECKING:
     from ..corpus import Corpus
 
-__all__ = ["PipelineResult", "ReleaseRefused", "Records", "build_corpus", "read_records", "reference_corpus",
-           "release", "user_selected"]
+__all__ = ["PipelineResult", "ReleaseRefused", "Records", "build_corpus", "noise_refusal", "read_records",
+           "reference_corpus", "release", "release_prepared", "user_selected"]
 
 logger = logging.getLogger("topicdp")
 
@@ -128,16 +128,76 @@ def _cluster(request: ReleaseRequest):
         yield client
 
 
+# -- a release on a source the caller holds --------------------------------------------------------------
+
+def release_prepared(plan: ReleasePlan, source, *, spent: PrivacyLedger | None = None, simulate: bool = True,
+                     echo: Callable[[str], None] | None = None) -> PipelineResult:
+    """Release ``plan`` (guarantee ``"dp"``) on ``source``, a reader the caller holds, by :func:`release`'s own
+    steps: its charge to the request's persisted ledger (planned before ``source`` is read, completed after), the
+    census against a stated count, the DP count, the decision, the mechanism and the report.
+
+    It exists so that a caller releasing one corpus many times (``topicdp compare``: every road at every epsilon
+    on the same training users) reads and tokenises the corpus once and still releases each time exactly as
+    ``topicdp privatize`` would, with no copy of the steps.
+
+    Parameters
+    ----------
+    plan : ReleasePlan
+        From :func:`plan_request` (its reference, if any, is the public P the decision is simulated on).
+    source
+        A reader of the private corpus with :class:`~topicdp.pipeline.sources.InMemorySource`'s methods (e.g.
+        :meth:`InMemorySource.of_records`).
+    spent : PrivacyLedger, optional
+        Receives, however the run ends (released, refused, failed), every entry it drew: a caller composing several
+        releases states their total from it.
+    simulate : bool, default True
+        With a reference, decide dp-vem on its simulation on it, as :func:`release` does; False: on its closed form
+        (a quicker, coarser decision that the caller states).
+    echo : callable, optional
+        As :func:`release`'s.
+
+    Raises
+    ------
+    ReleaseRefused
+        As :func:`release`; a persisted ledger's refusal (:class:`topicdp.rdp.BudgetExceededError`) before any
+        reading.
+    """
+    from .charge import RunLedger
+
+    if plan.request.guarantee != "dp":
+        raise ValueError("release_prepared releases a plan of guarantee 'dp'; the random-DP road is TopicDP's own")
+    lines: list[str] = []
+
+    def say(line: str) -> None:
+        lines.append(line)
+        (echo or logger.info)(line)
+
+    for line in plan.lines():
+        say(line)
+    reference = None if plan.reference is None else (list(plan.reference[0]), list(plan.reference[1]))
+    charge = open_charge(plan, say)
+    ledger = PrivacyLedger() if charge is None else charge.run_ledger()
+    try:
+        with charged(charge, ledger) as done:
+            result = _release_dp(plan, reference, source, None, say, lines, ledger, simulate=simulate)
+            done(result.release)
+    finally:
+        if spent is not None:
+            spent.record(ledger.drawn() if isinstance(ledger, RunLedger) else ledger.records)
+    return result
+
+
 def _release_dp(plan: ReleasePlan, reference, source, client, say, lines: list,
-                ledger: PrivacyLedger | None = None) -> PipelineResult:
+                ledger: PrivacyLedger | None = None, *, simulate: bool = True) -> PipelineResult:
     """The (epsilon, delta)-DP road: count, decide, vocabulary, prepare, release, compose.
 
     Whatever stops it after a spend (a refusal, a precondition, a shard gone, any error) leaves as a
-    :class:`ReleaseRefused` that names what the ledger recorded, so no failure hides a spend.
+    :class:`ReleaseRefused` that names what the ledger recorded, so no failure hides a spend. ``simulate``:
+    False decides dp-vem on its closed-form forecast even with a reference (:func:`release_prepared`).
     """
     ledger = PrivacyLedger() if ledger is None else ledger
     try:
-        return _release_steps(plan, reference, source, client, say, lines, ledger)
+        return _release_steps(plan, reference, source, client, say, lines, ledger, simulate=simulate)
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM unwinding as it (the command's one line says this)
         if len(ledger):
             setattr(exc, "spent", spent_statement(*_spent(plan, ledger)))
@@ -165,7 +225,7 @@ def _spent(plan: ReleasePlan, ledger: PrivacyLedger) -> tuple[tuple[str, ...], b
 
 
 def _release_steps(plan: ReleasePlan, reference, source, client, say, lines: list,
-                   ledger: PrivacyLedger) -> PipelineResult:
+                   ledger: PrivacyLedger, *, simulate: bool = True) -> PipelineResult:
     request = plan.request
     n = source.census()
     if request.n_units is not None and n != request.n_units:
@@ -195,7 +255,7 @@ def _release_steps(plan: ReleasePlan, reference, source, client, say, lines: lis
     # decision rests on that simulation, not on the closed form. Before a DP selection the words are not known yet:
     # the reference's own most frequent words at the size the plan forecasts stand in for them.
     simulation, simulated_on = None, ""
-    if reference is not None and "dp-vem" in plan.candidates and n_words >= request.n_topics:
+    if simulate and reference is not None and "dp-vem" in plan.candidates and n_words >= request.n_topics:
         if corpus is not None:
             words, simulated_on = list(corpus.vocabulary), "the release's words"
         else:
@@ -281,17 +341,35 @@ def _figures(forecast) -> str:
 
 def _refuse_noise(decision: Decision, request: ReleaseRequest, what: str) -> None:
     """Refuse where the decision's forecast misses the unit's targets, unless the owner insists."""
-    if decision.noise and not request.release_anyway:
-        if decision.simulated:
-            what = "the simulation on the public reference" + what.removeprefix("the forecast")
-        verdict = getattr(decision.forecast, "verdict", "noise")
-        edge = ""
-        if getattr(decision.forecast, "draws_on_the_edge", False):
-            draws = decision.forecast.draw_verdicts
-            edge = (f"; on the edge: {draws.count('readable')} of {len(draws)} simulated releases were readable, "
-                    "so about as many releases would meet the targets as miss them")
-        raise ReleaseRefused(f"{what} says this release would be {_VERDICT_WORDS.get(verdict, verdict)} (see the "
-                             f"advice above){edge}; pass release_anyway=True to release it all the same")
+    parts = _noise_parts(decision, what)
+    if parts is not None and not request.release_anyway:
+        head, edge = parts
+        raise ReleaseRefused(f"{head} (see the advice above){edge}; pass release_anyway=True to release it all the "
+                             "same")
+
+
+def noise_refusal(decision: Decision | None, what: str = "the forecast") -> str | None:
+    """What the plan's refusal says of ``decision`` (None where it would not refuse): the words of the refusal a
+    forced release (``release_anyway``) skipped, for a caller that shows both (``topicdp compare``). A function of
+    the decision, so of public facts and DP outputs only."""
+    parts = None if decision is None else _noise_parts(decision, what)
+    return None if parts is None else parts[0] + parts[1]
+
+
+def _noise_parts(decision: Decision, what: str) -> tuple[str, str] | None:
+    """The refusal's sentence and its note on a simulation on the edge, or None where the forecast meets the
+    targets."""
+    if not decision.noise:
+        return None
+    if decision.simulated:
+        what = "the simulation on the public reference" + what.removeprefix("the forecast")
+    verdict = getattr(decision.forecast, "verdict", "noise")
+    edge = ""
+    if getattr(decision.forecast, "draws_on_the_edge", False):
+        draws = decision.forecast.draw_verdicts
+        edge = (f"; on the edge: {draws.count('readable')} of {len(draws)} simulated releases were readable, "
+                "so about as many releases would meet the targets as miss them")
+    return f"{what} says this release would be {_VERDICT_WORDS.get(verdict, verdict)}", edge
 
 
 # -- reading -------------------------------------------------------------------------------------------

@@ -124,6 +124,15 @@ class InMemorySource:
         self.records = read_records(request.source, request.reference)
         self.corpus: "Corpus | None" = None
 
+    @classmethod
+    def of_records(cls, request: ReleaseRequest, records: Records) -> "InMemorySource":
+        """A source over ``records`` read by the caller (no file is read): one corpus released many times
+        (``topicdp compare``'s training users). With ``records.corpus`` (the records tokenised on the release's
+        public words, unbounded) each :meth:`prepare` bounds that corpus instead of tokenising the texts again."""
+        source = cls.__new__(cls)
+        source.request, source.records, source.corpus = request, records, None
+        return source
+
     def census(self) -> int:
         records, unit = self.records, self.request.unit
         if records.corpus is not None:  # a built-in corpus: count what it dropped back in, as the file's census does
