@@ -295,7 +295,8 @@ def series_partitioning(request: ReleaseRequest, spec: PeriodSpec) -> Optional[s
 
 def _check_series(request: ReleaseRequest, labels: Sequence[str], eps_p: float, delta_p: float,
                   partitioning: Optional[str] = None) -> None:
-    """Every period's planned entries together against what the ledger has left: refused before any reading. With
+    """Every period's planned entries together against what the ledger has left: refused before any reading (each
+    period's topics by the cheapest candidate, as a single release is checked before it reads). With
     a ``partitioning`` (periods in parallel) each period's entries are its part of it, composed with the ledger's
     other partitionings sequentially (:func:`topicdp.rdp.ledger.worst_combination`)."""
     assert isinstance(request.ledger, LedgerOptions)
@@ -307,7 +308,7 @@ def _check_series(request: ReleaseRequest, labels: Sequence[str], eps_p: float, 
                               f"{header['neighbours']} neighbours; this series is {request.unit}-level, "
                               f"{request.neighbours}; nothing was read or spent")
     planned = planned_steps(plan_request(replace(request, epsilon=eps_p, delta=delta_p, ledger=None)))
-    run = planned.fixed + planned.worst([], header["budget"][1])
+    run = planned.fixed + planned.topics[planned.cheapest([], header["budget"][1])]  # as one release is checked
     entries = [e for label in labels
                for e in (labelled(run, partition=label, partitioning=partitioning) if partitioning else run)]
     ledger.check(entries)
