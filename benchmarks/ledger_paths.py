@@ -66,12 +66,15 @@ class Command:
     corpus: str = ""
     outcome: str = ""
     out: str = ""
+    mechanism: str | None = "dp-vem"
     extra: list = field(default_factory=list)
 
     def argv(self, words: str) -> list:
         cmd = [*TOPICDP, "privatize", self.corpus, "--unit", "document", "--topics", "5", "--vocabulary", words,
-               "--epsilon", str(self.epsilon), "--delta", "1e-6", "--mechanism", "dp-vem", "--release-anyway",
-               "--n-jobs", "1", "--ledger", self.ledger, "--out", self.out, *self.extra]
+               "--epsilon", str(self.epsilon), "--delta", "1e-6", "--release-anyway", "--n-jobs", "1",
+               "--ledger", self.ledger, "--out", self.out, *self.extra]
+        if self.mechanism is not None:
+            cmd += ["--mechanism", self.mechanism]
         if self.series is not None:
             date_field, kind, labels = self.series
             cmd += ["--period", kind, "--periods", f"{labels[0]}:{labels[-1]}", "--date-field", date_field]
@@ -101,7 +104,7 @@ def summarise(command: Command, code: int, text: str) -> str:
     if refused:
         said += f", {len(refused)} period(s) refused ({refused[0][:100]})"
     if errors:
-        said += f"; {errors[-1][len('topicdp: error: '):][:150]}"
+        said += f"; {errors[-1][len('topicdp: error: '):][:120]}"
     return said
 
 
@@ -187,10 +190,14 @@ def independent_total(names: list[str], commands: list[Command]) -> float:
 
 
 def ledger_says(path: str) -> str:
+    """``topicdp ledger show``'s spent and remaining lines, or the first words of its refusal."""
     proc = subprocess.run([*TOPICDP, "ledger", "show", path], capture_output=True, text=True, env=ENV)
-    text = (proc.stdout + proc.stderr).strip().splitlines()
-    spent = [ln for ln in text if "spent" in ln or "left" in ln or "error" in ln.lower()]
-    return (spent[0] if spent else (text[-1] if text else "")).strip()[:140]
+    if proc.returncode != 0:
+        return "refused to open: " + proc.stderr.strip().splitlines()[-1].split(": ", 2)[-1][:90]
+    lines = [ln.strip() for ln in proc.stdout.splitlines()]
+    spent = next((ln.split()[1] for ln in lines if ln.startswith("spent")), "?")
+    left = next((ln.split()[1] for ln in lines if ln.startswith("remaining")), "?")
+    return f"spent {spent}, {left} left"
 
 
 # -- the scenarios ------------------------------------------------------------------------------------------------
@@ -276,14 +283,15 @@ def scenarios(directory: str, corpus: str, words: str) -> list[tuple[str, str, l
 
 
 def kills(directory: str, corpus: str, words: str) -> list[tuple[str, str, list[Command], str]]:
-    """``kill -9`` of a run of 2.5 as soon as its k-th line reaches the ledger (k = 1, 2, ...), then a run of 2.5."""
+    """``kill -9`` of a run of 2.5 (the plan choosing its mechanism, so that its count and its topics are planned in
+    lines of their own) as soon as its k-th line reaches the ledger (k = 1, 2, 3), then a run of 2.5."""
     rows = []
     for k in range(1, 4):
         real = os.path.join(directory, f"kill{k}.ledger")
         create(real)
         with open(real) as fh:
             base = len(fh.readlines())
-        killed = Command(real, 2.5, corpus=corpus)
+        killed = Command(real, 2.5, corpus=corpus, mechanism=None)  # the plan chooses: count, then topics
         proc = run(killed, words, directory, wait=False)
         deadline = time.time() + 120
         while proc.poll() is None and time.time() < deadline:
@@ -312,6 +320,7 @@ def main(argv=None) -> int:
         total = independent_total([real] + [c.ledger for c in commands], commands)
         happened = "; ".join(f"{i + 1}. {c.outcome}" for i, c in enumerate(commands))
         says = ledger_says(real) + (f" ({note})" if note else "")
+        happened, says = happened.replace(directory + "/", ""), says.replace(directory + "/", "")
         row = f"| {title} | {happened} | {says} | {total:.4f} | {'yes' if total <= BUDGET[0] + 1e-9 else 'NO'} |"
         print(row, flush=True)
         table.append(row)
