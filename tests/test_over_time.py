@@ -304,7 +304,9 @@ def two_dates(dated, tmp_path_factory):
 
 def test_another_period_of_the_same_partitioning_composes_in_parallel(two_dates, monkeypatch):
     """July by the same date field of the same file is a new part of the same partitioning: the whole budget again
-    (as before: parallel across labels)."""
+    (as before: parallel across labels). The May-June series left July's documents, dated outside its periods,
+    uncounted: a count of them charged as a part of this partitioning would compose in parallel with July's release
+    of the same documents (an under-count)."""
     from topicdp.pipeline.over_time import PeriodSpec, release_over_time
 
     corpus, words, ledger = two_dates
