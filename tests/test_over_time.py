@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -64,7 +65,8 @@ def test_document_periods_compose_in_parallel(dated, tmp_path):
     reread = PrivacyLedger.open(ledger)
     one = PrivacyLedger()
     one._entries = [e for e in reread.records if e.partition == "2004-05"]
-    assert len(reread) == 6 and reread.epsilon(1e-5, "exact") == pytest.approx(one.epsilon(1e-5, "exact"))
+    # three periods of two entries, and the count of the records without a usable date (a part of its own)
+    assert len(reread) == 7 and reread.epsilon(1e-5, "exact") == pytest.approx(one.epsilon(1e-5, "exact"))
     summary = reread.file.summary(PrivacyLedger)
     assert summary["dp"]["basic"] == {"epsilon": 3.0, "delta": 1e-6}  # the largest period, not the sum
     # the topics keep their index: matched topics of consecutive periods share their top word
@@ -157,6 +159,17 @@ def test_a_seeded_series_draws_other_noise_in_every_period():
     assert len(set(seeds)) == 4 and period_seed(None, 2) is None and seeds == [period_seed(5, i) for i in range(4)]
 
 
+def test_the_count_of_undated_records_draws_a_stream_of_its_own():
+    """Its noise is neither a period's stream nor one of the streams a period's run draws from its seed."""
+    from topicdp.pipeline.over_time import no_usable_date_seed, period_seed
+
+    ours = tuple(no_usable_date_seed(5).generate_state(4))
+    assert no_usable_date_seed(None) is None and ours == tuple(no_usable_date_seed(5).generate_state(4))
+    others = [np.random.SeedSequence([5, i]) for i in range(50)]
+    others += [np.random.SeedSequence([period_seed(5, i), stream]) for i in range(50) for stream in range(4)]
+    assert all(tuple(o.generate_state(4)) != ours for o in others)
+
+
 def test_privatize_period_on_the_command_line(dated, tmp_path, capsys):
     from topicdp.cli import main
 
@@ -170,7 +183,7 @@ def test_privatize_period_on_the_command_line(dated, tmp_path, capsys):
                  "--out", out, "--html", str(tmp_path / "t.html"), "--n-jobs", "1"]) == 0
     printed = capsys.readouterr().out
     assert "each of the 2 periods gets the whole (3, 1e-06)" in printed
-    assert "dataset total        (2.528, 1e-05)-DP over the 2 DP run(s)" in printed
+    assert "dataset total        (2.528, 1e-05)-DP over the 3 DP run(s)" in printed  # 2 periods, 1 count
     assert (tmp_path / "r.2004-05.json").exists() and (tmp_path / "r.2004-06.json").exists()
     assert (tmp_path / "t.html").exists()
     assert main(["privatize", path, "--vocabulary", str(word_file), "--unit", "document", "--ledger", ledger,
@@ -248,7 +261,7 @@ def test_a_quarterly_series_after_a_monthly_one_composes_sequentially_with_it(da
         _admitted(m)
         with pytest.raises(BudgetExceededError) as refused:
             release_over_time(_request(path, words, ledger, "document"), quarters, echo=lambda line: None)
-    assert refused.value.total > 3.0 and len(PrivacyLedger.open(ledger)) == 6  # nothing of it recorded
+    assert refused.value.total > 3.0 and len(PrivacyLedger.open(ledger)) == 7  # nothing of it recorded
     from dataclasses import replace
 
     result = release_over_time(replace(_request(path, words, ledger, "document"), epsilon=1.6), quarters,
@@ -291,7 +304,9 @@ def two_dates(dated, tmp_path_factory):
 
 def test_another_period_of_the_same_partitioning_composes_in_parallel(two_dates, monkeypatch):
     """July by the same date field of the same file is a new part of the same partitioning: the whole budget again
-    (as before: parallel across labels)."""
+    (as before: parallel across labels). The May-June series left July's documents, dated outside its periods,
+    uncounted: a count of them charged as a part of this partitioning would compose in parallel with July's release
+    of the same documents (an under-count)."""
     from topicdp.pipeline.over_time import PeriodSpec, release_over_time
 
     corpus, words, ledger = two_dates
@@ -328,7 +343,7 @@ def test_a_series_by_another_date_field_composes_sequentially(two_dates, monkeyp
     with pytest.raises(BudgetExceededError):
         release_over_time(_request(corpus, words, ledger, "document"),
                           PeriodSpec("month", "2004-07", "2004-07", date_field="sent"), echo=lambda line: None)
-    assert len(PrivacyLedger.open(ledger)) == 4
+    assert len(PrivacyLedger.open(ledger)) == 5  # two periods' entries and the count of undated records
 
 
 def test_a_series_of_another_corpus_file_composes_sequentially(two_dates, tmp_path, monkeypatch):
@@ -437,10 +452,25 @@ def test_many_combinations_are_bounded_by_each_partitionings_worst_part():
 
 # -- records without a usable date ---------------------------------------------------------------------------
 
+def _left_out_lines(lines):
+    """The lines a series prints about the records in no period."""
+    return [line for line in lines if "usable" in line or "outside the stated periods" in line]
+
+
+def _without_dp_number(line):
+    return re.sub(r"about -?\d+ ", "about N ", line)
+
+
+def _digits(line):
+    """The numbers a line states, but the standard's name."""
+    return re.findall(r"\d+", line.replace("ISO 8601", ""))
+
+
 def test_records_without_a_usable_date_are_counted_and_the_series_goes_on(tmp_path, monkeypatch):
     """A missing date and one that does not parse are alike: in no period, counted for the owner's diagnostics, the
-    series not stopped; the printed line is the same whatever their number (a count of private records). (An
-    unparseable date stopped the whole series; a missing one was dropped without a word.)"""
+    series not stopped; the printed lines are the same whatever their number (a count of private records), but for
+    the DP count of the document level. Only the calendar form YYYY-MM-DD is read: the ISO week date Python 3.11
+    also parses would make whether a document has a usable date depend on the Python reading it."""
     from topicdp.datasets import themed_vocabulary
     from topicdp.pipeline import run
     from topicdp.pipeline.over_time import PeriodSpec, release_over_time, split_by_period
@@ -448,13 +478,14 @@ def test_records_without_a_usable_date_are_counted_and_the_series_goes_on(tmp_pa
     good = [{"user": i, "date": f"2004-05-{1 + i % 9:02d}", "text": "a b"} for i in range(4)]
     bad = [{"user": 9, "text": "no date"}, {"user": 9, "date": "yesterday", "text": "x"},
            {"user": 9, "date": "2004-13-01", "text": "x"}, {"user": 9, "date": 3.5, "text": "x"},
-           {"user": 9, "date": None, "text": "x"}, {"user": 9, "date": "2005-01-01", "text": "outside"}]
+           {"user": 9, "date": None, "text": "x"}, {"user": 9, "date": "2004-W19-1", "text": "x"},
+           {"user": 9, "date": "2005-01-01", "text": "outside"}]
     spec = PeriodSpec("month", "2004-05", "2004-06")
     corpus = tmp_path / "c.jsonl"
     corpus.write_text("".join(json.dumps(r) + "\n" for r in good[:2] + bad + good[2:]))
     (tmp_path / "split").mkdir()
     files = split_by_period(str(corpus), spec, str(tmp_path / "split"))
-    assert (files.no_usable_date, files.outside) == (5, 1)
+    assert (files.no_usable_date, files.outside) == (6, 1)
     assert len(open(files["2004-05"]).readlines()) == 4 and open(files["2004-06"]).read() == ""
 
     def stub(request, echo=None):
@@ -471,8 +502,103 @@ def test_records_without_a_usable_date_are_counted_and_the_series_goes_on(tmp_pa
         result = release_over_time(_request(str(path), themed_vocabulary(), ledger, "document"), spec,
                                    echo=lines.append)
         assert set(result.refused) == {"2004-05", "2004-06"}  # every period went on to its release (stubbed)
-        said[name] = [line for line in lines if "usable" in line]
+        said[name] = [_without_dp_number(line) for line in _left_out_lines(lines)]
         if name == "bad":
-            assert result.diagnostics == {"no usable date": 5, "outside the periods": 1}
-    assert said["bad"] == said["clean"] and len(said["bad"]) == 1
-    assert "left out of every period" in said["bad"][0] and "5" not in said["bad"][0]
+            assert result.diagnostics == {"no usable date": 6, "outside the periods": 1}
+    assert said["bad"] == said["clean"] and len(said["bad"]) == 2
+    undated, outside = said["bad"]
+    assert "about N (a DP count, noise sigma" in undated
+    assert "left out of every period" in outside and not _digits(outside)
+
+
+@pytest.fixture(scope="module")
+def undated(dated, tmp_path_factory):
+    """Two neighbouring corpora: the dated corpus with 40 records without a usable date, and with 41."""
+    path, words = dated
+    rows = [json.loads(line) for line in open(path)]
+    extra = [{"user": 7000 + i, "text": "undated words"} if i % 2 else
+             {"user": 7000 + i, "date": "not a date", "text": "undated words"} for i in range(41)]
+    out = {}
+    for n in (40, 41):
+        directory = tmp_path_factory.mktemp(f"undated{n}")  # the same names in each (lines print the ledger path)
+        (directory / "c.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows[:100] + extra[:n] + rows[100:]))
+        out[n] = directory
+    return out, words
+
+
+def test_undated_records_get_a_dp_count_that_adds_nothing_to_a_document_level_series(undated):
+    """At the document level with add/remove neighbours, the records without a usable date are a part of the
+    series' partitioning: their Gaussian count, at a period's count sigma, is printed, charged to the ledger as that
+    part before its noise, and changes none of the ledger's totals (every period's part dominates it). Neighbouring
+    corpora (one more undated record), seeded alike, print the same lines but for the DP number. (The count was not
+    released: the line said they were left out, without a number.)"""
+    from topicdp.pipeline.over_time import NO_USABLE_DATE, PeriodSpec, release_over_time
+
+    directories, words = undated
+    spec = PeriodSpec("month", "2004-05", "2004-06")
+    printed, results, ledgers = {}, {}, {}
+    for n, directory in directories.items():
+        ledger = str(directory / "doc.ledger")
+        PrivacyLedger.open(ledger, budget=(3.0, 1e-5), unit="document", neighbours="add-remove")
+        lines = []
+        results[n] = release_over_time(_request(str(directory / "c.jsonl"), words, ledger, "document"), spec,
+                                       echo=lines.append)
+        printed[n] = [line.replace(str(directory), "<dir>") for line in lines]
+        ledgers[n] = PrivacyLedger.open(ledger)
+    assert [_without_dp_number(line) for line in printed[40]] == [_without_dp_number(line) for line in printed[41]]
+    result, ledger = results[40], ledgers[40]
+    assert sorted(result.releases) == ["2004-05", "2004-06"] and result.diagnostics["no usable date"] == 40
+    count, outside = result.left_out
+    assert (count.records, count.status, outside.status) == (NO_USABLE_DATE, "DP", "not counted")
+    line = next(line for line in printed[40] if "about" in line)
+    value, sigma = re.search(r"about (\d+) \(a DP count, noise sigma ([0-9.e+-]+);", line).groups()
+    assert int(value) == count.value and float(sigma) == pytest.approx(count.sigma, rel=1e-2)
+    assert abs(count.value - 40) <= 5 * count.sigma  # (sigma 29: the count budget is (0.15, 5e-8))
+    assert abs(results[41].left_out[0].value - count.value) <= 1  # seeded alike: the same noise, one more record
+    # charged as a part of the series' partitioning, at a period's own count sigma
+    ours = [e for e in ledger.records if e.partition == NO_USABLE_DATE]
+    period_counts = [e for e in ledger.records if e.name == "unit count"]
+    assert len(ours) == 1 and len(period_counts) == 2
+    assert ours[0].partitioning == period_counts[0].partitioning is not None
+    assert (ours[0].sigma, ours[0].sensitivity, ours[0].count) == (period_counts[0].sigma, 1.0, 1)
+    assert ours[0].sigma == count.sigma
+    # parallel composition: the ledger's totals are those without the part
+    without = PrivacyLedger(_entries=[e for e in ledger.records if e.partition != NO_USABLE_DATE])
+    for method in ("exact", "rdp", "simple", "best"):
+        assert ledger.epsilon(1e-5, method) == pytest.approx(without.epsilon(1e-5, method), rel=1e-9)
+    summary = ledger.file.summary(PrivacyLedger)
+    assert summary["dp"]["basic"] == {"epsilon": 3.0, "delta": 1e-6}  # a period's guarantee, not more
+    assert summary["dp"]["spent"] == pytest.approx(without.epsilon(1e-5, "best"), rel=1e-9)
+    assert [r["status"] for r in summary["runs"]] == ["released"] * 3
+    assert not _digits(_left_out_lines(printed[40])[1])  # the records outside the periods: no number
+
+
+def test_a_user_level_series_gives_no_count_of_undated_records_and_says_why(tmp_path, monkeypatch):
+    """The periods compose sequentially at the user level: a count would spend budget the split did not provide, so
+    none is drawn nor charged, and the line, the same whatever the data hold, says why. (It said the number was not
+    printed, not why.)"""
+    from topicdp.datasets import themed_vocabulary
+    from topicdp.pipeline import run
+    from topicdp.pipeline.over_time import PeriodSpec, release_over_time
+
+    def stub(request, echo=None):
+        raise ValueError("not released in this test")
+
+    monkeypatch.setattr(run, "release", stub)
+    good = [{"user": i, "date": f"2004-05-{1 + i % 9:02d}", "text": "a b"} for i in range(4)]
+    said = {}
+    for n in (0, 1, 30):
+        path = tmp_path / f"c{n}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in good + [{"user": 9, "text": "no date"}] * n))
+        ledger = str(tmp_path / f"u{n}.ledger")
+        PrivacyLedger.open(ledger, budget=(3.0, 1e-5), unit="user", neighbours="add-remove")
+        lines = []
+        result = release_over_time(_request(str(path), themed_vocabulary(), ledger, "user"),
+                                   PeriodSpec("month", "2004-05", "2004-06"), echo=lines.append)
+        said[n] = _left_out_lines(lines)
+        assert [item.status for item in result.left_out] == ["not counted"]
+        assert len(PrivacyLedger.open(ledger)) == 0  # nothing charged (the periods' releases are stubbed)
+    assert said[0] == said[1] == said[30] and len(said[0]) == 1
+    line = said[0][0]
+    assert "about" not in line and not _digits(line)
+    assert "compose sequentially" in line and "would spend budget" in line and "owner's diagnostics" in line

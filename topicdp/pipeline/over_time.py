@@ -29,9 +29,24 @@ but only after its DP count is drawn: whether a period is empty is private, and 
 releases publish, must record the same for it as for a neighbour with one document there.
 
 A record without a usable date (no date field, or one that is not an ISO 8601 date) is in no period, as is one
-dated outside the stated periods: the series goes on without it and says so, in a line printed whatever the data
-hold. How many there are is a count of private records (under add/remove neighbours even whether there is one), so
-it is not printed nor charged for; the exact counts are in :attr:`OverTimeResult.diagnostics`, for the owner only.
+dated outside the stated periods: the series goes on without them and says so, in lines printed whatever the data
+hold (:class:`LeftOut`). How many there are is a count of private records (under add/remove neighbours even whether
+there is one), so it is said only as a DP count, where one costs nothing of the owner's split:
+
+* **Document level, add/remove neighbours**: the records without a usable date are one more disjoint part of the
+  series' partitioning (:data:`NO_USABLE_DATE`; which part a document is in is a function of its own date field, as
+  a period is, and such a document is in no period of any series of that partitioning). Their Gaussian count
+  (sensitivity 1) at the sigma of a period's unit count, charged to the ledger before its noise as that part's one
+  entry, is dominated by every period's entries (each holds a count at that sigma), so by parallel composition it
+  adds nothing to the series' worst part: the ledger's totals are those without it. The records dated outside the
+  stated periods are not counted: their dates fall in periods of the same partitioning that another series (July
+  after a series of May and June) may release, and a count of them would be a second release of those periods'
+  documents, which the ledger would compose in parallel with it (an under-count); counted correctly, as a
+  partitioning of its own, it would spend budget the split did not provide.
+* **User level, or replace-one neighbours**: the periods compose sequentially, so a count would spend budget the
+  split above did not provide: neither number is given, and the line says why.
+
+The exact counts are in :attr:`OverTimeResult.diagnostics`, for the owner only.
 
 Topics are matched across periods as post-processing of the released matrices (:func:`match_topics`), so a
 topic keeps its index over time; :func:`plot_over_time` draws each topic's top words per period and
@@ -46,28 +61,40 @@ import hashlib
 import json
 import logging
 import os
+import re
 from dataclasses import dataclass, field, replace
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from .._validation import check_option
-from ..rdp import PrivacyLedger
-from ..rdp.ledger import labelled, partitioning_key
+from ..rdp import GaussianEntry, PrivacyLedger
+from ..rdp.ledger import Entry, labelled, partitioning_key
 from ..rdp.ledger_file import LedgerFileError, LedgerOptions
 from .charge import _total, planned_steps
-from .plan import plan_request
+from .plan import ReleasePlan, plan_request
 from .request import ReleaseRequest
 
 PERIODS = ("month", "quarter")
+#: the part of a series' partitioning holding the records without a usable date (in no period of any series of it)
+NO_USABLE_DATE = "no usable date"
+_ISO_DAY = re.compile("[0-9]{4}-[0-9]{2}-[0-9]{2}")
 logger = logging.getLogger("topicdp")
 
 
 def period_of(date: str, period: str) -> str:
-    """The label of the period holding ``date`` (an ISO 8601 date or date-time): ``"2004-05"`` (month) or
-    ``"2001Q3"`` (quarter)."""
+    """The label of the period holding ``date`` (an ISO 8601 date or date-time starting ``YYYY-MM-DD``):
+    ``"2004-05"`` (month) or ``"2001Q3"`` (quarter).
+
+    Only the extended calendar form is read (ASCII digits), not the other forms :meth:`datetime.date.fromisoformat`
+    accepts from Python 3.11 (``"2004-W19-1"``, ``"20040503"``): a document's period, and whether it has a usable
+    date at all (a part of the series' partitioning, :data:`NO_USABLE_DATE`), must be the same function of the
+    document in every run that charges the ledger, whatever Python reads it."""
+    text = str(date)[:10]
     try:
-        day = _dt.date.fromisoformat(str(date)[:10])
+        if not _ISO_DAY.fullmatch(text):
+            raise ValueError
+        day = _dt.date.fromisoformat(text)
     except ValueError:
         raise ValueError(f"date {date!r} is not an ISO 8601 date (YYYY-MM-DD...)") from None
     if period == "month":
@@ -153,6 +180,34 @@ def period_budgets(request: ReleaseRequest, spec: PeriodSpec) -> Tuple[float, fl
                           f"{request.delta:g}) (basic composition would give each {request.epsilon / n:.4g})")
 
 
+@dataclass(frozen=True)
+class LeftOut:
+    """What a series publishes about the records it leaves out of every period (module docstring).
+
+    Attributes
+    ----------
+    records : str
+        Which records: ``"no usable date"`` (no date field, or not an ISO 8601 date) or ``"outside the periods"``;
+        one entry may name both.
+    status : {"DP", "not counted", "refused"}
+        ``"DP"``: ``value`` is a Gaussian count of them, noise ``sigma``, charged to the ledger; ``"not counted"``:
+        no number is given (``reason`` says why); ``"refused"``: the ledger had no room for the count (``reason``),
+        and its noise was not drawn.
+    value : int, optional
+        The DP count, rounded and floored at 0 (post-processing).
+    sigma : float, optional
+        The count's noise standard deviation (sensitivity 1).
+    reason : str
+        Why no number is given (empty for a DP count).
+    """
+
+    records: str
+    status: str
+    value: Optional[int] = None
+    sigma: Optional[float] = None
+    reason: str = ""
+
+
 @dataclass
 class OverTimeResult:
     """What :func:`release_over_time` returns.
@@ -171,6 +226,9 @@ class OverTimeResult:
     diagnostics : dict
         Exact counts of the private corpus, for the owner only (never printed nor published): ``"no usable date"``
         (records without the date field, or whose date is not ISO 8601) and ``"outside the periods"``.
+    left_out : list of LeftOut
+        What the series published about the records in no period: a DP count of those without a usable date at the
+        document level with add/remove neighbours, else no number and why (module docstring).
     """
 
     periods: List[str]
@@ -179,6 +237,7 @@ class OverTimeResult:
     order: Dict[str, np.ndarray] = field(default_factory=dict)
     budget: Tuple[float, float, str] = (0.0, 0.0, "")
     diagnostics: Dict[str, int] = field(default_factory=dict, repr=False)
+    left_out: List[LeftOut] = field(default_factory=list)
 
     def matched(self, period: str) -> np.ndarray:
         """The period's released topic-word matrix, its rows in the matched order."""
@@ -239,8 +298,9 @@ def release_over_time(request: ReleaseRequest, spec: PeriodSpec, *,
     with scratch_directory("topicdp-periods-") as work:  # private (0700), removed afterwards, even on SIGTERM
         files = split_by_period(request.source.path, spec, work)
         result.diagnostics = {"no usable date": files.no_usable_date, "outside the periods": files.outside}
-        say(f"records without a usable {spec.date_field!r} (missing, or not an ISO 8601 date) or dated outside the "
-            f"stated periods are left out of every period; how many is a count of private records: not printed")
+        result.left_out = left_out(request, spec, files.no_usable_date, eps_p, delta_p, partitioning)
+        for item in result.left_out:
+            say(left_out_line(item, spec))
         for index, label in enumerate(labels):
             options = LedgerOptions(request.ledger.path, output=period_file(request.ledger.output, label),
                                     partition=label if partitioning is not None else None,
@@ -266,6 +326,87 @@ def period_seed(seed: Optional[int], index: int) -> Optional[int]:
     if seed is None:
         return None
     return int(np.random.SeedSequence([seed, index]).generate_state(1)[0] % 2**31)
+
+
+def no_usable_date_seed(seed: Optional[int]) -> Optional[np.random.SeedSequence]:
+    """A seeded series' noise for its count of the records without a usable date: a stream of its own, apart from
+    every period's (:func:`period_seed`); None (OS entropy) stays None."""
+    if seed is None:
+        return None
+    return np.random.SeedSequence(seed, spawn_key=(0,))
+
+
+def no_usable_date_entries(plan: ReleasePlan, partitioning: Optional[str]) -> List[Entry]:
+    """The ledger entry of the DP count of the records without a usable date, as part :data:`NO_USABLE_DATE` of the
+    series' ``partitioning``; empty where no count is released (no partitioning: the periods compose sequentially;
+    no unit count in a period's plan).
+
+    It is a period's own planned unit count (the Gaussian at the sigma of the period's count budget, sensitivity 1:
+    one document changes the count by one) under another name, so that every period's part, which holds that entry,
+    dominates it: by parallel composition it changes no total of the ledger."""
+    if partitioning is None:
+        return []
+    counts = [entries for name, entries in planned_steps(plan).steps if name == "unit count"]
+    if not counts:
+        return []
+    return labelled([replace(e, name=f"records with {NO_USABLE_DATE} (DP count)") for e in counts[0]],
+                    partition=NO_USABLE_DATE, partitioning=partitioning)
+
+
+def _period_plan(request: ReleaseRequest, eps_p: float, delta_p: float) -> ReleasePlan:
+    """A period's plan at its budget (public facts only): what each period's run and the series' count charge."""
+    return plan_request(replace(request, epsilon=eps_p, delta=delta_p, ledger=None))
+
+
+def left_out(request: ReleaseRequest, spec: PeriodSpec, n_undated: int, eps_p: float, delta_p: float,
+             partitioning: Optional[str]) -> List[LeftOut]:
+    """What the series publishes about the records in no period (module docstring), the DP count charged first.
+
+    With a ``partitioning`` (document level, add/remove neighbours) the ``n_undated`` records without a usable date
+    get a Gaussian count (:func:`no_usable_date_entries`), planned in the ledger file durably before its noise and
+    completed after it, as a run of its own in part :data:`NO_USABLE_DATE`; the records dated outside the periods
+    are not counted. Otherwise no number is given. Which items and lines come out depends on the request and the
+    ledger only, never on the data: only the DP number does."""
+    from .run import gaussian_count
+
+    assert isinstance(request.ledger, LedgerOptions)
+    plan = _period_plan(request, eps_p, delta_p)
+    entries = no_usable_date_entries(plan, partitioning)
+    if not entries:
+        why = (f"the periods compose sequentially here ({request.unit} level, {request.neighbours} neighbours), so a "
+               "count of them would spend budget the split did not provide")
+        return [LeftOut("no usable date or outside the periods", "not counted", reason=why)]
+    outside = LeftOut("outside the periods", "not counted", reason=(
+        "their dates fall in periods of this partitioning that another series may release, so a count of them "
+        "would not compose in parallel with those releases and would spend budget the split did not provide"))
+    (entry,) = entries
+    assert plan.budget.count is not None and isinstance(entry, GaussianEntry)
+    ledger = PrivacyLedger.open(request.ledger.path)
+    assert ledger.file is not None
+    try:
+        run = ledger.file.reserve(ledger, entries, guarantee={"epsilon": plan.budget.count.epsilon,
+                                                               "delta": plan.budget.count.delta},
+                                  mechanism="gaussian count", corpus=request.source.path,
+                                  partition=NO_USABLE_DATE, partitioning=partitioning)
+    except ValueError as refused:  # the ledger's refusal (another run took the budget since the series' check)
+        return [LeftOut(NO_USABLE_DATE, "refused", reason=str(refused)), outside]
+    noisy = gaussian_count(n_undated, entry.sigma, np.random.default_rng(no_usable_date_seed(request.seed)))
+    ledger.file.complete(ledger, run, entries, status="released")
+    return [LeftOut(NO_USABLE_DATE, "DP", max(0, int(round(noisy))), entry.sigma), outside]  # post-processing
+
+
+def left_out_line(item: LeftOut, spec: PeriodSpec) -> str:
+    """The line a series prints for ``item``: the same text whatever the data hold, but for a DP number."""
+    undated = f"records without a usable {spec.date_field!r} (missing, or not an ISO 8601 date)"
+    if item.status == "DP":
+        return (f"{undated}, in no period: about {item.value} (a DP count, noise sigma {item.sigma:.3g}; the exact "
+                "number is private)")
+    if item.records == NO_USABLE_DATE:
+        return f"{undated} are left out of every period; their DP count was refused: {item.reason}"
+    which = ("records dated outside the stated periods" if item.records == "outside the periods"
+             else f"{undated} or dated outside the stated periods")
+    return (f"{which} are left out of every period; how many is not given: {item.reason} (the exact numbers are in "
+            "the owner's diagnostics)")
 
 
 def corpus_digest(path: str) -> str:
@@ -298,7 +439,8 @@ def _check_series(request: ReleaseRequest, labels: Sequence[str], eps_p: float, 
     """Every period's planned entries together against what the ledger has left: refused before any reading (each
     period's topics by the cheapest candidate, as a single release is checked before it reads). With
     a ``partitioning`` (periods in parallel) each period's entries are its part of it, composed with the ledger's
-    other partitionings sequentially (:func:`topicdp.rdp.ledger.worst_combination`)."""
+    other partitionings sequentially (:func:`topicdp.rdp.ledger.worst_combination`), and the count of the records
+    without a usable date (:func:`no_usable_date_entries`) is checked with them, as its own part."""
     assert isinstance(request.ledger, LedgerOptions)
     ledger = PrivacyLedger.open(request.ledger.path)
     assert ledger.file is not None
@@ -307,11 +449,12 @@ def _check_series(request: ReleaseRequest, labels: Sequence[str], eps_p: float, 
         raise LedgerFileError(f"ledger {request.ledger.path} composes {header['unit']}-level releases under "
                               f"{header['neighbours']} neighbours; this series is {request.unit}-level, "
                               f"{request.neighbours}; nothing was read or spent")
-    planned = planned_steps(plan_request(replace(request, epsilon=eps_p, delta=delta_p, ledger=None)))
+    plan = _period_plan(request, eps_p, delta_p)
+    planned = planned_steps(plan)
     run = planned.fixed + planned.topics[planned.cheapest([], header["budget"][1])]  # as one release is checked
     entries = [e for label in labels
                for e in (labelled(run, partition=label, partitioning=partitioning) if partitioning else run)]
-    ledger.check(entries)
+    ledger.check(entries + no_usable_date_entries(plan, partitioning))
 
 
 class PeriodFiles(Dict[str, str]):
