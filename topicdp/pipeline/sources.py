@@ -303,8 +303,13 @@ class ShardedSource:
                                     source=self.request.source, words=tuple(words), out_dir=self.work_dir,
                                     bounding_seed=bounding_seed)
         written = sorted(glob.glob(os.path.join(self.work_dir, "counts-*.npz")))
-        if not written:
-            raise ValueError(f"{self.request.source.path}: no document has a word of the vocabulary")
+        if not written:  # no document with a word of the vocabulary: an N=0 corpus, as in memory (build_corpus)
+            import scipy.sparse as sp
+
+            from ..streaming import write_npz_shard
+
+            written = [str(write_npz_shard(Path(self.work_dir) / "counts-000000.npz",
+                                           sp.csr_matrix((0, len(words)), dtype=np.int64), np.empty(0, np.int64)))]
         return StreamingCorpus.from_npz(written, vocabulary=list(words))
 
     def diagnostics(self) -> dict:
