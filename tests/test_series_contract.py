@@ -24,8 +24,8 @@ import warnings
 
 import pytest
 
-from test_neighbour_contract import (FLAGS, WORDS, _messages, _non_dp_fields, _printed, _row, _write,  # noqa: F401
-                                     _write_words, pinned)
+from test_neighbour_contract import (OOV, SPECTRAL_WORDS, WORDS, _assert_alike, _messages, _non_dp_fields,
+                                     _printed, _release, _row, _write_words, pinned)  # noqa: F401 (pinned: a fixture)
 from topicdp import RepeatedReleaseWarning
 from topicdp.cli import main
 from topicdp.pipeline import MECHANISMS
@@ -138,3 +138,32 @@ def test_an_empty_period_is_a_neighbour_like_any_other(mechanism, unit, release_
         assert all(empty["published"][m] is not None for m in MONTHS), empty["printed"]  # June released: noise
     for key in empty:
         assert empty[key] == one[key], key
+
+
+#: the neighbour relation of each row's single release; under replace-one the stated count is of units whose texts
+#: have no word of the list, one of which has words in the neighbour
+SINGLE = [pytest.param(m, u, r, id=f"{m}-{u}-{r}") for m in MECHANISMS for u in MECHANISMS[m].units
+          for r in MECHANISMS[m].neighbours]
+N_STATED = 3  # the fewest units a spectral configuration takes
+
+
+@pytest.mark.parametrize("mechanism, unit, relation", SINGLE)
+def test_a_corpus_without_a_document_is_released_as_one_with_a_document(mechanism, unit, relation, tmp_path, capsys):
+    """One release (forced, count pinned or stated) of a corpus left with no document on the vocabulary (an empty
+    file under add/remove; units whose texts have no word of the list under replace-one) and of its neighbour with
+    one such document: the pinned contract's comparison (exit status, stderr, printed lines, non-DP fields). Every
+    row's estimator fits no document (noise only) or is refused on released quantities, as on one document."""
+    words = _write_words(tmp_path / "words.txt", WORDS)
+    _, flags = _row(mechanism, unit, tmp_path, words)
+    text = " ".join((SPECTRAL_WORDS if mechanism.startswith("spectral") else WORDS)[:25])
+    if relation == "replace-one":
+        flags += ["--n-units", N_STATED]
+        empty = [(f"u{i}", OOV) for i in range(N_STATED)]
+        one = [("u0", text)] + empty[1:]
+    else:
+        empty, one = [], [("u0", text)]
+    a = _release(tmp_path, "a", empty, flags, capsys)
+    b = _release(tmp_path, "b", one, flags, capsys)
+    if not mechanism.startswith("spectral"):  # at 3 units the spectral checks on released quantities fail, alike
+        assert a[0] == 0 and a[3] is not None, a[2]
+    _assert_alike(a, b)

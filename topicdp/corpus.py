@@ -433,7 +433,7 @@ class Corpus:
                     rng = _unit_rng(root, b"user", _id_key(self.user_ids[u]))
                     user_docs = user_docs[np.sort(rng.choice(user_docs.size, size=m, replace=False))]
                 kept.append(user_docs)
-            docs = np.sort(np.concatenate(kept))
+            docs = np.sort(np.concatenate(kept)) if kept else docs  # no user: nothing to keep (an N=0 corpus)
             log.max_docs_per_user = m
         X = self.X[docs]
         if max_tokens_per_doc is not None:
