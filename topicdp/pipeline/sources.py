@@ -96,7 +96,7 @@ def read_records(source: CorpusSource, reference: str | None = None) -> Records:
     if source.user_fraction is not None:
         pairs = [(t, u) for t, u in pairs if user_selected(u, source.user_fraction)]
     # no documents is not refused here: whether a corpus (a period of a series) is empty is private, so the
-    # release refuses it only after its DP count is drawn (topicdp.pipeline.run), as it would a neighbour's
+    # release counts, decides and fits it (an N=0 corpus, build_corpus) as it would a neighbour with one document
     return Records([t for t, _ in pairs], [u for _, u in pairs])
 
 
@@ -275,7 +275,7 @@ class ShardedSource:
                            word_sets=DEFAULT_MAX_WORDS_PER_UNIT if dp_words else None)
         self._word_sets = result.get("word_sets")
         self._shards = _shard_states(self.paths)
-        # no documents is not refused here either (read_records): the release refuses it after its DP count
+        # no documents is not refused here either (read_records): prepare gives an N=0 corpus, decided as any other
         return len(result["users"]) if request.unit == Unit.USER else int(result["n_docs"])
 
     def check_unchanged(self) -> None:
