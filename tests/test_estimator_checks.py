@@ -160,7 +160,9 @@ EXPECTED_FAILURES: dict[str, dict[str, str]] = {
     "VariationalModelCounts": {"check_fit2d_1feature": _ONE_WORD},
     "CallableModelCounts": {"check_fit2d_1feature": _ONE_WORD},
     # the same method of moments as SpectralLDA's on the same data, so the same checks cannot fit
-    "SpectralModelCounts": {**{k: v for k, v in _SPECTRAL.items() if k not in _FITS_SPECTRAL_LDA},
+    # as f, on fewer than 3 documents of 3 tokens (M3 undefined) the spectral model gives the uniform topics
+    "SpectralModelCounts": {**{k: v for k, v in _SPECTRAL.items()
+                               if k not in (*_FITS_SPECTRAL_LDA, "check_fit2d_1sample", "check_estimators_nan_inf")},
                             "check_fit2d_1feature": _ONE_WORD},
 }
 

@@ -27,6 +27,7 @@ import pytest
 from test_neighbour_contract import (OOV, SPECTRAL_WORDS, WORDS, _assert_alike, _messages, _non_dp_fields,
                                      _printed, _release, _row, _write_words, pinned)  # noqa: F401 (pinned: a fixture)
 from topicdp import RepeatedReleaseWarning
+from topicdp._names import MODELS
 from topicdp.cli import main
 from topicdp.pipeline import MECHANISMS
 from topicdp.rdp import PrivacyLedger
@@ -166,4 +167,19 @@ def test_a_corpus_without_a_document_is_released_as_one_with_a_document(mechanis
     b = _release(tmp_path, "b", one, flags, capsys)
     if not mechanism.startswith("spectral"):  # at 3 units the spectral checks on released quantities fail, alike
         assert a[0] == 0 and a[3] is not None, a[2]
+    _assert_alike(a, b)
+
+
+@pytest.mark.parametrize("model", sorted(MODELS))
+def test_every_model_of_the_agnostic_road_is_defined_on_no_document_and_on_one(model, tmp_path, capsys):
+    """gaussian-global's f is the model the owner names: on no document it is the uniform topics, and on one
+    document (fewer than the topics; fewer non-zero singular values than topics for LSI; fewer documents than the
+    spectral moments need) it must still be defined, or the release would stop on the one corpus and not on its
+    neighbour (NMF, LSI and the spectral model did)."""
+    words = _write_words(tmp_path / "words.txt", WORDS)
+    flags = ["--mechanism", "gaussian-global", "--model", model, "--unit", "document", "--vocabulary", words,
+             "--topics", "2", "--epsilon", "2", "--release-anyway"]
+    a = _release(tmp_path, "a", [], flags, capsys)
+    b = _release(tmp_path, "b", [("u0", " ".join(WORDS[:25]))], flags, capsys)
+    assert a[0] == 0, a[2]
     _assert_alike(a, b)
