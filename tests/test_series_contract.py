@@ -34,8 +34,10 @@ from topicdp.rdp import PrivacyLedger
 
 pytestmark = pytest.mark.usefixtures("pinned")
 
-MONTHS = ("2004-05", "2004-06", "2004-07")
-EMPTY = "2004-06"  # empty in one series, one document in its neighbour
+#: June is empty in one series and holds one document in its neighbour; July, released after it and charged to the
+#: same ledger, prints what the ledger holds (where June's spend would show)
+MONTHS = ("2004-06", "2004-07")
+EMPTY = "2004-06"
 #: every (mechanism, unit) of the registry; a series has add/remove neighbours (each month's count is drawn under
 #: DP), so the rows calibrated for replace-one only (a stated count) are refused by the plan, alike
 ROWS = [(m, u) for m in MECHANISMS for u in MECHANISMS[m].units]
@@ -46,9 +48,8 @@ def test_the_series_contract_covers_every_row_of_the_registry():
 
 
 def _dated(records) -> list[dict]:
-    """``records`` (user, text) dated in May and July, none in June."""
-    return [{"user": u, "text": t, "date": f"{MONTHS[0] if i % 2 else MONTHS[2]}-0{1 + i % 9}"}
-            for i, (u, t) in enumerate(records)]
+    """``records`` (user, text) dated in July, none in June."""
+    return [{"user": u, "text": t, "date": f"{MONTHS[1]}-0{1 + i % 9}"} for i, (u, t) in enumerate(records)]
 
 
 #: the neighbour's one document in June: a new unit (user or document) with words of the list
@@ -135,6 +136,7 @@ def test_an_empty_period_is_a_neighbour_like_any_other(mechanism, unit, release_
     if "replace-one" not in MECHANISMS[mechanism].neighbours:
         assert empty["code"] == 0, empty["messages"]
         assert len(empty["entries"]) >= len(MONTHS)  # every month drew its count at least
+        assert [line for line in empty["printed"] if line.startswith("period ")] == [f"period {m}:" for m in MONTHS]
     if release_anyway and mechanism in ("dp-vem", "gaussian-global", "laplace", "dpsvi"):
         assert all(empty["published"][m] is not None for m in MONTHS), empty["printed"]  # June released: noise
     for key in empty:
