@@ -142,7 +142,6 @@ _SPECTRAL = {
 _TOKENS = "score() splits each document's tokens (document completion): it needs integer counts, the check's are not"
 _SCORE = {"check_fit_score_takes_y": _TOKENS, "check_pipeline_consistency": _TOKENS}
 _ONE_WORD = "K = 2 topics need at least 2 words: fit refuses one column with a ValueError that says so"
-_ONE_DOC = "scikit-learn's NMF with init='nndsvda' refuses K = 2 components on one document"
 # these draw data on which the method of moments does fit (more columns, or counts with k positive M2 eigenvalues)
 _FITS_SPECTRAL_LDA = ("check_estimators_dtypes",)
 _FITS_SPECTRAL_DP = ("check_dict_unchanged", "check_dont_overwrite_parameters", "check_fit2d_predict1d",
@@ -153,15 +152,17 @@ EXPECTED_FAILURES: dict[str, dict[str, str]] = {
     "SpectralDPCounts": {k: v for k, v in _SPECTRAL.items() if k not in _FITS_SPECTRAL_DP}, "DPSVI": _SCORE, "DPVariationalLDA": _SCORE,
     "SVILDA": _SCORE, "VariationalLDA": _SCORE,
     "GensimLDACounts": {"check_fit2d_1feature": _ONE_WORD}, "SklearnLDACounts": {"check_fit2d_1feature": _ONE_WORD},
-    "SklearnNMFCounts": {"check_fit2d_1feature": _ONE_WORD, "check_fit2d_1sample": _ONE_DOC},
-    "TopicDPCounts": {"check_fit2d_1feature": _ONE_WORD, "check_fit2d_1sample": _ONE_DOC},
+    "SklearnNMFCounts": {"check_fit2d_1feature": _ONE_WORD},
+    "TopicDPCounts": {"check_fit2d_1feature": _ONE_WORD},
     "GensimLDAMulticoreCounts": {"check_fit2d_1feature": _ONE_WORD},
     "GensimHDPCounts": {"check_fit2d_1feature": _ONE_WORD},
     "TomotopyLDACounts": {"check_fit2d_1feature": _ONE_WORD},
     "VariationalModelCounts": {"check_fit2d_1feature": _ONE_WORD},
     "CallableModelCounts": {"check_fit2d_1feature": _ONE_WORD},
     # the same method of moments as SpectralLDA's on the same data, so the same checks cannot fit
-    "SpectralModelCounts": {**{k: v for k, v in _SPECTRAL.items() if k not in _FITS_SPECTRAL_LDA},
+    # as f, on fewer than 3 documents of 3 tokens (M3 undefined) the spectral model gives the uniform topics
+    "SpectralModelCounts": {**{k: v for k, v in _SPECTRAL.items()
+                               if k not in (*_FITS_SPECTRAL_LDA, "check_fit2d_1sample", "check_estimators_nan_inf")},
                             "check_fit2d_1feature": _ONE_WORD},
 }
 

@@ -144,17 +144,26 @@ def test_the_simulation_on_the_reference_names_the_count_and_the_vocabulary(corp
     assert "simulation on the public reference" in str(refusal) and len(refusal.spent) == 1
 
 
-def test_a_corpus_with_no_word_of_a_public_list_is_refused_after_its_dp_count_only(tmp_path, ledgers):
-    """Whether a corpus holds a word of the list is private: under a DP count it is refused only after the count is
-    drawn (a neighbour with one unit that has a word draws it too), and nothing else is spent. With the count stated
-    every replace-one neighbour has it, and the refusal comes before any spend."""
-    path = tmp_path / "empty.jsonl"
-    path.write_text("".join(json.dumps({"user": f"u{u}", "text": "zz yy xx qq"}) + "\n" for u in range(40)))
-    refusal = _refused(_request(str(path), vocabulary=VocabularyPolicy.public(WORDS)), ledgers)
-    assert "empty" in str(refusal) and [e.name for e in ledgers[0].records] == ["unit count"]
-    ledgers.clear()
-    refusal = _refused(_request(str(path), vocabulary=VocabularyPolicy.public(WORDS), n_units=40), ledgers)
-    assert "empty" in str(refusal) and ledgers[0].records == ()
+@pytest.mark.parametrize("n_units", [None, 40])
+def test_a_corpus_with_no_word_of_a_public_list_decides_and_spends_as_its_neighbour_with_one(tmp_path, ledgers,
+                                                                                              n_units):
+    """Whether a corpus holds a word of the list is private: a corpus none of whose 40 users has a word of it goes
+    through the same count (drawn, or stated), decision and mechanism as its neighbour in which one user has words,
+    and releases (noise only) where that neighbour releases, with the same lines printed and the same entries
+    spent. It was refused, while the neighbour was released."""
+    outcomes = []
+    for first in ("zz yy xx qq", " ".join(WORDS[:20])):
+        path = tmp_path / "corpus.jsonl"
+        path.write_text("".join(json.dumps({"user": f"u{u}", "text": first if u == 0 else "zz yy xx qq"}) + "\n"
+                                for u in range(40)))
+        ledgers.clear()
+        lines: list = []
+        result = release(_request(str(path), vocabulary=VocabularyPolicy.public(WORDS), n_units=n_units),
+                         echo=lines.append)
+        assert len(ledgers) == 1 and result.release.topic_word.shape == (3, len(WORDS))
+        outcomes.append((lines, [(e.name, e.sigma, e.sensitivity) for e in ledgers[0].records]))
+    assert outcomes[0] == outcomes[1]
+    assert [name for name, _, _ in outcomes[0][1]][:1] == (["unit count"] if n_units is None else ["dp-vem"])
 
 
 def _shards(tmp_path, n_users: int = 240) -> str:
@@ -224,12 +233,23 @@ def test_an_interruption_after_a_spend_says_what_was_spent(corpus_file, ledgers,
     assert "only the unit count (epsilon=" in err[-1] and "spent its budget" in err[-1]
 
 
-def test_sharded_shards_without_a_document_are_refused_after_the_dp_count_only(tmp_path, ledgers):
-    """The sharded twin of the in-memory source: shards holding no document are not refused at the census (whether
-    a corpus is empty is private) but after the DP count, the only step spent."""
-    shards = tmp_path / "empty-shards"
-    shards.mkdir()
-    for i in range(2):
-        (shards / f"part-{i}.jsonl").write_text("")
-    refusal = _refused(_request(str(shards), vocabulary=VocabularyPolicy.public(WORDS)), ledgers)
-    assert "no document" in str(refusal) and [e.name for e in ledgers[0].records] == ["unit count"]
+def test_sharded_shards_without_a_document_decide_as_a_neighbour_with_one_document(tmp_path, ledgers):
+    """The sharded twin of the in-memory source: shards holding no document are not refused for it (whether a
+    corpus is empty is private) but go through the DP count and the decision as shards holding one document do:
+    refused by the forecast on that count alike, the count the only step spent, and released alike (noise only)
+    when the owner insists. They were refused for holding no document."""
+    outcomes = []
+    for one in ("", json.dumps({"user": "u0", "text": " ".join(WORDS[:30])}) + "\n"):
+        shards = tmp_path / ("one-shards" if one else "empty-shards")
+        shards.mkdir()
+        for i in range(2):
+            (shards / f"part-{i}.jsonl").write_text(one if i == 0 else "")
+        ledgers.clear()
+        refusal = _refused(_request(str(shards), vocabulary=VocabularyPolicy.public(WORDS)), ledgers)
+        assert "the forecast says" in str(refusal) and [e.name for e in ledgers[0].records] == ["unit count"]
+        ledgers.clear()
+        forced = release(_request(str(shards), vocabulary=VocabularyPolicy.public(WORDS), release_anyway=True),
+                         echo=lambda line: None)
+        assert forced.release.topic_word.shape == (3, len(WORDS))
+        outcomes.append((str(refusal), [(e.name, e.sigma) for e in ledgers[0].records]))
+    assert outcomes[0] == outcomes[1]

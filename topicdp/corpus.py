@@ -83,7 +83,9 @@ class Corpus:
     Parameters
     ----------
     X : sparse matrix of shape (n_docs, n_words)
-        Non-negative, finite, integer-valued counts.
+        Non-negative, finite, integer-valued counts. ``n_docs`` may be 0: the private corpus of a release (a period
+        of a series, a corpus with no word of a public list) may hold no document, and whether it does is private,
+        so the estimators take an N=0 by V matrix as they take any other (zero sufficient statistics).
     vocabulary : sequence of str, length n_words
     doc_users : array of int, shape (n_docs,)
         User index of each document, into ``user_ids``.
@@ -109,8 +111,6 @@ class Corpus:
         self.X = check_count_matrix(self.X, min_docs=0, min_words=0, integral=True, dtype=np.int64)
         self.vocabulary = tuple(str(w) for w in self.vocabulary)
         n_docs, n_words = self.X.shape
-        if n_docs == 0:
-            raise ValueError("the corpus is empty: X has no documents")
         if n_words == 0 or len(self.vocabulary) != n_words:
             raise ValueError(
                 f"vocabulary must have one word per column of X ({n_words}), got {len(self.vocabulary)}"
@@ -120,10 +120,10 @@ class Corpus:
         doc_users = np.asarray(self.doc_users)
         if doc_users.shape != (n_docs,) or not np.issubdtype(doc_users.dtype, np.integer):
             raise ValueError(f"doc_users must be an integer array of shape ({n_docs},)")
-        if doc_users.min() < 0:
+        if n_docs and doc_users.min() < 0:
             raise ValueError("doc_users must be non-negative user indices")
-        n_users = int(doc_users.max()) + 1 if self.user_ids is None else len(self.user_ids)
-        if doc_users.max() >= n_users:
+        n_users = (int(doc_users.max()) + 1 if n_docs else 0) if self.user_ids is None else len(self.user_ids)
+        if n_docs and doc_users.max() >= n_users:
             raise ValueError(f"doc_users holds index {doc_users.max()} but there are only {n_users} user_ids")
         owned = np.bincount(doc_users, minlength=n_users)
         if np.any(owned == 0):
@@ -206,6 +206,7 @@ class Corpus:
         min_df: int | float = 1,
         max_df: int | float = 1.0,
         max_features: int | None = None,
+        allow_empty: bool = False,
     ) -> "Corpus":
         """Tokenise texts deterministically and count words.
 
@@ -215,14 +216,21 @@ class Corpus:
         given (a public word list, as the corpus' ``vocabulary_source`` then says; other tokens are counted as
         out-of-vocabulary in ``log``), else built from the texts with scikit-learn's ``CountVectorizer`` limits ``min_df``, ``max_df`` and
         ``max_features``.
+
+        ``allow_empty``: with a given ``vocabulary``, accept texts that leave no document (none given, or none with
+        a word of the list) and return an N=0 corpus on that vocabulary. The pipeline builds the private corpus of
+        a release so: whether it is empty is private, and it must go through the same count, decision and
+        mechanism as a corpus with one document. Without it (the default), no document is refused as a mistake
+        of the caller's input; a vocabulary built from the texts always needs some.
         """
         texts = list(texts)
-        if not texts:
+        if not texts and not (allow_empty and vocabulary is not None):
             raise ValueError("texts is empty: a corpus needs at least one document")
         if not all(isinstance(t, str) for t in texts):
             raise TypeError("texts must be a sequence of str")
         if vocabulary is not None:
-            return cls._from_texts_on(texts, users, list(vocabulary), stop_words, min_token_length)
+            return cls._from_texts_on(texts, users, list(vocabulary), stop_words, min_token_length,
+                                      allow_empty=allow_empty)
         vectorizer = make_vectorizer(stop_words=stop_words, min_token_length=min_token_length, min_df=min_df,
                                      max_df=max_df, max_features=max_features)
         try:
@@ -232,7 +240,8 @@ class Corpus:
         return cls._from_counts(X.tocsr(), list(vectorizer.get_feature_names_out()), users)
 
     @classmethod
-    def _from_texts_on(cls, texts: list, users, vocabulary: list, stop_words, min_token_length: int) -> "Corpus":
+    def _from_texts_on(cls, texts: list, users, vocabulary: list, stop_words, min_token_length: int, *,
+                       allow_empty: bool = False) -> "Corpus":
         """Counts on a fixed word list, tokenising once: every token is counted, then the list's columns are
         kept and the rest is reported as out-of-vocabulary (a fixed-vocabulary ``CountVectorizer`` would need a
         second tokenisation to count what it drops)."""
@@ -240,7 +249,7 @@ class Corpus:
             raise ValueError("vocabulary must be a non-empty list of distinct words")
         vectorizer = make_vectorizer(stop_words=stop_words, min_token_length=min_token_length)
         try:
-            X_all = vectorizer.fit_transform(texts).tocsc()
+            X_all = vectorizer.fit_transform(texts).tocsc() if texts else sp.csc_matrix((0, 0), dtype=np.int64)
         except ValueError:  # no token at all: every document is empty on any vocabulary
             X_all = sp.csc_matrix((len(texts), 0), dtype=np.int64)
         index = vectorizer.vocabulary_ if X_all.shape[1] else {}
@@ -251,7 +260,7 @@ class Corpus:
             picked = X_all[:, source].tocoo()
             X = sp.csr_matrix((picked.data, (picked.row, np.asarray(columns)[picked.col])),
                               shape=(len(texts), len(vocabulary)), dtype=np.int64)
-        corpus = cls._from_counts(X, vocabulary, users)
+        corpus = cls._from_counts(X, vocabulary, users, allow_empty=allow_empty)
         corpus.log.out_of_vocabulary_tokens = int(X_all.sum()) - corpus.n_tokens
         corpus.vocabulary_source = "public"  # the caller's word list: stated public by giving it
         return corpus
@@ -290,17 +299,19 @@ class Corpus:
         return cls.from_texts(texts, owners, **text_options)
 
     @classmethod
-    def _from_counts(cls, X: sp.csr_matrix, vocabulary: list, users: Sequence | np.ndarray | None) -> "Corpus":
-        """Validate the counts, attach users, drop (and count) empty documents."""
+    def _from_counts(cls, X: sp.csr_matrix, vocabulary: list, users: Sequence | np.ndarray | None, *,
+                     allow_empty: bool = False) -> "Corpus":
+        """Validate the counts, attach users, drop (and count) empty documents; ``allow_empty``: an N=0 corpus
+        where no document is left (:meth:`from_texts`), else an error."""
         X = check_count_matrix(X, min_docs=0, min_words=0, integral=True, dtype=np.int64)
         n_docs = X.shape[0]
-        if n_docs == 0:
+        if n_docs == 0 and not allow_empty:
             raise ValueError("the corpus is empty: no documents")
         users = list(np.arange(n_docs) if users is None else users)
         if len(users) != n_docs:
             raise ValueError(f"users must give one user id per document ({n_docs}), got {len(users)}")
         nonempty = np.asarray(X.sum(axis=1)).ravel() > 0
-        if not nonempty.any():
+        if not nonempty.any() and not allow_empty:
             raise ValueError("every document is empty after tokenisation (no in-vocabulary tokens)")
         log = CorpusLog(empty_documents_dropped=int(n_docs - nonempty.sum()))
         all_users = _unique_in_order(users)
@@ -422,7 +433,7 @@ class Corpus:
                     rng = _unit_rng(root, b"user", _id_key(self.user_ids[u]))
                     user_docs = user_docs[np.sort(rng.choice(user_docs.size, size=m, replace=False))]
                 kept.append(user_docs)
-            docs = np.sort(np.concatenate(kept))
+            docs = np.sort(np.concatenate(kept)) if kept else docs  # no user: nothing to keep (an N=0 corpus)
             log.max_docs_per_user = m
         X = self.X[docs]
         if max_tokens_per_doc is not None:

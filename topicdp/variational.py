@@ -370,7 +370,7 @@ class _VariationalEM(FoldInMixin, BaseEstimator):
 
         def in_memory(beta: np.ndarray, alpha: float, max_iter: int) -> np.ndarray:
             return unit_statistic(X_distinct, weights, beta, alpha, max_iter=max_iter, **options)
-        return in_memory, X.shape[1], {"n_docs": X.shape[0], "n_units": int(doc_units.max()) + 1}
+        return in_memory, X.shape[1], {"n_docs": X.shape[0], "n_units": int(doc_units.max()) + 1 if X.shape[0] else 0}
 
     def _counts_and_units(self, corpus) -> tuple[sp.csr_matrix, np.ndarray]:
         counts, doc_users, _ = split_corpus(corpus)

@@ -138,12 +138,20 @@ class TopicModelSpec(BaseEstimator, ABC):
 
         From public starting topics row k grew from start k: that order is a deterministic function of the data
         and the start, and unlike the canonical order it does not flip when two top words swap ranks.
+
+        A corpus without documents (a release's private corpus may hold none, and whether it does is private) has
+        f = the uniform topics, the same for every model: no library fits on zero rows, and f must be defined on
+        every corpus a neighbour relation reaches. A data-independent value keeps f a function of the data, and its
+        rows are probability vectors, so the global bounds of output perturbation (any two such matrices differ by
+        at most sqrt(2K) in Frobenius norm, 2K in L1) hold for it as for any fit.
         """
         params = self.params  # validated and resolved before any work
         if self.n_topics > corpus.n_words:
             raise ValueError(
                 f"n_topics must be at most the vocabulary size ({corpus.n_words}), got {self.n_topics}"
             )
+        if corpus.n_docs == 0:
+            return np.full((self.n_topics, corpus.n_words), 1.0 / corpus.n_words)
         W = np.asarray(self._fit(corpus), dtype=np.float64)
         expected = (self.n_topics, corpus.n_words)
         if W.shape != expected:

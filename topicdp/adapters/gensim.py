@@ -427,9 +427,11 @@ class GensimLSI(TopicModelSpec):
         model = LsiModel(bow, id2word=dictionary, num_topics=self.n_topics, random_seed=self.random_state,
                          **self.params)
         loadings = model.get_topics()  # (K', V) rows = left singular vectors
-        if loadings.shape[0] < self.n_topics:
-            raise ValueError(
-                f"LSI found only {loadings.shape[0]} non-zero singular values; n_topics={self.n_topics} is too large"
-            )
         weights = loadings[: self.n_topics] ** 2
+        if weights.shape[0] < self.n_topics:
+            # fewer non-zero singular values than topics (e.g. fewer documents than topics, a private fact): the
+            # missing topics are the uniform rows, the squared loadings of the unit vector 1/sqrt(V), so that f is
+            # defined on every corpus and the release does not stop on the one corpus and not on its neighbour
+            uniform = np.full((self.n_topics - weights.shape[0], corpus.n_words), 1.0 / corpus.n_words)
+            weights = np.vstack([weights, uniform])
         return weights / weights.sum(axis=1, keepdims=True)

@@ -6,16 +6,25 @@ from functools import lru_cache
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..inference.estep import statistic_from_gamma, user_norm_weights
 from .base import N_TOPICS, SEED, TopicModelSpec, variational_lda_stability
 
 
-def _normalise_rows(components: np.ndarray, model: str) -> np.ndarray:
+def _normalise_rows(components: np.ndarray) -> np.ndarray:
+    """The rows of ``components`` as probability vectors; a topic the fit left all zero (no document supports it,
+    e.g. more topics than documents) is the uniform topic, as every topic of a corpus without documents is
+    (:meth:`TopicModelSpec.fit_topic_word`). Refusing it instead would make a release stop on the private data (how
+    many documents a corpus holds), and a data-independent row keeps f a function of the data whose rows are
+    probability vectors, as the global bounds of output perturbation need."""
     sums = components.sum(axis=1, keepdims=True)
-    if np.any(sums <= 0):
-        raise ValueError(f"{model} produced an all-zero topic; lower n_topics")
+    empty = sums[:, 0] <= 0
+    if np.any(empty):
+        components = components.copy()
+        components[empty] = 1.0
+        sums = components.sum(axis=1, keepdims=True)
     return components / sums
 
 
@@ -182,7 +191,7 @@ class SklearnLDA(TopicModelSpec):
         model.row_weights_ = None if cap is None else user_norm_weights(corpus, cap)
         model.row_users_, model.user_cap_ = corpus.doc_users, cap
         model.fit(corpus.X)
-        return _normalise_rows(model.components_, "LatentDirichletAllocation")
+        return _normalise_rows(model.components_)
 
     def stability(self) -> tuple[bool | None, str]:
         params = self.params
@@ -308,10 +317,16 @@ class SklearnNMF(TopicModelSpec):
         params = dict(self.params)
         init = params.pop("init_topics")
         X = corpus.X.astype(np.float64)
+        if init is None and str(params.get("init")).startswith("nndsvd") and X.shape[0] < self.n_topics:
+            # NNDSVD needs at least K rows; documents without tokens change no topic (their rows of W stay 0 and
+            # add nothing to the loss), so f is the same NMF on X padded with empty rows, defined on every corpus
+            # (a period may hold fewer documents than topics, and how many it holds is private)
+            X = sp.vstack([X, sp.csr_matrix((self.n_topics - X.shape[0], X.shape[1]))], format="csr")
         if init is None:
             model = NMF(n_components=self.n_topics, random_state=self.random_state, **params)
-            model.fit(X)
-            return _normalise_rows(model.components_, "NMF")
+            with np.errstate(invalid="ignore"):  # an exact fit (e.g. one document) rounds its loss below 0 in a sqrt
+                model.fit(X)
+            return _normalise_rows(model.components_)
         H = np.asarray(init, dtype=np.float64)
         if H.shape != (self.n_topics, X.shape[1]) or H.min() < 0:
             raise ValueError(f"init_topics must be a non-negative ({self.n_topics}, {X.shape[1]}) array")
@@ -320,8 +335,9 @@ class SklearnNMF(TopicModelSpec):
                                              max_iter=params["max_iter"])
         params["init"] = "custom"
         model = NMF(n_components=self.n_topics, random_state=self.random_state, **params)
-        model.fit(X, W=np.maximum(W, 1e-10), H=H)
-        return _normalise_rows(model.components_, "NMF")
+        with np.errstate(invalid="ignore"):
+            model.fit(X, W=np.maximum(W, 1e-10), H=H)
+        return _normalise_rows(model.components_)
 
     def stability(self) -> tuple[bool | None, str]:
         # Measured on blog posts at the Lambert-W sizing (the largest of 61 pair distances): from P's topics 0.055

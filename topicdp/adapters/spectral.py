@@ -55,8 +55,15 @@ class SpectralModel(TopicModelSpec):
         self.max_iter = max_iter
 
     def _fit(self, corpus) -> np.ndarray:
+        """SpectralLDA's topics; on a corpus with fewer than 3 documents of at least 3 tokens, where its third-order
+        U-statistics are not defined, the uniform topics, as on a corpus without documents
+        (:meth:`TopicModelSpec.fit_topic_word`): f must be defined on every corpus (a period may hold one document,
+        and how many it holds is private), and a data-independent value keeps its rows probability vectors."""
         from ..spectral import SpectralLDA
+        from ..spectral.moments import MIN_DOC_LENGTH
 
+        if int((np.asarray(corpus.X.sum(axis=1)).ravel() >= MIN_DOC_LENGTH).sum()) < 3:
+            return np.full((self.n_topics, corpus.n_words), 1.0 / corpus.n_words)
         model = SpectralLDA(self.n_topics, random_state=self.random_state, **self.params)
         model.fit(corpus.X)
         return model.topic_word_

@@ -64,7 +64,8 @@ def dpsvi_report(est, scheme, n_docs: int, vocabulary: VocabularyStatement) -> t
     certified_by = "pld" if est.accountant == "pld" else "rdp"
     certified = next(t["epsilon"] for t in totals if t["accounting"] == certified_by)
     paper = next(t for t in totals if t["accounting"] == "paper")
-    n_check = Check("delta < 1/n_docs", est.delta < 1.0 / n_docs, f"delta={est.delta:.3g}, 1/n_docs={1.0 / n_docs:.3g}")
+    inverse = 1.0 / n_docs if n_docs else float("inf")  # no document (add/remove: a private diagnostic)
+    n_check = Check("delta < 1/n_docs", est.delta < inverse, f"delta={est.delta:.3g}, 1/n_docs={inverse:.3g}")
     checks = [
         Check(f"certified epsilon <= target ({certified_by})", certified <= est.epsilon * (1 + 1e-9),
               f"{certified:.6g} vs target {est.epsilon:.6g}"),

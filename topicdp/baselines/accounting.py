@@ -105,7 +105,7 @@ class SamplingScheme:
 def make_scheme(kind: str, n_docs: int, n_iterations: int, *, batch_size=None, sampling_rate=None) -> SamplingScheme:
     """Validate and build a :class:`SamplingScheme` from exactly one of batch_size / sampling_rate."""
     check_option(kind, "sampling", SAMPLINGS)
-    n_docs = check_int(n_docs, "n_docs", low=2)
+    n_docs = check_int(n_docs, "n_docs", low=2 if kind == "fixed" else 0)  # Poisson: D enters no normaliser
     n_iterations = check_int(n_iterations, "n_iterations", low=1)
     if (batch_size is None) == (sampling_rate is None):
         raise ValueError("give exactly one of batch_size and sampling_rate")

@@ -59,7 +59,10 @@ class _OnlineLDA(FoldInMixin, BaseEstimator):
     def _prepare(self, X):
         """(counts, vocabulary or None, sampling scheme) of a fit, after every parameter is checked."""
         X, _, vocabulary = split_corpus(X)  # a corpus' users play no part: document level
-        X = check_count_matrix(X, min_docs=2)  # a copy: the caller's matrix is not modified
+        # a copy (the caller's matrix is not modified). Fixed batches need two documents to sample from; Poisson
+        # sampling needs none, and a corpus (a release's private corpus, whose size is private) may hold none at
+        # all: its batches are then empty and every step releases noise only. An empty matrix is a mistake.
+        X = check_count_matrix(X, min_docs=2 if self.sampling == "fixed" else 0 if vocabulary is not None else 1)
         self.n_features_in_ = X.shape[1]
         check_int(self.n_topics, "n_topics", low=1)
         self._validate_hyper()

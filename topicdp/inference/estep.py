@@ -308,8 +308,10 @@ def document_sstats(X: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha: float, *
 
 
 def unit_norms(X, doc_units: np.ndarray, n_units: int | None = None) -> np.ndarray:
-    """||a_u||_2 for each unit u, a_u the summed word counts of u's documents: (n_units,) float64."""
-    n_units = int(doc_units.max()) + 1 if n_units is None else n_units
+    """||a_u||_2 for each unit u, a_u the summed word counts of u's documents: (n_units,) float64 (no unit for a
+    corpus without documents, whose statistics are zero)."""
+    if n_units is None:
+        n_units = int(doc_units.max()) + 1 if doc_units.size else 0
     indicator = sp.csr_matrix((np.ones(X.shape[0]), (doc_units, np.arange(X.shape[0]))), shape=(n_units, X.shape[0]))
     A = (indicator @ sp.csr_matrix(X)).tocsr()
     return np.sqrt(np.asarray(A.multiply(A).sum(axis=1), dtype=np.float64).ravel())

@@ -24,9 +24,10 @@ Every period's count is paid for (a DP count of its units: the pipeline's defaul
 stated for the whole corpus is not a count of a period). Before any private data is read, the whole series'
 planned entries are checked against what the ledger has left; then each run is planned, drawn and completed in
 the ledger as a single release is. A period whose release the plan refuses (too few units for readable topics)
-is listed with its refusal; what it spent (its DP count) stays charged. A period with no document is refused too,
-but only after its DP count is drawn: whether a period is empty is private, and the ledger, whose totals later
-releases publish, must record the same for it as for a neighbour with one document there.
+is listed with its refusal; what it spent (its DP count) stays charged. A period with no document is a period like
+any other: whether it is empty is private, so it goes through the same DP count, decision and mechanism (its release,
+where it is made, is noise only) as a neighbour with one document there, and prints, publishes and charges to the
+ledger, whose totals later releases publish, what that neighbour would apart from DP outputs.
 
 A record without a usable date (no date field, or one that is not an ISO 8601 date) is in no period, as is one
 dated outside the stated periods: the series goes on without them and says so, in lines printed whatever the data
@@ -274,8 +275,8 @@ def release_over_time(request: ReleaseRequest, spec: PeriodSpec, *,
     ------
     BudgetExceededError
         Before anything is read, when the series does not fit in what the ledger has left. A period refused later
-        (its plan, the ledger, no document in it: after its DP count) is listed in ``refused``; what it drew
-        stays charged.
+        (by its plan, its forecast on its DP count, the ledger, or a check on released quantities) is listed in
+        ``refused``; what it drew stays charged.
     """
     from .._files import scratch_directory
     from .run import release
@@ -310,7 +311,7 @@ def release_over_time(request: ReleaseRequest, spec: PeriodSpec, *,
             say(f"period {label}:")
             try:
                 result.releases[label] = release(period_request, echo=lambda line: say("  " + line)).release
-            except ValueError as refused:  # the plan's refusals, the ledger's, a period with no document
+            except ValueError as refused:  # the plan's refusals, the forecast's, the ledger's
                 result.refused[label] = str(refused).replace(files[label], f"the {spec.period} {label}")
                 say(f"  period {label} refused: {refused}")
     released = [p for p in labels if p in result.releases]

@@ -235,9 +235,10 @@ def _release_steps(plan: ReleasePlan, reference, source, client, say, lines: lis
     corpus, unusable = None, None
     if request.vocabulary.kind != "dp":
         # the words are known before any spend: prepare first, so that a shard gone since the census stops here,
-        # before the count is drawn. A corpus with no document holding a word of them is refused too, but under a
-        # DP count only after the count is drawn: whether a corpus (a period of a series) is empty is private, and
-        # a refusal before the count would leave it out of the ledger, whose totals later releases publish
+        # before the count is drawn. A corpus with no document holding a word of them is prepared as an N=0 corpus
+        # and goes on like any other (whether a corpus, a period of a series, is empty is private); a preparation
+        # that fails otherwise is refused, under a DP count only after the count is drawn, so that the ledger,
+        # whose totals later releases publish, records the count whatever the private data made of the preparation
         try:
             corpus = _prepare(source, request.vocabulary.words, request, say)
         except ValueError as exc:

@@ -96,7 +96,7 @@ def read_records(source: CorpusSource, reference: str | None = None) -> Records:
     if source.user_fraction is not None:
         pairs = [(t, u) for t, u in pairs if user_selected(u, source.user_fraction)]
     # no documents is not refused here: whether a corpus (a period of a series) is empty is private, so the
-    # release refuses it only after its DP count is drawn (topicdp.pipeline.run), as it would a neighbour's
+    # release counts, decides and fits it (an N=0 corpus, build_corpus) as it would a neighbour with one document
     return Records([t for t, _ in pairs], [u for _, u in pairs])
 
 
@@ -106,9 +106,9 @@ def build_corpus(records: Records, words, request: ReleaseRequest, bounding_seed
 
     if records.corpus is not None:
         corpus = records.corpus
-    elif words is not None:
+    elif words is not None:  # no document left is an N=0 corpus: whether it is empty is private (read_records)
         corpus = Corpus.from_texts(records.texts, records.users, vocabulary=list(words),
-                                   stop_words=request.source.tokenizer_stop_words)
+                                   stop_words=request.source.tokenizer_stop_words, allow_empty=True)
     else:
         policy = request.vocabulary
         corpus = Corpus.from_texts(records.texts, records.users, min_df=policy.min_df, max_df=policy.max_df,
@@ -284,7 +284,7 @@ class ShardedSource:
                            word_sets=DEFAULT_MAX_WORDS_PER_UNIT if dp_words else None)
         self._word_sets = result.get("word_sets")
         self._shards = _shard_states(self.paths)
-        # no documents is not refused here either (read_records): the release refuses it after its DP count
+        # no documents is not refused here either (read_records): prepare gives an N=0 corpus, decided as any other
         return len(result["users"]) if request.unit == Unit.USER else int(result["n_docs"])
 
     def check_unchanged(self) -> None:
@@ -312,8 +312,13 @@ class ShardedSource:
                                     source=self.request.source, words=tuple(words), out_dir=self.work_dir,
                                     bounding_seed=bounding_seed)
         written = sorted(glob.glob(os.path.join(self.work_dir, "counts-*.npz")))
-        if not written:
-            raise ValueError(f"{self.request.source.path}: no document has a word of the vocabulary")
+        if not written:  # no document with a word of the vocabulary: an N=0 corpus, as in memory (build_corpus)
+            import scipy.sparse as sp
+
+            from ..streaming import write_npz_shard
+
+            written = [str(write_npz_shard(Path(self.work_dir) / "counts-000000.npz",
+                                           sp.csr_matrix((0, len(words)), dtype=np.int64), np.empty(0, np.int64)))]
         return StreamingCorpus.from_npz(written, vocabulary=list(words))
 
     def diagnostics(self) -> dict:

@@ -193,7 +193,9 @@ def prepare_corpus(X, *, users=None, name: str = "X", n_units: int | None = None
         ``n_units``, if fewer than 3 documents (users) have 3 or more tokens; with it, if ``n_units`` is smaller
         than 3 or than the number of units of X.
     """
-    X = check_count_matrix(X, name, min_words=2, integral=True)  # a canonical copy: the input is never modified
+    # a canonical copy (the input is never modified); with n_units, X may hold no document at all: every unit is
+    # then a zero unit, and the moments are the zero statistics that the noise is added to
+    X = check_count_matrix(X, name, min_docs=0 if n_units is not None else 1, min_words=2, integral=True)
     lengths = np.asarray(X.sum(axis=1)).ravel()
     keep = lengths >= MIN_DOC_LENGTH
     n_short = int((~keep).sum())
