@@ -420,7 +420,7 @@ def stop_status(exc: BaseException) -> str:
     parameters do not allow the release) or an error (a file gone: ``OSError``).
     """
     from ..rdp import BudgetExceededError
-    from .run import ReleaseRefused
+    from .plan import ReleaseRefused
 
     if isinstance(exc, KeyboardInterrupt):
         return "stopped: interrupted"

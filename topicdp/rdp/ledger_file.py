@@ -70,6 +70,7 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Iterator, List, Optional, Sequence, Tuple
 
 from .._files import atomic_write
+from .partitions import worst_combination
 
 if TYPE_CHECKING:  # (the ledger module imports this one: its classes are named here, never imported)
     Entry = Any
@@ -106,7 +107,7 @@ class LedgerOptions:
         compose in parallel with other parts' of the same ``partitioning`` (document level, add/remove neighbours;
         :mod:`topicdp.rdp.ledger`).
     partitioning : str, optional
-        The function that split the dataset into the parts (:func:`topicdp.rdp.ledger.partitioning_key`: the
+        The function that split the dataset into the parts (:func:`topicdp.rdp.partitions.partitioning_key`: the
         corpus's digest, the period kind and the date field). Without it a partition is a legacy one, sequential
         with every other label.
     """
@@ -535,10 +536,8 @@ def spent(ledger: "PrivacyLedger", delta: float, scope: str) -> float:
 def basic(runs: Sequence[dict]) -> dict:
     """Basic composition (Dwork & Roth 2014, Thm. 3.16) of the runs' own stated guarantees: the sums, with runs of
     disjoint parts of one partitioning in parallel and partitionings in sequence (the ledger's one rule,
-    :func:`topicdp.rdp.ledger.worst_combination`: the largest sum over every combination of one part per
+    :func:`topicdp.rdp.partitions.worst_combination`: the largest sum over every combination of one part per
     partitioning; McSherry 2009, Thm. 4). Epsilon and delta are each the largest over the combinations."""
-    from .ledger import worst_combination
-
     def total(which: str) -> float:
         def cost(rs: List[dict]) -> float:
             return float(sum(_guarantee(r).get(which, 0.0) for r in rs))
