@@ -150,7 +150,8 @@ class TopicModelSpec(BaseEstimator, ABC):
             raise ValueError(
                 f"n_topics must be at most the vocabulary size ({corpus.n_words}), got {self.n_topics}"
             )
-        if corpus.n_docs == 0:
+        n_docs = corpus.n_docs if hasattr(corpus, "n_docs") else corpus.X.shape[0]  # a duck-typed corpus has X
+        if n_docs == 0:
             return np.full((self.n_topics, corpus.n_words), 1.0 / corpus.n_words)
         W = np.asarray(self._fit(corpus), dtype=np.float64)
         expected = (self.n_topics, corpus.n_words)
