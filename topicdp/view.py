@@ -10,7 +10,8 @@ method for visualizing and interpreting topics"):
 * for the selected topic (click a circle), its words as horizontal bars, ranked by **relevance**
   (:func:`relevance`, Sievert & Shirley's Eq. 1) with a slider for the weight lambda in [0, 1];
 * the release's privacy summary: first the report's headline (:meth:`topicdp.report.PrivacyReport.headline`:
-  the certified guarantee), then the kind, unit, neighbour relation, requested epsilon, delta, and the caveats.
+  the certified guarantee) and, for a release forced past its plan's refusal, that statement
+  (:meth:`topicdp.report.PrivacyReport.released_against_forecast`), then the kind, unit, neighbour relation, requested epsilon, delta, and the caveats.
 
 The page opens on lambda = 1 (:data:`DEFAULT_LAMBDA`): the bars are then the words ``release.top_words()``
 prints, in its order. The circles are laid out by :func:`circle_layout`: the MDS positions, moved apart where
@@ -543,8 +544,11 @@ def _privacy_html(report: Mapping[str, Any]) -> str:
     rows.append(("mechanism", r.mechanism))
     cells = "".join(f"<div><span class=\"k\">{html.escape(k)}</span> <b>{html.escape(str(v))}</b></div>"
                     for k, v in rows)
-    parts = [f"<div class=\"line\" id=\"headline\">{html.escape(key)} {html.escape(statement.strip())}</div>",
-             f"<div class=\"kv\">{cells}</div>"]
+    parts = [f"<div class=\"line\" id=\"headline\">{html.escape(key)} {html.escape(statement.strip())}</div>"]
+    forced = r.released_against_forecast()  # a release the owner forced past the plan's refusal says so here
+    if forced:
+        parts.append(f"<div class=\"line forced\" id=\"forced\">{html.escape(forced)}</div>")
+    parts.append(f"<div class=\"kv\">{cells}</div>")
     warnings = [f"{path}: {status}" for path, status in r.published.items() if status.startswith("NOT COVERED")]
     if r.seeded:
         warnings.append("seeded: the noise is reproducible; a seeded release must not be published as private")
@@ -568,6 +572,7 @@ h1{font-size:18px;margin:0 0 4px}
 h2{font-size:14px;margin:0 0 6px}
 h2 .k{font-weight:400;font-size:12px}
 .line{font-weight:600;margin-bottom:3px}
+.forced{color:#a01010}
 .kv{display:flex;flex-wrap:wrap;gap:2px 16px}
 .k{color:#666}
 .warn{margin:4px 0 0;padding-left:18px;color:#8a1c1c;max-width:1150px}
