@@ -375,10 +375,10 @@ class PrivateRelease:
         """
         import html
 
+        from ._view_page import page_html
         from .report import report_html
-        from .view import release_html
 
-        page = release_html(self)
+        page = page_html(self.to_dict())
         size = (f"{self.n_topics} topics over a vocabulary of {len(self.vocabulary)} words, mechanism "
                 f"{self.report.mechanism}")
         vocabulary = self.report.published.get("vocabulary")
