@@ -212,3 +212,26 @@ def test_the_sampler_shows_its_forecast_and_pairs_unless_switched_off(monkeypatc
     sample_sensitivity(model, corpus, SensitivitySampling(PRIVATE_ORACLE, 0.2, "exchangeable", random_state=0,
                                                           progress=False), fit_seconds=0.01)
     assert "topicdp:" not in capsys.readouterr().err
+
+
+def test_topicdp_shows_each_long_step_in_order(monkeypatch, capsys):
+    """The wrap recipe's steps from Python: the two fits on the private corpus, the sampler's forecast with its ETA,
+    then the pairs."""
+    from topicdp import CallableModel, TopicDP, embedded_corpus
+    from topicdp import _progress
+    from topicdp.rdp import PrivacyLedger
+    from topicdp.samplers import PRIVATE_ORACLE, SensitivitySampling
+
+    monkeypatch.setattr(_progress, "_stderr_is_terminal", lambda: False)
+    monkeypatch.setattr(_progress, "_logger_shows_info", lambda: False)
+    monkeypatch.delenv(_progress.PROGRESS_ENV, raising=False)
+    corpus = embedded_corpus().subset_documents(np.arange(30))
+    model = CallableModel(lambda c: np.tile(np.asarray(c.X.sum(axis=0)).ravel() + 1.0, (2, 1)), 2, name="counts")
+    sampling = SensitivitySampling(PRIVATE_ORACLE, 0.2, "exchangeable", random_state=0)
+    TopicDP(model, epsilon=1.0, delta=1e-4, sampling=sampling).fit(corpus, ledger=PrivacyLedger())
+    err = capsys.readouterr().err
+    fits = "topicdp: TopicDP: two fits of the callable model on the private corpus (f must be deterministic)"
+    steps = [f"{fits} ...", f"{fits}: done in",
+             "topicdp: sensitivity sampling: h=4 pairs", "topicdp: sensitivity pairs 1/4", "topicdp: sensitivity pairs 4/4"]
+    at = [err.find(step) for step in steps]
+    assert all(i >= 0 for i in at) and at == sorted(at), err

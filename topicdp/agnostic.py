@@ -19,6 +19,7 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, TransformerMixin
 
 from ._names import (BOUND_PARAMETERS, DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_NEIGHBOURS, DEFAULT_UNIT, SENSITIVITIES,
                      Neighbours, Unit)
+from ._progress import timed
 from ._repeats import warn_on_repeated_release
 from ._validation import check_privacy_parameters, check_int, check_option, check_random_state
 from .adapters.base import TopicModelSpec
@@ -382,7 +383,10 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         fit_seconds = None
         if topic_word is None:
             if self._sampled:
-                W, fit_seconds, check = self._fit_and_check_determinism(model, corpus)
+                # the first long step, before the sampler's forecast: shown as the sampler's progress is
+                with timed(f"TopicDP: two fits of the {model.name} model on the private corpus (f must be deterministic)",
+                           show=self._sampler.progress):
+                    W, fit_seconds, check = self._fit_and_check_determinism(model, corpus)
                 checks.append(check)
             else:
                 W = model.fit_topic_word(corpus)
