@@ -422,9 +422,10 @@ class PrivateRelease:
           are a statistic of the private corpus, which is not released; the default ``pseudo_counts`` is the
           vocabulary's size V, an entry of about 1, the scale of scikit-learn's own random start.
         * ``exp_dirichlet_component_`` = ``topic_word``: ``transform`` folds documents into exactly the released
-          topics, as :meth:`transform` does (a released matrix is a point estimate: exp E[log beta] is beta).
-          ``score`` and ``perplexity`` read the Dirichlet of ``components_`` instead, so they depend on the
-          arbitrary ``pseudo_counts``; evaluate with :mod:`topicdp.metrics` instead.
+          topics, as :meth:`transform` does. A released matrix is a point estimate, not a Dirichlet posterior; its
+          rows are used as beta itself, which is exp E[log beta] in the limit of large pseudo-counts. ``score`` and
+          ``perplexity`` read the Dirichlet of ``components_``, so they depend on the arbitrary ``pseudo_counts``:
+          judge a release with :mod:`topicdp.metrics` rather than with them.
         * ``doc_topic_prior_`` (``doc_topic_prior``, default 1/K as :meth:`transform`) and ``topic_word_prior_``
           (1/K, scikit-learn's default); ``n_components`` = K; ``n_features_in_`` = V;
           ``n_iter_`` = ``n_batch_iter_`` = 0 and ``bound_`` = nan: scikit-learn made no pass over any data.
