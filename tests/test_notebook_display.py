@@ -212,6 +212,8 @@ def test_the_sampler_shows_its_forecast_and_pairs_unless_switched_off(monkeypatc
     sample_sensitivity(model, corpus, SensitivitySampling(PRIVATE_ORACLE, 0.2, "exchangeable", random_state=0,
                                                           progress=False), fit_seconds=0.01)
     assert "topicdp:" not in capsys.readouterr().err
+    with pytest.raises(TypeError, match="progress"):
+        SensitivitySampling(PRIVATE_ORACLE, 0.2, progress="bar")
 
 
 def test_topicdp_shows_each_long_step_in_order(monkeypatch, capsys):
