@@ -1,5 +1,6 @@
 """A release and its report in a notebook: rich displays (headline first, the view inline), to_sklearn, progress."""
 
+import dataclasses
 import html
 import logging
 import re
@@ -85,6 +86,13 @@ def test_release_markdown_shows_the_guarantee_and_top_words():
     assert markdown.startswith("**guarantee: (3, 1e-06)-DP")
     assert "  topic 0: goal match bake oven vote poll stock bond" in markdown
     assert "PLANTED-DIAGNOSTIC" not in markdown
+
+
+def test_a_release_the_view_cannot_draw_still_shows_its_guarantee():
+    zero_row = np.vstack([W[:2], np.zeros(10)])
+    release = dataclasses.replace(_release(), topic_word=zero_row, noisy=zero_row)
+    out = release._repr_html_()
+    assert "guarantee: (3, 1e-06)-DP" in out and "the view could not be drawn" in out and "<iframe" not in out
 
 
 def test_two_views_in_one_notebook_do_not_share_element_ids():

@@ -378,7 +378,12 @@ class PrivateRelease:
         from ._view_page import page_html
         from .report import report_html
 
-        page = page_html(self.to_dict())
+        try:
+            page = page_html(self.to_dict())
+            view = (f'<iframe class="topicdp-view" title="topicdp release view" srcdoc="{html.escape(page, quote=True)}" '
+                    f'style="width:100%;height:{self.VIEW_HEIGHT}px;border:1px solid #ddd"></iframe>')
+        except ValueError as exc:  # e.g. a row without positive mass: the guarantee and the words still show
+            view = f'<div style="color:#a01010">the view could not be drawn: {html.escape(str(exc))}</div>'
         size = (f"{self.n_topics} topics over a vocabulary of {len(self.vocabulary)} words, mechanism "
                 f"{self.report.mechanism}")
         vocabulary = self.report.published.get("vocabulary")
@@ -387,8 +392,7 @@ class PrivateRelease:
             report_html(self.report, with_summary=False),
             f'<div style="color:#555;margin:2px 0 6px">{html.escape(size)}'
             + (f"; vocabulary: {html.escape(vocabulary)}" if vocabulary else "") + "</div>",
-            f'<iframe class="topicdp-view" title="topicdp release view" srcdoc="{html.escape(page, quote=True)}" '
-            f'style="width:100%;height:{self.VIEW_HEIGHT}px;border:1px solid #ddd"></iframe>',
+            view,
             "<details><summary>top words</summary><pre>"
             f"{html.escape(str(self.top_words(N_TOP_WORDS)))}</pre></details>",
             "<details><summary>privacy report</summary><pre style=\"white-space:pre-wrap\">"
