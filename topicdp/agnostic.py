@@ -113,7 +113,9 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
     sampling : SensitivitySampling
         How the sensitivity is sampled (required with ``sensitivity="sampled"``, refused otherwise): P (a public
         reference corpus, or the explicit ``"private-oracle"`` opt-in whose report says what it leaks), gamma,
-        the sizing and the sampler's options (:class:`topicdp.samplers.SensitivitySampling`).
+        the sizing and the sampler's options (:class:`topicdp.samplers.SensitivitySampling`); its ``progress`` also
+        governs how the two fits on the private corpus and the pairs are shown (a bar in a notebook or on a
+        terminal, lines with an ETA otherwise; :mod:`topicdp._progress`).
     n_jobs : int, default=1
         Parallel workers for the 2h model fits (joblib; any joblib backend, e.g. Dask, applies).
     random_state : None or int
