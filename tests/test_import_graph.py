@@ -53,6 +53,7 @@ LAYERS: dict[str, int] = {
     "topicdp.metrics": 2,
     "topicdp.mechanisms": 2,
     "topicdp.release": 2,
+    "topicdp._view_page": 2,  # the page of topicdp.view from a published dict: a release shows it in a notebook
     "topicdp.vocabulary": 2,
     "topicdp.forecast": 2,
     "topicdp.spectral": 2,

@@ -1,14 +1,29 @@
-"""Progress of long steps on the ``topicdp`` logger: a tqdm bar on a terminal, log lines with an ETA otherwise.
+"""Progress of long steps: a tqdm bar in a notebook or on a terminal, lines with an ETA otherwise.
 
 Every long step of a release reports through :class:`Progress` (the sensitivity sampler's pairs, each pass of
 dp-vem and DP-SVI) or :func:`timed` (one-shot steps: the vocabulary selection, the spectral moments), so a
-user sees how far a run is and when it will end, as gensim users do.
+user sees how far a run is and when it will end, as gensim users do, from the command line and from Python alike:
+
+* in a Jupyter notebook (an IPython kernel), a ``tqdm.auto`` bar: the notebook's widget bar where ipywidgets is
+  installed, a text bar otherwise;
+* on a terminal, a tqdm text bar;
+* elsewhere (a script whose stderr is a file or a pipe, a CI log), lines on the ``topicdp`` logger at INFO, at
+  most one every :data:`LOG_EVERY_SECONDS`, with the elapsed time, the time left and the ETA in UTC. The command
+  line shows that logger on stderr; from Python, when no logging handler shows the logger's INFO lines, the same
+  lines are written to stderr (``topicdp: ...``), so a script needs no logging set-up to see them.
+
+What is shown is switched off by the estimators' ``progress=False`` (``SensitivitySampling(progress=False)``, the
+``progress`` parameter of :class:`~topicdp.DPVariationalLDA`, :class:`~topicdp.SpectralDP` and DP-SVI) or for a
+whole session by the environment variable :data:`PROGRESS_ENV` (``TOPICDP_PROGRESS=0``), which wins over
+``progress=True``. The log records are emitted either way, for whoever configured logging. Progress counts only
+public quantities (pairs h, passes T, steps), never a count of the private data.
 """
 
 from __future__ import annotations
 
 import logging
 import math
+import os
 import sys
 import time
 from contextlib import contextmanager
@@ -19,6 +34,11 @@ logger = logging.getLogger("topicdp")
 
 #: seconds between two progress log lines (the first and the last step are always logged)
 LOG_EVERY_SECONDS = 30.0
+#: the environment variable that switches topicdp's own progress display off (``0``, ``false``, ``no``, ``off``)
+#: or leaves it on (``1``, ``true``, ``yes``, ``on``, or unset)
+PROGRESS_ENV = "TOPICDP_PROGRESS"
+_OFF = ("0", "false", "no", "off")
+_ON = ("", "1", "true", "yes", "on")
 
 
 def format_duration(seconds: float) -> str:
@@ -32,46 +52,96 @@ def format_duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
+def progress_enabled(progress: bool | None = None) -> bool:
+    """Whether a long step shows its progress: ``progress`` as given (None: yes), unless :data:`PROGRESS_ENV` says
+    off.
+
+    Parameters
+    ----------
+    progress : bool or None, default=None
+        An estimator's ``progress`` parameter: False never shows, True and None show unless the environment
+        variable is off (a session-wide switch, e.g. for a CI log or a test run).
+
+    Raises
+    ------
+    ValueError
+        When :data:`PROGRESS_ENV` holds anything but the words of :data:`_OFF` and :data:`_ON`.
+
+    Examples
+    --------
+    >>> progress_enabled(False)
+    False
+    """
+    if progress is not None and not isinstance(progress, bool):
+        raise TypeError(f"progress must be True, False or None, got {progress!r}")
+    value = os.environ.get(PROGRESS_ENV, "").strip().lower()
+    if value not in _OFF + _ON:
+        raise ValueError(f"the environment variable {PROGRESS_ENV} must be one of {_OFF + _ON[1:]} (or unset), "
+                         f"got {os.environ[PROGRESS_ENV]!r}")
+    return progress is not False and value not in _OFF
+
+
+def say(line: str, *, show: bool = True) -> None:
+    """Log ``line`` at INFO on the ``topicdp`` logger and, when ``show`` and no handler shows that logger's INFO
+    lines (a Python session without logging set-up, a notebook), write it to stderr too (``topicdp: line``)."""
+    logger.info("%s", line)
+    if show and not _logger_shows_info():
+        try:
+            print(f"topicdp: {line}", file=sys.stderr, flush=True)
+        except (AttributeError, ValueError, OSError):  # no stderr (pythonw) or a closed one: nothing to show on
+            pass
+
+
 class Progress:
-    """Counts finished steps of ``what``: a tqdm bar on a terminal (``bar=True``), otherwise INFO lines on the
-    ``topicdp`` logger with the elapsed time, the time left and an ETA, at most every ``log_every`` seconds.
+    """Counts finished steps of ``what``: a tqdm bar where one can be drawn (``bar=True``), otherwise INFO lines
+    on the ``topicdp`` logger with the elapsed time, the time left and an ETA, at most every ``log_every``
+    seconds (module docstring).
 
     Parameters
     ----------
     total : int
+        A public number of steps (pairs, passes).
     what : str
         What is counted, e.g. ``"sensitivity pairs"`` or ``"dp-vem passes"``.
     bar : bool
+        Whether the user sees this step (the caller resolves it with :func:`progress_enabled`): a bar in a
+        notebook or on a terminal, else the lines, written to stderr too when no handler shows them. False: log
+        records only (internal fits).
     log_every : float
-        Seconds between two log lines (0: every step).
+        Seconds between two log lines (0: every step; inf: none).
     """
 
     def __init__(self, total: int, what: str, *, bar: bool = False, log_every: float = LOG_EVERY_SECONDS) -> None:
         self.total, self.what, self.log_every = total, what, log_every
+        self.show = bool(bar)
         self.done = 0
         self.start = time.perf_counter()
         self._last_log = -math.inf
         self._bar = None
-        if bar and _stderr_is_terminal():
+        if bar and (in_notebook() or _stderr_is_terminal()):
             from tqdm.auto import tqdm
 
-            self._bar = tqdm(total=total, desc=what)
+            self._bar = tqdm(total=total, desc=what, file=sys.stderr)
 
     def update(self, n: int = 1) -> None:
         self.done += n
+        now = time.perf_counter()
+        elapsed = now - self.start
+        remaining = elapsed / max(self.done, 1) * max(self.total - self.done, 0)
+        eta = datetime.now(timezone.utc) + timedelta(seconds=remaining)
         if self._bar is not None:
+            if self.done < self.total:
+                self._bar.set_postfix_str(f"ETA {eta:%H:%M:%S} UTC", refresh=False)
+            else:
+                self._bar.set_postfix_str("", refresh=False)
             self._bar.update(n)
             return
-        now = time.perf_counter()
         if math.isinf(self.log_every):
             return
         if self.done in (1, self.total) or now - self._last_log >= self.log_every:
             self._last_log = now
-            elapsed = now - self.start
-            remaining = elapsed / self.done * (self.total - self.done)
-            eta = datetime.now(timezone.utc) + timedelta(seconds=remaining)
-            logger.info("%s %d/%d, %s elapsed, %s left, ETA %s UTC", self.what, self.done, self.total,
-                        format_duration(elapsed), format_duration(remaining), f"{eta:%H:%M:%S}")
+            say(f"{self.what} {self.done}/{self.total}, {format_duration(elapsed)} elapsed, "
+                f"{format_duration(remaining)} left, ETA {eta:%H:%M:%S} UTC", show=self.show)
 
     def close(self) -> None:
         if self._bar is not None:
@@ -79,12 +149,36 @@ class Progress:
 
 
 @contextmanager
-def timed(what: str) -> Iterator[None]:
-    """Log the start and the duration of a one-shot step on the ``topicdp`` logger."""
+def timed(what: str, *, show: bool | None = None) -> Iterator[None]:
+    """Log the start and the duration of a one-shot step on the ``topicdp`` logger (shown as :func:`say` shows,
+    when :func:`progress_enabled` of ``show``)."""
+    visible = progress_enabled(show)
     start = time.perf_counter()
-    logger.info("%s ...", what)
+    say(f"{what} ...", show=visible)
     yield
-    logger.info("%s: done in %s", what, format_duration(time.perf_counter() - start))
+    say(f"{what}: done in {format_duration(time.perf_counter() - start)}", show=visible)
+
+
+def in_notebook() -> bool:
+    """Whether this process is a Jupyter kernel (where ``tqdm.auto`` draws the notebook's bar).
+
+    The test ``tqdm.auto`` makes (an ``ipykernel`` shell imported), less the consoles that are not notebooks
+    (Qt console, Spyder), which get a text bar only when their stderr is a terminal.
+    """
+    if "ipykernel.zmqshell" not in sys.modules:
+        return False
+    if any(name == "QT_API" or name.startswith("SPYDER") for name in os.environ):
+        return False
+    try:
+        shell = sys.modules["IPython"].get_ipython()
+    except (KeyError, AttributeError):
+        return False
+    return shell is not None and "qt" not in type(shell).__name__.lower()
+
+
+def _logger_shows_info() -> bool:
+    """Whether a logging handler receives the ``topicdp`` logger's INFO records (the command line's, a user's)."""
+    return logger.isEnabledFor(logging.INFO) and logger.hasHandlers()
 
 
 def _stderr_is_terminal() -> bool:

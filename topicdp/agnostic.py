@@ -19,6 +19,7 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, TransformerMixin
 
 from ._names import (BOUND_PARAMETERS, DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_NEIGHBOURS, DEFAULT_UNIT, SENSITIVITIES,
                      Neighbours, Unit)
+from ._progress import timed
 from ._repeats import warn_on_repeated_release
 from ._validation import check_privacy_parameters, check_int, check_option, check_random_state
 from .adapters.base import TopicModelSpec
@@ -112,7 +113,9 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
     sampling : SensitivitySampling
         How the sensitivity is sampled (required with ``sensitivity="sampled"``, refused otherwise): P (a public
         reference corpus, or the explicit ``"private-oracle"`` opt-in whose report says what it leaks), gamma,
-        the sizing and the sampler's options (:class:`topicdp.samplers.SensitivitySampling`).
+        the sizing and the sampler's options (:class:`topicdp.samplers.SensitivitySampling`); its ``progress`` also
+        governs how the two fits on the private corpus and the pairs are shown (a bar in a notebook or on a
+        terminal, lines with an ETA otherwise; :mod:`topicdp._progress`).
     n_jobs : int, default=1
         Parallel workers for the 2h model fits (joblib; any joblib backend, e.g. Dask, applies).
     random_state : None or int
@@ -382,7 +385,10 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         fit_seconds = None
         if topic_word is None:
             if self._sampled:
-                W, fit_seconds, check = self._fit_and_check_determinism(model, corpus)
+                # the first long step, before the sampler's forecast: shown as the sampler's progress is
+                with timed(f"TopicDP: two fits of the {model.name} model on the private corpus (f must be deterministic)",
+                           show=self._sampler.progress):
+                    W, fit_seconds, check = self._fit_and_check_determinism(model, corpus)
                 checks.append(check)
             else:
                 W = model.fit_topic_word(corpus)

@@ -359,6 +359,138 @@ class PrivateRelease:
         lines.append("(release.report.summary() for the full privacy report)")
         return "\n".join(lines)
 
+    # -- notebook displays ------------------------------------------------------------------------------
+    #: height in CSS pixels of the inline view in a notebook (the map is 520 units square, under the header)
+    VIEW_HEIGHT = 760
+
+    def _repr_html_(self) -> str:
+        """What a notebook shows for a release: the guarantee first, then the interactive view inline.
+
+        The headline (and, for a release forced past its plan's refusal, that statement) comes first, as
+        :meth:`topicdp.report.PrivacyReport.headline` states it; then the page of :func:`topicdp.view.release_html`
+        in an ``<iframe srcdoc>``, so that its styles and script stay apart from the notebook's and two releases
+        shown in one notebook do not share element ids; then the top words and the report's summary, folded, for
+        a renderer that runs no script. Self-contained: nothing is fetched from the network. Computed from the
+        published part only (post-processing), so the output cell may be published with the release.
+        """
+        import html
+
+        from ._view_page import page_html
+        from .report import report_html
+
+        try:
+            page = page_html(self.to_dict())
+            view = (f'<iframe class="topicdp-view" title="topicdp release view" srcdoc="{html.escape(page, quote=True)}" '
+                    f'style="width:100%;height:{self.VIEW_HEIGHT}px;border:1px solid #ddd"></iframe>')
+        except ValueError as exc:  # e.g. a row without positive mass: the guarantee and the words still show
+            view = f'<div style="color:#a01010">the view could not be drawn: {html.escape(str(exc))}</div>'
+        size = (f"{self.n_topics} topics over a vocabulary of {len(self.vocabulary)} words, mechanism "
+                f"{self.report.mechanism}")
+        vocabulary = self.report.published.get("vocabulary")
+        return "".join([
+            '<div class="topicdp-release">',
+            report_html(self.report, with_summary=False),
+            f'<div style="color:#555;margin:2px 0 6px">{html.escape(size)}'
+            + (f"; vocabulary: {html.escape(vocabulary)}" if vocabulary else "") + "</div>",
+            view,
+            "<details><summary>top words</summary><pre>"
+            f"{html.escape(str(self.top_words(N_TOP_WORDS)))}</pre></details>",
+            "<details><summary>privacy report</summary><pre style=\"white-space:pre-wrap\">"
+            f"{html.escape(self.report.summary())}</pre></details>",
+            "</div>",
+        ])
+
+    def _repr_markdown_(self) -> str:
+        """A release in Markdown (a renderer without HTML): the guarantee in bold first, then what ``print`` shows."""
+        from .report import _display_lines, _markdown_text
+
+        head, _ = _display_lines(self.report)
+        return ("".join(f"**{_markdown_text(line)}**\n\n" for line in head)
+                + "```\n" + "\n".join(str(self).splitlines()[2:]) + "\n```\n")
+
+    # -- post-processing into other libraries -----------------------------------------------------------
+    def to_sklearn(self, *, pseudo_counts: float | None = None, doc_topic_prior: float | None = None,
+                   feature_names: bool = False):
+        """A fitted scikit-learn ``LatentDirichletAllocation`` whose topics are the released ones.
+
+        Post-processing of the release: it reads ``topic_word`` and ``vocabulary`` only, never the private corpus,
+        so it spends no budget and the report covers it as it covers the topics. The estimator then works where a
+        scikit-learn LDA is expected: ``transform`` of a ``CountVectorizer(vocabulary=release.vocabulary)`` output
+        gives document-topic proportions, ``get_feature_names_out``, pipelines.
+
+        What is set, and why:
+
+        * ``components_`` = ``pseudo_counts * topic_word``: scikit-learn's topics are Dirichlet pseudo-counts
+          (topic_word_prior plus expected word counts), whose rows normalised are the topics; here each row sums
+          to ``pseudo_counts``, so ``components_ / components_.sum(axis=1)`` is ``topic_word``. The true counts
+          are a statistic of the private corpus, which is not released; the default ``pseudo_counts`` is the
+          vocabulary's size V, an entry of about 1, the scale of scikit-learn's own random start.
+        * ``exp_dirichlet_component_`` = ``topic_word``: ``transform`` folds documents into exactly the released
+          topics, as :meth:`transform` does. A released matrix is a point estimate, not a Dirichlet posterior; its
+          rows are used as beta itself, which is exp E[log beta] in the limit of large pseudo-counts. ``score`` and
+          ``perplexity`` read the Dirichlet of ``components_``, so they depend on the arbitrary ``pseudo_counts``:
+          judge a release with :mod:`topicdp.metrics` rather than with them.
+        * ``doc_topic_prior_`` (``doc_topic_prior``, default 1/K as :meth:`transform`) and ``topic_word_prior_``
+          (1/K, scikit-learn's default); ``n_components`` = K; ``n_features_in_`` = V;
+          ``n_iter_`` = ``n_batch_iter_`` = 0 and ``bound_`` = nan: scikit-learn made no pass over any data.
+        * ``feature_names_in_`` = the vocabulary only with ``feature_names=True``, for DataFrames whose columns are
+          the words: scikit-learn warns on every sparse matrix (a ``CountVectorizer`` output) given to an
+          estimator fitted with feature names.
+
+        Parameters
+        ----------
+        pseudo_counts : float > 0, optional
+            The total of each row of ``components_``; default V.
+        doc_topic_prior : float > 0, optional
+            The Dirichlet prior on a document's proportions used by ``transform``; default 1/K.
+        feature_names : bool, default=False
+            Set ``feature_names_in_`` to the vocabulary.
+
+        Returns
+        -------
+        sklearn.decomposition.LatentDirichletAllocation
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.feature_extraction.text import CountVectorizer
+        >>> from topicdp import TopicDP, CallableModel, embedded_corpus
+        >>> corpus = embedded_corpus()
+        >>> topics = np.random.default_rng(0).dirichlet(np.ones(corpus.n_words), size=3)
+        >>> model = CallableModel(lambda c: topics, n_topics=3, name="fixed")
+        >>> release = TopicDP(model, epsilon=1.0, delta=1e-5, sensitivity="global", random_state=0).fit(corpus).release_
+        >>> lda = release.to_sklearn()
+        >>> X = CountVectorizer(vocabulary=release.vocabulary).transform(["the government said on monday"])
+        >>> theta = lda.transform(X)
+        >>> theta.shape, bool(np.allclose(theta.sum(axis=1), 1.0))
+        ((1, 3), True)
+        """
+        from sklearn.decomposition import LatentDirichletAllocation
+
+        from ._validation import check_real
+
+        K, V = self.topic_word.shape
+        scale = float(V) if pseudo_counts is None else check_real(pseudo_counts, "pseudo_counts", low=0.0)
+        prior = 1.0 / K if doc_topic_prior is None else check_real(doc_topic_prior, "doc_topic_prior", low=0.0)
+        if not isinstance(feature_names, bool):
+            raise TypeError(f"feature_names must be True or False, got {feature_names!r}")
+        W = np.asarray(self.topic_word, dtype=float)
+        if not np.all(np.isfinite(W)) or np.any(W < 0) or np.any(W.sum(axis=1) <= 0):
+            raise ValueError("to_sklearn needs released topics with finite, non-negative rows of positive mass")
+        W = W / W.sum(axis=1, keepdims=True)  # the released rows, exactly on the simplex
+        lda = LatentDirichletAllocation(n_components=K, doc_topic_prior=prior, learning_method="batch")
+        lda.components_ = scale * W
+        lda.exp_dirichlet_component_ = W.copy()
+        lda.doc_topic_prior_ = prior
+        lda.topic_word_prior_ = 1.0 / K
+        lda.n_features_in_ = V
+        lda.n_iter_ = 0
+        lda.n_batch_iter_ = 0
+        lda.bound_ = float("nan")
+        if feature_names:
+            lda.feature_names_in_ = np.asarray(self.vocabulary, dtype=object)
+        return lda
+
     def __iter__(self):
         """Deprecated: ``noisy, report = mvg_release(...)`` (the old tuple) still unpacks, with a warning."""
         warnings.warn("unpacking a PrivateRelease as (noisy, report) is deprecated; use release.noisy and "

@@ -277,8 +277,9 @@ class PrivacyReport:
         """A readable multi-line account of the guarantee: the certified guarantee first, then how it was
         established; totals by looser accounts come last, labelled as such."""
         ledger = self.details.get("ledger") or {}  # charged to a persisted ledger: the dataset's total so far
-        lines = [self.headline(), *([ledger["line"]] if "line" in ledger else []),
-                 f"mechanism            {self.mechanism}"]
+        forced = self.released_against_forecast()
+        lines = [self.headline(), *([f"forced               {forced}"] if forced else []),
+                 *([ledger["line"]] if "line" in ledger else []), f"mechanism            {self.mechanism}"]
         if self.gamma is not None:
             lines.append(f"gamma                {self.gamma:.3g}")
         if self.sampling_distribution:
@@ -306,6 +307,51 @@ class PrivacyReport:
         for note in self.notes:
             lines.append(f"note: {note}")
         return "\n".join(lines)
+
+    def released_against_forecast(self) -> str | None:
+        """The statement a release forced past its plan's refusal carries (``release_anyway=True``), else None.
+
+        The release pipeline records its decision in ``details["plan"]["decision"]``: the forecast's verdict and
+        figures, and ``released_anyway`` when the owner released what the forecast refused. A reader must see that
+        before the topics, so the summary and the notebook displays put this line under the headline.
+
+        Examples
+        --------
+        >>> report = PrivacyReport("dp-vem", "approx-DP", "user", "add-remove", 3.0, 1e-6, details={"plan": {
+        ...     "decision": {"verdict": "noise", "released_anyway": True, "overlap_with_lda": 0.05}}})
+        >>> print(report.released_against_forecast())
+        released against the plan's forecast: it forecast noise (overlap with LDA 0.05); the owner forced it (release_anyway)
+        """
+        decision = (self.details.get("plan") or {}).get("decision") or {}
+        if not decision.get("released_anyway"):
+            return None
+        labels = {"overlap_with_lda": "overlap with LDA", "npmi": "NPMI", "contrast": "contrast",
+                  "diversity": "diversity"}
+        figures = [f"{label} {float(decision[name]):.3g}" for name, label in labels.items()
+                   if isinstance(decision.get(name), (int, float))]
+        if isinstance(decision.get("simulated_draws"), int):
+            figures.append(f"{decision.get('simulated_readable')} of {decision['simulated_draws']} simulated "
+                           "releases readable")
+        verdict = decision.get("verdict") or "a refusal"
+        return (f"released against the plan's forecast: it forecast {verdict}"
+                + (f" ({', '.join(figures)})" if figures else "") + "; the owner forced it (release_anyway)")
+
+    def __repr__(self) -> str:
+        """One line: the certified guarantee and the mechanism (``summary()`` has the rest)."""
+        forced = "; FORCED against the plan's forecast" if self.released_against_forecast() else ""
+        return f"<PrivacyReport: {self.headline().split(maxsplit=1)[1]}; mechanism {self.mechanism}{forced}>"
+
+    def _repr_markdown_(self) -> str:
+        """The summary for a notebook that renders Markdown: the headline in bold, the rest as it prints."""
+        head, rest = _display_lines(self)
+        return "".join(f"**{_markdown_text(line)}**\n\n" for line in head) + "```\n" + "\n".join(rest) + "\n```\n"
+
+    def _repr_html_(self) -> str:
+        """The summary for a notebook (Jupyter's rich display): the headline first, then :meth:`summary`'s lines.
+
+        Static, self-contained HTML (inline styles, no script, no network), escaped.
+        """
+        return report_html(self)
 
     def sigma_meaning(self) -> str:
         """What ``sigma`` is the standard deviation (or Laplace scale) of, for this report's mechanism."""
@@ -337,6 +383,40 @@ SIGMA_MEANINGS = {
     "laplace": "Laplace scale b of the noise on each entry of the K x V topic-word matrix",
     "dpsvi": "std of the Gaussian noise on each entry of a minibatch's K x V statistics",
 }
+
+
+def report_html(report: PrivacyReport, *, with_summary: bool = True) -> str:
+    """A report as a block of static HTML: its headline (and a forced release's statement, in red) first, then
+    the rest of :meth:`PrivacyReport.summary` when ``with_summary`` (folded under "how it was established")."""
+    import html
+
+    head, rest = _display_lines(report)
+    parts = ['<div class="topicdp-report" style="font-family:system-ui,sans-serif;line-height:1.35">',
+             f'<div class="topicdp-headline" style="font-weight:600">{html.escape(head[0])}</div>']
+    if len(head) > 1:
+        parts.append(f'<div class="topicdp-forced" style="color:#a01010;font-weight:600">{html.escape(head[1])}'
+                     "</div>")
+    if with_summary:
+        parts.append('<details open><summary>how it was established</summary><pre style="white-space:pre-wrap;'
+                     f'margin:4px 0">{html.escape(chr(10).join(rest))}</pre></details>')
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _display_lines(report: PrivacyReport) -> tuple[list[str], list[str]]:
+    """(the headline lines, the rest of the summary) of a display: "guarantee: ..." and, for a forced release, its
+    statement; then the summary's other lines as they print."""
+    lines = report.summary().splitlines()
+    forced = report.released_against_forecast()
+    head = ["guarantee: " + lines[0].split(maxsplit=1)[1], *([forced] if forced else [])]
+    return head, [line for line in lines[1:] if not (forced and line.endswith(forced))]
+
+
+def _markdown_text(text: str) -> str:
+    """``text`` with Markdown's emphasis and link characters escaped."""
+    for char in "\\`*_[]<>#|":
+        text = text.replace(char, "\\" + char)
+    return text
 
 
 def check_status(status: str, name: str = "status") -> str:

@@ -103,7 +103,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from ._names import DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_NEIGHBOURS, DEFAULT_UNIT, UNITS, Neighbours, Unit
-from ._progress import Progress
+from ._progress import Progress, progress_enabled
 from ._repeats import warn_on_repeated_release
 from ._validation import (check_count_matrix, check_privacy_parameters, check_int, check_option,
                           check_random_state, check_real)
@@ -302,7 +302,8 @@ class _VariationalEM(FoldInMixin, BaseEstimator):
         lam = self._initial_topics(K_warm if T_warm else K, V, eta, rng)
         # private fits log every pass (each is a release); the noiseless ones (public starts, the sampler's
         # fits) stay quiet
-        passes = Progress(self.n_iterations, f"{self._name} passes", bar=self._private,
+        passes = Progress(self.n_iterations, f"{self._name} passes",
+                          bar=self._private and progress_enabled(getattr(self, "progress", None)),
                           log_every=0 if self._private else math.inf)
         for t in range(self.n_iterations):
             beta = lam / lam.sum(axis=1, keepdims=True)
@@ -354,10 +355,11 @@ class _VariationalEM(FoldInMixin, BaseEstimator):
         options: dict = dict(tol=self.e_step_tol, n_jobs=self.n_jobs)
         if isinstance(corpus, StreamingCorpus):
             sizes: dict = {}
+            shown = self._private and progress_enabled(getattr(self, "progress", None))
 
             def streamed(beta: np.ndarray, alpha: float, max_iter: int) -> np.ndarray:
                 part = corpus.map_reduce(shard_statistic, client=client, beta=beta, alpha=alpha, max_iter=max_iter,
-                                         unit=self.unit, progress=f"{self._name} pass" if self._private else None,
+                                         unit=self.unit, progress=f"{self._name} pass" if shown else None,
                                          **options)
                 sizes.update(n_docs=part["n_docs"], n_units=part["n_units"])
                 return part["S"]
@@ -511,6 +513,10 @@ class DPVariationalLDA(_VariationalEM):
         BLAS threads to 1 and choose the parallelism here.
     random_state : None, int or Generator
         Seeds the initialisation and the noise; a seeded private run is marked ``seeded``.
+    progress : bool or None, default=None
+        Show the passes' progress: a tqdm bar in a notebook or on a terminal, otherwise one line per pass with an
+        ETA on stderr. None and True show it unless ``TOPICDP_PROGRESS=0``; False never does
+        (:mod:`topicdp._progress`). The lines go to the ``topicdp`` logger at INFO either way.
 
     Attributes
     ----------
@@ -546,8 +552,10 @@ class DPVariationalLDA(_VariationalEM):
                  n_iterations: int = 7,
                  threshold: float = 1.0, alpha: float | None = None, eta: float | None = None,
                  init=None, warmup_iterations: int | str = "auto", warmup_topics: int | None = None,
-                 e_step_max_iter: int = 50, e_step_tol: float = 1e-3, n_jobs: int = 1, random_state=None):
+                 e_step_max_iter: int = 50, e_step_tol: float = 1e-3, n_jobs: int = 1, random_state=None,
+                 progress: bool | None = None):
         self.n_topics = n_topics
+        self.progress = progress
         self.warmup_iterations = warmup_iterations
         self.warmup_topics = warmup_topics
         self.n_jobs = n_jobs
@@ -568,6 +576,8 @@ class DPVariationalLDA(_VariationalEM):
         super()._validate()
         check_privacy_parameters(self, nonprivate="topicdp.VariationalLDA")
         check_real(self.threshold, "threshold", low=0.0, low_open=False)
+        if self.progress is not None and not isinstance(self.progress, bool):
+            raise TypeError(f"progress must be True, False or None, got {self.progress!r}")
 
     def noise_scale(self) -> float:
         """sigma of each release, from public parameters only (:func:`noise_scale`)."""

@@ -31,7 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from .._progress import Progress
+from .._progress import Progress, progress_enabled
 from .._repeats import warn_on_repeated_release
 from .._names import DEFAULT_DELTA, DEFAULT_EPSILON
 from .._validation import (check_count_matrix, check_privacy_parameters, check_int, check_option,
@@ -100,8 +100,8 @@ class _OnlineLDA(FoldInMixin, BaseEstimator):
         return cap_document_lengths(X, self.doc_length_cap, policy=self.length_policy, random_state=rng)
 
     def _iterations(self, n: int):
-        """The steps, counted on the ``topicdp`` logger (a bar on a terminal with ``progress=True``)."""
-        steps = Progress(n, self._steps_name, bar=self.progress)
+        """The steps, counted on the ``topicdp`` logger and shown unless ``progress=False`` (:mod:`topicdp._progress`)."""
+        steps = Progress(n, self._steps_name, bar=progress_enabled(self.progress))
         for t in range(n):
             yield t
             steps.update()
@@ -185,8 +185,10 @@ class DPSVI(_OnlineLDA):
     paper_delta_iter : float, optional
         delta_iter of the paper's recipe (default: delta; see :mod:`topicdp.baselines.accounting`).
     e_step_max_iter, e_step_tol : int, float, default=100, 1e-3
-    progress : bool, default=False
-        Show a tqdm progress bar.
+    progress : bool or None, default=None
+        Show the steps' progress: a tqdm bar in a notebook or on a terminal, otherwise lines with an ETA (at most
+        one every 30 s) on stderr. None and True show it unless ``TOPICDP_PROGRESS=0``; False never does
+        (:mod:`topicdp._progress`).
     random_state : None, int or Generator
         Seeds batches, capping and noise; a seeded private run is marked ``seeded`` in the report.
 
@@ -213,7 +215,7 @@ class DPSVI(_OnlineLDA):
                  tau0: float = 1.0, kappa: float = 0.6, doc_length_cap: int = 100,
                  length_policy: str = "subsample", accountant: str = "rdp", sampling: str = "poisson",
                  alpha: float | None = None, eta: float | None = None, paper_delta_iter: float | None = None,
-                 e_step_max_iter: int = 100, e_step_tol: float = 1e-3, progress: bool = False,
+                 e_step_max_iter: int = 100, e_step_tol: float = 1e-3, progress: bool | None = None,
                  random_state=None):
         self.n_topics = n_topics
         self.epsilon = epsilon
@@ -305,8 +307,10 @@ class SVILDA(_OnlineLDA):
         K.
     batch_size, sampling_rate, n_iterations, tau0, kappa, length_policy, alpha, eta
         As for :class:`DPSVI`.
-    e_step_max_iter, e_step_tol, progress
+    e_step_max_iter, e_step_tol
         As for :class:`DPSVI`.
+    progress : bool or None, default=False
+        As for :class:`DPSVI`, but off unless asked: a non-private fit is usually one step of something longer.
     doc_length_cap : int or None, default=None
         Cut documents to at most this many tokens (None: no cap).
     sampling : {"poisson", "fixed"}, default="fixed"
@@ -328,7 +332,7 @@ class SVILDA(_OnlineLDA):
                  n_iterations: int = 500, tau0: float = 1.0, kappa: float = 0.6,
                  doc_length_cap: int | None = None, length_policy: str = "subsample", sampling: str = "fixed",
                  alpha: float | None = None, eta: float | None = None, e_step_max_iter: int = 100,
-                 e_step_tol: float = 1e-3, progress: bool = False, random_state=None):
+                 e_step_tol: float = 1e-3, progress: bool | None = False, random_state=None):
         self.n_topics = n_topics
         self.batch_size = batch_size
         self.sampling_rate = sampling_rate

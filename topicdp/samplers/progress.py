@@ -5,8 +5,10 @@ from the time of one fit of f on the private corpus (the pairs' corpora have the
 h pairs of two sequential fits on w workers take ceil(h / w) rounds of 2 fits. A budget
 (``max_minutes``) refuses to start a run forecast to exceed it, and says which option would fit.
 
-Messages go to the ``topicdp`` logger (``logging.getLogger("topicdp")``); the progress of the pairs is a
-tqdm bar when stderr is a terminal and ``progress=True``, and periodic log lines with an ETA otherwise.
+Messages go to the ``topicdp`` logger (``logging.getLogger("topicdp")``) and are shown as
+:mod:`topicdp._progress` shows them: the progress of the pairs is a tqdm bar in a notebook or on a terminal, and
+periodic lines with an ETA otherwise; ``SensitivitySampling(progress=False)`` or ``TOPICDP_PROGRESS=0`` leave only
+the log records.
 """
 
 from __future__ import annotations

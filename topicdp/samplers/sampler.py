@@ -31,7 +31,8 @@ from .._names import UNITS
 from .._validation import check_gamma, check_int, check_option, check_real
 from .neighbours import PrivateResample, PublicReference, ResampledRecords
 from .pairs import shared
-from .progress import CostForecast, PairProgress, check_budget, logger
+from .._progress import progress_enabled, say
+from .progress import CostForecast, PairProgress, check_budget
 from .sizing import SIZINGS, exchangeable_failure_bound, order_statistic_for, sample_size
 
 
@@ -162,9 +163,11 @@ class SensitivitySampling:
     cache_dir : path, optional
         Cache samples keyed by (model spec, corpus fingerprint, gamma, unit, P, seed, h): sensitivity sampling "can
         be performed offline, once" (TopicDP Sec. 3.4). Only seeded samples are looked up.
-    progress : bool, default=False
-        A tqdm bar over pairs when stderr is a terminal. Otherwise progress goes to the ``topicdp`` logger as INFO
-        lines with an ETA, every 30 s.
+    progress : bool or None, default=None
+        Show the progress of the pairs and the cost forecast: a tqdm bar in a notebook or on a terminal, otherwise
+        lines with an ETA (at most one every 30 s) on stderr. None and True show it unless the environment variable
+        ``TOPICDP_PROGRESS=0`` switches it off; False never does (:mod:`topicdp._progress`). The lines go to the
+        ``topicdp`` logger at INFO either way.
     max_minutes : float > 0, optional
         Refuse to start (ValueError) when the cost forecast (2h fits x fit time / workers) exceeds this many
         minutes; the message names the options that would fit (exchangeable sizing, a faster model, fewer units).
@@ -177,7 +180,7 @@ class SensitivitySampling:
     insecure_testing: bool = False
     random_state: int | None = None
     cache_dir: str | os.PathLike | None = None
-    progress: bool = False
+    progress: bool | None = None
     max_minutes: float | None = None
 
     def __post_init__(self) -> None:
@@ -189,6 +192,8 @@ class SensitivitySampling:
             check_int(self.random_state, "random_state", low=0)
         if self.max_minutes is not None:
             check_real(self.max_minutes, "max_minutes", low=0.0)
+        if self.progress is not None and not isinstance(self.progress, bool):
+            raise TypeError(f"progress must be True, False or None, got {self.progress!r}")
         d = self.distribution
         if isinstance(d, str) and d != PRIVATE_ORACLE:
             raise ValueError(f"distribution must be a public reference Corpus, {PRIVATE_ORACLE!r} or "
@@ -310,10 +315,11 @@ def sample_sensitivity(
     else:
         seed = sampling.random_state
     key = _cache_key(model, corpus, gamma, unit, distribution, seed, h, sizing)
+    show = progress_enabled(sampling.progress)
     if sampling.cache_dir is not None and sampling.random_state is not None:
         cached = _cache_load(sampling.cache_dir, key)
         if cached is not None:
-            logger.info("sensitivity sample loaded from the cache (%s sizing, h=%d)", sizing, h)
+            say(f"sensitivity sample loaded from the cache ({sizing} sizing, h={h})", show=show)
             return cached
 
     n_workers = max(1, min(effective_n_jobs(n_jobs), h))
@@ -326,7 +332,7 @@ def sample_sensitivity(
             fit_seconds = time.perf_counter() - start
     if fit_seconds is not None:
         forecast = CostForecast(h, fit_seconds, n_workers)
-        logger.info("sensitivity sampling: h=%d pairs (%s sizing, gamma=%g): %s", h, sizing, gamma, forecast.describe())
+        say(f"sensitivity sampling: h={h} pairs ({sizing} sizing, gamma={gamma:g}): {forecast.describe()}", show=show)
         if max_minutes is not None:
             check_budget(forecast, max_minutes, gamma=gamma, sizing=sizing, exchangeable_pairs=sample_size(gamma, "exchangeable")[1],
                          n_records=n_records, unit=unit, max_workers=effective_n_jobs(-1))
@@ -334,7 +340,7 @@ def sample_sensitivity(
     draws = draw_pairs(distribution, n_records, seed, h)
     start = time.perf_counter()
     with shared(distribution.pair_builder(), n_jobs) as source:
-        results = _run_pairs(model, source, draws, n_jobs, sampling.progress)
+        results = _run_pairs(model, source, draws, n_jobs, show)
     wall = time.perf_counter() - start
     deltas = [r[0] for r in results]
     result = SensitivitySample(

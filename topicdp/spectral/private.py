@@ -147,6 +147,10 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         preconditions always raise).
     theta_seed : int, default 0
         Seed of the public direction of Jennrich's algorithm (configurations 3-4); data independent.
+    progress : bool or None, default=None
+        Show the start and the duration of the spectral steps on stderr. None and True show them unless
+        ``TOPICDP_PROGRESS=0``; False never does (:mod:`topicdp._progress`). The lines go to the ``topicdp``
+        logger at INFO either way.
 
     Attributes
     ----------
@@ -178,7 +182,7 @@ class SpectralDP(FoldInMixin, BaseEstimator):
                  epsilon: float = DEFAULT_EPSILON, delta: float = DEFAULT_DELTA, random_state=None,
                  split: dict | None = None, accounting: str = "auto", unit: Unit | str = DEFAULT_UNIT,
                  public_whitening=None, strict: bool = True, simplex: str = "project", theta_seed: int = 0,
-                 n_restarts: int = 5, n_units: int | None = None):
+                 n_restarts: int = 5, n_units: int | None = None, progress: bool | None = None):
         self.n_topics = n_topics
         self.alpha0 = alpha0
         self.configuration = configuration
@@ -194,6 +198,7 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         self.theta_seed = theta_seed
         self.n_restarts = n_restarts
         self.n_units = n_units
+        self.progress = progress
 
     # ------------------------------------------------------------------------------------------------
     def fit(self, X, y=None, *, users=None, vocabulary_source: "str | VocabularyStatement | None" = None,
@@ -239,7 +244,8 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         ctx = Context(corpus=corpus, alpha0=a0, k=k, budget=budget, rng=rng, theta=theta / np.linalg.norm(theta),
                       strict=self.strict, public=public, simplex=self.simplex, n_restarts=self.n_restarts)
         try:
-            with timed(f"spectral configuration {cfg}: moments, whitening and tensor decomposition"):
+            with timed(f"spectral configuration {cfg}: moments, whitening and tensor decomposition",
+                       show=self.progress):
                 topics, alpha, n_bad = RUNNERS[cfg](ctx)
         finally:
             if ledger is not None:

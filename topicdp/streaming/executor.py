@@ -18,7 +18,7 @@ import contextlib
 from typing import Callable, Iterator, Sequence
 
 from .._extras import require
-from .._progress import Progress
+from .._progress import Progress, progress_enabled
 
 
 def add_partials(a, b):
@@ -47,7 +47,7 @@ def map_reduce(fn: Callable, shards: Sequence, *, client=None, progress: str | N
     """
     if not shards:
         raise ValueError("shards is empty: nothing to read")
-    counter = None if progress is None else Progress(len(shards), f"{progress} (shards)", bar=True)
+    counter = None if progress is None else Progress(len(shards), f"{progress} (shards)", bar=progress_enabled())
     if client is None:
         def parts():
             for shard in shards:

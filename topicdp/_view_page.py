@@ -1,0 +1,698 @@
+"""The page of :mod:`topicdp.view`, built from a release's published dict (``PrivateRelease.to_dict()``).
+
+It sits beside :mod:`topicdp.release` and reads nothing of it, so that a release can show its own view in a
+notebook (``PrivateRelease._repr_html_``) without the data type depending on the views above it;
+:mod:`topicdp.view` is its public face (it checks what it is given) and documents the page.
+"""
+
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import os
+from typing import Any, Mapping
+
+import numpy as np
+
+from ._validation import check_int, check_real
+
+#: version of the JSON block embedded in the page
+VIEW_FORMAT = "topicdp.view/1"
+#: text the page shows when the release has no DP estimate of the topic sizes
+EQUAL_SIZES = "sizes: not released; drawn equal"
+#: the slider's initial lambda: 1 ranks by p(w|t), so the page opens on the words ``release.top_words()`` prints
+#: (Sievert & Shirley's user study preferred lambda near 0.6, but on a noisy release a lower lambda favours rare
+#: words whose lift is mostly noise; the slider still reaches it)
+DEFAULT_LAMBDA = 1.0
+#: the map's size in SVG user units (its viewBox) and the margin kept free at its edges
+MAP_SIZE = 520.0
+MAP_MARGIN = 14.0
+#: the most a circle may overlap another, as a share of the smaller one's area (:func:`circle_layout`)
+MAX_OVERLAP = 0.2
+
+
+def js_distances(topic_word) -> np.ndarray:
+    """Jensen-Shannon distances between the rows of ``topic_word`` (base-2 logs, so each is in [0, 1]).
+
+    The distance is the square root of the Jensen-Shannon divergence
+    ``JSD(p, q) = KL(p || m) / 2 + KL(q || m) / 2`` with ``m = (p + q) / 2``, a metric (Endres & Schindelin
+    2003, "A new metric for probability distributions"); scipy's ``jensenshannon(p, q, base=2)`` gives the
+    same number. Rows are normalised to sum to 1 first.
+
+    Parameters
+    ----------
+    topic_word : array-like, shape (K, V)
+        Non-negative rows, each with positive mass.
+
+    Returns
+    -------
+    ndarray, shape (K, K)
+        Symmetric, zero on the diagonal.
+
+    Examples
+    --------
+    >>> js_distances([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]]).round(6).tolist()
+    [[0.0, 1.0, 0.0], [1.0, 0.0, 1.0], [0.0, 1.0, 0.0]]
+    """
+    P = _rows(topic_word, "topic_word")
+    P = P / P.sum(axis=1, keepdims=True)
+    K = P.shape[0]
+    D = np.zeros((K, K))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logP = np.where(P > 0, np.log2(P), 0.0)
+        for i in range(K):
+            M = (P[i] + P) / 2.0  # (K, V): the midpoints of row i and every row
+            logM = np.where(M > 0, np.log2(M), 0.0)
+            kl_i = np.sum(np.where(P[i] > 0, P[i] * (logP[i] - logM), 0.0), axis=1)
+            kl_j = np.sum(np.where(P > 0, P * (logP - logM), 0.0), axis=1)
+            D[i] = np.sqrt(np.clip((kl_i + kl_j) / 2.0, 0.0, 1.0))
+    D = (D + D.T) / 2.0  # exact symmetry despite rounding
+    np.fill_diagonal(D, 0.0)
+    return D
+
+
+def classical_mds(distances, n_components: int = 2) -> np.ndarray:
+    """Classical (Torgerson) multidimensional scaling: points whose Euclidean distances approximate ``distances``.
+
+    With ``J = I - 11'/K`` the centring matrix, ``B = -J D^2 J / 2`` is the Gram matrix of centred points
+    when ``D`` is Euclidean; the coordinates are its leading eigenvectors scaled by the square roots of their
+    eigenvalues (negative eigenvalues, from a non-Euclidean ``D``, count as 0). Distances that a point set in
+    ``n_components`` dimensions realises are reproduced exactly, up to rotation and reflection. The sign of
+    each axis is fixed (its largest entry in absolute value is positive), so the result is deterministic.
+    This is LDAvis' default layout ("PCoA").
+
+    Parameters
+    ----------
+    distances : array-like, shape (K, K)
+        Symmetric, non-negative, zero diagonal.
+    n_components : int, default=2
+
+    Returns
+    -------
+    ndarray, shape (K, n_components)
+        Centred coordinates (columns of zeros where the distances need fewer dimensions).
+
+    Examples
+    --------
+    >>> X = classical_mds([[0, 3, 4], [3, 0, 5], [4, 5, 0]])
+    >>> from scipy.spatial.distance import pdist
+    >>> pdist(X).round(6).tolist()
+    [3.0, 4.0, 5.0]
+    """
+    n_components = check_int(n_components, "n_components", low=1)
+    D = np.asarray(distances, dtype=float)
+    if D.ndim != 2 or D.shape[0] != D.shape[1] or D.shape[0] < 1:
+        raise ValueError(f"distances must be a square (K, K) matrix with K >= 1, got shape {D.shape}")
+    if not np.all(np.isfinite(D)) or np.any(D < 0):
+        raise ValueError("distances must be finite and non-negative")
+    if not np.allclose(D, D.T, atol=1e-9) or not np.allclose(np.diag(D), 0.0, atol=1e-9):
+        raise ValueError("distances must be symmetric with a zero diagonal")
+    K = D.shape[0]
+    J = np.eye(K) - 1.0 / K
+    B = -0.5 * J @ (D ** 2) @ J
+    eigenvalues, eigenvectors = np.linalg.eigh((B + B.T) / 2.0)
+    order = np.argsort(-eigenvalues, kind="stable")[:n_components]
+    values = np.clip(eigenvalues[order], 0.0, None)
+    vectors = eigenvectors[:, order]
+    signs = np.sign(vectors[np.argmax(np.abs(vectors), axis=0), np.arange(vectors.shape[1])])
+    X = vectors * np.where(signs == 0, 1.0, signs) * np.sqrt(values)
+    out = np.zeros((K, n_components))
+    out[:, :X.shape[1]] = X
+    return out
+
+
+def relevance(p_word_topic, p_word, lambda_: float) -> np.ndarray:
+    """Relevance of words to a topic (Sievert & Shirley 2014, Eq. 1).
+
+    ``r(w, t | lambda) = lambda log p(w|t) + (1 - lambda) log(p(w|t) / p(w))``: lambda = 1 ranks by the
+    probability within the topic, lambda = 0 by the lift p(w|t) / p(w). Natural logs (the ranking does not
+    depend on the base). A word with p(w|t) = 0 has relevance -inf.
+
+    Parameters
+    ----------
+    p_word_topic, p_word : array-like of the same shape
+        p(w|t) and p(w) (positive where p(w|t) is).
+    lambda_ : float in [0, 1]
+
+    Examples
+    --------
+    >>> relevance([0.5, 0.1], [0.25, 0.1], 1.0).round(4).tolist()
+    [-0.6931, -2.3026]
+    >>> relevance([0.5, 0.1], [0.25, 0.1], 0.0).round(4).tolist()
+    [0.6931, 0.0]
+    """
+    lambda_ = check_real(lambda_, "lambda_", low=0.0, high=1.0, low_open=False, high_open=False)
+    p = np.asarray(p_word_topic, dtype=float)
+    q = np.asarray(p_word, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_p = np.log(p)
+        lift = np.where(p > 0, log_p - np.log(q), 0.0)
+        out = lambda_ * log_p + (1.0 - lambda_) * lift
+    return np.where(p > 0, out, -np.inf)
+
+
+def lens_area(r1: float, r2: float, d: float) -> float:
+    """Area shared by two discs of radii ``r1`` and ``r2`` whose centres are ``d`` apart (exact).
+
+    Examples
+    --------
+    >>> round(lens_area(1.0, 1.0, 0.0), 6) == round(math.pi, 6), lens_area(1.0, 2.0, 3.0)
+    (True, 0.0)
+    """
+    if d >= r1 + r2:
+        return 0.0
+    if d <= abs(r1 - r2):
+        return math.pi * min(r1, r2) ** 2
+    # the two circular segments on either side of the common chord
+    a1 = r1 * r1 * math.acos(max(-1.0, min(1.0, (d * d + r1 * r1 - r2 * r2) / (2.0 * d * r1))))
+    a2 = r2 * r2 * math.acos(max(-1.0, min(1.0, (d * d + r2 * r2 - r1 * r1) / (2.0 * d * r2))))
+    kite = 0.5 * math.sqrt(max(0.0, (-d + r1 + r2) * (d + r1 - r2) * (d - r1 + r2) * (d + r1 + r2)))
+    return a1 + a2 - kite
+
+
+def worst_overlap(centres, radii) -> float:
+    """The largest :func:`lens_area` of two circles, as a share of the smaller circle's area (0 for K < 2)."""
+    C = np.asarray(centres, dtype=float)
+    r = np.asarray(radii, dtype=float)
+    worst = 0.0
+    for i in range(len(r)):
+        for j in range(i + 1, len(r)):
+            d = float(math.hypot(*(C[i] - C[j])))
+            worst = max(worst, lens_area(float(r[i]), float(r[j]), d) / (math.pi * min(r[i], r[j]) ** 2))
+    return worst
+
+
+_GOLDEN_ANGLE = math.pi * (3.0 - math.sqrt(5.0))
+_LABEL_FONT = 12.0  # px; the CSS of .topic-label
+_GAP = 2.0  # SVG units kept between two circles' clear discs
+
+
+def circle_layout(coordinates, sizes, *, size: float = MAP_SIZE, margin: float = MAP_MARGIN,
+                  max_overlap: float = MAX_OVERLAP) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Centres and radii of the map's circles: the MDS positions, then moved apart so that none hides another.
+
+    1. Radii: the area of circle k is proportional to its size; the largest circle's radius is
+       ``min(size / 7, sqrt(0.18 size^2 / (pi K)))`` (K equal circles cover 18% of the map), no radius below 3.
+    2. Positions: the MDS coordinates mapped linearly (the same scale on both axes, y upwards) onto the square
+       map less its margin and the largest circle, so the geometry is the starting point.
+    3. Separation, deterministic: each circle's *clear disc* is the circle, or the disc around its label (the
+       topic's number) when that is larger, plus half a unit. While two clear discs overlap, both move apart
+       along the line of their centres, the larger one less (shares by area), all pairs at once, each circle
+       kept inside the map. Only overlapping circles move, each as little as resolving its overlaps needs.
+       If 100 such rounds leave an overlap (a crowd of topics at nearly one point relaxes slowly), the circles
+       are instead placed one by one, largest first, each at the free point nearest its position of step 2
+       (touching a circle already placed), and relaxed again.
+    4. If overlaps still remain, every radius shrinks by 15% and step 2 starts again.
+
+    The result has no two clear discs overlapping, so no circle covers any part of another, every label sits
+    in its own free disc, and each circle is large enough to click. The distances between circles are then
+    **approximate**: topics closer than their circles allow are drawn touching, not on top of one another,
+    and a circle pushed off a crowd is farther from it than the Jensen-Shannon distance says. Cost: O(K^2)
+    per round, milliseconds for K = 100 in the usual case.
+
+    Parameters
+    ----------
+    coordinates : array-like, shape (K, 2)
+        The topics' MDS coordinates (:func:`classical_mds`).
+    sizes : array-like, shape (K,)
+        Positive topic sizes (any scale; the largest gets the largest circle).
+    size, margin : float
+        The square map's side and the margin kept free at its edges, in SVG units.
+    max_overlap : float
+        The largest share of the smaller circle's area one circle may cover of another; the result is checked
+        against it with :func:`worst_overlap` (the separation gives 0 in practice).
+
+    Returns
+    -------
+    centres : ndarray, shape (K, 2)
+        In SVG units, y downwards.
+    radii : ndarray, shape (K,)
+    origin : ndarray, shape (2,)
+        Where the MDS origin is drawn (the axes cross there).
+
+    Examples
+    --------
+    >>> centres, radii, origin = circle_layout(np.zeros((3, 2)), [1.0, 1.0, 1.0])  # three identical topics
+    >>> worst_overlap(centres, radii)
+    0.0
+    """
+    X = np.asarray(coordinates, dtype=float)
+    s = np.asarray(sizes, dtype=float)
+    if X.ndim != 2 or X.shape[1] != 2 or X.shape[0] < 1 or s.shape != (X.shape[0],):
+        raise ValueError(f"coordinates must be (K, 2) and sizes (K,), got shapes {X.shape} and {s.shape}")
+    if not (np.all(np.isfinite(X)) and np.all(np.isfinite(s)) and np.all(s > 0)):
+        raise ValueError("coordinates must be finite and sizes positive")
+    size = check_real(size, "size", low=1.0)
+    margin = check_real(margin, "margin", low=0.0, high=size / 4, low_open=False)
+    max_overlap = check_real(max_overlap, "max_overlap", low=0.0, high=1.0, low_open=False, high_open=False)
+    K = X.shape[0]
+    largest = min(size / 7.0, math.sqrt(0.18 * size * size / math.pi / K))
+    radii = np.maximum(3.0, largest * np.sqrt(s / s.max()))
+    # a label is the topic's number in a bold 12 px font: about 0.65 em a digit, 1.15 em high
+    digits = np.array([len(str(k)) for k in range(K)], dtype=float)
+    label = np.hypot(0.325 * _LABEL_FONT * digits, 0.575 * _LABEL_FONT)
+    centres, origin = _separate(X, radii, label, size, margin)
+    for _ in range(30):  # 0.85^30 < 1%: circles that small always fit, unless the labels alone cannot
+        if centres is not None and worst_overlap(centres, radii) <= max_overlap:
+            break
+        radii = radii * 0.85
+        centres, origin = _separate(X, radii, label, size, margin)
+    if centres is None:  # only when the labels alone cannot fit (K in the thousands): overlap allowed, said so
+        centres, origin = _separate(X, radii, label, size, margin, give_up=True)
+    assert centres is not None
+    return centres, radii, origin
+
+
+def _separate(X: np.ndarray, radii: np.ndarray, label: np.ndarray, size: float, margin: float,
+              give_up: bool = False) -> tuple[np.ndarray | None, np.ndarray]:
+    """Steps 2 and 3 of :func:`circle_layout`: (centres, origin), centres None when overlaps remain."""
+    K = X.shape[0]
+    clear = np.maximum(radii, label) + _GAP / 2.0
+    clear = np.minimum(clear, (size - 2.0 * margin) / 2.0)
+    low, high = margin + clear, size - margin - clear
+    mid = (X.max(axis=0) + X.min(axis=0)) / 2.0
+    span = float(np.max(X.max(axis=0) - X.min(axis=0)))
+    inner = size - 2.0 * (margin + clear.max())
+    scale = inner / span if K > 1 and span > 1e-12 else 0.0
+    flip = np.array([1.0, -1.0])  # MDS' y points up, SVG's down
+    origin = size / 2.0 - mid * scale * flip
+    P = size / 2.0 + (X - mid) * scale * flip
+    # a Vogel spiral of half a unit: distinct starts even for identical topics, no visible move otherwise
+    k = np.arange(K)
+    P = P + 0.5 * np.sqrt((k + 0.5) / K)[:, None] * np.stack([np.cos(_GOLDEN_ANGLE * k),
+                                                              np.sin(_GOLDEN_ANGLE * k)], axis=1)
+    P = np.clip(P, low[:, None], high[:, None])
+    relaxed = _relax(P, clear, low, high, rounds=100)
+    if relaxed is None:
+        # a crowd (many topics at nearly one point) relaxes slowly: place the circles one by one, each at the
+        # free point nearest its MDS position, then relax what is left
+        placed = _place(P, clear, low, high, np.argsort(-clear, kind="stable"))
+        relaxed = None if placed is None else _relax(placed, clear, low, high)
+        if relaxed is None and give_up:
+            relaxed = P if placed is None else placed
+    return relaxed, origin
+
+
+def _relax(P: np.ndarray, clear: np.ndarray, low: np.ndarray, high: np.ndarray, rounds: int = 300) -> np.ndarray | None:
+    """Move overlapping clear discs apart, all pairs at once, until none overlaps (None if rounds run out)."""
+    K = P.shape[0]
+    need = clear[:, None] + clear[None, :]
+    area = clear ** 2
+    share = area[None, :] / (area[:, None] + area[None, :])  # i's part of pair (i, j)'s move: larger moves less
+    upper = np.triu(np.ones((K, K), dtype=bool), 1)
+    pairs = upper | upper.T
+    sign = np.where(upper, 1.0, -1.0)[..., None] * np.array([1.0, 0.0])
+    for _ in range(rounds):
+        diff = P[:, None, :] - P[None, :, :]
+        d = np.hypot(diff[..., 0], diff[..., 1])
+        gap = np.where(pairs, need - d, -np.inf)
+        if K < 2 or gap.max() <= 0.0:
+            return P
+        # push a quarter unit past touching, so a pair ends apart in finitely many rounds
+        push = np.where(gap > 0.0, gap + 0.25, 0.0) * share
+        with np.errstate(divide="ignore", invalid="ignore"):
+            unit = np.where(d[..., None] > 1e-9, diff / d[..., None], 0.0)
+        same = (d <= 1e-9) & pairs  # coincident centres: a fixed direction, opposite for the two circles
+        if same.any():
+            unit = np.where(same[..., None], sign, unit)
+        P = np.clip(P + np.einsum("ij,ijc->ic", push, unit), low[:, None], high[:, None])
+    return None
+
+
+def _place(P: np.ndarray, clear: np.ndarray, low: np.ndarray, high: np.ndarray, order: np.ndarray,
+           n_angles: int = 16) -> np.ndarray | None:
+    """Greedy placement in ``order``: each circle at the free point nearest its start (None if none is free).
+
+    The candidates are the start itself and points touching a placed circle: the one nearest the start and
+    ``n_angles`` around it.
+    """
+    Q = P.copy()
+    angles = 2.0 * np.pi * np.arange(n_angles) / n_angles
+    ring = np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    placed: list[int] = []
+    for i in order:
+        target = P[i]
+        if placed:
+            centres, radius = Q[placed], clear[placed] + clear[i] + 0.25
+            towards = target - centres
+            norm = np.hypot(towards[:, 0], towards[:, 1])
+            towards = np.where(norm[:, None] > 1e-9, towards / np.maximum(norm, 1e-300)[:, None], ring[0])
+            candidates = np.concatenate([target[None, :], centres + radius[:, None] * towards,
+                                         (centres[:, None, :] + radius[:, None, None] * ring[None]).reshape(-1, 2)])
+            inside = np.flatnonzero(np.all((candidates >= low[i] - 1e-9) & (candidates <= high[i] + 1e-9), axis=1))
+            dx = candidates[inside, None, 0] - centres[None, :, 0]
+            dy = candidates[inside, None, 1] - centres[None, :, 1]
+            free = np.all(dx * dx + dy * dy >= ((clear[placed] + clear[i]) ** 2)[None, :], axis=1)
+            ok = inside[free]
+            if ok.size == 0:
+                return None
+            far = np.hypot(*(candidates[ok] - target).T)
+            Q[i] = candidates[ok[np.argmin(far)]]
+        placed.append(int(i))
+    return Q
+
+
+def topic_sizes(published: Mapping[str, Any]) -> tuple[np.ndarray, str]:
+    """(sizes summing to 1, the sentence saying where they come from), from a published release dict.
+
+    ``alpha / alpha.sum()`` when ``extra["alpha"]`` holds K positive finite Dirichlet parameters (a DP
+    output or its post-processing, whatever its status in ``report.published``); otherwise equal sizes and
+    :data:`EQUAL_SIZES`.
+    """
+    K = len(published["topic_word"])
+    alpha = (published.get("extra") or {}).get("alpha")
+    if alpha is not None:
+        a = np.asarray(alpha, dtype=float).ravel()
+        if a.shape == (K,) and np.all(np.isfinite(a)) and np.all(a > 0):
+            status = published["report"].get("published", {}).get("extra.alpha", "")
+            where = f" ({status.split(':')[0]})" if status else ""
+            return a / a.sum(), ("sizes: alpha_k / alpha_0, the released Dirichlet parameters extra.alpha"
+                                 f"{where}")
+        return np.full(K, 1.0 / K), f"{EQUAL_SIZES} (the released extra.alpha is not K positive numbers)"
+    return np.full(K, 1.0 / K), EQUAL_SIZES
+
+
+def page_data(published: Mapping[str, Any], n_words: int = 30,
+              relevance_lambda: float = DEFAULT_LAMBDA) -> dict[str, Any]:
+    """The JSON the page embeds: per topic its MDS coordinates, size, circle and top words with p(w|t) and p(w).
+
+    Each topic's circle (``cx``, ``cy``, ``r``, in the map's SVG units, y downwards) is :func:`circle_layout`'s,
+    and ``map.origin`` is where the MDS origin is drawn; the script draws them as they are.
+
+    ``published`` is a release's published dict (``PrivateRelease.to_dict()``, checked by the caller); the other
+    parameters are those of :func:`topicdp.view.release_html`.
+    """
+    published = dict(published)
+    n_words = check_int(n_words, "n_words", low=1)
+    relevance_lambda = check_real(relevance_lambda, "relevance_lambda", low=0.0, high=1.0, low_open=False,
+                                  high_open=False)
+    P = _rows(published["topic_word"], "topic_word")  # the released values, as they are (rows on the simplex)
+    vocabulary = [str(w) for w in published["vocabulary"]]
+    if P.shape[1] != len(vocabulary):
+        raise ValueError(f"the release's vocabulary has {len(vocabulary)} words for {P.shape[1]} columns")
+    sizes, sizes_source = topic_sizes(published)
+    p_word = sizes @ P
+    coordinates = classical_mds(js_distances(P), 2)
+    centres, radii, origin = circle_layout(coordinates, sizes)
+    n = min(n_words, P.shape[1])
+    order = np.argsort(-P, axis=1, kind="stable")[:, :n]  # the order of release.top_words(n)
+    topics = [{
+        "x": float(coordinates[k, 0]), "y": float(coordinates[k, 1]), "size": float(sizes[k]),
+        "cx": round(float(centres[k, 0]), 3), "cy": round(float(centres[k, 1]), 3), "r": round(float(radii[k]), 3),
+        "words": [vocabulary[j] for j in row], "p": [float(P[k, j]) for j in row],
+        "pw": [float(p_word[j]) for j in row],
+    } for k, row in enumerate(order)]
+    return {
+        "format": VIEW_FORMAT, "n_topics": int(P.shape[0]), "n_vocabulary": int(P.shape[1]), "n_words": n,
+        "lambda": relevance_lambda, "sizes_released": not sizes_source.startswith(EQUAL_SIZES),
+        "sizes_source": sizes_source, "topics": topics,
+        "map": {"size": MAP_SIZE, "origin": [round(float(origin[0]), 3), round(float(origin[1]), 3)]},
+    }
+
+
+def page_html(published: Mapping[str, Any], path=None, *, n_words: int = 30,
+              relevance_lambda: float = DEFAULT_LAMBDA, title: str | None = None, overwrite: bool = True) -> str:
+    """The page of :func:`topicdp.view.release_html` from a published release dict (checked by the caller)."""
+
+    data = page_data(published, n_words=n_words, relevance_lambda=relevance_lambda)
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"title must be a str or None, got {type(title).__name__}")
+    if path is not None and not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a str, a path-like object or None, got {type(path).__name__}")
+    report = published["report"]
+    heading = title if title is not None else f"topicdp release: {report['mechanism']}"
+    page = _TEMPLATE.format(
+        title=html.escape(heading), css=_CSS, script=_SCRIPT, data=_script_json(data),
+        privacy=_privacy_html(report), sizes=html.escape(data["sizes_source"]), n_words=data["n_words"],
+        K=data["n_topics"], V=data["n_vocabulary"], lam=f"{data['lambda']:.2f}", map_size=f"{MAP_SIZE:g}",
+    )
+    if path is not None:  # atomically: a browser or a killed run never sees half a page
+        from ._files import atomic_write
+
+        atomic_write(path, page, overwrite=overwrite)
+    return page
+
+
+# -- helpers ---------------------------------------------------------------------------------------------
+
+def _rows(topic_word, name: str) -> np.ndarray:
+    P = np.asarray(topic_word, dtype=float)
+    if P.ndim != 2 or P.shape[0] < 1 or P.shape[1] < 1:
+        raise ValueError(f"{name} must be a non-empty (K, V) matrix, got shape {P.shape}")
+    if not np.all(np.isfinite(P)) or np.any(P < 0):
+        raise ValueError(f"{name} must hold finite, non-negative probabilities")
+    sums = P.sum(axis=1)
+    if np.any(sums <= 0):
+        raise ValueError(f"{name} has a row without positive mass (row {int(np.argmin(sums))})")
+    return P
+
+
+def _script_json(data: Mapping) -> str:
+    """JSON safe inside a <script> element: no '<', '>' or '&' (each written as a \\u escape)."""
+    text = json.dumps(data, separators=(",", ":"), allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _privacy_html(report: Mapping[str, Any]) -> str:
+    """The privacy summary, as static HTML (readable without the script)."""
+    from .report import RANDOM_DP_CAVEAT, PrivacyReport
+
+    r = PrivacyReport.from_dict(dict(report))
+    # the first line is the report's headline (the certified epsilon, and the requested one when they differ);
+    # its column padding is for a terminal
+    key, _, statement = r.headline().partition(" ")
+    rows = [("guarantee", r.guarantee), ("unit", r.unit), ("neighbours", r.neighbours),
+            ("requested epsilon", f"{float(r.epsilon):g}"), ("delta", f"{float(r.delta):g}")]
+    if r.gamma is not None:
+        rows.append(("gamma", f"{float(r.gamma):g}"))
+    rows.append(("mechanism", r.mechanism))
+    cells = "".join(f"<div><span class=\"k\">{html.escape(k)}</span> <b>{html.escape(str(v))}</b></div>"
+                    for k, v in rows)
+    parts = [f"<div class=\"line\" id=\"headline\">{html.escape(key)} {html.escape(statement.strip())}</div>"]
+    forced = r.released_against_forecast()  # a release the owner forced past the plan's refusal says so here
+    if forced:
+        parts.append(f"<div class=\"line forced\" id=\"forced\">{html.escape(forced)}</div>")
+    parts.append(f"<div class=\"kv\">{cells}</div>")
+    warnings = [f"{path}: {status}" for path, status in r.published.items() if status.startswith("NOT COVERED")]
+    if r.seeded:
+        warnings.append("seeded: the noise is reproducible; a seeded release must not be published as private")
+    if r.guarantee == "random-DP":
+        warnings.insert(0, RANDOM_DP_CAVEAT)
+    if warnings:
+        parts.append("<ul class=\"warn\">" + "".join(f"<li>{html.escape(w)}</li>" for w in warnings) + "</ul>")
+    notes = [n for n in r.notes if n != RANDOM_DP_CAVEAT]
+    if notes:
+        parts.append("<details><summary>notes of the report</summary><ul>"
+                     + "".join(f"<li>{html.escape(n)}</li>" for n in notes) + "</ul></details>")
+    return "\n".join(parts)
+
+
+_CSS = """
+*{box-sizing:border-box}
+body{font:13px/1.35 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:0;color:#222;
+background:#fff}
+header{padding:10px 18px 8px;border-bottom:1px solid #ddd;background:#f7f7f9}
+h1{font-size:18px;margin:0 0 4px}
+h2{font-size:14px;margin:0 0 6px}
+h2 .k{font-weight:400;font-size:12px}
+.line{font-weight:600;margin-bottom:3px}
+.forced{color:#a01010}
+.kv{display:flex;flex-wrap:wrap;gap:2px 16px}
+.k{color:#666}
+.warn{margin:4px 0 0;padding-left:18px;color:#8a1c1c;max-width:1150px}
+details{margin-top:3px;color:#444}
+main{display:flex;gap:24px;padding:8px 18px;align-items:flex-start}
+#left{flex:0 0 520px}
+#right{flex:1 1 auto;min-width:380px}
+#map{width:520px;height:520px;border:1px solid #ddd;background:#fff;display:block}
+.axis{stroke:#bbb;stroke-dasharray:4 3}
+.axis-label{fill:#888;font-size:11px}
+.topic{fill:#1f77b4;fill-opacity:.32;stroke:#1f77b4;stroke-width:1;cursor:pointer}
+.topic:hover,.topic:focus{fill-opacity:.55;outline:none}
+.topic.selected{fill:#d62728;fill-opacity:.55;stroke:#a01010;stroke-width:2}
+.topic-label{font-size:12px;font-weight:600;text-anchor:middle;dominant-baseline:central;pointer-events:none;fill:#111}
+.controls{display:flex;flex-wrap:wrap;gap:6px 18px;align-items:center;margin-bottom:2px}
+.controls button{font:inherit;padding:1px 8px}
+#lambda{width:180px;vertical-align:middle}
+#bars{display:grid;grid-template-columns:max-content 1fr max-content;gap:0 8px;align-items:center;line-height:15px}
+.bar-row{display:contents}
+.word{text-align:right;white-space:nowrap;max-width:170px;overflow:hidden;text-overflow:ellipsis}
+.track{position:relative;height:12px}
+.overall,.intopic{position:absolute;left:0;top:0;height:12px}
+.overall{background:#c9d3dd}
+.intopic{background:#d62728;opacity:.85}
+.num{color:#555;font-variant-numeric:tabular-nums;font-size:11px}
+.legend{margin:2px 0 4px;color:#444}
+.legend i{display:inline-block;width:12px;height:10px;margin:0 4px 0 10px;vertical-align:middle}
+.small{color:#555;font-size:12px;margin-top:6px;max-width:520px}
+#error{color:#b00;font-weight:600}
+"""
+
+_SCRIPT = r"""
+(function () {
+  "use strict";
+  var body = document.body;
+  function fail(message) {
+    body.setAttribute("data-error", String(message));
+    var box = document.getElementById("error");
+    if (box) { box.textContent = "The view could not be drawn: " + message; }
+  }
+  window.addEventListener("error", function (e) { fail(e.message || String(e)); });
+  try {
+    var data = JSON.parse(document.getElementById("topicdp-view-data").textContent);
+    var svg = document.getElementById("map");
+    var NS = svg.namespaceURI;  // the SVG namespace, as the HTML parser set it
+    var topics = data.topics, K = topics.length;
+    var state = {topic: 0, lambda: data.lambda};
+
+    function el(name, attrs, parent) {
+      var node = document.createElementNS(NS, name);
+      for (var a in attrs) { node.setAttribute(a, attrs[a]); }
+      if (parent) { parent.appendChild(node); }
+      return node;
+    }
+
+    // -- the intertopic distance map: circles laid out in Python (circle_layout), drawn as they are -------
+    var W = data.map.size, H = data.map.size;
+    var radii = topics.map(function (t) { return t.r; });
+    function px(t) { return t.cx; }
+    function py(t) { return t.cy; }
+    var ox = data.map.origin[0], oy = data.map.origin[1];
+    el("line", {x1: 0, y1: oy, x2: W, y2: oy, "class": "axis"}, svg);
+    el("line", {x1: ox, y1: 0, x2: ox, y2: H, "class": "axis"}, svg);
+    el("text", {x: W - 6, y: oy - 5, "class": "axis-label", "text-anchor": "end"}, svg).textContent = "PC1";
+    el("text", {x: ox + 5, y: 13, "class": "axis-label"}, svg).textContent = "PC2";
+    var order = topics.map(function (t, k) { return k; }).sort(function (a, b) { return radii[b] - radii[a]; });
+    var circleLayer = el("g", {}, svg), labelLayer = el("g", {}, svg);
+    var circles = [];
+    order.forEach(function (k) {
+      var t = topics[k];
+      var c = el("circle", {cx: px(t), cy: py(t), r: radii[k], "class": "topic", "data-topic": k,
+                            tabindex: 0, role: "button"}, circleLayer);
+      el("title", {}, c).textContent = "topic " + k + " (size " + (100 * t.size).toFixed(1) + "%): " +
+        t.words.slice(0, 6).join(" ");
+      c.addEventListener("click", function () { select(k); });
+      c.addEventListener("keydown", function (e) {
+        if (e.key === "Enter" || e.key === " ") { e.preventDefault(); select(k); }
+      });
+      circles[k] = c;
+    });
+    order.forEach(function (k) {
+      el("text", {x: px(topics[k]), y: py(topics[k]), "class": "topic-label"}, labelLayer).textContent = String(k);
+    });
+
+    // -- the selected topic's words, ranked by relevance ------------------------------------------
+    function ranked(t, lambda) {
+      var idx = t.words.map(function (w, i) { return i; });
+      var rel = t.p.map(function (p, i) {
+        if (!(p > 0)) { return -Infinity; }
+        return lambda * Math.log(p) + (1 - lambda) * (Math.log(p) - Math.log(t.pw[i]));
+      });
+      idx.sort(function (a, b) { return (rel[b] - rel[a]) || (t.p[b] - t.p[a]) || (a - b); });
+      return idx;
+    }
+    var bars = document.getElementById("bars");
+    function drawBars() {
+      var k = state.topic, t = topics[k];
+      while (bars.firstChild) { bars.removeChild(bars.firstChild); }
+      var top = Math.max.apply(null, t.pw.concat(t.p.map(function (p) { return p * t.size; })));
+      ranked(t, state.lambda).forEach(function (i) {
+        var row = document.createElement("div");
+        row.className = "bar-row";
+        row.setAttribute("data-topic", k);
+        row.setAttribute("data-word", t.words[i]);
+        var word = document.createElement("div");
+        word.className = "word";
+        word.textContent = t.words[i];
+        word.title = t.words[i];
+        var track = document.createElement("div");
+        track.className = "track";
+        var overall = document.createElement("div");
+        overall.className = "overall";
+        overall.style.width = (100 * t.pw[i] / top) + "%";
+        var intopic = document.createElement("div");
+        intopic.className = "intopic";
+        intopic.style.width = (100 * t.size * t.p[i] / top) + "%";
+        track.title = "p(w|t) = " + t.p[i].toPrecision(3) + ", p(w) = " + t.pw[i].toPrecision(3);
+        track.appendChild(overall);
+        track.appendChild(intopic);
+        var num = document.createElement("div");
+        num.className = "num";
+        num.textContent = t.p[i].toPrecision(3);
+        row.appendChild(word); row.appendChild(track); row.appendChild(num);
+        bars.appendChild(row);
+      });
+      document.getElementById("topic-number").textContent = String(k);
+      document.getElementById("topic-size").textContent = (100 * t.size).toFixed(1) + "%";
+    }
+    function select(k) {
+      state.topic = k;
+      circles.forEach(function (c, j) { c.setAttribute("class", j === k ? "topic selected" : "topic"); });
+      circleLayer.appendChild(circles[k]);  // drawn last: on top of the circles it overlaps
+      drawBars();
+    }
+    var slider = document.getElementById("lambda");
+    slider.value = String(state.lambda);
+    function readLambda() {
+      state.lambda = Math.min(1, Math.max(0, parseFloat(slider.value)));
+      document.getElementById("lambda-value").textContent = state.lambda.toFixed(2);
+      drawBars();
+    }
+    slider.addEventListener("input", readLambda);
+    document.getElementById("prev").addEventListener("click", function () { select((state.topic + K - 1) % K); });
+    document.getElementById("next").addEventListener("click", function () { select((state.topic + 1) % K); });
+    select(0);
+    document.getElementById("lambda-value").textContent = state.lambda.toFixed(2);
+    body.setAttribute("data-ready", "1");
+  } catch (e) {
+    fail(e && e.stack ? e.stack : e);
+  }
+})();
+"""
+
+_TEMPLATE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+<style>{css}</style>
+</head>
+<body>
+<header>
+<h1>{title} <span class="k">&middot; {K} topics, vocabulary of {V} words</span></h1>
+{privacy}
+</header>
+<main>
+<section id="left">
+<h2>Intertopic distance map <span class="k">(classical MDS of Jensen&ndash;Shannon distances)</span></h2>
+<svg id="map" viewBox="0 0 {map_size} {map_size}" role="img" aria-label="intertopic distance map"></svg>
+<div class="small">Circle area: topic size. <b>{sizes}</b>. Click a circle (or Tab to it and press Enter) to
+select its topic.</div>
+<div class="small">relevance = &lambda; log p(w|t) + (1 &minus; &lambda;) log(p(w|t) / p(w)) (Sievert &amp;
+Shirley 2014, Eq. 1): &lambda; = 1 ranks by probability in the topic, &lambda; = 0 by lift. p(w) is the
+size-weighted mean of the released topics. Every number here is computed from the published release only.</div>
+</section>
+<section id="right">
+<h2>Topic <span id="topic-number">0</span> <span class="k">(size <span id="topic-size"></span>)</span>:
+the {n_words} most probable words, ranked by relevance</h2>
+<div class="controls">
+<span><button id="prev" type="button" aria-label="previous topic">&#9664;</button>
+<button id="next" type="button" aria-label="next topic">&#9654;</button></span>
+<label>relevance &lambda; = <span id="lambda-value">{lam}</span>
+<input id="lambda" type="range" min="0" max="1" step="0.01" value="{lam}"></label>
+</div>
+<div class="legend"><i style="background:#c9d3dd"></i>overall p(w)<i style="background:#d62728"></i>from this topic:
+size &times; p(w|t) <span class="k">(number: p(w|t))</span></div>
+<div id="bars"></div>
+<div id="error"></div>
+</section>
+</main>
+<noscript>The map and the bars need JavaScript; the privacy summary above does not.</noscript>
+<script type="application/json" id="topicdp-view-data">{data}</script>
+<script>{script}</script>
+</body>
+</html>
+"""
