@@ -111,14 +111,14 @@ def summarise(command: Command, code: int, text: str) -> str:
 # -- the independent account --------------------------------------------------------------------------------------
 
 def file_runs(path: str) -> list[tuple[str, list]]:
-    """The runs of a ledger file in order of first appearance: each run's output file and its effective entries
-    (the completed ones, or the last planned ones where it never completed), as raw JSON."""
+    """The runs of a ledger file in order of first appearance: each run's output file (its id where it wrote none)
+    and its effective entries (the completed ones, or the last planned ones where it never completed), raw JSON."""
     runs: dict[str, dict] = {}
     with open(path) as fh:
         for line in fh:
             record = json.loads(line)
             if record.get("type") in ("planned", "completed"):
-                run = runs.setdefault(record["run"], {"output": record.get("output") or ""})
+                run = runs.setdefault(record["run"], {"output": record.get("output") or record["run"]})
                 run[record["type"]] = record["entries"]
     return [(r["output"], r.get("completed", r.get("planned", []))) for r in runs.values()]
 
@@ -145,9 +145,10 @@ def pld_of(entry: dict):
 
 def independent_total(names: list[str], commands: list[Command]) -> float:
     """The worst document's epsilon at the budget's delta (dp-accounting PLD), over every document the corpus
-    could hold, of everything the scenario released or may have drawn: each release file's own composition (its
-    report), and for a run that wrote none (killed, or stopped after its count) its entries in any file the
-    scenario's ledger ``names`` lead to (every distinct file, so that a forked copy is counted too)."""
+    could hold (a date and a posted month each in April to June, or none usable), of everything the scenario released
+    or may have drawn: each release file's own composition (its report), and for a run that wrote none (killed,
+    stopped after its count, a series' count of its undated records) its entries in any file the scenario's ledger
+    ``names`` lead to (every distinct file, so that a forked copy is counted too)."""
     by_output: dict[str, list] = {}
     files = {os.stat(name).st_ino: name for name in names if os.path.exists(name)}
     for name in files.values():
@@ -160,23 +161,28 @@ def independent_total(names: list[str], commands: list[Command]) -> float:
                 with open(path) as fh:
                     by_output[path] = json.load(fh)["report"]["composition"]
 
-    def scope(output: str) -> tuple[str, str, str] | None:
+    def scope(output: str, entries: list) -> tuple[str, str, str | None] | None:
+        undated = [e for e in entries if e.get("partition") == "no usable date"]
+        if undated:  # a series' DP count of its records without a usable date: those documents only
+            return json.loads(undated[0]["partitioning"])["date_field"], "count", None
         for command in commands:
             if command.series is not None and output.startswith(command.out[: -len(".json")] + "."):
                 date_field, kind, _ = command.series
                 return date_field, kind, output[len(command.out) - len(".json") + 1: -len(".json")]
         return None  # a single release: it read every document
 
-    runs = [(scope(output), entries) for output, entries in by_output.items()]
+    runs = [(scope(output, entries), entries) for output, entries in by_output.items()]
     worst = 0.0
-    for date, posted in itertools.product(MONTHS, MONTHS):
+    for date, posted in itertools.product(MONTHS + (None,), MONTHS + (None,)):  # None: no usable date
         months = {"date": date, "posted": posted}
         composed = None
         for part, entries in runs:
             if part is not None:
                 date_field, kind, label = part
                 month = months[date_field]
-                if (month if kind == "month" else QUARTER[month]) != label:
+                if kind == "count" and month is None:
+                    pass
+                elif month is None or kind == "count" or (month if kind == "month" else QUARTER[month]) != label:
                     continue
             for entry in entries:
                 if entry.get("gamma") is not None:
