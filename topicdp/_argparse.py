@@ -46,6 +46,9 @@ def check_output_path(path: str | None, flag: str) -> None:
 #: translates every line it prints, so each interface names its own spelling)
 CLI_PHRASES = {
     "release_anyway=True": "--release-anyway",
+    "(text_field)": "(--text-field)",
+    "(user_field)": "(--user-field)",
+    "(date_field)": "(--date-field)",
     "n_units=N": "--n-units N",
     "vocabulary=VocabularyPolicy.public(words)": "--vocabulary FILE",
 }
@@ -61,7 +64,7 @@ _FLAGGED = ("model_seed", "sampler_seed", "n_pairs", "n_jobs", "max_minutes", "m
 def flag(name: str) -> str:
     """The flag that sets the request's parameter ``name`` (``name`` itself when it is not one)."""
     single = ("epsilon", "delta", "gamma", "model", "mechanism", "guarantee", "calibration", "sizing", "reference",
-              "seed", "scheduler")
+              "seed", "scheduler", "query")
     if name in _FLAG_NAMES:
         return _FLAG_NAMES[name]
     return f"--{name.replace('_', '-')}" if name in _FLAGGED or name in single else name

@@ -106,13 +106,17 @@ def _catalogue() -> str:
 
 
 def _add_corpus_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("corpus", help="JSON Lines file (.jsonl or .jsonl.gz) with user and text fields, 'embedded', or "
-                   "a directory or glob of such files, streamed shard by shard (each user's documents in one shard)")
+    p.add_argument("corpus", help="a JSON Lines (.jsonl, .jsonl.gz), Parquet (.parquet) or CSV (.csv) file with user "
+                   "and text fields; a database URL with --query (sqlite:///posts.db); 'embedded'; or a directory or "
+                   "glob of such files, streamed shard by shard (each user's documents in one shard)")
+    p.add_argument("--query", default=None, metavar="SQL",
+                   help="with a database URL as the corpus: the query whose rows are the records, e.g. \"SELECT "
+                        "author AS user, body AS text FROM posts ORDER BY id\" (needs pip install \"topicdp[sql]\")")
     p.add_argument("--scheduler", default=None, metavar="local:N|ADDRESS",
                    help="run a sharded corpus' passes on Dask: N local worker processes, or a scheduler's address")
     p.add_argument("--work-dir", default=None, help="where a sharded corpus' count shards go (default: a temp dir)")
-    p.add_argument("--text-field", default="text")
-    p.add_argument("--user-field", default="user")
+    p.add_argument("--text-field", default="text", help="the records' text field (default text)")
+    p.add_argument("--user-field", default="user", help="the records' user id field (default user)")
     p.add_argument("--max-features", type=int, default=5000, help="vocabulary size limit (default 5000)")
     p.add_argument("--min-df", type=int, default=5, help="with a vocabulary built from the texts (random-dp): minimum "
                    "document frequency of a word (default 5)")
@@ -164,7 +168,8 @@ def build_request(args):
     else:
         vocabulary = VocabularyPolicy.dp(args.vocabulary_epsilon, args.vocabulary_delta, args.max_features)
     source = CorpusSource(corpus, args.text_field, args.user_field, args.user_fraction, args.max_docs_per_user,
-                          args.max_tokens_per_doc, args.max_tokens_per_user, stop_words)
+                          args.max_tokens_per_doc, args.max_tokens_per_user, stop_words,
+                          query=getattr(args, "query", None))
     return ReleaseRequest(source, vocabulary, epsilon=args.epsilon, delta=args.delta, ledger=ledger_option(args),
                           n_units=args.n_units, n_topics=args.topics, guarantee=guarantee, mechanism=mechanism,
                           unit=args.unit, reference=reference, agnostic=agnostic_option(args),
@@ -176,6 +181,7 @@ def check_arguments(args) -> None:
     """Every flag of ``privatize`` / ``demo`` before anything is read: files, extras, the request's validation."""
     check_file_flags(args, ("--out", "--diagnostics", "--html", "--plot"),
                      ("corpus", "--reference", "--vocabulary", "--stop-words", "--ledger"))
+    check_input_files(args, ("--reference", "--vocabulary", "--stop-words"))
     if getattr(args, "plot", None) is not None:
         require("matplotlib", extra="plots", purpose="--plot")
     if args.scheduler is not None:
@@ -188,7 +194,22 @@ def check_arguments(args) -> None:
         args.request = build_request(args)
     except (ValueError, TypeError) as exc:  # the library names its parameters; the user typed flags
         name, _, rest = cli_words(str(exc)).partition(" ")
-        raise type(exc)(f"{flag(name)} {rest}") from None
+        key = name.rstrip(":")  # "reference: no such file" names --reference
+        raise type(exc)(f"{flag(key)}{name[len(key):]} {rest}") from None
+
+
+def check_input_files(args, flags: tuple[str, ...]) -> None:
+    """Refuse, naming the flag, an input file that does not exist (``--vocabulary``, ``--reference``...); ``web`` of
+    ``--stop-words`` and ``embedded`` of ``--reference`` are names, not files."""
+    names = {"--stop-words": ("web",), "--reference": ("embedded",)}
+    for name in flags:
+        path = getattr(args, name.lstrip("-").replace("-", "_"), None)
+        if path is None or path in names.get(name, ()) or "://" in path:
+            continue
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"{name}: no such file: {path}")
+        if os.path.isdir(path):
+            raise ValueError(f"{name}: {path} is a directory; give a file")
 
 
 def format_topics(topics, title: str) -> str:

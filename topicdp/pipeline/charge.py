@@ -184,7 +184,7 @@ class Charge:
             state = file.refresh(ledger)
             worst = planned.worst(state.effective(), state.budget[1])
             self.run = file.reserve(ledger, planned.fixed + worst, guarantee=self.guarantee,
-                                    mechanism=" or ".join(planned.topics), corpus=self.plan.request.source.path,
+                                    mechanism=" or ".join(planned.topics), corpus=self.plan.request.source.label,
                                     output=self.options.output,
                                     **self.partition_labels)
         self.steps = [entries for _, entries in planned.steps] + [worst]
