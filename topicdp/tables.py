@@ -44,7 +44,7 @@ FIELD_FLAGS = {"text_field": "--text-field", "user_field": "--user-field", "date
 #: names data owners give each field, for the suggestion when no field is close in spelling
 _USUAL_NAMES = {
     "user_field": ("author", "user_id", "userid", "username", "author_id", "sender", "owner", "account", "speaker",
-                   "customer_id", "patient_id", "person", "from", "uid", "user"),
+                   "customer_id", "patient_id", "person", "writer", "poster", "from", "uid", "user"),
     "text_field": ("body", "content", "message", "text", "review", "note", "post", "comment", "document", "abstract"),
     "date_field": ("date", "time", "timestamp", "created", "created_at", "datetime", "day", "published"),
 }
@@ -120,7 +120,8 @@ class FieldError(ValueError):
         The nearest of them (:func:`nearest_field`).
     """
 
-    def __init__(self, message: str, *, field: str, parameter: str, fields: Sequence[str], suggestion: str | None):
+    def __init__(self, message: str, *, field: str = "", parameter: str = "", fields: Sequence[str] = (),
+                 suggestion: str | None = None):
         super().__init__(message)
         self.field, self.parameter, self.fields, self.suggestion = field, parameter, list(fields), suggestion
 
