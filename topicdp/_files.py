@@ -41,7 +41,7 @@ def shard_paths(path: str) -> list[str]:
     if os.path.isdir(path):
         found = sorted(p for suffix in SHARD_SUFFIXES for p in glob.glob(os.path.join(path, "*" + suffix)))
         if not found:
-            raise ValueError(f"{path}: the directory holds no {', '.join(SHARD_SUFFIXES)} file")
+            raise ValueError(f"{path}: the directory holds no .jsonl or .jsonl.gz file (nor .parquet, .csv or .csv.gz)")
         return found
     found = sorted(p for p in glob.glob(path) if os.path.isfile(p))
     if not found:
