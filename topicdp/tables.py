@@ -243,9 +243,9 @@ def table_rows(path: Any, wanted: Mapping[str, str], *, query: str | None = None
     columns = list(wanted.values())
     needed = list(dict.fromkeys(columns))
     if kind == "frame":
-        keys = _frame_columns(path)
-        check_fields(where, list(keys), wanted)
-        yield from zip(*(_column_list(path[keys[c]]) for c in columns))
+        frame_keys = _frame_columns(path)
+        check_fields(where, list(frame_keys), wanted)
+        yield from zip(*(_column_list(path[frame_keys[c]]) for c in columns))
     elif kind == "parquet":
         parquet = _parquet_file(path)
         check_fields(where, list(parquet.schema_arrow.names), wanted)
