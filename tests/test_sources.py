@@ -379,3 +379,18 @@ def test_a_database_password_is_not_in_messages():
 
     label = describe("postgresql://owner:s3cret@db.example/posts", "SELECT 1")
     assert "s3cret" not in label and "owner" in label and "SELECT 1" in label
+
+
+@pytest.mark.parametrize("name, module, extra", [("posts.parquet", "pyarrow", "tables"), ("posts.csv", "pyarrow", "tables"),
+                                                 ("sqlite:///posts.db", "sqlalchemy", "sql")])
+def test_a_missing_extra_is_named_with_its_install_command_before_reading(tmp_path, monkeypatch, capsys, name, module,
+                                                                          extra):
+    import sys
+
+    monkeypatch.setitem(sys.modules, module, None)
+    path = name if "://" in name else str(tmp_path / name)
+    if "://" not in name:
+        (tmp_path / name).write_bytes(b"")
+    assert main(["privatize", path, *(["--query", QUERY] if "://" in name else [])]) == 2
+    err = capsys.readouterr().err
+    assert module in err and f'pip install "topicdp[{extra}]"' in err, err
