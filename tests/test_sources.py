@@ -86,6 +86,12 @@ def files(tmp_path_factory, rows):
         part = [r for r in rows if int(r["author"][1:]) % 3 == i]
         pq.write_table(pa.Table.from_pylist(part), str(shards / f"part-{i}.parquet"))
     out["parquet-shards"] = str(shards)
+    cshards = root / "cshards"
+    cshards.mkdir()
+    for i in range(3):
+        pacsv.write_csv(pa.Table.from_pylist([r for r in rows if int(r["author"][1:]) % 3 == i]),
+                        str(cshards / f"part-{i}.csv"))
+    out["csv-shards"] = str(cshards)
     jshards = root / "jshards"
     jshards.mkdir()
     for i in range(3):
@@ -219,11 +225,13 @@ def test_the_same_seed_gives_a_bit_identical_release_from_every_source(request, 
     assert got.diagnostics["corpus"] == jsonl_release.diagnostics["corpus"]
 
 
-def test_a_directory_of_parquet_shards_gives_the_release_of_the_json_lines_shards(files):
-    """Parquet shards are read shard by shard, as JSON Lines shards are: the same records, the same release."""
+@pytest.mark.parametrize("kind", ["parquet-shards", "csv-shards"])
+def test_a_directory_of_table_shards_gives_the_release_of_the_json_lines_shards(files, kind):
+    """Parquet (or CSV) shards are read shard by shard, as JSON Lines shards are: the same records, the same
+    release."""
     _pyarrow()
     a = release(_request(files["jsonl-shards"]), echo=lambda line: None).release
-    b = release(_request(files["parquet-shards"]), echo=lambda line: None).release
+    b = release(_request(files[kind]), echo=lambda line: None).release
     assert b.vocabulary == a.vocabulary and np.array_equal(b.topic_word, a.topic_word)
     assert b.report.to_dict() == a.report.to_dict()
     assert b.diagnostics["corpus"]["n_shards"] == 3
