@@ -402,3 +402,16 @@ def test_a_missing_extra_is_named_with_its_install_command_before_reading(tmp_pa
     assert main(["privatize", path, *(["--query", QUERY] if "://" in name else [])]) == 2
     err = capsys.readouterr().err
     assert module in err and f'pip install "topicdp[{extra}]"' in err, err
+
+
+def test_a_release_over_time_of_a_table_is_refused_before_reading(files, tmp_path):
+    """Periods are split from a JSON Lines file's date field: another source is refused, with what it needs."""
+    _pyarrow()
+    from topicdp.pipeline.over_time import PeriodSpec, release_over_time
+    from topicdp.rdp import PrivacyLedger
+
+    PrivacyLedger.open(str(tmp_path / "data.ledger"), budget=(3.0, 1e-5), unit="user", neighbours="add-remove")
+    request = ReleaseRequest(CorpusSource(files["parquet"], text_field="body", user_field="author"),
+                             ledger=str(tmp_path / "data.ledger"))
+    with pytest.raises(ValueError, match="reads one JSON Lines file with a date field"):
+        release_over_time(request, PeriodSpec("month", "2004-01", "2004-03"))
