@@ -415,3 +415,11 @@ def test_a_release_over_time_of_a_table_is_refused_before_reading(files, tmp_pat
                              ledger=str(tmp_path / "data.ledger"))
     with pytest.raises(ValueError, match="reads one JSON Lines file with a date field"):
         release_over_time(request, PeriodSpec("month", "2004-01", "2004-03"))
+
+
+def test_the_repr_of_a_frame_source_shows_no_row():
+    pd = _pandas()
+    frame = pd.DataFrame({"user": ["alice-private"], "text": ["a private note"]})
+    request = ReleaseRequest(CorpusSource(frame), VocabularyPolicy.public(["private", "note"]), n_topics=1)
+    assert "alice" not in repr(request) and "private note" not in repr(request.source)
+    assert "the pandas DataFrame" in repr(request.source)

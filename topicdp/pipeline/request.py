@@ -126,6 +126,16 @@ class CorpusSource:
             raise TypeError(f"stop_words must be a tuple of words, got {self.stop_words!r}")
         object.__setattr__(self, "stop_words", tuple(self.stop_words))
 
+    def __repr__(self) -> str:
+        """The fields, a DataFrame shown by its kind only (its rows are the private data)."""
+        from dataclasses import fields
+
+        from ..tables import is_frame
+
+        shown = [f"{f.name}=<{self.label}>" if f.name == "path" and is_frame(self.path)
+                 else f"{f.name}={getattr(self, f.name)!r}" for f in fields(self)]
+        return f"CorpusSource({', '.join(shown)})"
+
     @property
     def tokenizer_stop_words(self):
         """What the tokenizer drops: ``"english"``, or the English list with this source's words added."""
