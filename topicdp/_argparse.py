@@ -81,12 +81,23 @@ def cli_words(text: str) -> str:
                   text)
 
 
+def check_input_file(path: str, flag: str) -> None:
+    """Refuse, naming ``flag``, an input file that does not exist or is a directory (before it is opened)."""
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{flag}: no such file: {path}")
+    if os.path.isdir(path):
+        raise ValueError(f"{flag}: {path} is a directory; give a file")
+
+
 def stop_words_option(option: str | None) -> tuple[str, ...]:
     """``--stop-words``: none, ``web`` (:data:`topicdp.corpus.WEB_ARTEFACTS`) or a word list file."""
     from .corpus import WEB_ARTEFACTS
     from .vocabulary import load_vocabulary
 
-    return () if option is None else WEB_ARTEFACTS if option == "web" else load_vocabulary(option)
+    if option is None or option == "web":
+        return () if option is None else WEB_ARTEFACTS
+    check_input_file(option, "--stop-words")
+    return load_vocabulary(option)
 
 
 def add_ledger_arguments(p: argparse.ArgumentParser) -> None:

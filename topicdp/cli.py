@@ -17,7 +17,8 @@ for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "
 
 # Building the parser imports only argparse and these tiny pure-Python modules (``topicdp --help`` stays fast,
 # tests/test_cli_help.py checks that numpy is not loaded); heavy imports happen inside the commands.
-from ._argparse import LazyParser, add_ledger_arguments, cli_words, flag, ledger_option, agnostic_option, stop_words_option
+from ._argparse import (LazyParser, add_ledger_arguments, agnostic_option, check_input_file, cli_words, flag,
+                        ledger_option, stop_words_option)
 from ._extras import MissingExtraError, require
 from ._files import add_overwrite_argument, check_file_flags, run_interruptible, wrote
 from ._names import (FORECAST_MECHANISMS, GUARANTEE_SUMMARIES, MECHANISM_SUMMARIES, MODEL_SUMMARIES, MODELS,
@@ -150,10 +151,13 @@ def build_request(args):
     corpus, reference = args.corpus, args.reference
     if corpus == "themed" and guarantee == "random-dp":  # the demo's agnostic road: Lee, half of it as P
         corpus, reference = "embedded", reference or "embedded"
+    if reference not in (None, "embedded"):
+        check_input_file(reference, "--reference")
     if args.vocabulary is not None:
         if args.vocabulary_epsilon is not None or args.vocabulary_delta is not None:
             raise ValueError("--vocabulary (a public list) and --vocabulary-epsilon/--vocabulary-delta (a DP "
                              "selection) exclude each other")
+        check_input_file(args.vocabulary, "--vocabulary")
         vocabulary = VocabularyPolicy.public([w for w in load_vocabulary(args.vocabulary) if w not in stop_words])
     elif corpus == "themed":
         from .datasets import themed_vocabulary
@@ -181,7 +185,6 @@ def check_arguments(args) -> None:
     """Every flag of ``privatize`` / ``demo`` before anything is read: files, extras, the request's validation."""
     check_file_flags(args, ("--out", "--diagnostics", "--html", "--plot"),
                      ("corpus", "--reference", "--vocabulary", "--stop-words", "--ledger"))
-    check_input_files(args, ("--reference", "--vocabulary", "--stop-words"))
     if getattr(args, "plot", None) is not None:
         require("matplotlib", extra="plots", purpose="--plot")
     if args.scheduler is not None:
@@ -196,20 +199,6 @@ def check_arguments(args) -> None:
         name, _, rest = cli_words(str(exc)).partition(" ")
         key = name.rstrip(":")  # "reference: no such file" names --reference
         raise type(exc)(f"{flag(key)}{name[len(key):]} {rest}") from None
-
-
-def check_input_files(args, flags: tuple[str, ...]) -> None:
-    """Refuse, naming the flag, an input file that does not exist (``--vocabulary``, ``--reference``...); ``web`` of
-    ``--stop-words`` and ``embedded`` of ``--reference`` are names, not files."""
-    names = {"--stop-words": ("web",), "--reference": ("embedded",)}
-    for name in flags:
-        path = getattr(args, name.lstrip("-").replace("-", "_"), None)
-        if path is None or path in names.get(name, ()) or "://" in path:
-            continue
-        if not os.path.exists(path):
-            raise FileNotFoundError(f"{name}: no such file: {path}")
-        if os.path.isdir(path):
-            raise ValueError(f"{name}: {path} is a directory; give a file")
 
 
 def format_topics(topics, title: str) -> str:
