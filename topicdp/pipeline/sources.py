@@ -353,12 +353,16 @@ def open_source(request: ReleaseRequest, client=None, work_dir: str | None = Non
 # -- input preparation ----------------------------------------------------------------------------------
 
 def group_by_user(paths: Sequence[str] | str, out_dir: str | os.PathLike, n_shards: int, *,
-                  user_field: str = "user") -> list[Path]:
-    """Rewrite JSON Lines files into ``n_shards`` gzip shards in which every user's documents are in one shard
-    (a record goes to shard ``hash(user id) mod n_shards``): the input contract of sharded user-level
-    releases. One pass; memory holds one record at a time. Records are copied unchanged, in input order
-    within a shard."""
+                  user_field: str = "user", text_field: str = "text") -> list[Path]:
+    """Rewrite JSON Lines, Parquet or CSV files into ``n_shards`` gzip JSON Lines shards in which every user's
+    documents are in one shard (a record goes to shard ``hash(user id) mod n_shards``, of the canonical id): the
+    input contract of sharded user-level releases. One pass; memory holds one record (a table: one batch) at a
+    time. JSON Lines records are copied unchanged; a table's records are written with their two fields
+    (``user_field``, ``text_field``), as :func:`topicdp.corpus.read_source_records` reads them. Input order is
+    kept within a shard."""
+    from ..corpus import read_source_records
     from ..streaming.corpus import expand_paths
+    from ..tables import file_format
 
     n_shards = check_int(n_shards, "n_shards", low=1)
 
@@ -368,8 +372,12 @@ def group_by_user(paths: Sequence[str] | str, out_dir: str | os.PathLike, n_shar
     handles = [gzip.open(t, "wt", encoding="utf-8") for t in targets]
     try:
         for path in expand_paths([paths] if isinstance(paths, (str, os.PathLike)) else paths):
-            for line, user in _raw_records(path, user_field):
-                handles[user_key(user) % n_shards].write(line)
+            if file_format(path) == "jsonl":
+                for line, user in _raw_records(path, user_field):
+                    handles[user_key(user) % n_shards].write(line)
+                continue
+            for text, user in read_source_records(path, text_field, user_field):
+                handles[user_key(user) % n_shards].write(json.dumps({user_field: user, text_field: text}) + "\n")
     finally:
         for h in handles:
             h.close()
