@@ -444,3 +444,13 @@ def test_group_by_user_rewrites_a_table_into_shards_that_meet_the_contract(files
     assert all(not (a & b) for i, a in enumerate(owners) for b in owners[i + 1:])
     got = release(_request(str(tmp_path / "grouped")), echo=lambda line: None).release  # the contract holds
     assert len(got.vocabulary) > 10
+
+
+@pytest.mark.cluster
+def test_parquet_shards_on_a_local_cluster_give_the_local_release(files):
+    """The Parquet shards read by Dask workers (each reads its own shard): bit-identical topics."""
+    _pyarrow()
+    pytest.importorskip("dask.distributed")
+    here = release(_request(files["parquet-shards"]), echo=lambda line: None).release
+    there = release(_request(files["parquet-shards"], scheduler="local:2"), echo=lambda line: None).release
+    assert np.array_equal(here.topic_word, there.topic_word)
