@@ -194,10 +194,11 @@ class CorpusSource:
         query, run without fetching a row), a JSON Lines file's from its first record; every shard is checked."""
         from ..corpus import check_source_fields
 
-        if self.built_in:
+        if self.built_in or self.__dict__.get("_fields_checked"):  # once per source (a request re-made keeps it)
             return
         for path in (self.files or [self.path]):
             check_source_fields(path, self.text_field, self.user_field, query=self.query)
+        object.__setattr__(self, "_fields_checked", True)
 
 
 @dataclass(frozen=True)
