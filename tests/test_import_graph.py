@@ -42,6 +42,7 @@ LAYERS: dict[str, int] = {
     "topicdp.rdp": 1,
     "topicdp.report": 1,
     "topicdp.corpus": 1,
+    "topicdp.tables": 1,  # Parquet, CSV, DataFrames and SQL queries as rows, for the corpus' one record reader
     "topicdp.datasets": 1,
     "topicdp.inference": 1,
     "topicdp.topics": 1,

@@ -46,6 +46,9 @@ def check_output_path(path: str | None, flag: str) -> None:
 #: translates every line it prints, so each interface names its own spelling)
 CLI_PHRASES = {
     "release_anyway=True": "--release-anyway",
+    "(text_field)": "(--text-field)",
+    "(user_field)": "(--user-field)",
+    "(date_field)": "(--date-field)",
     "n_units=N": "--n-units N",
     "vocabulary=VocabularyPolicy.public(words)": "--vocabulary FILE",
 }
@@ -61,7 +64,7 @@ _FLAGGED = ("model_seed", "sampler_seed", "n_pairs", "n_jobs", "max_minutes", "m
 def flag(name: str) -> str:
     """The flag that sets the request's parameter ``name`` (``name`` itself when it is not one)."""
     single = ("epsilon", "delta", "gamma", "model", "mechanism", "guarantee", "calibration", "sizing", "reference",
-              "seed", "scheduler")
+              "seed", "scheduler", "query")
     if name in _FLAG_NAMES:
         return _FLAG_NAMES[name]
     return f"--{name.replace('_', '-')}" if name in _FLAGGED or name in single else name
@@ -78,12 +81,23 @@ def cli_words(text: str) -> str:
                   text)
 
 
+def check_input_file(path: str, flag: str) -> None:
+    """Refuse, naming ``flag``, an input file that does not exist or is a directory (before it is opened)."""
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{flag}: no such file: {path}")
+    if os.path.isdir(path):
+        raise ValueError(f"{flag}: {path} is a directory; give a file")
+
+
 def stop_words_option(option: str | None) -> tuple[str, ...]:
     """``--stop-words``: none, ``web`` (:data:`topicdp.corpus.WEB_ARTEFACTS`) or a word list file."""
     from .corpus import WEB_ARTEFACTS
     from .vocabulary import load_vocabulary
 
-    return () if option is None else WEB_ARTEFACTS if option == "web" else load_vocabulary(option)
+    if option is None or option == "web":
+        return () if option is None else WEB_ARTEFACTS
+    check_input_file(option, "--stop-words")
+    return load_vocabulary(option)
 
 
 def add_ledger_arguments(p: argparse.ArgumentParser) -> None:

@@ -1,8 +1,9 @@
 """Optional dependencies: refuse early, with the install command, when an extra is missing.
 
 The extras are those of ``pyproject.toml``: ``plots`` (matplotlib), ``cluster`` (dask.distributed) and
-``fast`` (numba, the compiled E-step; never required, numpy is the fallback) and ``tomotopy`` (the
-:class:`topicdp.adapters.TomotopyLDA` adapter). A
+``fast`` (numba, the compiled E-step; never required, numpy is the fallback), ``tomotopy`` (the
+:class:`topicdp.adapters.TomotopyLDA` adapter), ``tables`` (pyarrow: Parquet and CSV corpora) and ``sql``
+(SQLAlchemy: a corpus read by a query, :mod:`topicdp.tables`). A
 command that will need one checks for it with :func:`require` while it checks its arguments, before it
 reads data or fits a model, so that a missing library costs no computing time (``topicdp compare``
 used to compute for minutes and then fail on ``import matplotlib``).
@@ -14,7 +15,8 @@ import importlib.util
 
 #: extra -> the modules it installs (pyproject.toml's optional-dependencies)
 EXTRAS: dict[str, tuple[str, ...]] = {"plots": ("matplotlib",), "cluster": ("dask", "dask.distributed"),
-                                      "fast": ("numba",), "tomotopy": ("tomotopy",)}
+                                      "fast": ("numba",), "tomotopy": ("tomotopy",), "tables": ("pyarrow",),
+                                      "sql": ("sqlalchemy",)}
 
 
 class MissingExtraError(ImportError):
@@ -42,7 +44,7 @@ def require(module: str, *, extra: str, purpose: str | None = None) -> None:
     ----------
     module : str
         The module needed, e.g. ``"matplotlib"`` or ``"dask.distributed"``.
-    extra : {"plots", "cluster", "fast", "tomotopy"}
+    extra : {"plots", "cluster", "fast", "tomotopy", "tables", "sql"}
         The extra of ``topicdp`` that installs it (named in the message's install command).
     purpose : str, optional
         What needs it (an option such as ``"--plot"``), for the message.

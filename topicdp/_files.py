@@ -32,16 +32,16 @@ from typing import Iterator, Mapping
 logger = logging.getLogger("topicdp")
 
 #: the suffixes of the files a directory of shards is read from (:func:`shard_paths`)
-SHARD_SUFFIXES = (".jsonl", ".jsonl.gz")
+SHARD_SUFFIXES = (".jsonl", ".jsonl.gz", ".parquet", ".csv", ".csv.gz")
 
 
 def shard_paths(path: str) -> list[str]:
-    """The shards of a sharded corpus path: a directory's ``*.jsonl``/``*.jsonl.gz`` files or a glob's matches,
-    in name order."""
+    """The shards of a sharded corpus path: a directory's JSON Lines, Parquet and CSV files (:data:`SHARD_SUFFIXES`)
+    or a glob's matches, in name order."""
     if os.path.isdir(path):
-        found = sorted(glob.glob(os.path.join(path, "*.jsonl")) + glob.glob(os.path.join(path, "*.jsonl.gz")))
+        found = sorted(p for suffix in SHARD_SUFFIXES for p in glob.glob(os.path.join(path, "*" + suffix)))
         if not found:
-            raise ValueError(f"{path}: the directory holds no .jsonl or .jsonl.gz file")
+            raise ValueError(f"{path}: the directory holds no .jsonl or .jsonl.gz file (nor .parquet, .csv or .csv.gz)")
         return found
     found = sorted(p for p in glob.glob(path) if os.path.isfile(p))
     if not found:

@@ -17,7 +17,8 @@ for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "
 
 # Building the parser imports only argparse and these tiny pure-Python modules (``topicdp --help`` stays fast,
 # tests/test_cli_help.py checks that numpy is not loaded); heavy imports happen inside the commands.
-from ._argparse import LazyParser, add_ledger_arguments, cli_words, flag, ledger_option, agnostic_option, stop_words_option
+from ._argparse import (LazyParser, add_ledger_arguments, agnostic_option, check_input_file, cli_words, flag,
+                        ledger_option, stop_words_option)
 from ._extras import MissingExtraError, require
 from ._files import add_overwrite_argument, check_file_flags, run_interruptible, wrote
 from ._names import (FORECAST_MECHANISMS, GUARANTEE_SUMMARIES, MECHANISM_SUMMARIES, MODEL_SUMMARIES, MODELS,
@@ -106,13 +107,17 @@ def _catalogue() -> str:
 
 
 def _add_corpus_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("corpus", help="JSON Lines file (.jsonl or .jsonl.gz) with user and text fields, 'embedded', or "
-                   "a directory or glob of such files, streamed shard by shard (each user's documents in one shard)")
+    p.add_argument("corpus", help="a JSON Lines (.jsonl, .jsonl.gz), Parquet (.parquet) or CSV (.csv) file with user "
+                   "and text fields; a database URL with --query (sqlite:///posts.db); 'embedded'; or a directory or "
+                   "glob of such files, streamed shard by shard (each user's documents in one shard)")
+    p.add_argument("--query", default=None, metavar="SQL",
+                   help="with a database URL as the corpus: the query whose rows are the records, e.g. \"SELECT "
+                        "author AS user, body AS text FROM posts ORDER BY id\" (needs pip install \"topicdp[sql]\")")
     p.add_argument("--scheduler", default=None, metavar="local:N|ADDRESS",
                    help="run a sharded corpus' passes on Dask: N local worker processes, or a scheduler's address")
     p.add_argument("--work-dir", default=None, help="where a sharded corpus' count shards go (default: a temp dir)")
-    p.add_argument("--text-field", default="text")
-    p.add_argument("--user-field", default="user")
+    p.add_argument("--text-field", default="text", help="the records' text field (default text)")
+    p.add_argument("--user-field", default="user", help="the records' user id field (default user)")
     p.add_argument("--max-features", type=int, default=5000, help="vocabulary size limit (default 5000)")
     p.add_argument("--min-df", type=int, default=5, help="with a vocabulary built from the texts (random-dp): minimum "
                    "document frequency of a word (default 5)")
@@ -146,10 +151,13 @@ def build_request(args):
     corpus, reference = args.corpus, args.reference
     if corpus == "themed" and guarantee == "random-dp":  # the demo's agnostic road: Lee, half of it as P
         corpus, reference = "embedded", reference or "embedded"
+    if reference not in (None, "embedded"):
+        check_input_file(reference, "--reference")
     if args.vocabulary is not None:
         if args.vocabulary_epsilon is not None or args.vocabulary_delta is not None:
             raise ValueError("--vocabulary (a public list) and --vocabulary-epsilon/--vocabulary-delta (a DP "
                              "selection) exclude each other")
+        check_input_file(args.vocabulary, "--vocabulary")
         vocabulary = VocabularyPolicy.public([w for w in load_vocabulary(args.vocabulary) if w not in stop_words])
     elif corpus == "themed":
         from .datasets import themed_vocabulary
@@ -164,7 +172,8 @@ def build_request(args):
     else:
         vocabulary = VocabularyPolicy.dp(args.vocabulary_epsilon, args.vocabulary_delta, args.max_features)
     source = CorpusSource(corpus, args.text_field, args.user_field, args.user_fraction, args.max_docs_per_user,
-                          args.max_tokens_per_doc, args.max_tokens_per_user, stop_words)
+                          args.max_tokens_per_doc, args.max_tokens_per_user, stop_words,
+                          query=getattr(args, "query", None))
     return ReleaseRequest(source, vocabulary, epsilon=args.epsilon, delta=args.delta, ledger=ledger_option(args),
                           n_units=args.n_units, n_topics=args.topics, guarantee=guarantee, mechanism=mechanism,
                           unit=args.unit, reference=reference, agnostic=agnostic_option(args),
@@ -188,7 +197,8 @@ def check_arguments(args) -> None:
         args.request = build_request(args)
     except (ValueError, TypeError) as exc:  # the library names its parameters; the user typed flags
         name, _, rest = cli_words(str(exc)).partition(" ")
-        raise type(exc)(f"{flag(name)} {rest}") from None
+        key = name.rstrip(":")  # "reference: no such file" names --reference
+        raise type(exc)(f"{flag(key)}{name[len(key):]} {rest}") from None
 
 
 def format_topics(topics, title: str) -> str:

@@ -299,6 +299,48 @@ class Corpus:
         return cls.from_texts(texts, owners, **text_options)
 
     @classmethod
+    def from_frame(cls, frame, *, text_field: str = "text", user_field: str = "user", **text_options) -> "Corpus":
+        """From a pandas or polars DataFrame with a text and a user column, read as every source is
+        (:func:`read_source_records`): the same canonical user ids, so the same corpus as the JSON Lines file of
+        the same rows. Other keyword arguments go to :meth:`from_texts`.
+
+        Examples
+        --------
+        >>> import pandas as pd  # doctest: +SKIP
+        >>> df = pd.DataFrame({"author": ["a", "b"], "body": ["market energy price", "energy trade"]})  # doctest: +SKIP
+        >>> Corpus.from_frame(df, user_field="author", text_field="body").n_users  # doctest: +SKIP
+        2
+        """
+        from .tables import describe, is_frame
+
+        if not is_frame(frame):
+            raise TypeError(f"frame must be a pandas or polars DataFrame, got {type(frame).__name__}")
+        return cls._from_source_records(read_source_records(frame, text_field, user_field), describe(frame),
+                                        text_options)
+
+    @classmethod
+    def from_table(cls, path: str | os.PathLike, *, query: str | None = None, text_field: str = "text",
+                   user_field: str = "user", **text_options) -> "Corpus":
+        """From a Parquet or CSV file, or the rows of ``query`` on a database URL (``"sqlite:///posts.db"``), read
+        as every source is (:func:`read_source_records`). Other keyword arguments go to :meth:`from_texts`."""
+        from .tables import describe
+
+        path = os.fspath(path)
+        return cls._from_source_records(read_source_records(path, text_field, user_field, query=query),
+                                        describe(path, query), text_options)
+
+    @classmethod
+    def _from_source_records(cls, records: Iterable[tuple[str, object]], where: str, text_options: dict) -> "Corpus":
+        texts: list[str] = []
+        owners: list = []
+        for text, user in records:
+            texts.append(text)
+            owners.append(user)
+        if not texts:
+            raise ValueError(f"{where}: no documents")
+        return cls.from_texts(texts, owners, **text_options)
+
+    @classmethod
     def _from_counts(cls, X: sp.csr_matrix, vocabulary: list, users: Sequence | np.ndarray | None, *,
                      allow_empty: bool = False) -> "Corpus":
         """Validate the counts, attach users, drop (and count) empty documents; ``allow_empty``: an N=0 corpus
@@ -771,11 +813,105 @@ def _parse_record(line: str, where: str, lineno: int, text_field: str, user_fiel
     if not isinstance(text, str):
         raise TypeError(f"{where}:{lineno}: field {text_field!r} (text_field) must be a string, "
                         f"got {type(text).__name__}")
+    return text, checked_user_id(user, f"{where}:{lineno}", user_field)
+
+
+def checked_user_id(user, where: str, user_field: str = "user"):
+    """``user`` in its :func:`canonical_user_id` form, or a ``TypeError`` starting with ``where`` when it is not a
+    string or a finite number (a bool, a null, a list...): the one check of a user id, for every source."""
+    if isinstance(user, np.generic):
+        user = user.item()
     if isinstance(user, bool) or not isinstance(user, (str, int, float)) or not _finite(user):
         got = repr(user) if isinstance(user, float) else type(user).__name__
-        raise TypeError(f"{where}:{lineno}: field {user_field!r} (user_field) must be a string or a finite number, "
-                        f"got {got}")
-    return text, canonical_user_id(user)
+        raise TypeError(f"{where}: field {user_field!r} (user_field) must be a string or a finite number, got {got}")
+    return canonical_user_id(user)
+
+
+def read_source_records(
+    path,
+    text_field: str = "text",
+    user_field: str = "user",
+    *,
+    query: str | None = None,
+    users: Iterable | None = None,
+) -> Iterator[tuple[str, object]]:
+    """Yield ``(text, user)`` of each record of any corpus source, in its order: the one record reader.
+
+    A JSON Lines file goes to :func:`read_jsonl_records`; a Parquet or CSV file, a pandas or polars DataFrame, or
+    the rows of ``query`` on a database URL to :func:`topicdp.tables.table_rows`, each value then checked as a JSON
+    Lines field is (a text is a string; a user a string or a finite number, :func:`checked_user_id`) and the user
+    id given in its :func:`canonical_user_id` form. Whatever the source, the same rows are the same records, hence
+    the same canonical ids and contribution bounds.
+
+    Parameters
+    ----------
+    path : str, path-like or DataFrame
+        A file (``.jsonl``, ``.jsonl.gz``, ``.parquet``, ``.csv``, ``.csv.gz``), a database URL, or a DataFrame.
+    text_field, user_field : str
+    query : str, optional
+        The SQL query of a database URL (it selects the two fields, e.g. ``SELECT author AS user, body AS text
+        FROM posts ORDER BY id``).
+    users : iterable, optional
+        Keep only the records of these user ids.
+
+    Raises
+    ------
+    topicdp.tables.FieldError
+        Before any row is read, when a field is missing: it names the parameter, every field the source has and
+        the nearest one.
+    TypeError
+        For a value of the wrong type, naming the row (``posts.parquet: row 7: field 'user' ...``).
+    """
+    from .tables import describe, source_format, table_rows
+
+    if source_format(path) == "jsonl":
+        if query is not None:
+            raise ValueError(f"query: {os.fspath(path)} is a file; a query is run on a database URL")
+        yield from read_jsonl_records(path, text_field, user_field, users)
+        return
+    keep = None if users is None else frozenset(users)
+    where = describe(path, query)
+    rows = table_rows(path, {"text_field": text_field, "user_field": user_field}, query=query)
+    for number, (text, user) in enumerate(rows, 1):
+        if not isinstance(text, str):
+            raise TypeError(f"{where}: row {number}: field {text_field!r} (text_field) must be a string, "
+                            f"got {type(text).__name__}")
+        user = checked_user_id(user, f"{where}: row {number}", user_field)
+        if keep is None or user in keep:
+            yield text, user
+
+
+def check_source_fields(path, text_field: str = "text", user_field: str = "user", *,
+                        query: str | None = None) -> None:
+    """Refuse, before the corpus is read, a source without the text or user field (:func:`topicdp.tables.check_fields`:
+    the parameter, every field of the source, the nearest one). A table's fields come from its schema (a query is
+    run, no row fetched); a JSON Lines file's from its first record (the reader checks every later one)."""
+    from .tables import check_fields, describe, source_format, table_fields
+
+    wanted = {"text_field": text_field, "user_field": user_field}
+    if source_format(path) != "jsonl":
+        check_fields(describe(path, query), table_fields(path, query=query), wanted)
+        return
+    first = _first_jsonl_record(os.fspath(path))
+    if first is not None:
+        lineno, fields = first
+        check_fields(f"{os.fspath(path)}:{lineno}", fields, wanted, noun="record")
+
+
+def _first_jsonl_record(where: str) -> tuple[int, list[str]] | None:
+    """(line number, field names) of the first non-blank record of a JSON Lines file; None when there is none or it
+    cannot be parsed (the reader then reports it with its line)."""
+    try:
+        with open(where, "rb") as raw:
+            compressed = raw.read(2) == _GZIP_MAGIC
+        with (gzip.open if compressed else open)(where, "rt", encoding="utf-8-sig", newline="\n") as fh:
+            for lineno, line in enumerate(fh, 1):
+                if line.strip():
+                    row = json.loads(line)
+                    return (lineno, [str(k) for k in row]) if isinstance(row, dict) else None
+    except (OSError, ValueError, EOFError, zlib.error):
+        return None
+    return None
 
 
 def _finite(user) -> bool:

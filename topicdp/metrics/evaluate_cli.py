@@ -17,7 +17,10 @@ def populate(parser: argparse.ArgumentParser) -> None:
     """The ``evaluate`` sub-command's arguments (``topicdp.cli`` calls it when evaluate is used)."""
     parser.description = DESCRIPTION
     parser.add_argument("release", help="a published release file (JSON) written by topicdp privatize")
-    parser.add_argument("corpus", help="the private corpus: JSON Lines (.jsonl[.gz]) with user and text fields")
+    parser.add_argument("corpus", help="the private corpus: a JSON Lines (.jsonl[.gz]), Parquet or CSV file with user "
+                        "and text fields, or a database URL with --query")
+    parser.add_argument("--query", default=None, metavar="SQL",
+                        help="with a database URL as the corpus: the query whose rows are the records")
     parser.add_argument("--epsilon", type=float, required=True, help="budget of this evaluation")
     parser.add_argument("--delta", type=float, default=1e-6, help="default 1e-6")
     parser.add_argument("--unit", choices=("document", "user"), default=None, help="default: the release's")
@@ -26,8 +29,8 @@ def populate(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--clip", type=float, default=None,
                         help="per-unit L2 clipping norm (default: one document holding every top word)")
     parser.add_argument("--level", type=float, default=0.9, help="nominal coverage of the intervals (default 0.9)")
-    parser.add_argument("--text-field", default="text")
-    parser.add_argument("--user-field", default="user")
+    parser.add_argument("--text-field", default="text", help="the records' text field (default text)")
+    parser.add_argument("--user-field", default="user", help="the records' user id field (default user)")
     parser.add_argument("--reference", default=None,
                         help="a public corpus of the same kind (JSON Lines): print the expected error before spending")
     parser.add_argument("--n-units", type=int, default=None,
@@ -61,16 +64,16 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from .._files import atomic_write
-    from ..corpus import Corpus, read_jsonl_records
+    from ..corpus import Corpus, read_source_records
     from ..release import PrivateRelease
     from . import private as pv
 
     release = PrivateRelease.load(args.release)
     unit, neighbours = args.unit or release.report.unit, args.neighbours or release.report.neighbours
 
-    def read(path: str) -> Corpus:
+    def read(path: str, query: str | None = None) -> Corpus:
         # the release's own columns: N counts the documents holding a word of them, as the release's corpus did
-        records = list(read_jsonl_records(path, text_field=args.text_field, user_field=args.user_field))
+        records = list(read_source_records(path, args.text_field, args.user_field, query=query))
         return Corpus.from_texts([t for t, _ in records], [u for _, u in records], vocabulary=list(release.vocabulary))
 
     design = pv.coherence_design([[w for w, _ in topic] for topic in release.top_words(10)])  # public: the lists
@@ -87,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
 
         ledger = PrivacyLedger.open(args.ledger)
         ledger.check([pv.planned_entry(design, args.epsilon, args.delta, unit, neighbours, args.clip)])
-    corpus = read(args.corpus)
+    corpus = read(args.corpus, args.query)
     result = release.evaluate(corpus, epsilon=args.epsilon, delta=args.delta, unit=unit,
                               neighbours=neighbours, clip=args.clip, level=args.level, ledger=ledger,
                               random_state=args.seed)

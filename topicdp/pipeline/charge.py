@@ -238,7 +238,7 @@ class Charge:
                                 "what 'this run plans' counts: no candidate fits",)
                 raise
             self.run = file.reserve(ledger, planned.fixed + (cheapest if one else []), guarantee=self.guarantee,
-                                    mechanism=" or ".join(planned.topics), corpus=self.plan.request.source.path,
+                                    mechanism=" or ".join(planned.topics), corpus=self.plan.request.source.label,
                                     output=self.options.output,
                                     **self.partition_labels)
         self.planned, self.topics_planned = planned, one

@@ -287,7 +287,7 @@ def release_over_time(request: ReleaseRequest, spec: PeriodSpec, *,
     if request.n_units is not None:
         raise ValueError("n_units states the count of the whole corpus, not of a period: leave it out (each "
                          "period's count is paid for under DP)")
-    if request.source.built_in or request.source.sharded:
+    if request.source.built_in or request.source.sharded or request.source.format != "jsonl":
         raise ValueError("a release over time reads one JSON Lines file with a date field")
     assert isinstance(request.ledger, LedgerOptions)
     labels = spec.labels

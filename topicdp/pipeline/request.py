@@ -40,7 +40,7 @@ BUILT_IN_CORPORA = {
 
 def check_corpus_path(path: str, name: str = "corpus", *, sharded: bool = False) -> None:
     """Refuse, before any work, a corpus path that is not a readable file (or a built-in corpus' name); with
-    ``sharded``, a directory of JSON Lines files or a glob pattern is a corpus too."""
+    ``sharded``, a directory of JSON Lines, Parquet or CSV files or a glob pattern is a corpus too."""
     if path in BUILT_IN_CORPORA:
         return
     if sharded and (os.path.isdir(path) or glob.has_magic(path)):
@@ -50,7 +50,7 @@ def check_corpus_path(path: str, name: str = "corpus", *, sharded: bool = False)
     if not os.path.exists(path):
         raise FileNotFoundError(f"{name}: no such file: {path}")
     if os.path.isdir(path):
-        raise ValueError(f"{name}: {path} is a directory; give a JSON Lines file (.jsonl or .jsonl.gz) or 'embedded'")
+        raise ValueError(f"{name}: {path} is a directory; give a JSON Lines, Parquet or CSV file or 'embedded'")
     if not os.access(path, os.R_OK):
         raise ValueError(f"{name}: {path} is not readable")
 
@@ -61,12 +61,15 @@ class CorpusSource:
 
     Parameters
     ----------
-    path : str
-        A JSON Lines file (``.jsonl`` or ``.jsonl.gz``) with a text and a user field, one of
-        :data:`BUILT_IN_CORPORA`, or -- read shard by shard, never whole -- a directory of such files or a
-        glob pattern (:mod:`topicdp.pipeline.sources`: at the user level every user's documents must be in
-        one shard).
+    path : str or DataFrame
+        Where the records are (:func:`topicdp.corpus.read_source_records` reads them all alike): a JSON Lines
+        (``.jsonl``, ``.jsonl.gz``), Parquet (``.parquet``) or CSV (``.csv``, ``.csv.gz``) file with a text and a user
+        field; a pandas or polars DataFrame; a database URL read through ``query`` (``"sqlite:///posts.db"``); one of
+        :data:`BUILT_IN_CORPORA`; or -- read shard by shard, never whole -- a directory of such files or a glob
+        pattern (:mod:`topicdp.pipeline.sources`: at the user level every user's documents must be in one shard).
     text_field, user_field : str
+        The names of the text and user fields; a missing one is refused before the corpus is read
+        (:meth:`check_fields`).
     user_fraction : float in (0, 1], optional
         Keep a user exactly when the stable hash of their id falls below this fraction: a per-user rule, so
         adding or removing one user changes no other user's membership (unlike "the first N users").
@@ -76,9 +79,12 @@ class CorpusSource:
         Words dropped from every text besides scikit-learn's English stop words, the same way from the private
         corpus and from a public reference (e.g. :data:`topicdp.corpus.WEB_ARTEFACTS`). A per-token rule: one
         unit's texts never change what is dropped from another's.
+    query : str, optional
+        With a database URL: the SQL query whose rows are the records (SQLAlchemy; the ``sql`` extra), e.g.
+        ``"SELECT author AS user, body AS text FROM posts ORDER BY id"``.
     """
 
-    path: str
+    path: Any
     text_field: str = "text"
     user_field: str = "user"
     user_fraction: float | None = None
@@ -86,12 +92,30 @@ class CorpusSource:
     max_tokens_per_doc: int | None = None
     max_tokens_per_user: int | None = None
     stop_words: tuple[str, ...] = ()
+    query: str | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.path, str) or not self.path:
-            raise TypeError(f"path must be a non-empty str, got {self.path!r}")
-        if not self.built_in:
+        from .._extras import require
+        from ..tables import is_frame, is_sql_url
+
+        if not is_frame(self.path) and (not isinstance(self.path, str) or not self.path):
+            raise TypeError("path must be a non-empty str (a file, directory, glob or database URL) or a pandas or "
+                            f"polars DataFrame, got {type(self.path).__name__}")
+        for name in ("text_field", "user_field"):
+            if not isinstance(getattr(self, name), str) or not getattr(self, name):
+                raise TypeError(f"{name} must be a non-empty field name, got {getattr(self, name)!r}")
+        if is_sql_url(self.path):
+            require("sqlalchemy", extra="sql", purpose="a database URL")
+            if not isinstance(self.query, str) or not self.query.strip():
+                raise ValueError(f"query: the database {self.label} is read through a SQL query that selects the "
+                                 "text and user fields, e.g. \"SELECT author AS user, body AS text FROM posts\"")
+        elif self.query is not None:
+            raise ValueError(f"query: a query is run on a database URL (such as sqlite:///posts.db), not on "
+                             f"{self.label}")
+        if not self.built_in and not is_frame(self.path) and not is_sql_url(self.path):
             check_corpus_path(self.path, sharded=True)
+            if any(self.format_of(p) in ("parquet", "csv") for p in self.files):
+                require("pyarrow", extra="tables", purpose=f"reading {self.path}")
         if self.user_fraction is not None:
             check_real(self.user_fraction, "user_fraction", low=0.0, high=1.0, high_open=False)
         for name in BOUND_PARAMETERS:
@@ -102,6 +126,16 @@ class CorpusSource:
             raise TypeError(f"stop_words must be a tuple of words, got {self.stop_words!r}")
         object.__setattr__(self, "stop_words", tuple(self.stop_words))
 
+    def __repr__(self) -> str:
+        """The fields, a DataFrame shown by its kind only (its rows are the private data)."""
+        from dataclasses import fields
+
+        from ..tables import is_frame
+
+        shown = [f"{f.name}=<{self.label}>" if f.name == "path" and is_frame(self.path)
+                 else f"{f.name}={getattr(self, f.name)!r}" for f in fields(self)]
+        return f"CorpusSource({', '.join(shown)})"
+
     @property
     def tokenizer_stop_words(self):
         """What the tokenizer drops: ``"english"``, or the English list with this source's words added."""
@@ -111,12 +145,60 @@ class CorpusSource:
 
     @property
     def built_in(self) -> bool:
-        return self.path in BUILT_IN_CORPORA
+        return isinstance(self.path, str) and self.path in BUILT_IN_CORPORA
 
     @property
     def sharded(self) -> bool:
         """A directory or glob pattern, read shard by shard."""
-        return not self.built_in and (os.path.isdir(self.path) or glob.has_magic(self.path))
+        from ..tables import is_sql_url
+
+        return (isinstance(self.path, str) and not self.built_in and not is_sql_url(self.path)
+                and (os.path.isdir(self.path) or glob.has_magic(self.path)))
+
+    @property
+    def format(self) -> str:
+        """``"built-in"``, ``"frame"``, ``"sql"``, or the format of the file (or of the first shard): ``"jsonl"``,
+        ``"parquet"`` or ``"csv"``."""
+        if self.built_in:
+            return "built-in"
+        return self.format_of(self.files[0] if self.sharded else self.path)
+
+    @staticmethod
+    def format_of(path) -> str:
+        from ..tables import source_format
+
+        return source_format(path)
+
+    @property
+    def files(self) -> list[str]:
+        """The files read: the shards of a sharded corpus, the one file of another, none for a DataFrame, a
+        database or a built-in corpus."""
+        from ..tables import is_frame, is_sql_url
+
+        if self.built_in or is_frame(self.path) or is_sql_url(self.path):
+            return []
+        return shard_paths(self.path) if self.sharded else [self.path]
+
+    @property
+    def label(self) -> str:
+        """How messages and the ledger name the corpus: its path, a database URL without its password and the
+        query, or the kind of DataFrame (never anything of its contents)."""
+        from ..tables import describe
+
+        return describe(self.path, self.query)
+
+    def check_fields(self) -> None:
+        """Refuse, before the corpus is read, a source without the text or user field, naming the parameter
+        (``user_field``; the command line prints ``--user-field``), every field the source has and the nearest
+        (:func:`topicdp.corpus.check_source_fields`). A table's fields come from its schema (a database's from its
+        query, run without fetching a row), a JSON Lines file's from its first record; every shard is checked."""
+        from ..corpus import check_source_fields
+
+        if self.built_in or self.__dict__.get("_fields_checked"):  # once per source (a request re-made keeps it)
+            return
+        for path in (self.files or [self.path]):
+            check_source_fields(path, self.text_field, self.user_field, query=self.query)
+        object.__setattr__(self, "_fields_checked", True)
 
 
 @dataclass(frozen=True)
@@ -259,7 +341,7 @@ class ReleaseRequest:
     mechanism : str, optional
         A mechanism of ``guarantee="dp"`` (:data:`topicdp.pipeline.MECHANISMS`); default: the plan's rule.
     reference : str, optional
-        A public corpus of the same kind (JSON Lines): the start of ``dp-vem``, its simulation, the vocabulary
+        A public corpus file with the same fields (JSON Lines, Parquet or CSV): the start of ``dp-vem``, its simulation, the vocabulary
         forecast, and P of the random-DP road.
     agnostic : TopicDP, optional
         The agnostic road's estimator as a template (unfitted): the model TopicDP wraps and its ``sampling``,
@@ -341,6 +423,18 @@ class ReleaseRequest:
         stated = self.n_units is not None or self.guarantee == "random-dp"
         object.__setattr__(self, "neighbours", Neighbours.REPLACE_ONE if stated else Neighbours.ADD_REMOVE)
         self._check_combinations()
+        # last, once every parameter is checked: the fields of the corpus and the reference (a schema or a first
+        # record; no document is read)
+        self.source.check_fields()
+        if self.reference not in (None, "embedded"):
+            from ..corpus import check_source_fields
+            from ..tables import FieldError
+
+            try:
+                check_source_fields(self.reference, self.source.text_field, self.source.user_field)
+            except FieldError as exc:
+                raise FieldError(f"reference: {exc}", field=exc.field, parameter=exc.parameter, fields=exc.fields,
+                                 suggestion=exc.suggestion) from None
 
     @cached_property
     def topicdp(self):
@@ -380,7 +474,7 @@ class ReleaseRequest:
                              "list (VocabularyPolicy.public) or select it under DP (VocabularyPolicy.dp)")
         if self.vocabulary.kind == "reference" and self.reference is None:
             raise ValueError("a vocabulary from the reference (VocabularyPolicy.from_reference) needs a reference")
-        if self.source.path == "themed" and self.vocabulary.kind != "public":
+        if self.source.built_in and self.source.path == "themed" and self.vocabulary.kind != "public":
             raise ValueError("the generated 'themed' corpus comes as counts over its own public word list: use "
                              "its vocabulary (topicdp.datasets.themed_vocabulary) as a public VocabularyPolicy")
         if self.guarantee == "random-dp":
@@ -397,7 +491,7 @@ class ReleaseRequest:
                              "with mechanism 'gaussian-global'")
         if self.reference not in (None, "embedded"):
             check_corpus_path(self.reference, "reference")
-        elif self.reference == "embedded" and self.source.path != "embedded":
+        elif self.reference == "embedded" and not (self.source.built_in and self.source.path == "embedded"):
             raise ValueError("reference 'embedded' (half of the Lee corpus as P) goes with corpus 'embedded' only")
         self._check_sharded()
         if self.reference is not None and self.topicdp.sampling.private_oracle:

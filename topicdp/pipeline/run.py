@@ -353,13 +353,13 @@ def _noise_parts(decision: Decision, what: str) -> tuple[str, str] | None:
 
 def read_reference(request: ReleaseRequest) -> tuple[list, list]:
     """The public reference corpus' (texts, users), read once per release."""
-    from ..corpus import embedded_texts, read_jsonl_records
+    from ..corpus import embedded_texts, read_source_records
 
     assert request.reference is not None
     if request.reference == "embedded":
         texts = embedded_texts()[:EMBEDDED_PUBLIC_HALF]
         return texts, list(range(len(texts)))
-    pairs = list(read_jsonl_records(request.reference, request.source.text_field, request.source.user_field))
+    pairs = list(read_source_records(request.reference, request.source.text_field, request.source.user_field))
     if not pairs:
         raise ValueError(f"{request.reference}: no documents")
     return [t for t, _ in pairs], [u for _, u in pairs]

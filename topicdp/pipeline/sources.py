@@ -1,4 +1,8 @@
-"""Where the private corpus is read from: one JSON Lines file held in memory, or shards streamed pass by pass.
+"""Where the private corpus is read from: one file, DataFrame or query held in memory, or shards streamed pass by pass.
+
+Every source's records come from the one record reader, :func:`topicdp.corpus.read_source_records` (JSON Lines,
+Parquet, CSV, a pandas or polars DataFrame, a SQL query), so the user ids, the per-user rule and the bounds below
+are the same whatever form the corpus is stored in.
 
 Both give :func:`topicdp.pipeline.release` the same steps, each a function of the private data whose output
 the pipeline uses only through DP (the unit count, the vocabulary) or hands to the mechanism:
@@ -11,9 +15,10 @@ the pipeline uses only through DP (the unit count, the vocabulary) or hands to t
 
 Sharded input
 -------------
-A directory (its ``*.jsonl`` and ``*.jsonl.gz`` files, in name order) or a glob pattern is read shard by
-shard, one shard per task (locally, or on a Dask cluster: :func:`topicdp.streaming.dask_client`); memory holds
-one shard per worker and sums of fixed size, whatever the number of shards.
+A directory (its ``*.jsonl``, ``*.jsonl.gz``, ``*.parquet``, ``*.csv`` and ``*.csv.gz`` files, in name order) or a
+glob pattern is read shard by shard, one shard per task (locally, or on a Dask cluster:
+:func:`topicdp.streaming.dask_client`); memory holds one shard per worker and sums of fixed size, whatever the
+number of shards.
 
 *Input contract at the user level: every user's documents are in one shard.* Per-user statistics (the
 vocabulary's top words, the contribution bounds, dp-vem's per-user weights) are then formed within a shard,
@@ -80,19 +85,20 @@ EMBEDDED_PUBLIC_HALF = 150
 def read_records(source: CorpusSource, reference: str | None = None) -> Records:
     """The private corpus' texts and owners (one user per document in the built-in Lee corpus), keeping the
     users that ``user_fraction`` selects."""
-    from ..corpus import embedded_texts, read_jsonl_records
+    from ..corpus import embedded_texts, read_source_records
 
-    if source.path == "themed":
+    if source.built_in and source.path == "themed":
         from ..datasets import themed_corpus
 
         return Records([], [], corpus=themed_corpus()[0])
-    if source.path == "embedded":
+    if source.built_in and source.path == "embedded":
         texts = embedded_texts()
         first = EMBEDDED_PUBLIC_HALF if reference == "embedded" else 0
         pairs: list[tuple[str, object]] = [(t, u) for u, t in enumerate(texts)]
         pairs = pairs[first:]
     else:
-        pairs = list(read_jsonl_records(source.path, source.text_field, source.user_field))
+        # every source (a file, a DataFrame, a query) through the one record reader: the same canonical ids
+        pairs = list(read_source_records(source.path, source.text_field, source.user_field, query=source.query))
     if source.user_fraction is not None:
         pairs = [(t, u) for t, u in pairs if user_selected(u, source.user_fraction)]
     # no documents is not refused here: whether a corpus (a period of a series) is empty is private, so the
@@ -117,7 +123,7 @@ def build_corpus(records: Records, words, request: ReleaseRequest, bounding_seed
 
 
 class InMemorySource:
-    """One JSON Lines file (or a built-in corpus), read whole."""
+    """One file, DataFrame or query (or a built-in corpus), read whole."""
 
     def __init__(self, request: ReleaseRequest) -> None:
         self.request = request
@@ -196,9 +202,9 @@ def user_key(user) -> int:
 
 
 def _shard_records(path: str, source: CorpusSource) -> tuple[list, list]:
-    from ..corpus import read_jsonl_records
+    from ..corpus import read_source_records
 
-    pairs = read_jsonl_records(path, source.text_field, source.user_field)
+    pairs = read_source_records(path, source.text_field, source.user_field)
     if source.user_fraction is not None:
         pairs = ((t, u) for t, u in pairs if user_selected(u, source.user_fraction))
     texts: list = []
@@ -257,7 +263,7 @@ SCRATCH_PREFIX = "topicdp-counts-"
 
 
 class ShardedSource:
-    """JSON Lines shards read pass by pass (module docstring), locally or on a Dask ``client``."""
+    """JSON Lines, Parquet or CSV shards read pass by pass (module docstring), locally or on a Dask ``client``."""
 
     def __init__(self, request: ReleaseRequest, client=None, work_dir: str | None = None) -> None:
         self.request, self.client = request, client
@@ -361,12 +367,16 @@ def open_source(request: ReleaseRequest, client=None, work_dir: str | None = Non
 # -- input preparation ----------------------------------------------------------------------------------
 
 def group_by_user(paths: Sequence[str] | str, out_dir: str | os.PathLike, n_shards: int, *,
-                  user_field: str = "user") -> list[Path]:
-    """Rewrite JSON Lines files into ``n_shards`` gzip shards in which every user's documents are in one shard
-    (a record goes to shard ``hash(user id) mod n_shards``): the input contract of sharded user-level
-    releases. One pass; memory holds one record at a time. Records are copied unchanged, in input order
-    within a shard."""
+                  user_field: str = "user", text_field: str = "text") -> list[Path]:
+    """Rewrite JSON Lines, Parquet or CSV files into ``n_shards`` gzip JSON Lines shards in which every user's
+    documents are in one shard (a record goes to shard ``hash(user id) mod n_shards``, of the canonical id): the
+    input contract of sharded user-level releases. One pass; memory holds one record (a table: one batch) at a
+    time. JSON Lines records are copied unchanged; a table's records are written with their two fields
+    (``user_field``, ``text_field``), as :func:`topicdp.corpus.read_source_records` reads them. Input order is
+    kept within a shard."""
+    from ..corpus import read_source_records
     from ..streaming.corpus import expand_paths
+    from ..tables import file_format
 
     n_shards = check_int(n_shards, "n_shards", low=1)
 
@@ -376,8 +386,12 @@ def group_by_user(paths: Sequence[str] | str, out_dir: str | os.PathLike, n_shar
     handles = [gzip.open(t, "wt", encoding="utf-8") for t in targets]
     try:
         for path in expand_paths([paths] if isinstance(paths, (str, os.PathLike)) else paths):
-            for line, user in _raw_records(path, user_field):
-                handles[user_key(user) % n_shards].write(line)
+            if file_format(path) == "jsonl":
+                for line, user in _raw_records(path, user_field):
+                    handles[user_key(user) % n_shards].write(line)
+                continue
+            for text, user in read_source_records(path, text_field, user_field):
+                handles[user_key(user) % n_shards].write(json.dumps({user_field: user, text_field: text}) + "\n")
     finally:
         for h in handles:
             h.close()
