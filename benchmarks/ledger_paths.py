@@ -12,7 +12,8 @@ a run is stopped by the ledger or not at all). For each it prints what happened 
   reads every document, a period's release those of its period by its date field). This reads the raw JSON of
   the file and the scenario's own list of what each command released: nothing of the ledger's composition code.
 
-Usage: ``python benchmarks/ledger_paths.py [--out docs/results/ledger_paths.md]`` (about two minutes).
+Usage: ``python benchmarks/ledger_paths.py [--out docs/results/ledger_paths.md]`` (about two minutes); the code
+before a change: ``PYTHONPATH=WORKTREE python benchmarks/ledger_paths.py`` with WORKTREE a checkout of it.
 """
 
 from __future__ import annotations
@@ -318,7 +319,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=None, help="write the table (Markdown) here")
     args = parser.parse_args(argv)
+    out = None if args.out is None else os.path.abspath(args.out)
     directory = tempfile.mkdtemp(prefix="ledger-paths-")
+    os.chdir(directory)  # every command runs here: the package it imports is the one on PYTHONPATH, if any
     corpus, words = write_corpus(directory)
     table = ["| way to reach the ledger | what happened | the ledger says | independent total (PLD) | within 3? |",
              "|---|---|---|---|---|"]
@@ -331,8 +334,8 @@ def main(argv=None) -> int:
         print(row, flush=True)
         table.append(row)
     shutil.rmtree(directory, ignore_errors=True)
-    if args.out:
-        with open(args.out, "w") as fh:
+    if out:
+        with open(out, "w") as fh:
             fh.write("\n".join(table) + "\n")
     return 0
 
