@@ -186,3 +186,26 @@ def _stderr_is_terminal() -> bool:
         return sys.stderr.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+@contextmanager
+def shown_on_stderr() -> Iterator[None]:
+    """Show the ``topicdp`` logger's INFO lines (cost forecast, progress) on stderr inside the block (the command
+    line's ``main``); no other logger. The handler goes when the block ends, so that ``main`` called from Python (a
+    test, a script) leaves the logger as it found it, and the progress lines this module writes to stderr where no
+    handler shows them are not shown twice afterwards."""
+    class StderrHandler(logging.StreamHandler):
+        stream = property(lambda self: sys.stderr, lambda self, value: None)  # today's stderr, as logging.lastResort
+
+    if logger.handlers:  # the caller's own logging set-up shows the lines
+        yield
+        return
+    handler, level = StderrHandler(), logger.level
+    handler.setFormatter(logging.Formatter("topicdp: %(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)

@@ -20,6 +20,7 @@ for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "
 from ._argparse import (LazyParser, add_ledger_arguments, agnostic_option, check_input_file, cli_words, flag,
                         ledger_option, stop_words_option)
 from ._extras import MissingExtraError, require
+from ._progress import shown_on_stderr
 from ._files import add_overwrite_argument, check_file_flags, run_interruptible, wrote
 from ._names import (FORECAST_MECHANISMS, GUARANTEE_SUMMARIES, MECHANISM_SUMMARIES, MODEL_SUMMARIES, MODELS,
                      RIGOROUS_MECHANISMS, SENSITIVITIES, SENSITIVITY_SUMMARIES, UNITS)
@@ -324,29 +325,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _log_to_stderr() -> None:
-    """Show the ``topicdp`` logger's INFO lines (cost forecast, progress) on stderr; no other logger."""
-    import logging
-
-    class StderrHandler(logging.StreamHandler):
-        stream = property(lambda self: sys.stderr, lambda self, value: None)  # today's stderr, as logging.lastResort
-
-    logger = logging.getLogger("topicdp")
-    if not logger.handlers:
-        handler = StderrHandler()
-        handler.setFormatter(logging.Formatter("topicdp: %(message)s"))
-        logger.addHandler(handler)
-        logger.setLevel(logging.INFO)
-
-
 def main(argv=None) -> int:
-    _log_to_stderr()
-    args = build_parser().parse_args(argv)
-    try:  # every argument checked before any reading; Ctrl-C and SIGTERM unwind, then one line and 130/143
-        return run_interruptible(args)
-    except (ValueError, TypeError, OSError, MissingExtraError) as exc:
-        print(f"topicdp: error: {cli_words(str(exc))}", file=sys.stderr)
-        return 2
+    with shown_on_stderr():
+        args = build_parser().parse_args(argv)
+        try:  # every argument checked before any reading; Ctrl-C and SIGTERM unwind, then one line and 130/143
+            return run_interruptible(args)
+        except (ValueError, TypeError, OSError, MissingExtraError) as exc:
+            print(f"topicdp: error: {cli_words(str(exc))}", file=sys.stderr)
+            return 2
 
 
 if __name__ == "__main__":
