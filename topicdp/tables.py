@@ -30,7 +30,7 @@ import os
 import re
 from typing import Any, Iterator, Mapping, Sequence
 
-from ._extras import MissingExtraError, install_command
+from ._extras import require
 
 #: a database URL as SQLAlchemy takes it (``dialect[+driver]://...``)
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
@@ -166,20 +166,16 @@ def check_fields(where: str, fields: Sequence[str], wanted: Mapping[str, str | N
 # -- reading ----------------------------------------------------------------------------------------------
 
 def _pyarrow(where: str):
-    try:
-        import pyarrow
-    except ImportError:
-        raise MissingExtraError(f"pyarrow is needed to read {where} but is not installed; install it with: "
-                                f"{install_command('tables')}", name="pyarrow") from None
+    require("pyarrow", extra="tables", purpose=f"reading {where}")
+    import pyarrow
+
     return pyarrow
 
 
 def _sqlalchemy(where: str):
-    try:
-        import sqlalchemy
-    except ImportError:
-        raise MissingExtraError(f"sqlalchemy is needed to read {where} but is not installed; install it with: "
-                                f"{install_command('sql')}", name="sqlalchemy") from None
+    require("sqlalchemy", extra="sql", purpose=f"reading {where}")
+    import sqlalchemy
+
     return sqlalchemy
 
 
