@@ -425,7 +425,7 @@ def page_html(published: Mapping[str, Any], path=None, *, n_words: int = 30,
     heading = title if title is not None else f"topicdp release: {report['mechanism']}"
     page = _TEMPLATE.format(
         title=html.escape(heading), css=_CSS, script=_SCRIPT, data=_script_json(data),
-        privacy=_privacy_html(report), sizes=html.escape(data["sizes_source"]), n_words=data["n_words"],
+        privacy=_privacy_html(report), n_words=data["n_words"], **_size_texts(data),
         K=data["n_topics"], V=data["n_vocabulary"], lam=f"{data['lambda']:.2f}", map_size=f"{MAP_SIZE:g}",
     )
     if path is not None:  # atomically: a browser or a killed run never sees half a page
@@ -453,6 +453,21 @@ def _script_json(data: Mapping) -> str:
     """JSON safe inside a <script> element: no '<', '>' or '&' (each written as a \\u escape)."""
     text = json.dumps(data, separators=(",", ":"), allow_nan=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _size_texts(data: Mapping[str, Any]) -> dict[str, str]:
+    """The page's words about topic sizes: sizes are shown only where the release publishes them.
+
+    A release without them (``data["sizes_released"]`` false) has its circles drawn equal, and the page says so in
+    one line (:data:`EQUAL_SIZES`) and prints no size anywhere else: an equal share read off the page would look
+    like a measured one.
+    """
+    source = html.escape(data["sizes_source"])
+    if data["sizes_released"]:
+        return {"sizes": f"Circle area: topic size. <b>{source}</b>", "mean": "size-weighted mean",
+                "size_heading": ' <span class="k">(size <span id="topic-size"></span>)</span>',
+                "share": "size &times; p(w|t)"}
+    return {"sizes": f"<b>{source}</b>", "mean": "mean", "size_heading": "", "share": "p(w|t) / K"}
 
 
 def _privacy_html(report: Mapping[str, Any]) -> str:
@@ -571,8 +586,8 @@ _SCRIPT = r"""
       var t = topics[k];
       var c = el("circle", {cx: px(t), cy: py(t), r: radii[k], "class": "topic", "data-topic": k,
                             tabindex: 0, role: "button"}, circleLayer);
-      el("title", {}, c).textContent = "topic " + k + " (size " + (100 * t.size).toFixed(1) + "%): " +
-        t.words.slice(0, 6).join(" ");
+      var sized = data.sizes_released ? " (size " + (100 * t.size).toFixed(1) + "%)" : "";
+      el("title", {}, c).textContent = "topic " + k + sized + ": " + t.words.slice(0, 6).join(" ");
       c.addEventListener("click", function () { select(k); });
       c.addEventListener("keydown", function (e) {
         if (e.key === "Enter" || e.key === " ") { e.preventDefault(); select(k); }
@@ -625,7 +640,8 @@ _SCRIPT = r"""
         bars.appendChild(row);
       });
       document.getElementById("topic-number").textContent = String(k);
-      document.getElementById("topic-size").textContent = (100 * t.size).toFixed(1) + "%";
+      var shown = document.getElementById("topic-size");  // only where the release publishes sizes
+      if (shown) { shown.textContent = (100 * t.size).toFixed(1) + "%"; }
     }
     function select(k) {
       state.topic = k;
@@ -669,14 +685,14 @@ _TEMPLATE = """<!DOCTYPE html>
 <section id="left">
 <h2>Intertopic distance map <span class="k">(classical MDS of Jensen&ndash;Shannon distances)</span></h2>
 <svg id="map" viewBox="0 0 {map_size} {map_size}" role="img" aria-label="intertopic distance map"></svg>
-<div class="small">Circle area: topic size. <b>{sizes}</b>. Click a circle (or Tab to it and press Enter) to
+<div class="small">{sizes}. Click a circle (or Tab to it and press Enter) to
 select its topic.</div>
 <div class="small">relevance = &lambda; log p(w|t) + (1 &minus; &lambda;) log(p(w|t) / p(w)) (Sievert &amp;
 Shirley 2014, Eq. 1): &lambda; = 1 ranks by probability in the topic, &lambda; = 0 by lift. p(w) is the
-size-weighted mean of the released topics. Every number here is computed from the published release only.</div>
+{mean} of the released topics. Every number here is computed from the published release only.</div>
 </section>
 <section id="right">
-<h2>Topic <span id="topic-number">0</span> <span class="k">(size <span id="topic-size"></span>)</span>:
+<h2>Topic <span id="topic-number">0</span>{size_heading}:
 the {n_words} most probable words, ranked by relevance</h2>
 <div class="controls">
 <span><button id="prev" type="button" aria-label="previous topic">&#9664;</button>
@@ -685,7 +701,7 @@ the {n_words} most probable words, ranked by relevance</h2>
 <input id="lambda" type="range" min="0" max="1" step="0.01" value="{lam}"></label>
 </div>
 <div class="legend"><i style="background:#c9d3dd"></i>overall p(w)<i style="background:#d62728"></i>from this topic:
-size &times; p(w|t) <span class="k">(number: p(w|t))</span></div>
+{share} <span class="k">(number: p(w|t))</span></div>
 <div id="bars"></div>
 <div id="error"></div>
 </section>

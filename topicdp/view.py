@@ -6,7 +6,8 @@ method for visualizing and interpreting topics"):
 
 * an **intertopic distance map**: the topics placed in the plane by classical multidimensional scaling
   (:func:`classical_mds`) of the Jensen-Shannon distances between the released topic rows
-  (:func:`js_distances`), each drawn as a circle whose area is the topic's size;
+  (:func:`js_distances`), each drawn as a circle whose area is the topic's size where the release publishes sizes
+  (below), else all circles equal, with no size printed;
 * for the selected topic (click a circle), its words as horizontal bars, ranked by **relevance**
   (:func:`relevance`, Sievert & Shirley's Eq. 1) with a slider for the weight lambda in [0, 1];
 * the release's privacy summary: first the report's headline (:meth:`topicdp.report.PrivacyReport.headline`:
