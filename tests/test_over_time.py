@@ -602,3 +602,74 @@ def test_a_user_level_series_gives_no_count_of_undated_records_and_says_why(tmp_
     line = said[0][0]
     assert "about" not in line and not _digits(line)
     assert "compose sequentially" in line and "would spend budget" in line and "owner's diagnostics" in line
+
+
+def test_dates_read_under_a_stated_format_in_english_whatever_the_locale():
+    from topicdp.pipeline.over_time import PeriodSpec, period_of
+
+    assert period_of("14,May,2004", "month", "%d,%B,%Y") == "2004-05"
+    assert period_of("3/sep/01", "quarter", "%d/%b/%y") == "2001Q3"
+    for bad in ("14,Mai,2004", "30,February,2004", "14,May,2004 ", "2004-05-14", 3.5):  # not a date in the format
+        with pytest.raises(ValueError):
+            period_of(bad, "month", "%d,%B,%Y")
+    with pytest.raises(ValueError, match="date_format.*%Q is not read"):
+        PeriodSpec("month", "2004-05", "2004-06", date_format="%d,%Q,%Y")
+    with pytest.raises(ValueError, match="date_format.*must state the year"):
+        PeriodSpec("month", "2004-05", "2004-06", date_format="%d,%B")
+
+
+def test_another_date_format_is_another_partitioning():
+    from topicdp.rdp.partitions import partitioning_key
+
+    iso = partitioning_key("sha256:aa", "month", "date")
+    assert iso == '{"corpus":"sha256:aa","date_field":"date","period":"month"}'  # ISO: the key as before
+    day_first, month_first = (partitioning_key("sha256:aa", "month", "date", f) for f in ("%d/%m/%Y", "%m/%d/%Y"))
+    assert len({iso, day_first, month_first}) == 3
+
+
+def test_a_series_dated_in_another_format_releases_the_periods_of_the_iso_dated_file(dated, tmp_path, capsys):
+    import dataclasses
+
+    from topicdp.cli import main
+    from topicdp.pipeline.over_time import PeriodSpec, split_by_period
+
+    path, words = dated
+    months = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+              "November", "December")
+    rows = [json.loads(line) for line in open(path)]
+    for r in rows:
+        year, month, day = r["date"].split("-")
+        r["date"] = f"{int(day)},{months[int(month) - 1]},{year}"
+    rows.append({"user": 1, "date": "2004-05-14", "text": "an ISO date is not in the stated format"})
+    named = tmp_path / "named.jsonl"
+    named.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    spec = PeriodSpec("month", "2004-05", "2004-06")
+    for corpus, fmt in ((path, None), (str(named), "%d,%B,%Y")):
+        split = tmp_path / f"split-{fmt is None}"
+        split.mkdir()
+        files = split_by_period(corpus, dataclasses.replace(spec, date_format=fmt), str(split))
+        counts = [len(open(files[p]).readlines()) for p in spec.labels]  # July and one September record outside
+        assert counts == [1200, 1200] and files.outside == 1201 and files.no_usable_date == (fmt is not None)
+    word_file = tmp_path / "words.txt"
+    word_file.write_text("\n".join(words))
+    released = {}
+    for corpus, extra in ((path, []), (str(named), ["--date-format", "%d,%B,%Y"])):
+        ledger, out = str(tmp_path / f"{len(extra)}.ledger"), str(tmp_path / f"r{len(extra)}.json")
+        assert main(["ledger", "create", ledger, "--epsilon", "3", "--delta", "1e-5", "--unit", "document",
+                     "--neighbours", "add-remove"]) == 0
+        assert main(["privatize", corpus, "--vocabulary", str(word_file), "--unit", "document", "--epsilon", "3",
+                     "--mechanism", "dp-vem", "--ledger", ledger, "--period", "month", "--periods", "2004-05:2004-06",
+                     "--out", out, "--n-jobs", "1", "--seed", "3", *extra]) == 0
+        printed = capsys.readouterr().out
+        released[len(extra)] = sorted(p for p in spec.labels if (tmp_path / f"r{len(extra)}.{p}.json").exists())
+        assert "refused" not in printed
+    assert released[0] == released[2] == ["2004-05", "2004-06"]
+    for p in released[0]:  # the same documents in each period, seeded alike: the same release
+        same = [json.loads((tmp_path / f"r{n}.{p}.json").read_text())["topic_word"] for n in (0, 2)]
+        assert same[0] == same[1]
+    assert "not a date in the format '%d,%B,%Y'" in printed  # the line about records without a usable date
+    with pytest.raises(SystemExit) as refused:  # refused as the flags are parsed, before anything is read
+        main(["privatize", str(named), "--vocabulary", str(word_file), "--ledger", ledger, "--period", "month",
+              "--periods", "2004-05:2004-06", "--date-format", "%d,%Q,%Y"])
+    assert refused.value.code == 2
+    assert "argument --date-format: '%d,%Q,%Y': %Q is not read" in capsys.readouterr().err

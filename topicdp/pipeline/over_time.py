@@ -29,7 +29,8 @@ any other: whether it is empty is private, so it goes through the same DP count,
 where it is made, is noise only) as a neighbour with one document there, and prints, publishes and charges to the
 ledger, whose totals later releases publish, what that neighbour would apart from DP outputs.
 
-A record without a usable date (no date field, or one that is not an ISO 8601 date) is in no period, as is one
+A record without a usable date (no date field, or one that is not an ISO 8601 date, or not a date in the format
+stated, :attr:`PeriodSpec.date_format`) is in no period, as is one
 dated outside the stated periods: the series goes on without them and says so, in lines printed whatever the data
 hold (:class:`LeftOut`). How many there are is a count of private records (under add/remove neighbours even whether
 there is one), so it is said only as a DP count, where one costs nothing of the owner's split:
@@ -68,6 +69,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .._dates import check_date_format, parse_date
 from .._validation import check_option
 from ..rdp import GaussianEntry, PrivacyLedger
 from ..rdp.ledger import Entry, labelled, partitioning_key
@@ -83,24 +85,37 @@ _ISO_DAY = re.compile("[0-9]{4}-[0-9]{2}-[0-9]{2}")
 logger = logging.getLogger("topicdp")
 
 
-def period_of(date: str, period: str) -> str:
-    """The label of the period holding ``date`` (an ISO 8601 date or date-time starting ``YYYY-MM-DD``):
-    ``"2004-05"`` (month) or ``"2001Q3"`` (quarter).
+def period_of(date: str, period: str, date_format: Optional[str] = None) -> str:
+    """The label of the period holding ``date``: ``"2004-05"`` (month) or ``"2001Q3"`` (quarter).
 
-    Only the extended calendar form is read (ASCII digits), not the other forms :meth:`datetime.date.fromisoformat`
-    accepts from Python 3.11 (``"2004-W19-1"``, ``"20040503"``): a document's period, and whether it has a usable
-    date at all (a part of the series' partitioning, :data:`NO_USABLE_DATE`), must be the same function of the
-    document in every run that charges the ledger, whatever Python reads it."""
+    Without ``date_format``, ``date`` is an ISO 8601 date or date-time starting ``YYYY-MM-DD``. Only the extended
+    calendar form is read (ASCII digits), not the other forms :meth:`datetime.date.fromisoformat` accepts from
+    Python 3.11 (``"2004-W19-1"``, ``"20040503"``): a document's period, and whether it has a usable date at all
+    (a part of the series' partitioning, :data:`NO_USABLE_DATE`), must be the same function of the document in
+    every run that charges the ledger, whatever Python reads it.
+
+    With ``date_format`` (``"%d,%B,%Y"`` for ``"14,May,2004"``), the whole of ``date`` is read under it by
+    :func:`topicdp._dates.parse_date`, not by :func:`time.strptime`, for the same reason: month names are read in
+    English and digits in ASCII whatever the machine's locale, so the partition does not depend on where it runs.
+    A date that does not read under the format raises ValueError, as an ISO date that does not parse."""
+    if date_format is not None:
+        day = parse_date(date, date_format)
+    else:
+        day = _iso_day(date)
+    if period == "month":
+        return f"{day.year:04d}-{day.month:02d}"
+    return f"{day.year:04d}Q{(day.month - 1) // 3 + 1}"
+
+
+def _iso_day(date: str) -> _dt.date:
+    """The day an ISO 8601 date or date-time (``YYYY-MM-DD...``, ASCII digits) starts with (:func:`period_of`)."""
     text = str(date)[:10]
     try:
         if not _ISO_DAY.fullmatch(text):
             raise ValueError
-        day = _dt.date.fromisoformat(text)
+        return _dt.date.fromisoformat(text)
     except ValueError:
         raise ValueError(f"date {date!r} is not an ISO 8601 date (YYYY-MM-DD...)") from None
-    if period == "month":
-        return f"{day.year:04d}-{day.month:02d}"
-    return f"{day.year:04d}Q{(day.month - 1) // 3 + 1}"
 
 
 def _index(label: str, period: str) -> int:
@@ -134,13 +149,19 @@ class PeriodSpec:
         The first and last period, inclusive: ``"2004-05"`` / ``"2004-08"`` (months), ``"2000Q1"`` / ``"2002Q1"``
         (quarters).
     date_field : str, default "date"
-        The records' ISO 8601 date field; a record outside the range, or without a date, is in no period.
+        The records' date field; a record outside the range, or without a usable date, is in no period.
+    date_format : str, optional
+        How the dates are written, in ``strptime``'s directives (``"%d,%B,%Y"`` for ``"14,May,2004"``; read by
+        :func:`topicdp._dates.parse_date`, English month names whatever the locale); default ISO 8601
+        (:func:`period_of`). A date that does not read under it has no usable date. Another format is another
+        partition of the documents, so it is part of the series' partitioning (:func:`series_partitioning`).
     """
 
     period: str
     start: str
     end: str
     date_field: str = "date"
+    date_format: Optional[str] = None
 
     def __post_init__(self) -> None:
         check_option(self.period, "period", PERIODS)
@@ -148,6 +169,8 @@ class PeriodSpec:
             raise ValueError(f"end ({self.end}) must not be before start ({self.start})")
         if not isinstance(self.date_field, str) or not self.date_field:
             raise ValueError(f"date_field must be a non-empty field name, got {self.date_field!r}")
+        if self.date_format is not None:
+            check_date_format(self.date_format)
 
     @property
     def labels(self) -> List[str]:
@@ -398,7 +421,7 @@ def left_out(request: ReleaseRequest, spec: PeriodSpec, n_undated: int, eps_p: f
 
 def left_out_line(item: LeftOut, spec: PeriodSpec) -> str:
     """The line a series prints for ``item``: the same text whatever the data hold, but for a DP number."""
-    undated = f"records without a usable {spec.date_field!r} (missing, or not an ISO 8601 date)"
+    undated = f"records without a usable {spec.date_field!r} (missing, or not {_date_kind(spec)})"
     if item.status == "DP":
         return (f"{undated}, in no period: about {item.value} (a DP count, noise sigma {item.sigma:.3g}; the exact "
                 "number is private)")
@@ -408,6 +431,11 @@ def left_out_line(item: LeftOut, spec: PeriodSpec) -> str:
              else f"{undated} or dated outside the stated periods")
     return (f"{which} are left out of every period; how many is not given: {item.reason} (the exact numbers are in "
             "the owner's diagnostics)")
+
+
+def _date_kind(spec: PeriodSpec) -> str:
+    """What a usable date is, in the words of the series' lines."""
+    return "an ISO 8601 date" if spec.date_format is None else f"a date in the format {spec.date_format!r}"
 
 
 def corpus_digest(path: str) -> str:
@@ -429,10 +457,12 @@ def corpus_digest(path: str) -> str:
 
 def series_partitioning(request: ReleaseRequest, spec: PeriodSpec) -> Optional[str]:
     """The partitioning key of a series whose periods compose in parallel (:func:`parallel`), else None: the
-    corpus's digest, the period kind and the date field (:func:`topicdp.rdp.ledger.partitioning_key`)."""
+    corpus's digest, the period kind, the date field and its stated format, if any
+    (:func:`topicdp.rdp.ledger.partitioning_key`): the same dates read under two formats (``%d/%m`` and ``%m/%d``)
+    are two partitions, which compose sequentially."""
     if not parallel(request):
         return None
-    return partitioning_key(corpus_digest(request.source.path), spec.period, spec.date_field)
+    return partitioning_key(corpus_digest(request.source.path), spec.period, spec.date_field, spec.date_format)
 
 
 def _check_series(request: ReleaseRequest, labels: Sequence[str], eps_p: float, delta_p: float,
@@ -487,7 +517,7 @@ def split_by_period(path: str, spec: PeriodSpec, directory: str) -> PeriodFiles:
                 except (json.JSONDecodeError, AttributeError):
                     raise ValueError(f"{path}:{number}: not a JSON object") from None
                 try:
-                    label = None if date is None else period_of(date, spec.period)
+                    label = None if date is None else period_of(date, spec.period, spec.date_format)
                 except ValueError:
                     label = None
                 if label is None:
