@@ -673,3 +673,82 @@ def test_a_series_dated_in_another_format_releases_the_periods_of_the_iso_dated_
               "--periods", "2004-05:2004-06", "--date-format", "%d,%Q,%Y"])
     assert refused.value.code == 2
     assert "argument --date-format: '%d,%Q,%Y': %Q is not read" in capsys.readouterr().err
+
+
+def _series_json(page):
+    (block,) = re.findall(r'<script type="application/json" id="topicdp-view-data">(.*?)</script>', page, re.S)
+    return json.loads(block)
+
+
+@pytest.fixture(scope="module")
+def series_page(dated, tmp_path_factory):
+    """A document-level series of three months, the last one empty (refused), and its page."""
+    from topicdp.pipeline.over_time import PeriodSpec, over_time_html, release_over_time
+
+    path, words = dated
+    directory = tmp_path_factory.mktemp("series_page")
+    ledger = str(directory / "doc.ledger")
+    PrivacyLedger.open(ledger, budget=(3.0, 1e-5), unit="document", neighbours="add-remove")
+    result = release_over_time(_request(path, words, ledger, "document"), PeriodSpec("month", "2004-06", "2004-08"),
+                               echo=lambda line: None)
+    result.diagnostics = {"no usable date": 918273, "outside the periods": 918274}  # the owner's: never shown
+    for r in result.releases.values():
+        r.diagnostics["planted"] = "ZQX-PLANTED-PERIOD"
+    page = directory / "series.html"
+    assert over_time_html(result, str(page)) == page.read_text(encoding="utf-8")
+    return result, page
+
+
+def test_the_series_page_is_the_view_of_each_period_with_a_selector_and_the_series_headline(series_page):
+    result, page = series_page
+    text = page.read_text(encoding="utf-8")
+    assert sorted(result.releases) == ["2004-06", "2004-07"] and list(result.refused) == ["2004-08"]
+    data = _series_json(text)
+    assert data["series"] is True and data["periods"] == ["2004-06", "2004-07"]
+    for p in data["periods"]:  # each period's view, its topics in the matched order
+        view = data["views"][p]
+        assert view["format"] == "topicdp.view/1" and view["n_topics"] == 10
+        matched = result.matched(p)
+        for k, topic in enumerate(view["topics"]):
+            assert topic["p"] == sorted(matched[k].tolist(), reverse=True)[:len(topic["p"])]
+    assert re.search(r'<select id="period"><option value="2004-06">2004-06</option><option value="2004-07">2004-07'
+                     r'</option><option value="2004-08" disabled>2004-08 \(refused\)</option></select>', text)
+    headline = re.search(r'<div class="line" id="headline">([^<]*)</div>', text).group(1)
+    assert headline == ("series guarantee: (3, 1e-06)-DP for each document, add-remove neighbours, for the 3 "
+                        "period(s) together")
+    assert text.index('id="headline"') < text.index('data-period-privacy="2004-06"')  # before a period's own
+    assert "how the periods compose: each of the 3 periods gets the whole (3, 1e-06): disjoint documents compose" \
+        " in parallel" in text
+    assert text.count('id="headline"') == 1 and 'id="forced"' not in text
+    import html as _html
+
+    assert f"<b>2004-08</b>: {_html.escape(result.refused['2004-08'])}</li>" in text  # the refusal and its reason
+    assert 'id="map"' in text and 'id="bars"' in text and 'id="lambda"' in text  # the single release's page
+
+
+def test_the_series_page_is_offline_and_shows_no_exact_private_count(series_page):
+    result, page = series_page
+    text = page.read_text(encoding="utf-8")
+    assert not re.search(r"https?://", text) and " src=" not in text and "<link" not in text
+    assert "918273" not in text and "918274" not in text and "ZQX-PLANTED-PERIOD" not in text
+    for exact in (1200, 3600, 3601):  # the documents of a period, of the periods, of the file
+        assert not re.search(rf"(?<![0-9.]){exact}(?![0-9])", text)
+
+
+@pytest.mark.skipif(not __import__("shutil").which("chromium"), reason="no chromium binary to run the page")
+def test_the_series_page_shows_the_period_asked_for_in_a_browser(series_page, tmp_path):
+    import shutil
+    import subprocess
+
+    result, page = series_page
+    dom = subprocess.run([shutil.which("chromium"), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                          "--disable-background-networking", "--disable-component-update",
+                          f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", page.as_uri() + "#2004-07"],
+                         capture_output=True, text=True, timeout=120).stdout
+    body = re.search(r"<body([^>]*)>", dom).group(1)
+    assert 'data-ready="1"' in body and 'data-period="2004-07"' in body and "data-error" not in body
+    assert re.search(r'data-period-privacy="2004-06" hidden', dom) and 'data-period-privacy="2004-07">' in dom
+    assert len(re.findall(r'<circle[^>]*class="topic', dom)) == 10
+    shown = re.findall(r'class="bar-row" data-topic="0" data-word="([^"]*)"', dom)
+    view = _series_json(page.read_text(encoding="utf-8"))["views"]["2004-07"]
+    assert shown == view["topics"][0]["words"]  # lambda 1: topic 0's words of July, as matched

@@ -14,6 +14,9 @@ method for visualizing and interpreting topics"):
   the certified guarantee) and, for a release forced past its plan's refusal, that statement
   (:meth:`topicdp.report.PrivacyReport.released_against_forecast`), then the kind, unit, neighbour relation, requested epsilon, delta, and the caveats.
 
+A release over time gets the same page with a selector of the period shown, the series' guarantee first
+(:func:`topicdp.pipeline.over_time.over_time_html`).
+
 The page opens on lambda = 1 (:data:`DEFAULT_LAMBDA`): the bars are then the words ``release.top_words()``
 prints, in its order. The circles are laid out by :func:`circle_layout`: the MDS positions, moved apart where
 circles would cover one another, so distances on the map are approximate.

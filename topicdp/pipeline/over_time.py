@@ -52,7 +52,8 @@ The exact counts are in :attr:`OverTimeResult.diagnostics`, for the owner only.
 
 Topics are matched across periods as post-processing of the released matrices (:func:`match_topics`), so a
 topic keeps its index over time; :func:`plot_over_time` draws each topic's top words per period and
-:func:`over_time_html` writes them as a page.
+:func:`over_time_html` writes the series' interactive view (:mod:`topicdp.view`'s page, with a selector of the period
+shown).
 """
 
 from __future__ import annotations
@@ -247,6 +248,11 @@ class OverTimeResult:
         Period -> the topic order matching the first released period's (``release.topic_word[order[p]]``).
     budget : (float, float, str)
         Each period's (epsilon, delta) and how the total was split.
+    total : (float, float)
+        The series' guarantee as a whole: the request's (epsilon, delta), which the periods compose to (in parallel
+        or sequentially, ``budget``).
+    unit, neighbours : str
+        The unit of privacy and the neighbour relation the guarantees are stated for.
     diagnostics : dict
         Exact counts of the private corpus, for the owner only (never printed nor published): ``"no usable date"``
         (records without the date field, or whose date is not ISO 8601) and ``"outside the periods"``.
@@ -260,6 +266,9 @@ class OverTimeResult:
     refused: Dict[str, str] = field(default_factory=dict)
     order: Dict[str, np.ndarray] = field(default_factory=dict)
     budget: Tuple[float, float, str] = (0.0, 0.0, "")
+    total: Tuple[float, float] = (0.0, 0.0)
+    unit: str = ""
+    neighbours: str = ""
     diagnostics: Dict[str, int] = field(default_factory=dict, repr=False)
     left_out: List[LeftOut] = field(default_factory=list)
 
@@ -318,7 +327,8 @@ def release_over_time(request: ReleaseRequest, spec: PeriodSpec, *,
     say(f"over time: {len(labels)} {spec.period}s {labels[0]} to {labels[-1]} (stated); {how}")
     partitioning = series_partitioning(request, spec)
     _check_series(request, labels, eps_p, delta_p, partitioning)
-    result = OverTimeResult(labels, budget=(eps_p, delta_p, how))
+    result = OverTimeResult(labels, budget=(eps_p, delta_p, how), total=(request.epsilon, request.delta),
+                            unit=str(request.unit), neighbours=str(request.neighbours))
     with scratch_directory("topicdp-periods-") as work:  # private (0700), removed afterwards, even on SIGTERM
         files = split_by_period(request.source.path, spec, work)
         result.diagnostics = {"no usable date": files.no_usable_date, "outside the periods": files.outside}
@@ -604,38 +614,52 @@ def period_file(out: Optional[str], period: str) -> Optional[str]:
     return f"{stem}.{period}{suffix}"
 
 
-def over_time_html(result: OverTimeResult, path: str, *, n_words: int = 8, overwrite: bool = True) -> None:
-    """A self-contained HTML page of the matched topics over time (rows: topics; columns: periods; each cell the
-    topic's top words with their released probabilities on hover), from the published releases only, so it can
-    be published with them. Written atomically."""
-    import html
+def over_time_html(result: OverTimeResult, path: str, *, n_words: int = 8, overwrite: bool = True) -> str:
+    """The interactive view of a series (:mod:`topicdp.view`'s page, one release per period) written to ``path``.
 
-    from .._files import atomic_write
+    The page opens on the series' headline (:func:`series_headline`: the guarantee of the series as a whole and
+    how its periods compose), with a selector of the period shown: its map, bars and privacy summary, its topics
+    numbered as matched across periods (:func:`matched_published`); then the refused periods with their reasons,
+    and a table of each topic's top ``n_words`` words per period. Self-contained (no network).
 
-    periods = [p for p in result.periods if p in result.releases]
-    head = "".join(f"<th>{html.escape(p)}</th>" for p in result.periods)
-    rows = []
-    k = result.matched(periods[0]).shape[0] if periods else 0
-    for i in range(k):
-        cells = []
-        for p in result.periods:
-            if p not in result.releases:
-                cells.append('<td class="refused">refused</td>')
-                continue
-            row = result.matched(p)[i]
-            vocabulary = list(result.releases[p].vocabulary)  # type: ignore[attr-defined]
-            top = np.argsort(-row)[:n_words]
-            cells.append("<td>" + " ".join(f'<span title="{row[j]:.4f}">{html.escape(vocabulary[j])}</span>'
-                                            for j in top) + "</td>")
-        rows.append(f"<tr><th>topic {i}</th>{''.join(cells)}</tr>")
-    eps_p, delta_p, how = result.budget
-    page = ("<!doctype html><meta charset='utf-8'><title>topics over time</title><style>body{font-family:sans-serif}"
-            "td,th{border:1px solid #ccc;padding:4px;vertical-align:top;font-size:13px}td.refused{color:#999}"
-            f"table{{border-collapse:collapse}}</style><h1>Topics over time</h1><p>{html.escape(how)}</p>"
-            f"<table><tr><th></th>{head}</tr>{''.join(rows)}</table>"
-            "<p>Topics are matched across periods as post-processing of the released matrices; hover a word for "
-            "its released probability.</p>")
-    atomic_write(path, page, overwrite=overwrite)
+    Built from the published releases, the refusals and the series' stated budget only (never
+    ``result.diagnostics``), so it is post-processing of the releases and may be published with them. Written
+    atomically; returns the HTML. ValueError when no period was released.
+    """
+    from .._view_page import series_page_html
+
+    published = {p: matched_published(result, p) for p in result.periods if p in result.releases}
+    return series_page_html(result.periods, published, result.refused, series_headline(result), path,
+                            table_words=n_words, overwrite=overwrite)
+
+
+def matched_published(result: OverTimeResult, period: str) -> dict:
+    """The period's published dict (``release.to_dict()``) with its topics in the matched order (``result.order``):
+    topic k is the k-th matched topic in every period. A reordering of published rows: post-processing."""
+    data = result.releases[period].to_dict()  # type: ignore[attr-defined]
+    order = [int(i) for i in result.order[period]]
+    for key in ("topic_word", "top_words", "noisy"):
+        if key in data:
+            data[key] = [data[key][i] for i in order]
+    alpha = (data.get("extra") or {}).get("alpha")
+    if isinstance(alpha, list) and len(alpha) == len(order):
+        data["extra"] = {**data["extra"], "alpha": [alpha[i] for i in order]}
+    return data
+
+
+def series_headline(result: OverTimeResult) -> List[str]:
+    """The lines a series' page opens on: the guarantee of the series as a whole, how its periods compose, and
+    the dataset's ledger line of the last released period (published in its report)."""
+    epsilon, delta = result.total
+    n = len(result.periods)
+    lines = [f"series guarantee: ({epsilon:g}, {delta:g})-DP for each {result.unit}, {result.neighbours} neighbours, "
+             f"for the {n} period(s) together", f"how the periods compose: {result.budget[2]}"]
+    released = [p for p in result.periods if p in result.releases]
+    if released:
+        ledger = result.releases[released[-1]].report.details.get("ledger", {})  # type: ignore[attr-defined]
+        if ledger.get("line"):
+            lines.append(" ".join(str(ledger["line"]).split()))
+    return lines
 
 
 def show_over_time(result: OverTimeResult, *, top: int = 10, out: Optional[str] = None, plot: Optional[str] = None,
