@@ -752,3 +752,35 @@ def test_the_series_page_shows_the_period_asked_for_in_a_browser(series_page, tm
     shown = re.findall(r'class="bar-row" data-topic="0" data-word="([^"]*)"', dom)
     view = _series_json(page.read_text(encoding="utf-8"))["views"]["2004-07"]
     assert shown == view["topics"][0]["words"]  # lambda 1: topic 0's words of July, as matched
+
+
+def test_the_series_page_sizes_topics_by_released_parameters_in_the_matched_order(tmp_path):
+    """A road that publishes topic sizes (extra.alpha) shows them per period, each period's reordered with its
+    topics; the page is built from the published releases alone (no pipeline run needed)."""
+    from reports import make_report
+
+    from topicdp.pipeline.over_time import OverTimeResult, over_time_html
+    from topicdp.release import PrivateRelease
+
+    W = np.eye(3) * 0.7 + 0.1
+    report = make_report(mechanism="test-mechanism", guarantee="approx-DP", unit="document", neighbours="add-remove",
+                         epsilon=3.0, delta=1e-6, seeded=False,
+                         published={"topic_word": "DP", "vocabulary": "public: a public word list",
+                                    "extra.alpha": "post-processing: of DP outputs"})
+    alpha = np.array([1.0, 2.0, 5.0])
+    perm = np.array([2, 0, 1])
+    releases = {"2004-05": PrivateRelease(topic_word=W, noisy=None, vocabulary=("a", "b", "c"), report=report,
+                                          extra={"alpha": alpha}),
+                "2004-06": PrivateRelease(topic_word=W[perm], noisy=None, vocabulary=("a", "b", "c"), report=report,
+                                          extra={"alpha": alpha[perm]})}
+    result = OverTimeResult(["2004-05", "2004-06"], releases=releases,
+                            order={"2004-05": np.arange(3), "2004-06": np.argsort(perm)},
+                            budget=(3.0, 1e-6, "each of the 2 periods gets the whole (3, 1e-06)"), total=(3.0, 1e-6),
+                            unit="document", neighbours="add-remove")
+    page = over_time_html(result, str(tmp_path / "s.html"))
+    views = _series_json(page)["views"]
+    for p in ("2004-05", "2004-06"):  # matched: topic k is the same topic, with the same size, in both periods
+        assert [t["words"][0] for t in views[p]["topics"]] == ["a", "b", "c"]
+        assert np.allclose([t["size"] for t in views[p]["topics"]], alpha / alpha.sum())
+        assert views[p]["sizes_released"] is True
+    assert 'id="topic-size"' in page and "Circle area: topic size" in page
