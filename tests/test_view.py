@@ -19,7 +19,7 @@ from topicdp.release import PrivateRelease
 from reports import make_report
 from topicdp.report import RANDOM_DP_CAVEAT, total
 from topicdp.view import (DEFAULT_LAMBDA, EQUAL_SIZES, MAP_MARGIN, MAP_SIZE, MAX_OVERLAP, circle_layout, classical_mds,
-                          js_distances, lens_area, relevance, release_html, view_data)
+                          js_distances, lens_area, relevance, release_html, topic_sizes, view_data)
 
 # the Debian package's binary, wherever PATH finds it (the tests that need it skip only when there is none)
 _FOUND = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
@@ -510,3 +510,16 @@ def test_circles_state_a_size_only_where_the_release_publishes_one(tmp_path):
     sized = _chromium(tmp_path, "--dump-dom", page.as_uri()).stdout
     assert re.search(r"<title>topic 5 \(size 28\.6%\)", sized)
     assert re.search(r'id="topic-size">\d+\.\d%<', sized)
+
+
+def test_topic_sizes_come_only_from_parameters_published_as_dp_outputs():
+    alpha = np.arange(1.0, 7.0)
+    published = _release(extra={"alpha": alpha}).to_dict()
+    assert topic_sizes(published)[1].endswith("(post-processing)")
+    for status in (None, "public: a stated prior"):  # no status, or a public prior: not a measured size
+        statuses = dict(published["report"]["published"])
+        statuses.pop("extra.alpha")
+        if status:
+            statuses["extra.alpha"] = status
+        sizes, source = topic_sizes({**published, "report": {**published["report"], "published": statuses}})
+        assert np.allclose(sizes, 1 / 6) and source.startswith(EQUAL_SIZES)

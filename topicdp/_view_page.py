@@ -357,21 +357,22 @@ def _place(P: np.ndarray, clear: np.ndarray, low: np.ndarray, high: np.ndarray, 
 def topic_sizes(published: Mapping[str, Any]) -> tuple[np.ndarray, str]:
     """(sizes summing to 1, the sentence saying where they come from), from a published release dict.
 
-    ``alpha / alpha.sum()`` when ``extra["alpha"]`` holds K positive finite Dirichlet parameters (a DP
-    output or its post-processing, whatever its status in ``report.published``); otherwise equal sizes and
-    :data:`EQUAL_SIZES`.
+    ``alpha / alpha.sum()`` when ``extra["alpha"]`` holds K positive finite Dirichlet parameters that the report
+    publishes as a DP output or its post-processing (status ``"DP..."`` or ``"post-processing..."`` in
+    ``report.published``: the spectral road's); otherwise the release has no measured sizes, and the result is
+    equal sizes and :data:`EQUAL_SIZES` (a prior stated as public, or a field without a status, is not a size).
     """
     K = len(published["topic_word"])
     alpha = (published.get("extra") or {}).get("alpha")
-    if alpha is not None:
-        a = np.asarray(alpha, dtype=float).ravel()
-        if a.shape == (K,) and np.all(np.isfinite(a)) and np.all(a > 0):
-            status = published["report"].get("published", {}).get("extra.alpha", "")
-            where = f" ({status.split(':')[0]})" if status else ""
-            return a / a.sum(), ("sizes: alpha_k / alpha_0, the released Dirichlet parameters extra.alpha"
-                                 f"{where}")
+    if alpha is None:
+        return np.full(K, 1.0 / K), EQUAL_SIZES
+    status = str(published["report"].get("published", {}).get("extra.alpha", ""))
+    if not status.startswith(("DP", "post-processing")):
+        return np.full(K, 1.0 / K), f"{EQUAL_SIZES} (extra.alpha is not published as a DP output)"
+    a = np.asarray(alpha, dtype=float).ravel()
+    if a.shape != (K,) or not (np.all(np.isfinite(a)) and np.all(a > 0)):
         return np.full(K, 1.0 / K), f"{EQUAL_SIZES} (the released extra.alpha is not K positive numbers)"
-    return np.full(K, 1.0 / K), EQUAL_SIZES
+    return a / a.sum(), f"sizes: alpha_k / alpha_0, the released Dirichlet parameters extra.alpha ({status.split(':')[0]})"
 
 
 def page_data(published: Mapping[str, Any], n_words: int = 30,
