@@ -33,6 +33,7 @@ LAYERS: dict[str, int] = {
     "topicdp._extras": 0,
     "topicdp._files": 0,  # atomic writes, output/input path checks, scratch directories, SIGTERM unwinding
     "topicdp._progress": 0,
+    "topicdp._dates": 0,  # dates read under a stated format, locale-independent (--date-format's check)
     "topicdp._repeats": 0,  # the warning on repeated private fits outside a ledger  # progress lines and bars of long steps, on the topicdp logger
     # 1 - foundations that know nothing of topic models' fitting or releases: privacy accounting (rdp),
     #     the privacy report (reads rdp's ledger), the corpus and its readers, synthetic/real data sets, the

@@ -602,3 +602,185 @@ def test_a_user_level_series_gives_no_count_of_undated_records_and_says_why(tmp_
     line = said[0][0]
     assert "about" not in line and not _digits(line)
     assert "compose sequentially" in line and "would spend budget" in line and "owner's diagnostics" in line
+
+
+def test_dates_read_under_a_stated_format_in_english_whatever_the_locale():
+    from topicdp.pipeline.over_time import PeriodSpec, period_of
+
+    assert period_of("14,May,2004", "month", "%d,%B,%Y") == "2004-05"
+    assert period_of("3/sep/01", "quarter", "%d/%b/%y") == "2001Q3"
+    for bad in ("14,Mai,2004", "30,February,2004", "14,May,2004 ", "2004-05-14", 3.5):  # not a date in the format
+        with pytest.raises(ValueError):
+            period_of(bad, "month", "%d,%B,%Y")
+    with pytest.raises(ValueError, match="date_format.*%Q is not read"):
+        PeriodSpec("month", "2004-05", "2004-06", date_format="%d,%Q,%Y")
+    with pytest.raises(ValueError, match="date_format.*must state the year"):
+        PeriodSpec("month", "2004-05", "2004-06", date_format="%d,%B")
+
+
+def test_another_date_format_is_another_partitioning():
+    from topicdp.rdp.partitions import partitioning_key
+
+    iso = partitioning_key("sha256:aa", "month", "date")
+    assert iso == '{"corpus":"sha256:aa","date_field":"date","period":"month"}'  # ISO: the key as before
+    day_first, month_first = (partitioning_key("sha256:aa", "month", "date", f) for f in ("%d/%m/%Y", "%m/%d/%Y"))
+    assert len({iso, day_first, month_first}) == 3
+
+
+def test_a_series_dated_in_another_format_releases_the_periods_of_the_iso_dated_file(dated, tmp_path, capsys):
+    import dataclasses
+
+    from topicdp.cli import main
+    from topicdp.pipeline.over_time import PeriodSpec, split_by_period
+
+    path, words = dated
+    months = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+              "November", "December")
+    rows = [json.loads(line) for line in open(path)]
+    for r in rows:
+        year, month, day = r["date"].split("-")
+        r["date"] = f"{int(day)},{months[int(month) - 1]},{year}"
+    rows.append({"user": 1, "date": "2004-05-14", "text": "an ISO date is not in the stated format"})
+    named = tmp_path / "named.jsonl"
+    named.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    spec = PeriodSpec("month", "2004-05", "2004-06")
+    for corpus, fmt in ((path, None), (str(named), "%d,%B,%Y")):
+        split = tmp_path / f"split-{fmt is None}"
+        split.mkdir()
+        files = split_by_period(corpus, dataclasses.replace(spec, date_format=fmt), str(split))
+        counts = [len(open(files[p]).readlines()) for p in spec.labels]  # July and one September record outside
+        assert counts == [1200, 1200] and files.outside == 1201 and files.no_usable_date == (fmt is not None)
+    word_file = tmp_path / "words.txt"
+    word_file.write_text("\n".join(words))
+    released = {}
+    for corpus, extra in ((path, []), (str(named), ["--date-format", "%d,%B,%Y"])):
+        ledger, out = str(tmp_path / f"{len(extra)}.ledger"), str(tmp_path / f"r{len(extra)}.json")
+        assert main(["ledger", "create", ledger, "--epsilon", "3", "--delta", "1e-5", "--unit", "document",
+                     "--neighbours", "add-remove"]) == 0
+        assert main(["privatize", corpus, "--vocabulary", str(word_file), "--unit", "document", "--epsilon", "3",
+                     "--mechanism", "dp-vem", "--ledger", ledger, "--period", "month", "--periods", "2004-05:2004-06",
+                     "--out", out, "--n-jobs", "1", "--seed", "3", *extra]) == 0
+        printed = capsys.readouterr().out
+        released[len(extra)] = sorted(p for p in spec.labels if (tmp_path / f"r{len(extra)}.{p}.json").exists())
+        assert "refused" not in printed
+    assert released[0] == released[2] == ["2004-05", "2004-06"]
+    for p in released[0]:  # the same documents in each period, seeded alike: the same release
+        same = [json.loads((tmp_path / f"r{n}.{p}.json").read_text())["topic_word"] for n in (0, 2)]
+        assert same[0] == same[1]
+    assert "not a date in the format '%d,%B,%Y'" in printed  # the line about records without a usable date
+    with pytest.raises(SystemExit) as refused:  # refused as the flags are parsed, before anything is read
+        main(["privatize", str(named), "--vocabulary", str(word_file), "--ledger", ledger, "--period", "month",
+              "--periods", "2004-05:2004-06", "--date-format", "%d,%Q,%Y"])
+    assert refused.value.code == 2
+    assert "argument --date-format: '%d,%Q,%Y': %Q is not read" in capsys.readouterr().err
+
+
+def _series_json(page):
+    (block,) = re.findall(r'<script type="application/json" id="topicdp-view-data">(.*?)</script>', page, re.S)
+    return json.loads(block)
+
+
+@pytest.fixture(scope="module")
+def series_page(dated, tmp_path_factory):
+    """A document-level series of three months, the last one empty (refused), and its page."""
+    from topicdp.pipeline.over_time import PeriodSpec, over_time_html, release_over_time
+
+    path, words = dated
+    directory = tmp_path_factory.mktemp("series_page")
+    ledger = str(directory / "doc.ledger")
+    PrivacyLedger.open(ledger, budget=(3.0, 1e-5), unit="document", neighbours="add-remove")
+    result = release_over_time(_request(path, words, ledger, "document"), PeriodSpec("month", "2004-06", "2004-08"),
+                               echo=lambda line: None)
+    result.diagnostics = {"no usable date": 918273, "outside the periods": 918274}  # the owner's: never shown
+    for r in result.releases.values():
+        r.diagnostics["planted"] = "ZQX-PLANTED-PERIOD"
+    page = directory / "series.html"
+    assert over_time_html(result, str(page)) == page.read_text(encoding="utf-8")
+    return result, page
+
+
+def test_the_series_page_is_the_view_of_each_period_with_a_selector_and_the_series_headline(series_page):
+    result, page = series_page
+    text = page.read_text(encoding="utf-8")
+    assert sorted(result.releases) == ["2004-06", "2004-07"] and list(result.refused) == ["2004-08"]
+    data = _series_json(text)
+    assert data["series"] is True and data["periods"] == ["2004-06", "2004-07"]
+    for p in data["periods"]:  # each period's view, its topics in the matched order
+        view = data["views"][p]
+        assert view["format"] == "topicdp.view/1" and view["n_topics"] == 10
+        matched = result.matched(p)
+        for k, topic in enumerate(view["topics"]):
+            assert topic["p"] == sorted(matched[k].tolist(), reverse=True)[:len(topic["p"])]
+    assert re.search(r'<select id="period"><option value="2004-06">2004-06</option><option value="2004-07">2004-07'
+                     r'</option><option value="2004-08" disabled>2004-08 \(refused\)</option></select>', text)
+    headline = re.search(r'<div class="line" id="headline">([^<]*)</div>', text).group(1)
+    assert headline == ("series guarantee: (3, 1e-06)-DP for each document, add-remove neighbours, for the 3 "
+                        "period(s) together")
+    assert text.index('id="headline"') < text.index('data-period-privacy="2004-06"')  # before a period's own
+    assert "how the periods compose: each of the 3 periods gets the whole (3, 1e-06): disjoint documents compose" \
+        " in parallel" in text
+    assert text.count('id="headline"') == 1 and 'id="forced"' not in text
+    import html as _html
+
+    assert f"<b>2004-08</b>: {_html.escape(result.refused['2004-08'])}</li>" in text  # the refusal and its reason
+    assert 'id="map"' in text and 'id="bars"' in text and 'id="lambda"' in text  # the single release's page
+
+
+def test_the_series_page_is_offline_and_shows_no_exact_private_count(series_page):
+    result, page = series_page
+    text = page.read_text(encoding="utf-8")
+    assert not re.search(r"https?://", text) and " src=" not in text and "<link" not in text
+    assert "918273" not in text and "918274" not in text and "ZQX-PLANTED-PERIOD" not in text
+    for exact in (1200, 3600, 3601):  # the documents of a period, of the periods, of the file
+        assert not re.search(rf"(?<![0-9.]){exact}(?![0-9])", text)
+
+
+@pytest.mark.skipif(not __import__("shutil").which("chromium"), reason="no chromium binary to run the page")
+def test_the_series_page_shows_the_period_asked_for_in_a_browser(series_page, tmp_path):
+    import shutil
+    import subprocess
+
+    result, page = series_page
+    dom = subprocess.run([shutil.which("chromium"), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                          "--disable-background-networking", "--disable-component-update",
+                          f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", page.as_uri() + "#2004-07"],
+                         capture_output=True, text=True, timeout=120).stdout
+    body = re.search(r"<body([^>]*)>", dom).group(1)
+    assert 'data-ready="1"' in body and 'data-period="2004-07"' in body and "data-error" not in body
+    assert re.search(r'data-period-privacy="2004-06" hidden', dom) and 'data-period-privacy="2004-07">' in dom
+    assert len(re.findall(r'<circle[^>]*class="topic', dom)) == 10
+    shown = re.findall(r'class="bar-row" data-topic="0" data-word="([^"]*)"', dom)
+    view = _series_json(page.read_text(encoding="utf-8"))["views"]["2004-07"]
+    assert shown == view["topics"][0]["words"]  # lambda 1: topic 0's words of July, as matched
+
+
+def test_the_series_page_sizes_topics_by_released_parameters_in_the_matched_order(tmp_path):
+    """A road that publishes topic sizes (extra.alpha) shows them per period, each period's reordered with its
+    topics; the page is built from the published releases alone (no pipeline run needed)."""
+    from reports import make_report
+
+    from topicdp.pipeline.over_time import OverTimeResult, over_time_html
+    from topicdp.release import PrivateRelease
+
+    W = np.eye(3) * 0.7 + 0.1
+    report = make_report(mechanism="test-mechanism", guarantee="approx-DP", unit="document", neighbours="add-remove",
+                         epsilon=3.0, delta=1e-6, seeded=False,
+                         published={"topic_word": "DP", "vocabulary": "public: a public word list",
+                                    "extra.alpha": "post-processing: of DP outputs"})
+    alpha = np.array([1.0, 2.0, 5.0])
+    perm = np.array([2, 0, 1])
+    releases = {"2004-05": PrivateRelease(topic_word=W, noisy=None, vocabulary=("a", "b", "c"), report=report,
+                                          extra={"alpha": alpha}),
+                "2004-06": PrivateRelease(topic_word=W[perm], noisy=None, vocabulary=("a", "b", "c"), report=report,
+                                          extra={"alpha": alpha[perm]})}
+    result = OverTimeResult(["2004-05", "2004-06"], releases=releases,
+                            order={"2004-05": np.arange(3), "2004-06": np.argsort(perm)},
+                            budget=(3.0, 1e-6, "each of the 2 periods gets the whole (3, 1e-06)"), total=(3.0, 1e-6),
+                            unit="document", neighbours="add-remove")
+    page = over_time_html(result, str(tmp_path / "s.html"))
+    views = _series_json(page)["views"]
+    for p in ("2004-05", "2004-06"):  # matched: topic k is the same topic, with the same size, in both periods
+        assert [t["words"][0] for t in views[p]["topics"]] == ["a", "b", "c"]
+        assert np.allclose([t["size"] for t in views[p]["topics"]], alpha / alpha.sum())
+        assert views[p]["sizes_released"] is True
+    assert 'id="topic-size"' in page and "Circle area: topic size" in page

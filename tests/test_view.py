@@ -19,7 +19,7 @@ from topicdp.release import PrivateRelease
 from reports import make_report
 from topicdp.report import RANDOM_DP_CAVEAT, total
 from topicdp.view import (DEFAULT_LAMBDA, EQUAL_SIZES, MAP_MARGIN, MAP_SIZE, MAX_OVERLAP, circle_layout, classical_mds,
-                          js_distances, lens_area, relevance, release_html, view_data)
+                          js_distances, lens_area, relevance, release_html, topic_sizes, view_data)
 
 # the Debian package's binary, wherever PATH finds it (the tests that need it skip only when there is none)
 _FOUND = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
@@ -480,3 +480,46 @@ def test_example_writes_the_page_and_a_screenshot(tmp_path):
     assert "guarantee: (3, 1e-06)-DP at the user level" in proc.stdout
     assert (tmp_path / "v.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert dataclasses.is_dataclass(PrivateRelease)
+
+
+def _visible(page):
+    """The page's text a reader sees: without the script, the style and the embedded JSON."""
+    return " ".join(re.sub(r"<(script|style)\b.*?</\1>", " ", page, flags=re.S | re.I).split())
+
+
+def test_a_release_without_released_sizes_prints_no_size():
+    page = release_html(_release())
+    text = re.sub(r"<[^>]+>", " ", _visible(page))
+    assert EQUAL_SIZES in text  # the one line saying so
+    assert "size" not in text.replace(EQUAL_SIZES, "").lower()
+    assert 'id="topic-size"' not in page and "%" not in text
+    sized = re.sub(r"<[^>]+>", " ", _visible(release_html(_release(extra={"alpha": np.arange(1.0, 7.0)}))))
+    assert "Circle area: topic size" in sized and "(size" in sized and EQUAL_SIZES not in sized
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason=NO_CHROMIUM)
+def test_circles_state_a_size_only_where_the_release_publishes_one(tmp_path):
+    page = tmp_path / "view.html"
+    release_html(_release(), page)
+    dom = _chromium(tmp_path, "--dump-dom", page.as_uri()).stdout
+    titles = re.findall(r"<circle[^>]*>\s*<title>([^<]*)</title>", dom)
+    assert len(titles) == 6 and not any("size" in t for t in titles)
+    radii = {c["r"] for c in _dom(tmp_path, page).circles if "topic" in c.get("class", "")}
+    assert len(radii) == 1  # drawn equal
+    release_html(_release(extra={"alpha": np.arange(1.0, 7.0)}), page)
+    sized = _chromium(tmp_path, "--dump-dom", page.as_uri()).stdout
+    assert re.search(r"<title>topic 5 \(size 28\.6%\)", sized)
+    assert re.search(r'id="topic-size">\d+\.\d%<', sized)
+
+
+def test_topic_sizes_come_only_from_parameters_published_as_dp_outputs():
+    alpha = np.arange(1.0, 7.0)
+    published = _release(extra={"alpha": alpha}).to_dict()
+    assert topic_sizes(published)[1].endswith("(post-processing)")
+    for status in (None, "public: a stated prior"):  # no status, or a public prior: not a measured size
+        statuses = dict(published["report"]["published"])
+        statuses.pop("extra.alpha")
+        if status:
+            statuses["extra.alpha"] = status
+        sizes, source = topic_sizes({**published, "report": {**published["report"], "published": statuses}})
+        assert np.allclose(sizes, 1 / 6) and source.startswith(EQUAL_SIZES)

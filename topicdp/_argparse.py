@@ -113,6 +113,20 @@ def add_ledger_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--periods", default=None, metavar="START:END",
                    help="the range of periods, stated (never read from the data): 2004-05:2004-08, 2000Q1:2002Q1")
     p.add_argument("--date-field", default="date", help="the records' ISO 8601 date field (default date)")
+    p.add_argument("--date-format", default=None, type=_date_format, metavar="FORMAT",
+                   help="how the dates are written, in strptime's directives (%%d,%%B,%%Y for 14,May,2004; month "
+                        "names in English whatever the locale); default ISO 8601. A date that does not read under "
+                        "it has no usable date")
+
+
+def _date_format(text: str) -> str:
+    """``--date-format``, checked as it is parsed (:func:`topicdp._dates.check_date_format`)."""
+    from ._dates import check_date_format
+
+    try:
+        return check_date_format(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).replace("date_format ", "", 1)) from None  # argparse names it
 
 
 class _OverTime(argparse.Action):
@@ -130,7 +144,7 @@ def run_over_time(args: argparse.Namespace) -> int:
     if not args.periods:
         raise ValueError("--period needs --periods START:END (the range is stated, never read from the data)")
     start, _, end = args.periods.partition(":")
-    spec = PeriodSpec(args.period, start, end or start, args.date_field)
+    spec = PeriodSpec(args.period, start, end or start, args.date_field, args.date_format)
     result = release_over_time(args.request, spec, echo=lambda line: print(cli_words(line)))
     show_over_time(result, top=args.top, out=args.out, plot=args.plot, html=args.html, overwrite=args.overwrite,
                    echo=lambda line: print(cli_words(line)))

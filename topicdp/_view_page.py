@@ -12,7 +12,7 @@ import html
 import json
 import math
 import os
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -357,21 +357,22 @@ def _place(P: np.ndarray, clear: np.ndarray, low: np.ndarray, high: np.ndarray, 
 def topic_sizes(published: Mapping[str, Any]) -> tuple[np.ndarray, str]:
     """(sizes summing to 1, the sentence saying where they come from), from a published release dict.
 
-    ``alpha / alpha.sum()`` when ``extra["alpha"]`` holds K positive finite Dirichlet parameters (a DP
-    output or its post-processing, whatever its status in ``report.published``); otherwise equal sizes and
-    :data:`EQUAL_SIZES`.
+    ``alpha / alpha.sum()`` when ``extra["alpha"]`` holds K positive finite Dirichlet parameters that the report
+    publishes as a DP output or its post-processing (status ``"DP..."`` or ``"post-processing..."`` in
+    ``report.published``: the spectral road's); otherwise the release has no measured sizes, and the result is
+    equal sizes and :data:`EQUAL_SIZES` (a prior stated as public, or a field without a status, is not a size).
     """
     K = len(published["topic_word"])
     alpha = (published.get("extra") or {}).get("alpha")
-    if alpha is not None:
-        a = np.asarray(alpha, dtype=float).ravel()
-        if a.shape == (K,) and np.all(np.isfinite(a)) and np.all(a > 0):
-            status = published["report"].get("published", {}).get("extra.alpha", "")
-            where = f" ({status.split(':')[0]})" if status else ""
-            return a / a.sum(), ("sizes: alpha_k / alpha_0, the released Dirichlet parameters extra.alpha"
-                                 f"{where}")
+    if alpha is None:
+        return np.full(K, 1.0 / K), EQUAL_SIZES
+    status = str(published["report"].get("published", {}).get("extra.alpha", ""))
+    if not status.startswith(("DP", "post-processing")):
+        return np.full(K, 1.0 / K), f"{EQUAL_SIZES} (extra.alpha is not published as a DP output)"
+    a = np.asarray(alpha, dtype=float).ravel()
+    if a.shape != (K,) or not (np.all(np.isfinite(a)) and np.all(a > 0)):
         return np.full(K, 1.0 / K), f"{EQUAL_SIZES} (the released extra.alpha is not K positive numbers)"
-    return np.full(K, 1.0 / K), EQUAL_SIZES
+    return a / a.sum(), f"sizes: alpha_k / alpha_0, the released Dirichlet parameters extra.alpha ({status.split(':')[0]})"
 
 
 def page_data(published: Mapping[str, Any], n_words: int = 30,
@@ -417,22 +418,130 @@ def page_html(published: Mapping[str, Any], path=None, *, n_words: int = 30,
     """The page of :func:`topicdp.view.release_html` from a published release dict (checked by the caller)."""
 
     data = page_data(published, n_words=n_words, relevance_lambda=relevance_lambda)
+    _check_title_and_path(title, path)
+    report = published["report"]
+    heading = title if title is not None else f"topicdp release: {report['mechanism']}"
+    subtitle = f"{data['n_topics']} topics, vocabulary of {data['n_vocabulary']} words"
+    page = _page(heading, subtitle, data, data, _privacy_html(report))
+    _write(page, path, overwrite)
+    return page
+
+
+def series_page_html(periods: Sequence[str], published: Mapping[str, Mapping[str, Any]],
+                     refused: Mapping[str, str], headline: Sequence[str], path=None, *, n_words: int = 30,
+                     table_words: int = 8, relevance_lambda: float = DEFAULT_LAMBDA, title: str | None = None,
+                     overwrite: bool = True) -> str:
+    """The page of a release over time: the view of one release, with a selector of the period shown.
+
+    The same page, script and data as :func:`page_html`, once per released period (the JSON block holds
+    ``{"series": true, "periods": [...], "views": {period: page_data}}``), and:
+
+    * the series' headline first (``headline``: the guarantee of the series as a whole and how the periods
+      compose, stated by the caller), then the selected period's own privacy summary;
+    * a ``<select id="period">`` switching the period shown (a refused period is listed in it, disabled), and the
+      refused periods with their reasons;
+    * a table of every topic's top words per period (``table_words`` of them; a refused period's cells say so).
+
+    Topic k of every period is the k-th row of its ``published["topic_word"]``: the caller orders the rows so that
+    matched topics share a number. Built from the published dicts, the refusals and the headline only, so it is
+    post-processing of the releases.
+
+    Parameters
+    ----------
+    periods : sequence of str
+        Every period of the series, in order (released or refused).
+    published : mapping
+        Released period -> its published dict (checked by the caller), rows in the matched order.
+    refused : mapping
+        Refused period -> why.
+    headline : sequence of str
+        The series' lines, first the guarantee of the whole series.
+    path, n_words, relevance_lambda, title, overwrite
+        As :func:`page_html`.
+    """
+    released = [p for p in periods if p in published]
+    if not released:
+        raise ValueError("no period of the series was released: there is no release to show")
+    table_words = check_int(table_words, "table_words", low=1)
+    _check_title_and_path(title, path)
+    views = {p: page_data(published[p], n_words=n_words, relevance_lambda=relevance_lambda) for p in released}
+    first = views[released[0]]
+    block = {"format": VIEW_FORMAT, "series": True, "lambda": first["lambda"], "periods": released, "views": views}
+    report = published[released[0]]["report"]
+    heading = title if title is not None else f"topicdp release over time: {report['mechanism']}"
+    subtitle = f"{first['n_topics']} topics matched across {len(periods)} periods"
+    header = _series_header(periods, published, refused, headline)
+    page = _page(heading, subtitle, first, block, header, after=_series_table(periods, views, table_words))
+    _write(page, path, overwrite)
+    return page
+
+
+def _page(heading: str, subtitle: str, data: Mapping[str, Any], block: Mapping[str, Any], privacy: str,
+          after: str = "") -> str:
+    """The page's HTML: ``data`` is the view the static text describes, ``block`` the JSON the script reads."""
+    return _TEMPLATE.format(
+        title=html.escape(heading), subtitle=html.escape(subtitle), css=_CSS, script=_SCRIPT,
+        data=_script_json(block), privacy=privacy, n_words=data["n_words"], **_size_texts(data),
+        lam=f"{data['lambda']:.2f}", map_size=f"{MAP_SIZE:g}", after=after)
+
+
+def _check_title_and_path(title, path) -> None:
     if title is not None and not isinstance(title, str):
         raise TypeError(f"title must be a str or None, got {type(title).__name__}")
     if path is not None and not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str, a path-like object or None, got {type(path).__name__}")
-    report = published["report"]
-    heading = title if title is not None else f"topicdp release: {report['mechanism']}"
-    page = _TEMPLATE.format(
-        title=html.escape(heading), css=_CSS, script=_SCRIPT, data=_script_json(data),
-        privacy=_privacy_html(report), sizes=html.escape(data["sizes_source"]), n_words=data["n_words"],
-        K=data["n_topics"], V=data["n_vocabulary"], lam=f"{data['lambda']:.2f}", map_size=f"{MAP_SIZE:g}",
-    )
-    if path is not None:  # atomically: a browser or a killed run never sees half a page
+
+
+def _write(page: str, path, overwrite: bool) -> None:
+    """Write ``page`` to ``path`` (if given) atomically: a browser or a killed run never sees half a page."""
+    if path is not None:
         from ._files import atomic_write
 
         atomic_write(path, page, overwrite=overwrite)
-    return page
+
+
+def _series_header(periods: Sequence[str], published: Mapping[str, Mapping[str, Any]], refused: Mapping[str, str],
+                   headline: Sequence[str]) -> str:
+    """The series' header: its headline, the period selector, each period's privacy summary, the refusals."""
+    lines = list(headline)
+    parts = [f"<div class=\"line\" id=\"headline\">{html.escape(lines[0])}</div>" if lines else ""]
+    parts += [f"<div class=\"line series\">{html.escape(line)}</div>" for line in lines[1:]]
+    options = "".join(f"<option value=\"{html.escape(p)}\">{html.escape(p)}</option>" if p in published else
+                      f"<option value=\"{html.escape(p)}\" disabled>{html.escape(p)} (refused)</option>"
+                      for p in periods)
+    parts.append(f"<div class=\"controls\"><label>period shown <select id=\"period\">{options}</select></label>"
+                 "<span class=\"k\">topics keep their numbers across periods (matched on the released "
+                 "topics)</span></div>")
+    for p in periods:
+        if p in published:
+            panel = _privacy_html(published[p]["report"], ids=False)
+            parts.append(f"<div class=\"period-privacy\" data-period-privacy=\"{html.escape(p)}\">"
+                         f"<div class=\"k\">{html.escape(p)}:</div>{panel}</div>")
+    if refused:
+        items = "".join(f"<li><b>{html.escape(p)}</b>: {html.escape(refused[p])}</li>" for p in periods
+                        if p in refused)
+        parts.append(f"<div class=\"refusals\">refused periods (no release):<ul>{items}</ul></div>")
+    return "\n".join(parts)
+
+
+def _series_table(periods: Sequence[str], views: Mapping[str, Mapping[str, Any]], n: int) -> str:
+    """Every matched topic's top ``n`` words per period (rows: topics; columns: periods), released p(w|t) on
+    hover; readable without the script."""
+    K = next(iter(views.values()))["n_topics"]
+    head = "".join(f"<th>{html.escape(p)}</th>" for p in periods)
+    rows = []
+    for k in range(K):
+        cells = []
+        for p in periods:
+            if p not in views:
+                cells.append('<td class="refused">refused</td>')
+                continue
+            t = views[p]["topics"][k]
+            cells.append("<td>" + " ".join(f"<span title=\"{q:.4f}\">{html.escape(w)}</span>"
+                                           for w, q in zip(t["words"][:n], t["p"][:n])) + "</td>")
+        rows.append(f"<tr><th>topic {k}</th>{''.join(cells)}</tr>")
+    return (f"<section id=\"over-time\"><h2>Top words of each topic over time <span class=\"k\">(matched across "
+            f"periods)</span></h2><table><tr><th></th>{head}</tr>{''.join(rows)}</table></section>\n")
 
 
 # -- helpers ---------------------------------------------------------------------------------------------
@@ -455,8 +564,24 @@ def _script_json(data: Mapping) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def _privacy_html(report: Mapping[str, Any]) -> str:
-    """The privacy summary, as static HTML (readable without the script)."""
+def _size_texts(data: Mapping[str, Any]) -> dict[str, str]:
+    """The page's words about topic sizes: sizes are shown only where the release publishes them.
+
+    A release without them (``data["sizes_released"]`` false) has its circles drawn equal, and the page says so in
+    one line (:data:`EQUAL_SIZES`) and prints no size anywhere else: an equal share read off the page would look
+    like a measured one.
+    """
+    source = html.escape(data["sizes_source"])
+    if data["sizes_released"]:
+        return {"sizes": f"Circle area: topic size. <b>{source}</b>", "mean": "size-weighted mean",
+                "size_heading": ' <span class="k">(size <span id="topic-size"></span>)</span>',
+                "share": "size &times; p(w|t)"}
+    return {"sizes": f"<b>{source}</b>", "mean": "mean", "size_heading": "", "share": "p(w|t) / K"}
+
+
+def _privacy_html(report: Mapping[str, Any], ids: bool = True) -> str:
+    """The privacy summary, as static HTML (readable without the script); ``ids=False`` for one of several on a
+    page (a series' periods), whose lines then carry classes only."""
     from .report import RANDOM_DP_CAVEAT, PrivacyReport
 
     r = PrivacyReport.from_dict(dict(report))
@@ -470,10 +595,11 @@ def _privacy_html(report: Mapping[str, Any]) -> str:
     rows.append(("mechanism", r.mechanism))
     cells = "".join(f"<div><span class=\"k\">{html.escape(k)}</span> <b>{html.escape(str(v))}</b></div>"
                     for k, v in rows)
-    parts = [f"<div class=\"line\" id=\"headline\">{html.escape(key)} {html.escape(statement.strip())}</div>"]
+    headline_id, forced_id = (' id="headline"', ' id="forced"') if ids else ("", "")
+    parts = [f"<div class=\"line\"{headline_id}>{html.escape(key)} {html.escape(statement.strip())}</div>"]
     forced = r.released_against_forecast()  # a release the owner forced past the plan's refusal says so here
     if forced:
-        parts.append(f"<div class=\"line forced\" id=\"forced\">{html.escape(forced)}</div>")
+        parts.append(f"<div class=\"line forced\"{forced_id}>{html.escape(forced)}</div>")
     parts.append(f"<div class=\"kv\">{cells}</div>")
     warnings = [f"{path}: {status}" for path, status in r.published.items() if status.startswith("NOT COVERED")]
     if r.seeded:
@@ -528,6 +654,14 @@ main{display:flex;gap:24px;padding:8px 18px;align-items:flex-start}
 .legend i{display:inline-block;width:12px;height:10px;margin:0 4px 0 10px;vertical-align:middle}
 .small{color:#555;font-size:12px;margin-top:6px;max-width:520px}
 #error{color:#b00;font-weight:600}
+.series{font-weight:400}
+.period-privacy{margin-top:4px;padding-top:3px;border-top:1px dotted #ccc}
+.refusals{margin-top:4px;color:#8a1c1c}
+.refusals ul{margin:2px 0 0;padding-left:18px}
+#over-time{padding:8px 18px 16px}
+#over-time table{border-collapse:collapse}
+#over-time td,#over-time th{border:1px solid #ccc;padding:3px 5px;vertical-align:top;font-size:12px}
+#over-time td.refused{color:#999}
 """
 
 _SCRIPT = r"""
@@ -541,11 +675,13 @@ _SCRIPT = r"""
   }
   window.addEventListener("error", function (e) { fail(e.message || String(e)); });
   try {
-    var data = JSON.parse(document.getElementById("topicdp-view-data").textContent);
+    // one release's view, or a series': {series: true, periods: [...], views: {period: view}}
+    var block = JSON.parse(document.getElementById("topicdp-view-data").textContent);
+    var periods = block.series ? block.periods : [null];
     var svg = document.getElementById("map");
     var NS = svg.namespaceURI;  // the SVG namespace, as the HTML parser set it
-    var topics = data.topics, K = topics.length;
-    var state = {topic: 0, lambda: data.lambda};
+    var state = {topic: 0, lambda: block.lambda, period: periods[0]};
+    var data, topics, K, circles = [], circleLayer;
 
     function el(name, attrs, parent) {
       var node = document.createElementNS(NS, name);
@@ -555,33 +691,35 @@ _SCRIPT = r"""
     }
 
     // -- the intertopic distance map: circles laid out in Python (circle_layout), drawn as they are -------
-    var W = data.map.size, H = data.map.size;
-    var radii = topics.map(function (t) { return t.r; });
-    function px(t) { return t.cx; }
-    function py(t) { return t.cy; }
-    var ox = data.map.origin[0], oy = data.map.origin[1];
-    el("line", {x1: 0, y1: oy, x2: W, y2: oy, "class": "axis"}, svg);
-    el("line", {x1: ox, y1: 0, x2: ox, y2: H, "class": "axis"}, svg);
-    el("text", {x: W - 6, y: oy - 5, "class": "axis-label", "text-anchor": "end"}, svg).textContent = "PC1";
-    el("text", {x: ox + 5, y: 13, "class": "axis-label"}, svg).textContent = "PC2";
-    var order = topics.map(function (t, k) { return k; }).sort(function (a, b) { return radii[b] - radii[a]; });
-    var circleLayer = el("g", {}, svg), labelLayer = el("g", {}, svg);
-    var circles = [];
-    order.forEach(function (k) {
-      var t = topics[k];
-      var c = el("circle", {cx: px(t), cy: py(t), r: radii[k], "class": "topic", "data-topic": k,
-                            tabindex: 0, role: "button"}, circleLayer);
-      el("title", {}, c).textContent = "topic " + k + " (size " + (100 * t.size).toFixed(1) + "%): " +
-        t.words.slice(0, 6).join(" ");
-      c.addEventListener("click", function () { select(k); });
-      c.addEventListener("keydown", function (e) {
-        if (e.key === "Enter" || e.key === " ") { e.preventDefault(); select(k); }
+    function drawMap() {
+      while (svg.firstChild) { svg.removeChild(svg.firstChild); }
+      var W = data.map.size, H = data.map.size;
+      var radii = topics.map(function (t) { return t.r; });
+      var ox = data.map.origin[0], oy = data.map.origin[1];
+      el("line", {x1: 0, y1: oy, x2: W, y2: oy, "class": "axis"}, svg);
+      el("line", {x1: ox, y1: 0, x2: ox, y2: H, "class": "axis"}, svg);
+      el("text", {x: W - 6, y: oy - 5, "class": "axis-label", "text-anchor": "end"}, svg).textContent = "PC1";
+      el("text", {x: ox + 5, y: 13, "class": "axis-label"}, svg).textContent = "PC2";
+      var order = topics.map(function (t, k) { return k; }).sort(function (a, b) { return radii[b] - radii[a]; });
+      circleLayer = el("g", {}, svg);
+      var labelLayer = el("g", {}, svg);
+      circles = [];
+      order.forEach(function (k) {
+        var t = topics[k];
+        var c = el("circle", {cx: t.cx, cy: t.cy, r: radii[k], "class": "topic", "data-topic": k,
+                              tabindex: 0, role: "button"}, circleLayer);
+        var sized = data.sizes_released ? " (size " + (100 * t.size).toFixed(1) + "%)" : "";
+        el("title", {}, c).textContent = "topic " + k + sized + ": " + t.words.slice(0, 6).join(" ");
+        c.addEventListener("click", function () { select(k); });
+        c.addEventListener("keydown", function (e) {
+          if (e.key === "Enter" || e.key === " ") { e.preventDefault(); select(k); }
+        });
+        circles[k] = c;
       });
-      circles[k] = c;
-    });
-    order.forEach(function (k) {
-      el("text", {x: px(topics[k]), y: py(topics[k]), "class": "topic-label"}, labelLayer).textContent = String(k);
-    });
+      order.forEach(function (k) {
+        el("text", {x: topics[k].cx, y: topics[k].cy, "class": "topic-label"}, labelLayer).textContent = String(k);
+      });
+    }
 
     // -- the selected topic's words, ranked by relevance ------------------------------------------
     function ranked(t, lambda) {
@@ -625,13 +763,28 @@ _SCRIPT = r"""
         bars.appendChild(row);
       });
       document.getElementById("topic-number").textContent = String(k);
-      document.getElementById("topic-size").textContent = (100 * t.size).toFixed(1) + "%";
+      var shown = document.getElementById("topic-size");  // only where the release publishes sizes
+      if (shown) { shown.textContent = (100 * t.size).toFixed(1) + "%"; }
     }
     function select(k) {
       state.topic = k;
       circles.forEach(function (c, j) { c.setAttribute("class", j === k ? "topic selected" : "topic"); });
       circleLayer.appendChild(circles[k]);  // drawn last: on top of the circles it overlaps
       drawBars();
+    }
+    // -- a series: which period's release is shown (its privacy summary with it); topic numbers are matched ----
+    function showPeriod(label) {
+      state.period = label;
+      data = label === null ? block : block.views[label];
+      topics = data.topics;
+      K = topics.length;
+      var panels = document.querySelectorAll("[data-period-privacy]");
+      for (var i = 0; i < panels.length; i++) {
+        panels[i].hidden = panels[i].getAttribute("data-period-privacy") !== label;
+      }
+      if (label !== null) { body.setAttribute("data-period", label); }
+      drawMap();
+      select(Math.min(state.topic, K - 1));
     }
     var slider = document.getElementById("lambda");
     slider.value = String(state.lambda);
@@ -643,7 +796,14 @@ _SCRIPT = r"""
     slider.addEventListener("input", readLambda);
     document.getElementById("prev").addEventListener("click", function () { select((state.topic + K - 1) % K); });
     document.getElementById("next").addEventListener("click", function () { select((state.topic + 1) % K); });
-    select(0);
+    var chooser = document.getElementById("period");
+    var wanted = decodeURIComponent(window.location.hash.slice(1));  // page.html#2004-06 opens on that period
+    var first = periods.indexOf(wanted) >= 0 ? wanted : periods[0];
+    if (chooser) {
+      chooser.value = first;
+      chooser.addEventListener("change", function () { showPeriod(chooser.value); });
+    }
+    showPeriod(first);
     document.getElementById("lambda-value").textContent = state.lambda.toFixed(2);
     body.setAttribute("data-ready", "1");
   } catch (e) {
@@ -662,21 +822,21 @@ _TEMPLATE = """<!DOCTYPE html>
 </head>
 <body>
 <header>
-<h1>{title} <span class="k">&middot; {K} topics, vocabulary of {V} words</span></h1>
+<h1>{title} <span class="k">&middot; {subtitle}</span></h1>
 {privacy}
 </header>
 <main>
 <section id="left">
 <h2>Intertopic distance map <span class="k">(classical MDS of Jensen&ndash;Shannon distances)</span></h2>
 <svg id="map" viewBox="0 0 {map_size} {map_size}" role="img" aria-label="intertopic distance map"></svg>
-<div class="small">Circle area: topic size. <b>{sizes}</b>. Click a circle (or Tab to it and press Enter) to
+<div class="small">{sizes}. Click a circle (or Tab to it and press Enter) to
 select its topic.</div>
 <div class="small">relevance = &lambda; log p(w|t) + (1 &minus; &lambda;) log(p(w|t) / p(w)) (Sievert &amp;
 Shirley 2014, Eq. 1): &lambda; = 1 ranks by probability in the topic, &lambda; = 0 by lift. p(w) is the
-size-weighted mean of the released topics. Every number here is computed from the published release only.</div>
+{mean} of the released topics. Every number here is computed from the published release only.</div>
 </section>
 <section id="right">
-<h2>Topic <span id="topic-number">0</span> <span class="k">(size <span id="topic-size"></span>)</span>:
+<h2>Topic <span id="topic-number">0</span>{size_heading}:
 the {n_words} most probable words, ranked by relevance</h2>
 <div class="controls">
 <span><button id="prev" type="button" aria-label="previous topic">&#9664;</button>
@@ -685,12 +845,12 @@ the {n_words} most probable words, ranked by relevance</h2>
 <input id="lambda" type="range" min="0" max="1" step="0.01" value="{lam}"></label>
 </div>
 <div class="legend"><i style="background:#c9d3dd"></i>overall p(w)<i style="background:#d62728"></i>from this topic:
-size &times; p(w|t) <span class="k">(number: p(w|t))</span></div>
+{share} <span class="k">(number: p(w|t))</span></div>
 <div id="bars"></div>
 <div id="error"></div>
 </section>
 </main>
-<noscript>The map and the bars need JavaScript; the privacy summary above does not.</noscript>
+{after}<noscript>The map and the bars need JavaScript; the privacy summary above does not.</noscript>
 <script type="application/json" id="topicdp-view-data">{data}</script>
 <script>{script}</script>
 </body>

@@ -6,12 +6,16 @@ method for visualizing and interpreting topics"):
 
 * an **intertopic distance map**: the topics placed in the plane by classical multidimensional scaling
   (:func:`classical_mds`) of the Jensen-Shannon distances between the released topic rows
-  (:func:`js_distances`), each drawn as a circle whose area is the topic's size;
+  (:func:`js_distances`), each drawn as a circle whose area is the topic's size where the release publishes sizes
+  (below), else all circles equal, with no size printed;
 * for the selected topic (click a circle), its words as horizontal bars, ranked by **relevance**
   (:func:`relevance`, Sievert & Shirley's Eq. 1) with a slider for the weight lambda in [0, 1];
 * the release's privacy summary: first the report's headline (:meth:`topicdp.report.PrivacyReport.headline`:
   the certified guarantee) and, for a release forced past its plan's refusal, that statement
   (:meth:`topicdp.report.PrivacyReport.released_against_forecast`), then the kind, unit, neighbour relation, requested epsilon, delta, and the caveats.
+
+A release over time gets the same page with a selector of the period shown, the series' guarantee first
+(:func:`topicdp.pipeline.over_time.over_time_html`).
 
 The page opens on lambda = 1 (:data:`DEFAULT_LAMBDA`): the bars are then the words ``release.top_words()``
 prints, in its order. The circles are laid out by :func:`circle_layout`: the MDS positions, moved apart where

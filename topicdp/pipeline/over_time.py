@@ -29,7 +29,8 @@ any other: whether it is empty is private, so it goes through the same DP count,
 where it is made, is noise only) as a neighbour with one document there, and prints, publishes and charges to the
 ledger, whose totals later releases publish, what that neighbour would apart from DP outputs.
 
-A record without a usable date (no date field, or one that is not an ISO 8601 date) is in no period, as is one
+A record without a usable date (no date field, or one that is not an ISO 8601 date, or not a date in the format
+stated, :attr:`PeriodSpec.date_format`) is in no period, as is one
 dated outside the stated periods: the series goes on without them and says so, in lines printed whatever the data
 hold (:class:`LeftOut`). How many there are is a count of private records (under add/remove neighbours even whether
 there is one), so it is said only as a DP count, where one costs nothing of the owner's split:
@@ -51,7 +52,8 @@ The exact counts are in :attr:`OverTimeResult.diagnostics`, for the owner only.
 
 Topics are matched across periods as post-processing of the released matrices (:func:`match_topics`), so a
 topic keeps its index over time; :func:`plot_over_time` draws each topic's top words per period and
-:func:`over_time_html` writes them as a page.
+:func:`over_time_html` writes the series' interactive view (:mod:`topicdp.view`'s page, with a selector of the period
+shown).
 """
 
 from __future__ import annotations
@@ -68,6 +70,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .._dates import check_date_format, parse_date
 from .._validation import check_option
 from ..rdp import GaussianEntry, PrivacyLedger
 from ..rdp.ledger import Entry, labelled, partitioning_key
@@ -83,24 +86,37 @@ _ISO_DAY = re.compile("[0-9]{4}-[0-9]{2}-[0-9]{2}")
 logger = logging.getLogger("topicdp")
 
 
-def period_of(date: str, period: str) -> str:
-    """The label of the period holding ``date`` (an ISO 8601 date or date-time starting ``YYYY-MM-DD``):
-    ``"2004-05"`` (month) or ``"2001Q3"`` (quarter).
+def period_of(date: str, period: str, date_format: Optional[str] = None) -> str:
+    """The label of the period holding ``date``: ``"2004-05"`` (month) or ``"2001Q3"`` (quarter).
 
-    Only the extended calendar form is read (ASCII digits), not the other forms :meth:`datetime.date.fromisoformat`
-    accepts from Python 3.11 (``"2004-W19-1"``, ``"20040503"``): a document's period, and whether it has a usable
-    date at all (a part of the series' partitioning, :data:`NO_USABLE_DATE`), must be the same function of the
-    document in every run that charges the ledger, whatever Python reads it."""
+    Without ``date_format``, ``date`` is an ISO 8601 date or date-time starting ``YYYY-MM-DD``. Only the extended
+    calendar form is read (ASCII digits), not the other forms :meth:`datetime.date.fromisoformat` accepts from
+    Python 3.11 (``"2004-W19-1"``, ``"20040503"``): a document's period, and whether it has a usable date at all
+    (a part of the series' partitioning, :data:`NO_USABLE_DATE`), must be the same function of the document in
+    every run that charges the ledger, whatever Python reads it.
+
+    With ``date_format`` (``"%d,%B,%Y"`` for ``"14,May,2004"``), the whole of ``date`` is read under it by
+    :func:`topicdp._dates.parse_date`, not by :func:`time.strptime`, for the same reason: month names are read in
+    English and digits in ASCII whatever the machine's locale, so the partition does not depend on where it runs.
+    A date that does not read under the format raises ValueError, as an ISO date that does not parse."""
+    if date_format is not None:
+        day = parse_date(date, date_format)
+    else:
+        day = _iso_day(date)
+    if period == "month":
+        return f"{day.year:04d}-{day.month:02d}"
+    return f"{day.year:04d}Q{(day.month - 1) // 3 + 1}"
+
+
+def _iso_day(date: str) -> _dt.date:
+    """The day an ISO 8601 date or date-time (``YYYY-MM-DD...``, ASCII digits) starts with (:func:`period_of`)."""
     text = str(date)[:10]
     try:
         if not _ISO_DAY.fullmatch(text):
             raise ValueError
-        day = _dt.date.fromisoformat(text)
+        return _dt.date.fromisoformat(text)
     except ValueError:
         raise ValueError(f"date {date!r} is not an ISO 8601 date (YYYY-MM-DD...)") from None
-    if period == "month":
-        return f"{day.year:04d}-{day.month:02d}"
-    return f"{day.year:04d}Q{(day.month - 1) // 3 + 1}"
 
 
 def _index(label: str, period: str) -> int:
@@ -134,13 +150,19 @@ class PeriodSpec:
         The first and last period, inclusive: ``"2004-05"`` / ``"2004-08"`` (months), ``"2000Q1"`` / ``"2002Q1"``
         (quarters).
     date_field : str, default "date"
-        The records' ISO 8601 date field; a record outside the range, or without a date, is in no period.
+        The records' date field; a record outside the range, or without a usable date, is in no period.
+    date_format : str, optional
+        How the dates are written, in ``strptime``'s directives (``"%d,%B,%Y"`` for ``"14,May,2004"``; read by
+        :func:`topicdp._dates.parse_date`, English month names whatever the locale); default ISO 8601
+        (:func:`period_of`). A date that does not read under it has no usable date. Another format is another
+        partition of the documents, so it is part of the series' partitioning (:func:`series_partitioning`).
     """
 
     period: str
     start: str
     end: str
     date_field: str = "date"
+    date_format: Optional[str] = None
 
     def __post_init__(self) -> None:
         check_option(self.period, "period", PERIODS)
@@ -148,6 +170,8 @@ class PeriodSpec:
             raise ValueError(f"end ({self.end}) must not be before start ({self.start})")
         if not isinstance(self.date_field, str) or not self.date_field:
             raise ValueError(f"date_field must be a non-empty field name, got {self.date_field!r}")
+        if self.date_format is not None:
+            check_date_format(self.date_format)
 
     @property
     def labels(self) -> List[str]:
@@ -224,6 +248,11 @@ class OverTimeResult:
         Period -> the topic order matching the first released period's (``release.topic_word[order[p]]``).
     budget : (float, float, str)
         Each period's (epsilon, delta) and how the total was split.
+    total : (float, float)
+        The series' guarantee as a whole: the request's (epsilon, delta), which the periods compose to (in parallel
+        or sequentially, ``budget``).
+    unit, neighbours : str
+        The unit of privacy and the neighbour relation the guarantees are stated for.
     diagnostics : dict
         Exact counts of the private corpus, for the owner only (never printed nor published): ``"no usable date"``
         (records without the date field, or whose date is not ISO 8601) and ``"outside the periods"``.
@@ -237,6 +266,9 @@ class OverTimeResult:
     refused: Dict[str, str] = field(default_factory=dict)
     order: Dict[str, np.ndarray] = field(default_factory=dict)
     budget: Tuple[float, float, str] = (0.0, 0.0, "")
+    total: Tuple[float, float] = (0.0, 0.0)
+    unit: str = ""
+    neighbours: str = ""
     diagnostics: Dict[str, int] = field(default_factory=dict, repr=False)
     left_out: List[LeftOut] = field(default_factory=list)
 
@@ -295,7 +327,8 @@ def release_over_time(request: ReleaseRequest, spec: PeriodSpec, *,
     say(f"over time: {len(labels)} {spec.period}s {labels[0]} to {labels[-1]} (stated); {how}")
     partitioning = series_partitioning(request, spec)
     _check_series(request, labels, eps_p, delta_p, partitioning)
-    result = OverTimeResult(labels, budget=(eps_p, delta_p, how))
+    result = OverTimeResult(labels, budget=(eps_p, delta_p, how), total=(request.epsilon, request.delta),
+                            unit=str(request.unit), neighbours=str(request.neighbours))
     with scratch_directory("topicdp-periods-") as work:  # private (0700), removed afterwards, even on SIGTERM
         files = split_by_period(request.source.path, spec, work)
         result.diagnostics = {"no usable date": files.no_usable_date, "outside the periods": files.outside}
@@ -398,7 +431,7 @@ def left_out(request: ReleaseRequest, spec: PeriodSpec, n_undated: int, eps_p: f
 
 def left_out_line(item: LeftOut, spec: PeriodSpec) -> str:
     """The line a series prints for ``item``: the same text whatever the data hold, but for a DP number."""
-    undated = f"records without a usable {spec.date_field!r} (missing, or not an ISO 8601 date)"
+    undated = f"records without a usable {spec.date_field!r} (missing, or not {_date_kind(spec)})"
     if item.status == "DP":
         return (f"{undated}, in no period: about {item.value} (a DP count, noise sigma {item.sigma:.3g}; the exact "
                 "number is private)")
@@ -408,6 +441,11 @@ def left_out_line(item: LeftOut, spec: PeriodSpec) -> str:
              else f"{undated} or dated outside the stated periods")
     return (f"{which} are left out of every period; how many is not given: {item.reason} (the exact numbers are in "
             "the owner's diagnostics)")
+
+
+def _date_kind(spec: PeriodSpec) -> str:
+    """What a usable date is, in the words of the series' lines."""
+    return "an ISO 8601 date" if spec.date_format is None else f"a date in the format {spec.date_format!r}"
 
 
 def corpus_digest(path: str) -> str:
@@ -429,10 +467,12 @@ def corpus_digest(path: str) -> str:
 
 def series_partitioning(request: ReleaseRequest, spec: PeriodSpec) -> Optional[str]:
     """The partitioning key of a series whose periods compose in parallel (:func:`parallel`), else None: the
-    corpus's digest, the period kind and the date field (:func:`topicdp.rdp.ledger.partitioning_key`)."""
+    corpus's digest, the period kind, the date field and its stated format, if any
+    (:func:`topicdp.rdp.ledger.partitioning_key`): the same dates read under two formats (``%d/%m`` and ``%m/%d``)
+    are two partitions, which compose sequentially."""
     if not parallel(request):
         return None
-    return partitioning_key(corpus_digest(request.source.path), spec.period, spec.date_field)
+    return partitioning_key(corpus_digest(request.source.path), spec.period, spec.date_field, spec.date_format)
 
 
 def _check_series(request: ReleaseRequest, labels: Sequence[str], eps_p: float, delta_p: float,
@@ -487,7 +527,7 @@ def split_by_period(path: str, spec: PeriodSpec, directory: str) -> PeriodFiles:
                 except (json.JSONDecodeError, AttributeError):
                     raise ValueError(f"{path}:{number}: not a JSON object") from None
                 try:
-                    label = None if date is None else period_of(date, spec.period)
+                    label = None if date is None else period_of(date, spec.period, spec.date_format)
                 except ValueError:
                     label = None
                 if label is None:
@@ -574,38 +614,52 @@ def period_file(out: Optional[str], period: str) -> Optional[str]:
     return f"{stem}.{period}{suffix}"
 
 
-def over_time_html(result: OverTimeResult, path: str, *, n_words: int = 8, overwrite: bool = True) -> None:
-    """A self-contained HTML page of the matched topics over time (rows: topics; columns: periods; each cell the
-    topic's top words with their released probabilities on hover), from the published releases only, so it can
-    be published with them. Written atomically."""
-    import html
+def over_time_html(result: OverTimeResult, path: str, *, n_words: int = 8, overwrite: bool = True) -> str:
+    """The interactive view of a series (:mod:`topicdp.view`'s page, one release per period) written to ``path``.
 
-    from .._files import atomic_write
+    The page opens on the series' headline (:func:`series_headline`: the guarantee of the series as a whole and
+    how its periods compose), with a selector of the period shown: its map, bars and privacy summary, its topics
+    numbered as matched across periods (:func:`matched_published`); then the refused periods with their reasons,
+    and a table of each topic's top ``n_words`` words per period. Self-contained (no network).
 
-    periods = [p for p in result.periods if p in result.releases]
-    head = "".join(f"<th>{html.escape(p)}</th>" for p in result.periods)
-    rows = []
-    k = result.matched(periods[0]).shape[0] if periods else 0
-    for i in range(k):
-        cells = []
-        for p in result.periods:
-            if p not in result.releases:
-                cells.append('<td class="refused">refused</td>')
-                continue
-            row = result.matched(p)[i]
-            vocabulary = list(result.releases[p].vocabulary)  # type: ignore[attr-defined]
-            top = np.argsort(-row)[:n_words]
-            cells.append("<td>" + " ".join(f'<span title="{row[j]:.4f}">{html.escape(vocabulary[j])}</span>'
-                                            for j in top) + "</td>")
-        rows.append(f"<tr><th>topic {i}</th>{''.join(cells)}</tr>")
-    eps_p, delta_p, how = result.budget
-    page = ("<!doctype html><meta charset='utf-8'><title>topics over time</title><style>body{font-family:sans-serif}"
-            "td,th{border:1px solid #ccc;padding:4px;vertical-align:top;font-size:13px}td.refused{color:#999}"
-            f"table{{border-collapse:collapse}}</style><h1>Topics over time</h1><p>{html.escape(how)}</p>"
-            f"<table><tr><th></th>{head}</tr>{''.join(rows)}</table>"
-            "<p>Topics are matched across periods as post-processing of the released matrices; hover a word for "
-            "its released probability.</p>")
-    atomic_write(path, page, overwrite=overwrite)
+    Built from the published releases, the refusals and the series' stated budget only (never
+    ``result.diagnostics``), so it is post-processing of the releases and may be published with them. Written
+    atomically; returns the HTML. ValueError when no period was released.
+    """
+    from .._view_page import series_page_html
+
+    published = {p: matched_published(result, p) for p in result.periods if p in result.releases}
+    return series_page_html(result.periods, published, result.refused, series_headline(result), path,
+                            table_words=n_words, overwrite=overwrite)
+
+
+def matched_published(result: OverTimeResult, period: str) -> dict:
+    """The period's published dict (``release.to_dict()``) with its topics in the matched order (``result.order``):
+    topic k is the k-th matched topic in every period. A reordering of published rows: post-processing."""
+    data = result.releases[period].to_dict()  # type: ignore[attr-defined]
+    order = [int(i) for i in result.order[period]]
+    for key in ("topic_word", "top_words", "noisy"):
+        if key in data:
+            data[key] = [data[key][i] for i in order]
+    alpha = (data.get("extra") or {}).get("alpha")
+    if isinstance(alpha, list) and len(alpha) == len(order):
+        data["extra"] = {**data["extra"], "alpha": [alpha[i] for i in order]}
+    return data
+
+
+def series_headline(result: OverTimeResult) -> List[str]:
+    """The lines a series' page opens on: the guarantee of the series as a whole, how its periods compose, and
+    the dataset's ledger line of the last released period (published in its report)."""
+    epsilon, delta = result.total
+    n = len(result.periods)
+    lines = [f"series guarantee: ({epsilon:g}, {delta:g})-DP for each {result.unit}, {result.neighbours} neighbours, "
+             f"for the {n} period(s) together", f"how the periods compose: {result.budget[2]}"]
+    released = [p for p in result.periods if p in result.releases]
+    if released:
+        ledger = result.releases[released[-1]].report.details.get("ledger", {})  # type: ignore[attr-defined]
+        if ledger.get("line"):
+            lines.append(" ".join(str(ledger["line"]).split()))
+    return lines
 
 
 def show_over_time(result: OverTimeResult, *, top: int = 10, out: Optional[str] = None, plot: Optional[str] = None,

@@ -23,8 +23,8 @@ T = TypeVar("T")
 V = TypeVar("V")
 
 
-def partitioning_key(corpus: str, period: str, date_field: str) -> str:
-    """The key naming one partitioning of one dataset: its corpus, the period kind and the date field.
+def partitioning_key(corpus: str, period: str, date_field: str, date_format: Optional[str] = None) -> str:
+    """The key naming one partitioning of one dataset: its corpus, the period kind, the date field and its format.
 
     Entries with the same key and different ``partition`` labels read disjoint parts of the same documents (each
     document's part is a function of its own date field) and compose in parallel (McSherry 2009, "Privacy
@@ -39,17 +39,22 @@ def partitioning_key(corpus: str, period: str, date_field: str) -> str:
         The period kind (``"month"``, ``"quarter"``).
     date_field : str
         The records' date field the periods are read from.
+    date_format : str, optional
+        The format the dates are read under (:class:`topicdp.pipeline.over_time.PeriodSpec`); None (ISO 8601)
+        leaves it out of the key, which is then the key of the three above.
 
     Returns
     -------
     str
-        Canonical JSON of the three (the persisted ledger stores it as is).
+        Canonical JSON of them (the persisted ledger stores it as is).
     """
-    for name, value in (("corpus", corpus), ("period", period), ("date_field", date_field)):
+    named = [("corpus", corpus), ("period", period), ("date_field", date_field)]
+    if date_format is not None:
+        named.append(("date_format", date_format))
+    for name, value in named:
         if not isinstance(value, str) or not value:
             raise ValueError(f"{name} must be a non-empty string, got {value!r}")
-    return json.dumps({"corpus": corpus, "date_field": date_field, "period": period}, sort_keys=True,
-                      separators=(",", ":"))
+    return json.dumps(dict(named), sort_keys=True, separators=(",", ":"))
 
 
 def worst_combination(items: Sequence[T], key: Callable[[T], Optional[Tuple[Hashable, str]]],

@@ -1,0 +1,119 @@
+"""Dates read under a stated format, the same on every machine (pure Python: the command's parser may use it).
+
+A release over time puts each document in the period of its own date, and the ledger composes the periods in
+parallel only if that partition is one fixed function of the document. :func:`time.strptime` is not: its ``%B``,
+``%b`` (month names), ``%A``, ``%a`` and ``%p`` follow the process's locale (``"14,Mai,2004"`` parses under a
+German locale, ``"14,May,2004"`` does not), so the same file would split differently on two machines. This module
+reads a format of its own small set of directives with fixed, English month names and ASCII digits only, as a
+regular expression, whatever the locale.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from functools import lru_cache
+from typing import Dict, Pattern, Tuple
+
+#: month names read by ``%B`` and ``%b``: English, case-insensitive, whatever the locale
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+          "november", "december")
+#: directive -> (the group it captures, its regular expression); ``%H``, ``%M``, ``%S`` are read and ignored
+DIRECTIVES: Dict[str, Tuple[str, str]] = {
+    "Y": ("year", "[0-9]{4}"),
+    "y": ("year2", "[0-9]{2}"),
+    "m": ("month", "[0-9]{1,2}"),
+    "B": ("month_name", "|".join(MONTHS)),
+    "b": ("month_abbr", "|".join(m[:3] for m in MONTHS)),
+    "d": ("day", "[0-9]{1,2}"),
+    "H": ("hour", "[0-9]{1,2}"),
+    "M": ("minute", "[0-9]{1,2}"),
+    "S": ("second", "[0-9]{1,2}"),
+}
+
+
+def check_date_format(date_format: str) -> str:
+    """``date_format`` itself, after checking that :func:`parse_date` can read it (ValueError naming it if not).
+
+    It needs a year (``%Y``, or ``%y``: 69-99 are 1969-1999, 00-68 are 2000-2068, as POSIX ``strptime``) and a
+    month (``%m``, ``%B`` or ``%b``); ``%d`` is optional (a format without it dates a record on the month's first
+    day). Each directive at most once; ``%%`` is a literal ``%``; every other character must appear as it is.
+    """
+    _compiled(date_format)
+    return date_format
+
+
+def parse_date(text: str, date_format: str) -> _dt.date:
+    """The date ``text`` states under ``date_format`` (:func:`check_date_format`); ValueError if it does not.
+
+    The whole of ``text`` must match (no trailing characters). Month names are English (``%B``: ``May``,
+    ``September``; ``%b``: ``Sep``), in any case, whatever the locale, and digits ASCII: the result is a fixed
+    function of ``text`` and ``date_format`` on every machine. A day the month lacks (``30,February,2004``) is
+    not a date.
+
+    Examples
+    --------
+    >>> parse_date("14,May,2004", "%d,%B,%Y")
+    datetime.date(2004, 5, 14)
+    >>> parse_date("03/sep/99 12:00", "%d/%b/%y %H:%M")
+    datetime.date(1999, 9, 3)
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"date {text!r} is not a string")
+    match = _compiled(date_format).fullmatch(text)
+    if match is None:
+        raise ValueError(f"date {text!r} does not read as {date_format!r}")
+    g = match.groupdict()
+    if g.get("year") is not None:
+        year = int(g["year"])
+    else:
+        short = int(g["year2"])
+        year = short + (1900 if short >= 69 else 2000)
+    if g.get("month") is not None:
+        month = int(g["month"])
+    else:
+        names = MONTHS if g.get("month_name") is not None else tuple(m[:3] for m in MONTHS)
+        month = names.index((g.get("month_name") or g["month_abbr"]).lower()) + 1
+    day = int(g["day"]) if g.get("day") is not None else 1
+    try:
+        return _dt.date(year, month, day)
+    except ValueError:
+        raise ValueError(f"date {text!r} is not a calendar date") from None
+
+
+@lru_cache(maxsize=32)
+def _compiled(date_format: str) -> Pattern[str]:
+    """The regular expression of ``date_format`` (:func:`check_date_format`)."""
+    if not isinstance(date_format, str) or not date_format:
+        raise ValueError(f"date_format must be a non-empty strptime-style format like '%d,%B,%Y', got {date_format!r}")
+    parts, seen, i = [], set(), 0
+    while i < len(date_format):
+        char = date_format[i]
+        if char != "%":
+            parts.append(re.escape(char))
+            i += 1
+            continue
+        directive = date_format[i + 1:i + 2]
+        i += 2
+        if directive == "%":
+            parts.append("%")
+            continue
+        if directive not in DIRECTIVES:
+            known = " ".join(f"%{d}" for d in DIRECTIVES)
+            raise ValueError(f"date_format {date_format!r}: %{directive} is not read (the directives read are "
+                             f"{known} and %%, month names in English)")
+        group, pattern = DIRECTIVES[directive]
+        if group in seen:
+            raise ValueError(f"date_format {date_format!r}: %{directive} appears twice")
+        seen.add(group)
+        parts.append(f"(?P<{group}>{pattern})")
+    _check_fields(date_format, seen)
+    return re.compile("".join(parts), re.IGNORECASE | re.ASCII)
+
+
+def _check_fields(date_format: str, seen: set) -> None:
+    """Refuse a format that does not state one year and one month."""
+    years, months = seen & {"year", "year2"}, seen & {"month", "month_name", "month_abbr"}
+    if len(years) != 1 or len(months) != 1:
+        raise ValueError(f"date_format {date_format!r} must state the year once (%Y or %y) and the month once "
+                         "(%m, %B or %b)")
