@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from .request import ReleaseRequest
 
 
-class ReleasePlan(Protocol):
+class PlanView(Protocol):
     """What a row reads of a :class:`topicdp.pipeline.ReleasePlan` (the plan consults the registry, so the registry
     does not import the plan): the request and its budget split."""
 
@@ -46,7 +46,7 @@ class ReleasePlan(Protocol):
     def budget(self) -> Any: ...  # a BudgetSplit: its ``topics`` part is the estimator's (epsilon, delta)
 
 #: (plan, number of units (stated or a DP count), public start topics or None) -> an unfitted private estimator
-EstimatorFactory = Callable[["ReleasePlan", int, "np.ndarray | None"], Any]
+EstimatorFactory = Callable[["PlanView", int, "np.ndarray | None"], Any]
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ class Mechanism:
     units: tuple[str, ...]
     estimator: EstimatorFactory
     predict: Callable[..., Any] | None = None
-    fit_params: Callable[["ReleasePlan"], dict] = lambda plan: {}
+    fit_params: Callable[["PlanView"], dict] = lambda plan: {}
 
     def forecast(self, *, epsilon: float, delta: float, unit: str, neighbours: str, n_units: int, n_topics: int,
                  n_words: int, public_start: bool = False, vocabulary_share: float = 1.0, signal=None):
@@ -86,7 +86,7 @@ class Mechanism:
                             n_topics=n_topics, n_words=n_words, public_start=public_start,
                             vocabulary_share=vocabulary_share, signal=signal)
 
-    def release(self, plan: "ReleasePlan", corpus: "Corpus | StreamingCorpus", *, n_units: int,
+    def release(self, plan: "PlanView", corpus: "Corpus | StreamingCorpus", *, n_units: int,
                 ledger: "PrivacyLedger", start: "np.ndarray | None" = None, client=None,
                 vocabulary: "str | VocabularyStatement" = "public") -> "PrivateRelease":
         """Fit the plan's estimator on the prepared ``corpus``, its releases recorded in ``ledger``.
@@ -142,7 +142,7 @@ class SpectralForecast:
 DP_VEM_ITERATIONS = {False: 7, True: 2}
 
 
-def _dp_vem(plan: "ReleasePlan", n_units: int, start: "np.ndarray | None"):
+def _dp_vem(plan: "PlanView", n_units: int, start: "np.ndarray | None"):
     from ..variational import DPVariationalLDA
 
     r, topics = plan.request, plan.budget.topics
@@ -164,7 +164,7 @@ def _dp_vem_forecast(*, epsilon, delta, unit, neighbours, n_units, n_topics, n_w
 # -- output perturbation of TopicDP's f with the global sensitivity ----------------------------------------
 
 def _output_perturbation(kind: str) -> EstimatorFactory:
-    def build(plan: "ReleasePlan", n_units: int, start: "np.ndarray | None"):
+    def build(plan: "PlanView", n_units: int, start: "np.ndarray | None"):
         from sklearn.base import clone
 
         r, topics = plan.request, plan.budget.topics
@@ -188,14 +188,14 @@ def _output_perturbation_forecast(kind: str):
     return predict
 
 
-def _keep_nonprivate(plan: "ReleasePlan") -> dict:
+def _keep_nonprivate(plan: "PlanView") -> dict:
     return {"keep_nonprivate": plan.request.keep_nonprivate}
 
 
 # -- spectral configurations --------------------------------------------------------------------------------
 
 def _spectral(configuration: int) -> EstimatorFactory:
-    def build(plan: "ReleasePlan", n_units: int, start: "np.ndarray | None"):
+    def build(plan: "PlanView", n_units: int, start: "np.ndarray | None"):
         from ..spectral import SpectralDP
 
         # n_units: the stated count the pipeline checked against its census (before filtering); the moments are
@@ -225,7 +225,7 @@ def _spectral_forecast(configuration: int):
 DPSVI_BATCH = 100
 
 
-def _dpsvi(plan: "ReleasePlan", n_units: int, start: "np.ndarray | None"):
+def _dpsvi(plan: "PlanView", n_units: int, start: "np.ndarray | None"):
     from ..baselines import DPSVI
 
     # the sampling rate from the DP (or stated) count, never from the corpus: q must not depend on the data
@@ -244,7 +244,7 @@ def _top_n(n_words: int) -> int:
     return min(10, n_words - 1)  # a tiny vocabulary still gets a forecast
 
 
-_ROWS: dict[str, tuple[EstimatorFactory, Callable[..., Any] | None, Callable[["ReleasePlan"], dict]]] = {
+_ROWS: dict[str, tuple[EstimatorFactory, Callable[..., Any] | None, Callable[["PlanView"], dict]]] = {
     "dp-vem": (_dp_vem, _dp_vem_forecast, lambda plan: {}),
     "gaussian-global": (_output_perturbation("gaussian"), _output_perturbation_forecast("gaussian"), _keep_nonprivate),
     "laplace": (_output_perturbation("laplace"), _output_perturbation_forecast("laplace"), _keep_nonprivate),
