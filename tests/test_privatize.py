@@ -119,3 +119,23 @@ def test_an_existing_out_is_refused_unless_overwrite(files, tmp_path, monkeypatc
 
 def test_exported_at_the_top_level():
     assert "privatize" in topicdp.__all__ and topicdp.privatize.__module__ == "topicdp.pipeline.options"
+
+
+def _ledger_records(path) -> list:
+    from topicdp.rdp import PrivacyLedger
+
+    return [(r["type"], r.get("status"), r["entries"]) for r in PrivacyLedger.open(path).file.state().records]
+
+
+def test_a_refused_run_is_charged_to_the_ledger_as_the_commands(files, tmp_path, capsys):
+    from topicdp.rdp import PrivacyLedger
+
+    paths = [str(tmp_path / f"{name}.ledger") for name in ("python", "command")]
+    for path in paths:
+        PrivacyLedger.open(path, budget=(3.0, 1e-5), unit="user", neighbours="add-remove")
+    with pytest.raises(ReleaseRefused):
+        topicdp.privatize(str(files / "corpus.jsonl"), **_options(files), ledger=paths[0], echo=lambda line: None)
+    assert main(_argv(files, "--ledger", paths[1])) == 2
+    ours = _ledger_records(paths[0])
+    assert ours == _ledger_records(paths[1])
+    assert ours[-1][:2] == ("completed", "stopped: refused") and [e["name"] for e in ours[-1][2]] == ["unit count"]
