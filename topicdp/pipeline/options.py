@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from .._files import check_input_file, check_paths
 from .._names import RELEASE_DEFAULTS
+from .._progress import say
 from .request import CorpusSource, ReleaseRequest, VocabularyPolicy
 from .run import release
 
@@ -174,8 +175,9 @@ def privatize(corpus, *, n_topics: int = RELEASE_DEFAULTS.n_topics, epsilon: flo
     keep_nonprivate : bool, default=False
         Keep TopicDP's non-private topics in the owner's diagnostics (never published).
     echo : callable, optional
-        Receives each line of the plan and the forecasts, the lines ``topicdp privatize`` prints (``print`` shows
-        them, ``lines.append`` keeps them); default: INFO lines on the ``topicdp`` logger.
+        Receives each line of the plan and the forecasts, the lines ``topicdp privatize`` prints (``lines.append``
+        keeps them). Default: INFO lines on the ``topicdp`` logger, also written to stderr when no logging handler
+        shows them (as the progress lines are, :mod:`topicdp._progress`), so that the plan is seen without set-up.
 
     Returns
     -------
@@ -228,7 +230,7 @@ def privatize(corpus, *, n_topics: int = RELEASE_DEFAULTS.n_topics, epsilon: flo
         max_tokens_per_user=max_tokens_per_user, stop_words=stop_words, max_features=max_features, min_df=min_df,
         max_df=max_df, vocabulary_epsilon=vocabulary_epsilon, vocabulary_delta=vocabulary_delta, n_jobs=n_jobs,
         scheduler=scheduler, work_dir=work_dir, agnostic=agnostic, keep_nonprivate=keep_nonprivate)
-    result = release(request, echo=echo).release
+    result = release(request, echo=echo or say).release
     if out is not None:
         result.save(out, overwrite=overwrite)
     return result
