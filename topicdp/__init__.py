@@ -1,7 +1,9 @@
 """topicdp: differentially private topic models.
 
 Four roads to a private topic-word matrix, one release path for all (:mod:`topicdp.pipeline`: request, plan
-from public facts, execution, one composed report; the ``topicdp privatize`` command is its front-end):
+from public facts, execution, one composed report). :func:`privatize` is that path from Python, with the options of
+the ``topicdp privatize`` command: the DP count, the forecast and a refusal before the topics' budget is spent. The
+estimators below release what they fit, without a plan:
 
 * :class:`DPVariationalLDA` (``dp-vem``) — variational EM with Gaussian noise on
   per-unit normalised statistics. Guarantee: (epsilon, delta)-DP; the default on real text.
@@ -49,6 +51,7 @@ _LAZY = {
     "SklearnLDA": ".adapters",
     "SklearnNMF": ".adapters",
     "make_model": ".adapters",
+    "privatize": ".pipeline.options",
 }
 
 __all__ = list(_LAZY)
@@ -66,6 +69,7 @@ if TYPE_CHECKING:  # static checkers see the real names (``X as X``: a re-export
     from .baselines import SVILDA as SVILDA
     from .corpus import Corpus as Corpus
     from .corpus import embedded_corpus as embedded_corpus
+    from .pipeline.options import privatize as privatize
     from .release import PrivateRelease as PrivateRelease
     from .rdp import BudgetExceededError as BudgetExceededError
     from .rdp import PrivacyLedger as PrivacyLedger

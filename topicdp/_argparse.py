@@ -58,13 +58,20 @@ _FLAG_NAMES = {"n_topics": "--topics", "keep_nonprivate": "--show-nonprivate"}
 _FLAGGED = ("model_seed", "sampler_seed", "n_pairs", "n_jobs", "max_minutes", "max_features", "min_df", "max_df",
             "max_docs_per_user", "max_tokens_per_doc", "max_tokens_per_user", "n_units", "user_fraction",
             "secure_noise", "private_oracle", "release_anyway", "vocabulary_epsilon", "vocabulary_delta", "work_dir",
-            "n_topics", "keep_nonprivate")
+            "n_topics", "keep_nonprivate", "stop_words")
+
+
+#: the flags of ``privatize`` that :func:`topicdp.pipeline.options.request_from_options` takes under their own name
+REQUEST_FLAGS = ("epsilon", "delta", "unit", "vocabulary", "reference", "n_units", "ledger", "out", "release_anyway",
+                 "seed", "text_field", "user_field", "query", "user_fraction", "max_docs_per_user",
+                 "max_tokens_per_doc", "max_tokens_per_user", "stop_words", "max_features", "min_df", "max_df",
+                 "vocabulary_epsilon", "vocabulary_delta", "n_jobs", "scheduler", "work_dir")
 
 
 def flag(name: str) -> str:
     """The flag that sets the request's parameter ``name`` (``name`` itself when it is not one)."""
     single = ("epsilon", "delta", "gamma", "model", "mechanism", "guarantee", "calibration", "sizing", "reference",
-              "seed", "scheduler", "query")
+              "vocabulary", "seed", "scheduler", "query")
     if name in _FLAG_NAMES:
         return _FLAG_NAMES[name]
     return f"--{name.replace('_', '-')}" if name in _FLAGGED or name in single else name
@@ -79,25 +86,6 @@ def cli_words(text: str) -> str:
         text = text.replace(python, cli)
     return re.sub(r"\b[a-z]+(?:_[a-z]+)+\b", lambda m: flag(m.group()) if m.group() in _FLAGGED else m.group(),
                   text)
-
-
-def check_input_file(path: str, flag: str) -> None:
-    """Refuse, naming ``flag``, an input file that does not exist or is a directory (before it is opened)."""
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"{flag}: no such file: {path}")
-    if os.path.isdir(path):
-        raise ValueError(f"{flag}: {path} is a directory; give a file")
-
-
-def stop_words_option(option: str | None) -> tuple[str, ...]:
-    """``--stop-words``: none, ``web`` (:data:`topicdp.corpus.WEB_ARTEFACTS`) or a word list file."""
-    from .corpus import WEB_ARTEFACTS
-    from .vocabulary import load_vocabulary
-
-    if option is None or option == "web":
-        return () if option is None else WEB_ARTEFACTS
-    check_input_file(option, "--stop-words")
-    return load_vocabulary(option)
 
 
 def add_ledger_arguments(p: argparse.ArgumentParser) -> None:
@@ -149,16 +137,6 @@ def run_over_time(args: argparse.Namespace) -> int:
     show_over_time(result, top=args.top, out=args.out, plot=args.plot, html=args.html, overwrite=args.overwrite,
                    echo=lambda line: print(cli_words(line)))
     return 0
-
-
-def ledger_option(args: argparse.Namespace):
-    """``--ledger`` as the request's :class:`~topicdp.rdp.ledger_file.LedgerOptions` (``--out`` as the output
-    file it lists), or None."""
-    if getattr(args, "ledger", None) is None:
-        return None
-    from .rdp.ledger_file import LedgerOptions
-
-    return LedgerOptions(args.ledger, getattr(args, "out", None))
 
 
 def agnostic_option(args: argparse.Namespace):

@@ -350,6 +350,14 @@ def add_overwrite_argument(parser) -> None:
                              "anything is read); an output may never be an input or another output")
 
 
+def check_input_file(path: str, flag: str) -> None:
+    """Refuse, naming ``flag``, an input file that does not exist or is a directory (before it is opened)."""
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{flag}: no such file: {path}")
+    if os.path.isdir(path):
+        raise ValueError(f"{flag}: {path} is a directory; give a file")
+
+
 def check_file_flags(args, outputs: tuple[str, ...], inputs: tuple[str, ...] = ()) -> None:
     """:func:`check_paths` of parsed flags: ``outputs`` and ``inputs`` are flags (``"--out"``) or positional
     names (``"corpus"``, said "the corpus"); a built-in corpus' name is no path and is skipped as one."""

@@ -7,6 +7,7 @@ here (``topicdp.adapters.MODELS``, ``topicdp.pipeline.MECHANISMS``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 
 
@@ -56,6 +57,26 @@ DEFAULT_UNIT: str = Unit.USER.value  # a plain str: scikit-learn wants defaults 
 #: states it (then replace-one with that count). TopicDP's sampled road is the one exception: its sensitivity
 #: sampler draws replace-one pairs, so that is the only relation its random DP can state.
 DEFAULT_NEIGHBOURS: str = Neighbours.ADD_REMOVE.value
+
+
+@dataclass(frozen=True)
+class ReleaseDefaults:
+    """The defaults of a release of a corpus: the ``topicdp privatize`` flags and :func:`topicdp.privatize` read them
+    here (``n_topics`` is ``--topics``)."""
+
+    n_topics: int = 10
+    epsilon: float = DEFAULT_EPSILON
+    delta: float = DEFAULT_DELTA
+    unit: str = DEFAULT_UNIT
+    text_field: str = "text"
+    user_field: str = "user"
+    max_features: int = 5000
+    min_df: int = 5
+    max_df: float = 0.5
+    n_jobs: int = 2
+
+
+RELEASE_DEFAULTS = ReleaseDefaults()
 
 #: (registry name, adapter class in ``topicdp.adapters``, one line on the model)
 _MODEL_TABLE: tuple[tuple[str, str, str], ...] = (

@@ -17,11 +17,11 @@ for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "
 
 # Building the parser imports only argparse and these tiny pure-Python modules (``topicdp --help`` stays fast,
 # tests/test_cli_help.py checks that numpy is not loaded); heavy imports happen inside the commands.
-from ._argparse import (LazyParser, add_ledger_arguments, agnostic_option, check_input_file, cli_words, flag,
-                        ledger_option, stop_words_option)
+from ._argparse import REQUEST_FLAGS, LazyParser, add_ledger_arguments, agnostic_option, cli_words, flag
 from ._extras import MissingExtraError, require
 from ._progress import shown_on_stderr
 from ._files import add_overwrite_argument, check_file_flags, run_interruptible, wrote
+from ._names import RELEASE_DEFAULTS as D
 from ._names import (FORECAST_MECHANISMS, GUARANTEE_SUMMARIES, MECHANISM_SUMMARIES, MODEL_SUMMARIES, MODELS,
                      RIGOROUS_MECHANISMS, SENSITIVITIES, SENSITIVITY_SUMMARIES, UNITS)
 
@@ -44,17 +44,18 @@ def _add_privacy_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", default="gensim-lda", metavar="MODEL",
                    help="topic model of TopicDP (random-dp, gaussian-global, laplace; listed below); "
                         "default gensim-lda")
-    p.add_argument("--topics", type=int, default=10, help="number of topics K (default 10)")
-    p.add_argument("--epsilon", type=float, default=3.0, help="epsilon > 0 (default 3)")
-    p.add_argument("--delta", type=float, default=1e-6, help="delta in (0, 1) (default 1e-6)")
+    p.add_argument("--topics", type=int, default=D.n_topics, help="number of topics K (default %(default)s)")
+    p.add_argument("--epsilon", type=float, default=D.epsilon, help="epsilon > 0 (default %(default)g)")
+    p.add_argument("--delta", type=float, default=D.delta, help="delta in (0, 1) (default %(default)g)")
     p.add_argument("--gamma", type=float, default=0.1, help="random-DP confidence in (0, 0.5) (default 0.1)")
-    p.add_argument("--unit", choices=UNITS, default="user", help="privacy unit (default user)")
+    p.add_argument("--unit", choices=UNITS, default=D.unit, help="privacy unit (default %(default)s)")
     p.add_argument("--n-units", type=int, default=None, metavar="N",
                    help="state the number of units public: neighbours are then replace-one with N units (default: "
                         "private, add/remove neighbours, and the plan reads a DP count of the units)")
     p.add_argument("--calibration", choices=("auto", "analytic", "rdp", "paper"), default="auto")
-    p.add_argument("--n-jobs", type=int, default=2,
-                   help="parallel workers: dp-vem's E-step threads, the sampler's model fits (default 2; -1 every core)")
+    p.add_argument("--n-jobs", type=int, default=D.n_jobs,
+                   help="parallel workers: dp-vem's E-step threads, the sampler's model fits (default %(default)s; "
+                        "-1 every core)")
     p.add_argument("--seed", type=int, default=None,
                    help="noise seed (testing only: the release is marked seeded and must not be published)")
     p.add_argument("--sampler-seed", type=int, default=0, help="seed of the neighbour-pair draws (default 0)")
@@ -117,13 +118,14 @@ def _add_corpus_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scheduler", default=None, metavar="local:N|ADDRESS",
                    help="run a sharded corpus' passes on Dask: N local worker processes, or a scheduler's address")
     p.add_argument("--work-dir", default=None, help="where a sharded corpus' count shards go (default: a temp dir)")
-    p.add_argument("--text-field", default="text", help="the records' text field (default text)")
-    p.add_argument("--user-field", default="user", help="the records' user id field (default user)")
-    p.add_argument("--max-features", type=int, default=5000, help="vocabulary size limit (default 5000)")
-    p.add_argument("--min-df", type=int, default=5, help="with a vocabulary built from the texts (random-dp): minimum "
-                   "document frequency of a word (default 5)")
-    p.add_argument("--max-df", type=float, default=0.5, help="with a vocabulary built from the texts (random-dp): drop "
-                   "words in more than this share of documents (default 0.5)")
+    p.add_argument("--text-field", default=D.text_field, help="the records' text field (default %(default)s)")
+    p.add_argument("--user-field", default=D.user_field, help="the records' user id field (default %(default)s)")
+    p.add_argument("--max-features", type=int, default=D.max_features,
+                   help="vocabulary size limit (default %(default)s)")
+    p.add_argument("--min-df", type=int, default=D.min_df, help="with a vocabulary built from the texts (random-dp): "
+                   "minimum document frequency of a word (default %(default)s)")
+    p.add_argument("--max-df", type=float, default=D.max_df, help="with a vocabulary built from the texts (random-dp): "
+                   "drop words in more than this share of documents (default %(default)s)")
     p.add_argument("--max-docs-per-user", type=int, default=None, help="contribution bound (>= 1; default: none)")
     p.add_argument("--max-tokens-per-doc", type=int, default=None, help="contribution bound (>= 1; default: none)")
     p.add_argument("--max-tokens-per-user", type=int, default=None,
@@ -143,43 +145,15 @@ def _add_corpus_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def build_request(args):
-    """The :class:`~topicdp.pipeline.ReleaseRequest` the flags describe (validated; nothing is read)."""
-    from .pipeline import CorpusSource, ReleaseRequest, VocabularyPolicy, resolve_road
-    from .vocabulary import load_vocabulary
+    """The :class:`~topicdp.pipeline.ReleaseRequest` the flags describe (validated; nothing is read), made by the
+    one translation of options into a request that :func:`topicdp.privatize` uses too."""
+    from .pipeline import resolve_road
+    from .pipeline.options import request_from_options
 
     guarantee, mechanism = resolve_road(args.guarantee, args.mechanism, args.sensitivity)
-    stop_words = stop_words_option(getattr(args, "stop_words", None))
-    corpus, reference = args.corpus, args.reference
-    if corpus == "themed" and guarantee == "random-dp":  # the demo's agnostic road: Lee, half of it as P
-        corpus, reference = "embedded", reference or "embedded"
-    if reference not in (None, "embedded"):
-        check_input_file(reference, "--reference")
-    if args.vocabulary is not None:
-        if args.vocabulary_epsilon is not None or args.vocabulary_delta is not None:
-            raise ValueError("--vocabulary (a public list) and --vocabulary-epsilon/--vocabulary-delta (a DP "
-                             "selection) exclude each other")
-        check_input_file(args.vocabulary, "--vocabulary")
-        vocabulary = VocabularyPolicy.public([w for w in load_vocabulary(args.vocabulary) if w not in stop_words])
-    elif corpus == "themed":
-        from .datasets import themed_vocabulary
-
-        vocabulary = VocabularyPolicy.public(themed_vocabulary())
-    elif reference not in (None, "embedded") and args.vocabulary_epsilon is args.vocabulary_delta is None:
-        # covered by default: P's own words, public and free (read with P by the release)
-        vocabulary = VocabularyPolicy.from_reference(args.min_df, args.max_df, args.max_features)
-    elif guarantee == "random-dp" or (corpus == "embedded" and args.vocabulary_epsilon is None
-                                      and args.vocabulary_delta is None):
-        vocabulary = VocabularyPolicy.from_texts(args.min_df, args.max_df, args.max_features)
-    else:
-        vocabulary = VocabularyPolicy.dp(args.vocabulary_epsilon, args.vocabulary_delta, args.max_features)
-    source = CorpusSource(corpus, args.text_field, args.user_field, args.user_fraction, args.max_docs_per_user,
-                          args.max_tokens_per_doc, args.max_tokens_per_user, stop_words,
-                          query=getattr(args, "query", None))
-    return ReleaseRequest(source, vocabulary, epsilon=args.epsilon, delta=args.delta, ledger=ledger_option(args),
-                          n_units=args.n_units, n_topics=args.topics, guarantee=guarantee, mechanism=mechanism,
-                          unit=args.unit, reference=reference, agnostic=agnostic_option(args),
-                          keep_nonprivate=args.show_nonprivate, release_anyway=args.release_anyway, seed=args.seed,
-                          n_jobs=args.n_jobs, scheduler=args.scheduler, work_dir=args.work_dir)
+    return request_from_options(
+        args.corpus, **{name: getattr(args, name, None) for name in REQUEST_FLAGS}, n_topics=args.topics,
+        guarantee=guarantee, mechanism=mechanism, agnostic=agnostic_option(args), keep_nonprivate=args.show_nonprivate)
 
 
 def check_arguments(args) -> None:
@@ -196,7 +170,7 @@ def check_arguments(args) -> None:
         raise ValueError(f"--cache-dir: {args.cache_dir} exists and is not a directory")
     try:
         args.request = build_request(args)
-    except (ValueError, TypeError) as exc:  # the library names its parameters; the user typed flags
+    except (ValueError, TypeError, FileNotFoundError) as exc:  # the library names its parameters; the user typed flags
         name, _, rest = cli_words(str(exc)).partition(" ")
         key = name.rstrip(":")  # "reference: no such file" names --reference
         raise type(exc)(f"{flag(key)}{name[len(key):]} {rest}") from None
@@ -306,8 +280,9 @@ def build_parser() -> argparse.ArgumentParser:
             _add_corpus_arguments(p)
             add_ledger_arguments(p)
         else:
-            p.set_defaults(corpus="themed", text_field="text", user_field="user", max_features=5000, min_df=5,
-                           max_df=0.5, max_docs_per_user=None, max_tokens_per_doc=None, max_tokens_per_user=None,
+            p.set_defaults(corpus="themed", text_field=D.text_field, user_field=D.user_field,
+                           max_features=D.max_features, min_df=D.min_df, max_df=D.max_df, max_docs_per_user=None,
+                           max_tokens_per_doc=None, max_tokens_per_user=None,
                            user_fraction=None, vocabulary=None, vocabulary_epsilon=None, vocabulary_delta=None,
                            scheduler=None, work_dir=None)
         _add_privacy_arguments(p)

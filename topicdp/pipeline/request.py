@@ -23,7 +23,8 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from .._files import shard_paths
-from .._names import BOUND_PARAMETERS, DEFAULT_UNIT, GUARANTEES, RIGOROUS_MECHANISMS, Guarantee, Neighbours, Unit
+from .._names import RELEASE_DEFAULTS as D
+from .._names import BOUND_PARAMETERS, GUARANTEES, RIGOROUS_MECHANISMS, Guarantee, Neighbours, Unit
 from .._validation import (check_delta, check_epsilon, check_privacy_parameters, check_int, check_n_jobs, check_option,
                            check_real)
 
@@ -85,8 +86,8 @@ class CorpusSource:
     """
 
     path: Any
-    text_field: str = "text"
-    user_field: str = "user"
+    text_field: str = D.text_field
+    user_field: str = D.user_field
     user_fraction: float | None = None
     max_docs_per_user: int | None = None
     max_tokens_per_doc: int | None = None
@@ -216,9 +217,9 @@ class VocabularyPolicy:
     words: tuple[str, ...] | None = None
     epsilon: float | None = None
     delta: float | None = None
-    max_features: int = 5000
-    min_df: int = 5
-    max_df: float = 0.5
+    max_features: int = D.max_features
+    min_df: int = D.min_df
+    max_df: float = D.max_df
     origin: str = "stated by the data owner"  # where a public list came from, as the report states it
 
     def __post_init__(self) -> None:
@@ -247,17 +248,18 @@ class VocabularyPolicy:
         return cls(kind="public", words=words, max_features=max(len(words), 1), origin=origin)
 
     @classmethod
-    def dp(cls, epsilon: float | None = None, delta: float | None = None, max_features: int = 5000) -> "VocabularyPolicy":
+    def dp(cls, epsilon: float | None = None, delta: float | None = None, max_features: int = D.max_features) -> "VocabularyPolicy":
         """A DP selection; ``epsilon``/``delta`` default to a share of the request's budget
         (:data:`topicdp.pipeline.plan.VOCABULARY_EPSILON_SHARE`, :data:`~topicdp.pipeline.plan.VOCABULARY_DELTA_SHARE`)."""
         return cls(kind="dp", epsilon=epsilon, delta=delta, max_features=max_features)
 
     @classmethod
-    def from_texts(cls, min_df: int = 5, max_df: float = 0.5, max_features: int = 5000) -> "VocabularyPolicy":
+    def from_texts(cls, min_df: int = D.min_df, max_df: float = D.max_df, max_features: int = D.max_features) -> "VocabularyPolicy":
         return cls(kind="texts", min_df=min_df, max_df=max_df, max_features=max_features)
 
     @classmethod
-    def from_reference(cls, min_df: int = 5, max_df: float = 0.5, max_features: int = 5000) -> "VocabularyPolicy":
+    def from_reference(cls, min_df: int = D.min_df, max_df: float = D.max_df,
+                       max_features: int = D.max_features) -> "VocabularyPolicy":
         """The public reference's words, built as :meth:`from_texts` builds the texts' (the release turns it into
         :meth:`public` once the reference is read)."""
         return cls(kind="reference", min_df=min_df, max_df=max_df, max_features=max_features)
@@ -375,11 +377,11 @@ class ReleaseRequest:
 
     source: CorpusSource
     vocabulary: VocabularyPolicy = field(default_factory=VocabularyPolicy.dp)
-    epsilon: float = 3.0
-    delta: float = 1e-6
-    unit: Unit | str = DEFAULT_UNIT
+    epsilon: float = D.epsilon
+    delta: float = D.delta
+    unit: Unit | str = D.unit
     n_units: int | None = None
-    n_topics: int = 10
+    n_topics: int = D.n_topics
     guarantee: Guarantee | str = Guarantee.DP
     mechanism: str | None = None
     reference: str | None = None
@@ -387,7 +389,7 @@ class ReleaseRequest:
     keep_nonprivate: bool = False
     release_anyway: bool = False
     seed: int | None = None
-    n_jobs: int = 2
+    n_jobs: int = D.n_jobs
     scheduler: str | None = None
     work_dir: str | None = None
     ledger: "LedgerOptions | str | None" = None

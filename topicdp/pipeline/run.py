@@ -117,7 +117,7 @@ def release_prepared(plan: ReleasePlan, source, *, spent: PrivacyLedger | None =
 
     Parameters
     ----------
-    plan : ReleasePlan
+    plan : topicdp.pipeline.plan.ReleasePlan
         From :func:`plan_request` (its reference, if any, is the public P the decision is simulated on).
     source
         A reader of the private corpus with :class:`~topicdp.pipeline.sources.InMemorySource`'s methods (e.g.

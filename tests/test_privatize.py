@@ -1,0 +1,141 @@
+"""``topicdp.privatize`` is ``topicdp privatize`` from Python: the same request, the same plan and refusal before
+the topics' budget is spent, the same release when forced, and its parameters checked before anything is read."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import topicdp
+from topicdp._argparse import cli_words
+from topicdp._names import RELEASE_DEFAULTS
+from topicdp.cli import build_parser, check_arguments, main
+from topicdp.pipeline import ReleaseRefused
+
+WORDS = [f"w{a}{b}" for a in "abcdef" for b in "abcdefghij"]  # three blocks of twenty words
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """400 users x 3 documents over a public word list: at epsilon 0.05 per user the plan refuses the topics."""
+    rng = np.random.default_rng(0)
+    root = tmp_path_factory.mktemp("privatize")
+    lines = []
+    for u in range(400):
+        for _ in range(3):
+            block = rng.integers(3)
+            lines.append(json.dumps({"user": f"u{u}", "text": " ".join(rng.choice(WORDS[20 * block:20 * block + 20],
+                                                                                    size=30))}))
+    (root / "corpus.jsonl").write_text("\n".join(lines) + "\n")
+    (root / "words.txt").write_text("\n".join(WORDS) + "\n")
+    return root
+
+
+def _options(files) -> dict:
+    return dict(n_topics=3, epsilon=0.05, vocabulary=str(files / "words.txt"), seed=0)
+
+
+def _argv(files, *extra) -> list[str]:
+    return ["privatize", str(files / "corpus.jsonl"), "--topics", "3", "--epsilon", "0.05", "--vocabulary",
+            str(files / "words.txt"), "--seed", "0", *extra]
+
+
+def test_the_request_is_the_commands(files):
+    args = build_parser().parse_args(_argv(files, "--max-docs-per-user", "2"))
+    check_arguments(args)
+    from topicdp.pipeline.options import request_from_options
+
+    options = {name: None for name in ("reference", "n_units", "mechanism", "ledger", "out", "query", "user_fraction",
+                                       "max_tokens_per_doc", "max_tokens_per_user", "stop_words", "vocabulary_epsilon",
+                                       "vocabulary_delta", "scheduler", "work_dir")}
+    defaults = RELEASE_DEFAULTS
+    made = request_from_options(str(files / "corpus.jsonl"), **{**options, **_options(files)}, unit=defaults.unit,
+                                delta=defaults.delta, guarantee="dp", release_anyway=False, max_docs_per_user=2,
+                                text_field=defaults.text_field, user_field=defaults.user_field,
+                                max_features=defaults.max_features, min_df=defaults.min_df, max_df=defaults.max_df,
+                                n_jobs=defaults.n_jobs, agnostic=args.request.agnostic, keep_nonprivate=False)
+    assert made == args.request
+
+
+def test_a_refusal_carries_the_figures_of_the_commands_error_line(files, capsys):
+    with pytest.raises(ReleaseRefused) as caught:
+        topicdp.privatize(str(files / "corpus.jsonl"), **_options(files), echo=lambda line: None)
+    refused = caught.value
+    assert refused.spent and refused.spent[0].startswith("the unit count (epsilon=")
+    assert "the topics' budget was not spent" in str(refused)
+    capsys.readouterr()
+    assert main(_argv(files)) == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert error == f"topicdp: error: {cli_words(str(refused))}"
+
+
+def test_a_forced_release_is_the_commands_release_bit_for_bit(files, tmp_path, capsys):
+    lines: list[str] = []
+    ours = topicdp.privatize(str(files / "corpus.jsonl"), **_options(files), release_anyway=True,
+                             out=str(tmp_path / "python.json"), echo=lines.append)
+    assert main(_argv(files, "--release-anyway", "--out", str(tmp_path / "command.json"))) == 0
+    printed = capsys.readouterr().out
+    assert lines and all(cli_words(line) in printed for line in lines)  # the plan the command prints
+    python, command = (json.loads((tmp_path / name).read_text()) for name in ("python.json", "command.json"))
+    assert np.array_equal(np.asarray(python["topic_word"]), np.asarray(command["topic_word"]))
+    assert np.array_equal(ours.topic_word, np.asarray(command["topic_word"]))
+    assert python == command  # the published file whole: topics, vocabulary, report (it holds no path or date)
+    assert python["vocabulary"] == command["vocabulary"] == WORDS
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"n_topics": 0}, "n_topics"),
+    ({"epsilon": -1.0}, "epsilon"),
+    ({"delta": 1.5}, "delta"),
+    ({"unit": "team"}, "unit"),
+    ({"max_docs_per_user": 0}, "max_docs_per_user must be an integer >= 1"),
+    ({"user_fraction": 1.5}, "user_fraction"),
+    ({"seed": -1}, "seed"),
+    ({"mechanism": "magic"}, "mechanism"),
+    ({"vocabulary": "no-such-words.txt"}, "vocabulary: no such file"),
+    ({"out": "no-such-directory/release.json"}, "out: cannot write"),
+])
+def test_bad_parameters_are_refused_by_name_before_anything_is_read(files, kwargs, message, monkeypatch):
+    import topicdp.pipeline.options as options
+
+    def never(*args, **kwargs):
+        raise AssertionError("the release ran")
+
+    monkeypatch.setattr(options, "release", never)
+    with pytest.raises((ValueError, TypeError, FileNotFoundError), match=message):
+        topicdp.privatize(str(files / "corpus.jsonl"), **{**_options(files), **kwargs})
+
+
+def test_an_existing_out_is_refused_unless_overwrite(files, tmp_path, monkeypatch):
+    import topicdp.pipeline.options as options
+
+    monkeypatch.setattr(options, "release", lambda *a, **k: (_ for _ in ()).throw(AssertionError("ran")))
+    (tmp_path / "r.json").write_text("{}")
+    with pytest.raises(ValueError, match=r"overwrite=True"):
+        topicdp.privatize(str(files / "corpus.jsonl"), **_options(files), out=str(tmp_path / "r.json"))
+
+
+def test_exported_at_the_top_level():
+    assert "privatize" in topicdp.__all__ and topicdp.privatize.__module__ == "topicdp.pipeline.options"
+
+
+def _ledger_records(path) -> list:
+    from topicdp.rdp import PrivacyLedger
+
+    return [(r["type"], r.get("status"), r["entries"]) for r in PrivacyLedger.open(path).file.state().records]
+
+
+def test_a_refused_run_is_charged_to_the_ledger_as_the_commands(files, tmp_path, capsys):
+    from topicdp.rdp import PrivacyLedger
+
+    paths = [str(tmp_path / f"{name}.ledger") for name in ("python", "command")]
+    for path in paths:
+        PrivacyLedger.open(path, budget=(3.0, 1e-5), unit="user", neighbours="add-remove")
+    with pytest.raises(ReleaseRefused):
+        topicdp.privatize(str(files / "corpus.jsonl"), **_options(files), ledger=paths[0], echo=lambda line: None)
+    assert main(_argv(files, "--ledger", paths[1])) == 2
+    ours = _ledger_records(paths[0])
+    assert ours == _ledger_records(paths[1])
+    assert ours[-1][:2] == ("completed", "stopped: refused") and [e["name"] for e in ours[-1][2]] == ["unit count"]
