@@ -584,7 +584,7 @@ def test_evaluate_prints_the_targets_the_contrast_and_a_public_yardstick(chatter
     assert f"NPMI at least {t.npmi:g}x and contrast at least {t.contrast:g}x a non-private LDA's" in out
     assert f"contrast = {CONTRAST_DEFINITION}: how much more a topic's top words co-occur" in out
     yardstick = next(line for line in out.splitlines() if "yardstick (free: public data" in line)
-    assert "held-out 20% of users" in yardstick and re.search(r"NPMI -?\d\.\d{3}, contrast -?\d\.\d{3}", yardstick)
+    assert "held-out 50% of users" in yardstick and re.search(r"NPMI -?\d\.\d{3}, contrast -?\d\.\d{3}", yardstick)
     assert re.search(rf"mean NPMI -?\d\.\d{{3}} = -?\d+\.\d\dx \[.*\] the yardstick's \(target {t.npmi:g}x\)", out)
     assert re.search(rf"mean contrast -?\d\.\d{{3}} = -?\d+\.\d\dx \[.*\] the yardstick's \(target {t.contrast:g}x\)", out)
     assert out.index("private evaluation:") < out.index("how to read these scores:")

@@ -9,7 +9,7 @@ words co-occur with everything). Three public things give the scores a reading:
 * **A yardstick** (:func:`fit_yardstick`): a non-private gensim LDA (:func:`topicdp.topics.reference_lda`, seed 0,
   5 passes) with the release's K, fitted on the public reference's training users and scored exactly by the same
   measures (:func:`topicdp.metrics.readability.heldout_npmi` and :func:`~topicdp.metrics.readability.npmi_contrast`
-  of its top 10 words) on the reference's held-out users (:func:`~topicdp.metrics.readability.split_users`, 20%;
+  of its top 10 words) on the reference's held-out users (:func:`~topicdp.metrics.readability.split_users`, half;
   on the reference itself when it has too few users to hold any out, and the yardstick says which). Public data:
   exact, no budget. A private score divided by it reads as "x of a non-private LDA's", the targets' scale. It is a
   scale, not a paired comparison: the two are scored on different text of the same kind.
@@ -33,8 +33,9 @@ N_COMMON = 100
 COMMON_SHARE = 0.5
 #: the top words each topic is read by (as the private evaluation reads them)
 TOP_N = 10
-#: the yardstick's held-out share of the reference's users, and the seed of the split and of the LDA
-YARDSTICK_HELDOUT, YARDSTICK_SEED = 0.2, 0
+#: the yardstick's held-out share of the reference's users (half: the more text a list is scored on, the fewer of
+#: its pairs are never seen together, each of which scores -1), and the seed of the split and of the LDA
+YARDSTICK_HELDOUT, YARDSTICK_SEED = 0.5, 0
 
 
 def contrast_line(n_across: int | None = None) -> str:
