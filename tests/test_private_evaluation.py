@@ -540,11 +540,11 @@ def _chatter_records(prefix: str, n_users: int, seed: int) -> list[dict]:
 def chatter(tmp_path_factory):
     """A release by hand: the four themes' first ten words and one topic of the reference's ten most common words;
     a public reference, a private corpus and the same corpus with one more user."""
-    from topicdp.metrics.yardstick import most_common_words
-
     base = tmp_path_factory.mktemp("chatter")
     reference = _chatter_records("p", 200, 1)
-    common = most_common_words([r["text"] for r in reference])
+    public = Corpus.from_texts([r["text"] for r in reference])
+    df = np.asarray((public.X > 0).sum(axis=0)).ravel()
+    common = [public.vocabulary[j] for j in sorted(range(df.size), key=lambda j: (-df[j], public.vocabulary[j]))]
     themes = [[f"zqt{chr(97 + t)}a{chr(97 + j)}" for j in range(10)] for t in range(4)]
     lists = themes + [list(common[:10])]
     _release(lists, 0).save(base / "release.json")
