@@ -592,7 +592,10 @@ def test_evaluate_prints_the_targets_the_contrast_and_a_public_yardstick(chatter
 
 def test_evaluate_flags_the_topic_of_common_words_from_public_facts(chatter):
     base, lists = chatter
-    out = _evaluate(base, "private.jsonl", "--reference", str(base / "reference.jsonl"))
+    out = _evaluate(base, "private.jsonl", "--reference", str(base / "reference.jsonl"), "--out",
+                    str(base / "evaluation.json"), "--overwrite")
+    reading = json.loads((base / "evaluation.json").read_text())["reading"]
+    assert reading["common_words"]["flagged"] == [False] * 4 + [True] and reading["yardstick"]["n_topics"] == 5
     flags = [line for line in out.splitlines() if line.startswith("    topic ")]
     assert len(flags) == len(lists)
     assert [("COMMON WORDS" in line) for line in flags] == [False] * 4 + [True]

@@ -108,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
     print(result.summary())
     print("\n".join(scale.lines(result)))
     if args.out:
-        atomic_write(args.out, json.dumps(result.to_dict()), overwrite=args.overwrite)
+        published = {**result.to_dict(), "reading": scale.as_dict(result.top_words)}  # the reading is public
+        atomic_write(args.out, json.dumps(published), overwrite=args.overwrite)
         wrote(args, "--out", f"wrote {args.out}")
     return 0

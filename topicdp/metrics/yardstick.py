@@ -206,6 +206,21 @@ class PublicScale:
         out += ["  " + line for line in self._common_lines(evaluation.top_words)]
         return out
 
+    def as_dict(self, top_words) -> dict:
+        """The reading in JSON (beside the evaluation in ``topicdp evaluate --out``): the targets, the contrast's
+        definition, the yardstick and each topic's common-word count (None without a reference)."""
+        from dataclasses import asdict
+
+        from ..forecast import TARGETS
+        from .readability import CONTRAST_DEFINITION
+
+        counts = None if self.common is None else list(common_word_counts(top_words, self.common))
+        return {"targets": asdict(TARGETS[self.unit]), "contrast_definition": CONTRAST_DEFINITION,
+                "yardstick": None if self.yardstick is None else self.yardstick.as_dict(),
+                "common_words": None if counts is None else {
+                    "rule": common_rule(len(self.common or ())), "counts": counts,
+                    "flagged": [is_common(c) for c in counts]}}
+
     def _yardstick_lines(self, evaluation) -> list[str]:
         from ..forecast import TARGETS
 
