@@ -616,3 +616,11 @@ def test_the_yardstick_and_the_flag_do_not_read_the_private_corpus(chatter):
     public = [[line for line in r if not line.lstrip().startswith(("mean NPMI", "mean contrast"))] for r in reading]
     assert public[0] == public[1] and any("yardstick (free" in line for line in public[0])
     assert any("COMMON WORDS" in line for line in public[0])
+
+
+def test_the_yardsticks_vocabulary_is_the_pipelines_ordinary_one():
+    from topicdp.metrics.yardstick import ORDINARY_VOCABULARY
+    from topicdp.pipeline import VocabularyPolicy
+
+    policy = VocabularyPolicy.from_reference()
+    assert ORDINARY_VOCABULARY == {"min_df": policy.min_df, "max_df": policy.max_df, "max_features": policy.max_features}
