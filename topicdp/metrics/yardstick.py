@@ -81,7 +81,8 @@ def common_word_counts(top_words: Sequence[Sequence[str]], common: Sequence[str]
 
 
 def is_common(count: int, top_n: int = TOP_N) -> bool:
-    """Whether a topic with ``count`` common words among its ``top_n`` is flagged: more than half are."""
+    """Whether a topic with ``count`` common words among its ``top_n`` is flagged: more than :data:`COMMON_SHARE`
+    of them are."""
     return count > COMMON_SHARE * top_n
 
 
@@ -136,6 +137,9 @@ class Yardstick:
                 "top_words": [list(t) for t in self.top_words]}
 
 
+WHOLE = "fitted on the whole public reference and scored on it (too few users to hold any out)"
+
+
 def _split(corpus):
     """(fit on, score on, how): the reference's users split by a hash of their ids, or the reference twice."""
     from .readability import split_users
@@ -143,9 +147,9 @@ def _split(corpus):
     try:
         train, test = split_users(corpus, YARDSTICK_HELDOUT, YARDSTICK_SEED)
     except ValueError:
-        return corpus, corpus, "fitted on the whole public reference and scored on it (too few users to hold out)"
+        return corpus, corpus, WHOLE
     if train.n_docs == 0 or test.n_docs == 0:
-        return corpus, corpus, "fitted on the whole public reference and scored on it (too few users to hold out)"
+        return corpus, corpus, WHOLE
     return train, test, (f"fitted on the public reference's other users and scored on its held-out "
                          f"{100 * YARDSTICK_HELDOUT:g}% of users (a hash of the user id)")
 
@@ -179,10 +183,12 @@ def fit_yardstick(texts: Sequence[str], users: Sequence, n_topics: int, *, vocab
     from .readability import _contrast, heldout_npmi
 
     texts = list(texts)
+    words = "the release's words" if vocabulary is not None else "an ordinary vocabulary of the reference"
     if vocabulary is None:
         vocabulary = ordinary_vocabulary(texts, stop_words)
     corpus = Corpus.from_texts(texts, list(users), vocabulary=list(vocabulary), stop_words=stop_words)
     train, test, how = _split(corpus)
+    how = f"on {words}, {how}"
     W = reference_lda(train, n_topics, random_state=YARDSTICK_SEED, passes=5)
     words = list(corpus.vocabulary)
     lists = tuple(tuple(words[j] for j in np.argsort(-row, kind="stable")[:TOP_N]) for row in W)
