@@ -183,12 +183,12 @@ def fit_yardstick(texts: Sequence[str], users: Sequence, n_topics: int, *, vocab
     from .readability import _contrast, heldout_npmi
 
     texts = list(texts)
-    words = "the release's words" if vocabulary is not None else "an ordinary vocabulary of the reference"
+    fitted_on = "the release's words" if vocabulary is not None else "an ordinary vocabulary of the reference"
     if vocabulary is None:
         vocabulary = ordinary_vocabulary(texts, stop_words)
     corpus = Corpus.from_texts(texts, list(users), vocabulary=list(vocabulary), stop_words=stop_words)
     train, test, how = _split(corpus)
-    how = f"on {words}, {how}"
+    how = f"on {fitted_on}, {how}"
     W = reference_lda(train, n_topics, random_state=YARDSTICK_SEED, passes=5)
     words = list(corpus.vocabulary)
     lists = tuple(tuple(words[j] for j in np.argsort(-row, kind="stable")[:TOP_N]) for row in W)
