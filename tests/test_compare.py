@@ -290,3 +290,48 @@ def test_spectral_rows_need_a_stated_count(neighbours):
     assert all("replace-one" in r[2] for r in rows.values() if r[2] and not r[3].startswith("not applicable"))
     assert rows["dpsvi"][3].startswith("not applicable")  # add/remove only (and documents only)
     assert f"({neighbours['stated']['n']}, --n-units)" in neighbours["stated"]["table"]  # stated: public
+
+
+# -- how to read the scores -------------------------------------------------------------------------------------
+
+
+def test_the_table_says_how_to_read_its_scores(document_run):
+    """The plan's targets, the contrast's definition and a yardstick (a non-private LDA on the public P, exact, free)
+    that each private score is divided by; each scored row counts its topics' common words (P's most common)."""
+    from topicdp.forecast import TARGETS
+    from topicdp.metrics.readability import CONTRAST_DEFINITION
+
+    out, _ = document_run
+    table = (out / "table.md").read_text()
+    t = TARGETS["document"]
+    assert f"NPMI at least {t.npmi:g}x and contrast at least {t.contrast:g}x a non-private LDA's" in table
+    assert f"contrast = {CONTRAST_DEFINITION}: how much more" in table
+    line = next(line for line in table.splitlines() if "yardstick (free: public data, exact, no budget)" in line)
+    assert "K = 3" in line and "held-out 50% of users" in line and re.search(r"NPMI -?\d\.\d{3}, contrast", line)
+    assert "public reference's 100 words found in the most documents" in table
+    scored = [r for r in _table_rows(table) if r[4]]
+    ratio = r"(-?\d+\.\d\dx \[|no ratio \(the yardstick's is not positive\))"
+    assert scored and all(re.match(ratio, r[6]) and re.match(ratio, r[7]) and r[8] for r in scored)
+
+
+def test_the_table_flags_a_release_of_common_words():
+    """A row whose one topic is ten of P's most common words is flagged in its own cell; without a reference the table
+    says the flag cannot be computed."""
+    from topicdp.experiments.table import format_table
+
+    evaluation = {"mean_npmi": 0.162, "mean_npmi_interval": [0.092, 0.230], "mean_contrast": 0.103,
+                  "mean_contrast_interval": [0.05, 0.15], "level": 0.9, "epsilon": 10.0, "delta": 1e-6,
+                  "sigma": 3.0, "sensitivity": 2.0, "unit": "user", "neighbours": "add-remove", "seeded": False}
+    row = {"road": "dp-vem", "epsilon": 3.0, "status": "released", "guarantee": "(3, 1e-06)-DP", "entries": [],
+           "evaluation": evaluation, "common_words": [2, 10, 1]}
+    yardstick = {"npmi": 0.2, "contrast": 0.05, "n_topics": 3, "scored_on": "scored on P", "top_words": [["a"]]}
+    info = {"corpus": "c", "unit": "user", "n_topics": 3, "n_words": 10, "delta": 1e-6, "evaluation": (10.0, 1e-6),
+            "scale": {"yardstick": yardstick, "n_common": 100, "yardstick_common": [1, 3, 0], "note": None}}
+    table = format_table([row], info)
+    cells = _table_rows(table)[0]
+    assert cells[6] == "0.81x [0.46x, 1.15x]" and cells[7] == "2.06x [1.00x, 3.00x]"
+    assert cells[8] == "topic 1 (10 of 10)"
+    assert "the yardstick LDA's topics: 1, 3, 0 of 10" in table
+    bare = format_table([dict(row, common_words=None)], {**info, "scale": None})
+    assert "common words: cannot be flagged without public data (--reference)" in bare
+    assert "yardstick: none without a public reference" in bare and "NPMI at least 0.5x" in bare

@@ -8,6 +8,7 @@ import argparse
 import itertools
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -515,3 +516,111 @@ def test_evaluate_command_charges_a_persisted_ledger_before_reading(tmp_path, ge
     with pytest.raises(BudgetExceededError):  # (3, 1e-6) alone is (2.67, 1e-5); with the first, 3.33 exactly
         evaluate("3")
     assert reads == [] and len(PrivacyLedger.open(path)) == 1
+
+
+# -- reading the scores: targets, contrast, a public yardstick, common words ------------------------------------
+
+
+def _chatter_records(prefix: str, n_users: int, seed: int) -> list[dict]:
+    """Users of four themes (15 letters-only words each, 20 tokens a post) whose posts also hold 30 tokens of 100
+    general words (every post draws from them): the general words are the corpus' most common."""
+    rng = np.random.default_rng(seed)
+    general = [f"zqg{chr(97 + j // 26)}{chr(97 + j % 26)}" for j in range(100)]
+    themes = [[f"zqt{chr(97 + t)}{chr(97 + j // 26)}{chr(97 + j % 26)}" for j in range(15)] for t in range(4)]
+    out = []
+    for u in range(n_users):
+        theme = themes[int(rng.integers(4))]
+        for _ in range(3):
+            words = list(rng.choice(general, size=30)) + list(rng.choice(theme, size=20))
+            out.append({"user": f"{prefix}{u}", "text": " ".join(words)})
+    return out
+
+
+@pytest.fixture(scope="module")
+def chatter(tmp_path_factory):
+    """A release by hand: the four themes' first ten words and one topic of the reference's ten most common words;
+    a public reference, a private corpus and the same corpus with one more user."""
+    base = tmp_path_factory.mktemp("chatter")
+    reference = _chatter_records("p", 200, 1)
+    public = Corpus.from_texts([r["text"] for r in reference])
+    df = np.asarray((public.X > 0).sum(axis=0)).ravel()
+    common = [public.vocabulary[j] for j in sorted(range(df.size), key=lambda j: (-df[j], public.vocabulary[j]))]
+    themes = [[f"zqt{chr(97 + t)}a{chr(97 + j)}" for j in range(10)] for t in range(4)]
+    lists = themes + [list(common[:10])]
+    _release(lists, 0).save(base / "release.json")
+    private = _chatter_records("u", 150, 2)
+    files = {"reference": reference, "private": private, "added": private + _chatter_records("x", 1, 9)}
+    for name, records in files.items():
+        (base / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    return base, lists
+
+
+def _evaluate(base, corpus: str, *flags: str) -> str:
+    from topicdp.cli import main
+
+    import contextlib
+    import io
+
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        assert main(["evaluate", str(base / "release.json"), str(base / corpus), "--epsilon", "2", "--seed", "0",
+                     *flags]) == 0
+    return buffer.getvalue()
+
+
+def test_evaluate_prints_the_targets_the_contrast_and_a_public_yardstick(chatter):
+    """The targets are the plan's (topicdp.forecast.TARGETS), the contrast's definition is readability's own words,
+    and with --reference a non-private LDA's exact scores on the reference give the scale, with each score over it."""
+    import importlib
+
+    from topicdp.forecast import TARGETS
+    from topicdp.metrics.readability import CONTRAST_DEFINITION
+
+    base, _ = chatter
+    module = importlib.import_module("topicdp.metrics.readability")
+    assert CONTRAST_DEFINITION in " ".join(str(module.__doc__).split())  # quoted, not paraphrased
+    out = _evaluate(base, "private.jsonl", "--reference", str(base / "reference.jsonl"))
+    t = TARGETS["document"]
+    assert f"NPMI at least {t.npmi:g}x and contrast at least {t.contrast:g}x a non-private LDA's" in out
+    assert f"contrast = {CONTRAST_DEFINITION}: how much more a topic's top words co-occur" in out
+    yardstick = next(line for line in out.splitlines() if "yardstick (free: public data" in line)
+    assert "held-out 50% of users" in yardstick and re.search(r"NPMI -?\d\.\d{3}, contrast -?\d\.\d{3}", yardstick)
+    assert re.search(rf"mean NPMI -?\d\.\d{{3}} = -?\d+\.\d\dx \[.*\] the yardstick's \(target {t.npmi:g}x\)", out)
+    assert re.search(rf"mean contrast -?\d\.\d{{3}} = -?\d+\.\d\dx \[.*\] the yardstick's \(target {t.contrast:g}x\)", out)
+    assert out.index("private evaluation:") < out.index("how to read these scores:")
+
+
+def test_evaluate_flags_the_topic_of_common_words_from_public_facts(chatter):
+    base, lists = chatter
+    out = _evaluate(base, "private.jsonl", "--reference", str(base / "reference.jsonl"), "--out",
+                    str(base / "evaluation.json"), "--overwrite")
+    reading = json.loads((base / "evaluation.json").read_text())["reading"]
+    assert reading["common_words"]["flagged"] == [False] * 4 + [True] and reading["yardstick"]["n_topics"] == 5
+    flags = [line for line in out.splitlines() if line.startswith("    topic ")]
+    assert len(flags) == len(lists)
+    assert [("COMMON WORDS" in line) for line in flags] == [False] * 4 + [True]
+    assert "topic 4: 10 of its 10 top words are among the reference's 100 most common" in flags[4]
+    assert "never the private corpus' frequencies" in out
+    without = _evaluate(base, "private.jsonl")
+    assert "common words: cannot be flagged without public data (--reference)" in without
+    assert "COMMON WORDS" not in without and "NPMI at least" in without
+
+
+def test_the_yardstick_and_the_flag_do_not_read_the_private_corpus(chatter):
+    """Two private corpora that differ in one user, same seed: everything printed to read the scores by is the same
+    but for the lines that divide the DP scores by the yardstick."""
+    base, _ = chatter
+    outs = [_evaluate(base, name, "--reference", str(base / "reference.jsonl"))
+            for name in ("private.jsonl", "added.jsonl")]
+    reading = [o[o.index("how to read these scores:"):].splitlines() for o in outs]
+    public = [[line for line in r if not line.lstrip().startswith(("mean NPMI", "mean contrast"))] for r in reading]
+    assert public[0] == public[1] and any("yardstick (free" in line for line in public[0])
+    assert any("COMMON WORDS" in line for line in public[0])
+
+
+def test_the_yardsticks_vocabulary_is_the_pipelines_ordinary_one():
+    from topicdp.metrics.yardstick import ORDINARY_VOCABULARY
+    from topicdp.pipeline import VocabularyPolicy
+
+    policy = VocabularyPolicy.from_reference()
+    assert ORDINARY_VOCABULARY == {"min_df": policy.min_df, "max_df": policy.max_df, "max_features": policy.max_features}

@@ -13,6 +13,11 @@ training users, the evaluations' for the held-out users (a disjoint set: each us
 persisted ledger (``ledger``) each release is charged to it as ``topicdp privatize --ledger`` charges it, and each
 evaluation as ``topicdp evaluate --ledger`` charges it; the table then states the ledger's total too.
 
+With a public reference the table also says how to read its scores, from public facts only (nothing spent): the
+plan's targets, a yardstick (a non-private LDA fitted on P's training users and scored exactly on P's held-out users)
+that each private score is divided by, and each release's topics made of P's most common words
+(:mod:`topicdp.metrics.yardstick`).
+
 Outputs in ``out_dir``: ``table.md`` (publishable: guarantees, refusals, private scores, totals), ``diagnostics.md``
 (the owner's: exact scores of the same lists on the held-out texts and the corpus' sizes, NOT for publication; written
 atomically, mode 0600, as a release's diagnostics), ``compare.png`` (the private contrast per road over epsilon, when
@@ -281,6 +286,7 @@ def compare(corpus_path: str, out_dir, settings: CompareSettings, *, reference: 
     say(f"corpus {split.name}: {len(prep.vocabulary)} words, prepared in {time.perf_counter() - started:.0f} s; "
         "held-out users score the releases (the exact sizes are private: the owner's diagnostics)")
     ceiling = _ceiling(prep, settings) if settings.ceiling else None
+    scale = _public_scale(split, prep, settings)
     done = {(r["road"], r["epsilon"]) for r in rows}
     from ..pipeline import MECHANISMS
 
@@ -307,7 +313,7 @@ def compare(corpus_path: str, out_dir, settings: CompareSettings, *, reference: 
     info = {"corpus": split.name, "unit": str(settings.unit), "n_topics": settings.n_topics, "delta": settings.delta,
             "evaluation": settings.evaluation, "reference": reference is not None, "n_words": len(prep.vocabulary),
             "neighbours": str(prep.request.neighbours), "n_units": settings.n_units,
-            "seeded": settings.seed is not None}
+            "seeded": settings.seed is not None, "scale": _scale_info(scale)}
     if ledger is not None:
         info["ledger"] = ledger_total(ledger)
     table = out / "table.md"
@@ -385,6 +391,12 @@ def _record(out: Path, outcome: Outcome, prep: Prepared, settings: CompareSettin
         row.update(status="refused" if outcome.refused else "released", reason=outcome.refused,
                    forced=outcome.forced, guarantee=guarantee_line(release.report),
                    kind=str(release.report.guarantee), top_words=[[w for w, _ in t] for t in release.top_words(5)])
+        common = prep.cache.get("common_words")
+        if common is not None:  # public: the released lists against P's most common words
+            from ..metrics.yardstick import TOP_N, common_word_counts
+
+            row["common_words"] = list(common_word_counts([[w for w, _ in t] for t in release.top_words(TOP_N)],
+                                                          common))
         eps, delta = settings.evaluation
         # every evaluation at the releases' relation (add/remove, or replace-one where the owner states the count),
         # so that one ledger composes them all
@@ -406,7 +418,7 @@ def _record(out: Path, outcome: Outcome, prep: Prepared, settings: CompareSettin
         row["evaluation"] = {k: data[k] for k in ("mean_npmi", "mean_npmi_interval", "mean_contrast",
                                                   "mean_contrast_interval", "level")}
         row["evaluation"].update({k: report[k] for k in ("epsilon", "delta", "sigma", "sensitivity", "unit",
-                                                         "neighbours", "seeded")})
+                                                         "neighbours", "seeded", "n_across")})
         exact.append({"road": outcome.road, "epsilon": outcome.epsilon, "seconds": round(seconds, 1),
                       **_exact(release, prep, ceiling, settings)})
         _append(out / "diagnostics.jsonl", exact[-1], private=True)
@@ -451,6 +463,30 @@ def _ceiling(prep: Prepared, settings: CompareSettings) -> dict:
     words = list(prep.vocabulary)
     return {"npmi": float(heldout_npmi(model.topic_word_, prep.heldout, words)),
             "contrast": float(npmi_contrast(model.topic_word_, prep.heldout, words))}
+
+
+def _public_scale(split: Split, prep: Prepared, settings: CompareSettings):
+    """What the table's scores are read against, from the public reference P only (nothing spent): a non-private
+    LDA's exact scores on P's held-out users, on the comparison's words, and P's most common words
+    (:func:`topicdp.metrics.yardstick.public_scale`); kept in ``prep.cache`` for each row's common-words count."""
+    from ..metrics.yardstick import public_scale
+
+    scale = public_scale(str(settings.unit), settings.n_topics, split.reference, vocabulary=prep.vocabulary,
+                         stop_words=prep.request.source.tokenizer_stop_words)
+    prep.cache["common_words"] = scale.common
+    return scale
+
+
+def _scale_info(scale) -> dict:
+    """The public scale as the table reads it (JSON): the yardstick, the size of the common list, the yardstick
+    LDA's own common-word counts."""
+    from ..metrics.yardstick import common_word_counts
+
+    y = scale.yardstick
+    return {"yardstick": None if y is None else y.as_dict(), "note": scale.note,
+            "n_common": None if scale.common is None else len(scale.common),
+            "yardstick_common": None if y is None or scale.common is None else
+            list(common_word_counts(y.top_words, scale.common))}
 
 
 def _owner_counts(prep: Prepared) -> dict:

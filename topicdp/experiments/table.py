@@ -79,13 +79,14 @@ def format_table(rows: list[dict], info: dict) -> str:
              + (f"({total:.3g}, {total_delta:.2g})-DP for them (their Gaussian releases composed)." if total is not None
                 else "none was made.")
              + " Exact scores are in the owner's diagnostics file, not here.",
-             "", *_totals(rows, info, n, total, total_delta), "",
+             "", *_reading(rows, info), "", *_totals(rows, info, n, total, total_delta), "",
              "| road | epsilon | guarantee (as the release's report states it) | outcome | NPMI [interval] | "
-             "contrast [interval] |",
-             "|---|---|---|---|---|---|"]
+             "contrast [interval] | NPMI / yardstick | contrast / yardstick | topics of common words |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    yardstick = (info.get("scale") or {}).get("yardstick")
     for r in sorted(rows, key=lambda r: (_road_order(r["road"]), r["epsilon"])):
         lines.append("| " + " | ".join([r["road"], f"{r['epsilon']:g}", _guarantee(r), _outcome(r),
-                                        *_scores(r)]) + " |")
+                                        *_scores(r), *_scaled(r, yardstick), _common_cell(r)]) + " |")
     random_dp = any(r["road"].startswith("random-dp") for r in rows)
     lines += ["", "Random DP (the random-dp rows) is NOT differential privacy: its sensitivity is sampled from the "
               "public reference P and holds with probability 1 - gamma over pairs drawn from P; units unlike P's "
@@ -102,6 +103,53 @@ def format_table(rows: list[dict], info: dict) -> str:
     if info.get("seeded"):
         lines.append("Seeded (--seed): every noise draw is seeded, for testing only; each report says so.")
     return "\n".join(lines)
+
+
+def _reading(rows: list[dict], info: dict) -> list[str]:
+    """How to read the scores (:mod:`topicdp.metrics.yardstick`): the contrast's definition, the plan's targets, the
+    yardstick on the public reference and how topics of common words are flagged; all public, nothing spent."""
+    from ..metrics.yardstick import NO_REFERENCE, Yardstick, common_rule, contrast_line, targets_line
+
+    scale = info.get("scale") or {}
+    n_across = next((r["evaluation"].get("n_across") for r in rows if r.get("evaluation")), None)
+    out = ["How to read the scores:", "", f"- {contrast_line(n_across)}", f"- {targets_line(info['unit'])}"]
+    y = scale.get("yardstick")
+    if y is not None:
+        out.append(f"- {Yardstick(**{**y, 'top_words': tuple(map(tuple, y['top_words']))}).line()}; the yardstick "
+                   "columns divide each private score and its interval by it (a scale: the two are scored on "
+                   "different text of the same kind)")
+    else:
+        out.append("- " + (scale.get("note") or "yardstick: none without a public reference (--reference): the "
+                                                 "scores have no non-private scale here"))
+    if scale.get("n_common"):
+        theirs = scale.get("yardstick_common")
+        out.append(f"- {common_rule(scale['n_common'])}; the last column names the flagged topics"
+                   + ("" if not theirs else f" (the yardstick LDA's topics: {', '.join(map(str, theirs))} of 10)"))
+    else:
+        out.append(f"- {NO_REFERENCE}")
+    return out
+
+
+def _scaled(row: dict, yardstick: dict | None) -> tuple[str, str]:
+    """The private mean NPMI and contrast over the yardstick's (with their intervals), or blank."""
+    from ..metrics.yardstick import scaled
+
+    e = row.get("evaluation")
+    if not e or yardstick is None:
+        return "", ""
+    return (scaled(e["mean_npmi"], e["mean_npmi_interval"], yardstick["npmi"]),
+            scaled(e["mean_contrast"], e["mean_contrast_interval"], yardstick["contrast"]))
+
+
+def _common_cell(row: dict) -> str:
+    """The row's topics flagged as common words, with their counts; ``none`` (and the largest count) otherwise."""
+    from ..metrics.yardstick import TOP_N, is_common
+
+    counts = row.get("common_words")
+    if not counts:
+        return ""
+    flagged = [f"topic {k} ({c} of {TOP_N})" for k, c in enumerate(counts) if is_common(c)]
+    return ", ".join(flagged) if flagged else f"none (at most {max(counts)} of {TOP_N})"
 
 
 def _totals(rows: list[dict], info: dict, n_evaluations: int, evaluation_total: float | None,

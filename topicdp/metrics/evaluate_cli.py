@@ -1,4 +1,5 @@
-"""``topicdp evaluate``: a release's NPMI and contrast on the owner's corpus, under DP (:mod:`topicdp.metrics.private`)."""
+"""``topicdp evaluate``: a release's NPMI and contrast on the owner's corpus, under DP (:mod:`topicdp.metrics.private`),
+read against the plan's targets, a yardstick and a common-words flag from public data (:mod:`topicdp.metrics.yardstick`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ DESCRIPTION = (
     "Evaluate a published release on the private corpus under differential privacy: each topic's NPMI and NPMI "
     "contrast of its top 10 words, with an interval that accounts for the noise. This is a release of its own: it "
     "spends --epsilon/--delta at the release's unit and neighbour relation (unless --unit/--neighbours say "
-    "otherwise), on top of what the release spent.")
+    "otherwise), on top of what the release spent. With --reference (public) it also prints, free, a yardstick (a "
+    "non-private LDA's scores on the reference) and flags topics made of the reference's most common words.")
 
 
 def populate(parser: argparse.ArgumentParser) -> None:
@@ -32,7 +34,8 @@ def populate(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--text-field", default="text", help="the records' text field (default text)")
     parser.add_argument("--user-field", default="user", help="the records' user id field (default user)")
     parser.add_argument("--reference", default=None,
-                        help="a public corpus of the same kind (JSON Lines): print the expected error before spending")
+                        help="a public corpus of the same kind (JSON Lines, Parquet or CSV): print the expected error before "
+                        "spending, and a yardstick and common-words flag to read the scores by (free: public data)")
     parser.add_argument("--n-units", type=int, default=None,
                         help="stated number of units (documents, or users) for that forecast (default: the reference's)")
     parser.add_argument("--ledger", default=None, metavar="FILE",
@@ -67,35 +70,45 @@ def run(args: argparse.Namespace) -> int:
     from ..corpus import Corpus, read_source_records
     from ..release import PrivateRelease
     from . import private as pv
+    from .yardstick import public_scale
 
     release = PrivateRelease.load(args.release)
     unit, neighbours = args.unit or release.report.unit, args.neighbours or release.report.neighbours
 
-    def read(path: str, query: str | None = None) -> Corpus:
+    def read(records: list) -> Corpus:
         # the release's own columns: N counts the documents holding a word of them, as the release's corpus did
-        records = list(read_source_records(path, args.text_field, args.user_field, query=query))
         return Corpus.from_texts([t for t, _ in records], [u for _, u in records], vocabulary=list(release.vocabulary))
 
+    def records_of(path: str, query: str | None = None) -> list:
+        return list(read_source_records(path, args.text_field, args.user_field, query=query))
+
     design = pv.coherence_design([[w for w, _ in topic] for topic in release.top_words(10)])  # public: the lists
+    public = None
     if args.reference:  # public facts only: the lists, the reference's rates, the stated size, sigma
-        reference = read(args.reference)
+        public = records_of(args.reference)
+        reference = read(public)
         rates = pv.reference_rates(reference, design, unit, args.clip)
         n_units = args.n_units or (reference.n_docs if unit == "document" else reference.n_users)
         forecast = pv.predict_error(design, rates, n_units, epsilon=args.epsilon,
                                     delta=args.delta, unit=unit, neighbours=neighbours, clip=args.clip, n_sim=50)
         print(f"forecast before spending (from --reference): {forecast.line()}")
+    # free, before anything private is read: the public reference and the released lists only
+    scale = public_scale(unit, release.n_topics,
+                         None if public is None else ([t for t, _ in public], [u for _, u in public]))
     ledger = None
     if args.ledger:  # the dataset's ledger: verified, and checked against this evaluation, before the corpus is read
         from ..rdp import PrivacyLedger
 
         ledger = PrivacyLedger.open(args.ledger)
         ledger.check([pv.planned_entry(design, args.epsilon, args.delta, unit, neighbours, args.clip)])
-    corpus = read(args.corpus, args.query)
+    corpus = read(records_of(args.corpus, args.query))
     result = release.evaluate(corpus, epsilon=args.epsilon, delta=args.delta, unit=unit,
                               neighbours=neighbours, clip=args.clip, level=args.level, ledger=ledger,
                               random_state=args.seed)
     print(result.summary())
+    print("\n".join(scale.lines(result)))
     if args.out:
-        atomic_write(args.out, json.dumps(result.to_dict()), overwrite=args.overwrite)
+        published = {**result.to_dict(), "reading": scale.as_dict(result.top_words)}  # the reading is public
+        atomic_write(args.out, json.dumps(published), overwrite=args.overwrite)
         wrote(args, "--out", f"wrote {args.out}")
     return 0

@@ -17,7 +17,7 @@ reported together by :func:`readability` (on blog text no single one tells topic
   is the mean over its n (n - 1) / 2 pairs. Unlike gensim's ``c_npmi`` (10-word sliding windows, see
   :func:`~topicdp.metrics.topic_coherence`) it needs only sparse matrix products: one call on 20,000
   documents x 2,000 words takes about 0.1 s.
-* **NPMI contrast** (:func:`npmi_contrast`): mean within-topic NPMI minus mean *across-topic* NPMI, the
+* **NPMI contrast** (:func:`npmi_contrast`): mean within-topic NPMI minus mean across-topic NPMI, the
   latter over pairs (a, b) with a in one topic's list and b in another's. Frequent words co-occur with
   everything, so NPMI alone rewards lists of frequent words: on held-out blog users the frequency list
   cut into chunks of 10 scores almost what gensim LDA does (0.163 vs 0.172), and LDA's own top words
@@ -53,6 +53,10 @@ import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 
 from .._validation import check_count_matrix, check_int, check_real
+
+#: The contrast's definition, as the module docstring states it: what ``evaluate`` and ``compare`` print beside it.
+CONTRAST_DEFINITION = ("mean within-topic NPMI minus mean across-topic NPMI, the latter over pairs (a, b) with a in "
+                       "one topic's list and b in another's")
 
 
 # -- top words ---------------------------------------------------------------------------------------

@@ -1,0 +1,284 @@
+"""How to read a release's scores: the plan's targets, a yardstick on public data, and a flag on common words.
+
+A private evaluation (:mod:`topicdp.metrics.private`) states "mean NPMI 0.161 [0.092, 0.230]"; alone the number has
+no scale, and a list of the corpus' most frequent words can score the best NPMI and a positive contrast (frequent
+words co-occur with everything). Three public things give the scores a reading:
+
+* **The targets** the plan judges a release on (:data:`topicdp.forecast.TARGETS`, imported: one definition): the
+  NPMI and the contrast as a share of a non-private LDA's of the same kind of text.
+* **A yardstick** (:func:`fit_yardstick`): a non-private gensim LDA (:func:`topicdp.topics.reference_lda`, seed 0,
+  5 passes) with the release's K, fitted on the public reference's training users and scored exactly by the same
+  measures (:func:`topicdp.metrics.readability.heldout_npmi` and :func:`~topicdp.metrics.readability.npmi_contrast`
+  of its top 10 words) on the reference's held-out users (:func:`~topicdp.metrics.readability.split_users`, half;
+  on the reference itself when it has too few users to hold any out, and the yardstick says which). Public data:
+  exact, no budget. A private score divided by it reads as "x of a non-private LDA's", the targets' scale. It is a
+  scale, not a paired comparison: the two are scored on different text of the same kind.
+* **A common-words flag** (:func:`common_word_counts`): how many of each released topic's top words are among the
+  public reference's :data:`N_COMMON` words found in the most documents; a topic is flagged when more than
+  :data:`COMMON_SHARE` of them are. It reads the released lists and the public reference only, never the private corpus' frequencies; without a
+  reference it cannot be computed, and the output says so. The yardstick LDA's own counts are printed beside it:
+  a non-private LDA's lists hold some frequent words too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+#: the public list of common words: the reference's this many words found in the most documents
+N_COMMON = 100
+#: a topic is flagged when more than this share of its top words are common: more than 6 of 10 sits between lists
+#: of a corpus' chatter and an LDA's thematic lists (docs/results/score_reading_blogs.md)
+COMMON_SHARE = 0.6
+#: the top words each topic is read by (as the private evaluation reads them)
+TOP_N = 10
+#: the yardstick's held-out share of the reference's users (half: the more text a list is scored on, the fewer of
+#: its pairs are never seen together, each of which scores -1), and the seed of the split and of the LDA
+YARDSTICK_HELDOUT, YARDSTICK_SEED = 0.5, 0
+
+
+def contrast_line(n_across: int | None = None) -> str:
+    """One line defining the contrast (quoting :data:`topicdp.metrics.readability.CONTRAST_DEFINITION`) and what it
+    measures; ``n_across``: the private evaluation's sample of across pairs per topic, when it used one."""
+    from .readability import CONTRAST_DEFINITION
+
+    sample = "" if not n_across else (f"; the private evaluation's across mean is over a public random sample of "
+                                      f"{n_across} such pairs per topic")
+    return (f"contrast = {CONTRAST_DEFINITION}: how much more a topic's top words co-occur with each other than with "
+            f"the other topics' top words (about 0 for words dealt to lists at random; NPMI alone rewards lists of "
+            f"frequent words, which co-occur with everything){sample}")
+
+
+def targets_line(unit: str) -> str:
+    """The plan's targets at ``unit`` (:data:`topicdp.forecast.TARGETS`), on the yardstick's scale."""
+    from ..forecast import TARGETS
+
+    t = TARGETS[str(unit)]
+    return (f"targets at the {unit} level (the plan's, topicdp.forecast.TARGETS): NPMI at least {t.npmi:g}x and "
+            f"contrast at least {t.contrast:g}x a non-private LDA's of the same kind of text")
+
+
+# -- the common-words flag (public facts only) ------------------------------------------------------------
+
+
+def most_common_words(texts: Sequence[str], *, n: int = N_COMMON, stop_words="english") -> tuple[str, ...]:
+    """The ``n`` words of the public ``texts`` found in the most documents (ties by spelling), tokenised as a
+    corpus is (:meth:`topicdp.Corpus.from_texts`)."""
+    from ..corpus import Corpus
+
+    corpus = Corpus.from_texts(list(texts), stop_words=stop_words)
+    df = np.asarray((corpus.X > 0).sum(axis=0)).ravel()
+    order = sorted(range(df.size), key=lambda j: (-int(df[j]), corpus.vocabulary[j]))
+    return tuple(str(corpus.vocabulary[j]) for j in order[:n])
+
+
+def common_word_counts(top_words: Sequence[Sequence[str]], common: Sequence[str]) -> tuple[int, ...]:
+    """For each topic's list, how many of its words are in ``common``."""
+    pool = set(common)
+    return tuple(sum(1 for w in t if w in pool) for t in top_words)
+
+
+def is_common(count: int, top_n: int = TOP_N) -> bool:
+    """Whether a topic with ``count`` common words among its ``top_n`` is flagged: more than :data:`COMMON_SHARE`
+    of them are."""
+    return count > COMMON_SHARE * top_n
+
+
+def common_rule(n_common: int = N_COMMON, top_n: int = TOP_N) -> str:
+    """How the flag is decided, in one sentence."""
+    return (f"common words: decided on public facts only, each released topic's {top_n} top words against the public "
+            f"reference's {n_common} words found in the most documents (never the private corpus' frequencies); a "
+            f"topic is flagged when more than {COMMON_SHARE * top_n:g} of its {top_n} are among them")
+
+
+NO_REFERENCE = ("common words: cannot be flagged without public data (--reference): deciding it from the private "
+                "corpus' frequencies would be a release nobody accounted for")
+
+
+def topic_flags(counts: Sequence[int], top_n: int = TOP_N) -> list[str]:
+    """One line per topic: its count, and the flag where it holds."""
+    return [f"  topic {k}: {c} of its {top_n} top words are among the reference's {N_COMMON} most common"
+            + (": COMMON WORDS, not a theme" if is_common(c, top_n) else "") for k, c in enumerate(counts)]
+
+
+# -- the yardstick (public data, exact) --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Yardstick:
+    """A non-private LDA's exact scores on public text (module docstring): the scale of the targets.
+
+    Attributes
+    ----------
+    npmi, contrast : float
+        Mean NPMI and NPMI contrast of its top words (contrast None for K = 1).
+    n_topics : int
+    scored_on : str
+        Which public text it was fitted on and scored on.
+    top_words : tuple of tuples of str
+        Its lists (public: a function of the reference).
+    """
+
+    npmi: float
+    contrast: float | None
+    n_topics: int
+    scored_on: str
+    top_words: tuple
+
+    def line(self) -> str:
+        contrast = "-" if self.contrast is None else f"{self.contrast:.3f}"
+        return (f"yardstick (free: public data, exact, no budget): a non-private gensim LDA (K = {self.n_topics}, "
+                f"seed {YARDSTICK_SEED}, 5 passes) {self.scored_on}: NPMI {self.npmi:.3f}, contrast {contrast}")
+
+    def as_dict(self) -> dict:
+        return {"npmi": self.npmi, "contrast": self.contrast, "n_topics": self.n_topics, "scored_on": self.scored_on,
+                "top_words": [list(t) for t in self.top_words]}
+
+
+WHOLE = "fitted on the whole public reference and scored on it (too few users to hold any out)"
+
+
+def _split(corpus):
+    """(fit on, score on, how): the reference's users split by a hash of their ids, or the reference twice."""
+    from .readability import split_users
+
+    try:
+        train, test = split_users(corpus, YARDSTICK_HELDOUT, YARDSTICK_SEED)
+    except ValueError:
+        return corpus, corpus, WHOLE
+    if train.n_docs == 0 or test.n_docs == 0:
+        return corpus, corpus, WHOLE
+    return train, test, (f"fitted on the public reference's other users and scored on its held-out "
+                         f"{100 * YARDSTICK_HELDOUT:g}% of users (a hash of the user id)")
+
+
+#: the limits of an ordinary vocabulary: :meth:`topicdp.pipeline.VocabularyPolicy.from_reference`'s defaults (the
+#: pipeline sits above the metrics and is not imported here; a test holds the two equal)
+ORDINARY_VOCABULARY = {"min_df": 5, "max_df": 0.5, "max_features": 5000}
+
+
+def ordinary_vocabulary(texts: Sequence[str], stop_words="english") -> list[str]:
+    """The vocabulary an owner would fit a non-private LDA on, built from public ``texts`` with the limits
+    :data:`ORDINARY_VOCABULARY` (the most frequent words in at least ``min_df`` documents and at most a share
+    ``max_df`` of them)."""
+    from ..corpus import Corpus
+
+    limits = ORDINARY_VOCABULARY
+    return list(Corpus.from_texts(list(texts), min_df=min(int(limits["min_df"]), len(texts)),
+                                  max_df=limits["max_df"], max_features=int(limits["max_features"]),
+                                  stop_words=stop_words).vocabulary)
+
+
+def fit_yardstick(texts: Sequence[str], users: Sequence, n_topics: int, *, vocabulary: Sequence[str] | None = None,
+                  stop_words="english") -> Yardstick:
+    """The yardstick of a release of ``n_topics`` topics from the public reference's texts and users.
+
+    ``vocabulary``: the words the LDA is fitted on; default :func:`ordinary_vocabulary` of the reference, not the
+    release's own words (a vocabulary the release selected under DP may hold only common words).
+    """
+    from ..corpus import Corpus
+    from ..topics import reference_lda
+    from .readability import _contrast, heldout_npmi
+
+    texts = list(texts)
+    fitted_on = "the release's words" if vocabulary is not None else "an ordinary vocabulary of the reference"
+    if vocabulary is None:
+        vocabulary = ordinary_vocabulary(texts, stop_words)
+    corpus = Corpus.from_texts(texts, list(users), vocabulary=list(vocabulary), stop_words=stop_words)
+    train, test, how = _split(corpus)
+    how = f"on {fitted_on}, {how}"
+    W = reference_lda(train, n_topics, random_state=YARDSTICK_SEED, passes=5)
+    words = list(corpus.vocabulary)
+    lists = tuple(tuple(words[j] for j in np.argsort(-row, kind="stable")[:TOP_N]) for row in W)
+    if n_topics < 2:
+        return Yardstick(float(heldout_npmi(W, test, top_n=TOP_N)), None, n_topics, how, lists)
+    scores = _contrast(W, test, None, TOP_N)
+    return Yardstick(float(scores["npmi"]), float(scores["contrast"]), n_topics, how, lists)
+
+
+def scaled(value: float, interval: Sequence, base: float | None) -> str:
+    """``value`` and its interval as multiples of the yardstick's ``base`` ("0.85x [0.48x, 1.21x]"), or "-"."""
+    if value is None or base is None or not np.isfinite(value) or not base > 0:
+        return "no ratio (the yardstick's is not positive)" if value is not None and np.isfinite(value) else "-"
+    ends = ["-" if e is None or not np.isfinite(e) else f"{e / base:.2f}x" for e in interval]
+    return f"{value / base:.2f}x [{ends[0]}, {ends[1]}]"
+
+
+# -- what evaluate prints -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PublicScale:
+    """What a private evaluation is read against, all from public facts: the yardstick and the common words (both
+    None without a reference)."""
+
+    unit: str
+    yardstick: Yardstick | None = None
+    common: tuple | None = None
+    note: str | None = None
+
+    def lines(self, evaluation) -> list[str]:
+        """The reading of ``evaluation`` (a :class:`~topicdp.metrics.private.PrivateEvaluation`): the contrast's
+        definition, the targets, the yardstick and the scores over it, and the common-words flags."""
+        out = ["how to read these scores:", "  " + contrast_line(evaluation.report.get("n_across")),
+               "  " + targets_line(self.unit)]
+        out += ["  " + line for line in self._yardstick_lines(evaluation)]
+        out += ["  " + line for line in self._common_lines(evaluation.top_words)]
+        return out
+
+    def as_dict(self, top_words) -> dict:
+        """The reading in JSON (beside the evaluation in ``topicdp evaluate --out``): the targets, the contrast's
+        definition, the yardstick and each topic's common-word count (None without a reference)."""
+        from dataclasses import asdict
+
+        from ..forecast import TARGETS
+        from .readability import CONTRAST_DEFINITION
+
+        counts = None if self.common is None else list(common_word_counts(top_words, self.common))
+        return {"targets": asdict(TARGETS[self.unit]), "contrast_definition": CONTRAST_DEFINITION,
+                "yardstick": None if self.yardstick is None else self.yardstick.as_dict(),
+                "common_words": None if counts is None else {
+                    "rule": common_rule(len(self.common or ())), "counts": counts,
+                    "flagged": [is_common(c) for c in counts]}}
+
+    def _yardstick_lines(self, evaluation) -> list[str]:
+        from ..forecast import TARGETS
+
+        y = self.yardstick
+        if y is None:
+            return [self.note or "yardstick: none without a public reference (--reference)"]
+        t = TARGETS[self.unit]
+        return [y.line(),
+                f"mean NPMI {evaluation.mean_npmi:.3f} = "
+                f"{scaled(evaluation.mean_npmi, evaluation.mean_npmi_interval, y.npmi)} the yardstick's "
+                f"(target {t.npmi:g}x)",
+                f"mean contrast {evaluation.mean_contrast:.3f} = "
+                f"{scaled(evaluation.mean_contrast, evaluation.mean_contrast_interval, y.contrast)} the yardstick's "
+                f"(target {t.contrast:g}x)"]
+
+    def _common_lines(self, top_words) -> list[str]:
+        if self.common is None:
+            return [NO_REFERENCE]
+        out = [common_rule(len(self.common))] + topic_flags(common_word_counts(top_words, self.common))
+        if self.yardstick is not None:
+            theirs = common_word_counts(self.yardstick.top_words, self.common)
+            out.append(f"  the yardstick LDA's topics, for comparison: {', '.join(map(str, theirs))} of {TOP_N}")
+        return out
+
+
+def public_scale(unit: str, n_topics: int, reference: tuple | None, *, vocabulary: Sequence[str] | None = None,
+                 stop_words="english") -> PublicScale:
+    """The :class:`PublicScale` of a release of ``n_topics`` topics at ``unit`` from the public ``reference``
+    ``(texts, users)`` (None: no reference, nothing to compute). A reference too small for an LDA of K topics
+    still gives the common words; the note says why the yardstick is missing."""
+    if reference is None:
+        return PublicScale(str(unit))
+    texts, users = reference
+    common = most_common_words(texts, stop_words=stop_words)
+    try:
+        yardstick = fit_yardstick(texts, users, n_topics, vocabulary=vocabulary, stop_words=stop_words)
+    except ValueError as exc:
+        return PublicScale(str(unit), None, common, f"yardstick: not computed on the reference ({exc})")
+    return PublicScale(str(unit), yardstick, common)
