@@ -202,10 +202,12 @@ def test_progress_is_a_tqdm_auto_bar_in_a_notebook(monkeypatch, caplog):
     assert quiet._bar is None  # progress=False: no bar even in a notebook
 
 
-def test_the_sampler_shows_its_forecast_and_pairs_unless_switched_off(monkeypatch, capsys):
+def _a_script_with_a_sampler(monkeypatch):
+    """A script's setting (stderr not a terminal, no handler, no switch) and a small corpus, a deterministic
+    callable model and an exchangeable sampling of it."""
     from topicdp import CallableModel, embedded_corpus
     from topicdp import _progress
-    from topicdp.samplers import PRIVATE_ORACLE, SensitivitySampling, sample_sensitivity
+    from topicdp.samplers import PRIVATE_ORACLE, SensitivitySampling
 
     monkeypatch.setattr(_progress, "_stderr_is_terminal", lambda: False)
     monkeypatch.setattr(_progress, "_logger_shows_info", lambda: False)
@@ -213,6 +215,13 @@ def test_the_sampler_shows_its_forecast_and_pairs_unless_switched_off(monkeypatc
     corpus = embedded_corpus().subset_documents(np.arange(30))
     model = CallableModel(lambda c: np.tile(np.asarray(c.X.sum(axis=0)).ravel() + 1.0, (2, 1)), 2, name="counts")
     sampling = SensitivitySampling(PRIVATE_ORACLE, 0.2, "exchangeable", random_state=0)
+    return corpus, model, sampling
+
+
+def test_the_sampler_shows_its_forecast_and_pairs_unless_switched_off(monkeypatch, capsys):
+    from topicdp.samplers import PRIVATE_ORACLE, SensitivitySampling, sample_sensitivity
+
+    corpus, model, sampling = _a_script_with_a_sampler(monkeypatch)
     sample_sensitivity(model, corpus, sampling, fit_seconds=0.01)
     err = capsys.readouterr().err
     assert "topicdp: sensitivity sampling: h=4 pairs" in err and "ETA" in err
@@ -227,17 +236,10 @@ def test_the_sampler_shows_its_forecast_and_pairs_unless_switched_off(monkeypatc
 def test_topicdp_shows_each_long_step_in_order(monkeypatch, capsys):
     """The wrap recipe's steps from Python: the two fits on the private corpus, the sampler's forecast with its ETA,
     then the pairs."""
-    from topicdp import CallableModel, TopicDP, embedded_corpus
-    from topicdp import _progress
+    from topicdp import TopicDP
     from topicdp.rdp import PrivacyLedger
-    from topicdp.samplers import PRIVATE_ORACLE, SensitivitySampling
 
-    monkeypatch.setattr(_progress, "_stderr_is_terminal", lambda: False)
-    monkeypatch.setattr(_progress, "_logger_shows_info", lambda: False)
-    monkeypatch.delenv(_progress.PROGRESS_ENV, raising=False)
-    corpus = embedded_corpus().subset_documents(np.arange(30))
-    model = CallableModel(lambda c: np.tile(np.asarray(c.X.sum(axis=0)).ravel() + 1.0, (2, 1)), 2, name="counts")
-    sampling = SensitivitySampling(PRIVATE_ORACLE, 0.2, "exchangeable", random_state=0)
+    corpus, model, sampling = _a_script_with_a_sampler(monkeypatch)
     TopicDP(model, epsilon=1.0, delta=1e-4, sampling=sampling).fit(corpus, ledger=PrivacyLedger())
     err = capsys.readouterr().err
     fits = "topicdp: TopicDP: two fits of the callable model on the private corpus (f must be deterministic)"

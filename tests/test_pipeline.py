@@ -12,21 +12,15 @@ import pytest
 from topicdp.pipeline import (MECHANISMS, CorpusSource, ReleaseRefused, ReleaseRequest, VocabularyPolicy, release,
                               split_budget)
 
-WORDS = [f"w{a}{b}" for a in "abcdef" for b in "abcdefghij"]  # 60 words in three blocks of twenty
+from corpora import WORDS, three_block_texts
 
 
 @pytest.fixture(scope="module")
 def corpus_file(tmp_path_factory):
     """400 users x 3 documents; each document draws from one block of twenty words (three topics), so every
     word is shared by many users (a DP vocabulary keeps them)."""
-    rng = np.random.default_rng(0)
     path = tmp_path_factory.mktemp("pipeline") / "corpus.jsonl"
-    lines = []
-    for u in range(400):
-        for _ in range(3):
-            block = rng.integers(3)
-            lines.append(json.dumps({"user": f"u{u}", "text": " ".join(rng.choice(WORDS[20 * block:20 * block + 20],
-                                                                                    size=30))}))
+    lines = [json.dumps({"user": u, "text": text}) for u, _, text in three_block_texts(400, 3, size=30)]
     path.write_text("\n".join(lines) + "\n")
     return str(path)
 

@@ -14,20 +14,14 @@ from topicdp._names import RELEASE_DEFAULTS
 from topicdp.cli import build_parser, check_arguments, main
 from topicdp.pipeline import ReleaseRefused
 
-WORDS = [f"w{a}{b}" for a in "abcdef" for b in "abcdefghij"]  # three blocks of twenty words
+from corpora import WORDS, three_block_texts
 
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     """400 users x 3 documents over a public word list: at epsilon 0.05 per user the plan refuses the topics."""
-    rng = np.random.default_rng(0)
     root = tmp_path_factory.mktemp("privatize")
-    lines = []
-    for u in range(400):
-        for _ in range(3):
-            block = rng.integers(3)
-            lines.append(json.dumps({"user": f"u{u}", "text": " ".join(rng.choice(WORDS[20 * block:20 * block + 20],
-                                                                                    size=30))}))
+    lines = [json.dumps({"user": u, "text": text}) for u, _, text in three_block_texts(400, 3, size=30)]
     (root / "corpus.jsonl").write_text("\n".join(lines) + "\n")
     (root / "words.txt").write_text("\n".join(WORDS) + "\n")
     return root

@@ -13,17 +13,11 @@ import pytest
 from topicdp.pipeline import CorpusSource, ReleaseRefused, ReleaseRequest, VocabularyPolicy, group_by_user, release
 from topicdp.streaming.executor import tree_sum
 
-WORDS = [f"w{a}{b}" for a in "abcdef" for b in "abcdefghij"]  # three blocks of twenty words
+from corpora import WORDS, three_block_texts
 
 
 def _records(n_users=240, docs=3, seed=0):
-    rng = np.random.default_rng(seed)
-    out = []
-    for u in range(n_users):
-        for _ in range(docs):
-            block = rng.integers(3)
-            out.append({"user": f"u{u}", "text": " ".join(rng.choice(WORDS[20 * block:20 * block + 20], size=25))})
-    return out
+    return [{"user": u, "text": text} for u, _, text in three_block_texts(n_users, docs, size=25, seed=seed)]
 
 
 def _write(path, records):

@@ -22,19 +22,15 @@ from topicdp.corpus import Corpus, read_jsonl_records, read_source_records
 from topicdp.pipeline import CorpusSource, ReleaseRequest, VocabularyPolicy, read_records, release
 from topicdp.tables import FieldError, missing_field_message, nearest_field
 
-WORDS = [f"w{a}{b}" for a in "abcdef" for b in "abcdefghij"]  # three blocks of twenty words
+from corpora import three_block_texts
 QUERY = "SELECT author, body, date FROM posts ORDER BY id"
 
 
 def _rows(n_users=240, docs=3, seed=0):
     """Records with the fields data owners use (author, body, date), three topics of twenty words."""
     rng = np.random.default_rng(seed)
-    out = []
-    for u in range(n_users):
-        for d in range(docs):
-            block = rng.integers(3)
-            out.append({"author": f"u{u}", "body": " ".join(rng.choice(WORDS[20 * block:20 * block + 20], size=25)),
-                        "date": f"2004-0{1 + d}-15"})
+    out = [{"author": u, "body": text, "date": f"2004-0{1 + d}-15"}
+           for u, d, text in three_block_texts(n_users, docs, size=25, seed=rng)]
     rng.shuffle(out)  # users interleaved, as in an export
     return out
 
