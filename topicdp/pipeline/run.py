@@ -61,12 +61,7 @@ def release(request: ReleaseRequest, *, echo: Callable[[str], None] | None = Non
         Where a forecast says the topics would be noise (unless ``release_anyway``), or the stated number of
         units is not the corpus'; its message says what was spent.
     """
-    lines: list[str] = []
-
-    def say(line: str) -> None:
-        lines.append(line)
-        (echo or logger.info)(line)
-
+    lines, say = _lines(echo)
     reference = read_reference(request) if request.reference is not None else None
     if request.vocabulary.kind == "reference":  # P's own words: public, free, read with P itself
         assert reference is not None  # the request refuses this policy without a reference
@@ -75,17 +70,38 @@ def release(request: ReleaseRequest, *, echo: Callable[[str], None] | None = Non
                                      max_features=policy.max_features)
         request = replace(request, vocabulary=VocabularyPolicy.public(words, "built from the public reference P"))
     plan = plan_request(request, reference)
+
+    def run(ledger: PrivacyLedger, charged_to_file: bool) -> PipelineResult:
+        if request.guarantee == "random-dp":
+            return PipelineResult(_random_dp(plan, say, ledger if charged_to_file else None), plan, None, lines)
+        with _cluster(request) as client, contextlib.closing(open_source(request, client,
+                                                                         request.work_dir)) as source:
+            return _release_dp(plan, reference, source, client, say, lines, ledger)
+
+    return _charged_run(plan, say, run)
+
+
+def _lines(echo: Callable[[str], None] | None) -> tuple[list[str], Callable[[str], None]]:
+    """The run's printed lines and the function that says one (to ``echo``, default INFO on the logger)."""
+    lines: list[str] = []
+
+    def say(line: str) -> None:
+        lines.append(line)
+        (echo or logger.info)(line)
+
+    return lines, say
+
+
+def _charged_run(plan: ReleasePlan, say: Callable[[str], None],
+                 run: Callable[[PrivacyLedger, bool], PipelineResult]) -> PipelineResult:
+    """Say the plan, plan the run in its persisted ledger (or refuse) before any reading, then ``run(ledger,
+    charged_to_file)`` with the run's ledger, and complete the run in the file however it ends."""
     for line in plan.lines():
         say(line)
-    charge = open_charge(plan, say)  # a persisted ledger: this run planned in it (or refused) before any reading
+    charge = open_charge(plan, say)
     ledger = PrivacyLedger() if charge is None else charge.run_ledger()
     with charged(charge, ledger) as done:
-        if request.guarantee == "random-dp":
-            result = PipelineResult(_random_dp(plan, say, None if charge is None else ledger), plan, None, lines)
-        else:
-            with _cluster(request) as client, contextlib.closing(open_source(request, client,
-                                                                             request.work_dir)) as source:
-                result = _release_dp(plan, reference, source, client, say, lines, ledger)
+        result = run(ledger, charge is not None)
         done(result.release)
     return result
 
@@ -141,25 +157,20 @@ def release_prepared(plan: ReleasePlan, source, *, spent: PrivacyLedger | None =
 
     if plan.request.guarantee != "dp":
         raise ValueError("release_prepared releases a plan of guarantee 'dp'; the random-DP road is TopicDP's own")
-    lines: list[str] = []
-
-    def say(line: str) -> None:
-        lines.append(line)
-        (echo or logger.info)(line)
-
-    for line in plan.lines():
-        say(line)
+    lines, say = _lines(echo)
     reference = None if plan.reference is None else (list(plan.reference[0]), list(plan.reference[1]))
-    charge = open_charge(plan, say)
-    ledger = PrivacyLedger() if charge is None else charge.run_ledger()
+    ledgers: list[PrivacyLedger] = []
+
+    def run(ledger: PrivacyLedger, _: bool) -> PipelineResult:
+        ledgers.append(ledger)
+        return _release_dp(plan, reference, source, None, say, lines, ledger, simulate=simulate)
+
     try:
-        with charged(charge, ledger) as done:
-            result = _release_dp(plan, reference, source, None, say, lines, ledger, simulate=simulate)
-            done(result.release)
+        return _charged_run(plan, say, run)
     finally:
-        if spent is not None:
+        if spent is not None and ledgers:
+            ledger = ledgers[0]
             spent.record(ledger.drawn() if isinstance(ledger, RunLedger) else ledger.records)
-    return result
 
 
 def _release_dp(plan: ReleasePlan, reference, source, client, say, lines: list,
