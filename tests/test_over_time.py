@@ -675,6 +675,22 @@ def test_a_series_dated_in_another_format_releases_the_periods_of_the_iso_dated_
     assert "argument --date-format: '%d,%Q,%Y': %Q is not read" in capsys.readouterr().err
 
 
+def test_date_format_without_a_period_is_refused(dated, tmp_path, capsys):
+    """--date-format and --periods shape only a release over time: without --period they are refused before
+    anything is read, not ignored."""
+    from topicdp.cli import main
+
+    path, words = dated
+    word_file = tmp_path / "words.txt"
+    word_file.write_text("\n".join(words) + "\n")
+    for extra in (["--date-format", "%d,%B,%Y"], ["--periods", "2004-05:2004-06"]):
+        code = main(["privatize", path, "--vocabulary", str(word_file), "--unit", "document", "--epsilon", "3",
+                     "--out", str(tmp_path / "r.json"), *extra])
+        err = capsys.readouterr().err
+        assert code == 2 and extra[0] in err and "--period" in err
+    assert not (tmp_path / "r.json").exists()
+
+
 def _series_json(page):
     (block,) = re.findall(r'<script type="application/json" id="topicdp-view-data">(.*?)</script>', page, re.S)
     return json.loads(block)

@@ -164,6 +164,12 @@ def check_arguments(args) -> None:
         require("matplotlib", extra="plots", purpose="--plot")
     if args.scheduler is not None:
         require("dask.distributed", extra="cluster", purpose="--scheduler")
+    if getattr(args, "period", None) is None:
+        given = [f for f, v in (("--date-format", getattr(args, "date_format", None)),
+                                ("--periods", getattr(args, "periods", None))) if v is not None]
+        if given:  # they shape only a release over time: silently ignoring one would hide a typo'd command
+            raise ValueError(f"{given[0]} applies only to a release over time: add --period month|quarter "
+                             "(and --periods START:END), or leave it out")
     if getattr(args, "top", 10) < 1:
         raise ValueError(f"--top must be an integer >= 1, got {args.top}")
     if args.cache_dir is not None and os.path.exists(args.cache_dir) and not os.path.isdir(args.cache_dir):
