@@ -49,7 +49,8 @@ STEPS = (
                  "topicdp.privatize(df, unit='document', epsilon=3, reference='P.jsonl.gz', seed=0, n_jobs=2, "
                  "out='r_frame.json')")]),
     ("dates", "the dates read \"14,May,2004\"",
-     [["ledger", "create", "d.ledger", "--epsilon", "20", "--delta", "1e-5", "--unit", "document"],
+     [["ledger", "create", "d.ledger", "--epsilon", "20", "--delta", "1e-5", "--unit", "document",
+       "--neighbours", "add-remove"],
       ["privatize", "named_dates.jsonl.gz", *DOC, "--ledger", "d.ledger", "--period", "month",
        "--periods", "2004-05:2004-06", "--out", "d.json", "--html", "d.html"],
       ["privatize", "named_dates.jsonl.gz", *DOC, "--ledger", "d.ledger", "--period", "month",
