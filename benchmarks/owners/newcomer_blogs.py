@@ -14,8 +14,8 @@ the plan's forecast is stated.
 
 Run (a few minutes per unit on 2 cores)::
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/newcomer_blogs.py --unit user --out docs/results/newcomer_blogs_user.md
-    OPENBLAS_NUM_THREADS=1 python benchmarks/newcomer_blogs.py --unit document --out docs/results/newcomer_blogs_document.md
+    OPENBLAS_NUM_THREADS=1 python benchmarks/owners/newcomer_blogs.py --unit user --out docs/results/newcomer_blogs_user.md
+    OPENBLAS_NUM_THREADS=1 python benchmarks/owners/newcomer_blogs.py --unit document --out docs/results/newcomer_blogs_document.md
 
 Skips (exit 0, with a message) where ``../shared/data`` is absent.
 """
@@ -30,9 +30,10 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-BLOGS = Path(__file__).resolve().parents[2] / "shared" / "data" / "blogs" / "blogs.jsonl.gz"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
+from _data import BLOGS  # noqa: E402
 
 
 def main() -> int:

@@ -9,8 +9,8 @@ output (both streams, as a terminal shows them); ``checks`` lines are what the h
 
 Run (a worktree of the older commit for the "before" column)::
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/owner_transcripts.py --out after.md
-    OPENBLAS_NUM_THREADS=1 python benchmarks/owner_transcripts.py --code BEFORE --out before.md
+    OPENBLAS_NUM_THREADS=1 python benchmarks/owners/owner_transcripts.py --out after.md
+    OPENBLAS_NUM_THREADS=1 python benchmarks/owners/owner_transcripts.py --code BEFORE --out before.md
 
 About 15 minutes on 2 cores (``--only NAME`` runs one step). Skips (exit 0) where ``../shared/data`` is absent.
 """
@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
 from _data import BLOGS, ROOT, available, records, write_users  # noqa: E402
 
 SALT = "owner-trial"

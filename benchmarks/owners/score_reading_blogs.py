@@ -10,7 +10,7 @@ user report in place of its last topic. Everything read is public; nothing is sp
 
 Run::
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/score_reading_blogs.py --out docs/results/score_reading_blogs.md
+    OPENBLAS_NUM_THREADS=1 python benchmarks/owners/score_reading_blogs.py --out docs/results/score_reading_blogs.md
 
 Skips (exit 0) where ``../shared/data`` is absent.
 """
@@ -26,13 +26,12 @@ from collections import defaultdict
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
+from _data import BLOGS as _BLOGS, ROOT, nearest  # noqa: E402
 
-#: ``shared/data`` beside the repository (or beside the folder of worktrees it is checked out in)
-BLOGS = next((p / "shared" / "data" / "blogs" / "blogs.jsonl.gz" for p in ROOT.parents
-              if (p / "shared" / "data" / "blogs" / "blogs.jsonl.gz").exists()),
-             ROOT.parent / "shared" / "data" / "blogs" / "blogs.jsonl.gz")
+#: the blogs beside the repository, or beside the folder of worktrees it is checked out in
+BLOGS = nearest(_BLOGS)
 CHATTER = "just like really going don know think time good got".split()
 
 

@@ -8,8 +8,8 @@ every epsilon printed above the request, with the words that label it.
 
 Run::
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/transcripts.py --out after.md
-    OPENBLAS_NUM_THREADS=1 python benchmarks/transcripts.py --code /tmp/before --out before.md
+    OPENBLAS_NUM_THREADS=1 python benchmarks/owners/transcripts.py --out after.md
+    OPENBLAS_NUM_THREADS=1 python benchmarks/owners/transcripts.py --code /tmp/before --out before.md
 
 Skips (exit 0) where ``../shared/data`` is absent.
 """
@@ -24,8 +24,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-BLOGS = ROOT.parent / "shared" / "data" / "blogs" / "blogs.jsonl.gz"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
+from _data import BLOGS, ROOT  # noqa: E402
 
 #: (title, arguments after ``topicdp``); the README's command at both units, on 30% of the bloggers (by a hash of
 #: the user id) so that a run takes a minute or two

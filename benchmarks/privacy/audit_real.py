@@ -1,9 +1,9 @@
 """Claimed epsilon vs audited epsilon_lower on the Enron corpus, for three mechanisms under three canaries.
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/audit_real.py [--trials 100000] [--spectral-budget 600]
+    OPENBLAS_NUM_THREADS=1 python benchmarks/privacy/audit_real.py [--trials 100000] [--spectral-budget 600]
         [--epsilon 1] [--delta 1e-5] [--gamma 0.22] [--n-jobs 1] [--only global,sampled,sampled-public,spectral]
         [--out-json audit_real.json] [--out-md audit_real.md] [--cache-dir DIR]
-    python benchmarks/audit_real.py --from-json a.json[,b.json...] --out-md x.md [--out-json x.json]  # merge
+    python benchmarks/privacy/audit_real.py --from-json a.json[,b.json...] --out-md x.md [--out-json x.json]  # merge
 
 Mechanisms (see topicdp/audit/setups.py and docs/auditing.md):
   (a) topicdp-global          Gaussian output perturbation, provable global sensitivity sqrt(2K)  [approx-DP]
@@ -41,7 +41,9 @@ from topicdp.audit.setups import (
     spectral1_setup,
 )
 
-PATH = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "enron_sent" / "enron_sent.jsonl.gz"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
+from _data import ENRON as PATH  # noqa: E402
+
 CANARIES = ("typical", "outlier", "long-document")
 MECHANISMS = ("global", "sampled", "sampled-public", "spectral", "spectral-power")
 POWER_EPSILON = 1e6

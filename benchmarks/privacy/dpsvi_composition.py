@@ -24,7 +24,7 @@ recipe has no theorem behind its step 3; see :mod:`topicdp.baselines.accounting`
 
 Run::
 
-    OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/dpsvi_composition.py --out docs/results/dpsvi_composition.md
+    OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/privacy/dpsvi_composition.py --out docs/results/dpsvi_composition.md
 
 Skips (exit 0) where ``../shared/data`` is absent.
 """
@@ -41,11 +41,12 @@ from collections import Counter
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from topicdp import RepeatedReleaseWarning  # noqa: E402
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
+from _data import SHARED as DATA  # noqa: E402
 BATCHES = (10, 20, 50, 100, 200, 400)
 METHODS = ("non-private", "rdp (correct)", "zcdp (paper)", "advanced (paper)", "linear (paper)")
 DELTA = 1e-4

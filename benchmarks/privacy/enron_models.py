@@ -1,6 +1,6 @@
 """TopicDP on the Enron sent-mail corpus: four models at epsilon = 3, delta = 1e-4, gamma = 0.1, full h.
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/enron_models.py [--max-docs-per-user 50] [--models gensim-lda,...]
+    OPENBLAS_NUM_THREADS=1 python benchmarks/privacy/enron_models.py [--max-docs-per-user 50] [--models gensim-lda,...]
         [--n-jobs 2] [--out enron_models.json]
 
 For each model prints: one-fit time, Delta_s, sigma, L1 and RMSE of the noisy matrix against the non-private
@@ -20,7 +20,8 @@ from topicdp import Corpus, TopicDP, make_model
 from topicdp.samplers import PRIVATE_ORACLE, SensitivitySampling
 from topicdp.metrics import l1_distance, rmse
 
-PATH = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "enron_sent" / "enron_sent.jsonl.gz"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
+from _data import ENRON as PATH  # noqa: E402
 
 
 def top_block(W_noisy, W, n=10):

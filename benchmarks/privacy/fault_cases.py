@@ -1,7 +1,7 @@
 """The fault cases of the files a release writes, run for real: subprocesses of ``topicdp`` and real signals.
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/fault_cases.py --out table.md   # the table of docs/results/fault_cases.md
-    git archive 31860cb topicdp | tar -x -C /tmp/old && python benchmarks/fault_cases.py --code /tmp/old --only ...
+    OPENBLAS_NUM_THREADS=1 python benchmarks/privacy/fault_cases.py --out table.md   # the table of docs/results/fault_cases.md
+    git archive 31860cb topicdp | tar -x -C /tmp/old && python benchmarks/privacy/fault_cases.py --code /tmp/old --only ...
 
 Each case is a function ``case_*(ws) -> Row`` on a :class:`Workspace` (a generated corpus, one file and the same
 records as shards); the measured row says what happened and ``ok`` whether it is what the design promises

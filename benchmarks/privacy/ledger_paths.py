@@ -12,8 +12,8 @@ a run is stopped by the ledger or not at all). For each it prints what happened 
   reads every document, a period's release those of its period by its date field). This reads the raw JSON of
   the file and the scenario's own list of what each command released: nothing of the ledger's composition code.
 
-Usage: ``python benchmarks/ledger_paths.py [--out docs/results/ledger_paths.md]`` (about two minutes); the code
-before a change: ``PYTHONPATH=WORKTREE python benchmarks/ledger_paths.py`` with WORKTREE a checkout of it.
+Usage: ``python benchmarks/privacy/ledger_paths.py [--out docs/results/ledger_paths.md]`` (about two minutes); the code
+before a change: ``PYTHONPATH=WORKTREE python benchmarks/privacy/ledger_paths.py`` with WORKTREE a checkout of it.
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ post-processing that differ, and of printed lines that differ (the released top 
 The neighbour contract test (tests/test_neighbour_contract.py) asserts 0 for both; this script measures it on any
 checkout, e.g. an older commit:
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/neighbour_fields.py
-    git worktree add /tmp/old <commit> && OPENBLAS_NUM_THREADS=1 PYTHONPATH=/tmp/old python benchmarks/neighbour_fields.py
+    OPENBLAS_NUM_THREADS=1 python benchmarks/privacy/neighbour_fields.py
+    git worktree add /tmp/old <commit> && OPENBLAS_NUM_THREADS=1 PYTHONPATH=/tmp/old python benchmarks/privacy/neighbour_fields.py
 """
 
 from __future__ import annotations

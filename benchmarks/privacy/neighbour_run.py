@@ -5,7 +5,7 @@ The number of users is private (add/remove neighbours), so the plan reads a DP c
 counts differ by exactly the one user, and the decisions (plan, forecast, refusal or release) follow from those
 DP outputs only. Run::
 
-    python benchmarks/neighbour_run.py --epsilon 3
+    python benchmarks/privacy/neighbour_run.py --epsilon 3
 """
 
 from __future__ import annotations

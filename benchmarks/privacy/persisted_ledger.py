@@ -11,7 +11,7 @@ level, the number of users not stated (add/remove neighbours, a DP count) unless
    ledger is read (it must verify) and must count at least what the run's printed progress shows it drew;
 5. a truncated, a shortened and an altered ledger are refused by ``topicdp ledger show``.
 
-Usage: ``python benchmarks/persisted_ledger.py [--races 3] [--kills 20] [--seed 0] [--json OUT]``.
+Usage: ``python benchmarks/privacy/persisted_ledger.py [--races 3] [--kills 20] [--seed 0] [--json OUT]``.
 """
 
 from __future__ import annotations

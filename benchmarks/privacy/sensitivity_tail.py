@@ -19,12 +19,12 @@ users of P with the largest norm under the token weight (few words, repeated), t
 tokens, then each of the K with the most tokens under the norm weight, and the added user is P's median user (by
 tokens).
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/sensitivity_tail.py --pairs 24 --caps none,1732,doc500 \\
+    OPENBLAS_NUM_THREADS=1 python benchmarks/privacy/sensitivity_tail.py --pairs 24 --caps none,1732,doc500 \\
         --out /tmp/sensitivity_tail.json
-    OPENBLAS_NUM_THREADS=1 python benchmarks/sensitivity_tail.py --users 3 --caps weighted-tokens,weighted
-    OPENBLAS_NUM_THREADS=1 python benchmarks/sensitivity_tail.py --pairs 24 --caps none --model vem
-    OPENBLAS_NUM_THREADS=1 python benchmarks/sensitivity_tail.py --pairs 40 --caps weighted --model gensim --n-jobs 1
-    OPENBLAS_NUM_THREADS=1 python benchmarks/sensitivity_tail.py --pairs 61 --caps weighted --replay SEED
+    OPENBLAS_NUM_THREADS=1 python benchmarks/privacy/sensitivity_tail.py --users 3 --caps weighted-tokens,weighted
+    OPENBLAS_NUM_THREADS=1 python benchmarks/privacy/sensitivity_tail.py --pairs 24 --caps none --model vem
+    OPENBLAS_NUM_THREADS=1 python benchmarks/privacy/sensitivity_tail.py --pairs 40 --caps weighted --model gensim --n-jobs 1
+    OPENBLAS_NUM_THREADS=1 python benchmarks/privacy/sensitivity_tail.py --pairs 61 --caps weighted --replay SEED
         # SEED: a wrap_your_model.py run's sample_seed; its sample's pairs, drawn again
 
 Skips (exit 0) where ``../shared/data`` is absent.
@@ -41,12 +41,12 @@ from functools import partial
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
 
 import numpy as np  # noqa: E402
 
-from wrap_your_model import DATA, seeded_corpora, split, users_model  # noqa: E402
+from utility.wrap_your_model import DATA, seeded_corpora, split, users_model  # noqa: E402
 
 
 def main(argv=None) -> int:

@@ -3,7 +3,7 @@
 Run each suite with ``python -m pytest -q -p no:cacheprovider --durations=0 > LOG`` (side by side, one per core,
 in worktrees of the two commits), then::
 
-    python benchmarks/compare_durations.py BEFORE.log AFTER.log
+    python benchmarks/refactors/compare_durations.py BEFORE.log AFTER.log
 
 Prints each run's pytest summary line, the summed time (setup + call + teardown) of the tests present in both (same
 node id) and their ratio, and the files whose shared tests grew most. pytest hides durations under 5 ms.

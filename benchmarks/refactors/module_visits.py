@@ -12,8 +12,8 @@ default road has without public data (a DP count, a DP vocabulary, the re-plan o
 
 Run::
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/module_visits.py --corpus themed
-    OPENBLAS_NUM_THREADS=1 python benchmarks/module_visits.py --corpus embedded
+    OPENBLAS_NUM_THREADS=1 python benchmarks/refactors/module_visits.py --corpus themed
+    OPENBLAS_NUM_THREADS=1 python benchmarks/refactors/module_visits.py --corpus embedded
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 
 def _carries(value, request) -> bool:

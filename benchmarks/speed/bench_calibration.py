@@ -18,7 +18,7 @@ Workloads:
 * ``dpsvi`` (``--dpsvi``; seconds per call): DP-SVI's noise multiplier on dp-accounting's RDP accountant, two
   Poisson schemes (was ``calibrate_dp_mechanism``).
 
-Run: ``OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_calibration.py [--repeats 7] [--dpsvi]``.
+Run: ``OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/speed/bench_calibration.py [--repeats 7] [--dpsvi]``.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _git_show(rev: str, path: str) -> str:

@@ -1,6 +1,6 @@
 """Sensitivity sampler on a Dask LocalCluster: speed-up with 1 and 2 workers, against the local joblib path.
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/bench_cluster.py [--pairs 16] [--repeats 3] [--model gensim-lda]
+    OPENBLAS_NUM_THREADS=1 python benchmarks/speed/bench_cluster.py [--pairs 16] [--repeats 3] [--model gensim-lda]
                                                               [--ship-docs 20000]
 
 In one process. Part 1, on the embedded corpus: the time of one model fit, then the sampler

@@ -19,7 +19,7 @@ each document's gamma from its previous pass.
 
 Run (from the repository root)::
 
-    PYTHONPATH=$PWD OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/bench_estep.py \\
+    PYTHONPATH=$PWD OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/speed/bench_estep.py \\
         --out docs/results/bench_estep.md
 
 (numba, the optional ``fast`` extra, must be importable for the numba rows; they are skipped otherwise.)
@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))  # the old E-step, kept verbatim for comparison
 
 import estep_reference as reference  # noqa: E402
@@ -239,7 +239,7 @@ def main(argv=None):
               "|---|---:|---:|---|"]
     lines += [f"| {name} | {s:.2f} | {rec:.3f} | {iters} |" for name, s, rec, iters in once]
     lines += ["", "Rerun:", "", "```",
-              "PYTHONPATH=$PWD OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/bench_estep.py "
+              "PYTHONPATH=$PWD OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/speed/bench_estep.py "
               "--out docs/results/bench_estep.md", "```", ""]
     text = "\n".join(lines)
     print(text)

@@ -1,6 +1,6 @@
 """Sensitivity sampler cost: per-pair overhead, fit counts of both sizings, and (optionally) a real release.
 
-    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/bench_sampler.py [--pairs 40] [--repeats 3]
+    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/speed/bench_sampler.py [--pairs 40] [--repeats 3]
         [--blogs [--data-dir ../shared/data] [--sizings exchangeable,lambert-w] [--n-jobs 2]
          [--cache-dir DIR] [--out FILE.jsonl]]
 
@@ -38,7 +38,8 @@ from topicdp import CallableModel, Corpus, TopicDP, make_model
 from topicdp.datasets import synthetic_lda
 from topicdp.samplers import PRIVATE_ORACLE, SensitivitySampling, sample_sensitivity, sizing_table
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
+from _data import SHARED as DATA  # noqa: E402
 FIT_SLEEP = 0.05
 N_TOPICS = 10
 
@@ -116,8 +117,7 @@ def blogs(args) -> None:
     """User-level TopicDP releases of gensim LDA on the blog corpus, public reference P, with each sizing."""
     import json
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from utility_real import load  # the split of the utility tables: 80% private, 10% public reference
+    from utility.utility_real import load  # the split of the utility tables: 80% private, 10% public reference
 
     print(f"\n3. TopicDP over gensim LDA (K={N_TOPICS}) on the blog corpus, user level, gamma = 0.1, "
           "P = public reference users")

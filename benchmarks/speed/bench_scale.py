@@ -1,9 +1,9 @@
 """The default road at scale: ``topicdp privatize`` against one gensim pass, its memory as the corpus grows,
 and a million documents in memory, streamed and on a local Dask cluster.
 
-    OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/bench_scale.py speed  [--docs 40000] [--repeats 3]
-    OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/bench_scale.py memory [--sizes 100000 400000]
-    OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/bench_scale.py million [--docs 1000000]
+    OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/speed/bench_scale.py speed  [--docs 40000] [--repeats 3]
+    OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/speed/bench_scale.py memory [--sizes 100000 400000]
+    OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/speed/bench_scale.py million [--docs 1000000]
 
 Every corpus is ``synthetic_lda`` text (V = 2,000 letter-only words ``zq...``, K = 10, about 100 tokens per
 document; 4 documents per user, users kept whole in shards of ``--docs-per-shard`` documents), written as JSON

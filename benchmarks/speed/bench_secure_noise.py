@@ -1,6 +1,6 @@
 """Cost of the secure samplers relative to numpy's floating-point samplers, for a 100 x 5000 matrix.
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/bench_secure_noise.py [--repeats 9] [--rows 100] [--cols 5000]
+    OPENBLAS_NUM_THREADS=1 python benchmarks/speed/bench_secure_noise.py [--repeats 9] [--rows 100] [--cols 5000]
 
 Each repeat times every contender once, in an interleaved order (so load drift hits all alike); the table
 shows medians and the ratio to ``numpy.random.Generator.standard_normal``.

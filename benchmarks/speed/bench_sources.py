@@ -1,7 +1,7 @@
 """Reading one corpus from every source: the time to read its records, as ratios to JSON Lines, and whether they are
 the same records.
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/bench_sources.py [--n-docs 200000] [--data-dir /tmp/topicdp-bench-sources]
+    OPENBLAS_NUM_THREADS=1 python benchmarks/speed/bench_sources.py [--n-docs 200000] [--data-dir /tmp/topicdp-bench-sources]
 
 The same synthetic records (users ``u0`` ..., 25 words each, a date) are written as JSON Lines, Parquet, CSV and a
 SQLite table, and held as a pandas DataFrame; each is read with :func:`topicdp.corpus.read_source_records` (the one

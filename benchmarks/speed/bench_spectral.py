@@ -1,6 +1,6 @@
 """Benchmark of the spectral backend against gensim, with peak memory, and config 1 at d = 20 000.
 
-Run: ``OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_spectral.py [--quick]``
+Run: ``OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/speed/bench_spectral.py [--quick]``
 
 Cells (N, d, k, alpha0), topics ~ Dirichlet(0.1), Poisson(100) lengths (``topicdp.datasets.synthetic_lda``):
   1: (10 000, 2 000, 10, 1)   vs gensim LdaModel (5 passes), same process, interleaved repeats
@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from topicdp.datasets import synthetic_lda  # noqa: E402

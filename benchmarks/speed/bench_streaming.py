@@ -1,6 +1,6 @@
 """Streaming spectral fit: peak memory on a 1,000,000-document corpus (d = 20,000, k = 20), vs in memory.
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/bench_streaming.py \
+    OPENBLAS_NUM_THREADS=1 python benchmarks/speed/bench_streaming.py \
         [--n-docs 1000000] [--n-words 20000] [--n-topics 20] [--docs-per-shard 50000] \
         [--compare-docs 100000] [--dask-workers 2] [--max-iter 300] [--data-dir /tmp/topicdp-bench-streaming]
 

@@ -5,7 +5,7 @@ Each case runs the installed ``topicdp`` command as a fresh process on ``../shar
 (132,084 posts) and reports its wall time (median of ``--repeats`` runs), its exit status and the first words
 of its message. Run::
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/early_refusals.py
+    OPENBLAS_NUM_THREADS=1 python benchmarks/speed/early_refusals.py
 
 Skips (exit 0, with a message) where ``../shared/data`` is absent.
 """
@@ -20,7 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-BLOGS = Path(__file__).resolve().parents[2] / "shared" / "data" / "blogs" / "blogs.jsonl.gz"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
+from _data import BLOGS  # noqa: E402
 
 
 def cases(words: Path, out_dir: Path) -> dict[str, list[str]]:

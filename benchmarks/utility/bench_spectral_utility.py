@@ -1,6 +1,6 @@
 """Utility of the spectral configurations: synthetic recovery, noise ratios old/new, and the blog corpus.
 
-Three modes (``OPENBLAS_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/bench_spectral_utility.py MODE``):
+Three modes (``OPENBLAS_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/utility/bench_spectral_utility.py MODE``):
 
 ``synthetic`` (default) -- recovery error vs epsilon for configurations 1-4 (the shape of DeCarolis et al.
     2020, Fig. 2). Synthetic LDA (topics ~ Dirichlet(0.1), Poisson(100) lengths), d = 100 words, k = 5 topics,
@@ -40,9 +40,10 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
+from _data import BLOGS, ROOT  # noqa: E402
+
 EPSILONS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
-BLOGS = ROOT.parent / "shared" / "data" / "blogs" / "blogs.jsonl.gz"
 
 
 def _import_root(root: Path) -> None:

@@ -16,7 +16,7 @@ NPMI and contrast relative to the LDA's, diversity, matched top-10 overlap (``wr
 
 Run (the sampler's sizing is an option; both commands use the same)::
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/covered_by_default.py --sizing exchangeable --gamma 0.1 \\
+    OPENBLAS_NUM_THREADS=1 python benchmarks/utility/covered_by_default.py --sizing exchangeable --gamma 0.1 \\
         --out docs/results/covered_by_default.json
 
 Skips (exit 0) where ``../shared/data`` is absent.
@@ -33,10 +33,10 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+from _data import SHARED as DATA  # noqa: E402
 
 
 def top_lists(release: dict) -> list[list[str]]:
@@ -58,7 +58,7 @@ def main(argv=None) -> int:
     if not path.exists():
         print(f"skipped: {path} not found")
         return 0
-    from wrap_your_model import owner_ldas, score_on_heldout, split, write
+    from utility.wrap_your_model import owner_ldas, score_on_heldout, split, write
 
     from topicdp.cli import main as topicdp
     from topicdp.corpus import Corpus

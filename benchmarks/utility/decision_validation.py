@@ -28,16 +28,16 @@ NPMI and contrast as ratios to that LDA's on the same held-out users, diversity,
 the decision the *current* code makes for each cell from the public facts and the recorded DP outputs (the stated
 count, the words kept), with the simulation on the public reference where there is one.
 
-    OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/decision_validation.py release \
+    OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/utility/decision_validation.py release \
         --cache docs/results/decision_validation.jsonl
-    OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/decision_validation.py table \
+    OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/utility/decision_validation.py table \
         --cache docs/results/decision_validation.jsonl --out docs/results/decision_validation_table.md --n-jobs 2
 
 ``simulations`` (a minute a size): the simulation on the reference with more draws than the decision's 9
 (``--simulation-draws``, default 21; the first 9 are the decision's), each judged readable or not: whether more
 simulated draws would move a decision on the edge.
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/decision_validation.py simulations --units user --sizes 500 750 1000
+    OPENBLAS_NUM_THREADS=1 python benchmarks/utility/decision_validation.py simulations --units user --sizes 500 750 1000
 
 ``texts`` (cheap): the cached releases with a reference scored as ``table`` scores them, on other texts: the
 held-out posts' thirds (by a hash of the user), the held-out posts capped at 20 per blogger, the reference (what
@@ -45,7 +45,7 @@ the simulation scores on; with ``--whole-reference`` also capped at 20 posts per
 its bounded copy keeps, which the release's start is fitted on, and the rest) and its two halves:
 how much the score of one release depends on the text it is read on.
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/decision_validation.py texts --units user document \
+    OPENBLAS_NUM_THREADS=1 python benchmarks/utility/decision_validation.py texts --units user document \
         --cache docs/results/decision_validation.jsonl
 
 Skips (exit 0) where ``../shared/data`` is absent.
@@ -63,15 +63,15 @@ from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
 
 import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 
 from topicdp.forecast import TARGETS as _TARGETS, on_the_edge  # noqa: E402
-from no_public_data import DATA, split_records  # noqa: E402
-from reference_word_list import most_frequent  # noqa: E402
+from utility.no_public_data import DATA, split_records  # noqa: E402
+from utility.reference_word_list import most_frequent  # noqa: E402
 
 SIZES = (500, 750, 1000, 1500, 2000)
 UNITS = ("user", "document")
@@ -242,7 +242,7 @@ def run_releases(args) -> int:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("step", choices=("release", "table", "texts", "simulations"))
-    ap.add_argument("--cache", default=str(Path(__file__).resolve().parents[1] / "docs" / "results"
+    ap.add_argument("--cache", default=str(Path(__file__).resolve().parents[2] / "docs" / "results"
                                            / "decision_validation.jsonl"))
     ap.add_argument("--workdir", default="/tmp/decision_validation")
     ap.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))

@@ -1,9 +1,9 @@
 """How well the readability forecasts predict the measured overlap of dp-vem releases.
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/forecast_validation.py [--data ../shared/data] \
+    OPENBLAS_NUM_THREADS=1 python benchmarks/utility/forecast_validation.py [--data ../shared/data] \
         [--out docs/results/forecast_validation.md]
 
-For each corpus, unit, start and epsilon of ``benchmarks/utility_real.py`` (same split: 80% of users private,
+For each corpus, unit, start and epsilon of ``benchmarks/utility/utility_real.py`` (same split: 80% of users private,
 the held-out 20% halved into the public reference and the evaluation users; the non-private top-2,000
 vocabulary), two forecasts made from public quantities only are set against the measured matched top-10 overlap
 with non-private gensim LDA (median of the seeds in ``docs/results/utility_<corpus>/results.jsonl``):
@@ -26,15 +26,17 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
 
 import numpy as np  # noqa: E402
 
 from topicdp.variational import DPVariationalLDA, forecast_on_reference, public_init  # noqa: E402
-from utility_real import AGREEMENT, DELTA, K, load  # noqa: E402
+from utility.utility_real import AGREEMENT, DELTA, K, load  # noqa: E402
 
-RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
+from _data import SHARED  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parents[2] / "docs" / "results"
 CORPORA = {"enron_sent": "utility_enron", "blogs": "utility_blogs"}
 
 
@@ -58,7 +60,7 @@ def within_two(forecast: float, value: float) -> str:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data"))
+    p.add_argument("--data", default=str(SHARED))
     p.add_argument("--out", default=str(RESULTS / "forecast_validation.md"))
     args = p.parse_args(argv)
     data = Path(args.data)
@@ -86,7 +88,7 @@ def main(argv=None) -> int:
                     rows.append((corpus, unit, start, eps, overlap, closed, simulated, time.perf_counter() - t0))
                     print(rows[-1], flush=True)
     lines = ["# Readability forecasts against measured dp-vem releases", "",
-             "Command: `OPENBLAS_NUM_THREADS=1 python benchmarks/forecast_validation.py` (docstring: what each "
+             "Command: `OPENBLAS_NUM_THREADS=1 python benchmarks/utility/forecast_validation.py` (docstring: what each "
              "column is). Measured: median matched top-10 overlap with non-private gensim LDA over the seeds of "
              "`utility_<corpus>/results.jsonl`. Ratio = forecast / measured; the criterion is a factor of 2 wherever "
              "either is above 0.1.", "",

@@ -13,7 +13,7 @@ i.e. a DP count of the units, a DP vocabulary (20% of epsilon) and the mechanism
 the held-out users, on the release's own vocabulary: NPMI and NPMI contrast against a non-private gensim
 LDA fitted on the same bounded private corpus, topic diversity, and the matched top-10 overlap with that LDA.
 
-    OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/no_public_data.py \
+    OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/utility/no_public_data.py \
         [--corpora blogs enron_sent] [--epsilons 1 3 10] [--with-public-at 3] [--word-list FILE] [--out FILE]
 
 Skips (exit 0) where ``../shared/data`` is absent.
@@ -30,9 +30,10 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
+from _data import SHARED as DATA  # noqa: E402
 
 
 def split_records(name: str) -> tuple[list, list, list]:
@@ -115,7 +116,7 @@ def main() -> int:
     ap.add_argument("--epsilons", type=float, nargs="+", default=[1.0, 3.0, 10.0])
     ap.add_argument("--with-public-at", type=float, nargs="*", default=[3.0])
     ap.add_argument("--word-list", default=None, metavar="FILE",
-                    help="a public word list (one word a line, e.g. from benchmarks/wordfreq_list.py) instead of the "
+                    help="a public word list (one word a line, e.g. from benchmarks/utility/wordfreq_list.py) instead of the "
                          "DP vocabulary")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()

@@ -1,12 +1,12 @@
 """How far noiseless fits agree with a non-private gensim LDA on real text: the ceiling of "overlap with LDA".
 
-On the private half of a corpus (the hash split of ``benchmarks/no_public_data.py``), with its 2,000 most frequent
+On the private half of a corpus (the hash split of ``benchmarks/utility/no_public_data.py``), with its 2,000 most frequent
 words (a non-private choice: this is a measurement, not a release), document level or user level (<= 20 posts):
 gensim LDA (:func:`topicdp.topics.reference_lda`), :class:`topicdp.variational.VariationalLDA` (dp-vem without
 noise) with its default warm-up and without it (``warmup_iterations=0, n_iterations=5``: the road before the
 warm-up), seeds 0 and 1 each; prints the matched top-10 overlap (:func:`topicdp.metrics.readability.topic_overlap`) of every pair. Run::
 
-    OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/noiseless_agreement.py --corpus blogs
+    OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/utility/noiseless_agreement.py --corpus blogs
 
 Skips (exit 0) where ``../shared/data`` is absent.
 """
@@ -22,9 +22,10 @@ from collections import Counter
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
+from _data import SHARED as DATA  # noqa: E402
 
 
 def main() -> int:

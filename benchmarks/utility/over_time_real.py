@@ -12,8 +12,8 @@ per-period releases would spend at the user level.
 
 Usage::
 
-    python benchmarks/over_time_real.py --corpus enron_sent --period quarter --periods 2000Q1:2002Q1 --unit document
-    python benchmarks/over_time_real.py --corpus blogs --period month --periods 2004-05:2004-08 --unit user
+    python benchmarks/utility/over_time_real.py --corpus enron_sent --period quarter --periods 2000Q1:2002Q1 --unit document
+    python benchmarks/utility/over_time_real.py --corpus blogs --period month --periods 2004-05:2004-08 --unit user
 
 Skips (status 0, a line) when ``../shared/data/<corpus>`` is absent. ``--plot FILE.png`` draws the topics over time.
 """
@@ -30,8 +30,10 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DATA = os.path.join(ROOT, "..", "shared", "data")
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # benchmarks/: _data
+from _data import SHARED  # noqa: E402
+
+DATA = str(SHARED)
 
 
 def main() -> int:

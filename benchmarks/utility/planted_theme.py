@@ -15,7 +15,7 @@ only sees P, which planting does not change, so those are the values the release
 any one topic's top 10 words, for the start alone, the noiseless f and each release. Random DP with respect to P,
 NOT DP. Run::
 
-    OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/planted_theme.py --theme cooking+gardening
+    OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/utility/planted_theme.py --theme cooking+gardening
 
 Skips (exit 0) where ``../shared/data`` is absent.
 """
@@ -29,10 +29,11 @@ import warnings
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-#: Delta_s of gensim's stable f on blogs at the Lambert-W sizing, gamma 0.2 (benchmarks/stable_starts.py)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
+from _data import SHARED as DATA  # noqa: E402
+#: Delta_s of gensim's stable f on blogs at the Lambert-W sizing, gamma 0.2 (benchmarks/utility/stable_starts.py)
 SAMPLED = {2: 0.001752, 3: 0.002124, 5: 0.002495, 10: 0.003701}
 
 
@@ -50,7 +51,7 @@ def main() -> int:
 
     import numpy as np
 
-    from stable_starts import halves  # the split whose P the Delta_s were sampled over
+    from utility.stable_starts import halves  # the split whose P the Delta_s were sampled over
     from topicdp import Corpus, RepeatedReleaseWarning, TopicDP, make_model
     from topicdp.datasets import THEMES
     from topicdp.samplers import SensitivitySampling

@@ -6,7 +6,7 @@ counts the argmax of the plain private mean NPMI and of the private mean NPMI mi
 
 Run (about 10 minutes under load)::
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/private_choice_bias.py --epsilons 0.25 0.5 --redraws 25
+    OPENBLAS_NUM_THREADS=1 python benchmarks/utility/private_choice_bias.py --epsilons 0.25 0.5 --redraws 25
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 
 def main() -> int:

@@ -10,7 +10,7 @@ selection over the same runs is computed by dp-accounting for comparison.
 
 Run (generated: a few minutes; blogs: about 15 minutes more, mostly the four fits)::
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/private_choice_of_k.py --out docs/results/private_choice_of_k.json \\
+    OPENBLAS_NUM_THREADS=1 python benchmarks/utility/private_choice_of_k.py --out docs/results/private_choice_of_k.json \\
         [--blogs-vocabulary RELEASE.json]
 
 ``--resolve-redraws N`` adds, per row, how often the search's "not resolved" warning fires over N evaluations with
@@ -30,7 +30,9 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
+from _data import BLOGS  # noqa: E402
 
 CANDIDATES = (5, 10, 20, 40)
 TOTAL_DELTA = 1e-5  # the delta at which every total is stated (4 fits and 4 evaluations at delta 1e-6 each: 8e-6)
@@ -170,9 +172,9 @@ def main() -> int:
             results.append(measure(f"generated LDA, K = {true_k}, 5000 documents, 1000 words", corpus,
                                    fit_epsilon=args.fit_epsilon, eval_epsilons=args.eval_epsilons, delta=args.delta,
                                    redraws=args.redraws, true_k=true_k, resolve_redraws=args.resolve_redraws))
-    blogs = Path(__file__).resolve().parents[2] / "shared" / "data" / "blogs" / "blogs.jsonl.gz"
+    blogs = BLOGS
     if args.blogs_vocabulary and blogs.exists():
-        from private_evaluation import load_halves  # the same hash split of the bloggers
+        from utility.private_evaluation import load_halves  # the same hash split of the bloggers
 
         words = json.loads(Path(args.blogs_vocabulary).read_text())["vocabulary"]
         corpus, _ = load_halves(words)

@@ -10,7 +10,7 @@ statistic is computed once; each redraw adds fresh Gaussian noise at the calibra
 Run (document level under a load of 4 to 5 on 2 cores: about 10 minutes for the epsilon scan, 1 for the forecast
 and 37 for the coverage's 500 redraws, which also records each topic's coverage and the side of its misses)::
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/private_evaluation.py --release RELEASE.json --unit document \\
+    OPENBLAS_NUM_THREADS=1 python benchmarks/utility/private_evaluation.py --release RELEASE.json --unit document \\
         --out docs/results/private_evaluation_document.json
 
 Skips (exit 0, with a message) where the data set is absent.
@@ -27,9 +27,10 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-BLOGS = Path(__file__).resolve().parents[2] / "shared" / "data" / "blogs" / "blogs.jsonl.gz"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
+from _data import BLOGS  # noqa: E402
 EPSILONS = (0.05, 0.075, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0)
 
 

@@ -12,7 +12,7 @@ document level, delta = 1e-6. Mean L1 to the true topics (Hungarian matching) of
 at epsilon in {none (no noise), 1, 3, 10}, T in {5, 10} releases (7 for the warm-up), seeds 0 and 1 (start and
 noise; ``--seeds N`` for more). Run (one core, about 13 minutes with numba; ``--rules 2`` the default's rows only, about 3 minutes)::
 
-    OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/private_start.py [--quick] [--rules 2]
+    OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/utility/private_start.py [--quick] [--rules 2]
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Readability of non-private reference models on a real corpus, with controls.
 
-    OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/readability_reference.py [--corpus blogs|enron_sent]
+    OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/utility/readability_reference.py [--corpus blogs|enron_sent]
         [--data ../shared/data] [--cache-only] [--passes 1] [--shuffles 20] [--out-json FILE]
 
 Pipeline: users are split 80/20 by :func:`topicdp.metrics.heldout_user_mask` (the hash behind
@@ -36,7 +36,9 @@ from topicdp.corpus import make_vectorizer, read_jsonl_records
 from topicdp.forecast import forecast_readability
 from topicdp.metrics import heldout_user_mask, readability, top_words_matrix
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
+from _data import SHARED as SHARED_DATA  # noqa: E402
+
 FILES = {"blogs": "blogs/blogs.jsonl.gz", "enron_sent": "enron_sent/enron_sent.jsonl.gz"}
 VOCAB_OPTIONS = {"max_features": 2000, "min_df": 5, "max_df": 0.5}
 TEST_FRACTION, SPLIT_SEED, MAX_DOCS_PER_USER = 0.2, 0, 20
@@ -62,11 +64,11 @@ def build_cache(source: Path, cache: Path) -> None:
     (cache / "doc_users_test.json").write_text(json.dumps([u for u, s in zip(users, is_test) if s]))
     (cache / "vocab.json").write_text(json.dumps(list(vectorizer.get_feature_names_out())))
     (cache / "README.txt").write_text(
-        f"Made by benchmarks/readability_reference.py (topicdp) from {source.name}: users split by "
+        f"Made by benchmarks/utility/readability_reference.py (topicdp) from {source.name}: users split by "
         f"topicdp.metrics.heldout_user_mask(user_ids, test_fraction={TEST_FRACTION}, seed={SPLIT_SEED}) "
         f"(= split_users); vocabulary topicdp.corpus.make_vectorizer(**{VOCAB_OPTIONS}) fitted on the training "
         "users' posts only; X_*.npz are the counts of ALL posts (rows in file order, empty rows kept), "
-        "doc_users_*.json the user id of each row. Load with benchmarks/readability_reference.py:load_cache "
+        "doc_users_*.json the user id of each row. Load with benchmarks/utility/readability_reference.py:load_cache "
         "(Corpus.from_matrix, then .bound(20, random_state=0) for <= 20 posts per user).\n"
         "fits_K<K>_m<bound>_passes<p>.npz (written by later runs): non-private topic-word matrices keyed by model "
         "name, fitted on the training side bounded to <bound> posts per user (0 = all).\n")

@@ -1,8 +1,8 @@
 """The public reference's own most frequent words as a word list (the "public data: yes" quarter of the users of
-``benchmarks/no_public_data.py``: ``0.5 <= h < 0.75`` of the user-id hash), for ``--word-list``::
+``benchmarks/utility/no_public_data.py``: ``0.5 <= h < 0.75`` of the user-id hash), for ``--word-list``::
 
-    python benchmarks/reference_word_list.py --corpus blogs --out ref-blogs-2000.txt
-    OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/no_public_data.py --corpora blogs \
+    python benchmarks/utility/reference_word_list.py --corpus blogs --out ref-blogs-2000.txt
+    OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/utility/no_public_data.py --corpora blogs \
         --units user document --epsilons 3 --with-public-at 3 --word-list ref-blogs-2000.txt
 
 Skips (exit 0) where ``../shared/data`` is absent.
@@ -15,9 +15,10 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
+from _data import SHARED as DATA  # noqa: E402
 
 
 def main() -> int:

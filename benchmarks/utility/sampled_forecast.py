@@ -9,7 +9,7 @@ users against the owner's LDA. Nothing private is read: the private corpus gives
 (P's), as the sampler uses them. The question is whether the simulated contrast calls a release of common words
 what it is where its overlap alone would not.
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/sampled_forecast.py docs/results/wrap_your_model_*.json
+    OPENBLAS_NUM_THREADS=1 python benchmarks/utility/sampled_forecast.py docs/results/wrap_your_model_*.json
 
 Skips (exit 0) where ``../shared/data`` is absent.
 """
@@ -23,12 +23,12 @@ import sys
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
 
 import numpy as np  # noqa: E402
 
-from wrap_your_model import DATA, seeded_corpora, split  # noqa: E402
+from utility.wrap_your_model import DATA, seeded_corpora, split  # noqa: E402
 
 
 def main(argv=None) -> int:

@@ -15,7 +15,7 @@ targets are NPMI >= 0.7x, contrast >= 0.5x, diversity >= 0.5, overlap >= 0.25 (:
 
 Run::
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/score_default_release.py --seeds 0 1 2
+    OPENBLAS_NUM_THREADS=1 python benchmarks/utility/score_default_release.py --seeds 0 1 2
 
 Skips (exit 0) where ``../shared/data`` is absent.
 """
@@ -30,10 +30,10 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
 
-BLOGS = Path(__file__).resolve().parents[2] / "shared" / "data" / "blogs" / "blogs.jsonl.gz"
+from _data import BLOGS  # noqa: E402
 FRACTION, HELDOUT_FROM = 0.3, 0.85
 
 
@@ -48,7 +48,7 @@ def main(argv=None) -> int:
         return 0
     import numpy as np
 
-    from decision_validation import score_lists
+    from utility.decision_validation import score_lists
     from topicdp.corpus import Corpus, read_jsonl_records
     from topicdp.forecast import TARGETS
     from topicdp.pipeline import CorpusSource, ReleaseRequest, release, user_selected

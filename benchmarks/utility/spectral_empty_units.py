@@ -1,7 +1,7 @@
 """What the zero units of SpectralDP cost: the share of usable units on real corpora, and the recovery bias.
 
-    OPENBLAS_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/spectral_empty_units.py shares [--data DIR]
-    OPENBLAS_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/spectral_empty_units.py synthetic
+    OPENBLAS_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/utility/spectral_empty_units.py shares [--data DIR]
+    OPENBLAS_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/utility/spectral_empty_units.py synthetic
         [--docs 50000] [--words 100] [--topics 5] [--seeds 5]
 
 SpectralDP normalises its moments by the public number of units n, counted before filtering; a unit with no
@@ -13,7 +13,7 @@ moments shrink by s and the cross terms by about s^2 (M2) and s^3 (M3).
     share of usable users (owning a document with >= 3 in-vocabulary tokens) and of usable documents, at a
     2,000-word vocabulary: the non-private top 2,000 words (``Corpus.from_texts(min_df=5, max_df=0.5,
     max_features=2000)``, topicdp's tokenisation and English stop words), the usual vocabulary of
-    ``benchmarks/vocabulary_blogs.py``. Counts are of every record of the file (empty texts included).
+    ``benchmarks/utility/vocabulary_blogs.py``. Counts are of every record of the file (empty texts included).
 ``synthetic`` -- generated LDA corpora (``synthetic_lda``: topics ~ Dirichlet(0.1), Poisson(100) lengths,
     alpha0 = 1, symmetric alpha; the setting of ``bench_spectral_utility.py``) with a random fraction 1 - s of
     the documents emptied (their rows set to zero: out-of-vocabulary texts), s in {1, 0.99, 0.95, 0.9, 0.8}; the
@@ -34,12 +34,14 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import warnings
 from pathlib import Path
 
 import numpy as np
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
+from _data import SHARED as DATA  # noqa: E402
 FILES = {"blogs": "blogs/blogs.jsonl.gz", "enron_sent": "enron_sent/enron_sent.jsonl.gz"}
 SHARES = (1.0, 0.99, 0.95, 0.9, 0.8)  # 0.9: about enron_sent's share of usable documents
 

@@ -19,7 +19,7 @@ workers.
 
 Run::
 
-    OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/stable_starts.py --corpus blogs \
+    OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/utility/stable_starts.py --corpus blogs \
         --models gensim-lda,sklearn-lda --starts default,public --out docs/results/stable_starts_blogs.md
 
 Skips (exit 0) where ``../shared/data`` is absent.
@@ -36,9 +36,10 @@ from collections import Counter
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
+from _data import SHARED as DATA  # noqa: E402
 STARTS = {"vem": "init", "gensim-lda": "init", "sklearn-lda": "init", "sklearn-nmf": "init_topics"}
 STABLE = ("gensim-lda", "sklearn-lda")  # the public start is the stable configuration (batch, constant doc start)
 COLUMNS = ("model", "start", "epsilon", "Delta_s", "sigma", "NPMI x LDA", "contrast x LDA", "diversity", "overlap",

@@ -2,16 +2,16 @@
 
 f is the noiseless variational EM of :mod:`topicdp.variational` (10 iterations, per-user weighting) started
 from topics fitted on a public reference corpus (:func:`topicdp.variational.public_init`); P draws users
-from that same public corpus. Users split as in ``benchmarks/utility_real.py``: 80% private (at most 20
+from that same public corpus. Users split as in ``benchmarks/utility/utility_real.py``: 80% private (at most 20
 posts each), the held-out 20% halved into the public reference and the evaluation users. The guarantee is
 (epsilon, delta, gamma)-random DP with respect to P -- NOT differential privacy.
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/utility_random_dp.py --out docs/results/utility_blogs --sizing exchangeable
+    OPENBLAS_NUM_THREADS=1 python benchmarks/utility/utility_random_dp.py --out docs/results/utility_blogs --sizing exchangeable
 
 ``--model gensim-lda`` takes gensim LDA (random start, K = 10) as f instead; with ``--cache-dir`` the samples
 that ``bench_sampler.py --blogs --cache-dir`` drew for its timings (same split, seed and P) are reused:
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/utility_random_dp.py --out docs/results/utility_blogs \
+    OPENBLAS_NUM_THREADS=1 python benchmarks/utility/utility_random_dp.py --out docs/results/utility_blogs \
         --model gensim-lda --sizing lambert-w --cache-dir CACHE
 
 Lambert-W sizing (285 pairs at gamma = 0.1, 572 fits) costs about 572 x one fit / 2 workers; the script prints
@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import numpy as np  # noqa: E402
 
@@ -38,8 +38,8 @@ from topicdp.samplers import SensitivitySampling, sample_sensitivity  # noqa: E4
 from topicdp.samplers.neighbours import PublicReference  # noqa: E402
 from topicdp.variational import public_init  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from utility_real import DELTA, K, add_common_arguments, data_and_out, gensim_reference, load  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
+from utility.utility_real import DELTA, K, add_common_arguments, data_and_out, gensim_reference, load  # noqa: E402
 
 
 def main(argv=None) -> int:

@@ -18,8 +18,8 @@ isolates the topic mechanism.
 
 Run (about 20-40 minutes on 2 idle cores for blogs)::
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/utility_real.py --corpus blogs --out docs/results/utility_blogs
-    OPENBLAS_NUM_THREADS=1 python benchmarks/utility_real.py --corpus enron_sent --out docs/results/utility_enron
+    OPENBLAS_NUM_THREADS=1 python benchmarks/utility/utility_real.py --corpus blogs --out docs/results/utility_blogs
+    OPENBLAS_NUM_THREADS=1 python benchmarks/utility/utility_real.py --corpus enron_sent --out docs/results/utility_enron
 
 Writes ``results.jsonl`` (one line per cell, resumable) and ``table.md`` in ``--out``.
 """
@@ -37,7 +37,9 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
+from _data import SHARED  # noqa: E402
 
 from topicdp import Corpus  # noqa: E402
 from topicdp.corpus import read_jsonl_records  # noqa: E402
@@ -90,7 +92,7 @@ def gensim_reference(corpus: Corpus, seed: int = 0) -> np.ndarray:
 def add_common_arguments(p: argparse.ArgumentParser) -> None:
     """--corpus, --data, --out and --epsilons, shared by the utility benchmarks."""
     p.add_argument("--corpus", default="blogs", choices=("blogs", "enron_sent"))
-    p.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data"))
+    p.add_argument("--data", default=str(SHARED))
     p.add_argument("--out", required=True)
     p.add_argument("--epsilons", type=float, nargs="+", default=[1.0, 3.0, 10.0])
 

@@ -1,6 +1,6 @@
 """DP vocabulary selection on real corpora: how many words pass, and how much of the usual vocabulary.
 
-    OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/vocabulary_blogs.py [--corpora blogs,enron_sent]
+    OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/utility/vocabulary_blogs.py [--corpora blogs,enron_sent]
         [--epsilons 0.3,1,3] [--delta 1e-7] [--ks 50,100,300] [--units user,document] [--seeds 5] [--out FILE] [--data DIR]
 
 For every corpus, unit, k and epsilon: the number of words ``topicdp.vocabulary.select_vocabulary``
@@ -33,7 +33,8 @@ import numpy as np
 from topicdp.corpus import make_vectorizer
 from topicdp.vocabulary import _add_unit, _select, _totals, calibrate_selection, unit_top_words
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
+from _data import SHARED as DATA  # noqa: E402
 FILES = {"blogs": "blogs/blogs.jsonl.gz", "enron_sent": "enron_sent/enron_sent.jsonl.gz"}
 
 

@@ -1,6 +1,6 @@
 """How well the DP vocabulary's size is forecast before the selection runs.
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/vocabulary_forecast.py [--data ../shared/data] [--out FILE.md]
+    OPENBLAS_NUM_THREADS=1 python benchmarks/utility/vocabulary_forecast.py [--data ../shared/data] [--out FILE.md]
 
 For each corpus, 10% of the users (a hash of the user id, ``heldout_user_mask(seed=3)``) stand in for a
 public reference corpus and the other 90% for the private one. ``topicdp.vocabulary.forecast_vocabulary``
@@ -24,7 +24,8 @@ from topicdp.corpus import read_jsonl_records
 from topicdp.metrics.readability import heldout_user_mask
 from topicdp.vocabulary import _select, _word_totals, calibrate_selection, forecast_vocabulary, unit_word_sets
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
+from _data import SHARED as DATA  # noqa: E402
 EPSILONS, DELTA, K = (0.3, 0.6, 1.0, 3.0), 5e-7, 300
 
 

@@ -7,7 +7,7 @@ words that topicdp's tokeniser leaves whole (letters, at least 3 characters) and
 in wordfreq's order, the first ``--size``. What it loses: rare and domain words (names, jargon, "urllink"), which
 no list of a whole language ranks in its first few thousand. Run (``pip install wordfreq``; not a dependency)::
 
-    python benchmarks/wordfreq_list.py --size 2000 --out words-en-2000.txt
+    python benchmarks/utility/wordfreq_list.py --size 2000 --out words-en-2000.txt
     topicdp privatize posts.jsonl.gz --unit user --vocabulary words-en-2000.txt ...
 """
 
@@ -17,7 +17,7 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 
 def word_list(size: int, language: str = "en") -> list[str]:

@@ -9,7 +9,7 @@ the private side and compared with those fits by matched top-10 overlap:
 * schedules: batch with 2 passes (the stable form), batch with 5, and the user's own online schedule from the start
   (online learning is not a stable form; listed to show that the schedule does not set the basin).
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/wrap_starts.py          # about 8 minutes on one core
+    OPENBLAS_NUM_THREADS=1 python benchmarks/utility/wrap_starts.py          # about 8 minutes on one core
 
 Skips (exit 0) where ``../shared/data`` is absent.
 """
@@ -23,12 +23,12 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
 
 import numpy as np  # noqa: E402
 
-import wrap_your_model as wym  # noqa: E402
+import utility.wrap_your_model as wym  # noqa: E402
 
 SCHEDULES = {
     "batch, 2 passes (the stable form)": dict(learning="batch", document_start="constant"),

@@ -4,7 +4,7 @@ from the toolkit's VariationalLDA fitted on P instead, against the user's own fi
 
 The split and corpora of ``wrap_your_model.py`` (the private corpus bounded to 20 posts a user, seeded 0); P's words.
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/wrap_weight_noiseless.py
+    OPENBLAS_NUM_THREADS=1 python benchmarks/utility/wrap_weight_noiseless.py
 
 Skips (exit 0) where ``../shared/data`` is absent.
 """
@@ -17,10 +17,10 @@ import sys
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
 
-from wrap_your_model import DATA, seeded_corpora, split, topics_of, users_model  # noqa: E402
+from utility.wrap_your_model import DATA, seeded_corpora, split, topics_of, users_model  # noqa: E402
 
 
 def main(argv=None) -> int:

@@ -25,7 +25,7 @@ first f of its side's range).
 
 Run::
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/wrap_your_model.py --sizing exchangeable --gamma 0.1 \\
+    OPENBLAS_NUM_THREADS=1 python benchmarks/utility/wrap_your_model.py --sizing exchangeable --gamma 0.1 \\
         --out docs/results/wrap_your_model_exchangeable.json
 
 Skips (exit 0) where ``../shared/data`` is absent.
@@ -43,12 +43,12 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
 
 import numpy as np  # noqa: E402  (after the BLAS thread pin)
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+from _data import SHARED as DATA  # noqa: E402
 PRIVATE_BELOW, HELDOUT_BELOW = 0.45, 0.5
 
 
@@ -106,7 +106,7 @@ def owner_ldas(parts: dict, lda_seeds: int) -> list[list[list[str]]]:
 def score_on_heldout(parts: dict, ours: list[list[str]], ldas: list[list[list[str]]]) -> dict:
     """The release's top-10 lists against each of the owner's LDAs on the held-out users, each measure the median
     over them (``decision_validation.score_against``)."""
-    from decision_validation import score_against
+    from utility.decision_validation import score_against
 
     from topicdp import Corpus
 
