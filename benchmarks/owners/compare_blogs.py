@@ -1,9 +1,9 @@
 """The blog corpus split for ``topicdp compare`` (``docs/results/compare.md``): a public reference P and a private part.
 
 A blogger is in P when the hash of their id falls in the upper half (:func:`topicdp.pipeline.user_selected` at 0.5,
-as ``benchmarks/utility/stable_starts.py``'s ``halves()``), and in the private part when it falls below ``--fraction`` (0.3:
-about 1,200 of the 3,968 bloggers, a subset of the lower half, so P and the private part share no blogger). Both are
-written as JSON Lines (user, text), the files ``topicdp compare`` reads::
+as ``benchmarks/utility/stable_starts.py``'s ``halves()``), and in the private part when it falls below
+``--fraction`` (0.3: about 1,200 of the 3,968 bloggers, a subset of the lower half, so P and the private part share no
+blogger). Both are written as JSON Lines (user, text), the files ``topicdp compare`` reads::
 
     .venv/bin/python benchmarks/owners/compare_blogs.py ../shared/data/blogs/blogs.jsonl.gz --out /tmp/compare_blogs
     topicdp compare /tmp/compare_blogs/private.jsonl.gz --reference /tmp/compare_blogs/P.jsonl.gz --out DIR

@@ -116,8 +116,8 @@ def main() -> int:
     ap.add_argument("--epsilons", type=float, nargs="+", default=[1.0, 3.0, 10.0])
     ap.add_argument("--with-public-at", type=float, nargs="*", default=[3.0])
     ap.add_argument("--word-list", default=None, metavar="FILE",
-                    help="a public word list (one word a line, e.g. from benchmarks/utility/wordfreq_list.py) instead of the "
-                         "DP vocabulary")
+                    help="a public word list (one word a line, e.g. from benchmarks/utility/wordfreq_list.py) "
+                         "instead of the DP vocabulary")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     if not DATA.exists():

@@ -1,7 +1,7 @@
 """How far noiseless fits agree with a non-private gensim LDA on real text: the ceiling of "overlap with LDA".
 
-On the private half of a corpus (the hash split of ``benchmarks/utility/no_public_data.py``), with its 2,000 most frequent
-words (a non-private choice: this is a measurement, not a release), document level or user level (<= 20 posts):
+On the private half of a corpus (the hash split of ``benchmarks/utility/no_public_data.py``), with its 2,000 most
+frequent words (a non-private choice: this is a measurement, not a release), document level or user level (<= 20 posts):
 gensim LDA (:func:`topicdp.topics.reference_lda`), :class:`topicdp.variational.VariationalLDA` (dp-vem without
 noise) with its default warm-up and without it (``warmup_iterations=0, n_iterations=5``: the road before the
 warm-up), seeds 0 and 1 each; prints the matched top-10 overlap (:func:`topicdp.metrics.readability.topic_overlap`) of every pair. Run::
