@@ -35,13 +35,13 @@ test-all: $(BIN)/.installed
 	$(BIN)/python -m pytest -m "slow or cluster or not slow"
 
 bench: $(BIN)/.installed
-	$(BIN)/python benchmarks/bench_sampler.py
+	$(BIN)/python benchmarks/speed/bench_sampler.py
 
 bench-spectral: $(BIN)/.installed
-	$(BIN)/python benchmarks/bench_spectral.py
+	$(BIN)/python benchmarks/speed/bench_spectral.py
 
 bench-streaming: $(BIN)/.installed
-	$(BIN)/python benchmarks/bench_streaming.py
+	$(BIN)/python benchmarks/speed/bench_streaming.py
 
 bench-cluster: $(BIN)/.installed
-	$(BIN)/python benchmarks/bench_cluster.py
+	$(BIN)/python benchmarks/speed/bench_cluster.py

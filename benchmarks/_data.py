@@ -1,7 +1,10 @@
 """Where the benchmarks find the shared corpora, and the one way they cut a corpus by user.
 
 The corpora live beside the repository (``../shared/data``), never inside it; a benchmark that needs one checks
-:func:`available` and skips (exit 0) where it is absent.
+:func:`available` and skips (exit 0) where it is absent. The scripts sit one folder down, by what they measure
+(``privacy/``, ``utility/``, ``speed/``, ``owners/``, ``refactors/``; ``benchmarks/README.md``); each puts
+``benchmarks/`` on ``sys.path`` first, so that ``from _data import ...`` and ``from utility.utility_real import ...``
+work however it is started (``python benchmarks/GROUP/script.py`` from the repository root, or loaded by path).
 """
 
 from __future__ import annotations
@@ -21,6 +24,13 @@ ENRON = SHARED / "enron_sent" / "enron_sent.jsonl.gz"
 def available(*paths: Path) -> bool:
     """Whether every corpus in ``paths`` is there (print the skip line yourself)."""
     return all(p.exists() for p in paths)
+
+
+def nearest(path: Path) -> Path:
+    """``path`` (one of the corpora above) beside the nearest folder above the repository that holds it: a checkout
+    in a folder of worktrees finds the corpora one level further up; ``path`` itself where none does."""
+    relative = path.relative_to(ROOT.parent)
+    return next((p / relative for p in ROOT.parents if (p / relative).exists()), path)
 
 
 def records(path: Path):

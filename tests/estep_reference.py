@@ -1,6 +1,6 @@
 """The E-step as it was before the fast-estep branch (topicdp/inference/estep.py at main, deae66f), kept
 verbatim as the reference the new engines are tested against (tests/test_estep_fast.py) and timed against
-(benchmarks/bench_estep.py). Not part of the package."""
+(benchmarks/speed/bench_estep.py). Not part of the package."""
 
 from __future__ import annotations
 

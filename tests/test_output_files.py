@@ -2,7 +2,7 @@
 nothing is overwritten unasked, writes are atomic, the owner's diagnostics are 0600, and a sharded run's private
 scratch is removed on SIGTERM and Ctrl-C, and by the next run after a SIGKILL.
 
-The fault cases run as in benchmarks/fault_cases.py (docs/results/fault_cases.md): real ``topicdp``
+The fault cases run as in benchmarks/privacy/fault_cases.py (docs/results/fault_cases.md): real ``topicdp``
 subprocesses and real signals, each bounded by a timeout. The helpers of topicdp/_files.py are tested directly
 below them.
 """
@@ -26,7 +26,7 @@ from topicdp._files import (Terminated, atomic_path, atomic_write, check_paths, 
                             scratch_directory, unwinding_signals)
 
 _SPEC = importlib.util.spec_from_file_location(
-    "fault_cases", Path(__file__).resolve().parents[1] / "benchmarks" / "fault_cases.py")
+    "fault_cases", Path(__file__).resolve().parents[1] / "benchmarks" / "privacy" / "fault_cases.py")
 assert _SPEC is not None and _SPEC.loader is not None
 fault_cases = importlib.util.module_from_spec(_SPEC)
 sys.modules.setdefault("fault_cases", fault_cases)  # its dataclasses look their module up there

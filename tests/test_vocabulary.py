@@ -357,7 +357,7 @@ def test_load_vocabulary_errors_name_the_file_and_line(tmp_path, content, match)
 
 
 def test_select_vocabulary_is_word_sets_then_noisy_threshold():
-    """benchmarks/vocabulary_blogs.py re-runs steps 3-4 (``_select``) on counted word sets: same result."""
+    """benchmarks/utility/vocabulary_blogs.py re-runs steps 3-4 (``_select``) on counted word sets: same result."""
     from collections import Counter
 
     from topicdp.vocabulary import _add_unit, _select, _totals

@@ -99,7 +99,7 @@ LDA_AGREEMENT = 0.5
 #: How far dp-vem from a random start agrees with a non-private LDA without any noise: its over-complete
 #: warm-up finds a decomposition of its own (one topic of function words, the others themes), whose top-10
 #: overlap with gensim LDA's was 0.29 to 0.36 on blog posts and 0.28 to 0.33 on Enron's e-mails, document level,
-#: two seeds each (``benchmarks/noiseless_agreement.py``). Forecasts of that road use it in place of
+#: two seeds each (``benchmarks/utility/noiseless_agreement.py``). Forecasts of that road use it in place of
 #: :data:`LDA_AGREEMENT`. On text with well-separated topics (the embedded demo corpus) both fits find the same
 #: topics, and there the forecast is pessimistic.
 RANDOM_START_AGREEMENT = 0.3

@@ -71,7 +71,7 @@ The output is soft-thresholded at ``threshold`` x sigma, but the next E-step use
 at 0 only (both are post-processing). From a random start the topics separate through small differences
 spread over many mid-frequency words; a 2 sigma threshold erases them and EM stalls in its symmetric phase.
 On 40,000 synthetic documents (V = 2,000, K = 10, document level, delta = 1e-6; mean L1 recovery over seeds 0
-and 1, ``benchmarks/private_start.py``) the thresholded E-step reached 1.03 after 5 passes at epsilon = 3 and
+and 1, ``benchmarks/utility/private_start.py``) the thresholded E-step reached 1.03 after 5 passes at epsilon = 3 and
 the clipped one 0.70 (0.56 after 10 passes); at epsilon = 1, 1.32 -> 0.89. With the noise switched off but
 the threshold kept, the thresholded run still reached only 1.02: the threshold, not the noise, was the wall.
 
@@ -79,7 +79,7 @@ A start without public data
 ---------------------------
 Full-batch EM from a random start, even without noise, converges to fixed points where two true topics share
 one fitted topic and another is split (on 40,000 synthetic documents, V = 2,000, K = 10: mean L1 recovery 0.63
-after 5 noiseless passes, 0.28 to 0.30 after 20; ``benchmarks/private_start.py``), and every pass costs
+after 5 noiseless passes, 0.28 to 0.30 after 20; ``benchmarks/utility/private_start.py``), and every pass costs
 budget. Over-parametrised EM does not stall there: with more components than topics, every true topic is
 caught by at least one component early. So from a random start the first ``warmup_iterations`` releases fit
 K' = 3K topics (the statistic keeps its per-unit bound: the proof above holds for any number of rows), the

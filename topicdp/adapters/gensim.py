@@ -111,12 +111,12 @@ class GensimLDA(TopicModelSpec):
     *Why 2 passes.* On blogs (user level, Lambert-W sizing at gamma 0.2: the largest of 61 sampled pair distances)
     the sampled sensitivity was 0.0037 after 10 passes, 0.0025 after 5, 0.0021 after 3 and 0.0018 after 2; over
     nine noise draws at epsilon 3 the release's NPMI was 0.80x a non-private LDA's after 3 passes (4 draws below
-    0.8x) and 0.84x to 0.91x after 2 (``benchmarks/stable_starts.py --param passes=N --draws 9``). A likely reason
-    (not measured apart): every pass carries a change in the data further through the other documents' E-steps,
+    0.8x) and 0.84x to 0.91x after 2 (``benchmarks/utility/stable_starts.py --param passes=N --draws 9``). A likely
+    reason (not measured apart): every pass carries a change in the data further through the other documents' E-steps,
     while topics fitted on a public corpus of the same kind start near the private optimum, so later passes add
     more sensitivity than fit. The cost is a small private theme: planted in 2% of the users and absent from the
     public corpus, 4 of its 10 words reach one topic's top 10 after 2 noiseless passes, 6 after 3, 8 after 10
-    (``benchmarks/planted_theme.py``; at epsilon 3 the noise leaves 2 whatever the passes). The count was chosen
+    (``benchmarks/utility/planted_theme.py``; at epsilon 3 the noise leaves 2 whatever the passes). The count was chosen
     on this corpus; on Enron (exchangeable sizing) the sensitivity also grows with the passes. From a random start
     (``learning="batch"`` without ``init``) 2 passes are too few: pass ``passes``.
 

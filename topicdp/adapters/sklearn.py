@@ -91,25 +91,25 @@ class SklearnLDA(TopicModelSpec):
     add more sensitivity than fit when the start was fitted on a public corpus of the same kind. On blogs (user
     level, Lambert-W sizing at gamma 0.2) ``max_iter=3`` sampled Delta_s 0.0019 and released at epsilon 3 topics with
     NPMI 0.88x, contrast 1.27x a non-private LDA's, diversity 0.76, overlap 0.44
-    (``benchmarks/stable_starts.py --models sklearn-lda --param max_iter=3``); 10 iterations were not run at that
-    sizing (about 90 s a fit).
+    (``benchmarks/utility/stable_starts.py --models sklearn-lda --param max_iter=3``); 10 iterations were not run at
+    that sizing (about 90 s a fit).
 
     *Why a weight per user*: scikit-learn's LDA weighs a user by their counts, so the neighbouring corpora that move
     f most swap a user with many tokens, or with few words repeated. Over 24 pairs of the sampler on blog posts
     (user level, 20 posts a user) the largest distance, 17.5x the median, swapped a user of 4,634 tokens for one of
-    279 (``benchmarks/sensitivity_tail.py``); the Lambert-W sizing at gamma 0.2 reads the largest of 61 pairs,
+    279 (``benchmarks/privacy/sensitivity_tail.py``); the Lambert-W sizing at gamma 0.2 reads the largest of 61 pairs,
     which usually holds such a user. Weighted to at most P's median user's 559 tokens, the largest of 61 pairs fell
     from 0.0053 to 0.00165, but users of few repeated words (blogs of HTML entities: 608-1,592 tokens, norms
     371-862) still moved f 4-5x the median pair, and two samples drew one. Weighting each user's statistic to at
     most P's median user's norm ||a_u||_2 (48 on blogs; the norm the Frobenius distance answers to, and the one the
     toolkit's user-level :class:`~topicdp.variational.VariationalLDA` divides by) brought those swaps to
     0.00066-0.00086, and the three users with the most tokens (6,387-9,070) at 0.00052-0.00064
-    (``benchmarks/sensitivity_tail.py --users 3``). The far pairs left were ordinary users whose change landed in
-    one topic (73-91% of the squared distance in one row, against 35% in the median pair): a user's part of row
+    (``benchmarks/privacy/sensitivity_tail.py --users 3``). The far pairs left were ordinary users whose change landed
+    in one topic (73-91% of the squared distance in one row, against 35% in the median pair): a user's part of row
     k moves the normalised row by about ||S_uk|| / N_k, so a user's norm in a small topic counts more. Capping
     each user's part of each row too brought the largest of the same 24 pairs from 0.00163 to 0.00115, and with
     gensim's LDA the largest of 40 from 0.00356 to 0.00203 (its next five 22-29% lower; the median pair unchanged,
-    ``benchmarks/sensitivity_tail.py --pairs 40 --model gensim --caps weighted``).
+    ``benchmarks/privacy/sensitivity_tail.py --pairs 40 --model gensim --caps weighted``).
     """
 
     name = "sklearn-lda"

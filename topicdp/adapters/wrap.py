@@ -301,9 +301,10 @@ def _sklearn_lda_start(reference, n_topics: int, seed: int, params: dict) -> np.
 
     On blogs split by user (10 topics, scikit-learn's defaults, P's median user's weight) the noiseless stable f from
     this start agreed 0.70 with the user's own fit, from the toolkit's VariationalLDA on P 0.52 (the user's fits with
-    other seeds agree 0.62-0.65; ``benchmarks/wrap_weight_noiseless.py``), and on 12 neighbouring pairs it moved less
-    (median 0.00052 against 0.00061, largest 0.00101 against 0.00167; ``benchmarks/sensitivity_tail.py``). As for
-    gensim, the gain comes with sharing the user's seed (0.60 and 0.50 against fits seeded 1 and 2).
+    other seeds agree 0.62-0.65; ``benchmarks/utility/wrap_weight_noiseless.py``), and on 12 neighbouring pairs it
+    moved less (median 0.00052 against 0.00061, largest 0.00101 against 0.00167;
+    ``benchmarks/privacy/sensitivity_tail.py``). As for gensim, the gain comes with sharing the user's seed (0.60 and
+    0.50 against fits seeded 1 and 2).
     """
     from sklearn.decomposition import LatentDirichletAllocation
 
@@ -321,9 +322,10 @@ def _user_weight(reference, bounds: dict | None, unit: str, stable: dict, change
     weighed at most P's median user's 559 tokens, swapping one of four such users (608-1,592 tokens, norms 371-862)
     for a median user moved the stable f 0.0019-0.0029, 4-5x the median pair, and made the far pairs of the
     samples that missed; weighed at most the median user's norm (48), the same swaps moved it 0.00066-0.00086, and
-    the three users with the most tokens (6,387-9,070) 0.00052-0.00064 (``benchmarks/sensitivity_tail.py --users 3``).
-    The same cap bounds each user's part of each topic's row in proportion to the row's share of the mass, so that
-    a user whose words fall in one small topic (the far pairs left) moves it no more than an average one.
+    the three users with the most tokens (6,387-9,070) 0.00052-0.00064
+    (``benchmarks/privacy/sensitivity_tail.py --users 3``). The same cap bounds each user's part of each topic's row
+    in proportion to the row's share of the mass, so that a user whose words fall in one small topic (the far pairs
+    left) moves it no more than an average one.
     """
     if unit != "user":
         return ""
@@ -390,7 +392,7 @@ def _wrap_gensim_lda(model, kind: str, given: str, reference, unit: str, keep_mo
     # The start is the model as given (seed 0: gensim keeps no seed) fitted on P, which is public. On blogs split by
     # user (gensim's defaults, 10 topics) the noiseless stable f from it agreed 0.61-0.65 with a user's fit seeded 0,
     # from VariationalLDA's start 0.51-0.53 (fits with other seeds agree 0.58-0.71); against fits seeded 1 and 2 it
-    # was no better on average: the gain needs the user's seed to be the one used here (benchmarks/wrap_starts.py).
+    # was no better on average: the gain needs the user's seed to be the one used here (benchmarks/utility/wrap_starts.py).
     start = _public_start(reference, (type(spec).__qualname__, spec.get_params()),
                           lambda: clone(spec).fit(reference).topic_word_)
     if multicore:

@@ -23,7 +23,7 @@ Two engines make this iteration (:func:`resolve_engine`): a compiled per-documen
 which works on blocks of documents (the normalisers as one dot product per nonzero, the sum over words as a
 sparse x dense product). Same start, same update, same per-document stopping rule: they differ by
 floating-point rounding only. On 40,000 synthetic documents (V = 2,000, K = 10) a pass costs about 1/13
-(numba) and 1/3 (numpy) of the earlier numpy code's (``benchmarks/bench_estep.py``,
+(numba) and 1/3 (numpy) of the earlier numpy code's (``benchmarks/speed/bench_estep.py``,
 ``docs/results/bench_estep.md``).
 """
 
@@ -375,7 +375,7 @@ def user_topic_weights(scaled: sp.csr_matrix, exp_theta: np.ndarray, exp_elog_be
     A user's part of row k moves the normalised row by about ||S_uk|| / N_k (N_k the row's mass), so a user whose
     words fall in a small topic moves f more than the same norm spread over an average one; the cap is P's median
     user's norm in a topic of average mass (pi_k = 1/K) and shrinks with the topic's share (linearly, the default;
-    ``share_power`` 2 is measured in ``benchmarks/sensitivity_tail.py``'s ``share-power`` caps).
+    ``share_power`` 2 is measured in ``benchmarks/privacy/sensitivity_tail.py``'s ``share-power`` caps).
     """
     scaled = sp.csr_matrix(scaled)
     rows = np.repeat(np.arange(scaled.shape[0]), np.diff(scaled.indptr))

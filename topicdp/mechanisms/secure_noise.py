@@ -68,7 +68,7 @@ Exactness. All draws are uniform integers below a bound, obtained from 64-bit wo
 ``s <= 2**24`` (so ``2 s^2 * K < 2**62`` in Algorithm 1). A candidate whose square would overflow
 (``| |Y| - s | >= 2**31``, probability below ``exp(-100)`` per draw) is decided with Python integers, its
 number of Bernoulli(exp(-1)) factors capped at ``2**62`` (which changes an acceptance probability below
-``exp(-512)`` by less than ``exp(-2**62)``). The cost is measured by ``benchmarks/bench_secure_noise.py``.
+``exp(-512)`` by less than ``exp(-2**62)``). The cost is measured by ``benchmarks/speed/bench_secure_noise.py``.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ The releases share one noise multiplier, ``sigma_i = Delta_i z / sqrt(w_i)``, so
 the (data-dependent) sensitivities, and z is the smallest value with ``delta_profile(1/z, epsilon) <= delta``
 (:func:`topicdp.rdp.calibrate_gaussian`, ``method="analytic"``, sensitivity 1): the total is exactly
 (epsilon, delta), with no per-release delta split and no RDP conversion loss (5-7 % less noise than
-``"rdp"`` at epsilon 10-1, delta 1e-7: ``benchmarks/bench_spectral_utility.py sigmas``).
+``"rdp"`` at epsilon 10-1, delta 1e-7: ``benchmarks/utility/bench_spectral_utility.py sigmas``).
 
 ``"simple"`` -- the paper's: Gaussian release i gets the smallest sigma for which it alone is
 (eps_i, delta_i)-DP (exact profile, Balle & Wang 2018); Laplace scale ``Delta/eps_i``; the total by simple

@@ -16,7 +16,7 @@ data; pass ``sigma_k`` if a better public estimate exists). Findings it encodes:
   config 2 (the predicted values below, upper bounds that ignore the spread of M2's eigenvalues, tie).
   Under simple accounting config 2 is recommended only where config 1's combined M2 noise is predicted
   to exceed lambda_k (whitening lost) while config 2's is not; everywhere else in our sweeps config 1's
-  smaller tensor noise wins (``benchmarks/bench_spectral_utility.py``).
+  smaller tensor noise wins (``benchmarks/utility/bench_spectral_utility.py``).
 * Remark 15-16: configuration 3 beats 2 only if its precondition holds, and 4 never beats 3 (noise in d
   dimensions instead of k). With a provable decomposition bound (:mod:`.sensitivity`) the output's
   sensitivity exceeds the whitened tensor's by ``sqrt(k)(1 + 2^{5/2}||T||_F / gamma)`` where gamma, the

@@ -1,0 +1,1 @@
+"""Benchmarks of how fast: fits, the sensitivity sampler, scale, streaming, clusters, sources."""

@@ -1,0 +1,1 @@
+"""Benchmarks of how readable the released topics are, and how well the plan foresees it."""
