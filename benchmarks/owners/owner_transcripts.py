@@ -54,7 +54,8 @@ STEPS = (
       ["privatize", "named_dates.jsonl.gz", *DOC, "--ledger", "d.ledger", "--period", "month",
        "--periods", "2004-05:2004-06", "--out", "d.json", "--html", "d.html"],
       ["privatize", "named_dates.jsonl.gz", *DOC, "--ledger", "d.ledger", "--period", "month",
-       "--periods", "2004-05:2004-06", "--date-format", "%d,%B,%Y", "--out", "d.json", "--html", "d.html"]]),
+       "--periods", "2004-05:2004-06", "--date-format", "%d,%B,%Y", "--out", "d.json", "--html", "d.html"],
+      ("html", "d.html")]),
     ("notebook", "the wrap recipe from Python (as in a notebook)",
      [("python", "from sklearn.decomposition import LatentDirichletAllocation\n"
                  "from topicdp import Corpus, TopicDP\nfrom topicdp.samplers import SensitivitySampling\n"
@@ -148,10 +149,14 @@ def _read(path: Path, kind: str) -> list[str]:
     # what a reader of the page sees first: its visible text, tags and scripts removed
     body = re.sub(r"<(script|style)\b.*?</\1>", " ", text, flags=re.S)
     visible = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", body)).strip()
-    sizes = re.findall(r"size \d+(?:\.\d+)?%", visible)
+    released = re.search(r'"sizes_released":\s*(true|false)', text)
+    sized = "yes" if 'id="topic-size"' in text else "no"
+    forced = "yes" if re.search(r"against the plan|released anyway|forced", visible, re.I) else "no"
     return [f"visible text (first 600 characters): {visible[:600]}",
-            f"'size NN%' labels on the page: {len(sizes)}",
-            f"period selector: {'yes' if re.search(r'<select|data-period', text) else 'no'}"]
+            f"topic heading with a size: {sized}; sizes released (the page's data): "
+            + (released.group(1) if released else "not said"),
+            f"says the release was forced: {forced}",
+            "period selector: " + ("yes" if "<select" in text else "no")]
 
 
 def checks(name: str, work: Path) -> list[str]:
