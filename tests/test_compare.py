@@ -198,7 +198,8 @@ def neighbours(tmp_path_factory):
     extra = next(f"new{i}" for i in range(100) if not heldout_user(f"new{i}", 0.2))
     added = records + [dict(r, user=extra) for r in _generated_records("x", 1, 9)]
     reference = _write_jsonl(base / "P.jsonl", _generated_records("p", 60, 1))
-    flags = ["--reference", reference, "--quick", "--topics", "3", "--no-random-dp", "--seed", "5", "--n-jobs", "1"]
+    flags = ["--reference", reference, "--quick", "--unit", "user", "--topics", "3", "--no-random-dp", "--seed", "5",
+             "--n-jobs", "1"]
     runs = {}
     for name, recs, more in (("base", records, []), ("added", added, []),
                              ("stated", records, ["--n-units", str(len(_training_users(records)))])):
