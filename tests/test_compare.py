@@ -216,11 +216,14 @@ def neighbours(tmp_path_factory):
 
 
 def _masked(table: str) -> str:
-    """``table`` with its DP figures masked: the private scores' cells, and the numbers of the prose (the composed
-    totals, which read the DP top words' designs). The guarantee and outcome cells are kept as they are."""
+    """``table`` with its DP figures masked: the private scores' cells, the released top words, and the numbers of the
+    prose (the composed totals, which read the DP top words' designs). The guarantee and outcome cells are kept as
+    they are."""
     out = []
     for line in table.splitlines():
-        if line.startswith("| ") and not line.startswith("| road"):
+        if line.startswith("- top words of "):
+            line = line.split(":")[0]
+        elif line.startswith("| ") and not line.startswith("| road"):
             cells = line.strip("|").split(" | ")
             line = " | ".join(cells[:4] + [re.sub(r"-?\d+\.\d+", "#", c) for c in cells[4:]])
         elif not line.startswith("|"):

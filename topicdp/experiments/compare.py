@@ -229,10 +229,11 @@ def read_split(path: str, reference: str | None, heldout_fraction: float) -> Spl
 
 
 def prepare(split: Split, settings: CompareSettings, corpus_path: str, reference: str | None,
-            ledger: str | None = None) -> Prepared:
+            ledger: str | None = None, tokenised: dict | None = None) -> Prepared:
     """Vocabulary, the training users' source (tokenised once on the public words), the held-out corpus, the public
-    start and P on the release's words: once per comparison. Nothing here counts the private data: each release's
-    count is the pipeline's."""
+    start and P on the release's words: once per comparison and unit. Nothing here counts the private data: each
+    release's count is the pipeline's. ``tokenised``: the (training, held-out) corpora per vocabulary, shared by the
+    units of one run (both are unbounded: each release bounds them at its unit)."""
     from ..corpus import Corpus
     from ..pipeline import CorpusSource, ReleaseRequest, VocabularyPolicy
     from ..pipeline.run import reference_corpus, reference_vocabulary
@@ -267,10 +268,13 @@ def prepare(split: Split, settings: CompareSettings, corpus_path: str, reference
     stop = source.tokenizer_stop_words
     texts, users = [t for t, _ in split.train], [u for _, u in split.train]
     # tokenised once, unbounded: each release bounds it with its own seed, as the pipeline bounds every release
-    corpus = Corpus.from_texts(texts, users, vocabulary=words, stop_words=stop)
+    tokenised = {} if tokenised is None else tokenised
+    if tuple(words) not in tokenised:
+        tokenised[tuple(words)] = (Corpus.from_texts(texts, users, vocabulary=words, stop_words=stop),
+                                   Corpus.from_texts([t for t, _ in split.heldout], [u for _, u in split.heldout],
+                                                     vocabulary=words, stop_words=stop))
+    corpus, heldout = tokenised[tuple(words)]
     train = InMemorySource.of_records(request, Records(texts, users, corpus=corpus))
-    heldout = Corpus.from_texts([t for t, _ in split.heldout], [u for _, u in split.heldout], vocabulary=words,
-                                stop_words=stop)
     prep = Prepared(request, train, corpus, heldout, tuple(words), split.reference, simulate=settings.simulate)
     if split.reference is not None:
         from ..variational import public_init
@@ -312,10 +316,10 @@ def compare(corpus_path: str, out_dir, settings: CompareSettings, *, reference: 
         from ..rdp import PrivacyLedger
 
         evaluations = PrivacyLedger.open(ledger)
-    units, scales = {}, {}
+    units, scales, tokenised = {}, {}, {}
     for unit in settings.units:
         at, t0 = settings.at(unit), time.perf_counter()
-        prep = prepare(split, at, corpus_path, reference, ledger)
+        prep = prepare(split, at, corpus_path, reference, ledger, tokenised)
         say(f"corpus {split.name}, {unit} level: {len(prep.vocabulary)} words, prepared in "
             f"{time.perf_counter() - t0:.0f} s; held-out users score the releases (the exact sizes are private: "
             "the owner's diagnostics)")
