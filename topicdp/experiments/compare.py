@@ -239,6 +239,8 @@ def prepare(split: Split, settings: CompareSettings, corpus_path: str, reference
     from ..pipeline.run import reference_corpus, reference_vocabulary
     from ..pipeline.sources import InMemorySource, Records
 
+    if len(settings.units) > 1:
+        raise ValueError(f"unit: prepare takes one unit (settings.at(unit)), not {', '.join(settings.units)}")
     user_level = settings.unit == Unit.USER
     source = CorpusSource(corpus_path, max_docs_per_user=settings.max_docs_per_user if user_level else None,
                           max_tokens_per_doc=settings.max_tokens_per_doc)
@@ -261,7 +263,7 @@ def prepare(split: Split, settings: CompareSettings, corpus_path: str, reference
 
     sampling = SensitivitySampling(gamma=settings.gamma, sizing=settings.sizing, random_state=0, progress=True)
     request = ReleaseRequest(source, VocabularyPolicy.public(words, origin), epsilon=settings.epsilons[0],
-                             delta=settings.delta, unit=settings.unit, n_units=settings.n_units,
+                             delta=settings.delta, unit=settings.units[0], n_units=settings.n_units,
                              n_topics=settings.n_topics, reference=reference, seed=settings.seed, ledger=ledger,
                              n_jobs=settings.n_jobs, agnostic=TopicDP(make_model("gensim-lda", settings.n_topics, 0),
                                                                       sampling=sampling))
@@ -316,7 +318,9 @@ def compare(corpus_path: str, out_dir, settings: CompareSettings, *, reference: 
         from ..rdp import PrivacyLedger
 
         evaluations = PrivacyLedger.open(ledger)
-    units, scales, tokenised = {}, {}, {}
+    units: dict = {}
+    scales: dict = {}
+    tokenised: dict = {}
     for unit in settings.units:
         at, t0 = settings.at(unit), time.perf_counter()
         prep = prepare(split, at, corpus_path, reference, ledger, tokenised)
