@@ -164,6 +164,17 @@ def test_a_difference_below_the_forecast_error_is_not_ranked():
     assert table.splitlines()[-1].startswith("Recommendation: dp-vem at the user level (epsilon 3): it meets")
 
 
+def test_a_contrast_interval_holding_zero_cannot_meet_the_targets():
+    """0.5x the yardstick's contrast, above the 0.25x target, but its interval [-0.01, 0.11] holds 0: cannot tell;
+    the same value with [0.01, 0.09] meets the targets."""
+    from topicdp.experiments.ranking import read_targets
+
+    assert read_targets(_row("dp-vem", "user", 0.05, (-0.01, 0.11)), YARDSTICK)[0] == "cannot tell"
+    verdict, said = read_targets(_row("dp-vem", "user", 0.05, (0.01, 0.09)), YARDSTICK)
+    assert verdict == "met" and "contrast 0.50x [0.10x, 0.90x] against 0.25x" in said
+    assert read_targets(_row("dp-vem", "user", 0.01, (0.0, 0.02)), YARDSTICK)[0] == "missed"  # 0.2x < 0.25x
+
+
 def test_the_choice_prefers_the_stronger_guarantee():
     """Random DP and the document level score higher, but DP at the user level meets the targets too: it is chosen;
     the others are named as meeting them with a weaker guarantee."""
@@ -178,8 +189,9 @@ def test_the_choice_prefers_the_stronger_guarantee():
 
 
 def test_none_is_recommended_with_what_would_help():
-    """An interval straddling the target (contrast 0.01x to 0.5x against 0.25x), a refusal, and no yardstick."""
-    rows = [_row("dp-vem", "user", 0.025, (0.001, 0.05)),
+    """A contrast short of its target whose interval reaches it (0.2x [0.01x, 0.5x] against 0.25x), a refusal, and no
+    yardstick."""
+    rows = [_row("dp-vem", "user", 0.02, (0.001, 0.05)),
             _row("laplace", "user", 0.5, (0.4, 0.6), status="refused")]
     last = _table(rows).splitlines()[-1]
     assert last.startswith("Recommendation: none") and "cannot tell whether dp-vem" in last

@@ -5,14 +5,17 @@ their intervals, the forecast of each evaluation's error made before it spent (f
 
 Reading a row against the targets. A row's private contrast and NPMI, and their intervals, are divided by the
 yardstick's (a non-private LDA's exact scores on the public reference, :mod:`topicdp.metrics.yardstick`) and
-compared with the unit's targets (:data:`topicdp.forecast.TARGETS`): *met* when the lower ends of both intervals
-reach the targets, *missed* when an upper end falls short, *cannot tell* otherwise (the interval straddles the
-target: the evaluation is too noisy to say). An NPMI whose yardstick is not positive has no ratio and is not judged.
+compared with the unit's targets (:data:`topicdp.forecast.TARGETS`): *met* when both private values reach their
+targets and the contrast's interval lies above 0 (the evaluation establishes that the lists are more than words dealt
+at random), *missed* when an interval's upper end falls short of its target, *cannot tell* otherwise (the evaluation
+is too noisy to say). An NPMI whose yardstick is not positive has no ratio and is not judged.
 
-Ranking. The released rows are ordered by private contrast; two neighbours in that order are told apart only when
-their intervals are disjoint and their difference exceeds the larger of the two evaluations' forecast errors (the
-0.9 quantile of the mean NPMI's error, a scale of the noise the contrast carries too). Rows no pair of which can be
-told apart are one group: the table says the evaluation cannot rank them rather than print an order.
+Ranking. The released rows (of every unit: each evaluation estimates its lists' contrast on the same held-out text,
+the user level's on users' clipped counts) are ordered by private contrast; two neighbours in that order are told
+apart only when their intervals are disjoint and their difference exceeds the larger of the two evaluations'
+forecast errors (the 0.9 quantile of the mean NPMI's error, a scale of the noise the contrast carries too).
+Neighbours that cannot be told apart are joined into one group: the table says the evaluation cannot rank them
+rather than print an order.
 
 The choice. Among the rows that meet the targets, a stronger guarantee is preferred to any score: DP at the user
 level (each user covered), then DP at the document level (each document only), then random DP (NOT DP: sampled
@@ -68,17 +71,20 @@ def read_targets(row: dict, yardstick: dict | None) -> tuple[str, str]:
     e, target = row["evaluation"], TARGETS[row.get("unit", "user")]
     judged = [("contrast", e["mean_contrast_interval"], yardstick.get("contrast"), target.contrast),
               ("NPMI", e["mean_npmi_interval"], yardstick.get("npmi"), target.npmi)]
-    lows, highs, said = [], [], []
+    points, highs, said = [], [], []
+    values = {"contrast": e["mean_contrast"], "NPMI": e["mean_npmi"]}
     for name, (low, high), base, goal in judged:
-        if base is None or not base > 0 or low is None or high is None:
+        if base is None or not base > 0 or low is None or high is None or values[name] is None:
             continue
-        lows.append(low / base >= goal)
+        points.append(values[name] / base >= goal)
         highs.append(high / base >= goal)
-        said.append(f"{name} {low / base:.2f}x to {high / base:.2f}x against {goal:g}x")
+        said.append(f"{name} {values[name] / base:.2f}x [{low / base:.2f}x, {high / base:.2f}x] against {goal:g}x")
     if not said:
         return "no yardstick", ""
-    verdict = "met" if all(lows) else "missed" if not all(highs) else "cannot tell"
-    return verdict, "; ".join(said)
+    low = e["mean_contrast_interval"][0]
+    if not all(highs):
+        return "missed", "; ".join(said)
+    return ("met" if all(points) and low is not None and low > 0 else "cannot tell"), "; ".join(said)
 
 
 def scored_rows(rows: list[dict], yardsticks: dict) -> list[Scored]:
@@ -158,6 +164,8 @@ def recommendation(rows: list[dict], yardsticks: dict) -> str:
             f"any of {', '.join(s.name for s in top)}: each meets its targets with {TIERS[best]}, and the evaluation "
             f"cannot rank them")
     extra = f"; also meeting them with a weaker guarantee: {', '.join(also)}" if also else ""
+    refused = [f"{r['road']} at the {r.get('unit', 'user')} level" for r in rows if r.get("status") == "refused"]
+    extra += f"; refused by their plan: {', '.join(refused)}" if refused else ""
     return f"Recommendation: {said}{extra} (the strongest guarantee that meets the targets is preferred)."
 
 
@@ -171,10 +179,12 @@ def _none_reason(rows: list[dict], scored: list[Scored]) -> str:
                 "no release can be said to meet the targets.")
     parts = []
     if unclear:
-        parts.append(f"the evaluation cannot tell whether {', '.join(unclear)} meet the targets: their intervals "
-                     "straddle them (more held-out users or a larger --evaluation-epsilon would narrow them)")
+        parts.append(f"the evaluation cannot tell whether {', '.join(unclear)} meet the targets: a value short of its "
+                     "target with an interval reaching it, or a contrast interval holding 0 (more held-out users or a "
+                     "larger --evaluation-epsilon would narrow them)")
     if missed:
-        parts.append(f"{', '.join(missed)} miss the targets (a larger epsilon, fewer topics or more users would help)")
+        parts.append(f"{', '.join(missed)}: short of the targets (a larger epsilon, fewer topics or more users would "
+                     "help)")
     if refused:
         parts.append(f"{len(refused)} release(s) were refused by their plan, before or after a spend, as their "
                      "rows say (a larger epsilon, fewer topics or more users would help)")
