@@ -164,6 +164,22 @@ def test_a_difference_below_the_forecast_error_is_not_ranked():
     assert table.splitlines()[-1].startswith("Recommendation: dp-vem at the user level (epsilon 3): it meets")
 
 
+def test_a_cut_only_where_every_row_above_is_told_from_every_row_below():
+    """0.50 [0.45, 0.55] and 0.48 [0.43, 0.53] overlap, both are told from 0.10 [0.05, 0.15]: 'A = B > C'. With the
+    middle row at 0.40 [0.30, 0.50] (overlapping both others) no cut holds: the table ranks nothing and names the one
+    pair it tells apart."""
+    rows = [_row("dp-vem", "user", 0.50, (0.45, 0.55)), _row("laplace", "user", 0.48, (0.43, 0.53)),
+            _row("dp-vem", "document", 0.10, (0.05, 0.15))]
+    assert ("dp-vem at the user level (epsilon 3) = laplace at the user level (epsilon 3) > dp-vem at the document "
+            "level (epsilon 3)") in _table(rows, ("user", "document"))
+    rows[1]["evaluation"].update(mean_contrast=0.40, mean_contrast_interval=[0.30, 0.50])
+    rows[2]["evaluation"].update(mean_contrast=0.20, mean_contrast_interval=[0.15, 0.35])
+    line = next(line for line in _table(rows, ("user", "document")).splitlines() if line.startswith("Ranking"))
+    assert "cannot rank these roads" in line
+    assert line.endswith("It tells apart only these pairs: dp-vem at the user level (epsilon 3) > dp-vem at the "
+                         "document level (epsilon 3).")
+
+
 def test_a_contrast_interval_holding_zero_cannot_meet_the_targets():
     """0.5x the yardstick's contrast, above the 0.25x target, but its interval [-0.01, 0.11] holds 0: cannot tell;
     the same value with [0.01, 0.09] meets the targets."""

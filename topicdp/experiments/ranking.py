@@ -13,9 +13,10 @@ is too noisy to say). An NPMI whose yardstick is not positive has no ratio and i
 Ranking. The released rows (of every unit: each evaluation estimates its lists' contrast on the same held-out text,
 the user level's on users' clipped counts) are ordered by private contrast; two neighbours in that order are told
 apart only when their intervals are disjoint and their difference exceeds the larger of the two evaluations'
-forecast errors (the 0.9 quantile of the mean NPMI's error, a scale of the noise the contrast carries too).
-Neighbours that cannot be told apart are joined into one group: the table says the evaluation cannot rank them
-rather than print an order.
+forecast errors (the 0.9 quantile of the mean NPMI's error, a scale of the noise the contrast carries too). The
+order is cut into groups only where every row above a cut is told apart from every row below it: the rows of one
+group are printed joined by "=", and where there is a single group the table says the evaluation cannot rank the
+roads rather than print an order (naming the pairs it does tell apart).
 
 The choice. Among the rows that meet the targets, a stronger guarantee is preferred to any score: DP at the user
 level (each user covered), then DP at the document level (each document only), then random DP (NOT DP: sampled
@@ -117,34 +118,38 @@ def separable(a: Scored, b: Scored) -> tuple[bool, str]:
 
 
 def groups(scored: list[Scored]) -> tuple[list[list[Scored]], list[str]]:
-    """The rows in order of private contrast cut into groups the evaluation can tell apart, and the reasons of every
-    cut it could not make."""
+    """The rows in order of private contrast cut into groups the evaluation can tell apart -- a cut only where every
+    row above it is told from every row below it -- and the reasons of the neighbours it could not tell apart."""
     order = sorted(scored, key=lambda s: -s.contrast)
     out: list[list[Scored]] = []
     why: list[str] = []
-    for s in order:
-        if out:
-            ok, reason = separable(out[-1][-1], s)
-            if not ok:
-                out[-1].append(s)
-                why.append(f"{out[-1][-2].name} and {s.name}: {reason}")
-                continue
-        out.append([s])
+    for i, s in enumerate(order):
+        if i and not separable(order[i - 1], s)[0]:
+            why.append(f"{order[i - 1].name} and {s.name}: {separable(order[i - 1], s)[1]}")
+        if out and all(separable(a, b)[0] for a in order[:i] for b in order[i:]):
+            out.append([s])
+        elif out:
+            out[-1].append(s)
+        else:
+            out.append([s])
     return out, why
 
 
 def ranking_lines(scored: list[Scored]) -> list[str]:
-    """The ranking the table prints, or its statement that the evaluation cannot rank the roads."""
+    """The ranking the table prints, or its statement that the evaluation cannot rank the roads (with the pairs it
+    does tell apart, if any)."""
     if len(scored) < 2:
         return [f"Ranking: {'one released row' if scored else 'no released row'} was scored; nothing to rank."]
     cut, why = groups(scored)
     if len(cut) == 1:
-        return ["Ranking: the evaluation cannot rank these roads (no ranking is printed): "
-                + "; ".join(why) + ". More held-out users or a larger evaluation epsilon (--evaluation-epsilon) "
-                "narrow the intervals."]
-    order = " > ".join(" = ".join(s.name for s in g) for g in cut)
+        order = sorted(scored, key=lambda s: -s.contrast)
+        told = [f"{a.name} > {b.name}" for i, a in enumerate(order) for b in order[i + 1:] if separable(a, b)[0]]
+        return ["Ranking: the evaluation cannot rank these roads (no ranking is printed): " + "; ".join(why)
+                + ". More held-out users or a larger evaluation epsilon (--evaluation-epsilon) narrow the intervals."
+                + (f" It tells apart only these pairs: {'; '.join(told)}." if told else "")]
+    order_line = " > ".join(" = ".join(s.name for s in g) for g in cut)
     out = [f"Ranking by private contrast (told apart only where the intervals are disjoint and the difference "
-           f"exceeds the forecast error): {order}"]
+           f"exceeds the forecast error): {order_line}"]
     if why:
         out.append("The evaluation cannot rank the rows joined by '=': " + "; ".join(why) + ".")
     return out
