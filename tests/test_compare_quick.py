@@ -159,9 +159,11 @@ def test_a_difference_below_the_forecast_error_is_not_ranked():
     rows = [_row("dp-vem", "user", 0.50, (0.45, 0.55), forecast=0.25), _row("laplace", "user", 0.30, (0.25, 0.35))]
     assert "below the error forecast for the evaluation before it spent (0.250)" in _table(rows)
     rows[0]["evaluation_forecast"]["quantile"] = 0.05
+    rows[0]["common_words"] = [10, 3, 7]  # two topics flagged (more than 6 of 10)
     table = _table(rows)
     assert re.search(r"Ranking by private contrast .*: dp-vem at the user level \(epsilon 3\) > laplace", table)
     assert table.splitlines()[-1].startswith("Recommendation: dp-vem at the user level (epsilon 3): it meets")
+    assert "2 of its 3 topics flagged as common words" in table.splitlines()[-1]
 
 
 def test_a_cut_only_where_every_row_above_is_told_from_every_row_below():

@@ -155,8 +155,10 @@ def ranking_lines(scored: list[Scored]) -> list[str]:
     return out
 
 
-def recommendation(rows: list[dict], yardsticks: dict) -> str:
-    """The table's last line: the road to use and why, or "none" and what would help (module docstring)."""
+def recommendation(rows: list[dict], yardsticks: dict, yardstick_common: dict | None = None) -> str:
+    """The table's last line: the road to use and why, or "none" and what would help (module docstring).
+    ``yardstick_common``: per unit, the yardstick LDA's common-word counts per topic, beside which the chosen row's
+    flagged topics are stated (a flag the non-private LDA shares says the text's chatter, not the noise)."""
     scored = scored_rows(rows, yardsticks)
     good = [s for s in scored if s.targets == "met" and s.tier < len(TIERS)]
     if not good:
@@ -168,10 +170,25 @@ def recommendation(rows: list[dict], yardsticks: dict) -> str:
             f"{TIERS[best]}" if len(top) == 1 else
             f"any of {', '.join(s.name for s in top)}: each meets its targets with {TIERS[best]}, and the evaluation "
             f"cannot rank them")
-    extra = f"; also meeting them with a weaker guarantee: {', '.join(also)}" if also else ""
+    extra = _flags(rows, top[0], (yardstick_common or {}).get(top[0].unit)) if len(top) == 1 else ""
+    extra += f"; also meeting them with a weaker guarantee: {', '.join(also)}" if also else ""
     refused = [f"{r['road']} at the {r.get('unit', 'user')} level" for r in rows if r.get("status") == "refused"]
     extra += f"; refused by their plan: {', '.join(refused)}" if refused else ""
     return f"Recommendation: {said}{extra} (the strongest guarantee that meets the targets is preferred)."
+
+
+def _flags(rows: list[dict], chosen: Scored, theirs) -> str:
+    """The chosen row's topics flagged as common words (:func:`topicdp.metrics.yardstick.is_common`), beside the
+    yardstick LDA's, or nothing without the flag."""
+    from ..metrics.yardstick import is_common
+
+    row = next(r for r in rows if (r["road"], r["epsilon"], r.get("unit", "user")) ==
+               (chosen.road, chosen.epsilon, chosen.unit))
+    counts = row.get("common_words")
+    if not counts:
+        return ""
+    said = f"; {sum(map(is_common, counts))} of its {len(counts)} topics flagged as common words"
+    return said + (f" (the yardstick LDA's: {sum(map(is_common, theirs))} of {len(theirs)})" if theirs else "")
 
 
 def _none_reason(rows: list[dict], scored: list[Scored]) -> str:

@@ -88,7 +88,8 @@ def format_table(rows: list[dict], info: dict) -> str:
                                             *_scores(r), *_scaled(r, yardsticks[u]), _common_cell(r)]) + " |")
         lines += ["", *_top_words(by_unit[u]), ""]
     lines += _notes(rows, info, units)
-    lines += ["", *ranking_lines(scored_rows(rows, yardsticks)), "", recommendation(rows, yardsticks)]
+    common = {u: (_scale(info, u) or {}).get("yardstick_common") for u in units}
+    lines += ["", *ranking_lines(scored_rows(rows, yardsticks)), "", recommendation(rows, yardsticks, common)]
     return "\n".join(lines)
 
 
