@@ -198,7 +198,8 @@ def neighbours(tmp_path_factory):
     extra = next(f"new{i}" for i in range(100) if not heldout_user(f"new{i}", 0.2))
     added = records + [dict(r, user=extra) for r in _generated_records("x", 1, 9)]
     reference = _write_jsonl(base / "P.jsonl", _generated_records("p", 60, 1))
-    flags = ["--reference", reference, "--quick", "--topics", "3", "--no-random-dp", "--seed", "5", "--n-jobs", "1"]
+    flags = ["--reference", reference, "--quick", "--unit", "user", "--topics", "3", "--no-random-dp", "--seed", "5",
+             "--n-jobs", "1"]
     runs = {}
     for name, recs, more in (("base", records, []), ("added", added, []),
                              ("stated", records, ["--n-units", str(len(_training_users(records)))])):
@@ -215,11 +216,14 @@ def neighbours(tmp_path_factory):
 
 
 def _masked(table: str) -> str:
-    """``table`` with its DP figures masked: the private scores' cells, and the numbers of the prose (the composed
-    totals, which read the DP top words' designs). The guarantee and outcome cells are kept as they are."""
+    """``table`` with its DP figures masked: the private scores' cells, the released top words, and the numbers of the
+    prose (the composed totals, which read the DP top words' designs). The guarantee and outcome cells are kept as
+    they are."""
     out = []
     for line in table.splitlines():
-        if line.startswith("| ") and not line.startswith("| road"):
+        if line.startswith("- top words of "):
+            line = line.split(":")[0]
+        elif line.startswith("| ") and not line.startswith("| road"):
             cells = line.strip("|").split(" | ")
             line = " | ".join(cells[:4] + [re.sub(r"-?\d+\.\d+", "#", c) for c in cells[4:]])
         elif not line.startswith("|"):

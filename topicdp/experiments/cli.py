@@ -16,18 +16,20 @@ def add_arguments(p) -> None:
     p.add_argument("--reference", default=None,
                    help="a public corpus of the same kind (JSON Lines; 'embedded' with the embedded corpus: its first "
                         "half): the vocabulary, dp-vem's start and the random-DP road's P. Needed for a file")
-    p.add_argument("--unit", default="user", help="privacy unit: user (default) or document")
+    p.add_argument("--unit", default=None, help="privacy unit: user (default), document, or both comma-separated "
+                   "(user,document; --quick's default)")
     p.add_argument("--epsilons", default=None, help="total epsilons of the releases, comma-separated (default 1,3,10; "
                    "--quick: 3)")
     p.add_argument("--topics", default=None, help="number of topics K >= 2 (default 10; --quick: 5)")
     p.add_argument("--evaluation-epsilon", default=None,
                    help="each private evaluation's epsilon (default 10 at the user level, 1 at the document level)")
-    p.add_argument("--quick", action="store_true", help="K = 5, epsilon 3, 1,000 words, dp-vem decided on its "
-                   "closed form, no random-DP road, no non-private ceiling in the diagnostics (minutes)")
+    p.add_argument("--quick", action="store_true", help="both units (user and document level), K = 5, epsilon 3, "
+                   "1,000 words, dp-vem decided on its closed form, the random-DP road on the exchangeable sample, no "
+                   "non-private ceiling in the diagnostics (minutes)")
     p.add_argument("--no-random-dp", action="store_true", help="leave out the random-DP road (its sensitivity sample "
-                   "fits the model some 285 times on P); --quick leaves it out")
-    p.add_argument("--sizing", default="lambert-w", help="the random-DP road's sensitivity sample: lambert-w "
-                   "(default: 285 pairs at gamma 0.1) or exchangeable (9 pairs at gamma 0.1)")
+                   "fits the model some 285 times on P, 9 times with --sizing exchangeable)")
+    p.add_argument("--sizing", default=None, help="the random-DP road's sensitivity sample: lambert-w "
+                   "(default: 285 pairs at gamma 0.1) or exchangeable (9 pairs at gamma 0.1; --quick's default)")
     p.add_argument("--gamma", type=float, default=0.1, help="gamma of the random-DP road (default 0.1)")
     p.add_argument("--max-docs-per-user", type=int, default=20,
                    help="documents kept per user at the user level (default 20)")
@@ -86,10 +88,16 @@ def settings_from(args):
     """The :class:`CompareSettings` of the flags (every flag checked by its name)."""
     from .compare import CompareSettings
 
-    if args.unit not in UNITS:
-        raise ValueError(f"--unit must be one of {', '.join(UNITS)}, got {args.unit!r}")
-    given: dict = {"unit": args.unit, "n_jobs": args.n_jobs, "max_docs_per_user": args.max_docs_per_user,
-                   "sizing": args.sizing, "gamma": args.gamma}
+    given: dict = {"n_jobs": args.n_jobs, "max_docs_per_user": args.max_docs_per_user, "gamma": args.gamma}
+    if args.unit is not None:
+        units = tuple(u.strip() for u in str(args.unit).split(","))
+        if not units or any(u not in UNITS for u in units):
+            raise ValueError(f"--unit must be one of {', '.join(UNITS)} or both comma-separated, got {args.unit!r}")
+        given["unit"] = units[0] if len(units) == 1 else units
+    if args.sizing is not None:
+        if args.sizing not in ("lambert-w", "exchangeable"):
+            raise ValueError(f"--sizing must be lambert-w or exchangeable, got {args.sizing!r}")
+        given["sizing"] = args.sizing
     if args.no_random_dp:
         given["random_dp"] = False
     epsilons = parse_epsilons(args.epsilons)
@@ -104,6 +112,9 @@ def settings_from(args):
         value = parse_int(getattr(args, name, None), flag, low)
         if value is not None:
             given[name] = value
+    units = given.get("unit", ("user", "document") if args.quick else "user")
+    if "n_units" in given and not isinstance(units, str):
+        raise ValueError("--n-units states one unit's count: give --unit user or --unit document with it")
     if args.evaluation_epsilon is not None:
         value = parse_epsilons(args.evaluation_epsilon, "--evaluation-epsilon")
         if value is None or len(value) != 1:

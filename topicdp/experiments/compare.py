@@ -18,11 +18,17 @@ plan's targets, a yardstick (a non-private LDA fitted on P's training users and 
 that each private score is divided by, and each release's topics made of P's most common words
 (:mod:`topicdp.metrics.yardstick`).
 
+With several units (``unit=("user", "document")``, the quick grid's) every road runs at each unit on the same split,
+one row per (unit, road, epsilon); the table has a section per unit, states each unit's totals apart (a document-level
+guarantee covers no user), and ends with the road to use (:mod:`topicdp.experiments.ranking`). Before each
+evaluation its error is forecast from public facts (:func:`topicdp.metrics.private.predict_error`), so that the table
+can say where the evaluation cannot rank the roads.
+
 Outputs in ``out_dir``: ``table.md`` (publishable: guarantees, refusals, private scores, totals), ``diagnostics.md``
 (the owner's: exact scores of the same lists on the held-out texts and the corpus' sizes, NOT for publication; written
 atomically, mode 0600, as a release's diagnostics), ``compare.png`` (the private contrast per road over epsilon, when
 matplotlib is installed), and ``results.jsonl`` / ``diagnostics.jsonl`` (the latter 0600), one line per finished
-(road, epsilon): a rerun with the same settings resumes from them.
+(unit, road, epsilon): a rerun with the same settings resumes from them.
 """
 
 from __future__ import annotations
@@ -55,7 +61,9 @@ class CompareSettings:
 
     Parameters
     ----------
-    unit : {"user", "document"}
+    unit : {"user", "document"} or a tuple of them
+        The privacy unit of every release and evaluation; several (``("user", "document")``, the quick grid's): every
+        road runs at each, on the same split, and the table has a section per unit (:attr:`units`).
     epsilons : tuple of float > 0
         Total budgets of each release.
     n_topics : int >= 2
@@ -64,7 +72,8 @@ class CompareSettings:
     evaluation_epsilon, evaluation_delta : float
         Each private evaluation's budget (default :data:`EVALUATION_EPSILON` of the unit, 1e-6).
     roads : tuple of str, optional
-        Registry mechanisms to run (default all); the random-DP road runs unless ``random_dp`` is False.
+        Registry mechanisms to run (default all); the random-DP road runs unless ``random_dp`` is False (at the
+        first unit only when there are several).
     simulate : bool
         Decide dp-vem on its simulation on the public reference, as the pipeline does (minutes per epsilon);
         False: on its closed-form forecast.
@@ -88,7 +97,7 @@ class CompareSettings:
         Seeds every noise draw (testing only: each report marks its release seeded).
     """
 
-    unit: str = "user"
+    unit: str | tuple = "user"
     epsilons: tuple = (1.0, 3.0, 10.0)
     n_topics: int = 10
     delta: float = 1e-6
@@ -111,7 +120,11 @@ class CompareSettings:
     def __post_init__(self) -> None:
         from .._names import RIGOROUS_MECHANISMS
 
-        check_option(self.unit, "unit", tuple(Unit))
+        units = (self.unit,) if isinstance(self.unit, str) else tuple(self.unit)
+        if not units:
+            raise ValueError("unit must be one of user, document, or a tuple of them, got ()")
+        units = tuple(dict.fromkeys(str(check_option(u, "unit", tuple(Unit))) for u in units))
+        object.__setattr__(self, "unit", units[0] if len(units) == 1 else units)  # one unit: a str, as before
         if not self.epsilons:
             raise ValueError("epsilons must hold at least one epsilon > 0")
         object.__setattr__(self, "epsilons", tuple(sorted({float(check_epsilon(e, "epsilons")) for e in self.epsilons})))
@@ -130,20 +143,36 @@ class CompareSettings:
         check_real(self.gamma, "gamma", low=0.0, high=0.5)
         if self.n_units is not None:
             check_int(self.n_units, "n_units", low=1)
+            if len(units) > 1:
+                raise ValueError(f"n_units states one unit's count: give one unit with it, not {', '.join(units)}")
         if self.seed is not None:
             check_int(self.seed, "seed", low=0)
 
     @classmethod
     def quick(cls, **overrides) -> "CompareSettings":
-        """The quick grid: K = 5, epsilon 3, 1,000 words, dp-vem decided on its closed form, no random-DP road (its
-        sensitivity sample fits the model some 285 times on P: tens of minutes on blogs), no non-private ceiling in the
-        diagnostics (what it drops: the other epsilons, the simulation, the random-DP road, the ceiling's ratios)."""
-        base = dict(epsilons=(3.0,), n_topics=5, max_features=1000, simulate=False, ceiling=False, random_dp=False)
+        """The quick grid: both units (the user level and the document level), K = 5, epsilon 3, 1,000 words, dp-vem
+        decided on its closed form, the random-DP road on the exchangeable sensitivity sample (9 pairs at gamma 0.1:
+        its statement is marginal over the sample), no non-private ceiling in the diagnostics (what it drops: the
+        other epsilons, the simulation, the 285-pair sample, the ceiling's ratios)."""
+        base = dict(unit=("user", "document"), epsilons=(3.0,), n_topics=5, max_features=1000, simulate=False, ceiling=False,
+                    sizing="exchangeable")
         return cls(**{**base, **overrides})
 
     @property
+    def units(self) -> tuple[str, ...]:
+        """The units run, in order (``unit`` as a tuple)."""
+        return (self.unit,) if isinstance(self.unit, str) else tuple(self.unit)
+
+    def at(self, unit: str) -> "CompareSettings":
+        """These settings at the one ``unit``: what each unit's releases and evaluations are made with."""
+        from dataclasses import replace
+
+        return replace(self, unit=str(unit))
+
+    @property
     def evaluation(self) -> tuple[float, float]:
-        eps = EVALUATION_EPSILON[str(self.unit)] if self.evaluation_epsilon is None else self.evaluation_epsilon
+        """The evaluation's (epsilon, delta) at the first unit (:meth:`at` for another)."""
+        eps = EVALUATION_EPSILON[self.units[0]] if self.evaluation_epsilon is None else self.evaluation_epsilon
         return float(eps), float(self.evaluation_delta)
 
 
@@ -200,15 +229,18 @@ def read_split(path: str, reference: str | None, heldout_fraction: float) -> Spl
 
 
 def prepare(split: Split, settings: CompareSettings, corpus_path: str, reference: str | None,
-            ledger: str | None = None) -> Prepared:
+            ledger: str | None = None, tokenised: dict | None = None) -> Prepared:
     """Vocabulary, the training users' source (tokenised once on the public words), the held-out corpus, the public
-    start and P on the release's words: once per comparison. Nothing here counts the private data: each release's
-    count is the pipeline's."""
+    start and P on the release's words: once per comparison and unit. Nothing here counts the private data: each
+    release's count is the pipeline's. ``tokenised``: the (training, held-out) corpora per vocabulary, shared by the
+    units of one run (both are unbounded: each release bounds them at its unit)."""
     from ..corpus import Corpus
     from ..pipeline import CorpusSource, ReleaseRequest, VocabularyPolicy
     from ..pipeline.run import reference_corpus, reference_vocabulary
     from ..pipeline.sources import InMemorySource, Records
 
+    if len(settings.units) > 1:
+        raise ValueError(f"unit: prepare takes one unit (settings.at(unit)), not {', '.join(settings.units)}")
     user_level = settings.unit == Unit.USER
     source = CorpusSource(corpus_path, max_docs_per_user=settings.max_docs_per_user if user_level else None,
                           max_tokens_per_doc=settings.max_tokens_per_doc)
@@ -231,17 +263,20 @@ def prepare(split: Split, settings: CompareSettings, corpus_path: str, reference
 
     sampling = SensitivitySampling(gamma=settings.gamma, sizing=settings.sizing, random_state=0, progress=True)
     request = ReleaseRequest(source, VocabularyPolicy.public(words, origin), epsilon=settings.epsilons[0],
-                             delta=settings.delta, unit=settings.unit, n_units=settings.n_units,
+                             delta=settings.delta, unit=settings.units[0], n_units=settings.n_units,
                              n_topics=settings.n_topics, reference=reference, seed=settings.seed, ledger=ledger,
                              n_jobs=settings.n_jobs, agnostic=TopicDP(make_model("gensim-lda", settings.n_topics, 0),
                                                                       sampling=sampling))
     stop = source.tokenizer_stop_words
     texts, users = [t for t, _ in split.train], [u for _, u in split.train]
     # tokenised once, unbounded: each release bounds it with its own seed, as the pipeline bounds every release
-    corpus = Corpus.from_texts(texts, users, vocabulary=words, stop_words=stop)
+    tokenised = {} if tokenised is None else tokenised
+    if tuple(words) not in tokenised:
+        tokenised[tuple(words)] = (Corpus.from_texts(texts, users, vocabulary=words, stop_words=stop),
+                                   Corpus.from_texts([t for t, _ in split.heldout], [u for _, u in split.heldout],
+                                                     vocabulary=words, stop_words=stop))
+    corpus, heldout = tokenised[tuple(words)]
     train = InMemorySource.of_records(request, Records(texts, users, corpus=corpus))
-    heldout = Corpus.from_texts([t for t, _ in split.heldout], [u for _, u in split.heldout], vocabulary=words,
-                                stop_words=stop)
     prep = Prepared(request, train, corpus, heldout, tuple(words), split.reference, simulate=settings.simulate)
     if split.reference is not None:
         from ..variational import public_init
@@ -254,7 +289,7 @@ def prepare(split: Split, settings: CompareSettings, corpus_path: str, reference
 
 def compare(corpus_path: str, out_dir, settings: CompareSettings, *, reference: str | None = None,
             ledger: str | None = None, echo=None) -> dict:
-    """Run every road at every epsilon of ``settings`` and write the outputs (module docstring).
+    """Run every road at every epsilon and unit of ``settings`` and write the outputs (module docstring).
 
     ``ledger``: a persisted privacy ledger of the dataset (:meth:`topicdp.rdp.PrivacyLedger.open`; ``topicdp ledger
     create``) that every release and evaluation is charged to.
@@ -264,6 +299,7 @@ def compare(corpus_path: str, out_dir, settings: CompareSettings, *, reference: 
     dict
         ``{"table": path, "diagnostics": path, "rows": [published rows], "seconds": float}``.
     """
+    from .._files import atomic_write
     from .table import format_diagnostics, format_table
 
     say = echo or (lambda line: print(line, file=sys.stderr))
@@ -277,53 +313,79 @@ def compare(corpus_path: str, out_dir, settings: CompareSettings, *, reference: 
     meta["ledger"] = None if ledger is None else os.path.abspath(ledger)  # resumed rows were charged to it
     rows, exact = _resume(out, meta)
     split = read_split(corpus_path, reference, settings.heldout_fraction)
-    prep = prepare(split, settings, corpus_path, reference, ledger)
     evaluations = None
     if ledger is not None:
         from ..rdp import PrivacyLedger
 
         evaluations = PrivacyLedger.open(ledger)
-    say(f"corpus {split.name}: {len(prep.vocabulary)} words, prepared in {time.perf_counter() - started:.0f} s; "
-        "held-out users score the releases (the exact sizes are private: the owner's diagnostics)")
-    ceiling = _ceiling(prep, settings) if settings.ceiling else None
-    scale = _public_scale(split, prep, settings)
-    done = {(r["road"], r["epsilon"]) for r in rows}
-    from ..pipeline import MECHANISMS
-
-    # every registry row is tried, in the registry's order: the plan says which do not apply at this unit
-    roads = list(settings.roads) if settings.roads is not None else list(MECHANISMS)
-    for road in roads:
-        for eps in settings.epsilons:
-            if (road, eps) in done:
-                continue
-            t0 = time.perf_counter()
-            outcome = run_registry(road, eps, prep)
-            _record(out, outcome, prep, settings, time.perf_counter() - t0, rows, exact, ceiling, evaluations)
-            say(f"{road} at epsilon {eps:g}: {rows[-1]['status']} ({time.perf_counter() - t0:.0f} s)")
-    todo = [e for e in settings.epsilons if (RANDOM_DP, e) not in done]
-    if settings.random_dp and todo:
-        t0 = time.perf_counter()
-        outcomes = run_random_dp(todo, prep, settings.n_jobs)
-        seconds = (time.perf_counter() - t0) / len(outcomes)
-        for outcome in outcomes:
-            _record(out, outcome, prep, settings, seconds, rows, exact, ceiling, evaluations)
-        say(f"{RANDOM_DP}: {len(outcomes)} releases ({seconds * len(outcomes):.0f} s)")
-    from .._files import atomic_write
-
-    info = {"corpus": split.name, "unit": str(settings.unit), "n_topics": settings.n_topics, "delta": settings.delta,
-            "evaluation": settings.evaluation, "reference": reference is not None, "n_words": len(prep.vocabulary),
-            "neighbours": str(prep.request.neighbours), "n_units": settings.n_units,
-            "seeded": settings.seed is not None, "scale": _scale_info(scale)}
+    units: dict = {}
+    scales: dict = {}
+    tokenised: dict = {}
+    for unit in settings.units:
+        at, t0 = settings.at(unit), time.perf_counter()
+        prep = prepare(split, at, corpus_path, reference, ledger, tokenised)
+        say(f"corpus {split.name}, {unit} level: {len(prep.vocabulary)} words, prepared in "
+            f"{time.perf_counter() - t0:.0f} s; held-out users score the releases (the exact sizes are private: "
+            "the owner's diagnostics)")
+        units[unit] = _run_unit(out, split, prep, at, rows, exact, evaluations, scales, say,
+                                first=unit == settings.units[0])
+    first = units[settings.units[0]]
+    info = {"corpus": split.name, "unit": settings.units[0], "units": list(settings.units),
+            "n_topics": settings.n_topics, "delta": settings.delta, "evaluation": settings.evaluation,
+            "evaluations": {u: settings.at(u).evaluation for u in settings.units}, "reference": reference is not None,
+            "n_words": first["n_words"], "neighbours": first["neighbours"], "n_units": settings.n_units,
+            "seeded": settings.seed is not None, "scale": first["scale"], "sizing": settings.sizing,
+            "scales": {u: units[u]["scale"] for u in settings.units}}
     if ledger is not None:
         info["ledger"] = ledger_total(ledger)
     table = out / "table.md"
     atomic_write(table, format_table(rows, info) + "\n")
     seconds = time.perf_counter() - started  # the owner's: how long the private data took is no published figure
     diagnostics = out / "diagnostics.md"
-    atomic_write(diagnostics, format_diagnostics(exact, {**info, "seconds": seconds}, _owner_counts(prep), ceiling)
-                 + "\n", private=True)
+    parts = [format_diagnostics([e for e in exact if e.get("unit", u) == u], {**info, "unit": u, "seconds": seconds},
+                                units[u]["counts"], units[u]["ceiling"]) for u in settings.units]
+    # one owner's file: the later units' sections without the file's header
+    text = "\n\n".join([parts[0]] + ["\n".join(p.splitlines()[2:]) for p in parts[1:]])
+    atomic_write(diagnostics, text + "\n", private=True)
     _plot(rows, out, say)
     return {"table": str(table), "diagnostics": str(diagnostics), "rows": rows, "seconds": seconds}
+
+
+def _run_unit(out: Path, split: Split, prep: Prepared, settings: CompareSettings, rows: list, exact: list,
+              evaluations, scales: dict, say, first: bool = True) -> dict:
+    """Every road at every epsilon at the one unit of ``settings`` (rows a resumed run holds are skipped); returns
+    the unit's facts for the table and the owner's file. ``scales``: the public scale per vocabulary, shared by the
+    units (it does not depend on the unit). The random-DP road runs at the ``first`` unit of a run only: its
+    sensitivity sample fits the model on P 9 to 285 times per unit, and one random-DP row answers whether random DP
+    is worth its weaker statement."""
+    from ..pipeline import MECHANISMS
+
+    unit = str(settings.unit)
+    ceiling = _ceiling(prep, settings) if settings.ceiling else None
+    key = tuple(prep.vocabulary)
+    if key not in scales:
+        scales[key] = _public_scale(split, prep, settings)
+    prep.cache["common_words"] = scales[key].common
+    done = {(r.get("unit", unit), r["road"], r["epsilon"]) for r in rows}
+    # every registry row is tried, in the registry's order: the plan says which do not apply at this unit
+    for road in list(settings.roads) if settings.roads is not None else list(MECHANISMS):
+        for eps in settings.epsilons:
+            if (unit, road, eps) in done:
+                continue
+            t0 = time.perf_counter()
+            outcome = run_registry(road, eps, prep)
+            _record(out, outcome, prep, settings, time.perf_counter() - t0, rows, exact, ceiling, evaluations)
+            say(f"{road} at epsilon {eps:g}, {unit} level: {rows[-1]['status']} ({time.perf_counter() - t0:.0f} s)")
+    todo = [e for e in settings.epsilons if (unit, RANDOM_DP, e) not in done]
+    if settings.random_dp and todo and first:
+        t0 = time.perf_counter()
+        outcomes = run_random_dp(todo, prep, settings.n_jobs)
+        seconds = (time.perf_counter() - t0) / len(outcomes)
+        for outcome in outcomes:
+            _record(out, outcome, prep, settings, seconds, rows, exact, ceiling, evaluations)
+        say(f"{RANDOM_DP}, {unit} level: {len(outcomes)} releases ({seconds * len(outcomes):.0f} s)")
+    return {"n_words": len(prep.vocabulary), "neighbours": str(prep.request.neighbours),
+            "scale": _scale_info(scales[key]), "counts": _owner_counts(prep), "ceiling": ceiling}
 
 
 def ledger_total(path: str) -> dict:
@@ -380,8 +442,8 @@ def _record(out: Path, outcome: Outcome, prep: Prepared, settings: CompareSettin
     from ..rdp.ledger_file import entry_to_json
     from ..release import guarantee_line
 
-    row: dict = {"road": outcome.road, "epsilon": outcome.epsilon, "forecast": outcome.forecast,
-                 "entries": list(outcome.entries)}
+    row: dict = {"road": outcome.road, "epsilon": outcome.epsilon, "unit": str(settings.unit),
+                 "forecast": outcome.forecast, "entries": list(outcome.entries)}
     if outcome.not_run is not None:
         row.update(status="not applicable" if not outcome.applicable else "not run", reason=outcome.not_run)
     elif outcome.release is None:
@@ -398,6 +460,7 @@ def _record(out: Path, outcome: Outcome, prep: Prepared, settings: CompareSettin
             row["common_words"] = list(common_word_counts([[w for w, _ in t] for t in release.top_words(TOP_N)],
                                                           common))
         eps, delta = settings.evaluation
+        row["evaluation_forecast"] = _evaluation_forecast(release, prep, settings)
         # every evaluation at the releases' relation (add/remove, or replace-one where the owner states the count),
         # so that one ledger composes them all
         neighbours = str(prep.request.neighbours)
@@ -419,11 +482,39 @@ def _record(out: Path, outcome: Outcome, prep: Prepared, settings: CompareSettin
                                                   "mean_contrast_interval", "level")}
         row["evaluation"].update({k: report[k] for k in ("epsilon", "delta", "sigma", "sensitivity", "unit",
                                                          "neighbours", "seeded", "n_across")})
-        exact.append({"road": outcome.road, "epsilon": outcome.epsilon, "seconds": round(seconds, 1),
+        exact.append({"road": outcome.road, "epsilon": outcome.epsilon, "unit": str(settings.unit),
+                      "seconds": round(seconds, 1),
                       **_exact(release, prep, ceiling, settings)})
         _append(out / "diagnostics.jsonl", exact[-1], private=True)
     rows.append(row)
     _append(out / "results.jsonl", row)
+
+
+def _evaluation_forecast(release, prep: Prepared, settings: CompareSettings) -> dict | None:
+    """What the evaluation about to be made is expected to miss by, before it spends anything: the 0.9 quantile of
+    the error of its mean NPMI (:func:`topicdp.metrics.private.predict_error`), from public facts only -- the
+    released lists, P's rates per unit on them, the evaluation's budget and a number of held-out units derived from
+    DP outputs (the release's DP count of its training units, scaled by the public held-out share; P's own count
+    where no release of the unit has counted). None without a public reference."""
+    from ..metrics import private as pv
+
+    if prep.reference_corpus is None:
+        return None
+    unit, f = str(settings.unit), settings.heldout_fraction
+    plan = (release.report.details or {}).get("plan") or {}
+    if plan.get("n_units") is not None:  # the unit's first DP count of its training units, or the stated one
+        prep.cache.setdefault("dp_count", float(plan["n_units"]))
+    reference = prep.reference_corpus
+    if "dp_count" in prep.cache:
+        n, source = max(prep.cache["dp_count"], 1.0) * f / (1.0 - f), "the releases' count of training units"
+    else:
+        n, source = float(reference.n_docs if unit == "document" else reference.n_users), "the reference's count"
+    design = pv.coherence_design([[w for w, _ in t] for t in release.top_words(10)])
+    eps, delta = settings.evaluation
+    fc = pv.predict_error(design, pv.reference_rates(reference, design, unit), n, epsilon=eps, delta=delta,
+                          unit=unit, neighbours=str(prep.request.neighbours), n_sim=20)
+    return {"quantile": fc.quantile, "probability": fc.probability, "bias": fc.bias, "n_units": round(n),
+            "n_units_from": source}
 
 
 def _evaluation_seed(seed: int | None, outcome: Outcome):
@@ -468,13 +559,11 @@ def _ceiling(prep: Prepared, settings: CompareSettings) -> dict:
 def _public_scale(split: Split, prep: Prepared, settings: CompareSettings):
     """What the table's scores are read against, from the public reference P only (nothing spent): a non-private
     LDA's exact scores on P's held-out users, on the comparison's words, and P's most common words
-    (:func:`topicdp.metrics.yardstick.public_scale`); kept in ``prep.cache`` for each row's common-words count."""
+    (:func:`topicdp.metrics.yardstick.public_scale`; each row counts its topics' words among P's common ones)."""
     from ..metrics.yardstick import public_scale
 
-    scale = public_scale(str(settings.unit), settings.n_topics, split.reference, vocabulary=prep.vocabulary,
-                         stop_words=prep.request.source.tokenizer_stop_words)
-    prep.cache["common_words"] = scale.common
-    return scale
+    return public_scale(str(settings.unit), settings.n_topics, split.reference, vocabulary=prep.vocabulary,
+                        stop_words=prep.request.source.tokenizer_stop_words)
 
 
 def _scale_info(scale) -> dict:

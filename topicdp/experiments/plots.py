@@ -19,10 +19,12 @@ def plot_all(rows: list[dict], out_dir) -> list[Path]:
     import matplotlib.pyplot as plt
 
     lines: dict[str, list] = {}
+    several = len({r.get("unit") for r in rows}) > 1  # a line per road and unit
     for r in rows:
         e = r.get("evaluation")
         if e and e.get("mean_contrast") is not None:
-            lines.setdefault(r["road"], []).append((r["epsilon"], e["mean_contrast"], e["mean_contrast_interval"]))
+            name = r["road"] + (f", {r['unit']} level" if several else "")
+            lines.setdefault(name, []).append((r["epsilon"], e["mean_contrast"], e["mean_contrast_interval"]))
     if not lines:
         return []
     fig, ax = plt.subplots(figsize=(6.5, 4))
@@ -33,7 +35,7 @@ def plot_all(rows: list[dict], out_dir) -> list[Path]:
         low = [p[1] - (p[2][0] if p[2][0] is not None else p[1]) for p in points]
         high = [(p[2][1] if p[2][1] is not None else p[1]) - p[1] for p in points]
         ax.errorbar(x, y, yerr=[low, high], marker="o", capsize=3, label=road + (" (refused)" if any(
-            r["road"] == road and r["status"] == "refused" for r in rows) else ""))
+            road.startswith(r["road"]) and r["status"] == "refused" for r in rows) else ""))
     ax.set_xscale("log")
     ax.set_xlabel("epsilon of the release")
     ax.set_ylabel("private NPMI contrast (held-out)")

@@ -62,65 +62,116 @@ def release_totals(rows: list[dict], delta: float) -> dict:
 
 
 def format_table(rows: list[dict], info: dict) -> str:
-    """The publishable table: per road and epsilon, the guarantee its report states (or the refusal and its
-    reason) and the private NPMI and contrast of its top words on the held-out users, with their intervals."""
-    eps_e, delta_e = info["evaluation"]
-    n, total, total_delta = evaluation_total(rows)
+    """The publishable table: its spend first; per unit and road, the guarantee its report states (or the refusal and
+    its reason), the private NPMI and contrast of its top words on the held-out users with their intervals, and its
+    top words; then the ranking (or the statement that the evaluation cannot rank), and last the road to use
+    (:mod:`topicdp.experiments.ranking`)."""
+    from .ranking import ranking_lines, recommendation, scored_rows
+
+    units = list(info.get("units") or [info["unit"]])
+    by_unit = {u: [r for r in rows if r.get("unit", units[0]) == u] for u in units}
     level = next((r["evaluation"]["level"] for r in rows if r.get("evaluation")), 0.9)
-    neighbours = info.get("neighbours", "add-remove")
-    relation = "add/remove neighbours" if neighbours == "add-remove" else "replace-one neighbours"
-    lines = [f"# Compare: {info['corpus']}, {info['unit']} level, K = {info['n_topics']}, "
-             f"{info['n_words']} words, delta {info['delta']:g} per release",
-             "",
-             f"Scores: each release's top-10 words scored on held-out {info['unit']}s (none of them read by any release) "
-             f"under DP: mean NPMI and NPMI contrast with {100 * level:g}% intervals, each evaluation "
-             f"({eps_e:g}, {delta_e:g})-DP at the {info['unit']} level ({relation}). The {n} evaluations "
-             f"read the same held-out {info['unit']}s: together "
-             + (f"({total:.3g}, {total_delta:.2g})-DP for them (their Gaussian releases composed)." if total is not None
-                else "none was made.")
-             + " Exact scores are in the owner's diagnostics file, not here.",
-             "", *_reading(rows, info), "", *_totals(rows, info, n, total, total_delta), "",
-             "| road | epsilon | guarantee (as the release's report states it) | outcome | NPMI [interval] | "
-             "contrast [interval] | NPMI / yardstick | contrast / yardstick | topics of common words |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    yardstick = (info.get("scale") or {}).get("yardstick")
-    for r in sorted(rows, key=lambda r: (_road_order(r["road"]), r["epsilon"])):
-        lines.append("| " + " | ".join([r["road"], f"{r['epsilon']:g}", _guarantee(r), _outcome(r),
-                                        *_scores(r), *_scaled(r, yardstick), _common_cell(r)]) + " |")
-    random_dp = any(r["road"].startswith("random-dp") for r in rows)
-    lines += ["", "Random DP (the random-dp rows) is NOT differential privacy: its sensitivity is sampled from the "
-              "public reference P and holds with probability 1 - gamma over pairs drawn from P; units unlike P's "
-              "draws are not covered." if random_dp else
-              "The random-DP road (TopicDP over gensim LDA, NOT DP) was not run (--quick or --no-random-dp).",
-              (f"The number of training {info['unit']}s is not stated: every release counts them under DP "
-               "(add/remove neighbours), as topicdp privatize does; the spectral configurations, calibrated for "
-               "replace-one neighbours with the count public, are refused without it (--n-units)."
-               if info.get("n_units") is None else
-               f"The owner states the number of training {info['unit']}s public ({info['n_units']}, --n-units): every "
-               "release has replace-one neighbours with that count, as topicdp privatize --n-units."),
-              "A refused row is refused by the plan (its reason shown); where it has scores, the release was forced "
-              "(release_anyway) to show what the refusal withheld."]
-    if info.get("seeded"):
-        lines.append("Seeded (--seed): every noise draw is seeded, for testing only; each report says so.")
+    lines = [f"# Compare: {info['corpus']}, {' and '.join(units)} level{'s' if len(units) > 1 else ''}, "
+             f"K = {info['n_topics']}, {info['n_words']} words, delta {info['delta']:g} per release", "",
+             *_totals(rows, by_unit, info), ""]
+    lines += [_scores_line(by_unit[u], u, _budget(info, u), level, info) for u in units]
+    lines += ["", *_reading(rows, info, units), ""]
+    yardsticks = {u: (_scale(info, u) or {}).get("yardstick") for u in units}
+    for u in units:
+        if len(units) > 1:
+            lines += [f"## {u.capitalize()} level", ""]
+        lines += ["| road | epsilon | guarantee (as the release's report states it) | outcome | NPMI [interval] | "
+                  "contrast [interval] | NPMI / yardstick | contrast / yardstick | topics of common words |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for r in sorted(by_unit[u], key=lambda r: (_road_order(r["road"]), r["epsilon"])):
+            lines.append("| " + " | ".join([r["road"], f"{r['epsilon']:g}", _guarantee(r), _outcome(r),
+                                            *_scores(r), *_scaled(r, yardsticks[u]), _common_cell(r)]) + " |")
+        lines += ["", *_top_words(by_unit[u]), ""]
+    lines += _notes(rows, info, units)
+    common = {u: (_scale(info, u) or {}).get("yardstick_common") for u in units}
+    lines += ["", *ranking_lines(scored_rows(rows, yardsticks)), "", recommendation(rows, yardsticks, common)]
     return "\n".join(lines)
 
 
-def _reading(rows: list[dict], info: dict) -> list[str]:
+def _budget(info: dict, unit: str) -> tuple:
+    return tuple((info.get("evaluations") or {}).get(unit) or info["evaluation"])
+
+
+def _scale(info: dict, unit: str):
+    return (info.get("scales") or {}).get(unit, info.get("scale"))
+
+
+def _scores_line(rows: list[dict], unit: str, budget: tuple, level: float, info: dict) -> str:
+    """How a unit's rows were scored, and what its evaluations spent together."""
+    eps_e, delta_e = budget
+    n, total, total_delta = evaluation_total(rows)
+    relation = "add/remove neighbours" if info.get("neighbours", "add-remove") == "add-remove" else \
+        "replace-one neighbours"
+    return (f"Scores: each release's top-10 words scored on held-out {unit}s (none of them read by any release) "
+            f"under DP: mean NPMI and NPMI contrast with {100 * level:g}% intervals, each evaluation "
+            f"({eps_e:g}, {delta_e:g})-DP at the {unit} level ({relation}). The {n} evaluations at the {unit} level "
+            f"read the same held-out {unit}s: together "
+            + (f"({total:.3g}, {total_delta:.2g})-DP for them (their Gaussian releases composed)." if total is not None
+               else "none was made.")
+            + " Exact scores are in the owner's diagnostics file, not here.")
+
+
+def _top_words(rows: list[dict]) -> list[str]:
+    """Each released row's top words (the first five of every topic); a forced release is marked."""
+    out = []
+    for r in sorted(rows, key=lambda r: (_road_order(r["road"]), r["epsilon"])):
+        if r.get("top_words"):
+            topics = "; ".join(f"({k}) {' '.join(t)}" for k, t in enumerate(r["top_words"]))
+            mark = " [refused: forced release]" if r.get("forced") else ""
+            out.append(f"- top words of {r['road']}, epsilon {r['epsilon']:g}{mark}: {_cell(topics)}")
+    return ["Top words (each topic's first five):", "", *out] if out else ["Top words: no release was made."]
+
+
+def _notes(rows: list[dict], info: dict, units: list) -> list[str]:
+    """What the table's rows mean: random DP, the unit counts, refusals, seeding."""
+    random_dp = any(r["road"].startswith("random-dp") for r in rows)
+    unit = units[0] if len(units) == 1 else "unit"
+    out = ["Random DP (the random-dp rows) is NOT differential privacy: its sensitivity is sampled from the "
+           "public reference P and holds with probability 1 - gamma over pairs drawn from P; units unlike P's "
+           "draws are not covered" + (" (the exchangeable sample: its statement is marginal over the sample, not "
+                                      "for every sample drawn)" if info.get("sizing") == "exchangeable" else "")
+           + "." if random_dp else
+           "The random-DP road (TopicDP over gensim LDA, NOT DP) was not run (--no-random-dp).",
+           (f"The number of training {unit}s is not stated: every release counts them under DP "
+            "(add/remove neighbours), as topicdp privatize does; the spectral configurations, calibrated for "
+            "replace-one neighbours with the count public, are refused without it (--n-units)."
+            if info.get("n_units") is None else
+            f"The owner states the number of training {unit}s public ({info['n_units']}, --n-units): every "
+            "release has replace-one neighbours with that count, as topicdp privatize --n-units."),
+           "A refused row is refused by the plan (its reason shown); where it has scores, the release was forced "
+           "(release_anyway) to show what the refusal withheld."]
+    if info.get("seeded"):
+        out.append("Seeded (--seed): every noise draw is seeded, for testing only; each report says so.")
+    return out
+
+
+def _reading(rows: list[dict], info: dict, units: list) -> list[str]:
     """How to read the scores (:mod:`topicdp.metrics.yardstick`): the contrast's definition, the plan's targets, the
     yardstick on the public reference and how topics of common words are flagged; all public, nothing spent."""
     from ..metrics.yardstick import NO_REFERENCE, Yardstick, common_rule, contrast_line, targets_line
 
-    scale = info.get("scale") or {}
     n_across = next((r["evaluation"].get("n_across") for r in rows if r.get("evaluation")), None)
-    out = ["How to read the scores:", "", f"- {contrast_line(n_across)}", f"- {targets_line(info['unit'])}"]
-    y = scale.get("yardstick")
-    if y is not None:
-        out.append(f"- {Yardstick(**{**y, 'top_words': tuple(map(tuple, y['top_words']))}).line()}; the yardstick "
-                   "columns divide each private score and its interval by it (a scale: the two are scored on "
-                   "different text of the same kind)")
-    else:
-        out.append("- " + (scale.get("note") or "yardstick: none without a public reference (--reference): the "
-                                                 "scores have no non-private scale here"))
+    out = ["How to read the scores:", "", f"- {contrast_line(n_across)}", *[f"- {targets_line(u)}" for u in units]]
+    seen: list = []
+    for u in units:
+        scale = _scale(info, u) or {}
+        y = scale.get("yardstick")
+        if y in seen:
+            continue
+        seen.append(y)
+        if y is not None:
+            out.append(f"- {Yardstick(**{**y, 'top_words': tuple(map(tuple, y['top_words']))}).line()}; the yardstick "
+                       "columns divide each private score and its interval by it (a scale: the two are scored on "
+                       "different text of the same kind)")
+        else:
+            out.append("- " + (scale.get("note") or "yardstick: none without a public reference (--reference): the "
+                                                     "scores have no non-private scale here"))
+    scale = _scale(info, units[0]) or {}
     if scale.get("n_common"):
         theirs = scale.get("yardstick_common")
         out.append(f"- {common_rule(scale['n_common'])}; the last column names the flagged topics"
@@ -152,32 +203,17 @@ def _common_cell(row: dict) -> str:
     return ", ".join(flagged) if flagged else f"none (at most {max(counts)} of {TOP_N})"
 
 
-def _totals(rows: list[dict], info: dict, n_evaluations: int, evaluation_total: float | None,
-            evaluation_delta: float) -> list[str]:
-    """The composed totals of everything the table holds, and whom each covers."""
-    unit = info["unit"]
-    spent = release_totals(rows, info["delta"])
-    out = ["Privacy of this table (every release and evaluation in it, composed by the ledger: the tightest proven "
+def _totals(rows: list[dict], by_unit: dict, info: dict) -> list[str]:
+    """The table's spend, first: the composed totals of everything it holds per unit, and whom each covers."""
+    out = ["Spent by this table (every release and evaluation in it, composed by the ledger: the tightest proven "
            "total of their entries, exact GDP composition where all are Gaussian):", ""]
-    if "dp" in spent:
-        k, eps, d = spent["dp"]
-        out.append(f"- training {unit}s (the only ones any release read): the {k} DP releases together "
-                   f"({eps:.4g}, {d:.2g})-DP (each release's unit count, topics and any spend before a refusal)")
-    else:
-        out.append(f"- training {unit}s: no DP release spent anything")
-    if "random_dp" in spent:
-        k, eps, d, gamma = spent["random_dp"]
-        out.append(f"- training {unit}s, random-DP rows (NOT DP): the {k} releases together ({eps:.4g}, {d:.2g}, "
-                   f"{gamma:.3g})-random DP with respect to P (not counted in the DP total above)")
-    if evaluation_total is not None:
-        out.append(f"- held-out {unit}s (a disjoint set: a {unit} is held out by a public hash of its user id; no "
-                   f"release read them): the {n_evaluations} evaluations together ({evaluation_total:.4g}, "
-                   f"{evaluation_delta:.2g})-DP")
-    else:
-        out.append(f"- held-out {unit}s: no evaluation was made")
-    if info.get("neighbours", "add-remove") == "add-remove" and "dp" in spent and evaluation_total is not None:
-        out.append(f"- every {unit} is in one of the two sets, so each is covered by its set's total (parallel "
-                   "composition under add/remove neighbours: adding a user adds it to one set only)")
+    for unit, unit_rows in by_unit.items():
+        out += _unit_totals(unit_rows, unit, info)
+    if len(by_unit) > 1:
+        out.append("- the units' totals are not one guarantee: a user is covered at the user level by the user-level "
+                   "rows' totals only; the document-level rows read the same users and protect each document, not a "
+                   "user (k documents of one user together: k times their epsilon by group privacy, with a larger "
+                   "delta)")
     ledger = info.get("ledger")
     if ledger is not None:
         mine = [e for r in rows if not r["road"].startswith("random-dp") for e in r.get("entries") or ()]
@@ -188,6 +224,34 @@ def _totals(rows: list[dict], info: dict, n_evaluations: int, evaluation_total: 
                    f"upper bound for both sets) ({together:.4g}, {ledger['delta']:.3g})-DP; with the ledger's other "
                    f"runs, its total is now ({ledger['epsilon']:.4g}, {ledger['delta']:.3g})-DP over {ledger['n_runs']}"
                    f" DP runs, of a budget epsilon {ledger['budget']:g}")
+    return out
+
+
+def _unit_totals(rows: list[dict], unit: str, info: dict) -> list[str]:
+    """One unit's totals: its releases' on the training units, its evaluations' on the held-out ones."""
+    spent = release_totals(rows, info["delta"])
+    n_evaluations, evaluation_eps, evaluation_delta = evaluation_total(rows)
+    out = []
+    if "dp" in spent:
+        k, eps, d = spent["dp"]
+        out.append(f"- training {unit}s (the only ones any release read): the {k} DP releases at the {unit} level "
+                   f"together ({eps:.4g}, {d:.2g})-DP (each release's unit count, topics and any spend before a "
+                   "refusal)")
+    else:
+        out.append(f"- training {unit}s: no DP release at the {unit} level spent anything")
+    if "random_dp" in spent:
+        k, eps, d, gamma = spent["random_dp"]
+        out.append(f"- training {unit}s, random-DP rows (NOT DP): the {k} releases together ({eps:.4g}, {d:.2g}, "
+                   f"{gamma:.3g})-random DP with respect to P (not counted in the DP total above)")
+    if evaluation_eps is not None:
+        out.append(f"- held-out {unit}s (a disjoint set: a {unit} is held out by a public hash of its user id; no "
+                   f"release read them): the {n_evaluations} evaluations at the {unit} level together "
+                   f"({evaluation_eps:.4g}, {evaluation_delta:.2g})-DP")
+    else:
+        out.append(f"- held-out {unit}s: no evaluation was made")
+    if info.get("neighbours", "add-remove") == "add-remove" and "dp" in spent and evaluation_eps is not None:
+        out.append(f"- every {unit} is in one of the two sets, so each is covered by its set's total (parallel "
+                   "composition under add/remove neighbours: adding a user adds it to one set only)")
     return out
 
 

@@ -1,0 +1,215 @@
+"""What ``topicdp compare``'s table concludes from its rows: which releases meet the targets, whether the evaluation
+can rank them, and which road to use. Every input is public: the rows' guarantees, refusals, private scores with
+their intervals, the forecast of each evaluation's error made before it spent (from the public reference's rates,
+:func:`topicdp.metrics.private.predict_error`) and the yardstick on the public reference; nothing here reads data.
+
+Reading a row against the targets. A row's private contrast and NPMI, and their intervals, are divided by the
+yardstick's (a non-private LDA's exact scores on the public reference, :mod:`topicdp.metrics.yardstick`) and
+compared with the unit's targets (:data:`topicdp.forecast.TARGETS`): *met* when both private values reach their
+targets and the contrast's interval lies above 0 (the evaluation establishes that the lists are more than words dealt
+at random), *missed* when an interval's upper end falls short of its target, *cannot tell* otherwise (the evaluation
+is too noisy to say). An NPMI whose yardstick is not positive has no ratio and is not judged.
+
+Ranking. The released rows (of every unit: each evaluation estimates its lists' contrast on the same held-out text,
+the user level's on users' clipped counts) are ordered by private contrast; two neighbours in that order are told
+apart only when their intervals are disjoint and their difference exceeds the larger of the two evaluations'
+forecast errors (the 0.9 quantile of the mean NPMI's error, a scale of the noise the contrast carries too). The
+order is cut into groups only where every row above a cut is told apart from every row below it: the rows of one
+group are printed joined by "=", and where there is a single group the table says the evaluation cannot rank the
+roads rather than print an order (naming the pairs it does tell apart).
+
+The choice. Among the rows that meet the targets, a stronger guarantee is preferred to any score: DP at the user
+level (each user covered), then DP at the document level (each document only), then random DP (NOT DP: sampled
+on the public reference). Within the strongest tier the highest group of the ranking is named; several rows in it
+are named together with the statement that the evaluation cannot rank them. Refused and forced releases are never
+chosen.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+#: the guarantee tiers, strongest first (the choice's order)
+TIERS = ("DP at the user level", "DP at the document level", "random DP (NOT DP)")
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One released, scored row as the choice reads it."""
+
+    road: str
+    epsilon: float
+    unit: str
+    tier: int  # index in TIERS; len(TIERS) for a row with no guarantee (a testing sample)
+    contrast: float
+    interval: tuple
+    forecast: float | None  # the evaluation's forecast error before spending, or None
+    targets: str  # "met", "missed", "cannot tell", or "no yardstick"
+    ratios: str  # the ratios read, for the line
+
+    @property
+    def name(self) -> str:
+        return f"{self.road} at the {self.unit} level (epsilon {self.epsilon:g})"
+
+
+def tier(row: dict) -> int:
+    """The row's guarantee tier (:data:`TIERS`): random DP by its road or its report's kind; no guarantee last."""
+    guarantee = str(row.get("guarantee", ""))
+    if guarantee.startswith("NO guarantee"):
+        return len(TIERS)
+    if row["road"].startswith("random-dp") or str(row.get("kind", "")).startswith("random"):
+        return 2
+    return 0 if row.get("unit", "user") == "user" else 1
+
+
+def read_targets(row: dict, yardstick: dict | None) -> tuple[str, str]:
+    """(verdict, the ratios as read) of a scored row against its unit's targets on the yardstick (module docstring)."""
+    from ..forecast import TARGETS
+
+    if yardstick is None:
+        return "no yardstick", ""
+    e, target = row["evaluation"], TARGETS[row.get("unit", "user")]
+    judged = [("contrast", e["mean_contrast_interval"], yardstick.get("contrast"), target.contrast),
+              ("NPMI", e["mean_npmi_interval"], yardstick.get("npmi"), target.npmi)]
+    points, highs, said = [], [], []
+    values = {"contrast": e["mean_contrast"], "NPMI": e["mean_npmi"]}
+    for name, (low, high), base, goal in judged:
+        if base is None or not base > 0 or low is None or high is None or values[name] is None:
+            continue
+        points.append(values[name] / base >= goal)
+        highs.append(high / base >= goal)
+        said.append(f"{name} {values[name] / base:.2f}x [{low / base:.2f}x, {high / base:.2f}x] against {goal:g}x")
+    if not said:
+        return "no yardstick", ""
+    low = e["mean_contrast_interval"][0]
+    if not all(highs):
+        return "missed", "; ".join(said)
+    return ("met" if all(points) and low is not None and low > 0 else "cannot tell"), "; ".join(said)
+
+
+def scored_rows(rows: list[dict], yardsticks: dict) -> list[Scored]:
+    """The released (not refused, not forced) rows with a private score, read against their unit's yardstick."""
+    out = []
+    for r in rows:
+        e = r.get("evaluation")
+        if not e or r.get("status") != "released" or r.get("forced") or e.get("mean_contrast") is None:
+            continue
+        if not math.isfinite(e["mean_contrast"]):
+            continue
+        verdict, ratios = read_targets(r, yardsticks.get(r.get("unit", "user")))
+        fc = r.get("evaluation_forecast") or {}
+        out.append(Scored(r["road"], r["epsilon"], r.get("unit", "user"), tier(r), float(e["mean_contrast"]),
+                          tuple(e["mean_contrast_interval"]), fc.get("quantile"), verdict, ratios))
+    return out
+
+
+def separable(a: Scored, b: Scored) -> tuple[bool, str]:
+    """Whether the evaluation tells ``a`` (the higher contrast) from ``b``, and if not, why (module docstring)."""
+    diff = a.contrast - b.contrast
+    if a.interval[0] <= b.interval[1]:
+        return False, (f"their difference {diff:.3f} is within their intervals ([{a.interval[0]:.3f}, "
+                       f"{a.interval[1]:.3f}] and [{b.interval[0]:.3f}, {b.interval[1]:.3f}] overlap)")
+    errors = [f for f in (a.forecast, b.forecast) if f is not None]
+    if errors and diff <= max(errors):
+        return False, (f"their difference {diff:.3f} is below the error forecast for the evaluation before it "
+                       f"spent ({max(errors):.3f})")
+    return True, ""
+
+
+def groups(scored: list[Scored]) -> tuple[list[list[Scored]], list[str]]:
+    """The rows in order of private contrast cut into groups the evaluation can tell apart -- a cut only where every
+    row above it is told from every row below it -- and the reasons of the neighbours it could not tell apart."""
+    order = sorted(scored, key=lambda s: -s.contrast)
+    out: list[list[Scored]] = []
+    why: list[str] = []
+    for i, s in enumerate(order):
+        if i and not separable(order[i - 1], s)[0]:
+            why.append(f"{order[i - 1].name} and {s.name}: {separable(order[i - 1], s)[1]}")
+        if out and all(separable(a, b)[0] for a in order[:i] for b in order[i:]):
+            out.append([s])
+        elif out:
+            out[-1].append(s)
+        else:
+            out.append([s])
+    return out, why
+
+
+def ranking_lines(scored: list[Scored]) -> list[str]:
+    """The ranking the table prints, or its statement that the evaluation cannot rank the roads (with the pairs it
+    does tell apart, if any)."""
+    if len(scored) < 2:
+        return [f"Ranking: {'one released row' if scored else 'no released row'} was scored; nothing to rank."]
+    cut, why = groups(scored)
+    if len(cut) == 1:
+        order = sorted(scored, key=lambda s: -s.contrast)
+        told = [f"{a.name} > {b.name}" for i, a in enumerate(order) for b in order[i + 1:] if separable(a, b)[0]]
+        return ["Ranking: the evaluation cannot rank these roads (no ranking is printed): " + "; ".join(why)
+                + ". More held-out users or a larger evaluation epsilon (--evaluation-epsilon) narrow the intervals."
+                + (f" It tells apart only these pairs: {'; '.join(told)}." if told else "")]
+    order_line = " > ".join(" = ".join(s.name for s in g) for g in cut)
+    out = [f"Ranking by private contrast (told apart only where the intervals are disjoint and the difference "
+           f"exceeds the forecast error): {order_line}"]
+    if why:
+        out.append("The evaluation cannot rank the rows joined by '=': " + "; ".join(why) + ".")
+    return out
+
+
+def recommendation(rows: list[dict], yardsticks: dict, yardstick_common: dict | None = None) -> str:
+    """The table's last line: the road to use and why, or "none" and what would help (module docstring).
+    ``yardstick_common``: per unit, the yardstick LDA's common-word counts per topic, beside which the chosen row's
+    flagged topics are stated (a flag the non-private LDA shares says the text's chatter, not the noise)."""
+    scored = scored_rows(rows, yardsticks)
+    good = [s for s in scored if s.targets == "met" and s.tier < len(TIERS)]
+    if not good:
+        return "Recommendation: none: " + _none_reason(rows, scored)
+    best = min(s.tier for s in good)
+    top = groups([s for s in good if s.tier == best])[0][0]
+    also = sorted({TIERS[s.tier] for s in good if s.tier > best})
+    said = (f"{top[0].name}: it meets the {top[0].unit} level's targets on the yardstick ({top[0].ratios}) with "
+            f"{TIERS[best]}" if len(top) == 1 else
+            f"any of {', '.join(s.name for s in top)}: each meets its targets with {TIERS[best]}, and the evaluation "
+            f"cannot rank them")
+    extra = _flags(rows, top[0], (yardstick_common or {}).get(top[0].unit)) if len(top) == 1 else ""
+    extra += f"; also meeting them with a weaker guarantee: {', '.join(also)}" if also else ""
+    refused = [f"{r['road']} at the {r.get('unit', 'user')} level" for r in rows if r.get("status") == "refused"]
+    extra += f"; refused by their plan: {', '.join(refused)}" if refused else ""
+    return f"Recommendation: {said}{extra} (the strongest guarantee that meets the targets is preferred)."
+
+
+def _flags(rows: list[dict], chosen: Scored, theirs) -> str:
+    """The chosen row's topics flagged as common words (:func:`topicdp.metrics.yardstick.is_common`), beside the
+    yardstick LDA's, or nothing without the flag."""
+    from ..metrics.yardstick import is_common
+
+    row = next(r for r in rows if (r["road"], r["epsilon"], r.get("unit", "user")) ==
+               (chosen.road, chosen.epsilon, chosen.unit))
+    counts = row.get("common_words")
+    if not counts:
+        return ""
+    said = f"; {sum(map(is_common, counts))} of its {len(counts)} topics flagged as common words"
+    return said + (f" (the yardstick LDA's: {sum(map(is_common, theirs))} of {len(theirs)})" if theirs else "")
+
+
+def _none_reason(rows: list[dict], scored: list[Scored]) -> str:
+    """Why no road is recommended, and what would help."""
+    refused = [r for r in rows if r.get("status") == "refused"]
+    unclear = [s.name for s in scored if s.targets == "cannot tell"]
+    missed = [s.name for s in scored if s.targets == "missed"]
+    if any(s.targets == "no yardstick" for s in scored):
+        return ("the scores have no yardstick to be read against (a public reference, --reference, gives one), so "
+                "no release can be said to meet the targets.")
+    parts = []
+    if unclear:
+        parts.append(f"the evaluation cannot tell whether {', '.join(unclear)} meet the targets: a value short of its "
+                     "target with an interval reaching it, or a contrast interval holding 0 (more held-out users or a "
+                     "larger --evaluation-epsilon would narrow them)")
+    if missed:
+        parts.append(f"{', '.join(missed)}: short of the targets (a larger epsilon, fewer topics or more users would "
+                     "help)")
+    if refused:
+        parts.append(f"{len(refused)} release(s) were refused by their plan, before or after a spend, as their "
+                     "rows say (a larger epsilon, fewer topics or more users would help)")
+    if not parts:
+        parts.append("no road released and was scored")
+    return "; ".join(parts) + "."
