@@ -434,13 +434,17 @@ def _evaluation_seed(seed: int | None, outcome: Outcome):
 
 
 def _exact(release, prep: Prepared, ceiling, settings: CompareSettings) -> dict:
-    """The exact (non-private) NPMI and contrast of the release's lists on the held-out texts: the owner's only."""
-    from ..forecast import TARGETS
-    from ..metrics.readability import heldout_npmi, npmi_contrast
+    """The exact (non-private) NPMI and contrast of the release's lists on the held-out texts: the owner's only.
 
-    words = list(prep.vocabulary)
-    out = {"npmi": float(heldout_npmi(release.topic_word, prep.heldout, words)),
-           "contrast": float(npmi_contrast(release.topic_word, prep.heldout, words))}
+    The value the private evaluation estimates (:func:`topicdp.metrics.private.exact_values`: the same lists as
+    :meth:`~topicdp.PrivateRelease.evaluate`, the same documents, one pair function)."""
+    from ..forecast import TARGETS
+    from ..metrics import private as pv
+    from ..release import N_TOP_WORDS
+
+    lists = [[w for w, _ in topic] for topic in release.top_words(N_TOP_WORDS)]
+    values = pv.exact_values(prep.heldout, pv.coherence_design(lists, n_across=0))
+    out = {"npmi": float(values["mean_npmi"]), "contrast": float(values["mean_contrast"])}
     if ceiling is not None:
         target = TARGETS[str(settings.unit)]
         out["npmi_ratio"] = out["npmi"] / ceiling["npmi"] if ceiling["npmi"] > 0 else math.nan

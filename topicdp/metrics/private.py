@@ -260,9 +260,12 @@ def sensitivity(design: CoherenceDesign, clip: float, unit: str, neighbours: str
 # -- the estimator (post-processing) ---------------------------------------------------------------------
 
 
-def pair_npmi(S: np.ndarray, design: CoherenceDesign, floor: float) -> np.ndarray:
-    """Plug-in NPMI of every design pair from sums ``S`` of shape (..., D), counts floored at ``floor`` (exact for
-    noiseless sums with ``floor=1``; the estimator proper is :func:`eb_posterior`)."""
+def pair_npmi(S: np.ndarray, design: CoherenceDesign, floor: float = 0.0) -> np.ndarray:
+    """Plug-in NPMI of every design pair from sums ``S`` of shape (..., D) (:func:`npmi_from_counts`), counts
+    clipped to ``[floor, N]`` and a pair's to at most its words' (exact for noiseless sums at ``floor=0``; the
+    estimator proper is :func:`eb_posterior`)."""
+    from .readability import npmi_from_counts
+
     S = np.asarray(S, dtype=float)
     U = len(design.words)
     N = np.maximum(S[..., :1], 1.0)
@@ -271,11 +274,7 @@ def pair_npmi(S: np.ndarray, design: CoherenceDesign, floor: float) -> np.ndarra
     a, b = design.pairs[:, 0], design.pairs[:, 1]
     cap = np.minimum(cw[..., a], cw[..., b])
     cp = np.clip(S[..., 1 + U:], np.minimum(f, cap), cap)
-    hw = np.log(N / cw)
-    hp = np.log(N / cp)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        v = np.where(hp > 1e-12, (hw[..., a] + hw[..., b]) / hp - 1.0, 1.0)
-    return np.clip(v, -1.0, 1.0)
+    return npmi_from_counts(N, cw[..., a], cw[..., b], cp)
 
 
 def topic_summary(v: np.ndarray, design: CoherenceDesign) -> dict:
@@ -289,7 +288,7 @@ def topic_summary(v: np.ndarray, design: CoherenceDesign) -> dict:
             "mean_npmi": within.mean(axis=-1), "mean_contrast": within.mean(axis=-1) - across.mean(axis=-1)}
 
 
-def topic_values(S: np.ndarray, design: CoherenceDesign, floor: float = 1.0) -> dict:
+def topic_values(S: np.ndarray, design: CoherenceDesign, floor: float = 0.0) -> dict:
     """:func:`topic_summary` of the plug-in pair NPMIs of sums ``S`` (..., D) (exact when ``S`` is noiseless)."""
     return topic_summary(pair_npmi(S, design, floor), design)
 
@@ -301,6 +300,8 @@ T_GRID = np.linspace(-5.0, 7.0, 241)
 #: pairs whose noisy count exceeds this many sigma are read by the plug-in (its log bias, about
 #: sigma^2 / (2 df^2) <= 0.02 nats, is below what the grid of the empirical-Bayes step resolves)
 PLUGIN_SIGMAS = 5.0
+#: half-width, in sigma, of each unresolved pair count's range in :func:`bound_intervals`
+PAIR_Z = float(stats.norm.ppf(0.975))
 
 
 def _word_terms(S: np.ndarray, design: CoherenceDesign) -> tuple[float, np.ndarray]:
@@ -312,13 +313,12 @@ def _word_terms(S: np.ndarray, design: CoherenceDesign) -> tuple[float, np.ndarr
 
 def _npmi_of_counts(c: np.ndarray, N: float, cw: np.ndarray, design: CoherenceDesign) -> np.ndarray:
     """NPMI of every pair (first axis) for pair counts ``c`` (P, ...) capped at ``min(df_a, df_b)``."""
+    from .readability import npmi_from_counts
+
     a, b = design.pairs[:, 0], design.pairs[:, 1]
     shape = (-1,) + (1,) * (c.ndim - 1)
     c = np.clip(c, 1e-3, np.minimum(cw[a], cw[b]).reshape(shape))
-    hs = (np.log(N / cw[a]) + np.log(N / cw[b])).reshape(shape)
-    hp = np.log(N / c)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.clip(np.where(hp > 1e-12, hs / hp - 1.0, 1.0), -1.0, 1.0)
+    return npmi_from_counts(N, cw[a].reshape(shape), cw[b].reshape(shape), c)
 
 
 def _groups(design: CoherenceDesign, logm: np.ndarray, n_bins: int) -> list[np.ndarray]:
@@ -529,13 +529,28 @@ def draw_counts(post: PairPosterior, obs: np.ndarray, rng: np.random.Generator) 
 
 
 def exact_values(corpus, design: CoherenceDesign, unit: str = "document", clip: float | None = None) -> dict:
-    """The values the estimator targets, without noise (private: for the owner's diagnostics and the benchmarks).
+    """The exact values the private evaluation estimates (private: the owner's diagnostics and the benchmarks).
 
-    With ``clip=None`` no unit is clipped (the exact NPMI on the corpus, floors at 1 document).
+    With ``clip=None``: each topic's NPMI (``npmi``, K) and contrast against *every* across pair (``contrast``, K),
+    ``mean_npmi`` and ``mean_contrast`` (the pooled across mean), computed by the held-out measure itself
+    (:func:`topicdp.metrics.readability.heldout_npmi` and :func:`~topicdp.metrics.readability.npmi_contrast`,
+    one pair function :func:`~topicdp.metrics.readability.npmi_from_counts`) on the document indicators of the
+    design's words: N counts every document of ``corpus``, a pair that never co-occurs scores -1. With ``clip``:
+    the value on the clipped corpus at ``unit`` (what the noisy sum is a sum of; the sampled across pairs).
     """
-    x = unit_contributions(corpus, design, unit)
-    S = clipped_sum(x, math.inf if clip is None else clip)[0]
-    return topic_values(S, design, floor=1.0)
+    from .readability import _contrast_from, _pair_sums
+
+    if clip is not None:
+        return topic_values(clipped_sum(unit_contributions(corpus, design, unit), clip)[0], design)
+    U = len(design.words)
+    B = sp.csc_matrix(document_indicators(corpus, design)[:, 1:1 + U])
+    S, C = _pair_sums(design.top, B, np.arange(U))
+    c = _contrast_from(S, C) if design.n_topics >= 2 else None
+    within = np.diag(S) / np.diag(C)
+    nan = np.full(design.n_topics, np.nan)
+    return {"npmi": within, "mean_npmi": float(within.mean()),
+            "contrast": nan if c is None else c["per_topic"],
+            "mean_contrast": math.nan if c is None else c["contrast"]}
 
 
 # -- the release ----------------------------------------------------------------------------------------
@@ -556,12 +571,14 @@ class PrivateEvaluation:
         Means over topics.
     mean_npmi_interval, mean_contrast_interval : (float, float)
     level : float
-        Nominal coverage of the intervals (noise only; see the module docstring).
+        Nominal coverage of the intervals (module docstring, "The interval").
     sd_mean_npmi : float
-        Bootstrap root mean squared error of the mean NPMI (from sigma and the noisy sums: post-processing).
+        Half the mean NPMI's interval width over z (from sigma and the noisy sums: post-processing).
     report : dict
         guarantee, epsilon, delta, unit, neighbours, sensitivity (and its derivation), sigma and what it is the
         standard deviation of, clip, the design's sizes, the estimator, the seed status. JSON-serialisable.
+    interval_refused : str or None
+        Why the intervals (then NaN) are not given (:func:`interval_refusal`), from public facts.
     """
 
     npmi: np.ndarray
@@ -577,6 +594,7 @@ class PrivateEvaluation:
     report: dict
     top_words: tuple = field(default=(), repr=False)
     noisy_sums: np.ndarray | None = field(default=None, repr=False)
+    interval_refused: str | None = None
 
     def to_dict(self) -> dict:
         """JSON-serialisable published form (every value is DP or post-processing; the report says which)."""
@@ -593,6 +611,7 @@ class PrivateEvaluation:
             "mean_contrast": None if not np.isfinite(self.mean_contrast) else float(self.mean_contrast),
             "mean_contrast_interval": arr(self.mean_contrast_interval),
             "level": self.level,
+            "interval_refused": self.interval_refused,
             "report": self.report,
         }
 
@@ -604,7 +623,9 @@ class PrivateEvaluation:
                  f"sigma {r['sigma']:.4g}: {r['sigma_meaning']}; L2 sensitivity {r['sensitivity']:.4g} "
                  f"(clip {r['clip']:.4g})",
                  f"mean NPMI {self.mean_npmi:.3f} [{self.mean_npmi_interval[0]:.3f}, "
-                 f"{self.mean_npmi_interval[1]:.3f}] ({pct} interval, noise only)"]
+                 f"{self.mean_npmi_interval[1]:.3f}] ({pct} interval)"]
+        if self.interval_refused:
+            lines.append(f"INTERVALS REFUSED: {self.interval_refused}")
         if np.isfinite(self.mean_contrast):
             lines.append(f"mean contrast {self.mean_contrast:.3f} [{self.mean_contrast_interval[0]:.3f}, "
                          f"{self.mean_contrast_interval[1]:.3f}]")
@@ -648,52 +669,132 @@ def point_estimate(noisy: np.ndarray, design: CoherenceDesign, sigma: float, n_b
 
 def estimate(noisy: np.ndarray, design: CoherenceDesign, sigma: float, *, level: float = 0.9, n_boot: int = 50,
              n_bins: int = 4, random_state=None) -> dict:
-    """Estimates and intervals from noisy sums (post-processing; module docstring).
+    """Estimates and intervals from noisy sums (post-processing; module docstring, "The interval").
 
-    The point estimate is :func:`point_estimate`. Its error is simulated by a parametric bootstrap (Efron &
-    Tibshirani 1993, Sec. 6.5): each replicate takes as truth N and the word counts at their noisy values, the
-    plug-in pairs' counts at theirs and every other pair's count drawn from its posterior under the model with
-    topic effects (:func:`draw_counts`; module docstring: why not the estimator's own model), adds fresh
-    N(0, sigma^2) noise to every coordinate and re-estimates; ``err_b`` = replicate estimate - replicate truth.
-    The interval is ``estimate +- z sqrt(mean(err^2) + s^2)``: the bootstrap root mean squared error (bias
-    included rather than subtracted: a correction estimated from a few dozen replicates adds more variance than it
-    removes; Efron & Tibshirani 1993, Sec. 10.6) and s^2 the across-pair sampling variance (contrast only).
+    The point estimate is :func:`point_estimate` (empirical Bayes), moved into its interval where the shrinkage
+    put it outside. Each interval (:func:`bound_intervals`) is a plug-in with a delta-method normal term for the
+    pairs the noise resolves and a range for the others, so the estimator's bias cannot leave it; ``n_boot`` and
+    ``random_state`` are accepted for the callers of the former bootstrap interval and unused.
 
-    Returns a dict with ``npmi``, ``contrast`` (K,), their intervals (K, 2) and bootstrap biases (``*_bias``,
-    reported, not subtracted), ``mean_npmi``, ``mean_contrast`` and theirs, ``sd_mean_npmi`` (the root mean squared
-    error of the mean NPMI), ``topic_effect_sd`` (tau, nats, of the bootstrap's model).
+    Returns a dict with ``npmi``, ``contrast`` (K,), their intervals (K, 2), ``mean_npmi``, ``mean_contrast`` and
+    theirs, ``sd_mean_npmi`` (half the mean NPMI's interval width over z: a scale for callers that compare
+    evaluations) and ``resolved`` (the share of design pairs read by the plug-in).
     """
     level = check_real(level, "level", low=0.0, high=1.0)
-    n_boot = check_int(n_boot, "n_boot", low=10)
-    rng = check_random_state(random_state)
+    check_int(n_boot, "n_boot", low=10)
     noisy = np.asarray(noisy, dtype=float)
-    U = len(design.words)
-    post = eb_posterior(noisy, design, sigma, n_bins, topic_effects=True)
-    point = topic_summary(post.values, design)
-    obs = noisy[1 + U:]
-    errors: dict[str, list] = {key: [] for key in point}
-    for _ in range(n_boot):
-        counts = draw_counts(post, obs, rng)
-        truth = topic_summary(_npmi_of_counts(counts, post.N, post.cw, design), design)
-        S = noisy.copy()
-        S[1 + U:] = counts
-        again = point_estimate(S + rng.normal(0.0, sigma, size=S.size), design, sigma, n_bins)
-        for key in point:
-            errors[key].append(again[key] - truth[key])
-    z = float(stats.norm.ppf(0.5 + level / 2.0))
-    samp_var = _across_sampling_variance(post.values, design)
-    extra = {"npmi": 0.0, "across": samp_var, "contrast": samp_var, "mean_npmi": 0.0,
-             "mean_contrast": float(np.sum(samp_var)) / design.n_topics ** 2}
+    values = eb_posterior(noisy, design, sigma, n_bins).values
+    point = topic_summary(values, design)
+    bounds = bound_intervals(noisy, design, sigma, level, values)
     out: dict[str, Any] = {}
     for key in ("npmi", "contrast", "mean_npmi", "mean_contrast"):
-        err = np.asarray(errors[key])
-        rmse = np.sqrt(np.mean(err ** 2, axis=0) + extra[key])
-        out[key] = point[key]
-        out[key + "_bias"] = err.mean(axis=0)  # the bootstrap's estimate of the bias (reported, not subtracted)
-        out[key + "_interval"] = np.stack([point[key] - z * rmse, point[key] + z * rmse], axis=-1)
-        if key == "mean_npmi":
-            out["sd_mean_npmi"] = float(rmse)
-    out["topic_effect_sd"] = post.topic_sd
+        lo, hi = bounds[key]
+        out[key] = np.clip(point[key], lo, hi) if np.all(np.isfinite(lo)) else point[key]
+        out[key + "_interval"] = np.stack([lo, hi], axis=-1)
+    lo, hi = bounds["mean_npmi"]
+    out["sd_mean_npmi"] = float(hi - lo) / 2.0 / float(stats.norm.ppf(0.5 + level / 2.0))
+    out["resolved"] = float(np.mean(bounds["resolved"]))
+    return out
+
+
+def _pair_ranges(noisy: np.ndarray, design: CoherenceDesign, r: np.ndarray,
+                 r_pair: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(lo, hi)`` (Q, P): each pair's NPMI range over the integer counts within ``r[q]`` of the noisy ones.
+
+    NPMI ``f = h_s / h_ab - 1`` rises with the pair count c, falls with each word count, and rises with N
+    (``df/d log N = log(df_a df_b / c^2) / h_ab^2 >= 0`` as c <= df_a, df_b), also along the constraints
+    c <= df_a, df_b <= N; so the range's ends are at the box's corners: fewest pairs, most words, fewest documents
+    (``lo``; c may be 0 when the box holds 0: -1) and the reverse (``hi``; the words at least c)."""
+    from .readability import npmi_from_counts
+
+    U = len(design.words)
+    a, b = design.pairs[:, 0], design.pairs[:, 1]
+    r = np.asarray(r, dtype=float)[:, None]
+    n, w, c = noisy[0], noisy[1:1 + U], noisy[1 + U:]
+    N_lo, N_hi = np.maximum(n - r, 1.0), np.maximum(n + r, 1.0)
+    c_lo = np.ceil(np.maximum(c[None, :] - r_pair, 0.0)) + 0.0 * r
+    da, db = np.minimum(np.maximum(w[a] + r, 1.0), N_lo), np.minimum(np.maximum(w[b] + r, 1.0), N_lo)
+    lo = npmi_from_counts(N_lo, np.maximum(da, c_lo), np.maximum(db, c_lo), np.minimum(c_lo, N_lo))
+    c_hi = np.minimum(np.floor(np.maximum(c[None, :] + r_pair, 0.0)), N_hi)
+    da, db = np.clip(w[a] - r, np.maximum(c_hi, 1.0), N_hi), np.clip(w[b] - r, np.maximum(c_hi, 1.0), N_hi)
+    hi = npmi_from_counts(N_hi, da, db, c_hi)
+    return lo, np.maximum(hi, lo)
+
+
+def _plugin_gradient(noisy: np.ndarray, design: CoherenceDesign) -> tuple[np.ndarray, np.ndarray]:
+    """Plug-in NPMI of every pair and its gradient (P, 4) in (N, df_a, df_b, df_ab): with ``h_s = h_a + h_b``,
+    ``df/dc = h_s / (h_ab^2 c)``, ``df/ddf_a = -1 / (h_ab df_a)``, ``df/dN = (2 h_ab - h_s) / (h_ab^2 N)``."""
+    U = len(design.words)
+    a, b = design.pairs[:, 0], design.pairs[:, 1]
+    N = max(float(noisy[0]), 1.0)
+    w = np.clip(noisy[1:1 + U], 1.0, N)
+    c = np.clip(noisy[1 + U:], 1.0, np.minimum(w[a], w[b]))
+    hs, hp = np.log(N / w[a]) + np.log(N / w[b]), np.maximum(np.log(N / c), 1e-9)
+    grad = np.stack([(2 * hp - hs) / (hp ** 2 * N), -1.0 / (hp * w[a]), -1.0 / (hp * w[b]), hs / (hp ** 2 * c)], 1)
+    return np.clip(hs / hp - 1.0, -1.0, 1.0), grad
+
+
+def _quantity_weights(design: CoherenceDesign) -> tuple[list, np.ndarray]:
+    """(names, W (Q, P)): each reported quantity as a weighted sum of pair NPMIs (within: +1/n; across: -1/m)."""
+    K, P = design.n_topics, design.pairs.shape[0]
+    within, across = np.zeros((K, P)), np.zeros((K, P))
+    for k in range(K):
+        np.add.at(within[k], design.within[k], 1.0 / design.within[k].size)
+        if design.across[k].size:
+            np.add.at(across[k], design.across[k], 1.0 / design.across[k].size)
+    W = np.vstack([within, within - across, within.mean(0, keepdims=True), (within - across).mean(0, keepdims=True)])
+    return ["npmi"] * K + ["contrast"] * K + ["mean_npmi", "mean_contrast"], W
+
+
+def bound_intervals(noisy: np.ndarray, design: CoherenceDesign, sigma: float, level: float = 0.9,
+                    values: np.ndarray | None = None) -> dict:
+    """Intervals at ``level`` for each topic's NPMI and contrast and their means, whatever the estimator's bias
+    (module docstring, "The interval"): ``{"npmi": (lo, hi) (K,), "contrast": ..., "mean_npmi": (lo, hi),
+    "mean_contrast": ..., "resolved": (P,) bool}``.
+
+    A pair is *resolved* when its count, its words' and N are all above ``PLUGIN_SIGMAS`` sigma. A quantity
+    ``Q = sum_i w_i NPMI_i`` splits into its resolved pairs, read by the plug-in with the delta method's normal
+    term (the gradient over every coordinate the pairs share: N and the word counts), and the others, each bounded
+    by its NPMI's range over the counts within ``z_B`` sigma of the noisy ones (:func:`_pair_ranges`), ``z_B`` the
+    Bonferroni quantile over the m coordinates they read. alpha = 1 - level is split in halves between the two
+    (all of it to the normal term when every pair is resolved), so each interval holds its value with probability
+    at least ``level`` up to the normal approximation of the resolved part (union bound; not simultaneously).
+    The contrast's sampled across mean adds its sampling variance (:func:`_across_sampling_variance` of the pair
+    estimates ``values``, default the plug-in's).
+    """
+    alpha = 1.0 - level
+    U, D = len(design.words), design.dimension
+    a, b = design.pairs[:, 0], design.pairs[:, 1]
+    noisy = np.asarray(noisy, dtype=float)
+    k = PLUGIN_SIGMAS * sigma
+    res = (noisy[1 + U:] > k) & (noisy[1 + a] > k) & (noisy[1 + b] > k) & (noisy[0] > k)
+    names, W = _quantity_weights(design)
+    f, g = _plugin_gradient(noisy, design)
+    Wr, Wu = W * res, W * ~res
+    unres = np.abs(Wu) > 0
+    n_words = np.array([np.unique(np.r_[a[u], b[u]]).size for u in unres])
+    z_words = stats.norm.ppf(1.0 - alpha / 4.0 / (1 + n_words))
+    lo, hi = _pair_ranges(noisy, design, z_words * sigma, PAIR_Z * sigma)
+    box_lo = (np.maximum(Wu, 0) * lo).sum(1) + (np.minimum(Wu, 0) * hi).sum(1)
+    box_hi = (np.maximum(Wu, 0) * hi).sum(1) + (np.minimum(Wu, 0) * lo).sum(1)
+    grad_w = np.zeros((W.shape[0], U))
+    for col, idx in ((1, a), (2, b)):
+        np.add.at(grad_w.T, idx, (Wr * g[:, col]).T)
+    var = sigma ** 2 * ((Wr @ g[:, 0]) ** 2 + (grad_w ** 2).sum(1) + ((Wr * g[:, 3]) ** 2).sum(1))
+    samp = _across_sampling_variance(f if values is None else np.asarray(values, dtype=float), design)
+    var = var + np.r_[np.zeros(design.n_topics), samp, 0.0, samp.sum() / design.n_topics ** 2]
+    z = stats.norm.ppf(1.0 - np.where(unres.any(1), alpha / 4.0, alpha / 2.0))
+    centre = Wr @ f
+    lower, upper = centre + box_lo - z * np.sqrt(var), centre + box_hi + z * np.sqrt(var)
+    out: dict = {"resolved": res}
+    K = design.n_topics
+    for name, sl in (("npmi", slice(0, K)), ("contrast", slice(K, 2 * K))):
+        out[name] = (lower[sl], upper[sl])
+    out["mean_npmi"] = (float(lower[2 * K]), float(upper[2 * K]))
+    out["mean_contrast"] = (float(lower[2 * K + 1]), float(upper[2 * K + 1]))
+    if not all(idx.size for idx in design.across):
+        out["contrast"] = (np.full(K, np.nan), np.full(K, np.nan))
+        out["mean_contrast"] = (math.nan, math.nan)
     return out
 
 
@@ -758,6 +859,10 @@ def private_coherence(top_words: Sequence[Sequence[str]], corpus, *, epsilon: fl
     noisy = S + rng.normal(0.0, sigma, size=S.size)
     del S
     est = estimate(noisy, design, sigma, level=level, n_boot=n_boot, random_state=rng)
+    refused = interval_refusal(design, unit, clip)
+    if refused is not None:
+        for key in ("npmi", "contrast", "mean_npmi", "mean_contrast"):
+            est[key + "_interval"] = np.full(np.shape(est[key + "_interval"]), np.nan)
     report = {
         "mechanism": MECHANISM, "guarantee": "approx-DP", "epsilon": epsilon, "delta": delta, "unit": unit,
         "neighbours": neighbours, "sigma": sigma, "sigma_meaning": SIGMA_MEANING, "sensitivity": D,
@@ -768,9 +873,11 @@ def private_coherence(top_words: Sequence[Sequence[str]], corpus, *, epsilon: fl
         "dimension": design.dimension, "n_across": int(design.across[0].size) if design.across else 0,
         "design_seed": design_seed, "estimator": "empirical Bayes (NPMLE prior per group of pairs)", "level": level, "n_boot": n_boot,
         "seeded": random_state is not None,
-        "interval": ("estimate +- z root mean squared error of a parametric bootstrap whose truths are drawn "
-                     "with topic effects (bias included, not subtracted); it accounts for the noise (and the "
-                     "across-pair sample), and covers the value on the clipped corpus"),
+        "interval": ("plug-in with a delta-method normal term for the pairs the noise resolves (above "
+                     f"{PLUGIN_SIGMAS:g} sigma), each other pair's range over its counts' confidence box: it holds "
+                     "the exact value whatever the estimator's shrinkage (bias) when no unit is clipped"),
+        "interval_refused": refused,
+        "resolved_share": est["resolved"],
         "published": {"noisy sums": "DP", "estimates and intervals": "post-processing"},
     }
     return PrivateEvaluation(
@@ -779,7 +886,23 @@ def private_coherence(top_words: Sequence[Sequence[str]], corpus, *, epsilon: fl
         mean_contrast=float(est["mean_contrast"]), mean_npmi_interval=tuple(map(float, est["mean_npmi_interval"])),
         mean_contrast_interval=tuple(map(float, est["mean_contrast_interval"])), level=level,
         sd_mean_npmi=est["sd_mean_npmi"], report=report, top_words=tuple(tuple(t) for t in top_words),
-        noisy_sums=noisy)
+        noisy_sums=noisy, interval_refused=refused)
+
+
+def interval_refusal(design: CoherenceDesign, unit: str, clip: float) -> str | None:
+    """Why the intervals cannot hold the exact value at their level, from public facts (None: they can).
+
+    The interval bounds the value on the clipped corpus; it is the exact value only when no unit can be clipped,
+    i.e. ``clip`` at least the largest norm a unit can have. A document's is ``sqrt(1 + U + P)``; a user's has no
+    public bound (any number of documents), so at the user level clipping moves the estimand by an amount nothing
+    public bounds (on blogs more than the noise), and the interval is refused rather than printed."""
+    if unit == "user":
+        return ("user level: clipping each user's counts at C moves the value by an amount no public fact bounds "
+                "(a user may hold any number of documents), so no interval for the exact NPMI is given")
+    if clip < design.worst_case_norm() * (1.0 - 1e-12):
+        return (f"clip {clip:.4g} below a document's largest norm {design.worst_case_norm():.4g}: clipped documents "
+                "move the value by an amount no public fact bounds, so no interval for the exact NPMI is given")
+    return None
 
 
 # -- prediction from public facts -------------------------------------------------------------------------
