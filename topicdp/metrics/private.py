@@ -300,8 +300,9 @@ T_GRID = np.linspace(-5.0, 7.0, 241)
 #: pairs whose noisy count exceeds this many sigma are read by the plug-in (its log bias, about
 #: sigma^2 / (2 df^2) <= 0.02 nats, is below what the grid of the empirical-Bayes step resolves)
 PLUGIN_SIGMAS = 5.0
-#: half-width, in sigma, of each unresolved pair count's range in :func:`bound_intervals`
-PAIR_Z = float(stats.norm.ppf(0.975))
+#: the largest half-width of the mean NPMI's interval that is given: wider, the noise leaves the value undetermined
+#: (a quarter of NPMI's range [-1, 1]) and the intervals are refused (:func:`interval_refusal`)
+MAX_HALF_WIDTH = 0.5
 
 
 def _word_terms(S: np.ndarray, design: CoherenceDesign) -> tuple[float, np.ndarray]:
@@ -697,8 +698,7 @@ def estimate(noisy: np.ndarray, design: CoherenceDesign, sigma: float, *, level:
     return out
 
 
-def _pair_ranges(noisy: np.ndarray, design: CoherenceDesign, r: np.ndarray,
-                 r_pair: float) -> tuple[np.ndarray, np.ndarray]:
+def _pair_ranges(noisy: np.ndarray, design: CoherenceDesign, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(lo, hi)`` (Q, P): each pair's NPMI range over the integer counts within ``r[q]`` of the noisy ones.
 
     NPMI ``f = h_s / h_ab - 1`` rises with the pair count c, falls with each word count, and rises with N
@@ -712,10 +712,10 @@ def _pair_ranges(noisy: np.ndarray, design: CoherenceDesign, r: np.ndarray,
     r = np.asarray(r, dtype=float)[:, None]
     n, w, c = noisy[0], noisy[1:1 + U], noisy[1 + U:]
     N_lo, N_hi = np.maximum(n - r, 1.0), np.maximum(n + r, 1.0)
-    c_lo = np.ceil(np.maximum(c[None, :] - r_pair, 0.0)) + 0.0 * r
+    c_lo = np.ceil(np.maximum(c[None, :] - r, 0.0))
     da, db = np.minimum(np.maximum(w[a] + r, 1.0), N_lo), np.minimum(np.maximum(w[b] + r, 1.0), N_lo)
     lo = npmi_from_counts(N_lo, np.maximum(da, c_lo), np.maximum(db, c_lo), np.minimum(c_lo, N_lo))
-    c_hi = np.minimum(np.floor(np.maximum(c[None, :] + r_pair, 0.0)), N_hi)
+    c_hi = np.minimum(np.floor(np.maximum(c[None, :] + r, 0.0)), N_hi)
     da, db = np.clip(w[a] - r, np.maximum(c_hi, 1.0), N_hi), np.clip(w[b] - r, np.maximum(c_hi, 1.0), N_hi)
     hi = npmi_from_counts(N_hi, da, db, c_hi)
     return lo, np.maximum(hi, lo)
@@ -772,9 +772,9 @@ def bound_intervals(noisy: np.ndarray, design: CoherenceDesign, sigma: float, le
     f, g = _plugin_gradient(noisy, design)
     Wr, Wu = W * res, W * ~res
     unres = np.abs(Wu) > 0
-    n_words = np.array([np.unique(np.r_[a[u], b[u]]).size for u in unres])
-    z_words = stats.norm.ppf(1.0 - alpha / 4.0 / (1 + n_words))
-    lo, hi = _pair_ranges(noisy, design, z_words * sigma, PAIR_Z * sigma)
+    n_coords = 1 + unres.sum(1) + np.array([np.unique(np.r_[a[u], b[u]]).size for u in unres])
+    r = stats.norm.ppf(1.0 - alpha / 4.0 / n_coords) * sigma
+    lo, hi = _pair_ranges(noisy, design, r)
     box_lo = (np.maximum(Wu, 0) * lo).sum(1) + (np.minimum(Wu, 0) * hi).sum(1)
     box_hi = (np.maximum(Wu, 0) * hi).sum(1) + (np.minimum(Wu, 0) * lo).sum(1)
     grad_w = np.zeros((W.shape[0], U))
@@ -859,7 +859,7 @@ def private_coherence(top_words: Sequence[Sequence[str]], corpus, *, epsilon: fl
     noisy = S + rng.normal(0.0, sigma, size=S.size)
     del S
     est = estimate(noisy, design, sigma, level=level, n_boot=n_boot, random_state=rng)
-    refused = interval_refusal(design, unit, clip)
+    refused = interval_refusal(design, unit, clip, est["mean_npmi_interval"])
     if refused is not None:
         for key in ("npmi", "contrast", "mean_npmi", "mean_contrast"):
             est[key + "_interval"] = np.full(np.shape(est[key + "_interval"]), np.nan)
@@ -889,13 +889,22 @@ def private_coherence(top_words: Sequence[Sequence[str]], corpus, *, epsilon: fl
         noisy_sums=noisy, interval_refused=refused)
 
 
-def interval_refusal(design: CoherenceDesign, unit: str, clip: float) -> str | None:
-    """Why the intervals cannot hold the exact value at their level, from public facts (None: they can).
+def interval_refusal(design: CoherenceDesign, unit: str, clip: float, mean_interval=None,
+                     max_half_width: float = MAX_HALF_WIDTH) -> str | None:
+    """Why no interval is given for the exact values (None: they are), from public facts and the DP output.
 
     The interval bounds the value on the clipped corpus; it is the exact value only when no unit can be clipped,
     i.e. ``clip`` at least the largest norm a unit can have. A document's is ``sqrt(1 + U + P)``; a user's has no
     public bound (any number of documents), so at the user level clipping moves the estimand by an amount nothing
-    public bounds (on blogs more than the noise), and the interval is refused rather than printed."""
+    public bounds, and the interval is refused rather than printed. At the document level, ``mean_interval`` (the
+    mean NPMI's, post-processing of the noisy sums) wider than ``2 max_half_width`` means too few units for the
+    noise: the scores are undetermined, and saying so is better than printing them as if ranked."""
+    if unit == "document" and mean_interval is not None and clip >= design.worst_case_norm() * (1.0 - 1e-12):
+        half = (float(mean_interval[1]) - float(mean_interval[0])) / 2.0
+        if half > max_half_width:
+            return (f"too few units for the noise: the mean NPMI's interval spans +-{half:.2f} (over "
+                    f"{max_half_width:g}): the exact values are undetermined at this epsilon; spend more, or "
+                    "evaluate on more documents")
     if unit == "user":
         return ("user level: clipping each user's counts at C moves the value by an amount no public fact bounds "
                 "(a user may hold any number of documents), so no interval for the exact NPMI is given")
