@@ -4,8 +4,9 @@ Half of the bloggers (a hash of their id, as ``--user-fraction 0.5``) is the pri
 vocabulary (its 2,000 most frequent words, with the lists' words). Lists: a readable dp-vem release's top words
 (``docs/results/private_evaluation_lists.json``) and ten lists of ten vocabulary words drawn at random (seeded: a
 noisy release's). Cells: 500, 1,812, 2,000 and 10,000 documents drawn from the pool (document level, epsilon
-``EVALUATION_EPSILON["document"]``), and 100, 500 and 1,000 of its users with all their documents (user level,
-``EVALUATION_EPSILON["user"]``), at delta 1e-6 and the library's default clip. The exact values and the clipped sums
+``EVALUATION_EPSILON["document"]``), 100, 500 and 1,000 of its users with all their documents (user level,
+``EVALUATION_EPSILON["user"]``), and, where intervals are given, the whole pool at epsilon 1, 3 and 10 and 10,000
+documents at 10; delta 1e-6 and the library's default clip. The exact values and the clipped sums
 are computed once per cell; each of ``--draws`` redraws adds fresh Gaussian noise at the calibrated sigma and runs
 :func:`topicdp.metrics.private.estimate` (post-processing), which is what an evaluation would see. Where the library
 refuses the intervals (:func:`topicdp.metrics.private.interval_refusal`, per draw: the user level always, the document
@@ -71,18 +72,17 @@ def subset(corpus, unit: str, size: int, seed: int):
     return Corpus(corpus.X[docs], corpus.vocabulary, users)
 
 
-def cell(corpus, lists, unit: str, draws: int, seed: int) -> dict:
+def cell(corpus, lists, unit: str, epsilon: float, draws: int, seed: int) -> dict:
     """Coverage of every interval over ``draws`` noise redraws, exact values and sums computed once."""
     import numpy as np
 
-    from topicdp.experiments.compare import EVALUATION_EPSILON
     from topicdp.metrics import private as pv
 
     design = pv.coherence_design(lists)
     exact = pv.exact_values(corpus, design)
     clip = pv.default_clip(design)
     S, w = pv.clipped_sum(pv.unit_contributions(corpus, design, unit), clip)
-    sigma = pv.calibrate(design, EVALUATION_EPSILON[unit], 1e-6, unit, "add-remove")[0]
+    sigma = pv.calibrate(design, epsilon, 1e-6, unit, "add-remove")[0]
     rng = np.random.default_rng(seed)
     hits = {k: [] for k in KEYS}
     half = {k: [] for k in KEYS}
@@ -97,7 +97,7 @@ def cell(corpus, lists, unit: str, draws: int, seed: int) -> dict:
             half[k].append(np.mean(iv[..., 1] - iv[..., 0]) / 2.0)
         err.append(est["mean_npmi"] - exact["mean_npmi"])
         resolved.append(est["resolved"])
-    return {"unit": unit, "epsilon": EVALUATION_EPSILON[unit], "sigma": sigma, "n_docs": corpus.n_docs,
+    return {"unit": unit, "epsilon": epsilon, "sigma": sigma, "n_docs": corpus.n_docs,
             "n_users": corpus.n_users, "clipped_units": int(np.sum(w < 1.0)),
             "exact_mean_npmi": exact["mean_npmi"], "exact_mean_contrast": exact["mean_contrast"],
             "refused_share": float(np.mean(refused)), "reason": why,
@@ -126,19 +126,25 @@ def main() -> int:
     noisy = [[str(w) for w in rng.choice(words, 10, replace=False)] for _ in range(10)]
     print(f"{args.data}: pool {pool.n_docs} documents of {pool.n_users} users, {len(words)} words "
           f"({time.perf_counter() - t0:.0f} s)", flush=True)
+    from topicdp.experiments.compare import EVALUATION_EPSILON
+
+    doc, user = EVALUATION_EPSILON["document"], EVALUATION_EPSILON["user"]
+    # compare's budgets; then where intervals are given: the whole pool, and larger epsilons
+    cells = [("document", n, doc) for n in (500, 1812, 2000, 10000)] + [("user", n, user) for n in (100, 500, 1000)]
+    cells += [("document", pool.n_docs, doc), ("document", pool.n_docs, 3.0), ("document", pool.n_docs, 10.0),
+              ("document", 10000, 10.0)]
     rows = []
-    for unit, sizes in (("document", (500, 1812, 2000, 10000)), ("user", (100, 500, 1000))):
-        for size in sizes:
-            corpus = subset(pool, unit, size, seed=size)
-            for name, lists in (("readable", readable), ("random words", noisy)):
-                row = {"list": name, "size": size, **cell(corpus, lists, unit, args.draws, seed=size)}
-                rows.append(row)
-                c = row["coverage"]
-                print(f"{unit} {size} {name}: exact {row['exact_mean_npmi']:+.3f}, coverage mean NPMI "
-                      f"{c['mean_npmi']:.3f} contrast {c['mean_contrast']:.3f} each NPMI {c['npmi']:.3f} each "
-                      f"contrast {c['contrast']:.3f}, half-width {row['half_width']['mean_npmi']:.3f}, "
-                      f"error {row['mean_error']:+.3f}, refused in {100 * row['refused_share']:.0f}% "
-                      f"({time.perf_counter() - t0:.0f} s)", flush=True)
+    for unit, size, eps in cells:
+        corpus = pool if size == pool.n_docs else subset(pool, unit, size, seed=size)
+        for name, lists in (("readable", readable), ("random words", noisy)):
+            row = {"list": name, "size": size, **cell(corpus, lists, unit, eps, args.draws, seed=size)}
+            rows.append(row)
+            c = row["coverage"]
+            print(f"{unit} {size} eps {eps:g} {name}: exact {row['exact_mean_npmi']:+.3f}, coverage mean NPMI "
+                  f"{c['mean_npmi']:.3f} contrast {c['mean_contrast']:.3f} each NPMI {c['npmi']:.3f} each "
+                  f"contrast {c['contrast']:.3f}, half-width {row['half_width']['mean_npmi']:.3f}, "
+                  f"error {row['mean_error']:+.3f}, refused in {100 * row['refused_share']:.0f}% "
+                  f"({time.perf_counter() - t0:.0f} s)", flush=True)
     if args.out:
         Path(args.out).write_text(json.dumps({"data": args.data, "draws": args.draws, "rows": rows}, indent=1) + "\n")
     return 0

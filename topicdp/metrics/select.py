@@ -117,8 +117,9 @@ def unresolved_candidates(chosen: Hashable, scores: Mapping, intervals: Mapping)
         lo, hi = intervals[c]
         return (float(hi) - float(lo)) / 2.0
 
+    # a refused interval (NaN: the evaluation said its scores are undetermined) separates nothing
     return [c for c in scores if c != chosen
-            and scores[chosen] - scores[c] <= math.hypot(half(chosen), half(c))]
+            and not scores[chosen] - scores[c] > math.hypot(half(chosen), half(c))]
 
 
 def _score_of(evaluation, score: str) -> tuple[float, tuple]:
