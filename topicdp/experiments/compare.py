@@ -416,7 +416,7 @@ def _record(out: Path, outcome: Outcome, prep: Prepared, settings: CompareSettin
             "private evaluation (NPMI, contrast)", report["sigma"], report["sensitivity"], unit=report["unit"],
             neighbours=report["neighbours"]))]
         row["evaluation"] = {k: data[k] for k in ("mean_npmi", "mean_npmi_interval", "mean_contrast",
-                                                  "mean_contrast_interval", "level")}
+                                                  "mean_contrast_interval", "level", "interval_refused")}
         row["evaluation"].update({k: report[k] for k in ("epsilon", "delta", "sigma", "sensitivity", "unit",
                                                          "neighbours", "seeded", "n_across")})
         exact.append({"road": outcome.road, "epsilon": outcome.epsilon, "seconds": round(seconds, 1),

@@ -59,25 +59,34 @@ sigma 130). A topic's NPMI is the mean over its within pairs, its across NPMI th
 its contrast the difference; the corpus-level values are their means over topics (:func:`npmi_contrast` uses the
 pooled across mean, which is the mean of the per-topic ones when no word is in two lists).
 
-The interval (:func:`estimate`): a parametric bootstrap (Efron & Tibshirani 1993, "An Introduction to the
-Bootstrap", Sec. 6.5): every pair's count drawn from a posterior, fresh noise, re-estimated; the half-width is z
-times the root mean squared error of the replicates (bias included), plus for the contrast the sampling variance of
-the across mean (a sample of ``n_across`` of the M across pairs: ``var / m (1 - m / M)``, Cochran 1977, "Sampling
-Techniques", Eq. 2.16). All of this is post-processing of S and sigma: no further privacy cost.
+One measure. The pair function is :func:`topicdp.metrics.readability.npmi_from_counts`, the one
+:func:`~topicdp.metrics.readability.heldout_npmi` uses: N counts every document of the corpus (those holding no top
+word too), a pair that never co-occurs (or holds a word no document has) scores -1, one in every document 1. The
+exact value (:func:`exact_values`, also what ``topicdp compare`` shows the owner) is computed by it on the same
+lists, and the estimator's grid values are too; the contrast's exact value is over *every* across pair.
 
-The bootstrap draws its truths from a richer model than the estimator's. The estimator's prior treats the pairs of
-a group as exchangeable whatever their topic, but a topic's pairs are not: its words co-occur more (or less) than
-pairs of the same frequencies elsewhere, so shrinking towards the group's prior moves every pair of the topic the
-same way, and a topic's error has a bias of its own that does not average out over its 45 pairs (on blogs at
-epsilon 0.75: -0.038 to +0.034 by topic, against a noise sd of 0.01 to 0.02). Drawing the truths from the
-estimator's own posterior hides it: the drawn truths sit around the already shrunk estimate, so re-estimating
-shrinks them little further (the bootstrap saw a fifth of that bias), and each topic's interval covered 82% at 90%
-nominal. The truths are therefore drawn from a model with a topic effect, t = delta_k + e for the within pairs of
-topic k (e from the group's prior, delta_k ~ N(0, tau^2), tau by marginal likelihood, the priors refitted around
-the effects by backfitting; :func:`eb_posterior` with ``topic_effects=True``): a topic's pairs then move together
-in the replicates, and the estimator's shrinkage of them, which is its bias for that topic, enters each topic's
-root mean squared error. The point estimates are unchanged. The interval is for the value on the (clipped)
-corpus; its coverage is measured in ``docs/results/private_evaluation.md``, not proven.
+The interval (:func:`bound_intervals`). Shrinkage makes the empirical-Bayes estimate of a pair whose count is
+within a few sigma of 0 mostly its group's prior: the estimate of a list of unrelated words (exact NPMI near -1) is
+pulled up towards what the other pairs of its group look like, and an interval for the noise alone (a bootstrap
+around that estimate) misses by the bias. So the interval does not lean on the prior. A quantity (a topic's NPMI,
+its contrast, their means) is a weighted sum ``sum_i w_i NPMI_i`` of pair values. The pairs whose count, words'
+counts and N are all above ``PLUGIN_SIGMAS`` sigma enter by the plug-in with the delta method's normal term (the
+gradient over every coordinate they read, so shared words and N are counted once). Every other pair enters by its
+*range*: the smallest and largest NPMI over the integer counts within ``z_B sigma`` of the noisy ones, ``z_B`` the
+Bonferroni quantile over the coordinates the quantity's unresolved pairs read; NPMI is monotone in each count
+(:func:`_pair_ranges`: rising in the pair count and N, falling in the word counts), so the range is at two corners
+of the box. alpha = 1 - level is split between the two parts (union bound): each interval holds its exact value
+with probability at least ``level``, up to the normal approximation of the resolved part, whatever the estimator's
+bias. The contrast's sampled across mean adds its sampling variance (``var / m (1 - m / M)``, Cochran 1977,
+"Sampling Techniques", Eq. 2.16). The point estimate (empirical Bayes) is moved into its interval if the shrinkage
+put it outside. All of this is post-processing of S and sigma: no further privacy cost.
+
+Refusals (:func:`interval_refusal`). The interval holds the exact value only when no unit can be clipped: at the
+user level a user's contribution has no public bound, so clipping's shift has none either, and the intervals are
+refused (NaN, with the reason in the result, its summary and its JSON). At the document level, where the noise
+leaves the mean NPMI's interval wider than +-``MAX_HALF_WIDTH`` (too few documents for the noise), the intervals
+are refused as undetermined rather than printed as if they ranked anything. Coverage by held-out size, unit and
+list: ``docs/results/private_interval_coverage.md``.
 
 Prediction before spending (:func:`predict_error`): the same estimator run on simulated sums ``rates * n`` plus
 noise at the calibrated sigma, where ``rates = S / N`` of the statistic on a *public* corpus of the same kind (or a
@@ -348,22 +357,11 @@ def _npmle(loglik: np.ndarray, n_iter: int = 200) -> np.ndarray:
     return np.log(np.maximum(g, 1e-300))
 
 
-#: topic effects: shifts of a topic's within pairs' prior by whole steps of T_GRID, within +-2 nats
-SHIFTS = np.arange(-40, 41)
-#: candidate sd (nats) of the topic effects, chosen by the marginal likelihood (0: no topic effect)
-TOPIC_SDS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0)
-
-
 @dataclass(frozen=True)
 class PairPosterior:
     """Every pair's estimate: ``plugin`` pairs (count above ``PLUGIN_SIGMAS`` sigma) keep their noisy count, the
-    others have posterior weights ``W`` over grid counts ``c`` (rows of the other pairs are unused).
-
-    The posterior of the hierarchical model (:func:`eb_posterior`) is kept in the parts the bootstrap draws from:
-    ``L`` each pair's likelihood on the grid (rows scaled to max 1), ``group`` its group and ``shifted[g]`` the
-    group's prior shifted by each of ``SHIFTS`` (rows), ``owner`` the topic whose effect a pair takes (-1: none) and
-    ``shift_post`` (K, len(SHIFTS)) each topic's posterior over its effect.
-    """
+    others have posterior weights ``W`` over grid counts ``c`` (rows of the other pairs are unused); ``values``
+    each pair's NPMI estimate, ``group`` the group whose prior it took (-1: none)."""
 
     plugin: np.ndarray
     W: np.ndarray
@@ -371,99 +369,10 @@ class PairPosterior:
     values: np.ndarray
     N: float
     cw: np.ndarray
-    L: np.ndarray
     group: np.ndarray
-    shifted: tuple
-    owner: np.ndarray
-    shift_post: np.ndarray
-    topic_sd: float
 
 
-def _shifted_priors(logg: np.ndarray) -> np.ndarray:
-    """(len(SHIFTS), J): row s is the prior g(t - s dt) on the grid (mass shifted off the grid dropped, rows
-    renormalised)."""
-    g = np.exp(logg - logg.max())
-    J = g.size
-    out = np.zeros((SHIFTS.size, J))
-    for r, s in enumerate(SHIFTS.tolist()):
-        lo, hi = max(0, s), min(J, J + s)
-        out[r, lo:hi] = g[lo - s:hi - s]
-    return out / np.maximum(out.sum(axis=1, keepdims=True), 1e-300)
-
-
-def _topic_owner(design: CoherenceDesign) -> np.ndarray:
-    """The topic whose effect each pair takes: the first topic holding it as a within pair; -1 for across pairs."""
-    owner = np.full(design.pairs.shape[0], -1)
-    for k, idx in enumerate(design.within):
-        free = idx[owner[idx] < 0]
-        owner[free] = k
-    return owner
-
-
-def _topic_effects(Lshift: np.ndarray, owner: np.ndarray, active: np.ndarray,
-                   n_topics: int) -> tuple[np.ndarray, float]:
-    """Each topic's posterior over its effect (rows over ``SHIFTS``) and the effects' sd, chosen among
-    ``TOPIC_SDS`` by the marginal likelihood of the ``active`` pairs (type-II maximum likelihood).
-
-    ``Lshift[i, s]`` is pair i's likelihood with its group's prior shifted by ``SHIFTS[s]``; a topic's pairs
-    share the shift, so its log-likelihood is the sum over them."""
-    A = np.zeros((n_topics, SHIFTS.size))
-    logl = np.log(np.maximum(Lshift, 1e-300))
-    for k in range(n_topics):
-        rows = active & (owner == k)
-        if rows.any():
-            A[k] = logl[rows].sum(axis=0)
-    A -= A.max(axis=1, keepdims=True)
-    delta = SHIFTS * (T_GRID[1] - T_GRID[0])
-    best, best_sd, best_post = -np.inf, 0.0, np.zeros_like(A)
-    for sd in TOPIC_SDS:
-        logpi = np.where(SHIFTS == 0, 0.0, -np.inf) if sd == 0 else -0.5 * (delta / sd) ** 2
-        logpi = logpi - np.log(np.sum(np.exp(logpi)))
-        joint = A + logpi[None, :]
-        top = joint.max(axis=1, keepdims=True)
-        marginal = float(np.sum(top.ravel() + np.log(np.exp(joint - top).sum(axis=1))))
-        if marginal > best + 1e-9:
-            post = np.exp(joint - top)
-            best, best_sd, best_post = marginal, sd, post / post.sum(axis=1, keepdims=True)
-    return best_post, best_sd
-
-
-def _shift_rows(L: np.ndarray, steps: np.ndarray) -> np.ndarray:
-    """``out[i, j] = L[i, j + steps[i]]`` (0 off the grid): a pair's likelihood of e = t - delta."""
-    idx = np.arange(L.shape[1])[None, :] + steps[:, None]
-    valid = (idx >= 0) & (idx < L.shape[1])
-    return np.where(valid, np.take_along_axis(L, np.clip(idx, 0, L.shape[1] - 1), axis=1), 0.0)
-
-
-def _fit_topic_effects(L: np.ndarray, group: np.ndarray, owner: np.ndarray, active: np.ndarray, n_topics: int,
-                       shifted: list, n_rounds: int = 3) -> tuple[list, np.ndarray, float]:
-    """The model with topic effects (:func:`eb_posterior`), by backfitting: the topic effects' posterior given
-    the groups' priors (:func:`_topic_effects`), then each group's prior refitted (NPMLE) on its pairs'
-    likelihoods of e = t - delta_k at their topic's posterior mean effect, ``n_rounds`` times. Starting from the
-    priors fitted without effects, which hold the spread between topics as well as within them (an effect fitted
-    on top of them alone comes out too small)."""
-    steps = np.zeros(n_topics, dtype=np.int64)
-    post, sd = np.zeros((n_topics, SHIFTS.size)), 0.0
-    for r in range(n_rounds):
-        if r:
-            priors = []
-            for g in range(len(shifted)):
-                rows = np.flatnonzero(group == g)
-                own = owner[rows]
-                Le = _shift_rows(L[rows], np.where(own >= 0, steps[np.maximum(own, 0)], 0))
-                priors.append(_shifted_priors(_npmle(np.log(np.maximum(Le, 1e-300)))))
-            shifted = priors
-        Lshift = np.zeros((L.shape[0], SHIFTS.size))
-        for g, G in enumerate(shifted):
-            rows = group == g
-            Lshift[rows] = L[rows] @ G.T
-        post, sd = _topic_effects(Lshift, owner, active, n_topics)
-        steps = np.rint(post @ SHIFTS).astype(np.int64)
-    return shifted, post, sd
-
-
-def eb_posterior(S: np.ndarray, design: CoherenceDesign, sigma: float, n_bins: int = 4, *,
-                 topic_effects: bool = False) -> PairPosterior:
+def eb_posterior(S: np.ndarray, design: CoherenceDesign, sigma: float, n_bins: int = 4) -> PairPosterior:
     """Each pair's NPMI estimate (module docstring, "The estimator").
 
     g-modelling empirical Bayes (Efron 2016, "Empirical Bayes deconvolution estimates", Biometrika): the pair
@@ -471,11 +380,6 @@ def eb_posterior(S: np.ndarray, design: CoherenceDesign, sigma: float, n_bins: i
     ``S_ab ~ N(c(t), sigma^2)``; g is the NPMLE (:func:`_npmle`, fitted on every pair of the group) and a pair's
     NPMI is its posterior mean ``sum_t g(t) phi((S_ab - c(t)) / sigma) NPMI(c(t))`` normalised. Groups
     (:func:`_groups`): within or across pairs, and bins of m. Pairs above ``PLUGIN_SIGMAS`` sigma take the plug-in.
-
-    ``topic_effects=True`` also fits what the bootstrap of :func:`estimate` draws its truths from: a richer model
-    in which a topic's within pairs share a topic effect, t = delta_k + e with e from the group's prior and
-    ``delta_k ~ N(0, tau^2)`` on the grid ``SHIFTS``, tau chosen by the marginal likelihood (:func:`_topic_effects`;
-    tau = 0 is the estimator's own model). The estimates ``values`` are the same either way.
     """
     S = np.asarray(S, dtype=float)
     N, cw = _word_terms(S, design)
@@ -487,46 +391,14 @@ def eb_posterior(S: np.ndarray, design: CoherenceDesign, sigma: float, n_bins: i
     L = np.exp(loglik - loglik.max(axis=1, keepdims=True))
     plugin = obs > PLUGIN_SIGMAS * sigma
     group = np.full(obs.size, -1)
-    shifted = []
+    W = np.zeros_like(L)
     for g, mask in enumerate(_groups(design, logm, n_bins)):
         group[mask] = g
-        shifted.append(_shifted_priors(_npmle(loglik[mask])))
-    W = np.zeros_like(L)
-    for g, G in enumerate(shifted):
-        rows = group == g
-        w = G[SHIFTS == 0] * L[rows]  # the estimator's model: the group's prior, no topic effect
-        W[rows] = w / np.maximum(w.sum(axis=1, keepdims=True), 1e-300)
-    owner = _topic_owner(design)
-    if topic_effects:
-        shifted, shift_post, topic_sd = _fit_topic_effects(L, group, owner, (group >= 0) & ~plugin,
-                                                           design.n_topics, shifted)
-    else:
-        shift_post, topic_sd = np.tile((SHIFTS == 0).astype(float), (design.n_topics, 1)), 0.0
+        w = np.exp(_npmle(loglik[mask]))[None, :] * L[mask]
+        W[mask] = w / np.maximum(w.sum(axis=1, keepdims=True), 1e-300)
     grid_values = _npmi_of_counts(c, N, cw, design)
     values = np.where(plugin, _npmi_of_counts(obs, N, cw, design), (W * grid_values).sum(axis=1))
-    return PairPosterior(plugin=plugin, W=W, c=c, values=values, N=N, cw=cw, L=L, group=group,
-                         shifted=tuple(shifted), owner=owner, shift_post=shift_post, topic_sd=topic_sd)
-
-
-def draw_counts(post: PairPosterior, obs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One draw of every pair's count from the posterior (the bootstrap's truth): each topic's effect from its
-    posterior, then each pair's t given it (so a topic's pairs move together), plug-in pairs at their noisy
-    count."""
-    n_shift = SHIFTS.size
-    s = np.array([rng.choice(n_shift, p=p) for p in post.shift_post])
-    zero = int(np.flatnonzero(SHIFTS == 0)[0])
-    counts = np.array(obs, dtype=float)
-    for g, G in enumerate(post.shifted):
-        rows = np.flatnonzero((post.group == g) & ~post.plugin)
-        if not rows.size:
-            continue
-        own = post.owner[rows]
-        w = G[np.where(own >= 0, s[np.maximum(own, 0)], zero)] * post.L[rows]
-        cum = np.cumsum(w, axis=1)
-        u = rng.random(rows.size) * cum[:, -1]
-        pick = np.minimum((cum < u[:, None]).sum(axis=1), cum.shape[1] - 1)
-        counts[rows] = post.c[rows, pick]
-    return counts
+    return PairPosterior(plugin=plugin, W=W, c=c, values=values, N=N, cw=cw, group=group)
 
 
 def exact_values(corpus, design: CoherenceDesign, unit: str = "document", clip: float | None = None) -> dict:
