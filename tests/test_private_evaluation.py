@@ -271,6 +271,10 @@ def test_a_noisy_lists_interval_holds_its_low_exact_value():
     result = pv.private_coherence(lists, corpus, epsilon=1.0, delta=1e-6, random_state=0)
     assert "too few units" in result.interval_refused and np.all(np.isnan(result.npmi_interval))
     assert "REFUSED" in result.summary() and "too few units" in result.to_dict()["interval_refused"]
+    # the forecast before spending (rates of a corpus of the same kind: here the same one) says so too
+    forecast = pv.predict_error(design, pv.reference_rates(corpus, design), corpus.n_docs, epsilon=1.0, delta=1e-6,
+                                n_sim=10)
+    assert "too few units" in forecast.refused and forecast.half_width > 0.5 and "REFUSED" in forecast.line()
 
 
 def test_intervals_that_cannot_hold_the_exact_value_are_refused(generated):
@@ -285,6 +289,12 @@ def test_intervals_that_cannot_hold_the_exact_value_are_refused(generated):
     result = pv.private_coherence(lists, corpus, epsilon=2.0, delta=1e-6, random_state=0)
     assert result.interval_refused is None and np.all(np.isfinite(result.npmi_interval))
     assert result.report["interval_refused"] is None
+    forecast = pv.predict_error(design, pv.reference_rates(corpus, design), corpus.n_docs, epsilon=2.0, delta=1e-6,
+                                n_sim=10)
+    assert forecast.refused is None and forecast.half_width < 0.5
+    users = pv.predict_error(design, pv.reference_rates(corpus, design, "user"), corpus.n_users, epsilon=2.0,
+                             delta=1e-6, unit="user", n_sim=10)
+    assert "user level" in users.refused
 
 
 def _topic_effect_sums(seed: int = 0):
@@ -444,8 +454,9 @@ def test_private_search_chooses_the_coherent_candidate_and_states_its_total(gene
 
     corpus, _ = generated
     ledger = PrivacyLedger()
-    result = private_search(_stub_fits(generated), corpus, epsilon=0.5, delta=1e-6, ledger=ledger, random_state=0,
-                            n_boot=10)
+    with pytest.warns(UserWarning, match="from \\[10, 20, 40\\]"):
+        result = private_search(_stub_fits(generated), corpus, epsilon=0.5, delta=1e-6, ledger=ledger,
+                                random_state=0, n_boot=10)
     assert result.chosen == 5 and set(result.scores) == {5, 10, 20, 40}
     assert len(result.covers) == 4 and len(ledger) == 4
     assert result.total_epsilon == pytest.approx(ledger.epsilon(result.total_delta, "best", scope="all"))

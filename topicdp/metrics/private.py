@@ -635,7 +635,7 @@ def bound_intervals(noisy: np.ndarray, design: CoherenceDesign, sigma: float, le
     estimates ``values``, default the plug-in's).
     """
     alpha = 1.0 - level
-    U, D = len(design.words), design.dimension
+    U = len(design.words)
     a, b = design.pairs[:, 0], design.pairs[:, 1]
     noisy = np.asarray(noisy, dtype=float)
     k = PLUGIN_SIGMAS * sigma
@@ -706,7 +706,7 @@ def private_coherence(top_words: Sequence[Sequence[str]], corpus, *, epsilon: fl
     level : float in (0, 1), default 0.9
         Nominal coverage of the intervals.
     n_boot : int >= 10, default 50
-        Bootstrap replicates of the interval (post-processing).
+        Unused (the former bootstrap interval's replicates; kept so that callers' options still apply).
     ledger : topicdp.rdp.PrivacyLedger, optional
         Checked before the corpus is read and charged before the noise is drawn (one Gaussian entry).
     random_state : None, int or Generator
@@ -743,7 +743,7 @@ def private_coherence(top_words: Sequence[Sequence[str]], corpus, *, epsilon: fl
                                (" (x sqrt(2) for replace-one)" if neighbours == "replace-one" else "")),
         "calibration": "analytic", "clip": clip, "n_words": len(design.words), "n_pairs": int(design.pairs.shape[0]),
         "dimension": design.dimension, "n_across": int(design.across[0].size) if design.across else 0,
-        "design_seed": design_seed, "estimator": "empirical Bayes (NPMLE prior per group of pairs)", "level": level, "n_boot": n_boot,
+        "design_seed": design_seed, "estimator": "empirical Bayes (NPMLE prior per group of pairs)", "level": level,
         "seeded": random_state is not None,
         "interval": ("plug-in with a delta-method normal term for the pairs the noise resolves (above "
                      f"{PLUGIN_SIGMAS:g} sigma), each other pair's range over its counts' confidence box: it holds "
@@ -798,10 +798,17 @@ class ErrorForecast:
     quantile: float
     probability: float
     bias: float
+    #: median half-width of the mean NPMI's 90% interval over the simulated draws
+    half_width: float = math.nan
+    #: why the intervals would be refused (:func:`interval_refusal` of the median half-width), or None
+    refused: str | None = None
 
     def line(self) -> str:
-        return (f"epsilon {self.epsilon:g} (sigma {self.sigma:.4g}): |error of the mean NPMI| <= {self.quantile:.3g} "
+        text = (f"epsilon {self.epsilon:g} (sigma {self.sigma:.4g}): |error of the mean NPMI| <= {self.quantile:.3g} "
                 f"with probability {self.probability:g} (simulated bias {self.bias:+.3g})")
+        if math.isfinite(self.half_width):
+            text += f"; interval +-{self.half_width:.3g}"
+        return text + (f"; intervals would be REFUSED: {self.refused}" if self.refused else "")
 
 
 def reference_rates(reference, design: CoherenceDesign, unit: str = "document",
@@ -835,19 +842,28 @@ def predict_error(design: CoherenceDesign, rates: np.ndarray, n_units: float, *,
         The quantile of ``|error|`` reported.
     n_sim : int >= 10, default 100
         Simulated noise draws (public randomness: ``seed``).
+
+    The forecast also says whether the intervals would be refused (``refused``: :func:`interval_refusal` of the
+    median simulated half-width ``half_width``, and at the user level always), so a caller can decline to spend on
+    an evaluation whose scores will be undetermined.
     """
     n_units = check_real(n_units, "n_units", low=0.0)
     probability = check_real(probability, "probability", low=0.0, high=1.0)
     n_sim = check_int(n_sim, "n_sim", low=10)
-    sigma, _, _ = calibrate(design, epsilon, delta, unit, neighbours, clip)
+    sigma, _, clip = calibrate(design, epsilon, delta, unit, neighbours, clip)
     S = np.asarray(rates, dtype=float) * n_units
     target = S if target_rates is None else np.asarray(target_rates, dtype=float) * n_units
     truth = topic_values(target, design)["mean_npmi"]
     rng = np.random.default_rng(seed)
-    err = np.array([point_estimate(S + rng.normal(0.0, sigma, S.size), design, sigma)["mean_npmi"] - truth
-                    for _ in range(n_sim)])
+    err, half = [], []
+    for _ in range(n_sim):
+        est = estimate(S + rng.normal(0.0, sigma, S.size), design, sigma)
+        err.append(est["mean_npmi"] - truth)
+        half.append((est["mean_npmi_interval"][1] - est["mean_npmi_interval"][0]) / 2.0)
+    h = float(np.median(half))
     return ErrorForecast(epsilon=float(epsilon), sigma=sigma, quantile=float(np.quantile(np.abs(err), probability)),
-                         probability=probability, bias=float(err.mean()))
+                         probability=probability, bias=float(np.mean(err)), half_width=h,
+                         refused=interval_refusal(design, unit, clip, (-h, h)))
 
 
 def predict_epsilon(design: CoherenceDesign, rates: np.ndarray, n_units: float, *, delta: float,
