@@ -91,7 +91,8 @@ list: ``docs/results/private_interval_coverage.md``.
 Prediction before spending (:func:`predict_error`): the same estimator run on simulated sums ``rates * n`` plus
 noise at the calibrated sigma, where ``rates = S / N`` of the statistic on a *public* corpus of the same kind (or a
 stated guess) and n a stated (or DP) number of units; it gives the probability quantile of the absolute error of the
-mean NPMI, and :func:`predict_epsilon` the smallest epsilon on a grid whose quantile meets a tolerance.
+mean NPMI, the median half-width of its interval and whether the intervals would be refused (:class:`ErrorForecast`),
+and :func:`predict_epsilon` the smallest epsilon on a grid whose quantile meets a tolerance.
 """
 
 from __future__ import annotations
