@@ -40,7 +40,8 @@ KEYS = ("mean_npmi", "mean_contrast", "npmi", "contrast")
 
 
 def load(name: str, data: Path = DATA):
-    """(private pool corpus, vocabulary) of data set ``name``: the bloggers split by a hash of their id."""
+    """(private pool, public half, vocabulary, readable lists) of data set ``name``: the bloggers split by a hash
+    of their id."""
     from topicdp.corpus import Corpus, _id_key, read_jsonl_records
 
     def selected(user) -> bool:  # topicdp.pipeline.request.user_selected's rule
@@ -53,7 +54,8 @@ def load(name: str, data: Path = DATA):
     lists = json.loads(LISTS.read_text())["top_words"]
     vocab = Corpus.from_texts([t for t, _ in public], min_df=5, max_df=0.5, max_features=2000).vocabulary
     words = sorted(set(vocab) | {w for t in lists for w in t})
-    return Corpus.from_texts([t for t, _ in pool], [u for _, u in pool], vocabulary=words), words, lists
+    build = lambda rows: Corpus.from_texts([t for t, _ in rows], [u for _, u in rows], vocabulary=words)  # noqa: E731
+    return build(pool), build(public), words, lists
 
 
 def subset(corpus, unit: str, size: int, seed: int):
@@ -72,8 +74,10 @@ def subset(corpus, unit: str, size: int, seed: int):
     return Corpus(corpus.X[docs], corpus.vocabulary, users)
 
 
-def cell(corpus, lists, unit: str, epsilon: float, draws: int, seed: int) -> dict:
-    """Coverage of every interval over ``draws`` noise redraws, exact values and sums computed once."""
+def cell(corpus, public, lists, unit: str, epsilon: float, draws: int, seed: int) -> dict:
+    """Coverage of every interval over ``draws`` noise redraws, exact values and sums computed once; and the
+    forecast before spending (:func:`topicdp.metrics.private.predict_error`, 20 draws) from the public half's
+    rates at the cell's size."""
     import numpy as np
 
     from topicdp.metrics import private as pv
@@ -83,6 +87,9 @@ def cell(corpus, lists, unit: str, epsilon: float, draws: int, seed: int) -> dic
     clip = pv.default_clip(design)
     S, w = pv.clipped_sum(pv.unit_contributions(corpus, design, unit), clip)
     sigma = pv.calibrate(design, epsilon, 1e-6, unit, "add-remove")[0]
+    n_units = corpus.n_docs if unit == "document" else corpus.n_users
+    forecast = pv.predict_error(design, pv.reference_rates(public, design, unit), n_units, epsilon=epsilon,
+                                delta=1e-6, unit=unit, n_sim=20)
     rng = np.random.default_rng(seed)
     hits = {k: [] for k in KEYS}
     half = {k: [] for k in KEYS}
@@ -100,7 +107,8 @@ def cell(corpus, lists, unit: str, epsilon: float, draws: int, seed: int) -> dic
     return {"unit": unit, "epsilon": epsilon, "sigma": sigma, "n_docs": corpus.n_docs,
             "n_users": corpus.n_users, "clipped_units": int(np.sum(w < 1.0)),
             "exact_mean_npmi": exact["mean_npmi"], "exact_mean_contrast": exact["mean_contrast"],
-            "refused_share": float(np.mean(refused)), "reason": why,
+            "refused_share": float(np.mean(refused)), "reason": why, "forecast_refused": forecast.refused,
+            "forecast_half_width": forecast.half_width,
             "coverage": {k: float(np.mean(v)) for k, v in hits.items()},
             "coverage_given": {k: float(np.mean(np.asarray(v)[~np.asarray(refused)])) if not all(refused) else None
                                for k, v in hits.items()},
@@ -121,7 +129,7 @@ def main() -> int:
         print(f"skipped: {args.data_dir / args.data} is absent")
         return 0
     t0 = time.perf_counter()
-    pool, words, readable = load(args.data, args.data_dir)
+    pool, public, words, readable = load(args.data, args.data_dir)
     rng = np.random.default_rng(1)
     noisy = [[str(w) for w in rng.choice(words, 10, replace=False)] for _ in range(10)]
     print(f"{args.data}: pool {pool.n_docs} documents of {pool.n_users} users, {len(words)} words "
@@ -137,13 +145,14 @@ def main() -> int:
     for unit, size, eps in cells:
         corpus = pool if size == pool.n_docs else subset(pool, unit, size, seed=size)
         for name, lists in (("readable", readable), ("random words", noisy)):
-            row = {"list": name, "size": size, **cell(corpus, lists, unit, eps, args.draws, seed=size)}
+            row = {"list": name, "size": size, **cell(corpus, public, lists, unit, eps, args.draws, seed=size)}
             rows.append(row)
             c = row["coverage"]
             print(f"{unit} {size} eps {eps:g} {name}: exact {row['exact_mean_npmi']:+.3f}, coverage mean NPMI "
                   f"{c['mean_npmi']:.3f} contrast {c['mean_contrast']:.3f} each NPMI {c['npmi']:.3f} each "
                   f"contrast {c['contrast']:.3f}, half-width {row['half_width']['mean_npmi']:.3f}, "
-                  f"error {row['mean_error']:+.3f}, refused in {100 * row['refused_share']:.0f}% "
+                  f"error {row['mean_error']:+.3f}, refused in {100 * row['refused_share']:.0f}% (forecast: "
+                  f"{'refused' if row['forecast_refused'] else 'given'}, +-{row['forecast_half_width']:.2f}) "
                   f"({time.perf_counter() - t0:.0f} s)", flush=True)
     if args.out:
         Path(args.out).write_text(json.dumps({"data": args.data, "draws": args.draws, "rows": rows}, indent=1) + "\n")

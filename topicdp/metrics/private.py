@@ -577,7 +577,9 @@ def _pair_ranges(noisy: np.ndarray, design: CoherenceDesign, r: np.ndarray) -> t
     NPMI ``f = h_s / h_ab - 1`` rises with the pair count c, falls with each word count, and rises with N
     (``df/d log N = log(df_a df_b / c^2) / h_ab^2 >= 0`` as c <= df_a, df_b), also along the constraints
     c <= df_a, df_b <= N; so the range's ends are at the box's corners: fewest pairs, most words, fewest documents
-    (``lo``; c may be 0 when the box holds 0: -1) and the reverse (``hi``; the words at least c)."""
+    (``lo``; c may be 0 when the box holds 0: -1) and the reverse (``hi``; the words at least c). Where the box
+    lets the pair be in every document (c = N, NPMI's 0 / 0, 1 by convention and -1 next to it), ``lo`` is -1.
+    Checked by brute force in the tests."""
     from .readability import npmi_from_counts
 
     U = len(design.words)
@@ -588,6 +590,7 @@ def _pair_ranges(noisy: np.ndarray, design: CoherenceDesign, r: np.ndarray) -> t
     c_lo = np.ceil(np.maximum(c[None, :] - r, 0.0))
     da, db = np.minimum(np.maximum(w[a] + r, 1.0), N_lo), np.minimum(np.maximum(w[b] + r, 1.0), N_lo)
     lo = npmi_from_counts(N_lo, np.maximum(da, c_lo), np.maximum(db, c_lo), np.minimum(c_lo, N_lo))
+    lo = np.where(c_lo >= N_lo, -1.0, lo)  # c = N is NPMI's 0 / 0 (1 by convention, -1 just above): no bound
     c_hi = np.minimum(np.floor(np.maximum(c[None, :] + r, 0.0)), N_hi)
     da, db = np.clip(w[a] - r, np.maximum(c_hi, 1.0), N_hi), np.clip(w[b] - r, np.maximum(c_hi, 1.0), N_hi)
     hi = npmi_from_counts(N_hi, da, db, c_hi)
