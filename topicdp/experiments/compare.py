@@ -479,7 +479,7 @@ def _record(out: Path, outcome: Outcome, prep: Prepared, settings: CompareSettin
             "private evaluation (NPMI, contrast)", report["sigma"], report["sensitivity"], unit=report["unit"],
             neighbours=report["neighbours"]))]
         row["evaluation"] = {k: data[k] for k in ("mean_npmi", "mean_npmi_interval", "mean_contrast",
-                                                  "mean_contrast_interval", "level")}
+                                                  "mean_contrast_interval", "level", "interval_refused")}
         row["evaluation"].update({k: report[k] for k in ("epsilon", "delta", "sigma", "sensitivity", "unit",
                                                          "neighbours", "seeded", "n_across")})
         exact.append({"road": outcome.road, "epsilon": outcome.epsilon, "unit": str(settings.unit),
@@ -525,13 +525,17 @@ def _evaluation_seed(seed: int | None, outcome: Outcome):
 
 
 def _exact(release, prep: Prepared, ceiling, settings: CompareSettings) -> dict:
-    """The exact (non-private) NPMI and contrast of the release's lists on the held-out texts: the owner's only."""
-    from ..forecast import TARGETS
-    from ..metrics.readability import heldout_npmi, npmi_contrast
+    """The exact (non-private) NPMI and contrast of the release's lists on the held-out texts: the owner's only.
 
-    words = list(prep.vocabulary)
-    out = {"npmi": float(heldout_npmi(release.topic_word, prep.heldout, words)),
-           "contrast": float(npmi_contrast(release.topic_word, prep.heldout, words))}
+    The value the private evaluation estimates (:func:`topicdp.metrics.private.exact_values`: the same lists as
+    :meth:`~topicdp.PrivateRelease.evaluate`, the same documents, one pair function)."""
+    from ..forecast import TARGETS
+    from ..metrics import private as pv
+    from ..release import N_TOP_WORDS
+
+    lists = [[w for w, _ in topic] for topic in release.top_words(N_TOP_WORDS)]
+    values = pv.exact_values(prep.heldout, pv.coherence_design(lists, n_across=0))
+    out = {"npmi": float(values["mean_npmi"]), "contrast": float(values["mean_contrast"])}
     if ceiling is not None:
         target = TARGETS[str(settings.unit)]
         out["npmi_ratio"] = out["npmi"] / ceiling["npmi"] if ceiling["npmi"] > 0 else math.nan

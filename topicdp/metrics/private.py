@@ -59,30 +59,40 @@ sigma 130). A topic's NPMI is the mean over its within pairs, its across NPMI th
 its contrast the difference; the corpus-level values are their means over topics (:func:`npmi_contrast` uses the
 pooled across mean, which is the mean of the per-topic ones when no word is in two lists).
 
-The interval (:func:`estimate`): a parametric bootstrap (Efron & Tibshirani 1993, "An Introduction to the
-Bootstrap", Sec. 6.5): every pair's count drawn from a posterior, fresh noise, re-estimated; the half-width is z
-times the root mean squared error of the replicates (bias included), plus for the contrast the sampling variance of
-the across mean (a sample of ``n_across`` of the M across pairs: ``var / m (1 - m / M)``, Cochran 1977, "Sampling
-Techniques", Eq. 2.16). All of this is post-processing of S and sigma: no further privacy cost.
+One measure. The pair function is :func:`topicdp.metrics.readability.npmi_from_counts`, the one
+:func:`~topicdp.metrics.readability.heldout_npmi` uses: N counts every document of the corpus (those holding no top
+word too), a pair that never co-occurs (or holds a word no document has) scores -1, one in every document 1. The
+exact value (:func:`exact_values`, also what ``topicdp compare`` shows the owner) is computed by it on the same
+lists, and the estimator's grid values are too; the contrast's exact value is over *every* across pair.
 
-The bootstrap draws its truths from a richer model than the estimator's. The estimator's prior treats the pairs of
-a group as exchangeable whatever their topic, but a topic's pairs are not: its words co-occur more (or less) than
-pairs of the same frequencies elsewhere, so shrinking towards the group's prior moves every pair of the topic the
-same way, and a topic's error has a bias of its own that does not average out over its 45 pairs (on blogs at
-epsilon 0.75: -0.038 to +0.034 by topic, against a noise sd of 0.01 to 0.02). Drawing the truths from the
-estimator's own posterior hides it: the drawn truths sit around the already shrunk estimate, so re-estimating
-shrinks them little further (the bootstrap saw a fifth of that bias), and each topic's interval covered 82% at 90%
-nominal. The truths are therefore drawn from a model with a topic effect, t = delta_k + e for the within pairs of
-topic k (e from the group's prior, delta_k ~ N(0, tau^2), tau by marginal likelihood, the priors refitted around
-the effects by backfitting; :func:`eb_posterior` with ``topic_effects=True``): a topic's pairs then move together
-in the replicates, and the estimator's shrinkage of them, which is its bias for that topic, enters each topic's
-root mean squared error. The point estimates are unchanged. The interval is for the value on the (clipped)
-corpus; its coverage is measured in ``docs/results/private_evaluation.md``, not proven.
+The interval (:func:`bound_intervals`). Shrinkage makes the empirical-Bayes estimate of a pair whose count is
+within a few sigma of 0 mostly its group's prior: the estimate of a list of unrelated words (exact NPMI near -1) is
+pulled up towards what the other pairs of its group look like, and an interval for the noise alone (a bootstrap
+around that estimate) misses by the bias. So the interval does not lean on the prior. A quantity (a topic's NPMI,
+its contrast, their means) is a weighted sum ``sum_i w_i NPMI_i`` of pair values. The pairs whose count, words'
+counts and N are all above ``PLUGIN_SIGMAS`` sigma enter by the plug-in with the delta method's normal term (the
+gradient over every coordinate they read, so shared words and N are counted once). Every other pair enters by its
+*range*: the smallest and largest NPMI over the integer counts within ``z_B sigma`` of the noisy ones, ``z_B`` the
+Bonferroni quantile over the coordinates the quantity's unresolved pairs read; NPMI is monotone in each count
+(:func:`_pair_ranges`: rising in the pair count and N, falling in the word counts), so the range is at two corners
+of the box. alpha = 1 - level is split between the two parts (union bound): each interval holds its exact value
+with probability at least ``level``, up to the normal approximation of the resolved part, whatever the estimator's
+bias. The contrast's sampled across mean adds its sampling variance (``var / m (1 - m / M)``, Cochran 1977,
+"Sampling Techniques", Eq. 2.16). The point estimate (empirical Bayes) is moved into its interval if the shrinkage
+put it outside. All of this is post-processing of S and sigma: no further privacy cost.
+
+Refusals (:func:`interval_refusal`). The interval holds the exact value only when no unit can be clipped: at the
+user level a user's contribution has no public bound, so clipping's shift has none either, and the intervals are
+refused (NaN, with the reason in the result, its summary and its JSON). At the document level, where the noise
+leaves the mean NPMI's interval wider than +-``MAX_HALF_WIDTH`` (too few documents for the noise), the intervals
+are refused as undetermined rather than printed as if they ranked anything. Coverage by held-out size, unit and
+list: ``docs/results/private_interval_coverage.md``.
 
 Prediction before spending (:func:`predict_error`): the same estimator run on simulated sums ``rates * n`` plus
 noise at the calibrated sigma, where ``rates = S / N`` of the statistic on a *public* corpus of the same kind (or a
 stated guess) and n a stated (or DP) number of units; it gives the probability quantile of the absolute error of the
-mean NPMI, and :func:`predict_epsilon` the smallest epsilon on a grid whose quantile meets a tolerance.
+mean NPMI, the median half-width of its interval and whether the intervals would be refused (:class:`ErrorForecast`),
+and :func:`predict_epsilon` the smallest epsilon on a grid whose quantile meets a tolerance.
 """
 
 from __future__ import annotations
@@ -260,9 +270,12 @@ def sensitivity(design: CoherenceDesign, clip: float, unit: str, neighbours: str
 # -- the estimator (post-processing) ---------------------------------------------------------------------
 
 
-def pair_npmi(S: np.ndarray, design: CoherenceDesign, floor: float) -> np.ndarray:
-    """Plug-in NPMI of every design pair from sums ``S`` of shape (..., D), counts floored at ``floor`` (exact for
-    noiseless sums with ``floor=1``; the estimator proper is :func:`eb_posterior`)."""
+def pair_npmi(S: np.ndarray, design: CoherenceDesign, floor: float = 0.0) -> np.ndarray:
+    """Plug-in NPMI of every design pair from sums ``S`` of shape (..., D) (:func:`npmi_from_counts`), counts
+    clipped to ``[floor, N]`` and a pair's to at most its words' (exact for noiseless sums at ``floor=0``; the
+    estimator proper is :func:`eb_posterior`)."""
+    from .readability import npmi_from_counts
+
     S = np.asarray(S, dtype=float)
     U = len(design.words)
     N = np.maximum(S[..., :1], 1.0)
@@ -271,11 +284,7 @@ def pair_npmi(S: np.ndarray, design: CoherenceDesign, floor: float) -> np.ndarra
     a, b = design.pairs[:, 0], design.pairs[:, 1]
     cap = np.minimum(cw[..., a], cw[..., b])
     cp = np.clip(S[..., 1 + U:], np.minimum(f, cap), cap)
-    hw = np.log(N / cw)
-    hp = np.log(N / cp)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        v = np.where(hp > 1e-12, (hw[..., a] + hw[..., b]) / hp - 1.0, 1.0)
-    return np.clip(v, -1.0, 1.0)
+    return npmi_from_counts(N, cw[..., a], cw[..., b], cp)
 
 
 def topic_summary(v: np.ndarray, design: CoherenceDesign) -> dict:
@@ -289,7 +298,7 @@ def topic_summary(v: np.ndarray, design: CoherenceDesign) -> dict:
             "mean_npmi": within.mean(axis=-1), "mean_contrast": within.mean(axis=-1) - across.mean(axis=-1)}
 
 
-def topic_values(S: np.ndarray, design: CoherenceDesign, floor: float = 1.0) -> dict:
+def topic_values(S: np.ndarray, design: CoherenceDesign, floor: float = 0.0) -> dict:
     """:func:`topic_summary` of the plug-in pair NPMIs of sums ``S`` (..., D) (exact when ``S`` is noiseless)."""
     return topic_summary(pair_npmi(S, design, floor), design)
 
@@ -301,6 +310,9 @@ T_GRID = np.linspace(-5.0, 7.0, 241)
 #: pairs whose noisy count exceeds this many sigma are read by the plug-in (its log bias, about
 #: sigma^2 / (2 df^2) <= 0.02 nats, is below what the grid of the empirical-Bayes step resolves)
 PLUGIN_SIGMAS = 5.0
+#: the largest half-width of the mean NPMI's interval that is given: wider, the noise leaves the value undetermined
+#: (a quarter of NPMI's range [-1, 1]) and the intervals are refused (:func:`interval_refusal`)
+MAX_HALF_WIDTH = 0.5
 
 
 def _word_terms(S: np.ndarray, design: CoherenceDesign) -> tuple[float, np.ndarray]:
@@ -312,13 +324,12 @@ def _word_terms(S: np.ndarray, design: CoherenceDesign) -> tuple[float, np.ndarr
 
 def _npmi_of_counts(c: np.ndarray, N: float, cw: np.ndarray, design: CoherenceDesign) -> np.ndarray:
     """NPMI of every pair (first axis) for pair counts ``c`` (P, ...) capped at ``min(df_a, df_b)``."""
+    from .readability import npmi_from_counts
+
     a, b = design.pairs[:, 0], design.pairs[:, 1]
     shape = (-1,) + (1,) * (c.ndim - 1)
     c = np.clip(c, 1e-3, np.minimum(cw[a], cw[b]).reshape(shape))
-    hs = (np.log(N / cw[a]) + np.log(N / cw[b])).reshape(shape)
-    hp = np.log(N / c)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.clip(np.where(hp > 1e-12, hs / hp - 1.0, 1.0), -1.0, 1.0)
+    return npmi_from_counts(N, cw[a].reshape(shape), cw[b].reshape(shape), c)
 
 
 def _groups(design: CoherenceDesign, logm: np.ndarray, n_bins: int) -> list[np.ndarray]:
@@ -347,22 +358,11 @@ def _npmle(loglik: np.ndarray, n_iter: int = 200) -> np.ndarray:
     return np.log(np.maximum(g, 1e-300))
 
 
-#: topic effects: shifts of a topic's within pairs' prior by whole steps of T_GRID, within +-2 nats
-SHIFTS = np.arange(-40, 41)
-#: candidate sd (nats) of the topic effects, chosen by the marginal likelihood (0: no topic effect)
-TOPIC_SDS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0)
-
-
 @dataclass(frozen=True)
 class PairPosterior:
     """Every pair's estimate: ``plugin`` pairs (count above ``PLUGIN_SIGMAS`` sigma) keep their noisy count, the
-    others have posterior weights ``W`` over grid counts ``c`` (rows of the other pairs are unused).
-
-    The posterior of the hierarchical model (:func:`eb_posterior`) is kept in the parts the bootstrap draws from:
-    ``L`` each pair's likelihood on the grid (rows scaled to max 1), ``group`` its group and ``shifted[g]`` the
-    group's prior shifted by each of ``SHIFTS`` (rows), ``owner`` the topic whose effect a pair takes (-1: none) and
-    ``shift_post`` (K, len(SHIFTS)) each topic's posterior over its effect.
-    """
+    others have posterior weights ``W`` over grid counts ``c`` (rows of the other pairs are unused); ``values``
+    each pair's NPMI estimate, ``group`` the group whose prior it took (-1: none)."""
 
     plugin: np.ndarray
     W: np.ndarray
@@ -370,99 +370,10 @@ class PairPosterior:
     values: np.ndarray
     N: float
     cw: np.ndarray
-    L: np.ndarray
     group: np.ndarray
-    shifted: tuple
-    owner: np.ndarray
-    shift_post: np.ndarray
-    topic_sd: float
 
 
-def _shifted_priors(logg: np.ndarray) -> np.ndarray:
-    """(len(SHIFTS), J): row s is the prior g(t - s dt) on the grid (mass shifted off the grid dropped, rows
-    renormalised)."""
-    g = np.exp(logg - logg.max())
-    J = g.size
-    out = np.zeros((SHIFTS.size, J))
-    for r, s in enumerate(SHIFTS.tolist()):
-        lo, hi = max(0, s), min(J, J + s)
-        out[r, lo:hi] = g[lo - s:hi - s]
-    return out / np.maximum(out.sum(axis=1, keepdims=True), 1e-300)
-
-
-def _topic_owner(design: CoherenceDesign) -> np.ndarray:
-    """The topic whose effect each pair takes: the first topic holding it as a within pair; -1 for across pairs."""
-    owner = np.full(design.pairs.shape[0], -1)
-    for k, idx in enumerate(design.within):
-        free = idx[owner[idx] < 0]
-        owner[free] = k
-    return owner
-
-
-def _topic_effects(Lshift: np.ndarray, owner: np.ndarray, active: np.ndarray,
-                   n_topics: int) -> tuple[np.ndarray, float]:
-    """Each topic's posterior over its effect (rows over ``SHIFTS``) and the effects' sd, chosen among
-    ``TOPIC_SDS`` by the marginal likelihood of the ``active`` pairs (type-II maximum likelihood).
-
-    ``Lshift[i, s]`` is pair i's likelihood with its group's prior shifted by ``SHIFTS[s]``; a topic's pairs
-    share the shift, so its log-likelihood is the sum over them."""
-    A = np.zeros((n_topics, SHIFTS.size))
-    logl = np.log(np.maximum(Lshift, 1e-300))
-    for k in range(n_topics):
-        rows = active & (owner == k)
-        if rows.any():
-            A[k] = logl[rows].sum(axis=0)
-    A -= A.max(axis=1, keepdims=True)
-    delta = SHIFTS * (T_GRID[1] - T_GRID[0])
-    best, best_sd, best_post = -np.inf, 0.0, np.zeros_like(A)
-    for sd in TOPIC_SDS:
-        logpi = np.where(SHIFTS == 0, 0.0, -np.inf) if sd == 0 else -0.5 * (delta / sd) ** 2
-        logpi = logpi - np.log(np.sum(np.exp(logpi)))
-        joint = A + logpi[None, :]
-        top = joint.max(axis=1, keepdims=True)
-        marginal = float(np.sum(top.ravel() + np.log(np.exp(joint - top).sum(axis=1))))
-        if marginal > best + 1e-9:
-            post = np.exp(joint - top)
-            best, best_sd, best_post = marginal, sd, post / post.sum(axis=1, keepdims=True)
-    return best_post, best_sd
-
-
-def _shift_rows(L: np.ndarray, steps: np.ndarray) -> np.ndarray:
-    """``out[i, j] = L[i, j + steps[i]]`` (0 off the grid): a pair's likelihood of e = t - delta."""
-    idx = np.arange(L.shape[1])[None, :] + steps[:, None]
-    valid = (idx >= 0) & (idx < L.shape[1])
-    return np.where(valid, np.take_along_axis(L, np.clip(idx, 0, L.shape[1] - 1), axis=1), 0.0)
-
-
-def _fit_topic_effects(L: np.ndarray, group: np.ndarray, owner: np.ndarray, active: np.ndarray, n_topics: int,
-                       shifted: list, n_rounds: int = 3) -> tuple[list, np.ndarray, float]:
-    """The model with topic effects (:func:`eb_posterior`), by backfitting: the topic effects' posterior given
-    the groups' priors (:func:`_topic_effects`), then each group's prior refitted (NPMLE) on its pairs'
-    likelihoods of e = t - delta_k at their topic's posterior mean effect, ``n_rounds`` times. Starting from the
-    priors fitted without effects, which hold the spread between topics as well as within them (an effect fitted
-    on top of them alone comes out too small)."""
-    steps = np.zeros(n_topics, dtype=np.int64)
-    post, sd = np.zeros((n_topics, SHIFTS.size)), 0.0
-    for r in range(n_rounds):
-        if r:
-            priors = []
-            for g in range(len(shifted)):
-                rows = np.flatnonzero(group == g)
-                own = owner[rows]
-                Le = _shift_rows(L[rows], np.where(own >= 0, steps[np.maximum(own, 0)], 0))
-                priors.append(_shifted_priors(_npmle(np.log(np.maximum(Le, 1e-300)))))
-            shifted = priors
-        Lshift = np.zeros((L.shape[0], SHIFTS.size))
-        for g, G in enumerate(shifted):
-            rows = group == g
-            Lshift[rows] = L[rows] @ G.T
-        post, sd = _topic_effects(Lshift, owner, active, n_topics)
-        steps = np.rint(post @ SHIFTS).astype(np.int64)
-    return shifted, post, sd
-
-
-def eb_posterior(S: np.ndarray, design: CoherenceDesign, sigma: float, n_bins: int = 4, *,
-                 topic_effects: bool = False) -> PairPosterior:
+def eb_posterior(S: np.ndarray, design: CoherenceDesign, sigma: float, n_bins: int = 4) -> PairPosterior:
     """Each pair's NPMI estimate (module docstring, "The estimator").
 
     g-modelling empirical Bayes (Efron 2016, "Empirical Bayes deconvolution estimates", Biometrika): the pair
@@ -470,11 +381,6 @@ def eb_posterior(S: np.ndarray, design: CoherenceDesign, sigma: float, n_bins: i
     ``S_ab ~ N(c(t), sigma^2)``; g is the NPMLE (:func:`_npmle`, fitted on every pair of the group) and a pair's
     NPMI is its posterior mean ``sum_t g(t) phi((S_ab - c(t)) / sigma) NPMI(c(t))`` normalised. Groups
     (:func:`_groups`): within or across pairs, and bins of m. Pairs above ``PLUGIN_SIGMAS`` sigma take the plug-in.
-
-    ``topic_effects=True`` also fits what the bootstrap of :func:`estimate` draws its truths from: a richer model
-    in which a topic's within pairs share a topic effect, t = delta_k + e with e from the group's prior and
-    ``delta_k ~ N(0, tau^2)`` on the grid ``SHIFTS``, tau chosen by the marginal likelihood (:func:`_topic_effects`;
-    tau = 0 is the estimator's own model). The estimates ``values`` are the same either way.
     """
     S = np.asarray(S, dtype=float)
     N, cw = _word_terms(S, design)
@@ -486,56 +392,39 @@ def eb_posterior(S: np.ndarray, design: CoherenceDesign, sigma: float, n_bins: i
     L = np.exp(loglik - loglik.max(axis=1, keepdims=True))
     plugin = obs > PLUGIN_SIGMAS * sigma
     group = np.full(obs.size, -1)
-    shifted = []
+    W = np.zeros_like(L)
     for g, mask in enumerate(_groups(design, logm, n_bins)):
         group[mask] = g
-        shifted.append(_shifted_priors(_npmle(loglik[mask])))
-    W = np.zeros_like(L)
-    for g, G in enumerate(shifted):
-        rows = group == g
-        w = G[SHIFTS == 0] * L[rows]  # the estimator's model: the group's prior, no topic effect
-        W[rows] = w / np.maximum(w.sum(axis=1, keepdims=True), 1e-300)
-    owner = _topic_owner(design)
-    if topic_effects:
-        shifted, shift_post, topic_sd = _fit_topic_effects(L, group, owner, (group >= 0) & ~plugin,
-                                                           design.n_topics, shifted)
-    else:
-        shift_post, topic_sd = np.tile((SHIFTS == 0).astype(float), (design.n_topics, 1)), 0.0
+        w = np.exp(_npmle(loglik[mask]))[None, :] * L[mask]
+        W[mask] = w / np.maximum(w.sum(axis=1, keepdims=True), 1e-300)
     grid_values = _npmi_of_counts(c, N, cw, design)
     values = np.where(plugin, _npmi_of_counts(obs, N, cw, design), (W * grid_values).sum(axis=1))
-    return PairPosterior(plugin=plugin, W=W, c=c, values=values, N=N, cw=cw, L=L, group=group,
-                         shifted=tuple(shifted), owner=owner, shift_post=shift_post, topic_sd=topic_sd)
-
-
-def draw_counts(post: PairPosterior, obs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One draw of every pair's count from the posterior (the bootstrap's truth): each topic's effect from its
-    posterior, then each pair's t given it (so a topic's pairs move together), plug-in pairs at their noisy
-    count."""
-    n_shift = SHIFTS.size
-    s = np.array([rng.choice(n_shift, p=p) for p in post.shift_post])
-    zero = int(np.flatnonzero(SHIFTS == 0)[0])
-    counts = np.array(obs, dtype=float)
-    for g, G in enumerate(post.shifted):
-        rows = np.flatnonzero((post.group == g) & ~post.plugin)
-        if not rows.size:
-            continue
-        own = post.owner[rows]
-        w = G[np.where(own >= 0, s[np.maximum(own, 0)], zero)] * post.L[rows]
-        cum = np.cumsum(w, axis=1)
-        u = rng.random(rows.size) * cum[:, -1]
-        pick = np.minimum((cum < u[:, None]).sum(axis=1), cum.shape[1] - 1)
-        counts[rows] = post.c[rows, pick]
-    return counts
+    return PairPosterior(plugin=plugin, W=W, c=c, values=values, N=N, cw=cw, group=group)
 
 
 def exact_values(corpus, design: CoherenceDesign, unit: str = "document", clip: float | None = None) -> dict:
-    """The values the estimator targets, without noise (private: for the owner's diagnostics and the benchmarks).
+    """The exact values the private evaluation estimates (private: the owner's diagnostics and the benchmarks).
 
-    With ``clip=None`` no unit is clipped (the exact NPMI on the corpus, floors at 1 document).
+    With ``clip=None``: each topic's NPMI (``npmi``, K) and contrast against *every* across pair (``contrast``, K),
+    ``mean_npmi`` and ``mean_contrast`` (the pooled across mean), computed by the held-out measure itself
+    (:func:`topicdp.metrics.readability.heldout_npmi` and :func:`~topicdp.metrics.readability.npmi_contrast`,
+    one pair function :func:`~topicdp.metrics.readability.npmi_from_counts`) on the document indicators of the
+    design's words: N counts every document of ``corpus``, a pair that never co-occurs scores -1. With ``clip``:
+    the value on the clipped corpus at ``unit`` (what the noisy sum is a sum of; the sampled across pairs).
     """
-    x = unit_contributions(corpus, design, unit)
-    S = clipped_sum(x, math.inf if clip is None else clip)[0]
-    return topic_values(S, design, floor=1.0)
+    from .readability import _contrast_from, _pair_sums
+
+    if clip is not None:
+        return topic_values(clipped_sum(unit_contributions(corpus, design, unit), clip)[0], design)
+    U = len(design.words)
+    B = sp.csc_matrix(document_indicators(corpus, design)[:, 1:1 + U])
+    S, C = _pair_sums(design.top, B, np.arange(U))
+    c = _contrast_from(S, C) if design.n_topics >= 2 else None
+    within = np.diag(S) / np.diag(C)
+    nan = np.full(design.n_topics, np.nan)
+    return {"npmi": within, "mean_npmi": float(within.mean()),
+            "contrast": nan if c is None else c["per_topic"],
+            "mean_contrast": math.nan if c is None else c["contrast"]}
 
 
 # -- the release ----------------------------------------------------------------------------------------
@@ -556,12 +445,14 @@ class PrivateEvaluation:
         Means over topics.
     mean_npmi_interval, mean_contrast_interval : (float, float)
     level : float
-        Nominal coverage of the intervals (noise only; see the module docstring).
+        Nominal coverage of the intervals (module docstring, "The interval").
     sd_mean_npmi : float
-        Bootstrap root mean squared error of the mean NPMI (from sigma and the noisy sums: post-processing).
+        Half the mean NPMI's interval width over z (from sigma and the noisy sums: post-processing).
     report : dict
         guarantee, epsilon, delta, unit, neighbours, sensitivity (and its derivation), sigma and what it is the
         standard deviation of, clip, the design's sizes, the estimator, the seed status. JSON-serialisable.
+    interval_refused : str or None
+        Why the intervals (then NaN) are not given (:func:`interval_refusal`), from public facts.
     """
 
     npmi: np.ndarray
@@ -577,6 +468,7 @@ class PrivateEvaluation:
     report: dict
     top_words: tuple = field(default=(), repr=False)
     noisy_sums: np.ndarray | None = field(default=None, repr=False)
+    interval_refused: str | None = None
 
     def to_dict(self) -> dict:
         """JSON-serialisable published form (every value is DP or post-processing; the report says which)."""
@@ -593,6 +485,7 @@ class PrivateEvaluation:
             "mean_contrast": None if not np.isfinite(self.mean_contrast) else float(self.mean_contrast),
             "mean_contrast_interval": arr(self.mean_contrast_interval),
             "level": self.level,
+            "interval_refused": self.interval_refused,
             "report": self.report,
         }
 
@@ -604,7 +497,9 @@ class PrivateEvaluation:
                  f"sigma {r['sigma']:.4g}: {r['sigma_meaning']}; L2 sensitivity {r['sensitivity']:.4g} "
                  f"(clip {r['clip']:.4g})",
                  f"mean NPMI {self.mean_npmi:.3f} [{self.mean_npmi_interval[0]:.3f}, "
-                 f"{self.mean_npmi_interval[1]:.3f}] ({pct} interval, noise only)"]
+                 f"{self.mean_npmi_interval[1]:.3f}] ({pct} interval)"]
+        if self.interval_refused:
+            lines.append(f"INTERVALS REFUSED: {self.interval_refused}")
         if np.isfinite(self.mean_contrast):
             lines.append(f"mean contrast {self.mean_contrast:.3f} [{self.mean_contrast_interval[0]:.3f}, "
                          f"{self.mean_contrast_interval[1]:.3f}]")
@@ -648,52 +543,134 @@ def point_estimate(noisy: np.ndarray, design: CoherenceDesign, sigma: float, n_b
 
 def estimate(noisy: np.ndarray, design: CoherenceDesign, sigma: float, *, level: float = 0.9, n_boot: int = 50,
              n_bins: int = 4, random_state=None) -> dict:
-    """Estimates and intervals from noisy sums (post-processing; module docstring).
+    """Estimates and intervals from noisy sums (post-processing; module docstring, "The interval").
 
-    The point estimate is :func:`point_estimate`. Its error is simulated by a parametric bootstrap (Efron &
-    Tibshirani 1993, Sec. 6.5): each replicate takes as truth N and the word counts at their noisy values, the
-    plug-in pairs' counts at theirs and every other pair's count drawn from its posterior under the model with
-    topic effects (:func:`draw_counts`; module docstring: why not the estimator's own model), adds fresh
-    N(0, sigma^2) noise to every coordinate and re-estimates; ``err_b`` = replicate estimate - replicate truth.
-    The interval is ``estimate +- z sqrt(mean(err^2) + s^2)``: the bootstrap root mean squared error (bias
-    included rather than subtracted: a correction estimated from a few dozen replicates adds more variance than it
-    removes; Efron & Tibshirani 1993, Sec. 10.6) and s^2 the across-pair sampling variance (contrast only).
+    The point estimate is :func:`point_estimate` (empirical Bayes), moved into its interval where the shrinkage
+    put it outside. Each interval (:func:`bound_intervals`) is a plug-in with a delta-method normal term for the
+    pairs the noise resolves and a range for the others, so the estimator's bias cannot leave it; ``n_boot`` and
+    ``random_state`` are accepted for the callers of the former bootstrap interval and unused.
 
-    Returns a dict with ``npmi``, ``contrast`` (K,), their intervals (K, 2) and bootstrap biases (``*_bias``,
-    reported, not subtracted), ``mean_npmi``, ``mean_contrast`` and theirs, ``sd_mean_npmi`` (the root mean squared
-    error of the mean NPMI), ``topic_effect_sd`` (tau, nats, of the bootstrap's model).
+    Returns a dict with ``npmi``, ``contrast`` (K,), their intervals (K, 2), ``mean_npmi``, ``mean_contrast`` and
+    theirs, ``sd_mean_npmi`` (half the mean NPMI's interval width over z: a scale for callers that compare
+    evaluations) and ``resolved`` (the share of design pairs read by the plug-in).
     """
     level = check_real(level, "level", low=0.0, high=1.0)
-    n_boot = check_int(n_boot, "n_boot", low=10)
-    rng = check_random_state(random_state)
+    check_int(n_boot, "n_boot", low=10)
     noisy = np.asarray(noisy, dtype=float)
-    U = len(design.words)
-    post = eb_posterior(noisy, design, sigma, n_bins, topic_effects=True)
-    point = topic_summary(post.values, design)
-    obs = noisy[1 + U:]
-    errors: dict[str, list] = {key: [] for key in point}
-    for _ in range(n_boot):
-        counts = draw_counts(post, obs, rng)
-        truth = topic_summary(_npmi_of_counts(counts, post.N, post.cw, design), design)
-        S = noisy.copy()
-        S[1 + U:] = counts
-        again = point_estimate(S + rng.normal(0.0, sigma, size=S.size), design, sigma, n_bins)
-        for key in point:
-            errors[key].append(again[key] - truth[key])
-    z = float(stats.norm.ppf(0.5 + level / 2.0))
-    samp_var = _across_sampling_variance(post.values, design)
-    extra = {"npmi": 0.0, "across": samp_var, "contrast": samp_var, "mean_npmi": 0.0,
-             "mean_contrast": float(np.sum(samp_var)) / design.n_topics ** 2}
+    values = eb_posterior(noisy, design, sigma, n_bins).values
+    point = topic_summary(values, design)
+    bounds = bound_intervals(noisy, design, sigma, level, values)
     out: dict[str, Any] = {}
     for key in ("npmi", "contrast", "mean_npmi", "mean_contrast"):
-        err = np.asarray(errors[key])
-        rmse = np.sqrt(np.mean(err ** 2, axis=0) + extra[key])
-        out[key] = point[key]
-        out[key + "_bias"] = err.mean(axis=0)  # the bootstrap's estimate of the bias (reported, not subtracted)
-        out[key + "_interval"] = np.stack([point[key] - z * rmse, point[key] + z * rmse], axis=-1)
-        if key == "mean_npmi":
-            out["sd_mean_npmi"] = float(rmse)
-    out["topic_effect_sd"] = post.topic_sd
+        lo, hi = bounds[key]
+        out[key] = np.clip(point[key], lo, hi) if np.all(np.isfinite(lo)) else point[key]
+        out[key + "_interval"] = np.stack([lo, hi], axis=-1)
+    lo, hi = bounds["mean_npmi"]
+    out["sd_mean_npmi"] = float(hi - lo) / 2.0 / float(stats.norm.ppf(0.5 + level / 2.0))
+    out["resolved"] = float(np.mean(bounds["resolved"]))
+    return out
+
+
+def _pair_ranges(noisy: np.ndarray, design: CoherenceDesign, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(lo, hi)`` (Q, P): each pair's NPMI range over the integer counts within ``r[q]`` of the noisy ones.
+
+    NPMI ``f = h_s / h_ab - 1`` rises with the pair count c, falls with each word count, and rises with N
+    (``df/d log N = log(df_a df_b / c^2) / h_ab^2 >= 0`` as c <= df_a, df_b), also along the constraints
+    c <= df_a, df_b <= N; so the range's ends are at the box's corners: fewest pairs, most words, fewest documents
+    (``lo``; c may be 0 when the box holds 0: -1) and the reverse (``hi``; the words at least c). Where the box
+    lets the pair be in every document (c = N, NPMI's 0 / 0, 1 by convention and -1 next to it), ``lo`` is -1.
+    Checked by brute force in the tests."""
+    from .readability import npmi_from_counts
+
+    U = len(design.words)
+    a, b = design.pairs[:, 0], design.pairs[:, 1]
+    r = np.asarray(r, dtype=float)[:, None]
+    n, w, c = noisy[0], noisy[1:1 + U], noisy[1 + U:]
+    N_lo, N_hi = np.maximum(n - r, 1.0), np.maximum(n + r, 1.0)
+    c_lo = np.ceil(np.maximum(c[None, :] - r, 0.0))
+    da, db = np.minimum(np.maximum(w[a] + r, 1.0), N_lo), np.minimum(np.maximum(w[b] + r, 1.0), N_lo)
+    lo = npmi_from_counts(N_lo, np.maximum(da, c_lo), np.maximum(db, c_lo), np.minimum(c_lo, N_lo))
+    lo = np.where(c_lo >= N_lo, -1.0, lo)  # c = N is NPMI's 0 / 0 (1 by convention, -1 just above): no bound
+    c_hi = np.minimum(np.floor(np.maximum(c[None, :] + r, 0.0)), N_hi)
+    da, db = np.clip(w[a] - r, np.maximum(c_hi, 1.0), N_hi), np.clip(w[b] - r, np.maximum(c_hi, 1.0), N_hi)
+    hi = npmi_from_counts(N_hi, da, db, c_hi)
+    return lo, np.maximum(hi, lo)
+
+
+def _plugin_gradient(noisy: np.ndarray, design: CoherenceDesign) -> tuple[np.ndarray, np.ndarray]:
+    """Plug-in NPMI of every pair and its gradient (P, 4) in (N, df_a, df_b, df_ab): with ``h_s = h_a + h_b``,
+    ``df/dc = h_s / (h_ab^2 c)``, ``df/ddf_a = -1 / (h_ab df_a)``, ``df/dN = (2 h_ab - h_s) / (h_ab^2 N)``."""
+    U = len(design.words)
+    a, b = design.pairs[:, 0], design.pairs[:, 1]
+    N = max(float(noisy[0]), 1.0)
+    w = np.clip(noisy[1:1 + U], 1.0, N)
+    c = np.clip(noisy[1 + U:], 1.0, np.minimum(w[a], w[b]))
+    hs, hp = np.log(N / w[a]) + np.log(N / w[b]), np.maximum(np.log(N / c), 1e-9)
+    grad = np.stack([(2 * hp - hs) / (hp ** 2 * N), -1.0 / (hp * w[a]), -1.0 / (hp * w[b]), hs / (hp ** 2 * c)], 1)
+    return np.clip(hs / hp - 1.0, -1.0, 1.0), grad
+
+
+def _quantity_weights(design: CoherenceDesign) -> tuple[list, np.ndarray]:
+    """(names, W (Q, P)): each reported quantity as a weighted sum of pair NPMIs (within: +1/n; across: -1/m)."""
+    K, P = design.n_topics, design.pairs.shape[0]
+    within, across = np.zeros((K, P)), np.zeros((K, P))
+    for k in range(K):
+        np.add.at(within[k], design.within[k], 1.0 / design.within[k].size)
+        if design.across[k].size:
+            np.add.at(across[k], design.across[k], 1.0 / design.across[k].size)
+    W = np.vstack([within, within - across, within.mean(0, keepdims=True), (within - across).mean(0, keepdims=True)])
+    return ["npmi"] * K + ["contrast"] * K + ["mean_npmi", "mean_contrast"], W
+
+
+def bound_intervals(noisy: np.ndarray, design: CoherenceDesign, sigma: float, level: float = 0.9,
+                    values: np.ndarray | None = None) -> dict:
+    """Intervals at ``level`` for each topic's NPMI and contrast and their means, whatever the estimator's bias
+    (module docstring, "The interval"): ``{"npmi": (lo, hi) (K,), "contrast": ..., "mean_npmi": (lo, hi),
+    "mean_contrast": ..., "resolved": (P,) bool}``.
+
+    A pair is *resolved* when its count, its words' and N are all above ``PLUGIN_SIGMAS`` sigma. A quantity
+    ``Q = sum_i w_i NPMI_i`` splits into its resolved pairs, read by the plug-in with the delta method's normal
+    term (the gradient over every coordinate the pairs share: N and the word counts), and the others, each bounded
+    by its NPMI's range over the counts within ``z_B`` sigma of the noisy ones (:func:`_pair_ranges`), ``z_B`` the
+    Bonferroni quantile over the m coordinates they read. alpha = 1 - level is split in halves between the two
+    (all of it to the normal term when every pair is resolved), so each interval holds its value with probability
+    at least ``level`` up to the normal approximation of the resolved part (union bound; not simultaneously).
+    The contrast's sampled across mean adds its sampling variance (:func:`_across_sampling_variance` of the pair
+    estimates ``values``, default the plug-in's).
+    """
+    alpha = 1.0 - level
+    U = len(design.words)
+    a, b = design.pairs[:, 0], design.pairs[:, 1]
+    noisy = np.asarray(noisy, dtype=float)
+    k = PLUGIN_SIGMAS * sigma
+    res = (noisy[1 + U:] > k) & (noisy[1 + a] > k) & (noisy[1 + b] > k) & (noisy[0] > k)
+    names, W = _quantity_weights(design)
+    f, g = _plugin_gradient(noisy, design)
+    Wr, Wu = W * res, W * ~res
+    unres = np.abs(Wu) > 0
+    n_coords = 1 + unres.sum(1) + np.array([np.unique(np.r_[a[u], b[u]]).size for u in unres])
+    r = stats.norm.ppf(1.0 - alpha / 4.0 / n_coords) * sigma
+    lo, hi = _pair_ranges(noisy, design, r)
+    box_lo = (np.maximum(Wu, 0) * lo).sum(1) + (np.minimum(Wu, 0) * hi).sum(1)
+    box_hi = (np.maximum(Wu, 0) * hi).sum(1) + (np.minimum(Wu, 0) * lo).sum(1)
+    grad_w = np.zeros((W.shape[0], U))
+    for col, idx in ((1, a), (2, b)):
+        np.add.at(grad_w.T, idx, (Wr * g[:, col]).T)
+    var = sigma ** 2 * ((Wr @ g[:, 0]) ** 2 + (grad_w ** 2).sum(1) + ((Wr * g[:, 3]) ** 2).sum(1))
+    samp = _across_sampling_variance(f if values is None else np.asarray(values, dtype=float), design)
+    var = var + np.r_[np.zeros(design.n_topics), samp, 0.0, samp.sum() / design.n_topics ** 2]
+    z = stats.norm.ppf(1.0 - np.where(unres.any(1), alpha / 4.0, alpha / 2.0))
+    centre = Wr @ f
+    lower, upper = centre + box_lo - z * np.sqrt(var), centre + box_hi + z * np.sqrt(var)
+    out: dict = {"resolved": res}
+    K = design.n_topics
+    for name, sl in (("npmi", slice(0, K)), ("contrast", slice(K, 2 * K))):
+        out[name] = (lower[sl], upper[sl])
+    out["mean_npmi"] = (float(lower[2 * K]), float(upper[2 * K]))
+    out["mean_contrast"] = (float(lower[2 * K + 1]), float(upper[2 * K + 1]))
+    if not all(idx.size for idx in design.across):
+        out["contrast"] = (np.full(K, np.nan), np.full(K, np.nan))
+        out["mean_contrast"] = (math.nan, math.nan)
     return out
 
 
@@ -733,7 +710,7 @@ def private_coherence(top_words: Sequence[Sequence[str]], corpus, *, epsilon: fl
     level : float in (0, 1), default 0.9
         Nominal coverage of the intervals.
     n_boot : int >= 10, default 50
-        Bootstrap replicates of the interval (post-processing).
+        Unused (the former bootstrap interval's replicates; kept so that callers' options still apply).
     ledger : topicdp.rdp.PrivacyLedger, optional
         Checked before the corpus is read and charged before the noise is drawn (one Gaussian entry).
     random_state : None, int or Generator
@@ -758,6 +735,10 @@ def private_coherence(top_words: Sequence[Sequence[str]], corpus, *, epsilon: fl
     noisy = S + rng.normal(0.0, sigma, size=S.size)
     del S
     est = estimate(noisy, design, sigma, level=level, n_boot=n_boot, random_state=rng)
+    refused = interval_refusal(design, unit, clip, est["mean_npmi_interval"])
+    if refused is not None:
+        for key in ("npmi", "contrast", "mean_npmi", "mean_contrast"):
+            est[key + "_interval"] = np.full(np.shape(est[key + "_interval"]), np.nan)
     report = {
         "mechanism": MECHANISM, "guarantee": "approx-DP", "epsilon": epsilon, "delta": delta, "unit": unit,
         "neighbours": neighbours, "sigma": sigma, "sigma_meaning": SIGMA_MEANING, "sensitivity": D,
@@ -766,11 +747,13 @@ def private_coherence(top_words: Sequence[Sequence[str]], corpus, *, epsilon: fl
                                (" (x sqrt(2) for replace-one)" if neighbours == "replace-one" else "")),
         "calibration": "analytic", "clip": clip, "n_words": len(design.words), "n_pairs": int(design.pairs.shape[0]),
         "dimension": design.dimension, "n_across": int(design.across[0].size) if design.across else 0,
-        "design_seed": design_seed, "estimator": "empirical Bayes (NPMLE prior per group of pairs)", "level": level, "n_boot": n_boot,
+        "design_seed": design_seed, "estimator": "empirical Bayes (NPMLE prior per group of pairs)", "level": level,
         "seeded": random_state is not None,
-        "interval": ("estimate +- z root mean squared error of a parametric bootstrap whose truths are drawn "
-                     "with topic effects (bias included, not subtracted); it accounts for the noise (and the "
-                     "across-pair sample), and covers the value on the clipped corpus"),
+        "interval": ("plug-in with a delta-method normal term for the pairs the noise resolves (above "
+                     f"{PLUGIN_SIGMAS:g} sigma), each other pair's range over its counts' confidence box: it holds "
+                     "the exact value whatever the estimator's shrinkage (bias) when no unit is clipped"),
+        "interval_refused": refused,
+        "resolved_share": est["resolved"],
         "published": {"noisy sums": "DP", "estimates and intervals": "post-processing"},
     }
     return PrivateEvaluation(
@@ -779,7 +762,32 @@ def private_coherence(top_words: Sequence[Sequence[str]], corpus, *, epsilon: fl
         mean_contrast=float(est["mean_contrast"]), mean_npmi_interval=tuple(map(float, est["mean_npmi_interval"])),
         mean_contrast_interval=tuple(map(float, est["mean_contrast_interval"])), level=level,
         sd_mean_npmi=est["sd_mean_npmi"], report=report, top_words=tuple(tuple(t) for t in top_words),
-        noisy_sums=noisy)
+        noisy_sums=noisy, interval_refused=refused)
+
+
+def interval_refusal(design: CoherenceDesign, unit: str, clip: float, mean_interval=None,
+                     max_half_width: float = MAX_HALF_WIDTH) -> str | None:
+    """Why no interval is given for the exact values (None: they are), from public facts and the DP output.
+
+    The interval bounds the value on the clipped corpus; it is the exact value only when no unit can be clipped,
+    i.e. ``clip`` at least the largest norm a unit can have. A document's is ``sqrt(1 + U + P)``; a user's has no
+    public bound (any number of documents), so at the user level clipping moves the estimand by an amount nothing
+    public bounds, and the interval is refused rather than printed. At the document level, ``mean_interval`` (the
+    mean NPMI's, post-processing of the noisy sums) wider than ``2 max_half_width`` means too few units for the
+    noise: the scores are undetermined, and saying so is better than printing them as if ranked."""
+    if unit == "document" and mean_interval is not None and clip >= design.worst_case_norm() * (1.0 - 1e-12):
+        half = (float(mean_interval[1]) - float(mean_interval[0])) / 2.0
+        if half > max_half_width:
+            return (f"too few units for the noise: the mean NPMI's interval spans +-{half:.2f} (over "
+                    f"{max_half_width:g}): the exact values are undetermined at this epsilon; spend more, or "
+                    "evaluate on more documents")
+    if unit == "user":
+        return ("user level: clipping each user's counts at C moves the value by an amount no public fact bounds "
+                "(a user may hold any number of documents), so no interval for the exact NPMI is given")
+    if clip < design.worst_case_norm() * (1.0 - 1e-12):
+        return (f"clip {clip:.4g} below a document's largest norm {design.worst_case_norm():.4g}: clipped documents "
+                "move the value by an amount no public fact bounds, so no interval for the exact NPMI is given")
+    return None
 
 
 # -- prediction from public facts -------------------------------------------------------------------------
@@ -794,10 +802,17 @@ class ErrorForecast:
     quantile: float
     probability: float
     bias: float
+    #: median half-width of the mean NPMI's 90% interval over the simulated draws
+    half_width: float = math.nan
+    #: why the intervals would be refused (:func:`interval_refusal` of the median half-width), or None
+    refused: str | None = None
 
     def line(self) -> str:
-        return (f"epsilon {self.epsilon:g} (sigma {self.sigma:.4g}): |error of the mean NPMI| <= {self.quantile:.3g} "
+        text = (f"epsilon {self.epsilon:g} (sigma {self.sigma:.4g}): |error of the mean NPMI| <= {self.quantile:.3g} "
                 f"with probability {self.probability:g} (simulated bias {self.bias:+.3g})")
+        if math.isfinite(self.half_width):
+            text += f"; interval +-{self.half_width:.3g}"
+        return text + (f"; intervals would be REFUSED: {self.refused}" if self.refused else "")
 
 
 def reference_rates(reference, design: CoherenceDesign, unit: str = "document",
@@ -831,19 +846,28 @@ def predict_error(design: CoherenceDesign, rates: np.ndarray, n_units: float, *,
         The quantile of ``|error|`` reported.
     n_sim : int >= 10, default 100
         Simulated noise draws (public randomness: ``seed``).
+
+    The forecast also says whether the intervals would be refused (``refused``: :func:`interval_refusal` of the
+    median simulated half-width ``half_width``, and at the user level always), so a caller can decline to spend on
+    an evaluation whose scores will be undetermined.
     """
     n_units = check_real(n_units, "n_units", low=0.0)
     probability = check_real(probability, "probability", low=0.0, high=1.0)
     n_sim = check_int(n_sim, "n_sim", low=10)
-    sigma, _, _ = calibrate(design, epsilon, delta, unit, neighbours, clip)
+    sigma, _, clip = calibrate(design, epsilon, delta, unit, neighbours, clip)
     S = np.asarray(rates, dtype=float) * n_units
     target = S if target_rates is None else np.asarray(target_rates, dtype=float) * n_units
     truth = topic_values(target, design)["mean_npmi"]
     rng = np.random.default_rng(seed)
-    err = np.array([point_estimate(S + rng.normal(0.0, sigma, S.size), design, sigma)["mean_npmi"] - truth
-                    for _ in range(n_sim)])
+    err, half = [], []
+    for _ in range(n_sim):
+        est = estimate(S + rng.normal(0.0, sigma, S.size), design, sigma)
+        err.append(est["mean_npmi"] - truth)
+        half.append((est["mean_npmi_interval"][1] - est["mean_npmi_interval"][0]) / 2.0)
+    h = float(np.median(half))
     return ErrorForecast(epsilon=float(epsilon), sigma=sigma, quantile=float(np.quantile(np.abs(err), probability)),
-                         probability=probability, bias=float(err.mean()))
+                         probability=probability, bias=float(np.mean(err)), half_width=h,
+                         refused=interval_refusal(design, unit, clip, (-h, h)))
 
 
 def predict_epsilon(design: CoherenceDesign, rates: np.ndarray, n_units: float, *, delta: float,

@@ -127,6 +127,22 @@ def _heldout_columns(heldout, vocabulary: Sequence[str] | None, n_words: int) ->
     return B, cols
 
 
+def npmi_from_counts(N, df_a, df_b, df_ab) -> np.ndarray:
+    """NPMI of word pairs from document counts (arrays broadcast): the one definition of the measure.
+
+    ``NPMI = log(P(a, b) / (P(a) P(b))) / -log P(a, b)`` with ``P = df / N`` (Bouma 2009), written
+    ``(h_a + h_b) / h_ab - 1`` with ``h_x = log(N / df_x)``; -1 where the pair never co-occurs (``df_ab = 0``,
+    which includes a word never seen), 1 where it is in every document (``df_ab = N``, 0 / 0 otherwise). Both
+    :func:`heldout_npmi` and the private evaluation (:mod:`topicdp.metrics.private`: its exact value and its
+    estimator) compute it here, so that they are one measure."""
+    N, df_a, df_b, df_ab = (np.asarray(x, dtype=float) for x in (N, df_a, df_b, df_ab))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        hs = np.log(N / df_a) + np.log(N / df_b)
+        hp = np.log(N / df_ab)
+        v = np.where(hp > 1e-12, hs / hp - 1.0, 1.0)
+    return np.clip(np.where(df_ab > 0, v, -1.0), -1.0, 1.0)
+
+
 def _npmi_among(B: sp.csc_matrix, cols: np.ndarray) -> np.ndarray:
     """NPMI matrix among held-out columns ``cols`` (-1 = unseen); the diagonal is left at 1."""
     N = B.shape[0]
@@ -136,12 +152,7 @@ def _npmi_among(B: sp.csc_matrix, cols: np.ndarray) -> np.ndarray:
     sub = B[:, cols[seen]]
     co[np.ix_(seen, seen)] = (sub.T @ sub).toarray()  # co[a, b] = df(a, b); co[a, a] = df(a)
     df = np.diag(co).copy()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p_ab = co / N
-        pmi = np.log(p_ab) - np.log(df / N)[:, None] - np.log(df / N)[None, :]
-        npmi = pmi / -np.log(p_ab)
-    npmi[co == 0] = -1.0  # never together, or a word never seen: the measure's worst value
-    npmi[co == N] = 1.0  # in every document (0 / 0 above): always together
+    npmi = npmi_from_counts(N, df[:, None], df[None, :], co)
     np.fill_diagonal(npmi, 1.0)
     return npmi
 

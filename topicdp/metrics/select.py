@@ -32,7 +32,9 @@ not fix it. So the search says when its choice is not resolved: ``SearchResult.u
 whose score is not separated from the chosen one's (the 90% interval of the difference of the two private scores,
 half-width ``sqrt(h_chosen^2 + h_other^2)`` from the two independent evaluations' half-widths, contains 0), and a
 ``UserWarning`` names them and the evaluation epsilon; the choice is then to be read as unreliable at that budget
-(post-processing of the released scores and intervals: no further privacy cost).
+(post-processing of the released scores and intervals: no further privacy cost). A candidate whose evaluation
+refused its intervals (:func:`topicdp.metrics.private.interval_refusal`: its score undetermined) is never
+separated from the chosen one.
 
 The score is named: ``"npmi"`` (the private mean NPMI of the candidate's top-10 lists on the corpus) or
 ``"contrast"`` (the private mean NPMI contrast); both read the candidate's own corpus at the search's unit. The
@@ -117,8 +119,9 @@ def unresolved_candidates(chosen: Hashable, scores: Mapping, intervals: Mapping)
         lo, hi = intervals[c]
         return (float(hi) - float(lo)) / 2.0
 
+    # a refused interval (NaN: the evaluation said its scores are undetermined) separates nothing
     return [c for c in scores if c != chosen
-            and scores[chosen] - scores[c] <= math.hypot(half(chosen), half(c))]
+            and not scores[chosen] - scores[c] > math.hypot(half(chosen), half(c))]
 
 
 def _score_of(evaluation, score: str) -> tuple[float, tuple]:
