@@ -73,7 +73,10 @@ def test_the_table_holds_private_scores_and_the_diagnostics_the_exact_ones(docum
         e, x = r["evaluation"], exact[(r["road"], r["epsilon"])]
         assert e["epsilon"] == 1.0 and e["unit"] == "document" and e["sigma"] > 0  # the document level's default
         # the cell is the private value; the noise (sigma > 0, a continuous draw) makes it differ from the exact one
-        assert cells[(r["road"], r["epsilon"])][4].startswith(f"{e['mean_npmi']:.3f} [")
+        # a refused interval prints no score (its reason below the table); otherwise the private value
+        shown = "not given" if e.get("interval_refused") else f"{e['mean_npmi']:.3f} ["
+        assert cells[(r["road"], r["epsilon"])][4].startswith(shown)
+        assert not e.get("interval_refused") or "refused the interval" in table
         assert e["mean_npmi"] != x["npmi"] and e["mean_contrast"] != x["contrast"]
         assert f"{x['npmi']:.4f}" not in table and f"{x['contrast']:.4f}" not in table
     diagnostics = (out / "diagnostics.md").read_text()
@@ -314,8 +317,10 @@ def test_the_table_says_how_to_read_its_scores(document_run):
     assert "K = 3" in line and "held-out 50% of users" in line and re.search(r"NPMI -?\d\.\d{3}, contrast", line)
     assert "public reference's 100 words found in the most documents" in table
     scored = [r for r in _table_rows(table) if r[4]]
+    given = [r for r in scored if not r[4].startswith("not given")]
     ratio = r"(-?\d+\.\d\dx \[|no ratio \(the yardstick's is not positive\))"
-    assert scored and all(re.match(ratio, r[6]) and re.match(ratio, r[7]) and r[8] for r in scored)
+    assert scored and all(re.match(ratio, r[6]) and re.match(ratio, r[7]) and r[8] for r in given)
+    assert all(r[6] == r[7] == "" and r[8] for r in scored if r not in given)  # no ratio of a score not given
 
 
 def test_the_table_flags_a_release_of_common_words():

@@ -221,6 +221,36 @@ def test_none_is_recommended_with_what_would_help():
     assert bare.splitlines()[-1].startswith("Recommendation: none") and "--reference" in bare.splitlines()[-1]
 
 
+def _refused(row, why="too few units for the noise: the mean NPMI's interval spans +-0.84"):
+    row["evaluation"].update(interval_refused=why, mean_npmi_interval=[None, None],
+                             mean_contrast_interval=[None, None])
+    return row
+
+
+def test_refused_intervals_print_no_score_rank_nothing_and_fall_back_on_the_plan():
+    """Every evaluation refused its interval: no score is printed or ranked; the choice names the strongest
+    guarantee among the rows the plan forecast readable, and says the evaluation can neither confirm nor rank it. A
+    row whose plan forecast was not "readable" is not chosen on it."""
+    rows = [_refused(_row("dp-vem", "user", 0.9, (0, 0))), _refused(_row("dp-vem", "document", 0.05, (0, 0))),
+            _refused(_row("random-dp (TopicDP over gensim LDA)", "user", 0.9, (0, 0), kind="random-DP"))]
+    for r in rows:
+        r["forecast"] = "readable"
+    table = _table(rows, ("user", "document"))
+    assert "0.900" not in table and table.count("not given (interval refused)") == 6
+    assert "refused the interval: too few units for the noise" in table
+    ranking = next(line for line in table.splitlines() if line.startswith("Ranking"))
+    assert "cannot rank" in ranking and ">" not in ranking.split("It tells apart")[0].split(":", 1)[1]
+    last = table.splitlines()[-1]
+    assert last.startswith("Recommendation: dp-vem at the user level (epsilon 3): the plan forecast it readable")
+    assert "can neither confirm nor rank it" in last and "+-0.84" in last
+    rows[0]["forecast"] = "common words"  # the user level's plan did not say readable: the document level's did
+    assert _table(rows, ("user", "document")).splitlines()[-1].startswith(
+        "Recommendation: dp-vem at the document level (epsilon 3): the plan forecast it readable")
+    for r in rows:
+        r["forecast"] = "noise"
+    assert _table(rows, ("user", "document")).splitlines()[-1].startswith("Recommendation: none")
+
+
 @pytest.mark.parametrize("flags, name", [
     (["--quick", "--n-units", "100"], "--n-units"),
     (["--unit", "user,group"], "--unit"),

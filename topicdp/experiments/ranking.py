@@ -18,6 +18,12 @@ order is cut into groups only where every row above a cut is told apart from eve
 group are printed joined by "=", and where there is a single group the table says the evaluation cannot rank the
 roads rather than print an order (naming the pairs it does tell apart).
 
+A refused interval (:func:`topicdp.metrics.private.interval_refusal`: the noise or clipping leaves the evaluation
+unable to bound the value at its level) judges and ranks nothing: its row *cannot tell*, and is told apart from no
+other. Where no row meets the targets and the released rows' intervals were all refused, the choice falls back on
+what is public without the evaluation: the plan's forecast, on the public reference, that the release would be
+readable (the reason it was released), with the evaluation's refusal stated beside it.
+
 The choice. Among the rows that meet the targets, a stronger guarantee is preferred to any score: DP at the user
 level (each user covered), then DP at the document level (each document only), then random DP (NOT DP: sampled
 on the public reference). Within the strongest tier the highest group of the ranking is named; several rows in it
@@ -70,6 +76,8 @@ def read_targets(row: dict, yardstick: dict | None) -> tuple[str, str]:
     if yardstick is None:
         return "no yardstick", ""
     e, target = row["evaluation"], TARGETS[row.get("unit", "user")]
+    if e.get("interval_refused"):
+        return "cannot tell", f"intervals refused: {e['interval_refused']}"
     judged = [("contrast", e["mean_contrast_interval"], yardstick.get("contrast"), target.contrast),
               ("NPMI", e["mean_npmi_interval"], yardstick.get("npmi"), target.npmi)]
     points, highs, said = [], [], []
@@ -99,14 +107,18 @@ def scored_rows(rows: list[dict], yardsticks: dict) -> list[Scored]:
             continue
         verdict, ratios = read_targets(r, yardsticks.get(r.get("unit", "user")))
         fc = r.get("evaluation_forecast") or {}
+        low, high = e["mean_contrast_interval"]
+        interval = (-math.inf, math.inf) if e.get("interval_refused") or low is None or high is None else (low, high)
         out.append(Scored(r["road"], r["epsilon"], r.get("unit", "user"), tier(r), float(e["mean_contrast"]),
-                          tuple(e["mean_contrast_interval"]), fc.get("quantile"), verdict, ratios))
+                          interval, fc.get("quantile"), verdict, ratios))
     return out
 
 
 def separable(a: Scored, b: Scored) -> tuple[bool, str]:
     """Whether the evaluation tells ``a`` (the higher contrast) from ``b``, and if not, why (module docstring)."""
     diff = a.contrast - b.contrast
+    if not (math.isfinite(a.interval[0]) and math.isfinite(b.interval[1])):
+        return False, "the evaluation refused an interval of one of them (it cannot bound the value at its level)"
     if a.interval[0] <= b.interval[1]:
         return False, (f"their difference {diff:.3f} is within their intervals ([{a.interval[0]:.3f}, "
                        f"{a.interval[1]:.3f}] and [{b.interval[0]:.3f}, {b.interval[1]:.3f}] overlap)")
@@ -162,7 +174,8 @@ def recommendation(rows: list[dict], yardsticks: dict, yardstick_common: dict | 
     scored = scored_rows(rows, yardsticks)
     good = [s for s in scored if s.targets == "met" and s.tier < len(TIERS)]
     if not good:
-        return "Recommendation: none: " + _none_reason(rows, scored)
+        fallback = _forecast_choice(rows, scored)
+        return fallback if fallback else "Recommendation: none: " + _none_reason(rows, scored)
     best = min(s.tier for s in good)
     top = groups([s for s in good if s.tier == best])[0][0]
     also = sorted({TIERS[s.tier] for s in good if s.tier > best})
@@ -175,6 +188,23 @@ def recommendation(rows: list[dict], yardsticks: dict, yardstick_common: dict | 
     refused = [f"{r['road']} at the {r.get('unit', 'user')} level" for r in rows if r.get("status") == "refused"]
     extra += f"; refused by their plan: {', '.join(refused)}" if refused else ""
     return f"Recommendation: {said}{extra} (the strongest guarantee that meets the targets is preferred)."
+
+
+def _forecast_choice(rows: list[dict], scored: list[Scored]) -> str:
+    """Where every released row's intervals were refused: the strongest tier among the rows the plan forecast
+    readable, named on that public forecast, with the evaluation's refusal beside it; "" otherwise."""
+    refused = [s for s in scored if s.ratios.startswith("intervals refused")]
+    if not refused or len(refused) < len(scored):
+        return ""
+    forecast = {(r["road"], r["epsilon"], r.get("unit", "user")): r.get("forecast") for r in rows}
+    readable = [s for s in refused if s.tier < len(TIERS) and forecast.get((s.road, s.epsilon, s.unit)) == "readable"]
+    if not readable:
+        return ""
+    best = min(s.tier for s in readable)
+    names = [s.name for s in readable if s.tier == best]
+    return (f"Recommendation: {' or '.join(names)}: the plan forecast {'it' if len(names) == 1 else 'each'} readable "
+            f"on the public reference, with {TIERS[best]}; the private evaluation can neither confirm nor rank it "
+            f"({refused[0].ratios}): more held-out {refused[0].unit}s or a larger --evaluation-epsilon would let it.")
 
 
 def _flags(rows: list[dict], chosen: Scored, theirs) -> str:

@@ -86,7 +86,7 @@ def format_table(rows: list[dict], info: dict) -> str:
         for r in sorted(by_unit[u], key=lambda r: (_road_order(r["road"]), r["epsilon"])):
             lines.append("| " + " | ".join([r["road"], f"{r['epsilon']:g}", _guarantee(r), _outcome(r),
                                             *_scores(r), *_scaled(r, yardsticks[u]), _common_cell(r)]) + " |")
-        lines += ["", *_top_words(by_unit[u]), ""]
+        lines += ["", *_refused_intervals(by_unit[u]), *_top_words(by_unit[u]), ""]
     lines += _notes(rows, info, units)
     common = {u: (_scale(info, u) or {}).get("yardstick_common") for u in units}
     lines += ["", *ranking_lines(scored_rows(rows, yardsticks)), "", recommendation(rows, yardsticks, common)]
@@ -186,10 +186,22 @@ def _scaled(row: dict, yardstick: dict | None) -> tuple[str, str]:
     from ..metrics.yardstick import scaled
 
     e = row.get("evaluation")
-    if not e or yardstick is None:
+    if not e or yardstick is None or e.get("interval_refused"):
         return "", ""
     return (scaled(e["mean_npmi"], e["mean_npmi_interval"], yardstick["npmi"]),
             scaled(e["mean_contrast"], e["mean_contrast_interval"], yardstick["contrast"]))
+
+
+def _refused_intervals(rows: list[dict]) -> list[str]:
+    """One line per reason the evaluation gave no interval (:func:`topicdp.metrics.private.interval_refusal`),
+    naming the rows it applies to."""
+    reasons: dict = {}
+    for r in rows:
+        why = (r.get("evaluation") or {}).get("interval_refused")
+        if why:
+            reasons.setdefault(why, []).append(f"{r['road']} (epsilon {r['epsilon']:g})")
+    return [f"Scores not given for {', '.join(names)}: the evaluation spent its budget and refused the interval: "
+            f"{why}." for why, names in reasons.items()] + ([""] if reasons else [])
 
 
 def _common_cell(row: dict) -> str:
@@ -284,6 +296,8 @@ def _scores(row: dict) -> tuple[str, str]:
     e = row.get("evaluation")
     if not e:
         return "", ""
+    if e.get("interval_refused"):  # a point estimate without a bound on its error is no score to read or rank
+        return "not given (interval refused)", "not given (interval refused)"
     return _value(e["mean_npmi"], e["mean_npmi_interval"]), _value(e["mean_contrast"], e["mean_contrast_interval"])
 
 
