@@ -169,6 +169,7 @@ class Decision:
     simulation: Any = None  # a ReadabilityForecast (public-simulation), or None
     words: str = ""
     unit: str = "unit"  # the request's unit, as the lines name it
+    proposal: str | None = None  # where it refuses: what :mod:`topicdp.pipeline.proposal` proposes instead
 
     @property
     def forecast(self):
