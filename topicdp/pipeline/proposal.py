@@ -28,7 +28,8 @@ from .request import ReleaseRequest, VocabularyPolicy
 
 #: the vocabulary sizes tried (P's most frequent words, or a DP selection's ``max_features``)
 PROPOSAL_SIZES = (2000, 1000, 500, 5000)
-#: the most configurations forecast before a refusal (each a simulation on P where there is one)
+#: the most configurations forecast before a refusal (each a simulation on P of the decision's own
+#: :data:`~topicdp.variational.SIMULATION_DRAWS` draws where there is one; the document level always among them)
 MAX_CONFIGURATIONS = 5
 #: the origin a request's vocabulary has when the release built it from P's words (:func:`topicdp.pipeline.release`)
 REFERENCE_ORIGIN = "built from the public reference P"
@@ -76,18 +77,18 @@ def configurations(decision: Decision, plan: ReleasePlan) -> list[Configuration]
                                  replace(request, vocabulary=words), {"vocabulary_epsilon": None}))
     if from_reference(request) or policy.kind == "dp":
         current = policy.max_features
-        sizes = sorted((s for s in PROPOSAL_SIZES if s != current), key=lambda s: (s > current, -s if s < current
-                                                                                    else s))
+        # the nearest smaller sizes first (a smaller vocabulary concentrates each topic's mass), then larger ones
+        sizes = sorted((s for s in PROPOSAL_SIZES if s != current), key=lambda s: (s > current, abs(s - current)))
         for size in sizes[:3]:
-            vocabulary = replace(policy, kind="reference", words=None, origin="stated by the data owner") \
-                if from_reference(request) else replace(policy, max_features=size)
-            vocabulary = replace(vocabulary, max_features=size)
-            where = "P's" if from_reference(request) else "a DP selection of at most"
-            out.append(Configuration(f"{where} {size} most frequent words", replace(request, vocabulary=vocabulary),
-                                     {"max_features": size}))
-    if str(request.unit) == "user":
-        out.append(_document_level(request))
-    return out[:MAX_CONFIGURATIONS]
+            if from_reference(request):
+                vocabulary = VocabularyPolicy.from_reference(policy.min_df, policy.max_df, size)
+                label = f"P's {size} most frequent words"
+            else:
+                vocabulary, label = replace(policy, max_features=size), f"a DP selection of at most {size} words"
+            out.append(Configuration(label, replace(request, vocabulary=vocabulary), {"max_features": size}))
+    if str(request.unit) != "user":
+        return out[:MAX_CONFIGURATIONS]
+    return out[:MAX_CONFIGURATIONS - 1] + [_document_level(request)]
 
 
 def _document_level(request: ReleaseRequest) -> Configuration:
@@ -111,8 +112,9 @@ def propose(decision: Decision, plan: ReleasePlan, reference, forecast: Callable
 
     ``forecast(request, count)`` is the pipeline's decision on a request at a count
     (:func:`topicdp.pipeline.run.forecast_request`: the simulation on P where there is a reference, else the closed
-    forms), so every configuration is judged as the release of its command would judge it. At the document level the count is the DP count of users
-    times P's documents per user (a public estimate; without P, one document per user, a lower bound)."""
+    forms), so every configuration is judged as the release of its command would judge it. At the document level
+    the count is the DP count of users times P's documents per user (a public estimate; without P, one document per
+    user, a lower bound)."""
     start, tried = time.perf_counter(), []
     for config in configurations(decision, plan):
         count = decision.count
@@ -121,7 +123,7 @@ def propose(decision: Decision, plan: ReleasePlan, reference, forecast: Callable
         try:
             outcome = forecast(config.request, count)
         except ValueError as exc:  # e.g. fewer words forecast than topics: not a proposal
-            tried.append((config.label, f"not possible: {exc}"))
+            tried.append((config.label, f"not possible ({str(exc).split(':')[0]})"))
             continue
         verdict = getattr(outcome.forecast, "verdict", "no forecast")
         tried.append((config.label, verdict))
@@ -139,11 +141,12 @@ def documents_per_user(reference) -> float:
 
 
 def proposal_text(proposal: Proposal) -> str:
-    """The one sentence every refusal carries (module docstring)."""
+    """The one sentence every refusal carries (module docstring): a function of the public forecasts alone (not of
+    their time, which the pipeline says on a line of its own), so that it is the same for every run that sees them."""
     tried = "; ".join(f"{label}: {verdict}" for label, verdict in proposal.tried)
     if proposal.configuration is None:
-        return (f"No configuration that costs no privacy to try is forecast readable ({tried or 'none to try'}; "
-                f"{proposal.seconds:.0f} s of public forecasts): the release needs more units or a larger epsilon.")
+        return (f"No configuration that costs no privacy to try is forecast readable ({tried or 'none to try'}): the "
+                "release needs more units or a larger epsilon.")
     config, fc = proposal.configuration, proposal.forecast
     draws = getattr(fc, "draw_verdicts", None)
     how = (f"readable in {draws.count('readable')} of {len(draws)} simulated releases on P" if draws is not None
@@ -151,7 +154,7 @@ def proposal_text(proposal: Proposal) -> str:
     note = ("" if config.guarantee_note is None else
             f" This changes the guarantee: {config.guarantee_note}.")
     keywords = ", ".join(f"{k}={v!r}" for k, v in config.changes.items())
-    return (f"Proposed, at no privacy cost to try (public forecasts only, {proposal.seconds:.0f} s; tried {tried}): "
+    return (f"Proposed, at no privacy cost to try (public forecasts only; tried {tried}): "
             f"{config.label}, {how}.{note} Run: {command_line(config.request)} (from Python: topicdp.privatize(..., "
             f"{keywords})).")
 
@@ -160,8 +163,7 @@ def command_line(request: ReleaseRequest) -> str:
     """The ``topicdp privatize`` command of ``request`` (the flags that differ from the defaults)."""
     s, v = request.source, request.vocabulary
     flags: list[str] = ["topicdp", "privatize", str(s.path)]
-    _opt(flags, "--topics", request.n_topics, D.n_topics)
-    _opt(flags, "--epsilon", request.epsilon, D.epsilon)
+    flags += ["--topics", str(request.n_topics), "--epsilon", f"{request.epsilon:g}"]  # stated even at the defaults
     _opt(flags, "--delta", request.delta, D.delta)
     _opt(flags, "--unit", str(request.unit), D.unit)
     _opt(flags, "--n-units", request.n_units, None)

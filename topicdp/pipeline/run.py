@@ -264,7 +264,7 @@ def _release_steps(plan: ReleasePlan, reference, source, client, say, lines: lis
     decision = decide(plan, count, n_words=n_words, simulation=simulation, words=simulated_on)
     for line in decision.lines():
         say(line)
-    decision = _with_proposal(decision, plan, reference, say)
+    decision = _with_proposal(decision, plan, reference, say, simulate)
     _refuse_noise(decision, request, "the forecast")
     selection = None
     if request.vocabulary.kind == "dp":
@@ -284,7 +284,7 @@ def _release_steps(plan: ReleasePlan, reference, source, client, say, lines: lis
             say(f"simulated on the public reference ({simulated_on}):")
         for line in decision.forecast.lines()[1:] if decision.forecast is not None else ():
             say("  " + line)  # the figures on the selected words, and what they mean for the topics
-        decision = _with_proposal(decision, plan, reference, say)
+        decision = _with_proposal(decision, plan, reference, say, simulate)
         _refuse_noise(decision, request, "the forecast on the selected vocabulary")
         corpus = _prepare(source, words, request, say)
     assert corpus is not None
@@ -348,19 +348,22 @@ def _refuse_noise(decision: Decision, request: ReleaseRequest, what: str) -> Non
                              "same" + ("" if decision.proposal is None else ". " + decision.proposal.rstrip(".")))
 
 
-def _with_proposal(decision: Decision, plan: ReleasePlan, reference, say) -> Decision:
+def _with_proposal(decision: Decision, plan: ReleasePlan, reference, say, simulate: bool = True) -> Decision:
     """``decision`` with the configuration the plan proposes where it refuses (:mod:`topicdp.pipeline.proposal`:
     public forecasts only), said as a line; unchanged where it does not refuse, or on a sharded corpus (whose
-    forecasts are the same but whose text the simulation would have to read again)."""
+    forecasts are the same but whose text the simulation would have to read again). ``simulate``: as the
+    decision's (False: the closed forms, :func:`release_prepared`)."""
     if not decision.noise or plan.request.source.sharded:
         return decision
-    text = proposal_text(propose(decision, plan, reference, lambda request, count: forecast_request(
-        request, reference, count)))
+    proposal = propose(decision, plan, reference, lambda request, count: forecast_request(
+        request, reference, count, simulate=simulate))
+    text = proposal_text(proposal)
     say(text)
+    say(f"  ({len(proposal.tried)} configuration(s) forecast on public facts in {proposal.seconds:.1f} s)")
     return replace(decision, proposal=text)
 
 
-def forecast_request(request: ReleaseRequest, reference, count: UnitCount) -> Decision:
+def forecast_request(request: ReleaseRequest, reference, count: UnitCount, *, simulate: bool = True) -> Decision:
     """The decision the release of ``request`` would make at ``count`` units, from public facts only: its plan, the
     vocabulary size it forecasts, dp-vem's simulation on P (on P's words at that size, or the request's public list)
     where there is a reference, and :func:`decide`. It reads nothing private and spends nothing."""
@@ -368,7 +371,7 @@ def forecast_request(request: ReleaseRequest, reference, count: UnitCount) -> De
     plan = plan_request(request, reference)
     n_words, _ = planned_words(plan, count)
     simulation, on = None, ""
-    if reference is not None and "dp-vem" in plan.candidates and n_words >= request.n_topics:
+    if simulate and reference is not None and "dp-vem" in plan.candidates and n_words >= request.n_topics:
         if request.vocabulary.kind == "public":
             words, on = list(request.vocabulary.words or ()), "the release's words"
         else:
