@@ -1,9 +1,10 @@
 """The plan's proposals checked by forcing: blogs at 1,000 to 2,000 private bloggers, user level, K = 10.
 
-Files (built by the caller in ``--workdir``, never in the repository): ``{data}_private.jsonl`` (the bloggers whose id
-hashes below 0.5 by the ``--user-fraction`` rule, their first 20 posts), ``{data}_reference.jsonl`` (hash in [0.5,
-0.75): the public reference P, disjoint), ``{data}_heldout.jsonl`` (hash >= 0.75: the scores), each at most 20 posts
-a blogger. A size is ``--user-fraction F`` on the private file (F 0.25: about 1,000 of the 3,968 blogs' bloggers).
+``split`` writes the files into ``--workdir`` (a temporary directory, never the repository) from ``../shared/data``:
+``{data}_private.jsonl`` (the bloggers whose id hashes below 0.5 by the ``--user-fraction`` rule),
+``{data}_reference.jsonl`` (hash in [0.5, 0.75): the public reference P, disjoint), ``{data}_heldout.jsonl`` (hash
+>= 0.75: the scores), each blogger's first 20 posts. A size is ``--user-fraction F`` on the private file (F 0.25:
+about 1,000 of the 3,968 blogs' bloggers; 0.18 about 1,000 of blogs-more's 5,662).
 
 ``release`` (one JSON line per run, appended to ``--cache``): for each cell (fraction, epsilon, with or without P)
 the owner's command (``topicdp privatize private --user-fraction F --max-docs-per-user 20 --topics 10 --epsilon E
@@ -16,6 +17,7 @@ on an ordinary 2,000-word vocabulary of the same private bloggers (``decision_va
 ``score_lists``: NPMI and contrast as ratios, diversity, matched overlap; the median over ``--lda-seeds`` fits),
 judged on :data:`topicdp.forecast.TARGETS` at the user level, or the document level for a document-level proposal.
 
+    python benchmarks/plan_proposals.py split --data blogs   # and --data more
     python benchmarks/plan_proposals.py release --data blogs --fractions 0.25 0.5 --epsilons 3 10
     python benchmarks/plan_proposals.py table --data blogs --out docs/results/plan_proposals_table.md
 """
@@ -29,7 +31,7 @@ import os
 import shlex
 import sys
 import time
-from contextlib import redirect_stderr
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -40,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np  # noqa: E402
 
 from decision_validation import TARGETS, ordinary_lda, score_lists  # noqa: E402
+from no_public_data import DATA  # noqa: E402
 
 
 def _run(words: list[str], out: Path) -> dict:
@@ -48,10 +51,13 @@ def _run(words: list[str], out: Path) -> dict:
     from topicdp.cli import main
 
     err, start = io.StringIO(), time.perf_counter()
-    with redirect_stderr(err):
+    with redirect_stderr(err), redirect_stdout(err):
         code = main(words + ["--out", str(out), "--overwrite"])
     row = {"command": "topicdp " + shlex.join(words), "seconds": round(time.perf_counter() - start, 1)}
     text = [line for line in err.getvalue().splitlines() if "passes" not in line]
+    timed = [line for line in text if "forecast on public facts in" in line]
+    if timed:  # the plan's added time: the configurations forecast before the refusal
+        row["proposal_seconds"] = float(timed[-1].rsplit(" in ", 1)[1].split(" s")[0])
     if code != 0:
         row["refusal"] = next((line for line in text if line.startswith("topicdp: error")), text[-1:])
         return row
@@ -73,6 +79,41 @@ def _with_seed(words: list[str], seed: int) -> list[str]:
         out[out.index("--seed") + 1] = str(seed)
         return out
     return out + ["--seed", str(seed)]
+
+
+#: the data sets' files (``--data blogs`` or ``more``)
+SOURCES = {"blogs": "blogs", "more": "blogs-more"}
+
+
+def split(args) -> int:
+    """Write ``{data}_private.jsonl`` (hash < 0.5), ``{data}_reference.jsonl`` ([0.5, 0.75)) and
+    ``{data}_heldout.jsonl`` (>= 0.75) into ``--workdir``: each blogger's first 20 posts (in the file's order), by
+    the ``--user-fraction`` hash (:func:`topicdp.corpus.user_selected`)."""
+    import gzip
+
+    from topicdp.corpus import user_selected
+
+    source = DATA / SOURCES[args.data] / "blogs.jsonl.gz"
+    if not source.exists():
+        print(f"skipped: {source} is absent")
+        return 0
+    work = Path(args.workdir)
+    work.mkdir(parents=True, exist_ok=True)
+    files = {name: (work / f"{args.data}_{name}.jsonl").open("w") for name in ("private", "reference", "heldout")}
+    seen: dict = {}
+    with gzip.open(source, "rt") as lines:
+        for line in lines:
+            record = json.loads(line)
+            user = record["user"]
+            seen[user] = seen.get(user, 0) + 1
+            if seen[user] > 20:
+                continue
+            name = ("private" if user_selected(user, 0.5) else "reference" if user_selected(user, 0.75)
+                    else "heldout")
+            files[name].write(json.dumps({"user": user, "text": record["text"]}) + "\n")
+    for f in files.values():
+        f.close()
+    return 0
 
 
 def releases(args) -> int:
@@ -143,7 +184,7 @@ def table(args) -> int:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("step", choices=("release", "table"))
+    ap.add_argument("step", choices=("split", "release", "table"))
     ap.add_argument("--data", default="blogs")
     ap.add_argument("--workdir", default="/tmp/propose")
     ap.add_argument("--cache", default="/tmp/propose/plan_proposals.jsonl")
@@ -154,6 +195,8 @@ def main(argv=None) -> int:
     ap.add_argument("--lda-seeds", type=int, default=2)
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
+    if args.step == "split":
+        return split(args)
     if not (Path(args.workdir) / f"{args.data}_private.jsonl").exists():
         print(f"skipped: {args.workdir}/{args.data}_private.jsonl is absent (see the module docstring)")
         return 0

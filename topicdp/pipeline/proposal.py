@@ -75,7 +75,9 @@ def configurations(decision: Decision, plan: ReleasePlan) -> list[Configuration]
                                  max_features=policy.max_features)
         out.append(Configuration(f"P's {policy.max_features} most frequent words instead of a DP selection",
                                  replace(request, vocabulary=words), {"vocabulary_epsilon": None}))
-    if from_reference(request) or policy.kind == "dp":
+    # a DP selection's size is tried only with P: without it the plan forecasts the selection's size by an upper
+    # bound (max_features), on which a smaller selection looks readable until the selection keeps far fewer words
+    if from_reference(request) or (policy.kind == "dp" and plan.reference is not None):
         current = policy.max_features
         # the nearest smaller sizes first (a smaller vocabulary concentrates each topic's mass), then larger ones
         sizes = sorted((s for s in PROPOSAL_SIZES if s != current), key=lambda s: (s > current, abs(s - current)))
