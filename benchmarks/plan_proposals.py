@@ -3,7 +3,7 @@
 ``split`` writes the files into ``--workdir`` (a temporary directory, never the repository) from ``../shared/data``:
 ``{data}_private.jsonl`` (the bloggers whose id hashes below 0.5 by the ``--user-fraction`` rule),
 ``{data}_reference.jsonl`` (hash in [0.5, 0.75): the public reference P, disjoint), ``{data}_heldout.jsonl`` (hash
->= 0.75: the scores), each blogger's first 20 posts. A size is ``--user-fraction F`` on the private file (F 0.25:
+>= 0.75: the scores, whole), the others each blogger's first 20 posts. A size is ``--user-fraction F`` on the private file (F 0.25:
 about 1,000 of the 3,968 blogs' bloggers; 0.18 about 1,000 of blogs-more's 5,662).
 
 ``release`` (one JSON line per run, appended to ``--cache``): for each cell (fraction, epsilon, with or without P)
@@ -68,9 +68,10 @@ def _run(words: list[str], out: Path) -> dict:
 
 
 def _proposed(refusal: str) -> list[str] | None:
-    if "Run: topicdp " not in refusal:
+    head = "Run (a new release, charged as any): " if "Run (a new" in refusal else "Run: "
+    if head + "topicdp " not in refusal:
         return None
-    return shlex.split(refusal.split("Run: ", 1)[1].split(" (from Python:", 1)[0])[1:]
+    return shlex.split(refusal.split(head, 1)[1].split(" (from Python:", 1)[0])[1:]
 
 
 def _with_seed(words: list[str], seed: int) -> list[str]:
@@ -93,7 +94,7 @@ def split(args) -> int:
 
     from topicdp.corpus import user_selected
 
-    source = DATA / SOURCES[args.data] / "blogs.jsonl.gz"
+    source = Path(args.source) / SOURCES[args.data] / "blogs.jsonl.gz"
     if not source.exists():
         print(f"skipped: {source} is absent")
         return 0
@@ -106,10 +107,10 @@ def split(args) -> int:
             record = json.loads(line)
             user = record["user"]
             seen[user] = seen.get(user, 0) + 1
-            if seen[user] > 20:
-                continue
             name = ("private" if user_selected(user, 0.5) else "reference" if user_selected(user, 0.75)
                     else "heldout")
+            if seen[user] > 20 and name != "heldout":  # the scores read the held-out bloggers whole
+                continue
             files[name].write(json.dumps({"user": user, "text": record["text"]}) + "\n")
     for f in files.values():
         f.close()
@@ -187,6 +188,7 @@ def main(argv=None) -> int:
     ap.add_argument("step", choices=("split", "release", "table"))
     ap.add_argument("--data", default="blogs")
     ap.add_argument("--workdir", default="/tmp/propose")
+    ap.add_argument("--source", default=str(DATA), help="split: the shared data directory (default %(default)s)")
     ap.add_argument("--cache", default="/tmp/propose/plan_proposals.jsonl")
     ap.add_argument("--fractions", type=float, nargs="+", default=[0.25, 0.5])
     ap.add_argument("--epsilons", type=float, nargs="+", default=[3.0, 10.0])

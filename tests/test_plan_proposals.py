@@ -43,7 +43,7 @@ def _refusal(corpus, epsilon: float = 3.0, **kw) -> str:
 
 
 def _command(message: str) -> list[str]:
-    command = message.split("Run: ", 1)[1].split(" (from Python:", 1)[0]
+    command = message.split("Run (a new release, charged as any): ", 1)[1].split(" (from Python:", 1)[0]
     return shlex.split(command)[1:]
 
 
@@ -62,6 +62,11 @@ def test_a_user_level_refusal_proposes_the_document_level_with_a_command_that_is
     assert main(words + ["--out", str(out)]) == 0
     assert out.exists()
     assert "refused" not in capsys.readouterr().err
+    # the same sentence in the report of the release forced past the refusal (one function builds it)
+    forced = topicdp.privatize(private, reference=reference, n_topics=3, epsilon=3.0, seed=0, n_jobs=1,
+                               release_anyway=True, echo=lambda line: None)
+    proposal = forced.report.details["plan"]["decision"]["proposal"]
+    assert proposal.startswith(PROPOSED) and proposal.rstrip(".") in message
 
 
 def test_nothing_is_proposed_when_nothing_helps(tmp_path):
@@ -114,10 +119,17 @@ def test_the_random_dp_pilot_refuses_before_the_full_sample(monkeypatch):
         return real(distribution, n_records, seed, h)
 
     monkeypatch.setattr(sampler, "draw_pairs", counted)
+    from topicdp import TopicDP
+    from topicdp.adapters import make_model
+    from topicdp.samplers import SensitivitySampling
+
+    # the exchangeable sizing (9 pairs) bounds what the test would fit if the pilot did not refuse
+    template = TopicDP(make_model("gensim-lda", 3, 0), sampling=SensitivitySampling(sizing="exchangeable",
+                                                                                     random_state=0))
     lines: list[str] = []
     with pytest.raises(ReleaseRefused) as info:
         topicdp.privatize("embedded", n_topics=3, epsilon=0.5, unit="user", guarantee="random-dp",
-                          reference="embedded", seed=0, n_jobs=1, echo=lines.append)
+                          reference="embedded", agnostic=template, seed=0, n_jobs=1, echo=lines.append)
     message = str(info.value)
     assert "pilot" in message and f"first {run_module.PILOT_PAIRS} of" in message and "were not run" in message
     assert pairs == [run_module.PILOT_PAIRS]  # the full sample was never drawn

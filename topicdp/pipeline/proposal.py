@@ -157,7 +157,8 @@ def proposal_text(proposal: Proposal) -> str:
             f" This changes the guarantee: {config.guarantee_note}.")
     keywords = ", ".join(f"{k}={v!r}" for k, v in config.changes.items())
     return (f"Proposed, at no privacy cost to try (public forecasts only; tried {tried}): "
-            f"{config.label}, {how}.{note} Run: {command_line(config.request)} (from Python: topicdp.privatize(..., "
+            f"{config.label}, {how}.{note} Run (a new release, charged as any): {command_line(config.request)} (from "
+            f"Python: topicdp.privatize(..., "
             f"{keywords})).")
 
 
