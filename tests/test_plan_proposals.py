@@ -97,7 +97,9 @@ def test_the_configurations_are_bounded_and_the_command_restates_the_request(fil
     args = build_parser().parse_args(shlex.split(command_line(request))[1:])
     assert (args.user_fraction, args.max_docs_per_user, args.vocabulary_epsilon, args.stop_words) == (0.5, 20, 0.5,
                                                                                                       "web")
-    plan = plan_request(request)
+    from topicdp.pipeline.run import read_reference
+
+    plan = plan_request(request, read_reference(request))  # with P: a DP selection's sizes are forecast from it
     decision = Decision("dp-vem", "rule", UnitCount(1000, "stated"), 5000, {})
     tried = configurations(decision, plan)
     assert len(tried) <= MAX_CONFIGURATIONS
