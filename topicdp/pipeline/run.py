@@ -583,11 +583,13 @@ def random_dp_pilot(privatizer, corpus, request: ReleaseRequest, say: Callable[[
         privatizer = privatizer.set_params(sampling=sampling)
     if m <= h - k or m >= h:
         return privatizer
-    from sklearn.base import clone
-
-    pilot = clone(privatizer).set_params(sampling=replace(sampling, n_pairs=m, insecure_testing=True,
-                                                            cache_dir=None, max_minutes=None))
-    sample = pilot.sample_sensitivity(corpus)
+    # the same estimator, its sampling the pilot's for this one sample (so that it says its model's changes once)
+    privatizer.set_params(sampling=replace(sampling, n_pairs=m, insecure_testing=True, cache_dir=None,
+                                           max_minutes=None))
+    try:
+        sample = privatizer.sample_sensitivity(corpus)
+    finally:
+        privatizer.set_params(sampling=sampling)
     bound = float(np.sort(sample.deltas)[m - 1 - (h - k)])
     sigma = privatizer.noise_scale(bound)
     fc = random_dp_forecast(request, sigma, corpus.n_words)
