@@ -20,7 +20,7 @@ from __future__ import annotations
 import shlex
 import time
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from .._names import RELEASE_DEFAULTS as D
 from .plan import Decision, ReleasePlan, UnitCount
@@ -52,7 +52,7 @@ class Proposal:
     was tried (labels with their verdicts) in how many seconds."""
 
     configuration: Configuration | None
-    forecast: object
+    forecast: Any
     tried: tuple
     seconds: float
 
@@ -97,8 +97,8 @@ def _document_level(request: ReleaseRequest) -> Configuration:
     """The document level: no stated count (the number of documents is not the users'), and no per-user caps
     (they break document-level privacy, :class:`ReleaseRequest`), which the keywords and the note say."""
     changes: dict = {"unit": "document"}
-    caps = {name: None for name in ("max_docs_per_user", "max_tokens_per_user")
-            if getattr(request.source, name) is not None}
+    caps: dict[str, Any] = {name: None for name in ("max_docs_per_user", "max_tokens_per_user")
+                            if getattr(request.source, name) is not None}
     if request.n_units is not None:
         changes["n_units"] = None
     changes.update(caps)

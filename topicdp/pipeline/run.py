@@ -254,13 +254,7 @@ def _release_steps(plan: ReleasePlan, reference, source, client, say, lines: lis
     # the reference's own most frequent words at the size the plan forecasts stand in for them.
     simulation, simulated_on = None, ""
     if simulate and reference is not None and "dp-vem" in plan.candidates and n_words >= request.n_topics:
-        if corpus is not None:
-            words, simulated_on = list(corpus.vocabulary), "the release's words"
-        else:
-            words = reference_vocabulary(reference, request.source, max_features=max(int(n_words), 2))
-            simulated_on = (f"the reference's {len(words)} most frequent words, standing in for the DP vocabulary's "
-                            "forecast size before it is selected")
-        simulation = _start_and_simulate(plan, reference, words, count)
+        simulation, simulated_on = _first_simulation(plan, reference, corpus, n_words, count)
     decision = decide(plan, count, n_words=n_words, simulation=simulation, words=simulated_on)
     for line in decision.lines():
         say(line)
@@ -309,6 +303,18 @@ def _release_steps(plan: ReleasePlan, reference, source, client, say, lines: lis
                             topic_entries=ledger.records[before:])
     final.diagnostics.setdefault("corpus", {}).update(source.diagnostics())
     return PipelineResult(final, plan, decision, lines)
+
+
+def _first_simulation(plan: ReleasePlan, reference, corpus, n_words: int, count: UnitCount):
+    """dp-vem simulated on P before the decision, and which words it ran on: the release's (a public list, the
+    corpus prepared on it), or, before a DP selection, P's most frequent words at the size the plan forecasts."""
+    if corpus is not None:
+        words, simulated_on = list(corpus.vocabulary), "the release's words"
+    else:
+        words = reference_vocabulary(reference, plan.request.source, max_features=max(int(n_words), 2))
+        simulated_on = (f"the reference's {len(words)} most frequent words, standing in for the DP vocabulary's "
+                        "forecast size before it is selected")
+    return _start_and_simulate(plan, reference, words, count), simulated_on
 
 
 def _prepare(source, words, request: ReleaseRequest, say) -> "Corpus":
@@ -579,7 +585,9 @@ def random_dp_pilot(privatizer, corpus, request: ReleaseRequest, say: Callable[[
     _, h, k, _ = sampling.size()
     m = PILOT_PAIRS
     if sampling.random_state is None:
-        sampling = replace(sampling, random_state=int(np.random.SeedSequence().entropy % 2**63))
+        entropy = np.random.SeedSequence().entropy
+        assert isinstance(entropy, int)  # numpy draws an int when it is given no entropy
+        sampling = replace(sampling, random_state=entropy % 2**63)
         privatizer = privatizer.set_params(sampling=sampling)
     if m <= h - k or m >= h:
         return privatizer
