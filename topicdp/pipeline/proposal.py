@@ -2,8 +2,8 @@
 
 A refused forecast is a function of public facts (the request, the public reference P, the words) and of the DP
 count already drawn. So is the same forecast for another configuration of the same release: another mechanism of
-the registry (already forecast by the decision), another vocabulary size (P's most frequent words, or a DP selection
-asked for fewer words), P's words instead of a DP selection (which also leaves the selection's budget to the
+the registry (already forecast by the decision), another vocabulary size (P's most frequent words, or, with P, a DP
+selection asked for fewer words: without P its size is known only by an upper bound), P's words instead of a DP selection (which also leaves the selection's budget to the
 topics), the document level instead of the user level. :func:`propose` forecasts a bounded list of them
 (:data:`MAX_CONFIGURATIONS`, each with the decision's own forecast: the simulation on P where there is one, the
 closed forms otherwise), in the order of how little they change, and stops at the first whose forecast is readable.
@@ -163,7 +163,11 @@ def proposal_text(proposal: Proposal) -> str:
 
 
 def command_line(request: ReleaseRequest) -> str:
-    """The ``topicdp privatize`` command of ``request`` (the flags that differ from the defaults)."""
+    """The ``topicdp privatize`` command of ``request`` (K, epsilon and the flags that differ from the defaults).
+
+    What the request holds only as words is named by a placeholder (``WORDS_FILE`` for a public list the owner
+    stated, ``STOP_WORDS_FILE`` for stop words other than ``web``); output files (``--out``, ``--diagnostics``)
+    are the owner's to add."""
     s, v = request.source, request.vocabulary
     flags: list[str] = ["topicdp", "privatize", str(s.path)]
     flags += ["--topics", str(request.n_topics), "--epsilon", f"{request.epsilon:g}"]  # stated even at the defaults
