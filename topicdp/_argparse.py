@@ -79,13 +79,17 @@ def flag(name: str) -> str:
 
 def cli_words(text: str) -> str:
     """``text`` in the command line's words: the phrases of :data:`CLI_PHRASES`, then every snake_case request
-    parameter as its flag."""
+    parameter as its flag, except inside a call of ``topicdp.privatize(...)`` (Python quoted as Python)."""
     import re
 
-    for python, cli in CLI_PHRASES.items():
-        text = text.replace(python, cli)
-    return re.sub(r"\b[a-z]+(?:_[a-z]+)+\b", lambda m: flag(m.group()) if m.group() in _FLAGGED else m.group(),
-                  text)
+    # a call of topicdp.privatize (a refusal's proposal, from Python) is Python already: kept as it is
+    parts = re.split(r"(topicdp\.privatize\([^)]*\))", text)
+    for i in range(0, len(parts), 2):
+        for python, cli in CLI_PHRASES.items():
+            parts[i] = parts[i].replace(python, cli)
+        parts[i] = re.sub(r"\b[a-z]+(?:_[a-z]+)+\b",
+                          lambda m: flag(m.group()) if m.group() in _FLAGGED else m.group(), parts[i])
+    return "".join(parts)
 
 
 def add_ledger_arguments(p: argparse.ArgumentParser) -> None:

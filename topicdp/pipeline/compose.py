@@ -133,12 +133,15 @@ def _decision_status(request, decision, what: str) -> str:
 def decision_details(decision, release_anyway: bool) -> dict:
     """The figures the decision rested on: the chosen mechanism's forecast (simulated on the public reference where
     there is one) and its verdict, the simulated draws readable and whether that count is on the edge
-    (:func:`topicdp.forecast.on_the_edge`), and whether the owner released a refused forecast anyway."""
+    (:func:`topicdp.forecast.on_the_edge`), whether the owner released a refused forecast anyway, and the configuration
+    the plan proposed instead (:func:`topicdp.pipeline.proposal.proposal_text`)."""
     fc = decision.forecast
     if fc is None:
         return {"verdict": None, "released_anyway": False}
     out = {"verdict": fc.verdict, "released_anyway": bool(release_anyway and decision.noise),
            "forecast": getattr(fc, "method", None)}
+    if decision.proposal is not None:
+        out["proposal"] = decision.proposal
     for name in ("overlap_with_lda", "npmi", "contrast", "diversity"):
         value = getattr(fc, name, None)
         if value is not None:

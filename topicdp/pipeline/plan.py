@@ -10,7 +10,9 @@ Two steps, each a function of what it is given and nothing else:
    count whose budget the report composes -- and forecasts each mechanism (each registry row's own forecast,
    :mod:`topicdp.pipeline.mechanisms`), picks one by the rule (the largest forecast top-10 overlap), and says whether the release would miss the unit's targets (noise, lists of common
    words, or below the overlap target: then it is refused unless the owner insists). Its inputs are public or DP
-   outputs, so every refusal, choice and printed line is too.
+   outputs, so every refusal, choice and printed line is too. Before a refusal the pipeline forecasts, on the same
+   inputs, the configurations that cost no privacy to try (:mod:`topicdp.pipeline.proposal`), and the refusal
+   proposes the one forecast readable, with its command (:attr:`Decision.proposal`).
 
 With a public reference, dp-vem's forecast is the simulation on it (:func:`topicdp.variational.forecast_on_reference`,
 run by the pipeline before the decision: it reads public data, the count and the words only, and spends nothing),
@@ -169,6 +171,7 @@ class Decision:
     simulation: Any = None  # a ReadabilityForecast (public-simulation), or None
     words: str = ""
     unit: str = "unit"  # the request's unit, as the lines name it
+    proposal: str | None = None  # where it refuses: what :mod:`topicdp.pipeline.proposal` proposes instead
 
     @property
     def forecast(self):

@@ -23,6 +23,7 @@ from .compose import compose_release, vocabulary_statement
 from .mechanisms import MECHANISMS
 from .plan import (Decision, ReleasePlan, ReleaseRefused, UnitCount, decide, plan_request, planned_words,
                    spent_statement, vocabulary_share)
+from .proposal import REFERENCE_ORIGIN, propose, proposal_text
 from .request import CorpusSource, ReleaseRequest, VocabularyPolicy, check_scheduler
 from .sources import EMBEDDED_PUBLIC_HALF, InMemorySource, Records, bounded, build_corpus, open_source, read_records
 
@@ -63,12 +64,7 @@ def release(request: ReleaseRequest, *, echo: Callable[[str], None] | None = Non
     """
     lines, say = _lines(echo)
     reference = read_reference(request) if request.reference is not None else None
-    if request.vocabulary.kind == "reference":  # P's own words: public, free, read with P itself
-        assert reference is not None  # the request refuses this policy without a reference
-        policy = request.vocabulary
-        words = reference_vocabulary(reference, request.source, min_df=policy.min_df, max_df=policy.max_df,
-                                     max_features=policy.max_features)
-        request = replace(request, vocabulary=VocabularyPolicy.public(words, "built from the public reference P"))
+    request = with_reference_words(request, reference)
     plan = plan_request(request, reference)
 
     def run(ledger: PrivacyLedger, charged_to_file: bool) -> PipelineResult:
@@ -79,6 +75,21 @@ def release(request: ReleaseRequest, *, echo: Callable[[str], None] | None = Non
             return _release_dp(plan, reference, source, client, say, lines, ledger)
 
     return _charged_run(plan, say, run)
+
+
+def with_reference_words(request: ReleaseRequest, reference) -> ReleaseRequest:
+    """``request`` with P's own words as its public list where it asks for them (public, free, read with P itself);
+    the list keeps the limits it was built with (``max_features``, ``min_df``, ``max_df``), which a proposal's
+    command restates (:func:`topicdp.pipeline.proposal.command_line`)."""
+    if request.vocabulary.kind != "reference":
+        return request
+    assert reference is not None  # the request refuses this policy without a reference
+    policy = request.vocabulary
+    words = reference_vocabulary(reference, request.source, min_df=policy.min_df, max_df=policy.max_df,
+                                 max_features=policy.max_features)
+    public = replace(VocabularyPolicy.public(words, REFERENCE_ORIGIN), min_df=policy.min_df, max_df=policy.max_df,
+                     max_features=policy.max_features)
+    return replace(request, vocabulary=public)
 
 
 def _lines(echo: Callable[[str], None] | None) -> tuple[list[str], Callable[[str], None]]:
@@ -243,16 +254,11 @@ def _release_steps(plan: ReleasePlan, reference, source, client, say, lines: lis
     # the reference's own most frequent words at the size the plan forecasts stand in for them.
     simulation, simulated_on = None, ""
     if simulate and reference is not None and "dp-vem" in plan.candidates and n_words >= request.n_topics:
-        if corpus is not None:
-            words, simulated_on = list(corpus.vocabulary), "the release's words"
-        else:
-            words = reference_vocabulary(reference, request.source, max_features=max(int(n_words), 2))
-            simulated_on = (f"the reference's {len(words)} most frequent words, standing in for the DP vocabulary's "
-                            "forecast size before it is selected")
-        simulation = _start_and_simulate(plan, reference, words, count)
+        simulation, simulated_on = _first_simulation(plan, reference, corpus, n_words, count)
     decision = decide(plan, count, n_words=n_words, simulation=simulation, words=simulated_on)
     for line in decision.lines():
         say(line)
+    decision = _with_proposal(decision, plan, reference, say, simulate)
     _refuse_noise(decision, request, "the forecast")
     selection = None
     if request.vocabulary.kind == "dp":
@@ -272,6 +278,7 @@ def _release_steps(plan: ReleasePlan, reference, source, client, say, lines: lis
             say(f"simulated on the public reference ({simulated_on}):")
         for line in decision.forecast.lines()[1:] if decision.forecast is not None else ():
             say("  " + line)  # the figures on the selected words, and what they mean for the topics
+        decision = _with_proposal(decision, plan, reference, say, simulate)
         _refuse_noise(decision, request, "the forecast on the selected vocabulary")
         corpus = _prepare(source, words, request, say)
     assert corpus is not None
@@ -296,6 +303,18 @@ def _release_steps(plan: ReleasePlan, reference, source, client, say, lines: lis
                             topic_entries=ledger.records[before:])
     final.diagnostics.setdefault("corpus", {}).update(source.diagnostics())
     return PipelineResult(final, plan, decision, lines)
+
+
+def _first_simulation(plan: ReleasePlan, reference, corpus, n_words: int, count: UnitCount):
+    """dp-vem simulated on P before the decision, and which words it ran on: the release's (a public list, the
+    corpus prepared on it), or, before a DP selection, P's most frequent words at the size the plan forecasts."""
+    if corpus is not None:
+        words, simulated_on = list(corpus.vocabulary), "the release's words"
+    else:
+        words = reference_vocabulary(reference, plan.request.source, max_features=max(int(n_words), 2))
+        simulated_on = (f"the reference's {len(words)} most frequent words, standing in for the DP vocabulary's "
+                        "forecast size before it is selected")
+    return _start_and_simulate(plan, reference, words, count), simulated_on
 
 
 def _prepare(source, words, request: ReleaseRequest, say) -> "Corpus":
@@ -332,7 +351,40 @@ def _refuse_noise(decision: Decision, request: ReleaseRequest, what: str) -> Non
     if parts is not None and not request.release_anyway:
         head, edge = parts
         raise ReleaseRefused(f"{head} (see the advice above){edge}; pass release_anyway=True to release it all the "
-                             "same")
+                             "same" + ("" if decision.proposal is None else ". " + decision.proposal.rstrip(".")))
+
+
+def _with_proposal(decision: Decision, plan: ReleasePlan, reference, say, simulate: bool = True) -> Decision:
+    """``decision`` with the configuration the plan proposes where it refuses (:mod:`topicdp.pipeline.proposal`:
+    public forecasts only), said as a line; unchanged where it does not refuse, or on a sharded corpus (whose
+    forecasts are the same but whose text the simulation would have to read again). ``simulate``: as the
+    decision's (False: the closed forms, :func:`release_prepared`)."""
+    if not decision.noise or plan.request.source.sharded:
+        return decision
+    proposal = propose(decision, plan, reference, lambda request, count: forecast_request(
+        request, reference, count, simulate=simulate))
+    text = proposal_text(proposal)
+    say(text)
+    say(f"  ({len(proposal.tried)} configuration(s) forecast on public facts in {proposal.seconds:.1f} s)")
+    return replace(decision, proposal=text)
+
+
+def forecast_request(request: ReleaseRequest, reference, count: UnitCount, *, simulate: bool = True) -> Decision:
+    """The decision the release of ``request`` would make at ``count`` units, from public facts only: its plan, the
+    vocabulary size it forecasts, dp-vem's simulation on P (on P's words at that size, or the request's public list)
+    where there is a reference, and :func:`decide`. It reads nothing private and spends nothing."""
+    request = with_reference_words(request, reference)
+    plan = plan_request(request, reference)
+    n_words, _ = planned_words(plan, count)
+    simulation, on = None, ""
+    if simulate and reference is not None and "dp-vem" in plan.candidates and n_words >= request.n_topics:
+        if request.vocabulary.kind == "public":
+            words, on = list(request.vocabulary.words or ()), "the release's words"
+        else:
+            words = reference_vocabulary(reference, request.source, max_features=max(int(n_words), 2))
+            on = f"the reference's {len(words)} most frequent words"
+        simulation = _start_and_simulate(plan, reference, words, count)
+    return decide(plan, count, n_words=n_words, simulation=simulation, words=on)
 
 
 def noise_refusal(decision: Decision | None, what: str = "the forecast") -> str | None:
@@ -490,6 +542,8 @@ def _random_dp(plan: ReleasePlan, say, ledger: PrivacyLedger | None = None):
         distribution = reference_corpus(plan.reference, corpus.vocabulary, request.source)
         say(f"public reference P: {request.reference}")
     privatizer = random_dp_privatizer(request, distribution, say=say)
+    if distribution is not None:  # a public P: the pilot reads nothing private
+        privatizer = random_dp_pilot(privatizer, corpus, request, say)
     sample = privatizer.sample_sensitivity(corpus)
     sigma = privatizer.noise_scale(sample.sensitivity)
     fc = random_dp_forecast(request, sigma, corpus.n_words)
@@ -506,6 +560,65 @@ def _random_dp(plan: ReleasePlan, say, ledger: PrivacyLedger | None = None):
                               sensitivity_sample=sample, ledger=ledger).release_
     released.diagnostics.setdefault("corpus", {}).update(source.diagnostics())
     return released
+
+
+#: the pairs of the random-DP road's pilot sample (:func:`random_dp_pilot`)
+PILOT_PAIRS = 2
+
+
+def random_dp_pilot(privatizer, corpus, request: ReleaseRequest, say: Callable[[str], None]):
+    """Forecast the random-DP release from the first :data:`PILOT_PAIRS` pairs of its sensitivity sample and refuse
+    before the rest are fitted where even they say noise; returns ``privatizer`` with its pair seed fixed (drawn
+    here when the sampling has none), so that the full sample's first pairs are the pilot's.
+
+    Why the pilot can refuse for the full sample: the full sample's sensitivity is its k-th smallest distance of h,
+    and at most h - k of the h exceed it. The pilot's pairs are the sample's first pairs (one child seed per pair,
+    :func:`topicdp.samplers.sampler.draw_pairs`; the fits are deterministic, which TopicDP checks), so of the m
+    pilot distances at least m - (h - k) are at most the full sensitivity: the pilot's (m - (h - k))-th smallest is a
+    lower bound of it whenever m > h - k (k = h at gamma 0.1 in both sizings: the pilot's largest). Sigma grows with
+    the sensitivity and the forecast's overlap falls with sigma, so noise at the pilot's bound is noise at the full
+    sample. Where m <= h - k there is no such bound and no pilot is run. Sampling on a public P reads nothing
+    private."""
+    from ..samplers.progress import CostForecast
+
+    sampling = privatizer.sampling
+    _, h, k, _ = sampling.size()
+    m = PILOT_PAIRS
+    if sampling.random_state is None:
+        entropy = np.random.SeedSequence().entropy
+        assert isinstance(entropy, int)  # numpy draws an int when it is given no entropy
+        sampling = replace(sampling, random_state=entropy % 2**63)
+        privatizer = privatizer.set_params(sampling=sampling)
+    if m <= h - k or m >= h:
+        return privatizer
+    # the same estimator, its sampling the pilot's for this one sample (so that it says its model's changes once)
+    privatizer.set_params(sampling=replace(sampling, n_pairs=m, insecure_testing=True, cache_dir=None,
+                                           max_minutes=None))
+    try:
+        sample = privatizer.sample_sensitivity(corpus)
+    finally:
+        privatizer.set_params(sampling=sampling)
+    bound = float(np.sort(sample.deltas)[m - 1 - (h - k)])
+    sigma = privatizer.noise_scale(bound)
+    fc = random_dp_forecast(request, sigma, corpus.n_words)
+    rest = CostForecast(h, float(np.median(sample.fit_seconds)) / 2, max(1, min(effective_jobs(request.n_jobs), h)))
+    say(f"pilot: the first {m} of the sample's {h} pairs in {sample.wall_seconds:.1f} s: sensitivity at least "
+        f"{bound:.4g}, sigma at least {sigma:.4g}: forecast {fc.verdict}")
+    if fc.verdict == "noise" and not request.release_anyway:
+        raise ReleaseRefused(
+            f"the pilot sample's forecast (the first {m} of the sensitivity sample's {h} pairs: a lower bound of its "
+            f"sensitivity, sigma >= {sigma:.4g}) says this release would be noise, and the full sample can only say "
+            f"noise too; pass release_anyway=True to release it all the same (random DP spends nothing of a DP "
+            f"budget; the pilot sampled on the public P, {sample.wall_seconds:.1f} s, and the full sample's "
+            f"{rest.n_fits} fits, about {rest.seconds:.0f} s, were not run)")
+    return privatizer
+
+
+def effective_jobs(n_jobs: int) -> int:
+    """The workers ``n_jobs`` means (-1: every core), as the sampler counts them."""
+    from joblib import effective_n_jobs
+
+    return effective_n_jobs(n_jobs)
 
 
 def random_dp_privatizer(request: ReleaseRequest, distribution: "Corpus | None" = None, *, start=None,
