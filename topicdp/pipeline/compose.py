@@ -77,7 +77,8 @@ def compose_release(release: PrivateRelease, *, plan, decision, ledger, topic_en
     }
     plan_details = {"plan": {
         "n_units": decision.count.value, "n_units_source": decision.count.source, "count_sigma": count_sigma,
-        "mechanism_choice": decision.reason, "decision": decision_details(decision, request.release_anyway),
+        "mechanism_choice": decision.reason, "decision": decision_details(decision, request.release_anyway,
+                                                                            published_paths(request)),
         "budget": {n: {"epsilon": b.epsilon, "delta": b.delta} for n, b in budget.parts().items()}}}
     # the steps in order: the units (counted or stated), the topics (with the vocabulary the estimator was told),
     # and the composition's own statuses and check
@@ -130,7 +131,16 @@ def _decision_status(request, decision, what: str) -> str:
     return f"public: {what}, from stated parameters and public data only"
 
 
-def decision_details(decision, release_anyway: bool) -> dict:
+def published_paths(request) -> dict:
+    """The owner's file names a published field must not carry (the corpus, the reference, the ledger), each with
+    the placeholder that stands for it: where the owner keeps their files is not part of a release."""
+    ledger = request.ledger
+    paths = {getattr(request.source, "path", None): "CORPUS", request.reference: "REFERENCE",
+             None if ledger is None else str(getattr(ledger, "path", ledger)): "LEDGER"}
+    return {str(p): name for p, name in paths.items() if p not in (None, "", "embedded", "themed")}
+
+
+def decision_details(decision, release_anyway: bool, paths: dict | None = None) -> dict:
     """The figures the decision rested on: the chosen mechanism's forecast (simulated on the public reference where
     there is one) and its verdict, the simulated draws readable and whether that count is on the edge
     (:func:`topicdp.forecast.on_the_edge`), whether the owner released a refused forecast anyway, and the configuration
@@ -141,7 +151,12 @@ def decision_details(decision, release_anyway: bool) -> dict:
     out = {"verdict": fc.verdict, "released_anyway": bool(release_anyway and decision.noise),
            "forecast": getattr(fc, "method", None)}
     if decision.proposal is not None:
-        out["proposal"] = decision.proposal
+        import shlex
+
+        text = decision.proposal
+        for path, name in sorted((paths or {}).items(), key=lambda item: -len(item[0])):
+            text = text.replace(shlex.quote(path), name).replace(path, name)
+        out["proposal"] = text
     for name in ("overlap_with_lda", "npmi", "contrast", "diversity"):
         value = getattr(fc, name, None)
         if value is not None:
