@@ -249,6 +249,13 @@ def test_refused_intervals_print_no_score_rank_nothing_and_fall_back_on_the_plan
     for r in rows:
         r["forecast"] = "noise"
     assert _table(rows, ("user", "document")).splitlines()[-1].startswith("Recommendation: none")
+    # intervals given but too wide for a verdict: the plan's forecast decides; a row whose interval misses never
+    wide, missed = _row("dp-vem", "user", 0.05, (-0.5, 0.6)), _row("laplace", "user", 0.001, (0.0, 0.002))
+    wide["forecast"] = missed["forecast"] = "readable"
+    last = _table([wide, missed]).splitlines()[-1]
+    assert last.startswith("Recommendation: dp-vem at the user level (epsilon 3): the plan forecast it readable")
+    assert "too wide" in last and "laplace" not in last.split(":", 2)[1]
+    assert _table([missed]).splitlines()[-1].startswith("Recommendation: none")
 
 
 @pytest.mark.parametrize("flags, name", [

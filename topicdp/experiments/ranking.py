@@ -20,9 +20,10 @@ roads rather than print an order (naming the pairs it does tell apart).
 
 A refused interval (:func:`topicdp.metrics.private.interval_refusal`: the noise or clipping leaves the evaluation
 unable to bound the value at its level) judges and ranks nothing: its row *cannot tell*, and is told apart from no
-other. Where no row meets the targets and the released rows' intervals were all refused, the choice falls back on
+other. Where no row meets the targets and the released rows' intervals were refused, the choice falls back on
 what is public without the evaluation: the plan's forecast, on the public reference, that the release would be
-readable (the reason it was released), with the evaluation's refusal stated beside it.
+readable (the reason it was released), with the evaluation's refusal stated beside it; so it does where the
+intervals were given but are too wide to reach a verdict (*cannot tell*), never for a row that *missed*.
 
 The choice. Among the rows that meet the targets, a stronger guarantee is preferred to any score: DP at the user
 level (each user covered), then DP at the document level (each document only), then random DP (NOT DP: sampled
@@ -191,20 +192,22 @@ def recommendation(rows: list[dict], yardsticks: dict, yardstick_common: dict | 
 
 
 def _forecast_choice(rows: list[dict], scored: list[Scored]) -> str:
-    """Where every released row's intervals were refused: the strongest tier among the rows the plan forecast
-    readable, named on that public forecast, with the evaluation's refusal beside it; "" otherwise."""
-    refused = [s for s in scored if s.ratios.startswith("intervals refused")]
-    if not refused or len(refused) < len(scored):
-        return ""
+    """Where no row meets the targets: the strongest tier among the rows the evaluation cannot judge (intervals
+    refused, or too wide to reach a verdict) that the plan forecast readable, named on that public forecast with the
+    evaluation's reason beside it; "" where there is none."""
     forecast = {(r["road"], r["epsilon"], r.get("unit", "user")): r.get("forecast") for r in rows}
-    readable = [s for s in refused if s.tier < len(TIERS) and forecast.get((s.road, s.epsilon, s.unit)) == "readable"]
+    readable = [s for s in scored if s.targets == "cannot tell" and s.tier < len(TIERS)
+                and forecast.get((s.road, s.epsilon, s.unit)) == "readable"]
     if not readable:
         return ""
     best = min(s.tier for s in readable)
-    names = [s.name for s in readable if s.tier == best]
-    return (f"Recommendation: {' or '.join(names)}: the plan forecast {'it' if len(names) == 1 else 'each'} readable "
-            f"on the public reference, with {TIERS[best]}; the private evaluation can neither confirm nor rank it "
-            f"({refused[0].ratios}): more held-out {refused[0].unit}s or a larger --evaluation-epsilon would let it.")
+    chosen = [s for s in readable if s.tier == best]
+    why = next((s.ratios for s in chosen if s.ratios.startswith("intervals refused")),
+               "its intervals are too wide to say whether it meets the targets")
+    return (f"Recommendation: {' or '.join(s.name for s in chosen)}: the plan forecast "
+            f"{'it' if len(chosen) == 1 else 'each'} readable on the public reference, with {TIERS[best]}; the "
+            f"private evaluation can neither confirm nor rank it ({why}): more held-out {chosen[0].unit}s or a larger "
+            "--evaluation-epsilon would let it.")
 
 
 def _flags(rows: list[dict], chosen: Scored, theirs) -> str:
