@@ -204,10 +204,12 @@ def _forecast_choice(rows: list[dict], scored: list[Scored]) -> str:
     chosen = [s for s in readable if s.tier == best]
     why = next((s.ratios for s in chosen if s.ratios.startswith("intervals refused")),
                "its intervals are too wide to say whether it meets the targets")
+    unbounded = "no public fact bounds" in why  # clipping's shift: no budget or size lets the evaluation bound it
+    help_ = "" if unbounded else (f": more held-out {chosen[0].unit}s or a larger --evaluation-epsilon would "
+                                  "let it")
     return (f"Recommendation: {' or '.join(s.name for s in chosen)}: the plan forecast "
             f"{'it' if len(chosen) == 1 else 'each'} readable on the public reference, with {TIERS[best]}; the "
-            f"private evaluation can neither confirm nor rank it ({why}): more held-out {chosen[0].unit}s or a larger "
-            "--evaluation-epsilon would let it.")
+            f"private evaluation can neither confirm nor rank it ({why}){help_}.")
 
 
 def _flags(rows: list[dict], chosen: Scored, theirs) -> str:
