@@ -88,6 +88,10 @@ STEPS = (
 )
 
 
+#: steps a user would give up on: stopped after this many seconds (the random-DP road's full sample takes hours)
+TIMEOUTS = {"random-dp": 600}
+
+
 def prepare(work: Path) -> None:
     """The cuts of blogs, and the same small corpus as Parquet, CSV, SQLite, with named dates, with ``author``."""
     import pandas as pd
@@ -126,8 +130,9 @@ def _rewrite(work: Path, rows: list, name: str, change) -> None:
             fh.write(json.dumps(change(r)) + "\n")
 
 
-def run_step(code: Path, step, work: Path) -> tuple[int | None, float, list[str]]:
-    """(exit status, seconds, output lines) of one command, both streams in the order a terminal shows them."""
+def run_step(code: Path, step, work: Path, timeout: float = 3600) -> tuple[int | None, float, list[str]]:
+    """(exit status, seconds, output lines) of one command, both streams in the order a terminal shows them; a
+    command still running after ``timeout`` seconds is stopped, its output so far kept (exit status None)."""
     env = {**os.environ, "PYTHONPATH": str(code), "OPENBLAS_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1",
            "TOPICDP_PROGRESS": "1"}
     if isinstance(step, tuple) and step[0] in ("show", "html"):
@@ -135,8 +140,13 @@ def run_step(code: Path, step, work: Path) -> tuple[int | None, float, list[str]
     argv = ([sys.executable, "-c", step[1]] if isinstance(step, tuple) else
             [sys.executable, "-m", "topicdp.cli", *step])
     t0 = time.perf_counter()
-    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=work,
-                          timeout=3600)
+    try:
+        proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=work,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired as stopped:  # what a user saw before giving up on it
+        said = stopped.stdout.decode() if isinstance(stopped.stdout, bytes) else (stopped.stdout or "")
+        return None, time.perf_counter() - t0, [*said.replace("\r", "\n").splitlines(),
+                                                f"(stopped by the harness after {timeout:.0f} s)"]
     return proc.returncode, time.perf_counter() - t0, proc.stdout.replace("\r", "\n").splitlines()
 
 
@@ -202,8 +212,9 @@ def main(argv=None) -> int:
             continue
         out += [f"## {name}: {did}", ""]
         for step in steps:
-            status, seconds, lines = run_step(args.code.resolve(), step, work)
-            tail = "" if status is None else f"    # exit status {status}, {seconds:.0f} s"
+            status, seconds, lines = run_step(args.code.resolve(), step, work, TIMEOUTS.get(name, 3600))
+            tail = (f"    # exit status {status}, {seconds:.0f} s" if status is not None else
+                    f"    # stopped after {seconds:.0f} s" if seconds else "")
             out += [f"    {shown(step)}{tail}", "", "```", *lines[:args.lines],
                     *([f"... ({len(lines) - args.lines} more lines)"] if len(lines) > args.lines else []), "```", ""]
             print(f"{name}: {shown(step)[:80]} -> {status} ({seconds:.0f} s)", file=sys.stderr)
