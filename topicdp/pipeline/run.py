@@ -356,11 +356,12 @@ def _refuse_noise(decision: Decision, request: ReleaseRequest, what: str) -> Non
 
 def _with_proposal(decision: Decision, plan: ReleasePlan, reference, say, simulate: bool = True) -> Decision:
     """``decision`` with the configuration the plan proposes where it refuses (:mod:`topicdp.pipeline.proposal`:
-    public forecasts only), said as a line; unchanged where it does not refuse, or on a sharded corpus (whose
-    forecasts are the same but whose text the simulation would have to read again). ``simulate``: as the
-    decision's (False: the closed forms, :func:`release_prepared`)."""
-    if not decision.noise or plan.request.source.sharded:
+    public forecasts only), said as a line; unchanged where it does not refuse. ``simulate``: as the decision's
+    (False: the closed forms, :func:`release_prepared`); a sharded corpus's configurations are forecast by the
+    closed forms (its one candidate, dp-vem, is simulated only on the request's own words)."""
+    if not decision.noise:
         return decision
+    simulate = simulate and not plan.request.source.sharded
     proposal = propose(decision, plan, reference, lambda request, count: forecast_request(
         request, reference, count, simulate=simulate))
     text = proposal_text(proposal)
