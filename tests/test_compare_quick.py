@@ -23,7 +23,9 @@ def quick_run(tmp_path_factory):
     from topicdp.experiments import CompareSettings, compare
 
     out = tmp_path_factory.mktemp("quick") / "out"
-    settings = CompareSettings.quick(roads=("dp-vem",), n_topics=3, n_jobs=1, seed=3)
+    # an evaluation budget at which the Lee corpus' few held-out documents give intervals (at the quick grid's own
+    # budget the forecast refuses them before spending, as test_compare's shows)
+    settings = CompareSettings.quick(roads=("dp-vem",), n_topics=3, n_jobs=1, seed=3, evaluation_epsilon=1e4)
     privatizer = roads.random_dp_privatizer
 
     def cut(*args, **kwargs):
@@ -45,8 +47,11 @@ def test_quick_runs_both_units_and_the_random_dp_road(quick_run):
     # the random-DP road at the first unit only (its sample fits the model on P per unit)
     assert keys == {("user", "dp-vem"), ("document", "dp-vem"), ("user", RANDOM_DP)}
     for r in result["rows"]:
-        assert r["evaluation"]["unit"] == r["unit"]  # each unit's evaluation at its own unit
-        assert r["evaluation"]["epsilon"] == {"user": 10.0, "document": 1.0}[r["unit"]]
+        if r["unit"] == "user":  # no interval at the user level (clipping): refused before it spent
+            assert "evaluation" not in r and r["evaluation_refused"].startswith("not made (nothing spent)")
+            assert "user level" in r["evaluation_refused"]
+        else:  # each unit's evaluation at its own unit and budget
+            assert r["evaluation"]["unit"] == r["unit"] and r["evaluation"]["epsilon"] == 1e4
         if r["road"] == "dp-vem":
             assert f"DP at the {r['unit']} level" in r["guarantee"]
     exact = [json.loads(line) for line in (out / "diagnostics.jsonl").read_text().splitlines()]
@@ -79,7 +84,9 @@ def test_the_table_states_its_spend_first_with_top_words_and_a_recommendation(qu
         n, total, total_delta = evaluation_total(mine)
         # the composed totals, stated in the headline: the releases' on training units, the evaluations' on held-out
         assert f"the {k} DP releases at the {unit} level together ({eps:.4g}, {d:.2g})-DP" in head
-        assert f"the {n} evaluations at the {unit} level together ({total:.4g}, {total_delta:.2g})-DP" in head
+        assert (f"the {n} evaluations at the {unit} level together ({total:.4g}, {total_delta:.2g})-DP" in head
+                if n else f"held-out {unit}s: no evaluation was made" in head)
+    assert evaluation_total([r for r in result["rows"] if r["unit"] == "user"])[0] == 0  # refused before spending
     assert "-random DP with respect to P" in head and "not one guarantee" in head
     for r in result["rows"]:  # each release's top words, in its own unit's section
         assert f"- top words of {r['road']}, epsilon 3" in "\n".join(lines)
@@ -256,6 +263,14 @@ def test_refused_intervals_print_no_score_rank_nothing_and_fall_back_on_the_plan
     assert last.startswith("Recommendation: dp-vem at the user level (epsilon 3): the plan forecast it readable")
     assert "too wide" in last and "laplace" not in last.split(":", 2)[1]
     assert _table([missed]).splitlines()[-1].startswith("Recommendation: none")
+    # an evaluation not made (refused before it spent) leaves the plan's forecast to decide too
+    unmade = _row("dp-vem", "user", 0.0, (0, 0))
+    del unmade["evaluation"]
+    unmade.update(forecast="readable", evaluation_refused="not made (nothing spent): its interval would be refused: "
+                                                          "user level: clipping ... no public fact bounds")
+    last = _table([unmade]).splitlines()[-1]
+    assert last.startswith("Recommendation: dp-vem at the user level (epsilon 3): the plan forecast it readable")
+    assert "not made (nothing spent)" in last and "--evaluation-epsilon" not in last
 
 
 @pytest.mark.parametrize("flags, name", [

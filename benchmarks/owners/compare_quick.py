@@ -68,11 +68,13 @@ def best(out: Path) -> dict:
              for e in map(json.loads, (out / "diagnostics.jsonl").read_text().splitlines())}
     scored = []
     for r in rows:
-        if r.get("evaluation") and r["status"] == "released" and not r.get("forced"):
-            x = exact[(r["unit"], r["road"], r["epsilon"])]
+        key = (r["unit"], r["road"], r["epsilon"])
+        if key in exact and r["status"] == "released" and not r.get("forced"):
+            x = exact[key]
             scored.append({"unit": r["unit"], "road": r["road"], "exact_contrast": round(x["contrast"], 4),
                            "exact_npmi": round(x["npmi"], 4), "forecast": r.get("forecast"),
-                           "interval_refused": bool(r["evaluation"].get("interval_refused"))})
+                           "evaluated": "evaluation" in r,
+                           "interval_refused": bool((r.get("evaluation") or {}).get("interval_refused"))})
     dp = [s for s in scored if not s["road"].startswith("random-dp")]
     pick = lambda rs: max(rs, key=lambda s: s["exact_contrast"]) if rs else None  # noqa: E731
     return {"recommendation": (out / "table.md").read_text().splitlines()[-1], "released": scored,

@@ -464,6 +464,15 @@ def _record(out: Path, outcome: Outcome, prep: Prepared, settings: CompareSettin
         # every evaluation at the releases' relation (add/remove, or replace-one where the owner states the count),
         # so that one ledger composes them all
         neighbours = str(prep.request.neighbours)
+        why = _evaluation_refusal(release, row["evaluation_forecast"], str(settings.unit))
+        if why is not None:  # refused before spending: an evaluation whose interval is sure to be refused
+            row["evaluation_refused"] = f"not made (nothing spent): its interval would be refused: {why}"
+            exact.append({"road": outcome.road, "epsilon": outcome.epsilon, "unit": str(settings.unit),
+                          "seconds": round(seconds, 1), **_exact(release, prep, ceiling, settings)})
+            _append(out / "diagnostics.jsonl", exact[-1], private=True)
+            rows.append(row)
+            _append(out / "results.jsonl", row)
+            return
         try:
             evaluation = release.evaluate(prep.heldout, epsilon=eps, delta=delta, neighbours=neighbours,
                                           ledger=evaluations, random_state=_evaluation_seed(settings.seed, outcome))
@@ -490,6 +499,17 @@ def _record(out: Path, outcome: Outcome, prep: Prepared, settings: CompareSettin
     _append(out / "results.jsonl", row)
 
 
+def _evaluation_refusal(release, forecast: dict | None, unit: str) -> str | None:
+    """Why the evaluation is not made, decided before it spends: its interval is refused whatever the noise draws
+    (the user level: :func:`topicdp.metrics.private.interval_refusal`), or the forecast from the public reference
+    says it would be (too few held-out units for the noise); None: it is made."""
+    from ..metrics import private as pv
+
+    design = pv.coherence_design([[w for w, _ in t] for t in release.top_words(10)])
+    certain = pv.interval_refusal(design, unit, pv.default_clip(design))
+    return certain or (forecast or {}).get("refused")
+
+
 def _evaluation_forecast(release, prep: Prepared, settings: CompareSettings) -> dict | None:
     """What the evaluation about to be made is expected to miss by, before it spends anything: the 0.9 quantile of
     the error of its mean NPMI (:func:`topicdp.metrics.private.predict_error`), from public facts only -- the
@@ -514,7 +534,7 @@ def _evaluation_forecast(release, prep: Prepared, settings: CompareSettings) -> 
     fc = pv.predict_error(design, pv.reference_rates(reference, design, unit), n, epsilon=eps, delta=delta,
                           unit=unit, neighbours=str(prep.request.neighbours), n_sim=20)
     return {"quantile": fc.quantile, "probability": fc.probability, "bias": fc.bias, "n_units": round(n),
-            "n_units_from": source}
+            "n_units_from": source, "half_width": fc.half_width, "refused": fc.refused}
 
 
 def _evaluation_seed(seed: int | None, outcome: Outcome):

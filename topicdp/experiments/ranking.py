@@ -192,24 +192,31 @@ def recommendation(rows: list[dict], yardsticks: dict, yardstick_common: dict | 
 
 
 def _forecast_choice(rows: list[dict], scored: list[Scored]) -> str:
-    """Where no row meets the targets: the strongest tier among the rows the evaluation cannot judge (intervals
-    refused, or too wide to reach a verdict) that the plan forecast readable, named on that public forecast with the
-    evaluation's reason beside it; "" where there is none."""
-    forecast = {(r["road"], r["epsilon"], r.get("unit", "user")): r.get("forecast") for r in rows}
-    readable = [s for s in scored if s.targets == "cannot tell" and s.tier < len(TIERS)
-                and forecast.get((s.road, s.epsilon, s.unit)) == "readable"]
+    """Where no row meets the targets: the strongest tier among the released rows the evaluation cannot judge
+    (not made, intervals refused, or too wide for a verdict) that the plan forecast readable, named on that public
+    forecast with the evaluation's reason beside it; "" where there is none."""
+    verdict = {(s.road, s.epsilon, s.unit): s for s in scored}
+    readable = []
+    for r in rows:
+        key = (r["road"], r["epsilon"], r.get("unit", "user"))
+        judged = verdict.get(key)
+        if (r.get("status") != "released" or r.get("forced") or r.get("forecast") != "readable"
+                or tier(r) >= len(TIERS) or (judged is not None and judged.targets != "cannot tell")):
+            continue
+        why = (r.get("evaluation") or {}).get("interval_refused") or r.get("evaluation_refused")
+        readable.append((tier(r), key, why or "its intervals are too wide to say whether it meets the targets"))
     if not readable:
         return ""
-    best = min(s.tier for s in readable)
-    chosen = [s for s in readable if s.tier == best]
-    why = next((s.ratios for s in chosen if s.ratios.startswith("intervals refused")),
-               "its intervals are too wide to say whether it meets the targets")
+    best = min(t for t, _, _ in readable)
+    chosen = [(key, why) for t, key, why in readable if t == best]
+    names = [f"{road} at the {unit} level (epsilon {eps:g})" for (road, eps, unit), _ in chosen]
+    why = chosen[0][1]
     unbounded = "no public fact bounds" in why  # clipping's shift: no budget or size lets the evaluation bound it
-    help_ = "" if unbounded else (f": more held-out {chosen[0].unit}s or a larger --evaluation-epsilon would "
+    help_ = "" if unbounded else (f": more held-out {chosen[0][0][2]}s or a larger --evaluation-epsilon would "
                                   "let it")
-    return (f"Recommendation: {' or '.join(s.name for s in chosen)}: the plan forecast "
-            f"{'it' if len(chosen) == 1 else 'each'} readable on the public reference, with {TIERS[best]}; the "
-            f"private evaluation can neither confirm nor rank it ({why}){help_}.")
+    return (f"Recommendation: {' or '.join(names)}: the plan forecast {'it' if len(names) == 1 else 'each'} "
+            f"readable on the public reference, with {TIERS[best]}; the private evaluation can neither confirm nor "
+            f"rank it ({why}){help_}.")
 
 
 def _flags(rows: list[dict], chosen: Scored, theirs) -> str:

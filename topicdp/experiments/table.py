@@ -105,6 +105,9 @@ def _scores_line(rows: list[dict], unit: str, budget: tuple, level: float, info:
     """How a unit's rows were scored, and what its evaluations spent together."""
     eps_e, delta_e = budget
     n, total, total_delta = evaluation_total(rows)
+    if n == 0:
+        return (f"Scores at the {unit} level: no evaluation was made (each row says why); nothing was spent on "
+                f"held-out {unit}s.")
     relation = "add/remove neighbours" if info.get("neighbours", "add-remove") == "add-remove" else \
         "replace-one neighbours"
     return (f"Scores: each release's top-10 words scored on held-out {unit}s (none of them read by any release) "
