@@ -133,3 +133,16 @@ def test_a_refused_run_is_charged_to_the_ledger_as_the_commands(files, tmp_path,
     ours = _ledger_records(paths[0])
     assert ours == _ledger_records(paths[1])
     assert ours[-1][:2] == ("completed", "stopped: refused") and [e["name"] for e in ours[-1][2]] == ["unit count"]
+
+
+def test_a_dataframe_releases_as_its_file(files):
+    """The corpus as a pandas DataFrame (the README's "a pandas or polars DataFrame"): the same request as the file's,
+    the same release bit for bit (same seed); the report names no path for it."""
+    pd = pytest.importorskip("pandas")
+    frame = pd.read_json(files / "corpus.jsonl", lines=True, dtype={"user": object})
+    options = dict(n_topics=3, epsilon=3.0, unit="document", vocabulary=str(files / "words.txt"), seed=0,
+                   n_jobs=1, echo=lambda line: None)
+    from_file = topicdp.privatize(str(files / "corpus.jsonl"), **options)
+    from_frame = topicdp.privatize(frame, **options)
+    np.testing.assert_array_equal(from_frame.topic_word, from_file.topic_word)
+    assert from_frame.report.headline() == from_file.report.headline()

@@ -134,10 +134,13 @@ def _decision_status(request, decision, what: str) -> str:
 def published_paths(request) -> dict:
     """The owner's file names a published field must not carry (the corpus, the reference, the ledger), each with
     the placeholder that stands for it: where the owner keeps their files is not part of a release."""
+    import os
+
     ledger = request.ledger
-    paths = {getattr(request.source, "path", None): "CORPUS", request.reference: "REFERENCE",
-             None if ledger is None else str(getattr(ledger, "path", ledger)): "LEDGER"}
-    return {str(p): name for p, name in paths.items() if p not in (None, "", "embedded", "themed")}
+    named = ((getattr(request.source, "path", None), "CORPUS"), (request.reference, "REFERENCE"),
+             (None if ledger is None else getattr(ledger, "path", ledger), "LEDGER"))
+    return {os.fspath(p): name for p, name in named  # a DataFrame or a built-in corpus has no path
+            if isinstance(p, (str, os.PathLike)) and os.fspath(p) not in ("", "embedded", "themed")}
 
 
 def decision_details(decision, release_anyway: bool, paths: dict | None = None) -> dict:

@@ -53,14 +53,15 @@ def _vocabulary_policy(vocabulary, corpus, reference, guarantee: str, stop_words
             check_input_file(os.fspath(vocabulary), "vocabulary")
             vocabulary = load_vocabulary(os.fspath(vocabulary))
         return VocabularyPolicy.public([w for w in vocabulary if w not in stop_words])
-    if corpus == "themed":
+    name = corpus if isinstance(corpus, str) else None  # a DataFrame is compared with no name
+    if name == "themed":
         from ..datasets import themed_vocabulary
 
         return VocabularyPolicy.public(themed_vocabulary())
     dp_asked = vocabulary_epsilon is not None or vocabulary_delta is not None
     if reference not in (None, "embedded") and not dp_asked:
         return VocabularyPolicy.from_reference(min_df, max_df, max_features)
-    if guarantee == "random-dp" or (corpus == "embedded" and not dp_asked):
+    if guarantee == "random-dp" or (name == "embedded" and not dp_asked):
         return VocabularyPolicy.from_texts(min_df, max_df, max_features)
     return VocabularyPolicy.dp(vocabulary_epsilon, vocabulary_delta, max_features)
 
@@ -82,7 +83,7 @@ def request_from_options(corpus, *, n_topics: int, epsilon: float, delta: float,
     from ..rdp.ledger_file import LedgerOptions
 
     stop_words = stop_words_of(stop_words)
-    if corpus == "themed" and guarantee == "random-dp":  # the demo's agnostic road: Lee, half of it as P
+    if isinstance(corpus, str) and corpus == "themed" and guarantee == "random-dp":  # the demo's agnostic road
         corpus, reference = "embedded", reference or "embedded"
     if reference not in (None, "embedded"):
         check_input_file(reference, "reference")
