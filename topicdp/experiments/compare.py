@@ -438,8 +438,6 @@ def _record(out: Path, outcome: Outcome, prep: Prepared, settings: CompareSettin
     """The published row (guarantee, refusal, private scores, the ledger entries of the release and of its
     evaluation) and the owner's row (exact scores, the time taken), appended. ``evaluations``: the persisted ledger
     the evaluation is charged to, or None."""
-    from ..rdp.ledger import GaussianEntry
-    from ..rdp.ledger_file import entry_to_json
     from ..release import guarantee_line
 
     row: dict = {"road": outcome.road, "epsilon": outcome.epsilon, "unit": str(settings.unit),
@@ -459,58 +457,53 @@ def _record(out: Path, outcome: Outcome, prep: Prepared, settings: CompareSettin
 
             row["common_words"] = list(common_word_counts([[w for w, _ in t] for t in release.top_words(TOP_N)],
                                                           common))
-        eps, delta = settings.evaluation
-        row["evaluation_forecast"] = _evaluation_forecast(release, prep, settings)
-        # every evaluation at the releases' relation (add/remove, or replace-one where the owner states the count),
-        # so that one ledger composes them all
-        neighbours = str(prep.request.neighbours)
-        why = _evaluation_refusal(release, row["evaluation_forecast"], str(settings.unit))
-        if why is not None:  # refused before spending: an evaluation whose interval is sure to be refused
-            row["evaluation_refused"] = f"not made (nothing spent): its interval would be refused: {why}"
+        if _score(row, release, outcome, prep, settings, evaluations):
             exact.append({"road": outcome.road, "epsilon": outcome.epsilon, "unit": str(settings.unit),
                           "seconds": round(seconds, 1), **_exact(release, prep, ceiling, settings)})
             _append(out / "diagnostics.jsonl", exact[-1], private=True)
-            rows.append(row)
-            _append(out / "results.jsonl", row)
-            return
-        try:
-            evaluation = release.evaluate(prep.heldout, epsilon=eps, delta=delta, neighbours=neighbours,
-                                          ledger=evaluations, random_state=_evaluation_seed(settings.seed, outcome))
-        except ValueError as exc:  # the persisted ledger's refusal, checked before the held-out corpus is read
-            row["evaluation_refused"] = f"not charged: {exc}"
-            rows.append(row)
-            _append(out / "results.jsonl", row)
-            return
-        data = evaluation.to_dict()
-        report = data["report"]
-        # the one entry the evaluation recorded (topicdp.metrics.private.planned_entry), from its report
-        row["evaluation_entries"] = [entry_to_json(GaussianEntry(
-            "private evaluation (NPMI, contrast)", report["sigma"], report["sensitivity"], unit=report["unit"],
-            neighbours=report["neighbours"]))]
-        row["evaluation"] = {k: data[k] for k in ("mean_npmi", "mean_npmi_interval", "mean_contrast",
-                                                  "mean_contrast_interval", "level", "interval_refused")}
-        row["evaluation"].update({k: report[k] for k in ("epsilon", "delta", "sigma", "sensitivity", "unit",
-                                                         "neighbours", "seeded", "n_across")})
-        exact.append({"road": outcome.road, "epsilon": outcome.epsilon, "unit": str(settings.unit),
-                      "seconds": round(seconds, 1),
-                      **_exact(release, prep, ceiling, settings)})
-        _append(out / "diagnostics.jsonl", exact[-1], private=True)
     rows.append(row)
     _append(out / "results.jsonl", row)
 
 
-def _evaluation_refusal(release, forecast: dict | None, unit: str) -> str | None:
-    """Why the evaluation is not made, decided before it spends: its interval is refused whatever the noise draws
-    (the user level: :func:`topicdp.metrics.private.interval_refusal`), or the forecast from the public reference
-    says it would be (too few held-out units for the noise); None: it is made."""
+def _score(row: dict, release, outcome: Outcome, prep: Prepared, settings: CompareSettings, evaluations) -> bool:
+    """The row's private evaluation on the held-out units (its forecast, then the evaluation and its ledger entry),
+    or why it was not made; False where the persisted ledger refused it (no exact score is kept for the owner)."""
     from ..metrics import private as pv
+    from ..rdp.ledger import GaussianEntry
+    from ..rdp.ledger_file import entry_to_json
 
     design = pv.coherence_design([[w for w, _ in t] for t in release.top_words(10)])
-    certain = pv.interval_refusal(design, unit, pv.default_clip(design))
-    return certain or (forecast or {}).get("refused")
+    row["evaluation_forecast"] = _evaluation_forecast(design, release, prep, settings)
+    # decided before it spends: an interval refused whatever the noise draws (the user level), or one the forecast
+    # from the public reference says would be (too few held-out units for the noise)
+    why = (pv.interval_refusal(design, str(settings.unit), pv.default_clip(design))
+           or (row["evaluation_forecast"] or {}).get("refused"))
+    if why is not None:
+        row["evaluation_refused"] = f"not made (nothing spent): its interval would be refused: {why}"
+        return True
+    eps, delta = settings.evaluation
+    # every evaluation at the releases' relation (add/remove, or replace-one where the owner states the count),
+    # so that one ledger composes them all
+    try:
+        evaluation = release.evaluate(prep.heldout, epsilon=eps, delta=delta, neighbours=str(prep.request.neighbours),
+                                      ledger=evaluations, random_state=_evaluation_seed(settings.seed, outcome))
+    except ValueError as exc:  # the persisted ledger's refusal, checked before the held-out corpus is read
+        row["evaluation_refused"] = f"not charged: {exc}"
+        return False
+    data = evaluation.to_dict()
+    report = data["report"]
+    # the one entry the evaluation recorded (topicdp.metrics.private.planned_entry), from its report
+    row["evaluation_entries"] = [entry_to_json(GaussianEntry(
+        "private evaluation (NPMI, contrast)", report["sigma"], report["sensitivity"], unit=report["unit"],
+        neighbours=report["neighbours"]))]
+    row["evaluation"] = {k: data[k] for k in ("mean_npmi", "mean_npmi_interval", "mean_contrast",
+                                              "mean_contrast_interval", "level", "interval_refused")}
+    row["evaluation"].update({k: report[k] for k in ("epsilon", "delta", "sigma", "sensitivity", "unit",
+                                                     "neighbours", "seeded", "n_across")})
+    return True
 
 
-def _evaluation_forecast(release, prep: Prepared, settings: CompareSettings) -> dict | None:
+def _evaluation_forecast(design, release, prep: Prepared, settings: CompareSettings) -> dict | None:
     """What the evaluation about to be made is expected to miss by, before it spends anything: the 0.9 quantile of
     the error of its mean NPMI (:func:`topicdp.metrics.private.predict_error`), from public facts only -- the
     released lists, P's rates per unit on them, the evaluation's budget and a number of held-out units derived from
@@ -529,7 +522,6 @@ def _evaluation_forecast(release, prep: Prepared, settings: CompareSettings) -> 
         n, source = max(prep.cache["dp_count"], 1.0) * f / (1.0 - f), "the releases' count of training units"
     else:
         n, source = float(reference.n_docs if unit == "document" else reference.n_users), "the reference's count"
-    design = pv.coherence_design([[w for w, _ in t] for t in release.top_words(10)])
     eps, delta = settings.evaluation
     fc = pv.predict_error(design, pv.reference_rates(reference, design, unit), n, epsilon=eps, delta=delta,
                           unit=unit, neighbours=str(prep.request.neighbours), n_sim=20)
