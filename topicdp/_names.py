@@ -7,6 +7,7 @@ here (``topicdp.adapters.MODELS``, ``topicdp.pipeline.MECHANISMS``).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -34,6 +35,14 @@ class Neighbours(_Name):
 
     REPLACE_ONE = "replace-one"
     ADD_REMOVE = "add-remove"
+
+
+def neighbour_factor(neighbours: str) -> float:
+    """The L2 sensitivity of a sum of nonnegative per-unit vectors of norm at most 1: 1 for add-remove, sqrt 2 for
+    replace-one (``||x - y||^2 <= ||x||^2 + ||y||^2`` when ``x, y >= 0``)."""
+    if neighbours not in (Neighbours.ADD_REMOVE, Neighbours.REPLACE_ONE):
+        raise ValueError(f"neighbours must be 'add-remove' or 'replace-one', got {neighbours!r}")
+    return 1.0 if neighbours == Neighbours.ADD_REMOVE else math.sqrt(2.0)
 
 
 class Guarantee(_Name):

@@ -640,8 +640,15 @@ def _unit_rng(root: bytes, kind: bytes, key: bytes) -> np.random.Generator:
 def user_selected(user, fraction: float) -> bool:
     """Whether ``user`` belongs to the subset of ``fraction`` of all users: a function of the id alone
     (SHA-256 of its stable encoding), so adding or removing a user changes no other user's membership."""
-    digest = hashlib.sha256(b"topicdp.user_fraction\x00" + _id_key(user)).digest()
-    return int.from_bytes(digest[:8], "little") < fraction * 2.0 ** 64
+    return user_hash(user, b"topicdp.user_fraction") < fraction * 2.0 ** 64
+
+
+def user_hash(user, salt: bytes) -> int:
+    """A user id hashed to a 64-bit integer (``/ 2**64`` is a fraction in [0, 1)): the first 8 bytes, little-endian,
+    of SHA-256 of ``salt``, a zero byte and the id's stable encoding (:func:`_id_key`, so ``7`` and ``"7"`` differ).
+    A function of the id alone: a user's side of any cut is the same in every corpus, and adding or removing a user
+    moves no other user."""
+    return int.from_bytes(hashlib.sha256(salt + b"\x00" + _id_key(user)).digest()[:8], "little")
 
 
 def _id_key(uid) -> bytes:

@@ -27,6 +27,22 @@ from typing import Any
 
 import numpy as np
 
+def top_indices(topic_word, n: int) -> np.ndarray:
+    """(K, n) column indices of each row's ``n`` largest entries, largest first (ties: the smaller index)."""
+    W = np.asarray(topic_word, dtype=float)
+    if W.ndim == 1:
+        return np.argsort(-W, kind="stable")[:n]
+    return np.argsort(-W, axis=1, kind="stable")[:, :n]
+
+
+def matching(score: np.ndarray, *, maximize: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """The one-to-one matching of rows to columns of a (K, K') score matrix with the largest (or, with
+    ``maximize=False``, smallest) total (Hungarian algorithm): ``(rows, cols)``, ``rows`` ascending."""
+    from scipy.optimize import linear_sum_assignment
+
+    return linear_sum_assignment(np.asarray(score), maximize=maximize)
+
+
 #: defaults of gensim ``LdaModel`` as the ``gensim-lda`` adapter and :func:`reference_lda` run it
 GENSIM_LDA_DEFAULTS: dict[str, Any] = {"passes": 1, "iterations": 50, "alpha": "symmetric", "chunksize": 2000}
 

@@ -33,7 +33,6 @@ matplotlib is installed), and ``results.jsonl`` / ``diagnostics.jsonl`` (the lat
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -179,10 +178,9 @@ class CompareSettings:
 def heldout_user(user, fraction: float) -> bool:
     """Whether ``user`` is held out: a hash of its id alone (a salt of its own, independent of the user fractions
     of :func:`topicdp.pipeline.user_selected`, so a corpus already cut by one is split evenly)."""
-    from ..corpus import _id_key
+    from ..corpus import user_hash
 
-    digest = hashlib.sha256(b"topicdp.compare.heldout\x00" + _id_key(user)).digest()
-    return int.from_bytes(digest[:8], "little") < fraction * 2.0 ** 64
+    return user_hash(user, b"topicdp.compare.heldout") < fraction * 2.0 ** 64
 
 
 @dataclass

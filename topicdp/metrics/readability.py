@@ -45,7 +45,6 @@ their authors' vocabulary with the training data and would flatter the model.
 
 from __future__ import annotations
 
-import hashlib
 from typing import Sequence
 
 import numpy as np
@@ -53,6 +52,7 @@ import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 
 from .._validation import check_count_matrix, check_int, check_real
+from ..corpus import user_hash
 
 #: The contrast's definition, as the module docstring states it: what ``evaluate`` and ``compare`` print beside it.
 CONTRAST_DEFINITION = ("mean within-topic NPMI minus mean across-topic NPMI, the latter over pairs (a, b) with a in "
@@ -356,21 +356,15 @@ def readability(topic_word, vocabulary: Sequence[str], heldout, reference=None, 
 def heldout_user_mask(user_ids: Sequence, test_fraction: float = 0.2, seed: int = 0) -> np.ndarray:
     """For each user id, whether it belongs to the held-out part (a deterministic hash of id and seed).
 
-    A user is held out iff the first 8 bytes of ``sha256(f"{seed}:{user_id}")``, read as a number in
-    [0, 1), are below ``test_fraction``. A user's side depends on its own id only -- not on the order of
-    the data or on which other users are present -- so the same user is on the same side in every corpus
-    built from the same source, and the held-out share is Binomial(n_users, test_fraction).
+    A user is held out iff :func:`topicdp.corpus.user_hash` of its id (salted by the seed) is below
+    ``test_fraction`` of 2^64: a user's side depends on its own id only, so the same user is on the same side in
+    every corpus built from the same source, and the held-out share is Binomial(n_users, test_fraction).
     """
     test_fraction = check_real(test_fraction, "test_fraction", low=0.0, high=1.0)
-    seed = check_int(seed, "seed")
-    scale = float(1 << 64)
+    salt = f"topicdp.heldout:{check_int(seed, 'seed')}".encode()
     user_ids = list(user_ids)
-    return np.fromiter(
-        (int.from_bytes(hashlib.sha256(f"{seed}:{u}".encode()).digest()[:8], "big") / scale < test_fraction
-         for u in user_ids),
-        dtype=bool,
-        count=len(user_ids),
-    )
+    return np.fromiter((user_hash(u, salt) < test_fraction * 2.0 ** 64 for u in user_ids), dtype=bool,
+                       count=len(user_ids))
 
 
 def split_users(corpus, test_fraction: float = 0.2, seed: int = 0):

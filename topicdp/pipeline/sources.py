@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import glob
 import gzip
-import hashlib
 import json
 import os
 from collections import Counter
@@ -195,10 +194,10 @@ class UserKeys:
 
 
 def user_key(user) -> int:
-    """A stable 64-bit hash of a user id (its canonical encoding, :func:`topicdp.corpus._id_key`)."""
-    from ..corpus import _id_key
+    """A stable 64-bit hash of a user id (:func:`topicdp.corpus.user_hash`): its shard and its key in :class:`UserKeys`."""
+    from ..corpus import user_hash
 
-    return int.from_bytes(hashlib.blake2b(_id_key(user), digest_size=8).digest(), "little")
+    return user_hash(user, b"topicdp.user_key")
 
 
 def _shard_records(path: str, source: CorpusSource) -> tuple[list, list]:
