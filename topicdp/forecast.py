@@ -85,6 +85,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from ._validation import check_int, check_random_state, check_real
+from .metrics.yardstick import TARGETS, Targets  # noqa: F401  (the targets are a metrics concept)
 
 #: One scale for every forecast: the expected top-10 overlap of the release with a *non-private LDA* of the
 #: same text, the scale the results tables measure. Readable from 0.25 (the document-level target of the
@@ -103,22 +104,6 @@ LDA_AGREEMENT = 0.5
 #: :data:`LDA_AGREEMENT`. On text with well-separated topics (the embedded demo corpus) both fits find the same
 #: topics, and there the forecast is pessimistic.
 RANDOM_START_AGREEMENT = 0.3
-
-
-@dataclass(frozen=True)
-class Targets:
-    """The product owner's readability targets for one unit: NPMI and NPMI contrast relative to a non-private LDA of
-    the same text on an ordinary vocabulary, diversity, and the matched top-10 overlap with that LDA."""
-
-    npmi: float
-    contrast: float
-    diversity: float
-    overlap: float
-
-
-#: The targets per unit of privacy (the document level's are stricter: a document moves far less than a user).
-TARGETS = {"document": Targets(npmi=0.7, contrast=0.5, diversity=0.5, overlap=0.25),
-           "user": Targets(npmi=0.5, contrast=0.25, diversity=0.5, overlap=0.15)}
 
 
 def on_lda_scale(overlap: float, method: str = "formula", agreement: float = LDA_AGREEMENT) -> float:

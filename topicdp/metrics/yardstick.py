@@ -1,47 +1,52 @@
-"""How to read a release's scores: the plan's targets, a yardstick on public data, and a flag on common words.
+"""How to read a release's scores: the targets, a yardstick on public data, and a flag on common words.
 
-A private evaluation (:mod:`topicdp.metrics.private`) states "mean NPMI 0.161 [0.092, 0.230]"; alone the number has
-no scale, and a list of the corpus' most frequent words can score the best NPMI and a positive contrast (frequent
-words co-occur with everything). Three public things give the scores a reading:
-
-* **The targets** the plan judges a release on (:data:`topicdp.forecast.TARGETS`, imported: one definition): the
-  NPMI and the contrast as a share of a non-private LDA's of the same kind of text.
-* **A yardstick** (:func:`fit_yardstick`): a non-private gensim LDA (:func:`topicdp.topics.reference_lda`, seed 0,
-  5 passes) with the release's K, fitted on the public reference's training users and scored exactly by the same
-  measures (:func:`topicdp.metrics.readability.heldout_npmi` and :func:`~topicdp.metrics.readability.npmi_contrast`
-  of its top 10 words) on the reference's held-out users (:func:`~topicdp.metrics.readability.split_users`, half;
-  on the reference itself when it has too few users to hold any out, and the yardstick says which). Public data:
-  exact, no budget. A private score divided by it reads as "x of a non-private LDA's", the targets' scale. It is a
-  scale, not a paired comparison: the two are scored on different text of the same kind.
-* **A common-words flag** (:func:`common_word_counts`): how many of each released topic's top words are among the
-  public reference's :data:`N_COMMON` words found in the most documents; a topic is flagged when more than
-  :data:`COMMON_SHARE` of them are. It reads the released lists and the public reference only, never the private corpus' frequencies; without a
-  reference it cannot be computed, and the output says so. The yardstick LDA's own counts are printed beside it:
-  a non-private LDA's lists hold some frequent words too.
+A private score ("mean NPMI 0.161 [0.092, 0.230]") has no scale alone, and a list of a corpus' most frequent words
+can score the best NPMI (frequent words co-occur with everything). Three public things give it a reading:
+:data:`TARGETS` (NPMI and contrast as shares of a non-private LDA's, the plan's targets, re-exported by
+:mod:`topicdp.forecast`); a yardstick (:func:`fit_yardstick`: a non-private gensim LDA with the release's K, fitted
+on the public reference's training users and scored by the same measures on its held-out users, exact and free:
+a scale, not a paired comparison); and a common-words flag (:func:`common_word_counts`) reading the released lists
+against the reference's most frequent words, never the private corpus' frequencies.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Sequence
 
 import numpy as np
 
+
+@dataclass(frozen=True)
+class Targets:
+    """The readability targets for one unit: NPMI and NPMI contrast as shares of a non-private LDA's of the same
+    text on an ordinary vocabulary, diversity, and the matched top-10 overlap with that LDA."""
+
+    npmi: float
+    contrast: float
+    diversity: float
+    overlap: float
+
+
+#: The targets per unit of privacy (stricter at the document level: a document moves far less than a user).
+TARGETS = {"document": Targets(npmi=0.7, contrast=0.5, diversity=0.5, overlap=0.25),
+           "user": Targets(npmi=0.5, contrast=0.25, diversity=0.5, overlap=0.15)}
+
 #: the public list of common words: the reference's this many words found in the most documents
 N_COMMON = 100
-#: a topic is flagged when more than this share of its top words are common: more than 6 of 10 sits between lists
-#: of a corpus' chatter and an LDA's thematic lists (docs/results/score_reading_blogs.md)
+#: a topic is flagged when more than this share of its top words are common
 COMMON_SHARE = 0.6
 #: the top words each topic is read by (as the private evaluation reads them)
 TOP_N = 10
-#: the yardstick's held-out share of the reference's users (half: the more text a list is scored on, the fewer of
-#: its pairs are never seen together, each of which scores -1), and the seed of the split and of the LDA
+#: the yardstick's held-out share of the reference's users (half: a pair never seen together scores -1, and more
+#: text leaves fewer), and the seed of the split and of the LDA
 YARDSTICK_HELDOUT, YARDSTICK_SEED = 0.5, 0
 
 
 def contrast_line(n_across: int | None = None) -> str:
-    """One line defining the contrast (quoting :data:`topicdp.metrics.readability.CONTRAST_DEFINITION`) and what it
-    measures; ``n_across``: the private evaluation's sample of across pairs per topic, when it used one."""
+    """One line defining the contrast and what it measures; ``n_across``: the private evaluation's sample of across
+    pairs per topic, when it used one.
+    """
     from .readability import CONTRAST_DEFINITION
 
     sample = "" if not n_across else (f"; the private evaluation's across mean is over a public random sample of "
@@ -52,11 +57,9 @@ def contrast_line(n_across: int | None = None) -> str:
 
 
 def targets_line(unit: str) -> str:
-    """The plan's targets at ``unit`` (:data:`topicdp.forecast.TARGETS`), on the yardstick's scale."""
-    from ..forecast import TARGETS
-
+    """The plan's targets at ``unit``, on the yardstick's scale."""
     t = TARGETS[str(unit)]
-    return (f"targets at the {unit} level (the plan's, topicdp.forecast.TARGETS): NPMI at least {t.npmi:g}x and "
+    return (f"targets at the {unit} level (the plan's): NPMI at least {t.npmi:g}x and "
             f"contrast at least {t.contrast:g}x a non-private LDA's of the same kind of text")
 
 
@@ -64,8 +67,7 @@ def targets_line(unit: str) -> str:
 
 
 def most_common_words(texts: Sequence[str], *, n: int = N_COMMON, stop_words="english") -> tuple[str, ...]:
-    """The ``n`` words of the public ``texts`` found in the most documents (ties by spelling), tokenised as a
-    corpus is (:meth:`topicdp.Corpus.from_texts`)."""
+    """The ``n`` words of the public ``texts`` found in the most documents (ties by spelling), tokenised as a corpus is."""
     from ..corpus import Corpus
 
     corpus = Corpus.from_texts(list(texts), stop_words=stop_words)
@@ -81,8 +83,7 @@ def common_word_counts(top_words: Sequence[Sequence[str]], common: Sequence[str]
 
 
 def is_common(count: int, top_n: int = TOP_N) -> bool:
-    """Whether a topic with ``count`` common words among its ``top_n`` is flagged: more than :data:`COMMON_SHARE`
-    of them are."""
+    """Whether a topic with ``count`` common words among its ``top_n`` is flagged (more than :data:`COMMON_SHARE`)."""
     return count > COMMON_SHARE * top_n
 
 
@@ -108,18 +109,7 @@ def topic_flags(counts: Sequence[int], top_n: int = TOP_N) -> list[str]:
 
 @dataclass(frozen=True)
 class Yardstick:
-    """A non-private LDA's exact scores on public text (module docstring): the scale of the targets.
-
-    Attributes
-    ----------
-    npmi, contrast : float
-        Mean NPMI and NPMI contrast of its top words (contrast None for K = 1).
-    n_topics : int
-    scored_on : str
-        Which public text it was fitted on and scored on.
-    top_words : tuple of tuples of str
-        Its lists (public: a function of the reference).
-    """
+    """A non-private LDA's exact scores on public text (``contrast`` None for K = 1), and its top words."""
 
     npmi: float
     contrast: float | None
@@ -160,9 +150,7 @@ ORDINARY_VOCABULARY = {"min_df": 5, "max_df": 0.5, "max_features": 5000}
 
 
 def ordinary_vocabulary(texts: Sequence[str], stop_words="english") -> list[str]:
-    """The vocabulary an owner would fit a non-private LDA on, built from public ``texts`` with the limits
-    :data:`ORDINARY_VOCABULARY` (the most frequent words in at least ``min_df`` documents and at most a share
-    ``max_df`` of them)."""
+    """The vocabulary an owner would fit a non-private LDA on: public ``texts`` cut to :data:`ORDINARY_VOCABULARY`."""
     from ..corpus import Corpus
 
     limits = ORDINARY_VOCABULARY
@@ -176,10 +164,10 @@ def fit_yardstick(texts: Sequence[str], users: Sequence, n_topics: int, *, vocab
     """The yardstick of a release of ``n_topics`` topics from the public reference's texts and users.
 
     ``vocabulary``: the words the LDA is fitted on; default :func:`ordinary_vocabulary` of the reference, not the
-    release's own words (a vocabulary the release selected under DP may hold only common words).
+    release's own words (a vocabulary selected under DP may hold only common words).
     """
     from ..corpus import Corpus
-    from ..topics import reference_lda
+    from ..topics import reference_lda, top_indices
     from .readability import _contrast, heldout_npmi
 
     texts = list(texts)
@@ -191,7 +179,7 @@ def fit_yardstick(texts: Sequence[str], users: Sequence, n_topics: int, *, vocab
     how = f"on {fitted_on}, {how}"
     W = reference_lda(train, n_topics, random_state=YARDSTICK_SEED, passes=5)
     words = list(corpus.vocabulary)
-    lists = tuple(tuple(words[j] for j in np.argsort(-row, kind="stable")[:TOP_N]) for row in W)
+    lists = tuple(tuple(words[j] for j in row) for row in top_indices(W, TOP_N))
     if n_topics < 2:
         return Yardstick(float(heldout_npmi(W, test, top_n=TOP_N)), None, n_topics, how, lists)
     scores = _contrast(W, test, None, TOP_N)
@@ -211,8 +199,7 @@ def scaled(value: float, interval: Sequence, base: float | None) -> str:
 
 @dataclass(frozen=True)
 class PublicScale:
-    """What a private evaluation is read against, all from public facts: the yardstick and the common words (both
-    None without a reference)."""
+    """What a private evaluation is read against, from public facts only (None without a reference)."""
 
     unit: str
     yardstick: Yardstick | None = None
@@ -220,8 +207,7 @@ class PublicScale:
     note: str | None = None
 
     def lines(self, evaluation) -> list[str]:
-        """The reading of ``evaluation`` (a :class:`~topicdp.metrics.private.PrivateEvaluation`): the contrast's
-        definition, the targets, the yardstick and the scores over it, and the common-words flags."""
+        """The reading of a :class:`~topicdp.metrics.private.PrivateEvaluation`: contrast, targets, yardstick, flags."""
         out = ["how to read these scores:", "  " + contrast_line(evaluation.report.get("n_across")),
                "  " + targets_line(self.unit)]
         out += ["  " + line for line in self._yardstick_lines(evaluation)]
@@ -229,11 +215,7 @@ class PublicScale:
         return out
 
     def as_dict(self, top_words) -> dict:
-        """The reading in JSON (beside the evaluation in ``topicdp evaluate --out``): the targets, the contrast's
-        definition, the yardstick and each topic's common-word count (None without a reference)."""
-        from dataclasses import asdict
-
-        from ..forecast import TARGETS
+        """The reading in JSON (beside the evaluation in ``topicdp evaluate --out``)."""
         from .readability import CONTRAST_DEFINITION
 
         counts = None if self.common is None else list(common_word_counts(top_words, self.common))
@@ -244,8 +226,6 @@ class PublicScale:
                     "flagged": [is_common(c) for c in counts]}}
 
     def _yardstick_lines(self, evaluation) -> list[str]:
-        from ..forecast import TARGETS
-
         y = self.yardstick
         if y is None:
             return [self.note or "yardstick: none without a public reference (--reference)"]
@@ -270,9 +250,9 @@ class PublicScale:
 
 def public_scale(unit: str, n_topics: int, reference: tuple | None, *, vocabulary: Sequence[str] | None = None,
                  stop_words="english") -> PublicScale:
-    """The :class:`PublicScale` of a release of ``n_topics`` topics at ``unit`` from the public ``reference``
-    ``(texts, users)`` (None: no reference, nothing to compute). A reference too small for an LDA of K topics
-    still gives the common words; the note says why the yardstick is missing."""
+    """The :class:`PublicScale` of a release of ``n_topics`` topics at ``unit`` from the public ``reference`` ``(texts,
+    users)``. A reference too small for an LDA of K topics still gives the common words; the note says why.
+    """
     if reference is None:
         return PublicScale(str(unit))
     texts, users = reference
