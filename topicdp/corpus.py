@@ -1,22 +1,10 @@
 """User-grouped corpora: sparse document-term counts, a vocabulary, and who wrote what.
 
-A :class:`Corpus` is the data a release protects. It holds
-
-* ``X`` — an (N, V) ``scipy.sparse.csr_matrix`` of non-negative integer counts,
-* ``vocabulary`` — the V words, in column order,
-* ``doc_users`` — for each document, the index of its user in ``user_ids``.
-
-The vocabulary is the *output domain* of every release and is treated as public: a vocabulary built from
-the private texts (``min_df``, ``max_features``...) reveals which words occur, and the privacy report says
-that it was taken as given. Pass ``vocabulary=`` from a public source to avoid this.
-
-Contribution bounding (:meth:`Corpus.bound`) caps what any one user can contribute — at most
-``max_docs_per_user`` documents and ``max_tokens_per_doc`` tokens per document — which user-level
-privacy needs. It acts on each privacy unit separately (what is kept of a user depends only on that
-user's records and the seed), so that neighbouring corpora stay neighbours; everything it removes is
-counted in :attr:`Corpus.log` (private diagnostics, not for publication).
-
-:func:`read_jsonl_records` is the one JSON Lines reader of the package; its errors name file and line.
+A :class:`Corpus` holds ``X`` (N x V sparse integer counts), the ``vocabulary`` (the output domain of every
+release: public only when the caller gives it, otherwise the report marks it not covered) and ``doc_users``.
+:meth:`Corpus.bound` caps each user's contribution per privacy unit, so neighbouring corpora stay neighbours;
+what it removes is counted in :attr:`Corpus.log` (private diagnostics). :func:`read_source_records` is the one
+record reader of every source.
 """
 
 from __future__ import annotations
@@ -42,9 +30,7 @@ _TOKEN_PATTERN = r"(?u)\b[^\W\d_]{%d,}\b"
 
 
 def _normalise(text: str) -> str:
-    """Lower-cased text with HTML character references decoded: ``&nbsp;`` is a space and ``&amp;`` an
-    ampersand, not the words ``nbsp`` and ``amp`` (web text such as blog posts is full of them; undecoded,
-    they made one of the blogs' most frequent "words" and a topic of their own)."""
+    """Lower-cased text with HTML character references decoded (``&amp;`` is not the word ``amp``)."""
     return html.unescape(text).lower()
 
 
@@ -75,29 +61,21 @@ class CorpusLog:
 
 @dataclass
 class Corpus:
-    """A user-grouped document-term count matrix.
-
-    Use the ``from_*`` constructors; the plain constructor validates its arrays and copies nothing it
-    does not have to.
+    """A user-grouped document-term count matrix (build it with the ``from_*`` constructors).
 
     Parameters
     ----------
     X : sparse matrix of shape (n_docs, n_words)
-        Non-negative, finite, integer-valued counts. ``n_docs`` may be 0: the private corpus of a release (a period
-        of a series, a corpus with no word of a public list) may hold no document, and whether it does is private,
-        so the estimators take an N=0 by V matrix as they take any other (zero sufficient statistics).
+        Non-negative integer counts. ``n_docs`` may be 0: whether a private corpus is empty is private, so the
+        estimators take an N=0 matrix as any other.
     vocabulary : sequence of str, length n_words
     doc_users : array of int, shape (n_docs,)
-        User index of each document, into ``user_ids``.
+        User index of each document, into ``user_ids`` (default ``range(n_users)``; every user owns a document).
     user_ids : sequence, optional
-        Original user identifiers; default ``range(n_users)``. Every user must own a document.
     log : CorpusLog, optional
-        What was removed while building the corpus.
     vocabulary_source : {"private-texts", "public"}, default="private-texts"
-        Where the words came from, which a release of this corpus states: ``"public"`` when the caller gave the
-        word list (``from_texts(..., vocabulary=...)``, e.g. a public reference's words: the caller states it is
-        public), ``"private-texts"`` when it was built from these texts (the release then marks its vocabulary
-        NOT COVERED). Kept by :meth:`bound` and the subsets.
+        ``"public"`` when the caller gave the word list, ``"private-texts"`` when it was built from these texts (a
+        release then marks its vocabulary NOT COVERED). Kept by :meth:`bound` and the subsets.
     """
 
     X: sp.csr_matrix
@@ -138,7 +116,6 @@ class Corpus:
     def _user_id(self, u):
         return u if self.user_ids is None else self.user_ids[u]
 
-    # -- sizes ---------------------------------------------------------------------------------------
     @property
     def n_docs(self) -> int:
         return self.X.shape[0]
@@ -157,8 +134,7 @@ class Corpus:
 
     @property
     def bounds(self) -> dict[str, int]:
-        """The contribution bounds this corpus was cut to (:meth:`bound`'s arguments that were given): public,
-        stated parameters, so a public reference can be bounded the same way (``P.bound(**corpus.bounds)``)."""
+        """The contribution bounds this corpus was cut to (public parameters: ``P.bound(**corpus.bounds)``)."""
         return {name: getattr(self.log, name) for name in BOUND_PARAMETERS if getattr(self.log, name)}
 
     def __repr__(self) -> str:
@@ -167,15 +143,11 @@ class Corpus:
             f"n_tokens={self.n_tokens})"
         )
 
-    # -- constructors --------------------------------------------------------------------------------
     @classmethod
     def from_matrix(cls, X, vocabulary: Sequence[str] | Mapping[str, int],
                     users: Sequence | np.ndarray | None = None) -> "Corpus":
-        """From a document-term matrix (e.g. scikit-learn ``CountVectorizer`` output) and its vocabulary.
-
-        ``vocabulary`` may be a list in column order or a ``CountVectorizer.vocabulary_`` dict
-        (word -> column). ``users`` gives each document's user id (default: one user per document).
-        Documents with no tokens are dropped and counted in ``log``.
+        """From a document-term matrix and its vocabulary (a list in column order or a ``CountVectorizer.vocabulary_``
+        dict). ``users``: each document's user id (default one user per document). Empty documents are dropped.
         """
         if isinstance(vocabulary, dict):
             vocab: list[str] = [""] * len(vocabulary)
@@ -208,20 +180,12 @@ class Corpus:
         max_features: int | None = None,
         allow_empty: bool = False,
     ) -> "Corpus":
-        """Tokenise texts deterministically and count words.
+        """Tokenise texts deterministically (:func:`make_vectorizer`) and count words.
 
-        Tokens are maximal runs of at least ``min_token_length`` unicode letters, lower-cased, after HTML
-        character references are decoded (``&amp;`` is not the word ``amp``); English
-        stop words (scikit-learn's list) are removed by default. The vocabulary is ``vocabulary`` if
-        given (a public word list, as the corpus' ``vocabulary_source`` then says; other tokens are counted as
-        out-of-vocabulary in ``log``), else built from the texts with scikit-learn's ``CountVectorizer`` limits ``min_df``, ``max_df`` and
-        ``max_features``.
-
-        ``allow_empty``: with a given ``vocabulary``, accept texts that leave no document (none given, or none with
-        a word of the list) and return an N=0 corpus on that vocabulary. The pipeline builds the private corpus of
-        a release so: whether it is empty is private, and it must go through the same count, decision and
-        mechanism as a corpus with one document. Without it (the default), no document is refused as a mistake
-        of the caller's input; a vocabulary built from the texts always needs some.
+        The vocabulary is ``vocabulary`` if given (a public word list; other tokens are counted as out-of-vocabulary),
+        else built from the texts with ``CountVectorizer``'s ``min_df``, ``max_df`` and ``max_features``.
+        ``allow_empty``: with a given vocabulary, return an N=0 corpus where no document is left (the pipeline's private
+        corpus, whose emptiness is private); otherwise no document is an error of the caller's input.
         """
         texts = list(texts)
         if not texts and not (allow_empty and vocabulary is not None):
@@ -242,9 +206,7 @@ class Corpus:
     @classmethod
     def _from_texts_on(cls, texts: list, users, vocabulary: list, stop_words, min_token_length: int, *,
                        allow_empty: bool = False) -> "Corpus":
-        """Counts on a fixed word list, tokenising once: every token is counted, then the list's columns are
-        kept and the rest is reported as out-of-vocabulary (a fixed-vocabulary ``CountVectorizer`` would need a
-        second tokenisation to count what it drops)."""
+        """Counts on a fixed word list, tokenising once (so the out-of-vocabulary tokens are counted too)."""
         if not vocabulary or len(set(vocabulary)) != len(vocabulary):
             raise ValueError("vocabulary must be a non-empty list of distinct words")
         vectorizer = make_vectorizer(stop_words=stop_words, min_token_length=min_token_length)
@@ -276,40 +238,21 @@ class Corpus:
         n_users: int | None = None,
         **text_options,
     ) -> "Corpus":
-        """Read JSON Lines (gzip'd or not) with a text and a user field (see :func:`read_jsonl_records`).
-
-        ``users`` restricts the corpus to those user ids and ``n_users`` to the first ``n_users`` distinct
-        users of the file (documented subsets). Other keyword arguments go to :meth:`from_texts`.
+        """Read JSON Lines (:func:`read_jsonl_records`). ``users`` keeps those user ids and ``n_users`` the first
+        ``n_users`` distinct users; other keyword arguments go to :meth:`from_texts`.
         """
         if n_users is not None:
             n_users = check_int(n_users, "n_users", low=1)
         records = read_jsonl_records(path, text_field, user_field, users)
-        texts: list[str] = []
-        owners: list = []
-        first: set = set()
-        for text, user in records:
-            if n_users is not None and user not in first:
-                if len(first) == n_users:
-                    continue
-                first.add(user)
-            texts.append(text)
-            owners.append(user)
-        if not texts:
-            raise ValueError(f"{os.fspath(path)}: no documents" + ("" if users is None else " for the requested users"))
-        return cls.from_texts(texts, owners, **text_options)
+        if n_users is not None:
+            records = _first_users(records, n_users)
+        where = os.fspath(path) + ("" if users is None else " (the requested users)")
+        return cls._from_source_records(records, where, text_options)
 
     @classmethod
     def from_frame(cls, frame, *, text_field: str = "text", user_field: str = "user", **text_options) -> "Corpus":
         """From a pandas or polars DataFrame with a text and a user column, read as every source is
-        (:func:`read_source_records`): the same canonical user ids, so the same corpus as the JSON Lines file of
-        the same rows. Other keyword arguments go to :meth:`from_texts`.
-
-        Examples
-        --------
-        >>> import pandas as pd  # doctest: +SKIP
-        >>> df = pd.DataFrame({"author": ["a", "b"], "body": ["market energy price", "energy trade"]})  # doctest: +SKIP
-        >>> Corpus.from_frame(df, user_field="author", text_field="body").n_users  # doctest: +SKIP
-        2
+        (:func:`read_source_records`); other keyword arguments go to :meth:`from_texts`.
         """
         from .tables import describe, is_frame
 
@@ -321,8 +264,7 @@ class Corpus:
     @classmethod
     def from_table(cls, path: str | os.PathLike, *, query: str | None = None, text_field: str = "text",
                    user_field: str = "user", **text_options) -> "Corpus":
-        """From a Parquet or CSV file, or the rows of ``query`` on a database URL (``"sqlite:///posts.db"``), read
-        as every source is (:func:`read_source_records`). Other keyword arguments go to :meth:`from_texts`."""
+        """From a Parquet or CSV file, or the rows of ``query`` on a database URL (:func:`read_source_records`)."""
         from .tables import describe
 
         path = os.fspath(path)
@@ -331,20 +273,15 @@ class Corpus:
 
     @classmethod
     def _from_source_records(cls, records: Iterable[tuple[str, object]], where: str, text_options: dict) -> "Corpus":
-        texts: list[str] = []
-        owners: list = []
-        for text, user in records:
-            texts.append(text)
-            owners.append(user)
-        if not texts:
+        pairs = list(records)
+        if not pairs:
             raise ValueError(f"{where}: no documents")
-        return cls.from_texts(texts, owners, **text_options)
+        return cls.from_texts([t for t, _ in pairs], [u for _, u in pairs], **text_options)
 
     @classmethod
     def _from_counts(cls, X: sp.csr_matrix, vocabulary: list, users: Sequence | np.ndarray | None, *,
                      allow_empty: bool = False) -> "Corpus":
-        """Validate the counts, attach users, drop (and count) empty documents; ``allow_empty``: an N=0 corpus
-        where no document is left (:meth:`from_texts`), else an error."""
+        """Validate the counts, attach users, drop (and count) empty documents; ``allow_empty`` permits N=0."""
         X = check_count_matrix(X, min_docs=0, min_words=0, integral=True, dtype=np.int64)
         n_docs = X.shape[0]
         if n_docs == 0 and not allow_empty:
@@ -364,17 +301,13 @@ class Corpus:
         doc_users = np.fromiter((index[u] for u in kept_users), dtype=np.int64, count=len(kept_users))
         return cls(X=X[nonempty], vocabulary=tuple(vocabulary), doc_users=doc_users, user_ids=tuple(user_ids), log=log)
 
-    # -- views ---------------------------------------------------------------------------------------
     def user_documents(self) -> list[np.ndarray]:
         """For each user, the (sorted) indices of its documents."""
         order, bounds = user_grouping(self.doc_users, self.n_users)
         return [order[bounds[u] : bounds[u + 1]] for u in range(self.n_users)]
 
     def subset_documents(self, docs: np.ndarray) -> "Corpus":
-        """The corpus restricted to documents ``docs`` (any order, repeats allowed), same vocabulary.
-
-        Users are renumbered in order of first appearance; their ids are kept.
-        """
+        """The corpus of documents ``docs`` (any order, repeats allowed); users renumbered by first appearance."""
         docs = np.asarray(docs, dtype=np.int64)
         if docs.size == 0:
             raise ValueError("docs is empty: a corpus needs at least one document")
@@ -407,7 +340,6 @@ class Corpus:
         return Corpus(X=self.X[docs], vocabulary=self.vocabulary, doc_users=owner, user_ids=ids, log=self.log,
                       vocabulary_source=self.vocabulary_source)
 
-    # -- contribution bounding -------------------------------------------------------------------
     def bound(
         self,
         max_docs_per_user: int | None = None,
@@ -418,49 +350,27 @@ class Corpus:
     ) -> "Corpus":
         """Cap each user's contribution; return a new corpus whose ``log`` counts what was cut.
 
-        Bounding is a *per-unit* function: what is kept of a user (which documents, and which tokens of
-        each) depends only on that user's own documents and on a seed ``s`` drawn once, independently of
-        the data. Write ``B_s(u)`` for what is kept of user ``u``; the bounded corpus is ``{B_s(u)}``.
+        Bounding is a per-unit function ``B_s``: what is kept of a user depends only on that user's records and a
+        seed ``s`` drawn independently of the data.
 
-        * The documents kept of user ``u`` are a uniformly random ``max_docs_per_user``-subset of the
-          *positions* of u's documents (their order in the corpus), drawn by a generator seeded with
-          ``(s, stable hash of u's id)``. The id, not the user's index, so that adding or removing another
-          user (which renumbers users) changes nothing here.
-        * A document longer than ``max_tokens_per_doc`` keeps a uniformly random sub-multiset of its tokens
-          (a multivariate hypergeometric draw from its counts, since a count matrix has no token order),
-          drawn by a generator seeded with ``(s, hash of the document's words and counts)``: it depends on
-          the document alone, so it is the same function at the document level too.
-        * A user left with more than ``max_tokens_per_user`` tokens (after the bounds above) keeps a
-          uniformly random sub-multiset of them, drawn from all their (document, word) counts at once by a
-          generator seeded with ``(s, stable hash of u's id)``. A document left without tokens is dropped (and
-          counted in the log).
+        * ``max_docs_per_user``: a uniformly random subset of the user's documents, from a generator seeded with
+          ``(s, stable hash of the user's id)`` (the id, not the index, which other users' presence renumbers).
+        * ``max_tokens_per_doc``: a uniformly random sub-multiset of a long document's tokens (multivariate
+          hypergeometric), seeded with ``(s, hash of the document's words and counts)``: the document alone.
+        * ``max_tokens_per_user``: a uniformly random sub-multiset of all the user's remaining tokens, seeded with
+          ``(s, hash of the user's id)``; a document left empty is dropped.
 
-        Why it matters. A mechanism ``M`` that is (eps, delta)-DP on bounded corpora stays so after
-        bounding only if neighbouring inputs stay neighbours: for every fixed ``s``, if ``D`` and ``D'``
-        differ in one user then ``B_s(D)`` and ``B_s(D')`` differ in that user's (bounded) rows only, so
-        ``M(B_s(D))`` is (eps, delta)-DP; drawing ``s`` independently of the data keeps it so (a mixture of
-        DP mechanisms). One random stream shared by all users, as before, breaks this: one user's extra
-        document shifts the stream and re-draws every user after it. The same holds at the document level
-        for ``max_tokens_per_doc`` (add/remove or replace one document). ``max_docs_per_user`` is a
-        user-level bound; leave it out at the document level (replacing a document in place keeps its
-        owner's other choices, but adding or removing one re-draws its owner's subset).
-
-        The guarantee holds for any seed chosen without looking at the data, public or not; the default
-        draws fresh entropy from the operating system, and a given seed makes bounding reproducible.
+        Why it is sound: for a fixed ``s``, if ``D`` and ``D'`` differ in one user then ``B_s(D)`` and ``B_s(D')``
+        differ in that user's rows only, so an (eps, delta)-DP mechanism on bounded corpora stays (eps, delta)-DP
+        after bounding; a data-independent ``s`` keeps it so (a mixture of DP mechanisms). ``max_tokens_per_doc`` is
+        also a document-level function; the two per-user bounds are user-level only (adding a document re-draws its
+        owner's other choices).
 
         Parameters
         ----------
-        max_docs_per_user : int >= 1, optional
-            Keep at most this many documents of each user (a uniformly random subset: the documents' order
-            in the input, e.g. by date, would bias a prefix).
-        max_tokens_per_doc : int >= 1, optional
-            Keep at most this many tokens of each document.
+        max_docs_per_user, max_tokens_per_doc, max_tokens_per_user : int >= 1, optional
         random_state : None, int >= 0, SeedSequence or Generator, default=None
             The seed ``s``: ``None`` for fresh OS entropy; a Generator is drawn from once.
-        max_tokens_per_user : int >= 1, optional
-            Keep at most this many tokens of each user, across their documents: a user-level bound on the sum
-            of what one user adds to the counts. Leave it out at the document level (adding a document re-draws
-            its owner's other documents' tokens).
         """
         root = _bounding_root(random_state)
         log = CorpusLog(**self.log.as_dict())
@@ -498,7 +408,6 @@ class Corpus:
         return Corpus(X=X, vocabulary=self.vocabulary, doc_users=doc_users, user_ids=self.user_ids, log=log,
                       vocabulary_source=self.vocabulary_source)
 
-    # -- interoperability ----------------------------------------------------------------------------
     def to_gensim(self):
         """``(gensim.corpora.Dictionary, list of bag-of-words)`` with ids equal to column indices."""
         from gensim.corpora import Dictionary
@@ -533,38 +442,28 @@ class Corpus:
         return h.hexdigest()[:16]
 
 
-# -- recognising a corpus --------------------------------------------------------------------------
-
 #: the fields that make an object a user-grouped corpus (what every estimator and the audit read of one)
 CORPUS_FIELDS = ("X", "doc_users", "vocabulary")
 
 
 def is_corpus(obj) -> bool:
-    """Whether ``obj`` is a user-grouped corpus: a :class:`Corpus`, or any object with its fields ``X``,
-    ``doc_users`` and ``vocabulary``.
-
-    The duck-typed case is deliberate: the audit's ``CorpusData`` and a caller's own corpus class are read the
-    same way as a Corpus. A :class:`topicdp.streaming.StreamingCorpus` is not one (it holds no ``X``): the
-    estimators that stream check for it first.
+    """Whether ``obj`` is a :class:`Corpus` or has its fields ``X``, ``doc_users`` and ``vocabulary`` (duck-typed on
+    purpose: the audit's corpora and a caller's class are read alike; a streaming corpus holds no ``X``).
     """
     return isinstance(obj, Corpus) or all(hasattr(obj, name) for name in CORPUS_FIELDS)
 
 
 def split_corpus(X) -> tuple:
-    """``(counts, doc_users, vocabulary)`` of a corpus (:func:`is_corpus`), ``(X, None, None)`` of anything else.
-
-    ``counts`` is the corpus' ``X`` as it is (the caller validates it, as it would a matrix); ``doc_users`` an
-    array and ``vocabulary`` a tuple.
-    """
+    """``(counts, doc_users, vocabulary)`` of a corpus (:func:`is_corpus`), ``(X, None, None)`` of anything else."""
     if not is_corpus(X):
         return X, None, None
     return X.X, np.asarray(X.doc_users), tuple(X.vocabulary)
 
 
 def as_corpus(X) -> Corpus:
-    """A :class:`Corpus` of ``X``: itself, a corpus of another class' fields (:func:`is_corpus`), or a corpus of the
-    document-term count matrix ``X`` with one user per document and words named ``w0, w1, ...`` by column (the form
-    scikit-learn estimators are fitted on)."""
+    """A :class:`Corpus` of ``X``: itself, a corpus of another class' fields, or of a count matrix with one user per
+    document and words ``w0, w1, ...`` (the form scikit-learn estimators are fitted on).
+    """
     if isinstance(X, Corpus):
         return X
     counts, users, vocabulary = split_corpus(X)
@@ -573,8 +472,6 @@ def as_corpus(X) -> Corpus:
         vocabulary = tuple(f"w{j}" for j in range(counts.shape[1]))
     return Corpus.from_matrix(counts, list(vocabulary), users)
 
-
-# -- helpers ---------------------------------------------------------------------------------------
 
 
 def _truncate_rows(X: sp.csr_matrix, L: int, root: bytes, vocabulary: tuple):
@@ -602,8 +499,7 @@ def user_grouping(doc_users: np.ndarray, n_users: int) -> tuple[np.ndarray, np.n
 
 
 def _subsample_users(X: sp.csr_matrix, doc_users: np.ndarray, T: int, root: bytes, user_ids: tuple):
-    """Users with more than ``T`` tokens keep ``T`` of them, drawn over all their documents' counts at once
-    from a generator keyed by the user's id (so no other user's presence changes what they keep)."""
+    """Users with more than ``T`` tokens keep ``T``, drawn over all their counts from a generator keyed by their id."""
     X = X.tocsr(copy=True)
     lengths = np.bincount(doc_users, weights=np.asarray(X.sum(axis=1)).ravel(), minlength=len(user_ids))
     heavy = np.flatnonzero(lengths > T)
@@ -638,25 +534,19 @@ def _unit_rng(root: bytes, kind: bytes, key: bytes) -> np.random.Generator:
 
 
 def user_selected(user, fraction: float) -> bool:
-    """Whether ``user`` belongs to the subset of ``fraction`` of all users: a function of the id alone
-    (SHA-256 of its stable encoding), so adding or removing a user changes no other user's membership."""
+    """Whether ``user`` is in the subset of ``fraction`` of all users: a function of the id alone."""
     return user_hash(user, b"topicdp.user_fraction") < fraction * 2.0 ** 64
 
 
 def user_hash(user, salt: bytes) -> int:
-    """A user id hashed to a 64-bit integer (``/ 2**64`` is a fraction in [0, 1)): the first 8 bytes, little-endian,
-    of SHA-256 of ``salt``, a zero byte and the id's stable encoding (:func:`_id_key`, so ``7`` and ``"7"`` differ).
-    A function of the id alone: a user's side of any cut is the same in every corpus, and adding or removing a user
-    moves no other user."""
+    """A user id hashed to 64 bits (SHA-256 of ``salt``, a zero byte and :func:`_id_key`; first 8 bytes, little-endian):
+    a function of the id alone, so adding or removing a user moves no other user across any cut.
+    """
     return int.from_bytes(hashlib.sha256(salt + b"\x00" + _id_key(user)).digest()[:8], "little")
 
 
 def _id_key(uid) -> bytes:
-    """A stable, injective byte encoding of a user id (unlike ``hash``, the same in every process).
-
-    Type-tagged and length-prefixed, so that e.g. ``"1"``, ``1`` and ``("1",)`` differ; of the
-    :func:`canonical_user_id`, so that ids Python counts as equal (``7`` and ``7.0``) have one encoding.
-    """
+    """A stable, injective, type-tagged byte encoding of the :func:`canonical_user_id` (``"1"``, ``1``, ``("1",)`` differ)."""
     uid = canonical_user_id(uid)
     if uid is None:
         return b"n"
@@ -677,6 +567,15 @@ def _id_key(uid) -> bytes:
     )
 
 
+def _first_users(records: Iterable[tuple[str, object]], n: int) -> Iterator[tuple[str, object]]:
+    """The records of the first ``n`` distinct users."""
+    first: set = set()
+    for text, user in records:
+        if user in first or len(first) < n:
+            first.add(user)
+            yield text, user
+
+
 def _unique_in_order(items: Sequence) -> list:
     seen: dict = {}
     for x in items:
@@ -694,10 +593,8 @@ def _occurrence_counts(values: np.ndarray) -> list[int]:
     return out
 
 
-#: web-text and contraction artefacts that lead topics of blog posts when kept (an opt-in list: ``--stop-words web``,
-#: ``CorpusSource(stop_words=WEB_ARTEFACTS)``): entity names left where markup was escaped twice or its ``&`` lost
-#: (entities themselves are decoded before tokenising), a link placeholder, address parts, and the first halves of
-#: contractions that tokenisation splits off ("don't" -> "don")
+#: web-text artefacts (an opt-in list, ``--stop-words web``): entity names of twice-escaped markup, a link
+#: placeholder, address parts, and the halves of contractions that tokenisation splits off ("don't" -> "don")
 WEB_ARTEFACTS: tuple[str, ...] = (
     "urllink", "nbsp", "amp", "quot", "apos", "http", "https", "www", "com", "html", "htm", "org", "net",
     "don", "didn", "doesn", "isn", "wasn", "aren", "weren", "couldn", "wouldn", "shouldn", "haven", "hasn", "hadn",
@@ -715,11 +612,8 @@ def stop_word_list(extra: Sequence[str] = ()):
 
 def make_vectorizer(*, stop_words="english", min_token_length: int = 3, min_df=1, max_df=1.0,
                     max_features: int | None = None, vocabulary: Sequence[str] | None = None):
-    """The ``CountVectorizer`` behind every tokenisation in topicdp (one place for the rules).
-
-    Lower-cased runs of at least ``min_token_length`` unicode letters, after HTML character references
-    are decoded (``&nbsp;`` separates words); scikit-learn's English stop words
-    by default; vocabulary limits as in ``CountVectorizer``. Parameters are validated here.
+    """The ``CountVectorizer`` behind every tokenisation: lower-cased runs of at least ``min_token_length`` unicode
+    letters after HTML references are decoded; scikit-learn's English stop words by default.
     """
     from sklearn.feature_extraction.text import CountVectorizer
 
@@ -749,25 +643,11 @@ def read_jsonl_records(
     user_field: str = "user",
     users: Iterable | None = None,
 ) -> Iterator[tuple[str, object]]:
-    """Yield ``(text, user)`` of each record of a JSON Lines file, in file order: topicdp's one reader.
+    """Yield ``(text, user)`` of each record of a JSON Lines file (gzip'd or not, recognised by content), in order.
 
-    The file may be gzip-compressed (recognised by its content; a name ending in ``.gz`` must hold gzip
-    data) and may start with a UTF-8 byte-order mark. Blank lines are skipped. Every problem is a
-    ``ValueError`` (``TypeError`` for a field of the wrong type) whose message starts with ``path:line``:
-    a directory or a non-gzip ``.gz`` file, a byte that is not UTF-8, invalid JSON, a record that is not an
-    object, a missing field, a text that is not a string, a user that is not a string or a number, and
-    truncated gzip data. Nothing is skipped silently.
-
-    User ids come back in their :func:`canonical_user_id` form (a number with an integral value as an int), so
-    one person is one user whether their id is spelled ``7`` or ``7.0``, in one file or across shards.
-
-    Parameters
-    ----------
-    path : path-like
-    text_field, user_field : str
-        The names of the text and user fields of each record.
-    users : iterable, optional
-        Keep only the records of these user ids (a documented subset).
+    Blank lines are skipped; nothing else is. Every problem is a ``ValueError`` (``TypeError`` for a field of the
+    wrong type) starting with ``path:line``. User ids come back as :func:`canonical_user_id`. ``users`` keeps only
+    those ids.
     """
     keep = None if users is None else frozenset(users)
     where = os.fspath(path)
@@ -824,8 +704,9 @@ def _parse_record(line: str, where: str, lineno: int, text_field: str, user_fiel
 
 
 def checked_user_id(user, where: str, user_field: str = "user"):
-    """``user`` in its :func:`canonical_user_id` form, or a ``TypeError`` starting with ``where`` when it is not a
-    string or a finite number (a bool, a null, a list...): the one check of a user id, for every source."""
+    """``user`` as :func:`canonical_user_id`, or a ``TypeError`` starting with ``where`` when it is not a string or a
+    finite number: the one check of a user id, for every source.
+    """
     if isinstance(user, np.generic):
         user = user.item()
     if isinstance(user, bool) or not isinstance(user, (str, int, float)) or not _finite(user):
@@ -844,30 +725,16 @@ def read_source_records(
 ) -> Iterator[tuple[str, object]]:
     """Yield ``(text, user)`` of each record of any corpus source, in its order: the one record reader.
 
-    A JSON Lines file goes to :func:`read_jsonl_records`; a Parquet or CSV file, a pandas or polars DataFrame, or
-    the rows of ``query`` on a database URL to :func:`topicdp.tables.table_rows`, each value then checked as a JSON
-    Lines field is (a text is a string; a user a string or a finite number, :func:`checked_user_id`) and the user
-    id given in its :func:`canonical_user_id` form. Whatever the source, the same rows are the same records, hence
-    the same canonical ids and contribution bounds.
-
-    Parameters
-    ----------
-    path : str, path-like or DataFrame
-        A file (``.jsonl``, ``.jsonl.gz``, ``.parquet``, ``.csv``, ``.csv.gz``), a database URL, or a DataFrame.
-    text_field, user_field : str
-    query : str, optional
-        The SQL query of a database URL (it selects the two fields, e.g. ``SELECT author AS user, body AS text
-        FROM posts ORDER BY id``).
-    users : iterable, optional
-        Keep only the records of these user ids.
+    JSON Lines goes to :func:`read_jsonl_records`; Parquet, CSV, a DataFrame or the rows of ``query`` on a database
+    URL to :func:`topicdp.tables.table_rows`, each value checked as a JSON Lines field is. The same rows are the
+    same records whatever the source, hence the same ids and bounds.
 
     Raises
     ------
     topicdp.tables.FieldError
-        Before any row is read, when a field is missing: it names the parameter, every field the source has and
-        the nearest one.
+        Before any row is read, when a field is missing (it names the parameter and the nearest field).
     TypeError
-        For a value of the wrong type, naming the row (``posts.parquet: row 7: field 'user' ...``).
+        For a value of the wrong type, naming the row.
     """
     from .tables import describe, source_format, table_rows
 
@@ -890,9 +757,9 @@ def read_source_records(
 
 def check_source_fields(path, text_field: str = "text", user_field: str = "user", *,
                         query: str | None = None) -> None:
-    """Refuse, before the corpus is read, a source without the text or user field (:func:`topicdp.tables.check_fields`:
-    the parameter, every field of the source, the nearest one). A table's fields come from its schema (a query is
-    run, no row fetched); a JSON Lines file's from its first record (the reader checks every later one)."""
+    """Refuse, before the corpus is read, a source without the text or user field (:func:`topicdp.tables.check_fields`);
+    a table's fields come from its schema, a JSON Lines file's from its first record.
+    """
     from .tables import check_fields, describe, source_format, table_fields
 
     wanted = {"text_field": text_field, "user_field": user_field}
@@ -906,8 +773,7 @@ def check_source_fields(path, text_field: str = "text", user_field: str = "user"
 
 
 def _first_jsonl_record(where: str) -> tuple[int, list[str]] | None:
-    """(line number, field names) of the first non-blank record of a JSON Lines file; None when there is none or it
-    cannot be parsed (the reader then reports it with its line)."""
+    """(line number, field names) of the first record of a JSON Lines file; None when absent or unparsable."""
     try:
         with open(where, "rb") as raw:
             compressed = raw.read(2) == _GZIP_MAGIC
@@ -926,13 +792,10 @@ def _finite(user) -> bool:
 
 
 def canonical_user_id(uid):
-    """The one form of a user id, in memory and in every shard: a number with an integral value is that int.
+    """The one form of a user id: a number with an integral value is that int (``7``, ``7.0`` and ``True`` is ``1``).
 
-    User ids are compared as Python compares them, and every hash of an id (shards, bounding seeds, the
-    per-user subset of ``user_fraction``) is of this form, so an id means one person everywhere: ``7``, ``7.0``
-    and ``7e0`` (and ``True``, which Python counts as ``1``) are one user, in one file or across shards. A
-    string is never a number (``"7"`` and ``7`` are two users), and strings are compared exactly as written
-    (no case folding or Unicode normalisation: normalise them before the release if your ids need it).
+    Every hash of an id is of this form, so an id means one person in every file and shard. A string is never a
+    number (``"7"`` and ``7`` are two users) and is compared exactly as written.
     """
     if isinstance(uid, np.generic):
         uid = uid.item()
@@ -950,10 +813,7 @@ def tokenize(
     stop_words: str | Sequence[str] | None = "english",
     min_token_length: int = 3,
 ) -> list[list[str]]:
-    """Token lists in text order, with :meth:`Corpus.from_texts`' rules (e.g. held-out texts for coherence).
-
-    With ``vocabulary``, tokens outside it are dropped, so the lists match a corpus built on it.
-    """
+    """Token lists with :meth:`Corpus.from_texts`' rules; with ``vocabulary``, only its words."""
     analyze = make_vectorizer(stop_words=stop_words, min_token_length=min_token_length).build_analyzer()
     keep = None if vocabulary is None else set(vocabulary)
     return [[t for t in analyze(text) if keep is None or t in keep] for text in texts]
@@ -968,9 +828,5 @@ def embedded_texts() -> list[str]:
 
 
 def embedded_corpus() -> Corpus:
-    """The embedded default: gensim's Lee news corpus (300 documents, one per privacy unit).
-
-    ``lee_background.cor`` ships inside gensim's test data, so it exists wherever gensim is installed;
-    each document is treated as its own user.
-    """
+    """The embedded default: gensim's Lee news corpus (300 documents shipped with gensim, one user each)."""
     return Corpus.from_texts(embedded_texts(), min_df=2, max_df=0.5)

@@ -34,6 +34,33 @@ from _data import BLOGS  # noqa: E402
 EPSILONS = (0.05, 0.075, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0)
 
 
+def predict_epsilon(design, rates, n_units: float, *, delta: float, tolerance: float = 0.02,
+                    probability: float = 0.9, grid=None, **kwargs) -> float:
+    """The smallest epsilon of ``grid`` (default 0.05 to 10, 12 steps per factor 10) whose :func:`predict_error`
+    quantile is at most ``tolerance`` (inf when none is); bisection over the grid, assuming the error falls with
+    epsilon."""
+    import numpy as np
+
+    from topicdp.metrics.private import predict_error
+
+    eps = np.asarray(grid if grid is not None else 10.0 ** np.arange(math.log10(0.05), 1.0 + 1e-9, 1.0 / 12))
+
+    def ok(i: int) -> bool:
+        return predict_error(design, rates, n_units, epsilon=float(eps[i]), delta=delta, probability=probability,
+                             **kwargs).quantile <= tolerance
+
+    lo, hi = -1, len(eps) - 1
+    if not ok(hi):
+        return math.inf
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    return float(eps[hi])
+
+
 def load_halves(words, fraction: float = 0.5):
     """(private corpus, public reference corpus) over ``words``: the bloggers split by a hash of their id."""
     import hashlib
@@ -118,7 +145,7 @@ def main() -> int:
     # the public half's number of units stands for the private half's (same hash split)
     n_stated = float(reference.n_docs if args.unit == "document" else reference.n_users)
     start = time.perf_counter()
-    predicted = pv.predict_epsilon(design, rates, n_stated, delta=args.delta, tolerance=args.tolerance,
+    predicted = predict_epsilon(design, rates, n_stated, delta=args.delta, tolerance=args.tolerance,
                                    grid=EPSILONS, unit=args.unit, clip=clip, target_rates=target)
     out["predicted_epsilon"] = predicted
     print(f"predicted smallest epsilon {predicted} ({time.perf_counter() - start:.0f} s)", flush=True)

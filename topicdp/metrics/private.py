@@ -1,103 +1,45 @@
 """Private evaluation of a release: each topic's NPMI and NPMI contrast on the owner's corpus, under DP.
 
-A release's top words (K lists of n = 10 words) are public once released. How coherent they are on the private
-corpus is not: reading the exact NPMI (:func:`topicdp.metrics.heldout_npmi`) to decide anything is a release
-nobody accounts for. :func:`private_coherence` releases it under (epsilon, delta)-DP at the release's unit
-(document or user), with a confidence interval that accounts for the noise, and charges a ledger.
+Released top words are public; their coherence on the private corpus is not, so :func:`private_coherence`
+releases it under (epsilon, delta)-DP at the release's unit, with an interval that accounts for the noise, and
+charges a ledger.
 
-The statistic
--------------
-Document NPMI (Bouma 2009; Lau, Newman & Baldwin 2014, as in :mod:`topicdp.metrics.readability`) of a pair
-(a, b) depends on three document frequencies and the number of documents N:
+The statistic. Document NPMI (Bouma 2009; Lau, Newman & Baldwin 2014) of a pair is
+``(h_a + h_b) / h_ab - 1`` with ``h_x = log(N / df_x)`` (:func:`topicdp.metrics.readability.npmi_from_counts`,
+the one pair function of the held-out measure). The design (a public function of the lists and a public seed)
+holds the U top words and P pairs: every within-topic pair and ``n_across`` sampled across pairs per topic. Each
+unit u contributes ``x_u = sum over its documents of (1, [a in d], [a in d and b in d])`` of dimension
+``D = 1 + U + P``, clipped to L2 norm C (``w_u = min(1, C / ||x_u||)``, Abadi et al. 2016, Sec. 3.1); the release
+is ``S = sum_u w_u x_u + N(0, sigma^2 I_D)``. At the document level the default C is ``sqrt(1 + U + P)``: no
+document is clipped and the estimand is the exact NPMI.
 
-    NPMI(a, b) = log(P(a, b) / (P(a) P(b))) / -log P(a, b) = (h_a + h_b) / h_ab - 1,     h_x = log(N / df_x).
+L2 sensitivity (checked by brute force over small designs in the tests). Add/remove: ``||w_u x_u|| <= C``, and a
+document's 0/1 vector has norm at most ``sqrt(1 + U + P)``, so ``Delta = min(C, sqrt(1 + U + P))``. Replace-one:
+for non-negative vectors of norm at most C, ``||w x - w' x'||^2 <= ||w x||^2 + ||w' x'||^2 <= 2 C^2`` (the inner
+product is >= 0); a document's coordinates of the difference lie in [-1, 1], so
+``Delta = min(sqrt(2) C, sqrt(1 + U + P))`` there. sigma is the analytic Gaussian mechanism's (Balle & Wang 2018,
+Thm. 8); the release is one Gaussian ledger entry.
 
-What is counted (the *design*, a public function of the lists and a public seed): the U distinct top words,
-and P distinct word pairs: every within-topic pair (K n (n - 1) / 2 at most) and, for the contrast, ``n_across``
-pairs per topic drawn uniformly (public seed) among the across-topic pairs (a in the topic's list, b in another's,
-a != b). Each *unit* u (a document, or all of a user's documents) contributes the vector
+The estimator. Each pair count is estimated by g-modelling empirical Bayes (Efron 2016, "Empirical Bayes
+deconvolution estimates", Biometrika 103(1)): ``df_ab = m_ab e^t`` with ``m_ab = df_a df_b / N``, t a pair's PMI
+with a prior per group (within or across, times 4 bins of m), the noisy count ``N(m_ab e^t, sigma^2)``, the prior
+the NPMLE on a grid (EM, Laird 1978), and a pair's NPMI its posterior mean. The plug-in fails where a count is
+near sigma (the log of a noisy small count is dominated by the noise).
 
-    x_u = sum over u's documents d of (1, [a in d] for the U words, [a in d and b in d] for the P pairs),
+The interval (:func:`bound_intervals`) does not lean on the prior: a quantity is a weighted sum of pair NPMIs;
+pairs whose counts are all above ``PLUGIN_SIGMAS`` sigma enter by the plug-in with the delta method's normal term,
+every other pair by its NPMI range over the counts within a Bonferroni ``z_B sigma`` of the noisy ones (NPMI is
+monotone in each count, :func:`_pair_ranges`); alpha is split between the two (union bound), and the sampled
+across mean adds its sampling variance (Cochran 1977, "Sampling Techniques", Eq. 2.16). All post-processing.
 
-of dimension D = 1 + U + P: the number of its documents, its word and pair document frequencies. Only top words
-are read; nothing else of a document enters.
-
-Bounded contributions. The unit's vector is scaled to L2 norm at most C (``clip``):
-``w_u = min(1, C / ||x_u||)`` and the released sum is ``S = sum_u w_u x_u + N(0, sigma^2 I_D)`` (Abadi et al.
-2016, Sec. 3.1, the per-example clipping of DP-SGD). Only the weights change what is estimated: with every
-``w_u = 1`` (no unit over C) S is the exact statistic, and otherwise the NPMI of a weighted corpus in which the
-clipped units count ``w_u`` times. At the document level the default C is the worst case
-``sqrt(1 + U + P)``: no document is ever clipped and the estimand is the exact NPMI.
-
-L2 sensitivity (derivation; checked by brute force over every word set of small designs in the tests):
-
-* add/remove: the sum changes by ``w_u x_u``, of norm ``min(||x_u||, C) <= C``. At the document level the
-  entries of ``x_u`` are 0/1 and ``||x_u||^2 = 1 + |S| + #{design pairs inside S}`` for the set S of top words
-  the document holds, at most ``1 + U + P`` (S = all words), so ``Delta = min(C, sqrt(1 + U + P))``.
-* replace-one: the sum changes by ``w x - w' x'``. For two non-negative vectors of norm at most C,
-  ``||w x - w' x'||^2 = ||w x||^2 + ||w' x'||^2 - 2 <w x, w' x'> <= 2 C^2`` (the inner product is >= 0), with
-  equality for disjoint supports, so ``Delta = sqrt(2) C``. At the document level every entry of ``w x`` lies in
-  [0, 1], so each coordinate of the difference lies in [-1, 1] and ``Delta <= sqrt(D) = sqrt(1 + U + P)`` too:
-  ``Delta = min(sqrt(2) C, sqrt(1 + U + P))``.
-
-Noise. sigma is the analytic Gaussian mechanism's (Balle & Wang 2018, Thm. 8,
-:func:`topicdp.rdp.calibrate_gaussian`) for (epsilon, delta) and Delta; the release is one Gaussian entry in the
-ledger (``sigma``, ``Delta``, the unit and neighbour relation).
-
-The estimator
--------------
-The plug-in (the formula on the noisy counts) fails where a pair's count is near sigma: ``log`` of a noisy small
-count is dominated by the noise, and any floor that keeps it finite biases it (on blogs at epsilon 1 the plug-in's
-mean error was -0.020 with counts floored at 1 and +0.031 floored at sigma). The word counts and N are large and precise; the pair counts are
-the problem. So each pair count is estimated by empirical Bayes (g-modelling, Efron 2016, "Empirical Bayes
-deconvolution estimates", Biometrika 103(1)): write ``df_ab = m_ab e^t`` with ``m_ab = df_a df_b / N`` (the count
-under independence, from the noisy word counts) and t the pair's PMI; within a group of pairs t has a prior g, the
-noisy count is ``N(m_ab e^t, sigma^2)``, g is the nonparametric maximum-likelihood prior on a grid of t (EM, Laird
-1978), and a pair's NPMI is its posterior mean. Groups: within or across pairs, each cut into 4 bins of m (pairs of
-rare words have other PMIs than pairs of common words; one prior for all biased blogs' mean NPMI by -0.02 at
-sigma 130). A topic's NPMI is the mean over its within pairs, its across NPMI the mean over its sampled across pairs,
-its contrast the difference; the corpus-level values are their means over topics (:func:`npmi_contrast` uses the
-pooled across mean, which is the mean of the per-topic ones when no word is in two lists).
-
-One measure. The pair function is :func:`topicdp.metrics.readability.npmi_from_counts`, the one
-:func:`~topicdp.metrics.readability.heldout_npmi` uses: N counts every document of the corpus (those holding no top
-word too), a pair that never co-occurs (or holds a word no document has) scores -1, one in every document 1. The
-exact value (:func:`exact_values`, also what ``topicdp compare`` shows the owner) is computed by it on the same
-lists, and the estimator's grid values are too; the contrast's exact value is over *every* across pair.
-
-The interval (:func:`bound_intervals`). Shrinkage makes the empirical-Bayes estimate of a pair whose count is
-within a few sigma of 0 mostly its group's prior: the estimate of a list of unrelated words (exact NPMI near -1) is
-pulled up towards what the other pairs of its group look like, and an interval for the noise alone (a bootstrap
-around that estimate) misses by the bias. So the interval does not lean on the prior. A quantity (a topic's NPMI,
-its contrast, their means) is a weighted sum ``sum_i w_i NPMI_i`` of pair values. The pairs whose count, words'
-counts and N are all above ``PLUGIN_SIGMAS`` sigma enter by the plug-in with the delta method's normal term (the
-gradient over every coordinate they read, so shared words and N are counted once). Every other pair enters by its
-*range*: the smallest and largest NPMI over the integer counts within ``z_B sigma`` of the noisy ones, ``z_B`` the
-Bonferroni quantile over the coordinates the quantity's unresolved pairs read; NPMI is monotone in each count
-(:func:`_pair_ranges`: rising in the pair count and N, falling in the word counts), so the range is at two corners
-of the box. alpha = 1 - level is split between the two parts (union bound): each interval holds its exact value
-with probability at least ``level``, up to the normal approximation of the resolved part, whatever the estimator's
-bias. The contrast's sampled across mean adds its sampling variance (``var / m (1 - m / M)``, Cochran 1977,
-"Sampling Techniques", Eq. 2.16). The point estimate (empirical Bayes) is moved into its interval if the shrinkage
-put it outside. All of this is post-processing of S and sigma: no further privacy cost.
-
-Refusals (:func:`interval_refusal`). The interval holds the exact value only when no unit can be clipped: at the
-user level a user's contribution has no public bound, so clipping's shift has none either, and the intervals are
-refused (NaN, with the reason in the result, its summary and its JSON). At the document level, where the noise
-leaves the mean NPMI's interval wider than +-``MAX_HALF_WIDTH`` (too few documents for the noise), the intervals
-are refused as undetermined rather than printed as if they ranked anything. Coverage by held-out size, unit and
-list: ``docs/results/private_interval_coverage.md``.
-
-Prediction before spending (:func:`predict_error`): the same estimator run on simulated sums ``rates * n`` plus
-noise at the calibrated sigma, where ``rates = S / N`` of the statistic on a *public* corpus of the same kind (or a
-stated guess) and n a stated (or DP) number of units; it gives the probability quantile of the absolute error of the
-mean NPMI, the median half-width of its interval and whether the intervals would be refused (:class:`ErrorForecast`),
-and :func:`predict_epsilon` the smallest epsilon on a grid whose quantile meets a tolerance.
+Refusals (:func:`interval_refusal`): at the user level no public fact bounds a user's norm, so clipping's shift is
+unbounded and no interval is given; at the document level an interval of the mean NPMI wider than
+``+-MAX_HALF_WIDTH`` is refused as undetermined. :func:`predict_error` runs the same estimator on simulated sums of
+a public corpus' rates before anything is spent.
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -106,15 +48,13 @@ import numpy as np
 import scipy.sparse as sp
 from scipy import stats
 
-from .._names import NEIGHBOURS, UNITS
+from .._names import NEIGHBOURS, UNITS, neighbour_factor
 from .._validation import check_delta, check_epsilon, check_int, check_option, check_random_state, check_real
 
 MECHANISM = "private-evaluation"
 SIGMA_MEANING = ("std of the Gaussian noise on each of the D = 1 + U + P clipped per-unit sums (number of "
                  "documents, document frequencies of the U top words and of the P word pairs)")
 
-
-# -- the design: what is counted (public) --------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -124,17 +64,13 @@ class CoherenceDesign:
     Attributes
     ----------
     words : tuple of str
-        The U distinct top words (sorted).
-    top : ndarray (K, n)
-        Each topic's list as indices into ``words``.
+        The U distinct top words (sorted); ``top`` (K, n) each list as indices into it.
     pairs : ndarray (P, 2)
-        Distinct word pairs (indices into ``words``, first < second): within-topic pairs, then sampled across pairs.
-    within : tuple of K int arrays
-        Rows of ``pairs`` of each topic's within pairs (n (n - 1) / 2 each).
-    across : tuple of K int arrays
-        Rows of ``pairs`` of each topic's sampled across pairs (with repeats when a pair is drawn twice).
+        Distinct word pairs (first < second): within-topic pairs, then sampled across pairs.
+    within, across : tuple of K int arrays
+        Rows of ``pairs`` of each topic's within pairs and sampled across pairs (repeats allowed).
     n_across_total : ndarray (K,)
-        M_k, the number of across pairs of each topic the sample was drawn from (for the finite-population term).
+        The number of across pairs each topic's sample was drawn from.
     """
 
     words: tuple
@@ -154,23 +90,14 @@ class CoherenceDesign:
         return 1 + len(self.words) + int(self.pairs.shape[0])
 
     def worst_case_norm(self) -> float:
-        """``sqrt(1 + U + P)``: the largest L2 norm of one document's contribution (a document with every word)."""
+        """``sqrt(1 + U + P)``: the largest L2 norm of one document's contribution."""
         return math.sqrt(self.dimension)
 
 
 def coherence_design(top_words: Sequence[Sequence[str]], *, n_across: int | None = None,
                      seed: int = 0) -> CoherenceDesign:
-    """The design for K top lists (module docstring): within pairs, and ``n_across`` across pairs per topic.
-
-    Parameters
-    ----------
-    top_words : K sequences of n distinct str
-        The released top lists (K >= 1, n >= 2).
-    n_across : int, optional
-        Across pairs drawn per topic for the contrast; default n (n - 1) / 2 (as many as within pairs); 0 for
-        none (NPMI only: a smaller sensitivity); at K = 1 there are none.
-    seed : int, default 0
-        Public seed of the draw (it must not depend on the data).
+    """The design for K top lists (K >= 1 lists of n >= 2 distinct words): within pairs, and ``n_across`` across pairs
+    per topic (default n (n - 1) / 2; 0 for none, a smaller sensitivity), drawn with the public ``seed``.
     """
     lists = [[str(w) for w in t] for t in top_words]
     if not lists or any(len(t) < 2 for t in lists) or len({len(t) for t in lists}) != 1:
@@ -206,8 +133,6 @@ def coherence_design(top_words: Sequence[Sequence[str]], *, n_across: int | None
                            n_across_total=np.array(totals, dtype=np.int64))
 
 
-# -- per-unit contributions and the clipped sum (private) -------------------------------------------------
-
 
 def _columns(corpus, words: Sequence[str]) -> np.ndarray:
     index = {w: j for j, w in enumerate(corpus.vocabulary)}
@@ -231,8 +156,7 @@ def document_indicators(corpus, design: CoherenceDesign) -> sp.csr_matrix:
 
 
 def unit_contributions(corpus, design: CoherenceDesign, unit: str) -> sp.csr_matrix:
-    """(n_units, D) matrix whose row u is x_u (module docstring): a document's indicators, or their sum over a
-    user's documents (private)."""
+    """(n_units, D) matrix whose row u is x_u: a document's indicators, or their sum over a user's (private)."""
     unit = check_option(unit, "unit", UNITS)
     V = document_indicators(corpus, design)
     if unit == "document":
@@ -260,20 +184,17 @@ def sensitivity(design: CoherenceDesign, clip: float, unit: str, neighbours: str
     """L2 sensitivity of the clipped sum (module docstring: derivation)."""
     check_option(unit, "unit", UNITS)
     check_option(neighbours, "neighbours", NEIGHBOURS)
-    clip = check_real(clip, "clip", low=0.0)
-    base = clip if neighbours == "add-remove" else math.sqrt(2.0) * clip
+    base = neighbour_factor(neighbours) * check_real(clip, "clip", low=0.0)
     if unit == "document":
         return min(base, design.worst_case_norm())
     return base
 
 
-# -- the estimator (post-processing) ---------------------------------------------------------------------
-
 
 def pair_npmi(S: np.ndarray, design: CoherenceDesign, floor: float = 0.0) -> np.ndarray:
-    """Plug-in NPMI of every design pair from sums ``S`` of shape (..., D) (:func:`npmi_from_counts`), counts
-    clipped to ``[floor, N]`` and a pair's to at most its words' (exact for noiseless sums at ``floor=0``; the
-    estimator proper is :func:`eb_posterior`)."""
+    """Plug-in NPMI of every design pair from sums ``S`` (..., D), counts clipped to ``[floor, N]`` and a pair's to its
+    words' (exact for noiseless sums at ``floor=0``).
+    """
     from .readability import npmi_from_counts
 
     S = np.asarray(S, dtype=float)
@@ -299,11 +220,9 @@ def topic_summary(v: np.ndarray, design: CoherenceDesign) -> dict:
 
 
 def topic_values(S: np.ndarray, design: CoherenceDesign, floor: float = 0.0) -> dict:
-    """:func:`topic_summary` of the plug-in pair NPMIs of sums ``S`` (..., D) (exact when ``S`` is noiseless)."""
+    """:func:`topic_summary` of the plug-in pair NPMIs of sums ``S`` (exact when ``S`` is noiseless)."""
     return topic_summary(pair_npmi(S, design, floor), design)
 
-
-# -- empirical Bayes over the pairs (post-processing) -------------------------------------------------------
 
 #: grid of t = log(df_ab / m_ab), m_ab = df_a df_b / N the count expected under independence (PMI in nats)
 T_GRID = np.linspace(-5.0, 7.0, 241)
@@ -349,8 +268,9 @@ def _groups(design: CoherenceDesign, logm: np.ndarray, n_bins: int) -> list[np.n
 
 
 def _npmle(loglik: np.ndarray, n_iter: int = 200) -> np.ndarray:
-    """Log-weights of the nonparametric maximum-likelihood prior on the grid (Kiefer & Wolfowitz 1956), by EM
-    (Laird 1978, "Nonparametric maximum likelihood estimation of a mixing distribution", JASA, Sec. 3)."""
+    """Log-weights of the nonparametric maximum-likelihood prior on the grid (Kiefer & Wolfowitz 1956), by EM (Laird
+    1978, "Nonparametric maximum likelihood estimation of a mixing distribution", JASA, Sec. 3).
+    """
     L = np.exp(loglik - loglik.max(axis=1, keepdims=True))
     g = np.full(L.shape[1], 1.0 / L.shape[1])
     for _ in range(n_iter):
@@ -360,9 +280,9 @@ def _npmle(loglik: np.ndarray, n_iter: int = 200) -> np.ndarray:
 
 @dataclass(frozen=True)
 class PairPosterior:
-    """Every pair's estimate: ``plugin`` pairs (count above ``PLUGIN_SIGMAS`` sigma) keep their noisy count, the
-    others have posterior weights ``W`` over grid counts ``c`` (rows of the other pairs are unused); ``values``
-    each pair's NPMI estimate, ``group`` the group whose prior it took (-1: none)."""
+    """Every pair's estimate: ``plugin`` pairs keep their noisy count, the others have posterior weights ``W`` over grid
+    counts ``c``; ``values`` each pair's NPMI, ``group`` the prior's group (-1: none).
+    """
 
     plugin: np.ndarray
     W: np.ndarray
@@ -374,13 +294,9 @@ class PairPosterior:
 
 
 def eb_posterior(S: np.ndarray, design: CoherenceDesign, sigma: float, n_bins: int = 4) -> PairPosterior:
-    """Each pair's NPMI estimate (module docstring, "The estimator").
-
-    g-modelling empirical Bayes (Efron 2016, "Empirical Bayes deconvolution estimates", Biometrika): the pair
-    counts of a group are ``df_ab = c(t) = m_ab e^t``, t drawn from a prior g of the group, observed as
-    ``S_ab ~ N(c(t), sigma^2)``; g is the NPMLE (:func:`_npmle`, fitted on every pair of the group) and a pair's
-    NPMI is its posterior mean ``sum_t g(t) phi((S_ab - c(t)) / sigma) NPMI(c(t))`` normalised. Groups
-    (:func:`_groups`): within or across pairs, and bins of m. Pairs above ``PLUGIN_SIGMAS`` sigma take the plug-in.
+    """Each pair's NPMI estimate (module docstring): the posterior mean
+    ``sum_t g(t) phi((S_ab - c(t)) / sigma) NPMI(c(t))`` normalised, g the NPMLE of the pair's group; pairs above
+    ``PLUGIN_SIGMAS`` sigma take the plug-in.
     """
     S = np.asarray(S, dtype=float)
     N, cw = _word_terms(S, design)
@@ -403,14 +319,10 @@ def eb_posterior(S: np.ndarray, design: CoherenceDesign, sigma: float, n_bins: i
 
 
 def exact_values(corpus, design: CoherenceDesign, unit: str = "document", clip: float | None = None) -> dict:
-    """The exact values the private evaluation estimates (private: the owner's diagnostics and the benchmarks).
+    """The exact values the private evaluation estimates (private: the owner's diagnostics).
 
-    With ``clip=None``: each topic's NPMI (``npmi``, K) and contrast against *every* across pair (``contrast``, K),
-    ``mean_npmi`` and ``mean_contrast`` (the pooled across mean), computed by the held-out measure itself
-    (:func:`topicdp.metrics.readability.heldout_npmi` and :func:`~topicdp.metrics.readability.npmi_contrast`,
-    one pair function :func:`~topicdp.metrics.readability.npmi_from_counts`) on the document indicators of the
-    design's words: N counts every document of ``corpus``, a pair that never co-occurs scores -1. With ``clip``:
-    the value on the clipped corpus at ``unit`` (what the noisy sum is a sum of; the sampled across pairs).
+    With ``clip=None``, by the held-out measure itself: each topic's NPMI and contrast against every across pair,
+    and their means. With ``clip``: the value on the clipped corpus at ``unit`` (over the sampled across pairs).
     """
     from .readability import _contrast_from, _pair_sums
 
@@ -427,32 +339,14 @@ def exact_values(corpus, design: CoherenceDesign, unit: str = "document", clip: 
             "mean_contrast": math.nan if c is None else c["contrast"]}
 
 
-# -- the release ----------------------------------------------------------------------------------------
-
 
 @dataclass(frozen=True)
 class PrivateEvaluation:
     """The private coherence of a release's topics: a DP output with its own small report.
 
-    Attributes
-    ----------
-    npmi, contrast : ndarray (K,)
-        Each topic's NPMI and NPMI contrast (empirical-Bayes estimates, not bias-corrected; contrast NaN without
-        across pairs).
-    npmi_interval, contrast_interval : ndarray (K, 2)
-        Lower and upper ends of each topic's interval at ``level``.
-    mean_npmi, mean_contrast : float
-        Means over topics.
-    mean_npmi_interval, mean_contrast_interval : (float, float)
-    level : float
-        Nominal coverage of the intervals (module docstring, "The interval").
-    sd_mean_npmi : float
-        Half the mean NPMI's interval width over z (from sigma and the noisy sums: post-processing).
-    report : dict
-        guarantee, epsilon, delta, unit, neighbours, sensitivity (and its derivation), sigma and what it is the
-        standard deviation of, clip, the design's sizes, the estimator, the seed status. JSON-serialisable.
-    interval_refused : str or None
-        Why the intervals (then NaN) are not given (:func:`interval_refusal`), from public facts.
+    ``npmi`` and ``contrast`` (K,) are empirical-Bayes estimates, their intervals (K, 2) at ``level``;
+    ``sd_mean_npmi`` is half the mean NPMI's interval width over z; ``report`` (JSON) states the guarantee, the
+    sensitivity and sigma; ``interval_refused`` says why the intervals (then NaN) are not given.
     """
 
     npmi: np.ndarray
@@ -471,7 +365,7 @@ class PrivateEvaluation:
     interval_refused: str | None = None
 
     def to_dict(self) -> dict:
-        """JSON-serialisable published form (every value is DP or post-processing; the report says which)."""
+        """JSON-serialisable published form (every value is DP or post-processing)."""
         def arr(x):
             return [None if not np.isfinite(v) else float(v) for v in np.ravel(x)]
         return {
@@ -511,8 +405,7 @@ class PrivateEvaluation:
 
 
 def default_clip(design: CoherenceDesign) -> float:
-    """The default clipping norm: one worst-case document, ``sqrt(1 + U + P)`` (no document is ever clipped; a
-    user counts at most as much as one document holding every top word)."""
+    """The default clipping norm ``sqrt(1 + U + P)``: no document is ever clipped."""
     return design.worst_case_norm()
 
 
@@ -528,8 +421,7 @@ def calibrate(design: CoherenceDesign, epsilon: float, delta: float, unit: str, 
 
 def planned_entry(design: CoherenceDesign, epsilon: float, delta: float, unit: str, neighbours: str,
                   clip: float | None = None):
-    """The ledger entry of the evaluation, from public facts only (the lists, the budget, the unit): what a
-    persisted ledger is checked against before the corpus is read."""
+    """The evaluation's ledger entry, from public facts only (checked before the corpus is read)."""
     from ..rdp.ledger import GaussianEntry
 
     sigma, D, _ = calibrate(design, epsilon, delta, unit, neighbours, clip)
@@ -543,16 +435,11 @@ def point_estimate(noisy: np.ndarray, design: CoherenceDesign, sigma: float, n_b
 
 def estimate(noisy: np.ndarray, design: CoherenceDesign, sigma: float, *, level: float = 0.9, n_boot: int = 50,
              n_bins: int = 4, random_state=None) -> dict:
-    """Estimates and intervals from noisy sums (post-processing; module docstring, "The interval").
+    """Estimates and intervals from noisy sums (post-processing).
 
-    The point estimate is :func:`point_estimate` (empirical Bayes), moved into its interval where the shrinkage
-    put it outside. Each interval (:func:`bound_intervals`) is a plug-in with a delta-method normal term for the
-    pairs the noise resolves and a range for the others, so the estimator's bias cannot leave it; ``n_boot`` and
-    ``random_state`` are accepted for the callers of the former bootstrap interval and unused.
-
-    Returns a dict with ``npmi``, ``contrast`` (K,), their intervals (K, 2), ``mean_npmi``, ``mean_contrast`` and
-    theirs, ``sd_mean_npmi`` (half the mean NPMI's interval width over z: a scale for callers that compare
-    evaluations) and ``resolved`` (the share of design pairs read by the plug-in).
+    The empirical-Bayes point estimate is moved into its interval (:func:`bound_intervals`) where the shrinkage put
+    it outside. ``n_boot`` and ``random_state`` are accepted and unused. Returns ``npmi``, ``contrast``, the means,
+    their ``*_interval``, ``sd_mean_npmi`` and ``resolved`` (the share of pairs read by the plug-in).
     """
     level = check_real(level, "level", low=0.0, high=1.0)
     check_int(n_boot, "n_boot", low=10)
@@ -574,12 +461,10 @@ def estimate(noisy: np.ndarray, design: CoherenceDesign, sigma: float, *, level:
 def _pair_ranges(noisy: np.ndarray, design: CoherenceDesign, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(lo, hi)`` (Q, P): each pair's NPMI range over the integer counts within ``r[q]`` of the noisy ones.
 
-    NPMI ``f = h_s / h_ab - 1`` rises with the pair count c, falls with each word count, and rises with N
-    (``df/d log N = log(df_a df_b / c^2) / h_ab^2 >= 0`` as c <= df_a, df_b), also along the constraints
-    c <= df_a, df_b <= N; so the range's ends are at the box's corners: fewest pairs, most words, fewest documents
-    (``lo``; c may be 0 when the box holds 0: -1) and the reverse (``hi``; the words at least c). Where the box
-    lets the pair be in every document (c = N, NPMI's 0 / 0, 1 by convention and -1 next to it), ``lo`` is -1.
-    Checked by brute force in the tests."""
+    NPMI rises with the pair count and with N (``df/d log N = log(df_a df_b / c^2) / h_ab^2 >= 0``) and falls with each
+    word count, so the ends are at the box's corners; where the box lets the pair be in every document (c = N, NPMI's
+    0 / 0), ``lo`` is -1. Checked by brute force in the tests.
+    """
     from .readability import npmi_from_counts
 
     U = len(design.words)
@@ -599,7 +484,8 @@ def _pair_ranges(noisy: np.ndarray, design: CoherenceDesign, r: np.ndarray) -> t
 
 def _plugin_gradient(noisy: np.ndarray, design: CoherenceDesign) -> tuple[np.ndarray, np.ndarray]:
     """Plug-in NPMI of every pair and its gradient (P, 4) in (N, df_a, df_b, df_ab): with ``h_s = h_a + h_b``,
-    ``df/dc = h_s / (h_ab^2 c)``, ``df/ddf_a = -1 / (h_ab df_a)``, ``df/dN = (2 h_ab - h_s) / (h_ab^2 N)``."""
+    ``df/dc = h_s / (h_ab^2 c)``, ``df/ddf_a = -1 / (h_ab df_a)``, ``df/dN = (2 h_ab - h_s) / (h_ab^2 N)``.
+    """
     U = len(design.words)
     a, b = design.pairs[:, 0], design.pairs[:, 1]
     N = max(float(noisy[0]), 1.0)
@@ -624,19 +510,12 @@ def _quantity_weights(design: CoherenceDesign) -> tuple[list, np.ndarray]:
 
 def bound_intervals(noisy: np.ndarray, design: CoherenceDesign, sigma: float, level: float = 0.9,
                     values: np.ndarray | None = None) -> dict:
-    """Intervals at ``level`` for each topic's NPMI and contrast and their means, whatever the estimator's bias
-    (module docstring, "The interval"): ``{"npmi": (lo, hi) (K,), "contrast": ..., "mean_npmi": (lo, hi),
-    "mean_contrast": ..., "resolved": (P,) bool}``.
+    """Intervals at ``level`` for each topic's NPMI and contrast and their means, whatever the estimator's bias.
 
-    A pair is *resolved* when its count, its words' and N are all above ``PLUGIN_SIGMAS`` sigma. A quantity
-    ``Q = sum_i w_i NPMI_i`` splits into its resolved pairs, read by the plug-in with the delta method's normal
-    term (the gradient over every coordinate the pairs share: N and the word counts), and the others, each bounded
-    by its NPMI's range over the counts within ``z_B`` sigma of the noisy ones (:func:`_pair_ranges`), ``z_B`` the
-    Bonferroni quantile over the m coordinates they read. alpha = 1 - level is split in halves between the two
-    (all of it to the normal term when every pair is resolved), so each interval holds its value with probability
-    at least ``level`` up to the normal approximation of the resolved part (union bound; not simultaneously).
-    The contrast's sampled across mean adds its sampling variance (:func:`_across_sampling_variance` of the pair
-    estimates ``values``, default the plug-in's).
+    A quantity ``sum_i w_i NPMI_i`` splits into resolved pairs (count, words and N above ``PLUGIN_SIGMAS`` sigma),
+    read by the plug-in with the delta method's normal term over every coordinate they share, and the others, each
+    bounded by its range within ``z_B`` sigma (:func:`_pair_ranges`, Bonferroni over the coordinates they read).
+    alpha is split in halves between the two (union bound; per interval, not simultaneous).
     """
     alpha = 1.0 - level
     U = len(design.words)
@@ -693,32 +572,21 @@ def private_coherence(top_words: Sequence[Sequence[str]], corpus, *, epsilon: fl
     Parameters
     ----------
     top_words : K lists of n str
-        Public top lists (a release's ``top_words``).
+        Public top lists; matched to the corpus' words by spelling.
     corpus : topicdp.Corpus
-        The owner's private corpus; its words are matched to the lists by spelling (a top word absent from its
-        vocabulary never occurs).
-    epsilon : float > 0
-    delta : float in (0, 1)
-    unit : {"document", "user"}, default "document"
-    neighbours : {"add-remove", "replace-one"}, default "add-remove"
+        The owner's private corpus.
     clip : float > 0, optional
         Per-unit L2 clipping norm C; default :func:`default_clip`.
-    n_across : int >= 0, optional
-        Across pairs per topic for the contrast (:func:`coherence_design`).
-    design_seed : int >= 0, default 0
-        Public seed of the across-pair draw.
+    n_across, design_seed : int >= 0, optional
+        The design's across pairs per topic and public seed (:func:`coherence_design`).
     level : float in (0, 1), default 0.9
         Nominal coverage of the intervals.
     n_boot : int >= 10, default 50
-        Unused (the former bootstrap interval's replicates; kept so that callers' options still apply).
+        Unused; accepted for callers' options.
     ledger : topicdp.rdp.PrivacyLedger, optional
-        Checked before the corpus is read and charged before the noise is drawn (one Gaussian entry).
+        Checked before the corpus is read and charged before the noise is drawn.
     random_state : None, int or Generator
-        Seeds the noise (testing only: the report marks the evaluation seeded).
-
-    Returns
-    -------
-    PrivateEvaluation
+        Seeds the noise (testing only: the report marks it seeded).
     """
     epsilon, delta = check_epsilon(epsilon), check_delta(delta)
     check_option(unit, "unit", UNITS)
@@ -769,12 +637,10 @@ def interval_refusal(design: CoherenceDesign, unit: str, clip: float, mean_inter
                      max_half_width: float = MAX_HALF_WIDTH) -> str | None:
     """Why no interval is given for the exact values (None: they are), from public facts and the DP output.
 
-    The interval bounds the value on the clipped corpus; it is the exact value only when no unit can be clipped,
-    i.e. ``clip`` at least the largest norm a unit can have. A document's is ``sqrt(1 + U + P)``; a user's has no
-    public bound (any number of documents), so at the user level clipping moves the estimand by an amount nothing
-    public bounds, and the interval is refused rather than printed. At the document level, ``mean_interval`` (the
-    mean NPMI's, post-processing of the noisy sums) wider than ``2 max_half_width`` means too few units for the
-    noise: the scores are undetermined, and saying so is better than printing them as if ranked."""
+    The interval is of the clipped value, the exact one only when no unit can be clipped: never at the user level
+    (a user's norm has no public bound), and at the document level only with ``clip`` at least ``sqrt(1 + U + P)``;
+    there a mean interval wider than ``2 max_half_width`` means the noise leaves the scores undetermined.
+    """
     if unit == "document" and mean_interval is not None and clip >= design.worst_case_norm() * (1.0 - 1e-12):
         half = (float(mean_interval[1]) - float(mean_interval[0])) / 2.0
         if half > max_half_width:
@@ -789,8 +655,6 @@ def interval_refusal(design: CoherenceDesign, unit: str, clip: float, mean_inter
                 "move the value by an amount no public fact bounds, so no interval for the exact NPMI is given")
     return None
 
-
-# -- prediction from public facts -------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -817,10 +681,7 @@ class ErrorForecast:
 
 def reference_rates(reference, design: CoherenceDesign, unit: str = "document",
                     clip: float | None = None) -> np.ndarray:
-    """The clipped statistic of a *public* corpus per unit (per document, or per user): ``S / n_units``.
-
-    ``clip=math.inf`` gives the unclipped rates (the exact values' target, for :func:`predict_error`'s
-    ``target_rates``)."""
+    """The clipped statistic of a public corpus per unit, ``S / n_units`` (``clip=math.inf``: unclipped rates)."""
     clip = default_clip(design) if clip is None else clip
     x = unit_contributions(reference, design, unit)
     return clipped_sum(x, clip)[0] / max(x.shape[0], 1)
@@ -830,26 +691,12 @@ def predict_error(design: CoherenceDesign, rates: np.ndarray, n_units: float, *,
                   unit: str = "document", neighbours: str = "add-remove", clip: float | None = None,
                   target_rates: np.ndarray | None = None, probability: float = 0.9, n_sim: int = 100,
                   seed: int = 0) -> ErrorForecast:
-    """Expected error of the private mean NPMI at (epsilon, delta), before spending (module docstring).
+    """Expected error of the private mean NPMI at (epsilon, delta), before spending.
 
-    Parameters
-    ----------
-    rates : ndarray (D,)
-        :func:`reference_rates` of a public corpus of the same kind (or a stated guess), at the same ``clip``.
-    n_units : float > 0
-        The stated (or DP-estimated) number of units (documents, or users): the sums are simulated as
-        ``rates * n_units``.
-    target_rates : ndarray (D,), optional
-        The unclipped rates (``reference_rates(..., clip=math.inf)``): the error is then measured against the
-        unclipped value, so the forecast includes what clipping moves (the user level); default ``rates``.
-    probability : float in (0, 1), default 0.9
-        The quantile of ``|error|`` reported.
-    n_sim : int >= 10, default 100
-        Simulated noise draws (public randomness: ``seed``).
-
-    The forecast also says whether the intervals would be refused (``refused``: :func:`interval_refusal` of the
-    median simulated half-width ``half_width``, and at the user level always), so a caller can decline to spend on
-    an evaluation whose scores will be undetermined.
+    The sums are simulated as ``rates * n_units`` (``rates`` of a public corpus, :func:`reference_rates`; ``n_units``
+    stated or DP) plus noise at the calibrated sigma, ``n_sim`` times from the public ``seed``. ``target_rates``:
+    unclipped rates to measure the error against (so the forecast includes what clipping moves). ``refused`` says
+    whether the intervals would be refused (:func:`interval_refusal` of the median half-width).
     """
     n_units = check_real(n_units, "n_units", low=0.0)
     probability = check_real(probability, "probability", low=0.0, high=1.0)
@@ -868,34 +715,3 @@ def predict_error(design: CoherenceDesign, rates: np.ndarray, n_units: float, *,
     return ErrorForecast(epsilon=float(epsilon), sigma=sigma, quantile=float(np.quantile(np.abs(err), probability)),
                          probability=probability, bias=float(np.mean(err)), half_width=h,
                          refused=interval_refusal(design, unit, clip, (-h, h)))
-
-
-def predict_epsilon(design: CoherenceDesign, rates: np.ndarray, n_units: float, *, delta: float,
-                    tolerance: float = 0.02, probability: float = 0.9, grid: Sequence[float] | None = None,
-                    **kwargs) -> float:
-    """The smallest epsilon of ``grid`` (default 0.05 to 10, 12 steps per factor 10) whose :func:`predict_error`
-    quantile is at most ``tolerance`` (inf when none is); bisection over the grid, assuming the error falls with
-    epsilon."""
-    tolerance = check_real(tolerance, "tolerance", low=0.0)
-    eps = np.asarray(grid if grid is not None else 10.0 ** np.arange(math.log10(0.05), 1.0 + 1e-9, 1.0 / 12))
-
-    def ok(i: int) -> bool:
-        return predict_error(design, rates, n_units, epsilon=float(eps[i]), delta=delta, probability=probability,
-                             **kwargs).quantile <= tolerance
-
-    lo, hi = -1, len(eps) - 1
-    if not ok(hi):
-        return math.inf
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
-    return float(eps[hi])
-
-
-def lists_seed(top_words: Sequence[Sequence[str]]) -> int:
-    """A public seed derived from the lists themselves (for callers that want the draw tied to the release)."""
-    h = hashlib.sha256("\n".join(" ".join(t) for t in top_words).encode()).digest()
-    return int.from_bytes(h[:4], "little")
