@@ -5,9 +5,10 @@ import pytest
 import scipy.sparse as sp
 
 from topicdp.datasets import synthetic_lda
-from topicdp.spectral.moments import (M2Operator, explicit_moments, lda_coefficients, population_moments,
-                                      prepare_corpus, whitened_m3)
+from topicdp.spectral.moments import M2Operator, lda_coefficients, prepare_corpus, whitened_m3
 from topicdp.spectral.tensor import multilinear
+
+from spectral_reference import explicit_moments, population_moments
 
 
 def _small_corpus(seed, n_docs=7, n_words=5):

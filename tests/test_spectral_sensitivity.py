@@ -16,9 +16,17 @@ import scipy.sparse as sp
 from topicdp.spectral.moments import M2Operator, prepare_corpus, whitened_m3
 from topicdp.spectral.procedure1 import laplace_bound
 from topicdp.spectral.moments import lda_coefficients
-from topicdp.spectral.sensitivity import (delta_m2, delta_m3, delta_m3_paper, jennrich_sensitivity,
+from topicdp.spectral.sensitivity import (delta_m2, delta_m3, jennrich_sensitivity,
                                           whitened_tensor_sensitivity)
 from topicdp.spectral.tensor import apply_vv, eigengaps, jennrich
+
+
+
+def delta_m3_paper(n_docs: int, alpha0: float) -> float:
+    """App. H.2 of the spectral paper as printed, ``2/N + 4|b|/N + 6c (N-1)/(N(N-2))`` -- *not* an upper bound (misses B2, B3)."""
+    _, b, c = lda_coefficients(alpha0)
+    N = float(n_docs)
+    return 2.0 / N + 4.0 * abs(b) / N + 6.0 * c * (N - 1.0) / (N * (N - 2.0))
 
 
 def _moments(X, alpha0, users=None, n_units=None):
@@ -465,13 +473,3 @@ def test_laplace_bound_fails_with_probability_delta():
     assert abs(fails / n - delta) < 5 * np.sqrt(delta * (1 - delta) / n)
     up = laplace_bound("q", 1.0, 0.5, 2.0, delta, rng, side="upper")
     assert up.bound > up.noisy
-
-
-def test_sigma_k_lower_bound_uses_weyl_sensitivity():
-    """Procedure 1 for sigma_k(M2): Laplace scale Delta2_F/eps (Weyl with the Frobenius bound), not Lemma 9's 2/N."""
-    from topicdp.spectral.procedure1 import sigma_k_lower_bound
-
-    b = sigma_k_lower_bound(0.01, 1000, 1.0, 0.5, 1e-6, np.random.default_rng(0))
-    assert b.sensitivity == delta_m2(1000, 1.0, norm="fro") == math.sqrt(3.0) / 1000
-    assert math.isclose(b.scale, b.sensitivity / 0.5)
-    assert math.isclose(b.noisy - b.bound, b.scale * math.log(1 / 2e-6))

@@ -10,10 +10,11 @@ import scipy.sparse as sp
 from topicdp.corpus import Corpus
 from topicdp.datasets import synthetic_lda
 from topicdp.spectral.estimator import SpectralLDA
-from topicdp.spectral.moments import M2Operator, explicit_moments, prepare_corpus, whitened_m3
-from topicdp.spectral.streaming import StreamingM2Operator, StreamingSpectralLDA, fit_streaming, streaming_whitened_m3
+from topicdp.spectral.moments import M2Operator, prepare_corpus, whitened_m3
+from topicdp.spectral.streaming import StreamingM2Operator, StreamingSpectralLDA, streaming_whitened_m3
 from topicdp.spectral.tensor import multilinear
 from topicdp.streaming import StreamingCorpus, write_npz_shard
+from spectral_reference import explicit_moments
 
 
 @pytest.fixture(scope="module")
@@ -194,12 +195,12 @@ def test_streaming_fit_equals_spectral_lda(npz_stream, lda_data, max_iter):
     assert npz_stream.n_docs == 2496  # non-empty documents, recorded by the first pass
 
 
-def test_fit_streaming_from_corpus_and_errors(lee_corpus):
+def test_streaming_fit_from_corpus_and_errors(lee_corpus):
     ref = SpectralLDA(4, 2.0, random_state=0).fit(lee_corpus.X)
-    fit = fit_streaming(lee_corpus, 4, 2.0, random_state=0)
+    fit = StreamingSpectralLDA(4, 2.0, random_state=0).fit(lee_corpus)
     np.testing.assert_allclose(fit.topic_word_, ref.topic_word_, rtol=1e-8, atol=1e-12)
     short = StreamingCorpus.from_corpus(sp.csr_matrix(np.eye(6, dtype=int)))
     with pytest.raises(ValueError, match="fewer than 3 tokens"):
-        fit_streaming(short, 2, 1.0)
+        StreamingSpectralLDA(2, 1.0).fit(short)
     with pytest.raises(TypeError, match="StreamingCorpus"):
-        fit_streaming([[1, 2]], 2, 1.0)
+        StreamingSpectralLDA(2, 1.0).fit([[1, 2]])

@@ -1,41 +1,22 @@
 """Budget split over a configuration's releases, noise calibration, and the totals for the report.
 
-A configuration makes Gaussian releases (its edges) and, for configurations 3-4, Laplace releases
-(Procedure 1). The caller's total (epsilon, delta) is split as follows (``split`` overrides the
-fractions; defaults in :data:`DEFAULT_SPLITS`):
+A configuration makes Gaussian releases (its edges) and, for configurations 3-4, Laplace releases (Procedure 1).
+Each release gets the fraction ``split[name]`` of epsilon (:data:`DEFAULT_SPLITS`, normalised); each
+Procedure-1 bound fails with probability ``delta * ptr_delta_fraction / n_bounds`` (default 10% of delta in all).
+Three calibrations (``"auto"`` is ``"exact"`` for the all-Gaussian configurations 1-2, ``"rdp"`` for 3-4):
 
-* each release gets the fraction ``split[name]`` of epsilon (fractions are normalised to sum to 1);
-* each Procedure-1 bound fails with probability ``delta * ptr_delta_fraction / n_bounds`` (default 10 % of
-  delta over all bounds); the rest of delta is split equally over the Gaussian releases.
+* ``"exact"``: the Gaussian releases share one noise multiplier, ``sigma_i = Delta_i z / sqrt(w_i)``, so they
+  compose exactly (adaptively too) into one Gaussian mechanism with ``mu = 1/z`` whatever the data-dependent
+  sensitivities (Dong, Roth & Su 2022, "Gaussian differential privacy", JRSS-B, Cor. 3.3); z is the smallest
+  value whose exact profile (Balle & Wang 2018, Thm. 8) meets (epsilon, delta).
+* ``"simple"``, the paper's: each Gaussian release is (eps_i, delta_i)-DP alone (exact profile), the Laplace
+  scale ``Delta/eps_i``, composed simply.
+* ``"rdp"``: the same shared multiplier, z the smallest value for which the RDP composition with the Laplace
+  releases (Mironov 2017, Table II), converted at delta less the Procedure-1 failure probabilities and then
+  charged them (:mod:`.procedure1`), is within epsilon (:func:`topicdp.rdp.smallest_meeting`).
 
-Three calibrations (``accounting``; ``"auto"``, the default of :class:`SpectralDP`, is ``"exact"`` for the
-all-Gaussian configurations 1-2 and ``"rdp"`` for 3-4, which add Laplace releases):
-
-``"exact"`` -- all-Gaussian configurations only. Gaussian releases with L2 sensitivities ``Delta_i`` and
-noise ``sigma_i`` compose exactly (adaptively too) into one Gaussian mechanism with
-``mu = sqrt(sum_i (Delta_i/sigma_i)^2)`` (Dong, Roth & Su 2022, "Gaussian differential privacy", JRSS-B,
-Cor. 3.3), whose tightest (epsilon, delta) pairs are the exact profile of Balle & Wang 2018 (Thm. 8).
-The releases share one noise multiplier, ``sigma_i = Delta_i z / sqrt(w_i)``, so ``mu = 1/z`` whatever
-the (data-dependent) sensitivities, and z is the smallest value with ``delta_profile(1/z, epsilon) <= delta``
-(:func:`topicdp.rdp.calibrate_gaussian`, ``method="analytic"``, sensitivity 1): the total is exactly
-(epsilon, delta), with no per-release delta split and no RDP conversion loss (5-7 % less noise than
-``"rdp"`` at epsilon 10-1, delta 1e-7: ``benchmarks/utility/bench_spectral_utility.py sigmas``).
-
-``"simple"`` -- the paper's: Gaussian release i gets the smallest sigma for which it alone is
-(eps_i, delta_i)-DP (exact profile, Balle & Wang 2018); Laplace scale ``Delta/eps_i``; the total by simple
-composition is exactly (epsilon, delta).
-
-``"rdp"`` (default) -- the Gaussian releases share one noise multiplier: ``sigma_i = Delta_i z / sqrt(w_i)``
-with ``w_i`` their epsilon fractions renormalised among Gaussian releases, so their RDP sum is
-``alpha / (2 z^2)`` whatever the (data-dependent) sensitivities; z is the smallest value for which the RDP
-composition of these Gaussians with the Laplace releases (Mironov 2017, Table II), converted at
-``delta - (Procedure-1 failure probabilities)`` and then charged those probabilities (see
-:mod:`.procedure1`), is within epsilon, as evaluated (the package's one calibration search,
-:func:`topicdp.rdp.smallest_meeting`).
-
-Both totals are reported for the noise actually used (:meth:`SpectralBudget.totals`), via the fit's own
-:class:`topicdp.rdp.PrivacyLedger`; :meth:`SpectralDP.fit` checks a caller's ledger (and its budget) against
-:meth:`SpectralBudget.planned_entries` before reading the data, and records the fit's entries in it afterwards.
+The fit records its entries in its own ledger (:meth:`SpectralBudget.totals`) and checks a caller's ledger
+against :meth:`SpectralBudget.planned_entries` before reading the data.
 """
 
 from __future__ import annotations

@@ -1,45 +1,27 @@
-"""The four differentially private configurations (DeCarolis et al. 2020, Sec. 6, Fig. 1, Table 1; Table 3
-of the paper's longer earlier version).
+"""The four differentially private configurations (DeCarolis et al. 2020, Sec. 6, Fig. 1, Table 1; Table 3 of the
+paper's longer earlier version).
 
-Each configuration is a cut of the data-flow graph: noise on its edges makes everything downstream a
-post-processing. All four whiten with a *released* M2 where the paper whitens with the noiseless one;
-this is what makes every sensitivity provable (see :mod:`.sensitivity` for the gaps in App. H.3-H.5 that it
-avoids), at no cost for configurations 1-3, whose edge sets already release M2 (e4/e8).
+Each configuration is a cut of the data-flow graph: noise on its edges makes everything downstream
+post-processing. All four whiten with a *released* M2 where the paper whitens with the noiseless one, which makes
+every sensitivity provable (:mod:`.sensitivity`), at no cost for configurations 1-3, which release M2 anyway.
 
-Configuration 1 (e3, e4, e8): noise on M3_hat and twice on M2_hat (for W and for W^dagger).
-    Global sensitivities ``Delta3``, ``Delta2`` (Thm. 4; no precondition, Table 3). The M3 noise is
-    applied in whitened space through the exactly equivalent k^3 Gaussian (:func:`.noise.whitened_m3_noise`);
-    the two M2 releases are combined by inverse-variance weighting (post-processing: both are public), and
-    W and W^dagger = (W^T)^dagger come from the combination, so they share one eigenbasis. Default split
-    eps: e3 0.5, e4 0.25, e8 0.25.
-Configuration 2 (e6, e8): noise on M2_hat (e8), which gives W and W^dagger, and on ``T = M3_hat(W, W, W)``
-    (e6) with ``Delta_T = Delta3 / lambda_k(released M2)^{3/2}``. Default split: e6 0.5, e8 0.5.
-Configuration 3 (e7, e8): e8 as in configuration 2; the (noiseless) whitened tensor is decomposed by
-    Jennrich's algorithm and the k x k matrix ``[T(I, v_i, v_i)]_i`` (= ``lambda_i v_i``, the tensor
-    decomposition's output mu_bar_i, alpha_bar_i in one) gets noise at its local sensitivity, computed from
-    Procedure-1 bounds of the eigengap and of ``||T||_F``. Default split: p1_gap 0.05, p1_norm 0.05, e7 0.45, e8 0.45.
-Configuration 4 (e9, with e8 for whitening): as configuration 3 up to the decomposition, then un-whitening
-    and projection onto the simplex (1-Lipschitz), and noise on the final topics and eigenvalues (alpha).
-    The paper's configuration 4 has no e8; without a released whitening no sensitivity bound of the output
-    is proven (App. H.5 builds on H.3-H.4), so we keep e8. Default split as configuration 3 with e9 for e7.
+1. (e3, e4, e8): noise on M3_hat, applied in whitened space through the exactly equivalent k^3 Gaussian
+   (:func:`.noise.whitened_m3_noise`), and twice on M2_hat, the two combined by inverse-variance weighting so that
+   W and W^dagger share one eigenbasis. No precondition.
+2. (e6, e8): noise on M2_hat (e8) and on ``T = M3_hat(W, W, W)`` (e6) with ``Delta_T = Delta3 / lambda_k^{3/2}``.
+3. (e7, e8): the noiseless whitened tensor decomposed by Jennrich's algorithm and ``[T(I, v_i, v_i)]_i`` released
+   at its local sensitivity, from Procedure-1 bounds of the eigengap and of ``||T||_F``.
+4. (e9, with e8): as 3 up to the decomposition, then un-whitening, the simplex projection (1-Lipschitz) and noise
+   on the topics and alpha. The paper's configuration 4 has no e8; without it no bound of the output is proven.
 
-Public whitening (``SpectralDP(public_whitening=...)``): W and W^dagger come from the M2 of a public
-reference corpus on the same vocabulary, given by the caller. They are then data independent, so no M2
-release (e4, e8) is made, the whole budget goes to the remaining edges (e3 for configuration 1, e6 for 2,
-Procedure 1 and e7/e9 for 3-4), and every sensitivity given W holds as stated with the public
-``lambda_k``. The M2 gap checks do not apply (nothing private is whitened with).
+Public whitening (``public_whitening=``): W comes from a public reference's M2, so no M2 is released and the
+budget goes to the other edges; the M2 gap checks do not apply.
 
-Preconditions (Table 3 of the paper's longer earlier version), checked on released quantities only:
-    * privacy-critical (always raise): fewer than k positive eigenvalues of the released M2 (whitening
-      undefined); a non-positive private lower bound of the eigengap (configs 3-4).
-    * Table 3's inequalities (raise when ``strict``, else recorded as failed checks): configs 2-4
-      ``Delta2 <= (lambda_k - lambda_{k+1}) / 2`` on the released eigenvalues; configs 3-4 the analogue of
-      ``Delta_T <= gamma_s sigma_k(T) / (2 sqrt(k))``: the eigenvector perturbation bound
-      ``2^{3/2} Delta_T / gamma < 1/2`` (otherwise the decomposition's output is not identifiable from
-      one neighbour to the next and the release is noise).
-    * a utility check for all: the spectral norm of the released M2's noise (``~ s sqrt(2d)``, known from
-      its law) below half the released gap ``lambda_k - lambda_{k+1}`` (Apps. I.1-I.2 need it for the
-      whitening to be accurate). Recorded, raised only for ``strict`` in configurations 2-4.
+Preconditions, on released quantities only: fewer than k positive eigenvalues of the released M2, or a
+non-positive private lower bound of the eigengap (3-4), always raise; Table 3's inequalities (``Delta2 <=
+(lambda_k - lambda_{k+1}) / 2``; for 3-4 ``2^{3/2} Delta_T / gamma < 1/2``, the decomposition identifiable between
+neighbours) raise when ``strict``, else are recorded; the released M2's noise norm (``~ s sqrt(2d)``) below half
+the released gap (Apps. I.1-I.2) is a utility check, raised only when ``strict`` in 2-4.
 """
 
 from __future__ import annotations

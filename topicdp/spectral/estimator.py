@@ -25,38 +25,30 @@ def check_model_params(n_topics, alpha0, n_words: int | None = None) -> tuple[in
 
 
 class SpectralLDA(FoldInMixin, BaseEstimator):
-    """Method-of-moments LDA by whitening and tensor decomposition (Anandkumar et al. 2012; DeCarolis et al.
-    2020, Sec. 4).
+    """Method-of-moments LDA by whitening and tensor decomposition (Anandkumar et al. 2012; DeCarolis et al. 2020,
+    Sec. 4).
 
     Parameters
     ----------
     n_topics : int, default=10
-        k >= 2, smaller than the vocabulary (scikit-learn's LatentDirichletAllocation has the same default).
+        k >= 2, smaller than the vocabulary.
     alpha0 : float, default=1.0
         Sum of the Dirichlet parameter, > 0, assumed known (public) as in the paper.
     random_state : None, int or Generator
-        Seeds the eigen-solver start and the tensor power method restarts.
+        Seeds the eigen-solver start and the power method's restarts.
     simplex : {"clip", "project"}
-        How negative entries of the recovered topics are handled (see :mod:`.recovery`).
-    n_restarts : int
-        Restarts of the simultaneous power method.
+        How negative entries of the recovered topics are handled (:mod:`.recovery`).
 
     Attributes
     ----------
     topic_word_ : ndarray (k, d)
         Topics, rows on the simplex, sorted by decreasing ``alpha_``.
-    alpha_ : ndarray (k,)
-    n_documents_ : int
-        Documents used (>= 3 tokens).
     n_short_documents_ : int
         Documents left out for having fewer than 3 tokens.
     eigenvalues_ : ndarray (k,)
         Top-k eigenvalues of M2_hat; ``next_eigenvalue_`` is the (k+1)-th.
-    whitened_tensor_ : ndarray (k, k, k)
-    tensor_eigenvalues_ : ndarray (k,)
     n_degenerate_topics_ : int
-        Topics whose positive part was empty (replaced by uniform; 0 in any sane fit).
-    timings_ : dict
+        Topics whose positive part was empty (replaced by uniform).
     """
 
     def __init__(self, n_topics: int = 10, alpha0: float = 1.0, random_state=None, *, simplex: str = "project",
@@ -101,6 +93,3 @@ class SpectralLDA(FoldInMixin, BaseEstimator):
         self.whitened_tensor_ = T
         self.tensor_eigenvalues_ = np.asarray(tensor_values)
         self.n_degenerate_topics_ = n_bad
-
-    def transform_topics(self) -> np.ndarray:  # pragma: no cover - convenience
-        return self.topic_word_

@@ -1,20 +1,13 @@
 """Gaussian noise for the spectral configurations, without ever forming a d x d x d array.
 
-"Symmetric Gaussian noise" here means ``Sym(F)``, the orthogonal projection onto symmetric tensors
-(matrices) of a tensor F with i.i.d. N(0, s^2) entries. Releasing ``M + Sym(F)`` for a symmetric M equals
-``Sym(M + F)``, a post-processing of the plain Gaussian mechanism on all entries, so it is (eps, delta)-DP
-whenever s is calibrated to the *Frobenius* sensitivity of M. (The other common reading -- i.i.d. N(0, s^2)
-on the unique entries, mirrored -- would have to be calibrated to the sensitivity of the unique entries
-and puts variance s^2 instead of s^2/6 or s^2/3 on off-diagonal entries; the two have different
-covariances, which ``test_spectral_noise`` shows.) Entry variances of ``Sym(F)``: ``s^2`` on the diagonal,
-``s^2/2`` off it for matrices; ``s^2``, ``s^2/3``, ``s^2/6`` for tensor entries with 1, 2, 3 distinct indices.
+"Symmetric Gaussian noise" is ``Sym(F)``, the orthogonal projection onto symmetric tensors (matrices) of F with
+i.i.d. N(0, s^2) entries. ``M + Sym(F) = Sym(M + F)`` for a symmetric M is post-processing of the Gaussian
+mechanism on all entries, so s is calibrated to the *Frobenius* sensitivity of M. (Mirroring i.i.d. noise on the
+unique entries is another mechanism, with other covariances.)
 
-Whitened M3 noise (config 1, DESIGN.md "Performance principles")
-----------------------------------------------------------------
-``Sym(F)(W, W, W) = Sym(F(W, W, W))`` and ``vec F(W, W, W) = (W (x) W (x) W)^T vec F ~ N(0, s^2 G (x) G (x) G)``
-with ``G = W^T W``. With ``G = L L^T``, ``s F'(L^T, L^T, L^T)`` for a k x k x k standard normal F' has exactly
-this law, so :func:`whitened_m3_noise` returns ``Sym(s F'(L^T, L^T, L^T))``, distributed exactly as the
-explicit d^3 noise pushed through W, in O(k^4) time and O(k^3) memory.
+Whitened M3 noise (configuration 1): ``vec Sym(F)(W, W, W) ~ N(0, s^2 G (x) G (x) G)`` projected, ``G = W^T W``;
+with ``G = L L^T``, ``Sym(s F'(L^T, L^T, L^T))`` for a k^3 standard normal F' has exactly this law, in O(k^4)
+time and O(k^3) memory (:func:`whitened_m3_noise`).
 """
 
 from __future__ import annotations
@@ -56,9 +49,3 @@ def whitened_m3_noise(W: np.ndarray, sigma: float, rng: np.random.Generator) -> 
     L = np.linalg.cholesky(0.5 * (G + G.T))
     k = W.shape[1]
     return symmetrize(multilinear(sigma * rng.standard_normal((k, k, k)), L.T))
-
-
-def explicit_m3_noise_whitened(W: np.ndarray, sigma: float, rng: np.random.Generator) -> np.ndarray:
-    """The reference: draw the d^3 tensor ``Sym(F)`` and push it through W (tests, tiny d only)."""
-    d = W.shape[0]
-    return multilinear(symmetrize(sigma * rng.standard_normal((d, d, d))), W)

@@ -28,14 +28,11 @@ __all__ = ["SpectralDP", "PreconditionError", "UNITS"]
 from .._names import DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_UNIT, UNITS, Unit  # noqa: E402
 
 
-#: what the zero units cost (measured in docs/results/spectral_empty_units.md); the report's notes carry it
+#: what the zero units cost; the report's notes carry it
 BIAS_NOTE = ("Units without a usable document (fewer than 3 in-vocabulary tokens in every document) count in n with "
              "zero statistics: the moments shrink by the share s of usable units (first-order terms by s, cross "
-             "terms by about s^2 and s^3), a bias that is not corrected. Measured on generated LDA corpora (d = 100, "
-             "k = 5, N = 50 000): it adds 0.011 (s = 0.95) and 0.055 (s = 0.8) to the topics' recovery error "
-             "without noise, and 0.003 and 0.013 at epsilon 3 (errors about 0.24 and 0.28); the recovered alpha "
-             "sums to about s alpha0. At a 2,000-word vocabulary s = 1.00 for the users of the blog and Enron "
-             "corpora, and 0.97 and 0.90 for their documents.")
+             "terms by about s^2 and s^3), a bias that is not corrected; the recovered alpha sums to about "
+             "s alpha0.")
 
 
 def public_whitening(reference, alpha0: float, n_topics: int, n_words: int, vocabulary=None,
@@ -76,10 +73,8 @@ def _counts_and_users(X, doc_users, users, unit: str):
 def units_as_given(corpus, counts, users, unit: str) -> int:
     """The units of the corpus as given, before any filtering: rows (documents) or distinct owners (users).
 
-    A :class:`topicdp.Corpus` has already dropped the documents that were empty on its vocabulary, and the users
-    left without a document; its ``log`` counts them, and they are added back here: they are units of the data
-    as given, with zero statistics (:mod:`.moments`, "Zero units"). A count matrix (or a corpus without a log) is
-    counted as it is.
+    A :class:`topicdp.Corpus` has dropped empty documents and users left without one; its ``log`` counts them and
+    they are added back here, as zero units (:mod:`.moments`). A count matrix is counted as it is.
     """
     found = count_units(counts, users if unit == "user" else None)
     log = getattr(corpus, "log", None)
@@ -285,9 +280,7 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         return cfg, edges, SpectralBudget(eps, delta, split, gaussian, laplace, self.accounting)
 
     def planned_entries(self) -> list:
-        """The ledger entries a fit makes, from the stated parameters only (before any data is read), labelled with
-        the unit and the replace-one relation: what ``fit`` checks a ledger against, and what a persisted ledger
-        plans before the corpus is opened."""
+        """The ledger entries a fit makes, from the stated parameters only (before any data is read)."""
         unit = check_option(self.unit, "unit", UNITS)
         return labelled(self._releases()[2].planned_entries(), unit=unit, neighbours="replace-one")
 

@@ -1,28 +1,17 @@
 """Which configuration to use for (N, d, k, alpha0), and why (DeCarolis et al. 2020, Remarks 14-16, Sec. 7-8).
 
-The recommendation compares the noise each configuration would add, relative to the signal it perturbs,
-using the same sensitivities and budget calibration as :class:`SpectralDP` and a prior guess of the k-th
-eigenvalue of M2 (``lambda_k ~ ||mu||^2 / (k (alpha0 + 1))`` for symmetric alpha, with
-``||mu||^2 ~ (1 + beta)/(d beta + 1)`` for Dirichlet(beta) topics, beta = 0.1 as in the paper's synthetic
-data; pass ``sigma_k`` if a better public estimate exists). Findings it encodes:
+The noise each configuration would add is compared with the signal it perturbs, with :class:`SpectralDP`'s
+sensitivities and calibration and a prior guess ``lambda_k ~ ||mu||^2 / (k (alpha0 + 1))``, ``||mu||^2 ~ (1 +
+beta)/(d beta + 1)`` for Dirichlet(0.1) topics (or a public ``sigma_k``).
 
-* Remark 14 prefers configuration 2 to 1 because it analyses config 1's M3 noise by the spectral norm of
-  a d^3 Gaussian tensor (``sqrt(d)``). Pushed through W, that noise has covariance ``s^2 G(x)G(x)G`` with
-  ``G = Lambda^{-1}`` (:mod:`.noise`): entry-wise at most config 2's isotropic ``s^2/lambda_k^3`` at the same
-  budget, so in this implementation config 1 is never worse than config 2 on the tensor; it is worse only
-  on M2 when its two M2 releases (e4, e8) are calibrated separately under *simple* composition, which
-  wastes budget -- the paper's Fig. 2a pattern (config 2 better at small epsilon, config 1 at large).
-  Under RDP accounting the two M2 releases combine into exactly config 2's one, so config 1 dominates
-  config 2 (the predicted values below, upper bounds that ignore the spread of M2's eigenvalues, tie).
-  Under simple accounting config 2 is recommended only where config 1's combined M2 noise is predicted
-  to exceed lambda_k (whitening lost) while config 2's is not; everywhere else in our sweeps config 1's
-  smaller tensor noise wins (``benchmarks/utility/bench_spectral_utility.py``).
-* Remark 15-16: configuration 3 beats 2 only if its precondition holds, and 4 never beats 3 (noise in d
-  dimensions instead of k). With a provable decomposition bound (:mod:`.sensitivity`) the output's
-  sensitivity exceeds the whitened tensor's by ``sqrt(k)(1 + 2^{5/2}||T||_F / gamma)`` where gamma, the
-  eigengap of Jennrich's matrix, is of order ``lambda_T / k^2``; the paper's Sec. 7 finds the same ("Config.
-  3 and 4 perform universally worse ... as the number of topics is small"). They are recommended only
-  when their Procedure-1 gap bound is expected to be positive and their predicted noise is lowest.
+* Remark 14 prefers configuration 2 to 1 by the spectral norm of a d^3 Gaussian tensor; pushed through W that
+  noise has covariance ``s^2 G(x)G(x)G``, ``G = Lambda^{-1}`` (:mod:`.noise`), entry-wise at most configuration
+  2's. Under RDP accounting configuration 1's two M2 releases combine into configuration 2's one, so 1
+  dominates; under simple accounting 2 is recommended only where 1's combined M2 noise exceeds lambda_k and 2's
+  does not.
+* Remarks 15-16: 4 never beats 3, and 3's output sensitivity exceeds the tensor's by ``sqrt(k)(1 + 2^{5/2}
+  ||T||_F / gamma)``, gamma of order ``lambda_T / k^2``: 3 and 4 are recommended only where their Procedure-1
+  gap bound is expected to be positive and their noise is lowest.
 """
 
 from __future__ import annotations
@@ -114,21 +103,9 @@ def recommend_configuration(n_docs: int, n_words: int, n_topics: int, alpha0: fl
                             topic_concentration: float = 0.1) -> Recommendation:
     """Recommend a configuration (1-4) for N documents, vocabulary d, k topics and Dirichlet sum alpha0.
 
-    Parameters
-    ----------
-    n_docs, n_words, n_topics : int
-    alpha0 : float
-    epsilon, delta : float, optional
-        The intended budget (default 1, 1e-6); the ranking depends on it only under simple accounting.
-    accounting : {"auto", "exact", "rdp", "simple"}
-    sigma_k : float, optional
-        A public estimate of the k-th eigenvalue of M2 (otherwise guessed, see the module docstring).
-
-    Returns
-    -------
-    Recommendation
-        ``configuration`` and ``reasons`` (plain sentences citing the paper), plus the predicted
-        relative noise of every configuration and the feasibility of configurations 3-4.
+    The budget matters only under simple accounting; ``sigma_k`` is a public estimate of M2's k-th eigenvalue
+    (otherwise guessed, module docstring). The :class:`Recommendation` holds the ``configuration``, ``reasons``
+    citing the paper, every configuration's predicted relative noise and the feasibility of 3-4.
     """
     N = check_int(n_docs, "n_docs", low=3)
     d = check_int(n_words, "n_words", low=3)

@@ -1,22 +1,13 @@
 """Un-whitening: from the decomposition ``(lambda_i, v_i)`` of the whitened tensor to ``(mu_i, alpha_i)``.
 
-With ``w_i = alpha_i/(alpha0(alpha0+1))`` (M2 weights) and ``u_i = sqrt(w_i) W^T mu_i`` orthonormal, the
-whitened tensor has eigenpairs ``(lambda_i, u_i)`` with ``lambda_i = 2 sqrt(alpha0(alpha0+1))/((alpha0+2) sqrt(alpha_i))``
-(DeCarolis et al. 2020, App. H.5, where it is written ``alpha_bar_i``), hence (steps (6), e7/e8)::
+With ``w_i = alpha_i/(alpha0(alpha0+1))`` and ``u_i = sqrt(w_i) W^T mu_i`` orthonormal, the whitened tensor's
+eigenvalues are ``lambda_i = 2 sqrt(alpha0(alpha0+1))/((alpha0+2) sqrt(alpha_i))`` (DeCarolis et al. 2020, App.
+H.5), hence ``alpha_i = 4 alpha0 (alpha0+1) / ((alpha0+2)^2 lambda_i^2)`` and
+``mu_i = (alpha0+2)/2 * lambda_i * (W^T)^dagger v_i`` (sum 1 at the population).
 
-    alpha_i = 4 alpha0 (alpha0+1) / ((alpha0+2)^2 lambda_i^2)
-    mu_i    = (W^T)^dagger u_i / sqrt(w_i) = (alpha0+2)/2 * lambda_i * (W^T)^dagger v_i
-
-The scale makes ``sum(mu_i) = 1`` at the population; estimation (and privacy) noise leaves small
-negative entries and a sum near 1.
-
-Negative entries (documented choice)
-------------------------------------
-``simplex="clip"``: set negative entries to 0 and divide by the sum (scale-free, what the
-spectral-LDA literature does). ``simplex="project"`` (default of the estimators: lower recovery error in our benchmarks): Euclidean projection of the scaled vector onto the
-probability simplex (Duchi et al. 2008) -- it uses the scale above and is 1-Lipschitz in L2, so it never
-increases a perturbation. Either way a row whose positive part is empty (possible only when noise
-dominates) becomes the uniform distribution and is counted in ``n_degenerate``; no NaN is ever returned.
+Negative entries: ``simplex="clip"`` sets them to 0 and renormalises; ``"project"`` (the default) is the
+Euclidean projection onto the simplex (Duchi et al. 2008), 1-Lipschitz in L2, so it never increases a
+perturbation. A row with no positive part becomes uniform and is counted in ``n_degenerate``; no NaN is returned.
 """
 
 from __future__ import annotations

@@ -1,28 +1,13 @@
-"""Spectral LDA in passes over a :class:`~topicdp.streaming.StreamingCorpus` (DeCarolis et al. 2020, App. C-D,
-Eqs. 2-9).
+"""Spectral LDA in passes over a :class:`~topicdp.streaming.StreamingCorpus` (DeCarolis et al. 2020, App. C-D).
 
-The in-memory estimator (:class:`.estimator.SpectralLDA`) touches the data in two places only: block
-products with ``M2_hat`` (Eq. 6) while finding the whitening matrix, and the whitened tensor
-``M3_hat(W, W, W)`` (Eq. 7). Both are sums over documents, so both are computed here chunk by chunk,
-shard by shard, and added (locally, or as Dask tasks over shards, :func:`topicdp.streaming.map_reduce`):
-
-* **Pass 1** (the first product ``M2_hat Q``) also collects the per-corpus statistics of
-  :class:`.moments.M2Operator`: ``N`` (documents with >= 3 tokens), ``S = sum_n c_n / l_n`` (N times
-  M1_hat, Eq. 5), ``v2 = X^T s2`` and ``v3 = X^T s3`` (with ``s_j = 1/(l (l-1)...(l-j+1))``). Since ``N``
-  is not known until the pass ends, the data term ``X^T diag(g) X Q`` with
-  ``g_n = s2_n/N + kappa/l_n^2`` is accumulated as its two parts ``X^T diag(s2) X Q`` and
-  ``X^T diag(1/l^2) X Q`` and combined afterwards.
-* **Passes 2..m** are the remaining products ``M2_hat Q`` of the eigen-solver (one pass each): the
-  block subspace iteration of :func:`.whitening.top_eigenpairs`, which with a small ``max_iter`` *is* a
-  randomized range finder (Halko, Martinsson & Tropp 2011, Alg. 4.4 with ``max_iter - 1`` power
-  iterations, followed by the Rayleigh-Ritz step of their Alg. 5.3). With the default ``tol`` it iterates
-  to the same convergence test as the in-memory fit (7-12 passes on the synthetic LDA data here).
-* **One more pass** accumulates the document sums of :func:`.moments.whitened_m3` with ``Y = X W``
-  computed chunk by chunk; the word sums (over the d rows of W) are formed at the end.
-
-Nothing depends on N, d or the number of shards beyond d x (k + oversampling) sums, so memory is one
-chunk plus O(d k) whatever the corpus size. With the same ``random_state`` the fit draws the same
-random numbers as ``SpectralLDA``, so results agree up to floating-point reassociation.
+The in-memory estimator touches the data only through block products with ``M2_hat`` (Eq. 6) and the whitened
+tensor ``M3_hat(W, W, W)`` (Eq. 7), both sums over documents, so both are computed here chunk by chunk and
+shard by shard (locally, or as Dask tasks, :func:`topicdp.streaming.map_reduce`). Pass 1 also collects
+:class:`.moments.M2Operator`'s statistics (N is known only at its end, so the data term is kept in two parts);
+passes 2..m are the eigen-solver's products (block subspace iteration, a randomized range finder with
+Rayleigh-Ritz: Halko, Martinsson & Tropp 2011, Algs. 4.4 and 5.3); one more pass accumulates
+:func:`.moments.whitened_m3`'s document sums. Memory is one chunk plus O(d k); with the same ``random_state``
+the fit draws the same numbers as ``SpectralLDA`` and agrees up to floating-point reassociation.
 """
 
 from __future__ import annotations
@@ -208,25 +193,9 @@ def streaming_whitened_m3(operator: StreamingM2Operator, W: np.ndarray) -> np.nd
 class StreamingSpectralLDA(SpectralLDA):
     """:class:`.estimator.SpectralLDA` fitted in passes over a stream, locally or on a Dask cluster.
 
-    Same parameters, attributes and result as ``SpectralLDA`` (up to floating-point reassociation for
-    the same ``random_state``), plus:
-
-    Parameters
-    ----------
-    **params
-        ``SpectralLDA``'s keyword parameters (``simplex``, ``n_restarts``, ``tol``, ``max_iter``), same defaults.
-    client : dask.distributed.Client, optional
-        Run every pass as one task per shard on this cluster (shards must be readable by the workers).
-    max_iter : int
-        Cap on the eigen-solver's passes over the data; a small value (4-8) makes it a fixed-pass
-        randomized range finder (see the module docstring), whose accuracy ``eigen_converged_`` reports.
-
-    Attributes
-    ----------
-    n_passes_ : int
-        Passes over the data: eigen-solver products plus one for the tensor.
-    eigen_converged_ : bool
-        Whether the eigen-solver met ``tol`` within ``max_iter`` passes.
+    Same parameters (``**params``), attributes and result as ``SpectralLDA``, plus ``client`` (a
+    ``dask.distributed.Client``: one task per shard) and ``n_passes_``. A small ``max_iter`` (4-8) makes the
+    eigen-solver a fixed-pass randomized range finder, whose accuracy ``eigen_converged_`` reports.
     """
 
     def __init__(self, n_topics: int, alpha0: float, random_state=None, *, client=None, **params):
@@ -264,12 +233,6 @@ class StreamingSpectralLDA(SpectralLDA):
         self.eigen_converged_ = wh.converged
         self.timings_ = {"whiten": t1 - t0, "tensor": t2 - t1, "decompose": t3 - t2, "total": t3 - t0}
         return self
-
-
-def fit_streaming(stream, n_topics: int, alpha0: float, *, random_state=None, client=None,
-                  **params) -> StreamingSpectralLDA:
-    """``StreamingSpectralLDA(n_topics, alpha0, random_state, client=client, **params).fit(stream)``."""
-    return StreamingSpectralLDA(n_topics, alpha0, random_state, client=client, **params).fit(stream)
 
 
 def _as_stream(X):

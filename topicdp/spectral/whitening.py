@@ -39,20 +39,12 @@ def top_eigenpairs(matmat: Callable[[np.ndarray], np.ndarray], dim: int, n: int,
                    n_converge: int | None = None, shift: float = 0.0) -> Eigenpairs:
     """The ``n`` algebraically largest eigenpairs of a symmetric operator given by ``matmat``.
 
-    Block subspace iteration with Rayleigh-Ritz at every step (Saad 2011, Alg. 5.3), a block of
-    ``n + oversample`` vectors, stopping when the first ``n_converge`` (default ``n``) Ritz pairs have
-    residual ``||A u - theta u|| <= tol * |theta_1|`` (the (k+1)-th pair, wanted only for the spectral gap,
-    sits at the edge of the noise bulk and need not converge; its Ritz value is returned as is). Written here rather than calling ``scipy.sparse.linalg.eigsh``
-    because ARPACK applies the operator one vector at a time: with a sparse X, one block product costs
-    about as much as a few single products, so the block method is several times faster; scikit-learn's
-    randomized SVD has no convergence test and returns singular (not signed eigen-) pairs.
-    Subspace iteration converges to the largest-|theta| eigenvectors; the wanted algebraically largest
-    ones are among them when the block is larger than the number of comparably large negative
-    eigenvalues, which the oversampling provides for moments (small negative noise eigenvalues) and for
-    noisy moments (symmetric noise bulk: whatever lies inside it is noise anyway). ``shift`` iterates on
-    ``A + shift I`` (Ritz values are of A): with ``shift`` above the magnitude of the most negative
-    eigenvalue, largest magnitude means algebraically largest, which a released M2 whose noise bulk is
-    wider than its signal needs.
+    Block subspace iteration with Rayleigh-Ritz at every step (Saad 2011, Alg. 5.3), a block of ``n + oversample``
+    vectors, until the first ``n_converge`` Ritz pairs have residual ``<= tol * |theta_1|``. Not ARPACK's ``eigsh``:
+    it applies the operator one vector at a time, and a block product with sparse X costs about a few single ones;
+    randomized SVD has no convergence test and returns singular pairs. The oversampling keeps the wanted pairs
+    among the largest-magnitude ones; ``shift`` iterates on ``A + shift I`` for a released M2 whose noise bulk is
+    wider than its signal.
     """
     n_converge = n if n_converge is None else n_converge
     if oversample is None:
@@ -82,15 +74,8 @@ def top_eigenpairs(matmat: Callable[[np.ndarray], np.ndarray], dim: int, n: int,
 
 @dataclass
 class Whitening:
-    """``W = U Lambda^{-1/2}`` (d x k) and ``B = (W^T)^dagger = U Lambda^{1/2}`` from the top-k eigenpairs.
-
-    Attributes
-    ----------
-    eigenvalues : ndarray (k,)
-        Top-k eigenvalues of M2 (descending, all > 0).
-    next_eigenvalue : float
-        The (k+1)-th eigenvalue (for the spectral gap).
-    U : ndarray (d, k)
+    """``W = U Lambda^{-1/2}`` (d x k) and ``B = (W^T)^dagger = U Lambda^{1/2}`` from the top-k eigenpairs (positive,
+    descending), and the (k+1)-th eigenvalue for the spectral gap.
     """
 
     eigenvalues: np.ndarray
@@ -120,14 +105,7 @@ class Whitening:
 def whiten(matmat: Callable[[np.ndarray], np.ndarray], dim: int, k: int, *, rng: np.random.Generator,
            what: str = "M2_hat", tol: float = 1e-9, max_iter: int = 300, warn: bool = True,
            shift: float = 0.0) -> Whitening:
-    """Whitening from the top-k eigenpairs of a symmetric operator; raise if fewer than k are positive.
-
-    Raises
-    ------
-    ValueError
-        If fewer than ``k`` eigenvalues are positive (whitening is undefined): the message suggests more
-        documents, fewer topics, or (for noisy moments) a larger epsilon.
-    """
+    """Whitening from the top-k eigenpairs of a symmetric operator; a ``ValueError`` when fewer than k are positive."""
     n = min(k + 1, dim)
     pairs = top_eigenpairs(matmat, dim, n, rng=rng, tol=tol, max_iter=max_iter, n_converge=k, shift=shift)
     vals = pairs.values
