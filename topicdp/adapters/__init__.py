@@ -24,11 +24,9 @@ def model_class(name: str) -> type[TopicModelSpec]:
 
 
 def make_model(name: str, n_topics: int, random_state: int = 0, **params) -> TopicModelSpec:
-    """Build a model spec from its registry name (see ``MODELS``), as the CLI does.
-
-    ``params`` are the keyword parameters of the spec class (:func:`model_class`; each class documents its own): a
-    name the class does not take is refused by its constructor with a ``TypeError``, and a value out of range when
-    the spec is first used (``fit``, ``stability``, ``describe``) with an ``InvalidParameterError`` naming it.
+    """Build a model spec from its registry name (see ``MODELS``), as the CLI does; ``params`` are the spec class's
+    keyword parameters (an unknown name is a ``TypeError``, a value out of range an ``InvalidParameterError`` when
+    the spec is first used).
     """
     return model_class(name)(n_topics, random_state, **params)
 

@@ -1,19 +1,10 @@
 """The adapter protocol: a model *spec* is a deterministic function f: Corpus -> K x V topic-word matrix.
 
-Every spec is also a scikit-learn estimator with explicit parameters: ``__init__`` stores each keyword unchanged,
-``fit(corpus)`` validates them against the class's ``_parameter_constraints`` (scikit-learn's ``Interval``,
-``StrOptions``, ...) and sets ``topic_word_`` (f of the corpus), and ``get_params``/``set_params``/``clone`` see
-exactly those parameters, so :class:`topicdp.TopicDP` is a meta-estimator over it like any other scikit-learn one.
-
-Sensitivity sampling (TopicDP, Alg. 1) measures ||f(D) - f(D')||_F over neighbouring corpora, so f must
-be a deterministic function of the data: every adapter fixes its model's seed, runs single-threaded where
-threads would change the result, and returns its topics in a *canonical order* that depends only on the
-output (topic models are invariant to permuting topics; aligning f(D) to f(D') after the fact would
-measure a different function).
-
-The canonical order is :func:`topicdp.topics.canonical_order` (defined below the adapters, since the audit
-and the readability forecast need it too): topics sorted by their ranked word lists, a deterministic
-function of the *set* of rows.
+Every spec is a scikit-learn estimator with explicit parameters (``__init__`` stores them, ``fit`` validates them
+against ``_parameter_constraints`` and sets ``topic_word_``), so :class:`topicdp.TopicDP` is a meta-estimator over
+it. Sensitivity sampling (TopicDP, Alg. 1) measures ``||f(D) - f(D')||_F`` over neighbouring corpora, so f must
+be deterministic: a fixed seed, one thread where threads change the result, and the topics in the canonical order
+of :func:`topicdp.topics.canonical_order` (aligning f(D) to f(D') after the fact would measure another function).
 """
 
 from __future__ import annotations
@@ -40,26 +31,11 @@ SEED = [Interval(Integral, 0, None, closed="left")]
 class TopicModelSpec(BaseEstimator, ABC):
     """A topic model with fixed hyper-parameters and seed, as a function of the corpus.
 
-    Subclasses take their parameters explicitly in ``__init__`` (stored unchanged), declare them in
-    ``_parameter_constraints``, implement :meth:`_fit` (raw K x V matrix in any topic order) and declare ``name``.
-    :meth:`fit_topic_word` validates the parameters and the output and returns it in canonical order, or, when the
-    spec was given public starting topics (its ``start_param``), in the start's order. :meth:`fit` is the estimator
-    form.
-
-    Every subclass takes ``n_topics`` (K, the rows of the output) and, except :class:`CallableModel`,
-    ``random_state`` (an int seed: f must be deterministic). The library's own names for what the toolkit's
-    parameters hold (``n_components``, ``num_topics``, ``id2word``, ...) are refused by name with a ``TypeError``
-    that says what to pass instead; any other unknown name is refused by Python itself.
-
-    Attributes
-    ----------
-    topic_word_ : ndarray (K, V)
-        f(corpus), set by :meth:`fit`.
-    components_ : ndarray (K, V)
-        The same matrix, under scikit-learn's name for a decomposition's topics (rows on the simplex for a
-        probabilistic model, not a library's unnormalised pseudo-counts).
-    n_features_in_ : int
-        V.
+    Subclasses store their parameters in ``__init__``, declare them in ``_parameter_constraints``, implement
+    :meth:`_fit` (raw K x V in any order) and declare ``name``. Every subclass takes ``n_topics`` and, except
+    :class:`CallableModel`, an int ``random_state``. The library's own names for the toolkit's parameters
+    (``n_components``, ``num_topics``, ``id2word``, ...) are refused with a ``TypeError`` saying what to pass.
+    ``topic_word_`` (and ``components_``, scikit-learn's name) is f(corpus), set by :meth:`fit`.
     """
 
     name: ClassVar[str] = "abstract"
@@ -81,19 +57,14 @@ class TopicModelSpec(BaseEstimator, ABC):
 
     @property
     def params(self) -> dict[str, Any]:
-        """The hyper-parameters in effect beside ``n_topics`` and ``random_state``: the stored ones validated
-        (:meth:`_validate_params`) and resolved (:meth:`_resolve`: a ``None`` that stands for a default depending
-        on other parameters becomes that default)."""
+        """The hyper-parameters in effect beside ``n_topics`` and ``random_state``, validated and resolved."""
         self._validate_params()
         given = {k: v for k, v in self.get_params(deep=False).items() if k not in ("n_topics", "random_state")}
         return self._resolve(given)
 
     def _validate_params(self) -> None:
-        """Check every parameter against ``_parameter_constraints``.
-
-        scikit-learn's constraint objects and its ``InvalidParameterError`` (a ``ValueError`` and a ``TypeError``),
-        with a message in the toolkit's words: the parameter, what it must be and what it got. A bool is not taken
-        for a number (``Interval(Integral)`` alone would accept ``True``).
+        """Check every parameter against ``_parameter_constraints`` (scikit-learn's constraints and
+        ``InvalidParameterError``, in the toolkit's words; a bool is not taken for a number).
         """
         for key, value in self.get_params(deep=False).items():
             constraints = [make_constraint(c) for c in self._parameter_constraints.get(key, ())]
@@ -105,8 +76,7 @@ class TopicModelSpec(BaseEstimator, ABC):
                                         f"{type(self).__name__})")
 
     def _resolve(self, params: dict[str, Any]) -> dict[str, Any]:
-        """The effective hyper-parameters from the stored ones (subclasses resolve ``None``s and check what a
-        constraint table cannot state, e.g. one parameter against another)."""
+        """The effective hyper-parameters: subclasses resolve ``None`` defaults and cross-parameter checks."""
         return params
 
     def __sklearn_tags__(self):
@@ -116,11 +86,7 @@ class TopicModelSpec(BaseEstimator, ABC):
         return tags
 
     def fit(self, X, y=None) -> "TopicModelSpec":
-        """Fit on a :class:`topicdp.Corpus` or a document-term count matrix; sets ``topic_word_`` = f(X) (and
-        ``components_``, the same matrix).
-
-        A matrix becomes a corpus with one user per document and words named by their column.
-        """
+        """Fit on a :class:`topicdp.Corpus` or a count matrix (one user per document); sets ``topic_word_`` = f(X)."""
         from ..corpus import as_corpus
 
         corpus = as_corpus(X)
@@ -134,16 +100,12 @@ class TopicModelSpec(BaseEstimator, ABC):
         """Fit the model on ``corpus`` and return its raw (K, V) topic-word matrix."""
 
     def fit_topic_word(self, corpus) -> np.ndarray:
-        """f(corpus): the (K, V) topic-word matrix, float64, in canonical order or in the public start's order.
+        """f(corpus): the (K, V) matrix, float64, in canonical order or, from public starting topics, in the start's order
+        (row k grew from start k: deterministic, and it does not flip when two top words swap ranks).
 
-        From public starting topics row k grew from start k: that order is a deterministic function of the data
-        and the start, and unlike the canonical order it does not flip when two top words swap ranks.
-
-        A corpus without documents (a release's private corpus may hold none, and whether it does is private) has
-        f = the uniform topics, the same for every model: no library fits on zero rows, and f must be defined on
-        every corpus a neighbour relation reaches. A data-independent value keeps f a function of the data, and its
-        rows are probability vectors, so the global bounds of output perturbation (any two such matrices differ by
-        at most sqrt(2K) in Frobenius norm, 2K in L1) hold for it as for any fit.
+        A corpus without documents (whether one is empty is private) has f = the uniform topics for every model: f is
+        defined on every corpus a neighbour relation reaches, and its rows are probability vectors, so the global
+        bounds of output perturbation hold for it as for any fit.
         """
         params = self.params  # validated and resolved before any work
         if self.n_topics > corpus.n_words:
@@ -166,17 +128,10 @@ class TopicModelSpec(BaseEstimator, ABC):
     def stability(self) -> tuple[bool | None, str]:
         """Whether this configuration is expected to be a *stable* function of the data, and why, before any fit.
 
-        Deterministic is not enough for sensitivity sampling to give a usable noise scale: if f jumps between local
-        optima for some neighbouring corpora, or treats a document differently depending on its position in the
-        corpus, the sampled sensitivity Delta_s (an order statistic of ||f(D) - f(D')||_F over pairs from P) is
-        large and the release is noise. This is a statement about the configuration (its start, its learning
-        schedule), read from the parameters alone; the measured Delta_s is the evidence.
-
-        Returns
-        -------
-        (expected, reason) : (bool or None, str)
-            ``True``: no known source of jumps; ``False``: a known one, named in ``reason`` with the parameter that
-            removes it; ``None``: not assessed for this model.
+        Deterministic is not enough: an f that jumps between local optima for some neighbours, or treats a document by
+        its position, gives a large sampled sensitivity and a release of noise. Returns ``(expected, reason)``:
+        ``True`` no known source of jumps, ``False`` a known one named with the parameter that removes it, ``None`` not
+        assessed.
         """
         return None, "not assessed for this model"
 
@@ -223,12 +178,9 @@ RANDOM_START_REASON = ("its topics start at random draws (seeded), and LDA fits 
 
 def variational_lda_stability(params: dict[str, Any], *, batch: bool, online_reason: str, order: str,
                               repeats: str) -> tuple[bool, str]:
-    """:meth:`TopicModelSpec.stability` of a variational-Bayes LDA (gensim's, scikit-learn's) from its resolved
-    parameters: stable only from public starting topics (``init``), with batch learning and every document's gamma
-    started at a constant (``document_start="constant"``).
-
-    ``online_reason`` says why the library's online learning is not stable (with the parameter that turns it off),
-    ``order`` names the order the random document starts are drawn in, ``repeats`` what the fixed count counts.
+    """:meth:`TopicModelSpec.stability` of a variational-Bayes LDA (gensim's, scikit-learn's): stable only from public
+    starting topics, with batch learning and a constant document start. ``online_reason``, ``order`` and ``repeats``
+    word the reasons for the library.
     """
     reasons = []
     if params.get("init") is None:

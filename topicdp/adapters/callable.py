@@ -15,20 +15,13 @@ class CallableModel(TopicModelSpec):
     Parameters
     ----------
     func : callable
-        ``func(corpus) -> array of shape (n_topics, corpus.n_words)``. It must be deterministic — fix
-        any seed inside it — or sensitivity sampling measures noise instead of sensitivity. Its output
-        is checked for shape and finiteness, and put in canonical topic order. Anything else is refused when the
-        spec is first used (``InvalidParameterError``, a ``TypeError``), as every parameter.
-    n_topics : int
+        ``func(corpus) -> (n_topics, corpus.n_words) array``; it must be deterministic (fix any seed inside it) or
+        sensitivity sampling measures noise. Its output is checked and put in canonical order.
     name : str or None, default=None
-        A name for reports and the sensitivity cache (None: the function's qualified name).
+        A name for reports and the sensitivity cache (None: the function's qualified name); stored as ``_name``
+        (``name`` is every spec's registry name) and reported by :meth:`get_params` under ``name``.
     probabilistic : bool, default=True
         Whether rows are probability vectors (post-processing then renormalises them).
-
-    Notes
-    -----
-    The spec has no ``random_state``: any seed is the function's own. ``name`` is stored as ``_name`` (``name``
-    is every spec's registry name, ``"callable"`` here), and :meth:`get_params` reports it under ``name``.
     """
 
     name = "callable"

@@ -14,11 +14,9 @@ from .base import N_TOPICS, SEED, TopicModelSpec, variational_lda_stability
 
 
 def _normalise_rows(components: np.ndarray) -> np.ndarray:
-    """The rows of ``components`` as probability vectors; a topic the fit left all zero (no document supports it,
-    e.g. more topics than documents) is the uniform topic, as every topic of a corpus without documents is
-    (:meth:`TopicModelSpec.fit_topic_word`). Refusing it instead would make a release stop on the private data (how
-    many documents a corpus holds), and a data-independent row keeps f a function of the data whose rows are
-    probability vectors, as the global bounds of output perturbation need."""
+    """The rows of ``components`` as probability vectors; a row the fit left all zero is the uniform topic (refusing
+    it would make a release stop on a private fact, how many documents a corpus holds).
+    """
     sums = components.sum(axis=1, keepdims=True)
     empty = sums[:, 0] <= 0
     if np.any(empty):
@@ -31,85 +29,40 @@ def _normalise_rows(components: np.ndarray) -> np.ndarray:
 class SklearnLDA(TopicModelSpec):
     """scikit-learn ``LatentDirichletAllocation`` (batch variational Bayes by default, ``n_jobs=1``).
 
-    Rows are ``components_`` normalised to sum to 1 (the posterior mean topic-word distributions).
+    Rows are ``components_`` normalised to sum to 1.
 
     Parameters
     ----------
     n_topics : int, default=10
-        ``n_components`` (scikit-learn's name is refused here, naming this one).
+        ``n_components`` (scikit-learn's name is refused, naming this one).
     random_state : int, default=0
-        The seed of the estimator (an int: f must be deterministic).
+        The seed (an int: f must be deterministic).
     init : (K, V) array or None, default=None
-        Public starting topics (e.g. :func:`topicdp.variational.public_init` on the reference P): ``components_``
-        (lambda) starts at ``init`` scaled to scikit-learn's own starting mass (V per topic: its Gamma(100, 1/100)
-        draws have mean 1) instead of those draws. Row k of the result grew from row k of ``init`` and the output
-        keeps that order.
+        Public starting topics: ``components_`` starts at ``init`` scaled to scikit-learn's starting mass (V per
+        topic) instead of its Gamma(100, 1/100) draws; row k of the result grew from row k of ``init``.
     document_start : {"random", "constant"} or None, default=None
-        None: ``"constant"`` with ``init``, ``"random"`` without. scikit-learn's training E-step
-        (``_update_doc_distribution`` called with the estimator's ``random_state_``) starts every document's gamma at
-        Gamma(100, 0.01) draws taken in row order, one (n_samples, K) draw per E-step, so a document's start depends
-        on its row and on every E-step before. ``"constant"``: gamma_d starts at 1, the start scikit-learn itself uses
-        outside training (``transform``, ``random_init=False``).
+        None: ``"constant"`` with ``init``. scikit-learn's training E-step starts gamma at Gamma(100, 0.01) draws in
+        row order (a document's start depends on its row and every E-step before); ``"constant"`` starts it at 1, as
+        scikit-learn does outside training.
     max_iter : int >= 0 or None, default=None
-        None: 3 with ``init`` (below, "Why 3 iterations"), scikit-learn's 10 without.
+        None: 3 with ``init`` (later iterations from public topics add more sensitivity than fit), 10 without.
     max_user_norm : float > 0 or None, default=None
-        None: every token weighs 1, as in scikit-learn. A number c: in the M-step's statistic every document of a
-        user whose summed word counts a_u have ||a_u||_2 > c is weighted by c / ||a_u||_2, so no user's counts weigh
-        more than that norm; then user u's part S_uk of each topic's row is weighted by min(1, c K pi_k /
-        ||S_uk||_2), pi_k the row's share of the statistic's mass, so that no user moves a small topic more than a
-        user of norm c moves an average one (the documents' E-steps are unchanged; batch learning only;
-        :func:`~topicdp.inference.estep.user_topic_weights`). The first weight depends on the user's own documents
-        alone, the second on them and the current topics (below, "Why a weight per user").
-    learning_method : {"batch", "online"}, default="batch"
-    doc_topic_prior, topic_word_prior : float in [0, 1] or None, default=None
-        None: 1 / K, as scikit-learn.
-    learning_decay : float in [0, 1], default=0.7
-    learning_offset : float >= 1, default=10.0
-    batch_size : int > 0, default=128
-    evaluate_every : int, default=-1
-        -1 (or 0): no perplexity evaluation, so a fixed number of iterations.
-    total_samples : float > 0, default=1e6
-    perp_tol : float >= 0, default=0.1
-    mean_change_tol : float >= 0, default=0.001
-    max_doc_update_iter : int >= 0, default=100
-    verbose : int, default=0
-        The remaining parameters are ``LatentDirichletAllocation``'s, with its defaults and meanings (see its
-        documentation); ``n_jobs`` is not one (the fit runs on one job: run neighbour pairs in parallel with
-        :class:`~topicdp.TopicDP`'s ``n_jobs``).
+        A number c: in the M-step's statistic each document of a user whose summed counts have ``||a_u||_2 > c`` is
+        weighted by ``c / ||a_u||_2``, and user u's part ``S_uk`` of each row by ``min(1, c K pi_k / ||S_uk||_2)``
+        (``pi_k`` the row's share of the mass), so no user moves a small topic more than a user of norm c moves an
+        average one (batch learning only; :func:`~topicdp.inference.estep.user_topic_weights`). Why: unweighted, the
+        neighbouring corpora that move f most swap a user with many tokens or few repeated words, and a user's part
+        of row k moves the normalised row by about ``||S_uk|| / N_k``.
+
+    The other parameters are ``LatentDirichletAllocation``'s, with its defaults; ``n_jobs`` is refused (run neighbour
+    pairs in parallel with :class:`~topicdp.TopicDP`'s ``n_jobs``).
 
     Notes
     -----
-    With ``init``, ``learning_method="batch"`` and the constant document start, f(D) is: lambda^(0) = V init_k /
-    sum(init_k); then ``max_iter`` times (a fixed number: ``evaluate_every=-1``, so no perplexity stop): for every
-    document, gamma_d from 1 by scikit-learn's coordinate ascent (at most ``max_doc_update_iter=100`` steps, stopping
-    when the mean change is below ``mean_change_tol=0.001``), then lambda = ``topic_word_prior`` + sum_d n_dw phi_dwk
-    (batch variational Bayes, Hoffman, Blei & Bach 2010, Algorithm 1); f(D)_k = lambda_k / sum(lambda_k). Only the
-    two starts are changed (a subclass overriding ``_init_latent_vars`` and ``_e_step``'s ``random_init``); the
+    With ``init``, batch learning and the constant start, f(D) is ``max_iter`` fixed iterations
+    (``evaluate_every=-1``) of: gamma_d from 1 by scikit-learn's coordinate ascent, then ``lambda = topic_word_prior
+    + sum_d n_dw phi_dwk`` (Hoffman, Blei & Bach 2010, Alg. 1); only the two starts are changed (a subclass), the
     update equations are scikit-learn's.
-
-    *Why 3 iterations from public topics*: as for :class:`~topicdp.adapters.GensimLDA`'s 2 passes, later iterations
-    add more sensitivity than fit when the start was fitted on a public corpus of the same kind. On blogs (user
-    level, Lambert-W sizing at gamma 0.2) ``max_iter=3`` sampled Delta_s 0.0019 and released at epsilon 3 topics with
-    NPMI 0.88x, contrast 1.27x a non-private LDA's, diversity 0.76, overlap 0.44
-    (``benchmarks/utility/stable_starts.py --models sklearn-lda --param max_iter=3``); 10 iterations were not run at
-    that sizing (about 90 s a fit).
-
-    *Why a weight per user*: scikit-learn's LDA weighs a user by their counts, so the neighbouring corpora that move
-    f most swap a user with many tokens, or with few words repeated. Over 24 pairs of the sampler on blog posts
-    (user level, 20 posts a user) the largest distance, 17.5x the median, swapped a user of 4,634 tokens for one of
-    279 (``benchmarks/privacy/sensitivity_tail.py``); the Lambert-W sizing at gamma 0.2 reads the largest of 61 pairs,
-    which usually holds such a user. Weighted to at most P's median user's 559 tokens, the largest of 61 pairs fell
-    from 0.0053 to 0.00165, but users of few repeated words (blogs of HTML entities: 608-1,592 tokens, norms
-    371-862) still moved f 4-5x the median pair, and two samples drew one. Weighting each user's statistic to at
-    most P's median user's norm ||a_u||_2 (48 on blogs; the norm the Frobenius distance answers to, and the one the
-    toolkit's user-level :class:`~topicdp.variational.VariationalLDA` divides by) brought those swaps to
-    0.00066-0.00086, and the three users with the most tokens (6,387-9,070) at 0.00052-0.00064
-    (``benchmarks/privacy/sensitivity_tail.py --users 3``). The far pairs left were ordinary users whose change landed
-    in one topic (73-91% of the squared distance in one row, against 35% in the median pair): a user's part of row
-    k moves the normalised row by about ||S_uk|| / N_k, so a user's norm in a small topic counts more. Capping
-    each user's part of each row too brought the largest of the same 24 pairs from 0.00163 to 0.00115, and with
-    gensim's LDA the largest of 40 from 0.00356 to 0.00203 (its next five 22-29% lower; the median pair unchanged,
-    ``benchmarks/privacy/sensitivity_tail.py --pairs 40 --model gensim --caps weighted``).
     """
 
     name = "sklearn-lda"
@@ -203,11 +156,8 @@ class SklearnLDA(TopicModelSpec):
 
 @lru_cache(maxsize=1)
 def _started_lda_class():
-    """``LatentDirichletAllocation`` with a public topic start and an optional constant document start.
-
-    The attributes ``public_start_`` ((K, V) or None), ``constant_document_start_`` (bool) and ``row_weights_``
-    ((n_docs,) or None: the statistic's document weights, :func:`weighted_statistic`) are set on the instance
-    before ``fit``; ``__init__`` is scikit-learn's, so ``get_params`` and the parameter validation are too.
+    """``LatentDirichletAllocation`` with a public topic start, an optional constant document start and document
+    weights in the statistic (attributes set before ``fit``; ``__init__`` is scikit-learn's, so ``get_params`` is).
     """
     from scipy.special import psi
     from sklearn.decomposition import LatentDirichletAllocation
@@ -243,35 +193,10 @@ def _started_lda_class():
 class SklearnNMF(TopicModelSpec):
     """scikit-learn ``NMF`` on the count matrix (``init="nndsvda"``, deterministic).
 
-    NMF's H rows are non-negative word weights of arbitrary scale (W absorbs it); each row is divided
-    by its sum so that topics are on the simplex and comparable across fits. With ``init_topics`` (public starting
-    topics, K x V), H starts there (``init="custom"``), W at its non-negative least-squares fit to the counts
-    given H (``non_negative_factorization(update_H=False)``), and row k of the result grew from row k of
-    ``init_topics``.
-
-    Parameters
-    ----------
-    n_topics : int, default=10
-        ``n_components`` (scikit-learn's name is refused here, naming this one).
-    random_state : int, default=0
-        The seed of the estimator (an int: f must be deterministic).
-    init_topics : (K, V) array or None, default=None
-        Public starting topics (above); with them ``init`` is not used.
-    init : {"nndsvda", "nndsvd", "nndsvdar", "random"} or None, default="nndsvda"
-        The toolkit's default (scikit-learn's None is ``"nndsvda"`` too for K <= min(n, V), ``"random"`` above):
-        a deterministic start stated once. ``"custom"`` is what ``init_topics`` sets.
-    max_iter : int >= 1, default=400
-        The toolkit's default (scikit-learn's is 200): enough for the coordinate descent to stop by ``tol`` on
-        the corpora tested.
-    solver : {"cd", "mu"}, default="cd"
-    beta_loss : {"frobenius", "kullback-leibler", "itakura-saito"} or float, default="frobenius"
-    tol : float >= 0, default=1e-4
-    alpha_W : float >= 0, default=0.0
-    alpha_H : float >= 0 or "same", default="same"
-    l1_ratio : float in [0, 1], default=0.0
-    verbose : int, default=0
-    shuffle : bool, default=False
-        The remaining parameters are ``NMF``'s, with its defaults and meanings (see its documentation).
+    H's rows are divided by their sums (W absorbs the scale). With ``init_topics`` (public, K x V), H starts there
+    (``init="custom"``) and W at its non-negative least-squares fit given H; row k of the result grew from row k of
+    ``init_topics``. ``max_iter`` defaults to 400 (scikit-learn's 200 often stops before ``tol``); the other
+    parameters are ``NMF``'s.
     """
 
     name = "sklearn-nmf"
@@ -340,13 +265,9 @@ class SklearnNMF(TopicModelSpec):
         return _normalise_rows(model.components_)
 
     def stability(self) -> tuple[bool | None, str]:
-        # Measured on blog posts at the Lambert-W sizing (the largest of 61 pair distances): from P's topics 0.055
-        # against a 90th percentile of 0.003, and with a fixed number of iterations (tol=0, max_iter=30 or 100)
-        # still 0.025 and 0.032, each time from a different pair; from nndsvda 1.24.
         if self.params["init_topics"] is not None:
             return False, ("coordinate descent from public starting topics still moves far for a few neighbouring "
-                           "corpora (measured on blog posts; not the stopping rule: a fixed number of iterations "
-                           "jumps too); no parameter is known to remove it")
+                           "corpora (not the stopping rule: a fixed number of iterations jumps too); no parameter is known to remove it")
         return False, ("the nndsvda start is an SVD of the data, whose singular vectors can rotate between "
                        "neighbouring corpora where the leading singular values are close; a few neighbouring corpora "
-                       "moved it far (measured on blog posts), and no parameter is known to remove it")
+                       "moved it far, and no parameter is known to remove it")

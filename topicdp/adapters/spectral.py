@@ -1,9 +1,5 @@
-"""Adapter for the built-in non-private spectral LDA (:class:`topicdp.spectral.SpectralLDA`).
-
-Lets the agnostic road (TopicDP's output perturbation with sampled sensitivity) wrap the very same
-model the principled road makes private, for a principled-vs-agnostic comparison on one model.
-The fit is deterministic: the eigen-solver start and the power-method restarts are seeded by
-``random_state``, and the whole computation is single-process BLAS.
+"""Adapter for the built-in non-private spectral LDA (:class:`topicdp.spectral.SpectralLDA`): the agnostic road can
+wrap the very model the principled road makes private. Deterministic: seeded starts, single-process BLAS.
 """
 
 from __future__ import annotations
@@ -17,20 +13,8 @@ from .base import SEED, TopicModelSpec
 
 
 class SpectralModel(TopicModelSpec):
-    """Spectral method-of-moments LDA (DeCarolis et al. 2020, non-private) as f: Corpus -> k x V.
-
-    Parameters
-    ----------
-    n_topics : int >= 2, default=10
-    random_state : int, default=0
-        Seeds the eigen-solver start and the power-method restarts (an int: f must be deterministic).
-    alpha0 : float > 0, default=1.0
-        Sum of the Dirichlet parameter (public, as in the paper).
-    simplex : {"project", "clip"}, default="project"
-    n_restarts : int >= 1, default=5
-    tol : float > 0, default=1e-6
-    max_iter : int >= 1, default=300
-        These are :class:`~topicdp.spectral.SpectralLDA`'s, with its defaults and meanings.
+    """Spectral method-of-moments LDA (DeCarolis et al. 2020, non-private) as f: Corpus -> k x V, with
+    :class:`~topicdp.spectral.SpectralLDA`'s parameters and defaults (``n_topics`` >= 2).
     """
 
     name = "spectral"
@@ -55,10 +39,9 @@ class SpectralModel(TopicModelSpec):
         self.max_iter = max_iter
 
     def _fit(self, corpus) -> np.ndarray:
-        """SpectralLDA's topics; on a corpus with fewer than 3 documents of at least 3 tokens, where its third-order
-        U-statistics are not defined, the uniform topics, as on a corpus without documents
-        (:meth:`TopicModelSpec.fit_topic_word`): f must be defined on every corpus (a period may hold one document,
-        and how many it holds is private), and a data-independent value keeps its rows probability vectors."""
+        """SpectralLDA's topics; the uniform topics where fewer than 3 documents have 3 tokens (its U-statistics are not
+        defined there, and f must be defined on every corpus).
+        """
         from ..spectral import SpectralLDA
         from ..spectral.moments import MIN_DOC_LENGTH
 
@@ -69,7 +52,6 @@ class SpectralModel(TopicModelSpec):
         return model.topic_word_
 
     def stability(self) -> tuple[bool | None, str]:
-        return False, ("deterministic, but a few neighbouring corpora move it far (on blog posts the largest of 61 "
-                       "sampled pair distances was 2.2, of their first 9 0.011); a likely reason: the whitening keeps "
+        return False, ("deterministic, but a few neighbouring corpora move it far; a likely reason: the whitening keeps "
                        "the top-K eigenvectors of M2 and the power method the components of largest eigenvalue, "
                        "which change where two eigenvalues are close. No parameter is known to remove it")

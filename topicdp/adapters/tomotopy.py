@@ -1,9 +1,7 @@
 """Adapter for tomotopy's ``LDAModel`` (collapsed Gibbs sampling), an optional extra (``topicdp[tomotopy]``).
 
-tomotopy (Lee, https://bab2min.github.io/tomotopy) samples topic assignments with a seeded C++ generator. With one
-worker a seeded run is bit-identical across runs (checked by ``tests/test_adapters.py`` where tomotopy is
-installed; tomotopy itself warns that results may differ with ``workers != 1``, so the adapter refuses that).
-It is not in the model registry of the ``topicdp`` command: build it with ``TomotopyLDA(K, seed)``.
+With one worker a seeded tomotopy run is bit-identical across runs (tomotopy warns that ``workers != 1`` may
+differ, so the adapter refuses it). Not in the ``topicdp`` command's registry: build ``TomotopyLDA(K, seed)``.
 """
 
 from __future__ import annotations
@@ -19,44 +17,14 @@ from .base import N_TOPICS, SEED, TopicModelSpec
 class TomotopyLDA(TopicModelSpec):
     """tomotopy ``LDAModel``: collapsed Gibbs sampling LDA (Griffiths & Steyvers 2004) as f: Corpus -> K x V.
 
-    f(D): documents added in corpus order as lists of word tokens (each word repeated by its count; empty documents
-    skipped), ``LDAModel(tw, min_cf, min_df, rm_top, k=K, alpha, eta, seed=random_state)`` with ``optim_interval``
-    and ``burn_in`` set, ``train(iterations, workers=1)``; row k is ``get_topic_word_dist(k)`` ((n_kw + eta) /
-    (n_k + V' eta) over the V' words the model uses), placed at the corpus' column of each word; words the model does
-    not use (in no document, or removed by ``min_cf``, ``min_df`` or ``rm_top``) get 0. Rows sum to 1 and come in
-    canonical order.
+    Documents are added in corpus order (each word repeated by its count), the model trained ``iterations`` sweeps
+    with one worker; row k is ``get_topic_word_dist(k)`` placed at the corpus' columns, 0 for words the model does not
+    use (in no document, or removed by ``min_cf``, ``min_df`` or ``rm_top``). ``k`` and ``seed`` are ``n_topics``
+    and ``random_state``; ``optim_interval=0`` keeps the stated priors fixed (tomotopy optimises alpha every 10
+    sweeps by default); ``tw`` is tomotopy's term weighting. The other parameters are tomotopy's.
 
-    Parameters
-    ----------
-    n_topics : int, default=10
-        ``k`` (refused here, naming this one).
-    random_state : int, default=0
-        ``seed`` (an int: f must be deterministic).
-    iterations : int >= 1, default=200
-        Gibbs sweeps (a fixed number).
-    alpha, eta : float > 0, default=0.1, 0.01
-        tomotopy's defaults (a symmetric alpha).
-    optim_interval : int >= 0, default=0
-        tomotopy optimises alpha every 10 sweeps by default; 0 keeps the stated priors fixed.
-    workers : int, default=1
-        Must be 1 (see the module docstring).
-    tw : {"one", "idf", "pmi"}, default="one"
-        tomotopy's term weighting (``TermWeight``): every token counts 1, or is weighted by its word's inverse
-        document frequency or PMI in the corpus f is given.
-    min_cf, min_df : int >= 0, default=0
-        Words with fewer occurrences (``min_cf``) or documents (``min_df``) in the corpus f is given are left out of
-        the model (their column is 0). 0 keeps every word.
-    rm_top : int >= 0, default=0
-        The ``rm_top`` most frequent words of the corpus f is given are left out (their column is 0).
-    burn_in : int >= 0, default=0
-        Sweeps before the first optimisation of alpha (with ``optim_interval`` > 0).
-
-    Notes
-    -----
-    Not expected to be a stable function of the data (:meth:`stability`): the output is one draw of a Markov chain
-    whose random stream is consumed token by token in corpus order, so removing one unit changes the draws of every
-    token after it, and the sampled sensitivity measures the chain's Monte-Carlo noise as much as the unit's
-    influence.
+    Not expected to be stable (:meth:`stability`): the output is one draw of a Markov chain whose random stream is
+    consumed token by token in corpus order, so removing one unit changes the draws of every later token.
     """
 
     name = "tomotopy-lda"

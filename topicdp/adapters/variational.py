@@ -1,10 +1,8 @@
 """The non-private variational EM (:class:`topicdp.variational.VariationalLDA`) as a model spec for the agnostic road.
 
 A *stable* f for sensitivity sampling: a fixed number of full-batch EM iterations from fixed starting topics
-(random with a fixed seed, or public topics such as :func:`topicdp.variational.public_init`), on per-unit
-weighted statistics, so each unit moves the output by about its share of the weighted mass (O(1/n)). LDA fit
-to convergence from random starts instead jumps between local optima, which makes its sampled sensitivity
-large (TopicDP over gensim LDA on blog text).
+(seeded random, or public such as :func:`topicdp.variational.public_init`) on per-unit weighted statistics, so
+each unit moves the output by about its share of the weighted mass (O(1/n)).
 """
 
 from __future__ import annotations
@@ -18,32 +16,12 @@ from .base import N_TOPICS, SEED, TopicModelSpec
 
 
 class VariationalModel(TopicModelSpec):
-    """f(D) = :class:`~topicdp.variational.VariationalLDA` (registry name ``"vem"``).
+    """f(D) = :class:`~topicdp.variational.VariationalLDA` (registry name ``"vem"``), with its parameters and
+    defaults except ``n_iterations`` (10 here, 7 there).
 
-    Parameters
-    ----------
-    n_topics : int, default=10
-    random_state : int, default=0
-        The seed of the random start (an int: f must be deterministic).
-    unit : {"user", "document"}, default="user"
-        Whose counts are weighted to norm 1: the privacy unit of the release (``VariationalLDA``'s default too).
-    n_iterations : int >= 1, default=10
-        T, the number of EM passes (the toolkit's default for this spec; ``VariationalLDA``'s is 7).
-    init : (K, V) array or None, default=None
-        The public start: with it the output keeps init's row order (row k is the topic EM grew from starting topic
-        k, a deterministic function of the data and the public start, and unlike the canonical order by top-word
-        indices it does not flip when two of a topic's top words swap ranks).
-    alpha, eta : float > 0 or None, default=None
-        None: 1 / K each.
-    warmup_iterations : int >= 0 or "auto", default="auto"
-    warmup_topics : int >= n_topics or None, default=None
-    e_step_max_iter : int >= 1, default=50
-    e_step_tol : float > 0, default=0.001
-    n_jobs : int >= 1, default=1
-        Threads of the E-step (each unit's statistic is computed whole, so the result does not depend on them).
-        These are :class:`~topicdp.variational.VariationalLDA`'s, with its defaults and meanings; the checks that
-        relate two of them (``warmup_iterations`` below ``n_iterations``, none with ``init``) are its own, run
-        before any fit.
+    ``unit`` is whose counts are weighted to norm 1 (the release's privacy unit); with a public ``init`` the output
+    keeps init's row order (row k grew from starting topic k). The checks that relate two parameters are
+    ``VariationalLDA``'s own, run before any fit.
     """
 
     name = "vem"

@@ -1,27 +1,19 @@
-"""Take the model a user already has, fitted or not, and make it the toolkit's equivalent adapter: a scikit-learn
-``LatentDirichletAllocation`` or ``NMF`` (:class:`~topicdp.adapters.SklearnLDA`, :class:`~topicdp.adapters.SklearnNMF`),
-a gensim ``LdaModel``, ``LdaMulticore``, ``HdpModel`` or ``LsiModel`` (:class:`~topicdp.adapters.GensimLDA`,
-:class:`~topicdp.adapters.GensimLDAMulticore`, :class:`~topicdp.adapters.GensimHDP`,
-:class:`~topicdp.adapters.GensimLSI`), a tomotopy ``LDAModel`` (:class:`~topicdp.adapters.TomotopyLDA`), or the
-toolkit's own non-private :class:`~topicdp.variational.VariationalLDA` and :class:`~topicdp.spectral.SpectralLDA`
-(:class:`~topicdp.adapters.VariationalModel`, :class:`~topicdp.adapters.spectral.SpectralModel`).
+"""Take the model a user already has, fitted or not, and make it the toolkit's equivalent adapter (scikit-learn's
+LDA and NMF; gensim's LdaModel, LdaMulticore, HdpModel and LsiModel; tomotopy's LDAModel; the toolkit's own
+:class:`~topicdp.variational.VariationalLDA` and :class:`~topicdp.spectral.SpectralLDA`).
 
-Only the model's *definition* is used: its class and its constructor parameters (``sklearn.base.clone`` or
-``get_params`` for an estimator; what gensim keeps as attributes; tomotopy's record of its constructor's arguments,
-``init_params``). Its fitted state never is (an optimised prior, the words it was built on, its topics). The sensitivity sampler refits f on neighbouring corpora drawn from
-P, so f must be a function of the corpus alone; and a model fitted on the private data carries the private topics,
-so starting from them would publish them without noise.
-
-Where the model is not expected to be a stable function of the data (:meth:`TopicModelSpec.stability`) and a public
-reference P is given, the toolkit's stable form is used (public starting topics fitted on P, batch learning, a
-constant document start, a fixed number of iterations), changing only what stability needs; every change made to
-the user's model is listed, for the report's notes and the log. ``keep_model=True`` keeps the model as given
-(apart from what determinism needs: an integer seed, one thread), and the release then carries today's stability
-warning.
+Only the model's *definition* is used (its class and constructor parameters), never its fitted state: the
+sensitivity sampler refits f on neighbouring corpora, so f must be a function of the corpus alone, and topics
+fitted on the private data would be published without noise if f started from them. Where the model is not
+expected to be stable (:meth:`TopicModelSpec.stability`) and a public reference P is given, the toolkit's stable
+form is used (public starting topics fitted on P, batch learning, a constant document start, a fixed number of
+iterations), and every change is listed for the report; ``keep_model=True`` keeps the model as given apart from
+what determinism needs (an integer seed, one thread).
 """
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -30,7 +22,7 @@ from .base import TopicModelSpec
 from .gensim import GENSIM_BATCH, GensimLDA, GensimLDAMulticore
 from .sklearn import SklearnLDA, SklearnNMF
 
-#: the number of iterations of scikit-learn's LDA from public topics (see :class:`SklearnLDA`, "Why 3 iterations")
+#: the number of iterations of scikit-learn's LDA from public topics (:class:`SklearnLDA`'s ``max_iter``)
 STABLE_LDA_ITERATIONS = 3
 
 WHAT_CAN_BE_WRAPPED = (
@@ -40,6 +32,8 @@ WHAT_CAN_BE_WRAPPED = (
     "(a TopicModelSpec from topicdp.adapters: SklearnLDA, SklearnNMF, GensimLDA, GensimHDP, GensimLSI, TomotopyLDA, "
     "VariationalModel, SpectralModel, ...), or CallableModel(func, n_topics) for a deterministic function corpus -> "
     "(K, V) array")
+NO_REFERENCE = ("no public reference P was given, so the model is kept as given: its stable form starts from topics "
+                "fitted on P")
 WHY_NOT_FITTED = (
     "A fitted model's state is never used: the sensitivity sampler refits the model on neighbouring corpora, so the "
     "model is taken as its definition (class and parameters), and topics fitted on the private data would be "
@@ -48,18 +42,8 @@ WHY_NOT_FITTED = (
 
 @dataclass(frozen=True)
 class WrappedModel:
-    """The spec f that a release fits, and how it was made from the model the user gave.
-
-    Attributes
-    ----------
-    spec : TopicModelSpec
-        f.
-    given : str
-        The class the user gave (``module.Class``).
-    changes : tuple of str
-        Every change made to the user's model, one line each with the reason (empty for a spec given as is).
-    notes : tuple of str
-        What was not changed and why (e.g. no stable form is known for this model).
+    """The spec f that a release fits, the class the user gave, every change made to it (one line each, with the
+    reason) and notes on what was not changed and why.
     """
 
     spec: TopicModelSpec
@@ -69,8 +53,7 @@ class WrappedModel:
 
     @property
     def wrapped(self) -> bool:
-        """Whether the user gave a model that is not a spec (a library's, or the toolkit's own estimator), turned
-        into one."""
+        """Whether the user gave a model that is not a spec, turned into one."""
         return self.given != _qualname(self.spec)
 
     def summary(self) -> str:
@@ -90,9 +73,9 @@ def _qualname(obj) -> str:
 
 
 def copy_model(model):
-    """A copy of a model definition, as ``sklearn.base.clone(model, safe=False)`` makes it (an estimator's clone, or a
-    deep copy). A tomotopy model cannot be copied (its objects cannot be pickled) and is shared instead: TopicDP reads
-    its configuration only, and never fits or changes it."""
+    """A copy of a model definition (``sklearn.base.clone(model, safe=False)``); a tomotopy model cannot be pickled and
+    is shared instead (TopicDP only reads its configuration).
+    """
     from sklearn.base import clone
 
     if type(model).__module__.startswith("tomotopy"):
@@ -101,11 +84,8 @@ def copy_model(model):
 
 
 def model_kind(model) -> str:
-    """``"spec"``, ``"sklearn-lda"``, ``"sklearn-nmf"``, ``"gensim-lda"``, ``"gensim-lda-multicore"``,
-    ``"gensim-hdp"``, ``"gensim-lsi"``, ``"tomotopy-lda"``, ``"vem"`` or ``"spectral"``; ``TypeError`` saying what can
-    be wrapped otherwise.
-
-    Cheap (no fit), so :meth:`TopicDP._validate_params` can call it before any work.
+    """The kind of ``model`` (``"spec"``, ``"sklearn-lda"``, ..., ``"spectral"``) without fitting it; a ``TypeError``
+    saying what can be wrapped otherwise.
     """
     if isinstance(model, TopicModelSpec):
         return "spec"
@@ -130,9 +110,9 @@ def model_kind(model) -> str:
 
 
 def _library_kind(model) -> tuple[str | None, tuple[type, ...]]:
-    """The kind of a gensim, tomotopy or toolkit estimator, and the wrappable classes of the object's library (whose
-    subclasses are refused as such). gensim and tomotopy are optional extras: neither is imported unless the object's
-    class comes from it."""
+    """The kind of a gensim, tomotopy or toolkit estimator and its library's wrappable classes (whose subclasses are
+    refused); neither optional library is imported unless the object comes from it.
+    """
     module = type(model).__module__
     if module.startswith("gensim."):
         from gensim.models import HdpModel, LdaModel, LdaMulticore, LsiModel
@@ -155,8 +135,6 @@ def _library_kind(model) -> tuple[str | None, tuple[type, ...]]:
 
 def _seed(params: dict, name: str = "random_state") -> tuple[int, list[str]]:
     """The model's seed as an int, and the change made to it (f must be deterministic)."""
-    import numbers
-
     seed = params.pop(name, None)
     if seed is None:
         return 0, [f"{name} None -> 0 (f must be deterministic)"]
@@ -166,9 +144,8 @@ def _seed(params: dict, name: str = "random_state") -> tuple[int, list[str]]:
                      f"so pass an integer seed >= 0 (a RandomState or Generator is a stream, not a seed)")
 
 
-#: public starts by (P's fingerprint, the start's definition): TopicDP wraps its model once to sample the
-#: sensitivity and once to fit, and a start is a deterministic fit on public P (about 30 s for gensim), so the
-#: second wrap reuses the first one's. Bounded: the oldest start is dropped first.
+#: public starts by (P's fingerprint, the start's definition): TopicDP wraps its model once to sample and once to
+#: fit, and the second wrap reuses the first one's deterministic fit on P; the oldest is dropped first
 _STARTS: dict = {}
 _MAX_STARTS = 8
 
@@ -194,8 +171,7 @@ def _variational_start(reference, n_topics: int, unit: str, seed: int) -> np.nda
 
 
 def _median_user_norm(reference, bounds: dict | None) -> float:
-    """The median user's norm ||a_u||_2 (a_u: the user's summed word counts) in P cut to the private corpus'
-    ``bounds`` (public, stated parameters) as the sampler cuts it (about 0.1 s for 61,000 posts, so not cached)."""
+    """The median user's norm ``||a_u||_2`` in P cut to the private corpus' public ``bounds``, as the sampler cuts it."""
     from ..inference.estep import unit_norms
     from ..samplers.sampler import bounded_like
 
@@ -210,26 +186,17 @@ def wrap_model(model, *, reference=None, unit: str = "user", keep_model: bool = 
     Parameters
     ----------
     model : TopicModelSpec or a model of :data:`WHAT_CAN_BE_WRAPPED`
-        A spec is returned as given. A scikit-learn model is read through ``sklearn.base.clone`` and the toolkit's
-        estimators through ``get_params`` (their parameters, never their fitted state); a gensim model through its
-        configuration attributes; a tomotopy ``LDAModel`` through ``init_params``, its constructor's arguments.
+        A spec is returned as given; the others are read through ``clone``/``get_params``, gensim's configuration
+        attributes or tomotopy's ``init_params`` (never their fitted state).
     reference : Corpus or None
-        The public reference P. With it (and without ``keep_model``) a model whose configuration is not expected to
-        be stable is changed to the toolkit's stable form, which starts from topics fitted on P.
+        The public reference P: with it (and without ``keep_model``) an unstable model gets the stable form.
     unit : {"user", "document"}
-        The privacy unit (the public start is fitted on P at this unit).
-    keep_model : bool, default=False
-        Keep the model's parameters as given (only determinism's changes are made: an integer seed, one thread).
+        The privacy unit the public start is fitted at.
     vocabulary : sequence of str, optional
         The private corpus' vocabulary; the public start needs P on the same words.
     bounds : dict, optional
-        The private corpus' contribution bounds (:attr:`topicdp.Corpus.bounds`): a token-weighted model's stable
-        form at the user level weighs no user more than P's median user (the norm of their word counts), read from
-        P cut to these bounds.
-
-    Returns
-    -------
-    WrappedModel
+        The private corpus' contribution bounds: at the user level the stable form weighs no user more than P's
+        median user cut to them.
     """
     kind = model_kind(model)
     if kind == "spec":
@@ -248,8 +215,6 @@ def wrap_model(model, *, reference=None, unit: str = "user", keep_model: bool = 
 
 
 def _n_topics(params: dict, name: str = "n_components") -> int:
-    import numbers
-
     k = params.pop(name)
     if not isinstance(k, numbers.Integral) or isinstance(k, bool) or k < 1:
         raise ValueError(f"{name} cannot be carried over: got {k!r}; the number of topics must be an integer >= 1 "
@@ -269,9 +234,7 @@ def _wrap_sklearn_lda(params: dict, given: str, reference, unit: str, keep_model
     if keep_model or expected is not False:
         return WrappedModel(spec, given, tuple(changes))
     if reference is None:
-        return WrappedModel(spec, given, tuple(changes), (
-            "no public reference P was given, so the model is kept as given: its stable form starts from topics "
-            "fitted on P",))
+        return WrappedModel(spec, given, tuple(changes), (NO_REFERENCE,))
     _check_public_start(reference, vocabulary)
     stable = dict(params)
     stable["init"] = _sklearn_lda_start(reference, n_topics, seed, params)
@@ -297,15 +260,7 @@ def _wrap_sklearn_lda(params: dict, given: str, reference, unit: str, keep_model
 
 
 def _sklearn_lda_start(reference, n_topics: int, seed: int, params: dict) -> np.ndarray:
-    """The user's ``LatentDirichletAllocation`` as given (its seed, one job) fitted on P, which is public.
-
-    On blogs split by user (10 topics, scikit-learn's defaults, P's median user's weight) the noiseless stable f from
-    this start agreed 0.70 with the user's own fit, from the toolkit's VariationalLDA on P 0.52 (the user's fits with
-    other seeds agree 0.62-0.65; ``benchmarks/utility/wrap_weight_noiseless.py``), and on 12 neighbouring pairs it
-    moved less (median 0.00052 against 0.00061, largest 0.00101 against 0.00167;
-    ``benchmarks/privacy/sensitivity_tail.py``). As for gensim, the gain comes with sharing the user's seed (0.60 and
-    0.50 against fits seeded 1 and 2).
-    """
+    """The user's ``LatentDirichletAllocation`` as given (its seed, one job) fitted on the public P."""
     from sklearn.decomposition import LatentDirichletAllocation
 
     definition = {**params, "n_components": n_topics, "random_state": seed, "n_jobs": 1}
@@ -317,15 +272,9 @@ def _user_weight(reference, bounds: dict | None, unit: str, stable: dict, change
     """At the user level, cap every user's weight in a token-weighted LDA at P's median user's norm (set in
     ``stable``, said in ``changes``); returns the words the stable form's note adds.
 
-    The norm, not the tokens: the sampled sensitivity is a Frobenius distance, and a user whose words are few and
-    repeated (a blog of HTML entities) moves it as a much larger user would. On blogs split by user, with each user
-    weighed at most P's median user's 559 tokens, swapping one of four such users (608-1,592 tokens, norms 371-862)
-    for a median user moved the stable f 0.0019-0.0029, 4-5x the median pair, and made the far pairs of the
-    samples that missed; weighed at most the median user's norm (48), the same swaps moved it 0.00066-0.00086, and
-    the three users with the most tokens (6,387-9,070) 0.00052-0.00064
-    (``benchmarks/privacy/sensitivity_tail.py --users 3``). The same cap bounds each user's part of each topic's row
-    in proportion to the row's share of the mass, so that a user whose words fall in one small topic (the far pairs
-    left) moves it no more than an average one.
+    The norm, not the tokens: the sampled sensitivity is a Frobenius distance, and a user of few repeated words
+    moves it as a much larger user would. The same cap bounds each user's part of each topic's row in proportion
+    to the row's share, so a user whose words fall in one small topic moves it no more than an average one.
     """
     if unit != "user":
         return ""
@@ -383,16 +332,11 @@ def _wrap_gensim_lda(model, kind: str, given: str, reference, unit: str, keep_mo
     if keep_model or spec.stability()[0] is not False:
         return WrappedModel(spec, given, tuple(changes), tuple(notes))
     if reference is None:
-        return WrappedModel(spec, given, tuple(changes), (*notes, (
-            "no public reference P was given, so the model is kept as given: its stable form starts from topics "
-            "fitted on P")))
+        return WrappedModel(spec, given, tuple(changes), (*notes, NO_REFERENCE))
     _check_public_start(reference, vocabulary)
     from sklearn.base import clone
 
-    # The start is the model as given (seed 0: gensim keeps no seed) fitted on P, which is public. On blogs split by
-    # user (gensim's defaults, 10 topics) the noiseless stable f from it agreed 0.61-0.65 with a user's fit seeded 0,
-    # from VariationalLDA's start 0.51-0.53 (fits with other seeds agree 0.58-0.71); against fits seeded 1 and 2 it
-    # was no better on average: the gain needs the user's seed to be the one used here (benchmarks/utility/wrap_starts.py).
+    # the start: the model as given (seed 0: gensim keeps no seed) fitted on the public P
     start = _public_start(reference, (type(spec).__qualname__, spec.get_params()),
                           lambda: clone(spec).fit(reference).topic_word_)
     if multicore:
@@ -540,9 +484,7 @@ def _wrap_vem(model, given: str, reference, unit: str, keep_model: bool, vocabul
     if keep_model or spec.stability()[0] is not False:
         return WrappedModel(spec, given, tuple(changes), tuple(notes))
     if reference is None:
-        return WrappedModel(spec, given, tuple(changes), (
-            "no public reference P was given, so the model is kept as given: its stable form starts from topics "
-            "fitted on P",))
+        return WrappedModel(spec, given, tuple(changes), (NO_REFERENCE,))
     _check_public_start(reference, vocabulary)
     stable = {**params, "init": _variational_start(reference, n_topics, unit, seed)}
     changes.append("start: topics fitted on P instead of random draws")
