@@ -17,6 +17,7 @@ class CallableModel(TopicModelSpec):
     func : callable
         ``func(corpus) -> (n_topics, corpus.n_words) array``; it must be deterministic (fix any seed inside it) or
         sensitivity sampling measures noise. Its output is checked and put in canonical order.
+    n_topics : int
     name : str or None, default=None
         A name for reports and the sensitivity cache (None: the function's qualified name); stored as ``_name``
         (``name`` is every spec's registry name) and reported by :meth:`get_params` under ``name``.

@@ -55,10 +55,10 @@ class GensimLDA(TopicModelSpec):
         In the M-step's statistic a user whose summed counts have ``||a_u||_2 > max_user_norm`` is weighted by
         ``max_user_norm / ||a_u||_2`` and each user's part of each row capped (batch learning from ``init`` only; as
         :class:`~topicdp.adapters.SklearnLDA`'s parameter).
-
-    The other parameters are ``LdaModel``'s, with its defaults. Not taken: ``corpus`` and ``id2word`` (the corpus
-    fit is given), ``distributed``, ``ns_conf`` and ``callbacks`` (f would depend on more than the corpus),
-    ``per_word_topics`` and ``minimum_phi_value`` (inference's output, not the topics).
+    alpha, eta, offset, iterations, gamma_threshold, minimum_probability
+        ``LdaModel``'s, with its defaults. Not taken: ``corpus`` and ``id2word`` (the corpus fit is given),
+        ``distributed``, ``ns_conf`` and ``callbacks`` (f would depend on more than the corpus), ``per_word_topics``
+        and ``minimum_phi_value`` (inference's output, not the topics).
 
     Notes
     -----
@@ -160,10 +160,19 @@ class GensimLDAMulticore(GensimLDA):
     """gensim ``LdaMulticore``, online learning and ``workers=1`` only.
 
     With several workers the merge order of their updates depends on timing, so f is not a deterministic function
-    of the data and ``workers > 1`` is refused (parallelise over neighbour pairs with ``n_jobs`` instead). Its
-    E-steps use gensim's random start and it has no ``update_every``, so ``learning="batch"`` and
-    ``document_start="constant"`` are refused: the stable configuration is ``gensim-lda`` with ``init``. The other
-    parameters are :class:`GensimLDA`'s.
+    of the data (parallelise over neighbour pairs with ``n_jobs`` instead). Its E-steps use gensim's random start and
+    it has no ``update_every``, so batch learning and the constant start are refused: the stable configuration is
+    ``gensim-lda`` with ``init``.
+
+    Parameters
+    ----------
+    n_topics, random_state, init, chunksize, passes, decay, eval_every, dtype, alpha, eta, offset, iterations, \
+    gamma_threshold, minimum_probability
+        As :class:`GensimLDA`'s with online learning.
+    learning, document_start : {"online"}, {"random"} or None
+        Only online learning and gensim's random start.
+    workers : int, default=1
+        Must be 1.
     """
 
     name = "gensim-lda-multicore"
@@ -216,9 +225,16 @@ class GensimHDP(TopicModelSpec):
     """gensim ``HdpModel`` (online HDP, Wang et al. 2011), truncated deterministically to K topics.
 
     The K topics kept have the largest expected stick-breaking weights (``hdp_to_lda()``'s alpha; ties by index).
-    ``T`` (>= ``n_topics``) and ``K`` are gensim's top- and second-level truncations; the other parameters are
-    ``HdpModel``'s, with its defaults. Not taken: ``max_time`` (f would depend on the machine's speed) and
-    ``outputdir``.
+
+    Parameters
+    ----------
+    n_topics, random_state : int, default=10, 0
+        K of the output (at most ``T``; gensim's ``num_topics`` is refused) and the seed.
+    T, K : int, default=150, 15
+        gensim's top-level truncation (the most topics HDP can use) and its topics per document.
+    max_chunks, chunksize, kappa, tau, alpha, gamma, eta, scale, var_converge
+        ``HdpModel``'s, with its defaults. Not taken: ``max_time`` (f would depend on the machine's speed) and
+        ``outputdir``.
     """
 
     name = "gensim-hdp"
@@ -282,8 +298,14 @@ class GensimLSI(TopicModelSpec):
     """gensim ``LsiModel`` (truncated SVD of the term-document matrix).
 
     A topic's sign is arbitrary, so word w's weight in topic j is the squared loading ``u_wj^2``: sign-free and, the
-    singular vectors having unit norm, on the simplex like a probabilistic model's rows. ``random_state`` is
-    ``random_seed``; the other parameters are ``LsiModel``'s; ``distributed`` is not taken.
+    singular vectors having unit norm, on the simplex like a probabilistic model's rows.
+
+    Parameters
+    ----------
+    n_topics, random_state : int, default=10, 0
+        ``num_topics`` and ``random_seed`` (refused under gensim's names).
+    chunksize, decay, onepass, power_iters, extra_samples, dtype
+        ``LsiModel``'s, with its defaults (``dtype`` float64); ``distributed`` is not taken.
     """
 
     name = "gensim-lsi"

@@ -53,9 +53,10 @@ class SklearnLDA(TopicModelSpec):
         average one (batch learning only; :func:`~topicdp.inference.estep.user_topic_weights`). Why: unweighted, the
         neighbouring corpora that move f most swap a user with many tokens or few repeated words, and a user's part
         of row k moves the normalised row by about ``||S_uk|| / N_k``.
-
-    The other parameters are ``LatentDirichletAllocation``'s, with its defaults; ``n_jobs`` is refused (run neighbour
-    pairs in parallel with :class:`~topicdp.TopicDP`'s ``n_jobs``).
+    learning_method, doc_topic_prior, topic_word_prior, learning_decay, learning_offset, batch_size, evaluate_every, \
+total_samples, perp_tol, mean_change_tol, max_doc_update_iter, verbose
+        ``LatentDirichletAllocation``'s, with its defaults; ``n_jobs`` is refused (run neighbour pairs in parallel
+        with :class:`~topicdp.TopicDP`'s ``n_jobs``).
 
     Notes
     -----
@@ -193,10 +194,21 @@ def _started_lda_class():
 class SklearnNMF(TopicModelSpec):
     """scikit-learn ``NMF`` on the count matrix (``init="nndsvda"``, deterministic).
 
-    H's rows are divided by their sums (W absorbs the scale). With ``init_topics`` (public, K x V), H starts there
-    (``init="custom"``) and W at its non-negative least-squares fit given H; row k of the result grew from row k of
-    ``init_topics``. ``max_iter`` defaults to 400 (scikit-learn's 200 often stops before ``tol``); the other
-    parameters are ``NMF``'s.
+    H's rows are divided by their sums (W absorbs the scale).
+
+    Parameters
+    ----------
+    n_topics, random_state : int, default=10, 0
+        ``n_components`` (refused under scikit-learn's name) and the seed.
+    init_topics : (K, V) array or None, default=None
+        Public starting topics: H starts there (``init="custom"``) and W at its non-negative least-squares fit given
+        H; row k of the result grew from row k of ``init_topics``.
+    init : {"nndsvda", "nndsvd", "nndsvdar", "random"} or None, default="nndsvda"
+        A deterministic start stated once (``"custom"`` is what ``init_topics`` sets).
+    max_iter : int >= 1, default=400
+        scikit-learn's 200 often stops before ``tol``.
+    solver, beta_loss, tol, alpha_W, alpha_H, l1_ratio, verbose, shuffle
+        ``NMF``'s, with its defaults.
     """
 
     name = "sklearn-nmf"

@@ -13,8 +13,12 @@ from .base import SEED, TopicModelSpec
 
 
 class SpectralModel(TopicModelSpec):
-    """Spectral method-of-moments LDA (DeCarolis et al. 2020, non-private) as f: Corpus -> k x V, with
-    :class:`~topicdp.spectral.SpectralLDA`'s parameters and defaults (``n_topics`` >= 2).
+    """Spectral method-of-moments LDA (DeCarolis et al. 2020, non-private) as f: Corpus -> k x V.
+
+    Parameters
+    ----------
+    n_topics, random_state, alpha0, simplex, n_restarts, tol, max_iter
+        :class:`~topicdp.spectral.SpectralLDA`'s, with its defaults (``n_topics`` >= 2).
     """
 
     name = "spectral"

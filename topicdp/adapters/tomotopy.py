@@ -17,12 +17,25 @@ from .base import N_TOPICS, SEED, TopicModelSpec
 class TomotopyLDA(TopicModelSpec):
     """tomotopy ``LDAModel``: collapsed Gibbs sampling LDA (Griffiths & Steyvers 2004) as f: Corpus -> K x V.
 
-    Documents are added in corpus order (each word repeated by its count), the model trained ``iterations`` sweeps
-    with one worker; row k is ``get_topic_word_dist(k)`` placed at the corpus' columns, 0 for words the model does not
-    use (in no document, or removed by ``min_cf``, ``min_df`` or ``rm_top``). ``k`` and ``seed`` are ``n_topics``
-    and ``random_state``; ``optim_interval=0`` keeps the stated priors fixed (tomotopy optimises alpha every 10
-    sweeps by default); ``tw`` is tomotopy's term weighting. The other parameters are tomotopy's.
+    Documents are added in corpus order (each word repeated by its count) and trained with one worker; row k is
+    ``get_topic_word_dist(k)`` placed at the corpus' columns, 0 for words the model does not use.
 
+    Parameters
+    ----------
+    n_topics, random_state : int, default=10, 0
+        ``k`` and ``seed`` (refused under tomotopy's names).
+    iterations : int >= 1, default=200
+        Gibbs sweeps (a fixed number).
+    optim_interval : int >= 0, default=0
+        0 keeps the stated priors fixed (tomotopy optimises alpha every 10 sweeps by default).
+    workers : int, default=1
+        Must be 1.
+    alpha, eta, tw, min_cf, min_df, rm_top, burn_in
+        tomotopy's, with its defaults (``tw`` its term weighting; words cut by ``min_cf``, ``min_df`` or ``rm_top``
+        get a 0 column).
+
+    Notes
+    -----
     Not expected to be stable (:meth:`stability`): the output is one draw of a Markov chain whose random stream is
     consumed token by token in corpus order, so removing one unit changes the draws of every later token.
     """

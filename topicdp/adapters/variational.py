@@ -16,12 +16,19 @@ from .base import N_TOPICS, SEED, TopicModelSpec
 
 
 class VariationalModel(TopicModelSpec):
-    """f(D) = :class:`~topicdp.variational.VariationalLDA` (registry name ``"vem"``), with its parameters and
-    defaults except ``n_iterations`` (10 here, 7 there).
+    """f(D) = :class:`~topicdp.variational.VariationalLDA` (registry name ``"vem"``).
 
-    ``unit`` is whose counts are weighted to norm 1 (the release's privacy unit); with a public ``init`` the output
-    keeps init's row order (row k grew from starting topic k). The checks that relate two parameters are
-    ``VariationalLDA``'s own, run before any fit.
+    Parameters
+    ----------
+    n_topics, random_state : int, default=10, 0
+    unit : {"user", "document"}, default="user"
+        Whose counts are weighted to norm 1: the release's privacy unit.
+    n_iterations : int >= 1, default=10
+        EM passes (``VariationalLDA``'s default is 7).
+    init : (K, V) array or None, default=None
+        A public start: the output keeps its row order (row k grew from starting topic k).
+    alpha, eta, warmup_iterations, warmup_topics, e_step_max_iter, e_step_tol, n_jobs
+        ``VariationalLDA``'s, with its defaults; the checks relating two of them are its own, run before any fit.
     """
 
     name = "vem"
