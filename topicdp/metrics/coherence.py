@@ -1,26 +1,15 @@
 """Topic coherence of a released topic-word matrix on held-out texts, through gensim's CoherenceModel.
 
-Measures (Röder, Both & Hinneburg, "Exploring the space of topic coherence measures", WSDM 2015):
+Measures (Röder, Both & Hinneburg, "Exploring the space of topic coherence measures", WSDM 2015): ``c_npmi``
+(recommended: NPMI of top-word pairs from sliding windows, in [-1, 1]), ``u_mass`` (Mimno et al., EMNLP 2011:
+``log((D(w_i, w_j) + eps) / D(w_j))`` over document co-occurrence, gensim's eps = 1e-12) and ``c_v`` (for older
+work only). The texts must be held out, as token lists over the same vocabulary.
 
-* ``c_npmi`` (recommended): mean over pairs of a topic's top words of the normalised PMI
-  log(P(a, b) / (P(a) P(b))) / -log P(a, b), probabilities estimated from sliding windows (gensim's
-  default width 10) over the texts; in [-1, 1], 1 for words that always co-occur.
-* ``u_mass`` (Mimno et al., EMNLP 2011): mean over ordered pairs (w_i, w_j), j < i in the top list, of
-  log((D(w_i, w_j) + eps) / D(w_j)) with D document co-occurrence counts of the texts (gensim's
-  eps = 1e-12, not Mimno's +1); <= 0 up to eps.
-* ``c_v``: only for comparison with older work; its authors no longer recommend it.
-
-The texts must be held out (not the training documents), as token lists over the same vocabulary.
-
-Top words that never occur in the texts: noisy releases often rank rare words highly, and gensim
-mishandles such words (NPMI divides by P(w) = 0 and returns +inf; u_mass scores a pair whose
-conditioning word is unseen as 0, its *best* value). We therefore score every pair that involves an
-unseen word with the measure's *worst* value -- NPMI -1 (the value for words that never co-occur),
-u_mass log(eps) = log(1e-12) (its infimum, since D(w_j) <= N) -- and let gensim score the pairs of seen
-words: a topic's value is (v_seen P(s) + worst (P(n) - P(s))) / P(n) with P(t) = t (t - 1) / 2 pairs, n top
-words of which s are seen, v_seen gensim's mean over the seen pairs (both measures are means over
-pairs, so this is exact). ``c_v`` (not pair-additive) is left to gensim and is NaN for such topics.
-:func:`count_unseen_topic_words` reports how many top words the texts never contain.
+Top words the texts never contain (noisy releases rank rare words highly): gensim scores NPMI +inf and a u_mass
+pair with an unseen conditioning word 0, its best value. Every pair with an unseen word gets the measure's worst
+value instead (NPMI -1, u_mass ``log(1e-12)``) and gensim scores the seen pairs: a topic's value is
+``(v_seen P(s) + worst (P(n) - P(s))) / P(n)`` with ``P(t) = t (t - 1) / 2``, exact for these pair means.
+``c_v`` is not pair-additive and is NaN for such topics.
 """
 
 from __future__ import annotations
@@ -60,26 +49,9 @@ def topic_coherence(
     window_size: int | None = None,
     per_topic: bool = False,
 ):
-    """Coherence of each topic's top words on held-out ``texts`` (gensim ``CoherenceModel``).
-
-    Parameters
-    ----------
-    topic_word : (K, V) array-like
-        Released topics (any real scores; only each row's ranking is used).
-    vocabulary : sequence of V str
-        Column j of ``topic_word`` is ``vocabulary[j]``.
-    texts : sequence of token lists
-        Held-out documents.
-    measure : {"c_npmi", "u_mass", "c_v"}
-    top_n : int, default=10
-    window_size : int, optional
-        Sliding-window width for ``c_npmi``/``c_v`` (gensim's defaults 10 and 110 when None).
-    per_topic : bool, default=False
-        Return the K per-topic values instead of their mean.
-
-    Returns
-    -------
-    float or ndarray of shape (K,)
+    """Coherence of each topic's top words on held-out ``texts`` (gensim ``CoherenceModel``; only each row's ranking
+    is used). ``window_size``: the sliding window of ``c_npmi``/``c_v`` (gensim's 10 and 110 when None);
+    ``per_topic``: the K values instead of their mean.
     """
     from gensim.corpora import Dictionary
 

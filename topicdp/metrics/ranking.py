@@ -1,30 +1,13 @@
 """Kendall's tau distance between keyword rankings (TopicDP, Wang et al. 2022, §4, Figs. 7, 8, 10).
 
-Two situations, two definitions:
-
-1. **Same items** (TopicDP's setting). TopicDP releases an m x n matrix whose n columns are a fixed set of
-   keywords, so a topic's ranking before and after noise is a ranking of the *same* n items. The distance
-   is the fraction of item pairs ordered oppositely:
-
-       K(x, y) = #{i < j : (x_i - x_j)(y_i - y_j) < 0} / (n (n - 1) / 2).
-
-   A pair tied in either vector is not discordant (the convention of the authors' released script,
-   whose count over ordered pairs divided by n(n - 1) equals this). Without ties K = (1 - tau) / 2 with
-   tau Kendall's rank correlation (``scipy.stats.kendalltau``).
-
-2. **Top-n lists with different members** (e.g. the top 10 words of a topic over the whole vocabulary
-   before and after noise). We use Fagin, Kumar & Sivakumar's K^(p) ("Comparing top k lists", SIAM J.
-   Discrete Math. 17(1), 2003, Sec. 3.1). Over all pairs {i, j} of the union of the two lists:
-
-   * both items in both lists: penalty 1 if the lists order them oppositely;
-   * both in one list, exactly one (say i) in the other: the absent j is implicitly ranked below i there,
-     penalty 1 if the first list ranks j ahead of i;
-   * i only in the first list, j only in the second: penalty 1;
-   * both in one list and neither in the other: penalty p (p = 0 optimistic, p = 1/2 neutral, the
-     default; K^(1/2) is K_avg, and K^(p) is a metric for 1/2 <= p <= 1).
-
-   Normalised by its maximum k^2 + p k (k - 1) (two disjoint lists), so it lies in [0, 1]. When the two
-   lists have the same members the un-normalised K^(p) is the discordant-pair count of definition 1.
+1. **Same items** (TopicDP's setting: the n released keywords before and after noise): the fraction of item
+   pairs ordered oppositely, ``K(x, y) = #{i < j : (x_i - x_j)(y_i - y_j) < 0} / (n (n - 1) / 2)``; a pair tied
+   in either vector is not discordant (the authors' script's convention). Without ties ``K = (1 - tau) / 2``.
+2. **Top-n lists with different members**: Fagin, Kumar & Sivakumar's K^(p) ("Comparing top k lists", SIAM J.
+   Discrete Math. 17(1), 2003, Sec. 3.1) over all pairs of the union of the two lists: penalty 1 for a pair
+   ordered oppositely (an item absent from a list ranks below its listed items), 1 for two items each in one
+   list only, and p for two items of one list both absent from the other (p = 1/2, K_avg, by default; a metric
+   for 1/2 <= p <= 1). Normalised by its maximum ``k^2 + p k (k - 1)``.
 """
 
 from __future__ import annotations
@@ -32,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_int, check_real
+from ..topics import top_indices
 
 
 def _vector(x, name: str) -> np.ndarray:
@@ -54,18 +38,8 @@ def _discordant_pairs(x: np.ndarray, y: np.ndarray, chunk: int = 1024) -> int:
 
 
 def kendall_tau_distance(x, y) -> float:
-    """Normalised Kendall tau distance between two score vectors over the same items.
-
-    Parameters
-    ----------
-    x, y : array-like of shape (n,)
-        Scores (e.g. a topic's word probabilities before and after noise); higher ranks first.
-
-    Returns
-    -------
-    float in [0, 1]
-        Fraction of the n (n - 1) / 2 pairs that ``x`` and ``y`` order oppositely (ties are not
-        discordant); 0 for n < 2. Equals (1 - tau) / 2 when neither vector has ties (Kendall 1938).
+    """Normalised Kendall tau distance between two score vectors over the same items (higher ranks first): the
+    fraction of the n (n - 1) / 2 pairs ordered oppositely, ties not discordant; 0 for n < 2.
     """
     x, y = _vector(x, "x"), _vector(y, "y")
     if x.shape != y.shape:
@@ -79,27 +53,12 @@ def kendall_tau_distance(x, y) -> float:
 def top_n(weights, n: int) -> np.ndarray:
     """Indices of the ``n`` largest weights, largest first (ties broken by the smaller index)."""
     w = _vector(weights, "weights")
-    n = check_int(n, "n", low=1, high=w.size)
-    return np.argsort(-w, kind="stable")[:n]
+    return top_indices(w, check_int(n, "n", low=1, high=w.size))
 
 
 def topn_kendall_distance(x, y, n: int, *, p: float = 0.5, normalize: bool = True) -> float:
-    """Fagin et al.'s K^(p) between the top-``n`` lists of two weight vectors (see module docstring).
-
-    Parameters
-    ----------
-    x, y : array-like of shape (V,)
-        Weights over the same vocabulary.
-    n : int
-        List length k, 1 <= k <= V.
-    p : float in [0, 1], default=0.5
-        Penalty for a pair that appears in one list only and is absent from the other.
-    normalize : bool, default=True
-        Divide by the maximum k^2 + p k (k - 1).
-
-    Returns
-    -------
-    float
+    """Fagin et al.'s K^(p) between the top-``n`` lists of two weight vectors over the same vocabulary (module
+    docstring); ``normalize`` divides by the maximum ``k^2 + p k (k - 1)``.
     """
     x, y = _vector(x, "x"), _vector(y, "y")
     if x.shape != y.shape:
@@ -127,22 +86,9 @@ def topn_kendall_distance(x, y, n: int, *, p: float = 0.5, normalize: bool = Tru
 def mean_kendall_distance(released, reference, *, top_n: int | None = None, p: float = 0.5) -> float:
     """Kendall distance averaged over topics, row i of ``released`` against row i of ``reference``.
 
-    Parameters
-    ----------
-    released, reference : array-like of shape (m, V)
-        Row-aligned topic-word matrices (e.g. a noisy release and its non-private matrix: output
-        perturbation keeps each topic's row). For matrices whose topics are in different orders, align
-        them first with :func:`topicdp.metrics.match_topics`.
-    top_n : int, optional
-        ``None``: compare the rankings of all V columns (TopicDP's setting, where the columns are the
-        released keywords; :func:`kendall_tau_distance`). An int k: compare each row's top-k lists with
-        :func:`topn_kendall_distance`.
-    p : float, default=0.5
-        K^(p) penalty (only with ``top_n``).
-
-    Returns
-    -------
-    float in [0, 1]
+    Row-aligned matrices (output perturbation keeps each topic's row; align others with
+    :func:`topicdp.metrics.match_topics`). ``top_n=None`` compares the rankings of all V columns
+    (:func:`kendall_tau_distance`), an int k the top-k lists (:func:`topn_kendall_distance` with penalty ``p``).
     """
     a = np.asarray(released, dtype=float)
     b = np.asarray(reference, dtype=float)

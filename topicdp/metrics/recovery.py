@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
+
+from ..topics import matching
 
 
 def _as_topic_matrix(a, name: str) -> np.ndarray:
@@ -14,18 +15,15 @@ def _as_topic_matrix(a, name: str) -> np.ndarray:
 
 
 def match_topics(estimated, truth) -> np.ndarray:
-    """Permutation ``perm`` minimising sum_j ||estimated[perm[j]] - truth[j]||_1 (Hungarian algorithm).
-
-    Both inputs are (k, V) with the same k. Returns an index array so that ``estimated[perm]`` is
-    aligned with ``truth``.
-    """
+    """Permutation ``perm`` minimising ``sum_j ||estimated[perm[j]] - truth[j]||_1`` (Hungarian algorithm,
+    :func:`topicdp.topics.matching`), so that ``estimated[perm]`` is aligned with ``truth`` (both (k, V))."""
     est = _as_topic_matrix(estimated, "estimated")
     tru = _as_topic_matrix(truth, "truth")
     if est.shape != tru.shape:
         raise ValueError(f"estimated and truth must have the same shape, got {est.shape} and {tru.shape}")
     # cost[i, j] = ||truth_i - est_j||_1, built row by row to stay O(k V) in memory
     cost = np.stack([np.abs(est - t).sum(axis=1) for t in tru])
-    rows, cols = linear_sum_assignment(cost)
+    rows, cols = matching(cost, maximize=False)
     perm = np.empty(tru.shape[0], dtype=int)
     perm[rows] = cols
     return perm
