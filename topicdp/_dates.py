@@ -1,11 +1,9 @@
 """Dates read under a stated format, the same on every machine (pure Python: the command's parser may use it).
 
-A release over time puts each document in the period of its own date, and the ledger composes the periods in
-parallel only if that partition is one fixed function of the document. :func:`time.strptime` is not: its ``%B``,
-``%b`` (month names), ``%A``, ``%a`` and ``%p`` follow the process's locale (``"14,Mai,2004"`` parses under a
-German locale, ``"14,May,2004"`` does not), so the same file would split differently on two machines. This module
-reads a format of its own small set of directives with fixed, English month names and ASCII digits only, as a
-regular expression, whatever the locale.
+A release over time composes its periods in parallel only if each document's period is one fixed function of
+the document. :func:`time.strptime` is not: its month and day names follow the locale, so one file would split
+differently on two machines. This module reads a small set of directives with English month names and ASCII
+digits, whatever the locale.
 """
 
 from __future__ import annotations
@@ -33,26 +31,17 @@ DIRECTIVES: Dict[str, Tuple[str, str]] = {
 
 
 def check_date_format(date_format: str) -> str:
-    """``date_format`` itself, after checking that :func:`parse_date` can read it (ValueError naming it if not).
-
-    It needs a year (``%Y``, or ``%y``: 69-99 are 1969-1999, 00-68 are 2000-2068, as POSIX ``strptime``) and a
-    month (``%m``, ``%B`` or ``%b``); ``%d`` is optional (a format without it dates a record on the month's first
-    day). Each directive at most once; ``%%`` is a literal ``%``; every other character must appear as it is.
+    """``date_format`` itself, after checking :func:`parse_date` can read it: a year (``%Y``, or ``%y`` as POSIX), a
+    month (``%m``, ``%B`` or ``%b``), an optional ``%d``; each directive once; ``%%`` a literal ``%``.
     """
     _compiled(date_format)
     return date_format
 
 
 def parse_date(text: str, date_format: str) -> _dt.date:
-    """The date ``text`` states under ``date_format`` (:func:`check_date_format`); ValueError if it does not.
+    """The date ``text`` states under ``date_format`` (the whole text; English month names in any case, ASCII digits);
+    a ``ValueError`` otherwise, a day the month lacks included.
 
-    The whole of ``text`` must match (no trailing characters). Month names are English (``%B``: ``May``,
-    ``September``; ``%b``: ``Sep``), in any case, whatever the locale, and digits ASCII: the result is a fixed
-    function of ``text`` and ``date_format`` on every machine. A day the month lacks (``30,February,2004``) is
-    not a date.
-
-    Examples
-    --------
     >>> parse_date("14,May,2004", "%d,%B,%Y")
     datetime.date(2004, 5, 14)
     >>> parse_date("03/sep/99 12:00", "%d/%b/%y %H:%M")

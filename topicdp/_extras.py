@@ -1,12 +1,8 @@
 """Optional dependencies: refuse early, with the install command, when an extra is missing.
 
-The extras are those of ``pyproject.toml``: ``plots`` (matplotlib), ``cluster`` (dask.distributed) and
-``fast`` (numba, the compiled E-step; never required, numpy is the fallback), ``tomotopy`` (the
-:class:`topicdp.adapters.TomotopyLDA` adapter), ``tables`` (pyarrow: Parquet and CSV corpora) and ``sql``
-(SQLAlchemy: a corpus read by a query, :mod:`topicdp.tables`). A
-command that will need one checks for it with :func:`require` while it checks its arguments, before it
-reads data or fits a model, so that a missing library costs no computing time (``topicdp compare``
-used to compute for minutes and then fail on ``import matplotlib``).
+The extras are ``pyproject.toml``'s (``plots``, ``cluster``, ``fast``, ``tomotopy``, ``tables``, ``sql``). A
+command checks for one with :func:`require` while it checks its arguments, before it reads data or fits a model,
+so a missing library costs no computing time.
 """
 
 from __future__ import annotations
@@ -38,21 +34,8 @@ def _available(module: str) -> bool:
 
 
 def require(module: str, *, extra: str, purpose: str | None = None) -> None:
-    """Raise :class:`MissingExtraError` unless ``module`` can be imported.
-
-    Parameters
-    ----------
-    module : str
-        The module needed, e.g. ``"matplotlib"`` or ``"dask.distributed"``.
-    extra : {"plots", "cluster", "fast", "tomotopy", "tables", "sql"}
-        The extra of ``topicdp`` that installs it (named in the message's install command).
-    purpose : str, optional
-        What needs it (an option such as ``"--plot"``), for the message.
-
-    Raises
-    ------
-    MissingExtraError
-        With the exact install command, e.g. ``pip install "topicdp[plots]"``.
+    """Raise :class:`MissingExtraError`, with the exact install command (``pip install "topicdp[plots]"``), unless
+    ``module`` can be imported; ``purpose`` (an option such as ``"--plot"``) is named in the message.
     """
     if extra not in EXTRAS:
         raise ValueError(f"extra must be one of {', '.join(EXTRAS)}; got {extra!r}")

@@ -1,16 +1,10 @@
 """The files a release writes and the scratch it leaves (the design's "files are part of the guarantee").
 
-* :func:`check_paths` -- before anything is read: no two of the outputs and the inputs are one file, and no
-  existing file is replaced unless the caller says so;
-* :func:`atomic_path` / :func:`atomic_write` -- a file appears complete or not at all: it is written to a
-  temporary file in the same directory, flushed to disk, then renamed over the target (``os.replace`` is
-  atomic within one file system); a private file gets mode 0600 on the temporary, before the rename;
-* :func:`scratch_directory` -- a private (0700) temporary directory whose name carries the creating process,
-  so that a later run removes what a killed one (SIGKILL cannot be caught) left behind;
-* :func:`unwinding_signals` -- SIGTERM and SIGHUP unwind like Ctrl-C (``KeyboardInterrupt``), so ``with``
-  blocks and ``finally`` clauses (the scratch directory's removal among them) run.
-
-Pure Python and standard library only: the command line imports it before any numerical library.
+:func:`check_paths` refuses, before anything is read, outputs that are inputs, each other or existing files;
+:func:`atomic_path` / :func:`atomic_write` make a file appear complete or not at all; :func:`scratch_directory`
+is a private (0700) directory named after its process, so a later run removes what a killed one left; and
+:func:`unwinding_signals` makes SIGTERM and SIGHUP unwind like Ctrl-C. Standard library only: the command line
+imports it before any numerical library.
 """
 
 from __future__ import annotations
@@ -49,8 +43,6 @@ def shard_paths(path: str) -> list[str]:
     return found
 
 
-# -- outputs and inputs ------------------------------------------------------------------------------------
-
 def _same_file(a: str, b: str) -> bool:
     """Whether paths ``a`` and ``b`` name one file: equal once symbolic links are resolved, or (both existing)
     the same inode, which also catches hard links."""
@@ -80,26 +72,12 @@ def _read_from(output: str, source: str) -> str | None:
 
 def check_paths(outputs: Mapping[str, str | None], inputs: Mapping[str, str | None] | None = None, *,
                 overwrite: bool = False, overwrite_flag: str = "--overwrite") -> None:
-    """Refuse, before anything is read or written, outputs that would clobber an input, each other or an
-    existing file.
+    """Refuse, before anything is read or written, outputs that would clobber an input, each other or an existing
+    file (``overwrite`` allows the last only).
 
-    Parameters
-    ----------
-    outputs : mapping of str to (str or None)
-        Flag (as the user typed it, e.g. ``"--out"``) -> the file it writes; ``None`` skips the flag.
-    inputs : mapping of str to (str or None), optional
-        Name (``"the corpus"``, ``"--reference"``) -> a file, a directory of shards or a glob pattern that is
-        read; ``None`` or a path that does not exist (a built-in corpus' name) skips it.
-    overwrite : bool, default=False
-        Allow replacing an existing output file (never an input, never another output).
-    overwrite_flag : str, default="--overwrite"
-        The flag the message names.
-
-    Raises
-    ------
-    ValueError
-        Naming both flags when two paths are one file, or the flag and ``overwrite_flag`` when an output exists;
-        also when an output cannot be a file (a directory, or in a directory that does not exist).
+    ``outputs`` maps a flag as typed (``"--out"``) to the file it writes, ``inputs`` a name (``"the corpus"``) to a
+    file, directory of shards or glob that is read (``None``, or a path that does not exist, is skipped). The
+    ``ValueError`` names both flags, or the flag and ``overwrite_flag``.
     """
     named = [(flag, os.fspath(path)) for flag, path in outputs.items() if path is not None]
     sources = [(name, os.fspath(path)) for name, path in (inputs or {}).items()
@@ -123,11 +101,8 @@ def check_paths(outputs: Mapping[str, str | None], inputs: Mapping[str, str | No
 
 def check_output_directory(path: str, flag: str, inputs: Mapping[str, str | None] | None = None, *,
                            resumes: str, overwrite: bool = False, overwrite_flag: str = "--overwrite") -> None:
-    """:func:`check_paths` for a command that writes a directory of files (``compare --out DIR``).
-
-    The directory may not be, or hold, an input. An existing directory is written into only when it holds
-    ``resumes`` (the file a previous run of the same command left: that run is resumed), when it is empty, or
-    with ``overwrite``.
+    """:func:`check_paths` for a command that writes a directory: it may not be or hold an input, and an existing one
+    is written into only when it holds ``resumes`` (an earlier run to resume), is empty, or with ``overwrite``.
     """
     path = os.fspath(path)
     for name, source in (inputs or {}).items():
@@ -144,8 +119,6 @@ def check_output_directory(path: str, flag: str, inputs: Mapping[str, str | None
         raise ValueError(f"{flag}: {path} exists and holds no earlier run to resume ({resumes}); pass "
                          f"{overwrite_flag} to write into it (files of the same names are replaced)")
 
-
-# -- atomic writes -----------------------------------------------------------------------------------------
 
 def _owner_tag() -> str:
     """``<machine>-<pid>`` of this process: the machine as a short hash of its name (scratch and temporary
@@ -191,33 +164,11 @@ def _umask() -> int:
 def atomic_path(path, *, private: bool = False, overwrite: bool = True) -> Iterator[str]:
     """A temporary path beside ``path`` to write; on leaving the block it replaces ``path`` atomically.
 
-    The temporary is in the same directory (so the rename stays in one file system), keeps ``path``'s suffix
-    (writers that pick a format from it, like matplotlib's ``savefig``, still do), is flushed to disk before the
-    rename, and is removed if the block raises (Ctrl-C included). A reader of ``path`` sees the old file or the
-    complete new one, never a part; of two concurrent writers the last rename wins, whole (with ``overwrite``)
-    or the second is refused. A temporary left by a killed process is removed by the next write to the same
-    path.
-
-    Parameters
-    ----------
-    path : str or path-like
-        The file to (re)place.
-    private : bool, default=False
-        Mode 0600 (the owner only), set on the temporary before the rename; otherwise the mode a new file
-        gets (0666 less the umask).
-    overwrite : bool, default=True
-        Replace an existing ``path``. False refuses one that exists when the file is put in place (a hard link,
-        which fails rather than replace), so a file that appeared meanwhile (another run) is never replaced.
-
-    Raises
-    ------
-    FileExistsError
-        With ``overwrite=False``, when ``path`` exists.
-
-    Yields
-    ------
-    str
-        The temporary path to write.
+    The temporary is in the same directory (one file system for the rename), keeps ``path``'s suffix, is flushed to
+    disk before the rename and removed if the block raises; a reader sees the old file or the whole new one. A
+    temporary left by a killed process is removed by the next write to the same path. ``private`` gives mode 0600
+    before the rename; ``overwrite=False`` refuses (``FileExistsError``) a ``path`` that exists when the file is put
+    in place (a hard link, which fails rather than replace).
     """
     path = os.fspath(path)
     directory, name = os.path.split(os.path.abspath(path))
@@ -268,12 +219,10 @@ def atomic_write(path, data: str | bytes, *, private: bool = False, overwrite: b
         fh.write(data.encode("utf-8") if isinstance(data, str) else data)
 
 
-# -- scratch directories -----------------------------------------------------------------------------------
-
 def remove_stale_scratch(prefix: str, directory: str | None = None) -> list[str]:
-    """Remove the directories ``<prefix><machine>-<pid>-*`` in ``directory`` (default the system's temporary
-    directory) that this user's processes on this machine made and that outlived them (a SIGKILL); a
-    directory of a process still running is never touched. Returns the removed paths."""
+    """Remove the directories ``<prefix><machine>-<pid>-*`` that this user's processes on this machine made and
+    outlived them (a SIGKILL); a running process' directory is never touched. Returns the removed paths.
+    """
     directory = tempfile.gettempdir() if directory is None else directory
     pattern = re.compile(re.escape(prefix) + r"([0-9a-f]{8}-\d+)-")
     removed = []
@@ -296,8 +245,6 @@ def scratch_directory(prefix: str, directory: str | None = None) -> tempfile.Tem
     return tempfile.TemporaryDirectory(prefix=f"{prefix}{_owner_tag()}-", dir=directory)
 
 
-# -- signals -----------------------------------------------------------------------------------------------
-
 class Terminated(KeyboardInterrupt):
     """SIGTERM (or SIGHUP: the terminal closed), raised in the main thread as Ctrl-C's ``KeyboardInterrupt`` is,
     so that the same unwinding runs (and code that stops on Ctrl-C stops on it too)."""
@@ -317,10 +264,9 @@ UNWINDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 @contextlib.contextmanager
 def unwinding_signals() -> Iterator[None]:
-    """Inside the block SIGTERM and SIGHUP raise :class:`Terminated`; SIGINT keeps Python's
-    ``KeyboardInterrupt``. A signal the parent set to be ignored (``nohup``, a background job) stays ignored;
-    the previous handlers are restored on exit. Outside the main thread (where handlers cannot be set) the block
-    runs unchanged."""
+    """Inside the block SIGTERM and SIGHUP raise :class:`Terminated`; a signal the parent ignored stays ignored, the
+    previous handlers come back on exit, and outside the main thread the block runs unchanged.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -340,8 +286,6 @@ def interrupt_status(exc: KeyboardInterrupt) -> int:
     """The exit status of a run that ``exc`` stopped: 128 + the signal (130 SIGINT, 143 SIGTERM, 129 SIGHUP)."""
     return getattr(exc, "exit_status", 128 + signal.SIGINT)
 
-
-# -- the command line's side -------------------------------------------------------------------------------
 
 def add_overwrite_argument(parser) -> None:
     """``--overwrite``: one name and one meaning in every command that writes files."""
@@ -376,8 +320,7 @@ def wrote(args, flag: str, line: str) -> None:
 
 
 def interrupted(args, exc: KeyboardInterrupt) -> int:
-    """One line on stderr for a run stopped by Ctrl-C, SIGTERM or SIGHUP, and its exit status. By the time the exception
-    reached the command's top, every ``with`` block had exited: the scratch directory of a sharded corpus is gone."""
+    """One line on stderr for a run stopped by a signal, and its exit status (every ``with`` block has exited by then)."""
     import sys
 
     written = getattr(args, "written", [])
@@ -389,9 +332,9 @@ def interrupted(args, exc: KeyboardInterrupt) -> int:
 
 
 def run_interruptible(args) -> int:
-    """``args.check(args)`` (every argument, before anything is read), then ``args.func(args)``, with SIGTERM and
-    SIGHUP unwinding as Ctrl-C does (:func:`unwinding_signals`); an interruption ends with :func:`interrupted`'s
-    line and status 130 (SIGINT), 143 (SIGTERM) or 129 (SIGHUP), no traceback."""
+    """``args.check(args)``, then ``args.func(args)``, with SIGTERM and SIGHUP unwinding as Ctrl-C does; an interruption
+    ends with :func:`interrupted`'s line and status 128 + the signal, no traceback.
+    """
     try:
         with unwinding_signals():
             args.check(args)

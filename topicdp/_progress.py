@@ -1,22 +1,11 @@
 """Progress of long steps: a tqdm bar in a notebook or on a terminal, lines with an ETA otherwise.
 
-Every long step of a release reports through :class:`Progress` (the sensitivity sampler's pairs, each pass of
-dp-vem and DP-SVI) or :func:`timed` (one-shot steps: the vocabulary selection, the spectral moments), so a
-user sees how far a run is and when it will end, as gensim users do, from the command line and from Python alike:
-
-* in a Jupyter notebook (an IPython kernel), a ``tqdm.auto`` bar: the notebook's widget bar where ipywidgets is
-  installed, a text bar otherwise;
-* on a terminal, a tqdm text bar;
-* elsewhere (a script whose stderr is a file or a pipe, a CI log), lines on the ``topicdp`` logger at INFO, at
-  most one every :data:`LOG_EVERY_SECONDS`, with the elapsed time, the time left and the ETA in UTC. The command
-  line shows that logger on stderr; from Python, when no logging handler shows the logger's INFO lines, the same
-  lines are written to stderr (``topicdp: ...``), so a script needs no logging set-up to see them.
-
-What is shown is switched off by the estimators' ``progress=False`` (``SensitivitySampling(progress=False)``, the
-``progress`` parameter of :class:`~topicdp.DPVariationalLDA`, :class:`~topicdp.SpectralDP` and DP-SVI) or for a
-whole session by the environment variable :data:`PROGRESS_ENV` (``TOPICDP_PROGRESS=0``), which wins over
-``progress=True``. The log records are emitted either way, for whoever configured logging. Progress counts only
-public quantities (pairs h, passes T, steps), never a count of the private data.
+Every long step reports through :class:`Progress` (the sampler's pairs, passes of dp-vem and DP-SVI) or
+:func:`timed` (one-shot steps). In a Jupyter kernel a ``tqdm.auto`` bar, on a terminal a text bar, elsewhere INFO
+lines on the ``topicdp`` logger (at most one every :data:`LOG_EVERY_SECONDS`, with the time left and an ETA),
+written to stderr when no handler shows them. ``progress=False`` or :data:`PROGRESS_ENV` (``TOPICDP_PROGRESS=0``,
+which wins) switch the display off; the records are emitted either way. Progress counts only public quantities
+(pairs, passes, steps), never a count of the private data.
 """
 
 from __future__ import annotations
@@ -53,22 +42,9 @@ def format_duration(seconds: float) -> str:
 
 
 def progress_enabled(progress: bool | None = None) -> bool:
-    """Whether a long step shows its progress: ``progress`` as given (None: yes), unless :data:`PROGRESS_ENV` says
-    off.
+    """Whether a long step shows its progress: ``progress`` (None: yes) unless :data:`PROGRESS_ENV` says off; a
+    ``ValueError`` for any other value of the variable.
 
-    Parameters
-    ----------
-    progress : bool or None, default=None
-        An estimator's ``progress`` parameter: False never shows, True and None show unless the environment
-        variable is off (a session-wide switch, e.g. for a CI log or a test run).
-
-    Raises
-    ------
-    ValueError
-        When :data:`PROGRESS_ENV` holds anything but the words of :data:`_OFF` and :data:`_ON`.
-
-    Examples
-    --------
     >>> progress_enabled(False)
     False
     """
@@ -93,22 +69,8 @@ def say(line: str, *, show: bool = True) -> None:
 
 
 class Progress:
-    """Counts finished steps of ``what``: a tqdm bar where one can be drawn (``bar=True``), otherwise INFO lines
-    on the ``topicdp`` logger with the elapsed time, the time left and an ETA, at most every ``log_every``
-    seconds (module docstring).
-
-    Parameters
-    ----------
-    total : int
-        A public number of steps (pairs, passes).
-    what : str
-        What is counted, e.g. ``"sensitivity pairs"`` or ``"dp-vem passes"``.
-    bar : bool
-        Whether the user sees this step (the caller resolves it with :func:`progress_enabled`): a bar in a
-        notebook or on a terminal, else the lines, written to stderr too when no handler shows them. False: log
-        records only (internal fits).
-    log_every : float
-        Seconds between two log lines (0: every step; inf: none).
+    """Counts finished steps of ``what`` (``total``: a public number): a tqdm bar where ``bar`` (resolved by
+    :func:`progress_enabled`), otherwise INFO lines at most every ``log_every`` seconds; ``bar=False`` logs only.
     """
 
     def __init__(self, total: int, what: str, *, bar: bool = False, log_every: float = LOG_EVERY_SECONDS) -> None:
@@ -160,11 +122,7 @@ def timed(what: str, *, show: bool | None = None) -> Iterator[None]:
 
 
 def in_notebook() -> bool:
-    """Whether this process is a Jupyter kernel (where ``tqdm.auto`` draws the notebook's bar).
-
-    The test ``tqdm.auto`` makes (an ``ipykernel`` shell imported), less the consoles that are not notebooks
-    (Qt console, Spyder), which get a text bar only when their stderr is a terminal.
-    """
+    """Whether this process is a Jupyter kernel (``tqdm.auto``'s test, less the consoles that are not notebooks)."""
     if "ipykernel.zmqshell" not in sys.modules:
         return False
     if any(name == "QT_API" or name.startswith("SPYDER") for name in os.environ):
@@ -190,10 +148,9 @@ def _stderr_is_terminal() -> bool:
 
 @contextmanager
 def shown_on_stderr() -> Iterator[None]:
-    """Show the ``topicdp`` logger's INFO lines (cost forecast, progress) on stderr inside the block (the command
-    line's ``main``); no other logger. The handler goes when the block ends, so that ``main`` called from Python (a
-    test, a script) leaves the logger as it found it, and the progress lines this module writes to stderr where no
-    handler shows them are not shown twice afterwards."""
+    """Show the ``topicdp`` logger's INFO lines on stderr inside the block (the command's ``main``), and remove the
+    handler after, leaving the logger as it was.
+    """
     class StderrHandler(logging.StreamHandler):
         stream = property(lambda self: sys.stderr, lambda self, value: None)  # today's stderr, as logging.lastResort
 

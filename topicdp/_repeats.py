@@ -1,16 +1,11 @@
 """A warning when one private dataset is released repeatedly outside a privacy ledger.
 
-Each private fit is a release, and releases of the same data compose: a ``GridSearchCV`` over a DP estimator
-with 3 candidates and 2 folds makes 6 releases of overlapping data, spending 6 budgets (or more, since every
-document is in several folds). With a :class:`topicdp.rdp.PrivacyLedger` the composition is counted and
-enforced; without one, this module notices within a process that a new fit shares documents with an earlier
-one and says so.
-
-How overlap is noticed: each document (row of counts) gets a 64-bit hash of its words and counts, and a fit
-keeps the ``SKETCH_SIZE`` smallest hashes of its documents (a bottom-k sketch, Broder 1997, "On the
-resemblance and containment of documents"). Two fits whose sketches share a hash share that document; when
-a share ``s`` of one fit's documents is in the other, they share a sketch entry with probability about
-``1 - (1 - s)^k`` (k = 64: above 0.99 once s >= 7%), and never when they share nothing.
+Releases of the same data compose (a ``GridSearchCV`` of 3 candidates and 2 folds spends 6 budgets); a
+:class:`topicdp.rdp.PrivacyLedger` counts and enforces that, and without one this module notices within a process
+that a new fit shares documents with an earlier one. Each document gets a 64-bit hash of its words and counts and
+a fit keeps its ``SKETCH_SIZE`` smallest (a bottom-k sketch, Broder 1997, "On the resemblance and containment of
+documents"): fits sharing a share ``s`` of documents share an entry with probability about ``1 - (1 - s)^k``,
+and fits sharing none never do.
 """
 
 from __future__ import annotations

@@ -92,37 +92,13 @@ def check_random_state(random_state) -> np.random.Generator:
 
 def check_count_matrix(X, name: str = "X", *, min_docs: int = 1, min_words: int = 1, n_words: int | None = None,
                        expected_by: str = "the model", integral: bool = False, dtype=np.float64):
-    """The one validator of document-term count matrices: a new CSR matrix, canonical, with checked entries.
+    """The one validator of document-term count matrices: a new canonical CSR matrix with checked entries.
 
-    Parameters
-    ----------
-    X : array-like, dense or sparse, shape (n_docs, n_words)
-        Structure (2-D, numeric, not complex, at least ``min_docs`` rows and ``min_words`` columns) is checked
-        by scikit-learn's ``check_array``, whose messages its common estimator checks expect.
-    name : str
-        Named in every message.
-    min_docs, min_words : int
-        Smallest accepted number of rows and columns (0 disables the check, for callers with their own message).
-    n_words : int, optional
-        Required number of columns (a fitted vocabulary); the message follows scikit-learn's
-        ``"X has 29 features, but <expected_by> is expecting 30 features as input"``.
-    expected_by : str
-        Who expects ``n_words`` columns, for that message.
-    integral : bool
-        Also require integer counts (the spectral moments' unbiased corrections, token splits and sampling).
-    dtype : numpy dtype
-        Of the result (int64 only with ``integral=True``).
-
-    Returns
-    -------
-    csr_matrix
-        A copy with sorted indices, no duplicate entries and no stored zeros. The input is never modified.
-
-    Raises
-    ------
-    ValueError
-        Naming ``name`` and the property that failed: ``"X must hold finite, non-negative counts (found NaN or
-        inf)"``, ``"Negative values in data: X must hold ... (found the negative value -1.0)"``, ``(found fractional values)``.
+    Structure (2-D, numeric, at least ``min_docs`` rows and ``min_words`` columns; 0 disables) is checked by
+    scikit-learn's ``check_array``, whose messages its estimator checks expect; ``n_words`` requires that many
+    columns (scikit-learn's "X has 29 features, but <expected_by> is expecting 30" message); ``integral`` requires
+    integer counts. Returns a copy with sorted indices, no duplicates and no stored zeros; the ``ValueError`` names
+    ``name`` and what failed (NaN or inf, a negative value, fractional values).
     """
     import scipy.sparse as sp
     from sklearn.utils.validation import check_array
@@ -170,11 +146,8 @@ PRIVACY_PARAMETERS: dict[str, Callable[[Any], Any]] = {
 
 
 def check_privacy_parameters(estimator, *, nonprivate: str | None = None, optional: tuple[str, ...] = ()) -> dict:
-    """Check the :data:`PRIVACY_PARAMETERS` that ``estimator`` has, by the one table; returns them checked (the unit
-    and the neighbour relation as their enums).
-
-    ``nonprivate`` names the estimator to use for a fit without noise (said when ``epsilon`` is None); the
-    parameters in ``optional`` may be None (meaning the estimator's documented default, resolved by it).
+    """Check the :data:`PRIVACY_PARAMETERS` that ``estimator`` has, by the one table; returns them checked (unit and
+    neighbours as enums). ``nonprivate`` names the estimator for a fit without noise; ``optional`` may be None.
     """
     checked: dict[str, Any] = {}
     for name, check in PRIVACY_PARAMETERS.items():

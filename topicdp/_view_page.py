@@ -1,10 +1,6 @@
-"""The page of :mod:`topicdp.view`, built from a release's published dict (``PrivateRelease.to_dict()``).
-
-It sits beside :mod:`topicdp.release` and reads nothing of it, so that a release can show its own view in a
-notebook (``PrivateRelease._repr_html_``) without the data type depending on the views above it;
-:mod:`topicdp.view` is its public face (it checks what it is given) and documents the page.
+"""The page of :mod:`topicdp.view`, built from a release's published dict (``PrivateRelease.to_dict()``): it reads
+nothing of :mod:`topicdp.release`, so a release can show its view in a notebook without depending on the views.
 """
-
 
 from __future__ import annotations
 
@@ -17,14 +13,14 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ._validation import check_int, check_real
+from .topics import top_indices
 
 #: version of the JSON block embedded in the page
 VIEW_FORMAT = "topicdp.view/1"
 #: text the page shows when the release has no DP estimate of the topic sizes
 EQUAL_SIZES = "sizes: not released; drawn equal"
-#: the slider's initial lambda: 1 ranks by p(w|t), so the page opens on the words ``release.top_words()`` prints
-#: (Sievert & Shirley's user study preferred lambda near 0.6, but on a noisy release a lower lambda favours rare
-#: words whose lift is mostly noise; the slider still reaches it)
+#: the slider's initial lambda: 1 ranks by p(w|t), the words ``release.top_words()`` prints (a lower lambda
+#: favours rare words, whose lift on a noisy release is mostly noise)
 DEFAULT_LAMBDA = 1.0
 #: the map's size in SVG user units (its viewBox) and the margin kept free at its edges
 MAP_SIZE = 520.0
@@ -36,23 +32,9 @@ MAX_OVERLAP = 0.2
 def js_distances(topic_word) -> np.ndarray:
     """Jensen-Shannon distances between the rows of ``topic_word`` (base-2 logs, so each is in [0, 1]).
 
-    The distance is the square root of the Jensen-Shannon divergence
-    ``JSD(p, q) = KL(p || m) / 2 + KL(q || m) / 2`` with ``m = (p + q) / 2``, a metric (Endres & Schindelin
-    2003, "A new metric for probability distributions"); scipy's ``jensenshannon(p, q, base=2)`` gives the
-    same number. Rows are normalised to sum to 1 first.
+    The square root of ``JSD(p, q) = KL(p || m) / 2 + KL(q || m) / 2``, ``m = (p + q) / 2``, a metric (Endres &
+    Schindelin 2003, "A new metric for probability distributions"); rows are normalised first.
 
-    Parameters
-    ----------
-    topic_word : array-like, shape (K, V)
-        Non-negative rows, each with positive mass.
-
-    Returns
-    -------
-    ndarray, shape (K, K)
-        Symmetric, zero on the diagonal.
-
-    Examples
-    --------
     >>> js_distances([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]]).round(6).tolist()
     [[0.0, 1.0, 0.0], [1.0, 0.0, 1.0], [0.0, 1.0, 0.0]]
     """
@@ -74,31 +56,14 @@ def js_distances(topic_word) -> np.ndarray:
 
 
 def classical_mds(distances, n_components: int = 2) -> np.ndarray:
-    """Classical (Torgerson) multidimensional scaling: points whose Euclidean distances approximate ``distances``.
+    """Classical (Torgerson) multidimensional scaling, LDAvis' default layout ("PCoA").
 
-    With ``J = I - 11'/K`` the centring matrix, ``B = -J D^2 J / 2`` is the Gram matrix of centred points
-    when ``D`` is Euclidean; the coordinates are its leading eigenvectors scaled by the square roots of their
-    eigenvalues (negative eigenvalues, from a non-Euclidean ``D``, count as 0). Distances that a point set in
-    ``n_components`` dimensions realises are reproduced exactly, up to rotation and reflection. The sign of
-    each axis is fixed (its largest entry in absolute value is positive), so the result is deterministic.
-    This is LDAvis' default layout ("PCoA").
+    With the centring matrix ``J = I - 11'/K``, ``B = -J D^2 J / 2`` is the Gram matrix of centred points when D is
+    Euclidean; the coordinates are its leading eigenvectors times the square roots of their eigenvalues (negative
+    ones count as 0), each axis' sign fixed (its largest entry positive), so the result is deterministic.
 
-    Parameters
-    ----------
-    distances : array-like, shape (K, K)
-        Symmetric, non-negative, zero diagonal.
-    n_components : int, default=2
-
-    Returns
-    -------
-    ndarray, shape (K, n_components)
-        Centred coordinates (columns of zeros where the distances need fewer dimensions).
-
-    Examples
-    --------
-    >>> X = classical_mds([[0, 3, 4], [3, 0, 5], [4, 5, 0]])
     >>> from scipy.spatial.distance import pdist
-    >>> pdist(X).round(6).tolist()
+    >>> pdist(classical_mds([[0, 3, 4], [3, 0, 5], [4, 5, 0]])).round(6).tolist()
     [3.0, 4.0, 5.0]
     """
     n_components = check_int(n_components, "n_components", low=1)
@@ -124,22 +89,9 @@ def classical_mds(distances, n_components: int = 2) -> np.ndarray:
 
 
 def relevance(p_word_topic, p_word, lambda_: float) -> np.ndarray:
-    """Relevance of words to a topic (Sievert & Shirley 2014, Eq. 1).
+    """Relevance of words to a topic (Sievert & Shirley 2014, Eq. 1):
+    ``lambda log p(w|t) + (1 - lambda) log(p(w|t) / p(w))``; -inf where p(w|t) = 0.
 
-    ``r(w, t | lambda) = lambda log p(w|t) + (1 - lambda) log(p(w|t) / p(w))``: lambda = 1 ranks by the
-    probability within the topic, lambda = 0 by the lift p(w|t) / p(w). Natural logs (the ranking does not
-    depend on the base). A word with p(w|t) = 0 has relevance -inf.
-
-    Parameters
-    ----------
-    p_word_topic, p_word : array-like of the same shape
-        p(w|t) and p(w) (positive where p(w|t) is).
-    lambda_ : float in [0, 1]
-
-    Examples
-    --------
-    >>> relevance([0.5, 0.1], [0.25, 0.1], 1.0).round(4).tolist()
-    [-0.6931, -2.3026]
     >>> relevance([0.5, 0.1], [0.25, 0.1], 0.0).round(4).tolist()
     [0.6931, 0.0]
     """
@@ -156,8 +108,6 @@ def relevance(p_word_topic, p_word, lambda_: float) -> np.ndarray:
 def lens_area(r1: float, r2: float, d: float) -> float:
     """Area shared by two discs of radii ``r1`` and ``r2`` whose centres are ``d`` apart (exact).
 
-    Examples
-    --------
     >>> round(lens_area(1.0, 1.0, 0.0), 6) == round(math.pi, 6), lens_area(1.0, 2.0, 3.0)
     (True, 0.0)
     """
@@ -191,49 +141,16 @@ _GAP = 2.0  # SVG units kept between two circles' clear discs
 
 def circle_layout(coordinates, sizes, *, size: float = MAP_SIZE, margin: float = MAP_MARGIN,
                   max_overlap: float = MAX_OVERLAP) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Centres and radii of the map's circles: the MDS positions, then moved apart so that none hides another.
+    """Centres and radii of the map's circles: the MDS positions, moved apart so that none hides another.
 
-    1. Radii: the area of circle k is proportional to its size; the largest circle's radius is
-       ``min(size / 7, sqrt(0.18 size^2 / (pi K)))`` (K equal circles cover 18% of the map), no radius below 3.
-    2. Positions: the MDS coordinates mapped linearly (the same scale on both axes, y upwards) onto the square
-       map less its margin and the largest circle, so the geometry is the starting point.
-    3. Separation, deterministic: each circle's *clear disc* is the circle, or the disc around its label (the
-       topic's number) when that is larger, plus half a unit. While two clear discs overlap, both move apart
-       along the line of their centres, the larger one less (shares by area), all pairs at once, each circle
-       kept inside the map. Only overlapping circles move, each as little as resolving its overlaps needs.
-       If 100 such rounds leave an overlap (a crowd of topics at nearly one point relaxes slowly), the circles
-       are instead placed one by one, largest first, each at the free point nearest its position of step 2
-       (touching a circle already placed), and relaxed again.
-    4. If overlaps still remain, every radius shrinks by 15% and step 2 starts again.
+    Circle areas are proportional to the sizes (the largest radius ``min(size / 7, sqrt(0.18 size^2 / (pi K)))``);
+    the MDS coordinates are mapped onto the map less its margin; then, deterministically, overlapping *clear
+    discs* (the circle or its label's disc, whichever is larger) move apart along their centres' line, the larger
+    less, until none overlaps; a crowd that 100 rounds do not resolve is placed greedily, largest first, each at
+    the free point nearest its position; and if overlaps remain every radius shrinks by 15% and the layout starts
+    again. No circle then covers another (``worst_overlap <= max_overlap``), and the distances on the map are
+    approximate. Returns ``(centres (K, 2), radii (K,), origin (2,))`` in SVG units, y downwards.
 
-    The result has no two clear discs overlapping, so no circle covers any part of another, every label sits
-    in its own free disc, and each circle is large enough to click. The distances between circles are then
-    **approximate**: topics closer than their circles allow are drawn touching, not on top of one another,
-    and a circle pushed off a crowd is farther from it than the Jensen-Shannon distance says. Cost: O(K^2)
-    per round, milliseconds for K = 100 in the usual case.
-
-    Parameters
-    ----------
-    coordinates : array-like, shape (K, 2)
-        The topics' MDS coordinates (:func:`classical_mds`).
-    sizes : array-like, shape (K,)
-        Positive topic sizes (any scale; the largest gets the largest circle).
-    size, margin : float
-        The square map's side and the margin kept free at its edges, in SVG units.
-    max_overlap : float
-        The largest share of the smaller circle's area one circle may cover of another; the result is checked
-        against it with :func:`worst_overlap` (the separation gives 0 in practice).
-
-    Returns
-    -------
-    centres : ndarray, shape (K, 2)
-        In SVG units, y downwards.
-    radii : ndarray, shape (K,)
-    origin : ndarray, shape (2,)
-        Where the MDS origin is drawn (the axes cross there).
-
-    Examples
-    --------
     >>> centres, radii, origin = circle_layout(np.zeros((3, 2)), [1.0, 1.0, 1.0])  # three identical topics
     >>> worst_overlap(centres, radii)
     0.0
@@ -323,10 +240,8 @@ def _relax(P: np.ndarray, clear: np.ndarray, low: np.ndarray, high: np.ndarray, 
 
 def _place(P: np.ndarray, clear: np.ndarray, low: np.ndarray, high: np.ndarray, order: np.ndarray,
            n_angles: int = 16) -> np.ndarray | None:
-    """Greedy placement in ``order``: each circle at the free point nearest its start (None if none is free).
-
-    The candidates are the start itself and points touching a placed circle: the one nearest the start and
-    ``n_angles`` around it.
+    """Greedy placement in ``order``: each circle at the free candidate nearest its start (the start, or points
+    touching a placed circle); None if none is free.
     """
     Q = P.copy()
     angles = 2.0 * np.pi * np.arange(n_angles) / n_angles
@@ -355,12 +270,9 @@ def _place(P: np.ndarray, clear: np.ndarray, low: np.ndarray, high: np.ndarray, 
 
 
 def topic_sizes(published: Mapping[str, Any]) -> tuple[np.ndarray, str]:
-    """(sizes summing to 1, the sentence saying where they come from), from a published release dict.
-
-    ``alpha / alpha.sum()`` when ``extra["alpha"]`` holds K positive finite Dirichlet parameters that the report
-    publishes as a DP output or its post-processing (status ``"DP..."`` or ``"post-processing..."`` in
-    ``report.published``: the spectral road's); otherwise the release has no measured sizes, and the result is
-    equal sizes and :data:`EQUAL_SIZES` (a prior stated as public, or a field without a status, is not a size).
+    """(sizes summing to 1, where they come from), from a published release dict: ``alpha / alpha.sum()`` when
+    ``extra["alpha"]`` holds K positive Dirichlet parameters published as a DP output or its post-processing,
+    otherwise equal sizes and :data:`EQUAL_SIZES`.
     """
     K = len(published["topic_word"])
     alpha = (published.get("extra") or {}).get("alpha")
@@ -377,13 +289,8 @@ def topic_sizes(published: Mapping[str, Any]) -> tuple[np.ndarray, str]:
 
 def page_data(published: Mapping[str, Any], n_words: int = 30,
               relevance_lambda: float = DEFAULT_LAMBDA) -> dict[str, Any]:
-    """The JSON the page embeds: per topic its MDS coordinates, size, circle and top words with p(w|t) and p(w).
-
-    Each topic's circle (``cx``, ``cy``, ``r``, in the map's SVG units, y downwards) is :func:`circle_layout`'s,
-    and ``map.origin`` is where the MDS origin is drawn; the script draws them as they are.
-
-    ``published`` is a release's published dict (``PrivateRelease.to_dict()``, checked by the caller); the other
-    parameters are those of :func:`topicdp.view.release_html`.
+    """The JSON the page embeds: per topic its MDS coordinates, size, circle (``cx``, ``cy``, ``r``) and top words
+    with p(w|t) and p(w), from a published dict checked by the caller.
     """
     published = dict(published)
     n_words = check_int(n_words, "n_words", low=1)
@@ -398,7 +305,7 @@ def page_data(published: Mapping[str, Any], n_words: int = 30,
     coordinates = classical_mds(js_distances(P), 2)
     centres, radii, origin = circle_layout(coordinates, sizes)
     n = min(n_words, P.shape[1])
-    order = np.argsort(-P, axis=1, kind="stable")[:, :n]  # the order of release.top_words(n)
+    order = top_indices(P, n)  # the order of release.top_words(n)
     topics = [{
         "x": float(coordinates[k, 0]), "y": float(coordinates[k, 1]), "size": float(sizes[k]),
         "cx": round(float(centres[k, 0]), 3), "cy": round(float(centres[k, 1]), 3), "r": round(float(radii[k]), 3),
@@ -431,33 +338,12 @@ def series_page_html(periods: Sequence[str], published: Mapping[str, Mapping[str
                      refused: Mapping[str, str], headline: Sequence[str], path=None, *, n_words: int = 30,
                      table_words: int = 8, relevance_lambda: float = DEFAULT_LAMBDA, title: str | None = None,
                      overwrite: bool = True) -> str:
-    """The page of a release over time: the view of one release, with a selector of the period shown.
+    """The page of a release over time: :func:`page_html`'s page once per released period, with a period selector.
 
-    The same page, script and data as :func:`page_html`, once per released period (the JSON block holds
-    ``{"series": true, "periods": [...], "views": {period: page_data}}``), and:
-
-    * the series' headline first (``headline``: the guarantee of the series as a whole and how the periods
-      compose, stated by the caller), then the selected period's own privacy summary;
-    * a ``<select id="period">`` switching the period shown (a refused period is listed in it, disabled), and the
-      refused periods with their reasons;
-    * a table of every topic's top words per period (``table_words`` of them; a refused period's cells say so).
-
-    Topic k of every period is the k-th row of its ``published["topic_word"]``: the caller orders the rows so that
-    matched topics share a number. Built from the published dicts, the refusals and the headline only, so it is
-    post-processing of the releases.
-
-    Parameters
-    ----------
-    periods : sequence of str
-        Every period of the series, in order (released or refused).
-    published : mapping
-        Released period -> its published dict (checked by the caller), rows in the matched order.
-    refused : mapping
-        Refused period -> why.
-    headline : sequence of str
-        The series' lines, first the guarantee of the whole series.
-    path, n_words, relevance_lambda, title, overwrite
-        As :func:`page_html`.
+    The JSON block holds ``{"series": true, "periods": [...], "views": {period: page_data}}``; the header shows the
+    series' ``headline`` (its guarantee as a whole, stated by the caller) and each period's privacy summary, a
+    refused period is listed disabled with its reason, and a table gives every topic's top words per period. Topic
+    k of every period is row k of its published matrix (the caller matches them). Post-processing of the releases.
     """
     released = [p for p in periods if p in published]
     if not released:
@@ -544,7 +430,6 @@ def _series_table(periods: Sequence[str], views: Mapping[str, Mapping[str, Any]]
             f"periods)</span></h2><table><tr><th></th>{head}</tr>{''.join(rows)}</table></section>\n")
 
 
-# -- helpers ---------------------------------------------------------------------------------------------
 
 def _rows(topic_word, name: str) -> np.ndarray:
     P = np.asarray(topic_word, dtype=float)
@@ -565,12 +450,7 @@ def _script_json(data: Mapping) -> str:
 
 
 def _size_texts(data: Mapping[str, Any]) -> dict[str, str]:
-    """The page's words about topic sizes: sizes are shown only where the release publishes them.
-
-    A release without them (``data["sizes_released"]`` false) has its circles drawn equal, and the page says so in
-    one line (:data:`EQUAL_SIZES`) and prints no size anywhere else: an equal share read off the page would look
-    like a measured one.
-    """
+    """The page's words about topic sizes: a release without them says so once and prints no size anywhere."""
     source = html.escape(data["sizes_source"])
     if data["sizes_released"]:
         return {"sizes": f"Circle area: topic size. <b>{source}</b>", "mean": "size-weighted mean",

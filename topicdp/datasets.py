@@ -1,24 +1,12 @@
-"""Synthetic LDA corpora with ground truth, and the embedded default corpus.
+"""Synthetic LDA corpora with ground truth, and the embedded demo corpus.
 
-Synthetic corpora follow the generative model of LDA (Blei et al. 2003) as used in the experiments of
-the spectral paper (DeCarolis et al. 2020, Sec. 7 / App. J): topics mu_j ~ Dirichlet(beta) over the vocabulary,
-document proportions theta_n ~ Dirichlet(alpha), lengths L_n ~ Poisson(mean_length), and each token's
-topic ~ theta_n, word ~ mu_topic.
-
-alpha and mu controls
----------------------
-The spectral paper samples "alpha and mu ... randomly ... to ensure that a bursty use of a single word
-under certain topic is possible" (DeCarolis et al. 2020, Sec. 7). The knobs that cover this:
-
-* ``alpha0`` (symmetric alpha = alpha0 / k), an explicit ``alpha``, or ``alpha_concentration`` for a
-  *random asymmetric* alpha = alpha0 * Dirichlet(alpha_concentration * 1_k) (small concentration: a few
-  dominant topics; large: nearly symmetric). Low alpha0 gives documents polarised to single topics,
-  high alpha0 mixes topics (the paper's Fig. 2c / 3a regime, alpha0 up to 1000).
-* ``beta``: a small symmetric Dirichlet parameter of the topics gives naturally bursty topics in which
-  a few words carry most of a topic's mass.
-* ``bursty=True`` plants, in ``n_bursty`` topics (default: all), one distinct word carrying
-  ``bursty_mass`` (default 1/2) of the topic's mass: mu_j <- (1 - m) mu_j + m e_{w_j}.
-* ``topic_word``: explicit ground-truth topics (overrides ``beta`` and the planting).
+Synthetic corpora follow LDA's generative model (Blei et al. 2003) as the spectral paper's experiments do
+(DeCarolis et al. 2020, Sec. 7, App. J): topics ``mu_j ~ Dirichlet(beta)``, proportions ``theta_n ~
+Dirichlet(alpha)``, lengths ``~ Poisson(mean_length)``. The paper samples alpha and mu so that "a bursty use of a
+single word under certain topic is possible"; the knobs: a symmetric ``alpha0 / k``, an explicit ``alpha`` or a
+random asymmetric ``alpha0 * Dirichlet(alpha_concentration 1_k)``; a small ``beta`` for naturally bursty topics;
+``bursty=True`` plants one word carrying ``bursty_mass`` of each of ``n_bursty`` topics
+(``mu_j <- (1 - m) mu_j + m e_{w_j}``); or explicit ``topic_word``.
 """
 
 from __future__ import annotations
@@ -33,17 +21,7 @@ from ._validation import check_int, check_random_state, check_real
 
 @dataclass
 class SyntheticLDA:
-    """A synthetic corpus and the parameters that generated it.
-
-    Attributes
-    ----------
-    X : scipy.sparse.csr_matrix, shape (n_docs, n_words)
-        Document-term counts (int64).
-    topic_word : ndarray, shape (n_topics, n_words)
-        Ground-truth topics mu (rows on the simplex).
-    alpha : ndarray, shape (n_topics,)
-        Ground-truth Dirichlet parameter; ``alpha.sum()`` is alpha0.
-    """
+    """A synthetic corpus (``X``, int64 counts) and the ground truth that generated it (``topic_word``, ``alpha``)."""
 
     X: sp.csr_matrix
     topic_word: np.ndarray
@@ -71,40 +49,10 @@ def synthetic_lda(
     n_bursty: int | None = None,
     topic_word: np.ndarray | None = None,
 ) -> SyntheticLDA:
-    """Draw a corpus from LDA.
+    """Draw a corpus of ``n_docs`` documents on ``n_words`` words from LDA with ``n_topics`` topics (module docstring).
 
-    Parameters
-    ----------
-    n_docs, n_words, n_topics : int
-        N, d (vocabulary size) and k.
-    alpha0 : float, default=1.0
-        Sum of the Dirichlet parameter; the symmetric ``alpha = alpha0 / k`` is used unless ``alpha``
-        is given.
-    alpha : array of shape (n_topics,), optional
-        An explicit (possibly asymmetric) Dirichlet parameter; overrides ``alpha0``.
-    beta : float, default=0.1
-        Symmetric Dirichlet parameter of the topics over the vocabulary.
-    bursty : bool, default=False
-        Plant in ``n_bursty`` topics one distinct word each that carries ``bursty_mass`` of the topic's
-        mass (see the module docstring).
-    mean_length : float, default=100
-        Mean of the Poisson document lengths.
-    random_state : None, int or numpy Generator
-    chunk_size : int
-        Documents generated at once (bounds memory for very large N).
-    alpha_concentration : float, optional
-        Draw a random asymmetric alpha = alpha0 * Dirichlet(alpha_concentration * 1_k); cannot be
-        combined with ``alpha``.
-    bursty_mass : float in (0, 1), default=0.5
-        Mass of the planted word when ``bursty=True``.
-    n_bursty : int, optional
-        Number of topics (the first ``n_bursty``) that get a planted word; default all ``n_topics``.
-    topic_word : array of shape (n_topics, n_words), optional
-        Explicit ground-truth topics (rows on the simplex); overrides ``beta`` and ``bursty``.
-
-    Returns
-    -------
-    SyntheticLDA
+    ``alpha`` overrides ``alpha0`` and cannot be combined with ``alpha_concentration``; ``topic_word`` overrides
+    ``beta`` and the planting; ``chunk_size`` documents are generated at once (bounding memory).
     """
     n_docs = check_int(n_docs, "n_docs", low=1)
     n_words = check_int(n_words, "n_words", low=2)
@@ -221,18 +169,9 @@ def themed_vocabulary() -> tuple[str, ...]:
 
 def themed_corpus(n_users: int = 2000, docs_per_user: int = 5, mean_length: float = 40.0, *,
                   alpha0: float = 0.3, random_state=0):
-    """A generated user-grouped corpus with ten known, readable topics (the demo's embedded data).
-
-    Each topic puts its mass on one theme of :data:`THEMES` with a Zipf(1) profile over the theme's 20 words
-    (20 % of the mass spread over all words), documents follow LDA with symmetric alpha0 / 10, and every
-    user writes ``docs_per_user`` documents. Nothing here is real text: it is a stand-in with known truth, so
-    a release can be compared with the topics that generated it.
-
-    Returns
-    -------
-    corpus : Corpus
-    truth : (10, V) array
-        The generating topics, columns in the corpus' vocabulary order.
+    """A generated user-grouped corpus with ten known, readable topics (the demo's data): each topic a Zipf(1) profile
+    over one theme of :data:`THEMES` (20% of the mass spread over all words), LDA documents with symmetric
+    ``alpha0 / 10``, ``docs_per_user`` documents a user. Returns ``(corpus, truth)``, truth in the corpus' columns.
     """
     from .corpus import Corpus
 

@@ -1,13 +1,9 @@
 """A picture of a release: each topic's top words as bars of their released probabilities.
 
-:func:`plot_release` is the one implementation (``topicdp privatize --plot FILE.png`` calls it); it sits
-beside :class:`topicdp.PrivateRelease`, which is data and does not draw itself. The released panels are post-processing of the DP output,
-publishable with the release. With ``show_nonprivate=True`` each topic's non-private top words (the
-matrix the noise was added to, kept on the release by ``keep_nonprivate=True``) stand beside it: that
-picture shows private data, is for the data owner only, and says so in its caption.
-
-Needs matplotlib (``pip install "topicdp[plots]"``). The figure is built without ``pyplot``, so it changes
-no global state (backend, current figure) of the caller.
+:func:`plot_release` is the one implementation (``topicdp privatize --plot``). The released panels are
+post-processing, publishable; with ``show_nonprivate=True`` the non-private top words stand beside them, a
+picture of private data for the owner only, which its caption says. Needs matplotlib (the ``plots`` extra); the
+figure is built without ``pyplot``, changing no global state of the caller.
 """
 
 from __future__ import annotations
@@ -33,37 +29,21 @@ def plot_release(release: PrivateRelease, path: Any = None, *, n_words: int = 10
 
     Parameters
     ----------
-    release : PrivateRelease
     path : str or path-like, optional
-        Write the picture here (the format follows the suffix, e.g. ``.png``; atomically: a reader never sees
-        part of it; with ``show_nonprivate`` readable by its owner only, mode 0600).
-    n_words : int >= 1, default=10
-        Top words per topic.
+        Write the picture here (format by suffix; atomically; mode 0600 with ``show_nonprivate``).
     show_nonprivate : bool, default=False
-        Put the non-private topic's top words beside each released topic (the same row of
-        ``release.nonprivate``: output perturbation adds the noise to that row, so the two match by
-        construction). Words in both lists are drawn in full colour, the others pale. Needs a release made
-        with ``keep_nonprivate=True``; the caption says the picture shows non-private data.
+        Put the non-private topic's top words beside each released one (the same row of ``release.nonprivate``,
+        which needs ``keep_nonprivate=True``); words in both lists in full colour.
     n_cols : int >= 1, optional
-        Topics per row (default: up to 5, or up to 3 pairs with ``show_nonprivate``).
+        Topics per row (default up to 5, or 3 pairs).
     title : str, optional
-        Default: the mechanism, guarantee, epsilon, delta and unit of the report.
-    dpi : int, default=110
-        Resolution of the written file.
+        Default: the report's mechanism, guarantee, epsilon, delta and unit.
     overwrite : bool, default=True
-        Replace an existing ``path``; False raises ``FileExistsError`` instead (checked at the rename).
+        False raises ``FileExistsError`` for an existing ``path``.
 
     Returns
     -------
     matplotlib.figure.Figure
-        Built without ``pyplot``; display it in a notebook, or save it with ``fig.savefig``.
-
-    Raises
-    ------
-    MissingExtraError
-        When matplotlib is not installed (the message gives ``pip install "topicdp[plots]"``).
-    ValueError
-        ``show_nonprivate=True`` on a release without its non-private matrix, or a bad ``n_words``/``n_cols``.
     """
     from ._validation import check_int
 

@@ -1,26 +1,13 @@
 """Tables a corpus can be read from besides JSON Lines: Parquet and CSV files, pandas and polars DataFrames, and
 the rows of a SQL query (through SQLAlchemy).
 
-This module reads *where the data is* and nothing more: the names of a table's fields (:func:`table_fields`, from
-its schema, header or query, before any row is read) and its rows' raw values in order (:func:`table_rows`). What a
-value must be, and the canonical form of a user id, are decided by the one record reader,
-:func:`topicdp.corpus.read_source_records`, for every source alike, so a corpus has the same records -- hence the
-same canonical user ids, contribution bounds and release -- whichever form it is stored in.
-
-Sources
--------
-* a path ending in ``.parquet`` or ``.pq`` (pyarrow; the ``tables`` extra), read batch by batch, the needed
-  columns only;
-* a path ending in ``.csv`` or ``.csv.gz`` (pyarrow's CSV reader), streamed. CSV has no types: every field is read
-  as the string written (a user ``7`` in a CSV file is the string ``"7"``, as ``"user": "7"`` in JSON Lines), so
-  ids such as ``007`` are never turned into numbers;
-* a pandas or polars DataFrame (its columns as lists; pyarrow is not needed);
-* a database URL (``sqlite:///posts.db``, ``postgresql://user@host/db``) with a ``query`` (SQLAlchemy; the ``sql``
-  extra), its rows streamed. Add ``ORDER BY`` for a reproducible order: a release of the same rows in another
-  order is another draw of the same guarantee, not the same numbers.
-
-Errors name the parameter (``user_field``, which the command line prints as ``--user-field``), every field the
-source has, and the nearest of them (:func:`missing_field_message`).
+This module reads only where the data is: a table's field names (:func:`table_fields`, before any row) and its
+rows' raw values in order (:func:`table_rows`). What a value must be, and a user id's canonical form, are
+decided by the one record reader :func:`topicdp.corpus.read_source_records`, so a corpus has the same records,
+hence the same release, whichever form it is stored in. Sources: ``.parquet``/``.pq`` (pyarrow, the ``tables``
+extra); ``.csv``/``.csv.gz`` (every field the string written, so an id ``007`` stays a string); a DataFrame; a
+database URL with a ``query`` (the ``sql`` extra; add ``ORDER BY`` for a reproducible order). Errors name the
+parameter, every field the source has and the nearest (:func:`missing_field_message`).
 """
 
 from __future__ import annotations
@@ -106,18 +93,8 @@ def _redacted(url: str) -> str:
 # -- errors -----------------------------------------------------------------------------------------------
 
 class FieldError(ValueError):
-    """A field the request names is not in the source.
-
-    Attributes
-    ----------
-    field : str
-        The field asked for.
-    parameter : str
-        The parameter that named it (``"user_field"``; :data:`FIELD_FLAGS` gives its flag).
-    fields : list of str
-        Every field the source has.
-    suggestion : str or None
-        The nearest of them (:func:`nearest_field`).
+    """A field the request names is not in the source: ``field``, the ``parameter`` that named it, every ``fields`` of
+    the source and the nearest (``suggestion``).
     """
 
     def __init__(self, message: str, *, field: str = "", parameter: str = "", fields: Sequence[str] = (),
@@ -228,11 +205,8 @@ def table_fields(path: Any, *, query: str | None = None) -> list[str]:
 
 
 def table_rows(path: Any, wanted: Mapping[str, str], *, query: str | None = None) -> Iterator[tuple]:
-    """The values of the fields ``wanted`` (parameter -> field name) in each row of a table, in its order, as Python
-    objects; one batch of those columns is in memory at a time.
-
-    The fields are checked against the table's (:func:`check_fields`: the exact error, naming the parameter) before
-    the first row is read; a query is run once.
+    """The values of the fields ``wanted`` (parameter -> field name) in each row of a table, in order; one batch of
+    those columns in memory at a time, the fields checked (:func:`check_fields`) before the first row.
     """
     kind = source_format(path)
     where = describe(path, query)

@@ -1,23 +1,12 @@
 """Topic-word matrices before any road touches them: the canonical topic order and gensim's LDA on a Corpus.
 
-Two things several layers need, kept below all of them:
-
-* :func:`canonical_order` — the deterministic row order of a topic-word matrix that makes a model spec a
-  function of the data (:mod:`topicdp.adapters`, TopicDP Alg. 1 needs f deterministic) and that the audit's
-  setups use;
-* :func:`fit_gensim_lda` — gensim's ``LdaModel`` (online variational Bayes, Hoffman, Blei & Bach 2010) fitted
-  on a :class:`~topicdp.Corpus`' own vocabulary, behind the ``gensim-lda`` adapter
-  (:class:`topicdp.adapters.GensimLDA`) and the non-private LDA a forecast compares a release with
-  (:func:`reference_lda`, used by :func:`topicdp.variational.forecast_on_reference`).
-
-Canonical order
----------------
-Topics are sorted by their ranked word lists: topic a precedes topic b when, comparing the indices of
-their most heavily weighted words first, then of their second most heavily weighted, and so on, a's word
-index is the smaller at the first place they differ. Remaining ties (identical rankings of the
-top ``depth`` words) are broken by the larger top weights. The rule is a deterministic function of the *set*
-of rows, so any permutation of a model's topics gives the same matrix; it is stable under small
-perturbations as long as the topics' top words are distinct.
+:func:`canonical_order` makes a model spec a function of the data (TopicDP Alg. 1 needs f deterministic):
+topics sorted by their ranked word lists (the indices of their heaviest words, first to ``depth``-th, compared
+in turn; remaining ties by the larger top weights), a function of the *set* of rows, stable under small
+perturbations while the top words are distinct. :func:`fit_gensim_lda` is gensim's ``LdaModel`` (online
+variational Bayes, Hoffman, Blei & Bach 2010) on a Corpus' own vocabulary, behind the ``gensim-lda`` adapter and
+the non-private LDA a forecast compares a release with (:func:`reference_lda`). :func:`top_indices` and
+:func:`matching` are the one home of top-n indices and of the Hungarian assignment.
 """
 
 from __future__ import annotations
@@ -26,6 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+
 
 def top_indices(topic_word, n: int) -> np.ndarray:
     """(K, n) column indices of each row's ``n`` largest entries, largest first (ties: the smaller index)."""
@@ -48,23 +38,12 @@ GENSIM_LDA_DEFAULTS: dict[str, Any] = {"passes": 1, "iterations": 50, "alpha": "
 
 
 def canonical_order(topic_word: np.ndarray, depth: int = 20) -> np.ndarray:
-    """Row permutation that puts ``topic_word`` in canonical order (see module docstring).
-
-    Parameters
-    ----------
-    topic_word : (K, V) array-like
-    depth : int, default=20
-        Number of top words compared (at most V).
-
-    Returns
-    -------
-    (K,) integer array
-        ``topic_word[canonical_order(topic_word)]`` is the matrix in canonical order.
+    """Row permutation that puts ``topic_word`` in canonical order (module docstring), comparing ``depth`` top words:
+    ``topic_word[canonical_order(topic_word)]`` is the matrix in canonical order.
     """
     W = np.asarray(topic_word)
-    depth = min(depth, W.shape[1])
-    # stable argsort on -W ranks equal weights by word index, so the ranking itself is deterministic
-    ranked = np.argsort(-W, axis=1, kind="stable")[:, :depth]
+    ranked = top_indices(W, min(depth, W.shape[1]))  # equal weights ranked by word index: deterministic
+    depth = ranked.shape[1]
     top_weights = np.take_along_axis(W, ranked, axis=1)
     # np.lexsort sorts by its last key first: primary key ranked[:, 0], ..., then the weights as tiebreak
     keys = [-top_weights[:, i] for i in range(depth - 1, -1, -1)]
@@ -78,35 +57,19 @@ def fit_gensim_lda(corpus, n_topics: int, random_state: int, *, model_class=None
 
     Parameters
     ----------
-    corpus : topicdp.Corpus
-        Anything with ``to_gensim() -> (Dictionary, bag-of-words corpus)``.
-    n_topics, random_state : int
-        ``num_topics`` and ``random_state`` of the gensim model.
     model_class : type, optional
         ``gensim.models.LdaModel`` (default) or a compatible class (``LdaMulticore``).
     **params
-        Further keyword arguments of the model (all of them: no defaults are added here), and ``init``: public
-        starting topics (K, V). With them the topics' variational parameters start at ``init`` scaled to gensim's
-        own starting mass (V per topic, as its Gamma(100, 1/100) draws) instead of random draws, and the fit
-        updates from there (``LdaModel.update``); row k of the result grew from row k of ``init``.
+        The model's keyword arguments (no defaults added), and ``init``: public starting topics (K, V), scaled to
+        gensim's starting mass (V per topic) in place of its random draws, updated from there; row k of the result
+        grew from row k of ``init``.
     document_start : {"random", "constant"}, default="random"
-        How each E-step starts a document's variational Dirichlet parameter gamma_d. ``"random"``: gensim's
-        ``LdaModel.inference`` draws ``random_state.gamma(100, 1/100, (len(chunk), K))`` for every chunk, so a
-        document's start depends on its position in the corpus and on every draw before it (removing one document
-        changes the start of all documents after it). ``"constant"``: gamma_d starts at 1 for every topic (the mean
-        of those draws), a function of nothing but K; gensim's own update equations then run unchanged
-        (:func:`constant_start_lda_class`). Needs ``model_class`` ``LdaModel`` (the default).
+        ``"random"``: gensim's per-chunk ``gamma(100, 1/100)`` draws, so a document's start depends on its position
+        and every draw before it. ``"constant"``: gamma_d starts at 1 (the draws' mean), a function of K alone
+        (:func:`constant_start_lda_class`; needs ``LdaModel``).
     doc_weights : (n_docs,) array, optional
-        Each document's weight in the M-step's statistic (its E-step unchanged; :func:`constant_start_lda_class`).
-        Needs ``document_start="constant"``, ``init`` and one chunk of all documents.
-    max_user_norm : float, optional (a keyword of ``**params``)
-        With ``doc_weights``, each user's part of each topic's row is capped too
-        (:func:`topicdp.inference.estep.user_topic_weights`).
-
-    Returns
-    -------
-    (n_topics, V) array
-        The normalised variational topic-word parameters, rows on the simplex.
+        Each document's weight in the M-step's statistic (needs the constant start, ``init`` and one chunk);
+        ``max_user_norm`` (in ``params``) caps each user's part of each row too.
     """
     return gensim_lda_model(corpus, n_topics, random_state, model_class=model_class, document_start=document_start,
                             doc_weights=doc_weights, **params).get_topics()
@@ -114,8 +77,7 @@ def fit_gensim_lda(corpus, n_topics: int, random_state: int, *, model_class=None
 
 def gensim_lda_model(corpus, n_topics: int, random_state: int, *, model_class=None, document_start: str = "random",
                      doc_weights=None, max_user_norm=None, **params: Any):
-    """The fitted gensim model behind :func:`fit_gensim_lda` (same parameters), e.g. for its lambda
-    (``model.state.get_lambda()``)."""
+    """The fitted gensim model behind :func:`fit_gensim_lda` (same parameters), e.g. for its lambda."""
     if model_class is None:
         from gensim.models import LdaModel
 
@@ -149,11 +111,8 @@ def gensim_lda_model(corpus, n_topics: int, random_state: int, *, model_class=No
 
 
 class _ConstantGammaDraws:
-    """Stands in for ``LdaModel.random_state`` during one E-step: ``gamma(shape, scale, size)`` returns the draws' mean.
-
-    gensim's ``LdaModel.inference`` starts each chunk's gamma with ``self.random_state.gamma(100., 1. / 100.,
-    (len(chunk), num_topics))`` and draws nothing else (gensim 4.x; ``tests/test_stable_models.py`` checks that
-    the start is the only draw an E-step makes and that the result no longer depends on document positions).
+    """Stands in for ``LdaModel.random_state`` during one E-step: ``gamma(shape, scale, size)`` returns the draws' mean
+    (gensim 4's ``inference`` draws nothing else; the tests check it).
     """
 
     def gamma(self, shape: float, scale: float, size) -> np.ndarray:
@@ -164,17 +123,10 @@ class _ConstantGammaDraws:
 def constant_start_lda_class():
     """gensim ``LdaModel`` whose E-step starts every document's gamma at 1 (the mean of gensim's random start).
 
-    Only ``inference`` is overridden, and only its start: during the call the model's ``random_state`` is an object
-    whose ``gamma`` draws return their mean, then the model's own generator is put back. The coordinate ascent
-    (Hoffman, Blei & Bach 2010, the E-step of their Algorithm 1/2 as gensim implements it, with its per-document
-    ``iterations`` and ``gamma_threshold``), the M-step and the topics' start are gensim's. This is also the start
-    scikit-learn's ``LatentDirichletAllocation`` uses outside training (``_update_doc_distribution`` with
-    ``random_state=None``: ones).
-
-    Returns
-    -------
-    type
-        A subclass of ``gensim.models.LdaModel`` (built on first use so that importing topicdp needs no gensim).
+    Only the start of ``inference`` changes (the model's ``random_state`` is swapped for the draws' mean during the
+    call); the coordinate ascent (Hoffman, Blei & Bach 2010, their E-step as gensim implements it), the M-step and
+    the topics' start are gensim's. scikit-learn's LDA starts at ones outside training too. Built on first use, so
+    importing topicdp needs no gensim.
     """
     from gensim.models import LdaModel
 
@@ -205,23 +157,9 @@ def constant_start_lda_class():
 
 
 def reference_lda(corpus, n_topics: int, *, random_state: int = 0, **params: Any) -> np.ndarray:
-    """The non-private gensim LDA of ``corpus`` in canonical order, float64 (what ``gensim-lda`` returns).
-
-    The same matrix as ``topicdp.adapters.GensimLDA(n_topics, random_state, **params).fit_topic_word(corpus)``
-    (:data:`GENSIM_LDA_DEFAULTS` overridden by ``params``), for code below the adapters.
-
-    Parameters
-    ----------
-    corpus : topicdp.Corpus
-    n_topics : int
-        At most the vocabulary size.
-    random_state : int, default=0
-    **params
-        gensim ``LdaModel`` keyword arguments, e.g. ``passes=5``.
-
-    Returns
-    -------
-    (n_topics, V) float64 array, rows on the simplex, in canonical order
+    """The non-private gensim LDA of ``corpus`` in canonical order, float64: the matrix of
+    ``GensimLDA(n_topics, random_state, **params).fit_topic_word(corpus)`` (:data:`GENSIM_LDA_DEFAULTS` overridden
+    by ``params``), for code below the adapters; ``n_topics`` at most the vocabulary size.
     """
     if n_topics > corpus.n_words:
         raise ValueError(f"n_topics must be at most the vocabulary size ({corpus.n_words}), got {n_topics}")

@@ -1,41 +1,19 @@
 """An interactive, self-contained HTML view of a release, in the manner of LDAvis.
 
-:func:`release_html` writes one HTML file that a browser opens offline (no network, no CDN: the CSS and the
-script are inline and hand-written). It shows the elements of LDAvis (Sievert & Shirley 2014, "LDAvis: A
-method for visualizing and interpreting topics"):
+:func:`release_html` writes one HTML file a browser opens offline (inline CSS and script). It shows LDAvis'
+elements (Sievert & Shirley 2014, "LDAvis: A method for visualizing and interpreting topics"): an intertopic
+distance map, the topics placed by classical multidimensional scaling (:func:`classical_mds`) of the
+Jensen-Shannon distances between the released rows (:func:`js_distances`) and laid out as circles that do not
+cover one another (:func:`circle_layout`: distances on the map are approximate); the selected topic's words as
+bars ranked by relevance (:func:`relevance`, Eq. 1) with a slider for lambda, opening at 1 on the words
+``release.top_words()`` prints; and the release's privacy summary, headline and caveats first. A release over
+time gets the same page with a period selector (:func:`topicdp.pipeline.over_time.over_time_html`).
 
-* an **intertopic distance map**: the topics placed in the plane by classical multidimensional scaling
-  (:func:`classical_mds`) of the Jensen-Shannon distances between the released topic rows
-  (:func:`js_distances`), each drawn as a circle whose area is the topic's size where the release publishes sizes
-  (below), else all circles equal, with no size printed;
-* for the selected topic (click a circle), its words as horizontal bars, ranked by **relevance**
-  (:func:`relevance`, Sievert & Shirley's Eq. 1) with a slider for the weight lambda in [0, 1];
-* the release's privacy summary: first the report's headline (:meth:`topicdp.report.PrivacyReport.headline`:
-  the certified guarantee) and, for a release forced past its plan's refusal, that statement
-  (:meth:`topicdp.report.PrivacyReport.released_against_forecast`), then the kind, unit, neighbour relation, requested epsilon, delta, and the caveats.
-
-A release over time gets the same page with a selector of the period shown, the series' guarantee first
-(:func:`topicdp.pipeline.over_time.over_time_html`).
-
-The page opens on lambda = 1 (:data:`DEFAULT_LAMBDA`): the bars are then the words ``release.top_words()``
-prints, in its order. The circles are laid out by :func:`circle_layout`: the MDS positions, moved apart where
-circles would cover one another, so distances on the map are approximate.
-
-The page is **publishable**: it is computed from the published part of the release only (what
-:meth:`topicdp.release.PrivateRelease.to_dict` writes: ``topic_word``, ``vocabulary``, ``extra``, ``report``),
-so it is post-processing of the release. Nothing from ``release.diagnostics`` or ``release.nonprivate`` is
-read. In particular the topic sizes and the overall word probabilities p(w) come from published quantities:
-
-* topic sizes: alpha_k / alpha_0 when the release carries Dirichlet parameters ``extra["alpha"]`` (the
-  spectral road; a post-processing of DP outputs); otherwise the sizes are not released and every topic is
-  drawn the same size, and the page says so. (LDAvis sizes topics by the corpus' token counts; those are
-  private here.)
-* p(w) = sum_k size_k p(w | k), the size-weighted mean of the released topic rows (not the corpus' word
-  frequencies, which are private).
-
-Only the ``n_words`` most probable words of each topic are embedded (as JSON in a
-``<script type="application/json">`` element), so relevance re-ranks those words; at lambda = 0 it does not
-reach down to rare words outside them, which in a noisy release would mostly be noise anyway.
+The page is publishable: it is computed from the published part of the release only (``to_dict()``), so it is
+post-processing. Topic sizes are ``alpha_k / alpha_0`` where the release publishes Dirichlet parameters as a DP
+output (the spectral road), otherwise all equal and no size is printed (LDAvis' token counts are private here);
+``p(w)`` is the size-weighted mean of the released rows, not the corpus' frequencies. Only the ``n_words`` most
+probable words of each topic are embedded, so relevance re-ranks those.
 """
 
 from __future__ import annotations
@@ -52,42 +30,29 @@ __all__ = ["VIEW_FORMAT", "EQUAL_SIZES", "DEFAULT_LAMBDA", "MAP_SIZE", "MAP_MARG
 
 
 def view_data(release, n_words: int = 30, relevance_lambda: float = DEFAULT_LAMBDA) -> dict[str, Any]:
-    """The JSON the page embeds: per topic its MDS coordinates, size, circle and top words with p(w|t) and p(w).
-
-    Each topic's circle (``cx``, ``cy``, ``r``, in the map's SVG units, y downwards) is :func:`circle_layout`'s,
-    and ``map.origin`` is where the MDS origin is drawn; the script draws them as they are.
-
-    Parameters are those of :func:`release_html`. Computed from ``release.to_dict()`` only.
-    """
+    """The JSON the page embeds (:func:`topicdp._view_page.page_data`), from ``release.to_dict()`` only."""
     return page_data(_published(release), n_words=n_words, relevance_lambda=relevance_lambda)
 
 
 def release_html(release, path=None, *, n_words: int = 30, relevance_lambda: float = DEFAULT_LAMBDA,
                  title: str | None = None, overwrite: bool = True) -> str:
-    """One self-contained HTML page that shows a release interactively (LDAvis' elements; module docstring).
-
-    Post-processing of the published release only, so the page may be published with it.
+    """One self-contained HTML page that shows a release interactively (module docstring): post-processing of the
+    published release only, so it may be published with it.
 
     Parameters
     ----------
     release : PrivateRelease or mapping
-        A release, or its published dict (``release.to_dict()``, or ``json.load`` of a file written by
-        ``release.save``; checked against :data:`topicdp.release.SCHEMA`).
+        A release, or its published dict (checked against :data:`topicdp.release.SCHEMA`).
     path : str or path-like, optional
-        Where to write the page (UTF-8; atomically: a reader never sees half a page).
+        Where to write the page (atomically).
     n_words : int, default=30
-        Words kept per topic (at least 1; at most the vocabulary's size is used).
+        Words kept per topic.
     relevance_lambda : float in [0, 1], default=1
-        The slider's initial lambda: 1 opens on the words ``release.top_words()`` prints, in its order.
+        The slider's initial lambda.
     title : str, optional
         The page's heading; default names the mechanism.
     overwrite : bool, default=True
-        Replace an existing ``path``; False raises ``FileExistsError`` instead (checked at the rename).
-
-    Returns
-    -------
-    str
-        The HTML text.
+        False raises ``FileExistsError`` for an existing ``path``.
 
     Examples
     --------
@@ -97,8 +62,7 @@ def release_html(release, path=None, *, n_words: int = 30, relevance_lambda: flo
     >>> topics = np.random.default_rng(0).dirichlet(np.ones(corpus.n_words), size=3)
     >>> model = CallableModel(lambda c: topics, n_topics=3, name="fixed")
     >>> release = TopicDP(model, epsilon=1.0, delta=1e-5, sensitivity="global", random_state=0).fit(corpus).release_
-    >>> page = release_html(release, n_words=10)
-    >>> page.startswith("<!DOCTYPE html>") and 'type="application/json"' in page
+    >>> release_html(release, n_words=10).startswith("<!DOCTYPE html>")
     True
     """
     return page_html(_published(release), path, n_words=n_words, relevance_lambda=relevance_lambda, title=title,
