@@ -40,8 +40,6 @@ _USUAL_NAMES = {
 BATCH_ROWS = 65_536
 
 
-# -- what a source is ------------------------------------------------------------------------------------
-
 def is_frame(obj: Any) -> bool:
     """Whether ``obj`` is a pandas or polars DataFrame (recognised by its class' module: neither is imported)."""
     return type(obj).__module__.split(".")[0] in ("pandas", "polars") and hasattr(obj, "columns")
@@ -90,8 +88,6 @@ def _redacted(url: str) -> str:
         return re.sub(r"(://[^/@:]*):[^/@]*@", r"\1:***@", url)
 
 
-# -- errors -----------------------------------------------------------------------------------------------
-
 class FieldError(ValueError):
     """A field the request names is not in the source: ``field``, the ``parameter`` that named it, every ``fields`` of
     the source and the nearest (``suggestion``).
@@ -139,8 +135,6 @@ def check_fields(where: str, fields: Sequence[str], wanted: Mapping[str, str | N
         if name is not None and name not in fields:
             raise missing_field_message(where, name, parameter, fields, [f for f in given if f != name], noun=noun)
 
-
-# -- reading ----------------------------------------------------------------------------------------------
 
 def _pyarrow(where: str):
     require("pyarrow", extra="tables", purpose=f"reading {where}")

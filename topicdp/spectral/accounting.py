@@ -80,7 +80,6 @@ class SpectralBudget:
         self.gauss_delta = (self.delta - n_ptr * self.ptr_delta) / len(self.gaussian)
         self._z = {"rdp": self._noise_multiplier, "exact": self._exact_multiplier}.get(self.accounting, lambda: None)()
 
-    # -- calibration ---------------------------------------------------------------------------------
     def eps(self, name: str) -> float:
         return self.epsilon * self.split[name]
 
@@ -151,7 +150,6 @@ class SpectralBudget:
                               "scale": bound.scale, "epsilon_share": bound.epsilon,
                               "failure_probability": bound.delta})
 
-    # -- totals --------------------------------------------------------------------------------------
     def totals(self) -> dict[str, float]:
         """Total epsilon at this delta by each valid method (``rdp``, ``simple``, ``best``)."""
         return self.ledger.totals(self.delta)

@@ -288,34 +288,38 @@ def whitened_m3(corpus: MomentDocuments, alpha0: float, W: np.ndarray, Y: np.nda
     _, b, c = lda_coefficients(alpha0)
     X, N = corpus.X, float(corpus.n_units)  # n: the kept documents and any zero units (module docstring)
     W = np.asarray(W, dtype=np.float64)
-    k = W.shape[1]
-    s1 = 1.0 / corpus.lengths
-    s2 = corpus.inverse_falling(2)
-    s3 = corpus.inverse_falling(3)
-    bp = b / (N * (N - 1.0))
-    cp = c / (N * (N - 1.0) * (N - 2.0))
-    omega = s3 / N - 3.0 * bp * s2 * s1 + 2.0 * cp * s1 ** 3
-
-    # one pass over document blocks accumulates every document sum (no N x k array is kept)
-    T = np.zeros((k, k, k))
-    zeta = np.zeros((X.shape[1], k))
-    YsY2 = np.zeros((k, k))
-    YsY11 = np.zeros((k, k))
-    P = np.zeros(k)
-    for start, stop, Xc in row_chunks(X):
-        Yc = np.asarray(Xc @ W) if Y is None else Y[start:stop]
+    s1, s2, s3 = 1.0 / corpus.lengths, corpus.inverse_falling(2), corpus.inverse_falling(3)
+    bp, cp = b / (N * (N - 1.0)), c / (N * (N - 1.0) * (N - 2.0))
+    acc = _m3_sums(X.shape[1], W.shape[1])
+    for start, stop, Xc in row_chunks(X):  # one pass over document blocks: no N x k array is kept
         sl = slice(start, stop)
-        T += _sum_cubes(Yc, omega[sl])
-        zeta += Xc.T @ (Yc * (bp * s2[sl] * s1[sl] - s3[sl] / N)[:, None])
-        YsY2 += (Yc * s2[sl, None]).T @ Yc
-        YsY11 += (Yc * (s1[sl] * s1[sl])[:, None]).T @ Yc
-        P += Yc.T @ s1[sl]
-    T += _sum_rows_cubes(W, 2.0 * np.asarray(X.T @ s3).ravel() / N)
-    T += _sym3_tensor(_sum_rows_sq_outer(W, zeta))
-    v2 = np.asarray(X.T @ s2).ravel()
-    K = bp * (YsY2 - (W * v2[:, None]).T @ W) - cp * YsY11
-    T += sym3_outer(K, P)
-    T += cp * np.einsum("a,b,c->abc", P, P, P)
+        _add_m3_sums(acc, Xc, np.asarray(Xc @ W) if Y is None else Y[sl], s1[sl], s2[sl], s3[sl], N, bp, cp)
+    return _finish_m3(acc, W, np.asarray(X.T @ s2).ravel(), np.asarray(X.T @ s3).ravel(), N, bp, cp)
+
+
+def _m3_sums(d: int, k: int) -> dict:
+    """Zeroed document sums of :func:`whitened_m3`."""
+    return {"cubes": np.zeros((k, k, k)), "zeta": np.zeros((d, k)), "P": np.zeros(k), "Ys2Y": np.zeros((k, k)),
+            "Ys1Y": np.zeros((k, k))}
+
+
+def _add_m3_sums(acc: dict, X, Y: np.ndarray, s1, s2, s3, N: float, bp: float, cp: float) -> None:
+    """Add a block of documents (counts ``X``, projections ``Y = X W``) to the document sums of :func:`whitened_m3`."""
+    acc["cubes"] += _sum_cubes(Y, s3 / N - 3.0 * bp * s2 * s1 + 2.0 * cp * s1 ** 3)
+    acc["zeta"] += np.asarray(X.T @ (Y * (bp * s2 * s1 - s3 / N)[:, None]))
+    acc["P"] += Y.T @ s1
+    acc["Ys2Y"] += (Y * s2[:, None]).T @ Y
+    acc["Ys1Y"] += (Y * (s1 * s1)[:, None]).T @ Y
+
+
+def _finish_m3(acc: dict, W: np.ndarray, v2, v3, N: float, bp: float, cp: float) -> np.ndarray:
+    """:func:`whitened_m3` from its document sums and the word sums ``v2 = X^T s2``, ``v3 = X^T s3``."""
+    T = acc["cubes"]
+    T += _sum_rows_cubes(W, 2.0 * v3 / N)
+    T += _sym3_tensor(_sum_rows_sq_outer(W, acc["zeta"]))
+    K = bp * (acc["Ys2Y"] - (W * v2[:, None]).T @ W) - cp * acc["Ys1Y"]
+    T += sym3_outer(K, acc["P"])
+    T += cp * np.einsum("a,b,c->abc", acc["P"], acc["P"], acc["P"])
     return T
 
 

@@ -20,13 +20,12 @@ import scipy.sparse as sp
 
 from .._validation import check_int, check_option, check_random_state
 from .estimator import SpectralLDA, check_model_params
-from .moments import (MIN_DOC_LENGTH, MomentDocuments, _sum_cubes, _sum_rows_cubes, _sum_rows_sq_outer, _sym3_tensor,
-                      lda_coefficients, sym3_outer)
+from .moments import MIN_DOC_LENGTH, MomentDocuments, _add_m3_sums, _finish_m3, _m3_sums, lda_coefficients
 from .recovery import SIMPLEX_METHODS, recover_topics
 from .tensor import power_method
 from .whitening import whiten
 
-# -- per-shard work (module level: Dask pickles these by reference) ---------------------------------
+# per-shard work, at module level: Dask pickles these by reference
 
 
 def _documents(shard, reader):
@@ -82,25 +81,14 @@ def _matmat_pass(shard, reader, Q, N, kappa):
 
 def _tensor_pass(shard, reader, W, N, alpha0):
     """Document sums of :func:`.moments.whitened_m3` over one shard (``Y = X W`` chunk by chunk)."""
-    d, k = W.shape
     _, b, c3 = lda_coefficients(alpha0)
     bp, cp = b / (N * (N - 1.0)), c3 / (N * (N - 1.0) * (N - 2.0))
-    acc = {"cubes": np.zeros((k, k, k)), "zeta": np.zeros((d, k)), "P": np.zeros(k), "Ys2Y": np.zeros((k, k)),
-           "Ys1Y": np.zeros((k, k))}
+    acc = _m3_sums(*W.shape)
     for c, *_ in _documents(shard, reader):
-        if c.n_docs == 0:
-            continue
-        Y = np.asarray(c.X @ W)
-        s1, s2, s3 = 1.0 / c.lengths, c.inverse_falling(2), c.inverse_falling(3)
-        acc["cubes"] += _sum_cubes(Y, s3 / N - 3.0 * bp * s2 * s1 + 2.0 * cp * s1 ** 3)
-        acc["zeta"] += np.asarray(c.X.T @ (Y * (bp * s2 * s1 - s3 / N)[:, None]))
-        acc["P"] += Y.T @ s1
-        acc["Ys2Y"] += (Y * s2[:, None]).T @ Y
-        acc["Ys1Y"] += (Y * (s1 * s1)[:, None]).T @ Y
+        if c.n_docs:
+            s1, s2, s3 = 1.0 / c.lengths, c.inverse_falling(2), c.inverse_falling(3)
+            _add_m3_sums(acc, c.X, np.asarray(c.X @ W), s1, s2, s3, N, bp, cp)
     return acc
-
-
-# -- the passes, assembled ----------------------------------------------------------------------------
 
 
 class StreamingM2Operator:
@@ -181,13 +169,7 @@ def streaming_whitened_m3(operator: StreamingM2Operator, W: np.ndarray) -> np.nd
     acc = operator._pass(_tensor_pass, W=W, N=N, alpha0=operator.alpha0)
     _, b, c = lda_coefficients(operator.alpha0)
     bp, cp = b / (N * (N - 1.0)), c / (N * (N - 1.0) * (N - 2.0))
-    T = acc["cubes"]
-    T += _sum_rows_cubes(W, 2.0 * st.v3 / N)
-    T += _sym3_tensor(_sum_rows_sq_outer(W, acc["zeta"]))
-    K = bp * (acc["Ys2Y"] - (W * st.v2[:, None]).T @ W) - cp * acc["Ys1Y"]
-    T += sym3_outer(K, acc["P"])
-    T += cp * np.einsum("a,b,c->abc", acc["P"], acc["P"], acc["P"])
-    return T
+    return _finish_m3(acc, W, st.v2, st.v3, N, bp, cp)
 
 
 class StreamingSpectralLDA(SpectralLDA):
