@@ -51,8 +51,7 @@ def test_the_defaults_are_stored_unchanged_and_satisfy_the_constraints(cls):
 
 @pytest.mark.parametrize("cls", SPECS)
 def test_n_components_is_refused_naming_n_topics(cls):
-    with pytest.raises(TypeError, match=f"{cls.__name__} does not take 'n_components': the number of topics is "
-                                        "n_topics"):
+    with pytest.raises(TypeError, match=f"{cls.__name__} .*'n_components'.* n_topics"):  # the class, name, remedy
         cls(n_components=3)
 
 

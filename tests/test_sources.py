@@ -366,14 +366,12 @@ def test_a_value_of_the_wrong_type_names_the_row_and_the_field(tmp_path):
     pd = _pandas()
     frame = pd.DataFrame({"user": ["a", None, "c"], "text": ["x", "y", "z"]})
     # a missing value is None, or NaN in a pandas string column
-    with pytest.raises(TypeError, match=r"the pandas DataFrame: row 2: field 'user' \(user_field\) must be a string "
-                                        r"or a finite number, got (NoneType|nan)"):
+    with pytest.raises(TypeError, match=r"pandas DataFrame: row 2: .*'user' \(user_field\).* got (NoneType|nan)"):
         list(read_source_records(frame))
     frame = pd.DataFrame({"user": ["a", "b"], "text": ["x", 3]})
     with pytest.raises(TypeError, match=r"row 2: field 'text' \(text_field\) must be a string, got int"):
         list(read_source_records(frame))
-    with pytest.raises(TypeError, match=r"row 1: field 'user' \(user_field\) must be a string or a finite number, "
-                                        r"got bool"):
+    with pytest.raises(TypeError, match=r"row 1: .*'user' \(user_field\).* got bool"):
         list(read_source_records(pd.DataFrame({"user": [True], "text": ["x"]})))
 
 

@@ -151,9 +151,9 @@ def test_n_units_is_validated_and_checked_against_the_corpus():
         SpectralDP(3, unit="document", n_units=2).fit(X)
     with pytest.raises(TypeError, match="n_units must be an integer"):
         SpectralDP(3, unit="document", n_units=300.0).fit(X)
-    with pytest.raises(ValueError, match="n_units=301 is stated public, but the corpus given does not have 301 documents"):
+    with pytest.raises(ValueError, match="n_units=301 .* 301 documents"):
         SpectralDP(3, unit="document", n_units=301).fit(X)
-    with pytest.raises(ValueError, match="n_units=99 is stated public, but the corpus given does not have 99 users"):
+    with pytest.raises(ValueError, match="n_units=99 .* 99 users"):
         SpectralDP(3, n_units=99).fit(X, users=np.arange(300) // 3)
 
 
@@ -167,7 +167,7 @@ def test_a_corpus_counts_the_units_it_dropped_as_empty():
     assert corpus.n_users == 10 and corpus.log.users_without_documents == 1
     m = SpectralDP(2, 1.0, 1, epsilon=50.0, delta=1e-6, random_state=0, unit="user", n_units=11, strict=False).fit(corpus)
     assert m.report_.details["n_users"] == 11 and m.release_.diagnostics["n_zero_units"] == 1
-    with pytest.raises(ValueError, match="n_units=10 is stated public, but the corpus given does not have 10 users"):
+    with pytest.raises(ValueError, match="n_units=10 .* 10 users"):
         SpectralDP(2, unit="user", n_units=10).fit(corpus)
     doc = SpectralDP(2, 1.0, 1, epsilon=50.0, delta=1e-6, random_state=0, unit="document", n_units=33, strict=False).fit(corpus)
     assert doc.report_.details["n_documents"] == 33
