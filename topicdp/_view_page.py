@@ -78,7 +78,7 @@ def classical_mds(distances, n_components: int = 2) -> np.ndarray:
     J = np.eye(K) - 1.0 / K
     B = -0.5 * J @ (D ** 2) @ J
     eigenvalues, eigenvectors = np.linalg.eigh((B + B.T) / 2.0)
-    order = np.argsort(-eigenvalues, kind="stable")[:n_components]
+    order = top_indices(eigenvalues, n_components)
     values = np.clip(eigenvalues[order], 0.0, None)
     vectors = eigenvectors[:, order]
     signs = np.sign(vectors[np.argmax(np.abs(vectors), axis=0), np.arange(vectors.shape[1])])

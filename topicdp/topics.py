@@ -55,21 +55,13 @@ def fit_gensim_lda(corpus, n_topics: int, random_state: int, *, model_class=None
                    doc_weights=None, **params: Any) -> np.ndarray:
     """gensim LDA fitted on ``corpus`` (ids = column indices); its ``get_topics()`` in gensim's topic order.
 
-    Parameters
-    ----------
-    model_class : type, optional
-        ``gensim.models.LdaModel`` (default) or a compatible class (``LdaMulticore``).
-    **params
-        The model's keyword arguments (no defaults added), and ``init``: public starting topics (K, V), scaled to
-        gensim's starting mass (V per topic) in place of its random draws, updated from there; row k of the result
-        grew from row k of ``init``.
-    document_start : {"random", "constant"}, default="random"
-        ``"random"``: gensim's per-chunk ``gamma(100, 1/100)`` draws, so a document's start depends on its position
-        and every draw before it. ``"constant"``: gamma_d starts at 1 (the draws' mean), a function of K alone
-        (:func:`constant_start_lda_class`; needs ``LdaModel``).
-    doc_weights : (n_docs,) array, optional
-        Each document's weight in the M-step's statistic (needs the constant start, ``init`` and one chunk);
-        ``max_user_norm`` (in ``params``) caps each user's part of each row too.
+    ``model_class``: ``LdaModel`` (default) or a compatible class. ``params``: the model's keyword arguments (no
+    defaults added) and ``init``, public starting topics scaled to gensim's starting mass (V per topic) in place of
+    its random draws (row k of the result grew from row k of ``init``). ``document_start="random"`` is gensim's
+    per-chunk ``gamma(100, 1/100)`` draws, so a document's start depends on its position; ``"constant"`` starts
+    every gamma_d at 1, a function of K alone (:func:`constant_start_lda_class`). ``doc_weights`` weighs each
+    document in the M-step's statistic (constant start, ``init`` and one chunk), ``max_user_norm`` caps each user's
+    part of each row too.
     """
     return gensim_lda_model(corpus, n_topics, random_state, model_class=model_class, document_start=document_start,
                             doc_weights=doc_weights, **params).get_topics()

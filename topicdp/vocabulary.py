@@ -49,6 +49,7 @@ from ._names import DEFAULT_NEIGHBOURS, NEIGHBOURS, UNITS, neighbour_factor
 from ._progress import timed
 from ._validation import check_delta, check_epsilon, check_int, check_option, check_random_state
 from .rdp.ledger import ApproxEntry, GaussianEntry
+from .topics import top_indices
 
 #: share of delta given to the threshold (the rest calibrates sigma); see the module docstring
 THRESHOLD_DELTA_SHARE = 0.5
@@ -446,7 +447,7 @@ def _select(totals: Mapping[str, float], sigma: float, tau: float, max_features:
     noisy = values + rng.normal(0.0, sigma, size=values.size)
     passed = np.flatnonzero(noisy > tau)
     if max_features is not None and passed.size > max_features:
-        passed = passed[np.argsort(-noisy[passed], kind="stable")[:max_features]]
+        passed = passed[top_indices(noisy[passed], max_features)]
     return tuple(sorted(candidates[i] for i in passed))
 
 

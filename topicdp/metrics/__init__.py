@@ -1,15 +1,7 @@
-"""Utility metrics for released topic-word matrices.
-
-* :func:`l1_distance`, :func:`rmse` — released vs non-private matrix (TopicDP §4; ``convention="topicdp"``
-  reproduces the paper's row-averaged definitions).
-* :func:`kendall_tau_distance`, :func:`topn_kendall_distance`, :func:`mean_kendall_distance` — keyword
-  rankings (TopicDP §4; Fagin et al.'s K^(p) for top-n lists with different members).
-* :func:`match_topics`, :func:`recovery_error` — against ground truth after Hungarian matching.
-* :func:`heldout_perplexity` — document-completion perplexity with fixed topics (with :func:`infer_theta` and
-  :func:`split_documents`, defined in :mod:`topicdp.inference`, which the estimators share).
-* :func:`topic_coherence` — gensim CoherenceModel (c_npmi, u_mass; c_v for older work).
-* :func:`readability` — what a reader sees: held-out document NPMI, NPMI contrast, topic diversity and
-  matched top-n overlap with a reference (:mod:`~topicdp.metrics.readability`); :func:`split_users`.
+"""Utility metrics for released topic-word matrices: L1 and RMSE against the non-private matrix (TopicDP §4),
+Kendall distances of keyword rankings, recovery error after Hungarian matching, held-out perplexity (defined in
+:mod:`topicdp.inference`), gensim coherence, and the readability measures a reader sees
+(:mod:`~topicdp.metrics.readability`).
 """
 
 from ..inference import heldout_perplexity, infer_theta, split_documents

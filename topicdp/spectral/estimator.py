@@ -28,27 +28,12 @@ class SpectralLDA(FoldInMixin, BaseEstimator):
     """Method-of-moments LDA by whitening and tensor decomposition (Anandkumar et al. 2012; DeCarolis et al. 2020,
     Sec. 4).
 
-    Parameters
-    ----------
-    n_topics : int, default=10
-        k >= 2, smaller than the vocabulary.
-    alpha0 : float, default=1.0
-        Sum of the Dirichlet parameter, > 0, assumed known (public) as in the paper.
-    random_state : None, int or Generator
-        Seeds the eigen-solver start and the power method's restarts.
-    simplex : {"clip", "project"}
-        How negative entries of the recovered topics are handled (:mod:`.recovery`).
-
-    Attributes
-    ----------
-    topic_word_ : ndarray (k, d)
-        Topics, rows on the simplex, sorted by decreasing ``alpha_``.
-    n_short_documents_ : int
-        Documents left out for having fewer than 3 tokens.
-    eigenvalues_ : ndarray (k,)
-        Top-k eigenvalues of M2_hat; ``next_eigenvalue_`` is the (k+1)-th.
-    n_degenerate_topics_ : int
-        Topics whose positive part was empty (replaced by uniform).
+    ``n_topics`` k >= 2 (smaller than the vocabulary) and ``alpha0`` (the Dirichlet sum, assumed known and public, as
+    in the paper); ``random_state`` seeds the eigen-solver start and the power method's restarts; ``simplex`` says how
+    negative entries of the recovered topics are handled (:mod:`.recovery`). ``topic_word_`` holds the topics,
+    rows on the simplex, by decreasing ``alpha_``; ``eigenvalues_`` the top-k eigenvalues of M2_hat
+    (``next_eigenvalue_`` the (k+1)-th); ``n_short_documents_`` the documents left out for fewer than 3 tokens;
+    ``n_degenerate_topics_`` the topics whose positive part was empty (replaced by uniform).
     """
 
     def __init__(self, n_topics: int = 10, alpha0: float = 1.0, random_state=None, *, simplex: str = "project",

@@ -92,18 +92,9 @@ def _tensor_pass(shard, reader, W, N, alpha0):
 
 
 class StreamingM2Operator:
-    """``M2_hat`` of Eq. 6 as a block operator whose every product is one pass over the stream.
-
-    ``M2_hat Q = X^T diag(g) X Q - diag(h) Q - kappa S (S^T Q)`` with ``h = v2/N``,
-    ``kappa = a/(N(N-1))``, ``a = alpha0/(alpha0+1)`` (as :class:`.moments.M2Operator`). The corpus
-    statistics (``N``, ``S``, ``v2``, ``v3``) are collected by the first product.
-
-    Attributes
-    ----------
-    stats : SimpleNamespace or None
-        After the first product: ``n_docs`` (N), ``n_short``, ``S``, ``v2``, ``v3``, ``kappa``.
-    n_passes : int
-        Products computed so far (= passes over the data).
+    """``M2_hat`` of Eq. 6 as a block operator (:class:`.moments.M2Operator`'s form) whose every product is one pass
+    over the stream; the first product also collects the corpus statistics (``stats``: N, S, v2, v3), and
+    ``n_passes`` counts the passes.
     """
 
     def __init__(self, stream, alpha0: float, *, client=None, reader=None):
@@ -154,12 +145,8 @@ class StreamingM2Operator:
 
 
 def streaming_whitened_m3(operator: StreamingM2Operator, W: np.ndarray) -> np.ndarray:
-    """``M3_hat(W, W, W)`` (k x k x k) in one pass; the same expansion as :func:`.moments.whitened_m3`.
-
-    ``T = sum_n omega_n y_n^{x3} + sum_i beta_i w_i^{x3} + sym3(sum_i w_i w_i^T (x) zeta_i) + sym3(K (x) P)
-    + c' P^{x3}``; the document sums (first term, zeta, P and the two k x k Gram sums in K) come from
-    the pass, the word sums (beta = 2 v3 / N, and the ``W^T diag(v2) W`` part of K) from the statistics
-    of the first M2 pass.
+    """``M3_hat(W, W, W)`` in one pass, :func:`.moments.whitened_m3`'s expansion: the document sums from the pass, the
+    word sums (``v2``, ``v3``) from the first M2 pass' statistics.
     """
     st = operator.stats
     if st is None:
