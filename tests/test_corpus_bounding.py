@@ -153,7 +153,7 @@ def test_token_bound_refuses_bad_values(bad):
 
 
 def _m2(X: sp.csr_matrix, alpha0: float) -> np.ndarray:
-    """Dense M2_hat of the spectral method (Eqs. 2-9 of the spectral paper, as in explicit_moments),
+    """Dense M2_hat of the spectral method (Eqs. 2-9 of the spectral paper, as in tests/spectral_reference.explicit_moments),
     written out here with vectors instead of loops so that N = 1200 documents stay cheap."""
     Xd = X.toarray().astype(float)
     N = Xd.shape[0]
