@@ -153,8 +153,9 @@ def test_token_bound_refuses_bad_values(bad):
 
 
 def _m2(X: sp.csr_matrix, alpha0: float) -> np.ndarray:
-    """Dense M2_hat of the spectral method (Eqs. 2-9 of the spectral paper, as in tests/spectral_reference.explicit_moments),
-    written out here with vectors instead of loops so that N = 1200 documents stay cheap."""
+    """Dense M2_hat of the spectral method (Eqs. 2-9 of the spectral paper, as in
+    tests/spectral_reference.explicit_moments), written out with vectors instead of loops so that N = 1200 documents
+    stay cheap."""
     Xd = X.toarray().astype(float)
     N = Xd.shape[0]
     a = alpha0 / (alpha0 + 1.0)
