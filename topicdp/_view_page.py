@@ -430,7 +430,6 @@ def _series_table(periods: Sequence[str], views: Mapping[str, Mapping[str, Any]]
             f"periods)</span></h2><table><tr><th></th>{head}</tr>{''.join(rows)}</table></section>\n")
 
 
-
 def _rows(topic_word, name: str) -> np.ndarray:
     P = np.asarray(topic_word, dtype=float)
     if P.ndim != 2 or P.shape[0] < 1 or P.shape[1] < 1:

@@ -473,7 +473,6 @@ def as_corpus(X) -> Corpus:
     return Corpus.from_matrix(counts, list(vocabulary), users)
 
 
-
 def _truncate_rows(X: sp.csr_matrix, L: int, root: bytes, vocabulary: tuple):
     """Rows longer than ``L`` keep ``L`` of their tokens, each drawn from a generator keyed by the row alone."""
     lengths = np.asarray(X.sum(axis=1)).ravel()

@@ -451,7 +451,6 @@ def _select(totals: Mapping[str, float], sigma: float, tau: float, max_features:
     return tuple(sorted(candidates[i] for i in passed))
 
 
-
 def _sensitivity(neighbours: str) -> float:
     """The totals' L2 sensitivity on shared words (kept for ``pipeline.charge``)."""
     return neighbour_factor(neighbours)

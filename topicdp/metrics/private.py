@@ -56,7 +56,6 @@ SIGMA_MEANING = ("std of the Gaussian noise on each of the D = 1 + U + P clipped
                  "documents, document frequencies of the U top words and of the P word pairs)")
 
 
-
 @dataclass(frozen=True)
 class CoherenceDesign:
     """What the private evaluation counts: a public function of the top lists and a public seed.
@@ -133,7 +132,6 @@ def coherence_design(top_words: Sequence[Sequence[str]], *, n_across: int | None
                            n_across_total=np.array(totals, dtype=np.int64))
 
 
-
 def _columns(corpus, words: Sequence[str]) -> np.ndarray:
     index = {w: j for j, w in enumerate(corpus.vocabulary)}
     return np.array([index.get(w, -1) for w in words], dtype=np.int64)
@@ -188,7 +186,6 @@ def sensitivity(design: CoherenceDesign, clip: float, unit: str, neighbours: str
     if unit == "document":
         return min(base, design.worst_case_norm())
     return base
-
 
 
 def pair_npmi(S: np.ndarray, design: CoherenceDesign, floor: float = 0.0) -> np.ndarray:
@@ -337,7 +334,6 @@ def exact_values(corpus, design: CoherenceDesign, unit: str = "document", clip: 
     return {"npmi": within, "mean_npmi": float(within.mean()),
             "contrast": nan if c is None else c["per_topic"],
             "mean_contrast": math.nan if c is None else c["contrast"]}
-
 
 
 @dataclass(frozen=True)
@@ -654,7 +650,6 @@ def interval_refusal(design: CoherenceDesign, unit: str, clip: float, mean_inter
         return (f"clip {clip:.4g} below a document's largest norm {design.worst_case_norm():.4g}: clipped documents "
                 "move the value by an amount no public fact bounds, so no interval for the exact NPMI is given")
     return None
-
 
 
 @dataclass(frozen=True)

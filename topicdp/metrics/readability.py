@@ -40,7 +40,6 @@ CONTRAST_DEFINITION = ("mean within-topic NPMI minus mean across-topic NPMI, the
                        "one topic's list and b in another's")
 
 
-
 def _top_ids(topic_word, top_n: int, name: str = "topic_word") -> np.ndarray:
     """(K, top_n) column indices of each row's largest entries, largest first (ties: smaller index)."""
     W = np.asarray(topic_word, dtype=float)
@@ -65,7 +64,6 @@ def top_words_matrix(top_ids, n_words: int) -> np.ndarray:
     W = np.zeros((ids.shape[0], n_words))
     np.put_along_axis(W, ids, np.arange(n, 0, -1, dtype=float)[None, :], axis=1)
     return W
-
 
 
 def _heldout_columns(heldout, vocabulary: Sequence[str] | None, n_words: int) -> tuple[sp.csc_matrix, np.ndarray]:
@@ -264,7 +262,6 @@ def readability(topic_word, vocabulary: Sequence[str], heldout, reference=None, 
         },
     )
     return out
-
 
 
 def heldout_user_mask(user_ids: Sequence, test_fraction: float = 0.2, seed: int = 0) -> np.ndarray:

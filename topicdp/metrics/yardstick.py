@@ -63,7 +63,6 @@ def targets_line(unit: str) -> str:
             f"contrast at least {t.contrast:g}x a non-private LDA's of the same kind of text")
 
 
-
 def most_common_words(texts: Sequence[str], *, n: int = N_COMMON, stop_words="english") -> tuple[str, ...]:
     """The ``n`` words of the public ``texts`` found in the most documents (ties by spelling), tokenised as a corpus is."""
     from ..corpus import Corpus
@@ -100,7 +99,6 @@ def topic_flags(counts: Sequence[int], top_n: int = TOP_N) -> list[str]:
     """One line per topic: its count, and the flag where it holds."""
     return [f"  topic {k}: {c} of its {top_n} top words are among the reference's {N_COMMON} most common"
             + (": COMMON WORDS, not a theme" if is_common(c, top_n) else "") for k, c in enumerate(counts)]
-
 
 
 @dataclass(frozen=True)
@@ -188,7 +186,6 @@ def scaled(value: float, interval: Sequence, base: float | None) -> str:
         return "no ratio (the yardstick's is not positive)" if value is not None and np.isfinite(value) else "-"
     ends = ["-" if e is None or not np.isfinite(e) else f"{e / base:.2f}x" for e in interval]
     return f"{value / base:.2f}x [{ends[0]}, {ends[1]}]"
-
 
 
 @dataclass(frozen=True)
