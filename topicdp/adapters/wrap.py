@@ -230,12 +230,9 @@ def _wrap_sklearn_lda(params: dict, given: str, reference, unit: str, keep_model
     if n_jobs not in (None, 1):
         changes.append(f"n_jobs {n_jobs} -> 1 (TopicDP's n_jobs runs neighbour pairs in parallel)")
     spec = SklearnLDA(n_topics, seed, **params)
-    expected, _ = spec.stability()
-    if keep_model or expected is not False:
-        return WrappedModel(spec, given, tuple(changes))
-    if reference is None:
-        return WrappedModel(spec, given, tuple(changes), (NO_REFERENCE,))
-    _check_public_start(reference, vocabulary)
+    kept = _kept_as_given(spec, given, changes, (), reference, keep_model, vocabulary)
+    if kept is not None:
+        return kept
     stable = dict(params)
     stable["init"] = _sklearn_lda_start(reference, n_topics, seed, params)
     changes.append(f"start: the model as given (random_state {seed}) fitted on P, instead of random draws")
@@ -329,11 +326,9 @@ def _wrap_gensim_lda(model, kind: str, given: str, reference, unit: str, keep_mo
     # gensim's eval_every None (no evaluation) is the adapter's 0: its None stands for the learning's default
     kept = {**params, "eval_every": params["eval_every"] or 0}
     spec: TopicModelSpec = (GensimLDAMulticore if multicore else GensimLDA)(n_topics, 0, **kept)
-    if keep_model or spec.stability()[0] is not False:
-        return WrappedModel(spec, given, tuple(changes), tuple(notes))
-    if reference is None:
-        return WrappedModel(spec, given, tuple(changes), (*notes, NO_REFERENCE))
-    _check_public_start(reference, vocabulary)
+    kept = _kept_as_given(spec, given, changes, notes, reference, keep_model, vocabulary)
+    if kept is not None:
+        return kept
     from sklearn.base import clone
 
     # the start: the model as given (seed 0: gensim keeps no seed) fitted on the public P
@@ -376,6 +371,18 @@ def _wrap_sklearn_nmf(params: dict, given: str) -> WrappedModel:
     return WrappedModel(spec, given, tuple(changes), (
         "NMF has no known stable form (SklearnNMF.stability: even from public topics a few neighbouring corpora "
         "move it far), so its parameters are kept as given",))
+
+
+def _kept_as_given(spec: TopicModelSpec, given: str, changes: list, notes, reference, keep_model: bool,
+                   vocabulary) -> WrappedModel | None:
+    """The model as given where no stable form is needed, asked for or possible (no P); else None, once P is checked
+    to be on the corpus' words."""
+    if keep_model or spec.stability()[0] is not False:
+        return WrappedModel(spec, given, tuple(changes), tuple(notes))
+    if reference is None:
+        return WrappedModel(spec, given, tuple(changes), (*notes, NO_REFERENCE))
+    _check_public_start(reference, vocabulary)
+    return None
 
 
 def _check_public_start(reference, vocabulary) -> None:
@@ -481,11 +488,9 @@ def _wrap_vem(model, given: str, reference, unit: str, keep_model: bool, vocabul
         notes.append("init is carried over as given: starting topics must come from public data, never the private "
                      "corpus")
     spec = VariationalModel(n_topics, seed, **params)
-    if keep_model or spec.stability()[0] is not False:
-        return WrappedModel(spec, given, tuple(changes), tuple(notes))
-    if reference is None:
-        return WrappedModel(spec, given, tuple(changes), (NO_REFERENCE,))
-    _check_public_start(reference, vocabulary)
+    kept = _kept_as_given(spec, given, changes, notes, reference, keep_model, vocabulary)
+    if kept is not None:
+        return kept
     stable = {**params, "init": _variational_start(reference, n_topics, unit, seed)}
     changes.append("start: topics fitted on P instead of random draws")
     if params["warmup_iterations"] not in ("auto", 0):
