@@ -230,9 +230,9 @@ def _wrap_sklearn_lda(params: dict, given: str, reference, unit: str, keep_model
     if n_jobs not in (None, 1):
         changes.append(f"n_jobs {n_jobs} -> 1 (TopicDP's n_jobs runs neighbour pairs in parallel)")
     spec = SklearnLDA(n_topics, seed, **params)
-    kept = _kept_as_given(spec, given, changes, (), reference, keep_model, vocabulary)
-    if kept is not None:
-        return kept
+    as_given = _kept_as_given(spec, given, changes, (), reference, keep_model, vocabulary)
+    if as_given is not None:
+        return as_given
     stable = dict(params)
     stable["init"] = _sklearn_lda_start(reference, n_topics, seed, params)
     changes.append(f"start: the model as given (random_state {seed}) fitted on P, instead of random draws")
@@ -326,9 +326,9 @@ def _wrap_gensim_lda(model, kind: str, given: str, reference, unit: str, keep_mo
     # gensim's eval_every None (no evaluation) is the adapter's 0: its None stands for the learning's default
     kept = {**params, "eval_every": params["eval_every"] or 0}
     spec: TopicModelSpec = (GensimLDAMulticore if multicore else GensimLDA)(n_topics, 0, **kept)
-    kept = _kept_as_given(spec, given, changes, notes, reference, keep_model, vocabulary)
-    if kept is not None:
-        return kept
+    as_given = _kept_as_given(spec, given, changes, notes, reference, keep_model, vocabulary)
+    if as_given is not None:
+        return as_given
     from sklearn.base import clone
 
     # the start: the model as given (seed 0: gensim keeps no seed) fitted on the public P
@@ -488,9 +488,9 @@ def _wrap_vem(model, given: str, reference, unit: str, keep_model: bool, vocabul
         notes.append("init is carried over as given: starting topics must come from public data, never the private "
                      "corpus")
     spec = VariationalModel(n_topics, seed, **params)
-    kept = _kept_as_given(spec, given, changes, notes, reference, keep_model, vocabulary)
-    if kept is not None:
-        return kept
+    as_given = _kept_as_given(spec, given, changes, notes, reference, keep_model, vocabulary)
+    if as_given is not None:
+        return as_given
     stable = {**params, "init": _variational_start(reference, n_topics, unit, seed)}
     changes.append("start: topics fitted on P instead of random draws")
     if params["warmup_iterations"] not in ("auto", 0):
