@@ -68,11 +68,8 @@ class Corpus:
     X : sparse matrix of shape (n_docs, n_words)
         Non-negative integer counts. ``n_docs`` may be 0: whether a private corpus is empty is private, so the
         estimators take an N=0 matrix as any other.
-    vocabulary : sequence of str, length n_words
     doc_users : array of int, shape (n_docs,)
         User index of each document, into ``user_ids`` (default ``range(n_users)``; every user owns a document).
-    user_ids : sequence, optional
-    log : CorpusLog, optional
     vocabulary_source : {"private-texts", "public"}, default="private-texts"
         ``"public"`` when the caller gave the word list, ``"private-texts"`` when it was built from these texts (a
         release then marks its vocabulary NOT COVERED). Kept by :meth:`bound` and the subsets.

@@ -40,10 +40,6 @@ def plot_release(release: PrivateRelease, path: Any = None, *, n_words: int = 10
         Default: the report's mechanism, guarantee, epsilon, delta and unit.
     overwrite : bool, default=True
         False raises ``FileExistsError`` for an existing ``path``.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
     """
     from ._validation import check_int
 

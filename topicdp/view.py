@@ -45,12 +45,9 @@ def release_html(release, path=None, *, n_words: int = 30, relevance_lambda: flo
         A release, or its published dict (checked against :data:`topicdp.release.SCHEMA`).
     path : str or path-like, optional
         Where to write the page (atomically).
-    n_words : int, default=30
-        Words kept per topic.
     relevance_lambda : float in [0, 1], default=1
-        The slider's initial lambda.
-    title : str, optional
-        The page's heading; default names the mechanism.
+        The slider's initial lambda; ``n_words`` the words kept per topic; ``title`` the heading (default: the
+        mechanism).
     overwrite : bool, default=True
         False raises ``FileExistsError`` for an existing ``path``.
 

@@ -575,10 +575,8 @@ def private_coherence(top_words: Sequence[Sequence[str]], corpus, *, epsilon: fl
         Per-unit L2 clipping norm C; default :func:`default_clip`.
     n_across, design_seed : int >= 0, optional
         The design's across pairs per topic and public seed (:func:`coherence_design`).
-    level : float in (0, 1), default 0.9
-        Nominal coverage of the intervals.
-    n_boot : int >= 10, default 50
-        Unused; accepted for callers' options.
+    level, n_boot : float in (0, 1), int >= 10
+        Nominal coverage of the intervals; ``n_boot`` is unused, accepted for callers' options.
     ledger : topicdp.rdp.PrivacyLedger, optional
         Checked before the corpus is read and charged before the noise is drawn.
     random_state : None, int or Generator
