@@ -219,7 +219,8 @@ def test_every_reader_takes_a_corpus_of_another_class_as_a_corpus():
 def test_a_release_states_where_the_corpus_words_came_from_by_default():
     """A word list the caller gives is stated public (covered); words built from the private texts are not; the
     bounded and subset corpora keep where their words came from; an explicit vocabulary_source still wins."""
-    from topicdp import DPSVI, DPVariationalLDA, SpectralDP, TopicDP
+    from topicdp import DPSVI, SpectralDP, TopicDP
+    from topicdp.variational import DPVariationalEM
     from topicdp.adapters import make_model
 
     texts = ["goal match team win", "bake oven bread flour", "vote poll party win", "goal team match bread"] * 6
@@ -229,7 +230,7 @@ def test_a_release_states_where_the_corpus_words_came_from_by_default():
     assert built.vocabulary_source == "private-texts" and given.vocabulary_source == "public"
     assert given.bound(max_docs_per_user=1).vocabulary_source == "public"
     assert given.subset_users(np.array([0, 1])).vocabulary_source == "public"
-    for estimator in (DPVariationalLDA(2, epsilon=1.0, unit="document", n_iterations=1, random_state=0),
+    for estimator in (DPVariationalEM(2, epsilon=1.0, unit="document", n_iterations=1, random_state=0),
                       TopicDP(make_model("vem", 2), epsilon=1.0, unit="document", sensitivity="global", random_state=0),
                       SpectralDP(2, epsilon=1.0, unit="document", random_state=0),
                       DPSVI(2, epsilon=1.0, random_state=0)):

@@ -5,11 +5,11 @@ from sklearn.base import clone
 
 from topicdp.baselines import DPSVI
 from topicdp.spectral import SpectralDP, SpectralLDA
-from topicdp.variational import DPVariationalLDA
+from topicdp.variational import DPVariationalEM
 
 
 @pytest.mark.parametrize("estimator", [
-    DPVariationalLDA(5, epsilon=2.0, unit="document"),
+    DPVariationalEM(5, epsilon=2.0, unit="document"),
     DPSVI(5, epsilon=2.0),
     SpectralLDA(n_topics=5, alpha0=1.0),
     SpectralDP(n_topics=5, alpha0=1.0, configuration=1, epsilon=1.0, delta=1e-6),

@@ -18,7 +18,7 @@ from topicdp.rdp import EventEntry, calibrate_gaussian
 from topicdp.rdp.ledger import ApproxEntry, GaussianEntry, LaplaceEntry
 from topicdp.samplers import SensitivitySampling
 from topicdp.spectral import SpectralDP
-from topicdp.variational import DPVariationalLDA
+from topicdp.variational import DPVariationalEM
 from topicdp.vocabulary import select_vocabulary
 
 DELTA = 1e-6
@@ -51,7 +51,7 @@ def test_budget_lets_two_releases_through_and_refuses_the_third_before_any_noise
     about 1.24 < 2; a TopicDP release at 2 would bring the total to about 2.25 and is refused before its
     model is fitted or a single noise draw is made; the ledger is left exactly as it was."""
     ledger = PrivacyLedger(budget=(2.0, DELTA))
-    vem = DPVariationalLDA(3, epsilon=1.0, delta=1e-7, unit="document", neighbours="replace-one", n_iterations=3,
+    vem = DPVariationalEM(3, epsilon=1.0, delta=1e-7, unit="document", neighbours="replace-one", n_iterations=3,
                            random_state=0).fit(corpus, ledger=ledger)
     assert vem.release_.report.epsilon == 1.0 and len(ledger) == 1
     SpectralDP(3, 1.0, 2, epsilon=0.9, delta=1e-7, unit="document", random_state=0, strict=False).fit(corpus, ledger=ledger)
@@ -97,7 +97,7 @@ def test_every_road_checks_before_noise(corpus, exhausted):
     """Each producer of a release refuses up front: ledger unchanged, no draw from the noise generator."""
     before = exhausted.entries()
     roads = {
-        "dp-vem": lambda rng: DPVariationalLDA(3, epsilon=1.0, n_iterations=2, unit="document",
+        "dp-vem": lambda rng: DPVariationalEM(3, epsilon=1.0, n_iterations=2, unit="document",
                                                random_state=rng).fit(corpus, ledger=exhausted),
         "spectral": lambda rng: SpectralDP(3, 1.0, 3, epsilon=1.0, delta=1e-7, unit="document", random_state=rng).fit(
             corpus, ledger=exhausted),
@@ -138,8 +138,8 @@ def test_select_vocabulary_checks_before_reading_the_texts(exhausted):
 
 def test_without_a_ledger_nothing_changes(corpus):
     """The same seed gives the same release with and without a (roomy) ledger."""
-    a = DPVariationalLDA(3, epsilon=1.0, n_iterations=2, unit="document", random_state=3).fit(corpus)
-    b = DPVariationalLDA(3, epsilon=1.0, n_iterations=2, unit="document", random_state=3).fit(
+    a = DPVariationalEM(3, epsilon=1.0, n_iterations=2, unit="document", random_state=3).fit(corpus)
+    b = DPVariationalEM(3, epsilon=1.0, n_iterations=2, unit="document", random_state=3).fit(
         corpus, ledger=PrivacyLedger())
     assert np.array_equal(a.topic_word_, b.topic_word_)
 

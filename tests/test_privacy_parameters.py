@@ -5,14 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from topicdp import DPSVI, Corpus, DPVariationalLDA, SpectralDP, TopicDP
+from topicdp import DPSVI, Corpus, SpectralDP, TopicDP
+from topicdp.variational import DPVariationalEM
 from topicdp._names import DEFAULT_NEIGHBOURS, Neighbours, Unit
 from topicdp._validation import PRIVACY_PARAMETERS
 from topicdp.adapters import make_model
 
 ESTIMATORS = {
     "TopicDP": lambda **p: TopicDP(make_model("sklearn-lda", 2), sensitivity="global", **p),
-    "DPVariationalLDA": lambda **p: DPVariationalLDA(2, **p),
+    "DPVariationalEM": lambda **p: DPVariationalEM(2, **p),
     "SpectralDP": lambda **p: SpectralDP(2, **p),
     "DPSVI": lambda **p: DPSVI(2, **p),
 }
@@ -53,7 +54,7 @@ def test_one_default_neighbour_relation():
     """Add/remove where the number of units is not stated, for every estimator that takes a relation; TopicDP's
     sampled road states replace-one, the only relation its sampler draws."""
     assert DEFAULT_NEIGHBOURS == Neighbours.ADD_REMOVE
-    assert DPVariationalLDA().neighbours == DEFAULT_NEIGHBOURS
+    assert DPVariationalEM().neighbours == DEFAULT_NEIGHBOURS
     assert TopicDP(make_model("sklearn-lda", 2), sensitivity="global")._neighbours == DEFAULT_NEIGHBOURS
     assert TopicDP(make_model("sklearn-lda", 2), mechanism="laplace", sensitivity="global")._neighbours == "add-remove"
     assert TopicDP(make_model("sklearn-lda", 2))._neighbours == Neighbours.REPLACE_ONE

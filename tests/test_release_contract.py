@@ -5,7 +5,7 @@ scikit-learn's common estimator checks: each producer below is run on a pair of 
 (at the unit and neighbour relation its report states) with the same fixed noise seed, and on the first
 one without a seed. Every producer must give
 
-1. a published part that validates against :data:`topicdp.release.SCHEMA` and states a status for every
+1. a published part that validates against :data:`topicdp.private_release.SCHEMA` and states a status for every
    field (the allow-list), and that round-trips through ``save``/``load``;
 2. a certified epsilon (the smallest valid ``composition_total`` at the report's delta) within the target
    under the stated accounting, and a report epsilon within the target too;
@@ -29,7 +29,7 @@ from topicdp import CallableModel, Corpus, PrivateRelease, TopicDP
 from topicdp.samplers import SensitivitySampling
 from topicdp.datasets import synthetic_lda
 from topicdp.report import NOISED_STATUSES
-from topicdp.release import SCHEMA, published_paths, status_of, unlisted_paths, validate
+from topicdp.private_release import SCHEMA, published_paths, status_of, unlisted_paths, validate
 
 # the contract releases each corpus and its neighbours with every mechanism: the repeated-release warning
 # is expected here (elsewhere it is an error, pyproject.toml)

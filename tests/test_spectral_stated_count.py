@@ -19,7 +19,7 @@ from topicdp import Corpus
 from topicdp.cli import main
 from topicdp.datasets import synthetic_lda
 from topicdp.report import NOISED_STATUSES
-from topicdp.release import published_paths, status_of
+from topicdp.private_release import published_paths, status_of
 from topicdp.spectral import SpectralDP
 from topicdp.spectral.moments import M2Operator, prepare_corpus, whitened_m3
 from topicdp.spectral.sensitivity import delta_m2, delta_m3

@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 
 from topicdp import CallableModel, Corpus, PrivateRelease, TopicDP
-from topicdp.variational import DPVariationalLDA, VariationalLDA
+from topicdp.variational import DPVariationalEM, VariationalLDA
 
 # a grid search fits once per candidate and fold: the repeated releases it warns about: the repeated-release warning
 # is expected here (elsewhere it is an error, pyproject.toml)
@@ -69,7 +69,7 @@ def test_columns_must_match_the_release(release):
 
 def test_estimator_transform_uses_its_release(lee_corpus):
     small = lee_corpus.subset_documents(np.arange(40))
-    model = DPVariationalLDA(3, epsilon=2.0, unit="document", n_iterations=2, random_state=0).fit(small)
+    model = DPVariationalEM(3, epsilon=2.0, unit="document", n_iterations=2, random_state=0).fit(small)
     theta = model.transform(small)
     assert theta.shape == (40, 3) and np.allclose(theta.sum(axis=1), 1.0)
     assert np.allclose(model.release_.transform(small.X, alpha=model.alpha_), theta)

@@ -1,19 +1,19 @@
 """topicdp: differentially private topic models.
 
 Four roads to a private topic-word matrix, one release path for all (:mod:`topicdp.pipeline`: request, plan
-from public facts, execution, one composed report). :func:`privatize` is that path from Python, with the options of
-the ``topicdp privatize`` command: the DP count, the forecast and a refusal before the topics' budget is spent. The
-estimators below release what they fit, without a plan:
+from public facts, execution, one composed report). :func:`release` is that path from Python, with the options of
+the ``topicdp privatize`` command: the DP count, the forecast and a refusal before the topics' budget is spent.
+The private estimators run the same path with their mechanism fixed (:mod:`topicdp.estimators`):
 
-* :class:`DPVariationalLDA` (``dp-vem``) — variational EM with Gaussian noise on
-  per-unit normalised statistics. Guarantee: (epsilon, delta)-DP; the default on real text.
+* :class:`DPVariationalLDA` (``dp-vem``) — variational EM with Gaussian noise on per-unit normalised
+  statistics. Guarantee: (epsilon, delta)-DP; the default on real text.
 * :class:`TopicDP` — model-agnostic output perturbation (Wang et al., KDD 2022): any model, Gaussian
   noise calibrated to a *sampled* sensitivity (random DP with respect to the sampling distribution, not
-  DP), or to the global bound sqrt(2K) (DP; also Laplace).
+  DP), or to the global bound sqrt(2K) (DP; also Laplace). It has no plan of its own.
 * :class:`~topicdp.spectral.SpectralDP` — spectral method-of-moments LDA with provable sensitivities
-  (DeCarolis et al., ICML 2020). Guarantee: (epsilon, delta)-DP.
+  (DeCarolis et al., ICML 2020). Guarantee: (epsilon, delta)-DP. It has no plan of its own.
 * :class:`~topicdp.baselines.DPSVI` — DP stochastic variational inference (Park et al. 2016), document
-  level. Guarantee: (epsilon, delta)-DP.
+  level. Guarantee: (epsilon, delta)-DP. It has no plan of its own.
 
 Each private estimator needs an epsilon > 0; its algorithm without noise is a non-private class of its own:
 :class:`~topicdp.variational.VariationalLDA` (of ``dp-vem``), :class:`~topicdp.spectral.SpectralLDA` and
@@ -36,10 +36,10 @@ _LAZY = {
     "DPSVI": ".baselines",
     "SVILDA": ".baselines",
     "VariationalLDA": ".variational",
-    "DPVariationalLDA": ".variational",
+    "DPVariationalLDA": ".estimators",
     "Corpus": ".corpus",
     "embedded_corpus": ".corpus",
-    "PrivateRelease": ".release",
+    "PrivateRelease": ".private_release",
     "PrivacyReport": ".report",
     "PrivacyLedger": ".rdp",
     "BudgetExceededError": ".rdp",
@@ -51,7 +51,7 @@ _LAZY = {
     "SklearnLDA": ".adapters",
     "SklearnNMF": ".adapters",
     "make_model": ".adapters",
-    "privatize": ".pipeline.options",
+    "release": ".pipeline.options",
 }
 
 __all__ = list(_LAZY)
@@ -69,15 +69,15 @@ if TYPE_CHECKING:  # static checkers see the real names (``X as X``: a re-export
     from .baselines import SVILDA as SVILDA
     from .corpus import Corpus as Corpus
     from .corpus import embedded_corpus as embedded_corpus
-    from .pipeline.options import privatize as privatize
-    from .release import PrivateRelease as PrivateRelease
+    from .estimators import DPVariationalLDA as DPVariationalLDA
+    from .pipeline.options import release as release
+    from .private_release import PrivateRelease as PrivateRelease
     from .rdp import BudgetExceededError as BudgetExceededError
     from .rdp import PrivacyLedger as PrivacyLedger
     from ._repeats import RepeatedReleaseWarning as RepeatedReleaseWarning
     from .report import PrivacyReport as PrivacyReport
     from .spectral import SpectralDP as SpectralDP
     from .spectral import SpectralLDA as SpectralLDA
-    from .variational import DPVariationalLDA as DPVariationalLDA
     from .variational import VariationalLDA as VariationalLDA
 
 

@@ -1,6 +1,6 @@
 """The page of :mod:`topicdp.view`, built from a release's published dict (``PrivateRelease.to_dict()``).
 
-It sits beside :mod:`topicdp.release` and reads nothing of it, so that a release can show its own view in a
+It sits beside :mod:`topicdp.private_release` and reads nothing of it, so that a release can show its own view in a
 notebook (``PrivateRelease._repr_html_``) without the data type depending on the views above it;
 :mod:`topicdp.view` is its public face (it checks what it is given) and documents the page.
 """

@@ -36,7 +36,7 @@ from .mechanisms import (
 from .mechanisms.postprocess import project_to_simplex
 from .rdp import PrivacyLedger, calibrate_all, calibrate_gaussian
 from .rdp.ledger import DiscreteGaussianEntry, Entry, GaussianEntry, LaplaceEntry
-from .release import PrivateRelease, VocabularyStatement, vocabulary_of
+from .private_release import PrivateRelease, VocabularyStatement, vocabulary_of
 from .report import STEP_FIELDS, Check, ReportParts, compose_report, ledger_totals, total
 from .samplers import PRIVATE_ORACLE, SensitivitySample, SensitivitySampling, sample_sensitivity
 from .samplers.neighbours import ResampledRecords

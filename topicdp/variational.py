@@ -112,7 +112,7 @@ from .inference import batch_e_step
 from .inference.estep import resolve_engine, unit_norms
 from .rdp import PrivacyLedger, calibrate_gaussian
 from .rdp.ledger import GaussianEntry
-from .release import PrivateRelease, VocabularyStatement, vocabulary_of
+from .private_release import PrivateRelease, VocabularyStatement, vocabulary_of
 from .transform import FoldInMixin
 from .report import ReportParts, compose_report, ledger_totals
 
@@ -249,7 +249,7 @@ def merge_topics(lam: np.ndarray, n_topics: int, *, min_mass: float = 0.25) -> n
 
 
 class _VariationalEM(FoldInMixin, BaseEstimator):
-    """Full-batch variational EM on per-unit weighted statistics: the algorithm of :class:`DPVariationalLDA` and
+    """Full-batch variational EM on per-unit weighted statistics: the algorithm of :class:`DPVariationalEM` and
     :class:`VariationalLDA`, which differ only in the noise.
 
     The subclasses state their parameters (``__init__``) and fit; this class runs the passes. The private class
@@ -393,7 +393,7 @@ def _vocabulary(corpus, n_words: int) -> tuple:
 class VariationalLDA(_VariationalEM):
     """Non-private LDA by full-batch variational EM on per-unit weighted statistics.
 
-    The algorithm of :class:`DPVariationalLDA` without its noise (module docstring): the same per-unit
+    The algorithm of :class:`DPVariationalEM` without its noise (module docstring): the same per-unit
     weights, warm-up, merge, E-step and start, so the same seed gives the topics the private estimator would
     release at infinite epsilon. Without noise there is nothing to soft-threshold and nothing to account: it
     has no ``epsilon``, ``delta``, ``neighbours`` or ``threshold``, and no privacy report. Its uses: public
@@ -463,17 +463,19 @@ class VariationalLDA(_VariationalEM):
     def fit(self, corpus, y=None, *, client=None) -> "VariationalLDA":
         """Fit on a :class:`~topicdp.Corpus` (or a document-term matrix with ``unit="document"``), or on a
         :class:`~topicdp.streaming.StreamingCorpus` read pass by pass (each pass a map-reduce over its shards,
-        locally or on the Dask ``client``; see :meth:`DPVariationalLDA.fit`)."""
+        locally or on the Dask ``client``; see :meth:`DPVariationalEM.fit`)."""
         self._validate()
         self._run(corpus, client, None)
         self.vocabulary_ = _vocabulary(corpus, self.n_features_in_)
         return self
 
 
-class DPVariationalLDA(_VariationalEM):
-    """(epsilon, delta)-DP LDA by full-batch variational EM on per-unit normalised statistics.
+class DPVariationalEM(_VariationalEM):
+    """(epsilon, delta)-DP LDA by full-batch variational EM on per-unit normalised statistics: the ``dp-vem`` mechanism.
 
-    Without noise the same algorithm is :class:`VariationalLDA`.
+    It has no plan (no count, no forecast, no refusal): it is what the pipeline runs for the planned
+    :class:`topicdp.DPVariationalLDA`, and releases whatever it fits. Without noise the same algorithm is
+    :class:`VariationalLDA`.
 
     Parameters
     ----------
@@ -536,7 +538,7 @@ class DPVariationalLDA(_VariationalEM):
     >>> import numpy as np
     >>> from topicdp.datasets import synthetic_lda
     >>> X = synthetic_lda(100, 40, 3, random_state=0).X
-    >>> model = DPVariationalLDA(3, epsilon=2.0, unit="document", n_iterations=2, random_state=0).fit(X)
+    >>> model = DPVariationalEM(3, epsilon=2.0, unit="document", n_iterations=2, random_state=0).fit(X)
     >>> model.topic_word_.shape, model.release_.report.guarantee
     ((3, 40), 'approx-DP')
     >>> theta = model.transform(X[:5])  # new documents folded into the released topics
@@ -585,7 +587,7 @@ class DPVariationalLDA(_VariationalEM):
         return noise_scale(self.epsilon, self.delta, neighbours=self.neighbours, n_iterations=self.n_iterations)
 
     def fit(self, corpus, y=None, *, vocabulary_source: "str | VocabularyStatement | None" = None,
-            ledger: PrivacyLedger | None = None, client=None) -> "DPVariationalLDA":
+            ledger: PrivacyLedger | None = None, client=None) -> "DPVariationalEM":
         """Fit on a :class:`~topicdp.Corpus` (or a document-term matrix with ``unit="document"``), or on a
         :class:`~topicdp.streaming.StreamingCorpus` read pass by pass.
 
@@ -666,7 +668,7 @@ class DPVariationalLDA(_VariationalEM):
         return eta + np.maximum(S - self.threshold * self.sigma_, 0.0)
 
     def _on_private_data(self, X: sp.csr_matrix, ledger) -> None:
-        warn_on_repeated_release(X, "DPVariationalLDA.fit", ledger)
+        warn_on_repeated_release(X, "DPVariationalEM.fit", ledger)
 
 
 #: Assumed weighted mass ||a_u||_1 / ||a_u||_2 of one unit, when no public reference gives it. For text this
@@ -683,7 +685,7 @@ def mass_per_unit(corpus, unit: str) -> float:
     return float((np.asarray(X.sum(axis=1)).ravel() * w).sum() / (int(np.max(units)) + 1))
 
 
-def forecast(model: DPVariationalLDA, n_units: int, n_words: int, *, mass_per_unit: float | None = None,
+def forecast(model: DPVariationalEM, n_units: int, n_words: int, *, mass_per_unit: float | None = None,
              signal=None, top_n: int = 10, public_start: bool | None = None, vocabulary_share: float = 1.0):
     """Forecast the readability of ``model``'s release from public quantities, before any data is read.
 
@@ -697,8 +699,8 @@ def forecast(model: DPVariationalLDA, n_units: int, n_words: int, *, mass_per_un
 
     Parameters
     ----------
-    model : DPVariationalLDA
-        Its public parameters give sigma (:meth:`DPVariationalLDA.noise_scale`).
+    model : DPVariationalEM
+        Its public parameters give sigma (:meth:`DPVariationalEM.noise_scale`).
     n_units : int
         Users or documents (public, or an upper/lower estimate the owner states).
     n_words : int
@@ -773,7 +775,7 @@ SIMULATION_LDA_SEEDS = 3
 SIMULATION_DRAWS = 9
 
 
-def forecast_on_reference(model: DPVariationalLDA, reference, n_units: int, *, n_draws: int = SIMULATION_DRAWS,
+def forecast_on_reference(model: DPVariationalEM, reference, n_units: int, *, n_draws: int = SIMULATION_DRAWS,
                           top_n: int = 10, vocabulary_share: float = 1.0, score_on=None):
     """Forecast ``model``'s release by running it on a public reference corpus at the private signal-to-noise ratio.
 
@@ -811,7 +813,7 @@ def forecast_on_reference(model: DPVariationalLDA, reference, n_units: int, *, n
 
     Parameters
     ----------
-    model : DPVariationalLDA
+    model : DPVariationalEM
         The private release's parameters (epsilon, delta, unit, T, start); not fitted here.
     reference : Corpus
         Public, on the private corpus' vocabulary; at least 2 units.
@@ -901,7 +903,7 @@ def _range(values) -> tuple | None:
     return (float(min(finite)), float(max(finite))) if finite else None
 
 
-def scaled_noise_model(model: DPVariationalLDA, n_sim: int, n_units: int) -> DPVariationalLDA:
+def scaled_noise_model(model: DPVariationalEM, n_sim: int, n_units: int) -> DPVariationalEM:
     """A copy of ``model`` whose noise is ``sigma n_sim / n_units``: on a corpus of n_sim units it has the
     signal-to-noise ratio ``model`` has on n_units. Its epsilon is the exact GDP inverse of that sigma
     (:func:`topicdp.rdp.gaussian.gdp_epsilon`), a simulation parameter, not a guarantee of anything."""
@@ -925,7 +927,7 @@ def _halves(corpus, unit: str):
 
 
 def public_init(reference, n_topics: int, *, unit: str = "user", n_iterations: int = 15, random_state=0) -> np.ndarray:
-    """Starting topics for :class:`DPVariationalLDA` from a *public* reference corpus (same vocabulary).
+    """Starting topics for :class:`DPVariationalEM` from a *public* reference corpus (same vocabulary).
 
     A noiseless run of the same algorithm (:class:`VariationalLDA`); its output is public because its input is.
     Pass it as ``init``.

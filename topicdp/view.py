@@ -22,7 +22,7 @@ prints, in its order. The circles are laid out by :func:`circle_layout`: the MDS
 circles would cover one another, so distances on the map are approximate.
 
 The page is **publishable**: it is computed from the published part of the release only (what
-:meth:`topicdp.release.PrivateRelease.to_dict` writes: ``topic_word``, ``vocabulary``, ``extra``, ``report``),
+:meth:`topicdp.private_release.PrivateRelease.to_dict` writes: ``topic_word``, ``vocabulary``, ``extra``, ``report``),
 so it is post-processing of the release. Nothing from ``release.diagnostics`` or ``release.nonprivate`` is
 read. In particular the topic sizes and the overall word probabilities p(w) come from published quantities:
 
@@ -72,7 +72,7 @@ def release_html(release, path=None, *, n_words: int = 30, relevance_lambda: flo
     ----------
     release : PrivateRelease or mapping
         A release, or its published dict (``release.to_dict()``, or ``json.load`` of a file written by
-        ``release.save``; checked against :data:`topicdp.release.SCHEMA`).
+        ``release.save``; checked against :data:`topicdp.private_release.SCHEMA`).
     path : str or path-like, optional
         Where to write the page (UTF-8; atomically: a reader never sees half a page).
     n_words : int, default=30
@@ -107,7 +107,7 @@ def release_html(release, path=None, *, n_words: int = 30, relevance_lambda: flo
 
 def _published(release) -> dict[str, Any]:
     """The published dict of a PrivateRelease, or a given published dict after the schema check."""
-    from .release import SCHEMA, PrivateRelease, validate
+    from .private_release import SCHEMA, PrivateRelease, validate
 
     if isinstance(release, PrivateRelease):
         return release.to_dict()

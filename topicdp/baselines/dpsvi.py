@@ -39,7 +39,7 @@ from .._validation import (check_count_matrix, check_privacy_parameters, check_i
 from ..corpus import split_corpus
 from ..inference import batch_e_step, dirichlet_expectation, heldout_perplexity
 from ..rdp import EventEntry, PrivacyLedger
-from ..release import PrivateRelease, VocabularyStatement, vocabulary_of
+from ..private_release import PrivateRelease, VocabularyStatement, vocabulary_of
 from ..transform import FoldInMixin
 from ._report import dpsvi_report
 from .accounting import ACCOUNTANTS, SAMPLINGS, calibrate_noise_multiplier, make_scheme

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from ..corpus import Corpus
     from ..rdp import PrivacyLedger
-    from ..release import PrivateRelease, VocabularyStatement
+    from ..private_release import PrivateRelease, VocabularyStatement
     from ..streaming import StreamingCorpus
     from .request import ReleaseRequest
 
@@ -143,10 +143,10 @@ DP_VEM_ITERATIONS = {False: 7, True: 2}
 
 
 def _dp_vem(plan: "PlanView", n_units: int, start: "np.ndarray | None"):
-    from ..variational import DPVariationalLDA
+    from ..variational import DPVariationalEM
 
     r, topics = plan.request, plan.budget.topics
-    return DPVariationalLDA(r.n_topics, epsilon=topics.epsilon, delta=topics.delta, unit=str(r.unit),
+    return DPVariationalEM(r.n_topics, epsilon=topics.epsilon, delta=topics.delta, unit=str(r.unit),
                             neighbours=str(r.neighbours), n_iterations=DP_VEM_ITERATIONS[start is not None],
                             init=start, n_jobs=effective_n_jobs(r.n_jobs), random_state=r.seed)
 

@@ -12,7 +12,7 @@ from .._repeats import warn_on_repeated_release
 from .._validation import check_privacy_parameters, check_int, check_option, check_random_state
 from ..rdp import PrivacyLedger
 from ..rdp.ledger import labelled
-from ..release import PrivateRelease, VocabularyStatement, vocabulary_of
+from ..private_release import PrivateRelease, VocabularyStatement, vocabulary_of
 from ..transform import FoldInMixin
 from ..report import Check, PrivacyReport, ReportParts, compose_report, total
 from .accounting import ACCOUNTING_METHODS, DEFAULT_SPLITS, SpectralBudget

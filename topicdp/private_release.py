@@ -255,9 +255,9 @@ class PrivateRelease:
         Examples
         --------
         >>> import numpy as np
-        >>> from topicdp.variational import DPVariationalLDA
+        >>> from topicdp.variational import DPVariationalEM
         >>> X = np.random.default_rng(0).poisson(1.0, size=(50, 4))
-        >>> release = DPVariationalLDA(2, epsilon=1.0, delta=1e-6, unit="document", random_state=0).fit(X).release_
+        >>> release = DPVariationalEM(2, epsilon=1.0, delta=1e-6, unit="document", random_state=0).fit(X).release_
         >>> named = release.with_vocabulary(["cat", "dog", "fish", "bird"], source="public")
         >>> sorted(named.vocabulary), named.report.published["vocabulary"].split(":")[0]
         (['bird', 'cat', 'dog', 'fish'], 'public')
