@@ -83,11 +83,11 @@ def _grid_corpus():
 
 @pytest.mark.parametrize("make", [
     lambda: __import__("topicdp.spectral", fromlist=["SpectralLDA"]).SpectralLDA(n_topics=2, alpha0=1.0, random_state=0),
-    lambda: __import__("topicdp.spectral", fromlist=["SpectralDP"]).SpectralDP(
+    lambda: __import__("topicdp.spectral", fromlist=["DPSpectralMoments"]).DPSpectralMoments(
         n_topics=2, alpha0=1.0, configuration=1, epsilon=1e4, delta=1e-6, unit="document", random_state=0),
     lambda: __import__("topicdp.baselines", fromlist=["SVILDA"]).SVILDA(n_topics=2, n_iterations=20, random_state=0),
     lambda: VariationalLDA(2, unit="document", n_iterations=5, random_state=0),
-], ids=["SpectralLDA", "SpectralDP", "SVILDA", "VariationalLDA"])
+], ids=["SpectralLDA", "DPSpectralMoments", "SVILDA", "VariationalLDA"])
 def test_grid_search_works_without_a_scoring_argument(make):
     """score() is minus the log held-out perplexity, so GridSearchCV can pick n_topics on its own."""
     from sklearn.model_selection import GridSearchCV

@@ -10,10 +10,10 @@ The private estimators run the same path with their mechanism fixed (:mod:`topic
 * :class:`TopicDP` — model-agnostic output perturbation (Wang et al., KDD 2022): any model, Gaussian
   noise calibrated to a *sampled* sensitivity (random DP with respect to the sampling distribution, not
   DP), or to the global bound sqrt(2K) (DP; also Laplace). It has no plan of its own.
-* :class:`~topicdp.spectral.SpectralDP` — spectral method-of-moments LDA with provable sensitivities
-  (DeCarolis et al., ICML 2020). Guarantee: (epsilon, delta)-DP. It has no plan of its own.
-* :class:`~topicdp.baselines.DPSVI` — DP stochastic variational inference (Park et al. 2016), document
-  level. Guarantee: (epsilon, delta)-DP. It has no plan of its own.
+* :class:`SpectralDP` — spectral method-of-moments LDA with provable sensitivities
+  (DeCarolis et al., ICML 2020). Guarantee: (epsilon, delta)-DP; the number of units stated public.
+* :class:`DPSVI` — DP stochastic variational inference (Park et al. 2016), document
+  level. Guarantee: (epsilon, delta)-DP.
 
 Each private estimator needs an epsilon > 0; its algorithm without noise is a non-private class of its own:
 :class:`~topicdp.variational.VariationalLDA` (of ``dp-vem``), :class:`~topicdp.spectral.SpectralLDA` and
@@ -31,9 +31,9 @@ __version__ = "0.1.0"
 #: ``import topicdp`` and the ``topicdp`` command's ``--help`` do not load numpy, scipy or gensim.
 _LAZY = {
     "TopicDP": ".agnostic",
-    "SpectralDP": ".spectral",
+    "SpectralDP": ".estimators",
     "SpectralLDA": ".spectral",
-    "DPSVI": ".baselines",
+    "DPSVI": ".estimators",
     "SVILDA": ".baselines",
     "VariationalLDA": ".variational",
     "DPVariationalLDA": ".estimators",
@@ -65,18 +65,18 @@ if TYPE_CHECKING:  # static checkers see the real names (``X as X``: a re-export
     from .adapters import SklearnNMF as SklearnNMF
     from .adapters import make_model as make_model
     from .agnostic import TopicDP as TopicDP
-    from .baselines import DPSVI as DPSVI
     from .baselines import SVILDA as SVILDA
     from .corpus import Corpus as Corpus
     from .corpus import embedded_corpus as embedded_corpus
+    from .estimators import DPSVI as DPSVI
     from .estimators import DPVariationalLDA as DPVariationalLDA
+    from .estimators import SpectralDP as SpectralDP
     from .pipeline.options import release as release
     from .private_release import PrivateRelease as PrivateRelease
     from .rdp import BudgetExceededError as BudgetExceededError
     from .rdp import PrivacyLedger as PrivacyLedger
     from ._repeats import RepeatedReleaseWarning as RepeatedReleaseWarning
     from .report import PrivacyReport as PrivacyReport
-    from .spectral import SpectralDP as SpectralDP
     from .spectral import SpectralLDA as SpectralLDA
     from .variational import VariationalLDA as VariationalLDA
 

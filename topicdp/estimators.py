@@ -24,7 +24,7 @@ from .transform import FoldInMixin
 if TYPE_CHECKING:
     from .pipeline import PipelineResult
 
-__all__ = ["DPVariationalLDA", "PlannedEstimator"]
+__all__ = ["DPSVI", "DPVariationalLDA", "PlannedEstimator", "SpectralDP"]
 
 
 class PlannedEstimator(FoldInMixin, BaseEstimator):
@@ -64,6 +64,8 @@ class PlannedEstimator(FoldInMixin, BaseEstimator):
 
     #: the registry row this class releases with
     mechanism: str = ""
+    #: the parameters of a subclass that name its mechanism (not options of the release)
+    _own_parameters: tuple[str, ...] = ()
 
     def __init__(self, n_topics: int = D.n_topics, *, epsilon: float = D.epsilon, delta: float = D.delta,
                  unit: str = D.unit, vocabulary=None, reference: str | None = None, n_units: int | None = None,
@@ -102,7 +104,7 @@ class PlannedEstimator(FoldInMixin, BaseEstimator):
         """:func:`topicdp.pipeline.options.request_from_options`' keywords: the parameters, the class' mechanism."""
         from ._validation import check_int
 
-        options = self.get_params(deep=False)
+        options = {k: v for k, v in self.get_params(deep=False).items() if k not in self._own_parameters}
         seed = options.pop("random_state")
         if seed is not None and not isinstance(seed, (int, np.integer)):
             raise TypeError(f"random_state must be None or an int >= 0 (it seeds every noise draw), got {seed!r}")
@@ -173,3 +175,73 @@ class DPVariationalLDA(PlannedEstimator):
     """
 
     mechanism = "dp-vem"
+
+
+class SpectralDP(PlannedEstimator):
+    """(epsilon, delta)-DP spectral LDA by the method of moments (DeCarolis et al. 2020), planned.
+
+    The release of :func:`topicdp.release` with ``mechanism="spectral-config-<configuration>"``: its sensitivities
+    are calibrated for replace-one neighbours, so ``n_units`` (the number of units, stated public) is required,
+    and a corpus with another number of units is refused before anything is spent. The forecast of its run-time
+    utility check refuses where that check would fail (``release_anyway`` forces it). The algorithm, its four
+    noise configurations and their proofs: :class:`topicdp.spectral.DPSpectralMoments`.
+
+    Parameters
+    ----------
+    configuration : {1, 2, 3, 4}, default=1
+        Where the noise enters (DeCarolis et al. 2020, Table 3); the other parameters are :class:`PlannedEstimator`'s.
+    """
+
+    _own_parameters = ("configuration",)
+
+    def __init__(self, n_topics: int = D.n_topics, *, configuration: int = 1, epsilon: float = D.epsilon,
+                 delta: float = D.delta, unit: str = D.unit, vocabulary=None, reference: str | None = None,
+                 n_units: int | None = None, ledger=None, release_anyway: bool = False,
+                 random_state: int | None = None, max_docs_per_user: int | None = None,
+                 max_tokens_per_doc: int | None = None, max_tokens_per_user: int | None = None,
+                 user_fraction: float | None = None, text_field: str = D.text_field, user_field: str = D.user_field,
+                 stop_words=None, max_features: int = D.max_features, min_df: int = D.min_df,
+                 max_df: float = D.max_df, vocabulary_epsilon: float | None = None,
+                 vocabulary_delta: float | None = None, n_jobs: int = D.n_jobs):
+        self.configuration = configuration
+        super().__init__(n_topics, epsilon=epsilon, delta=delta, unit=unit, vocabulary=vocabulary,
+                         reference=reference, n_units=n_units, ledger=ledger, release_anyway=release_anyway,
+                         random_state=random_state, max_docs_per_user=max_docs_per_user,
+                         max_tokens_per_doc=max_tokens_per_doc, max_tokens_per_user=max_tokens_per_user,
+                         user_fraction=user_fraction, text_field=text_field, user_field=user_field,
+                         stop_words=stop_words, max_features=max_features, min_df=min_df, max_df=max_df,
+                         vocabulary_epsilon=vocabulary_epsilon, vocabulary_delta=vocabulary_delta, n_jobs=n_jobs)
+
+    @property
+    def mechanism(self) -> str:  # type: ignore[override]
+        from ._validation import check_option
+
+        return f"spectral-config-{check_option(self.configuration, 'configuration', (1, 2, 3, 4))}"
+
+
+class DPSVI(PlannedEstimator):
+    """(epsilon, delta)-DP stochastic variational inference for LDA (Park et al. 2016), planned.
+
+    The release of :func:`topicdp.release` with ``mechanism="dpsvi"``; it protects documents only, so ``unit`` is
+    ``"document"`` by default (``"user"`` is refused before anything is read). It has no readability forecast: the
+    plan says so and releases what it is asked (:class:`topicdp.baselines.DPStochasticVI`, the algorithm).
+    """
+
+    mechanism = "dpsvi"
+
+    def __init__(self, n_topics: int = D.n_topics, *, epsilon: float = D.epsilon, delta: float = D.delta,
+                 unit: str = "document", vocabulary=None, reference: str | None = None, n_units: int | None = None,
+                 ledger=None, release_anyway: bool = False, random_state: int | None = None,
+                 max_docs_per_user: int | None = None, max_tokens_per_doc: int | None = None,
+                 max_tokens_per_user: int | None = None, user_fraction: float | None = None,
+                 text_field: str = D.text_field, user_field: str = D.user_field, stop_words=None,
+                 max_features: int = D.max_features, min_df: int = D.min_df, max_df: float = D.max_df,
+                 vocabulary_epsilon: float | None = None, vocabulary_delta: float | None = None,
+                 n_jobs: int = D.n_jobs):
+        super().__init__(n_topics, epsilon=epsilon, delta=delta, unit=unit, vocabulary=vocabulary,
+                         reference=reference, n_units=n_units, ledger=ledger, release_anyway=release_anyway,
+                         random_state=random_state, max_docs_per_user=max_docs_per_user,
+                         max_tokens_per_doc=max_tokens_per_doc, max_tokens_per_user=max_tokens_per_user,
+                         user_fraction=user_fraction, text_field=text_field, user_field=user_field,
+                         stop_words=stop_words, max_features=max_features, min_df=min_df, max_df=max_df,
+                         vocabulary_epsilon=vocabulary_epsilon, vocabulary_delta=vocabulary_delta, n_jobs=n_jobs)

@@ -1,7 +1,7 @@
 """What a private release hands to the analyst, and what it keeps for the data owner.
 
-Every road and mechanism (TopicDP's Gaussian, Laplace and secure-noise releases, ``SpectralDP.release_``,
-``DPSVI.release_``, :func:`topicdp.mechanisms.mvg_release`) returns one :class:`PrivateRelease`. It has two
+Every road and mechanism (TopicDP's Gaussian, Laplace and secure-noise releases, ``DPSpectralMoments.release_``,
+``DPStochasticVI.release_``, :func:`topicdp.mechanisms.mvg_release`) returns one :class:`PrivateRelease`. It has two
 parts that never mix:
 
 * the **published** part (:meth:`PrivateRelease.save`, :meth:`PrivateRelease.to_dict`): DP outputs,

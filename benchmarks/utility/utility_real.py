@@ -6,7 +6,7 @@ function, :meth:`topicdp.Corpus.bound`); K = 10 topics over a 2,000-word vocabul
 (document, user) and epsilon in {1, 3, 10} (delta = 1e-6) it releases topics with
 
 * ``dp-vem`` -- :class:`topicdp.variational.DPVariationalEM` (T = 5), and
-* ``spectral-config-1`` -- :class:`topicdp.spectral.SpectralDP` configuration 1 (when ``--spectral``),
+* ``spectral-config-1`` -- :class:`topicdp.spectral.DPSpectralMoments` configuration 1 (when ``--spectral``),
 
 and measures, on the held-out users, the held-out NPMI, the NPMI contrast, the topic diversity and the
 matched top-10 overlap with non-private gensim LDA fit on the same training documents
@@ -166,10 +166,10 @@ def main(argv=None) -> int:
                     W = model.topic_word_
                     extra.update(sigma=model.sigma_, forecast=predicted.as_dict(), iterations=model.n_iterations)
                 else:
-                    from topicdp.spectral import SpectralDP
+                    from topicdp.spectral import DPSpectralMoments
 
                     try:
-                        W = SpectralDP(n_topics=K, alpha0=1.0, configuration=1, epsilon=eps, delta=DELTA, unit=unit,
+                        W = DPSpectralMoments(n_topics=K, alpha0=1.0, configuration=1, epsilon=eps, delta=DELTA, unit=unit,
                                        random_state=seed).fit(train).topic_word_
                     except Exception as exc:  # a refused precondition is a result
                         W, extra["note"] = None, f"{type(exc).__name__}: {exc}"

@@ -8,7 +8,7 @@ Public API
 ----------
 :class:`SpectralLDA`
     Non-private spectral LDA (``topic_word_``, ``alpha_``, ``n_short_documents_``).
-:class:`SpectralDP`
+:class:`DPSpectralMoments`
     The same with noise at configuration 1, 2, 3 or 4 (``report_`` is a :class:`topicdp.report.PrivacyReport`),
     at document level or at user level by per-user weighting (``unit="user"``), optionally whitening with a
     public reference corpus (``public_whitening=``).
@@ -23,8 +23,8 @@ Jennrich), :mod:`.recovery`, :mod:`.sensitivity`, :mod:`.noise`, :mod:`.procedur
 """
 
 from .estimator import SpectralLDA
-from .private import PreconditionError, SpectralDP
+from .private import PreconditionError, DPSpectralMoments
 from .recommend import Recommendation, recommend_configuration
 
-__all__ = ["SpectralLDA", "SpectralDP", "PreconditionError", "Recommendation",
+__all__ = ["SpectralLDA", "DPSpectralMoments", "PreconditionError", "Recommendation",
            "recommend_configuration"]

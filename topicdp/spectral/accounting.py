@@ -8,7 +8,7 @@ fractions; defaults in :data:`DEFAULT_SPLITS`):
 * each Procedure-1 bound fails with probability ``delta * ptr_delta_fraction / n_bounds`` (default 10 % of
   delta over all bounds); the rest of delta is split equally over the Gaussian releases.
 
-Three calibrations (``accounting``; ``"auto"``, the default of :class:`SpectralDP`, is ``"exact"`` for the
+Three calibrations (``accounting``; ``"auto"``, the default of :class:`DPSpectralMoments`, is ``"exact"`` for the
 all-Gaussian configurations 1-2 and ``"rdp"`` for 3-4, which add Laplace releases):
 
 ``"exact"`` -- all-Gaussian configurations only. Gaussian releases with L2 sensitivities ``Delta_i`` and
@@ -34,7 +34,7 @@ composition of these Gaussians with the Laplace releases (Mironov 2017, Table II
 :func:`topicdp.rdp.smallest_meeting`).
 
 Both totals are reported for the noise actually used (:meth:`SpectralBudget.totals`), via the fit's own
-:class:`topicdp.rdp.PrivacyLedger`; :meth:`SpectralDP.fit` checks a caller's ledger (and its budget) against
+:class:`topicdp.rdp.PrivacyLedger`; :meth:`DPSpectralMoments.fit` checks a caller's ledger (and its budget) against
 :meth:`SpectralBudget.planned_entries` before reading the data, and records the fit's entries in it afterwards.
 """
 

@@ -23,7 +23,7 @@ Configuration 4 (e9, with e8 for whitening): as configuration 3 up to the decomp
     The paper's configuration 4 has no e8; without a released whitening no sensitivity bound of the output
     is proven (App. H.5 builds on H.3-H.4), so we keep e8. Default split as configuration 3 with e9 for e7.
 
-Public whitening (``SpectralDP(public_whitening=...)``): W and W^dagger come from the M2 of a public
+Public whitening (``DPSpectralMoments(public_whitening=...)``): W and W^dagger come from the M2 of a public
 reference corpus on the same vocabulary, given by the caller. They are then data independent, so no M2
 release (e4, e8) is made, the whole budget goes to the remaining edges (e3 for configuration 1, e6 for 2,
 Procedure 1 and e7/e9 for 3-4), and every sensitivity given W holds as stated with the public

@@ -56,7 +56,7 @@ document-level moments exactly.
 Zero units (the private estimator's stated count)
 -------------------------------------------------
 The non-private :class:`~topicdp.spectral.SpectralLDA` averages over the units that have a usable document
-(>= 3 tokens), as above. The private :class:`~topicdp.spectral.SpectralDP` must not: that number is a count
+(>= 3 tokens), as above. The private :class:`~topicdp.spectral.DPSpectralMoments` must not: that number is a count
 of the private data, and a neighbour whose unit is replaced by out-of-vocabulary or too-short texts changes
 it. There the normaliser is the public number of units ``n`` (stated, or taken as public), counted *before*
 filtering, and a unit with no usable document (every document shorter than 3 tokens, or empty) stays in the

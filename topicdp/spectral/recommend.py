@@ -1,7 +1,7 @@
 """Which configuration to use for (N, d, k, alpha0), and why (DeCarolis et al. 2020, Remarks 14-16, Sec. 7-8).
 
 The recommendation compares the noise each configuration would add, relative to the signal it perturbs,
-using the same sensitivities and budget calibration as :class:`SpectralDP` and a prior guess of the k-th
+using the same sensitivities and budget calibration as :class:`DPSpectralMoments` and a prior guess of the k-th
 eigenvalue of M2 (``lambda_k ~ ||mu||^2 / (k (alpha0 + 1))`` for symmetric alpha, with
 ``||mu||^2 ~ (1 + beta)/(d beta + 1)`` for Dirichlet(beta) topics, beta = 0.1 as in the paper's synthetic
 data; pass ``sigma_k`` if a better public estimate exists). Findings it encodes:
