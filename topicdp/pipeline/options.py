@@ -82,8 +82,7 @@ def _corpus_policy(corpus, vocabulary, vocabulary_epsilon, vocabulary_delta) -> 
         raise ValueError("vocabulary: this Corpus' words were built from its own private texts, which DP does not "
                          "cover; build it on a public word list (vocabulary=words), or pass the texts (a file or "
                          "DataFrame) so that the release selects its words under DP")
-    return VocabularyPolicy.public(corpus.vocabulary, "the word list the Corpus was built on, stated public by "
-                                   "the caller")
+    return VocabularyPolicy.public(corpus.vocabulary)  # stated by the data owner, who gave the list
 
 
 def request_from_options(corpus, *, n_topics: int, epsilon: float, delta: float, unit: str, vocabulary,
