@@ -41,6 +41,13 @@ sys.path.insert(0, str(ROOT))
 OPTIONS = dict(n_topics=10, epsilon=3.0, delta=1e-6, unit="user", max_docs_per_user=20)
 FLAGS = ["--topics", "10", "--epsilon", "3", "--delta", "1e-6", "--unit", "user", "--max-docs-per-user", "20"]
 COMMAND = "import sys; from topicdp.cli import main; sys.exit(main(sys.argv[1:]))"
+SETTING = ("The bloggers of the blogs corpus whose id hash falls below the user fraction (the command's "
+           "`--user-fraction` rule) are the private users; the other bloggers' 2,000 most frequent words are the public "
+           "word list. K = 10, epsilon 3, delta 1e-6, user level, at most 20 documents per user, seed 0; each entry "
+           "point in its own call (the command in a fresh process on this checkout). \"DP count\" and \"dp-vem "
+           "forecast\" are the plan's printed lines (a DP output and a function of it); the last column of the "
+           "refusals is each refusal's sentence in the command's words, of the forced releases the SHA-256 of the "
+           "released topic-word matrix (float64 bytes).")
 
 
 def public_words(path: Path, fraction: float, out: Path) -> list[str]:
@@ -160,8 +167,9 @@ def main() -> int:
         return 0
     scratch = Path(tempfile.mkdtemp())
     words = public_words(path, FRACTION, scratch / "public_words.txt")
-    report = [f"# The Python entry points refuse and release as the command does", "",
-              f"Command: `{' '.join(['python', *sys.argv])}`", ""]
+    report = ["# The Python entry points refuse and release as the command does", "",
+              f"Command: `{' '.join(['python', *sys.argv])}` (from the repository root, "
+              "`OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1`).", "", SETTING, ""]
     for forced in (False, True):
         results = {name: run() for name, run in entry_points(path, scratch / "public_words.txt", words,
                                                             forced).items()}
