@@ -64,6 +64,11 @@ _NOISE_STATUSES = {
 class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
     """Release a topic model's topic-word matrix with calibrated noise: a meta-estimator over the model.
 
+    It has no plan (no count, no forecast, no refusal): it releases whatever it fits. The planned run of this road
+    is :func:`topicdp.release` with ``agnostic=TopicDP(model, ...)`` (``guarantee="random-dp"`` and a public
+    ``reference`` as P, or ``mechanism="gaussian-global"`` / ``"laplace"``), which the pipeline fits with the
+    request's budget, unit and seed.
+
     ``fit(corpus)`` fits ``model`` on the private corpus, calibrates the noise and sets ``release_``. The
     constructor only stores its arguments (scikit-learn's convention, so ``clone`` and ``get_params`` work);
     they are checked when :meth:`fit` starts, before any model is fitted. A privatizer keeps no ledger: pass

@@ -167,11 +167,23 @@ class DPVariationalLDA(PlannedEstimator):
 
     Examples
     --------
+    200 generated documents cannot carry three readable topics at epsilon = 2: the plan counts the documents under
+    DP, forecasts the topics below the document level's target and refuses before the topics' budget is spent.
+
     >>> from topicdp.datasets import synthetic_lda
+    >>> from topicdp.pipeline import ReleaseRefused
     >>> X = synthetic_lda(200, 40, 3, random_state=0).X
-    >>> model = DPVariationalLDA(3, epsilon=2.0, unit="document", release_anyway=True, random_state=0)
-    >>> model.fit(X).release_.report.guarantee, model.topic_word_.shape  # doctest: +SKIP
-    ('approx-DP', (3, 40))
+    >>> try:
+    ...     DPVariationalLDA(3, epsilon=2.0, unit="document", random_state=0, n_jobs=1).fit(X)
+    ... except ReleaseRefused as refused:
+    ...     print(refused.spent)
+    ('the unit count (epsilon=0.1, delta=5e-08)',)
+
+    Forced, it releases what it forecast (seeded here, so the report marks the release seeded):
+
+    >>> model = DPVariationalLDA(3, epsilon=2.0, unit="document", release_anyway=True, random_state=0, n_jobs=1)
+    >>> model.fit(X).decision_.mechanism, model.report_.guarantee, model.topic_word_.shape
+    ('dp-vem', 'approx-DP', (3, 40))
     """
 
     mechanism = "dp-vem"
@@ -214,9 +226,9 @@ class SpectralDP(PlannedEstimator):
 
     @property
     def mechanism(self) -> str:  # type: ignore[override]
-        from ._validation import check_option
-
-        return f"spectral-config-{check_option(self.configuration, 'configuration', (1, 2, 3, 4))}"
+        if isinstance(self.configuration, bool) or self.configuration not in (1, 2, 3, 4):
+            raise ValueError(f"configuration must be one of 1, 2, 3, 4; got {self.configuration!r}")
+        return f"spectral-config-{int(self.configuration)}"
 
 
 class DPSVI(PlannedEstimator):
