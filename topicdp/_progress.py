@@ -13,10 +13,11 @@ user sees how far a run is and when it will end, as gensim users do, from the co
   lines are written to stderr (``topicdp: ...``), so a script needs no logging set-up to see them.
 
 What is shown is switched off by the estimators' ``progress=False`` (``SensitivitySampling(progress=False)``, the
-``progress`` parameter of :class:`~topicdp.DPVariationalEM`, :class:`~topicdp.DPSpectralMoments` and DP-SVI) or for a
-whole session by the environment variable :data:`PROGRESS_ENV` (``TOPICDP_PROGRESS=0``), which wins over
-``progress=True``. The log records are emitted either way, for whoever configured logging. Progress counts only
-public quantities (pairs h, passes T, steps), never a count of the private data.
+``progress`` parameter of the mechanisms :class:`~topicdp.variational.DPVariationalEM`,
+:class:`~topicdp.spectral.DPSpectralMoments` and DP-SVI) or for a whole session by the environment variable
+:data:`PROGRESS_ENV` (``TOPICDP_PROGRESS=0``), which wins over ``progress=True``. The log records are emitted either
+way, for whoever configured logging. Progress counts only public quantities (pairs h, passes T, steps), never a
+count of the private data.
 """
 
 from __future__ import annotations

@@ -70,14 +70,15 @@ phase (with the noise switched off but the threshold kept, it stalls all the sam
 
 A start without public data
 ---------------------------
-Full-batch EM from a random start, even without noise, converges to fixed points where two true topics share
-one fitted topic and another is split, and leaves them slowly, while every pass costs budget. Over-parametrised EM does not stall there: with more components than topics, every true topic is
-caught by at least one component early. So from a random start the first ``warmup_iterations`` releases fit
-K' = 3K topics (the statistic keeps its per-unit bound: the proof above holds for any number of rows), the
-warm-up's last release, soft-thresholded at tau sigma, is merged into K topics by clustering its rows
-(:func:`merge_topics`, post-processing), and the remaining releases refine the K merged topics. All T releases
-have the same sigma, so the accounting is the T-fold composition above. Its topics are distinct themes, but
-they agree less with LDA's decomposition of the same text than topics started from a public reference.
+Full-batch EM from a random start, even without noise, converges to fixed points where two true topics share one
+fitted topic and another is split, and leaves them slowly, while every pass costs budget. Over-parametrised EM does
+not stall there: with more components than topics, every true topic is caught by at least one component early. So
+from a random start the first ``warmup_iterations`` releases fit K' = 3K topics (the statistic keeps its per-unit
+bound: the proof above holds for any number of rows), the warm-up's last release, soft-thresholded at tau sigma, is
+merged into K topics by clustering its rows (:func:`merge_topics`, post-processing), and the remaining releases
+refine the K merged topics. All T releases have the same sigma, so the accounting is the T-fold composition above.
+Its topics are distinct themes, but they agree less with LDA's decomposition of the same text than topics started
+from a public reference.
 
 What is *not* covered here: the vocabulary (columns) must be public or selected under DP by the caller
 (:mod:`topicdp.vocabulary`), and composed into the report.
