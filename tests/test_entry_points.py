@@ -5,6 +5,7 @@ topics' budget is spent, and forced, release the same matrix bit for bit (same s
 from __future__ import annotations
 
 import json
+import logging
 
 import numpy as np
 import pytest
@@ -41,25 +42,37 @@ def _entry_points(files, **forced):
     corpus = topicdp.Corpus.from_jsonl(path, vocabulary=WORDS)  # the README's recipe: a Corpus on public words
     return {
         "topicdp.release": lambda: topicdp.release(path, **OPTIONS, vocabulary=words, mechanism="dp-vem", seed=0,
-                                                   echo=lambda line: None, **forced),
+                                                   echo=logging.getLogger("topicdp").info, **forced),
         "fit(file)": lambda: topicdp.DPVariationalLDA(**OPTIONS, vocabulary=words, random_state=0,
                                                       **forced).fit(path).release_,
         "fit(Corpus)": lambda: topicdp.DPVariationalLDA(**OPTIONS, random_state=0, **forced).fit(corpus).release_,
     }
 
 
-def test_every_entry_point_refuses_with_the_commands_figures(files, capsys):
+def _figures(lines) -> list[str]:
+    """The plan's figures as printed: its DP count line and dp-vem's forecast lines (the prefix of a printed line and
+    the seconds a proposal's search took are dropped)."""
+    lines = [line.removeprefix("topicdp: ").strip() for line in lines]
+    return [line for line in lines if line.startswith(("plan: dp-vem", "forecast dp-vem", "per-entry noise"))]
+
+
+def test_every_entry_point_refuses_with_the_commands_figures(files, capsys, caplog):
     assert main(_command(files)) == 2
-    error = capsys.readouterr().err.strip().splitlines()[-1]
-    refusals = {}
+    printed = capsys.readouterr()
+    error = printed.err.strip().splitlines()[-1]
+    refusals, figures = {}, {}
     for name, run in _entry_points(files).items():
-        with pytest.raises(ReleaseRefused) as caught:
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="topicdp"), pytest.raises(ReleaseRefused) as caught:
             run()
-        refusals[name] = caught.value
-    assert len({str(r) for r in refusals.values()}) == 1  # the same sentence, figures and spent budget
+        refusals[name], figures[name] = caught.value, _figures(caplog.messages)
+    assert len({str(r) for r in refusals.values()}) == 1  # the same sentence and spent budget
     refused = refusals["fit(Corpus)"]
     assert error == f"topicdp: error: {cli_words(str(refused))}"
     assert refused.spent == ("the unit count (epsilon=0.0025, delta=5e-08)",) and "not spent" in str(refused)
+    command = _figures((printed.out + printed.err).splitlines())
+    assert len(command) == 3 and command[0].startswith("plan: dp-vem (named by the caller); about ")
+    assert all(shown == command for shown in figures.values()), figures  # the DP count and the forecast, as printed
 
 
 def test_forced_every_entry_point_releases_the_commands_matrix_bit_for_bit(files, tmp_path, capsys):
