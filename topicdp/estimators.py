@@ -5,8 +5,8 @@ privatize`` (:func:`topicdp.release`) as its parameters; ``fit`` builds the same
 ReleaseRequest` (:func:`topicdp.pipeline.options.request_from_options`) and runs :func:`topicdp.pipeline.release`:
 the DP count of the units unless one is stated, the vocabulary, the readability forecast and the refusal before the
 topics' budget is spent (:class:`topicdp.pipeline.ReleaseRefused`; ``release_anyway=True`` forces it, as
-``--release-anyway`` does), each step charged to the ledger before its noise is drawn. The same options and seed
-give the command's release bit for bit. The mechanisms the pipeline runs (e.g.
+``--release-anyway`` does), each step charged to the ledger before its noise is drawn. The request is the
+command's, so the same options and seed give the command's release bit for bit. The mechanisms the pipeline runs (e.g.
 :class:`topicdp.variational.DPVariationalEM`) have no plan and are not exported at the top level.
 """
 
