@@ -13,14 +13,14 @@ import sys
 
 from topicdp.datasets import themed_corpus
 from topicdp.metrics import topic_overlap
-from topicdp.variational import DPVariationalLDA, public_init
+from topicdp.variational import DPVariationalEM, public_init
 
 quick = "--quick" in sys.argv
 corpus, truth = themed_corpus(n_users=1000 if quick else 2000, random_state=0)
 public, _ = themed_corpus(n_users=500, random_state=1)  # other users of the same kind, treated as public
 
 for start, init, iterations in (("random start", None, 5), ("public start", public_init(public, 10), 2)):
-    model = DPVariationalLDA(10, epsilon=3.0, delta=1e-6, unit="user", n_iterations=iterations, init=init)
+    model = DPVariationalEM(10, epsilon=3.0, delta=1e-6, unit="user", n_iterations=iterations, init=init)
     release = model.fit(corpus).release_  # the corpus' words are the themes' fixed list: public, and so stated
     print(f"\n{start}: overlap with the generating topics {topic_overlap(release.topic_word, truth):.2f}")
     for i, topic in enumerate(release.top_words(8)):

@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from topicdp.datasets import themed_corpus
-from topicdp.variational import DPVariationalLDA
+from topicdp.variational import DPVariationalEM
 from topicdp.view import release_html
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -27,7 +27,7 @@ parser.add_argument("--screenshot", help="also write a PNG of the page (needs ch
 args = parser.parse_args()
 
 corpus, truth = themed_corpus(n_users=1000 if args.quick else 2000)
-model = DPVariationalLDA(10, epsilon=3.0, delta=1e-6, unit="user", random_state=0)
+model = DPVariationalEM(10, epsilon=3.0, delta=1e-6, unit="user", random_state=0)
 release = model.fit(corpus).release_  # the themes' fixed word list is public, and so stated
 print(release)  # the guarantee and the top words of each topic
 

@@ -96,7 +96,7 @@ def test_spectral1_runs_end_to_end_on_a_tiny_corpus():
     for dist in ("projection", "canary-words"):
         result = run_audit(setup, _run(6, distinguisher=dist))
         assert result.n_trials == 6 and np.isfinite(result.eps_lower) and result.eps_lower >= 0.0
-        assert result.distinguisher == dist and result.mechanism.startswith("SpectralDP configuration 1")
+        assert result.distinguisher == dist and result.mechanism.startswith("DPSpectralMoments configuration 1")
         assert 0.0 <= result.bound.fpr <= 1.0 and 0.0 <= result.bound.fnr <= 1.0
 
 

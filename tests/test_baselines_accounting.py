@@ -11,7 +11,7 @@ from dp_accounting.pld import pld_privacy_accountant
 from dp_accounting.rdp import rdp_privacy_accountant
 
 from topicdp.baselines import (
-    DPSVI,
+    DPStochasticVI,
     accountant_epsilon,
     calibrate_noise_multiplier,
     make_scheme,
@@ -117,7 +117,7 @@ def test_paper_fig1_noise_ordering(batch):
 def test_dpsvi_noise_is_certified_for_the_sampling_it_really_does():
     rng = np.random.default_rng(0)
     X = rng.poisson(0.5, size=(400, 30))
-    est = DPSVI(3, epsilon=2.0, delta=1e-5, batch_size=40, n_iterations=30, doc_length_cap=20, random_state=0).fit(X)
+    est = DPStochasticVI(3, epsilon=2.0, delta=1e-5, batch_size=40, n_iterations=30, doc_length_cap=20, random_state=0).fit(X)
     q = est.scheme_.sampling_rate
     assert est.sigma_ == pytest.approx(est.noise_multiplier_ * 20)  # add/remove sensitivity N
     assert rdp_poisson(q, est.noise_multiplier_, 30, 1e-5) <= 2.0
@@ -136,7 +136,7 @@ def test_dpsvi_noise_is_certified_for_the_sampling_it_really_does():
 def test_fixed_dpsvi_uses_sqrt2_sensitivity_and_exact_batches():
     rng = np.random.default_rng(1)
     X = rng.poisson(0.5, size=(300, 20))
-    est = DPSVI(2, epsilon=5.0, batch_size=30, n_iterations=10, doc_length_cap=10, sampling="fixed",
+    est = DPStochasticVI(2, epsilon=5.0, batch_size=30, n_iterations=10, doc_length_cap=10, sampling="fixed",
                 random_state=0).fit(X)
     assert est.sensitivity_ == pytest.approx(math.sqrt(2) * 10)
     assert est.report_.neighbours == "replace-one"

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from topicdp.baselines import DPSVI, SVILDA
+from topicdp.baselines import DPStochasticVI, SVILDA
 from topicdp.datasets import synthetic_lda
 from topicdp.metrics import heldout_perplexity, recovery_error
 
@@ -62,7 +62,7 @@ def test_heldout_perplexity_close_to_the_true_model(corpus, fitted):
 
 def test_private_fit_report(corpus):
     X = corpus.X[:1500]
-    est = DPSVI(K, epsilon=3.0, delta=1e-5, batch_size=150, n_iterations=40, doc_length_cap=60, random_state=1).fit(X)
+    est = DPStochasticVI(K, epsilon=3.0, delta=1e-5, batch_size=150, n_iterations=40, doc_length_cap=60, random_state=1).fit(X)
     rep = est.report_
     assert np.all(est.topic_word_ >= 0)
     np.testing.assert_allclose(est.topic_word_.sum(axis=1), 1.0)
@@ -80,8 +80,8 @@ def test_private_fit_report(corpus):
 
 def test_seeded_runs_are_reproducible(corpus):
     kw = dict(epsilon=10.0, batch_size=25, n_iterations=5, doc_length_cap=50, random_state=3)
-    a = DPSVI(K, **kw).fit(corpus.X[:500]).topic_word_
-    b = DPSVI(K, **kw).fit(corpus.X[:500]).topic_word_
+    a = DPStochasticVI(K, **kw).fit(corpus.X[:500]).topic_word_
+    b = DPStochasticVI(K, **kw).fit(corpus.X[:500]).topic_word_
     np.testing.assert_array_equal(a, b)
 
 
@@ -98,13 +98,13 @@ def test_seeded_runs_are_reproducible(corpus):
 )
 def test_invalid_parameters_are_named(corpus, kwargs, name):
     with pytest.raises(ValueError, match=name):
-        DPSVI(K, n_iterations=2, **kwargs).fit(corpus.X[:200])
+        DPStochasticVI(K, n_iterations=2, **kwargs).fit(corpus.X[:200])
 
 
 def test_defaults_are_the_librarys():
     from topicdp._names import DEFAULT_DELTA, DEFAULT_EPSILON
 
-    est = DPSVI(K)
+    est = DPStochasticVI(K)
     assert (est.epsilon, est.delta) == (DEFAULT_EPSILON, DEFAULT_DELTA) == (3.0, 1e-6)
 
 
@@ -114,34 +114,34 @@ def test_svilda_has_no_privacy_parameters():
 
 
 def test_svilda_is_dpsvi_with_the_noise_switched_off(corpus, monkeypatch):
-    """One implementation of the steps: with its noise patched away, DPSVI gives bit for bit SVILDA's topics
+    """One implementation of the steps: with its noise patched away, DPStochasticVI gives bit for bit SVILDA's topics
     from the same seed and the same sampling and cap."""
     kw = dict(batch_size=40, n_iterations=15, doc_length_cap=50, sampling="poisson", random_state=2)
     free = SVILDA(K, **kw).fit(corpus.X[:400])
-    monkeypatch.setattr(DPSVI, "_perturb", lambda self, sstats, rng: sstats)
-    silenced = DPSVI(K, epsilon=1.0, **kw).fit(corpus.X[:400])
+    monkeypatch.setattr(DPStochasticVI, "_perturb", lambda self, sstats, rng: sstats)
+    silenced = DPStochasticVI(K, epsilon=1.0, **kw).fit(corpus.X[:400])
     np.testing.assert_array_equal(free.components_, silenced.components_)
     assert free.n_docs_capped_ == silenced.n_docs_capped_ > 0
 
 
 #: ``topic_word_ @ (1, 2, ..., 30) / 30`` on ``synthetic_lda(200, 30, 3, mean_length=40, random_state=0)``,
-#: recorded with the numpy E-step engine from ``SVILDA`` and ``DPSVI(epsilon=None)`` as they were when SVILDA
-#: was DPSVI with ``epsilon=None`` (commit 0fa1bba).
+#: recorded with the numpy E-step engine from ``SVILDA`` and ``DPStochasticVI(epsilon=None)`` as they were when SVILDA
+#: was DPStochasticVI with ``epsilon=None`` (commit 0fa1bba).
 OLD_NONPRIVATE = {
     "SVILDA(3, n_iterations=20)": (0.5598009202035652, 0.6471790425779523, 0.4476451616371823),
-    "DPSVI(3, epsilon=None, n_iterations=20)": (0.5599890686843118, 0.646994675796362, 0.44661114821242304),
+    "DPStochasticVI(3, epsilon=None, n_iterations=20)": (0.5599890686843118, 0.646994675796362, 0.44661114821242304),
 }
 
 
 def test_svilda_reproduces_the_old_nonprivate_path(monkeypatch):
     """The same topics, to rounding, as before (digests in ``OLD_NONPRIVATE``, computed by running the old code
     with ``TOPICDP_ESTEP_ENGINE=numpy``; the engine is pinned because numba rounds differently in the last
-    digits). ``DPSVI(epsilon=None)`` kept DPSVI's Poisson sampling and cap of 100: SVILDA with those."""
+    digits). ``DPStochasticVI(epsilon=None)`` kept DPStochasticVI's Poisson sampling and cap of 100: SVILDA with those."""
     monkeypatch.setenv("TOPICDP_ESTEP_ENGINE", "numpy")
     X = synthetic_lda(200, 30, 3, mean_length=40, random_state=0).X
     probe = np.arange(1, 31) / 30.0
     fits = {"SVILDA(3, n_iterations=20)": SVILDA(3, n_iterations=20, random_state=0),
-            "DPSVI(3, epsilon=None, n_iterations=20)": SVILDA(3, n_iterations=20, sampling="poisson",
+            "DPStochasticVI(3, epsilon=None, n_iterations=20)": SVILDA(3, n_iterations=20, sampling="poisson",
                                                               doc_length_cap=100, random_state=0)}
     for name, est in fits.items():
         # to 1e-13: BLAS kernels differ by processor in the last bits (1 ulp seen on this project's machines), a
@@ -157,7 +157,7 @@ def test_recovery_improves_with_epsilon():
     s = synthetic_lda(20000, 100, 5, beta=0.1, alpha0=1.0, mean_length=100, random_state=0)
     X = s.X[:19000]
     kw = dict(delta=1e-5, batch_size=1900, n_iterations=200, doc_length_cap=100, random_state=0)
-    errs = [recovery_error(DPSVI(5, epsilon=e, **kw).fit(X).topic_word_, s.topic_word) for e in (1, 3, 10)]
+    errs = [recovery_error(DPStochasticVI(5, epsilon=e, **kw).fit(X).topic_word_, s.topic_word) for e in (1, 3, 10)]
     free = SVILDA(5, batch_size=200, n_iterations=500, random_state=0).fit(X)
     free_err = recovery_error(free.topic_word_, s.topic_word)
     assert errs[2] < errs[0] - 0.2 and errs[1] <= errs[0] + 0.05

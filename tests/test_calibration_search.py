@@ -43,7 +43,7 @@ from topicdp.rdp import (
     smallest_meeting,
 )
 from topicdp.spectral.accounting import DEFAULT_SPLITS, SpectralBudget
-from topicdp.variational import DPVariationalLDA
+from topicdp.variational import DPVariationalEM
 from topicdp.vocabulary import calibrate_selection, threshold_delta
 
 EXACT_RTOL = 1e-12
@@ -497,7 +497,7 @@ def test_spectral_split_is_the_pinned_one():
 
 def test_dp_vem_noise_scale_is_the_pinned_one():
     for eps, delta, neighbours, n_iter, old in PINNED_DP_VEM:
-        sigma = DPVariationalLDA(5, epsilon=eps, delta=delta, neighbours=neighbours, n_iterations=n_iter).noise_scale()
+        sigma = DPVariationalEM(5, epsilon=eps, delta=delta, neighbours=neighbours, n_iterations=n_iter).noise_scale()
         assert _close(sigma, old, EXACT_RTOL), (eps, delta, neighbours, n_iter)
         sensitivity = 1.0 if neighbours == "add-remove" else math.sqrt(2.0)
         assert gaussian_delta(sigma, eps, sensitivity, n_iter) <= delta

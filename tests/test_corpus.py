@@ -198,7 +198,7 @@ def test_every_reader_takes_a_corpus_of_another_class_as_a_corpus():
     """The estimators and fold-in read a duck-typed corpus exactly as the Corpus it copies: user units, vocabulary."""
     from topicdp.baselines import SVILDA
     from topicdp.datasets import synthetic_lda
-    from topicdp.spectral import SpectralDP
+    from topicdp.spectral import DPSpectralMoments
     from topicdp.variational import VariationalLDA
 
     data = synthetic_lda(600, 20, 2, alpha0=1.0, random_state=0)
@@ -207,7 +207,7 @@ def test_every_reader_takes_a_corpus_of_another_class_as_a_corpus():
     np.testing.assert_array_equal(vem[0].topic_word_, vem[1].topic_word_)
     assert vem[1].vocabulary_ == c.vocabulary
     assert SVILDA(2, n_iterations=2, random_state=0).fit(_duck(c)).vocabulary_ == c.vocabulary
-    spectral = [SpectralDP(2, epsilon=50.0, strict=False, random_state=0).fit(obj) for obj in (c, _duck(c))]
+    spectral = [DPSpectralMoments(2, epsilon=50.0, strict=False, random_state=0).fit(obj) for obj in (c, _duck(c))]
     np.testing.assert_array_equal(spectral[0].topic_word_, spectral[1].topic_word_)
     assert spectral[1].release_.report.unit == "user" and spectral[1].release_.vocabulary == c.vocabulary
     renamed = _duck(c)
@@ -219,7 +219,10 @@ def test_every_reader_takes_a_corpus_of_another_class_as_a_corpus():
 def test_a_release_states_where_the_corpus_words_came_from_by_default():
     """A word list the caller gives is stated public (covered); words built from the private texts are not; the
     bounded and subset corpora keep where their words came from; an explicit vocabulary_source still wins."""
-    from topicdp import DPSVI, DPVariationalLDA, SpectralDP, TopicDP
+    from topicdp import TopicDP
+    from topicdp.baselines import DPStochasticVI
+    from topicdp.spectral import DPSpectralMoments
+    from topicdp.variational import DPVariationalEM
     from topicdp.adapters import make_model
 
     texts = ["goal match team win", "bake oven bread flour", "vote poll party win", "goal team match bread"] * 6
@@ -229,10 +232,10 @@ def test_a_release_states_where_the_corpus_words_came_from_by_default():
     assert built.vocabulary_source == "private-texts" and given.vocabulary_source == "public"
     assert given.bound(max_docs_per_user=1).vocabulary_source == "public"
     assert given.subset_users(np.array([0, 1])).vocabulary_source == "public"
-    for estimator in (DPVariationalLDA(2, epsilon=1.0, unit="document", n_iterations=1, random_state=0),
+    for estimator in (DPVariationalEM(2, epsilon=1.0, unit="document", n_iterations=1, random_state=0),
                       TopicDP(make_model("vem", 2), epsilon=1.0, unit="document", sensitivity="global", random_state=0),
-                      SpectralDP(2, epsilon=1.0, unit="document", random_state=0),
-                      DPSVI(2, epsilon=1.0, random_state=0)):
+                      DPSpectralMoments(2, epsilon=1.0, unit="document", random_state=0),
+                      DPStochasticVI(2, epsilon=1.0, random_state=0)):
         statuses = {name: estimator.fit(corpus).release_.report.published["vocabulary"]
                     for name, corpus in (("built", built), ("given", given))}
         assert statuses["built"].startswith("NOT COVERED") and statuses["given"].startswith("public"), statuses

@@ -193,7 +193,7 @@ def test_issue_evidence_one_extra_document_redraws_nobody_else(seed):
     changed = [u for u in a if u != 0 and a[u] != b[u]]
     assert changed == []  # the code before the fix re-drew 59 of the 59 other users
     assert bd.n_docs == bn.n_docs == 1200
-    # SpectralDP's user-level calibration: replacing one user moves at most m documents, so
+    # DPSpectralMoments's user-level calibration: replacing one user moves at most m documents, so
     # ||M2(D) - M2(D')||_1 <= m * Delta2(N) (group privacy over Thm. 4's replace-one-document bound);
     # the review measured 2.07 x this bound before the fix
     diff = np.abs(_m2(bd.X, alpha0) - _m2(bn.X, alpha0)).sum()

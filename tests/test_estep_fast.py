@@ -22,7 +22,7 @@ from topicdp.datasets import synthetic_lda
 from topicdp.inference import estep
 from topicdp.inference.estep import _document_gamma, batch_e_step, document_gamma, resolve_engine
 from topicdp.metrics.recovery import recovery_error
-from topicdp.variational import DPVariationalLDA
+from topicdp.variational import DPVariationalEM
 
 ROUNDING = 1e-9  # relative: a few ulps per update, compounded over <= a few hundred updates, is far below
 HAS_NUMBA = estep._numba_kernels() is not None
@@ -141,7 +141,7 @@ def test_engine_choice(monkeypatch):
         resolve_engine("numba")
 
 
-@pytest.mark.filterwarnings("ignore:DPVariationalLDA.fit")  # the same data fitted once per engine, on purpose
+@pytest.mark.filterwarnings("ignore:DPVariationalEM.fit")  # the same data fitted once per engine, on purpose
 def test_dp_vem_recovery_is_that_of_the_reference_e_step(monkeypatch):
     """The fit (random start, noise, fixed seeds) recovers the synthetic topics as well as with the old E-step.
 
@@ -160,7 +160,7 @@ def test_dp_vem_recovery_is_that_of_the_reference_e_step(monkeypatch):
         else:
             monkeypatch.undo()
             monkeypatch.setenv("TOPICDP_ESTEP_ENGINE", name)
-        model = DPVariationalLDA(5, epsilon=3.0, unit="document", n_iterations=5, random_state=0).fit(data.X)
+        model = DPVariationalEM(5, epsilon=3.0, unit="document", n_iterations=5, random_state=0).fit(data.X)
         errors[name] = recovery_error(model.topic_word_, data.topic_word)
     for name, error in errors.items():
         assert error <= errors["reference"] + 1e-6, errors

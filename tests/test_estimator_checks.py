@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from topicdp import GensimLDA, SklearnLDA, SklearnNMF, TopicDP
+from topicdp import DPSVI, DPVariationalLDA, GensimLDA, SklearnLDA, SklearnNMF, TopicDP
 from topicdp.adapters import CallableModel, GensimHDP, GensimLDAMulticore, GensimLSI, TomotopyLDA, VariationalModel
 from topicdp.adapters.spectral import SpectralModel
-from topicdp.baselines import DPSVI, SVILDA
-from topicdp.spectral import SpectralDP, SpectralLDA
-from topicdp.variational import DPVariationalLDA, VariationalLDA
+from topicdp.baselines import DPStochasticVI, SVILDA
+from topicdp.spectral import DPSpectralMoments, SpectralLDA
+from topicdp.variational import DPVariationalEM, VariationalLDA
 
 # scikit-learn's common checks fit each estimator many times on one matrix: the repeated-release warning
 # is expected here (elsewhere it is an error, pyproject.toml)
@@ -41,7 +41,7 @@ class SpectralLDACounts(_CountsTag, SpectralLDA):
     pass
 
 
-class SpectralDPCounts(_CountsTag, SpectralDP):
+class SpectralDPCounts(_CountsTag, DPSpectralMoments):
     pass
 
 
@@ -59,6 +59,15 @@ class SklearnNMFCounts(_CountsTag, SklearnNMF):
 
 
 class TopicDPCounts(_CountsTag, TopicDP):
+    pass
+
+
+# the planned estimators: their fit makes a Corpus of the matrix (integer counts) and runs the pipeline
+class DPVariationalLDACounts(_CountsTag, DPVariationalLDA):
+    pass
+
+
+class DPSVICounts(_CountsTag, DPSVI):
     pass
 
 
@@ -102,8 +111,14 @@ ESTIMATORS = [
     SpectralLDACounts(n_topics=2, alpha0=1.0, random_state=0),
     SpectralDPCounts(n_topics=2, alpha0=1.0, configuration=1, epsilon=1.0, delta=1e-6, unit="document",
                      random_state=0),
-    DPSVI(2, epsilon=1.0, n_iterations=3, random_state=0),
-    DPVariationalLDA(2, epsilon=1.0, unit="document", n_iterations=2, random_state=0),
+    DPStochasticVI(2, epsilon=1.0, n_iterations=3, random_state=0),
+    DPVariationalEM(2, epsilon=1.0, unit="document", n_iterations=2, random_state=0),
+    # the planned estimators: their fit runs the pipeline, whose forecast refuses the checks' tiny data (noise), so
+    # the checks run them forced (release_anyway=True): every fit is still planned, counted under DP and charged.
+    # The planned SpectralDP needs the number of units stated, which the checks' data changes from check to check;
+    # its mechanism is checked here (DPSpectralMoments) and its plan in tests/test_entry_points.py
+    DPVariationalLDACounts(2, epsilon=1.0, unit="document", release_anyway=True, random_state=0, n_jobs=1),
+    DPSVICounts(2, epsilon=1.0, release_anyway=True, random_state=0, n_jobs=1),
     SVILDA(2, n_iterations=3, random_state=0),
     VariationalLDA(2, unit="document", n_iterations=2, random_state=0),
     GensimLDACounts(2, random_state=0),
@@ -149,11 +164,12 @@ _FITS_SPECTRAL_DP = ("check_dict_unchanged", "check_dont_overwrite_parameters", 
                      "check_n_features_in_after_fitting", "check_transformer_n_iter")
 EXPECTED_FAILURES: dict[str, dict[str, str]] = {
     "SpectralLDACounts": {k: v for k, v in _SPECTRAL.items() if k not in _FITS_SPECTRAL_LDA},
-    "SpectralDPCounts": {k: v for k, v in _SPECTRAL.items() if k not in _FITS_SPECTRAL_DP}, "DPSVI": _SCORE, "DPVariationalLDA": _SCORE,
+    "SpectralDPCounts": {k: v for k, v in _SPECTRAL.items() if k not in _FITS_SPECTRAL_DP}, "DPStochasticVI": _SCORE, "DPVariationalEM": _SCORE,
     "SVILDA": _SCORE, "VariationalLDA": _SCORE,
     "GensimLDACounts": {"check_fit2d_1feature": _ONE_WORD}, "SklearnLDACounts": {"check_fit2d_1feature": _ONE_WORD},
     "SklearnNMFCounts": {"check_fit2d_1feature": _ONE_WORD},
     "TopicDPCounts": {"check_fit2d_1feature": _ONE_WORD},
+    "DPVariationalLDACounts": {"check_fit2d_1feature": _ONE_WORD}, "DPSVICounts": {"check_fit2d_1feature": _ONE_WORD},
     "GensimLDAMulticoreCounts": {"check_fit2d_1feature": _ONE_WORD},
     "GensimHDPCounts": {"check_fit2d_1feature": _ONE_WORD},
     "TomotopyLDACounts": {"check_fit2d_1feature": _ONE_WORD},

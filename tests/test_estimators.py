@@ -3,16 +3,16 @@
 import pytest
 from sklearn.base import clone
 
-from topicdp.baselines import DPSVI
-from topicdp.spectral import SpectralDP, SpectralLDA
-from topicdp.variational import DPVariationalLDA
+from topicdp.baselines import DPStochasticVI
+from topicdp.spectral import DPSpectralMoments, SpectralLDA
+from topicdp.variational import DPVariationalEM
 
 
 @pytest.mark.parametrize("estimator", [
-    DPVariationalLDA(5, epsilon=2.0, unit="document"),
-    DPSVI(5, epsilon=2.0),
+    DPVariationalEM(5, epsilon=2.0, unit="document"),
+    DPStochasticVI(5, epsilon=2.0),
     SpectralLDA(n_topics=5, alpha0=1.0),
-    SpectralDP(n_topics=5, alpha0=1.0, configuration=1, epsilon=1.0, delta=1e-6),
+    DPSpectralMoments(n_topics=5, alpha0=1.0, configuration=1, epsilon=1.0, delta=1e-6),
 ], ids=lambda e: type(e).__name__)
 def test_clone_keeps_every_parameter(estimator):
     copy = clone(estimator)

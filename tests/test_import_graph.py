@@ -54,7 +54,7 @@ LAYERS: dict[str, int] = {
     #     They use layers 0-1 and each other (acyclically).
     "topicdp.metrics": 2,
     "topicdp.mechanisms": 2,
-    "topicdp.release": 2,
+    "topicdp.private_release": 2,
     "topicdp._view_page": 2,  # the page of topicdp.view from a published dict: a release shows it in a notebook
     "topicdp.vocabulary": 2,
     "topicdp.forecast": 2,
@@ -70,6 +70,7 @@ LAYERS: dict[str, int] = {
     # 4 - the release pipeline: request -> plan -> execute -> PrivateRelease.
     "topicdp.pipeline": 4,
     # 5 - consumers of releases: the comparison harness, the privacy audit, plots and views of a release.
+    "topicdp.estimators": 5,  # the private estimators a user fits: each fit runs the pipeline
     "topicdp.experiments": 5,
     "topicdp.audit": 5,
     "topicdp.plots": 5,

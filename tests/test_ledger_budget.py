@@ -11,14 +11,14 @@ from dp_accounting.pld import PLDAccountant
 from dp_accounting.rdp import RdpAccountant
 
 from topicdp import BudgetExceededError, CallableModel, Corpus, PrivacyLedger, TopicDP
-from topicdp.baselines import DPSVI
+from topicdp.baselines import DPStochasticVI
 from topicdp.datasets import synthetic_lda
 from topicdp.mechanisms import mvg_release
 from topicdp.rdp import EventEntry, calibrate_gaussian
 from topicdp.rdp.ledger import ApproxEntry, GaussianEntry, LaplaceEntry
 from topicdp.samplers import SensitivitySampling
-from topicdp.spectral import SpectralDP
-from topicdp.variational import DPVariationalLDA
+from topicdp.spectral import DPSpectralMoments
+from topicdp.variational import DPVariationalEM
 from topicdp.vocabulary import select_vocabulary
 
 DELTA = 1e-6
@@ -47,15 +47,15 @@ def _state(rng: np.random.Generator) -> dict:
 
 
 def test_budget_lets_two_releases_through_and_refuses_the_third_before_any_noise(corpus):
-    """Budget (2, 1e-6): dp-vem at epsilon 1 and SpectralDP at 0.9 compose (all Gaussian, exactly: GDP) to
+    """Budget (2, 1e-6): dp-vem at epsilon 1 and DPSpectralMoments at 0.9 compose (all Gaussian, exactly: GDP) to
     about 1.24 < 2; a TopicDP release at 2 would bring the total to about 2.25 and is refused before its
     model is fitted or a single noise draw is made; the ledger is left exactly as it was."""
     ledger = PrivacyLedger(budget=(2.0, DELTA))
-    vem = DPVariationalLDA(3, epsilon=1.0, delta=1e-7, unit="document", neighbours="replace-one", n_iterations=3,
+    vem = DPVariationalEM(3, epsilon=1.0, delta=1e-7, unit="document", neighbours="replace-one", n_iterations=3,
                            random_state=0).fit(corpus, ledger=ledger)
     assert vem.release_.report.epsilon == 1.0 and len(ledger) == 1
-    SpectralDP(3, 1.0, 2, epsilon=0.9, delta=1e-7, unit="document", random_state=0, strict=False).fit(corpus, ledger=ledger)
-    assert len(ledger) == 3  # dp-vem (T releases as one entry of count 3) + SpectralDP's e6, e8
+    DPSpectralMoments(3, 1.0, 2, epsilon=0.9, delta=1e-7, unit="document", random_state=0, strict=False).fit(corpus, ledger=ledger)
+    assert len(ledger) == 3  # dp-vem (T releases as one entry of count 3) + DPSpectralMoments's e6, e8
     spent = ledger.epsilon(DELTA, "best", scope="all")
     assert spent < 1.9  # tighter than basic composition 1 + 0.9 (releases composed at one delta)
     # the total is the exact GDP composition of all Gaussian releases (Dong, Roth & Su 2022, Cor. 3.3)
@@ -97,11 +97,11 @@ def test_every_road_checks_before_noise(corpus, exhausted):
     """Each producer of a release refuses up front: ledger unchanged, no draw from the noise generator."""
     before = exhausted.entries()
     roads = {
-        "dp-vem": lambda rng: DPVariationalLDA(3, epsilon=1.0, n_iterations=2, unit="document",
+        "dp-vem": lambda rng: DPVariationalEM(3, epsilon=1.0, n_iterations=2, unit="document",
                                                random_state=rng).fit(corpus, ledger=exhausted),
-        "spectral": lambda rng: SpectralDP(3, 1.0, 3, epsilon=1.0, delta=1e-7, unit="document", random_state=rng).fit(
+        "spectral": lambda rng: DPSpectralMoments(3, 1.0, 3, epsilon=1.0, delta=1e-7, unit="document", random_state=rng).fit(
             corpus, ledger=exhausted),
-        "dpsvi": lambda rng: DPSVI(3, epsilon=1.0, delta=1e-7, n_iterations=5, batch_size=50,
+        "dpsvi": lambda rng: DPStochasticVI(3, epsilon=1.0, delta=1e-7, n_iterations=5, batch_size=50,
                                    random_state=rng).fit(corpus.X, ledger=exhausted),
         "mvg": lambda rng: mvg_release(np.full((3, 30), 1 / 30), 1.0, 1e-7, math.sqrt(2), unit="document",
                                        random_state=rng, ledger=exhausted),
@@ -138,8 +138,8 @@ def test_select_vocabulary_checks_before_reading_the_texts(exhausted):
 
 def test_without_a_ledger_nothing_changes(corpus):
     """The same seed gives the same release with and without a (roomy) ledger."""
-    a = DPVariationalLDA(3, epsilon=1.0, n_iterations=2, unit="document", random_state=3).fit(corpus)
-    b = DPVariationalLDA(3, epsilon=1.0, n_iterations=2, unit="document", random_state=3).fit(
+    a = DPVariationalEM(3, epsilon=1.0, n_iterations=2, unit="document", random_state=3).fit(corpus)
+    b = DPVariationalEM(3, epsilon=1.0, n_iterations=2, unit="document", random_state=3).fit(
         corpus, ledger=PrivacyLedger())
     assert np.array_equal(a.topic_word_, b.topic_word_)
 
@@ -247,7 +247,7 @@ def test_dpsvi_records_its_calibration_event(corpus):
     theirs, and here 2.3 % below it (with 20 steps the best order falls between their grid points); the
     bound 7 % is their grid's spacing above order 64 (see test_rdp_accounting)."""
     ledger = PrivacyLedger()
-    m = DPSVI(3, epsilon=1.0, delta=1e-6, n_iterations=20, sampling_rate=0.02, random_state=0).fit(
+    m = DPStochasticVI(3, epsilon=1.0, delta=1e-6, n_iterations=20, sampling_rate=0.02, random_state=0).fit(
         corpus.X, ledger=ledger)
     (record,) = ledger.records
     assert isinstance(record, EventEntry) and record.neighbours == "add-remove"
@@ -264,11 +264,11 @@ def test_unsupported_entries_are_refused_by_dp_accounting_not_misaccounted():
 
 
 def test_planned_entries_match_recorded_ones_for_spectral(corpus):
-    """SpectralDP is checked against entries at sensitivity 1 before the data is read; the recorded entries
+    """DPSpectralMoments is checked against entries at sensitivity 1 before the data is read; the recorded entries
     (data-dependent sensitivities) have the same totals, for each accounting and configuration."""
     for cfg, accounting in ((1, "exact"), (3, "rdp"), (2, "simple")):
         ledger = PrivacyLedger()
-        m = SpectralDP(3, 1.0, cfg, epsilon=1000.0, delta=1e-6, unit="document", random_state=0, accounting=accounting,
+        m = DPSpectralMoments(3, 1.0, cfg, epsilon=1000.0, delta=1e-6, unit="document", random_state=0, accounting=accounting,
                        strict=False).fit(corpus, ledger=ledger)
         planned = PrivacyLedger()
         from topicdp.spectral.accounting import DEFAULT_SPLITS, SpectralBudget
@@ -287,7 +287,7 @@ def test_spectral_records_what_it_released_before_a_failed_precondition(corpus):
 
     ledger = PrivacyLedger()
     with pytest.raises(PreconditionError):
-        SpectralDP(3, 1.0, 2, epsilon=0.9, delta=1e-7, unit="document", random_state=0).fit(corpus, ledger=ledger)
+        DPSpectralMoments(3, 1.0, 2, epsilon=0.9, delta=1e-7, unit="document", random_state=0).fit(corpus, ledger=ledger)
     assert [e["name"] for e in ledger.entries()] == ["e8"]
 
 
@@ -303,12 +303,12 @@ def test_budget_error_when_approx_deltas_alone_exceed_it():
 
 
 def test_replace_one_ledger_with_fixed_batch_dpsvi_against_dp_accounting_rdp(corpus):
-    """DPSVI with fixed batches is replace-one, like SpectralDP: both go in one ledger, and dp-accounting's
+    """DPStochasticVI with fixed batches is replace-one, like DPSpectralMoments: both go in one ledger, and dp-accounting's
     RDP accountant under REPLACE_ONE (which reads a plain Gaussian event as we do) agrees with our RDP total
     within 1 % (the grid argument above)."""
     ledger = PrivacyLedger()
-    SpectralDP(3, 1.0, 1, epsilon=1000.0, delta=1e-6, unit="document", random_state=0, strict=False).fit(corpus, ledger=ledger)
-    DPSVI(3, epsilon=1.0, delta=1e-6, n_iterations=5, batch_size=100, sampling="fixed", random_state=0).fit(
+    DPSpectralMoments(3, 1.0, 1, epsilon=1000.0, delta=1e-6, unit="document", random_state=0, strict=False).fit(corpus, ledger=ledger)
+    DPStochasticVI(3, epsilon=1.0, delta=1e-6, n_iterations=5, batch_size=100, sampling="fixed", random_state=0).fit(
         corpus.X, ledger=ledger)
     assert ledger.neighbours == "replace-one" and len(ledger) == 4
     acc = RdpAccountant(neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE)

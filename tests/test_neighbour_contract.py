@@ -24,7 +24,7 @@ import pytest
 from topicdp.cli import main
 from topicdp.pipeline import MECHANISMS
 from topicdp.report import NOISED_STATUSES
-from topicdp.release import published_paths, status_of
+from topicdp.private_release import published_paths, status_of
 
 WORDS = [f"w{a}{b}" for a in "abcdefghij" for b in "abcdefghijklmnopqrst"]  # 200 public words
 OOV = "zzqa zzqb zzqc zzqd zzqe zzqf"  # outside the public word list

@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from topicdp.release import PrivateRelease
+from topicdp.private_release import PrivateRelease
 from reports import make_report
 
 VOCABULARY = ("goal", "match", "bake", "oven", "vote", "poll", "stock", "bond", "rain", "snow")
@@ -162,13 +162,13 @@ def test_progress_lines_reach_stderr_without_logging_set_up(monkeypatch, capsys)
     and TOPICDP_PROGRESS=0 silence them; a logging handler that shows INFO gets them instead, once."""
     from topicdp import _progress
     from topicdp.rdp import PrivacyLedger
-    from topicdp.variational import DPVariationalLDA
+    from topicdp.variational import DPVariationalEM
 
     monkeypatch.setattr(_progress, "_stderr_is_terminal", lambda: False)
     monkeypatch.setattr(_progress, "_logger_shows_info", lambda: False)
     monkeypatch.delenv(_progress.PROGRESS_ENV, raising=False)
     X = np.random.default_rng(0).poisson(1.0, size=(60, 8))
-    model = DPVariationalLDA(2, epsilon=1.0, unit="document", n_iterations=3, random_state=0)
+    model = DPVariationalEM(2, epsilon=1.0, unit="document", n_iterations=3, random_state=0)
     model.fit(X, ledger=PrivacyLedger())  # a ledger per fit: these fits are not repeated releases of one budget
     err = capsys.readouterr().err
     lines = [line for line in err.splitlines() if line.startswith("topicdp: dp-vem passes")]
@@ -184,7 +184,7 @@ def test_progress_lines_reach_stderr_without_logging_set_up(monkeypatch, capsys)
     with pytest.raises(ValueError, match="TOPICDP_PROGRESS"):
         model.set_params(progress=None).fit(X, ledger=PrivacyLedger())
     with pytest.raises(TypeError, match="progress"):
-        DPVariationalLDA(2, unit="document", progress="yes").fit(X, ledger=PrivacyLedger())
+        DPVariationalEM(2, unit="document", progress="yes").fit(X, ledger=PrivacyLedger())
 
 
 def test_progress_is_a_tqdm_auto_bar_in_a_notebook(monkeypatch, caplog):

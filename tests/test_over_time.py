@@ -776,7 +776,7 @@ def test_the_series_page_sizes_topics_by_released_parameters_in_the_matched_orde
     from reports import make_report
 
     from topicdp.pipeline.over_time import OverTimeResult, over_time_html
-    from topicdp.release import PrivateRelease
+    from topicdp.private_release import PrivateRelease
 
     W = np.eye(3) * 0.7 + 0.1
     report = make_report(mechanism="test-mechanism", guarantee="approx-DP", unit="document", neighbours="add-remove",

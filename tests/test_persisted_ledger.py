@@ -377,7 +377,7 @@ def test_spectral_plans_are_what_spectral_dp_checks(tmp_path, configuration):
     from topicdp.pipeline import CorpusSource, ReleaseRequest, VocabularyPolicy
     from topicdp.pipeline.charge import topics_entries
     from topicdp.pipeline.plan import plan_request
-    from topicdp.spectral import SpectralDP
+    from topicdp.spectral import DPSpectralMoments
 
     path = str(tmp_path / "doc.ledger")
     PrivacyLedger.open(path, budget=(30.0, 1e-5), unit="document", neighbours="replace-one")
@@ -387,7 +387,7 @@ def test_spectral_plans_are_what_spectral_dp_checks(tmp_path, configuration):
     planned = topics_entries(plan, f"spectral-config-{configuration}")
     rng = np.random.default_rng(0)
     corpus = Corpus.from_matrix(rng.poisson(1.0, size=(500, 20)), vocabulary=[f"w{j}" for j in range(20)])
-    model = SpectralDP(n_topics=10, alpha0=1.0, configuration=configuration, epsilon=plan.budget.topics.epsilon,
+    model = DPSpectralMoments(n_topics=10, alpha0=1.0, configuration=configuration, epsilon=plan.budget.topics.epsilon,
                        delta=plan.budget.topics.delta, unit="document", n_units=500)
     with pytest.raises(_Captured) as checked:
         model.fit(corpus, ledger=_CaptureLedger())

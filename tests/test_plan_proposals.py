@@ -38,7 +38,7 @@ def files(tmp_path_factory):
 
 def _refusal(corpus, epsilon: float = 3.0, **kw) -> str:
     with pytest.raises(ReleaseRefused) as info:
-        topicdp.privatize(corpus, n_topics=3, epsilon=epsilon, seed=0, n_jobs=1, echo=lambda line: None, **kw)
+        topicdp.release(corpus, n_topics=3, epsilon=epsilon, seed=0, n_jobs=1, echo=lambda line: None, **kw)
     return str(info.value)
 
 
@@ -63,7 +63,7 @@ def test_a_user_level_refusal_proposes_the_document_level_with_a_command_that_is
     assert out.exists()
     assert "refused" not in capsys.readouterr().err
     # the same sentence in the report of the release forced past the refusal (one function builds it)
-    forced = topicdp.privatize(private, reference=reference, n_topics=3, epsilon=3.0, seed=0, n_jobs=1,
+    forced = topicdp.release(private, reference=reference, n_topics=3, epsilon=3.0, seed=0, n_jobs=1,
                                release_anyway=True, echo=lambda line: None)
     proposal = forced.report.details["plan"]["decision"]["proposal"]
     # the same sentence, but the published report names the owner's files by placeholders, not their paths
@@ -134,7 +134,7 @@ def test_the_random_dp_pilot_refuses_before_the_full_sample(monkeypatch):
                                                                                      random_state=0))
     lines: list[str] = []
     with pytest.raises(ReleaseRefused) as info:
-        topicdp.privatize("embedded", n_topics=3, epsilon=0.5, unit="user", guarantee="random-dp",
+        topicdp.release("embedded", n_topics=3, epsilon=0.5, unit="user", guarantee="random-dp",
                           reference="embedded", agnostic=template, seed=0, n_jobs=1, echo=lines.append)
     message = str(info.value)
     assert "pilot" in message and f"first {run_module.PILOT_PAIRS} of" in message and "were not run" in message

@@ -5,16 +5,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from topicdp import DPSVI, Corpus, DPVariationalLDA, SpectralDP, TopicDP
+from topicdp import Corpus, TopicDP
+from topicdp.baselines import DPStochasticVI
+from topicdp.spectral import DPSpectralMoments
+from topicdp.variational import DPVariationalEM
 from topicdp._names import DEFAULT_NEIGHBOURS, Neighbours, Unit
 from topicdp._validation import PRIVACY_PARAMETERS
 from topicdp.adapters import make_model
 
 ESTIMATORS = {
     "TopicDP": lambda **p: TopicDP(make_model("sklearn-lda", 2), sensitivity="global", **p),
-    "DPVariationalLDA": lambda **p: DPVariationalLDA(2, **p),
-    "SpectralDP": lambda **p: SpectralDP(2, **p),
-    "DPSVI": lambda **p: DPSVI(2, **p),
+    "DPVariationalEM": lambda **p: DPVariationalEM(2, **p),
+    "DPSpectralMoments": lambda **p: DPSpectralMoments(2, **p),
+    "DPStochasticVI": lambda **p: DPStochasticVI(2, **p),
 }
 BAD = [("epsilon", -1.0, r"epsilon must be in \(0, inf\), got -1"), ("delta", 1.5, r"delta must be in \(0, 1\), got 1.5"),
        ("unit", "person", "unit must be one of 'user', 'document'; got 'person'"),
@@ -29,7 +32,7 @@ def tiny():
     return Corpus.from_texts(texts, [i // 3 for i in range(30)], vocabulary=words)
 
 
-# the parameters each estimator takes (DPSVI is document-level add/remove by construction; SpectralDP's relation
+# the parameters each estimator takes (DPStochasticVI is document-level add/remove by construction; DPSpectralMoments's relation
 # follows its stated n_units)
 CASES = [(name, *bad) for name, make in ESTIMATORS.items() for bad in BAD if hasattr(make(), bad[0])]
 
@@ -53,7 +56,7 @@ def test_one_default_neighbour_relation():
     """Add/remove where the number of units is not stated, for every estimator that takes a relation; TopicDP's
     sampled road states replace-one, the only relation its sampler draws."""
     assert DEFAULT_NEIGHBOURS == Neighbours.ADD_REMOVE
-    assert DPVariationalLDA().neighbours == DEFAULT_NEIGHBOURS
+    assert DPVariationalEM().neighbours == DEFAULT_NEIGHBOURS
     assert TopicDP(make_model("sklearn-lda", 2), sensitivity="global")._neighbours == DEFAULT_NEIGHBOURS
     assert TopicDP(make_model("sklearn-lda", 2), mechanism="laplace", sensitivity="global")._neighbours == "add-remove"
     assert TopicDP(make_model("sklearn-lda", 2))._neighbours == Neighbours.REPLACE_ONE

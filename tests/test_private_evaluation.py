@@ -409,7 +409,7 @@ def test_lists_must_be_lists_of_distinct_words():
 
 
 def _release(lists, n_words_vocab):
-    from topicdp.release import PrivateRelease
+    from topicdp.private_release import PrivateRelease
     from topicdp.report import ReportParts, compose_report
 
     vocab = sorted({w for t in lists for w in t})

@@ -25,7 +25,7 @@ import pytest
 
 from topicdp.cli import main
 from topicdp.report import NOISED_STATUSES
-from topicdp.release import SCHEMA, published_paths, status_of, unlisted_paths, validate
+from topicdp.private_release import SCHEMA, published_paths, status_of, unlisted_paths, validate
 
 # neighbouring and repeated releases of one file are what these tests compare: the repeated-release warning
 # is expected here (elsewhere it is an error, pyproject.toml)
@@ -214,8 +214,8 @@ def test_dp_vem_with_a_reference_is_simulated_there_before_the_topics_budget_is_
     real = variational.forecast_on_reference
     monkeypatch.setattr(variational, "forecast_on_reference",
                         lambda *a, **k: dataclasses.replace(real(*a, **k), verdict="noise"))
-    real_fit = variational.DPVariationalLDA.fit
-    monkeypatch.setattr(variational.DPVariationalLDA, "fit",
+    real_fit = variational.DPVariationalEM.fit
+    monkeypatch.setattr(variational.DPVariationalEM, "fit",
                         lambda self, corpus, *a, **k: fits.append(corpus) or real_fit(self, corpus, *a, **k))
     assert main([*args, "--out", str(tmp_path / "b.json")]) == 2
     assert "simulation on the public reference says this release would be noise" in capsys.readouterr().err

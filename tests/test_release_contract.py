@@ -5,7 +5,7 @@ scikit-learn's common estimator checks: each producer below is run on a pair of 
 (at the unit and neighbour relation its report states) with the same fixed noise seed, and on the first
 one without a seed. Every producer must give
 
-1. a published part that validates against :data:`topicdp.release.SCHEMA` and states a status for every
+1. a published part that validates against :data:`topicdp.private_release.SCHEMA` and states a status for every
    field (the allow-list), and that round-trips through ``save``/``load``;
 2. a certified epsilon (the smallest valid ``composition_total`` at the report's delta) within the target
    under the stated accounting, and a report epsilon within the target too;
@@ -29,7 +29,7 @@ from topicdp import CallableModel, Corpus, PrivateRelease, TopicDP
 from topicdp.samplers import SensitivitySampling
 from topicdp.datasets import synthetic_lda
 from topicdp.report import NOISED_STATUSES
-from topicdp.release import SCHEMA, published_paths, status_of, unlisted_paths, validate
+from topicdp.private_release import SCHEMA, published_paths, status_of, unlisted_paths, validate
 
 # the contract releases each corpus and its neighbours with every mechanism: the repeated-release warning
 # is expected here (elsewhere it is an error, pyproject.toml)
@@ -85,22 +85,22 @@ def _topicdp(**kwargs) -> Callable:
 
 
 def _spectral(which: int, seed):
-    from topicdp.spectral import SpectralDP
+    from topicdp.spectral import DPSpectralMoments
 
     X = synthetic_lda(2000, 20, 2, alpha0=1.0, mean_length=30, random_state=5).X.tocsr()
     if which:  # replace document 0 by another document of >= 3 tokens: same N, same number of short documents
         X = X.tolil()
         X[0] = np.r_[np.full(3, 2.0), np.zeros(17)]
         X = X.tocsr()
-    return SpectralDP(2, 1.0, 1, epsilon=50.0, delta=1e-6, unit="document", random_state=seed).fit(X).release_
+    return DPSpectralMoments(2, 1.0, 1, epsilon=50.0, delta=1e-6, unit="document", random_state=seed).fit(X).release_
 
 
 def _dpsvi(which: int, seed):
-    from topicdp.baselines import DPSVI
+    from topicdp.baselines import DPStochasticVI
 
     X = synthetic_lda(300, 20, 2, mean_length=30, random_state=6).X.tocsr()
     X = X[1:] if which else X  # Poisson sampling: add/remove-one-document neighbours
-    return DPSVI(2, epsilon=2.0, delta=1e-5, sampling_rate=0.1, n_iterations=5, doc_length_cap=20,
+    return DPStochasticVI(2, epsilon=2.0, delta=1e-5, sampling_rate=0.1, n_iterations=5, doc_length_cap=20,
                  random_state=seed).fit(X).release_
 
 

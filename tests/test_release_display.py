@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from topicdp.release import PrivateRelease, TopWords
+from topicdp.private_release import PrivateRelease, TopWords
 from reports import make_report
 from topicdp.report import RANDOM_DP_CAVEAT
 
@@ -82,10 +82,10 @@ def test_with_vocabulary_names_matrix_columns_and_states_their_source():
     import numpy as np
     import pytest
 
-    from topicdp.variational import DPVariationalLDA
+    from topicdp.variational import DPVariationalEM
 
     X = np.random.default_rng(1).poisson(1.0, size=(40, 3))
-    release = DPVariationalLDA(2, epsilon=1.0, delta=1e-6, unit="document", random_state=0).fit(X).release_
+    release = DPVariationalEM(2, epsilon=1.0, delta=1e-6, unit="document", random_state=0).fit(X).release_
     assert release.vocabulary == ("0", "1", "2")
     named = release.with_vocabulary(["alpha", "beta", "gamma"], source="private-texts")
     assert named.report.published["vocabulary"].startswith("NOT COVERED")

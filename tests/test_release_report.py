@@ -11,7 +11,7 @@ import pytest
 
 from topicdp import Corpus
 from topicdp.mechanisms.postprocess import project_to_simplex, to_simplex
-from topicdp.release import FORMAT, SCHEMA, PrivateRelease, status_of, validate
+from topicdp.private_release import FORMAT, SCHEMA, PrivateRelease, status_of, validate
 from reports import make_report
 from topicdp.report import PrivacyReport, total
 
@@ -95,7 +95,7 @@ def _summaries():
     """Reports of the roads a user meets: dp-vem (exact composition, several looser totals), Laplace (pure DP),
     TopicDP with a sampled sensitivity (random DP)."""
     from topicdp import CallableModel, TopicDP
-    from topicdp.variational import DPVariationalLDA
+    from topicdp.variational import DPVariationalEM
     from topicdp.datasets import synthetic_lda
     from topicdp.rdp import PrivacyLedger
     from topicdp.samplers import SensitivitySampling
@@ -106,7 +106,7 @@ def _summaries():
     counts = CallableModel(lambda c: np.tile((np.asarray(c.X.sum(axis=0)).ravel() + 1) / (c.X.sum() + c.n_words),
                                              (3, 1)), n_topics=3, name="word-frequencies")
     sampling = SensitivitySampling(corpus, 0.2, "exchangeable")  # 9 pairs
-    return [DPVariationalLDA(3, epsilon=3.0, random_state=0).fit(corpus, ledger=PrivacyLedger()).release_.report,
+    return [DPVariationalEM(3, epsilon=3.0, random_state=0).fit(corpus, ledger=PrivacyLedger()).release_.report,
             TopicDP(uniform, epsilon=2.0, mechanism="laplace", sensitivity="global").fit(corpus, ledger=PrivacyLedger()).report_,
             TopicDP(counts, epsilon=2.0, delta=1e-5, sampling=sampling).fit(corpus, ledger=PrivacyLedger()).report_]
 

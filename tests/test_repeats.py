@@ -49,10 +49,10 @@ def test_the_sketch_is_a_function_of_the_documents_not_their_order():
 def test_a_grid_search_over_a_dp_estimator_warns():
     from sklearn.model_selection import GridSearchCV
 
-    from topicdp.variational import DPVariationalLDA
+    from topicdp.variational import DPVariationalEM
 
     X = _counts(120, 3)
-    search = GridSearchCV(DPVariationalLDA(2, epsilon=1.0, delta=1e-6, unit="document", n_iterations=1),
+    search = GridSearchCV(DPVariationalEM(2, epsilon=1.0, delta=1e-6, unit="document", n_iterations=1),
                           {"n_topics": [2, 3]}, cv=2)
     with pytest.warns(RepeatedReleaseWarning):
         search.fit(X)

@@ -1,4 +1,4 @@
-"""SpectralDP: the four configurations run, their accounting adds up, preconditions raise."""
+"""DPSpectralMoments: the four configurations run, their accounting adds up, preconditions raise."""
 
 import math
 
@@ -10,7 +10,7 @@ from topicdp.metrics import recovery_error
 from topicdp.report import PrivacyReport
 from topicdp.rdp import PrivacyLedger
 from topicdp import Corpus
-from topicdp.spectral import PreconditionError, SpectralDP, recommend_configuration
+from topicdp.spectral import PreconditionError, DPSpectralMoments, recommend_configuration
 from topicdp.spectral.accounting import DEFAULT_SPLITS
 
 # one generated corpus is released by every configuration and accounting: the repeated-release warning
@@ -38,7 +38,7 @@ def _ledger_from(report):
 @pytest.mark.parametrize("accounting", ["simple", "rdp", "auto"])
 def test_configuration_runs_and_accounting_adds_up(small, cfg, accounting):
     eps, delta = 1000.0, 1e-6
-    m = SpectralDP(3, 1.0, cfg, epsilon=eps, delta=delta, unit="document", random_state=0, accounting=accounting).fit(small.X)
+    m = DPSpectralMoments(3, 1.0, cfg, epsilon=eps, delta=delta, unit="document", random_state=0, accounting=accounting).fit(small.X)
     rep = m.report_
     assert m.topic_word_.shape == (3, 30) and np.all(np.isfinite(m.topic_word_))
     assert np.allclose(m.topic_word_.sum(axis=1), 1) and np.all(m.topic_word_ >= 0)
@@ -73,7 +73,7 @@ def test_configuration_runs_and_accounting_adds_up(small, cfg, accounting):
 def test_user_level_per_user_weighting(small):
     """unit="user": U public, sensitivities from U only, the same release from a Corpus or a matrix + users."""
     users = np.arange(20_000) % 1000  # 20 documents per user
-    m = SpectralDP(3, 1.0, 2, epsilon=30.0, delta=1e-6, random_state=0, unit="user", strict=False).fit(small.X, users=users)
+    m = DPSpectralMoments(3, 1.0, 2, epsilon=30.0, delta=1e-6, random_state=0, unit="user", strict=False).fit(small.X, users=users)
     rep = m.report_
     assert rep.unit == "user" and m.n_units_ == 1000
     assert "n_documents" not in rep.details and rep.details["n_users"] == 1000
@@ -81,37 +81,37 @@ def test_user_level_per_user_weighting(small):
     assert rep.epsilon <= 30.0 * (1 + 1e-9) and rep.delta == 1e-6
     assert any("replacing all documents of one user" in n and "U" in n for n in rep.notes)
     corpus = Corpus.from_matrix(small.X, [f"w{i}" for i in range(30)], users=users)
-    m2 = SpectralDP(3, 1.0, 2, epsilon=30.0, delta=1e-6, random_state=0, unit="user", strict=False).fit(corpus)
+    m2 = DPSpectralMoments(3, 1.0, 2, epsilon=30.0, delta=1e-6, random_state=0, unit="user", strict=False).fit(corpus)
     assert np.array_equal(m.topic_word_, m2.topic_word_)
     # utility at user level (config 1, eps = 100, U = 1000): the noise scales as 1/(U eps), 20x the
     # document level's here; with these seeds the error is 0.06, and 0.15 leaves room for platform rounding
-    u = SpectralDP(3, 1.0, 1, epsilon=100.0, delta=1e-6, random_state=0, unit="user", strict=False).fit(small.X, users=users)
+    u = DPSpectralMoments(3, 1.0, 1, epsilon=100.0, delta=1e-6, random_state=0, unit="user", strict=False).fit(small.X, users=users)
     assert recovery_error(u.topic_word_, small.topic_word) < 0.15
     with pytest.raises(ValueError, match="unit='user' .*needs"):
-        SpectralDP(3, 1.0, 2, epsilon=30.0, delta=1e-6, unit="user").fit(small.X)
+        DPSpectralMoments(3, 1.0, 2, epsilon=30.0, delta=1e-6, unit="user").fit(small.X)
     with pytest.raises(ValueError, match="unit"):
-        SpectralDP(3, 1.0, 2, epsilon=30.0, delta=1e-6, unit="group").fit(small.X)
+        DPSpectralMoments(3, 1.0, 2, epsilon=30.0, delta=1e-6, unit="group").fit(small.X)
 
 
 def test_defaults_are_the_librarys_and_the_positional_order_is_kept(small):
     from topicdp._names import DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_UNIT
 
-    params = SpectralDP().get_params()
+    params = DPSpectralMoments().get_params()
     assert (params["epsilon"], params["delta"], params["unit"]) == (DEFAULT_EPSILON, DEFAULT_DELTA, DEFAULT_UNIT)
     assert (params["n_topics"], params["alpha0"], params["configuration"]) == (10, 1.0, 1)
-    m = SpectralDP(3, 2.0, 4, epsilon=30.0, delta=1e-7, random_state=5)
+    m = DPSpectralMoments(3, 2.0, 4, epsilon=30.0, delta=1e-7, random_state=5)
     assert (m.n_topics, m.alpha0, m.configuration, m.epsilon, m.delta, m.random_state) == (3, 2.0, 4, 30.0, 1e-7, 5)
     # at the default user level, a matrix without owners is refused with a message naming both ways out
     with pytest.raises(ValueError, match="unit='user' \\(the default\\).*users=.*unit='document'"):
-        SpectralDP(3).fit(small.X)
+        DPSpectralMoments(3).fit(small.X)
     with pytest.raises(ValueError, match="epsilon must be a real number in \\(0, inf\\), got None; .*SpectralLDA"):
-        SpectralDP(3, epsilon=None, unit="document").fit(small.X)
+        DPSpectralMoments(3, epsilon=None, unit="document").fit(small.X)
 
 
 def test_document_level_accepts_a_corpus(small):
     corpus = Corpus.from_matrix(small.X[:2000], [f"w{i}" for i in range(30)])
-    a = SpectralDP(3, 1.0, 1, epsilon=50.0, delta=1e-6, unit="document", random_state=0).fit(corpus)
-    b = SpectralDP(3, 1.0, 1, epsilon=50.0, delta=1e-6, unit="document", random_state=0).fit(small.X[:2000])
+    a = DPSpectralMoments(3, 1.0, 1, epsilon=50.0, delta=1e-6, unit="document", random_state=0).fit(corpus)
+    b = DPSpectralMoments(3, 1.0, 1, epsilon=50.0, delta=1e-6, unit="document", random_state=0).fit(small.X[:2000])
     assert np.array_equal(a.topic_word_, b.topic_word_) and a.report_.unit == "document"
 
 
@@ -120,23 +120,23 @@ def test_fewer_than_k_positive_eigenvalues_in_released_m2_raises():
     which has fewer than 4 positive eigenvalues for this seed."""
     data = synthetic_lda(300, 5, 4, random_state=0)
     with pytest.raises(PreconditionError, match="positive eigenvalue"):
-        SpectralDP(4, 1.0, 2, epsilon=0.01, delta=1e-6, unit="document", random_state=1).fit(data.X)
+        DPSpectralMoments(4, 1.0, 2, epsilon=0.01, delta=1e-6, unit="document", random_state=1).fit(data.X)
 
 
 def test_private_eigengap_bound_failure_raises(small):
     with pytest.raises(PreconditionError, match="eigengap lower bound > 0.*more documents"):
-        SpectralDP(3, 1.0, 3, epsilon=5.0, delta=1e-6, unit="document", random_state=0, strict=False).fit(small.X)
+        DPSpectralMoments(3, 1.0, 3, epsilon=5.0, delta=1e-6, unit="document", random_state=0, strict=False).fit(small.X)
 
 
 def test_table3_preconditions_raise_when_strict(small):
     with pytest.raises(PreconditionError, match="Table 3|utility"):
-        SpectralDP(3, 1.0, 2, epsilon=0.1, delta=1e-6, unit="document", random_state=0).fit(small.X)
-    m = SpectralDP(3, 1.0, 2, epsilon=0.1, delta=1e-6, unit="document", random_state=0, strict=False).fit(small.X)
+        DPSpectralMoments(3, 1.0, 2, epsilon=0.1, delta=1e-6, unit="document", random_state=0).fit(small.X)
+    m = DPSpectralMoments(3, 1.0, 2, epsilon=0.1, delta=1e-6, unit="document", random_state=0, strict=False).fit(small.X)
     failed = [c for c in m.report_.checks if not c.passed]
     assert failed and all(np.isfinite(m.topic_word_).ravel())
     with pytest.raises(PreconditionError, match="Table 3"):
         # gap bound > 0, perturbation 0.77
-        SpectralDP(3, 1.0, 3, epsilon=20.0, delta=1e-6, unit="document", random_state=0).fit(small.X)
+        DPSpectralMoments(3, 1.0, 3, epsilon=20.0, delta=1e-6, unit="document", random_state=0).fit(small.X)
 
 
 @pytest.mark.parametrize("kwargs,match", [
@@ -152,7 +152,7 @@ def test_bad_parameters(small, kwargs, match):
     params = dict(n_topics=3, alpha0=1.0, configuration=2, epsilon=1.0, delta=1e-6, unit="document")
     params.update(kwargs)
     with pytest.raises(ValueError, match=match):
-        SpectralDP(**params).fit(small.X[:500])
+        DPSpectralMoments(**params).fit(small.X[:500])
 
 
 def test_recommendation_says_why():
@@ -171,7 +171,7 @@ def test_recommendation_says_why():
 def test_public_whitening_spends_the_whole_budget_on_the_tensor(small, cfg, released):
     """A public reference (other documents of the same model) gives W: no M2 release, the budget adds up."""
     public = synthetic_lda(20_000, 30, 3, alpha0=1.0, random_state=2, topic_word=small.topic_word).X
-    m = SpectralDP(3, 1.0, cfg, epsilon=50.0, delta=1e-6, unit="document", random_state=0, public_whitening=public,
+    m = DPSpectralMoments(3, 1.0, cfg, epsilon=50.0, delta=1e-6, unit="document", random_state=0, public_whitening=public,
                    strict=False).fit(small.X)
     rep = m.report_
     assert {r["name"] for r in rep.composition} == released
@@ -188,7 +188,7 @@ def test_public_whitening_beats_a_released_m2_at_small_epsilon(small):
     public = synthetic_lda(20_000, 30, 3, alpha0=1.0, random_state=2, topic_word=small.topic_word).X
     errs = {}
     for name, pub in (("released", None), ("public", public)):
-        m = SpectralDP(3, 1.0, 2, epsilon=2.0, delta=1e-6, unit="document", random_state=0, public_whitening=pub,
+        m = DPSpectralMoments(3, 1.0, 2, epsilon=2.0, delta=1e-6, unit="document", random_state=0, public_whitening=pub,
                        strict=False).fit(small.X)
         errs[name] = recovery_error(m.topic_word_, small.topic_word)
     assert errs["public"] < errs["released"]
@@ -196,11 +196,11 @@ def test_public_whitening_beats_a_released_m2_at_small_epsilon(small):
 
 def test_public_whitening_must_share_the_vocabulary(small):
     with pytest.raises(ValueError, match="public_whitening"):
-        SpectralDP(3, 1.0, 2, epsilon=5.0, delta=1e-6, unit="document", public_whitening=small.X[:, :20]).fit(small.X)
+        DPSpectralMoments(3, 1.0, 2, epsilon=5.0, delta=1e-6, unit="document", public_whitening=small.X[:, :20]).fit(small.X)
     priv = Corpus.from_matrix(small.X, [f"w{i}" for i in range(30)])
     pub = Corpus.from_matrix(small.X, [f"v{i}" for i in range(30)])
     with pytest.raises(ValueError, match="same vocabulary"):
-        SpectralDP(3, 1.0, 2, epsilon=5.0, delta=1e-6, unit="document", public_whitening=pub).fit(priv)
+        DPSpectralMoments(3, 1.0, 2, epsilon=5.0, delta=1e-6, unit="document", public_whitening=pub).fit(priv)
 
 
 def test_user_level_public_whitening_release_saves_only_covered_fields(small, tmp_path):
@@ -208,7 +208,7 @@ def test_user_level_public_whitening_release_saves_only_covered_fields(small, tm
     public = synthetic_lda(5_000, 30, 3, alpha0=1.0, random_state=2, topic_word=small.topic_word).X
     users = np.arange(20_000) % 1000
     for cfg, pub in ((1, None), (2, public)):
-        m = SpectralDP(3, 1.0, cfg, epsilon=100.0, delta=1e-6, random_state=0, unit="user", public_whitening=pub,
+        m = DPSpectralMoments(3, 1.0, cfg, epsilon=100.0, delta=1e-6, random_state=0, unit="user", public_whitening=pub,
                        strict=False).fit(small.X, users=users)
         m.release_.save(tmp_path / f"release{cfg}.json")
         saved = (tmp_path / f"release{cfg}.json").read_text()

@@ -1,4 +1,4 @@
-"""SpectralDP calibrates on, and publishes, the stated number of units n only (``n_units``), counted before any
+"""DPSpectralMoments calibrates on, and publishes, the stated number of units n only (``n_units``), counted before any
 filtering: a unit replaced by an empty, too-short or out-of-vocabulary one stays in n with zero statistics.
 
 The command-line checks follow ``test_neighbour_contract``: ``topicdp privatize`` on two neighbouring corpora with
@@ -19,8 +19,8 @@ from topicdp import Corpus
 from topicdp.cli import main
 from topicdp.datasets import synthetic_lda
 from topicdp.report import NOISED_STATUSES
-from topicdp.release import published_paths, status_of
-from topicdp.spectral import SpectralDP
+from topicdp.private_release import published_paths, status_of
+from topicdp.spectral import DPSpectralMoments
 from topicdp.spectral.moments import M2Operator, prepare_corpus, whitened_m3
 from topicdp.spectral.sensitivity import delta_m2, delta_m3
 
@@ -116,7 +116,7 @@ def test_neighbours_calibrate_and_report_alike(unit):
             Y = Y.tolil()
             Y[1], Y[2] = Y[0].toarray().ravel(), Y[0].toarray().ravel()
             Y = sp.csr_matrix(Y)
-        m = SpectralDP(3, 1.0, 1, epsilon=50.0, delta=1e-6, random_state=0, unit=unit, n_units=n)
+        m = DPSpectralMoments(3, 1.0, 1, epsilon=50.0, delta=1e-6, random_state=0, unit=unit, n_units=n)
         runs[name] = m.fit(Y, users=None if unit == "document" else users)
     reports = {name: m.report_.to_dict() for name, m in runs.items()}
     a = reports["original"]
@@ -136,7 +136,7 @@ def test_the_count_is_taken_as_public_when_not_stated_and_says_so():
     X = synthetic_lda(300, 30, 3, alpha0=1.0, random_state=0).X
     X = sp.lil_matrix(X)
     X[0] = 0  # an empty document still counts in N
-    m = SpectralDP(3, 1.0, 1, epsilon=50.0, delta=1e-6, random_state=0, unit="document").fit(sp.csr_matrix(X))
+    m = DPSpectralMoments(3, 1.0, 1, epsilon=50.0, delta=1e-6, random_state=0, unit="document").fit(sp.csr_matrix(X))
     rep = m.report_
     assert rep.details["n_documents"] == 300 == m.n_units_ and m.n_used_units_ == 299
     assert rep.published["report.details.n_documents"].startswith("public: taken as public")
@@ -148,13 +148,13 @@ def test_the_count_is_taken_as_public_when_not_stated_and_says_so():
 def test_n_units_is_validated_and_checked_against_the_corpus():
     X = synthetic_lda(300, 30, 3, alpha0=1.0, random_state=0).X
     with pytest.raises(ValueError, match=r"n_units must be an integer in \[3, inf\], got 2"):
-        SpectralDP(3, unit="document", n_units=2).fit(X)
+        DPSpectralMoments(3, unit="document", n_units=2).fit(X)
     with pytest.raises(TypeError, match="n_units must be an integer"):
-        SpectralDP(3, unit="document", n_units=300.0).fit(X)
+        DPSpectralMoments(3, unit="document", n_units=300.0).fit(X)
     with pytest.raises(ValueError, match="n_units=301 .* 301 documents"):
-        SpectralDP(3, unit="document", n_units=301).fit(X)
+        DPSpectralMoments(3, unit="document", n_units=301).fit(X)
     with pytest.raises(ValueError, match="n_units=99 .* 99 users"):
-        SpectralDP(3, n_units=99).fit(X, users=np.arange(300) // 3)
+        DPSpectralMoments(3, n_units=99).fit(X, users=np.arange(300) // 3)
 
 
 def test_a_corpus_counts_the_units_it_dropped_as_empty():
@@ -165,11 +165,11 @@ def test_a_corpus_counts_the_units_it_dropped_as_empty():
     users = [f"u{i // 3}" for i in range(33)]  # u10 owns only the three out-of-vocabulary documents
     corpus = Corpus.from_texts(texts, users, vocabulary=WORDS[:20])
     assert corpus.n_users == 10 and corpus.log.users_without_documents == 1
-    m = SpectralDP(2, 1.0, 1, epsilon=50.0, delta=1e-6, random_state=0, unit="user", n_units=11, strict=False).fit(corpus)
+    m = DPSpectralMoments(2, 1.0, 1, epsilon=50.0, delta=1e-6, random_state=0, unit="user", n_units=11, strict=False).fit(corpus)
     assert m.report_.details["n_users"] == 11 and m.release_.diagnostics["n_zero_units"] == 1
     with pytest.raises(ValueError, match="n_units=10 .* 10 users"):
-        SpectralDP(2, unit="user", n_units=10).fit(corpus)
-    doc = SpectralDP(2, 1.0, 1, epsilon=50.0, delta=1e-6, random_state=0, unit="document", n_units=33, strict=False).fit(corpus)
+        DPSpectralMoments(2, unit="user", n_units=10).fit(corpus)
+    doc = DPSpectralMoments(2, 1.0, 1, epsilon=50.0, delta=1e-6, random_state=0, unit="document", n_units=33, strict=False).fit(corpus)
     assert doc.report_.details["n_documents"] == 33
 
 

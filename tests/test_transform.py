@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 
 from topicdp import CallableModel, Corpus, PrivateRelease, TopicDP
-from topicdp.variational import DPVariationalLDA, VariationalLDA
+from topicdp.variational import DPVariationalEM, VariationalLDA
 
 # a grid search fits once per candidate and fold: the repeated releases it warns about: the repeated-release warning
 # is expected here (elsewhere it is an error, pyproject.toml)
@@ -69,7 +69,7 @@ def test_columns_must_match_the_release(release):
 
 def test_estimator_transform_uses_its_release(lee_corpus):
     small = lee_corpus.subset_documents(np.arange(40))
-    model = DPVariationalLDA(3, epsilon=2.0, unit="document", n_iterations=2, random_state=0).fit(small)
+    model = DPVariationalEM(3, epsilon=2.0, unit="document", n_iterations=2, random_state=0).fit(small)
     theta = model.transform(small)
     assert theta.shape == (40, 3) and np.allclose(theta.sum(axis=1), 1.0)
     assert np.allclose(model.release_.transform(small.X, alpha=model.alpha_), theta)
@@ -83,11 +83,11 @@ def _grid_corpus():
 
 @pytest.mark.parametrize("make", [
     lambda: __import__("topicdp.spectral", fromlist=["SpectralLDA"]).SpectralLDA(n_topics=2, alpha0=1.0, random_state=0),
-    lambda: __import__("topicdp.spectral", fromlist=["SpectralDP"]).SpectralDP(
+    lambda: __import__("topicdp.spectral", fromlist=["DPSpectralMoments"]).DPSpectralMoments(
         n_topics=2, alpha0=1.0, configuration=1, epsilon=1e4, delta=1e-6, unit="document", random_state=0),
     lambda: __import__("topicdp.baselines", fromlist=["SVILDA"]).SVILDA(n_topics=2, n_iterations=20, random_state=0),
     lambda: VariationalLDA(2, unit="document", n_iterations=5, random_state=0),
-], ids=["SpectralLDA", "SpectralDP", "SVILDA", "VariationalLDA"])
+], ids=["SpectralLDA", "DPSpectralMoments", "SVILDA", "VariationalLDA"])
 def test_grid_search_works_without_a_scoring_argument(make):
     """score() is minus the log held-out perplexity, so GridSearchCV can pick n_topics on its own."""
     from sklearn.model_selection import GridSearchCV

@@ -11,7 +11,7 @@ from topicdp import Corpus
 from topicdp.inference import dirichlet_expectation
 from topicdp.datasets import synthetic_lda
 from topicdp.rdp.gaussian import gaussian_delta
-from topicdp.variational import (DPVariationalLDA, VariationalLDA, forecast_on_reference, merge_identical_documents,
+from topicdp.variational import (DPVariationalEM, VariationalLDA, forecast_on_reference, merge_identical_documents,
                                  public_init, scaled_noise_model, unit_statistic, unit_weights)
 
 # runs at several noise levels of one corpus are what these tests compare: the repeated-release warning
@@ -93,7 +93,7 @@ def test_weights_depend_only_on_the_units_own_documents():
                                                         (10.0, 1e-5, 10, "add-remove"), (0.5, 1e-7, 1, "replace-one"),
                                                         (3.0, 1e-6, 7, "add-remove")])  # the default, warm-up included
 def test_sigma_meets_the_exact_gaussian_profile(epsilon, delta, T, neighbours):
-    model = DPVariationalLDA(epsilon=epsilon, delta=delta, n_iterations=T, neighbours=neighbours)
+    model = DPVariationalEM(epsilon=epsilon, delta=delta, n_iterations=T, neighbours=neighbours)
     sigma = model.noise_scale()
     sensitivity = 1.0 if neighbours == "add-remove" else math.sqrt(2)
     # T releases of sensitivity D with noise sigma compose to one Gaussian with sensitivity D sqrt(T)
@@ -105,7 +105,7 @@ def test_sigma_against_dp_accounting_pld():
     dp_accounting = pytest.importorskip("dp_accounting")
     from dp_accounting.pld import pld_privacy_accountant
 
-    model = DPVariationalLDA(epsilon=3.0, delta=1e-6, n_iterations=5, neighbours="add-remove")
+    model = DPVariationalEM(epsilon=3.0, delta=1e-6, n_iterations=5, neighbours="add-remove")
     sigma = model.noise_scale()
     accountant = pld_privacy_accountant.PLDAccountant(value_discretization_interval=1e-4)
     accountant.compose(dp_accounting.GaussianDpEvent(noise_multiplier=sigma), 5)
@@ -130,7 +130,7 @@ def test_small_noise_tracks_the_noiseless_run_and_large_noise_does_not():
     for seed in range(3):
         for eps in errors:
             params = dict(unit="document", n_iterations=10, random_state=seed)
-            model = VariationalLDA(5, **params) if eps is None else DPVariationalLDA(5, epsilon=eps, **params)
+            model = VariationalLDA(5, **params) if eps is None else DPVariationalEM(5, epsilon=eps, **params)
             errors[eps].append(recovery_error(model.fit(corpus).topic_word_, data.topic_word))
     assert min(errors[None]) < 0.1  # some start finds the planted topics
     np.testing.assert_allclose(errors[50.0], errors[None], atol=0.06)
@@ -139,19 +139,19 @@ def test_small_noise_tracks_the_noiseless_run_and_large_noise_does_not():
 
 def test_user_unit_needs_a_corpus_and_parameters_are_validated():
     with pytest.raises(ValueError, match="unit='user' needs a topicdp.Corpus"):
-        DPVariationalLDA(unit="user").fit(sp.csr_matrix(np.ones((3, 4))))
+        DPVariationalEM(unit="user").fit(sp.csr_matrix(np.ones((3, 4))))
     with pytest.raises(ValueError, match="n_iterations"):
-        DPVariationalLDA(n_iterations=0).fit(sp.csr_matrix(np.ones((3, 4))))
+        DPVariationalEM(n_iterations=0).fit(sp.csr_matrix(np.ones((3, 4))))
     with pytest.raises(ValueError, match="neighbours"):
-        DPVariationalLDA(neighbours="swap").noise_scale()
+        DPVariationalEM(neighbours="swap").noise_scale()
 
 
 def test_release_is_published_with_only_dp_and_public_fields(tmp_path):
-    from topicdp.release import PrivateRelease
+    from topicdp.private_release import PrivateRelease
 
     data = synthetic_lda(300, 40, 3, random_state=1)
     corpus = Corpus(X=data.X, vocabulary=[f"w{i}" for i in range(40)], doc_users=np.arange(300) // 3)
-    model = DPVariationalLDA(3, epsilon=2.0, delta=1e-6, n_iterations=3, random_state=0).fit(corpus, vocabulary_source="public")
+    model = DPVariationalEM(3, epsilon=2.0, delta=1e-6, n_iterations=3, random_state=0).fit(corpus, vocabulary_source="public")
     release = model.release_
     assert release.report.guarantee == "approx-DP" and release.report.seeded
     assert release.report.certified_epsilon() <= 2.0 + 1e-9
@@ -187,7 +187,7 @@ def _user_corpus(n_docs, n_words, n_topics, n_users, seed):
 @pytest.mark.parametrize("ratio", [0.01, 0.3, 1.0])
 def test_the_simulated_model_keeps_the_signal_to_noise_ratio(neighbours, ratio):
     """On n_sim units the simulation's sigma is sigma n_sim / n: the noise per summed unit statistic is the same."""
-    model = DPVariationalLDA(4, epsilon=3.0, delta=1e-6, unit="user", neighbours=neighbours, n_iterations=3)
+    model = DPVariationalEM(4, epsilon=3.0, delta=1e-6, unit="user", neighbours=neighbours, n_iterations=3)
     n_sim = int(1000 * ratio)
     assert scaled_noise_model(model, n_sim, 1000).noise_scale() == pytest.approx(model.noise_scale() * n_sim / 1000,
                                                                                 rel=1e-6)
@@ -199,10 +199,10 @@ def test_forecast_on_reference_refits_a_public_start_on_the_half_it_does_not_sim
 
     corpus = _user_corpus(120, 60, 3, 40, seed=1)
     starts, fitted = [], []
-    real_init, real_fit = variational.public_init, DPVariationalLDA.fit
+    real_init, real_fit = variational.public_init, DPVariationalEM.fit
     monkeypatch.setattr(variational, "public_init", lambda ref, *a, **k: starts.append(ref) or real_init(ref, *a, **k))
-    monkeypatch.setattr(DPVariationalLDA, "fit", lambda self, c, *a, **k: fitted.append(c) or real_fit(self, c, *a, **k))
-    model = DPVariationalLDA(3, epsilon=30.0, unit="user", n_iterations=2, init=np.full((3, 60), 1 / 60))
+    monkeypatch.setattr(DPVariationalEM, "fit", lambda self, c, *a, **k: fitted.append(c) or real_fit(self, c, *a, **k))
+    model = DPVariationalEM(3, epsilon=30.0, unit="user", n_iterations=2, init=np.full((3, 60), 1 / 60))
     fc = variational.forecast_on_reference(model, corpus, n_units=400, n_draws=2)
     start_users = set(starts[0].user_ids)
     run_users = {u for c in fitted if c is not starts[0] for u in c.user_ids}
@@ -216,9 +216,9 @@ def test_forecast_on_reference_tracks_the_noise():
     them; at epsilon 0.05 over 100 users sigma is about 20x the summed statistics of the 100 reference users, and
     the overlap falls below the readable threshold (0.25)."""
     corpus = _user_corpus(300, 90, 3, 100, seed=2)
-    high = forecast_on_reference(DPVariationalLDA(3, epsilon=50.0, unit="user", n_iterations=5), corpus, 1000,
+    high = forecast_on_reference(DPVariationalEM(3, epsilon=50.0, unit="user", n_iterations=5), corpus, 1000,
                                  n_draws=3)
-    low = forecast_on_reference(DPVariationalLDA(3, epsilon=0.05, unit="user", n_iterations=5), corpus, 100,
+    low = forecast_on_reference(DPVariationalEM(3, epsilon=0.05, unit="user", n_iterations=5), corpus, 100,
                                 n_draws=3)
     # chance for matched top-10 sets of 3 topics among 90 words is about 10 x 10 / 90 words, 0.11; matching the
     # best of 3 x 3 pairs lifts it, and the median of 3 draws of 30 words moves by a few words (0.13 to 0.23 over
@@ -242,7 +242,7 @@ def test_the_simulated_contrast_is_the_median_draw_over_the_median_lda_and_state
     monkeypatch.setattr(topics, "reference_lda", lambda c, k, **kw: seeds.append(kw["random_state"])
                         or real_lda(c, k, **kw))
     monkeypatch.setattr(readability, "_contrast", lambda *a: contrasts.append(real_contrast(*a)) or contrasts[-1])
-    fc = variational.forecast_on_reference(DPVariationalLDA(3, epsilon=30.0, unit="user", n_iterations=2), corpus,
+    fc = variational.forecast_on_reference(DPVariationalEM(3, epsilon=30.0, unit="user", n_iterations=2), corpus,
                                            n_units=200, n_draws=5)
     assert seeds == list(range(variational.SIMULATION_LDA_SEEDS))
     lda = np.median([c["contrast"] for c in contrasts[:len(seeds)]])
@@ -262,7 +262,7 @@ def test_the_e_step_sees_the_release_clipped_at_zero_and_the_output_is_threshold
     monkeypatch.setattr(variational, "unit_statistic",
                         lambda X, weights, beta, alpha, **kw: seen.append(beta.copy()) or S.copy())
     X = sp.csr_matrix(np.ones((6, 4)))
-    model = DPVariationalLDA(2, epsilon=1.0, delta=1e-5, unit="document", n_iterations=2, warmup_iterations=0,
+    model = DPVariationalEM(2, epsilon=1.0, delta=1e-5, unit="document", n_iterations=2, warmup_iterations=0,
                              random_state=0).fit(X)
     eta, sigma, tau = 0.5, model.sigma_, model.threshold
     rng = np.random.default_rng(0)
@@ -292,7 +292,7 @@ def test_the_warm_up_fits_more_topics_then_merges_its_release(monkeypatch):
 
     monkeypatch.setattr(variational, "unit_statistic", statistic)
     X = sp.csr_matrix(np.ones((6, 8)))
-    model = DPVariationalLDA(2, epsilon=1.0, delta=1e-5, unit="document", n_iterations=3, warmup_iterations=2,
+    model = DPVariationalEM(2, epsilon=1.0, delta=1e-5, unit="document", n_iterations=3, warmup_iterations=2,
                              warmup_topics=6, random_state=0).fit(X)
     assert [b.shape[0] for b, _, _ in seen] == [6, 6, 2]
     assert [a for _, a, _ in seen] == [pytest.approx(0.5 * 2 / 6)] * 2 + [0.5]
@@ -323,9 +323,9 @@ def test_merge_topics_joins_the_copies_of_each_topic():
     np.testing.assert_allclose(merged, base * 2.1)
     np.testing.assert_array_equal(merge_topics(rows, 6), rows)
     with pytest.raises(ValueError, match="warmup_topics"):
-        DPVariationalLDA(3, warmup_topics=2)._validate()
+        DPVariationalEM(3, warmup_topics=2)._validate()
     with pytest.raises(ValueError, match="warmup_iterations"):
-        DPVariationalLDA(3, n_iterations=3, warmup_iterations=3)._validate()
+        DPVariationalEM(3, n_iterations=3, warmup_iterations=3)._validate()
 
 
 def test_the_warm_up_escapes_merged_topic_optima_without_noise():
@@ -353,9 +353,9 @@ def test_the_private_estimator_refuses_epsilon_none_and_names_the_nonprivate_one
     X = sp.csr_matrix(np.ones((3, 4)))
     message = r"epsilon must be a real number in \(0, inf\), got None; .*topicdp.VariationalLDA"
     with pytest.raises(ValueError, match=message):
-        DPVariationalLDA(2, epsilon=None, unit="document").fit(X)
+        DPVariationalEM(2, epsilon=None, unit="document").fit(X)
     with pytest.raises(ValueError, match=message):
-        DPVariationalLDA(2, epsilon=None).noise_scale()
+        DPVariationalEM(2, epsilon=None).noise_scale()
     assert "epsilon" not in VariationalLDA().get_params() and "threshold" not in VariationalLDA().get_params()
 
 
@@ -365,8 +365,8 @@ def test_variational_lda_is_the_private_algorithm_with_the_noise_switched_off(mo
     data = synthetic_lda(300, 40, 3, random_state=2)
     corpus = Corpus(X=data.X, vocabulary=[f"w{j}" for j in range(40)], doc_users=np.arange(300) // 3)
     free = VariationalLDA(3, n_iterations=4, random_state=1).fit(corpus)
-    monkeypatch.setattr(DPVariationalLDA, "_perturb", lambda self, S, rng: S)
-    silenced = DPVariationalLDA(3, n_iterations=4, threshold=0.0, random_state=1).fit(corpus)
+    monkeypatch.setattr(DPVariationalEM, "_perturb", lambda self, S, rng: S)
+    silenced = DPVariationalEM(3, n_iterations=4, threshold=0.0, random_state=1).fit(corpus)
     np.testing.assert_array_equal(free.components_, silenced.components_)
     np.testing.assert_array_equal(free.topic_word_, silenced.topic_word_)
     assert free.vocabulary_ == silenced.release_.vocabulary == tuple(corpus.vocabulary)
@@ -383,7 +383,7 @@ def test_variational_lda_checks_a_corpus_vocabulary_on_transform():
 
 
 #: ``topic_word_ @ (1, 2, ..., 30) / 30`` of noiseless fits on ``synthetic_lda(200, 30, 3, mean_length=40,
-#: random_state=0)``, recorded with the numpy E-step engine from ``DPVariationalLDA(..., epsilon=None)`` and
+#: random_state=0)``, recorded with the numpy E-step engine from ``DPVariationalEM(..., epsilon=None)`` and
 #: ``public_init`` as they were before the non-private estimator became a class of its own (commit 0fa1bba).
 OLD_NOISELESS = {
     "document level, default warm-up": (0.5551410350900953, 0.6456678801873845, 0.4526361865983855),
@@ -392,7 +392,7 @@ OLD_NOISELESS = {
 
 
 def test_variational_lda_reproduces_the_old_noiseless_path(monkeypatch):
-    """The same topics, to rounding, as ``DPVariationalLDA(epsilon=None)`` gave (digests in ``OLD_NOISELESS``).
+    """The same topics, to rounding, as ``DPVariationalEM(epsilon=None)`` gave (digests in ``OLD_NOISELESS``).
 
     The digests were computed by running the old code on this corpus with ``TOPICDP_ESTEP_ENGINE=numpy``; the
     numba engine differs from numpy in the last digits (floating-point rounding), so the engine is pinned. On
@@ -417,11 +417,11 @@ def test_the_public_simulation_never_draws_a_release_s_noise(monkeypatch):
     import topicdp.variational as variational
 
     states = []
-    real_fit = DPVariationalLDA.fit
-    monkeypatch.setattr(DPVariationalLDA, "fit", lambda self, c, *a, **k: states.append(self.random_state)
+    real_fit = DPVariationalEM.fit
+    monkeypatch.setattr(DPVariationalEM, "fit", lambda self, c, *a, **k: states.append(self.random_state)
                         or real_fit(self, c, *a, **k))
     corpus = _user_corpus(60, 40, 3, 30, seed=3)
-    variational.forecast_on_reference(DPVariationalLDA(3, epsilon=30.0, unit="user", n_iterations=2), corpus,
+    variational.forecast_on_reference(DPVariationalEM(3, epsilon=30.0, unit="user", n_iterations=2), corpus,
                                       n_units=200, n_draws=3)
     assert len(states) == 3 and not any(isinstance(s, (int, np.integer)) for s in states)
     firsts = {tuple(np.random.default_rng(seed).standard_normal(4)) for seed in range(1000)}
@@ -442,7 +442,7 @@ def test_the_simulation_scores_on_the_text_it_is_given(monkeypatch):
     read_on = []
     real_contrast = readability._contrast
     monkeypatch.setattr(readability, "_contrast", lambda W, c, *a: read_on.append(c) or real_contrast(W, c, *a))
-    model = DPVariationalLDA(3, epsilon=30.0, unit="user", n_iterations=2)
+    model = DPVariationalEM(3, epsilon=30.0, unit="user", n_iterations=2)
     variational.forecast_on_reference(model, corpus, n_units=200, n_draws=2, score_on=text)
     assert len(read_on) == variational.SIMULATION_LDA_SEEDS + 2 and all(c is text for c in read_on)
     other = _user_corpus(240, 61, 3, 80, seed=2)

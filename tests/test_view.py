@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import jensenshannon, pdist, squareform
 
-from topicdp.release import PrivateRelease
+from topicdp.private_release import PrivateRelease
 from reports import make_report
 from topicdp.report import RANDOM_DP_CAVEAT, total
 from topicdp.view import (DEFAULT_LAMBDA, EQUAL_SIZES, MAP_MARGIN, MAP_SIZE, MAX_OVERLAP, circle_layout, classical_mds,

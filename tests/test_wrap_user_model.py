@@ -427,10 +427,10 @@ def test_the_toolkits_spectral_lda_is_wrapped_by_get_params(corpora):
 
 
 def test_a_private_estimator_or_a_library_subclass_is_refused_naming_what_can_be_wrapped(corpora):
-    from topicdp.variational import DPVariationalLDA
+    from topicdp.variational import DPVariationalEM
 
     private, _ = corpora
-    refused = [(DPVariationalLDA(3), "already a private estimator: fit it directly")]
+    refused = [(DPVariationalEM(3), "already a private estimator: fit it directly")]
     tp = pytest.importorskip("tomotopy")
     refused.append((tp.HDPModel(), "a subclass whose own behaviour the adapter would not keep"))
     for model, extra in refused:

@@ -1,18 +1,18 @@
 """topicdp: differentially private topic models.
 
 Four roads to a private topic-word matrix, one release path for all (:mod:`topicdp.pipeline`: request, plan
-from public facts, execution, one composed report). :func:`privatize` is that path from Python, with the options of
-the ``topicdp privatize`` command: the DP count, the forecast and a refusal before the topics' budget is spent. The
-estimators below release what they fit, without a plan:
+from public facts, execution, one composed report). :func:`release` is that path from Python, with the options of
+the ``topicdp privatize`` command: the DP count, the forecast and a refusal before the topics' budget is spent.
+The private estimators run the same path with their mechanism fixed (:mod:`topicdp.estimators`):
 
-* :class:`DPVariationalLDA` (``dp-vem``) — variational EM with Gaussian noise on
-  per-unit normalised statistics. Guarantee: (epsilon, delta)-DP; the default on real text.
+* :class:`DPVariationalLDA` (``dp-vem``) — variational EM with Gaussian noise on per-unit normalised
+  statistics. Guarantee: (epsilon, delta)-DP; the default on real text.
 * :class:`TopicDP` — model-agnostic output perturbation (Wang et al., KDD 2022): any model, Gaussian
   noise calibrated to a *sampled* sensitivity (random DP with respect to the sampling distribution, not
-  DP), or to the global bound sqrt(2K) (DP; also Laplace).
-* :class:`~topicdp.spectral.SpectralDP` — spectral method-of-moments LDA with provable sensitivities
-  (DeCarolis et al., ICML 2020). Guarantee: (epsilon, delta)-DP.
-* :class:`~topicdp.baselines.DPSVI` — DP stochastic variational inference (Park et al. 2016), document
+  DP), or to the global bound sqrt(2K) (DP; also Laplace). It has no plan of its own.
+* :class:`SpectralDP` — spectral method-of-moments LDA with provable sensitivities
+  (DeCarolis et al., ICML 2020). Guarantee: (epsilon, delta)-DP; the number of units stated public.
+* :class:`DPSVI` — DP stochastic variational inference (Park et al. 2016), document
   level. Guarantee: (epsilon, delta)-DP.
 
 Each private estimator needs an epsilon > 0; its algorithm without noise is a non-private class of its own:
@@ -31,15 +31,15 @@ __version__ = "0.1.0"
 #: ``import topicdp`` and the ``topicdp`` command's ``--help`` do not load numpy, scipy or gensim.
 _LAZY = {
     "TopicDP": ".agnostic",
-    "SpectralDP": ".spectral",
+    "SpectralDP": ".estimators",
     "SpectralLDA": ".spectral",
-    "DPSVI": ".baselines",
+    "DPSVI": ".estimators",
     "SVILDA": ".baselines",
     "VariationalLDA": ".variational",
-    "DPVariationalLDA": ".variational",
+    "DPVariationalLDA": ".estimators",
     "Corpus": ".corpus",
     "embedded_corpus": ".corpus",
-    "PrivateRelease": ".release",
+    "PrivateRelease": ".private_release",
     "PrivacyReport": ".report",
     "PrivacyLedger": ".rdp",
     "BudgetExceededError": ".rdp",
@@ -51,7 +51,7 @@ _LAZY = {
     "SklearnLDA": ".adapters",
     "SklearnNMF": ".adapters",
     "make_model": ".adapters",
-    "privatize": ".pipeline.options",
+    "release": ".pipeline.options",
 }
 
 __all__ = list(_LAZY)
@@ -65,19 +65,19 @@ if TYPE_CHECKING:  # static checkers see the real names (``X as X``: a re-export
     from .adapters import SklearnNMF as SklearnNMF
     from .adapters import make_model as make_model
     from .agnostic import TopicDP as TopicDP
-    from .baselines import DPSVI as DPSVI
     from .baselines import SVILDA as SVILDA
     from .corpus import Corpus as Corpus
     from .corpus import embedded_corpus as embedded_corpus
-    from .pipeline.options import privatize as privatize
-    from .release import PrivateRelease as PrivateRelease
+    from .estimators import DPSVI as DPSVI
+    from .estimators import DPVariationalLDA as DPVariationalLDA
+    from .estimators import SpectralDP as SpectralDP
+    from .pipeline.options import release as release
+    from .private_release import PrivateRelease as PrivateRelease
     from .rdp import BudgetExceededError as BudgetExceededError
     from .rdp import PrivacyLedger as PrivacyLedger
     from ._repeats import RepeatedReleaseWarning as RepeatedReleaseWarning
     from .report import PrivacyReport as PrivacyReport
-    from .spectral import SpectralDP as SpectralDP
     from .spectral import SpectralLDA as SpectralLDA
-    from .variational import DPVariationalLDA as DPVariationalLDA
     from .variational import VariationalLDA as VariationalLDA
 
 

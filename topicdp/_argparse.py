@@ -79,11 +79,11 @@ def flag(name: str) -> str:
 
 def cli_words(text: str) -> str:
     """``text`` in the command line's words: the phrases of :data:`CLI_PHRASES`, then every snake_case request
-    parameter as its flag, except inside a call of ``topicdp.privatize(...)`` (Python quoted as Python)."""
+    parameter as its flag, except inside a call of ``topicdp.release(...)`` (Python quoted as Python)."""
     import re
 
-    # a call of topicdp.privatize (a refusal's proposal, from Python) is Python already: kept as it is
-    parts = re.split(r"(topicdp\.privatize\([^)]*\))", text)
+    # a call of topicdp.release (a refusal's proposal, from Python) is Python already: kept as it is
+    parts = re.split(r"(topicdp\.release\([^)]*\))", text)
     for i in range(0, len(parts), 2):
         for python, cli in CLI_PHRASES.items():
             parts[i] = parts[i].replace(python, cli)

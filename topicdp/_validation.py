@@ -134,7 +134,7 @@ def _check_count_values(data: np.ndarray, name: str, integral: bool, block: int 
         raise ValueError(f"{prefix}{name} must hold finite, {kind} counts (found {found})")
 
 
-#: The privacy parameters of every private estimator (TopicDP, DPVariationalLDA, SpectralDP, DPSVILDA) and of the
+#: The privacy parameters of every private estimator (TopicDP, DPVariationalEM, DPSpectralMoments, DPSVILDA) and of the
 #: release request, and their one check each: the name, its allowed values, and the message that names both (the
 #: ledger's Budget checks its pair with the same two functions).
 PRIVACY_PARAMETERS: dict[str, Callable[[Any], Any]] = {

@@ -1,5 +1,5 @@
 """The page of :mod:`topicdp.view`, built from a release's published dict (``PrivateRelease.to_dict()``): it reads
-nothing of :mod:`topicdp.release`, so a release can show its view in a notebook without depending on the views.
+nothing of :mod:`topicdp.private_release`, so a release can show its view in a notebook without depending on the views.
 """
 
 from __future__ import annotations

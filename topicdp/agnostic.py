@@ -36,7 +36,7 @@ from .mechanisms import (
 from .mechanisms.postprocess import project_to_simplex
 from .rdp import PrivacyLedger, calibrate_all, calibrate_gaussian
 from .rdp.ledger import DiscreteGaussianEntry, Entry, GaussianEntry, LaplaceEntry
-from .release import PrivateRelease, VocabularyStatement, vocabulary_of
+from .private_release import PrivateRelease, VocabularyStatement, vocabulary_of
 from .report import STEP_FIELDS, Check, ReportParts, compose_report, ledger_totals, total
 from .samplers import PRIVATE_ORACLE, SensitivitySample, SensitivitySampling, sample_sensitivity
 from .samplers.neighbours import ResampledRecords
@@ -63,6 +63,11 @@ _NOISE_STATUSES = {
 
 class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
     """Release a topic model's topic-word matrix with calibrated noise: a meta-estimator over the model.
+
+    It has no plan (no count, no forecast, no refusal): it releases whatever it fits. The planned run of this road
+    is :func:`topicdp.release` with ``agnostic=TopicDP(model, ...)`` (``guarantee="random-dp"`` and a public
+    ``reference`` as P, or ``mechanism="gaussian-global"`` / ``"laplace"``), which the pipeline fits with the
+    request's budget, unit and seed.
 
     ``fit(corpus)`` fits ``model`` on the private corpus, calibrates the noise and sets ``release_``. The
     constructor only stores its arguments (scikit-learn's convention, so ``clone`` and ``get_params`` work);

@@ -146,7 +146,7 @@ def _add_corpus_arguments(p: argparse.ArgumentParser) -> None:
 
 def build_request(args):
     """The :class:`~topicdp.pipeline.ReleaseRequest` the flags describe (validated; nothing is read), made by the
-    one translation of options into a request that :func:`topicdp.privatize` uses too."""
+    one translation of options into a request that :func:`topicdp.release` uses too."""
     from .pipeline import resolve_road
     from .pipeline.options import request_from_options
 

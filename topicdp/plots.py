@@ -16,7 +16,7 @@ from ._extras import require
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from .release import PrivateRelease
+    from .private_release import PrivateRelease
 
 #: caption of every picture that shows the non-private topics
 NONPRIVATE_CAPTION = ("Shows NON-PRIVATE data: the topics before noise (right panels). For the data owner "

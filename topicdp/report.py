@@ -135,7 +135,7 @@ class PrivacyReport:
         private data never go here: they are the release's ``diagnostics`` (owner's eyes only).
     published : dict
         Status of every quantity in the published release file: keys are dotted paths into
-        :meth:`topicdp.release.PrivateRelease.to_dict` (``"topic_word"``, ``"report.sigma"``,
+        :meth:`topicdp.private_release.PrivateRelease.to_dict` (``"topic_word"``, ``"report.sigma"``,
         ``"report.details.sensitivity_sample"``...), values start with one of :data:`STATUSES`. The
         status of a path applies to everything below it unless a longer path says otherwise.
     """

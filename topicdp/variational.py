@@ -25,8 +25,7 @@ releases fit more topics than K: "A start without public data" below):
 The released topics are the rows of ``eta + max(S~_T - tau sigma, 0)`` normalised to sum to 1. The E-step uses the point estimate
 beta rather than variational Bayes' exp(E[log beta]): the unit weights put the statistics on an arbitrary
 scale, and digamma at small pseudo-counts sharpens the topics so much that EM sticks in merged-topic optima
-(on a 3,000-document synthetic corpus, 3 of 6 random starts with exp(E[log beta]) against 0 of 6 with
-the point estimate; ``tests/test_variational.py``).
+from more random starts than the point estimate does.
 
 Without the noise (and so without the threshold, which is in units of sigma) the same passes are
 :class:`VariationalLDA`, the non-private estimator: both run one implementation, the noise being the only
@@ -57,38 +56,29 @@ The E-step
 Each pass runs :func:`topicdp.inference.batch_e_step` on every (distinct) document: the compiled numba
 engine when the optional ``fast`` extra is installed, else numpy; both make the same per-document
 iteration (Blei, Ng & Jordan 2003 Eqs. 6-7; Hoffman, Blei & Bach 2010, Alg. 2) from the same start
-gamma_d = alpha + N_d / K, and differ by floating-point rounding only. On 40,000 synthetic documents a
-whole 5-pass fit costs about 1/3 of one gensim ``LdaModel`` pass with numba, about 1.6 to 2 passes with numpy
-(``docs/results/bench_estep.md``). Every pass starts cold: warm-starting each document's gamma from its own
-previous pass would be allowed (a function of the document and the released topics only; see ``gamma0`` of
-:func:`~topicdp.inference.batch_e_step`) and saves about 20% of the inner iterations, but from a random
-start it kept documents near the assignments of the earlier, worse topics (mean L1 recovery 1.09 against
-0.99 after 5 passes on the same corpus and noise).
+gamma_d = alpha + N_d / K, and differ by floating-point rounding only. Every pass starts cold: warm-starting
+each document's gamma from its own previous pass would be allowed (a function of the document and the released
+topics only; see ``gamma0`` of :func:`~topicdp.inference.batch_e_step`) and saves inner iterations, but from a
+random start it keeps documents near the assignments of the earlier, worse topics.
 
 Which topics the E-step sees
 ----------------------------
 The output is soft-thresholded at ``threshold`` x sigma, but the next E-step uses the noisy statistic clipped
 at 0 only (both are post-processing). From a random start the topics separate through small differences
-spread over many mid-frequency words; a 2 sigma threshold erases them and EM stalls in its symmetric phase.
-On 40,000 synthetic documents (V = 2,000, K = 10, document level, delta = 1e-6; mean L1 recovery over seeds 0
-and 1, ``benchmarks/utility/private_start.py``) the thresholded E-step reached 1.03 after 5 passes at epsilon = 3 and
-the clipped one 0.70 (0.56 after 10 passes); at epsilon = 1, 1.32 -> 0.89. With the noise switched off but
-the threshold kept, the thresholded run still reached only 1.02: the threshold, not the noise, was the wall.
+spread over many mid-frequency words; a threshold of a few sigma erases them and EM stalls in its symmetric
+phase (with the noise switched off but the threshold kept, it stalls all the same: the threshold is the wall).
 
 A start without public data
 ---------------------------
-Full-batch EM from a random start, even without noise, converges to fixed points where two true topics share
-one fitted topic and another is split (on 40,000 synthetic documents, V = 2,000, K = 10: mean L1 recovery 0.63
-after 5 noiseless passes, 0.28 to 0.30 after 20; ``benchmarks/utility/private_start.py``), and every pass costs
-budget. Over-parametrised EM does not stall there: with more components than topics, every true topic is
-caught by at least one component early. So from a random start the first ``warmup_iterations`` releases fit
-K' = 3K topics (the statistic keeps its per-unit bound: the proof above holds for any number of rows), the
-warm-up's last release, soft-thresholded at tau sigma, is merged into K topics by clustering its rows
-(:func:`merge_topics`, post-processing), and the remaining releases refine the K merged topics. All T releases
-have the same sigma, so the accounting is the T-fold composition above. On the same documents the warm-up gives
-0.073 after 7 noiseless passes and 0.147 at epsilon = 3 (seeds 0 to 3; without it 0.56 at best, after 10
-releases). On blog posts its topics are distinct themes but agree less with gensim LDA's decomposition
-(``docs/results/no_public_data.md``).
+Full-batch EM from a random start, even without noise, converges to fixed points where two true topics share one
+fitted topic and another is split, and leaves them slowly, while every pass costs budget. Over-parametrised EM does
+not stall there: with more components than topics, every true topic is caught by at least one component early. So
+from a random start the first ``warmup_iterations`` releases fit K' = 3K topics (the statistic keeps its per-unit
+bound: the proof above holds for any number of rows), the warm-up's last release, soft-thresholded at tau sigma, is
+merged into K topics by clustering its rows (:func:`merge_topics`, post-processing), and the remaining releases
+refine the K merged topics. All T releases have the same sigma, so the accounting is the T-fold composition above.
+Its topics are distinct themes, but they agree less with LDA's decomposition of the same text than topics started
+from a public reference.
 
 What is *not* covered here: the vocabulary (columns) must be public or selected under DP by the caller
 (:mod:`topicdp.vocabulary`), and composed into the report.
@@ -112,7 +102,7 @@ from .inference import batch_e_step
 from .inference.estep import resolve_engine, unit_norms
 from .rdp import PrivacyLedger, calibrate_gaussian
 from .rdp.ledger import GaussianEntry
-from .release import PrivateRelease, VocabularyStatement, vocabulary_of
+from .private_release import PrivateRelease, VocabularyStatement, vocabulary_of
 from .transform import FoldInMixin
 from .report import ReportParts, compose_report, ledger_totals
 
@@ -214,9 +204,8 @@ def shard_statistic(shard, reader, *, beta: np.ndarray, alpha: float, unit: str,
     return {"S": S, "n_docs": X.shape[0], "n_units": int(doc_units.max()) + 1}
 
 
-#: Inner iterations of a warm-up E-step: its topics are rough, and converging each document to them buys nothing.
-#: On 40,000 synthetic documents at epsilon = 3 (seeds 0, 1, 3, 6) 15 gave mean L1 0.143 to 0.150 against 0.143 to
-#: 0.148 with 50, at about 0.45 of the warm-up's cost (10: 0.144 to 0.159).
+#: Inner iterations of a warm-up E-step: its topics are rough, and converging each document to them buys nothing
+#: (15 recovers the topics as well as 50, at about half the warm-up's cost).
 WARMUP_E_STEP_MAX_ITER = 15
 
 
@@ -225,8 +214,7 @@ def merge_topics(lam: np.ndarray, n_topics: int, *, min_mass: float = 0.25) -> n
 
     Rows whose mass is below ``min_mass`` times the mean row mass are dropped first (after the soft threshold
     they are what noise left of a component that caught no topic; kept, they form a cluster of their own and
-    push two true topics into one: on 40,000 synthetic documents at epsilon = 3 that was 1 run in 8, start L1
-    0.45 against 0.30 with them dropped); the K heaviest rows are kept if fewer remain. The rest are
+    push two true topics into one); the K heaviest rows are kept if fewer remain. The rest are
     clustered by average linkage on their Hellinger embeddings (square roots of the normalised rows), the tree
     cut at exactly ``n_topics`` clusters (:func:`scipy.cluster.hierarchy.cut_tree`), and each cluster's rows
     are summed, so a true topic caught by several components gets their joint mass. Deterministic: a
@@ -249,7 +237,7 @@ def merge_topics(lam: np.ndarray, n_topics: int, *, min_mass: float = 0.25) -> n
 
 
 class _VariationalEM(FoldInMixin, BaseEstimator):
-    """Full-batch variational EM on per-unit weighted statistics: the algorithm of :class:`DPVariationalLDA` and
+    """Full-batch variational EM on per-unit weighted statistics: the algorithm of :class:`DPVariationalEM` and
     :class:`VariationalLDA`, which differ only in the noise.
 
     The subclasses state their parameters (``__init__``) and fit; this class runs the passes. The private class
@@ -393,7 +381,7 @@ def _vocabulary(corpus, n_words: int) -> tuple:
 class VariationalLDA(_VariationalEM):
     """Non-private LDA by full-batch variational EM on per-unit weighted statistics.
 
-    The algorithm of :class:`DPVariationalLDA` without its noise (module docstring): the same per-unit
+    The algorithm of :class:`DPVariationalEM` without its noise (module docstring): the same per-unit
     weights, warm-up, merge, E-step and start, so the same seed gives the topics the private estimator would
     release at infinite epsilon. Without noise there is nothing to soft-threshold and nothing to account: it
     has no ``epsilon``, ``delta``, ``neighbours`` or ``threshold``, and no privacy report. Its uses: public
@@ -463,17 +451,19 @@ class VariationalLDA(_VariationalEM):
     def fit(self, corpus, y=None, *, client=None) -> "VariationalLDA":
         """Fit on a :class:`~topicdp.Corpus` (or a document-term matrix with ``unit="document"``), or on a
         :class:`~topicdp.streaming.StreamingCorpus` read pass by pass (each pass a map-reduce over its shards,
-        locally or on the Dask ``client``; see :meth:`DPVariationalLDA.fit`)."""
+        locally or on the Dask ``client``; see :meth:`DPVariationalEM.fit`)."""
         self._validate()
         self._run(corpus, client, None)
         self.vocabulary_ = _vocabulary(corpus, self.n_features_in_)
         return self
 
 
-class DPVariationalLDA(_VariationalEM):
-    """(epsilon, delta)-DP LDA by full-batch variational EM on per-unit normalised statistics.
+class DPVariationalEM(_VariationalEM):
+    """(epsilon, delta)-DP LDA by full-batch variational EM on per-unit normalised statistics: the ``dp-vem`` mechanism.
 
-    Without noise the same algorithm is :class:`VariationalLDA`.
+    It has no plan (no count, no forecast, no refusal): it is what the pipeline runs for the planned
+    :class:`topicdp.DPVariationalLDA`, and releases whatever it fits. Without noise the same algorithm is
+    :class:`VariationalLDA`.
 
     Parameters
     ----------
@@ -489,16 +479,15 @@ class DPVariationalLDA(_VariationalEM):
         T, the number of noisy releases (all with the same sigma, warm-up included).
     threshold : float >= 0, default=1.0
         tau: the released topics are the last noisy statistic soft-thresholded at tau * sigma (so is the
-        warm-up's, before it is merged); the E-steps see it clipped at 0. On synthetic LDA (module docstring,
-        "A start without public data") tau = 1 recovered the topics better than 2 (mean L1 0.15 against 0.19)
-        and 0 (0.18); the top words people read sit far above either.
+        warm-up's, before it is merged); the E-steps see it clipped at 0. tau = 1 recovers the topics better
+        than 0 or 2, and the top words people read sit far above either.
     alpha, eta : float, optional
         Dirichlet priors on document proportions and topics; default 1/K each.
     init : None or (K, V) array, default=None
         Starting topics. None draws them at random, independently of the data. An array must be *public*
-        (e.g. topics fitted on a public reference corpus, :func:`public_init`): EM from random starts needs
-        10 to 15 iterations on blog text to separate topics, each of which costs budget, while from a good
-        public start 2 or 3 suffice.
+        (e.g. topics fitted on a public reference corpus, :func:`public_init`): EM from a random start needs
+        many iterations to separate topics, each of which costs budget, while from a good public start 2 or 3
+        suffice.
     warmup_iterations : int in [0, n_iterations - 1] or "auto", default="auto"
         T_warm: the first T_warm releases fit ``warmup_topics`` topics (an over-complete warm-up), whose
         released topics are then merged into K (:func:`merge_topics`) for the remaining releases. "auto": 0
@@ -536,7 +525,7 @@ class DPVariationalLDA(_VariationalEM):
     >>> import numpy as np
     >>> from topicdp.datasets import synthetic_lda
     >>> X = synthetic_lda(100, 40, 3, random_state=0).X
-    >>> model = DPVariationalLDA(3, epsilon=2.0, unit="document", n_iterations=2, random_state=0).fit(X)
+    >>> model = DPVariationalEM(3, epsilon=2.0, unit="document", n_iterations=2, random_state=0).fit(X)
     >>> model.topic_word_.shape, model.release_.report.guarantee
     ((3, 40), 'approx-DP')
     >>> theta = model.transform(X[:5])  # new documents folded into the released topics
@@ -585,7 +574,7 @@ class DPVariationalLDA(_VariationalEM):
         return noise_scale(self.epsilon, self.delta, neighbours=self.neighbours, n_iterations=self.n_iterations)
 
     def fit(self, corpus, y=None, *, vocabulary_source: "str | VocabularyStatement | None" = None,
-            ledger: PrivacyLedger | None = None, client=None) -> "DPVariationalLDA":
+            ledger: PrivacyLedger | None = None, client=None) -> "DPVariationalEM":
         """Fit on a :class:`~topicdp.Corpus` (or a document-term matrix with ``unit="document"``), or on a
         :class:`~topicdp.streaming.StreamingCorpus` read pass by pass.
 
@@ -666,7 +655,7 @@ class DPVariationalLDA(_VariationalEM):
         return eta + np.maximum(S - self.threshold * self.sigma_, 0.0)
 
     def _on_private_data(self, X: sp.csr_matrix, ledger) -> None:
-        warn_on_repeated_release(X, "DPVariationalLDA.fit", ledger)
+        warn_on_repeated_release(X, "DPVariationalEM.fit", ledger)
 
 
 #: Assumed weighted mass ||a_u||_1 / ||a_u||_2 of one unit, when no public reference gives it. For text this
@@ -683,7 +672,7 @@ def mass_per_unit(corpus, unit: str) -> float:
     return float((np.asarray(X.sum(axis=1)).ravel() * w).sum() / (int(np.max(units)) + 1))
 
 
-def forecast(model: DPVariationalLDA, n_units: int, n_words: int, *, mass_per_unit: float | None = None,
+def forecast(model: DPVariationalEM, n_units: int, n_words: int, *, mass_per_unit: float | None = None,
              signal=None, top_n: int = 10, public_start: bool | None = None, vocabulary_share: float = 1.0):
     """Forecast the readability of ``model``'s release from public quantities, before any data is read.
 
@@ -697,8 +686,8 @@ def forecast(model: DPVariationalLDA, n_units: int, n_words: int, *, mass_per_un
 
     Parameters
     ----------
-    model : DPVariationalLDA
-        Its public parameters give sigma (:meth:`DPVariationalLDA.noise_scale`).
+    model : DPVariationalEM
+        Its public parameters give sigma (:meth:`DPVariationalEM.noise_scale`).
     n_units : int
         Users or documents (public, or an upper/lower estimate the owner states).
     n_words : int
@@ -773,7 +762,7 @@ SIMULATION_LDA_SEEDS = 3
 SIMULATION_DRAWS = 9
 
 
-def forecast_on_reference(model: DPVariationalLDA, reference, n_units: int, *, n_draws: int = SIMULATION_DRAWS,
+def forecast_on_reference(model: DPVariationalEM, reference, n_units: int, *, n_draws: int = SIMULATION_DRAWS,
                           top_n: int = 10, vocabulary_share: float = 1.0, score_on=None):
     """Forecast ``model``'s release by running it on a public reference corpus at the private signal-to-noise ratio.
 
@@ -811,7 +800,7 @@ def forecast_on_reference(model: DPVariationalLDA, reference, n_units: int, *, n
 
     Parameters
     ----------
-    model : DPVariationalLDA
+    model : DPVariationalEM
         The private release's parameters (epsilon, delta, unit, T, start); not fitted here.
     reference : Corpus
         Public, on the private corpus' vocabulary; at least 2 units.
@@ -901,7 +890,7 @@ def _range(values) -> tuple | None:
     return (float(min(finite)), float(max(finite))) if finite else None
 
 
-def scaled_noise_model(model: DPVariationalLDA, n_sim: int, n_units: int) -> DPVariationalLDA:
+def scaled_noise_model(model: DPVariationalEM, n_sim: int, n_units: int) -> DPVariationalEM:
     """A copy of ``model`` whose noise is ``sigma n_sim / n_units``: on a corpus of n_sim units it has the
     signal-to-noise ratio ``model`` has on n_units. Its epsilon is the exact GDP inverse of that sigma
     (:func:`topicdp.rdp.gaussian.gdp_epsilon`), a simulation parameter, not a guarantee of anything."""
@@ -925,7 +914,7 @@ def _halves(corpus, unit: str):
 
 
 def public_init(reference, n_topics: int, *, unit: str = "user", n_iterations: int = 15, random_state=0) -> np.ndarray:
-    """Starting topics for :class:`DPVariationalLDA` from a *public* reference corpus (same vocabulary).
+    """Starting topics for :class:`DPVariationalEM` from a *public* reference corpus (same vocabulary).
 
     A noiseless run of the same algorithm (:class:`VariationalLDA`); its output is public because its input is.
     Pass it as ``init``.

@@ -42,7 +42,7 @@ def release_html(release, path=None, *, n_words: int = 30, relevance_lambda: flo
     Parameters
     ----------
     release : PrivateRelease or mapping
-        A release, or its published dict (checked against :data:`topicdp.release.SCHEMA`).
+        A release, or its published dict (checked against :data:`topicdp.private_release.SCHEMA`).
     path : str or path-like, optional
         Where to write the page (atomically).
     relevance_lambda : float in [0, 1], default=1
@@ -68,7 +68,7 @@ def release_html(release, path=None, *, n_words: int = 30, relevance_lambda: flo
 
 def _published(release) -> dict[str, Any]:
     """The published dict of a PrivateRelease, or a given published dict after the schema check."""
-    from .release import SCHEMA, PrivateRelease, validate
+    from .private_release import SCHEMA, PrivateRelease, validate
 
     if isinstance(release, PrivateRelease):
         return release.to_dict()

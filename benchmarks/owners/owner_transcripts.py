@@ -47,7 +47,7 @@ STEPS = (
       ["privatize", "sqlite:///small.db", "--query", "SELECT author AS user, body AS text FROM posts", *DOC,
        "--out", "r_sqlite.json"],
       ("python", "import pandas, topicdp; df = pandas.read_parquet('small.parquet'); "
-                 "topicdp.privatize(df, unit='document', epsilon=3, vocabulary='public_words.txt', seed=0, n_jobs=2, "
+                 "topicdp.release(df, unit='document', epsilon=3, vocabulary='public_words.txt', seed=0, n_jobs=2, "
                  "out='r_frame.json')")]),
     ("dates", "the dates read \"14,May,2004\"",
      [["ledger", "create", "d.ledger", "--epsilon", "20", "--delta", "1e-5", "--unit", "document",

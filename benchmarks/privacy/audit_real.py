@@ -7,7 +7,7 @@
 
 Mechanisms (see topicdp/audit/setups.py and docs/auditing.md):
   (a) topicdp-global          Gaussian output perturbation, provable global sensitivity sqrt(2K)  [approx-DP]
-  (b) spectral-1              SpectralDP configuration 1, document level, rerun end to end per trial [approx-DP]
+  (b) spectral-1              DPSpectralMoments configuration 1, document level, rerun end to end per trial [approx-DP]
   (c) topicdp-sampled         TopicDP, sampled sensitivity, P = resample the private corpus (TopicDP's default):
                               sigma(D) and sigma(D') each sampled on their own dataset           [random DP]
   (c') topicdp-sampled-public same, P = a disjoint public reference of other Enron users: one sigma [random DP]

@@ -66,18 +66,18 @@ def noise_table(epsilon: float) -> list[str]:
 
 
 def fit(method: str, epsilon: float, S: int, J: int, D: int, X, seed: int):
-    from topicdp.baselines import DPSVI, SVILDA, paper_baseline_epsilon, paper_baseline_noise_multiplier
+    from topicdp.baselines import DPStochasticVI, SVILDA, paper_baseline_epsilon, paper_baseline_noise_multiplier
 
     common = dict(batch_size=S, n_iterations=J, random_state=seed)
     if method == "non-private":
         return SVILDA(10, **common).fit(X)
     if method == "rdp (correct)":
-        return DPSVI(10, epsilon=epsilon, delta=DELTA, accountant="rdp", **common).fit(X)
+        return DPStochasticVI(10, epsilon=epsilon, delta=DELTA, accountant="rdp", **common).fit(X)
     composition = method.split()[0]
     z = paper_baseline_noise_multiplier(epsilon, DELTA, S / D, J, composition)
     # the zCDP recipe's epsilon at this z: DP-SVI's accountant="paper" then calibrates exactly this z
     eps = paper_baseline_epsilon(z, S / D, J, DELTA, "zcdp")
-    return DPSVI(10, epsilon=eps, delta=DELTA, accountant="paper", **common).fit(X)
+    return DPStochasticVI(10, epsilon=eps, delta=DELTA, accountant="paper", **common).fit(X)
 
 
 def perplexity_table(epsilon: float, X, X_test, seeds: int) -> list[str]:

@@ -122,7 +122,7 @@ def last_line(text: str) -> str:
 
 def is_release(path: Path) -> bool:
     """Whether ``path`` holds one complete published release (it loads and passes the schema)."""
-    from topicdp.release import PrivateRelease
+    from topicdp.private_release import PrivateRelease
 
     try:
         PrivateRelease.load(path)

@@ -88,7 +88,7 @@ def printed(text: str, published) -> list[str]:
 
 
 def non_dp_fields(published) -> dict:
-    from topicdp.release import published_paths, status_of
+    from topicdp.private_release import published_paths, status_of
 
     if published is None:
         return {}

@@ -44,7 +44,7 @@ import estep_reference as reference  # noqa: E402
 from topicdp.datasets import synthetic_lda  # noqa: E402
 from topicdp.inference import estep  # noqa: E402
 from topicdp.metrics.recovery import recovery_error  # noqa: E402
-from topicdp.variational import DPVariationalLDA, public_init, unit_statistic, unit_weights  # noqa: E402
+from topicdp.variational import DPVariationalEM, public_init, unit_statistic, unit_weights  # noqa: E402
 
 EPSILON, DELTA = 3.0, 1e-6
 
@@ -72,13 +72,13 @@ def with_engine(engine, fn):
 
 
 def dp_vem(X, K, *, n_iterations, init=None, seed=0):
-    model = DPVariationalLDA(K, epsilon=EPSILON, delta=DELTA, unit="document", n_iterations=n_iterations, init=init,
+    model = DPVariationalEM(K, epsilon=EPSILON, delta=DELTA, unit="document", n_iterations=n_iterations, init=init,
                              random_state=seed)
     return model.fit(X).topic_word_
 
 
 def dp_vem_old(X, K, *, n_iterations, seed=0):
-    """The same fit with the old E-step (the fit loop of DPVariationalLDA, E-step swapped)."""
+    """The same fit with the old E-step (the fit loop of DPVariationalEM, E-step swapped)."""
     import topicdp.variational as variational
 
     saved = variational.batch_e_step
@@ -141,7 +141,7 @@ def main(argv=None):
     import warnings
 
     # the same corpus is fitted many times on purpose (a benchmark, not a release)
-    warnings.filterwarnings("ignore", message="DPVariationalLDA.fit: these documents overlap")
+    warnings.filterwarnings("ignore", message="DPVariationalEM.fit: these documents overlap")
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n-docs", type=int, default=40_000)
     parser.add_argument("--n-words", type=int, default=2_000)

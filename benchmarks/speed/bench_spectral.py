@@ -7,7 +7,7 @@ Cells (N, d, k, alpha0), topics ~ Dirichlet(0.1), Poisson(100) lengths (``topicd
   2: (100 000, 5 000, 20, 1)  vs gensim LdaMulticore (2 workers, 5 passes), same process
   3: (100 000, 20 000, 50, 1)
   4: (1 000 000, 5 000, 20, 1)
-  +  SpectralDP configuration 1 at (100 000, 20 000, 20, 1), epsilon = 1, delta = 1e-6 (peak memory < 8 GB)
+  +  DPSpectralMoments configuration 1 at (100 000, 20 000, 20, 1), epsilon = 1, delta = 1e-6 (peak memory < 8 GB)
 
 Time and recovery error are medians over interleaved repeats in one process per cell. Peak memory is
 measured in a fresh subprocess per cell that loads the saved corpus and fits once: VmHWM of that
@@ -63,10 +63,10 @@ def _load(path: Path):
 
 
 def _fit(cell: dict, X, seed: int):
-    from topicdp.spectral import SpectralDP, SpectralLDA
+    from topicdp.spectral import DPSpectralMoments, SpectralLDA
 
     if cell.get("dp"):
-        return SpectralDP(cell["k"], cell["alpha0"], cell["dp"], epsilon=1.0, delta=1e-6, unit="document", random_state=seed,
+        return DPSpectralMoments(cell["k"], cell["alpha0"], cell["dp"], epsilon=1.0, delta=1e-6, unit="document", random_state=seed,
                           strict=False).fit(X)
     return SpectralLDA(cell["k"], cell["alpha0"], random_state=seed).fit(X)
 
@@ -177,7 +177,7 @@ def main(argv=None) -> int:
             if args.quick:
                 cell["N"] //= 10
             print(f"{cell['name']}: N={cell['N']} d={cell['d']} k={cell['k']} alpha0={cell['alpha0']}"
-                  + (f" (SpectralDP config {cell['dp']}, eps=1, delta=1e-6)" if cell.get("dp") else ""), flush=True)
+                  + (f" (DPSpectralMoments config {cell['dp']}, eps=1, delta=1e-6)" if cell.get("dp") else ""), flush=True)
             rows.append(run_cell(cell, args.repeats, gensim_repeats, Path(tmp)))
     print()
     hdr = f"{'cell':8} {'N':>9} {'d':>6} {'k':>3} {'nnz':>10} {'time s':>8} {'error':>6} {'peakMB':>8} {'loadMB':>7} | {'baseline':12} {'time s':>7} {'error':>6} {'speedup':>7}"

@@ -55,7 +55,7 @@ def _import_root(root: Path) -> None:
 def sweep(N: int, d: int, k: int, alpha0: float, epsilons, seeds: int, delta: float, accounting) -> list:
     from topicdp.datasets import synthetic_lda
     from topicdp.metrics import recovery_error
-    from topicdp.spectral import PreconditionError, SpectralDP, SpectralLDA
+    from topicdp.spectral import PreconditionError, DPSpectralMoments, SpectralLDA
 
     import topicdp
 
@@ -70,7 +70,7 @@ def sweep(N: int, d: int, k: int, alpha0: float, epsilons, seeds: int, delta: fl
             vals = []
             for s in range(seeds):
                 try:
-                    m = SpectralDP(k, alpha0, cfg, epsilon=eps, delta=delta, unit="document", random_state=1000 + s, strict=False,
+                    m = DPSpectralMoments(k, alpha0, cfg, epsilon=eps, delta=delta, unit="document", random_state=1000 + s, strict=False,
                                    **extra).fit(data.X)
                     vals.append(recovery_error(m.topic_word_, data.topic_word))
                 except PreconditionError:
@@ -198,7 +198,7 @@ def _m2_spectrum(corpus, users, alpha0: float, k: int):
 def blogs(path: Path, k: int, alpha0: float, delta: float, max_features: int, per_user: int, configs, epsilons,
           skip_lda: bool, cache: Path | None = None, public: bool = False, noise_table: bool = True) -> dict:
     from topicdp.adapters import make_model
-    from topicdp.spectral import PreconditionError, SpectralDP, SpectralLDA
+    from topicdp.spectral import PreconditionError, DPSpectralMoments, SpectralLDA
     from topicdp.spectral.accounting import DEFAULT_SPLITS, SpectralBudget
     from topicdp.spectral.configurations import CONFIGURATIONS
     from topicdp.spectral.sensitivity import delta_m2
@@ -265,7 +265,7 @@ def blogs(path: Path, k: int, alpha0: float, delta: float, max_features: int, pe
                 for pub in ((False, True) if public else (False,)):
                     t1 = time.perf_counter()
                     try:
-                        est = SpectralDP(k, alpha0, cfg, epsilon=eps, delta=delta, random_state=0, unit=unit, strict=False,
+                        est = DPSpectralMoments(k, alpha0, cfg, epsilon=eps, delta=delta, random_state=0, unit=unit, strict=False,
                                          public_whitening=heldout if pub else None).fit(corpus)
                     except PreconditionError as exc:
                         level["releases"].append({"configuration": cfg, "epsilon": eps, "failed": str(exc)})
@@ -294,7 +294,7 @@ def main(argv=None) -> int:
     p.add_argument("--topics", type=int, default=5)
     p.add_argument("--alpha0", type=float, default=1.0)
     p.add_argument("--delta", type=float, default=1e-7)
-    p.add_argument("--accounting", default=None, help="synthetic: passed to SpectralDP when given")
+    p.add_argument("--accounting", default=None, help="synthetic: passed to DPSpectralMoments when given")
     p.add_argument("--docs", type=int, default=100_000, help="sigmas: N")
     p.add_argument("--users", type=int, default=5_000, help="sigmas: U")
     p.add_argument("--per-user", type=int, default=20, help="sigmas: m (old group privacy); blogs: posts kept per user")

@@ -62,7 +62,7 @@ def main(argv=None) -> int:
 
     from topicdp.cli import main as topicdp
     from topicdp.corpus import Corpus
-    from topicdp.release import published_paths, status_of
+    from topicdp.private_release import published_paths, status_of
 
     parts = split(path, args.fraction)
     runs: dict[str, dict] = {}

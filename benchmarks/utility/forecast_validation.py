@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _da
 
 import numpy as np  # noqa: E402
 
-from topicdp.variational import DPVariationalLDA, forecast_on_reference, public_init  # noqa: E402
+from topicdp.variational import DPVariationalEM, forecast_on_reference, public_init  # noqa: E402
 from utility.utility_real import AGREEMENT, DELTA, K, load  # noqa: E402
 
 from _data import SHARED  # noqa: E402
@@ -79,7 +79,7 @@ def main(argv=None) -> int:
                 for eps in (1.0, 3.0, 10.0):
                     if (unit, start, eps) not in truth:
                         continue
-                    model = DPVariationalLDA(K, epsilon=eps, delta=DELTA, unit=unit,
+                    model = DPVariationalEM(K, epsilon=eps, delta=DELTA, unit=unit,
                                              n_iterations=2 if start == "public" else 5,
                                              init=init if start == "public" else None)
                     t0 = time.perf_counter()

@@ -6,7 +6,7 @@ document level, delta = 1e-6. Mean L1 to the true topics (Hungarian matching) of
 * ``E-step on the thresholded release``: the first rule, where the next E-step saw the release
   soft-thresholded at ``threshold`` x sigma (2 sigma), as the output is;
 * ``E-step on the release clipped at 0``: the second (the output still soft-thresholded at 2 sigma);
-* the over-complete warm-up, the default of :class:`topicdp.variational.DPVariationalLDA` now: the first 4 of
+* the over-complete warm-up, the default of :class:`topicdp.variational.DPVariationalEM` now: the first 4 of
   7 releases fit 3K topics, whose release is merged into K; the output thresholded at 1 sigma;
 
 at epsilon in {none (no noise), 1, 3, 10}, T in {5, 10} releases (7 for the warm-up), seeds 0 and 1 (start and
@@ -25,10 +25,10 @@ import numpy as np
 
 from topicdp.datasets import synthetic_lda
 from topicdp.metrics.recovery import recovery_error
-from topicdp.variational import DPVariationalLDA, VariationalLDA
+from topicdp.variational import DPVariationalEM, VariationalLDA
 
 
-class ThresholdedEStep(DPVariationalLDA):
+class ThresholdedEStep(DPVariationalEM):
     """The first rule: the next E-step sees the release soft-thresholded as the output is."""
 
     def _next_e_step_topics(self, S, eta):
@@ -44,11 +44,11 @@ def earlier(cls, **threshold):
 #: name -> (private estimator factory, its noiseless counterpart or None, the numbers of releases T measured);
 #: without noise there is no threshold, so the first two rules coincide and only the second is run
 RULES = {"E-step on the thresholded release": (earlier(ThresholdedEStep, threshold=2.0), None, (5, 10)),
-         "E-step on the release clipped at 0": (earlier(DPVariationalLDA, threshold=2.0), earlier(VariationalLDA),
+         "E-step on the release clipped at 0": (earlier(DPVariationalEM, threshold=2.0), earlier(VariationalLDA),
                                                 (5, 10)),
-         "over-complete warm-up (4 of 7 releases at 3K topics), tau 1: the default": (DPVariationalLDA, VariationalLDA,
+         "over-complete warm-up (4 of 7 releases at 3K topics), tau 1: the default": (DPVariationalEM, VariationalLDA,
                                                                                       (7,)),
-         "over-complete warm-up at 2K topics": (lambda *a, **kw: DPVariationalLDA(*a, warmup_topics=20, **kw),
+         "over-complete warm-up at 2K topics": (lambda *a, **kw: DPVariationalEM(*a, warmup_topics=20, **kw),
                                                 lambda *a, **kw: VariationalLDA(*a, warmup_topics=20, **kw), (7,))}
 
 

@@ -1,10 +1,10 @@
-"""What the zero units of SpectralDP cost: the share of usable units on real corpora, and the recovery bias.
+"""What the zero units of DPSpectralMoments cost: the share of usable units on real corpora, and the recovery bias.
 
     OPENBLAS_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/utility/spectral_empty_units.py shares [--data DIR]
     OPENBLAS_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/utility/spectral_empty_units.py synthetic
         [--docs 50000] [--words 100] [--topics 5] [--seeds 5]
 
-SpectralDP normalises its moments by the public number of units n, counted before filtering; a unit with no
+DPSpectralMoments normalises its moments by the public number of units n, counted before filtering; a unit with no
 usable document (every document shorter than 3 in-vocabulary tokens, or empty) contributes zero statistics
 (``topicdp.spectral.moments``, "Zero units"). With a share s of usable units the first-order terms of the
 moments shrink by s and the cross terms by about s^2 (M2) and s^3 (M3).
@@ -21,8 +21,8 @@ moments shrink by s and the cross terms by about s^2 (M2) and s^3 (M3).
     recovery error (``topicdp.metrics.recovery_error``: mean L1 per topic after Hungarian matching) of
     (a) the non-private spectral LDA on the usable documents only (normalised by U = s n: no bias, the same
     data), (b) the same estimator with the moments normalised by n and the emptied documents as zero units,
-    without noise (the bias alone), (c) SpectralDP configuration 1 with n_units = n at epsilon = 1000 and
-    (d) at epsilon = 3 (delta = 1e-7; median over ``--seeds`` noise draws), (e) SpectralDP at epsilon = 3 on the
+    without noise (the bias alone), (c) DPSpectralMoments configuration 1 with n_units = n at epsilon = 1000 and
+    (d) at epsilon = 3 (delta = 1e-7; median over ``--seeds`` noise draws), (e) DPSpectralMoments at epsilon = 3 on the
     usable documents alone with their number U as n (as if U were public: the calibration this change
     replaces, and the best any correction of the bias could do at the same noise), and the sum of the
     recovered alpha of (b) (alpha0 = 1; the bias scales it by about s).
@@ -99,7 +99,7 @@ def synthetic(n_docs: int, n_words: int, k: int, seeds: int, alpha0: float = 1.0
 
     from topicdp.datasets import synthetic_lda
     from topicdp.metrics import recovery_error
-    from topicdp.spectral import PreconditionError, SpectralDP, SpectralLDA
+    from topicdp.spectral import PreconditionError, DPSpectralMoments, SpectralLDA
 
     from topicdp._repeats import RepeatedReleaseWarning
 
@@ -124,7 +124,7 @@ def synthetic(n_docs: int, n_words: int, k: int, seeds: int, alpha0: float = 1.0
             errs = []
             for seed in range(seeds):
                 try:
-                    m = SpectralDP(k, alpha0, 1, epsilon=eps, delta=delta, random_state=1000 + seed, unit="document",
+                    m = DPSpectralMoments(k, alpha0, 1, epsilon=eps, delta=delta, random_state=1000 + seed, unit="document",
                                    n_units=n_docs, strict=False).fit(X)
                     errs.append(recovery_error(m.topic_word_, data.topic_word))
                 except PreconditionError:
@@ -132,7 +132,7 @@ def synthetic(n_docs: int, n_words: int, k: int, seeds: int, alpha0: float = 1.0
             row[f"eps_{eps:g}"] = statistics.median(errs)
             row[f"eps_{eps:g}_range"] = (min(errs), max(errs))
         # (e) what no correction can beat: the usable documents alone with U public (the old, leaking calibration)
-        errs = [recovery_error(SpectralDP(k, alpha0, 1, epsilon=3.0, delta=delta, random_state=1000 + seed, unit="document",
+        errs = [recovery_error(DPSpectralMoments(k, alpha0, 1, epsilon=3.0, delta=delta, random_state=1000 + seed, unit="document",
                                           strict=False).fit(X0[keep]).topic_word_, data.topic_word)
                 for seed in range(seeds)]
         row["eps_3_usable_public_U"] = statistics.median(errs)

@@ -5,8 +5,8 @@ For a corpus in ``../shared/data`` (``blogs`` or ``enron_sent``): users split 80
 function, :meth:`topicdp.Corpus.bound`); K = 10 topics over a 2,000-word vocabulary. For each unit
 (document, user) and epsilon in {1, 3, 10} (delta = 1e-6) it releases topics with
 
-* ``dp-vem`` -- :class:`topicdp.variational.DPVariationalLDA` (T = 5), and
-* ``spectral-config-1`` -- :class:`topicdp.spectral.SpectralDP` configuration 1 (when ``--spectral``),
+* ``dp-vem`` -- :class:`topicdp.variational.DPVariationalEM` (T = 5), and
+* ``spectral-config-1`` -- :class:`topicdp.spectral.DPSpectralMoments` configuration 1 (when ``--spectral``),
 
 and measures, on the held-out users, the held-out NPMI, the NPMI contrast, the topic diversity and the
 matched top-10 overlap with non-private gensim LDA fit on the same training documents
@@ -44,7 +44,7 @@ from _data import SHARED  # noqa: E402
 from topicdp import Corpus  # noqa: E402
 from topicdp.corpus import read_jsonl_records  # noqa: E402
 from topicdp.metrics.readability import heldout_user_mask, readability  # noqa: E402
-from topicdp.variational import DPVariationalLDA, forecast, public_init  # noqa: E402
+from topicdp.variational import DPVariationalEM, forecast, public_init  # noqa: E402
 
 K, V, MAX_DOCS, DELTA = 10, 2000, 20, 1e-6
 #: The forecast predicts the overlap with the mechanism's own noiseless output; against *another* model's topics
@@ -155,7 +155,7 @@ def main(argv=None) -> int:
                 t0 = time.perf_counter()
                 extra: dict = {"vocabulary_info": vocab_info, "public_start": {k: init_scores[k] for k in ("npmi", "npmi_contrast", "diversity", "overlap")}}
                 if mech == "dp-vem":
-                    model = DPVariationalLDA(K, epsilon=eps * (1 - args.vocabulary_share) if dp_vocab else eps,
+                    model = DPVariationalEM(K, epsilon=eps * (1 - args.vocabulary_share) if dp_vocab else eps,
                                              delta=DELTA / 2 if dp_vocab else DELTA, unit=unit,
                                              n_iterations=2 if init_kind == "public" else 5,
                                              init=init if init_kind == "public" else None, random_state=seed)
@@ -166,10 +166,10 @@ def main(argv=None) -> int:
                     W = model.topic_word_
                     extra.update(sigma=model.sigma_, forecast=predicted.as_dict(), iterations=model.n_iterations)
                 else:
-                    from topicdp.spectral import SpectralDP
+                    from topicdp.spectral import DPSpectralMoments
 
                     try:
-                        W = SpectralDP(n_topics=K, alpha0=1.0, configuration=1, epsilon=eps, delta=DELTA, unit=unit,
+                        W = DPSpectralMoments(n_topics=K, alpha0=1.0, configuration=1, epsilon=eps, delta=DELTA, unit=unit,
                                        random_state=seed).fit(train).topic_word_
                     except Exception as exc:  # a refused precondition is a result
                         W, extra["note"] = None, f"{type(exc).__name__}: {exc}"

@@ -102,7 +102,7 @@ def model_kind(model) -> str:
         raise TypeError(f"{WHAT_CAN_BE_WRAPPED}; got {_qualname(model)}, a subclass whose own behaviour the adapter "
                         "would not keep: wrap a function that fits it in CallableModel. " + WHY_NOT_FITTED)
     hint = ""
-    if type(model).__name__ in ("DPVariationalLDA", "SpectralDP") and type(model).__module__.startswith("topicdp."):
+    if type(model).__name__ in ("DPVariationalEM", "DPVariationalLDA", "DPSpectralMoments") and type(model).__module__.startswith("topicdp."):
         hint = " (already a private estimator: fit it directly; TopicDP releases a non-private model with noise)"
     elif callable(model) and not hasattr(model, "fit"):
         hint = " (a function: CallableModel(func, n_topics=K) wraps it)"

@@ -27,7 +27,7 @@ that mechanism makes:
     h = 2 x 49 fits per side at the default gamma = 0.22 (TopicDP Thm. 1); ``n_pairs`` below h is the
     insecure testing mode (the report then says "no guarantee"; the audit still tests the stated epsilon).
 ``spectral-1``
-    :class:`~topicdp.spectral.SpectralDP` at configuration 1 (noise on M2 and M3), rerun end to end per
+    :class:`~topicdp.spectral.DPSpectralMoments` at configuration 1 (noise on M2 and M3), rerun end to end per
     trial (:func:`~topicdp.audit.audit_pipeline`). Its guarantee is document level (replace one document,
     N public), so its canaries are document-level: the records of the canary builders are documents (a
     typical document, one document of fresh words, one very long document). Releases are put in
@@ -58,7 +58,7 @@ Canaries (``canary``). ``typical``: a user of the corpus in the inter-quartile r
 claims audited here do not rely on ``max_tokens_per_doc``: sqrt(2K) holds for any pair, the spectral
 sensitivities are length-normalised; re-bounding would only shrink the canary).
 
-Neighbours. ``replace-one`` by default (TopicDP's sampler draws replace-one pairs, and SpectralDP with N public
+Neighbours. ``replace-one`` by default (TopicDP's sampler draws replace-one pairs, and DPSpectralMoments with N public
 is replace-one); ``neighbours="add-remove"`` is accepted for ``topicdp-global`` only.
 """
 
@@ -430,7 +430,7 @@ def topicdp_sampled_setup(options: SetupOptions) -> AuditSetup:
 
 @dataclass
 class SpectralRelease:
-    """One run of :class:`~topicdp.spectral.SpectralDP` on a canary dataset; picklable for joblib.
+    """One run of :class:`~topicdp.spectral.DPSpectralMoments` on a canary dataset; picklable for joblib.
 
     Returns ``topic_word_`` in canonical topic order (post-processing); a fatal precondition failure returns
     the uniform matrix (the failure is part of the observable output).
@@ -444,10 +444,10 @@ class SpectralRelease:
 
     def __call__(self, data, rng: np.random.Generator) -> np.ndarray:
         from ..topics import canonical_order
-        from ..spectral import PreconditionError, SpectralDP
+        from ..spectral import PreconditionError, DPSpectralMoments
 
         try:
-            W = SpectralDP(self.n_topics, self.alpha0, self.configuration, epsilon=self.epsilon, delta=self.delta,
+            W = DPSpectralMoments(self.n_topics, self.alpha0, self.configuration, epsilon=self.epsilon, delta=self.delta,
                            unit="document", random_state=rng).fit(data.X).topic_word_
         except PreconditionError:
             return np.full((self.n_topics, data.X.shape[1]), 1.0 / data.X.shape[1])
@@ -464,8 +464,8 @@ def spectral_reference(data, n_topics: int, alpha0: float) -> np.ndarray:
 
 
 def spectral1_setup(options: SetupOptions) -> AuditSetup:
-    """SpectralDP configuration 1 at document level, rerun per trial."""
-    from ..spectral import PreconditionError, SpectralDP
+    """DPSpectralMoments configuration 1 at document level, rerun per trial."""
+    from ..spectral import PreconditionError, DPSpectralMoments
 
     choice, pair = _canary_pair(options, ("replace-one",), unit="document")
     k, alpha0, eps, delta = options.n_topics, options.alpha0, options.epsilon, options.delta
@@ -473,7 +473,7 @@ def spectral1_setup(options: SetupOptions) -> AuditSetup:
     fitted = []
     for data in (pair.D, pair.D_prime):
         try:
-            fitted.append(SpectralDP(k, alpha0, 1, epsilon=eps, delta=delta, unit="document", random_state=0).fit(data.X))
+            fitted.append(DPSpectralMoments(k, alpha0, 1, epsilon=eps, delta=delta, unit="document", random_state=0).fit(data.X))
         except PreconditionError as exc:
             raise ValueError(f"spectral configuration 1 does not run on this corpus/epsilon ({exc}); use more "
                              "documents, a larger epsilon or fewer topics") from exc
@@ -496,7 +496,7 @@ def spectral1_setup(options: SetupOptions) -> AuditSetup:
         "sensitivities are on M2/M3, not on the topics",
         "checks_on_D": [(c.name, c.passed) for c in rep.checks],
     }
-    return AuditSetup(mechanism=f"SpectralDP configuration 1 (document level) [k={k}, alpha0={alpha0:g}]",
+    return AuditSetup(mechanism=f"DPSpectralMoments configuration 1 (document level) [k={k}, alpha0={alpha0:g}]",
                       epsilon=float(rep.epsilon), delta=float(rep.delta), canary=pair, release=release,
                       D_out=pair.D, D_in=pair.D_prime, reference=(W_out, W_in), details=details)
 

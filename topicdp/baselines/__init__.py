@@ -14,11 +14,11 @@ from .accounting import (
     paper_epsilon,
     paper_noise_multiplier,
 )
-from .dpsvi import DPSVI, SVILDA
+from .dpsvi import DPStochasticVI, SVILDA
 from .sensitivity import cap_document_lengths, paper_sensitivity, sstats_sensitivity
 
 __all__ = [
-    "DPSVI",
+    "DPStochasticVI",
     "SVILDA",
     "SamplingScheme",
     "make_scheme",

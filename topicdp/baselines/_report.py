@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..release import VocabularyStatement
+from ..private_release import VocabularyStatement
 from ..report import Check, PrivacyReport, ReportParts, compose_report, total
 from .accounting import accountant_epsilon, calibrate_noise_multiplier, paper_epsilon
 

@@ -39,7 +39,7 @@ from .._validation import (check_count_matrix, check_privacy_parameters, check_i
 from ..corpus import split_corpus
 from ..inference import batch_e_step, dirichlet_expectation, heldout_perplexity
 from ..rdp import EventEntry, PrivacyLedger
-from ..release import PrivateRelease, VocabularyStatement, vocabulary_of
+from ..private_release import PrivateRelease, VocabularyStatement, vocabulary_of
 from ..transform import FoldInMixin
 from ._report import dpsvi_report
 from .accounting import ACCOUNTANTS, SAMPLINGS, calibrate_noise_multiplier, make_scheme
@@ -48,7 +48,7 @@ from .sensitivity import LENGTH_POLICIES, cap_document_lengths, sstats_sensitivi
 
 class _OnlineLDA(FoldInMixin, BaseEstimator):
     """Online LDA by minibatch SVI (Hoffman, Blei & Bach 2010, "Online learning for latent Dirichlet allocation"):
-    the steps of :class:`DPSVI` and :class:`SVILDA`, which differ only in the noise.
+    the steps of :class:`DPStochasticVI` and :class:`SVILDA`, which differ only in the noise.
 
     The subclasses state their parameters (``__init__``) and fit; the private one adds the noise in
     :meth:`_perturb` and checks its privacy parameters in :meth:`_validate_hyper`.
@@ -145,8 +145,11 @@ def _column_labels(vocabulary, n_words: int) -> tuple:
     return tuple(str(j) for j in range(n_words)) if vocabulary is None else vocabulary
 
 
-class DPSVI(_OnlineLDA):
+class DPStochasticVI(_OnlineLDA):
     """Differentially private online LDA by perturbed sufficient statistics (Park et al. 2016).
+
+    It has no plan (no count, no forecast, no refusal): it is what the pipeline runs for the planned
+    :class:`topicdp.DPSVI`, and releases whatever it fits.
 
     Document level only (its report's unit is ``"document"``; the library's default unit, the user, is not
     offered). Without noise the same algorithm is :class:`SVILDA`.
@@ -238,7 +241,7 @@ class DPSVI(_OnlineLDA):
         self.random_state = random_state
 
     def fit(self, X, y=None, *, vocabulary_source: "str | VocabularyStatement | None" = None,
-            ledger: PrivacyLedger | None = None) -> "DPSVI":
+            ledger: PrivacyLedger | None = None) -> "DPStochasticVI":
         """Run T iterations of private SVI on a :class:`topicdp.Corpus` or document-term counts ``X``.
 
         Sets ``release_`` (a :class:`topicdp.PrivateRelease`); ``vocabulary_source`` states where a Corpus'
@@ -260,7 +263,7 @@ class DPSVI(_OnlineLDA):
             entries = [EventEntry("dp-svi", scheme.event(self.noise_multiplier_), unit="document",
                                   neighbours=scheme.neighbours)]
             ledger.check(entries)
-        warn_on_repeated_release(X, "DPSVI.fit", ledger)
+        warn_on_repeated_release(X, "DPStochasticVI.fit", ledger)
         X = self._run(X, scheme, rng)
         self._build_release(scheme, X.shape[0], vocabulary, statement)
         if ledger is not None:
@@ -299,18 +302,18 @@ class DPSVI(_OnlineLDA):
 
 
 class SVILDA(_OnlineLDA):
-    """Non-private online LDA (Hoffman, Blei & Bach 2010): :class:`DPSVI`'s algorithm without noise, for checks.
+    """Non-private online LDA (Hoffman, Blei & Bach 2010): :class:`DPStochasticVI`'s algorithm without noise, for checks.
 
     Parameters
     ----------
     n_topics : int
         K.
     batch_size, sampling_rate, n_iterations, tau0, kappa, length_policy, alpha, eta
-        As for :class:`DPSVI`.
+        As for :class:`DPStochasticVI`.
     e_step_max_iter, e_step_tol
-        As for :class:`DPSVI`.
+        As for :class:`DPStochasticVI`.
     progress : bool or None, default=False
-        As for :class:`DPSVI`, but off unless asked: a non-private fit is usually one step of something longer.
+        As for :class:`DPStochasticVI`, but off unless asked: a non-private fit is usually one step of something longer.
     doc_length_cap : int or None, default=None
         Cut documents to at most this many tokens (None: no cap).
     sampling : {"poisson", "fixed"}, default="fixed"
@@ -320,7 +323,7 @@ class SVILDA(_OnlineLDA):
     Attributes
     ----------
     components_, topic_word_ : (K, V) array
-        lambda and E[beta], as for :class:`DPSVI`.
+        lambda and E[beta], as for :class:`DPStochasticVI`.
     n_docs_capped_ : int
         Documents longer than the cap.
     vocabulary_ : tuple of str

@@ -436,7 +436,7 @@ def _record(out: Path, outcome: Outcome, prep: Prepared, settings: CompareSettin
     """The published row (guarantee, refusal, private scores, the ledger entries of the release and of its
     evaluation) and the owner's row (exact scores, the time taken), appended. ``evaluations``: the persisted ledger
     the evaluation is charged to, or None."""
-    from ..release import guarantee_line
+    from ..private_release import guarantee_line
 
     row: dict = {"road": outcome.road, "epsilon": outcome.epsilon, "unit": str(settings.unit),
                  "forecast": outcome.forecast, "entries": list(outcome.entries)}
@@ -541,7 +541,7 @@ def _exact(release, prep: Prepared, ceiling, settings: CompareSettings) -> dict:
     :meth:`~topicdp.PrivateRelease.evaluate`, the same documents, one pair function)."""
     from ..forecast import TARGETS
     from ..metrics import private as pv
-    from ..release import N_TOP_WORDS
+    from ..private_release import N_TOP_WORDS
 
     lists = [[w for w, _ in topic] for topic in release.top_words(N_TOP_WORDS)]
     values = pv.exact_values(prep.heldout, pv.coherence_design(lists, n_across=0))

@@ -2,7 +2,7 @@
 
 The one perplexity estimator of the package: :func:`topicdp.metrics.heldout_perplexity` (the comparison
 tables), the estimators' ``score`` (:class:`topicdp.transform.FoldInMixin`) and
-:meth:`topicdp.baselines.DPSVI.perplexity` all call :func:`heldout_perplexity`.
+:meth:`topicdp.baselines.DPStochasticVI.perplexity` all call :func:`heldout_perplexity`.
 
 Estimator
 ---------

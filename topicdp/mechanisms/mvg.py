@@ -282,7 +282,7 @@ def mvg_release(
     )
     report = _report(c, epsilon, delta, sensitivity, gamma, s, unit, neighbours, sensitivity_method,
                      random_dp_gamma, random_state is not None, checks, shape_note)
-    from ..release import PrivateRelease
+    from ..private_release import PrivateRelease
     from .postprocess import to_simplex
 
     vocabulary = tuple(str(j) for j in range(W.shape[1])) if vocabulary is None else tuple(vocabulary)

@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
 
     from .._files import atomic_write
     from ..corpus import Corpus, read_source_records
-    from ..release import PrivateRelease
+    from ..private_release import PrivateRelease
     from . import private as pv
     from .yardstick import public_scale
 

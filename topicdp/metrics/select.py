@@ -235,16 +235,16 @@ def _sum_deltas(entries, evaluation_delta: float) -> float:
 
 def dp_vem_fits(corpus, candidates: Sequence[int], *, epsilon: float, delta: float, unit: str = "document",
                 neighbours: str = "add-remove", random_state=0, **params) -> tuple[dict, dict]:
-    """``(fits, planned)`` for :func:`private_search`: dp-vem (:class:`topicdp.variational.DPVariationalLDA`) at
+    """``(fits, planned)`` for :func:`private_search`: dp-vem (:class:`topicdp.variational.DPVariationalEM`) at
     each K of ``candidates``, each (epsilon, delta)-DP, and the one Gaussian entry each fit records.
 
     ``random_state`` seeds the model's start (the noise of a seeded dp-vem is seeded too: testing and benchmarks)."""
     from ..rdp.ledger import GaussianEntry
-    from ..variational import DPVariationalLDA
+    from ..variational import DPVariationalEM
 
     fits, planned = {}, {}
     for K in candidates:
-        model = DPVariationalLDA(int(K), epsilon=epsilon, delta=delta, unit=unit, neighbours=neighbours,
+        model = DPVariationalEM(int(K), epsilon=epsilon, delta=delta, unit=unit, neighbours=neighbours,
                                  random_state=random_state, **params)
         D = 1.0 if neighbours == "add-remove" else math.sqrt(2.0)
         planned[K] = [GaussianEntry("dp-vem", model.noise_scale(), D, model.n_iterations, unit=unit,

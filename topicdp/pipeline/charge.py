@@ -128,7 +128,7 @@ def topics_entries(plan: "ReleasePlan", mechanism: str) -> "List[Entry]":
         from .mechanisms import MECHANISMS
 
         return [MECHANISMS[mechanism].estimator(plan, 0, None)._planned_entry(request.n_topics)]
-    if mechanism.startswith("spectral-config-"):  # the registry row's own SpectralDP, as the pipeline runs it
+    if mechanism.startswith("spectral-config-"):  # the registry row's own DPSpectralMoments, as the pipeline runs it
         from .mechanisms import MECHANISMS
 
         return MECHANISMS[mechanism].estimator(plan, request.n_units or 0, None).planned_entries()

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..release import PrivateRelease, VocabularyStatement, vocabulary_status
+from ..private_release import PrivateRelease, VocabularyStatement, vocabulary_status
 from ..report import Check, ReportParts, compose_report, ledger_totals, total
 
 

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from ..corpus import Corpus
     from ..rdp import PrivacyLedger
-    from ..release import PrivateRelease, VocabularyStatement
+    from ..private_release import PrivateRelease, VocabularyStatement
     from ..streaming import StreamingCorpus
     from .request import ReleaseRequest
 
@@ -143,10 +143,10 @@ DP_VEM_ITERATIONS = {False: 7, True: 2}
 
 
 def _dp_vem(plan: "PlanView", n_units: int, start: "np.ndarray | None"):
-    from ..variational import DPVariationalLDA
+    from ..variational import DPVariationalEM
 
     r, topics = plan.request, plan.budget.topics
-    return DPVariationalLDA(r.n_topics, epsilon=topics.epsilon, delta=topics.delta, unit=str(r.unit),
+    return DPVariationalEM(r.n_topics, epsilon=topics.epsilon, delta=topics.delta, unit=str(r.unit),
                             neighbours=str(r.neighbours), n_iterations=DP_VEM_ITERATIONS[start is not None],
                             init=start, n_jobs=effective_n_jobs(r.n_jobs), random_state=r.seed)
 
@@ -196,12 +196,12 @@ def _keep_nonprivate(plan: "PlanView") -> dict:
 
 def _spectral(configuration: int) -> EstimatorFactory:
     def build(plan: "PlanView", n_units: int, start: "np.ndarray | None"):
-        from ..spectral import SpectralDP
+        from ..spectral import DPSpectralMoments
 
         # n_units: the stated count the pipeline checked against its census (before filtering); the moments are
         # normalised by it, with units emptied by the vocabulary as zero contributions
         r, topics = plan.request, plan.budget.topics
-        return SpectralDP(n_topics=r.n_topics, alpha0=1.0, configuration=configuration, epsilon=topics.epsilon,
+        return DPSpectralMoments(n_topics=r.n_topics, alpha0=1.0, configuration=configuration, epsilon=topics.epsilon,
                           delta=topics.delta, unit=str(r.unit), random_state=r.seed, n_units=n_units)
     return build
 
@@ -226,11 +226,11 @@ DPSVI_BATCH = 100
 
 
 def _dpsvi(plan: "PlanView", n_units: int, start: "np.ndarray | None"):
-    from ..baselines import DPSVI
+    from ..baselines import DPStochasticVI
 
     # the sampling rate from the DP (or stated) count, never from the corpus: q must not depend on the data
     r, topics = plan.request, plan.budget.topics
-    return DPSVI(r.n_topics, epsilon=topics.epsilon, delta=topics.delta,
+    return DPStochasticVI(r.n_topics, epsilon=topics.epsilon, delta=topics.delta,
                  sampling_rate=min(1.0, DPSVI_BATCH / max(n_units, 1)), random_state=r.seed)
 
 

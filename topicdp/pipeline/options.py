@@ -1,5 +1,6 @@
-"""A release from options: the one translation of ``topicdp privatize``'s flags, and of :func:`privatize`'s
-parameters, into a :class:`~topicdp.pipeline.ReleaseRequest`.
+"""A release from options: the one translation of ``topicdp privatize``'s flags, and of :func:`release`'s
+parameters (``topicdp.release``, and the guarded estimators of :mod:`topicdp.estimators`), into a
+:class:`~topicdp.pipeline.ReleaseRequest`.
 
 The command line and Python name the same options alike (``n_topics`` is ``--topics``) and take their defaults
 from :data:`topicdp._names.RELEASE_DEFAULTS`, so a release asked for either way is the same request, planned,
@@ -15,13 +16,13 @@ from .._files import check_input_file, check_paths
 from .._names import RELEASE_DEFAULTS
 from .._progress import say
 from .request import CorpusSource, ReleaseRequest, VocabularyPolicy
-from .run import release
+from .run import release as run_request
 
 if TYPE_CHECKING:
     from ..rdp.ledger_file import LedgerOptions
-    from ..release import PrivateRelease
+    from ..private_release import PrivateRelease
 
-__all__ = ["privatize", "request_from_options", "stop_words_of"]
+__all__ = ["release", "request_from_options", "stop_words_of"]
 
 
 def stop_words_of(option: str | Iterable[str] | None) -> tuple[str, ...]:
@@ -39,12 +40,16 @@ def stop_words_of(option: str | Iterable[str] | None) -> tuple[str, ...]:
 
 def _vocabulary_policy(vocabulary, corpus, reference, guarantee: str, stop_words: tuple[str, ...], *,
                        vocabulary_epsilon, vocabulary_delta, max_features, min_df, max_df) -> VocabularyPolicy:
-    """The columns' policy: a public list when one is given, the themed corpus' own words, the reference's words
-    (public and free), the texts' (public texts, or the random-dp road), else a DP selection."""
+    """The columns' policy: a public list when one is given, a Corpus' own words when it was built on a list the
+    caller gave, the themed corpus' own words, the reference's words (public and free), the texts' (public texts,
+    or the random-dp road), else a DP selection."""
+    from ..corpus import Corpus
     from ..vocabulary import load_vocabulary
 
     if isinstance(vocabulary, VocabularyPolicy):
         return vocabulary
+    if isinstance(corpus, Corpus):
+        return _corpus_policy(corpus, vocabulary, vocabulary_epsilon, vocabulary_delta)
     if vocabulary is not None:
         if vocabulary_epsilon is not None or vocabulary_delta is not None:
             raise ValueError("vocabulary (a public list) and vocabulary_epsilon/vocabulary_delta (a DP selection) "
@@ -66,6 +71,20 @@ def _vocabulary_policy(vocabulary, corpus, reference, guarantee: str, stop_words
     return VocabularyPolicy.dp(vocabulary_epsilon, vocabulary_delta, max_features)
 
 
+def _corpus_policy(corpus, vocabulary, vocabulary_epsilon, vocabulary_delta) -> VocabularyPolicy:
+    """A tokenised Corpus' columns: public where its words were a list the caller gave (its ``vocabulary_source``),
+    refused where they were built from its own texts (not covered, and no texts are left to select from under DP)."""
+    if vocabulary is not None or vocabulary_epsilon is not None or vocabulary_delta is not None:
+        raise ValueError("vocabulary: a topicdp.Corpus is released on its own columns; give the public words when "
+                         "building it (Corpus.from_jsonl(..., vocabulary=words)), or pass the texts (a file or "
+                         "DataFrame) for a DP selection")
+    if corpus.vocabulary_source != "public":
+        raise ValueError("vocabulary: this Corpus' words were built from its own private texts, which DP does not "
+                         "cover; build it on a public word list (vocabulary=words), or pass the texts (a file or "
+                         "DataFrame) so that the release selects its words under DP")
+    return VocabularyPolicy.public(corpus.vocabulary)  # stated by the data owner, who gave the list
+
+
 def request_from_options(corpus, *, n_topics: int, epsilon: float, delta: float, unit: str, vocabulary,
                          reference: str | None, n_units: int | None, guarantee: str, mechanism: str | None,
                          ledger: "str | LedgerOptions | None", out: str | None, release_anyway: bool,
@@ -77,7 +96,7 @@ def request_from_options(corpus, *, n_topics: int, epsilon: float, delta: float,
                          agnostic: Any, keep_nonprivate: bool) -> ReleaseRequest:
     """The :class:`ReleaseRequest` the options describe, validated (nothing of the corpus is read).
 
-    Every parameter is :func:`privatize`'s (``topicdp privatize``'s flag of the same name; ``vocabulary`` and
+    Every parameter is :func:`release`'s (``topicdp privatize``'s flag of the same name; ``vocabulary`` and
     ``stop_words`` may also be the words themselves). ``out`` is the file the ledger lists for the release.
     """
     from ..rdp.ledger_file import LedgerOptions
@@ -104,7 +123,7 @@ def _path(value) -> str | None:
     return os.fspath(value) if isinstance(value, (str, os.PathLike)) else None
 
 
-def privatize(corpus, *, n_topics: int = RELEASE_DEFAULTS.n_topics, epsilon: float = RELEASE_DEFAULTS.epsilon,
+def release(corpus, *, n_topics: int = RELEASE_DEFAULTS.n_topics, epsilon: float = RELEASE_DEFAULTS.epsilon,
               delta: float = RELEASE_DEFAULTS.delta, unit: str = RELEASE_DEFAULTS.unit, vocabulary=None,
               reference: str | None = None, n_units: int | None = None, guarantee: str = "dp",
               mechanism: str | None = None, ledger: "str | LedgerOptions | None" = None, release_anyway: bool = False,
@@ -119,9 +138,9 @@ def privatize(corpus, *, n_topics: int = RELEASE_DEFAULTS.n_topics, epsilon: flo
               keep_nonprivate: bool = False, echo: Callable[[str], None] | None = None) -> "PrivateRelease":
     """Release the topics of a corpus under DP as ``topicdp privatize`` does: plan, count, refuse or release.
 
-    The guarded path from Python. A private estimator's ``fit`` (e.g. :class:`topicdp.DPVariationalLDA`) has no
-    plan: it releases whatever it fits, noise included. This function builds the request the command builds from
-    the same options (:func:`request_from_options`) and runs :func:`topicdp.pipeline.release`: a DP count of the
+    The guarded path from Python (``topicdp.release``; the estimators of :mod:`topicdp.estimators` run it too).
+    It builds the request the command builds from the same options (:func:`request_from_options`) and runs
+    :func:`topicdp.pipeline.release`: a DP count of the
     units (unless ``n_units`` is stated), the vocabulary, the readability forecast of every mechanism, and a
     refusal *before the topics' budget is spent* when the forecast says the topics would be noise or lists of
     common words. Each step is charged to ``ledger`` before its noise is drawn. Every decision reads public
@@ -129,10 +148,11 @@ def privatize(corpus, *, n_topics: int = RELEASE_DEFAULTS.n_topics, epsilon: flo
 
     Parameters
     ----------
-    corpus : str or DataFrame
+    corpus : str, DataFrame or Corpus
         A JSON Lines, Parquet or CSV file with a text and a user field, a directory or glob of such files, a
-        database URL read through ``query``, a pandas or polars DataFrame, or a built-in corpus (``"embedded"``,
-        ``"themed"``): whatever :class:`~topicdp.pipeline.CorpusSource` accepts.
+        database URL read through ``query``, a pandas or polars DataFrame, a built-in corpus (``"embedded"``,
+        ``"themed"``), or a :class:`topicdp.Corpus` built on a public word list (released on its columns):
+        whatever :class:`~topicdp.pipeline.CorpusSource` accepts.
     n_topics : int >= 1, default=10
         The number of topics K (``--topics``).
     epsilon : float > 0, default=3.0
@@ -207,16 +227,16 @@ def privatize(corpus, *, n_topics: int = RELEASE_DEFAULTS.n_topics, epsilon: flo
     >>> import topicdp
     >>> from topicdp.pipeline import ReleaseRefused
     >>> try:
-    ...     topicdp.privatize("embedded", n_topics=3, epsilon=3.0, unit="document", echo=lambda line: None)
+    ...     topicdp.release("embedded", n_topics=3, epsilon=3.0, unit="document", echo=lambda line: None)
     ... except ReleaseRefused as refused:
     ...     print(refused.spent)
     ('the unit count (epsilon=0.15, delta=5e-08)',)
 
     Forced, the same request releases the noise it forecast (seeded here, so the report marks it so):
 
-    >>> release = topicdp.privatize("embedded", n_topics=3, epsilon=3.0, unit="document", release_anyway=True,
-    ...                             seed=0, echo=lambda line: None)
-    >>> release.report.unit, release.topic_word.shape[0]
+    >>> forced = topicdp.release("embedded", n_topics=3, epsilon=3.0, unit="document", release_anyway=True,
+    ...                          seed=0, echo=lambda line: None)
+    >>> forced.report.unit, forced.topic_word.shape[0]
     ('document', 3)
     """
     check_paths({"out": _path(out)}, {"the corpus": _path(corpus), "reference": _path(reference),
@@ -231,7 +251,7 @@ def privatize(corpus, *, n_topics: int = RELEASE_DEFAULTS.n_topics, epsilon: flo
         max_tokens_per_user=max_tokens_per_user, stop_words=stop_words, max_features=max_features, min_df=min_df,
         max_df=max_df, vocabulary_epsilon=vocabulary_epsilon, vocabulary_delta=vocabulary_delta, n_jobs=n_jobs,
         scheduler=scheduler, work_dir=work_dir, agnostic=agnostic, keep_nonprivate=keep_nonprivate)
-    result = release(request, echo=echo or say).release
+    result = run_request(request, echo=echo or say).release
     if out is not None:
         result.save(out, overwrite=overwrite)
     return result

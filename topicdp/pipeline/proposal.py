@@ -11,7 +11,7 @@ Nothing private is read: each forecast sees the same inputs the refused one saw.
 
 :func:`proposal_text` is the one sentence a refusal carries (the command's, :class:`ReleaseRefused`'s, and the
 report's ``details['plan']['decision']['proposal']`` of a release forced past it), with the exact command that runs
-the proposal (:func:`command_line`) and the :func:`topicdp.privatize` keywords that change. A proposal at the
+the proposal (:func:`command_line`) and the :func:`topicdp.release` keywords that change. A proposal at the
 document level says that it protects a document, not a user.
 """
 
@@ -37,7 +37,7 @@ REFERENCE_ORIGIN = "built from the public reference P"
 
 @dataclass(frozen=True)
 class Configuration:
-    """One configuration tried: its request, the keywords of :func:`topicdp.privatize` that differ, and what it
+    """One configuration tried: its request, the keywords of :func:`topicdp.release` that differ, and what it
     changes of the guarantee (None: the same guarantee)."""
 
     label: str
@@ -158,7 +158,7 @@ def proposal_text(proposal: Proposal) -> str:
     keywords = ", ".join(f"{k}={v!r}" for k, v in config.changes.items())
     return (f"Proposed, at no privacy cost to try (public forecasts only; tried {tried}): "
             f"{config.label}, {how}.{note} Run (a new release, charged as any): {command_line(config.request)} (from "
-            f"Python: topicdp.privatize(..., "
+            f"Python: topicdp.release(..., "
             f"{keywords})).")
 
 

@@ -62,12 +62,13 @@ class CorpusSource:
 
     Parameters
     ----------
-    path : str or DataFrame
+    path : str, DataFrame or Corpus
         Where the records are (:func:`topicdp.corpus.read_source_records` reads them all alike): a JSON Lines
         (``.jsonl``, ``.jsonl.gz``), Parquet (``.parquet``) or CSV (``.csv``, ``.csv.gz``) file with a text and a user
         field; a pandas or polars DataFrame; a database URL read through ``query`` (``"sqlite:///posts.db"``); one of
         :data:`BUILT_IN_CORPORA`; or -- read shard by shard, never whole -- a directory of such files or a glob
-        pattern (:mod:`topicdp.pipeline.sources`: at the user level every user's documents must be in one shard).
+        pattern (:mod:`topicdp.pipeline.sources`: at the user level every user's documents must be in one shard);
+        or a :class:`topicdp.Corpus` already tokenised, released on its own columns (its bounds apply to it).
     text_field, user_field : str
         The names of the text and user fields; a missing one is refused before the corpus is read
         (:meth:`check_fields`).
@@ -99,9 +100,12 @@ class CorpusSource:
         from .._extras import require
         from ..tables import is_frame, is_sql_url
 
-        if not is_frame(self.path) and (not isinstance(self.path, str) or not self.path):
-            raise TypeError("path must be a non-empty str (a file, directory, glob or database URL) or a pandas or "
-                            f"polars DataFrame, got {type(self.path).__name__}")
+        if not is_frame(self.path) and not self.in_memory and (not isinstance(self.path, str) or not self.path):
+            raise TypeError("path must be a non-empty str (a file, directory, glob or database URL), a pandas or "
+                            f"polars DataFrame or a topicdp.Corpus, got {type(self.path).__name__}")
+        if self.in_memory and (self.user_fraction is not None or self.query is not None):
+            raise ValueError("user_fraction and query select records while reading; a topicdp.Corpus is already read "
+                             "(build it from the users you mean: Corpus.from_jsonl(..., users=...))")
         for name in ("text_field", "user_field"):
             if not isinstance(getattr(self, name), str) or not getattr(self, name):
                 raise TypeError(f"{name} must be a non-empty field name, got {getattr(self, name)!r}")
@@ -113,7 +117,7 @@ class CorpusSource:
         elif self.query is not None:
             raise ValueError(f"query: a query is run on a database URL (such as sqlite:///posts.db), not on "
                              f"{self.label}")
-        if not self.built_in and not is_frame(self.path) and not is_sql_url(self.path):
+        if not self.built_in and not self.in_memory and not is_frame(self.path) and not is_sql_url(self.path):
             check_corpus_path(self.path, sharded=True)
             if any(self.format_of(p) in ("parquet", "csv") for p in self.files):
                 require("pyarrow", extra="tables", purpose=f"reading {self.path}")
@@ -133,7 +137,7 @@ class CorpusSource:
 
         from ..tables import is_frame
 
-        shown = [f"{f.name}=<{self.label}>" if f.name == "path" and is_frame(self.path)
+        shown = [f"{f.name}=<{self.label}>" if f.name == "path" and (is_frame(self.path) or self.in_memory)
                  else f"{f.name}={getattr(self, f.name)!r}" for f in fields(self)]
         return f"CorpusSource({', '.join(shown)})"
 
@@ -143,6 +147,13 @@ class CorpusSource:
         from ..corpus import stop_word_list
 
         return stop_word_list(self.stop_words)
+
+    @property
+    def in_memory(self) -> bool:
+        """A :class:`topicdp.Corpus` given as it is (read: no file, no fields)."""
+        from ..corpus import Corpus
+
+        return isinstance(self.path, Corpus)
 
     @property
     def built_in(self) -> bool:
@@ -160,8 +171,8 @@ class CorpusSource:
     def format(self) -> str:
         """``"built-in"``, ``"frame"``, ``"sql"``, or the format of the file (or of the first shard): ``"jsonl"``,
         ``"parquet"`` or ``"csv"``."""
-        if self.built_in:
-            return "built-in"
+        if self.built_in or self.in_memory:
+            return "built-in" if self.built_in else "corpus"
         return self.format_of(self.files[0] if self.sharded else self.path)
 
     @staticmethod
@@ -176,7 +187,7 @@ class CorpusSource:
         database or a built-in corpus."""
         from ..tables import is_frame, is_sql_url
 
-        if self.built_in or is_frame(self.path) or is_sql_url(self.path):
+        if self.built_in or self.in_memory or is_frame(self.path) or is_sql_url(self.path):
             return []
         return shard_paths(self.path) if self.sharded else [self.path]
 
@@ -186,7 +197,7 @@ class CorpusSource:
         query, or the kind of DataFrame (never anything of its contents)."""
         from ..tables import describe
 
-        return describe(self.path, self.query)
+        return "a topicdp.Corpus" if self.in_memory else describe(self.path, self.query)
 
     def check_fields(self) -> None:
         """Refuse, before the corpus is read, a source without the text or user field, naming the parameter
@@ -195,7 +206,7 @@ class CorpusSource:
         query, run without fetching a row), a JSON Lines file's from its first record; every shard is checked."""
         from ..corpus import check_source_fields
 
-        if self.built_in or self.__dict__.get("_fields_checked"):  # once per source (a request re-made keeps it)
+        if self.built_in or self.in_memory or self.__dict__.get("_fields_checked"):  # once per source (a request re-made keeps it)
             return
         for path in (self.files or [self.path]):
             check_source_fields(path, self.text_field, self.user_field, query=self.query)

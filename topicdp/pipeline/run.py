@@ -16,7 +16,7 @@ import numpy as np
 
 from ..corpus import user_selected
 from ..rdp import PrivacyLedger, calibrate_gaussian
-from ..release import PrivateRelease
+from ..private_release import PrivateRelease
 from ..spectral import PreconditionError
 from .charge import RunLedger, charged, open_charge
 from .compose import compose_release, vocabulary_statement

@@ -90,6 +90,8 @@ def read_records(source: CorpusSource, reference: str | None = None) -> Records:
         from ..datasets import themed_corpus
 
         return Records([], [], corpus=themed_corpus()[0])
+    if source.in_memory:  # a Corpus, tokenised by the caller: bounded by the release as a file's corpus is
+        return Records([], [], corpus=source.path)
     if source.built_in and source.path == "embedded":
         texts = embedded_texts()
         first = EMBEDDED_PUBLIC_HALF if reference == "embedded" else 0

@@ -1,4 +1,4 @@
-"""``SpectralDP``: the spectral LDA with noise at one of the four configurations, and its PrivacyReport."""
+"""``DPSpectralMoments``: the spectral LDA with noise at one of the four configurations, and its PrivacyReport."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from .._repeats import warn_on_repeated_release
 from .._validation import check_privacy_parameters, check_int, check_option, check_random_state
 from ..rdp import PrivacyLedger
 from ..rdp.ledger import labelled
-from ..release import PrivateRelease, VocabularyStatement, vocabulary_of
+from ..private_release import PrivateRelease, VocabularyStatement, vocabulary_of
 from ..transform import FoldInMixin
 from ..report import Check, PrivacyReport, ReportParts, compose_report, total
 from .accounting import ACCOUNTING_METHODS, DEFAULT_SPLITS, SpectralBudget
@@ -22,9 +22,9 @@ from .moments import M2Operator, count_units, prepare_corpus
 from .recovery import SIMPLEX_METHODS
 from .whitening import Whitening, whiten
 
-__all__ = ["SpectralDP", "PreconditionError", "UNITS"]
+__all__ = ["DPSpectralMoments", "PreconditionError", "UNITS"]
 
-#: the privacy units SpectralDP protects (see :mod:`.sensitivity` for the neighbour relations)
+#: the privacy units DPSpectralMoments protects (see :mod:`.sensitivity` for the neighbour relations)
 from .._names import DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_UNIT, UNITS, Unit  # noqa: E402
 
 
@@ -86,8 +86,11 @@ def units_as_given(corpus, counts, users, unit: str) -> int:
             + int(getattr(log, "documents_emptied_by_max_tokens_per_user", 0) or 0))
 
 
-class SpectralDP(FoldInMixin, BaseEstimator):
+class DPSpectralMoments(FoldInMixin, BaseEstimator):
     """Differentially private spectral LDA (DeCarolis et al. 2020, Sec. 5-6) at configuration 1, 2, 3 or 4.
+
+    It has no plan (no count, no forecast, no refusal): it is what the pipeline runs for the planned
+    :class:`topicdp.DPSpectralMoments`, and releases whatever it fits.
 
     Parameters
     ----------
@@ -164,7 +167,7 @@ class SpectralDP(FoldInMixin, BaseEstimator):
     >>> import numpy as np
     >>> from topicdp.datasets import synthetic_lda
     >>> X = synthetic_lda(2000, 30, 3, alpha0=1.0, random_state=0).X
-    >>> model = SpectralDP(n_topics=3, alpha0=1.0, configuration=1, epsilon=2.0, delta=1e-6, unit="document",
+    >>> model = DPSpectralMoments(n_topics=3, alpha0=1.0, configuration=1, epsilon=2.0, delta=1e-6, unit="document",
     ...                    random_state=0)
     >>> release = model.fit(X).release_
     >>> release.topic_word.shape, release.report.guarantee, release.report.unit
@@ -197,7 +200,7 @@ class SpectralDP(FoldInMixin, BaseEstimator):
 
     # ------------------------------------------------------------------------------------------------
     def fit(self, X, y=None, *, users=None, vocabulary_source: "str | VocabularyStatement | None" = None,
-            ledger: PrivacyLedger | None = None) -> "SpectralDP":
+            ledger: PrivacyLedger | None = None) -> "DPSpectralMoments":
         """Fit on a :class:`topicdp.Corpus` or doc-term counts X; sets ``release_`` (a PrivateRelease).
 
         ``users`` (one id per row of a matrix X) is needed at user level; a Corpus brings its ``doc_users``.
@@ -229,7 +232,7 @@ class SpectralDP(FoldInMixin, BaseEstimator):
         counts, users = _counts_and_users(X, doc_users, users, unit)
         n = _public_count(stated, units_as_given(given, counts, users, unit), unit)
         corpus = prepare_corpus(counts, users=users, n_units=n)
-        warn_on_repeated_release(corpus.X, "SpectralDP.fit", ledger)
+        warn_on_repeated_release(corpus.X, "DPSpectralMoments.fit", ledger)
         check_model_params(k, a0, corpus.n_words)
         self.n_features_in_ = corpus.n_words
         public = None

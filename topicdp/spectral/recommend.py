@@ -1,6 +1,6 @@
 """Which configuration to use for (N, d, k, alpha0), and why (DeCarolis et al. 2020, Remarks 14-16, Sec. 7-8).
 
-The noise each configuration would add is compared with the signal it perturbs, with :class:`SpectralDP`'s
+The noise each configuration would add is compared with the signal it perturbs, with :class:`DPSpectralMoments`'s
 sensitivities and calibration and a prior guess ``lambda_k ~ ||mu||^2 / (k (alpha0 + 1))``, ``||mu||^2 ~ (1 +
 beta)/(d beta + 1)`` for Dirichlet(0.1) topics (or a public ``sigma_k``).
 

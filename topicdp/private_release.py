@@ -1,7 +1,7 @@
 """What a private release hands to the analyst, and what it keeps for the data owner.
 
-Every road and mechanism (TopicDP's Gaussian, Laplace and secure-noise releases, ``SpectralDP.release_``,
-``DPSVI.release_``, :func:`topicdp.mechanisms.mvg_release`) returns one :class:`PrivateRelease`. It has two
+Every road and mechanism (TopicDP's Gaussian, Laplace and secure-noise releases, ``DPSpectralMoments.release_``,
+``DPStochasticVI.release_``, :func:`topicdp.mechanisms.mvg_release`) returns one :class:`PrivateRelease`. It has two
 parts that never mix:
 
 * the **published** part (:meth:`PrivateRelease.save`, :meth:`PrivateRelease.to_dict`): DP outputs,
@@ -255,9 +255,9 @@ class PrivateRelease:
         Examples
         --------
         >>> import numpy as np
-        >>> from topicdp.variational import DPVariationalLDA
+        >>> from topicdp.variational import DPVariationalEM
         >>> X = np.random.default_rng(0).poisson(1.0, size=(50, 4))
-        >>> release = DPVariationalLDA(2, epsilon=1.0, delta=1e-6, unit="document", random_state=0).fit(X).release_
+        >>> release = DPVariationalEM(2, epsilon=1.0, delta=1e-6, unit="document", random_state=0).fit(X).release_
         >>> named = release.with_vocabulary(["cat", "dog", "fish", "bird"], source="public")
         >>> sorted(named.vocabulary), named.report.published["vocabulary"].split(":")[0]
         (['bird', 'cat', 'dog', 'fish'], 'public')

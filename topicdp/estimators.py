@@ -1,0 +1,259 @@
+"""The private estimators a Python user fits: scikit-learn estimators whose ``fit`` runs the release pipeline.
+
+Each class fixes one mechanism of :data:`topicdp.pipeline.MECHANISMS` and takes the options of ``topicdp
+privatize`` (:func:`topicdp.release`) as its parameters; ``fit`` builds the same :class:`~topicdp.pipeline.
+ReleaseRequest` (:func:`topicdp.pipeline.options.request_from_options`) and runs :func:`topicdp.pipeline.release`:
+the DP count of the units unless one is stated, the vocabulary, the readability forecast and the refusal before the
+topics' budget is spent (:class:`topicdp.pipeline.ReleaseRefused`; ``release_anyway=True`` forces it, as
+``--release-anyway`` does), each step charged to the ledger before its noise is drawn. The request is the
+command's, so the same options and seed give the command's release bit for bit. The mechanisms the pipeline runs (e.g.
+:class:`topicdp.variational.DPVariationalEM`) have no plan and are not exported at the top level.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from ._names import RELEASE_DEFAULTS as D
+from ._progress import say
+from .transform import FoldInMixin
+
+if TYPE_CHECKING:
+    from .pipeline import PipelineResult
+
+__all__ = ["DPSVI", "DPVariationalLDA", "PlannedEstimator", "SpectralDP"]
+
+
+class PlannedEstimator(FoldInMixin, BaseEstimator):
+    """A private estimator whose ``fit`` is :func:`topicdp.release` with the class' mechanism.
+
+    What ``fit`` takes, and which words are the columns:
+
+    * a corpus as :func:`topicdp.release` takes it (a JSON Lines, Parquet or CSV file, a directory of them, a
+      DataFrame): the columns are ``vocabulary`` (a public word list) or, without one, a DP selection from the
+      texts, as the command's;
+    * a :class:`topicdp.Corpus`, already tokenised: it is released on its own columns where its words were a list
+      the caller gave (``Corpus.from_jsonl(..., vocabulary=words)``: giving the list states it public, as its
+      ``vocabulary_source`` says), and refused where they were built from its own texts (DP does not cover
+      them, and no texts are left to select from: pass the file instead). ``vocabulary`` is then left None. The
+      contribution bounds (``max_docs_per_user``, ...) apply to it as to a file's corpus, so bound it here rather
+      than with :meth:`topicdp.Corpus.bound`, and the release is the command's on the same file and words;
+    * a document-term count matrix (scikit-learn's convention), at ``unit="document"``: each row a unit, the
+      columns named by their indices and taken as stated public by the caller (only their number is published).
+
+    Parameters are :func:`topicdp.release`'s of the same name (``random_state`` is its ``seed``: an int >= 0
+    seeds every noise draw, for tests only; the report marks the release seeded).
+
+    Attributes
+    ----------
+    release_ : PrivateRelease
+        What may be published: the topics, their words and the composed privacy report.
+    report_ : PrivacyReport
+        ``release_.report``.
+    topic_word_, components_ : (K, V) array
+        The released topics (rows sum to 1).
+    vocabulary_ : tuple of str
+        The columns' words.
+    decision_ : topicdp.pipeline.Decision
+        The mechanism, the DP (or stated) count and the forecasts the release was decided on.
+    n_features_in_ : int
+    """
+
+    #: the registry row this class releases with
+    mechanism: str = ""
+    #: the parameters of a subclass that name its mechanism (not options of the release)
+    _own_parameters: tuple[str, ...] = ()
+
+    def __init__(self, n_topics: int = D.n_topics, *, epsilon: float = D.epsilon, delta: float = D.delta,
+                 unit: str = D.unit, vocabulary=None, reference: str | None = None, n_units: int | None = None,
+                 ledger=None, release_anyway: bool = False, random_state: int | None = None,
+                 max_docs_per_user: int | None = None, max_tokens_per_doc: int | None = None,
+                 max_tokens_per_user: int | None = None, user_fraction: float | None = None,
+                 text_field: str = D.text_field, user_field: str = D.user_field, stop_words=None,
+                 max_features: int = D.max_features, min_df: int = D.min_df, max_df: float = D.max_df,
+                 vocabulary_epsilon: float | None = None, vocabulary_delta: float | None = None,
+                 n_jobs: int = D.n_jobs):
+        self.n_topics = n_topics
+        self.epsilon = epsilon
+        self.delta = delta
+        self.unit = unit
+        self.vocabulary = vocabulary
+        self.reference = reference
+        self.n_units = n_units
+        self.ledger = ledger
+        self.release_anyway = release_anyway
+        self.random_state = random_state
+        self.max_docs_per_user = max_docs_per_user
+        self.max_tokens_per_doc = max_tokens_per_doc
+        self.max_tokens_per_user = max_tokens_per_user
+        self.user_fraction = user_fraction
+        self.text_field = text_field
+        self.user_field = user_field
+        self.stop_words = stop_words
+        self.max_features = max_features
+        self.min_df = min_df
+        self.max_df = max_df
+        self.vocabulary_epsilon = vocabulary_epsilon
+        self.vocabulary_delta = vocabulary_delta
+        self.n_jobs = n_jobs
+
+    def _options(self) -> dict[str, Any]:
+        """:func:`topicdp.pipeline.options.request_from_options`' keywords: the parameters, the class' mechanism."""
+        from ._validation import check_int
+
+        options = {k: v for k, v in self.get_params(deep=False).items() if k not in self._own_parameters}
+        seed = options.pop("random_state")
+        if seed is not None and not isinstance(seed, (int, np.integer)):
+            raise TypeError(f"random_state must be None or an int >= 0 (it seeds every noise draw), got {seed!r}")
+        if seed is not None:
+            check_int(seed, "random_state", low=0)
+        return dict(options, seed=None if seed is None else int(seed), mechanism=self.mechanism, guarantee="dp",
+                    out=None, query=None, scheduler=None, work_dir=None, agnostic=None, keep_nonprivate=False)
+
+    def fit(self, X, y=None) -> "PlannedEstimator":
+        """Plan and release on ``X`` (the class docstring says what it may be), as ``topicdp privatize`` would.
+
+        Raises
+        ------
+        topicdp.pipeline.ReleaseRefused
+            Where the forecast says the topics would be noise (unless ``release_anyway``), before the topics'
+            budget is spent; its message states the figures and what was spent.
+        ValueError, TypeError
+            A parameter out of its range, or an input the release cannot cover, before anything is read.
+        """
+        from .pipeline import release
+        from .pipeline.options import request_from_options
+
+        request = request_from_options(self._corpus(X), **self._options())
+        self._fitted(release(request, echo=say))
+        return self
+
+    def _corpus(self, X):
+        """``X`` as the request's source: a count matrix becomes a Corpus of one unit per row on its column indices."""
+        from .corpus import Corpus, is_corpus
+        from .tables import is_frame
+        from ._validation import check_count_matrix
+
+        if isinstance(X, (str, Corpus)) or is_frame(X) or hasattr(X, "__fspath__"):
+            return X if not hasattr(X, "__fspath__") else str(X)
+        if is_corpus(X):
+            raise TypeError(f"X must be a topicdp.Corpus, a file or a DataFrame, got {type(X).__name__}")
+        if str(self.unit) != "document":
+            raise ValueError("unit='user' needs a topicdp.Corpus or a file with a user field (which documents belong "
+                             "to which user); a matrix is released at unit='document'")
+        counts = check_count_matrix(X, integral=True, min_docs=1)
+        corpus = Corpus.from_matrix(counts, [str(j) for j in range(counts.shape[1])])
+        corpus.vocabulary_source = "public"  # the columns' indices: the caller's matrix states them
+        return corpus
+
+    def _fitted(self, result: "PipelineResult") -> None:
+        released = result.release
+        self.release_, self.report_, self.decision_ = released, released.report, result.decision
+        self.topic_word_ = self.components_ = np.asarray(released.topic_word)
+        self.vocabulary_ = tuple(released.vocabulary)
+        self.n_features_in_ = self.topic_word_.shape[1]
+
+
+class DPVariationalLDA(PlannedEstimator):
+    """(epsilon, delta)-DP LDA by variational EM on per-unit normalised statistics (``dp-vem``), planned.
+
+    The release of :func:`topicdp.release` with ``mechanism="dp-vem"``: counted, forecast and refused before the
+    topics' budget is spent where the forecast says noise (:class:`PlannedEstimator` says what ``fit`` takes). Its
+    algorithm and privacy proof: :mod:`topicdp.variational`; its iterations and start are the plan's (two from
+    topics fitted on a public ``reference``, seven with an over-complete warm-up without one).
+
+    Examples
+    --------
+    200 generated documents cannot carry three readable topics at epsilon = 2: the plan counts the documents under
+    DP, forecasts the topics below the document level's target and refuses before the topics' budget is spent.
+
+    >>> from topicdp.datasets import synthetic_lda
+    >>> from topicdp.pipeline import ReleaseRefused
+    >>> X = synthetic_lda(200, 40, 3, random_state=0).X
+    >>> try:
+    ...     DPVariationalLDA(3, epsilon=2.0, unit="document", random_state=0, n_jobs=1).fit(X)
+    ... except ReleaseRefused as refused:
+    ...     print(refused.spent)
+    ('the unit count (epsilon=0.1, delta=5e-08)',)
+
+    Forced, it releases what it forecast (seeded here, so the report marks the release seeded):
+
+    >>> model = DPVariationalLDA(3, epsilon=2.0, unit="document", release_anyway=True, random_state=0, n_jobs=1)
+    >>> model.fit(X).decision_.mechanism, model.report_.guarantee, model.topic_word_.shape
+    ('dp-vem', 'approx-DP', (3, 40))
+    """
+
+    mechanism = "dp-vem"
+
+
+class SpectralDP(PlannedEstimator):
+    """(epsilon, delta)-DP spectral LDA by the method of moments (DeCarolis et al. 2020), planned.
+
+    The release of :func:`topicdp.release` with ``mechanism="spectral-config-<configuration>"``: its sensitivities
+    are calibrated for replace-one neighbours, so ``n_units`` (the number of units, stated public) is required,
+    and a corpus with another number of units is refused before anything is spent. The forecast of its run-time
+    utility check refuses where that check would fail (``release_anyway`` forces it). The algorithm, its four
+    noise configurations and their proofs: :class:`topicdp.spectral.DPSpectralMoments`.
+
+    Parameters
+    ----------
+    configuration : {1, 2, 3, 4}, default=1
+        Where the noise enters (DeCarolis et al. 2020, Table 3); the other parameters are :class:`PlannedEstimator`'s.
+    """
+
+    _own_parameters = ("configuration",)
+
+    def __init__(self, n_topics: int = D.n_topics, *, configuration: int = 1, epsilon: float = D.epsilon,
+                 delta: float = D.delta, unit: str = D.unit, vocabulary=None, reference: str | None = None,
+                 n_units: int | None = None, ledger=None, release_anyway: bool = False,
+                 random_state: int | None = None, max_docs_per_user: int | None = None,
+                 max_tokens_per_doc: int | None = None, max_tokens_per_user: int | None = None,
+                 user_fraction: float | None = None, text_field: str = D.text_field, user_field: str = D.user_field,
+                 stop_words=None, max_features: int = D.max_features, min_df: int = D.min_df,
+                 max_df: float = D.max_df, vocabulary_epsilon: float | None = None,
+                 vocabulary_delta: float | None = None, n_jobs: int = D.n_jobs):
+        self.configuration = configuration
+        super().__init__(n_topics, epsilon=epsilon, delta=delta, unit=unit, vocabulary=vocabulary,
+                         reference=reference, n_units=n_units, ledger=ledger, release_anyway=release_anyway,
+                         random_state=random_state, max_docs_per_user=max_docs_per_user,
+                         max_tokens_per_doc=max_tokens_per_doc, max_tokens_per_user=max_tokens_per_user,
+                         user_fraction=user_fraction, text_field=text_field, user_field=user_field,
+                         stop_words=stop_words, max_features=max_features, min_df=min_df, max_df=max_df,
+                         vocabulary_epsilon=vocabulary_epsilon, vocabulary_delta=vocabulary_delta, n_jobs=n_jobs)
+
+    @property
+    def mechanism(self) -> str:  # type: ignore[override]
+        if isinstance(self.configuration, bool) or self.configuration not in (1, 2, 3, 4):
+            raise ValueError(f"configuration must be one of 1, 2, 3, 4; got {self.configuration!r}")
+        return f"spectral-config-{int(self.configuration)}"
+
+
+class DPSVI(PlannedEstimator):
+    """(epsilon, delta)-DP stochastic variational inference for LDA (Park et al. 2016), planned.
+
+    The release of :func:`topicdp.release` with ``mechanism="dpsvi"``; it protects documents only, so ``unit`` is
+    ``"document"`` by default (``"user"`` is refused before anything is read). It has no readability forecast: the
+    plan says so and releases what it is asked (:class:`topicdp.baselines.DPStochasticVI`, the algorithm).
+    """
+
+    mechanism = "dpsvi"
+
+    def __init__(self, n_topics: int = D.n_topics, *, epsilon: float = D.epsilon, delta: float = D.delta,
+                 unit: str = "document", vocabulary=None, reference: str | None = None, n_units: int | None = None,
+                 ledger=None, release_anyway: bool = False, random_state: int | None = None,
+                 max_docs_per_user: int | None = None, max_tokens_per_doc: int | None = None,
+                 max_tokens_per_user: int | None = None, user_fraction: float | None = None,
+                 text_field: str = D.text_field, user_field: str = D.user_field, stop_words=None,
+                 max_features: int = D.max_features, min_df: int = D.min_df, max_df: float = D.max_df,
+                 vocabulary_epsilon: float | None = None, vocabulary_delta: float | None = None,
+                 n_jobs: int = D.n_jobs):
+        super().__init__(n_topics, epsilon=epsilon, delta=delta, unit=unit, vocabulary=vocabulary,
+                         reference=reference, n_units=n_units, ledger=ledger, release_anyway=release_anyway,
+                         random_state=random_state, max_docs_per_user=max_docs_per_user,
+                         max_tokens_per_doc=max_tokens_per_doc, max_tokens_per_user=max_tokens_per_user,
+                         user_fraction=user_fraction, text_field=text_field, user_field=user_field,
+                         stop_words=stop_words, max_features=max_features, min_df=min_df, max_df=max_df,
+                         vocabulary_epsilon=vocabulary_epsilon, vocabulary_delta=vocabulary_delta, n_jobs=n_jobs)
