@@ -10,15 +10,17 @@ the default sampler and model seeds. A line reads::
 
 ``matrix`` hashes the released topic-word matrix as C-ordered float64 bytes (``topic_word`` of the published JSON:
 its floats are written with ``repr``, so they read back to the very doubles released). ``json`` hashes the
-published JSON with volatile fields removed: keys naming a time (``*time*``, ``*seconds*``, ``*elapsed*``,
-``*duration*``, ``*date*``, ``created*``) or the package version, and the scratch directory's path replaced by
-``<tmp>`` in every string; dumped with sorted keys.
+published JSON with volatile fields removed: keys with a word (between underscores) ``time``, ``seconds``,
+``elapsed``, ``duration``, ``date``, ``created``, ``version`` or ``path``, and the scratch directory replaced by
+``<tmp>`` in every string; dumped with sorted keys. (At 068ce5e and f52fbb2 the published JSON holds none of these:
+the removal guards against a version that adds one.)
 
 Corpora: ``embedded`` (the built-in Lee news texts, one document per user; for ``--reference`` and
 ``--vocabulary`` its 300 texts are cut in two by a hash of the user id: the public half is the reference and
 gives the word list, the private half is released) and, when ``../shared/data/blogs`` exists, ``blogs``
-(bloggers cut by a hash of their id into a public reference, about 400 users, and a private file of about 600,
-released with ``--user-fraction 0.5``: about 300 users). The word lists are built by scikit-learn's
+(bloggers cut by a hash of their id into a public reference, about 400 users, a private file of about 600,
+released with ``--user-fraction 0.5``: about 300 users, and a second private file of about 200 users whose number
+is stated with ``--n-units``). The word lists are built by scikit-learn's
 ``CountVectorizer`` on the public part, not by the package, so the inputs are the same whatever ``--code`` is.
 
 Every command carries ``--release-anyway`` where the plan could refuse (a refusal publishes nothing to compare;
@@ -53,7 +55,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from _data import BLOGS, available, nearest, records, user_share  # noqa: E402
 
 SALT = "release_identity"
-VOLATILE = re.compile(r"time|seconds|elapsed|duration|date|^created|^version$|_version$", re.I)
+VOLATILE = re.compile(r"(^|_)(time|times|seconds|elapsed|duration|date|created|version|path)($|_)", re.I)
 RUNNER = "import sys; from topicdp.cli import main; sys.exit(main())"
 
 
@@ -96,23 +98,25 @@ def prepare_embedded(tmp: Path) -> dict:
 
 
 def prepare_blogs(tmp: Path) -> dict:
-    """Bloggers by a hash of their id: [0, 0.15) private (released with --user-fraction 0.5), [0.5, 0.6) public."""
+    """Bloggers by a hash of their id: [0, 0.15) private (released with --user-fraction 0.5), [0.15, 0.2) a second
+    private file whose number of users is stated (--n-units), [0.5, 0.6) public."""
     path = nearest(BLOGS)
     files = {"public": tmp / "blogs_public.jsonl.gz", "private": tmp / "blogs_private.jsonl.gz",
-             "words": tmp / "blogs_words.txt"}
-    public, private = [], []
+             "counted": tmp / "blogs_counted.jsonl.gz", "words": tmp / "blogs_words.txt"}
+    parts: dict[str, list] = {"public": [], "private": [], "counted": []}
     for r in records(path):
         share = user_share(r["user"], SALT)
-        if share < 0.15:
-            private.append({"user": r["user"], "text": r["text"]})
-        elif 0.5 <= share < 0.6:
-            public.append({"user": r["user"], "text": r["text"]})
-    _write_jsonl(files["public"], public)
-    _write_jsonl(files["private"], private)
-    n_words = _word_list(files["words"], [r["text"] for r in public], min_df=5, max_features=2000)
-    print(f"# blogs: {len({r['user'] for r in private})} private users ({len(private)} posts), "
-          f"{len({r['user'] for r in public})} public users, {n_words} public words", flush=True)
-    return {k: str(v) for k, v in files.items()}
+        part = "private" if share < 0.15 else "counted" if share < 0.2 else "public" if 0.5 <= share < 0.6 else None
+        if part is not None:
+            parts[part].append({"user": r["user"], "text": r["text"]})
+    for part, rows in parts.items():
+        _write_jsonl(files[part], rows)
+    n_words = _word_list(files["words"], [r["text"] for r in parts["public"]], min_df=5, max_features=2000)
+    users = {part: len({r["user"] for r in rows}) for part, rows in parts.items()}
+    print(f"# blogs: {users['private']} private users ({len(parts['private'])} posts; --user-fraction 0.5 keeps "
+          f"about half), {users['counted']} counted users, {users['public']} public users, {n_words} public words",
+          flush=True)
+    return {k: str(v) for k, v in files.items()} | {"n_counted": users["counted"]}
 
 
 def releases(corpus: str, f: dict) -> list[tuple[str, list[str]]]:
@@ -138,15 +142,17 @@ def releases(corpus: str, f: dict) -> list[tuple[str, list[str]]]:
                                       "--reference", pub, "--gamma", "0.2", "--sizing", "exchangeable", *anyway]),
         ]
     priv, pub, words = f["private"], f["public"], f["words"]
-    sub = ["--user-fraction", "0.5", "--max-docs-per-user", "20"]
+    sub = ["--user-fraction", "0.5"]
     return [
-        ("blogs-reference", ["privatize", priv, *sub, "--reference", pub, "--topics", "10", "--epsilon", "3",
-                             *anyway]),
-        ("blogs-vocabulary-document", ["privatize", priv, *sub, "--vocabulary", words, "--unit", "document",
-                                       "--epsilon", "3", *anyway]),
-        ("blogs-n-units-spectral-2", ["privatize", priv, *sub, "--vocabulary", words, "--unit", "document",
-                                      "--n-units", "6000", "--mechanism", "spectral-config-2", "--epsilon", "10",
-                                      *anyway]),
+        ("blogs-reference", ["privatize", priv, *sub, "--max-docs-per-user", "20", "--reference", pub,
+                             "--topics", "10", "--epsilon", "3", *anyway]),
+        ("blogs-vocabulary-document", ["privatize", priv, *sub, "--max-tokens-per-doc", "200", "--vocabulary",
+                                       words, "--unit", "document", "--epsilon", "3", *anyway]),
+        ("blogs-n-units", ["privatize", f["counted"], "--max-docs-per-user", "20", "--vocabulary", words,
+                           "--n-units", str(f["n_counted"]), "--epsilon", "3", *anyway]),
+        ("blogs-n-units-spectral-2", ["privatize", f["counted"], "--max-docs-per-user", "20", "--vocabulary",
+                                      words, "--n-units", str(f["n_counted"]), "--mechanism", "spectral-config-2",
+                                      "--epsilon", "10", *anyway]),
     ]
 
 
@@ -191,6 +197,8 @@ def main(argv=None) -> int:
     parser.add_argument("--code", type=Path, default=REPO,
                         help="a checkout whose topicdp package runs the commands (default: this one)")
     parser.add_argument("--only", choices=("embedded", "blogs"), default=None)
+    parser.add_argument("--keep", type=Path, default=None,
+                        help="a new directory to keep the inputs and releases in (default: a temporary one)")
     args = parser.parse_args(argv)
     code = args.code.resolve()
     if not (code / "topicdp" / "__init__.py").exists():
@@ -198,8 +206,10 @@ def main(argv=None) -> int:
     head = subprocess.run(["git", "-C", str(code), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
     print(f"# code: {head.stdout.strip() or '(not a git checkout)'}")
     corpora = ["embedded", "blogs"] if args.only is None else [args.only]
+    if args.keep is not None:
+        args.keep.mkdir(parents=True)
     with tempfile.TemporaryDirectory(prefix="release_identity_") as tmp_name:
-        tmp = Path(tmp_name)
+        tmp = Path(tmp_name) if args.keep is None else args.keep.resolve()
         for corpus in corpora:
             if corpus == "blogs" and not available(nearest(BLOGS)):
                 print("# blogs: skipped (../shared/data/blogs/blogs.jsonl.gz is absent)")
