@@ -140,6 +140,8 @@ def planned_entries(mods):
                 functions.add((m.rel, fn))
                 mark = "  (records)" if m.inside_call_named(call, "record") else ""
                 hits.append(f"{m.where(call)}  {_name(call.func)}( in {fn}{mark}")
+    planned = sorted(f"{rel}:{fn}" for rel, fn in functions if "plan" in fn.rsplit(".", 1)[-1].lower())
+    hits.append(f"-- of the {len(functions)} functions, {len(planned)} are named *plan*: {', '.join(planned)}")
     return len(functions), "functions building ledger entries (named *planned_entr*, or constructing an entry "\
                            "outside rdp/)", hits
 
