@@ -2,7 +2,7 @@
 
 A test pins a sentence where it asserts on a string literal of more than ``--min-chars`` characters (60 by
 default; the literal parts of an f-string are joined): in an ``assert`` statement, or as the ``match=`` of
-``pytest.raises`` / ``pytest.warns``; or where it compares a whole line of output with a literal of any length
+``pytest.raises`` / ``pytest.warns``, or bound to a name the assertion reads; or where it compares a whole line of output with a literal of any length
 (``assert lines[0] == "..."``, ``assert lines[-1].strip() != "..."``: equality with one element of a list of lines;
 ``assert "..." in out.splitlines()``: membership in the list itself; a substring of one line is not a whole line).
 The writing module is found by searching the literal's longest runs of plain text (split at digits, quotes,
@@ -59,6 +59,16 @@ def _one_line(node: ast.AST) -> bool:
     return isinstance(node, ast.Subscript) and _lines_list(node.value) and not isinstance(node.slice, ast.Slice)
 
 
+def _long_names(nodes, min_chars: int) -> dict[str, str]:
+    names = {}
+    for node in nodes:
+        if isinstance(node, ast.Assign):
+            text = _literal(node.value)
+            if text is not None and len(text) > min_chars and "\n" not in text:  # (a code snippet has lines)
+                names.update({t.id: text for t in node.targets if isinstance(t, ast.Name)})
+    return names
+
+
 def pins(path: Path, min_chars: int):
     """(line, literal, kind) of every pinned sentence in the test file ``path``."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -98,6 +108,17 @@ def pins(path: Path, min_chars: int):
                     text = _literal(kw.value)
                     if text is not None and len(text) > min_chars:
                         add(kw.value, text, "match=")
+    # a long literal bound to a name (in the function, or at module level) and asserted on through the name
+    module_names = _long_names(tree.body, min_chars)
+    for func in ast.walk(tree):
+        if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        names = module_names | _long_names(ast.walk(func), min_chars)
+        for node in ast.walk(func):
+            if isinstance(node, ast.Assert):
+                for sub in ast.walk(node.test):
+                    if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id in names:
+                        out.append((node.lineno, names[sub.id], f"long literal via {sub.id}"))
     longest: dict[int, tuple[int, str, str]] = {}
     for line, text, kind in out:  # one pin a line: the longest literal (a "..." + f"..." is also its parts)
         if line not in longest or len(text) > len(longest[line][1]):
