@@ -32,6 +32,7 @@ Run (about 6 minutes on one core)::
     OPENBLAS_NUM_THREADS=1 python benchmarks/refactors/release_identity.py                      # this checkout
     OPENBLAS_NUM_THREADS=1 python benchmarks/refactors/release_identity.py --code ../base       # another one
     ... --only embedded        # the embedded corpus only (about 1 minute)
+    ... --only embedded --release demo-random-dp --keep DIR   # one release, its files kept in DIR
 """
 
 from __future__ import annotations
@@ -197,6 +198,8 @@ def main(argv=None) -> int:
     parser.add_argument("--code", type=Path, default=REPO,
                         help="a checkout whose topicdp package runs the commands (default: this one)")
     parser.add_argument("--only", choices=("embedded", "blogs"), default=None)
+    parser.add_argument("--release", action="append", default=None, metavar="NAME",
+                        help="run only this release (repeat for more; the names of the output's lines)")
     parser.add_argument("--keep", type=Path, default=None,
                         help="a new directory to keep the inputs and releases in (default: a temporary one)")
     args = parser.parse_args(argv)
@@ -216,6 +219,8 @@ def main(argv=None) -> int:
                 continue
             files = prepare_embedded(tmp) if corpus == "embedded" else prepare_blogs(tmp)
             for name, cmd in releases(corpus, files):
+                if args.release is not None and name not in args.release:
+                    continue
                 print(run(name, cmd, code, tmp), flush=True)
     return 0
 
