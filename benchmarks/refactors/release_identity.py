@@ -145,6 +145,10 @@ def releases(corpus: str, f: dict) -> list[tuple[str, list[str]]]:
     priv, pub, words = f["private"], f["public"], f["words"]
     sub = ["--user-fraction", "0.5"]
     return [
+        ("blogs-dp-vocabulary", ["privatize", priv, *sub, "--max-docs-per-user", "20", "--topics", "10",
+                                 "--epsilon", "3", *anyway]),
+        ("blogs-dp-vocabulary-document", ["privatize", priv, *sub, "--max-tokens-per-doc", "200", "--unit",
+                                          "document", "--epsilon", "3", *anyway]),
         ("blogs-reference", ["privatize", priv, *sub, "--max-docs-per-user", "20", "--reference", pub,
                              "--topics", "10", "--epsilon", "3", *anyway]),
         ("blogs-vocabulary-document", ["privatize", priv, *sub, "--max-tokens-per-doc", "200", "--vocabulary",
