@@ -2,8 +2,8 @@
 topic-word matrix and of its published JSON, so that two versions of the package can be compared bit for bit.
 
 Each release is one ``topicdp`` command run in a fresh process against the package in ``--code DIR`` (a checkout,
-put first on ``PYTHONPATH``; the default is the checkout this script sits in), with ``--seed 1`` (the noise) and
-the default sampler and model seeds. A line reads::
+put first on ``PYTHONPATH``; the default is the checkout this script sits in), with ``--seed 1`` (the noise),
+the default sampler and model seeds, and ``--n-jobs 1`` (one core). A line reads::
 
     NAME  matrix=SHA256  json=SHA256            (a release)
     NAME  exit=N  LAST LINE OF STDERR            (no release file: a refusal or an error)
@@ -15,7 +15,8 @@ published JSON with volatile fields removed: keys with a word (between underscor
 ``<tmp>`` in every string; dumped with sorted keys. (At 068ce5e and f52fbb2 the published JSON holds none of these:
 the removal guards against a version that adds one.)
 
-Corpora: ``embedded`` (the built-in Lee news texts, one document per user; for ``--reference`` and
+Corpora: the demo's own (``topicdp demo``: the generated themed corpus on its public word list; ``--guarantee
+random-dp``: the Lee texts), ``embedded`` (the built-in Lee news texts, one document per user; for ``--reference`` and
 ``--vocabulary`` its 300 texts are cut in two by a hash of the user id: the public half is the reference and
 gives the word list, the private half is released) and, when ``../shared/data/blogs`` exists, ``blogs``
 (bloggers cut by a hash of their id into a public reference, about 400 users, a private file of about 600,
