@@ -28,7 +28,7 @@ Every command carries ``--release-anyway`` where the plan could refuse (a refusa
 the published JSON still records the plan's verdict). ``topicdp compare --quick`` is left out: the README gives it
 4.8 minutes for 1,200 bloggers on 2 cores, more than this whole run may take.
 
-Run (about 6 minutes on one core)::
+Run (4 to 6 minutes on one core of a shared machine)::
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/refactors/release_identity.py                      # this checkout
     OPENBLAS_NUM_THREADS=1 python benchmarks/refactors/release_identity.py --code ../base       # another one
