@@ -211,8 +211,9 @@ def main(argv=None) -> int:
     code = args.code.resolve()
     if not (code / "topicdp" / "__init__.py").exists():
         parser.error(f"--code {args.code}: no topicdp package there")
-    head = subprocess.run(["git", "-C", str(code), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    print(f"# code: {head.stdout.strip() or '(not a git checkout)'}")
+    head = subprocess.run(["git", "-C", str(code), "log", "-1", "--format=%h", "--", "topicdp"],
+                          capture_output=True, text=True)  # the last commit that changed the package
+    print(f"# code: topicdp/ as of {head.stdout.strip() or '(not a git checkout)'}")
     corpora = ["embedded", "blogs"] if args.only is None else [args.only]
     if args.keep is not None:
         args.keep.mkdir(parents=True)
