@@ -107,6 +107,16 @@ class Module:
             if isinstance(node, ast.Call):
                 yield node
 
+    def inside_with_of(self, node, name: str) -> bool:
+        """Whether ``node`` lies in the body of a ``with`` whose items call ``name`` (e.g. ``atomic_path``)."""
+        p = self.parent.get(node)
+        while p is not None:
+            if isinstance(p, ast.With) and any(isinstance(i.context_expr, ast.Call) and _name(i.context_expr.func) == name
+                                               for i in p.items):
+                return True
+            p = self.parent.get(p)
+        return False
+
     def inside_call_named(self, node, name: str) -> bool:
         p = self.parent.get(node)
         while p is not None:
@@ -253,9 +263,9 @@ def writes(mods):
                 what = "savefig(path"
             elif name == "to_csv" and call.args:
                 what = ".to_csv(path"
-            if what:
+            if what and not m.inside_with_of(call, "atomic_path"):
                 hits.append(f"{m.where(call)}  {what} in {m.function[call]}")
-    return len(hits), "file writes outside topicdp/_files.py", hits
+    return len(hits), "file writes outside topicdp/_files.py's atomic writer (not inside `with atomic_path(...)`)", hits
 
 
 def _resolve(m: Module, node: ast.ImportFrom) -> str:
