@@ -1,8 +1,5 @@
-"""Zero-concentrated DP helpers (Bun & Steinke 2016, "Concentrated differential privacy:
-simplifications, extensions, and lower bounds", TCC).
-
-rho-zCDP means (alpha, alpha rho)-RDP for every alpha > 1, so zCDP levels add under composition and
-convert to (epsilon, delta) like any RDP curve.
+"""Zero-concentrated DP (Bun & Steinke 2016, "Concentrated differential privacy: simplifications, extensions, and
+lower bounds"): rho-zCDP is (alpha, alpha rho)-RDP for every alpha, so levels add under composition.
 """
 
 from __future__ import annotations
@@ -18,10 +15,7 @@ ZCDP_CONVERSIONS = ("bun-steinke", "improved")
 
 
 def gaussian_zcdp(sigma: float, sensitivity: float = 1.0, count: int = 1) -> float:
-    """zCDP level of ``count`` Gaussian releases: ``rho = count D^2 / (2 sigma^2)``.
-
-    Bun & Steinke 2016, Prop. 1.6 (one release) and Lemma 1.7 (composition adds rho).
-    """
+    """``rho = count D^2 / (2 sigma^2)`` (Bun & Steinke 2016, Prop. 1.6 and Lemma 1.7)."""
     sigma = check_sigma(sigma)
     sensitivity = check_sensitivity(sensitivity, allow_zero=True)
     count = check_count(count)
@@ -35,26 +29,8 @@ def pure_dp_zcdp(epsilon: float) -> float:
 
 
 def zcdp_to_dp(rho: float, delta: float, conversion: str = "bun-steinke") -> float:
-    """Epsilon of a rho-zCDP mechanism at the given delta.
-
-    * ``"bun-steinke"``: ``eps = rho + 2 sqrt(rho log(1/delta))`` (Bun & Steinke 2016, Prop. 1.3);
-      this is also Mironov's conversion (Prop. 3) with the order optimised in closed form,
-      ``alpha = 1 + sqrt(log(1/delta)/rho)``.
-    * ``"improved"``: the curve ``alpha rho`` through :func:`topicdp.rdp.rdp_to_dp` with the
-      Canonne-Kamath-Steinke 2020 (Prop. 12) conversion, order optimised numerically; never larger.
-
-    Parameters
-    ----------
-    rho : float
-        zCDP level, ``>= 0``.
-    delta : float
-        In (0, 1).
-    conversion : {"bun-steinke", "improved"}, default "bun-steinke"
-
-    Returns
-    -------
-    float
-        epsilon >= 0.
+    """Epsilon of rho-zCDP at ``delta``: ``"bun-steinke"``, ``rho + 2 sqrt(rho log(1/delta))`` (Bun & Steinke 2016,
+    Prop. 1.3); ``"improved"``, the curve ``alpha rho`` by :func:`topicdp.rdp.rdp_to_dp`, never larger.
     """
     rho = check_real(rho, "rho", low=0.0, low_open=False)
     delta = check_delta(delta)
