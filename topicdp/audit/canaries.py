@@ -1,22 +1,11 @@
-"""Canaries: build the neighbouring datasets D (canary out) and D' (canary in) from a corpus.
+"""Canaries: the neighbouring datasets D (canary out) and D' (canary in) built from a corpus.
 
-The corpus interface is minimal: a scipy CSR document-term count matrix ``X`` (N x V), ``doc_users``
-(user index of each document) and ``vocabulary`` (V words). Pass a ``(X, doc_users, vocabulary)`` tuple or
-any object with those attributes (e.g. :class:`topicdp.corpus.Corpus`); builders return
-:class:`CorpusData` named tuples, and :meth:`CanaryPair.as_corpora` turns them into the caller's corpus
-type (``pair.as_corpora(Corpus.from_matrix)``).
-
-Neighbour relations. ``"add-remove"``: D' = D plus the canary (appended as a new user, or a new one-document
-user). ``"replace-one"``: D' = D with one random record replaced by the canary — a user for the user
-canaries, a document (keeping its user) for the long-document canary.
-
-Vocabulary. The output of a topic model is indexed by the vocabulary, so D and D' must share it for the
-releases to be comparable. The audit fixes the output domain: both D and D' use the same vocabulary, which
-includes the canary's words even though no document of D contains them (the outlier canary adds fresh words
-as extra zero columns of D). This matches a release whose vocabulary is public/fixed in advance; a pipeline
-that builds its vocabulary from the private texts leaks the canary through the vocabulary itself, which
-the audit deliberately does not measure (the corpus module documents that the vocabulary is treated as
-public).
+A corpus is a ``(X, doc_users, vocabulary)`` tuple (CSR counts N x V, user index per document, V words) or an
+object with those attributes; builders return :class:`CorpusData` (:meth:`CanaryPair.as_corpora` turns them into
+the caller's type). ``"add-remove"``: D' = D plus the canary as a new user; ``"replace-one"``: one random record
+(a user, or a document for the long-document canary) replaced by it. D and D' share one vocabulary that includes
+the canary's words (zero columns in D): the audit fixes the output domain, as a public vocabulary does; a
+vocabulary built from the private texts would leak the canary itself, which is not measured here.
 """
 
 from __future__ import annotations
@@ -48,23 +37,8 @@ class CorpusData(NamedTuple):
 
 @dataclass
 class CanaryPair:
-    """Neighbouring datasets and what the canary is.
-
-    Attributes
-    ----------
-    name : str
-        ``"typical"``, ``"outlier"`` or ``"long-document"``.
-    D, D_prime : CorpusData
-        Canary out / canary in; same vocabulary.
-    canary_words : ndarray of int
-        Vocabulary indices of the canary's words (for the canary-word distinguisher).
-    canary_weights : ndarray of float
-        The canary's relative word frequencies on ``canary_words``.
-    neighbours : {"add-remove", "replace-one"}
-    unit : {"user", "document"}
-        The record the canary is.
-    description : str
-    details : dict
+    """Neighbouring datasets ``D``, ``D_prime`` (same vocabulary) and the canary: its ``name``, its words and
+    relative frequencies (for the canary-word distinguisher), ``neighbours``, the record ``unit``, a description.
     """
 
     name: str
@@ -169,12 +143,8 @@ def _word_profile(rows: sp.csr_matrix):
 
 
 def typical_user_canary(corpus, *, neighbours: str = "add-remove", random_state=None) -> CanaryPair:
-    """A typical user of the corpus as the canary.
-
-    The user is drawn uniformly among users whose total token count lies in the inter-quartile range of
-    users' token counts; D is the corpus without that user and D' adds the user back (add-remove) or puts
-    them in place of another random user (replace-one). The canary words are the user's words, weighted by
-    the user's word frequencies.
+    """A typical user (drawn among users whose token count lies in the inter-quartile range) as the canary, its
+    words weighted by its frequencies.
     """
     data, rng = as_corpus_data(corpus), check_random_state(random_state)
     if data.n_users < 2:
@@ -213,12 +183,10 @@ def outlier_user_canary(
     random_state=None,
     prefix: str = "zzcanary",
 ) -> CanaryPair:
-    """An outlier user: ``n_docs`` documents written only in ``n_words`` fresh words no one else uses.
+    """An outlier user: ``n_docs`` documents of ``doc_length`` tokens drawn uniformly from ``n_words`` fresh words.
 
-    Each document has ``doc_length`` tokens drawn uniformly from the fresh words. The fresh words are
-    appended to the vocabulary of *both* D and D' (zero columns in D): the audit fixes the output domain
-    (see the module docstring). Sensitivity sampling from typical neighbours (random DP) does not cover such
-    a user; a proven global bound with contribution bounding does.
+    Sensitivity sampled from typical neighbours (random DP) does not cover such a user; a proven global bound with
+    contribution bounding does.
     """
     data, rng = as_corpus_data(corpus), check_random_state(random_state)
     n_docs = check_int(n_docs, "n_docs", low=1)
@@ -244,12 +212,8 @@ def long_document_canary(
     neighbours: str = "add-remove",
     random_state=None,
 ) -> CanaryPair:
-    """A single very long document over ``n_words`` existing words.
-
-    ``length`` defaults to 10 x the longest document of the corpus; the words are drawn uniformly among the
-    words the corpus uses, the tokens uniformly among them. Added as a new one-document user
-    (add-remove) or in place of a random document (replace-one, document level). It probes
-    per-document contribution bounding (``max_tokens_per_doc``).
+    """A single document of ``length`` tokens (default 10 x the longest) over ``n_words`` words the corpus uses: a
+    new one-document user (add-remove) or in place of a random document (replace-one, document level).
     """
     data, rng = as_corpus_data(corpus), check_random_state(random_state)
     doc_lengths = np.asarray(data.X.sum(axis=1)).ravel()
