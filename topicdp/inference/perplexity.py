@@ -1,36 +1,12 @@
 """Held-out per-word perplexity of a released topic-word matrix by document completion.
 
-The one perplexity estimator of the package: :func:`topicdp.metrics.heldout_perplexity` (the comparison
-tables), the estimators' ``score`` (:class:`topicdp.transform.FoldInMixin`) and
-:meth:`topicdp.baselines.DPSVI.perplexity` all call :func:`heldout_perplexity`.
-
-Estimator
----------
-The topics are fixed (a released K x V matrix, rows on the simplex); only the held-out documents'
-topic proportions are unknown. We use the *document completion* estimator (Wallach, Murray,
-Salakhutdinov & Mimno, "Evaluation methods for topic models", ICML 2009, Sec. 4; Rosen-Zvi et al. 2004):
-
-1. each held-out document's tokens are split at random into an observed part (``observed_fraction`` of
-   its tokens, rounded down, at least one) and an evaluation part (the rest); documents with fewer
-   than two tokens are left out;
-2. theta_d is inferred from the observed part alone by mean-field variational inference with the
-   topics held fixed (Blei, Ng & Jordan 2003, Eqs. 6-7 with E[log beta] replaced by log beta, since a
-   released matrix is a point estimate): phi_{dwk} ∝ exp(E_q[log theta_dk]) beta_kw and
-   gamma_d = alpha + sum_w c_dw phi_dw, iterated to convergence; theta_d = gamma_d / sum(gamma_d)
-   (:func:`topicdp.inference.infer_theta`);
-3. perplexity = exp( - sum_d sum_w c'_dw log(sum_k theta_dk beta_kw) / sum_d sum_w c'_dw ) over the
-   evaluation counts c' (the per-word perplexity of Blei, Ng & Jordan 2003, Sec. 7.1, on the evaluation
-   tokens, with p(w | d) = sum_k theta_dk beta_kw).
-
-Because the evaluated words were never used to fit theta_d, this measures prediction of unseen text
-(unlike the ELBO bound on the training batch). It is not the left-to-right estimator (Wallach et al.
-2009, Alg. 3), which is more faithful to the marginal likelihood but needs particles per token.
-Closed forms: uniform topics give perplexity V exactly; a single topic p gives
-exp(-sum c'_w log p_w / sum c'_w).
-
-Zero probabilities: rows are normalised and floored at ``min_prob`` (then renormalised) so that a word
-with zero probability under every topic costs -log(min_prob) instead of an infinite perplexity; the
-same floor must be used for every mechanism that is compared.
+The package's one perplexity estimator (Wallach, Murray, Salakhutdinov & Mimno, "Evaluation methods for topic
+models", ICML 2009, Sec. 4): each held-out document's tokens are split at random into an observed part and an
+evaluation part (documents under two tokens are left out); theta_d is inferred from the observed part with the
+topics fixed (:func:`topicdp.inference.infer_theta`); and ``perplexity = exp(-sum c'_dw log(sum_k theta_dk
+beta_kw) / sum c'_dw)`` over the evaluation counts (Blei, Ng & Jordan 2003, Sec. 7.1). Uniform topics give V
+exactly. Rows are floored at ``min_prob``, so a word of zero probability costs ``-log(min_prob)``; compare
+mechanisms at the same floor.
 """
 
 from __future__ import annotations
@@ -43,20 +19,8 @@ from .foldin import check_alpha, check_topic_word, fold_in_theta
 
 
 def split_documents(X, observed_fraction: float = 0.5, random_state=None) -> tuple[sp.csr_matrix, sp.csr_matrix]:
-    """Split each document's tokens at random into observed and evaluation parts (document completion).
-
-    Parameters
-    ----------
-    X : sparse or dense (n_docs, V) counts
-    observed_fraction : float in (0, 1)
-        A document of length L contributes floor(observed_fraction L), clipped to [1, L - 1], observed
-        tokens, drawn uniformly without replacement; documents with L < 2 get empty rows in both parts.
-    random_state : None, int or Generator
-
-    Returns
-    -------
-    X_observed, X_evaluate : csr_matrix
-        ``X_observed + X_evaluate == X`` on documents with at least two tokens.
+    """Split each document's tokens uniformly at random into observed (``floor(observed_fraction L)``, clipped to
+    [1, L - 1]) and evaluation parts; documents with L < 2 get empty rows in both.
     """
     X = check_count_matrix(X, min_docs=0, integral=True, dtype=np.int64)  # document completion splits tokens
     f = check_real(observed_fraction, "observed_fraction", low=0.0, high=1.0)
@@ -106,28 +70,10 @@ def heldout_perplexity(
     tol: float = 1e-6,
     random_state=None,
 ) -> float:
-    """Per-word perplexity of held-out documents by document completion (see module docstring).
+    """Per-word perplexity of held-out documents by document completion (module docstring).
 
-    Parameters
-    ----------
-    topic_word : (K, V) array-like
-        Released topics; non-negative rows (normalised here).
-    X_heldout : (n_docs, V) integer counts
-        Documents not used to fit the topics.
-    alpha : float, optional
-        Symmetric Dirichlet prior of the fold-in; default 1/K. Use the same value for every compared
-        mechanism.
-    observed_fraction : float, default=0.5
-        Share of each document's tokens used to infer theta; the rest are evaluated.
-    min_prob : float, default=1e-12
-        Floor on word probabilities.
-    max_iter, tol : fold-in stopping rule.
-    random_state : seeds the token split (use the same seed across mechanisms for paired comparisons).
-
-    Returns
-    -------
-    float
-        exp(-log-likelihood of the evaluation tokens / their number).
+    Use the same ``alpha`` (default 1/K), ``min_prob`` and ``random_state`` (the token split) for every compared
+    mechanism.
     """
     beta = check_topic_word(topic_word, check_real(min_prob, "min_prob", low=0.0, high=1.0))
     X = check_count_matrix(X_heldout, "X_heldout", min_docs=0, n_words=beta.shape[1],
