@@ -25,29 +25,32 @@ def split_documents(X, observed_fraction: float = 0.5, random_state=None) -> tup
     X = check_count_matrix(X, min_docs=0, integral=True, dtype=np.int64)  # document completion splits tokens
     f = check_real(observed_fraction, "observed_fraction", low=0.0, high=1.0)
     rng = check_random_state(random_state)
-    counts = X.data
-    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
-    lengths = np.bincount(rows, weights=counts, minlength=X.shape[0]).astype(np.int64)
+    lengths = np.bincount(np.repeat(np.arange(X.shape[0]), np.diff(X.indptr)), weights=X.data,
+                          minlength=X.shape[0]).astype(np.int64)
     n_obs = np.clip(np.floor(f * lengths).astype(np.int64), 1, np.maximum(lengths - 1, 1))
     n_obs[lengths < 2] = 0
-    # one entry per token; a random key sorts tokens uniformly inside each document
-    tok_doc = np.repeat(rows, counts)
-    tok_word = np.repeat(X.indices, counts)
-    order = np.lexsort((rng.random(tok_doc.size), tok_doc))
-    tok_doc, tok_word = tok_doc[order], tok_word[order]
-    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-    rank = np.arange(tok_doc.size) - starts[tok_doc]
+    tok_doc, tok_word, rank = shuffled_tokens(X, X.data, rng)
     observed = rank < n_obs[tok_doc]
     evaluate = ~observed & (lengths[tok_doc] >= 2)
-    shape = X.shape
+    return token_matrix(tok_doc, tok_word, observed, X.shape), token_matrix(tok_doc, tok_word, evaluate, X.shape)
 
-    def build(mask):
-        ones = np.ones(int(mask.sum()))
-        M = sp.csr_matrix((ones, (tok_doc[mask], tok_word[mask])), shape=shape)
-        M.sum_duplicates()
-        return M
 
-    return build(observed), build(evaluate)
+def shuffled_tokens(X: sp.csr_matrix, counts: np.ndarray, rng) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every token of ``X`` (``counts`` its integer data), each document's in uniformly random order (a random
+    key sorted per document): the document, the word and the rank within the document of each token."""
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    tok_doc, tok_word = np.repeat(rows, counts), np.repeat(X.indices, counts)
+    order = np.lexsort((rng.random(tok_doc.size), tok_doc))
+    tok_doc, tok_word = tok_doc[order], tok_word[order]
+    starts = np.concatenate([[0], np.cumsum(np.bincount(tok_doc, minlength=X.shape[0]))[:-1]])
+    return tok_doc, tok_word, np.arange(tok_doc.size) - starts[tok_doc]
+
+
+def token_matrix(tok_doc: np.ndarray, tok_word: np.ndarray, mask: np.ndarray, shape) -> sp.csr_matrix:
+    """The counts of the tokens selected by ``mask``."""
+    M = sp.csr_matrix((np.ones(int(mask.sum())), (tok_doc[mask], tok_word[mask])), shape=shape)
+    M.sum_duplicates()
+    return M
 
 
 def _row_dot(theta: np.ndarray, beta: np.ndarray, rows: np.ndarray, cols: np.ndarray, chunk: int = 200_000):
