@@ -1,15 +1,12 @@
-"""Out-of-core corpora: documents read chunk by chunk from shards (JSON Lines, MatrixMarket, ``.npz``).
-
-:class:`StreamingCorpus` gives the pass-only part of :class:`~topicdp.corpus.Corpus`' interface
-(``vocabulary``, ``n_words``, ``iter_chunks()``, ``n_docs`` after a pass) over data that does not fit in
-memory; :func:`map_reduce` runs one pass locally or as ``dask.distributed`` tasks over the shards.
-The streaming spectral fit is :mod:`topicdp.spectral.streaming`.
+"""Out-of-core corpora: documents read chunk by chunk from shards (JSON Lines, ``.npz``). :class:`StreamingCorpus`
+gives the pass-only part of :class:`~topicdp.corpus.Corpus`' interface; :func:`map_reduce` runs a pass locally or
+as ``dask.distributed`` tasks (the streaming spectral fit: :mod:`topicdp.spectral.streaming`).
 """
 
 from .chunks import Chunk
 from .corpus import StreamingCorpus, StreamLog, expand_paths
 from .executor import add_partials, dask_client, map_reduce, share
-from .readers import JsonlReader, MatrixMarketReader, MemoryReader, NpzReader, Shard, write_npz_shard
+from .readers import JsonlReader, MemoryReader, NpzReader, Shard, write_npz_shard
 from .vocabulary import TokenCounts
 
 __all__ = [
@@ -18,7 +15,6 @@ __all__ = [
     "Chunk",
     "Shard",
     "JsonlReader",
-    "MatrixMarketReader",
     "NpzReader",
     "MemoryReader",
     "TokenCounts",

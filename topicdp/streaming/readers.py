@@ -1,14 +1,9 @@
-"""Shard readers: one per on-disk format, each yielding :class:`Chunk` s of at most ``chunk_size`` documents.
+"""Shard readers: one per format, each yielding :class:`Chunk` s of at most ``chunk_size`` documents.
 
-A *shard* is one file (or, in memory, one row range). Readers are small, picklable objects: a Dask task
-gets the reader (shipped once per pass) and one shard, and reads the shard itself, so data never passes
-through the client. On a real cluster the shard paths must therefore be readable by every worker (a
-shared file system or an fsspec URL that gensim's ``smart_open`` understands for MatrixMarket).
-
-Users. JSON Lines carry a user field. MatrixMarket and ``.npz`` shards have no users: each document is
-its own user, identified by its row in the shard (``row``) when there is one shard and by
-``(shard_index, row)`` otherwise; an ``.npz`` shard may carry explicit ids in a ``<stem>.users.npy``
-sidecar (see :func:`write_npz_shard`).
+A shard is one file (or an in-memory row range). Readers are small picklable objects: a Dask task gets the reader
+and one shard and reads it itself (so the paths must be readable by every worker). ``.npz`` shards have no users:
+each document is its own, ``row`` with one shard and ``(shard_index, row)`` otherwise, unless a
+``<stem>.users.npy`` sidecar holds ids (:func:`write_npz_shard`).
 """
 
 from __future__ import annotations
@@ -92,34 +87,6 @@ class JsonlReader:
                 "tokenizer": self.tokenizer.options}
 
 
-class MatrixMarketReader:
-    """A gensim ``MmCorpus`` (MatrixMarket coordinate file, document ids = rows, term ids = columns)."""
-
-    format = "matrix-market"
-
-    def __init__(self, n_words: int, *, multi: bool, chunk_size: int = 10_000):
-        self.n_words = n_words
-        self.multi = multi
-        self.chunk_size = chunk_size
-
-    def read(self, shard: Shard) -> Iterator[Chunk]:
-        from gensim.corpora import MmCorpus
-        from gensim.matutils import corpus2csc
-
-        mm = MmCorpus(str(shard.source))
-        if mm.num_terms > self.n_words:
-            raise ValueError(f"{shard.source}: {mm.num_terms} terms, but the vocabulary has {self.n_words} words")
-        docs, start = iter(mm), 0
-        while batch := list(islice(docs, self.chunk_size)):
-            X = corpus2csc(batch, num_terms=self.n_words, num_docs=len(batch), dtype=np.float64).T
-            users = _default_users(shard, self.multi, start, start + len(batch))
-            yield _chunk_from_counts(X, users, self.n_words, str(shard.source))
-            start += len(batch)
-
-    def describe(self) -> dict:
-        return {"format": self.format, "chunk_size": self.chunk_size}
-
-
 class NpzReader:
     """CSR shards written by ``scipy.sparse.save_npz`` (e.g. by :func:`write_npz_shard`)."""
 
@@ -173,11 +140,11 @@ def users_sidecar(path) -> Path:
 
 
 def write_npz_shard(path: str | os.PathLike, X: sp.spmatrix, users=None) -> Path:
-    """Save one CSR shard (int32 indices and counts when they fit, uncompressed for fast reads).
-
-    ``users`` (ints or strings, one per row) go to a ``.users.npy`` sidecar; other id types cannot be
-    stored without pickle and are refused.
+    """Save one CSR shard atomically (int32 indices and counts when they fit, uncompressed), and ``users`` (ints or
+    strings, one per row) to a ``.users.npy`` sidecar.
     """
+    from .._files import atomic_path
+
     path = Path(path)
     if not path.name.endswith(".npz"):
         raise ValueError(f"path must end in .npz, got {path.name!r}")
@@ -186,10 +153,12 @@ def write_npz_shard(path: str | os.PathLike, X: sp.spmatrix, users=None) -> Path
     if small:
         X = sp.csr_matrix((X.data.astype(np.int32), X.indices.astype(np.int32), X.indptr.astype(np.int64)),
                           shape=X.shape)
-    sp.save_npz(path, X, compressed=False)
-    if users is not None:
-        ids = np.asarray(users)
-        if ids.shape != (X.shape[0],) or ids.dtype.kind not in "iuU":
-            raise ValueError("users must be one int or str id per row")
-        np.save(users_sidecar(path), ids, allow_pickle=False)
+    ids = None if users is None else np.asarray(users)
+    if ids is not None and (ids.shape != (X.shape[0],) or ids.dtype.kind not in "iuU"):
+        raise ValueError("users must be one int or str id per row")
+    with atomic_path(path) as tmp:
+        sp.save_npz(tmp, X, compressed=False)
+    if ids is not None:
+        with atomic_path(users_sidecar(path)) as tmp:
+            np.save(tmp, ids, allow_pickle=False)
     return path
