@@ -12,15 +12,8 @@ distinguisher and Gaussian output perturbation the bound is tight in the limit (
 """
 
 from .bounds import EpsilonBound, clopper_pearson_upper, epsilon_bound, epsilon_lower_bound
-from .canaries import (
-    CanaryPair,
-    CorpusData,
-    as_corpus_data,
-    long_document_canary,
-    make_canary,
-    outlier_user_canary,
-    typical_user_canary,
-)
+from .canaries import (CanaryPair, CorpusData, as_corpus_data, long_document_canary, make_canary, outlier_user_canary,
+                       typical_user_canary)
 from .distinguishers import CanaryWordDistinguisher, ProjectionDistinguisher, make_distinguisher
 from .gaussian import analytic_sigma, gaussian_delta, gaussian_epsilon, gaussian_tradeoff
 from .noise import DiscreteGaussianNoise, GaussianNoise, LaplaceNoise, per_draw
@@ -29,37 +22,10 @@ from .runner import AuditOptions, AuditResult, AuditSetup, audit_output_perturba
 from .setups import SETUPS, SetupOptions, register_setup
 
 __all__ = [
-    "epsilon_lower_bound",
-    "epsilon_bound",
-    "EpsilonBound",
-    "clopper_pearson_upper",
-    "AuditResult",
-    "audit_output_perturbation",
-    "audit_pipeline",
-    "AuditSetup",
-    "AuditOptions",
-    "run_audit",
-    "SetupOptions",
-    "SETUPS",
-    "register_setup",
-    "CorpusData",
-    "CanaryPair",
-    "as_corpus_data",
-    "typical_user_canary",
-    "outlier_user_canary",
-    "long_document_canary",
-    "make_canary",
-    "ProjectionDistinguisher",
-    "CanaryWordDistinguisher",
-    "make_distinguisher",
-    "GaussianNoise",
-    "LaplaceNoise",
-    "DiscreteGaussianNoise",
-    "per_draw",
-    "plot_tradeoff",
-    "dp_region_boundary",
-    "analytic_sigma",
-    "gaussian_delta",
-    "gaussian_epsilon",
-    "gaussian_tradeoff",
+    "epsilon_lower_bound", "epsilon_bound", "EpsilonBound", "clopper_pearson_upper", "AuditResult",
+    "audit_output_perturbation", "audit_pipeline", "AuditSetup", "AuditOptions", "run_audit", "SetupOptions", "SETUPS",
+    "register_setup", "CorpusData", "CanaryPair", "as_corpus_data", "typical_user_canary", "outlier_user_canary",
+    "long_document_canary", "make_canary", "ProjectionDistinguisher", "CanaryWordDistinguisher", "make_distinguisher",
+    "GaussianNoise", "LaplaceNoise", "DiscreteGaussianNoise", "per_draw", "plot_tradeoff", "dp_region_boundary",
+    "analytic_sigma", "gaussian_delta", "gaussian_epsilon", "gaussian_tradeoff"
 ]

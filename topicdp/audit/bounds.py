@@ -136,15 +136,8 @@ def _thin(x: np.ndarray, y: np.ndarray, max_points: int = 2000):
     return x[keep], y[keep]
 
 
-def epsilon_bound(
-    scores_out,
-    scores_in,
-    delta: float,
-    confidence: float = 0.95,
-    *,
-    selection: str = "held-out",
-    random_state=None,
-) -> EpsilonBound:
+def epsilon_bound(scores_out, scores_in, delta: float, confidence: float = 0.95, *, selection: str = "held-out",
+                  random_state=None) -> EpsilonBound:
     """The epsilon lower bound with its best test, error rates and trade-off curve (:func:`epsilon_lower_bound`)."""
     out = _check_scores(scores_out, "scores_out")
     inn = _check_scores(scores_in, "scores_in")
@@ -172,26 +165,13 @@ def epsilon_bound(
     cx = np.concatenate([fp_c, out.size - fp_c[::-1]]) / out.size
     cy = np.concatenate([fn_c, inn.size - fn_c[::-1]]) / inn.size
     cx, cy = _thin(cx, cy)
-    return EpsilonBound(
-        eps_lower=max(0.0, eps),
-        fpr=k_fp / out.size,
-        fnr=k_fn / inn.size,
-        fpr_hi=float(fpr_hi),
-        fnr_hi=float(fnr_hi),
-        curve_fpr=cx,
-        curve_fnr=cy,
-        n_out=int(out.size),
-        n_in=int(inn.size),
-        confidence=confidence,
-        delta=delta,
-        selection=selection,
-        **test,
-    )
+    return EpsilonBound(eps_lower=max(0.0, eps), fpr=k_fp / out.size, fnr=k_fn / inn.size, fpr_hi=float(fpr_hi),
+                        fnr_hi=float(fnr_hi), curve_fpr=cx, curve_fnr=cy, n_out=int(out.size), n_in=int(inn.size),
+                        confidence=confidence, delta=delta, selection=selection, **test)
 
 
-def epsilon_lower_bound(
-    scores_out, scores_in, delta: float, confidence: float = 0.95, *, selection: str = "held-out", random_state=None
-) -> float:
+def epsilon_lower_bound(scores_out, scores_in, delta: float, confidence: float = 0.95, *,
+                        selection: str = "held-out", random_state=None) -> float:
     """Empirical lower bound on the epsilon of an (epsilon, delta)-DP claim, from distinguisher scores on independent
     releases from D (``scores_out``) and D' (``scores_in``).
 

@@ -173,16 +173,8 @@ def _fresh_words(vocabulary: list, n: int, prefix: str) -> list:
     return out
 
 
-def outlier_user_canary(
-    corpus,
-    *,
-    n_docs: int = 20,
-    doc_length: int = 100,
-    n_words: int = 10,
-    neighbours: str = "add-remove",
-    random_state=None,
-    prefix: str = "zzcanary",
-) -> CanaryPair:
+def outlier_user_canary(corpus, *, n_docs: int = 20, doc_length: int = 100, n_words: int = 10,
+                        neighbours: str = "add-remove", random_state=None, prefix: str = "zzcanary") -> CanaryPair:
     """An outlier user: ``n_docs`` documents of ``doc_length`` tokens drawn uniformly from ``n_words`` fresh words.
 
     Sensitivity sampled from typical neighbours (random DP) does not cover such a user; a proven global bound with
@@ -204,14 +196,8 @@ def outlier_user_canary(
     return _pair("outlier", base, rows, words, np.full(n_words, 1.0 / n_words), neighbours, "user", desc, rng, details)
 
 
-def long_document_canary(
-    corpus,
-    *,
-    length: int | None = None,
-    n_words: int = 20,
-    neighbours: str = "add-remove",
-    random_state=None,
-) -> CanaryPair:
+def long_document_canary(corpus, *, length: int | None = None, n_words: int = 20, neighbours: str = "add-remove",
+                         random_state=None) -> CanaryPair:
     """A single document of ``length`` tokens (default 10 x the longest) over ``n_words`` words the corpus uses: a
     new one-document user (add-remove) or in place of a random document (replace-one, document level).
     """

@@ -73,19 +73,16 @@ class AuditResult:
         verdict = "FLAGGED: eps_lower > claimed epsilon" if self.flagged else "not flagged"
         confidence = (f"at {b.confidence:.0%} confidence (held-out test)" if b.selection == "held-out"
                       else "(same-sample test: exploratory, no confidence statement)")
-        return "\n".join(
-            [
-                f"mechanism        {self.mechanism}",
-                f"canary           {self.canary}",
-                f"distinguisher    {self.distinguisher}",
-                f"trials           {self.n_trials} per dataset",
-                f"claimed          epsilon={claim}, delta={b.delta:.3g}",
-                f"audited          eps_lower={b.eps_lower:.4g} {confidence}",
-                f"best test        score {b.direction} {b.threshold:.6g}: FPR={b.fpr:.4g} "
-                f"(<= {b.fpr_hi:.4g}), FNR={b.fnr:.4g} (<= {b.fnr_hi:.4g})",
-                f"verdict          {verdict}",
-            ]
-        )
+        return "\n".join([
+            f"mechanism        {self.mechanism}",
+            f"canary           {self.canary}",
+            f"distinguisher    {self.distinguisher}",
+            f"trials           {self.n_trials} per dataset",
+            f"claimed          epsilon={claim}, delta={b.delta:.3g}",
+            f"audited          eps_lower={b.eps_lower:.4g} {confidence}",
+            f"best test        score {b.direction} {b.threshold:.6g}: FPR={b.fpr:.4g} "
+            f"(<= {b.fpr_hi:.4g}), FNR={b.fnr:.4g} (<= {b.fnr_hi:.4g})",
+            f"verdict          {verdict}"])
 
 
 def _seeds(random_state) -> tuple[np.random.SeedSequence, dict]:
@@ -119,25 +116,11 @@ def _noise_scores(W, noise, distinguisher, rng, n_trials, batch_size) -> np.ndar
     return np.concatenate(scores)
 
 
-def audit_output_perturbation(
-    W_out,
-    W_in,
-    noise,
-    *,
-    n_trials: int = 10_000,
-    distinguisher="projection",
-    canary_words=None,
-    canary_weights=None,
-    epsilon: float | None = None,
-    delta: float = 1e-5,
-    confidence: float = 0.95,
-    selection: str = "held-out",
-    random_state=None,
-    batch_size: int | None = None,
-    mechanism: str | None = None,
-    canary: str | None = None,
-    details: dict | None = None,
-) -> AuditResult:
+def audit_output_perturbation(W_out, W_in, noise, *, n_trials: int = 10_000, distinguisher="projection",
+                              canary_words=None, canary_weights=None, epsilon: float | None = None,
+                              delta: float = 1e-5, confidence: float = 0.95, selection: str = "held-out",
+                              random_state=None, batch_size: int | None = None, mechanism: str | None = None,
+                              canary: str | None = None, details: dict | None = None) -> AuditResult:
     """Audit an output-perturbation mechanism: f(D), f(D') fixed, the noise redrawn ``n_trials`` times each.
 
     Parameters
@@ -169,9 +152,8 @@ def audit_output_perturbation(
     if len(pair) != 2:
         raise ValueError(f"noise must be one noise or a (noise_out, noise_in) pair, got {len(pair)} items")
     noise_out, noise_in = as_noise(pair[0]), as_noise(pair[1])
-    dist = make_distinguisher(
-        distinguisher, W_out=W_out, W_in=W_in, canary_words=canary_words, canary_weights=canary_weights
-    )
+    dist = make_distinguisher(distinguisher, W_out=W_out, W_in=W_in, canary_words=canary_words,
+                              canary_weights=canary_weights)
     if batch_size is None:
         batch_size = max(1, min(n_trials, _BATCH_ELEMENTS // max(1, W_out.size)))
     batch_size = check_int(batch_size, "batch_size", low=1)
@@ -207,26 +189,11 @@ def _chunks(items: list, n_chunks: int) -> list:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
-def audit_pipeline(
-    release: Callable[[Any, np.random.Generator], np.ndarray],
-    D_out,
-    D_in,
-    *,
-    distinguisher,
-    n_trials: int = 1000,
-    canary_words=None,
-    canary_weights=None,
-    reference: tuple | None = None,
-    epsilon: float | None = None,
-    delta: float = 1e-5,
-    confidence: float = 0.95,
-    selection: str = "held-out",
-    random_state=None,
-    n_jobs: int = 1,
-    mechanism: str = "pipeline",
-    canary: str | None = None,
-    details: dict | None = None,
-) -> AuditResult:
+def audit_pipeline(release: Callable[[Any, np.random.Generator], np.ndarray], D_out, D_in, *, distinguisher,
+                   n_trials: int = 1000, canary_words=None, canary_weights=None, reference: tuple | None = None,
+                   epsilon: float | None = None, delta: float = 1e-5, confidence: float = 0.95,
+                   selection: str = "held-out", random_state=None, n_jobs: int = 1, mechanism: str = "pipeline",
+                   canary: str | None = None, details: dict | None = None) -> AuditResult:
     """Audit a mechanism that reruns end to end: ``release(dataset, rng) -> released matrix``.
 
     Each trial has its own seed spawned from ``random_state``, so the result does not depend on ``n_jobs``;
@@ -239,9 +206,8 @@ def audit_pipeline(
     n_trials, epsilon, delta = _check_common(n_trials, epsilon, delta)
     n_jobs = check_int(n_jobs, "n_jobs", low=-1)
     W_out, W_in = (None, None) if reference is None else reference
-    dist = make_distinguisher(
-        distinguisher, W_out=W_out, W_in=W_in, canary_words=canary_words, canary_weights=canary_weights
-    )
+    dist = make_distinguisher(distinguisher, W_out=W_out, W_in=W_in, canary_words=canary_words,
+                              canary_weights=canary_weights)
     ss, info = _seeds(random_state)
     s_out, s_in, s_split = ss.spawn(3)
     n_chunks = 1 if n_jobs == 1 else 4 * (n_jobs if n_jobs > 0 else 8)
@@ -321,9 +287,8 @@ def run_audit(setup: AuditSetup, options: AuditOptions | None = None) -> AuditRe
         details={**setup.details, **({} if canary is None else {"canary_info": canary.to_dict()})},
     )
     if setup.release is not None:
-        return audit_pipeline(
-            setup.release, setup.D_out, setup.D_in, reference=setup.reference, n_jobs=options.n_jobs, **common
-        )
+        return audit_pipeline(setup.release, setup.D_out, setup.D_in, reference=setup.reference,
+                              n_jobs=options.n_jobs, **common)
     if setup.W_out is None or setup.W_in is None or setup.noise is None:
         raise ValueError("an AuditSetup needs W_out, W_in and noise, or release, D_out and D_in")
     return audit_output_perturbation(setup.W_out, setup.W_in, setup.noise, **common)

@@ -251,14 +251,8 @@ def synthetic_setup(options: SetupOptions) -> AuditSetup:
     used = sigma * options.sigma_factor
     noise = DiscreteGaussianNoise(used, sensitivity) if options.noise == "discrete-gaussian" else GaussianNoise(used)
     return AuditSetup(
-        mechanism=f"synthetic {options.noise} output perturbation",
-        epsilon=options.epsilon,
-        delta=options.delta,
-        canary=pair,
-        W_out=W_out,
-        W_in=W_in,
-        noise=noise,
-        details={
+        mechanism=f"synthetic {options.noise} output perturbation", epsilon=options.epsilon, delta=options.delta,
+        canary=pair, W_out=W_out, W_in=W_in, noise=noise, details={
             "sigma_calibrated": sigma,
             "sigma_used": used,
             "sigma_factor": options.sigma_factor,
@@ -491,17 +485,7 @@ def register_setup(name: str, factory: Callable[[SetupOptions], AuditSetup]) -> 
 
 
 __all__ = [
-    "SetupOptions",
-    "SETUPS",
-    "register_setup",
-    "CorpusChoice",
-    "load_corpus",
-    "build_canary",
-    "synthetic_setup",
-    "topicdp_global_setup",
-    "topicdp_sampled_setup",
-    "spectral1_setup",
-    "SpectralRelease",
-    "spectral_reference",
-    "NoiseScaleDistinguisher",
+    "SetupOptions", "SETUPS", "register_setup", "CorpusChoice", "load_corpus", "build_canary", "synthetic_setup",
+    "topicdp_global_setup", "topicdp_sampled_setup", "spectral1_setup", "SpectralRelease", "spectral_reference",
+    "NoiseScaleDistinguisher"
 ]

@@ -17,14 +17,8 @@ from .._validation import check_int, check_random_state
 from .canaries import CorpusData, as_corpus_data
 
 
-def synthetic_corpus(
-    n_users: int = 60,
-    n_words: int = 300,
-    n_topics: int = 5,
-    docs_per_user: tuple[int, int] = (1, 6),
-    doc_length: tuple[int, int] = (20, 80),
-    random_state=0,
-) -> CorpusData:
+def synthetic_corpus(n_users: int = 60, n_words: int = 300, n_topics: int = 5, docs_per_user: tuple[int, int] = (1, 6),
+                     doc_length: tuple[int, int] = (20, 80), random_state=0) -> CorpusData:
     """An LDA-like corpus: topics ~ Dir(0.1), document mixtures ~ Dir(0.5), Zipf-free uniform lengths."""
     rng = check_random_state(random_state)
     n_users = check_int(n_users, "n_users", low=2)

@@ -8,13 +8,6 @@ from .foldin import check_alpha, check_topic_word, fold_in_theta, infer_theta
 from .perplexity import heldout_perplexity, split_documents
 
 __all__ = [
-    "dirichlet_expectation",
-    "batch_e_step",
-    "document_gamma",
-    "infer_theta",
-    "fold_in_theta",
-    "check_topic_word",
-    "check_alpha",
-    "heldout_perplexity",
-    "split_documents",
+    "dirichlet_expectation", "batch_e_step", "document_gamma", "infer_theta", "fold_in_theta", "check_topic_word",
+    "check_alpha", "heldout_perplexity", "split_documents"
 ]

@@ -37,16 +37,8 @@ import numpy as np
 from .._validation import check_int, check_real
 
 __all__ = [
-    "RandomWords",
-    "bernoulli_exp",
-    "discrete_laplace",
-    "discrete_gaussian",
-    "discrete_gaussian_pmf",
-    "discrete_gaussian_delta",
-    "grid_step",
-    "SecureRelease",
-    "secure_gaussian",
-    "secure_laplace",
+    "RandomWords", "bernoulli_exp", "discrete_laplace", "discrete_gaussian", "discrete_gaussian_pmf",
+    "discrete_gaussian_delta", "grid_step", "SecureRelease", "secure_gaussian", "secure_laplace"
 ]
 
 _MAX_S = 2**24  # discrete Gaussian scale limit of the int64 path (see module docstring)

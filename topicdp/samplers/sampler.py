@@ -211,15 +211,8 @@ def draw_pairs(distribution, n_records: int, seed: int, h: int) -> list:
     return [distribution.draw_indices(n_records, np.random.default_rng(child)) for child in children]
 
 
-def sample_sensitivity(
-    model,
-    corpus,
-    sampling: SensitivitySampling,
-    *,
-    unit: str = "user",
-    n_jobs: int = 1,
-    fit_seconds: float | None = None,
-) -> SensitivitySample:
+def sample_sensitivity(model, corpus, sampling: SensitivitySampling, *, unit: str = "user", n_jobs: int = 1,
+                       fit_seconds: float | None = None) -> SensitivitySample:
     """Sample the Frobenius sensitivity of ``model`` (the deterministic f) on datasets like ``corpus`` (TopicDP Alg. 1).
 
     ``corpus`` fixes N (users, or documents at ``unit="document"``) and the vocabulary; ``sampling`` is P, gamma,
@@ -274,21 +267,9 @@ def sample_sensitivity(
         results = _run_pairs(model, source, draws, n_jobs, show)
     wall = time.perf_counter() - start
     deltas = [r[0] for r in results]
-    result = SensitivitySample(
-        sensitivity=float(np.sort(deltas)[k - 1]),
-        deltas=deltas,
-        gamma=gamma,
-        rho=rho,
-        h=h,
-        k=k,
-        sufficient=sufficient,
-        distribution=distribution.describe(),
-        seed=seed,
-        fit_seconds=[r[1] for r in results],
-        wall_seconds=wall,
-        n_jobs=n_jobs,
-        sizing=sizing,
-    )
+    result = SensitivitySample(sensitivity=float(np.sort(deltas)[k - 1]), deltas=deltas, gamma=gamma, rho=rho, h=h,
+                               k=k, sufficient=sufficient, distribution=distribution.describe(), seed=seed,
+                               fit_seconds=[r[1] for r in results], wall_seconds=wall, n_jobs=n_jobs, sizing=sizing)
     if sampling.cache_dir is not None:
         _cache_store(sampling.cache_dir, key, result)
     return result
@@ -315,15 +296,8 @@ def _run_pairs(model, source, draws, n_jobs: int, progress: bool) -> list:
 
 
 def _cache_key(model, corpus, gamma, unit, distribution, seed, h, sizing="lambert-w") -> str:
-    parts = {
-        "model": model.describe(),
-        "corpus": corpus.fingerprint(),
-        "gamma": gamma,
-        "unit": unit,
-        "distribution": distribution.describe(),
-        "seed": seed,
-        "h": h,
-    }
+    parts = dict(model=model.describe(), corpus=corpus.fingerprint(), gamma=gamma, unit=unit,
+                 distribution=distribution.describe(), seed=seed, h=h)
     if sizing != "lambert-w":  # Lambert-W keys stay as they were
         parts["sizing"] = sizing
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:24]

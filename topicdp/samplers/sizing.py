@@ -108,14 +108,7 @@ def order_statistic_for(gamma: float, n_pairs: int, sizing: str = "lambert-w") -
 
 
 __all__ = [
-    "SIZINGS",
-    "sample_size",
-    "optimal_rho",
-    "pairs_needed",
-    "order_statistic",
-    "order_statistic_for",
-    "exchangeable_size",
-    "exchangeable_order_statistic",
-    "exchangeable_failure_bound",
+    "SIZINGS", "sample_size", "optimal_rho", "pairs_needed", "order_statistic", "order_statistic_for",
+    "exchangeable_size", "exchangeable_order_statistic", "exchangeable_failure_bound"
 ]
 

@@ -10,18 +10,6 @@ from .readers import JsonlReader, MemoryReader, NpzReader, Shard, write_npz_shar
 from .vocabulary import TokenCounts
 
 __all__ = [
-    "StreamingCorpus",
-    "StreamLog",
-    "Chunk",
-    "Shard",
-    "JsonlReader",
-    "NpzReader",
-    "MemoryReader",
-    "TokenCounts",
-    "write_npz_shard",
-    "map_reduce",
-    "add_partials",
-    "share",
-    "dask_client",
-    "expand_paths",
+    "StreamingCorpus", "StreamLog", "Chunk", "Shard", "JsonlReader", "NpzReader", "MemoryReader", "TokenCounts",
+    "write_npz_shard", "map_reduce", "add_partials", "share", "dask_client", "expand_paths"
 ]
