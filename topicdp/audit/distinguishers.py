@@ -50,13 +50,6 @@ class ProjectionDistinguisher:
     def score(self, releases: np.ndarray) -> np.ndarray:
         return _as_batch(releases, self.W_out.shape) @ self._u - self._offset
 
-    @classmethod
-    def from_samples(cls, releases_out: np.ndarray, releases_in: np.ndarray) -> "ProjectionDistinguisher":
-        """Direction from the mean difference of separate training releases (black box on f; independent of the scored
-        releases).
-        """
-        return cls(np.mean(releases_out, axis=0), np.mean(releases_in, axis=0), name="projection-fitted")
-
 
 @dataclass
 class CanaryWordDistinguisher:

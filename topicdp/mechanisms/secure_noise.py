@@ -14,8 +14,7 @@ inflation a fraction ``tolerance`` of ``Delta / g``, and the integer scale keeps
 
 Privacy. ``N_Z(0, s^2)`` per coordinate is ``(Delta_2^Z)^2 / (2 s^2)``-zCDP (CKS20 Thm. 4; Rényi divergences add
 over coordinates): the continuous Gaussian's RDP curve, so every RDP/zCDP-calibrated sigma carries over; the
-(epsilon, delta) statement uses CKS20 Prop. 12. The exact profile is proven in one dimension only (CKS20 Thm. 7,
-:func:`discrete_gaussian_delta`): an analytic (Balle & Wang) sigma for d > 1 rests on CKS20's numerical
+(epsilon, delta) statement uses CKS20 Prop. 12. The exact profile is proven in one dimension only (CKS20 Thm. 7): an analytic (Balle & Wang) sigma for d > 1 rests on CKS20's numerical
 comparison, not a theorem. ``DLap(t)`` per coordinate is ``(Delta_1^Z / t)``-DP (Ghosh, Roughgarden &
 Sundararajan 2012).
 
@@ -36,10 +35,7 @@ import numpy as np
 
 from .._validation import check_int, check_real
 
-__all__ = [
-    "RandomWords", "bernoulli_exp", "discrete_laplace", "discrete_gaussian", "discrete_gaussian_pmf",
-    "discrete_gaussian_delta", "grid_step", "SecureRelease", "secure_gaussian", "secure_laplace"
-]
+__all__ = ["RandomWords", "discrete_gaussian", "grid_step", "SecureRelease", "secure_gaussian", "secure_laplace"]
 
 _MAX_S = 2**24  # discrete Gaussian scale limit of the int64 path (see module docstring)
 _MAX_T = 2**40  # discrete Laplace scale limit (t * K < 2**62 in Algorithm 1)
@@ -153,17 +149,6 @@ def _bernoulli_exp_minus_one(n: int, src: RandomWords) -> np.ndarray:
     return out
 
 
-def bernoulli_exp(num, den, *, random_state=None) -> np.ndarray:
-    """Exact Bernoulli(exp(-num/den)) for integer arrays ``num >= 0``, ``den > 0`` (CKS20 Algorithm 1:
-    ``exp(-gamma) = exp(-1)^floor(gamma) exp(-(gamma mod 1))``, an AND of draws).
-    """
-    num = np.asarray(num, dtype=np.int64).ravel()
-    den = np.broadcast_to(np.asarray(den, dtype=np.int64), num.shape).ravel()
-    if np.any(num < 0) or np.any(den <= 0):
-        raise ValueError("bernoulli_exp needs num >= 0 and den > 0")
-    return _bernoulli_exp(num // den, num % den, den, _words(random_state))
-
-
 def _bernoulli_exp(whole: np.ndarray, num: np.ndarray, den: np.ndarray, src: RandomWords) -> np.ndarray:
     """Bernoulli(exp(-(whole + num/den))), ``0 <= num < den``."""
     alive = np.ones(whole.size, dtype=bool)
@@ -236,13 +221,6 @@ def _discrete_gaussian(s: int, n: int, src: RandomWords) -> np.ndarray:
     return out
 
 
-def discrete_laplace(t: int, size, *, random_state=None) -> np.ndarray:
-    """Exact samples of ``P(k) ∝ exp(-|k| / t)`` on the integers, ``1 <= t <= 2**40`` (CKS20 Algorithm 2)."""
-    t = check_int(t, "t", low=1, high=_MAX_T)
-    shape = _shape(size)
-    return _discrete_laplace(t, math.prod(shape), _words(random_state)).reshape(shape)
-
-
 def discrete_gaussian(s: int, size, *, random_state=None) -> np.ndarray:
     """Exact samples of ``N_Z(0, s^2)``, ``P(k) ∝ exp(-k^2 / (2 s^2))``, ``1 <= s <= 2**24`` (CKS20 Algorithm 3)."""
     s = check_int(s, "s", low=1, high=_MAX_S)
@@ -255,36 +233,6 @@ def _shape(size) -> tuple:
     for dim in shape:
         check_int(dim, "size", low=0)
     return shape
-
-
-def discrete_gaussian_pmf(k, s: float) -> np.ndarray:
-    """Exact pmf of ``N_Z(0, s^2)`` at integers ``k`` (normaliser summed over |j| <= 40 s + 10)."""
-    s = check_real(s, "s", low=0.0)
-    j = np.arange(-math.ceil(40 * s) - 10, math.ceil(40 * s) + 11)
-    log_z = np.logaddexp.reduce(-(j**2) / (2 * s * s))
-    k = np.asarray(k, dtype=float)
-    return np.exp(-(k**2) / (2 * s * s) - log_z)
-
-
-def discrete_gaussian_delta(epsilon: float, s: float, sensitivity: int) -> float:
-    """Exact delta(epsilon) of the one-dimensional discrete Gaussian mechanism (CKS20 Thm. 7).
-
-    ``delta = P[Y > eps s^2 / Delta - Delta / 2] - e^eps P[Y > eps s^2 / Delta + Delta / 2]``, ``Y ~ N_Z(0, s^2)``,
-    by summing the pmf.
-    """
-    epsilon = check_real(epsilon, "epsilon", low=0.0, low_open=False)
-    s = check_real(s, "s", low=0.0)
-    sensitivity = check_int(sensitivity, "sensitivity", low=1)
-    half = math.ceil(40 * s) + 10 + sensitivity
-    y = np.arange(-half, half + 1)
-    log_p = -(y**2) / (2 * s * s)
-    log_p -= np.logaddexp.reduce(log_p)
-    shift = epsilon * s * s / sensitivity
-    lo = y > shift - sensitivity / 2
-    hi = y > shift + sensitivity / 2
-    tail_lo = np.exp(np.logaddexp.reduce(log_p[lo])) if lo.any() else 0.0
-    tail_hi = np.exp(epsilon + np.logaddexp.reduce(log_p[hi])) if hi.any() else 0.0
-    return float(max(tail_lo - tail_hi, 0.0))
 
 
 def grid_step(sensitivity: float, n_coords: int, *, tolerance: float = 0.01, norm: int = 2) -> float:

@@ -46,7 +46,7 @@ import contextlib
 import logging
 import math
 import os
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Callable, Dict, Hashable, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -59,7 +59,7 @@ from .conversions import rdp_to_dp
 from .curves import laplace_rdp, pure_dp_rdp
 from .gaussian import gdp_epsilon
 
-from .ledger_file import LedgerFile, register_kinds
+from .ledger_file import LedgerFile, entry_to_json, register_kinds
 from .partitions import MAX_COMBINATIONS, part_key, partitioning_key, worst_combination  # noqa: F401 (re-exported)
 
 from .._names import NEIGHBOURS as _NEIGHBOURS
@@ -117,6 +117,12 @@ class _Labels:
     def guarantee(self) -> str:
         """``"DP"`` or ``"random-DP"``."""
         return "DP" if self.gamma is None else "random-DP"
+
+    def dp_event(self):
+        """No dp-accounting event (pure and approx releases): the accountants refuse it, never mis-account it."""
+        import dp_accounting as dpa
+
+        return dpa.UnsupportedDpEvent()
 
 
 @dataclass(frozen=True)
@@ -209,11 +215,6 @@ class PureEntry(_Labels):
         """``min(epsilon, alpha epsilon^2 / 2)`` (see :func:`topicdp.rdp.pure_dp_rdp`)."""
         return np.asarray(pure_dp_rdp(alpha, self.epsilon))
 
-    def dp_event(self):
-        import dp_accounting as dpa
-
-        return dpa.UnsupportedDpEvent()
-
 
 @dataclass(frozen=True)
 class ApproxEntry(_Labels):
@@ -223,11 +224,6 @@ class ApproxEntry(_Labels):
     epsilon: float
     delta: float
     kind: str = "approx"
-
-    def dp_event(self):
-        import dp_accounting as dpa
-
-        return dpa.UnsupportedDpEvent()
 
 
 @dataclass(frozen=True)
@@ -699,16 +695,8 @@ def _simple_bound(common: List[Entry], groups: Groups, delta: float) -> float:
 
 
 def _as_dict(e: Entry) -> dict:
-    out = {}
-    for f in fields(e):
-        value = getattr(e, f.name)
-        if f.name == "event":
-            value = repr(value)
-        if value is not None or not f.kw_only:
-            out[f.name] = value
-    if e.gamma is not None:
-        out["guarantee"] = "random-DP"
-    return out
+    out = entry_to_json(e, event=repr)
+    return {**out, "guarantee": "random-DP"} if e.gamma is not None else out
 
 
 def labelled(entries: Iterable[Entry], **labels) -> List[Entry]:

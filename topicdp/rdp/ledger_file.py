@@ -103,14 +103,15 @@ def _event_from_json(data: Any) -> Any:
     return data
 
 
-def entry_to_json(entry: "Entry") -> dict:
-    """A ledger entry as a JSON object: ``kind``, its parameters and the labels it states."""
+def entry_to_json(entry: "Entry", event=None) -> dict:
+    """A ledger entry as a JSON object: ``kind``, its parameters and the labels it states (a dp-accounting event
+    by ``event``, default nested JSON)."""
     out: dict = {}
     for f in fields(entry):
         value = getattr(entry, f.name)
         if f.kw_only and value is None:
             continue
-        out[f.name] = _event_to_json(value) if f.name == "event" else value
+        out[f.name] = (event or _event_to_json)(value) if f.name == "event" else value
     return out
 
 
