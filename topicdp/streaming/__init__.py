@@ -3,11 +3,9 @@ gives the pass-only part of :class:`~topicdp.corpus.Corpus`' interface; :func:`m
 as ``dask.distributed`` tasks (the streaming spectral fit: :mod:`topicdp.spectral.streaming`).
 """
 
-from .chunks import Chunk
 from .corpus import StreamingCorpus, StreamLog, expand_paths
 from .executor import add_partials, dask_client, map_reduce, share
-from .readers import JsonlReader, MemoryReader, NpzReader, Shard, write_npz_shard
-from .vocabulary import TokenCounts
+from .readers import Chunk, JsonlReader, MemoryReader, NpzReader, Shard, TokenCounts, write_npz_shard
 
 __all__ = [
     "StreamingCorpus", "StreamLog", "Chunk", "Shard", "JsonlReader", "NpzReader", "MemoryReader", "TokenCounts",

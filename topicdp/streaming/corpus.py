@@ -17,11 +17,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_int
-from .chunks import Chunk
 from .executor import map_reduce
-from .readers import JsonlReader, MemoryReader, NpzReader, Shard, write_npz_shard
-from .tokenize import Tokenizer, make_vectorizer
-from .vocabulary import TokenCounts
+from .readers import (Chunk, JsonlReader, MemoryReader, NpzReader, Shard, TokenCounts, Tokenizer, make_vectorizer,
+                      write_npz_shard)
 
 
 @dataclass
