@@ -11,7 +11,7 @@ import pytest
 from scipy.stats import power_divergence
 
 from topicdp.audit.gaussian import gaussian_delta
-from topicdp.rdp.zcdp import zcdp_to_dp
+from topicdp.rdp.curves import zcdp_to_dp
 from topicdp.mechanisms.secure_noise import (RandomWords, _bernoulli_exp, _discrete_laplace, discrete_gaussian,
                                              grid_step, secure_gaussian, secure_laplace)
 

@@ -123,25 +123,12 @@ def audit_output_perturbation(W_out, W_in, noise, *, n_trials: int = 10_000, dis
                               canary: str | None = None, details: dict | None = None) -> AuditResult:
     """Audit an output-perturbation mechanism: f(D), f(D') fixed, the noise redrawn ``n_trials`` times each.
 
-    Parameters
-    ----------
-    W_out, W_in : ndarray
-        ``f(D)`` and ``f(D')``.
-    noise : float, callable, or a pair of them
-        A Gaussian sigma, or ``noise(W, rng, n) -> (n, *W.shape)`` (:mod:`topicdp.audit.noise`). A pair
-        ``(noise_out, noise_in)`` runs each side as the mechanism would when the noise scale is computed from the
-        data (a sensitivity sampled on the private corpus).
-    distinguisher : {"projection", "canary-words"} or object with ``score(releases) -> scores``
-    canary_words, canary_weights : array, optional
-        Vocabulary indices (and weights) of the canary-word distinguisher.
-    epsilon, delta : float
-        The claim audited (``epsilon`` None: just measure).
-    confidence, selection :
-        As :func:`topicdp.audit.epsilon_lower_bound`; only ``"held-out"`` carries the confidence statement.
-    random_state : None, int or SeedSequence
-        Seeds both sides' noise and the held-out split; the entropy goes to ``details["seed_entropy"]``.
-    batch_size : int, optional
-        Releases per batch (default: ~32 MB of float64).
+    ``noise`` is a Gaussian sigma or ``noise(W, rng, n) -> (n, *W.shape)`` (:mod:`topicdp.audit.noise`), or a pair
+    ``(noise_out, noise_in)`` running each side as the mechanism would when its noise scale is computed from the data.
+    ``distinguisher`` is ``"projection"``, ``"canary-words"`` (with ``canary_words``, ``canary_weights``) or an object
+    with ``score``; ``epsilon``, ``delta`` the claim (``epsilon`` None: measure only); ``confidence`` and
+    ``selection`` as :func:`topicdp.audit.epsilon_lower_bound`; ``random_state`` seeds both sides and the split (its
+    entropy is recorded in ``details``); ``batch_size`` defaults to ~32 MB of releases.
     """
     n_trials, epsilon, delta = _check_common(n_trials, epsilon, delta)
     W_out = np.asarray(W_out, dtype=np.float64)

@@ -136,29 +136,14 @@ def mvg_release(W, epsilon: float, delta: float, sensitivity: float, *, gamma: f
                 col_cov=None, unit: str = "user", neighbours: str = "add-remove",
                 sensitivity_method: str = "global bound", random_dp_gamma: float | None = None, vocabulary=None,
                 random_state=None, ledger=None):
-    """Release ``W + Z`` with Z ~ MVG(0, Sigma, Psi) calibrated by CCS 2018 Theorem 3.
+    """Release ``W + Z`` with Z ~ MVG(0, Sigma, Psi) calibrated by CCS 2018 Theorem 3; returns a PrivateRelease
+    (``noisy`` is W + Z, ``topic_word`` its rows on the simplex).
 
-    Parameters
-    ----------
-    W : (m, n) array
-        The non-private matrix (e.g. the top-n keyword block of m topics).
-    sensitivity : float
-        Frobenius sensitivity s_2(f) for the stated ``unit`` and ``neighbours``.
-    gamma : float, optional
-        sup_X ||f(X)||_F; default sqrt(m), valid for non-negative rows summing to <= 1 (checked).
-    row_cov, col_cov : arrays, optional
-        Directions of the noise, rescaled by :func:`scale_to_budget`; default i.i.d. noise (:func:`mvg_iid_sigma`).
-    sensitivity_method, random_dp_gamma :
-        How the sensitivity was obtained; a sampled one's failure probability makes the report random-DP.
-    vocabulary : sequence of n str, optional
-        Public column labels (default the column indices).
-    ledger : topicdp.rdp.PrivacyLedger, optional
-        Checked before the noise and recorded after: one approx entry (the mechanism has no RDP curve).
-
-    Returns
-    -------
-    PrivateRelease
-        ``noisy`` is W + Z, ``topic_word`` its rows on the simplex.
+    ``sensitivity`` is the Frobenius sensitivity for the stated ``unit`` and ``neighbours``; ``gamma`` (sup_X
+    ||f(X)||_F) defaults to sqrt(m), checked; ``row_cov``, ``col_cov`` give the noise's directions, rescaled by
+    :func:`scale_to_budget` (default i.i.d., :func:`mvg_iid_sigma`); ``random_dp_gamma``, a sampled sensitivity's
+    failure probability, makes the report random-DP; ``vocabulary`` are public column labels; a ``ledger`` is
+    checked before the noise and records one approx entry after (the mechanism has no RDP curve).
     """
     W = np.asarray(W, dtype=float)
     if W.ndim != 2 or not np.all(np.isfinite(W)):

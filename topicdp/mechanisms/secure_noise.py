@@ -281,7 +281,7 @@ class SecureRelease:
             return self.sensitivity_units / self.scale_units
         if delta is None:
             raise ValueError("the discrete Gaussian's epsilon needs delta in (0, 1)")
-        from ..rdp.zcdp import zcdp_to_dp
+        from ..rdp.curves import zcdp_to_dp
 
         return zcdp_to_dp(self.rho, delta, conversion="improved")
 

@@ -94,17 +94,11 @@ def _dask_map_reduce(client, fn, shards, shared, counter=None):
 @contextlib.contextmanager
 def dask_client(address: str | None = None, *, client=None, n_workers: int = 2, threads_per_worker: int = 1,
                 processes: bool = True, trim_memory: bool = False, **cluster_kwargs) -> Iterator:
-    """A ``dask.distributed.Client``: the given one, one connected to ``address``, or a new LocalCluster.
+    """A ``dask.distributed.Client``: the given one, one connected to ``address``, or a new LocalCluster (the other
+    parameters and ``cluster_kwargs`` are for it); only what this function created is closed on exit.
 
-    Only what this function created is closed on exit. The other parameters apply to a new
-    ``LocalCluster`` only; ``cluster_kwargs`` go to it (default: the dashboard on a free port).
-
-    trim_memory : bool, default=False
-        Keep Dask's ``MALLOC_TRIM_THRESHOLD_=65536`` in the new worker processes. Dask sets it so that
-        workers hand freed memory back to the OS; it also turns off glibc's adaptive mmap threshold, so
-        every multi-megabyte temporary of a chunk (``X @ Q``, sparse slices) is a fresh mmap with page
-        faults. The streaming passes allocate such temporaries per chunk; the setting made the M2 pass
-        1.7x slower here. Workers started elsewhere (``dask worker``) follow their own configuration.
+    ``trim_memory=False`` unsets Dask's ``MALLOC_TRIM_THRESHOLD_`` in new workers: it disables glibc's adaptive mmap
+    threshold, so every large per-chunk temporary of the streaming passes would be a fresh mmap with page faults.
     """
     if client is not None and address is not None:
         raise ValueError("give either client or address, not both")

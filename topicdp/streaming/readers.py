@@ -29,20 +29,9 @@ from ..corpus import make_vectorizer, read_jsonl_records
 
 @dataclass
 class Chunk:
-    """Consecutive documents of one shard, as :class:`~topicdp.corpus.Corpus` would hold them.
-
-    Attributes
-    ----------
-    X : csr_matrix of int64, shape (n, n_words)
-        Counts of the chunk's non-empty documents, canonical CSR (sorted indices, no explicit zeros),
-        columns in vocabulary order.
-    users : list
-        The original user id of each row. Ids rather than indices into a user table: a global index
-        would need every user of the stream in memory, which a chunk must not depend on.
-    empty_documents_dropped : int
-        Documents of this chunk that had no in-vocabulary token (dropped, as ``Corpus`` drops them).
-    out_of_vocabulary_tokens : int or None
-        Tokens of this chunk outside the vocabulary (text sources only).
+    """Consecutive non-empty documents of one shard: canonical int64 CSR counts over the vocabulary, the original user
+    id of each row (ids, not indices: a global user table would need the whole stream in memory), and the documents
+    dropped as empty and tokens out of the vocabulary.
     """
 
     X: sp.csr_matrix
@@ -97,12 +86,8 @@ class TokenCounts:
         )
 
     def vocabulary(self, min_df=1, max_df=1.0, max_features: int | None = None) -> list[str]:
-        """The words ``CountVectorizer(min_df, max_df, max_features).fit`` keeps, in its (sorted) order.
-
-        Mirrors ``CountVectorizer.fit_transform`` (scikit-learn 1.x, ``_limit_features``): counts are
-        compared with ``max_df`` / ``min_df`` (fractions of *all* documents read, empty ones included),
-        then the ``max_features`` largest total counts are kept, with ties resolved by the same numpy
-        ``argsort`` on the same (alphabetically ordered) array, so the result is identical.
+        """The words ``CountVectorizer(min_df, max_df, max_features).fit`` keeps, in its sorted order: its
+        ``_limit_features`` (fractions of all documents read, then the largest total counts, ties by the same argsort).
         """
         terms = sorted(self.document_frequency)
         if not terms:
