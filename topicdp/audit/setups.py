@@ -266,6 +266,15 @@ def synthetic_setup(options: SetupOptions) -> AuditSetup:
 # -- TopicDP ---------------------------------------------------------------------------------------
 
 
+def _topicdp_details(choice: CorpusChoice, model, report, distance: float, factor: float, s_out: float, s_in: float,
+                     **extra) -> dict:
+    """What a TopicDP setup records: the corpus, the model, the claim, the pair's distance, the noise of each side."""
+    return {"corpus": choice.describe(), "model": model.describe(), "guarantee": report.guarantee,
+            "sensitivity_claimed": report.sensitivity, "distance": distance, "sigma_factor": factor, "sigma_out": s_out,
+            "sigma_in": s_in, **extra,
+            "released_object": "PrivateRelease.noisy (before clipping/renormalisation, a post-processing)"}
+
+
 def topicdp_global_setup(options: SetupOptions) -> AuditSetup:
     """TopicDP with the provable global sensitivity sqrt(2K) (approx-DP for any neighbours)."""
     from ..agnostic import TopicDP
@@ -281,21 +290,10 @@ def topicdp_global_setup(options: SetupOptions) -> AuditSetup:
     assert rel.report.sigma is not None and rel.report.sensitivity is not None  # global Gaussian: both stated
     sigma = rel.report.sigma * factor
     distance = float(np.linalg.norm(W_in - W_out))
-    details = {
-        "corpus": choice.describe(),
-        "model": model.describe(),
-        "guarantee": rel.report.guarantee,
-        "sensitivity_claimed": rel.report.sensitivity,
-        "sensitivity_method": rel.report.sensitivity_method,
-        "distance": distance,
-        "covered": distance <= rel.report.sensitivity,
-        "sigma_calibrated": rel.report.sigma,
-        "sigma_factor": factor,
-        "sigma_out": sigma,
-        "sigma_in": sigma,
-        "true_epsilon_this_pair": gaussian_epsilon(distance / sigma, delta),
-        "released_object": "PrivateRelease.noisy (before clipping/renormalisation, a post-processing)",
-    }
+    details = _topicdp_details(choice, model, rel.report, distance, factor, sigma, sigma,
+                               sensitivity_method=rel.report.sensitivity_method,
+                               covered=distance <= rel.report.sensitivity, sigma_calibrated=rel.report.sigma,
+                               true_epsilon_this_pair=gaussian_epsilon(distance / sigma, delta))
     label = "TopicDP global sensitivity sqrt(2K)" + ("" if factor == 1.0 else f" x sigma {factor:g} (under-noised)")
     return AuditSetup(mechanism=f"{label} [{model.name}, K={model.n_topics}]", epsilon=eps, delta=delta,
                       canary=pair, W_out=W_out, W_in=W_in, noise=GaussianNoise(sigma), details=details)
@@ -338,32 +336,16 @@ def topicdp_sampled_setup(options: SetupOptions) -> AuditSetup:
     s_out, s_in = rep_out.sigma * factor, rep_in.sigma * factor
     distance = float(np.linalg.norm(W_in - W_out))
     sample = rep_out.details["sensitivity_sample"]
-    details = {
-        "corpus": choice.describe(),
-        "model": model.describe(),
-        "guarantee": rep_out.guarantee,
-        "gamma": gamma,
-        "h": sample["h"],
-        "k": sample["k"],
-        "h_required": h_needed,
-        "distribution": distribution,
-        "distribution_note": "P resamples the private corpus (TopicDP's choice): sigma depends on the data"
-        if distribution == "private" else "P resamples a disjoint public reference corpus: sigma is data independent",
-        "delta_s_out": rep_out.sensitivity,
-        "delta_s_in": rep_in.sensitivity,
-        "sensitivity_claimed": rep_out.sensitivity,
-        "distance": distance,
-        "covered": distance <= min(rep_out.sensitivity, rep_in.sensitivity),
-        "sigma_factor": factor,
-        "sigma_out": s_out,
-        "sigma_in": s_in,
-        "sigma_ratio": s_in / s_out,
-        "true_epsilon_this_pair": gaussian_epsilon(distance / s_out, delta) if s_in == s_out else None,
-        "true_epsilon_this_pair_at_sigma_out": gaussian_epsilon(distance / s_out, delta),
-        "sensitivity_sample_out": sample,
-        "sensitivity_sample_in": rep_in.details["sensitivity_sample"],
-        "released_object": "PrivateRelease.noisy (before clipping/renormalisation, a post-processing)",
-    }
+    details = _topicdp_details(
+        choice, model, rep_out, distance, factor, s_out, s_in, gamma=gamma, h=sample["h"], k=sample["k"],
+        h_required=h_needed, distribution=distribution, distribution_note=(
+            "P resamples the private corpus (TopicDP's choice): sigma depends on the data" if distribution == "private"
+            else "P resamples a disjoint public reference corpus: sigma is data independent"),
+        delta_s_out=rep_out.sensitivity, delta_s_in=rep_in.sensitivity,
+        covered=distance <= min(rep_out.sensitivity, rep_in.sensitivity), sigma_ratio=s_in / s_out,
+        true_epsilon_this_pair=gaussian_epsilon(distance / s_out, delta) if s_in == s_out else None,
+        true_epsilon_this_pair_at_sigma_out=gaussian_epsilon(distance / s_out, delta),
+        sensitivity_sample_out=sample, sensitivity_sample_in=rep_in.details["sensitivity_sample"])
     noise = GaussianNoise(s_out) if s_in == s_out else (GaussianNoise(s_out), GaussianNoise(s_in))
     hs = f"h={sample['h']}" + (" INSECURE" if sample["h"] < h_needed else "")
     return AuditSetup(

@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import numbers
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -53,15 +53,11 @@ class RandomWords:
         self._bitgen = None
         if isinstance(random_state, np.random.Generator):
             self._bitgen = random_state.bit_generator
-        elif isinstance(random_state, (numbers.Integral, np.random.SeedSequence)) and not isinstance(
-            random_state, bool
-        ):
+        elif isinstance(random_state, (numbers.Integral, np.random.SeedSequence)) and not isinstance(random_state, bool):
             self._bitgen = np.random.PCG64(random_state)
         elif random_state is not None:
-            raise TypeError(
-                "random_state must be None (OS randomness), an int, a numpy SeedSequence or a numpy "
-                f"Generator, got {type(random_state).__name__}"
-            )
+            raise TypeError("random_state must be None (OS randomness), an int, a numpy SeedSequence or a numpy "
+                            f"Generator, got {type(random_state).__name__}")
 
     def words(self, n: int) -> np.ndarray:
         """``n`` independent uniform ``uint64`` words."""
@@ -213,9 +209,7 @@ def _discrete_gaussian(s: int, n: int, src: RandomWords) -> np.ndarray:
         accept[safe] = _bernoulli_exp(sq // den, sq % den, np.full(sq.size, den), src)
         for i in np.flatnonzero(~safe):  # probability < exp(-100) per draw: exact Python integers
             whole, frac = divmod(int(a[i]) ** 2, int(den))
-            accept[i] = _bernoulli_exp(
-                np.array([min(whole, 2**62)]), np.array([frac]), np.array([int(den)]), src
-            )[0]
+            accept[i] = _bernoulli_exp(np.array([min(whole, 2**62)]), np.array([frac]), np.array([int(den)]), src)[0]
         out[todo[accept]] = y[accept]
         todo = todo[~accept]
     return out
@@ -287,17 +281,8 @@ class SecureRelease:
 
     def privacy(self, delta: float | None = None) -> dict:
         """JSON-able privacy statement."""
-        out = {
-            "mechanism": self.mechanism,
-            "grid": self.grid,
-            "scale_units": self.scale_units,
-            "noise_scale": self.noise_scale,
-            "sensitivity": self.sensitivity,
-            "sensitivity_units": self.sensitivity_units,
-            "n_changed": self.n_changed,
-            "seeded": self.seeded,
-            "notes": list(self.notes),
-        }
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "values"}
+        out["notes"] = list(self.notes)
         if self.mechanism == "discrete-gaussian":
             out["rho_zcdp"] = self.rho
             out["noise_multiplier"] = self.scale_units / self.sensitivity_units
@@ -312,10 +297,8 @@ class SecureRelease:
 def _grid_query(values: np.ndarray, grid: float) -> np.ndarray:
     q = np.rint(np.asarray(values, dtype=np.float64) / grid)
     if not np.all(np.isfinite(q)) or np.abs(q).max(initial=0.0) >= _EXACT_INT:
-        raise ValueError(
-            f"values / grid must be finite and below 2**52 in magnitude (grid={grid:g}); "
-            "use a coarser grid (larger tolerance) or rescale the values"
-        )
+        raise ValueError(f"values / grid must be finite and below 2**52 in magnitude (grid={grid:g}); "
+                         "use a coarser grid (larger tolerance) or rescale the values")
     return q.astype(np.int64)
 
 
