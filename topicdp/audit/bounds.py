@@ -22,8 +22,7 @@ _SELECTION_STRICTNESS = 100.0  # held-out: candidates are ranked with alpha / 10
 
 def clopper_pearson_upper(k, n: int, alpha: float) -> np.ndarray:
     """One-sided (1 - alpha) Clopper-Pearson upper bound on a proportion from ``k`` of ``n``: the (1 - alpha)
-    quantile of Beta(k + 1, n - k), and 1 when k = n.
-    """
+    quantile of Beta(k + 1, n - k), and 1 when k = n."""
     k = np.asarray(k, dtype=np.float64)
     out = np.ones_like(k)
     below = k < n
@@ -33,8 +32,7 @@ def clopper_pearson_upper(k, n: int, alpha: float) -> np.ndarray:
 
 def _counts_at_thresholds(out_sorted: np.ndarray, in_sorted: np.ndarray):
     """Thresholds (distinct scores and +inf) and, for "in iff score >= t", the counts #{out >= t} and #{in < t}
-    (the complement test has ``n - k``).
-    """
+    (the complement test has ``n - k``)."""
     thresholds = np.unique(np.concatenate([out_sorted, in_sorted]))
     thresholds = np.append(thresholds, np.inf)
     k_fp = out_sorted.size - np.searchsorted(out_sorted, thresholds, side="left")
@@ -88,8 +86,7 @@ def _check_scores(scores, name: str) -> np.ndarray:
 
 def _best(out_sorted, in_sorted, delta, alpha, block: int = 2048):
     """The threshold test (both directions and inequalities) with the largest certified epsilon; tests are visited in
-    decreasing order of their empirical value (an upper bound of the certified one), in blocks, until none can win.
-    """
+    decreasing order of their empirical value (an upper bound of the certified one), in blocks, until none can win."""
     n_out, n_in = out_sorted.size, in_sorted.size
     thresholds, k_fp, k_fn = _counts_at_thresholds(out_sorted, in_sorted)
     fp = np.concatenate([k_fp, n_out - k_fp])  # ">=" tests, then their complements "<"

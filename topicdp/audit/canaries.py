@@ -38,8 +38,7 @@ class CorpusData(NamedTuple):
 @dataclass
 class CanaryPair:
     """Neighbouring datasets ``D``, ``D_prime`` (same vocabulary) and the canary: its ``name``, its words and
-    relative frequencies (for the canary-word distinguisher), ``neighbours``, the record ``unit``, a description.
-    """
+    relative frequencies (for the canary-word distinguisher), ``neighbours``, the record ``unit``, a description."""
 
     name: str
     D: CorpusData
@@ -144,8 +143,7 @@ def _word_profile(rows: sp.csr_matrix):
 
 def typical_user_canary(corpus, *, neighbours: str = "add-remove", random_state=None) -> CanaryPair:
     """A typical user (drawn among users whose token count lies in the inter-quartile range) as the canary, its
-    words weighted by its frequencies.
-    """
+    words weighted by its frequencies."""
     data, rng = as_corpus_data(corpus), check_random_state(random_state)
     if data.n_users < 2:
         raise ValueError("the typical-user canary needs a corpus with at least 2 users")
@@ -199,8 +197,7 @@ def outlier_user_canary(corpus, *, n_docs: int = 20, doc_length: int = 100, n_wo
 def long_document_canary(corpus, *, length: int | None = None, n_words: int = 20, neighbours: str = "add-remove",
                          random_state=None) -> CanaryPair:
     """A single document of ``length`` tokens (default 10 x the longest) over ``n_words`` words the corpus uses: a
-    new one-document user (add-remove) or in place of a random document (replace-one, document level).
-    """
+    new one-document user (add-remove) or in place of a random document (replace-one, document level)."""
     data, rng = as_corpus_data(corpus), check_random_state(random_state)
     doc_lengths = np.asarray(data.X.sum(axis=1)).ravel()
     length = int(10 * doc_lengths.max()) if length is None else check_int(length, "length", low=1)

@@ -25,8 +25,7 @@ DESCRIPTION = "Empirically lower-bound the epsilon of a mechanism on a canary."
 
 def _add_fields(parser: argparse.ArgumentParser, cls, seen: dict) -> None:
     """One flag per dataclass field (type and default from the field, help from its metadata); a name shared by
-    two option classes is one flag, its defaults equal.
-    """
+    two option classes is one flag, its defaults equal."""
     groups: dict[str, argparse._ArgumentGroup] = {}
     for f in dataclasses.fields(cls):
         if f.name in seen:

@@ -27,8 +27,7 @@ _BATCH_ELEMENTS = 2**22  # ~32 MB of float64 per batch of releases
 @dataclass
 class AuditResult:
     """What an audit found: the :class:`~topicdp.audit.bounds.EpsilonBound` (bound, best test, error rates,
-    Clopper-Pearson bounds, trade-off curve), the claimed epsilon (or None), trials per side, labels and details.
-    """
+    Clopper-Pearson bounds, trade-off curve), the claimed epsilon (or None), trials per side, labels and details."""
 
     bound: EpsilonBound
     epsilon: float | None
@@ -232,8 +231,7 @@ class AuditSetup:
 @dataclass(frozen=True)
 class AuditOptions:
     """How to audit a setup; the defaults here are their only statement (the CLI reads them). ``seed`` None draws
-    the noise from the operating system (its entropy is recorded); ``n_jobs`` parallelises pipeline trials.
-    """
+    the noise from the operating system (its entropy is recorded); ``n_jobs`` parallelises pipeline trials."""
 
     n_trials: int = field(default=20_000, metadata={"flags": ("--trials",), "help": "releases per dataset"})
     distinguisher: str = field(default="projection", metadata={"choices": DISTINGUISHERS, "help": "test statistic"})

@@ -1,26 +1,18 @@
 """Audit setups: what to audit, as a library. ``factory(options: SetupOptions) -> AuditSetup``.
 
 :data:`SETUPS` maps names to factories (:func:`register_setup` adds more); :class:`SetupOptions` states every
-option once (``topicdp audit`` builds its flags from the fields). Each factory builds a corpus, a canary pair
-(D, D'), the mechanism as the library runs it, and the claim it makes:
-
-* ``synthetic-gaussian``: Gaussian (or discrete Gaussian) noise on a statistic of proven sensitivity.
-* ``topicdp-global``: :class:`~topicdp.TopicDP` with the provable sensitivity sqrt(2K); DP for any pair, so every
-  canary is covered. f(D), f(D') are fitted once; only the noise is redrawn.
-* ``topicdp-sampled``: the sampled sensitivity (TopicDP Alg. 1-2), (epsilon, delta, gamma)-random DP with respect
-  to P, not DP. With ``distribution="private"`` (TopicDP's P) sigma(D) and sigma(D') are each sampled on their
-  own side (a noise pair); with ``"public"``, P resamples a disjoint reference and sigma is shared. ``n_pairs``
-  below Thm. 1's h is the insecure testing mode.
-* ``spectral-1``: :class:`~topicdp.spectral.SpectralDP` configuration 1 at document level (replace one document,
-  N public), rerun per trial, releases in canonical topic order; a failed fatal precondition releases the
-  uniform matrix (an observable output too).
-
-The noisy matrix (``PrivateRelease.noisy``) is scored: its clipped rows are a post-processing. Corpora:
-``embedded`` (gensim's Lee corpus, one document per user, public vocabulary) or a JSON Lines path (``n_users``
-users with at least ``max_docs_per_user`` documents, bounded; the subset's most frequent words, treated as
-public); the public reference is ``n_users`` other users. Canaries: ``typical`` (inter-quartile token count),
-``outlier`` (saturates the bounds with fresh words), ``long-document`` (added after bounding; none of the audited
-claims rely on the token bound).
+option once (``topicdp audit`` builds its flags from it). Each factory builds a corpus, a canary pair (D, D'),
+the mechanism as the library runs it and its claim: ``synthetic-gaussian`` (noise on a statistic of proven
+sensitivity), ``topicdp-global`` (sensitivity sqrt(2K): DP for every pair; only the noise is redrawn),
+``topicdp-sampled`` (random DP with respect to P, not DP; with ``distribution="private"``, TopicDP's P, sigma(D)
+and sigma(D') are each sampled on their own side; ``"public"`` resamples a disjoint reference and shares sigma;
+``n_pairs`` below Thm. 1's h is the insecure testing mode) and ``spectral-1`` (configuration 1 at document level,
+rerun per trial in canonical topic order; a failed fatal precondition releases the uniform matrix, an
+observable output too). The noisy matrix is scored (its clipped rows are a post-processing). Corpora:
+``embedded`` (gensim's Lee corpus, public vocabulary) or a JSON Lines path (users with at least
+``max_docs_per_user`` documents, bounded; the subset's frequent words treated as public); canaries ``typical``,
+``outlier`` (saturates the bounds with fresh words) and ``long-document`` (added after bounding: no audited claim
+relies on the token bound).
 """
 
 from __future__ import annotations
@@ -56,8 +48,7 @@ def _opt(default, help: str, **metadata):
 @dataclass(frozen=True)
 class SetupOptions:
     """Every option of the audit setups, validated on construction; the defaults are stated only here (variants:
-    :func:`dataclasses.replace`).
-    """
+    :func:`dataclasses.replace`)."""
 
     epsilon: float = _opt(1.0, "claimed epsilon")
     delta: float = _opt(1e-5, "claimed delta")
@@ -239,8 +230,7 @@ def _model(options: SetupOptions, n_words: int):
 
 def synthetic_setup(options: SetupOptions) -> AuditSetup:
     """Gaussian (or discrete Gaussian) perturbation of :class:`BoundedContributionSum` at the analytic sigma
-    (Balle & Wang 2018, Thm. 8) for its proven sensitivity, times ``sigma_factor``.
-    """
+    (Balle & Wang 2018, Thm. 8) for its proven sensitivity, times ``sigma_factor``."""
     corpus = synthetic_corpus(random_state=0)
     neighbours = _neighbours(options, NEIGHBOURS)
     pair = make_canary(options.canary, corpus, neighbours=neighbours, random_state=1)
@@ -360,8 +350,7 @@ def topicdp_sampled_setup(options: SetupOptions) -> AuditSetup:
 @dataclass
 class SpectralRelease:
     """One run of :class:`~topicdp.spectral.SpectralDP` on a canary dataset (picklable), in canonical topic order; a
-    fatal precondition failure returns the uniform matrix.
-    """
+    fatal precondition failure returns the uniform matrix."""
 
     n_topics: int
     alpha0: float

@@ -40,8 +40,7 @@ _NeighborRel = dp_accounting.NeighboringRelation
 @dataclass(frozen=True)
 class SamplingScheme:
     """How minibatches are drawn (``kind``), hence the neighbour relation: D documents, T iterations, the rate
-    (q, or S / D: the paper's nu) and S for fixed-size batches.
-    """
+    (q, or S / D: the paper's nu) and S for fixed-size batches."""
 
     kind: str
     n_docs: int
@@ -165,8 +164,7 @@ def paper_baseline_epsilon(noise_multiplier: float, sampling_rate: float, n_iter
 def paper_baseline_noise_multiplier(epsilon: float, delta: float, sampling_rate: float, n_iterations: int,
                                     composition: str) -> float:
     """The inverse of :func:`paper_baseline_epsilon`: closed form for ``"linear"`` and ``"zcdp"``, the one search
-    (:func:`topicdp.rdp.smallest_meeting`) for ``"advanced"``.
-    """
+    (:func:`topicdp.rdp.smallest_meeting`) for ``"advanced"``."""
     check_option(composition, "composition", PAPER_COMPOSITIONS)
     eps, delta = check_epsilon(epsilon), check_delta(delta)
     nu = check_real(sampling_rate, "sampling_rate", low=0.0, high=1.0, high_open=False)

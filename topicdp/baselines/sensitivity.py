@@ -38,8 +38,7 @@ def paper_sensitivity(doc_length_cap: int, n_docs: int) -> float:
 def cap_document_lengths(X, doc_length_cap: int, *, policy: str = "subsample",
                          random_state=None) -> tuple[sp.csr_matrix, int]:
     """Limit every document to ``doc_length_cap`` tokens (module docstring); returns the capped float64 counts and the
-    number of documents that were longer.
-    """
+    number of documents that were longer."""
     cap = check_int(doc_length_cap, "doc_length_cap", low=1)
     check_option(policy, "length_policy", LENGTH_POLICIES)
     X = sp.csr_matrix(X, dtype=np.float64, copy=True)

@@ -60,8 +60,7 @@ def _numba_kernels():
 
 def resolve_engine(engine: str | None = None) -> str:
     """The engine that runs, ``"numba"`` or ``"numpy"``: ``None``/``"auto"`` read ``TOPICDP_ESTEP_ENGINE``, else take
-    numba when it can be imported.
-    """
+    numba when it can be imported."""
     if engine is None or engine == "auto":
         engine = os.environ.get("TOPICDP_ESTEP_ENGINE", "auto")
         if engine == "auto":
@@ -191,8 +190,7 @@ class _ActiveDocs:
 
     def gamma_increment(self, gamma: np.ndarray) -> np.ndarray:
         """``exp(E log theta_d) * sum_v c_dv exp(E log beta_.v) / sum_k exp(E log theta_dk) exp(E log beta_kv)``: one dot
-        product per nonzero, then a sparse x dense product.
-        """
+        product per nonzero, then a sparse x dense product."""
         exp_elog_theta = np.exp(dirichlet_expectation(gamma))
         theta_nz = np.repeat(exp_elog_theta, self.counts, axis=0)
         norms = np.einsum("nk,nk->n", theta_nz, self.beta_nz) + 1e-100  # 1e-100: no 0/0 on underflow
@@ -221,8 +219,7 @@ def unit_norms(X, doc_units: np.ndarray, n_units: int | None = None) -> np.ndarr
 
 def user_norm_weights(corpus, max_user_norm: float) -> np.ndarray:
     """Per-document weight ``min(1, max_user_norm / ||a_u||_2)``: no user's weighted counts have a norm above the cap,
-    and a user's weight depends on their own documents alone.
-    """
+    and a user's weight depends on their own documents alone."""
     norms = unit_norms(corpus.X, corpus.doc_users, corpus.n_users)
     return np.minimum(1.0, max_user_norm / np.maximum(norms, 1.0))[corpus.doc_users]
 

@@ -16,8 +16,7 @@ from .estep import document_gamma
 
 def check_topic_word(topic_word, min_prob: float = 1e-12) -> np.ndarray:
     """Rows normalised to the simplex and floored at ``min_prob`` (so a word of zero probability everywhere has a
-    finite cost), renormalised; raises on negative, non-finite or empty rows.
-    """
+    finite cost), renormalised; raises on negative, non-finite or empty rows."""
     beta = np.array(topic_word, dtype=float)
     if beta.ndim != 2 or not np.all(np.isfinite(beta)):
         raise ValueError("topic_word must be a finite 2-D array (topics x words)")
@@ -60,8 +59,7 @@ def infer_theta(topic_word, X, *, alpha=None, max_iter: int = 200, tol: float = 
 def fold_in_theta(beta: np.ndarray, X: sp.csr_matrix, alpha, max_iter: int, tol: float,
                   chunk: int = 4096) -> np.ndarray:
     """:func:`infer_theta` on validated inputs: ``theta_d = gamma_d / sum_k gamma_dk``; documents are independent, so
-    chunks of rows bound memory without changing the result.
-    """
+    chunks of rows bound memory without changing the result."""
     beta_t = np.ascontiguousarray(beta.T)
     gamma = np.vstack([document_gamma(X[s:s + chunk], beta, alpha, max_iter=max_iter, tol=tol, beta_t=beta_t)
                        for s in range(0, X.shape[0], chunk)] or [np.empty((0, beta.shape[0]))])

@@ -20,8 +20,7 @@ from .foldin import check_alpha, check_topic_word, fold_in_theta
 
 def split_documents(X, observed_fraction: float = 0.5, random_state=None) -> tuple[sp.csr_matrix, sp.csr_matrix]:
     """Split each document's tokens uniformly at random into observed (``floor(observed_fraction L)``, clipped to
-    [1, L - 1]) and evaluation parts; documents with L < 2 get empty rows in both.
-    """
+    [1, L - 1]) and evaluation parts; documents with L < 2 get empty rows in both."""
     X = check_count_matrix(X, min_docs=0, integral=True, dtype=np.int64)  # document completion splits tokens
     f = check_real(observed_fraction, "observed_fraction", low=0.0, high=1.0)
     rng = check_random_state(random_state)

@@ -55,8 +55,7 @@ def mvg_zeta(m: int, n: int, delta: float) -> float:
 
 def mvg_constants(shape: tuple[int, int], epsilon: float, delta: float, sensitivity: float, gamma: float) -> MVGConstants:
     """alpha, beta, zeta(delta) and the precision budget P of CCS 2018 Theorem 3 (module docstring), for the
-    Frobenius ``sensitivity`` s_2 and ``gamma = sup_X ||f(X)||_F``.
-    """
+    Frobenius ``sensitivity`` s_2 and ``gamma = sup_X ||f(X)||_F``."""
     m, n = (int(v) for v in shape)
     if m < 1 or n < 1:
         raise ValueError(f"shape must be two positive integers, got {shape}")
@@ -102,8 +101,7 @@ def mvg_iid_sigma(shape: tuple[int, int], epsilon: float, delta: float, sensitiv
 
 def scale_to_budget(row_cov, col_cov, constants: MVGConstants) -> tuple[np.ndarray, np.ndarray]:
     """``(Sigma, c Psi)`` with ``c = precision_norm(Sigma, Psi) / P``: the noise's directions kept, Theorem 3 met with
-    equality (the left-hand side scales as 1/c).
-    """
+    equality (the left-hand side scales as 1/c)."""
     row_cov, col_cov = _check_spd(row_cov, "row_cov"), _check_spd(col_cov, "col_cov")
     c = precision_norm(row_cov, col_cov) / constants.precision_budget
     return row_cov, c * col_cov

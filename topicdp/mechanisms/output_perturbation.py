@@ -1,6 +1,5 @@
 """Output perturbation of a topic-word matrix: the Gaussian mechanism (TopicDP Alg. 2) and the Laplace
-baseline (TopicDP Sec. 4.2), with their provable global sensitivities for row-stochastic matrices.
-"""
+baseline (TopicDP Sec. 4.2), with their provable global sensitivities for row-stochastic matrices."""
 
 from __future__ import annotations
 

@@ -45,8 +45,7 @@ _EXACT_INT = 2**52  # |grid units| of query and release must stay below this (ex
 
 class RandomWords:
     """Uniform 64-bit words from the OS CSPRNG (``random_state=None``) or, reproducibly and **not securely**, from PCG64
-    seeded by an int, SeedSequence or Generator (:attr:`seeded` True).
-    """
+    seeded by an int, SeedSequence or Generator (:attr:`seeded` True)."""
 
     def __init__(self, random_state=None):
         self.seeded = random_state is not None
@@ -74,8 +73,7 @@ class RandomWords:
 
     def below(self, bound, n: int | None = None) -> np.ndarray:
         """Uniform integers in ``[0, bound)`` (int64; ``bound`` a positive int or int64 array < 2**62) by masked
-        rejection on the narrowest lane (16, 32 or 64 bits) that holds every bound: unbiased, acceptance >= 1/2.
-        """
+        rejection on the narrowest lane (16, 32 or 64 bits) that holds every bound: unbiased, acceptance >= 1/2."""
         bound = np.asarray(bound, dtype=np.int64).astype(np.uint64)
         if n is None:
             n = bound.size
@@ -174,8 +172,7 @@ def _geometric_exp_minus_one(n: int, src: RandomWords) -> np.ndarray:
 
 def _discrete_laplace(t: int, n: int, src: RandomWords) -> np.ndarray:
     """CKS20 Algorithm 2, integer scale t: ``X = U + tV`` (U uniform below t kept with probability exp(-U/t), V
-    geometric with P(V >= v) = exp(-v)), a fair sign, rejecting the negative zero.
-    """
+    geometric with P(V >= v) = exp(-v)), a fair sign, rejecting the negative zero."""
     out = np.empty(n, dtype=np.int64)
     todo = np.arange(n)
     tt = np.int64(t)
@@ -231,8 +228,7 @@ def _shape(size) -> tuple:
 
 def grid_step(sensitivity: float, n_coords: int, *, tolerance: float = 0.01, norm: int = 2) -> float:
     """``2**floor(log2(tolerance Delta / m^(1/p)))``: the power-of-two grid whose rounding inflates the Lp sensitivity
-    by at most ``tolerance``.
-    """
+    by at most ``tolerance``."""
     sensitivity = check_real(sensitivity, "sensitivity", low=0.0)
     n_coords = check_int(n_coords, "n_coords", low=1)
     tolerance = check_real(tolerance, "tolerance", low=0.0, high=1.0, high_open=False)

@@ -1,8 +1,7 @@
 """Rényi DP accounting and Gaussian noise calibration: the exact Gaussian profile (:mod:`.gaussian`), RDP curves and
 zCDP (:mod:`.curves`), conversions with the order optimised continuously (:mod:`.conversions`), the
 one calibration search (:mod:`.search`) and the calibrations on it (:mod:`.calibration`), and the ledger of
-releases with its persisted file (:mod:`.ledger`, :mod:`.ledger_file`).
-"""
+releases with its persisted file (:mod:`.ledger`, :mod:`.ledger_file`)."""
 
 from .calibration import (CALIBRATION_METHODS, EPSILON_METHODS, PAPER_ALPHA, calibrate_all, calibrate_event,
                           calibrate_gaussian, gaussian_epsilon)

@@ -1,23 +1,16 @@
 """Calibrating Gaussian noise to a target (epsilon, delta), and epsilon for a given noise scale.
 
-Calibrations of ``count`` composed Gaussian releases of L2 sensitivity ``D``:
-
-* ``"analytic"`` (and ``"auto"``): the analytic Gaussian mechanism (Balle & Wang 2018, "Improving the Gaussian
-  mechanism for differential privacy", Thm. 8 and Alg. 1), the smallest sigma whose exact profile meets delta;
-  Gaussians compose into one of sensitivity ``D sqrt(count)`` (Dong, Roth & Su 2022, Cor. 3.3), so no valid sigma
-  is smaller.
-* ``"rdp"``: the smallest sigma whose RDP curve ``count alpha D^2/(2 sigma^2)`` (Mironov 2017, Table II), converted
-  at the best continuous order (Canonne, Kamath & Steinke 2020, Prop. 12), meets epsilon; it composes with other
-  RDP releases.
-* ``"paper"``: TopicDP's recipe as written (Wang et al., KDD 2022, Sec. 3.4, Alg. 2): order ``alpha = 2``, the
-  target mapped to an RDP level ``eps_R`` by Prop. 2 (:func:`topicdp.rdp.topicdp_rdp_level`), then Thm. 2's
-  ``sigma^2 = count alpha D^2 / (2 eps_R)`` (``count > 1`` by RDP composition, our extension). Valid but
-  conservative (the order is not optimised); each sigma is checked against the exact profile.
-
-Every calibration runs the one search :func:`topicdp.rdp.search.smallest_meeting` (bracket, Brent, upward
-rounding until the evaluated cost meets the target), a stronger guarantee than dp-accounting's
-``calibrate_dp_mechanism`` (absolute tolerance, one nudge) and usable for costs that are not accountants;
-:func:`calibrate_event` keeps dp-accounting's shape on top of it.
+For ``count`` composed releases of L2 sensitivity ``D``: ``"analytic"``/``"auto"``, the smallest sigma whose exact
+profile meets delta (Balle & Wang 2018, "Improving the Gaussian mechanism for differential privacy", Thm. 8 and
+Alg. 1; the composition is one Gaussian of sensitivity ``D sqrt(count)``, Dong, Roth & Su 2022, Cor. 3.3, so no
+valid sigma is smaller); ``"rdp"``, the smallest sigma whose curve ``count alpha D^2/(2 sigma^2)`` (Mironov 2017,
+Table II) converts to epsilon at the best continuous order (Canonne, Kamath & Steinke 2020, Prop. 12), which
+composes with other RDP releases; ``"paper"``, TopicDP's recipe as written (Wang et al., KDD 2022, Sec. 3.4,
+Alg. 2): order 2, the RDP level of Prop. 2 (:func:`topicdp.rdp.topicdp_rdp_level`), Thm. 2's ``sigma^2 = count
+alpha D^2 / (2 eps_R)`` (``count > 1`` our extension), valid but conservative and checked against the exact
+profile. Every calibration runs the one search :func:`topicdp.rdp.search.smallest_meeting`, which rounds upward
+until the evaluated cost meets the target (a stronger guarantee than dp-accounting's ``calibrate_dp_mechanism``,
+and usable for costs that are not accountants); :func:`calibrate_event` keeps dp-accounting's shape on it.
 """
 
 from __future__ import annotations

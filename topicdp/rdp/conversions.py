@@ -32,8 +32,7 @@ _ALPHA_NEAR_ONE = 1.0 + 1e-6
 
 def minimize_over_orders(objective: Callable[[np.ndarray], np.ndarray]) -> Tuple[float, float]:
     """Minimise the array function ``objective(t)`` over ``t = log(alpha - 1)`` in ``[log 1e-6, log 1e8]`` (``nan``
-    is ``+inf``); returns ``(minimum, alpha at the minimum)``.
-    """
+    is ``+inf``); returns ``(minimum, alpha at the minimum)``."""
     values = _finite_or_inf(objective(_GUARD_GRID))
     i = int(np.argmin(values))
     best_val, best_t = float(values[i]), float(_GUARD_GRID[i])

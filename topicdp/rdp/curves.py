@@ -1,8 +1,7 @@
 """Rényi DP curves ``alpha -> eps(alpha)`` of the toolkit's mechanisms (scalar or array orders ``>= 1``; order 1 is
 the KL limit), and zCDP levels. Composed curves add pointwise (Mironov 2017, "Rényi differential privacy",
 Prop. 1); rho-zCDP is (alpha, alpha rho)-RDP for every alpha (Bun & Steinke 2016, "Concentrated differential
-privacy: simplifications, extensions, and lower bounds"), so levels add too.
-"""
+privacy: simplifications, extensions, and lower bounds"), so levels add too."""
 
 from __future__ import annotations
 
@@ -72,8 +71,7 @@ def pure_dp_zcdp(epsilon: float) -> float:
 
 def zcdp_to_dp(rho: float, delta: float, conversion: str = "bun-steinke") -> float:
     """Epsilon of rho-zCDP at ``delta``: ``"bun-steinke"``, ``rho + 2 sqrt(rho log(1/delta))`` (Bun & Steinke 2016,
-    Prop. 1.3); ``"improved"``, the curve ``alpha rho`` by :func:`topicdp.rdp.rdp_to_dp`, never larger.
-    """
+    Prop. 1.3); ``"improved"``, the curve ``alpha rho`` by :func:`topicdp.rdp.rdp_to_dp`, never larger."""
     rho = check_real(rho, "rho", low=0.0, low_open=False)
     delta = check_delta(delta)
     conversion = check_option(conversion, "conversion", ZCDP_CONVERSIONS)

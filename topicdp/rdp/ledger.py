@@ -1,43 +1,33 @@
 """A ledger of heterogeneous releases and their total (epsilon, delta).
 
-Entries: Gaussian (sigma, L2 sensitivity, count), discrete Gaussian (scale and sensitivity in grid units),
-Laplace, pure epsilon-DP, approx (epsilon, delta) only, and a dp-accounting event. Totals, all valid under
-adaptive composition (``method``):
+Entries: Gaussian, discrete Gaussian (scale and sensitivity in grid units: ``(Delta^Z)^2/(2 s^2)``-zCDP, Canonne,
+Kamath & Steinke 2020, Thm. 4; rounding can inflate the sensitivity beyond ``Delta / g``), Laplace, pure
+epsilon-DP, approx (epsilon, delta) only, and dp-accounting events. Totals, valid under adaptive composition:
 
-* ``"rdp"``: sum the RDP curves (Mironov 2017, Prop. 1), convert at ``delta' = delta - sum(approx deltas)``
-  (Canonne, Kamath & Steinke 2020, Prop. 12), add the approx entries by basic composition (Dwork & Roth 2014,
-  Thm. 3.16).
-* ``"simple"``: basic composition; the delta left after the approx entries is split equally among the
-  Gaussian-like entries, each converted at its share (a Gaussian by its exact profile, Balle & Wang 2018, Thm. 8;
-  a discrete Gaussian by its RDP curve, its exact profile being proven in one dimension only).
-* ``"exact"`` (continuous Gaussians only): ``mu = sqrt(sum count_i (D_i/sigma_i)^2)``-GDP (Dong, Roth & Su 2022,
+* ``"rdp"``: sum the RDP curves (Mironov 2017, Prop. 1), convert at ``delta - sum(approx deltas)`` (Canonne,
+  Kamath & Steinke 2020, Prop. 12), add the approx entries by basic composition (Dwork & Roth 2014, Thm. 3.16).
+* ``"simple"``: basic composition, the delta left after the approx entries split equally among the Gaussian-like
+  entries (a Gaussian converted by its exact profile, Balle & Wang 2018, Thm. 8; a discrete Gaussian by its RDP
+  curve, its exact profile being proven in one dimension only).
+* ``"exact"`` (continuous Gaussians only): ``sqrt(sum count_i (D_i/sigma_i)^2)``-GDP (Dong, Roth & Su 2022,
   Cor. 3.3). ``"best"``: the smallest applicable total.
 
 Random DP. An entry with a float ``gamma`` is (epsilon, delta, gamma)-random DP with respect to P (Rubinstein &
 Aldà 2017; TopicDP, Def. 4 and Thm. 1), not DP. ``scope="dp"`` composes the DP entries only; ``scope="all"``
 composes every entry and holds with probability at least ``1 - sum gamma_i`` over the pair drawn from P: on the
 event that every sampled sensitivity bounds the pair's distance (union bound), each release has a true
-sensitivity bound on that pair, and every composition theorem above holds pair by pair. One P is shared, so
-entries naming different distributions are refused.
+sensitivity bound on that pair, and the composition theorems hold pair by pair. Entries naming different Ps are
+refused, as are mixed units or neighbour relations (a replace-one guarantee does not imply an add/remove one).
 
 Budget. ``PrivacyLedger(budget=(epsilon, delta))`` refuses (:class:`BudgetExceededError`) an entry that would
-take the ``scope="all"`` total at the budget's delta over its epsilon; :meth:`PrivacyLedger.check` asks without
-recording. A persisted ledger (:meth:`PrivacyLedger.open`, :mod:`topicdp.rdp.ledger_file`) charges DP entries
-only.
+take the ``scope="all"`` total over it; a persisted ledger (:meth:`PrivacyLedger.open`) charges DP entries only.
 
-Partitions. Entries labelled ``partition`` of one ``partitioning`` (:func:`partitioning_key`) read disjoint parts
-and compose in parallel under document-level add/remove neighbours (McSherry 2009, Thm. 4); other partitionings
-compose sequentially, so a total is the worst combination of one part per partitioning
-(:func:`worst_combination`), or, past :data:`MAX_COMBINATIONS`, the sum of each partitioning's worst part term
-by term (pointwise largest RDP curve, largest approx sums, largest ``mu^2``), which bounds every combination. A
-partition without partitioning (legacy) composes sequentially with every other label.
-
-Labels. A ledger composes one unit and one neighbour relation (a replace-one guarantee does not imply an
-add/remove one); mixed labels are refused, ``None`` holds for the recorded one.
-
-Discrete Gaussian. ``N_Z(0, s^2)`` on an integer query of L2 sensitivity ``Delta^Z`` is
-``(Delta^Z)^2/(2 s^2)``-zCDP (Canonne, Kamath & Steinke 2020, Thm. 4); the ledger takes ``s`` and ``Delta^Z`` in
-grid units, since rounding to the grid can inflate the sensitivity beyond ``Delta / g``.
+Partitions. Entries of one ``partitioning`` (:func:`partitioning_key`) and different ``partition`` labels read
+disjoint documents and compose in parallel at document level with add/remove neighbours (McSherry 2009, Thm. 4);
+partitionings compose sequentially, so a total is the worst combination of one part per partitioning
+(:func:`worst_combination`) or, past :data:`MAX_COMBINATIONS`, each partitioning's worst part term by term (the
+pointwise largest RDP curve, approx sums, ``mu^2``), which bounds every combination. A legacy partition without
+partitioning composes sequentially with every other label.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """Sensitivity sampling on a ``dask.distributed`` cluster: the same joblib tasks as locally, with P's reference
 (indexed by record) and the model scattered once to every worker. Draws are made on the client from one seed,
 so the distances equal the local path's for the same ``random_state`` (as long as the model's fit is
-deterministic).
-"""
+deterministic)."""
 
 from __future__ import annotations
 

@@ -44,8 +44,7 @@ class ResampledRecords:
 
     def pair_builder(self):
         """The reference indexed by record (:class:`.pairs.PairBuilder`), built once per distribution so that a cluster
-        receives one object.
-        """
+        receives one object."""
         from .pairs import PairBuilder
 
         builder = self.__dict__.get("_pair_builder")

@@ -27,8 +27,7 @@ from .._names import UNITS  # noqa: E402
 
 class PairBuilder:
     """The reference corpus (P's support) indexed by record (a user, or one document), building the corpora of
-    neighbouring pairs.
-    """
+    neighbouring pairs."""
 
     def __init__(self, reference, unit: str = "user") -> None:
         self.unit = check_option(unit, "unit", UNITS)
@@ -139,8 +138,7 @@ _LOADED: dict[str, PairBuilder] = {}
 
 class OnDisk:
     """A :class:`PairBuilder` written once to a file: pickles as its path, loads memory-mapped once per process
-    (joblib would otherwise hash every array each time a task is pickled).
-    """
+    (joblib would otherwise hash every array each time a task is pickled)."""
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -158,8 +156,7 @@ class OnDisk:
 @contextmanager
 def shared(builder: PairBuilder, n_jobs: int):
     """What the tasks carry: the builder itself (sequential, threads, a Dask cluster that scatters it) or an
-    :class:`OnDisk` handle for joblib's process backends.
-    """
+    :class:`OnDisk` handle for joblib's process backends."""
     from joblib import effective_n_jobs
 
     if effective_n_jobs(n_jobs) == 1 or not _process_backend():

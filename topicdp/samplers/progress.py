@@ -1,7 +1,6 @@
 """The sampler's cost, forecast before the work (2h fits from one fit's time: ceil(h / w) rounds of 2 fits on w
 workers), a budget that refuses a run forecast over ``max_minutes``, and the pairs' progress
-(:mod:`topicdp._progress`).
-"""
+(:mod:`topicdp._progress`)."""
 
 from __future__ import annotations
 
@@ -44,8 +43,7 @@ class CostForecast:
 def check_budget(forecast: CostForecast, max_minutes: float, *, gamma: float, sizing: str,
                  exchangeable_pairs: int, n_records: int, unit: str, max_workers: int) -> None:
     """Raise ValueError when ``forecast`` exceeds ``max_minutes``, naming options that would fit: exchangeable sizing,
-    a faster model, fewer records (fit time taken as proportional to the corpus size), more workers.
-    """
+    a faster model, fewer records (fit time taken as proportional to the corpus size), more workers."""
     if forecast.minutes <= max_minutes:
         return
     budget = max_minutes * 60.0

@@ -205,8 +205,7 @@ def bounded_like(reference, bounds: dict):
 
 def draw_pairs(distribution, n_records: int, seed: int, h: int) -> list:
     """The h pairs (record indices of D and D') of a sample seeded ``seed``: one child seed per pair, so the first
-    pairs are the same for any h.
-    """
+    pairs are the same for any h."""
     children = np.random.SeedSequence(seed).spawn(h)
     return [distribution.draw_indices(n_records, np.random.default_rng(child)) for child in children]
 

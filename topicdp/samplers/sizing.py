@@ -45,8 +45,7 @@ def pairs_needed(gamma: float, rho: float | None = None) -> int:
 
 def order_statistic(gamma: float, h: int, rho: float) -> int:
     """``k = ceil(h (1 - gamma + rho + sqrt(log(1/rho) / (2h))))``, TopicDP Thm. 1 Eq. 4, capped at h (1e-9 slack for
-    floating point in an integer value).
-    """
+    floating point in an integer value)."""
     value = h * (1.0 - gamma + rho + math.sqrt(math.log(1.0 / rho) / (2.0 * h)))
     return min(h, max(1, math.ceil(value - 1e-9)))
 
@@ -99,8 +98,7 @@ def exchangeable_failure_bound(h: int, k: int) -> float:
 
 def order_statistic_for(gamma: float, n_pairs: int, sizing: str = "lambert-w") -> int:
     """k for any number of pairs under either sizing (fewer pairs than needed void the guarantee; more allow a lower
-    k under ``"exchangeable"``).
-    """
+    k under ``"exchangeable"``)."""
     n_pairs = check_int(n_pairs, "n_pairs", low=1)
     if check_option(sizing, "sizing", SIZINGS) == "exchangeable":
         return exchangeable_order_statistic(gamma, n_pairs)

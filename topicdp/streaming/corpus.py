@@ -35,8 +35,7 @@ class StreamLog:
 class StreamingCorpus:
     """Documents read chunk by chunk from ``shards`` by ``reader`` (JSON Lines, ``.npz`` or in memory) over a fixed,
     public ``vocabulary``; build one with :meth:`from_jsonl`, :meth:`from_npz` or :meth:`from_corpus`. :attr:`log`
-    holds the counts of the last complete pass.
-    """
+    holds the counts of the last complete pass."""
 
     def __init__(self, reader, shards: Sequence[Shard], vocabulary: Sequence[str]):
         self.reader = reader
@@ -111,8 +110,7 @@ class StreamingCorpus:
 
     def save_npz(self, directory: str | os.PathLike, *, prefix: str = "shard") -> "StreamingCorpus":
         """Write one ``.npz`` CSR shard per chunk and return the corpus over them (passes then skip tokenising); user ids
-        are kept when they are ints or strings.
-        """
+        are kept when they are ints or strings."""
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         paths = []

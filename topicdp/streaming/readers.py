@@ -31,8 +31,7 @@ from ..corpus import make_vectorizer, read_jsonl_records
 class Chunk:
     """Consecutive non-empty documents of one shard: canonical int64 CSR counts over the vocabulary, the original user
     id of each row (ids, not indices: a global user table would need the whole stream in memory), and the documents
-    dropped as empty and tokens out of the vocabulary.
-    """
+    dropped as empty and tokens out of the vocabulary."""
 
     X: sp.csr_matrix
     users: list
@@ -285,8 +284,7 @@ def users_sidecar(path) -> Path:
 
 def write_npz_shard(path: str | os.PathLike, X: sp.spmatrix, users=None) -> Path:
     """Save one CSR shard atomically (int32 indices and counts when they fit, uncompressed), and ``users`` (ints or
-    strings, one per row) to a ``.users.npy`` sidecar.
-    """
+    strings, one per row) to a ``.users.npy`` sidecar."""
     from .._files import atomic_path
 
     path = Path(path)
