@@ -17,7 +17,7 @@ from topicdp.audit import (
     make_canary,
     per_draw,
 )
-from topicdp.audit.synthetic import BoundedContributionSum, synthetic_corpus
+from topicdp.audit.canaries import BoundedContributionSum, synthetic_corpus
 
 EPS, DELTA = 1.0, 1e-5
 CLAIM = dict(epsilon=EPS, delta=DELTA)

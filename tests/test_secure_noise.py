@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy.stats import power_divergence
 
-from topicdp.audit.gaussian import gaussian_delta
+from topicdp.audit.noise import gaussian_delta
 from topicdp.rdp.curves import zcdp_to_dp
 from topicdp.mechanisms.secure_noise import (RandomWords, _bernoulli_exp, _discrete_laplace, discrete_gaussian,
                                              grid_step, secure_gaussian, secure_laplace)

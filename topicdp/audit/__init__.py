@@ -15,8 +15,8 @@ from .bounds import EpsilonBound, clopper_pearson_upper, epsilon_bound, epsilon_
 from .canaries import (CanaryPair, CorpusData, as_corpus_data, long_document_canary, make_canary, outlier_user_canary,
                        typical_user_canary)
 from .distinguishers import CanaryWordDistinguisher, ProjectionDistinguisher, make_distinguisher
-from .gaussian import analytic_sigma, gaussian_delta, gaussian_epsilon, gaussian_tradeoff
-from .noise import DiscreteGaussianNoise, GaussianNoise, LaplaceNoise, per_draw
+from .noise import (DiscreteGaussianNoise, GaussianNoise, LaplaceNoise, analytic_sigma, gaussian_delta, gaussian_epsilon,
+                    gaussian_tradeoff, per_draw)
 from .plot import dp_region_boundary, plot_tradeoff
 from .runner import AuditOptions, AuditResult, AuditSetup, audit_output_perturbation, audit_pipeline, run_audit
 from .setups import SETUPS, SetupOptions, register_setup

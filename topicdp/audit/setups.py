@@ -28,11 +28,10 @@ import scipy.sparse as sp
 
 from .._names import UNITS
 from .._validation import check_int, check_option, check_real
-from .canaries import CANARIES, NEIGHBOURS, CanaryPair, CorpusData, make_canary
-from .gaussian import analytic_sigma, gaussian_epsilon
-from .noise import DiscreteGaussianNoise, GaussianNoise
+from .canaries import (CANARIES, NEIGHBOURS, BoundedContributionSum, CanaryPair, CorpusData, make_canary,
+                       synthetic_corpus)
+from .noise import DiscreteGaussianNoise, GaussianNoise, analytic_sigma, gaussian_epsilon
 from .runner import AuditSetup
-from .synthetic import BoundedContributionSum, synthetic_corpus
 
 DISTRIBUTIONS = ("private", "public")
 NOISES = ("gaussian", "discrete-gaussian")
