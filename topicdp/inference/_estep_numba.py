@@ -34,12 +34,8 @@ def digamma(x: float) -> float:
 
 @njit(cache=True, nogil=True, fastmath=True)
 def gamma_iterations(data, indices, indptr, beta_t, alpha, gamma, max_iter, tol, n_iter):  # pragma: no cover
-    """Iterate every document's gamma (rows of ``gamma``, updated in place) on its own; ``n_iter[d]`` is
-    the number of updates document d made (0 for a document without nonzeros, whose gamma is untouched).
-
-    Document d's topic columns beta_.v (v among its words) are first copied into a K x n_d block, so that
-    both sums of an update (the normalisers sum_k e_k beta_kv, then sum_v r_v beta_kv) run over contiguous
-    memory without a chain of dependent additions; about 1.7x the per-nonzero loop over beta_t's rows.
+    """Iterate every document's gamma (rows of ``gamma``, in place) on its own; ``n_iter[d]`` counts document d's
+    updates (0 without nonzeros). Its topic columns are first copied into a contiguous K x n_d block for both sums.
     """
     n_docs, k = gamma.shape
     exp_elog_theta = np.empty(k)
