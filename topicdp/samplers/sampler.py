@@ -110,24 +110,20 @@ class SensitivitySampling:
     distribution : Corpus, "private-oracle" or ResampledRecords
         P. A public reference corpus with the private vocabulary (:class:`.neighbours.PublicReference`, cut to the
         private contribution bounds by :func:`bounded_like`; Delta_s is then public), or ``"private-oracle"`` to
-        resample the private corpus as TopicDP did (:class:`.neighbours.PrivateResample`: sigma then depends on the
-        private data, and the report says so). No default: P is the owner's statement.
+        resample the private corpus as TopicDP did (sigma then depends on the private data, and the report says so).
+        No default: P is the owner's statement.
     gamma : float in (0, 0.5), default 0.1
         Failure probability of random DP, jointly over the sample and the pair drawn from P.
     sizing : {"lambert-w", "exchangeable"}, default "lambert-w"
-        TopicDP Thm. 1 (a sample-conditional statement), or h = ceil(1/gamma) - 1 with a statement marginal over
-        the sample and the pair (:func:`.sizing.exchangeable_size`).
+        TopicDP Thm. 1 (sample-conditional), or h = ceil(1/gamma) - 1 marginally (:func:`.sizing.exchangeable_size`).
     n_pairs : int, optional
         Override h; fewer than the sizing needs only with ``insecure_testing=True`` (marked ``sufficient=False``).
-    random_state : int, optional
-        Seed of the pair draws; None draws one from the OS (recorded).
-    cache_dir : path, optional
-        Cache seeded samples keyed by (model, corpus fingerprint, gamma, unit, P, seed, h): sampling "can be
-        performed offline, once" (TopicDP Sec. 3.4).
-    progress : bool or None
-        Show progress and the cost forecast (:mod:`topicdp._progress`; ``TOPICDP_PROGRESS=0`` switches None off).
-    max_minutes : float, optional
-        Refuse to start when the forecast (2h fits x fit time / workers) exceeds it; the message names what would fit.
+    random_state, cache_dir : optional
+        Seed of the pair draws (None: from the OS, recorded); seeded samples are cached by (model, corpus fingerprint,
+        gamma, unit, P, seed, h), as sampling "can be performed offline, once" (TopicDP Sec. 3.4).
+    progress, max_minutes : optional
+        Show progress and the cost forecast (:mod:`topicdp._progress`); refuse to start when the forecast exceeds
+        ``max_minutes``, naming what would fit.
     """
 
     distribution: object = None
