@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 from topicdp.audit import as_corpus_data, long_document_canary, make_canary, outlier_user_canary, typical_user_canary
-from topicdp.audit.synthetic import BoundedContributionSum, synthetic_corpus
+from topicdp.audit.canaries import BoundedContributionSum, synthetic_corpus
 
 
 @pytest.fixture(scope="module")

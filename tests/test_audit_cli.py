@@ -8,7 +8,7 @@ import numpy as np
 from topicdp.audit import audit_output_perturbation, plot_tradeoff
 from topicdp.audit import AuditOptions, AuditSetup, SetupOptions
 from topicdp.audit.cli import add_audit_arguments, main, options_from_args, register, run_audit_cli
-from topicdp.audit.synthetic import BoundedContributionSum, synthetic_corpus
+from topicdp.audit.canaries import BoundedContributionSum, synthetic_corpus
 
 FAST = ["--trials", "2000", "--seed", "0"]
 

@@ -11,14 +11,13 @@ from topicdp.audit import (
     DiscreteGaussianNoise,
     GaussianNoise,
     LaplaceNoise,
-    ProjectionDistinguisher,
     analytic_sigma,
     audit_output_perturbation,
     audit_pipeline,
     make_canary,
     per_draw,
 )
-from topicdp.audit.synthetic import BoundedContributionSum, synthetic_corpus
+from topicdp.audit.canaries import BoundedContributionSum, synthetic_corpus
 
 EPS, DELTA = 1.0, 1e-5
 CLAIM = dict(epsilon=EPS, delta=DELTA)
@@ -110,16 +109,6 @@ def test_result_serialises_to_json(pairs):
     assert d["flagged"] is False and d["n_trials"] == 500 and d["distinguisher"] == "projection"
     assert len(d["curve_fpr"]) == len(d["curve_fnr"]) > 0
     assert isinstance(res, AuditResult) and "eps_lower" in res.summary()
-
-
-def test_projection_distinguisher_from_training_samples():
-    rng = np.random.default_rng(0)
-    W_out, W_in = _one_coordinate_pair()
-    train_out = W_out + rng.standard_normal((200,) + W_out.shape)
-    train_in = W_in + rng.standard_normal((200,) + W_in.shape)
-    dist = ProjectionDistinguisher.from_samples(train_out, train_in)
-    res = audit_output_perturbation(W_out, W_in, 0.3, n_trials=2000, distinguisher=dist, **CLAIM, random_state=1)
-    assert res.distinguisher == "projection-fitted" and res.flagged
 
 
 # -- full-pipeline audits ----------------------------------------------------------------------------

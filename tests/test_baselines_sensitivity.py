@@ -9,7 +9,13 @@ import pytest
 import scipy.sparse as sp
 
 from topicdp.baselines import cap_document_lengths, paper_sensitivity, sstats_sensitivity
-from topicdp.inference import batch_e_step, dirichlet_expectation, document_sstats
+from topicdp.inference import batch_e_step, dirichlet_expectation
+
+
+def document_sstats(X, exp_elog_beta, alpha, **kwargs):
+    """Per-document S_d (K x V each), to check the sensitivity bound by brute force on tiny corpora."""
+    return [batch_e_step(X[i], exp_elog_beta, alpha, **kwargs)[1] for i in range(X.shape[0])]
+
 
 V, N = 3, 3  # vocabulary size and document-length cap
 # topic 0 concentrated on word 0, topic 1 on word 1: phi becomes nearly one-hot, the worst case of Eq. 4

@@ -10,7 +10,6 @@ from scipy.stats import norm
 
 from topicdp.mechanisms.mvg import (
     generalized_harmonic,
-    mvg_condition_holds,
     mvg_constants,
     mvg_iid_sigma,
     mvg_release,
@@ -63,8 +62,7 @@ def test_iid_sigma_meets_the_condition_with_equality():
     c = mvg_constants(shape, *args)
     lhs = precision_norm(np.eye(4), s**2 * np.eye(6))
     assert lhs == pytest.approx(c.precision_budget)
-    assert mvg_condition_holds(np.eye(4), s**2 * np.eye(6), c)
-    assert not mvg_condition_holds(np.eye(4), 0.9 * s**2 * np.eye(6), c)
+    assert precision_norm(np.eye(4), 0.9 * s**2 * np.eye(6)) > c.precision_budget  # less noise fails Theorem 3
 
 
 @pytest.mark.parametrize("shape", [(2, 2), (10, 10), (3, 7)])

@@ -110,20 +110,6 @@ def test_jsonl_errors(tmp_path):
 # -- count formats ----------------------------------------------------------------------------------
 
 
-def test_matrix_market_shards_match_corpus(tmp_path, lee_corpus):
-    from gensim.corpora import MmCorpus
-
-    dictionary, bow = lee_corpus.to_gensim()
-    MmCorpus.serialize(str(tmp_path / "a.mm"), bow[:120], id2word=dictionary)
-    MmCorpus.serialize(str(tmp_path / "b.mm"), bow[120:], id2word=dictionary)
-    stream = StreamingCorpus.from_mm([tmp_path / "a.mm", tmp_path / "b.mm"], vocabulary=dictionary, chunk_size=32)
-    assert stream.vocabulary == lee_corpus.vocabulary
-    chunks = list(stream)
-    assert (sp.vstack([c.X for c in chunks]).tocsr() != lee_corpus.X).nnz == 0
-    assert chunks[0].users[:2] == [(0, 0), (0, 1)] and stream.n_docs == lee_corpus.n_docs
-    assert list(stream.bow()) == lee_corpus.bow()  # re-iterable, for gensim models
-
-
 def test_npz_shards_round_trip_and_validation(tmp_path, lee_texts):
     texts, users = lee_texts
     paths, T, U = write_jsonl_shards(tmp_path, texts, users)

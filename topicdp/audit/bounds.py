@@ -1,18 +1,10 @@
 """From distinguisher scores to an epsilon lower bound with Clopper-Pearson intervals.
 
-An (epsilon, delta)-DP mechanism limits every test between neighbouring datasets D (null: "the canary is
-out") and D' (alternative: "the canary is in"). With FPR = P_D(reject) and FNR = P_D'(accept) for any
-rejection region S, (epsilon, delta)-DP holds iff for all S (Kairouz, Oh & Viswanath 2015, Thm. 2.1)
-
-    FPR + e^eps FNR >= 1 - delta    and    e^eps FPR + FNR >= 1 - delta,
-
-so every test certifies
-
-    eps >= max( log((1 - delta - FNR) / FPR),  log((1 - delta - FPR) / FNR) ).
-
-From n trials the rates are only estimated; replacing them by one-sided Clopper & Pearson (1934) *upper*
-confidence bounds keeps the inequality a valid lower bound with the stated confidence, as in the audits of
-Jagielski, Ullman & Oprea (NeurIPS 2020) and Nasr, Song, Thakurta, Papernot & Carlini (IEEE S&P 2021).
+(epsilon, delta)-DP holds iff every rejection region of D (canary out) against D' (in) has ``FPR + e^eps FNR >=
+1 - delta`` and ``e^eps FPR + FNR >= 1 - delta`` (Kairouz, Oh & Viswanath 2015, Thm. 2.1), so every test
+certifies ``eps >= max(log((1 - delta - FNR) / FPR), log((1 - delta - FPR) / FNR))``. With the rates replaced by
+one-sided Clopper & Pearson (1934) upper bounds this stays a valid lower bound at the stated confidence
+(Jagielski, Ullman & Oprea 2020; Nasr, Song, Thakurta, Papernot & Carlini 2021).
 """
 
 from __future__ import annotations
@@ -25,24 +17,12 @@ from scipy.special import betaincinv
 from .._validation import check_option, check_random_state, check_real
 
 SELECTIONS = ("held-out", "same-sample")
-_SELECTION_STRICTNESS = 100.0  # held-out: candidates are ranked with alpha / 100 (see epsilon_bound)
+_SELECTION_STRICTNESS = 100.0  # held-out: candidates are ranked with alpha / 100
 
 
 def clopper_pearson_upper(k, n: int, alpha: float) -> np.ndarray:
-    """One-sided (1 - alpha) Clopper-Pearson upper bound on a binomial proportion.
-
-    The bound is the p with P[Bin(n, p) <= k] = alpha, i.e. the (1 - alpha) quantile of Beta(k + 1, n - k)
-    (Clopper & Pearson 1934), and 1 when k = n.
-
-    Parameters
-    ----------
-    k : array_like of int
-        Observed counts, 0 <= k <= n.
-    n : int
-        Number of trials (>= 1).
-    alpha : float
-        One-sided error level in (0, 1).
-    """
+    """One-sided (1 - alpha) Clopper-Pearson upper bound on a proportion from ``k`` of ``n``: the (1 - alpha)
+    quantile of Beta(k + 1, n - k), and 1 when k = n."""
     k = np.asarray(k, dtype=np.float64)
     out = np.ones_like(k)
     below = k < n
@@ -51,13 +31,8 @@ def clopper_pearson_upper(k, n: int, alpha: float) -> np.ndarray:
 
 
 def _counts_at_thresholds(out_sorted: np.ndarray, in_sorted: np.ndarray):
-    """For each test "reject (say 'in') iff score >= t", t over all distinct scores and +inf.
-
-    Returns the thresholds and, for each, the false-positive count #{out >= t} and the false-negative count
-    #{in < t}. The opposite direction ("reject iff score < t") is the complement region, whose counts are
-    ``n_out - k_fp`` and ``n_in - k_fn``; the two directions together are all deterministic threshold
-    tests (and the two trivial ones).
-    """
+    """Thresholds (distinct scores and +inf) and, for "in iff score >= t", the counts #{out >= t} and #{in < t}
+    (the complement test has ``n - k``)."""
     thresholds = np.unique(np.concatenate([out_sorted, in_sorted]))
     thresholds = np.append(thresholds, np.inf)
     k_fp = out_sorted.size - np.searchsorted(out_sorted, thresholds, side="left")
@@ -66,7 +41,7 @@ def _counts_at_thresholds(out_sorted: np.ndarray, in_sorted: np.ndarray):
 
 
 def _eps_from_rates(fpr_hi: np.ndarray, fnr_hi: np.ndarray, delta: float) -> np.ndarray:
-    """log((1 - delta - FNR)/FPR) per test (the other inequality is obtained by swapping the arguments)."""
+    """log((1 - delta - FNR)/FPR) per test (swap the arguments for the other inequality)."""
     num = 1.0 - delta - fnr_hi
     with np.errstate(divide="ignore", invalid="ignore"):
         eps = np.where(num > 0, np.log(np.maximum(num, 1e-300)) - np.log(fpr_hi), -np.inf)
@@ -77,26 +52,10 @@ def _eps_from_rates(fpr_hi: np.ndarray, fnr_hi: np.ndarray, delta: float) -> np.
 class EpsilonBound:
     """The epsilon lower bound and the test that attains it.
 
-    Attributes
-    ----------
-    eps_lower : float
-        max(0, best certified epsilon).
-    threshold : float
-        Threshold of the best test (``inf`` = the empty region).
-    direction : {">=", "<"}
-        The best test says "canary in" iff ``score >= threshold`` (resp. ``score < threshold``).
-    inequality : {"fnr", "fpr"}
-        Which DP inequality is violated: ``"fnr"`` for log((1-delta-FNR)/FPR), ``"fpr"`` for the swap.
-    fpr, fnr : float
-        Empirical rates of the best test (on the evaluation samples).
-    fpr_hi, fnr_hi : float
-        Their Clopper-Pearson upper bounds.
-    curve_fpr, curve_fnr : ndarray
-        Empirical (FPR, FNR) of all threshold tests in both directions (for the trade-off plot).
-    n_out, n_in : int
-        Samples used for the bound (halves of the input for ``selection="held-out"``).
-    confidence, delta : float
-    selection : {"same-sample", "held-out"}
+    ``threshold`` and ``direction`` (``">="`` or ``"<"``: "canary in" iff ``score >= threshold``, resp. ``<``),
+    ``inequality`` (``"fnr"``: log((1-delta-FNR)/FPR), ``"fpr"``: the swap), the empirical rates and their
+    Clopper-Pearson bounds, the trade-off curve of every threshold test, and the samples used (halves for
+    ``"held-out"``).
     """
 
     eps_lower: float
@@ -126,12 +85,8 @@ def _check_scores(scores, name: str) -> np.ndarray:
 
 
 def _best(out_sorted, in_sorted, delta, alpha, block: int = 2048):
-    """The threshold test (both directions, both inequalities) with the largest certified epsilon.
-
-    Clopper-Pearson bounds are evaluated lazily: a test's certified value never exceeds its value at the
-    empirical rates (the upper bounds are >= k/n), so tests are visited in decreasing order of that
-    empirical value, in blocks, until no remaining test can beat the best certified one.
-    """
+    """The threshold test (both directions and inequalities) with the largest certified epsilon; tests are visited in
+    decreasing order of their empirical value (an upper bound of the certified one), in blocks, until none can win."""
     n_out, n_in = out_sorted.size, in_sorted.size
     thresholds, k_fp, k_fn = _counts_at_thresholds(out_sorted, in_sorted)
     fp = np.concatenate([k_fp, n_out - k_fp])  # ">=" tests, then their complements "<"
@@ -178,23 +133,9 @@ def _thin(x: np.ndarray, y: np.ndarray, max_points: int = 2000):
     return x[keep], y[keep]
 
 
-def epsilon_bound(
-    scores_out,
-    scores_in,
-    delta: float,
-    confidence: float = 0.95,
-    *,
-    selection: str = "held-out",
-    random_state=None,
-) -> EpsilonBound:
-    """The epsilon lower bound with its best test, error rates and trade-off curve.
-
-    See :func:`epsilon_lower_bound` for the statistics and the confidence statement. ``selection="held-out"``
-    (the default) splits each sample at random into halves (``random_state``), picks the best test on the
-    first halves and evaluates it on the second halves only, so the statement holds for the reported bound.
-    ``selection="same-sample"`` picks and evaluates the test on all samples: exploratory, it carries *no*
-    confidence statement (see Notes of :func:`epsilon_lower_bound`).
-    """
+def epsilon_bound(scores_out, scores_in, delta: float, confidence: float = 0.95, *, selection: str = "held-out",
+                  random_state=None) -> EpsilonBound:
+    """The epsilon lower bound with its best test, error rates and trade-off curve (:func:`epsilon_lower_bound`)."""
     out = _check_scores(scores_out, "scores_out")
     inn = _check_scores(scores_in, "scores_in")
     delta = check_real(delta, "delta", low=0.0, high=1.0, low_open=False)
@@ -207,10 +148,7 @@ def epsilon_bound(
         rng = check_random_state(random_state)
         out, inn = rng.permutation(out), rng.permutation(inn)
         (out_sel, out), (in_sel, inn) = np.array_split(out, 2), np.array_split(inn, 2)
-        # The selection rule only affects power, never validity (the proof conditions on the selection
-        # halves). Scoring the candidates with 100x stricter Clopper-Pearson bounds penalises tests that rest
-        # on a handful of counts, whose rates the other half rarely confirms: on a Laplace mechanism of true
-        # epsilon 1 with 2 x 10^4 scores per side, the mean held-out bound rose from 0.82 to 0.94.
+        # the selection rule affects power, never validity; stricter bounds penalise tests resting on few counts
         test, *_ = _best(np.sort(out_sel), np.sort(in_sel), delta, alpha / _SELECTION_STRICTNESS)
         k_fp, k_fn = _counts_for(test, out, inn)
         fpr_hi = float(clopper_pearson_upper([k_fp], out.size, alpha)[0])
@@ -224,84 +162,28 @@ def epsilon_bound(
     cx = np.concatenate([fp_c, out.size - fp_c[::-1]]) / out.size
     cy = np.concatenate([fn_c, inn.size - fn_c[::-1]]) / inn.size
     cx, cy = _thin(cx, cy)
-    return EpsilonBound(
-        eps_lower=max(0.0, eps),
-        fpr=k_fp / out.size,
-        fnr=k_fn / inn.size,
-        fpr_hi=float(fpr_hi),
-        fnr_hi=float(fnr_hi),
-        curve_fpr=cx,
-        curve_fnr=cy,
-        n_out=int(out.size),
-        n_in=int(inn.size),
-        confidence=confidence,
-        delta=delta,
-        selection=selection,
-        **test,
-    )
+    return EpsilonBound(eps_lower=max(0.0, eps), fpr=k_fp / out.size, fnr=k_fn / inn.size, fpr_hi=float(fpr_hi),
+                        fnr_hi=float(fnr_hi), curve_fpr=cx, curve_fnr=cy, n_out=int(out.size), n_in=int(inn.size),
+                        confidence=confidence, delta=delta, selection=selection, **test)
 
 
-def epsilon_lower_bound(
-    scores_out, scores_in, delta: float, confidence: float = 0.95, *, selection: str = "held-out", random_state=None
-) -> float:
-    """Empirical lower bound on the epsilon of an (epsilon, delta)-DP claim, from distinguisher scores.
+def epsilon_lower_bound(scores_out, scores_in, delta: float, confidence: float = 0.95, *,
+                        selection: str = "held-out", random_state=None) -> float:
+    """Empirical lower bound on the epsilon of an (epsilon, delta)-DP claim, from distinguisher scores on independent
+    releases from D (``scores_out``) and D' (``scores_in``).
 
-    Parameters
-    ----------
-    scores_out : array_like of float, shape (n_out,)
-        Scores of a fixed distinguisher on independent releases computed from D (the canary is out).
-    scores_in : array_like of float, shape (n_in,)
-        Scores on independent releases computed from the neighbour D' (the canary is in).
-    delta : float
-        The claimed delta, in [0, 1).
-    confidence : float, default 0.95
-        In (0, 1); see "Confidence statement".
-    selection : {"held-out", "same-sample"}, default "held-out"
-        How the test is chosen; only ``"held-out"`` carries the confidence statement.
-    random_state : None, int or Generator
-        The random split of ``selection="held-out"`` (None: fresh entropy from the operating system).
+    Every threshold test in both directions is scored with one-sided Clopper-Pearson bounds at level
+    ``1 - (1 - confidence)/2`` each, certifying ``max(log((1 - delta - FNR_hi) / FPR_hi), log((1 - delta - FPR_hi) /
+    FNR_hi))`` (Kairouz, Oh & Viswanath 2015, Thm. 2.1); the best is kept.
 
-    Returns
-    -------
-    float
-        ``eps_lower >= 0``. If it exceeds the claimed epsilon, the mechanism (or its analysis) is wrong for
-        this pair of neighbours — up to the confidence statement below.
-
-    Notes
-    -----
-    Tests. For every threshold t among the distinct pooled scores (and +inf), both directions are tried:
-    "canary in iff score >= t" and its complement "iff score < t". For each test the false-positive rate
-    (on D) and the false-negative rate (on D') are replaced by one-sided Clopper-Pearson upper bounds at
-    level ``1 - (1 - confidence)/2`` each, and the certified epsilon is (Kairouz, Oh & Viswanath 2015,
-    Thm. 2.1)
-
-        max( log((1 - delta - FNR_hi) / FPR_hi),  log((1 - delta - FPR_hi) / FNR_hi) ).
-
-    The best test is the one with the largest certified value. Sorting makes the search O(n log n); the
-    Clopper-Pearson bounds are computed only for tests whose empirical value could still beat the best
-    certified one, so 10^5 scores per side take a fraction of a second.
-
-    Confidence statement (``selection="held-out"``). If the scores on each side are i.i.d. (independent
-    releases, as the runners draw them), then with probability at least ``confidence`` over the trials and
-    the split, the mechanism's true epsilon at ``delta`` is at least ``eps_lower`` (for this neighbour pair).
-    Proof. The split is a uniformly random permutation drawn independently of the scores, so the two halves
-    of each side are independent i.i.d. samples. The test T is a function of the selection halves only;
-    condition on them: T is then fixed and the evaluation halves are still i.i.d. from the release
-    distributions, so k_fp ~ Bin(n_out/2, FPR_T) and k_fn ~ Bin(n_in/2, FNR_T). Each one-sided
-    Clopper-Pearson bound fails with probability at most alpha = (1 - confidence)/2 (Clopper & Pearson
-    1934), so by the union bound both FPR_T <= FPR_hi and FNR_T <= FNR_hi with probability at least
-    ``confidence``. On that event both certified values of T are at most what the true rates certify
-    (each is decreasing in FPR and FNR), which is at most the true epsilon by Kairouz et al. (Thm. 2.1);
-    eps_lower, their maximum floored at 0, is then at most the true epsilon (0 is trivially). The bound
-    holds conditionally on every selection half, hence unconditionally. The price is half the samples:
-    about log 2 of certifiable epsilon where the best test has few false positives.
-
-    ``selection="same-sample"`` chooses the test on the very samples that bound it (the practice of
-    Jagielski, Ullman & Oprea 2020 and Nasr et al. 2021). The maximum over thousands of correlated tests
-    is then biased upwards and the statement above does not hold: for a Laplace mechanism of true
-    epsilon 1 this bound exceeded 1 in 15% of seeded runs at n = 10^4 per side and 19% at 10^5 (against
-    the nominal 5%; ``tests/test_audit_bounds.py``). A union bound over the tests would not repair it
-    either, since the thresholds themselves are chosen from the data. Use it only to explore.
+    ``selection="held-out"``: with probability at least ``confidence`` the true epsilon at ``delta`` of this pair is
+    at least the bound. Proof: the random split is independent of the i.i.d. scores, so the test T chosen on the
+    selection halves is fixed given them, and the evaluation halves give ``k_fp ~ Bin(n_out/2, FPR_T)`` and
+    ``k_fn ~ Bin(n_in/2, FNR_T)``; each Clopper-Pearson bound fails with probability at most ``(1 - confidence)/2``,
+    so both hold with probability ``confidence`` (union bound), and then T's certified values are at most what the
+    true rates certify (decreasing in both), at most the true epsilon; this holds given every selection half,
+    hence unconditionally. ``"same-sample"`` picks and bounds the test on the same samples (Jagielski et al.; Nasr et
+    al.): the maximum over correlated, data-chosen tests is biased upwards and carries no confidence statement.
     """
     return epsilon_bound(
         scores_out, scores_in, delta, confidence, selection=selection, random_state=random_state

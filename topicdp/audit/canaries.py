@@ -1,22 +1,14 @@
-"""Canaries: build the neighbouring datasets D (canary out) and D' (canary in) from a corpus.
+"""Canaries: the neighbouring datasets D (canary out) and D' (canary in) built from a corpus.
 
-The corpus interface is minimal: a scipy CSR document-term count matrix ``X`` (N x V), ``doc_users``
-(user index of each document) and ``vocabulary`` (V words). Pass a ``(X, doc_users, vocabulary)`` tuple or
-any object with those attributes (e.g. :class:`topicdp.corpus.Corpus`); builders return
-:class:`CorpusData` named tuples, and :meth:`CanaryPair.as_corpora` turns them into the caller's corpus
-type (``pair.as_corpora(Corpus.from_matrix)``).
+A corpus is a ``(X, doc_users, vocabulary)`` tuple (CSR counts N x V, user index per document, V words) or an
+object with those attributes; builders return :class:`CorpusData` (:meth:`CanaryPair.as_corpora` turns them into
+the caller's type). ``"add-remove"``: D' = D plus the canary as a new user; ``"replace-one"``: one random record
+(a user, or a document for the long-document canary) replaced by it. D and D' share one vocabulary that includes
+the canary's words (zero columns in D): the audit fixes the output domain, as a public vocabulary does; a
+vocabulary built from the private texts would leak the canary itself, which is not measured here.
 
-Neighbour relations. ``"add-remove"``: D' = D plus the canary (appended as a new user, or a new one-document
-user). ``"replace-one"``: D' = D with one random record replaced by the canary — a user for the user
-canaries, a document (keeping its user) for the long-document canary.
-
-Vocabulary. The output of a topic model is indexed by the vocabulary, so D and D' must share it for the
-releases to be comparable. The audit fixes the output domain: both D and D' use the same vocabulary, which
-includes the canary's words even though no document of D contains them (the outlier canary adds fresh words
-as extra zero columns of D). This matches a release whose vocabulary is public/fixed in advance; a pipeline
-that builds its vocabulary from the private texts leaks the canary through the vocabulary itself, which
-the audit deliberately does not measure (the corpus module documents that the vocabulary is treated as
-public).
+:func:`synthetic_corpus` and :class:`BoundedContributionSum` (a statistic of proven sensitivity) test the auditor
+end to end: the Gaussian mechanism on it must not be flagged unless its noise is cut.
 """
 
 from __future__ import annotations
@@ -48,24 +40,8 @@ class CorpusData(NamedTuple):
 
 @dataclass
 class CanaryPair:
-    """Neighbouring datasets and what the canary is.
-
-    Attributes
-    ----------
-    name : str
-        ``"typical"``, ``"outlier"`` or ``"long-document"``.
-    D, D_prime : CorpusData
-        Canary out / canary in; same vocabulary.
-    canary_words : ndarray of int
-        Vocabulary indices of the canary's words (for the canary-word distinguisher).
-    canary_weights : ndarray of float
-        The canary's relative word frequencies on ``canary_words``.
-    neighbours : {"add-remove", "replace-one"}
-    unit : {"user", "document"}
-        The record the canary is.
-    description : str
-    details : dict
-    """
+    """Neighbouring datasets ``D``, ``D_prime`` (same vocabulary) and the canary: its ``name``, its words and
+    relative frequencies (for the canary-word distinguisher), ``neighbours``, the record ``unit``, a description."""
 
     name: str
     D: CorpusData
@@ -169,13 +145,8 @@ def _word_profile(rows: sp.csr_matrix):
 
 
 def typical_user_canary(corpus, *, neighbours: str = "add-remove", random_state=None) -> CanaryPair:
-    """A typical user of the corpus as the canary.
-
-    The user is drawn uniformly among users whose total token count lies in the inter-quartile range of
-    users' token counts; D is the corpus without that user and D' adds the user back (add-remove) or puts
-    them in place of another random user (replace-one). The canary words are the user's words, weighted by
-    the user's word frequencies.
-    """
+    """A typical user (drawn among users whose token count lies in the inter-quartile range) as the canary, its
+    words weighted by its frequencies."""
     data, rng = as_corpus_data(corpus), check_random_state(random_state)
     if data.n_users < 2:
         raise ValueError("the typical-user canary needs a corpus with at least 2 users")
@@ -203,22 +174,12 @@ def _fresh_words(vocabulary: list, n: int, prefix: str) -> list:
     return out
 
 
-def outlier_user_canary(
-    corpus,
-    *,
-    n_docs: int = 20,
-    doc_length: int = 100,
-    n_words: int = 10,
-    neighbours: str = "add-remove",
-    random_state=None,
-    prefix: str = "zzcanary",
-) -> CanaryPair:
-    """An outlier user: ``n_docs`` documents written only in ``n_words`` fresh words no one else uses.
+def outlier_user_canary(corpus, *, n_docs: int = 20, doc_length: int = 100, n_words: int = 10,
+                        neighbours: str = "add-remove", random_state=None, prefix: str = "zzcanary") -> CanaryPair:
+    """An outlier user: ``n_docs`` documents of ``doc_length`` tokens drawn uniformly from ``n_words`` fresh words.
 
-    Each document has ``doc_length`` tokens drawn uniformly from the fresh words. The fresh words are
-    appended to the vocabulary of *both* D and D' (zero columns in D): the audit fixes the output domain
-    (see the module docstring). Sensitivity sampling from typical neighbours (random DP) does not cover such
-    a user; a proven global bound with contribution bounding does.
+    Sensitivity sampled from typical neighbours (random DP) does not cover such a user; a proven global bound with
+    contribution bounding does.
     """
     data, rng = as_corpus_data(corpus), check_random_state(random_state)
     n_docs = check_int(n_docs, "n_docs", low=1)
@@ -236,21 +197,10 @@ def outlier_user_canary(
     return _pair("outlier", base, rows, words, np.full(n_words, 1.0 / n_words), neighbours, "user", desc, rng, details)
 
 
-def long_document_canary(
-    corpus,
-    *,
-    length: int | None = None,
-    n_words: int = 20,
-    neighbours: str = "add-remove",
-    random_state=None,
-) -> CanaryPair:
-    """A single very long document over ``n_words`` existing words.
-
-    ``length`` defaults to 10 x the longest document of the corpus; the words are drawn uniformly among the
-    words the corpus uses, the tokens uniformly among them. Added as a new one-document user
-    (add-remove) or in place of a random document (replace-one, document level). It probes
-    per-document contribution bounding (``max_tokens_per_doc``).
-    """
+def long_document_canary(corpus, *, length: int | None = None, n_words: int = 20, neighbours: str = "add-remove",
+                         random_state=None) -> CanaryPair:
+    """A single document of ``length`` tokens (default 10 x the longest) over ``n_words`` words the corpus uses: a
+    new one-document user (add-remove) or in place of a random document (replace-one, document level)."""
     data, rng = as_corpus_data(corpus), check_random_state(random_state)
     doc_lengths = np.asarray(data.X.sum(axis=1)).ravel()
     length = int(10 * doc_lengths.max()) if length is None else check_int(length, "length", low=1)
@@ -270,3 +220,50 @@ def make_canary(kind: str, corpus, **kwargs) -> CanaryPair:
     kind = check_option(kind, "canary", CANARIES)
     builder = {"typical": typical_user_canary, "outlier": outlier_user_canary, "long-document": long_document_canary}
     return builder[kind](corpus, **kwargs)
+
+
+def synthetic_corpus(n_users: int = 60, n_words: int = 300, n_topics: int = 5, docs_per_user: tuple[int, int] = (1, 6),
+                     doc_length: tuple[int, int] = (20, 80), random_state=0) -> CorpusData:
+    """An LDA-like corpus: topics ~ Dir(0.1), document mixtures ~ Dir(0.5), Zipf-free uniform lengths."""
+    rng = check_random_state(random_state)
+    n_users = check_int(n_users, "n_users", low=2)
+    n_words = check_int(n_words, "n_words", low=2)
+    topics = rng.dirichlet(np.full(n_words, 0.1), size=check_int(n_topics, "n_topics", low=1))
+    n_docs = rng.integers(docs_per_user[0], docs_per_user[1] + 1, size=n_users)
+    users = np.repeat(np.arange(n_users), n_docs)
+    lengths = rng.integers(doc_length[0], doc_length[1] + 1, size=users.size)
+    theta = rng.dirichlet(np.full(topics.shape[0], 0.5), size=users.size)
+    counts = np.stack([rng.multinomial(L, th @ topics) for L, th in zip(lengths, theta)])
+    vocabulary = [f"w{i:04d}" for i in range(n_words)]
+    return CorpusData(sp.csr_matrix(counts.astype(np.int64)), users.astype(np.int64), vocabulary)
+
+
+@dataclass
+class BoundedContributionSum:
+    """f(D) = sum over users u of clip(C_u), a K x V matrix with proven L2 sensitivity.
+
+    C_u = sum over u's documents d of e_{k(d)} x_d^T puts each document's counts in row k(d), a fixed hash
+    of the document's own counts (so a user's block depends on that user only); clip(C) = C min(1, 1/||C||_F).
+
+    Sensitivity. Adding or removing user u changes f by clip(C_u), of Frobenius norm <= 1; replacing user u
+    by v changes it by clip(C_v) - clip(C_u), of norm <= 2 (triangle inequality). Replacing one document
+    changes one user's block: also <= 2.
+    """
+
+    n_rows: int = 5
+
+    def __call__(self, corpus) -> np.ndarray:
+        data = as_corpus_data(corpus)
+        X = data.X.astype(np.float64)
+        U, K, V = data.n_users, self.n_rows, X.shape[1]
+        h = (np.arange(V, dtype=np.int64) * 2654435761) % 1000003  # fixed per-word hash
+        rows = np.rint(X @ h.astype(np.float64)).astype(np.int64) % K  # row k(d) of each document
+        N = X.shape[0]
+        assign = sp.csr_matrix((np.ones(N), (data.doc_users * K + rows, np.arange(N))), shape=(U * K, N))
+        blocks = (assign @ X).toarray().reshape(U, K, V)  # C_u for every user
+        norms = np.sqrt((blocks**2).sum(axis=(1, 2)))
+        return (blocks / np.maximum(1.0, norms)[:, None, None]).sum(axis=0)
+
+    def sensitivity(self, neighbours: str) -> float:
+        """1 for add-remove, 2 for replace-one (see the class docstring)."""
+        return 1.0 if neighbours == "add-remove" else 2.0

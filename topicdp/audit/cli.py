@@ -1,14 +1,8 @@
 """``topicdp audit``: argparse at the edge of the audit library.
 
-The command turns flags into the library's typed options and calls it: :class:`~topicdp.audit.setups.SetupOptions`
-(what to audit; the factory is chosen with ``--setup``, alias ``--mechanism``, among
-:data:`~topicdp.audit.setups.SETUPS`) and :class:`~topicdp.audit.AuditOptions` (how to audit). The flags,
-their defaults and their help are generated from the fields of those two dataclasses, so each default is
-stated once, there. The only options of this module are about output: ``--plot``, ``--out``,
-``--fail-on-flag``.
-
-Hooks for ``topicdp.cli``: :func:`register` (adds the ``audit`` sub-command), or
-:func:`add_audit_arguments` + :func:`run_audit_cli`.
+Flags, defaults and help come from the fields of :class:`~topicdp.audit.setups.SetupOptions` (what to audit,
+``--setup`` among :data:`~topicdp.audit.setups.SETUPS`) and :class:`~topicdp.audit.AuditOptions` (how), so each
+default is stated once; this module adds only ``--plot``, ``--out`` and ``--fail-on-flag``.
 """
 
 from __future__ import annotations
@@ -30,10 +24,8 @@ DESCRIPTION = "Empirically lower-bound the epsilon of a mechanism on a canary."
 
 
 def _add_fields(parser: argparse.ArgumentParser, cls, seen: dict) -> None:
-    """One flag per dataclass field: ``--field-name``, type and default from the field, help from metadata.
-
-    A field name shared by two option classes (``n_jobs``) is one flag; its defaults must agree.
-    """
+    """One flag per dataclass field (type and default from the field, help from its metadata); a name shared by
+    two option classes is one flag, its defaults equal."""
     groups: dict[str, argparse._ArgumentGroup] = {}
     for f in dataclasses.fields(cls):
         if f.name in seen:

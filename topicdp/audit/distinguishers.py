@@ -20,16 +20,10 @@ def _as_batch(releases: np.ndarray, shape: tuple) -> np.ndarray:
 
 @dataclass
 class ProjectionDistinguisher:
-    """Score = <M - f(D), u> with u = (f(D') - f(D)) / ||f(D') - f(D)||_F (needs access to f).
+    """Score = ``<M - f(D), u>``, ``u = (f(D') - f(D)) / ||f(D') - f(D)||_F`` (white box: needs f).
 
-    For additive Gaussian noise this is the Neyman-Pearson optimal test statistic between D and D' (the
-    likelihood ratio is monotone in it), so the audit can reach the mechanism's exact trade-off curve
-    (Dong, Roth & Su 2022, Sec. 2.3) — the strongest white-box distinguisher for output perturbation.
-
-    Parameters
-    ----------
-    W_out, W_in : ndarray
-        ``f(D)`` and ``f(D')`` (same shape, not equal).
+    For additive Gaussian noise the likelihood ratio is monotone in it (Neyman-Pearson), so the audit can reach the
+    mechanism's exact trade-off curve (Dong, Roth & Su 2022, Sec. 2.3).
     """
 
     W_out: np.ndarray
@@ -56,25 +50,11 @@ class ProjectionDistinguisher:
     def score(self, releases: np.ndarray) -> np.ndarray:
         return _as_batch(releases, self.W_out.shape) @ self._u - self._offset
 
-    @classmethod
-    def from_samples(cls, releases_out: np.ndarray, releases_in: np.ndarray) -> "ProjectionDistinguisher":
-        """Direction from the mean difference of *separate* training releases (black box on f).
-
-        The training releases must be independent of those the audit scores.
-        """
-        return cls(np.mean(releases_out, axis=0), np.mean(releases_in, axis=0), name="projection-fitted")
-
 
 @dataclass
 class CanaryWordDistinguisher:
-    """Score = total released weight on the canary's words: sum_k sum_v w_v M[k, v] (no access to f).
-
-    Parameters
-    ----------
-    word_indices : array of int
-        Columns (vocabulary indices) of the canary's words in the shared output domain.
-    weights : array of float, optional
-        Per-word weights (default 1): e.g. the canary's own word frequencies.
+    """Score = total released weight on the canary's words, ``sum_k sum_v w_v M[k, v]`` (black box), over the
+    ``word_indices`` columns with ``weights`` (default 1).
     """
 
     word_indices: np.ndarray

@@ -1,11 +1,8 @@
 """Audit runners: draw releases on D and D', score them, and bound epsilon from below.
 
-* :func:`audit_output_perturbation` — f(D) and f(D') are computed once; only the noise is re-drawn, in
-  batches, so 10^4-10^5 trials are cheap.
-* :func:`audit_pipeline` — the whole randomized pipeline (e.g. a spectral configuration, whose noise
-  enters mid-computation) reruns per trial, in parallel with joblib; for small corpora.
-* :func:`run_audit` — either of the two for an :class:`AuditSetup` (what to audit, built by the factories
-  of :mod:`topicdp.audit.setups`) with :class:`AuditOptions` (how to audit).
+:func:`audit_output_perturbation` computes f(D), f(D') once and redraws only the noise, in batches;
+:func:`audit_pipeline` reruns a whole randomized pipeline per trial (noise entering mid-computation), in
+parallel; :func:`run_audit` runs either for an :class:`AuditSetup` with :class:`AuditOptions`.
 """
 
 from __future__ import annotations
@@ -29,20 +26,8 @@ _BATCH_ELEMENTS = 2**22  # ~32 MB of float64 per batch of releases
 
 @dataclass
 class AuditResult:
-    """What an audit found: the :class:`~topicdp.audit.bounds.EpsilonBound` and what was audited.
-
-    Attributes
-    ----------
-    bound : EpsilonBound
-        The epsilon lower bound, its best test, error rates, Clopper-Pearson bounds and trade-off curve.
-    epsilon : float or None
-        The claimed epsilon (None if no claim was given).
-    n_trials : int
-        Releases drawn on each of D and D'.
-    distinguisher, mechanism, canary : str
-    details : dict
-        Seeds, sigma, sensitivity, canary description, timings...
-    """
+    """What an audit found: the :class:`~topicdp.audit.bounds.EpsilonBound` (bound, best test, error rates,
+    Clopper-Pearson bounds, trade-off curve), the claimed epsilon (or None), trials per side, labels and details."""
 
     bound: EpsilonBound
     epsilon: float | None
@@ -54,7 +39,7 @@ class AuditResult:
 
     @property
     def eps_lower(self) -> float:
-        """Empirical lower bound on epsilon at ``delta`` (see :func:`topicdp.audit.epsilon_lower_bound`)."""
+        """Empirical lower bound on epsilon at ``delta``."""
         return self.bound.eps_lower
 
     @property
@@ -87,19 +72,16 @@ class AuditResult:
         verdict = "FLAGGED: eps_lower > claimed epsilon" if self.flagged else "not flagged"
         confidence = (f"at {b.confidence:.0%} confidence (held-out test)" if b.selection == "held-out"
                       else "(same-sample test: exploratory, no confidence statement)")
-        return "\n".join(
-            [
-                f"mechanism        {self.mechanism}",
-                f"canary           {self.canary}",
-                f"distinguisher    {self.distinguisher}",
-                f"trials           {self.n_trials} per dataset",
-                f"claimed          epsilon={claim}, delta={b.delta:.3g}",
-                f"audited          eps_lower={b.eps_lower:.4g} {confidence}",
-                f"best test        score {b.direction} {b.threshold:.6g}: FPR={b.fpr:.4g} "
-                f"(<= {b.fpr_hi:.4g}), FNR={b.fnr:.4g} (<= {b.fnr_hi:.4g})",
-                f"verdict          {verdict}",
-            ]
-        )
+        return "\n".join([
+            f"mechanism        {self.mechanism}",
+            f"canary           {self.canary}",
+            f"distinguisher    {self.distinguisher}",
+            f"trials           {self.n_trials} per dataset",
+            f"claimed          epsilon={claim}, delta={b.delta:.3g}",
+            f"audited          eps_lower={b.eps_lower:.4g} {confidence}",
+            f"best test        score {b.direction} {b.threshold:.6g}: FPR={b.fpr:.4g} "
+            f"(<= {b.fpr_hi:.4g}), FNR={b.fnr:.4g} (<= {b.fnr_hi:.4g})",
+            f"verdict          {verdict}"])
 
 
 def _seeds(random_state) -> tuple[np.random.SeedSequence, dict]:
@@ -133,56 +115,19 @@ def _noise_scores(W, noise, distinguisher, rng, n_trials, batch_size) -> np.ndar
     return np.concatenate(scores)
 
 
-def audit_output_perturbation(
-    W_out,
-    W_in,
-    noise,
-    *,
-    n_trials: int = 10_000,
-    distinguisher="projection",
-    canary_words=None,
-    canary_weights=None,
-    epsilon: float | None = None,
-    delta: float = 1e-5,
-    confidence: float = 0.95,
-    selection: str = "held-out",
-    random_state=None,
-    batch_size: int | None = None,
-    mechanism: str | None = None,
-    canary: str | None = None,
-    details: dict | None = None,
-) -> AuditResult:
-    """Audit an output-perturbation mechanism: f(D), f(D') fixed, noise re-drawn ``n_trials`` times each.
+def audit_output_perturbation(W_out, W_in, noise, *, n_trials: int = 10_000, distinguisher="projection",
+                              canary_words=None, canary_weights=None, epsilon: float | None = None,
+                              delta: float = 1e-5, confidence: float = 0.95, selection: str = "held-out",
+                              random_state=None, batch_size: int | None = None, mechanism: str | None = None,
+                              canary: str | None = None, details: dict | None = None) -> AuditResult:
+    """Audit an output-perturbation mechanism: f(D), f(D') fixed, the noise redrawn ``n_trials`` times each.
 
-    Parameters
-    ----------
-    W_out, W_in : ndarray
-        ``f(D)`` and ``f(D')``, computed once.
-    noise : float, callable, or a pair of them
-        A float is a Gaussian sigma; otherwise ``noise(W, rng, n) -> (n, *W.shape)`` releases (see
-        :mod:`topicdp.audit.noise`: ``GaussianNoise``, ``LaplaceNoise``, ``DiscreteGaussianNoise``,
-        ``per_draw``). A pair ``(noise_out, noise_in)`` gives each dataset its own mechanism — needed when
-        the noise scale is itself computed from the data (e.g. a sensitivity sampled from the private
-        corpus, so sigma(D) != sigma(D')): the audit must then run each side as the mechanism would.
-    n_trials : int
-        Releases per dataset.
-    distinguisher : {"projection", "canary-words"} or object with ``score(releases) -> scores``
-    canary_words, canary_weights : array, optional
-        Vocabulary indices (and weights) for the canary-word distinguisher.
-    epsilon, delta : float
-        The claim being audited (``epsilon`` may be None: just measure).
-    confidence : float
-        See :func:`topicdp.audit.epsilon_lower_bound`.
-    selection : {"held-out", "same-sample"}
-        Threshold selection (see :func:`topicdp.audit.epsilon_lower_bound`): only ``"held-out"`` (the default)
-        carries the confidence statement.
-    random_state : None, int or SeedSequence
-        Seeds the noise of both sides (independent streams) and the held-out split; the entropy is stored
-        in ``details["seed_entropy"]``.
-    batch_size : int, optional
-        Releases per batch (default: ~32 MB of float64).
-    mechanism, canary : str, optional
-        Labels for the result.
+    ``noise`` is a Gaussian sigma or ``noise(W, rng, n) -> (n, *W.shape)`` (:mod:`topicdp.audit.noise`), or a pair
+    ``(noise_out, noise_in)`` running each side as the mechanism would when its noise scale is computed from the data.
+    ``distinguisher`` is ``"projection"``, ``"canary-words"`` (with ``canary_words``, ``canary_weights``) or an object
+    with ``score``; ``epsilon``, ``delta`` the claim (``epsilon`` None: measure only); ``confidence`` and
+    ``selection`` as :func:`topicdp.audit.epsilon_lower_bound`; ``random_state`` seeds both sides and the split (its
+    entropy is recorded in ``details``); ``batch_size`` defaults to ~32 MB of releases.
     """
     n_trials, epsilon, delta = _check_common(n_trials, epsilon, delta)
     W_out = np.asarray(W_out, dtype=np.float64)
@@ -193,9 +138,8 @@ def audit_output_perturbation(
     if len(pair) != 2:
         raise ValueError(f"noise must be one noise or a (noise_out, noise_in) pair, got {len(pair)} items")
     noise_out, noise_in = as_noise(pair[0]), as_noise(pair[1])
-    dist = make_distinguisher(
-        distinguisher, W_out=W_out, W_in=W_in, canary_words=canary_words, canary_weights=canary_weights
-    )
+    dist = make_distinguisher(distinguisher, W_out=W_out, W_in=W_in, canary_words=canary_words,
+                              canary_weights=canary_weights)
     if batch_size is None:
         batch_size = max(1, min(n_trials, _BATCH_ELEMENTS // max(1, W_out.size)))
     batch_size = check_int(batch_size, "batch_size", low=1)
@@ -203,19 +147,19 @@ def audit_output_perturbation(
     s_out, s_in, s_split = ss.spawn(3)
     scores_out = _noise_scores(W_out, noise_out, dist, np.random.default_rng(s_out), n_trials, batch_size)
     scores_in = _noise_scores(W_in, noise_in, dist, np.random.default_rng(s_in), n_trials, batch_size)
-    split_rng = np.random.default_rng(s_split)
-    bound = epsilon_bound(scores_out, scores_in, delta, confidence, selection=selection, random_state=split_rng)
     info.update(details or {})
     info["distance"] = float(np.linalg.norm(W_in - W_out))
-    return AuditResult(
-        bound,
-        epsilon=epsilon,
-        n_trials=n_trials,
-        distinguisher=getattr(dist, "name", type(dist).__name__),
-        mechanism=mechanism or str(getattr(noise_out, "name", "output-perturbation")),
-        canary=canary,
-        details=info,
-    )
+    return _result((scores_out, scores_in), s_split, dist, info, epsilon, delta, confidence, selection, n_trials,
+                   mechanism or str(getattr(noise_out, "name", "output-perturbation")), canary)
+
+
+def _result(scores, s_split, dist, info: dict, epsilon, delta: float, confidence: float, selection: str,
+            n_trials: int, mechanism: str, canary) -> AuditResult:
+    """The bound from the two sides' scores (held-out split seeded by ``s_split``), as an :class:`AuditResult`."""
+    bound = epsilon_bound(scores[0], scores[1], delta, confidence, selection=selection,
+                          random_state=np.random.default_rng(s_split))
+    return AuditResult(bound, epsilon=epsilon, n_trials=n_trials, distinguisher=getattr(dist, "name", type(dist).__name__),
+                       mechanism=mechanism, canary=canary, details=info)
 
 
 def _pipeline_scores(release, dataset, seeds, distinguisher) -> np.ndarray:
@@ -231,52 +175,25 @@ def _chunks(items: list, n_chunks: int) -> list:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
-def audit_pipeline(
-    release: Callable[[Any, np.random.Generator], np.ndarray],
-    D_out,
-    D_in,
-    *,
-    distinguisher,
-    n_trials: int = 1000,
-    canary_words=None,
-    canary_weights=None,
-    reference: tuple | None = None,
-    epsilon: float | None = None,
-    delta: float = 1e-5,
-    confidence: float = 0.95,
-    selection: str = "held-out",
-    random_state=None,
-    n_jobs: int = 1,
-    mechanism: str = "pipeline",
-    canary: str | None = None,
-    details: dict | None = None,
-) -> AuditResult:
-    """Audit a mechanism that must rerun end to end: ``release(dataset, rng) -> released matrix``.
+def audit_pipeline(release: Callable[[Any, np.random.Generator], np.ndarray], D_out, D_in, *, distinguisher,
+                   n_trials: int = 1000, canary_words=None, canary_weights=None, reference: tuple | None = None,
+                   epsilon: float | None = None, delta: float = 1e-5, confidence: float = 0.95,
+                   selection: str = "held-out", random_state=None, n_jobs: int = 1, mechanism: str = "pipeline",
+                   canary: str | None = None, details: dict | None = None) -> AuditResult:
+    """Audit a mechanism that reruns end to end: ``release(dataset, rng) -> released matrix``.
 
-    Each trial gets its own seed (spawned from ``random_state``), so the result does not depend on
-    ``n_jobs``. Trials run in chunks through :class:`joblib.Parallel` (``n_jobs=-1``: all cores; with the
-    loky backend ``release``, the datasets and the distinguisher must be picklable — module-level functions
-    or dataclasses, not lambdas).
-
-    Parameters
-    ----------
-    release : callable
-        The randomized mechanism under audit, on one dataset.
-    D_out, D_in : any
-        The neighbouring datasets (e.g. a :class:`~topicdp.audit.canaries.CanaryPair`'s D, D_prime, or
-        corpora built from them).
-    distinguisher : {"projection", "canary-words"} or object with ``score``
-        ``"projection"`` needs ``reference=(f(D), f(D'))``, the non-private outputs.
-    Other parameters as :func:`audit_output_perturbation`.
+    Each trial has its own seed spawned from ``random_state``, so the result does not depend on ``n_jobs``;
+    trials run in chunks through :class:`joblib.Parallel` (with loky, ``release``, the datasets and the
+    distinguisher must be picklable). ``"projection"`` needs ``reference=(f(D), f(D'))``. Other parameters as
+    :func:`audit_output_perturbation`.
     """
     from joblib import Parallel, delayed
 
     n_trials, epsilon, delta = _check_common(n_trials, epsilon, delta)
     n_jobs = check_int(n_jobs, "n_jobs", low=-1)
     W_out, W_in = (None, None) if reference is None else reference
-    dist = make_distinguisher(
-        distinguisher, W_out=W_out, W_in=W_in, canary_words=canary_words, canary_weights=canary_weights
-    )
+    dist = make_distinguisher(distinguisher, W_out=W_out, W_in=W_in, canary_words=canary_words,
+                              canary_weights=canary_weights)
     ss, info = _seeds(random_state)
     s_out, s_in, s_split = ss.spawn(3)
     n_chunks = 1 if n_jobs == 1 else 4 * (n_jobs if n_jobs > 0 else 8)
@@ -285,28 +202,16 @@ def audit_pipeline(
         chunks = _chunks(s.spawn(n_trials), n_chunks)
         parts = Parallel(n_jobs=n_jobs)(delayed(_pipeline_scores)(release, data, c, dist) for c in chunks)
         scores[side] = np.concatenate(parts)
-    split_rng = np.random.default_rng(s_split)
-    bound = epsilon_bound(scores["out"], scores["in"], delta, confidence, selection=selection, random_state=split_rng)
     info.update(details or {})
-    return AuditResult(
-        bound,
-        epsilon=epsilon,
-        n_trials=n_trials,
-        distinguisher=getattr(dist, "name", type(dist).__name__),
-        mechanism=mechanism,
-        canary=canary,
-        details=info,
-    )
+    return _result((scores["out"], scores["in"]), s_split, dist, info, epsilon, delta, confidence, selection, n_trials,
+                   mechanism, canary)
 
 
 @dataclass
 class AuditSetup:
-    """What to audit: the claim, the neighbours and the mechanism (built by :mod:`topicdp.audit.setups`).
-
-    Give either ``W_out``, ``W_in`` and ``noise`` (output perturbation: only the noise is re-drawn; ``noise``
-    may be a ``(noise_out, noise_in)`` pair when the noise scale depends on the data) or
-    ``release``, ``D_out`` and ``D_in`` (the pipeline reruns per trial; ``reference=(f(D), f(D'))`` enables
-    the projection distinguisher).
+    """What to audit (built by :mod:`topicdp.audit.setups`): the claim and either ``W_out``, ``W_in`` and ``noise``
+    (output perturbation; ``noise`` may be a per-side pair) or ``release``, ``D_out``, ``D_in`` (rerun per trial;
+    ``reference=(f(D), f(D'))`` for the projection distinguisher).
     """
 
     mechanism: str
@@ -325,24 +230,8 @@ class AuditSetup:
 
 @dataclass(frozen=True)
 class AuditOptions:
-    """How to audit a setup; the defaults here are the only statement of them (the CLI reads them).
-
-    Parameters
-    ----------
-    n_trials : int, default 20000
-        Releases per dataset (``--trials``).
-    distinguisher : {"projection", "canary-words"}, default "projection"
-    confidence : float, default 0.95
-        Clopper-Pearson confidence, in (0, 1).
-    selection : {"held-out", "same-sample"}, default "held-out"
-        Threshold selection; only ``"held-out"`` carries the confidence statement
-        (:func:`topicdp.audit.epsilon_lower_bound`).
-    seed : int or None, default None
-        Seed of the audited releases' noise (None: from the operating system; the entropy is recorded in the
-        result).
-    n_jobs : int, default 1
-        Parallel trials of pipeline mechanisms (joblib; -1 = all cores).
-    """
+    """How to audit a setup; the defaults here are their only statement (the CLI reads them). ``seed`` None draws
+    the noise from the operating system (its entropy is recorded); ``n_jobs`` parallelises pipeline trials."""
 
     n_trials: int = field(default=20_000, metadata={"flags": ("--trials",), "help": "releases per dataset"})
     distinguisher: str = field(default="projection", metadata={"choices": DISTINGUISHERS, "help": "test statistic"})
@@ -383,9 +272,8 @@ def run_audit(setup: AuditSetup, options: AuditOptions | None = None) -> AuditRe
         details={**setup.details, **({} if canary is None else {"canary_info": canary.to_dict()})},
     )
     if setup.release is not None:
-        return audit_pipeline(
-            setup.release, setup.D_out, setup.D_in, reference=setup.reference, n_jobs=options.n_jobs, **common
-        )
+        return audit_pipeline(setup.release, setup.D_out, setup.D_in, reference=setup.reference,
+                              n_jobs=options.n_jobs, **common)
     if setup.W_out is None or setup.W_in is None or setup.noise is None:
         raise ValueError("an AuditSetup needs W_out, W_in and noise, or release, D_out and D_in")
     return audit_output_perturbation(setup.W_out, setup.W_in, setup.noise, **common)

@@ -1,65 +1,18 @@
 """Audit setups: what to audit, as a library. ``factory(options: SetupOptions) -> AuditSetup``.
 
-:data:`SETUPS` maps names to factories (:func:`register_setup` adds more); :class:`SetupOptions` holds every
-option a factory reads, with its default stated once (the ``topicdp audit`` command builds its flags from
-these fields); :func:`topicdp.audit.run_audit` runs the returned :class:`~topicdp.audit.AuditSetup`. Each
-factory builds a corpus, a canary pair (D, D') on it, the mechanism as the library runs it, and the claim
-that mechanism makes:
-
-``synthetic-gaussian``
-    Self-contained: Gaussian (or discrete Gaussian) output perturbation of a statistic with a proven
-    sensitivity (:class:`~topicdp.audit.synthetic.BoundedContributionSum`) on a synthetic corpus.
-
-``topicdp-global``
-    :class:`~topicdp.TopicDP` with ``sensitivity="global"``: Gaussian output perturbation of the topic-word
-    matrix of a (deterministic) topic model with the provable L2 sensitivity sqrt(2K) of row-stochastic
-    K x V matrices. The claim is (epsilon, delta)-DP for *any* two datasets, so every canary is covered.
-    f(D), f(D') are fitted once; only the noise is re-drawn.
-``topicdp-sampled``
-    :class:`~topicdp.TopicDP` with ``sensitivity="sampled"`` (TopicDP Alg. 1-2). The noise scale is itself a
-    function of the data: with the default P (``distribution="private"``, TopicDP's choice: resample the
-    private corpus' own users) sigma(D) is sampled on D and sigma(D') on D', and the audit runs each side
-    as the library would — a ``(noise_out, noise_in)`` pair. With ``distribution="public"``, P resamples a
-    disjoint public reference corpus (other users of the same source), so sigma does not depend on the
-    private data and both sides share it (P, N, the vocabulary and the sampler seed are the same); only the
-    question "does Delta_s cover this canary?" is then left. The claim is (epsilon, delta, gamma)-random DP
-    with respect to P — *not* DP — which is why an outlier canary may be flagged (see ``docs/auditing.md``).
-    h = 2 x 49 fits per side at the default gamma = 0.22 (TopicDP Thm. 1); ``n_pairs`` below h is the
-    insecure testing mode (the report then says "no guarantee"; the audit still tests the stated epsilon).
-``spectral-1``
-    :class:`~topicdp.spectral.DPSpectralMoments` at configuration 1 (noise on M2 and M3), rerun end to end per
-    trial (:func:`~topicdp.audit.audit_pipeline`). Its guarantee is document level (replace one document,
-    N public), so its canaries are document-level: the records of the canary builders are documents (a
-    typical document, one document of fresh words, one very long document). Releases are put in
-    canonical topic order (a post-processing); the projection distinguisher's f is the non-private
-    :class:`~topicdp.spectral.SpectralLDA`. A trial whose fatal precondition fails releases a uniform matrix
-    (a failure is an observable output too). Pipelines cost ~0.1-0.5 s a trial: use ``n_trials`` in the
-    hundreds.
-
-What is scored. For output perturbation the audit scores the *noisy* matrix (``PrivateRelease.noisy``,
-which the release exposes); the clipped and renormalised ``topic_word`` is a post-processing of it and
-cannot be less private.
-
-Options are named by their :class:`SetupOptions` field (the CLI flag is the same with dashes).
-
-Corpora (``corpus``): ``embedded`` (gensim's Lee corpus, one document per user; ``n_users`` documents
-drawn with ``corpus_seed``, vocabulary from the whole Lee corpus, which is public) or a JSON Lines path
-such as ``../shared/data/enron_sent/enron_sent.jsonl.gz`` (``n_users`` users drawn with ``corpus_seed``
-among those with at least ``max_docs_per_user`` documents; each user bounded to ``max_docs_per_user``
-random documents and ``max_tokens_per_doc`` tokens; vocabulary = the ``max_features`` most frequent
-words of the subset with min_df=3, max_df=0.5, treated as public as everywhere in topicdp). The public
-reference of ``distribution="public"`` is ``n_users`` *other* users (other Lee documents), with the same
-vocabulary and bounds.
-
-Canaries (``canary``). ``typical``: a user of the corpus in the inter-quartile range of token counts.
-``outlier``: a user who saturates the contribution bounds (``max_docs_per_user`` documents of
-``max_tokens_per_doc`` tokens) with 10 fresh words no one else uses. ``long-document``: one document of
-10 x the longest document's length over 20 existing words; it is added after the corpus was bounded (the
-claims audited here do not rely on ``max_tokens_per_doc``: sqrt(2K) holds for any pair, the spectral
-sensitivities are length-normalised; re-bounding would only shrink the canary).
-
-Neighbours. ``replace-one`` by default (TopicDP's sampler draws replace-one pairs, and DPSpectralMoments with N public
-is replace-one); ``neighbours="add-remove"`` is accepted for ``topicdp-global`` only.
+:data:`SETUPS` maps names to factories (:func:`register_setup` adds more); :class:`SetupOptions` states every
+option once (``topicdp audit`` builds its flags from it). Each factory builds a corpus, a canary pair (D, D'),
+the mechanism as the library runs it and its claim: ``synthetic-gaussian`` (noise on a statistic of proven
+sensitivity), ``topicdp-global`` (sensitivity sqrt(2K): DP for every pair; only the noise is redrawn),
+``topicdp-sampled`` (random DP with respect to P, not DP; with ``distribution="private"``, TopicDP's P, sigma(D)
+and sigma(D') are each sampled on their own side; ``"public"`` resamples a disjoint reference and shares sigma;
+``n_pairs`` below Thm. 1's h is the insecure testing mode) and ``spectral-1`` (configuration 1 at document level,
+rerun per trial in canonical topic order; a failed fatal precondition releases the uniform matrix, an
+observable output too). The noisy matrix is scored (its clipped rows are a post-processing). Corpora:
+``embedded`` (gensim's Lee corpus, public vocabulary) or a JSON Lines path (users with at least
+``max_docs_per_user`` documents, bounded; the subset's frequent words treated as public); canaries ``typical``,
+``outlier`` (saturates the bounds with fresh words) and ``long-document`` (added after bounding: no audited claim
+relies on the token bound).
 """
 
 from __future__ import annotations
@@ -75,11 +28,10 @@ import scipy.sparse as sp
 
 from .._names import UNITS
 from .._validation import check_int, check_option, check_real
-from .canaries import CANARIES, NEIGHBOURS, CanaryPair, CorpusData, make_canary
-from .gaussian import analytic_sigma, gaussian_epsilon
-from .noise import DiscreteGaussianNoise, GaussianNoise
+from .canaries import (CANARIES, NEIGHBOURS, BoundedContributionSum, CanaryPair, CorpusData, make_canary,
+                       synthetic_corpus)
+from .noise import DiscreteGaussianNoise, GaussianNoise, analytic_sigma, gaussian_epsilon
 from .runner import AuditSetup
-from .synthetic import BoundedContributionSum, synthetic_corpus
 
 DISTRIBUTIONS = ("private", "public")
 NOISES = ("gaussian", "discrete-gaussian")
@@ -94,11 +46,8 @@ def _opt(default, help: str, **metadata):
 
 @dataclass(frozen=True)
 class SetupOptions:
-    """Every option of the audit setups, validated on construction; a factory reads the fields it needs.
-
-    The defaults below are the only place they are stated: ``topicdp audit`` builds its flags (and their
-    ``--help``) from these fields. Build variants with :func:`dataclasses.replace`.
-    """
+    """Every option of the audit setups, validated on construction; the defaults are stated only here (variants:
+    :func:`dataclasses.replace`)."""
 
     epsilon: float = _opt(1.0, "claimed epsilon")
     delta: float = _opt(1e-5, "claimed delta")
@@ -117,7 +66,7 @@ class SetupOptions:
     canary_seed: int = _opt(1, "seed of the canary draw", group=_TOPIC_MODELS)
     model: str = _opt("gensim-lda", "topic model of the TopicDP setups", group=_TOPIC_MODELS)
     n_topics: int = _opt(5, "number of topics K", group=_TOPIC_MODELS, flags=("--topics",),
-                         hidden_flags=("--n-topics",))  # --topics in every topicdp command; the old spelling stays
+                         hidden_flags=("--n-topics",))
     model_seed: int = _opt(0, "seed of the topic model", group=_TOPIC_MODELS)
     gamma: float = _opt(0.22, "random-DP gamma of topicdp-sampled (0.22: h=49)", group=_TOPIC_MODELS)
     n_pairs: int | None = _opt(None, "override h of topicdp-sampled; below Thm. 1's h this is the insecure "
@@ -153,7 +102,7 @@ class SetupOptions:
 
 @dataclass(frozen=True)
 class CorpusChoice:
-    """Which corpus an audit runs on (see the module docstring); hashable, so loads are cached."""
+    """Which corpus an audit runs on (module docstring); hashable, so loads are cached."""
 
     source: str
     n_users: int
@@ -216,12 +165,6 @@ def load_corpus(choice: CorpusChoice, reference: bool = False):
     return _bound(Corpus.from_jsonl(path, users=public, vocabulary=list(corpus.vocabulary)), choice)
 
 
-def _as_corpus(data: CorpusData):
-    from ..corpus import Corpus
-
-    return Corpus.from_matrix(data.X, list(data.vocabulary), data.doc_users)
-
-
 def _with_vocabulary(corpus, vocabulary):
     """``corpus`` with zero columns appended so that its vocabulary is ``vocabulary`` (a prefix extension)."""
     from ..corpus import Corpus
@@ -254,7 +197,9 @@ def build_canary(kind: str, corpus, choice: CorpusChoice, *, unit: str = "user",
 
 
 def _pair_corpora(pair: CanaryPair):
-    return _as_corpus(pair.D), _as_corpus(pair.D_prime)
+    from ..corpus import Corpus
+
+    return pair.as_corpora(Corpus.from_matrix)
 
 
 def _neighbours(options: SetupOptions, allowed: tuple) -> str:
@@ -283,11 +228,8 @@ def _model(options: SetupOptions, n_words: int):
 
 
 def synthetic_setup(options: SetupOptions) -> AuditSetup:
-    """Gaussian (or discrete Gaussian) output perturbation of :class:`BoundedContributionSum`.
-
-    sigma is the analytic Gaussian sigma (Balle & Wang 2018, Thm. 8) for the proven sensitivity (1 for
-    add-remove, 2 for replace-one), multiplied by ``sigma_factor`` (< 1 under-noises on purpose).
-    """
+    """Gaussian (or discrete Gaussian) perturbation of :class:`BoundedContributionSum` at the analytic sigma
+    (Balle & Wang 2018, Thm. 8) for its proven sensitivity, times ``sigma_factor``."""
     corpus = synthetic_corpus(random_state=0)
     neighbours = _neighbours(options, NEIGHBOURS)
     pair = make_canary(options.canary, corpus, neighbours=neighbours, random_state=1)
@@ -298,14 +240,8 @@ def synthetic_setup(options: SetupOptions) -> AuditSetup:
     used = sigma * options.sigma_factor
     noise = DiscreteGaussianNoise(used, sensitivity) if options.noise == "discrete-gaussian" else GaussianNoise(used)
     return AuditSetup(
-        mechanism=f"synthetic {options.noise} output perturbation",
-        epsilon=options.epsilon,
-        delta=options.delta,
-        canary=pair,
-        W_out=W_out,
-        W_in=W_in,
-        noise=noise,
-        details={
+        mechanism=f"synthetic {options.noise} output perturbation", epsilon=options.epsilon, delta=options.delta,
+        canary=pair, W_out=W_out, W_in=W_in, noise=noise, details={
             "sigma_calibrated": sigma,
             "sigma_used": used,
             "sigma_factor": options.sigma_factor,
@@ -317,6 +253,15 @@ def synthetic_setup(options: SetupOptions) -> AuditSetup:
 
 
 # -- TopicDP ---------------------------------------------------------------------------------------
+
+
+def _topicdp_details(choice: CorpusChoice, model, report, distance: float, factor: float, s_out: float, s_in: float,
+                     **extra) -> dict:
+    """What a TopicDP setup records: the corpus, the model, the claim, the pair's distance, the noise of each side."""
+    return {"corpus": choice.describe(), "model": model.describe(), "guarantee": report.guarantee,
+            "sensitivity_claimed": report.sensitivity, "distance": distance, "sigma_factor": factor, "sigma_out": s_out,
+            "sigma_in": s_in, **extra,
+            "released_object": "PrivateRelease.noisy (before clipping/renormalisation, a post-processing)"}
 
 
 def topicdp_global_setup(options: SetupOptions) -> AuditSetup:
@@ -334,21 +279,10 @@ def topicdp_global_setup(options: SetupOptions) -> AuditSetup:
     assert rel.report.sigma is not None and rel.report.sensitivity is not None  # global Gaussian: both stated
     sigma = rel.report.sigma * factor
     distance = float(np.linalg.norm(W_in - W_out))
-    details = {
-        "corpus": choice.describe(),
-        "model": model.describe(),
-        "guarantee": rel.report.guarantee,
-        "sensitivity_claimed": rel.report.sensitivity,
-        "sensitivity_method": rel.report.sensitivity_method,
-        "distance": distance,
-        "covered": distance <= rel.report.sensitivity,
-        "sigma_calibrated": rel.report.sigma,
-        "sigma_factor": factor,
-        "sigma_out": sigma,
-        "sigma_in": sigma,
-        "true_epsilon_this_pair": gaussian_epsilon(distance / sigma, delta),
-        "released_object": "PrivateRelease.noisy (before clipping/renormalisation, a post-processing)",
-    }
+    details = _topicdp_details(choice, model, rel.report, distance, factor, sigma, sigma,
+                               sensitivity_method=rel.report.sensitivity_method,
+                               covered=distance <= rel.report.sensitivity, sigma_calibrated=rel.report.sigma,
+                               true_epsilon_this_pair=gaussian_epsilon(distance / sigma, delta))
     label = "TopicDP global sensitivity sqrt(2K)" + ("" if factor == 1.0 else f" x sigma {factor:g} (under-noised)")
     return AuditSetup(mechanism=f"{label} [{model.name}, K={model.n_topics}]", epsilon=eps, delta=delta,
                       canary=pair, W_out=W_out, W_in=W_in, noise=GaussianNoise(sigma), details=details)
@@ -391,32 +325,16 @@ def topicdp_sampled_setup(options: SetupOptions) -> AuditSetup:
     s_out, s_in = rep_out.sigma * factor, rep_in.sigma * factor
     distance = float(np.linalg.norm(W_in - W_out))
     sample = rep_out.details["sensitivity_sample"]
-    details = {
-        "corpus": choice.describe(),
-        "model": model.describe(),
-        "guarantee": rep_out.guarantee,
-        "gamma": gamma,
-        "h": sample["h"],
-        "k": sample["k"],
-        "h_required": h_needed,
-        "distribution": distribution,
-        "distribution_note": "P resamples the private corpus (TopicDP's choice): sigma depends on the data"
-        if distribution == "private" else "P resamples a disjoint public reference corpus: sigma is data independent",
-        "delta_s_out": rep_out.sensitivity,
-        "delta_s_in": rep_in.sensitivity,
-        "sensitivity_claimed": rep_out.sensitivity,
-        "distance": distance,
-        "covered": distance <= min(rep_out.sensitivity, rep_in.sensitivity),
-        "sigma_factor": factor,
-        "sigma_out": s_out,
-        "sigma_in": s_in,
-        "sigma_ratio": s_in / s_out,
-        "true_epsilon_this_pair": gaussian_epsilon(distance / s_out, delta) if s_in == s_out else None,
-        "true_epsilon_this_pair_at_sigma_out": gaussian_epsilon(distance / s_out, delta),
-        "sensitivity_sample_out": sample,
-        "sensitivity_sample_in": rep_in.details["sensitivity_sample"],
-        "released_object": "PrivateRelease.noisy (before clipping/renormalisation, a post-processing)",
-    }
+    details = _topicdp_details(
+        choice, model, rep_out, distance, factor, s_out, s_in, gamma=gamma, h=sample["h"], k=sample["k"],
+        h_required=h_needed, distribution=distribution, distribution_note=(
+            "P resamples the private corpus (TopicDP's choice): sigma depends on the data" if distribution == "private"
+            else "P resamples a disjoint public reference corpus: sigma is data independent"),
+        delta_s_out=rep_out.sensitivity, delta_s_in=rep_in.sensitivity,
+        covered=distance <= min(rep_out.sensitivity, rep_in.sensitivity), sigma_ratio=s_in / s_out,
+        true_epsilon_this_pair=gaussian_epsilon(distance / s_out, delta) if s_in == s_out else None,
+        true_epsilon_this_pair_at_sigma_out=gaussian_epsilon(distance / s_out, delta),
+        sensitivity_sample_out=sample, sensitivity_sample_in=rep_in.details["sensitivity_sample"])
     noise = GaussianNoise(s_out) if s_in == s_out else (GaussianNoise(s_out), GaussianNoise(s_in))
     hs = f"h={sample['h']}" + (" INSECURE" if sample["h"] < h_needed else "")
     return AuditSetup(
@@ -430,11 +348,8 @@ def topicdp_sampled_setup(options: SetupOptions) -> AuditSetup:
 
 @dataclass
 class SpectralRelease:
-    """One run of :class:`~topicdp.spectral.DPSpectralMoments` on a canary dataset; picklable for joblib.
-
-    Returns ``topic_word_`` in canonical topic order (post-processing); a fatal precondition failure returns
-    the uniform matrix (the failure is part of the observable output).
-    """
+    """One run of :class:`~topicdp.spectral.DPSpectralMoments` on a canary dataset (picklable), in canonical topic order; a
+    fatal precondition failure returns the uniform matrix."""
 
     n_topics: int
     alpha0: float
@@ -506,12 +421,11 @@ def spectral1_setup(options: SetupOptions) -> AuditSetup:
 
 @dataclass
 class NoiseScaleDistinguisher:
-    """Score = mean squared residual ||M - f(D)||_F^2 / (K V): estimates the noise variance (needs f(D)).
+    """Score = mean squared residual ``||M - f(D)||_F^2 / (K V)``, an estimate of the noise variance.
 
-    Output perturbation whose sigma is computed from the private data (a sensitivity sampled on D) releases
-    sigma(D) along with the matrix: with K x V i.i.d. noise entries the variance is estimated to a relative
-    error of about sqrt(2/(K V)), so a few percent of difference between sigma(D) and sigma(D') separates
-    the two datasets. Not one of the CLI's named distinguishers; pass the object to the runners.
+    A sigma computed from the private data is released along with the matrix: with K x V i.i.d. entries the
+    variance is estimated to about ``sqrt(2/(K V))``, enough to separate sigma(D) from sigma(D'). Not a named CLI
+    distinguisher; pass it to the runners.
     """
 
     W_out: np.ndarray
@@ -541,17 +455,7 @@ def register_setup(name: str, factory: Callable[[SetupOptions], AuditSetup]) -> 
 
 
 __all__ = [
-    "SetupOptions",
-    "SETUPS",
-    "register_setup",
-    "CorpusChoice",
-    "load_corpus",
-    "build_canary",
-    "synthetic_setup",
-    "topicdp_global_setup",
-    "topicdp_sampled_setup",
-    "spectral1_setup",
-    "SpectralRelease",
-    "spectral_reference",
-    "NoiseScaleDistinguisher",
+    "SetupOptions", "SETUPS", "register_setup", "CorpusChoice", "load_corpus", "build_canary", "synthetic_setup",
+    "topicdp_global_setup", "topicdp_sampled_setup", "spectral1_setup", "SpectralRelease", "spectral_reference",
+    "NoiseScaleDistinguisher"
 ]

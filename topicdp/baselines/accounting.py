@@ -1,49 +1,21 @@
-"""Privacy accounting for DP stochastic variational inference (Park, Foulds, Chaudhuri & Welling 2016,
-*Private Topic Modeling*): the paper's recipe (Eqs. 3, 5, 6) and a correct accountant from dp-accounting.
+"""Privacy accounting for DP stochastic variational inference (Park, Foulds, Chaudhuri & Welling 2016, "Private
+Topic Modeling"): a correct accountant from dp-accounting, and the paper's recipe (Eqs. 3, 5, 6) side by side.
 
-Each of the T iterations releases the minibatch sum of expected sufficient statistics plus Gaussian
-noise of standard deviation ``z * Delta`` (z the noise multiplier, Delta the L2 sensitivity of the sum
-for the neighbour relation, :mod:`topicdp.baselines.sensitivity`). The iterates are adaptively composed
-(each E-step uses the previous noisy release only).
+Each of the T iterations releases the minibatch sum of sufficient statistics plus Gaussian noise ``z Delta``
+(:mod:`topicdp.baselines.sensitivity`), adaptively composed. Correct accounting follows the code's sampling:
+``"poisson"`` (add/remove one document) is ``PoissonSampledDpEvent(q, GaussianDpEvent(z))`` T times, by RDP
+(Mironov, Talwar & Zhang 2019) or PLD (Koskela et al. 2020; Doroshenko et al. 2022); ``"fixed"`` (batches of S
+without replacement, replace one document, D public) is ``SampledWithoutReplacementDpEvent`` by RDP (Wang, Balle
+& Kasiviswanathan 2019, Thm. 27); dp-accounting's PLD has no such event.
 
-Correct accounting (the default)
---------------------------------
-The sampling scheme and neighbour relation of the accountant are those of the code:
-
-* ``"poisson"``: every document joins a batch independently with probability q; neighbours differ by
-  adding or removing one document. Accounted as ``PoissonSampledDpEvent(q, GaussianDpEvent(z))``
-  composed T times under ``ADD_OR_REMOVE_ONE`` -- by RDP (Mironov, Talwar & Zhang 2019) or by privacy
-  loss distributions (PLD; Koskela et al. 2020, Doroshenko et al. 2022), both from dp-accounting.
-* ``"fixed"``: batches of exactly S documents drawn uniformly without replacement; neighbours replace one
-  document (the corpus size is public). Accounted as ``SampledWithoutReplacementDpEvent(D, S,
-  GaussianDpEvent(z))`` composed T times under ``REPLACE_ONE`` by RDP (Wang, Balle & Kasiviswanathan,
-  AISTATS 2019, Thm. 27). dp-accounting's PLD accountant has no such event, so ``"pld"`` needs Poisson.
-
-The paper's recipe (reported side by side, and selectable as a calibration for faithful comparison)
----------------------------------------------------------------------------------------------------
-Given the noise multiplier z, sampling ratio nu and T = J iterations:
-
-1. per iteration (Eq. 3, the classical Gaussian mechanism of Dwork & Roth Thm. A.1):
-   epsilon_iter = sqrt(2 ln(1.25 / delta_iter)) / z;
-2. amplification by subsampling (Eq. 6, Li, Qardaji & Su 2012, Thm. 1):
-   epsilon' = ln(1 + nu (e^epsilon_iter - 1)), delta' = nu delta_iter;
-3. zCDP composition (Eq. 5 with Bun & Steinke 2016 Prop. 1.3, 1.6, Lemma 1.7): the amplified step is
-   treated as a Gaussian mechanism with variance tau = 2 ln(1.25/delta') Delta^2 / epsilon'^2, hence
-   rho = J Delta^2 / (2 tau) = J epsilon'^2 / (4 ln(1.25/delta')), and
-   epsilon_tot = rho + 2 sqrt(rho ln(1/delta_tot)).
-
-Where the recipe is loose (we implement it as written and flag these in the report):
-
-* Step 3 has no theorem behind it: an (epsilon', delta')-DP mechanism is not rho-zCDP for any rho (the
-  subsampled Gaussian is not a Gaussian, and its delta' mass cannot be turned into zCDP); the recipe's
-  total delta is delta_tot alone, silently dropping the J delta' of the per-step guarantees.
-* Eq. 3 is proven only for epsilon_iter < 1 (Dwork & Roth Thm. A.1); at the paper's own settings
-  epsilon_iter is several units (amplification makes large per-step budgets look affordable).
-* Eq. 5 leaves delta' free. delta' = delta_tot would give delta_iter = delta_tot / nu > 1 at the paper's
-  own setting (S = 10, D = 400,000, delta_tot = 1e-4), so we take delta_iter = delta_tot (delta' =
-  nu delta_tot) unless ``delta_iter`` is given.
-* Eq. 4's sensitivity N/D is a replace-one claim whose proof drops the second document; see
-  :mod:`topicdp.baselines.sensitivity`.
+The paper's recipe, for z, rate nu and J iterations: (1) Eq. 3, ``epsilon_iter = sqrt(2 ln(1.25/delta_iter)) /
+z`` (Dwork & Roth Thm. A.1); (2) Eq. 6, ``epsilon' = ln(1 + nu (e^epsilon_iter - 1))``, ``delta' = nu delta_iter``
+(Li, Qardaji & Su 2012, Thm. 1); (3) Eq. 5, the step treated as a Gaussian of variance ``tau = 2 ln(1.25/delta')
+Delta^2 / epsilon'^2``, so ``rho = J epsilon'^2 / (4 ln(1.25/delta'))`` and ``epsilon_tot = rho + 2 sqrt(rho
+ln(1/delta_tot))`` (Bun & Steinke 2016). Implemented as written and flagged: step 3 has no theorem (an
+(epsilon', delta')-DP step is not rho-zCDP, and the J delta' are dropped); Eq. 3 is proven only for
+epsilon_iter < 1; Eq. 5 leaves delta' free (delta_iter = delta_tot here unless given, since delta' = delta_tot
+would exceed 1 at the paper's setting); Eq. 4's sensitivity drops the second document of a replace-one pair.
 """
 
 from __future__ import annotations
@@ -67,20 +39,8 @@ _NeighborRel = dp_accounting.NeighboringRelation
 
 @dataclass(frozen=True)
 class SamplingScheme:
-    """How minibatches are drawn, and hence which neighbour relation the accounting uses.
-
-    Attributes
-    ----------
-    kind : {"poisson", "fixed"}
-    n_docs : int
-        D, the corpus size.
-    n_iterations : int
-        T, the number of noisy releases.
-    sampling_rate : float
-        q (Poisson) or S / D (fixed); the nu of the paper's Eq. 6.
-    batch_size : int or None
-        S for fixed-size batches.
-    """
+    """How minibatches are drawn (``kind``), hence the neighbour relation: D documents, T iterations, the rate
+    (q, or S / D: the paper's nu) and S for fixed-size batches."""
 
     kind: str
     n_docs: int
@@ -144,13 +104,8 @@ def _default_delta_iter(delta: float, delta_iter: float | None) -> float:
 
 def paper_epsilon(noise_multiplier: float, sampling_rate: float, n_iterations: int, delta: float,
                   delta_iter: float | None = None) -> dict:
-    """The paper's total epsilon for noise multiplier z (Eqs. 3, 6, 5 in that order; module docstring).
-
-    Returns
-    -------
-    dict
-        ``epsilon`` (epsilon_tot), ``delta`` (delta_tot), and the intermediate ``epsilon_iter``,
-        ``delta_iter``, ``epsilon_prime``, ``delta_prime``, ``rho``.
+    """The paper's total epsilon for noise multiplier z (Eqs. 3, 6, 5; module docstring), with the intermediate
+    ``epsilon_iter``, ``delta_iter``, ``epsilon_prime``, ``delta_prime`` and ``rho``.
     """
     z = check_real(noise_multiplier, "noise_multiplier", low=0.0)
     nu = check_real(sampling_rate, "sampling_rate", low=0.0, high=1.0, high_open=False)
@@ -166,11 +121,11 @@ def paper_epsilon(noise_multiplier: float, sampling_rate: float, n_iterations: i
 
 def paper_noise_multiplier(epsilon: float, delta: float, sampling_rate: float, n_iterations: int,
                            delta_iter: float | None = None) -> float:
-    """Invert the recipe: the z that the paper's Algorithm 1 uses for a total (epsilon, delta).
+    """Invert the recipe: the z of the paper's Algorithm 1 for a total (epsilon, delta).
 
-    rho solves rho + 2 sqrt(rho ln(1/delta)) = epsilon, i.e. sqrt(rho) = sqrt(ln(1/delta) + epsilon) -
-    sqrt(ln(1/delta)); then epsilon' = sqrt(4 rho ln(1.25/delta') / J) (Eq. 5), epsilon_iter =
-    ln(1 + (e^epsilon' - 1) / nu) (Eq. 6) and z = sqrt(2 ln(1.25/delta_iter)) / epsilon_iter (Eq. 3).
+    ``sqrt(rho) = sqrt(ln(1/delta) + epsilon) - sqrt(ln(1/delta))``, then ``epsilon' = sqrt(4 rho ln(1.25/delta') /
+    J)`` (Eq. 5), ``epsilon_iter = ln(1 + (e^epsilon' - 1) / nu)`` (Eq. 6), ``z = sqrt(2 ln(1.25/delta_iter)) /
+    epsilon_iter`` (Eq. 3).
     """
     eps = check_epsilon(epsilon)
     delta = check_delta(delta)
@@ -189,13 +144,11 @@ PAPER_COMPOSITIONS = ("zcdp", "advanced", "linear")
 
 def paper_baseline_epsilon(noise_multiplier: float, sampling_rate: float, n_iterations: int, delta: float,
                            composition: str) -> float:
-    """Total epsilon of the paper's baselines for noise multiplier z (Park et al. 2016, Sec. 4), at total ``delta``.
+    """Total epsilon of the paper's baselines (Park et al. 2016, Sec. 4) for noise multiplier z at total ``delta``.
 
-    Eq. 3 gives each step's (epsilon_iter, delta_iter), Eq. 6 amplifies it to (epsilon', delta' = nu delta_iter),
-    and the J steps compose ``"linear"`` (Dwork & Roth 2014, Thm. 3.16: (J epsilon', J delta')) or ``"advanced"``
-    (Thm. 3.20: (J epsilon' (e^epsilon' - 1) + sqrt(2 J ln(1/delta'')) epsilon', delta'' + J delta')). The paper
-    leaves the split of delta open; here delta'' = J delta' = delta / 2 (advanced) and J delta' = delta (linear),
-    which fixes delta_iter = delta / (2 J nu) or delta / (J nu). ``"zcdp"`` is :func:`paper_epsilon`.
+    Eqs. 3 and 6 per step, then ``"linear"`` (Dwork & Roth 2014, Thm. 3.16) or ``"advanced"`` composition (Thm. 3.20:
+    ``J epsilon' (e^epsilon' - 1) + sqrt(2 J ln(1/delta'')) epsilon'``). The split of delta, left open by the paper:
+    ``delta'' = J delta' = delta / 2`` (advanced), ``J delta' = delta`` (linear). ``"zcdp"`` is :func:`paper_epsilon`.
     """
     check_option(composition, "composition", PAPER_COMPOSITIONS)
     if composition == "zcdp":
@@ -210,9 +163,8 @@ def paper_baseline_epsilon(noise_multiplier: float, sampling_rate: float, n_iter
 
 def paper_baseline_noise_multiplier(epsilon: float, delta: float, sampling_rate: float, n_iterations: int,
                                     composition: str) -> float:
-    """The z of :func:`paper_baseline_epsilon` for a total (epsilon, delta): its inverse (closed form for
-    ``"linear"`` and ``"zcdp"``; for ``"advanced"`` the smallest z whose evaluated
-    :func:`paper_baseline_epsilon` is ``<= epsilon``, by :func:`topicdp.rdp.smallest_meeting`)."""
+    """The inverse of :func:`paper_baseline_epsilon`: closed form for ``"linear"`` and ``"zcdp"``, the one search
+    (:func:`topicdp.rdp.smallest_meeting`) for ``"advanced"``."""
     check_option(composition, "composition", PAPER_COMPOSITIONS)
     eps, delta = check_epsilon(epsilon), check_delta(delta)
     nu = check_real(sampling_rate, "sampling_rate", low=0.0, high=1.0, high_open=False)
@@ -224,17 +176,14 @@ def paper_baseline_noise_multiplier(epsilon: float, delta: float, sampling_rate:
     z_linear = math.sqrt(2.0 * math.log(1.25 / delta_iter)) / math.log1p(math.expm1(eps / n_iterations) / nu)
     if composition == "linear":
         return z_linear
-    # advanced: the bound is decreasing in z (Eq. 3's epsilon_iter falls, Eq. 6 and Thm. 3.20 are increasing),
-    # so z is the package's one search, started from the linear z; the evaluated total meets epsilon
-    # (the cost is paper_baseline_epsilon(z, nu, n_iterations, delta, "advanced") without its validation: the
-    # same floating-point operations, so the guarantee holds for that function as evaluated)
+    # advanced: decreasing in z; the cost is paper_baseline_epsilon's floating point without its validation
     scale = math.sqrt(2.0 * math.log(1.25 / delta_iter))
     return smallest_meeting(lambda z: _advanced(_amplified(scale / z, nu), n_iterations, delta / 2.0), eps,
                             guess=z_linear)
 
 
 def _amplified(eps_iter: float, nu: float) -> float:
-    """Eq. 6, ln(1 + nu (e^x - 1)) written as x + ln(nu + (1 - nu) e^-x) so that large x cannot overflow."""
+    """Eq. 6 as ``x + ln(nu + (1 - nu) e^-x)``, which cannot overflow."""
     return eps_iter + math.log(nu + (1.0 - nu) * math.exp(-eps_iter))
 
 
@@ -256,16 +205,9 @@ def calibrate_noise_multiplier(scheme: SamplingScheme, epsilon: float, delta: fl
                                *, delta_iter: float | None = None, rel_tol: float = 1e-3) -> float:
     """Smallest noise multiplier z (to ``rel_tol``) whose total epsilon is <= ``epsilon`` at ``delta``.
 
-    ``method="rdp"``/``"pld"``: :func:`topicdp.rdp.calibrate_event`, dp-accounting's calibration in shape
-    (a fresh accountant of the scheme's neighbour relation per evaluation, the scheme's event of z) run by
-    the package's one search (:func:`topicdp.rdp.smallest_meeting`: a multiplicative bracket, Brent's
-    method, upward rounding until the accountant's epsilon meets the target). The bracket starts at the
-    paper's closed-form z (cheap, and within a factor of a few: evaluating the accountant at tiny z is
-    slow; the accountants are tighter than the recipe, about 0.5x) and never evaluates z = 0.
-    ``accountant_epsilon(scheme, z, delta) <= epsilon`` holds for the returned z itself, as evaluated, and z
-    exceeds the smallest such value by at most about ``rel_tol / 10`` (relative resolution ``rel_tol / 20``;
-    see :func:`topicdp.rdp.smallest_meeting`). ``method="paper"``: the closed form
-    :func:`paper_noise_multiplier`.
+    ``"rdp"``/``"pld"``: :func:`topicdp.rdp.calibrate_event` (a fresh accountant of the scheme's relation per
+    evaluation) started from the paper's closed-form z; the accountant's epsilon meets the target for the returned z
+    as evaluated. ``"paper"``: :func:`paper_noise_multiplier`.
     """
     check_option(method, "method", ACCOUNTANTS)
     eps, delta = check_epsilon(epsilon), check_delta(delta)

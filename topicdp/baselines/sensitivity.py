@@ -1,33 +1,13 @@
-"""Sensitivity of LDA's minibatch expected sufficient statistics (Park et al. 2016, Eq. 4), and
-the document-length cap it relies on.
+"""Sensitivity of LDA's minibatch sufficient statistics (Park et al. 2016, Eq. 4), and the document-length cap.
 
-Derivation
-----------
-For document d with (capped) length L_d <= N, its expected sufficient statistics are the K x V matrix
-S_d[k, v] = sum_n phi_dnk w_dnv >= 0 with sum_{k,v} S_d = sum_n (sum_k phi_dnk)(sum_v w_dnv) = L_d
-(phi_dn is a distribution over topics, w_dn a one-hot word). In one SVI iteration phi_d depends only on
-document d and on the previous (already released, noisy) iterate, so a neighbouring corpus changes the
-minibatch *sum* only through the differing document's S_d:
-
-* add/remove one document: ||S_d||_2 <= ||S_d||_1 = L_d <= N;
-* replace one document by another: S_d, S_d' >= 0, so ||S_d - S_d'||_2^2 = ||S_d||^2 + ||S_d'||^2 -
-  2 <S_d, S_d'> <= ||S_d||_1^2 + ||S_d'||_1^2 <= 2 N^2, i.e. sqrt(2) N.
-
-Both are attained in the limit (a document of N copies of one word with phi concentrated on one topic;
-for replace-one, two such documents on different (topic, word) cells). Eq. 4 of the paper states N/D for
-the mean over D documents under "|D - D~| = 1", i.e. N for the sum; its chain of inequalities replaces
-max_{d,d'} ||S_d - S_d'|| by max_d ||S_d||_1, dropping the second document. That is right for add/remove
-and too small by sqrt(2) for replace-one, which is the relation of fixed-size batches; we use sqrt(2) N
-there.
-
-Document-length cap
--------------------
-The paper "limit[s] the maximum length of any document to N by randomly selecting N words in a document
-if the number of words in the document is longer than N". ``policy="subsample"`` does exactly that (N
-tokens uniformly without replacement, drawn once before training); ``policy="scale"`` instead multiplies
-the document's counts by N / L_d (deterministic fractional counts with the same word proportions). Either
-way every document has L1 mass <= N, which is all the bound needs. The number of capped documents is
-returned for the report; it is a statistic of the private data and is *not* privatised.
+Document d of capped length ``L_d <= N`` has statistics ``S_d[k, v] = sum_n phi_dnk w_dnv >= 0`` of total mass
+``L_d``, and in one SVI iteration phi_d depends only on document d and the previous released iterate, so a
+neighbour changes the minibatch sum only through S_d: add/remove, ``||S_d||_2 <= ||S_d||_1 <= N``; replace,
+``||S_d - S_d'||_2^2 <= ||S_d||_1^2 + ||S_d'||_1^2 <= 2 N^2`` (non-negative entries), i.e. ``sqrt(2) N``. Both are
+attained in the limit. Eq. 4's proof drops the second document: right for add/remove, too small by sqrt(2) for
+replace-one (fixed-size batches), where sqrt(2) N is used. The cap keeps every document's L1 mass at most N:
+``"subsample"`` keeps N tokens uniformly without replacement (the paper's), ``"scale"`` multiplies the counts by
+``N / L_d``. The number of capped documents is a private statistic, not privatised.
 """
 
 from __future__ import annotations
@@ -44,19 +24,7 @@ LENGTH_POLICIES = ("subsample", "scale")
 
 
 def sstats_sensitivity(doc_length_cap: int, neighbours: str) -> float:
-    """L2 sensitivity of the minibatch *sum* of expected sufficient statistics (module docstring).
-
-    Parameters
-    ----------
-    doc_length_cap : int
-        N, the maximum number of tokens per document after capping.
-    neighbours : {"add-remove", "replace-one"}
-
-    Returns
-    -------
-    float
-        N for add/remove, sqrt(2) N for replace-one.
-    """
+    """L2 sensitivity of the minibatch sum of sufficient statistics: N for add/remove, sqrt(2) N for replace-one."""
     n = check_int(doc_length_cap, "doc_length_cap", low=1)
     check_option(neighbours, "neighbours", NEIGHBOURS)
     return float(n) if neighbours == "add-remove" else math.sqrt(2.0) * n
@@ -69,21 +37,8 @@ def paper_sensitivity(doc_length_cap: int, n_docs: int) -> float:
 
 def cap_document_lengths(X, doc_length_cap: int, *, policy: str = "subsample",
                          random_state=None) -> tuple[sp.csr_matrix, int]:
-    """Limit every document to ``doc_length_cap`` tokens (module docstring).
-
-    Parameters
-    ----------
-    X : (n_docs, V) non-negative counts (integer counts for ``policy="subsample"``)
-    doc_length_cap : int
-    policy : {"subsample", "scale"}
-    random_state : None, int or Generator
-
-    Returns
-    -------
-    X_capped : csr_matrix (float64)
-    n_capped : int
-        Number of documents that were longer than the cap.
-    """
+    """Limit every document to ``doc_length_cap`` tokens (module docstring); returns the capped float64 counts and the
+    number of documents that were longer."""
     cap = check_int(doc_length_cap, "doc_length_cap", low=1)
     check_option(policy, "length_policy", LENGTH_POLICIES)
     X = sp.csr_matrix(X, dtype=np.float64, copy=True)
@@ -109,14 +64,7 @@ def cap_document_lengths(X, doc_length_cap: int, *, policy: str = "subsample",
 
 def _subsample_tokens(X: sp.csr_matrix, cap: int, rng: np.random.Generator) -> sp.csr_matrix:
     """Keep ``cap`` tokens of each row uniformly without replacement (random keys sorted per row)."""
-    counts = np.round(X.data).astype(np.int64)
-    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
-    tok_doc, tok_word = np.repeat(rows, counts), np.repeat(X.indices, counts)
-    order = np.lexsort((rng.random(tok_doc.size), tok_doc))
-    tok_doc, tok_word = tok_doc[order], tok_word[order]
-    lengths = np.bincount(tok_doc, minlength=X.shape[0])
-    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-    kept = (np.arange(tok_doc.size) - starts[tok_doc]) < cap
-    out = sp.csr_matrix((np.ones(int(kept.sum())), (tok_doc[kept], tok_word[kept])), shape=X.shape)
-    out.sum_duplicates()
-    return out
+    from ..inference.perplexity import shuffled_tokens, token_matrix
+
+    tok_doc, tok_word, rank = shuffled_tokens(X, np.round(X.data).astype(np.int64), rng)
+    return token_matrix(tok_doc, tok_word, rank < cap, X.shape)

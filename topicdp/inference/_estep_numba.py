@@ -1,18 +1,12 @@
-"""Compiled kernel of the per-document E-step (optional: needs numba, ``pip install "topicdp[fast]"``).
+"""Compiled kernel of the per-document E-step (optional: numba, the ``fast`` extra).
 
-The same iteration as the numpy engine of :func:`topicdp.inference.estep.document_gamma`, one document at
-a time in a compiled loop, so that no (nonzeros x K) temporary is ever built:
+The numpy engine's iteration, one document at a time with no (nonzeros x K) temporary (Blei, Ng & Jordan 2003
+Eqs. 6-8; Hoffman, Blei & Bach 2010, Alg. 2)::
 
-    E[log theta_dk] = psi(gamma_dk) - psi(sum_j gamma_dj)          (Blei, Ng & Jordan 2003, Eq. 8)
     gamma_dk <- alpha_k + exp(E[log theta_dk]) sum_v c_dv beta_kv / sum_j exp(E[log theta_dj]) beta_jv
 
-(Blei et al. 2003 Eqs. 6-7 with phi substituted into the gamma update; Hoffman, Blei & Bach 2010, Alg. 2,
-E step), until the mean absolute change of gamma_d is below ``tol`` or ``max_iter`` updates were made.
-Each document's loop reads only its own counts, the topics and its own gamma: the per-document stopping
-rule the sensitivity arguments need (:func:`topicdp.inference.batch_e_step`) holds by construction.
-
-This module imports numba at import time; :mod:`topicdp.inference.estep` imports it only when the
-``numba`` engine is used. The kernels are serial (no ``prange``): threads are the caller's choice.
+Each document's loop reads only its own counts, the topics and its own gamma, so the per-document stopping rule
+holds by construction. Serial kernels: threads are the caller's choice.
 """
 
 from __future__ import annotations
@@ -27,7 +21,7 @@ from numba import njit
 def digamma(x: float) -> float:
     """psi(x) for x > 0: the recurrence psi(x) = psi(x + 1) - 1/x up to x >= 6, then the asymptotic series
     log x - 1/(2x) - sum_n B_2n / (2n x^2n) to n = 7 (Abramowitz & Stegun 6.3.5 and 6.3.18); truncation
-    error below 1e-13 relative to scipy.special.digamma on (0, inf) (tests/test_estep_fast.py)."""
+    error below 1e-13 relative to scipy.special.digamma on (0, inf)."""
     r = 0.0
     while x < 6.0:
         r -= 1.0 / x
@@ -40,12 +34,8 @@ def digamma(x: float) -> float:
 
 @njit(cache=True, nogil=True, fastmath=True)
 def gamma_iterations(data, indices, indptr, beta_t, alpha, gamma, max_iter, tol, n_iter):  # pragma: no cover
-    """Iterate every document's gamma (rows of ``gamma``, updated in place) on its own; ``n_iter[d]`` is
-    the number of updates document d made (0 for a document without nonzeros, whose gamma is untouched).
-
-    Document d's topic columns beta_.v (v among its words) are first copied into a K x n_d block, so that
-    both sums of an update (the normalisers sum_k e_k beta_kv, then sum_v r_v beta_kv) run over contiguous
-    memory without a chain of dependent additions; about 1.7x the per-nonzero loop over beta_t's rows.
+    """Iterate every document's gamma (rows of ``gamma``, in place) on its own; ``n_iter[d]`` counts document d's
+    updates (0 without nonzeros). Its topic columns are first copied into a contiguous K x n_d block for both sums.
     """
     n_docs, k = gamma.shape
     exp_elog_theta = np.empty(k)

@@ -1,36 +1,16 @@
-"""Held-out per-word perplexity of a released topic-word matrix by document completion.
+"""Folding documents into fixed topics, and held-out per-word perplexity by document completion.
 
-The one perplexity estimator of the package: :func:`topicdp.metrics.heldout_perplexity` (the comparison
-tables), the estimators' ``score`` (:class:`topicdp.transform.FoldInMixin`) and
-:meth:`topicdp.baselines.DPStochasticVI.perplexity` all call :func:`heldout_perplexity`.
+Fold-in is the per-document iteration of LDA (Blei, Ng & Jordan 2003, "Latent Dirichlet Allocation", Eqs. 6-7) run
+by :func:`topicdp.inference.estep.document_gamma` with the released point estimate beta in place of
+exp(E[log beta]), as gensim's ``LdaModel.inference`` and scikit-learn's ``transform`` do with fitted topics.
 
-Estimator
----------
-The topics are fixed (a released K x V matrix, rows on the simplex); only the held-out documents'
-topic proportions are unknown. We use the *document completion* estimator (Wallach, Murray,
-Salakhutdinov & Mimno, "Evaluation methods for topic models", ICML 2009, Sec. 4; Rosen-Zvi et al. 2004):
-
-1. each held-out document's tokens are split at random into an observed part (``observed_fraction`` of
-   its tokens, rounded down, at least one) and an evaluation part (the rest); documents with fewer
-   than two tokens are left out;
-2. theta_d is inferred from the observed part alone by mean-field variational inference with the
-   topics held fixed (Blei, Ng & Jordan 2003, Eqs. 6-7 with E[log beta] replaced by log beta, since a
-   released matrix is a point estimate): phi_{dwk} ∝ exp(E_q[log theta_dk]) beta_kw and
-   gamma_d = alpha + sum_w c_dw phi_dw, iterated to convergence; theta_d = gamma_d / sum(gamma_d)
-   (:func:`topicdp.inference.infer_theta`);
-3. perplexity = exp( - sum_d sum_w c'_dw log(sum_k theta_dk beta_kw) / sum_d sum_w c'_dw ) over the
-   evaluation counts c' (the per-word perplexity of Blei, Ng & Jordan 2003, Sec. 7.1, on the evaluation
-   tokens, with p(w | d) = sum_k theta_dk beta_kw).
-
-Because the evaluated words were never used to fit theta_d, this measures prediction of unseen text
-(unlike the ELBO bound on the training batch). It is not the left-to-right estimator (Wallach et al.
-2009, Alg. 3), which is more faithful to the marginal likelihood but needs particles per token.
-Closed forms: uniform topics give perplexity V exactly; a single topic p gives
-exp(-sum c'_w log p_w / sum c'_w).
-
-Zero probabilities: rows are normalised and floored at ``min_prob`` (then renormalised) so that a word
-with zero probability under every topic costs -log(min_prob) instead of an infinite perplexity; the
-same floor must be used for every mechanism that is compared.
+Perplexity: the package's one estimator (Wallach, Murray, Salakhutdinov & Mimno, "Evaluation methods for topic
+models", ICML 2009, Sec. 4): each held-out document's tokens are split at random into an observed part and an
+evaluation part (documents under two tokens are left out); theta_d is inferred from the observed part with the
+topics fixed (:func:`topicdp.inference.infer_theta`); and ``perplexity = exp(-sum c'_dw log(sum_k theta_dk
+beta_kw) / sum c'_dw)`` over the evaluation counts (Blei, Ng & Jordan 2003, Sec. 7.1). Uniform topics give V
+exactly. Rows are floored at ``min_prob``, so a word of zero probability costs ``-log(min_prob)``; compare
+mechanisms at the same floor.
 """
 
 from __future__ import annotations
@@ -39,51 +19,93 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_count_matrix, check_int, check_random_state, check_real
-from .foldin import check_alpha, check_topic_word, fold_in_theta
+from .estep import document_gamma
+
+
+def check_topic_word(topic_word, min_prob: float = 1e-12) -> np.ndarray:
+    """Rows normalised to the simplex and floored at ``min_prob`` (so a word of zero probability everywhere has a
+    finite cost), renormalised; raises on negative, non-finite or empty rows."""
+    beta = np.array(topic_word, dtype=float)
+    if beta.ndim != 2 or not np.all(np.isfinite(beta)):
+        raise ValueError("topic_word must be a finite 2-D array (topics x words)")
+    if np.any(beta < 0):
+        raise ValueError(
+            "topic_word has negative entries; post-process a noisy release (clip at 0 and renormalise) "
+            "before computing perplexity"
+        )
+    sums = beta.sum(axis=1, keepdims=True)
+    if np.any(sums <= 0):
+        raise ValueError("every row of topic_word must have positive mass")
+    beta = np.maximum(beta / sums, min_prob)
+    return beta / beta.sum(axis=1, keepdims=True)
+
+
+def check_alpha(alpha, n_topics: int):
+    """``1/K`` for None, a positive float, or a positive finite (K,) array (an asymmetric Dirichlet)."""
+    if alpha is None:
+        return 1.0 / n_topics
+    if np.ndim(alpha) == 0:
+        return check_real(alpha, "alpha", low=0.0)
+    a = np.asarray(alpha, dtype=float)
+    if a.shape != (n_topics,) or not np.all(np.isfinite(a)) or np.any(a <= 0):
+        raise ValueError(f"alpha must be a positive float or a positive finite array of shape ({n_topics},), "
+                         f"got shape {a.shape}")
+    return a
+
+
+def infer_theta(topic_word, X, *, alpha=None, max_iter: int = 200, tol: float = 1e-6) -> np.ndarray:
+    """Posterior-mean topic proportions (n_docs, K) with fixed topics (Blei et al. 2003 Eqs. 6-7).
+
+    ``alpha`` defaults to 1/K (gensim's and scikit-learn's); a document stops when the mean absolute change of its
+    gamma is below ``tol``; an empty document gets the prior mean.
+    """
+    beta = check_topic_word(topic_word)
+    X = check_count_matrix(X, min_docs=0, n_words=beta.shape[1], expected_by="the topic-word matrix")
+    return fold_in_theta(beta, X, check_alpha(alpha, beta.shape[0]), check_int(max_iter, "max_iter", low=1), tol)
+
+
+def fold_in_theta(beta: np.ndarray, X: sp.csr_matrix, alpha, max_iter: int, tol: float,
+                  chunk: int = 4096) -> np.ndarray:
+    """:func:`infer_theta` on validated inputs: ``theta_d = gamma_d / sum_k gamma_dk``; documents are independent, so
+    chunks of rows bound memory without changing the result."""
+    beta_t = np.ascontiguousarray(beta.T)
+    gamma = np.vstack([document_gamma(X[s:s + chunk], beta, alpha, max_iter=max_iter, tol=tol, beta_t=beta_t)
+                       for s in range(0, X.shape[0], chunk)] or [np.empty((0, beta.shape[0]))])
+    return gamma / gamma.sum(axis=1, keepdims=True)
 
 
 def split_documents(X, observed_fraction: float = 0.5, random_state=None) -> tuple[sp.csr_matrix, sp.csr_matrix]:
-    """Split each document's tokens at random into observed and evaluation parts (document completion).
-
-    Parameters
-    ----------
-    X : sparse or dense (n_docs, V) counts
-    observed_fraction : float in (0, 1)
-        A document of length L contributes floor(observed_fraction L), clipped to [1, L - 1], observed
-        tokens, drawn uniformly without replacement; documents with L < 2 get empty rows in both parts.
-    random_state : None, int or Generator
-
-    Returns
-    -------
-    X_observed, X_evaluate : csr_matrix
-        ``X_observed + X_evaluate == X`` on documents with at least two tokens.
-    """
+    """Split each document's tokens uniformly at random into observed (``floor(observed_fraction L)``, clipped to
+    [1, L - 1]) and evaluation parts; documents with L < 2 get empty rows in both."""
     X = check_count_matrix(X, min_docs=0, integral=True, dtype=np.int64)  # document completion splits tokens
     f = check_real(observed_fraction, "observed_fraction", low=0.0, high=1.0)
     rng = check_random_state(random_state)
-    counts = X.data
-    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
-    lengths = np.bincount(rows, weights=counts, minlength=X.shape[0]).astype(np.int64)
+    lengths = np.bincount(np.repeat(np.arange(X.shape[0]), np.diff(X.indptr)), weights=X.data,
+                          minlength=X.shape[0]).astype(np.int64)
     n_obs = np.clip(np.floor(f * lengths).astype(np.int64), 1, np.maximum(lengths - 1, 1))
     n_obs[lengths < 2] = 0
-    # one entry per token; a random key sorts tokens uniformly inside each document
-    tok_doc = np.repeat(rows, counts)
-    tok_word = np.repeat(X.indices, counts)
-    order = np.lexsort((rng.random(tok_doc.size), tok_doc))
-    tok_doc, tok_word = tok_doc[order], tok_word[order]
-    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-    rank = np.arange(tok_doc.size) - starts[tok_doc]
+    tok_doc, tok_word, rank = shuffled_tokens(X, X.data, rng)
     observed = rank < n_obs[tok_doc]
     evaluate = ~observed & (lengths[tok_doc] >= 2)
-    shape = X.shape
+    return token_matrix(tok_doc, tok_word, observed, X.shape), token_matrix(tok_doc, tok_word, evaluate, X.shape)
 
-    def build(mask):
-        ones = np.ones(int(mask.sum()))
-        M = sp.csr_matrix((ones, (tok_doc[mask], tok_word[mask])), shape=shape)
-        M.sum_duplicates()
-        return M
 
-    return build(observed), build(evaluate)
+def shuffled_tokens(X: sp.csr_matrix, counts: np.ndarray, rng) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every token of ``X`` (``counts`` its integer data), each document's in uniformly random order (a random
+    key sorted per document): the document, the word and the rank within the document of each token."""
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    tok_doc, tok_word = np.repeat(rows, counts), np.repeat(X.indices, counts)
+    order = np.lexsort((rng.random(tok_doc.size), tok_doc))
+    tok_doc, tok_word = tok_doc[order], tok_word[order]
+    starts = np.concatenate([[0], np.cumsum(np.bincount(tok_doc, minlength=X.shape[0]))[:-1]])
+    return tok_doc, tok_word, np.arange(tok_doc.size) - starts[tok_doc]
+
+
+def token_matrix(tok_doc: np.ndarray, tok_word: np.ndarray, mask: np.ndarray, shape) -> sp.csr_matrix:
+    """The counts of the tokens selected by ``mask``."""
+    M = sp.csr_matrix((np.ones(int(mask.sum())), (tok_doc[mask], tok_word[mask])), shape=shape)
+    M.sum_duplicates()
+    return M
 
 
 def _row_dot(theta: np.ndarray, beta: np.ndarray, rows: np.ndarray, cols: np.ndarray, chunk: int = 200_000):
@@ -106,28 +128,10 @@ def heldout_perplexity(
     tol: float = 1e-6,
     random_state=None,
 ) -> float:
-    """Per-word perplexity of held-out documents by document completion (see module docstring).
+    """Per-word perplexity of held-out documents by document completion (module docstring).
 
-    Parameters
-    ----------
-    topic_word : (K, V) array-like
-        Released topics; non-negative rows (normalised here).
-    X_heldout : (n_docs, V) integer counts
-        Documents not used to fit the topics.
-    alpha : float, optional
-        Symmetric Dirichlet prior of the fold-in; default 1/K. Use the same value for every compared
-        mechanism.
-    observed_fraction : float, default=0.5
-        Share of each document's tokens used to infer theta; the rest are evaluated.
-    min_prob : float, default=1e-12
-        Floor on word probabilities.
-    max_iter, tol : fold-in stopping rule.
-    random_state : seeds the token split (use the same seed across mechanisms for paired comparisons).
-
-    Returns
-    -------
-    float
-        exp(-log-likelihood of the evaluation tokens / their number).
+    Use the same ``alpha`` (default 1/K), ``min_prob`` and ``random_state`` (the token split) for every compared
+    mechanism.
     """
     beta = check_topic_word(topic_word, check_real(min_prob, "min_prob", low=0.0, high=1.0))
     X = check_count_matrix(X_heldout, "X_heldout", min_docs=0, n_words=beta.shape[1],

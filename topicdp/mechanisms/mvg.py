@@ -1,48 +1,18 @@
-"""The Matrix-Variate Gaussian (MVG) mechanism (Chanyaswad, Dytso, Poor & Mittal, CCS 2018), TopicDP's
-second baseline (Wang et al. 2022, §4.2).
+"""The Matrix-Variate Gaussian (MVG) mechanism (Chanyaswad, Dytso, Poor & Mittal, "MVG mechanism: differential
+privacy under matrix-valued query", CCS 2018), TopicDP's second baseline (Wang et al. 2022, Sec. 4.2).
 
-Mechanism
----------
-MVG(f(X)) = f(X) + Z with Z ~ MVG_{m,n}(0, Sigma, Psi): vec(Z) ~ N(0, Psi ⊗ Sigma), i.e. Sigma (m x m) is
-the row-wise and Psi (n x n) the column-wise covariance; E[Z Z^T] = tr(Psi) Sigma, E[Z^T Z] = tr(Sigma) Psi.
-Sampled as Z = A N B^T with A A^T = Sigma, B B^T = Psi and N i.i.d. standard normal.
+``MVG(f(X)) = f(X) + Z``, ``vec(Z) ~ N(0, Psi ⊗ Sigma)`` (row covariance Sigma, m x m; column covariance Psi,
+n x n), sampled as ``A N B^T`` with ``A A^T = Sigma``, ``B B^T = Psi``. It is (epsilon, delta)-DP if (Theorem 3)
 
-Privacy condition (CCS 2018, Theorem 3)
----------------------------------------
-Let sigma(Sigma^-1) and sigma(Psi^-1) be the vectors of singular values of Sigma^-1 and Psi^-1. The MVG
-mechanism is (epsilon, delta)-DP if
+    ||sigma(Sigma^-1)||_2 ||sigma(Psi^-1)||_2 <= P = (-beta + sqrt(beta^2 + 8 alpha epsilon))^2 / (4 alpha^2),
+    alpha = (H_r + H_{r,1/2}) gamma^2 + 2 H_r gamma s_2,   beta = 2 (m n)^{1/4} H_r s_2 zeta(delta),
+    zeta(delta) = sqrt(2 sqrt(-m n ln delta) - 2 ln delta + m n),
 
-    ||sigma(Sigma^-1)||_2 ||sigma(Psi^-1)||_2 <= (-beta + sqrt(beta^2 + 8 alpha epsilon))^2 / (4 alpha^2),
-
-where r = min(m, n), H_r = sum_{i<=r} 1/i and H_{r,1/2} = sum_{i<=r} 1/sqrt(i) are generalised harmonic
-numbers, gamma = sup_X ||f(X)||_F, s_2(f) = sup ||f(X) - f(X')||_F the L2 (Frobenius) sensitivity, and
-
-    alpha = (H_r + H_{r,1/2}) gamma^2 + 2 H_r gamma s_2(f),
-    beta  = 2 (m n)^{1/4} H_r s_2(f) zeta(delta),
-    zeta(delta) = sqrt(2 sqrt(-m n ln delta) - 2 ln delta + m n).
-
-The right-hand side is the *precision budget* P; sqrt(P) is the positive root of alpha y^2 + beta y = 2 epsilon.
-zeta(delta) is the (1 - delta) quantile bound on ||N||_F of an m x n standard normal matrix from Laurent &
-Massart's chi-square tail, P(chi2_mn >= mn + 2 sqrt(mn t) + 2t) <= e^{-t} at t = ln(1/delta); the authors'
-reference code (``inspire-group/MVG-Mechansim``) has carried this both with and without the outer square
-root -- we take the square root, which is what the tail bound gives for a norm (the other form only adds
-noise). The condition is sufficient, not tight: for the i.i.d. case (Sigma = I, Psi = s^2 I) the mechanism
-is the plain Gaussian mechanism and its exact privacy profile (Balle & Wang 2018) shows how much noise
-the theorem wastes (``sigma_alternatives`` in the report).
-
-Square matrices
----------------
-TopicDP restricted its experiments to m = n "since ... MVG ... only works for square matrix outputs"
-(Wang et al. 2022, §4.1). Theorem 3 is stated for any m x n query (r = min(m, n) enters only through the harmonic
-numbers), so the restriction is lifted here: rectangular matrices are accepted. Pass ``m = n`` sub-matrices
-to reproduce the paper's grid.
-
-gamma for topic-word matrices
------------------------------
-gamma must bound ||f(X)||_F over *all* datasets (a data-dependent value would leak). For a topic-word
-matrix whose rows are non-negative and sum to at most 1 (the top-n keyword block of probabilistic topics),
-||f(X)||_F^2 = sum_i ||w_i||_2^2 <= sum_i ||w_i||_1^2 <= m, so gamma = sqrt(m) is the default; the release
-checks the matrix against that assumption and requires an explicit gamma otherwise (e.g. LSI).
+with ``r = min(m, n)``, generalised harmonic numbers ``H``, ``gamma = sup_X ||f(X)||_F`` and ``s_2`` the Frobenius
+sensitivity. ``zeta`` is the Laurent-Massart (1 - delta) bound on ``||N||_F``, the square-rooted form (the form
+for a norm; the authors' code has carried both). The condition is sufficient and loose. Theorem 3 holds for any
+m x n, so rectangular matrices are accepted (TopicDP used m = n). For rows non-negative summing to at most 1,
+``||f(X)||_F^2 <= sum ||w_i||_1^2 <= m``, so ``gamma = sqrt(m)`` is the default (checked; otherwise give gamma).
 """
 
 from __future__ import annotations
@@ -84,18 +54,8 @@ def mvg_zeta(m: int, n: int, delta: float) -> float:
 
 
 def mvg_constants(shape: tuple[int, int], epsilon: float, delta: float, sensitivity: float, gamma: float) -> MVGConstants:
-    """alpha, beta, zeta(delta) and the precision budget P of CCS 2018 Theorem 3 (module docstring).
-
-    Parameters
-    ----------
-    shape : (m, n)
-    epsilon : float > 0
-    delta : float in (0, 1)
-    sensitivity : float > 0
-        s_2(f), the Frobenius sensitivity.
-    gamma : float > 0
-        sup_X ||f(X)||_F.
-    """
+    """alpha, beta, zeta(delta) and the precision budget P of CCS 2018 Theorem 3 (module docstring), for the
+    Frobenius ``sensitivity`` s_2 and ``gamma = sup_X ||f(X)||_F``."""
     m, n = (int(v) for v in shape)
     if m < 1 or n < 1:
         raise ValueError(f"shape must be two positive integers, got {shape}")
@@ -133,26 +93,15 @@ def _check_spd(cov, name: str) -> np.ndarray:
     return cov
 
 
-def mvg_condition_holds(row_cov, col_cov, constants: MVGConstants) -> bool:
-    """Whether (Sigma, Psi) satisfy Theorem 3 for the given constants."""
-    return precision_norm(row_cov, col_cov) <= constants.precision_budget * (1 + 1e-12)
-
-
 def mvg_iid_sigma(shape: tuple[int, int], epsilon: float, delta: float, sensitivity: float, gamma: float) -> float:
-    """Per-entry noise sd of the i.i.d. MVG (Sigma = I_m, Psi = s^2 I_n) that meets Theorem 3 with equality.
-
-    ||sigma(I_m)||_2 ||sigma(s^-2 I_n)||_2 = sqrt(m) sqrt(n) / s^2 <= P  <=>  s = (mn)^{1/4} / sqrt(P).
-    """
+    """Per-entry sd of the i.i.d. MVG (Sigma = I, Psi = s^2 I) meeting Theorem 3 with equality: ``s = (mn)^{1/4} / sqrt(P)``."""
     c = mvg_constants(shape, epsilon, delta, sensitivity, gamma)
     return (c.m * c.n) ** 0.25 / math.sqrt(c.precision_budget)
 
 
 def scale_to_budget(row_cov, col_cov, constants: MVGConstants) -> tuple[np.ndarray, np.ndarray]:
-    """Rescale Psi so that (Sigma, c Psi) meets Theorem 3 with equality (the least noise of that shape).
-
-    The left-hand side scales as 1/c, so c = precision_norm(Sigma, Psi) / P. This keeps the *directions*
-    of the noise (the paper's "directional noise") and sets its overall magnitude.
-    """
+    """``(Sigma, c Psi)`` with ``c = precision_norm(Sigma, Psi) / P``: the noise's directions kept, Theorem 3 met with
+    equality (the left-hand side scales as 1/c)."""
     row_cov, col_cov = _check_spd(row_cov, "row_cov"), _check_spd(col_cov, "col_cov")
     c = precision_norm(row_cov, col_cov) / constants.precision_budget
     return row_cov, c * col_cov
@@ -164,16 +113,7 @@ def _sqrt_psd(cov: np.ndarray) -> np.ndarray:
 
 
 def sample_mvg(row_cov, col_cov, *, size: int | None = None, random_state=None) -> np.ndarray:
-    """Draw Z ~ MVG_{m,n}(0, Sigma, Psi) as A N B^T with A A^T = Sigma, B B^T = Psi (CCS 2018, Sec. 3).
-
-    Parameters
-    ----------
-    row_cov : (m, m) SPD array (Sigma)
-    col_cov : (n, n) SPD array (Psi)
-    size : int, optional
-        Number of draws; returns shape (size, m, n) instead of (m, n).
-    random_state : None, int or Generator
-    """
+    """Draw ``Z ~ MVG_{m,n}(0, Sigma, Psi)`` as ``A N B^T`` (CCS 2018, Sec. 3); ``size`` draws give shape (size, m, n)."""
     A = _sqrt_psd(_check_spd(row_cov, "row_cov"))
     B = _sqrt_psd(_check_spd(col_cov, "col_cov"))
     rng = check_random_state(random_state)
@@ -183,73 +123,25 @@ def sample_mvg(row_cov, col_cov, *, size: int | None = None, random_state=None) 
 
 
 def _default_gamma(W: np.ndarray) -> tuple[float, Check]:
-    ok = bool(np.all(W >= 0) and np.all(W.sum(axis=1) <= 1 + 1e-9))
-    check = Check(
-        "rows non-negative with sums <= 1 (gamma = sqrt(m))",
-        ok,
-        "needed for the default gamma = sup ||f(X)||_F = sqrt(m); pass gamma explicitly otherwise",
-    )
-    if not ok:
-        raise ValueError(
-            "gamma=None assumes rows with non-negative entries summing to at most 1 (then gamma = sqrt(m)); "
-            "this matrix is not of that kind, so pass gamma = sup_X ||f(X)||_F explicitly"
-        )
-    return math.sqrt(W.shape[0]), check
+    if not bool(np.all(W >= 0) and np.all(W.sum(axis=1) <= 1 + 1e-9)):
+        raise ValueError("gamma=None assumes rows with non-negative entries summing to at most 1 (then gamma = "
+                         "sqrt(m)); this matrix is not of that kind, so pass gamma = sup_X ||f(X)||_F explicitly")
+    return math.sqrt(W.shape[0]), Check("rows non-negative with sums <= 1 (gamma = sqrt(m))", True, "needed for the "
+                                        "default gamma = sup ||f(X)||_F = sqrt(m); pass gamma explicitly otherwise")
 
 
-def mvg_release(
-    W,
-    epsilon: float,
-    delta: float,
-    sensitivity: float,
-    *,
-    gamma: float | None = None,
-    row_cov=None,
-    col_cov=None,
-    unit: str = "user",
-    neighbours: str = "add-remove",
-    sensitivity_method: str = "global bound",
-    random_dp_gamma: float | None = None,
-    vocabulary=None,
-    random_state=None,
-    ledger=None,
-):
-    """Release ``W + Z`` with Z ~ MVG(0, Sigma, Psi) calibrated by CCS 2018 Theorem 3.
+def mvg_release(W, epsilon: float, delta: float, sensitivity: float, *, gamma: float | None = None, row_cov=None,
+                col_cov=None, unit: str = "user", neighbours: str = "add-remove",
+                sensitivity_method: str = "global bound", random_dp_gamma: float | None = None, vocabulary=None,
+                random_state=None, ledger=None):
+    """Release ``W + Z`` with Z ~ MVG(0, Sigma, Psi) calibrated by CCS 2018 Theorem 3; returns a PrivateRelease
+    (``noisy`` is W + Z, ``topic_word`` its rows on the simplex).
 
-    Parameters
-    ----------
-    W : (m, n) array
-        The non-private matrix (e.g. the top-n keyword block of m topics). Any m, n (see module docstring).
-    epsilon, delta : target privacy (delta in (0, 1)).
-    sensitivity : float
-        Frobenius sensitivity s_2(f) for the stated neighbour relation.
-    gamma : float, optional
-        sup_X ||f(X)||_F; default sqrt(m), valid for non-negative rows summing to <= 1 (checked).
-    row_cov, col_cov : arrays, optional
-        Shapes of the noise (directional noise); rescaled to meet the theorem with equality
-        (:func:`scale_to_budget`). Default: i.i.d. noise with sd :func:`mvg_iid_sigma`.
-    unit, neighbours : str
-        Stated in the report; ``sensitivity`` must be for this relation.
-    sensitivity_method : str
-        E.g. ``"global bound"`` or ``"sampled"`` (TopicDP used its sampled sensitivity for MVG, §4.2).
-    random_dp_gamma : float, optional
-        If the sensitivity was sampled, the failure probability gamma; the report then says
-        ``random-DP`` with its caveat.
-    vocabulary : sequence of n str, optional
-        Column labels (public); default the column indices.
-    random_state : None, int or Generator
-        Seeds the noise (the report marks a seeded release).
-    ledger : topicdp.rdp.PrivacyLedger, optional
-        Checked before the noise is drawn (:class:`topicdp.rdp.BudgetExceededError` if the release does
-        not fit its budget) and recorded after the release: one approx entry ``(epsilon, delta)`` (the MVG
-        mechanism has no RDP curve), random DP with ``random_dp_gamma`` when that is given, labelled with
-        ``unit`` and ``neighbours``.
-
-    Returns
-    -------
-    PrivateRelease
-        ``noisy`` is W + Z, ``topic_word`` its rows on the simplex (:func:`topicdp.mechanisms.to_simplex`).
-        Unpacking it as ``noisy, report`` (the former return value) still works, with a DeprecationWarning.
+    ``sensitivity`` is the Frobenius sensitivity for the stated ``unit`` and ``neighbours``; ``gamma`` (sup_X
+    ||f(X)||_F) defaults to sqrt(m), checked; ``row_cov``, ``col_cov`` give the noise's directions, rescaled by
+    :func:`scale_to_budget` (default i.i.d., :func:`mvg_iid_sigma`); ``random_dp_gamma``, a sampled sensitivity's
+    failure probability, makes the report random-DP; ``vocabulary`` are public column labels; a ``ledger`` is
+    checked before the noise and records one approx entry after (the mechanism has no RDP curve).
     """
     W = np.asarray(W, dtype=float)
     if W.ndim != 2 or not np.all(np.isfinite(W)):
@@ -297,8 +189,6 @@ def _report(c, epsilon, delta, sensitivity, gamma, s, unit, neighbours, method, 
     classic = sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / epsilon
     analytic = sensitivity * get_sigma_gaussian(epsilon, delta)
     random_dp = rdp_gamma is not None
-    # everything below is a function of the caller's stated (epsilon, delta, sensitivity, gamma, shape);
-    # a sampled sensitivity is as public as the P it was sampled from (the caller's responsibility, stated)
     stated = ("public: a function of the stated (epsilon, delta, sensitivity, gamma bound) and the shape" +
               ("; the sensitivity was sampled, so it is as public as its P" if random_dp else ""))
     step = ReportParts(

@@ -1,6 +1,5 @@
 """Output perturbation of a topic-word matrix: the Gaussian mechanism (TopicDP Alg. 2) and the Laplace
-baseline (TopicDP Sec. 4.2), with their provable global sensitivities for row-stochastic matrices.
-"""
+baseline (TopicDP Sec. 4.2), with their provable global sensitivities for row-stochastic matrices."""
 
 from __future__ import annotations
 
@@ -24,20 +23,15 @@ def laplace_perturbation(W: np.ndarray, scale: float, rng: np.random.Generator) 
 
 
 def simplex_l1_sensitivity(n_topics: int) -> float:
-    """Global L1 sensitivity 2K of a K x V matrix whose rows lie on the simplex (TopicDP Sec. 4.2).
-
-    For probability vectors p, q: ||p - q||_1 <= ||p||_1 + ||q||_1 = 2, and the K rows add up.
-    """
+    """Global L1 sensitivity 2K of K rows on the simplex (TopicDP Sec. 4.2: ``||p - q||_1 <= 2`` per row)."""
     return 2.0 * check_int(n_topics, "n_topics", low=1)
 
 
 def simplex_l2_sensitivity(n_topics: int) -> float:
-    """Global L2 (Frobenius) sensitivity sqrt(2K) of a K x V matrix with rows on the simplex.
+    """Global Frobenius sensitivity sqrt(2K) of K rows on the simplex.
 
-    For probability vectors p, q: ||p - q||_2^2 <= ||p - q||_1 max|p_i - q_i| <= 2 * 1, attained by two
-    distinct point masses; summing over K rows gives 2K. This bound holds for *every* pair of datasets,
-    so the Gaussian mechanism calibrated to it is (epsilon, delta)-DP, not random DP — at the price of a
-    sigma typically orders of magnitude larger than the sampled sensitivity.
+    ``||p - q||_2^2 <= ||p - q||_1 max|p_i - q_i| <= 2`` per row, attained by two point masses. It holds for every
+    pair of datasets, so noise calibrated to it is (epsilon, delta)-DP, not random DP.
     """
     return math.sqrt(2.0 * check_int(n_topics, "n_topics", low=1))
 

@@ -1,16 +1,9 @@
 """Post-processing of a noisy topic-word matrix (free under DP: it does not touch the data).
 
-:func:`to_simplex` is the one map every road uses to turn noisy rows into topics again:
-
-* ``method="clip"`` (TopicDP's default): set negative entries to 0 and divide each row by its sum
-  (scale-free, what TopicDP and the spectral-LDA literature do);
-* ``method="project"``: the Euclidean projection of each row onto the probability simplex (Duchi,
-  Shalev-Shwartz, Singer & Chandra 2008, "Efficient projections onto the l1-ball for learning in high
-  dimensions", Fig. 1). It uses the rows' scale and is 1-Lipschitz in L2, so it never increases a
-  perturbation (the spectral estimators' default).
-
-A row with no positive, finite mass left (possible only when noise dominates) becomes the uniform
-distribution and is counted, never dropped silently; no NaN is ever returned.
+:func:`to_simplex` is the one map every road uses: ``"clip"`` (TopicDP's) zeroes negative entries and renormalises
+each row; ``"project"`` is the Euclidean projection onto the simplex (Duchi, Shalev-Shwartz, Singer & Chandra
+2008, "Efficient projections onto the l1-ball for learning in high dimensions", Fig. 1), 1-Lipschitz in L2. A row
+with no positive finite mass left becomes uniform and is counted; no NaN is returned.
 """
 
 from __future__ import annotations
@@ -34,14 +27,7 @@ def project_to_simplex(V: np.ndarray) -> np.ndarray:
 
 
 def to_simplex(W_noisy: np.ndarray, method: str = "clip") -> tuple[np.ndarray, int]:
-    """Rows of ``W_noisy`` as probability vectors; returns ``(matrix, number of rows made uniform)``.
-
-    Parameters
-    ----------
-    W_noisy : ndarray, shape (K, V)
-    method : {"clip", "project"}, default="clip"
-        See the module docstring.
-    """
+    """Rows of ``W_noisy`` as probability vectors by ``method``; returns ``(matrix, number of rows made uniform)``."""
     if method not in SIMPLEX_METHODS:
         raise ValueError(f"method must be one of {SIMPLEX_METHODS}, got {method!r}")
     raw = np.asarray(W_noisy, dtype=float)
@@ -54,5 +40,7 @@ def to_simplex(W_noisy: np.ndarray, method: str = "clip") -> tuple[np.ndarray, i
 
 def top_words(W: np.ndarray, vocabulary, n: int = 10) -> list[list[tuple[str, float]]]:
     """The n most heavily weighted words of each topic, with their weights (ties by word index)."""
-    order = np.argsort(-W, axis=1, kind="stable")[:, :n]
+    from ..topics import top_indices
+
+    order = top_indices(W, n)
     return [[(vocabulary[j], float(W[i, j])) for j in row] for i, row in enumerate(order)]

@@ -1,15 +1,9 @@
-"""From Rényi DP to (epsilon, delta)-DP and back, with the order alpha optimised continuously.
+"""From Rényi DP to (epsilon, delta)-DP and back, the order optimised continuously.
 
-An RDP guarantee is a curve ``alpha -> eps(alpha)``; each order gives a valid (epsilon, delta) pair and
-the best one is kept. Accountants such as ``dp_accounting.rdp.RdpAccountant`` minimise over a fixed
-grid of orders; here the order is a continuous variable ``t = log(alpha - 1)`` (so ``alpha`` may be
-1.000001 or 10^8), found by a coarse guard grid (so a non-convex curve cannot trap the search in a
-local minimum far from the best grid point) followed by bounded Brent refinement around the best grid
-point. Any order gives a *valid* bound, so an imperfect optimisation can only cost tightness, never
-validity.
-
-Also here: TopicDP's Prop. 2, the map from a target (epsilon, delta) to an RDP level at fixed alpha
-that the paper's calibration uses (:func:`topicdp_rdp_level`).
+Each order of an RDP curve gives a valid (epsilon, delta); accountants such as dp-accounting's minimise over a
+fixed grid, here over continuous ``t = log(alpha - 1)`` (a coarse guard grid, so a non-convex curve cannot trap
+the search, then bounded Brent). Any order is valid, so imperfect optimisation costs tightness, never validity.
+Also TopicDP's Prop. 2 (:func:`topicdp_rdp_level`).
 """
 
 from __future__ import annotations
@@ -30,19 +24,15 @@ RdpCurve = Union[Callable[[np.ndarray], ArrayLike], Tuple[ArrayLike, ArrayLike]]
 
 CONVERSIONS = ("improved", "mironov")
 
-# Search range for t = log(alpha - 1). Optimal orders for a Gaussian are about
-# 1 + sqrt(log(1/delta) / rho); rho from 1e-12 to 1e8 and delta down to 1e-300 stay inside.
+# t = log(alpha - 1): a Gaussian's best order 1 + sqrt(log(1/delta)/rho) stays inside for rho in [1e-12, 1e8]
 _T_LO, _T_HI = math.log(1e-6), math.log(1e8)
 _GUARD_GRID = np.linspace(_T_LO, _T_HI, 321)
 _ALPHA_NEAR_ONE = 1.0 + 1e-6
 
 
 def minimize_over_orders(objective: Callable[[np.ndarray], np.ndarray]) -> Tuple[float, float]:
-    """Minimise ``objective(t)`` over ``t = log(alpha - 1)`` in ``[log 1e-6, log 1e8]``.
-
-    ``objective`` receives a float array of ``t`` values and returns an array of the same shape
-    (``nan`` is treated as ``+inf``). Returns ``(minimum, alpha at the minimum)``.
-    """
+    """Minimise the array function ``objective(t)`` over ``t = log(alpha - 1)`` in ``[log 1e-6, log 1e8]`` (``nan``
+    is ``+inf``); returns ``(minimum, alpha at the minimum)``."""
     values = _finite_or_inf(objective(_GUARD_GRID))
     i = int(np.argmin(values))
     best_val, best_t = float(values[i]), float(_GUARD_GRID[i])
@@ -60,37 +50,13 @@ def minimize_over_orders(objective: Callable[[np.ndarray], np.ndarray]) -> Tuple
 
 
 def rdp_to_dp(rdp: RdpCurve, delta: float, conversion: str = "improved") -> Tuple[float, float]:
-    """Convert an RDP curve to epsilon at the given delta, optimising the order continuously.
+    """Epsilon of an RDP curve at ``delta``, and the order that attains it.
 
-    Conversions, for a mechanism that is (alpha, r)-RDP:
-
-    * ``"improved"`` (Canonne, Kamath & Steinke 2020, "The discrete Gaussian for differential
-      privacy", Prop. 12; Asoodeh et al. 2021, "Three variants of differential privacy", the
-      conversion with ``zeta_alpha`` quoted in TopicDP's Prop. 2)::
-
-          eps = r + log1p(-1/alpha) - (log delta + log alpha) / (alpha - 1),
-
-      plus the order-1 shortcut ``eps = 0`` when ``delta >= sqrt(1 - exp(-KL))`` (total variation is
-      at most that, Bretagnolle-Huber; KL is bounded by the curve near ``alpha = 1``), as in
-      ``dp_accounting.rdp.compute_epsilon``.
-    * ``"mironov"`` (Mironov 2017, Prop. 3; TopicDP Prop. 1): ``eps = r + log(1/delta)/(alpha - 1)``.
-
-    The improved conversion is below Mironov's at every order, because ``log1p(-1/alpha) < 0`` and
-    ``log(alpha)/(alpha-1) > 0``.
-
-    Parameters
-    ----------
-    rdp : callable or (orders, values)
-        The RDP curve. A callable is optimised over continuous ``alpha in (1, 1e8]``; a pair of arrays
-        (a curve known only on a grid, e.g. from ``dp_accounting``) is minimised over its orders > 1.
-    delta : float
-        Target delta in (0, 1).
-    conversion : {"improved", "mironov"}, default "improved"
-
-    Returns
-    -------
-    (epsilon, alpha) : tuple of float
-        ``epsilon >= 0`` and the order that attains it.
+    ``"improved"`` (Canonne, Kamath & Steinke 2020, "The discrete Gaussian for differential privacy", Prop. 12;
+    Asoodeh et al. 2021): ``eps = r + log1p(-1/alpha) - (log delta + log alpha) / (alpha - 1)``, and ``eps = 0`` when
+    ``delta >= sqrt(1 - exp(-KL))`` (Bretagnolle-Huber, KL bounded by the curve near order 1), as dp-accounting does.
+    ``"mironov"`` (Mironov 2017, Prop. 3; TopicDP Prop. 1): ``eps = r + log(1/delta)/(alpha - 1)``, never smaller.
+    ``rdp``: a callable (optimised over continuous orders) or ``(orders, values)`` (minimised over orders > 1).
     """
     delta = check_delta(delta)
     conversion = check_option(conversion, "conversion", CONVERSIONS)
@@ -110,31 +76,11 @@ def rdp_to_dp(rdp: RdpCurve, delta: float, conversion: str = "improved") -> Tupl
 
 
 def rdp_to_delta(rdp: RdpCurve, epsilon: float, conversion: str = "improved") -> Tuple[float, float]:
-    """Convert an RDP curve to delta at the given epsilon (inverse of :func:`rdp_to_dp`).
+    """Delta of an RDP curve at ``epsilon``, the inverse of :func:`rdp_to_dp` (the conversions solved for delta).
 
-    Solving the conversions of :func:`rdp_to_dp` for delta at a fixed order:
-
-    * ``"improved"`` (Canonne, Kamath & Steinke 2020, Prop. 12)::
-
-          log delta = (alpha - 1) (r - eps + log1p(-1/alpha)) - log alpha,
-
-      also capped by ``sqrt(1 - exp(-KL))``;
-    * ``"mironov"`` (Mironov 2017, Prop. 3): ``log delta = (alpha - 1)(r - eps)``.
-
-    Because each order's epsilon is decreasing in delta, ``rdp_to_dp(c, d)[0] <= e`` if and only if
-    ``rdp_to_delta(c, e)[0] <= d``: the two functions are inverses.
-
-    Parameters
-    ----------
-    rdp : callable or (orders, values)
-    epsilon : float
-        ``epsilon >= 0``.
-    conversion : {"improved", "mironov"}, default "improved"
-
-    Returns
-    -------
-    (delta, alpha) : tuple of float
-        ``delta`` in [0, 1] and the order that attains it.
+    ``"improved"``: ``log delta = (alpha - 1)(r - eps + log1p(-1/alpha)) - log alpha``, capped by
+    ``sqrt(1 - exp(-KL))``; ``"mironov"``: ``log delta = (alpha - 1)(r - eps)``. ``rdp_to_dp(c, d)[0] <= e`` iff
+    ``rdp_to_delta(c, e)[0] <= d``.
     """
     epsilon = check_real(epsilon, "epsilon", low=0.0, low_open=False)
     conversion = check_option(conversion, "conversion", CONVERSIONS)
@@ -156,45 +102,18 @@ def rdp_to_delta(rdp: RdpCurve, epsilon: float, conversion: str = "improved") ->
 
 
 def topicdp_rdp_level(epsilon: float, delta: float, alpha: float = 2.0) -> float:
-    """TopicDP's Prop. 2: the RDP level ``eps_R`` at order ``alpha`` assigned to a target (eps, delta).
+    """TopicDP's Prop. 2: the RDP level ``eps_R`` at order ``alpha`` assigned to a target (epsilon, delta).
 
-    TopicDP (Wang et al., KDD 2022), Sec. 3.4, Prop. 2 (citing Asoodeh et al. 2021), as printed::
+    Wang et al., KDD 2022, Sec. 3.4, Prop. 2 (citing Asoodeh et al. 2021), as printed, for ``0 < alpha delta < 1``::
 
-        eps_R >= max{ eps - 1/(alpha-1) log(zeta_alpha / delta),
-                      eps + 1/(alpha-1) log( (e^eps - alpha delta) ((delta-1)/(delta-e^eps))^alpha
-                                             + alpha delta ) },
-        zeta_alpha = (1/alpha) (1 - 1/alpha)^(alpha-1),   valid for 0 < alpha delta < 1.
+        eps_R = max{ eps - 1/(alpha-1) log(zeta_alpha / delta),
+                     eps + 1/(alpha-1) log((e^eps - alpha delta) ((delta-1)/(delta-e^eps))^alpha + alpha delta) },
+        zeta_alpha = (1/alpha) (1 - 1/alpha)^(alpha-1).
 
-    The paper then uses this "exact map" with equality at ``alpha = 2`` (Sec. 3.4, Fig. 2), and
-    ``sigma_R^2 >= alpha Delta^2 / (2 eps_R)`` (Thm. 2). We return the right-hand side (the max).
-
-    What the two terms are, checked numerically in ``tests/test_rdp_paper.py``:
-
-    * the first is exactly the improved conversion of :func:`rdp_to_dp` solved for ``r``, so
-      (alpha, first term)-RDP implies (eps, delta)-DP;
-    * the second is at most the smallest order-``alpha`` Rényi divergence of any pair of
-      distributions violating (eps, delta)-DP (which reduces, by data processing, to a 2-point
-      minimisation); at ``alpha = 2`` the max of the two terms is 1x-2x below that optimum for
-      eps in [0.05, 10], delta in [1e-12, 1e-3]. So (alpha, max)-RDP implies (eps, delta)-DP: the
-      printed map is *valid* (numerically verified, not proven here), if loose, and so is the
-      paper's sigma. Its real cost is the fixed order: at alpha = 2 the level that certifies
-      (eps, delta) is O(delta), so sigma grows like delta^(-1/2).
-
-    Computed in logs (``e^eps`` would overflow for eps > 709).
-
-    Parameters
-    ----------
-    epsilon : float
-        Target epsilon, ``> 0``.
-    delta : float
-        Target delta with ``0 < alpha delta < 1``.
-    alpha : float, default 2.0
-        Rényi order, ``> 1``.
-
-    Returns
-    -------
-    float
-        ``eps_R > 0``.
+    The first term is the improved conversion of :func:`rdp_to_dp` solved for ``r``, so it alone implies
+    (eps, delta)-DP; the second is at most the smallest order-``alpha`` divergence of a pair violating
+    (eps, delta)-DP (a 2-point minimisation by data processing), so the map is valid (verified numerically, not
+    proven here) if loose. Computed in logs (``e^eps`` overflows past 709).
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
@@ -220,17 +139,13 @@ def topicdp_rdp_level(epsilon: float, delta: float, alpha: float = 2.0) -> float
     return level
 
 
-# --------------------------------------------------------------------------------------------------
-# helpers
-
-
 def _finite_or_inf(values) -> np.ndarray:
     v = np.asarray(values, dtype=float)
     return np.where(np.isnan(v), np.inf, v)
 
 
 def _evaluate_curve(curve: Callable, alphas: np.ndarray) -> np.ndarray:
-    """Evaluate a user curve on an array of orders; fall back to a loop for scalar-only callables."""
+    """A user curve on an array of orders (a loop for scalar-only callables)."""
     try:
         values = np.asarray(curve(alphas), dtype=float)
         if values.shape == alphas.shape:

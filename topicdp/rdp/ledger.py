@@ -1,126 +1,33 @@
 """A ledger of heterogeneous releases and their total (epsilon, delta).
 
-Entries are Gaussian (sigma, L2 sensitivity, count), discrete Gaussian (integer scale and sensitivity
-in grid units, count), Laplace (scale, L1 sensitivity), pure epsilon-DP, or "approx" releases known only
-by an (epsilon, delta) pair. Totals, all valid under adaptive composition:
+Entries: Gaussian, discrete Gaussian (scale and sensitivity in grid units: ``(Delta^Z)^2/(2 s^2)``-zCDP, Canonne,
+Kamath & Steinke 2020, Thm. 4; rounding can inflate the sensitivity beyond ``Delta / g``), Laplace, pure
+epsilon-DP, approx (epsilon, delta) only, and dp-accounting events. Totals, valid under adaptive composition:
 
-``"rdp"``
-    Sum the RDP curves of every RDP-describable entry (Gaussian, discrete Gaussian, Laplace, pure;
-    Mironov 2017, Prop. 1) and convert the sum with the improved conversion at the best continuous order
-    (:func:`topicdp.rdp.rdp_to_dp`) at ``delta' = delta - sum(approx deltas)``; then add the approx
-    entries by basic composition (Dwork & Roth 2014, Thm. 3.16): the RDP part is (eps', delta')-DP,
-    so the whole is (eps' + sum eps_i, delta' + sum delta_i) = (total, delta)-DP. Requires
-    ``delta > sum(approx deltas)`` when any RDP entry is present.
-``"simple"``
-    Basic composition of per-entry guarantees: sum of epsilons, sum of deltas. Laplace entries are
-    ``sensitivity/scale``-DP, pure entries are what they say, approx entries use their own pair, and
-    the remaining budget ``delta - sum(approx deltas)`` is split *equally* among the Gaussian and
-    discrete Gaussian entries. Each Gaussian entry (all of its ``count`` releases together, one Gaussian
-    with sensitivity ``D sqrt(count)``) is converted at its share with the exact profile (Balle & Wang
-    2018, Thm. 8), the tightest per-entry conversion; each discrete Gaussian entry converts its own RDP
-    curve ``alpha rho`` (the improved conversion, Canonne, Kamath & Steinke 2020, Prop. 12), because the
-    continuous exact profile is not proven for the multivariate discrete Gaussian.
-``"exact"`` (all entries continuous Gaussian)
-    Gaussians compose exactly into ``mu``-GDP with ``mu = sqrt(sum_i count_i (D_i/sigma_i)^2)``
-    (Dong, Roth & Su 2022, Cor. 3.3); epsilon is the inverse of its exact profile. Not offered as soon as
-    any other entry is present — in particular a discrete Gaussian, whose privacy profile is proven only
-    in one dimension (Canonne, Kamath & Steinke 2020, Thm. 7).
-``"best"``
-    The smallest of the applicable totals above (each is valid, so their minimum is).
+* ``"rdp"``: sum the RDP curves (Mironov 2017, Prop. 1), convert at ``delta - sum(approx deltas)`` (Canonne,
+  Kamath & Steinke 2020, Prop. 12), add the approx entries by basic composition (Dwork & Roth 2014, Thm. 3.16).
+* ``"simple"``: basic composition, the delta left after the approx entries split equally among the Gaussian-like
+  entries (a Gaussian converted by its exact profile, Balle & Wang 2018, Thm. 8; a discrete Gaussian by its RDP
+  curve, its exact profile being proven in one dimension only).
+* ``"exact"`` (continuous Gaussians only): ``sqrt(sum count_i (D_i/sigma_i)^2)``-GDP (Dong, Roth & Su 2022,
+  Cor. 3.3). ``"best"``: the smallest applicable total.
 
-Guarantees: DP and random DP
-----------------------------
-Every entry keeps the kind of guarantee its release has. An entry with ``gamma=None`` is differentially
-private. An entry with a float ``gamma`` is *(epsilon, delta, gamma)-random DP with respect to a
-distribution P* (Rubinstein & Aldà 2017, "Pain-free random differential privacy with sensitivity
-sampling"; Wang et al. 2022, TopicDP, Def. 4 and Thm. 1): its noise is calibrated to a sensitivity that
-bounds the distance of a pair of neighbouring datasets drawn from P with probability at least
-``1 - gamma`` (jointly over the sensitivity sample and the pair; TopicDP's sampled sensitivity). Such an
-entry is *not* DP, and the ledger never adds it into a DP total:
+Random DP. An entry with a float ``gamma`` is (epsilon, delta, gamma)-random DP with respect to P (Rubinstein &
+Aldà 2017; TopicDP, Def. 4 and Thm. 1), not DP. ``scope="dp"`` composes the DP entries only; ``scope="all"``
+composes every entry and holds with probability at least ``1 - sum gamma_i`` over the pair drawn from P: on the
+event that every sampled sensitivity bounds the pair's distance (union bound), each release has a true
+sensitivity bound on that pair, and the composition theorems hold pair by pair. Entries naming different Ps are
+refused, as are mixed units or neighbour relations (a replace-one guarantee does not imply an add/remove one).
 
-* ``scope="dp"`` (the default of :meth:`PrivacyLedger.epsilon` and :meth:`PrivacyLedger.totals`) composes the
-  DP entries only: a DP statement about those releases.
-* ``scope="all"`` composes every entry, and the result is a random-DP statement: **with probability at
-  least** ``1 - sum_i gamma_i`` over the neighbouring pair (D, D') drawn from P, the composition of *all*
-  releases is (epsilon, delta)-indistinguishable on (D, D'). Proof: on the event that every random-DP
-  entry's sampled sensitivity bounds the pair's distance (probability >= 1 - sum gamma_i by the union
-  bound), each of those releases is a Gaussian (or other) mechanism with a true sensitivity bound *on that
-  pair*; the DP entries satisfy their bounds on every pair; and the composition theorems behind each total
-  are proved pair by pair (Rényi divergences of adaptively composed mechanisms add up, Mironov 2017,
-  Prop. 1; so do GDP parameters in quadrature, Dong, Roth & Su 2022, Cor. 3.3; and basic composition,
-  Dwork & Roth 2014, Thm. 3.16), so each total holds on that pair. The statement is with respect to one
-  P shared by all random-DP entries, so the ledger refuses random-DP entries whose ``distribution``
-  labels differ.
+Budget. ``PrivacyLedger(budget=(epsilon, delta))`` refuses (:class:`BudgetExceededError`) an entry that would
+take the ``scope="all"`` total over it; a persisted ledger (:meth:`PrivacyLedger.open`) charges DP entries only.
 
-:meth:`PrivacyLedger.statement` returns both, with ``gamma`` the sum of the entries' gammas.
-
-Budget
-------
-``PrivacyLedger(budget=(epsilon, delta))`` refuses, with :class:`BudgetExceededError`, any entry that
-would take the total over *all* entries (``scope="all"``: random-DP releases spend budget too) at the
-budget's delta, by the ledger's ``accounting`` method, above the budget's epsilon.
-:meth:`PrivacyLedger.check` answers that question without recording anything; every producer of a release
-in topicdp calls it before it reads private data beyond its calibration or draws noise, and records its
-entries (:meth:`PrivacyLedger.record`) after the release.
-
-:meth:`PrivacyLedger.open` keeps the ledger in a file, one per dataset, across runs and processes
-(:mod:`topicdp.rdp.ledger_file`). Its budget is a DP budget: charged with the DP entries only, while random-DP
-entries are recorded in their own scope, never spending or fitting within it.
-
-Partitions (parallel composition)
----------------------------------
-An entry labelled ``partition=p`` read only the part ``p`` of the data; ``partitioning=P`` names the function that
-split the data into disjoint parts: the corpus (the SHA-256 of its file's bytes), the period kind (month, quarter)
-and the date field, as one key (:func:`partitioning_key`). Under document-level add/remove neighbours a document
-lies in at most one part of a partitioning, so the releases of the other parts do not change with it: the parts of
-one partitioning compose in parallel (McSherry 2009, "Privacy integrated queries", Thm. 4: mechanisms applied to
-disjoint subsets of the data are together as private as the worst of them). The label is refused at the user
-level, where one user's documents span parts, and under replace-one, where a replaced document may move to another
-part and change two of them.
-
-Parts of *different* partitionings are not disjoint: a May document is in the part "2004-05" of a monthly series
-and in the part "2004Q2" of a quarterly one, and in one part of a series by another date field, or of a series of
-another corpus file. A document lies in (at most) one part of each partitioning, and any combination of one part
-per partitioning may hold it, so every total is the largest, over every combination of one part per partitioning,
-of the sequential composition (each total as above) of the unlabelled entries and the entries of the combination's
-parts (:func:`worst_combination`; one rule for the ledger in memory, the persisted ledger's budget check and its
-summary). Entries of the same part (the same series run twice) compose sequentially within it. When the product of
-the numbers of parts exceeds :data:`MAX_COMBINATIONS` (after parts whose entries are a sub-multiset of another part's
-are dropped: composition never decreases by adding an entry), the total is bounded instead by the sequential
-composition of each partitioning's worst part taken order by order: the pointwise largest RDP curve over the parts,
-the largest sum of approx epsilons and deltas, the largest GDP ``mu^2`` and, for basic composition, the largest
-sum of per-entry epsilons at the smallest delta share; each is at least what any combination spends, so the bound
-is valid (and exact for all-Gaussian ledgers by exact GDP composition, whose ``mu^2`` add up).
-
-An entry with a ``partition`` but no ``partitioning`` (written before partitionings were named) is its own legacy
-partitioning of an unknown corpus: it composes in parallel with nothing, i.e. sequentially with every entry of
-another label. That over-counts an old series, never under-counts it.
-
-Unit and neighbour relation
----------------------------
-Entries may carry the privacy ``unit`` ("user" or "document") and ``neighbours`` relation
-("replace-one" or "add-remove") of their guarantee. Composition theorems need one relation: a
-replace-one guarantee does not imply an add/remove one, and an add/remove guarantee gives replace-one only
-at twice the cost (group privacy). The ledger therefore refuses an entry whose labels differ from those
-already recorded; unlabelled entries (``None``) are taken to hold for the recorded relation.
-
-dp-accounting
--------------
-:meth:`PrivacyLedger.dp_event` states the entries as one ``dp_accounting.ComposedDpEvent`` (Gaussian ->
-``GaussianDpEvent(sigma/sensitivity)``, Laplace -> ``LaplaceDpEvent(scale/sensitivity)``, discrete Gaussian
--> ``ZCDpEvent(rho)``, pure and approx entries -> ``UnsupportedDpEvent``, which dp-accounting's accountants
-refuse rather than mis-account), and :class:`EventEntry` records a release described only by a
-dp-accounting event (e.g. DP-SVI's Poisson-subsampled Gaussian). An event entry's RDP curve comes from
-dp-accounting's RDP accountant on its order grid; a ledger holding one converts its RDP total on that grid
-(:data:`EVENT_ORDERS`) instead of over continuous orders.
-
-Discrete Gaussian entries. Canonne, Kamath & Steinke (2020, "The discrete Gaussian for differential
-privacy", Thm. 4 with additivity of Renyi divergences over independent coordinates) show that adding
-i.i.d. ``N_Z(0, s^2)`` noise to an integer query of L2 sensitivity ``Delta^Z`` is ``rho``-zCDP with
-``rho = (Delta^Z)^2 / (2 s^2)``. Recording such a release as a continuous Gaussian with
-``(sigma, Delta) = (s g, Delta)`` on a grid of step ``g`` would understate ``rho`` whenever
-``Delta^Z > Delta / g`` (rounding to the grid inflates the sensitivity), so the ledger takes ``s`` and
-``Delta^Z`` themselves.
+Partitions. Entries of one ``partitioning`` (:func:`partitioning_key`) and different ``partition`` labels read
+disjoint documents and compose in parallel at document level with add/remove neighbours (McSherry 2009, Thm. 4);
+partitionings compose sequentially, so a total is the worst combination of one part per partitioning
+(:func:`worst_combination`) or, past :data:`MAX_COMBINATIONS`, each partitioning's worst part term by term (the
+pointwise largest RDP curve, approx sums, ``mu^2``), which bounds every combination. A legacy partition without
+partitioning composes sequentially with every other label.
 """
 
 from __future__ import annotations
@@ -129,7 +36,7 @@ import contextlib
 import logging
 import math
 import os
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Callable, Dict, Hashable, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -142,15 +49,15 @@ from .conversions import rdp_to_dp
 from .curves import laplace_rdp, pure_dp_rdp
 from .gaussian import gdp_epsilon
 
-from .ledger_file import LedgerFile, register_kinds
-from .partitions import MAX_COMBINATIONS, partitioning_key, worst_combination  # noqa: F401 (re-exported)
+from .ledger_file import LedgerFile, entry_to_json, register_kinds
+from .partitions import MAX_COMBINATIONS, part_key, partitioning_key, worst_combination  # noqa: F401 (re-exported)
+
+from .._names import NEIGHBOURS as _NEIGHBOURS
+from .._names import UNITS as _UNITS
 
 LEDGER_METHODS = ("rdp", "simple", "exact", "best")
 SCOPES = ("dp", "all")
-from .._names import NEIGHBOURS as _NEIGHBOURS  # noqa: E402
-from .._names import UNITS as _UNITS  # noqa: E402
-#: budget comparisons allow this relative slack: calibrations meet their target to about 1e-12, and a
-#: release calibrated to exactly the remaining budget must not be refused for rounding
+#: relative slack of budget comparisons (calibrations meet their target to about 1e-12)
 _BUDGET_RTOL = 1e-9
 
 
@@ -165,17 +72,14 @@ def _event_orders() -> np.ndarray:
 
 @dataclass(frozen=True)
 class _Labels:
-    """What every entry's guarantee is about (keyword-only; ``None`` = not stated)."""
+    """What an entry's guarantee is about: ``gamma`` (None: DP, else random DP), the sampling distribution P,
+    unit, neighbours, the part of the data read and the partitioning that made it (``None``: not stated)."""
 
-    #: None: the release is DP; a float in [0, 1]: it is random DP with this failure probability
     gamma: Optional[float] = field(default=None, kw_only=True)
-    #: the sampling distribution P of a random-DP entry (a short public description)
     distribution: Optional[str] = field(default=None, kw_only=True)
     unit: Optional[str] = field(default=None, kw_only=True)
     neighbours: Optional[str] = field(default=None, kw_only=True)
-    #: the disjoint part of the data the release read (e.g. a period of documents); None: all of it
     partition: Optional[str] = field(default=None, kw_only=True)
-    #: the function that split the data into the parts (:func:`partitioning_key`); None with a partition: legacy
     partitioning: Optional[str] = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
@@ -203,6 +107,12 @@ class _Labels:
     def guarantee(self) -> str:
         """``"DP"`` or ``"random-DP"``."""
         return "DP" if self.gamma is None else "random-DP"
+
+    def dp_event(self):
+        """No dp-accounting event (pure and approx releases): the accountants refuse it, never mis-account it."""
+        import dp_accounting as dpa
+
+        return dpa.UnsupportedDpEvent()
 
 
 @dataclass(frozen=True)
@@ -295,13 +205,6 @@ class PureEntry(_Labels):
         """``min(epsilon, alpha epsilon^2 / 2)`` (see :func:`topicdp.rdp.pure_dp_rdp`)."""
         return np.asarray(pure_dp_rdp(alpha, self.epsilon))
 
-    def dp_event(self):
-        import dp_accounting as dpa
-
-        # dp-accounting has no event for a generic epsilon-DP mechanism; LaplaceDpEvent would be tighter
-        # than what an arbitrary epsilon-DP release guarantees
-        return dpa.UnsupportedDpEvent()
-
 
 @dataclass(frozen=True)
 class ApproxEntry(_Labels):
@@ -312,20 +215,11 @@ class ApproxEntry(_Labels):
     delta: float
     kind: str = "approx"
 
-    def dp_event(self):
-        import dp_accounting as dpa
-
-        return dpa.UnsupportedDpEvent()
-
 
 @dataclass(frozen=True)
 class EventEntry(_Labels):
-    """A release described by a dp-accounting ``DpEvent`` (e.g. T Poisson-subsampled Gaussian steps).
-
-    ``neighbours`` is required: dp-accounting's accountants compute a subsampled event's RDP for one
-    neighbour relation (``PoissonSampledDpEvent`` under add/remove, ``SampledWithoutReplacementDpEvent``
-    under replace-one). Its RDP curve is dp-accounting's (their ``RdpAccountant``) at the orders asked for.
-    """
+    """A release described by a dp-accounting ``DpEvent``; its RDP curve is dp-accounting's RDP accountant's under
+    ``neighbours`` (required: a subsampled event is accounted for one relation)."""
 
     name: str
     event: object
@@ -370,19 +264,8 @@ _GAUSSIAN_LIKE = (GaussianEntry, DiscreteGaussianEntry, EventEntry)
 class BudgetExceededError(ValueError):
     """A release would take a :class:`PrivacyLedger` over its budget; nothing was recorded.
 
-    Attributes
-    ----------
-    spent : float
-        Total epsilon of the ledger's entries before the release (at the budget's delta).
-    requested : float
-        Epsilon of the refused release's entries alone (at the budget's delta; ``inf`` when their deltas alone
-        exceed it).
-    total : float
-        What the total would have been (``inf`` when the deltas exceed the budget's).
-    budget : (float, float)
-        The ledger's (epsilon, delta).
-    accounting : str
-        The ledger's accounting method.
+    ``spent`` (before), ``requested`` (the release alone) and ``total`` are epsilons at the budget's delta
+    (``inf`` when the deltas exceed it); ``budget`` and ``accounting`` are the ledger's.
     """
 
     def __init__(self, spent: float, requested: float, total: float, budget: Tuple[float, float],
@@ -396,8 +279,7 @@ class BudgetExceededError(ValueError):
 
 
 class Budget(NamedTuple):
-    """(epsilon, delta): the total a ledger keeps its releases under, a release request's total, or one step's
-    share of it. A pair, so ``(epsilon, delta)`` is accepted wherever a Budget is."""
+    """(epsilon, delta): a ledger's total, a request's, or one step's share; any pair is accepted as one."""
 
     epsilon: float
     delta: float
@@ -420,11 +302,9 @@ class PrivacyLedger:
     Parameters
     ----------
     budget : Budget or (epsilon, delta), optional
-        Refuse entries that would take the total over every entry (``scope="all"``) at this delta above
-        this epsilon (:class:`BudgetExceededError`). ``None``: record without limit.
+        Refuse entries that would take the ``scope="all"`` total over it; ``None``: no limit.
     accounting : {"rdp", "simple", "exact", "best"}, default "best"
-        The total the budget is checked against ("exact" applies to all-Gaussian ledgers only; "best" is
-        the smallest valid one). See the module docstring.
+        The total the budget is checked against (module docstring).
 
     Examples
     --------
@@ -451,32 +331,11 @@ class PrivacyLedger:
     @classmethod
     def open(cls, path: str, budget: Optional[Tuple[float, float]] = None, unit: Optional[str] = None,
              neighbours: Optional[str] = None, accounting: str = "best") -> "PrivacyLedger":
-        """The ledger kept in the file ``path``: one per dataset, its budget enforced across runs and processes.
+        """The ledger kept in the file ``path`` (one per dataset), its budget enforced across runs and processes.
 
-        Opens ``path``, verifying its hash chain (a corrupted or truncated file is refused), or creates it when
-        it does not exist and ``budget``, ``unit`` and ``neighbours`` are all given. Given for an existing file,
-        they must be the file's (a ledger composes one unit and neighbour relation; its budget is set once).
-        Its entries are every run's (a run that planned and never completed counts as planned); :meth:`check`
-        re-reads the file, and :meth:`record` writes durably under the file's lock. Unlike an in-memory ledger,
-        the budget is a DP budget: it is charged with the DP entries (``scope="dp"``); random-DP entries are
-        recorded in their own scope and never spend or fit within it. See :mod:`topicdp.rdp.ledger_file` for the
-        format, the locking (and what a network file system's locking does not give) and what the file is not:
-        the owner's own record, not a defence against the owner.
-
-        Parameters
-        ----------
-        path : str
-            The ledger file.
-        budget : (epsilon, delta), optional
-            The dataset's total budget (to create; checked against an existing file's).
-        unit : {"user", "document"}, optional
-        neighbours : {"replace-one", "add-remove"}, optional
-        accounting : {"rdp", "simple", "exact", "best"}, default "best"
-            The total the budget is checked against (at creation).
-
-        Returns
-        -------
-        PrivacyLedger
+        Opens ``path`` (its hash chain verified), or creates it when ``budget``, ``unit`` and ``neighbours`` are
+        all given; given for an existing file, they must be the file's. The budget is a DP budget, charged with
+        the DP entries only. Format and locking: :mod:`topicdp.rdp.ledger_file`.
         """
         from .ledger_file import LedgerFileError
 
@@ -508,11 +367,8 @@ class PrivacyLedger:
     # -- recording -----------------------------------------------------------------------------------
 
     def check(self, entries: Iterable[Entry]) -> None:
-        """Raise :class:`BudgetExceededError` if recording ``entries`` would exceed the budget.
-
-        Also refuses entries whose unit or neighbour relation differs from the recorded ones. Records
-        nothing; a ledger without a budget accepts any (well-labelled) entries.
-        """
+        """Raise :class:`BudgetExceededError` if recording ``entries`` would exceed the budget (or ValueError on
+        mixed labels); records nothing."""
         entries = list(entries)
         if self.file is not None and not self.file._locked:
             self.file.refresh(self)  # what every run has spent by now
@@ -536,14 +392,12 @@ class PrivacyLedger:
         self._entries.extend(entries)
 
     def remaining(self) -> float:
-        """Budget epsilon minus the total spent (``scope="all"``, or ``"dp"`` for a persisted ledger; the
-        ledger's accounting), floored at 0."""
+        """Budget epsilon minus the charged total, floored at 0."""
         if self.budget is None:
             return math.inf
         return max(0.0, self.budget[0] - self._budget_epsilon(self._charged(self._entries), self.budget[1]))
 
     def _charged(self, entries: List[Entry]) -> List[Entry]:
-        """The entries the budget is charged with: all, or the DP ones for a persisted ledger (:meth:`open`)."""
         return entries if self.file is None else [e for e in entries if e.gamma is None]
 
     def _budget_epsilon(self, entries: List[Entry], delta: float) -> float:
@@ -575,9 +429,8 @@ class PrivacyLedger:
 
     def add_discrete_gaussian(self, name: str, scale_units: float, sensitivity_units: float,
                               count: int = 1, **labels) -> None:
-        """Record ``count`` discrete Gaussian releases: integer noise scale ``scale_units > 0`` and the L2
-        sensitivity of the rounded query, ``sensitivity_units >= 0``, both in grid units (e.g.
-        :class:`topicdp.mechanisms.SecureRelease` ``.scale_units`` and ``.sensitivity_units``)."""
+        """Record ``count`` discrete Gaussian releases, scale and L2 sensitivity in grid units (as in
+        :class:`topicdp.mechanisms.SecureRelease`)."""
         self.record([DiscreteGaussianEntry(_check_name(name), check_sigma(scale_units, "scale_units"),
                                            check_sensitivity(sensitivity_units, allow_zero=True),
                                            check_count(count), **labels)])
@@ -616,8 +469,7 @@ class PrivacyLedger:
         return float(min(1.0, sum(e.gamma for e in self._entries if e.gamma is not None)))
 
     def entries(self) -> List[Dict[str, Union[str, float, int]]]:
-        """The recorded releases as JSON-serialisable dicts (``kind``, ``name``, parameters, and the labels
-        that were stated: ``gamma``, ``distribution``, ``unit``, ``neighbours``)."""
+        """The recorded releases as JSON-serialisable dicts (kind, name, parameters, stated labels)."""
         return [_as_dict(e) for e in self._entries]
 
     def rdp(self, alpha: ArrayLike, scope: str = "dp"):
@@ -625,22 +477,8 @@ class PrivacyLedger:
         return _rdp(self._select(scope), alpha)
 
     def epsilon(self, delta: float, method: str = "rdp", scope: str = "dp") -> float:
-        """Total epsilon at total ``delta``; see the module docstring for ``method`` and ``scope``.
-
-        Parameters
-        ----------
-        delta : float
-            Total delta in (0, 1), including the deltas of approx entries.
-        method : {"rdp", "simple", "exact", "best"}, default "rdp"
-        scope : {"dp", "all"}, default "dp"
-            ``"dp"``: the DP entries only (a DP statement). ``"all"``: every entry, a random-DP statement
-            failing with probability at most :attr:`gamma` when random-DP entries are present.
-
-        Returns
-        -------
-        float
-            epsilon >= 0 (``0.0`` for an empty ledger).
-        """
+        """Total epsilon at total ``delta`` (approx deltas included) by ``method`` over ``scope`` (module
+        docstring); ``0.0`` for an empty ledger."""
         delta = check_delta(delta)
         method = check_option(method, "method", LEDGER_METHODS)
         return _epsilon(self._select(scope), delta, method)
@@ -652,13 +490,8 @@ class PrivacyLedger:
         return {m: _epsilon(entries, check_delta(delta), m) for m in methods}
 
     def statement(self, delta: float) -> dict:
-        """What the ledger guarantees at total ``delta`` (JSON-serialisable).
-
-        ``"dp"``: the totals over the DP entries, an (epsilon, delta)-DP statement about those releases.
-        ``"random_dp"`` (only when random-DP entries are present): the totals over *all* entries, which hold
-        with probability at least ``1 - gamma`` over the neighbouring pair drawn from P, ``gamma`` the sum of
-        the entries' gammas (union bound; module docstring). Also the budget and what remains of it.
-        """
+        """What the ledger guarantees at total ``delta`` (JSON): the DP totals, the random-DP totals over all
+        entries with their summed ``gamma`` (when present), and the budget with what remains."""
         out: dict = {"delta": float(check_delta(delta)), "dp": self.totals(delta, "dp"),
                      "n_dp_entries": len(self._select("dp"))}
         n_random = len(self._entries) - out["n_dp_entries"]
@@ -684,15 +517,11 @@ class PrivacyLedger:
         return seen.pop() if seen else None
 
     def dp_event(self, scope: str = "dp"):
-        """The entries in ``scope`` as one ``dp_accounting.ComposedDpEvent`` (module docstring).
+        """The entries in ``scope`` as one ``dp_accounting.ComposedDpEvent``.
 
-        A Gaussian or Laplace entry becomes an event whose noise multiplier is its noise over *its own*
-        sensitivity (the sensitivity for the relation it was calibrated under). dp-accounting reads a plain
-        Gaussian or Laplace event that way under ``ADD_OR_REMOVE_ONE`` (its PLD accountant doubles the
-        sensitivity of a Gaussian event under ``REPLACE_ONE``, its RDP accountant does not), so account the
-        event with ``NeighboringRelation.ADD_OR_REMOVE_ONE``, unless an :class:`EventEntry` needs another
-        relation (sampling without replacement: ``REPLACE_ONE``, with the RDP accountant). Pure and approx
-        entries become ``UnsupportedDpEvent``, which the accountants refuse rather than mis-account.
+        Noise multipliers are over each entry's own sensitivity, so account it under ``ADD_OR_REMOVE_ONE`` (the
+        PLD accountant doubles a Gaussian's sensitivity under ``REPLACE_ONE``) unless an :class:`EventEntry`
+        needs another relation. Pure and approx entries become ``UnsupportedDpEvent`` (refused, not mis-accounted).
         """
         import dp_accounting as dpa
 
@@ -714,12 +543,16 @@ def _rdp(entries: List[Entry], alpha: ArrayLike):
     return as_output(total, alpha)
 
 
-def _curve(entries: List[Entry]):
-    """The RDP curve to convert: continuous orders, or a grid when dp-accounting computes part of it."""
-    if any(isinstance(e, EventEntry) for e in entries):
+def _convert(curve: Callable, on_grid: bool, delta: float) -> float:
+    """``rdp_to_dp`` of ``curve``: over continuous orders, or on a grid when dp-accounting computes part of it."""
+    if on_grid:
         orders = _event_orders()
-        return orders, _rdp(entries, orders)
-    return lambda a: _rdp(entries, a)
+        return rdp_to_dp((orders, curve(orders)), delta, conversion="improved")[0]
+    return rdp_to_dp(curve, delta, conversion="improved")[0]
+
+
+def _has_event(entries: List[Entry]) -> bool:
+    return any(isinstance(e, EventEntry) for e in entries)
 
 
 def _approx_totals(entries: List[Entry]) -> Tuple[float, float]:
@@ -727,59 +560,55 @@ def _approx_totals(entries: List[Entry]) -> Tuple[float, float]:
     return sum(e.epsilon for e in approx), sum(e.delta for e in approx)
 
 
-def _remaining_delta(entries: List[Entry], delta: float, needed: bool) -> float:
-    delta_a = _approx_totals(entries)[1]
+def _delta_left(delta: float, delta_a: float, needed: bool, worst: bool = False) -> float:
     remaining = delta - delta_a
     if remaining < 0.0 or (needed and remaining <= 0.0):
-        raise ValueError(f"delta must exceed the approx entries' total delta {delta_a:g} "
-                         f"(the rest pays for the Gaussian/RDP entries), got {delta:g}")
+        where = "the worst part of each partitioning" if worst else "the rest pays for the Gaussian/RDP entries"
+        raise ValueError(f"delta must exceed the approx entries' total delta {delta_a:g} ({where}), got {delta:g}")
     return remaining
 
 
+def _by_method(method: str, gaussian: bool, rdp: Callable[[], float], simple: Callable[[], float],
+               exact: Callable[[], float]) -> float:
+    if method in ("rdp", "simple", "exact"):
+        return {"rdp": rdp, "simple": simple, "exact": exact}[method]()
+    return min([rdp(), simple()] + ([exact()] if gaussian else []))
+
+
 def _epsilon(entries: List[Entry], delta: float, method: str) -> float:
-    """The total of ``entries`` by ``method``: the worst combination of one part per partitioning
-    (:func:`worst_combination`; module docstring)."""
+    """The total of ``entries`` by ``method``: the worst combination of one part per partitioning."""
     return worst_combination(entries, partition_of, lambda es: _epsilon_sequential(es, delta, method),
                              signature=_signature,
                              bound=lambda common, groups: _epsilon_bound(common, groups, delta, method))
 
 
 def _epsilon_sequential(entries: List[Entry], delta: float, method: str) -> float:
-    if method == "rdp":
-        return _epsilon_rdp(entries, delta)
-    if method == "simple":
-        return _epsilon_simple(entries, delta)
-    if method == "exact":
-        return _epsilon_exact(entries, delta)
-    totals = [_epsilon_rdp(entries, delta), _epsilon_simple(entries, delta)]
-    if _all_gaussian(entries):
-        totals.append(_epsilon_exact(entries, delta))
-    return min(totals)
+    return _by_method(method, _all_gaussian(entries), lambda: _epsilon_rdp(entries, delta),
+                      lambda: _epsilon_simple(entries, delta), lambda: _epsilon_exact(entries, delta))
 
 
 def _epsilon_rdp(entries: List[Entry], delta: float) -> float:
     has_rdp = any(not isinstance(e, ApproxEntry) for e in entries)
-    remaining = _remaining_delta(entries, delta, needed=has_rdp)
-    eps = _approx_totals(entries)[0]
+    eps_a, delta_a = _approx_totals(entries)
+    remaining = _delta_left(delta, delta_a, has_rdp)
     if has_rdp:
-        eps += rdp_to_dp(_curve(entries), remaining, conversion="improved")[0]
-    return eps
+        eps_a += _convert(lambda a: _rdp(entries, a), _has_event(entries), remaining)
+    return eps_a
 
 
 def _epsilon_simple(entries: List[Entry], delta: float) -> float:
     gaussians = [e for e in entries if isinstance(e, _GAUSSIAN_LIKE)]
-    remaining = _remaining_delta(entries, delta, needed=bool(gaussians))
+    remaining = _delta_left(delta, _approx_totals(entries)[1], bool(gaussians))
     share = remaining / len(gaussians) if gaussians else remaining
     return _approx_totals(entries)[0] + sum(_simple_epsilon(e, share) for e in entries)
 
 
 def _simple_epsilon(e: Entry, share: float) -> float:
-    """One entry's epsilon in basic composition, a Gaussian-like entry at its ``share`` of the delta (an approx
-    entry's epsilon is counted by :func:`_approx_totals`)."""
+    """One entry's epsilon in basic composition (an approx entry's is counted by :func:`_approx_totals`)."""
     if isinstance(e, GaussianEntry):
         return gdp_epsilon(e.mu, share)
     if isinstance(e, (DiscreteGaussianEntry, EventEntry)):
-        return rdp_to_dp(_curve([e]), share, conversion="improved")[0]
+        return _convert(lambda a: _rdp([e], a), isinstance(e, EventEntry), share)
     if isinstance(e, LaplaceEntry):
         return e.pure_epsilon
     if isinstance(e, PureEntry):
@@ -803,11 +632,8 @@ def _epsilon_exact(entries: List[Entry], delta: float) -> float:
 # -- partitions: parallel composition within one partitioning, sequential across them ------------------------
 
 def partition_of(e: Entry) -> Optional[Tuple[Hashable, str]]:
-    """``(partitioning, part)`` of an entry, or None for an entry that read all the data. An entry with a partition
-    label and no partitioning (a legacy entry) is its own partitioning: sequential with every other label."""
-    if e.partition is None:
-        return None
-    return (("partitioning", e.partitioning) if e.partitioning is not None else ("legacy", e.partition)), e.partition
+    """``(partitioning, part)`` of an entry, or None for one that read all the data."""
+    return part_key(e.partition, e.partitioning)
 
 
 def _signature(e: Entry) -> Hashable:
@@ -815,41 +641,31 @@ def _signature(e: Entry) -> Hashable:
     return repr(replace(e, name="", partition=None, partitioning=None))
 
 
-def _epsilon_bound(common: List[Entry], groups: List[List[List[Entry]]], delta: float, method: str) -> float:
-    """An upper bound of :func:`_epsilon` over every combination of one part per partitioning: each partitioning's
-    worst part taken term by term (module docstring)."""
+Groups = List[List[List[Entry]]]
+
+
+def _epsilon_bound(common: List[Entry], groups: Groups, delta: float, method: str) -> float:
+    """An upper bound of :func:`_epsilon` over every combination: each partitioning's worst part, term by term."""
     everything = common + [e for parts in groups for part in parts for e in part]
-    if method == "exact":
-        _epsilon_exact(everything, delta)  # refuses non-Gaussian ledgers with its message
-        return _exact_bound(common, groups, delta)
-    if method == "rdp":
-        return _rdp_bound(common, groups, delta)
-    if method == "simple":
-        return _simple_bound(common, groups, delta)
-    totals = [_rdp_bound(common, groups, delta), _simple_bound(common, groups, delta)]
-    if _all_gaussian(everything):
-        totals.append(_exact_bound(common, groups, delta))
-    return min(totals)
+    return _by_method(method, _all_gaussian(everything), lambda: _rdp_bound(common, groups, delta),
+                      lambda: _simple_bound(common, groups, delta), lambda: _exact_bound(common, groups, delta))
 
 
-def _worst_sum(common: List[Entry], groups: List[List[List[Entry]]], cost: Callable[[List[Entry]], float]) -> float:
+def _worst_sum(common: List[Entry], groups: Groups, cost: Callable[[List[Entry]], float]) -> float:
     return cost(common) + sum(max(cost(part) for part in parts) for parts in groups)
 
 
-def _exact_bound(common: List[Entry], groups: List[List[List[Entry]]], delta: float) -> float:
+def _exact_bound(common: List[Entry], groups: Groups, delta: float) -> float:
+    _epsilon_exact(common + [e for parts in groups for part in parts for e in part], delta)  # refuses non-Gaussians
     mu2 = _worst_sum(common, groups, lambda es: sum(e.mu ** 2 for e in es if isinstance(e, GaussianEntry)))
     return gdp_epsilon(math.sqrt(mu2), delta) if mu2 > 0.0 else 0.0
 
 
-def _rdp_bound(common: List[Entry], groups: List[List[List[Entry]]], delta: float) -> float:
+def _rdp_bound(common: List[Entry], groups: Groups, delta: float) -> float:
     everything = common + [e for parts in groups for part in parts for e in part]
     eps_a = _worst_sum(common, groups, lambda es: _approx_totals(es)[0])
-    delta_a = _worst_sum(common, groups, lambda es: _approx_totals(es)[1])
     has_rdp = any(not isinstance(e, ApproxEntry) for e in everything)
-    remaining = delta - delta_a
-    if remaining < 0.0 or (has_rdp and remaining <= 0.0):
-        raise ValueError(f"delta must exceed the approx entries' total delta {delta_a:g} (the worst part of each "
-                         f"partitioning), got {delta:g}")
+    remaining = _delta_left(delta, _worst_sum(common, groups, lambda es: _approx_totals(es)[1]), has_rdp, True)
     if not has_rdp:
         return eps_a
 
@@ -857,34 +673,20 @@ def _rdp_bound(common: List[Entry], groups: List[List[List[Entry]]], delta: floa
         return np.asarray(_rdp(common, a)) + sum(np.max([np.asarray(_rdp(part, a)) for part in parts], axis=0)
                                                  for parts in groups)
 
-    if any(isinstance(e, EventEntry) for e in everything):
-        orders = _event_orders()
-        return eps_a + rdp_to_dp((orders, curve(orders)), remaining, conversion="improved")[0]
-    return eps_a + rdp_to_dp(curve, remaining, conversion="improved")[0]
+    return eps_a + _convert(curve, _has_event(everything), remaining)
 
 
-def _simple_bound(common: List[Entry], groups: List[List[List[Entry]]], delta: float) -> float:
+def _simple_bound(common: List[Entry], groups: Groups, delta: float) -> float:
     n_gaussians = _worst_sum(common, groups, lambda es: float(sum(isinstance(e, _GAUSSIAN_LIKE) for e in es)))
     delta_a = _worst_sum(common, groups, lambda es: _approx_totals(es)[1])
-    remaining = delta - delta_a
-    if remaining < 0.0 or (n_gaussians and remaining <= 0.0):
-        raise ValueError(f"delta must exceed the approx entries' total delta {delta_a:g} (the worst part of each "
-                         f"partitioning), got {delta:g}")
+    remaining = _delta_left(delta, delta_a, bool(n_gaussians), True)
     share = remaining / n_gaussians if n_gaussians else remaining  # the smallest share any combination gives
     return _worst_sum(common, groups, lambda es: _approx_totals(es)[0] + sum(_simple_epsilon(e, share) for e in es))
 
 
 def _as_dict(e: Entry) -> dict:
-    out = {}
-    for f in fields(e):
-        value = getattr(e, f.name)
-        if f.name == "event":
-            value = repr(value)
-        if value is not None or not f.kw_only:
-            out[f.name] = value
-    if e.gamma is not None:
-        out["guarantee"] = "random-DP"
-    return out
+    out = entry_to_json(e, event=repr)
+    return {**out, "guarantee": "random-DP"} if e.gamma is not None else out
 
 
 def labelled(entries: Iterable[Entry], **labels) -> List[Entry]:
@@ -895,9 +697,7 @@ def labelled(entries: Iterable[Entry], **labels) -> List[Entry]:
 
 @contextlib.contextmanager
 def _quiet_absl():
-    """dp-accounting logs a warning for every RDP order whose series fails to converge; such orders are
-    dropped from the minimum over orders, which can only make epsilon larger (safe), so the warnings are
-    silenced for the duration of one accounting call."""
+    """Silence dp-accounting's warnings for orders whose series fails to converge (dropping them is safe)."""
     logger = logging.getLogger("absl")
     level = logger.level
     logger.setLevel(logging.ERROR)

@@ -1,59 +1,14 @@
 """The file behind a persisted :class:`~topicdp.rdp.PrivacyLedger`: one per dataset, across runs and processes.
 
-:meth:`PrivacyLedger.open(path) <topicdp.rdp.PrivacyLedger.open>` returns the one ledger class, its entries
-read from ``path``; this module is its storage. A ledger file holds the budget, the privacy unit and the
-neighbour relation, and every spend as the entries the ledger composes in memory (Gaussian, Laplace, ...),
-so that totals across runs are exactly as tight as within one run.
-
-Format
-------
-JSON Lines (UTF-8), one record per line, each with ``"prev"`` (the previous line's hash; ``""`` on the first)
-and ``"hash"``, the SHA-256 of ``prev`` followed by the record's canonical JSON (sorted keys, no spaces,
-without ``"hash"``): a hash chain. The first line is the header (format, budget, unit, neighbours, accounting,
-creation date). Every later line is
-
-``planned``
-    A run's entries, written and flushed to disk *before* the run reads private data or draws noise, with its
-    date, stated guarantee, mechanism, corpus and output file. A later ``planned`` line of the same run
-    supersedes it (the run chose another mechanism: re-checked against the budget before its noise).
-``completed``
-    The entries the run actually drew (fewer when it stopped early) and its status. Until this line exists
-    the run's planned entries stay counted, so a crash or ``kill -9`` between the two never under-counts.
-
-A sidecar ``<path>.head`` holds the number of lines and the last hash (rewritten atomically after each
-append; a new ledger's is written before the ledger itself, so a ledger never exists without one): a file that
-lost whole lines at its end still has a valid chain, and the head is what catches it. A ledger whose head is
-missing is therefore refused until its owner re-seals it (:meth:`LedgerFile.reseal`, ``topicdp ledger reseal``):
-the chain is verified and a new head written, on the owner's word that no line was cut from the end.
-``<path>.lock`` is the lock file (never removed: removing a lock file races with its next user).
-
-One file, whatever its name
----------------------------
-The budget belongs to the dataset, not to a path. The path is resolved once (symbolic links followed,
-``os.path.realpath``) and the file it names is the one read, replaced, sealed (``.head``) and locked (``.lock``):
-a run through a symbolic link and a run through the real path share one chain and one lock, and the link stays
-a link. A hard link cannot be followed that way (each write is an atomic rename, which gives one name a new
-file and leaves the other names on the old one: the ledger would fork at its next spend), so a ledger file
-with more than one hard link is refused.
-
-Atomicity and locking
----------------------
-An append takes an exclusive ``fcntl.flock`` on the lock file, re-reads and verifies the file, checks the new
-entries against the budget, and replaces the file whole (a temporary in the same directory, ``fsync``, an
-atomic ``rename``, ``fsync`` of the directory; :func:`topicdp._files.atomic_path`): a reader sees the old file
-or the new one, and two runs at once cannot both pass the check with the budget for one. ``flock`` is
-advisory and per open file: it orders processes that use it (every topicdp run does) on one machine. On a
-network file system it is not reliable: NFS emulates ``flock`` with byte-range locks on the server (Linux
-since 2.6.12), which holds only where every client and the server implement NFS locking (lockd/NLM, or NFSv4)
-and fails silently where one mounts with ``nolock`` or ``local_lock``; SMB/CIFS and FUSE file systems vary.
-Put a ledger on a local disk, or run every release from one machine; there is no lease, so a client that loses
-the server while holding the lock may not hold it any more.
-
-What it is, and is not
-----------------------
-The owner's own record of what was released from one dataset, protected against accidents: a crash, two runs
-at once, a truncated or edited file (refused, never trusted). It is not a defence against the owner, who can
-delete the file, start a new one, or rewrite the whole chain; nor does it know about releases made without it.
+JSON Lines, a SHA-256 hash chain (each record's ``hash`` covers the previous hash and its canonical JSON). The
+header holds the budget, unit, neighbour relation and accounting; then each run's ``planned`` entries, written
+durably *before* it reads private data or draws noise, and its ``completed`` entries after: until completed, the
+plan counts, so a crash never under-counts. ``<path>.head`` (line count and last hash) catches a file cut at a
+line boundary; a ledger without one is refused until resealed. The path is resolved once (symbolic links
+followed); a file with several hard links is refused, since an atomic rename would fork it. Appends hold
+``fcntl.flock`` on ``<path>.lock``, re-read, check the budget and replace the file atomically; ``flock`` orders
+processes on one machine only (not reliably over network file systems). The file is the owner's record against
+accidents, not a defence against the owner.
 """
 
 from __future__ import annotations
@@ -70,7 +25,7 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Iterator, List, Optional, Sequence, Tuple
 
 from .._files import atomic_write
-from .partitions import worst_combination
+from .partitions import part_key, worst_combination
 
 if TYPE_CHECKING:  # (the ledger module imports this one: its classes are named here, never imported)
     Entry = Any
@@ -94,23 +49,9 @@ class LedgerFileError(ValueError):
 
 @dataclass(frozen=True)
 class LedgerOptions:
-    """Where a release is charged: the ledger file, and the release's output file (recorded with the run).
-
-    Parameters
-    ----------
-    path : str
-        An existing ledger file (``topicdp ledger create``, or :meth:`topicdp.rdp.PrivacyLedger.open`).
-    output : str, optional
-        The release's output file, as the ledger lists it.
-    partition : str, optional
-        The disjoint part of the dataset the release reads (a period of documents, e.g. ``"2004-05"``): its entries
-        compose in parallel with other parts' of the same ``partitioning`` (document level, add/remove neighbours;
-        :mod:`topicdp.rdp.ledger`).
-    partitioning : str, optional
-        The function that split the dataset into the parts (:func:`topicdp.rdp.partitions.partitioning_key`: the
-        corpus's digest, the period kind and the date field). Without it a partition is a legacy one, sequential
-        with every other label.
-    """
+    """Where a release is charged: an existing ledger file, the release's output file (listed with the run), and
+    the part of the dataset it reads with the partitioning that made it (:func:`~topicdp.rdp.partitions.
+    partitioning_key`; parts of one partitioning compose in parallel, :mod:`topicdp.rdp.ledger`)."""
 
     path: str
     output: Optional[str] = None
@@ -118,7 +59,7 @@ class LedgerOptions:
     partitioning: Optional[str] = None
 
     def partition_labels(self) -> dict:
-        """The labels the run's entries (and its record) carry: ``partition`` and ``partitioning`` when given."""
+        """The ``partition`` and ``partitioning`` labels, when given."""
         return {k: v for k, v in (("partition", self.partition), ("partitioning", self.partitioning))
                 if v is not None}
 
@@ -136,7 +77,7 @@ class LedgerOptions:
 # -- entries as JSON ----------------------------------------------------------------------------------------
 
 def _event_to_json(event) -> Any:
-    """A dp-accounting event (an attrs class of ``dp_accounting.dp_event``) as nested JSON."""
+    """A dp-accounting event (an attrs class) as nested JSON."""
     import attr
 
     if isinstance(event, (list, tuple)):
@@ -162,14 +103,15 @@ def _event_from_json(data: Any) -> Any:
     return data
 
 
-def entry_to_json(entry: "Entry") -> dict:
-    """A ledger entry as a JSON object: ``kind``, its parameters and the labels it states."""
+def entry_to_json(entry: "Entry", event=None) -> dict:
+    """A ledger entry as a JSON object: ``kind``, its parameters and the labels it states (a dp-accounting event
+    by ``event``, default nested JSON)."""
     out: dict = {}
     for f in fields(entry):
         value = getattr(entry, f.name)
         if f.kw_only and value is None:
             continue
-        out[f.name] = _event_to_json(value) if f.name == "event" else value
+        out[f.name] = (event or _event_to_json)(value) if f.name == "event" else value
     return out
 
 
@@ -231,15 +173,10 @@ class LedgerState:
 
 
 def read_state(path: str, *, require_head: bool = True) -> LedgerState:
-    """Read and verify ``path``: its hash chain, and that its head (``<path>.head``) is there and agrees.
-
-    ``path`` is read as given: :class:`LedgerFile` resolves it first. A ledger whose head is missing is refused
-    (the chain alone cannot tell a file cut at a line boundary from a whole one) unless ``require_head`` is
-    False, which only :meth:`LedgerFile.reseal` passes. A file with more than one hard link is refused too
-    (:func:`check_single_name`). Raises :class:`LedgerFileError` for a file that cannot be trusted.
-    """
+    """Read and verify ``path`` (as given): its hash chain, a single hard link, and its head (unless
+    ``require_head`` is False, for :meth:`LedgerFile.reseal`); :class:`LedgerFileError` otherwise."""
     # the head before the file: a writer replaces the file, then its head, so a head read first never names a line
-    # the file read after it lacks (read after the file, it could be the next append's, and refuse a whole file)
+    # the file read after it lacks
     head = _read_head(path)
     try:
         with open(path, "rb") as fh:
@@ -282,9 +219,7 @@ def read_state(path: str, *, require_head: bool = True) -> LedgerState:
 
 
 def check_single_name(path: str, n_links: int) -> None:
-    """Refuse a ledger file with more than one hard link: every write replaces the file by an atomic rename,
-    which moves one name to the new file and leaves the others on the old one, so a second name would fork the
-    ledger at its next write (each copy missing the other's spends)."""
+    """Refuse a ledger file with more than one hard link (an atomic rename would fork it)."""
     if n_links > 1:
         raise LedgerFileError(
             f"ledger {path} has {n_links} hard links (names of one file); refused: each write replaces the file "
@@ -320,9 +255,8 @@ def _write_head(path: str, n_lines: int, last: str) -> None:
 
 
 def _write(path: str, state_records: Sequence[dict], *, head_first: bool = False) -> None:
-    """Write the whole chain atomically, and its head: after the chain (an append: a crash between leaves a head
-    one line behind, which the next read accepts), or before it (``head_first``, a new ledger: a crash between
-    leaves a head and no ledger, which the next create replaces; never a ledger without a head)."""
+    """Write the whole chain atomically, and its head after it (an append) or before it (``head_first``, a new
+    ledger: never a ledger without a head)."""
     lines, last = _chain(state_records)
     if head_first:
         _write_head(path, len(lines), last)
@@ -337,8 +271,7 @@ class LedgerFile:
     """The storage of a persisted :class:`~topicdp.rdp.PrivacyLedger` (see the module docstring)."""
 
     def __init__(self, path: str) -> None:
-        #: the name the ledger was given, and the one file it names (symbolic links resolved, once): the file
-        #: read, replaced and locked whatever name a run uses, so two names of a ledger are one ledger
+        #: the name given, and the one file it names (symbolic links resolved once)
         self.name = os.fspath(path)
         self.path = os.path.realpath(self.name)
         self._locked = False
@@ -389,24 +322,8 @@ class LedgerFile:
         return read_state(self.path)
 
     def reseal(self) -> bool:
-        """Write a new head for a ledger whose head file is missing, after verifying its chain.
-
-        The head is what catches a ledger cut at a line boundary (whole runs removed from its end, which leaves a
-        valid chain), so a ledger without one is refused. Resealing is the owner's statement that the file is
-        whole: it checks every line's hash, but cannot know whether lines were cut from the end. A head that is
-        present is never replaced: one that agrees with the file leaves nothing to do, one that does not is
-        refused as :meth:`state` refuses it (delete it first only if you know why it disagrees).
-
-        Returns
-        -------
-        bool
-            True when a head was written, False when the ledger had a head that agrees with it.
-
-        Raises
-        ------
-        LedgerFileError
-            The chain does not verify, or the head present disagrees with the file.
-        """
+        """Write a new head for a ledger whose head is missing, after verifying its chain (the owner's word that no
+        line was cut from the end). A present head is never replaced. Returns whether a head was written."""
         with self.locked():
             if os.path.lexists(self.path + ".head"):
                 read_state(self.path)
@@ -430,16 +347,10 @@ class LedgerFile:
 
     def reserve(self, ledger: "PrivacyLedger", entries: "Sequence[Entry]", *, run: Optional[str] = None,
                 guarantee: Optional[dict] = None, **info: Any) -> str:
-        """Check ``entries`` against what is left and write them as a run's plan, durably; return the run id.
-
-        Under the lock: re-read the file, compose every other run's entries with these (a run given by ``run``
-        re-plans: its earlier plan is replaced), refuse with the ledger's :class:`~topicdp.rdp.BudgetExceededError`
-        when they do not fit (its message: spent, planned and the budget, by exact and basic composition; its
-        ``basic`` attribute: the basic figures), else append a ``planned`` line. ``guarantee`` is the run's own
-        stated guarantee (``{"epsilon": .., "delta": ..}``, and ``"gamma"`` for random DP; basic composition adds
-        them up);
-        ``info`` (mechanism, corpus, output, ...) is stored as given (JSON values).
-        """
+        """Under the lock, check ``entries`` against every other run's and write them as a run's plan; return the
+        run id. ``run`` re-plans an existing run; a refusal is the ledger's :class:`~topicdp.rdp.BudgetExceededError`
+        with the exact and basic figures (``basic``). ``guarantee``: the run's stated (epsilon, delta[, gamma]);
+        ``info`` (mechanism, corpus, output, ...) is stored as given."""
         entries = list(entries)
         with self.locked():
             state = self.refresh(ledger, exclude=run)
@@ -457,8 +368,7 @@ class LedgerFile:
 
     def complete(self, ledger: "PrivacyLedger", run: str, entries: "Sequence[Entry]", *, status: str = "released",
                  **info: Any) -> None:
-        """Write the entries run ``run`` drew (all of them: those recorded and those checked before their noise)
-        and its status; from then on they, not its plan, count."""
+        """Write the entries run ``run`` drew and its status; from then on they, not its plan, count."""
         entries = list(entries)
         with self.locked():
             state = self.state()
@@ -471,8 +381,7 @@ class LedgerFile:
             ledger._entries = state.effective(exclude=run) + entries
 
     def record(self, ledger: "PrivacyLedger", entries: "Sequence[Entry]", **info: Any) -> None:
-        """Plan and complete ``entries`` under one lock (after the release: prefer :meth:`reserve` before the
-        noise and :meth:`complete` after it, which a crash in between cannot under-count)."""
+        """Plan and complete ``entries`` under one lock (:meth:`reserve` before the noise is safer)."""
         entries = list(entries)
         with self.locked():
             run = self.reserve(ledger, entries, **info)
@@ -481,8 +390,7 @@ class LedgerFile:
     # -- reading -------------------------------------------------------------------------------------------
 
     def summary(self, ledger_class: type) -> dict:
-        """What ``topicdp ledger show`` prints, as JSON: budget, spent (exact and basic), remaining, runs
-        (``ledger_class``: :class:`~topicdp.rdp.PrivacyLedger`, which composes the entries)."""
+        """What ``topicdp ledger show`` prints (JSON): budget, spent (exact and basic), remaining, runs."""
         state = self.state()
         eps_b, delta_b = state.budget
         ledger = ledger_class(budget=state.budget, accounting=state.header["accounting"])
@@ -534,10 +442,8 @@ def spent(ledger: "PrivacyLedger", delta: float, scope: str) -> float:
 
 
 def basic(runs: Sequence[dict]) -> dict:
-    """Basic composition (Dwork & Roth 2014, Thm. 3.16) of the runs' own stated guarantees: the sums, with runs of
-    disjoint parts of one partitioning in parallel and partitionings in sequence (the ledger's one rule,
-    :func:`topicdp.rdp.partitions.worst_combination`: the largest sum over every combination of one part per
-    partitioning; McSherry 2009, Thm. 4). Epsilon and delta are each the largest over the combinations."""
+    """Basic composition (Dwork & Roth 2014, Thm. 3.16) of the runs' stated guarantees, parts of one partitioning
+    in parallel (:func:`~topicdp.rdp.partitions.worst_combination`); epsilon and delta each the worst."""
     def total(which: str) -> float:
         def cost(rs: List[dict]) -> float:
             return float(sum(_guarantee(r).get(which, 0.0) for r in rs))
@@ -552,13 +458,8 @@ def basic(runs: Sequence[dict]) -> dict:
 
 
 def _run_partition(run: dict) -> Optional[Tuple[Any, str]]:
-    """A run's ``(partitioning, part)`` as the ledger keys entries (:func:`topicdp.rdp.ledger.partition_of`), or
-    None: a run with a partition and no partitioning (a legacy record) is its own partitioning."""
     rec = run["completed"] or run["planned"]
-    part, partitioning = rec.get("partition"), rec.get("partitioning")
-    if part is None:
-        return None
-    return (("partitioning", partitioning) if partitioning is not None else ("legacy", part)), part
+    return part_key(rec.get("partition"), rec.get("partitioning"))
 
 
 def _run_line(run_id: str, run: dict, numbers: dict) -> dict:
@@ -573,9 +474,8 @@ def _run_line(run_id: str, run: dict, numbers: dict) -> dict:
 
 
 def _partition_line(rec: dict, numbers: dict) -> str:
-    """How a run's part composes, for ``ledger show``: its label and the number of its partitioning (parts of one
-    compose in parallel, partitionings sequentially), or that a legacy label is sequential with every other label.
-    The corpus digest in a partitioning's key is a fingerprint of private data: it stays in the file."""
+    """How a run's part composes, for ``ledger show`` (a partitioning by number: its corpus digest, a fingerprint
+    of private data, stays in the file)."""
     part, key = rec["partition"], rec.get("partitioning")
     if key is None:
         return f"{part} (legacy label: sequential with every other label)"
@@ -589,7 +489,7 @@ def _partition_line(rec: dict, numbers: dict) -> str:
 
 def refusal_message(path: str, spent: float, requested: float, total: float, basic: dict,
                     budget: Tuple[float, float], n_runs: int) -> str:
-    """What a refused run is told: spent so far, this run's plan and the budget, by exact and basic composition."""
+    """What a refused run is told, by exact and basic composition."""
     eps_b, delta_b = budget
     runs = f"{n_runs} run" + ("" if n_runs == 1 else "s") + " (completed, or planned and counted)"
     return (f"the ledger {path} has no room for this run: by exact composition (the ledger's accounting, at delta="
@@ -622,7 +522,6 @@ def _check_fits(ledger: "PrivacyLedger", state: LedgerState, entries: "List[Entr
         before = basic(list(runs.values()))
         b = {"spent": before["epsilon"], "requested": mine.get("epsilon", 0.0),
              "total": before["epsilon"] + mine.get("epsilon", 0.0), "delta": before["delta"] + mine.get("delta", 0.0)}
-        # the ledger's own BudgetExceededError (spent, requested, total, budget), told the figures of the file
         exc.basic = b  # type: ignore[attr-defined]
         exc.args = (refusal_message(state.path, exc.spent, exc.requested, exc.total, b,  # type: ignore[attr-defined]
                                     state.budget, len(runs)),)

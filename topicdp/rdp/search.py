@@ -1,28 +1,10 @@
-"""The one calibration search of ``topicdp``: the smallest noise parameter whose privacy cost meets a target.
+"""The one calibration search: the smallest noise parameter whose privacy cost meets a target.
 
-Every calibration in the package is the same question: given a privacy cost ``c(x)`` of a noise
-parameter ``x > 0`` that is non-increasing in ``x`` (more noise, less privacy loss) and a target ``t``,
-return the smallest ``x`` with ``c(x) <= t``. :func:`smallest_meeting` answers it in the three steps of
-dp-accounting's ``mechanism_calibration.calibrate_dp_mechanism`` (a bracket, Brent's method, a check
-that the result meets the target), with two differences that are the reasons it is ours:
-
-* the bracket is multiplicative (halve / double from a guess): noise scales span orders of magnitude
-  and have no natural additive step, and ``x = 0`` (no noise) is never evaluated, where an accountant
-  would divide by zero;
-* the last step rounds *upward* until the cost meets the target **as evaluated** -- the same function,
-  the same floating point, that a test or a ledger will later compute -- by relative steps
-  ``rtol, 2 rtol, 4 rtol, ...`` (with ``rtol`` down to one ulp). dp-accounting instead nudges by one
-  absolute tolerance and falls back to bisection; rounding upward keeps the guarantee exact and the
-  result within about ``2 rtol`` of the root.
-
-Callers with a closed-form root (the RDP order maximisation, the partition-selection threshold) pass it
-as ``root`` and skip the bracket and Brent's method; the rounding step is then what the search adds. A
-caller whose constraint is *delta* at a fixed epsilon passes ``log_scale=True``: the root is found on
-``log c(x) - log t`` (deltas span hundreds of orders of magnitude), while acceptance is still
-``c(x) <= t`` on the cost itself.
-
-This module imports nothing from ``topicdp``, so the exact profile (:mod:`.gaussian`, which inverts
-delta(eps) for epsilon with the same search) and every calibration above it can use it.
+For a cost ``c(x)`` non-increasing in the noise ``x > 0`` and a target ``t``, :func:`smallest_meeting` returns the
+smallest ``x`` with ``c(x) <= t`` in dp-accounting's three steps (bracket, Brent's method, check) with two
+differences: the bracket is multiplicative (``x = 0`` is never evaluated), and the result is rounded *upward* by
+doubling relative steps until the cost meets the target as evaluated (the same floating point a test or ledger
+will compute), within about ``2 rtol`` of the root. Imports nothing from ``topicdp``.
 """
 
 from __future__ import annotations
@@ -57,45 +39,11 @@ def smallest_meeting(
 ) -> float:
     """Smallest ``x`` (to relative ``rtol``) with ``cost(x) <= target``, for ``cost`` non-increasing in ``x``.
 
-    Parameters
-    ----------
-    cost : callable
-        The privacy cost of the noise parameter (an epsilon at fixed delta, a delta at fixed epsilon, ...).
-        Must be non-increasing in ``x``; it is evaluated only at ``x > 0`` unless ``bracket`` starts at 0.
-    target : float
-        The cost to meet.
-    guess : float, optional
-        A positive starting point; the bracket is found by halving and doubling from it.
-    bracket : (float, float), optional
-        ``(lo, hi)`` with ``lo >= 0``. If ``cost(lo) <= target`` then ``lo`` is returned (nothing smaller
-        is asked for); otherwise ``hi`` is doubled until it meets the target. Exactly one of ``guess``,
-        ``bracket`` and ``root`` is given.
-    root : float, optional
-        A closed-form (or otherwise computed) approximation of the answer: the bracket and Brent's method
-        are skipped and only the upward rounding is applied.
-    rtol : float, default one ulp
-        Relative resolution: Brent's method stops at ``max(rtol, 4 ulp)`` (Brent 1973, ch. 4, through
-        :func:`scipy.optimize.brentq`), and the upward rounding starts with relative steps of ``rtol``.
-    xtol : float, default 1e-300
-        Absolute resolution of Brent's method (matters only for roots near 0).
-    log_scale : bool, default False
-        Find the root of ``log cost(x) - log target`` (for costs that are deltas); acceptance is unchanged.
-    max_expansions : int, default 60
-        Halvings or doublings allowed while bracketing.
-    max_round_steps : int, default 200
-        Upward steps allowed in the rounding (each doubles the previous relative step).
-
-    Returns
-    -------
-    float
-        ``x`` with ``cost(x) <= target`` as evaluated, at most about ``2 rtol`` (relative) above the
-        smallest such ``x`` when ``cost`` is continuous and evaluated to within that resolution.
-
-    Raises
-    ------
-    NoBracketError
-        If no ``x`` within ``2**max_expansions`` of the guess meets the target (or every one does, which
-        means the cost vanishes with the noise: the calibration has no privacy cost to meet).
+    Give exactly one start: ``guess`` (halve/double from it), ``bracket`` ``(lo, hi)`` (``lo`` returned if it meets),
+    or ``root`` (a closed form: only the upward rounding). Brent's method (Brent 1973, via
+    :func:`scipy.optimize.brentq`) stops at ``max(rtol, 4 ulp)`` and ``xtol``; ``log_scale`` finds the root of
+    ``log cost - log target`` (for deltas), acceptance unchanged. Raises :class:`NoBracketError` when nothing within
+    ``2**max_expansions`` of the start meets (or fails) the target.
     """
     if sum(a is not None for a in (guess, bracket, root)) != 1:
         raise ValueError("give exactly one of guess, bracket and root")
@@ -103,8 +51,7 @@ def smallest_meeting(
     seen: dict = {}
 
     def evaluated(x: float) -> float:
-        # Brent's method re-evaluates the bracket's ends and the rounding re-evaluates Brent's last point;
-        # an accountant composes a fresh event per call (~1 s for sampling without replacement), so keep them
+        # Brent and the rounding re-evaluate points, and an accountant can take a second per call
         if x not in seen:
             seen[x] = cost(x)
         return seen[x]
@@ -163,11 +110,7 @@ def _bracket(meets: Callable[[float], bool], guess: Optional[float], bracket: Op
 
 
 def _round_up(x: float, meets: Callable[[float], bool], rtol: float = ULP, max_steps: int = 200) -> float:
-    """First of ``x``, ``x (1 + r)``, ``x (1 + r)(1 + 2 r)``, ... (``r = max(rtol, ulp)``) that meets the target.
-
-    A root finder stops on either side of the root; stepping upward by a doubling relative amount makes the
-    returned value satisfy the constraint exactly as evaluated, at a cost of a few multiples of ``rtol``.
-    """
+    """First of ``x``, ``x (1 + r)``, ``x (1 + r)(1 + 2 r)``, ... (``r = max(rtol, ulp)``) that meets the target."""
     step = max(rtol, ULP)
     for _ in range(max_steps):
         if meets(x):

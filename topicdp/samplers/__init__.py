@@ -13,15 +13,6 @@ def __getattr__(name):  # the Dask path imports dask only when asked for
     raise AttributeError(f"module 'topicdp.samplers' has no attribute {name!r}")
 
 __all__ = [
-    "SIZINGS",
-    "sample_size",
-    "sizing_table",
-    "optimal_rho",
-    "PrivateResample",
-    "PublicReference",
-    "PRIVATE_ORACLE",
-    "SensitivitySample",
-    "SensitivitySampling",
-    "sample_sensitivity",
-    "sample_sensitivity_on_cluster",
+    "SIZINGS", "sample_size", "sizing_table", "optimal_rho", "PrivateResample", "PublicReference", "PRIVATE_ORACLE",
+    "SensitivitySample", "SensitivitySampling", "sample_sensitivity", "sample_sensitivity_on_cluster"
 ]

@@ -1,17 +1,10 @@
 """The sampling distribution P of neighbouring datasets (TopicDP Alg. 1 lines 3-7).
 
-Sensitivity sampling draws h pairs (D, D') of neighbouring datasets from P: N - 1 shared records plus one
-record each, all i.i.d. from P, where a *record* is a user (user-level privacy) or a document
-(document-level privacy) and N is the number of records in the private corpus. The random-DP guarantee
-then holds *with respect to P*: it covers neighbours that look like P's draws, nothing else.
-
-Two choices of P:
-
-* :class:`PublicReference` — records drawn uniformly from a public corpus of the same domain. This is
-  what Rubinstein & Alda's guarantee assumes: P is independent of the private data.
-* :class:`PrivateResample` — records drawn with replacement from the private corpus itself, as TopicDP
-  did. The sampler then queries the private data as an oracle; the report says so, because Delta_s is
-  itself a function of the private data and was not released privately.
+A pair (D, D') is N - 1 shared records plus one record each, all i.i.d. from P (a record is a user or a
+document; N the private corpus' count). The random-DP guarantee holds with respect to P: it covers neighbours
+that look like P's draws, nothing else. :class:`PublicReference` draws from a public corpus of the same domain
+(Rubinstein & Aldà's assumption: P independent of the private data); :class:`PrivateResample` from the private
+corpus itself, as TopicDP did, and the report says Delta_s is then a function of the private data.
 """
 
 from __future__ import annotations
@@ -50,8 +43,8 @@ class ResampledRecords:
         return draws[:n_records], np.concatenate([draws[: n_records - 1], draws[n_records:]])
 
     def pair_builder(self):
-        """The reference indexed by record (:class:`.pairs.PairBuilder`): built once per distribution, so
-        that every pair slices the same arrays and a cluster receives the same object once."""
+        """The reference indexed by record (:class:`.pairs.PairBuilder`), built once per distribution so that a cluster
+        receives one object."""
         from .pairs import PairBuilder
 
         builder = self.__dict__.get("_pair_builder")
@@ -60,8 +53,7 @@ class ResampledRecords:
         return builder
 
     def build(self, records: np.ndarray):
-        """The corpus made of the given reference records (the sampler uses :meth:`pair_builder`, which
-        gives the same corpora faster)."""
+        """The corpus of the given reference records (the slow reference path :meth:`pair_builder` equals)."""
         if self.unit == "user":
             return self.reference.subset_users(records)
         return self.reference.subset_documents(records)

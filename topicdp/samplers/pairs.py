@@ -1,22 +1,11 @@
 """Neighbouring corpora by index slicing of one shared count matrix (the sampler's per-pair overhead).
 
-Each of the h pairs (D, D') of sensitivity sampling is N records drawn from a reference corpus. Building
-them with :meth:`Corpus.subset_users` costs more than a fast model fit: it re-sorts every document by
-user and re-validates every count (70 ms of which 50 ms validation, for 1,000 users and 1.7 M non-zeros),
-and shipping the reference corpus to a worker process with each task pickles it again (40-70 ms at that
-size, or joblib's hashing of it when it memory-maps). Here:
-
-* the record -> rows index (``order``, ``bounds``) is computed once;
-* D's rows are one fancy row index of the reference matrix, and D' reuses D's first N - 1 records
-  (contiguous, a copy) and appends the one record that differs;
-* the corpora are shallow copies of the reference :class:`Corpus` with ``X``, ``doc_users`` and
-  ``user_ids`` replaced, not re-validated: their counts are rows of an already validated matrix;
-* for process-based joblib backends the builder is written once to a file (:class:`OnDisk`) that every
-  worker memory-maps once; tasks then carry only its path.
-
-The corpora equal :meth:`Corpus.subset_users` / :meth:`Corpus.subset_documents` of the same records
-field by field (``tests/test_samplers_cost.py`` checks it), so sampled sensitivities are bit-identical
-to building them the slow way.
+The record -> rows index is computed once; D's rows are one fancy index of the reference matrix and D' reuses
+D's first N - 1 records; the corpora are shallow copies of the reference :class:`Corpus` with ``X``,
+``doc_users`` and ``user_ids`` replaced, not re-validated (their rows are of a validated matrix). For
+process-based joblib backends the builder is written once to a file (:class:`OnDisk`) each worker memory-maps.
+The corpora equal :meth:`Corpus.subset_users` / :meth:`Corpus.subset_documents` of the same records field by
+field, so sampled sensitivities are bit-identical to the slow way.
 """
 
 from __future__ import annotations
@@ -37,15 +26,8 @@ from .._names import UNITS  # noqa: E402
 
 
 class PairBuilder:
-    """The reference corpus indexed by record, building the corpora of neighbouring pairs.
-
-    Parameters
-    ----------
-    reference : Corpus
-        The corpus records are drawn from (P's support).
-    unit : {"user", "document"}
-        A record is a user (all their documents) or one document.
-    """
+    """The reference corpus (P's support) indexed by record (a user, or one document), building the corpora of
+    neighbouring pairs."""
 
     def __init__(self, reference, unit: str = "user") -> None:
         self.unit = check_option(unit, "unit", UNITS)
@@ -77,12 +59,8 @@ class PairBuilder:
     def pair(self, rec_d: np.ndarray, rec_dp: np.ndarray):
         """Yield D, then D' (lazily: D' is built in D's memory once D's fit has returned).
 
-        One fancy row index gathers D's rows followed by the rows of the record that D' has instead of D's
-        last one. D is a view of the first part. When D' is requested, the new record's rows are moved down
-        over D's last record and D' is a view again: one allocation per pair, because in worker processes
-        freeing and re-allocating the large arrays costs page faults (about 10 ms of system time per pair
-        at 1.7 M non-zeros). So D is valid only until D' is requested, which is the sampler's order (fit D,
-        then ask for D').
+        One fancy index gathers D's rows and the rows of D''s new last record; D' moves them over D's last record, so
+        one allocation serves the pair, and D is valid only until D' is requested (the sampler's order).
         """
         docs_d = self._rows(rec_d)
         docs_new = self._rows(rec_dp[-1:])
@@ -159,12 +137,8 @@ _LOADED: dict[str, PairBuilder] = {}
 
 
 class OnDisk:
-    """A :class:`PairBuilder` written once to a file: pickles as its path, loads memory-mapped once per process.
-
-    joblib memory-maps large arrays for process workers by itself, but it hashes every array each time a
-    task is pickled to find its file (about 40 ms per task for 1.7 M non-zeros); this handle costs a
-    path per task instead.
-    """
+    """A :class:`PairBuilder` written once to a file: pickles as its path, loads memory-mapped once per process
+    (joblib would otherwise hash every array each time a task is pickled)."""
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -181,11 +155,8 @@ class OnDisk:
 
 @contextmanager
 def shared(builder: PairBuilder, n_jobs: int):
-    """What the tasks should carry: the builder itself, or an :class:`OnDisk` handle for process workers.
-
-    Threads and the sequential path share memory, and a Dask cluster scatters the builder once (see
-    :mod:`.cluster`); only joblib's process backends (loky, multiprocessing) get the file.
-    """
+    """What the tasks carry: the builder itself (sequential, threads, a Dask cluster that scatters it) or an
+    :class:`OnDisk` handle for joblib's process backends."""
     from joblib import effective_n_jobs
 
     if effective_n_jobs(n_jobs) == 1 or not _process_backend():

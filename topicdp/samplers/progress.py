@@ -1,15 +1,6 @@
-"""The sampler's cost, shown before the work, and its progress while it runs.
-
-Sensitivity sampling costs 2h model fits (TopicDP Alg. 1). Before the first pair, the cost is forecast
-from the time of one fit of f on the private corpus (the pairs' corpora have the same number of records):
-h pairs of two sequential fits on w workers take ceil(h / w) rounds of 2 fits. A budget
-(``max_minutes``) refuses to start a run forecast to exceed it, and says which option would fit.
-
-Messages go to the ``topicdp`` logger (``logging.getLogger("topicdp")``) and are shown as
-:mod:`topicdp._progress` shows them: the progress of the pairs is a tqdm bar in a notebook or on a terminal, and
-periodic lines with an ETA otherwise; ``SensitivitySampling(progress=False)`` or ``TOPICDP_PROGRESS=0`` leave only
-the log records.
-"""
+"""The sampler's cost, forecast before the work (2h fits from one fit's time: ceil(h / w) rounds of 2 fits on w
+workers), a budget that refuses a run forecast over ``max_minutes``, and the pairs' progress
+(:mod:`topicdp._progress`)."""
 
 from __future__ import annotations
 
@@ -24,14 +15,7 @@ __all__ = ["LOG_EVERY_SECONDS", "CostForecast", "PairProgress", "check_budget", 
 
 @dataclass(frozen=True)
 class CostForecast:
-    """Expected wall time of sensitivity sampling.
-
-    Attributes
-    ----------
-    n_pairs, n_workers : int
-    fit_seconds : float
-        Time of one fit of f on the private corpus.
-    """
+    """Expected wall time of sensitivity sampling from one fit's time on the private corpus."""
 
     n_pairs: int
     fit_seconds: float
@@ -58,12 +42,8 @@ class CostForecast:
 
 def check_budget(forecast: CostForecast, max_minutes: float, *, gamma: float, sizing: str,
                  exchangeable_pairs: int, n_records: int, unit: str, max_workers: int) -> None:
-    """Raise ValueError when ``forecast`` exceeds ``max_minutes``, naming the options that would fit.
-
-    The options: exchangeable sizing (when not already used), a faster model (the fit time that would
-    fit), fewer records (assuming the fit time proportional to the corpus size, which holds for LDA's
-    variational and Gibbs passes), and more workers when cores are idle.
-    """
+    """Raise ValueError when ``forecast`` exceeds ``max_minutes``, naming options that would fit: exchangeable sizing,
+    a faster model, fewer records (fit time taken as proportional to the corpus size), more workers."""
     if forecast.minutes <= max_minutes:
         return
     budget = max_minutes * 60.0

@@ -1,18 +1,11 @@
-"""Sensitivity sampling (TopicDP Alg. 1, after Rubinstein & Alda 2017, "Pain-free random DP").
+"""Sensitivity sampling (TopicDP Alg. 1, after Rubinstein & Aldà 2017, "Pain-free random differential privacy with
+sensitivity sampling").
 
-Draw h neighbouring pairs (D, D') from P, compute Delta_i = ||f(D) - f(D')||_F with two fresh,
-deterministic fits per pair, and return the k-th smallest as the sampled sensitivity Delta_s. By Thm. 1,
-a mechanism calibrated to Delta_s is (epsilon, delta, gamma)-random DP with respect to P: *not* DP.
-(h, k) come from one of two sizings (:mod:`.sizing`): Lambert-W (the paper's, sample-conditional) or
-exchangeable (marginal over the sensitivity sample and the neighbouring pair drawn from P).
-gamma bounds the failure probability jointly over the draw of the sensitivity sample and of the
-neighbouring pair (D, D') from P.
-
-Pairs run in parallel through joblib, so ``with joblib.parallel_backend("dask"):`` sends them to a Dask
-cluster unchanged. Each pair's records are drawn from its own child of one ``SeedSequence``, so the
-result does not depend on ``n_jobs`` or on the backend. The pairs' corpora are slices of one shared count
-matrix (:mod:`.pairs`), shipped to each worker process once. The cost is forecast before the first pair
-and progress is reported while they run (:mod:`.progress`).
+Draw h neighbouring pairs (D, D') from P, compute ``Delta_i = ||f(D) - f(D')||_F`` with two fresh deterministic
+fits per pair, and return the k-th smallest as Delta_s: a mechanism calibrated to it is (epsilon, delta,
+gamma)-random DP with respect to P (Thm. 1), *not* DP, gamma bounding the failure jointly over the sample and the
+pair. (h, k) come from :mod:`.sizing`. Pairs run through joblib (any backend, Dask included), each drawn from its
+own child of one ``SeedSequence``, so the result does not depend on ``n_jobs`` or the backend.
 """
 
 from __future__ import annotations
@@ -38,36 +31,15 @@ from .sizing import SIZINGS, exchangeable_failure_bound, order_statistic_for, sa
 
 @dataclass
 class SensitivitySample:
-    """Result of sensitivity sampling.
-
-    Attributes
-    ----------
-    sensitivity : float
-        Delta_s, the k-th order statistic of the sampled Delta_i.
-    deltas : list of float
-        All h sampled Frobenius distances Delta_i, in pair order.
-    gamma : float
-    rho : float or None
-        Lambert-W sizing's approximation confidence (None for exchangeable sizing).
-    h, k : int
-        Pairs sampled and the order statistic used.
-    sufficient : bool
-        Whether (h, k) meet the sizing's condition for gamma; False only behind ``insecure_testing``.
-    distribution : dict
-        Description of P.
-    seed : int
-        Entropy of the pair draws (reproduces the sample).
-    fit_seconds : list of float
-        Time of each pair (building its two corpora and two fits).
-    wall_seconds : float
-    from_cache : bool
-    sizing : {"lambert-w", "exchangeable"}
+    """Result of sensitivity sampling: Delta_s (``sensitivity``, the k-th order statistic of the h ``deltas``), the
+    sizing's numbers (``rho`` None for the exchangeable sizing; ``sufficient`` False only behind
+    ``insecure_testing``), P's description, the seed that reproduces it, and timings.
     """
 
     sensitivity: float
     deltas: list
     gamma: float
-    rho: float | None  # None for the exchangeable sizing
+    rho: float | None
     h: int
     k: int
     sufficient: bool
@@ -115,10 +87,7 @@ class SensitivitySample:
 
 
 def _pair_distance(model, source, rec_d: np.ndarray, rec_dp: np.ndarray) -> tuple[float, float]:
-    """Delta_i = ||f(D) - f(D')||_F for one pair: two fresh fits (no warm start). Returns (Delta_i, seconds).
-
-    ``source`` is a :class:`.pairs.PairBuilder` or a handle to one (``source.get()``).
-    """
+    """``(Delta_i, seconds)`` for one pair: two fresh fits on the corpora of ``source`` (a builder or a handle)."""
     start = time.perf_counter()
     corpora = source.get().pair(rec_d, rec_dp)
     W = model.fit_topic_word(next(corpora))
@@ -131,46 +100,30 @@ PRIVATE_ORACLE = "private-oracle"
 
 @dataclass(frozen=True, eq=False)  # P may be a corpus: compared by identity, not element-wise
 class SensitivitySampling:
-    """How the sensitivity is sampled (TopicDP Alg. 1): P, the confidence gamma and its sizing, and how the fits run.
+    """How the sensitivity is sampled (TopicDP Alg. 1): P, gamma and its sizing, and how the fits run.
 
-    Every option of the sampler, stated once; :class:`topicdp.TopicDP`, :func:`sample_sensitivity` and the release
-    pipeline take this object. Checked when it is made (``ValueError`` naming the option).
+    Every option of the sampler, stated once and checked when made; :class:`topicdp.TopicDP`,
+    :func:`sample_sensitivity` and the pipeline take this object.
 
     Parameters
     ----------
     distribution : Corpus, "private-oracle" or ResampledRecords
-        P, the distribution neighbouring pairs are drawn from. A *public* reference corpus with the private
-        corpus' vocabulary (its records drawn uniformly, :class:`.neighbours.PublicReference`; Delta_s and sigma
-        are then public), or ``"private-oracle"`` to resample the private corpus' own records as TopicDP did
-        (:class:`.neighbours.PrivateResample`), an explicit opt-in whose report says what it leaks: sigma is then a
-        function of the private data. A reference corpus is cut to the private corpus' contribution bounds
-        (:func:`bounded_like`: a pair swaps one bounded unit, as the private corpus' neighbours do). A
-        :class:`.neighbours.ResampledRecords` is used as it is. No default: P is the owner's statement.
-    gamma : float in (0, 0.5), default=0.1
-        Failure probability of random DP, jointly over the sensitivity sample and the neighbouring pair drawn from
-        P; sets (rho, h, k) by :func:`.sizing.sample_size`.
-    sizing : {"lambert-w", "exchangeable"}, default="lambert-w"
-        ``"lambert-w"``: TopicDP Thm. 1 (Rubinstein & Alda 2017), h = 285 at gamma = 0.1, a sample-conditional
-        statement. ``"exchangeable"``: h = ceil(1/gamma) - 1 (9 at gamma = 0.1), P(Delta_pair > Delta_s) <= gamma
-        marginal over the sensitivity sample and the neighbouring pair drawn from P
-        (:func:`.sizing.exchangeable_size` proves it).
+        P. A public reference corpus with the private vocabulary (:class:`.neighbours.PublicReference`, cut to the
+        private contribution bounds by :func:`bounded_like`; Delta_s is then public), or ``"private-oracle"`` to
+        resample the private corpus as TopicDP did (sigma then depends on the private data, and the report says so).
+        No default: P is the owner's statement.
+    gamma : float in (0, 0.5), default 0.1
+        Failure probability of random DP, jointly over the sample and the pair drawn from P.
+    sizing : {"lambert-w", "exchangeable"}, default "lambert-w"
+        TopicDP Thm. 1 (sample-conditional), or h = ceil(1/gamma) - 1 marginally (:func:`.sizing.exchangeable_size`).
     n_pairs : int, optional
-        Override h. Fewer pairs than the sizing needs are allowed only with ``insecure_testing=True``; the sample
-        is then marked ``sufficient=False`` and guarantees nothing.
-    insecure_testing : bool, default=False
-    random_state : int, optional
-        Seed of the pair draws (a reproducible, cacheable sample); None draws one from the OS (and records it).
-    cache_dir : path, optional
-        Cache samples keyed by (model spec, corpus fingerprint, gamma, unit, P, seed, h): sensitivity sampling "can
-        be performed offline, once" (TopicDP Sec. 3.4). Only seeded samples are looked up.
-    progress : bool or None, default=None
-        Show the progress of the pairs and the cost forecast: a tqdm bar in a notebook or on a terminal, otherwise
-        lines with an ETA (at most one every 30 s) on stderr. None and True show it unless the environment variable
-        ``TOPICDP_PROGRESS=0`` switches it off; False never does (:mod:`topicdp._progress`). The lines go to the
-        ``topicdp`` logger at INFO either way.
-    max_minutes : float > 0, optional
-        Refuse to start (ValueError) when the cost forecast (2h fits x fit time / workers) exceeds this many
-        minutes; the message names the options that would fit (exchangeable sizing, a faster model, fewer units).
+        Override h; fewer than the sizing needs only with ``insecure_testing=True`` (marked ``sufficient=False``).
+    random_state, cache_dir : optional
+        Seed of the pair draws (None: from the OS, recorded); seeded samples are cached by (model, corpus fingerprint,
+        gamma, unit, P, seed, h), as sampling "can be performed offline, once" (TopicDP Sec. 3.4).
+    progress, max_minutes : optional
+        Show progress and the cost forecast (:mod:`topicdp._progress`); refuse to start when the forecast exceeds
+        ``max_minutes``, naming what would fit.
     """
 
     distribution: object = None
@@ -236,15 +189,10 @@ class SensitivitySampling:
 
 
 def bounded_like(reference, bounds: dict):
-    """The public ``reference`` cut to the private corpus' contribution ``bounds`` (:attr:`topicdp.Corpus.bounds`;
-    the reference itself when there are none).
+    """The public ``reference`` cut to the private corpus' contribution ``bounds`` (unchanged without bounds).
 
-    The neighbours the guarantee is about differ in one *bounded* unit, so P's records must be bounded as the
-    private corpus' are (the bounds are public, stated parameters); drawn raw, a pair would swap a whole user of P
-    in corpora unlike the private one (on blog posts 28% of P's users wrote more than 20 posts, the most 2,068: the
-    pairs were about 3.5x the private corpus' size, where one user weighs less, and the sampled sensitivity came out
-    smaller, 0.00078 against 0.00104 bounded). Bounding is a per-unit function of public data,
-    seeded 0 so that the sample is reproducible; a reference already bounded the same way is unchanged.
+    The guarantee's neighbours differ in one bounded unit, so P's records must be bounded alike (the bounds are
+    public parameters); bounding is per unit, seeded 0 for a reproducible sample.
     """
     if not bounds or reference.bounds == bounds:
         return reference
@@ -252,47 +200,19 @@ def bounded_like(reference, bounds: dict):
 
 
 def draw_pairs(distribution, n_records: int, seed: int, h: int) -> list:
-    """The h neighbouring pairs (record indices of D and D') of a sensitivity sample seeded ``seed``.
-
-    One child seed per pair, so a sample's first pairs are the same for any h, and a sample is drawn again from
-    its :attr:`SensitivitySample.seed` (to find which pairs made its tail, say).
-    """
+    """The h pairs (record indices of D and D') of a sample seeded ``seed``: one child seed per pair, so the first
+    pairs are the same for any h."""
     children = np.random.SeedSequence(seed).spawn(h)
     return [distribution.draw_indices(n_records, np.random.default_rng(child)) for child in children]
 
 
-def sample_sensitivity(
-    model,
-    corpus,
-    sampling: SensitivitySampling,
-    *,
-    unit: str = "user",
-    n_jobs: int = 1,
-    fit_seconds: float | None = None,
-) -> SensitivitySample:
-    """Sample the Frobenius sensitivity of ``model`` on datasets like ``corpus`` (TopicDP Alg. 1).
+def sample_sensitivity(model, corpus, sampling: SensitivitySampling, *, unit: str = "user", n_jobs: int = 1,
+                       fit_seconds: float | None = None) -> SensitivitySample:
+    """Sample the Frobenius sensitivity of ``model`` (the deterministic f) on datasets like ``corpus`` (TopicDP Alg. 1).
 
-    Parameters
-    ----------
-    model : TopicModelSpec
-        The deterministic function f (see :mod:`topicdp.adapters`).
-    corpus : Corpus
-        The private corpus: fixes N (its number of users, or documents at document level) and the
-        vocabulary (the output domain).
-    sampling : SensitivitySampling
-        P, gamma, the sizing and the sampler's options.
-    unit : {"user", "document"}
-        Privacy unit: a record is a user (all their documents) or one document.
-    n_jobs : int
-        joblib workers for the pairs (-1: all cores). Any joblib backend applies, e.g. Dask.
-    fit_seconds : float, optional
-        Time of one fit of ``model`` on ``corpus``, if measured already (:class:`topicdp.TopicDP` passes
-        its first fit's). With it, the expected cost (2h fits x fit time / workers) and the ETA are logged
-        before the first pair. Without it and with ``max_minutes``, one fit is timed for the forecast.
-
-    Returns
-    -------
-    SensitivitySample
+    ``corpus`` fixes N (users, or documents at ``unit="document"``) and the vocabulary; ``sampling`` is P, gamma,
+    the sizing and the options; ``n_jobs`` joblib workers. ``fit_seconds`` (one fit's time, if measured) lets the
+    cost and ETA be forecast before the first pair; without it and with ``max_minutes`` a fit is timed.
     """
     if not isinstance(sampling, SensitivitySampling):
         raise TypeError(f"sampling must be a SensitivitySampling, got {type(sampling).__name__}")
@@ -324,8 +244,7 @@ def sample_sensitivity(
 
     n_workers = max(1, min(effective_n_jobs(n_jobs), h))
     if fit_seconds is None and max_minutes is not None:
-        # the second of two fits: a process's first fit also pays one-time costs (imports, compilation), which
-        # made the demo forecast 6.2 min for a run of 11 s; the pairs' 2h fits run warm
+        # the second of two fits: a process's first fit also pays one-time costs (imports, compilation)
         for _ in range(2):
             start = time.perf_counter()
             model.fit_topic_word(corpus)
@@ -343,21 +262,9 @@ def sample_sensitivity(
         results = _run_pairs(model, source, draws, n_jobs, show)
     wall = time.perf_counter() - start
     deltas = [r[0] for r in results]
-    result = SensitivitySample(
-        sensitivity=float(np.sort(deltas)[k - 1]),
-        deltas=deltas,
-        gamma=gamma,
-        rho=rho,
-        h=h,
-        k=k,
-        sufficient=sufficient,
-        distribution=distribution.describe(),
-        seed=seed,
-        fit_seconds=[r[1] for r in results],
-        wall_seconds=wall,
-        n_jobs=n_jobs,
-        sizing=sizing,
-    )
+    result = SensitivitySample(sensitivity=float(np.sort(deltas)[k - 1]), deltas=deltas, gamma=gamma, rho=rho, h=h,
+                               k=k, sufficient=sufficient, distribution=distribution.describe(), seed=seed,
+                               fit_seconds=[r[1] for r in results], wall_seconds=wall, n_jobs=n_jobs, sizing=sizing)
     if sampling.cache_dir is not None:
         _cache_store(sampling.cache_dir, key, result)
     return result
@@ -384,16 +291,9 @@ def _run_pairs(model, source, draws, n_jobs: int, progress: bool) -> list:
 
 
 def _cache_key(model, corpus, gamma, unit, distribution, seed, h, sizing="lambert-w") -> str:
-    parts = {
-        "model": model.describe(),
-        "corpus": corpus.fingerprint(),
-        "gamma": gamma,
-        "unit": unit,
-        "distribution": distribution.describe(),
-        "seed": seed,
-        "h": h,
-    }
-    if sizing != "lambert-w":  # only then: the keys of existing Lambert-W caches stay valid
+    parts = dict(model=model.describe(), corpus=corpus.fingerprint(), gamma=gamma, unit=unit,
+                 distribution=distribution.describe(), seed=seed, h=h)
+    if sizing != "lambert-w":  # Lambert-W keys stay as they were
         parts["sizing"] = sizing
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:24]
 
@@ -408,8 +308,7 @@ def _cache_load(cache_dir, key: str) -> SensitivitySample | None:
 
 
 def _cache_store(cache_dir, key: str, result: SensitivitySample) -> None:
-    path = Path(cache_dir)
-    path.mkdir(parents=True, exist_ok=True)
-    tmp = path / f".{key}.tmp"
-    tmp.write_text(json.dumps(result.to_dict()))
-    tmp.replace(path / f"{key}.json")
+    from .._files import atomic_write
+
+    Path(cache_dir).mkdir(parents=True, exist_ok=True)
+    atomic_write(Path(cache_dir) / f"{key}.json", json.dumps(result.to_dict()), private=True)

@@ -1,9 +1,8 @@
 """A corpus read in chunks from shards on disk, never held in memory as a whole.
 
-:class:`StreamingCorpus` has the part of :class:`~topicdp.corpus.Corpus`' interface that only needs
-passes over the data: ``vocabulary``, ``n_words``, ``iter_chunks()`` and, once a pass has been made,
-``n_docs`` and ``n_tokens``. Everything that needs random access to documents (resampling users for the
-sensitivity sampler, contribution bounding) needs an in-memory ``Corpus`` (:meth:`to_corpus`).
+:class:`StreamingCorpus` has the pass-only part of :class:`~topicdp.corpus.Corpus`' interface (``vocabulary``,
+``n_words``, ``iter_chunks()``, and ``n_docs``, ``n_tokens`` after a pass); random access (resampling users,
+contribution bounding) needs an in-memory ``Corpus`` (:meth:`~StreamingCorpus.to_corpus`).
 """
 
 from __future__ import annotations
@@ -18,11 +17,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_int
-from .chunks import Chunk
 from .executor import map_reduce
-from .readers import JsonlReader, MatrixMarketReader, MemoryReader, NpzReader, Shard, write_npz_shard
-from .tokenize import Tokenizer, make_vectorizer
-from .vocabulary import TokenCounts
+from .readers import (Chunk, JsonlReader, MemoryReader, NpzReader, Shard, TokenCounts, Tokenizer, make_vectorizer,
+                      write_npz_shard)
 
 
 @dataclass
@@ -36,24 +33,9 @@ class StreamLog:
 
 
 class StreamingCorpus:
-    """Documents read chunk by chunk from shards, over a fixed vocabulary.
-
-    Build one with :meth:`from_jsonl`, :meth:`from_mm`, :meth:`from_npz` or :meth:`from_corpus`.
-
-    Parameters
-    ----------
-    reader : JsonlReader, MatrixMarketReader, NpzReader or MemoryReader
-        Reads one shard into chunks.
-    shards : sequence of Shard
-    vocabulary : sequence of str
-        The fixed, public word list (columns of every chunk).
-
-    Attributes
-    ----------
-    log : StreamLog
-        Counts of the last complete pass (documents, tokens, empty documents dropped, out-of-vocabulary
-        tokens).
-    """
+    """Documents read chunk by chunk from ``shards`` by ``reader`` (JSON Lines, ``.npz`` or in memory) over a fixed,
+    public ``vocabulary``; build one with :meth:`from_jsonl`, :meth:`from_npz` or :meth:`from_corpus`. :attr:`log`
+    holds the counts of the last complete pass."""
 
     def __init__(self, reader, shards: Sequence[Shard], vocabulary: Sequence[str]):
         self.reader = reader
@@ -114,10 +96,6 @@ class StreamingCorpus:
                              self.log.out_of_vocabulary_tokens)
 
     # -- conversions -------------------------------------------------------------------------------
-    def bow(self) -> "GensimStream":
-        """A re-iterable gensim bag-of-words corpus over the stream (gensim models make several passes)."""
-        return GensimStream(self)
-
     def to_corpus(self):
         """All documents as an in-memory :class:`~topicdp.corpus.Corpus` (small corpora only)."""
         from ..corpus import Corpus
@@ -131,11 +109,8 @@ class StreamingCorpus:
         return corpus
 
     def save_npz(self, directory: str | os.PathLike, *, prefix: str = "shard") -> "StreamingCorpus":
-        """Write one ``.npz`` CSR shard per chunk and return the corpus over them.
-
-        Tokenising text is the slow part of a pass; algorithms that make several passes (the spectral
-        fit makes ~10) read the saved counts instead. User ids are kept when they are ints or strings.
-        """
+        """Write one ``.npz`` CSR shard per chunk and return the corpus over them (passes then skip tokenising); user ids
+        are kept when they are ints or strings."""
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         paths = []
@@ -152,12 +127,10 @@ class StreamingCorpus:
                    user_field: str = "user", users: Sequence | None = None, chunk_size: int = 10_000,
                    stop_words="english", min_token_length: int = 3, min_df=1, max_df=1.0,
                    max_features: int | None = None, client=None) -> "StreamingCorpus":
-        """JSON Lines shards (one or many files, ``.gz`` allowed), tokenised as ``Corpus.from_jsonl``.
+        """JSON Lines shards (a path, a glob or a list; ``.gz`` allowed), tokenised as ``Corpus.from_jsonl``.
 
-        Without ``vocabulary`` one counting pass builds it with ``CountVectorizer``'s ``min_df``,
-        ``max_df`` and ``max_features`` rules (over all shards, on ``client`` if given); with it,
-        ``min_df``/``max_df``/``max_features`` are ignored, as in ``Corpus.from_texts``. ``paths`` may be
-        a path, a glob pattern or a list of either; shards are read in that (sorted-glob) order.
+        Without ``vocabulary`` one counting pass (on ``client`` if given) builds it by ``CountVectorizer``'s ``min_df``,
+        ``max_df`` and ``max_features`` rules; with it they are ignored, as in ``Corpus.from_texts``.
         """
         chunk_size = check_int(chunk_size, "chunk_size", low=1)
         options = dict(stop_words=stop_words, min_token_length=min_token_length, min_df=min_df, max_df=max_df,
@@ -174,21 +147,6 @@ class StreamingCorpus:
             vocabulary = counts.vocabulary(min_df, max_df, max_features)
             reader = reader.with_vocabulary(vocabulary)
         return cls(reader, shards, vocabulary)
-
-    @classmethod
-    def from_mm(cls, paths, *, vocabulary=None, chunk_size: int = 10_000) -> "StreamingCorpus":
-        """gensim ``MmCorpus`` shards. ``vocabulary``: the words by term id (a list or a gensim
-        ``Dictionary``); default the term ids as strings, sized by the largest ``num_terms``."""
-        from gensim.corpora import MmCorpus
-
-        chunk_size = check_int(chunk_size, "chunk_size", low=1)
-        files = expand_paths(paths)
-        if vocabulary is None:
-            n_terms = max(MmCorpus(str(p)).num_terms for p in files)
-            vocabulary = [str(i) for i in range(n_terms)]
-        vocabulary = _words(vocabulary)
-        reader = MatrixMarketReader(len(vocabulary), multi=len(files) > 1, chunk_size=chunk_size)
-        return cls(reader, [Shard(str(p), i) for i, p in enumerate(files)], vocabulary)
 
     @classmethod
     def from_npz(cls, paths, *, vocabulary, chunk_size: int = 10_000) -> "StreamingCorpus":
@@ -222,19 +180,6 @@ class StreamingCorpus:
     def describe(self) -> dict:
         return {"reader": self.reader.describe(), "n_shards": len(self.shards), "n_words": self.n_words,
                 "n_docs": self.n_docs}
-
-
-class GensimStream:
-    """Documents of a :class:`StreamingCorpus` as gensim ``[(word_id, count), ...]`` lists, one pass per ``iter``."""
-
-    def __init__(self, stream: StreamingCorpus):
-        self.stream = stream
-
-    def __iter__(self):
-        for chunk in self.stream.iter_chunks():
-            X = chunk.X
-            for a, b in zip(X.indptr[:-1], X.indptr[1:]):
-                yield list(zip(X.indices[a:b].tolist(), X.data[a:b].tolist()))
 
 
 def _storable(users: list) -> bool:

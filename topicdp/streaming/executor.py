@@ -1,15 +1,9 @@
 """One pass over the shards: map a function over them and add the partial results (locally or on Dask).
 
-Every pass of the streaming algorithms is a *map-reduce* whose partial results are sums (numbers,
-arrays, dicts of those, or anything with ``+``), so the only difference between running locally and on
-a cluster is the order of the additions: results agree up to floating-point reassociation.
-
-* Locally the shards are read one after the other and added in shard order: memory holds one chunk
-  and the running sums.
-* With a ``dask.distributed`` client, the arguments every task shares (the reader with its vocabulary,
-  the block being multiplied) are scattered to the workers once per pass, one task per shard reads its
-  own shard, and the partial sums are added by a fixed pairwise tree on the workers, so the result does
-  not depend on which task finishes first and only one array comes back to the client.
+Partial results are sums, so running locally or on a cluster differs only in the order of additions. Locally the
+shards are read in order (memory holds one chunk and the running sums); with a ``dask.distributed`` client the
+shared arguments are scattered once per pass, one task reads each shard, and the partials are added by a fixed
+pairwise tree on the workers, so the result does not depend on which task finishes first.
 """
 
 from __future__ import annotations
@@ -30,20 +24,10 @@ def add_partials(a, b):
 
 
 def map_reduce(fn: Callable, shards: Sequence, *, client=None, progress: str | None = None, **shared):
-    """``sum(fn(shard, **shared) for shard in shards)``, locally or as Dask tasks over the shards.
+    """``sum(fn(shard, **shared) for shard in shards)``, locally or as one Dask task per shard on ``client``.
 
-    Parameters
-    ----------
-    fn : callable
-        A module-level function (picklable), ``fn(shard, **shared) -> partial sum``.
-    shards : sequence
-        Non-empty.
-    client : dask.distributed.Client, optional
-        Run one task per shard on this client's cluster.
-    progress : str, optional
-        Name of the pass: its finished shards are counted on the ``topicdp`` logger (or a bar) with an ETA.
-    **shared
-        Arguments common to all tasks; on Dask they are scattered (broadcast) once.
+    ``fn`` must be module-level (picklable); ``shared`` arguments are scattered once; ``progress`` names the pass
+    whose finished shards are counted (with an ETA).
     """
     if not shards:
         raise ValueError("shards is empty: nothing to read")
@@ -110,17 +94,11 @@ def _dask_map_reduce(client, fn, shards, shared, counter=None):
 @contextlib.contextmanager
 def dask_client(address: str | None = None, *, client=None, n_workers: int = 2, threads_per_worker: int = 1,
                 processes: bool = True, trim_memory: bool = False, **cluster_kwargs) -> Iterator:
-    """A ``dask.distributed.Client``: the given one, one connected to ``address``, or a new LocalCluster.
+    """A ``dask.distributed.Client``: the given one, one connected to ``address``, or a new LocalCluster (the other
+    parameters and ``cluster_kwargs`` are for it); only what this function created is closed on exit.
 
-    Only what this function created is closed on exit. The other parameters apply to a new
-    ``LocalCluster`` only; ``cluster_kwargs`` go to it (default: the dashboard on a free port).
-
-    trim_memory : bool, default=False
-        Keep Dask's ``MALLOC_TRIM_THRESHOLD_=65536`` in the new worker processes. Dask sets it so that
-        workers hand freed memory back to the OS; it also turns off glibc's adaptive mmap threshold, so
-        every multi-megabyte temporary of a chunk (``X @ Q``, sparse slices) is a fresh mmap with page
-        faults. The streaming passes allocate such temporaries per chunk; the setting made the M2 pass
-        1.7x slower here. Workers started elsewhere (``dask worker``) follow their own configuration.
+    ``trim_memory=False`` unsets Dask's ``MALLOC_TRIM_THRESHOLD_`` in new workers: it disables glibc's adaptive mmap
+    threshold, so every large per-chunk temporary of the streaming passes would be a fresh mmap with page faults.
     """
     if client is not None and address is not None:
         raise ValueError("give either client or address, not both")

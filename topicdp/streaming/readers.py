@@ -1,31 +1,169 @@
-"""Shard readers: one per on-disk format, each yielding :class:`Chunk` s of at most ``chunk_size`` documents.
+"""Shard readers: one per format, each yielding :class:`Chunk` s of at most ``chunk_size`` documents.
 
-A *shard* is one file (or, in memory, one row range). Readers are small, picklable objects: a Dask task
-gets the reader (shipped once per pass) and one shard, and reads the shard itself, so data never passes
-through the client. On a real cluster the shard paths must therefore be readable by every worker (a
-shared file system or an fsspec URL that gensim's ``smart_open`` understands for MatrixMarket).
+Text is tokenised one document at a time with exactly ``Corpus.from_texts``' analyzer (:class:`Tokenizer`), and a
+vocabulary is built in one counting pass with ``CountVectorizer``'s rules (:class:`TokenCounts`, whose partial
+counts of shards add up).
 
-Users. JSON Lines carry a user field. MatrixMarket and ``.npz`` shards have no users: each document is
-its own user, identified by its row in the shard (``row``) when there is one shard and by
-``(shard_index, row)`` otherwise; an ``.npz`` shard may carry explicit ids in a ``<stem>.users.npy``
-sidecar (see :func:`write_npz_shard`).
+A shard is one file (or an in-memory row range). Readers are small picklable objects: a Dask task gets the reader
+and one shard and reads it itself (so the paths must be readable by every worker). ``.npz`` shards have no users:
+each document is its own, ``row`` with one shard and ``(shard_index, row)`` otherwise, unless a
+``<stem>.users.npy`` sidecar holds ids (:func:`write_npz_shard`).
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from itertools import islice
+from numbers import Integral
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 import scipy.sparse as sp
 
-from ..corpus import read_jsonl_records
-from .chunks import Chunk, canonical_counts, drop_empty
-from .tokenize import Tokenizer
-from .vocabulary import TokenCounts
+from .._validation import check_count_matrix
+from ..corpus import make_vectorizer, read_jsonl_records
+
+
+@dataclass
+class Chunk:
+    """Consecutive non-empty documents of one shard: canonical int64 CSR counts over the vocabulary, the original user
+    id of each row (ids, not indices: a global user table would need the whole stream in memory), and the documents
+    dropped as empty and tokens out of the vocabulary."""
+
+    X: sp.csr_matrix
+    users: list
+    empty_documents_dropped: int = 0
+    out_of_vocabulary_tokens: int | None = None
+
+    @property
+    def n_docs(self) -> int:
+        return self.X.shape[0]
+
+
+def canonical_counts(X: sp.spmatrix, n_words: int, where: str) -> tuple[sp.csr_matrix, np.ndarray]:
+    """Validate counts read from disk; return canonical int64 CSR and the mask of non-empty rows.
+
+    Raises ``ValueError`` naming ``where`` for a wrong width or negative, fractional or non-finite counts.
+    """
+    X = check_count_matrix(X, f"{where}: X", min_docs=0, min_words=0, n_words=n_words,
+                           expected_by=f"the {n_words}-word vocabulary", integral=True, dtype=np.int64)
+    nonempty = np.diff(X.indptr) > 0
+    return X, nonempty
+
+
+def drop_empty(X: sp.csr_matrix, users: list, nonempty: np.ndarray) -> tuple[sp.csr_matrix, list, int]:
+    """Rows with at least one token, their users, and how many rows were dropped."""
+    n_empty = int(nonempty.size - nonempty.sum())
+    if n_empty == 0:
+        return X, users, 0
+    keep = np.flatnonzero(nonempty)
+    return X[keep], [users[i] for i in keep], n_empty
+
+
+@dataclass
+class TokenCounts:
+    """Document frequency and total count of every token, and the number of documents seen."""
+
+    document_frequency: Counter = field(default_factory=Counter)
+    term_frequency: Counter = field(default_factory=Counter)
+    n_docs: int = 0
+
+    def add_document(self, tokens: list[str]) -> None:
+        counts = Counter(tokens)
+        self.term_frequency.update(counts)
+        self.document_frequency.update(counts.keys())
+        self.n_docs += 1
+
+    def __add__(self, other: "TokenCounts") -> "TokenCounts":
+        return TokenCounts(
+            self.document_frequency + other.document_frequency,
+            self.term_frequency + other.term_frequency,
+            self.n_docs + other.n_docs,
+        )
+
+    def vocabulary(self, min_df=1, max_df=1.0, max_features: int | None = None) -> list[str]:
+        """The words ``CountVectorizer(min_df, max_df, max_features).fit`` keeps, in its sorted order: its
+        ``_limit_features`` (fractions of all documents read, then the largest total counts, ties by the same argsort).
+        """
+        terms = sorted(self.document_frequency)
+        if not terms:
+            raise ValueError("no vocabulary could be built: the texts have no tokens (only stop words?)")
+        dfs = np.fromiter((self.document_frequency[t] for t in terms), dtype=np.int64, count=len(terms))
+        high = float(max_df) if isinstance(max_df, Integral) else max_df * self.n_docs
+        low = float(min_df) if isinstance(min_df, Integral) else min_df * self.n_docs
+        if high < low:
+            raise ValueError("max_df corresponds to < documents than min_df")
+        mask = (dfs <= high) & (dfs >= low)
+        if max_features is not None and mask.sum() > max_features:
+            tfs = np.fromiter((self.term_frequency[t] for t in terms), dtype=np.int64, count=len(terms))
+            keep = np.where(mask)[0][(-tfs[mask]).argsort()[:max_features]]
+            mask = np.zeros(len(terms), dtype=bool)
+            mask[keep] = True
+        if not mask.any():
+            raise ValueError("After pruning, no terms remain. Try a lower min_df or a higher max_df.")
+        return [t for t, m in zip(terms, mask) if m]
+
+
+class Tokenizer:
+    """Texts -> (CSR counts over a fixed vocabulary, out-of-vocabulary token count).
+
+    Picklable: the scikit-learn analyzer (a closure) is rebuilt lazily after unpickling, so the object can
+    be shipped to Dask workers.
+    """
+
+    def __init__(self, vocabulary: Sequence[str] | None, options: dict):
+        self.vocabulary = None if vocabulary is None else tuple(vocabulary)
+        self.options = dict(options)
+        self._analyze: Callable[[str], list[str]] | None = None
+        self._index: dict[str, int] | None = None
+
+    def __getstate__(self):
+        return {"vocabulary": self.vocabulary, "options": self.options}
+
+    def __setstate__(self, state):
+        self.__init__(state["vocabulary"], state["options"])
+
+    @property
+    def analyze(self):
+        if self._analyze is None:
+            self._analyze = make_vectorizer(**self.options).build_analyzer()
+        return self._analyze
+
+    @property
+    def index(self) -> dict:
+        if self._index is None:
+            if self.vocabulary is None:
+                raise ValueError("the tokenizer has no vocabulary yet (build one first)")
+            self._index = {w: i for i, w in enumerate(self.vocabulary)}
+        return self._index
+
+    def count(self, texts: list[str]) -> tuple[sp.csr_matrix, int]:
+        """Counts of ``texts`` over the vocabulary (rows may be empty) and the out-of-vocabulary tokens."""
+        index, analyze = self.index, self.analyze
+        indptr = [0]
+        cols: list[int] = []
+        vals: list[int] = []
+        n_oov = 0
+        for text in texts:
+            counts: Counter[int] = Counter()
+            for token in analyze(text):
+                j = index.get(token)
+                if j is None:
+                    n_oov += 1
+                else:
+                    counts[j] += 1
+            cols.extend(counts.keys())
+            vals.extend(counts.values())
+            indptr.append(len(cols))
+        X = sp.csr_matrix(
+            (np.asarray(vals, dtype=np.int64), np.asarray(cols, dtype=np.int64), np.asarray(indptr, dtype=np.int64)),
+            shape=(len(texts), len(index)),
+        )
+        X.sort_indices()
+        return X, n_oov
 
 
 @dataclass(frozen=True)
@@ -92,34 +230,6 @@ class JsonlReader:
                 "tokenizer": self.tokenizer.options}
 
 
-class MatrixMarketReader:
-    """A gensim ``MmCorpus`` (MatrixMarket coordinate file, document ids = rows, term ids = columns)."""
-
-    format = "matrix-market"
-
-    def __init__(self, n_words: int, *, multi: bool, chunk_size: int = 10_000):
-        self.n_words = n_words
-        self.multi = multi
-        self.chunk_size = chunk_size
-
-    def read(self, shard: Shard) -> Iterator[Chunk]:
-        from gensim.corpora import MmCorpus
-        from gensim.matutils import corpus2csc
-
-        mm = MmCorpus(str(shard.source))
-        if mm.num_terms > self.n_words:
-            raise ValueError(f"{shard.source}: {mm.num_terms} terms, but the vocabulary has {self.n_words} words")
-        docs, start = iter(mm), 0
-        while batch := list(islice(docs, self.chunk_size)):
-            X = corpus2csc(batch, num_terms=self.n_words, num_docs=len(batch), dtype=np.float64).T
-            users = _default_users(shard, self.multi, start, start + len(batch))
-            yield _chunk_from_counts(X, users, self.n_words, str(shard.source))
-            start += len(batch)
-
-    def describe(self) -> dict:
-        return {"format": self.format, "chunk_size": self.chunk_size}
-
-
 class NpzReader:
     """CSR shards written by ``scipy.sparse.save_npz`` (e.g. by :func:`write_npz_shard`)."""
 
@@ -173,11 +283,10 @@ def users_sidecar(path) -> Path:
 
 
 def write_npz_shard(path: str | os.PathLike, X: sp.spmatrix, users=None) -> Path:
-    """Save one CSR shard (int32 indices and counts when they fit, uncompressed for fast reads).
+    """Save one CSR shard atomically (int32 indices and counts when they fit, uncompressed), and ``users`` (ints or
+    strings, one per row) to a ``.users.npy`` sidecar."""
+    from .._files import atomic_path
 
-    ``users`` (ints or strings, one per row) go to a ``.users.npy`` sidecar; other id types cannot be
-    stored without pickle and are refused.
-    """
     path = Path(path)
     if not path.name.endswith(".npz"):
         raise ValueError(f"path must end in .npz, got {path.name!r}")
@@ -186,10 +295,12 @@ def write_npz_shard(path: str | os.PathLike, X: sp.spmatrix, users=None) -> Path
     if small:
         X = sp.csr_matrix((X.data.astype(np.int32), X.indices.astype(np.int32), X.indptr.astype(np.int64)),
                           shape=X.shape)
-    sp.save_npz(path, X, compressed=False)
-    if users is not None:
-        ids = np.asarray(users)
-        if ids.shape != (X.shape[0],) or ids.dtype.kind not in "iuU":
-            raise ValueError("users must be one int or str id per row")
-        np.save(users_sidecar(path), ids, allow_pickle=False)
+    ids = None if users is None else np.asarray(users)
+    if ids is not None and (ids.shape != (X.shape[0],) or ids.dtype.kind not in "iuU"):
+        raise ValueError("users must be one int or str id per row")
+    with atomic_path(path) as tmp:
+        sp.save_npz(tmp, X, compressed=False)
+    if ids is not None:
+        with atomic_path(users_sidecar(path)) as tmp:
+            np.save(tmp, ids, allow_pickle=False)
     return path
