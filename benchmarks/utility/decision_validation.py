@@ -365,12 +365,15 @@ def decisions(data: Data, n: int, unit: str, ref: str, records: list) -> list[di
     """The plan's decision for each cached draw of one cell, from the current code: the public facts (the stated
     count, the reference and its words) and the DP output recorded with the draw (the words a DP selection kept)."""
     from topicdp.pipeline.plan import decide, planned_words
-    from topicdp.pipeline.run import _start_and_simulate
+    from topicdp.pipeline import Prepared
+    from topicdp.pipeline.run import simulate_dp_vem
 
     with_reference = ref == "yes"
     plan, reference, count = owners_plan(data, n, unit, with_reference)
     if with_reference:  # one decision for every draw: the words are public, the count stated
-        simulation = _start_and_simulate(plan, reference, data.words, count)
+        prepared = Prepared(plan.request, plan, reference)
+        simulation = simulate_dp_vem(plan, prepared.reference_text(data.words), count,
+                                     fitted_on=prepared.reference_corpus(data.words))
         decision = decide(plan, count, n_words=len(data.words), simulation=simulation, words="the release's words")
         return [{"refused": decision.noise, "why": decision.forecast.verdict, "forecast": decision.forecast,
                  "lines": decision.lines()} for _ in records]

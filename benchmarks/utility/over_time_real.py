@@ -62,7 +62,8 @@ def main() -> int:
     from topicdp.corpus import WEB_ARTEFACTS, Corpus, stop_word_list
     from topicdp.metrics.readability import heldout_npmi, npmi_contrast, topic_diversity, topic_overlap
     from topicdp.pipeline import CorpusSource, ReleaseRequest, VocabularyPolicy
-    from topicdp.pipeline.charge import _total, planned_steps
+    from topicdp.pipeline.charge import _total
+    from topicdp.pipeline.plan import planned_steps
     from topicdp.pipeline.over_time import PeriodSpec, period_of, plot_over_time, release_over_time
     from topicdp.pipeline.plan import plan_request
     from topicdp.corpus import user_selected

@@ -5,7 +5,7 @@ each step durably (fsync, atomic rename) before its noise is drawn and once the 
 known:
 
 1. before the corpus is read (:meth:`Charge.reserve`), the run's entries are planned from public facts only
-   (:func:`planned_steps`: the unit count, a DP vocabulary, and the topics' entries of each candidate mechanism),
+   (:func:`topicdp.pipeline.plan.planned_steps`: the unit count, a DP vocabulary, and the topics' entries of each candidate mechanism),
    and the run is refused with the figures (:class:`topicdp.rdp.BudgetExceededError`) when it cannot fit at all:
    when the steps before the topics and the topics by the *cheapest* candidate exceed what the other runs left.
    Otherwise the steps already known to run are written to the file: the unit count and the vocabulary (their
@@ -37,19 +37,13 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Tuple
 
-from ..rdp import ApproxEntry, BudgetExceededError, GaussianEntry, PrivacyLedger, calibrate_gaussian
+from ..rdp import BudgetExceededError, PrivacyLedger
 from ..rdp.ledger import labelled
 from ..rdp.ledger_file import LedgerFileError, LedgerOptions, _check_fits, basic, spent
 
 if TYPE_CHECKING:
     from ..rdp.ledger import Entry
     from .plan import ReleasePlan
-
-#: the topics' mechanisms whose entries a run charged to a ledger plans exactly from public facts (before reading
-#: the corpus when named, once chosen otherwise)
-PLANNED_MECHANISMS = ("dp-vem", "gaussian-global", "laplace", "spectral-config-1", "spectral-config-2",
-                      "spectral-config-3", "spectral-config-4")  # exactly; others as their (epsilon, delta)
-
 
 @dataclass(frozen=True)
 class PlannedRun:
@@ -83,60 +77,6 @@ class PlannedRun:
     def labelled(self, **labels: Any) -> "PlannedRun":
         return PlannedRun([(name, labelled(es, **labels)) for name, es in self.steps],
                           {m: labelled(es, **labels) for m, es in self.topics.items()})
-
-
-def planned_steps(plan: "ReleasePlan") -> PlannedRun:
-    """The entries each step of ``plan`` will record, from public facts only (:class:`PlannedRun`): the steps
-    before the topics, and the topics' entries of every candidate mechanism (one when the mechanism is named)."""
-    request = plan.request
-    labels: dict[str, Any] = {"unit": str(request.unit), "neighbours": str(request.neighbours)}
-    if request.guarantee == "random-dp":
-        from .request import model_label
-
-        a = request.topicdp
-        sigma = calibrate_gaussian(request.epsilon, request.delta, 1.0, method=a.calibration)
-        return PlannedRun([], {model_label(a.model): [GaussianEntry("TopicDP release (planned)", sigma, 1.0,
-                                                                    gamma=a.sampling.gamma, **labels)]})
-    steps: "List[Tuple[str, List[Entry]]]" = []
-    if plan.budget.count is not None:
-        b = plan.budget.count
-        steps.append(("unit count", [GaussianEntry("unit count", calibrate_gaussian(b.epsilon, b.delta, 1.0,
-                                                                                    method="analytic"), 1.0,
-                                                   **labels)]))
-    if plan.budget.vocabulary is not None:
-        from ..vocabulary import (DEFAULT_MAX_WORDS_PER_UNIT, THRESHOLD_DELTA_SHARE, _ledger_entries, _sensitivity,
-                                  calibrate_selection)
-
-        b, neighbours = plan.budget.vocabulary, str(request.neighbours)
-        sigma, _ = calibrate_selection(b.epsilon, b.delta, DEFAULT_MAX_WORDS_PER_UNIT, neighbours)
-        steps.append(("vocabulary", _ledger_entries(sigma, _sensitivity(neighbours), THRESHOLD_DELTA_SHARE * b.delta,
-                                                    str(request.unit), neighbours)))
-    return PlannedRun(steps, {m: topics_entries(plan, m) for m in plan.candidates})
-
-
-def topics_entries(plan: "ReleasePlan", mechanism: str) -> "List[Entry]":
-    """The entries the topics' ``mechanism`` records at the plan's topics budget (its check's entries)."""
-    request, b = plan.request, plan.budget.topics
-    unit, neighbours = str(request.unit), str(request.neighbours)
-    if mechanism == "dp-vem":
-        from ..variational import planned_entry
-        from .mechanisms import DP_VEM_ITERATIONS
-
-        n_iterations = DP_VEM_ITERATIONS[plan.reference is not None]  # from public topics when there is P
-        return [planned_entry(b.epsilon, b.delta, unit=unit, neighbours=neighbours, n_iterations=n_iterations)]
-    if mechanism in ("gaussian-global", "laplace"):  # the registry row's own TopicDP (it reads no unit count)
-        from .mechanisms import MECHANISMS
-
-        return [MECHANISMS[mechanism].estimator(plan, 0, None)._planned_entry(request.n_topics)]
-    if mechanism.startswith("spectral-config-"):  # the registry row's own SpectralDP, as the pipeline runs it
-        from .mechanisms import MECHANISMS
-
-        return MECHANISMS[mechanism].estimator(plan, request.n_units or 0, None).planned_entries()
-    # DP-SVI: its sampling rate waits for the count. Planned as what it is calibrated to, an (epsilon, delta)
-    # pair composed by basic composition (an upper bound of its event's cost), and re-planned exactly, in the
-    # file and under its budget, when it checks its event just before its noise
-    return [ApproxEntry(f"{mechanism} (planned as its (epsilon, delta))", b.epsilon, b.delta, unit=unit,
-                        neighbours=neighbours)]
 
 
 def _same(a: "List[Entry]", b: "List[Entry]") -> bool:
@@ -217,6 +157,8 @@ class Charge:
         """Before any private data is read: refuse, with the figures, a run that cannot fit even by its cheapest
         path (the steps before the topics and the topics by the cheapest candidate), else plan in the file,
         durably, the steps known to run (the count, the vocabulary; the topics when the plan has one candidate)."""
+        from .plan import planned_steps
+
         planned = planned_steps(self.plan)
         if self.partition is not None:
             planned = planned.labelled(**self.partition_labels)
@@ -251,7 +193,7 @@ class Charge:
         were planned before reading."""
         if self.topics_planned:
             return
-        entries = self._label(topics_entries(self.plan, mechanism))
+        entries = self._label(self.plan.topics_entries(mechanism))
         planned = [e for step in self.steps for e in step]
         step = f"the topics by {mechanism}, the mechanism the plan chose" + (f" ({reason})" if reason else "")
         self._plan_in_file(run_ledger, self._label(run_ledger.drawn()) + planned + entries, mechanism, step,
@@ -308,7 +250,7 @@ class Charge:
         ledger, file = self.ledger, self.ledger.file
         assert file is not None
         mine = (self._label(run_ledger.drawn()) + [e for step in self.steps for e in step]
-                + self._label(topics_entries(self.plan, mechanism)))
+                + self._label(self.plan.topics_entries(mechanism)))
         with file.locked():
             file.refresh(ledger, exclude=self.run)
             try:
@@ -442,5 +384,4 @@ def _mechanism(entries: "List[Entry]") -> str:
     return ", ".join(sorted({e.name.removesuffix(" (planned)") for e in entries}))
 
 
-__all__ = ["Charge", "LedgerOptions", "PLANNED_MECHANISMS", "PlannedRun", "RunLedger", "basic", "charged",
-           "open_charge", "planned_steps", "stop_status", "topics_entries"]
+__all__ = ["Charge", "LedgerOptions", "PlannedRun", "RunLedger", "basic", "charged", "open_charge", "stop_status"]

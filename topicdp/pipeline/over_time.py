@@ -75,8 +75,8 @@ from .._validation import check_option
 from ..rdp import GaussianEntry, PrivacyLedger
 from ..rdp.ledger import Entry, labelled, partitioning_key
 from ..rdp.ledger_file import LedgerFileError, LedgerOptions
-from .charge import _total, planned_steps
-from .plan import ReleasePlan, plan_request
+from .charge import _total
+from .plan import ReleasePlan, plan_request, planned_steps
 from .request import ReleaseRequest
 
 PERIODS = ("month", "quarter")

@@ -8,7 +8,7 @@ Two steps, each a function of what it is given and nothing else:
    at this point, so nothing of it can leak into a refusal.
 2. :func:`decide` takes that plan and the number of units -- the count the owner stated public, or a DP
    count whose budget the report composes -- and forecasts each mechanism (each registry row's own forecast,
-   :mod:`topicdp.pipeline.mechanisms`), picks one by the rule (the largest forecast top-10 overlap), and says whether the release would miss the unit's targets (noise, lists of common
+   :mod:`topicdp.pipeline.roads`), picks one by the rule (the largest forecast top-10 overlap), and says whether the release would miss the unit's targets (noise, lists of common
    words, or below the overlap target: then it is refused unless the owner insists). Its inputs are public or DP
    outputs, so every refusal, choice and printed line is too. Before a refusal the pipeline forecasts, on the same
    inputs, the configurations that cost no privacy to try (:mod:`topicdp.pipeline.proposal`), and the refusal
@@ -87,6 +87,12 @@ class ReleasePlan:
     candidates: tuple[str, ...]
     reference: tuple[tuple[str, ...], tuple] | None = field(default=None, repr=False)
 
+    def topics_entries(self, road: str) -> list:
+        """The ledger entries the topics' ``road`` records at this plan's topics budget (the row's own)."""
+        from .roads import MECHANISMS, RANDOM_DP
+
+        return (RANDOM_DP if self.request.guarantee == "random-dp" else MECHANISMS[road]).planned_entries(self)
+
     def lines(self) -> list[str]:
         r = self.request
         if r.guarantee == "random-dp":
@@ -137,6 +143,42 @@ def _candidates(request: ReleaseRequest) -> tuple[str, ...]:
             raise ValueError(why + " (nothing was read or spent)")
         return (request.mechanism,)
     return tuple(name for name in FORECAST_MECHANISMS if supported(name) is None)
+
+
+def count_entry(plan: ReleasePlan):
+    """The ledger entry of the DP unit count (Gaussian, L2 sensitivity 1 under add/remove; its budget the plan's
+    split), or None where the count is stated: planned before reading and recorded when drawn."""
+    from ..rdp import GaussianEntry, calibrate_gaussian
+
+    b, r = plan.budget.count, plan.request
+    if b is None:
+        return None
+    sigma = calibrate_gaussian(b.epsilon, b.delta, 1.0, method="analytic")
+    return GaussianEntry("unit count", sigma, 1.0, unit=str(r.unit), neighbours=str(r.neighbours))
+
+
+def planned_steps(plan: ReleasePlan):
+    """The entries each step of ``plan`` will record, from public facts only: the steps before the topics (the unit
+    count, a DP vocabulary) and every candidate road's topics entries (:class:`topicdp.pipeline.charge.PlannedRun`)."""
+    from .charge import PlannedRun
+    from .roads import RANDOM_DP
+
+    request = plan.request
+    if request.guarantee == "random-dp":
+        return PlannedRun([], {RANDOM_DP.label(request): plan.topics_entries("random-dp")})
+    steps: list = []
+    count = count_entry(plan)
+    if count is not None:
+        steps.append(("unit count", [count]))
+    if plan.budget.vocabulary is not None:
+        from ..vocabulary import (DEFAULT_MAX_WORDS_PER_UNIT, THRESHOLD_DELTA_SHARE, _ledger_entries, _sensitivity,
+                                  calibrate_selection)
+
+        b, neighbours = plan.budget.vocabulary, str(request.neighbours)
+        sigma, _ = calibrate_selection(b.epsilon, b.delta, DEFAULT_MAX_WORDS_PER_UNIT, neighbours)
+        steps.append(("vocabulary", _ledger_entries(sigma, _sensitivity(neighbours), THRESHOLD_DELTA_SHARE * b.delta,
+                                                    str(request.unit), neighbours)))
+    return PlannedRun(steps, {m: plan.topics_entries(m) for m in plan.candidates})
 
 
 @dataclass(frozen=True)
@@ -248,7 +290,7 @@ def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int, simulation=None
     ``simulation``: dp-vem's forecast simulated on the public reference (a function of public data, ``count`` and
     the words), which then stands for dp-vem in the choice and the refusal; ``words`` says which words it ran on.
     """
-    from .mechanisms import MECHANISMS
+    from .roads import MECHANISMS
 
     request, topics = plan.request, plan.budget.topics
     if n_words < request.n_topics:
@@ -289,7 +331,7 @@ def _few_words_advice(plan: ReleasePlan, count: UnitCount) -> str:
 
     The test is dp-vem's forecast on a public list of ``max_features`` words (public facts and the DP count only);
     the units needed scale the count by how far its noise must shrink (sigma falls as 1/n)."""
-    from .mechanisms import MECHANISMS
+    from .roads import MECHANISMS
 
     request, topics = plan.request, plan.budget.topics
     n_words = request.vocabulary.max_features or 2000
