@@ -119,7 +119,8 @@ class Prepared:
                                                                           max_features=n_words))
 
 
-def prepare(request: ReleaseRequest, *, source=None, client=None) -> Prepared:
+def prepare(request: ReleaseRequest, *, source=None, client=None,
+            reference: tuple[list, list] | None = None) -> Prepared:
     """Read the request's public reference (once), give it P's words where it asks for them, and plan it; the
     private corpus is read by the first release (:func:`release_prepared`), after its charge.
 
@@ -131,13 +132,16 @@ def prepare(request: ReleaseRequest, *, source=None, client=None) -> Prepared:
         tokenised once and released many times); default: the request's own, opened at the first release.
     client : optional
         A dask.distributed Client for a sharded corpus (default: from ``request.scheduler``).
+    reference : (texts, users), optional
+        The public reference as the caller read it (default: read here from ``request.reference``).
 
     Raises
     ------
     ValueError
         The plan's refusals (:func:`plan_request`), before anything private is read.
     """
-    reference = read_reference(request) if request.reference is not None else None
+    if reference is None and request.reference is not None:
+        reference = read_reference(request)
     request = with_reference_words(request, reference)
     return Prepared(request, plan_request(request, reference), reference, source, client)
 
