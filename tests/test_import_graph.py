@@ -80,6 +80,7 @@ LAYERS: dict[str, int] = {
     "topicdp.cli": 6,
     "topicdp._argparse": 6,  # the command line's lazy sub-command parser
     "topicdp.experiments.cli": 6,
+    "topicdp.evaluate_cli": 6,  # the ``evaluate`` subcommand: it asks compare's rule whether to refuse before spending
     "topicdp.audit.cli": 6,
     "topicdp.audit.__main__": 6,
     "topicdp.__main__": 6,

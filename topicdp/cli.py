@@ -302,7 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
                    populate=_populate(".audit.cli"))
     sub.add_parser("ledger", help="create, show or reseal a persisted privacy ledger", populate=_populate(".rdp.ledger_cli"))
     sub.add_parser("evaluate", help="a release's NPMI and contrast on the private corpus, under DP (spends budget)",
-                   populate=_populate(".metrics.evaluate_cli"))
+                   populate=_populate(".evaluate_cli"))
     return parser
 
 

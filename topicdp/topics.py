@@ -8,7 +8,7 @@ Two things several layers need, kept below all of them:
 * :func:`fit_gensim_lda` — gensim's ``LdaModel`` (online variational Bayes, Hoffman, Blei & Bach 2010) fitted
   on a :class:`~topicdp.Corpus`' own vocabulary, behind the ``gensim-lda`` adapter
   (:class:`topicdp.adapters.GensimLDA`) and the non-private LDA a forecast compares a release with
-  (:func:`reference_lda`, used by :func:`topicdp.variational.forecast_on_reference`).
+  (:func:`reference_lda`, used by :func:`topicdp.forecast.forecast_on_reference`).
 
 Canonical order
 ---------------

@@ -43,7 +43,7 @@ class GensimLDA(TopicModelSpec):
     random_state : int, default=0
         The seed of ``LdaModel`` (an int: f must be deterministic).
     init : (K, V) array or None, default=None
-        Public starting topics (e.g. :func:`topicdp.variational.public_init` on the reference P): lambda starts at
+        Public starting topics (e.g. :func:`topicdp.forecast.public_init` on the reference P): lambda starts at
         ``init`` scaled to gensim's own starting mass (V per topic) instead of ``random_state``'s Gamma(100, 1/100)
         draws (:func:`topicdp.topics.fit_gensim_lda`). Row k of the result grew from row k of ``init`` and the
         output keeps that order (unlike the canonical order by top-word indices it does not flip when two top words

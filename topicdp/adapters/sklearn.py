@@ -40,7 +40,7 @@ class SklearnLDA(TopicModelSpec):
     random_state : int, default=0
         The seed of the estimator (an int: f must be deterministic).
     init : (K, V) array or None, default=None
-        Public starting topics (e.g. :func:`topicdp.variational.public_init` on the reference P): ``components_``
+        Public starting topics (e.g. :func:`topicdp.forecast.public_init` on the reference P): ``components_``
         (lambda) starts at ``init`` scaled to scikit-learn's own starting mass (V per topic: its Gamma(100, 1/100)
         draws have mean 1) instead of those draws. Row k of the result grew from row k of ``init`` and the output
         keeps that order.

@@ -576,6 +576,19 @@ def _record(out: Path, outcome: Outcome, prep: Prepared, settings: CompareSettin
     _append(out / "results.jsonl", row)
 
 
+def evaluation_refusal(design, unit: str, clip: float | None = None, forecast=None) -> str | None:
+    """Why a private evaluation of ``design``'s lists is refused before it spends (None: it is made), from public
+    facts only: an interval refused whatever the noise draws (:func:`topicdp.metrics.private.interval_refusal`:
+    the user level, where clipping's shift has no public bound; a clip below a document's largest norm), or one the
+    forecast from a public reference says would be (``forecast``: a :class:`~topicdp.metrics.private.ErrorForecast`
+    or its ``refused`` text: too few units for the noise). ``topicdp compare`` and ``topicdp evaluate`` both ask it.
+    """
+    from ..metrics import private as pv
+
+    why = pv.interval_refusal(design, unit, pv.default_clip(design) if clip is None else clip)
+    return why or (getattr(forecast, "refused", forecast) or None)
+
+
 def _score(row: dict, release, outcome: Outcome, prep: Prepared, settings: CompareSettings, evaluations) -> bool:
     """The row's private evaluation on the held-out units (its forecast, then the evaluation and its ledger entry),
     or why it was not made; False where the persisted ledger refused it (no exact score is kept for the owner)."""
@@ -585,10 +598,7 @@ def _score(row: dict, release, outcome: Outcome, prep: Prepared, settings: Compa
 
     design = pv.coherence_design([[w for w, _ in t] for t in release.top_words(10)])
     row["evaluation_forecast"] = _evaluation_forecast(design, release, prep, settings)
-    # decided before it spends: an interval refused whatever the noise draws (the user level), or one the forecast
-    # from the public reference says would be (too few held-out units for the noise)
-    why = (pv.interval_refusal(design, str(settings.unit), pv.default_clip(design))
-           or (row["evaluation_forecast"] or {}).get("refused"))
+    why = evaluation_refusal(design, str(settings.unit), None, (row["evaluation_forecast"] or {}).get("refused"))
     if why is not None:
         row["evaluation_refused"] = f"not made (nothing spent): its interval would be refused: {why}"
         return True

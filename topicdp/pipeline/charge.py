@@ -35,49 +35,16 @@ import contextlib
 import logging
 import os
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional
 
 from ..rdp import BudgetExceededError, PrivacyLedger
 from ..rdp.ledger import labelled
-from ..rdp.ledger_file import LedgerFileError, LedgerOptions, _check_fits, basic, spent
+from ..rdp.ledger_file import LedgerFileError, LedgerOptions, _check_fits, basic
+from .plan import PlannedRun, planned_steps
 
 if TYPE_CHECKING:
     from ..rdp.ledger import Entry
     from .plan import ReleasePlan
-
-@dataclass(frozen=True)
-class PlannedRun:
-    """A run's planned entries, from public facts only: the steps before the topics (the unit count, a DP
-    vocabulary), in order, and the topics' entries of each candidate mechanism."""
-
-    steps: "List[Tuple[str, List[Entry]]]"
-    topics: "Dict[str, List[Entry]]"
-
-    @property
-    def fixed(self) -> "List[Entry]":
-        return [e for _, entries in self.steps for e in entries]
-
-    def costs(self, others: "List[Entry]", delta: float) -> Dict[str, float]:
-        """Each candidate's total with ``others`` and the fixed steps at ``delta`` (the ledger's accounting)."""
-        fixed = self.fixed
-        return {m: _total(others + fixed + t, delta) for m, t in self.topics.items()}
-
-    def cheapest(self, others: "List[Entry]", delta: float) -> str:
-        """The candidate whose topics compose best with ``others`` and the fixed steps at ``delta``: if it does not
-        fit, none does (the first of a tie)."""
-        costs = self.costs(others, delta)
-        return min(costs, key=costs.__getitem__)
-
-    def worst(self, others: "List[Entry]", delta: float) -> "List[Entry]":
-        """The candidate's topics entries that compose worst with ``others`` and the fixed steps at ``delta``: what
-        a budget split must allow for when it has to hold whichever candidate is chosen."""
-        costs = self.costs(others, delta)
-        return self.topics[max(costs, key=costs.__getitem__)]
-
-    def labelled(self, **labels: Any) -> "PlannedRun":
-        return PlannedRun([(name, labelled(es, **labels)) for name, es in self.steps],
-                          {m: labelled(es, **labels) for m, es in self.topics.items()})
-
 
 def _same(a: "List[Entry]", b: "List[Entry]") -> bool:
     return [replace(e, name="") for e in a] == [replace(e, name="") for e in b]
@@ -157,8 +124,6 @@ class Charge:
         """Before any private data is read: refuse, with the figures, a run that cannot fit even by its cheapest
         path (the steps before the topics and the topics by the cheapest candidate), else plan in the file,
         durably, the steps known to run (the count, the vocabulary; the topics when the plan has one candidate)."""
-        from .plan import planned_steps
-
         planned = planned_steps(self.plan)
         if self.partition is not None:
             planned = planned.labelled(**self.partition_labels)
@@ -372,12 +337,6 @@ def stop_status(exc: BaseException) -> str:
     if isinstance(exc, ReleaseRefused) and (cause is None or isinstance(cause, ValueError)):
         return "stopped: refused"
     return f"stopped: error ({type(cause or exc).__name__})"
-
-
-def _total(entries: "List[Entry]", delta: float) -> float:
-    ledger = PrivacyLedger()
-    ledger._entries = [e for e in entries if e.gamma is None]
-    return spent(ledger, delta, "dp")
 
 
 def _mechanism(entries: "List[Entry]") -> str:

@@ -75,8 +75,7 @@ from .._validation import check_option
 from ..rdp import GaussianEntry, PrivacyLedger
 from ..rdp.ledger import Entry, labelled, partitioning_key
 from ..rdp.ledger_file import LedgerFileError, LedgerOptions
-from .charge import _total
-from .plan import ReleasePlan, plan_request, planned_steps
+from .plan import ReleasePlan, dp_total, plan_request, planned_steps
 from .request import ReleaseRequest
 
 PERIODS = ("month", "quarter")
@@ -194,7 +193,7 @@ def period_budgets(request: ReleaseRequest, spec: PeriodSpec) -> Tuple[float, fl
 
     def total(eps_p: float) -> float:
         planned = planned_steps(plan_request(replace(request, epsilon=eps_p, delta=delta_p, ledger=None)))
-        return _total((planned.fixed + planned.worst([], request.delta)) * n, request.delta)
+        return dp_total((planned.fixed + planned.worst([], request.delta)) * n, request.delta)
 
     low, high = request.epsilon / n, request.epsilon  # epsilon / n always fits (basic composition)
     for _ in range(40):
@@ -311,7 +310,7 @@ def release_over_time(request: ReleaseRequest, spec: PeriodSpec, *,
         ``refused``; what it drew stays charged.
     """
     from .._files import scratch_directory
-    from .run import release
+    from .run import prepare, read_reference, release_prepared
 
     say = echo or logger.info
     if request.ledger is None:
@@ -329,6 +328,7 @@ def release_over_time(request: ReleaseRequest, spec: PeriodSpec, *,
     _check_series(request, labels, eps_p, delta_p, partitioning)
     result = OverTimeResult(labels, budget=(eps_p, delta_p, how), total=(request.epsilon, request.delta),
                             unit=str(request.unit), neighbours=str(request.neighbours))
+    reference = read_reference(request) if request.reference is not None else None  # public: read once
     with scratch_directory("topicdp-periods-") as work:  # private (0700), removed afterwards, even on SIGTERM
         files = split_by_period(request.source.path, spec, work)
         result.diagnostics = {"no usable date": files.no_usable_date, "outside the periods": files.outside}
@@ -343,7 +343,9 @@ def release_over_time(request: ReleaseRequest, spec: PeriodSpec, *,
                                      delta=delta_p, ledger=options, seed=period_seed(request.seed, index))
             say(f"period {label}:")
             try:
-                result.releases[label] = release(period_request, echo=lambda line: say("  " + line)).release
+                with prepare(period_request, reference=reference) as prepared:
+                    result.releases[label] = release_prepared(prepared.plan, prepared,
+                                                              echo=lambda line: say("  " + line)).release
             except ValueError as refused:  # the plan's refusals, the forecast's, the ledger's
                 result.refused[label] = str(refused).replace(files[label], f"the {spec.period} {label}")
                 say(f"  period {label} refused: {refused}")

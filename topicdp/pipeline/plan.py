@@ -14,7 +14,7 @@ Two steps, each a function of what it is given and nothing else:
    inputs, the configurations that cost no privacy to try (:mod:`topicdp.pipeline.proposal`), and the refusal
    proposes the one forecast readable, with its command (:attr:`Decision.proposal`).
 
-With a public reference, dp-vem's forecast is the simulation on it (:func:`topicdp.variational.forecast_on_reference`,
+With a public reference, dp-vem's forecast is the simulation on it (:func:`topicdp.forecast.forecast_on_reference`,
 run by the pipeline before the decision: it reads public data, the count and the words only, and spends nothing),
 not the closed form: the best forecast the public facts allow. The closed form is still printed beside it.
 """
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._names import FORECAST_MECHANISMS, MECHANISM_NEIGHBOURS, MECHANISM_UNITS, Neighbours
-from ..rdp.ledger import Budget
+from ..rdp.ledger import Budget, labelled
 from .request import ReleaseRequest, model_label
 
 #: share of the total epsilon (delta) spent on selecting the vocabulary under DP, unless the request says
@@ -157,10 +157,53 @@ def count_entry(plan: ReleasePlan):
     return GaussianEntry("unit count", sigma, 1.0, unit=str(r.unit), neighbours=str(r.neighbours))
 
 
-def planned_steps(plan: ReleasePlan):
+@dataclass(frozen=True)
+class PlannedRun:
+    """A run's planned entries, from public facts only: the steps before the topics (the unit count, a DP
+    vocabulary), in order, and the topics' entries of each candidate mechanism."""
+
+    steps: list
+    topics: dict
+
+    @property
+    def fixed(self) -> list:
+        return [e for _, entries in self.steps for e in entries]
+
+    def costs(self, others: list, delta: float) -> dict[str, float]:
+        """Each candidate's total with ``others`` and the fixed steps at ``delta`` (the ledger's accounting)."""
+        fixed = self.fixed
+        return {m: dp_total(others + fixed + t, delta) for m, t in self.topics.items()}
+
+    def cheapest(self, others: list, delta: float) -> str:
+        """The candidate whose topics compose best with ``others`` and the fixed steps at ``delta``: if it does not
+        fit, none does (the first of a tie)."""
+        costs = self.costs(others, delta)
+        return min(costs, key=costs.__getitem__)
+
+    def worst(self, others: list, delta: float) -> list:
+        """The candidate's topics entries that compose worst with ``others`` and the fixed steps at ``delta``: what
+        a budget split must allow for when it has to hold whichever candidate is chosen."""
+        costs = self.costs(others, delta)
+        return self.topics[max(costs, key=costs.__getitem__)]
+
+    def labelled(self, **labels: Any) -> "PlannedRun":
+        return PlannedRun([(name, labelled(es, **labels)) for name, es in self.steps],
+                          {m: labelled(es, **labels) for m, es in self.topics.items()})
+
+
+def dp_total(entries: list, delta: float) -> float:
+    """The DP total of ``entries`` at ``delta`` by the ledger's accounting (random-DP entries left out)."""
+    from ..rdp import PrivacyLedger
+    from ..rdp.ledger_file import spent
+
+    ledger = PrivacyLedger()
+    ledger._entries = [e for e in entries if e.gamma is None]
+    return spent(ledger, delta, "dp")
+
+
+def planned_steps(plan: ReleasePlan) -> PlannedRun:
     """The entries each step of ``plan`` will record, from public facts only: the steps before the topics (the unit
     count, a DP vocabulary) and every candidate road's topics entries (:class:`topicdp.pipeline.charge.PlannedRun`)."""
-    from .charge import PlannedRun
     from .roads import RANDOM_DP
 
     request = plan.request
@@ -372,29 +415,3 @@ def planned_words(plan: ReleasePlan, count: UnitCount):
         # keeps (a DP output) before the topics' budget is spent.
         return (0 if count.value < fc.tau else policy.max_features), fc
     return min(max(int(math.floor(fc.expected_words)), 0), policy.max_features), fc
-
-
-class ReleaseRefused(ValueError):
-    """The pipeline stopped before the topics were released. ``spent`` names what had been spent already, each
-    step with its budget (empty: nothing of the budget was used); ``topics_spent`` says whether the topics' step
-    had made some of its releases (a precondition checked on released quantities failed after them)."""
-
-    def __init__(self, reason: str, spent: tuple[str, ...] = (), topics_spent: bool = False) -> None:
-        self.reason, self.spent, self.topics_spent = reason, spent, topics_spent
-        super().__init__(f"{reason}; nothing was released and {spent_statement(spent, topics_spent)}")
-
-
-def spent_statement(spent: tuple[str, ...], topics_spent: bool) -> str:
-    """What a stop says of the budget: the steps spent (each with its budget) and whether the topics' step was."""
-    parts = list(spent) + (["part of the topics' budget (the releases made before the failure, which the "
-                            "ledger recorded)"] if topics_spent else [])
-    if topics_spent:
-        return f"{_join(parts)} were spent"
-    if spent:
-        verb = "spent its budget" if len(spent) == 1 else "spent their budgets"
-        return f"only {_join(parts)} {verb}; the topics' budget was not spent"
-    return "no budget was spent"
-
-
-def _join(parts: list[str]) -> str:
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]

@@ -77,6 +77,7 @@ class Road:
     predict: Callable[..., Any] | None = None
     fit_params: Callable[["PlanView"], dict] = lambda plan: {}
     planned: Callable[["PlanView"], list] | None = None
+    simulate: Callable[..., Any] | None = None  # dp-vem's forecast simulated on a public reference
 
     def planned_entries(self, plan: "PlanView") -> list:
         """The ledger entries the topics' step records at the plan's topics budget (a persisted ledger plans them
@@ -171,9 +172,38 @@ def _dp_vem_planned(plan: "PlanView") -> list:
                           n_iterations=DP_VEM_ITERATIONS[public_start(plan)])]
 
 
+def _dp_vem_simulation(plan: "PlanView", reference: "Corpus", count, *, vocabulary_share: float,
+                       n_draws: int | None = None, fitted_on: "Corpus | None" = None):
+    """dp-vem from a public start, simulated on the public reference at the private signal-to-noise ratio
+    (:func:`topicdp.forecast.forecast_on_reference`, ``n_draws`` simulated releases, by default
+    :data:`~topicdp.forecast.SIMULATION_DRAWS`): public data, the count and the words only, nothing spent.
+
+    The simulated releases are fitted on the reference under the private corpus' contribution bounds (``fitted_on``,
+    by default ``reference`` under them, a fixed choice of documents: its units like the private ones) and scored on
+    ``reference``, its whole text on the release's words: the bounds limit what one private unit contributes, while
+    public text has nothing to protect and more of it reads a list's co-occurrences better. The simulation fits its
+    own start on half of the reference; the start given to the model here only says that the release will start
+    from public topics."""
+    import numpy as np
+
+    from ..forecast import SIMULATION_DRAWS, forecast_on_reference
+    from .sources import bounded
+
+
+    request, V = plan.request, reference.n_words
+    fitted_on = bounded(request.source, reference, random_state=0) if fitted_on is None else fitted_on
+    # the release's estimator, told that it will start from public topics (any start: the simulation fits its own);
+    # the simulation's fits keep their own ledgers (forecast_on_reference), and nothing of the budget is spent
+    model = _dp_vem(plan, count.value, np.full((request.n_topics, V), 1.0 / V))
+    n_draws = SIMULATION_DRAWS if n_draws is None else n_draws
+    return forecast_on_reference(model, fitted_on, count.value, n_draws=n_draws, top_n=min(10, V - 1),
+                                 vocabulary_share=vocabulary_share, score_on=reference)
+
+
 def _dp_vem_forecast(*, epsilon, delta, unit, neighbours, n_units, n_topics, n_words, public_start,
                      vocabulary_share, signal):
-    from ..variational import forecast_from_sigma, noise_scale
+    from ..variational import noise_scale
+    from ..forecast import forecast_from_sigma
 
     # the sigma of the releases the estimator will make: its iterations and its neighbour relation
     sigma = noise_scale(epsilon, delta, neighbours=neighbours, n_iterations=DP_VEM_ITERATIONS[public_start])
@@ -285,7 +315,7 @@ def _top_n(n_words: int) -> int:
 
 
 _ROWS: dict[str, tuple] = {
-    "dp-vem": (_dp_vem, _dp_vem_forecast, lambda plan: {}, _dp_vem_planned),
+    "dp-vem": (_dp_vem, _dp_vem_forecast, lambda plan: {}, _dp_vem_planned, _dp_vem_simulation),
     **{kind: (_output_perturbation(op), _output_perturbation_forecast(op), _keep_nonprivate,
               _output_perturbation_planned(op)) for kind, op in (("gaussian-global", "gaussian"), ("laplace", "laplace"))},
     **{f"spectral-config-{c}": (_spectral(c), _spectral_forecast(c), lambda plan: {}, _spectral_planned(c))
@@ -359,7 +389,7 @@ class RandomDPRoad:
             start_param = getattr(model, "start_param", None)
             if start_param is not None and getattr(model, start_param, None) is None and not template.keep_model:
                 if start is None:
-                    from ..variational import public_init
+                    from ..forecast import public_init
 
                     start = public_init(distribution, request.n_topics, unit=str(request.unit))
                 model.set_params(**{start_param: start})
@@ -372,7 +402,7 @@ class RandomDPRoad:
         """Sample the sensitivity (a pilot first, :meth:`pilot`), forecast, refuse noise unless the owner insists,
         and release; returns the release and its forecast. ``ledger``: the persisted ledger's run ledger, or None."""
         from .compose import vocabulary_statement
-        from .plan import ReleaseRefused
+        from .request import ReleaseRefused
 
         request = plan.request
         source = prepared.reader()
@@ -424,7 +454,7 @@ class RandomDPRoad:
         import numpy as np
 
         from ..samplers.progress import CostForecast
-        from .plan import ReleaseRefused
+        from .request import ReleaseRefused
 
         sampling = privatizer.sampling
         _, h, k, _ = sampling.size()

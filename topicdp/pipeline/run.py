@@ -105,7 +105,7 @@ class Prepared:
     def start(self, words: Sequence[str], n_topics: int) -> np.ndarray:
         """Topics fitted on the public reference on ``words`` (:func:`topicdp.forecast.public_init`): dp-vem's
         start and a random-DP model's."""
-        from ..variational import public_init
+        from ..forecast import public_init
 
         unit = str(self.request.unit)
         return self._kept(("start", tuple(words), n_topics, unit),
@@ -585,30 +585,7 @@ def reference_vocabulary(reference: tuple[Sequence, Sequence], source: CorpusSou
 
 
 def _start_and_simulate(plan: ReleasePlan, prepared: Prepared, words: Sequence[str], count: UnitCount):
-    """dp-vem simulated on the public reference, on ``words`` (:func:`simulate_dp_vem`)."""
-    return simulate_dp_vem(plan, prepared.reference_text(words), count,
-                           fitted_on=prepared.reference_corpus(words))
-
-
-def simulate_dp_vem(plan: ReleasePlan, reference: "Corpus", count: UnitCount, *, n_draws: int | None = None,
-                    fitted_on: "Corpus | None" = None):
-    """dp-vem from a public start, simulated on the public reference at the private signal-to-noise ratio
-    (:func:`topicdp.forecast.forecast_on_reference`, ``n_draws`` simulated releases, by default
-    :data:`~topicdp.forecast.SIMULATION_DRAWS`): public data, the count and the words only, nothing spent.
-
-    The simulated releases are fitted on the reference under the private corpus' contribution bounds (``fitted_on``,
-    by default :func:`bounded_reference` of ``reference``: its units like the private ones) and scored on
-    ``reference``, its whole text on the release's words: the bounds limit what one private unit contributes, while
-    public text has nothing to protect and more of it reads a list's co-occurrences better. The simulation fits its
-    own start on half of the reference; the start given to the model here only says that the release will start
-    from public topics."""
-    from ..variational import SIMULATION_DRAWS, forecast_on_reference
-
-    request, V = plan.request, reference.n_words
-    fitted_on = bounded_reference(reference, request.source) if fitted_on is None else fitted_on
-    # the release's estimator, told that it will start from public topics (any start: the simulation fits its own);
-    # the simulation's fits keep their own ledgers (forecast_on_reference), and nothing of the budget is spent
-    model = MECHANISMS["dp-vem"].estimator(plan, count.value, np.full((request.n_topics, V), 1.0 / V))
-    n_draws = SIMULATION_DRAWS if n_draws is None else n_draws
-    return forecast_on_reference(model, fitted_on, count.value, n_draws=n_draws, top_n=min(10, V - 1),
-                                 vocabulary_share=vocabulary_share(plan, V, count), score_on=reference)
+    """dp-vem simulated on the public reference, on ``words`` (:meth:`topicdp.pipeline.roads.Road.simulate` of dp-vem)."""
+    text = prepared.reference_text(words)
+    return MECHANISMS["dp-vem"].simulate(plan, text, count, fitted_on=prepared.reference_corpus(words),
+                                         vocabulary_share=vocabulary_share(plan, text.n_words, count))
