@@ -327,7 +327,7 @@ def stop_status(exc: BaseException) -> str:
     parameters do not allow the release) or an error (a file gone: ``OSError``).
     """
     from ..rdp import BudgetExceededError
-    from .plan import ReleaseRefused
+    from .request import ReleaseRefused
 
     if isinstance(exc, KeyboardInterrupt):
         return "stopped: interrupted"

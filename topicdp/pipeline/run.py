@@ -22,10 +22,10 @@ from ..release import PrivateRelease
 from ..spectral import PreconditionError
 from .charge import RunLedger, charged, open_charge
 from .compose import compose_release, vocabulary_statement
-from .plan import (Decision, ReleasePlan, ReleaseRefused, UnitCount, count_entry, decide, plan_request,
-                   planned_words, spent_statement, vocabulary_share)
+from .plan import Decision, ReleasePlan, UnitCount, count_entry, decide, plan_request, planned_words, vocabulary_share
 from .proposal import REFERENCE_ORIGIN, propose, proposal_text
-from .request import CorpusSource, ReleaseRequest, VocabularyPolicy, check_scheduler
+from .request import (CorpusSource, ReleaseRefused, ReleaseRequest, VocabularyPolicy, check_scheduler,
+                      spent_statement)
 from .roads import MECHANISMS, RANDOM_DP
 from .sources import EMBEDDED_PUBLIC_HALF, Records, bounded, build_corpus, open_source, read_records
 
