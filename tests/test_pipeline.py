@@ -3,13 +3,13 @@ request's validation before anything is read."""
 
 from __future__ import annotations
 
-import topicdp.forecast as forecast_module
 import dataclasses
 import json
 
 import numpy as np
 import pytest
 
+import topicdp.forecast as forecast_module
 from topicdp.pipeline import (MECHANISMS, CorpusSource, ReleaseRefused, ReleaseRequest, VocabularyPolicy, release,
                               split_budget)
 
@@ -479,3 +479,28 @@ def test_a_gensim_ldamodel_template_is_released_on_the_random_dp_road():
                              reference="embedded", n_topics=2, agnostic=mine, release_anyway=True, seed=0)
     result = release(request, echo=lambda line: None)
     assert result.release.report.guarantee == "random-DP" and result.release.topic_word.shape[0] == 2
+
+
+def test_prepare_once_release_many_reads_the_reference_once_and_releases_as_release_does(corpus_file, monkeypatch,
+                                                                                          few_draws):
+    """release(request) is prepare then release_prepared: two releases of one prepared corpus read the public
+    reference once between them, build P on the release's words and its public start once, and each releases the
+    seeded topics release(request) releases, bit for bit."""
+    from topicdp.pipeline import prepare, release_prepared
+    from topicdp.pipeline import run as run_module
+
+    reads: list = []
+    real = run_module.read_reference
+    monkeypatch.setattr(run_module, "read_reference", lambda r: reads.append(r.reference) or real(r))
+    request = dataclasses.replace(_request(corpus_file, "dp-vem", reference=corpus_file),
+                                  vocabulary=VocabularyPolicy.public(WORDS))
+    alone = release(request, echo=lambda line: None)
+    assert len(reads) == 1
+    with prepare(request) as prepared:
+        many = [release_prepared(prepared.plan, prepared, echo=lambda line: None) for _ in range(2)]
+        kept = [key[0] for key in prepared._cache]
+    assert len(reads) == 2  # once for release(), once for prepare()
+    assert kept.count("text") == kept.count("bounded") == kept.count("start") == 1
+    for result in many:
+        np.testing.assert_array_equal(result.release.topic_word, alone.release.topic_word)
+

@@ -15,7 +15,6 @@ for the vocabulary and for nothing else.
 
 from __future__ import annotations
 
-import topicdp.forecast as forecast_module
 import dataclasses
 import gzip
 import itertools
@@ -24,6 +23,7 @@ import json
 import numpy as np
 import pytest
 
+import topicdp.forecast as forecast_module
 from topicdp.cli import main
 from topicdp.report import NOISED_STATUSES
 from topicdp.release import SCHEMA, published_paths, status_of, unlisted_paths, validate

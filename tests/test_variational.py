@@ -1,13 +1,13 @@
 """DP variational EM (topicdp.variational): per-unit bound by brute force, calibration against the exact
 Gaussian profile and dp-accounting, neighbour locality, and recovery of planted topics."""
 
-import topicdp.forecast as forecast_module
 import math
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import topicdp.forecast as forecast_module
 from topicdp import Corpus
 from topicdp.inference import dirichlet_expectation
 from topicdp.datasets import synthetic_lda

@@ -53,8 +53,7 @@ from ..rdp import PrivacyLedger
 from ..rdp.ledger_file import entry_to_json
 
 #: the evaluation's budget per unit when none is given: a user's many documents need a larger epsilon for the same
-#: interval (docs/results/private_evaluation.md: blogs' user level met 90% coverage from epsilon 10, the document
-#: level at 0.75)
+#: interval
 EVALUATION_EPSILON = {"document": 1.0, "user": 10.0}
 
 
@@ -263,7 +262,7 @@ class Prepared:
         """Topics fitted on P on the comparison's words (None without a reference): the pipeline's own."""
         if self.prepared.reference is None:
             return None
-        return self.prepared.start(self.vocabulary, self.request.n_topics)
+        return self.prepared.start(self.prepared.plan, self.vocabulary)
 
 
 @dataclass

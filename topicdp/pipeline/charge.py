@@ -1,32 +1,16 @@
 """A release charged to a persisted ledger step by step: each step planned in the file before its noise.
 
-With ``ReleaseRequest(ledger=...)`` (``topicdp privatize ... --ledger FILE``) the ledger is charged what will run,
-each step durably (fsync, atomic rename) before its noise is drawn and once the public facts it depends on are
-known:
-
-1. before the corpus is read (:meth:`Charge.reserve`), the run's entries are planned from public facts only
-   (:func:`topicdp.pipeline.plan.planned_steps`: the unit count, a DP vocabulary, and the topics' entries of each candidate mechanism),
-   and the run is refused with the figures (:class:`topicdp.rdp.BudgetExceededError`) when it cannot fit at all:
-   when the steps before the topics and the topics by the *cheapest* candidate exceed what the other runs left.
-   Otherwise the steps already known to run are written to the file: the unit count and the vocabulary (their
-   entries depend on the budget's split alone), and the topics too where the plan has one candidate (a mechanism
-   named, or the only one that gives the guarantee);
-2. where the plan chooses the mechanism after the count, the topics are planned once it has
-   (:meth:`Charge.plan_topics`, called by the pipeline after its decision and before the topics' noise): the
-   chosen mechanism's entries, checked against the budget in the file and written to it, or refused with the
-   mechanism and the figures. So a run is never charged, nor refused, for a candidate the plan did not pick;
-3. the run's in-memory ledger (:class:`RunLedger`) matches every check -- each producer checks its entries just
-   before it draws their noise -- against the steps planned in the file; entries the plan did not foresee
-   (DP-SVI's event at its sampling rate) are re-planned there, under its lock and its budget, before their noise;
-4. the run completes with the entries it drew (recorded, or checked and not yet recorded when it stopped): from
-   then on they count instead of the plan. A run killed before this stays counted at the steps it had planned in
-   the file, each planned before its noise: what it could have drawn.
-
-Two runs at once each hold in the file only the steps they have planned: one admitted before reading may be
-refused at its topics step when another took the budget meanwhile, having drawn its count (counted, never lost).
-
-Random-DP releases are recorded in the ledger's random-DP scope: never charged to its DP budget, and the
-release's report says so.
+With ``ReleaseRequest(ledger=...)`` each step is written durably (fsync, atomic rename) before its noise is drawn,
+once the public facts it depends on are known. Before the corpus is read (:meth:`Charge.reserve`) the run's planned
+entries (:func:`topicdp.pipeline.plan.planned_steps`: the count, a DP vocabulary, each candidate road's topics) are
+checked, and the run refused (:class:`topicdp.rdp.BudgetExceededError`) where even the cheapest candidate does not
+fit; the steps known to run are written. Where the plan chooses the road after the count, its topics are planned
+once it has (:meth:`Charge.plan_topics`), so a run is never charged, nor refused, for a road it did not pick. The
+run's in-memory ledger (:class:`RunLedger`) matches every check against the planned steps, re-planning in the file
+what the plan could not foresee (DP-SVI's event at its sampling rate), and the run completes with what it drew; a run
+killed before that stays counted at what it had planned. Random-DP releases go to the ledger's random-DP scope,
+never charged to its DP budget. This module keeps the file's bookkeeping only: what each step spends is the plan's
+and the roads' (:mod:`topicdp.pipeline.roads`).
 """
 
 from __future__ import annotations

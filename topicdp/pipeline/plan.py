@@ -307,10 +307,7 @@ def vocabulary_share(plan: ReleasePlan, n_words: int, count: UnitCount) -> float
     Below 1 only for a DP selection that keeps (or is forecast to keep) fewer words than asked for (``max_features``)
     *and* whose words a word needs more than :data:`topicdp.vocabulary.SHARE_COMMON_WORDS_ONLY` of the units to hold
     (the selection's own forecast says that only common words then pass). A selection that passes words a few percent
-    of the units use keeps topical words however few of them: on blog posts at the document level, selections that
-    kept a quarter of the 5,000 words (a word needing 1.6% of the documents) released topics scoring 0.79-1.25x a
-    non-private LDA's contrast on its 5,000 words, where the vocabulary share alone forecast 0.06x
-    (``docs/results/default_release_scored.md``)."""
+    of the units use keeps topical words however few of them, and the share alone would understate its contrast."""
     from ..vocabulary import SHARE_COMMON_WORDS_ONLY, forecast_vocabulary
 
     policy = plan.request.vocabulary
@@ -333,7 +330,7 @@ def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int, simulation=None
     ``simulation``: dp-vem's forecast simulated on the public reference (a function of public data, ``count`` and
     the words), which then stands for dp-vem in the choice and the refusal; ``words`` says which words it ran on.
     """
-    from .roads import MECHANISMS
+    from .roads import MECHANISMS, public_start
 
     request, topics = plan.request, plan.budget.topics
     if n_words < request.n_topics:
@@ -343,7 +340,7 @@ def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int, simulation=None
     share = vocabulary_share(plan, n_words, count)
     forecasts = {name: MECHANISMS[name].forecast(
         epsilon=topics.epsilon, delta=topics.delta, unit=str(request.unit), neighbours=str(request.neighbours),
-        n_units=count.value, n_topics=request.n_topics, n_words=planned, public_start=request.reference is not None,
+        n_units=count.value, n_topics=request.n_topics, n_words=planned, public_start=public_start(plan),
         vocabulary_share=share) for name in plan.candidates}
     if "dp-vem" not in plan.candidates:
         simulation = None
@@ -374,14 +371,14 @@ def _few_words_advice(plan: ReleasePlan, count: UnitCount) -> str:
 
     The test is dp-vem's forecast on a public list of ``max_features`` words (public facts and the DP count only);
     the units needed scale the count by how far its noise must shrink (sigma falls as 1/n)."""
-    from .roads import MECHANISMS
+    from .roads import MECHANISMS, public_start
 
     request, topics = plan.request, plan.budget.topics
     n_words = request.vocabulary.max_features or 2000
     fc = MECHANISMS["dp-vem"].forecast(epsilon=topics.epsilon, delta=topics.delta, unit=str(request.unit),
                                        neighbours=str(request.neighbours), n_units=count.value,
                                        n_topics=request.n_topics, n_words=max(n_words, request.n_topics + 1),
-                                       public_start=request.reference is not None)
+                                       public_start=public_start(plan))
     if fc is not None and fc.verdict == "noise" and fc.sigma_readable > 0:
         factor = fc.sigma / fc.sigma_readable
         who = str(request.unit)

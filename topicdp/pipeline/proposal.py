@@ -20,7 +20,7 @@ from __future__ import annotations
 import shlex
 import time
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 from .._names import RELEASE_DEFAULTS as D
 from .plan import Decision, ReleasePlan, UnitCount
@@ -206,8 +206,3 @@ def command_line(request: ReleaseRequest) -> str:
 def _opt(flags: list, flag: str, value, default) -> None:
     if value is not None and value != default:
         flags += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
-
-
-def command_words(command: str) -> Sequence[str]:
-    """The arguments of a :func:`command_line` after ``topicdp`` (for :func:`topicdp.cli.main`)."""
-    return shlex.split(command)[1:]

@@ -46,9 +46,9 @@ EstimatorFactory = Callable[["PlanView", int, "np.ndarray | None"], Any]
 
 
 def public_start(plan: "PlanView") -> bool:
-    """Whether dp-vem starts from topics fitted on the public reference: exactly when the plan has one. The one
-    place of the rule: the planned entries, the forecast, the estimator's iterations and the release read it."""
-    return getattr(plan, "reference", None) is not None
+    """Whether dp-vem starts from topics fitted on the public reference: exactly when the request names one. The
+    one place of the rule: the planned entries, the forecasts, the estimator's iterations and the release read it."""
+    return plan.request.reference is not None
 
 
 @dataclass(frozen=True)
@@ -410,8 +410,8 @@ class RandomDPRoad:
         words = tuple(corpus.vocabulary)
         distribution = start = None
         if prepared.reference is not None:
-            distribution = prepared.reference_corpus(words)
-            start = prepared.start(words, request.n_topics)
+            distribution = prepared.reference_corpus(words, request.source)
+            start = prepared.start(plan, words)
             say(f"public reference P: {request.reference}")
         privatizer = self.estimator(request, distribution, start=start, say=say)
         sample = prepared._cache.get(("sample", words)) if distribution is not None else None

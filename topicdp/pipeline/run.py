@@ -26,7 +26,7 @@ from .plan import Decision, ReleasePlan, UnitCount, count_entry, decide, plan_re
 from .proposal import REFERENCE_ORIGIN, propose, proposal_text
 from .request import (CorpusSource, ReleaseRefused, ReleaseRequest, VocabularyPolicy, check_scheduler,
                       spent_statement)
-from .roads import MECHANISMS, RANDOM_DP
+from .roads import MECHANISMS, RANDOM_DP, public_start
 from .sources import EMBEDDED_PUBLIC_HALF, Records, bounded, build_corpus, open_source, read_records
 
 if TYPE_CHECKING:
@@ -92,31 +92,43 @@ class Prepared:
             self._cache[key] = make()
         return self._cache[key]
 
-    def reference_text(self, words: Sequence[str]) -> "Corpus":
-        """The public reference on ``words``, whole (:func:`reference_text`)."""
+    def _source(self, source: CorpusSource | None) -> tuple[CorpusSource, tuple]:
+        """``source`` (default the request's) and what of it the reference's corpora read: its stop words and
+        contribution bounds (a proposal's configuration may change them)."""
+        from .._names import BOUND_PARAMETERS
+
+        source = self.request.source if source is None else source
+        return source, (str(source.tokenizer_stop_words),) + tuple(getattr(source, n) for n in BOUND_PARAMETERS)
+
+    def reference_text(self, words: Sequence[str], source: CorpusSource | None = None) -> "Corpus":
+        """The public reference on ``words``, whole (:func:`reference_text`), tokenised as ``source`` says."""
         assert self.reference is not None
-        return self._kept(("text", tuple(words)), lambda: reference_text(self.reference, words, self.request.source))
+        source, key = self._source(source)
+        return self._kept(("text", tuple(words), key), lambda: reference_text(self.reference, words, source))
 
-    def reference_corpus(self, words: Sequence[str]) -> "Corpus":
-        """The public reference on ``words`` under the contribution bounds (:func:`bounded_reference`)."""
-        return self._kept(("bounded", tuple(words)),
-                          lambda: bounded_reference(self.reference_text(words), self.request.source))
+    def reference_corpus(self, words: Sequence[str], source: CorpusSource | None = None) -> "Corpus":
+        """The public reference on ``words`` under ``source``'s contribution bounds (:func:`bounded_reference`)."""
+        source, key = self._source(source)
+        return self._kept(("bounded", tuple(words), key),
+                          lambda: bounded_reference(self.reference_text(words, source), source))
 
-    def start(self, words: Sequence[str], n_topics: int) -> np.ndarray:
-        """Topics fitted on the public reference on ``words`` (:func:`topicdp.forecast.public_init`): dp-vem's
-        start and a random-DP model's."""
+    def start(self, plan: ReleasePlan, words: Sequence[str]) -> np.ndarray:
+        """Topics fitted on the public reference on ``words`` at ``plan``'s K, unit and bounds
+        (:func:`topicdp.forecast.public_init`): dp-vem's start and a random-DP model's."""
         from ..forecast import public_init
 
-        unit = str(self.request.unit)
-        return self._kept(("start", tuple(words), n_topics, unit),
-                          lambda: public_init(self.reference_corpus(words), n_topics, unit=unit))
+        r = plan.request
+        unit, (_, key) = str(r.unit), self._source(r.source)
+        return self._kept(("start", tuple(words), r.n_topics, unit, key),
+                          lambda: public_init(self.reference_corpus(words, r.source), r.n_topics, unit=unit))
 
-    def reference_words(self, n_words: int) -> list[str]:
+    def reference_words(self, n_words: int, source: CorpusSource | None = None) -> list[str]:
         """The reference's ``n_words`` most frequent words (:func:`reference_vocabulary`): a DP selection's stand-in
         before its words are known."""
         assert self.reference is not None
-        return self._kept(("words", n_words), lambda: reference_vocabulary(self.reference, self.request.source,
-                                                                          max_features=n_words))
+        source, key = self._source(source)
+        return self._kept(("words", n_words, key),
+                          lambda: reference_vocabulary(self.reference, source, max_features=n_words))
 
 
 def prepare(request: ReleaseRequest, *, source=None, client=None,
@@ -328,8 +340,8 @@ def _release_steps(plan: ReleasePlan, prepared: Prepared, say, lines: list, ledg
     if isinstance(ledger, RunLedger):  # a persisted ledger: the chosen mechanism's topics planned in it, or refused
         ledger.plan_topics(decision.mechanism, decision.reason)
     start = None
-    if decision.mechanism == "dp-vem" and prepared.reference is not None:
-        start = prepared.start(corpus.vocabulary, request.n_topics)
+    if decision.mechanism == "dp-vem" and public_start(plan):
+        start = prepared.start(plan, corpus.vocabulary)
         say(f"starting from topics fitted on the public reference {request.reference}")
     before = len(ledger)
     try:
@@ -358,7 +370,8 @@ def _decided(plan: ReleasePlan, prepared: Prepared, corpus, count: UnitCount, sa
     # the reference's own most frequent words at the size the plan forecasts stand in for them.
     simulation, simulated_on = None, ""
     if simulate and reference is not None and "dp-vem" in plan.candidates and n_words >= request.n_topics:
-        simulation, simulated_on = _first_simulation(plan, prepared, corpus, n_words, count)
+        words = None if corpus is None else corpus.vocabulary
+        simulation, simulated_on = _first_simulation(plan, prepared, words, n_words, count)
     decision = decide(plan, count, n_words=n_words, simulation=simulation, words=simulated_on)
     for line in decision.lines():
         say(line)
@@ -388,13 +401,13 @@ def _decided(plan: ReleasePlan, prepared: Prepared, corpus, count: UnitCount, sa
     return decision, selection, _prepare(source, words, request, say)
 
 
-def _first_simulation(plan: ReleasePlan, prepared: Prepared, corpus, n_words: int, count: UnitCount):
-    """dp-vem simulated on P before the decision, and which words it ran on: the release's (a public list, the
-    corpus prepared on it), or, before a DP selection, P's most frequent words at the size the plan forecasts."""
-    if corpus is not None:
-        words, simulated_on = list(corpus.vocabulary), "the release's words"
+def _first_simulation(plan: ReleasePlan, prepared: Prepared, words, n_words: int, count: UnitCount):
+    """dp-vem simulated on P before the decision, and which words it ran on: the release's ``words`` where they are
+    known (a public list), or, before a DP selection, P's most frequent words at the size the plan forecasts."""
+    if words is not None:
+        words, simulated_on = list(words), "the release's words"
     else:
-        words = prepared.reference_words(max(int(n_words), 2))
+        words = prepared.reference_words(max(int(n_words), 2), plan.request.source)
         simulated_on = (f"the reference's {len(words)} most frequent words, standing in for the DP vocabulary's "
                         "forecast size before it is selected")
     return _start_and_simulate(plan, prepared, words, count), simulated_on
@@ -464,12 +477,8 @@ def forecast_request(request: ReleaseRequest, prepared: Prepared, count: UnitCou
     n_words, _ = planned_words(plan, count)
     simulation, on = None, ""
     if simulate and reference is not None and "dp-vem" in plan.candidates and n_words >= request.n_topics:
-        if request.vocabulary.kind == "public":
-            words, on = list(request.vocabulary.words or ()), "the release's words"
-        else:
-            words = prepared.reference_words(max(int(n_words), 2))
-            on = f"the reference's {len(words)} most frequent words"
-        simulation = _start_and_simulate(plan, prepared, words, count)
+        words = request.vocabulary.words if request.vocabulary.kind == "public" else None
+        simulation, on = _first_simulation(plan, prepared, words, n_words, count)
     return decide(plan, count, n_words=n_words, simulation=simulation, words=on)
 
 
@@ -586,6 +595,7 @@ def reference_vocabulary(reference: tuple[Sequence, Sequence], source: CorpusSou
 
 def _start_and_simulate(plan: ReleasePlan, prepared: Prepared, words: Sequence[str], count: UnitCount):
     """dp-vem simulated on the public reference, on ``words`` (:meth:`topicdp.pipeline.roads.Road.simulate` of dp-vem)."""
-    text = prepared.reference_text(words)
-    return MECHANISMS["dp-vem"].simulate(plan, text, count, fitted_on=prepared.reference_corpus(words),
+    source = plan.request.source  # a proposal's configuration may change its bounds
+    text = prepared.reference_text(words, source)
+    return MECHANISMS["dp-vem"].simulate(plan, text, count, fitted_on=prepared.reference_corpus(words, source),
                                          vocabulary_share=vocabulary_share(plan, text.n_words, count))
