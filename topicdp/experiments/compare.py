@@ -3,8 +3,8 @@
 The private corpus is split by a hash of the user id (a per-user rule: adding a user moves no other) into the users
 the releases read and held-out users, whose texts score each release's top words under DP
 (:meth:`topicdp.PrivateRelease.evaluate`: NPMI and NPMI contrast with their intervals). Each release is made by the
-pipeline's own release path (:func:`topicdp.pipeline.release_prepared`) on the training users, prepared once: the number of
-units is the pipeline's DP count unless the owner states it (``n_units``, the training units), and the spectral
+pipeline's own release path (:func:`topicdp.pipeline.release_prepared`) on the training users, prepared once: the
+number of units is the pipeline's DP count unless the owner states it (``n_units``, the training units), and the spectral
 configurations, which need it stated, are refused without it as ``topicdp privatize`` refuses them.
 
 What the table publishes is covered, and it says by what: every release and every evaluation it holds is a ledger

@@ -317,7 +317,8 @@ def _top_n(n_words: int) -> int:
 _ROWS: dict[str, tuple] = {
     "dp-vem": (_dp_vem, _dp_vem_forecast, lambda plan: {}, _dp_vem_planned, _dp_vem_simulation),
     **{kind: (_output_perturbation(op), _output_perturbation_forecast(op), _keep_nonprivate,
-              _output_perturbation_planned(op)) for kind, op in (("gaussian-global", "gaussian"), ("laplace", "laplace"))},
+              _output_perturbation_planned(op))
+       for kind, op in (("gaussian-global", "gaussian"), ("laplace", "laplace"))},
     **{f"spectral-config-{c}": (_spectral(c), _spectral_forecast(c), lambda plan: {}, _spectral_planned(c))
        for c in (1, 2, 3, 4)},
     "dpsvi": (_dpsvi, None, lambda plan: {}, _dpsvi_planned),
@@ -476,15 +477,16 @@ class RandomDPRoad:
         bound = float(np.sort(sample.deltas)[m - 1 - (h - k)])
         sigma = privatizer.noise_scale(bound)
         fc = RandomDPRoad.forecast(request, sigma, corpus.n_words)
-        rest = CostForecast(h, float(np.median(sample.fit_seconds)) / 2, max(1, min(effective_n_jobs(request.n_jobs), h)))
+        workers = max(1, min(effective_n_jobs(request.n_jobs), h))
+        rest = CostForecast(h, float(np.median(sample.fit_seconds)) / 2, workers)
         say(f"pilot: the first {m} of the sample's {h} pairs in {sample.wall_seconds:.1f} s: sensitivity at least "
             f"{bound:.4g}, sigma at least {sigma:.4g}: forecast {fc.verdict}")
         if fc.verdict == "noise" and not request.release_anyway:
             raise ReleaseRefused(
-                f"the pilot sample's forecast (the first {m} of the sensitivity sample's {h} pairs: a lower bound of its "
-                f"sensitivity, sigma >= {sigma:.4g}) says this release would be noise, and the full sample can only say "
-                f"noise too; pass release_anyway=True to release it all the same (random DP spends nothing of a DP "
-                f"budget; the pilot sampled on the public P, {sample.wall_seconds:.1f} s, and the full sample's "
+                f"the pilot sample's forecast (the first {m} of the sensitivity sample's {h} pairs: a lower bound of "
+                f"its sensitivity, sigma >= {sigma:.4g}) says this release would be noise, and the full sample can only "
+                f"say noise too; pass release_anyway=True to release it all the same (random DP spends nothing of a "
+                f"DP budget; the pilot sampled on the public P, {sample.wall_seconds:.1f} s, and the full sample's "
                 f"{rest.n_fits} fits, about {rest.seconds:.0f} s, were not run)")
         return privatizer
 

@@ -102,9 +102,10 @@ class Prepared:
 
     def reference_text(self, words: Sequence[str], source: CorpusSource | None = None) -> "Corpus":
         """The public reference on ``words``, whole (:func:`reference_text`), tokenised as ``source`` says."""
-        assert self.reference is not None
+        reference = self.reference
+        assert reference is not None
         source, key = self._source(source)
-        return self._kept(("text", tuple(words), key), lambda: reference_text(self.reference, words, source))
+        return self._kept(("text", tuple(words), key), lambda: reference_text(reference, words, source))
 
     def reference_corpus(self, words: Sequence[str], source: CorpusSource | None = None) -> "Corpus":
         """The public reference on ``words`` under ``source``'s contribution bounds (:func:`bounded_reference`)."""
@@ -125,10 +126,11 @@ class Prepared:
     def reference_words(self, n_words: int, source: CorpusSource | None = None) -> list[str]:
         """The reference's ``n_words`` most frequent words (:func:`reference_vocabulary`): a DP selection's stand-in
         before its words are known."""
-        assert self.reference is not None
+        reference = self.reference
+        assert reference is not None
         source, key = self._source(source)
         return self._kept(("words", n_words, key),
-                          lambda: reference_vocabulary(self.reference, source, max_features=n_words))
+                          lambda: reference_vocabulary(reference, source, max_features=n_words))
 
 
 def prepare(request: ReleaseRequest, *, source=None, client=None,
@@ -210,7 +212,9 @@ def release_prepared(plan: ReleasePlan, prepared: Prepared, *, ledger: PrivacyLe
     def run(run_ledger: PrivacyLedger, charged_to_file: bool) -> PipelineResult:
         drawn.append(run_ledger)
         if plan.request.guarantee == "random-dp":
-            released, fc = RANDOM_DP.release(plan, prepared, say, run_ledger if charged_to_file else None)
+            # TopicDP records in the run's ledger where a file or the caller composes it (else its report is its own)
+            shared = run_ledger if charged_to_file or ledger is not None else None
+            released, fc = RANDOM_DP.release(plan, prepared, say, shared)
             return PipelineResult(released, plan, None, lines, fc)
         return _release_dp(plan, prepared, say, lines, run_ledger, simulate=simulate)
 
@@ -594,8 +598,11 @@ def reference_vocabulary(reference: tuple[Sequence, Sequence], source: CorpusSou
 
 
 def _start_and_simulate(plan: ReleasePlan, prepared: Prepared, words: Sequence[str], count: UnitCount):
-    """dp-vem simulated on the public reference, on ``words`` (:meth:`topicdp.pipeline.roads.Road.simulate` of dp-vem)."""
+    """dp-vem simulated on the public reference, on ``words`` (its row's :attr:`topicdp.pipeline.roads.Road.simulate`).
+    """
     source = plan.request.source  # a proposal's configuration may change its bounds
     text = prepared.reference_text(words, source)
-    return MECHANISMS["dp-vem"].simulate(plan, text, count, fitted_on=prepared.reference_corpus(words, source),
-                                         vocabulary_share=vocabulary_share(plan, text.n_words, count))
+    simulate = MECHANISMS["dp-vem"].simulate
+    assert simulate is not None
+    return simulate(plan, text, count, fitted_on=prepared.reference_corpus(words, source),
+                    vocabulary_share=vocabulary_share(plan, text.n_words, count))
