@@ -288,7 +288,7 @@ def test_bad_quick_flags_are_refused_by_name(tmp_path, capsys, flags, name):
 def test_the_units_flag_and_the_quick_grid():
     from types import SimpleNamespace
 
-    from topicdp.experiments.cli import settings_from
+    from topicdp.compare_cli import settings_from
 
     base = dict(n_jobs=1, max_docs_per_user=20, gamma=0.1, no_random_dp=False, epsilons=None, topics=None,
                 max_features=None, n_units=None, seed=None, evaluation_epsilon=None, sizing=None)
