@@ -13,7 +13,8 @@ import sys
 
 from topicdp.datasets import themed_corpus
 from topicdp.metrics import topic_overlap
-from topicdp.variational import DPVariationalEM, public_init
+from topicdp.variational import DPVariationalEM
+from topicdp.forecast import public_init
 
 quick = "--quick" in sys.argv
 corpus, truth = themed_corpus(n_users=1000 if quick else 2000, random_state=0)

@@ -218,7 +218,7 @@ def test_every_reader_goes_through_the_one_reader(tmp_path, load):
     where = f"{path}:{len(ROWS) + 1}: invalid JSON"
     with pytest.raises(ValueError, match=where):
         if load == "compare":
-            from topicdp.experiments.cli import load_split
+            from topicdp.compare_cli import load_split
 
             load_split(str(path), 5, 100, True)
         elif load == "audit":

@@ -20,19 +20,19 @@ def document_run(tmp_path_factory):
     everything else is the command's own."""
     from dataclasses import replace
 
-    import topicdp.experiments.roads as roads
+    from topicdp.pipeline.roads import RandomDPRoad
 
     out = tmp_path_factory.mktemp("cmp") / "out"
     argv = ["compare", "embedded", "--reference", "embedded", "--unit", "document", "--epsilons", "5",
             "--topics", "3", "--n-jobs", "1", "--evaluation-epsilon", str(EVALUATION_EPSILON), "--out", str(out)]
-    privatizer = roads.random_dp_privatizer
+    privatizer = RandomDPRoad.estimator
 
     def cut(*args, **kwargs):
         made = privatizer(*args, **kwargs)
         return made.set_params(sampling=replace(made.sampling, progress=False, n_pairs=8, insecure_testing=True))
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(roads, "random_dp_privatizer", cut)
+        mp.setattr(RandomDPRoad, "estimator", staticmethod(cut))
         assert main(argv) == 0
     return out, argv
 
@@ -43,7 +43,7 @@ def _table_rows(text: str) -> list[list[str]]:
 
 
 def test_the_table_names_only_registry_mechanisms_and_the_random_dp_road(document_run):
-    from topicdp.experiments.roads import RANDOM_DP
+    from topicdp.experiments.compare import RANDOM_DP
     from topicdp.pipeline import MECHANISMS
 
     out, _ = document_run
@@ -98,7 +98,7 @@ def test_the_user_level_without_a_reference(tmp_path):
     """--unit user: DP-SVI is document level only; without --reference the random-DP road is not run (the private
     corpus as P is noise by construction) and dp-vem starts at random."""
     from topicdp.experiments import CompareSettings, compare
-    from topicdp.experiments.roads import RANDOM_DP
+    from topicdp.experiments.compare import RANDOM_DP
 
     settings = CompareSettings(unit="user", epsilons=(3.0,), n_topics=2, roads=("dp-vem", "dpsvi"), simulate=False,
                                ceiling=False)

@@ -19,27 +19,27 @@ def quick_run(tmp_path_factory):
     guarantee) so that the test takes seconds; everything else is the quick grid's own."""
     from dataclasses import replace
 
-    import topicdp.experiments.roads as roads
+    from topicdp.pipeline.roads import RandomDPRoad
     from topicdp.experiments import CompareSettings, compare
 
     out = tmp_path_factory.mktemp("quick") / "out"
     # an evaluation budget at which the Lee corpus' few held-out documents give intervals (at the quick grid's own
     # budget the forecast refuses them before spending, as test_compare's shows)
     settings = CompareSettings.quick(roads=("dp-vem",), n_topics=3, n_jobs=1, seed=3, evaluation_epsilon=1e4)
-    privatizer = roads.random_dp_privatizer
+    privatizer = RandomDPRoad.estimator
 
     def cut(*args, **kwargs):
         made = privatizer(*args, **kwargs)
         return made.set_params(sampling=replace(made.sampling, progress=False, n_pairs=3, insecure_testing=True))
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(roads, "random_dp_privatizer", cut)
+        mp.setattr(RandomDPRoad, "estimator", staticmethod(cut))
         result = compare("embedded", out, settings, reference="embedded", echo=lambda line: None)
     return out, settings, result
 
 
 def test_quick_runs_both_units_and_the_random_dp_road(quick_run):
-    from topicdp.experiments.roads import RANDOM_DP
+    from topicdp.experiments.compare import RANDOM_DP
 
     out, settings, result = quick_run
     assert settings.units == ("user", "document") and settings.sizing == "exchangeable" and settings.random_dp
@@ -288,7 +288,7 @@ def test_bad_quick_flags_are_refused_by_name(tmp_path, capsys, flags, name):
 def test_the_units_flag_and_the_quick_grid():
     from types import SimpleNamespace
 
-    from topicdp.experiments.cli import settings_from
+    from topicdp.compare_cli import settings_from
 
     base = dict(n_jobs=1, max_docs_per_user=20, gamma=0.1, no_random_dp=False, epsilons=None, topics=None,
                 max_features=None, n_units=None, seed=None, evaluation_epsilon=None, sizing=None)

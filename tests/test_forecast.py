@@ -263,7 +263,8 @@ def test_an_agreement_outside_zero_to_one_is_refused():
 
 
 def test_dp_vem_forecasts_a_random_start_at_the_random_start_agreement():
-    from topicdp.variational import DPVariationalEM, forecast
+    from topicdp.variational import DPVariationalEM
+    from topicdp.forecast import forecast
 
     init = dirichlet_signal(5, 300, 0.15, random_state=1)
     random_start = forecast(DPVariationalEM(5, epsilon=3.0, delta=1e-6, unit="document"), 20_000, 300)

@@ -76,11 +76,12 @@ LAYERS: dict[str, int] = {
     "topicdp.plots": 5,
     "topicdp.view": 5,
     # 6 - command lines: argparse front-ends and ``python -m`` entry points. The ``compare`` and ``audit``
-    #     subcommands' parsers (experiments.cli, audit.cli) are loaded by the ``topicdp`` command (cli), so
+    #     subcommands' parsers (compare_cli, audit.cli) are loaded by the ``topicdp`` command (cli), so
     #     they sit beside it, above the harness and the audit they drive; nothing below imports them.
     "topicdp.cli": 6,
     "topicdp._argparse": 6,  # the command line's lazy sub-command parser
-    "topicdp.experiments.cli": 6,
+    "topicdp.compare_cli": 6,
+    "topicdp.evaluate_cli": 6,  # the ``evaluate`` subcommand: it asks compare's rule whether to refuse before spending
     "topicdp.audit.cli": 6,
     "topicdp.audit.__main__": 6,
     "topicdp.__main__": 6,
@@ -214,8 +215,8 @@ def test_resolution_of_relative_imports():
     assert resolve("topicdp.metrics.readability", False, "from . import x") == "topicdp.metrics"
     assert resolve("topicdp.metrics", True, "from .readability import x") == "topicdp.metrics.readability"
     assert resolve("topicdp.metrics", True, "from ..rdp import x") == "topicdp.rdp"
-    assert resolve("topicdp.cli", False, "from .experiments.cli import x") == "topicdp.experiments.cli"
-    assert _layer("topicdp.experiments.cli") == 6 and _layer("topicdp.experiments.compare") == 5
+    assert resolve("topicdp.cli", False, "from .audit.cli import x") == "topicdp.audit.cli"
+    assert _layer("topicdp.audit.cli") == 6 and _layer("topicdp.audit.runner") == 5
     assert _layer("topicdp.pipeline") == _layer("topicdp.pipeline.plan") == 4
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c", "a"]]
 

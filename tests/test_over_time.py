@@ -488,10 +488,10 @@ def test_records_without_a_usable_date_are_counted_and_the_series_goes_on(tmp_pa
     assert (files.no_usable_date, files.outside) == (6, 1)
     assert len(open(files["2004-05"]).readlines()) == 4 and open(files["2004-06"]).read() == ""
 
-    def stub(request, echo=None):
+    def stub(plan, prepared, **_):
         raise ValueError("not released in this test")
 
-    monkeypatch.setattr(run, "release", stub)
+    monkeypatch.setattr(run, "release_prepared", stub)
     said = {}
     for name, rows in (("bad", good + bad), ("clean", good)):
         path = tmp_path / f"{name}.jsonl"
@@ -581,10 +581,10 @@ def test_a_user_level_series_gives_no_count_of_undated_records_and_says_why(tmp_
     from topicdp.pipeline import run
     from topicdp.pipeline.over_time import PeriodSpec, release_over_time
 
-    def stub(request, echo=None):
+    def stub(plan, prepared, **_):
         raise ValueError("not released in this test")
 
-    monkeypatch.setattr(run, "release", stub)
+    monkeypatch.setattr(run, "release_prepared", stub)
     good = [{"user": i, "date": f"2004-05-{1 + i % 9:02d}", "text": "a b"} for i in range(4)]
     said = {}
     for n in (0, 1, 30):

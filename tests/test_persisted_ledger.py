@@ -375,7 +375,6 @@ def test_spectral_plans_are_what_spectral_dp_checks(tmp_path, configuration):
     from topicdp import Corpus
     from topicdp.datasets import themed_vocabulary
     from topicdp.pipeline import CorpusSource, ReleaseRequest, VocabularyPolicy
-    from topicdp.pipeline.charge import topics_entries
     from topicdp.pipeline.plan import plan_request
     from topicdp.spectral import DPSpectralMoments
 
@@ -384,7 +383,7 @@ def test_spectral_plans_are_what_spectral_dp_checks(tmp_path, configuration):
     request = ReleaseRequest(CorpusSource("themed"), VocabularyPolicy.public(themed_vocabulary()), epsilon=2.0,
                              unit="document", n_units=500, mechanism=f"spectral-config-{configuration}", ledger=path)
     plan = plan_request(request)
-    planned = topics_entries(plan, f"spectral-config-{configuration}")
+    planned = plan.topics_entries(f"spectral-config-{configuration}")
     rng = np.random.default_rng(0)
     corpus = Corpus.from_matrix(rng.poisson(1.0, size=(500, 20)), vocabulary=[f"w{j}" for j in range(20)])
     model = DPSpectralMoments(n_topics=10, alpha0=1.0, configuration=configuration, epsilon=plan.budget.topics.epsilon,
@@ -626,7 +625,7 @@ def _document_ledger(path, epsilon=5.0):
 
 def _spend_as_planned(path, request, mechanism):
     """Charge ``path`` what ``request`` plans with ``mechanism`` (as a completed run), without reading anything."""
-    from topicdp.pipeline.charge import planned_steps
+    from topicdp.pipeline.plan import planned_steps
     from topicdp.pipeline.plan import plan_request
 
     planned = planned_steps(plan_request(request))

@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 
+import topicdp.forecast as forecast_module
 from topicdp.pipeline import (MECHANISMS, CorpusSource, ReleaseRefused, ReleaseRequest, VocabularyPolicy, release,
                               split_budget)
 
@@ -30,10 +31,9 @@ def few_draws(monkeypatch):
     """The simulation on the reference with 3 draws and one LDA fit instead of 9 and 3: these tests check where the
     simulation runs and what the plan prints of it, not its accuracy (``tests/test_variational.py`` and the decision
     table do), and its fits were two thirds of their time."""
-    import topicdp.variational as variational
 
-    monkeypatch.setattr(variational, "SIMULATION_LDA_SEEDS", 1)
-    monkeypatch.setattr(variational, "SIMULATION_DRAWS", 3)  # the pipeline's simulation reads it at each call
+    monkeypatch.setattr(forecast_module, "SIMULATION_LDA_SEEDS", 1)
+    monkeypatch.setattr(forecast_module, "SIMULATION_DRAWS", 3)  # the pipeline's simulation reads it at each call
 
 
 def _request(path, mechanism, **kwargs):
@@ -251,16 +251,15 @@ def test_the_simulation_fits_on_the_reference_bounded_as_the_private_corpus_and_
     """Under a per-user cap the simulated releases are fitted on the reference with each user's documents capped
     (its units like the private ones) and scored on all of them; the documents kept are a fixed choice, so the same
     seeded request releases the same topics twice."""
-    import topicdp.variational as variational
 
     seen: list = []
-    real = variational.forecast_on_reference
+    real = forecast_module.forecast_on_reference
 
     def spy(model, reference, n_units, **kw):
         seen.append((reference, kw["score_on"]))
         return real(model, reference, n_units, **kw)
 
-    monkeypatch.setattr(variational, "forecast_on_reference", spy)
+    monkeypatch.setattr(forecast_module, "forecast_on_reference", spy)
     request = _request(corpus_file, "dp-vem", reference=corpus_file)
     request = dataclasses.replace(request, source=dataclasses.replace(request.source, max_docs_per_user=1))
     first = release(request, echo=lambda line: None)
@@ -276,11 +275,10 @@ def test_with_a_reference_and_a_dp_vocabulary_the_simulation_runs_before_the_sel
     """The words are a DP output not known before their spend: the first simulation runs on the reference's own most
     frequent words at the plan's forecast size, before the selection is spent, and says so; after the selection it
     runs again on the selected words. A refusal on the first one spends only the count."""
-    import topicdp.variational as variational
     from topicdp.pipeline import run as run_module
 
     seen: list = []
-    real = variational.forecast_on_reference
+    real = forecast_module.forecast_on_reference
     ledgers: list = []
     real_select = run_module._select_vocabulary
 
@@ -294,7 +292,7 @@ def test_with_a_reference_and_a_dp_vocabulary_the_simulation_runs_before_the_sel
         seen.append((tuple(reference.vocabulary), len(ledgers), kw["vocabulary_share"]))
         return real(model, reference, n_units, **kw)
 
-    monkeypatch.setattr(variational, "forecast_on_reference", spy)
+    monkeypatch.setattr(forecast_module, "forecast_on_reference", spy)
     lines: list[str] = []
     result = release(_request(corpus_file, "dp-vem", reference=corpus_file), echo=lines.append)
     assert len(seen) == 2 and seen[0][1] == 0 and seen[1][1] == 1  # before the selection's spend, then after it
@@ -304,7 +302,7 @@ def test_with_a_reference_and_a_dp_vocabulary_the_simulation_runs_before_the_sel
                for ln in lines)
     assert result.decision.simulated and result.decision.forecast.method == "public-simulation"
 
-    monkeypatch.setattr(variational, "forecast_on_reference",
+    monkeypatch.setattr(forecast_module, "forecast_on_reference",
                         lambda *a, **k: dataclasses.replace(real(*a, **k), verdict="common words"))
     seen.clear()
     with pytest.raises(ReleaseRefused, match="simulation on the public reference says this release would be lists "
@@ -320,7 +318,6 @@ def test_the_report_carries_the_figures_the_decision_rested_on_with_the_status_o
     that count is on the edge, and whether the owner released a refused forecast anyway. Public where the plan read
     only stated parameters and public data (a stated count, a public word list, the reference); post-processing where
     it read a DP count or a DP vocabulary, as the mechanism it chose."""
-    import topicdp.variational as variational
     from topicdp.forecast import on_the_edge
 
     stated = ReleaseRequest(CorpusSource(corpus_file), VocabularyPolicy.public(WORDS), epsilon=30.0, delta=1e-3,
@@ -336,8 +333,8 @@ def test_the_report_carries_the_figures_the_decision_rested_on_with_the_status_o
     for field in ("report.mechanism", "report.details.plan.decision", "report.details.plan.mechanism_choice"):
         assert report.published[field].startswith("public:"), field
 
-    real = variational.forecast_on_reference
-    monkeypatch.setattr(variational, "forecast_on_reference",
+    real = forecast_module.forecast_on_reference
+    monkeypatch.setattr(forecast_module, "forecast_on_reference",
                         lambda *a, **k: dataclasses.replace(real(*a, **k), verdict="common words"))
     forced = release(dataclasses.replace(_request(corpus_file, "dp-vem", reference=corpus_file), mechanism=None),
                      echo=lambda line: None).release.report  # a DP count and a DP vocabulary
@@ -351,14 +348,13 @@ def test_the_report_carries_the_figures_the_decision_rested_on_with_the_status_o
 def test_a_refusal_on_the_edge_says_so(corpus_file, monkeypatch, few_draws):
     """A refusal whose simulated draws are within one standard error of one half says it is on the edge (about as
     many releases would meet the targets as miss them); a clear one does not."""
-    import topicdp.variational as variational
 
-    real = variational.forecast_on_reference
+    real = forecast_module.forecast_on_reference
     request = ReleaseRequest(CorpusSource(corpus_file), VocabularyPolicy.public(WORDS), epsilon=30.0, delta=1e-3,
                              unit="user", n_units=400, n_topics=3, reference=corpus_file, seed=0)
     for readable, edge in ((4, True), (0, False)):
         draws = ("readable",) * readable + ("common words",) * (9 - readable)
-        monkeypatch.setattr(variational, "forecast_on_reference", lambda *a, draws=draws, **k: dataclasses.replace(
+        monkeypatch.setattr(forecast_module, "forecast_on_reference", lambda *a, draws=draws, **k: dataclasses.replace(
             real(*a, **k), verdict="common words", draw_verdicts=draws))
         with pytest.raises(ReleaseRefused, match="lists of common words") as caught:
             release(request, echo=lambda line: None)
@@ -483,3 +479,28 @@ def test_a_gensim_ldamodel_template_is_released_on_the_random_dp_road():
                              reference="embedded", n_topics=2, agnostic=mine, release_anyway=True, seed=0)
     result = release(request, echo=lambda line: None)
     assert result.release.report.guarantee == "random-DP" and result.release.topic_word.shape[0] == 2
+
+
+def test_prepare_once_release_many_reads_the_reference_once_and_releases_as_release_does(corpus_file, monkeypatch,
+                                                                                          few_draws):
+    """release(request) is prepare then release_prepared: two releases of one prepared corpus read the public
+    reference once between them, build P on the release's words and its public start once, and each releases the
+    seeded topics release(request) releases, bit for bit."""
+    from topicdp.pipeline import prepare, release_prepared
+    from topicdp.pipeline import run as run_module
+
+    reads: list = []
+    real = run_module.read_reference
+    monkeypatch.setattr(run_module, "read_reference", lambda r: reads.append(r.reference) or real(r))
+    request = dataclasses.replace(_request(corpus_file, "dp-vem", reference=corpus_file),
+                                  vocabulary=VocabularyPolicy.public(WORDS))
+    alone = release(request, echo=lambda line: None)
+    assert len(reads) == 1
+    with prepare(request) as prepared:
+        many = [release_prepared(prepared.plan, prepared, echo=lambda line: None) for _ in range(2)]
+        kept = [key[0] for key in prepared._cache]
+    assert len(reads) == 2  # once for release(), once for prepare()
+    assert kept.count("text") == kept.count("bounded") == kept.count("start") == 1
+    for result in many:
+        np.testing.assert_array_equal(result.release.topic_word, alone.release.topic_word)
+

@@ -114,7 +114,7 @@ def test_the_configurations_are_bounded_and_the_command_restates_the_request(fil
 
 
 def test_the_random_dp_pilot_refuses_before_the_full_sample(monkeypatch):
-    import topicdp.pipeline.run as run_module
+    import topicdp.pipeline.roads as run_module
     from topicdp.samplers import sampler
 
     pairs: list[int] = []

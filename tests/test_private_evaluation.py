@@ -23,6 +23,23 @@ from topicdp.rdp import BudgetExceededError, PrivacyLedger, gaussian_delta
 SMALL_LISTS = [["a", "b", "c"], ["c", "d", "e"]]
 
 
+def _select(*names: str) -> tuple:
+    """Names of the private choice among candidates, benchmark code (benchmarks/utility/private_select.py)."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    module = sys.modules.get("private_select")
+    if module is None:
+        spec = importlib.util.spec_from_file_location(
+            "private_select", Path(__file__).resolve().parents[1] / "benchmarks" / "utility" / "private_select.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["private_select"] = module  # its dataclasses look their module up there
+        spec.loader.exec_module(module)
+    return tuple(getattr(module, name) for name in names)
+
+
 def _corpus_of(doc_word_sets, users=None, words=("a", "b", "c", "d", "e")) -> Corpus:
     rows = [[1 if w in d else 0 for w in words] for d in doc_word_sets]
     return Corpus.from_matrix(sp.csr_matrix(np.array(rows, dtype=np.int64)), list(words),
@@ -430,7 +447,7 @@ def test_release_evaluate_uses_the_release_unit(generated):
 
 
 def test_evaluate_command(tmp_path, generated, capsys):
-    from topicdp.metrics import evaluate_cli
+    from topicdp import evaluate_cli
 
     corpus, lists = generated
     release = _release(lists, corpus.n_words)
@@ -443,17 +460,45 @@ def test_evaluate_command(tmp_path, generated, capsys):
     parser = argparse.ArgumentParser()
     evaluate_cli.populate(parser)
     (tmp_path / "public.jsonl").write_text("\n".join(lines[:400]) + "\n")
-    args = parser.parse_args([str(tmp_path / "release.json"), str(tmp_path / "corpus.jsonl"), "--epsilon", "2",
-                              "--seed", "0", "--out", str(tmp_path / "evaluation.json"),
-                              "--reference", str(tmp_path / "public.jsonl"), "--n-units", "800"])
-    args.check(args)
-    assert args.func(args) == 0
+    def evaluate(epsilon: str) -> int:
+        args = parser.parse_args([str(tmp_path / "release.json"), str(tmp_path / "corpus.jsonl"), "--epsilon",
+                                  epsilon, "--seed", "0", "--out", str(tmp_path / "evaluation.json"),
+                                  "--reference", str(tmp_path / "public.jsonl"), "--n-units", "800"])
+        args.check(args)
+        return args.func(args)
+
+    assert evaluate("2") == 0
     out = capsys.readouterr().out
     assert "mean NPMI" in out and "each document" in out
     assert out.index("forecast before spending") < out.index("private evaluation:")
     assert json.loads((tmp_path / "evaluation.json").read_text())["report"]["epsilon"] == 2.0
     with pytest.raises(ValueError, match="--epsilon"):
         evaluate_cli.check_arguments(parser.parse_args([str(tmp_path / "release.json"), "x", "--epsilon", "0"]))
+
+
+def test_evaluate_command_at_the_user_level_refuses_before_spending(tmp_path, generated, capsys, monkeypatch):
+    """At the user level the interval is refused whatever the noise draws (clipping's shift has no public bound), so
+    the command refuses before it reads the corpus or writes to the ledger: status 2, the reason naming the user
+    level, the ledger empty, no output file -- the rule compare applies (evaluation_refusal)."""
+    import topicdp.corpus as corpus_module
+    from topicdp import evaluate_cli
+
+    corpus, lists = generated
+    _release(lists, corpus.n_words).save(tmp_path / "release.json")
+    path = str(tmp_path / "data.ledger")
+    PrivacyLedger.open(path, budget=(30.0, 1e-5), unit="user", neighbours="add-remove")
+    reads: list = []
+    monkeypatch.setattr(corpus_module, "read_jsonl_records", lambda *a, **k: reads.append(a) or iter(()))
+    (tmp_path / "corpus.jsonl").write_text('{"user": 1, "text": "w"}\n')
+    parser = argparse.ArgumentParser()
+    evaluate_cli.populate(parser)
+    args = parser.parse_args([str(tmp_path / "release.json"), str(tmp_path / "corpus.jsonl"), "--epsilon", "10",
+                              "--unit", "user", "--ledger", path, "--out", str(tmp_path / "evaluation.json")])
+    args.check(args)
+    assert args.func(args) == 2
+    err = capsys.readouterr().err
+    assert "before spending" in err and "user level" in err and "nothing spent" in err
+    assert reads == [] and len(PrivacyLedger.open(path)) == 0 and not (tmp_path / "evaluation.json").exists()
 
 
 # -- a private choice among candidates --------------------------------------------------------------------
@@ -470,7 +515,7 @@ def _stub_fits(generated, n_random=3):
 
 
 def test_private_search_chooses_the_coherent_candidate_and_states_its_total(generated):
-    from topicdp.metrics.select import private_search
+    (private_search,) = _select("private_search")
 
     corpus, _ = generated
     ledger = PrivacyLedger()
@@ -491,7 +536,7 @@ def test_private_search_chooses_the_coherent_candidate_and_states_its_total(gene
 def test_unresolved_candidates_use_the_interval_of_the_difference():
     """Two independent scores with half-widths 0.02 each: their difference's half-width is 0.02 sqrt(2) = 0.028, so
     a gap of 0.03 is resolved and a gap of 0.02 is not."""
-    from topicdp.metrics.select import unresolved_candidates
+    (unresolved_candidates,) = _select("unresolved_candidates")
 
     scores = {5: 0.27, 10: 0.30, 20: 0.28}
     intervals = {K: (v - 0.02, v + 0.02) for K, v in scores.items()}
@@ -502,7 +547,7 @@ def test_unresolved_candidates_use_the_interval_of_the_difference():
 def test_private_search_warns_when_the_budget_does_not_resolve_the_choice(generated):
     """At evaluation epsilon 0.01 (sigma about 50 times that at 0.5) the scores' intervals are wider than the gap
     between the coherent candidate and random lists: the search warns and lists the unresolved candidates."""
-    from topicdp.metrics.select import private_search
+    (private_search,) = _select("private_search")
 
     corpus, _ = generated
     with pytest.warns(UserWarning, match="unreliable at this budget"):
@@ -513,7 +558,7 @@ def test_private_search_warns_when_the_budget_does_not_resolve_the_choice(genera
 
 def test_private_search_refuses_before_any_fit(generated):
     """The planned fits and the planned (worst-case) evaluations are checked before the first fit reads anything."""
-    from topicdp.metrics.select import dp_vem_fits, private_search
+    dp_vem_fits, private_search = _select("dp_vem_fits", "private_search")
 
     corpus, _ = generated
     _, planned = dp_vem_fits(corpus, [5, 10], epsilon=1.0, delta=1e-7)
@@ -528,7 +573,7 @@ def test_private_search_refuses_before_any_fit(generated):
 
 
 def test_dp_vem_plan_is_what_the_fit_records(generated):
-    from topicdp.metrics.select import dp_vem_fits
+    (dp_vem_fits,) = _select("dp_vem_fits")
 
     corpus, _ = generated
     small = corpus.subset_documents(np.arange(600))
@@ -541,7 +586,7 @@ def test_dp_vem_plan_is_what_the_fit_records(generated):
 def test_planned_evaluation_bounds_the_recorded_one(generated):
     """The entry planned before a release exists (K lists, no word shared) has at least the sensitivity of any
     evaluation of a K-topic release."""
-    from topicdp.metrics.select import _planned_evaluation
+    (_planned_evaluation,) = _select("_planned_evaluation")
 
     corpus, lists = generated
     planned = _planned_evaluation(5, 1.0, 1e-6, "document", "add-remove", None, None, "plan")
@@ -556,7 +601,7 @@ def test_repeat_and_select_is_accounted_by_dp_accounting(generated):
     from dp_accounting import dp_event
     from dp_accounting.rdp import RdpAccountant
 
-    from topicdp.metrics.select import repeat_and_select
+    (repeat_and_select,) = _select("repeat_and_select")
 
     corpus, _ = generated
     fits = _stub_fits(generated)
@@ -579,7 +624,7 @@ def test_repeat_and_select_is_accounted_by_dp_accounting(generated):
 def test_repeat_and_select_publishes_the_chosen_run_only(generated):
     """Papernot & Steinke's bound covers the best run alone: the result (and its printed summary) carries the chosen
     candidate's score and release, not the other runs' scores, their candidates or their number."""
-    from topicdp.metrics.select import repeat_and_select
+    (repeat_and_select,) = _select("repeat_and_select")
 
     corpus, _ = generated
     fits = _stub_fits(generated)
@@ -597,7 +642,7 @@ def test_evaluate_command_charges_a_persisted_ledger_before_reading(tmp_path, ge
     written to it (one entry, composed with the file's); one that would exceed the budget is refused with the corpus
     unread and the file unchanged."""
     import topicdp.corpus as corpus_module
-    from topicdp.metrics import evaluate_cli
+    from topicdp import evaluate_cli
     from topicdp.rdp import BudgetExceededError
 
     corpus, lists = generated

@@ -138,7 +138,7 @@ def test_the_simulation_on_the_reference_names_the_count_and_the_vocabulary(corp
         def lines():
             return ["simulated: noise"]
 
-    monkeypatch.setattr("topicdp.variational.forecast_on_reference", lambda *a, **k: Noise())
+    monkeypatch.setattr("topicdp.forecast.forecast_on_reference", lambda *a, **k: Noise())
     refusal = _refused(_request(corpus_file, mechanism="dp-vem", reference=str(reference),
                                 vocabulary=VocabularyPolicy.public(WORDS)), ledgers)
     assert "simulation on the public reference" in str(refusal) and len(refusal.spent) == 1

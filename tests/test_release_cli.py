@@ -23,6 +23,7 @@ import json
 import numpy as np
 import pytest
 
+import topicdp.forecast as forecast_module
 from topicdp.cli import main
 from topicdp.report import NOISED_STATUSES
 from topicdp.private_release import SCHEMA, published_paths, status_of, unlisted_paths, validate
@@ -193,7 +194,7 @@ def _topical_records(rng, users, words, n_topics, docs_per_user=5):
 
 def test_dp_vem_with_a_reference_is_simulated_there_before_the_topics_budget_is_spent(tmp_path, capsys, monkeypatch):
     """With --reference, dp-vem is first run on the public reference at the private signal-to-noise ratio
-    (topicdp.variational.forecast_on_reference); a release it forecasts to be noise is refused before the private
+    (topicdp.forecast.forecast_on_reference); a release it forecasts to be noise is refused before the private
     topics are touched, and nothing is written."""
     import topicdp.variational as variational
 
@@ -211,8 +212,8 @@ def test_dp_vem_with_a_reference_is_simulated_there_before_the_topics_budget_is_
     assert out.index("plan: dp-vem") < simulated < out.index("top words of the release")
     assert "readability forecast: readable" in out[simulated:]
     fits = []
-    real = variational.forecast_on_reference
-    monkeypatch.setattr(variational, "forecast_on_reference",
+    real = forecast_module.forecast_on_reference
+    monkeypatch.setattr(forecast_module, "forecast_on_reference",
                         lambda *a, **k: dataclasses.replace(real(*a, **k), verdict="noise"))
     real_fit = variational.DPVariationalEM.fit
     monkeypatch.setattr(variational.DPVariationalEM, "fit",

@@ -7,12 +7,13 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import topicdp.forecast as forecast_module
 from topicdp import Corpus
 from topicdp.inference import dirichlet_expectation
 from topicdp.datasets import synthetic_lda
 from topicdp.rdp.gaussian import gaussian_delta
-from topicdp.variational import (DPVariationalEM, VariationalLDA, forecast_on_reference, merge_identical_documents,
-                                 public_init, scaled_noise_model, unit_statistic, unit_weights)
+from topicdp.variational import DPVariationalEM, VariationalLDA, merge_identical_documents, unit_statistic, unit_weights
+from topicdp.forecast import forecast_on_reference, public_init, scaled_noise_model
 
 # runs at several noise levels of one corpus are what these tests compare: the repeated-release warning
 # is expected here (elsewhere it is an error, pyproject.toml)
@@ -166,7 +167,7 @@ def test_release_is_published_with_only_dp_and_public_fields(tmp_path):
 
 
 def test_mass_per_unit_is_the_l1_over_l2_norm_of_each_units_counts():
-    from topicdp.variational import mass_per_unit
+    from topicdp.forecast import mass_per_unit
 
     # user 0: one document with 4 distinct words once each (mass 4 / 2 = 2); user 1: two documents that add up
     # to counts (3, 4) on two words (mass 7 / 5 = 1.4)
@@ -195,15 +196,14 @@ def test_the_simulated_model_keeps_the_signal_to_noise_ratio(neighbours, ratio):
 
 
 def test_forecast_on_reference_refits_a_public_start_on_the_half_it_does_not_simulate(monkeypatch):
-    import topicdp.variational as variational
 
     corpus = _user_corpus(120, 60, 3, 40, seed=1)
     starts, fitted = [], []
-    real_init, real_fit = variational.public_init, DPVariationalEM.fit
-    monkeypatch.setattr(variational, "public_init", lambda ref, *a, **k: starts.append(ref) or real_init(ref, *a, **k))
+    real_init, real_fit = forecast_module.public_init, DPVariationalEM.fit
+    monkeypatch.setattr(forecast_module, "public_init", lambda ref, *a, **k: starts.append(ref) or real_init(ref, *a, **k))
     monkeypatch.setattr(DPVariationalEM, "fit", lambda self, c, *a, **k: fitted.append(c) or real_fit(self, c, *a, **k))
     model = DPVariationalEM(3, epsilon=30.0, unit="user", n_iterations=2, init=np.full((3, 60), 1 / 60))
-    fc = variational.forecast_on_reference(model, corpus, n_units=400, n_draws=2)
+    fc = forecast_module.forecast_on_reference(model, corpus, n_units=400, n_draws=2)
     start_users = set(starts[0].user_ids)
     run_users = {u for c in fitted if c is not starts[0] for u in c.user_ids}
     assert len(starts) == 1 and start_users and run_users and not start_users & run_users
@@ -233,7 +233,6 @@ def test_the_simulated_contrast_is_the_median_draw_over_the_median_lda_and_state
     import importlib
 
     import topicdp.topics as topics
-    import topicdp.variational as variational
 
     readability = importlib.import_module("topicdp.metrics.readability")  # the package exports a function of the name
     corpus = _user_corpus(120, 60, 3, 40, seed=1)
@@ -242,9 +241,9 @@ def test_the_simulated_contrast_is_the_median_draw_over_the_median_lda_and_state
     monkeypatch.setattr(topics, "reference_lda", lambda c, k, **kw: seeds.append(kw["random_state"])
                         or real_lda(c, k, **kw))
     monkeypatch.setattr(readability, "_contrast", lambda *a: contrasts.append(real_contrast(*a)) or contrasts[-1])
-    fc = variational.forecast_on_reference(DPVariationalEM(3, epsilon=30.0, unit="user", n_iterations=2), corpus,
+    fc = forecast_module.forecast_on_reference(DPVariationalEM(3, epsilon=30.0, unit="user", n_iterations=2), corpus,
                                            n_units=200, n_draws=5)
-    assert seeds == list(range(variational.SIMULATION_LDA_SEEDS))
+    assert seeds == list(range(forecast_module.SIMULATION_LDA_SEEDS))
     lda = np.median([c["contrast"] for c in contrasts[:len(seeds)]])
     draws = [c["contrast"] / lda for c in contrasts[len(seeds):]]
     assert len(draws) == 5 and fc.contrast == pytest.approx(np.median(draws))
@@ -414,18 +413,17 @@ def test_the_public_simulation_never_draws_a_release_s_noise(monkeypatch):
     """A release seeded s draws its noise from ``random_state=s``; the simulation's draws came from seeds 0, 1, 2,
     so a release seeded 0 published a forecast computed from its own Gaussians. Each draw now has a stream of its
     own, whose first Gaussians differ from those of every small integer seed."""
-    import topicdp.variational as variational
 
     states = []
     real_fit = DPVariationalEM.fit
     monkeypatch.setattr(DPVariationalEM, "fit", lambda self, c, *a, **k: states.append(self.random_state)
                         or real_fit(self, c, *a, **k))
     corpus = _user_corpus(60, 40, 3, 30, seed=3)
-    variational.forecast_on_reference(DPVariationalEM(3, epsilon=30.0, unit="user", n_iterations=2), corpus,
+    forecast_module.forecast_on_reference(DPVariationalEM(3, epsilon=30.0, unit="user", n_iterations=2), corpus,
                                       n_units=200, n_draws=3)
     assert len(states) == 3 and not any(isinstance(s, (int, np.integer)) for s in states)
     firsts = {tuple(np.random.default_rng(seed).standard_normal(4)) for seed in range(1000)}
-    drawn = [tuple(np.random.default_rng([variational.SIMULATION_STREAM, d]).standard_normal(4)) for d in range(3)]
+    drawn = [tuple(np.random.default_rng([forecast_module.SIMULATION_STREAM, d]).standard_normal(4)) for d in range(3)]
     assert not firsts & set(drawn) and len(set(drawn)) == 3
 
 
@@ -434,7 +432,6 @@ def test_the_simulation_scores_on_the_text_it_is_given(monkeypatch):
     draws are fitted on; a text on other words is refused, naming the parameter."""
     import importlib
 
-    import topicdp.variational as variational
 
     readability = importlib.import_module("topicdp.metrics.readability")
     corpus = _user_corpus(120, 60, 3, 40, seed=1)
@@ -443,8 +440,8 @@ def test_the_simulation_scores_on_the_text_it_is_given(monkeypatch):
     real_contrast = readability._contrast
     monkeypatch.setattr(readability, "_contrast", lambda W, c, *a: read_on.append(c) or real_contrast(W, c, *a))
     model = DPVariationalEM(3, epsilon=30.0, unit="user", n_iterations=2)
-    variational.forecast_on_reference(model, corpus, n_units=200, n_draws=2, score_on=text)
-    assert len(read_on) == variational.SIMULATION_LDA_SEEDS + 2 and all(c is text for c in read_on)
+    forecast_module.forecast_on_reference(model, corpus, n_units=200, n_draws=2, score_on=text)
+    assert len(read_on) == forecast_module.SIMULATION_LDA_SEEDS + 2 and all(c is text for c in read_on)
     other = _user_corpus(240, 61, 3, 80, seed=2)
     with pytest.raises(ValueError, match="score_on"):
-        variational.forecast_on_reference(model, corpus, n_units=200, n_draws=2, score_on=other)
+        forecast_module.forecast_on_reference(model, corpus, n_units=200, n_draws=2, score_on=other)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 
 
 class LazyParser(argparse.ArgumentParser):
@@ -34,12 +33,6 @@ class LazyParser(argparse.ArgumentParser):
     def format_usage(self) -> str:
         self._ensure()
         return super().format_usage()
-
-
-def check_output_path(path: str | None, flag: str) -> None:
-    """Refuse, before any work, an output path that cannot be a file (a directory, or in a missing directory)."""
-    if path is not None and (os.path.isdir(path) or not os.path.isdir(os.path.dirname(os.path.abspath(path)))):
-        raise ValueError(f"{flag}: cannot write a file at {path} (a directory, or its directory does not exist)")
 
 
 #: the library's words for what a user passes, and the command line's (the library speaks Python; the command

@@ -125,7 +125,7 @@ _MECHANISM_TABLE: tuple[tuple[str, bool, tuple[str, ...], tuple[str, ...], str],
      "(eps, delta)-DP, document level only: DP stochastic variational inference (Park et al. 2016)"),
 )
 
-#: mechanisms of ``--guarantee dp`` with a closed-form readability forecast (``topicdp.pipeline.mechanisms``): the plan's
+#: mechanisms of ``--guarantee dp`` with a closed-form readability forecast (``topicdp.pipeline.roads``): the plan's
 #: rule picks among them
 FORECAST_MECHANISMS: tuple[str, ...] = tuple(row[0] for row in _MECHANISM_TABLE if row[1])
 #: every mechanism of ``--guarantee dp``

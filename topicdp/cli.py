@@ -297,12 +297,12 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--top", type=int, default=10, help="top words shown per topic (and drawn by --plot)")
         p.set_defaults(func=cmd_privatize if name == "privatize" else cmd_demo, check=check_arguments)
     sub.add_parser("compare", help="compare every road on one corpus: a table of private scores",
-                   populate=_populate(".experiments.cli"))
+                   populate=_populate(".compare_cli"))
     sub.add_parser("audit", help="empirically lower-bound the epsilon of a mechanism on a canary",
                    populate=_populate(".audit.cli"))
     sub.add_parser("ledger", help="create, show or reseal a persisted privacy ledger", populate=_populate(".rdp.ledger_cli"))
     sub.add_parser("evaluate", help="a release's NPMI and contrast on the private corpus, under DP (spends budget)",
-                   populate=_populate(".metrics.evaluate_cli"))
+                   populate=_populate(".evaluate_cli"))
     return parser
 
 

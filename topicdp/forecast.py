@@ -1,108 +1,61 @@
 """Forecast the readability of a noisy release before anything private is touched.
 
-Inputs are public: the per-entry noise scale ``sigma`` that a mechanism will add to the released
-topic-word probabilities (the mechanism computes it from epsilon, delta and its sensitivity, without
-looking at the data), and a *signal*: a public reference topic-word matrix, or an assumed sparsity
-(:func:`dirichlet_signal`, :func:`zipf_signal`). Outputs:
+Inputs are public: the per-entry noise ``sigma`` a mechanism will add to the released topic-word probabilities (from
+epsilon, delta and its sensitivity) and a *signal* (a public topic-word matrix, or an assumed sparsity:
+:func:`dirichlet_signal`, :func:`zipf_signal`). Outputs: ``noise_to_signal``, sigma over each topic's ``n``-th
+largest probability (median over topics), and ``expected_overlap``, the expected top-``n`` overlap of the noisy
+release with the signal. For a row w with noisy values Y_j = w_j + sigma Z_j, the noisy n-th largest value sits
+near the level t where the expected count of values above it is n (a normal approximation, O(V) per topic):
 
-(a) ``noise_to_signal``: sigma divided by each topic's ``n``-th largest probability (the smallest entry a
-    reader sees), median over topics. Around 1 and above, noise decides the top lists.
-(b) ``expected_overlap``: the expected top-``n`` overlap of the noisy release with the signal, topic by
-    topic (output perturbation keeps each row's identity). For a row w with top set T and noisy values
-    Y_j = w_j + sigma Z_j (independent standard normals), word i of T stays in the noisy top n iff its
-    Y_i is at least the noisy n-th largest value, and that value exceeds a level t iff at least n noisy
-    values do. Their number is a sum of independent indicators with mean m(t) = sum_j Phi((w_j - t) /
-    sigma) and variance at most m(t), so the n-th largest value sits near the t with m(t) = n. Taking it
-    as fixed there (a normal approximation: each Y_i is compared with a constant threshold),
+    sum_j Phi((w_j - t) / sigma) = n,     P(i in noisy top n) ~ Phi((w_i - t) / sigma),
 
-        sum_j Phi((w_j - t) / sigma) = n,     P(i in noisy top n) ~ Phi((w_i - t) / sigma),
+and the overlap is the mean of the latter over the top n and over topics. It holds for any post-processing that
+keeps each row's ranking; the tests check it against the exact Poisson-binomial value and against simulation.
 
-    and the expected overlap is the mean of the latter over i in T and over topics. This normal
-    approximation costs O(V) per topic. The tests check it against the exact value (a Poisson-binomial
-    recursion conditioned on Z_i, with Gauss-Hermite quadrature), which is itself checked against direct
-    simulation within Monte Carlo error; on Dirichlet and Zipf signals the approximation is within 0.01
-    of it per topic and 0.005 on average, from overlap 0.04 to 0.97 (slightly low where almost every
-    top word survives). It holds for any post-processing that keeps each row's ranking
-    (clipping at 0 while n entries stay positive, renormalising rows). ``method="monte_carlo"``
-    simulates instead (fixed seed) and also reports the Hungarian-*matched* overlap of
-    :func:`topicdp.metrics.topic_overlap` -- what the results tables measure -- which is at least the
-    row-aligned value and, for pure noise, sits at chance (at most about n K / V) instead of n / V.
+Every forecast is stated on one scale, the expected top-10 overlap with a non-private LDA of the same text
+(:attr:`ReadabilityForecast.overlap_with_lda`): the closed form is scaled by how far noiseless fits agree with
+LDA (:data:`LDA_AGREEMENT`, :data:`RANDOM_START_AGREEMENT`). Overlap alone cannot see lists of common words, so a
+forecast with a unit also forecasts the NPMI contrast (:func:`topicdp.metrics.readability.npmi_contrast`) and the
+NPMI relative to the LDA's: a released list keeps about q n of its noiseless top words (q the row-aligned overlap)
+and the others carry no co-occurrence with the topic beyond what every topic has, so both ratios are about q^2;
+a DP vocabulary that keeps a share s of the owner's ordinary words keeps each topic word with probability s under
+the closed form's exchangeable rows, giving a contrast of about (q s)^2 (``vocabulary_share``), a conservative
+rule. The verdict (:attr:`ReadabilityForecast.verdict`): ``noise`` below :data:`NOISE_VS_LDA`, ``common words``
+below the unit's contrast target, ``marginal`` below its overlap target (:data:`TARGETS`), else ``readable``; a
+release is refused on any verdict but ``readable``.
 
-Every forecast is stated on one scale: the expected top-10 overlap of the release with a non-private LDA of
-the same text (:attr:`ReadabilityForecast.overlap_with_lda`), the scale the results tables measure. The
-closed form forecasts the overlap with the topics it assumes; on real text the released algorithm's noiseless
-topics agree with a non-private LDA's only so far, so the closed form is scaled by that agreement: two LDA fits
-agree about :data:`LDA_AGREEMENT` (0.5), dp-vem from a random start (whose over-complete warm-up finds a
-decomposition of its own) about :data:`RANDOM_START_AGREEMENT` (0.3). The verdict: ``readable`` from 0.25,
-``noise`` below 0.15, ``marginal`` between (on the closed form's own scale: 0.5 and 0.3 at agreement 0.5, 0.83
-and 0.5 at 0.3).
-``sigma_readable`` is the largest sigma that still forecasts ``readable`` (bisection on the same formula, 1%
-resolution), and the advice says by how much the noise must shrink and what would shrink it.
-
-Overlap alone cannot see ten lists of common words: a noise-blurred dp-vem release, or one on a vocabulary of only
-the most frequent words, shows the words every topic shares, and a non-private LDA's lists hold many of those too.
-So a forecast with a unit also forecasts the NPMI and the NPMI contrast relative to the non-private LDA's
-(:func:`topicdp.metrics.readability.npmi_contrast`: within-topic minus across-topic NPMI), and is judged on the
-product owner's targets for that unit (:data:`TARGETS`). The closed form's contrast, a rule from the same
-quantities the overlap forecast uses:
-
-* A topic's released top-n list holds about q n of its noiseless top words (q: the expected overlap with the
-  assumed topics, row-aligned) and (1 - q) n words the noise put there instead. Those carry no co-occurrence with the
-  topic's own words beyond what words of other topics have (in dp-vem they are the corpus' common words, which
-  every topic's statistic holds), so a pair with one of them adds nothing to the contrast; the within-topic pairs
-  of two kept words are about q^2 of all pairs. Contrast ratio about q^2, taking the algorithm's noiseless topics to
-  be as coherent as LDA's (their *decomposition* may differ; that is what the agreement factor scales, not this).
-* The NPMI of a pair of words unrelated to each other is 0 (independence: P(a, b) = P(a) P(b)), so the same
-  arithmetic gives an NPMI ratio of about q^2 too (a lower value where the replacing words are frequent words that
-  co-occur with everything).
-* A DP vocabulary that keeps V' words, fewer than the V of the owner's ordinary vocabulary, keeps only the words
-  most units use. Under the closed form's own assumption that a topic's words are exchangeable across the
-  vocabulary (Dirichlet rows), each topic-specific word of an ordinary fit is among them with probability s =
-  V' / V, and a within-topic pair of them with s^2: contrast ratio about (q s)^2 (``vocabulary_share`` = s). The
-  overlap and NPMI are not scaled: LDA's lists on blog text hold the corpus' most frequent words, which such a
-  vocabulary keeps, and frequent words co-occur.
-
-  Measured (``docs/results/decision_validation.md``, blogs, epsilon 3, against an LDA on an ordinary vocabulary):
-  the rule is conservative, not calibrated. Topic words are not exchangeable across a language's frequency ranks
-  (topical words are frequent too), so (q s)^2 sits far below the measured contrast at the document level (0.00 to
-  0.06x where 0.14 to 0.52x was measured); it is on the measured side of the target in 4 of 5 document-level cells
-  and in both user-level ones with a release, where a DP vocabulary of 16 to 44 words gave lists of common words
-  (contrast 0.00 to 0.06x, overlap 0.28 to 0.34).
-
-The verdict: ``noise`` where the overlap is below :data:`NOISE_VS_LDA`; ``common words`` where the contrast is
-below the unit's target; ``marginal`` where the overlap is below the unit's target (the document level's 0.25);
-else ``readable``. A release is refused on any verdict but ``readable`` (:attr:`ReadabilityForecast.refuses`).
-The NPMI (and, simulated, the diversity) forecasts are printed beside them but not judged: the simulation's NPMI
-leans low on a reference's smaller text (0.53 to 0.86 of the measured ratio at the user level on blogs), and judging
-it would refuse releases that met the NPMI target in every draw there.
+dp-vem's own forecasts are here too: the closed form from its sigma (:func:`forecast_from_sigma`) and the
+simulation of its release on a public reference at the private signal-to-noise ratio
+(:func:`forecast_on_reference`), with :func:`public_init`, the public start both use.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import ndtr
 
+from ._names import neighbour_factor
 from ._validation import check_int, check_random_state, check_real
 from .metrics.yardstick import TARGETS, Targets  # noqa: F401  (the targets are a metrics concept)
 
+if TYPE_CHECKING:
+    from .variational import DPVariationalEM
+
 #: One scale for every forecast: the expected top-10 overlap of the release with a *non-private LDA* of the
-#: same text, the scale the results tables measure. Readable from 0.25 (the document-level target of the
-#: utility tables), noise below 0.15 (the user-level one). The simulation on a public reference
-#: (:func:`topicdp.variational.forecast_on_reference`) measures it directly.
+#: same text. Readable from 0.25 (the document-level target), noise below 0.15 (the user-level one); the
+#: simulation on a public reference (:func:`forecast_on_reference`) reads it directly.
 READABLE_VS_LDA, NOISE_VS_LDA = 0.25, 0.15
-#: How far two non-private LDA fits of the same text agree (top-10 overlap of gensim LDA seeds 0 and 1: 0.58
-#: on blogs, 0.43 on Enron; docs/results/readability_reference.md). The closed form forecasts the overlap with
-#: the topics it assumes; a non-private LDA recovers those topics only this far, so the closed form's overlap
-#: times this factor is its forecast on the one scale.
+#: How far two non-private LDA fits of the same text agree (top-10 overlap of two seeds). The closed form
+#: forecasts the overlap with the topics it assumes; a non-private LDA recovers those only this far, so the
+#: closed form's overlap times this factor is its forecast on the one scale.
 LDA_AGREEMENT = 0.5
 #: How far dp-vem from a random start agrees with a non-private LDA without any noise: its over-complete
-#: warm-up finds a decomposition of its own (one topic of function words, the others themes), whose top-10
-#: overlap with gensim LDA's was 0.29 to 0.36 on blog posts and 0.28 to 0.33 on Enron's e-mails, document level,
-#: two seeds each (``benchmarks/utility/noiseless_agreement.py``). Forecasts of that road use it in place of
-#: :data:`LDA_AGREEMENT`. On text with well-separated topics (the embedded demo corpus) both fits find the same
-#: topics, and there the forecast is pessimistic.
+#: warm-up finds a decomposition of its own (one topic of function words, the others themes); forecasts of that
+#: road use it in place of :data:`LDA_AGREEMENT` (``benchmarks/utility/noiseless_agreement.py``). On text with
+#: well-separated topics both fits find the same topics, and there the forecast is pessimistic.
 RANDOM_START_AGREEMENT = 0.3
 
 
@@ -492,3 +445,245 @@ def _advice(verdict: str, sigma: float, sigma_readable: float, n_units, unit, *,
         "fewer words compete); or another mechanism (one with a smaller sensitivity, or one that releases "
         "only each topic's top words)."
     )
+
+
+# -- dp-vem: the closed form from its sigma, and the simulation on a public reference --------------------------
+
+#: Assumed weighted mass ||a_u||_1 / ||a_u||_2 of one unit, when no public reference gives it: for text about
+#: 0.7 to 0.9 x sqrt(distinct words of the unit), so about 5 for a ~70-token post and 10 for a user of 20 posts.
+DEFAULT_MASS_PER_UNIT = {"document": 5.0, "user": 10.0}
+
+
+def mass_per_unit(corpus, unit: str) -> float:
+    """Mean weighted mass ||a_u||_1 / ||a_u||_2 of a (public reference) corpus' units."""
+    import scipy.sparse as sp
+
+    from .variational import unit_weights
+
+    X = sp.csr_matrix(corpus.X, dtype=np.float64)
+    units = corpus.doc_users if unit == "user" else np.arange(X.shape[0])
+    w = unit_weights(X, np.asarray(units))
+    return float((np.asarray(X.sum(axis=1)).ravel() * w).sum() / (int(np.max(units)) + 1))
+
+
+def forecast(model: "DPVariationalEM", n_units: int, n_words: int, *, mass_per_unit: float | None = None,
+             signal=None, top_n: int = 10, public_start: bool | None = None, vocabulary_share: float = 1.0):
+    """Forecast the readability of ``model``'s release from public quantities, before any data is read.
+
+    The released topic k is lambda_k normalised; its mass is about M / K with M = n_units x mass_per_unit,
+    so the noise sigma of each release is sigma K / M in probability units (the last release dominates:
+    earlier noise is averaged out by the E-step). The signal is a public reference topic-word matrix, or
+    rows drawn from Dirichlet(0.15) over ``n_words`` words, an assumed sparsity that matches the noise
+    tolerance of LDA's topics on real text. From a random start the closed form is scaled by
+    :data:`topicdp.forecast.RANDOM_START_AGREEMENT`, from public topics by :data:`~topicdp.forecast.LDA_AGREEMENT`.
+
+    Parameters
+    ----------
+    model : DPVariationalEM
+        Its public parameters give sigma (:meth:`topicdp.variational.DPVariationalEM.noise_scale`).
+    n_units : int
+        Users or documents (public, or an upper/lower estimate the owner states).
+    n_words : int
+        V.
+    mass_per_unit : float, optional
+        From a public reference corpus (:func:`mass_per_unit`), else :data:`DEFAULT_MASS_PER_UNIT`.
+    signal : (K, V) array, optional
+    top_n : int, default=10
+    public_start : bool, optional
+        Whether the release will start from public topics; None: whether ``model.init`` is set (a plan forecasts
+        before the start is fitted on the reference).
+    vocabulary_share : float in (0, 1], default=1
+        The release's vocabulary size over the owner's ordinary one (:func:`topicdp.forecast.forecast_readability`).
+
+    Returns
+    -------
+    topicdp.forecast.ReadabilityForecast
+        With the NPMI and contrast ratios of the closed form (:mod:`topicdp.forecast`), judged on the targets of
+        ``model.unit``.
+    """
+    public_start = model.init is not None if public_start is None else public_start
+    return forecast_from_sigma(model.noise_scale(), model.n_topics, model.unit, n_units, n_words,
+                               mass_per_unit=mass_per_unit, signal=signal, top_n=top_n, public_start=public_start,
+                               vocabulary_share=vocabulary_share)
+
+
+def forecast_from_sigma(sigma: float, n_topics: int, unit: str, n_units: int, n_words: int, *,
+                        mass_per_unit: float | None = None, signal=None, top_n: int = 10, public_start: bool = False,
+                        vocabulary_share: float = 1.0):
+    """:func:`forecast` from the noise ``sigma`` of each release (:func:`topicdp.variational.noise_scale`) and the public parameters it
+    reads, for a plan that has the planned releases but no estimator."""
+    check_int(n_units, "n_units", low=1)
+    check_int(n_words, "n_words", low=2)
+    mass = DEFAULT_MASS_PER_UNIT[unit] if mass_per_unit is None else check_real(mass_per_unit, "mass_per_unit", low=0.0)
+    sigma = sigma * n_topics / (n_units * mass)
+    if signal is None:
+        signal = dirichlet_signal(n_topics, n_words, 0.15)
+    agreement = LDA_AGREEMENT if public_start else RANDOM_START_AGREEMENT
+    return forecast_readability(sigma, signal, top_n=top_n, n_units=n_units, unit=unit, agreement=agreement,
+                                vocabulary_share=vocabulary_share)
+
+
+#: the first word of the seed of the public simulation's noise (its draws are streams [this, draw]); a release's
+#: seed is one integer (or OS entropy), so no release draws the simulation's noise
+SIMULATION_STREAM = 0x51D0
+#: fits of the non-private LDA (seeds 0, 1, ...) whose median NPMI and contrast the simulated releases are set
+#: against: one fit's contrast moved 0.037-0.068 between seeds on half a blog reference (1.8x), which one seed would
+#: put into every forecast ratio
+SIMULATION_LDA_SEEDS = 3
+#: simulated releases the decision reads (``forecast_on_reference``'s ``n_draws``)
+SIMULATION_DRAWS = 9
+
+
+def forecast_on_reference(model: "DPVariationalEM", reference, n_units: int, *, n_draws: int = SIMULATION_DRAWS,
+                          top_n: int = 10, vocabulary_share: float = 1.0, score_on=None):
+    """Forecast ``model``'s release by running it on a public reference corpus at the private signal-to-noise ratio.
+
+    The release sums n unit statistics (each of Frobenius norm <= 1, about ``mass_per_unit`` in mass) and adds
+    noise sigma. On a corpus of n_sim units, noise ``sigma n_sim / n`` keeps the ratio of noise to summed
+    statistics, which decides the words that survive. The mechanism is run that way ``n_draws`` times (noise
+    streams of their own, fixed and distinct from any release's) and compared, by matched top-``top_n``
+    overlap, with a non-private LDA fit (gensim, 5 passes, seed 0) of the same corpus.
+    Everything read is public, so nothing is spent.
+
+    With a public start (``model.init`` set, e.g. by :func:`public_init` on this reference), the reference's
+    units are split in two halves: the start is refitted on one (:func:`public_init`, same unit) and the run is
+    simulated on the other, so that, as in the private release, the start never saw the data it is run on. (On
+    one corpus both would fit the same sampling noise: on text of uniformly random words they agree at a
+    readable-looking 0.25.)
+
+    Unlike :func:`forecast`, this sees the corpus' own structure: the common words that a noise-dominated
+    release still shows, and how well the algorithm agrees with LDA at all.
+
+    Beside the overlap, each draw's release and the LDA are scored on the whole reference (or ``score_on``): the NPMI
+    and the NPMI contrast (:func:`topicdp.metrics.readability.npmi_contrast`) of the release over the LDA's (the median
+    over :data:`SIMULATION_LDA_SEEDS` fits of it), and the release's diversity; the forecast gives the median of each
+    over the draws. Each draw is judged on the targets of ``model.unit`` (:data:`topicdp.forecast.TARGETS`) by its own
+    overlap and contrast together, so that ten lists of common words, which can overlap an LDA's lists well, are called
+    ``common words``; the verdict is ``readable`` when more than half of the draws are
+    (:func:`topicdp.forecast.verdict_of_draws`), since the targets ask that most releases meet them, and the medians
+    taken apart can meet them while most draws miss one or the other. They are scored on the whole reference, not the
+    simulated half only, and on all of its text: a pair of words that never occur together scores -1, so a noisy
+    list's rarer words score lower on less text.
+
+    Parameters
+    ----------
+    model : DPVariationalEM
+        The private release's parameters (epsilon, delta, unit, T, start); not fitted here.
+    reference : Corpus
+        Public, on the private corpus' vocabulary; at least 2 units.
+    n_units : int
+        Users or documents of the private corpus (stated public).
+    n_draws : int, default=9
+        Simulated releases, each one dp-vem fit on half the reference. The decision reads their medians,
+        estimates of what most releases would score; the contrast is the noisiest of them.
+    top_n : int, default=10
+    vocabulary_share : float in (0, 1], default=1
+        Where the reference is on a DP selection's words (fewer than the owner's ordinary vocabulary), its LDA sees
+        only those words too: the contrast is scaled by the share squared, as in the closed form
+        (:mod:`topicdp.forecast`).
+    score_on : Corpus, optional
+        The public text the draws and the LDA are scored on, on ``reference``'s words; by default ``reference``.
+        The pipeline fits on the reference under the private corpus' contribution bounds and scores on its whole
+        text (the dp-vem road's simulation, :mod:`topicdp.pipeline.roads`): more text, fewer pairs never seen together.
+
+    Returns
+    -------
+    topicdp.forecast.ReadabilityForecast
+        ``method="public-simulation"``: ``expected_overlap`` is the median simulated overlap, ``npmi``,
+        ``contrast`` and ``diversity`` the medians of the simulated scores, judged on the unit's targets; the
+        noise-to-signal ratio and ``sigma_readable`` are :func:`forecast`'s, with the LDA topics as the signal.
+    """
+    from dataclasses import replace
+
+    from sklearn.base import clone
+
+    from .metrics.readability import _contrast, topic_diversity, topic_overlap
+    from .rdp import PrivacyLedger
+    from .topics import reference_lda
+
+    check_int(n_units, "n_units", low=1)
+    check_int(n_draws, "n_draws", low=1)
+    K, unit = model.n_topics, model.unit
+    corpus, init = reference, model.init
+    if init is not None:
+        start_half, corpus = _halves(reference, unit)
+        init = public_init(start_half, K, unit=unit)
+    simulated = scaled_noise_model(model, corpus.n_users if unit == "user" else corpus.n_docs, n_units)
+    simulated.set_params(init=init)
+    # the non-private LDA the simulated releases are set against (= make_model("gensim-lda", K, seed, passes=5)); its
+    # NPMI and contrast are the medians over SIMULATION_LDA_SEEDS fits, as the owner's LDA is itself random
+    ldas = [reference_lda(corpus, K, random_state=seed, passes=5) for seed in range(SIMULATION_LDA_SEEDS)]
+    lda = ldas[0]
+    # fits of the PUBLIC reference: a ledger of their own marks them accounted (no repeated-release warning).
+    # Their noise comes from streams of their own (SIMULATION_STREAM), never from a seed a release uses: a
+    # release seeded 0 drew the same Gaussians as draw 0, and the printed simulation was a function of them.
+    share = check_real(vocabulary_share, "vocabulary_share", low=0.0, high=1.0, high_open=False)
+    text = reference if score_on is None else score_on
+    if text is not reference and list(text.vocabulary) != list(reference.vocabulary):
+        raise ValueError("score_on must be on the reference's words (the same vocabulary, in the same order)")
+    bases = [_contrast(fit, text, None, top_n) for fit in ldas]
+    base = {key: float(np.median([b[key] for b in bases])) for key in ("npmi", "contrast")}
+    per_draw, npmi, contrast, diversity = [], [], [], []
+    for draw in range(n_draws):
+        W = (clone(simulated).set_params(random_state=np.random.default_rng([SIMULATION_STREAM, draw]))
+             .fit(corpus, ledger=PrivacyLedger()).topic_word_)
+        per_draw.append(topic_overlap(W, lda, top_n=top_n, per_topic=True))
+        ours = _contrast(W, text, None, top_n)
+        npmi.append(ours["npmi"] / base["npmi"] if base["npmi"] > 0 else float("nan"))
+        contrast.append(share ** 2 * ours["contrast"] / base["contrast"] if base["contrast"] > 0 else float("nan"))
+        diversity.append(topic_diversity(W, top_n=top_n))
+    overall = [float(np.mean(p)) for p in per_draw]
+    middle = int(np.argsort(overall)[len(overall) // 2])
+    npmi_m, contrast_m = float(np.median(npmi)), float(np.median(contrast))
+    # each draw judged on its own overlap and contrast together, as a release is (not the medians apart)
+    verdicts = tuple(verdict_for(o, "public-simulation", unit=unit, contrast=c) for o, c in zip(overall, contrast))
+    verdict = verdict_of_draws(verdicts)
+    formula = forecast(model, n_units, reference.n_words, mass_per_unit=mass_per_unit(reference, unit), signal=lda,
+                       top_n=top_n, vocabulary_share=share)
+    return replace(formula, method="public-simulation", expected_overlap=overall[middle],
+                   per_topic_overlap=tuple(float(v) for v in per_draw[middle]), verdict=verdict,
+                   npmi=npmi_m, contrast=contrast_m, diversity=float(np.median(diversity)),
+                   contrast_range=_range(contrast), draw_verdicts=verdicts,
+                   advice=_advice(verdict, formula.sigma, formula.sigma_readable, n_units, unit,
+                                  vocabulary_share=share))
+
+
+def _range(values) -> tuple | None:
+    """(min, max) of the finite values, None without any (the LDA's own contrast was not positive)."""
+    finite = [v for v in values if np.isfinite(v)]
+    return (float(min(finite)), float(max(finite))) if finite else None
+
+
+def scaled_noise_model(model: "DPVariationalEM", n_sim: int, n_units: int) -> "DPVariationalEM":
+    """A copy of ``model`` whose noise is ``sigma n_sim / n_units``: on a corpus of n_sim units it has the
+    signal-to-noise ratio ``model`` has on n_units. Its epsilon is the exact GDP inverse of that sigma
+    (:func:`topicdp.rdp.gaussian.gdp_epsilon`), a simulation parameter, not a guarantee of anything."""
+    from sklearn.base import clone
+
+    from .rdp.gaussian import gaussian_mu, gdp_epsilon
+
+    sigma = model.noise_scale() * n_sim / n_units
+    mu = gaussian_mu(sigma, neighbour_factor(model.neighbours), model.n_iterations)
+    return clone(model).set_params(epsilon=gdp_epsilon(mu, model.delta))
+
+
+def _halves(corpus, unit: str):
+    """Two halves of ``corpus``' units (a fixed, seeded split; the first gets the extra unit)."""
+    n = corpus.n_users if unit == "user" else corpus.n_docs
+    if n < 2:
+        raise ValueError(f"the reference needs at least 2 {unit}s to split, got {n}")
+    order = np.random.default_rng(0).permutation(n)
+    take = corpus.subset_users if unit == "user" else corpus.subset_documents
+    return take(np.sort(order[: (n + 1) // 2])), take(np.sort(order[(n + 1) // 2:]))
+
+
+def public_init(reference, n_topics: int, *, unit: str = "user", n_iterations: int = 15, random_state=0) -> np.ndarray:
+    """Starting topics for :class:`topicdp.variational.DPVariationalEM` from a *public* reference corpus (same vocabulary).
+
+    A noiseless run of the same algorithm (:class:`topicdp.variational.VariationalLDA`); its output is public because its input is.
+    Pass it as ``init``.
+    """
+    from .variational import VariationalLDA
+
+    model = VariationalLDA(n_topics, unit=unit, n_iterations=n_iterations, random_state=random_state)
+    return model.fit(reference).topic_word_

@@ -44,7 +44,8 @@ import estep_reference as reference  # noqa: E402
 from topicdp.datasets import synthetic_lda  # noqa: E402
 from topicdp.inference import estep  # noqa: E402
 from topicdp.metrics.recovery import recovery_error  # noqa: E402
-from topicdp.variational import DPVariationalEM, public_init, unit_statistic, unit_weights  # noqa: E402
+from topicdp.variational import DPVariationalEM, unit_statistic, unit_weights  # noqa: E402
+from topicdp.forecast import public_init
 
 EPSILON, DELTA = 3.0, 1e-6
 

@@ -274,15 +274,18 @@ def simulated_draws(args) -> int:
     """How many of ``--simulation-draws`` simulated releases on the reference are readable, per size (at the unit of
     ``--units``, with the reference's words): the decision reads the first ``SIMULATION_DRAWS`` (the same noise
     streams), so this says whether more simulated draws would move it. Nothing released; no cache read."""
-    from topicdp.pipeline.run import reference_text, simulate_dp_vem
-    from topicdp.variational import SIMULATION_DRAWS
+    from topicdp.pipeline import MECHANISMS
+    from topicdp.pipeline.plan import vocabulary_share
+    from topicdp.pipeline.run import reference_text
+    from topicdp.forecast import SIMULATION_DRAWS
 
     data = Data(Path(args.workdir), args.whole_reference)
     for unit in args.units:
         for n in args.sizes:
             plan, reference, count = owners_plan(data, n, unit, with_reference=True)
-            fc = simulate_dp_vem(plan, reference_text(reference, data.words, plan.request.source), count,
-                                 n_draws=args.simulation_draws)
+            text = reference_text(reference, data.words, plan.request.source)
+            fc = MECHANISMS["dp-vem"].simulate(plan, text, count, n_draws=args.simulation_draws,
+                                               vocabulary_share=vocabulary_share(plan, text.n_words, count))
             first = fc.draw_verdicts[:SIMULATION_DRAWS].count("readable")
             print(f"{unit} {n}: readable in {first}/{SIMULATION_DRAWS} of the first simulated draws, "
                   f"{fc.draw_verdicts.count('readable')}/{args.simulation_draws} of all: {fc.verdict} "
@@ -293,7 +296,7 @@ def simulated_draws(args) -> int:
 def scoring_texts(args) -> int:
     """The median (over draws) contrast and NPMI ratios of each cell with a reference, on each scoring text."""
     from topicdp.corpus import Corpus
-    from topicdp.variational import _halves
+    from topicdp.forecast import _halves
 
     rows = [r for r in map(json.loads, Path(args.cache).open())
             if "top" in r and r["reference"] == "yes" and r["unit"] in args.units and r["n"] in args.sizes]
@@ -365,12 +368,16 @@ def decisions(data: Data, n: int, unit: str, ref: str, records: list) -> list[di
     """The plan's decision for each cached draw of one cell, from the current code: the public facts (the stated
     count, the reference and its words) and the DP output recorded with the draw (the words a DP selection kept)."""
     from topicdp.pipeline.plan import decide, planned_words
-    from topicdp.pipeline.run import _start_and_simulate
+    from topicdp.pipeline import MECHANISMS, Prepared
+    from topicdp.pipeline.plan import vocabulary_share
 
     with_reference = ref == "yes"
     plan, reference, count = owners_plan(data, n, unit, with_reference)
     if with_reference:  # one decision for every draw: the words are public, the count stated
-        simulation = _start_and_simulate(plan, reference, data.words, count)
+        prepared = Prepared(plan.request, plan, reference)
+        text = prepared.reference_text(data.words)
+        simulation = MECHANISMS["dp-vem"].simulate(plan, text, count, fitted_on=prepared.reference_corpus(data.words),
+                                                   vocabulary_share=vocabulary_share(plan, text.n_words, count))
         decision = decide(plan, count, n_words=len(data.words), simulation=simulation, words="the release's words")
         return [{"refused": decision.noise, "why": decision.forecast.verdict, "forecast": decision.forecast,
                  "lines": decision.lines()} for _ in records]

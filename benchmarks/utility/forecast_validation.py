@@ -8,9 +8,9 @@ the held-out 20% halved into the public reference and the evaluation users; the 
 vocabulary), two forecasts made from public quantities only are set against the measured matched top-10 overlap
 with non-private gensim LDA (median of the seeds in ``docs/results/utility_<corpus>/results.jsonl``):
 
-* closed form: :func:`topicdp.variational.forecast` (Dirichlet(0.15) signal, or the public start's topics)
+* closed form: :func:`topicdp.forecast.forecast` (Dirichlet(0.15) signal, or the public start's topics)
   times 0.55, the agreement of two non-private gensim fits on blog text -- what the tables' forecast column shows;
-* simulation: :func:`topicdp.variational.forecast_on_reference`, dp-vem run on the public reference at the
+* simulation: :func:`topicdp.forecast.forecast_on_reference`, dp-vem run on the public reference at the
   private signal-to-noise ratio (median of 3 draws), against gensim LDA on the same reference.
 
 The criterion: within a factor of 2 wherever either value is above 0.1.
@@ -31,7 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _da
 
 import numpy as np  # noqa: E402
 
-from topicdp.variational import DPVariationalEM, forecast_on_reference, public_init  # noqa: E402
+from topicdp.variational import DPVariationalEM  # noqa: E402
+from topicdp.forecast import forecast_on_reference, public_init
 from utility.utility_real import AGREEMENT, DELTA, K, load  # noqa: E402
 
 from _data import SHARED  # noqa: E402

@@ -62,7 +62,7 @@ def main() -> int:
     from topicdp.corpus import WEB_ARTEFACTS, Corpus, stop_word_list
     from topicdp.metrics.readability import heldout_npmi, npmi_contrast, topic_diversity, topic_overlap
     from topicdp.pipeline import CorpusSource, ReleaseRequest, VocabularyPolicy
-    from topicdp.pipeline.charge import _total, planned_steps
+    from topicdp.pipeline.plan import dp_total, planned_steps
     from topicdp.pipeline.over_time import PeriodSpec, period_of, plot_over_time, release_over_time
     from topicdp.pipeline.plan import plan_request
     from topicdp.corpus import user_selected
@@ -144,7 +144,7 @@ def main() -> int:
         run = planned.fixed + planned.worst([], 1e-5)
         n = len(spec.labels)
         totals["same_releases_at_user_level"] = {
-            "exact_at_1e-5": _total(run * n, 1e-5), "exact_at_delta_sum": _total(run * n, n * args.delta),
+            "exact_at_1e-5": dp_total(run * n, 1e-5), "exact_at_delta_sum": dp_total(run * n, n * args.delta),
             "basic": [n * result.budget[0], n * result.budget[1]]}
     print(json.dumps(totals, indent=1))
     print(summary_table(rows))

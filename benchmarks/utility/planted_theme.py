@@ -6,7 +6,7 @@ score as well as the release on held-out NPMI, contrast and overlap with a non-p
 that the private data was used. This benchmark can. A fraction of the private users (``--fraction``, default 10%;
 seed 0) each get five extra posts of
 60 words drawn uniformly from a theme's words of the vocabulary (``--theme``, one or more of
-:data:`topicdp.datasets.THEMES` joined by "+"). The starting topics are fitted on P (:func:`topicdp.variational.public_init`),
+:data:`topicdp.datasets.THEMES` joined by "+"). The starting topics are fitted on P (:func:`topicdp.forecast.public_init`),
 which has no such posts; gensim's stable f (:class:`topicdp.adapters.GensimLDA` with ``init``) runs ``passes``
 batch passes on the planted private half; TopicDP releases it at epsilon 3 and 10 (two noise draws each) with the
 Delta_s that the Lambert-W sampler drew over P for that number of passes (``--delta-s PASSES=VALUE``; the sampler
@@ -57,7 +57,7 @@ def main() -> int:
     from topicdp.samplers import SensitivitySampling
     from topicdp.samplers.sampler import SensitivitySample
     from topicdp.samplers.sizing import sample_size
-    from topicdp.variational import public_init
+    from topicdp.forecast import public_init
 
     # every release here is one measurement of utility at a given sigma; none is published
     warnings.simplefilter("ignore", RepeatedReleaseWarning)

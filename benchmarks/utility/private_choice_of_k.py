@@ -2,10 +2,10 @@
 picks without noise, on generated LDA corpora with a known K and on blogs, with the total epsilon of the search.
 
 Each candidate is fitted once, privately (dp-vem at the document level, ``--fit-epsilon`` each, seeded); its score is
-the private mean NPMI of its top-10 lists on the same corpus (:mod:`topicdp.metrics.select`, mode ``"each"``). The
+the private mean NPMI of its top-10 lists on the same corpus (:mod:`private_select`, mode ``"each"``). The
 exact statistic of each candidate is computed once; each redraw adds fresh evaluation noise to all four and takes the
 argmax of the private scores (what a search would choose), against the argmax of the exact scores. One real search
-(:func:`topicdp.metrics.select.private_search`) gives the ledger's total; the total of Papernot & Steinke's repeated
+(:func:`private_select.private_search`) gives the ledger's total; the total of Papernot & Steinke's repeated
 selection over the same runs is computed by dp-accounting for comparison.
 
 Run (generated: a few minutes; blogs: about 15 minutes more, mostly the four fits)::
@@ -32,6 +32,7 @@ from pathlib import Path
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # private_select, beside this file
 from _data import BLOGS  # noqa: E402
 
 CANDIDATES = (5, 10, 20, 40)
@@ -43,7 +44,7 @@ def measure(name: str, corpus, *, fit_epsilon: float, eval_epsilons, delta: floa
     import numpy as np
 
     from topicdp.metrics import private as pv
-    from topicdp.metrics.select import dp_vem_fits, private_search
+    from private_select import dp_vem_fits, private_search
     from topicdp.rdp import PrivacyLedger
 
     start = time.perf_counter()
@@ -96,7 +97,7 @@ def _resolution(sums, designs, sig, exact_pick, redraws: int) -> dict:
     import numpy as np
 
     from topicdp.metrics import private as pv
-    from topicdp.metrics.select import unresolved_candidates
+    from private_select import unresolved_candidates
 
     rng = np.random.default_rng(2025)
     step = {K: i for i, K in enumerate(CANDIDATES)}

@@ -9,7 +9,7 @@ scored against a non-private gensim LDA of the private half (matched top-10 over
 documents (held-out NPMI and contrast; :func:`topicdp.metrics.readability`).
 
 Starts (``--starts``): ``default`` (each adapter's own start: random topics for gensim LDA, scikit-learn LDA and vem,
-nndsvda for NMF); ``public`` (topics fitted on P by :func:`topicdp.variational.public_init`; for gensim-lda and
+nndsvda for NMF); ``public`` (topics fitted on P by :func:`topicdp.forecast.public_init`; for gensim-lda and
 sklearn-lda this is the *stable f*: batch variational Bayes with a fixed number of passes and a constant document
 start, see :class:`topicdp.adapters.GensimLDA` and :class:`topicdp.adapters.SklearnLDA`); ``public-online``
 (gensim-lda only: the public start with gensim's online learning and random document starts, as measured before the
@@ -122,7 +122,7 @@ def main() -> int:
     from topicdp.samplers import SensitivitySampling
     from topicdp.metrics.readability import readability
     from topicdp.topics import reference_lda
-    from topicdp.variational import public_init
+    from topicdp.forecast import public_init
 
     # every release here is one measurement of utility at a given sigma; none is published
     warnings.simplefilter("ignore", RepeatedReleaseWarning)

@@ -1,7 +1,7 @@
 """The agnostic road at its best on real text: TopicDP over a *stable* f with a public reference P.
 
 f is the noiseless variational EM of :mod:`topicdp.variational` (10 iterations, per-user weighting) started
-from topics fitted on a public reference corpus (:func:`topicdp.variational.public_init`); P draws users
+from topics fitted on a public reference corpus (:func:`topicdp.forecast.public_init`); P draws users
 from that same public corpus. Users split as in ``benchmarks/utility/utility_real.py``: 80% private (at most 20
 posts each), the held-out 20% halved into the public reference and the evaluation users. The guarantee is
 (epsilon, delta, gamma)-random DP with respect to P -- NOT differential privacy.
@@ -36,7 +36,7 @@ from topicdp import TopicDP, make_model  # noqa: E402
 from topicdp.metrics.readability import readability  # noqa: E402
 from topicdp.samplers import SensitivitySampling, sample_sensitivity  # noqa: E402
 from topicdp.samplers.neighbours import PublicReference  # noqa: E402
-from topicdp.variational import public_init  # noqa: E402
+from topicdp.forecast import public_init  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
 from utility.utility_real import DELTA, K, add_common_arguments, data_and_out, gensim_reference, load  # noqa: E402

@@ -11,7 +11,7 @@ function, :meth:`topicdp.Corpus.bound`); K = 10 topics over a 2,000-word vocabul
 and measures, on the held-out users, the held-out NPMI, the NPMI contrast, the topic diversity and the
 matched top-10 overlap with non-private gensim LDA fit on the same training documents
 (:func:`topicdp.metrics.readability`), next to the forecast made before the fit
-(:func:`topicdp.variational.forecast`). ``--vocabulary dp`` selects the vocabulary under DP at the unit
+(:func:`topicdp.forecast.forecast`). ``--vocabulary dp`` selects the vocabulary under DP at the unit
 (:func:`topicdp.vocabulary.select_vocabulary`) out of the same total budget (exact GDP split); the default
 ``nonprivate`` takes the 2,000 most frequent training words, which is *not* covered by the guarantee and
 isolates the topic mechanism.
@@ -44,7 +44,8 @@ from _data import SHARED  # noqa: E402
 from topicdp import Corpus  # noqa: E402
 from topicdp.corpus import read_jsonl_records  # noqa: E402
 from topicdp.metrics.readability import heldout_user_mask, readability  # noqa: E402
-from topicdp.variational import DPVariationalEM, forecast, public_init  # noqa: E402
+from topicdp.variational import DPVariationalEM  # noqa: E402
+from topicdp.forecast import forecast, public_init
 
 K, V, MAX_DOCS, DELTA = 10, 2000, 20, 1e-6
 #: The forecast predicts the overlap with the mechanism's own noiseless output; against *another* model's topics
@@ -212,7 +213,7 @@ def write_table(results_path: Path, table_path: Path, corpus: str) -> None:
              "Medians over noise/start seeds (min-max in brackets). Ratios are against non-private gensim LDA on the same "
              "training documents, measured on held-out users; overlap is the matched top-10 overlap with it (0 random, 1 "
              "identical). Forecast: the expected top-10 overlap predicted from public quantities before the fit "
-             f"(topicdp.variational.forecast), times {AGREEMENT} for the agreement of two non-private fits; "
+             f"(topicdp.forecast.forecast), times {AGREEMENT} for the agreement of two non-private fits; "
              "the sharper forecast by simulation on the public reference, against these measurements, is in "
              "docs/results/forecast_validation.md. "
              "init=public starts from topics fitted on the public half of the held-out users (public data), and is "

@@ -45,7 +45,7 @@ def main() -> int:
     from topicdp import Corpus
     from topicdp.adapters.gensim import GensimLDA
     from topicdp.metrics.readability import topic_overlap
-    from topicdp.variational import public_init
+    from topicdp.forecast import public_init
 
     parts = wym.split(path, 1.0)
     with tempfile.TemporaryDirectory() as scratch:

@@ -34,7 +34,7 @@ def main(argv=None) -> int:
 
     from topicdp.adapters.wrap import wrap_model
     from topicdp.metrics.readability import topic_overlap
-    from topicdp.variational import public_init
+    from topicdp.forecast import public_init
 
     P, corpus = seeded_corpora(split(path, 1.0))
     own = {seed: topics_of(users_model(corpus, "sklearn", seed)) for seed in (0, 1, 2)}

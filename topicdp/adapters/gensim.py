@@ -36,7 +36,7 @@ class GensimLDA(TopicModelSpec):
     random_state : int, default=0
         The seed (an int: f must be deterministic).
     init : (K, V) array or None, default=None
-        Public starting topics (e.g. :func:`topicdp.variational.public_init`): lambda starts at ``init`` scaled to
+        Public starting topics (e.g. :func:`topicdp.forecast.public_init`): lambda starts at ``init`` scaled to
         gensim's starting mass (:func:`topicdp.topics.fit_gensim_lda`); row k of the result grew from row k of
         ``init`` and keeps that order.
     learning : {"online", "batch"} or None, default=None

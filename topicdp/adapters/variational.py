@@ -1,7 +1,7 @@
 """The non-private variational EM (:class:`topicdp.variational.VariationalLDA`) as a model spec for the agnostic road.
 
 A *stable* f for sensitivity sampling: a fixed number of full-batch EM iterations from fixed starting topics
-(seeded random, or public such as :func:`topicdp.variational.public_init`) on per-unit weighted statistics, so
+(seeded random, or public such as :func:`topicdp.forecast.public_init`) on per-unit weighted statistics, so
 each unit moves the output by about its share of the weighted mass (O(1/n)).
 """
 

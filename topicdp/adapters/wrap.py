@@ -163,8 +163,8 @@ def _public_start(reference, definition: tuple, fit) -> np.ndarray:
 
 
 def _variational_start(reference, n_topics: int, unit: str, seed: int) -> np.ndarray:
-    """The toolkit's public start (:func:`topicdp.variational.public_init` on P), fitted once per P and setting."""
-    from ..variational import public_init
+    """The toolkit's public start (:func:`topicdp.forecast.public_init` on P), fitted once per P and setting."""
+    from ..forecast import public_init
 
     return _public_start(reference, ("public_init", n_topics, unit, seed),
                          lambda: public_init(reference, n_topics, unit=unit, random_state=seed))

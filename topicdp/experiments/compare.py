@@ -3,8 +3,8 @@
 The private corpus is split by a hash of the user id (a per-user rule: adding a user moves no other) into the users
 the releases read and held-out users, whose texts score each release's top words under DP
 (:meth:`topicdp.PrivateRelease.evaluate`: NPMI and NPMI contrast with their intervals). Each release is made by the
-pipeline's own release path (:func:`topicdp.pipeline.run.release_prepared`) on the training users: the number of
-units is the pipeline's DP count unless the owner states it (``n_units``, the training units), and the spectral
+pipeline's own release path (:func:`topicdp.pipeline.release_prepared`) on the training users, prepared once: the
+number of units is the pipeline's DP count unless the owner states it (``n_units``, the training units), and the spectral
 configurations, which need it stated, are refused without it as ``topicdp privatize`` refuses them.
 
 What the table publishes is covered, and it says by what: every release and every evaluation it holds is a ledger
@@ -39,18 +39,21 @@ import os
 import sys
 import time
 import zlib
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from .._names import Unit
 from .._validation import check_delta, check_epsilon, check_int, check_option, check_real
-from .roads import RANDOM_DP, Outcome, Prepared, run_random_dp, run_registry, statement
+from ..pipeline import Prepared as PreparedCorpus
+from ..pipeline import ReleaseRefused, plan_request, release_prepared
+from ..rdp import PrivacyLedger
+from ..rdp.ledger_file import entry_to_json
 
 #: the evaluation's budget per unit when none is given: a user's many documents need a larger epsilon for the same
-#: interval (docs/results/private_evaluation.md: blogs' user level met 90% coverage from epsilon 10, the document
-#: level at 0.75)
+#: interval
 EVALUATION_EPSILON = {"document": 1.0, "user": 10.0}
 
 
@@ -226,15 +229,70 @@ def read_split(path: str, reference: str | None, heldout_fraction: float) -> Spl
     return Split(train, heldout, pair, name, path == "embedded")
 
 
+#: the random-DP road's name in the table (not a registry row: its guarantee is not DP)
+RANDOM_DP = "random-dp (TopicDP over gensim LDA)"
+
+
+@dataclass
+class Prepared:
+    """One unit of a comparison: the pipeline's prepared training users (:class:`topicdp.pipeline.Prepared`, its
+    reader tokenised once on the public words), that corpus unbounded (the owner's diagnostics and ceiling), the
+    held-out users on the same words, and the words. ``request``: the template every road's request replaces the
+    mechanism, guarantee and epsilon of."""
+
+    request: Any
+    prepared: PreparedCorpus
+    corpus: Any
+    heldout: Any
+    vocabulary: tuple
+    simulate: bool = False
+    cache: dict = field(default_factory=dict)
+
+    @property
+    def source(self):
+        return self.prepared.reader()
+
+    @property
+    def reference_corpus(self):
+        """P on the comparison's words under the bounds (None without a reference): the pipeline's own."""
+        return None if self.prepared.reference is None else self.prepared.reference_corpus(self.vocabulary)
+
+    @property
+    def start(self):
+        """Topics fitted on P on the comparison's words (None without a reference): the pipeline's own."""
+        if self.prepared.reference is None:
+            return None
+        return self.prepared.start(self.prepared.plan, self.vocabulary)
+
+
+@dataclass
+class Outcome:
+    """One road at one epsilon: the composed release, or the refusal's reason (with the forced release, if made).
+
+    ``entries``: every ledger entry the release drew (JSON, :func:`topicdp.rdp.ledger_file.entry_to_json`), also
+    where it was refused after a spend."""
+
+    road: str
+    epsilon: float
+    release: Any = None
+    refused: str | None = None
+    forced: bool = False
+    not_run: str | None = None
+    forecast: str = ""
+    applicable: bool = True  # False: the plan refused the request itself (the unit or neighbour relation)
+    entries: list = field(default_factory=list)
+
+
 def prepare(split: Split, settings: CompareSettings, corpus_path: str, reference: str | None,
             ledger: str | None = None, tokenised: dict | None = None) -> Prepared:
-    """Vocabulary, the training users' source (tokenised once on the public words), the held-out corpus, the public
-    start and P on the release's words: once per comparison and unit. Nothing here counts the private data: each
+    """Vocabulary, the training users' source (tokenised once on the public words), the held-out corpus, prepared
+    once per comparison and unit by :func:`topicdp.pipeline.prepare`. Nothing here counts the private data: each
     release's count is the pipeline's. ``tokenised``: the (training, held-out) corpora per vocabulary, shared by the
     units of one run (both are unbounded: each release bounds them at its unit)."""
     from ..corpus import Corpus
     from ..pipeline import CorpusSource, ReleaseRequest, VocabularyPolicy
-    from ..pipeline.run import reference_corpus, reference_vocabulary
+    from ..pipeline import prepare as prepare_corpus
+    from ..pipeline.run import reference_vocabulary
     from ..pipeline.sources import InMemorySource, Records
 
     if len(settings.units) > 1:
@@ -275,14 +333,68 @@ def prepare(split: Split, settings: CompareSettings, corpus_path: str, reference
                                                      vocabulary=words, stop_words=stop))
     corpus, heldout = tokenised[tuple(words)]
     train = InMemorySource.of_records(request, Records(texts, users, corpus=corpus))
-    prep = Prepared(request, train, corpus, heldout, tuple(words), split.reference, simulate=settings.simulate)
-    if split.reference is not None:
-        from ..variational import public_init
+    prepared = prepare_corpus(request, source=train, reference=split.reference)
+    return Prepared(request, prepared, corpus, heldout, tuple(words), simulate=settings.simulate)
 
-        prep.reference_corpus = reference_corpus(split.reference, words, source)
-        prep.start = public_init(prep.reference_corpus, settings.n_topics, unit=str(settings.unit))
-    prep.cache["vocabulary_statement"] = statement(prep, origin)
-    return prep
+
+def run_registry(name: str, epsilon: float, prep: Prepared) -> Outcome:
+    """One registry road at total budget ``epsilon``, released by :func:`topicdp.pipeline.release_prepared` as
+    ``topicdp privatize`` releases it, forced (``release_anyway``) so that a refused release's private scores can be
+    shown beside the refusal's words (:func:`topicdp.pipeline.run.noise_refusal`); the plan's own refusal (a spectral
+    configuration without a stated count, DP-SVI at the user level) makes the row "not applicable"."""
+    from ..pipeline.run import noise_refusal
+
+    request = replace(prep.request, epsilon=epsilon, mechanism=name, release_anyway=True)
+    try:
+        plan = plan_request(request, prep.prepared.reference)
+    except ValueError as exc:  # the plan's own refusal, before anything is read
+        return Outcome(name, epsilon, not_run=str(exc), applicable=False)
+    spent = PrivacyLedger()
+    try:
+        result = release_prepared(plan, prep.prepared, ledger=spent, simulate=prep.simulate, echo=_quiet)
+    except ValueError as exc:  # a refusal after the census or a spend (a precondition on released quantities), or
+        # the persisted ledger's before any reading: the pipeline's words, which say what was spent
+        reason = str(exc) if isinstance(exc, ReleaseRefused) else f"not charged: {exc}"
+        return Outcome(name, epsilon, refused=reason, entries=_entries(spent))
+    decision = result.decision
+    refused = noise_refusal(decision)
+    forecast = "" if decision is None or decision.forecast is None else str(getattr(decision.forecast, "verdict", ""))
+    return Outcome(name, epsilon, release=result.release, refused=refused, forced=refused is not None,
+                   forecast=forecast, entries=_entries(spent))
+
+
+def run_random_dp(epsilons, prep: Prepared, n_jobs: int) -> list[Outcome]:
+    """The random-DP road (TopicDP over the request's gensim LDA, P the public reference) at every epsilon, each by
+    :func:`topicdp.pipeline.release_prepared` as ``topicdp privatize --guarantee random-dp`` releases it; its
+    sensitivity sample, a function of P and the model only, is drawn once (the prepared corpus keeps it)."""
+    if prep.prepared.reference is None:
+        return [Outcome(RANDOM_DP, e, not_run="needs a public reference P (--reference): the private corpus as P is "
+                        "noise by construction and its sigma leaks") for e in epsilons]
+    out = []
+    for epsilon in epsilons:
+        request = replace(prep.request, guarantee="random-dp", mechanism=None, n_units=None, epsilon=float(epsilon),
+                          n_jobs=n_jobs, release_anyway=True)
+        spent = PrivacyLedger()
+        try:
+            result = release_prepared(plan_request(request, prep.prepared.reference), prep.prepared, ledger=spent,
+                                      echo=_quiet)
+        except ValueError as exc:  # the persisted ledger's refusal (its relation, or no room), before any release
+            out.append(Outcome(RANDOM_DP, float(epsilon), not_run=f"not charged: {exc}"))
+            continue
+        verdict = result.forecast.verdict
+        refused = ("the forecast from the sampled sensitivity says this release would be noise" if verdict == "noise"
+                   else None)
+        out.append(Outcome(RANDOM_DP, float(epsilon), release=result.release, refused=refused,
+                           forced=refused is not None, forecast=verdict, entries=_entries(spent)))
+    return out
+
+
+def _entries(ledger: PrivacyLedger) -> list:
+    return [entry_to_json(e) for e in ledger.records]
+
+
+def _quiet(line: str) -> None:
+    """The pipeline's lines of each release: the comparison prints one line per row instead."""
 
 
 def compare(corpus_path: str, out_dir, settings: CompareSettings, *, reference: str | None = None,
@@ -463,6 +575,19 @@ def _record(out: Path, outcome: Outcome, prep: Prepared, settings: CompareSettin
     _append(out / "results.jsonl", row)
 
 
+def evaluation_refusal(design, unit: str, clip: float | None = None, forecast=None) -> str | None:
+    """Why a private evaluation of ``design``'s lists is refused before it spends (None: it is made), from public
+    facts only: an interval refused whatever the noise draws (:func:`topicdp.metrics.private.interval_refusal`:
+    the user level, where clipping's shift has no public bound; a clip below a document's largest norm), or one the
+    forecast from a public reference says would be (``forecast``: a :class:`~topicdp.metrics.private.ErrorForecast`
+    or its ``refused`` text: too few units for the noise). ``topicdp compare`` and ``topicdp evaluate`` both ask it.
+    """
+    from ..metrics import private as pv
+
+    why = pv.interval_refusal(design, unit, pv.default_clip(design) if clip is None else clip)
+    return why or (getattr(forecast, "refused", forecast) or None)
+
+
 def _score(row: dict, release, outcome: Outcome, prep: Prepared, settings: CompareSettings, evaluations) -> bool:
     """The row's private evaluation on the held-out units (its forecast, then the evaluation and its ledger entry),
     or why it was not made; False where the persisted ledger refused it (no exact score is kept for the owner)."""
@@ -472,10 +597,7 @@ def _score(row: dict, release, outcome: Outcome, prep: Prepared, settings: Compa
 
     design = pv.coherence_design([[w for w, _ in t] for t in release.top_words(10)])
     row["evaluation_forecast"] = _evaluation_forecast(design, release, prep, settings)
-    # decided before it spends: an interval refused whatever the noise draws (the user level), or one the forecast
-    # from the public reference says would be (too few held-out units for the noise)
-    why = (pv.interval_refusal(design, str(settings.unit), pv.default_clip(design))
-           or (row["evaluation_forecast"] or {}).get("refused"))
+    why = evaluation_refusal(design, str(settings.unit), None, (row["evaluation_forecast"] or {}).get("refused"))
     if why is not None:
         row["evaluation_refused"] = f"not made (nothing spent): its interval would be refused: {why}"
         return True

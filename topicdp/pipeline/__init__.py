@@ -12,18 +12,21 @@ its report composed. ``topicdp privatize`` builds a :class:`ReleaseRequest` from
 >>> result.decision.mechanism, result.release.report.neighbours
 ('dp-vem', 'add-remove')
 
+:func:`release` is :func:`prepare` (the public reference read once, the plan) then :func:`release_prepared`; a
+caller releasing one corpus many times (``topicdp compare``, a series, a choice of K) prepares once.
+
 Decisions read only public facts: the flags, public inputs (a word list, a reference corpus) and DP outputs
 whose budget the report composes (a DP count of the units when the owner states none, the DP vocabulary).
 """
 
-from .mechanisms import MECHANISMS, Mechanism
+from .roads import MECHANISMS, RANDOM_DP, Road
 from .plan import Budget, BudgetSplit, Decision, ReleasePlan, UnitCount, decide, plan_request, split_budget
 from ..corpus import user_selected
 from .request import CorpusSource, ReleaseRequest, VocabularyPolicy, resolve_road
-from .run import PipelineResult, ReleaseRefused, release
+from .run import PipelineResult, Prepared, ReleaseRefused, prepare, release, release_prepared
 from .sources import group_by_user, read_records
 
-__all__ = ["Budget", "BudgetSplit", "CorpusSource", "Decision", "MECHANISMS", "Mechanism",
-           "PipelineResult", "ReleasePlan", "ReleaseRefused", "ReleaseRequest", "UnitCount", "VocabularyPolicy",
-           "decide", "group_by_user", "plan_request", "read_records", "release", "resolve_road", "split_budget",
-           "user_selected"]
+__all__ = ["Budget", "BudgetSplit", "CorpusSource", "Decision", "MECHANISMS", "PipelineResult", "Prepared",
+           "RANDOM_DP", "ReleasePlan", "ReleaseRefused", "ReleaseRequest", "Road", "UnitCount", "VocabularyPolicy",
+           "decide", "group_by_user", "plan_request", "prepare", "read_records", "release", "release_prepared",
+           "resolve_road", "split_budget", "user_selected"]

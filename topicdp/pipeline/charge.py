@@ -1,32 +1,16 @@
 """A release charged to a persisted ledger step by step: each step planned in the file before its noise.
 
-With ``ReleaseRequest(ledger=...)`` (``topicdp privatize ... --ledger FILE``) the ledger is charged what will run,
-each step durably (fsync, atomic rename) before its noise is drawn and once the public facts it depends on are
-known:
-
-1. before the corpus is read (:meth:`Charge.reserve`), the run's entries are planned from public facts only
-   (:func:`planned_steps`: the unit count, a DP vocabulary, and the topics' entries of each candidate mechanism),
-   and the run is refused with the figures (:class:`topicdp.rdp.BudgetExceededError`) when it cannot fit at all:
-   when the steps before the topics and the topics by the *cheapest* candidate exceed what the other runs left.
-   Otherwise the steps already known to run are written to the file: the unit count and the vocabulary (their
-   entries depend on the budget's split alone), and the topics too where the plan has one candidate (a mechanism
-   named, or the only one that gives the guarantee);
-2. where the plan chooses the mechanism after the count, the topics are planned once it has
-   (:meth:`Charge.plan_topics`, called by the pipeline after its decision and before the topics' noise): the
-   chosen mechanism's entries, checked against the budget in the file and written to it, or refused with the
-   mechanism and the figures. So a run is never charged, nor refused, for a candidate the plan did not pick;
-3. the run's in-memory ledger (:class:`RunLedger`) matches every check -- each producer checks its entries just
-   before it draws their noise -- against the steps planned in the file; entries the plan did not foresee
-   (DP-SVI's event at its sampling rate) are re-planned there, under its lock and its budget, before their noise;
-4. the run completes with the entries it drew (recorded, or checked and not yet recorded when it stopped): from
-   then on they count instead of the plan. A run killed before this stays counted at the steps it had planned in
-   the file, each planned before its noise: what it could have drawn.
-
-Two runs at once each hold in the file only the steps they have planned: one admitted before reading may be
-refused at its topics step when another took the budget meanwhile, having drawn its count (counted, never lost).
-
-Random-DP releases are recorded in the ledger's random-DP scope: never charged to its DP budget, and the
-release's report says so.
+With ``ReleaseRequest(ledger=...)`` each step is written durably (fsync, atomic rename) before its noise is drawn,
+once the public facts it depends on are known. Before the corpus is read (:meth:`Charge.reserve`) the run's planned
+entries (:func:`topicdp.pipeline.plan.planned_steps`: the count, a DP vocabulary, each candidate road's topics) are
+checked, and the run refused (:class:`topicdp.rdp.BudgetExceededError`) where even the cheapest candidate does not
+fit; the steps known to run are written. Where the plan chooses the road after the count, its topics are planned
+once it has (:meth:`Charge.plan_topics`), so a run is never charged, nor refused, for a road it did not pick. The
+run's in-memory ledger (:class:`RunLedger`) matches every check against the planned steps, re-planning in the file
+what the plan could not foresee (DP-SVI's event at its sampling rate), and the run completes with what it drew; a run
+killed before that stays counted at what it had planned. Random-DP releases go to the ledger's random-DP scope,
+never charged to its DP budget. This module keeps the file's bookkeeping only: what each step spends is the plan's
+and the roads' (:mod:`topicdp.pipeline.roads`).
 """
 
 from __future__ import annotations
@@ -35,109 +19,16 @@ import contextlib
 import logging
 import os
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional
 
-from ..rdp import ApproxEntry, BudgetExceededError, GaussianEntry, PrivacyLedger, calibrate_gaussian
+from ..rdp import BudgetExceededError, PrivacyLedger
 from ..rdp.ledger import labelled
-from ..rdp.ledger_file import LedgerFileError, LedgerOptions, _check_fits, basic, spent
+from ..rdp.ledger_file import LedgerFileError, LedgerOptions, _check_fits, basic
+from .plan import PlannedRun, planned_steps
 
 if TYPE_CHECKING:
     from ..rdp.ledger import Entry
     from .plan import ReleasePlan
-
-#: the topics' mechanisms whose entries a run charged to a ledger plans exactly from public facts (before reading
-#: the corpus when named, once chosen otherwise)
-PLANNED_MECHANISMS = ("dp-vem", "gaussian-global", "laplace", "spectral-config-1", "spectral-config-2",
-                      "spectral-config-3", "spectral-config-4")  # exactly; others as their (epsilon, delta)
-
-
-@dataclass(frozen=True)
-class PlannedRun:
-    """A run's planned entries, from public facts only: the steps before the topics (the unit count, a DP
-    vocabulary), in order, and the topics' entries of each candidate mechanism."""
-
-    steps: "List[Tuple[str, List[Entry]]]"
-    topics: "Dict[str, List[Entry]]"
-
-    @property
-    def fixed(self) -> "List[Entry]":
-        return [e for _, entries in self.steps for e in entries]
-
-    def costs(self, others: "List[Entry]", delta: float) -> Dict[str, float]:
-        """Each candidate's total with ``others`` and the fixed steps at ``delta`` (the ledger's accounting)."""
-        fixed = self.fixed
-        return {m: _total(others + fixed + t, delta) for m, t in self.topics.items()}
-
-    def cheapest(self, others: "List[Entry]", delta: float) -> str:
-        """The candidate whose topics compose best with ``others`` and the fixed steps at ``delta``: if it does not
-        fit, none does (the first of a tie)."""
-        costs = self.costs(others, delta)
-        return min(costs, key=costs.__getitem__)
-
-    def worst(self, others: "List[Entry]", delta: float) -> "List[Entry]":
-        """The candidate's topics entries that compose worst with ``others`` and the fixed steps at ``delta``: what
-        a budget split must allow for when it has to hold whichever candidate is chosen."""
-        costs = self.costs(others, delta)
-        return self.topics[max(costs, key=costs.__getitem__)]
-
-    def labelled(self, **labels: Any) -> "PlannedRun":
-        return PlannedRun([(name, labelled(es, **labels)) for name, es in self.steps],
-                          {m: labelled(es, **labels) for m, es in self.topics.items()})
-
-
-def planned_steps(plan: "ReleasePlan") -> PlannedRun:
-    """The entries each step of ``plan`` will record, from public facts only (:class:`PlannedRun`): the steps
-    before the topics, and the topics' entries of every candidate mechanism (one when the mechanism is named)."""
-    request = plan.request
-    labels: dict[str, Any] = {"unit": str(request.unit), "neighbours": str(request.neighbours)}
-    if request.guarantee == "random-dp":
-        from .request import model_label
-
-        a = request.topicdp
-        sigma = calibrate_gaussian(request.epsilon, request.delta, 1.0, method=a.calibration)
-        return PlannedRun([], {model_label(a.model): [GaussianEntry("TopicDP release (planned)", sigma, 1.0,
-                                                                    gamma=a.sampling.gamma, **labels)]})
-    steps: "List[Tuple[str, List[Entry]]]" = []
-    if plan.budget.count is not None:
-        b = plan.budget.count
-        steps.append(("unit count", [GaussianEntry("unit count", calibrate_gaussian(b.epsilon, b.delta, 1.0,
-                                                                                    method="analytic"), 1.0,
-                                                   **labels)]))
-    if plan.budget.vocabulary is not None:
-        from ..vocabulary import (DEFAULT_MAX_WORDS_PER_UNIT, THRESHOLD_DELTA_SHARE, _ledger_entries, _sensitivity,
-                                  calibrate_selection)
-
-        b, neighbours = plan.budget.vocabulary, str(request.neighbours)
-        sigma, _ = calibrate_selection(b.epsilon, b.delta, DEFAULT_MAX_WORDS_PER_UNIT, neighbours)
-        steps.append(("vocabulary", _ledger_entries(sigma, _sensitivity(neighbours), THRESHOLD_DELTA_SHARE * b.delta,
-                                                    str(request.unit), neighbours)))
-    return PlannedRun(steps, {m: topics_entries(plan, m) for m in plan.candidates})
-
-
-def topics_entries(plan: "ReleasePlan", mechanism: str) -> "List[Entry]":
-    """The entries the topics' ``mechanism`` records at the plan's topics budget (its check's entries)."""
-    request, b = plan.request, plan.budget.topics
-    unit, neighbours = str(request.unit), str(request.neighbours)
-    if mechanism == "dp-vem":
-        from ..variational import planned_entry
-        from .mechanisms import DP_VEM_ITERATIONS
-
-        n_iterations = DP_VEM_ITERATIONS[plan.reference is not None]  # from public topics when there is P
-        return [planned_entry(b.epsilon, b.delta, unit=unit, neighbours=neighbours, n_iterations=n_iterations)]
-    if mechanism in ("gaussian-global", "laplace"):  # the registry row's own TopicDP (it reads no unit count)
-        from .mechanisms import MECHANISMS
-
-        return [MECHANISMS[mechanism].estimator(plan, 0, None)._planned_entry(request.n_topics)]
-    if mechanism.startswith("spectral-config-"):  # the registry row's own DPSpectralMoments, as the pipeline runs it
-        from .mechanisms import MECHANISMS
-
-        return MECHANISMS[mechanism].estimator(plan, request.n_units or 0, None).planned_entries()
-    # DP-SVI: its sampling rate waits for the count. Planned as what it is calibrated to, an (epsilon, delta)
-    # pair composed by basic composition (an upper bound of its event's cost), and re-planned exactly, in the
-    # file and under its budget, when it checks its event just before its noise
-    return [ApproxEntry(f"{mechanism} (planned as its (epsilon, delta))", b.epsilon, b.delta, unit=unit,
-                        neighbours=neighbours)]
-
 
 def _same(a: "List[Entry]", b: "List[Entry]") -> bool:
     return [replace(e, name="") for e in a] == [replace(e, name="") for e in b]
@@ -251,7 +142,7 @@ class Charge:
         were planned before reading."""
         if self.topics_planned:
             return
-        entries = self._label(topics_entries(self.plan, mechanism))
+        entries = self._label(self.plan.topics_entries(mechanism))
         planned = [e for step in self.steps for e in step]
         step = f"the topics by {mechanism}, the mechanism the plan chose" + (f" ({reason})" if reason else "")
         self._plan_in_file(run_ledger, self._label(run_ledger.drawn()) + planned + entries, mechanism, step,
@@ -308,7 +199,7 @@ class Charge:
         ledger, file = self.ledger, self.ledger.file
         assert file is not None
         mine = (self._label(run_ledger.drawn()) + [e for step in self.steps for e in step]
-                + self._label(topics_entries(self.plan, mechanism)))
+                + self._label(self.plan.topics_entries(mechanism)))
         with file.locked():
             file.refresh(ledger, exclude=self.run)
             try:
@@ -420,7 +311,7 @@ def stop_status(exc: BaseException) -> str:
     parameters do not allow the release) or an error (a file gone: ``OSError``).
     """
     from ..rdp import BudgetExceededError
-    from .plan import ReleaseRefused
+    from .request import ReleaseRefused
 
     if isinstance(exc, KeyboardInterrupt):
         return "stopped: interrupted"
@@ -432,15 +323,8 @@ def stop_status(exc: BaseException) -> str:
     return f"stopped: error ({type(cause or exc).__name__})"
 
 
-def _total(entries: "List[Entry]", delta: float) -> float:
-    ledger = PrivacyLedger()
-    ledger._entries = [e for e in entries if e.gamma is None]
-    return spent(ledger, delta, "dp")
-
-
 def _mechanism(entries: "List[Entry]") -> str:
     return ", ".join(sorted({e.name.removesuffix(" (planned)") for e in entries}))
 
 
-__all__ = ["Charge", "LedgerOptions", "PLANNED_MECHANISMS", "PlannedRun", "RunLedger", "basic", "charged",
-           "open_charge", "planned_steps", "stop_status", "topics_entries"]
+__all__ = ["Charge", "LedgerOptions", "PlannedRun", "RunLedger", "basic", "charged", "open_charge", "stop_status"]

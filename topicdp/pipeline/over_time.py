@@ -1,59 +1,18 @@
 """Topics released over time: one release per period under one persisted ledger, topics matched across periods.
 
-:func:`release_over_time` splits a JSON Lines corpus by a date field into the periods the owner states (a range
-of months or quarters: never read from the data), and releases each period with :func:`topicdp.pipeline.release`,
-every run charged to the request's persisted ledger (:meth:`topicdp.rdp.PrivacyLedger.open`).
-
-How the budget is split across periods
---------------------------------------
-* **Document level, add/remove neighbours**: the periods are disjoint sets of documents (each document's period
-  is a function of its own date), so one document changes one period's release and the periods compose in
-  parallel (McSherry 2009, "Privacy integrated queries", Thm. 4): every period gets the whole budget, and the
-  ledger charges each run to its period (``partition``) of this series' partitioning (``partitioning``: the
-  corpus's SHA-256, the period kind and the date field; :func:`series_partitioning`) and counts the worst period,
-  not the sum. Another series (quarters after months, another date field, another corpus file) is another
-  partitioning: a document is in one period of each, so the ledger composes the two series sequentially (the worst
-  combination of one period of each; :mod:`topicdp.rdp.ledger`).
-* **User level** (a user active in many periods is in all of them) **or replace-one neighbours** (a replaced
-  document may move to another period, changing two periods' releases, and a stated count per period would no
-  longer hold for its neighbours): the periods compose sequentially. Each period gets an equal share
-  ``(epsilon_p, delta / P)``, with ``epsilon_p`` the largest for which the P runs' planned entries compose
-  exactly (the ledger's accounting) to the total ``epsilon`` at ``delta``: tighter than ``epsilon / P``.
-
-Every period's count is paid for (a DP count of its units: the pipeline's default without ``n_units``; a count
-stated for the whole corpus is not a count of a period). Before any private data is read, the whole series'
-planned entries are checked against what the ledger has left; then each run is planned, drawn and completed in
-the ledger as a single release is. A period whose release the plan refuses (too few units for readable topics)
-is listed with its refusal; what it spent (its DP count) stays charged. A period with no document is a period like
-any other: whether it is empty is private, so it goes through the same DP count, decision and mechanism (its release,
-where it is made, is noise only) as a neighbour with one document there, and prints, publishes and charges to the
-ledger, whose totals later releases publish, what that neighbour would apart from DP outputs.
-
-A record without a usable date (no date field, or one that is not an ISO 8601 date, or not a date in the format
-stated, :attr:`PeriodSpec.date_format`) is in no period, as is one
-dated outside the stated periods: the series goes on without them and says so, in lines printed whatever the data
-hold (:class:`LeftOut`). How many there are is a count of private records (under add/remove neighbours even whether
-there is one), so it is said only as a DP count, where one costs nothing of the owner's split:
-
-* **Document level, add/remove neighbours**: the records without a usable date are one more disjoint part of the
-  series' partitioning (:data:`NO_USABLE_DATE`; which part a document is in is a function of its own date field, as
-  a period is, and such a document is in no period of any series of that partitioning). Their Gaussian count
-  (sensitivity 1) at the sigma of a period's unit count, charged to the ledger before its noise as that part's one
-  entry, is dominated by every period's entries (each holds a count at that sigma), so by parallel composition it
-  adds nothing to the series' worst part: the ledger's totals are those without it. The records dated outside the
-  stated periods are not counted: their dates fall in periods of the same partitioning that another series (July
-  after a series of May and June) may release, and a count of them would be a second release of those periods'
-  documents, which the ledger would compose in parallel with it (an under-count); counted correctly, as a
-  partitioning of its own, it would spend budget the split did not provide.
-* **User level, or replace-one neighbours**: the periods compose sequentially, so a count would spend budget the
-  split above did not provide: neither number is given, and the line says why.
-
-The exact counts are in :attr:`OverTimeResult.diagnostics`, for the owner only.
-
-Topics are matched across periods as post-processing of the released matrices (:func:`match_topics`), so a
-topic keeps its index over time; :func:`plot_over_time` draws each topic's top words per period and
-:func:`over_time_html` writes the series' interactive view (:mod:`topicdp.view`'s page, with a selector of the period
-shown).
+:func:`release_over_time` splits a JSON Lines corpus by a date field into the periods the owner states (never read
+from the data) and releases each by :func:`topicdp.pipeline.prepare` and :func:`~topicdp.pipeline.release_prepared`,
+every run charged to the request's persisted ledger. At the document level under add/remove neighbours the periods
+are disjoint sets of documents (a document's period is a function of its own date), so they compose in parallel
+(McSherry 2009, "Privacy integrated queries", Thm. 4): each period gets the whole budget and the ledger counts the
+worst part of this series' partitioning (:func:`series_partitioning`; another series is another partitioning,
+composed sequentially). At the user level, or under replace-one neighbours (a replaced document may move to another
+period), the periods compose sequentially: each gets ``(epsilon_p, delta / P)``, ``epsilon_p`` the largest whose P
+runs compose exactly to the total (:func:`period_budgets`). Every period's count is paid for; an empty period is
+released like any other (whether it is empty is private). Records without a usable date, or dated outside the
+periods, are in no period: they are said only as a DP count where one costs nothing of the split (one more disjoint
+part at the document level, :func:`left_out`), and not at all otherwise. Topics are matched across periods as
+post-processing (:func:`match_topics`).
 """
 
 from __future__ import annotations
@@ -75,8 +34,7 @@ from .._validation import check_option
 from ..rdp import GaussianEntry, PrivacyLedger
 from ..rdp.ledger import Entry, labelled, partitioning_key
 from ..rdp.ledger_file import LedgerFileError, LedgerOptions
-from .charge import _total, planned_steps
-from .plan import ReleasePlan, plan_request
+from .plan import ReleasePlan, dp_total, plan_request, planned_steps
 from .request import ReleaseRequest
 
 PERIODS = ("month", "quarter")
@@ -194,7 +152,7 @@ def period_budgets(request: ReleaseRequest, spec: PeriodSpec) -> Tuple[float, fl
 
     def total(eps_p: float) -> float:
         planned = planned_steps(plan_request(replace(request, epsilon=eps_p, delta=delta_p, ledger=None)))
-        return _total((planned.fixed + planned.worst([], request.delta)) * n, request.delta)
+        return dp_total((planned.fixed + planned.worst([], request.delta)) * n, request.delta)
 
     low, high = request.epsilon / n, request.epsilon  # epsilon / n always fits (basic composition)
     for _ in range(40):
@@ -311,7 +269,7 @@ def release_over_time(request: ReleaseRequest, spec: PeriodSpec, *,
         ``refused``; what it drew stays charged.
     """
     from .._files import scratch_directory
-    from .run import release
+    from .run import prepare, read_reference, release_prepared
 
     say = echo or logger.info
     if request.ledger is None:
@@ -329,6 +287,7 @@ def release_over_time(request: ReleaseRequest, spec: PeriodSpec, *,
     _check_series(request, labels, eps_p, delta_p, partitioning)
     result = OverTimeResult(labels, budget=(eps_p, delta_p, how), total=(request.epsilon, request.delta),
                             unit=str(request.unit), neighbours=str(request.neighbours))
+    reference = read_reference(request) if request.reference is not None else None  # public: read once
     with scratch_directory("topicdp-periods-") as work:  # private (0700), removed afterwards, even on SIGTERM
         files = split_by_period(request.source.path, spec, work)
         result.diagnostics = {"no usable date": files.no_usable_date, "outside the periods": files.outside}
@@ -343,7 +302,9 @@ def release_over_time(request: ReleaseRequest, spec: PeriodSpec, *,
                                      delta=delta_p, ledger=options, seed=period_seed(request.seed, index))
             say(f"period {label}:")
             try:
-                result.releases[label] = release(period_request, echo=lambda line: say("  " + line)).release
+                with prepare(period_request, reference=reference) as prepared:
+                    result.releases[label] = release_prepared(prepared.plan, prepared,
+                                                              echo=lambda line: say("  " + line)).release
             except ValueError as refused:  # the plan's refusals, the forecast's, the ledger's
                 result.refused[label] = str(refused).replace(files[label], f"the {spec.period} {label}")
                 say(f"  period {label} refused: {refused}")
@@ -400,7 +361,14 @@ def left_out(request: ReleaseRequest, spec: PeriodSpec, n_undated: int, eps_p: f
     get a Gaussian count (:func:`no_usable_date_entries`), planned in the ledger file durably before its noise and
     completed after it, as a run of its own in part :data:`NO_USABLE_DATE`; the records dated outside the periods
     are not counted. Otherwise no number is given. Which items and lines come out depends on the request and the
-    ledger only, never on the data: only the DP number does."""
+    ledger only, never on the data: only the DP number does.
+
+    Why the count is free: which part a document is in is a function of its own date field, and the count (L2
+    sensitivity 1, at the sigma of a period's unit count) is dominated by every period's entries (each holds a count
+    at that sigma), so by parallel composition it adds nothing to the worst part. The records dated outside the
+    periods fall in periods another series of the same partitioning may release: a count of them would compose in
+    parallel with those releases (an under-count), and counted as a partitioning of its own it would spend budget
+    the split did not provide."""
     from .run import gaussian_count
 
     assert isinstance(request.ledger, LedgerOptions)

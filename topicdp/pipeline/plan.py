@@ -8,13 +8,13 @@ Two steps, each a function of what it is given and nothing else:
    at this point, so nothing of it can leak into a refusal.
 2. :func:`decide` takes that plan and the number of units -- the count the owner stated public, or a DP
    count whose budget the report composes -- and forecasts each mechanism (each registry row's own forecast,
-   :mod:`topicdp.pipeline.mechanisms`), picks one by the rule (the largest forecast top-10 overlap), and says whether the release would miss the unit's targets (noise, lists of common
+   :mod:`topicdp.pipeline.roads`), picks one by the rule (the largest forecast top-10 overlap), and says whether the release would miss the unit's targets (noise, lists of common
    words, or below the overlap target: then it is refused unless the owner insists). Its inputs are public or DP
    outputs, so every refusal, choice and printed line is too. Before a refusal the pipeline forecasts, on the same
    inputs, the configurations that cost no privacy to try (:mod:`topicdp.pipeline.proposal`), and the refusal
    proposes the one forecast readable, with its command (:attr:`Decision.proposal`).
 
-With a public reference, dp-vem's forecast is the simulation on it (:func:`topicdp.variational.forecast_on_reference`,
+With a public reference, dp-vem's forecast is the simulation on it (:func:`topicdp.forecast.forecast_on_reference`,
 run by the pipeline before the decision: it reads public data, the count and the words only, and spends nothing),
 not the closed form: the best forecast the public facts allow. The closed form is still printed beside it.
 """
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._names import FORECAST_MECHANISMS, MECHANISM_NEIGHBOURS, MECHANISM_UNITS, Neighbours
-from ..rdp.ledger import Budget
+from ..rdp.ledger import Budget, labelled
 from .request import ReleaseRequest, model_label
 
 #: share of the total epsilon (delta) spent on selecting the vocabulary under DP, unless the request says
@@ -87,6 +87,12 @@ class ReleasePlan:
     candidates: tuple[str, ...]
     reference: tuple[tuple[str, ...], tuple] | None = field(default=None, repr=False)
 
+    def topics_entries(self, road: str) -> list:
+        """The ledger entries the topics' ``road`` records at this plan's topics budget (the row's own)."""
+        from .roads import MECHANISMS, RANDOM_DP
+
+        return (RANDOM_DP if self.request.guarantee == "random-dp" else MECHANISMS[road]).planned_entries(self)
+
     def lines(self) -> list[str]:
         r = self.request
         if r.guarantee == "random-dp":
@@ -137,6 +143,85 @@ def _candidates(request: ReleaseRequest) -> tuple[str, ...]:
             raise ValueError(why + " (nothing was read or spent)")
         return (request.mechanism,)
     return tuple(name for name in FORECAST_MECHANISMS if supported(name) is None)
+
+
+def count_entry(plan: ReleasePlan):
+    """The ledger entry of the DP unit count (Gaussian, L2 sensitivity 1 under add/remove; its budget the plan's
+    split), or None where the count is stated: planned before reading and recorded when drawn."""
+    from ..rdp import GaussianEntry, calibrate_gaussian
+
+    b, r = plan.budget.count, plan.request
+    if b is None:
+        return None
+    sigma = calibrate_gaussian(b.epsilon, b.delta, 1.0, method="analytic")
+    return GaussianEntry("unit count", sigma, 1.0, unit=str(r.unit), neighbours=str(r.neighbours))
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    """A run's planned entries, from public facts only: the steps before the topics (the unit count, a DP
+    vocabulary), in order, and the topics' entries of each candidate mechanism."""
+
+    steps: list
+    topics: dict
+
+    @property
+    def fixed(self) -> list:
+        return [e for _, entries in self.steps for e in entries]
+
+    def costs(self, others: list, delta: float) -> dict[str, float]:
+        """Each candidate's total with ``others`` and the fixed steps at ``delta`` (the ledger's accounting)."""
+        fixed = self.fixed
+        return {m: dp_total(others + fixed + t, delta) for m, t in self.topics.items()}
+
+    def cheapest(self, others: list, delta: float) -> str:
+        """The candidate whose topics compose best with ``others`` and the fixed steps at ``delta``: if it does not
+        fit, none does (the first of a tie)."""
+        costs = self.costs(others, delta)
+        return min(costs, key=costs.__getitem__)
+
+    def worst(self, others: list, delta: float) -> list:
+        """The candidate's topics entries that compose worst with ``others`` and the fixed steps at ``delta``: what
+        a budget split must allow for when it has to hold whichever candidate is chosen."""
+        costs = self.costs(others, delta)
+        return self.topics[max(costs, key=costs.__getitem__)]
+
+    def labelled(self, **labels: Any) -> "PlannedRun":
+        return PlannedRun([(name, labelled(es, **labels)) for name, es in self.steps],
+                          {m: labelled(es, **labels) for m, es in self.topics.items()})
+
+
+def dp_total(entries: list, delta: float) -> float:
+    """The DP total of ``entries`` at ``delta`` by the ledger's accounting (random-DP entries left out)."""
+    from ..rdp import PrivacyLedger
+    from ..rdp.ledger_file import spent
+
+    ledger = PrivacyLedger()
+    ledger._entries = [e for e in entries if e.gamma is None]
+    return spent(ledger, delta, "dp")
+
+
+def planned_steps(plan: ReleasePlan) -> PlannedRun:
+    """The entries each step of ``plan`` will record, from public facts only: the steps before the topics (the unit
+    count, a DP vocabulary) and every candidate road's topics entries (:class:`topicdp.pipeline.charge.PlannedRun`)."""
+    from .roads import RANDOM_DP
+
+    request = plan.request
+    if request.guarantee == "random-dp":
+        return PlannedRun([], {RANDOM_DP.label(request): plan.topics_entries("random-dp")})
+    steps: list = []
+    count = count_entry(plan)
+    if count is not None:
+        steps.append(("unit count", [count]))
+    if plan.budget.vocabulary is not None:
+        from ..vocabulary import (DEFAULT_MAX_WORDS_PER_UNIT, THRESHOLD_DELTA_SHARE, _ledger_entries, _sensitivity,
+                                  calibrate_selection)
+
+        b, neighbours = plan.budget.vocabulary, str(request.neighbours)
+        sigma, _ = calibrate_selection(b.epsilon, b.delta, DEFAULT_MAX_WORDS_PER_UNIT, neighbours)
+        steps.append(("vocabulary", _ledger_entries(sigma, _sensitivity(neighbours), THRESHOLD_DELTA_SHARE * b.delta,
+                                                    str(request.unit), neighbours)))
+    return PlannedRun(steps, {m: plan.topics_entries(m) for m in plan.candidates})
 
 
 @dataclass(frozen=True)
@@ -222,10 +307,7 @@ def vocabulary_share(plan: ReleasePlan, n_words: int, count: UnitCount) -> float
     Below 1 only for a DP selection that keeps (or is forecast to keep) fewer words than asked for (``max_features``)
     *and* whose words a word needs more than :data:`topicdp.vocabulary.SHARE_COMMON_WORDS_ONLY` of the units to hold
     (the selection's own forecast says that only common words then pass). A selection that passes words a few percent
-    of the units use keeps topical words however few of them: on blog posts at the document level, selections that
-    kept a quarter of the 5,000 words (a word needing 1.6% of the documents) released topics scoring 0.79-1.25x a
-    non-private LDA's contrast on its 5,000 words, where the vocabulary share alone forecast 0.06x
-    (``docs/results/default_release_scored.md``)."""
+    of the units use keeps topical words however few of them, and the share alone would understate its contrast."""
     from ..vocabulary import SHARE_COMMON_WORDS_ONLY, forecast_vocabulary
 
     policy = plan.request.vocabulary
@@ -248,7 +330,7 @@ def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int, simulation=None
     ``simulation``: dp-vem's forecast simulated on the public reference (a function of public data, ``count`` and
     the words), which then stands for dp-vem in the choice and the refusal; ``words`` says which words it ran on.
     """
-    from .mechanisms import MECHANISMS
+    from .roads import MECHANISMS, public_start
 
     request, topics = plan.request, plan.budget.topics
     if n_words < request.n_topics:
@@ -258,7 +340,7 @@ def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int, simulation=None
     share = vocabulary_share(plan, n_words, count)
     forecasts = {name: MECHANISMS[name].forecast(
         epsilon=topics.epsilon, delta=topics.delta, unit=str(request.unit), neighbours=str(request.neighbours),
-        n_units=count.value, n_topics=request.n_topics, n_words=planned, public_start=request.reference is not None,
+        n_units=count.value, n_topics=request.n_topics, n_words=planned, public_start=public_start(plan),
         vocabulary_share=share) for name in plan.candidates}
     if "dp-vem" not in plan.candidates:
         simulation = None
@@ -289,14 +371,14 @@ def _few_words_advice(plan: ReleasePlan, count: UnitCount) -> str:
 
     The test is dp-vem's forecast on a public list of ``max_features`` words (public facts and the DP count only);
     the units needed scale the count by how far its noise must shrink (sigma falls as 1/n)."""
-    from .mechanisms import MECHANISMS
+    from .roads import MECHANISMS, public_start
 
     request, topics = plan.request, plan.budget.topics
     n_words = request.vocabulary.max_features or 2000
     fc = MECHANISMS["dp-vem"].forecast(epsilon=topics.epsilon, delta=topics.delta, unit=str(request.unit),
                                        neighbours=str(request.neighbours), n_units=count.value,
                                        n_topics=request.n_topics, n_words=max(n_words, request.n_topics + 1),
-                                       public_start=request.reference is not None)
+                                       public_start=public_start(plan))
     if fc is not None and fc.verdict == "noise" and fc.sigma_readable > 0:
         factor = fc.sigma / fc.sigma_readable
         who = str(request.unit)
@@ -330,29 +412,3 @@ def planned_words(plan: ReleasePlan, count: UnitCount):
         # keeps (a DP output) before the topics' budget is spent.
         return (0 if count.value < fc.tau else policy.max_features), fc
     return min(max(int(math.floor(fc.expected_words)), 0), policy.max_features), fc
-
-
-class ReleaseRefused(ValueError):
-    """The pipeline stopped before the topics were released. ``spent`` names what had been spent already, each
-    step with its budget (empty: nothing of the budget was used); ``topics_spent`` says whether the topics' step
-    had made some of its releases (a precondition checked on released quantities failed after them)."""
-
-    def __init__(self, reason: str, spent: tuple[str, ...] = (), topics_spent: bool = False) -> None:
-        self.reason, self.spent, self.topics_spent = reason, spent, topics_spent
-        super().__init__(f"{reason}; nothing was released and {spent_statement(spent, topics_spent)}")
-
-
-def spent_statement(spent: tuple[str, ...], topics_spent: bool) -> str:
-    """What a stop says of the budget: the steps spent (each with its budget) and whether the topics' step was."""
-    parts = list(spent) + (["part of the topics' budget (the releases made before the failure, which the "
-                            "ledger recorded)"] if topics_spent else [])
-    if topics_spent:
-        return f"{_join(parts)} were spent"
-    if spent:
-        verb = "spent its budget" if len(spent) == 1 else "spent their budgets"
-        return f"only {_join(parts)} {verb}; the topics' budget was not spent"
-    return "no budget was spent"
-
-
-def _join(parts: list[str]) -> str:
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import shlex
 import time
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 from .._names import RELEASE_DEFAULTS as D
 from .plan import Decision, ReleasePlan, UnitCount
@@ -29,7 +29,7 @@ from .request import ReleaseRequest, VocabularyPolicy
 #: the vocabulary sizes tried (P's most frequent words, or a DP selection's ``max_features``)
 PROPOSAL_SIZES = (2000, 1000, 500, 5000)
 #: the most configurations forecast before a refusal (each a simulation on P of the decision's own
-#: :data:`~topicdp.variational.SIMULATION_DRAWS` draws where there is one; the document level always among them)
+#: :data:`~topicdp.forecast.SIMULATION_DRAWS` draws where there is one; the document level always among them)
 MAX_CONFIGURATIONS = 5
 #: the origin a request's vocabulary has when the release built it from P's words (:func:`topicdp.pipeline.release`)
 REFERENCE_ORIGIN = "built from the public reference P"
@@ -206,8 +206,3 @@ def command_line(request: ReleaseRequest) -> str:
 def _opt(flags: list, flag: str, value, default) -> None:
     if value is not None and value != default:
         flags += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
-
-
-def command_words(command: str) -> Sequence[str]:
-    """The arguments of a :func:`command_line` after ``topicdp`` (for :func:`topicdp.cli.main`)."""
-    return shlex.split(command)[1:]

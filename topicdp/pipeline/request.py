@@ -569,3 +569,29 @@ NO_P_MESSAGE = (
     "public reference corpus (--reference PUBLIC.jsonl; sigma is then public) or opt in to the private oracle "
     "(--private-oracle: resample the private corpus, as TopicDP did; sigma then leaks and the report says so)"
 )
+
+
+class ReleaseRefused(ValueError):
+    """The pipeline stopped before the topics were released. ``spent`` names what had been spent already, each
+    step with its budget (empty: nothing of the budget was used); ``topics_spent`` says whether the topics' step
+    had made some of its releases (a precondition checked on released quantities failed after them)."""
+
+    def __init__(self, reason: str, spent: tuple[str, ...] = (), topics_spent: bool = False) -> None:
+        self.reason, self.spent, self.topics_spent = reason, spent, topics_spent
+        super().__init__(f"{reason}; nothing was released and {spent_statement(spent, topics_spent)}")
+
+
+def spent_statement(spent: tuple[str, ...], topics_spent: bool) -> str:
+    """What a stop says of the budget: the steps spent (each with its budget) and whether the topics' step was."""
+    parts = list(spent) + (["part of the topics' budget (the releases made before the failure, which the "
+                            "ledger recorded)"] if topics_spent else [])
+    if topics_spent:
+        return f"{_join(parts)} were spent"
+    if spent:
+        verb = "spent its budget" if len(spent) == 1 else "spent their budgets"
+        return f"only {_join(parts)} {verb}; the topics' budget was not spent"
+    return "no budget was spent"
+
+
+def _join(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]

@@ -1,8 +1,10 @@
-"""Execute a release request: read, count, decide, select the vocabulary, release, compose.
+"""Execute a release: prepare once (public facts, the private reader), release many (count, decide, vocabulary,
+the road's release, compose).
 
-The order is the guarantee's: every decision is made from public facts and DP outputs before the step it
-gates spends anything, and every refusal says truthfully what was already spent. Exact statistics of the
-private corpus go to the release's ``diagnostics`` (the owner's file), never to a printed line.
+:func:`prepare` reads the public reference once and plans the request; :func:`release_prepared` releases a plan on
+a :class:`Prepared` corpus by the guarantee's order: every decision from public facts and DP outputs before the step
+it gates spends anything, and every refusal says truthfully what was spent. :func:`release` is the two. Exact
+statistics of the private corpus go to the release's ``diagnostics`` (the owner's file), never to a printed line.
 """
 
 from __future__ import annotations
@@ -10,28 +12,28 @@ from __future__ import annotations
 import contextlib
 import logging
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
 from ..corpus import user_selected
-from ..rdp import PrivacyLedger, calibrate_gaussian
+from ..rdp import PrivacyLedger
 from ..private_release import PrivateRelease
 from ..spectral import PreconditionError
 from .charge import RunLedger, charged, open_charge
 from .compose import compose_release, vocabulary_statement
-from .mechanisms import MECHANISMS
-from .plan import (Decision, ReleasePlan, ReleaseRefused, UnitCount, decide, plan_request, planned_words,
-                   spent_statement, vocabulary_share)
+from .plan import Decision, ReleasePlan, UnitCount, count_entry, decide, plan_request, planned_words, vocabulary_share
 from .proposal import REFERENCE_ORIGIN, propose, proposal_text
-from .request import CorpusSource, ReleaseRequest, VocabularyPolicy, check_scheduler
-from .sources import EMBEDDED_PUBLIC_HALF, InMemorySource, Records, bounded, build_corpus, open_source, read_records
+from .request import (CorpusSource, ReleaseRefused, ReleaseRequest, VocabularyPolicy, check_scheduler,
+                      spent_statement)
+from .roads import MECHANISMS, RANDOM_DP, public_start
+from .sources import EMBEDDED_PUBLIC_HALF, Records, bounded, build_corpus, open_source, read_records
 
 if TYPE_CHECKING:
     from ..corpus import Corpus
 
-__all__ = ["PipelineResult", "ReleaseRefused", "Records", "build_corpus", "noise_refusal", "read_records",
-           "reference_corpus", "release", "release_prepared", "user_selected"]
+__all__ = ["PipelineResult", "Prepared", "ReleaseRefused", "Records", "build_corpus", "noise_refusal", "prepare",
+           "read_records", "reference_corpus", "release", "release_prepared", "user_selected"]
 
 logger = logging.getLogger("topicdp")
 
@@ -44,10 +46,122 @@ class PipelineResult:
     plan: ReleasePlan
     decision: Decision | None = None
     lines: list = field(default_factory=list)
+    forecast: Any = None  # the random-DP road's forecast from its sampled sigma (a DP release's is the decision's)
+
+
+@dataclass
+class Prepared:
+    """One corpus prepared for any number of releases (:func:`prepare`): the request, its plan, the public reference
+    read once, and the private corpus' reader, opened at its first use -- after a release's charge, so that a
+    persisted ledger's refusal reads nothing. What depends on public data only (the reference on a vocabulary, the
+    public start topics, the reference's most frequent words) is built once per vocabulary and kept.
+
+    ``source``: a reader the caller holds (:class:`~topicdp.pipeline.sources.InMemorySource` and its methods), or
+    None to open the request's own; ``client``: a dask.distributed Client for a sharded corpus, or None (one is
+    opened from ``request.scheduler``). Close it (or use it as a context manager) to release both.
+    """
+
+    request: ReleaseRequest
+    plan: ReleasePlan
+    reference: tuple[list, list] | None = None
+    source: Any = None
+    client: Any = None
+    _stack: contextlib.ExitStack = field(default_factory=contextlib.ExitStack, repr=False)
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    def reader(self):
+        """The private corpus' reader (opened here at the first call)."""
+        if self.source is None:
+            if self.client is None:
+                self.client = self._stack.enter_context(_cluster(self.request))
+            self.source = self._stack.enter_context(contextlib.closing(
+                open_source(self.request, self.client, self.request.work_dir)))
+        return self.source
+
+    def close(self) -> None:
+        self._stack.close()
+
+    def __enter__(self) -> "Prepared":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _kept(self, key: tuple, make: Callable[[], Any]) -> Any:
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]
+
+    def _source(self, source: CorpusSource | None) -> tuple[CorpusSource, tuple]:
+        """``source`` (default the request's) and what of it the reference's corpora read: its stop words and
+        contribution bounds (a proposal's configuration may change them)."""
+        from .._names import BOUND_PARAMETERS
+
+        source = self.request.source if source is None else source
+        return source, (str(source.tokenizer_stop_words),) + tuple(getattr(source, n) for n in BOUND_PARAMETERS)
+
+    def reference_text(self, words: Sequence[str], source: CorpusSource | None = None) -> "Corpus":
+        """The public reference on ``words``, whole (:func:`reference_text`), tokenised as ``source`` says."""
+        reference = self.reference
+        assert reference is not None
+        source, key = self._source(source)
+        return self._kept(("text", tuple(words), key), lambda: reference_text(reference, words, source))
+
+    def reference_corpus(self, words: Sequence[str], source: CorpusSource | None = None) -> "Corpus":
+        """The public reference on ``words`` under ``source``'s contribution bounds (:func:`bounded_reference`)."""
+        source, key = self._source(source)
+        return self._kept(("bounded", tuple(words), key),
+                          lambda: bounded_reference(self.reference_text(words, source), source))
+
+    def start(self, plan: ReleasePlan, words: Sequence[str]) -> np.ndarray:
+        """Topics fitted on the public reference on ``words`` at ``plan``'s K, unit and bounds
+        (:func:`topicdp.forecast.public_init`): dp-vem's start and a random-DP model's."""
+        from ..forecast import public_init
+
+        r = plan.request
+        unit, (_, key) = str(r.unit), self._source(r.source)
+        return self._kept(("start", tuple(words), r.n_topics, unit, key),
+                          lambda: public_init(self.reference_corpus(words, r.source), r.n_topics, unit=unit))
+
+    def reference_words(self, n_words: int, source: CorpusSource | None = None) -> list[str]:
+        """The reference's ``n_words`` most frequent words (:func:`reference_vocabulary`): a DP selection's stand-in
+        before its words are known."""
+        reference = self.reference
+        assert reference is not None
+        source, key = self._source(source)
+        return self._kept(("words", n_words, key),
+                          lambda: reference_vocabulary(reference, source, max_features=n_words))
+
+
+def prepare(request: ReleaseRequest, *, source=None, client=None,
+            reference: tuple[list, list] | None = None) -> Prepared:
+    """Read the request's public reference (once), give it P's words where it asks for them, and plan it; the
+    private corpus is read by the first release (:func:`release_prepared`), after its charge.
+
+    Parameters
+    ----------
+    request : ReleaseRequest
+    source : optional
+        A reader of the private corpus the caller holds (e.g. :meth:`InMemorySource.of_records`: one corpus
+        tokenised once and released many times); default: the request's own, opened at the first release.
+    client : optional
+        A dask.distributed Client for a sharded corpus (default: from ``request.scheduler``).
+    reference : (texts, users), optional
+        The public reference as the caller read it (default: read here from ``request.reference``).
+
+    Raises
+    ------
+    ValueError
+        The plan's refusals (:func:`plan_request`), before anything private is read.
+    """
+    if reference is None and request.reference is not None:
+        reference = read_reference(request)
+    request = with_reference_words(request, reference)
+    return Prepared(request, plan_request(request, reference), reference, source, client)
 
 
 def release(request: ReleaseRequest, *, echo: Callable[[str], None] | None = None) -> PipelineResult:
-    """Run ``request`` end to end and return the :class:`topicdp.PrivateRelease` with its plan.
+    """Run ``request`` end to end: :func:`prepare` then :func:`release_prepared` of its plan.
 
     Parameters
     ----------
@@ -62,19 +176,54 @@ def release(request: ReleaseRequest, *, echo: Callable[[str], None] | None = Non
         Where a forecast says the topics would be noise (unless ``release_anyway``), or the stated number of
         units is not the corpus'; its message says what was spent.
     """
+    with prepare(request) as prepared:
+        return release_prepared(prepared.plan, prepared, echo=echo)
+
+
+def release_prepared(plan: ReleasePlan, prepared: Prepared, *, ledger: PrivacyLedger | None = None,
+                     simulate: bool = True, echo: Callable[[str], None] | None = None) -> PipelineResult:
+    """Release ``plan`` on the ``prepared`` corpus by its road: charged to the request's persisted ledger (planned
+    before the corpus is read, completed after), the census against a stated count, the DP count, the decision,
+    the road's release and the report, composed once.
+
+    Parameters
+    ----------
+    plan : ReleasePlan
+        ``prepared.plan``, or another plan of the same corpus and reference (:func:`plan_request` of a request that
+        changes the budget, the mechanism or the guarantee: ``topicdp compare``'s roads).
+    prepared : Prepared
+    ledger : PrivacyLedger, optional
+        Receives, however the run ends (released, refused, failed), every entry it drew: a caller composing several
+        releases states their total from it.
+    simulate : bool, default True
+        With a reference, decide dp-vem on its simulation on it; False: on its closed form (quicker, coarser).
+    echo : callable, optional
+        As :func:`release`'s.
+
+    Raises
+    ------
+    ReleaseRefused
+        As :func:`release`; a persisted ledger's refusal (:class:`topicdp.rdp.BudgetExceededError`) before any
+        reading.
+    """
     lines, say = _lines(echo)
-    reference = read_reference(request) if request.reference is not None else None
-    request = with_reference_words(request, reference)
-    plan = plan_request(request, reference)
+    drawn: list[PrivacyLedger] = []
 
-    def run(ledger: PrivacyLedger, charged_to_file: bool) -> PipelineResult:
-        if request.guarantee == "random-dp":
-            return PipelineResult(_random_dp(plan, say, ledger if charged_to_file else None), plan, None, lines)
-        with _cluster(request) as client, contextlib.closing(open_source(request, client,
-                                                                         request.work_dir)) as source:
-            return _release_dp(plan, reference, source, client, say, lines, ledger)
+    def run(run_ledger: PrivacyLedger, charged_to_file: bool) -> PipelineResult:
+        drawn.append(run_ledger)
+        if plan.request.guarantee == "random-dp":
+            # TopicDP records in the run's ledger where a file or the caller composes it (else its report is its own)
+            shared = run_ledger if charged_to_file or ledger is not None else None
+            released, fc = RANDOM_DP.release(plan, prepared, say, shared)
+            return PipelineResult(released, plan, None, lines, fc)
+        return _release_dp(plan, prepared, say, lines, run_ledger, simulate=simulate)
 
-    return _charged_run(plan, say, run)
+    try:
+        return _charged_run(plan, say, run)
+    finally:
+        if ledger is not None and drawn:
+            used = drawn[0]
+            ledger.record(used.drawn() if isinstance(used, RunLedger) else used.records)
 
 
 def with_reference_words(request: ReleaseRequest, reference) -> ReleaseRequest:
@@ -130,71 +279,16 @@ def _cluster(request: ReleaseRequest):
         yield client
 
 
-# -- a release on a source the caller holds --------------------------------------------------------------
-
-def release_prepared(plan: ReleasePlan, source, *, spent: PrivacyLedger | None = None, simulate: bool = True,
-                     echo: Callable[[str], None] | None = None) -> PipelineResult:
-    """Release ``plan`` (guarantee ``"dp"``) on ``source``, a reader the caller holds, by :func:`release`'s own
-    steps: its charge to the request's persisted ledger (planned before ``source`` is read, completed after), the
-    census against a stated count, the DP count, the decision, the mechanism and the report.
-
-    It exists so that a caller releasing one corpus many times (``topicdp compare``: every road at every epsilon
-    on the same training users) reads and tokenises the corpus once and still releases each time exactly as
-    ``topicdp privatize`` would, with no copy of the steps.
-
-    Parameters
-    ----------
-    plan : topicdp.pipeline.plan.ReleasePlan
-        From :func:`plan_request` (its reference, if any, is the public P the decision is simulated on).
-    source
-        A reader of the private corpus with :class:`~topicdp.pipeline.sources.InMemorySource`'s methods (e.g.
-        :meth:`InMemorySource.of_records`).
-    spent : PrivacyLedger, optional
-        Receives, however the run ends (released, refused, failed), every entry it drew: a caller composing several
-        releases states their total from it.
-    simulate : bool, default True
-        With a reference, decide dp-vem on its simulation on it, as :func:`release` does; False: on its closed form
-        (a quicker, coarser decision that the caller states).
-    echo : callable, optional
-        As :func:`release`'s.
-
-    Raises
-    ------
-    ReleaseRefused
-        As :func:`release`; a persisted ledger's refusal (:class:`topicdp.rdp.BudgetExceededError`) before any
-        reading.
-    """
-    from .charge import RunLedger
-
-    if plan.request.guarantee != "dp":
-        raise ValueError("release_prepared releases a plan of guarantee 'dp'; the random-DP road is TopicDP's own")
-    lines, say = _lines(echo)
-    reference = None if plan.reference is None else (list(plan.reference[0]), list(plan.reference[1]))
-    ledgers: list[PrivacyLedger] = []
-
-    def run(ledger: PrivacyLedger, _: bool) -> PipelineResult:
-        ledgers.append(ledger)
-        return _release_dp(plan, reference, source, None, say, lines, ledger, simulate=simulate)
-
-    try:
-        return _charged_run(plan, say, run)
-    finally:
-        if spent is not None and ledgers:
-            ledger = ledgers[0]
-            spent.record(ledger.drawn() if isinstance(ledger, RunLedger) else ledger.records)
-
-
-def _release_dp(plan: ReleasePlan, reference, source, client, say, lines: list,
-                ledger: PrivacyLedger | None = None, *, simulate: bool = True) -> PipelineResult:
+def _release_dp(plan: ReleasePlan, prepared: Prepared, say, lines: list, ledger: PrivacyLedger, *,
+                simulate: bool = True) -> PipelineResult:
     """The (epsilon, delta)-DP road: count, decide, vocabulary, prepare, release, compose.
 
     Whatever stops it after a spend (a refusal, a precondition, a shard gone, any error) leaves as a
     :class:`ReleaseRefused` that names what the ledger recorded, so no failure hides a spend. ``simulate``:
-    False decides dp-vem on its closed-form forecast even with a reference (:func:`release_prepared`).
+    False decides dp-vem on its closed-form forecast even with a reference.
     """
-    ledger = PrivacyLedger() if ledger is None else ledger
     try:
-        return _release_steps(plan, reference, source, client, say, lines, ledger, simulate=simulate)
+        return _release_steps(plan, prepared, say, lines, ledger, simulate=simulate)
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM unwinding as it (the command's one line says this)
         if len(ledger):
             setattr(exc, "spent", spent_statement(*_spent(plan, ledger)))
@@ -221,9 +315,9 @@ def _spent(plan: ReleasePlan, ledger: PrivacyLedger) -> tuple[tuple[str, ...], b
     return tuple(steps), topics
 
 
-def _release_steps(plan: ReleasePlan, reference, source, client, say, lines: list,
-                   ledger: PrivacyLedger, *, simulate: bool = True) -> PipelineResult:
-    request = plan.request
+def _release_steps(plan: ReleasePlan, prepared: Prepared, say, lines: list, ledger: PrivacyLedger, *,
+                   simulate: bool = True) -> PipelineResult:
+    request, source = plan.request, prepared.reader()
     n = source.census()
     if request.n_units is not None and n != request.n_units:
         # replace-one neighbours all have the stated count, so this refusal is the same for all of them
@@ -246,55 +340,17 @@ def _release_steps(plan: ReleasePlan, reference, source, client, say, lines: lis
     count, count_sigma = unit_count(plan, n, ledger)
     if unusable is not None:
         raise unusable
-    n_words, vocabulary_forecast = planned_words(plan, count)
-    for line in vocabulary_forecast.lines() if vocabulary_forecast is not None else ():
-        say(line)
-    # with a public reference, dp-vem is simulated on it before any refusal (public: it spends nothing), and the
-    # decision rests on that simulation, not on the closed form. Before a DP selection the words are not known yet:
-    # the reference's own most frequent words at the size the plan forecasts stand in for them.
-    simulation, simulated_on = None, ""
-    if simulate and reference is not None and "dp-vem" in plan.candidates and n_words >= request.n_topics:
-        simulation, simulated_on = _first_simulation(plan, reference, corpus, n_words, count)
-    decision = decide(plan, count, n_words=n_words, simulation=simulation, words=simulated_on)
-    for line in decision.lines():
-        say(line)
-    decision = _with_proposal(decision, plan, reference, say, simulate)
-    _refuse_noise(decision, request, "the forecast")
-    selection = None
-    if request.vocabulary.kind == "dp":
-        source.check_unchanged()
-        selection = _select_vocabulary(plan, source, ledger)
-        words = selection.words
-        say(f"the DP vocabulary kept {len(words)} words (a DP output; at most {request.vocabulary.max_features})")
-        if len(words) < request.n_topics:
-            raise ReleaseRefused(f"the DP vocabulary kept {len(words)} words, fewer than the {request.n_topics} "
-                                 "topics asked for: give a public word list or a larger vocabulary budget")
-        if simulation is not None:  # re-simulated on the selected words (a DP output): public, nothing spent
-            simulation = _start_and_simulate(plan, reference, words, count)
-            simulated_on = f"the {len(words)} selected words"
-        decision = decide(plan, count, n_words=len(words), simulation=simulation, words=simulated_on)
-        say(f"re-planned on the {len(words)} selected words: {decision.mechanism}, " + _figures(decision.forecast))
-        if decision.simulated:
-            say(f"simulated on the public reference ({simulated_on}):")
-        for line in decision.forecast.lines()[1:] if decision.forecast is not None else ():
-            say("  " + line)  # the figures on the selected words, and what they mean for the topics
-        decision = _with_proposal(decision, plan, reference, say, simulate)
-        _refuse_noise(decision, request, "the forecast on the selected vocabulary")
-        corpus = _prepare(source, words, request, say)
-    assert corpus is not None
+    decision, selection, corpus = _decided(plan, prepared, corpus, count, say, ledger, simulate)
     if isinstance(ledger, RunLedger):  # a persisted ledger: the chosen mechanism's topics planned in it, or refused
         ledger.plan_topics(decision.mechanism, decision.reason)
     start = None
-    if decision.mechanism == "dp-vem" and reference is not None:
-        from ..variational import public_init
-
-        start = public_init(reference_corpus(reference, corpus.vocabulary, request.source), request.n_topics,
-                            unit=str(request.unit))
+    if decision.mechanism == "dp-vem" and public_start(plan):
+        start = prepared.start(plan, corpus.vocabulary)
         say(f"starting from topics fitted on the public reference {request.reference}")
     before = len(ledger)
     try:
         released = MECHANISMS[decision.mechanism].release(
-            plan, corpus, n_units=count.value, ledger=ledger, start=start, client=client,
+            plan, corpus, n_units=count.value, ledger=ledger, start=start, client=prepared.client,
             vocabulary=vocabulary_statement(request.vocabulary.kind, selection, request.source.built_in,
                                             request.vocabulary.origin))
     except PreconditionError as exc:  # a spectral precondition checked on released quantities
@@ -305,16 +361,60 @@ def _release_steps(plan: ReleasePlan, reference, source, client, say, lines: lis
     return PipelineResult(final, plan, decision, lines)
 
 
-def _first_simulation(plan: ReleasePlan, reference, corpus, n_words: int, count: UnitCount):
-    """dp-vem simulated on P before the decision, and which words it ran on: the release's (a public list, the
-    corpus prepared on it), or, before a DP selection, P's most frequent words at the size the plan forecasts."""
-    if corpus is not None:
-        words, simulated_on = list(corpus.vocabulary), "the release's words"
+def _decided(plan: ReleasePlan, prepared: Prepared, corpus, count: UnitCount, say, ledger: PrivacyLedger,
+             simulate: bool):
+    """The decision at ``count`` (refused where it says noise), then a DP vocabulary's selection and the decision
+    re-made on its words; returns (decision, selection or None, the prepared corpus)."""
+    request, reference = plan.request, prepared.reference
+    n_words, vocabulary_forecast = planned_words(plan, count)
+    for line in vocabulary_forecast.lines() if vocabulary_forecast is not None else ():
+        say(line)
+    # with a public reference, dp-vem is simulated on it before any refusal (public: it spends nothing), and the
+    # decision rests on that simulation, not on the closed form. Before a DP selection the words are not known yet:
+    # the reference's own most frequent words at the size the plan forecasts stand in for them.
+    simulation, simulated_on = None, ""
+    if simulate and reference is not None and "dp-vem" in plan.candidates and n_words >= request.n_topics:
+        words = None if corpus is None else corpus.vocabulary
+        simulation, simulated_on = _first_simulation(plan, prepared, words, n_words, count)
+    decision = decide(plan, count, n_words=n_words, simulation=simulation, words=simulated_on)
+    for line in decision.lines():
+        say(line)
+    decision = _with_proposal(decision, plan, prepared, say, simulate)
+    _refuse_noise(decision, request, "the forecast")
+    if request.vocabulary.kind != "dp":
+        return decision, None, corpus
+    source = prepared.reader()
+    source.check_unchanged()
+    selection = _select_vocabulary(plan, source, ledger)
+    words = selection.words
+    say(f"the DP vocabulary kept {len(words)} words (a DP output; at most {request.vocabulary.max_features})")
+    if len(words) < request.n_topics:
+        raise ReleaseRefused(f"the DP vocabulary kept {len(words)} words, fewer than the {request.n_topics} "
+                             "topics asked for: give a public word list or a larger vocabulary budget")
+    if simulation is not None:  # re-simulated on the selected words (a DP output): public, nothing spent
+        simulation = _start_and_simulate(plan, prepared, words, count)
+        simulated_on = f"the {len(words)} selected words"
+    decision = decide(plan, count, n_words=len(words), simulation=simulation, words=simulated_on)
+    say(f"re-planned on the {len(words)} selected words: {decision.mechanism}, " + _figures(decision.forecast))
+    if decision.simulated:
+        say(f"simulated on the public reference ({simulated_on}):")
+    for line in decision.forecast.lines()[1:] if decision.forecast is not None else ():
+        say("  " + line)  # the figures on the selected words, and what they mean for the topics
+    decision = _with_proposal(decision, plan, prepared, say, simulate)
+    _refuse_noise(decision, request, "the forecast on the selected vocabulary")
+    return decision, selection, _prepare(source, words, request, say)
+
+
+def _first_simulation(plan: ReleasePlan, prepared: Prepared, words, n_words: int, count: UnitCount):
+    """dp-vem simulated on P before the decision, and which words it ran on: the release's ``words`` where they are
+    known (a public list), or, before a DP selection, P's most frequent words at the size the plan forecasts."""
+    if words is not None:
+        words, simulated_on = list(words), "the release's words"
     else:
-        words = reference_vocabulary(reference, plan.request.source, max_features=max(int(n_words), 2))
+        words = prepared.reference_words(max(int(n_words), 2), plan.request.source)
         simulated_on = (f"the reference's {len(words)} most frequent words, standing in for the DP vocabulary's "
                         "forecast size before it is selected")
-    return _start_and_simulate(plan, reference, words, count), simulated_on
+    return _start_and_simulate(plan, prepared, words, count), simulated_on
 
 
 def _prepare(source, words, request: ReleaseRequest, say) -> "Corpus":
@@ -354,7 +454,7 @@ def _refuse_noise(decision: Decision, request: ReleaseRequest, what: str) -> Non
                              "same" + ("" if decision.proposal is None else ". " + decision.proposal.rstrip(".")))
 
 
-def _with_proposal(decision: Decision, plan: ReleasePlan, reference, say, simulate: bool = True) -> Decision:
+def _with_proposal(decision: Decision, plan: ReleasePlan, prepared: Prepared, say, simulate: bool = True) -> Decision:
     """``decision`` with the configuration the plan proposes where it refuses (:mod:`topicdp.pipeline.proposal`:
     public forecasts only), said as a line; unchanged where it does not refuse. ``simulate``: as the decision's
     (False: the closed forms, :func:`release_prepared`); a sharded corpus's configurations are forecast by the
@@ -362,29 +462,27 @@ def _with_proposal(decision: Decision, plan: ReleasePlan, reference, say, simula
     if not decision.noise:
         return decision
     simulate = simulate and not plan.request.source.sharded
-    proposal = propose(decision, plan, reference, lambda request, count: forecast_request(
-        request, reference, count, simulate=simulate))
+    proposal = propose(decision, plan, prepared.reference, lambda request, count: forecast_request(
+        request, prepared, count, simulate=simulate))
     text = proposal_text(proposal)
     say(text)
     say(f"  ({len(proposal.tried)} configuration(s) forecast on public facts in {proposal.seconds:.1f} s)")
     return replace(decision, proposal=text)
 
 
-def forecast_request(request: ReleaseRequest, reference, count: UnitCount, *, simulate: bool = True) -> Decision:
+def forecast_request(request: ReleaseRequest, prepared: Prepared, count: UnitCount, *,
+                     simulate: bool = True) -> Decision:
     """The decision the release of ``request`` would make at ``count`` units, from public facts only: its plan, the
     vocabulary size it forecasts, dp-vem's simulation on P (on P's words at that size, or the request's public list)
     where there is a reference, and :func:`decide`. It reads nothing private and spends nothing."""
+    reference = prepared.reference
     request = with_reference_words(request, reference)
     plan = plan_request(request, reference)
     n_words, _ = planned_words(plan, count)
     simulation, on = None, ""
     if simulate and reference is not None and "dp-vem" in plan.candidates and n_words >= request.n_topics:
-        if request.vocabulary.kind == "public":
-            words, on = list(request.vocabulary.words or ()), "the release's words"
-        else:
-            words = reference_vocabulary(reference, request.source, max_features=max(int(n_words), 2))
-            on = f"the reference's {len(words)} most frequent words"
-        simulation = _start_and_simulate(plan, reference, words, count)
+        words = request.vocabulary.words if request.vocabulary.kind == "public" else None
+        simulation, on = _first_simulation(plan, prepared, words, n_words, count)
     return decide(plan, count, n_words=n_words, simulation=simulation, words=on)
 
 
@@ -459,10 +557,10 @@ def unit_count(plan: ReleasePlan, n: int, ledger: PrivacyLedger) -> tuple[UnitCo
     request = plan.request
     if request.n_units is not None:
         return UnitCount(n, "stated"), None
-    budget = plan.budget.count
-    assert budget is not None  # split_budget gives a count budget when no count is stated
-    sigma = calibrate_gaussian(budget.epsilon, budget.delta, 1.0, method="analytic")
-    ledger.add_gaussian("unit count", sigma, 1.0, unit=str(request.unit), neighbours=str(request.neighbours))
+    entry = count_entry(plan)
+    assert entry is not None  # split_budget gives a count budget when no count is stated
+    sigma = entry.sigma
+    ledger.record([entry])
     noisy = gaussian_count(n, sigma, np.random.default_rng(_seed(request, 2)))
     return UnitCount(max(1, int(round(noisy))), "DP count", sigma), sigma  # rounding, flooring: post-processing
 
@@ -499,162 +597,12 @@ def reference_vocabulary(reference: tuple[Sequence, Sequence], source: CorpusSou
     return list(corpus.vocabulary)
 
 
-def _start_and_simulate(plan: ReleasePlan, reference, words: Sequence[str], count: UnitCount):
-    """dp-vem simulated on the public reference, on ``words`` (:func:`simulate_dp_vem`)."""
-    return simulate_dp_vem(plan, reference_text(reference, words, plan.request.source), count)
-
-
-def simulate_dp_vem(plan: ReleasePlan, reference: "Corpus", count: UnitCount, *, n_draws: int | None = None):
-    """dp-vem from a public start, simulated on the public reference (its whole text on the release's words,
-    :func:`reference_text`) at the private signal-to-noise ratio (:func:`topicdp.variational.forecast_on_reference`,
-    ``n_draws`` simulated releases, by default the decision's :data:`~topicdp.variational.SIMULATION_DRAWS`): public
-    data, the count and the words only, nothing spent.
-
-    The simulated releases are fitted on the reference under the private corpus' contribution bounds
-    (:func:`bounded_reference`: its units like the private ones) and scored on its whole text: the bounds limit what
-    one private unit contributes to the statistics, and public text has nothing to protect, while a pair of words
-    that never occur together scores -1, so less text reads a noisy list lower (on blogs at 500 private bloggers,
-    user level, 20 posts each, the simulated releases' NPMI read 0.46x the LDA's on a reference capped at 20 posts
-    per blogger and 0.61x on the same reference whole, where the forced releases read 0.54-0.57x on held-out
-    bloggers: ``docs/results/decision_validation.md``).
-
-    The simulation fits the start itself, on its own half of the reference; the start given to the model here only
-    says that the release will start from public topics (the release's own start is fitted on the whole reference
-    after the decision)."""
-    from ..variational import SIMULATION_DRAWS, forecast_on_reference
-
-    request, V = plan.request, reference.n_words
-    # the release's estimator, told that it will start from public topics (any start: the simulation fits its own);
-    # the simulation's fits keep their own ledgers (forecast_on_reference), and nothing of the budget is spent
-    model = MECHANISMS["dp-vem"].estimator(plan, count.value, np.full((request.n_topics, V), 1.0 / V))
-    n_draws = SIMULATION_DRAWS if n_draws is None else n_draws
-    return forecast_on_reference(model, bounded_reference(reference, request.source), count.value, n_draws=n_draws,
-                                 top_n=min(10, V - 1), vocabulary_share=vocabulary_share(plan, V, count),
-                                 score_on=reference)
-
-
-def _random_dp(plan: ReleasePlan, say, ledger: PrivacyLedger | None = None):
-    """TopicDP over the request's model with a sampled sensitivity: random DP, not DP (its report says so)."""
-    request = plan.request
-    source = InMemorySource(request)
-    corpus = source.prepare(request.vocabulary.words)
-    distribution = None
-    if plan.reference is not None:
-        distribution = reference_corpus(plan.reference, corpus.vocabulary, request.source)
-        say(f"public reference P: {request.reference}")
-    privatizer = random_dp_privatizer(request, distribution, say=say)
-    if distribution is not None:  # a public P: the pilot reads nothing private
-        privatizer = random_dp_pilot(privatizer, corpus, request, say)
-    sample = privatizer.sample_sensitivity(corpus)
-    sigma = privatizer.noise_scale(sample.sensitivity)
-    fc = random_dp_forecast(request, sigma, corpus.n_words)
-    say(f"sampled sensitivity {sample.sensitivity:.4g} over {sample.h} pairs: sigma {sigma:.4g}")
-    for line in fc.lines():
-        say("  " + line)
-    if fc.verdict == "noise" and not request.release_anyway:
-        raise ReleaseRefused("the forecast from the sampled sensitivity says this release would be noise; pass "
-                             "release_anyway=True to release it all the same (random DP spends "
-                             "nothing of a DP budget; the sampling's fits are done)")
-    vocabulary = vocabulary_statement(request.vocabulary.kind, None, request.source.built_in,
-                                      request.vocabulary.origin)  # where the words came from (a file, P's words)
-    released = privatizer.fit(corpus, keep_nonprivate=request.keep_nonprivate, vocabulary_source=vocabulary,
-                              sensitivity_sample=sample, ledger=ledger).release_
-    released.diagnostics.setdefault("corpus", {}).update(source.diagnostics())
-    return released
-
-
-#: the pairs of the random-DP road's pilot sample (:func:`random_dp_pilot`)
-PILOT_PAIRS = 2
-
-
-def random_dp_pilot(privatizer, corpus, request: ReleaseRequest, say: Callable[[str], None]):
-    """Forecast the random-DP release from the first :data:`PILOT_PAIRS` pairs of its sensitivity sample and refuse
-    before the rest are fitted where even they say noise; returns ``privatizer`` with its pair seed fixed (drawn
-    here when the sampling has none), so that the full sample's first pairs are the pilot's.
-
-    Why the pilot can refuse for the full sample: the full sample's sensitivity is its k-th smallest distance of h,
-    and at most h - k of the h exceed it. The pilot's pairs are the sample's first pairs (one child seed per pair,
-    :func:`topicdp.samplers.sampler.draw_pairs`; the fits are deterministic, which TopicDP checks), so of the m
-    pilot distances at least m - (h - k) are at most the full sensitivity: the pilot's (m - (h - k))-th smallest is a
-    lower bound of it whenever m > h - k (k = h at gamma 0.1 in both sizings: the pilot's largest). Sigma grows with
-    the sensitivity and the forecast's overlap falls with sigma, so noise at the pilot's bound is noise at the full
-    sample. Where m <= h - k there is no such bound and no pilot is run. Sampling on a public P reads nothing
-    private."""
-    from ..samplers.progress import CostForecast
-
-    sampling = privatizer.sampling
-    _, h, k, _ = sampling.size()
-    m = PILOT_PAIRS
-    if sampling.random_state is None:
-        entropy = np.random.SeedSequence().entropy
-        assert isinstance(entropy, int)  # numpy draws an int when it is given no entropy
-        sampling = replace(sampling, random_state=entropy % 2**63)
-        privatizer = privatizer.set_params(sampling=sampling)
-    if m <= h - k or m >= h:
-        return privatizer
-    # the same estimator, its sampling the pilot's for this one sample (so that it says its model's changes once)
-    privatizer.set_params(sampling=replace(sampling, n_pairs=m, insecure_testing=True, cache_dir=None,
-                                           max_minutes=None))
-    try:
-        sample = privatizer.sample_sensitivity(corpus)
-    finally:
-        privatizer.set_params(sampling=sampling)
-    bound = float(np.sort(sample.deltas)[m - 1 - (h - k)])
-    sigma = privatizer.noise_scale(bound)
-    fc = random_dp_forecast(request, sigma, corpus.n_words)
-    rest = CostForecast(h, float(np.median(sample.fit_seconds)) / 2, max(1, min(effective_jobs(request.n_jobs), h)))
-    say(f"pilot: the first {m} of the sample's {h} pairs in {sample.wall_seconds:.1f} s: sensitivity at least "
-        f"{bound:.4g}, sigma at least {sigma:.4g}: forecast {fc.verdict}")
-    if fc.verdict == "noise" and not request.release_anyway:
-        raise ReleaseRefused(
-            f"the pilot sample's forecast (the first {m} of the sensitivity sample's {h} pairs: a lower bound of its "
-            f"sensitivity, sigma >= {sigma:.4g}) says this release would be noise, and the full sample can only say "
-            f"noise too; pass release_anyway=True to release it all the same (random DP spends nothing of a DP "
-            f"budget; the pilot sampled on the public P, {sample.wall_seconds:.1f} s, and the full sample's "
-            f"{rest.n_fits} fits, about {rest.seconds:.0f} s, were not run)")
-    return privatizer
-
-
-def effective_jobs(n_jobs: int) -> int:
-    """The workers ``n_jobs`` means (-1: every core), as the sampler counts them."""
-    from joblib import effective_n_jobs
-
-    return effective_n_jobs(n_jobs)
-
-
-def random_dp_privatizer(request: ReleaseRequest, distribution: "Corpus | None" = None, *, start=None,
-                         say: Callable[[str], None] | None = None):
-    """The request's TopicDP template (:attr:`ReleaseRequest.topicdp`) set for this release: its budget, unit,
-    ``n_jobs`` and seed. With a public reference (``distribution``: P on the release's words) P is the sampling
-    distribution, and a toolkit model that takes public starting topics (its ``start_param``) starts from topics
-    fitted on P (``start``, fitted here unless given), which keeps f near one local optimum; TopicDP puts a wrapped
-    library model in that form itself."""
-    from sklearn.base import clone
-
-    from .request import model_label
-
-    template = request.topicdp
-    privatizer = clone(template)  # its model a copy of the template's (TopicDP.__sklearn_clone__), changed below
-    sampling, model = template.sampling, privatizer.model
-    if distribution is not None:
-        sampling = replace(sampling, distribution=distribution)
-        start_param = getattr(model, "start_param", None)
-        if start_param is not None and getattr(model, start_param, None) is None and not template.keep_model:
-            if start is None:
-                from ..variational import public_init
-
-                start = public_init(distribution, request.n_topics, unit=str(request.unit))
-            model.set_params(**{start_param: start})
-            if say is not None:
-                say(f"{model_label(model)} starts from topics fitted on the public reference")
-    return privatizer.set_params(model=model, epsilon=request.epsilon, delta=request.delta, unit=str(request.unit),
-                                 sampling=sampling, n_jobs=request.n_jobs, random_state=request.seed)
-
-
-def random_dp_forecast(request: ReleaseRequest, sigma: float, n_words: int):
-    """The random-DP release's readability forecast from its sampled sigma (public with a public P) and a public
-    signal (:func:`topicdp.forecast.dirichlet_signal`), never from the private fit."""
-    from ..forecast import dirichlet_signal, forecast_readability
-
-    return forecast_readability(sigma, dirichlet_signal(request.n_topics, n_words, 0.15),
-                                top_n=min(10, n_words - 1), unit=str(request.unit))
+def _start_and_simulate(plan: ReleasePlan, prepared: Prepared, words: Sequence[str], count: UnitCount):
+    """dp-vem simulated on the public reference, on ``words`` (its row's :attr:`topicdp.pipeline.roads.Road.simulate`).
+    """
+    source = plan.request.source  # a proposal's configuration may change its bounds
+    text = prepared.reference_text(words, source)
+    simulate = MECHANISMS["dp-vem"].simulate
+    assert simulate is not None
+    return simulate(plan, text, count, fitted_on=prepared.reference_corpus(words, source),
+                    vocabulary_share=vocabulary_share(plan, text.n_words, count))

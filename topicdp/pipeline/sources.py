@@ -1,36 +1,15 @@
 """Where the private corpus is read from: one file, DataFrame or query held in memory, or shards streamed pass by pass.
 
-Every source's records come from the one record reader, :func:`topicdp.corpus.read_source_records` (JSON Lines,
-Parquet, CSV, a pandas or polars DataFrame, a SQL query), so the user ids, the per-user rule and the bounds below
-are the same whatever form the corpus is stored in.
+Every source's records come from the one record reader (:func:`topicdp.corpus.read_source_records`), so user ids,
+the per-user rule and the bounds are the same whatever the storage. Both readers give the pipeline the same steps,
+each used only through DP or handed to the road: :meth:`census` (the exact number of units, for the Gaussian count
+or the check of a stated one), :meth:`select_vocabulary` (the DP selection), :meth:`prepare` (the bounded corpus on
+the release's words) and ``diagnostics`` (exact counts, for the owner's file only).
 
-Both give :func:`topicdp.pipeline.release` the same steps, each a function of the private data whose output
-the pipeline uses only through DP (the unit count, the vocabulary) or hands to the mechanism:
-
-* :meth:`census` -- the exact number of units (for the Gaussian count, or checked against a stated one);
-* :meth:`select_vocabulary` -- the DP selection on every unit's top words;
-* :meth:`prepare` -- the bounded corpus on the release's vocabulary (a ``Corpus``, or a ``StreamingCorpus`` of
-  count shards);
-* ``diagnostics`` -- exact counts, for the owner's diagnostics file only.
-
-Sharded input
--------------
-A directory (its ``*.jsonl``, ``*.jsonl.gz``, ``*.parquet``, ``*.csv`` and ``*.csv.gz`` files, in name order) or a
-glob pattern is read shard by shard, one shard per task (locally, or on a Dask cluster:
-:func:`topicdp.streaming.dask_client`); memory holds one shard per worker and sums of fixed size, whatever the
-number of shards.
-
-*Input contract at the user level: every user's documents are in one shard.* Per-user statistics (the
-vocabulary's top words, the contribution bounds, dp-vem's per-user weights) are then formed within a shard,
-exactly as in memory. The first pass checks it (a 64-bit hash of every kept user id, 8 bytes per user) and
-refuses a corpus that breaks it before anything is spent; as with a stated count, the neighbouring corpora of
-the guarantee are corpora that meet the contract. :func:`group_by_user` rewrites any set of JSON Lines files
-into shards that meet it (one pass, records routed by a hash of their user id). Document-level releases need
-no contract.
-
-Passes over text shards: one census pass (and, for a DP vocabulary, each unit's word set in the same pass),
-one preparation pass that tokenises each shard on the release's vocabulary, bounds it and writes it as a CSR
-count shard (``work_dir``), then dp-vem's passes over the count shards.
+A directory or glob is read shard by shard (locally or on Dask, :func:`topicdp.streaming.dask_client`), one shard
+per task. *Input contract at the user level: every user's documents are in one shard*, so per-user statistics are
+formed within a shard exactly as in memory; the census pass checks it (a 64-bit hash per user) and refuses a corpus
+that breaks it before anything is spent, and :func:`group_by_user` rewrites files into shards that meet it.
 """
 
 from __future__ import annotations

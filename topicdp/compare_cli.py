@@ -1,8 +1,8 @@
-"""``topicdp compare``: every road on one corpus, from the command line."""
+"""``topicdp compare``: every road on one corpus, from the command line (the harness is :mod:`topicdp.experiments`)."""
 
 from __future__ import annotations
 
-from .._files import add_overwrite_argument
+from ._files import add_overwrite_argument
 
 UNITS = ("user", "document")
 
@@ -86,7 +86,7 @@ def parse_int(text, flag: str, low: int) -> int | None:
 
 def settings_from(args):
     """The :class:`CompareSettings` of the flags (every flag checked by its name)."""
-    from .compare import CompareSettings
+    from .experiments.compare import CompareSettings
 
     given: dict = {"n_jobs": args.n_jobs, "max_docs_per_user": args.max_docs_per_user, "gamma": args.gamma}
     if args.unit is not None:
@@ -125,17 +125,17 @@ def settings_from(args):
 
 def load_split(path: str, *_, heldout_fraction: float = 0.2):
     """The corpus' (text, user) records split into training and held-out users (:func:`compare.read_split`)."""
-    from .compare import read_split
+    from .experiments.compare import read_split
 
     return read_split(path, None, heldout_fraction)
 
 
 def check_arguments(args) -> None:
     """Every argument of ``compare``, before the corpus is read."""
-    from .._extras import require
-    from .._files import check_output_directory
-    from .._validation import check_n_jobs
-    from ..pipeline.request import check_corpus_path
+    from ._extras import require
+    from ._files import check_output_directory
+    from ._validation import check_n_jobs
+    from .pipeline.request import check_corpus_path
 
     require("matplotlib", extra="plots", purpose="compare's plot")  # before minutes of computing, not after
     check_corpus_path(args.corpus)
@@ -143,7 +143,7 @@ def check_arguments(args) -> None:
                                                "the ledger": args.ledger},
                            resumes="settings.json", overwrite=args.overwrite)
     if args.ledger is not None:
-        from ..rdp.ledger_file import LedgerOptions
+        from .rdp.ledger_file import LedgerOptions
 
         try:
             LedgerOptions(args.ledger)  # an existing ledger file, before anything is read
@@ -168,7 +168,7 @@ def check_arguments(args) -> None:
 def run(args) -> int:
     from pathlib import Path
 
-    from .compare import compare
+    from .experiments.compare import compare
 
     settings = getattr(args, "settings", None) or settings_from(args)
     if args.overwrite and Path(args.out, "settings.json").exists():

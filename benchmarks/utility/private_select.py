@@ -1,4 +1,5 @@
-"""A private choice of one discrete setting (the number of topics K, the passes, the mechanism) among candidates.
+"""A private choice of one discrete setting (benchmark code, not part of the package: the benchmark
+:mod:`private_choice_of_k` runs it; a user-facing choice of K would go through :func:`topicdp.pipeline.prepare`) (the number of topics K, the passes, the mechanism) among candidates.
 
 Reading the exact coherence of candidate releases to pick K is a release nobody accounts for. Here every step that
 reads the private corpus is a DP release charged to one :class:`topicdp.rdp.PrivacyLedger`, and the choice is
@@ -51,7 +52,7 @@ from typing import Any, Callable, Hashable, Mapping, Sequence
 
 import numpy as np
 
-from .._validation import check_delta, check_epsilon, check_option, check_random_state, check_real
+from topicdp._validation import check_delta, check_epsilon, check_option, check_random_state, check_real
 
 SCORES = ("npmi", "contrast")
 
@@ -135,8 +136,8 @@ def _planned_evaluation(n_topics: int, epsilon: float, delta: float, unit: str, 
     """The largest Gaussian entry an evaluation of a K-topic release (lists of 10) can record: the sensitivity for
     ``D <= 1 + 10 K + 45 K + n_across K`` (no word shared, no across pair drawn twice), planned before the release
     exists (:mod:`topicdp.metrics.private`: the sensitivity grows with D)."""
-    from ..rdp import calibrate_gaussian
-    from ..rdp.ledger import GaussianEntry
+    from topicdp.rdp import calibrate_gaussian
+    from topicdp.rdp.ledger import GaussianEntry
 
     per_topic = 45 if n_across is None else int(n_across)
     d_max = 1 + 10 * n_topics + 45 * n_topics + (per_topic * n_topics if n_topics > 1 else 0)
@@ -186,7 +187,7 @@ def private_search(fits: Mapping[Hashable, Callable], corpus, *, epsilon: float,
     -------
     SearchResult
     """
-    from ..rdp import PrivacyLedger
+    from topicdp.rdp import PrivacyLedger
 
     score = check_option(score, "score", SCORES)
     epsilon, delta = check_epsilon(epsilon), check_delta(delta)
@@ -239,8 +240,8 @@ def dp_vem_fits(corpus, candidates: Sequence[int], *, epsilon: float, delta: flo
     each K of ``candidates``, each (epsilon, delta)-DP, and the one Gaussian entry each fit records.
 
     ``random_state`` seeds the model's start (the noise of a seeded dp-vem is seeded too: testing and benchmarks)."""
-    from ..rdp.ledger import GaussianEntry
-    from ..variational import DPVariationalEM
+    from topicdp.rdp.ledger import GaussianEntry
+    from topicdp.variational import DPVariationalEM
 
     fits, planned = {}, {}
     for K in candidates:
@@ -283,7 +284,7 @@ def repeat_and_select(fits: Mapping[Hashable, Callable], corpus, *, epsilon: flo
     """
     from dp_accounting import dp_event
 
-    from ..rdp import PrivacyLedger
+    from topicdp.rdp import PrivacyLedger
 
     score = check_option(score, "score", SCORES)
     epsilon, delta = check_epsilon(epsilon), check_delta(delta)
@@ -318,7 +319,7 @@ def repeat_and_select(fits: Mapping[Hashable, Callable], corpus, *, epsilon: flo
 
 
 def _gaussian_mu(ledger) -> float:
-    from ..rdp.ledger import GaussianEntry
+    from topicdp.rdp.ledger import GaussianEntry
 
     if not all(isinstance(e, GaussianEntry) for e in ledger.records):
         raise ValueError("repeat_and_select needs runs whose every release is Gaussian (a GDP parameter to compare "

@@ -1,11 +1,16 @@
 """``topicdp evaluate``: a release's NPMI and contrast on the owner's corpus, under DP (:mod:`topicdp.metrics.private`),
-read against the plan's targets, a yardstick and a common-words flag from public data (:mod:`topicdp.metrics.yardstick`)."""
+read against the plan's targets, a yardstick and a common-words flag from public data (:mod:`topicdp.metrics.yardstick`).
+
+An evaluation whose interval would be refused whatever the noise draws (the user level: clipping's shift has no public
+bound; a clip below a document's largest norm) is refused before anything is spent or read, by the rule ``topicdp
+compare`` applies (:func:`topicdp.experiments.compare.evaluation_refusal`); what the forecast from a public reference
+says of it is printed first."""
 
 from __future__ import annotations
 
 import argparse
 
-from .._files import add_overwrite_argument, check_file_flags, wrote
+from ._files import add_overwrite_argument, check_file_flags, wrote
 
 DESCRIPTION = (
     "Evaluate a published release on the private corpus under differential privacy: each topic's NPMI and NPMI "
@@ -49,7 +54,7 @@ def populate(parser: argparse.ArgumentParser) -> None:
 
 def check_arguments(args: argparse.Namespace) -> None:
     """Before anything is read: the output path, and the numbers (named as flags)."""
-    from .._validation import check_delta, check_epsilon, check_real
+    from ._validation import check_delta, check_epsilon, check_real
 
     check_epsilon(args.epsilon, "--epsilon")
     check_delta(args.delta, "--delta")
@@ -65,12 +70,14 @@ def run(args: argparse.Namespace) -> int:
     """Read the release (public) and the corpus over the release's words (only the top words and the number of
     documents are counted), evaluate, print, write."""
     import json
+    import sys
 
-    from .._files import atomic_write
-    from ..corpus import Corpus, read_source_records
-    from ..private_release import PrivateRelease
-    from . import private as pv
-    from .yardstick import public_scale
+    from ._files import atomic_write
+    from .corpus import Corpus, read_source_records
+    from .experiments.compare import evaluation_refusal
+    from .metrics import private as pv
+    from .metrics.yardstick import public_scale
+    from .private_release import PrivateRelease
 
     release = PrivateRelease.load(args.release)
     unit, neighbours = args.unit or release.report.unit, args.neighbours or release.report.neighbours
@@ -83,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         return list(read_source_records(path, args.text_field, args.user_field, query=query))
 
     design = pv.coherence_design([[w for w, _ in topic] for topic in release.top_words(10)])  # public: the lists
-    public = None
+    public, forecast = None, None
     if args.reference:  # public facts only: the lists, the reference's rates, the stated size, sigma
         public = records_of(args.reference)
         reference = read(public)
@@ -92,12 +99,19 @@ def run(args: argparse.Namespace) -> int:
         forecast = pv.predict_error(design, rates, n_units, epsilon=args.epsilon,
                                     delta=args.delta, unit=unit, neighbours=neighbours, clip=args.clip, n_sim=50)
         print(f"forecast before spending (from --reference): {forecast.line()}")
+    # refused whatever the noise draws: decided on public facts before anything is spent or read, by compare's rule;
+    # the forecast's refusal (above) is printed, and the owner who asked for this evaluation decides on it
+    why = evaluation_refusal(design, unit, args.clip)
+    if why is not None:
+        print(f"topicdp evaluate: refused before spending (nothing spent, the corpus not read): its interval would be "
+              f"refused: {why}", file=sys.stderr)
+        return 2
     # free, before anything private is read: the public reference and the released lists only
     scale = public_scale(unit, release.n_topics,
                          None if public is None else ([t for t, _ in public], [u for _, u in public]))
     ledger = None
     if args.ledger:  # the dataset's ledger: verified, and checked against this evaluation, before the corpus is read
-        from ..rdp import PrivacyLedger
+        from .rdp import PrivacyLedger
 
         ledger = PrivacyLedger.open(args.ledger)
         ledger.check([pv.planned_entry(design, args.epsilon, args.delta, unit, neighbours, args.clip)])
