@@ -51,6 +51,11 @@ PRIVATE_ORACLE_NOTE = (
     "claimed epsilon of 1). The guarantee stated above does not cover that leak."
 )
 
+#: The report's fields that follow from the sensitivity, and their status on the global and Laplace roads.
+_NOISE_FIELDS = ("report.sensitivity", "report.sigma", "report.sigma_alternatives", "report.composition",
+                 "report.composition_total", "report.details.secure_noise")
+_GLOBAL_STATUS = "public: a function of K and the stated (epsilon, delta) only"
+
 #: The status of the noisy matrix and of what is computed from it, by the release's guarantee.
 _NOISE_STATUSES = {
     "approx-DP": ("DP", "post-processing"),
@@ -105,19 +110,9 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         low-order bits can leak (Mironov 2012). It inherits the continuous Gaussian's RDP curve only, so sigma is
         calibrated by ``"rdp"``.
 
-    Attributes
-    ----------
-    release_ : PrivateRelease
-    topic_word_ : ndarray (K, V)
-    report_ : PrivacyReport
-    n_features_in_ : int
-    model_ : TopicModelSpec
-        f, the spec fitted.
-    model_changes_ : list of str
-        Every change made to the given ``model`` (empty for a spec).
+    Attributes: ``release_``, ``topic_word_``, ``report_``, ``n_features_in_``, ``model_`` (f, the spec fitted)
+    and ``model_changes_`` (every change made to the given ``model``).
 
-    Examples
-    --------
     >>> import numpy as np
     >>> from topicdp import GensimLDA, TopicDP, embedded_corpus
     >>> corpus = embedded_corpus().subset_documents(np.arange(60))
@@ -230,23 +225,13 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
             vocabulary_source: "str | VocabularyStatement | None" = None,
             keep_nonprivate: bool = False, topic_word: np.ndarray | None = None,
             sensitivity_sample: SensitivitySample | None = None) -> "TopicDP":
-        """Fit ``model`` on ``corpus`` and release its topic-word matrix privately; sets ``release_``.
+        """Fit ``model`` on ``corpus`` (a count matrix is one user per document) and release; sets ``release_``.
 
-        Parameters
-        ----------
-        corpus : Corpus or count matrix
-            A count matrix is a corpus of one user per document (:func:`topicdp.corpus.as_corpus`).
-        ledger : topicdp.rdp.PrivacyLedger, optional
-            Shared by the releases of the same data: checked before any fit with an entry of the same
-            noise-to-sensitivity ratio (sigma is proportional to the sensitivity), recorded afterwards.
-        vocabulary_source : {"private-texts", "public"}, optional
-            Where the columns came from; default ``corpus.vocabulary_source``.
-        keep_nonprivate : bool, default=False
-            Keep the non-private matrix on the release for evaluation (never published).
-        topic_word : ndarray (K, V), optional
-            ``model``'s fit on ``corpus`` when the caller has it; f's determinism is then not re-checked.
-        sensitivity_sample : SensitivitySample, optional
-            A sample drawn earlier for this model, corpus domain and P at this gamma (sampled road only).
+        ``ledger``, shared by the releases of the same data, is checked before any fit with an entry of the same
+        noise-to-sensitivity ratio, and records the release. ``vocabulary_source``: ``"private-texts"`` or
+        ``"public"``, default ``corpus.vocabulary_source``. ``keep_nonprivate`` keeps f(D) on the release (never
+        published). ``topic_word``: f(D) when the caller has it (determinism is then not re-checked).
+        ``sensitivity_sample``: one drawn earlier for this model, domain and P at this gamma (sampled road).
         """
         self._validate_params()
         corpus = as_corpus(corpus)
@@ -439,9 +424,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         else:
             status = ("public: a function of the public reference P, the stated N, the vocabulary, the model "
                       "and the sampler seed only")
-        published = {name: status for name in ("report.sensitivity", "report.sigma", "report.sigma_alternatives",
-                                               "report.composition", "report.composition_total",
-                                               "report.details.secure_noise")}
+        published = dict.fromkeys(_NOISE_FIELDS, status)
         published["report.sampling_distribution"] = (
             "public: how P draws (resampling the private corpus); its size and fingerprint are in the owner's "
             "diagnostics only" if oracle else
@@ -478,12 +461,6 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
                             "f's rows are projected onto the simplex before the noise, for every corpus"))
         return project_to_simplex(W)
 
-    def _public_published(self) -> dict:
-        status = "public: a function of K and the stated (epsilon, delta) only"
-        return {name: status for name in ("report.sensitivity", "report.sigma", "report.sigma_alternatives",
-                                          "report.composition", "report.composition_total",
-                                          "report.details.secure_noise")}
-
     def _gaussian_global(self, W) -> dict:
         delta_2 = simplex_l2_sensitivity(W.shape[0])
         return {
@@ -497,7 +474,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
             "sigma_alternatives": calibrate_all(self.epsilon, self.delta, delta_2),
             "details": {},
             "notes": ["The bound holds for any two datasets, so the guarantee covers add/remove neighbours too."],
-            "published": self._public_published(),
+            "published": dict.fromkeys(_NOISE_FIELDS, _GLOBAL_STATUS),
         }
 
     def _laplace(self, W) -> dict:
@@ -512,7 +489,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
             "calibration": "laplace (scale = sensitivity / epsilon)",
             "details": {},
             "notes": ["Pure epsilon-DP (delta = 0); 'sigma' is the Laplace scale b."],
-            "published": self._public_published(),
+            "published": dict.fromkeys(_NOISE_FIELDS, _GLOBAL_STATUS),
         }
 
     def _gaussian_noise(self, W, draft: dict, rng) -> np.ndarray:

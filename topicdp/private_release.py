@@ -17,6 +17,7 @@ from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
+from ._files import atomic_write
 from .report import GUARANTEES, NEIGHBOURS, UNITS, PrivacyReport, _jsonable, check_status
 from .topics import top_indices
 
@@ -27,6 +28,13 @@ N_TOP_WORDS = 10
 _MATRIX = {"type": "array", "items": {"type": "array", "items": {"type": "number"}}}
 _NUMBER_OR_NONFINITE = {"anyOf": [{"type": "number"}, {"enum": ["inf", "-inf", "nan"]}]}
 _OPTIONAL_NUMBER = {"anyOf": [_NUMBER_OR_NONFINITE, {"type": "null"}]}
+
+
+def _records(**properties) -> dict:
+    """The schema of an array of objects with exactly these (required) fields."""
+    return {"type": "array", "items": {"type": "object", "additionalProperties": False,
+                                       "required": list(properties), "properties": properties}}
+
 
 #: JSON Schema (draft 2020-12) of the published release file; checked by :func:`validate` in :meth:`save`.
 REPORT_SCHEMA: dict[str, Any] = {
@@ -49,30 +57,9 @@ REPORT_SCHEMA: dict[str, Any] = {
         "calibration": {"type": "string"},
         "sigma_alternatives": {"type": "object"},
         "composition": {"type": "array", "items": {"type": "object"}},
-        "composition_total": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "additionalProperties": False,
-                "required": ["accounting", "epsilon", "delta", "valid", "details"],
-                "properties": {
-                    "accounting": {"type": "string"},
-                    "epsilon": _NUMBER_OR_NONFINITE,
-                    "delta": {"type": "number"},
-                    "valid": {"type": "boolean"},
-                    "details": {"type": "object"},
-                },
-            },
-        },
-        "checks": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "additionalProperties": False,
-                "required": ["name", "passed", "detail"],
-                "properties": {"name": {"type": "string"}, "passed": {"type": "boolean"}, "detail": {"type": "string"}},
-            },
-        },
+        "composition_total": _records(accounting={"type": "string"}, epsilon=_NUMBER_OR_NONFINITE,
+                                      delta={"type": "number"}, valid={"type": "boolean"}, details={"type": "object"}),
+        "checks": _records(name={"type": "string"}, passed={"type": "boolean"}, detail={"type": "string"}),
         "seeded": {"type": "boolean"},
         "notes": {"type": "array", "items": {"type": "string"}},
         "details": {"type": "object"},
@@ -183,21 +170,11 @@ _RELEASE_STATUSES = {
 class PrivateRelease:
     """A released topic-word matrix.
 
-    Attributes
-    ----------
-    topic_word : ndarray, shape (K, V)
-        The released topics (rows on the simplex).
-    noisy : ndarray, shape (K, V), or None
-        The mechanism's raw output (output perturbation only).
-    vocabulary : tuple of str
-        Column labels; their status is in ``report.published["vocabulary"]``.
-    report : PrivacyReport
-    nonprivate : ndarray or None
-        The non-private f(D), kept on request for evaluation; written by :meth:`save_diagnostics` only.
-    extra : dict of str -> array
-        Other published DP outputs (e.g. the spectral road's ``alpha``).
-    diagnostics : dict
-        Exact statistics of the private data for the owner's eyes (never published).
+    ``topic_word`` (K, V) is the released topics; ``noisy`` the mechanism's raw output (output perturbation
+    only, else None); ``vocabulary`` the column labels, their status in ``report.published["vocabulary"]``;
+    ``nonprivate`` the non-private f(D), kept on request and written by :meth:`save_diagnostics` only; ``extra``
+    other published DP outputs (the spectral road's ``alpha``); ``diagnostics`` exact statistics of the private
+    data for the owner's eyes, never published.
     """
 
     topic_word: np.ndarray
@@ -227,14 +204,6 @@ class PrivateRelease:
         """This release with its columns named, for a release fitted on a count matrix (column indices).
 
         ``source``: ``"private-texts"`` (the report marks the vocabulary NOT COVERED) or ``"public"``.
-
-        >>> import numpy as np
-        >>> from topicdp.variational import DPVariationalEM
-        >>> X = np.random.default_rng(0).poisson(1.0, size=(50, 4))
-        >>> release = DPVariationalEM(2, epsilon=1.0, delta=1e-6, unit="document", random_state=0).fit(X).release_
-        >>> named = release.with_vocabulary(["cat", "dog", "fish", "bird"], source="public")
-        >>> sorted(named.vocabulary), named.report.published["vocabulary"].split(":")[0]
-        (['bird', 'cat', 'dog', 'fish'], 'public')
         """
         from dataclasses import replace
 
@@ -253,20 +222,11 @@ class PrivateRelease:
         return replace(self, vocabulary=words, report=report)
 
     def transform(self, X, *, alpha=None) -> np.ndarray:
-        """Document-topic proportions of new documents, folded into the released topics.
+        """Document-topic proportions (n_docs, K) of new documents, folded into the released topics.
 
         A fixed-topic variational E-step (Blei, Ng & Jordan 2003, Eqs. 6-7; :func:`topicdp.transform.fold_in`):
         post-processing that reads only ``X`` (on this release's vocabulary) and spends no budget. ``alpha``: the
-        Dirichlet prior on the proportions, default 1/K. Returns (n_docs, K) rows summing to 1.
-
-        >>> import numpy as np
-        >>> from topicdp import TopicDP, CallableModel, embedded_corpus
-        >>> corpus = embedded_corpus()
-        >>> topics = np.full((3, corpus.n_words), 1.0 / corpus.n_words)
-        >>> model = CallableModel(lambda c: topics, n_topics=3, name="uniform")
-        >>> release = TopicDP(model, epsilon=1.0, delta=1e-5, sensitivity="global", random_state=0).fit(corpus).release_
-        >>> release.transform(corpus.X[:4]).shape
-        (4, 3)
+        Dirichlet prior on the proportions, default 1/K.
         """
         from .transform import fold_in
 
@@ -362,17 +322,6 @@ class PrivateRelease:
         folds documents into exactly the released topics. ``score`` and ``perplexity`` depend on the arbitrary
         ``pseudo_counts``: judge a release with :mod:`topicdp.metrics`. ``doc_topic_prior`` defaults to 1/K;
         ``feature_names=True`` sets ``feature_names_in_`` (for DataFrames whose columns are the words).
-
-        >>> import numpy as np
-        >>> from sklearn.feature_extraction.text import CountVectorizer
-        >>> from topicdp import TopicDP, CallableModel, embedded_corpus
-        >>> corpus = embedded_corpus()
-        >>> topics = np.random.default_rng(0).dirichlet(np.ones(corpus.n_words), size=3)
-        >>> model = CallableModel(lambda c: topics, n_topics=3, name="fixed")
-        >>> release = TopicDP(model, epsilon=1.0, delta=1e-5, sensitivity="global", random_state=0).fit(corpus).release_
-        >>> X = CountVectorizer(vocabulary=release.vocabulary).transform(["the government said on monday"])
-        >>> release.to_sklearn().transform(X).shape
-        (1, 3)
         """
         from sklearn.decomposition import LatentDirichletAllocation
 
@@ -443,8 +392,6 @@ class PrivateRelease:
 
         ``overwrite=False`` raises ``FileExistsError`` for an existing ``path`` (checked at the rename itself).
         """
-        from ._files import atomic_write
-
         if include_nonprivate:
             raise ValueError("save() writes only the published release; the non-private matrix goes to "
                              "save_diagnostics(path, include_nonprivate=True)")
@@ -453,8 +400,6 @@ class PrivateRelease:
     # -- the owner's part ----------------------------------------------------------------------------
     def save_diagnostics(self, path, include_nonprivate: bool = False, *, overwrite: bool = True) -> None:
         """Write the owner's private diagnostics (NOT covered by the guarantee: never publish), atomically, mode 0600."""
-        from ._files import atomic_write
-
         out = {
             "format": DIAGNOSTICS_FORMAT,
             "warning": "PRIVATE: exact statistics of the private data, not covered by any guarantee; do not publish",

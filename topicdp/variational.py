@@ -242,13 +242,12 @@ class _VariationalEM(FoldInMixin, BaseEstimator):
         """The statistic of a pass as the next steps see it (the private class adds the noise here)."""
         return S
 
-    def _released(self, S: np.ndarray, eta: float) -> np.ndarray:
-        """lambda of the output (and of the warm-up's merge) from a pass' statistic."""
-        return eta + np.maximum(S, 0.0)
-
     def _next_e_step_topics(self, S: np.ndarray, eta: float) -> np.ndarray:
         """lambda of the next E-step: clipped at 0 only, never soft-thresholded (module docstring)."""
         return eta + np.maximum(S, 0.0)
+
+    #: lambda of the output (and of the warm-up's merge); the private class soft-thresholds it
+    _released = _next_e_step_topics
 
     def _on_private_data(self, X: sp.csr_matrix, ledger) -> None:
         """Called once the in-memory counts are read (the private class warns on repeated releases here)."""
@@ -308,38 +307,11 @@ class VariationalLDA(_VariationalEM):
     """Non-private LDA by full-batch variational EM on per-unit weighted statistics.
 
     :class:`DPVariationalEM` without its noise (same weights, warm-up, merge, E-step and start), so the same seed
-    gives the topics the private estimator would release at infinite epsilon. Used for public starting topics
-    (:func:`public_init`), the ``vem`` model of the agnostic road and the noiseless reference of comparisons.
+    gives the topics the private estimator would release at infinite epsilon: public starting topics
+    (:func:`public_init`), the ``vem`` model of the agnostic road, the noiseless reference of comparisons. The
+    parameters are :class:`DPVariationalEM`'s (``init`` rows are normalised); ``vocabulary_`` holds the columns'
+    words (their indices as strings when fit on a matrix).
 
-    Parameters
-    ----------
-    n_topics : int, default=10
-    unit : {"user", "document"}, default="user"
-        Whose counts are weighted to norm 1; ``"user"`` needs a :class:`~topicdp.Corpus`.
-    n_iterations : int >= 1, default=7
-        T, the number of EM passes (warm-up included).
-    alpha, eta : float, optional
-        Dirichlet priors on document proportions and topics; default 1/K each.
-    init : None or (K, V) array, default=None
-        Starting topics (rows are normalised); None draws them at random, independently of the data.
-    warmup_iterations, warmup_topics
-        As for :class:`DPVariationalEM`.
-    e_step_max_iter, e_step_tol : int, float, default=50, 1e-3
-    n_jobs : int >= 1, default=1
-        Threads of the E-step (:func:`unit_statistic`).
-    random_state : None, int or Generator
-
-    Attributes
-    ----------
-    components_ : (K, V) array
-        lambda_T.
-    topic_word_ : (K, V) array
-        The topics (rows sum to 1).
-    vocabulary_ : tuple of str
-        The columns' words (their indices as strings when fit on a matrix).
-
-    Examples
-    --------
     >>> from topicdp.datasets import synthetic_lda
     >>> X = synthetic_lda(100, 40, 3, random_state=0).X
     >>> model = VariationalLDA(3, unit="document", n_iterations=2, random_state=0).fit(X)
@@ -384,7 +356,7 @@ class DPVariationalEM(_VariationalEM):
     epsilon, delta : float, default=3.0, 1e-6
         Total budget of the T releases.
     unit : {"user", "document"}, default="user"
-        ``"user"`` needs a :class:`~topicdp.Corpus` (its ``doc_users``).
+        Whose counts are weighted to norm 1; ``"user"`` needs a :class:`~topicdp.Corpus`.
     neighbours : {"add-remove", "replace-one"}, default="add-remove"
         Sensitivity 1, resp. sqrt(2).
     n_iterations : int >= 1, default=7
@@ -409,16 +381,9 @@ class DPVariationalEM(_VariationalEM):
     progress : bool or None, default=None
         Show the passes' progress (:mod:`topicdp._progress`).
 
-    Attributes
-    ----------
-    components_, topic_word_ : (K, V) array
-        lambda_T and the released topics (rows sum to 1).
-    sigma_, sensitivity_ : float
-        Noise standard deviation and L2 sensitivity of each release.
-    release_ : PrivateRelease
+    Attributes: ``components_`` (lambda_T), ``topic_word_`` (rows sum to 1), ``sigma_`` and ``sensitivity_``
+    (of each release), ``release_``.
 
-    Examples
-    --------
     >>> from topicdp.datasets import synthetic_lda
     >>> X = synthetic_lda(100, 40, 3, random_state=0).X
     >>> model = DPVariationalEM(3, epsilon=2.0, unit="document", n_iterations=2, random_state=0).fit(X)
