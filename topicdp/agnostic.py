@@ -76,16 +76,12 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
     Parameters
     ----------
     model : TopicModelSpec or a model of :data:`topicdp.adapters.wrap.WHAT_CAN_BE_WRAPPED`
-        f: corpus -> (K, V) topic-word matrix, deterministic: an adapter (:mod:`topicdp.adapters`), or a user's
-        scikit-learn, gensim, tomotopy or toolkit model, fitted or not, turned into the equivalent adapter by
-        :func:`topicdp.adapters.wrap.wrap_model` from its configuration. Its fitted state is never used: topics
-        fitted on the private data would be published if f started from them. On the sampled road with a public
-        P an LDA is changed to the toolkit's stable form (a start fitted on P, batch learning, fixed iterations);
-        every change is listed in the report's notes and logged. ``model_`` is the spec actually fitted.
-    epsilon : float > 0, default=3.0
-    delta : float in (0, 1), default=1e-6
+        f: corpus -> (K, V), deterministic: an adapter (:mod:`topicdp.adapters`), or a user's model turned into
+        one from its configuration (:func:`topicdp.adapters.wrap.wrap_model`; its fitted state, which would
+        publish topics of the private data, is never used). On the sampled road with a public P an LDA gets the
+        toolkit's stable form (a start fitted on P, batch learning); every change is in the report's notes.
+    epsilon, delta : float, default=3.0, 1e-6
         For ``mechanism="laplace"`` (pure epsilon-DP) delta is reported as 0.
-    unit : {"user", "document"}, default="user"
     neighbours : {"replace-one", "add-remove"}, optional
         Default: add/remove on the global and Laplace roads (their bounds hold for any two datasets) and
         replace-one on the sampled road, whose sampler draws replace-one pairs and can state nothing else.
@@ -101,7 +97,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
     n_jobs : int, default=1
         Parallel workers for the 2h model fits (joblib).
     random_state : None or int
-        Seed of the noise; a seeded release is marked ``seeded`` and must not be published.
+        Seed of the noise; a seeded release is marked ``seeded``.
     keep_model : bool, default=False
         Keep a wrapped ``model``'s parameters instead of the stable form (determinism's changes are still made).
     secure_noise : bool, default=False
@@ -283,7 +279,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
             option = "mechanism='laplace'" if self.mechanism == "laplace" else "sensitivity='global'"
             raise ValueError(f"{option} bounds topic-word matrices whose rows are probability vectors, and this model declares "
                              "probabilistic=False: use sensitivity='sampled' with a public reference P (random DP)")
-        checks: list[Check] = []
+        checks = []
         pre_notes = [wrapped.summary(), *wrapped.notes] if wrapped.wrapped else []
         if self._sampled:
             unstable = _stability_warning(model)  # logged before any fit

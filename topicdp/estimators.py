@@ -32,16 +32,8 @@ class PlannedEstimator(FoldInMixin, BaseEstimator):
     :meth:`~topicdp.Corpus.bound`), or a count matrix at ``unit="document"`` (its column indices stated public).
     Parameters are :func:`topicdp.release`'s (``random_state`` is its ``seed``, for tests only).
 
-    Attributes
-    ----------
-    release_ : PrivateRelease
-    report_ : PrivacyReport
-    topic_word_, components_ : (K, V) array
-        The released topics (rows sum to 1).
-    vocabulary_ : tuple of str
-    decision_ : topicdp.pipeline.Decision
-        The mechanism, the DP (or stated) count and the forecasts the release was decided on.
-    n_features_in_ : int
+    Attributes: ``release_``, ``report_``, ``topic_word_`` = ``components_`` (rows sum to 1), ``vocabulary_``,
+    ``n_features_in_``, and ``decision_`` (the mechanism, count and forecasts the release was decided on).
     """
 
     #: the registry row this class releases with
@@ -194,11 +186,8 @@ class SpectralDP(PlannedEstimator):
 
 
 class DPSVI(PlannedEstimator):
-    """(epsilon, delta)-DP stochastic variational inference for LDA (Park et al. 2016), planned.
-
-    Document level only (``unit="user"`` is refused before anything is read); it has no readability forecast.
-    The algorithm: :class:`topicdp.baselines.DPStochasticVI`.
-    """
+    """(epsilon, delta)-DP stochastic variational inference for LDA (Park et al. 2016), planned: document level only,
+    no readability forecast (:class:`topicdp.baselines.DPStochasticVI`)."""
 
     mechanism = "dpsvi"
 

@@ -317,11 +317,10 @@ class PrivateRelease:
                    feature_names: bool = False):
         """A fitted scikit-learn ``LatentDirichletAllocation`` whose topics are the released ones (post-processing).
 
-        ``components_`` is ``pseudo_counts * topic_word`` (default V: entries of about 1, scikit-learn's own
-        scale; the true counts are private); ``exp_dirichlet_component_`` is ``topic_word``, so ``transform``
-        folds documents into exactly the released topics. ``score`` and ``perplexity`` depend on the arbitrary
-        ``pseudo_counts``: judge a release with :mod:`topicdp.metrics`. ``doc_topic_prior`` defaults to 1/K;
-        ``feature_names=True`` sets ``feature_names_in_`` (for DataFrames whose columns are the words).
+        ``components_`` is ``pseudo_counts * topic_word`` (default V, scikit-learn's scale; the true counts are
+        private) and ``exp_dirichlet_component_`` is ``topic_word``, so ``transform`` folds documents into the
+        released topics; ``score`` and ``perplexity`` depend on the arbitrary ``pseudo_counts``.
+        ``doc_topic_prior`` defaults to 1/K; ``feature_names=True`` sets ``feature_names_in_``.
         """
         from sklearn.decomposition import LatentDirichletAllocation
 
@@ -414,12 +413,8 @@ class PrivateRelease:
 
     @classmethod
     def load(cls, path) -> "PrivateRelease":
-        """Read a release written by :meth:`save`, refusing one that fails its checks.
-
-        Raises ``ValueError`` naming the file and the field: another format, a field outside :data:`SCHEMA` or
-        without a status, or a guarantee its ``report.composition_total`` does not prove
-        (:meth:`topicdp.report.PrivacyReport.check_consistent`).
-        """
+        """Read a release written by :meth:`save`; ``ValueError`` naming the file and the field for another format,
+        a field outside :data:`SCHEMA` or without a status, or a guarantee its composition does not prove."""
         data = json.loads(Path(path).read_text())
         if data.get("format") != FORMAT:
             raise ValueError(f"{path}: not a {FORMAT} release file (format {data.get('format')!r}); files written "

@@ -13,8 +13,8 @@ needed. For t = 1..T, from a data-independent random lambda_0:
 The released topics are the rows of ``eta + max(S~_T - tau sigma, 0)`` normalised: the soft threshold keeps
 pure-noise entries near 0 without Park et al.'s clip-before-use bias; the E-steps see ``max(S~, 0)`` only, as a
 threshold of a few sigma would erase the small differences through which topics separate from a random start.
-The E-step uses the point estimate beta, not exp(E[log beta]): the weights put the statistics on an arbitrary
-scale, where digamma at small pseudo-counts traps EM in merged-topic optima. From a random start the first
+The E-step uses the point estimate beta, not exp(E[log beta]) (digamma at the weights' arbitrary scale traps
+EM in merged-topic optima). From a random start the first
 ``warmup_iterations`` releases fit K' = 3K topics, merged into K by clustering (:func:`merge_topics`,
 post-processing): over-parametrised EM does not stall where two true topics share one component.
 :class:`VariationalLDA` runs the same passes without the noise.
@@ -32,9 +32,8 @@ unit changes the sum by S_u: sensitivity 1 (add/remove). Replacing u by u' chang
 
 *Composition.* T adaptive Gaussian mechanisms, each (Delta / sigma)-GDP, compose to (sqrt(T) Delta / sigma)-GDP
 (Dong, Roth & Su 2022, "Gaussian differential privacy", Cor. 3.3), whose (epsilon, delta) curve is the exact
-Gaussian profile (Balle & Wang 2018, Thm. 8); sigma is calibrated on it (:func:`topicdp.rdp.calibrate_gaussian`,
-``count=T``). Thresholding, normalising, merging and ordering are post-processing. Not covered here: the
-vocabulary, which must be public or selected under DP (:mod:`topicdp.vocabulary`) and composed by the caller.
+Gaussian profile (Balle & Wang 2018, Thm. 8): sigma is calibrated on it. The rest is post-processing. The vocabulary
+must be public or selected under DP (:mod:`topicdp.vocabulary`) and composed by the caller.
 """
 
 from __future__ import annotations
@@ -75,11 +74,8 @@ def unit_weights(X: sp.csr_matrix, doc_units: np.ndarray) -> np.ndarray:
 
 
 def merge_identical_documents(X: sp.csr_matrix, weights: np.ndarray) -> tuple[sp.csr_matrix, np.ndarray]:
-    """One row per distinct document, weighted by the summed weights of its copies.
-
-    Exact for :func:`unit_statistic`: a document's E-step depends on its own counts alone and its statistics
-    scale with its weight. Corpora resampled from a public reference (the sensitivity sampler's) shrink most.
-    """
+    """One row per distinct document, weighted by the summed weights of its copies: exact for
+    :func:`unit_statistic`, as a document's E-step depends on its own counts alone."""
     X = sp.csr_matrix(X)
     first: dict[bytes, int] = {}
     keys = np.empty(X.shape[0], dtype=np.int64)
@@ -125,11 +121,8 @@ def unit_statistic(X: sp.csr_matrix, weights: np.ndarray, exp_elog_beta: np.ndar
 
 def shard_statistic(shard, reader, *, beta: np.ndarray, alpha: float, unit: str, max_iter: int, tol: float,
                     n_jobs: int = 1) -> dict:
-    """One shard's part of sum_u S_u (a task of :meth:`topicdp.streaming.StreamingCorpus.map_reduce`).
-
-    At ``unit="user"`` every user's documents must lie in this shard. Returns the statistic and the shard's
-    numbers of documents and units (diagnostics).
-    """
+    """One shard's part of sum_u S_u and its numbers of documents and units (a task of
+    :meth:`topicdp.streaming.StreamingCorpus.map_reduce`; at ``unit="user"`` a user's documents lie in one shard)."""
     chunks = list(reader.read(shard))
     if not chunks or sum(c.n_docs for c in chunks) == 0:
         return {"S": np.zeros(beta.shape), "n_docs": 0, "n_units": 0}
@@ -306,11 +299,9 @@ def _vocabulary(corpus, n_words: int) -> tuple:
 class VariationalLDA(_VariationalEM):
     """Non-private LDA by full-batch variational EM on per-unit weighted statistics.
 
-    :class:`DPVariationalEM` without its noise (same weights, warm-up, merge, E-step and start), so the same seed
-    gives the topics the private estimator would release at infinite epsilon: public starting topics
-    (:func:`public_init`), the ``vem`` model of the agnostic road, the noiseless reference of comparisons. The
-    parameters are :class:`DPVariationalEM`'s (``init`` rows are normalised); ``vocabulary_`` holds the columns'
-    words (their indices as strings when fit on a matrix).
+    :class:`DPVariationalEM` without its noise, so the same seed gives the topics the private estimator would
+    release at infinite epsilon (public starts, :func:`public_init`; the agnostic road's ``vem`` model). The
+    parameters are :class:`DPVariationalEM`'s; ``vocabulary_`` holds the columns' words.
 
     >>> from topicdp.datasets import synthetic_lda
     >>> X = synthetic_lda(100, 40, 3, random_state=0).X
@@ -347,12 +338,10 @@ class VariationalLDA(_VariationalEM):
 class DPVariationalEM(_VariationalEM):
     """(epsilon, delta)-DP LDA by full-batch variational EM on per-unit normalised statistics (``dp-vem``).
 
-    It has no plan (no count, no forecast, no refusal): the pipeline runs it for the planned
-    :class:`topicdp.DPVariationalLDA`. The algorithm and its proof are in the module docstring.
+    It has no plan (no count, no forecast, no refusal): the pipeline runs it for :class:`topicdp.DPVariationalLDA`.
 
     Parameters
     ----------
-    n_topics : int, default=10
     epsilon, delta : float, default=3.0, 1e-6
         Total budget of the T releases.
     unit : {"user", "document"}, default="user"
@@ -366,20 +355,14 @@ class DPVariationalEM(_VariationalEM):
     alpha, eta : float, optional
         Dirichlet priors on document proportions and topics; default 1/K each.
     init : None or (K, V) array, default=None
-        Starting topics; None draws them at random, independently of the data. An array must be *public*
-        (e.g. fitted on a public reference, :func:`public_init`).
-    warmup_iterations : int in [0, n_iterations - 1] or "auto", default="auto"
-        The first T_warm releases fit ``warmup_topics`` topics, merged into K (:func:`merge_topics`).
-        "auto": 0 with ``init``, ``4 * n_iterations // 7`` otherwise.
-    warmup_topics : int >= n_topics or None, default=None
-        K' of the warm-up; None is 3 K.
-    e_step_max_iter, e_step_tol : int, float, default=50, 1e-3
+        Starting topics, which must be *public* (:func:`public_init`); None draws them independently of the data.
+    warmup_iterations, warmup_topics : int or "auto", int or None
+        The first T_warm releases ("auto": 0 with ``init``, ``4 * n_iterations // 7`` otherwise) fit K'
+        (None: 3 K) topics, merged into K (:func:`merge_topics`).
     n_jobs : int >= 1, default=1
         Threads of the E-step (:func:`unit_statistic`); on a Dask cluster, threads of each task.
     random_state : None, int or Generator
         Seeds the start and the noise; a seeded run is marked ``seeded``.
-    progress : bool or None, default=None
-        Show the passes' progress (:mod:`topicdp._progress`).
 
     Attributes: ``components_`` (lambda_T), ``topic_word_`` (rows sum to 1), ``sigma_`` and ``sensitivity_``
     (of each release), ``release_``.

@@ -10,11 +10,10 @@ Gaussian noise at every iteration t = 1..T:
     lambda_t = (1 - rho_t) lambda_{t-1} + rho_t lambda^_t, rho_t = (tau0 + t)^-kappa
 
 with sigma = z Delta, Delta the L2 sensitivity of the sum under the document-length cap
-(:mod:`topicdp.baselines.sensitivity`) and z calibrated to (epsilon, delta) by the chosen accountant
-(:mod:`topicdp.baselines.accounting`). Dividing by the *expected* batch size keeps the normaliser
-data-independent. ``"poisson"`` sampling (add/remove accounting) includes each document with probability q;
-``"fixed"`` (replace-one) draws S documents without replacement. :class:`SVILDA` is the same algorithm without
-noise. DP-SVI protects single documents only: a user's several documents are not covered together.
+(:mod:`topicdp.baselines.sensitivity`) and z calibrated by the chosen accountant
+(:mod:`topicdp.baselines.accounting`: Poisson sampling under add/remove, fixed batches under replace-one).
+Dividing by the *expected* batch size keeps the normaliser data-independent. DP-SVI protects single documents
+only: a user's several documents are not covered together.
 """
 
 from __future__ import annotations
@@ -137,14 +136,11 @@ class DPStochasticVI(_OnlineLDA):
 
     Parameters
     ----------
-    n_topics : int
     epsilon, delta : float, default=3.0, 1e-6
         Total budget over all iterations; delta should be well below 1/n_docs (checked in the report).
-    batch_size : int, optional
-        Expected (Poisson) or exact (fixed) minibatch size S; default min(100, n_docs) when neither it nor
-        ``sampling_rate`` is given.
-    sampling_rate : float in (0, 1], optional
-        q = S / D; give it rather than ``batch_size`` under add/remove neighbours, where D is private.
+    batch_size, sampling_rate : int, float in (0, 1], optional
+        S, the expected (Poisson) or exact (fixed) batch size (default min(100, n_docs)), or q = S / D: give q
+        under add/remove neighbours, where D is private.
     n_iterations : int, default=500
         T, the number of noisy releases.
     tau0, kappa : float, default=1.0, 0.6
@@ -161,9 +157,6 @@ class DPStochasticVI(_OnlineLDA):
         Symmetric Dirichlet priors on theta and beta; default 1/K each.
     paper_delta_iter : float, optional
         delta_iter of the paper's recipe (default: delta).
-    e_step_max_iter, e_step_tol : int, float, default=100, 1e-3
-    progress : bool or None, default=None
-        Show the steps' progress (:mod:`topicdp._progress`).
     random_state : None, int or Generator
         Seeds batches, capping and noise; a seeded run is marked ``seeded``.
 
