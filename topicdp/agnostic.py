@@ -206,6 +206,12 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         return self.sampling
 
     @property
+    def _reference(self) -> Any:
+        """The public reference Corpus P resamples (sampled road, public P)."""
+        d = self._sampler.distribution
+        return d.reference if isinstance(d, ResampledRecords) else d
+
+    @property
     def _calibration(self) -> str:
         """The calibration in effect: the secure sampler inherits only the continuous Gaussian's RDP curve."""
         return "rdp" if self.secure_noise else self.calibration
@@ -254,10 +260,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
 
     def _wrap(self, corpus) -> WrappedModel:
         """The spec f for ``model``, its changes logged; the stable form needs a public start (sampled road)."""
-        reference = None
-        if self._sampled and not self._sampler.private_oracle:
-            d = self._sampler.distribution
-            reference = d.reference if isinstance(d, ResampledRecords) else d
+        reference = self._reference if self._sampled and not self._sampler.private_oracle else None
         wrapped = wrap_model(self.model, reference=reference, unit=self.unit, keep_model=bool(self.keep_model),
                              vocabulary=corpus.vocabulary, bounds=corpus.bounds)
         # logged before any fit on the private corpus, once per estimator (sample_sensitivity then fit wrap it twice)
@@ -516,9 +519,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
             # an insufficient sample guarantees nothing: gamma = 1
             # P names the pair distribution the union bound over gammas is about (the ledger refuses to
             # combine random-DP entries of different P): the oracle, or the public reference's fingerprint
-            d = self._sampler.distribution
-            reference: Any = d.reference if isinstance(d, ResampledRecords) else d  # a Corpus
-            P = PRIVATE_ORACLE if self._sampler.private_oracle else f"public reference {reference.fingerprint()}"
+            P = PRIVATE_ORACLE if self._sampler.private_oracle else f"public reference {self._reference.fingerprint()}"
             labels.update(gamma=self._sampler.gamma if sufficient else 1.0, distribution=P)
         return labels
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import json
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
 from ._files import atomic_write
+from ._validation import check_real
 from .report import GUARANTEES, NEIGHBOURS, UNITS, PrivacyReport, _jsonable, check_status
 from .topics import top_indices
 
@@ -205,8 +206,6 @@ class PrivateRelease:
 
         ``source``: ``"private-texts"`` (the report marks the vocabulary NOT COVERED) or ``"public"``.
         """
-        from dataclasses import replace
-
         words = tuple(str(w) for w in words)
         if words == self.vocabulary:
             return self
@@ -323,8 +322,6 @@ class PrivateRelease:
         ``doc_topic_prior`` defaults to 1/K; ``feature_names=True`` sets ``feature_names_in_``.
         """
         from sklearn.decomposition import LatentDirichletAllocation
-
-        from ._validation import check_real
 
         K, V = self.topic_word.shape
         scale = float(V) if pseudo_counts is None else check_real(pseudo_counts, "pseudo_counts", low=0.0)

@@ -424,35 +424,33 @@ class DPVariationalEM(_VariationalEM):
         Gaussian entry with ``count=T``) are checked against its budget before the data is read, and recorded
         after the fit.
         """
-        vocab_status, vocab_note = vocabulary_of(corpus, vocabulary_source)
+        vocabulary = vocabulary_of(corpus, vocabulary_source)
         self._validate()
         entry = planned_entry(self.epsilon, self.delta, unit=self.unit, neighbours=self.neighbours,
                               n_iterations=self.n_iterations)
         self.sensitivity_, self.sigma_ = entry.sensitivity, entry.sigma
-        entries = []
         if ledger is not None:
-            entries = [entry]
-            ledger.check(entries)
+            ledger.check([entry])
         sizes = self._run(corpus, client, ledger)
         self.release_ = PrivateRelease(
             topic_word=self.topic_word_, noisy=None, vocabulary=_vocabulary(corpus, self.n_features_in_),
-            report=self._report(vocabulary_source, vocab_status, vocab_note),
+            report=self._report(vocabulary),
             diagnostics={"n_docs": int(sizes["n_docs"]), "n_units": int(sizes["n_units"])})
         if ledger is not None:
-            ledger.record(entries)
+            ledger.record([entry])
         return self
 
-    def _report(self, vocabulary_source, vocab_status: str, vocab_note: str):
+    def _report(self, vocabulary: VocabularyStatement):
         """The privacy report: T Gaussian releases composed exactly (GDP), plus a DP vocabulary if any."""
         T, sigma, D = self.n_iterations, self.sigma_, self.sensitivity_
         published = {
             "topic_word": "post-processing: the last noisy statistic, soft-thresholded and normalised",
-            "vocabulary": vocab_status,
+            "vocabulary": vocabulary.status,
             **{f"report.{k}": "public: a function of the stated epsilon, delta, T and neighbour relation only"
                for k in ("sensitivity", "sigma", "composition", "composition_total")},
             "report.details.algorithm": "public: the stated parameters",
         }
-        notes = [vocab_note, "The per-unit weights make the sensitivity independent of how many documents a unit "
+        notes = [vocabulary.note, "The per-unit weights make the sensitivity independent of how many documents a unit "
                  "has: no document cap is needed for the guarantee."]
         if self.init is not None:
             notes.append("The starting topics were given by the caller and are taken to be public (e.g. fitted on "
@@ -461,16 +459,15 @@ class DPVariationalEM(_VariationalEM):
         details = {"algorithm": {"n_iterations": T, "threshold": self.threshold, "alpha": self.alpha_,
                                  "eta": self.eta_, "start": "random" if self.init is None else "public topics",
                                  "warmup_iterations": T_warm, "warmup_topics": K_warm}}
-        epsilon, delta = self.epsilon, self.delta
         own = PrivacyLedger()  # this fit's releases; the totals are the ledger's (exact GDP among them)
         own.record([GaussianEntry("dp-vem", sigma, D, T)])
-        totals = ledger_totals(own, delta)
+        totals = ledger_totals(own, self.delta)
         step = ReportParts(published, notes, details=details, report_fields=dict(
             sensitivity=D, sensitivity_method=SENSITIVITY_METHOD, sigma=sigma,
             calibration="analytic: exact Gaussian profile of the T-fold composition (Balle & Wang 2018; GDP)"))
         return compose_report(
             step, mechanism="dp-vem", guarantee="approx-DP", unit=self.unit, neighbours=self.neighbours,
-            epsilon=epsilon, delta=delta, seeded=self.random_state is not None,
+            epsilon=self.epsilon, delta=self.delta, seeded=self.random_state is not None,
             composition=[{"name": f"iteration {t + 1}" + (f" (warm-up, {K_warm} topics)" if t < T_warm else ""),
                           "mechanism": "gaussian", "sigma": sigma, "sensitivity": D} for t in range(T)],
             composition_total=totals,
