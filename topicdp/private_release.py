@@ -452,11 +452,8 @@ def published_paths(data: Mapping, prefix: str = "") -> dict[str, Any]:
 
 def status_of(path: str, statuses: Mapping[str, str]) -> str | None:
     """The status of ``path``: that of the longest listed path equal to it or above it (None if none)."""
-    best = None
-    for key in statuses:
-        if (path == key or path.startswith(key + ".")) and (best is None or len(key) > len(best)):
-            best = key
-    return None if best is None else statuses[best]
+    keys = [key for key in statuses if path == key or path.startswith(key + ".")]
+    return statuses[max(keys, key=len)] if keys else None
 
 
 def unlisted_paths(data: Mapping, statuses: Mapping[str, str]) -> list[str]:
