@@ -571,8 +571,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         return recorded, totals, note
 
     def _fit_and_check_determinism(self, model, corpus) -> tuple[np.ndarray, float, Check]:
-        """f(D), the seconds one fit took and the determinism check (two fits bit-identical, side by side with
-        two or more workers): sampled sensitivities mean something only if f is deterministic."""
+        """f(D), one fit's seconds and the check that two fits are bit-identical (a sampled sensitivity needs it)."""
         from joblib import Parallel, delayed, effective_n_jobs
 
         if effective_n_jobs(self.n_jobs) >= 2:

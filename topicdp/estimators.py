@@ -88,12 +88,8 @@ class PlannedEstimator(FoldInMixin, BaseEstimator):
                     out=None, query=None, scheduler=None, work_dir=None, agnostic=None, keep_nonprivate=False)
 
     def fit(self, X, y=None) -> "PlannedEstimator":
-        """Plan and release on ``X``, as ``topicdp privatize`` would.
-
-        Raises :class:`topicdp.pipeline.ReleaseRefused` where the forecast says noise (unless
-        ``release_anyway``), before the topics' budget is spent; ``ValueError``/``TypeError`` before anything is
-        read.
-        """
+        """Plan and release on ``X``, as ``topicdp privatize`` would; :class:`topicdp.pipeline.ReleaseRefused` where
+        the forecast says noise (unless ``release_anyway``), before the topics' budget is spent."""
         from .pipeline import release
         from .pipeline.options import request_from_options
 

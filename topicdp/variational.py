@@ -14,10 +14,9 @@ The released topics are the rows of ``eta + max(S~_T - tau sigma, 0)`` normalise
 pure-noise entries near 0 without Park et al.'s clip-before-use bias; the E-steps see ``max(S~, 0)`` only, as a
 threshold of a few sigma would erase the small differences through which topics separate from a random start.
 The E-step uses the point estimate beta, not exp(E[log beta]) (digamma at the weights' arbitrary scale traps
-EM in merged-topic optima). From a random start the first
-``warmup_iterations`` releases fit K' = 3K topics, merged into K by clustering (:func:`merge_topics`,
-post-processing): over-parametrised EM does not stall where two true topics share one component.
-:class:`VariationalLDA` runs the same passes without the noise.
+EM in merged-topic optima). From a random start the first ``warmup_iterations`` releases fit K' = 3K topics,
+merged into K by clustering (:func:`merge_topics`, post-processing): over-parametrised EM does not stall where
+two true topics share one component. :class:`VariationalLDA` runs the same passes without the noise.
 
 Privacy (proof)
 ---------------
@@ -32,8 +31,9 @@ unit changes the sum by S_u: sensitivity 1 (add/remove). Replacing u by u' chang
 
 *Composition.* T adaptive Gaussian mechanisms, each (Delta / sigma)-GDP, compose to (sqrt(T) Delta / sigma)-GDP
 (Dong, Roth & Su 2022, "Gaussian differential privacy", Cor. 3.3), whose (epsilon, delta) curve is the exact
-Gaussian profile (Balle & Wang 2018, Thm. 8): sigma is calibrated on it. The rest is post-processing. The vocabulary
-must be public or selected under DP (:mod:`topicdp.vocabulary`) and composed by the caller.
+Gaussian profile (Balle & Wang 2018, "Improving the Gaussian Mechanism for Differential Privacy", Thm. 8):
+sigma is calibrated on it. The rest is post-processing. The vocabulary must be public or selected under DP
+(:mod:`topicdp.vocabulary`) and composed by the caller.
 """
 
 from __future__ import annotations
