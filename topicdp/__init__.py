@@ -1,23 +1,13 @@
 """topicdp: differentially private topic models.
 
-Four roads to a private topic-word matrix, one release path for all (:mod:`topicdp.pipeline`: request, plan
-from public facts, execution, one composed report). :func:`release` is that path from Python, with the options of
-the ``topicdp privatize`` command: the DP count, the forecast and a refusal before the topics' budget is spent.
-The private estimators run the same path with their mechanism fixed (:mod:`topicdp.estimators`):
-
-* :class:`DPVariationalLDA` (``dp-vem``) — variational EM with Gaussian noise on per-unit normalised
-  statistics. Guarantee: (epsilon, delta)-DP; the default on real text.
-* :class:`TopicDP` — model-agnostic output perturbation (Wang et al., KDD 2022): any model, Gaussian
-  noise calibrated to a *sampled* sensitivity (random DP with respect to the sampling distribution, not
-  DP), or to the global bound sqrt(2K) (DP; also Laplace). It has no plan of its own.
-* :class:`SpectralDP` — spectral method-of-moments LDA with provable sensitivities
-  (DeCarolis et al., ICML 2020). Guarantee: (epsilon, delta)-DP; the number of units stated public.
-* :class:`DPSVI` — DP stochastic variational inference (Park et al. 2016), document
-  level. Guarantee: (epsilon, delta)-DP.
-
-Each private estimator needs an epsilon > 0; its algorithm without noise is a non-private class of its own:
-:class:`~topicdp.variational.VariationalLDA` (of ``dp-vem``), :class:`~topicdp.spectral.SpectralLDA` and
-:class:`~topicdp.baselines.SVILDA`.
+:func:`release` is the one release path (:mod:`topicdp.pipeline`: a plan from public facts, the DP count, the
+forecast and a refusal before the topics' budget is spent), with the options of ``topicdp privatize``. The
+private estimators run it with their mechanism fixed (:mod:`topicdp.estimators`): :class:`DPVariationalLDA`
+(``dp-vem``, (epsilon, delta)-DP, the default on real text), :class:`SpectralDP` (DeCarolis et al. 2020,
+(epsilon, delta)-DP) and :class:`DPSVI` (Park et al. 2016, document level). :class:`TopicDP` (Wang et al., KDD
+2022) perturbs any model's output, calibrated to a *sampled* sensitivity (random DP with respect to the sampling
+distribution, not DP) or to the global bound sqrt(2K) (DP); it has no plan of its own. The algorithms without
+noise: :class:`~topicdp.variational.VariationalLDA`, :class:`~topicdp.spectral.SpectralLDA`, :class:`SVILDA`.
 """
 
 from __future__ import annotations

@@ -51,6 +51,11 @@ PRIVATE_ORACLE_NOTE = (
     "claimed epsilon of 1). The guarantee stated above does not cover that leak."
 )
 
+#: The report's fields that follow from the sensitivity, and their status on the global and Laplace roads.
+_NOISE_FIELDS = ("report.sensitivity", "report.sigma", "report.sigma_alternatives", "report.composition",
+                 "report.composition_total", "report.details.secure_noise")
+_GLOBAL_STATUS = "public: a function of K and the stated (epsilon, delta) only"
+
 #: The status of the noisy matrix and of what is computed from it, by the release's guarantee.
 _NOISE_STATUSES = {
     "approx-DP": ("DP", "post-processing"),
@@ -64,97 +69,45 @@ _NOISE_STATUSES = {
 class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
     """Release a topic model's topic-word matrix with calibrated noise: a meta-estimator over the model.
 
-    It has no plan (no count, no forecast, no refusal): it releases whatever it fits. The planned run of this road
-    is :func:`topicdp.release` with ``agnostic=TopicDP(model, ...)`` (``guarantee="random-dp"`` and a public
-    ``reference`` as P, or ``mechanism="gaussian-global"`` / ``"laplace"``), which the pipeline fits with the
-    request's budget, unit and seed.
-
-    ``fit(corpus)`` fits ``model`` on the private corpus, calibrates the noise and sets ``release_``. The
-    constructor only stores its arguments (scikit-learn's convention, so ``clone`` and ``get_params`` work);
-    they are checked when :meth:`fit` starts, before any model is fitted. A privatizer keeps no ledger: pass
-    the ledger shared by the releases of the same data to :meth:`fit`.
+    It has no plan (no count, no forecast, no refusal): the planned run of this road is :func:`topicdp.release`
+    with ``agnostic=TopicDP(model, ...)``. ``fit(corpus)`` fits ``model`` on the private corpus, calibrates the
+    noise and sets ``release_``; the constructor only stores its arguments (checked when :meth:`fit` starts).
 
     Parameters
     ----------
     model : TopicModelSpec or a model of :data:`topicdp.adapters.wrap.WHAT_CAN_BE_WRAPPED`
-        The non-private model, a deterministic function f: corpus -> (K, V) topic-word matrix
-        (:mod:`topicdp.adapters`: e.g. ``GensimLDA(10, random_state=0)``, ``CallableModel(func, n_topics)``), or the
-        model the user already has, fitted or not: a scikit-learn ``LatentDirichletAllocation`` or ``NMF``, a gensim
-        ``LdaModel``, ``LdaMulticore``, ``HdpModel`` or ``LsiModel``, a tomotopy ``LDAModel``, or the toolkit's
-        non-private :class:`~topicdp.variational.VariationalLDA` or :class:`~topicdp.spectral.SpectralLDA`. Its
-        class and configuration are its definition and it becomes the equivalent adapter
-        (:func:`topicdp.adapters.wrap.wrap_model`): a scikit-learn model through ``sklearn.base.clone`` and the
-        toolkit's through ``get_params`` (``n_components`` -> ``n_topics``, every other parameter carried over); a
-        gensim model's configuration read back from its attributes, never its ``id2word`` or a prior learned with
-        ``"auto"`` (an ``HdpModel`` releases all its T topics); a tomotopy model's from the arguments its constructor
-        recorded (``init_params``), never an alpha optimised in training. What cannot be recovered (a seed gensim or
-        tomotopy drew, tomotopy's number of sweeps) gets a stated value, listed among the changes; what the adapter
-        cannot honour is refused, naming what to pass instead. Its fitted state is never used: the
-        sampler refits f on neighbouring corpora, and topics fitted on the private data would be published if f
-        started from them. On the sampled road with a public P, an LDA (scikit-learn's, gensim's ``LdaModel``, the
-        toolkit's ``VariationalLDA``) is changed to the toolkit's stable form (topics fitted on P as the start, batch
-        learning, a constant document start, a fixed number of iterations); the other models have no known stable
-        form and are kept as given, with the stability warning. The report's notes and the ``topicdp`` log list every
-        change. ``model_`` is the spec actually fitted.
-    epsilon : float > 0, default=3.0
-    delta : float in (0, 1), default=1e-6
+        f: corpus -> (K, V), deterministic: an adapter (:mod:`topicdp.adapters`), or a user's model turned into
+        one from its configuration (:func:`topicdp.adapters.wrap.wrap_model`; its fitted state, which would
+        publish topics of the private data, is never used). On the sampled road with a public P an LDA gets the
+        toolkit's stable form (a start fitted on P, batch learning); every change is in the report's notes.
+    epsilon, delta : float, default=3.0, 1e-6
         For ``mechanism="laplace"`` (pure epsilon-DP) delta is reported as 0.
-    unit : Unit or {"user", "document"}, default="user"
-        Privacy unit. Users are the corpus' ``user_ids``; bound their contributions first with
-        :meth:`Corpus.bound` where users are large.
-    neighbours : Neighbours or {"replace-one", "add-remove"}, optional
-        The neighbour relation the report states. Default: the library's (``topicdp._names.DEFAULT_NEIGHBOURS``,
-        add/remove: the number of units is private) on the global and Laplace roads, whose bounds (sqrt(2K), 2K)
-        hold for any two datasets, so both relations are covered at the same sigma; replace-one on the sampled
-        road, whose sensitivity sampler draws replace-one pairs (:mod:`topicdp.samplers`) and can state nothing else.
+    neighbours : {"replace-one", "add-remove"}, optional
+        Default: add/remove on the global and Laplace roads (their bounds hold for any two datasets) and
+        replace-one on the sampled road, whose sampler draws replace-one pairs and can state nothing else.
     mechanism : {"gaussian", "laplace"}, default="gaussian"
         ``"laplace"`` is TopicDP's baseline (Sec. 4.2): L1 global sensitivity 2K, epsilon-DP.
     sensitivity : {"sampled", "global"}, default="sampled"
-        Gaussian only. ``"sampled"``: TopicDP Alg. 1 (random DP with respect to P, not DP). ``"global"``:
-        sqrt(2K) (DP).
+        ``"sampled"``: TopicDP Alg. 1, random DP with respect to P, not DP. ``"global"``: sqrt(2K), DP.
     calibration : {"auto", "analytic", "rdp", "paper"}, default="auto"
-        How sigma follows from (epsilon, delta, Delta); see :func:`topicdp.rdp.calibrate_gaussian`. The
-        report also lists the sigma of the other methods.
+        How sigma follows from (epsilon, delta, Delta) (:func:`topicdp.rdp.calibrate_gaussian`).
     sampling : SensitivitySampling
-        How the sensitivity is sampled (required with ``sensitivity="sampled"``, refused otherwise): P (a public
-        reference corpus, or the explicit ``"private-oracle"`` opt-in whose report says what it leaks), gamma,
-        the sizing and the sampler's options (:class:`topicdp.samplers.SensitivitySampling`); its ``progress`` also
-        governs how the two fits on the private corpus and the pairs are shown (a bar in a notebook or on a
-        terminal, lines with an ETA otherwise; :mod:`topicdp._progress`).
+        P, gamma, the sizing and the sampler's options; required with ``sensitivity="sampled"`` only. P is a
+        public reference corpus, or the explicit ``"private-oracle"`` opt-in whose report says what it leaks.
     n_jobs : int, default=1
-        Parallel workers for the 2h model fits (joblib; any joblib backend, e.g. Dask, applies).
+        Parallel workers for the 2h model fits (joblib).
     random_state : None or int
-        Seed of the *noise*. None (default) draws from the operating system; a seeded release is marked
-        ``seeded`` in its report and must not be published.
+        Seed of the noise; a seeded release is marked ``seeded``.
     keep_model : bool, default=False
-        Keep a wrapped ``model``'s parameters as given instead of changing it to the stable form (the release
-        then carries the stability warning). Determinism's changes are still made and listed: an integer seed for
-        ``random_state=None``, one thread. Ignored for a spec, which is always used as given.
+        Keep a wrapped ``model``'s parameters instead of the stable form (determinism's changes are still made).
     secure_noise : bool, default=False
-        Draw the Gaussian noise as an exact discrete Gaussian on a power-of-two grid (Canonne, Kamath &
-        Steinke 2020; :func:`topicdp.mechanisms.secure_gaussian`) instead of numpy's floating-point
-        sampler, whose low-order bits can leak the data (Mironov 2012). Its guarantee carries over the
-        RDP curve of the continuous Gaussian, so sigma is calibrated by ``"rdp"`` (``calibration``
-        must be ``"auto"`` or ``"rdp"``); costs about 0.3 s per 100 x 5000 matrix.
+        Draw an exact discrete Gaussian (Canonne, Kamath & Steinke 2020, "The Discrete Gaussian for
+        Differential Privacy"; :func:`topicdp.mechanisms.secure_gaussian`) instead of floating-point noise, whose
+        low-order bits can leak (Mironov 2012). It inherits the continuous Gaussian's RDP curve only, so sigma is
+        calibrated by ``"rdp"``.
 
-    Attributes
-    ----------
-    release_ : PrivateRelease
-        What may be published (topics, vocabulary, report) and the owner's diagnostics.
-    topic_word_ : ndarray (K, V)
-        The released topics (``release_.topic_word``).
-    report_ : PrivacyReport
-        ``release_.report``.
-    n_features_in_ : int
-        V, the number of words.
-    model_ : TopicModelSpec
-        f, the spec fitted: ``model`` itself for a spec, its adapter for any other model.
-    model_changes_ : list of str
-        Every change made to the given ``model`` (empty for a spec).
-
-    Examples
-    --------
-    A (epsilon, delta)-DP release of a gensim LDA with the global sensitivity sqrt(2K):
+    Attributes: ``release_``, ``topic_word_``, ``report_``, ``n_features_in_``, ``model_`` (f, the spec fitted)
+    and ``model_changes_`` (every change made to the given ``model``).
 
     >>> import numpy as np
     >>> from topicdp import GensimLDA, TopicDP, embedded_corpus
@@ -163,8 +116,6 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
     >>> release = privatizer.fit(corpus).release_
     >>> release.topic_word.shape == (3, corpus.n_words), release.report.guarantee
     (True, 'approx-DP')
-    >>> bool(np.allclose(release.topic_word.sum(axis=1), 1.0)), release.report.seeded
-    (True, True)
     """
 
     def __init__(
@@ -199,9 +150,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         self.keep_model = keep_model
 
     def __sklearn_clone__(self) -> "TopicDP":
-        """``sklearn.base.clone``: an unfitted copy with the same parameters, the model copied by
-        :func:`topicdp.adapters.wrap.copy_model` (a tomotopy model, which cannot be copied, is shared: only its
-        configuration is read)."""
+        """``sklearn.base.clone``: an unfitted copy, the model copied by :func:`topicdp.adapters.wrap.copy_model`."""
         from sklearn.base import clone
 
         from .adapters.wrap import copy_model
@@ -211,11 +160,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         return type(self)(model, **{name: clone(value, safe=False) for name, value in params.items()})
 
     def _validate_params(self) -> None:
-        """Check the parameters (called by :meth:`fit`, and by the pipeline before any work).
-
-        Raises ``ValueError`` (``TypeError`` for a model or sampling of the wrong kind) naming the parameter and
-        its allowed values.
-        """
+        """Check the parameters (by :meth:`fit`, and by the pipeline before any work), naming the parameter."""
         model_kind(self.model)  # TypeError saying what can be wrapped, and why a fitted state is not used
         if not isinstance(self.keep_model, (bool, np.bool_)):
             raise TypeError(f"keep_model must be True or False, got {self.keep_model!r}")
@@ -261,6 +206,12 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         return self.sampling
 
     @property
+    def _reference(self) -> Any:
+        """The public reference Corpus P resamples (sampled road, public P)."""
+        d = self._sampler.distribution
+        return d.reference if isinstance(d, ResampledRecords) else d
+
+    @property
     def _calibration(self) -> str:
         """The calibration in effect: the secure sampler inherits only the continuous Gaussian's RDP curve."""
         return "rdp" if self.secure_noise else self.calibration
@@ -276,39 +227,13 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
             vocabulary_source: "str | VocabularyStatement | None" = None,
             keep_nonprivate: bool = False, topic_word: np.ndarray | None = None,
             sensitivity_sample: SensitivitySample | None = None) -> "TopicDP":
-        """Fit ``model`` on ``corpus`` and release its topic-word matrix privately; sets ``release_``.
+        """Fit ``model`` on ``corpus`` (a count matrix is one user per document) and release; sets ``release_``.
 
-        Parameters
-        ----------
-        corpus : Corpus or count matrix
-            A document-term count matrix is a corpus of one user per document (:func:`topicdp.corpus.as_corpus`).
-        y : ignored
-        ledger : topicdp.rdp.PrivacyLedger, optional
-            The ledger shared by the releases of the same data. Before the model is fitted or the sensitivity
-            sampled, the release is checked against its budget (:class:`topicdp.rdp.BudgetExceededError`) with an
-            entry of the same noise-to-sensitivity ratio (sigma is proportional to the sensitivity for every
-            calibration); the release's entry is recorded afterwards and the report's ``composition`` lists the
-            ledger's entries. A sampled sensitivity makes the entry random DP (gamma), which the ledger keeps out
-            of its DP totals. Without a ledger the report composes this release alone (and a repeated release of
-            the same data in this process is warned about).
-        vocabulary_source : {"private-texts", "public"}, optional
-            Where the corpus' vocabulary (the release's columns) came from: built from the private texts
-            (the report marks it NOT COVERED) or a public word list; default: the corpus' own
-            :attr:`~topicdp.Corpus.vocabulary_source` (a word list given to :meth:`~topicdp.Corpus.from_texts` is
-            public). A vocabulary selected under DP is
-            composed by the release pipeline (:func:`topicdp.pipeline.release`).
-        keep_nonprivate : bool, default=False
-            Keep the non-private matrix on the release for evaluation (never published).
-        topic_word : ndarray (K, V), optional
-            ``model``'s fit on ``corpus`` when the caller already has it (the comparison harness reuses one
-            fit across mechanisms). f's determinism is then not re-checked here; the report says so.
-        sensitivity_sample : SensitivitySample, optional
-            A sensitivity sample drawn earlier for this model, corpus domain and P at this privatizer's
-            gamma (e.g. from :meth:`sample_sensitivity`, a cache, or a prefix of a larger sample); sampled road only.
-
-        Returns
-        -------
-        self : TopicDP
+        ``ledger``, shared by the releases of the same data, is checked before any fit with an entry of the same
+        noise-to-sensitivity ratio, and records the release. ``vocabulary_source``: ``"private-texts"`` or
+        ``"public"``, default ``corpus.vocabulary_source``. ``keep_nonprivate`` keeps f(D) on the release (never
+        published). ``topic_word``: f(D) when the caller has it (determinism is then not re-checked).
+        ``sensitivity_sample``: one drawn earlier for this model, domain and P at this gamma (sampled road).
         """
         self._validate_params()
         corpus = as_corpus(corpus)
@@ -323,23 +248,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X, *, alpha=None) -> np.ndarray:
-        """Document-topic proportions of ``X`` under the released topics (``release_.transform``).
-
-        Post-processing of the release: a fixed-topic variational E-step that reads only ``X`` (the caller's own
-        documents) and the published topics, never the private corpus, so it spends no budget.
-
-        Parameters
-        ----------
-        X : topicdp.Corpus or (n_docs, V) count matrix
-            On the release's vocabulary (a matrix: one column per word, in the release's order).
-        alpha : float or (K,) array, optional
-            Dirichlet prior on the proportions; default 1/K.
-
-        Returns
-        -------
-        ndarray (n_docs, K)
-            Rows sum to 1.
-        """
+        """Document-topic proportions of ``X`` under the released topics (:meth:`PrivateRelease.transform`)."""
         from sklearn.utils.validation import check_is_fitted
 
         from .transform import fold_in
@@ -350,15 +259,8 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         return fold_in(release.topic_word, X, alpha=alpha, vocabulary=release.vocabulary, who=type(self).__name__)
 
     def _wrap(self, corpus) -> WrappedModel:
-        """The spec f for ``model`` (a spec as given; a scikit-learn model as its adapter), its changes logged.
-
-        The stable form needs a public start, so it is used on the sampled road with a public P only; on the
-        global and Laplace roads the noise does not depend on f's stability and the model is kept as given.
-        """
-        reference = None
-        if self._sampled and not self._sampler.private_oracle:
-            d = self._sampler.distribution
-            reference = d.reference if isinstance(d, ResampledRecords) else d
+        """The spec f for ``model``, its changes logged; the stable form needs a public start (sampled road)."""
+        reference = self._reference if self._sampled and not self._sampler.private_oracle else None
         wrapped = wrap_model(self.model, reference=reference, unit=self.unit, keep_model=bool(self.keep_model),
                              vocabulary=corpus.vocabulary, bounds=corpus.bounds)
         # logged before any fit on the private corpus, once per estimator (sample_sensitivity then fit wrap it twice)
@@ -369,7 +271,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
 
     def _release(self, corpus, ledger, vocabulary_source, keep_nonprivate, topic_word, sensitivity_sample, wrapped):
         model = wrapped.spec
-        vocab_status, vocab_note = vocabulary_of(corpus, vocabulary_source)
+        vocabulary = vocabulary_of(corpus, vocabulary_source)
         if sensitivity_sample is not None and not self._sampled:
             raise ValueError("sensitivity_sample applies to mechanism='gaussian' with sensitivity='sampled' only")
         if ledger is not None:
@@ -380,30 +282,13 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
             option = "mechanism='laplace'" if self.mechanism == "laplace" else "sensitivity='global'"
             raise ValueError(f"{option} bounds topic-word matrices whose rows are probability vectors, and this model declares "
                              "probabilistic=False: use sensitivity='sampled' with a public reference P (random DP)")
-        checks, pre_notes = [], []
-        if wrapped.wrapped:
-            pre_notes.extend([wrapped.summary(), *wrapped.notes])
+        checks = []
+        pre_notes = [wrapped.summary(), *wrapped.notes] if wrapped.wrapped else []
         if self._sampled:
             unstable = _stability_warning(model)  # logged before any fit
             if unstable:
                 pre_notes.append(unstable)
-        fit_seconds = None
-        if topic_word is None:
-            if self._sampled:
-                # the first long step, before the sampler's forecast: shown as the sampler's progress is
-                with timed(f"TopicDP: two fits of the {model.name} model on the private corpus (f must be deterministic)",
-                           show=self._sampler.progress):
-                    W, fit_seconds, check = self._fit_and_check_determinism(model, corpus)
-                checks.append(check)
-            else:
-                W = model.fit_topic_word(corpus)
-        else:
-            W = np.asarray(topic_word, dtype=float)
-            if W.shape != (model.n_topics, corpus.n_words):
-                raise ValueError(f"topic_word must have shape (n_topics, n_words) = {(model.n_topics, corpus.n_words)}, "
-                                 f"got {W.shape}")
-            if self._sampled:
-                pre_notes.append("f's determinism was not re-checked by this release (the caller gave its fit).")
+        W, fit_seconds = self._fit_f(model, corpus, topic_word, checks, pre_notes)
         rng = check_random_state(self.random_state)
         diagnostics: dict = {"corpus": {"n_docs": corpus.n_docs, "n_users": corpus.n_users, "n_tokens": corpus.n_tokens,
                                         "fingerprint": corpus.fingerprint(), "construction": corpus.log.as_dict()}}
@@ -419,29 +304,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
             draft = self._gaussian_sampled(model, corpus, checks, diagnostics, sensitivity_sample, fit_seconds)
             noisy = self._gaussian_noise(W, draft, rng)
         released, empty_rows = to_simplex(noisy)
-        published = draft.pop("published")
-        noise_status, after_noise = _NOISE_STATUSES[draft["guarantee"]]
-        published.update({
-            "noisy": noise_status,
-            "topic_word": f"{after_noise}: negative entries of noisy clipped to 0, rows renormalised",
-            "vocabulary": vocab_status,
-            "report.details.model": "public: the model's stated specification",
-            "report.details.postprocessing": "post-processing: counts rows of noisy with no positive entry",
-            "report.details.corpus.n_words": vocab_status,
-            "report.details.corpus.bounding": "public: the stated contribution bounds",
-        })
-        details = {
-            **draft.pop("details"),
-            "model": {**model.describe(), **({"given": wrapped.given, "changes": list(wrapped.changes)}
-                                             if wrapped.wrapped else {})},
-            # no count of units or documents: counted after filtering, they differ between neighbours (they
-            # are in the owner's diagnostics)
-            "corpus": {"n_words": corpus.n_words,
-                       "bounding": {name: getattr(corpus.log, name) for name in BOUND_PARAMETERS}},
-            "postprocessing": "negative entries clipped to 0, rows renormalised to sum to 1 "
-            f"({empty_rows} row(s) had no positive entry and became uniform)",
-        }
-        notes = [*draft.pop("notes"), *pre_notes, vocab_note]
+        published, notes, details = self._statement(draft, wrapped, corpus, vocabulary, empty_rows, pre_notes)
         composition, totals, compose_note = self._compose(draft, details.get("secure_noise"), ledger)
         if compose_note:
             notes.append(compose_note)
@@ -451,6 +314,53 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
                                 epsilon=self.epsilon, composition=composition, composition_total=totals, **draft)
         return PrivateRelease(topic_word=released, noisy=noisy, vocabulary=corpus.vocabulary, report=report,
                               nonprivate=W if keep_nonprivate else None, diagnostics=diagnostics)
+
+    def _fit_f(self, model, corpus, topic_word, checks, pre_notes) -> tuple[np.ndarray, float | None]:
+        """f(D) (the caller's ``topic_word`` if given) and, on the sampled road, the seconds one fit took."""
+        if topic_word is not None:
+            W = np.asarray(topic_word, dtype=float)
+            if W.shape != (model.n_topics, corpus.n_words):
+                raise ValueError(f"topic_word must have shape (n_topics, n_words) = {(model.n_topics, corpus.n_words)}, "
+                                 f"got {W.shape}")
+            if self._sampled:
+                pre_notes.append("f's determinism was not re-checked by this release (the caller gave its fit).")
+            return W, None
+        if not self._sampled:
+            return model.fit_topic_word(corpus), None
+        # the first long step, before the sampler's forecast: shown as the sampler's progress is
+        with timed(f"TopicDP: two fits of the {model.name} model on the private corpus (f must be deterministic)",
+                   show=self._sampler.progress):
+            W, fit_seconds, check = self._fit_and_check_determinism(model, corpus)
+        checks.append(check)
+        return W, fit_seconds
+
+    @staticmethod
+    def _statement(draft: dict, wrapped, corpus, vocabulary: VocabularyStatement, empty_rows: int,
+                   pre_notes) -> tuple[dict, list, dict]:
+        """The report's statuses, notes and details of this release, taken out of ``draft``."""
+        published = draft.pop("published")
+        noise_status, after_noise = _NOISE_STATUSES[draft["guarantee"]]
+        published.update({
+            "noisy": noise_status,
+            "topic_word": f"{after_noise}: negative entries of noisy clipped to 0, rows renormalised",
+            "vocabulary": vocabulary.status,
+            "report.details.model": "public: the model's stated specification",
+            "report.details.postprocessing": "post-processing: counts rows of noisy with no positive entry",
+            "report.details.corpus.n_words": vocabulary.status,
+            "report.details.corpus.bounding": "public: the stated contribution bounds",
+        })
+        model = wrapped.spec
+        details = {
+            **draft.pop("details"),
+            "model": {**model.describe(), **({"given": wrapped.given, "changes": list(wrapped.changes)}
+                                             if wrapped.wrapped else {})},
+            # no count of units or documents: they differ between neighbours (the owner's diagnostics have them)
+            "corpus": {"n_words": corpus.n_words,
+                       "bounding": {name: getattr(corpus.log, name) for name in BOUND_PARAMETERS}},
+            "postprocessing": "negative entries clipped to 0, rows renormalised to sum to 1 "
+            f"({empty_rows} row(s) had no positive entry and became uniform)",
+        }
+        return published, [*draft.pop("notes"), *pre_notes, vocabulary.note], details
 
     # ------------------------------------------------------------------------------------------------
     def _gaussian_sampled(self, model, corpus, checks, diagnostics, sample, fit_seconds) -> dict:
@@ -464,8 +374,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         return self._sampled_draft(sample, oracle, checks, diagnostics)
 
     def sample_sensitivity(self, corpus) -> SensitivitySample:
-        """The sensitivity sample (TopicDP Alg. 1) :meth:`fit` would draw, without releasing anything: for a
-        forecast from sigma before the noise is drawn (then pass it to :meth:`fit` as ``sensitivity_sample``)."""
+        """The sensitivity sample (TopicDP Alg. 1) :meth:`fit` would draw, without releasing anything."""
         self._validate_params()
         if not self._sampled:
             raise ValueError("sample_sensitivity applies to mechanism='gaussian' with sensitivity='sampled' only")
@@ -514,9 +423,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         else:
             status = ("public: a function of the public reference P, the stated N, the vocabulary, the model "
                       "and the sampler seed only")
-        published = {name: status for name in ("report.sensitivity", "report.sigma", "report.sigma_alternatives",
-                                               "report.composition", "report.composition_total",
-                                               "report.details.secure_noise")}
+        published = dict.fromkeys(_NOISE_FIELDS, status)
         published["report.sampling_distribution"] = (
             "public: how P draws (resampling the private corpus); its size and fingerprint are in the owner's "
             "diagnostics only" if oracle else
@@ -541,25 +448,17 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
 
     @staticmethod
     def _onto_simplex(W, checks, diagnostics, bound: str):
-        """f's rows projected onto the probability simplex (Euclidean; Duchi et al. 2008) before the noise.
+        """f's rows projected onto the simplex (Duchi et al. 2008, "Efficient projections onto the l1-ball").
 
-        The global bounds hold for row-stochastic matrices only. Projecting is part of f, the same map for every
-        corpus, so the bound holds whatever f gives, and whether a release happens never depends on the data
-        (refusing a matrix off the simplex would publish that fact). For a probabilistic model the projection
-        moves nothing but rounding; how far it moved this matrix is a private figure, kept in the owner's
-        diagnostics only.
+        The global bounds hold for row-stochastic matrices only; projecting is part of f for every corpus, so
+        the bound holds and whether a release happens never depends on the data. How far it moved this matrix
+        is private (diagnostics only).
         """
         stochastic, detail = check_row_stochastic(W)
         diagnostics["row_stochastic"] = {"before_projection": detail, "on_simplex": stochastic}
         checks.append(Check(f"rows on the simplex (needed for the {bound} bound)", True,
                             "f's rows are projected onto the simplex before the noise, for every corpus"))
         return project_to_simplex(W)
-
-    def _public_published(self) -> dict:
-        status = "public: a function of K and the stated (epsilon, delta) only"
-        return {name: status for name in ("report.sensitivity", "report.sigma", "report.sigma_alternatives",
-                                          "report.composition", "report.composition_total",
-                                          "report.details.secure_noise")}
 
     def _gaussian_global(self, W) -> dict:
         delta_2 = simplex_l2_sensitivity(W.shape[0])
@@ -574,7 +473,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
             "sigma_alternatives": calibrate_all(self.epsilon, self.delta, delta_2),
             "details": {},
             "notes": ["The bound holds for any two datasets, so the guarantee covers add/remove neighbours too."],
-            "published": self._public_published(),
+            "published": dict.fromkeys(_NOISE_FIELDS, _GLOBAL_STATUS),
         }
 
     def _laplace(self, W) -> dict:
@@ -589,7 +488,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
             "calibration": "laplace (scale = sensitivity / epsilon)",
             "details": {},
             "notes": ["Pure epsilon-DP (delta = 0); 'sigma' is the Laplace scale b."],
-            "published": self._public_published(),
+            "published": dict.fromkeys(_NOISE_FIELDS, _GLOBAL_STATUS),
         }
 
     def _gaussian_noise(self, W, draft: dict, rng) -> np.ndarray:
@@ -620,19 +519,13 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
             # an insufficient sample guarantees nothing: gamma = 1
             # P names the pair distribution the union bound over gammas is about (the ledger refuses to
             # combine random-DP entries of different P): the oracle, or the public reference's fingerprint
-            d = self._sampler.distribution
-            reference: Any = d.reference if isinstance(d, ResampledRecords) else d  # a Corpus
-            P = PRIVATE_ORACLE if self._sampler.private_oracle else f"public reference {reference.fingerprint()}"
+            P = PRIVATE_ORACLE if self._sampler.private_oracle else f"public reference {self._reference.fingerprint()}"
             labels.update(gamma=self._sampler.gamma if sufficient else 1.0, distribution=P)
         return labels
 
     def _planned_entry(self, n_topics: int):
-        """This release's ledger entry at sensitivity 1, before any data is read.
-
-        sigma is proportional to the sensitivity for every calibration method, so this entry has the RDP
-        curve and GDP parameter of the one recorded after the release; with ``secure_noise`` the discrete
-        Gaussian's integer scale is rounded up so that its rho is at most the planned one's.
-        """
+        """This release's ledger entry at sensitivity 1, before any data is read: sigma is proportional to the
+        sensitivity, so it has the RDP curve of the entry recorded after the release."""
         labels = self._labels()
         if self.mechanism == "laplace":
             l1 = simplex_l1_sensitivity(n_topics)
@@ -678,11 +571,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         return recorded, totals, note
 
     def _fit_and_check_determinism(self, model, corpus) -> tuple[np.ndarray, float, Check]:
-        """f(D), the seconds one fit took (it forecasts the sampler's 2h fits) and the determinism check.
-
-        Sampled sensitivities mean something only if f is deterministic: fit twice and compare. With two or
-        more workers the two fits run side by side, as the sampler's pairs then will.
-        """
+        """f(D), one fit's seconds and the check that two fits are bit-identical (a sampled sensitivity needs it)."""
         from joblib import Parallel, delayed, effective_n_jobs
 
         if effective_n_jobs(self.n_jobs) >= 2:
@@ -699,9 +588,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
 
 
 def _stability_warning(model: TopicModelSpec) -> str | None:
-    """The line that says, before any fit, that ``model``'s configuration is NOT expected to be a stable function of
-    the data (:meth:`~topicdp.adapters.base.TopicModelSpec.stability`), logged as a WARNING on the ``topicdp`` logger
-    (the command shows it on stderr); None when no such source of jumps is known."""
+    """The WARNING logged before any fit where ``model`` is NOT expected to be a stable function of the data."""
     expected, reason = model.stability()
     if expected is not False:
         return None

@@ -1,13 +1,9 @@
 """The private estimators a Python user fits: scikit-learn estimators whose ``fit`` runs the release pipeline.
 
 Each class fixes one mechanism of :data:`topicdp.pipeline.MECHANISMS` and takes the options of ``topicdp
-privatize`` (:func:`topicdp.release`) as its parameters; ``fit`` builds the same :class:`~topicdp.pipeline.
-ReleaseRequest` (:func:`topicdp.pipeline.options.request_from_options`) and runs :func:`topicdp.pipeline.release`:
-the DP count of the units unless one is stated, the vocabulary, the readability forecast and the refusal before the
-topics' budget is spent (:class:`topicdp.pipeline.ReleaseRefused`; ``release_anyway=True`` forces it, as
-``--release-anyway`` does), each step charged to the ledger before its noise is drawn. The request is the
-command's, so the same options and seed give the command's release bit for bit. The mechanisms the pipeline runs (e.g.
-:class:`topicdp.variational.DPVariationalEM`) have no plan and are not exported at the top level.
+privatize`` as parameters; ``fit`` builds the command's request and runs :func:`topicdp.pipeline.release` (the DP
+count, the vocabulary, the forecast and the refusal before the topics' budget is spent), so the same options
+and seed give the command's release bit for bit.
 """
 
 from __future__ import annotations
@@ -30,36 +26,14 @@ __all__ = ["DPSVI", "DPVariationalLDA", "PlannedEstimator", "SpectralDP"]
 class PlannedEstimator(FoldInMixin, BaseEstimator):
     """A private estimator whose ``fit`` is :func:`topicdp.release` with the class' mechanism.
 
-    What ``fit`` takes, and which words are the columns:
+    ``fit`` takes a corpus as :func:`topicdp.release` does (a file, a directory, a DataFrame: its columns are
+    ``vocabulary`` or a DP selection), a :class:`topicdp.Corpus` whose words were a list the caller gave (one
+    built from its own texts is refused: DP does not cover its columns; bound it here, not with
+    :meth:`~topicdp.Corpus.bound`), or a count matrix at ``unit="document"`` (its column indices stated public).
+    Parameters are :func:`topicdp.release`'s (``random_state`` is its ``seed``, for tests only).
 
-    * a corpus as :func:`topicdp.release` takes it (a JSON Lines, Parquet or CSV file, a directory of them, a
-      DataFrame): the columns are ``vocabulary`` (a public word list) or, without one, a DP selection from the
-      texts, as the command's;
-    * a :class:`topicdp.Corpus`, already tokenised: it is released on its own columns where its words were a list
-      the caller gave (``Corpus.from_jsonl(..., vocabulary=words)``: giving the list states it public, as its
-      ``vocabulary_source`` says), and refused where they were built from its own texts (DP does not cover
-      them, and no texts are left to select from: pass the file instead). ``vocabulary`` is then left None. The
-      contribution bounds (``max_docs_per_user``, ...) apply to it as to a file's corpus, so bound it here rather
-      than with :meth:`topicdp.Corpus.bound`, and the release is the command's on the same file and words;
-    * a document-term count matrix (scikit-learn's convention), at ``unit="document"``: each row a unit, the
-      columns named by their indices and taken as stated public by the caller (only their number is published).
-
-    Parameters are :func:`topicdp.release`'s of the same name (``random_state`` is its ``seed``: an int >= 0
-    seeds every noise draw, for tests only; the report marks the release seeded).
-
-    Attributes
-    ----------
-    release_ : PrivateRelease
-        What may be published: the topics, their words and the composed privacy report.
-    report_ : PrivacyReport
-        ``release_.report``.
-    topic_word_, components_ : (K, V) array
-        The released topics (rows sum to 1).
-    vocabulary_ : tuple of str
-        The columns' words.
-    decision_ : topicdp.pipeline.Decision
-        The mechanism, the DP (or stated) count and the forecasts the release was decided on.
-    n_features_in_ : int
+    Attributes: ``release_``, ``report_``, ``topic_word_`` = ``components_`` (rows sum to 1), ``vocabulary_``,
+    ``n_features_in_``, and ``decision_`` (the mechanism, count and forecasts the release was decided on).
     """
 
     #: the registry row this class releases with
@@ -101,7 +75,7 @@ class PlannedEstimator(FoldInMixin, BaseEstimator):
         self.n_jobs = n_jobs
 
     def _options(self) -> dict[str, Any]:
-        """:func:`topicdp.pipeline.options.request_from_options`' keywords: the parameters, the class' mechanism."""
+        """The request's keywords: the parameters and the class' mechanism."""
         from ._validation import check_int
 
         options = {k: v for k, v in self.get_params(deep=False).items() if k not in self._own_parameters}
@@ -114,16 +88,8 @@ class PlannedEstimator(FoldInMixin, BaseEstimator):
                     out=None, query=None, scheduler=None, work_dir=None, agnostic=None, keep_nonprivate=False)
 
     def fit(self, X, y=None) -> "PlannedEstimator":
-        """Plan and release on ``X`` (the class docstring says what it may be), as ``topicdp privatize`` would.
-
-        Raises
-        ------
-        topicdp.pipeline.ReleaseRefused
-            Where the forecast says the topics would be noise (unless ``release_anyway``), before the topics'
-            budget is spent; its message states the figures and what was spent.
-        ValueError, TypeError
-            A parameter out of its range, or an input the release cannot cover, before anything is read.
-        """
+        """Plan and release on ``X``, as ``topicdp privatize`` would; :class:`topicdp.pipeline.ReleaseRefused` where
+        the forecast says noise (unless ``release_anyway``), before the topics' budget is spent."""
         from .pipeline import release
         from .pipeline.options import request_from_options
 
@@ -160,15 +126,8 @@ class PlannedEstimator(FoldInMixin, BaseEstimator):
 class DPVariationalLDA(PlannedEstimator):
     """(epsilon, delta)-DP LDA by variational EM on per-unit normalised statistics (``dp-vem``), planned.
 
-    The release of :func:`topicdp.release` with ``mechanism="dp-vem"``: counted, forecast and refused before the
-    topics' budget is spent where the forecast says noise (:class:`PlannedEstimator` says what ``fit`` takes). Its
-    algorithm and privacy proof: :mod:`topicdp.variational`; its iterations and start are the plan's (two from
-    topics fitted on a public ``reference``, seven with an over-complete warm-up without one).
-
-    Examples
-    --------
-    200 generated documents cannot carry three readable topics at epsilon = 2: the plan counts the documents under
-    DP, forecasts the topics below the document level's target and refuses before the topics' budget is spent.
+    The algorithm and its proof: :mod:`topicdp.variational`. 200 generated documents cannot carry three readable
+    topics at epsilon = 2: the plan counts them under DP and refuses before the topics' budget is spent.
 
     >>> from topicdp.datasets import synthetic_lda
     >>> from topicdp.pipeline import ReleaseRefused
@@ -178,9 +137,6 @@ class DPVariationalLDA(PlannedEstimator):
     ... except ReleaseRefused as refused:
     ...     print(refused.spent)
     ('the unit count (epsilon=0.1, delta=5e-08)',)
-
-    Forced, it releases what it forecast (seeded here, so the report marks the release seeded):
-
     >>> model = DPVariationalLDA(3, epsilon=2.0, unit="document", release_anyway=True, random_state=0, n_jobs=1)
     >>> model.fit(X).decision_.mechanism, model.report_.guarantee, model.topic_word_.shape
     ('dp-vem', 'approx-DP', (3, 40))
@@ -192,16 +148,10 @@ class DPVariationalLDA(PlannedEstimator):
 class SpectralDP(PlannedEstimator):
     """(epsilon, delta)-DP spectral LDA by the method of moments (DeCarolis et al. 2020), planned.
 
-    The release of :func:`topicdp.release` with ``mechanism="spectral-config-<configuration>"``: its sensitivities
-    are calibrated for replace-one neighbours, so ``n_units`` (the number of units, stated public) is required,
-    and a corpus with another number of units is refused before anything is spent. The forecast of its run-time
-    utility check refuses where that check would fail (``release_anyway`` forces it). The algorithm, its four
-    noise configurations and their proofs: :class:`topicdp.spectral.DPSpectralMoments`.
-
-    Parameters
-    ----------
-    configuration : {1, 2, 3, 4}, default=1
-        Where the noise enters (DeCarolis et al. 2020, Table 3); the other parameters are :class:`PlannedEstimator`'s.
+    Calibrated for replace-one neighbours, so ``n_units`` (stated public) is required and a corpus with another
+    number of units is refused before anything is spent. The algorithm: :class:`topicdp.spectral.DPSpectralMoments`.
+    ``configuration`` (1 to 4) is where the noise enters (DeCarolis et al. 2020, "An End-to-End Differentially
+    Private Latent Dirichlet Allocation Using a Spectral Algorithm", Table 3).
     """
 
     _own_parameters = ("configuration",)
@@ -232,12 +182,8 @@ class SpectralDP(PlannedEstimator):
 
 
 class DPSVI(PlannedEstimator):
-    """(epsilon, delta)-DP stochastic variational inference for LDA (Park et al. 2016), planned.
-
-    The release of :func:`topicdp.release` with ``mechanism="dpsvi"``; it protects documents only, so ``unit`` is
-    ``"document"`` by default (``"user"`` is refused before anything is read). It has no readability forecast: the
-    plan says so and releases what it is asked (:class:`topicdp.baselines.DPStochasticVI`, the algorithm).
-    """
+    """(epsilon, delta)-DP stochastic variational inference for LDA (Park et al. 2016), planned: document level only,
+    no readability forecast (:class:`topicdp.baselines.DPStochasticVI`)."""
 
     mechanism = "dpsvi"
 

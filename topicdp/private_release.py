@@ -1,31 +1,26 @@
 """What a private release hands to the analyst, and what it keeps for the data owner.
 
-Every road and mechanism (TopicDP's Gaussian, Laplace and secure-noise releases, ``DPSpectralMoments.release_``,
-``DPStochasticVI.release_``, :func:`topicdp.mechanisms.mvg_release`) returns one :class:`PrivateRelease`. It has two
-parts that never mix:
-
-* the **published** part (:meth:`PrivateRelease.save`, :meth:`PrivateRelease.to_dict`): DP outputs,
-  post-processing of them, and parameters stated as public. Its format is versioned (:data:`FORMAT`) and
-  described by a JSON Schema (:data:`SCHEMA`); the report lists the status of every quantity in it
-  (``report.published``, see :data:`topicdp.report.STATUSES`). :meth:`save` refuses to write a field whose
-  status is not listed.
-* the owner's **diagnostics** (:meth:`PrivateRelease.save_diagnostics`): exact statistics of the private
-  data (what bounding cut, fingerprints of the counts, the sampled distances, timings, and the non-private
-  matrix when it was kept). They are not covered by any guarantee and never enter the published file.
+Every road returns one :class:`PrivateRelease` of two parts that never mix: the **published** part
+(:meth:`PrivateRelease.save`: DP outputs, their post-processing and stated public parameters, in the versioned
+format :data:`FORMAT` described by :data:`SCHEMA`; every field has a status in ``report.published`` or is not
+written), and the owner's **diagnostics** (:meth:`PrivateRelease.save_diagnostics`: exact statistics of the
+private data, covered by no guarantee).
 """
 
 from __future__ import annotations
 
 import json
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
-from .mechanisms.postprocess import top_words
+from ._files import atomic_write
+from ._validation import check_real
 from .report import GUARANTEES, NEIGHBOURS, UNITS, PrivacyReport, _jsonable, check_status
+from .topics import top_indices
 
 FORMAT = "topicdp.release/2"
 DIAGNOSTICS_FORMAT = "topicdp.diagnostics/1"
@@ -34,6 +29,13 @@ N_TOP_WORDS = 10
 _MATRIX = {"type": "array", "items": {"type": "array", "items": {"type": "number"}}}
 _NUMBER_OR_NONFINITE = {"anyOf": [{"type": "number"}, {"enum": ["inf", "-inf", "nan"]}]}
 _OPTIONAL_NUMBER = {"anyOf": [_NUMBER_OR_NONFINITE, {"type": "null"}]}
+
+
+def _records(**properties) -> dict:
+    """The schema of an array of objects with exactly these (required) fields."""
+    return {"type": "array", "items": {"type": "object", "additionalProperties": False,
+                                       "required": list(properties), "properties": properties}}
+
 
 #: JSON Schema (draft 2020-12) of the published release file; checked by :func:`validate` in :meth:`save`.
 REPORT_SCHEMA: dict[str, Any] = {
@@ -56,30 +58,9 @@ REPORT_SCHEMA: dict[str, Any] = {
         "calibration": {"type": "string"},
         "sigma_alternatives": {"type": "object"},
         "composition": {"type": "array", "items": {"type": "object"}},
-        "composition_total": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "additionalProperties": False,
-                "required": ["accounting", "epsilon", "delta", "valid", "details"],
-                "properties": {
-                    "accounting": {"type": "string"},
-                    "epsilon": _NUMBER_OR_NONFINITE,
-                    "delta": {"type": "number"},
-                    "valid": {"type": "boolean"},
-                    "details": {"type": "object"},
-                },
-            },
-        },
-        "checks": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "additionalProperties": False,
-                "required": ["name", "passed", "detail"],
-                "properties": {"name": {"type": "string"}, "passed": {"type": "boolean"}, "detail": {"type": "string"}},
-            },
-        },
+        "composition_total": _records(accounting={"type": "string"}, epsilon=_NUMBER_OR_NONFINITE,
+                                      delta={"type": "number"}, valid={"type": "boolean"}, details={"type": "object"}),
+        "checks": _records(name={"type": "string"}, passed={"type": "boolean"}, detail={"type": "string"}),
         "seeded": {"type": "boolean"},
         "notes": {"type": "array", "items": {"type": "string"}},
         "details": {"type": "object"},
@@ -121,11 +102,8 @@ class VocabularyStatement(NamedTuple):
 def vocabulary_status(source: "str | VocabularyStatement") -> VocabularyStatement:
     """(status for ``report.published["vocabulary"]``, note) of a release's vocabulary.
 
-    ``source``: ``"private-texts"`` (NOT COVERED), ``"public"`` (a public word list), or ``"dp"`` (selected under
-    DP and recorded in the caller's ledger, whose statement covers both steps; this report's totals are the
-    topics' alone); or the statement itself, as :func:`topicdp.pipeline.release` gives it to the estimator it
-    fits (:func:`topicdp.pipeline.compose.vocabulary_statement`: where the words came from, a DP selection with
-    its budget), for every mechanism.
+    ``source``: ``"private-texts"`` (NOT COVERED), ``"public"`` (a public word list), ``"dp"`` (selected under DP
+    and recorded in the caller's ledger), or the statement itself (as the pipeline gives it).
     """
     if isinstance(source, VocabularyStatement):
         return source
@@ -144,22 +122,15 @@ def vocabulary_status(source: "str | VocabularyStatement") -> VocabularyStatemen
 
 
 def vocabulary_of(corpus, source: "str | VocabularyStatement | None") -> VocabularyStatement:
-    """The statement of a release's vocabulary: ``source`` where the caller gives one (:func:`vocabulary_status`),
-    else where ``corpus``' words came from (:attr:`topicdp.Corpus.vocabulary_source`: a word list the caller gave is
-    stated public, words built from the texts are not covered)."""
+    """The statement of a release's vocabulary: ``source`` if given, else ``corpus.vocabulary_source``."""
     if source is None:
         source = getattr(corpus, "vocabulary_source", "private-texts")
     return vocabulary_status(source)
 
 
 class TopWords(list):
-    """The top words of each topic: a list (one entry per topic) of lists of ``(word, weight)`` tuples.
+    """The top words of each topic: a list of lists of ``(word, weight)``, printed one line per topic.
 
-    A plain list in every other respect (indexing, iteration, equality, ``json.dumps``); only ``str()``
-    differs: one line per topic, its words in order.
-
-    Examples
-    --------
     >>> print(TopWords([[("goal", 0.5), ("match", 0.25)], [("bake", 0.75), ("oven", 0.125)]]))
     topic 0: goal match
     topic 1: bake oven
@@ -168,6 +139,11 @@ class TopWords(list):
     def __str__(self) -> str:
         width = len(str(len(self) - 1)) if self else 1
         return "\n".join(f"topic {i:>{width}}: " + " ".join(str(w) for w, _ in topic) for i, topic in enumerate(self))
+
+
+def _top_words(W: np.ndarray, vocabulary, n: int) -> TopWords:
+    """Each row's n largest entries as ``(word, weight)``, largest first (ties: the smaller index)."""
+    return TopWords([[(vocabulary[j], float(W[i, j])) for j in row] for i, row in enumerate(top_indices(W, n))])
 
 
 def guarantee_line(report: PrivacyReport) -> str:
@@ -195,23 +171,11 @@ _RELEASE_STATUSES = {
 class PrivateRelease:
     """A released topic-word matrix.
 
-    Attributes
-    ----------
-    topic_word : ndarray, shape (K, V)
-        The released topics (rows on the simplex).
-    noisy : ndarray, shape (K, V), or None
-        The mechanism's raw output before post-processing (output perturbation only; None where the
-        topics come out of a longer private pipeline, e.g. the spectral configurations).
-    vocabulary : tuple of str
-        Column labels; their status is in ``report.published["vocabulary"]``.
-    report : PrivacyReport
-    nonprivate : ndarray or None
-        The non-private f(D), kept only when the caller asked for it for evaluation. Not private: it is
-        written only by :meth:`save_diagnostics` with ``include_nonprivate=True``.
-    extra : dict of str -> array
-        Other published DP outputs (e.g. the spectral road's Dirichlet parameters ``alpha``).
-    diagnostics : dict
-        Exact statistics of the private data for the owner's eyes (never published; see module docstring).
+    ``topic_word`` (K, V) is the released topics; ``noisy`` the mechanism's raw output (output perturbation
+    only, else None); ``vocabulary`` the column labels, their status in ``report.published["vocabulary"]``;
+    ``nonprivate`` the non-private f(D), kept on request and written by :meth:`save_diagnostics` only; ``extra``
+    other published DP outputs (the spectral road's ``alpha``); ``diagnostics`` exact statistics of the private
+    data for the owner's eyes, never published.
     """
 
     topic_word: np.ndarray
@@ -234,36 +198,14 @@ class PrivateRelease:
         return self.topic_word.shape[0]
 
     def top_words(self, n: int = 10) -> TopWords:
-        """The n most heavily weighted words of each released topic.
-
-        A :class:`TopWords`: a list of lists of ``(word, weight)`` tuples whose ``str()`` is one line per
-        topic (``print(release.top_words(8))``).
-        """
-        return TopWords(top_words(self.topic_word, self.vocabulary, n))
+        """The n most heavily weighted words of each released topic (``print(release.top_words(8))``)."""
+        return _top_words(self.topic_word, self.vocabulary, n)
 
     def with_vocabulary(self, words, *, source: str) -> "PrivateRelease":
         """This release with its columns named, for a release fitted on a count matrix (column indices).
 
-        Parameters
-        ----------
-        words : sequence of str
-            One word per column, in column order (e.g. ``CountVectorizer.get_feature_names_out()``).
-        source : {"private-texts", "public"}
-            Where the words came from: a vectorizer fitted on the private texts (the report then marks the
-            vocabulary NOT COVERED, as it is), or a public word list.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from topicdp.variational import DPVariationalEM
-        >>> X = np.random.default_rng(0).poisson(1.0, size=(50, 4))
-        >>> release = DPVariationalEM(2, epsilon=1.0, delta=1e-6, unit="document", random_state=0).fit(X).release_
-        >>> named = release.with_vocabulary(["cat", "dog", "fish", "bird"], source="public")
-        >>> sorted(named.vocabulary), named.report.published["vocabulary"].split(":")[0]
-        (['bird', 'cat', 'dog', 'fish'], 'public')
+        ``source``: ``"private-texts"`` (the report marks the vocabulary NOT COVERED) or ``"public"``.
         """
-        from dataclasses import replace
-
         words = tuple(str(w) for w in words)
         if words == self.vocabulary:
             return self
@@ -279,38 +221,11 @@ class PrivateRelease:
         return replace(self, vocabulary=words, report=report)
 
     def transform(self, X, *, alpha=None) -> np.ndarray:
-        """Document-topic proportions of new documents, folded into the released topics.
+        """Document-topic proportions (n_docs, K) of new documents, folded into the released topics.
 
-        A fixed-topic variational E-step (Blei, Ng & Jordan 2003, Eqs. 6-7), as gensim's and scikit-learn's
-        LDA do for unseen documents (:func:`topicdp.transform.fold_in`). This is post-processing of the
-        released matrix: it reads only ``X``, the caller's own documents, never the private corpus, so it
-        spends no budget and changes nothing in the report (which says nothing about ``X``).
-
-        Parameters
-        ----------
-        X : topicdp.Corpus or (n_docs, V) count matrix
-            A Corpus must have this release's vocabulary (build it with ``vocabulary=release.vocabulary``);
-            a matrix must have one column per word of ``vocabulary``, in that order.
-        alpha : float or (K,) array, optional
-            Dirichlet prior on the proportions; default 1/K (the spectral road's ``extra["alpha"]`` may be
-            passed).
-
-        Returns
-        -------
-        ndarray (n_docs, K)
-            Rows sum to 1.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from topicdp import TopicDP, CallableModel, embedded_corpus
-        >>> corpus = embedded_corpus()
-        >>> topics = np.full((3, corpus.n_words), 1.0 / corpus.n_words)
-        >>> model = CallableModel(lambda c: topics, n_topics=3, name="uniform")
-        >>> release = TopicDP(model, epsilon=1.0, delta=1e-5, sensitivity="global", random_state=0).fit(corpus).release_
-        >>> theta = release.transform(corpus.X[:4])
-        >>> theta.shape, bool(np.allclose(theta.sum(axis=1), 1.0))
-        ((4, 3), True)
+        A fixed-topic variational E-step (Blei, Ng & Jordan 2003, Eqs. 6-7; :func:`topicdp.transform.fold_in`):
+        post-processing that reads only ``X`` (on this release's vocabulary) and spends no budget. ``alpha``: the
+        Dirichlet prior on the proportions, default 1/K.
         """
         from .transform import fold_in
 
@@ -320,14 +235,8 @@ class PrivateRelease:
                  unit: str | None = None, neighbours: str | None = None, **options):
         """Each topic's NPMI and NPMI contrast on the owner's ``corpus``, under (epsilon, delta)-DP.
 
-        Not post-processing: it reads the private corpus, so it is a release of its own, at this release's unit and
-        neighbour relation unless ``unit``/``neighbours`` are given, charged to ``ledger`` (checked before the
-        corpus is read). See :func:`topicdp.metrics.private.private_coherence` (``options``: ``clip``,
-        ``n_across``, ``level``, ``n_boot``) for the statistic, its sensitivity and the interval.
-
-        Returns
-        -------
-        topicdp.metrics.private.PrivateEvaluation
+        Not post-processing: a release of its own (at this release's unit and neighbours unless given), charged
+        to ``ledger``; see :func:`topicdp.metrics.private.private_coherence` for the statistic and ``options``.
         """
         from .metrics.private import private_coherence
 
@@ -340,7 +249,7 @@ class PrivateRelease:
         """The n largest words of each topic of the non-private matrix (NOT private: for the owner's eyes)."""
         if self.nonprivate is None:
             raise ValueError("the non-private matrix was not kept; pass keep_nonprivate=True to the fit")
-        return TopWords(top_words(self.nonprivate, self.vocabulary, n))
+        return _top_words(self.nonprivate, self.vocabulary, n)
 
     def __repr__(self) -> str:
         r = self.report
@@ -364,14 +273,8 @@ class PrivateRelease:
     VIEW_HEIGHT = 760
 
     def _repr_html_(self) -> str:
-        """What a notebook shows for a release: the guarantee first, then the interactive view inline.
-
-        The headline (and, for a release forced past its plan's refusal, that statement) comes first, as
-        :meth:`topicdp.report.PrivacyReport.headline` states it; then the page of :func:`topicdp.view.release_html`
-        in an ``<iframe srcdoc>``, so that its styles and script stay apart from the notebook's and two releases
-        shown in one notebook do not share element ids; then the top words and the report's summary, folded, for
-        a renderer that runs no script. Self-contained: nothing is fetched from the network. Computed from the
-        published part only (post-processing), so the output cell may be published with the release.
+        """A notebook's view: the headline, the page of :func:`topicdp.view.release_html` in an ``<iframe
+        srcdoc>`` (its styles and ids kept apart), then the top words and the summary folded. Published part only.
         """
         import html
 
@@ -411,63 +314,14 @@ class PrivateRelease:
     # -- post-processing into other libraries -----------------------------------------------------------
     def to_sklearn(self, *, pseudo_counts: float | None = None, doc_topic_prior: float | None = None,
                    feature_names: bool = False):
-        """A fitted scikit-learn ``LatentDirichletAllocation`` whose topics are the released ones.
+        """A fitted scikit-learn ``LatentDirichletAllocation`` whose topics are the released ones (post-processing).
 
-        Post-processing of the release: it reads ``topic_word`` and ``vocabulary`` only, never the private corpus,
-        so it spends no budget and the report covers it as it covers the topics. The estimator then works where a
-        scikit-learn LDA is expected: ``transform`` of a ``CountVectorizer(vocabulary=release.vocabulary)`` output
-        gives document-topic proportions, ``get_feature_names_out``, pipelines.
-
-        What is set, and why:
-
-        * ``components_`` = ``pseudo_counts * topic_word``: scikit-learn's topics are Dirichlet pseudo-counts
-          (topic_word_prior plus expected word counts), whose rows normalised are the topics; here each row sums
-          to ``pseudo_counts``, so ``components_ / components_.sum(axis=1)`` is ``topic_word``. The true counts
-          are a statistic of the private corpus, which is not released; the default ``pseudo_counts`` is the
-          vocabulary's size V, an entry of about 1, the scale of scikit-learn's own random start.
-        * ``exp_dirichlet_component_`` = ``topic_word``: ``transform`` folds documents into exactly the released
-          topics, as :meth:`transform` does. A released matrix is a point estimate, not a Dirichlet posterior; its
-          rows are used as beta itself, which is exp E[log beta] in the limit of large pseudo-counts. ``score`` and
-          ``perplexity`` read the Dirichlet of ``components_``, so they depend on the arbitrary ``pseudo_counts``:
-          judge a release with :mod:`topicdp.metrics` rather than with them.
-        * ``doc_topic_prior_`` (``doc_topic_prior``, default 1/K as :meth:`transform`) and ``topic_word_prior_``
-          (1/K, scikit-learn's default); ``n_components`` = K; ``n_features_in_`` = V;
-          ``n_iter_`` = ``n_batch_iter_`` = 0 and ``bound_`` = nan: scikit-learn made no pass over any data.
-        * ``feature_names_in_`` = the vocabulary only with ``feature_names=True``, for DataFrames whose columns are
-          the words: scikit-learn warns on every sparse matrix (a ``CountVectorizer`` output) given to an
-          estimator fitted with feature names.
-
-        Parameters
-        ----------
-        pseudo_counts : float > 0, optional
-            The total of each row of ``components_``; default V.
-        doc_topic_prior : float > 0, optional
-            The Dirichlet prior on a document's proportions used by ``transform``; default 1/K.
-        feature_names : bool, default=False
-            Set ``feature_names_in_`` to the vocabulary.
-
-        Returns
-        -------
-        sklearn.decomposition.LatentDirichletAllocation
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from sklearn.feature_extraction.text import CountVectorizer
-        >>> from topicdp import TopicDP, CallableModel, embedded_corpus
-        >>> corpus = embedded_corpus()
-        >>> topics = np.random.default_rng(0).dirichlet(np.ones(corpus.n_words), size=3)
-        >>> model = CallableModel(lambda c: topics, n_topics=3, name="fixed")
-        >>> release = TopicDP(model, epsilon=1.0, delta=1e-5, sensitivity="global", random_state=0).fit(corpus).release_
-        >>> lda = release.to_sklearn()
-        >>> X = CountVectorizer(vocabulary=release.vocabulary).transform(["the government said on monday"])
-        >>> theta = lda.transform(X)
-        >>> theta.shape, bool(np.allclose(theta.sum(axis=1), 1.0))
-        ((1, 3), True)
+        ``components_`` is ``pseudo_counts * topic_word`` (default V, scikit-learn's scale; the true counts are
+        private) and ``exp_dirichlet_component_`` is ``topic_word``, so ``transform`` folds documents into the
+        released topics; ``score`` and ``perplexity`` depend on the arbitrary ``pseudo_counts``.
+        ``doc_topic_prior`` defaults to 1/K; ``feature_names=True`` sets ``feature_names_in_``.
         """
         from sklearn.decomposition import LatentDirichletAllocation
-
-        from ._validation import check_real
 
         K, V = self.topic_word.shape
         scale = float(V) if pseudo_counts is None else check_real(pseudo_counts, "pseudo_counts", low=0.0)
@@ -530,17 +384,10 @@ class PrivateRelease:
         return data
 
     def save(self, path, include_nonprivate: bool = False, *, overwrite: bool = True) -> None:
-        """Write the published release (see the module docstring); nothing private goes into it.
+        """Write the published release, atomically (:func:`topicdp._files.atomic_write`); nothing private.
 
-        The write is atomic (a temporary file in the same directory, flushed, then renamed over ``path``): a
-        reader, or a run killed half-way, finds the previous file or the complete new one, never a part. By
-        default an existing ``path`` is replaced, as ``numpy.save`` or ``DataFrame.to_csv`` would; with
-        ``overwrite=False`` an existing one raises ``FileExistsError`` (checked at the rename itself, so a file
-        another process wrote meanwhile is kept). The ``topicdp`` command refuses existing files unless given
-        ``--overwrite``, and refuses clashing paths.
+        ``overwrite=False`` raises ``FileExistsError`` for an existing ``path`` (checked at the rename itself).
         """
-        from ._files import atomic_write
-
         if include_nonprivate:
             raise ValueError("save() writes only the published release; the non-private matrix goes to "
                              "save_diagnostics(path, include_nonprivate=True)")
@@ -548,14 +395,7 @@ class PrivateRelease:
 
     # -- the owner's part ----------------------------------------------------------------------------
     def save_diagnostics(self, path, include_nonprivate: bool = False, *, overwrite: bool = True) -> None:
-        """Write the owner's private diagnostics (NOT covered by the guarantee: never publish this file).
-
-        Atomic like :meth:`save` (``overwrite`` as there), and readable by the owner only: mode 0600, set before
-        the file appears at ``path``. Keep it apart from the release (the ``topicdp`` command refuses a path
-        shared with the release, another output or an input).
-        """
-        from ._files import atomic_write
-
+        """Write the owner's private diagnostics (NOT covered by the guarantee: never publish), atomically, mode 0600."""
         out = {
             "format": DIAGNOSTICS_FORMAT,
             "warning": "PRIVATE: exact statistics of the private data, not covered by any guarantee; do not publish",
@@ -570,20 +410,8 @@ class PrivateRelease:
 
     @classmethod
     def load(cls, path) -> "PrivateRelease":
-        """Read a published release written by :meth:`save` (diagnostics are not part of it).
-
-        The file is checked as :meth:`save` checked it, and for what an edit would break: the schema, a status
-        for every published field, and a stated guarantee that its composition proves
-        (:meth:`topicdp.report.PrivacyReport.check_consistent`). A release that fails is refused, never re-saved
-        with a guarantee it does not have.
-
-        Raises
-        ------
-        ValueError
-            Naming the file and the field: not a release of this format, a field outside the schema or without a
-            status, or a guarantee (``report.epsilon``, ``report.delta``, ``report.guarantee``) its
-            ``report.composition_total`` does not prove.
-        """
+        """Read a release written by :meth:`save`; ``ValueError`` naming the file and the field for another format,
+        a field outside :data:`SCHEMA` or without a status, or a guarantee its composition does not prove."""
         data = json.loads(Path(path).read_text())
         if data.get("format") != FORMAT:
             raise ValueError(f"{path}: not a {FORMAT} release file (format {data.get('format')!r}); files written "
@@ -624,11 +452,8 @@ def published_paths(data: Mapping, prefix: str = "") -> dict[str, Any]:
 
 def status_of(path: str, statuses: Mapping[str, str]) -> str | None:
     """The status of ``path``: that of the longest listed path equal to it or above it (None if none)."""
-    best = None
-    for key in statuses:
-        if (path == key or path.startswith(key + ".")) and (best is None or len(key) > len(best)):
-            best = key
-    return None if best is None else statuses[best]
+    keys = [key for key in statuses if path == key or path.startswith(key + ".")]
+    return statuses[max(keys, key=len)] if keys else None
 
 
 def unlisted_paths(data: Mapping, statuses: Mapping[str, str]) -> list[str]:

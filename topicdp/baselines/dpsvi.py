@@ -10,19 +10,10 @@ Gaussian noise at every iteration t = 1..T:
     lambda_t = (1 - rho_t) lambda_{t-1} + rho_t lambda^_t, rho_t = (tau0 + t)^-kappa
 
 with sigma = z Delta, Delta the L2 sensitivity of the sum under the document-length cap
-(:mod:`topicdp.baselines.sensitivity`: N for add/remove, sqrt(2) N for replace-one) and z the noise
-multiplier calibrated to the target (epsilon, delta) by the chosen accountant
-(:mod:`topicdp.baselines.accounting`). Dividing by the *expected* batch size qD (Poisson) or the fixed S
-keeps the normaliser data-independent (with Poisson sampling the realised batch size is private).
-
-Sampling: ``"poisson"`` includes each document independently with probability q (drawn as a
-Binomial(D, q) size and a uniform subset of that size, which is the same distribution);
-``"fixed"`` draws S documents uniformly without replacement. The accountant uses the matching
-neighbour relation (add/remove, resp. replace-one).
-
-:class:`SVILDA` is the same algorithm without noise (and without a cap unless one is given), for checks: the
-two share one implementation, the noise being the only difference. DP-SVI protects single documents only
-(its report's unit is ``"document"``): a user's several documents are not covered together.
+(:mod:`topicdp.baselines.sensitivity`) and z calibrated by the chosen accountant
+(:mod:`topicdp.baselines.accounting`: Poisson sampling under add/remove, fixed batches under replace-one).
+Dividing by the *expected* batch size keeps the normaliser data-independent. DP-SVI protects single documents
+only: a user's several documents are not covered together.
 """
 
 from __future__ import annotations
@@ -48,20 +39,15 @@ from .sensitivity import LENGTH_POLICIES, cap_document_lengths, sstats_sensitivi
 
 class _OnlineLDA(FoldInMixin, BaseEstimator):
     """Online LDA by minibatch SVI (Hoffman, Blei & Bach 2010, "Online learning for latent Dirichlet allocation"):
-    the steps of :class:`DPStochasticVI` and :class:`SVILDA`, which differ only in the noise.
-
-    The subclasses state their parameters (``__init__``) and fit; the private one adds the noise in
-    :meth:`_perturb` and checks its privacy parameters in :meth:`_validate_hyper`.
-    """
+    the steps of :class:`DPStochasticVI` and :class:`SVILDA`; the private one adds the noise in :meth:`_perturb`."""
 
     _steps_name = "SVI steps"
 
     def _prepare(self, X):
         """(counts, vocabulary or None, sampling scheme) of a fit, after every parameter is checked."""
         X, _, vocabulary = split_corpus(X)  # a corpus' users play no part: document level
-        # a copy (the caller's matrix is not modified). Fixed batches need two documents to sample from; Poisson
-        # sampling needs none, and a corpus (a release's private corpus, whose size is private) may hold none at
-        # all: its batches are then empty and every step releases noise only. An empty matrix is a mistake.
+        # a copy. Fixed batches need two documents; a corpus (whose size is private) may hold none under Poisson
+        # sampling (every step then releases noise only); an empty matrix is a mistake.
         X = check_count_matrix(X, min_docs=2 if self.sampling == "fixed" else 0 if vocabulary is not None else 1)
         self.n_features_in_ = X.shape[1]
         check_int(self.n_topics, "n_topics", low=1)
@@ -100,7 +86,7 @@ class _OnlineLDA(FoldInMixin, BaseEstimator):
         return cap_document_lengths(X, self.doc_length_cap, policy=self.length_policy, random_state=rng)
 
     def _iterations(self, n: int):
-        """The steps, counted on the ``topicdp`` logger and shown unless ``progress=False`` (:mod:`topicdp._progress`)."""
+        """The steps, counted on the ``topicdp`` logger and shown unless ``progress=False``."""
         steps = Progress(n, self._steps_name, bar=progress_enabled(self.progress))
         for t in range(n):
             yield t
@@ -131,11 +117,8 @@ class _OnlineLDA(FoldInMixin, BaseEstimator):
 
     # -- using the fitted model ----------------------------------------------------------------------
     def perplexity(self, X_heldout, *, observed_fraction: float = 0.5, random_state=None) -> float:
-        """Held-out per-word perplexity of the fitted topics by document completion.
-
-        Uses :func:`topicdp.inference.heldout_perplexity` with this model's alpha; ``X_heldout`` must be
-        documents that were not used in :meth:`fit`.
-        """
+        """Held-out per-word perplexity by document completion (:func:`topicdp.inference.heldout_perplexity`) on
+        documents not used in :meth:`fit`."""
         return heldout_perplexity(self.topic_word_, X_heldout, alpha=self.alpha_,
                                   observed_fraction=observed_fraction, random_state=random_state)
 
@@ -146,69 +129,39 @@ def _column_labels(vocabulary, n_words: int) -> tuple:
 
 
 class DPStochasticVI(_OnlineLDA):
-    """Differentially private online LDA by perturbed sufficient statistics (Park et al. 2016).
+    """Differentially private online LDA by perturbed sufficient statistics (Park et al. 2016), document level.
 
-    It has no plan (no count, no forecast, no refusal): it is what the pipeline runs for the planned
-    :class:`topicdp.DPSVI`, and releases whatever it fits.
-
-    Document level only (its report's unit is ``"document"``; the library's default unit, the user, is not
-    offered). Without noise the same algorithm is :class:`SVILDA`.
+    It has no plan (no count, no forecast, no refusal): the pipeline runs it for the planned
+    :class:`topicdp.DPSVI`. Without noise the same algorithm is :class:`SVILDA`.
 
     Parameters
     ----------
-    n_topics : int
-        K.
-    epsilon : float > 0, default=3.0 (``topicdp._names.DEFAULT_EPSILON``)
-        Total privacy budget over all iterations.
-    delta : float in (0, 1), default=1e-6 (``topicdp._names.DEFAULT_DELTA``)
-        Total delta; should be well below 1/n_docs (checked in the report).
-    batch_size : int, optional
-        Expected (Poisson) or exact (fixed) minibatch size S; give this or ``sampling_rate``. Default:
-        min(100, n_docs) when neither is given.
-    sampling_rate : float in (0, 1], optional
-        q = S / D. Under add/remove neighbours the corpus size D is itself private; pass ``sampling_rate``
-        (rather than ``batch_size``, from which q = S / D is derived) to keep q data-independent.
+    epsilon, delta : float, default=3.0, 1e-6
+        Total budget over all iterations; delta should be well below 1/n_docs (checked in the report).
+    batch_size, sampling_rate : int, float in (0, 1], optional
+        S, the expected (Poisson) or exact (fixed) batch size (default min(100, n_docs)), or q = S / D: give q
+        under add/remove neighbours, where D is private.
     n_iterations : int, default=500
         T, the number of noisy releases.
     tau0, kappa : float, default=1.0, 0.6
-        Step sizes rho_t = (tau0 + t)^-kappa; kappa in (0.5, 1] for convergence (Hoffman et al. 2010).
-        On small synthetic corpora (1.0, 0.6) fell into a merged-topics local optimum less often than
-        scikit-learn's (10, 0.7); online LDA has local optima either way (restart and select on held-out
-        perplexity when it matters).
+        Step sizes rho_t = (tau0 + t)^-kappa, kappa in (0.5, 1] (Hoffman et al. 2010).
     doc_length_cap : int, default=100
         N, the maximum tokens per document: the sensitivity is a function of it.
     length_policy : {"subsample", "scale"}, default="subsample"
-        How longer documents are cut to N tokens (:func:`~topicdp.baselines.sensitivity.cap_document_lengths`).
+        How longer documents are cut (:func:`~topicdp.baselines.sensitivity.cap_document_lengths`).
     accountant : {"rdp", "pld", "paper"}, default="rdp"
-        Calibration of z: dp-accounting RDP (default) or PLD (Poisson only), or the paper's Eqs. 3, 5, 6.
-        The report always gives the RDP and the paper's epsilon of the z that was used.
+        Calibration of z: RDP, PLD (Poisson only) or the paper's Eqs. 3, 5, 6; the report gives the RDP and the
+        paper's epsilon of the z used.
     sampling : {"poisson", "fixed"}, default="poisson"
     alpha, eta : float, optional
         Symmetric Dirichlet priors on theta and beta; default 1/K each.
     paper_delta_iter : float, optional
-        delta_iter of the paper's recipe (default: delta; see :mod:`topicdp.baselines.accounting`).
-    e_step_max_iter, e_step_tol : int, float, default=100, 1e-3
-    progress : bool or None, default=None
-        Show the steps' progress: a tqdm bar in a notebook or on a terminal, otherwise lines with an ETA (at most
-        one every 30 s) on stderr. None and True show it unless ``TOPICDP_PROGRESS=0``; False never does
-        (:mod:`topicdp._progress`).
+        delta_iter of the paper's recipe (default: delta).
     random_state : None, int or Generator
-        Seeds batches, capping and noise; a seeded private run is marked ``seeded`` in the report.
+        Seeds batches, capping and noise; a seeded run is marked ``seeded``.
 
-    Attributes
-    ----------
-    components_ : (K, V) array
-        lambda, the variational Dirichlet parameters of the topics.
-    topic_word_ : (K, V) array
-        E[beta] = lambda / lambda.sum(axis=1), rows on the simplex.
-    noise_multiplier_, sigma_, sensitivity_ : float
-        z, the noise sd on the batch sum (z * Delta), and Delta.
-    n_docs_capped_ : int
-        Documents longer than the cap (not privatised: in ``release_.diagnostics``, not in the report).
-    report_ : PrivacyReport
-    release_ : PrivateRelease
-        The published topics (``topic_word_``), the vocabulary (column indices when fit on a matrix) and
-        the report; ``diagnostics`` hold what was counted on the private data.
+    Attributes: ``components_`` (lambda), ``topic_word_`` (E[beta]), ``noise_multiplier_`` z, ``sigma_`` (z Delta,
+    on the batch sum), ``sensitivity_`` Delta, ``n_docs_capped_`` (diagnostics only), ``report_``, ``release_``.
     """
 
     _steps_name = "DP-SVI steps"
@@ -244,15 +197,9 @@ class DPStochasticVI(_OnlineLDA):
             ledger: PrivacyLedger | None = None) -> "DPStochasticVI":
         """Run T iterations of private SVI on a :class:`topicdp.Corpus` or document-term counts ``X``.
 
-        Sets ``release_`` (a :class:`topicdp.PrivateRelease`); ``vocabulary_source`` states where a Corpus'
-        vocabulary came from (``"private-texts"`` or ``"public"``, see :meth:`topicdp.TopicDP.fit`).
-
-        ``ledger`` (a :class:`topicdp.rdp.PrivacyLedger`, optional): the run is one
-        :class:`topicdp.rdp.EventEntry` holding the dp-accounting event the noise was calibrated on
-        (:meth:`SamplingScheme.event`: T subsampled Gaussian steps), labelled ``unit="document"`` and the
-        scheme's neighbour relation. It is checked against the ledger's budget after the calibration and
-        before the documents are capped or any batch or noise is drawn
-        (:class:`topicdp.rdp.BudgetExceededError`), and recorded after the run.
+        ``vocabulary_source``: as for :meth:`topicdp.TopicDP.fit`. ``ledger``: the run is one
+        :class:`topicdp.rdp.EventEntry` of the event the noise was calibrated on (T subsampled Gaussian steps),
+        checked against its budget before any document is capped or batch drawn, and recorded after the run.
         """
         statement = vocabulary_of(X, vocabulary_source)  # of the Corpus as given, before X becomes its counts
         X, vocabulary, scheme = self._prepare(X)
@@ -302,33 +249,11 @@ class DPStochasticVI(_OnlineLDA):
 
 
 class SVILDA(_OnlineLDA):
-    """Non-private online LDA (Hoffman, Blei & Bach 2010): :class:`DPStochasticVI`'s algorithm without noise, for checks.
+    """Non-private online LDA (Hoffman, Blei & Bach 2010): :class:`DPStochasticVI`'s algorithm without noise.
 
-    Parameters
-    ----------
-    n_topics : int
-        K.
-    batch_size, sampling_rate, n_iterations, tau0, kappa, length_policy, alpha, eta
-        As for :class:`DPStochasticVI`.
-    e_step_max_iter, e_step_tol
-        As for :class:`DPStochasticVI`.
-    progress : bool or None, default=False
-        As for :class:`DPStochasticVI`, but off unless asked: a non-private fit is usually one step of something longer.
-    doc_length_cap : int or None, default=None
-        Cut documents to at most this many tokens (None: no cap).
-    sampling : {"poisson", "fixed"}, default="fixed"
-    random_state : None, int or Generator
-        Seeds the start, the batches and the capping.
-
-    Attributes
-    ----------
-    components_, topic_word_ : (K, V) array
-        lambda and E[beta], as for :class:`DPStochasticVI`.
-    n_docs_capped_ : int
-        Documents longer than the cap.
-    vocabulary_ : tuple of str
-        The columns' words (their indices as strings when fit on a matrix); :meth:`transform` checks a Corpus
-        against it.
+    The parameters are :class:`DPStochasticVI`'s, except: ``progress`` defaults to False, ``doc_length_cap`` to
+    None (no cap) and ``sampling`` to ``"fixed"``. ``vocabulary_`` holds the columns' words (their indices as
+    strings when fit on a matrix).
     """
 
     def __init__(self, n_topics: int, *, batch_size: int | None = None, sampling_rate: float | None = None,
