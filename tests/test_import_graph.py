@@ -24,67 +24,38 @@ import pytest
 PACKAGE = "topicdp"
 ROOT = Path(__file__).resolve().parents[1] / PACKAGE
 
-#: module-name prefix -> layer; the longest matching prefix wins (``a.b`` matches ``a.b`` and ``a.b.*``).
+#: module-name prefix -> layer; the longest matching prefix wins (``a.b`` matches ``a.b`` and ``a.b.*``). Two packages
+#: share a layer only where neither imports the other (:func:`test_a_layer_s_packages_do_not_import_each_other`).
 LAYERS: dict[str, int] = {
-    # 0 - leaves: argument checks, registry names and the optional-extras helper; they import nothing of
-    #     topicdp (``_names`` is read by ``--help`` without numpy; ``_validation`` by every estimator).
-    "topicdp._validation": 0,
-    "topicdp._names": 0,
-    "topicdp._extras": 0,
-    "topicdp._files": 0,  # atomic writes, output/input path checks, scratch directories, SIGTERM unwinding
-    "topicdp._progress": 0,
-    "topicdp._dates": 0,  # dates read under a stated format, locale-independent (--date-format's check)
-    "topicdp._repeats": 0,  # the warning on repeated private fits outside a ledger  # progress lines and bars of long steps, on the topicdp logger
-    # 1 - foundations that know nothing of topic models' fitting or releases: privacy accounting (rdp),
-    #     the privacy report (reads rdp's ledger), the corpus and its readers, synthetic/real data sets, the
-    #     shared inference primitives (E-step, fold-in, perplexity), the canonical topic order and gensim's
-    #     LDA on a corpus (``topics``: the adapters, the audit and the forecasts all need them), and the
-    #     streaming readers/tokenisers.
-    "topicdp.rdp": 1,
-    "topicdp.report": 1,
-    "topicdp.corpus": 1,
-    "topicdp.tables": 1,  # Parquet, CSV, DataFrames and SQL queries as rows, for the corpus' one record reader
-    "topicdp.datasets": 1,
-    "topicdp.inference": 1,
-    "topicdp.topics": 1,
-    "topicdp.streaming": 1,
-    # 2 - the building blocks of a release: metrics and mechanisms over K x V matrices, the PrivateRelease
-    #     data type, vocabulary selection, utility forecasts, and the estimators (spectral, DP-SVI,
-    #     DP variational EM) with their sklearn ``transform`` (fold-in) mixin, and the sensitivity sampler.
-    #     They use layers 0-1 and each other (acyclically).
-    "topicdp.metrics": 2,
-    "topicdp.mechanisms": 2,
-    "topicdp.private_release": 2,
-    "topicdp._view_page": 2,  # the page of topicdp.view from a published dict: a release shows it in a notebook
-    "topicdp.vocabulary": 2,
-    "topicdp.forecast": 2,
-    "topicdp.spectral": 2,
-    "topicdp.baselines": 2,
-    "topicdp.variational": 2,
-    "topicdp.transform": 2,
-    "topicdp.samplers": 2,
-    # 3 - compositions of the blocks: adapters wrap the estimators as f: Corpus -> K x V (so they sit above
-    #     them), and TopicDP (agnostic road) runs an adapter through the sampler and a mechanism.
-    "topicdp.adapters": 3,
-    "topicdp.agnostic": 3,
-    # 4 - the release pipeline: request -> plan -> execute -> PrivateRelease.
-    "topicdp.pipeline": 4,
-    # 5 - consumers of releases: the comparison harness, the privacy audit, plots and views of a release.
-    "topicdp.estimators": 5,  # the private estimators a user fits: each fit runs the pipeline
-    "topicdp.experiments": 5,
-    "topicdp.audit": 5,
-    "topicdp.plots": 5,
-    "topicdp.view": 5,
-    # 6 - command lines: argparse front-ends and ``python -m`` entry points. The ``compare`` and ``audit``
-    #     subcommands' parsers (compare_cli, audit.cli) are loaded by the ``topicdp`` command (cli), so
-    #     they sit beside it, above the harness and the audit they drive; nothing below imports them.
-    "topicdp.cli": 6,
-    "topicdp._argparse": 6,  # the command line's lazy sub-command parser
-    "topicdp.compare_cli": 6,
-    "topicdp.evaluate_cli": 6,  # the ``evaluate`` subcommand: it asks compare's rule whether to refuse before spending
-    "topicdp.audit.cli": 6,
-    "topicdp.audit.__main__": 6,
-    "topicdp.__main__": 6,
+    # 0 - leaves: they import nothing of topicdp (``_names`` is read by ``--help`` without numpy)
+    "topicdp._names": 0, "topicdp._extras": 0, "topicdp._files": 0, "topicdp._progress": 0, "topicdp._dates": 0,
+    "topicdp._repeats": 0,
+    # 1 - argument checks, the privacy report's data type, tables as rows
+    "topicdp._validation": 1, "topicdp.report": 1, "topicdp.tables": 1,
+    # 2 - privacy accounting, the corpus, the inference primitives (E-step, fold-in, perplexity)
+    "topicdp.rdp": 2, "topicdp.corpus": 2, "topicdp.inference": 2,
+    # 3 - data sets, streaming readers, the canonical topic order and top words, the fold-in transform
+    "topicdp.datasets": 3, "topicdp.streaming": 3, "topicdp.topics": 3, "topicdp.transform": 3,
+    # 4 - measures of a topic-word matrix, the sensitivity sampler, the DP vocabulary, the view's page
+    "topicdp.metrics": 4, "topicdp.samplers": 4, "topicdp.vocabulary": 4, "topicdp._view_page": 4,
+    # 5 - the release type (PrivateRelease)
+    "topicdp.private_release": 5,
+    # 6 - mechanisms producing releases: noise primitives, dp-vem, DP-SVI
+    "topicdp.mechanisms": 6, "topicdp.variational": 6, "topicdp.baselines": 6,
+    # 7 - the spectral backend; the readability forecasts (dp-vem's simulation runs the mechanism)
+    "topicdp.spectral": 7, "topicdp.forecast": 7,
+    # 8 - adapters: every model as f: Corpus -> K x V
+    "topicdp.adapters": 8,
+    # 9 - the agnostic road (TopicDP over an adapter)
+    "topicdp.agnostic": 9,
+    # 10 - the release pipeline: request -> prepare -> plan -> release
+    "topicdp.pipeline": 10,
+    # 11 - what runs the pipeline or reads its releases: the planned estimators, compare, the audit, plots, views
+    "topicdp.estimators": 11, "topicdp.experiments": 11, "topicdp.audit": 11, "topicdp.plots": 11,
+    "topicdp.view": 11,
+    # 12 - command lines
+    "topicdp.cli": 12, "topicdp._argparse": 12, "topicdp.compare_cli": 12, "topicdp.evaluate_cli": 12,
+    "topicdp.audit.cli": 12, "topicdp.audit.__main__": 12, "topicdp.__main__": 12,
 }
 
 
@@ -216,8 +187,8 @@ def test_resolution_of_relative_imports():
     assert resolve("topicdp.metrics", True, "from .readability import x") == "topicdp.metrics.readability"
     assert resolve("topicdp.metrics", True, "from ..rdp import x") == "topicdp.rdp"
     assert resolve("topicdp.cli", False, "from .audit.cli import x") == "topicdp.audit.cli"
-    assert _layer("topicdp.audit.cli") == 6 and _layer("topicdp.audit.runner") == 5
-    assert _layer("topicdp.pipeline") == _layer("topicdp.pipeline.plan") == 4
+    assert _layer("topicdp.audit.cli") == 12 and _layer("topicdp.audit.runner") == 11
+    assert _layer("topicdp.pipeline") == _layer("topicdp.pipeline.plan") == 10
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c", "a"]]
 
 
@@ -249,3 +220,17 @@ def test_imports_point_downward(graph):
             if lo is not None and hi is not None and hi > lo:
                 upward.append(f"{module} (layer {lo}) imports {target} (layer {hi})")
     assert not upward, "imports from a lower layer up to a higher one:\n" + "\n".join(upward)
+
+
+def _package(module: str) -> str:
+    """The LAYERS prefix a module falls under (its package, or the module itself where it has its own entry)."""
+    return max((p for p in LAYERS if module == p or module.startswith(p + ".")), key=len)
+
+
+def test_a_layer_s_packages_do_not_import_each_other(graph):
+    # one package per layer where they depend on one another: packages share a layer only when independent (the
+    # command lines aside, which are entry points side by side)
+    shared = sorted(f"{m} imports {t} (both layer {_layer(m)})" for m, targets in graph.items() if m != PACKAGE
+                    for t in targets - {PACKAGE} if _layer(m) == _layer(t) != 12 and _package(m) != _package(t))
+    assert not shared, "packages of one layer that import each other (give them layers of their own):\n" + \
+        "\n".join(shared)
