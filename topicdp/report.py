@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Mapping, Sequence
 
 GUARANTEES = ("approx-DP", "random-DP", "none")
@@ -513,13 +513,6 @@ class ReportParts:
         if unknown:
             raise ValueError(f"ReportParts.report_fields takes {STEP_FIELDS}; got {sorted(unknown)}")
 
-    @classmethod
-    def of(cls, report: "PrivacyReport") -> "ReportParts":
-        """The parts of a composed report (its step's statements, without the release-wide ones)."""
-        published = {k: v for k, v in report.published.items() if REPORT_STATUSES.get(k) != v}
-        return cls(published, list(report.notes), list(report.checks), dict(report.details),
-                   {name: getattr(report, name) for name in STEP_FIELDS})
-
 
 def compose_report(*steps: ReportParts, mechanism: str, guarantee: str, unit: str, neighbours: str, epsilon: float,
                    delta: float, seeded: bool, composition: Sequence[Mapping] = (),
@@ -555,6 +548,21 @@ def compose_report(*steps: ReportParts, mechanism: str, guarantee: str, unit: st
         composition_total=list(composition_total), notes=notes, checks=checks, details=_jsonable(details),
         published=published, **step_fields,
     )
+
+
+def extend_report(report: "PrivacyReport", step: ReportParts, *, notes_first: Sequence[str] = (),
+                  **statement) -> "PrivacyReport":
+    """``report`` with one more step after its own (its statuses, details and fields win, its checks follow) and
+    ``notes_first`` before its notes; ``statement`` replaces any of the release-wide keywords of
+    :func:`compose_report` (normalised alike). A pipeline extends its mechanism's report so, composing it once."""
+    for name, cast in (("epsilon", float), ("delta", float), ("seeded", bool),
+                       ("composition", lambda c: _jsonable(list(c))), ("composition_total", list)):
+        if name in statement:
+            statement[name] = cast(statement[name])
+    return replace(report, published={**report.published, **step.published},
+                   notes=[*notes_first, *report.notes, *step.notes], checks=[*report.checks, *step.checks],
+                   details=_jsonable({**report.details, **step.details}),
+                   **{**dict(step.report_fields), **statement})
 
 
 def _jsonable(obj):

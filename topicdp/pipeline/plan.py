@@ -214,13 +214,11 @@ def planned_steps(plan: ReleasePlan) -> PlannedRun:
     if count is not None:
         steps.append(("unit count", [count]))
     if plan.budget.vocabulary is not None:
-        from ..vocabulary import (DEFAULT_MAX_WORDS_PER_UNIT, THRESHOLD_DELTA_SHARE, _ledger_entries, _sensitivity,
-                                  calibrate_selection)
+        from ..vocabulary import selection_entries, selection_sigma
 
         b, neighbours = plan.budget.vocabulary, str(request.neighbours)
-        sigma, _ = calibrate_selection(b.epsilon, b.delta, DEFAULT_MAX_WORDS_PER_UNIT, neighbours)
-        steps.append(("vocabulary", _ledger_entries(sigma, _sensitivity(neighbours), THRESHOLD_DELTA_SHARE * b.delta,
-                                                    str(request.unit), neighbours)))
+        sigma = selection_sigma(b.epsilon, b.delta, neighbours)
+        steps.append(("vocabulary", selection_entries(sigma, b.delta, str(request.unit), neighbours)))
     return PlannedRun(steps, {m: plan.topics_entries(m) for m in plan.candidates})
 
 
