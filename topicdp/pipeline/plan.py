@@ -35,8 +35,6 @@ VOCABULARY_DELTA_SHARE = 0.5
 #: share of the total epsilon (delta) spent on a DP count of the units when the owner states none
 COUNT_EPSILON_SHARE = 0.05
 COUNT_DELTA_SHARE = 0.05
-#: the fewest words the topic forecast models (a Dirichlet signal over fewer words says little)
-MIN_PLANNED_WORDS = 50
 
 
 @dataclass(frozen=True)
