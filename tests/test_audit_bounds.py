@@ -13,7 +13,7 @@ from topicdp.audit import (
     dp_region_boundary,
     epsilon_bound,
     epsilon_lower_bound,
-    gaussian_epsilon,
+    exact_epsilon,
     gaussian_tradeoff,
 )
 
@@ -60,7 +60,7 @@ def test_perfectly_separated_scores_are_limited_by_clopper_pearson(n_out, n_in):
 
 def test_exact_gaussian_tradeoff_touches_the_dp_boundary_at_the_true_epsilon():
     mu, delta = 1.0, 1e-3
-    eps = gaussian_epsilon(mu, delta)
+    eps = exact_epsilon(mu, delta)
     fpr = np.logspace(-12, 0, 200_001)
     fnr = gaussian_tradeoff(fpr, mu)
     assert np.all(fnr >= dp_region_boundary(fpr, eps, delta) - 1e-12)
@@ -73,7 +73,7 @@ def test_gaussian_scores_approach_but_never_exceed_the_true_epsilon(mu, delta, s
     """N(0,1) vs N(mu,1) is the Gaussian mechanism's exact trade-off; its epsilon at small delta lives at
     tiny false-positive rates, so 10^5 trials (half of them to select the test) get within ``share`` of it
     (and never above)."""
-    true_eps = gaussian_epsilon(mu, delta)
+    true_eps = exact_epsilon(mu, delta)
     rng = np.random.default_rng(12345)
     bounds = []
     for n in (1_000, 10_000, 100_000):
@@ -152,7 +152,7 @@ def test_held_out_selection_is_reproducible_and_uses_half_the_samples():
     a = epsilon_bound(out, inn, 1e-5, selection="held-out", random_state=9)
     b = epsilon_bound(out, inn, 1e-5, selection="held-out", random_state=9)
     assert a.eps_lower == b.eps_lower and (a.n_out, a.n_in) == (2000, 1500)
-    assert 0.0 < a.eps_lower <= gaussian_epsilon(1.5, 1e-5)
+    assert 0.0 < a.eps_lower <= exact_epsilon(1.5, 1e-5)
 
 
 @pytest.mark.parametrize(

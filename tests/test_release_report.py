@@ -205,3 +205,33 @@ def test_accounts_that_differ_in_the_last_bits_agree():
             in lines[exact]
         assert not any(line.startswith("looser accounts") for line in lines[exact])
     assert len({tuple(v) for v in lines.values()}) == 1  # the same lines whatever the last bits
+
+
+@pytest.mark.parametrize("guarantee", ["approx-DP", "random-DP"])
+def test_extending_a_report_is_composing_its_steps_in_one(guarantee):
+    """A pipeline extends its mechanism's report (extend_report) instead of taking it apart and composing it again:
+    the result must be that re-composition's, field for field and in the same key order (the random-DP caveat
+    stays after the units' note, where the mechanism's report put it)."""
+    from topicdp.report import REPORT_STATUSES, STEP_FIELDS, Check, ReportParts, compose_report, extend_report
+
+    def parts_of(report):  # the report's own step, as the pipeline once took it apart
+        return ReportParts({k: v for k, v in report.published.items() if REPORT_STATUSES.get(k) != v},
+                           report.notes, report.checks, report.details,
+                           {name: getattr(report, name) for name in STEP_FIELDS})
+
+    topics = ReportParts({"topic_word": "post-processing", "report.sigma": "public: stated"}, ["topics note"],
+                         [Check("topics", True)], {"model": {"k": 3}, "score": float("nan")},
+                         {"sigma": 2.5, "sensitivity": 1.0, "gamma": 0.1 if guarantee == "random-DP" else None})
+    statement = dict(guarantee=guarantee, unit="user", neighbours="add-remove", seeded=True)
+    mechanism = compose_report(topics, mechanism="topicdp", epsilon=1.0, delta=1e-6, composition=[{"n": 1}],
+                               composition_total=[total("rdp", 1.0, 1e-6)], **statement)
+    plan = ReportParts({"report.details.plan": "public: the plan", "topic_word": "DP"}, checks=[Check("plan", False)],
+                       details={"plan": {"n": np.int64(4)}, "model": {"k": 5}})
+    whole = dict(mechanism="pipeline", epsilon=np.float64(2.0), delta=2e-6, composition=[{"n": np.int64(2)}],
+                 composition_total=[total("basic", 2.0, 2e-6)])
+    extended = extend_report(mechanism, plan, notes_first=["units note"], **whole)
+    once = compose_report(ReportParts(notes=["units note"]), parts_of(mechanism), plan, **statement, **whole)
+    assert extended == once
+    assert json.dumps(extended.to_dict()) == json.dumps(once.to_dict())  # key order too
+    assert extended.notes[0] == "units note" and extended.details["model"] == {"k": 5}
+    assert [c.name for c in extended.checks] == ["topics", "plan"] and extended.published["topic_word"] == "DP"

@@ -54,8 +54,8 @@ READABLE_VS_LDA, NOISE_VS_LDA = 0.25, 0.15
 LDA_AGREEMENT = 0.5
 #: How far dp-vem from a random start agrees with a non-private LDA without any noise: its over-complete
 #: warm-up finds a decomposition of its own (one topic of function words, the others themes); forecasts of that
-#: road use it in place of :data:`LDA_AGREEMENT` (``benchmarks/utility/noiseless_agreement.py``). On text with
-#: well-separated topics both fits find the same topics, and there the forecast is pessimistic.
+#: road use it in place of :data:`LDA_AGREEMENT`. On text with well-separated topics both fits find the same
+#: topics, and there the forecast is pessimistic.
 RANDOM_START_AGREEMENT = 0.3
 
 
@@ -527,8 +527,7 @@ def forecast_from_sigma(sigma: float, n_topics: int, unit: str, n_units: int, n_
 #: seed is one integer (or OS entropy), so no release draws the simulation's noise
 SIMULATION_STREAM = 0x51D0
 #: fits of the non-private LDA (seeds 0, 1, ...) whose median NPMI and contrast the simulated releases are set
-#: against: one fit's contrast moved 0.037-0.068 between seeds on half a blog reference (1.8x), which one seed would
-#: put into every forecast ratio
+#: against: one LDA fit is itself random, and one seed's contrast would enter every forecast ratio
 SIMULATION_LDA_SEEDS = 3
 #: simulated releases the decision reads (``forecast_on_reference``'s ``n_draws``)
 SIMULATION_DRAWS = 9
@@ -545,25 +544,17 @@ def forecast_on_reference(model: "DPVariationalEM", reference, n_units: int, *, 
     overlap, with a non-private LDA fit (gensim, 5 passes, seed 0) of the same corpus.
     Everything read is public, so nothing is spent.
 
-    With a public start (``model.init`` set, e.g. by :func:`public_init` on this reference), the reference's
-    units are split in two halves: the start is refitted on one (:func:`public_init`, same unit) and the run is
-    simulated on the other, so that, as in the private release, the start never saw the data it is run on. (On
-    one corpus both would fit the same sampling noise: on text of uniformly random words they agree at a
-    readable-looking 0.25.)
+    With a public start (``model.init`` set, e.g. by :func:`public_init`), the reference's units are split in two
+    halves: the start is refitted on one and the run simulated on the other, so that, as in the private release, the
+    start never saw the data it is run on (on one corpus both would fit the same sampling noise).
 
-    Unlike :func:`forecast`, this sees the corpus' own structure: the common words that a noise-dominated
-    release still shows, and how well the algorithm agrees with LDA at all.
-
-    Beside the overlap, each draw's release and the LDA are scored on the whole reference (or ``score_on``): the NPMI
-    and the NPMI contrast (:func:`topicdp.metrics.readability.npmi_contrast`) of the release over the LDA's (the median
-    over :data:`SIMULATION_LDA_SEEDS` fits of it), and the release's diversity; the forecast gives the median of each
-    over the draws. Each draw is judged on the targets of ``model.unit`` (:data:`topicdp.forecast.TARGETS`) by its own
-    overlap and contrast together, so that ten lists of common words, which can overlap an LDA's lists well, are called
-    ``common words``; the verdict is ``readable`` when more than half of the draws are
-    (:func:`topicdp.forecast.verdict_of_draws`), since the targets ask that most releases meet them, and the medians
-    taken apart can meet them while most draws miss one or the other. They are scored on the whole reference, not the
-    simulated half only, and on all of its text: a pair of words that never occur together scores -1, so a noisy
-    list's rarer words score lower on less text.
+    Unlike :func:`forecast`, this sees the corpus' own structure: the common words that a noise-dominated release
+    still shows, and how well the algorithm agrees with LDA at all. Each draw's release and the LDA (the median over
+    :data:`SIMULATION_LDA_SEEDS` fits) are scored on the whole reference (or ``score_on``, more text: fewer pairs
+    never seen together): NPMI, NPMI contrast (:func:`topicdp.metrics.readability.npmi_contrast`) and diversity, the
+    forecast giving each one's median. Each draw is judged on ``model.unit``'s :data:`TARGETS` by its own overlap and
+    contrast together (ten lists of common words can overlap an LDA's well); the verdict is
+    :func:`verdict_of_draws`'s, since the targets ask that most releases meet them.
 
     Parameters
     ----------
@@ -574,17 +565,13 @@ def forecast_on_reference(model: "DPVariationalEM", reference, n_units: int, *, 
     n_units : int
         Users or documents of the private corpus (stated public).
     n_draws : int, default=9
-        Simulated releases, each one dp-vem fit on half the reference. The decision reads their medians,
-        estimates of what most releases would score; the contrast is the noisiest of them.
+        Simulated releases, each one dp-vem fit on half the reference.
     top_n : int, default=10
     vocabulary_share : float in (0, 1], default=1
-        Where the reference is on a DP selection's words (fewer than the owner's ordinary vocabulary), its LDA sees
-        only those words too: the contrast is scaled by the share squared, as in the closed form
-        (:mod:`topicdp.forecast`).
+        Where the reference is on a DP selection's words, its LDA sees only those words too: the contrast is scaled
+        by the share squared, as in the closed form.
     score_on : Corpus, optional
         The public text the draws and the LDA are scored on, on ``reference``'s words; by default ``reference``.
-        The pipeline fits on the reference under the private corpus' contribution bounds and scores on its whole
-        text (the dp-vem road's simulation, :mod:`topicdp.pipeline.roads`): more text, fewer pairs never seen together.
 
     Returns
     -------
@@ -614,9 +601,8 @@ def forecast_on_reference(model: "DPVariationalEM", reference, n_units: int, *, 
     # NPMI and contrast are the medians over SIMULATION_LDA_SEEDS fits, as the owner's LDA is itself random
     ldas = [reference_lda(corpus, K, random_state=seed, passes=5) for seed in range(SIMULATION_LDA_SEEDS)]
     lda = ldas[0]
-    # fits of the PUBLIC reference: a ledger of their own marks them accounted (no repeated-release warning).
-    # Their noise comes from streams of their own (SIMULATION_STREAM), never from a seed a release uses: a
-    # release seeded 0 drew the same Gaussians as draw 0, and the printed simulation was a function of them.
+    # fits of the PUBLIC reference: a ledger of their own marks them accounted (no repeated-release warning); their
+    # noise comes from streams of their own (SIMULATION_STREAM), never from a seed a release uses
     share = check_real(vocabulary_share, "vocabulary_share", low=0.0, high=1.0, high_open=False)
     text = reference if score_on is None else score_on
     if text is not reference and list(text.vocabulary) != list(reference.vocabulary):

@@ -8,40 +8,31 @@ all releases; the run-time checks of assumptions and preconditions; and, for eve
 publishes, its status (:data:`STATUSES`: a public parameter, a count stated public, a DP or random-DP output,
 a post-processing of them, or not covered). It round-trips through JSON.
 
-Every producer states its step as :class:`ReportParts` and the report is made once, by
-:func:`compose_report`, and never changed afterwards (the dataclass is frozen). ``composition_total`` has one schema for every road: a list of
-``{"accounting": name, "epsilon": e, "delta": d, "valid": bool, "details": {...}}``, one entry per
-accounting method; ``valid=False`` marks a total shown for comparison that is not a proven bound (e.g.
-the DP-SVI paper's own recipe).
+Every producer states its step as :class:`ReportParts`; the report is made once, by :func:`compose_report` (a
+pipeline adds its step with :func:`extend_report`), and is frozen. ``composition_total`` has one schema for every
+road: a list of ``{"accounting": name, "epsilon": e, "delta": d, "valid": bool, "details": {...}}``, one entry per
+accounting method; ``valid=False`` marks a total shown for comparison that is not a proven bound (e.g. the DP-SVI
+paper's own recipe).
 """
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Mapping, Sequence
 
 GUARANTEES = ("approx-DP", "random-DP", "none")
 from ._names import NEIGHBOURS, UNITS  # noqa: E402  (one place for the names)
 
-#: relative tolerance within which two accounts of one release's epsilon agree (:func:`accounts_agree`): the
-#: composition line names every account within it of the certified one ("basic composition of the steps = exact
-#: = best"), and the headline says "certified" without the request beside it. Calibrations meet their targets to
-#: about 1e-12 relative, and a step calibrated on a released quantity (the spectral e6 step's sigma on the
-#: released M2: post-processing) meets its share only to the last bits of a float, so the sum of the steps' shares
-#: and the ledger's exact total of their entries differ by rounding alone -- differently on neighbouring corpora.
-#: An exact comparison made that line a function of those bits; 1e-9 is far above rounding (about 1e-15 relative
-#: per operation) and far below any difference a reader of the 4-6 printed digits could see.
+#: relative tolerance within which two accounts of one release's epsilon agree (:func:`accounts_agree`): a step
+#: calibrated on a released quantity meets its share only to the last bits of a float, differently on neighbouring
+#: corpora; 1e-9 is far above rounding and far below what 4-6 printed digits show.
 ACCOUNTS_RTOL = 1e-9
 
 
 def accounts_agree(a: float, b: float, rtol: float = ACCOUNTS_RTOL) -> bool:
-    """Whether two accounts of epsilon, ``a`` and ``b``, agree: within ``rtol`` of the larger (:data:`ACCOUNTS_RTOL`).
-
-    Used wherever a line or a decision says that two accounts are the same, so that none depends on the last bits
-    of a float. An infinite account agrees only with an infinite one.
-    """
+    """Whether two accounts of epsilon agree: within ``rtol`` of the larger; an infinite one only with an infinite."""
     a, b = float(a), float(b)
     if math.isinf(a) or math.isinf(b) or math.isnan(a) or math.isnan(b):
         return a == b
@@ -513,13 +504,6 @@ class ReportParts:
         if unknown:
             raise ValueError(f"ReportParts.report_fields takes {STEP_FIELDS}; got {sorted(unknown)}")
 
-    @classmethod
-    def of(cls, report: "PrivacyReport") -> "ReportParts":
-        """The parts of a composed report (its step's statements, without the release-wide ones)."""
-        published = {k: v for k, v in report.published.items() if REPORT_STATUSES.get(k) != v}
-        return cls(published, list(report.notes), list(report.checks), dict(report.details),
-                   {name: getattr(report, name) for name in STEP_FIELDS})
-
 
 def compose_report(*steps: ReportParts, mechanism: str, guarantee: str, unit: str, neighbours: str, epsilon: float,
                    delta: float, seeded: bool, composition: Sequence[Mapping] = (),
@@ -555,6 +539,21 @@ def compose_report(*steps: ReportParts, mechanism: str, guarantee: str, unit: st
         composition_total=list(composition_total), notes=notes, checks=checks, details=_jsonable(details),
         published=published, **step_fields,
     )
+
+
+def extend_report(report: "PrivacyReport", step: ReportParts, *, notes_first: Sequence[str] = (),
+                  **statement) -> "PrivacyReport":
+    """``report`` with one more step after its own (its statuses, details and fields win, its checks follow) and
+    ``notes_first`` before its notes; ``statement`` replaces any of the release-wide keywords of
+    :func:`compose_report` (normalised alike). A pipeline extends its mechanism's report so, composing it once."""
+    for name, cast in (("epsilon", float), ("delta", float), ("seeded", bool),
+                       ("composition", lambda c: _jsonable(list(c))), ("composition_total", list)):
+        if name in statement:
+            statement[name] = cast(statement[name])
+    return replace(report, published={**report.published, **step.published},
+                   notes=[*notes_first, *report.notes, *step.notes], checks=[*report.checks, *step.checks],
+                   details=_jsonable({**report.details, **step.details}),
+                   **{**dict(step.report_fields), **statement})
 
 
 def _jsonable(obj):

@@ -145,14 +145,24 @@ class DPVocabulary:
 
     def add_to_ledger(self, ledger, name: str = "vocabulary selection") -> None:
         """Record this selection in a :class:`topicdp.rdp.PrivacyLedger`: a Gaussian entry and ``(0, delta_threshold)``."""
-        ledger.record(_ledger_entries(self.sigma, self.sensitivity, self.delta_threshold, self.unit,
-                                      self.neighbours, name))
+        ledger.record(selection_entries(self.sigma, self.delta, self.unit, self.neighbours, name))
 
 
-def _ledger_entries(sigma: float, sensitivity: float, delta_threshold: float, unit: str, neighbours: str,
-                    name: str = "vocabulary selection") -> list:
-    return [GaussianEntry(name, sigma, sensitivity, unit=unit, neighbours=neighbours),
-            ApproxEntry(f"{name} (threshold)", 0.0, delta_threshold, unit=unit, neighbours=neighbours)]
+def selection_sigma(epsilon: float, delta: float, neighbours: str) -> float:
+    """The selection's noise std (analytic, on the part of delta the threshold leaves): the one calibration that the
+    plan's planned entries and :func:`calibrate_selection` both use."""
+    from .rdp import calibrate_gaussian
+
+    return calibrate_gaussian(epsilon, delta - THRESHOLD_DELTA_SHARE * delta, neighbour_factor(neighbours),
+                              method="analytic")
+
+
+def selection_entries(sigma: float, delta: float, unit: str, neighbours: str,
+                      name: str = "vocabulary selection") -> list:
+    """The ledger entries of a selection with noise ``sigma`` at total ``delta``: the Gaussian entry and the
+    threshold's ``(0, delta_threshold)``; planned (the plan) and recorded (the selection) alike."""
+    return [GaussianEntry(name, sigma, neighbour_factor(neighbours), unit=unit, neighbours=neighbours),
+            ApproxEntry(f"{name} (threshold)", 0.0, THRESHOLD_DELTA_SHARE * delta, unit=unit, neighbours=neighbours)]
 
 
 def unit_top_words(tokens: Iterable[str] | Mapping[str, int], k: int) -> tuple[str, ...]:
@@ -205,14 +215,14 @@ def unit_word_sets(
 def calibrate_selection(epsilon: float, delta: float, max_words_per_unit: int,
                         neighbours: str = DEFAULT_NEIGHBOURS) -> tuple[float, float]:
     """``(sigma, tau)`` of the selection: each of the two parts of delta at most ``delta/2`` (module docstring)."""
-    from .rdp import calibrate_gaussian, smallest_meeting
+    from .rdp import smallest_meeting
 
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     k = check_int(max_words_per_unit, "max_words_per_unit", low=1)
     neighbours = check_option(neighbours, "neighbours", NEIGHBOURS)
     delta_tau = THRESHOLD_DELTA_SHARE * delta
-    sigma = calibrate_gaussian(epsilon, delta - delta_tau, neighbour_factor(neighbours), method="analytic")
+    sigma = selection_sigma(epsilon, delta, neighbours)
     # for each s: Phi((tau - 1/sqrt s)/sigma) = (1 - delta_tau)^(1/s); the complement, accurate for tiny delta_tau
     s = np.arange(1, k + 1, dtype=np.float64)
     tail = -np.expm1(np.log1p(-delta_tau) / s)
@@ -305,7 +315,7 @@ def select_vocabulary_from_counts(
     rng = check_random_state(random_state)
     sigma, tau = calibrate_selection(epsilon, delta, k, neighbours)
     if ledger is not None:
-        ledger.check(_ledger_entries(sigma, neighbour_factor(neighbours), THRESHOLD_DELTA_SHARE * delta, unit, neighbours))
+        ledger.check(selection_entries(sigma, delta, unit, neighbours))
 
     with timed(f"DP vocabulary selection: each {unit}'s top {k} words, then the noisy threshold"):
         pairs = counts() if callable(counts) else counts
@@ -449,8 +459,3 @@ def _select(totals: Mapping[str, float], sigma: float, tau: float, max_features:
     if max_features is not None and passed.size > max_features:
         passed = passed[top_indices(noisy[passed], max_features)]
     return tuple(sorted(candidates[i] for i in passed))
-
-
-def _sensitivity(neighbours: str) -> float:
-    """The totals' L2 sensitivity on shared words (kept for ``pipeline.charge``)."""
-    return neighbour_factor(neighbours)

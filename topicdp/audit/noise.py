@@ -83,7 +83,7 @@ def as_noise(noise) -> Callable:
     return GaussianNoise(noise)
 
 
-def gaussian_delta(mu: float, epsilon: float) -> float:
+def exact_delta(mu: float, epsilon: float) -> float:
     """delta(eps) of the Gaussian mechanism with mu = Delta / sigma (Balle & Wang 2018, Thm. 8).
 
         delta = Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu).
@@ -93,16 +93,16 @@ def gaussian_delta(mu: float, epsilon: float) -> float:
     return max(a - b, 0.0)
 
 
-def gaussian_epsilon(mu: float, delta: float) -> float:
+def exact_epsilon(mu: float, delta: float) -> float:
     """The exact epsilon of the Gaussian mechanism at ``delta``: smallest eps with delta(eps) <= delta."""
     mu = check_real(mu, "mu", low=0.0)
     delta = check_real(delta, "delta", low=0.0, high=1.0)
-    if gaussian_delta(mu, 0.0) <= delta:
+    if exact_delta(mu, 0.0) <= delta:
         return 0.0
     hi = 1.0
-    while gaussian_delta(mu, hi) > delta:
+    while exact_delta(mu, hi) > delta:
         hi *= 2.0
-    return brentq(lambda e: gaussian_delta(mu, e) - delta, 0.0, hi, xtol=1e-12)
+    return brentq(lambda e: exact_delta(mu, e) - delta, 0.0, hi, xtol=1e-12)
 
 
 def analytic_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> float:
@@ -111,9 +111,9 @@ def analytic_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> fl
     delta = check_real(delta, "delta", low=0.0, high=1.0)
     sensitivity = check_real(sensitivity, "sensitivity", low=0.0)
     hi = 1.0
-    while gaussian_delta(hi, epsilon) < delta:
+    while exact_delta(hi, epsilon) < delta:
         hi *= 2.0
-    mu = brentq(lambda m: gaussian_delta(m, epsilon) - delta, 1e-12, hi, xtol=1e-14)
+    mu = brentq(lambda m: exact_delta(m, epsilon) - delta, 1e-12, hi, xtol=1e-14)
     return sensitivity / mu * (1 + 1e-12)
 
 

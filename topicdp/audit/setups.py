@@ -30,7 +30,7 @@ from .._names import UNITS
 from .._validation import check_int, check_option, check_real
 from .canaries import (CANARIES, NEIGHBOURS, BoundedContributionSum, CanaryPair, CorpusData, make_canary,
                        synthetic_corpus)
-from .noise import DiscreteGaussianNoise, GaussianNoise, analytic_sigma, gaussian_epsilon
+from .noise import DiscreteGaussianNoise, GaussianNoise, analytic_sigma, exact_epsilon
 from .runner import AuditSetup
 
 DISTRIBUTIONS = ("private", "public")
@@ -246,8 +246,8 @@ def synthetic_setup(options: SetupOptions) -> AuditSetup:
             "sigma_used": used,
             "sigma_factor": options.sigma_factor,
             "sensitivity": sensitivity,
-            "true_epsilon_worst_case": gaussian_epsilon(sensitivity / used, options.delta),
-            "true_epsilon_this_pair": gaussian_epsilon(float(np.linalg.norm(W_in - W_out)) / used, options.delta),
+            "true_epsilon_worst_case": exact_epsilon(sensitivity / used, options.delta),
+            "true_epsilon_this_pair": exact_epsilon(float(np.linalg.norm(W_in - W_out)) / used, options.delta),
         },
     )
 
@@ -282,7 +282,7 @@ def topicdp_global_setup(options: SetupOptions) -> AuditSetup:
     details = _topicdp_details(choice, model, rel.report, distance, factor, sigma, sigma,
                                sensitivity_method=rel.report.sensitivity_method,
                                covered=distance <= rel.report.sensitivity, sigma_calibrated=rel.report.sigma,
-                               true_epsilon_this_pair=gaussian_epsilon(distance / sigma, delta))
+                               true_epsilon_this_pair=exact_epsilon(distance / sigma, delta))
     label = "TopicDP global sensitivity sqrt(2K)" + ("" if factor == 1.0 else f" x sigma {factor:g} (under-noised)")
     return AuditSetup(mechanism=f"{label} [{model.name}, K={model.n_topics}]", epsilon=eps, delta=delta,
                       canary=pair, W_out=W_out, W_in=W_in, noise=GaussianNoise(sigma), details=details)
@@ -332,8 +332,8 @@ def topicdp_sampled_setup(options: SetupOptions) -> AuditSetup:
             else "P resamples a disjoint public reference corpus: sigma is data independent"),
         delta_s_out=rep_out.sensitivity, delta_s_in=rep_in.sensitivity,
         covered=distance <= min(rep_out.sensitivity, rep_in.sensitivity), sigma_ratio=s_in / s_out,
-        true_epsilon_this_pair=gaussian_epsilon(distance / s_out, delta) if s_in == s_out else None,
-        true_epsilon_this_pair_at_sigma_out=gaussian_epsilon(distance / s_out, delta),
+        true_epsilon_this_pair=exact_epsilon(distance / s_out, delta) if s_in == s_out else None,
+        true_epsilon_this_pair_at_sigma_out=exact_epsilon(distance / s_out, delta),
         sensitivity_sample_out=sample, sensitivity_sample_in=rep_in.details["sensitivity_sample"])
     noise = GaussianNoise(s_out) if s_in == s_out else (GaussianNoise(s_out), GaussianNoise(s_in))
     hs = f"h={sample['h']}" + (" INSECURE" if sample["h"] < h_needed else "")

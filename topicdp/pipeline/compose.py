@@ -2,8 +2,8 @@
 
 Every step of a release records its noise in one :class:`topicdp.rdp.PrivacyLedger`, labelled with the
 release's unit and neighbour relation (the ledger refuses a step stated for another relation). The
-mechanism's estimator states its topic step (told where the words came from); :func:`compose_release` then
-states the whole:
+mechanism's estimator states its topic step (told where the words came from); :func:`compose_release` extends
+that report, composed once, to state the whole:
 
 * ``epsilon``, ``delta``: the request's total, the sum of the steps' budgets (basic composition, Dwork &
   Roth 2014, Thm. 3.16: each step is calibrated to its own share, so the sum is a proven bound);
@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..private_release import PrivateRelease, VocabularyStatement, vocabulary_status
-from ..report import Check, ReportParts, compose_report, ledger_totals, total
+from ..report import Check, ReportParts, extend_report, ledger_totals, total
 
 
 def vocabulary_statement(policy_kind: str, selection=None, built_in: bool = False,
@@ -80,13 +80,12 @@ def compose_release(release: PrivateRelease, *, plan, decision, ledger, topic_en
         "mechanism_choice": decision.reason, "decision": decision_details(decision, request.release_anyway,
                                                                             published_paths(request)),
         "budget": {n: {"epsilon": b.epsilon, "delta": b.delta} for n, b in budget.parts().items()}}}
-    # the steps in order: the units (counted or stated), the topics (with the vocabulary the estimator was told),
-    # and the composition's own statuses and check
-    report = compose_report(
-        ReportParts(notes=[_units_note(request, decision)]), ReportParts.of(topics),
-        ReportParts(published, checks=[within], details=plan_details),
-        mechanism=decision.mechanism, guarantee=topics.guarantee, unit=str(request.unit),
-        neighbours=str(request.neighbours), epsilon=request.epsilon, delta=request.delta, seeded=topics.seeded,
+    # the mechanism's report (the topics, with the vocabulary the estimator was told) extended: the units' note
+    # before it, the composition's own statuses and check after it
+    report = extend_report(
+        topics, ReportParts(published, checks=[within], details=plan_details),
+        notes_first=[_units_note(request, decision)], mechanism=decision.mechanism, unit=str(request.unit),
+        neighbours=str(request.neighbours), epsilon=request.epsilon, delta=request.delta,
         composition=ledger.entries(), composition_total=totals)
     return replace(release, report=report)
 

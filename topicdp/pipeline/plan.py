@@ -35,8 +35,6 @@ VOCABULARY_DELTA_SHARE = 0.5
 #: share of the total epsilon (delta) spent on a DP count of the units when the owner states none
 COUNT_EPSILON_SHARE = 0.05
 COUNT_DELTA_SHARE = 0.05
-#: the fewest words the topic forecast models (a Dirichlet signal over fewer words says little)
-MIN_PLANNED_WORDS = 50
 
 
 @dataclass(frozen=True)
@@ -214,13 +212,11 @@ def planned_steps(plan: ReleasePlan) -> PlannedRun:
     if count is not None:
         steps.append(("unit count", [count]))
     if plan.budget.vocabulary is not None:
-        from ..vocabulary import (DEFAULT_MAX_WORDS_PER_UNIT, THRESHOLD_DELTA_SHARE, _ledger_entries, _sensitivity,
-                                  calibrate_selection)
+        from ..vocabulary import selection_entries, selection_sigma
 
         b, neighbours = plan.budget.vocabulary, str(request.neighbours)
-        sigma, _ = calibrate_selection(b.epsilon, b.delta, DEFAULT_MAX_WORDS_PER_UNIT, neighbours)
-        steps.append(("vocabulary", _ledger_entries(sigma, _sensitivity(neighbours), THRESHOLD_DELTA_SHARE * b.delta,
-                                                    str(request.unit), neighbours)))
+        sigma = selection_sigma(b.epsilon, b.delta, neighbours)
+        steps.append(("vocabulary", selection_entries(sigma, b.delta, str(request.unit), neighbours)))
     return PlannedRun(steps, {m: plan.topics_entries(m) for m in plan.candidates})
 
 
