@@ -1,4 +1,4 @@
-"""Streaming corpora (topicdp.streaming) and the spectral fit in passes (topicdp.spectral.streaming)."""
+"""Streaming corpora (topicdp.streaming) and the spectral fit in passes (benchmarks/speed/streaming_spectral.py)."""
 
 import gzip
 import json
@@ -11,7 +11,7 @@ from topicdp.corpus import Corpus
 from topicdp.datasets import synthetic_lda
 from topicdp.spectral.estimator import SpectralLDA
 from topicdp.spectral.moments import M2Operator, prepare_corpus, whitened_m3
-from topicdp.spectral.streaming import StreamingM2Operator, StreamingSpectralLDA, streaming_whitened_m3
+from benchmarks.speed.streaming_spectral import StreamingM2Operator, StreamingSpectralLDA, streaming_whitened_m3
 from topicdp.spectral.tensor import multilinear
 from topicdp.streaming import StreamingCorpus, write_npz_shard
 from spectral_reference import explicit_moments

@@ -1,6 +1,6 @@
 """Out-of-core corpora: documents read chunk by chunk from shards (JSON Lines, ``.npz``). :class:`StreamingCorpus`
 gives the pass-only part of :class:`~topicdp.corpus.Corpus`' interface; :func:`map_reduce` runs a pass locally or
-as ``dask.distributed`` tasks (the streaming spectral fit: :mod:`topicdp.spectral.streaming`)."""
+as ``dask.distributed`` tasks (the dp-vem passes over count shards)."""
 
 from .corpus import StreamingCorpus, StreamLog, expand_paths
 from .executor import add_partials, dask_client, map_reduce, share

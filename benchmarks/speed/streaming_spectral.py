@@ -3,11 +3,13 @@
 The in-memory estimator touches the data only through block products with ``M2_hat`` (Eq. 6) and the whitened
 tensor ``M3_hat(W, W, W)`` (Eq. 7), both sums over documents, so both are computed here chunk by chunk and
 shard by shard (locally, or as Dask tasks, :func:`topicdp.streaming.map_reduce`). Pass 1 also collects
-:class:`.moments.M2Operator`'s statistics (N is known only at its end, so the data term is kept in two parts);
-passes 2..m are the eigen-solver's products (block subspace iteration, a randomized range finder with
-Rayleigh-Ritz: Halko, Martinsson & Tropp 2011, Algs. 4.4 and 5.3); one more pass accumulates
-:func:`.moments.whitened_m3`'s document sums. Memory is one chunk plus O(d k); with the same ``random_state``
-the fit draws the same numbers as ``SpectralLDA`` and agrees up to floating-point reassociation.
+:class:`topicdp.spectral.moments.M2Operator`'s statistics (N is known only at its end, so the data term is kept
+in two parts); passes 2..m are the eigen-solver's products (block subspace iteration, a randomized range finder
+with Rayleigh-Ritz: Halko, Martinsson & Tropp 2011, Algs. 4.4 and 5.3); one more pass accumulates
+:func:`topicdp.spectral.moments.whitened_m3`'s document sums. Memory is one chunk plus O(d k); with the same
+``random_state`` the fit draws the same numbers as ``SpectralLDA`` and agrees up to floating-point reassociation.
+Non-private; kept beside ``bench_streaming.py`` (its peak-memory measurement) and used by the streaming and Dask
+tests, the library's spectral releases being in memory.
 """
 
 from __future__ import annotations
@@ -18,12 +20,13 @@ from types import SimpleNamespace
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_int, check_option, check_random_state
-from .estimator import SpectralLDA, check_model_params
-from .moments import MIN_DOC_LENGTH, MomentDocuments, _add_m3_sums, _finish_m3, _m3_sums, lda_coefficients
-from .recovery import SIMPLEX_METHODS, recover_topics
-from .tensor import power_method
-from .whitening import whiten
+from topicdp._validation import check_int, check_option, check_random_state
+from topicdp.spectral.estimator import SpectralLDA, check_model_params
+from topicdp.spectral.moments import (MIN_DOC_LENGTH, MomentDocuments, _add_m3_sums, _finish_m3, _m3_sums,
+                                      lda_coefficients)
+from topicdp.spectral.recovery import SIMPLEX_METHODS, recover_topics
+from topicdp.spectral.tensor import power_method
+from topicdp.spectral.whitening import whiten
 
 # per-shard work, at module level: Dask pickles these by reference
 
@@ -32,7 +35,7 @@ def _documents(shard, reader):
     """Chunks of a shard as moment corpora: float64 counts of the documents with >= 3 tokens.
 
     Yields ``(MomentDocuments, n_short, n_tokens, n_empty)``; a document with fewer than 3 tokens has no
-    third-order estimator (Eq. 4) and is left out, exactly as :func:`.moments.prepare_corpus` does.
+    third-order estimator (Eq. 4) and is left out, exactly as :func:`topicdp.spectral.moments.prepare_corpus` does.
     """
     for chunk in reader.read(shard):
         X = sp.csr_matrix(chunk.X, dtype=np.float64)
@@ -80,7 +83,7 @@ def _matmat_pass(shard, reader, Q, N, kappa):
 
 
 def _tensor_pass(shard, reader, W, N, alpha0):
-    """Document sums of :func:`.moments.whitened_m3` over one shard (``Y = X W`` chunk by chunk)."""
+    """Document sums of :func:`topicdp.spectral.moments.whitened_m3` over one shard (``Y = X W`` chunk by chunk)."""
     _, b, c3 = lda_coefficients(alpha0)
     bp, cp = b / (N * (N - 1.0)), c3 / (N * (N - 1.0) * (N - 2.0))
     acc = _m3_sums(*W.shape)
@@ -92,7 +95,7 @@ def _tensor_pass(shard, reader, W, N, alpha0):
 
 
 class StreamingM2Operator:
-    """``M2_hat`` of Eq. 6 as a block operator (:class:`.moments.M2Operator`'s form) whose every product is one pass
+    """``M2_hat`` of Eq. 6 as a block operator (:class:`topicdp.spectral.moments.M2Operator`'s form) whose every product is one pass
     over the stream; the first product also collects the corpus statistics (``stats``: N, S, v2, v3), and
     ``n_passes`` counts the passes.
     """
@@ -145,7 +148,7 @@ class StreamingM2Operator:
 
 
 def streaming_whitened_m3(operator: StreamingM2Operator, W: np.ndarray) -> np.ndarray:
-    """``M3_hat(W, W, W)`` in one pass, :func:`.moments.whitened_m3`'s expansion: the document sums from the pass, the
+    """``M3_hat(W, W, W)`` in one pass, :func:`topicdp.spectral.moments.whitened_m3`'s expansion: the document sums from the pass, the
     word sums (``v2``, ``v3``) from the first M2 pass' statistics.
     """
     st = operator.stats
@@ -160,7 +163,7 @@ def streaming_whitened_m3(operator: StreamingM2Operator, W: np.ndarray) -> np.nd
 
 
 class StreamingSpectralLDA(SpectralLDA):
-    """:class:`.estimator.SpectralLDA` fitted in passes over a stream, locally or on a Dask cluster.
+    """:class:`topicdp.spectral.SpectralLDA` fitted in passes over a stream, locally or on a Dask cluster.
 
     Same parameters (``**params``), attributes and result as ``SpectralLDA``, plus ``client`` (a
     ``dask.distributed.Client``: one task per shard) and ``n_passes_``. A small ``max_iter`` (4-8) makes the
@@ -181,7 +184,7 @@ class StreamingSpectralLDA(SpectralLDA):
         check_int(self.n_restarts, "n_restarts", low=1)
         check_int(self.max_iter, "max_iter", low=1)
         rng = check_random_state(self.random_state)
-        from ..streaming import share
+        from topicdp.streaming import share
 
         t0 = time.perf_counter()
         op = StreamingM2Operator(stream, a0, client=self.client, reader=share(self.client, stream.reader))
@@ -205,8 +208,8 @@ class StreamingSpectralLDA(SpectralLDA):
 
 
 def _as_stream(X):
-    from ..corpus import is_corpus
-    from ..streaming import StreamingCorpus
+    from topicdp.corpus import is_corpus
+    from topicdp.streaming import StreamingCorpus
 
     if isinstance(X, StreamingCorpus):
         return X
