@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from types import SimpleNamespace
+from typing import Iterator, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -27,6 +28,8 @@ from topicdp.spectral.moments import (MIN_DOC_LENGTH, MomentDocuments, _add_m3_s
 from topicdp.spectral.recovery import SIMPLEX_METHODS, recover_topics
 from topicdp.spectral.tensor import power_method
 from topicdp.spectral.whitening import whiten
+from topicdp.streaming import Chunk, Shard, StreamingCorpus, StreamLog
+from topicdp.streaming.readers import _chunk_from_counts
 
 # per-shard work, at module level: Dask pickles these by reference
 
@@ -133,7 +136,9 @@ class StreamingM2Operator:
     def _first_products(self, Q: np.ndarray) -> np.ndarray:
         acc = self._pass(_first_pass, Q=Q)
         N = acc["n_docs"]
-        self.stream.record_pass(N + acc["n_short"], acc["n_tokens"], acc["n_empty"])
+        # the counts of this pass, which map_reduce made without the stream seeing its chunks
+        self.stream.log = StreamLog(int(N + acc["n_short"]), int(acc["n_tokens"]), int(acc["n_empty"]),
+                                    self.stream.log.out_of_vocabulary_tokens)
         if N == 0:
             raise ValueError(f"all {acc['n_short']} documents have fewer than {MIN_DOC_LENGTH} tokens; the "
                              "third-order moment needs documents with at least 3 tokens")
@@ -209,10 +214,49 @@ class StreamingSpectralLDA(SpectralLDA):
 
 def _as_stream(X):
     from topicdp.corpus import is_corpus
-    from topicdp.streaming import StreamingCorpus
 
     if isinstance(X, StreamingCorpus):
         return X
     if is_corpus(X) or sp.issparse(X) or isinstance(X, np.ndarray):
-        return StreamingCorpus.from_corpus(X)
+        return stream_from_corpus(X)
     raise TypeError(f"X must be a StreamingCorpus, a Corpus or a count matrix, got {type(X).__name__}")
+
+
+class MemoryReader:
+    """Row ranges of an in-memory count matrix (a :class:`~topicdp.corpus.Corpus` seen as a stream)."""
+
+    format = "memory"
+
+    def __init__(self, X: sp.csr_matrix, users: list, *, chunk_size: int = 10_000):
+        self.X = X
+        self.users = users
+        self.n_words = X.shape[1]
+        self.chunk_size = chunk_size
+
+    def read(self, shard: Shard) -> Iterator[Chunk]:
+        first, last = shard.source
+        for start in range(first, last, self.chunk_size):
+            stop = min(start + self.chunk_size, last)
+            yield _chunk_from_counts(self.X[start:stop], self.users[start:stop], self.n_words, "X")
+
+    def describe(self) -> dict:
+        return {"format": self.format, "chunk_size": self.chunk_size}
+
+
+def stream_from_corpus(corpus, *, vocabulary: Sequence[str] | None = None, chunk_size: int = 10_000,
+                       n_shards: int = 1) -> StreamingCorpus:
+    """An in-memory ``Corpus`` (or a count matrix with ``vocabulary``) seen as a stream of ``n_shards`` row ranges."""
+    from topicdp.corpus import is_corpus
+
+    chunk_size = check_int(chunk_size, "chunk_size", low=1)
+    if is_corpus(corpus):
+        X, vocabulary = corpus.X, corpus.vocabulary
+        users = [corpus.user_ids[u] for u in corpus.doc_users]
+    else:
+        X = sp.csr_matrix(corpus)
+        vocabulary = [str(i) for i in range(X.shape[1])] if vocabulary is None else vocabulary
+        users = list(range(X.shape[0]))
+    n_shards = check_int(n_shards, "n_shards", low=1, high=max(1, X.shape[0]))
+    bounds = np.linspace(0, X.shape[0], n_shards + 1).round().astype(int)
+    shards = [Shard((int(a), int(b)), i) for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:]))]
+    return StreamingCorpus(MemoryReader(X, users, chunk_size=chunk_size), shards, vocabulary)

@@ -4,9 +4,9 @@ as ``dask.distributed`` tasks (the dp-vem passes over count shards)."""
 
 from .corpus import StreamingCorpus, StreamLog, expand_paths
 from .executor import add_partials, dask_client, map_reduce, share
-from .readers import Chunk, JsonlReader, MemoryReader, NpzReader, Shard, TokenCounts, write_npz_shard
+from .readers import Chunk, JsonlReader, NpzReader, Shard, TokenCounts, write_npz_shard
 
 __all__ = [
-    "StreamingCorpus", "StreamLog", "Chunk", "Shard", "JsonlReader", "NpzReader", "MemoryReader", "TokenCounts",
+    "StreamingCorpus", "StreamLog", "Chunk", "Shard", "JsonlReader", "NpzReader", "TokenCounts",
     "write_npz_shard", "map_reduce", "add_partials", "share", "dask_client", "expand_paths"
 ]
