@@ -14,7 +14,7 @@ from topicdp.datasets import synthetic_lda
 from topicdp.samplers import PRIVATE_ORACLE, PrivateResample, SensitivitySampling, sample_sensitivity
 from topicdp.samplers.cluster import sample_sensitivity_on_cluster
 from topicdp.spectral.estimator import SpectralLDA
-from topicdp.spectral.streaming import StreamingSpectralLDA
+from benchmarks.speed.streaming_spectral import StreamingSpectralLDA
 from topicdp.streaming import StreamingCorpus, dask_client, write_npz_shard
 
 pytestmark = pytest.mark.cluster

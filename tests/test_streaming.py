@@ -1,4 +1,4 @@
-"""Streaming corpora (topicdp.streaming) and the spectral fit in passes (topicdp.spectral.streaming)."""
+"""Streaming corpora (topicdp.streaming) and the spectral fit in passes (benchmarks/speed/streaming_spectral.py)."""
 
 import gzip
 import json
@@ -11,7 +11,8 @@ from topicdp.corpus import Corpus
 from topicdp.datasets import synthetic_lda
 from topicdp.spectral.estimator import SpectralLDA
 from topicdp.spectral.moments import M2Operator, prepare_corpus, whitened_m3
-from topicdp.spectral.streaming import StreamingM2Operator, StreamingSpectralLDA, streaming_whitened_m3
+from benchmarks.speed.streaming_spectral import (StreamingM2Operator, StreamingSpectralLDA, stream_from_corpus,
+                                                streaming_whitened_m3)
 from topicdp.spectral.tensor import multilinear
 from topicdp.streaming import StreamingCorpus, write_npz_shard
 from spectral_reference import explicit_moments
@@ -158,7 +159,7 @@ def test_streaming_m2_products_and_tensor_equal_in_memory(npz_stream, lda_data):
 def test_streaming_tensor_equals_explicit_moments():
     """An independent check: the tensor pass against M3_hat of Eqs. 2-9 built by loops (tiny data)."""
     X = sp.csr_matrix(np.random.default_rng(1).poisson(1.2, size=(9, 5)))
-    stream = StreamingCorpus.from_corpus(X, chunk_size=2, n_shards=3)
+    stream = stream_from_corpus(X, chunk_size=2, n_shards=3)
     op = StreamingM2Operator(stream, 1.5)
     M1, M2, M3 = explicit_moments(X, 1.5)
     np.testing.assert_allclose(op.matmat(np.eye(5)), M2, atol=1e-13)
@@ -185,7 +186,7 @@ def test_streaming_fit_from_corpus_and_errors(lee_corpus):
     ref = SpectralLDA(4, 2.0, random_state=0).fit(lee_corpus.X)
     fit = StreamingSpectralLDA(4, 2.0, random_state=0).fit(lee_corpus)
     np.testing.assert_allclose(fit.topic_word_, ref.topic_word_, rtol=1e-8, atol=1e-12)
-    short = StreamingCorpus.from_corpus(sp.csr_matrix(np.eye(6, dtype=int)))
+    short = stream_from_corpus(sp.csr_matrix(np.eye(6, dtype=int)))
     with pytest.raises(ValueError, match="fewer than 3 tokens"):
         StreamingSpectralLDA(2, 1.0).fit(short)
     with pytest.raises(TypeError, match="StreamingCorpus"):

@@ -161,3 +161,12 @@ def check_privacy_parameters(estimator, *, nonprivate: str | None = None, option
         else:
             checked[name] = check(value)
     return checked
+
+
+def store_init(obj, arguments: dict[str, Any]) -> None:
+    """Store an estimator's ``__init__`` arguments unchanged under their own names (scikit-learn's convention, so
+    ``get_params`` and ``clone`` see them); ``arguments`` is ``locals()`` taken first thing in ``__init__``.
+    """
+    for name, value in arguments.items():
+        if name not in ("self", "__class__"):
+            setattr(obj, name, value)

@@ -9,7 +9,7 @@ Steps, each in its own subprocess whose peak RSS is read from the kernel (``os.w
 
 1. generate the synthetic LDA corpus to ``.npz`` CSR shards, chunk by chunk (reused when the shards of the
    same configuration exist; its first measurement is kept in the manifest);
-2. the streaming fit (:class:`topicdp.spectral.streaming.StreamingSpectralLDA`) on all documents --
+2. the streaming fit (``StreamingSpectralLDA``, this directory's ``streaming_spectral.py``) on all documents --
    the figure that must stay under 4 GB;
 3. on the first ``--compare-docs`` documents: the streaming fit, the in-memory ``SpectralLDA`` (all
    shards stacked in RAM), and the streaming fit on a Dask LocalCluster of ``--dask-workers`` processes;
@@ -76,7 +76,7 @@ def child_fit(a) -> dict:
         model = SpectralLDA(a.n_topics, a.alpha0, random_state=0, max_iter=a.max_iter).fit(X)
         passes = None
     else:
-        from topicdp.spectral.streaming import StreamingSpectralLDA
+        from streaming_spectral import StreamingSpectralLDA  # beside this script, on sys.path
         from topicdp.streaming import StreamingCorpus
 
         stream = StreamingCorpus.from_npz(paths, vocabulary=vocabulary, chunk_size=a.chunk_size)
@@ -99,7 +99,7 @@ def child_fit(a) -> dict:
 
 
 def _warm_up():
-    import topicdp.spectral.streaming  # noqa: F401  (imports on the workers, once)
+    import streaming_spectral  # noqa: F401  (imports on the workers, once)
 
 
 # -- parent ---------------------------------------------------------------------------------------

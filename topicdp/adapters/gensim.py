@@ -12,6 +12,7 @@ from sklearn.utils._param_validation import Interval, Options, StrOptions
 
 from ..topics import GENSIM_LDA_DEFAULTS, fit_gensim_lda
 from ..inference.estep import user_norm_weights
+from .._validation import store_init
 from .base import N_TOPICS, SEED, TopicModelSpec, variational_lda_stability
 
 #: what ``learning="batch"`` sets on gensim ``LdaModel`` (each may be overridden by a keyword parameter)
@@ -101,24 +102,7 @@ class GensimLDA(TopicModelSpec):
                  dtype: type | None = None, alpha="symmetric", eta=None, offset: float = 1.0, iterations: int = 50,
                  gamma_threshold: float = 0.001, minimum_probability: float = 0.01,
                  max_user_norm: float | None = None) -> None:
-        self.n_topics = n_topics
-        self.random_state = random_state
-        self.init = init
-        self.learning = learning
-        self.document_start = document_start
-        self.chunksize = chunksize
-        self.passes = passes
-        self.update_every = update_every
-        self.decay = decay
-        self.eval_every = eval_every
-        self.dtype = dtype
-        self.alpha = alpha
-        self.eta = eta
-        self.offset = offset
-        self.iterations = iterations
-        self.gamma_threshold = gamma_threshold
-        self.minimum_probability = minimum_probability
-        self.max_user_norm = max_user_norm
+        store_init(self, locals())
 
     def _resolve(self, params: dict) -> dict:
         learning = params.pop("learning") or ("batch" if params["init"] is not None else "online")
@@ -186,23 +170,7 @@ class GensimLDAMulticore(GensimLDA):
                  passes: int | None = None, decay: float | None = None, eval_every: int | None = None,
                  dtype: type | None = None, alpha="symmetric", eta=None, offset: float = 1.0, iterations: int = 50,
                  gamma_threshold: float = 0.001, minimum_probability: float = 0.01, workers: int = 1) -> None:
-        self.n_topics = n_topics
-        self.random_state = random_state
-        self.init = init
-        self.learning = learning
-        self.document_start = document_start
-        self.chunksize = chunksize
-        self.passes = passes
-        self.decay = decay
-        self.eval_every = eval_every
-        self.dtype = dtype
-        self.alpha = alpha
-        self.eta = eta
-        self.offset = offset
-        self.iterations = iterations
-        self.gamma_threshold = gamma_threshold
-        self.minimum_probability = minimum_probability
-        self.workers = workers
+        store_init(self, locals())
 
     def _resolve(self, params: dict) -> dict:
         if params["learning"] not in (None, "online") or params["document_start"] not in (None, "random"):
@@ -259,19 +227,7 @@ class GensimHDP(TopicModelSpec):
                  max_chunks: int | None = None, chunksize: int = 256, kappa: float = 1.0, tau: float = 64.0,
                  alpha: float = 1, gamma: float = 1, eta: float = 0.01, scale: float = 1.0,
                  var_converge: float = 0.0001) -> None:
-        self.n_topics = n_topics
-        self.random_state = random_state
-        self.T = T
-        self.K = K
-        self.max_chunks = max_chunks
-        self.chunksize = chunksize
-        self.kappa = kappa
-        self.tau = tau
-        self.alpha = alpha
-        self.gamma = gamma
-        self.eta = eta
-        self.scale = scale
-        self.var_converge = var_converge
+        store_init(self, locals())
 
     def _resolve(self, params: dict) -> dict:
         if params["T"] < self.n_topics:
@@ -324,14 +280,7 @@ class GensimLSI(TopicModelSpec):
     def __init__(self, n_topics: int = 10, random_state: int = 0, *, chunksize: int = 20000, decay: float = 1.0,
                  onepass: bool = True, power_iters: int = 2, extra_samples: int = 100,
                  dtype: type = np.float64) -> None:
-        self.n_topics = n_topics
-        self.random_state = random_state
-        self.chunksize = chunksize
-        self.decay = decay
-        self.onepass = onepass
-        self.power_iters = power_iters
-        self.extra_samples = extra_samples
-        self.dtype = dtype
+        store_init(self, locals())
 
     def stability(self) -> tuple[bool | None, str]:
         return False, ("continuous in the data only while the first K+1 singular values are separated (a cluster of "

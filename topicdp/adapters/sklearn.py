@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..inference.estep import statistic_from_gamma, user_norm_weights
+from .._validation import store_init
 from .base import N_TOPICS, SEED, TopicModelSpec, variational_lda_stability
 
 
@@ -99,24 +100,7 @@ total_samples, perp_tol, mean_change_tol, max_doc_update_iter, verbose
                  learning_decay: float = 0.7, learning_offset: float = 10.0, batch_size: int = 128, evaluate_every: int = -1, total_samples: float = 1e6,
                  perp_tol: float = 0.1, mean_change_tol: float = 1e-3, max_doc_update_iter: int = 100,
                  verbose: int = 0) -> None:
-        self.n_topics = n_topics
-        self.random_state = random_state
-        self.init = init
-        self.document_start = document_start
-        self.max_iter = max_iter
-        self.max_user_norm = max_user_norm
-        self.learning_method = learning_method
-        self.doc_topic_prior = doc_topic_prior
-        self.topic_word_prior = topic_word_prior
-        self.learning_decay = learning_decay
-        self.learning_offset = learning_offset
-        self.batch_size = batch_size
-        self.evaluate_every = evaluate_every
-        self.total_samples = total_samples
-        self.perp_tol = perp_tol
-        self.mean_change_tol = mean_change_tol
-        self.max_doc_update_iter = max_doc_update_iter
-        self.verbose = verbose
+        store_init(self, locals())
 
     def _resolve(self, params: dict) -> dict:
         has_start = params["init"] is not None
@@ -234,19 +218,7 @@ class SklearnNMF(TopicModelSpec):
                  max_iter: int = 400, solver: str = "cd", beta_loss: str | float = "frobenius", tol: float = 1e-4,
                  alpha_W: float = 0.0, alpha_H: float | str = "same", l1_ratio: float = 0.0, verbose: int = 0,
                  shuffle: bool = False) -> None:
-        self.n_topics = n_topics
-        self.random_state = random_state
-        self.init_topics = init_topics
-        self.init = init
-        self.max_iter = max_iter
-        self.solver = solver
-        self.beta_loss = beta_loss
-        self.tol = tol
-        self.alpha_W = alpha_W
-        self.alpha_H = alpha_H
-        self.l1_ratio = l1_ratio
-        self.verbose = verbose
-        self.shuffle = shuffle
+        store_init(self, locals())
 
     def _fit(self, corpus) -> np.ndarray:
         from sklearn.decomposition import NMF, non_negative_factorization

@@ -9,6 +9,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._validation import store_init
 from .base import SEED, TopicModelSpec
 
 
@@ -34,13 +35,7 @@ class SpectralModel(TopicModelSpec):
 
     def __init__(self, n_topics: int = 10, random_state: int = 0, *, alpha0: float = 1.0, simplex: str = "project",
                  n_restarts: int = 5, tol: float = 1e-6, max_iter: int = 300) -> None:
-        self.n_topics = n_topics
-        self.random_state = random_state
-        self.alpha0 = alpha0
-        self.simplex = simplex
-        self.n_restarts = n_restarts
-        self.tol = tol
-        self.max_iter = max_iter
+        store_init(self, locals())
 
     def _fit(self, corpus) -> np.ndarray:
         """SpectralLDA's topics; the uniform topics where fewer than 3 documents have 3 tokens (its U-statistics are not

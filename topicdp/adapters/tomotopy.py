@@ -11,6 +11,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._validation import store_init
 from .base import N_TOPICS, SEED, TopicModelSpec
 
 
@@ -60,18 +61,7 @@ class TomotopyLDA(TopicModelSpec):
     def __init__(self, n_topics: int = 10, random_state: int = 0, *, iterations: int = 200, alpha: float = 0.1,
                  eta: float = 0.01, optim_interval: int = 0, workers: int = 1, tw: str = "one", min_cf: int = 0,
                  min_df: int = 0, rm_top: int = 0, burn_in: int = 0) -> None:
-        self.n_topics = n_topics
-        self.random_state = random_state
-        self.iterations = iterations
-        self.alpha = alpha
-        self.eta = eta
-        self.optim_interval = optim_interval
-        self.workers = workers
-        self.tw = tw
-        self.min_cf = min_cf
-        self.min_df = min_df
-        self.rm_top = rm_top
-        self.burn_in = burn_in
+        store_init(self, locals())
 
     def _resolve(self, params: dict) -> dict:
         if params["workers"] != 1:

@@ -12,6 +12,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._validation import store_init
 from .base import N_TOPICS, SEED, TopicModelSpec
 
 
@@ -52,18 +53,7 @@ class VariationalModel(TopicModelSpec):
                  init=None, alpha: float | None = None, eta: float | None = None,
                  warmup_iterations: int | str = "auto", warmup_topics: int | None = None, e_step_max_iter: int = 50,
                  e_step_tol: float = 1e-3, n_jobs: int = 1) -> None:
-        self.n_topics = n_topics
-        self.random_state = random_state
-        self.unit = unit
-        self.n_iterations = n_iterations
-        self.init = init
-        self.alpha = alpha
-        self.eta = eta
-        self.warmup_iterations = warmup_iterations
-        self.warmup_topics = warmup_topics
-        self.e_step_max_iter = e_step_max_iter
-        self.e_step_tol = e_step_tol
-        self.n_jobs = n_jobs
+        store_init(self, locals())
 
     def _estimator(self, params: dict):
         from ..variational import VariationalLDA

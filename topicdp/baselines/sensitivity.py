@@ -12,12 +12,10 @@ replace-one (fixed-size batches), where sqrt(2) N is used. The cap keeps every d
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import scipy.sparse as sp
 
-from .._names import NEIGHBOURS
+from .._names import neighbour_factor
 from .._validation import check_int, check_option, check_random_state
 
 LENGTH_POLICIES = ("subsample", "scale")
@@ -26,8 +24,7 @@ LENGTH_POLICIES = ("subsample", "scale")
 def sstats_sensitivity(doc_length_cap: int, neighbours: str) -> float:
     """L2 sensitivity of the minibatch sum of sufficient statistics: N for add/remove, sqrt(2) N for replace-one."""
     n = check_int(doc_length_cap, "doc_length_cap", low=1)
-    check_option(neighbours, "neighbours", NEIGHBOURS)
-    return float(n) if neighbours == "add-remove" else math.sqrt(2.0) * n
+    return neighbour_factor(neighbours) * n
 
 
 def paper_sensitivity(doc_length_cap: int, n_docs: int) -> float:

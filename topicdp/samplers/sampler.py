@@ -68,22 +68,11 @@ class SensitivitySample:
 
     def summary(self) -> dict:
         """What a report needs (without the full list of distances)."""
-        d = np.asarray(self.deltas)
-        return {
-            "sensitivity": self.sensitivity,
-            "h": self.h,
-            "k": self.k,
-            "rho": self.rho,
-            "sufficient": self.sufficient,
-            "sizing": self.sizing,
-            "statement": self.statement,
-            "deltas_quantiles": dict(zip(("min", "median", "p90", "max"), np.quantile(d, [0, 0.5, 0.9, 1]).tolist())),
-            "seconds_per_pair_median": float(np.median(self.fit_seconds)) if self.fit_seconds else None,
-            "wall_seconds": self.wall_seconds,
-            "n_jobs": self.n_jobs,
-            "from_cache": self.from_cache,
-            "seed": self.seed,
-        }
+        quantiles = np.quantile(np.asarray(self.deltas), [0, 0.5, 0.9, 1]).tolist()
+        out = {k: getattr(self, k) for k in ("sensitivity", "h", "k", "rho", "sufficient", "sizing", "statement")}
+        out["deltas_quantiles"] = dict(zip(("min", "median", "p90", "max"), quantiles))
+        out["seconds_per_pair_median"] = float(np.median(self.fit_seconds)) if self.fit_seconds else None
+        return {**out, **{k: getattr(self, k) for k in ("wall_seconds", "n_jobs", "from_cache", "seed")}}
 
 
 def _pair_distance(model, source, rec_d: np.ndarray, rec_dp: np.ndarray) -> tuple[float, float]:

@@ -7,7 +7,7 @@ import time
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from .._validation import check_int, check_option, check_random_state, check_real
+from .._validation import check_int, check_option, check_random_state, check_real, store_init
 from ..transform import FoldInMixin
 from .moments import M2Operator, prepare_corpus, whitened_m3
 from .recovery import SIMPLEX_METHODS, recover_topics
@@ -38,13 +38,7 @@ class SpectralLDA(FoldInMixin, BaseEstimator):
 
     def __init__(self, n_topics: int = 10, alpha0: float = 1.0, random_state=None, *, simplex: str = "project",
                  n_restarts: int = 5, tol: float = 1e-6, max_iter: int = 300):
-        self.n_topics = n_topics
-        self.alpha0 = alpha0
-        self.random_state = random_state
-        self.simplex = simplex
-        self.n_restarts = n_restarts
-        self.tol = tol
-        self.max_iter = max_iter
+        store_init(self, locals())
 
     def fit(self, X, y=None) -> "SpectralLDA":
         k, a0 = check_model_params(self.n_topics, self.alpha0)

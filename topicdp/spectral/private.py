@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator
 
 from .._progress import timed
 from .._repeats import warn_on_repeated_release
-from .._validation import check_privacy_parameters, check_int, check_option, check_random_state
+from .._validation import check_privacy_parameters, check_int, check_option, check_random_state, store_init
 from ..rdp import PrivacyLedger
 from ..rdp.ledger import labelled
 from ..private_release import PrivateRelease, VocabularyStatement, vocabulary_of
@@ -181,22 +181,7 @@ class DPSpectralMoments(FoldInMixin, BaseEstimator):
                  split: dict | None = None, accounting: str = "auto", unit: Unit | str = DEFAULT_UNIT,
                  public_whitening=None, strict: bool = True, simplex: str = "project", theta_seed: int = 0,
                  n_restarts: int = 5, n_units: int | None = None, progress: bool | None = None):
-        self.n_topics = n_topics
-        self.alpha0 = alpha0
-        self.configuration = configuration
-        self.epsilon = epsilon
-        self.delta = delta
-        self.random_state = random_state
-        self.split = split
-        self.accounting = accounting
-        self.unit = unit
-        self.public_whitening = public_whitening
-        self.strict = strict
-        self.simplex = simplex
-        self.theta_seed = theta_seed
-        self.n_restarts = n_restarts
-        self.n_units = n_units
-        self.progress = progress
+        store_init(self, locals())
 
     # ------------------------------------------------------------------------------------------------
     def fit(self, X, y=None, *, users=None, vocabulary_source: "str | VocabularyStatement | None" = None,

@@ -13,12 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence
 
-import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_int
 from .executor import map_reduce
-from .readers import (Chunk, JsonlReader, MemoryReader, NpzReader, Shard, TokenCounts, Tokenizer, make_vectorizer,
+from .readers import (Chunk, JsonlReader, NpzReader, Shard, TokenCounts, Tokenizer, make_vectorizer,
                       write_npz_shard)
 
 
@@ -34,7 +33,7 @@ class StreamLog:
 
 class StreamingCorpus:
     """Documents read chunk by chunk from ``shards`` by ``reader`` (JSON Lines, ``.npz`` or in memory) over a fixed,
-    public ``vocabulary``; build one with :meth:`from_jsonl`, :meth:`from_npz` or :meth:`from_corpus`. :attr:`log`
+    public ``vocabulary``; build one with :meth:`from_jsonl` or :meth:`from_npz`. :attr:`log`
     holds the counts of the last complete pass."""
 
     def __init__(self, reader, shards: Sequence[Shard], vocabulary: Sequence[str]):
@@ -89,11 +88,6 @@ class StreamingCorpus:
         """
         shared.setdefault("reader", self.reader)
         return map_reduce(fn, self.shards, client=client, progress=progress, **shared)
-
-    def record_pass(self, n_docs: int, n_tokens: int, empty_documents_dropped: int) -> None:
-        """Counts of a pass made through :meth:`map_reduce` (which does not see the chunks)."""
-        self.log = StreamLog(int(n_docs), int(n_tokens), int(empty_documents_dropped),
-                             self.log.out_of_vocabulary_tokens)
 
     # -- conversions -------------------------------------------------------------------------------
     def to_corpus(self):
@@ -156,26 +150,6 @@ class StreamingCorpus:
         vocabulary = _words(vocabulary)
         reader = NpzReader(len(vocabulary), multi=len(files) > 1, chunk_size=chunk_size)
         return cls(reader, [Shard(str(p), i) for i, p in enumerate(files)], vocabulary)
-
-    @classmethod
-    def from_corpus(cls, corpus, *, vocabulary: Sequence[str] | None = None, chunk_size: int = 10_000,
-                    n_shards: int = 1) -> "StreamingCorpus":
-        """An in-memory ``Corpus`` (or a count matrix with ``vocabulary``) seen as a stream of
-        ``n_shards`` row ranges (to use the streaming algorithms, or Dask, on data already in memory)."""
-        from ..corpus import is_corpus
-
-        chunk_size = check_int(chunk_size, "chunk_size", low=1)
-        if is_corpus(corpus):
-            X, vocabulary = corpus.X, corpus.vocabulary
-            users = [corpus.user_ids[u] for u in corpus.doc_users]
-        else:
-            X = sp.csr_matrix(corpus)
-            vocabulary = [str(i) for i in range(X.shape[1])] if vocabulary is None else vocabulary
-            users = list(range(X.shape[0]))
-        n_shards = check_int(n_shards, "n_shards", low=1, high=max(1, X.shape[0]))
-        bounds = np.linspace(0, X.shape[0], n_shards + 1).round().astype(int)
-        shards = [Shard((int(a), int(b)), i) for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:]))]
-        return cls(MemoryReader(X, users, chunk_size=chunk_size), shards, vocabulary)
 
     def describe(self) -> dict:
         return {"reader": self.reader.describe(), "n_shards": len(self.shards), "n_words": self.n_words,

@@ -255,27 +255,6 @@ class NpzReader:
         return {"format": self.format, "chunk_size": self.chunk_size}
 
 
-class MemoryReader:
-    """Row ranges of an in-memory count matrix (a :class:`~topicdp.corpus.Corpus` seen as a stream)."""
-
-    format = "memory"
-
-    def __init__(self, X: sp.csr_matrix, users: list, *, chunk_size: int = 10_000):
-        self.X = X
-        self.users = users
-        self.n_words = X.shape[1]
-        self.chunk_size = chunk_size
-
-    def read(self, shard: Shard) -> Iterator[Chunk]:
-        first, last = shard.source
-        for start in range(first, last, self.chunk_size):
-            stop = min(start + self.chunk_size, last)
-            yield _chunk_from_counts(self.X[start:stop], self.users[start:stop], self.n_words, "X")
-
-    def describe(self) -> dict:
-        return {"format": self.format, "chunk_size": self.chunk_size}
-
-
 def users_sidecar(path) -> Path:
     """``shard.npz`` -> ``shard.users.npy``."""
     p = Path(path)

@@ -3,27 +3,33 @@
 The in-memory estimator touches the data only through block products with ``M2_hat`` (Eq. 6) and the whitened
 tensor ``M3_hat(W, W, W)`` (Eq. 7), both sums over documents, so both are computed here chunk by chunk and
 shard by shard (locally, or as Dask tasks, :func:`topicdp.streaming.map_reduce`). Pass 1 also collects
-:class:`.moments.M2Operator`'s statistics (N is known only at its end, so the data term is kept in two parts);
-passes 2..m are the eigen-solver's products (block subspace iteration, a randomized range finder with
-Rayleigh-Ritz: Halko, Martinsson & Tropp 2011, Algs. 4.4 and 5.3); one more pass accumulates
-:func:`.moments.whitened_m3`'s document sums. Memory is one chunk plus O(d k); with the same ``random_state``
-the fit draws the same numbers as ``SpectralLDA`` and agrees up to floating-point reassociation.
+:class:`topicdp.spectral.moments.M2Operator`'s statistics (N is known only at its end, so the data term is kept
+in two parts); passes 2..m are the eigen-solver's products (block subspace iteration, a randomized range finder
+with Rayleigh-Ritz: Halko, Martinsson & Tropp 2011, Algs. 4.4 and 5.3); one more pass accumulates
+:func:`topicdp.spectral.moments.whitened_m3`'s document sums. Memory is one chunk plus O(d k); with the same
+``random_state`` the fit draws the same numbers as ``SpectralLDA`` and agrees up to floating-point reassociation.
+Non-private; kept beside ``bench_streaming.py`` (its peak-memory measurement) and used by the streaming and Dask
+tests, the library's spectral releases being in memory.
 """
 
 from __future__ import annotations
 
 import time
 from types import SimpleNamespace
+from typing import Iterator, Sequence
 
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_int, check_option, check_random_state
-from .estimator import SpectralLDA, check_model_params
-from .moments import MIN_DOC_LENGTH, MomentDocuments, _add_m3_sums, _finish_m3, _m3_sums, lda_coefficients
-from .recovery import SIMPLEX_METHODS, recover_topics
-from .tensor import power_method
-from .whitening import whiten
+from topicdp._validation import check_int, check_option, check_random_state
+from topicdp.spectral.estimator import SpectralLDA, check_model_params
+from topicdp.spectral.moments import (MIN_DOC_LENGTH, MomentDocuments, _add_m3_sums, _finish_m3, _m3_sums,
+                                      lda_coefficients)
+from topicdp.spectral.recovery import SIMPLEX_METHODS, recover_topics
+from topicdp.spectral.tensor import power_method
+from topicdp.spectral.whitening import whiten
+from topicdp.streaming import Chunk, Shard, StreamingCorpus, StreamLog
+from topicdp.streaming.readers import _chunk_from_counts
 
 # per-shard work, at module level: Dask pickles these by reference
 
@@ -32,7 +38,7 @@ def _documents(shard, reader):
     """Chunks of a shard as moment corpora: float64 counts of the documents with >= 3 tokens.
 
     Yields ``(MomentDocuments, n_short, n_tokens, n_empty)``; a document with fewer than 3 tokens has no
-    third-order estimator (Eq. 4) and is left out, exactly as :func:`.moments.prepare_corpus` does.
+    third-order estimator (Eq. 4) and is left out, exactly as :func:`topicdp.spectral.moments.prepare_corpus` does.
     """
     for chunk in reader.read(shard):
         X = sp.csr_matrix(chunk.X, dtype=np.float64)
@@ -80,7 +86,7 @@ def _matmat_pass(shard, reader, Q, N, kappa):
 
 
 def _tensor_pass(shard, reader, W, N, alpha0):
-    """Document sums of :func:`.moments.whitened_m3` over one shard (``Y = X W`` chunk by chunk)."""
+    """Document sums of :func:`topicdp.spectral.moments.whitened_m3` over one shard (``Y = X W`` chunk by chunk)."""
     _, b, c3 = lda_coefficients(alpha0)
     bp, cp = b / (N * (N - 1.0)), c3 / (N * (N - 1.0) * (N - 2.0))
     acc = _m3_sums(*W.shape)
@@ -92,7 +98,7 @@ def _tensor_pass(shard, reader, W, N, alpha0):
 
 
 class StreamingM2Operator:
-    """``M2_hat`` of Eq. 6 as a block operator (:class:`.moments.M2Operator`'s form) whose every product is one pass
+    """``M2_hat`` of Eq. 6 as a block operator (:class:`topicdp.spectral.moments.M2Operator`'s form) whose every product is one pass
     over the stream; the first product also collects the corpus statistics (``stats``: N, S, v2, v3), and
     ``n_passes`` counts the passes.
     """
@@ -130,7 +136,9 @@ class StreamingM2Operator:
     def _first_products(self, Q: np.ndarray) -> np.ndarray:
         acc = self._pass(_first_pass, Q=Q)
         N = acc["n_docs"]
-        self.stream.record_pass(N + acc["n_short"], acc["n_tokens"], acc["n_empty"])
+        # the counts of this pass, which map_reduce made without the stream seeing its chunks
+        self.stream.log = StreamLog(int(N + acc["n_short"]), int(acc["n_tokens"]), int(acc["n_empty"]),
+                                    self.stream.log.out_of_vocabulary_tokens)
         if N == 0:
             raise ValueError(f"all {acc['n_short']} documents have fewer than {MIN_DOC_LENGTH} tokens; the "
                              "third-order moment needs documents with at least 3 tokens")
@@ -145,7 +153,7 @@ class StreamingM2Operator:
 
 
 def streaming_whitened_m3(operator: StreamingM2Operator, W: np.ndarray) -> np.ndarray:
-    """``M3_hat(W, W, W)`` in one pass, :func:`.moments.whitened_m3`'s expansion: the document sums from the pass, the
+    """``M3_hat(W, W, W)`` in one pass, :func:`topicdp.spectral.moments.whitened_m3`'s expansion: the document sums from the pass, the
     word sums (``v2``, ``v3``) from the first M2 pass' statistics.
     """
     st = operator.stats
@@ -160,7 +168,7 @@ def streaming_whitened_m3(operator: StreamingM2Operator, W: np.ndarray) -> np.nd
 
 
 class StreamingSpectralLDA(SpectralLDA):
-    """:class:`.estimator.SpectralLDA` fitted in passes over a stream, locally or on a Dask cluster.
+    """:class:`topicdp.spectral.SpectralLDA` fitted in passes over a stream, locally or on a Dask cluster.
 
     Same parameters (``**params``), attributes and result as ``SpectralLDA``, plus ``client`` (a
     ``dask.distributed.Client``: one task per shard) and ``n_passes_``. A small ``max_iter`` (4-8) makes the
@@ -181,7 +189,7 @@ class StreamingSpectralLDA(SpectralLDA):
         check_int(self.n_restarts, "n_restarts", low=1)
         check_int(self.max_iter, "max_iter", low=1)
         rng = check_random_state(self.random_state)
-        from ..streaming import share
+        from topicdp.streaming import share
 
         t0 = time.perf_counter()
         op = StreamingM2Operator(stream, a0, client=self.client, reader=share(self.client, stream.reader))
@@ -205,11 +213,50 @@ class StreamingSpectralLDA(SpectralLDA):
 
 
 def _as_stream(X):
-    from ..corpus import is_corpus
-    from ..streaming import StreamingCorpus
+    from topicdp.corpus import is_corpus
 
     if isinstance(X, StreamingCorpus):
         return X
     if is_corpus(X) or sp.issparse(X) or isinstance(X, np.ndarray):
-        return StreamingCorpus.from_corpus(X)
+        return stream_from_corpus(X)
     raise TypeError(f"X must be a StreamingCorpus, a Corpus or a count matrix, got {type(X).__name__}")
+
+
+class MemoryReader:
+    """Row ranges of an in-memory count matrix (a :class:`~topicdp.corpus.Corpus` seen as a stream)."""
+
+    format = "memory"
+
+    def __init__(self, X: sp.csr_matrix, users: list, *, chunk_size: int = 10_000):
+        self.X = X
+        self.users = users
+        self.n_words = X.shape[1]
+        self.chunk_size = chunk_size
+
+    def read(self, shard: Shard) -> Iterator[Chunk]:
+        first, last = shard.source
+        for start in range(first, last, self.chunk_size):
+            stop = min(start + self.chunk_size, last)
+            yield _chunk_from_counts(self.X[start:stop], self.users[start:stop], self.n_words, "X")
+
+    def describe(self) -> dict:
+        return {"format": self.format, "chunk_size": self.chunk_size}
+
+
+def stream_from_corpus(corpus, *, vocabulary: Sequence[str] | None = None, chunk_size: int = 10_000,
+                       n_shards: int = 1) -> StreamingCorpus:
+    """An in-memory ``Corpus`` (or a count matrix with ``vocabulary``) seen as a stream of ``n_shards`` row ranges."""
+    from topicdp.corpus import is_corpus
+
+    chunk_size = check_int(chunk_size, "chunk_size", low=1)
+    if is_corpus(corpus):
+        X, vocabulary = corpus.X, corpus.vocabulary
+        users = [corpus.user_ids[u] for u in corpus.doc_users]
+    else:
+        X = sp.csr_matrix(corpus)
+        vocabulary = [str(i) for i in range(X.shape[1])] if vocabulary is None else vocabulary
+        users = list(range(X.shape[0]))
+    n_shards = check_int(n_shards, "n_shards", low=1, high=max(1, X.shape[0]))
+    bounds = np.linspace(0, X.shape[0], n_shards + 1).round().astype(int)
+    shards = [Shard((int(a), int(b)), i) for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:]))]
+    return StreamingCorpus(MemoryReader(X, users, chunk_size=chunk_size), shards, vocabulary)
