@@ -34,6 +34,7 @@ from .._validation import check_option
 from ..rdp import GaussianEntry, PrivacyLedger
 from ..rdp.ledger import Entry, labelled, partitioning_key
 from ..rdp.ledger_file import LedgerFileError, LedgerOptions
+from ..topics import matching, top_indices
 from .plan import ReleasePlan, dp_total, plan_request, planned_steps
 from .request import ReleaseRequest
 
@@ -239,7 +240,7 @@ class OverTimeResult:
         out = {}
         for p in self.releases:
             vocabulary = list(self.releases[p].vocabulary)  # type: ignore[attr-defined]
-            out[p] = [[vocabulary[j] for j in np.argsort(-row)[:n_words]] for row in self.matched(p)]
+            out[p] = [[vocabulary[j] for j in row] for row in top_indices(self.matched(p), n_words)]
         return out
 
 
@@ -514,8 +515,6 @@ def match_topics(releases: Sequence[object]) -> List[np.ndarray]:
     """For each release, the order of its topics that matches the previous period's matched topics: post-processing
     of the released matrices (Hungarian assignment on the cosine similarity of the topic-word rows, over the
     words the vocabularies share), so a topic keeps its index over time. The first release keeps its order."""
-    from scipy.optimize import linear_sum_assignment
-
     orders: List[np.ndarray] = []
     previous, previous_words = None, None
     for r in releases:
@@ -530,8 +529,7 @@ def match_topics(releases: Sequence[object]) -> List[np.ndarray]:
             b = W[:, [words.index(w) for w in shared]]
             a = a / np.maximum(np.linalg.norm(a, axis=1, keepdims=True), 1e-300)
             b = b / np.maximum(np.linalg.norm(b, axis=1, keepdims=True), 1e-300)
-            rows, cols = linear_sum_assignment(-(a @ b.T))
-            order = cols[np.argsort(rows)]
+            order = matching(a @ b.T)[1]  # rows come ascending: cols[i] is the match of the previous topic i
         orders.append(order)
         previous, previous_words = W[order], words
     return orders
