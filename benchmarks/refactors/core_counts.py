@@ -263,9 +263,10 @@ def writes(mods):
                 what = "savefig(path"
             elif name == "to_csv" and call.args:
                 what = ".to_csv(path"
-            if what and not m.inside_with_of(call, "atomic_path"):
+            through = m.inside_with_of(call, "atomic_path") or "atomic_path(" in m.source(call)
+            if what and not through:
                 hits.append(f"{m.where(call)}  {what} in {m.function[call]}")
-    return len(hits), "file writes outside topicdp/_files.py's atomic writer (not inside `with atomic_path(...)`)", hits
+    return len(hits), "file writes outside topicdp/_files.py's atomic writer (not inside `with atomic_path(...)` nor opening its path)", hits
 
 
 def _resolve(m: Module, node: ast.ImportFrom) -> str:

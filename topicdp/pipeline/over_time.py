@@ -17,6 +17,7 @@ post-processing (:func:`match_topics`).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import gzip
 import hashlib
@@ -30,6 +31,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .._dates import check_date_format, parse_date
+from .._files import atomic_path
 from .._validation import check_option
 from ..rdp import GaussianEntry, PrivacyLedger
 from ..rdp.ledger import Entry, labelled, partitioning_key
@@ -483,8 +485,9 @@ def split_by_period(path: str, spec: PeriodSpec, directory: str) -> PeriodFiles:
     a bad date and a missing one are treated alike."""
     wanted = set(spec.labels)
     files = PeriodFiles({label: os.path.join(directory, f"{label}.jsonl") for label in spec.labels})
-    handles = {label: open(name, "w", encoding="utf-8") for label, name in files.items()}
-    try:
+    with contextlib.ExitStack() as stack:  # each period's file put in place whole (private: 0600) once all is read
+        handles = {label: stack.enter_context(open(stack.enter_context(atomic_path(name, private=True)), "w",
+                                                   encoding="utf-8")) for label, name in files.items()}
         with open(path, "rb") as probe:
             gz = probe.read(2) == b"\x1f\x8b"
         with (gzip.open(path, "rt", encoding="utf-8") if gz else open(path, encoding="utf-8-sig")) as fh:
@@ -505,9 +508,6 @@ def split_by_period(path: str, spec: PeriodSpec, directory: str) -> PeriodFiles:
                     handles[label].write(line if line.endswith("\n") else line + "\n")
                 else:
                     files.outside += 1
-    finally:
-        for h in handles.values():
-            h.close()
     return files
 
 
