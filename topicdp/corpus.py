@@ -692,11 +692,14 @@ def _parse_record(line: str, where: str, lineno: int, text_field: str, user_fiel
         if field_name not in row:
             present = ", ".join(map(repr, list(row)[:6])) or "none"
             raise ValueError(f"{where}:{lineno}: missing field {field_name!r} ({role}; the record's fields: {present})")
-    text, user = row[text_field], row[user_field]
+    return _checked_record(row[text_field], row[user_field], f"{where}:{lineno}", text_field, user_field)
+
+
+def _checked_record(text, user, where: str, text_field: str, user_field: str) -> tuple[str, object]:
+    """``(text, user)`` of one record as every source checks it, or a ``TypeError`` starting with ``where``."""
     if not isinstance(text, str):
-        raise TypeError(f"{where}:{lineno}: field {text_field!r} (text_field) must be a string, "
-                        f"got {type(text).__name__}")
-    return text, checked_user_id(user, f"{where}:{lineno}", user_field)
+        raise TypeError(f"{where}: field {text_field!r} (text_field) must be a string, got {type(text).__name__}")
+    return text, checked_user_id(user, where, user_field)
 
 
 def checked_user_id(user, where: str, user_field: str = "user"):
@@ -743,10 +746,7 @@ def read_source_records(
     where = describe(path, query)
     rows = table_rows(path, {"text_field": text_field, "user_field": user_field}, query=query)
     for number, (text, user) in enumerate(rows, 1):
-        if not isinstance(text, str):
-            raise TypeError(f"{where}: row {number}: field {text_field!r} (text_field) must be a string, "
-                            f"got {type(text).__name__}")
-        user = checked_user_id(user, f"{where}: row {number}", user_field)
+        text, user = _checked_record(text, user, f"{where}: row {number}", text_field, user_field)
         if keep is None or user in keep:
             yield text, user
 

@@ -231,21 +231,18 @@ class SklearnNMF(TopicModelSpec):
             # add nothing to the loss), so f is the same NMF on X padded with empty rows, defined on every corpus
             # (a period may hold fewer documents than topics, and how many it holds is private)
             X = sp.vstack([X, sp.csr_matrix((self.n_topics - X.shape[0], X.shape[1]))], format="csr")
-        if init is None:
-            model = NMF(n_components=self.n_topics, random_state=self.random_state, **params)
-            with np.errstate(invalid="ignore"):  # an exact fit (e.g. one document) rounds its loss below 0 in a sqrt
-                model.fit(X)
-            return _normalise_rows(model.components_)
-        H = np.asarray(init, dtype=np.float64)
-        if H.shape != (self.n_topics, X.shape[1]) or H.min() < 0:
-            raise ValueError(f"init_topics must be a non-negative ({self.n_topics}, {X.shape[1]}) array")
-        H = H / H.sum(axis=1, keepdims=True) * float(X.sum()) / self.n_topics  # the counts' scale
-        W, _, _ = non_negative_factorization(X, H=H, n_components=self.n_topics, init="custom", update_H=False,
-                                             max_iter=params["max_iter"])
-        params["init"] = "custom"
+        start = {}
+        if init is not None:
+            H = np.asarray(init, dtype=np.float64)
+            if H.shape != (self.n_topics, X.shape[1]) or H.min() < 0:
+                raise ValueError(f"init_topics must be a non-negative ({self.n_topics}, {X.shape[1]}) array")
+            H = H / H.sum(axis=1, keepdims=True) * float(X.sum()) / self.n_topics  # the counts' scale
+            W, _, _ = non_negative_factorization(X, H=H, n_components=self.n_topics, init="custom", update_H=False,
+                                                 max_iter=params["max_iter"])
+            params["init"], start = "custom", {"W": np.maximum(W, 1e-10), "H": H}
         model = NMF(n_components=self.n_topics, random_state=self.random_state, **params)
-        with np.errstate(invalid="ignore"):
-            model.fit(X, W=np.maximum(W, 1e-10), H=H)
+        with np.errstate(invalid="ignore"):  # an exact fit (e.g. one document) rounds its loss below 0 in a sqrt
+            model.fit(X, **start)
         return _normalise_rows(model.components_)
 
     def stability(self) -> tuple[bool | None, str]:

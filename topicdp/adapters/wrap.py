@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -34,6 +35,8 @@ WHAT_CAN_BE_WRAPPED = (
     "(K, V) array")
 NO_REFERENCE = ("no public reference P was given, so the model is kept as given: its stable form starts from topics "
                 "fitted on P")
+_GENSIM_SEED = "random_state: gensim stores a RandomState, whose seed cannot be recovered -> 0"
+_NO_ID2WORD = "the model's id2word is not used: the vocabulary is the corpus'"
 WHY_NOT_FITTED = (
     "A fitted model's state is never used: the sensitivity sampler refits the model on neighbouring corpora, so the "
     "model is taken as its definition (class and parameters), and topics fitted on the private data would be "
@@ -63,6 +66,17 @@ class WrappedModel:
         if self.changes:
             return f"{head}; changed: {'; '.join(self.changes)}"
         return f"{head}; nothing changed"
+
+
+@dataclass(frozen=True)
+class _Setting:
+    """What a wrap needs besides the model (:func:`wrap_model`'s keywords)."""
+
+    reference: Any
+    unit: str
+    keep_model: bool
+    vocabulary: Any
+    bounds: dict | None
 
 
 def _qualname(obj) -> str:
@@ -170,15 +184,6 @@ def _variational_start(reference, n_topics: int, unit: str, seed: int) -> np.nda
                          lambda: public_init(reference, n_topics, unit=unit, random_state=seed))
 
 
-def _median_user_norm(reference, bounds: dict | None) -> float:
-    """The median user's norm ``||a_u||_2`` in P cut to the private corpus' public ``bounds``, as the sampler cuts it."""
-    from ..inference.estep import unit_norms
-    from ..samplers.sampler import bounded_like
-
-    cut = bounded_like(reference, bounds or {})
-    return float(np.median(unit_norms(cut.X, cut.doc_users, cut.n_users)))
-
-
 def wrap_model(model, *, reference=None, unit: str = "user", keep_model: bool = False,
                vocabulary=None, bounds: dict | None = None) -> WrappedModel:
     """The spec f for ``model``, with the changes made to it.
@@ -201,17 +206,19 @@ def wrap_model(model, *, reference=None, unit: str = "user", keep_model: bool = 
     kind = model_kind(model)
     if kind == "spec":
         return WrappedModel(model, _qualname(model))
-    if kind in ("gensim-lda", "gensim-lda-multicore"):
-        return _wrap_gensim_lda(model, kind, _qualname(model), reference, unit, keep_model, vocabulary, bounds)
-    if kind in _OTHER_KINDS:
-        return _OTHER_KINDS[kind](model, _qualname(model), reference, unit, keep_model, vocabulary)
-    from sklearn.base import clone
+    given, setting = _qualname(model), _Setting(reference, unit, keep_model, vocabulary, bounds)
+    if kind.startswith("sklearn"):
+        from sklearn.base import clone
 
-    definition = clone(model)  # the unfitted estimator: the fitted state is not even read
-    params = definition.get_params(deep=False)
-    if kind == "sklearn-lda":
-        return _wrap_sklearn_lda(params, _qualname(model), reference, unit, keep_model, vocabulary, bounds)
-    return _wrap_sklearn_nmf(params, _qualname(model))
+        model = clone(model)  # the unfitted estimator: the fitted state is not even read
+    return _READERS[kind](model, given, setting)
+
+
+def _estimator_params(model, name: str = "n_components") -> tuple[dict, int, int, list[str]]:
+    """An estimator's ``get_params`` without its number of topics and seed, those two, and the seed's change."""
+    params = model.get_params(deep=False)
+    n_topics = _n_topics(params, name)
+    return (params, n_topics, *_seed(params))
 
 
 def _n_topics(params: dict, name: str = "n_components") -> int:
@@ -222,19 +229,17 @@ def _n_topics(params: dict, name: str = "n_components") -> int:
     return int(k)
 
 
-def _wrap_sklearn_lda(params: dict, given: str, reference, unit: str, keep_model: bool, vocabulary,
-                      bounds: dict | None) -> WrappedModel:
-    n_topics = _n_topics(params)
-    seed, changes = _seed(params)
+def _wrap_sklearn_lda(model, given: str, setting: _Setting) -> WrappedModel:
+    params, n_topics, seed, changes = _estimator_params(model)
     n_jobs = params.pop("n_jobs", None)
     if n_jobs not in (None, 1):
         changes.append(f"n_jobs {n_jobs} -> 1 (TopicDP's n_jobs runs neighbour pairs in parallel)")
     spec = SklearnLDA(n_topics, seed, **params)
-    as_given = _kept_as_given(spec, given, changes, (), reference, keep_model, vocabulary)
+    as_given = _kept_as_given(spec, given, changes, (), setting)
     if as_given is not None:
         return as_given
     stable = dict(params)
-    stable["init"] = _sklearn_lda_start(reference, n_topics, seed, params)
+    stable["init"] = _sklearn_lda_start(setting.reference, n_topics, seed, params)
     changes.append(f"start: the model as given (random_state {seed}) fitted on P, instead of random draws")
     if params["learning_method"] != "batch":
         changes.append(f"learning_method {params['learning_method']} -> batch")
@@ -247,7 +252,7 @@ def _wrap_sklearn_lda(params: dict, given: str, reference, unit: str, keep_model
         stable["evaluate_every"] = -1
     stable["document_start"] = "constant"
     changes.append("document start: random draws in row order -> constant")
-    weight = _user_weight(reference, bounds, unit, stable, changes)
+    weight = _user_weight(setting, stable, changes)
     spec = SklearnLDA(n_topics, seed, **stable)
     return WrappedModel(spec, given, tuple(changes), (
         "The changes make the model the toolkit's stable form of scikit-learn's LDA (SklearnLDA: from topics fitted "
@@ -265,7 +270,7 @@ def _sklearn_lda_start(reference, n_topics: int, seed: int, params: dict) -> np.
                          lambda: LatentDirichletAllocation(**definition).fit(reference.X).components_)
 
 
-def _user_weight(reference, bounds: dict | None, unit: str, stable: dict, changes: list) -> str:
+def _user_weight(setting: _Setting, stable: dict, changes: list) -> str:
     """At the user level, cap every user's weight in a token-weighted LDA at P's median user's norm (set in
     ``stable``, said in ``changes``); returns the words the stable form's note adds.
 
@@ -273,9 +278,13 @@ def _user_weight(reference, bounds: dict | None, unit: str, stable: dict, change
     moves it as a much larger user would. The same cap bounds each user's part of each topic's row in proportion
     to the row's share, so a user whose words fall in one small topic moves it no more than an average one.
     """
-    if unit != "user":
+    if setting.unit != "user":
         return ""
-    stable["max_user_norm"] = _median_user_norm(reference, bounds)
+    from ..inference.estep import unit_norms
+    from ..samplers.sampler import bounded_like
+
+    cut = bounded_like(setting.reference, setting.bounds or {})  # P cut to the private bounds, as the sampler cuts
+    stable["max_user_norm"] = float(np.median(unit_norms(cut.X, cut.doc_users, cut.n_users)))
     changes.append(f"user weight: word counts -> a norm of at most {stable['max_user_norm']:,.1f} a user (P's median "
                    "user), and in each topic at most that norm times K times the topic's share, so that no user pulls "
                    "the topics more than another")
@@ -298,27 +307,23 @@ def _gensim_prior(values, name: str, optimized: bool, changes: list):
     return None
 
 
-def _wrap_gensim_lda(model, kind: str, given: str, reference, unit: str, keep_model: bool,
-                     vocabulary, bounds: dict | None) -> WrappedModel:
+def _wrap_gensim_lda(model, given: str, setting: _Setting) -> WrappedModel:
     """gensim's LdaModel/LdaMulticore read back from its attributes; its id2word (built from the texts it was given)
     and fitted state (``state``, ``expElogbeta``) are never read."""
-    changes = ["random_state: gensim stores a RandomState, whose seed cannot be recovered -> 0"]
-    notes: list[str] = ["the model's id2word is not used: the vocabulary is the corpus'"]
+    changes = [_GENSIM_SEED]
+    notes: list[str] = [_NO_ID2WORD]
     params: dict = {name: getattr(model, name) for name in (
         "passes", "iterations", "chunksize", "decay", "offset", "update_every", "eval_every", "gamma_threshold",
         "minimum_probability")}
     params["dtype"] = np.dtype(model.dtype).type
-    alpha = _gensim_prior(model.alpha, "alpha", bool(model.optimize_alpha), changes)
-    eta = _gensim_prior(model.eta, "eta", bool(model.optimize_eta), changes)
-    if alpha is not None:
-        params["alpha"] = alpha
-    if eta is not None:
-        params["eta"] = eta
+    for name in ("alpha", "eta"):
+        prior = _gensim_prior(getattr(model, name), name, bool(getattr(model, f"optimize_{name}")), changes)
+        if prior is not None:
+            params[name] = prior
     n_topics = int(model.num_topics)
-    multicore = kind == "gensim-lda-multicore"
+    multicore = model_kind(model) == "gensim-lda-multicore"
     if multicore:
-        for name in ("update_every",):  # LdaMulticore takes no update_every
-            params.pop(name)
+        params.pop("update_every")  # LdaMulticore takes no update_every
         workers = getattr(model, "workers", 1)
         if workers != 1:
             changes.append(f"workers {workers} -> 1 (several workers merge updates in timing order: not deterministic)")
@@ -326,11 +331,12 @@ def _wrap_gensim_lda(model, kind: str, given: str, reference, unit: str, keep_mo
     # gensim's eval_every None (no evaluation) is the adapter's 0: its None stands for the learning's default
     kept = {**params, "eval_every": params["eval_every"] or 0}
     spec: TopicModelSpec = (GensimLDAMulticore if multicore else GensimLDA)(n_topics, 0, **kept)
-    as_given = _kept_as_given(spec, given, changes, notes, reference, keep_model, vocabulary)
+    as_given = _kept_as_given(spec, given, changes, notes, setting)
     if as_given is not None:
         return as_given
     from sklearn.base import clone
 
+    reference = setting.reference
     # the start: the model as given (seed 0: gensim keeps no seed) fitted on the public P
     start = _public_start(reference, (type(spec).__qualname__, spec.get_params()),
                           lambda: clone(spec).fit(reference).topic_word_)
@@ -352,7 +358,7 @@ def _wrap_gensim_lda(model, kind: str, given: str, reference, unit: str, keep_mo
     if params.get("chunksize") is not None:
         changes.append(f"chunksize {params['chunksize']} -> all documents (one E-step per pass)")
     changes.append("learning online -> batch; document start: random draws in corpus order -> constant")
-    weight = _user_weight(reference, bounds, unit, stable, changes)
+    weight = _user_weight(setting, stable, changes)
     spec = GensimLDA(n_topics, 0, init=start, learning="batch", document_start="constant", **stable)
     return WrappedModel(spec, given, tuple(changes), (*notes, (
         "The changes make the model the toolkit's stable form of gensim's LDA (GensimLDA: from topics fitted on P, "
@@ -360,9 +366,8 @@ def _wrap_gensim_lda(model, kind: str, given: str, reference, unit: str, keep_mo
         "keep_model=True keeps the model as given.")))
 
 
-def _wrap_sklearn_nmf(params: dict, given: str) -> WrappedModel:
-    n_topics = _n_topics(params)
-    seed, changes = _seed(params)
+def _wrap_sklearn_nmf(model, given: str, setting: _Setting) -> WrappedModel:
+    params, n_topics, seed, changes = _estimator_params(model)
     if params.get("init") == "custom":
         raise ValueError("init='custom' cannot be carried over: it needs W and H at fit time, and starting H from "
                          "topics fitted on the private data would publish them; use SklearnNMF(init_topics=...) "
@@ -373,24 +378,18 @@ def _wrap_sklearn_nmf(params: dict, given: str) -> WrappedModel:
         "move it far), so its parameters are kept as given",))
 
 
-def _kept_as_given(spec: TopicModelSpec, given: str, changes: list, notes, reference, keep_model: bool,
-                   vocabulary) -> WrappedModel | None:
+def _kept_as_given(spec: TopicModelSpec, given: str, changes: list, notes, setting: _Setting) -> WrappedModel | None:
     """The model as given where no stable form is needed, asked for or possible (no P); else None, once P is checked
     to be on the corpus' words."""
-    if keep_model or spec.stability()[0] is not False:
+    if setting.keep_model or spec.stability()[0] is not False:
         return WrappedModel(spec, given, tuple(changes), tuple(notes))
-    if reference is None:
+    if setting.reference is None:
         return WrappedModel(spec, given, tuple(changes), (*notes, NO_REFERENCE))
-    _check_public_start(reference, vocabulary)
-    return None
-
-
-def _check_public_start(reference, vocabulary) -> None:
-    """The stable form starts from topics fitted on P, which must be on the corpus' words."""
-    if vocabulary is not None and tuple(reference.vocabulary) != tuple(vocabulary):
+    if setting.vocabulary is not None and tuple(setting.reference.vocabulary) != tuple(setting.vocabulary):
         raise ValueError("the stable form of the model starts from topics fitted on the public reference P, which "
                          "needs P on the corpus' vocabulary: build P with vocabulary=corpus.vocabulary (or pass "
                          "keep_model=True to keep the model as given, with its stability warning)")
+    return None
 
 
 def _no_stable_form(spec: TopicModelSpec) -> str:
@@ -400,7 +399,7 @@ def _no_stable_form(spec: TopicModelSpec) -> str:
             "as given")
 
 
-def _wrap_tomotopy_lda(model, given: str, reference, unit: str, keep_model: bool, vocabulary) -> WrappedModel:
+def _wrap_tomotopy_lda(model, given: str, setting: _Setting) -> WrappedModel:
     """tomotopy's LDAModel read from ``init_params`` (the arguments its constructor was given, which tomotopy records)
     and its two settable options; its documents, vocabulary and the alpha it optimised in training are never read."""
     import tomotopy
@@ -438,7 +437,7 @@ def _wrap_tomotopy_lda(model, given: str, reference, unit: str, keep_model: bool
     return WrappedModel(spec, given, tuple(changes), (*notes, _no_stable_form(spec)))
 
 
-def _wrap_gensim_hdp(model, given: str, reference, unit: str, keep_model: bool, vocabulary) -> WrappedModel:
+def _wrap_gensim_hdp(model, given: str, setting: _Setting) -> WrappedModel:
     """gensim's HdpModel read back from its attributes (``m_T``, ``m_kappa``, ...); its id2word, corpus and fitted
     state (``m_lambda``, ``lda_alpha``, ...) are never read."""
     from .gensim import GensimHDP
@@ -447,7 +446,7 @@ def _wrap_gensim_hdp(model, given: str, reference, unit: str, keep_model: bool, 
         raise ValueError(f"max_time cannot be carried over: got {model.max_time!r}; a time limit makes f depend on "
                          "the machine's speed, not on the corpus alone; pass HdpModel(max_time=None) (max_chunks "
                          "bounds the work deterministically)")
-    changes = ["random_state: gensim stores a RandomState, whose seed cannot be recovered -> 0"]
+    changes = [_GENSIM_SEED]
     if model.outputdir is not None:
         changes.append(f"outputdir {model.outputdir!r} -> none (f writes no files)")
     T = int(model.m_T)
@@ -461,7 +460,7 @@ def _wrap_gensim_hdp(model, given: str, reference, unit: str, keep_model: bool, 
         "the model's id2word and corpus are not used: the words and documents are the corpus'", _no_stable_form(spec)))
 
 
-def _wrap_gensim_lsi(model, given: str, reference, unit: str, keep_model: bool, vocabulary) -> WrappedModel:
+def _wrap_gensim_lsi(model, given: str, setting: _Setting) -> WrappedModel:
     """gensim's LsiModel read back from its attributes; its id2word and projection (the fitted SVD) are never read."""
     from .gensim import GensimLSI
 
@@ -473,25 +472,23 @@ def _wrap_gensim_lsi(model, given: str, reference, unit: str, keep_model: bool, 
                      decay=float(model.decay), onepass=bool(model.onepass), power_iters=int(model.power_iters),
                      extra_samples=int(model.extra_samples), dtype=np.dtype(model.dtype).type)
     return WrappedModel(spec, given, tuple(changes), (
-        "the model's id2word is not used: the vocabulary is the corpus'", _no_stable_form(spec)))
+        _NO_ID2WORD, _no_stable_form(spec)))
 
 
-def _wrap_vem(model, given: str, reference, unit: str, keep_model: bool, vocabulary) -> WrappedModel:
+def _wrap_vem(model, given: str, setting: _Setting) -> WrappedModel:
     """The toolkit's VariationalLDA by ``get_params``; with P, its stable form starts from topics fitted on P."""
     from .variational import VariationalModel
 
-    params = model.get_params(deep=False)
-    n_topics = _n_topics(params, "n_topics")
-    seed, changes = _seed(params)
+    params, n_topics, seed, changes = _estimator_params(model, "n_topics")
     notes = []
     if params["init"] is not None:
         notes.append("init is carried over as given: starting topics must come from public data, never the private "
                      "corpus")
     spec = VariationalModel(n_topics, seed, **params)
-    as_given = _kept_as_given(spec, given, changes, notes, reference, keep_model, vocabulary)
+    as_given = _kept_as_given(spec, given, changes, notes, setting)
     if as_given is not None:
         return as_given
-    stable = {**params, "init": _variational_start(reference, n_topics, unit, seed)}
+    stable = {**params, "init": _variational_start(setting.reference, n_topics, setting.unit, seed)}
     changes.append("start: topics fitted on P instead of random draws")
     if params["warmup_iterations"] not in ("auto", 0):
         changes.append(f"warmup_iterations {params['warmup_iterations']} -> 0 (public topics need no warm-up)")
@@ -502,20 +499,20 @@ def _wrap_vem(model, given: str, reference, unit: str, keep_model: bool, vocabul
         "number of full-batch EM iterations from topics fitted on P); keep_model=True keeps the model as given.",))
 
 
-def _wrap_spectral(model, given: str, reference, unit: str, keep_model: bool, vocabulary) -> WrappedModel:
+def _wrap_spectral(model, given: str, setting: _Setting) -> WrappedModel:
     """The toolkit's SpectralLDA by ``get_params``."""
     from .spectral import SpectralModel
 
-    params = model.get_params(deep=False)
-    n_topics = _n_topics(params, "n_topics")
-    seed, changes = _seed(params)
+    params, n_topics, seed, changes = _estimator_params(model, "n_topics")
     spec = SpectralModel(n_topics, seed, **params)
     return WrappedModel(spec, given, tuple(changes), (_no_stable_form(spec),))
 
 
-#: kind -> reader, for the kinds read without the LDA stable forms above
-_OTHER_KINDS = {"tomotopy-lda": _wrap_tomotopy_lda, "gensim-hdp": _wrap_gensim_hdp, "gensim-lsi": _wrap_gensim_lsi,
-                "vem": _wrap_vem, "spectral": _wrap_spectral}
+#: kind (:func:`model_kind`) -> the reader that turns such a model into its spec
+_READERS = {"sklearn-lda": _wrap_sklearn_lda, "sklearn-nmf": _wrap_sklearn_nmf, "gensim-lda": _wrap_gensim_lda,
+            "gensim-lda-multicore": _wrap_gensim_lda, "tomotopy-lda": _wrap_tomotopy_lda,
+            "gensim-hdp": _wrap_gensim_hdp, "gensim-lsi": _wrap_gensim_lsi, "vem": _wrap_vem,
+            "spectral": _wrap_spectral}
 
 
 __all__ = ["WrappedModel", "model_kind", "wrap_model", "WHAT_CAN_BE_WRAPPED", "WHY_NOT_FITTED"]

@@ -357,13 +357,19 @@ class SpectralRelease:
     delta: float
     configuration: int = 1
 
+    def fit(self, data, rng):
+        """The fitted estimator on ``data`` with the noise drawn from ``rng``."""
+        from ..spectral import DPSpectralMoments
+
+        return DPSpectralMoments(self.n_topics, self.alpha0, self.configuration, epsilon=self.epsilon,
+                                 delta=self.delta, unit="document", random_state=rng).fit(data.X)
+
     def __call__(self, data, rng: np.random.Generator) -> np.ndarray:
         from ..topics import canonical_order
-        from ..spectral import PreconditionError, DPSpectralMoments
+        from ..spectral import PreconditionError
 
         try:
-            W = DPSpectralMoments(self.n_topics, self.alpha0, self.configuration, epsilon=self.epsilon, delta=self.delta,
-                           unit="document", random_state=rng).fit(data.X).topic_word_
+            W = self.fit(data, rng).topic_word_
         except PreconditionError:
             return np.full((self.n_topics, data.X.shape[1]), 1.0 / data.X.shape[1])
         return W[canonical_order(W)]
@@ -380,15 +386,15 @@ def spectral_reference(data, n_topics: int, alpha0: float) -> np.ndarray:
 
 def spectral1_setup(options: SetupOptions) -> AuditSetup:
     """DPSpectralMoments configuration 1 at document level, rerun per trial."""
-    from ..spectral import PreconditionError, DPSpectralMoments
+    from ..spectral import PreconditionError
 
     choice, pair = _canary_pair(options, ("replace-one",), unit="document")
-    k, alpha0, eps, delta = options.n_topics, options.alpha0, options.epsilon, options.delta
-    release = SpectralRelease(k, alpha0, eps, delta, 1)
+    k, alpha0 = options.n_topics, options.alpha0
+    release = SpectralRelease(k, alpha0, options.epsilon, options.delta, 1)
     fitted = []
     for data in (pair.D, pair.D_prime):
         try:
-            fitted.append(DPSpectralMoments(k, alpha0, 1, epsilon=eps, delta=delta, unit="document", random_state=0).fit(data.X))
+            fitted.append(release.fit(data, 0))
         except PreconditionError as exc:
             raise ValueError(f"spectral configuration 1 does not run on this corpus/epsilon ({exc}); use more "
                              "documents, a larger epsilon or fewer topics") from exc
@@ -403,9 +409,7 @@ def spectral1_setup(options: SetupOptions) -> AuditSetup:
         "claimed_delta_report": rep.delta,
         "n_documents": rep.details["n_documents"],
         "n_short_documents": fitted[0].release_.diagnostics["n_short_documents"],  # the auditor's own run
-        "Delta2": rep.details["Delta2"],
-        "Delta3": rep.details["Delta3"],
-        "m2_combined_sigma": rep.details["m2_combined_sigma"],
+        **{key: rep.details[key] for key in ("Delta2", "Delta3", "m2_combined_sigma")},
         "distance": float(np.linalg.norm(W_in - W_out)),
         "distance_note": "between the non-private spectral fits (the projection direction); the mechanism's "
         "sensitivities are on M2/M3, not on the topics",
@@ -414,29 +418,6 @@ def spectral1_setup(options: SetupOptions) -> AuditSetup:
     return AuditSetup(mechanism=f"DPSpectralMoments configuration 1 (document level) [k={k}, alpha0={alpha0:g}]",
                       epsilon=float(rep.epsilon), delta=float(rep.delta), canary=pair, release=release,
                       D_out=pair.D, D_in=pair.D_prime, reference=(W_out, W_in), details=details)
-
-
-# -- an extra distinguisher --------------------------------------------------------------------------
-
-
-@dataclass
-class NoiseScaleDistinguisher:
-    """Score = mean squared residual ``||M - f(D)||_F^2 / (K V)``, an estimate of the noise variance.
-
-    A sigma computed from the private data is released along with the matrix: with K x V i.i.d. entries the
-    variance is estimated to about ``sqrt(2/(K V))``, enough to separate sigma(D) from sigma(D'). Not a named CLI
-    distinguisher; pass it to the runners.
-    """
-
-    W_out: np.ndarray
-    name: str = "noise-scale"
-
-    def __post_init__(self) -> None:
-        self.W_out = np.asarray(self.W_out, dtype=np.float64)
-
-    def score(self, releases: np.ndarray) -> np.ndarray:
-        R = np.asarray(releases, dtype=np.float64).reshape(len(releases), -1) - self.W_out.ravel()
-        return np.einsum("ij,ij->i", R, R) / R.shape[1]
 
 
 # -- registration ------------------------------------------------------------------------------------
@@ -456,6 +437,5 @@ def register_setup(name: str, factory: Callable[[SetupOptions], AuditSetup]) -> 
 
 __all__ = [
     "SetupOptions", "SETUPS", "register_setup", "CorpusChoice", "load_corpus", "build_canary", "synthetic_setup",
-    "topicdp_global_setup", "topicdp_sampled_setup", "spectral1_setup", "SpectralRelease", "spectral_reference",
-    "NoiseScaleDistinguisher"
+    "topicdp_global_setup", "topicdp_sampled_setup", "spectral1_setup", "SpectralRelease", "spectral_reference"
 ]

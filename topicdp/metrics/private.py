@@ -132,14 +132,10 @@ def coherence_design(top_words: Sequence[Sequence[str]], *, n_across: int | None
                            n_across_total=np.array(totals, dtype=np.int64))
 
 
-def _columns(corpus, words: Sequence[str]) -> np.ndarray:
-    index = {w: j for j, w in enumerate(corpus.vocabulary)}
-    return np.array([index.get(w, -1) for w in words], dtype=np.int64)
-
-
 def document_indicators(corpus, design: CoherenceDesign) -> sp.csr_matrix:
     """(n_docs, D) 0/1 matrix: 1, the word indicators and the pair indicators of every document (private)."""
-    cols = _columns(corpus, design.words)
+    index = {w: j for j, w in enumerate(corpus.vocabulary)}
+    cols = np.array([index.get(w, -1) for w in design.words], dtype=np.int64)
     X = sp.csr_matrix(corpus.X)
     n_docs, U = X.shape[0], len(design.words)
     present = np.flatnonzero(cols >= 0)
@@ -275,22 +271,7 @@ def _npmle(loglik: np.ndarray, n_iter: int = 200) -> np.ndarray:
     return np.log(np.maximum(g, 1e-300))
 
 
-@dataclass(frozen=True)
-class PairPosterior:
-    """Every pair's estimate: ``plugin`` pairs keep their noisy count, the others have posterior weights ``W`` over grid
-    counts ``c``; ``values`` each pair's NPMI, ``group`` the prior's group (-1: none).
-    """
-
-    plugin: np.ndarray
-    W: np.ndarray
-    c: np.ndarray
-    values: np.ndarray
-    N: float
-    cw: np.ndarray
-    group: np.ndarray
-
-
-def eb_posterior(S: np.ndarray, design: CoherenceDesign, sigma: float, n_bins: int = 4) -> PairPosterior:
+def eb_posterior(S: np.ndarray, design: CoherenceDesign, sigma: float, n_bins: int = 4) -> np.ndarray:
     """Each pair's NPMI estimate (module docstring): the posterior mean
     ``sum_t g(t) phi((S_ab - c(t)) / sigma) NPMI(c(t))`` normalised, g the NPMLE of the pair's group; pairs above
     ``PLUGIN_SIGMAS`` sigma take the plug-in.
@@ -304,15 +285,12 @@ def eb_posterior(S: np.ndarray, design: CoherenceDesign, sigma: float, n_bins: i
     loglik = -0.5 * ((obs[:, None] - np.minimum(c, np.minimum(cw[a], cw[b])[:, None])) / sigma) ** 2
     L = np.exp(loglik - loglik.max(axis=1, keepdims=True))
     plugin = obs > PLUGIN_SIGMAS * sigma
-    group = np.full(obs.size, -1)
     W = np.zeros_like(L)
-    for g, mask in enumerate(_groups(design, logm, n_bins)):
-        group[mask] = g
+    for mask in _groups(design, logm, n_bins):
         w = np.exp(_npmle(loglik[mask]))[None, :] * L[mask]
         W[mask] = w / np.maximum(w.sum(axis=1, keepdims=True), 1e-300)
     grid_values = _npmi_of_counts(c, N, cw, design)
-    values = np.where(plugin, _npmi_of_counts(obs, N, cw, design), (W * grid_values).sum(axis=1))
-    return PairPosterior(plugin=plugin, W=W, c=c, values=values, N=N, cw=cw, group=group)
+    return np.where(plugin, _npmi_of_counts(obs, N, cw, design), (W * grid_values).sum(axis=1))
 
 
 def exact_values(corpus, design: CoherenceDesign, unit: str = "document", clip: float | None = None) -> dict:
@@ -362,17 +340,19 @@ class PrivateEvaluation:
 
     def to_dict(self) -> dict:
         """JSON-serialisable published form (every value is DP or post-processing)."""
+        def num(v):
+            return None if not np.isfinite(v) else float(v)
+
         def arr(x):
-            return [None if not np.isfinite(v) else float(v) for v in np.ravel(x)]
+            return [num(v) for v in np.ravel(x)]
         return {
             "format": "topicdp.evaluation/1",
             "topics": [{"top_words": list(t), "npmi": float(self.npmi[k]),
-                        "npmi_interval": arr(self.npmi_interval[k]),
-                        "contrast": None if not np.isfinite(self.contrast[k]) else float(self.contrast[k]),
+                        "npmi_interval": arr(self.npmi_interval[k]), "contrast": num(self.contrast[k]),
                         "contrast_interval": arr(self.contrast_interval[k])}
                        for k, t in enumerate(self.top_words)],
             "mean_npmi": float(self.mean_npmi), "mean_npmi_interval": arr(self.mean_npmi_interval),
-            "mean_contrast": None if not np.isfinite(self.mean_contrast) else float(self.mean_contrast),
+            "mean_contrast": num(self.mean_contrast),
             "mean_contrast_interval": arr(self.mean_contrast_interval),
             "level": self.level,
             "interval_refused": self.interval_refused,
@@ -426,7 +406,7 @@ def planned_entry(design: CoherenceDesign, epsilon: float, delta: float, unit: s
 
 def point_estimate(noisy: np.ndarray, design: CoherenceDesign, sigma: float, n_bins: int = 4) -> dict:
     """The estimates (:func:`eb_posterior`), summarised per topic and over topics (:func:`topic_summary`)."""
-    return topic_summary(eb_posterior(np.asarray(noisy, dtype=float), design, sigma, n_bins).values, design)
+    return topic_summary(eb_posterior(np.asarray(noisy, dtype=float), design, sigma, n_bins), design)
 
 
 def estimate(noisy: np.ndarray, design: CoherenceDesign, sigma: float, *, level: float = 0.9, n_boot: int = 50,
@@ -440,7 +420,7 @@ def estimate(noisy: np.ndarray, design: CoherenceDesign, sigma: float, *, level:
     level = check_real(level, "level", low=0.0, high=1.0)
     check_int(n_boot, "n_boot", low=10)
     noisy = np.asarray(noisy, dtype=float)
-    values = eb_posterior(noisy, design, sigma, n_bins).values
+    values = eb_posterior(noisy, design, sigma, n_bins)
     point = topic_summary(values, design)
     bounds = bound_intervals(noisy, design, sigma, level, values)
     out: dict[str, Any] = {}
@@ -482,26 +462,25 @@ def _plugin_gradient(noisy: np.ndarray, design: CoherenceDesign) -> tuple[np.nda
     """Plug-in NPMI of every pair and its gradient (P, 4) in (N, df_a, df_b, df_ab): with ``h_s = h_a + h_b``,
     ``df/dc = h_s / (h_ab^2 c)``, ``df/ddf_a = -1 / (h_ab df_a)``, ``df/dN = (2 h_ab - h_s) / (h_ab^2 N)``.
     """
-    U = len(design.words)
     a, b = design.pairs[:, 0], design.pairs[:, 1]
-    N = max(float(noisy[0]), 1.0)
-    w = np.clip(noisy[1:1 + U], 1.0, N)
-    c = np.clip(noisy[1 + U:], 1.0, np.minimum(w[a], w[b]))
+    N, w = _word_terms(noisy, design)
+    c = np.clip(noisy[1 + len(design.words):], 1.0, np.minimum(w[a], w[b]))
     hs, hp = np.log(N / w[a]) + np.log(N / w[b]), np.maximum(np.log(N / c), 1e-9)
     grad = np.stack([(2 * hp - hs) / (hp ** 2 * N), -1.0 / (hp * w[a]), -1.0 / (hp * w[b]), hs / (hp ** 2 * c)], 1)
     return np.clip(hs / hp - 1.0, -1.0, 1.0), grad
 
 
-def _quantity_weights(design: CoherenceDesign) -> tuple[list, np.ndarray]:
-    """(names, W (Q, P)): each reported quantity as a weighted sum of pair NPMIs (within: +1/n; across: -1/m)."""
+def _quantity_weights(design: CoherenceDesign) -> np.ndarray:
+    """W (2K + 2, P): each topic's NPMI and contrast, then their means, as weighted sums of pair NPMIs (within
+    +1/n, across -1/m)."""
     K, P = design.n_topics, design.pairs.shape[0]
     within, across = np.zeros((K, P)), np.zeros((K, P))
     for k in range(K):
         np.add.at(within[k], design.within[k], 1.0 / design.within[k].size)
         if design.across[k].size:
             np.add.at(across[k], design.across[k], 1.0 / design.across[k].size)
-    W = np.vstack([within, within - across, within.mean(0, keepdims=True), (within - across).mean(0, keepdims=True)])
-    return ["npmi"] * K + ["contrast"] * K + ["mean_npmi", "mean_contrast"], W
+    return np.vstack([within, within - across, within.mean(0, keepdims=True),
+                      (within - across).mean(0, keepdims=True)])
 
 
 def bound_intervals(noisy: np.ndarray, design: CoherenceDesign, sigma: float, level: float = 0.9,
@@ -519,7 +498,7 @@ def bound_intervals(noisy: np.ndarray, design: CoherenceDesign, sigma: float, le
     noisy = np.asarray(noisy, dtype=float)
     k = PLUGIN_SIGMAS * sigma
     res = (noisy[1 + U:] > k) & (noisy[1 + a] > k) & (noisy[1 + b] > k) & (noisy[0] > k)
-    names, W = _quantity_weights(design)
+    W = _quantity_weights(design)
     f, g = _plugin_gradient(noisy, design)
     Wr, Wu = W * res, W * ~res
     unres = np.abs(Wu) > 0
@@ -537,12 +516,10 @@ def bound_intervals(noisy: np.ndarray, design: CoherenceDesign, sigma: float, le
     z = stats.norm.ppf(1.0 - np.where(unres.any(1), alpha / 4.0, alpha / 2.0))
     centre = Wr @ f
     lower, upper = centre + box_lo - z * np.sqrt(var), centre + box_hi + z * np.sqrt(var)
-    out: dict = {"resolved": res}
     K = design.n_topics
-    for name, sl in (("npmi", slice(0, K)), ("contrast", slice(K, 2 * K))):
-        out[name] = (lower[sl], upper[sl])
-    out["mean_npmi"] = (float(lower[2 * K]), float(upper[2 * K]))
-    out["mean_contrast"] = (float(lower[2 * K + 1]), float(upper[2 * K + 1]))
+    out: dict = {"resolved": res, "npmi": (lower[:K], upper[:K]), "contrast": (lower[K:2 * K], upper[K:2 * K]),
+                 "mean_npmi": (float(lower[2 * K]), float(upper[2 * K])),
+                 "mean_contrast": (float(lower[2 * K + 1]), float(upper[2 * K + 1]))}
     if not all(idx.size for idx in design.across):
         out["contrast"] = (np.full(K, np.nan), np.full(K, np.nan))
         out["mean_contrast"] = (math.nan, math.nan)

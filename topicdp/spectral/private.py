@@ -129,12 +129,8 @@ class DPSpectralMoments(FoldInMixin, BaseEstimator):
         as public (the caller vouches that it is).
 
         The zero units bias the moments towards zero by the share s of usable units (:mod:`.moments`, "Zero
-        units"); the bias is accepted, not corrected. Measured (``docs/results/spectral_empty_units.md``): at
-        epsilon 3 it adds 0.003 (s = 0.95) to 0.013 (s = 0.8) to a recovery error of about 0.24-0.28 on
-        generated corpora, less than the spread over noise draws, and the recovered ``alpha_`` sums to about
-        ``s * alpha0``; at a 2,000-word vocabulary every user of the blog and Enron corpora is usable (s = 1),
-        and 97 % and 90 % of their documents. Correcting it would take a DP count of the usable units and a
-        released M1 (the additive part ``s (1 - s) a M1 M1^T`` is not a function of the released M2 alone).
+        units"; :data:`BIAS_NOTE`), accepted, not corrected: correcting it would take a DP count of the usable
+        units and a released M1 (the additive part ``s (1 - s) a M1 M1^T`` is not a function of the released M2).
     public_whitening : topicdp.Corpus or count matrix, optional
         A *public* reference corpus on the same vocabulary. The whitening W and W^dagger are computed from
         its M2 (:func:`public_whitening`), so no M2 is released and the whole budget goes to the tensor
@@ -280,12 +276,13 @@ class DPSpectralMoments(FoldInMixin, BaseEstimator):
                "taken as public: the corpus' own count, not stated by the caller, who vouches that it is public")
         zero = ("has zero statistics and stays in the count, so the moments are normalised by {0} whatever the "
                 "texts (a unit replaced by an empty or out-of-vocabulary one is covered)")
+        symbol, what = ("N", "documents") if unit == "document" else ("U", "users")
+        counted = Check(f"number of {what} {symbol} (public)", True,
+                        f"{symbol} = {n} ({'stated' if stated else 'taken as public'})")
         if unit == "document":
             neighbours = (f"Neighbouring corpora differ by replacing one document by any other; N = {n}, the number "
                           f"of documents counted before any filtering, is public ({how}). A document with fewer than "
                           "3 in-vocabulary tokens (or none) " + zero.format("N") + ".")
-            counted = Check("number of documents N (public)", True, f"N = {n} ({'stated' if stated else 'taken as public'})")
-            sizes = {"n_documents": n}
         else:
             neighbours = (f"Neighbouring corpora differ by replacing all documents of one user by any documents of "
                           f"another (any number of them, of any length); U = {n}, the number of users counted before "
@@ -293,8 +290,6 @@ class DPSpectralMoments(FoldInMixin, BaseEstimator):
                           "tokens " + zero.format("U") + ". Each user's documents are weighted by 1/(their number), "
                           "so every user has total weight 1 (or 0) in the moments and the sensitivities depend on U "
                           "only; the numbers of documents are not published and the guarantee holds whatever they are.")
-            counted = Check("number of users U (public)", True, f"U = {n} ({'stated' if stated else 'taken as public'})")
-            sizes = {"n_users": n}
         notes = [
             neighbours,
             BIAS_NOTE,
@@ -313,7 +308,7 @@ class DPSpectralMoments(FoldInMixin, BaseEstimator):
             "edges": list(edges),
             "budget_split": budget.split,
             "accounting": budget.accounting,
-            **sizes,
+            f"n_{what}": n,
             "n_words": ctx.corpus.n_words,
             "n_topics": ctx.k,
             "alpha0": ctx.alpha0,
