@@ -4,7 +4,9 @@ nothing of :mod:`topicdp.private_release`, so a release can show its view in a n
 
 from __future__ import annotations
 
+import functools
 import html
+import importlib.resources
 import json
 import math
 import os
@@ -365,8 +367,8 @@ def series_page_html(periods: Sequence[str], published: Mapping[str, Mapping[str
 def _page(heading: str, subtitle: str, data: Mapping[str, Any], block: Mapping[str, Any], privacy: str,
           after: str = "") -> str:
     """The page's HTML: ``data`` is the view the static text describes, ``block`` the JSON the script reads."""
-    return _TEMPLATE.format(
-        title=html.escape(heading), subtitle=html.escape(subtitle), css=_CSS, script=_SCRIPT,
+    return _asset("view_page.html").format(
+        title=html.escape(heading), subtitle=html.escape(subtitle), css=_asset("view_page.css"), script=_asset("view_page.js"),
         data=_script_json(block), privacy=privacy, n_words=data["n_words"], **_size_texts(data),
         lam=f"{data['lambda']:.2f}", map_size=f"{MAP_SIZE:g}", after=after)
 
@@ -494,244 +496,7 @@ def _privacy_html(report: Mapping[str, Any], ids: bool = True) -> str:
     return "\n".join(parts)
 
 
-_CSS = """
-*{box-sizing:border-box}
-body{font:13px/1.35 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:0;color:#222;
-background:#fff}
-header{padding:10px 18px 8px;border-bottom:1px solid #ddd;background:#f7f7f9}
-h1{font-size:18px;margin:0 0 4px}
-h2{font-size:14px;margin:0 0 6px}
-h2 .k{font-weight:400;font-size:12px}
-.line{font-weight:600;margin-bottom:3px}
-.forced{color:#a01010}
-.kv{display:flex;flex-wrap:wrap;gap:2px 16px}
-.k{color:#666}
-.warn{margin:4px 0 0;padding-left:18px;color:#8a1c1c;max-width:1150px}
-details{margin-top:3px;color:#444}
-main{display:flex;gap:24px;padding:8px 18px;align-items:flex-start}
-#left{flex:0 0 520px}
-#right{flex:1 1 auto;min-width:380px}
-#map{width:520px;height:520px;border:1px solid #ddd;background:#fff;display:block}
-.axis{stroke:#bbb;stroke-dasharray:4 3}
-.axis-label{fill:#888;font-size:11px}
-.topic{fill:#1f77b4;fill-opacity:.32;stroke:#1f77b4;stroke-width:1;cursor:pointer}
-.topic:hover,.topic:focus{fill-opacity:.55;outline:none}
-.topic.selected{fill:#d62728;fill-opacity:.55;stroke:#a01010;stroke-width:2}
-.topic-label{font-size:12px;font-weight:600;text-anchor:middle;dominant-baseline:central;pointer-events:none;fill:#111}
-.controls{display:flex;flex-wrap:wrap;gap:6px 18px;align-items:center;margin-bottom:2px}
-.controls button{font:inherit;padding:1px 8px}
-#lambda{width:180px;vertical-align:middle}
-#bars{display:grid;grid-template-columns:max-content 1fr max-content;gap:0 8px;align-items:center;line-height:15px}
-.bar-row{display:contents}
-.word{text-align:right;white-space:nowrap;max-width:170px;overflow:hidden;text-overflow:ellipsis}
-.track{position:relative;height:12px}
-.overall,.intopic{position:absolute;left:0;top:0;height:12px}
-.overall{background:#c9d3dd}
-.intopic{background:#d62728;opacity:.85}
-.num{color:#555;font-variant-numeric:tabular-nums;font-size:11px}
-.legend{margin:2px 0 4px;color:#444}
-.legend i{display:inline-block;width:12px;height:10px;margin:0 4px 0 10px;vertical-align:middle}
-.small{color:#555;font-size:12px;margin-top:6px;max-width:520px}
-#error{color:#b00;font-weight:600}
-.series{font-weight:400}
-.period-privacy{margin-top:4px;padding-top:3px;border-top:1px dotted #ccc}
-.refusals{margin-top:4px;color:#8a1c1c}
-.refusals ul{margin:2px 0 0;padding-left:18px}
-#over-time{padding:8px 18px 16px}
-#over-time table{border-collapse:collapse}
-#over-time td,#over-time th{border:1px solid #ccc;padding:3px 5px;vertical-align:top;font-size:12px}
-#over-time td.refused{color:#999}
-"""
-
-_SCRIPT = r"""
-(function () {
-  "use strict";
-  var body = document.body;
-  function fail(message) {
-    body.setAttribute("data-error", String(message));
-    var box = document.getElementById("error");
-    if (box) { box.textContent = "The view could not be drawn: " + message; }
-  }
-  window.addEventListener("error", function (e) { fail(e.message || String(e)); });
-  try {
-    // one release's view, or a series': {series: true, periods: [...], views: {period: view}}
-    var block = JSON.parse(document.getElementById("topicdp-view-data").textContent);
-    var periods = block.series ? block.periods : [null];
-    var svg = document.getElementById("map");
-    var NS = svg.namespaceURI;  // the SVG namespace, as the HTML parser set it
-    var state = {topic: 0, lambda: block.lambda, period: periods[0]};
-    var data, topics, K, circles = [], circleLayer;
-
-    function el(name, attrs, parent) {
-      var node = document.createElementNS(NS, name);
-      for (var a in attrs) { node.setAttribute(a, attrs[a]); }
-      if (parent) { parent.appendChild(node); }
-      return node;
-    }
-
-    // -- the intertopic distance map: circles laid out in Python (circle_layout), drawn as they are -------
-    function drawMap() {
-      while (svg.firstChild) { svg.removeChild(svg.firstChild); }
-      var W = data.map.size, H = data.map.size;
-      var radii = topics.map(function (t) { return t.r; });
-      var ox = data.map.origin[0], oy = data.map.origin[1];
-      el("line", {x1: 0, y1: oy, x2: W, y2: oy, "class": "axis"}, svg);
-      el("line", {x1: ox, y1: 0, x2: ox, y2: H, "class": "axis"}, svg);
-      el("text", {x: W - 6, y: oy - 5, "class": "axis-label", "text-anchor": "end"}, svg).textContent = "PC1";
-      el("text", {x: ox + 5, y: 13, "class": "axis-label"}, svg).textContent = "PC2";
-      var order = topics.map(function (t, k) { return k; }).sort(function (a, b) { return radii[b] - radii[a]; });
-      circleLayer = el("g", {}, svg);
-      var labelLayer = el("g", {}, svg);
-      circles = [];
-      order.forEach(function (k) {
-        var t = topics[k];
-        var c = el("circle", {cx: t.cx, cy: t.cy, r: radii[k], "class": "topic", "data-topic": k,
-                              tabindex: 0, role: "button"}, circleLayer);
-        var sized = data.sizes_released ? " (size " + (100 * t.size).toFixed(1) + "%)" : "";
-        el("title", {}, c).textContent = "topic " + k + sized + ": " + t.words.slice(0, 6).join(" ");
-        c.addEventListener("click", function () { select(k); });
-        c.addEventListener("keydown", function (e) {
-          if (e.key === "Enter" || e.key === " ") { e.preventDefault(); select(k); }
-        });
-        circles[k] = c;
-      });
-      order.forEach(function (k) {
-        el("text", {x: topics[k].cx, y: topics[k].cy, "class": "topic-label"}, labelLayer).textContent = String(k);
-      });
-    }
-
-    // -- the selected topic's words, ranked by relevance ------------------------------------------
-    function ranked(t, lambda) {
-      var idx = t.words.map(function (w, i) { return i; });
-      var rel = t.p.map(function (p, i) {
-        if (!(p > 0)) { return -Infinity; }
-        return lambda * Math.log(p) + (1 - lambda) * (Math.log(p) - Math.log(t.pw[i]));
-      });
-      idx.sort(function (a, b) { return (rel[b] - rel[a]) || (t.p[b] - t.p[a]) || (a - b); });
-      return idx;
-    }
-    var bars = document.getElementById("bars");
-    function drawBars() {
-      var k = state.topic, t = topics[k];
-      while (bars.firstChild) { bars.removeChild(bars.firstChild); }
-      var top = Math.max.apply(null, t.pw.concat(t.p.map(function (p) { return p * t.size; })));
-      ranked(t, state.lambda).forEach(function (i) {
-        var row = document.createElement("div");
-        row.className = "bar-row";
-        row.setAttribute("data-topic", k);
-        row.setAttribute("data-word", t.words[i]);
-        var word = document.createElement("div");
-        word.className = "word";
-        word.textContent = t.words[i];
-        word.title = t.words[i];
-        var track = document.createElement("div");
-        track.className = "track";
-        var overall = document.createElement("div");
-        overall.className = "overall";
-        overall.style.width = (100 * t.pw[i] / top) + "%";
-        var intopic = document.createElement("div");
-        intopic.className = "intopic";
-        intopic.style.width = (100 * t.size * t.p[i] / top) + "%";
-        track.title = "p(w|t) = " + t.p[i].toPrecision(3) + ", p(w) = " + t.pw[i].toPrecision(3);
-        track.appendChild(overall);
-        track.appendChild(intopic);
-        var num = document.createElement("div");
-        num.className = "num";
-        num.textContent = t.p[i].toPrecision(3);
-        row.appendChild(word); row.appendChild(track); row.appendChild(num);
-        bars.appendChild(row);
-      });
-      document.getElementById("topic-number").textContent = String(k);
-      var shown = document.getElementById("topic-size");  // only where the release publishes sizes
-      if (shown) { shown.textContent = (100 * t.size).toFixed(1) + "%"; }
-    }
-    function select(k) {
-      state.topic = k;
-      circles.forEach(function (c, j) { c.setAttribute("class", j === k ? "topic selected" : "topic"); });
-      circleLayer.appendChild(circles[k]);  // drawn last: on top of the circles it overlaps
-      drawBars();
-    }
-    // -- a series: which period's release is shown (its privacy summary with it); topic numbers are matched ----
-    function showPeriod(label) {
-      state.period = label;
-      data = label === null ? block : block.views[label];
-      topics = data.topics;
-      K = topics.length;
-      var panels = document.querySelectorAll("[data-period-privacy]");
-      for (var i = 0; i < panels.length; i++) {
-        panels[i].hidden = panels[i].getAttribute("data-period-privacy") !== label;
-      }
-      if (label !== null) { body.setAttribute("data-period", label); }
-      drawMap();
-      select(Math.min(state.topic, K - 1));
-    }
-    var slider = document.getElementById("lambda");
-    slider.value = String(state.lambda);
-    function readLambda() {
-      state.lambda = Math.min(1, Math.max(0, parseFloat(slider.value)));
-      document.getElementById("lambda-value").textContent = state.lambda.toFixed(2);
-      drawBars();
-    }
-    slider.addEventListener("input", readLambda);
-    document.getElementById("prev").addEventListener("click", function () { select((state.topic + K - 1) % K); });
-    document.getElementById("next").addEventListener("click", function () { select((state.topic + 1) % K); });
-    var chooser = document.getElementById("period");
-    var wanted = decodeURIComponent(window.location.hash.slice(1));  // page.html#2004-06 opens on that period
-    var first = periods.indexOf(wanted) >= 0 ? wanted : periods[0];
-    if (chooser) {
-      chooser.value = first;
-      chooser.addEventListener("change", function () { showPeriod(chooser.value); });
-    }
-    showPeriod(first);
-    document.getElementById("lambda-value").textContent = state.lambda.toFixed(2);
-    body.setAttribute("data-ready", "1");
-  } catch (e) {
-    fail(e && e.stack ? e.stack : e);
-  }
-})();
-"""
-
-_TEMPLATE = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title}</title>
-<style>{css}</style>
-</head>
-<body>
-<header>
-<h1>{title} <span class="k">&middot; {subtitle}</span></h1>
-{privacy}
-</header>
-<main>
-<section id="left">
-<h2>Intertopic distance map <span class="k">(classical MDS of Jensen&ndash;Shannon distances)</span></h2>
-<svg id="map" viewBox="0 0 {map_size} {map_size}" role="img" aria-label="intertopic distance map"></svg>
-<div class="small">{sizes}. Click a circle (or Tab to it and press Enter) to
-select its topic.</div>
-<div class="small">relevance = &lambda; log p(w|t) + (1 &minus; &lambda;) log(p(w|t) / p(w)) (Sievert &amp;
-Shirley 2014, Eq. 1): &lambda; = 1 ranks by probability in the topic, &lambda; = 0 by lift. p(w) is the
-{mean} of the released topics. Every number here is computed from the published release only.</div>
-</section>
-<section id="right">
-<h2>Topic <span id="topic-number">0</span>{size_heading}:
-the {n_words} most probable words, ranked by relevance</h2>
-<div class="controls">
-<span><button id="prev" type="button" aria-label="previous topic">&#9664;</button>
-<button id="next" type="button" aria-label="next topic">&#9654;</button></span>
-<label>relevance &lambda; = <span id="lambda-value">{lam}</span>
-<input id="lambda" type="range" min="0" max="1" step="0.01" value="{lam}"></label>
-</div>
-<div class="legend"><i style="background:#c9d3dd"></i>overall p(w)<i style="background:#d62728"></i>from this topic:
-{share} <span class="k">(number: p(w|t))</span></div>
-<div id="bars"></div>
-<div id="error"></div>
-</section>
-</main>
-{after}<noscript>The map and the bars need JavaScript; the privacy summary above does not.</noscript>
-<script type="application/json" id="topicdp-view-data">{data}</script>
-<script>{script}</script>
-</body>
-</html>
-"""
+@functools.lru_cache(maxsize=None)
+def _asset(name: str) -> str:
+    """The page's static parts, package data beside this module: its style sheet, script and HTML template."""
+    return importlib.resources.files("topicdp").joinpath(name).read_text(encoding="utf-8")
