@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     from ..corpus import Corpus
 
 __all__ = ["PipelineResult", "Prepared", "ReleaseRefused", "Records", "build_corpus", "noise_refusal", "prepare",
-           "read_records", "reference_corpus", "release", "release_prepared", "user_selected"]
+           "read_records", "reference_corpus", "reference_records", "reference_vocabulary", "release",
+           "release_prepared", "user_selected"]
 
 logger = logging.getLogger("topicdp")
 
@@ -514,16 +515,22 @@ def _noise_parts(decision: Decision, what: str) -> tuple[str, str] | None:
 
 
 def read_reference(request: ReleaseRequest) -> tuple[list, list]:
-    """The public reference corpus' (texts, users), read once per release."""
+    """The request's public reference (:func:`reference_records`), read once per release."""
+    assert request.reference is not None
+    return reference_records(request.reference, request.source)
+
+
+def reference_records(reference: str, source: CorpusSource) -> tuple[list, list]:
+    """The public reference's (texts, users), read with ``source``'s fields; ``"embedded"``: the first documents of
+    the built-in Lee corpus, whose rest is then the private corpus (:func:`topicdp.pipeline.read_records`)."""
     from ..corpus import embedded_texts, read_source_records
 
-    assert request.reference is not None
-    if request.reference == "embedded":
+    if reference == "embedded":
         texts = embedded_texts()[:EMBEDDED_PUBLIC_HALF]
         return texts, list(range(len(texts)))
-    pairs = list(read_source_records(request.reference, request.source.text_field, request.source.user_field))
+    pairs = list(read_source_records(reference, source.text_field, source.user_field))
     if not pairs:
-        raise ValueError(f"{request.reference}: no documents")
+        raise ValueError(f"{reference}: no documents")
     return [t for t, _ in pairs], [u for _, u in pairs]
 
 
