@@ -27,7 +27,8 @@ from .proposal import REFERENCE_ORIGIN, propose, proposal_text
 from .request import (CorpusSource, ReleaseRefused, ReleaseRequest, VocabularyPolicy, check_scheduler,
                       spent_statement)
 from .roads import MECHANISMS, RANDOM_DP, public_start
-from .sources import EMBEDDED_PUBLIC_HALF, Records, bounded, build_corpus, open_source, read_records
+from .sources import (EMBEDDED_PUBLIC_HALF, Records, bounded, build_corpus, open_source, prepare_corpus,
+                      read_corpus, read_records)
 
 if TYPE_CHECKING:
     from ..corpus import Corpus
@@ -319,25 +320,7 @@ def _spent(plan: ReleasePlan, ledger: PrivacyLedger) -> tuple[tuple[str, ...], b
 def _release_steps(plan: ReleasePlan, prepared: Prepared, say, lines: list, ledger: PrivacyLedger, *,
                    simulate: bool = True) -> PipelineResult:
     request, source = plan.request, prepared.reader()
-    n = source.census()
-    if request.n_units is not None and n != request.n_units:
-        # replace-one neighbours all have the stated count, so this refusal is the same for all of them
-        raise ReleaseRefused(f"the corpus does not have the {request.n_units} {request.unit}s stated public "
-                             "(n_units); state the right number, or leave it out (add/remove neighbours)")
-    corpus, unusable = None, None
-    if request.vocabulary.kind != "dp":
-        # the words are known before any spend: prepare first, so that a shard gone since the census stops here,
-        # before the count is drawn. A corpus with no document holding a word of them is prepared as an N=0 corpus
-        # and goes on like any other (whether a corpus, a period of a series, is empty is private); a preparation
-        # that fails otherwise is refused, under a DP count only after the count is drawn, so that the ledger,
-        # whose totals later releases publish, records the count whatever the private data made of the preparation
-        try:
-            corpus = _prepare(source, request.vocabulary.words, request, say)
-        except ValueError as exc:
-            if request.n_units is not None:
-                raise
-            unusable = exc
-    source.check_unchanged()
+    n, corpus, unusable = read_corpus(source, request, say)
     count, count_sigma = unit_count(plan, n, ledger)
     if unusable is not None:
         raise unusable
@@ -403,7 +386,7 @@ def _decided(plan: ReleasePlan, prepared: Prepared, corpus, count: UnitCount, sa
         say("  " + line)  # the figures on the selected words, and what they mean for the topics
     decision = _with_proposal(decision, plan, prepared, say, simulate)
     _refuse_noise(decision, request, "the forecast on the selected vocabulary")
-    return decision, selection, _prepare(source, words, request, say)
+    return decision, selection, prepare_corpus(source, words, request, say)
 
 
 def _first_simulation(plan: ReleasePlan, prepared: Prepared, words, n_words: int, count: UnitCount):
@@ -416,19 +399,6 @@ def _first_simulation(plan: ReleasePlan, prepared: Prepared, words, n_words: int
         simulated_on = (f"the reference's {len(words)} most frequent words, standing in for the DP vocabulary's "
                         "forecast size before it is selected")
     return _start_and_simulate(plan, prepared, words, count), simulated_on
-
-
-def _prepare(source, words, request: ReleaseRequest, say) -> "Corpus":
-    corpus = source.prepare(words, _bounding_seed(request))
-    say(f"corpus read and prepared ({len(corpus.vocabulary)} words); its exact counts are private and go to the "
-        "diagnostics only")
-    return corpus
-
-
-def _bounding_seed(request: ReleaseRequest):
-    """The contribution bounds' seed, drawn once per release (OS entropy unless the request is seeded) and
-    shared by every shard, so that a sharded release bounds each user as an in-memory one does."""
-    return np.random.SeedSequence() if request.seed is None else np.random.SeedSequence([request.seed, 3])
 
 
 #: what a refusal says each verdict means

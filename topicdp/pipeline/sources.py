@@ -29,7 +29,7 @@ from .._files import scratch_directory, shard_paths
 from .._names import BOUND_PARAMETERS, Unit
 from .._validation import check_int
 from ..corpus import user_selected
-from .request import CorpusSource, ReleaseRequest
+from .request import CorpusSource, ReleaseRefused, ReleaseRequest
 
 if TYPE_CHECKING:
     from ..corpus import Corpus
@@ -100,6 +100,44 @@ def build_corpus(records: Records, words, request: ReleaseRequest, bounding_seed
         corpus = Corpus.from_texts(records.texts, records.users, min_df=policy.min_df, max_df=policy.max_df,
                                    max_features=policy.max_features, stop_words=request.source.tokenizer_stop_words)
     return bounded(request.source, corpus, bounding_seed)
+
+
+def read_corpus(source, request: ReleaseRequest, say) -> tuple[int, "Corpus | None", ValueError | None]:
+    """The census of ``source``'s units (refused where it is not a stated count) and, where the words are known
+    before any spend, the corpus prepared on them, in one visit to the reader: so that a shard gone since the census
+    stops here, before the count is drawn. Returns (census, corpus or None, a preparation's error held back).
+
+    A corpus with no document holding a word of them is prepared as an N=0 corpus and goes on like any other
+    (whether a corpus, a period of a series, is empty is private); a preparation that fails otherwise is refused,
+    under a DP count only after the count is drawn (the error held back), so that the ledger, whose totals later
+    releases publish, records the count whatever the private data made of the preparation.
+    """
+    n = source.census()
+    if request.n_units is not None and n != request.n_units:
+        # replace-one neighbours all have the stated count, so this refusal is the same for all of them
+        raise ReleaseRefused(f"the corpus does not have the {request.n_units} {request.unit}s stated public "
+                             "(n_units); state the right number, or leave it out (add/remove neighbours)")
+    corpus, unusable = None, None
+    if request.vocabulary.kind != "dp":
+        try:
+            corpus = prepare_corpus(source, request.vocabulary.words, request, say)
+        except ValueError as exc:
+            if request.n_units is not None:
+                raise
+            unusable = exc
+    source.check_unchanged()
+    return n, corpus, unusable
+
+
+def prepare_corpus(source, words, request: ReleaseRequest, say) -> "Corpus":
+    """The bounded corpus on ``words`` (:meth:`prepare` of the reader), its bounds' seed drawn once per release
+    (OS entropy unless the request is seeded) and shared by every shard, so that a sharded release bounds each user
+    as an in-memory one does."""
+    seed = np.random.SeedSequence() if request.seed is None else np.random.SeedSequence([request.seed, 3])
+    corpus = source.prepare(words, seed)
+    say(f"corpus read and prepared ({len(corpus.vocabulary)} words); its exact counts are private and go to the "
+        "diagnostics only")
+    return corpus
 
 
 class InMemorySource:
