@@ -22,13 +22,13 @@ from ..private_release import PrivateRelease
 from ..spectral import PreconditionError
 from .charge import RunLedger, charged, open_charge
 from .compose import compose_release, vocabulary_statement
-from .plan import Decision, ReleasePlan, UnitCount, count_entry, decide, plan_request, planned_words, vocabulary_share
+from .plan import Decision, ReleasePlan, UnitCount, decide, plan_request, planned_words, vocabulary_share
 from .proposal import REFERENCE_ORIGIN, propose, proposal_text
 from .request import (CorpusSource, ReleaseRefused, ReleaseRequest, VocabularyPolicy, check_scheduler,
                       spent_statement)
 from .roads import MECHANISMS, RANDOM_DP, public_start
 from .sources import (EMBEDDED_PUBLIC_HALF, Records, bounded, build_corpus, open_source, prepare_corpus,
-                      read_corpus, read_records)
+                      read_corpus, read_records, select_words)
 
 if TYPE_CHECKING:
     from ..corpus import Corpus
@@ -368,8 +368,7 @@ def _decided(plan: ReleasePlan, prepared: Prepared, corpus, count: UnitCount, sa
     if request.vocabulary.kind != "dp":
         return decision, None, corpus
     source = prepared.reader()
-    source.check_unchanged()
-    selection = _select_vocabulary(plan, source, ledger)
+    selection = select_words(source, plan, ledger, _seed(request, 1))
     words = selection.words
     say(f"the DP vocabulary kept {len(words)} words (a DP output; at most {request.vocabulary.max_features})")
     if len(words) < request.n_topics:
@@ -534,7 +533,7 @@ def unit_count(plan: ReleasePlan, n: int, ledger: PrivacyLedger) -> tuple[UnitCo
     request = plan.request
     if request.n_units is not None:
         return UnitCount(n, "stated"), None
-    entry = count_entry(plan)
+    entry = plan.count
     assert entry is not None  # split_budget gives a count budget when no count is stated
     sigma = entry.sigma
     ledger.record([entry])
@@ -550,14 +549,6 @@ def gaussian_count(n: int, sigma: float, rng: np.random.Generator) -> float:
 def _seed(request: ReleaseRequest, stream: int):
     """A noise stream of its own for each step; OS entropy unless the request is seeded."""
     return None if request.seed is None else np.random.SeedSequence([request.seed, stream])
-
-
-def _select_vocabulary(plan: ReleasePlan, source, ledger: PrivacyLedger):
-    request, budget = plan.request, plan.budget.vocabulary
-    assert budget is not None
-    return source.select_vocabulary(epsilon=budget.epsilon, delta=budget.delta, neighbours=str(request.neighbours),
-                                    max_features=request.vocabulary.max_features, random_state=_seed(request, 1),
-                                    ledger=ledger)
 
 
 def reference_vocabulary(reference: tuple[Sequence, Sequence], source: CorpusSource, *, max_features: int,

@@ -129,6 +129,17 @@ def read_corpus(source, request: ReleaseRequest, say) -> tuple[int, "Corpus | No
     return n, corpus, unusable
 
 
+def select_words(source, plan, ledger, random_state):
+    """The DP vocabulary of the reader (checked unchanged since the census first) at the plan's vocabulary budget
+    and neighbour relation, its entries recorded in ``ledger``."""
+    request, budget = plan.request, plan.budget.vocabulary
+    assert budget is not None
+    source.check_unchanged()
+    return source.select_vocabulary(epsilon=budget.epsilon, delta=budget.delta, neighbours=str(request.neighbours),
+                                    max_features=request.vocabulary.max_features, random_state=random_state,
+                                    ledger=ledger)
+
+
 def prepare_corpus(source, words, request: ReleaseRequest, say) -> "Corpus":
     """The bounded corpus on ``words`` (:meth:`prepare` of the reader), its bounds' seed drawn once per release
     (OS entropy unless the request is seeded) and shared by every shard, so that a sharded release bounds each user
