@@ -324,14 +324,12 @@ def prepare(split: Split, settings: CompareSettings, corpus_path: str, reference
 
 
 def run_road(name: str, epsilon: float, prep: Prepared) -> Outcome:
-    """One road at total budget ``epsilon``: a registry row (``name``) as ``topicdp privatize`` releases it, or the
-    random-DP road (:data:`RANDOM_DP`: TopicDP over the request's gensim LDA, P the public reference) as ``topicdp
-    privatize --guarantee random-dp`` does, each by :func:`topicdp.pipeline.release_prepared`. Forced
-    (``release_anyway``) so that a refused release's private scores can be shown beside the refusal's words
-    (:func:`topicdp.pipeline.noise_refusal`; the random-DP road's: its forecast from the sampled sensitivity). The
-    plan's own refusal (a spectral configuration without a stated count, DP-SVI at the user level) makes the row
-    "not applicable". The random-DP road's sensitivity sample, a function of P and the model only, is drawn once
-    (the prepared corpus keeps it)."""
+    """One road at total budget ``epsilon`` by :func:`topicdp.pipeline.release_prepared`: a registry row
+    (``name``) as ``topicdp privatize`` releases it, or :data:`RANDOM_DP` (TopicDP over the request's gensim LDA, P
+    the public reference; its sensitivity sample drawn once) as ``--guarantee random-dp`` does. Forced
+    (``release_anyway``), so that a refused release's private scores are shown beside the refusal's words
+    (:func:`topicdp.pipeline.noise_refusal`; random DP's: its forecast from the sampled sensitivity); the plan's own
+    refusal (a spectral configuration without a stated count, DP-SVI at the user level) is "not applicable"."""
     random_dp = name == RANDOM_DP
     if random_dp and prep.prepared.reference is None:
         return Outcome(name, epsilon, not_run="needs a public reference P (--reference): the private corpus as P is "
@@ -475,9 +473,9 @@ def _resume(out: Path, meta: dict) -> tuple[list, list]:
     """The rows of an earlier run with the same settings; another run's settings are refused by name."""
     settings = out / "settings.json"
     if settings.exists():
-        earlier = json.loads(settings.read_text())
-        if earlier != json.loads(json.dumps(meta)):
-            changed = sorted(k for k in set(earlier) | set(meta) if earlier.get(k) != json.loads(json.dumps(meta)).get(k))
+        earlier, now = json.loads(settings.read_text()), json.loads(json.dumps(meta))
+        if earlier != now:
+            changed = sorted(k for k in set(earlier) | set(now) if earlier.get(k) != now.get(k))
             raise ValueError(f"out: the earlier run in {out} had other settings ({', '.join(changed)}); use another "
                              "directory, or --overwrite to start again")
     else:

@@ -103,14 +103,11 @@ def build_corpus(records: Records, words, request: ReleaseRequest, bounding_seed
 
 
 def read_corpus(source, request: ReleaseRequest, say) -> tuple[int, "Corpus | None", ValueError | None]:
-    """The census of ``source``'s units (refused where it is not a stated count) and, where the words are known
-    before any spend, the corpus prepared on them, in one visit to the reader: so that a shard gone since the census
-    stops here, before the count is drawn. Returns (census, corpus or None, a preparation's error held back).
-
-    A corpus with no document holding a word of them is prepared as an N=0 corpus and goes on like any other
-    (whether a corpus, a period of a series, is empty is private); a preparation that fails otherwise is refused,
-    under a DP count only after the count is drawn (the error held back), so that the ledger, whose totals later
-    releases publish, records the count whatever the private data made of the preparation.
+    """The census of ``source``'s units (refused where it is not a stated count) and, where the words are public,
+    the corpus prepared on them, in one visit to the reader, so that a shard gone since the census stops before the
+    count is drawn. Returns (census, corpus or None, a preparation's error held back: under a DP count it is raised
+    after the count is drawn, so that the ledger records the count whatever the private data made of the
+    preparation). A corpus with no document holding a word is an N=0 corpus, like any other (emptiness is private).
     """
     n = source.census()
     if request.n_units is not None and n != request.n_units:
