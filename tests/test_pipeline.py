@@ -280,13 +280,13 @@ def test_with_a_reference_and_a_dp_vocabulary_the_simulation_runs_before_the_sel
     seen: list = []
     real = forecast_module.forecast_on_reference
     ledgers: list = []
-    real_select = run_module._select_vocabulary
+    real_select = run_module.select_words
 
-    def select(plan, source, ledger):
+    def select(source, plan, ledger, random_state):
         ledgers.append(ledger)
-        return real_select(plan, source, ledger)
+        return real_select(source, plan, ledger, random_state)
 
-    monkeypatch.setattr(run_module, "_select_vocabulary", select)
+    monkeypatch.setattr(run_module, "select_words", select)
 
     def spy(model, reference, n_units, **kw):
         seen.append((tuple(reference.vocabulary), len(ledgers), kw["vocabulary_share"]))

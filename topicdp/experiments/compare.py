@@ -48,7 +48,7 @@ import numpy as np
 from .._names import Unit
 from .._validation import check_delta, check_epsilon, check_int, check_option, check_real
 from ..pipeline import Prepared as PreparedCorpus
-from ..pipeline import ReleaseRefused, plan_request, release_prepared
+from ..pipeline import ReleaseRefused, noise_refusal, plan_request, release_prepared
 from ..rdp import PrivacyLedger
 from ..rdp.ledger_file import entry_to_json
 
@@ -200,26 +200,13 @@ class Split:
 
 def read_split(path: str, reference: str | None, heldout_fraction: float) -> Split:
     """The private (text, user) records split into train and held-out users, and P's (texts, users) if given."""
-    from ..corpus import embedded_texts, read_jsonl_records
-    from ..pipeline.sources import EMBEDDED_PUBLIC_HALF
+    from ..pipeline import CorpusSource, read_records, reference_records
 
-    if path == "embedded":
-        texts = embedded_texts()
-        first = EMBEDDED_PUBLIC_HALF if reference == "embedded" else 0
-        records: list[tuple[str, object]] = [(t, u) for u, t in list(enumerate(texts))[first:]]
-        name = "lee"
-    else:
-        records = list(read_jsonl_records(path))
-        name = Path(path).name.split(".")[0]
-    pair: tuple[list, list] | None = None
-    if reference == "embedded":
-        public = embedded_texts()[:EMBEDDED_PUBLIC_HALF]
-        pair = (public, list(range(len(public))))
-    elif reference is not None:
-        public_records = list(read_jsonl_records(reference))
-        if not public_records:
-            raise ValueError(f"reference: {reference} holds no documents")
-        pair = ([t for t, _ in public_records], [u for _, u in public_records])
+    source = CorpusSource(path)
+    private = read_records(source, reference)
+    records: list[tuple[str, object]] = list(zip(private.texts, private.users))
+    name = "lee" if path == "embedded" else Path(path).name.split(".")[0]
+    pair = None if reference is None else reference_records(reference, source)
     held = [heldout_user(u, heldout_fraction) for _, u in records]
     train = [r for r, h in zip(records, held) if not h]
     heldout = [r for r, h in zip(records, held) if h]
@@ -292,8 +279,7 @@ def prepare(split: Split, settings: CompareSettings, corpus_path: str, reference
     from ..corpus import Corpus
     from ..pipeline import CorpusSource, ReleaseRequest, VocabularyPolicy
     from ..pipeline import prepare as prepare_corpus
-    from ..pipeline.run import reference_vocabulary
-    from ..pipeline.sources import InMemorySource, Records
+    from ..pipeline import InMemorySource, Records, reference_vocabulary
 
     if len(settings.units) > 1:
         raise ValueError(f"unit: prepare takes one unit (settings.at(unit)), not {', '.join(settings.units)}")
@@ -337,14 +323,19 @@ def prepare(split: Split, settings: CompareSettings, corpus_path: str, reference
     return Prepared(request, prepared, corpus, heldout, tuple(words), simulate=settings.simulate)
 
 
-def run_registry(name: str, epsilon: float, prep: Prepared) -> Outcome:
-    """One registry road at total budget ``epsilon``, released by :func:`topicdp.pipeline.release_prepared` as
-    ``topicdp privatize`` releases it, forced (``release_anyway``) so that a refused release's private scores can be
-    shown beside the refusal's words (:func:`topicdp.pipeline.run.noise_refusal`); the plan's own refusal (a spectral
-    configuration without a stated count, DP-SVI at the user level) makes the row "not applicable"."""
-    from ..pipeline.run import noise_refusal
-
-    request = replace(prep.request, epsilon=epsilon, mechanism=name, release_anyway=True)
+def run_road(name: str, epsilon: float, prep: Prepared) -> Outcome:
+    """One road at total budget ``epsilon`` by :func:`topicdp.pipeline.release_prepared`: a registry row
+    (``name``) as ``topicdp privatize`` releases it, or :data:`RANDOM_DP` (TopicDP over the request's gensim LDA, P
+    the public reference; its sensitivity sample drawn once) as ``--guarantee random-dp`` does. Forced
+    (``release_anyway``), so that a refused release's private scores are shown beside the refusal's words
+    (:func:`topicdp.pipeline.noise_refusal`; random DP's: its forecast from the sampled sensitivity); the plan's own
+    refusal (a spectral configuration without a stated count, DP-SVI at the user level) is "not applicable"."""
+    random_dp = name == RANDOM_DP
+    if random_dp and prep.prepared.reference is None:
+        return Outcome(name, epsilon, not_run="needs a public reference P (--reference): the private corpus as P is "
+                       "noise by construction and its sigma leaks")
+    road = dict(guarantee="random-dp", mechanism=None, n_units=None) if random_dp else dict(mechanism=name)
+    request = replace(prep.request, epsilon=epsilon, release_anyway=True, **road)
     try:
         plan = plan_request(request, prep.prepared.reference)
     except ValueError as exc:  # the plan's own refusal, before anything is read
@@ -356,37 +347,12 @@ def run_registry(name: str, epsilon: float, prep: Prepared) -> Outcome:
         # the persisted ledger's before any reading: the pipeline's words, which say what was spent
         reason = str(exc) if isinstance(exc, ReleaseRefused) else f"not charged: {exc}"
         return Outcome(name, epsilon, refused=reason, entries=_entries(spent))
-    decision = result.decision
-    refused = noise_refusal(decision)
-    forecast = "" if decision is None or decision.forecast is None else str(getattr(decision.forecast, "verdict", ""))
+    forecast = result.forecast if random_dp else getattr(result.decision, "forecast", None)
+    verdict = str(getattr(forecast, "verdict", ""))
+    noise = "the forecast from the sampled sensitivity says this release would be noise"
+    refused = (noise if verdict == "noise" else None) if random_dp else noise_refusal(result.decision)
     return Outcome(name, epsilon, release=result.release, refused=refused, forced=refused is not None,
-                   forecast=forecast, entries=_entries(spent))
-
-
-def run_random_dp(epsilons, prep: Prepared, n_jobs: int) -> list[Outcome]:
-    """The random-DP road (TopicDP over the request's gensim LDA, P the public reference) at every epsilon, each by
-    :func:`topicdp.pipeline.release_prepared` as ``topicdp privatize --guarantee random-dp`` releases it; its
-    sensitivity sample, a function of P and the model only, is drawn once (the prepared corpus keeps it)."""
-    if prep.prepared.reference is None:
-        return [Outcome(RANDOM_DP, e, not_run="needs a public reference P (--reference): the private corpus as P is "
-                        "noise by construction and its sigma leaks") for e in epsilons]
-    out = []
-    for epsilon in epsilons:
-        request = replace(prep.request, guarantee="random-dp", mechanism=None, n_units=None, epsilon=float(epsilon),
-                          n_jobs=n_jobs, release_anyway=True)
-        spent = PrivacyLedger()
-        try:
-            result = release_prepared(plan_request(request, prep.prepared.reference), prep.prepared, ledger=spent,
-                                      echo=_quiet)
-        except ValueError as exc:  # the persisted ledger's refusal (its relation, or no room), before any release
-            out.append(Outcome(RANDOM_DP, float(epsilon), not_run=f"not charged: {exc}"))
-            continue
-        verdict = result.forecast.verdict
-        refused = ("the forecast from the sampled sensitivity says this release would be noise" if verdict == "noise"
-                   else None)
-        out.append(Outcome(RANDOM_DP, float(epsilon), release=result.release, refused=refused,
-                           forced=refused is not None, forecast=verdict, entries=_entries(spent)))
-    return out
+                   forecast=verdict, entries=_entries(spent))
 
 
 def _entries(ledger: PrivacyLedger) -> list:
@@ -478,22 +444,15 @@ def _run_unit(out: Path, split: Split, prep: Prepared, settings: CompareSettings
     prep.cache["common_words"] = scales[key].common
     done = {(r.get("unit", unit), r["road"], r["epsilon"]) for r in rows}
     # every registry row is tried, in the registry's order: the plan says which do not apply at this unit
-    for road in list(settings.roads) if settings.roads is not None else list(MECHANISMS):
+    roads = list(settings.roads) if settings.roads is not None else list(MECHANISMS)
+    for road in roads + ([RANDOM_DP] if settings.random_dp and first else []):
         for eps in settings.epsilons:
             if (unit, road, eps) in done:
                 continue
             t0 = time.perf_counter()
-            outcome = run_registry(road, eps, prep)
+            outcome = run_road(road, eps, prep)
             _record(out, outcome, prep, settings, time.perf_counter() - t0, rows, exact, ceiling, evaluations)
             say(f"{road} at epsilon {eps:g}, {unit} level: {rows[-1]['status']} ({time.perf_counter() - t0:.0f} s)")
-    todo = [e for e in settings.epsilons if (unit, RANDOM_DP, e) not in done]
-    if settings.random_dp and todo and first:
-        t0 = time.perf_counter()
-        outcomes = run_random_dp(todo, prep, settings.n_jobs)
-        seconds = (time.perf_counter() - t0) / len(outcomes)
-        for outcome in outcomes:
-            _record(out, outcome, prep, settings, seconds, rows, exact, ceiling, evaluations)
-        say(f"{RANDOM_DP}, {unit} level: {len(outcomes)} releases ({seconds * len(outcomes):.0f} s)")
     return {"n_words": len(prep.vocabulary), "neighbours": str(prep.request.neighbours),
             "scale": _scale_info(scales[key]), "counts": _owner_counts(prep), "ceiling": ceiling}
 
@@ -514,9 +473,9 @@ def _resume(out: Path, meta: dict) -> tuple[list, list]:
     """The rows of an earlier run with the same settings; another run's settings are refused by name."""
     settings = out / "settings.json"
     if settings.exists():
-        earlier = json.loads(settings.read_text())
-        if earlier != json.loads(json.dumps(meta)):
-            changed = sorted(k for k in set(earlier) | set(meta) if earlier.get(k) != json.loads(json.dumps(meta)).get(k))
+        earlier, now = json.loads(settings.read_text()), json.loads(json.dumps(meta))
+        if earlier != now:
+            changed = sorted(k for k in set(earlier) | set(now) if earlier.get(k) != now.get(k))
             raise ValueError(f"out: the earlier run in {out} had other settings ({', '.join(changed)}); use another "
                              "directory, or --overwrite to start again")
     else:
@@ -682,7 +641,7 @@ def _ceiling(prep: Prepared, settings: CompareSettings) -> dict:
     from ..metrics.readability import heldout_npmi, npmi_contrast
     from ..variational import VariationalLDA
 
-    from ..pipeline.sources import bounded
+    from ..pipeline import bounded
 
     corpus = bounded(prep.request.source, prep.corpus, np.random.SeedSequence())  # the releases' bounds
     model = VariationalLDA(settings.n_topics, unit=str(settings.unit), init=prep.start, n_jobs=settings.n_jobs,

@@ -13,7 +13,11 @@ its report composed. ``topicdp privatize`` builds a :class:`ReleaseRequest` from
 ('dp-vem', 'add-remove')
 
 :func:`release` is :func:`prepare` (the public reference read once, the plan) then :func:`release_prepared`; a
-caller releasing one corpus many times (``topicdp compare``, a series, a choice of K) prepares once.
+caller releasing one corpus many times (``topicdp compare``, a series, a choice of K) prepares once, and may hold
+the private corpus itself (:class:`InMemorySource` over :class:`Records` it read and tokenised once). Public facts
+a caller builds the same way as a release: :func:`reference_records` and :func:`reference_vocabulary` (the public
+reference and its words), :func:`bounded` (a corpus under a source's contribution bounds), :func:`noise_refusal`
+(what a forced release's skipped refusal says).
 
 Decisions read only public facts: the flags, public inputs (a word list, a reference corpus) and DP outputs
 whose budget the report composes (a DP count of the units when the owner states none, the DP vocabulary).
@@ -23,10 +27,12 @@ from .roads import MECHANISMS, RANDOM_DP, Road
 from .plan import Budget, BudgetSplit, Decision, ReleasePlan, UnitCount, decide, plan_request, split_budget
 from ..corpus import user_selected
 from .request import CorpusSource, ReleaseRequest, VocabularyPolicy, resolve_road
-from .run import PipelineResult, Prepared, ReleaseRefused, prepare, release, release_prepared
-from .sources import group_by_user, read_records
+from .run import (PipelineResult, Prepared, ReleaseRefused, noise_refusal, prepare, reference_records,
+                  reference_vocabulary, release, release_prepared)
+from .sources import InMemorySource, Records, bounded, group_by_user, read_records
 
-__all__ = ["Budget", "BudgetSplit", "CorpusSource", "Decision", "MECHANISMS", "PipelineResult", "Prepared",
-           "RANDOM_DP", "ReleasePlan", "ReleaseRefused", "ReleaseRequest", "Road", "UnitCount", "VocabularyPolicy",
-           "decide", "group_by_user", "plan_request", "prepare", "read_records", "release", "release_prepared",
-           "resolve_road", "split_budget", "user_selected"]
+__all__ = ["Budget", "BudgetSplit", "CorpusSource", "Decision", "InMemorySource", "MECHANISMS", "PipelineResult",
+           "Prepared", "RANDOM_DP", "Records", "ReleasePlan", "ReleaseRefused", "ReleaseRequest", "Road", "UnitCount",
+           "VocabularyPolicy", "bounded", "decide", "group_by_user", "noise_refusal", "plan_request", "prepare",
+           "read_records", "reference_records", "reference_vocabulary", "release", "release_prepared", "resolve_road",
+           "split_budget", "user_selected"]

@@ -22,18 +22,20 @@ from ..private_release import PrivateRelease
 from ..spectral import PreconditionError
 from .charge import RunLedger, charged, open_charge
 from .compose import compose_release, vocabulary_statement
-from .plan import Decision, ReleasePlan, UnitCount, count_entry, decide, plan_request, planned_words, vocabulary_share
+from .plan import Decision, ReleasePlan, UnitCount, decide, plan_request, planned_words, vocabulary_share
 from .proposal import REFERENCE_ORIGIN, propose, proposal_text
 from .request import (CorpusSource, ReleaseRefused, ReleaseRequest, VocabularyPolicy, check_scheduler,
                       spent_statement)
 from .roads import MECHANISMS, RANDOM_DP, public_start
-from .sources import EMBEDDED_PUBLIC_HALF, Records, bounded, build_corpus, open_source, read_records
+from .sources import (EMBEDDED_PUBLIC_HALF, Records, bounded, build_corpus, open_source, prepare_corpus,
+                      read_corpus, read_records, select_words)
 
 if TYPE_CHECKING:
     from ..corpus import Corpus
 
 __all__ = ["PipelineResult", "Prepared", "ReleaseRefused", "Records", "build_corpus", "noise_refusal", "prepare",
-           "read_records", "reference_corpus", "release", "release_prepared", "user_selected"]
+           "read_records", "reference_corpus", "reference_records", "reference_vocabulary", "release",
+           "release_prepared", "user_selected"]
 
 logger = logging.getLogger("topicdp")
 
@@ -318,25 +320,7 @@ def _spent(plan: ReleasePlan, ledger: PrivacyLedger) -> tuple[tuple[str, ...], b
 def _release_steps(plan: ReleasePlan, prepared: Prepared, say, lines: list, ledger: PrivacyLedger, *,
                    simulate: bool = True) -> PipelineResult:
     request, source = plan.request, prepared.reader()
-    n = source.census()
-    if request.n_units is not None and n != request.n_units:
-        # replace-one neighbours all have the stated count, so this refusal is the same for all of them
-        raise ReleaseRefused(f"the corpus does not have the {request.n_units} {request.unit}s stated public "
-                             "(n_units); state the right number, or leave it out (add/remove neighbours)")
-    corpus, unusable = None, None
-    if request.vocabulary.kind != "dp":
-        # the words are known before any spend: prepare first, so that a shard gone since the census stops here,
-        # before the count is drawn. A corpus with no document holding a word of them is prepared as an N=0 corpus
-        # and goes on like any other (whether a corpus, a period of a series, is empty is private); a preparation
-        # that fails otherwise is refused, under a DP count only after the count is drawn, so that the ledger,
-        # whose totals later releases publish, records the count whatever the private data made of the preparation
-        try:
-            corpus = _prepare(source, request.vocabulary.words, request, say)
-        except ValueError as exc:
-            if request.n_units is not None:
-                raise
-            unusable = exc
-    source.check_unchanged()
+    n, corpus, unusable = read_corpus(source, request, say)
     count, count_sigma = unit_count(plan, n, ledger)
     if unusable is not None:
         raise unusable
@@ -384,8 +368,7 @@ def _decided(plan: ReleasePlan, prepared: Prepared, corpus, count: UnitCount, sa
     if request.vocabulary.kind != "dp":
         return decision, None, corpus
     source = prepared.reader()
-    source.check_unchanged()
-    selection = _select_vocabulary(plan, source, ledger)
+    selection = select_words(source, plan, ledger, _seed(request, 1))
     words = selection.words
     say(f"the DP vocabulary kept {len(words)} words (a DP output; at most {request.vocabulary.max_features})")
     if len(words) < request.n_topics:
@@ -402,7 +385,7 @@ def _decided(plan: ReleasePlan, prepared: Prepared, corpus, count: UnitCount, sa
         say("  " + line)  # the figures on the selected words, and what they mean for the topics
     decision = _with_proposal(decision, plan, prepared, say, simulate)
     _refuse_noise(decision, request, "the forecast on the selected vocabulary")
-    return decision, selection, _prepare(source, words, request, say)
+    return decision, selection, prepare_corpus(source, words, request, say)
 
 
 def _first_simulation(plan: ReleasePlan, prepared: Prepared, words, n_words: int, count: UnitCount):
@@ -415,19 +398,6 @@ def _first_simulation(plan: ReleasePlan, prepared: Prepared, words, n_words: int
         simulated_on = (f"the reference's {len(words)} most frequent words, standing in for the DP vocabulary's "
                         "forecast size before it is selected")
     return _start_and_simulate(plan, prepared, words, count), simulated_on
-
-
-def _prepare(source, words, request: ReleaseRequest, say) -> "Corpus":
-    corpus = source.prepare(words, _bounding_seed(request))
-    say(f"corpus read and prepared ({len(corpus.vocabulary)} words); its exact counts are private and go to the "
-        "diagnostics only")
-    return corpus
-
-
-def _bounding_seed(request: ReleaseRequest):
-    """The contribution bounds' seed, drawn once per release (OS entropy unless the request is seeded) and
-    shared by every shard, so that a sharded release bounds each user as an in-memory one does."""
-    return np.random.SeedSequence() if request.seed is None else np.random.SeedSequence([request.seed, 3])
 
 
 #: what a refusal says each verdict means
@@ -514,16 +484,22 @@ def _noise_parts(decision: Decision, what: str) -> tuple[str, str] | None:
 
 
 def read_reference(request: ReleaseRequest) -> tuple[list, list]:
-    """The public reference corpus' (texts, users), read once per release."""
+    """The request's public reference (:func:`reference_records`), read once per release."""
+    assert request.reference is not None
+    return reference_records(request.reference, request.source)
+
+
+def reference_records(reference: str, source: CorpusSource) -> tuple[list, list]:
+    """The public reference's (texts, users), read with ``source``'s fields; ``"embedded"``: the first documents of
+    the built-in Lee corpus, whose rest is then the private corpus (:func:`topicdp.pipeline.read_records`)."""
     from ..corpus import embedded_texts, read_source_records
 
-    assert request.reference is not None
-    if request.reference == "embedded":
+    if reference == "embedded":
         texts = embedded_texts()[:EMBEDDED_PUBLIC_HALF]
         return texts, list(range(len(texts)))
-    pairs = list(read_source_records(request.reference, request.source.text_field, request.source.user_field))
+    pairs = list(read_source_records(reference, source.text_field, source.user_field))
     if not pairs:
-        raise ValueError(f"{request.reference}: no documents")
+        raise ValueError(f"{reference}: no documents")
     return [t for t, _ in pairs], [u for _, u in pairs]
 
 
@@ -557,7 +533,7 @@ def unit_count(plan: ReleasePlan, n: int, ledger: PrivacyLedger) -> tuple[UnitCo
     request = plan.request
     if request.n_units is not None:
         return UnitCount(n, "stated"), None
-    entry = count_entry(plan)
+    entry = plan.count
     assert entry is not None  # split_budget gives a count budget when no count is stated
     sigma = entry.sigma
     ledger.record([entry])
@@ -573,14 +549,6 @@ def gaussian_count(n: int, sigma: float, rng: np.random.Generator) -> float:
 def _seed(request: ReleaseRequest, stream: int):
     """A noise stream of its own for each step; OS entropy unless the request is seeded."""
     return None if request.seed is None else np.random.SeedSequence([request.seed, stream])
-
-
-def _select_vocabulary(plan: ReleasePlan, source, ledger: PrivacyLedger):
-    request, budget = plan.request, plan.budget.vocabulary
-    assert budget is not None
-    return source.select_vocabulary(epsilon=budget.epsilon, delta=budget.delta, neighbours=str(request.neighbours),
-                                    max_features=request.vocabulary.max_features, random_state=_seed(request, 1),
-                                    ledger=ledger)
 
 
 def reference_vocabulary(reference: tuple[Sequence, Sequence], source: CorpusSource, *, max_features: int,

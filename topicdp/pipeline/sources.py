@@ -29,7 +29,7 @@ from .._files import scratch_directory, shard_paths
 from .._names import BOUND_PARAMETERS, Unit
 from .._validation import check_int
 from ..corpus import user_selected
-from .request import CorpusSource, ReleaseRequest
+from .request import CorpusSource, ReleaseRefused, ReleaseRequest
 
 if TYPE_CHECKING:
     from ..corpus import Corpus
@@ -100,6 +100,52 @@ def build_corpus(records: Records, words, request: ReleaseRequest, bounding_seed
         corpus = Corpus.from_texts(records.texts, records.users, min_df=policy.min_df, max_df=policy.max_df,
                                    max_features=policy.max_features, stop_words=request.source.tokenizer_stop_words)
     return bounded(request.source, corpus, bounding_seed)
+
+
+def read_corpus(source, request: ReleaseRequest, say) -> tuple[int, "Corpus | None", ValueError | None]:
+    """The census of ``source``'s units (refused where it is not a stated count) and, where the words are public,
+    the corpus prepared on them, in one visit to the reader, so that a shard gone since the census stops before the
+    count is drawn. Returns (census, corpus or None, a preparation's error held back: under a DP count it is raised
+    after the count is drawn, so that the ledger records the count whatever the private data made of the
+    preparation). A corpus with no document holding a word is an N=0 corpus, like any other (emptiness is private).
+    """
+    n = source.census()
+    if request.n_units is not None and n != request.n_units:
+        # replace-one neighbours all have the stated count, so this refusal is the same for all of them
+        raise ReleaseRefused(f"the corpus does not have the {request.n_units} {request.unit}s stated public "
+                             "(n_units); state the right number, or leave it out (add/remove neighbours)")
+    corpus, unusable = None, None
+    if request.vocabulary.kind != "dp":
+        try:
+            corpus = prepare_corpus(source, request.vocabulary.words, request, say)
+        except ValueError as exc:
+            if request.n_units is not None:
+                raise
+            unusable = exc
+    source.check_unchanged()
+    return n, corpus, unusable
+
+
+def select_words(source, plan, ledger, random_state):
+    """The DP vocabulary of the reader (checked unchanged since the census first) at the plan's vocabulary budget
+    and neighbour relation, its entries recorded in ``ledger``."""
+    request, budget = plan.request, plan.budget.vocabulary
+    assert budget is not None
+    source.check_unchanged()
+    return source.select_vocabulary(epsilon=budget.epsilon, delta=budget.delta, neighbours=str(request.neighbours),
+                                    max_features=request.vocabulary.max_features, random_state=random_state,
+                                    ledger=ledger)
+
+
+def prepare_corpus(source, words, request: ReleaseRequest, say) -> "Corpus":
+    """The bounded corpus on ``words`` (:meth:`prepare` of the reader), its bounds' seed drawn once per release
+    (OS entropy unless the request is seeded) and shared by every shard, so that a sharded release bounds each user
+    as an in-memory one does."""
+    seed = np.random.SeedSequence() if request.seed is None else np.random.SeedSequence([request.seed, 3])
+    corpus = source.prepare(words, seed)
+    say(f"corpus read and prepared ({len(corpus.vocabulary)} words); its exact counts are private and go to the "
+        "diagnostics only")
+    return corpus
 
 
 class InMemorySource:
