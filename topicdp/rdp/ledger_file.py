@@ -281,13 +281,15 @@ class LedgerFile:
                accounting: str = "best") -> "LedgerFile":
         """A new ledger at ``path`` (refuses an existing file: a ledger is never replaced by a fresh one)."""
         from .._names import NEIGHBOURS, UNITS
-        from .._validation import check_option
-        from .ledger import LEDGER_METHODS, Budget
+        from .._validation import check_delta, check_epsilon, check_option
 
-        header = {"type": "header", "format": FORMAT, "created": _now(), "budget": list(Budget.of(budget)),
-                  "unit": check_option(unit, "unit", UNITS),
-                  "neighbours": check_option(neighbours, "neighbours", NEIGHBOURS),
-                  "accounting": check_option(accounting, "accounting", LEDGER_METHODS)}
+        if not isinstance(budget, (tuple, list)) or len(budget) != 2:
+            raise ValueError(f"budget must be a pair (epsilon, delta), got {budget!r}")
+        header = {"type": "header", "format": FORMAT, "created": _now(),
+                  "budget": [check_epsilon(budget[0]), check_delta(budget[1])],
+                  "unit": check_option(unit, "unit", UNITS), "neighbours": check_option(neighbours, "neighbours",
+                                                                                        NEIGHBOURS),
+                  "accounting": check_option(accounting, "accounting", ("rdp", "simple", "exact", "best"))}
         self = cls(path)
         with self.locked():
             if os.path.exists(self.path):
