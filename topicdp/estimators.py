@@ -15,6 +15,7 @@ from sklearn.base import BaseEstimator
 
 from ._names import RELEASE_DEFAULTS as D
 from ._progress import say
+from ._validation import store_init
 from .transform import FoldInMixin
 
 if TYPE_CHECKING:
@@ -50,29 +51,7 @@ class PlannedEstimator(FoldInMixin, BaseEstimator):
                  max_features: int = D.max_features, min_df: int = D.min_df, max_df: float = D.max_df,
                  vocabulary_epsilon: float | None = None, vocabulary_delta: float | None = None,
                  n_jobs: int = D.n_jobs):
-        self.n_topics = n_topics
-        self.epsilon = epsilon
-        self.delta = delta
-        self.unit = unit
-        self.vocabulary = vocabulary
-        self.reference = reference
-        self.n_units = n_units
-        self.ledger = ledger
-        self.release_anyway = release_anyway
-        self.random_state = random_state
-        self.max_docs_per_user = max_docs_per_user
-        self.max_tokens_per_doc = max_tokens_per_doc
-        self.max_tokens_per_user = max_tokens_per_user
-        self.user_fraction = user_fraction
-        self.text_field = text_field
-        self.user_field = user_field
-        self.stop_words = stop_words
-        self.max_features = max_features
-        self.min_df = min_df
-        self.max_df = max_df
-        self.vocabulary_epsilon = vocabulary_epsilon
-        self.vocabulary_delta = vocabulary_delta
-        self.n_jobs = n_jobs
+        store_init(self, locals())
 
     def _options(self) -> dict[str, Any]:
         """The request's keywords: the parameters and the class' mechanism."""
@@ -165,14 +144,7 @@ class SpectralDP(PlannedEstimator):
                  stop_words=None, max_features: int = D.max_features, min_df: int = D.min_df,
                  max_df: float = D.max_df, vocabulary_epsilon: float | None = None,
                  vocabulary_delta: float | None = None, n_jobs: int = D.n_jobs):
-        self.configuration = configuration
-        super().__init__(n_topics, epsilon=epsilon, delta=delta, unit=unit, vocabulary=vocabulary,
-                         reference=reference, n_units=n_units, ledger=ledger, release_anyway=release_anyway,
-                         random_state=random_state, max_docs_per_user=max_docs_per_user,
-                         max_tokens_per_doc=max_tokens_per_doc, max_tokens_per_user=max_tokens_per_user,
-                         user_fraction=user_fraction, text_field=text_field, user_field=user_field,
-                         stop_words=stop_words, max_features=max_features, min_df=min_df, max_df=max_df,
-                         vocabulary_epsilon=vocabulary_epsilon, vocabulary_delta=vocabulary_delta, n_jobs=n_jobs)
+        store_init(self, locals())
 
     @property
     def mechanism(self) -> str:  # type: ignore[override]
@@ -196,10 +168,4 @@ class DPSVI(PlannedEstimator):
                  max_features: int = D.max_features, min_df: int = D.min_df, max_df: float = D.max_df,
                  vocabulary_epsilon: float | None = None, vocabulary_delta: float | None = None,
                  n_jobs: int = D.n_jobs):
-        super().__init__(n_topics, epsilon=epsilon, delta=delta, unit=unit, vocabulary=vocabulary,
-                         reference=reference, n_units=n_units, ledger=ledger, release_anyway=release_anyway,
-                         random_state=random_state, max_docs_per_user=max_docs_per_user,
-                         max_tokens_per_doc=max_tokens_per_doc, max_tokens_per_user=max_tokens_per_user,
-                         user_fraction=user_fraction, text_field=text_field, user_field=user_field,
-                         stop_words=stop_words, max_features=max_features, min_df=min_df, max_df=max_df,
-                         vocabulary_epsilon=vocabulary_epsilon, vocabulary_delta=vocabulary_delta, n_jobs=n_jobs)
+        store_init(self, locals())
