@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Iterator
 
 import numpy as np
@@ -20,3 +22,12 @@ def three_block_texts(n_users: int, docs: int, *, size: int,
         for d in range(docs):
             block = rng.integers(3)
             yield f"u{u}", d, " ".join(rng.choice(WORDS[20 * block:20 * block + 20], size=size))
+
+
+def write_three_block_files(root: Path) -> Path:
+    """``root/corpus.jsonl`` (400 users x 3 documents of :func:`three_block_texts`) and ``root/words.txt`` (WORDS):
+    over this public word list the plan refuses the topics at epsilon 0.05 per user."""
+    lines = [json.dumps({"user": u, "text": text}) for u, _, text in three_block_texts(400, 3, size=30)]
+    (root / "corpus.jsonl").write_text("\n".join(lines) + "\n")
+    (root / "words.txt").write_text("\n".join(WORDS) + "\n")
+    return root

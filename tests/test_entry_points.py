@@ -15,7 +15,7 @@ from topicdp._argparse import cli_words
 from topicdp.cli import main
 from topicdp.pipeline import ReleaseRefused
 
-from corpora import WORDS, three_block_texts
+from corpora import WORDS, write_three_block_files
 
 #: 400 users x 3 documents at epsilon 0.05: the DP count (epsilon 0.0025) and dp-vem's forecast are far from readable
 #: (the forecast's noise must shrink about 1,000x), so every entry point refuses; forced, all draw the same noise
@@ -24,11 +24,7 @@ OPTIONS = dict(n_topics=3, epsilon=0.05, max_docs_per_user=2)
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    root = tmp_path_factory.mktemp("entry_points")
-    lines = [json.dumps({"user": u, "text": text}) for u, _, text in three_block_texts(400, 3, size=30)]
-    (root / "corpus.jsonl").write_text("\n".join(lines) + "\n")
-    (root / "words.txt").write_text("\n".join(WORDS) + "\n")
-    return root
+    return write_three_block_files(tmp_path_factory.mktemp("entry_points"))
 
 
 def _command(files, *extra) -> list[str]:

@@ -15,17 +15,13 @@ from topicdp._names import RELEASE_DEFAULTS
 from topicdp.cli import build_parser, check_arguments, main
 from topicdp.pipeline import ReleaseRefused
 
-from corpora import WORDS, three_block_texts
+from corpora import WORDS, write_three_block_files
 
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     """400 users x 3 documents over a public word list: at epsilon 0.05 per user the plan refuses the topics."""
-    root = tmp_path_factory.mktemp("privatize")
-    lines = [json.dumps({"user": u, "text": text}) for u, _, text in three_block_texts(400, 3, size=30)]
-    (root / "corpus.jsonl").write_text("\n".join(lines) + "\n")
-    (root / "words.txt").write_text("\n".join(WORDS) + "\n")
-    return root
+    return write_three_block_files(tmp_path_factory.mktemp("privatize"))
 
 
 def _options(files) -> dict:
