@@ -32,7 +32,7 @@ from .sensitivity import LENGTH_POLICIES, cap_document_lengths, sstats_sensitivi
 
 
 class _OnlineLDA(FoldInMixin, BaseEstimator):
-    """Online LDA by minibatch SVI, the steps of :class:`DPStochasticVI` and :class:`SVILDA` (noise: :meth:`_perturb`)."""
+    """Online LDA by minibatch SVI: the steps of :class:`DPStochasticVI` and :class:`SVILDA` (noise in ``_perturb``)."""
 
     _steps_name = "SVI steps"
 
