@@ -1,9 +1,6 @@
-"""One pass over the shards: map a function over them and add the partial results (locally or on Dask).
-
-Partial results are sums, so running locally or on a cluster differs only in the order of additions. Locally the
-shards are read in order (memory holds one chunk and the running sums); with a ``dask.distributed`` client the
-shared arguments are scattered once per pass, one task reads each shard, and the partials are added by a fixed
-pairwise tree on the workers, so the result does not depend on which task finishes first.
+"""One pass over the shards: map a function over them and add the partial results, locally (one shard in memory at
+a time) or one ``dask.distributed`` task per shard; both add the partials in the same fixed pairwise tree, so the
+result does not depend on where it ran or which task finished first.
 """
 
 from __future__ import annotations
