@@ -56,6 +56,7 @@ class GensimLDA(TopicModelSpec):
     """
 
     name = "gensim-lda"
+    gensim_class = "LdaModel"  # of gensim.models
     start_param = "init"
     refused = GENSIM_REFUSED
     _parameter_constraints = {
@@ -96,12 +97,9 @@ class GensimLDA(TopicModelSpec):
         given = {k: v for k, v in params.items() if v is not None}
         return {**base, **given, "learning": learning, "document_start": start}
 
-    def _model_class(self):
-        from gensim.models import LdaModel
-
-        return LdaModel
-
     def _fit(self, corpus) -> np.ndarray:
+        import gensim.models
+
         params = dict(self.params)
         learning = params.pop("learning")
         if learning == "batch" and "chunksize" not in params:
@@ -110,7 +108,8 @@ class GensimLDA(TopicModelSpec):
         if cap is not None:
             params["doc_weights"] = user_norm_weights(corpus, cap)
             params["max_user_norm"] = cap
-        return fit_gensim_lda(corpus, self.n_topics, self.random_state, model_class=self._model_class(), **params)
+        model_class = getattr(gensim.models, self.gensim_class)
+        return fit_gensim_lda(corpus, self.n_topics, self.random_state, model_class=model_class, **params)
 
     def stability(self) -> tuple[bool | None, str]:
         params = self.params
@@ -137,6 +136,7 @@ class GensimLDAMulticore(GensimLDA):
     """
 
     name = "gensim-lda-multicore"
+    gensim_class = "LdaMulticore"
     _parameter_constraints = {**{k: v for k, v in GensimLDA._parameter_constraints.items()
                                  if k not in ("update_every", "max_user_norm")},
                               "workers": POSITIVE_INT}
@@ -159,11 +159,6 @@ class GensimLDAMulticore(GensimLDA):
                 "data, which sensitivity sampling requires; use n_jobs to run neighbour pairs in parallel"
             )
         return super()._resolve({**params, "learning": "online", "document_start": "random"})
-
-    def _model_class(self):
-        from gensim.models import LdaMulticore
-
-        return LdaMulticore
 
 
 class GensimHDP(TopicModelSpec):

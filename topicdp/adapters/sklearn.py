@@ -43,11 +43,9 @@ class SklearnLDA(TopicModelSpec):
     max_iter : int >= 0 or None, default=None
         None: 3 with ``init`` (later iterations from public topics add more sensitivity than fit), 10 without.
     max_user_norm : float > 0 or None, default=None
-        A number c: in the M-step's statistic each document of a user whose summed counts have ``||a_u||_2 > c`` is
-        weighted by ``c / ||a_u||_2``, and user u's part ``S_uk`` of each row by ``min(1, c K pi_k / ||S_uk||_2)``
-        (``pi_k`` the row's share of mass; batch learning only; :func:`~topicdp.inference.estep.user_topic_weights`):
-        unweighted, a user with many tokens or few repeated words moves f most, and a user's part of row k moves the
-        normalised row by about ``||S_uk|| / N_k``.
+        A cap c on each user's weight in the M-step's statistic (batch learning only): user u's documents weighted by
+        ``min(1, c / ||a_u||_2)`` (a_u their summed counts), and their part S_uk of row k by ``min(1, c K pi_k /
+        ||S_uk||_2)`` (pi_k the row's share of mass; :func:`~topicdp.inference.estep.user_topic_weights`).
     learning_method, doc_topic_prior, topic_word_prior, learning_decay, learning_offset, batch_size, evaluate_every, \
 total_samples, perp_tol, mean_change_tol, max_doc_update_iter, verbose
         ``LatentDirichletAllocation``'s; ``n_jobs`` is refused (TopicDP's ``n_jobs`` runs neighbour pairs in parallel).

@@ -41,8 +41,7 @@ WHY_NOT_FITTED = (
 
 @dataclass(frozen=True)
 class WrappedModel:
-    """The spec f that a release fits, the class the user gave, every change made to it (one line each, with the
-    reason) and notes on what was not changed and why."""
+    """The spec f that a release fits, the class the user gave, every change made to it (with the reason) and notes."""
 
     spec: TopicModelSpec
     given: str
@@ -82,8 +81,7 @@ def _qualname(obj) -> str:
 
 
 def copy_model(model):
-    """``sklearn.base.clone(model, safe=False)``; a tomotopy model cannot be pickled and is shared instead (TopicDP
-    only reads its configuration)."""
+    """``sklearn.base.clone(model, safe=False)``; a tomotopy model (not picklable; only read) is shared instead."""
     from sklearn.base import clone
 
     if type(model).__module__.startswith("tomotopy"):
@@ -112,8 +110,7 @@ def model_kind(model) -> str:
 
 
 def _library_kind(model) -> tuple[str | None, tuple[type, ...]]:
-    """The kind of a wrappable model and the wrappable classes whose subclasses are refused (scikit-learn's, and
-    those of the library the model comes from: an optional library is imported only then)."""
+    """The model's kind and the classes whose subclasses are refused (an optional library imported only for its own)."""
     from sklearn.decomposition import NMF, LatentDirichletAllocation
 
     module = type(model).__module__
@@ -240,13 +237,8 @@ def _wrap_sklearn_lda(model, given: str, setting: _Setting) -> WrappedModel:
 
 
 def _user_weight(setting: _Setting, stable: dict, changes: list) -> str:
-    """At the user level, cap every user's weight in a token-weighted LDA at P's median user's norm (set in
-    ``stable``, said in ``changes``); returns the words the stable form's note adds.
-
-    The norm, not the tokens: the sampled sensitivity is a Frobenius distance, and a user of few repeated words
-    moves it as a much larger user would (each user's part of each row is capped likewise, in proportion to the
-    row's share).
-    """
+    """At the user level, cap every user's weight at P's median user's norm (not tokens: a user of few repeated words
+    moves a Frobenius distance as a much larger user would); returns the words the stable form's note adds."""
     if setting.unit != "user":
         return ""
     from ..inference.estep import unit_norms
@@ -261,8 +253,7 @@ def _user_weight(setting: _Setting, stable: dict, changes: list) -> str:
 
 
 def _gensim_prior(values, name: str, optimized: bool, changes: list):
-    """A gensim prior read back from the object: a scalar where it is uniform, else its array (alpha only); None
-    (the adapter's default) where it was learned from the data or is defined on the private vocabulary."""
+    """A gensim prior: a scalar if uniform, else its array (alpha); None if learned or over the model's vocabulary."""
     values = np.asarray(values, dtype=np.float64)
     if optimized:
         changes.append(f"{name} 'auto' -> {'symmetric' if name == 'alpha' else 'None (1/K)'} (an 'auto' prior is "
@@ -277,8 +268,7 @@ def _gensim_prior(values, name: str, optimized: bool, changes: list):
 
 
 def _wrap_gensim_lda(model, given: str, setting: _Setting) -> WrappedModel:
-    """gensim's LdaModel/LdaMulticore read back from its attributes; its id2word (built from the texts it was given)
-    and fitted state (``state``, ``expElogbeta``) are never read."""
+    """gensim's LdaModel/LdaMulticore from its attributes (never its id2word, ``state`` or ``expElogbeta``)."""
     changes = [_GENSIM_SEED]
     notes: list[str] = [_NO_ID2WORD]
     params: dict = {name: getattr(model, name) for name in (
@@ -367,8 +357,7 @@ def _no_stable_form(spec: TopicModelSpec) -> str:
 
 
 def _wrap_tomotopy_lda(model, given: str, setting: _Setting) -> WrappedModel:
-    """tomotopy's LDAModel read from ``init_params`` (the arguments its constructor was given, which tomotopy records)
-    and its two settable options; its documents, vocabulary and the alpha it optimised in training are never read."""
+    """tomotopy's LDAModel from ``init_params`` (its constructor's arguments) and its two settable options."""
     import tomotopy
 
     from .tomotopy import TomotopyLDA
@@ -405,8 +394,7 @@ def _wrap_tomotopy_lda(model, given: str, setting: _Setting) -> WrappedModel:
 
 
 def _wrap_gensim_hdp(model, given: str, setting: _Setting) -> WrappedModel:
-    """gensim's HdpModel read back from its attributes (``m_T``, ``m_kappa``, ...); its id2word, corpus and fitted
-    state (``m_lambda``, ``lda_alpha``, ...) are never read."""
+    """gensim's HdpModel from its attributes (``m_T``, ``m_kappa``, ...; never ``m_lambda`` or ``lda_alpha``)."""
     from .gensim import GensimHDP
 
     if model.max_time is not None:
@@ -428,7 +416,7 @@ def _wrap_gensim_hdp(model, given: str, setting: _Setting) -> WrappedModel:
 
 
 def _wrap_gensim_lsi(model, given: str, setting: _Setting) -> WrappedModel:
-    """gensim's LsiModel read back from its attributes; its id2word and projection (the fitted SVD) are never read."""
+    """gensim's LsiModel from its attributes (never its id2word or projection, the fitted SVD)."""
     from .gensim import GensimLSI
 
     if getattr(model, "dispatcher", None) is not None:

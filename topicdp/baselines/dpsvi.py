@@ -52,7 +52,8 @@ class _OnlineLDA(FoldInMixin, BaseEstimator):
 
     def _run(self, X: sp.csr_matrix, scheme, rng) -> sp.csr_matrix:
         """Cap the documents, then T steps from Hoffman's data-independent start; returns the capped counts."""
-        X, self.n_docs_capped_ = self._cap(X, rng)
+        X, self.n_docs_capped_ = (X, 0) if self.doc_length_cap is None else cap_document_lengths(
+            X, self.doc_length_cap, policy=self.length_policy, random_state=rng)
         lam = rng.gamma(100.0, 1.0 / 100.0, size=(self.n_topics, X.shape[1]))
         for t in self._iterations(scheme.n_iterations):
             lam = self._step(X, lam, scheme, t, rng)
@@ -71,11 +72,6 @@ class _OnlineLDA(FoldInMixin, BaseEstimator):
         k = self.n_topics
         self.alpha_ = 1.0 / k if self.alpha is None else check_real(self.alpha, "alpha", low=0.0)
         self.eta_ = 1.0 / k if self.eta is None else check_real(self.eta, "eta", low=0.0)
-
-    def _cap(self, X: sp.csr_matrix, rng) -> tuple[sp.csr_matrix, int]:
-        if self.doc_length_cap is None:
-            return X, 0
-        return cap_document_lengths(X, self.doc_length_cap, policy=self.length_policy, random_state=rng)
 
     def _iterations(self, n: int):
         steps = Progress(n, self._steps_name, bar=progress_enabled(self.progress))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from itertools import islice
 from numbers import Integral
@@ -66,11 +66,7 @@ class TokenCounts:
         self.n_docs += 1
 
     def __add__(self, other: "TokenCounts") -> "TokenCounts":
-        return TokenCounts(
-            self.document_frequency + other.document_frequency,
-            self.term_frequency + other.term_frequency,
-            self.n_docs + other.n_docs,
-        )
+        return TokenCounts(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
 
     def vocabulary(self, min_df=1, max_df=1.0, max_features: int | None = None) -> list[str]:
         """The words ``CountVectorizer(min_df, max_df, max_features).fit`` keeps, in its sorted order: its
