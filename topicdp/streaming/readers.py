@@ -27,9 +27,8 @@ from ..corpus import make_vectorizer, read_jsonl_records
 
 @dataclass
 class Chunk:
-    """Consecutive non-empty documents of one shard: canonical int64 CSR counts over the vocabulary, the original user
-    id of each row (ids, not indices: a global user table would need the whole stream in memory), and the documents
-    dropped as empty and tokens out of the vocabulary."""
+    """Consecutive non-empty documents of one shard: int64 CSR counts, each row's user id (not an index: a global table
+    would need the whole stream), and the documents dropped as empty and tokens out of the vocabulary."""
 
     X: sp.csr_matrix
     users: list
