@@ -97,12 +97,9 @@ class TopicModelSpec(BaseEstimator, ABC):
         """Fit the model on ``corpus`` and return its raw (K, V) topic-word matrix."""
 
     def fit_topic_word(self, corpus) -> np.ndarray:
-        """f(corpus): the (K, V) matrix, float64, in canonical order or, from public starting topics, in the start's order
-        (row k grew from start k, which does not flip when two top words swap ranks).
-
-        A corpus without documents (whether one is empty is private) has f = the uniform topics, so f is defined on
-        every corpus a neighbour relation reaches, with the global bounds of output perturbation.
-        """
+        """f(corpus): the (K, V) matrix, float64, in canonical order or, from public starting topics, in theirs (row k
+        grew from start k). A corpus without documents (a private fact) has the uniform topics: f is defined on every
+        corpus a neighbour relation reaches, within the global bounds of output perturbation."""
         params = self.params  # validated and resolved before any work
         if self.n_topics > corpus.n_words:
             raise ValueError(

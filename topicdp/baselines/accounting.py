@@ -200,12 +200,9 @@ def _baseline_delta_iter(delta: float, nu: float, n_iterations: int, composition
 
 def calibrate_noise_multiplier(scheme: SamplingScheme, epsilon: float, delta: float, method: str = "rdp",
                                *, delta_iter: float | None = None, rel_tol: float = 1e-3) -> float:
-    """Smallest noise multiplier z (to ``rel_tol``) whose total epsilon is <= ``epsilon`` at ``delta``.
-
-    ``"rdp"``/``"pld"``: :func:`topicdp.rdp.calibrate_event` (a fresh accountant of the scheme's relation per
-    evaluation) started from the paper's closed-form z; the accountant's epsilon meets the target for the returned z
-    as evaluated. ``"paper"``: :func:`paper_noise_multiplier`.
-    """
+    """Smallest noise multiplier z (to ``rel_tol``) whose total epsilon is <= ``epsilon`` at ``delta``: by
+    :func:`topicdp.rdp.calibrate_event` from the paper's closed-form z (``"rdp"``, ``"pld"``: the accountant's epsilon
+    meets the target for the returned z as evaluated), or :func:`paper_noise_multiplier` (``"paper"``)."""
     check_option(method, "method", ACCOUNTANTS)
     eps, delta = check_epsilon(epsilon), check_delta(delta)
     guess = paper_noise_multiplier(eps, delta, scheme.sampling_rate, scheme.n_iterations, delta_iter)

@@ -21,11 +21,8 @@ def add_partials(a, b):
 
 
 def map_reduce(fn: Callable, shards: Sequence, *, client=None, progress: str | None = None, **shared):
-    """``sum(fn(shard, **shared) for shard in shards)``, locally or as one Dask task per shard on ``client``.
-
-    ``fn`` must be module-level (picklable); ``shared`` arguments are scattered once; ``progress`` names the pass
-    whose finished shards are counted (with an ETA).
-    """
+    """``sum(fn(shard, **shared) for shard in shards)``, locally or as one Dask task per shard on ``client`` (``fn``
+    module-level, ``shared`` scattered once); ``progress`` names the pass whose finished shards are counted."""
     if not shards:
         raise ValueError("shards is empty: nothing to read")
     counter = None if progress is None else Progress(len(shards), f"{progress} (shards)", bar=progress_enabled())
@@ -93,10 +90,8 @@ def dask_client(address: str | None = None, *, client=None, n_workers: int = 2, 
                 processes: bool = True, trim_memory: bool = False, **cluster_kwargs) -> Iterator:
     """A ``dask.distributed.Client``: the given one, one connected to ``address``, or a new LocalCluster (the other
     parameters and ``cluster_kwargs`` are for it); only what this function created is closed on exit.
-
-    ``trim_memory=False`` unsets Dask's ``MALLOC_TRIM_THRESHOLD_`` in new workers: it disables glibc's adaptive mmap
-    threshold, so every large per-chunk temporary of the streaming passes would be a fresh mmap with page faults.
-    """
+    ``trim_memory=False`` unsets Dask's ``MALLOC_TRIM_THRESHOLD_`` in new workers (it would make every large
+    temporary of a streaming pass a fresh mmap with page faults)."""
     if client is not None and address is not None:
         raise ValueError("give either client or address, not both")
     if client is not None:

@@ -68,9 +68,8 @@ class TokenCounts:
         return TokenCounts(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
 
     def vocabulary(self, min_df=1, max_df=1.0, max_features: int | None = None) -> list[str]:
-        """The words ``CountVectorizer(min_df, max_df, max_features).fit`` keeps, in its sorted order: its
-        ``_limit_features`` (fractions of all documents read, then the largest total counts, ties by the same argsort).
-        """
+        """The words ``CountVectorizer(min_df, max_df, max_features).fit`` keeps, sorted, by its ``_limit_features``
+        (fractions of all documents read, then the largest total counts, ties by the same argsort)."""
         terms = sorted(self.document_frequency)
         if not terms:
             raise ValueError("no vocabulary could be built: the texts have no tokens (only stop words?)")
