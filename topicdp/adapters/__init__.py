@@ -24,10 +24,8 @@ def model_class(name: str) -> type[TopicModelSpec]:
 
 
 def make_model(name: str, n_topics: int, random_state: int = 0, **params) -> TopicModelSpec:
-    """Build a model spec from its registry name (see ``MODELS``), as the CLI does; ``params`` are the spec class's
-    keyword parameters (an unknown name is a ``TypeError``, a value out of range an ``InvalidParameterError`` when
-    the spec is first used).
-    """
+    """The spec of a registry name (``MODELS``) with the class's keyword ``params``, as the CLI builds it (a value out
+    of range is an ``InvalidParameterError`` when the spec is first used)."""
     return model_class(name)(n_topics, random_state, **params)
 
 

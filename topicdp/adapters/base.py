@@ -1,10 +1,8 @@
-"""The adapter protocol: a model *spec* is a deterministic function f: Corpus -> K x V topic-word matrix.
+"""The adapter protocol: a model *spec* is a scikit-learn estimator computing a deterministic f: Corpus -> K x V.
 
-Every spec is a scikit-learn estimator with explicit parameters (``__init__`` stores them, ``fit`` validates them
-against ``_parameter_constraints`` and sets ``topic_word_``), so :class:`topicdp.TopicDP` is a meta-estimator over
-it. Sensitivity sampling (TopicDP, Alg. 1) measures ``||f(D) - f(D')||_F`` over neighbouring corpora, so f must
-be deterministic: a fixed seed, one thread where threads change the result, and the topics in the canonical order
-of :func:`topicdp.topics.canonical_order` (aligning f(D) to f(D') after the fact would measure another function).
+Sensitivity sampling (TopicDP, Alg. 1) measures ``||f(D) - f(D')||_F`` over neighbouring corpora, so f has a fixed
+seed, one thread where threads change the result, and its topics in :func:`topicdp.topics.canonical_order`
+(aligning f(D) to f(D') after the fact would measure another function).
 """
 
 from __future__ import annotations
@@ -12,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from abc import ABC, abstractmethod
-from numbers import Integral
+from numbers import Integral, Real
 from typing import Any, ClassVar
 
 import numpy as np
@@ -23,19 +21,20 @@ from sklearn.utils._param_validation import Interval, InvalidParameterError, Opt
 from ..topics import canonical_order
 
 #: the constraints every spec puts on its number of topics and its seed (an int: f must be deterministic, and a
-#: RandomState or Generator would be a stream consumed by each fit, not a seed)
-N_TOPICS = [Interval(Integral, 1, None, closed="left")]
-SEED = [Interval(Integral, 0, None, closed="left")]
+#: RandomState or Generator would be a stream consumed by each fit, not a seed), and those many parameters share
+N_TOPICS = POSITIVE_INT = [Interval(Integral, 1, None, closed="left")]
+SEED = COUNT = [Interval(Integral, 0, None, closed="left")]
+POSITIVE, NON_NEGATIVE = [Interval(Real, 0, None, closed="neither")], [Interval(Real, 0, None, closed="left")]
+UNIT_INTERVAL = [Interval(Real, 0, 1, closed="both")]
 
 
 class TopicModelSpec(BaseEstimator, ABC):
     """A topic model with fixed hyper-parameters and seed, as a function of the corpus.
 
-    Subclasses store their parameters in ``__init__``, declare them in ``_parameter_constraints``, implement
-    :meth:`_fit` (raw K x V in any order) and declare ``name``. Every subclass takes ``n_topics`` and, except
-    :class:`CallableModel`, an int ``random_state``. The library's own names for the toolkit's parameters
-    (``n_components``, ``num_topics``, ``id2word``, ...) are refused with a ``TypeError`` saying what to pass.
-    ``topic_word_`` (and ``components_``, scikit-learn's name) is f(corpus), set by :meth:`fit`.
+    Subclasses store their parameters in ``__init__``, declare them in ``_parameter_constraints`` (checked when
+    used), implement :meth:`_fit` (raw K x V in any order) and declare ``name``. Every subclass takes ``n_topics``
+    and, except :class:`CallableModel`, an int ``random_state``; the library's own names for them (``n_components``,
+    ``num_topics``, ``id2word``, ...) are refused with a ``TypeError`` saying what to pass.
     """
 
     name: ClassVar[str] = "abstract"
@@ -63,9 +62,7 @@ class TopicModelSpec(BaseEstimator, ABC):
         return self._resolve(given)
 
     def _validate_params(self) -> None:
-        """Check every parameter against ``_parameter_constraints`` (scikit-learn's constraints and
-        ``InvalidParameterError``, in the toolkit's words; a bool is not taken for a number).
-        """
+        """Check every parameter against ``_parameter_constraints`` (a bool is not taken for a number)."""
         for key, value in self.get_params(deep=False).items():
             constraints = [make_constraint(c) for c in self._parameter_constraints.get(key, ())]
             if not constraints or any(_satisfies(c, value) for c in constraints):
@@ -76,7 +73,7 @@ class TopicModelSpec(BaseEstimator, ABC):
                                         f"{type(self).__name__})")
 
     def _resolve(self, params: dict[str, Any]) -> dict[str, Any]:
-        """The effective hyper-parameters: subclasses resolve ``None`` defaults and cross-parameter checks."""
+        """The effective hyper-parameters (subclasses resolve ``None`` defaults and check pairs of parameters)."""
         return params
 
     def __sklearn_tags__(self):
@@ -100,13 +97,9 @@ class TopicModelSpec(BaseEstimator, ABC):
         """Fit the model on ``corpus`` and return its raw (K, V) topic-word matrix."""
 
     def fit_topic_word(self, corpus) -> np.ndarray:
-        """f(corpus): the (K, V) matrix, float64, in canonical order or, from public starting topics, in the start's order
-        (row k grew from start k: deterministic, and it does not flip when two top words swap ranks).
-
-        A corpus without documents (whether one is empty is private) has f = the uniform topics for every model: f is
-        defined on every corpus a neighbour relation reaches, and its rows are probability vectors, so the global
-        bounds of output perturbation hold for it as for any fit.
-        """
+        """f(corpus): the (K, V) matrix, float64, in canonical order or, from public starting topics, in theirs (row k
+        grew from start k). A corpus without documents (a private fact) has the uniform topics: f is defined on every
+        corpus a neighbour relation reaches, within the global bounds of output perturbation."""
         params = self.params  # validated and resolved before any work
         if self.n_topics > corpus.n_words:
             raise ValueError(
@@ -126,12 +119,11 @@ class TopicModelSpec(BaseEstimator, ABC):
         return np.ascontiguousarray(W[canonical_order(W)])
 
     def stability(self) -> tuple[bool | None, str]:
-        """Whether this configuration is expected to be a *stable* function of the data, and why, before any fit.
+        """``(expected, reason)``: whether this configuration is expected to be a *stable* function of the data.
 
         Deterministic is not enough: an f that jumps between local optima for some neighbours, or treats a document by
-        its position, gives a large sampled sensitivity and a release of noise. Returns ``(expected, reason)``:
-        ``True`` no known source of jumps, ``False`` a known one named with the parameter that removes it, ``None`` not
-        assessed.
+        its position, gives a large sampled sensitivity. ``True``: no known source of jumps; ``False``: a known one,
+        named with the parameter that removes it; ``None``: not assessed.
         """
         return None, "not assessed for this model"
 
@@ -179,9 +171,7 @@ RANDOM_START_REASON = ("its topics start at random draws (seeded), and LDA fits 
 def variational_lda_stability(params: dict[str, Any], *, batch: bool, online_reason: str, order: str,
                               repeats: str) -> tuple[bool, str]:
     """:meth:`TopicModelSpec.stability` of a variational-Bayes LDA (gensim's, scikit-learn's): stable only from public
-    starting topics, with batch learning and a constant document start. ``online_reason``, ``order`` and ``repeats``
-    word the reasons for the library.
-    """
+    starting topics, with batch learning and a constant document start (the other arguments word the reasons)."""
     reasons = []
     if params.get("init") is None:
         reasons.append(RANDOM_START_REASON)

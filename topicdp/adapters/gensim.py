@@ -1,19 +1,15 @@
-"""Adapters for gensim's topic models: LDA (single and multi-core), HDP and LSI, each fitted on the corpus' own
-vocabulary with a fixed seed (canonical order: :class:`~topicdp.adapters.base.TopicModelSpec`).
-"""
+"""Adapters for gensim's LDA (single and multi-core), HDP and LSI, on the corpus' vocabulary with a fixed seed."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from numbers import Integral, Real
-
-from sklearn.utils._param_validation import Interval, Options, StrOptions
+from sklearn.utils._param_validation import Options, StrOptions
 
 from ..topics import GENSIM_LDA_DEFAULTS, fit_gensim_lda
 from ..inference.estep import user_norm_weights
 from .._validation import store_init
-from .base import N_TOPICS, SEED, TopicModelSpec, variational_lda_stability
+from .base import COUNT, NON_NEGATIVE, POSITIVE, POSITIVE_INT, UNIT_INTERVAL, TopicModelSpec, variational_lda_stability
 
 #: what ``learning="batch"`` sets on gensim ``LdaModel`` (each may be overridden by a keyword parameter)
 GENSIM_BATCH: dict = {"update_every": 0, "decay": 0.0, "passes": 2, "iterations": 50, "gamma_threshold": 0.001,
@@ -23,77 +19,62 @@ GENSIM_BATCH: dict = {"update_every": 0, "decay": 0.0, "passes": 2, "iterations"
 GENSIM_REFUSED = {**TopicModelSpec.refused, "num_topics": "the number of topics is n_topics",
                   "corpus": "the corpus is what fit is given",
                   "id2word": "the words are the corpus' vocabulary (an id2word built from private texts is private)"}
+FLOAT_DTYPE = [Options(type, {np.float16, np.float32, np.float64})]
 
 
 class GensimLDA(TopicModelSpec):
-    """gensim ``LdaModel`` (variational Bayes LDA, Hoffman, Blei & Bach 2010) as f: Corpus -> K x V.
-
-    Rows are ``get_topics()``, the normalised variational parameters lambda.
+    """gensim ``LdaModel`` (variational Bayes LDA, Hoffman, Blei & Bach 2010) as f: Corpus -> K x V (``get_topics()``).
 
     Parameters
     ----------
-    n_topics : int, default=10
-        ``num_topics`` of ``LdaModel`` (gensim's name is refused, naming this one).
-    random_state : int, default=0
-        The seed (an int: f must be deterministic).
+    n_topics, random_state : int, default=10, 0
+        ``num_topics`` (refused under gensim's name) and the seed.
     init : (K, V) array or None, default=None
         Public starting topics (e.g. :func:`topicdp.forecast.public_init`): lambda starts at ``init`` scaled to
-        gensim's starting mass (:func:`topicdp.topics.fit_gensim_lda`); row k of the result grew from row k of
-        ``init`` and keeps that order.
+        gensim's starting mass (:func:`topicdp.topics.fit_gensim_lda`); row k of f grew from row k of ``init``.
     learning : {"online", "batch"} or None, default=None
-        None: ``"batch"`` with ``init``, ``"online"`` without. ``"online"`` is gensim's (an M-step after every chunk,
-        blended with rate ``(1 + pass + t)^-0.5``, so removing a unit shifts every later chunk boundary).
-        ``"batch"`` is the stable f with ``init`` (:data:`GENSIM_BATCH`): one chunk of all documents and ``decay=0``,
-        so each pass is one E-step over the corpus and the M-step ``lambda = eta + sum_d n_dw phi_dwk`` (Hoffman et
-        al. 2010, Alg. 1), ``passes=2``, float64, no perplexity evaluation.
+        None: ``"batch"`` with ``init``, else ``"online"``, gensim's (an M-step after every chunk, so removing a unit
+        shifts every later chunk boundary). ``"batch"`` (:data:`GENSIM_BATCH`): one chunk of all documents and
+        ``decay=0``, so each pass is one E-step and the M-step ``lambda = eta + sum_d n_dw phi_dwk`` (Hoffman et al.
+        2010, Alg. 1); 2 passes, float64, no perplexity evaluation.
     document_start : {"random", "constant"} or None, default=None
-        None: ``"constant"`` with batch learning, ``"random"`` with online. ``"random"`` is gensim's Gamma(100, 1/100)
-        start in corpus order (a document's start depends on its position); ``"constant"`` starts every gamma_d at 1
-        (:func:`topicdp.topics.constant_start_lda_class`).
+        None: ``"constant"`` with batch learning, else ``"random"``, gensim's Gamma(100, 1/100) in corpus order (a
+        document's start depends on its position); ``"constant"`` starts every gamma_d at 1.
     chunksize, passes, update_every, decay, eval_every, dtype : optional
-        None: gensim's defaults online, :data:`GENSIM_BATCH`'s batch (all documents in one chunk).
+        None: gensim's defaults online, :data:`GENSIM_BATCH`'s batch.
     max_user_norm : float > 0 or None, default=None
-        In the M-step's statistic a user whose summed counts have ``||a_u||_2 > max_user_norm`` is weighted by
-        ``max_user_norm / ||a_u||_2`` and each user's part of each row capped (batch learning from ``init`` only; as
-        :class:`~topicdp.adapters.SklearnLDA`'s parameter).
+        As :class:`~topicdp.adapters.SklearnLDA`'s (batch learning from ``init`` with the constant start only).
     alpha, eta, offset, iterations, gamma_threshold, minimum_probability
-        ``LdaModel``'s, with its defaults. Not taken: ``corpus`` and ``id2word`` (the corpus fit is given),
-        ``distributed``, ``ns_conf`` and ``callbacks`` (f would depend on more than the corpus), ``per_word_topics``
-        and ``minimum_phi_value`` (inference's output, not the topics).
+        ``LdaModel``'s. Not taken: ``corpus``, ``id2word`` (the corpus fit is given), ``distributed``, ``ns_conf``,
+        ``callbacks`` (f would depend on more than the corpus), ``per_word_topics``, ``minimum_phi_value``.
 
     Notes
     -----
-    With ``init``, batch learning and the constant start, every document is treated alike whatever its position,
-    so removing a unit changes the first pass's statistics by exactly its own phi-weighted counts, and later passes
-    by how the moved topics change the other documents' E-steps: each pass carries a change further, which is why
-    the batch default stops at 2 passes from public starting topics (from a random start pass ``passes``). Without
-    ``init`` neighbouring corpora can end in different local optima; :meth:`stability` says which configuration is
-    expected to be stable.
+    With ``init``, batch learning and the constant start, removing a unit changes the first pass's statistics by
+    exactly its own phi-weighted counts, and each later pass carries the change further through the other
+    documents' E-steps: hence 2 passes from public topics.
     """
 
     name = "gensim-lda"
+    gensim_class = "LdaModel"  # of gensim.models
     start_param = "init"
     refused = GENSIM_REFUSED
     _parameter_constraints = {
-        "n_topics": N_TOPICS,
-        "random_state": SEED,
+        **TopicModelSpec._parameter_constraints,
         "init": ["array-like", None],
         "learning": [StrOptions({"online", "batch"}), None],
         "document_start": [StrOptions({"random", "constant"}), None],
-        "chunksize": [Interval(Integral, 1, None, closed="left"), None],
-        "passes": [Interval(Integral, 0, None, closed="left"), None],
-        "update_every": [Interval(Integral, 0, None, closed="left"), None],
-        "decay": [Interval(Real, 0, 1, closed="both"), None],
-        "eval_every": [Interval(Integral, 0, None, closed="left"), None],
-        "dtype": [Options(type, {np.float16, np.float32, np.float64}), None],
-        "alpha": [StrOptions({"symmetric", "asymmetric", "auto"}), Interval(Real, 0, None, closed="neither"),
-                  "array-like"],
-        "eta": [StrOptions({"symmetric", "auto"}), Interval(Real, 0, None, closed="neither"), "array-like", None],
-        "offset": [Interval(Real, 0, None, closed="neither")],
-        "iterations": [Interval(Integral, 1, None, closed="left")],
-        "max_user_norm": [Interval(Real, 0, None, closed="neither"), None],
-        "gamma_threshold": [Interval(Real, 0, None, closed="left")],
-        "minimum_probability": [Interval(Real, 0, 1, closed="both")],
+        "chunksize": [*POSITIVE_INT, None],
+        **dict.fromkeys(("passes", "update_every", "eval_every"), [*COUNT, None]),
+        "decay": [*UNIT_INTERVAL, None],
+        "dtype": [*FLOAT_DTYPE, None],
+        "alpha": [StrOptions({"symmetric", "asymmetric", "auto"}), *POSITIVE, "array-like"],
+        "eta": [StrOptions({"symmetric", "auto"}), *POSITIVE, "array-like", None],
+        "offset": POSITIVE,
+        "iterations": POSITIVE_INT,
+        "max_user_norm": [*POSITIVE, None],
+        "gamma_threshold": NON_NEGATIVE,
+        "minimum_probability": UNIT_INTERVAL,
     }
 
     def __init__(self, n_topics: int = 10, random_state: int = 0, *, init=None, learning: str | None = None,
@@ -116,12 +97,9 @@ class GensimLDA(TopicModelSpec):
         given = {k: v for k, v in params.items() if v is not None}
         return {**base, **given, "learning": learning, "document_start": start}
 
-    def _model_class(self):
-        from gensim.models import LdaModel
-
-        return LdaModel
-
     def _fit(self, corpus) -> np.ndarray:
+        import gensim.models
+
         params = dict(self.params)
         learning = params.pop("learning")
         if learning == "batch" and "chunksize" not in params:
@@ -130,7 +108,8 @@ class GensimLDA(TopicModelSpec):
         if cap is not None:
             params["doc_weights"] = user_norm_weights(corpus, cap)
             params["max_user_norm"] = cap
-        return fit_gensim_lda(corpus, self.n_topics, self.random_state, model_class=self._model_class(), **params)
+        model_class = getattr(gensim.models, self.gensim_class)
+        return fit_gensim_lda(corpus, self.n_topics, self.random_state, model_class=model_class, **params)
 
     def stability(self) -> tuple[bool | None, str]:
         params = self.params
@@ -141,12 +120,9 @@ class GensimLDA(TopicModelSpec):
 
 
 class GensimLDAMulticore(GensimLDA):
-    """gensim ``LdaMulticore``, online learning and ``workers=1`` only.
-
-    With several workers the merge order of their updates depends on timing, so f is not a deterministic function
-    of the data (parallelise over neighbour pairs with ``n_jobs`` instead). Its E-steps use gensim's random start and
-    it has no ``update_every``, so batch learning and the constant start are refused: the stable configuration is
-    ``gensim-lda`` with ``init``.
+    """gensim ``LdaMulticore``, online learning and ``workers=1`` only (several workers merge their updates in timing
+    order: not deterministic). It has no ``update_every`` and uses gensim's random start, so batch learning and the
+    constant start are refused: the stable configuration is ``gensim-lda`` with ``init``.
 
     Parameters
     ----------
@@ -160,9 +136,10 @@ class GensimLDAMulticore(GensimLDA):
     """
 
     name = "gensim-lda-multicore"
+    gensim_class = "LdaMulticore"
     _parameter_constraints = {**{k: v for k, v in GensimLDA._parameter_constraints.items()
                                  if k not in ("update_every", "max_user_norm")},
-                              "workers": [Interval(Integral, 1, None, closed="left")]}
+                              "workers": POSITIVE_INT}
 
     # GensimLDA's parameters but update_every (LdaMulticore has none), and workers
     def __init__(self, n_topics: int = 10, random_state: int = 0, *, init=None,
@@ -183,16 +160,10 @@ class GensimLDAMulticore(GensimLDA):
             )
         return super()._resolve({**params, "learning": "online", "document_start": "random"})
 
-    def _model_class(self):
-        from gensim.models import LdaMulticore
-
-        return LdaMulticore
-
 
 class GensimHDP(TopicModelSpec):
-    """gensim ``HdpModel`` (online HDP, Wang et al. 2011), truncated deterministically to K topics.
-
-    The K topics kept have the largest expected stick-breaking weights (``hdp_to_lda()``'s alpha; ties by index).
+    """gensim ``HdpModel`` (online HDP, Wang et al. 2011), truncated to the K topics of largest expected stick-breaking
+    weight (``hdp_to_lda()``'s alpha; ties by index).
 
     Parameters
     ----------
@@ -208,19 +179,11 @@ class GensimHDP(TopicModelSpec):
     name = "gensim-hdp"
     refused = GENSIM_REFUSED
     _parameter_constraints = {
-        "n_topics": N_TOPICS,
-        "random_state": SEED,
-        "T": [Interval(Integral, 1, None, closed="left")],
-        "K": [Interval(Integral, 1, None, closed="left")],
-        "max_chunks": [Interval(Integral, 1, None, closed="left"), None],
-        "chunksize": [Interval(Integral, 1, None, closed="left")],
-        "kappa": [Interval(Real, 0, None, closed="neither")],
-        "tau": [Interval(Real, 0, None, closed="left")],
-        "alpha": [Interval(Real, 0, None, closed="neither")],
-        "gamma": [Interval(Real, 0, None, closed="neither")],
-        "eta": [Interval(Real, 0, None, closed="neither")],
-        "scale": [Interval(Real, 0, None, closed="neither")],
-        "var_converge": [Interval(Real, 0, None, closed="left")],
+        **TopicModelSpec._parameter_constraints,
+        **dict.fromkeys(("T", "K", "chunksize"), POSITIVE_INT),
+        "max_chunks": [*POSITIVE_INT, None],
+        **dict.fromkeys(("kappa", "alpha", "gamma", "eta", "scale"), POSITIVE),
+        **dict.fromkeys(("tau", "var_converge"), NON_NEGATIVE),
     }
 
     def __init__(self, n_topics: int = 10, random_state: int = 0, *, T: int = 150, K: int = 15,
@@ -251,10 +214,9 @@ class GensimHDP(TopicModelSpec):
 
 
 class GensimLSI(TopicModelSpec):
-    """gensim ``LsiModel`` (truncated SVD of the term-document matrix).
-
-    A topic's sign is arbitrary, so word w's weight in topic j is the squared loading ``u_wj^2``: sign-free and, the
-    singular vectors having unit norm, on the simplex like a probabilistic model's rows.
+    """gensim ``LsiModel`` (truncated SVD of the term-document matrix); word w's weight in topic j is the squared
+    loading ``u_wj^2``: sign-free (a topic's sign is arbitrary) and, the singular vectors having unit norm, on the
+    simplex.
 
     Parameters
     ----------
@@ -267,14 +229,12 @@ class GensimLSI(TopicModelSpec):
     name = "gensim-lsi"
     refused = {**GENSIM_REFUSED, "random_seed": "the seed is random_state"}
     _parameter_constraints = {
-        "n_topics": N_TOPICS,
-        "random_state": SEED,
-        "chunksize": [Interval(Integral, 1, None, closed="left")],
-        "decay": [Interval(Real, 0, 1, closed="both")],
+        **TopicModelSpec._parameter_constraints,
+        "chunksize": POSITIVE_INT,
+        "decay": UNIT_INTERVAL,
         "onepass": ["boolean"],
-        "power_iters": [Interval(Integral, 0, None, closed="left")],
-        "extra_samples": [Interval(Integral, 0, None, closed="left")],
-        "dtype": [Options(type, {np.float16, np.float32, np.float64})],
+        **dict.fromkeys(("power_iters", "extra_samples"), COUNT),
+        "dtype": FLOAT_DTYPE,
     }
 
     def __init__(self, n_topics: int = 10, random_state: int = 0, *, chunksize: int = 20000, decay: float = 1.0,
@@ -297,9 +257,8 @@ class GensimLSI(TopicModelSpec):
         loadings = model.get_topics()  # (K', V) rows = left singular vectors
         weights = loadings[: self.n_topics] ** 2
         if weights.shape[0] < self.n_topics:
-            # fewer non-zero singular values than topics (e.g. fewer documents than topics, a private fact): the
-            # missing topics are the uniform rows, the squared loadings of the unit vector 1/sqrt(V), so that f is
-            # defined on every corpus and the release does not stop on the one corpus and not on its neighbour
+            # fewer non-zero singular values than topics (how many documents there are is private): the missing
+            # topics are the uniform rows (the squared loadings of 1/sqrt(V)), so that f is defined on every corpus
             uniform = np.full((self.n_topics - weights.shape[0], corpus.n_words), 1.0 / corpus.n_words)
             weights = np.vstack([weights, uniform])
         return weights / weights.sum(axis=1, keepdims=True)

@@ -11,13 +11,12 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..inference.estep import statistic_from_gamma, user_norm_weights
 from .._validation import store_init
-from .base import N_TOPICS, SEED, TopicModelSpec, variational_lda_stability
+from .base import COUNT, NON_NEGATIVE, POSITIVE, POSITIVE_INT, UNIT_INTERVAL, TopicModelSpec, variational_lda_stability
 
 
 def _normalise_rows(components: np.ndarray) -> np.ndarray:
     """The rows of ``components`` as probability vectors; a row the fit left all zero is the uniform topic (refusing
-    it would make a release stop on a private fact, how many documents a corpus holds).
-    """
+    it would make a release stop on a private fact, how many documents a corpus holds)."""
     sums = components.sum(axis=1, keepdims=True)
     empty = sums[:, 0] <= 0
     if np.any(empty):
@@ -28,43 +27,34 @@ def _normalise_rows(components: np.ndarray) -> np.ndarray:
 
 
 class SklearnLDA(TopicModelSpec):
-    """scikit-learn ``LatentDirichletAllocation`` (batch variational Bayes by default, ``n_jobs=1``).
-
-    Rows are ``components_`` normalised to sum to 1.
+    """scikit-learn ``LatentDirichletAllocation`` (batch variational Bayes by default, ``n_jobs=1``); rows are
+    ``components_`` normalised to sum to 1.
 
     Parameters
     ----------
-    n_topics : int, default=10
-        ``n_components`` (scikit-learn's name is refused, naming this one).
-    random_state : int, default=0
-        The seed (an int: f must be deterministic).
+    n_topics, random_state : int, default=10, 0
+        ``n_components`` (refused under scikit-learn's name) and the seed.
     init : (K, V) array or None, default=None
         Public starting topics: ``components_`` starts at ``init`` scaled to scikit-learn's starting mass (V per
         topic) instead of its Gamma(100, 1/100) draws; row k of the result grew from row k of ``init``.
     document_start : {"random", "constant"} or None, default=None
         None: ``"constant"`` with ``init``. scikit-learn's training E-step starts gamma at Gamma(100, 0.01) draws in
-        row order (a document's start depends on its row and every E-step before); ``"constant"`` starts it at 1, as
-        scikit-learn does outside training.
+        row order (a document's start depends on its row); ``"constant"`` starts it at 1, as outside training.
     max_iter : int >= 0 or None, default=None
         None: 3 with ``init`` (later iterations from public topics add more sensitivity than fit), 10 without.
     max_user_norm : float > 0 or None, default=None
-        A number c: in the M-step's statistic each document of a user whose summed counts have ``||a_u||_2 > c`` is
-        weighted by ``c / ||a_u||_2``, and user u's part ``S_uk`` of each row by ``min(1, c K pi_k / ||S_uk||_2)``
-        (``pi_k`` the row's share of the mass), so no user moves a small topic more than a user of norm c moves an
-        average one (batch learning only; :func:`~topicdp.inference.estep.user_topic_weights`). Why: unweighted, the
-        neighbouring corpora that move f most swap a user with many tokens or few repeated words, and a user's part
-        of row k moves the normalised row by about ``||S_uk|| / N_k``.
+        A cap c on each user's weight in the M-step's statistic (batch learning only): user u's documents weighted by
+        ``min(1, c / ||a_u||_2)`` (a_u their summed counts), and their part S_uk of row k by ``min(1, c K pi_k /
+        ||S_uk||_2)`` (pi_k the row's share of mass; :func:`~topicdp.inference.estep.user_topic_weights`).
     learning_method, doc_topic_prior, topic_word_prior, learning_decay, learning_offset, batch_size, evaluate_every, \
 total_samples, perp_tol, mean_change_tol, max_doc_update_iter, verbose
-        ``LatentDirichletAllocation``'s, with its defaults; ``n_jobs`` is refused (run neighbour pairs in parallel
-        with :class:`~topicdp.TopicDP`'s ``n_jobs``).
+        ``LatentDirichletAllocation``'s; ``n_jobs`` is refused (TopicDP's ``n_jobs`` runs neighbour pairs in parallel).
 
     Notes
     -----
-    With ``init``, batch learning and the constant start, f(D) is ``max_iter`` fixed iterations
-    (``evaluate_every=-1``) of: gamma_d from 1 by scikit-learn's coordinate ascent, then ``lambda = topic_word_prior
-    + sum_d n_dw phi_dwk`` (Hoffman, Blei & Bach 2010, Alg. 1); only the two starts are changed (a subclass), the
-    update equations are scikit-learn's.
+    With ``init``, batch learning and the constant start, f(D) is ``max_iter`` fixed iterations of: gamma_d from 1 by
+    scikit-learn's coordinate ascent, then ``lambda = topic_word_prior + sum_d n_dw phi_dwk`` (Hoffman, Blei & Bach
+    2010, Alg. 1); only the two starts are changed (a subclass), the update equations are scikit-learn's.
     """
 
     name = "sklearn-lda"
@@ -73,31 +63,29 @@ total_samples, perp_tol, mean_change_tol, max_doc_update_iter, verbose
                "n_jobs": "the fit runs on one job (f must be a deterministic function of the corpus); TopicDP's "
                          "n_jobs runs neighbour pairs in parallel"}
     _parameter_constraints = {
-        "n_topics": N_TOPICS,
-        "random_state": SEED,
+        **TopicModelSpec._parameter_constraints,
         "init": ["array-like", None],
         "document_start": [StrOptions({"random", "constant"}), None],
-        "max_iter": [Interval(Integral, 0, None, closed="left"), None],
-        "max_user_norm": [Interval(Real, 0, None, closed="neither"), None],
+        "max_iter": [*COUNT, None],
+        "max_user_norm": [*POSITIVE, None],
         # the rest as LatentDirichletAllocation states them
         "learning_method": [StrOptions({"batch", "online"})],
-        "doc_topic_prior": [Interval(Real, 0, 1, closed="both"), None],
-        "topic_word_prior": [Interval(Real, 0, 1, closed="both"), None],
-        "learning_decay": [Interval(Real, 0, 1, closed="both")],
+        **dict.fromkeys(("doc_topic_prior", "topic_word_prior"), [*UNIT_INTERVAL, None]),
+        "learning_decay": UNIT_INTERVAL,
         "learning_offset": [Interval(Real, 1.0, None, closed="left")],
         "batch_size": [Interval(Integral, 0, None, closed="neither")],
         "evaluate_every": [Interval(Integral, None, None, closed="neither")],
-        "total_samples": [Interval(Real, 0, None, closed="neither")],
-        "perp_tol": [Interval(Real, 0, None, closed="left")],
-        "mean_change_tol": [Interval(Real, 0, None, closed="left")],
-        "max_doc_update_iter": [Interval(Integral, 0, None, closed="left")],
+        "total_samples": POSITIVE,
+        **dict.fromkeys(("perp_tol", "mean_change_tol"), NON_NEGATIVE),
+        "max_doc_update_iter": COUNT,
         "verbose": ["verbose"],
     }
 
     def __init__(self, n_topics: int = 10, random_state: int = 0, *, init=None, document_start: str | None = None,
                  max_iter: int | None = None, max_user_norm: float | None = None, learning_method: str = "batch",
                  doc_topic_prior: float | None = None, topic_word_prior: float | None = None,
-                 learning_decay: float = 0.7, learning_offset: float = 10.0, batch_size: int = 128, evaluate_every: int = -1, total_samples: float = 1e6,
+                 learning_decay: float = 0.7, learning_offset: float = 10.0, batch_size: int = 128,
+                 evaluate_every: int = -1, total_samples: float = 1e6,
                  perp_tol: float = 0.1, mean_change_tol: float = 1e-3, max_doc_update_iter: int = 100,
                  verbose: int = 0) -> None:
         store_init(self, locals())
@@ -142,8 +130,7 @@ total_samples, perp_tol, mean_change_tol, max_doc_update_iter, verbose
 @lru_cache(maxsize=1)
 def _started_lda_class():
     """``LatentDirichletAllocation`` with a public topic start, an optional constant document start and document
-    weights in the statistic (attributes set before ``fit``; ``__init__`` is scikit-learn's, so ``get_params`` is).
-    """
+    weights in the statistic (attributes set before ``fit``; ``__init__`` is scikit-learn's, so ``get_params`` is)."""
     from scipy.special import psi
     from sklearn.decomposition import LatentDirichletAllocation
 
@@ -176,9 +163,8 @@ def _started_lda_class():
 
 
 class SklearnNMF(TopicModelSpec):
-    """scikit-learn ``NMF`` on the count matrix (``init="nndsvda"``, deterministic).
-
-    H's rows are divided by their sums (W absorbs the scale).
+    """scikit-learn ``NMF`` on the count matrix (``init="nndsvda"``, deterministic); H's rows are divided by their sums
+    (W absorbs the scale).
 
     Parameters
     ----------
@@ -198,18 +184,16 @@ class SklearnNMF(TopicModelSpec):
     name = "sklearn-nmf"
     start_param = "init_topics"
     _parameter_constraints = {
-        "n_topics": N_TOPICS,
-        "random_state": SEED,
+        **TopicModelSpec._parameter_constraints,
         "init_topics": ["array-like", None],
         # the rest as NMF states them, but "custom" (it needs W and H at fit time: init_topics)
         "init": [StrOptions({"random", "nndsvd", "nndsvda", "nndsvdar"}), None],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": POSITIVE_INT,
         "solver": [StrOptions({"cd", "mu"})],
         "beta_loss": [StrOptions({"frobenius", "kullback-leibler", "itakura-saito"}), Real],
-        "tol": [Interval(Real, 0, None, closed="left")],
-        "alpha_W": [Interval(Real, 0, None, closed="left")],
-        "alpha_H": [Interval(Real, 0, None, closed="left"), StrOptions({"same"})],
-        "l1_ratio": [Interval(Real, 0, 1, closed="both")],
+        **dict.fromkeys(("tol", "alpha_W"), NON_NEGATIVE),
+        "alpha_H": [*NON_NEGATIVE, StrOptions({"same"})],
+        "l1_ratio": UNIT_INTERVAL,
         "verbose": ["verbose"],
         "shuffle": ["boolean"],
     }
@@ -227,9 +211,8 @@ class SklearnNMF(TopicModelSpec):
         init = params.pop("init_topics")
         X = corpus.X.astype(np.float64)
         if init is None and str(params.get("init")).startswith("nndsvd") and X.shape[0] < self.n_topics:
-            # NNDSVD needs at least K rows; documents without tokens change no topic (their rows of W stay 0 and
-            # add nothing to the loss), so f is the same NMF on X padded with empty rows, defined on every corpus
-            # (a period may hold fewer documents than topics, and how many it holds is private)
+            # NNDSVD needs at least K rows; empty documents change no topic (their rows of W stay 0), so f is the
+            # same NMF on X padded with empty rows, defined on every corpus (how many documents it holds is private)
             X = sp.vstack([X, sp.csr_matrix((self.n_topics - X.shape[0], X.shape[1]))], format="csr")
         start = {}
         if init is not None:
@@ -248,7 +231,8 @@ class SklearnNMF(TopicModelSpec):
     def stability(self) -> tuple[bool | None, str]:
         if self.params["init_topics"] is not None:
             return False, ("coordinate descent from public starting topics still moves far for a few neighbouring "
-                           "corpora (not the stopping rule: a fixed number of iterations jumps too); no parameter is known to remove it")
+                           "corpora (not the stopping rule: a fixed number of iterations jumps too); no parameter is "
+                           "known to remove it")
         return False, ("the nndsvda start is an SVD of the data, whose singular vectors can rotate between "
                        "neighbouring corpora where the leading singular values are close; a few neighbouring corpora "
                        "moved it far, and no parameter is known to remove it")

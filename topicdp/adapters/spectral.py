@@ -1,16 +1,16 @@
-"""Adapter for the built-in non-private spectral LDA (:class:`topicdp.spectral.SpectralLDA`): the agnostic road can
-wrap the very model the principled road makes private. Deterministic: seeded starts, single-process BLAS.
+"""Adapter for the built-in non-private spectral LDA (:class:`topicdp.spectral.SpectralLDA`), the model the
+principled road makes private; deterministic (seeded starts, single-process BLAS).
 """
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._validation import store_init
-from .base import SEED, TopicModelSpec
+from .base import POSITIVE, POSITIVE_INT, SEED, TopicModelSpec
 
 
 class SpectralModel(TopicModelSpec):
@@ -26,11 +26,9 @@ class SpectralModel(TopicModelSpec):
     _parameter_constraints = {
         "n_topics": [Interval(Integral, 2, None, closed="left")],  # the method of moments needs k >= 2
         "random_state": SEED,
-        "alpha0": [Interval(Real, 0, None, closed="neither")],
+        **dict.fromkeys(("alpha0", "tol"), POSITIVE),
         "simplex": [StrOptions({"project", "clip"})],
-        "n_restarts": [Interval(Integral, 1, None, closed="left")],
-        "tol": [Interval(Real, 0, None, closed="neither")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        **dict.fromkeys(("n_restarts", "max_iter"), POSITIVE_INT),
     }
 
     def __init__(self, n_topics: int = 10, random_state: int = 0, *, alpha0: float = 1.0, simplex: str = "project",
@@ -39,8 +37,7 @@ class SpectralModel(TopicModelSpec):
 
     def _fit(self, corpus) -> np.ndarray:
         """SpectralLDA's topics; the uniform topics where fewer than 3 documents have 3 tokens (its U-statistics are not
-        defined there, and f must be defined on every corpus).
-        """
+        defined there, and f must be defined on every corpus)."""
         from ..spectral import SpectralLDA
         from ..spectral.moments import MIN_DOC_LENGTH
 

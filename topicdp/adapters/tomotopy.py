@@ -1,25 +1,21 @@
-"""Adapter for tomotopy's ``LDAModel`` (collapsed Gibbs sampling), an optional extra (``topicdp[tomotopy]``).
-
-With one worker a seeded tomotopy run is bit-identical across runs (tomotopy warns that ``workers != 1`` may
-differ, so the adapter refuses it). Not in the ``topicdp`` command's registry: build ``TomotopyLDA(K, seed)``.
+"""Adapter for tomotopy's ``LDAModel`` (collapsed Gibbs sampling), an optional extra (``topicdp[tomotopy]``), not
+in the ``topicdp`` command's registry. A seeded run with one worker is bit-identical across runs.
 """
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 
 from .._validation import store_init
-from .base import N_TOPICS, SEED, TopicModelSpec
+from .base import COUNT, POSITIVE, POSITIVE_INT, TopicModelSpec
 
 
 class TomotopyLDA(TopicModelSpec):
     """tomotopy ``LDAModel``: collapsed Gibbs sampling LDA (Griffiths & Steyvers 2004) as f: Corpus -> K x V.
 
-    Documents are added in corpus order (each word repeated by its count) and trained with one worker; row k is
-    ``get_topic_word_dist(k)`` placed at the corpus' columns, 0 for words the model does not use.
+    Documents are added in corpus order (each word repeated by its count); row k is ``get_topic_word_dist(k)`` at the
+    corpus' columns, 0 for words the model does not use.
 
     Parameters
     ----------
@@ -30,32 +26,19 @@ class TomotopyLDA(TopicModelSpec):
     optim_interval : int >= 0, default=0
         0 keeps the stated priors fixed (tomotopy optimises alpha every 10 sweeps by default).
     workers : int, default=1
-        Must be 1.
+        Must be 1 (tomotopy warns that several workers may differ between runs).
     alpha, eta, tw, min_cf, min_df, rm_top, burn_in
-        tomotopy's, with its defaults (``tw`` its term weighting; words cut by ``min_cf``, ``min_df`` or ``rm_top``
-        get a 0 column).
-
-    Notes
-    -----
-    Not expected to be stable (:meth:`stability`): the output is one draw of a Markov chain whose random stream is
-    consumed token by token in corpus order, so removing one unit changes the draws of every later token.
+        tomotopy's (``tw`` its term weighting; words cut by ``min_cf``, ``min_df`` or ``rm_top`` get a 0 column).
     """
 
     name = "tomotopy-lda"
     refused = {**TopicModelSpec.refused, "k": "the number of topics is n_topics", "seed": "the seed is random_state"}
     _parameter_constraints = {
-        "n_topics": N_TOPICS,
-        "random_state": SEED,
-        "iterations": [Interval(Integral, 1, None, closed="left")],
-        "alpha": [Interval(Real, 0, None, closed="neither")],
-        "eta": [Interval(Real, 0, None, closed="neither")],
-        "optim_interval": [Interval(Integral, 0, None, closed="left")],
-        "workers": [Interval(Integral, 1, None, closed="left")],
+        **TopicModelSpec._parameter_constraints,
+        **dict.fromkeys(("iterations", "workers"), POSITIVE_INT),
+        **dict.fromkeys(("alpha", "eta"), POSITIVE),
+        **dict.fromkeys(("optim_interval", "min_cf", "min_df", "rm_top", "burn_in"), COUNT),
         "tw": [StrOptions({"one", "idf", "pmi"})],
-        "min_cf": [Interval(Integral, 0, None, closed="left")],
-        "min_df": [Interval(Integral, 0, None, closed="left")],
-        "rm_top": [Interval(Integral, 0, None, closed="left")],
-        "burn_in": [Interval(Integral, 0, None, closed="left")],
     }
 
     def __init__(self, n_topics: int = 10, random_state: int = 0, *, iterations: int = 200, alpha: float = 0.1,

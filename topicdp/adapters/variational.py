@@ -1,19 +1,15 @@
-"""The non-private variational EM (:class:`topicdp.variational.VariationalLDA`) as a model spec for the agnostic road.
-
-A *stable* f for sensitivity sampling: a fixed number of full-batch EM iterations from fixed starting topics
-(seeded random, or public such as :func:`topicdp.forecast.public_init`) on per-unit weighted statistics, so
-each unit moves the output by about its share of the weighted mass (O(1/n)).
+"""The non-private variational EM (:class:`topicdp.variational.VariationalLDA`) as a model spec for the agnostic road:
+a fixed number of full-batch EM iterations from fixed starting topics on per-unit weighted statistics, so each unit
+moves the output by about its share of the weighted mass (O(1/n)).
 """
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 
 from .._validation import store_init
-from .base import N_TOPICS, SEED, TopicModelSpec
+from .base import COUNT, POSITIVE, POSITIVE_INT, TopicModelSpec
 
 
 class VariationalModel(TopicModelSpec):
@@ -35,18 +31,14 @@ class VariationalModel(TopicModelSpec):
     name = "vem"
     start_param = "init"
     _parameter_constraints = {
-        "n_topics": N_TOPICS,
-        "random_state": SEED,
+        **TopicModelSpec._parameter_constraints,
         "unit": [StrOptions({"user", "document"})],
-        "n_iterations": [Interval(Integral, 1, None, closed="left")],
+        **dict.fromkeys(("n_iterations", "e_step_max_iter", "n_jobs"), POSITIVE_INT),
         "init": ["array-like", None],
-        "alpha": [Interval(Real, 0, None, closed="neither"), None],
-        "eta": [Interval(Real, 0, None, closed="neither"), None],
-        "warmup_iterations": [Interval(Integral, 0, None, closed="left"), StrOptions({"auto"})],
-        "warmup_topics": [Interval(Integral, 1, None, closed="left"), None],
-        "e_step_max_iter": [Interval(Integral, 1, None, closed="left")],
-        "e_step_tol": [Interval(Real, 0, None, closed="neither")],
-        "n_jobs": [Interval(Integral, 1, None, closed="left")],
+        **dict.fromkeys(("alpha", "eta"), [*POSITIVE, None]),
+        "warmup_iterations": [*COUNT, StrOptions({"auto"})],
+        "warmup_topics": [*POSITIVE_INT, None],
+        "e_step_tol": POSITIVE,
     }
 
     def __init__(self, n_topics: int = 10, random_state: int = 0, *, unit: str = "user", n_iterations: int = 10,

@@ -1,14 +1,10 @@
-"""Take the model a user already has, fitted or not, and make it the toolkit's equivalent adapter (scikit-learn's
-LDA and NMF; gensim's LdaModel, LdaMulticore, HdpModel and LsiModel; tomotopy's LDAModel; the toolkit's own
-:class:`~topicdp.variational.VariationalLDA` and :class:`~topicdp.spectral.SpectralLDA`).
+"""Make the model a user already has (:data:`WHAT_CAN_BE_WRAPPED`), fitted or not, the toolkit's equivalent adapter.
 
-Only the model's *definition* is used (its class and constructor parameters), never its fitted state: the
-sensitivity sampler refits f on neighbouring corpora, so f must be a function of the corpus alone, and topics
-fitted on the private data would be published without noise if f started from them. Where the model is not
-expected to be stable (:meth:`TopicModelSpec.stability`) and a public reference P is given, the toolkit's stable
-form is used (public starting topics fitted on P, batch learning, a constant document start, a fixed number of
-iterations), and every change is listed for the report; ``keep_model=True`` keeps the model as given apart from
-what determinism needs (an integer seed, one thread).
+Only its *definition* (class and constructor parameters) is used, never its fitted state (:data:`WHY_NOT_FITTED`).
+Where the model is not expected to be stable (:meth:`TopicModelSpec.stability`) and a public reference P is given,
+its stable form is used (starting topics fitted on P, batch learning, a constant document start, a fixed number of
+iterations), every change listed for the report; ``keep_model=True`` keeps the model as given apart from what
+determinism needs (an integer seed, one thread).
 """
 
 from __future__ import annotations
@@ -45,9 +41,7 @@ WHY_NOT_FITTED = (
 
 @dataclass(frozen=True)
 class WrappedModel:
-    """The spec f that a release fits, the class the user gave, every change made to it (one line each, with the
-    reason) and notes on what was not changed and why.
-    """
+    """The spec f that a release fits, the class the user gave, every change made to it (with the reason) and notes."""
 
     spec: TopicModelSpec
     given: str
@@ -87,9 +81,7 @@ def _qualname(obj) -> str:
 
 
 def copy_model(model):
-    """A copy of a model definition (``sklearn.base.clone(model, safe=False)``); a tomotopy model cannot be pickled and
-    is shared instead (TopicDP only reads its configuration).
-    """
+    """``sklearn.base.clone(model, safe=False)``; a tomotopy model (not picklable; only read) is shared instead."""
     from sklearn.base import clone
 
     if type(model).__module__.startswith("tomotopy"):
@@ -98,25 +90,19 @@ def copy_model(model):
 
 
 def model_kind(model) -> str:
-    """The kind of ``model`` (``"spec"``, ``"sklearn-lda"``, ..., ``"spectral"``) without fitting it; a ``TypeError``
-    saying what can be wrapped otherwise.
-    """
+    """The kind of ``model`` (``"spec"``, ``"sklearn-lda"``, ..., ``"spectral"``); a ``TypeError`` saying what can be
+    wrapped otherwise."""
     if isinstance(model, TopicModelSpec):
         return "spec"
-    from sklearn.decomposition import NMF, LatentDirichletAllocation
-
-    if type(model) is LatentDirichletAllocation:
-        return "sklearn-lda"
-    if type(model) is NMF:
-        return "sklearn-nmf"
     kind, bases = _library_kind(model)
     if kind:
         return kind
-    if isinstance(model, (LatentDirichletAllocation, NMF, *bases)):
+    if isinstance(model, bases):
         raise TypeError(f"{WHAT_CAN_BE_WRAPPED}; got {_qualname(model)}, a subclass whose own behaviour the adapter "
                         "would not keep: wrap a function that fits it in CallableModel. " + WHY_NOT_FITTED)
     hint = ""
-    if type(model).__name__ in ("DPVariationalEM", "DPVariationalLDA", "DPSpectralMoments") and type(model).__module__.startswith("topicdp."):
+    if type(model).__module__.startswith("topicdp.") and type(model).__name__ in ("DPVariationalEM", "DPVariationalLDA",
+                                                                                   "DPSpectralMoments"):
         hint = " (already a private estimator: fit it directly; TopicDP releases a non-private model with noise)"
     elif callable(model) and not hasattr(model, "fit"):
         hint = " (a function: CallableModel(func, n_topics=K) wraps it)"
@@ -124,9 +110,9 @@ def model_kind(model) -> str:
 
 
 def _library_kind(model) -> tuple[str | None, tuple[type, ...]]:
-    """The kind of a gensim, tomotopy or toolkit estimator and its library's wrappable classes (whose subclasses are
-    refused); neither optional library is imported unless the object comes from it.
-    """
+    """The model's kind and the classes whose subclasses are refused (an optional library imported only for its own)."""
+    from sklearn.decomposition import NMF, LatentDirichletAllocation
+
     module = type(model).__module__
     if module.startswith("gensim."):
         from gensim.models import HdpModel, LdaModel, LdaMulticore, LsiModel
@@ -143,7 +129,8 @@ def _library_kind(model) -> tuple[str | None, tuple[type, ...]]:
 
         kinds = {VariationalLDA: "vem", SpectralLDA: "spectral"}
     else:
-        return None, ()
+        kinds = {}
+    kinds.update({LatentDirichletAllocation: "sklearn-lda", NMF: "sklearn-nmf"})
     return kinds.get(type(model)), tuple(kinds)
 
 
@@ -176,32 +163,18 @@ def _public_start(reference, definition: tuple, fit) -> np.ndarray:
     return _STARTS[key].copy()
 
 
-def _variational_start(reference, n_topics: int, unit: str, seed: int) -> np.ndarray:
-    """The toolkit's public start (:func:`topicdp.forecast.public_init` on P), fitted once per P and setting."""
-    from ..forecast import public_init
-
-    return _public_start(reference, ("public_init", n_topics, unit, seed),
-                         lambda: public_init(reference, n_topics, unit=unit, random_state=seed))
-
-
 def wrap_model(model, *, reference=None, unit: str = "user", keep_model: bool = False,
                vocabulary=None, bounds: dict | None = None) -> WrappedModel:
-    """The spec f for ``model``, with the changes made to it.
+    """The spec f for ``model`` (a spec as given; the others read through ``get_params``, gensim's configuration
+    attributes or tomotopy's ``init_params``), with the changes made to it.
 
     Parameters
     ----------
-    model : TopicModelSpec or a model of :data:`WHAT_CAN_BE_WRAPPED`
-        A spec is returned as given; the others are read through ``clone``/``get_params``, gensim's configuration
-        attributes or tomotopy's ``init_params`` (never their fitted state).
     reference : Corpus or None
         The public reference P: with it (and without ``keep_model``) an unstable model gets the stable form.
-    unit : {"user", "document"}
-        The privacy unit the public start is fitted at.
-    vocabulary : sequence of str, optional
-        The private corpus' vocabulary; the public start needs P on the same words.
-    bounds : dict, optional
-        The private corpus' contribution bounds: at the user level the stable form weighs no user more than P's
-        median user cut to them.
+    unit, vocabulary, bounds
+        The privacy unit, the private corpus' vocabulary (P must be on it) and contribution bounds (at the user
+        level the stable form weighs no user more than P's median user cut to them).
     """
     kind = model_kind(model)
     if kind == "spec":
@@ -238,18 +211,20 @@ def _wrap_sklearn_lda(model, given: str, setting: _Setting) -> WrappedModel:
     as_given = _kept_as_given(spec, given, changes, (), setting)
     if as_given is not None:
         return as_given
-    stable = dict(params)
-    stable["init"] = _sklearn_lda_start(setting.reference, n_topics, seed, params)
+    from sklearn.decomposition import LatentDirichletAllocation as LDA
+
+    # the start: the user's LatentDirichletAllocation as given (its seed, one job) fitted on the public P
+    definition, reference = {**params, "n_components": n_topics, "random_state": seed, "n_jobs": 1}, setting.reference
+    stable = {**params, "init": _public_start(reference, ("LatentDirichletAllocation", definition),
+                                              lambda: LDA(**definition).fit(reference.X).components_)}
     changes.append(f"start: the model as given (random_state {seed}) fitted on P, instead of random draws")
-    if params["learning_method"] != "batch":
-        changes.append(f"learning_method {params['learning_method']} -> batch")
-        stable["learning_method"] = "batch"
-    if params["max_iter"] > STABLE_LDA_ITERATIONS:
-        changes.append(f"max_iter {params['max_iter']} -> {STABLE_LDA_ITERATIONS}")
-        stable["max_iter"] = STABLE_LDA_ITERATIONS
-    if params["evaluate_every"] is not None and params["evaluate_every"] > 0:
-        changes.append(f"evaluate_every {params['evaluate_every']} -> -1 (no perplexity stop)")
-        stable["evaluate_every"] = -1
+    batch = {"learning_method": "batch", "max_iter": min(params["max_iter"], STABLE_LDA_ITERATIONS),
+             "evaluate_every": -1 if (params["evaluate_every"] or 0) > 0 else params["evaluate_every"]}
+    for name, value in batch.items():
+        if value != params[name]:
+            why = " (no perplexity stop)" if name == "evaluate_every" else ""
+            changes.append(f"{name} {params[name]} -> {value}{why}")
+            stable[name] = value
     stable["document_start"] = "constant"
     changes.append("document start: random draws in row order -> constant")
     weight = _user_weight(setting, stable, changes)
@@ -261,23 +236,9 @@ def _wrap_sklearn_lda(model, given: str, setting: _Setting) -> WrappedModel:
         "model as given.",))
 
 
-def _sklearn_lda_start(reference, n_topics: int, seed: int, params: dict) -> np.ndarray:
-    """The user's ``LatentDirichletAllocation`` as given (its seed, one job) fitted on the public P."""
-    from sklearn.decomposition import LatentDirichletAllocation
-
-    definition = {**params, "n_components": n_topics, "random_state": seed, "n_jobs": 1}
-    return _public_start(reference, ("LatentDirichletAllocation", definition),
-                         lambda: LatentDirichletAllocation(**definition).fit(reference.X).components_)
-
-
 def _user_weight(setting: _Setting, stable: dict, changes: list) -> str:
-    """At the user level, cap every user's weight in a token-weighted LDA at P's median user's norm (set in
-    ``stable``, said in ``changes``); returns the words the stable form's note adds.
-
-    The norm, not the tokens: the sampled sensitivity is a Frobenius distance, and a user of few repeated words
-    moves it as a much larger user would. The same cap bounds each user's part of each topic's row in proportion
-    to the row's share, so a user whose words fall in one small topic moves it no more than an average one.
-    """
+    """At the user level, cap every user's weight at P's median user's norm (not tokens: a user of few repeated words
+    moves a Frobenius distance as a much larger user would); returns the words the stable form's note adds."""
     if setting.unit != "user":
         return ""
     from ..inference.estep import unit_norms
@@ -292,8 +253,7 @@ def _user_weight(setting: _Setting, stable: dict, changes: list) -> str:
 
 
 def _gensim_prior(values, name: str, optimized: bool, changes: list):
-    """A gensim prior read back from the object: a scalar where it is uniform, else its array (alpha only); None
-    (the adapter's default) where it was learned from the data or is defined on the private vocabulary."""
+    """A gensim prior: a scalar if uniform, else its array (alpha); None if learned or over the model's vocabulary."""
     values = np.asarray(values, dtype=np.float64)
     if optimized:
         changes.append(f"{name} 'auto' -> {'symmetric' if name == 'alpha' else 'None (1/K)'} (an 'auto' prior is "
@@ -308,8 +268,7 @@ def _gensim_prior(values, name: str, optimized: bool, changes: list):
 
 
 def _wrap_gensim_lda(model, given: str, setting: _Setting) -> WrappedModel:
-    """gensim's LdaModel/LdaMulticore read back from its attributes; its id2word (built from the texts it was given)
-    and fitted state (``state``, ``expElogbeta``) are never read."""
+    """gensim's LdaModel/LdaMulticore from its attributes (never its id2word, ``state`` or ``expElogbeta``)."""
     changes = [_GENSIM_SEED]
     notes: list[str] = [_NO_ID2WORD]
     params: dict = {name: getattr(model, name) for name in (
@@ -379,8 +338,7 @@ def _wrap_sklearn_nmf(model, given: str, setting: _Setting) -> WrappedModel:
 
 
 def _kept_as_given(spec: TopicModelSpec, given: str, changes: list, notes, setting: _Setting) -> WrappedModel | None:
-    """The model as given where no stable form is needed, asked for or possible (no P); else None, once P is checked
-    to be on the corpus' words."""
+    """The model as given where no stable form is needed, asked for or possible (no P); else None (P checked)."""
     if setting.keep_model or spec.stability()[0] is not False:
         return WrappedModel(spec, given, tuple(changes), tuple(notes))
     if setting.reference is None:
@@ -393,15 +351,13 @@ def _kept_as_given(spec: TopicModelSpec, given: str, changes: list, notes, setti
 
 
 def _no_stable_form(spec: TopicModelSpec) -> str:
-    """The note of a model kept as given because no stable form of it is known."""
     name = type(spec).__name__
     return (f"{name} has no known stable form ({name}.stability: {spec.stability()[1]}), so its parameters are kept "
             "as given")
 
 
 def _wrap_tomotopy_lda(model, given: str, setting: _Setting) -> WrappedModel:
-    """tomotopy's LDAModel read from ``init_params`` (the arguments its constructor was given, which tomotopy records)
-    and its two settable options; its documents, vocabulary and the alpha it optimised in training are never read."""
+    """tomotopy's LDAModel from ``init_params`` (its constructor's arguments) and its two settable options."""
     import tomotopy
 
     from .tomotopy import TomotopyLDA
@@ -438,8 +394,7 @@ def _wrap_tomotopy_lda(model, given: str, setting: _Setting) -> WrappedModel:
 
 
 def _wrap_gensim_hdp(model, given: str, setting: _Setting) -> WrappedModel:
-    """gensim's HdpModel read back from its attributes (``m_T``, ``m_kappa``, ...); its id2word, corpus and fitted
-    state (``m_lambda``, ``lda_alpha``, ...) are never read."""
+    """gensim's HdpModel from its attributes (``m_T``, ``m_kappa``, ...; never ``m_lambda`` or ``lda_alpha``)."""
     from .gensim import GensimHDP
 
     if model.max_time is not None:
@@ -461,7 +416,7 @@ def _wrap_gensim_hdp(model, given: str, setting: _Setting) -> WrappedModel:
 
 
 def _wrap_gensim_lsi(model, given: str, setting: _Setting) -> WrappedModel:
-    """gensim's LsiModel read back from its attributes; its id2word and projection (the fitted SVD) are never read."""
+    """gensim's LsiModel from its attributes (never its id2word or projection, the fitted SVD)."""
     from .gensim import GensimLSI
 
     if getattr(model, "dispatcher", None) is not None:
@@ -488,7 +443,11 @@ def _wrap_vem(model, given: str, setting: _Setting) -> WrappedModel:
     as_given = _kept_as_given(spec, given, changes, notes, setting)
     if as_given is not None:
         return as_given
-    stable = {**params, "init": _variational_start(setting.reference, n_topics, setting.unit, seed)}
+    from ..forecast import public_init
+
+    reference, unit = setting.reference, setting.unit  # the toolkit's public start, fitted once per P and setting
+    stable = {**params, "init": _public_start(reference, ("public_init", n_topics, unit, seed),
+                                              lambda: public_init(reference, n_topics, unit=unit, random_state=seed))}
     changes.append("start: topics fitted on P instead of random draws")
     if params["warmup_iterations"] not in ("auto", 0):
         changes.append(f"warmup_iterations {params['warmup_iterations']} -> 0 (public topics need no warm-up)")

@@ -1,21 +1,17 @@
 """Privacy accounting for DP stochastic variational inference (Park, Foulds, Chaudhuri & Welling 2016, "Private
 Topic Modeling"): a correct accountant from dp-accounting, and the paper's recipe (Eqs. 3, 5, 6) side by side.
 
-Each of the T iterations releases the minibatch sum of sufficient statistics plus Gaussian noise ``z Delta``
-(:mod:`topicdp.baselines.sensitivity`), adaptively composed. Correct accounting follows the code's sampling:
-``"poisson"`` (add/remove one document) is ``PoissonSampledDpEvent(q, GaussianDpEvent(z))`` T times, by RDP
-(Mironov, Talwar & Zhang 2019) or PLD (Koskela et al. 2020; Doroshenko et al. 2022); ``"fixed"`` (batches of S
-without replacement, replace one document, D public) is ``SampledWithoutReplacementDpEvent`` by RDP (Wang, Balle
-& Kasiviswanathan 2019, Thm. 27); dp-accounting's PLD has no such event.
+The T noisy releases (``z Delta``, :mod:`.sensitivity`) compose adaptively: ``"poisson"`` sampling (add/remove one
+document) is ``PoissonSampledDpEvent(q, GaussianDpEvent(z))`` T times, by RDP (Mironov, Talwar & Zhang 2019) or PLD
+(Koskela et al. 2020; Doroshenko et al. 2022); ``"fixed"`` batches (replace one document, D public) are
+``SampledWithoutReplacementDpEvent`` by RDP (Wang, Balle & Kasiviswanathan 2019, Thm. 27).
 
-The paper's recipe, for z, rate nu and J iterations: (1) Eq. 3, ``epsilon_iter = sqrt(2 ln(1.25/delta_iter)) /
-z`` (Dwork & Roth Thm. A.1); (2) Eq. 6, ``epsilon' = ln(1 + nu (e^epsilon_iter - 1))``, ``delta' = nu delta_iter``
-(Li, Qardaji & Su 2012, Thm. 1); (3) Eq. 5, the step treated as a Gaussian of variance ``tau = 2 ln(1.25/delta')
-Delta^2 / epsilon'^2``, so ``rho = J epsilon'^2 / (4 ln(1.25/delta'))`` and ``epsilon_tot = rho + 2 sqrt(rho
-ln(1/delta_tot))`` (Bun & Steinke 2016). Implemented as written and flagged: step 3 has no theorem (an
-(epsilon', delta')-DP step is not rho-zCDP, and the J delta' are dropped); Eq. 3 is proven only for
-epsilon_iter < 1; Eq. 5 leaves delta' free (delta_iter = delta_tot here unless given, since delta' = delta_tot
-would exceed 1 at the paper's setting); Eq. 4's sensitivity drops the second document of a replace-one pair.
+The paper's recipe for z, rate nu and J iterations: Eq. 3, ``epsilon_iter = sqrt(2 ln(1.25/delta_iter)) / z``
+(Dwork & Roth Thm. A.1); Eq. 6, ``epsilon' = ln(1 + nu (e^epsilon_iter - 1))``, ``delta' = nu delta_iter`` (Li,
+Qardaji & Su 2012, Thm. 1); Eq. 5, ``rho = J epsilon'^2 / (4 ln(1.25/delta'))`` and ``epsilon_tot = rho + 2 sqrt(rho
+ln(1/delta_tot))`` (Bun & Steinke 2016). Implemented as written and flagged: Eq. 5 has no theorem (an (epsilon',
+delta')-DP step is not rho-zCDP, and the J delta' are dropped) and leaves delta' free (delta_iter = delta_tot unless
+given); Eq. 3 is proven only for epsilon_iter < 1; Eq. 4's sensitivity drops the second document of a replace-one pair.
 """
 
 from __future__ import annotations
@@ -39,8 +35,8 @@ _NeighborRel = dp_accounting.NeighboringRelation
 
 @dataclass(frozen=True)
 class SamplingScheme:
-    """How minibatches are drawn (``kind``), hence the neighbour relation: D documents, T iterations, the rate
-    (q, or S / D: the paper's nu) and S for fixed-size batches."""
+    """How minibatches are drawn (``kind``, hence the neighbour relation) from D documents over T iterations, at rate
+    q (S / D, the paper's nu), with S for fixed-size batches."""
 
     kind: str
     n_docs: int
@@ -189,7 +185,8 @@ def _amplified(eps_iter: float, nu: float) -> float:
 
 def _advanced(eps_prime: float, n_iterations: int, slack: float) -> float:
     """Dwork & Roth 2014, Thm. 3.20: the epsilon of J-fold adaptive composition of epsilon'-DP steps at slack."""
-    return n_iterations * eps_prime * math.expm1(eps_prime) + math.sqrt(2.0 * n_iterations * math.log(1.0 / slack)) * eps_prime
+    return (n_iterations * eps_prime * math.expm1(eps_prime)
+            + math.sqrt(2.0 * n_iterations * math.log(1.0 / slack)) * eps_prime)
 
 
 def _baseline_delta_iter(delta: float, nu: float, n_iterations: int, composition: str) -> float:
@@ -203,12 +200,9 @@ def _baseline_delta_iter(delta: float, nu: float, n_iterations: int, composition
 
 def calibrate_noise_multiplier(scheme: SamplingScheme, epsilon: float, delta: float, method: str = "rdp",
                                *, delta_iter: float | None = None, rel_tol: float = 1e-3) -> float:
-    """Smallest noise multiplier z (to ``rel_tol``) whose total epsilon is <= ``epsilon`` at ``delta``.
-
-    ``"rdp"``/``"pld"``: :func:`topicdp.rdp.calibrate_event` (a fresh accountant of the scheme's relation per
-    evaluation) started from the paper's closed-form z; the accountant's epsilon meets the target for the returned z
-    as evaluated. ``"paper"``: :func:`paper_noise_multiplier`.
-    """
+    """Smallest noise multiplier z (to ``rel_tol``) whose total epsilon is <= ``epsilon`` at ``delta``: by
+    :func:`topicdp.rdp.calibrate_event` from the paper's closed-form z (``"rdp"``, ``"pld"``: the accountant's epsilon
+    meets the target for the returned z as evaluated), or :func:`paper_noise_multiplier` (``"paper"``)."""
     check_option(method, "method", ACCOUNTANTS)
     eps, delta = check_epsilon(epsilon), check_delta(delta)
     guess = paper_noise_multiplier(eps, delta, scheme.sampling_rate, scheme.n_iterations, delta_iter)

@@ -1,19 +1,13 @@
 """DP stochastic variational inference for LDA (Park, Foulds, Chaudhuri & Welling 2016, *Private Topic
-Modeling*, Alg. 1).
+Modeling*, Alg. 1): online LDA (Hoffman, Blei & Bach 2010) whose minibatch sufficient statistics
+``S_t = sum_{d in B_t} S_d`` (:mod:`topicdp.inference.estep`) are released with Gaussian noise at every t = 1..T::
 
-Online LDA (Hoffman, Blei & Bach 2010) whose minibatch expected sufficient statistics are released with
-Gaussian noise at every iteration t = 1..T:
-
-    S_t = sum_{d in B_t} S_d                            (E-step, :mod:`topicdp.inference.estep`)
     S~_t = max(S_t + N(0, sigma^2 I), 0)                 (Eq. 3; negatives mapped to 0 as in the paper)
-    lambda^_t = eta + S~_t / q                           (Alg. 1 M-step, lambda = eta + D s~ with s~ = S~/(qD))
-    lambda_t = (1 - rho_t) lambda_{t-1} + rho_t lambda^_t, rho_t = (tau0 + t)^-kappa
+    lambda_t = (1 - rho_t) lambda_{t-1} + rho_t (eta + S~_t / q),   rho_t = (tau0 + t)^-kappa
 
-with sigma = z Delta, Delta the L2 sensitivity of the sum under the document-length cap
-(:mod:`topicdp.baselines.sensitivity`) and z calibrated by the chosen accountant
-(:mod:`topicdp.baselines.accounting`: Poisson sampling under add/remove, fixed batches under replace-one).
-Dividing by the *expected* batch size keeps the normaliser data-independent. DP-SVI protects single documents
-only: a user's several documents are not covered together.
+sigma = z Delta: Delta the L2 sensitivity under the document-length cap (:mod:`.sensitivity`), z calibrated by the
+accountant (:mod:`.accounting`). Dividing by the *expected* batch size keeps the normaliser data-independent.
+Document level only: a user's several documents are not covered together.
 """
 
 from __future__ import annotations
@@ -26,7 +20,7 @@ from .._progress import Progress, progress_enabled
 from .._repeats import warn_on_repeated_release
 from .._names import DEFAULT_DELTA, DEFAULT_EPSILON
 from .._validation import (check_count_matrix, check_privacy_parameters, check_int, check_option,
-                           check_random_state, check_real)
+                           check_random_state, check_real, store_init)
 from ..corpus import split_corpus
 from ..inference import batch_e_step, dirichlet_expectation, heldout_perplexity
 from ..rdp import EventEntry, PrivacyLedger
@@ -38,16 +32,14 @@ from .sensitivity import LENGTH_POLICIES, cap_document_lengths, sstats_sensitivi
 
 
 class _OnlineLDA(FoldInMixin, BaseEstimator):
-    """Online LDA by minibatch SVI (Hoffman, Blei & Bach 2010, "Online learning for latent Dirichlet allocation"):
-    the steps of :class:`DPStochasticVI` and :class:`SVILDA`; the private one adds the noise in :meth:`_perturb`."""
+    """Online LDA by minibatch SVI: the steps of :class:`DPStochasticVI` and :class:`SVILDA` (noise in ``_perturb``)."""
 
     _steps_name = "SVI steps"
 
     def _prepare(self, X):
         """(counts, vocabulary or None, sampling scheme) of a fit, after every parameter is checked."""
         X, _, vocabulary = split_corpus(X)  # a corpus' users play no part: document level
-        # a copy. Fixed batches need two documents; a corpus (whose size is private) may hold none under Poisson
-        # sampling (every step then releases noise only); an empty matrix is a mistake.
+        # fixed batches need two documents; a corpus (of private size) may hold none under Poisson sampling
         X = check_count_matrix(X, min_docs=2 if self.sampling == "fixed" else 0 if vocabulary is not None else 1)
         self.n_features_in_ = X.shape[1]
         check_int(self.n_topics, "n_topics", low=1)
@@ -60,7 +52,8 @@ class _OnlineLDA(FoldInMixin, BaseEstimator):
 
     def _run(self, X: sp.csr_matrix, scheme, rng) -> sp.csr_matrix:
         """Cap the documents, then T steps from Hoffman's data-independent start; returns the capped counts."""
-        X, self.n_docs_capped_ = self._cap(X, rng)
+        X, self.n_docs_capped_ = (X, 0) if self.doc_length_cap is None else cap_document_lengths(
+            X, self.doc_length_cap, policy=self.length_policy, random_state=rng)
         lam = rng.gamma(100.0, 1.0 / 100.0, size=(self.n_topics, X.shape[1]))
         for t in self._iterations(scheme.n_iterations):
             lam = self._step(X, lam, scheme, t, rng)
@@ -80,13 +73,7 @@ class _OnlineLDA(FoldInMixin, BaseEstimator):
         self.alpha_ = 1.0 / k if self.alpha is None else check_real(self.alpha, "alpha", low=0.0)
         self.eta_ = 1.0 / k if self.eta is None else check_real(self.eta, "eta", low=0.0)
 
-    def _cap(self, X: sp.csr_matrix, rng) -> tuple[sp.csr_matrix, int]:
-        if self.doc_length_cap is None:
-            return X, 0
-        return cap_document_lengths(X, self.doc_length_cap, policy=self.length_policy, random_state=rng)
-
     def _iterations(self, n: int):
-        """The steps, counted on the ``topicdp`` logger and shown unless ``progress=False``."""
         steps = Progress(n, self._steps_name, bar=progress_enabled(self.progress))
         for t in range(n):
             yield t
@@ -117,8 +104,7 @@ class _OnlineLDA(FoldInMixin, BaseEstimator):
 
     # -- using the fitted model ----------------------------------------------------------------------
     def perplexity(self, X_heldout, *, observed_fraction: float = 0.5, random_state=None) -> float:
-        """Held-out per-word perplexity by document completion (:func:`topicdp.inference.heldout_perplexity`) on
-        documents not used in :meth:`fit`."""
+        """Held-out per-word perplexity (:func:`topicdp.inference.heldout_perplexity`) of documents not fitted."""
         return heldout_perplexity(self.topic_word_, X_heldout, alpha=self.alpha_,
                                   observed_fraction=observed_fraction, random_state=random_state)
 
@@ -137,26 +123,19 @@ class DPStochasticVI(_OnlineLDA):
     Parameters
     ----------
     epsilon, delta : float, default=3.0, 1e-6
-        Total budget over all iterations; delta should be well below 1/n_docs (checked in the report).
+        Total budget over all T iterations; delta should be well below 1/n_docs (checked in the report).
     batch_size, sampling_rate : int, float in (0, 1], optional
         S, the expected (Poisson) or exact (fixed) batch size (default min(100, n_docs)), or q = S / D: give q
         under add/remove neighbours, where D is private.
-    n_iterations : int, default=500
-        T, the number of noisy releases.
     tau0, kappa : float, default=1.0, 0.6
         Step sizes rho_t = (tau0 + t)^-kappa, kappa in (0.5, 1] (Hoffman et al. 2010).
-    doc_length_cap : int, default=100
-        N, the maximum tokens per document: the sensitivity is a function of it.
-    length_policy : {"subsample", "scale"}, default="subsample"
-        How longer documents are cut (:func:`~topicdp.baselines.sensitivity.cap_document_lengths`).
+    doc_length_cap, length_policy : int, {"subsample", "scale"}, default=100, "subsample"
+        N, the tokens a document keeps (the sensitivity is a function of it), and how (:mod:`.sensitivity`).
     accountant : {"rdp", "pld", "paper"}, default="rdp"
-        Calibration of z: RDP, PLD (Poisson only) or the paper's Eqs. 3, 5, 6; the report gives the RDP and the
-        paper's epsilon of the z used.
-    sampling : {"poisson", "fixed"}, default="poisson"
+        Calibration of z: RDP, PLD (Poisson only) or the paper's Eqs. 3, 5, 6 (delta_iter ``paper_delta_iter``,
+        default delta); the report gives the RDP and the paper's epsilon of the z used.
     alpha, eta : float, optional
         Symmetric Dirichlet priors on theta and beta; default 1/K each.
-    paper_delta_iter : float, optional
-        delta_iter of the paper's recipe (default: delta).
     random_state : None, int or Generator
         Seeds batches, capping and noise; a seeded run is marked ``seeded``.
 
@@ -173,33 +152,15 @@ class DPStochasticVI(_OnlineLDA):
                  alpha: float | None = None, eta: float | None = None, paper_delta_iter: float | None = None,
                  e_step_max_iter: int = 100, e_step_tol: float = 1e-3, progress: bool | None = None,
                  random_state=None):
-        self.n_topics = n_topics
-        self.epsilon = epsilon
-        self.delta = delta
-        self.batch_size = batch_size
-        self.sampling_rate = sampling_rate
-        self.n_iterations = n_iterations
-        self.tau0 = tau0
-        self.kappa = kappa
-        self.doc_length_cap = doc_length_cap
-        self.length_policy = length_policy
-        self.accountant = accountant
-        self.sampling = sampling
-        self.alpha = alpha
-        self.eta = eta
-        self.paper_delta_iter = paper_delta_iter
-        self.e_step_max_iter = e_step_max_iter
-        self.e_step_tol = e_step_tol
-        self.progress = progress
-        self.random_state = random_state
+        store_init(self, locals())
 
     def fit(self, X, y=None, *, vocabulary_source: "str | VocabularyStatement | None" = None,
             ledger: PrivacyLedger | None = None) -> "DPStochasticVI":
         """Run T iterations of private SVI on a :class:`topicdp.Corpus` or document-term counts ``X``.
 
         ``vocabulary_source``: as for :meth:`topicdp.TopicDP.fit`. ``ledger``: the run is one
-        :class:`topicdp.rdp.EventEntry` of the event the noise was calibrated on (T subsampled Gaussian steps),
-        checked against its budget before any document is capped or batch drawn, and recorded after the run.
+        :class:`topicdp.rdp.EventEntry` (T subsampled Gaussian steps), checked before any document is capped and
+        recorded after the run.
         """
         statement = vocabulary_of(X, vocabulary_source)  # of the Corpus as given, before X becomes its counts
         X, vocabulary, scheme = self._prepare(X)
@@ -261,21 +222,7 @@ class SVILDA(_OnlineLDA):
                  doc_length_cap: int | None = None, length_policy: str = "subsample", sampling: str = "fixed",
                  alpha: float | None = None, eta: float | None = None, e_step_max_iter: int = 100,
                  e_step_tol: float = 1e-3, progress: bool | None = False, random_state=None):
-        self.n_topics = n_topics
-        self.batch_size = batch_size
-        self.sampling_rate = sampling_rate
-        self.n_iterations = n_iterations
-        self.tau0 = tau0
-        self.kappa = kappa
-        self.doc_length_cap = doc_length_cap
-        self.length_policy = length_policy
-        self.sampling = sampling
-        self.alpha = alpha
-        self.eta = eta
-        self.e_step_max_iter = e_step_max_iter
-        self.e_step_tol = e_step_tol
-        self.progress = progress
-        self.random_state = random_state
+        store_init(self, locals())
 
     def fit(self, X, y=None) -> "SVILDA":
         """Run T iterations of SVI on a :class:`topicdp.Corpus` or document-term counts ``X``."""

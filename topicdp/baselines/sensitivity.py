@@ -1,13 +1,11 @@
 """Sensitivity of LDA's minibatch sufficient statistics (Park et al. 2016, Eq. 4), and the document-length cap.
 
-Document d of capped length ``L_d <= N`` has statistics ``S_d[k, v] = sum_n phi_dnk w_dnv >= 0`` of total mass
-``L_d``, and in one SVI iteration phi_d depends only on document d and the previous released iterate, so a
-neighbour changes the minibatch sum only through S_d: add/remove, ``||S_d||_2 <= ||S_d||_1 <= N``; replace,
-``||S_d - S_d'||_2^2 <= ||S_d||_1^2 + ||S_d'||_1^2 <= 2 N^2`` (non-negative entries), i.e. ``sqrt(2) N``. Both are
-attained in the limit. Eq. 4's proof drops the second document: right for add/remove, too small by sqrt(2) for
-replace-one (fixed-size batches), where sqrt(2) N is used. The cap keeps every document's L1 mass at most N:
+In one SVI iteration phi_d depends only on document d and the released iterate, so a neighbour changes the minibatch
+sum only through ``S_d[k, v] = sum_n phi_dnk w_dnv >= 0``, of mass ``L_d <= N`` under the cap: add/remove,
+``||S_d||_2 <= ||S_d||_1 <= N``; replace, ``||S_d - S_d'||_2^2 <= ||S_d||_1^2 + ||S_d'||_1^2 <= 2 N^2``, i.e.
+``sqrt(2) N``; both attained in the limit (Eq. 4's proof drops the second document of a replace-one pair). The cap
 ``"subsample"`` keeps N tokens uniformly without replacement (the paper's), ``"scale"`` multiplies the counts by
-``N / L_d``. The number of capped documents is a private statistic, not privatised.
+``N / L_d``; how many documents were capped is private, not privatised.
 """
 
 from __future__ import annotations

@@ -1,12 +1,5 @@
-"""Compiled kernel of the per-document E-step (optional: numba, the ``fast`` extra).
-
-The numpy engine's iteration, one document at a time with no (nonzeros x K) temporary (Blei, Ng & Jordan 2003
-Eqs. 6-8; Hoffman, Blei & Bach 2010, Alg. 2)::
-
-    gamma_dk <- alpha_k + exp(E[log theta_dk]) sum_v c_dv beta_kv / sum_j exp(E[log theta_dj]) beta_jv
-
-Each document's loop reads only its own counts, the topics and its own gamma, so the per-document stopping rule
-holds by construction. Serial kernels: threads are the caller's choice.
+"""Compiled serial kernels of the per-document E-step (optional: numba, the ``fast`` extra): the numpy engine's
+iteration (:mod:`.estep`) one document at a time, each loop reading only its own counts, the topics and its gamma.
 """
 
 from __future__ import annotations

@@ -1,18 +1,12 @@
-"""The variational E-step of LDA, vectorised over a minibatch: the one implementation DP-SVI, the DP variational
-EM and the fold-in of new documents share.
-
-Hand-written because gensim's internals are not an API and the private estimators' sensitivity arguments need
-each document to stop on its own (:func:`batch_e_step`), which neither gensim nor scikit-learn does. Notation of
-Park et al. 2016 (Sec. 3): lambda (K x V) the topics' variational parameters, gamma_d document d's, and with
-``E[log beta_kv] = psi(lambda_kv) - psi(sum_v lambda_kv)`` (Blei, Ng & Jordan 2003, "Latent Dirichlet Allocation",
-Appendix A.1)::
+"""The variational E-step of LDA over a minibatch, shared by DP-SVI, the DP variational EM and fold-in; hand-written
+because the private estimators' sensitivity arguments need each document to stop on its own, which neither gensim
+nor scikit-learn does. With ``E[log beta_kv] = psi(lambda_kv) - psi(sum_v lambda_kv)`` (Blei, Ng & Jordan 2003,
+"Latent Dirichlet Allocation", Appendix A.1), per document (their Eqs. 6-7; Hoffman, Blei & Bach 2010, Alg. 2)::
 
     phi_dvk ∝ exp(E[log theta_dk]) exp(E[log beta_kv]),   gamma_d = alpha + sum_v c_dv phi_dv,
 
-iterated per document (Blei et al. 2003 Eqs. 6-7; Hoffman, Blei & Bach 2010, "Online learning for Latent
-Dirichlet Allocation", Alg. 2), with statistics ``S[k, v] = sum_d c_dv phi_dvk``. Two engines
-(:func:`resolve_engine`), compiled numba (the ``fast`` extra) and numpy in blocks of documents, make the same
-iteration and differ by floating-point rounding only.
+with statistics ``S[k, v] = sum_d c_dv phi_dvk``. Two engines (:func:`resolve_engine`), compiled numba (the
+``fast`` extra) and numpy, make the same iteration and differ by floating-point rounding only.
 """
 
 from __future__ import annotations
@@ -76,16 +70,13 @@ def batch_e_step(X: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha, *,
                  max_iter: int = 100, tol: float = 1e-3,
                  row_weights: np.ndarray | None = None, gamma0: np.ndarray | None = None,
                  engine: str | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Local variational step for a minibatch; returns (gamma, sufficient statistics).
+    """(gamma, sufficient statistics) of a minibatch (Hoffman, Blei & Bach 2010, Alg. 2, E step).
 
-    Hoffman, Blei & Bach 2010, Alg. 2, E step, for every document at once. A document stops once the mean absolute
-    change of its gamma is below ``tol``, *independently of the others*: a joint rule would let one document change
-    another's statistics (through the iteration count), and the sensitivity argument needs S_d to depend on
-    document d alone. ``row_weights`` scale document d's statistics (the E-step sees raw counts). ``gamma0`` is a
-    warm start: if row d depends only on document d and released or public topics (its own gamma of the previous
-    pass), S_d still depends on document d and released values alone, and the per-unit bound of
-    :mod:`topicdp.variational` (every column of S_u sums to ``w_u a_uv``) is untouched; a start shared across
-    documents would not be. Every column v of S sums to the batch's weighted count of word v.
+    A document stops once the mean absolute change of its gamma is below ``tol``, *independently of the others*, so
+    that S_d depends on document d alone (a joint rule would couple them through the iteration count).
+    ``row_weights`` scale document d's statistics (the E-step sees raw counts); column v of S sums to the batch's
+    weighted count of word v. ``gamma0``, a warm start, keeps that if its row d depends only on document d and
+    released or public values (its own gamma of the previous pass), not if it is shared across documents.
     """
     X = _as_csr64(X)
     engine = resolve_engine(engine)
@@ -106,12 +97,11 @@ def batch_e_step(X: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha, *,
 def document_gamma(X: sp.csr_matrix, exp_elog_beta: np.ndarray, alpha, *, max_iter: int = 100,
                    tol: float = 1e-3, beta_t: np.ndarray | None = None, gamma0: np.ndarray | None = None,
                    engine: str | None = None) -> np.ndarray:
-    """The E-step's per-document iteration alone: gamma (B, K) with the topics held fixed.
-
-    ``gamma_d = alpha + sum_v c_dv phi_dv`` (Blei et al. 2003 Eqs. 6-7), for fitting (:func:`batch_e_step`) and for
+    """The E-step's per-document iteration alone: gamma (B, K) with the topics held fixed, for fitting and for
     folding in documents (:func:`topicdp.inference.infer_theta`, where ``exp_elog_beta`` may be a released beta).
+
     Each document stops on its own; one without tokens keeps gamma = alpha; the start is ``alpha + N_d / K``
-    (Blei et al. 2003, Fig. 6) or ``gamma0`` (row d then depends on row d of X and of gamma0 and the topics only).
+    (Blei et al. 2003, Fig. 6) or ``gamma0``.
     """
     return _document_gamma(X, exp_elog_beta, alpha, max_iter=max_iter, tol=tol, beta_t=beta_t, gamma0=gamma0,
                            engine=engine)[0]
@@ -189,8 +179,7 @@ class _ActiveDocs:
                            self.beta_nz[nz_mask])
 
     def gamma_increment(self, gamma: np.ndarray) -> np.ndarray:
-        """``exp(E log theta_d) * sum_v c_dv exp(E log beta_.v) / sum_k exp(E log theta_dk) exp(E log beta_kv)``: one dot
-        product per nonzero, then a sparse x dense product."""
+        """``exp(E log theta_d) * sum_v c_dv exp(E log beta_.v) / sum_k exp(E log theta_dk) exp(E log beta_kv)``."""
         exp_elog_theta = np.exp(dirichlet_expectation(gamma))
         theta_nz = np.repeat(exp_elog_theta, self.counts, axis=0)
         norms = np.einsum("nk,nk->n", theta_nz, self.beta_nz) + 1e-100  # 1e-100: no 0/0 on underflow
@@ -230,11 +219,10 @@ def statistic_from_gamma(X, gamma: np.ndarray, exp_elog_beta: np.ndarray, weight
     """The E-step's sufficient statistic from the documents' final gamma, document d's counts weighted by w_d.
 
     ``S[k, v] = exp(E[log beta_kv]) sum_d w_d c_dv exp(E[log theta_dk]) / norm_phi_dv``, ``norm_phi_dv =
-    exp(E[log theta_d]) . exp(E[log beta_v]) + eps`` (Hoffman et al. 2010, Alg. 1): what scikit-learn's
-    ``_update_doc_distribution`` and gensim's ``LdaModel.inference`` accumulate, a function of each document's
-    final gamma. With unit weights it is theirs to rounding, so a library's E-step runs as written and only the
-    statistic is reweighted. ``eps`` defaults to ``X``'s machine epsilon (both libraries'); ``doc_users`` with
-    ``max_user_norm`` also caps each user's part of each topic (:func:`user_topic_weights`).
+    exp(E[log theta_d]) . exp(E[log beta_v]) + eps`` (Hoffman et al. 2010, Alg. 1): with unit weights what
+    scikit-learn's and gensim's E-steps accumulate, so a library's E-step runs as written and only the statistic is
+    reweighted. ``eps`` defaults to ``X``'s machine epsilon (both libraries'); ``doc_users`` with ``max_user_norm``
+    also caps each user's part of each topic (:func:`user_topic_weights`).
     """
     X = sp.csr_matrix(X)
     exp_theta = np.exp(dirichlet_expectation(np.asarray(gamma, dtype=np.float64)))
@@ -257,11 +245,8 @@ def statistic_from_gamma(X, gamma: np.ndarray, exp_elog_beta: np.ndarray, weight
 def user_topic_weights(scaled: sp.csr_matrix, exp_theta: np.ndarray, exp_elog_beta: np.ndarray,
                        doc_users: np.ndarray, max_user_norm: float, share_power: float = 1.0) -> np.ndarray:
     """Per-document, per-topic weights ``min(1, max_user_norm (K pi_k)^share_power / ||S_uk||_2)``, ``S_uk`` user u's
-    part of row k and ``pi_k`` topic k's share of the mass.
-
-    A user's part of row k moves the normalised row by about ``||S_uk|| / N_k``, so a user in a small topic moves f
-    more than the same norm in an average one; the cap shrinks with the topic's share.
-    """
+    part of row k and ``pi_k`` topic k's share of the mass: the part moves the normalised row by about
+    ``||S_uk|| / N_k``, so the cap shrinks with the topic's share."""
     scaled = sp.csr_matrix(scaled)
     rows = np.repeat(np.arange(scaled.shape[0]), np.diff(scaled.indptr))
     # S_uk[v] sums the nonzeros of u's documents at word v: group them by (user, word) once, then one pass a topic

@@ -1,16 +1,9 @@
-"""Folding documents into fixed topics, and held-out per-word perplexity by document completion.
-
-Fold-in is the per-document iteration of LDA (Blei, Ng & Jordan 2003, "Latent Dirichlet Allocation", Eqs. 6-7) run
-by :func:`topicdp.inference.estep.document_gamma` with the released point estimate beta in place of
-exp(E[log beta]), as gensim's ``LdaModel.inference`` and scikit-learn's ``transform`` do with fitted topics.
-
-Perplexity: the package's one estimator (Wallach, Murray, Salakhutdinov & Mimno, "Evaluation methods for topic
-models", ICML 2009, Sec. 4): each held-out document's tokens are split at random into an observed part and an
-evaluation part (documents under two tokens are left out); theta_d is inferred from the observed part with the
-topics fixed (:func:`topicdp.inference.infer_theta`); and ``perplexity = exp(-sum c'_dw log(sum_k theta_dk
-beta_kw) / sum c'_dw)`` over the evaluation counts (Blei, Ng & Jordan 2003, Sec. 7.1). Uniform topics give V
-exactly. Rows are floored at ``min_prob``, so a word of zero probability costs ``-log(min_prob)``; compare
-mechanisms at the same floor.
+"""Folding documents into fixed topics (the per-document iteration of Blei, Ng & Jordan 2003, "Latent Dirichlet
+Allocation", Eqs. 6-7, with the released beta in place of exp(E[log beta]), as gensim and scikit-learn do), and
+held-out perplexity by document completion (Wallach, Murray, Salakhutdinov & Mimno, "Evaluation methods for topic
+models", ICML 2009, Sec. 4): each held-out document's tokens are split at random into an observed part, which gives
+theta_d, and an evaluation part, scored as ``exp(-sum c'_dw log(sum_k theta_dk beta_kw) / sum c'_dw)`` (Blei et al.
+2003, Sec. 7.1; uniform topics give V). Rows are floored at ``min_prob``: compare mechanisms at the same floor.
 """
 
 from __future__ import annotations
@@ -23,8 +16,8 @@ from .estep import document_gamma
 
 
 def check_topic_word(topic_word, min_prob: float = 1e-12) -> np.ndarray:
-    """Rows normalised to the simplex and floored at ``min_prob`` (so a word of zero probability everywhere has a
-    finite cost), renormalised; raises on negative, non-finite or empty rows."""
+    """Rows normalised to the simplex, floored at ``min_prob`` (a finite cost for a word of zero probability) and
+    renormalised; raises on negative, non-finite or empty rows."""
     beta = np.array(topic_word, dtype=float)
     if beta.ndim != 2 or not np.all(np.isfinite(beta)):
         raise ValueError("topic_word must be a finite 2-D array (topics x words)")
@@ -54,11 +47,8 @@ def check_alpha(alpha, n_topics: int):
 
 
 def infer_theta(topic_word, X, *, alpha=None, max_iter: int = 200, tol: float = 1e-6) -> np.ndarray:
-    """Posterior-mean topic proportions (n_docs, K) with fixed topics (Blei et al. 2003 Eqs. 6-7).
-
-    ``alpha`` defaults to 1/K (gensim's and scikit-learn's); a document stops when the mean absolute change of its
-    gamma is below ``tol``; an empty document gets the prior mean.
-    """
+    """Posterior-mean topic proportions (n_docs, K) with fixed topics (Blei et al. 2003 Eqs. 6-7); ``alpha`` defaults
+    to 1/K (gensim's and scikit-learn's), an empty document gets the prior mean."""
     beta = check_topic_word(topic_word)
     X = check_count_matrix(X, min_docs=0, n_words=beta.shape[1], expected_by="the topic-word matrix")
     return fold_in_theta(beta, X, check_alpha(alpha, beta.shape[0]), check_int(max_iter, "max_iter", low=1), tol)
@@ -128,11 +118,8 @@ def heldout_perplexity(
     tol: float = 1e-6,
     random_state=None,
 ) -> float:
-    """Per-word perplexity of held-out documents by document completion (module docstring).
-
-    Use the same ``alpha`` (default 1/K), ``min_prob`` and ``random_state`` (the token split) for every compared
-    mechanism.
-    """
+    """Per-word perplexity of held-out documents by document completion (module docstring); compare mechanisms at the
+    same ``alpha`` (default 1/K), ``min_prob`` and ``random_state`` (the token split)."""
     beta = check_topic_word(topic_word, check_real(min_prob, "min_prob", low=0.0, high=1.0))
     X = check_count_matrix(X_heldout, "X_heldout", min_docs=0, n_words=beta.shape[1],
                            expected_by="the topic-word matrix", integral=True)

@@ -1,8 +1,6 @@
-"""A corpus read in chunks from shards on disk, never held in memory as a whole.
-
-:class:`StreamingCorpus` has the pass-only part of :class:`~topicdp.corpus.Corpus`' interface (``vocabulary``,
-``n_words``, ``iter_chunks()``, and ``n_docs``, ``n_tokens`` after a pass); random access (resampling users,
-contribution bounding) needs an in-memory ``Corpus`` (:meth:`~StreamingCorpus.to_corpus`).
+"""A corpus read in chunks from shards on disk, never held in memory as a whole: the pass-only part of
+:class:`~topicdp.corpus.Corpus`' interface (random access, to resample users or bound contributions, needs
+:meth:`~StreamingCorpus.to_corpus`).
 """
 
 from __future__ import annotations
@@ -32,9 +30,8 @@ class StreamLog:
 
 
 class StreamingCorpus:
-    """Documents read chunk by chunk from ``shards`` by ``reader`` (JSON Lines, ``.npz`` or in memory) over a fixed,
-    public ``vocabulary``; build one with :meth:`from_jsonl` or :meth:`from_npz`. :attr:`log`
-    holds the counts of the last complete pass."""
+    """Documents read chunk by chunk from ``shards`` by ``reader`` over a fixed, public ``vocabulary`` (build one with
+    :meth:`from_jsonl` or :meth:`from_npz`); :attr:`log` holds the counts of the last complete pass."""
 
     def __init__(self, reader, shards: Sequence[Shard], vocabulary: Sequence[str]):
         self.reader = reader
@@ -82,10 +79,8 @@ class StreamingCorpus:
     __iter__ = iter_chunks
 
     def map_reduce(self, fn, *, client=None, progress: str | None = None, **shared):
-        """``sum(fn(shard, reader=..., **shared))`` over the shards (see :func:`.executor.map_reduce`).
-
-        ``reader`` defaults to this corpus' reader; pass an already scattered one to ship it once per fit.
-        """
+        """``sum(fn(shard, reader=..., **shared))`` over the shards (:func:`.executor.map_reduce`); ``reader`` defaults
+        to this corpus' reader (pass an already scattered one to ship it once per fit)."""
         shared.setdefault("reader", self.reader)
         return map_reduce(fn, self.shards, client=client, progress=progress, **shared)
 
@@ -121,11 +116,9 @@ class StreamingCorpus:
                    user_field: str = "user", users: Sequence | None = None, chunk_size: int = 10_000,
                    stop_words="english", min_token_length: int = 3, min_df=1, max_df=1.0,
                    max_features: int | None = None, client=None) -> "StreamingCorpus":
-        """JSON Lines shards (a path, a glob or a list; ``.gz`` allowed), tokenised as ``Corpus.from_jsonl``.
-
-        Without ``vocabulary`` one counting pass (on ``client`` if given) builds it by ``CountVectorizer``'s ``min_df``,
-        ``max_df`` and ``max_features`` rules; with it they are ignored, as in ``Corpus.from_texts``.
-        """
+        """JSON Lines shards (a path, a glob or a list; ``.gz`` allowed), tokenised as ``Corpus.from_jsonl``; without
+        ``vocabulary`` one counting pass (on ``client`` if given) builds it by ``min_df``, ``max_df`` and
+        ``max_features`` (ignored with it, as in ``Corpus.from_texts``)."""
         chunk_size = check_int(chunk_size, "chunk_size", low=1)
         options = dict(stop_words=stop_words, min_token_length=min_token_length, min_df=min_df, max_df=max_df,
                        max_features=max_features)

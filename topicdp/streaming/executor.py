@@ -1,9 +1,6 @@
-"""One pass over the shards: map a function over them and add the partial results (locally or on Dask).
-
-Partial results are sums, so running locally or on a cluster differs only in the order of additions. Locally the
-shards are read in order (memory holds one chunk and the running sums); with a ``dask.distributed`` client the
-shared arguments are scattered once per pass, one task reads each shard, and the partials are added by a fixed
-pairwise tree on the workers, so the result does not depend on which task finishes first.
+"""One pass over the shards: map a function over them and add the partial results, locally (one shard in memory at
+a time) or one ``dask.distributed`` task per shard; both add the partials in the same fixed pairwise tree, so the
+result does not depend on where it ran or which task finished first.
 """
 
 from __future__ import annotations
@@ -24,11 +21,8 @@ def add_partials(a, b):
 
 
 def map_reduce(fn: Callable, shards: Sequence, *, client=None, progress: str | None = None, **shared):
-    """``sum(fn(shard, **shared) for shard in shards)``, locally or as one Dask task per shard on ``client``.
-
-    ``fn`` must be module-level (picklable); ``shared`` arguments are scattered once; ``progress`` names the pass
-    whose finished shards are counted (with an ETA).
-    """
+    """``sum(fn(shard, **shared) for shard in shards)``, locally or as one Dask task per shard on ``client`` (``fn``
+    module-level, ``shared`` scattered once); ``progress`` names the pass whose finished shards are counted."""
     if not shards:
         raise ValueError("shards is empty: nothing to read")
     counter = None if progress is None else Progress(len(shards), f"{progress} (shards)", bar=progress_enabled())
@@ -96,10 +90,8 @@ def dask_client(address: str | None = None, *, client=None, n_workers: int = 2, 
                 processes: bool = True, trim_memory: bool = False, **cluster_kwargs) -> Iterator:
     """A ``dask.distributed.Client``: the given one, one connected to ``address``, or a new LocalCluster (the other
     parameters and ``cluster_kwargs`` are for it); only what this function created is closed on exit.
-
-    ``trim_memory=False`` unsets Dask's ``MALLOC_TRIM_THRESHOLD_`` in new workers: it disables glibc's adaptive mmap
-    threshold, so every large per-chunk temporary of the streaming passes would be a fresh mmap with page faults.
-    """
+    ``trim_memory=False`` unsets Dask's ``MALLOC_TRIM_THRESHOLD_`` in new workers (it would make every large
+    temporary of a streaming pass a fresh mmap with page faults)."""
     if client is not None and address is not None:
         raise ValueError("give either client or address, not both")
     if client is not None:

@@ -1,20 +1,18 @@
-"""Shard readers: one per format, each yielding :class:`Chunk` s of at most ``chunk_size`` documents.
+"""Shard readers, one per format, each yielding :class:`Chunk` s of at most ``chunk_size`` documents of one shard
+(a file, or an in-memory row range); small picklable objects, so that a Dask task reads its shard itself.
 
-Text is tokenised one document at a time with exactly ``Corpus.from_texts``' analyzer (:class:`Tokenizer`), and a
-vocabulary is built in one counting pass with ``CountVectorizer``'s rules (:class:`TokenCounts`, whose partial
-counts of shards add up).
-
-A shard is one file (or an in-memory row range). Readers are small picklable objects: a Dask task gets the reader
-and one shard and reads it itself (so the paths must be readable by every worker). ``.npz`` shards have no users:
-each document is its own, ``row`` with one shard and ``(shard_index, row)`` otherwise, unless a
-``<stem>.users.npy`` sidecar holds ids (:func:`write_npz_shard`).
+Text is tokenised with ``Corpus.from_texts``' analyzer (:class:`Tokenizer`) and a vocabulary built by
+``CountVectorizer``'s rules from counts that add up over shards (:class:`TokenCounts`). In ``.npz`` shards each
+document is its own user (``row``, or ``(shard_index, row)`` with several shards) unless a ``<stem>.users.npy``
+sidecar holds ids (:func:`write_npz_shard`).
 """
 
 from __future__ import annotations
 
 import os
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from functools import cached_property
 from itertools import islice
 from numbers import Integral
 from pathlib import Path
@@ -29,9 +27,8 @@ from ..corpus import make_vectorizer, read_jsonl_records
 
 @dataclass
 class Chunk:
-    """Consecutive non-empty documents of one shard: canonical int64 CSR counts over the vocabulary, the original user
-    id of each row (ids, not indices: a global user table would need the whole stream in memory), and the documents
-    dropped as empty and tokens out of the vocabulary."""
+    """Consecutive non-empty documents of one shard: int64 CSR counts, each row's user id (not an index: a global table
+    would need the whole stream), and the documents dropped as empty and tokens out of the vocabulary."""
 
     X: sp.csr_matrix
     users: list
@@ -43,19 +40,9 @@ class Chunk:
         return self.X.shape[0]
 
 
-def canonical_counts(X: sp.spmatrix, n_words: int, where: str) -> tuple[sp.csr_matrix, np.ndarray]:
-    """Validate counts read from disk; return canonical int64 CSR and the mask of non-empty rows.
-
-    Raises ``ValueError`` naming ``where`` for a wrong width or negative, fractional or non-finite counts.
-    """
-    X = check_count_matrix(X, f"{where}: X", min_docs=0, min_words=0, n_words=n_words,
-                           expected_by=f"the {n_words}-word vocabulary", integral=True, dtype=np.int64)
-    nonempty = np.diff(X.indptr) > 0
-    return X, nonempty
-
-
-def drop_empty(X: sp.csr_matrix, users: list, nonempty: np.ndarray) -> tuple[sp.csr_matrix, list, int]:
+def drop_empty(X: sp.csr_matrix, users: list) -> tuple[sp.csr_matrix, list, int]:
     """Rows with at least one token, their users, and how many rows were dropped."""
+    nonempty = np.diff(X.indptr) > 0
     n_empty = int(nonempty.size - nonempty.sum())
     if n_empty == 0:
         return X, users, 0
@@ -78,16 +65,11 @@ class TokenCounts:
         self.n_docs += 1
 
     def __add__(self, other: "TokenCounts") -> "TokenCounts":
-        return TokenCounts(
-            self.document_frequency + other.document_frequency,
-            self.term_frequency + other.term_frequency,
-            self.n_docs + other.n_docs,
-        )
+        return TokenCounts(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
 
     def vocabulary(self, min_df=1, max_df=1.0, max_features: int | None = None) -> list[str]:
-        """The words ``CountVectorizer(min_df, max_df, max_features).fit`` keeps, in its sorted order: its
-        ``_limit_features`` (fractions of all documents read, then the largest total counts, ties by the same argsort).
-        """
+        """The words ``CountVectorizer(min_df, max_df, max_features).fit`` keeps, sorted, by its ``_limit_features``
+        (fractions of all documents read, then the largest total counts, ties by the same argsort)."""
         terms = sorted(self.document_frequency)
         if not terms:
             raise ValueError("no vocabulary could be built: the texts have no tokens (only stop words?)")
@@ -108,37 +90,25 @@ class TokenCounts:
 
 
 class Tokenizer:
-    """Texts -> (CSR counts over a fixed vocabulary, out-of-vocabulary token count).
-
-    Picklable: the scikit-learn analyzer (a closure) is rebuilt lazily after unpickling, so the object can
-    be shipped to Dask workers.
-    """
+    """Texts -> (CSR counts over a fixed vocabulary, out-of-vocabulary token count); picklable, so the scikit-learn
+    analyzer (a closure) is built lazily, and again after unpickling on a Dask worker."""
 
     def __init__(self, vocabulary: Sequence[str] | None, options: dict):
         self.vocabulary = None if vocabulary is None else tuple(vocabulary)
         self.options = dict(options)
-        self._analyze: Callable[[str], list[str]] | None = None
-        self._index: dict[str, int] | None = None
 
     def __getstate__(self):
         return {"vocabulary": self.vocabulary, "options": self.options}
 
-    def __setstate__(self, state):
-        self.__init__(state["vocabulary"], state["options"])
+    @cached_property
+    def analyze(self) -> Callable[[str], list[str]]:
+        return make_vectorizer(**self.options).build_analyzer()
 
-    @property
-    def analyze(self):
-        if self._analyze is None:
-            self._analyze = make_vectorizer(**self.options).build_analyzer()
-        return self._analyze
-
-    @property
-    def index(self) -> dict:
-        if self._index is None:
-            if self.vocabulary is None:
-                raise ValueError("the tokenizer has no vocabulary yet (build one first)")
-            self._index = {w: i for i, w in enumerate(self.vocabulary)}
-        return self._index
+    @cached_property
+    def index(self) -> dict[str, int]:
+        if self.vocabulary is None:
+            raise ValueError("the tokenizer has no vocabulary yet (build one first)")
+        return {w: i for i, w in enumerate(self.vocabulary)}
 
     def count(self, texts: list[str]) -> tuple[sp.csr_matrix, int]:
         """Counts of ``texts`` over the vocabulary (rows may be empty) and the out-of-vocabulary tokens."""
@@ -180,8 +150,11 @@ def _default_users(shard: Shard, multi: bool, start: int, stop: int) -> list:
 
 
 def _chunk_from_counts(X, users: list, n_words: int, where: str) -> Chunk:
-    X, nonempty = canonical_counts(X, n_words, where)
-    X, users, n_empty = drop_empty(X, users, nonempty)
+    """Counts read from disk as canonical int64 CSR without empty rows (a wrong width or negative, fractional or
+    non-finite counts are a ``ValueError`` naming ``where``)."""
+    X = check_count_matrix(X, f"{where}: X", min_docs=0, min_words=0, n_words=n_words,
+                           expected_by=f"the {n_words}-word vocabulary", integral=True, dtype=np.int64)
+    X, users, n_empty = drop_empty(X, users)
     return Chunk(X=X, users=users, empty_documents_dropped=n_empty)
 
 
@@ -208,7 +181,7 @@ class JsonlReader:
         while batch := list(islice(records, self.chunk_size)):
             texts, owners = zip(*batch)
             X, n_oov = self.tokenizer.count(list(texts))
-            X, users, n_empty = drop_empty(X, list(owners), np.diff(X.indptr) > 0)
+            X, users, n_empty = drop_empty(X, list(owners))
             yield Chunk(X=X, users=users, empty_documents_dropped=n_empty, out_of_vocabulary_tokens=n_oov)
 
     def count_tokens(self, shard: Shard) -> TokenCounts:
