@@ -16,7 +16,7 @@ import json
 import math
 import os
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
@@ -135,10 +135,7 @@ class Corpus:
         return {name: getattr(self.log, name) for name in BOUND_PARAMETERS if getattr(self.log, name)}
 
     def __repr__(self) -> str:
-        return (
-            f"Corpus(n_docs={self.n_docs}, n_words={self.n_words}, n_users={self.n_users}, "
-            f"n_tokens={self.n_tokens})"
-        )
+        return f"Corpus(n_docs={self.n_docs}, n_words={self.n_words}, n_users={self.n_users}, n_tokens={self.n_tokens})"
 
     @classmethod
     def from_matrix(cls, X, vocabulary: Sequence[str] | Mapping[str, int],
@@ -238,11 +235,9 @@ class Corpus:
         """Read JSON Lines (:func:`read_jsonl_records`). ``users`` keeps those user ids and ``n_users`` the first
         ``n_users`` distinct users; other keyword arguments go to :meth:`from_texts`.
         """
+        records = read_jsonl_records(path, text_field, user_field, users)  # a generator: nothing is read yet
         if n_users is not None:
-            n_users = check_int(n_users, "n_users", low=1)
-        records = read_jsonl_records(path, text_field, user_field, users)
-        if n_users is not None:
-            records = _first_users(records, n_users)
+            records = _first_users(records, check_int(n_users, "n_users", low=1))
         where = os.fspath(path) + ("" if users is None else " (the requested users)")
         return cls._from_source_records(records, where, text_options)
 
@@ -290,10 +285,9 @@ class Corpus:
         if not nonempty.any() and not allow_empty:
             raise ValueError("every document is empty after tokenisation (no in-vocabulary tokens)")
         log = CorpusLog(empty_documents_dropped=int(n_docs - nonempty.sum()))
-        all_users = _unique_in_order(users)
         kept_users = [users[i] for i in np.flatnonzero(nonempty)]
-        user_ids = _unique_in_order(kept_users)
-        log.users_without_documents = len(all_users) - len(user_ids)
+        user_ids = list(dict.fromkeys(kept_users))  # in order of first appearance
+        log.users_without_documents = len(dict.fromkeys(users)) - len(user_ids)
         index = {u: i for i, u in enumerate(user_ids)}
         doc_users = np.fromiter((index[u] for u in kept_users), dtype=np.int64, count=len(kept_users))
         return cls(X=X[nonempty], vocabulary=tuple(vocabulary), doc_users=doc_users, user_ids=tuple(user_ids), log=log)
@@ -313,14 +307,7 @@ class Corpus:
         uniq = uniq[np.argsort(first)]
         remap = np.full(self.n_users, -1, dtype=np.int64)
         remap[uniq] = np.arange(uniq.size)
-        return Corpus(
-            X=self.X[docs],
-            vocabulary=self.vocabulary,
-            doc_users=remap[old_users],
-            user_ids=tuple(self.user_ids[u] for u in uniq),
-            log=self.log,
-            vocabulary_source=self.vocabulary_source,
-        )
+        return replace(self, X=self.X[docs], doc_users=remap[old_users], user_ids=tuple(self.user_ids[u] for u in uniq))
 
     def subset_users(self, users: np.ndarray) -> "Corpus":
         """The corpus of the given user *indices* (repeats become distinct copies of that user)."""
@@ -334,8 +321,7 @@ class Corpus:
             self.user_ids[u] if c == 0 else (self.user_ids[u], c)
             for u, c in zip(users, _occurrence_counts(users))
         )
-        return Corpus(X=self.X[docs], vocabulary=self.vocabulary, doc_users=owner, user_ids=ids, log=self.log,
-                      vocabulary_source=self.vocabulary_source)
+        return replace(self, X=self.X[docs], doc_users=owner, user_ids=ids)
 
     def bound(
         self,
@@ -347,20 +333,15 @@ class Corpus:
     ) -> "Corpus":
         """Cap each user's contribution; return a new corpus whose ``log`` counts what was cut.
 
-        Bounding is a per-unit function ``B_s``: what is kept of a user depends only on that user's records and a
-        seed ``s`` drawn independently of the data.
-
-        * ``max_docs_per_user``: a uniformly random subset of the user's documents, from a generator seeded with
-          ``(s, stable hash of the user's id)`` (the id, not the index, which other users' presence renumbers).
-        * ``max_tokens_per_doc``: a uniformly random sub-multiset of a long document's tokens (multivariate
-          hypergeometric), seeded with ``(s, hash of the document's words and counts)``: the document alone.
-        * ``max_tokens_per_user``: a uniformly random sub-multiset of all the user's remaining tokens, seeded with
-          ``(s, hash of the user's id)``; a document left empty is dropped.
-
-        Why it is sound: for a fixed ``s``, if ``D`` and ``D'`` differ in one user then ``B_s(D)`` and ``B_s(D')``
-        differ in that user's rows only, so an (eps, delta)-DP mechanism on bounded corpora stays (eps, delta)-DP
-        after bounding; a data-independent ``s`` keeps it so (a mixture of DP mechanisms). ``max_tokens_per_doc`` is
-        also a document-level function; the two per-user bounds are user-level only (adding a document re-draws its
+        A per-unit function ``B_s`` of each user's records and a seed ``s`` drawn independently of the data:
+        ``max_docs_per_user`` keeps a uniformly random subset of the user's documents, ``max_tokens_per_doc`` a
+        uniformly random sub-multiset of a long document's tokens (multivariate hypergeometric), and
+        ``max_tokens_per_user`` one of all the user's remaining tokens (a document left empty is dropped), each from a
+        generator seeded with ``s`` and a stable hash of the user's id (not its index, which other users renumber) or
+        of the document's words and counts. For a fixed ``s``, corpora that differ in one user are bounded to corpora
+        that differ in that user's rows only, so an (eps, delta)-DP mechanism on bounded corpora stays so after
+        bounding, and a data-independent ``s`` keeps it so (a mixture of DP mechanisms). ``max_tokens_per_doc`` is
+        also a document-level function; the per-user bounds are user-level only (a document added re-draws its
         owner's other choices).
 
         Parameters
@@ -373,7 +354,7 @@ class Corpus:
         log = CorpusLog(**self.log.as_dict())
         docs = np.arange(self.n_docs)
         if max_docs_per_user is not None:
-            m = check_int(max_docs_per_user, "max_docs_per_user", low=1)
+            log.max_docs_per_user = m = check_int(max_docs_per_user, "max_docs_per_user", low=1)
             kept = []
             for u, user_docs in enumerate(self.user_documents()):
                 if user_docs.size > m:
@@ -383,27 +364,19 @@ class Corpus:
                     user_docs = user_docs[np.sort(rng.choice(user_docs.size, size=m, replace=False))]
                 kept.append(user_docs)
             docs = np.sort(np.concatenate(kept)) if kept else docs  # no user: nothing to keep (an N=0 corpus)
-            log.max_docs_per_user = m
         X = self.X[docs]
         if max_tokens_per_doc is not None:
-            L = check_int(max_tokens_per_doc, "max_tokens_per_doc", low=1)
-            X, n_truncated, n_cut = _truncate_rows(X, L, root, self.vocabulary)
-            log.documents_truncated += n_truncated
-            log.tokens_cut_by_max_tokens_per_doc += n_cut
-            log.max_tokens_per_doc = L
+            log.max_tokens_per_doc = check_int(max_tokens_per_doc, "max_tokens_per_doc", low=1)
+            X = _truncate_rows(X, log.max_tokens_per_doc, root, self.vocabulary, log)
         doc_users = self.doc_users[docs]
         if max_tokens_per_user is not None:
-            T = check_int(max_tokens_per_user, "max_tokens_per_user", low=1)
-            X, n_capped, n_cut = _subsample_users(X, doc_users, T, root, self.user_ids)
-            log.users_token_capped += n_capped
-            log.tokens_cut_by_max_tokens_per_user += n_cut
-            log.max_tokens_per_user = T
+            log.max_tokens_per_user = check_int(max_tokens_per_user, "max_tokens_per_user", low=1)
+            X = _subsample_users(X, doc_users, log.max_tokens_per_user, root, self.user_ids, log)
             # a user keeps at least one token, but one of their documents may keep none: it is dropped
             keep = np.flatnonzero(np.diff(X.indptr) > 0)
             log.documents_emptied_by_max_tokens_per_user += int(X.shape[0] - keep.size)
             X, doc_users = X[keep], doc_users[keep]
-        return Corpus(X=X, vocabulary=self.vocabulary, doc_users=doc_users, user_ids=self.user_ids, log=log,
-                      vocabulary_source=self.vocabulary_source)
+        return replace(self, X=X, doc_users=doc_users, log=log)
 
     def to_gensim(self):
         """``(gensim.corpora.Dictionary, list of bag-of-words)`` with ids equal to column indices."""
@@ -470,12 +443,12 @@ def as_corpus(X) -> Corpus:
     return Corpus.from_matrix(counts, list(vocabulary), users)
 
 
-def _truncate_rows(X: sp.csr_matrix, L: int, root: bytes, vocabulary: tuple):
+def _truncate_rows(X: sp.csr_matrix, L: int, root: bytes, vocabulary: tuple, log: CorpusLog) -> sp.csr_matrix:
     """Rows longer than ``L`` keep ``L`` of their tokens, each drawn from a generator keyed by the row alone."""
     lengths = np.asarray(X.sum(axis=1)).ravel()
     long_rows = np.flatnonzero(lengths > L)
     if long_rows.size == 0:
-        return X, 0, 0
+        return X
     X = X.copy()
     for r in long_rows:
         a, b = X.indptr[r], X.indptr[r + 1]
@@ -485,7 +458,9 @@ def _truncate_rows(X: sp.csr_matrix, L: int, root: bytes, vocabulary: tuple):
         key = "\x00".join(f"{vocabulary[j]}\x01{c}" for j, c in zip(X.indices[a:b].tolist(), counts.tolist()))
         X.data[a:b] = _unit_rng(root, b"document", key.encode()).multivariate_hypergeometric(counts, L)
     X.eliminate_zeros()
-    return X, int(long_rows.size), int(lengths[long_rows].sum() - L * long_rows.size)
+    log.documents_truncated += int(long_rows.size)
+    log.tokens_cut_by_max_tokens_per_doc += int(lengths[long_rows].sum() - L * long_rows.size)
+    return X
 
 
 def user_grouping(doc_users: np.ndarray, n_users: int) -> tuple[np.ndarray, np.ndarray]:
@@ -494,13 +469,14 @@ def user_grouping(doc_users: np.ndarray, n_users: int) -> tuple[np.ndarray, np.n
     return order, np.searchsorted(doc_users[order], np.arange(n_users + 1))
 
 
-def _subsample_users(X: sp.csr_matrix, doc_users: np.ndarray, T: int, root: bytes, user_ids: tuple):
+def _subsample_users(X: sp.csr_matrix, doc_users: np.ndarray, T: int, root: bytes, user_ids: tuple,
+                     log: CorpusLog) -> sp.csr_matrix:
     """Users with more than ``T`` tokens keep ``T``, drawn over all their counts from a generator keyed by their id."""
     X = X.tocsr(copy=True)
     lengths = np.bincount(doc_users, weights=np.asarray(X.sum(axis=1)).ravel(), minlength=len(user_ids))
     heavy = np.flatnonzero(lengths > T)
     if heavy.size == 0:
-        return X, 0, 0
+        return X
     order, bounds = user_grouping(doc_users, len(user_ids))
     for u in heavy:
         cells = np.concatenate([np.arange(X.indptr[r], X.indptr[r + 1]) for r in order[bounds[u]:bounds[u + 1]]])
@@ -508,7 +484,9 @@ def _subsample_users(X: sp.csr_matrix, doc_users: np.ndarray, T: int, root: byte
             X.data[cells].astype(np.int64), T)
         X.data[cells] = kept.astype(X.data.dtype)
     X.eliminate_zeros()
-    return X, int(heavy.size), int(lengths[heavy].sum() - T * heavy.size)
+    log.users_token_capped += int(heavy.size)
+    log.tokens_cut_by_max_tokens_per_user += int(lengths[heavy].sum() - T * heavy.size)
+    return X
 
 
 def _bounding_root(random_state) -> bytes:
@@ -572,13 +550,6 @@ def _first_users(records: Iterable[tuple[str, object]], n: int) -> Iterator[tupl
             yield text, user
 
 
-def _unique_in_order(items: Sequence) -> list:
-    seen: dict = {}
-    for x in items:
-        seen.setdefault(x, None)
-    return list(seen)
-
-
 def _occurrence_counts(values: np.ndarray) -> list[int]:
     """For each position, how many times its value occurred before it."""
     seen: dict = {}
@@ -630,7 +601,10 @@ def make_vectorizer(*, stop_words="english", min_token_length: int = 3, min_df=1
     return vectorizer
 
 
-_GZIP_MAGIC = b"\x1f\x8b"
+def _jsonl_opener(where: str):
+    """``gzip.open`` for a gzip-compressed file (recognised by content), else ``open``."""
+    with open(where, "rb") as raw:
+        return gzip.open if raw.read(2) == b"\x1f\x8b" else open
 
 
 def read_jsonl_records(
@@ -649,11 +623,9 @@ def read_jsonl_records(
     where = os.fspath(path)
     if os.path.isdir(where):
         raise ValueError(f"{where}: is a directory; the corpus must be a JSON Lines file (.jsonl or .jsonl.gz)")
-    with open(where, "rb") as raw:
-        compressed = raw.read(2) == _GZIP_MAGIC
-    if not compressed and where.endswith(".gz"):
+    opener = _jsonl_opener(where)
+    if opener is open and where.endswith(".gz"):
         raise ValueError(f"{where}: the name ends in .gz but the file is not gzip-compressed")
-    opener = gzip.open if compressed else open
     lineno = 0
     try:
         # text mode decodes in C, fast; utf-8-sig drops a byte-order mark at the start of the file
@@ -708,7 +680,8 @@ def checked_user_id(user, where: str, user_field: str = "user"):
     """
     if isinstance(user, np.generic):
         user = user.item()
-    if isinstance(user, bool) or not isinstance(user, (str, int, float)) or not _finite(user):
+    finite = not isinstance(user, float) or math.isfinite(user)
+    if isinstance(user, bool) or not isinstance(user, (str, int, float)) or not finite:
         got = repr(user) if isinstance(user, float) else type(user).__name__
         raise TypeError(f"{where}: field {user_field!r} (user_field) must be a string or a finite number, got {got}")
     return canonical_user_id(user)
@@ -725,15 +698,9 @@ def read_source_records(
     """Yield ``(text, user)`` of each record of any corpus source, in its order: the one record reader.
 
     JSON Lines goes to :func:`read_jsonl_records`; Parquet, CSV, a DataFrame or the rows of ``query`` on a database
-    URL to :func:`topicdp.tables.table_rows`, each value checked as a JSON Lines field is. The same rows are the
-    same records whatever the source, hence the same ids and bounds.
-
-    Raises
-    ------
-    topicdp.tables.FieldError
-        Before any row is read, when a field is missing (it names the parameter and the nearest field).
-    TypeError
-        For a value of the wrong type, naming the row.
+    URL to :func:`topicdp.tables.table_rows`, each value checked as a JSON Lines field is (a ``TypeError`` naming the
+    row), so the same rows are the same records, ids and bounds whatever the source. A missing field is a
+    :class:`topicdp.tables.FieldError` before any row is read.
     """
     from .tables import describe, source_format, table_rows
 
@@ -771,9 +738,7 @@ def check_source_fields(path, text_field: str = "text", user_field: str = "user"
 def _first_jsonl_record(where: str) -> tuple[int, list[str]] | None:
     """(line number, field names) of the first record of a JSON Lines file; None when absent or unparsable."""
     try:
-        with open(where, "rb") as raw:
-            compressed = raw.read(2) == _GZIP_MAGIC
-        with (gzip.open if compressed else open)(where, "rt", encoding="utf-8-sig", newline="\n") as fh:
+        with _jsonl_opener(where)(where, "rt", encoding="utf-8-sig", newline="\n") as fh:
             for lineno, line in enumerate(fh, 1):
                 if line.strip():
                     row = json.loads(line)
@@ -781,10 +746,6 @@ def _first_jsonl_record(where: str) -> tuple[int, list[str]] | None:
     except (OSError, ValueError, EOFError, zlib.error):
         return None
     return None
-
-
-def _finite(user) -> bool:
-    return not isinstance(user, float) or math.isfinite(user)
 
 
 def canonical_user_id(uid):
@@ -795,11 +756,7 @@ def canonical_user_id(uid):
     """
     if isinstance(uid, np.generic):
         uid = uid.item()
-    if isinstance(uid, bool):
-        return int(uid)
-    if isinstance(uid, float) and uid.is_integer():
-        return int(uid)
-    return uid
+    return int(uid) if isinstance(uid, bool) or (isinstance(uid, float) and uid.is_integer()) else uid
 
 
 def tokenize(

@@ -2,26 +2,22 @@
 paper's longer earlier version).
 
 Each configuration is a cut of the data-flow graph: noise on its edges makes everything downstream
-post-processing. All four whiten with a *released* M2 where the paper whitens with the noiseless one, which makes
-every sensitivity provable (:mod:`.sensitivity`), at no cost for configurations 1-3, which release M2 anyway.
+post-processing. All four whiten with a *released* M2 (the paper: the noiseless one), which makes every
+sensitivity provable (:mod:`.sensitivity`); with ``public_whitening=`` W comes from a public reference's M2, no M2
+is released and the M2 gap checks do not apply.
 
-1. (e3, e4, e8): noise on M3_hat, applied in whitened space through the exactly equivalent k^3 Gaussian
-   (:func:`.noise.whitened_m3_noise`), and twice on M2_hat, the two combined by inverse-variance weighting so that
-   W and W^dagger share one eigenbasis. No precondition.
+1. (e3, e4, e8): noise on M3_hat in whitened space (the exactly equivalent k^3 Gaussian,
+   :func:`.noise.whitened_m3_noise`) and twice on M2_hat, combined by inverse-variance weighting. No precondition.
 2. (e6, e8): noise on M2_hat (e8) and on ``T = M3_hat(W, W, W)`` (e6) with ``Delta_T = Delta3 / lambda_k^{3/2}``.
-3. (e7, e8): the noiseless whitened tensor decomposed by Jennrich's algorithm and ``[T(I, v_i, v_i)]_i`` released
-   at its local sensitivity, from Procedure-1 bounds of the eigengap and of ``||T||_F``.
-4. (e9, with e8): as 3 up to the decomposition, then un-whitening, the simplex projection (1-Lipschitz) and noise
-   on the topics and alpha. The paper's configuration 4 has no e8; without it no bound of the output is proven.
-
-Public whitening (``public_whitening=``): W comes from a public reference's M2, so no M2 is released and the
-budget goes to the other edges; the M2 gap checks do not apply.
+3. (e7, e8): Jennrich's decomposition of the noiseless T, ``[T(I, v_i, v_i)]_i`` released at its local
+   sensitivity from Procedure-1 bounds of the eigengap and of ``||T||_F``.
+4. (e9, with e8): as 3, then un-whitening, the simplex projection (1-Lipschitz) and noise on the topics and alpha
+   (the paper's has no e8, without which no bound of the output is proven).
 
 Preconditions, on released quantities only: fewer than k positive eigenvalues of the released M2, or a
-non-positive private lower bound of the eigengap (3-4), always raise; Table 3's inequalities (``Delta2 <=
-(lambda_k - lambda_{k+1}) / 2``; for 3-4 ``2^{3/2} Delta_T / gamma < 1/2``, the decomposition identifiable between
-neighbours) raise when ``strict``, else are recorded; the released M2's noise norm (``~ s sqrt(2d)``) below half
-the released gap (Apps. I.1-I.2) is a utility check, raised only when ``strict`` in 2-4.
+non-positive private eigengap bound (3-4), always raise; Table 3's ``Delta2 <= (lambda_k - lambda_{k+1}) / 2`` and
+(3-4) ``2^{3/2} Delta_T / gamma < 1/2`` raise when ``strict``, else are recorded, as does the utility check
+(2-4) that the released M2's noise norm (``~ s sqrt(2d)``) is below half the released gap (Apps. I.1-I.2).
 """
 
 from __future__ import annotations
@@ -67,13 +63,11 @@ CONFIGURATIONS: dict[int, dict[str, tuple[str, ...]]] = {
 M2_EDGES = ("e4", "e8")
 
 
-def releases(cfg: int, public_whitening: bool) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+def releases(cfg: int, public_whitening: bool) -> tuple[tuple[str, ...], ...]:
     """``(edges, gaussian, laplace)`` release names of configuration ``cfg``."""
+    drop = M2_EDGES if public_whitening else ()
     spec = CONFIGURATIONS[cfg]
-    if not public_whitening:
-        return spec["edges"], spec["gaussian"], spec["laplace"]
-    drop = lambda names: tuple(n for n in names if n not in M2_EDGES)  # noqa: E731
-    return drop(spec["edges"]), drop(spec["gaussian"]), spec["laplace"]
+    return tuple(tuple(n for n in spec[kind] if n not in drop) for kind in ("edges", "gaussian", "laplace"))
 
 
 @dataclass
@@ -171,46 +165,45 @@ def _gap_checks(ctx: Context, wh: Whitening, delta2: float, table3: bool) -> Non
         ctx.checks.append(Check("utility: M2 noise below half the spectral gap (App. I.1)", bool(passed), detail))
 
 
-def run_config1(ctx: Context):
+def _whitened_tensor(ctx: Context, m2_edges: tuple[str, ...]) -> tuple[Whitening, np.ndarray, float]:
+    """``(whitening, noiseless T = M3_hat(W, W, W), Delta3)`` with M2 released on ``m2_edges`` (or public); records
+    Delta2, Delta3 and, for configurations 2-4 (one M2 release), ``Delta_T``."""
     n, a0 = ctx.corpus.n_units, ctx.alpha0
     d2, d3 = delta_m2(n, a0, norm="fro"), delta_m3(n, a0, norm="fro")
-    wh = _whitening(ctx, d2, ("e4", "e8"), table3=False)
-    s3 = ctx.budget.gaussian_sigma("e3", d3, what="M3_hat (Sym Gaussian, d^3, applied in whitened space)")
-    W = wh.W
-    T = whitened_m3(ctx.corpus, a0, W) + whitened_m3_noise(W, s3, ctx.rng)
-    dec = power_method(T, rng=ctx.rng, n_restarts=ctx.n_restarts)
+    one = m2_edges == ("e8",)
+    wh = _whitening(ctx, d2, m2_edges, table3=one)
     ctx.details.update({"Delta2": d2, "Delta3": d3})
-    return recover_topics(dec.values, dec.vectors, wh.B, a0, ctx.simplex)
+    if one:
+        ctx.details["Delta_T"] = whitened_tensor_sensitivity(d3, wh.sigma_k)
+    return wh, whitened_m3(ctx.corpus, a0, wh.W), d3
+
+
+def run_config1(ctx: Context):
+    wh, T, d3 = _whitened_tensor(ctx, ("e4", "e8"))
+    s3 = ctx.budget.gaussian_sigma("e3", d3, what="M3_hat (Sym Gaussian, d^3, applied in whitened space)")
+    dec = power_method(T + whitened_m3_noise(wh.W, s3, ctx.rng), rng=ctx.rng, n_restarts=ctx.n_restarts)
+    return recover_topics(dec.values, dec.vectors, wh.B, ctx.alpha0, ctx.simplex)
 
 
 def run_config2(ctx: Context):
-    n, a0 = ctx.corpus.n_units, ctx.alpha0
-    d2, d3 = delta_m2(n, a0, norm="fro"), delta_m3(n, a0, norm="fro")
-    wh = _whitening(ctx, d2, ("e8",), table3=True)
-    dT = whitened_tensor_sensitivity(d3, wh.sigma_k)
-    s6 = ctx.budget.gaussian_sigma("e6", dT, what="T = M3_hat(W, W, W) (Sym Gaussian, k^3)")
-    T = whitened_m3(ctx.corpus, a0, wh.W) + symmetric_tensor_noise(ctx.k, s6, ctx.rng)
-    dec = power_method(T, rng=ctx.rng, n_restarts=ctx.n_restarts)
-    ctx.details.update({"Delta2": d2, "Delta3": d3, "Delta_T": dT})
-    return recover_topics(dec.values, dec.vectors, wh.B, a0, ctx.simplex)
+    wh, T, _ = _whitened_tensor(ctx, ("e8",))
+    s6 = ctx.budget.gaussian_sigma("e6", ctx.details["Delta_T"], what="T = M3_hat(W, W, W) (Sym Gaussian, k^3)")
+    dec = power_method(T + symmetric_tensor_noise(ctx.k, s6, ctx.rng), rng=ctx.rng, n_restarts=ctx.n_restarts)
+    return recover_topics(dec.values, dec.vectors, wh.B, ctx.alpha0, ctx.simplex)
 
 
 def _private_decomposition(ctx: Context):
     """Shared by configurations 3-4: e8 (or public) whitening, Jennrich decomposition, Procedure-1 bounds."""
-    n, a0, k = ctx.corpus.n_units, ctx.alpha0, ctx.k
-    d2, d3 = delta_m2(n, a0, norm="fro"), delta_m3(n, a0, norm="fro")
-    wh = _whitening(ctx, d2, ("e8",), table3=True)
-    dT = whitened_tensor_sensitivity(d3, wh.sigma_k)
-    T = whitened_m3(ctx.corpus, a0, wh.W)
+    wh, T, _ = _whitened_tensor(ctx, ("e8",))
+    dT = ctx.details["Delta_T"]
     dec, rho = jennrich(T, ctx.theta)
     gap = float(np.min(eigengaps(rho)))
-    eps_g, del_g = ctx.budget.laplace_epsilon("p1_gap")
-    gap_b = laplace_bound("p1_gap", gap, 2.0 * dT, eps_g, del_g, ctx.rng, side="lower")
+    gap_b = laplace_bound("p1_gap", gap, 2.0 * dT, *ctx.budget.laplace_epsilon("p1_gap"), ctx.rng, side="lower")
     ctx.budget.record_laplace(gap_b, "lower bound of the eigengap of T(I, I, theta)")
-    eps_n, del_n = ctx.budget.laplace_epsilon("p1_norm")
-    norm_b = laplace_bound("p1_norm", float(np.linalg.norm(T)), dT, eps_n, del_n, ctx.rng, side="upper")
+    norm_b = laplace_bound("p1_norm", float(np.linalg.norm(T)), dT, *ctx.budget.laplace_epsilon("p1_norm"), ctx.rng,
+                           side="upper")
     ctx.budget.record_laplace(norm_b, "upper bound of ||T||_F")
-    ctx.details.update({"Delta2": d2, "Delta3": d3, "Delta_T": dT, "procedure1": [gap_b.as_dict(), norm_b.as_dict()]})
+    ctx.details["procedure1"] = [gap_b.as_dict(), norm_b.as_dict()]
     ctx.check("Procedure 1: private eigengap lower bound > 0", gap_b.bound > 0,
               f"gamma_tilde = {gap_b.bound:.3g}", fatal=True, remedy=REMEDY,
               failure="the private lower bound gamma_tilde is not positive")
@@ -218,23 +211,17 @@ def _private_decomposition(ctx: Context):
     ctx.check("Table 3 (configs 3-4): 2^{3/2} Delta_T / gamma_tilde < 1/2", move < 0.5,
               f"eigenvector perturbation bound = {move:.3g}", remedy=REMEDY,
               failure="the eigenvector perturbation bound is not below 1/2")
-    L = jennrich_sensitivity(dT, gap_b.bound, max(norm_b.bound, 0.0), k)
+    L = jennrich_sensitivity(dT, gap_b.bound, max(norm_b.bound, 0.0), ctx.k)
     ctx.details["Delta_decomposition"] = L
     return wh, apply_vv(T, dec.vectors), L
-
-
-def _from_w(w: np.ndarray):
-    lam = np.linalg.norm(w, axis=0)
-    V = w / np.where(lam > 0, lam, 1.0)
-    return lam, V
 
 
 def run_config3(ctx: Context):
     wh, w, L = _private_decomposition(ctx)
     s7 = ctx.budget.gaussian_sigma("e7", L, what="[T(I, v_i, v_i)]_i = (lambda_i v_i), k x k (Gaussian)")
     w_noisy = w + ctx.rng.normal(0.0, s7, size=w.shape)
-    lam, V = _from_w(w_noisy)
-    return recover_topics(lam, V, wh.B, ctx.alpha0, ctx.simplex)
+    lam = np.linalg.norm(w_noisy, axis=0)
+    return recover_topics(lam, w_noisy / np.where(lam > 0, lam, 1.0), wh.B, ctx.alpha0, ctx.simplex)
 
 
 def run_config4(ctx: Context):

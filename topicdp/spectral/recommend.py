@@ -1,17 +1,14 @@
 """Which configuration to use for (N, d, k, alpha0), and why (DeCarolis et al. 2020, Remarks 14-16, Sec. 7-8).
 
-The noise each configuration would add is compared with the signal it perturbs, with :class:`DPSpectralMoments`'s
-sensitivities and calibration and a prior guess ``lambda_k ~ ||mu||^2 / (k (alpha0 + 1))``, ``||mu||^2 ~ (1 +
-beta)/(d beta + 1)`` for Dirichlet(0.1) topics (or a public ``sigma_k``).
-
-* Remark 14 prefers configuration 2 to 1 by the spectral norm of a d^3 Gaussian tensor; pushed through W that
-  noise has covariance ``s^2 G(x)G(x)G``, ``G = Lambda^{-1}`` (:mod:`.noise`), entry-wise at most configuration
-  2's. Under RDP accounting configuration 1's two M2 releases combine into configuration 2's one, so 1
-  dominates; under simple accounting 2 is recommended only where 1's combined M2 noise exceeds lambda_k and 2's
-  does not.
-* Remarks 15-16: 4 never beats 3, and 3's output sensitivity exceeds the tensor's by ``sqrt(k)(1 + 2^{5/2}
-  ||T||_F / gamma)``, gamma of order ``lambda_T / k^2``: 3 and 4 are recommended only where their Procedure-1
-  gap bound is expected to be positive and their noise is lowest.
+Each configuration's noise is compared with the signal it perturbs, with :class:`DPSpectralMoments`'s sensitivities
+and calibration and a prior guess ``lambda_k ~ ||mu||^2 / (k (alpha0 + 1))``, ``||mu||^2 ~ (1 + beta)/(d beta +
+1)`` for Dirichlet(0.1) topics (or a public ``sigma_k``). Remark 14 prefers 2 to 1 by the spectral norm of a d^3
+Gaussian; pushed through W that noise has covariance ``s^2 G(x)G(x)G``, ``G = Lambda^{-1}`` (:mod:`.noise`), entry-wise
+at most configuration 2's, so 1 dominates under RDP accounting (its two M2 releases combine into 2's one); under
+simple accounting 2 is recommended only where 1's combined M2 noise exceeds lambda_k and 2's does not. Remarks
+15-16: 4 never beats 3, whose output sensitivity exceeds the tensor's by ``sqrt(k)(1 + 2^{5/2} ||T||_F / gamma)``,
+gamma of order ``lambda_T / k^2``: 3-4 only where their Procedure-1 gap bound is expected positive and their noise
+is lowest.
 """
 
 from __future__ import annotations
@@ -35,8 +32,7 @@ class Recommendation:
     feasible: dict = field(default_factory=dict)
 
     def __str__(self) -> str:
-        lines = [f"configuration {self.configuration}"] + [f"  - {r}" for r in self.reasons]
-        return "\n".join(lines)
+        return "\n".join([f"configuration {self.configuration}"] + [f"  - {r}" for r in self.reasons])
 
 
 def _sigma_for(cfg: int, name: str, sens: float, eps: float, delta: float, accounting: str) -> tuple[float, SpectralBudget]:
