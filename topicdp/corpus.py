@@ -66,13 +66,11 @@ class Corpus:
     Parameters
     ----------
     X : sparse matrix of shape (n_docs, n_words)
-        Non-negative integer counts. ``n_docs`` may be 0: whether a private corpus is empty is private, so the
-        estimators take an N=0 matrix as any other.
+        Non-negative integer counts; ``n_docs`` may be 0 (whether a private corpus is empty is private).
     doc_users : array of int, shape (n_docs,)
         User index of each document, into ``user_ids`` (default ``range(n_users)``; every user owns a document).
     vocabulary_source : {"private-texts", "public"}, default="private-texts"
-        ``"public"`` when the caller gave the word list, ``"private-texts"`` when it was built from these texts (a
-        release then marks its vocabulary NOT COVERED). Kept by :meth:`bound` and the subsets.
+        ``"public"`` when the caller gave the word list; built from these texts, a release marks it NOT COVERED.
     """
 
     X: sp.csr_matrix
@@ -141,8 +139,7 @@ class Corpus:
     def from_matrix(cls, X, vocabulary: Sequence[str] | Mapping[str, int],
                     users: Sequence | np.ndarray | None = None) -> "Corpus":
         """From a document-term matrix and its vocabulary (a list in column order or a ``CountVectorizer.vocabulary_``
-        dict). ``users``: each document's user id (default one user per document). Empty documents are dropped.
-        """
+        dict). ``users``: each document's user id (default one user per document). Empty documents are dropped."""
         if isinstance(vocabulary, dict):
             vocab: list[str] = [""] * len(vocabulary)
             for word, col in vocabulary.items():
@@ -174,12 +171,10 @@ class Corpus:
         max_features: int | None = None,
         allow_empty: bool = False,
     ) -> "Corpus":
-        """Tokenise texts deterministically (:func:`make_vectorizer`) and count words.
-
-        The vocabulary is ``vocabulary`` if given (a public word list; other tokens are counted as out-of-vocabulary),
-        else built from the texts with ``CountVectorizer``'s ``min_df``, ``max_df`` and ``max_features``.
-        ``allow_empty``: with a given vocabulary, return an N=0 corpus where no document is left (the pipeline's private
-        corpus, whose emptiness is private); otherwise no document is an error of the caller's input.
+        """Tokenise texts deterministically (:func:`make_vectorizer`) and count words on ``vocabulary`` if given (a
+        public word list; other tokens are counted as out-of-vocabulary), else on words built from the texts with
+        ``CountVectorizer``'s ``min_df``, ``max_df`` and ``max_features``. ``allow_empty``: with a given vocabulary,
+        an N=0 corpus where no document is left (the pipeline's private corpus, whose emptiness is private).
         """
         texts = list(texts)
         if not texts and not (allow_empty and vocabulary is not None):
@@ -233,8 +228,7 @@ class Corpus:
         **text_options,
     ) -> "Corpus":
         """Read JSON Lines (:func:`read_jsonl_records`). ``users`` keeps those user ids and ``n_users`` the first
-        ``n_users`` distinct users; other keyword arguments go to :meth:`from_texts`.
-        """
+        ``n_users`` distinct users; other keyword arguments go to :meth:`from_texts`."""
         records = read_jsonl_records(path, text_field, user_field, users)  # a generator: nothing is read yet
         if n_users is not None:
             records = _first_users(records, check_int(n_users, "n_users", low=1))
@@ -244,8 +238,7 @@ class Corpus:
     @classmethod
     def from_frame(cls, frame, *, text_field: str = "text", user_field: str = "user", **text_options) -> "Corpus":
         """From a pandas or polars DataFrame with a text and a user column, read as every source is
-        (:func:`read_source_records`); other keyword arguments go to :meth:`from_texts`.
-        """
+        (:func:`read_source_records`); other keyword arguments go to :meth:`from_texts`."""
         from .tables import describe, is_frame
 
         if not is_frame(frame):
@@ -417,9 +410,8 @@ CORPUS_FIELDS = ("X", "doc_users", "vocabulary")
 
 
 def is_corpus(obj) -> bool:
-    """Whether ``obj`` is a :class:`Corpus` or has its fields ``X``, ``doc_users`` and ``vocabulary`` (duck-typed on
-    purpose: the audit's corpora and a caller's class are read alike; a streaming corpus holds no ``X``).
-    """
+    """Whether ``obj`` is a :class:`Corpus` or has its fields ``X``, ``doc_users`` and ``vocabulary`` (duck-typed, so
+    that the audit's corpora and a caller's class are read alike)."""
     return isinstance(obj, Corpus) or all(hasattr(obj, name) for name in CORPUS_FIELDS)
 
 
@@ -432,8 +424,7 @@ def split_corpus(X) -> tuple:
 
 def as_corpus(X) -> Corpus:
     """A :class:`Corpus` of ``X``: itself, a corpus of another class' fields, or of a count matrix with one user per
-    document and words ``w0, w1, ...`` (the form scikit-learn estimators are fitted on).
-    """
+    document and words ``w0, w1, ...`` (the form scikit-learn estimators are fitted on)."""
     if isinstance(X, Corpus):
         return X
     counts, users, vocabulary = split_corpus(X)
@@ -513,9 +504,8 @@ def user_selected(user, fraction: float) -> bool:
 
 
 def user_hash(user, salt: bytes) -> int:
-    """A user id hashed to 64 bits (SHA-256 of ``salt``, a zero byte and :func:`_id_key`; first 8 bytes, little-endian):
-    a function of the id alone, so adding or removing a user moves no other user across any cut.
-    """
+    """A user id hashed to 64 bits (the first 8 bytes, little-endian, of SHA-256 of ``salt``, a zero byte and
+    :func:`_id_key`): a function of the id alone, so adding or removing a user moves no other user across any cut."""
     return int.from_bytes(hashlib.sha256(salt + b"\x00" + _id_key(user)).digest()[:8], "little")
 
 
@@ -580,8 +570,7 @@ def stop_word_list(extra: Sequence[str] = ()):
 def make_vectorizer(*, stop_words="english", min_token_length: int = 3, min_df=1, max_df=1.0,
                     max_features: int | None = None, vocabulary: Sequence[str] | None = None):
     """The ``CountVectorizer`` behind every tokenisation: lower-cased runs of at least ``min_token_length`` unicode
-    letters after HTML references are decoded; scikit-learn's English stop words by default.
-    """
+    letters after HTML references are decoded; scikit-learn's English stop words by default."""
     from sklearn.feature_extraction.text import CountVectorizer
 
     check_int(min_token_length, "min_token_length", low=1)
@@ -613,11 +602,9 @@ def read_jsonl_records(
     user_field: str = "user",
     users: Iterable | None = None,
 ) -> Iterator[tuple[str, object]]:
-    """Yield ``(text, user)`` of each record of a JSON Lines file (gzip'd or not, recognised by content), in order.
-
-    Blank lines are skipped; nothing else is. Every problem is a ``ValueError`` (``TypeError`` for a field of the
-    wrong type) starting with ``path:line``. User ids come back as :func:`canonical_user_id`. ``users`` keeps only
-    those ids.
+    """Yield ``(text, user)`` of each record of a JSON Lines file (gzip'd or not, recognised by content), in order,
+    user ids as :func:`canonical_user_id`, only those in ``users`` if given. Blank lines are skipped, nothing else:
+    every problem is a ``ValueError`` (``TypeError`` for a field of the wrong type) starting with ``path:line``.
     """
     keep = None if users is None else frozenset(users)
     where = os.fspath(path)
@@ -676,8 +663,7 @@ def _checked_record(text, user, where: str, text_field: str, user_field: str) ->
 
 def checked_user_id(user, where: str, user_field: str = "user"):
     """``user`` as :func:`canonical_user_id`, or a ``TypeError`` starting with ``where`` when it is not a string or a
-    finite number: the one check of a user id, for every source.
-    """
+    finite number: the one check of a user id, for every source."""
     if isinstance(user, np.generic):
         user = user.item()
     finite = not isinstance(user, float) or math.isfinite(user)
@@ -720,9 +706,8 @@ def read_source_records(
 
 def check_source_fields(path, text_field: str = "text", user_field: str = "user", *,
                         query: str | None = None) -> None:
-    """Refuse, before the corpus is read, a source without the text or user field (:func:`topicdp.tables.check_fields`);
-    a table's fields come from its schema, a JSON Lines file's from its first record.
-    """
+    """Refuse, before the corpus is read, a source without the text or user field (:func:`topicdp.tables.check_fields`):
+    a table's fields are its schema's, a JSON Lines file's its first record's."""
     from .tables import check_fields, describe, source_format, table_fields
 
     wanted = {"text_field": text_field, "user_field": user_field}
@@ -749,11 +734,9 @@ def _first_jsonl_record(where: str) -> tuple[int, list[str]] | None:
 
 
 def canonical_user_id(uid):
-    """The one form of a user id: a number with an integral value is that int (``7``, ``7.0`` and ``True`` is ``1``).
-
-    Every hash of an id is of this form, so an id means one person in every file and shard. A string is never a
-    number (``"7"`` and ``7`` are two users) and is compared exactly as written.
-    """
+    """The one form of a user id, which every hash of an id reads (one person in every file and shard): a number with
+    an integral value is that int (``7.0`` is ``7``, ``True`` is ``1``); a string is never a number and is compared
+    exactly as written (``"7"`` and ``7`` are two users)."""
     if isinstance(uid, np.generic):
         uid = uid.item()
     return int(uid) if isinstance(uid, bool) or (isinstance(uid, float) and uid.is_integer()) else uid

@@ -40,12 +40,9 @@ from .whitening import Whitening, whiten
 
 
 class PreconditionError(ValueError):
-    """A configuration's precondition failed on the released quantities.
-
-    The message names the check and its public side only; the released values it compared (DP outputs, which
-    differ from one neighbouring corpus to the next even with the same noise) are in ``check.detail``, so that
-    neighbours refused by the same check are refused with the same message.
-    """
+    """A configuration's precondition failed on the released quantities. The message names the check and its public
+    side only, the released values it compared (DP outputs) are in ``check.detail``: neighbours refused by the same
+    check get the same message."""
 
     def __init__(self, message: str, check: Check | None = None):
         super().__init__(message)
@@ -90,11 +87,8 @@ class Context:
 
     def check(self, name: str, passed: bool, detail: str, *, fatal: bool = False, remedy: str = "",
               failure: str = "") -> None:
-        """Record a check; raise :class:`PreconditionError` if it fails and is fatal (or ``strict``).
-
-        ``detail`` (in the report's checks) may hold released values; ``failure``, the error message's
-        statement, must not (see :class:`PreconditionError`).
-        """
+        """Record a check; raise :class:`PreconditionError` if it fails and is fatal (or ``strict``). ``detail`` (in
+        the report) may hold released values; ``failure``, the error message's statement, must not."""
         check = Check(name=name, passed=bool(passed), detail=detail)
         self.checks.append(check)
         if not passed and (fatal or self.strict):

@@ -87,10 +87,7 @@ class DPSpectralMoments(FoldInMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_topics : int, default=10
-        k >= 2, smaller than the vocabulary.
-    alpha0 : float, default=1.0
-        Public sum of the Dirichlet parameter, > 0.
+    n_topics, alpha0 : int >= 2 (smaller than the vocabulary), float > 0 (the public Dirichlet sum); default 10, 1.0
     configuration : {1, 2, 3, 4}, default=1
         Where the noise goes (:mod:`.configurations`); :func:`recommend_configuration` picks one, 1 unless simple
         accounting is asked for. 1 has no data-dependent precondition.
@@ -139,7 +136,6 @@ class DPSpectralMoments(FoldInMixin, BaseEstimator):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from topicdp.datasets import synthetic_lda
     >>> X = synthetic_lda(2000, 30, 3, alpha0=1.0, random_state=0).X
     >>> model = DPSpectralMoments(n_topics=3, alpha0=1.0, configuration=1, epsilon=2.0, delta=1e-6, unit="document",
@@ -348,18 +344,17 @@ def _public_count(stated: int | None, found: int, unit: str) -> int:
 def _published(details: dict, vocab_status: str, stated: bool) -> dict:
     derived = ("post-processing: a function of the stated N (or U) and parameters and (configurations 2-4) of "
                "released quantities")
-    counts = {key: _COUNT_STATUSES[stated].format(units=units)
-              for key, units in (("n_documents", "documents"), ("n_users", "users")) if key in details}
     return {
-        "topic_word": "post-processing: of the noisy releases at the configuration's edges",
-        "extra.alpha": "post-processing: of the noisy releases at the configuration's edges",
+        **dict.fromkeys(("topic_word", "extra.alpha"),
+                        "post-processing: of the noisy releases at the configuration's edges"),
         "vocabulary": vocab_status,
         "report.checks": "post-processing: outcomes on released quantities and the stated N (or U)",
         **{f"report.{name}": derived for name in ("sensitivity", "sigma", "sigma_alternatives", "composition",
                                                   "composition_total")},
         **{f"report.details.{key}": _DETAIL_STATUSES[key] for key in details if key in _DETAIL_STATUSES},
         **{f"report.details.{key}": _sized_status(vocab_status) for key in _SIZED if key in details},
-        **{f"report.details.{key}": status for key, status in counts.items()},
+        **{f"report.details.{key}": _COUNT_STATUSES[stated].format(units=units)
+           for key, units in (("n_documents", "documents"), ("n_users", "users")) if key in details},
     }
 
 

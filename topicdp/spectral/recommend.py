@@ -46,12 +46,9 @@ def _sigma_for(cfg: int, name: str, sens: float, eps: float, delta: float, accou
 def predicted_noise(n_docs: int, n_words: int, n_topics: int, alpha0: float, *, epsilon: float = 1.0,
                     delta: float = 1e-6, accounting: str = "auto", sigma_k: float | None = None,
                     topic_concentration: float = 0.1) -> tuple[dict, dict, dict]:
-    """Relative noise (noise norm / signal) of each configuration, its M2 part, and feasibility of 3-4.
-
-    The M2 part is ``||E_M2|| / lambda_k`` (spectral norm of the released M2's noise over the k-th
-    eigenvalue: above 1 the whitening is lost). The tensor part is an upper bound that treats all of M2's
-    top eigenvalues as ``lambda_k``; it ties configurations 1 and 2, whereas config 1's true tensor noise
-    is smaller by the spread of those eigenvalues (``s^2 G (x) G (x) G``).
+    """Relative noise (noise norm / signal) of each configuration, its M2 part ``||E_M2|| / lambda_k`` (above 1 the
+    whitening is lost), and the feasibility of 3-4. The tensor part is an upper bound that takes all of M2's top
+    eigenvalues as ``lambda_k``, which ties 1 and 2 (1's is smaller by their spread, ``s^2 G (x) G (x) G``).
     """
     N, d, k, a0 = n_docs, n_words, n_topics, alpha0
     beta = topic_concentration
@@ -97,11 +94,9 @@ def predicted_noise(n_docs: int, n_words: int, n_topics: int, alpha0: float, *, 
 def recommend_configuration(n_docs: int, n_words: int, n_topics: int, alpha0: float, *, epsilon: float = 1.0,
                             delta: float = 1e-6, accounting: str = "auto", sigma_k: float | None = None,
                             topic_concentration: float = 0.1) -> Recommendation:
-    """Recommend a configuration (1-4) for N documents, vocabulary d, k topics and Dirichlet sum alpha0.
-
-    The budget matters only under simple accounting; ``sigma_k`` is a public estimate of M2's k-th eigenvalue
-    (otherwise guessed, module docstring). The :class:`Recommendation` holds the ``configuration``, ``reasons``
-    citing the paper, every configuration's predicted relative noise and the feasibility of 3-4.
+    """Recommend a configuration (1-4), with ``reasons`` citing the paper, for N documents, vocabulary d, k topics
+    and Dirichlet sum alpha0. The budget matters only under simple accounting; ``sigma_k``: a public estimate of
+    M2's k-th eigenvalue (else guessed, module docstring).
     """
     N = check_int(n_docs, "n_docs", low=3)
     d = check_int(n_words, "n_words", low=3)
