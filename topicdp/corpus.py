@@ -100,16 +100,13 @@ class Corpus:
             raise ValueError(f"doc_users holds index {doc_users.max()} but there are only {n_users} user_ids")
         owned = np.bincount(doc_users, minlength=n_users)
         if np.any(owned == 0):
-            missing = [self._user_id(u) for u in np.flatnonzero(owned == 0)[:5]]
+            missing = [u if self.user_ids is None else self.user_ids[u] for u in np.flatnonzero(owned == 0)[:5]]
             raise ValueError(
                 f"user_ids contains {int(np.sum(owned == 0))} user(s) with no documents (e.g. {missing}); "
                 "every user must own at least one document"
             )
         self.doc_users = doc_users.astype(np.int64, copy=False)
         self.user_ids = tuple(range(n_users)) if self.user_ids is None else tuple(self.user_ids)
-
-    def _user_id(self, u):
-        return u if self.user_ids is None else self.user_ids[u]
 
     @property
     def n_docs(self) -> int:
@@ -378,13 +375,11 @@ class Corpus:
         dictionary = Dictionary()
         dictionary.token2id = {w: i for i, w in enumerate(self.vocabulary)}
         dictionary.id2token = dict(enumerate(self.vocabulary))
-        X = self.X
-        df = np.bincount(X.indices, minlength=self.n_words)
-        dictionary.dfs = dict(enumerate(df.tolist()))
-        dictionary.cfs = dict(enumerate(np.asarray(X.sum(axis=0)).ravel().astype(int).tolist()))
+        dictionary.dfs = dict(enumerate(np.bincount(self.X.indices, minlength=self.n_words).tolist()))
+        dictionary.cfs = dict(enumerate(np.asarray(self.X.sum(axis=0)).ravel().astype(int).tolist()))
         dictionary.num_docs = self.n_docs
         dictionary.num_pos = self.n_tokens
-        dictionary.num_nnz = int(X.nnz)
+        dictionary.num_nnz = int(self.X.nnz)
         return dictionary, self.bow()
 
     def bow(self) -> list[list[tuple[int, int]]]:
@@ -488,8 +483,7 @@ def _bounding_root(random_state) -> bytes:
         return random_state.bytes(32)
     if isinstance(random_state, np.random.SeedSequence):
         return random_state.generate_state(8, dtype=np.uint32).tobytes()
-    seed = check_int(random_state, "random_state", low=0)
-    return hashlib.sha256(b"int:" + str(seed).encode()).digest()
+    return hashlib.sha256(b"int:" + str(check_int(random_state, "random_state", low=0)).encode()).digest()
 
 
 def _unit_rng(root: bytes, kind: bytes, key: bytes) -> np.random.Generator:

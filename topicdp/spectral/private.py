@@ -99,23 +99,18 @@ class DPSpectralMoments(FoldInMixin, BaseEstimator):
     split : dict, optional
         Epsilon fractions per release (keys as in ``accounting.DEFAULT_SPLITS[configuration]``).
     accounting : {"auto", "exact", "rdp", "simple"}, default "auto"
-        The calibration (:mod:`.accounting`): ``"auto"`` is the exact Gaussian (GDP) composition for the
-        all-Gaussian configurations 1-2, RDP for 3-4; the report gives every valid total.
+        The calibration (:mod:`.accounting`); the report gives every valid total.
     unit : {"user", "document"}, default="user" (``topicdp._names.DEFAULT_UNIT``)
-        Neighbours replace one document by any other (empty, short or out of vocabulary included), N public; or
-        all documents of one user by any documents (any number, any length), U public, each user's documents
-        weighted ``1/n_u`` (:mod:`.moments`) so that the sensitivities depend on U only and no bound on documents
-        per user is needed. A count matrix at user level needs ``users=`` in :meth:`fit`.
+        Neighbours replace one document, or all documents of one user, by any others (:mod:`.sensitivity`; N or U
+        public). A count matrix at user level needs ``users=`` in :meth:`fit`.
     n_units : int >= 3, optional
-        The public number n of units, counted *before* any filtering: the corpus given must have exactly n (its
-        rows or distinct users, with the documents and users a :class:`topicdp.Corpus` dropped, as its ``log``
-        counts), else ValueError. Units without a usable document (fewer than 3 tokens) stay in n with zero
-        statistics, so nothing reads the private count of usable ones; the bias this causes (:data:`BIAS_NOTE`)
-        is not corrected (that would take a DP count and a released M1). ``None``: the corpus' own count, which
-        the report says was *taken* as public (the caller vouches that it is).
+        The public number n of units counted *before* any filtering (a :class:`topicdp.Corpus`' dropped documents
+        and users, as its ``log`` counts, included); a corpus with another number is refused. Units without a
+        usable document stay in n as zero units (:mod:`.moments`, :data:`BIAS_NOTE`). ``None``: the corpus' own
+        count, which the report says was *taken* as public (the caller vouches that it is).
     public_whitening : topicdp.Corpus or count matrix, optional
-        A *public* reference corpus on the same vocabulary whose M2 gives W and W^dagger (:func:`public_whitening`):
-        no M2 is released and the whole budget goes to the tensor. Nothing in it is protected.
+        A *public* reference corpus on the same vocabulary whose M2 gives W (:func:`public_whitening`): no M2 is
+        released. Nothing in it is protected.
     strict : bool, default True
         Raise when a Table-3 precondition fails on the released quantities (privacy-critical ones always raise).
     theta_seed : int, default 0

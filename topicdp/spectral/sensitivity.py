@@ -44,8 +44,7 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
+from .._validation import check_int, check_option
 from .moments import lda_coefficients
 
 
@@ -54,11 +53,9 @@ NORMS = ("l1", "fro")
 
 
 def _check_units(n_units: int, norm: str) -> float:
-    if norm not in NORMS:
-        raise ValueError(f"norm must be one of {NORMS}, got {norm!r}")
-    if not (isinstance(n_units, (int, np.integer)) and n_units >= 3):
-        raise ValueError(f"n_units must be an integer >= 3 (the U-statistics of M3 need 3 units), got {n_units!r}")
-    return float(n_units)
+    """``n_units`` (>= 3: the U-statistics of M3 need 3 units) as a float, once ``norm`` is checked."""
+    check_option(norm, "norm", NORMS)
+    return float(check_int(n_units, "n_units", low=3))
 
 
 def delta_m2(n_units: int, alpha0: float, *, norm: str) -> float:
