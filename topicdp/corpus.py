@@ -662,23 +662,15 @@ def check_source_fields(path, text_field: str = "text", user_field: str = "user"
     if source_format(path) != "jsonl":
         check_fields(describe(path, query), table_fields(path, query=query), wanted)
         return
-    first = _first_jsonl_record(os.fspath(path))
-    if first is not None:
-        lineno, fields = first
-        check_fields(f"{os.fspath(path)}:{lineno}", fields, wanted, noun="record")
-
-
-def _first_jsonl_record(where: str) -> tuple[int, list[str]] | None:
-    """(line number, field names) of the first record of a JSON Lines file; None when absent or unparsable."""
+    where = os.fspath(path)
     try:
         with _jsonl_opener(where)(where, "rt", encoding="utf-8-sig", newline="\n") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if line.strip():
-                    row = json.loads(line)
-                    return (lineno, [str(k) for k in row]) if isinstance(row, dict) else None
-    except (OSError, ValueError, EOFError, zlib.error):
-        return None
-    return None
+            lineno, line = next((i, line) for i, line in enumerate(fh, 1) if line.strip())
+            row = json.loads(line)
+    except (OSError, ValueError, EOFError, zlib.error, StopIteration):
+        return  # no readable first record: the reader's own errors say what is wrong
+    if isinstance(row, dict):
+        check_fields(f"{where}:{lineno}", [str(k) for k in row], wanted, noun="record")
 
 
 def canonical_user_id(uid):

@@ -37,11 +37,8 @@ BIAS_NOTE = ("Units without a usable document (fewer than 3 in-vocabulary tokens
 
 def public_whitening(reference, alpha0: float, n_topics: int, n_words: int, vocabulary=None,
                      rng: np.random.Generator | None = None) -> Whitening:
-    """Whitening ``W``, ``W^dagger`` from the (document-level, non-private) M2 of a *public* reference corpus.
-
-    ``reference`` is a :class:`topicdp.Corpus` or a count matrix on the same ``n_words`` columns (and, for a
-    Corpus when ``vocabulary`` is given, the same vocabulary in the same order).
-    """
+    """Whitening ``W``, ``W^dagger`` from the (document-level, non-private) M2 of a *public* reference corpus: a
+    :class:`topicdp.Corpus` (on ``vocabulary`` if given, in its order) or a count matrix of ``n_words`` columns."""
     from ..corpus import split_corpus
 
     reference, _, words = split_corpus(reference)
@@ -68,11 +65,8 @@ def _owners(doc_users, users, unit: str):
 
 
 def units_as_given(corpus, counts, users, unit: str) -> int:
-    """The units of the corpus as given, before any filtering: rows (documents) or distinct owners (users).
-
-    A :class:`topicdp.Corpus` has dropped empty documents and users left without one; its ``log`` counts them and
-    they are added back here, as zero units (:mod:`.moments`). A count matrix is counted as it is.
-    """
+    """The units of the corpus as given, before any filtering: rows (documents) or distinct owners (users), with
+    the empty documents and users a :class:`topicdp.Corpus` dropped (its ``log`` counts them) added back."""
     log = getattr(corpus, "log", None)
     dropped = (("users_without_documents",) if unit == "user" else
                ("empty_documents_dropped", "documents_emptied_by_max_tokens_per_user"))
