@@ -145,10 +145,8 @@ class Corpus:
         """From a gensim ``Dictionary`` and a bag-of-words corpus (lists of ``(id, count)``)."""
         from gensim.matutils import corpus2csc
 
-        n_words = len(dictionary)
-        X = corpus2csc(bow_corpus, num_terms=n_words, dtype=np.float64).T.tocsr()
-        vocabulary = [dictionary[i] for i in range(n_words)]
-        return cls._from_counts(X, vocabulary, users)
+        X = corpus2csc(bow_corpus, num_terms=len(dictionary), dtype=np.float64).T.tocsr()
+        return cls._from_counts(X, [dictionary[i] for i in range(len(dictionary))], users)
 
     @classmethod
     def from_texts(cls, texts: Sequence[str], users: Sequence | None = None, *, vocabulary: Sequence[str] | None = None,
@@ -189,12 +187,10 @@ class Corpus:
             X_all = sp.csc_matrix((len(texts), 0), dtype=np.int64)
         index = vectorizer.vocabulary_ if X_all.shape[1] else {}
         present = [(j, index[w]) for j, w in enumerate(vocabulary) if w in index]
-        X = sp.csr_matrix((len(texts), len(vocabulary)), dtype=np.int64)
-        if present:
-            columns, source = map(list, zip(*present))
-            picked = X_all[:, source].tocoo()
-            X = sp.csr_matrix((picked.data, (picked.row, np.asarray(columns)[picked.col])),
-                              shape=(len(texts), len(vocabulary)), dtype=np.int64)
+        picked = X_all[:, [i for _, i in present]].tocoo()  # the caller's words the texts have, at their columns
+        columns = np.asarray([j for j, _ in present], dtype=np.int64)
+        X = sp.csr_matrix((picked.data, (picked.row, columns[picked.col])), shape=(len(texts), len(vocabulary)),
+                          dtype=np.int64)
         corpus = cls._from_counts(X, vocabulary, users, allow_empty=allow_empty)
         corpus.log.out_of_vocabulary_tokens = int(X_all.sum()) - corpus.n_tokens
         corpus.vocabulary_source = "public"  # the caller's word list: stated public by giving it
@@ -295,16 +291,14 @@ class Corpus:
               max_tokens_per_user: int | None = None) -> "Corpus":
         """Cap each user's contribution; return a new corpus whose ``log`` counts what was cut.
 
-        A per-unit function ``B_s`` of each user's records and a seed ``s`` drawn independently of the data:
-        ``max_docs_per_user`` keeps a uniformly random subset of the user's documents, ``max_tokens_per_doc`` a
-        uniformly random sub-multiset of a long document's tokens (multivariate hypergeometric), and
-        ``max_tokens_per_user`` one of all the user's remaining tokens (a document left empty is dropped), each from a
-        generator seeded with ``s`` and a stable hash of the user's id (not its index, which other users renumber) or
-        of the document's words and counts. For a fixed ``s``, corpora that differ in one user are bounded to corpora
-        that differ in that user's rows only, so an (eps, delta)-DP mechanism on bounded corpora stays so after
-        bounding, and a data-independent ``s`` keeps it so (a mixture of DP mechanisms). ``max_tokens_per_doc`` is
-        also a document-level function; the per-user bounds are user-level only (a document added re-draws its
-        owner's other choices).
+        Each cap keeps a uniformly random part, from a generator seeded with a seed ``s`` drawn independently of the
+        data and a stable hash of the unit: of the user's id (not its index, which other users renumber), a subset of
+        its documents (``max_docs_per_user``) or a sub-multiset of all its tokens (``max_tokens_per_user``; a
+        document left empty is dropped); of a document's words and counts, a sub-multiset of its tokens
+        (``max_tokens_per_doc``, multivariate hypergeometric). For a fixed ``s``, corpora that differ in one user are
+        bounded to corpora that differ in that user's rows only, so an (eps, delta)-DP mechanism on bounded corpora
+        stays so after bounding, for a data-independent ``s`` too (a mixture). ``max_tokens_per_doc`` is also
+        document-level; the per-user caps are user-level only (a document added re-draws its owner's choices).
 
         Parameters
         ----------
@@ -382,9 +376,7 @@ def is_corpus(obj) -> bool:
 
 def split_corpus(X) -> tuple:
     """``(counts, doc_users, vocabulary)`` of a corpus (:func:`is_corpus`), ``(X, None, None)`` of anything else."""
-    if not is_corpus(X):
-        return X, None, None
-    return X.X, np.asarray(X.doc_users), tuple(X.vocabulary)
+    return (X.X, np.asarray(X.doc_users), tuple(X.vocabulary)) if is_corpus(X) else (X, None, None)
 
 
 def as_corpus(X) -> Corpus:
