@@ -1,23 +1,20 @@
 """The four differentially private configurations (DeCarolis et al. 2020, Sec. 6, Fig. 1, Table 1; Table 3 of the
-paper's longer earlier version).
+paper's longer earlier version): cuts of the data-flow graph, noise on the cut's edges making everything
+downstream post-processing. All whiten with a *released* M2 (the paper: the noiseless one), which makes every
+sensitivity provable (:mod:`.sensitivity`), or with a public reference's (``public_whitening=``: no M2 released).
 
-Each configuration is a cut of the data-flow graph: noise on its edges makes everything downstream
-post-processing. All four whiten with a *released* M2 (the paper: the noiseless one), which makes every
-sensitivity provable (:mod:`.sensitivity`); with ``public_whitening=`` W comes from a public reference's M2, no M2
-is released and the M2 gap checks do not apply.
-
-1. (e3, e4, e8): noise on M3_hat in whitened space (the exactly equivalent k^3 Gaussian,
-   :func:`.noise.whitened_m3_noise`) and twice on M2_hat, combined by inverse-variance weighting. No precondition.
-2. (e6, e8): noise on M2_hat (e8) and on ``T = M3_hat(W, W, W)`` (e6) with ``Delta_T = Delta3 / lambda_k^{3/2}``.
-3. (e7, e8): Jennrich's decomposition of the noiseless T, ``[T(I, v_i, v_i)]_i`` released at its local
-   sensitivity from Procedure-1 bounds of the eigengap and of ``||T||_F``.
-4. (e9, with e8): as 3, then un-whitening, the simplex projection (1-Lipschitz) and noise on the topics and alpha
-   (the paper's has no e8, without which no bound of the output is proven).
+1. (e3, e4, e8): noise on M3_hat in whitened space (:func:`.noise.whitened_m3_noise`, the exactly equivalent k^3
+   Gaussian) and twice on M2_hat, combined by inverse-variance weighting. No precondition.
+2. (e6, e8): noise on M2_hat (e8) and on ``T = M3_hat(W, W, W)`` (e6) at ``Delta_T = Delta3 / lambda_k^{3/2}``.
+3. (e7, e8): ``[T(I, v_i, v_i)]_i`` of Jennrich's decomposition of the noiseless T, at the local sensitivity
+   given Procedure-1 bounds of the eigengap and of ``||T||_F``.
+4. (e9, e8): as 3, then noise on the un-whitened, simplex-projected (1-Lipschitz) topics and alpha (the paper's
+   has no e8, without which no output bound is proven).
 
 Preconditions, on released quantities only: fewer than k positive eigenvalues of the released M2, or a
-non-positive private eigengap bound (3-4), always raise; Table 3's ``Delta2 <= (lambda_k - lambda_{k+1}) / 2`` and
-(3-4) ``2^{3/2} Delta_T / gamma < 1/2`` raise when ``strict``, else are recorded, as does the utility check
-(2-4) that the released M2's noise norm (``~ s sqrt(2d)``) is below half the released gap (Apps. I.1-I.2).
+non-positive private eigengap bound (3-4), always raise; Table 3's ``Delta2 <= (lambda_k - lambda_{k+1}) / 2``,
+(3-4) ``2^{3/2} Delta_T / gamma < 1/2`` and the utility check of Apps. I.1-I.2 (the released M2's noise norm
+``~ s sqrt(2d)`` below half its gap) raise when ``strict`` in 2-4, else are recorded.
 """
 
 from __future__ import annotations

@@ -85,9 +85,8 @@ def predicted_noise(n_docs: int, n_words: int, n_topics: int, alpha0: float, *, 
         if cfg == 4:
             L *= math.sqrt(((a0 + 2) / 2) ** 2 * lam_k * k + 1)
         s, _ = _sigma_for(cfg, edge, L, epsilon, delta, accounting)
-        dim = k if cfg == 3 else d
         m2[cfg] = m2_rel(s8)
-        out[cfg] = m2[cfg] + s * math.sqrt(k * dim) / lam_t
+        out[cfg] = m2[cfg] + s * math.sqrt(k * (k if cfg == 3 else d)) / lam_t
     return out, m2, feasible
 
 

@@ -22,8 +22,7 @@ def multilinear(T: np.ndarray, A: np.ndarray, B: np.ndarray | None = None, C: np
     C = A if C is None else C
     out = np.tensordot(T, A, axes=([0], [0]))          # j k a
     out = np.tensordot(out, B, axes=([0], [0]))        # k a b
-    out = np.tensordot(out, C, axes=([0], [0]))        # a b c
-    return out
+    return np.tensordot(out, C, axes=([0], [0]))       # a b c
 
 
 def apply_vv(T: np.ndarray, V: np.ndarray) -> np.ndarray:
