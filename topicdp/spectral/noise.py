@@ -21,14 +21,10 @@ def symmetric_matrix_noise(dim: int, sigma: float, rng: np.random.Generator, blo
     for start in range(0, dim, block):
         rng.standard_normal(out=E[start:start + block])
     for i in range(0, dim, block):
-        for j in range(i, dim, block):
-            if i == j:
-                B = E[i:i + block, i:i + block]
-                B[...] = 0.5 * (B + B.T)
-            else:
-                S = 0.5 * (E[i:i + block, j:j + block] + E[j:j + block, i:i + block].T)
-                E[i:i + block, j:j + block] = S
-                E[j:j + block, i:i + block] = S.T
+        for j in range(i, dim, block):  # a diagonal block too: its S is exactly symmetric (addition commutes)
+            S = 0.5 * (E[i:i + block, j:j + block] + E[j:j + block, i:i + block].T)
+            E[i:i + block, j:j + block] = S
+            E[j:j + block, i:i + block] = S.T
     E *= sigma
     return E
 

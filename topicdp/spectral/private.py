@@ -320,8 +320,7 @@ def _public_count(stated: int | None, found: int, unit: str) -> int:
     """n: the stated count, checked against the corpus' own (before filtering), or that count taken as public."""
     what = "users" if unit == "user" else "documents"
     if stated is not None and stated != found:
-        # every replace-one neighbour has the same number of units, so this refusal is the same for all of them
-        # the corpus' own count is not in the message: it is an exact statistic of the private data
+        # the same refusal for every replace-one neighbour; the corpus' own count (a private statistic) is not in it
         raise ValueError(f"n_units={stated} is stated public, but the corpus given does not have {stated} {what} "
                          "(counted before filtering; with a topicdp.Corpus, the empty documents and the users it "
                          "dropped are counted too): state the corpus' number of units")
