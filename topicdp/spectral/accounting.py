@@ -91,8 +91,8 @@ class SpectralBudget:
                 led.add_approx(name + " failure", 0.0, self.ptr_delta)
             return led.epsilon(self.delta, "rdp")
 
-        # the package's one search from z = 1; the total is non-increasing in z (each RDP curve is), and a
-        # budget the Laplace releases alone exceed has no z: the search's bracket fails (2**40 ~ 1e12 as before)
+        # the package's one search from z = 1 (the total is non-increasing in z); no z when the Laplace releases
+        # alone exceed the budget: the bracket fails (2**40 ~ 1e12)
         try:
             return smallest_meeting(total, self.epsilon, guess=1.0, max_expansions=40)
         except NoBracketError:

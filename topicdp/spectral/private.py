@@ -143,7 +143,6 @@ class DPSpectralMoments(FoldInMixin, BaseEstimator):
                  n_restarts: int = 5, n_units: int | None = None, progress: bool | None = None):
         store_init(self, locals())
 
-    # ------------------------------------------------------------------------------------------------
     def fit(self, X, y=None, *, users=None, vocabulary_source: "str | VocabularyStatement | None" = None,
             ledger: PrivacyLedger | None = None) -> "DPSpectralMoments":
         """Fit on a :class:`topicdp.Corpus` or doc-term counts X; sets ``release_`` (a PrivateRelease).

@@ -106,9 +106,8 @@ def recommend_configuration(n_docs: int, n_words: int, n_topics: int, alpha0: fl
     check_option(accounting, "accounting", ACCOUNTING_METHODS)
     noise, m2, feasible = predicted_noise(N, d, k, a0, epsilon=eps, delta=delta, accounting=accounting,
                                           sigma_k=sigma_k, topic_concentration=topic_concentration)
-    # config 1 dominates config 2 on the tensor (module docstring); config 2 is preferred only under
-    # simple accounting where config 1's two M2 releases would swamp the whitening and config 2's one
-    # would not (the small-epsilon end of Fig. 2a)
+    # config 1 dominates 2 on the tensor (module docstring); 2 only under simple accounting where 1's two M2
+    # releases would swamp the whitening and 2's one would not (the small-epsilon end of Fig. 2a)
     first = 2 if (accounting == "simple" and m2[1] > 1.0 >= m2[2]) else 1
     candidates = [first] + [c for c in (3, 4) if feasible[c] and noise[c] < noise[first]]
     best = min(candidates, key=lambda c: noise[c])
