@@ -16,7 +16,7 @@ import json
 import math
 import os
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
@@ -66,13 +66,11 @@ class Corpus:
     Parameters
     ----------
     X : sparse matrix of shape (n_docs, n_words)
-        Non-negative integer counts. ``n_docs`` may be 0: whether a private corpus is empty is private, so the
-        estimators take an N=0 matrix as any other.
+        Non-negative integer counts; ``n_docs`` may be 0 (whether a private corpus is empty is private).
     doc_users : array of int, shape (n_docs,)
         User index of each document, into ``user_ids`` (default ``range(n_users)``; every user owns a document).
     vocabulary_source : {"private-texts", "public"}, default="private-texts"
-        ``"public"`` when the caller gave the word list, ``"private-texts"`` when it was built from these texts (a
-        release then marks its vocabulary NOT COVERED). Kept by :meth:`bound` and the subsets.
+        ``"public"`` when the caller gave the word list; built from these texts, a release marks it NOT COVERED.
     """
 
     X: sp.csr_matrix
@@ -87,9 +85,7 @@ class Corpus:
         self.vocabulary = tuple(str(w) for w in self.vocabulary)
         n_docs, n_words = self.X.shape
         if n_words == 0 or len(self.vocabulary) != n_words:
-            raise ValueError(
-                f"vocabulary must have one word per column of X ({n_words}), got {len(self.vocabulary)}"
-            )
+            raise ValueError(f"vocabulary must have one word per column of X ({n_words}), got {len(self.vocabulary)}")
         if len(set(self.vocabulary)) != n_words:
             raise ValueError("vocabulary must not contain duplicate words")
         doc_users = np.asarray(self.doc_users)
@@ -102,16 +98,11 @@ class Corpus:
             raise ValueError(f"doc_users holds index {doc_users.max()} but there are only {n_users} user_ids")
         owned = np.bincount(doc_users, minlength=n_users)
         if np.any(owned == 0):
-            missing = [self._user_id(u) for u in np.flatnonzero(owned == 0)[:5]]
-            raise ValueError(
-                f"user_ids contains {int(np.sum(owned == 0))} user(s) with no documents (e.g. {missing}); "
-                "every user must own at least one document"
-            )
+            missing = [u if self.user_ids is None else self.user_ids[u] for u in np.flatnonzero(owned == 0)[:5]]
+            raise ValueError(f"user_ids contains {int(np.sum(owned == 0))} user(s) with no documents (e.g. {missing}); "
+                             "every user must own at least one document")
         self.doc_users = doc_users.astype(np.int64, copy=False)
         self.user_ids = tuple(range(n_users)) if self.user_ids is None else tuple(self.user_ids)
-
-    def _user_id(self, u):
-        return u if self.user_ids is None else self.user_ids[u]
 
     @property
     def n_docs(self) -> int:
@@ -135,17 +126,13 @@ class Corpus:
         return {name: getattr(self.log, name) for name in BOUND_PARAMETERS if getattr(self.log, name)}
 
     def __repr__(self) -> str:
-        return (
-            f"Corpus(n_docs={self.n_docs}, n_words={self.n_words}, n_users={self.n_users}, "
-            f"n_tokens={self.n_tokens})"
-        )
+        return f"Corpus(n_docs={self.n_docs}, n_words={self.n_words}, n_users={self.n_users}, n_tokens={self.n_tokens})"
 
     @classmethod
     def from_matrix(cls, X, vocabulary: Sequence[str] | Mapping[str, int],
                     users: Sequence | np.ndarray | None = None) -> "Corpus":
         """From a document-term matrix and its vocabulary (a list in column order or a ``CountVectorizer.vocabulary_``
-        dict). ``users``: each document's user id (default one user per document). Empty documents are dropped.
-        """
+        dict). ``users``: each document's user id (default one user per document). Empty documents are dropped."""
         if isinstance(vocabulary, dict):
             vocab: list[str] = [""] * len(vocabulary)
             for word, col in vocabulary.items():
@@ -158,31 +145,18 @@ class Corpus:
         """From a gensim ``Dictionary`` and a bag-of-words corpus (lists of ``(id, count)``)."""
         from gensim.matutils import corpus2csc
 
-        n_words = len(dictionary)
-        X = corpus2csc(bow_corpus, num_terms=n_words, dtype=np.float64).T.tocsr()
-        vocabulary = [dictionary[i] for i in range(n_words)]
-        return cls._from_counts(X, vocabulary, users)
+        X = corpus2csc(bow_corpus, num_terms=len(dictionary), dtype=np.float64).T.tocsr()
+        return cls._from_counts(X, [dictionary[i] for i in range(len(dictionary))], users)
 
     @classmethod
-    def from_texts(
-        cls,
-        texts: Sequence[str],
-        users: Sequence | None = None,
-        *,
-        vocabulary: Sequence[str] | None = None,
-        stop_words: str | Sequence[str] | None = "english",
-        min_token_length: int = 3,
-        min_df: int | float = 1,
-        max_df: int | float = 1.0,
-        max_features: int | None = None,
-        allow_empty: bool = False,
-    ) -> "Corpus":
-        """Tokenise texts deterministically (:func:`make_vectorizer`) and count words.
-
-        The vocabulary is ``vocabulary`` if given (a public word list; other tokens are counted as out-of-vocabulary),
-        else built from the texts with ``CountVectorizer``'s ``min_df``, ``max_df`` and ``max_features``.
-        ``allow_empty``: with a given vocabulary, return an N=0 corpus where no document is left (the pipeline's private
-        corpus, whose emptiness is private); otherwise no document is an error of the caller's input.
+    def from_texts(cls, texts: Sequence[str], users: Sequence | None = None, *, vocabulary: Sequence[str] | None = None,
+                   stop_words: str | Sequence[str] | None = "english", min_token_length: int = 3,
+                   min_df: int | float = 1, max_df: int | float = 1.0, max_features: int | None = None,
+                   allow_empty: bool = False) -> "Corpus":
+        """Tokenise texts deterministically (:func:`make_vectorizer`) and count words on ``vocabulary`` if given (a
+        public word list; other tokens are counted as out-of-vocabulary), else on words built from the texts with
+        ``CountVectorizer``'s ``min_df``, ``max_df`` and ``max_features``. ``allow_empty``: with a given vocabulary,
+        an N=0 corpus where no document is left (the pipeline's private corpus, whose emptiness is private).
         """
         texts = list(texts)
         if not texts and not (allow_empty and vocabulary is not None):
@@ -213,44 +187,30 @@ class Corpus:
             X_all = sp.csc_matrix((len(texts), 0), dtype=np.int64)
         index = vectorizer.vocabulary_ if X_all.shape[1] else {}
         present = [(j, index[w]) for j, w in enumerate(vocabulary) if w in index]
-        X = sp.csr_matrix((len(texts), len(vocabulary)), dtype=np.int64)
-        if present:
-            columns, source = map(list, zip(*present))
-            picked = X_all[:, source].tocoo()
-            X = sp.csr_matrix((picked.data, (picked.row, np.asarray(columns)[picked.col])),
-                              shape=(len(texts), len(vocabulary)), dtype=np.int64)
+        picked = X_all[:, [i for _, i in present]].tocoo()  # the caller's words the texts have, at their columns
+        columns = np.asarray([j for j, _ in present], dtype=np.int64)
+        X = sp.csr_matrix((picked.data, (picked.row, columns[picked.col])), shape=(len(texts), len(vocabulary)),
+                          dtype=np.int64)
         corpus = cls._from_counts(X, vocabulary, users, allow_empty=allow_empty)
         corpus.log.out_of_vocabulary_tokens = int(X_all.sum()) - corpus.n_tokens
         corpus.vocabulary_source = "public"  # the caller's word list: stated public by giving it
         return corpus
 
     @classmethod
-    def from_jsonl(
-        cls,
-        path: str | os.PathLike,
-        *,
-        text_field: str = "text",
-        user_field: str = "user",
-        users: Sequence | None = None,
-        n_users: int | None = None,
-        **text_options,
-    ) -> "Corpus":
+    def from_jsonl(cls, path: str | os.PathLike, *, text_field: str = "text", user_field: str = "user",
+                   users: Sequence | None = None, n_users: int | None = None, **text_options) -> "Corpus":
         """Read JSON Lines (:func:`read_jsonl_records`). ``users`` keeps those user ids and ``n_users`` the first
-        ``n_users`` distinct users; other keyword arguments go to :meth:`from_texts`.
-        """
+        ``n_users`` distinct users; other keyword arguments go to :meth:`from_texts`."""
+        records = read_jsonl_records(path, text_field, user_field, users)  # a generator: nothing is read yet
         if n_users is not None:
-            n_users = check_int(n_users, "n_users", low=1)
-        records = read_jsonl_records(path, text_field, user_field, users)
-        if n_users is not None:
-            records = _first_users(records, n_users)
+            records = _first_users(records, check_int(n_users, "n_users", low=1))
         where = os.fspath(path) + ("" if users is None else " (the requested users)")
         return cls._from_source_records(records, where, text_options)
 
     @classmethod
     def from_frame(cls, frame, *, text_field: str = "text", user_field: str = "user", **text_options) -> "Corpus":
         """From a pandas or polars DataFrame with a text and a user column, read as every source is
-        (:func:`read_source_records`); other keyword arguments go to :meth:`from_texts`.
-        """
+        (:func:`read_source_records`); other keyword arguments go to :meth:`from_texts`."""
         from .tables import describe, is_frame
 
         if not is_frame(frame):
@@ -290,10 +250,9 @@ class Corpus:
         if not nonempty.any() and not allow_empty:
             raise ValueError("every document is empty after tokenisation (no in-vocabulary tokens)")
         log = CorpusLog(empty_documents_dropped=int(n_docs - nonempty.sum()))
-        all_users = _unique_in_order(users)
         kept_users = [users[i] for i in np.flatnonzero(nonempty)]
-        user_ids = _unique_in_order(kept_users)
-        log.users_without_documents = len(all_users) - len(user_ids)
+        user_ids = list(dict.fromkeys(kept_users))  # in order of first appearance
+        log.users_without_documents = len(dict.fromkeys(users)) - len(user_ids)
         index = {u: i for i, u in enumerate(user_ids)}
         doc_users = np.fromiter((index[u] for u in kept_users), dtype=np.int64, count=len(kept_users))
         return cls(X=X[nonempty], vocabulary=tuple(vocabulary), doc_users=doc_users, user_ids=tuple(user_ids), log=log)
@@ -313,14 +272,7 @@ class Corpus:
         uniq = uniq[np.argsort(first)]
         remap = np.full(self.n_users, -1, dtype=np.int64)
         remap[uniq] = np.arange(uniq.size)
-        return Corpus(
-            X=self.X[docs],
-            vocabulary=self.vocabulary,
-            doc_users=remap[old_users],
-            user_ids=tuple(self.user_ids[u] for u in uniq),
-            log=self.log,
-            vocabulary_source=self.vocabulary_source,
-        )
+        return replace(self, X=self.X[docs], doc_users=remap[old_users], user_ids=tuple(self.user_ids[u] for u in uniq))
 
     def subset_users(self, users: np.ndarray) -> "Corpus":
         """The corpus of the given user *indices* (repeats become distinct copies of that user)."""
@@ -330,38 +282,23 @@ class Corpus:
             raise ValueError("users is empty: a corpus needs at least one user")
         docs = np.concatenate([per_user[u] for u in users])
         owner = np.repeat(np.arange(users.size), [per_user[u].size for u in users])
-        ids = tuple(
-            self.user_ids[u] if c == 0 else (self.user_ids[u], c)
-            for u, c in zip(users, _occurrence_counts(users))
-        )
-        return Corpus(X=self.X[docs], vocabulary=self.vocabulary, doc_users=owner, user_ids=ids, log=self.log,
-                      vocabulary_source=self.vocabulary_source)
+        ids = tuple(self.user_ids[u] if c == 0 else (self.user_ids[u], c)
+                    for u, c in zip(users, _occurrence_counts(users)))
+        return replace(self, X=self.X[docs], doc_users=owner, user_ids=ids)
 
-    def bound(
-        self,
-        max_docs_per_user: int | None = None,
-        max_tokens_per_doc: int | None = None,
-        random_state: int | np.random.SeedSequence | np.random.Generator | None = None,
-        *,
-        max_tokens_per_user: int | None = None,
-    ) -> "Corpus":
+    def bound(self, max_docs_per_user: int | None = None, max_tokens_per_doc: int | None = None,
+              random_state: int | np.random.SeedSequence | np.random.Generator | None = None, *,
+              max_tokens_per_user: int | None = None) -> "Corpus":
         """Cap each user's contribution; return a new corpus whose ``log`` counts what was cut.
 
-        Bounding is a per-unit function ``B_s``: what is kept of a user depends only on that user's records and a
-        seed ``s`` drawn independently of the data.
-
-        * ``max_docs_per_user``: a uniformly random subset of the user's documents, from a generator seeded with
-          ``(s, stable hash of the user's id)`` (the id, not the index, which other users' presence renumbers).
-        * ``max_tokens_per_doc``: a uniformly random sub-multiset of a long document's tokens (multivariate
-          hypergeometric), seeded with ``(s, hash of the document's words and counts)``: the document alone.
-        * ``max_tokens_per_user``: a uniformly random sub-multiset of all the user's remaining tokens, seeded with
-          ``(s, hash of the user's id)``; a document left empty is dropped.
-
-        Why it is sound: for a fixed ``s``, if ``D`` and ``D'`` differ in one user then ``B_s(D)`` and ``B_s(D')``
-        differ in that user's rows only, so an (eps, delta)-DP mechanism on bounded corpora stays (eps, delta)-DP
-        after bounding; a data-independent ``s`` keeps it so (a mixture of DP mechanisms). ``max_tokens_per_doc`` is
-        also a document-level function; the two per-user bounds are user-level only (adding a document re-draws its
-        owner's other choices).
+        Each cap keeps a uniformly random part, from a generator seeded with a seed ``s`` drawn independently of the
+        data and a stable hash of the unit: of the user's id (not its index, which other users renumber), a subset of
+        its documents (``max_docs_per_user``) or a sub-multiset of all its tokens (``max_tokens_per_user``; a
+        document left empty is dropped); of a document's words and counts, a sub-multiset of its tokens
+        (``max_tokens_per_doc``, multivariate hypergeometric). For a fixed ``s``, corpora that differ in one user are
+        bounded to corpora that differ in that user's rows only, so an (eps, delta)-DP mechanism on bounded corpora
+        stays so after bounding, for a data-independent ``s`` too (a mixture). ``max_tokens_per_doc`` is also
+        document-level; the per-user caps are user-level only (a document added re-draws its owner's choices).
 
         Parameters
         ----------
@@ -373,7 +310,7 @@ class Corpus:
         log = CorpusLog(**self.log.as_dict())
         docs = np.arange(self.n_docs)
         if max_docs_per_user is not None:
-            m = check_int(max_docs_per_user, "max_docs_per_user", low=1)
+            log.max_docs_per_user = m = check_int(max_docs_per_user, "max_docs_per_user", low=1)
             kept = []
             for u, user_docs in enumerate(self.user_documents()):
                 if user_docs.size > m:
@@ -383,27 +320,19 @@ class Corpus:
                     user_docs = user_docs[np.sort(rng.choice(user_docs.size, size=m, replace=False))]
                 kept.append(user_docs)
             docs = np.sort(np.concatenate(kept)) if kept else docs  # no user: nothing to keep (an N=0 corpus)
-            log.max_docs_per_user = m
         X = self.X[docs]
         if max_tokens_per_doc is not None:
-            L = check_int(max_tokens_per_doc, "max_tokens_per_doc", low=1)
-            X, n_truncated, n_cut = _truncate_rows(X, L, root, self.vocabulary)
-            log.documents_truncated += n_truncated
-            log.tokens_cut_by_max_tokens_per_doc += n_cut
-            log.max_tokens_per_doc = L
+            log.max_tokens_per_doc = check_int(max_tokens_per_doc, "max_tokens_per_doc", low=1)
+            X = _truncate_rows(X, log.max_tokens_per_doc, root, self.vocabulary, log)
         doc_users = self.doc_users[docs]
         if max_tokens_per_user is not None:
-            T = check_int(max_tokens_per_user, "max_tokens_per_user", low=1)
-            X, n_capped, n_cut = _subsample_users(X, doc_users, T, root, self.user_ids)
-            log.users_token_capped += n_capped
-            log.tokens_cut_by_max_tokens_per_user += n_cut
-            log.max_tokens_per_user = T
+            log.max_tokens_per_user = check_int(max_tokens_per_user, "max_tokens_per_user", low=1)
+            X = _subsample_users(X, doc_users, log.max_tokens_per_user, root, self.user_ids, log)
             # a user keeps at least one token, but one of their documents may keep none: it is dropped
             keep = np.flatnonzero(np.diff(X.indptr) > 0)
             log.documents_emptied_by_max_tokens_per_user += int(X.shape[0] - keep.size)
             X, doc_users = X[keep], doc_users[keep]
-        return Corpus(X=X, vocabulary=self.vocabulary, doc_users=doc_users, user_ids=self.user_ids, log=log,
-                      vocabulary_source=self.vocabulary_source)
+        return replace(self, X=X, doc_users=doc_users, log=log)
 
     def to_gensim(self):
         """``(gensim.corpora.Dictionary, list of bag-of-words)`` with ids equal to column indices."""
@@ -412,22 +341,18 @@ class Corpus:
         dictionary = Dictionary()
         dictionary.token2id = {w: i for i, w in enumerate(self.vocabulary)}
         dictionary.id2token = dict(enumerate(self.vocabulary))
-        X = self.X
-        df = np.bincount(X.indices, minlength=self.n_words)
-        dictionary.dfs = dict(enumerate(df.tolist()))
-        dictionary.cfs = dict(enumerate(np.asarray(X.sum(axis=0)).ravel().astype(int).tolist()))
+        dictionary.dfs = dict(enumerate(np.bincount(self.X.indices, minlength=self.n_words).tolist()))
+        dictionary.cfs = dict(enumerate(np.asarray(self.X.sum(axis=0)).ravel().astype(int).tolist()))
         dictionary.num_docs = self.n_docs
         dictionary.num_pos = self.n_tokens
-        dictionary.num_nnz = int(X.nnz)
+        dictionary.num_nnz = int(self.X.nnz)
         return dictionary, self.bow()
 
     def bow(self) -> list[list[tuple[int, int]]]:
         """The documents as gensim bag-of-words lists."""
         X = self.X
-        return [
-            list(zip(X.indices[a:b].tolist(), X.data[a:b].astype(int).tolist()))
-            for a, b in zip(X.indptr[:-1], X.indptr[1:])
-        ]
+        return [list(zip(X.indices[a:b].tolist(), X.data[a:b].astype(int).tolist()))
+                for a, b in zip(X.indptr[:-1], X.indptr[1:])]
 
     def fingerprint(self) -> str:
         """SHA-256 (16 hex digits) of the counts, vocabulary and document owners."""
@@ -444,23 +369,19 @@ CORPUS_FIELDS = ("X", "doc_users", "vocabulary")
 
 
 def is_corpus(obj) -> bool:
-    """Whether ``obj`` is a :class:`Corpus` or has its fields ``X``, ``doc_users`` and ``vocabulary`` (duck-typed on
-    purpose: the audit's corpora and a caller's class are read alike; a streaming corpus holds no ``X``).
-    """
+    """Whether ``obj`` is a :class:`Corpus` or has its fields ``X``, ``doc_users`` and ``vocabulary`` (duck-typed, so
+    that the audit's corpora and a caller's class are read alike)."""
     return isinstance(obj, Corpus) or all(hasattr(obj, name) for name in CORPUS_FIELDS)
 
 
 def split_corpus(X) -> tuple:
     """``(counts, doc_users, vocabulary)`` of a corpus (:func:`is_corpus`), ``(X, None, None)`` of anything else."""
-    if not is_corpus(X):
-        return X, None, None
-    return X.X, np.asarray(X.doc_users), tuple(X.vocabulary)
+    return (X.X, np.asarray(X.doc_users), tuple(X.vocabulary)) if is_corpus(X) else (X, None, None)
 
 
 def as_corpus(X) -> Corpus:
     """A :class:`Corpus` of ``X``: itself, a corpus of another class' fields, or of a count matrix with one user per
-    document and words ``w0, w1, ...`` (the form scikit-learn estimators are fitted on).
-    """
+    document and words ``w0, w1, ...`` (the form scikit-learn estimators are fitted on)."""
     if isinstance(X, Corpus):
         return X
     counts, users, vocabulary = split_corpus(X)
@@ -470,12 +391,12 @@ def as_corpus(X) -> Corpus:
     return Corpus.from_matrix(counts, list(vocabulary), users)
 
 
-def _truncate_rows(X: sp.csr_matrix, L: int, root: bytes, vocabulary: tuple):
+def _truncate_rows(X: sp.csr_matrix, L: int, root: bytes, vocabulary: tuple, log: CorpusLog) -> sp.csr_matrix:
     """Rows longer than ``L`` keep ``L`` of their tokens, each drawn from a generator keyed by the row alone."""
     lengths = np.asarray(X.sum(axis=1)).ravel()
     long_rows = np.flatnonzero(lengths > L)
     if long_rows.size == 0:
-        return X, 0, 0
+        return X
     X = X.copy()
     for r in long_rows:
         a, b = X.indptr[r], X.indptr[r + 1]
@@ -485,7 +406,9 @@ def _truncate_rows(X: sp.csr_matrix, L: int, root: bytes, vocabulary: tuple):
         key = "\x00".join(f"{vocabulary[j]}\x01{c}" for j, c in zip(X.indices[a:b].tolist(), counts.tolist()))
         X.data[a:b] = _unit_rng(root, b"document", key.encode()).multivariate_hypergeometric(counts, L)
     X.eliminate_zeros()
-    return X, int(long_rows.size), int(lengths[long_rows].sum() - L * long_rows.size)
+    log.documents_truncated += int(long_rows.size)
+    log.tokens_cut_by_max_tokens_per_doc += int(lengths[long_rows].sum() - L * long_rows.size)
+    return X
 
 
 def user_grouping(doc_users: np.ndarray, n_users: int) -> tuple[np.ndarray, np.ndarray]:
@@ -494,13 +417,14 @@ def user_grouping(doc_users: np.ndarray, n_users: int) -> tuple[np.ndarray, np.n
     return order, np.searchsorted(doc_users[order], np.arange(n_users + 1))
 
 
-def _subsample_users(X: sp.csr_matrix, doc_users: np.ndarray, T: int, root: bytes, user_ids: tuple):
+def _subsample_users(X: sp.csr_matrix, doc_users: np.ndarray, T: int, root: bytes, user_ids: tuple,
+                     log: CorpusLog) -> sp.csr_matrix:
     """Users with more than ``T`` tokens keep ``T``, drawn over all their counts from a generator keyed by their id."""
     X = X.tocsr(copy=True)
     lengths = np.bincount(doc_users, weights=np.asarray(X.sum(axis=1)).ravel(), minlength=len(user_ids))
     heavy = np.flatnonzero(lengths > T)
     if heavy.size == 0:
-        return X, 0, 0
+        return X
     order, bounds = user_grouping(doc_users, len(user_ids))
     for u in heavy:
         cells = np.concatenate([np.arange(X.indptr[r], X.indptr[r + 1]) for r in order[bounds[u]:bounds[u + 1]]])
@@ -508,7 +432,9 @@ def _subsample_users(X: sp.csr_matrix, doc_users: np.ndarray, T: int, root: byte
             X.data[cells].astype(np.int64), T)
         X.data[cells] = kept.astype(X.data.dtype)
     X.eliminate_zeros()
-    return X, int(heavy.size), int(lengths[heavy].sum() - T * heavy.size)
+    log.users_token_capped += int(heavy.size)
+    log.tokens_cut_by_max_tokens_per_user += int(lengths[heavy].sum() - T * heavy.size)
+    return X
 
 
 def _bounding_root(random_state) -> bytes:
@@ -519,8 +445,7 @@ def _bounding_root(random_state) -> bytes:
         return random_state.bytes(32)
     if isinstance(random_state, np.random.SeedSequence):
         return random_state.generate_state(8, dtype=np.uint32).tobytes()
-    seed = check_int(random_state, "random_state", low=0)
-    return hashlib.sha256(b"int:" + str(seed).encode()).digest()
+    return hashlib.sha256(b"int:" + str(check_int(random_state, "random_state", low=0)).encode()).digest()
 
 
 def _unit_rng(root: bytes, kind: bytes, key: bytes) -> np.random.Generator:
@@ -535,9 +460,8 @@ def user_selected(user, fraction: float) -> bool:
 
 
 def user_hash(user, salt: bytes) -> int:
-    """A user id hashed to 64 bits (SHA-256 of ``salt``, a zero byte and :func:`_id_key`; first 8 bytes, little-endian):
-    a function of the id alone, so adding or removing a user moves no other user across any cut.
-    """
+    """A user id hashed to 64 bits (the first 8 bytes, little-endian, of SHA-256 of ``salt``, a zero byte and
+    :func:`_id_key`): a function of the id alone, so adding or removing a user moves no other user across any cut."""
     return int.from_bytes(hashlib.sha256(salt + b"\x00" + _id_key(user)).digest()[:8], "little")
 
 
@@ -558,9 +482,8 @@ def _id_key(uid) -> bytes:
     if isinstance(uid, tuple):
         parts = [_id_key(x) for x in uid]
         return b"t%d(" % len(parts) + b"".join(b"%d:" % len(p) + p for p in parts) + b")"
-    raise TypeError(
-        f"user ids must be str, int, float, bytes, None or tuples of them for bounding, got {type(uid).__name__}"
-    )
+    raise TypeError(f"user ids must be str, int, float, bytes, None or tuples of them for bounding, got "
+                    f"{type(uid).__name__}")
 
 
 def _first_users(records: Iterable[tuple[str, object]], n: int) -> Iterator[tuple[str, object]]:
@@ -570,13 +493,6 @@ def _first_users(records: Iterable[tuple[str, object]], n: int) -> Iterator[tupl
         if user in first or len(first) < n:
             first.add(user)
             yield text, user
-
-
-def _unique_in_order(items: Sequence) -> list:
-    seen: dict = {}
-    for x in items:
-        seen.setdefault(x, None)
-    return list(seen)
 
 
 def _occurrence_counts(values: np.ndarray) -> list[int]:
@@ -609,51 +525,40 @@ def stop_word_list(extra: Sequence[str] = ()):
 def make_vectorizer(*, stop_words="english", min_token_length: int = 3, min_df=1, max_df=1.0,
                     max_features: int | None = None, vocabulary: Sequence[str] | None = None):
     """The ``CountVectorizer`` behind every tokenisation: lower-cased runs of at least ``min_token_length`` unicode
-    letters after HTML references are decoded; scikit-learn's English stop words by default.
-    """
+    letters after HTML references are decoded; scikit-learn's English stop words by default."""
     from sklearn.feature_extraction.text import CountVectorizer
 
     check_int(min_token_length, "min_token_length", low=1)
     if max_features is not None:
         check_int(max_features, "max_features", low=1)
     vectorizer = CountVectorizer(
-        preprocessor=_normalise,
-        token_pattern=_TOKEN_PATTERN % min_token_length,
+        preprocessor=_normalise, token_pattern=_TOKEN_PATTERN % min_token_length,
         stop_words=list(stop_words) if isinstance(stop_words, (list, tuple, set, frozenset)) else stop_words,
-        min_df=min_df,
-        max_df=max_df,
-        max_features=max_features,
-        vocabulary=list(vocabulary) if vocabulary is not None else None,
-        dtype=np.int64,
-    )
+        min_df=min_df, max_df=max_df, max_features=max_features,
+        vocabulary=list(vocabulary) if vocabulary is not None else None, dtype=np.int64)
     vectorizer._validate_params()  # scikit-learn's own messages for min_df / max_df / stop_words
     return vectorizer
 
 
-_GZIP_MAGIC = b"\x1f\x8b"
+def _jsonl_opener(where: str):
+    """``gzip.open`` for a gzip-compressed file (recognised by content), else ``open``."""
+    with open(where, "rb") as raw:
+        return gzip.open if raw.read(2) == b"\x1f\x8b" else open
 
 
-def read_jsonl_records(
-    path: str | os.PathLike,
-    text_field: str = "text",
-    user_field: str = "user",
-    users: Iterable | None = None,
-) -> Iterator[tuple[str, object]]:
-    """Yield ``(text, user)`` of each record of a JSON Lines file (gzip'd or not, recognised by content), in order.
-
-    Blank lines are skipped; nothing else is. Every problem is a ``ValueError`` (``TypeError`` for a field of the
-    wrong type) starting with ``path:line``. User ids come back as :func:`canonical_user_id`. ``users`` keeps only
-    those ids.
+def read_jsonl_records(path: str | os.PathLike, text_field: str = "text", user_field: str = "user",
+                       users: Iterable | None = None) -> Iterator[tuple[str, object]]:
+    """Yield ``(text, user)`` of each record of a JSON Lines file (gzip'd or not, recognised by content), in order,
+    user ids as :func:`canonical_user_id`, only those in ``users`` if given. Blank lines are skipped, nothing else:
+    every problem is a ``ValueError`` (``TypeError`` for a field of the wrong type) starting with ``path:line``.
     """
     keep = None if users is None else frozenset(users)
     where = os.fspath(path)
     if os.path.isdir(where):
         raise ValueError(f"{where}: is a directory; the corpus must be a JSON Lines file (.jsonl or .jsonl.gz)")
-    with open(where, "rb") as raw:
-        compressed = raw.read(2) == _GZIP_MAGIC
-    if not compressed and where.endswith(".gz"):
+    opener = _jsonl_opener(where)
+    if opener is open and where.endswith(".gz"):
         raise ValueError(f"{where}: the name ends in .gz but the file is not gzip-compressed")
-    opener = gzip.open if compressed else open
     lineno = 0
     try:
         # text mode decodes in C, fast; utf-8-sig drops a byte-order mark at the start of the file
@@ -704,36 +609,24 @@ def _checked_record(text, user, where: str, text_field: str, user_field: str) ->
 
 def checked_user_id(user, where: str, user_field: str = "user"):
     """``user`` as :func:`canonical_user_id`, or a ``TypeError`` starting with ``where`` when it is not a string or a
-    finite number: the one check of a user id, for every source.
-    """
+    finite number: the one check of a user id, for every source."""
     if isinstance(user, np.generic):
         user = user.item()
-    if isinstance(user, bool) or not isinstance(user, (str, int, float)) or not _finite(user):
+    finite = not isinstance(user, float) or math.isfinite(user)
+    if isinstance(user, bool) or not isinstance(user, (str, int, float)) or not finite:
         got = repr(user) if isinstance(user, float) else type(user).__name__
         raise TypeError(f"{where}: field {user_field!r} (user_field) must be a string or a finite number, got {got}")
     return canonical_user_id(user)
 
 
-def read_source_records(
-    path,
-    text_field: str = "text",
-    user_field: str = "user",
-    *,
-    query: str | None = None,
-    users: Iterable | None = None,
-) -> Iterator[tuple[str, object]]:
+def read_source_records(path, text_field: str = "text", user_field: str = "user", *, query: str | None = None,
+                        users: Iterable | None = None) -> Iterator[tuple[str, object]]:
     """Yield ``(text, user)`` of each record of any corpus source, in its order: the one record reader.
 
     JSON Lines goes to :func:`read_jsonl_records`; Parquet, CSV, a DataFrame or the rows of ``query`` on a database
-    URL to :func:`topicdp.tables.table_rows`, each value checked as a JSON Lines field is. The same rows are the
-    same records whatever the source, hence the same ids and bounds.
-
-    Raises
-    ------
-    topicdp.tables.FieldError
-        Before any row is read, when a field is missing (it names the parameter and the nearest field).
-    TypeError
-        For a value of the wrong type, naming the row.
+    URL to :func:`topicdp.tables.table_rows`, each value checked as a JSON Lines field is (a ``TypeError`` naming the
+    row), so the same rows are the same records, ids and bounds whatever the source. A missing field is a
+    :class:`topicdp.tables.FieldError` before any row is read.
     """
     from .tables import describe, source_format, table_rows
 
@@ -753,62 +646,36 @@ def read_source_records(
 
 def check_source_fields(path, text_field: str = "text", user_field: str = "user", *,
                         query: str | None = None) -> None:
-    """Refuse, before the corpus is read, a source without the text or user field (:func:`topicdp.tables.check_fields`);
-    a table's fields come from its schema, a JSON Lines file's from its first record.
-    """
+    """Refuse, before the corpus is read, a source without the text or user field (:func:`topicdp.tables.check_fields`):
+    a table's fields are its schema's, a JSON Lines file's its first record's."""
     from .tables import check_fields, describe, source_format, table_fields
 
     wanted = {"text_field": text_field, "user_field": user_field}
     if source_format(path) != "jsonl":
         check_fields(describe(path, query), table_fields(path, query=query), wanted)
         return
-    first = _first_jsonl_record(os.fspath(path))
-    if first is not None:
-        lineno, fields = first
-        check_fields(f"{os.fspath(path)}:{lineno}", fields, wanted, noun="record")
-
-
-def _first_jsonl_record(where: str) -> tuple[int, list[str]] | None:
-    """(line number, field names) of the first record of a JSON Lines file; None when absent or unparsable."""
+    where = os.fspath(path)
     try:
-        with open(where, "rb") as raw:
-            compressed = raw.read(2) == _GZIP_MAGIC
-        with (gzip.open if compressed else open)(where, "rt", encoding="utf-8-sig", newline="\n") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if line.strip():
-                    row = json.loads(line)
-                    return (lineno, [str(k) for k in row]) if isinstance(row, dict) else None
-    except (OSError, ValueError, EOFError, zlib.error):
-        return None
-    return None
-
-
-def _finite(user) -> bool:
-    return not isinstance(user, float) or math.isfinite(user)
+        with _jsonl_opener(where)(where, "rt", encoding="utf-8-sig", newline="\n") as fh:
+            lineno, line = next((i, line) for i, line in enumerate(fh, 1) if line.strip())
+            row = json.loads(line)
+    except (OSError, ValueError, EOFError, zlib.error, StopIteration):
+        return  # no readable first record: the reader's own errors say what is wrong
+    if isinstance(row, dict):
+        check_fields(f"{where}:{lineno}", [str(k) for k in row], wanted, noun="record")
 
 
 def canonical_user_id(uid):
-    """The one form of a user id: a number with an integral value is that int (``7``, ``7.0`` and ``True`` is ``1``).
-
-    Every hash of an id is of this form, so an id means one person in every file and shard. A string is never a
-    number (``"7"`` and ``7`` are two users) and is compared exactly as written.
-    """
+    """The one form of a user id, which every hash of an id reads (one person in every file and shard): a number with
+    an integral value is that int (``7.0`` is ``7``, ``True`` is ``1``); a string is never a number and is compared
+    exactly as written (``"7"`` and ``7`` are two users)."""
     if isinstance(uid, np.generic):
         uid = uid.item()
-    if isinstance(uid, bool):
-        return int(uid)
-    if isinstance(uid, float) and uid.is_integer():
-        return int(uid)
-    return uid
+    return int(uid) if isinstance(uid, bool) or (isinstance(uid, float) and uid.is_integer()) else uid
 
 
-def tokenize(
-    texts: Sequence[str],
-    *,
-    vocabulary: Sequence[str] | None = None,
-    stop_words: str | Sequence[str] | None = "english",
-    min_token_length: int = 3,
-) -> list[list[str]]:
+def tokenize(texts: Sequence[str], *, vocabulary: Sequence[str] | None = None,
+             stop_words: str | Sequence[str] | None = "english", min_token_length: int = 3) -> list[list[str]]:
     """Token lists with :meth:`Corpus.from_texts`' rules; with ``vocabulary``, only its words."""
     analyze = make_vectorizer(stop_words=stop_words, min_token_length=min_token_length).build_analyzer()
     keep = None if vocabulary is None else set(vocabulary)

@@ -1,22 +1,17 @@
 """Budget split over a configuration's releases, noise calibration, and the totals for the report.
 
-A configuration makes Gaussian releases (its edges) and, for configurations 3-4, Laplace releases (Procedure 1).
-Each release gets the fraction ``split[name]`` of epsilon (:data:`DEFAULT_SPLITS`, normalised); each
-Procedure-1 bound fails with probability ``delta * ptr_delta_fraction / n_bounds`` (default 10% of delta in all).
-Three calibrations (``"auto"`` is ``"exact"`` for the all-Gaussian configurations 1-2, ``"rdp"`` for 3-4):
+Each Gaussian release (an edge) and each Laplace release (Procedure 1, configurations 3-4) gets the fraction
+``split[name]`` of epsilon (:data:`DEFAULT_SPLITS`, normalised); the Procedure-1 bounds fail with probability
+``delta * ptr_delta_fraction`` in all (default 10%). Calibrations (``"auto"``: ``"exact"`` for 1-2, ``"rdp"`` for 3-4):
 
-* ``"exact"``: the Gaussian releases share one noise multiplier, ``sigma_i = Delta_i z / sqrt(w_i)``, so they
-  compose exactly (adaptively too) into one Gaussian mechanism with ``mu = 1/z`` whatever the data-dependent
-  sensitivities (Dong, Roth & Su 2022, "Gaussian differential privacy", JRSS-B, Cor. 3.3); z is the smallest
-  value whose exact profile (Balle & Wang 2018, Thm. 8) meets (epsilon, delta).
-* ``"simple"``, the paper's: each Gaussian release is (eps_i, delta_i)-DP alone (exact profile), the Laplace
-  scale ``Delta/eps_i``, composed simply.
-* ``"rdp"``: the same shared multiplier, z the smallest value for which the RDP composition with the Laplace
-  releases (Mironov 2017, Table II), converted at delta less the Procedure-1 failure probabilities and then
-  charged them (:mod:`.procedure1`), is within epsilon (:func:`topicdp.rdp.smallest_meeting`).
-
-The fit records its entries in its own ledger (:meth:`SpectralBudget.totals`) and checks a caller's ledger
-against :meth:`SpectralBudget.planned_entries` before reading the data.
+* ``"exact"``: one noise multiplier z, ``sigma_i = Delta_i z / sqrt(w_i)``, so the Gaussian releases compose exactly
+  (adaptively too) into one with ``mu = 1/z`` whatever the data-dependent sensitivities (Dong, Roth & Su 2022,
+  "Gaussian differential privacy", JRSS-B, Cor. 3.3); z meets (epsilon, delta) by the exact profile (Balle & Wang
+  2018, Thm. 8).
+* ``"simple"``, the paper's: each release (eps_i, delta_i)-DP alone (Laplace scale ``Delta/eps_i``), composed simply.
+* ``"rdp"``: the shared multiplier, z the smallest for which the RDP composition with the Laplace releases (Mironov
+  2017, Table II), converted at delta less the Procedure-1 failure probabilities, then charged them, is within
+  epsilon (:func:`topicdp.rdp.smallest_meeting`).
 """
 
 from __future__ import annotations
@@ -96,8 +91,8 @@ class SpectralBudget:
                 led.add_approx(name + " failure", 0.0, self.ptr_delta)
             return led.epsilon(self.delta, "rdp")
 
-        # the package's one search from z = 1; the total is non-increasing in z (each RDP curve is), and a
-        # budget the Laplace releases alone exceed has no z: the search's bracket fails (2**40 ~ 1e12 as before)
+        # the package's one search from z = 1 (the total is non-increasing in z); no z when the Laplace releases
+        # alone exceed the budget: the bracket fails (2**40 ~ 1e12)
         try:
             return smallest_meeting(total, self.epsilon, guess=1.0, max_expansions=40)
         except NoBracketError:

@@ -1,27 +1,20 @@
 """The four differentially private configurations (DeCarolis et al. 2020, Sec. 6, Fig. 1, Table 1; Table 3 of the
-paper's longer earlier version).
+paper's longer earlier version): cuts of the data-flow graph, noise on the cut's edges making everything
+downstream post-processing. All whiten with a *released* M2 (the paper: the noiseless one), which makes every
+sensitivity provable (:mod:`.sensitivity`), or with a public reference's (``public_whitening=``: no M2 released).
 
-Each configuration is a cut of the data-flow graph: noise on its edges makes everything downstream
-post-processing. All four whiten with a *released* M2 where the paper whitens with the noiseless one, which makes
-every sensitivity provable (:mod:`.sensitivity`), at no cost for configurations 1-3, which release M2 anyway.
-
-1. (e3, e4, e8): noise on M3_hat, applied in whitened space through the exactly equivalent k^3 Gaussian
-   (:func:`.noise.whitened_m3_noise`), and twice on M2_hat, the two combined by inverse-variance weighting so that
-   W and W^dagger share one eigenbasis. No precondition.
-2. (e6, e8): noise on M2_hat (e8) and on ``T = M3_hat(W, W, W)`` (e6) with ``Delta_T = Delta3 / lambda_k^{3/2}``.
-3. (e7, e8): the noiseless whitened tensor decomposed by Jennrich's algorithm and ``[T(I, v_i, v_i)]_i`` released
-   at its local sensitivity, from Procedure-1 bounds of the eigengap and of ``||T||_F``.
-4. (e9, with e8): as 3 up to the decomposition, then un-whitening, the simplex projection (1-Lipschitz) and noise
-   on the topics and alpha. The paper's configuration 4 has no e8; without it no bound of the output is proven.
-
-Public whitening (``public_whitening=``): W comes from a public reference's M2, so no M2 is released and the
-budget goes to the other edges; the M2 gap checks do not apply.
+1. (e3, e4, e8): noise on M3_hat in whitened space (:func:`.noise.whitened_m3_noise`, the exactly equivalent k^3
+   Gaussian) and twice on M2_hat, combined by inverse-variance weighting. No precondition.
+2. (e6, e8): noise on M2_hat (e8) and on ``T = M3_hat(W, W, W)`` (e6) at ``Delta_T = Delta3 / lambda_k^{3/2}``.
+3. (e7, e8): ``[T(I, v_i, v_i)]_i`` of Jennrich's decomposition of the noiseless T, at the local sensitivity
+   given Procedure-1 bounds of the eigengap and of ``||T||_F``.
+4. (e9, e8): as 3, then noise on the un-whitened, simplex-projected (1-Lipschitz) topics and alpha (the paper's
+   has no e8, without which no output bound is proven).
 
 Preconditions, on released quantities only: fewer than k positive eigenvalues of the released M2, or a
-non-positive private lower bound of the eigengap (3-4), always raise; Table 3's inequalities (``Delta2 <=
-(lambda_k - lambda_{k+1}) / 2``; for 3-4 ``2^{3/2} Delta_T / gamma < 1/2``, the decomposition identifiable between
-neighbours) raise when ``strict``, else are recorded; the released M2's noise norm (``~ s sqrt(2d)``) below half
-the released gap (Apps. I.1-I.2) is a utility check, raised only when ``strict`` in 2-4.
+non-positive private eigengap bound (3-4), always raise; Table 3's ``Delta2 <= (lambda_k - lambda_{k+1}) / 2``,
+(3-4) ``2^{3/2} Delta_T / gamma < 1/2`` and the utility check of Apps. I.1-I.2 (the released M2's noise norm
+``~ s sqrt(2d)`` below half its gap) raise when ``strict`` in 2-4, else are recorded.
 """
 
 from __future__ import annotations
@@ -44,12 +37,9 @@ from .whitening import Whitening, whiten
 
 
 class PreconditionError(ValueError):
-    """A configuration's precondition failed on the released quantities.
-
-    The message names the check and its public side only; the released values it compared (DP outputs, which
-    differ from one neighbouring corpus to the next even with the same noise) are in ``check.detail``, so that
-    neighbours refused by the same check are refused with the same message.
-    """
+    """A configuration's precondition failed on the released quantities. The message names the check and its public
+    side only, the released values it compared (DP outputs) are in ``check.detail``: neighbours refused by the same
+    check get the same message."""
 
     def __init__(self, message: str, check: Check | None = None):
         super().__init__(message)
@@ -67,13 +57,11 @@ CONFIGURATIONS: dict[int, dict[str, tuple[str, ...]]] = {
 M2_EDGES = ("e4", "e8")
 
 
-def releases(cfg: int, public_whitening: bool) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+def releases(cfg: int, public_whitening: bool) -> tuple[tuple[str, ...], ...]:
     """``(edges, gaussian, laplace)`` release names of configuration ``cfg``."""
+    drop = M2_EDGES if public_whitening else ()
     spec = CONFIGURATIONS[cfg]
-    if not public_whitening:
-        return spec["edges"], spec["gaussian"], spec["laplace"]
-    drop = lambda names: tuple(n for n in names if n not in M2_EDGES)  # noqa: E731
-    return drop(spec["edges"]), drop(spec["gaussian"]), spec["laplace"]
+    return tuple(tuple(n for n in spec[kind] if n not in drop) for kind in ("edges", "gaussian", "laplace"))
 
 
 @dataclass
@@ -96,11 +84,8 @@ class Context:
 
     def check(self, name: str, passed: bool, detail: str, *, fatal: bool = False, remedy: str = "",
               failure: str = "") -> None:
-        """Record a check; raise :class:`PreconditionError` if it fails and is fatal (or ``strict``).
-
-        ``detail`` (in the report's checks) may hold released values; ``failure``, the error message's
-        statement, must not (see :class:`PreconditionError`).
-        """
+        """Record a check; raise :class:`PreconditionError` if it fails and is fatal (or ``strict``). ``detail`` (in
+        the report) may hold released values; ``failure``, the error message's statement, must not."""
         check = Check(name=name, passed=bool(passed), detail=detail)
         self.checks.append(check)
         if not passed and (fatal or self.strict):
@@ -138,10 +123,12 @@ def _noisy_whitening(ctx: Context, sigma: float, what: str) -> Whitening:
     return wh
 
 
-def _whitening(ctx: Context, d2: float, edges: tuple[str, ...], table3: bool) -> Whitening:
-    """The public whitening if there is one, else M2 released on ``edges`` (inverse-variance combined)."""
+def _whitening(ctx: Context, d2: float, edges: tuple[str, ...]) -> Whitening:
+    """The public whitening if there is one, else M2 released on ``edges`` (inverse-variance combined) and its gap
+    checks: for one release (configurations 2-4) Table 3's and App. I.2's, else App. I.1's, recorded only."""
     if ctx.public is not None:
-        ctx.details.update({"whitening": "public reference corpus", "public_m2_eigenvalues": ctx.public.eigenvalues.tolist()})
+        ctx.details.update({"whitening": "public reference corpus",
+                            "public_m2_eigenvalues": ctx.public.eigenvalues.tolist()})
         return ctx.public
     what = {"e4": "M2_hat for W (Sym Gaussian, d x d)", "e8": "M2_hat for W^dagger (Sym Gaussian, d x d)"}
     if len(edges) == 1:
@@ -150,67 +137,59 @@ def _whitening(ctx: Context, d2: float, edges: tuple[str, ...], table3: bool) ->
     # inverse-variance combination of public M2 releases has exactly this law
     s_comb = 1.0 / math.sqrt(sum(1.0 / s ** 2 for s in sigmas))
     wh = _noisy_whitening(ctx, s_comb, "+".join(edges))
-    _gap_checks(ctx, wh, d2, table3=table3)
+    gap, noise = wh.gap, ctx.details["m2_noise_spectral_norm_approx"]
+    detail = f"||E_M2|| ~ {noise:.3g} vs released gap/2 = {gap / 2:.3g}"
+    if len(edges) == 1:
+        ctx.check("Table 3: Delta2 <= (lambda_k - lambda_k+1)/2 (released M2)", d2 <= gap / 2,
+                  f"Delta2 = {d2:.3g}, released gap/2 = {gap / 2:.3g}", remedy=REMEDY,
+                  failure=f"Delta2 = {d2:.3g} is more than half the released gap")
+        ctx.check("utility: M2 noise below half the spectral gap (App. I.2)", noise <= gap / 2, detail, remedy=REMEDY,
+                  failure=f"||E_M2|| ~ {noise:.3g} is more than half the released gap")
+    else:
+        ctx.checks.append(Check("utility: M2 noise below half the spectral gap (App. I.1)", bool(noise <= gap / 2),
+                                detail))
     ctx.details.update({"whitening": "released M2", "m2_combined_sigma": s_comb})
     return wh
 
 
-def _gap_checks(ctx: Context, wh: Whitening, delta2: float, table3: bool) -> None:
-    gap = wh.gap
-    if table3:
-        ctx.check("Table 3: Delta2 <= (lambda_k - lambda_k+1)/2 (released M2)", delta2 <= gap / 2,
-                  f"Delta2 = {delta2:.3g}, released gap/2 = {gap / 2:.3g}", remedy=REMEDY,
-                  failure=f"Delta2 = {delta2:.3g} is more than half the released gap")
-    noise = ctx.details["m2_noise_spectral_norm_approx"]
-    passed = noise <= gap / 2
-    detail = f"||E_M2|| ~ {noise:.3g} vs released gap/2 = {gap / 2:.3g}"
-    if table3:
-        ctx.check("utility: M2 noise below half the spectral gap (App. I.2)", passed, detail, remedy=REMEDY,
-                  failure=f"||E_M2|| ~ {noise:.3g} is more than half the released gap")
-    else:
-        ctx.checks.append(Check("utility: M2 noise below half the spectral gap (App. I.1)", bool(passed), detail))
+def _whitened_tensor(ctx: Context, m2_edges: tuple[str, ...]) -> tuple[Whitening, np.ndarray, float]:
+    """``(whitening, noiseless T = M3_hat(W, W, W), Delta3)`` with M2 released on ``m2_edges`` (or public); records
+    Delta2, Delta3 and, for configurations 2-4 (one M2 release), ``Delta_T``."""
+    n, a0 = ctx.corpus.n_units, ctx.alpha0
+    d2, d3 = delta_m2(n, a0, norm="fro"), delta_m3(n, a0, norm="fro")
+    wh = _whitening(ctx, d2, m2_edges)
+    ctx.details.update({"Delta2": d2, "Delta3": d3})
+    if len(m2_edges) == 1:
+        ctx.details["Delta_T"] = whitened_tensor_sensitivity(d3, wh.sigma_k)
+    return wh, whitened_m3(ctx.corpus, a0, wh.W), d3
 
 
 def run_config1(ctx: Context):
-    n, a0 = ctx.corpus.n_units, ctx.alpha0
-    d2, d3 = delta_m2(n, a0, norm="fro"), delta_m3(n, a0, norm="fro")
-    wh = _whitening(ctx, d2, ("e4", "e8"), table3=False)
+    wh, T, d3 = _whitened_tensor(ctx, ("e4", "e8"))
     s3 = ctx.budget.gaussian_sigma("e3", d3, what="M3_hat (Sym Gaussian, d^3, applied in whitened space)")
-    W = wh.W
-    T = whitened_m3(ctx.corpus, a0, W) + whitened_m3_noise(W, s3, ctx.rng)
-    dec = power_method(T, rng=ctx.rng, n_restarts=ctx.n_restarts)
-    ctx.details.update({"Delta2": d2, "Delta3": d3})
-    return recover_topics(dec.values, dec.vectors, wh.B, a0, ctx.simplex)
+    dec = power_method(T + whitened_m3_noise(wh.W, s3, ctx.rng), rng=ctx.rng, n_restarts=ctx.n_restarts)
+    return recover_topics(dec.values, dec.vectors, wh.B, ctx.alpha0, ctx.simplex)
 
 
 def run_config2(ctx: Context):
-    n, a0 = ctx.corpus.n_units, ctx.alpha0
-    d2, d3 = delta_m2(n, a0, norm="fro"), delta_m3(n, a0, norm="fro")
-    wh = _whitening(ctx, d2, ("e8",), table3=True)
-    dT = whitened_tensor_sensitivity(d3, wh.sigma_k)
-    s6 = ctx.budget.gaussian_sigma("e6", dT, what="T = M3_hat(W, W, W) (Sym Gaussian, k^3)")
-    T = whitened_m3(ctx.corpus, a0, wh.W) + symmetric_tensor_noise(ctx.k, s6, ctx.rng)
-    dec = power_method(T, rng=ctx.rng, n_restarts=ctx.n_restarts)
-    ctx.details.update({"Delta2": d2, "Delta3": d3, "Delta_T": dT})
-    return recover_topics(dec.values, dec.vectors, wh.B, a0, ctx.simplex)
+    wh, T, _ = _whitened_tensor(ctx, ("e8",))
+    s6 = ctx.budget.gaussian_sigma("e6", ctx.details["Delta_T"], what="T = M3_hat(W, W, W) (Sym Gaussian, k^3)")
+    dec = power_method(T + symmetric_tensor_noise(ctx.k, s6, ctx.rng), rng=ctx.rng, n_restarts=ctx.n_restarts)
+    return recover_topics(dec.values, dec.vectors, wh.B, ctx.alpha0, ctx.simplex)
 
 
 def _private_decomposition(ctx: Context):
     """Shared by configurations 3-4: e8 (or public) whitening, Jennrich decomposition, Procedure-1 bounds."""
-    n, a0, k = ctx.corpus.n_units, ctx.alpha0, ctx.k
-    d2, d3 = delta_m2(n, a0, norm="fro"), delta_m3(n, a0, norm="fro")
-    wh = _whitening(ctx, d2, ("e8",), table3=True)
-    dT = whitened_tensor_sensitivity(d3, wh.sigma_k)
-    T = whitened_m3(ctx.corpus, a0, wh.W)
+    wh, T, _ = _whitened_tensor(ctx, ("e8",))
+    dT = ctx.details["Delta_T"]
     dec, rho = jennrich(T, ctx.theta)
     gap = float(np.min(eigengaps(rho)))
-    eps_g, del_g = ctx.budget.laplace_epsilon("p1_gap")
-    gap_b = laplace_bound("p1_gap", gap, 2.0 * dT, eps_g, del_g, ctx.rng, side="lower")
+    gap_b = laplace_bound("p1_gap", gap, 2.0 * dT, *ctx.budget.laplace_epsilon("p1_gap"), ctx.rng, side="lower")
     ctx.budget.record_laplace(gap_b, "lower bound of the eigengap of T(I, I, theta)")
-    eps_n, del_n = ctx.budget.laplace_epsilon("p1_norm")
-    norm_b = laplace_bound("p1_norm", float(np.linalg.norm(T)), dT, eps_n, del_n, ctx.rng, side="upper")
+    norm_b = laplace_bound("p1_norm", float(np.linalg.norm(T)), dT, *ctx.budget.laplace_epsilon("p1_norm"), ctx.rng,
+                           side="upper")
     ctx.budget.record_laplace(norm_b, "upper bound of ||T||_F")
-    ctx.details.update({"Delta2": d2, "Delta3": d3, "Delta_T": dT, "procedure1": [gap_b.as_dict(), norm_b.as_dict()]})
+    ctx.details["procedure1"] = [gap_b.as_dict(), norm_b.as_dict()]
     ctx.check("Procedure 1: private eigengap lower bound > 0", gap_b.bound > 0,
               f"gamma_tilde = {gap_b.bound:.3g}", fatal=True, remedy=REMEDY,
               failure="the private lower bound gamma_tilde is not positive")
@@ -218,23 +197,17 @@ def _private_decomposition(ctx: Context):
     ctx.check("Table 3 (configs 3-4): 2^{3/2} Delta_T / gamma_tilde < 1/2", move < 0.5,
               f"eigenvector perturbation bound = {move:.3g}", remedy=REMEDY,
               failure="the eigenvector perturbation bound is not below 1/2")
-    L = jennrich_sensitivity(dT, gap_b.bound, max(norm_b.bound, 0.0), k)
+    L = jennrich_sensitivity(dT, gap_b.bound, max(norm_b.bound, 0.0), ctx.k)
     ctx.details["Delta_decomposition"] = L
     return wh, apply_vv(T, dec.vectors), L
-
-
-def _from_w(w: np.ndarray):
-    lam = np.linalg.norm(w, axis=0)
-    V = w / np.where(lam > 0, lam, 1.0)
-    return lam, V
 
 
 def run_config3(ctx: Context):
     wh, w, L = _private_decomposition(ctx)
     s7 = ctx.budget.gaussian_sigma("e7", L, what="[T(I, v_i, v_i)]_i = (lambda_i v_i), k x k (Gaussian)")
     w_noisy = w + ctx.rng.normal(0.0, s7, size=w.shape)
-    lam, V = _from_w(w_noisy)
-    return recover_topics(lam, V, wh.B, ctx.alpha0, ctx.simplex)
+    lam = np.linalg.norm(w_noisy, axis=0)
+    return recover_topics(lam, w_noisy / np.where(lam > 0, lam, 1.0), wh.B, ctx.alpha0, ctx.simplex)
 
 
 def run_config4(ctx: Context):

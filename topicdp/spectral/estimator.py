@@ -28,12 +28,10 @@ class SpectralLDA(FoldInMixin, BaseEstimator):
     """Method-of-moments LDA by whitening and tensor decomposition (Anandkumar et al. 2012; DeCarolis et al. 2020,
     Sec. 4).
 
-    ``n_topics`` k >= 2 (smaller than the vocabulary) and ``alpha0`` (the Dirichlet sum, assumed known and public, as
-    in the paper); ``random_state`` seeds the eigen-solver start and the power method's restarts; ``simplex`` says how
-    negative entries of the recovered topics are handled (:mod:`.recovery`). ``topic_word_`` holds the topics,
-    rows on the simplex, by decreasing ``alpha_``; ``eigenvalues_`` the top-k eigenvalues of M2_hat
-    (``next_eigenvalue_`` the (k+1)-th); ``n_short_documents_`` the documents left out for fewer than 3 tokens;
-    ``n_degenerate_topics_`` the topics whose positive part was empty (replaced by uniform).
+    ``n_topics`` k >= 2 (smaller than the vocabulary), ``alpha0`` the Dirichlet sum (known and public, as in the
+    paper), ``simplex`` as in :mod:`.recovery`. ``topic_word_``: the topics by decreasing ``alpha_``;
+    ``eigenvalues_`` and ``next_eigenvalue_``: M2_hat's top k and (k+1)-th; ``n_short_documents_``: documents of
+    fewer than 3 tokens, left out; ``n_degenerate_topics_``: topics with no positive part (made uniform).
     """
 
     def __init__(self, n_topics: int = 10, alpha0: float = 1.0, random_state=None, *, simplex: str = "project",

@@ -1,38 +1,29 @@
 """Empirical LDA moments from sparse counts, used only implicitly (DeCarolis et al. 2020, Lemma 3, App. C, Eqs. 2-9).
 
-``c_n`` is document n's count vector, ``l_n`` its length, ``N`` the documents kept (``l_n >= 3``). The
-per-document estimators (Eqs. 2-4, after Zou et al. 2013) average over ordered tuples of distinct positions::
+With ``c_n`` document n's counts and ``l_n >= 3`` its length, the per-document estimators (Eqs. 2-4, after Zou et
+al. 2013) average over ordered tuples of distinct positions::
 
-    M1^n = c_n / l_n
-    M2^n = (c_n c_n^T - diag(c_n)) / (l_n (l_n - 1))
+    M1^n = c_n / l_n        M2^n = (c_n c_n^T - diag(c_n)) / (l_n (l_n - 1))
     M3^n = (c_n^{x3} - sum_ij c_i c_j (e_i e_i e_j + e_i e_j e_i + e_j e_i e_i) + 2 sum_i c_i e_i^{x3})
            / (l_n (l_n - 1) (l_n - 2))
 
-and the LDA moments (Eqs. 5-9 in the U-statistic form of the proof of Lemma 22, which makes them unbiased)::
+and the LDA moments, in the unbiased U-statistic form of the proof of Lemma 22::
 
     M2_hat = 1/N sum_n M2^n - a/(N(N-1)) sum_{n != m} M1^n (x) M1^m
     M3_hat = 1/N sum_n M3^n + b/(N(N-1)) sym3(sum_{n != m} M2^n (x) M1^m)
              + c/(N(N-1)(N-2)) sum_{n, m, p distinct} M1^n (x) M1^m (x) M1^p
 
-with ``a = alpha0/(alpha0+1)``, ``b = -alpha0/(alpha0+2)``, ``c = 2 alpha0^2/((alpha0+1)(alpha0+2))``; their
-expectations are Anandkumar et al.'s (2012) ``M2 = sum_i alpha_i/(alpha0(alpha0+1)) mu_i mu_i^T`` and
-``M3 = sum_i 2 alpha_i/(alpha0(alpha0+1)(alpha0+2)) mu_i^{x3}``. Deviations from the text, each tested: Lemma 3's
-constants ``-1/(alpha0+2)`` and ``+2/(alpha0(alpha0+1)(alpha0+2))`` are wrong (we use b and c of Eq. 7); Eq. 7's
-scaling by ``alpha0(alpha0+1)(alpha0+2)/2`` is dropped (App. H.2 analyses the unscaled estimator); Eq. 8's third
-placement ``[B1]_kij`` equals B2, the proof needs ``[B1]_jki``; Eqs. 8-9's ``n = m`` terms are removed.
+(``a, b, c``: :func:`lda_coefficients`), whose expectations are Anandkumar et al.'s (2012) M2 and M3. Deviations
+from the text, each tested: Lemma 3's constants ``-1/(alpha0+2)`` and ``+2/(alpha0(alpha0+1)(alpha0+2))`` are
+wrong (we use Eq. 7's); Eq. 7's scaling by ``alpha0(alpha0+1)(alpha0+2)/2`` is dropped (App. H.2 analyses the
+unscaled estimator); Eq. 8's third placement must be ``[B1]_jki``; Eqs. 8-9's ``n = m`` terms are removed.
 
-User level: with documents grouped by user, the users play the documents' part, each user's statistics
-``(T_u, B_u, q_u)`` the means of its documents' estimators. Unbiased whenever different users are independent
-draws (within-user dependence never enters a cross term), and every user has total weight 1, which makes the
-sensitivity a function of the number of units alone (:mod:`.sensitivity`).
-
-Zero units: the private estimator normalises by the public number of units ``n`` (counted before filtering),
-not by the usable ones (a private count); a unit with no document of 3 tokens stays in n with zero
-statistics and adds nothing to any sum. With ``s`` the usable share, ``E[M2_hat] ~ s M2 + s (1 - s) a M1 M1^T``:
-a bias :mod:`.private` states.
-
-Nothing of size d x d or d^3 is formed: M2_hat is applied by sparse products (:class:`M2Operator`) and
-``M3_hat(W, W, W)`` accumulated from projected documents ``y_n = W^T c_n`` (:func:`whitened_m3`).
+User level: the users play the documents' part, each user's statistics ``(T_u, B_u, q_u)`` the means of its
+documents' estimators: unbiased when different users are independent, and every user has total weight 1, so the
+sensitivity depends on the number of units alone (:mod:`.sensitivity`). Zero units: the private estimator
+normalises by the public number of units ``n``; a unit without a document of 3 tokens stays in n with zero
+statistics. With ``s`` the usable share, ``E[M2_hat] ~ s M2 + s (1 - s) a M1 M1^T``, a bias :mod:`.private` states.
+Nothing of size d x d or d^3 is formed (:class:`M2Operator`, :func:`whitened_m3`).
 """
 
 from __future__ import annotations
@@ -109,22 +100,16 @@ class MomentDocuments:
 
 def count_units(X, users=None) -> int:
     """Privacy units of a count matrix as given, before any filtering: its rows, or its distinct ``users``."""
-    n_rows = X.shape[0]
-    if users is None:
-        return int(n_rows)
-    return int(np.unique(np.asarray(users)).size)
+    return int(X.shape[0]) if users is None else int(np.unique(np.asarray(users)).size)
 
 
 def prepare_corpus(X, *, users=None, name: str = "X", n_units: int | None = None) -> MomentDocuments:
     """Validate a document-term count matrix and drop documents with fewer than 3 tokens.
 
     ``users``: each document's owner (per-user weighted moments). ``n_units``: the private estimator's public
-    normaliser, at least the units of X; the units without a usable document then count with zero statistics and
-    no check reads how many are usable. Without it, at least 3 usable units are required. Errors name the problem:
-    a count matrix that is not 2-D, non-integer or negative, fewer than 2 columns, or too few units.
+    normaliser, at least the units of X; units without a usable document count with zero statistics (X may hold
+    none) and no check reads how many are usable. Without it, at least 3 usable units are required.
     """
-    # a canonical copy (the input is never modified); with n_units, X may hold no document at all: every unit is
-    # then a zero unit, and the moments are the zero statistics that the noise is added to
     X = check_count_matrix(X, name, min_docs=0 if n_units is not None else 1, min_words=2, integral=True)
     lengths = np.asarray(X.sum(axis=1)).ravel()
     keep = lengths >= MIN_DOC_LENGTH
@@ -135,19 +120,13 @@ def prepare_corpus(X, *, users=None, name: str = "X", n_units: int | None = None
             raise ValueError(f"users must have one entry per row of {name} ({X.shape[0]}), got shape {users.shape}")
     if n_units is not None:
         n_units = check_int(n_units, "n_units", low=3)
-        found = count_units(X, users)
-        if n_units < found:
+        if n_units < count_units(X, users):
             raise ValueError(f"n_units must be at least the number of {'users' if users is not None else 'documents'} "
                              f"of {name}, got {n_units}")
     elif not keep.any():
-        raise ValueError(
-            f"{name}: all {X.shape[0]} documents have fewer than {MIN_DOC_LENGTH} tokens; the third-order "
-            "moment needs documents with at least 3 tokens"
-        )
-    units = None
-    if users is not None:
-        _, units = np.unique(users[keep], return_inverse=True)
-        units = units.astype(np.int64).ravel()
+        raise ValueError(f"{name}: all {X.shape[0]} documents have fewer than {MIN_DOC_LENGTH} tokens; the third-order "
+                         "moment needs documents with at least 3 tokens")
+    units = None if users is None else np.unique(users[keep], return_inverse=True)[1].astype(np.int64).ravel()
     if n_short:
         X = X[keep]
     corpus = MomentDocuments(X=X, lengths=lengths[keep].astype(np.float64), n_short=n_short, units=units)
@@ -234,8 +213,7 @@ class M2Operator:
 
 def sym3_outer(A: np.ndarray, v: np.ndarray) -> np.ndarray:
     """``A_ab v_c + A_ac v_b + A_bc v_a`` for symmetric ``A`` (k, k): the three placements of Eq. 8."""
-    t = A[:, :, None] * v[None, None, :]
-    return t + t.transpose(0, 2, 1) + t.transpose(2, 1, 0)
+    return _sym3_tensor(A[:, :, None] * v[None, None, :])
 
 
 def _sum_cubes(Y: np.ndarray, weights: np.ndarray, chunk: int = 8192) -> np.ndarray:
@@ -253,18 +231,13 @@ def _sum_cubes(Y: np.ndarray, weights: np.ndarray, chunk: int = 8192) -> np.ndar
     return out
 
 
-def _sum_rows_cubes(W: np.ndarray, beta: np.ndarray) -> np.ndarray:
-    """``sum_i beta_i w_i^{x3}`` over the d rows of W (Eq. 4's diagonal term, whitened)."""
-    return _sum_cubes(W, beta)
-
-
-def _sum_rows_sq_outer(W: np.ndarray, Z: np.ndarray, chunk: int = 8192) -> np.ndarray:
-    """``sum_i w_i (x) w_i (x) z_i`` over the d rows of W and Z (the pair-diagonal terms of Eq. 4), in O(d k^3)."""
-    d, k = W.shape
+def _sum_pair_outer(A: np.ndarray, B: np.ndarray, Z: np.ndarray, chunk: int = 8192) -> np.ndarray:
+    """``sum_i a_i (x) b_i (x) z_i`` over the rows of A, B and Z (e.g. Eq. 4's pair-diagonal terms), in O(d k^3)."""
+    d, k = A.shape
     out = np.zeros((k * k, k))
     for start in range(0, d, chunk):
-        Wc = W[start:start + chunk]
-        pairs = (Wc[:, :, None] * Wc[:, None, :]).reshape(Wc.shape[0], k * k)
+        Ac, Bc = A[start:start + chunk], B[start:start + chunk]
+        pairs = (Ac[:, :, None] * Bc[:, None, :]).reshape(Ac.shape[0], k * k)
         out += pairs.T @ Z[start:start + chunk]
     return out.reshape(k, k, k)
 
@@ -315,15 +288,15 @@ def _add_m3_sums(acc: dict, X, Y: np.ndarray, s1, s2, s3, N: float, bp: float, c
 def _finish_m3(acc: dict, W: np.ndarray, v2, v3, N: float, bp: float, cp: float) -> np.ndarray:
     """:func:`whitened_m3` from its document sums and the word sums ``v2 = X^T s2``, ``v3 = X^T s3``."""
     T = acc["cubes"]
-    T += _sum_rows_cubes(W, 2.0 * v3 / N)
-    T += _sym3_tensor(_sum_rows_sq_outer(W, acc["zeta"]))
+    T += _sum_cubes(W, 2.0 * v3 / N)
+    T += _sym3_tensor(_sum_pair_outer(W, W, acc["zeta"]))
     K = bp * (acc["Ys2Y"] - (W * v2[:, None]).T @ W) - cp * acc["Ys1Y"]
     T += sym3_outer(K, acc["P"])
     T += cp * np.einsum("a,b,c->abc", acc["P"], acc["P"], acc["P"])
     return T
 
 
-def _whitened_m3_users(corpus: MomentDocuments, alpha0: float, W: np.ndarray, chunk: int = 8192) -> np.ndarray:
+def _whitened_m3_users(corpus: MomentDocuments, alpha0: float, W: np.ndarray) -> np.ndarray:
     """``M3_hat(W, W, W)`` of the per-user weighted moments: with ``v_n = 1/(U n_u)``, whitened user means ``q_u``,
     ``P = sum_u q_u`` and ``SB = sum_u B_u(W, W)``::
 
@@ -332,7 +305,6 @@ def _whitened_m3_users(corpus: MomentDocuments, alpha0: float, W: np.ndarray, ch
     """
     _, b, c = lda_coefficients(alpha0)
     X, U = corpus.X, float(corpus.n_units)
-    k = W.shape[1]
     size = corpus.unit_sizes()
     s2, s3 = corpus.inverse_falling(2), corpus.inverse_falling(3)
     v = 1.0 / (U * size)
@@ -344,17 +316,12 @@ def _whitened_m3_users(corpus: MomentDocuments, alpha0: float, W: np.ndarray, ch
     Qn = q[corpus.units]
     # 1/U sum_u T_u = sum_n v_n M3^n(W, W, W)  (Eq. 4 through W)
     T = _sum_cubes(Y, v * s3)
-    T += _sum_rows_cubes(W, 2.0 * np.asarray(X.T @ (v * s3)).ravel())
-    T -= _sym3_tensor(_sum_rows_sq_outer(W, X.T @ (Y * (v * s3)[:, None])))
+    T += _sum_cubes(W, 2.0 * np.asarray(X.T @ (v * s3)).ravel())
+    T -= _sym3_tensor(_sum_pair_outer(W, W, X.T @ (Y * (v * s3)[:, None])))
     # b-term
     w2 = s2 / size
     SB = (Y * w2[:, None]).T @ Y - (W * np.asarray(X.T @ w2).ravel()[:, None]).T @ W
-    BQ = np.zeros((k * k, k))
-    for start in range(0, Y.shape[0], chunk):
-        Yc = Y[start:start + chunk]
-        pairs = ((Yc * w2[start:start + chunk, None])[:, :, None] * Yc[:, None, :]).reshape(Yc.shape[0], k * k)
-        BQ += pairs.T @ Qn[start:start + chunk]
-    BQ = BQ.reshape(k, k, k) - _sum_rows_sq_outer(W, X.T @ (Qn * w2[:, None]))
+    BQ = _sum_pair_outer(Y * w2[:, None], Y, Qn) - _sum_pair_outer(W, W, X.T @ (Qn * w2[:, None]))
     T += bp * (sym3_outer(SB, P) - _sym3_tensor(BQ))
     # c-term: the sum over distinct ordered user triples
     T += cp * (np.einsum("a,b,c->abc", P, P, P) - sym3_outer(q.T @ q, P) + 2.0 * _sum_cubes(q, np.ones(q.shape[0])))

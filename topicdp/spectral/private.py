@@ -37,11 +37,8 @@ BIAS_NOTE = ("Units without a usable document (fewer than 3 in-vocabulary tokens
 
 def public_whitening(reference, alpha0: float, n_topics: int, n_words: int, vocabulary=None,
                      rng: np.random.Generator | None = None) -> Whitening:
-    """Whitening ``W``, ``W^dagger`` from the (document-level, non-private) M2 of a *public* reference corpus.
-
-    ``reference`` is a :class:`topicdp.Corpus` or a count matrix on the same ``n_words`` columns (and, for a
-    Corpus when ``vocabulary`` is given, the same vocabulary in the same order).
-    """
+    """Whitening ``W``, ``W^dagger`` from the (document-level, non-private) M2 of a *public* reference corpus: a
+    :class:`topicdp.Corpus` (on ``vocabulary`` if given, in its order) or a count matrix of ``n_words`` columns."""
     from ..corpus import split_corpus
 
     reference, _, words = split_corpus(reference)
@@ -55,35 +52,25 @@ def public_whitening(reference, alpha0: float, n_topics: int, n_words: int, voca
     return whiten(M2Operator(ref, alpha0).matmat, n_words, n_topics, rng=rng, what="the public reference M2")
 
 
-def _counts_and_users(X, doc_users, users, unit: str):
-    """``(counts, users)`` from the counts and ``doc_users`` of a corpus (:func:`topicdp.corpus.split_corpus`; None
-    for a count matrix) and the caller's ``users``; users only at user level."""
+def _owners(doc_users, users, unit: str):
+    """Each document's owner at user level (a Corpus' ``doc_users`` or the caller's ``users``); None for documents."""
     if doc_users is not None:
         if users is not None:
             raise ValueError("users must not be given with a topicdp.Corpus (its doc_users are used)")
         users = doc_users
-    if unit == "document":
-        return X, None
-    if users is None:
+    if unit == "user" and users is None:
         raise ValueError("unit='user' (the default) needs the owner of each document: pass a topicdp.Corpus or "
                          "users=, or set unit='document' to protect single documents")
-    return X, users
+    return users if unit == "user" else None
 
 
 def units_as_given(corpus, counts, users, unit: str) -> int:
-    """The units of the corpus as given, before any filtering: rows (documents) or distinct owners (users).
-
-    A :class:`topicdp.Corpus` has dropped empty documents and users left without one; its ``log`` counts them and
-    they are added back here, as zero units (:mod:`.moments`). A count matrix is counted as it is.
-    """
-    found = count_units(counts, users if unit == "user" else None)
+    """The units of the corpus as given, before any filtering: rows (documents) or distinct owners (users), with
+    the empty documents and users a :class:`topicdp.Corpus` dropped (its ``log`` counts them) added back."""
     log = getattr(corpus, "log", None)
-    if log is None:
-        return found
-    if unit == "user":
-        return found + int(getattr(log, "users_without_documents", 0) or 0)
-    return (found + int(getattr(log, "empty_documents_dropped", 0) or 0)
-            + int(getattr(log, "documents_emptied_by_max_tokens_per_user", 0) or 0))
+    dropped = (("users_without_documents",) if unit == "user" else
+               ("empty_documents_dropped", "documents_emptied_by_max_tokens_per_user"))
+    return count_units(counts, users if unit == "user" else None) + sum(int(getattr(log, f, 0) or 0) for f in dropped)
 
 
 class DPSpectralMoments(FoldInMixin, BaseEstimator):
@@ -94,73 +81,50 @@ class DPSpectralMoments(FoldInMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_topics : int, default=10
-        k >= 2, smaller than the vocabulary.
-    alpha0 : float, default=1.0
-        Public sum of the Dirichlet parameter, > 0.
+    n_topics, alpha0 : int >= 2 (smaller than the vocabulary), float > 0 (the public Dirichlet sum); default 10, 1.0
     configuration : {1, 2, 3, 4}, default=1
-        Where the noise goes (see :mod:`.configurations`); :func:`recommend_configuration` picks one. 1 is
-        what it picks unless simple accounting is asked for, and it has no data-dependent precondition.
-    epsilon : float > 0, default=3.0 (``topicdp._names.DEFAULT_EPSILON``)
-        Total privacy budget for the unit of privacy below. Without noise the method is
+        Where the noise goes (:mod:`.configurations`); :func:`recommend_configuration` picks one, 1 unless simple
+        accounting is asked for. 1 has no data-dependent precondition.
+    epsilon, delta : float, default=3.0, 1e-6 (``topicdp._names.DEFAULT_EPSILON``, ``DEFAULT_DELTA``)
+        Total budget (epsilon > 0, delta in (0, 1)) for the privacy unit; without noise the method is
         :class:`~topicdp.spectral.SpectralLDA`.
-    delta : float in (0, 1), default=1e-6 (``topicdp._names.DEFAULT_DELTA``)
     random_state : None, int or Generator
         Seeds the noise (the report then says ``seeded``: do not publish such a release) and the solvers.
     split : dict, optional
         Epsilon fractions per release (keys as in ``accounting.DEFAULT_SPLITS[configuration]``).
     accounting : {"auto", "exact", "rdp", "simple"}, default "auto"
-        How the per-release noise is calibrated (see :mod:`.accounting`): ``"auto"`` is the exact Gaussian
-        (GDP) composition for the all-Gaussian configurations 1-2 and RDP for 3-4; the report gives every
-        valid total.
+        The calibration (:mod:`.accounting`); the report gives every valid total.
     unit : {"user", "document"}, default="user" (``topicdp._names.DEFAULT_UNIT``)
-        The privacy unit (a count matrix at user level needs ``users=`` in :meth:`fit`). ``"document"``:
-        neighbours replace one document by any other (empty, short or out of vocabulary included), N public.
-        ``"user"``: neighbours replace all documents of one user by any documents (any number, any length),
-        U public; the moments weight each user's documents by ``1/n_u`` (:mod:`.moments`) so the sensitivities
-        depend on U only (:mod:`.sensitivity`). No bound on documents per user is needed.
+        Neighbours replace one document, or all documents of one user, by any others (:mod:`.sensitivity`; N or U
+        public). A count matrix at user level needs ``users=`` in :meth:`fit`.
     n_units : int >= 3, optional
-        The public number of units n (documents, or users at user level) of the replace-one relation, counted
-        *before* any filtering. Units without a usable document (every document shorter than 3 tokens, or
-        empty) stay in n with zero statistics, so neither the calibration nor the report reads how many units
-        are usable (a private count). The corpus given must have exactly n units (its rows, or distinct users;
-        with a :class:`topicdp.Corpus`, the empty documents and users it dropped, as its ``log`` counts, are
-        added back), else ValueError. ``None``: n is the corpus' own count, and the report says it was *taken*
-        as public (the caller vouches that it is).
-
-        The zero units bias the moments towards zero by the share s of usable units (:mod:`.moments`, "Zero
-        units"; :data:`BIAS_NOTE`), accepted, not corrected: correcting it would take a DP count of the usable
-        units and a released M1 (the additive part ``s (1 - s) a M1 M1^T`` is not a function of the released M2).
+        The public number n of units counted *before* any filtering (a :class:`topicdp.Corpus`' dropped documents
+        and users, as its ``log`` counts, included); a corpus with another number is refused. Units without a
+        usable document stay in n as zero units (:mod:`.moments`, :data:`BIAS_NOTE`). ``None``: the corpus' own
+        count, which the report says was *taken* as public (the caller vouches that it is).
     public_whitening : topicdp.Corpus or count matrix, optional
-        A *public* reference corpus on the same vocabulary. The whitening W and W^dagger are computed from
-        its M2 (:func:`public_whitening`), so no M2 is released and the whole budget goes to the tensor
-        (e3, e6, or Procedure 1 and e7/e9); the report says so. The caller vouches that it is public:
-        nothing in it is protected.
+        A *public* reference corpus on the same vocabulary whose M2 gives W (:func:`public_whitening`): no M2 is
+        released. Nothing in it is protected.
     strict : bool, default True
-        Raise when a Table-3 precondition fails on the released quantities (privacy-critical
-        preconditions always raise).
+        Raise when a Table-3 precondition fails on the released quantities (privacy-critical ones always raise).
     theta_seed : int, default 0
         Seed of the public direction of Jennrich's algorithm (configurations 3-4); data independent.
     progress : bool or None, default=None
-        Show the start and the duration of the spectral steps on stderr. None and True show them unless
-        ``TOPICDP_PROGRESS=0``; False never does (:mod:`topicdp._progress`). The lines go to the ``topicdp``
-        logger at INFO either way.
+        Show the spectral steps' start and duration on stderr unless False or ``TOPICDP_PROGRESS=0``
+        (:mod:`topicdp._progress`); the ``topicdp`` logger gets them at INFO either way.
 
     Attributes
     ----------
     topic_word_, alpha_ : the private topics (k x d, rows on the simplex) and Dirichlet parameters
     report_ : PrivacyReport
     release_ : PrivateRelease
-        The published topics (``topic_word``), ``extra["alpha"]``, the vocabulary (column indices when fit on
-        a matrix) and the report; its ``diagnostics`` hold the run time (owner's eyes only).
-    n_documents_, n_short_documents_ : documents used / left out (fewer than 3 tokens); private diagnostics,
-        kept out of the report (they are in ``release_.diagnostics``)
-    n_used_units_ : units with a usable document (private diagnostic, in ``release_.diagnostics``)
+        The topics, ``extra["alpha"]``, the vocabulary (column indices when fit on a matrix) and the report; its
+        ``diagnostics`` (owner's eyes only) hold the run time and the private counts also set as
+        ``n_documents_``, ``n_short_documents_`` (fewer than 3 tokens) and ``n_used_units_`` (with a usable document).
     n_units_ : n, the public number of units (N, or U at user level), stated or taken as public
 
     Examples
     --------
-    >>> import numpy as np
     >>> from topicdp.datasets import synthetic_lda
     >>> X = synthetic_lda(2000, 30, 3, alpha0=1.0, random_state=0).X
     >>> model = DPSpectralMoments(n_topics=3, alpha0=1.0, configuration=1, epsilon=2.0, delta=1e-6, unit="document",
@@ -179,21 +143,15 @@ class DPSpectralMoments(FoldInMixin, BaseEstimator):
                  n_restarts: int = 5, n_units: int | None = None, progress: bool | None = None):
         store_init(self, locals())
 
-    # ------------------------------------------------------------------------------------------------
     def fit(self, X, y=None, *, users=None, vocabulary_source: "str | VocabularyStatement | None" = None,
             ledger: PrivacyLedger | None = None) -> "DPSpectralMoments":
         """Fit on a :class:`topicdp.Corpus` or doc-term counts X; sets ``release_`` (a PrivateRelease).
 
         ``users`` (one id per row of a matrix X) is needed at user level; a Corpus brings its ``doc_users``.
-        ``vocabulary_source`` states where a Corpus' vocabulary came from (``"private-texts"`` or
-        ``"public"``, see :meth:`topicdp.TopicDP.fit`).
-
-        ``ledger`` (a :class:`topicdp.rdp.PrivacyLedger`, optional): before the data is read, the fit's
-        releases (:meth:`~topicdp.spectral.accounting.SpectralBudget.planned_entries`) are checked against the ledger's
-        budget (:class:`topicdp.rdp.BudgetExceededError` if they do not fit); afterwards the entries of the
-        releases actually made are recorded in it, labelled with the unit and the replace-one relation. If
-        the fit stops after some releases (e.g. a failed precondition), those releases are recorded before
-        the error propagates: the error itself is a function of them.
+        ``vocabulary_source``: where a Corpus' vocabulary came from (see :meth:`topicdp.TopicDP.fit`). ``ledger``:
+        the planned releases are checked against its budget before the data is read
+        (:class:`topicdp.rdp.BudgetExceededError`), and the releases made are recorded in it, labelled with the unit
+        and the replace-one relation, even when the fit stops after some (the error is a function of them).
         """
         from ..corpus import split_corpus
 
@@ -205,20 +163,18 @@ class DPSpectralMoments(FoldInMixin, BaseEstimator):
         check_option(self.simplex, "simplex", SIMPLEX_METHODS)
         unit = check_option(self.unit, "unit", UNITS)
         stated = None if self.n_units is None else check_int(self.n_units, "n_units", low=3)
-        labels = {"unit": unit, "neighbours": "replace-one"}
         if ledger is not None:
             ledger.check(self.planned_entries())
         rng = check_random_state(self.random_state)
         t0 = time.perf_counter()
-        counts, users = _counts_and_users(X, doc_users, users, unit)
-        n = _public_count(stated, units_as_given(given, counts, users, unit), unit)
-        corpus = prepare_corpus(counts, users=users, n_units=n)
+        users = _owners(doc_users, users, unit)
+        n = _public_count(stated, units_as_given(given, X, users, unit), unit)
+        corpus = prepare_corpus(X, users=users, n_units=n)
         warn_on_repeated_release(corpus.X, "DPSpectralMoments.fit", ledger)
         check_model_params(k, a0, corpus.n_words)
         self.n_features_in_ = corpus.n_words
-        public = None
-        if self.public_whitening is not None:
-            public = public_whitening(self.public_whitening, a0, k, corpus.n_words, vocabulary)
+        public = (None if self.public_whitening is None else
+                  public_whitening(self.public_whitening, a0, k, corpus.n_words, vocabulary))
         theta = np.random.default_rng(self.theta_seed).standard_normal(k)
         ctx = Context(corpus=corpus, alpha0=a0, k=k, budget=budget, rng=rng, theta=theta / np.linalg.norm(theta),
                       strict=self.strict, public=public, simplex=self.simplex, n_restarts=self.n_restarts)
@@ -228,7 +184,7 @@ class DPSpectralMoments(FoldInMixin, BaseEstimator):
                 topics, alpha, n_bad = RUNNERS[cfg](ctx)
         finally:
             if ledger is not None:
-                ledger.record(labelled(budget.ledger.records, **labels))
+                ledger.record(labelled(budget.ledger.records, unit=unit, neighbours="replace-one"))
         self.topic_word_ = topics
         self.alpha_ = alpha
         self.n_documents_ = corpus.n_docs
@@ -363,8 +319,7 @@ def _public_count(stated: int | None, found: int, unit: str) -> int:
     """n: the stated count, checked against the corpus' own (before filtering), or that count taken as public."""
     what = "users" if unit == "user" else "documents"
     if stated is not None and stated != found:
-        # every replace-one neighbour has the same number of units, so this refusal is the same for all of them
-        # the corpus' own count is not in the message: it is an exact statistic of the private data
+        # the same refusal for every replace-one neighbour; the corpus' own count (a private statistic) is not in it
         raise ValueError(f"n_units={stated} is stated public, but the corpus given does not have {stated} {what} "
                          "(counted before filtering; with a topicdp.Corpus, the empty documents and the users it "
                          "dropped are counted too): state the corpus' number of units")
@@ -376,18 +331,17 @@ def _public_count(stated: int | None, found: int, unit: str) -> int:
 def _published(details: dict, vocab_status: str, stated: bool) -> dict:
     derived = ("post-processing: a function of the stated N (or U) and parameters and (configurations 2-4) of "
                "released quantities")
-    counts = {key: _COUNT_STATUSES[stated].format(units=units)
-              for key, units in (("n_documents", "documents"), ("n_users", "users")) if key in details}
     return {
-        "topic_word": "post-processing: of the noisy releases at the configuration's edges",
-        "extra.alpha": "post-processing: of the noisy releases at the configuration's edges",
+        **dict.fromkeys(("topic_word", "extra.alpha"),
+                        "post-processing: of the noisy releases at the configuration's edges"),
         "vocabulary": vocab_status,
         "report.checks": "post-processing: outcomes on released quantities and the stated N (or U)",
         **{f"report.{name}": derived for name in ("sensitivity", "sigma", "sigma_alternatives", "composition",
                                                   "composition_total")},
         **{f"report.details.{key}": _DETAIL_STATUSES[key] for key in details if key in _DETAIL_STATUSES},
         **{f"report.details.{key}": _sized_status(vocab_status) for key in _SIZED if key in details},
-        **{f"report.details.{key}": status for key, status in counts.items()},
+        **{f"report.details.{key}": _COUNT_STATUSES[stated].format(units=units)
+           for key, units in (("n_documents", "documents"), ("n_users", "users")) if key in details},
     }
 
 

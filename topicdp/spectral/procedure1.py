@@ -1,13 +1,11 @@
 """Procedure 1 / Lemma 8 of DeCarolis et al. 2020: private confidence bounds for data-dependent sensitivities.
 
-A quantity with global sensitivity Delta (given everything released before) is released as
-``q_hat = q + Lap(Delta/eps)``, (eps, 0)-DP, and turned into a one-sided bound failing with probability exactly
-delta: ``lower = q_hat - (Delta/eps) ln(1/(2 delta))``. (Procedure 1 as printed adds ``Lap(1/(N eps1))`` for a
-sensitivity of 2/N, so it is only (2 eps1)-DP, and Lemma 9's 2/N is not the sensitivity either,
-:mod:`.sensitivity`; the scale here is the proven sensitivity's.) A later release calibrated to a local
-sensitivity from such a bound is (eps_1 + eps, delta_1 + delta)-DP (Lemma 8); for the RDP total the failure
-probability is added after the conversion (on the event that the bound holds the pair of output laws is that of
-the composed Laplace and Gaussian mechanisms).
+A quantity of global sensitivity Delta (given everything released before) is released as ``q_hat = q +
+Lap(Delta/eps)``, (eps, 0)-DP, and turned into a one-sided bound failing with probability exactly delta: ``lower =
+q_hat - (Delta/eps) ln(1/(2 delta))``. (Procedure 1 as printed adds ``Lap(1/(N eps1))`` for a sensitivity of 2/N,
+so it is only (2 eps1)-DP; the scale here is the proven sensitivity's, :mod:`.sensitivity`.) A later release at a
+local sensitivity from such a bound is (eps_1 + eps, delta_1 + delta)-DP (Lemma 8); for the RDP total the failure
+probability is added after the conversion.
 """
 
 from __future__ import annotations

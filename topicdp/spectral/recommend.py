@@ -1,17 +1,14 @@
 """Which configuration to use for (N, d, k, alpha0), and why (DeCarolis et al. 2020, Remarks 14-16, Sec. 7-8).
 
-The noise each configuration would add is compared with the signal it perturbs, with :class:`DPSpectralMoments`'s
-sensitivities and calibration and a prior guess ``lambda_k ~ ||mu||^2 / (k (alpha0 + 1))``, ``||mu||^2 ~ (1 +
-beta)/(d beta + 1)`` for Dirichlet(0.1) topics (or a public ``sigma_k``).
-
-* Remark 14 prefers configuration 2 to 1 by the spectral norm of a d^3 Gaussian tensor; pushed through W that
-  noise has covariance ``s^2 G(x)G(x)G``, ``G = Lambda^{-1}`` (:mod:`.noise`), entry-wise at most configuration
-  2's. Under RDP accounting configuration 1's two M2 releases combine into configuration 2's one, so 1
-  dominates; under simple accounting 2 is recommended only where 1's combined M2 noise exceeds lambda_k and 2's
-  does not.
-* Remarks 15-16: 4 never beats 3, and 3's output sensitivity exceeds the tensor's by ``sqrt(k)(1 + 2^{5/2}
-  ||T||_F / gamma)``, gamma of order ``lambda_T / k^2``: 3 and 4 are recommended only where their Procedure-1
-  gap bound is expected to be positive and their noise is lowest.
+Each configuration's noise is compared with the signal it perturbs, with :class:`DPSpectralMoments`'s sensitivities
+and calibration and a prior guess ``lambda_k ~ ||mu||^2 / (k (alpha0 + 1))``, ``||mu||^2 ~ (1 + beta)/(d beta +
+1)`` for Dirichlet(0.1) topics (or a public ``sigma_k``). Remark 14 prefers 2 to 1 by the spectral norm of a d^3
+Gaussian; pushed through W that noise has covariance ``s^2 G(x)G(x)G``, ``G = Lambda^{-1}`` (:mod:`.noise`), entry-wise
+at most configuration 2's, so 1 dominates under RDP accounting (its two M2 releases combine into 2's one); under
+simple accounting 2 is recommended only where 1's combined M2 noise exceeds lambda_k and 2's does not. Remarks
+15-16: 4 never beats 3, whose output sensitivity exceeds the tensor's by ``sqrt(k)(1 + 2^{5/2} ||T||_F / gamma)``,
+gamma of order ``lambda_T / k^2``: 3-4 only where their Procedure-1 gap bound is expected positive and their noise
+is lowest.
 """
 
 from __future__ import annotations
@@ -35,8 +32,7 @@ class Recommendation:
     feasible: dict = field(default_factory=dict)
 
     def __str__(self) -> str:
-        lines = [f"configuration {self.configuration}"] + [f"  - {r}" for r in self.reasons]
-        return "\n".join(lines)
+        return "\n".join([f"configuration {self.configuration}"] + [f"  - {r}" for r in self.reasons])
 
 
 def _sigma_for(cfg: int, name: str, sens: float, eps: float, delta: float, accounting: str) -> tuple[float, SpectralBudget]:
@@ -50,12 +46,9 @@ def _sigma_for(cfg: int, name: str, sens: float, eps: float, delta: float, accou
 def predicted_noise(n_docs: int, n_words: int, n_topics: int, alpha0: float, *, epsilon: float = 1.0,
                     delta: float = 1e-6, accounting: str = "auto", sigma_k: float | None = None,
                     topic_concentration: float = 0.1) -> tuple[dict, dict, dict]:
-    """Relative noise (noise norm / signal) of each configuration, its M2 part, and feasibility of 3-4.
-
-    The M2 part is ``||E_M2|| / lambda_k`` (spectral norm of the released M2's noise over the k-th
-    eigenvalue: above 1 the whitening is lost). The tensor part is an upper bound that treats all of M2's
-    top eigenvalues as ``lambda_k``; it ties configurations 1 and 2, whereas config 1's true tensor noise
-    is smaller by the spread of those eigenvalues (``s^2 G (x) G (x) G``).
+    """Relative noise (noise norm / signal) of each configuration, its M2 part ``||E_M2|| / lambda_k`` (above 1 the
+    whitening is lost), and the feasibility of 3-4. The tensor part is an upper bound that takes all of M2's top
+    eigenvalues as ``lambda_k``, which ties 1 and 2 (1's is smaller by their spread, ``s^2 G (x) G (x) G``).
     """
     N, d, k, a0 = n_docs, n_words, n_topics, alpha0
     beta = topic_concentration
@@ -92,20 +85,17 @@ def predicted_noise(n_docs: int, n_words: int, n_topics: int, alpha0: float, *, 
         if cfg == 4:
             L *= math.sqrt(((a0 + 2) / 2) ** 2 * lam_k * k + 1)
         s, _ = _sigma_for(cfg, edge, L, epsilon, delta, accounting)
-        dim = k if cfg == 3 else d
         m2[cfg] = m2_rel(s8)
-        out[cfg] = m2[cfg] + s * math.sqrt(k * dim) / lam_t
+        out[cfg] = m2[cfg] + s * math.sqrt(k * (k if cfg == 3 else d)) / lam_t
     return out, m2, feasible
 
 
 def recommend_configuration(n_docs: int, n_words: int, n_topics: int, alpha0: float, *, epsilon: float = 1.0,
                             delta: float = 1e-6, accounting: str = "auto", sigma_k: float | None = None,
                             topic_concentration: float = 0.1) -> Recommendation:
-    """Recommend a configuration (1-4) for N documents, vocabulary d, k topics and Dirichlet sum alpha0.
-
-    The budget matters only under simple accounting; ``sigma_k`` is a public estimate of M2's k-th eigenvalue
-    (otherwise guessed, module docstring). The :class:`Recommendation` holds the ``configuration``, ``reasons``
-    citing the paper, every configuration's predicted relative noise and the feasibility of 3-4.
+    """Recommend a configuration (1-4), with ``reasons`` citing the paper, for N documents, vocabulary d, k topics
+    and Dirichlet sum alpha0. The budget matters only under simple accounting; ``sigma_k``: a public estimate of
+    M2's k-th eigenvalue (else guessed, module docstring).
     """
     N = check_int(n_docs, "n_docs", low=3)
     d = check_int(n_words, "n_words", low=3)
@@ -116,9 +106,8 @@ def recommend_configuration(n_docs: int, n_words: int, n_topics: int, alpha0: fl
     check_option(accounting, "accounting", ACCOUNTING_METHODS)
     noise, m2, feasible = predicted_noise(N, d, k, a0, epsilon=eps, delta=delta, accounting=accounting,
                                           sigma_k=sigma_k, topic_concentration=topic_concentration)
-    # config 1 dominates config 2 on the tensor (module docstring); config 2 is preferred only under
-    # simple accounting where config 1's two M2 releases would swamp the whitening and config 2's one
-    # would not (the small-epsilon end of Fig. 2a)
+    # config 1 dominates 2 on the tensor (module docstring); 2 only under simple accounting where 1's two M2
+    # releases would swamp the whitening and 2's one would not (the small-epsilon end of Fig. 2a)
     first = 2 if (accounting == "simple" and m2[1] > 1.0 >= m2[2]) else 1
     candidates = [first] + [c for c in (3, 4) if feasible[c] and noise[c] < noise[first]]
     best = min(candidates, key=lambda c: noise[c])

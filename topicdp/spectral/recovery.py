@@ -1,13 +1,10 @@
 """Un-whitening: from the decomposition ``(lambda_i, v_i)`` of the whitened tensor to ``(mu_i, alpha_i)``.
 
-With ``w_i = alpha_i/(alpha0(alpha0+1))`` and ``u_i = sqrt(w_i) W^T mu_i`` orthonormal, the whitened tensor's
-eigenvalues are ``lambda_i = 2 sqrt(alpha0(alpha0+1))/((alpha0+2) sqrt(alpha_i))`` (DeCarolis et al. 2020, App.
-H.5), hence ``alpha_i = 4 alpha0 (alpha0+1) / ((alpha0+2)^2 lambda_i^2)`` and
-``mu_i = (alpha0+2)/2 * lambda_i * (W^T)^dagger v_i`` (sum 1 at the population).
-
-Negative entries: ``simplex="clip"`` sets them to 0 and renormalises; ``"project"`` (the default) is the
-Euclidean projection onto the simplex (Duchi et al. 2008), 1-Lipschitz in L2, so it never increases a
-perturbation. A row with no positive part becomes uniform and is counted in ``n_degenerate``; no NaN is returned.
+The whitened tensor's eigenvalues are ``lambda_i = 2 sqrt(alpha0(alpha0+1))/((alpha0+2) sqrt(alpha_i))``
+(DeCarolis et al. 2020, App. H.5), hence ``alpha_i = 4 alpha0 (alpha0+1) / ((alpha0+2)^2 lambda_i^2)`` and
+``mu_i = (alpha0+2)/2 * lambda_i * (W^T)^dagger v_i``. Negative entries: ``simplex="clip"`` sets them to 0 and
+renormalises, ``"project"`` (the default) is the Euclidean projection onto the simplex (Duchi et al. 2008),
+1-Lipschitz in L2; a row with no positive part becomes uniform and is counted in ``n_degenerate``.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""Symmetric k x k x k tensors: contractions, the simultaneous tensor power method and Jennrich's method.
-
-The whitened tensor of LDA is (up to estimation noise) orthogonally decomposable,
-``T = sum_i lambda_i v_i^{x3}`` with orthonormal ``v_i`` and ``lambda_i = 2 sqrt(alpha0 (alpha0+1)) /
-((alpha0+2) sqrt(alpha_i))`` (DeCarolis et al. 2020, App. H.5). Step (4) of the algorithm recovers ``(lambda_i, v_i)``.
+"""Symmetric k x k x k tensors: contractions, the simultaneous tensor power method and Jennrich's method, which
+recover ``(lambda_i, v_i)`` of the (up to noise) orthogonally decomposable whitened tensor of LDA,
+``T = sum_i lambda_i v_i^{x3}`` (DeCarolis et al. 2020, App. H.5; :mod:`.recovery`).
 """
 
 from __future__ import annotations
@@ -24,8 +22,7 @@ def multilinear(T: np.ndarray, A: np.ndarray, B: np.ndarray | None = None, C: np
     C = A if C is None else C
     out = np.tensordot(T, A, axes=([0], [0]))          # j k a
     out = np.tensordot(out, B, axes=([0], [0]))        # k a b
-    out = np.tensordot(out, C, axes=([0], [0]))        # a b c
-    return out
+    return np.tensordot(out, C, axes=([0], [0]))       # a b c
 
 
 def apply_vv(T: np.ndarray, V: np.ndarray) -> np.ndarray:
@@ -50,13 +47,15 @@ class Decomposition:
     n_iter: int = 0
 
 
-def _finish(T: np.ndarray, V: np.ndarray, n_iter: int) -> Decomposition:
+def _finish(T: np.ndarray, V: np.ndarray, n_iter: int = 0, *, sort: bool = True) -> Decomposition:
+    """Values ``T(v, v, v)`` of the columns of V made positive, sorted descending if ``sort``, and the residual."""
     lam = cubic_form(T, V)
     sign = np.where(lam < 0, -1.0, 1.0)  # T(-v,-v,-v) = -T(v,v,v): the odd order fixes the sign
     V = V * sign
     lam = lam * sign
-    order = np.argsort(-lam)
-    lam, V = lam[order], V[:, order]
+    if sort:
+        order = np.argsort(-lam)
+        lam, V = lam[order], V[:, order]
     approx = np.einsum("j,aj,bj,cj->abc", lam, V, V, V)
     return Decomposition(values=lam, vectors=V, residual=float(np.linalg.norm(T - approx)), n_iter=n_iter)
 
@@ -65,11 +64,9 @@ def power_method(T: np.ndarray, *, rng: np.random.Generator, n_restarts: int = 5
                  tol: float = 1e-12) -> Decomposition:
     """Simultaneous tensor power iteration (Wang & Lu 2017, Alg. 1), the decomposition the paper cites.
 
-    ``V <- QR([T(I, v_1, v_1), ..., T(I, v_k, v_k)])`` from a random orthonormal start until the columns
-    stop moving (``max_j 1 - |<v_j, v_j'>| <= tol``); ``n_restarts`` seeded starts, keeping the one with the
-    smallest residual ``||T - sum_j lambda_j v_j^{x3}||_F``. Eigenvalues are ``lambda_j = T(v_j, v_j, v_j)``;
-    a negative one is turned positive by flipping ``v_j`` (odd order), so every returned value is > 0
-    unless T(v, v, v) = 0.
+    ``V <- QR([T(I, v_1, v_1), ..., T(I, v_k, v_k)])`` from a random orthonormal start until the columns stop moving
+    (``max_j 1 - |<v_j, v_j'>| <= tol``); of ``n_restarts`` seeded starts, the one with the smallest residual
+    ``||T - sum_j lambda_j v_j^{x3}||_F``, with ``lambda_j = T(v_j, v_j, v_j)`` made positive by flipping ``v_j``.
     """
     k = T.shape[0]
     best: Decomposition | None = None
@@ -94,28 +91,19 @@ def jennrich(T: np.ndarray, theta: np.ndarray) -> tuple[Decomposition, np.ndarra
     """Decomposition from the eigenvectors of ``M_theta = T(I, I, theta)`` for a fixed (public) ``theta``.
 
     For ``T = sum_i lambda_i v_i^{x3}`` with orthonormal v_i, ``M_theta = sum_i lambda_i <v_i, theta> v_i v_i^T``
-    has eigenvectors v_i (Harshman 1970, "Jennrich's algorithm"). Unlike the power method, its output is
-    a matrix eigendecomposition, so its perturbation is bounded by Davis-Kahan-type theorems (used for
-    the provable sensitivities of configurations 3 and 4, see :mod:`.sensitivity`). Returns the
-    decomposition (columns in decreasing order of M_theta's eigenvalues) and those eigenvalues.
+    has eigenvectors v_i (Harshman 1970, "Jennrich's algorithm"): a matrix eigendecomposition, whose perturbation
+    Davis-Kahan-type theorems bound (:mod:`.sensitivity`). Returns the decomposition (columns in decreasing order of
+    M_theta's eigenvalues) and those eigenvalues.
     """
     M = np.tensordot(T, theta, axes=([2], [0]))
     M = 0.5 * (M + M.T)
     rho, V = np.linalg.eigh(M)
     order = np.argsort(-rho)
     rho, V = rho[order], V[:, order]
-    lam = cubic_form(T, V)
-    sign = np.where(lam < 0, -1.0, 1.0)
-    V = V * sign
-    lam = lam * sign
-    approx = np.einsum("j,aj,bj,cj->abc", lam, V, V, V)
-    return Decomposition(values=lam, vectors=V, residual=float(np.linalg.norm(T - approx))), rho
+    return _finish(T, V, sort=False), rho
 
 
 def eigengaps(values: np.ndarray) -> np.ndarray:
     """``min(rho_{i-1} - rho_i, rho_i - rho_{i+1})`` for values sorted descending (ends use one side)."""
-    v = np.asarray(values, dtype=float)
-    d = -np.diff(v)
-    left = np.concatenate([[np.inf], d])
-    right = np.concatenate([d, [np.inf]])
-    return np.minimum(left, right)
+    d = -np.diff(np.asarray(values, dtype=float))
+    return np.minimum(np.concatenate([[np.inf], d]), np.concatenate([d, [np.inf]]))

@@ -1,10 +1,7 @@
 """Top eigenpairs of M2_hat through block mat-vecs, whitening W and un-whitening W^dagger (DeCarolis et al.
-2020, step (2)/(5)).
-
-``W = U Lambda^{-1/2}`` and ``(W^T)^dagger = U Lambda^{1/2}`` from the top-k eigenpairs ``(Lambda, U)`` of
-M2_hat, so that ``W^T M2_hat W = I_k`` (App. D, step (2); the paper writes the SVD, but M2_hat is
-symmetric and whitening needs its *positive* top eigenvalues, so we use the algebraically largest
-eigenpairs; for the rank-k-plus-noise matrices here the two coincide whenever whitening makes sense).
+2020, steps (2) and (5)): ``W = U Lambda^{-1/2}`` and ``(W^T)^dagger = U Lambda^{1/2}`` from the top-k eigenpairs
+of M2_hat, so that ``W^T M2_hat W = I_k``. The paper writes the SVD; whitening needs the *positive* top
+eigenvalues of the symmetric M2_hat, so the algebraically largest eigenpairs are used.
 """
 
 from __future__ import annotations
@@ -40,16 +37,12 @@ def top_eigenpairs(matmat: Callable[[np.ndarray], np.ndarray], dim: int, n: int,
     """The ``n`` algebraically largest eigenpairs of a symmetric operator given by ``matmat``.
 
     Block subspace iteration with Rayleigh-Ritz at every step (Saad 2011, Alg. 5.3), a block of ``n + oversample``
-    vectors, until the first ``n_converge`` Ritz pairs have residual ``<= tol * |theta_1|``. Not ARPACK's ``eigsh``:
-    it applies the operator one vector at a time, and a block product with sparse X costs about a few single ones;
-    randomized SVD has no convergence test and returns singular pairs. The oversampling keeps the wanted pairs
-    among the largest-magnitude ones; ``shift`` iterates on ``A + shift I`` for a released M2 whose noise bulk is
-    wider than its signal.
+    vectors, until the first ``n_converge`` Ritz pairs have residual ``<= tol * |theta_1|`` (a block product with
+    sparse X costs about a few single mat-vecs, which ARPACK's ``eigsh`` applies one at a time). ``shift`` iterates
+    on ``A + shift I`` for a released M2 whose noise bulk is wider than its signal.
     """
     n_converge = n if n_converge is None else n_converge
-    if oversample is None:
-        oversample = max(10, n // 2)
-    b = min(dim, n + oversample)
+    b = min(dim, n + (max(10, n // 2) if oversample is None else oversample))
     Q, _ = np.linalg.qr(rng.standard_normal((dim, b)))
     converged = False
     it = 0
@@ -106,20 +99,16 @@ def whiten(matmat: Callable[[np.ndarray], np.ndarray], dim: int, k: int, *, rng:
            what: str = "M2_hat", tol: float = 1e-9, max_iter: int = 300, warn: bool = True,
            shift: float = 0.0) -> Whitening:
     """Whitening from the top-k eigenpairs of a symmetric operator; a ``ValueError`` when fewer than k are positive."""
-    n = min(k + 1, dim)
-    pairs = top_eigenpairs(matmat, dim, n, rng=rng, tol=tol, max_iter=max_iter, n_converge=k, shift=shift)
+    pairs = top_eigenpairs(matmat, dim, min(k + 1, dim), rng=rng, tol=tol, max_iter=max_iter, n_converge=k, shift=shift)
     vals = pairs.values
     # eigenvalues below 1e-10 * lambda_1 are numerically zero (e.g. words no document uses)
     n_pos = int(np.sum(vals[:k] > 1e-10 * max(abs(vals[0]), np.finfo(float).tiny)))
     if n_pos < k:
-        raise ValueError(
-            f"{what} has only {n_pos} positive eigenvalue(s) among its top {k}, fewer than n_topics={k}: "
-            "whitening needs k positive eigenvalues. Use more documents or fewer topics"
-            + (", or a larger epsilon for the M2 release" if "noisy" in what else "")
-        )
+        raise ValueError(f"{what} has only {n_pos} positive eigenvalue(s) among its top {k}, fewer than n_topics={k}: "
+                         "whitening needs k positive eigenvalues. Use more documents or fewer topics"
+                         + (", or a larger epsilon for the M2 release" if "noisy" in what else ""))
     if warn and not pairs.converged:
         warnings.warn(f"eigenpairs of {what} did not converge to tol={tol:g} in {max_iter} iterations",
                       RuntimeWarning, stacklevel=2)
-    nxt = float(vals[k]) if vals.size > k else 0.0
-    return Whitening(eigenvalues=vals[:k].copy(), next_eigenvalue=nxt, U=pairs.vectors[:, :k].copy(),
-                     n_iter=pairs.n_iter, converged=pairs.converged)
+    return Whitening(eigenvalues=vals[:k].copy(), next_eigenvalue=float(vals[k]) if vals.size > k else 0.0,
+                     U=pairs.vectors[:, :k].copy(), n_iter=pairs.n_iter, converged=pairs.converged)
