@@ -85,7 +85,9 @@ class Corpus:
         self.vocabulary = tuple(str(w) for w in self.vocabulary)
         n_docs, n_words = self.X.shape
         if n_words == 0 or len(self.vocabulary) != n_words:
-            raise ValueError(f"vocabulary must have one word per column of X ({n_words}), got {len(self.vocabulary)}")
+            raise ValueError(
+                f"vocabulary must have one word per column of X ({n_words}), got {len(self.vocabulary)}"
+            )
         if len(set(self.vocabulary)) != n_words:
             raise ValueError("vocabulary must not contain duplicate words")
         doc_users = np.asarray(self.doc_users)
@@ -99,8 +101,10 @@ class Corpus:
         owned = np.bincount(doc_users, minlength=n_users)
         if np.any(owned == 0):
             missing = [u if self.user_ids is None else self.user_ids[u] for u in np.flatnonzero(owned == 0)[:5]]
-            raise ValueError(f"user_ids contains {int(np.sum(owned == 0))} user(s) with no documents (e.g. {missing}); "
-                             "every user must own at least one document")
+            raise ValueError(
+                f"user_ids contains {int(np.sum(owned == 0))} user(s) with no documents (e.g. {missing}); "
+                "every user must own at least one document"
+            )
         self.doc_users = doc_users.astype(np.int64, copy=False)
         self.user_ids = tuple(range(n_users)) if self.user_ids is None else tuple(self.user_ids)
 
@@ -149,10 +153,19 @@ class Corpus:
         return cls._from_counts(X, [dictionary[i] for i in range(len(dictionary))], users)
 
     @classmethod
-    def from_texts(cls, texts: Sequence[str], users: Sequence | None = None, *, vocabulary: Sequence[str] | None = None,
-                   stop_words: str | Sequence[str] | None = "english", min_token_length: int = 3,
-                   min_df: int | float = 1, max_df: int | float = 1.0, max_features: int | None = None,
-                   allow_empty: bool = False) -> "Corpus":
+    def from_texts(
+        cls,
+        texts: Sequence[str],
+        users: Sequence | None = None,
+        *,
+        vocabulary: Sequence[str] | None = None,
+        stop_words: str | Sequence[str] | None = "english",
+        min_token_length: int = 3,
+        min_df: int | float = 1,
+        max_df: int | float = 1.0,
+        max_features: int | None = None,
+        allow_empty: bool = False,
+    ) -> "Corpus":
         """Tokenise texts deterministically (:func:`make_vectorizer`) and count words on ``vocabulary`` if given (a
         public word list; other tokens are counted as out-of-vocabulary), else on words built from the texts with
         ``CountVectorizer``'s ``min_df``, ``max_df`` and ``max_features``. ``allow_empty``: with a given vocabulary,
@@ -197,8 +210,16 @@ class Corpus:
         return corpus
 
     @classmethod
-    def from_jsonl(cls, path: str | os.PathLike, *, text_field: str = "text", user_field: str = "user",
-                   users: Sequence | None = None, n_users: int | None = None, **text_options) -> "Corpus":
+    def from_jsonl(
+        cls,
+        path: str | os.PathLike,
+        *,
+        text_field: str = "text",
+        user_field: str = "user",
+        users: Sequence | None = None,
+        n_users: int | None = None,
+        **text_options,
+    ) -> "Corpus":
         """Read JSON Lines (:func:`read_jsonl_records`). ``users`` keeps those user ids and ``n_users`` the first
         ``n_users`` distinct users; other keyword arguments go to :meth:`from_texts`."""
         records = read_jsonl_records(path, text_field, user_field, users)  # a generator: nothing is read yet
@@ -282,13 +303,20 @@ class Corpus:
             raise ValueError("users is empty: a corpus needs at least one user")
         docs = np.concatenate([per_user[u] for u in users])
         owner = np.repeat(np.arange(users.size), [per_user[u].size for u in users])
-        ids = tuple(self.user_ids[u] if c == 0 else (self.user_ids[u], c)
-                    for u, c in zip(users, _occurrence_counts(users)))
+        ids = tuple(
+            self.user_ids[u] if c == 0 else (self.user_ids[u], c)
+            for u, c in zip(users, _occurrence_counts(users))
+        )
         return replace(self, X=self.X[docs], doc_users=owner, user_ids=ids)
 
-    def bound(self, max_docs_per_user: int | None = None, max_tokens_per_doc: int | None = None,
-              random_state: int | np.random.SeedSequence | np.random.Generator | None = None, *,
-              max_tokens_per_user: int | None = None) -> "Corpus":
+    def bound(
+        self,
+        max_docs_per_user: int | None = None,
+        max_tokens_per_doc: int | None = None,
+        random_state: int | np.random.SeedSequence | np.random.Generator | None = None,
+        *,
+        max_tokens_per_user: int | None = None,
+    ) -> "Corpus":
         """Cap each user's contribution; return a new corpus whose ``log`` counts what was cut.
 
         Each cap keeps a uniformly random part, from a generator seeded with a seed ``s`` drawn independently of the
@@ -351,8 +379,10 @@ class Corpus:
     def bow(self) -> list[list[tuple[int, int]]]:
         """The documents as gensim bag-of-words lists."""
         X = self.X
-        return [list(zip(X.indices[a:b].tolist(), X.data[a:b].astype(int).tolist()))
-                for a, b in zip(X.indptr[:-1], X.indptr[1:])]
+        return [
+            list(zip(X.indices[a:b].tolist(), X.data[a:b].astype(int).tolist()))
+            for a, b in zip(X.indptr[:-1], X.indptr[1:])
+        ]
 
     def fingerprint(self) -> str:
         """SHA-256 (16 hex digits) of the counts, vocabulary and document owners."""
@@ -482,8 +512,9 @@ def _id_key(uid) -> bytes:
     if isinstance(uid, tuple):
         parts = [_id_key(x) for x in uid]
         return b"t%d(" % len(parts) + b"".join(b"%d:" % len(p) + p for p in parts) + b")"
-    raise TypeError(f"user ids must be str, int, float, bytes, None or tuples of them for bounding, got "
-                    f"{type(uid).__name__}")
+    raise TypeError(
+        f"user ids must be str, int, float, bytes, None or tuples of them for bounding, got {type(uid).__name__}"
+    )
 
 
 def _first_users(records: Iterable[tuple[str, object]], n: int) -> Iterator[tuple[str, object]]:
@@ -532,10 +563,15 @@ def make_vectorizer(*, stop_words="english", min_token_length: int = 3, min_df=1
     if max_features is not None:
         check_int(max_features, "max_features", low=1)
     vectorizer = CountVectorizer(
-        preprocessor=_normalise, token_pattern=_TOKEN_PATTERN % min_token_length,
+        preprocessor=_normalise,
+        token_pattern=_TOKEN_PATTERN % min_token_length,
         stop_words=list(stop_words) if isinstance(stop_words, (list, tuple, set, frozenset)) else stop_words,
-        min_df=min_df, max_df=max_df, max_features=max_features,
-        vocabulary=list(vocabulary) if vocabulary is not None else None, dtype=np.int64)
+        min_df=min_df,
+        max_df=max_df,
+        max_features=max_features,
+        vocabulary=list(vocabulary) if vocabulary is not None else None,
+        dtype=np.int64,
+    )
     vectorizer._validate_params()  # scikit-learn's own messages for min_df / max_df / stop_words
     return vectorizer
 
@@ -546,8 +582,12 @@ def _jsonl_opener(where: str):
         return gzip.open if raw.read(2) == b"\x1f\x8b" else open
 
 
-def read_jsonl_records(path: str | os.PathLike, text_field: str = "text", user_field: str = "user",
-                       users: Iterable | None = None) -> Iterator[tuple[str, object]]:
+def read_jsonl_records(
+    path: str | os.PathLike,
+    text_field: str = "text",
+    user_field: str = "user",
+    users: Iterable | None = None,
+) -> Iterator[tuple[str, object]]:
     """Yield ``(text, user)`` of each record of a JSON Lines file (gzip'd or not, recognised by content), in order,
     user ids as :func:`canonical_user_id`, only those in ``users`` if given. Blank lines are skipped, nothing else:
     every problem is a ``ValueError`` (``TypeError`` for a field of the wrong type) starting with ``path:line``.
@@ -619,8 +659,14 @@ def checked_user_id(user, where: str, user_field: str = "user"):
     return canonical_user_id(user)
 
 
-def read_source_records(path, text_field: str = "text", user_field: str = "user", *, query: str | None = None,
-                        users: Iterable | None = None) -> Iterator[tuple[str, object]]:
+def read_source_records(
+    path,
+    text_field: str = "text",
+    user_field: str = "user",
+    *,
+    query: str | None = None,
+    users: Iterable | None = None,
+) -> Iterator[tuple[str, object]]:
     """Yield ``(text, user)`` of each record of any corpus source, in its order: the one record reader.
 
     JSON Lines goes to :func:`read_jsonl_records`; Parquet, CSV, a DataFrame or the rows of ``query`` on a database
@@ -674,8 +720,13 @@ def canonical_user_id(uid):
     return int(uid) if isinstance(uid, bool) or (isinstance(uid, float) and uid.is_integer()) else uid
 
 
-def tokenize(texts: Sequence[str], *, vocabulary: Sequence[str] | None = None,
-             stop_words: str | Sequence[str] | None = "english", min_token_length: int = 3) -> list[list[str]]:
+def tokenize(
+    texts: Sequence[str],
+    *,
+    vocabulary: Sequence[str] | None = None,
+    stop_words: str | Sequence[str] | None = "english",
+    min_token_length: int = 3,
+) -> list[list[str]]:
     """Token lists with :meth:`Corpus.from_texts`' rules; with ``vocabulary``, only its words."""
     analyze = make_vectorizer(stop_words=stop_words, min_token_length=min_token_length).build_analyzer()
     keep = None if vocabulary is None else set(vocabulary)

@@ -104,9 +104,11 @@ def whiten(matmat: Callable[[np.ndarray], np.ndarray], dim: int, k: int, *, rng:
     # eigenvalues below 1e-10 * lambda_1 are numerically zero (e.g. words no document uses)
     n_pos = int(np.sum(vals[:k] > 1e-10 * max(abs(vals[0]), np.finfo(float).tiny)))
     if n_pos < k:
-        raise ValueError(f"{what} has only {n_pos} positive eigenvalue(s) among its top {k}, fewer than n_topics={k}: "
-                         "whitening needs k positive eigenvalues. Use more documents or fewer topics"
-                         + (", or a larger epsilon for the M2 release" if "noisy" in what else ""))
+        raise ValueError(
+            f"{what} has only {n_pos} positive eigenvalue(s) among its top {k}, fewer than n_topics={k}: "
+            "whitening needs k positive eigenvalues. Use more documents or fewer topics"
+            + (", or a larger epsilon for the M2 release" if "noisy" in what else "")
+        )
     if warn and not pairs.converged:
         warnings.warn(f"eigenpairs of {what} did not converge to tol={tol:g} in {max_iter} iterations",
                       RuntimeWarning, stacklevel=2)
