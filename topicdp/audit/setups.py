@@ -1,18 +1,17 @@
 """Audit setups: what to audit, as a library. ``factory(options: SetupOptions) -> AuditSetup``.
 
-:data:`SETUPS` maps names to factories (:func:`register_setup` adds more); :class:`SetupOptions` states every
-option once (``topicdp audit`` builds its flags from it). Each factory builds a corpus, a canary pair (D, D'),
-the mechanism as the library runs it and its claim: ``synthetic-gaussian`` (noise on a statistic of proven
-sensitivity), ``topicdp-global`` (sensitivity sqrt(2K): DP for every pair; only the noise is redrawn),
-``topicdp-sampled`` (random DP with respect to P, not DP; with ``distribution="private"``, TopicDP's P, sigma(D)
-and sigma(D') are each sampled on their own side; ``"public"`` resamples a disjoint reference and shares sigma;
-``n_pairs`` below Thm. 1's h is the insecure testing mode) and ``spectral-1`` (configuration 1 at document level,
-rerun per trial in canonical topic order; a failed fatal precondition releases the uniform matrix, an
-observable output too). The noisy matrix is scored (its clipped rows are a post-processing). Corpora:
-``embedded`` (gensim's Lee corpus, public vocabulary) or a JSON Lines path (users with at least
-``max_docs_per_user`` documents, bounded; the subset's frequent words treated as public); canaries ``typical``,
-``outlier`` (saturates the bounds with fresh words) and ``long-document`` (added after bounding: no audited claim
-relies on the token bound).
+:data:`SETUPS` maps names to factories (:func:`register_setup` adds more); :class:`SetupOptions` states every option
+once (``topicdp audit`` builds its flags from it). Each factory builds a corpus, a canary pair (D, D'), the mechanism
+as the library runs it and its claim: ``synthetic-gaussian`` (noise on a statistic of proven sensitivity),
+``topicdp-global`` (sensitivity sqrt(2K), DP for every pair: only the noise is redrawn), ``topicdp-sampled`` (random
+DP with respect to P, not DP: ``distribution="private"``, TopicDP's P, samples sigma(D) and sigma(D') each on its own
+side, ``"public"`` resamples a disjoint reference and shares sigma; ``n_pairs`` below Thm. 1's h is the insecure
+testing mode) and ``spectral-1`` (configuration 1 at document level, rerun per trial in canonical topic order; a
+failed fatal precondition releases the uniform matrix, also an observable output). The noisy matrix is scored
+(clipping its rows is post-processing). Corpora: ``embedded`` (gensim's Lee corpus, public vocabulary) or a JSON
+Lines path (users with at least ``max_docs_per_user`` documents, bounded; the subset's frequent words treated as
+public); canaries ``typical``, ``outlier`` (saturates the bounds with fresh words), ``long-document`` (added after
+bounding: no audited claim relies on the token bound).
 """
 
 from __future__ import annotations
@@ -27,11 +26,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._names import UNITS
-from .._validation import check_int, check_option, check_real
+from .._validation import check_int, check_option
 from .canaries import (CANARIES, NEIGHBOURS, BoundedContributionSum, CanaryPair, CorpusData, make_canary,
                        synthetic_corpus)
 from .noise import DiscreteGaussianNoise, GaussianNoise, analytic_sigma, exact_epsilon
-from .runner import AuditSetup
+from .runner import AuditSetup, check_fields
 
 DISTRIBUTIONS = ("private", "public")
 NOISES = ("gaussian", "discrete-gaussian")
@@ -40,61 +39,47 @@ _TOPIC_MODELS = "topic-model setups (topicdp-global, topicdp-sampled, spectral-1
 
 
 def _opt(default, help: str, **metadata):
-    """A dataclass field whose metadata carries the CLI help (and ``choices``, ``type``, ``group``)."""
+    """A dataclass field whose metadata carries the CLI help (and ``choices``, ``type``, ``group``, the range)."""
     return field(default=default, metadata={"help": help, **metadata})
 
 
 @dataclass(frozen=True)
 class SetupOptions:
-    """Every option of the audit setups, validated on construction; the defaults are stated only here (variants:
-    :func:`dataclasses.replace`)."""
+    """Every option of the audit setups, checked on construction (:func:`~topicdp.audit.runner.check_fields`); the
+    defaults are stated only here (variants: :func:`dataclasses.replace`)."""
 
-    epsilon: float = _opt(1.0, "claimed epsilon")
-    delta: float = _opt(1e-5, "claimed delta")
-    sigma_factor: float = _opt(1.0, "multiply the calibrated sigma (e.g. 0.333 under-noises on purpose)")
+    epsilon: float = _opt(1.0, "claimed epsilon", low=0.0)
+    delta: float = _opt(1e-5, "claimed delta", low=0.0, high=1.0, low_open=False)
+    sigma_factor: float = _opt(1.0, "multiply the calibrated sigma (e.g. 0.333 under-noises on purpose)", low=0.0)
     canary: str = _opt("typical", "canary kind", choices=CANARIES)
     neighbours: str | None = _opt(None, "neighbour relation (None: the setup's own, add-remove for "
                                   "synthetic-gaussian, replace-one otherwise)", choices=NEIGHBOURS, type=str)
     noise: str = _opt("gaussian", "noise sampler of synthetic-gaussian", choices=NOISES)
     corpus: str = _opt("embedded", "'embedded' (gensim's Lee corpus) or a JSON Lines path with 'text' and "
                        "'user' fields", group=_TOPIC_MODELS)
-    n_users: int = _opt(30, "users (Lee: documents) in the audited subset", group=_TOPIC_MODELS)
-    max_docs_per_user: int = _opt(20, "contribution bound, documents per user", group=_TOPIC_MODELS)
-    max_tokens_per_doc: int = _opt(300, "contribution bound, tokens per document", group=_TOPIC_MODELS)
-    max_features: int = _opt(1000, "vocabulary size", group=_TOPIC_MODELS)
-    corpus_seed: int = _opt(0, "seed of the user subset and the bounding", group=_TOPIC_MODELS)
-    canary_seed: int = _opt(1, "seed of the canary draw", group=_TOPIC_MODELS)
+    n_users: int = _opt(30, "users (Lee: documents) in the audited subset", group=_TOPIC_MODELS, low=3)
+    max_docs_per_user: int = _opt(20, "contribution bound, documents per user", group=_TOPIC_MODELS, low=1)
+    max_tokens_per_doc: int = _opt(300, "contribution bound, tokens per document", group=_TOPIC_MODELS, low=3)
+    max_features: int = _opt(1000, "vocabulary size", group=_TOPIC_MODELS, low=10)
+    corpus_seed: int = _opt(0, "seed of the user subset and the bounding", group=_TOPIC_MODELS, low=0)
+    canary_seed: int = _opt(1, "seed of the canary draw", group=_TOPIC_MODELS, low=0)
     model: str = _opt("gensim-lda", "topic model of the TopicDP setups", group=_TOPIC_MODELS)
     n_topics: int = _opt(5, "number of topics K", group=_TOPIC_MODELS, flags=("--topics",),
-                         hidden_flags=("--n-topics",))
-    model_seed: int = _opt(0, "seed of the topic model", group=_TOPIC_MODELS)
-    gamma: float = _opt(0.22, "random-DP gamma of topicdp-sampled (0.22: h=49)", group=_TOPIC_MODELS)
+                         hidden_flags=("--n-topics",), low=2)
+    model_seed: int = _opt(0, "seed of the topic model", group=_TOPIC_MODELS, low=0)
+    gamma: float = _opt(0.22, "random-DP gamma of topicdp-sampled (0.22: h=49)", group=_TOPIC_MODELS, low=0.0,
+                        high=0.5)
     n_pairs: int | None = _opt(None, "override h of topicdp-sampled; below Thm. 1's h this is the insecure "
-                               "testing mode", type=int, group=_TOPIC_MODELS)
+                               "testing mode", type=int, group=_TOPIC_MODELS, low=1)
     distribution: str = _opt("private", "P of topicdp-sampled: resample the private corpus (TopicDP's "
                              "default) or a disjoint public reference", choices=DISTRIBUTIONS, group=_TOPIC_MODELS)
-    sampler_seed: int = _opt(0, "seed of the neighbour-pair draws", group=_TOPIC_MODELS)
+    sampler_seed: int = _opt(0, "seed of the neighbour-pair draws", group=_TOPIC_MODELS, low=0)
     cache_dir: str | None = _opt(None, "cache sampled sensitivities here", type=str, group=_TOPIC_MODELS)
-    alpha0: float = _opt(1.0, "Dirichlet alpha0 of spectral-1", group=_TOPIC_MODELS)
-    n_jobs: int = _opt(1, "parallel workers (sensitivity sampling, pipeline trials)")
+    alpha0: float = _opt(1.0, "Dirichlet alpha0 of spectral-1", group=_TOPIC_MODELS, low=0.0)
+    n_jobs: int = _opt(1, "parallel workers (sensitivity sampling, pipeline trials)", low=-1)
 
     def __post_init__(self) -> None:
-        check_real(self.epsilon, "epsilon", low=0.0)
-        check_real(self.delta, "delta", low=0.0, high=1.0, low_open=False)
-        check_real(self.sigma_factor, "sigma_factor", low=0.0)
-        check_option(self.canary, "canary", CANARIES)
-        if self.neighbours is not None:
-            check_option(self.neighbours, "neighbours", NEIGHBOURS)
-        check_option(self.noise, "noise", NOISES)
-        for name, low in (("n_users", 3), ("max_docs_per_user", 1), ("max_tokens_per_doc", 3),
-                          ("max_features", 10), ("corpus_seed", 0), ("canary_seed", 0), ("n_topics", 2),
-                          ("model_seed", 0), ("sampler_seed", 0), ("n_jobs", -1)):
-            check_int(getattr(self, name), name, low=low)
-        check_real(self.gamma, "gamma", low=0.0, high=0.5)
-        if self.n_pairs is not None:
-            check_int(self.n_pairs, "n_pairs", low=1)
-        check_option(self.distribution, "distribution", DISTRIBUTIONS)
-        check_real(self.alpha0, "alpha0", low=0.0)
+        check_fields(self)
 
 
 # -- corpora ---------------------------------------------------------------------------------------
