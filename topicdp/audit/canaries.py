@@ -77,10 +77,8 @@ def as_corpus_data(corpus) -> CorpusData:
     elif is_corpus(corpus):
         X, doc_users, vocabulary = corpus.X, corpus.doc_users, corpus.vocabulary
     else:
-        raise TypeError(
-            "corpus must be a (X, doc_users, vocabulary) tuple or have attributes X, doc_users and vocabulary, "
-            f"got {type(corpus).__name__}"
-        )
+        raise TypeError("corpus must be a (X, doc_users, vocabulary) tuple or have attributes X, doc_users and "
+                        f"vocabulary, got {type(corpus).__name__}")
     X = sp.csr_matrix(X)
     doc_users = np.asarray(doc_users)
     vocabulary = [str(w) for w in vocabulary]
@@ -130,11 +128,7 @@ def _replace(base: CorpusData, rows: sp.csr_matrix, unit: str, rng) -> tuple[Cor
 
 def _pair(name, base, rows, words, weights, neighbours, unit, description, rng, details) -> CanaryPair:
     neighbours = check_option(neighbours, "neighbours", NEIGHBOURS)
-    extra: dict
-    if neighbours == "add-remove":
-        D_prime, extra = _append(base, rows), {}
-    else:
-        D_prime, extra = _replace(base, rows, unit, rng)
+    D_prime, extra = (_append(base, rows), {}) if neighbours == "add-remove" else _replace(base, rows, unit, rng)
     return CanaryPair(name, base, D_prime, words, weights, neighbours, unit, description, {**details, **extra})
 
 
@@ -217,9 +211,8 @@ def long_document_canary(corpus, *, length: int | None = None, n_words: int = 20
 
 def make_canary(kind: str, corpus, **kwargs) -> CanaryPair:
     """Build a canary pair by name: ``"typical"``, ``"outlier"`` or ``"long-document"``."""
-    kind = check_option(kind, "canary", CANARIES)
     builder = {"typical": typical_user_canary, "outlier": outlier_user_canary, "long-document": long_document_canary}
-    return builder[kind](corpus, **kwargs)
+    return builder[check_option(kind, "canary", CANARIES)](corpus, **kwargs)
 
 
 def synthetic_corpus(n_users: int = 60, n_words: int = 300, n_topics: int = 5, docs_per_user: tuple[int, int] = (1, 6),

@@ -70,12 +70,8 @@ def calibrate_gaussian(epsilon: float, delta: float, sensitivity: float = 1.0, m
     delta = check_delta(delta)
     sensitivity = check_sensitivity(sensitivity, allow_zero=False)
     method = check_option(method, "method", CALIBRATION_METHODS)
-    count = check_count(count)
-    if method in ("auto", "analytic"):
-        return _sigma_analytic(epsilon, delta, sensitivity, count)
-    if method == "rdp":
-        return _sigma_rdp(epsilon, delta, sensitivity, count)
-    return _sigma_paper(epsilon, delta, sensitivity, count)
+    calibrate = {"auto": _sigma_analytic, "analytic": _sigma_analytic, "rdp": _sigma_rdp, "paper": _sigma_paper}
+    return calibrate[method](epsilon, delta, sensitivity, check_count(count))
 
 
 def calibrate_all(epsilon: float, delta: float, sensitivity: float = 1.0, count: int = 1) -> Dict[str, float]:
