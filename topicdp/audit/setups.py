@@ -134,8 +134,7 @@ def load_corpus(choice: CorpusChoice, reference: bool = False):
     path = Path(choice.source)
     if not path.exists():
         raise FileNotFoundError(f"corpus file not found: {path}")
-    counts: collections.Counter = collections.Counter()
-    counts.update(user for _, user in read_jsonl_records(path))
+    counts = collections.Counter(user for _, user in read_jsonl_records(path))
     eligible = sorted(u for u, n in counts.items() if n >= choice.max_docs_per_user)
     if len(eligible) < 2 * choice.n_users:
         raise ValueError(f"only {len(eligible)} users have >= {choice.max_docs_per_user} documents; "
@@ -171,13 +170,10 @@ def build_canary(kind: str, corpus, choice: CorpusChoice, *, unit: str = "user",
                  random_state: int = 1) -> CanaryPair:
     """The canary pair of ``kind`` on ``corpus`` (user- or document-level records)."""
     unit = check_option(unit, "unit", UNITS)
-    data = CorpusData(corpus.X, corpus.doc_users, list(corpus.vocabulary))
-    if unit == "document":  # every document its own record
-        data = CorpusData(corpus.X, np.arange(corpus.n_docs, dtype=np.int64), list(corpus.vocabulary))
-    kwargs = {}
-    if kind == "outlier":
-        kwargs = {"n_docs": 1 if unit == "document" else choice.max_docs_per_user,
-                  "doc_length": choice.max_tokens_per_doc, "n_words": OUTLIER_WORDS}
+    records = corpus.doc_users if unit == "user" else np.arange(corpus.n_docs, dtype=np.int64)  # a document each
+    data = CorpusData(corpus.X, records, list(corpus.vocabulary))
+    kwargs = {"n_docs": 1 if unit == "document" else choice.max_docs_per_user, "doc_length": choice.max_tokens_per_doc,
+              "n_words": OUTLIER_WORDS} if kind == "outlier" else {}
     return make_canary(kind, data, neighbours=neighbours, random_state=random_state, **kwargs)
 
 
@@ -197,9 +193,8 @@ def _neighbours(options: SetupOptions, allowed: tuple) -> str:
 
 def _canary_pair(options: SetupOptions, allowed: tuple, unit: str = "user"):
     choice = CorpusChoice.from_options(options)
-    pair = build_canary(options.canary, load_corpus(choice), choice, unit=unit,
-                        neighbours=_neighbours(options, allowed), random_state=options.canary_seed)
-    return choice, pair
+    return choice, build_canary(options.canary, load_corpus(choice), choice, unit=unit,
+                                neighbours=_neighbours(options, allowed), random_state=options.canary_seed)
 
 
 def _model(options: SetupOptions, n_words: int):

@@ -89,10 +89,9 @@ class _Labels:
             check_real(self.gamma, "gamma", low=0.0, high=1.0, low_open=False, high_open=False)
         elif self.distribution is not None:
             raise ValueError("distribution describes the P of a random-DP entry; give gamma too")
-        if self.unit is not None:
-            check_option(self.unit, "unit", UNITS)
-        if self.neighbours is not None:
-            check_option(self.neighbours, "neighbours", NEIGHBOURS)
+        for name, options in (("unit", UNITS), ("neighbours", NEIGHBOURS)):
+            if getattr(self, name) is not None:
+                check_option(getattr(self, name), name, options)
 
     @property
     def guarantee(self) -> str:
@@ -253,11 +252,9 @@ _GAUSSIAN_LIKE = (GaussianEntry, DiscreteGaussianEntry, EventEntry)
 
 
 class BudgetExceededError(ValueError):
-    """A release would take a :class:`PrivacyLedger` over its budget; nothing was recorded.
-
-    ``spent`` (before), ``requested`` (the release alone) and ``total`` are epsilons at the budget's delta
-    (``inf`` when the deltas exceed it); ``budget`` and ``accounting`` are the ledger's.
-    """
+    """A release would take a :class:`PrivacyLedger` over its budget; nothing was recorded. ``spent`` (before),
+    ``requested`` (the release alone) and ``total`` are epsilons at the budget's delta (``inf`` when the deltas
+    exceed it); ``budget`` and ``accounting`` are the ledger's."""
 
     def __init__(self, spent: float, requested: float, total: float, budget: Tuple[float, float],
                  accounting: str, names: Sequence[str]) -> None:
@@ -375,15 +372,12 @@ class PrivacyLedger:
         return entries if self.file is None else [e for e in entries if e.gamma is None]
 
     def _budget_epsilon(self, entries: List[Entry], delta: float) -> float:
+        # 'exact' is undefined for a ledger with other entries: then the smallest valid total
+        method = "best" if self.accounting == "exact" and not _all_gaussian(entries) else self.accounting
         try:
-            return _epsilon(entries, delta, self._budget_method(entries))
+            return _epsilon(entries, delta, method)
         except ValueError:  # the approx entries' deltas alone exceed the budget's delta
             return math.inf
-
-    def _budget_method(self, entries: List[Entry]) -> str:
-        if self.accounting == "exact" and not _all_gaussian(entries):
-            return "best"  # 'exact' is undefined for this ledger: the smallest valid total
-        return self.accounting
 
     def _check_labels(self, entries: List[Entry]) -> None:
         for attr in ("unit", "neighbours"):
