@@ -58,16 +58,10 @@ class CanaryPair:
         return tuple(factory(d.X, list(d.vocabulary), d.doc_users) for d in (self.D, self.D_prime))
 
     def to_dict(self) -> dict:
-        return {
-            "canary": self.name,
-            "neighbours": self.neighbours,
-            "unit": self.unit,
-            "description": self.description,
-            "n_canary_words": int(self.canary_words.size),
-            "n_docs": [int(self.D.X.shape[0]), int(self.D_prime.X.shape[0])],
-            "n_words": int(self.D.X.shape[1]),
-            **self.details,
-        }
+        labels = {k: getattr(self, k) for k in ("neighbours", "unit", "description")}
+        return {"canary": self.name, **labels, "n_canary_words": int(self.canary_words.size),
+                "n_docs": [int(self.D.X.shape[0]), int(self.D_prime.X.shape[0])], "n_words": int(self.D.X.shape[1]),
+                **self.details}
 
 
 def as_corpus_data(corpus) -> CorpusData:

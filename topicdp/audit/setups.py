@@ -378,8 +378,7 @@ def spectral1_setup(options: SetupOptions) -> AuditSetup:
         except PreconditionError as exc:
             raise ValueError(f"spectral configuration 1 does not run on this corpus/epsilon ({exc}); use more "
                              "documents, a larger epsilon or fewer topics") from exc
-    reports = [model.report_ for model in fitted]
-    rep = reports[0]
+    rep = fitted[0].report_
     W_out, W_in = spectral_reference(pair.D, k, alpha0), spectral_reference(pair.D_prime, k, alpha0)
     details = {
         "corpus": choice.describe(),
