@@ -1,14 +1,12 @@
 """Canaries: the neighbouring datasets D (canary out) and D' (canary in) built from a corpus.
 
-A corpus is a ``(X, doc_users, vocabulary)`` tuple (CSR counts N x V, user index per document, V words) or an
-object with those attributes; builders return :class:`CorpusData` (:meth:`CanaryPair.as_corpora` turns them into
-the caller's type). ``"add-remove"``: D' = D plus the canary as a new user; ``"replace-one"``: one random record
-(a user, or a document for the long-document canary) replaced by it. D and D' share one vocabulary that includes
-the canary's words (zero columns in D): the audit fixes the output domain, as a public vocabulary does; a
-vocabulary built from the private texts would leak the canary itself, which is not measured here.
-
-:func:`synthetic_corpus` and :class:`BoundedContributionSum` (a statistic of proven sensitivity) test the auditor
-end to end: the Gaussian mechanism on it must not be flagged unless its noise is cut.
+A corpus is a ``(X, doc_users, vocabulary)`` tuple (CSR counts N x V, user index per document, V words) or an object
+with those attributes; builders return :class:`CorpusData` (:meth:`CanaryPair.as_corpora` converts). ``"add-remove"``:
+D' = D plus the canary as a new user; ``"replace-one"``: one random record (a user, or a document for the
+long-document canary) replaced by it. D and D' share one vocabulary with the canary's words (zero columns in D): the
+audit fixes the output domain, as a public vocabulary does (a vocabulary from the private texts would leak the canary
+itself, not measured here). :func:`synthetic_corpus` and :class:`BoundedContributionSum` (a statistic of proven
+sensitivity) test the auditor end to end: the Gaussian mechanism on it must not be flagged unless its noise is cut.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
-"""Distinguishers: score a batch of released matrices; higher (or lower) scores suggest "the canary is in".
-
-A distinguisher must be fixed before the audit's trials are drawn (it may depend on D, D' and f, never on
-the releases scored); otherwise the Clopper-Pearson statement does not apply.
+"""Distinguishers: score a batch of released matrices; higher (or lower) scores suggest "the canary is in". One
+is fixed before the audit's trials are drawn (it may depend on D, D' and f, never on the releases scored);
+otherwise the Clopper-Pearson statement does not apply.
 """
 
 from __future__ import annotations
