@@ -228,21 +228,24 @@ class AuditSetup:
     details: dict = field(default_factory=dict)
 
 
+def cli_field(default, help: str, **metadata):
+    """A dataclass field whose metadata carries the CLI help (and ``choices``, ``type``, ``group``, the range)."""
+    return field(default=default, metadata={"help": help, **metadata})
+
+
 @dataclass(frozen=True)
 class AuditOptions:
     """How to audit a setup; the defaults here are their only statement (the CLI reads them). ``seed`` None draws
     the noise from the operating system (its entropy is recorded); ``n_jobs`` parallelises pipeline trials."""
 
-    n_trials: int = field(default=20_000, metadata={"flags": ("--trials",), "help": "releases per dataset", "low": 1})
-    distinguisher: str = field(default="projection", metadata={"choices": DISTINGUISHERS, "help": "test statistic"})
-    confidence: float = field(default=0.95, metadata={"help": "Clopper-Pearson confidence", "low": 0.0, "high": 1.0})
-    selection: str = field(default="held-out", metadata={
-        "choices": SELECTIONS,
-        "help": "threshold selection: held-out (exact confidence) or same-sample (exploratory, no confidence)"})
-    seed: int | None = field(default=None, metadata={"type": int, "help": "noise seed of the audited releases, as --seed "
-                                                        "everywhere (None: from the OS, recorded)", "low": 0})
-    n_jobs: int = field(default=1, metadata={"help": "parallel workers (pipeline trials, sensitivity sampling)",
-                                             "low": -1})
+    n_trials: int = cli_field(20_000, "releases per dataset", flags=("--trials",), low=1)
+    distinguisher: str = cli_field("projection", "test statistic", choices=DISTINGUISHERS)
+    confidence: float = cli_field(0.95, "Clopper-Pearson confidence", low=0.0, high=1.0)
+    selection: str = cli_field("held-out", "threshold selection: held-out (exact confidence) or same-sample "
+                               "(exploratory, no confidence)", choices=SELECTIONS)
+    seed: int | None = cli_field(None, "noise seed of the audited releases, as --seed everywhere (None: from the "
+                                 "OS, recorded)", type=int, low=0)
+    n_jobs: int = cli_field(1, "parallel workers (pipeline trials, sensitivity sampling)", low=-1)
 
     def __post_init__(self) -> None:
         check_fields(self)

@@ -17,7 +17,7 @@ bounding: no audited claim relies on the token bound).
 from __future__ import annotations
 
 import collections
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable
@@ -30,7 +30,7 @@ from .._validation import check_int, check_option
 from .canaries import (CANARIES, NEIGHBOURS, BoundedContributionSum, CanaryPair, CorpusData, make_canary,
                        synthetic_corpus)
 from .noise import DiscreteGaussianNoise, GaussianNoise, analytic_sigma, exact_epsilon
-from .runner import AuditSetup, check_fields
+from .runner import AuditSetup, check_fields, cli_field
 
 DISTRIBUTIONS = ("private", "public")
 NOISES = ("gaussian", "discrete-gaussian")
@@ -38,45 +38,40 @@ OUTLIER_WORDS = 10
 _TOPIC_MODELS = "topic-model setups (topicdp-global, topicdp-sampled, spectral-1)"
 
 
-def _opt(default, help: str, **metadata):
-    """A dataclass field whose metadata carries the CLI help (and ``choices``, ``type``, ``group``, the range)."""
-    return field(default=default, metadata={"help": help, **metadata})
-
-
 @dataclass(frozen=True)
 class SetupOptions:
     """Every option of the audit setups, checked on construction (:func:`~topicdp.audit.runner.check_fields`); the
     defaults are stated only here (variants: :func:`dataclasses.replace`)."""
 
-    epsilon: float = _opt(1.0, "claimed epsilon", low=0.0)
-    delta: float = _opt(1e-5, "claimed delta", low=0.0, high=1.0, low_open=False)
-    sigma_factor: float = _opt(1.0, "multiply the calibrated sigma (e.g. 0.333 under-noises on purpose)", low=0.0)
-    canary: str = _opt("typical", "canary kind", choices=CANARIES)
-    neighbours: str | None = _opt(None, "neighbour relation (None: the setup's own, add-remove for "
-                                  "synthetic-gaussian, replace-one otherwise)", choices=NEIGHBOURS, type=str)
-    noise: str = _opt("gaussian", "noise sampler of synthetic-gaussian", choices=NOISES)
-    corpus: str = _opt("embedded", "'embedded' (gensim's Lee corpus) or a JSON Lines path with 'text' and "
-                       "'user' fields", group=_TOPIC_MODELS)
-    n_users: int = _opt(30, "users (Lee: documents) in the audited subset", group=_TOPIC_MODELS, low=3)
-    max_docs_per_user: int = _opt(20, "contribution bound, documents per user", group=_TOPIC_MODELS, low=1)
-    max_tokens_per_doc: int = _opt(300, "contribution bound, tokens per document", group=_TOPIC_MODELS, low=3)
-    max_features: int = _opt(1000, "vocabulary size", group=_TOPIC_MODELS, low=10)
-    corpus_seed: int = _opt(0, "seed of the user subset and the bounding", group=_TOPIC_MODELS, low=0)
-    canary_seed: int = _opt(1, "seed of the canary draw", group=_TOPIC_MODELS, low=0)
-    model: str = _opt("gensim-lda", "topic model of the TopicDP setups", group=_TOPIC_MODELS)
-    n_topics: int = _opt(5, "number of topics K", group=_TOPIC_MODELS, flags=("--topics",),
-                         hidden_flags=("--n-topics",), low=2)
-    model_seed: int = _opt(0, "seed of the topic model", group=_TOPIC_MODELS, low=0)
-    gamma: float = _opt(0.22, "random-DP gamma of topicdp-sampled (0.22: h=49)", group=_TOPIC_MODELS, low=0.0,
-                        high=0.5)
-    n_pairs: int | None = _opt(None, "override h of topicdp-sampled; below Thm. 1's h this is the insecure "
-                               "testing mode", type=int, group=_TOPIC_MODELS, low=1)
-    distribution: str = _opt("private", "P of topicdp-sampled: resample the private corpus (TopicDP's "
-                             "default) or a disjoint public reference", choices=DISTRIBUTIONS, group=_TOPIC_MODELS)
-    sampler_seed: int = _opt(0, "seed of the neighbour-pair draws", group=_TOPIC_MODELS, low=0)
-    cache_dir: str | None = _opt(None, "cache sampled sensitivities here", type=str, group=_TOPIC_MODELS)
-    alpha0: float = _opt(1.0, "Dirichlet alpha0 of spectral-1", group=_TOPIC_MODELS, low=0.0)
-    n_jobs: int = _opt(1, "parallel workers (sensitivity sampling, pipeline trials)", low=-1)
+    epsilon: float = cli_field(1.0, "claimed epsilon", low=0.0)
+    delta: float = cli_field(1e-5, "claimed delta", low=0.0, high=1.0, low_open=False)
+    sigma_factor: float = cli_field(1.0, "multiply the calibrated sigma (e.g. 0.333 under-noises on purpose)", low=0.0)
+    canary: str = cli_field("typical", "canary kind", choices=CANARIES)
+    neighbours: str | None = cli_field(None, "neighbour relation (None: the setup's own, add-remove for "
+                                        "synthetic-gaussian, replace-one otherwise)", choices=NEIGHBOURS, type=str)
+    noise: str = cli_field("gaussian", "noise sampler of synthetic-gaussian", choices=NOISES)
+    corpus: str = cli_field("embedded", "'embedded' (gensim's Lee corpus) or a JSON Lines path with 'text' and "
+                             "'user' fields", group=_TOPIC_MODELS)
+    n_users: int = cli_field(30, "users (Lee: documents) in the audited subset", group=_TOPIC_MODELS, low=3)
+    max_docs_per_user: int = cli_field(20, "contribution bound, documents per user", group=_TOPIC_MODELS, low=1)
+    max_tokens_per_doc: int = cli_field(300, "contribution bound, tokens per document", group=_TOPIC_MODELS, low=3)
+    max_features: int = cli_field(1000, "vocabulary size", group=_TOPIC_MODELS, low=10)
+    corpus_seed: int = cli_field(0, "seed of the user subset and the bounding", group=_TOPIC_MODELS, low=0)
+    canary_seed: int = cli_field(1, "seed of the canary draw", group=_TOPIC_MODELS, low=0)
+    model: str = cli_field("gensim-lda", "topic model of the TopicDP setups", group=_TOPIC_MODELS)
+    n_topics: int = cli_field(5, "number of topics K", group=_TOPIC_MODELS, flags=("--topics",),
+                               hidden_flags=("--n-topics",), low=2)
+    model_seed: int = cli_field(0, "seed of the topic model", group=_TOPIC_MODELS, low=0)
+    gamma: float = cli_field(0.22, "random-DP gamma of topicdp-sampled (0.22: h=49)", group=_TOPIC_MODELS, low=0.0,
+                              high=0.5)
+    n_pairs: int | None = cli_field(None, "override h of topicdp-sampled; below Thm. 1's h this is the insecure "
+                                     "testing mode", type=int, group=_TOPIC_MODELS, low=1)
+    distribution: str = cli_field("private", "P of topicdp-sampled: resample the private corpus (TopicDP's default) "
+                                   "or a disjoint public reference", choices=DISTRIBUTIONS, group=_TOPIC_MODELS)
+    sampler_seed: int = cli_field(0, "seed of the neighbour-pair draws", group=_TOPIC_MODELS, low=0)
+    cache_dir: str | None = cli_field(None, "cache sampled sensitivities here", type=str, group=_TOPIC_MODELS)
+    alpha0: float = cli_field(1.0, "Dirichlet alpha0 of spectral-1", group=_TOPIC_MODELS, low=0.0)
+    n_jobs: int = cli_field(1, "parallel workers (sensitivity sampling, pipeline trials)", low=-1)
 
     def __post_init__(self) -> None:
         check_fields(self)

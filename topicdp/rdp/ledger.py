@@ -586,7 +586,7 @@ def _epsilon_bound(common: List[Entry], groups: Groups, delta: float, method: st
     if method != "best":
         return totals[method](common, groups, delta)
     gaussian = _all_gaussian(common + [e for parts in groups for part in parts for e in part])
-    return min(totals[m](common, groups, delta) for m in (("rdp", "simple", "exact") if gaussian else ("rdp", "simple")))
+    return min(totals[m](common, groups, delta) for m in ("rdp", "simple", "exact")[: 3 if gaussian else 2])
 
 
 def _worst_sum(common: List[Entry], groups: Groups, cost: Callable[[List[Entry]], float]) -> float:
