@@ -5,16 +5,16 @@ Thm. 4), Laplace, pure, approx (epsilon, delta) only, and dp-accounting events. 
 curves (Mironov 2017, Prop. 1), converts at ``delta - sum(approx deltas)`` (CKS 2020, Prop. 12) and adds the approx
 entries (Dwork & Roth 2014, Thm. 3.16); ``"simple"`` is basic composition, that delta split equally among the
 Gaussian-like entries (a Gaussian by its exact profile, Balle & Wang 2018, Thm. 8; a discrete Gaussian by its RDP
-curve); ``"exact"`` (continuous Gaussians only) is ``sqrt(sum count_i (D_i/sigma_i)^2)``-GDP (Dong, Roth & Su 2022,
-Cor. 3.3); ``"best"`` the smallest applicable.
+curve, its exact profile proven in one dimension only); ``"exact"`` (continuous Gaussians only) is
+``sqrt(sum count_i (D_i/sigma_i)^2)``-GDP (Dong, Roth & Su 2022, Cor. 3.3); ``"best"`` the smallest applicable.
 
-Random DP. An entry with a float ``gamma`` is (epsilon, delta, gamma)-random DP with respect to P (Rubinstein &
-Aldà 2017; TopicDP, Def. 4 and Thm. 1), not DP. ``scope="dp"`` composes the DP entries; ``scope="all"`` every
-entry, holding with probability at least ``1 - sum gamma_i`` over the pair drawn from P (union bound: on the event
-that every sampled sensitivity bounds the pair's distance, the composition theorems hold pair by pair). Different
-Ps, units or neighbour relations are refused. ``budget=(epsilon, delta)`` refuses (:class:`BudgetExceededError`)
-an entry taking the ``scope="all"`` total over it; a persisted ledger (:meth:`PrivacyLedger.open`) charges DP
-entries only.
+Random DP. An entry with a float ``gamma`` is (epsilon, delta, gamma)-random DP with respect to P (Rubinstein & Aldà
+2017; TopicDP, Def. 4 and Thm. 1), not DP. ``scope="dp"`` composes the DP entries; ``scope="all"`` every entry,
+holding with probability at least ``1 - sum gamma_i`` over the pair drawn from P (union bound: on the event that
+every sampled sensitivity bounds the pair's distance, the composition theorems hold pair by pair). Different Ps,
+units or neighbour relations (replace-one does not imply add/remove) are refused. ``budget=(epsilon, delta)``
+refuses (:class:`BudgetExceededError`) an entry taking the ``scope="all"`` total over it; a persisted ledger
+(:meth:`PrivacyLedger.open`) charges DP entries only.
 
 Partitions. Entries of one ``partitioning`` (:func:`partitioning_key`) and different ``partition`` labels read
 disjoint documents and compose in parallel at document level with add/remove neighbours (McSherry 2009, Thm. 4),

@@ -4,8 +4,9 @@ JSON Lines in a SHA-256 hash chain: a header (budget, unit, neighbours, accounti
 entries, written durably *before* it reads private data or draws noise, and its ``completed`` entries after (until
 then the plan counts, so a crash never under-counts). ``<path>.head`` (line count, last hash) catches a file cut at
 a line boundary; a ledger without one is refused until resealed, as is a file with several hard links (an atomic
-rename would fork it). Appends hold ``fcntl.flock`` on ``<path>.lock`` (one machine only), re-read, check the
-budget and replace the file atomically: the owner's record against accidents, not a defence against the owner.
+rename would fork it; the path is resolved once, symbolic links followed). Appends hold ``fcntl.flock`` on
+``<path>.lock`` (one machine only, not reliably over network file systems), re-read, check the budget and replace
+the file atomically: the owner's record against accidents, not a defence against the owner.
 """
 
 from __future__ import annotations
