@@ -129,7 +129,7 @@ def load_corpus(choice: CorpusChoice, reference: bool = False):
     path = Path(choice.source)
     if not path.exists():
         raise FileNotFoundError(f"corpus file not found: {path}")
-    counts = collections.Counter(user for _, user in read_jsonl_records(path))
+    counts: collections.Counter = collections.Counter(user for _, user in read_jsonl_records(path))
     eligible = sorted(u for u, n in counts.items() if n >= choice.max_docs_per_user)
     if len(eligible) < 2 * choice.n_users:
         raise ValueError(f"only {len(eligible)} users have >= {choice.max_docs_per_user} documents; "
