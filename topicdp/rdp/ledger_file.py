@@ -349,11 +349,9 @@ class LedgerFile:
         ledger._entries = state.effective(exclude)
         return state
 
-    def _append(self, ledger: "PrivacyLedger", state: LedgerState, rec: dict, entries: "List[Entry]") -> None:
-        """Write ``rec``, the record of run ``rec["run"]``; ``ledger`` then holds the other runs' and ``entries``."""
+    def _append(self, state: LedgerState, records: Sequence[dict]) -> None:
         assert self._locked, "append under the lock"
-        _write(self.path, [state.header, *state.records, rec])
-        ledger._entries = state.effective(exclude=rec["run"]) + entries
+        _write(self.path, [state.header, *state.records, *records])
 
     # -- spending ------------------------------------------------------------------------------------------
 
@@ -374,7 +372,8 @@ class LedgerFile:
                    "guarantee": guarantee if guarantee is not None else planned.get("guarantee")
                    or _guarantee_of(ledger, entries),
                    **{k: planned[k] for k in planned if k not in _OWN_KEYS}, **info}
-            self._append(ledger, state, rec, entries)
+            self._append(state, [rec])
+            ledger._entries = state.effective(exclude=run_id) + entries
         return run_id
 
     def complete(self, ledger: "PrivacyLedger", run: str, entries: "Sequence[Entry]", *, status: str = "released",
@@ -388,7 +387,8 @@ class LedgerFile:
                 raise LedgerFileError(f"ledger {self.path}: no planned run {run!r} to complete")
             rec = {**{k: planned[k] for k in planned if k not in _OWN_KEYS}, "type": "completed", "run": run,
                    "date": _now(), "entries": [entry_to_json(e) for e in entries], "status": status, **info}
-            self._append(ledger, state, rec, entries)
+            self._append(state, [rec])
+            ledger._entries = state.effective(exclude=run) + entries
 
     def record(self, ledger: "PrivacyLedger", entries: "Sequence[Entry]", **info: Any) -> None:
         """Plan and complete ``entries`` under one lock (:meth:`reserve` before the noise is safer)."""
