@@ -33,8 +33,7 @@ def clopper_pearson_upper(k, n: int, alpha: float) -> np.ndarray:
 def _counts_at_thresholds(out_sorted: np.ndarray, in_sorted: np.ndarray):
     """Thresholds (distinct scores and +inf) and, for "in iff score >= t", the counts #{out >= t} and #{in < t}
     (the complement test has ``n - k``)."""
-    thresholds = np.unique(np.concatenate([out_sorted, in_sorted]))
-    thresholds = np.append(thresholds, np.inf)
+    thresholds = np.append(np.unique(np.concatenate([out_sorted, in_sorted])), np.inf)
     k_fp = out_sorted.size - np.searchsorted(out_sorted, thresholds, side="left")
     k_fn = np.searchsorted(in_sorted, thresholds, side="left")
     return thresholds, k_fp, k_fn
@@ -44,8 +43,7 @@ def _eps_from_rates(fpr_hi: np.ndarray, fnr_hi: np.ndarray, delta: float) -> np.
     """log((1 - delta - FNR)/FPR) per test (swap the arguments for the other inequality)."""
     num = 1.0 - delta - fnr_hi
     with np.errstate(divide="ignore", invalid="ignore"):
-        eps = np.where(num > 0, np.log(np.maximum(num, 1e-300)) - np.log(fpr_hi), -np.inf)
-    return eps
+        return np.where(num > 0, np.log(np.maximum(num, 1e-300)) - np.log(fpr_hi), -np.inf)
 
 
 @dataclass
@@ -110,11 +108,8 @@ def _best(out_sorted, in_sorted, delta, alpha, block: int = 2048):
             best_eps, best = float(eps[i]), (int(cand[i]), float(fpr_hi[i]), float(fnr_hi[i]))
     flat, fpr_best, fnr_best = best
     idx, m = flat % fp.size, thresholds.size
-    chosen = dict(
-        threshold=float(thresholds[idx % m]),
-        direction=">=" if idx < m else "<",
-        inequality="fnr" if flat < fp.size else "fpr",
-    )
+    chosen = dict(threshold=float(thresholds[idx % m]), direction=">=" if idx < m else "<",
+                  inequality="fnr" if flat < fp.size else "fpr")
     return chosen, best_eps, int(fp[idx]), int(fn[idx]), fpr_best, fnr_best
 
 
@@ -185,6 +180,5 @@ def epsilon_lower_bound(scores_out, scores_in, delta: float, confidence: float =
     hence unconditionally. ``"same-sample"`` picks and bounds the test on the same samples (Jagielski et al.; Nasr et
     al.): the maximum over correlated, data-chosen tests is biased upwards and carries no confidence statement.
     """
-    return epsilon_bound(
-        scores_out, scores_in, delta, confidence, selection=selection, random_state=random_state
-    ).eps_lower
+    return epsilon_bound(scores_out, scores_in, delta, confidence, selection=selection,
+                         random_state=random_state).eps_lower

@@ -1,14 +1,12 @@
 """Canaries: the neighbouring datasets D (canary out) and D' (canary in) built from a corpus.
 
-A corpus is a ``(X, doc_users, vocabulary)`` tuple (CSR counts N x V, user index per document, V words) or an
-object with those attributes; builders return :class:`CorpusData` (:meth:`CanaryPair.as_corpora` turns them into
-the caller's type). ``"add-remove"``: D' = D plus the canary as a new user; ``"replace-one"``: one random record
-(a user, or a document for the long-document canary) replaced by it. D and D' share one vocabulary that includes
-the canary's words (zero columns in D): the audit fixes the output domain, as a public vocabulary does; a
-vocabulary built from the private texts would leak the canary itself, which is not measured here.
-
-:func:`synthetic_corpus` and :class:`BoundedContributionSum` (a statistic of proven sensitivity) test the auditor
-end to end: the Gaussian mechanism on it must not be flagged unless its noise is cut.
+A corpus is a ``(X, doc_users, vocabulary)`` tuple (CSR counts N x V, user index per document, V words) or an object
+with those attributes; builders return :class:`CorpusData` (:meth:`CanaryPair.as_corpora` converts). ``"add-remove"``:
+D' = D plus the canary as a new user; ``"replace-one"``: one random record (a user, or a document for the
+long-document canary) replaced by it. D and D' share one vocabulary with the canary's words (zero columns in D): the
+audit fixes the output domain, as a public vocabulary does (a vocabulary from the private texts would leak the canary
+itself, not measured here). :func:`synthetic_corpus` and :class:`BoundedContributionSum` (a statistic of proven
+sensitivity) test the auditor end to end: the Gaussian mechanism on it must not be flagged unless its noise is cut.
 """
 
 from __future__ import annotations
@@ -58,16 +56,10 @@ class CanaryPair:
         return tuple(factory(d.X, list(d.vocabulary), d.doc_users) for d in (self.D, self.D_prime))
 
     def to_dict(self) -> dict:
-        return {
-            "canary": self.name,
-            "neighbours": self.neighbours,
-            "unit": self.unit,
-            "description": self.description,
-            "n_canary_words": int(self.canary_words.size),
-            "n_docs": [int(self.D.X.shape[0]), int(self.D_prime.X.shape[0])],
-            "n_words": int(self.D.X.shape[1]),
-            **self.details,
-        }
+        labels = {k: getattr(self, k) for k in ("neighbours", "unit", "description")}
+        return {"canary": self.name, **labels, "n_canary_words": int(self.canary_words.size),
+                "n_docs": [int(self.D.X.shape[0]), int(self.D_prime.X.shape[0])], "n_words": int(self.D.X.shape[1]),
+                **self.details}
 
 
 def as_corpus_data(corpus) -> CorpusData:
@@ -77,10 +69,8 @@ def as_corpus_data(corpus) -> CorpusData:
     elif is_corpus(corpus):
         X, doc_users, vocabulary = corpus.X, corpus.doc_users, corpus.vocabulary
     else:
-        raise TypeError(
-            "corpus must be a (X, doc_users, vocabulary) tuple or have attributes X, doc_users and vocabulary, "
-            f"got {type(corpus).__name__}"
-        )
+        raise TypeError("corpus must be a (X, doc_users, vocabulary) tuple or have attributes X, doc_users and "
+                        f"vocabulary, got {type(corpus).__name__}")
     X = sp.csr_matrix(X)
     doc_users = np.asarray(doc_users)
     vocabulary = [str(w) for w in vocabulary]
@@ -130,11 +120,7 @@ def _replace(base: CorpusData, rows: sp.csr_matrix, unit: str, rng) -> tuple[Cor
 
 def _pair(name, base, rows, words, weights, neighbours, unit, description, rng, details) -> CanaryPair:
     neighbours = check_option(neighbours, "neighbours", NEIGHBOURS)
-    extra: dict
-    if neighbours == "add-remove":
-        D_prime, extra = _append(base, rows), {}
-    else:
-        D_prime, extra = _replace(base, rows, unit, rng)
+    D_prime, extra = (_append(base, rows), {}) if neighbours == "add-remove" else _replace(base, rows, unit, rng)
     return CanaryPair(name, base, D_prime, words, weights, neighbours, unit, description, {**details, **extra})
 
 
@@ -217,9 +203,8 @@ def long_document_canary(corpus, *, length: int | None = None, n_words: int = 20
 
 def make_canary(kind: str, corpus, **kwargs) -> CanaryPair:
     """Build a canary pair by name: ``"typical"``, ``"outlier"`` or ``"long-document"``."""
-    kind = check_option(kind, "canary", CANARIES)
     builder = {"typical": typical_user_canary, "outlier": outlier_user_canary, "long-document": long_document_canary}
-    return builder[kind](corpus, **kwargs)
+    return builder[check_option(kind, "canary", CANARIES)](corpus, **kwargs)
 
 
 def synthetic_corpus(n_users: int = 60, n_words: int = 300, n_topics: int = 5, docs_per_user: tuple[int, int] = (1, 6),

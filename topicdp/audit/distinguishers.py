@@ -1,7 +1,6 @@
-"""Distinguishers: score a batch of released matrices; higher (or lower) scores suggest "the canary is in".
-
-A distinguisher must be fixed before the audit's trials are drawn (it may depend on D, D' and f, never on
-the releases scored); otherwise the Clopper-Pearson statement does not apply.
+"""Distinguishers: score a batch of released matrices; higher (or lower) scores suggest "the canary is in". One
+is fixed before the audit's trials are drawn (it may depend on D, D' and f, never on the releases scored);
+otherwise the Clopper-Pearson statement does not apply.
 """
 
 from __future__ import annotations
@@ -53,9 +52,8 @@ class ProjectionDistinguisher:
 
 @dataclass
 class CanaryWordDistinguisher:
-    """Score = total released weight on the canary's words, ``sum_k sum_v w_v M[k, v]`` (black box), over the
-    ``word_indices`` columns with ``weights`` (default 1).
-    """
+    """Score = total released weight on the canary's words ``word_indices``, ``sum_k sum_v w_v M[k, v]`` (black
+    box; ``weights`` default 1)."""
 
     word_indices: np.ndarray
     weights: np.ndarray | None = None
@@ -76,10 +74,8 @@ class CanaryWordDistinguisher:
     def score(self, releases: np.ndarray) -> np.ndarray:
         releases = np.asarray(releases, dtype=np.float64)
         if releases.ndim < 2 or self.word_indices.max() >= releases.shape[-1]:
-            raise ValueError(
-                f"releases must be (n, ..., V) with V > {int(self.word_indices.max())} (the largest canary word "
-                f"index), got shape {releases.shape}"
-            )
+            raise ValueError(f"releases must be (n, ..., V) with V > {int(self.word_indices.max())} (the largest "
+                             f"canary word index), got shape {releases.shape}")
         cols = releases[..., self.word_indices]
         return (cols.reshape(releases.shape[0], -1, self.word_indices.size) @ self.weights).sum(axis=1)
 
@@ -99,6 +95,5 @@ def make_distinguisher(kind, *, W_out=None, W_in=None, canary_words=None, canary
         if canary_words is None:
             raise ValueError("distinguisher='canary-words' needs canary_words (vocabulary indices)")
         return CanaryWordDistinguisher(canary_words, canary_weights)
-    raise ValueError(
-        f"distinguisher must be one of {', '.join(map(repr, DISTINGUISHERS))} or an object with .score; got {kind!r}"
-    )
+    raise ValueError(f"distinguisher must be one of {', '.join(map(repr, DISTINGUISHERS))} or an object with "
+                     f".score; got {kind!r}")

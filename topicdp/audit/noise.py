@@ -1,9 +1,6 @@
-"""Batched output-perturbation noise for audits, ``noise(W, rng, n) -> (n, *W.shape)`` releases, and the exact
-privacy of the Gaussian mechanism an audit of Gaussian noise is compared with.
-
-An output-perturbation mechanism is a callable of the exact matrix ``W = f(D)``, a numpy ``Generator`` and a
-batch size; its post-processing belongs inside it, so the audit measures the released object. The Gaussian
-reference is kept here, self-contained, so that the auditor does not depend on the calibration code it audits.
+"""Batched output-perturbation noise for audits, ``noise(W, rng, n) -> (n, *W.shape)`` releases of ``W = f(D)``
+(post-processing inside, so the audit measures the released object), and the exact privacy of the Gaussian
+mechanism, kept here so that the auditor does not depend on the calibration code it audits.
 """
 
 from __future__ import annotations
@@ -58,12 +55,8 @@ class DiscreteGaussianNoise:
     name: str = "discrete-gaussian"
 
     def __call__(self, W: np.ndarray, rng: np.random.Generator, n: int) -> np.ndarray:
-        batch = np.broadcast_to(W, (n,) + W.shape)
-        release = secure_gaussian(
-            batch, self.sigma, sensitivity=self.sensitivity, n_changed=W.size, tolerance=self.tolerance,
-            random_state=rng,
-        )
-        return release.values
+        return secure_gaussian(np.broadcast_to(W, (n,) + W.shape), self.sigma, sensitivity=self.sensitivity,
+                               n_changed=W.size, tolerance=self.tolerance, random_state=rng).values
 
 
 def per_draw(release: Callable[[np.ndarray, np.random.Generator], np.ndarray], name: str = "custom") -> Callable:
@@ -78,9 +71,7 @@ def per_draw(release: Callable[[np.ndarray, np.random.Generator], np.ndarray], n
 
 def as_noise(noise) -> Callable:
     """A float is a Gaussian sigma; a callable is used as it is."""
-    if callable(noise):
-        return noise
-    return GaussianNoise(noise)
+    return noise if callable(noise) else GaussianNoise(noise)
 
 
 def exact_delta(mu: float, epsilon: float) -> float:

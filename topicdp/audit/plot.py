@@ -18,9 +18,8 @@ from .._files import atomic_path
 def dp_region_boundary(fpr, epsilon: float, delta: float) -> np.ndarray:
     """Smallest FNR an (epsilon, delta)-DP mechanism allows at each FPR."""
     fpr = np.asarray(fpr, dtype=np.float64)
-    return np.maximum.reduce(
-        [np.zeros_like(fpr), 1.0 - delta - np.exp(epsilon) * fpr, np.exp(-epsilon) * (1.0 - delta - fpr)]
-    )
+    return np.maximum.reduce([np.zeros_like(fpr), 1.0 - delta - np.exp(epsilon) * fpr,
+                              np.exp(-epsilon) * (1.0 - delta - fpr)])
 
 
 def _panel(ax, result, log: bool) -> None:
@@ -70,14 +69,11 @@ def plot_tradeoff(result, path, *, title: str | None = None):
     fig = Figure(figsize=(11, 5))
     FigureCanvasAgg(fig)
     axes = fig.subplots(1, 2)
-    _panel(axes[0], result, log=False)
-    _panel(axes[1], result, log=True)
+    for ax, log in zip(axes, (False, True)):
+        _panel(ax, result, log=log)
     axes[1].legend(loc="lower left", fontsize=8)
-    fig.suptitle(
-        title
-        or f"{result.mechanism} | canary: {result.canary} | distinguisher: {result.distinguisher} | "
-        f"{result.n_trials} trials, {result.confidence:.0%} CP"
-    )
+    fig.suptitle(title or f"{result.mechanism} | canary: {result.canary} | distinguisher: {result.distinguisher} | "
+                 f"{result.n_trials} trials, {result.confidence:.0%} CP")
     fig.tight_layout()
     with atomic_path(path) as tmp:
         fig.savefig(tmp, dpi=110)

@@ -8,7 +8,7 @@ parallel; :func:`run_audit` runs either for an :class:`AuditSetup` with :class:`
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Callable
 
 import numpy as np
@@ -228,29 +228,41 @@ class AuditSetup:
     details: dict = field(default_factory=dict)
 
 
+def cli_field(default, help: str, **metadata):
+    """A dataclass field whose metadata carries the CLI help (and ``choices``, ``type``, ``group``, the range)."""
+    return field(default=default, metadata={"help": help, **metadata})
+
+
 @dataclass(frozen=True)
 class AuditOptions:
     """How to audit a setup; the defaults here are their only statement (the CLI reads them). ``seed`` None draws
     the noise from the operating system (its entropy is recorded); ``n_jobs`` parallelises pipeline trials."""
 
-    n_trials: int = field(default=20_000, metadata={"flags": ("--trials",), "help": "releases per dataset"})
-    distinguisher: str = field(default="projection", metadata={"choices": DISTINGUISHERS, "help": "test statistic"})
-    confidence: float = field(default=0.95, metadata={"help": "Clopper-Pearson confidence"})
-    selection: str = field(default="held-out", metadata={
-        "choices": SELECTIONS,
-        "help": "threshold selection: held-out (exact confidence) or same-sample (exploratory, no confidence)"})
-    seed: int | None = field(default=None, metadata={"type": int, "help": "noise seed of the audited releases, as --seed "
-                                                        "everywhere (None: from the OS, recorded)"})
-    n_jobs: int = field(default=1, metadata={"help": "parallel workers (pipeline trials, sensitivity sampling)"})
+    n_trials: int = cli_field(20_000, "releases per dataset", flags=("--trials",), low=1)
+    distinguisher: str = cli_field("projection", "test statistic", choices=DISTINGUISHERS)
+    confidence: float = cli_field(0.95, "Clopper-Pearson confidence", low=0.0, high=1.0)
+    selection: str = cli_field("held-out", "threshold selection: held-out (exact confidence) or same-sample "
+                               "(exploratory, no confidence)", choices=SELECTIONS)
+    seed: int | None = cli_field(None, "noise seed of the audited releases, as --seed everywhere (None: from the "
+                                 "OS, recorded)", type=int, low=0)
+    n_jobs: int = cli_field(1, "parallel workers (pipeline trials, sensitivity sampling)", low=-1)
 
     def __post_init__(self) -> None:
-        check_int(self.n_trials, "n_trials", low=1)
-        check_option(self.distinguisher, "distinguisher", DISTINGUISHERS)
-        check_real(self.confidence, "confidence", low=0.0, high=1.0)
-        check_option(self.selection, "selection", SELECTIONS)
-        if self.seed is not None:
-            check_int(self.seed, "seed", low=0)
-        check_int(self.n_jobs, "n_jobs", low=-1)
+        check_fields(self)
+
+
+def check_fields(options) -> None:
+    """Check each field of an options dataclass by its metadata: one of its ``choices``, or an int or float in its
+    ``low``/``high`` range (``low_open``); a None default allows None."""
+    for f in fields(options):
+        value, meta = getattr(options, f.name), f.metadata
+        if value is None and f.default is None:
+            continue
+        if "choices" in meta:
+            check_option(value, f.name, meta["choices"])
+        elif "low" in meta:
+            bounds = {k: meta[k] for k in ("low", "high", "low_open") if k in meta}
+            (check_int if meta.get("type", type(f.default)) is int else check_real)(value, f.name, **bounds)
 
 
 def run_audit(setup: AuditSetup, options: AuditOptions | None = None) -> AuditResult:

@@ -1,24 +1,23 @@
 """Audit setups: what to audit, as a library. ``factory(options: SetupOptions) -> AuditSetup``.
 
-:data:`SETUPS` maps names to factories (:func:`register_setup` adds more); :class:`SetupOptions` states every
-option once (``topicdp audit`` builds its flags from it). Each factory builds a corpus, a canary pair (D, D'),
-the mechanism as the library runs it and its claim: ``synthetic-gaussian`` (noise on a statistic of proven
-sensitivity), ``topicdp-global`` (sensitivity sqrt(2K): DP for every pair; only the noise is redrawn),
-``topicdp-sampled`` (random DP with respect to P, not DP; with ``distribution="private"``, TopicDP's P, sigma(D)
-and sigma(D') are each sampled on their own side; ``"public"`` resamples a disjoint reference and shares sigma;
-``n_pairs`` below Thm. 1's h is the insecure testing mode) and ``spectral-1`` (configuration 1 at document level,
-rerun per trial in canonical topic order; a failed fatal precondition releases the uniform matrix, an
-observable output too). The noisy matrix is scored (its clipped rows are a post-processing). Corpora:
-``embedded`` (gensim's Lee corpus, public vocabulary) or a JSON Lines path (users with at least
-``max_docs_per_user`` documents, bounded; the subset's frequent words treated as public); canaries ``typical``,
-``outlier`` (saturates the bounds with fresh words) and ``long-document`` (added after bounding: no audited claim
-relies on the token bound).
+:data:`SETUPS` maps names to factories (:func:`register_setup` adds more); :class:`SetupOptions` states every option
+once (``topicdp audit`` builds its flags from it). Each factory builds a corpus, a canary pair (D, D'), the mechanism
+as the library runs it and its claim: ``synthetic-gaussian`` (noise on a statistic of proven sensitivity),
+``topicdp-global`` (sensitivity sqrt(2K), DP for every pair: only the noise is redrawn), ``topicdp-sampled`` (random
+DP with respect to P, not DP: ``distribution="private"``, TopicDP's P, samples sigma(D) and sigma(D') each on its own
+side, ``"public"`` resamples a disjoint reference and shares sigma; ``n_pairs`` below Thm. 1's h is the insecure
+testing mode) and ``spectral-1`` (configuration 1 at document level, rerun per trial in canonical topic order; a
+failed fatal precondition releases the uniform matrix, also an observable output). The noisy matrix is scored
+(clipping its rows is post-processing). Corpora: ``embedded`` (gensim's Lee corpus, public vocabulary) or a JSON
+Lines path (users with at least ``max_docs_per_user`` documents, bounded; the subset's frequent words treated as
+public); canaries ``typical``, ``outlier`` (saturates the bounds with fresh words), ``long-document`` (added after
+bounding: no audited claim relies on the token bound).
 """
 
 from __future__ import annotations
 
 import collections
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable
@@ -27,11 +26,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._names import UNITS
-from .._validation import check_int, check_option, check_real
+from .._validation import check_int, check_option
 from .canaries import (CANARIES, NEIGHBOURS, BoundedContributionSum, CanaryPair, CorpusData, make_canary,
                        synthetic_corpus)
 from .noise import DiscreteGaussianNoise, GaussianNoise, analytic_sigma, exact_epsilon
-from .runner import AuditSetup
+from .runner import AuditSetup, check_fields, cli_field
 
 DISTRIBUTIONS = ("private", "public")
 NOISES = ("gaussian", "discrete-gaussian")
@@ -39,62 +38,43 @@ OUTLIER_WORDS = 10
 _TOPIC_MODELS = "topic-model setups (topicdp-global, topicdp-sampled, spectral-1)"
 
 
-def _opt(default, help: str, **metadata):
-    """A dataclass field whose metadata carries the CLI help (and ``choices``, ``type``, ``group``)."""
-    return field(default=default, metadata={"help": help, **metadata})
-
-
 @dataclass(frozen=True)
 class SetupOptions:
-    """Every option of the audit setups, validated on construction; the defaults are stated only here (variants:
-    :func:`dataclasses.replace`)."""
+    """Every option of the audit setups, checked on construction (:func:`~topicdp.audit.runner.check_fields`); the
+    defaults are stated only here (variants: :func:`dataclasses.replace`)."""
 
-    epsilon: float = _opt(1.0, "claimed epsilon")
-    delta: float = _opt(1e-5, "claimed delta")
-    sigma_factor: float = _opt(1.0, "multiply the calibrated sigma (e.g. 0.333 under-noises on purpose)")
-    canary: str = _opt("typical", "canary kind", choices=CANARIES)
-    neighbours: str | None = _opt(None, "neighbour relation (None: the setup's own, add-remove for "
-                                  "synthetic-gaussian, replace-one otherwise)", choices=NEIGHBOURS, type=str)
-    noise: str = _opt("gaussian", "noise sampler of synthetic-gaussian", choices=NOISES)
-    corpus: str = _opt("embedded", "'embedded' (gensim's Lee corpus) or a JSON Lines path with 'text' and "
-                       "'user' fields", group=_TOPIC_MODELS)
-    n_users: int = _opt(30, "users (Lee: documents) in the audited subset", group=_TOPIC_MODELS)
-    max_docs_per_user: int = _opt(20, "contribution bound, documents per user", group=_TOPIC_MODELS)
-    max_tokens_per_doc: int = _opt(300, "contribution bound, tokens per document", group=_TOPIC_MODELS)
-    max_features: int = _opt(1000, "vocabulary size", group=_TOPIC_MODELS)
-    corpus_seed: int = _opt(0, "seed of the user subset and the bounding", group=_TOPIC_MODELS)
-    canary_seed: int = _opt(1, "seed of the canary draw", group=_TOPIC_MODELS)
-    model: str = _opt("gensim-lda", "topic model of the TopicDP setups", group=_TOPIC_MODELS)
-    n_topics: int = _opt(5, "number of topics K", group=_TOPIC_MODELS, flags=("--topics",),
-                         hidden_flags=("--n-topics",))
-    model_seed: int = _opt(0, "seed of the topic model", group=_TOPIC_MODELS)
-    gamma: float = _opt(0.22, "random-DP gamma of topicdp-sampled (0.22: h=49)", group=_TOPIC_MODELS)
-    n_pairs: int | None = _opt(None, "override h of topicdp-sampled; below Thm. 1's h this is the insecure "
-                               "testing mode", type=int, group=_TOPIC_MODELS)
-    distribution: str = _opt("private", "P of topicdp-sampled: resample the private corpus (TopicDP's "
-                             "default) or a disjoint public reference", choices=DISTRIBUTIONS, group=_TOPIC_MODELS)
-    sampler_seed: int = _opt(0, "seed of the neighbour-pair draws", group=_TOPIC_MODELS)
-    cache_dir: str | None = _opt(None, "cache sampled sensitivities here", type=str, group=_TOPIC_MODELS)
-    alpha0: float = _opt(1.0, "Dirichlet alpha0 of spectral-1", group=_TOPIC_MODELS)
-    n_jobs: int = _opt(1, "parallel workers (sensitivity sampling, pipeline trials)")
+    epsilon: float = cli_field(1.0, "claimed epsilon", low=0.0)
+    delta: float = cli_field(1e-5, "claimed delta", low=0.0, high=1.0, low_open=False)
+    sigma_factor: float = cli_field(1.0, "multiply the calibrated sigma (e.g. 0.333 under-noises on purpose)", low=0.0)
+    canary: str = cli_field("typical", "canary kind", choices=CANARIES)
+    neighbours: str | None = cli_field(None, "neighbour relation (None: the setup's own, add-remove for "
+                                        "synthetic-gaussian, replace-one otherwise)", choices=NEIGHBOURS, type=str)
+    noise: str = cli_field("gaussian", "noise sampler of synthetic-gaussian", choices=NOISES)
+    corpus: str = cli_field("embedded", "'embedded' (gensim's Lee corpus) or a JSON Lines path with 'text' and "
+                             "'user' fields", group=_TOPIC_MODELS)
+    n_users: int = cli_field(30, "users (Lee: documents) in the audited subset", group=_TOPIC_MODELS, low=3)
+    max_docs_per_user: int = cli_field(20, "contribution bound, documents per user", group=_TOPIC_MODELS, low=1)
+    max_tokens_per_doc: int = cli_field(300, "contribution bound, tokens per document", group=_TOPIC_MODELS, low=3)
+    max_features: int = cli_field(1000, "vocabulary size", group=_TOPIC_MODELS, low=10)
+    corpus_seed: int = cli_field(0, "seed of the user subset and the bounding", group=_TOPIC_MODELS, low=0)
+    canary_seed: int = cli_field(1, "seed of the canary draw", group=_TOPIC_MODELS, low=0)
+    model: str = cli_field("gensim-lda", "topic model of the TopicDP setups", group=_TOPIC_MODELS)
+    n_topics: int = cli_field(5, "number of topics K", group=_TOPIC_MODELS, flags=("--topics",),
+                               hidden_flags=("--n-topics",), low=2)
+    model_seed: int = cli_field(0, "seed of the topic model", group=_TOPIC_MODELS, low=0)
+    gamma: float = cli_field(0.22, "random-DP gamma of topicdp-sampled (0.22: h=49)", group=_TOPIC_MODELS, low=0.0,
+                              high=0.5)
+    n_pairs: int | None = cli_field(None, "override h of topicdp-sampled; below Thm. 1's h this is the insecure "
+                                     "testing mode", type=int, group=_TOPIC_MODELS, low=1)
+    distribution: str = cli_field("private", "P of topicdp-sampled: resample the private corpus (TopicDP's default) "
+                                   "or a disjoint public reference", choices=DISTRIBUTIONS, group=_TOPIC_MODELS)
+    sampler_seed: int = cli_field(0, "seed of the neighbour-pair draws", group=_TOPIC_MODELS, low=0)
+    cache_dir: str | None = cli_field(None, "cache sampled sensitivities here", type=str, group=_TOPIC_MODELS)
+    alpha0: float = cli_field(1.0, "Dirichlet alpha0 of spectral-1", group=_TOPIC_MODELS, low=0.0)
+    n_jobs: int = cli_field(1, "parallel workers (sensitivity sampling, pipeline trials)", low=-1)
 
     def __post_init__(self) -> None:
-        check_real(self.epsilon, "epsilon", low=0.0)
-        check_real(self.delta, "delta", low=0.0, high=1.0, low_open=False)
-        check_real(self.sigma_factor, "sigma_factor", low=0.0)
-        check_option(self.canary, "canary", CANARIES)
-        if self.neighbours is not None:
-            check_option(self.neighbours, "neighbours", NEIGHBOURS)
-        check_option(self.noise, "noise", NOISES)
-        for name, low in (("n_users", 3), ("max_docs_per_user", 1), ("max_tokens_per_doc", 3),
-                          ("max_features", 10), ("corpus_seed", 0), ("canary_seed", 0), ("n_topics", 2),
-                          ("model_seed", 0), ("sampler_seed", 0), ("n_jobs", -1)):
-            check_int(getattr(self, name), name, low=low)
-        check_real(self.gamma, "gamma", low=0.0, high=0.5)
-        if self.n_pairs is not None:
-            check_int(self.n_pairs, "n_pairs", low=1)
-        check_option(self.distribution, "distribution", DISTRIBUTIONS)
-        check_real(self.alpha0, "alpha0", low=0.0)
+        check_fields(self)
 
 
 # -- corpora ---------------------------------------------------------------------------------------
@@ -149,8 +129,7 @@ def load_corpus(choice: CorpusChoice, reference: bool = False):
     path = Path(choice.source)
     if not path.exists():
         raise FileNotFoundError(f"corpus file not found: {path}")
-    counts: collections.Counter = collections.Counter()
-    counts.update(user for _, user in read_jsonl_records(path))
+    counts: collections.Counter = collections.Counter(user for _, user in read_jsonl_records(path))
     eligible = sorted(u for u, n in counts.items() if n >= choice.max_docs_per_user)
     if len(eligible) < 2 * choice.n_users:
         raise ValueError(f"only {len(eligible)} users have >= {choice.max_docs_per_user} documents; "
@@ -186,13 +165,10 @@ def build_canary(kind: str, corpus, choice: CorpusChoice, *, unit: str = "user",
                  random_state: int = 1) -> CanaryPair:
     """The canary pair of ``kind`` on ``corpus`` (user- or document-level records)."""
     unit = check_option(unit, "unit", UNITS)
-    data = CorpusData(corpus.X, corpus.doc_users, list(corpus.vocabulary))
-    if unit == "document":  # every document its own record
-        data = CorpusData(corpus.X, np.arange(corpus.n_docs, dtype=np.int64), list(corpus.vocabulary))
-    kwargs = {}
-    if kind == "outlier":
-        kwargs = {"n_docs": 1 if unit == "document" else choice.max_docs_per_user,
-                  "doc_length": choice.max_tokens_per_doc, "n_words": OUTLIER_WORDS}
+    records = corpus.doc_users if unit == "user" else np.arange(corpus.n_docs, dtype=np.int64)  # a document each
+    data = CorpusData(corpus.X, records, list(corpus.vocabulary))
+    kwargs = {"n_docs": 1 if unit == "document" else choice.max_docs_per_user, "doc_length": choice.max_tokens_per_doc,
+              "n_words": OUTLIER_WORDS} if kind == "outlier" else {}
     return make_canary(kind, data, neighbours=neighbours, random_state=random_state, **kwargs)
 
 
@@ -212,9 +188,8 @@ def _neighbours(options: SetupOptions, allowed: tuple) -> str:
 
 def _canary_pair(options: SetupOptions, allowed: tuple, unit: str = "user"):
     choice = CorpusChoice.from_options(options)
-    pair = build_canary(options.canary, load_corpus(choice), choice, unit=unit,
-                        neighbours=_neighbours(options, allowed), random_state=options.canary_seed)
-    return choice, pair
+    return choice, build_canary(options.canary, load_corpus(choice), choice, unit=unit,
+                                neighbours=_neighbours(options, allowed), random_state=options.canary_seed)
 
 
 def _model(options: SetupOptions, n_words: int):
@@ -398,8 +373,7 @@ def spectral1_setup(options: SetupOptions) -> AuditSetup:
         except PreconditionError as exc:
             raise ValueError(f"spectral configuration 1 does not run on this corpus/epsilon ({exc}); use more "
                              "documents, a larger epsilon or fewer topics") from exc
-    reports = [model.report_ for model in fitted]
-    rep = reports[0]
+    rep = fitted[0].report_
     W_out, W_in = spectral_reference(pair.D, k, alpha0), spectral_reference(pair.D_prime, k, alpha0)
     details = {
         "corpus": choice.describe(),

@@ -72,14 +72,11 @@ def mvg_constants(shape: tuple[int, int], epsilon: float, delta: float, sensitiv
 
 
 def precision_norm(row_cov, col_cov) -> float:
-    """||sigma(Sigma^-1)||_2 ||sigma(Psi^-1)||_2, the left-hand side of Theorem 3."""
-    return float(_inverse_sv_norm(row_cov, "row_cov") * _inverse_sv_norm(col_cov, "col_cov"))
-
-
-def _inverse_sv_norm(cov, name: str) -> float:
-    cov = _check_spd(cov, name)
-    # the singular values of an SPD matrix's inverse are the reciprocals of its eigenvalues
-    return float(np.linalg.norm(1.0 / np.linalg.eigvalsh(cov)))
+    """||sigma(Sigma^-1)||_2 ||sigma(Psi^-1)||_2, the left-hand side of Theorem 3 (the singular values of an SPD
+    matrix's inverse are the reciprocals of its eigenvalues)."""
+    row, col = (np.linalg.norm(1.0 / np.linalg.eigvalsh(_check_spd(cov, name)))
+                for cov, name in ((row_cov, "row_cov"), (col_cov, "col_cov")))
+    return float(row * col)
 
 
 def _check_spd(cov, name: str) -> np.ndarray:
@@ -169,9 +166,8 @@ def mvg_release(W, epsilon: float, delta: float, sensitivity: float, *, gamma: f
         noisy = W + sample_mvg(row_cov, col_cov, random_state=rng)
         s = None
         shape_note = "directional noise: given Sigma, Psi rescaled to the precision budget"
-    checks.append(
-        Check("Theorem 3 condition", True, f"precision budget P = {c.precision_budget:.6g} met with equality")
-    )
+    checks.append(Check("Theorem 3 condition", True,
+                        f"precision budget P = {c.precision_budget:.6g} met with equality"))
     report = _report(c, epsilon, delta, sensitivity, gamma, s, unit, neighbours, sensitivity_method,
                      random_dp_gamma, random_state is not None, checks, shape_note)
     from ..private_release import PrivateRelease

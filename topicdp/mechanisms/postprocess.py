@@ -1,9 +1,8 @@
-"""Post-processing of a noisy topic-word matrix (free under DP: it does not touch the data).
-
-:func:`to_simplex` is the one map every road uses: ``"clip"`` (TopicDP's) zeroes negative entries and renormalises
-each row; ``"project"`` is the Euclidean projection onto the simplex (Duchi, Shalev-Shwartz, Singer & Chandra
-2008, "Efficient projections onto the l1-ball for learning in high dimensions", Fig. 1), 1-Lipschitz in L2. A row
-with no positive finite mass left becomes uniform and is counted; no NaN is returned.
+"""Post-processing of a noisy topic-word matrix (free under DP: it does not touch the data). :func:`to_simplex` is
+the one map every road uses: ``"clip"`` (TopicDP's) zeroes negative entries and renormalises each row; ``"project"``
+is the Euclidean projection onto the simplex (Duchi, Shalev-Shwartz, Singer & Chandra 2008, "Efficient projections
+onto the l1-ball for learning in high dimensions", Fig. 1), 1-Lipschitz in L2. A row with no positive finite mass
+left becomes uniform and is counted; no NaN is returned.
 """
 
 from __future__ import annotations

@@ -1,27 +1,23 @@
 """Noise that does not leak through floating point: the discrete Gaussian and discrete Laplace on a grid.
 
-Floating-point noise ``W + sigma * rng.standard_normal(...)`` reaches a sparse, data-dependent set of doubles,
-so an output reachable from ``f(D)`` and not from ``f(D')`` has infinite privacy loss (Mironov 2012, "On
-significance of the least significant bits for differential privacy"). Here (Canonne, Kamath & Steinke 2020,
-"The discrete Gaussian for differential privacy", CKS20) the query is rounded to a power-of-two grid ``g``
-(``q = rint(f / g)``, exact), integer noise ``Z`` is drawn exactly with integer arithmetic (Bernoulli(exp(-gamma)),
-discrete Laplace and discrete Gaussian: CKS20 Sec. 5, Algorithms 1-3), and ``(q + Z) g`` is released: every
-output lies on the same grid whatever the data.
+Floating-point noise ``W + sigma * rng.standard_normal(...)`` reaches a sparse, data-dependent set of doubles, so an
+output reachable from ``f(D)`` and not from ``f(D')`` has infinite privacy loss (Mironov 2012, "On significance of
+the least significant bits for differential privacy"). Here (Canonne, Kamath & Steinke 2020, "The discrete Gaussian
+for differential privacy", CKS20) the query is rounded to a power-of-two grid ``g`` (``q = rint(f / g)``, exact),
+integer noise ``Z`` is drawn exactly with integer arithmetic (CKS20 Sec. 5, Algorithms 1-3) and ``(q + Z) g`` is
+released: every output lies on the same grid whatever the data. Rounding moves a coordinate by at most half a step,
+so over the ``m`` coordinates that can change ``Delta_2^Z <= Delta_2 / g + sqrt(m)`` and ``Delta_1^Z <= Delta_1 / g +
+m``; the grid keeps this inflation a fraction ``tolerance`` of ``Delta / g``, the integer scale ``s / Delta^Z >=
+sigma / Delta``.
 
-Sensitivity in grid units. Rounding moves a coordinate by at most half a step, so over the ``m`` coordinates that
-can change ``Delta_2^Z <= Delta_2 / g + sqrt(m)`` and ``Delta_1^Z <= Delta_1 / g + m``; the grid keeps this
-inflation a fraction ``tolerance`` of ``Delta / g``, and the integer scale keeps ``s / Delta^Z >= sigma / Delta``.
-
-Privacy. ``N_Z(0, s^2)`` per coordinate is ``(Delta_2^Z)^2 / (2 s^2)``-zCDP (CKS20 Thm. 4; Rényi divergences add
-over coordinates): the continuous Gaussian's RDP curve, so every RDP/zCDP-calibrated sigma carries over; the
-(epsilon, delta) statement uses CKS20 Prop. 12. The exact profile is proven in one dimension only (CKS20 Thm. 7): an analytic (Balle & Wang) sigma for d > 1 rests on CKS20's numerical
-comparison, not a theorem. ``DLap(t)`` per coordinate is ``(Delta_1^Z / t)``-DP (Ghosh, Roughgarden &
-Sundararajan 2012).
-
-Randomness: the OS CSPRNG (:func:`secrets.token_bytes`) by default; a seed makes the noise reproducible and **not
-secure** (``seeded=True``). Uniform integers come from masked rejection on 64-bit words; int64 paths need
-``s <= 2**24``; a candidate whose square would overflow (probability below ``exp(-100)``) is decided with Python
-integers, its Bernoulli(exp(-1)) factors capped at ``2**62`` (an error below ``exp(-2**62)``).
+Privacy. ``N_Z(0, s^2)`` per coordinate is ``(Delta_2^Z)^2 / (2 s^2)``-zCDP (CKS20 Thm. 4), the continuous
+Gaussian's RDP curve, so every RDP/zCDP-calibrated sigma carries over; (epsilon, delta) by CKS20 Prop. 12. The exact
+profile is proven in one dimension only (CKS20 Thm. 7): an analytic (Balle & Wang) sigma for d > 1 rests on CKS20's
+numerical comparison, not a theorem. ``DLap(t)`` per coordinate is ``(Delta_1^Z / t)``-DP (Ghosh, Roughgarden &
+Sundararajan 2012). Randomness: the OS CSPRNG (:func:`secrets.token_bytes`) by default; a seed makes the noise
+reproducible and **not secure** (``seeded=True``). Uniform integers come from masked rejection on 64-bit words;
+int64 paths need ``s <= 2**24``; a candidate whose square would overflow (probability below ``exp(-100)``) is
+decided with Python integers, its Bernoulli(exp(-1)) factors capped at ``2**62`` (an error below ``exp(-2**62)``).
 """
 
 from __future__ import annotations
@@ -110,37 +106,35 @@ def _words(random_state) -> RandomWords:
     return random_state if isinstance(random_state, RandomWords) else RandomWords(random_state)
 
 
+def _first_failure_odd(n: int, k: int, draw) -> np.ndarray:
+    """CKS20 Algorithm 1's loop: ``[K odd]`` for the first ``K >= k`` at which ``draw(active, K)`` is False."""
+    out = np.empty(n, dtype=bool)
+    active = np.arange(n)
+    while active.size:
+        a = draw(active, k)
+        out[active[~a]] = k % 2 == 1
+        active = active[a]
+        k += 1
+    return out
+
+
 def _bernoulli_exp_fraction(num: np.ndarray, den: np.ndarray, src: RandomWords) -> np.ndarray:
     """Bernoulli(exp(-num/den)) for ``0 <= num <= den`` (CKS20 Algorithm 1).
 
     K = 1; repeat { A ~ Bernoulli(gamma / K); if A == 0 stop; K += 1 }; return [K odd]: P(K > k) = gamma^k / k!, so
     P(K odd) = exp(-gamma). Bernoulli(gamma / K) = [U < num], U uniform below den * K.
     """
-    n = num.size
-    out = np.empty(n, dtype=bool)
-    active = np.arange(n)
-    k = 1
-    while active.size:
+    def draw(active: np.ndarray, k: int) -> np.ndarray:
         if int(den[active].max()) * k >= 2**62:
             raise OverflowError("Bernoulli(exp(-gamma)) loop exceeded the int64 range (probability ~ 1/K!)")
-        a = src.below(den[active] * k) < num[active]
-        out[active[~a]] = k % 2 == 1
-        active = active[a]
-        k += 1
-    return out
+        return src.below(den[active] * k) < num[active]
+
+    return _first_failure_odd(num.size, 1, draw)
 
 
 def _bernoulli_exp_minus_one(n: int, src: RandomWords) -> np.ndarray:
-    """n draws of Bernoulli(exp(-1)): Algorithm 1 with gamma = 1."""
-    out = np.empty(n, dtype=bool)
-    active = np.arange(n)
-    k = 2
-    while active.size:
-        a = src.below(k, active.size) == 0  # Bernoulli(1 / K)
-        out[active[~a]] = k % 2 == 1
-        active = active[a]
-        k += 1
-    return out
+    """n draws of Bernoulli(exp(-1)): Algorithm 1 with gamma = 1 (its first step always continues)."""
+    return _first_failure_odd(n, 2, lambda active, k: src.below(k, active.size) == 0)  # Bernoulli(1 / K)
 
 
 def _bernoulli_exp(whole: np.ndarray, num: np.ndarray, den: np.ndarray, src: RandomWords) -> np.ndarray:
@@ -215,15 +209,8 @@ def _discrete_gaussian(s: int, n: int, src: RandomWords) -> np.ndarray:
 def discrete_gaussian(s: int, size, *, random_state=None) -> np.ndarray:
     """Exact samples of ``N_Z(0, s^2)``, ``P(k) ∝ exp(-k^2 / (2 s^2))``, ``1 <= s <= 2**24`` (CKS20 Algorithm 3)."""
     s = check_int(s, "s", low=1, high=_MAX_S)
-    shape = _shape(size)
+    shape = tuple(check_int(dim, "size", low=0) for dim in ((size,) if isinstance(size, numbers.Integral) else size))
     return _discrete_gaussian(s, math.prod(shape), _words(random_state)).reshape(shape)
-
-
-def _shape(size) -> tuple:
-    shape = (size,) if isinstance(size, numbers.Integral) else tuple(size)
-    for dim in shape:
-        check_int(dim, "size", low=0)
-    return shape
 
 
 def grid_step(sensitivity: float, n_coords: int, *, tolerance: float = 0.01, norm: int = 2) -> float:
@@ -290,25 +277,6 @@ class SecureRelease:
         return out
 
 
-def _grid_query(values: np.ndarray, grid: float) -> np.ndarray:
-    q = np.rint(np.asarray(values, dtype=np.float64) / grid)
-    if not np.all(np.isfinite(q)) or np.abs(q).max(initial=0.0) >= _EXACT_INT:
-        raise ValueError(f"values / grid must be finite and below 2**52 in magnitude (grid={grid:g}); "
-                         "use a coarser grid (larger tolerance) or rescale the values")
-    return q.astype(np.int64)
-
-
-def _release_values(q: np.ndarray, z: np.ndarray, grid: float) -> np.ndarray:
-    k = q + z
-    if np.abs(k).max(initial=0) >= _EXACT_INT:
-        raise ValueError("the noisy release left the exactly representable range (|k| < 2**52)")
-    return k.astype(np.float64) * grid
-
-
-def _seed_note(seeded: bool) -> list:
-    return ["seeded noise: reproducible, NOT secure; do not publish"] if seeded else []
-
-
 def secure_gaussian(values, sigma: float, *, sensitivity: float, n_changed: int | None = None,
                     grid: float | None = None, tolerance: float = 0.01, random_state=None) -> SecureRelease:
     """Release ``values`` with discrete Gaussian noise on a power-of-two grid (module docstring).
@@ -339,20 +307,26 @@ def _grid_release(values, scale: float, sensitivity: float, n_changed, grid, tol
     values = np.asarray(values, dtype=np.float64)
     sensitivity = check_real(sensitivity, "sensitivity", low=0.0)
     m = values.size if n_changed is None else check_int(n_changed, "n_changed", low=1)
-    norm = 2 if gaussian else 1
-    g = grid_step(sensitivity, m, tolerance=tolerance, norm=norm) if grid is None else _check_grid(grid)
+    g = grid_step(sensitivity, m, tolerance=tolerance, norm=2 if gaussian else 1) if grid is None else _check_grid(grid)
     delta_units = sensitivity / g + (math.sqrt(m) if gaussian else m)
     units = math.ceil(scale * delta_units / sensitivity)
+    kind = "gaussian" if gaussian else "laplace"
     if units > (_MAX_S if gaussian else _MAX_T):
-        name = "Gaussian" if gaussian else "Laplace"
-        raise ValueError(f"the discrete {name} scale is {units} grid units, above the supported "
+        raise ValueError(f"the discrete {kind.capitalize()} scale is {units} grid units, above the supported "
                          f"2**{24 if gaussian else 40}; increase tolerance (now {tolerance:g}) or pass a coarser grid")
     src = _words(random_state)
-    q = _grid_query(values, g)
+    q = np.rint(values / g)
+    if not np.all(np.isfinite(q)) or np.abs(q).max(initial=0.0) >= _EXACT_INT:
+        raise ValueError(f"values / grid must be finite and below 2**52 in magnitude (grid={g:g}); "
+                         "use a coarser grid (larger tolerance) or rescale the values")
     z = (_discrete_gaussian if gaussian else _discrete_laplace)(units, values.size, src).reshape(values.shape)
-    return SecureRelease(values=_release_values(q, z, g), mechanism=f"discrete-{'gaussian' if gaussian else 'laplace'}",
-                         grid=g, scale_units=units, noise_scale=units * g, sensitivity=sensitivity,
-                         sensitivity_units=delta_units, n_changed=m, seeded=src.seeded, notes=_seed_note(src.seeded))
+    k = q.astype(np.int64) + z
+    if np.abs(k).max(initial=0) >= _EXACT_INT:
+        raise ValueError("the noisy release left the exactly representable range (|k| < 2**52)")
+    return SecureRelease(values=k.astype(np.float64) * g, mechanism=f"discrete-{kind}", grid=g, scale_units=units,
+                         noise_scale=units * g, sensitivity=sensitivity, sensitivity_units=delta_units, n_changed=m,
+                         seeded=src.seeded,
+                         notes=["seeded noise: reproducible, NOT secure; do not publish"] if src.seeded else [])
 
 
 def _check_grid(grid) -> float:

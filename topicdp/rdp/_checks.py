@@ -1,8 +1,5 @@
-"""Parameter checks shared by the ``topicdp.rdp`` modules.
-
-Thin wrappers around :mod:`topicdp._validation` so that every public function rejects bad input with a
-``ValueError`` naming the parameter and the allowed range.
-"""
+"""Parameter checks shared by the ``topicdp.rdp`` modules (on :mod:`topicdp._validation`): every public function
+rejects bad input with a ``ValueError`` naming the parameter and the allowed range."""
 
 from __future__ import annotations
 

@@ -1,16 +1,13 @@
 """Calibrating Gaussian noise to a target (epsilon, delta), and epsilon for a given noise scale.
 
 For ``count`` composed releases of L2 sensitivity ``D``: ``"analytic"``/``"auto"``, the smallest sigma whose exact
-profile meets delta (Balle & Wang 2018, "Improving the Gaussian mechanism for differential privacy", Thm. 8 and
-Alg. 1; the composition is one Gaussian of sensitivity ``D sqrt(count)``, Dong, Roth & Su 2022, Cor. 3.3, so no
-valid sigma is smaller); ``"rdp"``, the smallest sigma whose curve ``count alpha D^2/(2 sigma^2)`` (Mironov 2017,
-Table II) converts to epsilon at the best continuous order (Canonne, Kamath & Steinke 2020, Prop. 12), which
-composes with other RDP releases; ``"paper"``, TopicDP's recipe as written (Wang et al., KDD 2022, Sec. 3.4,
-Alg. 2): order 2, the RDP level of Prop. 2 (:func:`topicdp.rdp.topicdp_rdp_level`), Thm. 2's ``sigma^2 = count
-alpha D^2 / (2 eps_R)`` (``count > 1`` our extension), valid but conservative and checked against the exact
-profile. Every calibration runs the one search :func:`topicdp.rdp.search.smallest_meeting`, which rounds upward
-until the evaluated cost meets the target (a stronger guarantee than dp-accounting's ``calibrate_dp_mechanism``,
-and usable for costs that are not accountants); :func:`calibrate_event` keeps dp-accounting's shape on it.
+profile meets delta (Balle & Wang 2018, "Improving the Gaussian mechanism for differential privacy", Thm. 8, Alg. 1;
+the composition is one Gaussian of sensitivity ``D sqrt(count)``, Dong, Roth & Su 2022, Cor. 3.3); ``"rdp"``, the
+smallest sigma whose curve ``count alpha D^2/(2 sigma^2)`` (Mironov 2017, Table II) converts to epsilon at the best
+order (Canonne, Kamath & Steinke 2020, Prop. 12); ``"paper"``, TopicDP's recipe (Wang et al., KDD 2022, Sec. 3.4,
+Alg. 2): Prop. 2's RDP level at order 2, then Thm. 2's ``sigma^2 = count alpha D^2 / (2 eps_R)`` (``count > 1``
+our extension), valid but conservative and checked against the exact profile. Every calibration runs the one search
+:func:`topicdp.rdp.search.smallest_meeting`, rounding upward until the evaluated cost meets the target.
 """
 
 from __future__ import annotations
@@ -70,12 +67,8 @@ def calibrate_gaussian(epsilon: float, delta: float, sensitivity: float = 1.0, m
     delta = check_delta(delta)
     sensitivity = check_sensitivity(sensitivity, allow_zero=False)
     method = check_option(method, "method", CALIBRATION_METHODS)
-    count = check_count(count)
-    if method in ("auto", "analytic"):
-        return _sigma_analytic(epsilon, delta, sensitivity, count)
-    if method == "rdp":
-        return _sigma_rdp(epsilon, delta, sensitivity, count)
-    return _sigma_paper(epsilon, delta, sensitivity, count)
+    calibrate = {"auto": _sigma_analytic, "analytic": _sigma_analytic, "rdp": _sigma_rdp, "paper": _sigma_paper}
+    return calibrate[method](epsilon, delta, sensitivity, check_count(count))
 
 
 def calibrate_all(epsilon: float, delta: float, sensitivity: float = 1.0, count: int = 1) -> Dict[str, float]:

@@ -1,33 +1,26 @@
-"""A ledger of heterogeneous releases and their total (epsilon, delta).
+"""A ledger of heterogeneous releases and their total (epsilon, delta), valid under adaptive composition.
 
-Entries: Gaussian, discrete Gaussian (scale and sensitivity in grid units: ``(Delta^Z)^2/(2 s^2)``-zCDP, Canonne,
-Kamath & Steinke 2020, Thm. 4; rounding can inflate the sensitivity beyond ``Delta / g``), Laplace, pure
-epsilon-DP, approx (epsilon, delta) only, and dp-accounting events. Totals, valid under adaptive composition:
+Entries: Gaussian, discrete Gaussian (in grid units, ``(Delta^Z)^2/(2 s^2)``-zCDP, Canonne, Kamath & Steinke 2020,
+Thm. 4), Laplace, pure, approx (epsilon, delta) only, and dp-accounting events. Totals: ``"rdp"`` sums the RDP
+curves (Mironov 2017, Prop. 1), converts at ``delta - sum(approx deltas)`` (CKS 2020, Prop. 12) and adds the approx
+entries (Dwork & Roth 2014, Thm. 3.16); ``"simple"`` is basic composition, that delta split equally among the
+Gaussian-like entries (a Gaussian by its exact profile, Balle & Wang 2018, Thm. 8; a discrete Gaussian by its RDP
+curve, its exact profile proven in one dimension only); ``"exact"`` (continuous Gaussians only) is
+``sqrt(sum count_i (D_i/sigma_i)^2)``-GDP (Dong, Roth & Su 2022, Cor. 3.3); ``"best"`` the smallest applicable.
 
-* ``"rdp"``: sum the RDP curves (Mironov 2017, Prop. 1), convert at ``delta - sum(approx deltas)`` (Canonne,
-  Kamath & Steinke 2020, Prop. 12), add the approx entries by basic composition (Dwork & Roth 2014, Thm. 3.16).
-* ``"simple"``: basic composition, the delta left after the approx entries split equally among the Gaussian-like
-  entries (a Gaussian converted by its exact profile, Balle & Wang 2018, Thm. 8; a discrete Gaussian by its RDP
-  curve, its exact profile being proven in one dimension only).
-* ``"exact"`` (continuous Gaussians only): ``sqrt(sum count_i (D_i/sigma_i)^2)``-GDP (Dong, Roth & Su 2022,
-  Cor. 3.3). ``"best"``: the smallest applicable total.
-
-Random DP. An entry with a float ``gamma`` is (epsilon, delta, gamma)-random DP with respect to P (Rubinstein &
-Aldà 2017; TopicDP, Def. 4 and Thm. 1), not DP. ``scope="dp"`` composes the DP entries only; ``scope="all"``
-composes every entry and holds with probability at least ``1 - sum gamma_i`` over the pair drawn from P: on the
-event that every sampled sensitivity bounds the pair's distance (union bound), each release has a true
-sensitivity bound on that pair, and the composition theorems hold pair by pair. Entries naming different Ps are
-refused, as are mixed units or neighbour relations (a replace-one guarantee does not imply an add/remove one).
-
-Budget. ``PrivacyLedger(budget=(epsilon, delta))`` refuses (:class:`BudgetExceededError`) an entry that would
-take the ``scope="all"`` total over it; a persisted ledger (:meth:`PrivacyLedger.open`) charges DP entries only.
+Random DP. An entry with a float ``gamma`` is (epsilon, delta, gamma)-random DP with respect to P (Rubinstein & Aldà
+2017; TopicDP, Def. 4 and Thm. 1), not DP. ``scope="dp"`` composes the DP entries; ``scope="all"`` every entry,
+holding with probability at least ``1 - sum gamma_i`` over the pair drawn from P (union bound: on the event that
+every sampled sensitivity bounds the pair's distance, the composition theorems hold pair by pair). Different Ps,
+units or neighbour relations (replace-one does not imply add/remove) are refused. ``budget=(epsilon, delta)``
+refuses (:class:`BudgetExceededError`) an entry taking the ``scope="all"`` total over it; a persisted ledger
+(:meth:`PrivacyLedger.open`) charges DP entries only.
 
 Partitions. Entries of one ``partitioning`` (:func:`partitioning_key`) and different ``partition`` labels read
-disjoint documents and compose in parallel at document level with add/remove neighbours (McSherry 2009, Thm. 4);
-partitionings compose sequentially, so a total is the worst combination of one part per partitioning
-(:func:`worst_combination`) or, past :data:`MAX_COMBINATIONS`, each partitioning's worst part term by term (the
-pointwise largest RDP curve, approx sums, ``mu^2``), which bounds every combination. A legacy partition without
-partitioning composes sequentially with every other label.
+disjoint documents and compose in parallel at document level with add/remove neighbours (McSherry 2009, Thm. 4),
+partitionings sequentially: a total is the worst combination of one part per partitioning
+(:func:`worst_combination`) or, past :data:`MAX_COMBINATIONS`, each partitioning's worst part term by term, which
+bounds every combination. A partition without partitioning (legacy) composes sequentially with every other label.
 """
 
 from __future__ import annotations
@@ -37,7 +30,7 @@ import logging
 import math
 import os
 from dataclasses import dataclass, field, replace
-from typing import Callable, Dict, Hashable, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Hashable, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -49,13 +42,11 @@ from .conversions import rdp_to_dp
 from .curves import laplace_rdp, pure_dp_rdp
 from .gaussian import gdp_epsilon
 
-from .ledger_file import LedgerFile, entry_to_json, register_kinds
+from .ledger_file import LEDGER_METHODS, Budget, LedgerFile, entry_to_json, register_kinds
 from .partitions import MAX_COMBINATIONS, part_key, partitioning_key, worst_combination  # noqa: F401 (re-exported)
 
-from .._names import NEIGHBOURS as _NEIGHBOURS
-from .._names import UNITS as _UNITS
+from .._names import NEIGHBOURS, UNITS
 
-LEDGER_METHODS = ("rdp", "simple", "exact", "best")
 SCOPES = ("dp", "all")
 #: relative slack of budget comparisons (calibrations meet their target to about 1e-12)
 _BUDGET_RTOL = 1e-9
@@ -98,10 +89,9 @@ class _Labels:
             check_real(self.gamma, "gamma", low=0.0, high=1.0, low_open=False, high_open=False)
         elif self.distribution is not None:
             raise ValueError("distribution describes the P of a random-DP entry; give gamma too")
-        if self.unit is not None:
-            check_option(self.unit, "unit", _UNITS)
-        if self.neighbours is not None:
-            check_option(self.neighbours, "neighbours", _NEIGHBOURS)
+        for name, options in (("unit", UNITS), ("neighbours", NEIGHBOURS)):
+            if getattr(self, name) is not None:
+                check_option(getattr(self, name), name, options)
 
     @property
     def guarantee(self) -> str:
@@ -262,11 +252,9 @@ _GAUSSIAN_LIKE = (GaussianEntry, DiscreteGaussianEntry, EventEntry)
 
 
 class BudgetExceededError(ValueError):
-    """A release would take a :class:`PrivacyLedger` over its budget; nothing was recorded.
-
-    ``spent`` (before), ``requested`` (the release alone) and ``total`` are epsilons at the budget's delta
-    (``inf`` when the deltas exceed it); ``budget`` and ``accounting`` are the ledger's.
-    """
+    """A release would take a :class:`PrivacyLedger` over its budget; nothing was recorded. ``spent`` (before),
+    ``requested`` (the release alone) and ``total`` are epsilons at the budget's delta (``inf`` when the deltas
+    exceed it); ``budget`` and ``accounting`` are the ledger's."""
 
     def __init__(self, spent: float, requested: float, total: float, budget: Tuple[float, float],
                  accounting: str, names: Sequence[str]) -> None:
@@ -276,23 +264,6 @@ class BudgetExceededError(ValueError):
             f"privacy budget exceeded: {', '.join(names) or 'the release'} would bring the total epsilon to "
             f"{total:.6g} (spent {spent:.6g} + requested {requested:.6g} by {accounting!r} composition) at "
             f"delta={budget[1]:g}, over the budget epsilon={budget[0]:g}; nothing was released or recorded")
-
-
-class Budget(NamedTuple):
-    """(epsilon, delta): a ledger's total, a request's, or one step's share; any pair is accepted as one."""
-
-    epsilon: float
-    delta: float
-
-    def __str__(self) -> str:
-        return f"epsilon={self.epsilon:g}, delta={self.delta:g}"
-
-    @classmethod
-    def of(cls, value) -> "Budget":
-        """``value`` (a Budget or an (epsilon, delta) pair) as a checked Budget."""
-        if not isinstance(value, (tuple, list)) or len(value) != 2:
-            raise ValueError(f"budget must be a pair (epsilon, delta), got {value!r}")
-        return cls(check_epsilon(value[0]), check_delta(value[1]))
 
 
 @dataclass
@@ -347,15 +318,15 @@ class PrivacyLedger:
                                         "to create it)")
             with contextlib.suppress(FileExistsError):  # another process created it meanwhile: open theirs
                 LedgerFile.create(store.path, budget, unit, neighbours, accounting)
-        header = store.state().header
+        state = store.state()
+        header = state.header
         stated = {"budget": None if budget is None else [float(budget[0]), float(budget[1])], "unit": unit,
                   "neighbours": neighbours}
         for key, value in stated.items():
             if value is not None and value != header[key]:
                 raise LedgerFileError(f"ledger {store.path} has {key} {header[key]!r}, not {value!r}; a ledger keeps "
                                       f"the {key} it was created with")
-        ledger = cls(budget=Budget(float(header["budget"][0]), float(header["budget"][1])), accounting=header["accounting"])
-        ledger.file = store
+        ledger = cls(budget=state.budget, accounting=header["accounting"], file=store)
         store.refresh(ledger)
         return ledger
 
@@ -401,15 +372,12 @@ class PrivacyLedger:
         return entries if self.file is None else [e for e in entries if e.gamma is None]
 
     def _budget_epsilon(self, entries: List[Entry], delta: float) -> float:
+        # 'exact' is undefined for a ledger with other entries: then the smallest valid total
+        method = "best" if self.accounting == "exact" and not _all_gaussian(entries) else self.accounting
         try:
-            return _epsilon(entries, delta, self._budget_method(entries))
+            return _epsilon(entries, delta, method)
         except ValueError:  # the approx entries' deltas alone exceed the budget's delta
             return math.inf
-
-    def _budget_method(self, entries: List[Entry]) -> str:
-        if self.accounting == "exact" and not _all_gaussian(entries):
-            return "best"  # 'exact' is undefined for this ledger: the smallest valid total
-        return self.accounting
 
     def _check_labels(self, entries: List[Entry]) -> None:
         for attr in ("unit", "neighbours"):
@@ -560,19 +528,12 @@ def _approx_totals(entries: List[Entry]) -> Tuple[float, float]:
     return sum(e.epsilon for e in approx), sum(e.delta for e in approx)
 
 
-def _delta_left(delta: float, delta_a: float, needed: bool, worst: bool = False) -> float:
+def _delta_left(delta: float, delta_a: float, needed: bool, worst: bool) -> float:
     remaining = delta - delta_a
     if remaining < 0.0 or (needed and remaining <= 0.0):
         where = "the worst part of each partitioning" if worst else "the rest pays for the Gaussian/RDP entries"
         raise ValueError(f"delta must exceed the approx entries' total delta {delta_a:g} ({where}), got {delta:g}")
     return remaining
-
-
-def _by_method(method: str, gaussian: bool, rdp: Callable[[], float], simple: Callable[[], float],
-               exact: Callable[[], float]) -> float:
-    if method in ("rdp", "simple", "exact"):
-        return {"rdp": rdp, "simple": simple, "exact": exact}[method]()
-    return min([rdp(), simple()] + ([exact()] if gaussian else []))
 
 
 def _epsilon(entries: List[Entry], delta: float, method: str) -> float:
@@ -583,24 +544,7 @@ def _epsilon(entries: List[Entry], delta: float, method: str) -> float:
 
 
 def _epsilon_sequential(entries: List[Entry], delta: float, method: str) -> float:
-    return _by_method(method, _all_gaussian(entries), lambda: _epsilon_rdp(entries, delta),
-                      lambda: _epsilon_simple(entries, delta), lambda: _epsilon_exact(entries, delta))
-
-
-def _epsilon_rdp(entries: List[Entry], delta: float) -> float:
-    has_rdp = any(not isinstance(e, ApproxEntry) for e in entries)
-    eps_a, delta_a = _approx_totals(entries)
-    remaining = _delta_left(delta, delta_a, has_rdp)
-    if has_rdp:
-        eps_a += _convert(lambda a: _rdp(entries, a), _has_event(entries), remaining)
-    return eps_a
-
-
-def _epsilon_simple(entries: List[Entry], delta: float) -> float:
-    gaussians = [e for e in entries if isinstance(e, _GAUSSIAN_LIKE)]
-    remaining = _delta_left(delta, _approx_totals(entries)[1], bool(gaussians))
-    share = remaining / len(gaussians) if gaussians else remaining
-    return _approx_totals(entries)[0] + sum(_simple_epsilon(e, share) for e in entries)
+    return _epsilon_bound(entries, [], delta, method)
 
 
 def _simple_epsilon(e: Entry, share: float) -> float:
@@ -620,15 +564,6 @@ def _all_gaussian(entries: List[Entry]) -> bool:
     return all(isinstance(e, GaussianEntry) for e in entries)
 
 
-def _epsilon_exact(entries: List[Entry], delta: float) -> float:
-    if not _all_gaussian(entries):
-        kinds = sorted({e.kind for e in entries if not isinstance(e, GaussianEntry)})
-        raise ValueError("method='exact' requires every entry to be a continuous Gaussian; this ledger also has "
-                         f"{', '.join(kinds)} entries (use 'rdp', 'simple' or 'best')")
-    mu = math.sqrt(sum(e.mu ** 2 for e in entries if isinstance(e, GaussianEntry)))  # all are (checked above)
-    return gdp_epsilon(mu, delta) if mu > 0.0 else 0.0
-
-
 # -- partitions: parallel composition within one partitioning, sequential across them ------------------------
 
 def partition_of(e: Entry) -> Optional[Tuple[Hashable, str]]:
@@ -645,10 +580,13 @@ Groups = List[List[List[Entry]]]
 
 
 def _epsilon_bound(common: List[Entry], groups: Groups, delta: float, method: str) -> float:
-    """An upper bound of :func:`_epsilon` over every combination: each partitioning's worst part, term by term."""
-    everything = common + [e for parts in groups for part in parts for e in part]
-    return _by_method(method, _all_gaussian(everything), lambda: _rdp_bound(common, groups, delta),
-                      lambda: _simple_bound(common, groups, delta), lambda: _exact_bound(common, groups, delta))
+    """``common`` and each partitioning's worst part, term by term: the sequential total without ``groups``, an
+    upper bound of :func:`_epsilon` over every combination with them."""
+    totals = {"rdp": _rdp_bound, "simple": _simple_bound, "exact": _exact_bound}
+    if method != "best":
+        return totals[method](common, groups, delta)
+    gaussian = _all_gaussian(common + [e for parts in groups for part in parts for e in part])
+    return min(totals[m](common, groups, delta) for m in ("rdp", "simple", "exact")[: 3 if gaussian else 2])
 
 
 def _worst_sum(common: List[Entry], groups: Groups, cost: Callable[[List[Entry]], float]) -> float:
@@ -656,7 +594,11 @@ def _worst_sum(common: List[Entry], groups: Groups, cost: Callable[[List[Entry]]
 
 
 def _exact_bound(common: List[Entry], groups: Groups, delta: float) -> float:
-    _epsilon_exact(common + [e for parts in groups for part in parts for e in part], delta)  # refuses non-Gaussians
+    everything = common + [e for parts in groups for part in parts for e in part]
+    if not _all_gaussian(everything):
+        kinds = sorted({e.kind for e in everything if not isinstance(e, GaussianEntry)})
+        raise ValueError("method='exact' requires every entry to be a continuous Gaussian; this ledger also has "
+                         f"{', '.join(kinds)} entries (use 'rdp', 'simple' or 'best')")
     mu2 = _worst_sum(common, groups, lambda es: sum(e.mu ** 2 for e in es if isinstance(e, GaussianEntry)))
     return gdp_epsilon(math.sqrt(mu2), delta) if mu2 > 0.0 else 0.0
 
@@ -665,7 +607,8 @@ def _rdp_bound(common: List[Entry], groups: Groups, delta: float) -> float:
     everything = common + [e for parts in groups for part in parts for e in part]
     eps_a = _worst_sum(common, groups, lambda es: _approx_totals(es)[0])
     has_rdp = any(not isinstance(e, ApproxEntry) for e in everything)
-    remaining = _delta_left(delta, _worst_sum(common, groups, lambda es: _approx_totals(es)[1]), has_rdp, True)
+    delta_a = _worst_sum(common, groups, lambda es: _approx_totals(es)[1])
+    remaining = _delta_left(delta, delta_a, has_rdp, bool(groups))
     if not has_rdp:
         return eps_a
 
@@ -679,7 +622,7 @@ def _rdp_bound(common: List[Entry], groups: Groups, delta: float) -> float:
 def _simple_bound(common: List[Entry], groups: Groups, delta: float) -> float:
     n_gaussians = _worst_sum(common, groups, lambda es: float(sum(isinstance(e, _GAUSSIAN_LIKE) for e in es)))
     delta_a = _worst_sum(common, groups, lambda es: _approx_totals(es)[1])
-    remaining = _delta_left(delta, delta_a, bool(n_gaussians), True)
+    remaining = _delta_left(delta, delta_a, bool(n_gaussians), bool(groups))
     share = remaining / n_gaussians if n_gaussians else remaining  # the smallest share any combination gives
     return _worst_sum(common, groups, lambda es: _approx_totals(es)[0] + sum(_simple_epsilon(e, share) for e in es))
 

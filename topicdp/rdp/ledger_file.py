@@ -1,14 +1,12 @@
 """The file behind a persisted :class:`~topicdp.rdp.PrivacyLedger`: one per dataset, across runs and processes.
 
-JSON Lines, a SHA-256 hash chain (each record's ``hash`` covers the previous hash and its canonical JSON). The
-header holds the budget, unit, neighbour relation and accounting; then each run's ``planned`` entries, written
-durably *before* it reads private data or draws noise, and its ``completed`` entries after: until completed, the
-plan counts, so a crash never under-counts. ``<path>.head`` (line count and last hash) catches a file cut at a
-line boundary; a ledger without one is refused until resealed. The path is resolved once (symbolic links
-followed); a file with several hard links is refused, since an atomic rename would fork it. Appends hold
-``fcntl.flock`` on ``<path>.lock``, re-read, check the budget and replace the file atomically; ``flock`` orders
-processes on one machine only (not reliably over network file systems). The file is the owner's record against
-accidents, not a defence against the owner.
+JSON Lines in a SHA-256 hash chain: a header (budget, unit, neighbours, accounting), then each run's ``planned``
+entries, written durably *before* it reads private data or draws noise, and its ``completed`` entries after (until
+then the plan counts, so a crash never under-counts). ``<path>.head`` (line count, last hash) catches a file cut at
+a line boundary; a ledger without one is refused until resealed, as is a file with several hard links (an atomic
+rename would fork it; the path is resolved once, symbolic links followed). Appends hold ``fcntl.flock`` on
+``<path>.lock`` (one machine only, not reliably over network file systems), re-read, check the budget and replace
+the file atomically: the owner's record against accidents, not a defence against the owner.
 """
 
 from __future__ import annotations
@@ -22,9 +20,11 @@ import os
 import socket
 import uuid
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, Iterator, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 from .._files import atomic_write
+from .._names import NEIGHBOURS, UNITS
+from .._validation import check_delta, check_epsilon, check_option
 from .partitions import part_key, worst_combination
 
 if TYPE_CHECKING:  # (the ledger module imports this one: its classes are named here, never imported)
@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # (the ledger module imports this one: its classes are named 
     PrivacyLedger = Any
 
 FORMAT = "topicdp-ledger/1"
+LEDGER_METHODS = ("rdp", "simple", "exact", "best")
 #: entry kind -> its class (:mod:`topicdp.rdp.ledger` registers them: :func:`register_kinds`)
 _KINDS: dict = {}
 
@@ -40,6 +41,23 @@ def register_kinds(*classes: type) -> None:
     """Make the entry classes known to :func:`entry_from_json` (by their ``kind``)."""
     for cls in classes:
         _KINDS[cls.kind] = cls  # type: ignore[attr-defined]
+
+
+class Budget(NamedTuple):
+    """(epsilon, delta): a ledger's total, a request's, or one step's share; any pair is accepted as one."""
+
+    epsilon: float
+    delta: float
+
+    def __str__(self) -> str:
+        return f"epsilon={self.epsilon:g}, delta={self.delta:g}"
+
+    @classmethod
+    def of(cls, value) -> "Budget":
+        """``value`` (a Budget or an (epsilon, delta) pair) as a checked Budget."""
+        if not isinstance(value, (tuple, list)) or len(value) != 2:
+            raise ValueError(f"budget must be a pair (epsilon, delta), got {value!r}")
+        return cls(check_epsilon(value[0]), check_delta(value[1]))
 
 
 class LedgerFileError(ValueError):
@@ -83,10 +101,8 @@ def _event_to_json(event) -> Any:
     if isinstance(event, (list, tuple)):
         return [_event_to_json(e) for e in event]
     if attr.has(type(event)):
-        out = {"__event__": type(event).__name__}
-        for f in attr.fields(type(event)):
-            out[f.name] = _event_to_json(getattr(event, f.name))
-        return out
+        fields_ = {f.name: _event_to_json(getattr(event, f.name)) for f in attr.fields(type(event))}
+        return {"__event__": type(event).__name__, **fields_}
     return event
 
 
@@ -150,8 +166,8 @@ class LedgerState:
     records: List[dict] = field(default_factory=list)
 
     @property
-    def budget(self) -> Tuple[float, float]:
-        return float(self.header["budget"][0]), float(self.header["budget"][1])
+    def budget(self) -> Budget:
+        return Budget(float(self.header["budget"][0]), float(self.header["budget"][1]))
 
     def runs(self) -> "dict[str, dict]":
         """Run id -> ``{"planned": last planned record, "completed": record or None}``, in order of first plan."""
@@ -280,16 +296,10 @@ class LedgerFile:
     def create(cls, path: str, budget: Tuple[float, float], unit: str, neighbours: str,
                accounting: str = "best") -> "LedgerFile":
         """A new ledger at ``path`` (refuses an existing file: a ledger is never replaced by a fresh one)."""
-        from .._names import NEIGHBOURS, UNITS
-        from .._validation import check_delta, check_epsilon, check_option
-
-        if not isinstance(budget, (tuple, list)) or len(budget) != 2:
-            raise ValueError(f"budget must be a pair (epsilon, delta), got {budget!r}")
-        header = {"type": "header", "format": FORMAT, "created": _now(),
-                  "budget": [check_epsilon(budget[0]), check_delta(budget[1])],
-                  "unit": check_option(unit, "unit", UNITS), "neighbours": check_option(neighbours, "neighbours",
-                                                                                        NEIGHBOURS),
-                  "accounting": check_option(accounting, "accounting", ("rdp", "simple", "exact", "best"))}
+        header = {"type": "header", "format": FORMAT, "created": _now(), "budget": list(Budget.of(budget)),
+                  "unit": check_option(unit, "unit", UNITS),
+                  "neighbours": check_option(neighbours, "neighbours", NEIGHBOURS),
+                  "accounting": check_option(accounting, "accounting", LEDGER_METHODS)}
         self = cls(path)
         with self.locked():
             if os.path.exists(self.path):
@@ -393,8 +403,7 @@ class LedgerFile:
         """What ``topicdp ledger show`` prints (JSON): budget, spent (exact and basic), remaining, runs."""
         state = self.state()
         eps_b, delta_b = state.budget
-        ledger = ledger_class(budget=state.budget, accounting=state.header["accounting"])
-        ledger._entries = state.effective()
+        ledger = ledger_class(budget=state.budget, accounting=state.header["accounting"], _entries=state.effective())
         runs = state.runs()
         out: dict = {"file": self.path, "budget": {"epsilon": eps_b, "delta": delta_b},
                      "unit": state.header["unit"], "neighbours": state.header["neighbours"],
@@ -424,8 +433,7 @@ def _guarantee(run: dict) -> dict:
 def _guarantee_of(ledger: "PrivacyLedger", entries: "Sequence[Entry]") -> dict:
     """A run's stated guarantee when none is given: its entries' total at the budget's delta."""
     delta = ledger.budget[1] if ledger.budget is not None else 1e-6
-    alone = type(ledger)()
-    alone._entries = list(entries)
+    alone = type(ledger)(_entries=list(entries))
     gammas = [e.gamma for e in entries if e.gamma is not None]
     out = {"epsilon": alone.epsilon(delta, "best", scope="all") if entries else 0.0, "delta": delta}
     if gammas:

@@ -9,7 +9,7 @@ corpus itself, as TopicDP did, and the report says Delta_s is then a function of
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -69,18 +69,18 @@ class ResampledRecords:
         }
 
 
+@dataclass
 class PublicReference(ResampledRecords):
     """P = uniform over the records of a public corpus (Rubinstein & Alda's assumption)."""
 
-    def __init__(self, reference, unit: str = "user") -> None:
-        super().__init__(reference, unit, "public-reference")
+    kind: str = field(default="public-reference", init=False)
 
 
+@dataclass
 class PrivateResample(ResampledRecords):
     """P = uniform over the private corpus' own records, as TopicDP did (the private data is the oracle)."""
 
-    def __init__(self, reference, unit: str = "user") -> None:
-        super().__init__(reference, unit, "private-resample")
+    kind: str = field(default="private-resample", init=False)
 
     def describe(self) -> dict:
         return {

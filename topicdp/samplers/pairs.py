@@ -1,11 +1,10 @@
 """Neighbouring corpora by index slicing of one shared count matrix (the sampler's per-pair overhead).
 
-The record -> rows index is computed once; D's rows are one fancy index of the reference matrix and D' reuses
-D's first N - 1 records; the corpora are shallow copies of the reference :class:`Corpus` with ``X``,
-``doc_users`` and ``user_ids`` replaced, not re-validated (their rows are of a validated matrix). For
-process-based joblib backends the builder is written once to a file (:class:`OnDisk`) each worker memory-maps.
-The corpora equal :meth:`Corpus.subset_users` / :meth:`Corpus.subset_documents` of the same records field by
-field, so sampled sensitivities are bit-identical to the slow way.
+The record -> rows index is computed once; D's rows are one fancy index of the reference matrix, D' reuses D's
+first N - 1 records, and the corpora are shallow copies of the reference :class:`Corpus` with ``X``, ``doc_users``
+and ``user_ids`` replaced (rows of a validated matrix, not re-validated), equal field by field to
+:meth:`Corpus.subset_users` / :meth:`Corpus.subset_documents` of the same records, so sampled sensitivities are
+bit-identical to the slow way. Process-based joblib workers memory-map the builder from one file (:class:`OnDisk`).
 """
 
 from __future__ import annotations
@@ -52,9 +51,6 @@ class PairBuilder:
         offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
         return self.order[offsets + np.arange(lengths.sum())]
 
-    def _matrix(self, docs: np.ndarray) -> sp.csr_matrix:
-        return self.reference.X[docs]
-
     # -- corpora ------------------------------------------------------------------------------------
     def pair(self, rec_d: np.ndarray, rec_dp: np.ndarray):
         """Yield D, then D' (lazily: D' is built in D's memory once D's fit has returned).
@@ -64,7 +60,7 @@ class PairBuilder:
         """
         docs_d = self._rows(rec_d)
         docs_new = self._rows(rec_dp[-1:])
-        X = self._matrix(np.concatenate([docs_d, docs_new]))
+        X = self.reference.X[np.concatenate([docs_d, docs_new])]
         n_d = docs_d.size
         D = self._corpus(rec_d, docs_d, _leading_rows(X, n_d))
         yield D
@@ -85,7 +81,7 @@ class PairBuilder:
     def build(self, records: np.ndarray):
         """The corpus of the given records (as ``Corpus.subset_users`` / ``subset_documents``)."""
         docs = self._rows(np.asarray(records, dtype=np.int64))
-        return self._corpus(records, docs, self._matrix(docs))
+        return self._corpus(records, docs, self.reference.X[docs])
 
     def _user_id(self, record: int, copies: int):
         """The id of the ``copies``-th repeat of a record (as Corpus.subset_users numbers copies)."""

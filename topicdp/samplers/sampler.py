@@ -89,30 +89,19 @@ PRIVATE_ORACLE = "private-oracle"
 
 @dataclass(frozen=True, eq=False)  # P may be a corpus: compared by identity, not element-wise
 class SensitivitySampling:
-    """How the sensitivity is sampled (TopicDP Alg. 1): P, gamma and its sizing, and how the fits run.
+    """How the sensitivity is sampled (TopicDP Alg. 1), stated once and checked when made (:class:`topicdp.TopicDP`,
+    :func:`sample_sensitivity` and the pipeline take it).
 
-    Every option of the sampler, stated once and checked when made; :class:`topicdp.TopicDP`,
-    :func:`sample_sensitivity` and the pipeline take this object.
-
-    Parameters
-    ----------
-    distribution : Corpus, "private-oracle" or ResampledRecords
-        P. A public reference corpus with the private vocabulary (:class:`.neighbours.PublicReference`, cut to the
-        private contribution bounds by :func:`bounded_like`; Delta_s is then public), or ``"private-oracle"`` to
-        resample the private corpus as TopicDP did (sigma then depends on the private data, and the report says so).
-        No default: P is the owner's statement.
-    gamma : float in (0, 0.5), default 0.1
-        Failure probability of random DP, jointly over the sample and the pair drawn from P.
-    sizing : {"lambert-w", "exchangeable"}, default "lambert-w"
-        TopicDP Thm. 1 (sample-conditional), or h = ceil(1/gamma) - 1 marginally (:func:`.sizing.exchangeable_size`).
-    n_pairs : int, optional
-        Override h; fewer than the sizing needs only with ``insecure_testing=True`` (marked ``sufficient=False``).
-    random_state, cache_dir : optional
-        Seed of the pair draws (None: from the OS, recorded); seeded samples are cached by (model, corpus fingerprint,
-        gamma, unit, P, seed, h), as sampling "can be performed offline, once" (TopicDP Sec. 3.4).
-    progress, max_minutes : optional
-        Show progress and the cost forecast (:mod:`topicdp._progress`); refuse to start when the forecast exceeds
-        ``max_minutes``, naming what would fit.
+    ``distribution`` is P, the owner's statement (no default): a public reference corpus with the private vocabulary
+    (:class:`.neighbours.PublicReference`, cut to the private bounds by :func:`bounded_like`; Delta_s is then
+    public), or ``"private-oracle"``, resampling the private corpus as TopicDP did (sigma then depends on the private
+    data; the report says so). ``gamma`` in (0, 0.5) is the failure probability of random DP, jointly over the sample
+    and the pair; ``sizing`` TopicDP Thm. 1 (sample-conditional) or ``"exchangeable"`` (marginal,
+    :func:`.sizing.exchangeable_size`); ``n_pairs`` overrides h, below the sizing's only with ``insecure_testing``
+    (``sufficient=False``). ``random_state`` seeds the pair draws (None: from the OS, recorded); seeded samples are
+    cached in ``cache_dir`` by (model, corpus fingerprint, gamma, unit, P, seed, h), as sampling "can be performed
+    offline, once" (TopicDP Sec. 3.4). ``progress`` shows the cost forecast (:mod:`topicdp._progress`);
+    ``max_minutes`` refuses a run forecast over it, naming what would fit.
     """
 
     distribution: object = None

@@ -1,13 +1,11 @@
 """Sample sizing for sensitivity sampling: how many neighbouring pairs h, and which order statistic k.
 
-Both sizings bound the probability of the event Delta_pair > Delta_s, under which noise calibrated to Delta_s
-may be too small for a pair (D, D') drawn from P (TopicDP Def. 4, the sample part of the mechanism's randomness):
-
-* ``"lambert-w"`` (Rubinstein & Aldà 2017, "Pain-free random differential privacy with sensitivity sampling";
-  TopicDP Alg. 1 and Thm. 1): by the Dvoretzky-Kiefer-Wolfowitz inequality, with probability at least 1 - rho
-  over the sample, Delta_s covers a fresh pair with probability at least 1 - gamma + rho (sample-conditional).
-* ``"exchangeable"``: ``P(Delta_pair > Delta_(k)) <= (h - k + 1) / (h + 1)`` marginal over the sample and the
-  pair (:func:`exchangeable_size`); it says nothing about how well one sample covers P.
+Both bound the probability that Delta_pair > Delta_s for a pair (D, D') drawn from P (TopicDP Def. 4):
+``"lambert-w"`` (Rubinstein & Aldà 2017, "Pain-free random differential privacy with sensitivity sampling"; TopicDP
+Alg. 1 and Thm. 1), by the Dvoretzky-Kiefer-Wolfowitz inequality: with probability at least 1 - rho over the
+sample, Delta_s covers a fresh pair with probability at least 1 - gamma + rho (sample-conditional);
+``"exchangeable"``: ``P(Delta_pair > Delta_(k)) <= (h - k + 1) / (h + 1)`` marginal over the sample and the pair
+(:func:`exchangeable_size`), saying nothing about how well one sample covers P.
 """
 
 from __future__ import annotations
@@ -23,11 +21,9 @@ SIZINGS = ("lambert-w", "exchangeable")
 
 
 def optimal_rho(gamma: float) -> float:
-    """``rho = exp(W_{-1}(-gamma / (2 sqrt(e))) + 1/2)``, TopicDP Alg. 1 line 1.
-
-    It minimises ``h(rho) = log(1/rho) / (2 (gamma - rho)^2)`` (Thm. 1 Eq. 3): ``dh/drho = 0`` gives
-    ``2 rho log(rho) = rho - gamma``, and ``rho = exp(v + 1/2)`` turns it into ``v e^v = -gamma / (2 sqrt(e))``; the
-    branch W_{-1} gives the root with rho < gamma, where Eq. 3 applies.
+    """``rho = exp(W_{-1}(-gamma / (2 sqrt(e))) + 1/2)`` (TopicDP Alg. 1 line 1) minimises ``h(rho) = log(1/rho) /
+    (2 (gamma - rho)^2)`` (Thm. 1 Eq. 3): ``dh/drho = 0`` is ``2 rho log(rho) = rho - gamma``, i.e. ``v e^v = -gamma /
+    (2 sqrt(e))`` for ``rho = exp(v + 1/2)``; the branch W_{-1} gives the root with rho < gamma, where Eq. 3 applies.
     """
     gamma = check_gamma(gamma)
     w = lambertw(-gamma / (2.0 * math.sqrt(math.e)), k=-1)
@@ -71,13 +67,11 @@ def sample_size(gamma: float, sizing: str = "lambert-w") -> tuple[float | None, 
 def exchangeable_size(gamma: float) -> tuple[int, int]:
     """``(h, k) = (ceil(1/gamma) - 1, h)``: the fewest pairs whose maximum fails a fresh pair with probability <= gamma.
 
-    Let Delta_0 be the distance of the pair (D, D') ~ P the release must cover and Delta_1..Delta_h the sampled
-    ones, all i.i.d. Then ``P(Delta_0 > Delta_(k)) <= (h - k + 1) / (h + 1)`` jointly over Delta_0 and the sample.
-    Proof: attach i.i.d. uniform tie-breakers and order the h + 1 pairs lexicographically; they are exchangeable and
-    a.s. distinct, so the rank R of pair 0 is uniform on {1..h+1}. Delta_0 > Delta_(k) implies R >= k + 1, of
-    probability (h + 1 - k) / (h + 1); ties only make the strict event rarer. QED. This is the rank argument of
-    conformal prediction (Vovk, Gammerman & Shafer 2005). gamma is read exactly (``Fraction``), so rounding never
-    makes h too small.
+    With Delta_0 the distance of the pair (D, D') ~ P to cover and Delta_1..Delta_h the sampled ones, all i.i.d.,
+    ``P(Delta_0 > Delta_(k)) <= (h - k + 1) / (h + 1)`` jointly. Proof (the rank argument of conformal prediction,
+    Vovk, Gammerman & Shafer 2005): with i.i.d. uniform tie-breakers the h + 1 pairs are exchangeable and a.s.
+    distinct, so the rank R of pair 0 is uniform on {1..h+1}; Delta_0 > Delta_(k) implies R >= k + 1, of probability
+    (h + 1 - k) / (h + 1). gamma is read exactly (``Fraction``), so rounding never makes h too small.
     """
     g = Fraction(check_gamma(gamma))
     h = max(1, math.ceil(1 / g) - 1)
