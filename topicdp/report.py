@@ -1,18 +1,10 @@
-"""The privacy report every release carries (see DESIGN.md, "Privacy semantics").
+"""The privacy report every release carries: a frozen, JSON round-tripping :class:`PrivacyReport` of what was
+guaranteed (kind, unit, neighbour relation, epsilon, delta, gamma and P for random DP), how (sensitivity, sigma,
+calibration, composition, run-time checks), and the status of every published quantity (:data:`STATUSES`).
 
-A :class:`PrivacyReport` states exactly what was guaranteed: the kind of guarantee (``approx-DP`` or
-``random-DP``), the unit of privacy and the neighbour relation, (epsilon, delta) and, for random DP,
-gamma and the sampling distribution P; the sensitivity and how it was obtained; the noise scale and the
-calibration that produced it (and what the other calibrations would have given); the composition of
-all releases; the run-time checks of assumptions and preconditions; and, for every quantity a release
-publishes, its status (:data:`STATUSES`: a public parameter, a count stated public, a DP or random-DP output,
-a post-processing of them, or not covered). It round-trips through JSON.
-
-Every producer states its step as :class:`ReportParts`; the report is made once, by :func:`compose_report` (a
-pipeline adds its step with :func:`extend_report`), and is frozen. ``composition_total`` has one schema for every
-road: a list of ``{"accounting": name, "epsilon": e, "delta": d, "valid": bool, "details": {...}}``, one entry per
-accounting method; ``valid=False`` marks a total shown for comparison that is not a proven bound (e.g. the DP-SVI
-paper's own recipe).
+Each producer states its step as :class:`ReportParts`; the report is made once by :func:`compose_report` (a
+pipeline adds its step with :func:`extend_report`). ``composition_total`` is one list for every road, one
+:func:`total` per accounting method; ``valid=False`` marks a total shown for comparison that is not a proven bound.
 """
 
 from __future__ import annotations
@@ -83,52 +75,28 @@ class PrivacyReport:
     Attributes
     ----------
     mechanism : str
-        One name per mechanism, as ``topicdp privatize --mechanism`` and ``topicdp compare`` spell it
-        (:data:`topicdp._names.RIGOROUS_MECHANISMS`; ``"topicdp"`` for the sampled road, ``"mvg"``).
+        As ``topicdp privatize --mechanism`` and ``topicdp compare`` spell it (``"topicdp"`` for the sampled road).
     guarantee : {"approx-DP", "random-DP", "none"}
-        ``random-DP`` whenever the sensitivity was sampled rather than proven; ``none`` for a release whose
-        stated guarantee does not hold (e.g. fewer sensitivity pairs than Theorem 1 requires).
-    unit : {"document", "user"}
-        Whose contribution is protected.
-    neighbours : {"replace-one", "add-remove"}
-        The neighbour relation the guarantee is stated for.
+        ``random-DP`` whenever the sensitivity was sampled rather than proven; ``none`` where the stated guarantee
+        does not hold (e.g. fewer sensitivity pairs than Theorem 1 requires).
     epsilon, delta : float
         Total privacy parameters of the release (after composition).
-    gamma : float or None
-        Failure probability of random DP, jointly over the sensitivity sample and the neighbouring pair
-        drawn from P (random DP only).
-    sampling_distribution : dict or None
-        The distribution P of neighbouring pairs (random DP only).
-    sensitivity : float or None
-        The L2 (Gaussian) or L1 (Laplace) sensitivity used for calibration; for multi-release mechanisms,
-        see ``composition``.
-    sensitivity_method : str
-        How the sensitivity was obtained (``"sampled"``, ``"global bound"``, ``"local bound (Procedure 1)"``...).
-    sigma : float or None
-        Noise scale of a single-release mechanism (Gaussian std or Laplace scale).
-    calibration : str
-        The calibration method used (``"analytic"``, ``"rdp"``, ``"paper"``, ``"laplace"``...).
-    sigma_alternatives : dict
-        The sigma each other calibration method would have given.
-    composition : list of dict
-        Every release that makes up this one (name, sigma, sensitivity, eps, delta...).
+    gamma, sampling_distribution : float, dict or None
+        Random DP only: the failure probability, jointly over the sensitivity sample and the neighbouring pair
+        drawn from P, and P.
+    sensitivity, sigma : float or None
+        The L2 (Gaussian) or L1 (Laplace) sensitivity, and the noise scale, of a single-release mechanism (else see
+        ``composition``); ``sigma_alternatives``: what each other calibration would have given.
     composition_total : list of dict
-        The total by each accounting method, ``{"accounting", "epsilon", "delta", "valid", "details"}``
-        (built with :func:`total`); ``valid=False`` marks a total that is not a proven bound.
-    checks : list of Check
-        Assumptions and preconditions checked at run time.
+        The total by each accounting method (:func:`total`); ``valid=False`` marks one that is not a proven bound.
     seeded : bool
-        True when the caller fixed the noise seed (such a release must not be published as private).
-    notes : list of str
-        Plain-language statements of what the guarantee does and does not cover.
+        The caller fixed the noise seed (such a release must not be published as private).
     details : dict
-        Mechanism-specific published extras (budget split, sample sizes...). Exact statistics of the
-        private data never go here: they are the release's ``diagnostics`` (owner's eyes only).
+        Published extras (budget split, sample sizes...); exact statistics of the private data are never here.
     published : dict
-        Status of every quantity in the published release file: keys are dotted paths into
-        :meth:`topicdp.private_release.PrivateRelease.to_dict` (``"topic_word"``, ``"report.sigma"``,
-        ``"report.details.sensitivity_sample"``...), values start with one of :data:`STATUSES`. The
-        status of a path applies to everything below it unless a longer path says otherwise.
+        The status (:data:`STATUSES`) of every published quantity, by its dotted path in
+        :meth:`topicdp.private_release.PrivateRelease.to_dict`; a path's status covers what is below it unless a
+        longer path says otherwise.
     """
 
     mechanism: str
@@ -153,12 +121,9 @@ class PrivacyReport:
     published: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.guarantee not in GUARANTEES:
-            raise ValueError(f"guarantee must be one of {GUARANTEES}, got {self.guarantee!r}")
-        if self.unit not in UNITS:
-            raise ValueError(f"unit must be one of {UNITS}, got {self.unit!r}")
-        if self.neighbours not in NEIGHBOURS:
-            raise ValueError(f"neighbours must be one of {NEIGHBOURS}, got {self.neighbours!r}")
+        for name, allowed in (("guarantee", GUARANTEES), ("unit", UNITS), ("neighbours", NEIGHBOURS)):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
         # frozen: normalise through object.__setattr__, once, here
         notes = list(self.notes)
         if self.guarantee == "random-DP" and RANDOM_DP_CAVEAT not in notes:
@@ -178,21 +143,11 @@ class PrivacyReport:
         return [t for t in self.composition_total if t["valid"] and t["delta"] <= self.delta * (1 + 1e-12)]
 
     def check_consistent(self) -> None:
-        """Refuse a report whose stated guarantee is not what its composition proves (an edited file).
+        """Refuse (ValueError naming the field) a report whose stated guarantee is not what its composition proves.
 
-        The stated guarantee (``epsilon``, ``delta``, ``guarantee``) is what a reader quotes; the composition
-        (``composition_total``) is how it was established. They must agree: a valid total is at the stated delta
-        or below, the smallest epsilon among those (:meth:`certified_epsilon`) is at most the stated ``epsilon``
-        (relative tolerance :data:`CONSISTENCY_RTOL`: the float noise of a sum of budget shares), and a report
-        that states DP has no random-DP total nor a random-DP output among its statuses. The check is one-sided:
-        a composition tighter than the request is what the headline certifies. A report whose guarantee is
-        ``"none"`` states no epsilon to check.
-
-        Raises
-        ------
-        ValueError
-            Naming the field that disagrees (``report.epsilon``, ``report.delta``, ``report.guarantee``, or a
-            status of ``report.published``).
+        A valid total must be at the stated delta or below, the smallest epsilon among those at most the stated one
+        (within :data:`CONSISTENCY_RTOL`; one-sided: a tighter composition is what the headline certifies), and a
+        report that states DP has no random-DP total nor output. A guarantee ``"none"`` states nothing to check.
         """
         if self.guarantee == "none":
             return
@@ -244,11 +199,8 @@ class PrivacyReport:
 
     # -- display -------------------------------------------------------------------------------------
     def headline(self) -> str:
-        """The guarantee certified for this release, in one line: what a reader needs first.
-
-        The epsilon is :meth:`certified_epsilon` (the tightest valid account, never above the request when the
-        release is within its budget); the requested one follows in brackets when they differ.
-        """
+        """The guarantee certified for this release (:meth:`certified_epsilon`), in one line; the requested epsilon
+        follows in brackets when they differ."""
         who = f"each {self.unit}, {self.neighbours} neighbours"
         if self.guarantee == "none":
             return "guarantee            NONE: the stated guarantee does not hold for this release (see the notes)"
@@ -300,11 +252,8 @@ class PrivacyReport:
         return "\n".join(lines)
 
     def released_against_forecast(self) -> str | None:
-        """The statement a release forced past its plan's refusal carries (``release_anyway=True``), else None.
-
-        The release pipeline records its decision in ``details["plan"]["decision"]``: the forecast's verdict and
-        figures, and ``released_anyway`` when the owner released what the forecast refused. A reader must see that
-        before the topics, so the summary and the notebook displays put this line under the headline.
+        """The statement a release forced past its plan's refusal carries (``release_anyway=True``), from
+        ``details["plan"]["decision"]``, else None; the displays put it under the headline.
 
         Examples
         --------
@@ -338,10 +287,7 @@ class PrivacyReport:
         return "".join(f"**{_markdown_text(line)}**\n\n" for line in head) + "```\n" + "\n".join(rest) + "\n```\n"
 
     def _repr_html_(self) -> str:
-        """The summary for a notebook (Jupyter's rich display): the headline first, then :meth:`summary`'s lines.
-
-        Static, self-contained HTML (inline styles, no script, no network), escaped.
-        """
+        """The summary for a notebook: static, escaped HTML (:func:`report_html`)."""
         return report_html(self)
 
     def sigma_meaning(self) -> str:
@@ -427,10 +373,8 @@ def total(accounting: str, epsilon: float, delta: float, *, valid: bool = True, 
 def ledger_totals(ledger, delta: float) -> list[dict]:
     """``composition_total`` of a :class:`topicdp.rdp.PrivacyLedger` at total ``delta``: every entry composed.
 
-    When some entries are random DP (a sampled sensitivity), the totals are the ledger's ``scope="all"``
-    statement: they hold with probability at least ``1 - gamma`` over the neighbouring pair drawn from P,
-    ``gamma`` the sum of the entries' gammas (union bound; :mod:`topicdp.rdp.ledger`), and say so in
-    ``details``. They are never a DP total.
+    With random-DP entries the totals hold with probability at least ``1 - gamma`` over the pair drawn from P
+    (``gamma`` the sum of the entries', a union bound), and ``details`` says so: never a DP total.
     """
     if any(e.gamma is not None for e in ledger.records):
         details = {"guarantee": "random-DP", "gamma": ledger.gamma,
@@ -475,22 +419,10 @@ STEP_FIELDS = ("gamma", "sampling_distribution", "sensitivity", "sensitivity_met
 class ReportParts:
     """What one step of a release states about itself, for :func:`compose_report` to compose.
 
-    A producer (an estimator's ``fit``, the MVG mechanism) states its topic step; the release pipeline adds the
-    unit count's and the budget's. The release-wide statement (mechanism, guarantee, unit, neighbours, the total
-    budget, the composition) is :func:`compose_report`'s.
-
-    Attributes
-    ----------
-    published : mapping
-        Status of each quantity the step publishes (see :data:`STATUSES`), keyed by its dotted path in the
-        release file. Every data-dependent report field (``report.sensitivity``, ``report.details.x``...) must be
-        listed; the report's own stated parameters are public (:data:`REPORT_STATUSES`).
-    notes, checks : sequence
-    details : mapping
-        Published details of the step (public facts and released values only: exact statistics of the private
-        data go to the release's ``diagnostics``).
-    report_fields : mapping
-        Any of :data:`STEP_FIELDS` (``sensitivity``, ``sigma``...).
+    ``published``: the status (:data:`STATUSES`) of each quantity the step publishes, by its dotted path in the
+    release file; every data-dependent report field must be listed (the stated parameters are
+    :data:`REPORT_STATUSES`). ``details``: public facts and released values only (exact statistics of the private
+    data go to the release's ``diagnostics``). ``report_fields``: any of :data:`STEP_FIELDS`.
     """
 
     published: Mapping[str, str] = field(default_factory=dict)
@@ -508,31 +440,14 @@ class ReportParts:
 def compose_report(*steps: ReportParts, mechanism: str, guarantee: str, unit: str, neighbours: str, epsilon: float,
                    delta: float, seeded: bool, composition: Sequence[Mapping] = (),
                    composition_total: Sequence[Mapping] = ()) -> "PrivacyReport":
-    """The one place a :class:`PrivacyReport` is made (it is frozen afterwards): the release's statement and its
-    steps' parts, in order (a later step's status, detail or field of the same name wins; notes and checks are
-    kept in order).
-
-    Parameters
-    ----------
-    *steps : ReportParts
-    mechanism, guarantee, unit, neighbours, epsilon, delta, seeded :
-        The release's statement (see :class:`PrivacyReport`).
-    composition : sequence of dict
-        Every release composed (the ledger's entries, or the mechanism's own listing).
-    composition_total : sequence of dict
-        Built with :func:`total` or :func:`ledger_totals`.
-    """
-    published: dict = dict(REPORT_STATUSES)
-    notes: list = []
-    checks: list = []
-    details: dict = {}
-    step_fields: dict = {}
-    for step in steps:
-        published.update(step.published)
-        notes.extend(step.notes)
-        checks.extend(step.checks)
-        details.update(step.details)
-        step_fields.update(step.report_fields)
+    """The one place a :class:`PrivacyReport` is made: the release's statement (:class:`PrivacyReport`'s fields;
+    ``composition`` the ledger's entries, ``composition_total`` from :func:`total` or :func:`ledger_totals`) and its
+    steps' parts in order (a later step's status, detail or field wins; notes and checks are kept in order)."""
+    published = {**REPORT_STATUSES, **{k: v for step in steps for k, v in step.published.items()}}
+    details = {k: v for step in steps for k, v in step.details.items()}
+    step_fields = {k: v for step in steps for k, v in step.report_fields.items()}
+    notes = [note for step in steps for note in step.notes]
+    checks = [check for step in steps for check in step.checks]
     return PrivacyReport(
         mechanism=mechanism, guarantee=guarantee, unit=unit, neighbours=neighbours, epsilon=float(epsilon),
         delta=float(delta), seeded=bool(seeded), composition=_jsonable(list(composition)),
