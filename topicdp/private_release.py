@@ -1,10 +1,7 @@
-"""What a private release hands to the analyst, and what it keeps for the data owner.
-
-Every road returns one :class:`PrivateRelease` of two parts that never mix: the **published** part
-(:meth:`PrivateRelease.save`: DP outputs, their post-processing and stated public parameters, in the versioned
-format :data:`FORMAT` described by :data:`SCHEMA`; every field has a status in ``report.published`` or is not
-written), and the owner's **diagnostics** (:meth:`PrivateRelease.save_diagnostics`: exact statistics of the
-private data, covered by no guarantee).
+"""What a private release hands to the analyst, and what it keeps for the data owner: every road returns one
+:class:`PrivateRelease` of two parts that never mix, the **published** part (:meth:`PrivateRelease.save`, format
+:data:`FORMAT` checked against :data:`SCHEMA`, every field with a status) and the owner's **diagnostics**
+(:meth:`PrivateRelease.save_diagnostics`: exact statistics of the private data, covered by no guarantee).
 """
 
 from __future__ import annotations
@@ -100,11 +97,8 @@ class VocabularyStatement(NamedTuple):
 
 
 def vocabulary_status(source: "str | VocabularyStatement") -> VocabularyStatement:
-    """(status for ``report.published["vocabulary"]``, note) of a release's vocabulary.
-
-    ``source``: ``"private-texts"`` (NOT COVERED), ``"public"`` (a public word list), ``"dp"`` (selected under DP
-    and recorded in the caller's ledger), or the statement itself (as the pipeline gives it).
-    """
+    """(status for ``report.published["vocabulary"]``, note) of a release's vocabulary: ``source`` is one of
+    :data:`VOCABULARY_SOURCES` (``"dp"``: selected under DP, in the caller's ledger) or the statement itself."""
     if isinstance(source, VocabularyStatement):
         return source
     if source not in VOCABULARY_SOURCES:
@@ -202,10 +196,8 @@ class PrivateRelease:
         return _top_words(self.topic_word, self.vocabulary, n)
 
     def with_vocabulary(self, words, *, source: str) -> "PrivateRelease":
-        """This release with its columns named, for a release fitted on a count matrix (column indices).
-
-        ``source``: ``"private-texts"`` (the report marks the vocabulary NOT COVERED) or ``"public"``.
-        """
+        """This release fitted on a count matrix (column indices) with its columns named; ``source``:
+        ``"private-texts"`` (the report marks the vocabulary NOT COVERED) or ``"public"``."""
         words = tuple(str(w) for w in words)
         if words == self.vocabulary:
             return self
@@ -221,23 +213,18 @@ class PrivateRelease:
         return replace(self, vocabulary=words, report=report)
 
     def transform(self, X, *, alpha=None) -> np.ndarray:
-        """Document-topic proportions (n_docs, K) of new documents, folded into the released topics.
-
-        A fixed-topic variational E-step (Blei, Ng & Jordan 2003, Eqs. 6-7; :func:`topicdp.transform.fold_in`):
-        post-processing that reads only ``X`` (on this release's vocabulary) and spends no budget. ``alpha``: the
-        Dirichlet prior on the proportions, default 1/K.
-        """
+        """Document-topic proportions (n_docs, K) of new documents ``X`` (on this vocabulary), folded into the
+        released topics by a fixed-topic variational E-step (Blei, Ng & Jordan 2003, Eqs. 6-7;
+        :func:`topicdp.transform.fold_in`): post-processing. ``alpha``: the Dirichlet prior, default 1/K."""
         from .transform import fold_in
 
         return fold_in(self.topic_word, X, alpha=alpha, vocabulary=self.vocabulary, who="the release")
 
     def evaluate(self, corpus, *, epsilon: float, delta: float, ledger=None, random_state=None,
                  unit: str | None = None, neighbours: str | None = None, **options):
-        """Each topic's NPMI and NPMI contrast on the owner's ``corpus``, under (epsilon, delta)-DP.
-
-        Not post-processing: a release of its own (at this release's unit and neighbours unless given), charged
-        to ``ledger``; see :func:`topicdp.metrics.private.private_coherence` for the statistic and ``options``.
-        """
+        """Each topic's NPMI and NPMI contrast on the owner's ``corpus``, under (epsilon, delta)-DP: a release of its
+        own (at this release's unit and neighbours unless given), charged to ``ledger``
+        (:func:`topicdp.metrics.private.private_coherence`)."""
         from .metrics.private import private_coherence
 
         lists = [[w for w, _ in topic] for topic in self.top_words(N_TOP_WORDS)]
@@ -247,9 +234,12 @@ class PrivateRelease:
 
     def nonprivate_top_words(self, n: int = 10) -> TopWords:
         """The n largest words of each topic of the non-private matrix (NOT private: for the owner's eyes)."""
+        return _top_words(self._nonprivate(), self.vocabulary, n)
+
+    def _nonprivate(self) -> np.ndarray:
         if self.nonprivate is None:
             raise ValueError("the non-private matrix was not kept; pass keep_nonprivate=True to the fit")
-        return _top_words(self.nonprivate, self.vocabulary, n)
+        return self.nonprivate
 
     def __repr__(self) -> str:
         r = self.report
@@ -273,9 +263,8 @@ class PrivateRelease:
     VIEW_HEIGHT = 760
 
     def _repr_html_(self) -> str:
-        """A notebook's view: the headline, the page of :func:`topicdp.view.release_html` in an ``<iframe
-        srcdoc>`` (its styles and ids kept apart), then the top words and the summary folded. Published part only.
-        """
+        """A notebook's view of the published part: the headline, :func:`topicdp.view.release_html`'s page in an
+        ``<iframe srcdoc>``, then the top words and the summary folded."""
         import html
 
         from ._view_page import page_html
@@ -316,10 +305,9 @@ class PrivateRelease:
                    feature_names: bool = False):
         """A fitted scikit-learn ``LatentDirichletAllocation`` whose topics are the released ones (post-processing).
 
-        ``components_`` is ``pseudo_counts * topic_word`` (default V, scikit-learn's scale; the true counts are
-        private) and ``exp_dirichlet_component_`` is ``topic_word``, so ``transform`` folds documents into the
-        released topics; ``score`` and ``perplexity`` depend on the arbitrary ``pseudo_counts``.
-        ``doc_topic_prior`` defaults to 1/K; ``feature_names=True`` sets ``feature_names_in_``.
+        ``components_`` is ``pseudo_counts * topic_word`` (default V; the true counts are private, so ``score`` and
+        ``perplexity`` depend on this choice) and ``exp_dirichlet_component_`` is ``topic_word``, so ``transform``
+        folds documents into the released topics. ``doc_topic_prior`` defaults to 1/K.
         """
         from sklearn.decomposition import LatentDirichletAllocation
 
@@ -384,10 +372,8 @@ class PrivateRelease:
         return data
 
     def save(self, path, include_nonprivate: bool = False, *, overwrite: bool = True) -> None:
-        """Write the published release, atomically (:func:`topicdp._files.atomic_write`); nothing private.
-
-        ``overwrite=False`` raises ``FileExistsError`` for an existing ``path`` (checked at the rename itself).
-        """
+        """Write the published release, atomically; nothing private. ``overwrite=False``: ``FileExistsError`` for an
+        existing ``path`` (checked at the rename itself)."""
         if include_nonprivate:
             raise ValueError("save() writes only the published release; the non-private matrix goes to "
                              "save_diagnostics(path, include_nonprivate=True)")
@@ -403,9 +389,7 @@ class PrivateRelease:
             "diagnostics": _jsonable(self.diagnostics),
         }
         if include_nonprivate:
-            if self.nonprivate is None:
-                raise ValueError("the non-private matrix was not kept; pass keep_nonprivate=True to the fit")
-            out["nonprivate"] = self.nonprivate.tolist()
+            out["nonprivate"] = self._nonprivate().tolist()
         atomic_write(path, json.dumps(out), private=True, overwrite=overwrite)
 
     @classmethod

@@ -558,7 +558,8 @@ def show_over_time(result: OverTimeResult, *, top: int = 10, out: Optional[str] 
         for i, topic in enumerate(words[p]):
             echo(f"  {i:>2}  {' '.join(topic)}")
     if result.releases:
-        echo("\n" + list(result.releases.values())[-1].report.details.get("ledger", {}).get("line", ""))  # type: ignore[attr-defined]
+        last = list(result.releases.values())[-1]
+        echo("\n" + last.report.details.get("ledger", {}).get("line", ""))  # type: ignore[attr-defined]
     if out:
         for p, r in result.releases.items():
             r.save(period_file(out, p), overwrite=overwrite)  # type: ignore[attr-defined]
