@@ -534,12 +534,13 @@ def spent_statement(spent: tuple[str, ...], topics_spent: bool) -> str:
     parts = list(spent) + (["part of the topics' budget (the releases made before the failure, which the "
                             "ledger recorded)"] if topics_spent else [])
     if topics_spent:
-        return f"{_join(parts)} were spent"
+        return f"{join_and(parts)} were spent"
     if spent:
         verb = "spent its budget" if len(spent) == 1 else "spent their budgets"
-        return f"only {_join(parts)} {verb}; the topics' budget was not spent"
+        return f"only {join_and(parts)} {verb}; the topics' budget was not spent"
     return "no budget was spent"
 
 
-def _join(parts: list[str]) -> str:
+def join_and(parts: list[str]) -> str:
+    """``"a"``, ``"a and b"``, ``"a, b and c"``."""
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
