@@ -1,15 +1,10 @@
-"""Where the private corpus is read from: one file, DataFrame or query held in memory, or shards streamed pass by pass.
+"""Where the private corpus is read from: one file, DataFrame or query in memory, or shards streamed pass by pass.
 
-Every source's records come from the one record reader (:func:`topicdp.corpus.read_source_records`), so user ids,
-the per-user rule and the bounds are the same whatever the storage. Both readers give the pipeline the same steps,
-each used only through DP or handed to the road: :meth:`census` (the exact number of units, for the Gaussian count
-or the check of a stated one), :meth:`select_vocabulary` (the DP selection), :meth:`prepare` (the bounded corpus on
-the release's words) and ``diagnostics`` (exact counts, for the owner's file only).
-
-A directory or glob is read shard by shard (locally or on Dask, :func:`topicdp.streaming.dask_client`), one shard
-per task. *Input contract at the user level: every user's documents are in one shard*, so per-user statistics are
-formed within a shard exactly as in memory; the census pass checks it (a 64-bit hash per user) and refuses a corpus
-that breaks it before anything is spent, and :func:`group_by_user` rewrites files into shards that meet it.
+Both readers take their records from :func:`topicdp.corpus.read_source_records` and give the pipeline the same
+steps, each used only through DP or handed to the road: ``census`` (the exact number of units), ``select_vocabulary``,
+``prepare`` (the bounded corpus on the release's words) and ``diagnostics`` (for the owner's file only). *At the user
+level every user's documents must be in one shard*, so per-user statistics are formed as in memory: the census checks
+it (a 64-bit hash per user) before anything is spent, and :func:`group_by_user` rewrites files to meet it.
 """
 
 from __future__ import annotations
@@ -103,12 +98,9 @@ def build_corpus(records: Records, words, request: ReleaseRequest, bounding_seed
 
 
 def read_corpus(source, request: ReleaseRequest, say) -> tuple[int, "Corpus | None", ValueError | None]:
-    """The census of ``source``'s units (refused where it is not a stated count) and, where the words are public,
-    the corpus prepared on them, in one visit to the reader, so that a shard gone since the census stops before the
-    count is drawn. Returns (census, corpus or None, a preparation's error held back: under a DP count it is raised
-    after the count is drawn, so that the ledger records the count whatever the private data made of the
-    preparation). A corpus with no document holding a word is an N=0 corpus, like any other (emptiness is private).
-    """
+    """(the census of ``source``'s units, refused where it is not a stated count; the corpus prepared on public
+    words, or None; a preparation's error held back, under a DP count, to be raised after the count is drawn, so the
+    ledger records the count whatever the private data made of the preparation), in one visit to the reader."""
     n = source.census()
     if request.n_units is not None and n != request.n_units:
         # replace-one neighbours all have the stated count, so this refusal is the same for all of them
@@ -138,9 +130,8 @@ def select_words(source, plan, ledger, random_state):
 
 
 def prepare_corpus(source, words, request: ReleaseRequest, say) -> "Corpus":
-    """The bounded corpus on ``words`` (:meth:`prepare` of the reader), its bounds' seed drawn once per release
-    (OS entropy unless the request is seeded) and shared by every shard, so that a sharded release bounds each user
-    as an in-memory one does."""
+    """The bounded corpus on ``words``, its bounds' seed drawn once per release (OS entropy unless seeded) and
+    shared by every shard, so a sharded release bounds each user as an in-memory one does."""
     seed = np.random.SeedSequence() if request.seed is None else np.random.SeedSequence([request.seed, 3])
     corpus = source.prepare(words, seed)
     say(f"corpus read and prepared ({len(corpus.vocabulary)} words); its exact counts are private and go to the "
@@ -158,9 +149,8 @@ class InMemorySource:
 
     @classmethod
     def of_records(cls, request: ReleaseRequest, records: Records) -> "InMemorySource":
-        """A source over ``records`` read by the caller (no file is read): one corpus released many times
-        (``topicdp compare``'s training users). With ``records.corpus`` (the records tokenised on the release's
-        public words, unbounded) each :meth:`prepare` bounds that corpus instead of tokenising the texts again."""
+        """A source over ``records`` the caller read, to release one corpus many times; with ``records.corpus`` (on
+        the release's public words, unbounded) each :meth:`prepare` bounds it instead of tokenising again."""
         source = cls.__new__(cls)
         source.request, source.records, source.corpus = request, records, None
         return source
@@ -230,15 +220,10 @@ def user_key(user) -> int:
 def _shard_records(path: str, source: CorpusSource) -> tuple[list, list]:
     from ..corpus import read_source_records
 
-    pairs = read_source_records(path, source.text_field, source.user_field)
+    pairs = list(read_source_records(path, source.text_field, source.user_field))
     if source.user_fraction is not None:
-        pairs = ((t, u) for t, u in pairs if user_selected(u, source.user_fraction))
-    texts: list = []
-    users: list = []
-    for t, u in pairs:
-        texts.append(t)
-        users.append(u)
-    return texts, users
+        pairs = [(t, u) for t, u in pairs if user_selected(u, source.user_fraction)]
+    return [t for t, _ in pairs], [u for _, u in pairs]
 
 
 def shard_census(path: str, *, source: CorpusSource, unit: str, word_sets: int | None) -> dict:
@@ -260,9 +245,8 @@ def shard_census(path: str, *, source: CorpusSource, unit: str, word_sets: int |
 
 def prepare_shard(path: str, *, index: int, source: CorpusSource, words: tuple, out_dir: str,
                   bounding_seed) -> Counter:
-    """Tokenise one text shard on ``words``, bound it (each user within the shard) and write it as a count
-    shard with the local index of every document's user; returns its exact counts (diagnostics; a ``Counter``, so
-    that shards with different keys add up)."""
+    """Tokenise one text shard on ``words``, bound it and write it as a count shard with each document's user;
+    returns its exact counts (diagnostics; a ``Counter``, so shards with different keys add up)."""
     from ..corpus import Corpus
     from ..streaming import write_npz_shard
 
