@@ -459,15 +459,13 @@ def match_topics(releases: Sequence[object]) -> List[np.ndarray]:
 def plot_over_time(result: OverTimeResult, path: str, *, n_words: int = 4, overwrite: bool = True) -> None:
     """Draw each matched topic's top words per released period (rows: topics; columns: periods) to ``path``
     (written atomically; needs matplotlib: ``pip install "topicdp[plots]"``)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # no pyplot: no global state of the caller changed
 
     periods = [p for p in result.periods if p in result.releases]
     words = result.top_words(n_words)
     k = len(next(iter(words.values()))) if words else 0
-    fig, ax = plt.subplots(figsize=(2.0 + 1.9 * len(periods), 0.9 + 0.55 * k))
+    fig = Figure(figsize=(2.0 + 1.9 * len(periods), 0.9 + 0.55 * k))
+    ax = fig.subplots()
     ax.set_xlim(-0.5, len(periods) - 0.5)
     ax.set_ylim(k - 0.5, -0.5)
     for j, p in enumerate(periods):
@@ -488,7 +486,6 @@ def plot_over_time(result: OverTimeResult, path: str, *, n_words: int = 4, overw
     fig.tight_layout()
     with atomic_path(path, overwrite=overwrite) as tmp:
         fig.savefig(tmp, dpi=120)
-    plt.close(fig)
 
 
 def period_file(out: Optional[str], period: str) -> Optional[str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import glob
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -120,8 +120,6 @@ class CorpusSource:
 
     def __repr__(self) -> str:
         """The fields, a DataFrame shown by its kind only (its rows are the private data)."""
-        from dataclasses import fields
-
         shown = [f"{f.name}=<{self.label}>" if f.name == "path" and (is_frame(self.path) or self.in_memory)
                  else f"{f.name}={getattr(self, f.name)!r}" for f in fields(self)]
         return f"CorpusSource({', '.join(shown)})"
@@ -307,31 +305,28 @@ class ReleaseRequest:
     epsilon, delta : float
         The *total* budget of everything the release spends on the private data (count, vocabulary, topics).
     n_units : int, optional
-        The number of units, stated public by the owner: neighbours are then replace-one with that count.
-        Default: not stated (add/remove neighbours; the plan reads a DP count).
+        The number of units, stated public: neighbours are then replace-one with that count (default: add/remove,
+        the plan reading a DP count).
     mechanism : str, optional
         A mechanism of ``guarantee="dp"`` (:data:`topicdp.pipeline.MECHANISMS`); default: the plan's rule.
     reference : str, optional
-        A public corpus file with the same fields: the start of ``dp-vem``, its simulation, the vocabulary
-        forecast, and P of the random-DP road.
+        A public corpus file with the same fields: ``dp-vem``'s start and simulation, the vocabulary forecast, and
+        P of the random-DP road.
     agnostic : TopicDP, optional
-        The agnostic road's template (unfitted; used by ``guarantee="random-dp"``, ``gaussian-global`` and
-        ``laplace``): the model and its ``sampling``, ``calibration``, ``secure_noise`` and ``keep_model``; the
-        request sets the rest (:func:`checked_template`). Its P is ``reference`` (``sampling.distribution`` None),
-        or ``"private-oracle"`` to opt in to resampling the private corpus.
+        The agnostic road's template (unfitted, :func:`checked_template`): the model and its ``sampling``,
+        ``calibration``, ``secure_noise`` and ``keep_model``. Its P is ``reference``, or the private corpus itself
+        on the explicit opt-in ``sampling.distribution="private-oracle"``.
     keep_nonprivate, release_anyway : bool
         Keep TopicDP's non-private topics in the owner's diagnostics; release even where the forecast says noise.
     seed : int, optional
         Seeds every noise draw (testing only: the report marks the release seeded).
     n_jobs : int, default=2
-        Workers in this process (dp-vem's E-step threads, in block order, so a given n_jobs gives the same topics;
-        the sampler's model fits). -1: every core.
+        Workers in this process (dp-vem's E-step threads, added in block order; the sampler's fits); -1: all cores.
     scheduler, work_dir : str, optional
-        For a sharded corpus: ``"local:N"`` (N local Dask workers) or a Dask scheduler's address (the ``cluster``
-        extra), and where the count shards are written (every worker must reach it).
+        For a sharded corpus: ``"local:N"`` or a Dask scheduler's address (the ``cluster`` extra), and where the
+        count shards are written (every worker must reach it).
     ledger : str or LedgerOptions, optional
-        The dataset's persisted privacy ledger: the planned entries are checked against it and written to it
-        before the corpus is read (:mod:`topicdp.pipeline.charge`).
+        The dataset's persisted ledger, checked and written before the corpus is read (:mod:`topicdp.pipeline.charge`).
     """
 
     source: CorpusSource
@@ -352,9 +347,8 @@ class ReleaseRequest:
     scheduler: str | None = None
     work_dir: str | None = None
     ledger: "LedgerOptions | str | None" = None
-    #: the neighbour relation, fixed when the request is made: replace-one when the number of units is stated
-    #: public, else add/remove. The random-dp road states replace-one (its sampler draws replace-one pairs from P,
-    #: and it decides nothing on a count).
+    #: replace-one when the number of units is stated public, else add/remove; the random-dp road states
+    #: replace-one (its sampler draws replace-one pairs from P and it decides nothing on a count)
     neighbours: Neighbours = field(init=False)
 
     def __post_init__(self) -> None:

@@ -142,18 +142,16 @@ def prepare_corpus(source, words, request: ReleaseRequest, say) -> "Corpus":
 class InMemorySource:
     """One file, DataFrame or query (or a built-in corpus), read whole."""
 
-    def __init__(self, request: ReleaseRequest) -> None:
+    def __init__(self, request: ReleaseRequest, records: Records | None = None) -> None:
         self.request = request
-        self.records = read_records(request.source, request.reference)
+        self.records = read_records(request.source, request.reference) if records is None else records
         self.corpus: "Corpus | None" = None
 
     @classmethod
     def of_records(cls, request: ReleaseRequest, records: Records) -> "InMemorySource":
         """A source over ``records`` the caller read, to release one corpus many times; with ``records.corpus`` (on
         the release's public words, unbounded) each :meth:`prepare` bounds it instead of tokenising again."""
-        source = cls.__new__(cls)
-        source.request, source.records, source.corpus = request, records, None
-        return source
+        return cls(request, records)
 
     def census(self) -> int:
         records, unit = self.records, self.request.unit
