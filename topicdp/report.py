@@ -63,8 +63,7 @@ STATUSES = (
 )
 
 #: The statuses of fields that may differ between neighbouring datasets with the same noise seed; every other
-#: published field (public, public (stated), and NOT COVERED ones too) must be identical on both (the neighbour
-#: contract the tests check over every mechanism).
+#: published field (NOT COVERED ones too) must be identical on both (the neighbour contract).
 NOISED_STATUSES = ("DP", "random-DP", "post-processing")
 
 
@@ -146,7 +145,7 @@ class PrivacyReport:
         """Refuse (ValueError naming the field) a report whose stated guarantee is not what its composition proves.
 
         A valid total must be at the stated delta or below, the smallest epsilon among those at most the stated one
-        (within :data:`CONSISTENCY_RTOL`; one-sided: a tighter composition is what the headline certifies), and a
+        (within :data:`ACCOUNTS_RTOL`; one-sided: a tighter composition is what the headline certifies), and a
         report that states DP has no random-DP total nor output. A guarantee ``"none"`` states nothing to check.
         """
         if self.guarantee == "none":
@@ -167,7 +166,7 @@ class PrivacyReport:
                              f"a larger delta (the smallest {smallest:.3g}): the stated guarantee is not the "
                              "composition's; refused")
         certified = self.certified_epsilon()
-        if certified > epsilon * (1.0 + CONSISTENCY_RTOL) + CONSISTENCY_ATOL:
+        if certified > epsilon * (1.0 + ACCOUNTS_RTOL) + 1e-12:  # float noise of a sum of shares (and near 0)
             best = next(t for t in at_delta if t["epsilon"] == certified)
             raise ValueError(f"report.epsilon states {epsilon:.6g}, but the tightest proven total of "
                              f"report.composition_total ({best['accounting']}) is {certified:.6g} at delta "
@@ -391,16 +390,8 @@ def _check_total(t: Mapping) -> dict:
     return total(t["accounting"], float(t["epsilon"]), t["delta"], valid=t.get("valid", True), **t.get("details", {}))
 
 
-#: :meth:`PrivacyReport.check_consistent`: how far above the stated epsilon the certified total may be (relative,
-#: and absolute near 0): float noise of a sum of budget shares, never a real difference
-CONSISTENCY_RTOL = 1e-9
-CONSISTENCY_ATOL = 1e-12
-
-
-#: Report fields that hold only stated parameters, library text, or outcomes of checks on public or
-#: released values: public for every producer. Every other report field that carries a value
-#: (sensitivity, sigma, sigma_alternatives, composition, composition_total, sampling_distribution,
-#: details.*) must have its status given by the producer.
+#: Report fields that hold only stated parameters, library text, or outcomes of checks on public or released values:
+#: public for every producer; every other report field that carries a value has its status given by the producer.
 REPORT_STATUSES = {
     f"report.{name}": "public: a stated parameter of the guarantee or the library's own text"
     for name in ("mechanism", "guarantee", "unit", "neighbours", "epsilon", "delta", "gamma", "calibration",
