@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import warnings
 from dataclasses import dataclass, field, replace
@@ -16,7 +17,8 @@ import numpy as np
 
 from ._files import atomic_write
 from ._validation import check_real
-from .report import GUARANTEES, NEIGHBOURS, UNITS, PrivacyReport, _jsonable, check_status
+from .report import (GUARANTEES, NEIGHBOURS, UNITS, PrivacyReport, _display_lines, _jsonable, _markdown_text,
+                     check_status, report_html)
 from .topics import top_indices
 
 FORMAT = "topicdp.release/2"
@@ -265,10 +267,7 @@ class PrivateRelease:
     def _repr_html_(self) -> str:
         """A notebook's view of the published part: the headline, :func:`topicdp.view.release_html`'s page in an
         ``<iframe srcdoc>``, then the top words and the summary folded."""
-        import html
-
         from ._view_page import page_html
-        from .report import report_html
 
         try:
             page = page_html(self.to_dict())
@@ -294,8 +293,6 @@ class PrivateRelease:
 
     def _repr_markdown_(self) -> str:
         """A release in Markdown (a renderer without HTML): the guarantee in bold first, then what ``print`` shows."""
-        from .report import _display_lines, _markdown_text
-
         head, _ = _display_lines(self.report)
         return ("".join(f"**{_markdown_text(line)}**\n\n" for line in head)
                 + "```\n" + "\n".join(str(self).splitlines()[2:]) + "\n```\n")

@@ -9,6 +9,7 @@ pipeline adds its step with :func:`extend_report`). ``composition_total`` is one
 
 from __future__ import annotations
 
+import html
 import json
 import math
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -324,8 +325,6 @@ SIGMA_MEANINGS = {
 def report_html(report: PrivacyReport, *, with_summary: bool = True) -> str:
     """A report as a block of static HTML: its headline (and a forced release's statement, in red) first, then
     the rest of :meth:`PrivacyReport.summary` when ``with_summary`` (folded under "how it was established")."""
-    import html
-
     head, rest = _display_lines(report)
     parts = ['<div class="topicdp-report" style="font-family:system-ui,sans-serif;line-height:1.35">',
              f'<div class="topicdp-headline" style="font-weight:600">{html.escape(head[0])}</div>']

@@ -11,9 +11,13 @@ one count it publishes is the DP count of the units or the count the owner state
 
 from __future__ import annotations
 
+import os
+import shlex
 from dataclasses import replace
 
 from ..private_release import PrivateRelease, VocabularyStatement, vocabulary_status
+from ..rdp import PrivacyLedger
+from ..rdp.ledger import LaplaceEntry
 from ..report import Check, ReportParts, extend_report, ledger_totals, total
 
 
@@ -80,9 +84,6 @@ def compose_release(release: PrivateRelease, *, plan, decision, ledger, topic_en
 def topic_step_epsilon(entries, delta: float) -> float:
     """The smallest proven epsilon of the topic step's own ledger entries at ``delta``: the ledger's valid
     totals, and for pure-DP (Laplace) entries their basic composition (Dwork & Roth 2014, Thm. 3.16)."""
-    from ..rdp import PrivacyLedger
-    from ..rdp.ledger import LaplaceEntry
-
     own = PrivacyLedger()
     own.record(entries)
     best = min(own.totals(delta, "all").values(), default=float("inf"))
@@ -119,8 +120,6 @@ def _decision_status(request, decision, what: str) -> str:
 def published_paths(request) -> dict:
     """The owner's file names a published field must not carry (the corpus, the reference, the ledger), each with
     the placeholder that stands for it: where the owner keeps their files is not part of a release."""
-    import os
-
     ledger = request.ledger
     named = ((getattr(request.source, "path", None), "CORPUS"), (request.reference, "REFERENCE"),
              (None if ledger is None else getattr(ledger, "path", ledger), "LEDGER"))
@@ -137,8 +136,6 @@ def decision_details(decision, release_anyway: bool, paths: dict | None = None) 
     out = {"verdict": fc.verdict, "released_anyway": bool(release_anyway and decision.noise),
            "forecast": getattr(fc, "method", None)}
     if decision.proposal is not None:
-        import shlex
-
         text = decision.proposal
         for path, name in sorted((paths or {}).items(), key=lambda item: -len(item[0])):
             text = text.replace(shlex.quote(path), name).replace(path, name)

@@ -13,18 +13,18 @@ import glob
 import os
 from dataclasses import dataclass, field, fields
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .._files import shard_paths
 from .._names import RELEASE_DEFAULTS as D
 from .._names import BOUND_PARAMETERS, GUARANTEES, RIGOROUS_MECHANISMS, Guarantee, Neighbours, Unit
 from .._validation import (check_delta, check_epsilon, check_privacy_parameters, check_int, check_n_jobs, check_option,
                            check_real)
-from ..tables import describe, is_frame, is_sql_url, source_format
-
-if TYPE_CHECKING:
-    from ..rdp.ledger_file import LedgerOptions
-    from ..rdp.ledger import Budget
+from .._extras import require
+from ..corpus import Corpus, check_source_fields, stop_word_list
+from ..rdp.ledger import Budget
+from ..rdp.ledger_file import LedgerOptions
+from ..tables import FieldError, describe, is_frame, is_sql_url, source_format
 
 #: where a corpus can come from besides a JSON Lines file: data shipped with the library, public as a whole
 BUILT_IN_CORPORA = {
@@ -85,8 +85,6 @@ class CorpusSource:
     query: str | None = None
 
     def __post_init__(self) -> None:
-        from .._extras import require
-
         if not is_frame(self.path) and not self.in_memory and (not isinstance(self.path, str) or not self.path):
             raise TypeError("path must be a non-empty str (a file, directory, glob or database URL), a pandas or "
                             f"polars DataFrame or a topicdp.Corpus, got {type(self.path).__name__}")
@@ -127,15 +125,11 @@ class CorpusSource:
     @property
     def tokenizer_stop_words(self):
         """What the tokenizer drops: ``"english"``, or the English list with this source's words added."""
-        from ..corpus import stop_word_list
-
         return stop_word_list(self.stop_words)
 
     @property
     def in_memory(self) -> bool:
         """A :class:`topicdp.Corpus` given as it is (read: no file, no fields)."""
-        from ..corpus import Corpus
-
         return isinstance(self.path, Corpus)
 
     @property
@@ -174,8 +168,6 @@ class CorpusSource:
         """Refuse, before the corpus is read, a source (every shard) without the text or user field, naming the
         parameter, the fields it has and the nearest (:func:`topicdp.corpus.check_source_fields`: a schema, a query
         run without fetching a row, or a JSON Lines file's first record)."""
-        from ..corpus import check_source_fields
-
         if self.built_in or self.in_memory or self.__dict__.get("_fields_checked"):  # once per source (a request re-made keeps it)
             return
         for path in (self.files or [self.path]):
@@ -346,15 +338,13 @@ class ReleaseRequest:
     n_jobs: int = D.n_jobs
     scheduler: str | None = None
     work_dir: str | None = None
-    ledger: "LedgerOptions | str | None" = None
+    ledger: LedgerOptions | str | None = None
     #: replace-one when the number of units is stated public, else add/remove; the random-dp road states
     #: replace-one (its sampler draws replace-one pairs from P and it decides nothing on a count)
     neighbours: Neighbours = field(init=False)
 
     def __post_init__(self) -> None:
         if self.ledger is not None:
-            from ..rdp.ledger_file import LedgerOptions
-
             ledger = self.ledger if isinstance(self.ledger, LedgerOptions) else LedgerOptions(self.ledger)
             object.__setattr__(self, "ledger", ledger)
         if not isinstance(self.source, CorpusSource):
@@ -382,9 +372,6 @@ class ReleaseRequest:
         # record; no document is read)
         self.source.check_fields()
         if self.reference not in (None, "embedded"):
-            from ..corpus import check_source_fields
-            from ..tables import FieldError
-
             try:
                 check_source_fields(self.reference, self.source.text_field, self.source.user_field)
             except FieldError as exc:
@@ -398,10 +385,8 @@ class ReleaseRequest:
         return checked_template(self.agnostic, self.n_topics)
 
     @property
-    def budget(self) -> "Budget":
+    def budget(self) -> Budget:
         """The total (epsilon, delta) of the release, as the ledger takes it."""
-        from ..rdp.ledger import Budget
-
         return Budget(self.epsilon, self.delta)
 
     def _check_combinations(self) -> None:

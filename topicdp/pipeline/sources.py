@@ -16,18 +16,15 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from .._files import scratch_directory, shard_paths
 from .._names import BOUND_PARAMETERS, Unit
 from .._validation import check_int
-from ..corpus import user_selected
+from ..corpus import Corpus, read_source_records, user_hash, user_selected
 from .request import CorpusSource, ReleaseRefused, ReleaseRequest
-
-if TYPE_CHECKING:
-    from ..corpus import Corpus
 
 
 def bounded(source: CorpusSource, corpus: "Corpus", random_state=None) -> "Corpus":
@@ -58,8 +55,6 @@ EMBEDDED_PUBLIC_HALF = 150
 def read_records(source: CorpusSource, reference: str | None = None) -> Records:
     """The private corpus' texts and owners (one user per document in the built-in Lee corpus), keeping the
     users that ``user_fraction`` selects."""
-    from ..corpus import embedded_texts, read_source_records
-
     if source.built_in and source.path == "themed":
         from ..datasets import themed_corpus
 
@@ -67,6 +62,8 @@ def read_records(source: CorpusSource, reference: str | None = None) -> Records:
     if source.in_memory:  # a Corpus, tokenised by the caller: bounded by the release as a file's corpus is
         return Records([], [], corpus=source.path)
     if source.built_in and source.path == "embedded":
+        from ..corpus import embedded_texts  # looked up when it is read
+
         texts = embedded_texts()
         first = EMBEDDED_PUBLIC_HALF if reference == "embedded" else 0
         pairs: list[tuple[str, object]] = [(t, u) for u, t in enumerate(texts)]
@@ -83,8 +80,6 @@ def read_records(source: CorpusSource, reference: str | None = None) -> Records:
 
 def build_corpus(records: Records, words, request: ReleaseRequest, bounding_seed=None) -> "Corpus":
     """The bounded corpus on the release's vocabulary (a public or DP-selected list, or built from the texts)."""
-    from ..corpus import Corpus
-
     if records.corpus is not None:
         corpus = records.corpus
     elif words is not None:  # no document left is an N=0 corpus: whether it is empty is private (read_records)
@@ -210,14 +205,10 @@ class UserKeys:
 
 def user_key(user) -> int:
     """A stable 64-bit hash of a user id (:func:`topicdp.corpus.user_hash`): its shard and its key in :class:`UserKeys`."""
-    from ..corpus import user_hash
-
     return user_hash(user, b"topicdp.user_key")
 
 
 def _shard_records(path: str, source: CorpusSource) -> tuple[list, list]:
-    from ..corpus import read_source_records
-
     pairs = list(read_source_records(path, source.text_field, source.user_field))
     if source.user_fraction is not None:
         pairs = [(t, u) for t, u in pairs if user_selected(u, source.user_fraction)]
@@ -245,7 +236,6 @@ def prepare_shard(path: str, *, index: int, source: CorpusSource, words: tuple, 
                   bounding_seed) -> Counter:
     """Tokenise one text shard on ``words``, bound it and write it as a count shard with each document's user;
     returns its exact counts (diagnostics; a ``Counter``, so shards with different keys add up)."""
-    from ..corpus import Corpus
     from ..streaming import write_npz_shard
 
     texts, users = _shard_records(path, source)
