@@ -318,14 +318,10 @@ class PrivateRelease:
             raise ValueError("to_sklearn needs released topics with finite, non-negative rows of positive mass")
         W = W / W.sum(axis=1, keepdims=True)  # the released rows, exactly on the simplex
         lda = LatentDirichletAllocation(n_components=K, doc_topic_prior=prior, learning_method="batch")
-        lda.components_ = scale * W
-        lda.exp_dirichlet_component_ = W.copy()
-        lda.doc_topic_prior_ = prior
-        lda.topic_word_prior_ = 1.0 / K
-        lda.n_features_in_ = V
-        lda.n_iter_ = 0
-        lda.n_batch_iter_ = 0
-        lda.bound_ = float("nan")
+        fitted = dict(components_=scale * W, exp_dirichlet_component_=W.copy(), doc_topic_prior_=prior,
+                      topic_word_prior_=1.0 / K, n_features_in_=V, n_iter_=0, n_batch_iter_=0, bound_=float("nan"))
+        for name, value in fitted.items():  # the attributes a fitted LatentDirichletAllocation has
+            setattr(lda, name, value)
         if feature_names:
             lda.feature_names_in_ = np.asarray(self.vocabulary, dtype=object)
         return lda

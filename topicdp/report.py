@@ -89,10 +89,9 @@ class PrivacyReport:
         ``composition``); ``sigma_alternatives``: what each other calibration would have given.
     composition_total : list of dict
         The total by each accounting method (:func:`total`); ``valid=False`` marks one that is not a proven bound.
-    seeded : bool
-        The caller fixed the noise seed (such a release must not be published as private).
-    details : dict
-        Published extras (budget split, sample sizes...); exact statistics of the private data are never here.
+    seeded, details
+        The caller fixed the noise seed (not to be published as private); published extras (never exact statistics
+        of the private data).
     published : dict
         The status (:data:`STATUSES`) of every published quantity, by its dotted path in
         :meth:`topicdp.private_release.PrivateRelease.to_dict`; a path's status covers what is below it unless a

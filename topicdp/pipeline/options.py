@@ -151,8 +151,6 @@ def release(corpus, *, n_topics: int = RELEASE_DEFAULTS.n_topics, epsilon: float
         The number of units, stated public: neighbours are then replace-one and no budget is spent counting.
     guarantee : {"dp", "random-dp"}, default="dp"
         ``"random-dp"`` is TopicDP over ``agnostic``'s model with a sampled sensitivity (NOT DP).
-    ledger : str or LedgerOptions, optional
-        The dataset's persisted privacy ledger (``topicdp ledger create``).
     seed : int >= 0, optional
         Seeds every noise draw (testing only: the report marks the release seeded).
     out : str, optional
@@ -163,23 +161,19 @@ def release(corpus, *, n_topics: int = RELEASE_DEFAULTS.n_topics, epsilon: float
         More words to drop: ``"web"``, a word list file, or the words.
     max_features, min_df, max_df, vocabulary_epsilon, vocabulary_delta
         The vocabulary's size, the document-frequency limits of one built from texts, a DP selection's budget.
-    n_topics, unit, mechanism, release_anyway, n_jobs, scheduler, work_dir, agnostic, keep_nonprivate
-        As :class:`~topicdp.pipeline.ReleaseRequest`'s fields of the same names.
+    n_topics, unit, mechanism, release_anyway, n_jobs, scheduler, work_dir, agnostic, keep_nonprivate, ledger
+        As :class:`~topicdp.pipeline.ReleaseRequest`'s fields of the same names (``ledger``: ``topicdp ledger create``).
     echo : callable, optional
         Receives each line ``topicdp privatize`` prints; default INFO on the ``topicdp`` logger (also to stderr when
         no handler shows them, :mod:`topicdp._progress`).
-
-    Returns
-    -------
-    PrivateRelease
 
     Raises
     ------
     ValueError, TypeError
         A parameter out of its range, named with the range, before anything is read.
     topicdp.pipeline.ReleaseRefused
-        Where the forecast says the topics would be noise (unless ``release_anyway``), or a stated ``n_units`` is
-        not the corpus'; its message states the figures and what was already spent.
+        Where the forecast says noise (unless ``release_anyway``) or a stated ``n_units`` is not the corpus', with
+        the figures and what was already spent.
     topicdp.BudgetExceededError
         Where ``ledger`` has not enough budget left, before the corpus is read.
 

@@ -165,21 +165,10 @@ class LeftOut:
 
 @dataclass
 class OverTimeResult:
-    """What :func:`release_over_time` returns.
-
-    Attributes
-    ----------
-    releases, refused : dict
-        Period -> its :class:`topicdp.PrivateRelease`; period -> why its release was refused.
-    order : dict
-        Period -> the topic order matching the first released period's (``release.topic_word[order[p]]``).
-    budget, total : tuple
-        Each period's (epsilon, delta) and how the total was split; the series' (epsilon, delta) as a whole.
-    diagnostics : dict
-        Exact counts of the records in no period, for the owner only (never printed nor published).
-    left_out : list of LeftOut
-        What the series published about the records in no period (:func:`left_out`).
-    """
+    """What :func:`release_over_time` returns: period -> its release (``releases``) or why it was refused
+    (``refused``), and its topic order matching the first released period's (``order``); each period's (epsilon,
+    delta) and how the total was split (``budget``), the series' whole (``total``); what it published about the
+    records in no period (``left_out``) and their exact counts, for the owner only (``diagnostics``)."""
 
     periods: List[str]
     releases: Dict[str, object] = field(default_factory=dict)
