@@ -241,10 +241,7 @@ def release_over_time(request: ReleaseRequest, spec: PeriodSpec, *,
             except ValueError as refused:  # the plan's refusals, the forecast's, the ledger's
                 result.refused[label] = str(refused).replace(files[label], f"the {spec.period} {label}")
                 say(f"  period {label} refused: {refused}")
-    released = [p for p in labels if p in result.releases]
-    if released:
-        orders = match_topics([result.releases[p] for p in released])
-        result.order = dict(zip(released, orders))
+    result.order = dict(zip(result.releases, match_topics(list(result.releases.values()))))  # in period order
     return result
 
 

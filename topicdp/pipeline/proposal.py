@@ -64,8 +64,7 @@ def configurations(decision: Decision, plan: ReleasePlan) -> list[Configuration]
             out.append(Configuration(f"mechanism {name}", replace(request, mechanism=name), {"mechanism": name}))
     policy, has_reference = request.vocabulary, request.reference not in (None, "embedded")
     if policy.kind == "dp" and has_reference:
-        words = VocabularyPolicy(kind="reference", min_df=policy.min_df, max_df=policy.max_df,
-                                 max_features=policy.max_features)
+        words = VocabularyPolicy.from_reference(policy.min_df, policy.max_df, policy.max_features)
         out.append(Configuration(f"P's {policy.max_features} most frequent words instead of a DP selection",
                                  replace(request, vocabulary=words), {"vocabulary_epsilon": None}))
     # a DP selection's size is tried only with P: without it the plan forecasts the selection's size by an upper
@@ -88,12 +87,9 @@ def configurations(decision: Decision, plan: ReleasePlan) -> list[Configuration]
 
 def _document_level(request: ReleaseRequest) -> Configuration:
     """The document level: no stated count and no per-user caps (they break document-level privacy)."""
-    changes: dict = {"unit": "document"}
     caps: dict[str, Any] = {name: None for name in ("max_docs_per_user", "max_tokens_per_user")
                             if getattr(request.source, name) is not None}
-    if request.n_units is not None:
-        changes["n_units"] = None
-    changes.update(caps)
+    changes = {"unit": "document", **({} if request.n_units is None else {"n_units": None}), **caps}
     dropped = "" if not caps else (f"; without the per-user caps ({', '.join(caps)}), which document-level "
                                    "privacy cannot have")
     alt = replace(request, unit="document", n_units=None, source=replace(request.source, **caps))

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._files import scratch_directory, shard_paths
 from .._names import BOUND_PARAMETERS, Unit
@@ -274,18 +275,14 @@ class ShardedSource:
         self._prepared: Counter = Counter()
         self._shards: dict = {}
 
-    def _map(self, fn, label: str, **shared):
-        from ..streaming.executor import map_reduce
-
-        return map_reduce(fn, self.paths, client=self.client, progress=label, **shared)
-
     def census(self) -> int:
-        request = self.request
-        dp_words = request.vocabulary.kind == "dp"
+        from ..streaming.executor import map_reduce
         from ..vocabulary import DEFAULT_MAX_WORDS_PER_UNIT
 
-        result = self._map(shard_census, "reading the shards", source=request.source, unit=str(request.unit),
-                           word_sets=DEFAULT_MAX_WORDS_PER_UNIT if dp_words else None)
+        request = self.request
+        word_sets = DEFAULT_MAX_WORDS_PER_UNIT if request.vocabulary.kind == "dp" else None
+        result = map_reduce(shard_census, self.paths, client=self.client, progress="reading the shards",
+                            source=request.source, unit=str(request.unit), word_sets=word_sets)
         self._word_sets = result.get("word_sets")
         self._shards = _shard_states(self.paths)
         # no documents is not refused here either (read_records): prepare gives an N=0 corpus, decided as any other
@@ -306,21 +303,16 @@ class ShardedSource:
         return select_vocabulary_from_counts(self._word_sets, unit=str(self.request.unit), **selection)
 
     def prepare(self, words, bounding_seed=None):
-        from ..streaming import StreamingCorpus
+        from ..streaming import StreamingCorpus, write_npz_shard
         from ..streaming.executor import map_reduce
 
         if words is None:
             raise ValueError("a sharded corpus needs a public or DP vocabulary")
-        jobs = [(i, p) for i, p in enumerate(self.paths)]
-        self._prepared = map_reduce(_prepare_job, jobs, client=self.client, progress="preparing the count shards",
+        self._prepared = map_reduce(_prepare_job, list(enumerate(self.paths)), client=self.client, progress="preparing the count shards",
                                     source=self.request.source, words=tuple(words), out_dir=self.work_dir,
                                     bounding_seed=bounding_seed)
         written = sorted(glob.glob(os.path.join(self.work_dir, "counts-*.npz")))
         if not written:  # no document with a word of the vocabulary: an N=0 corpus, as in memory (build_corpus)
-            import scipy.sparse as sp
-
-            from ..streaming import write_npz_shard
-
             written = [str(write_npz_shard(Path(self.work_dir) / "counts-000000.npz",
                                            sp.csr_matrix((0, len(words)), dtype=np.int64), np.empty(0, np.int64)))]
         return StreamingCorpus.from_npz(written, vocabulary=list(words))
