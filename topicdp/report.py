@@ -183,8 +183,7 @@ class PrivacyReport:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "PrivacyReport":
-        known = {f.name for f in fields(cls)}
-        unknown = set(data) - known
+        unknown = set(data) - {f.name for f in fields(cls)}
         if unknown:
             raise ValueError(f"unknown PrivacyReport fields: {sorted(unknown)}")
         return cls(**data)
@@ -216,8 +215,8 @@ class PrivacyReport:
         return f"guarantee            {kind} for {who} ({asked})"
 
     def summary(self) -> str:
-        """A readable multi-line account of the guarantee: the certified guarantee first, then how it was
-        established; totals by looser accounts come last, labelled as such."""
+        """A readable account of the guarantee: the certified guarantee first, then how it was established (looser
+        accounts last, labelled as such)."""
         ledger = self.details.get("ledger") or {}  # charged to a persisted ledger: the dataset's total so far
         forced = self.released_against_forecast()
         lines = [self.headline(), *([f"forced               {forced}"] if forced else []),

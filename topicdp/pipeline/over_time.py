@@ -91,13 +91,10 @@ def _label(index: int, period: str) -> str:
 
 @dataclass(frozen=True)
 class PeriodSpec:
-    """The periods of a release over time, stated by the owner (never read from the data).
-
-    ``start`` and ``end`` are the first and last period, inclusive (``"2004-05"``, ``"2000Q1"``); a record outside
-    them, or without a usable ``date_field``, is in no period. ``date_format`` is how the dates are written, in
-    ``strptime``'s directives (``"%d,%B,%Y"`` for ``"14,May,2004"``; :func:`period_of`), default ISO 8601: another
-    format is another partition, part of the series' partitioning (:func:`series_partitioning`).
-    """
+    """The periods of a release over time, stated by the owner: ``start`` to ``end`` inclusive (``"2004-05"``,
+    ``"2000Q1"``), each record placed by its ``date_field`` written as ``date_format`` says (``strptime``'s directives,
+    ``"%d,%B,%Y"`` for ``"14,May,2004"``; default ISO 8601; :func:`period_of`). A record outside them or without a
+    usable date is in no period; another format is another partition (:func:`series_partitioning`)."""
 
     period: str
     start: str
@@ -335,12 +332,10 @@ def _date_kind(spec: PeriodSpec) -> str:
 
 
 def corpus_digest(path: str) -> str:
-    """``"sha256:<hex>"`` of the file's bytes: the corpus's identity in a partitioning's key.
-
-    Two series compose in parallel only when they split the same documents; equal bytes need no trust in a name (a
-    copy or an edit composes sequentially: an over-count, never an under-count). A fingerprint of private data: it
-    goes to the owner's ledger file only, and the ledger's totals take from it only whether two runs read the same
-    bytes, alike for a corpus and its neighbour."""
+    """``"sha256:<hex>"`` of the file's bytes, the corpus's identity in a partitioning's key: series compose in
+    parallel only when they split the same bytes (a copy or an edit composes sequentially, an over-count). A
+    fingerprint of private data, for the owner's ledger file only (its totals take from it only whether two runs
+    read the same bytes, alike for a corpus and its neighbour)."""
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -483,14 +478,10 @@ def period_file(out: Optional[str], period: str) -> Optional[str]:
 
 
 def over_time_html(result: OverTimeResult, path: str, *, n_words: int = 8, overwrite: bool = True) -> str:
-    """The interactive view of a series (:mod:`topicdp.view`'s page, one release per period) written to ``path``.
-
-    The series' headline (:func:`series_headline`), a selector of the period shown with its topics in the matched
-    order (:func:`matched_published`), the refused periods and a table of each topic's top ``n_words`` words per
-    period. Built from the published releases, the refusals and the stated budget only (never ``diagnostics``): it
-    is post-processing and may be published with them. Written atomically; returns the HTML. ValueError when no
-    period was released.
-    """
+    """The interactive view of a series (:mod:`topicdp.view`'s page, a period selector, the topics in the matched
+    order, the refusals and a table of top ``n_words`` words per period) written to ``path``; returns the HTML.
+    Built from the published releases, the refusals and the stated budget only (never ``diagnostics``), so it is
+    post-processing. ValueError when no period was released."""
     from .._view_page import series_page_html
 
     published = {p: matched_published(result, p) for p in result.periods if p in result.releases}
