@@ -34,9 +34,7 @@ def plot_all(rows: list[dict], out_dir) -> list[Path]:
         high = [(p[2][1] if p[2][1] is not None else p[1]) - p[1] for p in points]
         ax.errorbar(x, y, yerr=[low, high], marker="o", capsize=3, label=road + (" (refused)" if any(
             road.startswith(r["road"]) and r["status"] == "refused" for r in rows) else ""))
-    ax.set_xscale("log")
-    ax.set_xlabel("epsilon of the release")
-    ax.set_ylabel("private NPMI contrast (held-out)")
+    ax.set(xscale="log", xlabel="epsilon of the release", ylabel="private NPMI contrast (held-out)")
     ax.axhline(0.0, color="grey", lw=0.5)
     ax.legend(fontsize=7)
     fig.tight_layout()

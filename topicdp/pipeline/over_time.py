@@ -447,8 +447,7 @@ def plot_over_time(result: OverTimeResult, path: str, *, n_words: int = 4, overw
     k = len(next(iter(words.values()))) if words else 0
     fig = Figure(figsize=(2.0 + 1.9 * len(periods), 0.9 + 0.55 * k))
     ax = fig.subplots()
-    ax.set_xlim(-0.5, len(periods) - 0.5)
-    ax.set_ylim(k - 0.5, -0.5)
+    ax.set(xlim=(-0.5, len(periods) - 0.5), ylim=(k - 0.5, -0.5))
     for j, p in enumerate(periods):
         for i, topic in enumerate(words[p]):
             same = j > 0 and topic[0] == words[periods[j - 1]][i][0]
