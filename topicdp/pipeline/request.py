@@ -347,10 +347,9 @@ class ReleaseRequest:
         if self.ledger is not None:
             ledger = self.ledger if isinstance(self.ledger, LedgerOptions) else LedgerOptions(self.ledger)
             object.__setattr__(self, "ledger", ledger)
-        if not isinstance(self.source, CorpusSource):
-            raise TypeError(f"source must be a CorpusSource, got {type(self.source).__name__}")
-        if not isinstance(self.vocabulary, VocabularyPolicy):
-            raise TypeError(f"vocabulary must be a VocabularyPolicy, got {type(self.vocabulary).__name__}")
+        for name, kind in (("source", CorpusSource), ("vocabulary", VocabularyPolicy)):
+            if not isinstance(getattr(self, name), kind):
+                raise TypeError(f"{name} must be a {kind.__name__}, got {type(getattr(self, name)).__name__}")
         object.__setattr__(self, "unit", check_privacy_parameters(self)["unit"])  # epsilon, delta, unit
         if self.n_units is not None:
             check_int(self.n_units, "n_units", low=1)
@@ -368,8 +367,7 @@ class ReleaseRequest:
         stated = self.n_units is not None or self.guarantee == "random-dp"
         object.__setattr__(self, "neighbours", Neighbours.REPLACE_ONE if stated else Neighbours.ADD_REMOVE)
         self._check_combinations()
-        # last, once every parameter is checked: the fields of the corpus and the reference (a schema or a first
-        # record; no document is read)
+        # last, once every parameter is checked: the fields of the corpus and the reference (no document is read)
         self.source.check_fields()
         if self.reference not in (None, "embedded"):
             try:
