@@ -140,19 +140,11 @@ def release(corpus, *, n_topics: int = RELEASE_DEFAULTS.n_topics, epsilon: float
         Whatever :class:`~topicdp.pipeline.CorpusSource` accepts: a JSON Lines, Parquet or CSV file (or a directory
         or glob of them), a database URL read through ``query``, a DataFrame, ``"embedded"`` or ``"themed"``, or a
         :class:`topicdp.Corpus` built on a public word list.
-    epsilon, delta : float
-        The *total* budget of everything spent on the private corpus (the count, the vocabulary, the topics).
     vocabulary : str, path, sequence of str or VocabularyPolicy, optional
         A public word list (a file, one word per line, or the words), at no privacy cost. Default: the reference's
         words when a reference is given, else a DP selection from the private texts.
-    reference : str, optional
-        A public corpus of the same kind and fields: the start and the simulation of ``dp-vem``, its words.
-    n_units : int >= 1, optional
-        The number of units, stated public: neighbours are then replace-one and no budget is spent counting.
     guarantee : {"dp", "random-dp"}, default="dp"
         ``"random-dp"`` is TopicDP over ``agnostic``'s model with a sampled sensitivity (NOT DP).
-    seed : int >= 0, optional
-        Seeds every noise draw (testing only: the report marks the release seeded).
     out : str, optional
         Write the release's published part here (checked before anything is read; ``overwrite`` to replace it).
     text_field, user_field, query, user_fraction, max_docs_per_user, max_tokens_per_doc, max_tokens_per_user
@@ -161,8 +153,11 @@ def release(corpus, *, n_topics: int = RELEASE_DEFAULTS.n_topics, epsilon: float
         More words to drop: ``"web"``, a word list file, or the words.
     max_features, min_df, max_df, vocabulary_epsilon, vocabulary_delta
         The vocabulary's size, the document-frequency limits of one built from texts, a DP selection's budget.
-    n_topics, unit, mechanism, release_anyway, n_jobs, scheduler, work_dir, agnostic, keep_nonprivate, ledger
-        As :class:`~topicdp.pipeline.ReleaseRequest`'s fields of the same names (``ledger``: ``topicdp ledger create``).
+    epsilon, delta, n_topics, unit, n_units, reference, mechanism, seed, ledger
+        As :class:`~topicdp.pipeline.ReleaseRequest`'s fields of the same names: ``epsilon`` and ``delta`` are the
+        *total* budget; ``n_units`` states the number of units public (replace-one neighbours, no count spent).
+    release_anyway, n_jobs, scheduler, work_dir, agnostic, keep_nonprivate
+        As the request's fields of the same names too.
     echo : callable, optional
         Receives each line ``topicdp privatize`` prints; default INFO on the ``topicdp`` logger (also to stderr when
         no handler shows them, :mod:`topicdp._progress`).
