@@ -265,8 +265,7 @@ class PrivateRelease:
     VIEW_HEIGHT = 760
 
     def _repr_html_(self) -> str:
-        """A notebook's view of the published part: the headline, :func:`topicdp.view.release_html`'s page in an
-        ``<iframe srcdoc>``, then the top words and the summary folded."""
+        """A notebook's view of the published part: the headline, the view's page in an iframe, words and summary."""
         from ._view_page import page_html
 
         try:

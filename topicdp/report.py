@@ -337,8 +337,7 @@ def report_html(report: PrivacyReport, *, with_summary: bool = True) -> str:
 
 
 def _display_lines(report: PrivacyReport) -> tuple[list[str], list[str]]:
-    """(the headline lines, the rest of the summary) of a display: "guarantee: ..." and, for a forced release, its
-    statement; then the summary's other lines as they print."""
+    """(the headline and a forced release's statement, the summary's other lines) of a display."""
     lines = report.summary().splitlines()
     forced = report.released_against_forecast()
     head = ["guarantee: " + lines[0].split(maxsplit=1)[1], *([forced] if forced else [])]

@@ -172,8 +172,7 @@ class Charge:
             raise
 
     def _refusal(self, exc: BudgetExceededError, run_ledger: RunLedger, step: str, chosen: Optional[str]) -> str:
-        """What a refusal after reading says: the step refused, the figures (exact and basic composition), and the
-        plan's other candidates that would have fitted where a chosen mechanism did not."""
+        """A refusal after reading: the step, the figures (exact and basic composition), the candidates that fit."""
         eps_b, delta_b = exc.budget
         b = getattr(exc, "basic", None)
         by_basic = ("" if b is None else f"; by basic composition (the runs' own guarantees added up) {b['spent']:.4g}"
@@ -189,8 +188,7 @@ class Charge:
                 f"budget epsilon={eps_b:g}{by_basic}{hint}. This step's noise was not drawn")
 
     def _fits(self, run_ledger: RunLedger, mechanism: str) -> bool:
-        """Whether the topics by ``mechanism`` would fit after what this run drew and planned (a refusal's hint):
-        the ledger's own check, against the file's other runs."""
+        """Whether the topics by ``mechanism`` would fit after what this run drew and planned (the ledger's check)."""
         ledger, file = self.ledger, self.ledger.file
         assert file is not None
         mine = (self._label(run_ledger.drawn()) + [e for step in self.steps for e in step]

@@ -108,8 +108,7 @@ def _mechanism_status(request, decision) -> str:
 
 
 def _decision_status(request, decision, what: str) -> str:
-    """Public where the plan read stated parameters and public data only; post-processing where it read a DP output
-    (the DP count, the DP vocabulary)."""
+    """Public where the plan read stated parameters and public data only, else post-processing of DP outputs."""
     read = [name for name, dp in (("the DP unit count", decision.count.source != "stated"),
                                   ("the DP vocabulary", request.vocabulary.kind == "dp")) if dp]
     if read:
@@ -152,8 +151,7 @@ def decision_details(decision, release_anyway: bool, paths: dict | None = None) 
 
 
 def _composition_status(published: dict, decision, what: str) -> str:
-    """Public where every step was calibrated on stated parameters; post-processing where one was calibrated on
-    a DP output (a released M2, the DP count that sets a sampling rate)."""
+    """Public where every step was calibrated on stated parameters, else post-processing (a released M2, a count)."""
     if decision.count.source == "stated" and not published.get("report.composition", "").startswith("post-processing"):
         return f"public: {what} of the stated budget split and parameters"
     return f"post-processing: {what} of the stated budget split and of DP outputs (the count, released quantities)"

@@ -35,9 +35,7 @@ def stop_words_of(option: str | Iterable[str] | None) -> tuple[str, ...]:
 
 def _vocabulary_policy(vocabulary, corpus, reference, guarantee: str, stop_words: tuple[str, ...], *,
                        vocabulary_epsilon, vocabulary_delta, max_features, min_df, max_df) -> VocabularyPolicy:
-    """The columns' policy: a public list when one is given, a Corpus' own words when it was built on a list the
-    caller gave, the themed corpus' own words, the reference's words (public and free), the texts' (public texts,
-    or the random-dp road), else a DP selection."""
+    """The columns' policy: a public list, a Corpus' or the themed corpus' own, P's words, the texts', or DP."""
     from ..corpus import Corpus
     from ..vocabulary import load_vocabulary
 
@@ -67,8 +65,7 @@ def _vocabulary_policy(vocabulary, corpus, reference, guarantee: str, stop_words
 
 
 def _corpus_policy(corpus, vocabulary, vocabulary_epsilon, vocabulary_delta) -> VocabularyPolicy:
-    """A tokenised Corpus' columns: public where its words were a list the caller gave (its ``vocabulary_source``),
-    refused where they were built from its own texts (not covered, and no texts are left to select from under DP)."""
+    """A Corpus' own columns: public where the caller gave them, refused where built from its own texts."""
     if vocabulary is not None or vocabulary_epsilon is not None or vocabulary_delta is not None:
         raise ValueError("vocabulary: a topicdp.Corpus is released on its own columns; give the public words when "
                          "building it (Corpus.from_jsonl(..., vocabulary=words)), or pass the texts (a file or "

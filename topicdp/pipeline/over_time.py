@@ -354,9 +354,7 @@ def series_partitioning(request: ReleaseRequest, spec: PeriodSpec) -> Optional[s
 
 def _check_series(request: ReleaseRequest, labels: Sequence[str], eps_p: float, delta_p: float,
                   partitioning: Optional[str] = None) -> None:
-    """Every period's planned entries (its topics by the cheapest candidate) and the count of the records without a
-    usable date checked together against what the ledger has left, before any reading; with a ``partitioning`` each
-    period's entries are its part of it (:func:`topicdp.rdp.ledger.worst_combination`)."""
+    """Check every period's planned entries (topics by the cheapest candidate) and the undated count together."""
     assert isinstance(request.ledger, LedgerOptions)
     ledger = PrivacyLedger.open(request.ledger.path)
     assert ledger.file is not None

@@ -330,8 +330,7 @@ class ShardedSource:
 
 
 def _shard_states(paths: Sequence[str]) -> dict:
-    """Each shard's (size, modification time), or None where it is gone: what :meth:`ShardedSource.check_unchanged`
-    compares."""
+    """Each shard's (size, modification time), or None where it is gone (:meth:`ShardedSource.check_unchanged`)."""
     states: dict = {}
     for p in paths:
         try:
