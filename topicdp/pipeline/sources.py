@@ -308,9 +308,9 @@ class ShardedSource:
 
         if words is None:
             raise ValueError("a sharded corpus needs a public or DP vocabulary")
-        self._prepared = map_reduce(_prepare_job, list(enumerate(self.paths)), client=self.client, progress="preparing the count shards",
-                                    source=self.request.source, words=tuple(words), out_dir=self.work_dir,
-                                    bounding_seed=bounding_seed)
+        self._prepared = map_reduce(_prepare_job, list(enumerate(self.paths)), client=self.client,
+                                    progress="preparing the count shards", source=self.request.source,
+                                    words=tuple(words), out_dir=self.work_dir, bounding_seed=bounding_seed)
         written = sorted(glob.glob(os.path.join(self.work_dir, "counts-*.npz")))
         if not written:  # no document with a word of the vocabulary: an N=0 corpus, as in memory (build_corpus)
             written = [str(write_npz_shard(Path(self.work_dir) / "counts-000000.npz",
