@@ -15,17 +15,13 @@ import contextlib
 import logging
 import os
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional
 
 from ..rdp import BudgetExceededError, PrivacyLedger
-from ..rdp.ledger import labelled
+from ..rdp.ledger import Entry, labelled
 from ..rdp.ledger_file import LedgerFileError, LedgerOptions, _check_fits, basic
-from .plan import PlannedRun, planned_steps
+from .plan import PlannedRun, ReleasePlan, planned_steps
 from .request import ReleaseRefused, join_and
-
-if TYPE_CHECKING:
-    from ..rdp.ledger import Entry
-    from .plan import ReleasePlan
 
 def _same(a: "List[Entry]", b: "List[Entry]") -> bool:
     return [replace(e, name="") for e in a] == [replace(e, name="") for e in b]

@@ -5,17 +5,15 @@ defaults (:data:`topicdp._names.RELEASE_DEFAULTS`), so a release asked for eithe
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from .._files import check_input_file, check_paths
 from .._names import RELEASE_DEFAULTS
 from .._progress import say
+from ..private_release import PrivateRelease
+from ..rdp.ledger_file import LedgerOptions
 from .request import CorpusSource, ReleaseRequest, VocabularyPolicy
 from .run import release as run_request
-
-if TYPE_CHECKING:
-    from ..rdp.ledger_file import LedgerOptions
-    from ..private_release import PrivateRelease
 
 __all__ = ["release", "request_from_options", "stop_words_of"]
 
@@ -91,8 +89,6 @@ def request_from_options(corpus, *, vocabulary, reference: str | None, guarantee
     of :data:`SOURCE_OPTIONS` and :data:`VOCABULARY_OPTIONS` make the source and the vocabulary policy, the rest are
     the request's fields. ``out`` is the file the ledger lists for the release.
     """
-    from ..rdp.ledger_file import LedgerOptions
-
     stop_words = stop_words_of(stop_words)
     if isinstance(corpus, str) and corpus == "themed" and guarantee == "random-dp":  # the demo's agnostic road
         corpus, reference = "embedded", reference or "embedded"

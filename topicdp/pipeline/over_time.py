@@ -28,7 +28,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .._dates import check_date_format, parse_date
-from .._files import atomic_path
+from .._files import atomic_path, scratch_directory
 from .._validation import check_option
 from ..rdp import GaussianEntry, PrivacyLedger
 from ..rdp.ledger import Entry, labelled, partitioning_key
@@ -198,7 +198,6 @@ def release_over_time(request: ReleaseRequest, spec: PeriodSpec, *,
     :class:`~topicdp.rdp.BudgetExceededError` before anything is read when the series does not fit in what the
     ledger has left; a period refused later is listed in ``refused``, what it drew staying charged.
     """
-    from .._files import scratch_directory
     from .run import prepare, read_reference, release_prepared
 
     say = echo or logger.info

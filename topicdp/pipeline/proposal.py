@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from .._names import RELEASE_DEFAULTS as D
+from ..corpus import WEB_ARTEFACTS
 from .plan import Decision, ReleasePlan, UnitCount
 from .request import ReleaseRequest, VocabularyPolicy
 
@@ -161,8 +162,6 @@ def command_line(request: ReleaseRequest) -> str:
     for name in ("query", "user_fraction", "max_docs_per_user", "max_tokens_per_doc", "max_tokens_per_user"):
         _opt(flags, "--" + name.replace("_", "-"), getattr(s, name), None)
     if s.stop_words:
-        from ..corpus import WEB_ARTEFACTS
-
         flags += ["--stop-words", "web" if tuple(s.stop_words) == tuple(WEB_ARTEFACTS) else "STOP_WORDS_FILE"]
     if v.kind == "public" and not from_reference(request):
         flags += ["--vocabulary", "WORDS_FILE"]

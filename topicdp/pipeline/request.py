@@ -10,10 +10,13 @@ count of the units, whose budget the report composes.
 from __future__ import annotations
 
 import glob
+import numbers
 import os
 from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any
+
+from sklearn.base import clone
 
 from .._files import shard_paths
 from .._names import RELEASE_DEFAULTS as D
@@ -247,10 +250,6 @@ DECIDED_BY_THE_REQUEST = ("epsilon", "delta", "unit", "neighbours", "mechanism",
 def checked_template(template, n_topics: int):
     """The request's TopicDP template, checked: ``template`` as given, or TopicDP over gensim LDA (seed 0); what
     :data:`DECIDED_BY_THE_REQUEST` names must stay at TopicDP's defaults (the request decides it)."""
-    import numbers
-
-    from sklearn.base import clone
-
     from ..adapters import make_model
     from ..adapters.base import TopicModelSpec
     from ..agnostic import TopicDP
