@@ -56,8 +56,7 @@ class RunLedger(PrivacyLedger):
         return list(self.records) + [e for entries in self.pending for e in entries]
 
     def plan_topics(self, mechanism: str, reason: str = "") -> None:
-        """The plan has chosen ``mechanism`` (for ``reason``): plan its topics in the file (:meth:`Charge.plan_topics`)
-        before their noise; nothing to do for a run charged to no file."""
+        """Plan ``mechanism``'s topics in the file before their noise (:meth:`Charge.plan_topics`), if there is one."""
         if self.charge is not None:
             self.charge.plan_topics(self, mechanism, reason)
 
@@ -225,8 +224,7 @@ class Charge:
 
 
 def open_charge(plan: "ReleasePlan", say: Callable[[str], None]) -> Optional[Charge]:
-    """The run's :class:`Charge` when its request names a ledger (its first steps planned in it, or refused), else
-    None."""
+    """The run's :class:`Charge` (its first steps planned, or refused) when its request names a ledger, else None."""
     options = plan.request.ledger
     if options is None:
         return None

@@ -147,16 +147,14 @@ class CorpusSource:
 
     @property
     def format(self) -> str:
-        """``"built-in"``, ``"frame"``, ``"sql"``, or the format of the file (or of the first shard): ``"jsonl"``,
-        ``"parquet"`` or ``"csv"``."""
+        """``"built-in"``, ``"corpus"``, or :func:`topicdp.tables.source_format` of the path (or of the first shard)."""
         if self.built_in or self.in_memory:
             return "built-in" if self.built_in else "corpus"
         return source_format(self.files[0] if self.sharded else self.path)
 
     @property
     def files(self) -> list[str]:
-        """The files read: the shards of a sharded corpus, the one file of another, none for a DataFrame, a
-        database or a built-in corpus."""
+        """The files read: a sharded corpus' shards, another's one file, none for a DataFrame, database or built-in."""
         if self.built_in or self.in_memory or is_frame(self.path) or is_sql_url(self.path):
             return []
         return shard_paths(self.path) if self.sharded else [self.path]
