@@ -97,9 +97,8 @@ class Charge:
         return entries if self.partition is None else labelled(entries, **self.partition_labels)
 
     def reserve(self) -> None:
-        """Before any private data is read: refuse, with the figures, a run that cannot fit even by its cheapest
-        path (the steps before the topics and the topics by the cheapest candidate), else plan in the file,
-        durably, the steps known to run (the count, the vocabulary; the topics when the plan has one candidate)."""
+        """Before any private data is read: refuse, with the figures, a run that cannot fit even by its cheapest path,
+        else plan in the file the steps known to run (the count, the vocabulary; the topics of a single candidate)."""
         planned = planned_steps(self.plan)
         if self.partition is not None:
             planned = planned.labelled(**self.partition_labels)

@@ -344,8 +344,7 @@ def corpus_digest(path: str) -> str:
 
 def series_partitioning(request: ReleaseRequest, spec: PeriodSpec) -> Optional[str]:
     """The partitioning key (:func:`topicdp.rdp.ledger.partitioning_key`) of a series whose periods compose in
-    parallel, else None: the corpus's digest, the period kind, the date field and its format, if any (dates read
-    under two formats are two partitions, composed sequentially)."""
+    parallel, else None: the corpus's digest, the period kind, the date field and its format (another partition)."""
     if not parallel(request):
         return None
     return partitioning_key(corpus_digest(request.source.path), spec.period, spec.date_field, spec.date_format)
@@ -379,9 +378,8 @@ class PeriodFiles(Dict[str, str]):
 
 
 def split_by_period(path: str, spec: PeriodSpec, directory: str) -> PeriodFiles:
-    """Write each record of ``path`` (JSON Lines, gzip or plain) to its period's file in the private ``directory``
-    (every period has one, possibly empty); a record without a usable date (missing or bad, alike) or dated outside
-    the range is in no period, only counted (:class:`PeriodFiles`)."""
+    """Write each record of ``path`` (JSON Lines, gzip or plain) to its period's file in the private ``directory``;
+    a record without a usable date (missing or bad, alike) or outside the range is only counted (:class:`PeriodFiles`)."""
     wanted = set(spec.labels)
     files = PeriodFiles({label: os.path.join(directory, f"{label}.jsonl") for label in spec.labels})
     with contextlib.ExitStack() as stack:  # each period's file put in place whole (private: 0600) once all is read
@@ -411,9 +409,8 @@ def split_by_period(path: str, spec: PeriodSpec, directory: str) -> PeriodFiles:
 
 
 def match_topics(releases: Sequence[object]) -> List[np.ndarray]:
-    """For each release, the order of its topics that matches the previous period's matched topics: post-processing
-    of the released matrices (Hungarian assignment on the cosine similarity of the topic-word rows, over the
-    words the vocabularies share), so a topic keeps its index over time. The first release keeps its order."""
+    """For each release, its topics' order matching the previous period's matched topics (post-processing: Hungarian
+    assignment on the cosine similarity of the rows over the words both have); the first keeps its order."""
     orders: List[np.ndarray] = []
     previous, previous_words = None, None
     for r in releases:
@@ -517,8 +514,7 @@ def series_headline(result: OverTimeResult) -> List[str]:
 def show_over_time(result: OverTimeResult, *, top: int = 10, out: Optional[str] = None, plot: Optional[str] = None,
                    html: Optional[str] = None, overwrite: bool = False, echo: Callable[[str], None] = print) -> None:
     """Print each period's matched topics (or its refusal) and the dataset's total; write each release to ``out``
-    with the period before its suffix (``r.json`` -> ``r.2004-05.json``), the picture to ``plot`` and the page of
-    :func:`over_time_html` to ``html``."""
+    (:func:`period_file`), the picture to ``plot`` and the page of :func:`over_time_html` to ``html``."""
     words = result.top_words(top)
     for p in result.periods:
         if p in result.refused:
