@@ -379,7 +379,7 @@ class PeriodFiles(Dict[str, str]):
 
 def split_by_period(path: str, spec: PeriodSpec, directory: str) -> PeriodFiles:
     """Write each record of ``path`` (JSON Lines, gzip or plain) to its period's file in the private ``directory``;
-    a record without a usable date (missing or bad, alike) or outside the range is only counted (:class:`PeriodFiles`)."""
+    a record without a usable date (missing or bad, alike) or outside the range is counted (:class:`PeriodFiles`)."""
     wanted = set(spec.labels)
     files = PeriodFiles({label: os.path.join(directory, f"{label}.jsonl") for label in spec.labels})
     with contextlib.ExitStack() as stack:  # each period's file put in place whole (private: 0600) once all is read
