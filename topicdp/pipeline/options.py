@@ -10,6 +10,7 @@ from typing import Any, Callable, Iterable
 from .._files import check_input_file, check_paths
 from .._names import RELEASE_DEFAULTS
 from .._progress import say
+from ..corpus import WEB_ARTEFACTS, Corpus
 from ..private_release import PrivateRelease
 from ..rdp.ledger_file import LedgerOptions
 from .request import CorpusSource, ReleaseRequest, VocabularyPolicy
@@ -20,7 +21,6 @@ __all__ = ["release", "request_from_options", "stop_words_of"]
 
 def stop_words_of(option: str | Iterable[str] | None) -> tuple[str, ...]:
     """More words to drop: none, ``"web"`` (:data:`topicdp.corpus.WEB_ARTEFACTS`), a word list file, or the words."""
-    from ..corpus import WEB_ARTEFACTS
     from ..vocabulary import load_vocabulary
 
     if option is None or option == "web":
@@ -34,7 +34,6 @@ def stop_words_of(option: str | Iterable[str] | None) -> tuple[str, ...]:
 def _vocabulary_policy(vocabulary, corpus, reference, guarantee: str, stop_words: tuple[str, ...], *,
                        vocabulary_epsilon, vocabulary_delta, max_features, min_df, max_df) -> VocabularyPolicy:
     """The columns' policy: a public list, a Corpus' or the themed corpus' own, P's words, the texts', or DP."""
-    from ..corpus import Corpus
     from ..vocabulary import load_vocabulary
 
     if isinstance(vocabulary, VocabularyPolicy):
