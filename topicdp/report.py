@@ -18,9 +18,8 @@ from typing import Any, Mapping, Sequence
 GUARANTEES = ("approx-DP", "random-DP", "none")
 from ._names import NEIGHBOURS, UNITS  # noqa: E402  (one place for the names)
 
-#: relative tolerance within which two accounts of one release's epsilon agree (:func:`accounts_agree`): a step
-#: calibrated on a released quantity meets its share only to the last bits of a float, differently on neighbouring
-#: corpora; 1e-9 is far above rounding and far below what 4-6 printed digits show.
+#: relative tolerance within which two accounts of one release's epsilon agree (:func:`accounts_agree`): float noise
+#: of a step calibrated on a released quantity; far above rounding, far below what 4-6 printed digits show.
 ACCOUNTS_RTOL = 1e-9
 
 
@@ -31,9 +30,8 @@ def accounts_agree(a: float, b: float, rtol: float = ACCOUNTS_RTOL) -> bool:
         return a == b
     return abs(a - b) <= rtol * max(abs(a), abs(b))
 
-#: gamma of random DP (Rubinstein & Alda 2017; Wang et al. 2022, TopicDP, Def. 4 and Thm. 1) is a
-#: probability over two draws together: the sensitivity sample *and* the neighbouring pair (D, D') from P.
-#: It is not a property of the sensitivity sample alone, and it says nothing about pairs P does not draw.
+#: gamma of random DP (Rubinstein & Alda 2017; Wang et al. 2022, TopicDP, Def. 4 and Thm. 1) is a probability over
+#: the sensitivity sample *and* the neighbouring pair (D, D') from P together; it says nothing of pairs P never draws.
 RANDOM_DP_CAVEAT = (
     "This is (epsilon, delta, gamma)-random DP with respect to the sampling distribution P, not "
     "differential privacy: the (epsilon, delta) bound may fail with probability up to gamma, jointly over "

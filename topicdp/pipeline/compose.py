@@ -71,8 +71,7 @@ def compose_release(release: PrivateRelease, *, plan, decision, ledger, topic_en
         "mechanism_choice": decision.reason, "decision": decision_details(decision, request.release_anyway,
                                                                             published_paths(request)),
         "budget": steps}}
-    # the mechanism's report (the topics, with the vocabulary the estimator was told) extended: the units' note
-    # before it, the composition's own statuses and check after it
+    # the mechanism's report extended: the units' note before it, the composition's statuses and check after it
     report = extend_report(
         topics, ReportParts(published, checks=[within], details=plan_details),
         notes_first=[_units_note(request, decision)], mechanism=decision.mechanism, unit=str(request.unit),

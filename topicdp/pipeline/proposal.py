@@ -22,8 +22,7 @@ from .request import ReleaseRequest, VocabularyPolicy
 
 #: the vocabulary sizes tried (P's most frequent words, or a DP selection's ``max_features``)
 PROPOSAL_SIZES = (2000, 1000, 500, 5000)
-#: the most configurations forecast before a refusal (each a simulation on P of the decision's own
-#: :data:`~topicdp.forecast.SIMULATION_DRAWS` draws where there is one; the document level always among them)
+#: the most configurations forecast before a refusal (each the decision's own forecast; the document level among them)
 MAX_CONFIGURATIONS = 5
 #: the origin a request's vocabulary has when the release built it from P's words (:func:`topicdp.pipeline.release`)
 REFERENCE_ORIGIN = "built from the public reference P"

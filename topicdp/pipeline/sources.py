@@ -267,8 +267,7 @@ class ShardedSource:
     def __init__(self, request: ReleaseRequest, client=None, work_dir: str | None = None) -> None:
         self.request, self.client = request, client
         self.paths = shard_paths(request.source.path)
-        # private (0700), removed by close() (on Ctrl-C and, in the command, SIGTERM too); named after this
-        # process, so that the next run removes what a SIGKILL left (topicdp._files.scratch_directory)
+        # private (0700), removed by close(); what a SIGKILL leaves the next run removes (_files.scratch_directory)
         self._own_dir = scratch_directory(SCRATCH_PREFIX, work_dir)
         self.work_dir = self._own_dir.name
         self._word_sets: Counter | None = None
