@@ -1,14 +1,12 @@
-"""What a private release hands to the analyst, and what it keeps for the data owner.
-
-Every road returns one :class:`PrivateRelease` of two parts that never mix: the **published** part
-(:meth:`PrivateRelease.save`: DP outputs, their post-processing and stated public parameters, in the versioned
-format :data:`FORMAT` described by :data:`SCHEMA`; every field has a status in ``report.published`` or is not
-written), and the owner's **diagnostics** (:meth:`PrivateRelease.save_diagnostics`: exact statistics of the
-private data, covered by no guarantee).
+"""What a private release hands to the analyst, and what it keeps for the data owner: every road returns one
+:class:`PrivateRelease` of two parts that never mix, the **published** part (:meth:`PrivateRelease.save`, format
+:data:`FORMAT` checked against :data:`SCHEMA`, every field with a status) and the owner's **diagnostics**
+(:meth:`PrivateRelease.save_diagnostics`: exact statistics of the private data, covered by no guarantee).
 """
 
 from __future__ import annotations
 
+import html
 import json
 import warnings
 from dataclasses import dataclass, field, replace
@@ -19,7 +17,8 @@ import numpy as np
 
 from ._files import atomic_write
 from ._validation import check_real
-from .report import GUARANTEES, NEIGHBOURS, UNITS, PrivacyReport, _jsonable, check_status
+from .report import (GUARANTEES, NEIGHBOURS, UNITS, PrivacyReport, _display_lines, _jsonable, _markdown_text,
+                     check_status, report_html)
 from .topics import top_indices
 
 FORMAT = "topicdp.release/2"
@@ -100,11 +99,8 @@ class VocabularyStatement(NamedTuple):
 
 
 def vocabulary_status(source: "str | VocabularyStatement") -> VocabularyStatement:
-    """(status for ``report.published["vocabulary"]``, note) of a release's vocabulary.
-
-    ``source``: ``"private-texts"`` (NOT COVERED), ``"public"`` (a public word list), ``"dp"`` (selected under DP
-    and recorded in the caller's ledger), or the statement itself (as the pipeline gives it).
-    """
+    """(status for ``report.published["vocabulary"]``, note) of a release's vocabulary: ``source`` is one of
+    :data:`VOCABULARY_SOURCES` (``"dp"``: selected under DP, in the caller's ledger) or the statement itself."""
     if isinstance(source, VocabularyStatement):
         return source
     if source not in VOCABULARY_SOURCES:
@@ -202,10 +198,8 @@ class PrivateRelease:
         return _top_words(self.topic_word, self.vocabulary, n)
 
     def with_vocabulary(self, words, *, source: str) -> "PrivateRelease":
-        """This release with its columns named, for a release fitted on a count matrix (column indices).
-
-        ``source``: ``"private-texts"`` (the report marks the vocabulary NOT COVERED) or ``"public"``.
-        """
+        """This release fitted on a count matrix (column indices) with its columns named; ``source``:
+        ``"private-texts"`` (the report marks the vocabulary NOT COVERED) or ``"public"``."""
         words = tuple(str(w) for w in words)
         if words == self.vocabulary:
             return self
@@ -221,23 +215,18 @@ class PrivateRelease:
         return replace(self, vocabulary=words, report=report)
 
     def transform(self, X, *, alpha=None) -> np.ndarray:
-        """Document-topic proportions (n_docs, K) of new documents, folded into the released topics.
-
-        A fixed-topic variational E-step (Blei, Ng & Jordan 2003, Eqs. 6-7; :func:`topicdp.transform.fold_in`):
-        post-processing that reads only ``X`` (on this release's vocabulary) and spends no budget. ``alpha``: the
-        Dirichlet prior on the proportions, default 1/K.
-        """
+        """Document-topic proportions (n_docs, K) of new documents ``X`` (on this vocabulary), folded into the
+        released topics by a fixed-topic variational E-step (Blei, Ng & Jordan 2003, Eqs. 6-7;
+        :func:`topicdp.transform.fold_in`): post-processing. ``alpha``: the Dirichlet prior, default 1/K."""
         from .transform import fold_in
 
         return fold_in(self.topic_word, X, alpha=alpha, vocabulary=self.vocabulary, who="the release")
 
     def evaluate(self, corpus, *, epsilon: float, delta: float, ledger=None, random_state=None,
                  unit: str | None = None, neighbours: str | None = None, **options):
-        """Each topic's NPMI and NPMI contrast on the owner's ``corpus``, under (epsilon, delta)-DP.
-
-        Not post-processing: a release of its own (at this release's unit and neighbours unless given), charged
-        to ``ledger``; see :func:`topicdp.metrics.private.private_coherence` for the statistic and ``options``.
-        """
+        """Each topic's NPMI and NPMI contrast on the owner's ``corpus``, under (epsilon, delta)-DP: a release of its
+        own (at this release's unit and neighbours unless given), charged to ``ledger``
+        (:func:`topicdp.metrics.private.private_coherence`)."""
         from .metrics.private import private_coherence
 
         lists = [[w for w, _ in topic] for topic in self.top_words(N_TOP_WORDS)]
@@ -247,9 +236,12 @@ class PrivateRelease:
 
     def nonprivate_top_words(self, n: int = 10) -> TopWords:
         """The n largest words of each topic of the non-private matrix (NOT private: for the owner's eyes)."""
+        return _top_words(self._nonprivate(), self.vocabulary, n)
+
+    def _nonprivate(self) -> np.ndarray:
         if self.nonprivate is None:
             raise ValueError("the non-private matrix was not kept; pass keep_nonprivate=True to the fit")
-        return _top_words(self.nonprivate, self.vocabulary, n)
+        return self.nonprivate
 
     def __repr__(self) -> str:
         r = self.report
@@ -273,13 +265,8 @@ class PrivateRelease:
     VIEW_HEIGHT = 760
 
     def _repr_html_(self) -> str:
-        """A notebook's view: the headline, the page of :func:`topicdp.view.release_html` in an ``<iframe
-        srcdoc>`` (its styles and ids kept apart), then the top words and the summary folded. Published part only.
-        """
-        import html
-
+        """A notebook's view of the published part: the headline, the view's page in an iframe, words and summary."""
         from ._view_page import page_html
-        from .report import report_html
 
         try:
             page = page_html(self.to_dict())
@@ -305,8 +292,6 @@ class PrivateRelease:
 
     def _repr_markdown_(self) -> str:
         """A release in Markdown (a renderer without HTML): the guarantee in bold first, then what ``print`` shows."""
-        from .report import _display_lines, _markdown_text
-
         head, _ = _display_lines(self.report)
         return ("".join(f"**{_markdown_text(line)}**\n\n" for line in head)
                 + "```\n" + "\n".join(str(self).splitlines()[2:]) + "\n```\n")
@@ -316,10 +301,9 @@ class PrivateRelease:
                    feature_names: bool = False):
         """A fitted scikit-learn ``LatentDirichletAllocation`` whose topics are the released ones (post-processing).
 
-        ``components_`` is ``pseudo_counts * topic_word`` (default V, scikit-learn's scale; the true counts are
-        private) and ``exp_dirichlet_component_`` is ``topic_word``, so ``transform`` folds documents into the
-        released topics; ``score`` and ``perplexity`` depend on the arbitrary ``pseudo_counts``.
-        ``doc_topic_prior`` defaults to 1/K; ``feature_names=True`` sets ``feature_names_in_``.
+        ``components_`` is ``pseudo_counts * topic_word`` (default V; the true counts are private, so ``score`` and
+        ``perplexity`` depend on this choice) and ``exp_dirichlet_component_`` is ``topic_word``, so ``transform``
+        folds documents into the released topics. ``doc_topic_prior`` defaults to 1/K.
         """
         from sklearn.decomposition import LatentDirichletAllocation
 
@@ -333,14 +317,10 @@ class PrivateRelease:
             raise ValueError("to_sklearn needs released topics with finite, non-negative rows of positive mass")
         W = W / W.sum(axis=1, keepdims=True)  # the released rows, exactly on the simplex
         lda = LatentDirichletAllocation(n_components=K, doc_topic_prior=prior, learning_method="batch")
-        lda.components_ = scale * W
-        lda.exp_dirichlet_component_ = W.copy()
-        lda.doc_topic_prior_ = prior
-        lda.topic_word_prior_ = 1.0 / K
-        lda.n_features_in_ = V
-        lda.n_iter_ = 0
-        lda.n_batch_iter_ = 0
-        lda.bound_ = float("nan")
+        fitted = dict(components_=scale * W, exp_dirichlet_component_=W.copy(), doc_topic_prior_=prior,
+                      topic_word_prior_=1.0 / K, n_features_in_=V, n_iter_=0, n_batch_iter_=0, bound_=float("nan"))
+        for name, value in fitted.items():  # the attributes a fitted LatentDirichletAllocation has
+            setattr(lda, name, value)
         if feature_names:
             lda.feature_names_in_ = np.asarray(self.vocabulary, dtype=object)
         return lda
@@ -384,10 +364,8 @@ class PrivateRelease:
         return data
 
     def save(self, path, include_nonprivate: bool = False, *, overwrite: bool = True) -> None:
-        """Write the published release, atomically (:func:`topicdp._files.atomic_write`); nothing private.
-
-        ``overwrite=False`` raises ``FileExistsError`` for an existing ``path`` (checked at the rename itself).
-        """
+        """Write the published release, atomically; nothing private. ``overwrite=False``: ``FileExistsError`` for an
+        existing ``path`` (checked at the rename itself)."""
         if include_nonprivate:
             raise ValueError("save() writes only the published release; the non-private matrix goes to "
                              "save_diagnostics(path, include_nonprivate=True)")
@@ -403,9 +381,7 @@ class PrivateRelease:
             "diagnostics": _jsonable(self.diagnostics),
         }
         if include_nonprivate:
-            if self.nonprivate is None:
-                raise ValueError("the non-private matrix was not kept; pass keep_nonprivate=True to the fit")
-            out["nonprivate"] = self.nonprivate.tolist()
+            out["nonprivate"] = self._nonprivate().tolist()
         atomic_write(path, json.dumps(out), private=True, overwrite=overwrite)
 
     @classmethod

@@ -1,22 +1,15 @@
-"""The privacy report every release carries (see DESIGN.md, "Privacy semantics").
+"""The privacy report every release carries: a frozen, JSON round-tripping :class:`PrivacyReport` of what was
+guaranteed (kind, unit, neighbour relation, epsilon, delta, gamma and P for random DP), how (sensitivity, sigma,
+calibration, composition, run-time checks), and the status of every published quantity (:data:`STATUSES`).
 
-A :class:`PrivacyReport` states exactly what was guaranteed: the kind of guarantee (``approx-DP`` or
-``random-DP``), the unit of privacy and the neighbour relation, (epsilon, delta) and, for random DP,
-gamma and the sampling distribution P; the sensitivity and how it was obtained; the noise scale and the
-calibration that produced it (and what the other calibrations would have given); the composition of
-all releases; the run-time checks of assumptions and preconditions; and, for every quantity a release
-publishes, its status (:data:`STATUSES`: a public parameter, a count stated public, a DP or random-DP output,
-a post-processing of them, or not covered). It round-trips through JSON.
-
-Every producer states its step as :class:`ReportParts`; the report is made once, by :func:`compose_report` (a
-pipeline adds its step with :func:`extend_report`), and is frozen. ``composition_total`` has one schema for every
-road: a list of ``{"accounting": name, "epsilon": e, "delta": d, "valid": bool, "details": {...}}``, one entry per
-accounting method; ``valid=False`` marks a total shown for comparison that is not a proven bound (e.g. the DP-SVI
-paper's own recipe).
+Each producer states its step as :class:`ReportParts`; the report is made once by :func:`compose_report` (a
+pipeline adds its step with :func:`extend_report`). ``composition_total`` is one list for every road, one
+:func:`total` per accounting method; ``valid=False`` marks a total shown for comparison that is not a proven bound.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import math
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -25,9 +18,8 @@ from typing import Any, Mapping, Sequence
 GUARANTEES = ("approx-DP", "random-DP", "none")
 from ._names import NEIGHBOURS, UNITS  # noqa: E402  (one place for the names)
 
-#: relative tolerance within which two accounts of one release's epsilon agree (:func:`accounts_agree`): a step
-#: calibrated on a released quantity meets its share only to the last bits of a float, differently on neighbouring
-#: corpora; 1e-9 is far above rounding and far below what 4-6 printed digits show.
+#: relative tolerance within which two accounts of one release's epsilon agree (:func:`accounts_agree`): float noise
+#: of a step calibrated on a released quantity; far above rounding, far below what 4-6 printed digits show.
 ACCOUNTS_RTOL = 1e-9
 
 
@@ -38,9 +30,8 @@ def accounts_agree(a: float, b: float, rtol: float = ACCOUNTS_RTOL) -> bool:
         return a == b
     return abs(a - b) <= rtol * max(abs(a), abs(b))
 
-#: gamma of random DP (Rubinstein & Alda 2017; Wang et al. 2022, TopicDP, Def. 4 and Thm. 1) is a
-#: probability over two draws together: the sensitivity sample *and* the neighbouring pair (D, D') from P.
-#: It is not a property of the sensitivity sample alone, and it says nothing about pairs P does not draw.
+#: gamma of random DP (Rubinstein & Alda 2017; Wang et al. 2022, TopicDP, Def. 4 and Thm. 1) is a probability over
+#: the sensitivity sample *and* the neighbouring pair (D, D') from P together; it says nothing of pairs P never draws.
 RANDOM_DP_CAVEAT = (
     "This is (epsilon, delta, gamma)-random DP with respect to the sampling distribution P, not "
     "differential privacy: the (epsilon, delta) bound may fail with probability up to gamma, jointly over "
@@ -71,8 +62,7 @@ STATUSES = (
 )
 
 #: The statuses of fields that may differ between neighbouring datasets with the same noise seed; every other
-#: published field (public, public (stated), and NOT COVERED ones too) must be identical on both (the neighbour
-#: contract the tests check over every mechanism).
+#: published field (NOT COVERED ones too) must be identical on both (the neighbour contract).
 NOISED_STATUSES = ("DP", "random-DP", "post-processing")
 
 
@@ -83,52 +73,27 @@ class PrivacyReport:
     Attributes
     ----------
     mechanism : str
-        One name per mechanism, as ``topicdp privatize --mechanism`` and ``topicdp compare`` spell it
-        (:data:`topicdp._names.RIGOROUS_MECHANISMS`; ``"topicdp"`` for the sampled road, ``"mvg"``).
+        As ``topicdp privatize --mechanism`` and ``topicdp compare`` spell it (``"topicdp"`` for the sampled road).
     guarantee : {"approx-DP", "random-DP", "none"}
-        ``random-DP`` whenever the sensitivity was sampled rather than proven; ``none`` for a release whose
-        stated guarantee does not hold (e.g. fewer sensitivity pairs than Theorem 1 requires).
-    unit : {"document", "user"}
-        Whose contribution is protected.
-    neighbours : {"replace-one", "add-remove"}
-        The neighbour relation the guarantee is stated for.
+        ``random-DP`` whenever the sensitivity was sampled rather than proven; ``none`` where the stated guarantee
+        does not hold (e.g. fewer sensitivity pairs than Theorem 1 requires).
     epsilon, delta : float
         Total privacy parameters of the release (after composition).
-    gamma : float or None
-        Failure probability of random DP, jointly over the sensitivity sample and the neighbouring pair
-        drawn from P (random DP only).
-    sampling_distribution : dict or None
-        The distribution P of neighbouring pairs (random DP only).
-    sensitivity : float or None
-        The L2 (Gaussian) or L1 (Laplace) sensitivity used for calibration; for multi-release mechanisms,
-        see ``composition``.
-    sensitivity_method : str
-        How the sensitivity was obtained (``"sampled"``, ``"global bound"``, ``"local bound (Procedure 1)"``...).
-    sigma : float or None
-        Noise scale of a single-release mechanism (Gaussian std or Laplace scale).
-    calibration : str
-        The calibration method used (``"analytic"``, ``"rdp"``, ``"paper"``, ``"laplace"``...).
-    sigma_alternatives : dict
-        The sigma each other calibration method would have given.
-    composition : list of dict
-        Every release that makes up this one (name, sigma, sensitivity, eps, delta...).
+    gamma, sampling_distribution : float, dict or None
+        Random DP only: the failure probability, jointly over the sensitivity sample and the neighbouring pair
+        drawn from P, and P.
+    sensitivity, sigma : float or None
+        The L2 (Gaussian) or L1 (Laplace) sensitivity, and the noise scale, of a single-release mechanism (else see
+        ``composition``); ``sigma_alternatives``: what each other calibration would have given.
     composition_total : list of dict
-        The total by each accounting method, ``{"accounting", "epsilon", "delta", "valid", "details"}``
-        (built with :func:`total`); ``valid=False`` marks a total that is not a proven bound.
-    checks : list of Check
-        Assumptions and preconditions checked at run time.
-    seeded : bool
-        True when the caller fixed the noise seed (such a release must not be published as private).
-    notes : list of str
-        Plain-language statements of what the guarantee does and does not cover.
-    details : dict
-        Mechanism-specific published extras (budget split, sample sizes...). Exact statistics of the
-        private data never go here: they are the release's ``diagnostics`` (owner's eyes only).
+        The total by each accounting method (:func:`total`); ``valid=False`` marks one that is not a proven bound.
+    seeded, details
+        The caller fixed the noise seed (not to be published as private); published extras (never exact statistics
+        of the private data).
     published : dict
-        Status of every quantity in the published release file: keys are dotted paths into
-        :meth:`topicdp.private_release.PrivateRelease.to_dict` (``"topic_word"``, ``"report.sigma"``,
-        ``"report.details.sensitivity_sample"``...), values start with one of :data:`STATUSES`. The
-        status of a path applies to everything below it unless a longer path says otherwise.
+        The status (:data:`STATUSES`) of every published quantity, by its dotted path in
+        :meth:`topicdp.private_release.PrivateRelease.to_dict`; a path's status covers what is below it unless a
+        longer path says otherwise.
     """
 
     mechanism: str
@@ -153,12 +118,9 @@ class PrivacyReport:
     published: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.guarantee not in GUARANTEES:
-            raise ValueError(f"guarantee must be one of {GUARANTEES}, got {self.guarantee!r}")
-        if self.unit not in UNITS:
-            raise ValueError(f"unit must be one of {UNITS}, got {self.unit!r}")
-        if self.neighbours not in NEIGHBOURS:
-            raise ValueError(f"neighbours must be one of {NEIGHBOURS}, got {self.neighbours!r}")
+        for name, allowed in (("guarantee", GUARANTEES), ("unit", UNITS), ("neighbours", NEIGHBOURS)):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
         # frozen: normalise through object.__setattr__, once, here
         notes = list(self.notes)
         if self.guarantee == "random-DP" and RANDOM_DP_CAVEAT not in notes:
@@ -178,21 +140,11 @@ class PrivacyReport:
         return [t for t in self.composition_total if t["valid"] and t["delta"] <= self.delta * (1 + 1e-12)]
 
     def check_consistent(self) -> None:
-        """Refuse a report whose stated guarantee is not what its composition proves (an edited file).
+        """Refuse (ValueError naming the field) a report whose stated guarantee is not what its composition proves.
 
-        The stated guarantee (``epsilon``, ``delta``, ``guarantee``) is what a reader quotes; the composition
-        (``composition_total``) is how it was established. They must agree: a valid total is at the stated delta
-        or below, the smallest epsilon among those (:meth:`certified_epsilon`) is at most the stated ``epsilon``
-        (relative tolerance :data:`CONSISTENCY_RTOL`: the float noise of a sum of budget shares), and a report
-        that states DP has no random-DP total nor a random-DP output among its statuses. The check is one-sided:
-        a composition tighter than the request is what the headline certifies. A report whose guarantee is
-        ``"none"`` states no epsilon to check.
-
-        Raises
-        ------
-        ValueError
-            Naming the field that disagrees (``report.epsilon``, ``report.delta``, ``report.guarantee``, or a
-            status of ``report.published``).
+        A valid total must be at the stated delta or below, the smallest epsilon among those at most the stated one
+        (within :data:`ACCOUNTS_RTOL`; one-sided: a tighter composition is what the headline certifies), and a
+        report that states DP has no random-DP total nor output. A guarantee ``"none"`` states nothing to check.
         """
         if self.guarantee == "none":
             return
@@ -212,7 +164,7 @@ class PrivacyReport:
                              f"a larger delta (the smallest {smallest:.3g}): the stated guarantee is not the "
                              "composition's; refused")
         certified = self.certified_epsilon()
-        if certified > epsilon * (1.0 + CONSISTENCY_RTOL) + CONSISTENCY_ATOL:
+        if certified > epsilon * (1.0 + ACCOUNTS_RTOL) + 1e-12:  # float noise of a sum of shares (and near 0)
             best = next(t for t in at_delta if t["epsilon"] == certified)
             raise ValueError(f"report.epsilon states {epsilon:.6g}, but the tightest proven total of "
                              f"report.composition_total ({best['accounting']}) is {certified:.6g} at delta "
@@ -229,8 +181,7 @@ class PrivacyReport:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "PrivacyReport":
-        known = {f.name for f in fields(cls)}
-        unknown = set(data) - known
+        unknown = set(data) - {f.name for f in fields(cls)}
         if unknown:
             raise ValueError(f"unknown PrivacyReport fields: {sorted(unknown)}")
         return cls(**data)
@@ -244,11 +195,8 @@ class PrivacyReport:
 
     # -- display -------------------------------------------------------------------------------------
     def headline(self) -> str:
-        """The guarantee certified for this release, in one line: what a reader needs first.
-
-        The epsilon is :meth:`certified_epsilon` (the tightest valid account, never above the request when the
-        release is within its budget); the requested one follows in brackets when they differ.
-        """
+        """The guarantee certified for this release (:meth:`certified_epsilon`), in one line; the requested epsilon
+        follows in brackets when they differ."""
         who = f"each {self.unit}, {self.neighbours} neighbours"
         if self.guarantee == "none":
             return "guarantee            NONE: the stated guarantee does not hold for this release (see the notes)"
@@ -265,8 +213,8 @@ class PrivacyReport:
         return f"guarantee            {kind} for {who} ({asked})"
 
     def summary(self) -> str:
-        """A readable multi-line account of the guarantee: the certified guarantee first, then how it was
-        established; totals by looser accounts come last, labelled as such."""
+        """A readable account of the guarantee: the certified guarantee first, then how it was established (looser
+        accounts last, labelled as such)."""
         ledger = self.details.get("ledger") or {}  # charged to a persisted ledger: the dataset's total so far
         forced = self.released_against_forecast()
         lines = [self.headline(), *([f"forced               {forced}"] if forced else []),
@@ -300,11 +248,8 @@ class PrivacyReport:
         return "\n".join(lines)
 
     def released_against_forecast(self) -> str | None:
-        """The statement a release forced past its plan's refusal carries (``release_anyway=True``), else None.
-
-        The release pipeline records its decision in ``details["plan"]["decision"]``: the forecast's verdict and
-        figures, and ``released_anyway`` when the owner released what the forecast refused. A reader must see that
-        before the topics, so the summary and the notebook displays put this line under the headline.
+        """The statement a release forced past its plan's refusal carries (``release_anyway=True``), from
+        ``details["plan"]["decision"]``, else None; the displays put it under the headline.
 
         Examples
         --------
@@ -338,10 +283,7 @@ class PrivacyReport:
         return "".join(f"**{_markdown_text(line)}**\n\n" for line in head) + "```\n" + "\n".join(rest) + "\n```\n"
 
     def _repr_html_(self) -> str:
-        """The summary for a notebook (Jupyter's rich display): the headline first, then :meth:`summary`'s lines.
-
-        Static, self-contained HTML (inline styles, no script, no network), escaped.
-        """
+        """The summary for a notebook: static, escaped HTML (:func:`report_html`)."""
         return report_html(self)
 
     def sigma_meaning(self) -> str:
@@ -379,8 +321,6 @@ SIGMA_MEANINGS = {
 def report_html(report: PrivacyReport, *, with_summary: bool = True) -> str:
     """A report as a block of static HTML: its headline (and a forced release's statement, in red) first, then
     the rest of :meth:`PrivacyReport.summary` when ``with_summary`` (folded under "how it was established")."""
-    import html
-
     head, rest = _display_lines(report)
     parts = ['<div class="topicdp-report" style="font-family:system-ui,sans-serif;line-height:1.35">',
              f'<div class="topicdp-headline" style="font-weight:600">{html.escape(head[0])}</div>']
@@ -395,8 +335,7 @@ def report_html(report: PrivacyReport, *, with_summary: bool = True) -> str:
 
 
 def _display_lines(report: PrivacyReport) -> tuple[list[str], list[str]]:
-    """(the headline lines, the rest of the summary) of a display: "guarantee: ..." and, for a forced release, its
-    statement; then the summary's other lines as they print."""
+    """(the headline and a forced release's statement, the summary's other lines) of a display."""
     lines = report.summary().splitlines()
     forced = report.released_against_forecast()
     head = ["guarantee: " + lines[0].split(maxsplit=1)[1], *([forced] if forced else [])]
@@ -427,10 +366,8 @@ def total(accounting: str, epsilon: float, delta: float, *, valid: bool = True, 
 def ledger_totals(ledger, delta: float) -> list[dict]:
     """``composition_total`` of a :class:`topicdp.rdp.PrivacyLedger` at total ``delta``: every entry composed.
 
-    When some entries are random DP (a sampled sensitivity), the totals are the ledger's ``scope="all"``
-    statement: they hold with probability at least ``1 - gamma`` over the neighbouring pair drawn from P,
-    ``gamma`` the sum of the entries' gammas (union bound; :mod:`topicdp.rdp.ledger`), and say so in
-    ``details``. They are never a DP total.
+    With random-DP entries the totals hold with probability at least ``1 - gamma`` over the pair drawn from P
+    (``gamma`` the sum of the entries', a union bound), and ``details`` says so: never a DP total.
     """
     if any(e.gamma is not None for e in ledger.records):
         details = {"guarantee": "random-DP", "gamma": ledger.gamma,
@@ -447,16 +384,8 @@ def _check_total(t: Mapping) -> dict:
     return total(t["accounting"], float(t["epsilon"]), t["delta"], valid=t.get("valid", True), **t.get("details", {}))
 
 
-#: :meth:`PrivacyReport.check_consistent`: how far above the stated epsilon the certified total may be (relative,
-#: and absolute near 0): float noise of a sum of budget shares, never a real difference
-CONSISTENCY_RTOL = 1e-9
-CONSISTENCY_ATOL = 1e-12
-
-
-#: Report fields that hold only stated parameters, library text, or outcomes of checks on public or
-#: released values: public for every producer. Every other report field that carries a value
-#: (sensitivity, sigma, sigma_alternatives, composition, composition_total, sampling_distribution,
-#: details.*) must have its status given by the producer.
+#: Report fields that hold only stated parameters, library text, or outcomes of checks on public or released values:
+#: public for every producer; every other report field that carries a value has its status given by the producer.
 REPORT_STATUSES = {
     f"report.{name}": "public: a stated parameter of the guarantee or the library's own text"
     for name in ("mechanism", "guarantee", "unit", "neighbours", "epsilon", "delta", "gamma", "calibration",
@@ -475,22 +404,10 @@ STEP_FIELDS = ("gamma", "sampling_distribution", "sensitivity", "sensitivity_met
 class ReportParts:
     """What one step of a release states about itself, for :func:`compose_report` to compose.
 
-    A producer (an estimator's ``fit``, the MVG mechanism) states its topic step; the release pipeline adds the
-    unit count's and the budget's. The release-wide statement (mechanism, guarantee, unit, neighbours, the total
-    budget, the composition) is :func:`compose_report`'s.
-
-    Attributes
-    ----------
-    published : mapping
-        Status of each quantity the step publishes (see :data:`STATUSES`), keyed by its dotted path in the
-        release file. Every data-dependent report field (``report.sensitivity``, ``report.details.x``...) must be
-        listed; the report's own stated parameters are public (:data:`REPORT_STATUSES`).
-    notes, checks : sequence
-    details : mapping
-        Published details of the step (public facts and released values only: exact statistics of the private
-        data go to the release's ``diagnostics``).
-    report_fields : mapping
-        Any of :data:`STEP_FIELDS` (``sensitivity``, ``sigma``...).
+    ``published``: the status (:data:`STATUSES`) of each quantity the step publishes, by its dotted path in the
+    release file; every data-dependent report field must be listed (the stated parameters are
+    :data:`REPORT_STATUSES`). ``details``: public facts and released values only (exact statistics of the private
+    data go to the release's ``diagnostics``). ``report_fields``: any of :data:`STEP_FIELDS`.
     """
 
     published: Mapping[str, str] = field(default_factory=dict)
@@ -508,31 +425,14 @@ class ReportParts:
 def compose_report(*steps: ReportParts, mechanism: str, guarantee: str, unit: str, neighbours: str, epsilon: float,
                    delta: float, seeded: bool, composition: Sequence[Mapping] = (),
                    composition_total: Sequence[Mapping] = ()) -> "PrivacyReport":
-    """The one place a :class:`PrivacyReport` is made (it is frozen afterwards): the release's statement and its
-    steps' parts, in order (a later step's status, detail or field of the same name wins; notes and checks are
-    kept in order).
-
-    Parameters
-    ----------
-    *steps : ReportParts
-    mechanism, guarantee, unit, neighbours, epsilon, delta, seeded :
-        The release's statement (see :class:`PrivacyReport`).
-    composition : sequence of dict
-        Every release composed (the ledger's entries, or the mechanism's own listing).
-    composition_total : sequence of dict
-        Built with :func:`total` or :func:`ledger_totals`.
-    """
-    published: dict = dict(REPORT_STATUSES)
-    notes: list = []
-    checks: list = []
-    details: dict = {}
-    step_fields: dict = {}
-    for step in steps:
-        published.update(step.published)
-        notes.extend(step.notes)
-        checks.extend(step.checks)
-        details.update(step.details)
-        step_fields.update(step.report_fields)
+    """The one place a :class:`PrivacyReport` is made: the release's statement (:class:`PrivacyReport`'s fields;
+    ``composition`` the ledger's entries, ``composition_total`` from :func:`total` or :func:`ledger_totals`) and its
+    steps' parts in order (a later step's status, detail or field wins; notes and checks are kept in order)."""
+    published = {**REPORT_STATUSES, **{k: v for step in steps for k, v in step.published.items()}}
+    details = {k: v for step in steps for k, v in step.details.items()}
+    step_fields = {k: v for step in steps for k, v in step.report_fields.items()}
+    notes = [note for step in steps for note in step.notes]
+    checks = [check for step in steps for check in step.checks]
     return PrivacyReport(
         mechanism=mechanism, guarantee=guarantee, unit=unit, neighbours=neighbours, epsilon=float(epsilon),
         delta=float(delta), seeded=bool(seeded), composition=_jsonable(list(composition)),

@@ -1,6 +1,4 @@
-"""The comparison harness behind ``topicdp compare``: every road (the release pipeline's registry rows and the
-random-DP road) on the same corpus and budget, scored privately on held-out users: a publishable table and the
-owner's diagnostics."""
+"""The comparison harness behind ``topicdp compare`` (:mod:`topicdp.experiments.compare`)."""
 
 from .compare import CompareSettings, compare
 

@@ -13,10 +13,7 @@ def plot_all(rows: list[dict], out_dir) -> list[Path]:
     """``compare.png`` in ``out_dir`` from the published rows (those with a private evaluation); returns the files
     written (none when no row has one)."""
     require("matplotlib", extra="plots", purpose="plot_all")
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # no pyplot: no global state of the caller changed
 
     lines: dict[str, list] = {}
     several = len({r.get("unit") for r in rows}) > 1  # a line per road and unit
@@ -27,7 +24,8 @@ def plot_all(rows: list[dict], out_dir) -> list[Path]:
             lines.setdefault(name, []).append((r["epsilon"], e["mean_contrast"], e["mean_contrast_interval"]))
     if not lines:
         return []
-    fig, ax = plt.subplots(figsize=(6.5, 4))
+    fig = Figure(figsize=(6.5, 4))
+    ax = fig.subplots()
     for road, points in sorted(lines.items()):
         points.sort()
         x = [p[0] for p in points]
@@ -36,14 +34,11 @@ def plot_all(rows: list[dict], out_dir) -> list[Path]:
         high = [(p[2][1] if p[2][1] is not None else p[1]) - p[1] for p in points]
         ax.errorbar(x, y, yerr=[low, high], marker="o", capsize=3, label=road + (" (refused)" if any(
             road.startswith(r["road"]) and r["status"] == "refused" for r in rows) else ""))
-    ax.set_xscale("log")
-    ax.set_xlabel("epsilon of the release")
-    ax.set_ylabel("private NPMI contrast (held-out)")
+    ax.set(xscale="log", xlabel="epsilon of the release", ylabel="private NPMI contrast (held-out)")
     ax.axhline(0.0, color="grey", lw=0.5)
     ax.legend(fontsize=7)
     fig.tight_layout()
     path = Path(out_dir) / "compare.png"
     with atomic_path(path) as tmp:
         fig.savefig(tmp, dpi=120, format="png")
-    plt.close(fig)
     return [path]

@@ -1,8 +1,6 @@
-"""The release pipeline: request -> plan (public facts only) -> execution -> :class:`topicdp.PrivateRelease`.
-
-The one place where a release's budget is split, its vocabulary policy applied, its mechanism chosen and
-its report composed. ``topicdp privatize`` builds a :class:`ReleaseRequest` from its flags and calls
-:func:`release`; Python users do the same:
+"""The release pipeline: request -> plan (public facts only) -> execution -> :class:`topicdp.PrivateRelease`, the one
+place where the budget is split, the vocabulary policy applied, the mechanism chosen and the report composed.
+Decisions read only public facts: the flags, public inputs and DP outputs whose budget the report composes.
 
 >>> from topicdp.pipeline import CorpusSource, ReleaseRequest, VocabularyPolicy, release
 >>> from topicdp.datasets import themed_vocabulary
@@ -12,15 +10,8 @@ its report composed. ``topicdp privatize`` builds a :class:`ReleaseRequest` from
 >>> result.decision.mechanism, result.release.report.neighbours
 ('dp-vem', 'add-remove')
 
-:func:`release` is :func:`prepare` (the public reference read once, the plan) then :func:`release_prepared`; a
-caller releasing one corpus many times (``topicdp compare``, a series, a choice of K) prepares once, and may hold
-the private corpus itself (:class:`InMemorySource` over :class:`Records` it read and tokenised once). Public facts
-a caller builds the same way as a release: :func:`reference_records` and :func:`reference_vocabulary` (the public
-reference and its words), :func:`bounded` (a corpus under a source's contribution bounds), :func:`noise_refusal`
-(what a forced release's skipped refusal says).
-
-Decisions read only public facts: the flags, public inputs (a word list, a reference corpus) and DP outputs
-whose budget the report composes (a DP count of the units when the owner states none, the DP vocabulary).
+:func:`release` is :func:`prepare` then :func:`release_prepared`; a caller releasing one corpus many times
+(``topicdp compare``, a series, a choice of K) prepares once, and may hold the corpus itself (:class:`InMemorySource`).
 """
 
 from .roads import MECHANISMS, RANDOM_DP, Road

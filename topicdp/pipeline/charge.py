@@ -1,16 +1,12 @@
-"""A release charged to a persisted ledger step by step: each step planned in the file before its noise.
+"""A release charged to a persisted ledger step by step: each step written durably before its noise is drawn.
 
-With ``ReleaseRequest(ledger=...)`` each step is written durably (fsync, atomic rename) before its noise is drawn,
-once the public facts it depends on are known. Before the corpus is read (:meth:`Charge.reserve`) the run's planned
-entries (:func:`topicdp.pipeline.plan.planned_steps`: the count, a DP vocabulary, each candidate road's topics) are
-checked, and the run refused (:class:`topicdp.rdp.BudgetExceededError`) where even the cheapest candidate does not
-fit; the steps known to run are written. Where the plan chooses the road after the count, its topics are planned
-once it has (:meth:`Charge.plan_topics`), so a run is never charged, nor refused, for a road it did not pick. The
-run's in-memory ledger (:class:`RunLedger`) matches every check against the planned steps, re-planning in the file
-what the plan could not foresee (DP-SVI's event at its sampling rate), and the run completes with what it drew; a run
-killed before that stays counted at what it had planned. Random-DP releases go to the ledger's random-DP scope,
-never charged to its DP budget. This module keeps the file's bookkeeping only: what each step spends is the plan's
-and the roads' (:mod:`topicdp.pipeline.roads`).
+Before the corpus is read (:meth:`Charge.reserve`) the run's planned entries
+(:func:`topicdp.pipeline.plan.planned_steps`) are checked, refused where even the cheapest candidate does not fit,
+and the steps known to run written; a road chosen after the count has its topics planned then
+(:meth:`Charge.plan_topics`), so a run is never charged for a road it did not pick. The run's :class:`RunLedger`
+matches every check against the plan, re-planning what it could not foresee (DP-SVI's event at its rate); a run
+killed before completing stays counted at its plan. Random-DP releases go to the ledger's random-DP scope. What each
+step spends is the plan's and the roads'; this module keeps the file's bookkeeping.
 """
 
 from __future__ import annotations
@@ -19,16 +15,13 @@ import contextlib
 import logging
 import os
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional
 
 from ..rdp import BudgetExceededError, PrivacyLedger
-from ..rdp.ledger import labelled
+from ..rdp.ledger import Entry, labelled
 from ..rdp.ledger_file import LedgerFileError, LedgerOptions, _check_fits, basic
-from .plan import PlannedRun, planned_steps
-
-if TYPE_CHECKING:
-    from ..rdp.ledger import Entry
-    from .plan import ReleasePlan
+from .plan import PlannedRun, ReleasePlan, planned_steps
+from .request import ReleaseRefused, join_and
 
 def _same(a: "List[Entry]", b: "List[Entry]") -> bool:
     return [replace(e, name="") for e in a] == [replace(e, name="") for e in b]
@@ -63,8 +56,7 @@ class RunLedger(PrivacyLedger):
         return list(self.records) + [e for entries in self.pending for e in entries]
 
     def plan_topics(self, mechanism: str, reason: str = "") -> None:
-        """The plan has chosen ``mechanism`` (for ``reason``): plan its topics in the file (:meth:`Charge.plan_topics`)
-        before their noise; nothing to do for a run charged to no file."""
+        """Plan ``mechanism``'s topics in the file before their noise (:meth:`Charge.plan_topics`), if there is one."""
         if self.charge is not None:
             self.charge.plan_topics(self, mechanism, reason)
 
@@ -105,9 +97,8 @@ class Charge:
         return entries if self.partition is None else labelled(entries, **self.partition_labels)
 
     def reserve(self) -> None:
-        """Before any private data is read: refuse, with the figures, a run that cannot fit even by its cheapest
-        path (the steps before the topics and the topics by the cheapest candidate), else plan in the file,
-        durably, the steps known to run (the count, the vocabulary; the topics when the plan has one candidate)."""
+        """Before any private data is read: refuse, with the figures, a run that cannot fit even by its cheapest path,
+        else plan in the file the steps known to run (the count, the vocabulary; the topics of a single candidate)."""
         planned = planned_steps(self.plan)
         if self.partition is not None:
             planned = planned.labelled(**self.partition_labels)
@@ -136,10 +127,8 @@ class Charge:
         self.steps = [entries for _, entries in planned.steps] + ([cheapest] if one else [])
 
     def plan_topics(self, run_ledger: RunLedger, mechanism: str, reason: str = "") -> None:
-        """The plan has chosen ``mechanism`` (for ``reason``) after the count: write its topics' entries to the file,
-        durably, after the steps drawn or planned so far, or refuse (:class:`~topicdp.rdp.BudgetExceededError`)
-        naming the mechanism, the figures and the candidates that would have fitted. Nothing to do when the topics
-        were planned before reading."""
+        """The plan has chosen ``mechanism`` (for ``reason``) after the count: write its topics' entries to the file
+        after the steps so far, or refuse naming the mechanism, the figures and the candidates that would fit."""
         if self.topics_planned:
             return
         entries = self._label(self.plan.topics_entries(mechanism))
@@ -177,8 +166,7 @@ class Charge:
             raise
 
     def _refusal(self, exc: BudgetExceededError, run_ledger: RunLedger, step: str, chosen: Optional[str]) -> str:
-        """What a refusal after reading says: the step refused, the figures (exact and basic composition), and the
-        plan's other candidates that would have fitted where a chosen mechanism did not."""
+        """A refusal after reading: the step, the figures (exact and basic composition), the candidates that fit."""
         eps_b, delta_b = exc.budget
         b = getattr(exc, "basic", None)
         by_basic = ("" if b is None else f"; by basic composition (the runs' own guarantees added up) {b['spent']:.4g}"
@@ -194,8 +182,7 @@ class Charge:
                 f"budget epsilon={eps_b:g}{by_basic}{hint}. This step's noise was not drawn")
 
     def _fits(self, run_ledger: RunLedger, mechanism: str) -> bool:
-        """Whether the topics by ``mechanism`` would fit after what this run drew and planned (a refusal's hint):
-        the ledger's own check, against the file's other runs."""
+        """Whether the topics by ``mechanism`` would fit after what this run drew and planned (the ledger's check)."""
         ledger, file = self.ledger, self.ledger.file
         assert file is not None
         mine = (self._label(run_ledger.drawn()) + [e for step in self.steps for e in step]
@@ -236,8 +223,7 @@ class Charge:
 
 
 def open_charge(plan: "ReleasePlan", say: Callable[[str], None]) -> Optional[Charge]:
-    """The run's :class:`Charge` when its request names a ledger (its first steps planned in it, or refused), else
-    None."""
+    """The run's :class:`Charge` (its first steps planned, or refused) when its request names a ledger, else None."""
     options = plan.request.ledger
     if options is None:
         return None
@@ -266,10 +252,7 @@ def open_charge(plan: "ReleasePlan", say: Callable[[str], None]) -> Optional[Cha
 
 def _steps_named(planned: PlannedRun) -> str:
     """The steps before the topics, as a refusal or a line names them ("the unit count and the vocabulary")."""
-    names = [f"the {name}" for name, _ in planned.steps]
-    if not names:
-        return "nothing"
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return join_and([f"the {name}" for name, _ in planned.steps]) if planned.steps else "nothing"
 
 
 @contextlib.contextmanager
@@ -299,20 +282,10 @@ def charged(charge: Optional[Charge], ledger: PrivacyLedger) -> Iterator[Callabl
 
 
 def stop_status(exc: BaseException) -> str:
-    """The status a stopped run leaves in the ledger: the category of ``exc``, never its message.
-
-    An exception's text may quote the private data (an empty corpus, a line of a file, a count), and the ledger
-    file is not the owner's private diagnostics: it is kept beside the releases and read by whoever manages the
-    budget. So the status says only why, as a category: ``"stopped: refused"`` (the pipeline or its plan refused
-    the release, :class:`~topicdp.pipeline.ReleaseRefused`), ``"stopped: budget"``
-    (:class:`~topicdp.rdp.BudgetExceededError`), ``"stopped: interrupted"`` (Ctrl-C, SIGTERM, SIGHUP) or
-    ``"stopped: error (<exception class>)"``. A refusal the pipeline made of another exception (it turns every
-    error after a spend into one) is told by its cause: a budget, a refusal (a ``ValueError``: the data or the
-    parameters do not allow the release) or an error (a file gone: ``OSError``).
-    """
-    from ..rdp import BudgetExceededError
-    from .request import ReleaseRefused
-
+    """The status a stopped run leaves in the ledger: the category of ``exc`` (or of the cause of a
+    :class:`~topicdp.pipeline.ReleaseRefused`), never its message, which may quote the private data while the ledger
+    is read by whoever manages the budget: ``"stopped: refused"``, ``"stopped: budget"``, ``"stopped: interrupted"``
+    or ``"stopped: error (<exception class>)"``."""
     if isinstance(exc, KeyboardInterrupt):
         return "stopped: interrupted"
     cause = exc.__cause__ if isinstance(exc, ReleaseRefused) else None

@@ -1,29 +1,23 @@
 """One report for the whole release: the unit count, the vocabulary and the topics, composed.
 
-Every step of a release records its noise in one :class:`topicdp.rdp.PrivacyLedger`, labelled with the
-release's unit and neighbour relation (the ledger refuses a step stated for another relation). The
-mechanism's estimator states its topic step (told where the words came from); :func:`compose_release` extends
-that report, composed once, to state the whole:
-
-* ``epsilon``, ``delta``: the request's total, the sum of the steps' budgets (basic composition, Dwork &
-  Roth 2014, Thm. 3.16: each step is calibrated to its own share, so the sum is a proven bound);
-* ``composition``: every ledger entry; ``composition_total``: the basic composition of the steps' own
-  certified guarantees and the ledger's totals over all entries (RDP, and the exact GDP profile where
-  every entry is Gaussian), so that the tightest proven total is stated;
-* the status of each published field the pipeline adds: the vocabulary's, the mechanism's and the plan's
-  (``details['plan']``: the count it read, the budget's split, the mechanism's choice and the figures
-  the decision rested on (:func:`decision_details`), each with its status: public where the plan read stated
-  parameters and public data only, post-processing where it read a DP count or a DP vocabulary).
-
-It never adds a count of the private data: the one count it publishes is the DP count of the units (a DP
-output) or the count the owner stated public.
+Every step records its noise in one :class:`topicdp.rdp.PrivacyLedger` of the release's unit and neighbour relation.
+:func:`compose_release` extends the mechanism's report to state the whole: ``epsilon`` and ``delta`` are the
+request's total, the sum of the steps' budgets (basic composition, Dwork & Roth 2014, Thm. 3.16: each step is
+calibrated to its own share); ``composition_total`` adds the ledger's totals over every entry, so the tightest proven
+total is stated; ``details['plan']`` holds the plan's count, split, choice and figures (:func:`decision_details`),
+public where the plan read stated parameters and public data only, post-processing where it read a DP output. The
+one count it publishes is the DP count of the units or the count the owner stated public.
 """
 
 from __future__ import annotations
 
+import os
+import shlex
 from dataclasses import replace
 
 from ..private_release import PrivateRelease, VocabularyStatement, vocabulary_status
+from ..rdp import PrivacyLedger
+from ..rdp.ledger import LaplaceEntry
 from ..report import Check, ReportParts, extend_report, ledger_totals, total
 
 
@@ -45,21 +39,18 @@ def vocabulary_statement(policy_kind: str, selection=None, built_in: bool = Fals
 
 def compose_release(release: PrivateRelease, *, plan, decision, ledger, topic_entries,
                     count_sigma: float | None = None) -> PrivateRelease:
-    """``release`` with the report of the whole pipeline (module docstring); the topics are unchanged.
-
-    ``topic_entries``: the ledger entries the mechanism recorded. The basic composition of the steps' budgets
-    is a proven total when each step met its budget: the count and the vocabulary are calibrated to theirs
-    exactly, and the topic step is checked here against its own entries (:func:`topic_step_epsilon`).
-    """
+    """``release`` with the report of the whole pipeline (module docstring); the topics are unchanged. The sum of
+    the steps' budgets is proven when each met its own: the count and the vocabulary are calibrated to theirs, and
+    the topic step is checked here against its own ledger entries ``topic_entries`` (:func:`topic_step_epsilon`)."""
     request, budget = plan.request, plan.budget
     topics = release.report
     topic_eps = topic_step_epsilon(topic_entries, budget.topics.delta)
     within = Check("the topic step within its budget", topic_eps <= budget.topics.epsilon * (1 + 1e-9),
                    f"epsilon {topic_eps:.6g} at delta {budget.topics.delta:.3g} from its own ledger entries; budget "
                    f"{budget.topics.epsilon:.6g}")
+    steps = {n: {"epsilon": b.epsilon, "delta": b.delta} for n, b in budget.parts().items()}
     totals = [total("basic composition of the steps", request.epsilon, request.delta, valid=within.passed,
-                    steps={n: {"epsilon": b.epsilon, "delta": b.delta} for n, b in budget.parts().items()},
-                    topic_step_epsilon=topic_eps)]
+                    steps=steps, topic_step_epsilon=topic_eps)]
     totals += ledger_totals(ledger, request.delta)
     published = {
         "report.mechanism": _mechanism_status(request, decision),
@@ -79,9 +70,8 @@ def compose_release(release: PrivateRelease, *, plan, decision, ledger, topic_en
         "n_units": decision.count.value, "n_units_source": decision.count.source, "count_sigma": count_sigma,
         "mechanism_choice": decision.reason, "decision": decision_details(decision, request.release_anyway,
                                                                             published_paths(request)),
-        "budget": {n: {"epsilon": b.epsilon, "delta": b.delta} for n, b in budget.parts().items()}}}
-    # the mechanism's report (the topics, with the vocabulary the estimator was told) extended: the units' note
-    # before it, the composition's own statuses and check after it
+        "budget": steps}}
+    # the mechanism's report extended: the units' note before it, the composition's statuses and check after it
     report = extend_report(
         topics, ReportParts(published, checks=[within], details=plan_details),
         notes_first=[_units_note(request, decision)], mechanism=decision.mechanism, unit=str(request.unit),
@@ -93,9 +83,6 @@ def compose_release(release: PrivateRelease, *, plan, decision, ledger, topic_en
 def topic_step_epsilon(entries, delta: float) -> float:
     """The smallest proven epsilon of the topic step's own ledger entries at ``delta``: the ledger's valid
     totals, and for pure-DP (Laplace) entries their basic composition (Dwork & Roth 2014, Thm. 3.16)."""
-    from ..rdp import PrivacyLedger
-    from ..rdp.ledger import LaplaceEntry
-
     own = PrivacyLedger()
     own.record(entries)
     best = min(own.totals(delta, "all").values(), default=float("inf"))
@@ -120,9 +107,7 @@ def _mechanism_status(request, decision) -> str:
 
 
 def _decision_status(request, decision, what: str) -> str:
-    """Public where the plan read stated parameters and public data only (a stated count, a public word list or the
-    words of a public corpus, the public reference); post-processing where it read a DP output (the DP count; the DP
-    vocabulary, whose size and words the plan re-decides on). (A DP release refuses words built from private texts.)"""
+    """Public where the plan read stated parameters and public data only, else post-processing of DP outputs."""
     read = [name for name, dp in (("the DP unit count", decision.count.source != "stated"),
                                   ("the DP vocabulary", request.vocabulary.kind == "dp")) if dp]
     if read:
@@ -133,8 +118,6 @@ def _decision_status(request, decision, what: str) -> str:
 def published_paths(request) -> dict:
     """The owner's file names a published field must not carry (the corpus, the reference, the ledger), each with
     the placeholder that stands for it: where the owner keeps their files is not part of a release."""
-    import os
-
     ledger = request.ledger
     named = ((getattr(request.source, "path", None), "CORPUS"), (request.reference, "REFERENCE"),
              (None if ledger is None else getattr(ledger, "path", ledger), "LEDGER"))
@@ -143,18 +126,14 @@ def published_paths(request) -> dict:
 
 
 def decision_details(decision, release_anyway: bool, paths: dict | None = None) -> dict:
-    """The figures the decision rested on: the chosen mechanism's forecast (simulated on the public reference where
-    there is one) and its verdict, the simulated draws readable and whether that count is on the edge
-    (:func:`topicdp.forecast.on_the_edge`), whether the owner released a refused forecast anyway, and the configuration
-    the plan proposed instead (:func:`topicdp.pipeline.proposal.proposal_text`)."""
+    """The figures the decision rested on: the chosen mechanism's forecast, its verdict and simulated draws, whether
+    the owner released a refused forecast anyway, and the proposal (:func:`topicdp.pipeline.proposal.proposal_text`)."""
     fc = decision.forecast
     if fc is None:
         return {"verdict": None, "released_anyway": False}
     out = {"verdict": fc.verdict, "released_anyway": bool(release_anyway and decision.noise),
            "forecast": getattr(fc, "method", None)}
     if decision.proposal is not None:
-        import shlex
-
         text = decision.proposal
         for path, name in sorted((paths or {}).items(), key=lambda item: -len(item[0])):
             text = text.replace(shlex.quote(path), name).replace(path, name)
@@ -171,9 +150,7 @@ def decision_details(decision, release_anyway: bool, paths: dict | None = None) 
 
 
 def _composition_status(published: dict, decision, what: str) -> str:
-    """Public where every step was calibrated on stated parameters; post-processing where one was calibrated on
-    a DP output (a released M2, the DP count that sets a sampling rate), so that the neighbour contract compares
-    it only where it must be identical."""
+    """Public where every step was calibrated on stated parameters, else post-processing (a released M2, a count)."""
     if decision.count.source == "stated" and not published.get("report.composition", "").startswith("post-processing"):
         return f"public: {what} of the stated budget split and parameters"
     return f"post-processing: {what} of the stated budget split and of DP outputs (the count, released quantities)"

@@ -1,33 +1,26 @@
-"""A release from options: the one translation of ``topicdp privatize``'s flags, and of :func:`release`'s
-parameters (``topicdp.release``, and the guarded estimators of :mod:`topicdp.estimators`), into a
-:class:`~topicdp.pipeline.ReleaseRequest`.
-
-The command line and Python name the same options alike (``n_topics`` is ``--topics``) and take their defaults
-from :data:`topicdp._names.RELEASE_DEFAULTS`, so a release asked for either way is the same request, planned,
-refused and charged by the same steps (:func:`topicdp.pipeline.release`).
-"""
+"""The one translation of ``topicdp privatize``'s flags and of :func:`release`'s parameters (``topicdp.release``, the
+estimators of :mod:`topicdp.estimators`) into a :class:`~topicdp.pipeline.ReleaseRequest`, with the same names and
+defaults (:data:`topicdp._names.RELEASE_DEFAULTS`), so a release asked for either way is the same request."""
 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from .._files import check_input_file, check_paths
 from .._names import RELEASE_DEFAULTS
 from .._progress import say
+from ..corpus import WEB_ARTEFACTS, Corpus
+from ..private_release import PrivateRelease
+from ..rdp.ledger_file import LedgerOptions
 from .request import CorpusSource, ReleaseRequest, VocabularyPolicy
 from .run import release as run_request
-
-if TYPE_CHECKING:
-    from ..rdp.ledger_file import LedgerOptions
-    from ..private_release import PrivateRelease
 
 __all__ = ["release", "request_from_options", "stop_words_of"]
 
 
 def stop_words_of(option: str | Iterable[str] | None) -> tuple[str, ...]:
     """More words to drop: none, ``"web"`` (:data:`topicdp.corpus.WEB_ARTEFACTS`), a word list file, or the words."""
-    from ..corpus import WEB_ARTEFACTS
     from ..vocabulary import load_vocabulary
 
     if option is None or option == "web":
@@ -40,10 +33,7 @@ def stop_words_of(option: str | Iterable[str] | None) -> tuple[str, ...]:
 
 def _vocabulary_policy(vocabulary, corpus, reference, guarantee: str, stop_words: tuple[str, ...], *,
                        vocabulary_epsilon, vocabulary_delta, max_features, min_df, max_df) -> VocabularyPolicy:
-    """The columns' policy: a public list when one is given, a Corpus' own words when it was built on a list the
-    caller gave, the themed corpus' own words, the reference's words (public and free), the texts' (public texts,
-    or the random-dp road), else a DP selection."""
-    from ..corpus import Corpus
+    """The columns' policy: a public list, a Corpus' or the themed corpus' own, P's words, the texts', or DP."""
     from ..vocabulary import load_vocabulary
 
     if isinstance(vocabulary, VocabularyPolicy):
@@ -72,8 +62,7 @@ def _vocabulary_policy(vocabulary, corpus, reference, guarantee: str, stop_words
 
 
 def _corpus_policy(corpus, vocabulary, vocabulary_epsilon, vocabulary_delta) -> VocabularyPolicy:
-    """A tokenised Corpus' columns: public where its words were a list the caller gave (its ``vocabulary_source``),
-    refused where they were built from its own texts (not covered, and no texts are left to select from under DP)."""
+    """A Corpus' own columns: public where the caller gave them, refused where built from its own texts."""
     if vocabulary is not None or vocabulary_epsilon is not None or vocabulary_delta is not None:
         raise ValueError("vocabulary: a topicdp.Corpus is released on its own columns; give the public words when "
                          "building it (Corpus.from_jsonl(..., vocabulary=words)), or pass the texts (a file or "
@@ -85,38 +74,31 @@ def _corpus_policy(corpus, vocabulary, vocabulary_epsilon, vocabulary_delta) -> 
     return VocabularyPolicy.public(corpus.vocabulary)  # stated by the data owner, who gave the list
 
 
-def request_from_options(corpus, *, n_topics: int, epsilon: float, delta: float, unit: str, vocabulary,
-                         reference: str | None, n_units: int | None, guarantee: str, mechanism: str | None,
-                         ledger: "str | LedgerOptions | None", out: str | None, release_anyway: bool,
-                         seed: int | None, text_field: str, user_field: str, query: str | None,
-                         user_fraction: float | None, max_docs_per_user: int | None,
-                         max_tokens_per_doc: int | None, max_tokens_per_user: int | None, stop_words,
-                         max_features: int, min_df: int, max_df: float, vocabulary_epsilon: float | None,
-                         vocabulary_delta: float | None, n_jobs: int, scheduler: str | None, work_dir: str | None,
-                         agnostic: Any, keep_nonprivate: bool) -> ReleaseRequest:
+#: :func:`release`'s parameters that make the :class:`CorpusSource`, and those that make the :class:`VocabularyPolicy`
+SOURCE_OPTIONS = ("text_field", "user_field", "user_fraction", "max_docs_per_user", "max_tokens_per_doc",
+                  "max_tokens_per_user", "query")
+VOCABULARY_OPTIONS = ("vocabulary_epsilon", "vocabulary_delta", "max_features", "min_df", "max_df")
+
+
+def request_from_options(corpus, *, vocabulary, reference: str | None, guarantee: str, stop_words,
+                         ledger: "str | LedgerOptions | None", out: str | None, **options) -> ReleaseRequest:
     """The :class:`ReleaseRequest` the options describe, validated (nothing of the corpus is read).
 
-    Every parameter is :func:`release`'s (``topicdp privatize``'s flag of the same name; ``vocabulary`` and
-    ``stop_words`` may also be the words themselves). ``out`` is the file the ledger lists for the release.
+    Every parameter is :func:`release`'s, all given (``vocabulary`` and ``stop_words`` may also be the words); those
+    of :data:`SOURCE_OPTIONS` and :data:`VOCABULARY_OPTIONS` make the source and the vocabulary policy, the rest are
+    the request's fields. ``out`` is the file the ledger lists for the release.
     """
-    from ..rdp.ledger_file import LedgerOptions
-
     stop_words = stop_words_of(stop_words)
     if isinstance(corpus, str) and corpus == "themed" and guarantee == "random-dp":  # the demo's agnostic road
         corpus, reference = "embedded", reference or "embedded"
     if reference not in (None, "embedded"):
         check_input_file(reference, "reference")
     policy = _vocabulary_policy(vocabulary, corpus, reference, guarantee, stop_words,
-                                vocabulary_epsilon=vocabulary_epsilon, vocabulary_delta=vocabulary_delta,
-                                max_features=max_features, min_df=min_df, max_df=max_df)
-    source = CorpusSource(corpus, text_field, user_field, user_fraction, max_docs_per_user, max_tokens_per_doc,
-                          max_tokens_per_user, stop_words, query=query)
+                                **{name: options.pop(name) for name in VOCABULARY_OPTIONS})
+    source = CorpusSource(corpus, stop_words=stop_words, **{name: options.pop(name) for name in SOURCE_OPTIONS})
     if ledger is not None and not isinstance(ledger, LedgerOptions):
         ledger = LedgerOptions(ledger, out)
-    return ReleaseRequest(source, policy, epsilon=epsilon, delta=delta, ledger=ledger, n_units=n_units,
-                          n_topics=n_topics, guarantee=guarantee, mechanism=mechanism, unit=unit, reference=reference,
-                          agnostic=agnostic, keep_nonprivate=keep_nonprivate, release_anyway=release_anyway,
-                          seed=seed, n_jobs=n_jobs, scheduler=scheduler, work_dir=work_dir)
+    return ReleaseRequest(source, policy, ledger=ledger, guarantee=guarantee, reference=reference, **options)
 
 
 def _path(value) -> str | None:
@@ -138,86 +120,49 @@ def release(corpus, *, n_topics: int = RELEASE_DEFAULTS.n_topics, epsilon: float
               keep_nonprivate: bool = False, echo: Callable[[str], None] | None = None) -> "PrivateRelease":
     """Release the topics of a corpus under DP as ``topicdp privatize`` does: plan, count, refuse or release.
 
-    The guarded path from Python (``topicdp.release``; the estimators of :mod:`topicdp.estimators` run it too).
-    It builds the request the command builds from the same options (:func:`request_from_options`) and runs
-    :func:`topicdp.pipeline.release`: a DP count of the
-    units (unless ``n_units`` is stated), the vocabulary, the readability forecast of every mechanism, and a
-    refusal *before the topics' budget is spent* when the forecast says the topics would be noise or lists of
-    common words. Each step is charged to ``ledger`` before its noise is drawn. Every decision reads public
-    facts and DP outputs only.
+    Builds the request the command builds from the same options (:func:`request_from_options`) and runs
+    :func:`topicdp.pipeline.release`: a DP count of the units (unless ``n_units`` is stated), the vocabulary, the
+    readability forecast of every mechanism, and a refusal *before the topics' budget is spent* when it says the
+    topics would be noise or common words. Each step is charged to ``ledger`` before its noise is drawn; every
+    decision reads public facts and DP outputs only.
 
     Parameters
     ----------
     corpus : str, DataFrame or Corpus
-        A JSON Lines, Parquet or CSV file with a text and a user field, a directory or glob of such files, a
-        database URL read through ``query``, a pandas or polars DataFrame, a built-in corpus (``"embedded"``,
-        ``"themed"``), or a :class:`topicdp.Corpus` built on a public word list (released on its columns):
-        whatever :class:`~topicdp.pipeline.CorpusSource` accepts.
-    n_topics : int >= 1, default=10
-        The number of topics K (``--topics``).
-    epsilon : float > 0, default=3.0
-        The *total* budget of everything spent on the private corpus (the count, the vocabulary, the topics).
-    delta : float in (0, 1), default=1e-6
-    unit : {"user", "document"}, default="user"
-        The privacy unit.
+        Whatever :class:`~topicdp.pipeline.CorpusSource` accepts: a JSON Lines, Parquet or CSV file (or a directory
+        or glob of them), a database URL read through ``query``, a DataFrame, ``"embedded"`` or ``"themed"``, or a
+        :class:`topicdp.Corpus` built on a public word list.
     vocabulary : str, path, sequence of str or VocabularyPolicy, optional
-        A public word list (a file, one word per line, or the words): the columns, at no privacy cost. Default:
-        the reference's words when a reference is given, else a DP selection from the private texts.
-    reference : str, optional
-        A public corpus of the same kind and fields: the start and the simulation of ``dp-vem``, its words.
-    n_units : int >= 1, optional
-        The number of units, stated public: neighbours are then replace-one and no budget is spent counting.
+        A public word list (a file, one word per line, or the words), at no privacy cost. Default: the reference's
+        words when a reference is given, else a DP selection from the private texts.
     guarantee : {"dp", "random-dp"}, default="dp"
         ``"random-dp"`` is TopicDP over ``agnostic``'s model with a sampled sensitivity (NOT DP).
-    mechanism : str, optional
-        A mechanism of :data:`topicdp.pipeline.MECHANISMS` instead of the plan's choice.
-    ledger : str or LedgerOptions, optional
-        The dataset's persisted privacy ledger (``topicdp ledger create``): the run is refused before reading when
-        it would overspend, and every step is written to it before its noise is drawn.
-    release_anyway : bool, default=False
-        Release even where the forecast says the topics would be noise.
-    seed : int >= 0, optional
-        Seeds every noise draw (testing only: the report marks the release seeded).
     out : str, optional
-        Write the release's published part here (checked before anything is read; the ledger lists it).
-    overwrite : bool, default=False
-        Allow replacing an existing ``out``.
+        Write the release's published part here (checked before anything is read; ``overwrite`` to replace it).
     text_field, user_field, query, user_fraction, max_docs_per_user, max_tokens_per_doc, max_tokens_per_user
         The corpus' fields and per-unit preprocessing (:class:`~topicdp.pipeline.CorpusSource`).
     stop_words : str or sequence of str, optional
         More words to drop: ``"web"``, a word list file, or the words.
     max_features, min_df, max_df, vocabulary_epsilon, vocabulary_delta
-        The vocabulary's size limit, the document-frequency limits of a vocabulary built from texts, and the
-        budget of a DP selection (default a share of ``epsilon`` and ``delta``).
-    n_jobs, scheduler, work_dir
-        Parallel workers; a Dask scheduler and a scratch directory for a sharded corpus.
-    agnostic : TopicDP, optional
-        The agnostic road's template (:class:`~topicdp.pipeline.ReleaseRequest`'s ``agnostic``).
-    keep_nonprivate : bool, default=False
-        Keep TopicDP's non-private topics in the owner's diagnostics (never published).
+        The vocabulary's size, the document-frequency limits of one built from texts, a DP selection's budget.
+    epsilon, delta, n_topics, unit, n_units, reference, mechanism, seed, ledger
+        As :class:`~topicdp.pipeline.ReleaseRequest`'s fields of the same names: ``epsilon`` and ``delta`` are the
+        *total* budget; ``n_units`` states the number of units public (replace-one neighbours, no count spent).
+    release_anyway, n_jobs, scheduler, work_dir, agnostic, keep_nonprivate
+        As the request's fields of the same names too.
     echo : callable, optional
-        Receives each line of the plan and the forecasts, the lines ``topicdp privatize`` prints (``lines.append``
-        keeps them). Default: INFO lines on the ``topicdp`` logger, also written to stderr when no logging handler
-        shows them (as the progress lines are, :mod:`topicdp._progress`), so that the plan is seen without set-up.
-
-    Returns
-    -------
-    PrivateRelease
-        The released topics and their :class:`~topicdp.PrivacyReport`.
+        Receives each line ``topicdp privatize`` prints; default INFO on the ``topicdp`` logger (also to stderr when
+        no handler shows them, :mod:`topicdp._progress`).
 
     Raises
     ------
     ValueError, TypeError
         A parameter out of its range, named with the range, before anything is read.
     topicdp.pipeline.ReleaseRefused
-        Where the forecast says the topics would be noise (unless ``release_anyway``), or a stated ``n_units`` is
-        not the corpus'; its message states the figures and what was already spent.
+        Where the forecast says noise (unless ``release_anyway``) or a stated ``n_units`` is not the corpus', with
+        the figures and what was already spent.
     topicdp.BudgetExceededError
         Where ``ledger`` has not enough budget left, before the corpus is read.
-
-    See Also
-    --------
-    topicdp.pipeline.release : the same run from a :class:`~topicdp.pipeline.ReleaseRequest`.
 
     Examples
     --------
@@ -239,18 +184,12 @@ def release(corpus, *, n_topics: int = RELEASE_DEFAULTS.n_topics, epsilon: float
     >>> forced.report.unit, forced.topic_word.shape[0]
     ('document', 3)
     """
+    options = {name: value for name, value in locals().items() if name not in ("overwrite", "echo")}
     check_paths({"out": _path(out)}, {"the corpus": _path(corpus), "reference": _path(reference),
                                       "vocabulary": _path(vocabulary), "stop_words": _path(stop_words),
                                       "ledger": _path(getattr(ledger, "path", ledger))},
                 overwrite=overwrite, overwrite_flag="overwrite=True")
-    request = request_from_options(
-        corpus, n_topics=n_topics, epsilon=epsilon, delta=delta, unit=unit, vocabulary=vocabulary,
-        reference=reference, n_units=n_units, guarantee=guarantee, mechanism=mechanism, ledger=ledger, out=out,
-        release_anyway=release_anyway, seed=seed, text_field=text_field, user_field=user_field, query=query,
-        user_fraction=user_fraction, max_docs_per_user=max_docs_per_user, max_tokens_per_doc=max_tokens_per_doc,
-        max_tokens_per_user=max_tokens_per_user, stop_words=stop_words, max_features=max_features, min_df=min_df,
-        max_df=max_df, vocabulary_epsilon=vocabulary_epsilon, vocabulary_delta=vocabulary_delta, n_jobs=n_jobs,
-        scheduler=scheduler, work_dir=work_dir, agnostic=agnostic, keep_nonprivate=keep_nonprivate)
+    request = request_from_options(**options)
     result = run_request(request, echo=echo or say).release
     if out is not None:
         result.save(out, overwrite=overwrite)

@@ -1,18 +1,15 @@
-"""Topics released over time: one release per period under one persisted ledger, topics matched across periods.
+"""Topics released over time: one release per stated period under one persisted ledger, topics matched across periods.
 
 :func:`release_over_time` splits a JSON Lines corpus by a date field into the periods the owner states (never read
 from the data) and releases each by :func:`topicdp.pipeline.prepare` and :func:`~topicdp.pipeline.release_prepared`,
-every run charged to the request's persisted ledger. At the document level under add/remove neighbours the periods
-are disjoint sets of documents (a document's period is a function of its own date), so they compose in parallel
-(McSherry 2009, "Privacy integrated queries", Thm. 4): each period gets the whole budget and the ledger counts the
-worst part of this series' partitioning (:func:`series_partitioning`; another series is another partitioning,
-composed sequentially). At the user level, or under replace-one neighbours (a replaced document may move to another
-period), the periods compose sequentially: each gets ``(epsilon_p, delta / P)``, ``epsilon_p`` the largest whose P
-runs compose exactly to the total (:func:`period_budgets`). Every period's count is paid for; an empty period is
-released like any other (whether it is empty is private). Records without a usable date, or dated outside the
-periods, are in no period: they are said only as a DP count where one costs nothing of the split (one more disjoint
-part at the document level, :func:`left_out`), and not at all otherwise. Topics are matched across periods as
-post-processing (:func:`match_topics`).
+charged to the request's persisted ledger. At the document level under add/remove neighbours a document's period is a
+function of its own date, so the periods are disjoint and compose in parallel (McSherry 2009, "Privacy integrated
+queries", Thm. 4): each gets the whole budget, and the ledger counts the worst part of the series' partitioning
+(:func:`series_partitioning`). Otherwise (a user in several periods, a replaced document moving to another period)
+they compose sequentially, each at the largest ``(epsilon_p, delta / P)`` whose P runs compose exactly to the total
+(:func:`period_budgets`). Every period's count is paid for, an empty period released like any other (emptiness is
+private); records in no period are said only as a DP count that costs nothing of the split (:func:`left_out`).
+Matching topics across periods is post-processing (:func:`match_topics`).
 """
 
 from __future__ import annotations
@@ -31,7 +28,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .._dates import check_date_format, parse_date
-from .._files import atomic_path
+from .._files import atomic_path, scratch_directory
 from .._validation import check_option
 from ..rdp import GaussianEntry, PrivacyLedger
 from ..rdp.ledger import Entry, labelled, partitioning_key
@@ -50,20 +47,12 @@ logger = logging.getLogger("topicdp")
 def period_of(date: str, period: str, date_format: Optional[str] = None) -> str:
     """The label of the period holding ``date``: ``"2004-05"`` (month) or ``"2001Q3"`` (quarter).
 
-    Without ``date_format``, ``date`` is an ISO 8601 date or date-time starting ``YYYY-MM-DD``. Only the extended
-    calendar form is read (ASCII digits), not the other forms :meth:`datetime.date.fromisoformat` accepts from
-    Python 3.11 (``"2004-W19-1"``, ``"20040503"``): a document's period, and whether it has a usable date at all
-    (a part of the series' partitioning, :data:`NO_USABLE_DATE`), must be the same function of the document in
-    every run that charges the ledger, whatever Python reads it.
-
-    With ``date_format`` (``"%d,%B,%Y"`` for ``"14,May,2004"``), the whole of ``date`` is read under it by
-    :func:`topicdp._dates.parse_date`, not by :func:`time.strptime`, for the same reason: month names are read in
-    English and digits in ASCII whatever the machine's locale, so the partition does not depend on where it runs.
-    A date that does not read under the format raises ValueError, as an ISO date that does not parse."""
-    if date_format is not None:
-        day = parse_date(date, date_format)
-    else:
-        day = _iso_day(date)
+    Without ``date_format`` only ISO 8601's extended calendar form ``YYYY-MM-DD...`` in ASCII digits is read (not
+    the other forms Python 3.11's :meth:`datetime.date.fromisoformat` takes); with it, :func:`topicdp._dates.parse_date`
+    reads the whole date (English month names, ASCII digits, whatever the locale), not :func:`time.strptime`. A
+    document's period (and whether it has a usable date, :data:`NO_USABLE_DATE`) must be the same function of it in
+    every run that charges the ledger. ValueError for a date that does not read."""
+    day = parse_date(date, date_format) if date_format is not None else _iso_day(date)
     if period == "month":
         return f"{day.year:04d}-{day.month:02d}"
     return f"{day.year:04d}Q{(day.month - 1) // 3 + 1}"
@@ -102,22 +91,10 @@ def _label(index: int, period: str) -> str:
 
 @dataclass(frozen=True)
 class PeriodSpec:
-    """The periods of a release over time, stated by the owner (never read from the data).
-
-    Parameters
-    ----------
-    period : {"month", "quarter"}
-    start, end : str
-        The first and last period, inclusive: ``"2004-05"`` / ``"2004-08"`` (months), ``"2000Q1"`` / ``"2002Q1"``
-        (quarters).
-    date_field : str, default "date"
-        The records' date field; a record outside the range, or without a usable date, is in no period.
-    date_format : str, optional
-        How the dates are written, in ``strptime``'s directives (``"%d,%B,%Y"`` for ``"14,May,2004"``; read by
-        :func:`topicdp._dates.parse_date`, English month names whatever the locale); default ISO 8601
-        (:func:`period_of`). A date that does not read under it has no usable date. Another format is another
-        partition of the documents, so it is part of the series' partitioning (:func:`series_partitioning`).
-    """
+    """The periods of a release over time, stated by the owner: ``start`` to ``end`` inclusive (``"2004-05"``,
+    ``"2000Q1"``), each record placed by its ``date_field`` written as ``date_format`` says (``strptime``'s directives,
+    ``"%d,%B,%Y"`` for ``"14,May,2004"``; default ISO 8601; :func:`period_of`). A record outside them or without a
+    usable date is in no period; another format is another partition (:func:`series_partitioning`)."""
 
     period: str
     start: str
@@ -168,23 +145,12 @@ def period_budgets(request: ReleaseRequest, spec: PeriodSpec) -> Tuple[float, fl
 
 @dataclass(frozen=True)
 class LeftOut:
-    """What a series publishes about the records it leaves out of every period (module docstring).
+    """What a series publishes about the records it leaves out of every period (:func:`left_out`).
 
-    Attributes
-    ----------
-    records : str
-        Which records: ``"no usable date"`` (no date field, or not an ISO 8601 date) or ``"outside the periods"``;
-        one entry may name both.
-    status : {"DP", "not counted", "refused"}
-        ``"DP"``: ``value`` is a Gaussian count of them, noise ``sigma``, charged to the ledger; ``"not counted"``:
-        no number is given (``reason`` says why); ``"refused"``: the ledger had no room for the count (``reason``),
-        and its noise was not drawn.
-    value : int, optional
-        The DP count, rounded and floored at 0 (post-processing).
-    sigma : float, optional
-        The count's noise standard deviation (sensitivity 1).
-    reason : str
-        Why no number is given (empty for a DP count).
+    ``records``: ``"no usable date"``, ``"outside the periods"``, or both. ``status``: ``"DP"`` (``value`` is a
+    Gaussian count of them, rounded and floored at 0, noise ``sigma`` at sensitivity 1, charged to the ledger),
+    ``"not counted"`` (no number; ``reason`` says why) or ``"refused"`` (the ledger had no room for the count,
+    ``reason``; its noise was not drawn).
     """
 
     records: str
@@ -196,31 +162,10 @@ class LeftOut:
 
 @dataclass
 class OverTimeResult:
-    """What :func:`release_over_time` returns.
-
-    Attributes
-    ----------
-    periods : list of str
-    releases : dict
-        Period -> its :class:`topicdp.PrivateRelease` (periods refused are missing).
-    refused : dict
-        Period -> why its release was refused.
-    order : dict
-        Period -> the topic order matching the first released period's (``release.topic_word[order[p]]``).
-    budget : (float, float, str)
-        Each period's (epsilon, delta) and how the total was split.
-    total : (float, float)
-        The series' guarantee as a whole: the request's (epsilon, delta), which the periods compose to (in parallel
-        or sequentially, ``budget``).
-    unit, neighbours : str
-        The unit of privacy and the neighbour relation the guarantees are stated for.
-    diagnostics : dict
-        Exact counts of the private corpus, for the owner only (never printed nor published): ``"no usable date"``
-        (records without the date field, or whose date is not ISO 8601) and ``"outside the periods"``.
-    left_out : list of LeftOut
-        What the series published about the records in no period: a DP count of those without a usable date at the
-        document level with add/remove neighbours, else no number and why (module docstring).
-    """
+    """What :func:`release_over_time` returns: period -> its release (``releases``) or why it was refused
+    (``refused``), and its topic order matching the first released period's (``order``); each period's (epsilon,
+    delta) and how the total was split (``budget``), the series' whole (``total``); what it published about the
+    records in no period (``left_out``) and their exact counts, for the owner only (``diagnostics``)."""
 
     periods: List[str]
     releases: Dict[str, object] = field(default_factory=dict)
@@ -239,39 +184,20 @@ class OverTimeResult:
 
     def top_words(self, n_words: int = 5) -> Dict[str, List[List[str]]]:
         """Period -> the top words of each matched topic."""
-        out = {}
-        for p in self.releases:
-            vocabulary = list(self.releases[p].vocabulary)  # type: ignore[attr-defined]
-            out[p] = [[vocabulary[j] for j in row] for row in top_indices(self.matched(p), n_words)]
-        return out
+        return {p: [[r.vocabulary[j] for j in row]  # type: ignore[attr-defined]
+                    for row in top_indices(self.matched(p), n_words)] for p, r in self.releases.items()}
 
 
 def release_over_time(request: ReleaseRequest, spec: PeriodSpec, *,
                       echo: Optional[Callable[[str], None]] = None) -> OverTimeResult:
-    """Release ``request`` once per period of ``spec``, under the request's persisted ledger.
+    """Release ``request`` once per period of ``spec``, under the request's persisted ledger (module docstring).
 
-    Parameters
-    ----------
-    request : ReleaseRequest
-        The whole series' total budget (``epsilon``, ``delta``), unit, K, vocabulary and mechanism; its source a
-        JSON Lines file with ``spec.date_field``; its ``ledger`` a persisted ledger (required), whose unit and
-        neighbour relation are the request's. ``n_units`` must not be given (each period's count is paid for).
-    spec : PeriodSpec
-    echo : callable, optional
-        Receives each line (default: INFO on the ``topicdp`` logger).
-
-    Returns
-    -------
-    OverTimeResult
-
-    Raises
-    ------
-    BudgetExceededError
-        Before anything is read, when the series does not fit in what the ledger has left. A period refused later
-        (by its plan, its forecast on its DP count, the ledger, or a check on released quantities) is listed in
-        ``refused``; what it drew stays charged.
+    ``request`` states the whole series' total budget, unit, K, vocabulary and mechanism; its source is a JSON Lines
+    file with ``spec.date_field``, its ``ledger`` a persisted ledger (required), and ``n_units`` is not given (each
+    period's count is paid for). ``echo`` receives each line (default: INFO on the ``topicdp`` logger). Raises
+    :class:`~topicdp.rdp.BudgetExceededError` before anything is read when the series does not fit in what the
+    ledger has left; a period refused later is listed in ``refused``, what it drew staying charged.
     """
-    from .._files import scratch_directory
     from .run import prepare, read_reference, release_prepared
 
     say = echo or logger.info
@@ -311,37 +237,26 @@ def release_over_time(request: ReleaseRequest, spec: PeriodSpec, *,
             except ValueError as refused:  # the plan's refusals, the forecast's, the ledger's
                 result.refused[label] = str(refused).replace(files[label], f"the {spec.period} {label}")
                 say(f"  period {label} refused: {refused}")
-    released = [p for p in labels if p in result.releases]
-    if released:
-        orders = match_topics([result.releases[p] for p in released])
-        result.order = dict(zip(released, orders))
+    result.order = dict(zip(result.releases, match_topics(list(result.releases.values()))))  # in period order
     return result
 
 
 def period_seed(seed: Optional[int], index: int) -> Optional[int]:
     """A seeded series' seed of its ``index``-th period: a stream of its own (the same noise added to every period
     would let their differences show the noiseless ones); None (OS entropy) stays None."""
-    if seed is None:
-        return None
-    return int(np.random.SeedSequence([seed, index]).generate_state(1)[0] % 2**31)
+    return None if seed is None else int(np.random.SeedSequence([seed, index]).generate_state(1)[0] % 2**31)
 
 
 def no_usable_date_seed(seed: Optional[int]) -> Optional[np.random.SeedSequence]:
     """A seeded series' noise for its count of the records without a usable date: a stream of its own, apart from
     every period's (:func:`period_seed`); None (OS entropy) stays None."""
-    if seed is None:
-        return None
-    return np.random.SeedSequence(seed, spawn_key=(0,))
+    return None if seed is None else np.random.SeedSequence(seed, spawn_key=(0,))
 
 
 def no_usable_date_entries(plan: ReleasePlan, partitioning: Optional[str]) -> List[Entry]:
-    """The ledger entry of the DP count of the records without a usable date, as part :data:`NO_USABLE_DATE` of the
-    series' ``partitioning``; empty where no count is released (no partitioning: the periods compose sequentially;
-    no unit count in a period's plan).
-
-    It is a period's own planned unit count (the Gaussian at the sigma of the period's count budget, sensitivity 1:
-    one document changes the count by one) under another name, so that every period's part, which holds that entry,
-    dominates it: by parallel composition it changes no total of the ledger."""
+    """The ledger entry of the DP count of the records without a usable date, part :data:`NO_USABLE_DATE` of the
+    series' ``partitioning`` (empty without one, or without a unit count in a period's plan): a period's own planned
+    unit count under another name, so every period's part dominates it and it changes no total of the ledger."""
     if partitioning is None:
         return []
     counts = [entries for name, entries in planned_steps(plan).steps if name == "unit count"]
@@ -358,20 +273,16 @@ def _period_plan(request: ReleaseRequest, eps_p: float, delta_p: float) -> Relea
 
 def left_out(request: ReleaseRequest, spec: PeriodSpec, n_undated: int, eps_p: float, delta_p: float,
              partitioning: Optional[str]) -> List[LeftOut]:
-    """What the series publishes about the records in no period (module docstring), the DP count charged first.
+    """What the series publishes about the records in no period; which items come out depends on the request and
+    the ledger only, never on the data (only the DP number does).
 
-    With a ``partitioning`` (document level, add/remove neighbours) the ``n_undated`` records without a usable date
-    get a Gaussian count (:func:`no_usable_date_entries`), planned in the ledger file durably before its noise and
-    completed after it, as a run of its own in part :data:`NO_USABLE_DATE`; the records dated outside the periods
-    are not counted. Otherwise no number is given. Which items and lines come out depends on the request and the
-    ledger only, never on the data: only the DP number does.
-
-    Why the count is free: which part a document is in is a function of its own date field, and the count (L2
-    sensitivity 1, at the sigma of a period's unit count) is dominated by every period's entries (each holds a count
-    at that sigma), so by parallel composition it adds nothing to the worst part. The records dated outside the
-    periods fall in periods another series of the same partitioning may release: a count of them would compose in
-    parallel with those releases (an under-count), and counted as a partitioning of its own it would spend budget
-    the split did not provide."""
+    With a ``partitioning`` the ``n_undated`` records without a usable date get a Gaussian count
+    (:func:`no_usable_date_entries`), planned in the ledger durably before its noise, as a run of its own in part
+    :data:`NO_USABLE_DATE`. It is free: a document's part is a function of its own date, and the count (L2
+    sensitivity 1, at the sigma of a period's unit count) is dominated by every period's entries, so by parallel
+    composition it adds nothing to the worst part. The records dated outside the periods are not counted: they fall
+    in periods another series of the partitioning may release, so a count of them would under-count in parallel,
+    or spend budget the split did not provide as a partitioning of its own."""
     from .run import gaussian_count
 
     assert isinstance(request.ledger, LedgerOptions)
@@ -420,15 +331,10 @@ def _date_kind(spec: PeriodSpec) -> str:
 
 
 def corpus_digest(path: str) -> str:
-    """``"sha256:<hex>"`` of the file's bytes: the corpus's identity in a partitioning's key.
-
-    Two series compose in parallel only when they split the same documents, and equal bytes are the one identity
-    that needs no trust in a name the owner gives: a copy, an edit or another export of the data gets another digest
-    and composes sequentially (an over-count, never an under-count). The digest is a fingerprint of private data:
-    it goes to the owner's ledger file only, never to a release or a printed line; what the ledger's totals
-    (published with later releases) take from it is whether two runs read the same bytes, the same for a corpus
-    and its neighbour run alike.
-    """
+    """``"sha256:<hex>"`` of the file's bytes, the corpus's identity in a partitioning's key: series compose in
+    parallel only when they split the same bytes (a copy or an edit composes sequentially, an over-count). A
+    fingerprint of private data, for the owner's ledger file only (its totals take from it only whether two runs
+    read the same bytes, alike for a corpus and its neighbour)."""
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -437,10 +343,8 @@ def corpus_digest(path: str) -> str:
 
 
 def series_partitioning(request: ReleaseRequest, spec: PeriodSpec) -> Optional[str]:
-    """The partitioning key of a series whose periods compose in parallel (:func:`parallel`), else None: the
-    corpus's digest, the period kind, the date field and its stated format, if any
-    (:func:`topicdp.rdp.ledger.partitioning_key`): the same dates read under two formats (``%d/%m`` and ``%m/%d``)
-    are two partitions, which compose sequentially."""
+    """The partitioning key (:func:`topicdp.rdp.ledger.partitioning_key`) of a series whose periods compose in
+    parallel, else None: the corpus's digest, the period kind, the date field and its format (another partition)."""
     if not parallel(request):
         return None
     return partitioning_key(corpus_digest(request.source.path), spec.period, spec.date_field, spec.date_format)
@@ -448,11 +352,7 @@ def series_partitioning(request: ReleaseRequest, spec: PeriodSpec) -> Optional[s
 
 def _check_series(request: ReleaseRequest, labels: Sequence[str], eps_p: float, delta_p: float,
                   partitioning: Optional[str] = None) -> None:
-    """Every period's planned entries together against what the ledger has left: refused before any reading (each
-    period's topics by the cheapest candidate, as a single release is checked before it reads). With
-    a ``partitioning`` (periods in parallel) each period's entries are its part of it, composed with the ledger's
-    other partitionings sequentially (:func:`topicdp.rdp.ledger.worst_combination`), and the count of the records
-    without a usable date (:func:`no_usable_date_entries`) is checked with them, as its own part."""
+    """Check every period's planned entries (topics by the cheapest candidate) and the undated count together."""
     assert isinstance(request.ledger, LedgerOptions)
     ledger = PrivacyLedger.open(request.ledger.path)
     assert ledger.file is not None
@@ -478,11 +378,8 @@ class PeriodFiles(Dict[str, str]):
 
 
 def split_by_period(path: str, spec: PeriodSpec, directory: str) -> PeriodFiles:
-    """Write each record of ``path`` (JSON Lines, gzip or plain) whose date falls in a period of ``spec`` to that
-    period's file in ``directory`` (a private scratch directory); return period -> file (every period has one,
-    possibly empty). A record without a usable date (no date field, or one that is not an ISO 8601 date), or dated
-    outside the range, is in no period and counted (:class:`PeriodFiles`): one bad date does not stop a series, and
-    a bad date and a missing one are treated alike."""
+    """Write each record of ``path`` (JSON Lines, gzip or plain) to its period's file in the private ``directory``;
+    a record without a usable date (missing or bad, alike) or outside the range is counted (:class:`PeriodFiles`)."""
     wanted = set(spec.labels)
     files = PeriodFiles({label: os.path.join(directory, f"{label}.jsonl") for label in spec.labels})
     with contextlib.ExitStack() as stack:  # each period's file put in place whole (private: 0600) once all is read
@@ -512,9 +409,8 @@ def split_by_period(path: str, spec: PeriodSpec, directory: str) -> PeriodFiles:
 
 
 def match_topics(releases: Sequence[object]) -> List[np.ndarray]:
-    """For each release, the order of its topics that matches the previous period's matched topics: post-processing
-    of the released matrices (Hungarian assignment on the cosine similarity of the topic-word rows, over the
-    words the vocabularies share), so a topic keeps its index over time. The first release keeps its order."""
+    """For each release, its topics' order matching the previous period's matched topics (post-processing: Hungarian
+    assignment on the cosine similarity of the rows over the words both have); the first keeps its order."""
     orders: List[np.ndarray] = []
     previous, previous_words = None, None
     for r in releases:
@@ -538,19 +434,14 @@ def match_topics(releases: Sequence[object]) -> List[np.ndarray]:
 def plot_over_time(result: OverTimeResult, path: str, *, n_words: int = 4, overwrite: bool = True) -> None:
     """Draw each matched topic's top words per released period (rows: topics; columns: periods) to ``path``
     (written atomically; needs matplotlib: ``pip install "topicdp[plots]"``)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from .._files import atomic_path
+    from matplotlib.figure import Figure  # no pyplot: no global state of the caller changed
 
     periods = [p for p in result.periods if p in result.releases]
     words = result.top_words(n_words)
     k = len(next(iter(words.values()))) if words else 0
-    fig, ax = plt.subplots(figsize=(2.0 + 1.9 * len(periods), 0.9 + 0.55 * k))
-    ax.set_xlim(-0.5, len(periods) - 0.5)
-    ax.set_ylim(k - 0.5, -0.5)
+    fig = Figure(figsize=(2.0 + 1.9 * len(periods), 0.9 + 0.55 * k))
+    ax = fig.subplots()
+    ax.set(xlim=(-0.5, len(periods) - 0.5), ylim=(k - 0.5, -0.5))
     for j, p in enumerate(periods):
         for i, topic in enumerate(words[p]):
             same = j > 0 and topic[0] == words[periods[j - 1]][i][0]
@@ -569,7 +460,6 @@ def plot_over_time(result: OverTimeResult, path: str, *, n_words: int = 4, overw
     fig.tight_layout()
     with atomic_path(path, overwrite=overwrite) as tmp:
         fig.savefig(tmp, dpi=120)
-    plt.close(fig)
 
 
 def period_file(out: Optional[str], period: str) -> Optional[str]:
@@ -581,17 +471,10 @@ def period_file(out: Optional[str], period: str) -> Optional[str]:
 
 
 def over_time_html(result: OverTimeResult, path: str, *, n_words: int = 8, overwrite: bool = True) -> str:
-    """The interactive view of a series (:mod:`topicdp.view`'s page, one release per period) written to ``path``.
-
-    The page opens on the series' headline (:func:`series_headline`: the guarantee of the series as a whole and
-    how its periods compose), with a selector of the period shown: its map, bars and privacy summary, its topics
-    numbered as matched across periods (:func:`matched_published`); then the refused periods with their reasons,
-    and a table of each topic's top ``n_words`` words per period. Self-contained (no network).
-
-    Built from the published releases, the refusals and the series' stated budget only (never
-    ``result.diagnostics``), so it is post-processing of the releases and may be published with them. Written
-    atomically; returns the HTML. ValueError when no period was released.
-    """
+    """The interactive view of a series (:mod:`topicdp.view`'s page, a period selector, the topics in the matched
+    order, the refusals and a table of top ``n_words`` words per period) written to ``path``; returns the HTML.
+    Built from the published releases, the refusals and the stated budget only (never ``diagnostics``), so it is
+    post-processing. ValueError when no period was released."""
     from .._view_page import series_page_html
 
     published = {p: matched_published(result, p) for p in result.periods if p in result.releases}
@@ -631,8 +514,7 @@ def series_headline(result: OverTimeResult) -> List[str]:
 def show_over_time(result: OverTimeResult, *, top: int = 10, out: Optional[str] = None, plot: Optional[str] = None,
                    html: Optional[str] = None, overwrite: bool = False, echo: Callable[[str], None] = print) -> None:
     """Print each period's matched topics (or its refusal) and the dataset's total; write each release to ``out``
-    with the period before its suffix (``r.json`` -> ``r.2004-05.json``), the picture to ``plot`` and the page of
-    :func:`over_time_html` to ``html``."""
+    (:func:`period_file`), the picture to ``plot`` and the page of :func:`over_time_html` to ``html``."""
     words = result.top_words(top)
     for p in result.periods:
         if p in result.refused:
@@ -641,9 +523,9 @@ def show_over_time(result: OverTimeResult, *, top: int = 10, out: Optional[str] 
         echo(f"\n{p}: {result.releases[p].report.headline().split(maxsplit=1)[1]}")  # type: ignore[attr-defined]
         for i, topic in enumerate(words[p]):
             echo(f"  {i:>2}  {' '.join(topic)}")
-    last = [r for p, r in result.releases.items()]
-    if last:
-        echo("\n" + last[-1].report.details.get("ledger", {}).get("line", ""))  # type: ignore[attr-defined]
+    if result.releases:
+        last = list(result.releases.values())[-1]
+        echo("\n" + last.report.details.get("ledger", {}).get("line", ""))  # type: ignore[attr-defined]
     if out:
         for p, r in result.releases.items():
             r.save(period_file(out, p), overwrite=overwrite)  # type: ignore[attr-defined]

@@ -1,18 +1,11 @@
 """Before a refusal: the configurations that cost no privacy to try, forecast on public facts, and the one to propose.
 
 A refused forecast is a function of public facts (the request, the public reference P, the words) and of the DP
-count already drawn. So is the same forecast for another configuration of the same release: another mechanism of
-the registry (already forecast by the decision), another vocabulary size (P's most frequent words, or, with P, a DP
-selection asked for fewer words: without P its size is known only by an upper bound), P's words instead of a DP selection (which also leaves the selection's budget to the
-topics), the document level instead of the user level. :func:`propose` forecasts a bounded list of them
-(:data:`MAX_CONFIGURATIONS`, each with the decision's own forecast: the simulation on P where there is one, the
-closed forms otherwise), in the order of how little they change, and stops at the first whose forecast is readable.
-Nothing private is read: each forecast sees the same inputs the refused one saw.
-
-:func:`proposal_text` is the one sentence a refusal carries (the command's, :class:`ReleaseRefused`'s, and the
-report's ``details['plan']['decision']['proposal']`` of a release forced past it), with the exact command that runs
-the proposal (:func:`command_line`) and the :func:`topicdp.release` keywords that change. A proposal at the
-document level says that it protects a document, not a user.
+count already drawn, and so is the same forecast for another configuration: another mechanism, another vocabulary
+size (with P), P's words instead of a DP selection, the document level instead of the user level. :func:`propose`
+forecasts at most :data:`MAX_CONFIGURATIONS` of them, in the order of how little they change, and stops at the first
+readable; nothing private is read. :func:`proposal_text` is the one sentence every refusal carries, with the command
+that runs the proposal (:func:`command_line`); a proposal at the document level says it protects a document only.
 """
 
 from __future__ import annotations
@@ -23,13 +16,13 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from .._names import RELEASE_DEFAULTS as D
+from ..corpus import WEB_ARTEFACTS
 from .plan import Decision, ReleasePlan, UnitCount
 from .request import ReleaseRequest, VocabularyPolicy
 
 #: the vocabulary sizes tried (P's most frequent words, or a DP selection's ``max_features``)
 PROPOSAL_SIZES = (2000, 1000, 500, 5000)
-#: the most configurations forecast before a refusal (each a simulation on P of the decision's own
-#: :data:`~topicdp.forecast.SIMULATION_DRAWS` draws where there is one; the document level always among them)
+#: the most configurations forecast before a refusal (each the decision's own forecast; the document level among them)
 MAX_CONFIGURATIONS = 5
 #: the origin a request's vocabulary has when the release built it from P's words (:func:`topicdp.pipeline.release`)
 REFERENCE_ORIGIN = "built from the public reference P"
@@ -71,8 +64,7 @@ def configurations(decision: Decision, plan: ReleasePlan) -> list[Configuration]
             out.append(Configuration(f"mechanism {name}", replace(request, mechanism=name), {"mechanism": name}))
     policy, has_reference = request.vocabulary, request.reference not in (None, "embedded")
     if policy.kind == "dp" and has_reference:
-        words = VocabularyPolicy(kind="reference", min_df=policy.min_df, max_df=policy.max_df,
-                                 max_features=policy.max_features)
+        words = VocabularyPolicy.from_reference(policy.min_df, policy.max_df, policy.max_features)
         out.append(Configuration(f"P's {policy.max_features} most frequent words instead of a DP selection",
                                  replace(request, vocabulary=words), {"vocabulary_epsilon": None}))
     # a DP selection's size is tried only with P: without it the plan forecasts the selection's size by an upper
@@ -94,14 +86,10 @@ def configurations(decision: Decision, plan: ReleasePlan) -> list[Configuration]
 
 
 def _document_level(request: ReleaseRequest) -> Configuration:
-    """The document level: no stated count (the number of documents is not the users'), and no per-user caps
-    (they break document-level privacy, :class:`ReleaseRequest`), which the keywords and the note say."""
-    changes: dict = {"unit": "document"}
+    """The document level: no stated count and no per-user caps (they break document-level privacy)."""
     caps: dict[str, Any] = {name: None for name in ("max_docs_per_user", "max_tokens_per_user")
                             if getattr(request.source, name) is not None}
-    if request.n_units is not None:
-        changes["n_units"] = None
-    changes.update(caps)
+    changes = {"unit": "document", **({} if request.n_units is None else {"n_units": None}), **caps}
     dropped = "" if not caps else (f"; without the per-user caps ({', '.join(caps)}), which document-level "
                                    "privacy cannot have")
     alt = replace(request, unit="document", n_units=None, source=replace(request.source, **caps))
@@ -110,13 +98,9 @@ def _document_level(request: ReleaseRequest) -> Configuration:
 
 
 def propose(decision: Decision, plan: ReleasePlan, reference, forecast: Callable) -> Proposal:
-    """Forecast :func:`configurations` in turn and stop at the first forecast readable.
-
-    ``forecast(request, count)`` is the pipeline's decision on a request at a count
-    (:func:`topicdp.pipeline.run.forecast_request`: the simulation on P where there is a reference, else the closed
-    forms), so every configuration is judged as the release of its command would judge it. At the document level
-    the count is the DP count of users times P's documents per user (a public estimate; without P, one document per
-    user, a lower bound)."""
+    """Forecast :func:`configurations` in turn by ``forecast(request, count)``, the pipeline's own decision
+    (:func:`topicdp.pipeline.run.forecast_request`), and stop at the first readable. At the document level the count
+    is the DP count of users times P's documents per user (a public estimate; without P, a lower bound)."""
     start, tried = time.perf_counter(), []
     for config in configurations(decision, plan):
         count = decision.count
@@ -158,16 +142,12 @@ def proposal_text(proposal: Proposal) -> str:
     keywords = ", ".join(f"{k}={v!r}" for k, v in config.changes.items())
     return (f"Proposed, at no privacy cost to try (public forecasts only; tried {tried}): "
             f"{config.label}, {how}.{note} Run (a new release, charged as any): {command_line(config.request)} (from "
-            f"Python: topicdp.release(..., "
-            f"{keywords})).")
+            f"Python: topicdp.release(..., {keywords})).")
 
 
 def command_line(request: ReleaseRequest) -> str:
-    """The ``topicdp privatize`` command of ``request`` (K, epsilon and the flags that differ from the defaults).
-
-    What the request holds only as words is named by a placeholder (``WORDS_FILE`` for a public list the owner
-    stated, ``STOP_WORDS_FILE`` for stop words other than ``web``); output files (``--out``, ``--diagnostics``)
-    are the owner's to add."""
+    """The ``topicdp privatize`` command of ``request`` (K, epsilon and the flags that differ from the defaults);
+    words the request holds are named ``WORDS_FILE`` or ``STOP_WORDS_FILE``, output files are the owner's to add."""
     s, v = request.source, request.vocabulary
     flags: list[str] = ["topicdp", "privatize", str(s.path)]
     flags += ["--topics", str(request.n_topics), "--epsilon", f"{request.epsilon:g}"]  # stated even at the defaults
@@ -181,14 +161,10 @@ def command_line(request: ReleaseRequest) -> str:
     for name in ("query", "user_fraction", "max_docs_per_user", "max_tokens_per_doc", "max_tokens_per_user"):
         _opt(flags, "--" + name.replace("_", "-"), getattr(s, name), None)
     if s.stop_words:
-        from ..corpus import WEB_ARTEFACTS
-
         flags += ["--stop-words", "web" if tuple(s.stop_words) == tuple(WEB_ARTEFACTS) else "STOP_WORDS_FILE"]
     if v.kind == "public" and not from_reference(request):
         flags += ["--vocabulary", "WORDS_FILE"]
-    if v.kind != "public":
-        _opt(flags, "--max-features", v.max_features, D.max_features)
-    elif from_reference(request):
+    if v.kind != "public" or from_reference(request):
         _opt(flags, "--max-features", v.max_features, D.max_features)
     if v.kind in ("texts", "reference") or from_reference(request):
         _opt(flags, "--min-df", v.min_df, D.min_df)

@@ -1,36 +1,33 @@
-"""What a data owner asks for: a typed, frozen release request, validated before anything is read.
+"""What a data owner asks for: a typed, frozen release request (corpus, vocabulary, total budget, unit, K,
+mechanism, the agnostic road's options), validated before anything is read.
 
-A :class:`ReleaseRequest` holds every choice of a release -- where the corpus is, how its vocabulary is
-obtained, the total budget, the privacy unit and what is stated public about it, K, the mechanism (or the
-plan's rule) and the options of the agnostic road. It is built from the ``topicdp privatize`` flags by the
-command line, or directly in Python; both then go through :func:`topicdp.pipeline.release`.
-
-Privacy unit and neighbours
----------------------------
-``n_units`` is the only count of the private data the pipeline ever reads as a fact, and only when the owner
-states it: then neighbouring corpora are *replace-one* with exactly ``n_units`` units, and a corpus with
-another number of units is not a neighbour of the stated ones (the pipeline refuses it, which every
-replace-one neighbour does alike). When it is not stated, neighbours are *add/remove* (the number of units
-is private) and the plan reads a Gaussian count of the units whose budget the report composes.
+``n_units`` is the only count of the private data the pipeline reads as a fact, and only when the owner states it:
+neighbours are then *replace-one* with exactly ``n_units`` units (a corpus with another number is no neighbour of
+them, and is refused alike by all of them); otherwise neighbours are *add/remove* and the plan reads a Gaussian
+count of the units, whose budget the report composes.
 """
 
 from __future__ import annotations
 
 import glob
+import numbers
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from sklearn.base import clone
 
 from .._files import shard_paths
 from .._names import RELEASE_DEFAULTS as D
 from .._names import BOUND_PARAMETERS, GUARANTEES, RIGOROUS_MECHANISMS, Guarantee, Neighbours, Unit
 from .._validation import (check_delta, check_epsilon, check_privacy_parameters, check_int, check_n_jobs, check_option,
                            check_real)
-
-if TYPE_CHECKING:
-    from ..rdp.ledger_file import LedgerOptions
-    from ..rdp.ledger import Budget
+from .._extras import require
+from ..corpus import Corpus, check_source_fields, stop_word_list
+from ..rdp.ledger import Budget
+from ..rdp.ledger_file import LedgerOptions
+from ..tables import FieldError, describe, is_frame, is_sql_url, source_format
 
 #: where a corpus can come from besides a JSON Lines file: data shipped with the library, public as a whole
 BUILT_IN_CORPORA = {
@@ -40,8 +37,8 @@ BUILT_IN_CORPORA = {
 
 
 def check_corpus_path(path: str, name: str = "corpus", *, sharded: bool = False) -> None:
-    """Refuse, before any work, a corpus path that is not a readable file (or a built-in corpus' name); with
-    ``sharded``, a directory of JSON Lines, Parquet or CSV files or a glob pattern is a corpus too."""
+    """Refuse a corpus path that is not a readable file or a built-in corpus' name (``sharded``: or a directory or
+    glob of JSON Lines, Parquet or CSV files)."""
     if path in BUILT_IN_CORPORA:
         return
     if sharded and (os.path.isdir(path) or glob.has_magic(path)):
@@ -63,26 +60,20 @@ class CorpusSource:
     Parameters
     ----------
     path : str, DataFrame or Corpus
-        Where the records are (:func:`topicdp.corpus.read_source_records` reads them all alike): a JSON Lines
-        (``.jsonl``, ``.jsonl.gz``), Parquet (``.parquet``) or CSV (``.csv``, ``.csv.gz``) file with a text and a user
-        field; a pandas or polars DataFrame; a database URL read through ``query`` (``"sqlite:///posts.db"``); one of
-        :data:`BUILT_IN_CORPORA`; or -- read shard by shard, never whole -- a directory of such files or a glob
-        pattern (:mod:`topicdp.pipeline.sources`: at the user level every user's documents must be in one shard);
-        or a :class:`topicdp.Corpus` already tokenised, released on its own columns (its bounds apply to it).
-    text_field, user_field : str
-        The names of the text and user fields; a missing one is refused before the corpus is read
-        (:meth:`check_fields`).
+        A JSON Lines (``.jsonl[.gz]``), Parquet or CSV (``.csv[.gz]``) file with a text and a user field, a pandas
+        or polars DataFrame, a database URL read through ``query`` (``"sqlite:///posts.db"``), one of
+        :data:`BUILT_IN_CORPORA`, a directory or glob of such files read shard by shard (at the user level every
+        user's documents in one shard, :mod:`topicdp.pipeline.sources`), or a tokenised :class:`topicdp.Corpus`.
     user_fraction : float in (0, 1], optional
-        Keep a user exactly when the stable hash of their id falls below this fraction: a per-user rule, so
-        adding or removing one user changes no other user's membership (unlike "the first N users").
+        Keep a user exactly when the stable hash of their id falls below it: a per-user rule, so adding or removing
+        one user changes no other user's membership.
     max_docs_per_user, max_tokens_per_doc, max_tokens_per_user : int >= 1, optional
         Contribution bounds, applied to each user (document) on its own (:func:`topicdp.pipeline.sources.bounded`).
     stop_words : tuple of str, default ()
-        Words dropped from every text besides scikit-learn's English stop words, the same way from the private
-        corpus and from a public reference (e.g. :data:`topicdp.corpus.WEB_ARTEFACTS`). A per-token rule: one
-        unit's texts never change what is dropped from another's.
+        Words dropped from every text besides scikit-learn's English stop words, alike from the private corpus and
+        from a public reference (a per-token rule, e.g. :data:`topicdp.corpus.WEB_ARTEFACTS`).
     query : str, optional
-        With a database URL: the SQL query whose rows are the records (SQLAlchemy; the ``sql`` extra), e.g.
+        With a database URL: the SQL query whose rows are the records (the ``sql`` extra), e.g.
         ``"SELECT author AS user, body AS text FROM posts ORDER BY id"``.
     """
 
@@ -97,9 +88,6 @@ class CorpusSource:
     query: str | None = None
 
     def __post_init__(self) -> None:
-        from .._extras import require
-        from ..tables import is_frame, is_sql_url
-
         if not is_frame(self.path) and not self.in_memory and (not isinstance(self.path, str) or not self.path):
             raise TypeError("path must be a non-empty str (a file, directory, glob or database URL), a pandas or "
                             f"polars DataFrame or a topicdp.Corpus, got {type(self.path).__name__}")
@@ -119,7 +107,7 @@ class CorpusSource:
                              f"{self.label}")
         if not self.built_in and not self.in_memory and not is_frame(self.path) and not is_sql_url(self.path):
             check_corpus_path(self.path, sharded=True)
-            if any(self.format_of(p) in ("parquet", "csv") for p in self.files):
+            if any(source_format(p) in ("parquet", "csv") for p in self.files):
                 require("pyarrow", extra="tables", purpose=f"reading {self.path}")
         if self.user_fraction is not None:
             check_real(self.user_fraction, "user_fraction", low=0.0, high=1.0, high_open=False)
@@ -133,10 +121,6 @@ class CorpusSource:
 
     def __repr__(self) -> str:
         """The fields, a DataFrame shown by its kind only (its rows are the private data)."""
-        from dataclasses import fields
-
-        from ..tables import is_frame
-
         shown = [f"{f.name}=<{self.label}>" if f.name == "path" and (is_frame(self.path) or self.in_memory)
                  else f"{f.name}={getattr(self, f.name)!r}" for f in fields(self)]
         return f"CorpusSource({', '.join(shown)})"
@@ -144,15 +128,11 @@ class CorpusSource:
     @property
     def tokenizer_stop_words(self):
         """What the tokenizer drops: ``"english"``, or the English list with this source's words added."""
-        from ..corpus import stop_word_list
-
         return stop_word_list(self.stop_words)
 
     @property
     def in_memory(self) -> bool:
         """A :class:`topicdp.Corpus` given as it is (read: no file, no fields)."""
-        from ..corpus import Corpus
-
         return isinstance(self.path, Corpus)
 
     @property
@@ -162,31 +142,19 @@ class CorpusSource:
     @property
     def sharded(self) -> bool:
         """A directory or glob pattern, read shard by shard."""
-        from ..tables import is_sql_url
-
         return (isinstance(self.path, str) and not self.built_in and not is_sql_url(self.path)
                 and (os.path.isdir(self.path) or glob.has_magic(self.path)))
 
     @property
     def format(self) -> str:
-        """``"built-in"``, ``"frame"``, ``"sql"``, or the format of the file (or of the first shard): ``"jsonl"``,
-        ``"parquet"`` or ``"csv"``."""
+        """``"built-in"``, ``"corpus"``, or :func:`topicdp.tables.source_format` of the path (or of the first shard)."""
         if self.built_in or self.in_memory:
             return "built-in" if self.built_in else "corpus"
-        return self.format_of(self.files[0] if self.sharded else self.path)
-
-    @staticmethod
-    def format_of(path) -> str:
-        from ..tables import source_format
-
-        return source_format(path)
+        return source_format(self.files[0] if self.sharded else self.path)
 
     @property
     def files(self) -> list[str]:
-        """The files read: the shards of a sharded corpus, the one file of another, none for a DataFrame, a
-        database or a built-in corpus."""
-        from ..tables import is_frame, is_sql_url
-
+        """The files read: a sharded corpus' shards, another's one file, none for a DataFrame, database or built-in."""
         if self.built_in or self.in_memory or is_frame(self.path) or is_sql_url(self.path):
             return []
         return shard_paths(self.path) if self.sharded else [self.path]
@@ -195,17 +163,12 @@ class CorpusSource:
     def label(self) -> str:
         """How messages and the ledger name the corpus: its path, a database URL without its password and the
         query, or the kind of DataFrame (never anything of its contents)."""
-        from ..tables import describe
-
         return "a topicdp.Corpus" if self.in_memory else describe(self.path, self.query)
 
     def check_fields(self) -> None:
-        """Refuse, before the corpus is read, a source without the text or user field, naming the parameter
-        (``user_field``; the command line prints ``--user-field``), every field the source has and the nearest
-        (:func:`topicdp.corpus.check_source_fields`). A table's fields come from its schema (a database's from its
-        query, run without fetching a row), a JSON Lines file's from its first record; every shard is checked."""
-        from ..corpus import check_source_fields
-
+        """Refuse, before the corpus is read, a source (every shard) without the text or user field, naming the
+        parameter, the fields it has and the nearest (:func:`topicdp.corpus.check_source_fields`: a schema, a query
+        run without fetching a row, or a JSON Lines file's first record)."""
         if self.built_in or self.in_memory or self.__dict__.get("_fields_checked"):  # once per source (a request re-made keeps it)
             return
         for path in (self.files or [self.path]):
@@ -215,14 +178,10 @@ class CorpusSource:
 
 @dataclass(frozen=True)
 class VocabularyPolicy:
-    """How the release's columns are obtained.
-
-    Use the constructors: :meth:`public` (a public word list, at no cost), :meth:`dp` (selected from the
-    private texts under DP at the release's unit and neighbours, :func:`topicdp.vocabulary.select_vocabulary`)
-    or :meth:`from_texts` (built from the texts with document-frequency limits: covered only when the texts
-    are public, e.g. the built-in corpora; otherwise the report marks the vocabulary NOT COVERED), or
-    :meth:`from_reference` (built the same way from the request's public reference: public, at no cost).
-    """
+    """How the release's columns are obtained: :meth:`public` (a public word list, at no cost), :meth:`dp` (selected
+    under DP, :func:`topicdp.vocabulary.select_vocabulary`), :meth:`from_texts` (document-frequency limits on the
+    texts: covered only when they are public, else NOT COVERED) or :meth:`from_reference` (the same on the public
+    reference, at no cost)."""
 
     kind: str = "dp"
     words: tuple[str, ...] | None = None
@@ -287,16 +246,8 @@ DECIDED_BY_THE_REQUEST = ("epsilon", "delta", "unit", "neighbours", "mechanism",
 
 
 def checked_template(template, n_topics: int):
-    """The request's TopicDP template, checked: ``template`` as given, or TopicDP over gensim LDA (seed 0).
-
-    The template states the model and how TopicDP treats it (``sampling``, ``calibration``, ``secure_noise``,
-    ``keep_model``); what :data:`DECIDED_BY_THE_REQUEST` names must stay at TopicDP's defaults, because the request's
-    budget, unit, neighbour relation and seed decide it (a different value would be silently replaced).
-    """
-    import numbers
-
-    from sklearn.base import clone
-
+    """The request's TopicDP template, checked: ``template`` as given, or TopicDP over gensim LDA (seed 0); what
+    :data:`DECIDED_BY_THE_REQUEST` names must stay at TopicDP's defaults (the request decides it)."""
     from ..adapters import make_model
     from ..adapters.base import TopicModelSpec
     from ..agnostic import TopicDP
@@ -340,50 +291,31 @@ class ReleaseRequest:
 
     Parameters
     ----------
-    source : CorpusSource
-    vocabulary : VocabularyPolicy
     epsilon, delta : float
-        The *total* budget of everything the release spends on the private data (the unit count, the
-        vocabulary and the topics).
-    unit : {"user", "document"}
+        The *total* budget of everything the release spends on the private data (count, vocabulary, topics).
     n_units : int, optional
-        The number of units, stated public by the owner: neighbours are then replace-one with that count.
-        Default: not stated (add/remove neighbours; the plan reads a DP count).
-    n_topics : int
-    guarantee : {"dp", "random-dp"}
+        The number of units, stated public: neighbours are then replace-one with that count (default: add/remove,
+        the plan reading a DP count).
     mechanism : str, optional
         A mechanism of ``guarantee="dp"`` (:data:`topicdp.pipeline.MECHANISMS`); default: the plan's rule.
     reference : str, optional
-        A public corpus file with the same fields (JSON Lines, Parquet or CSV): the start of ``dp-vem``, its simulation, the vocabulary
-        forecast, and P of the random-DP road.
+        A public corpus file with the same fields: ``dp-vem``'s start and simulation, the vocabulary forecast, and
+        P of the random-DP road.
     agnostic : TopicDP, optional
-        The agnostic road's estimator as a template (unfitted): the model TopicDP wraps and its ``sampling``,
-        ``calibration``, ``secure_noise`` and ``keep_model``, used by ``guarantee="random-dp"`` and the
-        ``gaussian-global`` and ``laplace`` mechanisms. The request sets its budget, unit, neighbours and seed.
-        Default: TopicDP over gensim LDA with K topics (seed 0), sampler seed 0. Its sampling's P is the
-        request's ``reference``, read when the release runs (``sampling.distribution`` stays None, or is
-        ``"private-oracle"`` for the explicit opt-in to resample the private corpus itself).
-    keep_nonprivate : bool
-        Keep the non-private topics of TopicDP's roads in the owner's diagnostics (never published).
-    release_anyway : bool
-        Release even where the forecast says the topics will be noise.
+        The agnostic road's template (unfitted, :func:`checked_template`): the model and its ``sampling``,
+        ``calibration``, ``secure_noise`` and ``keep_model``. Its P is ``reference``, or the private corpus itself
+        on the explicit opt-in ``sampling.distribution="private-oracle"``.
+    keep_nonprivate, release_anyway : bool
+        Keep TopicDP's non-private topics in the owner's diagnostics; release even where the forecast says noise.
     seed : int, optional
         Seeds every noise draw (testing only: the report marks the release seeded).
     n_jobs : int, default=2
-        Parallel workers of the release in this process: the threads of dp-vem's E-step (the numba kernel
-        releases the GIL; each thread takes a block of documents, added in block order, so a given n_jobs gives
-        the same topics) and the sensitivity sampler's model fits. -1: every core.
-    scheduler : str, optional
-        Where the passes over a sharded corpus run: ``"local:N"`` (a Dask cluster of N worker processes on this
-        machine) or a Dask scheduler's address; default this process. Needs the ``cluster`` extra.
-    work_dir : str, optional
-        Where a sharded corpus' count shards are written (default a temporary directory); on a cluster it must
-        be a directory every worker can read and write.
+        Workers in this process (dp-vem's E-step threads, added in block order; the sampler's fits); -1: all cores.
+    scheduler, work_dir : str, optional
+        For a sharded corpus: ``"local:N"`` or a Dask scheduler's address (the ``cluster`` extra), and where the
+        count shards are written (every worker must reach it).
     ledger : str or LedgerOptions, optional
-        A persisted privacy ledger of the dataset (:meth:`topicdp.rdp.PrivacyLedger.open`): the release's planned
-        entries are checked against what it has left, and written to it, before the corpus is read
-        (:mod:`topicdp.pipeline.charge`). A path, or :class:`~topicdp.rdp.ledger_file.LedgerOptions` to also
-        record the output file.
+        The dataset's persisted ledger, checked and written before the corpus is read (:mod:`topicdp.pipeline.charge`).
     """
 
     source: CorpusSource
@@ -403,22 +335,18 @@ class ReleaseRequest:
     n_jobs: int = D.n_jobs
     scheduler: str | None = None
     work_dir: str | None = None
-    ledger: "LedgerOptions | str | None" = None
-    #: the neighbour relation, fixed when the request is made: replace-one when the number of units is stated
-    #: public, else add/remove. The random-dp road states replace-one (its sampler draws replace-one pairs from P,
-    #: and it decides nothing on a count).
+    ledger: LedgerOptions | str | None = None
+    #: replace-one when the number of units is stated public, else add/remove; the random-dp road states
+    #: replace-one (its sampler draws replace-one pairs from P and it decides nothing on a count)
     neighbours: Neighbours = field(init=False)
 
     def __post_init__(self) -> None:
         if self.ledger is not None:
-            from ..rdp.ledger_file import LedgerOptions
-
             ledger = self.ledger if isinstance(self.ledger, LedgerOptions) else LedgerOptions(self.ledger)
             object.__setattr__(self, "ledger", ledger)
-        if not isinstance(self.source, CorpusSource):
-            raise TypeError(f"source must be a CorpusSource, got {type(self.source).__name__}")
-        if not isinstance(self.vocabulary, VocabularyPolicy):
-            raise TypeError(f"vocabulary must be a VocabularyPolicy, got {type(self.vocabulary).__name__}")
+        for name, kind in (("source", CorpusSource), ("vocabulary", VocabularyPolicy)):
+            if not isinstance(getattr(self, name), kind):
+                raise TypeError(f"{name} must be a {kind.__name__}, got {type(getattr(self, name)).__name__}")
         object.__setattr__(self, "unit", check_privacy_parameters(self)["unit"])  # epsilon, delta, unit
         if self.n_units is not None:
             check_int(self.n_units, "n_units", low=1)
@@ -436,13 +364,9 @@ class ReleaseRequest:
         stated = self.n_units is not None or self.guarantee == "random-dp"
         object.__setattr__(self, "neighbours", Neighbours.REPLACE_ONE if stated else Neighbours.ADD_REMOVE)
         self._check_combinations()
-        # last, once every parameter is checked: the fields of the corpus and the reference (a schema or a first
-        # record; no document is read)
+        # last, once every parameter is checked: the fields of the corpus and the reference (no document is read)
         self.source.check_fields()
         if self.reference not in (None, "embedded"):
-            from ..corpus import check_source_fields
-            from ..tables import FieldError
-
             try:
                 check_source_fields(self.reference, self.source.text_field, self.source.user_field)
             except FieldError as exc:
@@ -456,10 +380,8 @@ class ReleaseRequest:
         return checked_template(self.agnostic, self.n_topics)
 
     @property
-    def budget(self) -> "Budget":
+    def budget(self) -> Budget:
         """The total (epsilon, delta) of the release, as the ledger takes it."""
-        from ..rdp.ledger import Budget
-
         return Budget(self.epsilon, self.delta)
 
     def _check_combinations(self) -> None:
@@ -586,12 +508,13 @@ def spent_statement(spent: tuple[str, ...], topics_spent: bool) -> str:
     parts = list(spent) + (["part of the topics' budget (the releases made before the failure, which the "
                             "ledger recorded)"] if topics_spent else [])
     if topics_spent:
-        return f"{_join(parts)} were spent"
+        return f"{join_and(parts)} were spent"
     if spent:
         verb = "spent its budget" if len(spent) == 1 else "spent their budgets"
-        return f"only {_join(parts)} {verb}; the topics' budget was not spent"
+        return f"only {join_and(parts)} {verb}; the topics' budget was not spent"
     return "no budget was spent"
 
 
-def _join(parts: list[str]) -> str:
+def join_and(parts: list[str]) -> str:
+    """``"a"``, ``"a and b"``, ``"a, b and c"``."""
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]

@@ -1,15 +1,10 @@
-"""Where the private corpus is read from: one file, DataFrame or query held in memory, or shards streamed pass by pass.
+"""Where the private corpus is read from: one file, DataFrame or query in memory, or shards streamed pass by pass.
 
-Every source's records come from the one record reader (:func:`topicdp.corpus.read_source_records`), so user ids,
-the per-user rule and the bounds are the same whatever the storage. Both readers give the pipeline the same steps,
-each used only through DP or handed to the road: :meth:`census` (the exact number of units, for the Gaussian count
-or the check of a stated one), :meth:`select_vocabulary` (the DP selection), :meth:`prepare` (the bounded corpus on
-the release's words) and ``diagnostics`` (exact counts, for the owner's file only).
-
-A directory or glob is read shard by shard (locally or on Dask, :func:`topicdp.streaming.dask_client`), one shard
-per task. *Input contract at the user level: every user's documents are in one shard*, so per-user statistics are
-formed within a shard exactly as in memory; the census pass checks it (a 64-bit hash per user) and refuses a corpus
-that breaks it before anything is spent, and :func:`group_by_user` rewrites files into shards that meet it.
+Both readers take their records from :func:`topicdp.corpus.read_source_records` and give the pipeline the same
+steps, each used only through DP or handed to the road: ``census`` (the exact number of units), ``select_vocabulary``,
+``prepare`` (the bounded corpus on the release's words) and ``diagnostics`` (for the owner's file only). *At the user
+level every user's documents must be in one shard*, so per-user statistics are formed as in memory: the census checks
+it (a 64-bit hash per user) before anything is spent, and :func:`group_by_user` rewrites files to meet it.
 """
 
 from __future__ import annotations
@@ -21,18 +16,16 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._files import scratch_directory, shard_paths
 from .._names import BOUND_PARAMETERS, Unit
 from .._validation import check_int
-from ..corpus import user_selected
+from ..corpus import Corpus, read_source_records, user_hash, user_selected
 from .request import CorpusSource, ReleaseRefused, ReleaseRequest
-
-if TYPE_CHECKING:
-    from ..corpus import Corpus
 
 
 def bounded(source: CorpusSource, corpus: "Corpus", random_state=None) -> "Corpus":
@@ -63,8 +56,6 @@ EMBEDDED_PUBLIC_HALF = 150
 def read_records(source: CorpusSource, reference: str | None = None) -> Records:
     """The private corpus' texts and owners (one user per document in the built-in Lee corpus), keeping the
     users that ``user_fraction`` selects."""
-    from ..corpus import embedded_texts, read_source_records
-
     if source.built_in and source.path == "themed":
         from ..datasets import themed_corpus
 
@@ -72,6 +63,8 @@ def read_records(source: CorpusSource, reference: str | None = None) -> Records:
     if source.in_memory:  # a Corpus, tokenised by the caller: bounded by the release as a file's corpus is
         return Records([], [], corpus=source.path)
     if source.built_in and source.path == "embedded":
+        from ..corpus import embedded_texts  # looked up when it is read
+
         texts = embedded_texts()
         first = EMBEDDED_PUBLIC_HALF if reference == "embedded" else 0
         pairs: list[tuple[str, object]] = [(t, u) for u, t in enumerate(texts)]
@@ -88,8 +81,6 @@ def read_records(source: CorpusSource, reference: str | None = None) -> Records:
 
 def build_corpus(records: Records, words, request: ReleaseRequest, bounding_seed=None) -> "Corpus":
     """The bounded corpus on the release's vocabulary (a public or DP-selected list, or built from the texts)."""
-    from ..corpus import Corpus
-
     if records.corpus is not None:
         corpus = records.corpus
     elif words is not None:  # no document left is an N=0 corpus: whether it is empty is private (read_records)
@@ -103,12 +94,9 @@ def build_corpus(records: Records, words, request: ReleaseRequest, bounding_seed
 
 
 def read_corpus(source, request: ReleaseRequest, say) -> tuple[int, "Corpus | None", ValueError | None]:
-    """The census of ``source``'s units (refused where it is not a stated count) and, where the words are public,
-    the corpus prepared on them, in one visit to the reader, so that a shard gone since the census stops before the
-    count is drawn. Returns (census, corpus or None, a preparation's error held back: under a DP count it is raised
-    after the count is drawn, so that the ledger records the count whatever the private data made of the
-    preparation). A corpus with no document holding a word is an N=0 corpus, like any other (emptiness is private).
-    """
+    """(the census of ``source``'s units, refused where it is not a stated count; the corpus prepared on public
+    words, or None; a preparation's error held back, under a DP count, to be raised after the count is drawn, so the
+    ledger records the count whatever the private data made of the preparation), in one visit to the reader."""
     n = source.census()
     if request.n_units is not None and n != request.n_units:
         # replace-one neighbours all have the stated count, so this refusal is the same for all of them
@@ -138,9 +126,8 @@ def select_words(source, plan, ledger, random_state):
 
 
 def prepare_corpus(source, words, request: ReleaseRequest, say) -> "Corpus":
-    """The bounded corpus on ``words`` (:meth:`prepare` of the reader), its bounds' seed drawn once per release
-    (OS entropy unless the request is seeded) and shared by every shard, so that a sharded release bounds each user
-    as an in-memory one does."""
+    """The bounded corpus on ``words``, its bounds' seed drawn once per release (OS entropy unless seeded) and
+    shared by every shard, so a sharded release bounds each user as an in-memory one does."""
     seed = np.random.SeedSequence() if request.seed is None else np.random.SeedSequence([request.seed, 3])
     corpus = source.prepare(words, seed)
     say(f"corpus read and prepared ({len(corpus.vocabulary)} words); its exact counts are private and go to the "
@@ -151,19 +138,16 @@ def prepare_corpus(source, words, request: ReleaseRequest, say) -> "Corpus":
 class InMemorySource:
     """One file, DataFrame or query (or a built-in corpus), read whole."""
 
-    def __init__(self, request: ReleaseRequest) -> None:
+    def __init__(self, request: ReleaseRequest, records: Records | None = None) -> None:
         self.request = request
-        self.records = read_records(request.source, request.reference)
+        self.records = read_records(request.source, request.reference) if records is None else records
         self.corpus: "Corpus | None" = None
 
     @classmethod
     def of_records(cls, request: ReleaseRequest, records: Records) -> "InMemorySource":
-        """A source over ``records`` read by the caller (no file is read): one corpus released many times
-        (``topicdp compare``'s training users). With ``records.corpus`` (the records tokenised on the release's
-        public words, unbounded) each :meth:`prepare` bounds that corpus instead of tokenising the texts again."""
-        source = cls.__new__(cls)
-        source.request, source.records, source.corpus = request, records, None
-        return source
+        """A source over ``records`` the caller read, to release one corpus many times; with ``records.corpus`` (on
+        the release's public words, unbounded) each :meth:`prepare` bounds it instead of tokenising again."""
+        return cls(request, records)
 
     def census(self) -> int:
         records, unit = self.records, self.request.unit
@@ -222,23 +206,14 @@ class UserKeys:
 
 def user_key(user) -> int:
     """A stable 64-bit hash of a user id (:func:`topicdp.corpus.user_hash`): its shard and its key in :class:`UserKeys`."""
-    from ..corpus import user_hash
-
     return user_hash(user, b"topicdp.user_key")
 
 
 def _shard_records(path: str, source: CorpusSource) -> tuple[list, list]:
-    from ..corpus import read_source_records
-
-    pairs = read_source_records(path, source.text_field, source.user_field)
+    pairs = list(read_source_records(path, source.text_field, source.user_field))
     if source.user_fraction is not None:
-        pairs = ((t, u) for t, u in pairs if user_selected(u, source.user_fraction))
-    texts: list = []
-    users: list = []
-    for t, u in pairs:
-        texts.append(t)
-        users.append(u)
-    return texts, users
+        pairs = [(t, u) for t, u in pairs if user_selected(u, source.user_fraction)]
+    return [t for t, _ in pairs], [u for _, u in pairs]
 
 
 def shard_census(path: str, *, source: CorpusSource, unit: str, word_sets: int | None) -> dict:
@@ -260,10 +235,8 @@ def shard_census(path: str, *, source: CorpusSource, unit: str, word_sets: int |
 
 def prepare_shard(path: str, *, index: int, source: CorpusSource, words: tuple, out_dir: str,
                   bounding_seed) -> Counter:
-    """Tokenise one text shard on ``words``, bound it (each user within the shard) and write it as a count
-    shard with the local index of every document's user; returns its exact counts (diagnostics; a ``Counter``, so
-    that shards with different keys add up)."""
-    from ..corpus import Corpus
+    """Tokenise one text shard on ``words``, bound it and write it as a count shard with each document's user;
+    returns its exact counts (diagnostics; a ``Counter``, so shards with different keys add up)."""
     from ..streaming import write_npz_shard
 
     texts, users = _shard_records(path, source)
@@ -294,26 +267,21 @@ class ShardedSource:
     def __init__(self, request: ReleaseRequest, client=None, work_dir: str | None = None) -> None:
         self.request, self.client = request, client
         self.paths = shard_paths(request.source.path)
-        # private (0700), removed by close() (on Ctrl-C and, in the command, SIGTERM too); named after this
-        # process, so that the next run removes what a SIGKILL left (topicdp._files.scratch_directory)
+        # private (0700), removed by close(); what a SIGKILL leaves the next run removes (_files.scratch_directory)
         self._own_dir = scratch_directory(SCRATCH_PREFIX, work_dir)
         self.work_dir = self._own_dir.name
         self._word_sets: Counter | None = None
         self._prepared: Counter = Counter()
         self._shards: dict = {}
 
-    def _map(self, fn, label: str, **shared):
-        from ..streaming.executor import map_reduce
-
-        return map_reduce(fn, self.paths, client=self.client, progress=label, **shared)
-
     def census(self) -> int:
-        request = self.request
-        dp_words = request.vocabulary.kind == "dp"
+        from ..streaming.executor import map_reduce
         from ..vocabulary import DEFAULT_MAX_WORDS_PER_UNIT
 
-        result = self._map(shard_census, "reading the shards", source=request.source, unit=str(request.unit),
-                           word_sets=DEFAULT_MAX_WORDS_PER_UNIT if dp_words else None)
+        request = self.request
+        word_sets = DEFAULT_MAX_WORDS_PER_UNIT if request.vocabulary.kind == "dp" else None
+        result = map_reduce(shard_census, self.paths, client=self.client, progress="reading the shards",
+                            source=request.source, unit=str(request.unit), word_sets=word_sets)
         self._word_sets = result.get("word_sets")
         self._shards = _shard_states(self.paths)
         # no documents is not refused here either (read_records): prepare gives an N=0 corpus, decided as any other
@@ -334,21 +302,16 @@ class ShardedSource:
         return select_vocabulary_from_counts(self._word_sets, unit=str(self.request.unit), **selection)
 
     def prepare(self, words, bounding_seed=None):
-        from ..streaming import StreamingCorpus
+        from ..streaming import StreamingCorpus, write_npz_shard
         from ..streaming.executor import map_reduce
 
         if words is None:
             raise ValueError("a sharded corpus needs a public or DP vocabulary")
-        jobs = [(i, p) for i, p in enumerate(self.paths)]
-        self._prepared = map_reduce(_prepare_job, jobs, client=self.client, progress="preparing the count shards",
-                                    source=self.request.source, words=tuple(words), out_dir=self.work_dir,
-                                    bounding_seed=bounding_seed)
+        self._prepared = map_reduce(_prepare_job, list(enumerate(self.paths)), client=self.client,
+                                    progress="preparing the count shards", source=self.request.source,
+                                    words=tuple(words), out_dir=self.work_dir, bounding_seed=bounding_seed)
         written = sorted(glob.glob(os.path.join(self.work_dir, "counts-*.npz")))
         if not written:  # no document with a word of the vocabulary: an N=0 corpus, as in memory (build_corpus)
-            import scipy.sparse as sp
-
-            from ..streaming import write_npz_shard
-
             written = [str(write_npz_shard(Path(self.work_dir) / "counts-000000.npz",
                                            sp.csr_matrix((0, len(words)), dtype=np.int64), np.empty(0, np.int64)))]
         return StreamingCorpus.from_npz(written, vocabulary=list(words))
@@ -366,8 +329,7 @@ class ShardedSource:
 
 
 def _shard_states(paths: Sequence[str]) -> dict:
-    """Each shard's (size, modification time), or None where it is gone: what :meth:`ShardedSource.check_unchanged`
-    compares."""
+    """Each shard's (size, modification time), or None where it is gone (:meth:`ShardedSource.check_unchanged`)."""
     states: dict = {}
     for p in paths:
         try:
