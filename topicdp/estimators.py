@@ -1,9 +1,6 @@
-"""The private estimators a Python user fits: scikit-learn estimators whose ``fit`` runs the release pipeline.
-
-Each class fixes one mechanism of :data:`topicdp.pipeline.MECHANISMS` and takes the options of ``topicdp
-privatize`` as parameters; ``fit`` builds the command's request and runs :func:`topicdp.pipeline.release` (the DP
-count, the vocabulary, the forecast and the refusal before the topics' budget is spent), so the same options
-and seed give the command's release bit for bit.
+"""The private estimators a Python user fits: each fixes one mechanism of :data:`topicdp.pipeline.MECHANISMS`, takes
+``topicdp privatize``'s options, and ``fit`` runs :func:`topicdp.pipeline.release` on the command's request (DP count,
+vocabulary, forecast and refusal before the topics' budget is spent): the same options and seed give the same release.
 """
 
 from __future__ import annotations
@@ -25,14 +22,12 @@ __all__ = ["DPSVI", "DPVariationalLDA", "PlannedEstimator", "SpectralDP"]
 
 
 class PlannedEstimator(FoldInMixin, BaseEstimator):
-    """A private estimator whose ``fit`` is :func:`topicdp.release` with the class' mechanism.
+    """A private estimator whose ``fit`` is :func:`topicdp.release` with the class' mechanism and its parameters
+    (``random_state`` is its ``seed``, for tests only).
 
-    ``fit`` takes a corpus as :func:`topicdp.release` does (a file, a directory, a DataFrame: its columns are
-    ``vocabulary`` or a DP selection), a :class:`topicdp.Corpus` whose words were a list the caller gave (one
-    built from its own texts is refused: DP does not cover its columns; bound it here, not with
-    :meth:`~topicdp.Corpus.bound`), or a count matrix at ``unit="document"`` (its column indices stated public).
-    Parameters are :func:`topicdp.release`'s (``random_state`` is its ``seed``, for tests only).
-
+    ``fit`` takes what :func:`topicdp.release` takes (a file, a directory, a DataFrame), a :class:`topicdp.Corpus` on a
+    word list the caller gave (one built from its own texts is refused: DP does not cover its columns; bound it here,
+    not with :meth:`~topicdp.Corpus.bound`), or a count matrix at ``unit="document"`` (its column indices public).
     Attributes: ``release_``, ``report_``, ``topic_word_`` = ``components_`` (rows sum to 1), ``vocabulary_``,
     ``n_features_in_``, and ``decision_`` (the mechanism, count and forecasts the release was decided on).
     """
@@ -67,8 +62,8 @@ class PlannedEstimator(FoldInMixin, BaseEstimator):
                     out=None, query=None, scheduler=None, work_dir=None, agnostic=None, keep_nonprivate=False)
 
     def fit(self, X, y=None) -> "PlannedEstimator":
-        """Plan and release on ``X``, as ``topicdp privatize`` would; :class:`topicdp.pipeline.ReleaseRefused` where
-        the forecast says noise (unless ``release_anyway``), before the topics' budget is spent."""
+        """Plan and release on ``X`` as ``topicdp privatize`` would (:class:`~topicdp.pipeline.ReleaseRefused`, before
+        the topics' budget is spent, where the forecast says noise, unless ``release_anyway``)."""
         from .pipeline import release
         from .pipeline.options import request_from_options
 
@@ -105,8 +100,8 @@ class PlannedEstimator(FoldInMixin, BaseEstimator):
 class DPVariationalLDA(PlannedEstimator):
     """(epsilon, delta)-DP LDA by variational EM on per-unit normalised statistics (``dp-vem``), planned.
 
-    The algorithm and its proof: :mod:`topicdp.variational`. 200 generated documents cannot carry three readable
-    topics at epsilon = 2: the plan counts them under DP and refuses before the topics' budget is spent.
+    The algorithm and its proof: :mod:`topicdp.variational`. 200 generated documents cannot carry three topics at
+    epsilon = 2: the plan counts them under DP and refuses before the topics' budget is spent.
 
     >>> from topicdp.datasets import synthetic_lda
     >>> from topicdp.pipeline import ReleaseRefused
@@ -127,10 +122,10 @@ class DPVariationalLDA(PlannedEstimator):
 class SpectralDP(PlannedEstimator):
     """(epsilon, delta)-DP spectral LDA by the method of moments (DeCarolis et al. 2020), planned.
 
-    Calibrated for replace-one neighbours, so ``n_units`` (stated public) is required and a corpus with another
-    number of units is refused before anything is spent. The algorithm: :class:`topicdp.spectral.DPSpectralMoments`.
-    ``configuration`` (1 to 4) is where the noise enters (DeCarolis et al. 2020, "An End-to-End Differentially
-    Private Latent Dirichlet Allocation Using a Spectral Algorithm", Table 3).
+    Calibrated for replace-one neighbours: ``n_units`` (stated public) is required, and a corpus with another number
+    of units refused before anything is spent (:class:`topicdp.spectral.DPSpectralMoments`). ``configuration`` (1 to
+    4): where the noise enters (DeCarolis et al. 2020, "An End-to-End Differentially Private Latent Dirichlet
+    Allocation Using a Spectral Algorithm", Table 3).
     """
 
     _own_parameters = ("configuration",)

@@ -1,12 +1,8 @@
-"""How to read a release's scores: the targets, a yardstick on public data, and a flag on common words.
-
-A private score ("mean NPMI 0.161 [0.092, 0.230]") has no scale alone, and a list of a corpus' most frequent words
-can score the best NPMI (frequent words co-occur with everything). Three public things give it a reading:
-:data:`TARGETS` (NPMI and contrast as shares of a non-private LDA's, the plan's targets, re-exported by
-:mod:`topicdp.forecast`); a yardstick (:func:`fit_yardstick`: a non-private gensim LDA with the release's K, fitted
-on the public reference's training users and scored by the same measures on its held-out users, exact and free:
-a scale, not a paired comparison); and a common-words flag (:func:`common_word_counts`) reading the released lists
-against the reference's most frequent words, never the private corpus' frequencies.
+"""How to read a release's private scores, which have no scale alone, from public facts only: the plan's
+:data:`TARGETS` (shares of a non-private LDA's scores, re-exported by :mod:`topicdp.forecast`), a yardstick
+(:func:`fit_yardstick`: a non-private gensim LDA with the release's K on the public reference, scored on its held-out
+users: exact, free, a scale rather than a paired comparison), and a flag on topics of common words
+(:func:`common_word_counts`, against the reference's most frequent words: frequent words co-occur with everything).
 """
 
 from __future__ import annotations
@@ -19,8 +15,8 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Targets:
-    """The readability targets for one unit: NPMI and NPMI contrast as shares of a non-private LDA's of the same
-    text on an ordinary vocabulary, diversity, and the matched top-10 overlap with that LDA."""
+    """One unit's targets: NPMI and contrast as shares of a non-private LDA's (same text, ordinary vocabulary),
+    diversity, and the matched top-10 overlap with that LDA."""
 
     npmi: float
     contrast: float
@@ -44,9 +40,7 @@ YARDSTICK_HELDOUT, YARDSTICK_SEED = 0.5, 0
 
 
 def contrast_line(n_across: int | None = None) -> str:
-    """One line defining the contrast and what it measures; ``n_across``: the private evaluation's sample of across
-    pairs per topic, when it used one.
-    """
+    """One line defining the contrast; ``n_across``: the private evaluation's sample of across pairs per topic."""
     from .readability import CONTRAST_DEFINITION
 
     sample = "" if not n_across else (f"; the private evaluation's across mean is over a public random sample of "
@@ -117,8 +111,7 @@ class Yardstick:
                 f"seed {YARDSTICK_SEED}, 5 passes) {self.scored_on}: NPMI {self.npmi:.3f}, contrast {contrast}")
 
     def as_dict(self) -> dict:
-        return {"npmi": self.npmi, "contrast": self.contrast, "n_topics": self.n_topics, "scored_on": self.scored_on,
-                "top_words": [list(t) for t in self.top_words]}
+        return {**asdict(self), "top_words": [list(t) for t in self.top_words]}
 
 
 WHOLE = "fitted on the whole public reference and scored on it (too few users to hold any out)"
@@ -155,11 +148,8 @@ def ordinary_vocabulary(texts: Sequence[str], stop_words="english") -> list[str]
 
 def fit_yardstick(texts: Sequence[str], users: Sequence, n_topics: int, *, vocabulary: Sequence[str] | None = None,
                   stop_words="english") -> Yardstick:
-    """The yardstick of a release of ``n_topics`` topics from the public reference's texts and users.
-
-    ``vocabulary``: the words the LDA is fitted on; default :func:`ordinary_vocabulary` of the reference, not the
-    release's own words (a vocabulary selected under DP may hold only common words).
-    """
+    """The yardstick of a release of ``n_topics`` topics from the public reference's texts and users, fitted on
+    ``vocabulary`` (default :func:`ordinary_vocabulary`: a vocabulary selected under DP may hold only common words)."""
     from ..corpus import Corpus
     from ..topics import reference_lda, top_indices
     from .readability import _contrast, heldout_npmi
@@ -242,8 +232,7 @@ class PublicScale:
 def public_scale(unit: str, n_topics: int, reference: tuple | None, *, vocabulary: Sequence[str] | None = None,
                  stop_words="english") -> PublicScale:
     """The :class:`PublicScale` of a release of ``n_topics`` topics at ``unit`` from the public ``reference`` ``(texts,
-    users)``. A reference too small for an LDA of K topics still gives the common words; the note says why.
-    """
+    users)`` (one too small for an LDA of K topics still gives the common words; the note says why)."""
     if reference is None:
         return PublicScale(str(unit))
     texts, users = reference
