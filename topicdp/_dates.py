@@ -1,9 +1,8 @@
-"""Dates read under a stated format, the same on every machine (pure Python: the command's parser may use it).
+"""Dates read under a stated format, the same on every machine (pure Python, for the command's parser).
 
-A release over time composes its periods in parallel only if each document's period is one fixed function of
-the document. :func:`time.strptime` is not: its month and day names follow the locale, so one file would split
-differently on two machines. This module reads a small set of directives with English month names and ASCII
-digits, whatever the locale.
+A release over time composes its periods in parallel only if a document's period is a fixed function of it;
+:func:`time.strptime`'s month names follow the locale, so this module reads a few directives with English month
+names and ASCII digits.
 """
 
 from __future__ import annotations

@@ -1,13 +1,11 @@
 """Kendall's tau distance between keyword rankings (TopicDP, Wang et al. 2022, §4, Figs. 7, 8, 10).
 
-1. **Same items** (TopicDP's setting: the n released keywords before and after noise): the fraction of item
-   pairs ordered oppositely, ``K(x, y) = #{i < j : (x_i - x_j)(y_i - y_j) < 0} / (n (n - 1) / 2)``; a pair tied
-   in either vector is not discordant (the authors' script's convention). Without ties ``K = (1 - tau) / 2``.
-2. **Top-n lists with different members**: Fagin, Kumar & Sivakumar's K^(p) ("Comparing top k lists", SIAM J.
-   Discrete Math. 17(1), 2003, Sec. 3.1) over all pairs of the union of the two lists: penalty 1 for a pair
-   ordered oppositely (an item absent from a list ranks below its listed items), 1 for two items each in one
-   list only, and p for two items of one list both absent from the other (p = 1/2, K_avg, by default; a metric
-   for 1/2 <= p <= 1). Normalised by its maximum ``k^2 + p k (k - 1)``.
+Over the same items (the n released keywords before and after noise): the share of pairs ordered oppositely, a pair
+tied in either vector not discordant (the authors' convention); ``(1 - tau) / 2`` without ties. Top-n lists with
+other members: Fagin, Kumar & Sivakumar's K^(p) ("Comparing top k lists", SIAM J. Discrete Math. 17(1), 2003, Sec.
+3.1) over the pairs of the two lists' union: 1 for a pair ordered oppositely (an absent item ranks below the listed
+ones) or two items each in one list only, p for two items of one list both absent from the other (1/2, K_avg, by
+default; a metric for 1/2 <= p <= 1), normalised by its maximum ``k^2 + p k (k - 1)``.
 """
 
 from __future__ import annotations
