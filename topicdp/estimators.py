@@ -5,6 +5,7 @@ vocabulary, forecast and refusal before the topics' budget is spent): the same o
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -153,14 +154,5 @@ class DPSVI(PlannedEstimator):
     no readability forecast (:class:`topicdp.baselines.DPStochasticVI`)."""
 
     mechanism = "dpsvi"
-
-    def __init__(self, n_topics: int = D.n_topics, *, epsilon: float = D.epsilon, delta: float = D.delta,
-                 unit: str = "document", vocabulary=None, reference: str | None = None, n_units: int | None = None,
-                 ledger=None, release_anyway: bool = False, random_state: int | None = None,
-                 max_docs_per_user: int | None = None, max_tokens_per_doc: int | None = None,
-                 max_tokens_per_user: int | None = None, user_fraction: float | None = None,
-                 text_field: str = D.text_field, user_field: str = D.user_field, stop_words=None,
-                 max_features: int = D.max_features, min_df: int = D.min_df, max_df: float = D.max_df,
-                 vocabulary_epsilon: float | None = None, vocabulary_delta: float | None = None,
-                 n_jobs: int = D.n_jobs):
-        store_init(self, locals())
+    #: PlannedEstimator's parameters, ``unit`` defaulting to "document" (scikit-learn reads this signature)
+    __init__ = functools.partialmethod(PlannedEstimator.__init__, unit="document")

@@ -24,9 +24,6 @@ _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 #: file name endings -> the format read
 FILE_FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".csv.gz": "csv"}
 
-#: the parameters that name a field, and the flags of the command line that set them
-FIELD_FLAGS = {"text_field": "--text-field", "user_field": "--user-field", "date_field": "--date-field"}
-
 #: names data owners give each field, for the suggestion when no field is close in spelling
 _USUAL_NAMES = {
     "user_field": ("author", "user_id", "userid", "username", "author_id", "sender", "owner", "account", "speaker",

@@ -34,6 +34,7 @@ from scipy import stats
 
 from .._names import NEIGHBOURS, UNITS, neighbour_factor
 from .._validation import check_delta, check_epsilon, check_int, check_option, check_random_state, check_real
+from .readability import _contrast_from, _pair_sums, npmi_from_counts
 
 MECHANISM = "private-evaluation"
 SIGMA_MEANING = ("std of the Gaussian noise on each of the D = 1 + U + P clipped per-unit sums (number of "
@@ -155,8 +156,6 @@ def sensitivity(design: CoherenceDesign, clip: float, unit: str, neighbours: str
 
 def pair_npmi(S: np.ndarray, design: CoherenceDesign, floor: float = 0.0) -> np.ndarray:
     """Plug-in NPMI of every design pair from sums ``S`` (..., D), counts clipped to ``[floor, N]`` and below words'."""
-    from .readability import npmi_from_counts
-
     S = np.asarray(S, dtype=float)
     U = len(design.words)
     N = np.maximum(S[..., :1], 1.0)
@@ -203,8 +202,6 @@ def _word_terms(S: np.ndarray, design: CoherenceDesign) -> tuple[float, np.ndarr
 
 def _npmi_of_counts(c: np.ndarray, N: float, cw: np.ndarray, design: CoherenceDesign) -> np.ndarray:
     """NPMI of every pair (first axis) for pair counts ``c`` (P, ...) capped at ``min(df_a, df_b)``."""
-    from .readability import npmi_from_counts
-
     a, b = design.pairs[:, 0], design.pairs[:, 1]
     shape = (-1,) + (1,) * (c.ndim - 1)
     c = np.clip(c, 1e-3, np.minimum(cw[a], cw[b]).reshape(shape))
@@ -259,8 +256,6 @@ def eb_posterior(S: np.ndarray, design: CoherenceDesign, sigma: float, n_bins: i
 def exact_values(corpus, design: CoherenceDesign, unit: str = "document", clip: float | None = None) -> dict:
     """The exact values estimated (private: the owner's diagnostics): by the held-out measure (contrast against every
     across pair), or with ``clip`` the value on the clipped corpus at ``unit`` (over the sampled across pairs)."""
-    from .readability import _contrast_from, _pair_sums
-
     if clip is not None:
         return topic_values(clipped_sum(unit_contributions(corpus, design, unit), clip)[0], design)
     U = len(design.words)
@@ -393,8 +388,6 @@ def _pair_ranges(noisy: np.ndarray, design: CoherenceDesign, r: np.ndarray) -> t
     NPMI rises with the pair count and N (``df/d log N = log(df_a df_b / c^2) / h_ab^2 >= 0``) and falls with each word
     count: the ends are the box's corners (brute-forced in the tests); ``lo`` is -1 where c = N is possible.
     """
-    from .readability import npmi_from_counts
-
     U = len(design.words)
     a, b = design.pairs[:, 0], design.pairs[:, 1]
     r = np.asarray(r, dtype=float)[:, None]
