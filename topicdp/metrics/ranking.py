@@ -16,11 +16,18 @@ from .._validation import check_int, check_real
 from ..topics import top_indices
 
 
-def _vector(x, name: str) -> np.ndarray:
+def _finite(x, name: str, ndim: int = 1) -> np.ndarray:
     x = np.asarray(x, dtype=float)
-    if x.ndim != 1 or not np.all(np.isfinite(x)):
-        raise ValueError(f"{name} must be a finite 1-D array")
+    if x.ndim != ndim or not np.all(np.isfinite(x)):
+        raise ValueError(f"{name} must be a finite {ndim}-D array" + (" (topics x words)" if ndim == 2 else ""))
     return x
+
+
+def _same_items(x, y) -> tuple[np.ndarray, np.ndarray]:
+    x, y = _finite(x, "x"), _finite(y, "y")
+    if x.shape != y.shape:
+        raise ValueError(f"x and y must have the same length, got {x.size} and {y.size}")
+    return x, y
 
 
 def _discordant_pairs(x: np.ndarray, y: np.ndarray, chunk: int = 1024) -> int:
@@ -39,9 +46,7 @@ def kendall_tau_distance(x, y) -> float:
     """Normalised Kendall tau distance between two score vectors over the same items (higher ranks first): the
     fraction of the n (n - 1) / 2 pairs ordered oppositely, ties not discordant; 0 for n < 2.
     """
-    x, y = _vector(x, "x"), _vector(y, "y")
-    if x.shape != y.shape:
-        raise ValueError(f"x and y must have the same length, got {x.size} and {y.size}")
+    x, y = _same_items(x, y)
     n = x.size
     if n < 2:
         return 0.0
@@ -50,7 +55,7 @@ def kendall_tau_distance(x, y) -> float:
 
 def top_n(weights, n: int) -> np.ndarray:
     """Indices of the ``n`` largest weights, largest first (ties broken by the smaller index)."""
-    w = _vector(weights, "weights")
+    w = _finite(weights, "weights")
     return top_indices(w, check_int(n, "n", low=1, high=w.size))
 
 
@@ -58,9 +63,7 @@ def topn_kendall_distance(x, y, n: int, *, p: float = 0.5, normalize: bool = Tru
     """Fagin et al.'s K^(p) between the top-``n`` lists of two weight vectors over the same vocabulary (module
     docstring); ``normalize`` divides by the maximum ``k^2 + p k (k - 1)``.
     """
-    x, y = _vector(x, "x"), _vector(y, "y")
-    if x.shape != y.shape:
-        raise ValueError(f"x and y must have the same length, got {x.size} and {y.size}")
+    x, y = _same_items(x, y)
     p = check_real(p, "p", low=0.0, high=1.0, low_open=False, high_open=False)
     ta, tb = top_n(x, n), top_n(y, n)
     k = ta.size
