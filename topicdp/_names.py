@@ -24,11 +24,8 @@ class Unit(_Name):
 
 
 class Neighbours(_Name):
-    """The neighbour relation a guarantee is stated for.
-
-    ``REPLACE_ONE``: one unit's data replaced by anything, the number of units public (stated by the owner).
-    ``ADD_REMOVE``: one unit added or removed; the number of units is private.
-    """
+    """The neighbour relation a guarantee is stated for: ``REPLACE_ONE``, one unit's data replaced by anything, the
+    number of units public (stated by the owner); ``ADD_REMOVE``, one unit added or removed, the number private."""
 
     REPLACE_ONE = "replace-one"
     ADD_REMOVE = "add-remove"
