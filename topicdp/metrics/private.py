@@ -100,8 +100,7 @@ def coherence_design(top_words: Sequence[Sequence[str]], *, n_across: int | None
         if n_across == 0 or not cand:
             across.append(np.zeros(0, dtype=np.int64))
             continue
-        draw = rng.integers(0, len(cand), size=n_across)
-        across.append(np.array([pid(*cand[i]) for i in draw], dtype=np.int64))
+        across.append(np.array([pid(*cand[i]) for i in rng.integers(0, len(cand), size=n_across)], dtype=np.int64))
     pairs = np.array(sorted(pair_index, key=lambda p: pair_index[p]), dtype=np.int64).reshape(-1, 2)
     return CoherenceDesign(words=words, top=top, pairs=pairs, within=within, across=tuple(across),
                            n_across_total=np.array(totals, dtype=np.int64))
@@ -120,8 +119,7 @@ def document_indicators(corpus, design: CoherenceDesign) -> sp.csr_matrix:
     B = sp.csc_matrix(Xb @ M)
     a, b = design.pairs[:, 0], design.pairs[:, 1]
     Q = sp.csc_matrix(B[:, a].multiply(B[:, b])) if design.pairs.size else sp.csc_matrix((n_docs, 0))
-    ones = sp.csc_matrix(np.ones((n_docs, 1)))
-    return sp.hstack([ones, B, Q], format="csr")
+    return sp.hstack([sp.csc_matrix(np.ones((n_docs, 1))), B, Q], format="csr")
 
 
 def unit_contributions(corpus, design: CoherenceDesign, unit: str) -> sp.csr_matrix:
@@ -130,9 +128,8 @@ def unit_contributions(corpus, design: CoherenceDesign, unit: str) -> sp.csr_mat
     V = document_indicators(corpus, design)
     if unit == "document":
         return V
-    n_users = corpus.n_users
     G = sp.csr_matrix((np.ones(corpus.n_docs), (corpus.doc_users, np.arange(corpus.n_docs))),
-                      shape=(n_users, corpus.n_docs))
+                      shape=(corpus.n_users, corpus.n_docs))
     return sp.csr_matrix(G @ V)
 
 
@@ -195,9 +192,8 @@ MAX_HALF_WIDTH = 0.5
 
 def _word_terms(S: np.ndarray, design: CoherenceDesign) -> tuple[float, np.ndarray]:
     """``(N, df_a)`` from sums ``S`` (D,): N at least 1, word counts in [1, N]."""
-    U = len(design.words)
     N = max(float(S[0]), 1.0)
-    return N, np.clip(S[1:1 + U], 1.0, N)
+    return N, np.clip(S[1:1 + len(design.words)], 1.0, N)
 
 
 def _npmi_of_counts(c: np.ndarray, N: float, cw: np.ndarray, design: CoherenceDesign) -> np.ndarray:
@@ -244,13 +240,12 @@ def eb_posterior(S: np.ndarray, design: CoherenceDesign, sigma: float, n_bins: i
     c = np.exp(logm[:, None] + T_GRID[None, :])
     loglik = -0.5 * ((obs[:, None] - np.minimum(c, np.minimum(cw[a], cw[b])[:, None])) / sigma) ** 2
     L = np.exp(loglik - loglik.max(axis=1, keepdims=True))
-    plugin = obs > PLUGIN_SIGMAS * sigma
     W = np.zeros_like(L)
     for mask in _groups(design, logm, n_bins):
         w = np.exp(_npmle(loglik[mask]))[None, :] * L[mask]
         W[mask] = w / np.maximum(w.sum(axis=1, keepdims=True), 1e-300)
-    grid_values = _npmi_of_counts(c, N, cw, design)
-    return np.where(plugin, _npmi_of_counts(obs, N, cw, design), (W * grid_values).sum(axis=1))
+    return np.where(obs > PLUGIN_SIGMAS * sigma, _npmi_of_counts(obs, N, cw, design),
+                    (W * _npmi_of_counts(c, N, cw, design)).sum(axis=1))
 
 
 def exact_values(corpus, design: CoherenceDesign, unit: str = "document", clip: float | None = None) -> dict:
