@@ -64,15 +64,12 @@ def fit_gensim_lda(corpus, n_topics: int, random_state: int, *, model_class=None
 def gensim_lda_model(corpus, n_topics: int, random_state: int, *, model_class=None, document_start: str = "random",
                      doc_weights=None, max_user_norm=None, **params: Any):
     """The fitted gensim model behind :func:`fit_gensim_lda` (same parameters), e.g. for its lambda."""
-    if model_class is None:
-        from gensim.models import LdaModel
+    from gensim.models import LdaModel
 
-        model_class = LdaModel
+    model_class = LdaModel if model_class is None else model_class
     if document_start not in ("random", "constant"):
         raise ValueError(f"document_start must be 'random' or 'constant', got {document_start!r}")
     if document_start == "constant":
-        from gensim.models import LdaModel
-
         if model_class is not LdaModel:
             raise ValueError("document_start='constant' needs model_class gensim.models.LdaModel, got "
                              f"{getattr(model_class, '__name__', model_class)!r}")

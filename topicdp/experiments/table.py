@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import math
 
+from ..metrics.yardstick import (NO_REFERENCE, TOP_N, Yardstick, common_rule, contrast_line, is_common, scaled,
+                                 targets_line)
+from .ranking import ranking_lines, recommendation, scored_rows
+
 #: the header of the owner's file, and the line that marks it
 NOT_FOR_PUBLICATION = "NOT FOR PUBLICATION: exact scores of the private held-out texts (the data owner's diagnostics)"
 
@@ -62,8 +66,6 @@ def release_totals(rows: list[dict], delta: float) -> dict:
 def format_table(rows: list[dict], info: dict) -> str:
     """The publishable table: its spend; per unit and road its guarantee (or refusal), private NPMI and contrast on the
     held-out users with intervals, and top words; the ranking, the road to use (:mod:`topicdp.experiments.ranking`)."""
-    from .ranking import ranking_lines, recommendation, scored_rows
-
     units = list(info.get("units") or [info["unit"]])
     by_unit = {u: [r for r in rows if r.get("unit", units[0]) == u] for u in units}
     level = next((r["evaluation"]["level"] for r in rows if r.get("evaluation")), 0.9)
@@ -151,8 +153,6 @@ def _notes(rows: list[dict], info: dict, units: list) -> list[str]:
 
 def _reading(rows: list[dict], info: dict, units: list) -> list[str]:
     """How to read the scores (:mod:`topicdp.metrics.yardstick`): contrast, targets, yardstick, common words."""
-    from ..metrics.yardstick import NO_REFERENCE, Yardstick, common_rule, contrast_line, targets_line
-
     n_across = next((r["evaluation"].get("n_across") for r in rows if r.get("evaluation")), None)
     out = ["How to read the scores:", "", f"- {contrast_line(n_across)}", *[f"- {targets_line(u)}" for u in units]]
     seen: list = []
@@ -181,8 +181,6 @@ def _reading(rows: list[dict], info: dict, units: list) -> list[str]:
 
 def _scaled(row: dict, yardstick: dict | None) -> tuple[str, str]:
     """The private mean NPMI and contrast over the yardstick's (with their intervals), or blank."""
-    from ..metrics.yardstick import scaled
-
     e = row.get("evaluation")
     if not e or yardstick is None or e.get("interval_refused"):
         return "", ""
@@ -203,8 +201,6 @@ def _refused_intervals(rows: list[dict]) -> list[str]:
 
 def _common_cell(row: dict) -> str:
     """The row's topics flagged as common words, with their counts; ``none`` (and the largest count) otherwise."""
-    from ..metrics.yardstick import TOP_N, is_common
-
     counts = row.get("common_words")
     if not counts:
         return ""

@@ -20,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_count_matrix, check_int, check_real
-from ..corpus import user_hash
+from ..corpus import is_corpus, user_hash
 from ..topics import matching, top_indices
 
 #: The contrast's definition: what ``evaluate`` and ``compare`` print beside it.
@@ -54,8 +54,6 @@ def top_words_matrix(top_ids, n_words: int) -> np.ndarray:
 
 def _heldout_columns(heldout, vocabulary: Sequence[str] | None, n_words: int) -> tuple[sp.csc_matrix, np.ndarray]:
     """Boolean held-out matrix (CSC) and each topic column's held-out column (-1: absent), a Corpus matched by word."""
-    from ..corpus import is_corpus
-
     if is_corpus(heldout):
         X, held_vocab = heldout.X, heldout.vocabulary
         if vocabulary is None:  # the topics' columns are the corpus' columns

@@ -12,6 +12,10 @@ from typing import Sequence
 
 import numpy as np
 
+from ..corpus import Corpus
+from ..topics import reference_lda, top_indices
+from .readability import CONTRAST_DEFINITION, _contrast, heldout_npmi, split_users
+
 
 @dataclass(frozen=True)
 class Targets:
@@ -41,8 +45,6 @@ YARDSTICK_HELDOUT, YARDSTICK_SEED = 0.5, 0
 
 def contrast_line(n_across: int | None = None) -> str:
     """One line defining the contrast; ``n_across``: the private evaluation's sample of across pairs per topic."""
-    from .readability import CONTRAST_DEFINITION
-
     sample = "" if not n_across else (f"; the private evaluation's across mean is over a public random sample of "
                                       f"{n_across} such pairs per topic")
     return (f"contrast = {CONTRAST_DEFINITION}: how much more a topic's top words co-occur with each other than with "
@@ -59,8 +61,6 @@ def targets_line(unit: str) -> str:
 
 def most_common_words(texts: Sequence[str], *, n: int = N_COMMON, stop_words="english") -> tuple[str, ...]:
     """The ``n`` words of the public ``texts`` found in the most documents (ties by spelling), tokenised as a corpus is."""
-    from ..corpus import Corpus
-
     corpus = Corpus.from_texts(list(texts), stop_words=stop_words)
     df = np.asarray((corpus.X > 0).sum(axis=0)).ravel()
     order = sorted(range(df.size), key=lambda j: (-int(df[j]), corpus.vocabulary[j]))
@@ -119,8 +119,6 @@ WHOLE = "fitted on the whole public reference and scored on it (too few users to
 
 def _split(corpus):
     """(fit on, score on, how): the reference's users split by a hash of their ids, or the reference twice."""
-    from .readability import split_users
-
     try:
         train, test = split_users(corpus, YARDSTICK_HELDOUT, YARDSTICK_SEED)
     except ValueError:
@@ -138,8 +136,6 @@ ORDINARY_VOCABULARY = {"min_df": 5, "max_df": 0.5, "max_features": 5000}
 
 def ordinary_vocabulary(texts: Sequence[str], stop_words="english") -> list[str]:
     """The vocabulary an owner would fit a non-private LDA on: public ``texts`` cut to :data:`ORDINARY_VOCABULARY`."""
-    from ..corpus import Corpus
-
     limits = ORDINARY_VOCABULARY
     return list(Corpus.from_texts(list(texts), min_df=min(int(limits["min_df"]), len(texts)),
                                   max_df=limits["max_df"], max_features=int(limits["max_features"]),
@@ -150,10 +146,6 @@ def fit_yardstick(texts: Sequence[str], users: Sequence, n_topics: int, *, vocab
                   stop_words="english") -> Yardstick:
     """The yardstick of a release of ``n_topics`` topics from the public reference's texts and users, fitted on
     ``vocabulary`` (default :func:`ordinary_vocabulary`: a vocabulary selected under DP may hold only common words)."""
-    from ..corpus import Corpus
-    from ..topics import reference_lda, top_indices
-    from .readability import _contrast, heldout_npmi
-
     texts = list(texts)
     fitted_on = "the release's words" if vocabulary is not None else "an ordinary vocabulary of the reference"
     if vocabulary is None:
@@ -197,8 +189,6 @@ class PublicScale:
 
     def as_dict(self, top_words) -> dict:
         """The reading in JSON (beside the evaluation in ``topicdp evaluate --out``)."""
-        from .readability import CONTRAST_DEFINITION
-
         counts = None if self.common is None else list(common_word_counts(top_words, self.common))
         return {"targets": asdict(TARGETS[self.unit]), "contrast_definition": CONTRAST_DEFINITION,
                 "yardstick": None if self.yardstick is None else self.yardstick.as_dict(),
