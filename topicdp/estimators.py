@@ -13,7 +13,9 @@ from sklearn.base import BaseEstimator
 
 from ._names import RELEASE_DEFAULTS as D
 from ._progress import say
-from ._validation import store_init
+from ._validation import check_count_matrix, check_int, store_init
+from .corpus import Corpus, is_corpus
+from .tables import is_frame
 from .transform import FoldInMixin
 
 if TYPE_CHECKING:
@@ -51,8 +53,6 @@ class PlannedEstimator(FoldInMixin, BaseEstimator):
 
     def _options(self) -> dict[str, Any]:
         """The request's keywords: the parameters and the class' mechanism."""
-        from ._validation import check_int
-
         options = {k: v for k, v in self.get_params(deep=False).items() if k not in self._own_parameters}
         seed = options.pop("random_state")
         if seed is not None and not isinstance(seed, (int, np.integer)):
@@ -74,10 +74,6 @@ class PlannedEstimator(FoldInMixin, BaseEstimator):
 
     def _corpus(self, X):
         """``X`` as the request's source: a count matrix becomes a Corpus of one unit per row on its column indices."""
-        from .corpus import Corpus, is_corpus
-        from .tables import is_frame
-        from ._validation import check_count_matrix
-
         if isinstance(X, (str, Corpus)) or is_frame(X) or hasattr(X, "__fspath__"):
             return X if not hasattr(X, "__fspath__") else str(X)
         if is_corpus(X):
