@@ -210,33 +210,18 @@ def readability(topic_word, vocabulary: Sequence[str], heldout, reference=None, 
             f"vocabulary must have one word per column of topic_word ({W.shape[1]}), got {len(vocabulary)}")
     S, C = _pair_sums(top, B, cols)
     within = np.diag(S) / np.diag(C)
-    out: dict = {"npmi": float(within.mean()), "npmi_across": None, "npmi_contrast": None}
-    per_contrast = [None] * W.shape[0]
-    if W.shape[0] >= 2:
-        c = _contrast_from(S, C)
-        out.update(npmi_across=c["npmi_across"], npmi_contrast=c["contrast"])
-        per_contrast = c["per_topic"].tolist()
-    overlap = per_overlap = None
-    if reference is not None:
-        per = topic_overlap(W, reference, top_n=top_n, per_topic=True)
-        overlap = float(np.nanmean(per))
-        per_overlap = [None if np.isnan(v) else float(v) for v in per]
+    c = _contrast_from(S, C) if W.shape[0] >= 2 else None
+    per = None if reference is None else topic_overlap(W, reference, top_n=top_n, per_topic=True)
     df = np.asarray(B.sum(axis=0)).ravel()
-    unseen = int(sum(1 for j in top.ravel() if cols[j] < 0 or df[cols[j]] == 0))
-    out.update(
-        diversity=topic_diversity(W, top_n=top_n),
-        overlap=overlap,
-        top_n=int(top_n),
-        n_heldout_docs=int(B.shape[0]),
-        unseen_top_words=unseen,
-        per_topic={
-            "npmi": within.tolist(),
-            "npmi_contrast": per_contrast,
-            "overlap": per_overlap,
-            "top_words": [[str(vocabulary[j]) for j in row] for row in top],
-        },
-    )
-    return out
+    return {"npmi": float(within.mean()), "npmi_across": None if c is None else c["npmi_across"],
+            "npmi_contrast": None if c is None else c["contrast"], "diversity": topic_diversity(W, top_n=top_n),
+            "overlap": None if per is None else float(np.nanmean(per)), "top_n": int(top_n),
+            "n_heldout_docs": int(B.shape[0]),
+            "unseen_top_words": int(sum(1 for j in top.ravel() if cols[j] < 0 or df[cols[j]] == 0)),
+            "per_topic": {"npmi": within.tolist(),
+                          "npmi_contrast": [None] * W.shape[0] if c is None else c["per_topic"].tolist(),
+                          "overlap": None if per is None else [None if np.isnan(v) else float(v) for v in per],
+                          "top_words": [[str(vocabulary[j]) for j in row] for row in top]}}
 
 
 def heldout_user_mask(user_ids: Sequence, test_fraction: float = 0.2, seed: int = 0) -> np.ndarray:
