@@ -181,11 +181,9 @@ class PublicScale:
 
     def lines(self, evaluation) -> list[str]:
         """The reading of a :class:`~topicdp.metrics.private.PrivateEvaluation`: contrast, targets, yardstick, flags."""
-        out = ["how to read these scores:", "  " + contrast_line(evaluation.report.get("n_across")),
-               "  " + targets_line(self.unit)]
-        out += ["  " + line for line in self._yardstick_lines(evaluation)]
-        out += ["  " + line for line in self._common_lines(evaluation.top_words)]
-        return out
+        reading = [contrast_line(evaluation.report.get("n_across")), targets_line(self.unit),
+                   *self._yardstick_lines(evaluation), *self._common_lines(evaluation.top_words)]
+        return ["how to read these scores:"] + ["  " + line for line in reading]
 
     def as_dict(self, top_words) -> dict:
         """The reading in JSON (beside the evaluation in ``topicdp evaluate --out``)."""
@@ -200,14 +198,11 @@ class PublicScale:
         y = self.yardstick
         if y is None:
             return [self.note or "yardstick: none without a public reference (--reference)"]
-        t = TARGETS[self.unit]
-        return [y.line(),
-                f"mean NPMI {evaluation.mean_npmi:.3f} = "
-                f"{scaled(evaluation.mean_npmi, evaluation.mean_npmi_interval, y.npmi)} the yardstick's "
-                f"(target {t.npmi:g}x)",
-                f"mean contrast {evaluation.mean_contrast:.3f} = "
-                f"{scaled(evaluation.mean_contrast, evaluation.mean_contrast_interval, y.contrast)} the yardstick's "
-                f"(target {t.contrast:g}x)"]
+        t, e = TARGETS[self.unit], evaluation
+        return [y.line()] + [f"mean {name} {value:.3f} = {scaled(value, ends, base)} the yardstick's (target {aim:g}x)"
+                             for name, value, ends, base, aim in (
+                                 ("NPMI", e.mean_npmi, e.mean_npmi_interval, y.npmi, t.npmi),
+                                 ("contrast", e.mean_contrast, e.mean_contrast_interval, y.contrast, t.contrast))]
 
     def _common_lines(self, top_words) -> list[str]:
         if self.common is None:
