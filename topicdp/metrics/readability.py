@@ -4,8 +4,9 @@
   topic's top words, by document co-occurrence on held-out users' documents (:func:`split_users`): ``log(P(a, b) /
   (P(a) P(b))) / -log P(a, b)``, ``P = df / N``; -1 for a pair never seen together (noisy releases rank rare words
   highly: anything better would reward noise), +1 for one in every document. Sparse products, not sliding windows.
-* NPMI contrast (:func:`npmi_contrast`): :data:`CONTRAST_DEFINITION`, pairs of a word with itself left out. NPMI
-  alone rewards lists of frequent words; the contrast is 0 in expectation for words dealt to lists at random.
+* NPMI contrast (:func:`npmi_contrast`): mean within-topic NPMI minus mean across-topic NPMI, the latter over
+  pairs (a, b) with a in one topic's list and b in another's (a word never with itself). NPMI alone rewards lists
+  of frequent words; the contrast is 0 in expectation for words dealt to lists at random.
 * Topic diversity (:func:`topic_diversity`): distinct words of the K top-n lists / (n K) (Dieng, Ruiz & Blei,
   "Topic modeling in embedding spaces", TACL 2020, Sec. 6).
 * Matched top-n overlap (:func:`topic_overlap`): the mean ``|top_i ∩ ref_j| / n`` over the Hungarian matching; two
