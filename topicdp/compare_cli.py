@@ -126,14 +126,11 @@ def check_arguments(args) -> None:
             LedgerOptions(args.ledger)  # an existing ledger file, before anything is read
         except FileNotFoundError as exc:
             raise FileNotFoundError(f"--ledger: {exc}") from None
-    if args.reference is not None:
-        if args.reference == "embedded":
-            if args.corpus != "embedded":
-                raise ValueError("--reference embedded (the first half of the Lee corpus) goes with the embedded "
-                                 "corpus only")
-        else:
-            check_corpus_path(args.reference, "--reference")
-    elif args.corpus != "embedded":
+    if args.reference == "embedded" and args.corpus != "embedded":
+        raise ValueError("--reference embedded (the first half of the Lee corpus) goes with the embedded corpus only")
+    if args.reference not in (None, "embedded"):
+        check_corpus_path(args.reference, "--reference")
+    if args.reference is None and args.corpus != "embedded":
         raise ValueError("--reference: a corpus file needs a public reference P (JSON Lines of the same kind) for "
                          "its words, dp-vem's start and the random-DP road")
     if args.max_docs_per_user < 1:

@@ -172,11 +172,8 @@ def table_fields(path: Any, *, query: str | None = None) -> list[str]:
     if kind == "parquet":
         return list(_parquet_file(path).schema_arrow.names)
     if kind == "csv":
-        reader = _csv_reader(path, None)
-        try:
+        with _csv_reader(path, None) as reader:  # closed on leaving
             return list(reader.schema.names)
-        finally:
-            reader.close()
     if kind == "sql":
         with _sql_result(path, query) as result:
             return [str(k) for k in result.keys()]
@@ -202,12 +199,9 @@ def table_rows(path: Any, wanted: Mapping[str, str], *, query: str | None = None
             yield from zip(*(batch.column(c).to_pylist() for c in columns))
     elif kind == "csv":
         check_fields(where, table_fields(path), wanted)
-        reader = _csv_reader(path, needed)
-        try:
+        with _csv_reader(path, needed) as reader:
             for batch in reader:
                 yield from zip(*(batch.column(c).to_pylist() for c in columns))
-        finally:
-            reader.close()
     elif kind == "sql":
         with _sql_result(path, query) as result:
             keys = [str(k) for k in result.keys()]
