@@ -65,17 +65,11 @@ def synthetic_lda(
         if alpha.shape != (n_topics,) or not np.all(np.isfinite(alpha)) or np.any(alpha <= 0):
             raise ValueError(f"alpha must be a positive finite array of shape ({n_topics},)")
 
-    if topic_word is None:
-        topic_word = _draw_topics(n_topics, n_words, beta, bursty, bursty_mass, n_bursty, rng)
-    else:
-        topic_word = _check_topic_word(topic_word, n_topics, n_words)
-
-    blocks = [
-        _draw_documents(min(chunk_size, n_docs - start), topic_word, alpha, mean_length, rng)
-        for start in range(0, n_docs, chunk_size)
-    ]
-    X = sp.vstack(blocks, format="csr")
-    return SyntheticLDA(X=X, topic_word=topic_word, alpha=alpha)
+    topic_word = (_draw_topics(n_topics, n_words, beta, bursty, bursty_mass, n_bursty, rng) if topic_word is None
+                  else _check_topic_word(topic_word, n_topics, n_words))
+    blocks = [_draw_documents(min(chunk_size, n_docs - start), topic_word, alpha, mean_length, rng)
+              for start in range(0, n_docs, chunk_size)]
+    return SyntheticLDA(X=sp.vstack(blocks, format="csr"), topic_word=topic_word, alpha=alpha)
 
 
 def _draw_alpha(n_topics: int, alpha0: float, concentration, rng) -> np.ndarray:
