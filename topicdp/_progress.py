@@ -38,7 +38,7 @@ def format_duration(seconds: float) -> str:
 
 
 def progress_enabled(progress: bool | None = None) -> bool:
-    """Whether a long step shows its progress: ``progress`` (None: yes) unless :data:`PROGRESS_ENV` says off (or is bad).
+    """Whether a long step shows progress: ``progress`` (None: yes) unless :data:`PROGRESS_ENV` says off (or is bad).
 
     >>> progress_enabled(False)
     False
@@ -90,9 +90,7 @@ class Progress:
             self._bar.set_postfix_str(f"ETA {eta:%H:%M:%S} UTC" if self.done < self.total else "", refresh=False)
             self._bar.update(n)
             return
-        if math.isinf(self.log_every):
-            return
-        if self.done in (1, self.total) or now - self._last_log >= self.log_every:
+        if not math.isinf(self.log_every) and (self.done in (1, self.total) or now - self._last_log >= self.log_every):
             self._last_log = now
             say(f"{self.what} {self.done}/{self.total}, {format_duration(elapsed)} elapsed, "
                 f"{format_duration(remaining)} left, ETA {eta:%H:%M:%S} UTC", show=self.show)
