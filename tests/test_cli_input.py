@@ -218,9 +218,9 @@ def test_every_reader_goes_through_the_one_reader(tmp_path, load):
     where = f"{path}:{len(ROWS) + 1}: invalid JSON"
     with pytest.raises(ValueError, match=where):
         if load == "compare":
-            from topicdp.compare_cli import load_split
+            from topicdp.experiments.compare import read_split
 
-            load_split(str(path), 5, 100, True)
+            read_split(str(path), None, 0.2)
         elif load == "audit":
             from topicdp.audit.setups import CorpusChoice, SetupOptions, load_corpus as audit_load
 

@@ -6,12 +6,9 @@ import argparse
 
 
 class LazyParser(argparse.ArgumentParser):
-    """A sub-command parser whose arguments are added on first use, by ``populate(parser)``.
-
-    ``topicdp --help`` lists the sub-commands from their one-line help alone, so the modules that define
-    the arguments of ``audit`` (dataclasses of the audit library, which imports numpy) load only when that
-    sub-command is parsed or its own help is asked for.
-    """
+    """A sub-command parser whose arguments ``populate(parser)`` adds on first use: ``topicdp --help`` lists the
+    sub-commands by their one-line help, and a module that defines arguments (``audit``'s imports numpy) loads only
+    when its sub-command is parsed or its help asked for."""
 
     def __init__(self, *args, populate=None, **kwargs) -> None:
         super().__init__(*args, **kwargs)

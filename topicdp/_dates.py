@@ -1,9 +1,8 @@
-"""Dates read under a stated format, the same on every machine (pure Python: the command's parser may use it).
+"""Dates read under a stated format, the same on every machine (pure Python, for the command's parser).
 
-A release over time composes its periods in parallel only if each document's period is one fixed function of
-the document. :func:`time.strptime` is not: its month and day names follow the locale, so one file would split
-differently on two machines. This module reads a small set of directives with English month names and ASCII
-digits, whatever the locale.
+A release over time composes its periods in parallel only if a document's period is a fixed function of it;
+:func:`time.strptime`'s month names follow the locale, so this module reads a few directives with English month
+names and ASCII digits.
 """
 
 from __future__ import annotations
@@ -52,18 +51,12 @@ def parse_date(text: str, date_format: str) -> _dt.date:
     match = _compiled(date_format).fullmatch(text)
     if match is None:
         raise ValueError(f"date {text!r} does not read as {date_format!r}")
-    g = match.groupdict()
-    if g.get("year") is not None:
-        year = int(g["year"])
-    else:
-        short = int(g["year2"])
-        year = short + (1900 if short >= 69 else 2000)
-    if g.get("month") is not None:
-        month = int(g["month"])
-    else:
-        names = MONTHS if g.get("month_name") is not None else tuple(m[:3] for m in MONTHS)
-        month = names.index((g.get("month_name") or g["month_abbr"]).lower()) + 1
-    day = int(g["day"]) if g.get("day") is not None else 1
+    g = match.groupdict()  # the format's groups only, each matched (none is optional)
+    short = int(g.get("year2", 0))
+    year = int(g["year"]) if "year" in g else short + (1900 if short >= 69 else 2000)
+    name = (g.get("month_name") or g.get("month_abbr") or "")[:3].lower()  # a full name's first three letters
+    month = int(g["month"]) if "month" in g else [m[:3] for m in MONTHS].index(name) + 1
+    day = int(g.get("day", 1))
     try:
         return _dt.date(year, month, day)
     except ValueError:

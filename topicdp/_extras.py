@@ -1,8 +1,5 @@
-"""Optional dependencies: refuse early, with the install command, when an extra is missing.
-
-The extras are ``pyproject.toml``'s (``plots``, ``cluster``, ``fast``, ``tomotopy``, ``tables``, ``sql``). A
-command checks for one with :func:`require` while it checks its arguments, before it reads data or fits a model,
-so a missing library costs no computing time.
+"""Optional dependencies (``pyproject.toml``'s extras): :func:`require` refuses early, with the install command, while
+a command checks its arguments, so a missing library costs no computing time.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""The names of the models, mechanisms and guarantees, and one line on each: the one place they are stated.
-
-This module is pure Python and imports nothing, so the ``topicdp`` command can build its parser and its
-``--help`` without loading numpy, scipy or gensim. The modules that implement the names import them from
-here (``topicdp.adapters.MODELS``, ``topicdp.pipeline.MECHANISMS``).
+"""The names of the models, mechanisms and guarantees, and one line on each: the one place they are stated. Pure
+Python, so the ``topicdp`` command builds its ``--help`` without numpy, scipy or gensim.
 """
 
 from __future__ import annotations
@@ -27,11 +24,8 @@ class Unit(_Name):
 
 
 class Neighbours(_Name):
-    """The neighbour relation a guarantee is stated for.
-
-    ``REPLACE_ONE``: one unit's data replaced by anything, the number of units public (stated by the owner).
-    ``ADD_REMOVE``: one unit added or removed; the number of units is private.
-    """
+    """The neighbour relation a guarantee is stated for: ``REPLACE_ONE``, one unit's data replaced by anything, the
+    number of units public (stated by the owner); ``ADD_REMOVE``, one unit added or removed, the number private."""
 
     REPLACE_ONE = "replace-one"
     ADD_REMOVE = "add-remove"

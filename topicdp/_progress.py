@@ -1,11 +1,7 @@
-"""Progress of long steps: a tqdm bar in a notebook or on a terminal, lines with an ETA otherwise.
-
-Every long step reports through :class:`Progress` (the sampler's pairs, passes of dp-vem and DP-SVI) or
-:func:`timed` (one-shot steps). In a Jupyter kernel a ``tqdm.auto`` bar, on a terminal a text bar, elsewhere INFO
-lines on the ``topicdp`` logger (at most one every :data:`LOG_EVERY_SECONDS`, with the time left and an ETA),
-written to stderr when no handler shows them. ``progress=False`` or :data:`PROGRESS_ENV` (``TOPICDP_PROGRESS=0``,
-which wins) switch the display off; the records are emitted either way. Progress counts only public quantities
-(pairs, passes, steps), never a count of the private data.
+"""Progress of long steps (:class:`Progress`, :func:`timed`): a tqdm bar in a notebook or on a terminal, otherwise
+INFO lines with an ETA on the ``topicdp`` logger (at most one every :data:`LOG_EVERY_SECONDS`, on stderr when no
+handler shows them). ``progress=False`` or :data:`PROGRESS_ENV` (which wins) switch the display off, not the records.
+Only public quantities are counted (pairs, passes, steps), never a count of the private data.
 """
 
 from __future__ import annotations
@@ -42,8 +38,7 @@ def format_duration(seconds: float) -> str:
 
 
 def progress_enabled(progress: bool | None = None) -> bool:
-    """Whether a long step shows its progress: ``progress`` (None: yes) unless :data:`PROGRESS_ENV` says off; a
-    ``ValueError`` for any other value of the variable.
+    """Whether a long step shows progress: ``progress`` (None: yes) unless :data:`PROGRESS_ENV` says off (or is bad).
 
     >>> progress_enabled(False)
     False
@@ -58,8 +53,8 @@ def progress_enabled(progress: bool | None = None) -> bool:
 
 
 def say(line: str, *, show: bool = True) -> None:
-    """Log ``line`` at INFO on the ``topicdp`` logger and, when ``show`` and no handler shows that logger's INFO
-    lines (a Python session without logging set-up, a notebook), write it to stderr too (``topicdp: line``)."""
+    """Log ``line`` at INFO on the ``topicdp`` logger, and write it to stderr too when ``show`` and no handler shows
+    those lines (a session without logging set-up, a notebook)."""
     logger.info("%s", line)
     if show and not _logger_shows_info():
         try:
@@ -92,15 +87,10 @@ class Progress:
         remaining = elapsed / max(self.done, 1) * max(self.total - self.done, 0)
         eta = datetime.now(timezone.utc) + timedelta(seconds=remaining)
         if self._bar is not None:
-            if self.done < self.total:
-                self._bar.set_postfix_str(f"ETA {eta:%H:%M:%S} UTC", refresh=False)
-            else:
-                self._bar.set_postfix_str("", refresh=False)
+            self._bar.set_postfix_str(f"ETA {eta:%H:%M:%S} UTC" if self.done < self.total else "", refresh=False)
             self._bar.update(n)
             return
-        if math.isinf(self.log_every):
-            return
-        if self.done in (1, self.total) or now - self._last_log >= self.log_every:
+        if not math.isinf(self.log_every) and (self.done in (1, self.total) or now - self._last_log >= self.log_every):
             self._last_log = now
             say(f"{self.what} {self.done}/{self.total}, {format_duration(elapsed)} elapsed, "
                 f"{format_duration(remaining)} left, ETA {eta:%H:%M:%S} UTC", show=self.show)
@@ -148,9 +138,7 @@ def _stderr_is_terminal() -> bool:
 
 @contextmanager
 def shown_on_stderr() -> Iterator[None]:
-    """Show the ``topicdp`` logger's INFO lines on stderr inside the block (the command's ``main``), and remove the
-    handler after, leaving the logger as it was.
-    """
+    """Show the ``topicdp`` logger's INFO lines on stderr inside the block (the command's ``main``), then restore it."""
     class StderrHandler(logging.StreamHandler):
         stream = property(lambda self: sys.stderr, lambda self, value: None)  # today's stderr, as logging.lastResort
 

@@ -1,11 +1,8 @@
-"""A warning when one private dataset is released repeatedly outside a privacy ledger.
+"""A warning when one private dataset is released repeatedly outside a privacy ledger (their budgets compose).
 
-Releases of the same data compose (a ``GridSearchCV`` of 3 candidates and 2 folds spends 6 budgets); a
-:class:`topicdp.rdp.PrivacyLedger` counts and enforces that, and without one this module notices within a process
-that a new fit shares documents with an earlier one. Each document gets a 64-bit hash of its words and counts and
-a fit keeps its ``SKETCH_SIZE`` smallest (a bottom-k sketch, Broder 1997, "On the resemblance and containment of
-documents"): fits sharing a share ``s`` of documents share an entry with probability about ``1 - (1 - s)^k``,
-and fits sharing none never do.
+Each document gets a 64-bit hash of its words and counts, and a fit keeps its ``SKETCH_SIZE`` smallest (a bottom-k
+sketch, Broder 1997, "On the resemblance and containment of documents"): fits sharing a share ``s`` of documents share
+an entry with probability about ``1 - (1 - s)^k``, and fits sharing none never do.
 """
 
 from __future__ import annotations

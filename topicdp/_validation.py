@@ -1,7 +1,5 @@
-"""Parameter validation shared by every public entry point.
-
-Each check raises ``ValueError`` (or ``TypeError`` for a wrong kind of object) with a message that names
-the parameter and the allowed range, in the style of scikit-learn's parameter validation.
+"""Parameter validation shared by every public entry point: ``ValueError`` (``TypeError`` for a wrong kind of
+object) naming the parameter and the allowed range, in the manner of scikit-learn's parameter validation.
 """
 
 from __future__ import annotations
@@ -92,13 +90,10 @@ def check_random_state(random_state) -> np.random.Generator:
 
 def check_count_matrix(X, name: str = "X", *, min_docs: int = 1, min_words: int = 1, n_words: int | None = None,
                        expected_by: str = "the model", integral: bool = False, dtype=np.float64):
-    """The one validator of document-term count matrices: a new canonical CSR matrix with checked entries.
-
-    Structure (2-D, numeric, at least ``min_docs`` rows and ``min_words`` columns; 0 disables) is checked by
-    scikit-learn's ``check_array``, whose messages its estimator checks expect; ``n_words`` requires that many
-    columns (scikit-learn's "X has 29 features, but <expected_by> is expecting 30" message); ``integral`` requires
-    integer counts. Returns a copy with sorted indices, no duplicates and no stored zeros; the ``ValueError`` names
-    ``name`` and what failed (NaN or inf, a negative value, fractional values).
+    """The one validator of document-term count matrices: a new canonical CSR matrix (sorted indices, no duplicates,
+    no stored zeros). Structure (2-D, numeric, at least ``min_docs`` x ``min_words``; 0 disables) by scikit-learn's
+    ``check_array``, whose messages its estimator checks expect; ``n_words`` columns in scikit-learn's words; the
+    entries finite, non-negative and, if ``integral``, integers, the ``ValueError`` naming ``name`` and what failed.
     """
     import scipy.sparse as sp
     from sklearn.utils.validation import check_array
@@ -116,8 +111,7 @@ def check_count_matrix(X, name: str = "X", *, min_docs: int = 1, min_words: int 
 
 
 def _check_count_values(data: np.ndarray, name: str, integral: bool, block: int = 1 << 20) -> None:
-    """Raise unless every entry is finite, non-negative and (if ``integral``) integral; checked in blocks, so a
-    10^8-entry matrix needs no full-size temporaries. The message says which property failed."""
+    """Raise unless every entry is finite, non-negative and (if ``integral``) integral, in blocks (no big temporaries)."""
     kind = "non-negative integer" if integral else "non-negative"
     for start in range(0, data.size, block):
         part = data[start:start + block]
@@ -146,9 +140,8 @@ PRIVACY_PARAMETERS: dict[str, Callable[[Any], Any]] = {
 
 
 def check_privacy_parameters(estimator, *, nonprivate: str | None = None, optional: tuple[str, ...] = ()) -> dict:
-    """Check the :data:`PRIVACY_PARAMETERS` that ``estimator`` has, by the one table; returns them checked (unit and
-    neighbours as enums). ``nonprivate`` names the estimator for a fit without noise; ``optional`` may be None.
-    """
+    """The :data:`PRIVACY_PARAMETERS` ``estimator`` has, checked by the one table (unit and neighbours as enums);
+    ``nonprivate`` names the estimator for a fit without noise; ``optional`` ones may be None."""
     checked: dict[str, Any] = {}
     for name, check in PRIVACY_PARAMETERS.items():
         if not hasattr(estimator, name):
@@ -164,9 +157,8 @@ def check_privacy_parameters(estimator, *, nonprivate: str | None = None, option
 
 
 def store_init(obj, arguments: dict[str, Any]) -> None:
-    """Store an estimator's ``__init__`` arguments unchanged under their own names (scikit-learn's convention, so
-    ``get_params`` and ``clone`` see them); ``arguments`` is ``locals()`` taken first thing in ``__init__``.
-    """
+    """Store an estimator's ``__init__`` arguments (``locals()`` taken first thing) unchanged under their own names,
+    as scikit-learn's ``get_params`` and ``clone`` expect."""
     for name, value in arguments.items():
         if name not in ("self", "__class__"):
             setattr(obj, name, value)

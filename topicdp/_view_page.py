@@ -32,10 +32,8 @@ MAX_OVERLAP = 0.2
 
 
 def js_distances(topic_word) -> np.ndarray:
-    """Jensen-Shannon distances between the rows of ``topic_word`` (base-2 logs, so each is in [0, 1]).
-
-    The square root of ``JSD(p, q) = KL(p || m) / 2 + KL(q || m) / 2``, ``m = (p + q) / 2``, a metric (Endres &
-    Schindelin 2003, "A new metric for probability distributions"); rows are normalised first.
+    """Jensen-Shannon distances of the normalised rows of ``topic_word``: ``sqrt(KL(p || m) / 2 + KL(q || m) / 2)``,
+    ``m = (p + q) / 2``, base-2 logs, a metric in [0, 1] (Endres & Schindelin 2003).
 
     >>> js_distances([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]]).round(6).tolist()
     [[0.0, 1.0, 0.0], [1.0, 0.0, 1.0], [0.0, 1.0, 0.0]]
@@ -58,11 +56,9 @@ def js_distances(topic_word) -> np.ndarray:
 
 
 def classical_mds(distances, n_components: int = 2) -> np.ndarray:
-    """Classical (Torgerson) multidimensional scaling, LDAvis' default layout ("PCoA").
-
-    With the centring matrix ``J = I - 11'/K``, ``B = -J D^2 J / 2`` is the Gram matrix of centred points when D is
-    Euclidean; the coordinates are its leading eigenvectors times the square roots of their eigenvalues (negative
-    ones count as 0), each axis' sign fixed (its largest entry positive), so the result is deterministic.
+    """Classical (Torgerson) multidimensional scaling, LDAvis' default layout: the leading eigenvectors of
+    ``B = -J D^2 J / 2`` (``J = I - 11'/K``) times the roots of their eigenvalues (negative ones 0), each axis' largest
+    entry positive (deterministic).
 
     >>> from scipy.spatial.distance import pdist
     >>> pdist(classical_mds([[0, 3, 4], [3, 0, 5], [4, 5, 0]])).round(6).tolist()
@@ -91,8 +87,7 @@ def classical_mds(distances, n_components: int = 2) -> np.ndarray:
 
 
 def relevance(p_word_topic, p_word, lambda_: float) -> np.ndarray:
-    """Relevance of words to a topic (Sievert & Shirley 2014, Eq. 1):
-    ``lambda log p(w|t) + (1 - lambda) log(p(w|t) / p(w))``; -inf where p(w|t) = 0.
+    """Relevance (Sievert & Shirley 2014, Eq. 1): ``lambda log p(w|t) + (1 - lambda) log(p(w|t) / p(w))``, -inf at 0.
 
     >>> relevance([0.5, 0.1], [0.25, 0.1], 0.0).round(4).tolist()
     [0.6931, 0.0]
@@ -143,15 +138,12 @@ _GAP = 2.0  # SVG units kept between two circles' clear discs
 
 def circle_layout(coordinates, sizes, *, size: float = MAP_SIZE, margin: float = MAP_MARGIN,
                   max_overlap: float = MAX_OVERLAP) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Centres and radii of the map's circles: the MDS positions, moved apart so that none hides another.
+    """``(centres (K, 2), radii (K,), origin (2,))`` in SVG units (y down): the MDS positions moved apart so that none
+    hides another (``worst_overlap <= max_overlap``; distances on the map are then approximate).
 
-    Circle areas are proportional to the sizes (the largest radius ``min(size / 7, sqrt(0.18 size^2 / (pi K)))``);
-    the MDS coordinates are mapped onto the map less its margin; then, deterministically, overlapping *clear
-    discs* (the circle or its label's disc, whichever is larger) move apart along their centres' line, the larger
-    less, until none overlaps; a crowd that 100 rounds do not resolve is placed greedily, largest first, each at
-    the free point nearest its position; and if overlaps remain every radius shrinks by 15% and the layout starts
-    again. No circle then covers another (``worst_overlap <= max_overlap``), and the distances on the map are
-    approximate. Returns ``(centres (K, 2), radii (K,), origin (2,))`` in SVG units, y downwards.
+    Areas are proportional to the sizes (largest radius ``min(size / 7, sqrt(0.18 size^2 / (pi K)))``); overlapping
+    *clear discs* (circle or label, whichever is larger) move apart, the larger less; a crowd 100 rounds do not
+    resolve is placed greedily, largest first; if overlaps remain the radii shrink by 15% and the layout restarts.
 
     >>> centres, radii, origin = circle_layout(np.zeros((3, 2)), [1.0, 1.0, 1.0])  # three identical topics
     >>> worst_overlap(centres, radii)
@@ -242,9 +234,7 @@ def _relax(P: np.ndarray, clear: np.ndarray, low: np.ndarray, high: np.ndarray, 
 
 def _place(P: np.ndarray, clear: np.ndarray, low: np.ndarray, high: np.ndarray, order: np.ndarray,
            n_angles: int = 16) -> np.ndarray | None:
-    """Greedy placement in ``order``: each circle at the free candidate nearest its start (the start, or points
-    touching a placed circle); None if none is free.
-    """
+    """Greedy placement in ``order``, each circle at the free point nearest its start (None if none is free)."""
     Q = P.copy()
     angles = 2.0 * np.pi * np.arange(n_angles) / n_angles
     ring = np.stack([np.cos(angles), np.sin(angles)], axis=1)
@@ -272,10 +262,8 @@ def _place(P: np.ndarray, clear: np.ndarray, low: np.ndarray, high: np.ndarray, 
 
 
 def topic_sizes(published: Mapping[str, Any]) -> tuple[np.ndarray, str]:
-    """(sizes summing to 1, where they come from), from a published release dict: ``alpha / alpha.sum()`` when
-    ``extra["alpha"]`` holds K positive Dirichlet parameters published as a DP output or its post-processing,
-    otherwise equal sizes and :data:`EQUAL_SIZES`.
-    """
+    """(sizes summing to 1, their source): ``alpha / alpha.sum()`` for K positive ``extra["alpha"]`` published as DP or
+    post-processing, else equal sizes and :data:`EQUAL_SIZES`."""
     K = len(published["topic_word"])
     alpha = (published.get("extra") or {}).get("alpha")
     if alpha is None:
@@ -291,9 +279,7 @@ def topic_sizes(published: Mapping[str, Any]) -> tuple[np.ndarray, str]:
 
 def page_data(published: Mapping[str, Any], n_words: int = 30,
               relevance_lambda: float = DEFAULT_LAMBDA) -> dict[str, Any]:
-    """The JSON the page embeds: per topic its MDS coordinates, size, circle (``cx``, ``cy``, ``r``) and top words
-    with p(w|t) and p(w), from a published dict checked by the caller.
-    """
+    """The JSON the page embeds: per topic its MDS coordinates, size, circle and top words with p(w|t) and p(w)."""
     published = dict(published)
     n_words = check_int(n_words, "n_words", low=1)
     relevance_lambda = check_real(relevance_lambda, "relevance_lambda", low=0.0, high=1.0, low_open=False,
@@ -331,21 +317,16 @@ def page_html(published: Mapping[str, Any], path=None, *, n_words: int = 30,
     report = published["report"]
     heading = title if title is not None else f"topicdp release: {report['mechanism']}"
     subtitle = f"{data['n_topics']} topics, vocabulary of {data['n_vocabulary']} words"
-    page = _page(heading, subtitle, data, data, _privacy_html(report))
-    _write(page, path, overwrite)
-    return page
+    return _page(heading, subtitle, data, data, _privacy_html(report), path, overwrite)
 
 
 def series_page_html(periods: Sequence[str], published: Mapping[str, Mapping[str, Any]],
                      refused: Mapping[str, str], headline: Sequence[str], path=None, *, n_words: int = 30,
                      table_words: int = 8, relevance_lambda: float = DEFAULT_LAMBDA, title: str | None = None,
                      overwrite: bool = True) -> str:
-    """The page of a release over time: :func:`page_html`'s page once per released period, with a period selector.
-
-    The JSON block holds ``{"series": true, "periods": [...], "views": {period: page_data}}``; the header shows the
-    series' ``headline`` (its guarantee as a whole, stated by the caller) and each period's privacy summary, a
-    refused period is listed disabled with its reason, and a table gives every topic's top words per period. Topic
-    k of every period is row k of its published matrix (the caller matches them). Post-processing of the releases.
+    """The page of a release over time: :func:`page_html`'s page per released period (topic k is row k of each),
+    with a period selector, the series' ``headline``, each period's privacy summary, the refused periods and their
+    reasons, and a table of every topic's top words per period. Post-processing of the releases.
     """
     released = [p for p in periods if p in published]
     if not released:
@@ -359,18 +340,22 @@ def series_page_html(periods: Sequence[str], published: Mapping[str, Mapping[str
     heading = title if title is not None else f"topicdp release over time: {report['mechanism']}"
     subtitle = f"{first['n_topics']} topics matched across {len(periods)} periods"
     header = _series_header(periods, published, refused, headline)
-    page = _page(heading, subtitle, first, block, header, after=_series_table(periods, views, table_words))
-    _write(page, path, overwrite)
-    return page
+    return _page(heading, subtitle, first, block, header, path, overwrite, _series_table(periods, views, table_words))
 
 
-def _page(heading: str, subtitle: str, data: Mapping[str, Any], block: Mapping[str, Any], privacy: str,
-          after: str = "") -> str:
-    """The page's HTML: ``data`` is the view the static text describes, ``block`` the JSON the script reads."""
-    return _asset("view_page.html").format(
+def _page(heading: str, subtitle: str, data: Mapping[str, Any], block: Mapping[str, Any], privacy: str, path,
+          overwrite: bool, after: str = "") -> str:
+    """The page's HTML (``data`` the view the static text describes, ``block`` the JSON the script reads), written to
+    ``path`` if given, atomically: a browser or a killed run never sees half a page."""
+    page = _asset("view_page.html").format(
         title=html.escape(heading), subtitle=html.escape(subtitle), css=_asset("view_page.css"), script=_asset("view_page.js"),
         data=_script_json(block), privacy=privacy, n_words=data["n_words"], **_size_texts(data),
         lam=f"{data['lambda']:.2f}", map_size=f"{MAP_SIZE:g}", after=after)
+    if path is not None:
+        from ._files import atomic_write
+
+        atomic_write(path, page, overwrite=overwrite)
+    return page
 
 
 def _check_title_and_path(title, path) -> None:
@@ -378,14 +363,6 @@ def _check_title_and_path(title, path) -> None:
         raise TypeError(f"title must be a str or None, got {type(title).__name__}")
     if path is not None and not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str, a path-like object or None, got {type(path).__name__}")
-
-
-def _write(page: str, path, overwrite: bool) -> None:
-    """Write ``page`` to ``path`` (if given) atomically: a browser or a killed run never sees half a page."""
-    if path is not None:
-        from ._files import atomic_write
-
-        atomic_write(path, page, overwrite=overwrite)
 
 
 def _series_header(periods: Sequence[str], published: Mapping[str, Mapping[str, Any]], refused: Mapping[str, str],
@@ -413,8 +390,7 @@ def _series_header(periods: Sequence[str], published: Mapping[str, Mapping[str, 
 
 
 def _series_table(periods: Sequence[str], views: Mapping[str, Mapping[str, Any]], n: int) -> str:
-    """Every matched topic's top ``n`` words per period (rows: topics; columns: periods), released p(w|t) on
-    hover; readable without the script."""
+    """Every matched topic's top ``n`` words per period, released p(w|t) on hover (readable without the script)."""
     K = next(iter(views.values()))["n_topics"]
     head = "".join(f"<th>{html.escape(p)}</th>" for p in periods)
     rows = []
@@ -461,8 +437,7 @@ def _size_texts(data: Mapping[str, Any]) -> dict[str, str]:
 
 
 def _privacy_html(report: Mapping[str, Any], ids: bool = True) -> str:
-    """The privacy summary, as static HTML (readable without the script); ``ids=False`` for one of several on a
-    page (a series' periods), whose lines then carry classes only."""
+    """The privacy summary as static HTML; ``ids=False`` for one of several on a page (classes only)."""
     from .report import RANDOM_DP_CAVEAT, PrivacyReport
 
     r = PrivacyReport.from_dict(dict(report))
@@ -498,5 +473,5 @@ def _privacy_html(report: Mapping[str, Any], ids: bool = True) -> str:
 
 @functools.lru_cache(maxsize=None)
 def _asset(name: str) -> str:
-    """The page's static parts, package data beside this module: its style sheet, script and HTML template."""
+    """The page's style sheet, script or HTML template (package data)."""
     return importlib.resources.files("topicdp").joinpath(name).read_text(encoding="utf-8")

@@ -285,12 +285,10 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "privatize":
             _add_corpus_arguments(p)
             add_ledger_arguments(p)
-        else:
-            p.set_defaults(corpus="themed", text_field=D.text_field, user_field=D.user_field,
-                           max_features=D.max_features, min_df=D.min_df, max_df=D.max_df, max_docs_per_user=None,
-                           max_tokens_per_doc=None, max_tokens_per_user=None,
-                           user_fraction=None, vocabulary=None, vocabulary_epsilon=None, vocabulary_delta=None,
-                           scheduler=None, work_dir=None)
+        else:  # the demo's corpus is generated: the corpus flags' defaults, none of them offered
+            corpus_flags = argparse.ArgumentParser(add_help=False)
+            _add_corpus_arguments(corpus_flags)
+            p.set_defaults(**vars(corpus_flags.parse_args(["themed"])))
         _add_privacy_arguments(p)
         p.add_argument("--out", default=None, help="write the release (JSON) here")
         add_overwrite_argument(p)

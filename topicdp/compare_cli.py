@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from ._files import add_overwrite_argument
-
-UNITS = ("user", "document")
+from ._names import UNITS
 
 
 def add_arguments(p) -> None:
@@ -55,10 +54,6 @@ def populate(p) -> None:
     p.set_defaults(func=run, check=check_arguments)
 
 
-def register(sub) -> None:
-    populate(sub.add_parser("compare", help="compare every road on one corpus: a table of private scores"))
-
-
 def parse_epsilons(text: str | None, flag: str = "--epsilons") -> tuple[float, ...] | None:
     """``--epsilons 1,3,10`` as floats; a bad value is refused by the flag's name."""
     if text is None:
@@ -94,24 +89,13 @@ def settings_from(args):
         if not units or any(u not in UNITS for u in units):
             raise ValueError(f"--unit must be one of {', '.join(UNITS)} or both comma-separated, got {args.unit!r}")
         given["unit"] = units[0] if len(units) == 1 else units
-    if args.sizing is not None:
-        if args.sizing not in ("lambert-w", "exchangeable"):
-            raise ValueError(f"--sizing must be lambert-w or exchangeable, got {args.sizing!r}")
-        given["sizing"] = args.sizing
-    if args.no_random_dp:
-        given["random_dp"] = False
-    epsilons = parse_epsilons(args.epsilons)
-    if epsilons is not None:
-        given["epsilons"] = epsilons
-    topics = parse_int(args.topics, "--topics", 2)
-    if topics is not None:
-        given["n_topics"] = topics
-    if args.max_features is not None:
-        given["max_features"] = parse_int(args.max_features, "--max-features", max(topics or 2, 2))
-    for flag, name, low in (("--n-units", "n_units", 1), ("--seed", "seed", 0)):
-        value = parse_int(getattr(args, name, None), flag, low)
-        if value is not None:
-            given[name] = value
+    if args.sizing is not None and args.sizing not in ("lambert-w", "exchangeable"):
+        raise ValueError(f"--sizing must be lambert-w or exchangeable, got {args.sizing!r}")
+    epsilons, topics = parse_epsilons(args.epsilons), parse_int(args.topics, "--topics", 2)
+    parsed = {"sizing": args.sizing, "random_dp": False if args.no_random_dp else None, "epsilons": epsilons,
+              "n_topics": topics, "max_features": parse_int(args.max_features, "--max-features", max(topics or 2, 2)),
+              "n_units": parse_int(args.n_units, "--n-units", 1), "seed": parse_int(args.seed, "--seed", 0)}
+    given.update({name: value for name, value in parsed.items() if value is not None})
     units = given.get("unit", ("user", "document") if args.quick else "user")
     if "n_units" in given and not isinstance(units, str):
         raise ValueError("--n-units states one unit's count: give --unit user or --unit document with it")
@@ -121,13 +105,6 @@ def settings_from(args):
             raise ValueError(f"--evaluation-epsilon must be one number > 0, got {args.evaluation_epsilon!r}")
         given["evaluation_epsilon"] = value[0]
     return CompareSettings.quick(**given) if args.quick else CompareSettings(**given)
-
-
-def load_split(path: str, *_, heldout_fraction: float = 0.2):
-    """The corpus' (text, user) records split into training and held-out users (:func:`compare.read_split`)."""
-    from .experiments.compare import read_split
-
-    return read_split(path, None, heldout_fraction)
 
 
 def check_arguments(args) -> None:
@@ -149,14 +126,11 @@ def check_arguments(args) -> None:
             LedgerOptions(args.ledger)  # an existing ledger file, before anything is read
         except FileNotFoundError as exc:
             raise FileNotFoundError(f"--ledger: {exc}") from None
-    if args.reference is not None:
-        if args.reference == "embedded":
-            if args.corpus != "embedded":
-                raise ValueError("--reference embedded (the first half of the Lee corpus) goes with the embedded "
-                                 "corpus only")
-        else:
-            check_corpus_path(args.reference, "--reference")
-    elif args.corpus != "embedded":
+    if args.reference == "embedded" and args.corpus != "embedded":
+        raise ValueError("--reference embedded (the first half of the Lee corpus) goes with the embedded corpus only")
+    if args.reference not in (None, "embedded"):
+        check_corpus_path(args.reference, "--reference")
+    if args.reference is None and args.corpus != "embedded":
         raise ValueError("--reference: a corpus file needs a public reference P (JSON Lines of the same kind) for "
                          "its words, dp-vem's start and the random-DP road")
     if args.max_docs_per_user < 1:

@@ -1,12 +1,9 @@
-"""Synthetic LDA corpora with ground truth, and the embedded demo corpus.
+"""Synthetic LDA corpora with ground truth (Blei et al. 2003), and the generated demo corpus of ten themes.
 
-Synthetic corpora follow LDA's generative model (Blei et al. 2003) as the spectral paper's experiments do
-(DeCarolis et al. 2020, Sec. 7, App. J): topics ``mu_j ~ Dirichlet(beta)``, proportions ``theta_n ~
-Dirichlet(alpha)``, lengths ``~ Poisson(mean_length)``. The paper samples alpha and mu so that "a bursty use of a
-single word under certain topic is possible"; the knobs: a symmetric ``alpha0 / k``, an explicit ``alpha`` or a
-random asymmetric ``alpha0 * Dirichlet(alpha_concentration 1_k)``; a small ``beta`` for naturally bursty topics;
-``bursty=True`` plants one word carrying ``bursty_mass`` of each of ``n_bursty`` topics
-(``mu_j <- (1 - m) mu_j + m e_{w_j}``); or explicit ``topic_word``.
+As in the spectral paper's experiments (DeCarolis et al. 2020, Sec. 7, App. J): topics ``mu_j ~ Dirichlet(beta)``,
+proportions ``theta_n ~ Dirichlet(alpha)``, lengths ``~ Poisson(mean_length)``; alpha symmetric ``alpha0 / k``,
+explicit, or ``alpha0 * Dirichlet(alpha_concentration 1_k)``; bursty topics by a small ``beta`` or by planting one
+word of mass ``bursty_mass`` in ``n_bursty`` topics (``mu_j <- (1 - m) mu_j + m e_{w_j}``); or explicit ``topic_word``.
 """
 
 from __future__ import annotations
@@ -49,11 +46,9 @@ def synthetic_lda(
     n_bursty: int | None = None,
     topic_word: np.ndarray | None = None,
 ) -> SyntheticLDA:
-    """Draw a corpus of ``n_docs`` documents on ``n_words`` words from LDA with ``n_topics`` topics (module docstring).
-
-    ``alpha`` overrides ``alpha0`` and cannot be combined with ``alpha_concentration``; ``topic_word`` overrides
-    ``beta`` and the planting; ``chunk_size`` documents are generated at once (bounding memory).
-    """
+    """Draw ``n_docs`` documents on ``n_words`` words from LDA with ``n_topics`` topics (module docstring): ``alpha``
+    overrides ``alpha0`` (not with ``alpha_concentration``), ``topic_word`` ``beta`` and the planting; ``chunk_size``
+    documents are generated at once (bounding memory)."""
     n_docs = check_int(n_docs, "n_docs", low=1)
     n_words = check_int(n_words, "n_words", low=2)
     n_topics = check_int(n_topics, "n_topics", low=1, high=n_words)
@@ -70,17 +65,11 @@ def synthetic_lda(
         if alpha.shape != (n_topics,) or not np.all(np.isfinite(alpha)) or np.any(alpha <= 0):
             raise ValueError(f"alpha must be a positive finite array of shape ({n_topics},)")
 
-    if topic_word is None:
-        topic_word = _draw_topics(n_topics, n_words, beta, bursty, bursty_mass, n_bursty, rng)
-    else:
-        topic_word = _check_topic_word(topic_word, n_topics, n_words)
-
-    blocks = [
-        _draw_documents(min(chunk_size, n_docs - start), topic_word, alpha, mean_length, rng)
-        for start in range(0, n_docs, chunk_size)
-    ]
-    X = sp.vstack(blocks, format="csr")
-    return SyntheticLDA(X=X, topic_word=topic_word, alpha=alpha)
+    topic_word = (_draw_topics(n_topics, n_words, beta, bursty, bursty_mass, n_bursty, rng) if topic_word is None
+                  else _check_topic_word(topic_word, n_topics, n_words))
+    blocks = [_draw_documents(min(chunk_size, n_docs - start), topic_word, alpha, mean_length, rng)
+              for start in range(0, n_docs, chunk_size)]
+    return SyntheticLDA(X=sp.vstack(blocks, format="csr"), topic_word=topic_word, alpha=alpha)
 
 
 def _draw_alpha(n_topics: int, alpha0: float, concentration, rng) -> np.ndarray:
@@ -169,10 +158,8 @@ def themed_vocabulary() -> tuple[str, ...]:
 
 def themed_corpus(n_users: int = 2000, docs_per_user: int = 5, mean_length: float = 40.0, *,
                   alpha0: float = 0.3, random_state=0):
-    """A generated user-grouped corpus with ten known, readable topics (the demo's data): each topic a Zipf(1) profile
-    over one theme of :data:`THEMES` (20% of the mass spread over all words), LDA documents with symmetric
-    ``alpha0 / 10``, ``docs_per_user`` documents a user. Returns ``(corpus, truth)``, truth in the corpus' columns.
-    """
+    """``(corpus, truth)``: a user-grouped LDA corpus (symmetric ``alpha0 / 10``) with ten known topics, each a Zipf(1)
+    profile over a theme of :data:`THEMES` plus 20% of the mass over all words (the demo's data)."""
     from .corpus import Corpus
 
     rng = np.random.default_rng(random_state)

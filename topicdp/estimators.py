@@ -1,13 +1,11 @@
-"""The private estimators a Python user fits: scikit-learn estimators whose ``fit`` runs the release pipeline.
-
-Each class fixes one mechanism of :data:`topicdp.pipeline.MECHANISMS` and takes the options of ``topicdp
-privatize`` as parameters; ``fit`` builds the command's request and runs :func:`topicdp.pipeline.release` (the DP
-count, the vocabulary, the forecast and the refusal before the topics' budget is spent), so the same options
-and seed give the command's release bit for bit.
+"""The private estimators a Python user fits: each fixes one mechanism of :data:`topicdp.pipeline.MECHANISMS`, takes
+``topicdp privatize``'s options, and ``fit`` runs :func:`topicdp.pipeline.release` on the command's request (DP count,
+vocabulary, forecast and refusal before the topics' budget is spent): the same options and seed give the same release.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -15,7 +13,9 @@ from sklearn.base import BaseEstimator
 
 from ._names import RELEASE_DEFAULTS as D
 from ._progress import say
-from ._validation import store_init
+from ._validation import check_count_matrix, check_int, store_init
+from .corpus import Corpus, is_corpus
+from .tables import is_frame
 from .transform import FoldInMixin
 
 if TYPE_CHECKING:
@@ -25,14 +25,12 @@ __all__ = ["DPSVI", "DPVariationalLDA", "PlannedEstimator", "SpectralDP"]
 
 
 class PlannedEstimator(FoldInMixin, BaseEstimator):
-    """A private estimator whose ``fit`` is :func:`topicdp.release` with the class' mechanism.
+    """A private estimator whose ``fit`` is :func:`topicdp.release` with the class' mechanism and its parameters
+    (``random_state`` is its ``seed``, for tests only).
 
-    ``fit`` takes a corpus as :func:`topicdp.release` does (a file, a directory, a DataFrame: its columns are
-    ``vocabulary`` or a DP selection), a :class:`topicdp.Corpus` whose words were a list the caller gave (one
-    built from its own texts is refused: DP does not cover its columns; bound it here, not with
-    :meth:`~topicdp.Corpus.bound`), or a count matrix at ``unit="document"`` (its column indices stated public).
-    Parameters are :func:`topicdp.release`'s (``random_state`` is its ``seed``, for tests only).
-
+    ``fit`` takes what :func:`topicdp.release` takes (a file, a directory, a DataFrame), a :class:`topicdp.Corpus` on a
+    word list the caller gave (one built from its own texts is refused: DP does not cover its columns; bound it here,
+    not with :meth:`~topicdp.Corpus.bound`), or a count matrix at ``unit="document"`` (its column indices public).
     Attributes: ``release_``, ``report_``, ``topic_word_`` = ``components_`` (rows sum to 1), ``vocabulary_``,
     ``n_features_in_``, and ``decision_`` (the mechanism, count and forecasts the release was decided on).
     """
@@ -55,8 +53,6 @@ class PlannedEstimator(FoldInMixin, BaseEstimator):
 
     def _options(self) -> dict[str, Any]:
         """The request's keywords: the parameters and the class' mechanism."""
-        from ._validation import check_int
-
         options = {k: v for k, v in self.get_params(deep=False).items() if k not in self._own_parameters}
         seed = options.pop("random_state")
         if seed is not None and not isinstance(seed, (int, np.integer)):
@@ -67,8 +63,8 @@ class PlannedEstimator(FoldInMixin, BaseEstimator):
                     out=None, query=None, scheduler=None, work_dir=None, agnostic=None, keep_nonprivate=False)
 
     def fit(self, X, y=None) -> "PlannedEstimator":
-        """Plan and release on ``X``, as ``topicdp privatize`` would; :class:`topicdp.pipeline.ReleaseRefused` where
-        the forecast says noise (unless ``release_anyway``), before the topics' budget is spent."""
+        """Plan and release on ``X`` as ``topicdp privatize`` would (:class:`~topicdp.pipeline.ReleaseRefused`, before
+        the topics' budget is spent, where the forecast says noise, unless ``release_anyway``)."""
         from .pipeline import release
         from .pipeline.options import request_from_options
 
@@ -78,10 +74,6 @@ class PlannedEstimator(FoldInMixin, BaseEstimator):
 
     def _corpus(self, X):
         """``X`` as the request's source: a count matrix becomes a Corpus of one unit per row on its column indices."""
-        from .corpus import Corpus, is_corpus
-        from .tables import is_frame
-        from ._validation import check_count_matrix
-
         if isinstance(X, (str, Corpus)) or is_frame(X) or hasattr(X, "__fspath__"):
             return X if not hasattr(X, "__fspath__") else str(X)
         if is_corpus(X):
@@ -105,8 +97,8 @@ class PlannedEstimator(FoldInMixin, BaseEstimator):
 class DPVariationalLDA(PlannedEstimator):
     """(epsilon, delta)-DP LDA by variational EM on per-unit normalised statistics (``dp-vem``), planned.
 
-    The algorithm and its proof: :mod:`topicdp.variational`. 200 generated documents cannot carry three readable
-    topics at epsilon = 2: the plan counts them under DP and refuses before the topics' budget is spent.
+    The algorithm and its proof: :mod:`topicdp.variational`. 200 generated documents cannot carry three topics at
+    epsilon = 2: the plan counts them under DP and refuses before the topics' budget is spent.
 
     >>> from topicdp.datasets import synthetic_lda
     >>> from topicdp.pipeline import ReleaseRefused
@@ -127,10 +119,10 @@ class DPVariationalLDA(PlannedEstimator):
 class SpectralDP(PlannedEstimator):
     """(epsilon, delta)-DP spectral LDA by the method of moments (DeCarolis et al. 2020), planned.
 
-    Calibrated for replace-one neighbours, so ``n_units`` (stated public) is required and a corpus with another
-    number of units is refused before anything is spent. The algorithm: :class:`topicdp.spectral.DPSpectralMoments`.
-    ``configuration`` (1 to 4) is where the noise enters (DeCarolis et al. 2020, "An End-to-End Differentially
-    Private Latent Dirichlet Allocation Using a Spectral Algorithm", Table 3).
+    Calibrated for replace-one neighbours: ``n_units`` (stated public) is required, and a corpus with another number
+    of units refused before anything is spent (:class:`topicdp.spectral.DPSpectralMoments`). ``configuration`` (1 to
+    4): where the noise enters (DeCarolis et al. 2020, "An End-to-End Differentially Private Latent Dirichlet
+    Allocation Using a Spectral Algorithm", Table 3).
     """
 
     _own_parameters = ("configuration",)
@@ -158,14 +150,5 @@ class DPSVI(PlannedEstimator):
     no readability forecast (:class:`topicdp.baselines.DPStochasticVI`)."""
 
     mechanism = "dpsvi"
-
-    def __init__(self, n_topics: int = D.n_topics, *, epsilon: float = D.epsilon, delta: float = D.delta,
-                 unit: str = "document", vocabulary=None, reference: str | None = None, n_units: int | None = None,
-                 ledger=None, release_anyway: bool = False, random_state: int | None = None,
-                 max_docs_per_user: int | None = None, max_tokens_per_doc: int | None = None,
-                 max_tokens_per_user: int | None = None, user_fraction: float | None = None,
-                 text_field: str = D.text_field, user_field: str = D.user_field, stop_words=None,
-                 max_features: int = D.max_features, min_df: int = D.min_df, max_df: float = D.max_df,
-                 vocabulary_epsilon: float | None = None, vocabulary_delta: float | None = None,
-                 n_jobs: int = D.n_jobs):
-        store_init(self, locals())
+    #: PlannedEstimator's parameters, ``unit`` defaulting to "document" (scikit-learn reads this signature)
+    __init__ = functools.partialmethod(PlannedEstimator.__init__, unit="document")

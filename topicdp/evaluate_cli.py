@@ -1,10 +1,6 @@
-"""``topicdp evaluate``: a release's NPMI and contrast on the owner's corpus, under DP (:mod:`topicdp.metrics.private`),
-read against the plan's targets, a yardstick and a common-words flag from public data (:mod:`topicdp.metrics.yardstick`).
-
-An evaluation whose interval would be refused whatever the noise draws (the user level: clipping's shift has no public
-bound; a clip below a document's largest norm) is refused before anything is spent or read, by the rule ``topicdp
-compare`` applies (:func:`topicdp.experiments.compare.evaluation_refusal`); what the forecast from a public reference
-says of it is printed first."""
+"""``topicdp evaluate``: a release's NPMI and contrast on the owner's corpus under DP (:mod:`topicdp.metrics.private`),
+read against public scales (:mod:`topicdp.metrics.yardstick`); an evaluation whose interval would be refused whatever
+the noise is refused before anything is spent or read, by ``topicdp compare``'s rule."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""A picture of a release: each topic's top words as bars of their released probabilities.
-
-:func:`plot_release` is the one implementation (``topicdp privatize --plot``). The released panels are
-post-processing, publishable; with ``show_nonprivate=True`` the non-private top words stand beside them, a
-picture of private data for the owner only, which its caption says. Needs matplotlib (the ``plots`` extra); the
-figure is built without ``pyplot``, changing no global state of the caller.
+"""A picture of a release (:func:`plot_release`, ``topicdp privatize --plot``): each topic's top words as bars of their
+released probabilities, post-processing; with ``show_nonprivate=True`` the non-private top words beside them, for the
+owner only, as its caption says. Needs matplotlib (the ``plots`` extra); built without ``pyplot`` (no global state).
 """
 
 from __future__ import annotations
@@ -27,19 +24,10 @@ def plot_release(release: PrivateRelease, path: Any = None, *, n_words: int = 10
                  n_cols: int | None = None, title: str | None = None, dpi: int = 110, overwrite: bool = True) -> Figure:
     """Draw each topic of ``release`` as a horizontal bar chart of its top words' released probabilities.
 
-    Parameters
-    ----------
-    path : str or path-like, optional
-        Write the picture here (format by suffix; atomically; mode 0600 with ``show_nonprivate``).
-    show_nonprivate : bool, default=False
-        Put the non-private topic's top words beside each released one (the same row of ``release.nonprivate``,
-        which needs ``keep_nonprivate=True``); words in both lists in full colour.
-    n_cols : int >= 1, optional
-        Topics per row (default up to 5, or 3 pairs).
-    title : str, optional
-        Default: the report's mechanism, guarantee, epsilon, delta and unit.
-    overwrite : bool, default=True
-        False raises ``FileExistsError`` for an existing ``path``.
+    ``path``: the picture's file (format by suffix; atomically; mode 0600 with ``show_nonprivate``; an existing one
+    ``FileExistsError`` unless ``overwrite``). ``show_nonprivate``: the same row of ``release.nonprivate``
+    (``keep_nonprivate=True``) beside each topic, words of both lists in full colour. ``n_cols``: topics per row
+    (default up to 5, or 3 pairs). ``title``: default the report's mechanism, guarantee, epsilon, delta and unit.
     """
     from ._validation import check_int
 

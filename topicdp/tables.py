@@ -1,20 +1,19 @@
-"""Tables a corpus can be read from besides JSON Lines: Parquet and CSV files, pandas and polars DataFrames, and
-the rows of a SQL query (through SQLAlchemy).
+"""Tables a corpus can be read from besides JSON Lines: Parquet (``.parquet``/``.pq``, the ``tables`` extra) and CSV
+files (``.csv``/``.csv.gz``, every field read as the string written), pandas and polars DataFrames, and a SQL
+query's rows (through SQLAlchemy, the ``sql`` extra; ``ORDER BY`` for a reproducible order).
 
-This module reads only where the data is: a table's field names (:func:`table_fields`, before any row) and its
-rows' raw values in order (:func:`table_rows`). What a value must be, and a user id's canonical form, are
-decided by the one record reader :func:`topicdp.corpus.read_source_records`, so a corpus has the same records,
-hence the same release, whichever form it is stored in. Sources: ``.parquet``/``.pq`` (pyarrow, the ``tables``
-extra); ``.csv``/``.csv.gz`` (every field the string written, so an id ``007`` stays a string); a DataFrame; a
-database URL with a ``query`` (the ``sql`` extra; add ``ORDER BY`` for a reproducible order). Errors name the
-parameter, every field the source has and the nearest (:func:`missing_field_message`).
+Only field names (:func:`table_fields`) and raw values in order (:func:`table_rows`) are read here; what a value must
+be is decided by the one record reader :func:`topicdp.corpus.read_source_records`, so a corpus gives the same
+release whichever form it is stored in. Errors name the parameter, the source's fields and the nearest.
 """
 
 from __future__ import annotations
 
 import difflib
+import importlib
 import os
 import re
+from contextlib import contextmanager
 from typing import Any, Iterator, Mapping, Sequence
 
 from ._extras import require
@@ -24,9 +23,6 @@ _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
 #: file name endings -> the format read
 FILE_FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".csv.gz": "csv"}
-
-#: the parameters that name a field, and the flags of the command line that set them
-FIELD_FLAGS = {"text_field": "--text-field", "user_field": "--user-field", "date_field": "--date-field"}
 
 #: names data owners give each field, for the suggestion when no field is close in spelling
 _USUAL_NAMES = {
@@ -89,9 +85,8 @@ def _redacted(url: str) -> str:
 
 
 class FieldError(ValueError):
-    """A field the request names is not in the source: ``field``, the ``parameter`` that named it, every ``fields`` of
-    the source and the nearest (``suggestion``).
-    """
+    """A field the request names is not in the source: ``field``, its ``parameter``, the source's ``fields`` and the
+    nearest (``suggestion``)."""
 
     def __init__(self, message: str, *, field: str = "", parameter: str = "", fields: Sequence[str] = (),
                  suggestion: str | None = None):
@@ -100,9 +95,8 @@ class FieldError(ValueError):
 
 
 def nearest_field(field: str, parameter: str, fields: Sequence[str], taken: Sequence[str] = ()) -> str | None:
-    """The field of ``fields`` the owner most likely meant by ``field``: the closest in spelling
-    (:func:`difflib.get_close_matches`, case-insensitive), else one of the usual names of that kind of field
-    (``author`` for a user field), never one already given for another parameter (``taken``)."""
+    """The field of ``fields`` most likely meant by ``field``: the closest in spelling (case-insensitive), else a usual
+    name of that kind of field (``author`` for a user field), never one ``taken`` by another parameter."""
     free = [f for f in fields if f not in taken]
     lowered = {f.lower(): f for f in free}
     close = difflib.get_close_matches(field.lower(), list(lowered), n=1, cutoff=0.6)
@@ -128,26 +122,17 @@ def missing_field_message(where: str, field: str, parameter: str, fields: Sequen
 
 def check_fields(where: str, fields: Sequence[str], wanted: Mapping[str, str | None], *,
                  noun: str = "source") -> None:
-    """Refuse, naming the parameter, the first field of ``wanted`` (parameter -> field name, None for a field not
-    asked for) that ``fields`` lacks (:func:`missing_field_message`)."""
+    """Refuse the first field of ``wanted`` (parameter -> name, or None) not in ``fields``, naming the parameter."""
     given = [f for f in wanted.values() if f is not None]
     for parameter, name in wanted.items():
         if name is not None and name not in fields:
             raise missing_field_message(where, name, parameter, fields, [f for f in given if f != name], noun=noun)
 
 
-def _pyarrow(where: str):
-    require("pyarrow", extra="tables", purpose=f"reading {where}")
-    import pyarrow
-
-    return pyarrow
-
-
-def _sqlalchemy(where: str):
-    require("sqlalchemy", extra="sql", purpose=f"reading {where}")
-    import sqlalchemy
-
-    return sqlalchemy
+def _needed(module: str, extra: str, where: str):
+    """``module``, imported once :func:`~topicdp._extras.require` has found it (reading ``where``)."""
+    require(module, extra=extra, purpose=f"reading {where}")
+    return importlib.import_module(module)
 
 
 def _frame_columns(frame) -> dict[str, Any]:
@@ -156,7 +141,7 @@ def _frame_columns(frame) -> dict[str, Any]:
 
 
 def _csv_reader(path: str, columns: Sequence[str] | None):
-    pa = _pyarrow(path)
+    pa = _needed("pyarrow", "tables", path)
     from pyarrow import csv as pacsv
 
     convert = (pacsv.ConvertOptions(include_columns=list(columns), column_types={c: pa.string() for c in columns})
@@ -169,7 +154,7 @@ def _csv_reader(path: str, columns: Sequence[str] | None):
 
 
 def _parquet_file(path: str):
-    pa = _pyarrow(path)
+    pa = _needed("pyarrow", "tables", path)
     import pyarrow.parquet as pq
 
     try:
@@ -187,11 +172,8 @@ def table_fields(path: Any, *, query: str | None = None) -> list[str]:
     if kind == "parquet":
         return list(_parquet_file(path).schema_arrow.names)
     if kind == "csv":
-        reader = _csv_reader(path, None)
-        try:
+        with _csv_reader(path, None) as reader:  # closed on leaving
             return list(reader.schema.names)
-        finally:
-            reader.close()
     if kind == "sql":
         with _sql_result(path, query) as result:
             return [str(k) for k in result.keys()]
@@ -217,12 +199,9 @@ def table_rows(path: Any, wanted: Mapping[str, str], *, query: str | None = None
             yield from zip(*(batch.column(c).to_pylist() for c in columns))
     elif kind == "csv":
         check_fields(where, table_fields(path), wanted)
-        reader = _csv_reader(path, needed)
-        try:
+        with _csv_reader(path, needed) as reader:
             for batch in reader:
                 yield from zip(*(batch.column(c).to_pylist() for c in columns))
-        finally:
-            reader.close()
     elif kind == "sql":
         with _sql_result(path, query) as result:
             keys = [str(k) for k in result.keys()]
@@ -240,32 +219,28 @@ def _column_list(column) -> list:
     return column.to_list() if hasattr(column, "to_list") else column.tolist()
 
 
-class _sql_result:
+@contextmanager
+def _sql_result(url: str, query: str | None):
     """``with _sql_result(url, query) as result``: the streamed result of ``query``, its connection closed after."""
-
-    def __init__(self, url: str, query: str | None) -> None:
-        self.url, self.query = url, query
-
-    def __enter__(self):
-        where = describe(self.url)
-        sa = _sqlalchemy(where)
-        if not isinstance(self.query, str) or not self.query.strip():
-            raise ValueError(f"query: a database ({where}) is read through a SQL query that selects the text and "
-                             "user fields, e.g. \"SELECT author AS user, body AS text FROM posts\"")
+    where = describe(url)
+    sa = _needed("sqlalchemy", "sql", where)
+    if not isinstance(query, str) or not query.strip():
+        raise ValueError(f"query: a database ({where}) is read through a SQL query that selects the text and "
+                         "user fields, e.g. \"SELECT author AS user, body AS text FROM posts\"")
+    try:
+        engine = sa.create_engine(url)
+    except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError) as exc:
+        raise ValueError(f"{where}: not a database URL SQLAlchemy can open ({exc})") from None
+    connection = None
+    try:
         try:
-            self.engine = sa.create_engine(self.url)
-        except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError) as exc:
-            raise ValueError(f"{where}: not a database URL SQLAlchemy can open ({exc})") from None
-        try:
-            self.connection = self.engine.connect()
-            return self.connection.execution_options(stream_results=True).execute(sa.text(self.query))
+            connection = engine.connect()
+            result = connection.execution_options(stream_results=True).execute(sa.text(query))
         except sa.exc.SQLAlchemyError as exc:
-            self.__exit__()
             reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
-            raise ValueError(f"query: {where} refused the query {self.query!r}: {reason}") from None
-
-    def __exit__(self, *exc_info) -> None:
-        connection = getattr(self, "connection", None)
+            raise ValueError(f"query: {where} refused the query {query!r}: {reason}") from None
+        yield result
+    finally:
         if connection is not None:
             connection.close()
-        self.engine.dispose()
+        engine.dispose()

@@ -1,12 +1,10 @@
 """Topic-word matrices before any road touches them: the canonical topic order and gensim's LDA on a Corpus.
 
-:func:`canonical_order` makes a model spec a function of the data (TopicDP Alg. 1 needs f deterministic):
-topics sorted by their ranked word lists (the indices of their heaviest words, first to ``depth``-th, compared
-in turn; remaining ties by the larger top weights), a function of the *set* of rows, stable under small
-perturbations while the top words are distinct. :func:`fit_gensim_lda` is gensim's ``LdaModel`` (online
-variational Bayes, Hoffman, Blei & Bach 2010) on a Corpus' own vocabulary, behind the ``gensim-lda`` adapter and
-the non-private LDA a forecast compares a release with (:func:`reference_lda`). :func:`top_indices` and
-:func:`matching` are the one home of top-n indices and of the Hungarian assignment.
+:func:`canonical_order` makes a model spec a function of the data (TopicDP Alg. 1 needs f deterministic): topics
+sorted by the indices of their heaviest words, first to ``depth``-th, ties by the larger weights; a function of the
+*set* of rows. :func:`fit_gensim_lda` is gensim's ``LdaModel`` (Hoffman, Blei & Bach 2010) on a Corpus' vocabulary,
+behind the ``gensim-lda`` adapter and :func:`reference_lda`; :func:`top_indices` and :func:`matching` are the one home
+of top-n indices and of the Hungarian assignment.
 """
 
 from __future__ import annotations
@@ -38,9 +36,7 @@ GENSIM_LDA_DEFAULTS: dict[str, Any] = {"passes": 1, "iterations": 50, "alpha": "
 
 
 def canonical_order(topic_word: np.ndarray, depth: int = 20) -> np.ndarray:
-    """Row permutation that puts ``topic_word`` in canonical order (module docstring), comparing ``depth`` top words:
-    ``topic_word[canonical_order(topic_word)]`` is the matrix in canonical order.
-    """
+    """The row permutation that puts ``topic_word`` in canonical order (module docstring), by ``depth`` top words."""
     W = np.asarray(topic_word)
     ranked = top_indices(W, min(depth, W.shape[1]))  # equal weights ranked by word index: deterministic
     depth = ranked.shape[1]
@@ -53,15 +49,13 @@ def canonical_order(topic_word: np.ndarray, depth: int = 20) -> np.ndarray:
 
 def fit_gensim_lda(corpus, n_topics: int, random_state: int, *, model_class=None, document_start: str = "random",
                    doc_weights=None, **params: Any) -> np.ndarray:
-    """gensim LDA fitted on ``corpus`` (ids = column indices); its ``get_topics()`` in gensim's topic order.
+    """gensim LDA (``model_class``, default ``LdaModel``) fitted on ``corpus``: its ``get_topics()``, gensim's order.
 
-    ``model_class``: ``LdaModel`` (default) or a compatible class. ``params``: the model's keyword arguments (no
-    defaults added) and ``init``, public starting topics scaled to gensim's starting mass (V per topic) in place of
-    its random draws (row k of the result grew from row k of ``init``). ``document_start="random"`` is gensim's
-    per-chunk ``gamma(100, 1/100)`` draws, so a document's start depends on its position; ``"constant"`` starts
-    every gamma_d at 1, a function of K alone (:func:`constant_start_lda_class`). ``doc_weights`` weighs each
-    document in the M-step's statistic (constant start, ``init`` and one chunk), ``max_user_norm`` caps each user's
-    part of each row too.
+    ``params``: the model's keyword arguments (no defaults added) and ``init``, public starting topics scaled to
+    gensim's starting mass (V per topic; row k of the result grows from row k of ``init``). ``document_start``:
+    ``"random"``, gensim's per-chunk ``gamma(100, 1/100)`` draws (a start that depends on a document's position), or
+    ``"constant"``, every gamma_d at 1 (:func:`constant_start_lda_class`); ``doc_weights`` weigh each document in the
+    M-step's statistic (constant start, ``init``, one chunk), ``max_user_norm`` caps each user's part of each row.
     """
     return gensim_lda_model(corpus, n_topics, random_state, model_class=model_class, document_start=document_start,
                             doc_weights=doc_weights, **params).get_topics()
@@ -70,15 +64,12 @@ def fit_gensim_lda(corpus, n_topics: int, random_state: int, *, model_class=None
 def gensim_lda_model(corpus, n_topics: int, random_state: int, *, model_class=None, document_start: str = "random",
                      doc_weights=None, max_user_norm=None, **params: Any):
     """The fitted gensim model behind :func:`fit_gensim_lda` (same parameters), e.g. for its lambda."""
-    if model_class is None:
-        from gensim.models import LdaModel
+    from gensim.models import LdaModel
 
-        model_class = LdaModel
+    model_class = LdaModel if model_class is None else model_class
     if document_start not in ("random", "constant"):
         raise ValueError(f"document_start must be 'random' or 'constant', got {document_start!r}")
     if document_start == "constant":
-        from gensim.models import LdaModel
-
         if model_class is not LdaModel:
             raise ValueError("document_start='constant' needs model_class gensim.models.LdaModel, got "
                              f"{getattr(model_class, '__name__', model_class)!r}")
@@ -103,9 +94,7 @@ def gensim_lda_model(corpus, n_topics: int, random_state: int, *, model_class=No
 
 
 class _ConstantGammaDraws:
-    """Stands in for ``LdaModel.random_state`` during one E-step: ``gamma(shape, scale, size)`` returns the draws' mean
-    (gensim 4's ``inference`` draws nothing else; the tests check it).
-    """
+    """``LdaModel.random_state`` during one E-step: ``gamma`` returns the draws' mean (gensim 4 draws nothing else)."""
 
     def gamma(self, shape: float, scale: float, size) -> np.ndarray:
         return np.full(size, shape * scale)
@@ -113,12 +102,9 @@ class _ConstantGammaDraws:
 
 @lru_cache(maxsize=1)
 def constant_start_lda_class():
-    """gensim ``LdaModel`` whose E-step starts every document's gamma at 1 (the mean of gensim's random start).
-
-    Only the start of ``inference`` changes (the model's ``random_state`` is swapped for the draws' mean during the
-    call); the coordinate ascent (Hoffman, Blei & Bach 2010, their E-step as gensim implements it), the M-step and
-    the topics' start are gensim's. scikit-learn's LDA starts at ones outside training too. Built on first use, so
-    importing topicdp needs no gensim.
+    """gensim ``LdaModel`` whose E-step starts every document's gamma at 1, the mean of gensim's random start (as
+    scikit-learn's LDA does outside training): ``random_state`` is swapped for the draws' mean during ``inference``;
+    the rest is gensim's (Hoffman, Blei & Bach 2010). Built on first use: importing topicdp needs no gensim.
     """
     from gensim.models import LdaModel
 
@@ -149,10 +135,8 @@ def constant_start_lda_class():
 
 
 def reference_lda(corpus, n_topics: int, *, random_state: int = 0, **params: Any) -> np.ndarray:
-    """The non-private gensim LDA of ``corpus`` in canonical order, float64: the matrix of
-    ``GensimLDA(n_topics, random_state, **params).fit_topic_word(corpus)`` (:data:`GENSIM_LDA_DEFAULTS` overridden
-    by ``params``), for code below the adapters; ``n_topics`` at most the vocabulary size.
-    """
+    """The non-private gensim LDA of ``corpus`` in canonical order, float64, for code below the adapters: the matrix of
+    ``GensimLDA(n_topics, random_state, **params).fit_topic_word(corpus)`` (:data:`GENSIM_LDA_DEFAULTS` defaults)."""
     if n_topics > corpus.n_words:
         raise ValueError(f"n_topics must be at most the vocabulary size ({corpus.n_words}), got {n_topics}")
     W = np.asarray(fit_gensim_lda(corpus, n_topics, random_state, **{**GENSIM_LDA_DEFAULTS, **params}),

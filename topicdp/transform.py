@@ -1,9 +1,6 @@
-"""Document-topic proportions of new documents, folded into a released topic-word matrix.
-
-Folding in (Blei, Ng & Jordan 2003, "Latent Dirichlet allocation", Eqs. 6-7, topics held fixed, as gensim's
-``LdaModel.inference`` and scikit-learn's ``transform`` do) runs the estimators' own per-document E-step
-(:func:`topicdp.inference.infer_theta`). Post-processing of the release: only the documents passed in are read,
-so the guarantee is unchanged (and says nothing about the new documents).
+"""Document-topic proportions of new documents folded into a released topic-word matrix (Blei, Ng & Jordan 2003,
+Eqs. 6-7, topics fixed, as gensim and scikit-learn do) by the estimators' own E-step
+(:func:`topicdp.inference.infer_theta`): post-processing, reading only the documents passed in.
 """
 
 from __future__ import annotations
@@ -21,11 +18,8 @@ from .inference import heldout_perplexity, infer_theta
 
 def fold_in(topic_word: np.ndarray, X, *, alpha=None, vocabulary: tuple | None = None,
             who: str = "the release") -> np.ndarray:
-    """Topic proportions theta (n_docs x K, rows sum to 1) of the documents ``X`` under fixed topics ``topic_word``.
-
-    ``X`` is a Corpus with exactly ``vocabulary`` (build it with ``vocabulary=release.vocabulary``) or a count matrix
-    in the release's column order; ``alpha`` the Dirichlet prior on theta (default 1/K); ``who`` is named in errors.
-    """
+    """Topic proportions theta (n_docs x K) of ``X`` (a Corpus on exactly ``vocabulary``, or a count matrix in its
+    column order) under fixed ``topic_word``, with the Dirichlet prior ``alpha`` (default 1/K); errors name ``who``."""
     n_words = topic_word.shape[1]
     X = check_count_matrix(_counts(X, vocabulary, n_words, who), n_words=n_words, expected_by=who)
     return infer_theta(topic_word, X, alpha=alpha)
@@ -42,9 +36,7 @@ def _counts(X, vocabulary: tuple | None, n_words: int, who: str):
 
 
 class FoldInMixin(TransformerMixin):
-    """``transform(X)``: document-topic proportions of new documents under the fitted ``topic_word_``, with the
-    estimator's ``alpha_`` as prior (post-processing of the released topics).
-    """
+    """``transform`` and ``score`` under the fitted ``topic_word_`` and ``alpha_`` (post-processing)."""
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -53,19 +45,15 @@ class FoldInMixin(TransformerMixin):
         return tags
 
     def transform(self, X) -> np.ndarray:
-        """Topic proportions (n_docs x K, rows sum to 1) of ``X``, a Corpus or a count matrix with the fitted
-        vocabulary's columns; the released topics are held fixed (variational fold-in)."""
+        """Topic proportions of ``X``, a Corpus or a count matrix on the fitted columns (:func:`fold_in`)."""
         check_is_fitted(self, "topic_word_")
         return fold_in(self.topic_word_, X, alpha=getattr(self, "alpha_", None), vocabulary=self._fitted_vocabulary(),
                        who=type(self).__name__)
 
     def score(self, X, y=None) -> float:
-        """Minus the log held-out perplexity per word of ``X`` under the released topics (higher is better).
-
-        Document completion (:func:`topicdp.inference.heldout_perplexity`, split seeded with 0), what ``GridSearchCV``
-        maximises without ``scoring=``. Every fit of a search over *private* data is a release of its training fold and
-        their budgets compose: search on public or generated data, then fit once on the private corpus.
-        """
+        """Minus the log held-out perplexity per word of ``X`` (document completion, split seed 0): ``GridSearchCV``
+        maximises it. Each fit of a search over *private* data is a release of its fold, their budgets composing:
+        search on public or generated data, then fit once on the private corpus."""
         check_is_fitted(self, "topic_word_")
         n_words, who = self.topic_word_.shape[1], type(self).__name__
         counts = check_count_matrix(_counts(X, self._fitted_vocabulary(), n_words, who),

@@ -1,19 +1,14 @@
-"""An interactive, self-contained HTML view of a release, in the manner of LDAvis.
+"""An interactive, self-contained HTML view of a release in the manner of LDAvis (Sievert & Shirley 2014, "LDAvis: A
+method for visualizing and interpreting topics"), one file a browser opens offline (:func:`release_html`).
 
-:func:`release_html` writes one HTML file a browser opens offline (inline CSS and script). It shows LDAvis'
-elements (Sievert & Shirley 2014, "LDAvis: A method for visualizing and interpreting topics"): an intertopic
-distance map, the topics placed by classical multidimensional scaling (:func:`classical_mds`) of the
-Jensen-Shannon distances between the released rows (:func:`js_distances`) and laid out as circles that do not
-cover one another (:func:`circle_layout`: distances on the map are approximate); the selected topic's words as
-bars ranked by relevance (:func:`relevance`, Eq. 1) with a slider for lambda, opening at 1 on the words
-``release.top_words()`` prints; and the release's privacy summary, headline and caveats first. A release over
-time gets the same page with a period selector (:func:`topicdp.pipeline.over_time.over_time_html`).
-
-The page is publishable: it is computed from the published part of the release only (``to_dict()``), so it is
-post-processing. Topic sizes are ``alpha_k / alpha_0`` where the release publishes Dirichlet parameters as a DP
-output (the spectral road), otherwise all equal and no size is printed (LDAvis' token counts are private here);
-``p(w)`` is the size-weighted mean of the released rows, not the corpus' frequencies. Only the ``n_words`` most
-probable words of each topic are embedded, so relevance re-ranks those.
+An intertopic distance map (classical MDS, :func:`classical_mds`, of the Jensen-Shannon distances between the released
+rows, :func:`js_distances`, as circles that do not cover one another, :func:`circle_layout`: distances approximate);
+the selected topic's words as bars ranked by relevance (:func:`relevance`, Eq. 1) with a lambda slider opening at 1
+(``release.top_words()``'s order); the privacy summary, headline and caveats first. A release over time gets a period
+selector (:func:`topicdp.pipeline.over_time.over_time_html`). Publishable: computed from ``to_dict()`` only
+(post-processing). Sizes are ``alpha_k / alpha_0`` where Dirichlet parameters are a DP output (the spectral road),
+else equal and unprinted (LDAvis' token counts are private here); ``p(w)`` is the size-weighted mean of the released
+rows; only each topic's ``n_words`` most probable words are embedded, and relevance re-ranks those.
 """
 
 from __future__ import annotations
@@ -37,19 +32,11 @@ def view_data(release, n_words: int = 30, relevance_lambda: float = DEFAULT_LAMB
 def release_html(release, path=None, *, n_words: int = 30, relevance_lambda: float = DEFAULT_LAMBDA,
                  title: str | None = None, overwrite: bool = True) -> str:
     """One self-contained HTML page that shows a release interactively (module docstring): post-processing of the
-    published release only, so it may be published with it.
+    published part only, publishable with it.
 
-    Parameters
-    ----------
-    release : PrivateRelease or mapping
-        A release, or its published dict (checked against :data:`topicdp.private_release.SCHEMA`).
-    path : str or path-like, optional
-        Where to write the page (atomically).
-    relevance_lambda : float in [0, 1], default=1
-        The slider's initial lambda; ``n_words`` the words kept per topic; ``title`` the heading (default: the
-        mechanism).
-    overwrite : bool, default=True
-        False raises ``FileExistsError`` for an existing ``path``.
+    ``release``: a PrivateRelease or its published dict (checked against :data:`topicdp.private_release.SCHEMA`);
+    ``path``: where to write the page, atomically (an existing one ``FileExistsError`` unless ``overwrite``);
+    ``relevance_lambda`` in [0, 1]: the slider's start; ``n_words``: words kept per topic; ``title``: the heading.
 
     Examples
     --------

@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import math
 
+from ..metrics.yardstick import (NO_REFERENCE, TOP_N, Yardstick, common_rule, contrast_line, is_common, scaled,
+                                 targets_line)
+from .ranking import ranking_lines, recommendation, scored_rows
+
 #: the header of the owner's file, and the line that marks it
 NOT_FOR_PUBLICATION = "NOT FOR PUBLICATION: exact scores of the private held-out texts (the data owner's diagnostics)"
 
 
 def evaluation_total(rows: list[dict]) -> tuple[int, float | None, float]:
-    """(number of evaluations, their composed epsilon, its delta): every evaluation read the same held-out users, so
-    their Gaussian releases compose (one ledger: the tightest of its proven totals at the sum of their deltas)."""
+    """(number of evaluations, their composed epsilon, its delta): they all read the same held-out users, so their
+    Gaussian releases compose (:func:`composed` at the sum of their deltas)."""
     evaluations = [r["evaluation"] for r in rows if r.get("evaluation")]
     if not evaluations:
         return 0, None, 0.0
@@ -29,45 +33,39 @@ def _evaluation_entries(row: dict) -> list[dict]:
              "sensitivity": e["sensitivity"], "count": 1, "unit": e["unit"], "neighbours": e["neighbours"]}]
 
 
-def composed(entries: list[dict], delta: float, scope: str = "dp") -> float:
-    """The ledger's composed epsilon of ``entries`` (JSON, :func:`topicdp.rdp.ledger_file.entry_to_json`) at
-    ``delta``: its tightest proven total (exact GDP composition where every entry is Gaussian, else RDP or basic)."""
+def _ledger(entries: list[dict]):
+    """A ledger holding ``entries`` (JSON, :func:`topicdp.rdp.ledger_file.entry_to_json`)."""
     from ..rdp import PrivacyLedger
     from ..rdp.ledger_file import entry_from_json
 
     ledger = PrivacyLedger()
     ledger.record([entry_from_json(e) for e in entries])
-    return ledger.epsilon(delta, "best", scope=scope)
+    return ledger
+
+
+def composed(entries: list[dict], delta: float, scope: str = "dp") -> float:
+    """The ledger's tightest proven epsilon of ``entries`` at ``delta`` (exact GDP composition if all are Gaussian)."""
+    return _ledger(entries).epsilon(delta, "best", scope=scope)
 
 
 def release_totals(rows: list[dict], delta: float) -> dict:
-    """What the rows' releases spent on the training units, composed: the DP releases' total (every entry each
-    drew: counts, topics, and the releases a refusal stopped after their spend) at the sum of their deltas, and
-    the random-DP releases' own (NOT DP: their entries' total over all scopes, failing with probability gamma)."""
-    from ..rdp import PrivacyLedger
-    from ..rdp.ledger_file import entry_from_json
-
+    """What the rows' releases spent on the training units, composed at the sum of their deltas: the DP releases'
+    total (every entry each drew, a refused release's spend included) and the random-DP releases' own (NOT DP: their
+    entries' total over all scopes, failing with probability gamma)."""
     out: dict = {}
-    dp_rows = [r for r in rows if r.get("entries") and not r["road"].startswith("random-dp")]
-    random_rows = [r for r in rows if r.get("entries") and r["road"].startswith("random-dp")]
-    if dp_rows:
-        d = min(0.5, delta * len(dp_rows))
-        out["dp"] = (len(dp_rows), composed([e for r in dp_rows for e in r["entries"]], d), d)
-    if random_rows:
-        d = min(0.5, delta * len(random_rows))
-        ledger = PrivacyLedger()
-        ledger.record([entry_from_json(e) for r in random_rows for e in r["entries"]])
-        out["random_dp"] = (len(random_rows), ledger.epsilon(d, "best", scope="all"), d, ledger.gamma)
+    for key, random_dp in (("dp", False), ("random_dp", True)):
+        chosen = [r for r in rows if r.get("entries") and r["road"].startswith("random-dp") == random_dp]
+        if chosen:
+            d = min(0.5, delta * len(chosen))
+            ledger = _ledger([e for r in chosen for e in r["entries"]])
+            eps = ledger.epsilon(d, "best", scope="all" if random_dp else "dp")
+            out[key] = (len(chosen), eps, d, ledger.gamma) if random_dp else (len(chosen), eps, d)
     return out
 
 
 def format_table(rows: list[dict], info: dict) -> str:
-    """The publishable table: its spend first; per unit and road, the guarantee its report states (or the refusal and
-    its reason), the private NPMI and contrast of its top words on the held-out users with their intervals, and its
-    top words; then the ranking (or the statement that the evaluation cannot rank), and last the road to use
-    (:mod:`topicdp.experiments.ranking`)."""
-    from .ranking import ranking_lines, recommendation, scored_rows
-
+    """The publishable table: its spend; per unit and road its guarantee (or refusal), private NPMI and contrast on the
+    held-out users with intervals, and top words; the ranking, the road to use (:mod:`topicdp.experiments.ranking`)."""
     units = list(info.get("units") or [info["unit"]])
     by_unit = {u: [r for r in rows if r.get("unit", units[0]) == u] for u in units}
     level = next((r["evaluation"]["level"] for r in rows if r.get("evaluation")), 0.9)
@@ -83,7 +81,7 @@ def format_table(rows: list[dict], info: dict) -> str:
         lines += ["| road | epsilon | guarantee (as the release's report states it) | outcome | NPMI [interval] | "
                   "contrast [interval] | NPMI / yardstick | contrast / yardstick | topics of common words |",
                   "|---|---|---|---|---|---|---|---|---|"]
-        for r in sorted(by_unit[u], key=lambda r: (_road_order(r["road"]), r["epsilon"])):
+        for r in _in_order(by_unit[u]):
             lines.append("| " + " | ".join([r["road"], f"{r['epsilon']:g}", _guarantee(r), _outcome(r),
                                             *_scores(r), *_scaled(r, yardsticks[u]), _common_cell(r)]) + " |")
         lines += ["", *_refused_intervals(by_unit[u]), *_top_words(by_unit[u]), ""]
@@ -122,7 +120,7 @@ def _scores_line(rows: list[dict], unit: str, budget: tuple, level: float, info:
 def _top_words(rows: list[dict]) -> list[str]:
     """Each released row's top words (the first five of every topic); a forced release is marked."""
     out = []
-    for r in sorted(rows, key=lambda r: (_road_order(r["road"]), r["epsilon"])):
+    for r in _in_order(rows):
         if r.get("top_words"):
             topics = "; ".join(f"({k}) {' '.join(t)}" for k, t in enumerate(r["top_words"]))
             mark = " [refused: forced release]" if r.get("forced") else ""
@@ -154,10 +152,7 @@ def _notes(rows: list[dict], info: dict, units: list) -> list[str]:
 
 
 def _reading(rows: list[dict], info: dict, units: list) -> list[str]:
-    """How to read the scores (:mod:`topicdp.metrics.yardstick`): the contrast's definition, the plan's targets, the
-    yardstick on the public reference and how topics of common words are flagged; all public, nothing spent."""
-    from ..metrics.yardstick import NO_REFERENCE, Yardstick, common_rule, contrast_line, targets_line
-
+    """How to read the scores (:mod:`topicdp.metrics.yardstick`): contrast, targets, yardstick, common words."""
     n_across = next((r["evaluation"].get("n_across") for r in rows if r.get("evaluation")), None)
     out = ["How to read the scores:", "", f"- {contrast_line(n_across)}", *[f"- {targets_line(u)}" for u in units]]
     seen: list = []
@@ -186,8 +181,6 @@ def _reading(rows: list[dict], info: dict, units: list) -> list[str]:
 
 def _scaled(row: dict, yardstick: dict | None) -> tuple[str, str]:
     """The private mean NPMI and contrast over the yardstick's (with their intervals), or blank."""
-    from ..metrics.yardstick import scaled
-
     e = row.get("evaluation")
     if not e or yardstick is None or e.get("interval_refused"):
         return "", ""
@@ -196,8 +189,7 @@ def _scaled(row: dict, yardstick: dict | None) -> tuple[str, str]:
 
 
 def _refused_intervals(rows: list[dict]) -> list[str]:
-    """One line per reason the evaluation gave no interval (:func:`topicdp.metrics.private.interval_refusal`),
-    naming the rows it applies to."""
+    """One line per reason an evaluation gave no interval, naming its rows."""
     reasons: dict = {}
     for r in rows:
         why = (r.get("evaluation") or {}).get("interval_refused")
@@ -209,8 +201,6 @@ def _refused_intervals(rows: list[dict]) -> list[str]:
 
 def _common_cell(row: dict) -> str:
     """The row's topics flagged as common words, with their counts; ``none`` (and the largest count) otherwise."""
-    from ..metrics.yardstick import TOP_N, is_common
-
     counts = row.get("common_words")
     if not counts:
         return ""
@@ -270,11 +260,13 @@ def _unit_totals(rows: list[dict], unit: str, info: dict) -> list[str]:
     return out
 
 
-def _road_order(road: str) -> tuple:
+def _in_order(rows: list[dict]) -> list[dict]:
+    """The rows by road (the registry's order, then others by name) and epsilon."""
     from ..pipeline import MECHANISMS
 
     names = list(MECHANISMS)
-    return (names.index(road), road) if road in names else (len(names), road)
+    return sorted(rows, key=lambda r: (names.index(r["road"]) if r["road"] in names else len(names), r["road"],
+                                       r["epsilon"]))
 
 
 def _guarantee(row: dict) -> str:
@@ -334,7 +326,7 @@ def format_diagnostics(exact: list[dict], info: dict, counts: dict, ceiling: dic
                   f"against the {info['unit']} level's targets (topicdp.forecast.TARGETS)."]
     lines += ["", "| road | epsilon | exact NPMI | exact contrast | NPMI ratio | contrast ratio | met targets |",
               "|---|---|---|---|---|---|---|"]
-    for e in sorted(exact, key=lambda e: (_road_order(e["road"]), e["epsilon"])):
+    for e in _in_order(exact):
         ratio = [f"{e[k]:.2f}" if k in e and math.isfinite(e[k]) else "-" for k in ("npmi_ratio", "contrast_ratio")]
         met = "-" if "met_targets" not in e else ("yes" if e["met_targets"] else "no")
         lines.append(f"| {e['road']} | {e['epsilon']:g} | {e['npmi']:.4f} | {e['contrast']:.4f} | {ratio[0]} | "

@@ -1,15 +1,10 @@
-"""Topic coherence of a released topic-word matrix on held-out texts, through gensim's CoherenceModel.
+"""Topic coherence of a released topic-word matrix on held-out token lists, through gensim's CoherenceModel.
 
-Measures (Röder, Both & Hinneburg, "Exploring the space of topic coherence measures", WSDM 2015): ``c_npmi``
-(recommended: NPMI of top-word pairs from sliding windows, in [-1, 1]), ``u_mass`` (Mimno et al., EMNLP 2011:
-``log((D(w_i, w_j) + eps) / D(w_j))`` over document co-occurrence, gensim's eps = 1e-12) and ``c_v`` (for older
-work only). The texts must be held out, as token lists over the same vocabulary.
-
-Top words the texts never contain (noisy releases rank rare words highly): gensim scores NPMI +inf and a u_mass
-pair with an unseen conditioning word 0, its best value. Every pair with an unseen word gets the measure's worst
-value instead (NPMI -1, u_mass ``log(1e-12)``) and gensim scores the seen pairs: a topic's value is
-``(v_seen P(s) + worst (P(n) - P(s))) / P(n)`` with ``P(t) = t (t - 1) / 2``, exact for these pair means.
-``c_v`` is not pair-additive and is NaN for such topics.
+Measures (Röder, Both & Hinneburg, WSDM 2015): ``c_npmi`` (recommended), ``u_mass`` (Mimno et al., EMNLP 2011,
+gensim's eps = 1e-12) and ``c_v`` (older work only). gensim scores a top word the texts never contain at NPMI +inf
+and u_mass 0, its best values; here every pair with an unseen word gets the worst value (NPMI -1, u_mass
+``log(1e-12)``): a topic's value is ``(v_seen P(s) + worst (P(n) - P(s))) / P(n)``, ``P(t) = t (t - 1) / 2``, exact for
+these pair means. ``c_v`` is not pair-additive and is NaN for such topics.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """L1 distance and RMSE between a released and a non-private topic-word matrix (TopicDP, Wang et al. 2022, §4).
 
-TopicDP's §4 gives no formula; its figures do: at every size of Fig. 5 the pair (L1, RMSE) has the ratio
-sqrt(n) for an m x n matrix (10x10: 0.8954 / 0.2838 = 3.16), which is what "L1" = the mean over rows of the
-*Euclidean* row distance and "RMSE" = the mean over rows of the row-wise RMSE give (``||e_i||_2 = sqrt(n)
-RMSE(e_i)``), and what the authors' released script computes. ``convention="topicdp"`` reproduces them; the
-default ``"entrywise"`` conventions are the textbook ones.
+``convention="topicdp"`` reproduces the paper's figures (its pairs (L1, RMSE) have the ratio sqrt(n) for m x n
+matrices, 10x10: 0.8954 / 0.2838 = 3.16): "L1" the mean over rows of the *Euclidean* row distance, "RMSE" the mean of
+the row-wise RMSE, as the authors' script computes; the default ``"entrywise"`` conventions are the textbook ones.
 """
 
 from __future__ import annotations

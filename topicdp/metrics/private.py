@@ -1,41 +1,25 @@
 """Private evaluation of a release: each topic's NPMI and NPMI contrast on the owner's corpus, under DP.
 
-Released top words are public; their coherence on the private corpus is not, so :func:`private_coherence`
-releases it under (epsilon, delta)-DP at the release's unit, with an interval that accounts for the noise, and
-charges a ledger.
+Document NPMI (Bouma 2009; Lau, Newman & Baldwin 2014) of a pair is ``(h_a + h_b) / h_ab - 1``, ``h_x = log(N /
+df_x)`` (:func:`topicdp.metrics.readability.npmi_from_counts`), over a design that is a public function of the lists
+and a public seed: the U top words, every within-topic pair and ``n_across`` sampled across pairs per topic (P pairs).
+Each unit u contributes ``x_u = sum over its documents of (1, [a in d], [a in d and b in d])`` (``D = 1 + U + P``),
+clipped to L2 norm C (Abadi et al. 2016, Sec. 3.1); the release is ``S = sum_u w_u x_u + N(0, sigma^2 I_D)``, sigma
+the analytic Gaussian mechanism's (Balle & Wang 2018, Thm. 8), one ledger entry. The default C, ``sqrt(D)``, clips
+no document: the estimand is then the exact NPMI.
 
-The statistic. Document NPMI (Bouma 2009; Lau, Newman & Baldwin 2014) of a pair is
-``(h_a + h_b) / h_ab - 1`` with ``h_x = log(N / df_x)`` (:func:`topicdp.metrics.readability.npmi_from_counts`,
-the one pair function of the held-out measure). The design (a public function of the lists and a public seed)
-holds the U top words and P pairs: every within-topic pair and ``n_across`` sampled across pairs per topic. Each
-unit u contributes ``x_u = sum over its documents of (1, [a in d], [a in d and b in d])`` of dimension
-``D = 1 + U + P``, clipped to L2 norm C (``w_u = min(1, C / ||x_u||)``, Abadi et al. 2016, Sec. 3.1); the release
-is ``S = sum_u w_u x_u + N(0, sigma^2 I_D)``. At the document level the default C is ``sqrt(1 + U + P)``: no
-document is clipped and the estimand is the exact NPMI.
+L2 sensitivity (brute-forced in the tests): a document's 0/1 vector has norm at most ``sqrt(D)``, so add/remove
+gives ``min(C, sqrt(D))``; replace-one ``min(sqrt(2) C, sqrt(D))``, since ``||w x - w' x'||^2 <= 2 C^2`` for
+non-negative vectors of norm at most C (their inner product is >= 0).
 
-L2 sensitivity (checked by brute force over small designs in the tests). Add/remove: ``||w_u x_u|| <= C``, and a
-document's 0/1 vector has norm at most ``sqrt(1 + U + P)``, so ``Delta = min(C, sqrt(1 + U + P))``. Replace-one:
-for non-negative vectors of norm at most C, ``||w x - w' x'||^2 <= ||w x||^2 + ||w' x'||^2 <= 2 C^2`` (the inner
-product is >= 0); a document's coordinates of the difference lie in [-1, 1], so
-``Delta = min(sqrt(2) C, sqrt(1 + U + P))`` there. sigma is the analytic Gaussian mechanism's (Balle & Wang 2018,
-Thm. 8); the release is one Gaussian ledger entry.
-
-The estimator. Each pair count is estimated by g-modelling empirical Bayes (Efron 2016, "Empirical Bayes
-deconvolution estimates", Biometrika 103(1)): ``df_ab = m_ab e^t`` with ``m_ab = df_a df_b / N``, t a pair's PMI
-with a prior per group (within or across, times 4 bins of m), the noisy count ``N(m_ab e^t, sigma^2)``, the prior
-the NPMLE on a grid (EM, Laird 1978), and a pair's NPMI its posterior mean. The plug-in fails where a count is
-near sigma (the log of a noisy small count is dominated by the noise).
-
-The interval (:func:`bound_intervals`) does not lean on the prior: a quantity is a weighted sum of pair NPMIs;
-pairs whose counts are all above ``PLUGIN_SIGMAS`` sigma enter by the plug-in with the delta method's normal term,
-every other pair by its NPMI range over the counts within a Bonferroni ``z_B sigma`` of the noisy ones (NPMI is
-monotone in each count, :func:`_pair_ranges`); alpha is split between the two (union bound), and the sampled
-across mean adds its sampling variance (Cochran 1977, "Sampling Techniques", Eq. 2.16). All post-processing.
-
-Refusals (:func:`interval_refusal`): at the user level no public fact bounds a user's norm, so clipping's shift is
-unbounded and no interval is given; at the document level an interval of the mean NPMI wider than
-``+-MAX_HALF_WIDTH`` is refused as undetermined. :func:`predict_error` runs the same estimator on simulated sums of
-a public corpus' rates before anything is spent.
+Pair counts are estimated by g-modelling empirical Bayes (Efron 2016, "Empirical Bayes deconvolution estimates",
+Biometrika 103(1)): ``df_ab = m_ab e^t``, ``m_ab = df_a df_b / N``, the prior of t per group of pairs the NPMLE on a
+grid (EM, Laird 1978). The intervals (:func:`bound_intervals`) do not lean on the prior: pairs above
+``PLUGIN_SIGMAS`` sigma by the plug-in with a delta-method term, the others by their NPMI range over a Bonferroni
+box (NPMI is monotone in each count), alpha split between the two, the sampled across mean with its sampling
+variance (Cochran 1977, "Sampling Techniques", Eq. 2.16). :func:`interval_refusal` refuses them at the user level
+(clipping's shift has no public bound) and where the noise leaves the mean undetermined; :func:`predict_error`
+simulates the estimator on a public corpus' rates before anything is spent. All post-processing.
 """
 
 from __future__ import annotations
@@ -50,6 +34,7 @@ from scipy import stats
 
 from .._names import NEIGHBOURS, UNITS, neighbour_factor
 from .._validation import check_delta, check_epsilon, check_int, check_option, check_random_state, check_real
+from .readability import _contrast_from, _pair_sums, npmi_from_counts
 
 MECHANISM = "private-evaluation"
 SIGMA_MEANING = ("std of the Gaussian noise on each of the D = 1 + U + P clipped per-unit sums (number of "
@@ -58,18 +43,9 @@ SIGMA_MEANING = ("std of the Gaussian noise on each of the D = 1 + U + P clipped
 
 @dataclass(frozen=True)
 class CoherenceDesign:
-    """What the private evaluation counts: a public function of the top lists and a public seed.
-
-    Attributes
-    ----------
-    words : tuple of str
-        The U distinct top words (sorted); ``top`` (K, n) each list as indices into it.
-    pairs : ndarray (P, 2)
-        Distinct word pairs (first < second): within-topic pairs, then sampled across pairs.
-    within, across : tuple of K int arrays
-        Rows of ``pairs`` of each topic's within pairs and sampled across pairs (repeats allowed).
-    n_across_total : ndarray (K,)
-        The number of across pairs each topic's sample was drawn from.
+    """What the private evaluation counts: the U sorted top ``words``, each list as indices into them (``top``, K x
+    n), the distinct ``pairs`` (P x 2, within pairs first), each topic's rows of them (``within``, and ``across``
+    with repeats), and how many across pairs each topic's sample was drawn from (``n_across_total``).
     """
 
     words: tuple
@@ -95,9 +71,8 @@ class CoherenceDesign:
 
 def coherence_design(top_words: Sequence[Sequence[str]], *, n_across: int | None = None,
                      seed: int = 0) -> CoherenceDesign:
-    """The design for K top lists (K >= 1 lists of n >= 2 distinct words): within pairs, and ``n_across`` across pairs
-    per topic (default n (n - 1) / 2; 0 for none, a smaller sensitivity), drawn with the public ``seed``.
-    """
+    """The design of K >= 1 lists of n >= 2 distinct words: within pairs, and ``n_across`` across pairs per topic
+    (default n (n - 1) / 2; 0 for none) drawn with the public ``seed``."""
     lists = [[str(w) for w in t] for t in top_words]
     if not lists or any(len(t) < 2 for t in lists) or len({len(t) for t in lists}) != 1:
         raise ValueError("top_words must be K >= 1 lists of the same length n >= 2")
@@ -125,8 +100,7 @@ def coherence_design(top_words: Sequence[Sequence[str]], *, n_across: int | None
         if n_across == 0 or not cand:
             across.append(np.zeros(0, dtype=np.int64))
             continue
-        draw = rng.integers(0, len(cand), size=n_across)
-        across.append(np.array([pid(*cand[i]) for i in draw], dtype=np.int64))
+        across.append(np.array([pid(*cand[i]) for i in rng.integers(0, len(cand), size=n_across)], dtype=np.int64))
     pairs = np.array(sorted(pair_index, key=lambda p: pair_index[p]), dtype=np.int64).reshape(-1, 2)
     return CoherenceDesign(words=words, top=top, pairs=pairs, within=within, across=tuple(across),
                            n_across_total=np.array(totals, dtype=np.int64))
@@ -145,8 +119,7 @@ def document_indicators(corpus, design: CoherenceDesign) -> sp.csr_matrix:
     B = sp.csc_matrix(Xb @ M)
     a, b = design.pairs[:, 0], design.pairs[:, 1]
     Q = sp.csc_matrix(B[:, a].multiply(B[:, b])) if design.pairs.size else sp.csc_matrix((n_docs, 0))
-    ones = sp.csc_matrix(np.ones((n_docs, 1)))
-    return sp.hstack([ones, B, Q], format="csr")
+    return sp.hstack([sp.csc_matrix(np.ones((n_docs, 1))), B, Q], format="csr")
 
 
 def unit_contributions(corpus, design: CoherenceDesign, unit: str) -> sp.csr_matrix:
@@ -155,22 +128,16 @@ def unit_contributions(corpus, design: CoherenceDesign, unit: str) -> sp.csr_mat
     V = document_indicators(corpus, design)
     if unit == "document":
         return V
-    n_users = corpus.n_users
     G = sp.csr_matrix((np.ones(corpus.n_docs), (corpus.doc_users, np.arange(corpus.n_docs))),
-                      shape=(n_users, corpus.n_docs))
+                      shape=(corpus.n_users, corpus.n_docs))
     return sp.csr_matrix(G @ V)
 
 
-def clip_weights(contributions: sp.csr_matrix, clip: float) -> np.ndarray:
-    """``w_u = min(1, clip / ||x_u||_2)`` of every row."""
+def clipped_sum(contributions: sp.csr_matrix, clip: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(sum_u w_u x_u, w)``, ``w_u = min(1, clip / ||x_u||_2)``: the statistic before noise, the weights (private)."""
     norms = np.sqrt(np.asarray(contributions.multiply(contributions).sum(axis=1)).ravel())
     with np.errstate(divide="ignore"):
-        return np.minimum(1.0, np.where(norms > 0, clip / np.maximum(norms, 1e-300), 1.0))
-
-
-def clipped_sum(contributions: sp.csr_matrix, clip: float) -> tuple[np.ndarray, np.ndarray]:
-    """``(sum_u w_u x_u, w)``: the statistic before noise (private) and the clipping weights (private)."""
-    w = clip_weights(contributions, clip)
+        w = np.minimum(1.0, np.where(norms > 0, clip / np.maximum(norms, 1e-300), 1.0))
     return np.asarray(contributions.T @ w, dtype=float).ravel(), w
 
 
@@ -185,11 +152,7 @@ def sensitivity(design: CoherenceDesign, clip: float, unit: str, neighbours: str
 
 
 def pair_npmi(S: np.ndarray, design: CoherenceDesign, floor: float = 0.0) -> np.ndarray:
-    """Plug-in NPMI of every design pair from sums ``S`` (..., D), counts clipped to ``[floor, N]`` and a pair's to its
-    words' (exact for noiseless sums at ``floor=0``).
-    """
-    from .readability import npmi_from_counts
-
+    """Plug-in NPMI of every design pair from sums ``S`` (..., D), counts clipped to ``[floor, N]`` and below words'."""
     S = np.asarray(S, dtype=float)
     U = len(design.words)
     N = np.maximum(S[..., :1], 1.0)
@@ -229,15 +192,12 @@ MAX_HALF_WIDTH = 0.5
 
 def _word_terms(S: np.ndarray, design: CoherenceDesign) -> tuple[float, np.ndarray]:
     """``(N, df_a)`` from sums ``S`` (D,): N at least 1, word counts in [1, N]."""
-    U = len(design.words)
     N = max(float(S[0]), 1.0)
-    return N, np.clip(S[1:1 + U], 1.0, N)
+    return N, np.clip(S[1:1 + len(design.words)], 1.0, N)
 
 
 def _npmi_of_counts(c: np.ndarray, N: float, cw: np.ndarray, design: CoherenceDesign) -> np.ndarray:
     """NPMI of every pair (first axis) for pair counts ``c`` (P, ...) capped at ``min(df_a, df_b)``."""
-    from .readability import npmi_from_counts
-
     a, b = design.pairs[:, 0], design.pairs[:, 1]
     shape = (-1,) + (1,) * (c.ndim - 1)
     c = np.clip(c, 1e-3, np.minimum(cw[a], cw[b]).reshape(shape))
@@ -261,9 +221,7 @@ def _groups(design: CoherenceDesign, logm: np.ndarray, n_bins: int) -> list[np.n
 
 
 def _npmle(loglik: np.ndarray, n_iter: int = 200) -> np.ndarray:
-    """Log-weights of the nonparametric maximum-likelihood prior on the grid (Kiefer & Wolfowitz 1956), by EM (Laird
-    1978, "Nonparametric maximum likelihood estimation of a mixing distribution", JASA, Sec. 3).
-    """
+    """Log-weights of the NPMLE prior on the grid (Kiefer & Wolfowitz 1956), by EM (Laird 1978, JASA, Sec. 3)."""
     L = np.exp(loglik - loglik.max(axis=1, keepdims=True))
     g = np.full(L.shape[1], 1.0 / L.shape[1])
     for _ in range(n_iter):
@@ -272,10 +230,8 @@ def _npmle(loglik: np.ndarray, n_iter: int = 200) -> np.ndarray:
 
 
 def eb_posterior(S: np.ndarray, design: CoherenceDesign, sigma: float, n_bins: int = 4) -> np.ndarray:
-    """Each pair's NPMI estimate (module docstring): the posterior mean
-    ``sum_t g(t) phi((S_ab - c(t)) / sigma) NPMI(c(t))`` normalised, g the NPMLE of the pair's group; pairs above
-    ``PLUGIN_SIGMAS`` sigma take the plug-in.
-    """
+    """Each pair's NPMI: the posterior mean ``sum_t g(t) phi((S_ab - c(t)) / sigma) NPMI(c(t))`` normalised, g the
+    NPMLE of the pair's group; pairs above ``PLUGIN_SIGMAS`` sigma take the plug-in."""
     S = np.asarray(S, dtype=float)
     N, cw = _word_terms(S, design)
     a, b = design.pairs[:, 0], design.pairs[:, 1]
@@ -284,23 +240,17 @@ def eb_posterior(S: np.ndarray, design: CoherenceDesign, sigma: float, n_bins: i
     c = np.exp(logm[:, None] + T_GRID[None, :])
     loglik = -0.5 * ((obs[:, None] - np.minimum(c, np.minimum(cw[a], cw[b])[:, None])) / sigma) ** 2
     L = np.exp(loglik - loglik.max(axis=1, keepdims=True))
-    plugin = obs > PLUGIN_SIGMAS * sigma
     W = np.zeros_like(L)
     for mask in _groups(design, logm, n_bins):
         w = np.exp(_npmle(loglik[mask]))[None, :] * L[mask]
         W[mask] = w / np.maximum(w.sum(axis=1, keepdims=True), 1e-300)
-    grid_values = _npmi_of_counts(c, N, cw, design)
-    return np.where(plugin, _npmi_of_counts(obs, N, cw, design), (W * grid_values).sum(axis=1))
+    return np.where(obs > PLUGIN_SIGMAS * sigma, _npmi_of_counts(obs, N, cw, design),
+                    (W * _npmi_of_counts(c, N, cw, design)).sum(axis=1))
 
 
 def exact_values(corpus, design: CoherenceDesign, unit: str = "document", clip: float | None = None) -> dict:
-    """The exact values the private evaluation estimates (private: the owner's diagnostics).
-
-    With ``clip=None``, by the held-out measure itself: each topic's NPMI and contrast against every across pair,
-    and their means. With ``clip``: the value on the clipped corpus at ``unit`` (over the sampled across pairs).
-    """
-    from .readability import _contrast_from, _pair_sums
-
+    """The exact values estimated (private: the owner's diagnostics): by the held-out measure (contrast against every
+    across pair), or with ``clip`` the value on the clipped corpus at ``unit`` (over the sampled across pairs)."""
     if clip is not None:
         return topic_values(clipped_sum(unit_contributions(corpus, design, unit), clip)[0], design)
     U = len(design.words)
@@ -316,11 +266,8 @@ def exact_values(corpus, design: CoherenceDesign, unit: str = "document", clip: 
 
 @dataclass(frozen=True)
 class PrivateEvaluation:
-    """The private coherence of a release's topics: a DP output with its own small report.
-
-    ``npmi`` and ``contrast`` (K,) are empirical-Bayes estimates, their intervals (K, 2) at ``level``;
-    ``sd_mean_npmi`` is half the mean NPMI's interval width over z; ``report`` (JSON) states the guarantee, the
-    sensitivity and sigma; ``interval_refused`` says why the intervals (then NaN) are not given.
+    """The private coherence of a release's topics, a DP output: estimates (K,), intervals (K, 2) at ``level``,
+    ``sd_mean_npmi`` (half the mean's interval over z), a ``report`` (JSON), why intervals are NaN (interval_refused).
     """
 
     npmi: np.ndarray
@@ -411,12 +358,8 @@ def point_estimate(noisy: np.ndarray, design: CoherenceDesign, sigma: float, n_b
 
 def estimate(noisy: np.ndarray, design: CoherenceDesign, sigma: float, *, level: float = 0.9, n_boot: int = 50,
              n_bins: int = 4, random_state=None) -> dict:
-    """Estimates and intervals from noisy sums (post-processing).
-
-    The empirical-Bayes point estimate is moved into its interval (:func:`bound_intervals`) where the shrinkage put
-    it outside. ``n_boot`` and ``random_state`` are accepted and unused. Returns ``npmi``, ``contrast``, the means,
-    their ``*_interval``, ``sd_mean_npmi`` and ``resolved`` (the share of pairs read by the plug-in).
-    """
+    """Estimates (moved into their :func:`bound_intervals` where the shrinkage put them outside) and ``*_interval``,
+    ``sd_mean_npmi`` and ``resolved`` (the share of pairs read by the plug-in); ``n_boot``, ``random_state`` unused."""
     level = check_real(level, "level", low=0.0, high=1.0)
     check_int(n_boot, "n_boot", low=10)
     noisy = np.asarray(noisy, dtype=float)
@@ -437,12 +380,9 @@ def estimate(noisy: np.ndarray, design: CoherenceDesign, sigma: float, *, level:
 def _pair_ranges(noisy: np.ndarray, design: CoherenceDesign, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(lo, hi)`` (Q, P): each pair's NPMI range over the integer counts within ``r[q]`` of the noisy ones.
 
-    NPMI rises with the pair count and with N (``df/d log N = log(df_a df_b / c^2) / h_ab^2 >= 0``) and falls with each
-    word count, so the ends are at the box's corners; where the box lets the pair be in every document (c = N, NPMI's
-    0 / 0), ``lo`` is -1. Checked by brute force in the tests.
+    NPMI rises with the pair count and N (``df/d log N = log(df_a df_b / c^2) / h_ab^2 >= 0``) and falls with each word
+    count: the ends are the box's corners (brute-forced in the tests); ``lo`` is -1 where c = N is possible.
     """
-    from .readability import npmi_from_counts
-
     U = len(design.words)
     a, b = design.pairs[:, 0], design.pairs[:, 1]
     r = np.asarray(r, dtype=float)[:, None]
@@ -459,9 +399,8 @@ def _pair_ranges(noisy: np.ndarray, design: CoherenceDesign, r: np.ndarray) -> t
 
 
 def _plugin_gradient(noisy: np.ndarray, design: CoherenceDesign) -> tuple[np.ndarray, np.ndarray]:
-    """Plug-in NPMI of every pair and its gradient (P, 4) in (N, df_a, df_b, df_ab): with ``h_s = h_a + h_b``,
-    ``df/dc = h_s / (h_ab^2 c)``, ``df/ddf_a = -1 / (h_ab df_a)``, ``df/dN = (2 h_ab - h_s) / (h_ab^2 N)``.
-    """
+    """Plug-in NPMI of every pair and its gradient (P, 4) in (N, df_a, df_b, df_ab), ``h_s = h_a + h_b``:
+    ``(2 h_ab - h_s) / (h_ab^2 N)``, ``-1 / (h_ab df_a)``, ``-1 / (h_ab df_b)``, ``h_s / (h_ab^2 c)``."""
     a, b = design.pairs[:, 0], design.pairs[:, 1]
     N, w = _word_terms(noisy, design)
     c = np.clip(noisy[1 + len(design.words):], 1.0, np.minimum(w[a], w[b]))
@@ -471,8 +410,7 @@ def _plugin_gradient(noisy: np.ndarray, design: CoherenceDesign) -> tuple[np.nda
 
 
 def _quantity_weights(design: CoherenceDesign) -> np.ndarray:
-    """W (2K + 2, P): each topic's NPMI and contrast, then their means, as weighted sums of pair NPMIs (within
-    +1/n, across -1/m)."""
+    """W (2K + 2, P): each topic's NPMI and contrast, then their means, as weighted sums of pair NPMIs."""
     K, P = design.n_topics, design.pairs.shape[0]
     within, across = np.zeros((K, P)), np.zeros((K, P))
     for k in range(K):
@@ -487,10 +425,9 @@ def bound_intervals(noisy: np.ndarray, design: CoherenceDesign, sigma: float, le
                     values: np.ndarray | None = None) -> dict:
     """Intervals at ``level`` for each topic's NPMI and contrast and their means, whatever the estimator's bias.
 
-    A quantity ``sum_i w_i NPMI_i`` splits into resolved pairs (count, words and N above ``PLUGIN_SIGMAS`` sigma),
-    read by the plug-in with the delta method's normal term over every coordinate they share, and the others, each
-    bounded by its range within ``z_B`` sigma (:func:`_pair_ranges`, Bonferroni over the coordinates they read).
-    alpha is split in halves between the two (union bound; per interval, not simultaneous).
+    A quantity ``sum_i w_i NPMI_i`` splits into resolved pairs (all counts above ``PLUGIN_SIGMAS`` sigma), read by the
+    plug-in with the delta method's normal term, and the others, bounded by their range within ``z_B`` sigma
+    (:func:`_pair_ranges`, Bonferroni); alpha is split in halves (union bound; per interval, not simultaneous).
     """
     alpha = 1.0 - level
     U = len(design.words)
@@ -606,11 +543,9 @@ def private_coherence(top_words: Sequence[Sequence[str]], corpus, *, epsilon: fl
 
 def interval_refusal(design: CoherenceDesign, unit: str, clip: float, mean_interval=None,
                      max_half_width: float = MAX_HALF_WIDTH) -> str | None:
-    """Why no interval is given for the exact values (None: they are), from public facts and the DP output.
-
-    The interval is of the clipped value, the exact one only when no unit can be clipped: never at the user level
-    (a user's norm has no public bound), and at the document level only with ``clip`` at least ``sqrt(1 + U + P)``;
-    there a mean interval wider than ``2 max_half_width`` means the noise leaves the scores undetermined.
+    """Why no interval is given for the exact values (None: it is), from public facts and the DP output: the interval
+    is of the clipped value, exact only when no unit can be clipped (never at the user level; at the document level
+    with ``clip >= sqrt(1 + U + P)``), and a mean interval wider than ``2 max_half_width`` leaves it undetermined.
     """
     if unit == "document" and mean_interval is not None and clip >= design.worst_case_norm() * (1.0 - 1e-12):
         half = (float(mean_interval[1]) - float(mean_interval[0])) / 2.0
@@ -661,12 +596,9 @@ def predict_error(design: CoherenceDesign, rates: np.ndarray, n_units: float, *,
                   unit: str = "document", neighbours: str = "add-remove", clip: float | None = None,
                   target_rates: np.ndarray | None = None, probability: float = 0.9, n_sim: int = 100,
                   seed: int = 0) -> ErrorForecast:
-    """Expected error of the private mean NPMI at (epsilon, delta), before spending.
-
-    The sums are simulated as ``rates * n_units`` (``rates`` of a public corpus, :func:`reference_rates`; ``n_units``
-    stated or DP) plus noise at the calibrated sigma, ``n_sim`` times from the public ``seed``. ``target_rates``:
-    unclipped rates to measure the error against (so the forecast includes what clipping moves). ``refused`` says
-    whether the intervals would be refused (:func:`interval_refusal` of the median half-width).
+    """Expected error of the private mean NPMI at (epsilon, delta), before spending: sums simulated ``n_sim`` times as
+    ``rates * n_units`` (a public corpus' :func:`reference_rates`; ``n_units`` stated or DP) plus the calibrated noise,
+    from the public ``seed``; the error measured against ``target_rates`` (unclipped: what clipping moves) if given.
     """
     n_units = check_real(n_units, "n_units", low=0.0)
     probability = check_real(probability, "probability", low=0.0, high=1.0)

@@ -1,13 +1,11 @@
 """Kendall's tau distance between keyword rankings (TopicDP, Wang et al. 2022, §4, Figs. 7, 8, 10).
 
-1. **Same items** (TopicDP's setting: the n released keywords before and after noise): the fraction of item
-   pairs ordered oppositely, ``K(x, y) = #{i < j : (x_i - x_j)(y_i - y_j) < 0} / (n (n - 1) / 2)``; a pair tied
-   in either vector is not discordant (the authors' script's convention). Without ties ``K = (1 - tau) / 2``.
-2. **Top-n lists with different members**: Fagin, Kumar & Sivakumar's K^(p) ("Comparing top k lists", SIAM J.
-   Discrete Math. 17(1), 2003, Sec. 3.1) over all pairs of the union of the two lists: penalty 1 for a pair
-   ordered oppositely (an item absent from a list ranks below its listed items), 1 for two items each in one
-   list only, and p for two items of one list both absent from the other (p = 1/2, K_avg, by default; a metric
-   for 1/2 <= p <= 1). Normalised by its maximum ``k^2 + p k (k - 1)``.
+Over the same items (the n released keywords before and after noise): the share of pairs ordered oppositely, a pair
+tied in either vector not discordant (the authors' convention); ``(1 - tau) / 2`` without ties. Top-n lists with
+other members: Fagin, Kumar & Sivakumar's K^(p) ("Comparing top k lists", SIAM J. Discrete Math. 17(1), 2003, Sec.
+3.1) over the pairs of the two lists' union: 1 for a pair ordered oppositely (an absent item ranks below the listed
+ones) or two items each in one list only, p for two items of one list both absent from the other (1/2, K_avg, by
+default; a metric for 1/2 <= p <= 1), normalised by its maximum ``k^2 + p k (k - 1)``.
 """
 
 from __future__ import annotations
@@ -18,11 +16,18 @@ from .._validation import check_int, check_real
 from ..topics import top_indices
 
 
-def _vector(x, name: str) -> np.ndarray:
+def _finite(x, name: str, ndim: int = 1) -> np.ndarray:
     x = np.asarray(x, dtype=float)
-    if x.ndim != 1 or not np.all(np.isfinite(x)):
-        raise ValueError(f"{name} must be a finite 1-D array")
+    if x.ndim != ndim or not np.all(np.isfinite(x)):
+        raise ValueError(f"{name} must be a finite {ndim}-D array" + (" (topics x words)" if ndim == 2 else ""))
     return x
+
+
+def _same_items(x, y) -> tuple[np.ndarray, np.ndarray]:
+    x, y = _finite(x, "x"), _finite(y, "y")
+    if x.shape != y.shape:
+        raise ValueError(f"x and y must have the same length, got {x.size} and {y.size}")
+    return x, y
 
 
 def _discordant_pairs(x: np.ndarray, y: np.ndarray, chunk: int = 1024) -> int:
@@ -41,9 +46,7 @@ def kendall_tau_distance(x, y) -> float:
     """Normalised Kendall tau distance between two score vectors over the same items (higher ranks first): the
     fraction of the n (n - 1) / 2 pairs ordered oppositely, ties not discordant; 0 for n < 2.
     """
-    x, y = _vector(x, "x"), _vector(y, "y")
-    if x.shape != y.shape:
-        raise ValueError(f"x and y must have the same length, got {x.size} and {y.size}")
+    x, y = _same_items(x, y)
     n = x.size
     if n < 2:
         return 0.0
@@ -52,7 +55,7 @@ def kendall_tau_distance(x, y) -> float:
 
 def top_n(weights, n: int) -> np.ndarray:
     """Indices of the ``n`` largest weights, largest first (ties broken by the smaller index)."""
-    w = _vector(weights, "weights")
+    w = _finite(weights, "weights")
     return top_indices(w, check_int(n, "n", low=1, high=w.size))
 
 
@@ -60,9 +63,7 @@ def topn_kendall_distance(x, y, n: int, *, p: float = 0.5, normalize: bool = Tru
     """Fagin et al.'s K^(p) between the top-``n`` lists of two weight vectors over the same vocabulary (module
     docstring); ``normalize`` divides by the maximum ``k^2 + p k (k - 1)``.
     """
-    x, y = _vector(x, "x"), _vector(y, "y")
-    if x.shape != y.shape:
-        raise ValueError(f"x and y must have the same length, got {x.size} and {y.size}")
+    x, y = _same_items(x, y)
     p = check_real(p, "p", low=0.0, high=1.0, low_open=False, high_open=False)
     ta, tb = top_n(x, n), top_n(y, n)
     k = ta.size

@@ -1,27 +1,16 @@
-"""Readability of released topics: held-out NPMI, NPMI contrast, diversity and matched top-n overlap.
+"""Readability of released topics: four measures of each topic's top words, reported together by :func:`readability`.
 
-A reader sees each topic's top ``n`` words; four measures of those lists are reported together by
-:func:`readability`, since no single one tells topics from junk:
-
-* **Held-out NPMI** (:func:`heldout_npmi`): normalised PMI (Bouma, "Normalized (pointwise) mutual information in
-  collocation extraction", GSCL 2009) of every pair of a topic's top words, with document co-occurrence on
-  held-out documents (Aletras & Stevenson, IWCS 2013; Lau, Newman & Baldwin, "Machine reading tea leaves", EACL
-  2014): ``NPMI(a, b) = log(P(a, b) / (P(a) P(b))) / -log P(a, b)`` with ``P = df / N``; -1 for a pair that never
-  co-occurs or holds an unseen word (noisy releases rank rare words highly; anything better would reward noise),
-  +1 for a pair in every document. Sparse products only, unlike gensim's sliding windows.
-* **NPMI contrast** (:func:`npmi_contrast`): mean within-topic NPMI minus mean across-topic NPMI, the latter over
-  pairs (a, b) with a in one topic's list and b in another's. Frequent words co-occur with everything, so NPMI
-  alone rewards lists of frequent words; the across mean is what unrelated words reach, so the contrast is 0 in
-  expectation for a random assignment of words to lists (compare with a shuffled control, not with 0). Pairs of a
-  word with itself are left out.
-* **Topic diversity** (:func:`topic_diversity`): distinct words among all K top-n lists / (n K) (Dieng, Ruiz &
-  Blei, "Topic modeling in embedding spaces", TACL 2020, Sec. 6).
-* **Matched top-n overlap** (:func:`topic_overlap`) with a reference: topics paired by the Hungarian algorithm
-  maximising the summed ``|top_i ∩ ref_j|``, the mean of ``|top_i ∩ ref_j| / n`` over matched pairs. Two
-  unrelated random matrices score at most about ``n K / V`` (the expected total of all K^2 intersections).
-
-Held out means *users* not used for training (:func:`split_users`): their documents share no author with the
-training data.
+* Held-out NPMI (:func:`heldout_npmi`; Bouma, GSCL 2009; Lau, Newman & Baldwin, EACL 2014) of every pair of a
+  topic's top words, by document co-occurrence on held-out users' documents (:func:`split_users`): ``log(P(a, b) /
+  (P(a) P(b))) / -log P(a, b)``, ``P = df / N``; -1 for a pair never seen together (noisy releases rank rare words
+  highly: anything better would reward noise), +1 for one in every document. Sparse products, not sliding windows.
+* NPMI contrast (:func:`npmi_contrast`): mean within-topic NPMI minus mean across-topic NPMI, the latter over
+  pairs (a, b) with a in one topic's list and b in another's (a word never with itself). NPMI alone rewards lists
+  of frequent words; the contrast is 0 in expectation for words dealt to lists at random.
+* Topic diversity (:func:`topic_diversity`): distinct words of the K top-n lists / (n K) (Dieng, Ruiz & Blei,
+  "Topic modeling in embedding spaces", TACL 2020, Sec. 6).
+* Matched top-n overlap (:func:`topic_overlap`): the mean ``|top_i ∩ ref_j| / n`` over the Hungarian matching; two
+  unrelated random matrices score at most about ``n K / V``.
 """
 
 from __future__ import annotations
@@ -32,10 +21,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_count_matrix, check_int, check_real
-from ..corpus import user_hash
+from ..corpus import is_corpus, user_hash
 from ..topics import matching, top_indices
 
-#: The contrast's definition, as the module docstring states it: what ``evaluate`` and ``compare`` print beside it.
+#: The contrast's definition: what ``evaluate`` and ``compare`` print beside it.
 CONTRAST_DEFINITION = ("mean within-topic NPMI minus mean across-topic NPMI, the latter over pairs (a, b) with a in "
                        "one topic's list and b in another's")
 
@@ -49,9 +38,7 @@ def _top_ids(topic_word, top_n: int, name: str = "topic_word") -> np.ndarray:
 
 
 def top_words_matrix(top_ids, n_words: int) -> np.ndarray:
-    """A (K, n_words) score matrix whose top lists are exactly the given rows of word indices (row k scores
-    ``top_ids[k][r]`` with ``n - r``): lists evaluated with the matrix-based functions.
-    """
+    """A (K, n_words) score matrix whose top lists are the rows of ``top_ids`` (for the matrix-based functions)."""
     ids = np.asarray(top_ids)
     n_words = check_int(n_words, "n_words", low=1)
     if ids.ndim != 2 or not np.issubdtype(ids.dtype, np.integer) or ids.size == 0:
@@ -67,11 +54,7 @@ def top_words_matrix(top_ids, n_words: int) -> np.ndarray:
 
 
 def _heldout_columns(heldout, vocabulary: Sequence[str] | None, n_words: int) -> tuple[sp.csc_matrix, np.ndarray]:
-    """Boolean held-out matrix (CSC) and, per topic column, its held-out column (-1: absent); a Corpus is matched to
-    ``vocabulary`` by word, a count matrix by column.
-    """
-    from ..corpus import is_corpus
-
+    """Boolean held-out matrix (CSC) and each topic column's held-out column (-1: absent), a Corpus matched by word."""
     if is_corpus(heldout):
         X, held_vocab = heldout.X, heldout.vocabulary
         if vocabulary is None:  # the topics' columns are the corpus' columns
@@ -97,11 +80,8 @@ def _heldout_columns(heldout, vocabulary: Sequence[str] | None, n_words: int) ->
 
 
 def npmi_from_counts(N, df_a, df_b, df_ab) -> np.ndarray:
-    """NPMI of word pairs from document counts (arrays broadcast): the one definition of the measure.
-
-    ``(h_a + h_b) / h_ab - 1`` with ``h_x = log(N / df_x)`` (Bouma 2009); -1 where ``df_ab = 0``, 1 where
-    ``df_ab = N``. :func:`heldout_npmi` and the private evaluation both compute it here.
-    """
+    """NPMI of word pairs from document counts, the one definition (held-out and private): ``(h_a + h_b) / h_ab - 1``,
+    ``h_x = log(N / df_x)`` (Bouma 2009); -1 where ``df_ab = 0``, 1 where ``df_ab = N``."""
     N, df_a, df_b, df_ab = (np.asarray(x, dtype=float) for x in (N, df_a, df_b, df_ab))
     with np.errstate(divide="ignore", invalid="ignore"):
         hs = np.log(N / df_a) + np.log(N / df_b)
@@ -221,12 +201,8 @@ def topic_overlap(topic_word, reference, *, top_n: int = 10, per_topic: bool = F
 
 
 def readability(topic_word, vocabulary: Sequence[str], heldout, reference=None, top_n: int = 10) -> dict:
-    """All four readability measures of a topic-word matrix, plus per-topic values (JSON-serialisable).
-
-    ``heldout``: documents of held-out users (:func:`split_users`); ``reference``: topics to compare with
-    (``overlap`` is None without it). Returns ``npmi``, ``npmi_across``, ``npmi_contrast`` (None for K = 1),
-    ``diversity``, ``overlap``, ``top_n``, ``n_heldout_docs``, ``unseen_top_words`` and ``per_topic`` lists.
-    """
+    """All four measures of a topic-word matrix and per-topic values (JSON): ``heldout`` documents of held-out users,
+    ``reference`` topics to compare with (``overlap`` None without it); ``npmi_contrast`` None for K = 1."""
     W = np.asarray(topic_word, dtype=float)
     top = _topic_lists(W, top_n)
     B, cols = _heldout_columns(heldout, vocabulary, W.shape[1])
@@ -235,39 +211,23 @@ def readability(topic_word, vocabulary: Sequence[str], heldout, reference=None, 
             f"vocabulary must have one word per column of topic_word ({W.shape[1]}), got {len(vocabulary)}")
     S, C = _pair_sums(top, B, cols)
     within = np.diag(S) / np.diag(C)
-    out: dict = {"npmi": float(within.mean()), "npmi_across": None, "npmi_contrast": None}
-    per_contrast = [None] * W.shape[0]
-    if W.shape[0] >= 2:
-        c = _contrast_from(S, C)
-        out.update(npmi_across=c["npmi_across"], npmi_contrast=c["contrast"])
-        per_contrast = c["per_topic"].tolist()
-    overlap = per_overlap = None
-    if reference is not None:
-        per = topic_overlap(W, reference, top_n=top_n, per_topic=True)
-        overlap = float(np.nanmean(per))
-        per_overlap = [None if np.isnan(v) else float(v) for v in per]
+    c = _contrast_from(S, C) if W.shape[0] >= 2 else None
+    per = None if reference is None else topic_overlap(W, reference, top_n=top_n, per_topic=True)
     df = np.asarray(B.sum(axis=0)).ravel()
-    unseen = int(sum(1 for j in top.ravel() if cols[j] < 0 or df[cols[j]] == 0))
-    out.update(
-        diversity=topic_diversity(W, top_n=top_n),
-        overlap=overlap,
-        top_n=int(top_n),
-        n_heldout_docs=int(B.shape[0]),
-        unseen_top_words=unseen,
-        per_topic={
-            "npmi": within.tolist(),
-            "npmi_contrast": per_contrast,
-            "overlap": per_overlap,
-            "top_words": [[str(vocabulary[j]) for j in row] for row in top],
-        },
-    )
-    return out
+    return {"npmi": float(within.mean()), "npmi_across": None if c is None else c["npmi_across"],
+            "npmi_contrast": None if c is None else c["contrast"], "diversity": topic_diversity(W, top_n=top_n),
+            "overlap": None if per is None else float(np.nanmean(per)), "top_n": int(top_n),
+            "n_heldout_docs": int(B.shape[0]),
+            "unseen_top_words": int(sum(1 for j in top.ravel() if cols[j] < 0 or df[cols[j]] == 0)),
+            "per_topic": {"npmi": within.tolist(),
+                          "npmi_contrast": [None] * W.shape[0] if c is None else c["per_topic"].tolist(),
+                          "overlap": None if per is None else [None if np.isnan(v) else float(v) for v in per],
+                          "top_words": [[str(vocabulary[j]) for j in row] for row in top]}}
 
 
 def heldout_user_mask(user_ids: Sequence, test_fraction: float = 0.2, seed: int = 0) -> np.ndarray:
-    """For each user id, whether it is held out: :func:`topicdp.corpus.user_hash` salted by the seed below
-    ``test_fraction`` of 2^64, so a user's side depends on its own id only.
-    """
+    """Whether each user is held out (its own id decides): its seeded :func:`~topicdp.corpus.user_hash` is below
+    ``test_fraction`` of 2^64."""
     test_fraction = check_real(test_fraction, "test_fraction", low=0.0, high=1.0)
     salt = f"topicdp.heldout:{check_int(seed, 'seed')}".encode()
     user_ids = list(user_ids)

@@ -5,20 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..topics import matching
-
-
-def _as_topic_matrix(a, name: str) -> np.ndarray:
-    a = np.asarray(a, dtype=float)
-    if a.ndim != 2 or not np.all(np.isfinite(a)):
-        raise ValueError(f"{name} must be a finite 2-D array (topics x words)")
-    return a
+from .ranking import _finite
 
 
 def match_topics(estimated, truth) -> np.ndarray:
     """Permutation ``perm`` minimising ``sum_j ||estimated[perm[j]] - truth[j]||_1`` (Hungarian algorithm,
     :func:`topicdp.topics.matching`), so that ``estimated[perm]`` is aligned with ``truth`` (both (k, V))."""
-    est = _as_topic_matrix(estimated, "estimated")
-    tru = _as_topic_matrix(truth, "truth")
+    est, tru = _finite(estimated, "estimated", 2), _finite(truth, "truth", 2)
     if est.shape != tru.shape:
         raise ValueError(f"estimated and truth must have the same shape, got {est.shape} and {tru.shape}")
     # cost[i, j] = ||truth_i - est_j||_1, built row by row to stay O(k V) in memory

@@ -1,12 +1,8 @@
-"""How to read a release's scores: the targets, a yardstick on public data, and a flag on common words.
-
-A private score ("mean NPMI 0.161 [0.092, 0.230]") has no scale alone, and a list of a corpus' most frequent words
-can score the best NPMI (frequent words co-occur with everything). Three public things give it a reading:
-:data:`TARGETS` (NPMI and contrast as shares of a non-private LDA's, the plan's targets, re-exported by
-:mod:`topicdp.forecast`); a yardstick (:func:`fit_yardstick`: a non-private gensim LDA with the release's K, fitted
-on the public reference's training users and scored by the same measures on its held-out users, exact and free:
-a scale, not a paired comparison); and a common-words flag (:func:`common_word_counts`) reading the released lists
-against the reference's most frequent words, never the private corpus' frequencies.
+"""How to read a release's private scores, which have no scale alone, from public facts only: the plan's
+:data:`TARGETS` (shares of a non-private LDA's scores, re-exported by :mod:`topicdp.forecast`), a yardstick
+(:func:`fit_yardstick`: a non-private gensim LDA with the release's K on the public reference, scored on its held-out
+users: exact, free, a scale rather than a paired comparison), and a flag on topics of common words
+(:func:`common_word_counts`, against the reference's most frequent words: frequent words co-occur with everything).
 """
 
 from __future__ import annotations
@@ -16,11 +12,15 @@ from typing import Sequence
 
 import numpy as np
 
+from ..corpus import Corpus
+from ..topics import reference_lda, top_indices
+from .readability import CONTRAST_DEFINITION, _contrast, heldout_npmi, split_users
+
 
 @dataclass(frozen=True)
 class Targets:
-    """The readability targets for one unit: NPMI and NPMI contrast as shares of a non-private LDA's of the same
-    text on an ordinary vocabulary, diversity, and the matched top-10 overlap with that LDA."""
+    """One unit's targets: NPMI and contrast as shares of a non-private LDA's (same text, ordinary vocabulary),
+    diversity, and the matched top-10 overlap with that LDA."""
 
     npmi: float
     contrast: float
@@ -44,11 +44,7 @@ YARDSTICK_HELDOUT, YARDSTICK_SEED = 0.5, 0
 
 
 def contrast_line(n_across: int | None = None) -> str:
-    """One line defining the contrast and what it measures; ``n_across``: the private evaluation's sample of across
-    pairs per topic, when it used one.
-    """
-    from .readability import CONTRAST_DEFINITION
-
+    """One line defining the contrast; ``n_across``: the private evaluation's sample of across pairs per topic."""
     sample = "" if not n_across else (f"; the private evaluation's across mean is over a public random sample of "
                                       f"{n_across} such pairs per topic")
     return (f"contrast = {CONTRAST_DEFINITION}: how much more a topic's top words co-occur with each other than with "
@@ -65,8 +61,6 @@ def targets_line(unit: str) -> str:
 
 def most_common_words(texts: Sequence[str], *, n: int = N_COMMON, stop_words="english") -> tuple[str, ...]:
     """The ``n`` words of the public ``texts`` found in the most documents (ties by spelling), tokenised as a corpus is."""
-    from ..corpus import Corpus
-
     corpus = Corpus.from_texts(list(texts), stop_words=stop_words)
     df = np.asarray((corpus.X > 0).sum(axis=0)).ravel()
     order = sorted(range(df.size), key=lambda j: (-int(df[j]), corpus.vocabulary[j]))
@@ -117,8 +111,7 @@ class Yardstick:
                 f"seed {YARDSTICK_SEED}, 5 passes) {self.scored_on}: NPMI {self.npmi:.3f}, contrast {contrast}")
 
     def as_dict(self) -> dict:
-        return {"npmi": self.npmi, "contrast": self.contrast, "n_topics": self.n_topics, "scored_on": self.scored_on,
-                "top_words": [list(t) for t in self.top_words]}
+        return {**asdict(self), "top_words": [list(t) for t in self.top_words]}
 
 
 WHOLE = "fitted on the whole public reference and scored on it (too few users to hold any out)"
@@ -126,8 +119,6 @@ WHOLE = "fitted on the whole public reference and scored on it (too few users to
 
 def _split(corpus):
     """(fit on, score on, how): the reference's users split by a hash of their ids, or the reference twice."""
-    from .readability import split_users
-
     try:
         train, test = split_users(corpus, YARDSTICK_HELDOUT, YARDSTICK_SEED)
     except ValueError:
@@ -145,8 +136,6 @@ ORDINARY_VOCABULARY = {"min_df": 5, "max_df": 0.5, "max_features": 5000}
 
 def ordinary_vocabulary(texts: Sequence[str], stop_words="english") -> list[str]:
     """The vocabulary an owner would fit a non-private LDA on: public ``texts`` cut to :data:`ORDINARY_VOCABULARY`."""
-    from ..corpus import Corpus
-
     limits = ORDINARY_VOCABULARY
     return list(Corpus.from_texts(list(texts), min_df=min(int(limits["min_df"]), len(texts)),
                                   max_df=limits["max_df"], max_features=int(limits["max_features"]),
@@ -155,15 +144,8 @@ def ordinary_vocabulary(texts: Sequence[str], stop_words="english") -> list[str]
 
 def fit_yardstick(texts: Sequence[str], users: Sequence, n_topics: int, *, vocabulary: Sequence[str] | None = None,
                   stop_words="english") -> Yardstick:
-    """The yardstick of a release of ``n_topics`` topics from the public reference's texts and users.
-
-    ``vocabulary``: the words the LDA is fitted on; default :func:`ordinary_vocabulary` of the reference, not the
-    release's own words (a vocabulary selected under DP may hold only common words).
-    """
-    from ..corpus import Corpus
-    from ..topics import reference_lda, top_indices
-    from .readability import _contrast, heldout_npmi
-
+    """The yardstick of a release of ``n_topics`` topics from the public reference's texts and users, fitted on
+    ``vocabulary`` (default :func:`ordinary_vocabulary`: a vocabulary selected under DP may hold only common words)."""
     texts = list(texts)
     fitted_on = "the release's words" if vocabulary is not None else "an ordinary vocabulary of the reference"
     if vocabulary is None:
@@ -199,16 +181,12 @@ class PublicScale:
 
     def lines(self, evaluation) -> list[str]:
         """The reading of a :class:`~topicdp.metrics.private.PrivateEvaluation`: contrast, targets, yardstick, flags."""
-        out = ["how to read these scores:", "  " + contrast_line(evaluation.report.get("n_across")),
-               "  " + targets_line(self.unit)]
-        out += ["  " + line for line in self._yardstick_lines(evaluation)]
-        out += ["  " + line for line in self._common_lines(evaluation.top_words)]
-        return out
+        reading = [contrast_line(evaluation.report.get("n_across")), targets_line(self.unit),
+                   *self._yardstick_lines(evaluation), *self._common_lines(evaluation.top_words)]
+        return ["how to read these scores:"] + ["  " + line for line in reading]
 
     def as_dict(self, top_words) -> dict:
         """The reading in JSON (beside the evaluation in ``topicdp evaluate --out``)."""
-        from .readability import CONTRAST_DEFINITION
-
         counts = None if self.common is None else list(common_word_counts(top_words, self.common))
         return {"targets": asdict(TARGETS[self.unit]), "contrast_definition": CONTRAST_DEFINITION,
                 "yardstick": None if self.yardstick is None else self.yardstick.as_dict(),
@@ -220,14 +198,11 @@ class PublicScale:
         y = self.yardstick
         if y is None:
             return [self.note or "yardstick: none without a public reference (--reference)"]
-        t = TARGETS[self.unit]
-        return [y.line(),
-                f"mean NPMI {evaluation.mean_npmi:.3f} = "
-                f"{scaled(evaluation.mean_npmi, evaluation.mean_npmi_interval, y.npmi)} the yardstick's "
-                f"(target {t.npmi:g}x)",
-                f"mean contrast {evaluation.mean_contrast:.3f} = "
-                f"{scaled(evaluation.mean_contrast, evaluation.mean_contrast_interval, y.contrast)} the yardstick's "
-                f"(target {t.contrast:g}x)"]
+        t, e = TARGETS[self.unit], evaluation
+        return [y.line()] + [f"mean {name} {value:.3f} = {scaled(value, ends, base)} the yardstick's (target {aim:g}x)"
+                             for name, value, ends, base, aim in (
+                                 ("NPMI", e.mean_npmi, e.mean_npmi_interval, y.npmi, t.npmi),
+                                 ("contrast", e.mean_contrast, e.mean_contrast_interval, y.contrast, t.contrast))]
 
     def _common_lines(self, top_words) -> list[str]:
         if self.common is None:
@@ -242,8 +217,7 @@ class PublicScale:
 def public_scale(unit: str, n_topics: int, reference: tuple | None, *, vocabulary: Sequence[str] | None = None,
                  stop_words="english") -> PublicScale:
     """The :class:`PublicScale` of a release of ``n_topics`` topics at ``unit`` from the public ``reference`` ``(texts,
-    users)``. A reference too small for an LDA of K topics still gives the common words; the note says why.
-    """
+    users)`` (one too small for an LDA of K topics still gives the common words; the note says why)."""
     if reference is None:
         return PublicScale(str(unit))
     texts, users = reference
