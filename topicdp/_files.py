@@ -1,10 +1,10 @@
 """The files a release writes and the scratch it leaves (the design's "files are part of the guarantee").
 
 :func:`check_paths` refuses, before anything is read, outputs that are inputs, each other or existing files;
-:func:`atomic_path` / :func:`atomic_write` make a file appear complete or not at all; :func:`scratch_directory`
-is a private (0700) directory named after its process, so a later run removes what a killed one left; and
-:func:`unwinding_signals` makes SIGTERM and SIGHUP unwind like Ctrl-C. Standard library only: the command line
-imports it before any numerical library.
+:func:`atomic_path` / :func:`atomic_write` make a file appear complete or not at all, and :func:`append_line`
+adds one whole line to a log; :func:`scratch_directory` is a private (0700) directory named after its process, so
+a later run removes what a killed one left; and :func:`unwinding_signals` makes SIGTERM and SIGHUP unwind like
+Ctrl-C. Standard library only: the command line imports it before any numerical library.
 """
 
 from __future__ import annotations
@@ -217,6 +217,23 @@ def atomic_write(path, data: str | bytes, *, private: bool = False, overwrite: b
     ``overwrite=False`` refuses an existing ``path``."""
     with atomic_path(path, private=private, overwrite=overwrite) as tmp, open(tmp, "wb") as fh:
         fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def append_line(path, line: str, *, private: bool = False) -> None:
+    """Append ``line`` and a newline to ``path`` (created if absent) and flush it to disk: the one writer of an
+    append-only log, which no rename can make atomic (a line a kill cuts short has no newline; its reader drops it).
+    The mode is :func:`atomic_path`'s: ``private`` gives 0600 (set on the open file, whoever created it), else a new
+    file gets 0666 less the umask."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600 if private else 0o666)
+    try:
+        if private:
+            os.fchmod(fd, 0o600)
+        data = memoryview((line + "\n").encode("utf-8"))
+        while data:
+            data = data[os.write(fd, data):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def remove_stale_scratch(prefix: str, directory: str | None = None) -> list[str]:

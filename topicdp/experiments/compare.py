@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from .._files import append_line, atomic_write
 from .._names import Unit
 from .._validation import check_delta, check_epsilon, check_int, check_option, check_real
 from ..pipeline import Prepared as PreparedCorpus
@@ -375,7 +376,6 @@ def compare(corpus_path: str, out_dir, settings: CompareSettings, *, reference: 
     dict
         ``{"table": path, "diagnostics": path, "rows": [published rows], "seconds": float}``.
     """
-    from .._files import atomic_write
     from .table import format_diagnostics, format_table
 
     say = echo or (lambda line: print(line, file=sys.stderr))
@@ -481,7 +481,7 @@ def _resume(out: Path, meta: dict) -> tuple[list, list]:
     else:
         for name in ("results.jsonl", "diagnostics.jsonl"):
             (out / name).unlink(missing_ok=True)
-        settings.write_text(json.dumps(meta, indent=1) + "\n")
+        atomic_write(settings, json.dumps(meta, indent=1) + "\n")
     return _lines(out / "results.jsonl"), _lines(out / "diagnostics.jsonl")
 
 
@@ -491,15 +491,6 @@ def _lines(path: Path) -> list:
     text = path.read_text()
     # a line a kill cut short has no newline: its (road, epsilon) is run again
     return [json.loads(line) for line in text.split("\n")[:-1] if line]
-
-
-def _append(path: Path, row: dict, *, private: bool = False) -> None:
-    """One line at the end of ``path``; ``private``: the file is the owner's only (0600, set when it is created)."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600 if private else 0o666)
-    if private:
-        os.fchmod(fd, 0o600)
-    with os.fdopen(fd, "a") as fh:
-        fh.write(json.dumps(row) + "\n")
 
 
 def _record(out: Path, outcome: Outcome, prep: Prepared, settings: CompareSettings, seconds: float, rows: list,
@@ -529,9 +520,9 @@ def _record(out: Path, outcome: Outcome, prep: Prepared, settings: CompareSettin
         if _score(row, release, outcome, prep, settings, evaluations):
             exact.append({"road": outcome.road, "epsilon": outcome.epsilon, "unit": str(settings.unit),
                           "seconds": round(seconds, 1), **_exact(release, prep, ceiling, settings)})
-            _append(out / "diagnostics.jsonl", exact[-1], private=True)
+            append_line(out / "diagnostics.jsonl", json.dumps(exact[-1]), private=True)
     rows.append(row)
-    _append(out / "results.jsonl", row)
+    append_line(out / "results.jsonl", json.dumps(row))
 
 
 def evaluation_refusal(design, unit: str, clip: float | None = None, forecast=None) -> str | None:
