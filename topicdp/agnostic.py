@@ -275,7 +275,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         if sensitivity_sample is not None and not self._sampled:
             raise ValueError("sensitivity_sample applies to mechanism='gaussian' with sensitivity='sampled' only")
         if ledger is not None:
-            ledger.check([self._planned_entry(model.n_topics)])
+            ledger.check(self.planned_entries(model.n_topics))
         else:
             warn_on_repeated_release(corpus.X, "TopicDP.fit", None)
         if not self._sampled and not getattr(model, "probabilistic", True):
@@ -523,33 +523,32 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
             labels.update(gamma=self._sampler.gamma if sufficient else 1.0, distribution=P)
         return labels
 
-    def _planned_entry(self, n_topics: int):
-        """This release's ledger entry at sensitivity 1, before any data is read: sigma is proportional to the
-        sensitivity, so it has the RDP curve of the entry recorded after the release."""
-        labels = self._labels()
-        if self.mechanism == "laplace":
-            l1 = simplex_l1_sensitivity(n_topics)
-            return LaplaceEntry("TopicDP release (planned)", l1 / self.epsilon, l1, **labels)
-        sigma = calibrate_gaussian(self.epsilon, self.delta, 1.0, method=self.calibration)
-        if self.secure_noise:
-            return DiscreteGaussianEntry("TopicDP release (planned)", sigma, 1.0, **labels)
-        return GaussianEntry("TopicDP release (planned)", sigma, 1.0, **labels)
+    def planned_entries(self, n_topics: int, *, draft: dict | None = None, secure: dict | None = None,
+                        name: str = "TopicDP release (planned)") -> list[Entry]:
+        """This release's ledger entries: the one place its noise scale becomes entries.
+
+        Without a ``draft``, before any data is read, at sensitivity 1: sigma is proportional to the sensitivity,
+        so they have the RDP curve of the entries recorded after the release. With the release's ``draft`` (its
+        sigma and sensitivity; ``secure``: the discrete sampler's details), as recorded. The discrete release is
+        rho-zCDP with rho = (Delta^Z)^2 / (2 s^2) in grid units (Canonne, Kamath & Steinke 2020, Thm. 4): (s g,
+        Delta) would understate it, since rounding to the grid makes Delta^Z > Delta / g.
+        """
+        if draft is not None:
+            scale, sensitivity = ((secure["scale_units"], secure["sensitivity_units"]) if secure is not None else
+                                  (draft["sigma"], draft["sensitivity"]))
+        elif self.mechanism == "laplace":
+            sensitivity = simplex_l1_sensitivity(n_topics)
+            scale = sensitivity / self.epsilon
+        else:
+            scale, sensitivity = calibrate_gaussian(self.epsilon, self.delta, 1.0, method=self.calibration), 1.0
+        kind = (LaplaceEntry if self.mechanism == "laplace" else DiscreteGaussianEntry if self.secure_noise else
+                GaussianEntry)
+        return [kind(name, scale, sensitivity, **self._labels(draft))]
 
     def _compose(self, draft: dict, secure: dict | None, shared: PrivacyLedger | None) -> tuple[list, list, str]:
         """Add this release to the ledger; return its entries, the totals and a note on repeated releases."""
         ledger = PrivacyLedger() if shared is None else shared  # without a shared ledger: this release alone
-        name = f"release {len(ledger) + 1}"
-        labels = self._labels(draft)
-        entries: list[Entry]
-        if draft["mechanism"].startswith("laplace"):
-            entries = [LaplaceEntry(name, draft["sigma"], draft["sensitivity"], **labels)]
-        elif secure is not None:
-            # The discrete release is rho-zCDP with rho = (Delta^Z)^2 / (2 s^2) in grid units (Canonne, Kamath &
-            # Steinke 2020, Thm. 4); (sigma, Delta) = (s g, Delta) would understate it, since rounding to the
-            # grid makes Delta^Z > Delta / g. Its totals then exclude the continuous exact profile.
-            entries = [DiscreteGaussianEntry(name, secure["scale_units"], secure["sensitivity_units"], **labels)]
-        else:
-            entries = [GaussianEntry(name, draft["sigma"], draft["sensitivity"], **labels)]
+        entries = self.planned_entries(0, draft=draft, secure=secure, name=f"release {len(ledger) + 1}")
         ledger.record(entries)
         delta = self.delta + sum(float(e.get("delta", 0.0)) for e in ledger.entries() if e.get("kind") == "approx")
         note = ""

@@ -426,23 +426,28 @@ class DPVariationalEM(_VariationalEM):
         after the fit.
         """
         vocabulary = vocabulary_of(corpus, vocabulary_source)
-        self._validate()
-        entry = planned_entry(self.epsilon, self.delta, unit=self.unit, neighbours=self.neighbours,
-                              n_iterations=self.n_iterations)
-        self.sensitivity_, self.sigma_ = entry.sensitivity, entry.sigma
+        entries = self.planned_entries()
+        self.sensitivity_, self.sigma_ = entries[0].sensitivity, entries[0].sigma
         if ledger is not None:
-            ledger.check([entry])
+            ledger.check(entries)
         sizes = self._run(corpus, client, ledger)
         self.release_ = PrivateRelease(
             topic_word=self.topic_word_, noisy=None, vocabulary=_vocabulary(corpus, self.n_features_in_),
-            report=self._report(vocabulary),
+            report=self._report(vocabulary, entries),
             diagnostics={"n_docs": int(sizes["n_docs"]), "n_units": int(sizes["n_units"])})
         if ledger is not None:
-            ledger.record([entry])
+            ledger.record(entries)
         return self
 
-    def _report(self, vocabulary: VocabularyStatement):
-        """The privacy report: T Gaussian releases composed exactly (GDP), plus a DP vocabulary if any."""
+    def planned_entries(self) -> list[GaussianEntry]:
+        """The ledger entries of the T releases, from the public parameters only (one Gaussian entry with
+        ``count=T`` at :meth:`noise_scale`): what ``fit`` checks, records and reports, and what a persisted ledger
+        plans before the corpus is read."""
+        return [GaussianEntry("dp-vem", self.noise_scale(), neighbour_factor(self.neighbours), self.n_iterations,
+                              unit=self.unit, neighbours=self.neighbours)]
+
+    def _report(self, vocabulary: VocabularyStatement, entries: list):
+        """The privacy report of the fit's ``entries`` (T Gaussian releases composed exactly: GDP)."""
         T, sigma, D = self.n_iterations, self.sigma_, self.sensitivity_
         published = {
             "topic_word": "post-processing: the last noisy statistic, soft-thresholded and normalised",
@@ -461,7 +466,7 @@ class DPVariationalEM(_VariationalEM):
                                  "eta": self.eta_, "start": "random" if self.init is None else "public topics",
                                  "warmup_iterations": T_warm, "warmup_topics": K_warm}}
         own = PrivacyLedger()  # this fit's releases; the totals are the ledger's (exact GDP among them)
-        own.record([GaussianEntry("dp-vem", sigma, D, T)])
+        own.record(entries)
         totals = ledger_totals(own, self.delta)
         step = ReportParts(published, notes, details=details, report_fields=dict(
             sensitivity=D, sensitivity_method=SENSITIVITY_METHOD, sigma=sigma,
@@ -492,9 +497,3 @@ def noise_scale(epsilon: float, delta: float, *, neighbours: str, n_iterations: 
     Gaussian mechanism; Dong, Roth & Su 2019, Cor. 3.3: T releases at sigma compose to sqrt(T) D / sigma-GDP)."""
     return calibrate_gaussian(epsilon, delta, neighbour_factor(neighbours), method="analytic", count=n_iterations)
 
-
-def planned_entry(epsilon: float, delta: float, *, unit: str, neighbours: str, n_iterations: int) -> GaussianEntry:
-    """The ledger entry of dp-vem's ``n_iterations`` releases, from public parameters only: what ``fit`` checks and
-    records, and what a persisted ledger plans before the corpus is read."""
-    return GaussianEntry("dp-vem", noise_scale(epsilon, delta, neighbours=neighbours, n_iterations=n_iterations),
-                         neighbour_factor(neighbours), n_iterations, unit=unit, neighbours=neighbours)

@@ -542,8 +542,6 @@ def _score(row: dict, release, outcome: Outcome, prep: Prepared, settings: Compa
     """The row's private evaluation on the held-out units (its forecast, then the evaluation and its ledger entry),
     or why it was not made; False where the persisted ledger refused it (no exact score is kept for the owner)."""
     from ..metrics import private as pv
-    from ..rdp.ledger import GaussianEntry
-    from ..rdp.ledger_file import entry_to_json
 
     design = pv.coherence_design([[w for w, _ in t] for t in release.top_words(10)])
     row["evaluation_forecast"] = _evaluation_forecast(design, release, prep, settings)
@@ -562,10 +560,9 @@ def _score(row: dict, release, outcome: Outcome, prep: Prepared, settings: Compa
         return False
     data = evaluation.to_dict()
     report = data["report"]
-    # the one entry the evaluation recorded (topicdp.metrics.private.planned_entry), from its report
-    row["evaluation_entries"] = [entry_to_json(GaussianEntry(
-        "private evaluation (NPMI, contrast)", report["sigma"], report["sensitivity"], unit=report["unit"],
-        neighbours=report["neighbours"]))]
+    # the entries the evaluation recorded, by the function it records them with (the same design and budget)
+    row["evaluation_entries"] = [entry_to_json(e) for e in pv.planned_entries(design, eps, delta, report["unit"],
+                                                                              report["neighbours"])]
     row["evaluation"] = {k: data[k] for k in ("mean_npmi", "mean_npmi_interval", "mean_contrast",
                                               "mean_contrast_interval", "level", "interval_refused")}
     row["evaluation"].update({k: report[k] for k in ("epsilon", "delta", "sigma", "sensitivity", "unit",

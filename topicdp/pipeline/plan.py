@@ -84,9 +84,9 @@ class ReleasePlan:
     budget: BudgetSplit
     candidates: tuple[str, ...]
     reference: tuple[tuple[str, ...], tuple] | None = field(default=None, repr=False)
-    #: the ledger entry of the DP unit count (:func:`count_entry`; None where the count is stated), set by
+    #: the ledger entries of the DP unit count (:func:`count_entries`; none where the count is stated), set by
     #: :func:`plan_request`: planned before reading and recorded when drawn
-    count: Any = field(default=None, repr=False)
+    count_entries: tuple = field(default=(), repr=False)
 
     def topics_entries(self, road: str) -> list:
         """The ledger entries the topics' ``road`` records at this plan's topics budget (the row's own)."""
@@ -122,7 +122,7 @@ def plan_request(request: ReleaseRequest, reference: tuple[list, list] | None = 
         candidates = _candidates(request)
     return ReleasePlan(request, budget, candidates,
                        None if reference is None else (tuple(reference[0]), tuple(reference[1])),
-                       count_entry(request, budget))
+                       count_entries(request, budget))
 
 
 def _candidates(request: ReleaseRequest) -> tuple[str, ...]:
@@ -147,16 +147,16 @@ def _candidates(request: ReleaseRequest) -> tuple[str, ...]:
     return tuple(name for name in FORECAST_MECHANISMS if supported(name) is None)
 
 
-def count_entry(request: ReleaseRequest, budget: BudgetSplit):
-    """The ledger entry of the DP unit count (Gaussian, L2 sensitivity 1 under add/remove; its budget the plan's
-    split), or None where the count is stated."""
+def count_entries(request: ReleaseRequest, budget: BudgetSplit) -> tuple:
+    """The ledger entries of the DP unit count (one Gaussian, L2 sensitivity 1 under add/remove; its budget the
+    plan's split), none where the count is stated."""
     from ..rdp import GaussianEntry, calibrate_gaussian
 
     b = budget.count
     if b is None:
-        return None
+        return ()
     sigma = calibrate_gaussian(b.epsilon, b.delta, 1.0, method="analytic")
-    return GaussianEntry("unit count", sigma, 1.0, unit=str(request.unit), neighbours=str(request.neighbours))
+    return (GaussianEntry("unit count", sigma, 1.0, unit=str(request.unit), neighbours=str(request.neighbours)),)
 
 
 @dataclass(frozen=True)
@@ -212,9 +212,8 @@ def planned_steps(plan: ReleasePlan) -> PlannedRun:
     if request.guarantee == "random-dp":
         return PlannedRun([], {RANDOM_DP.label(request): plan.topics_entries("random-dp")})
     steps: list = []
-    count = plan.count
-    if count is not None:
-        steps.append(("unit count", [count]))
+    if plan.count_entries:
+        steps.append(("unit count", list(plan.count_entries)))
     if plan.budget.vocabulary is not None:
         from ..vocabulary import selection_entries, selection_sigma
 

@@ -165,11 +165,7 @@ def _dp_vem(plan: "PlanView", n_units: int, start: "np.ndarray | None"):
 
 
 def _dp_vem_planned(plan: "PlanView") -> list:
-    from ..variational import planned_entry
-
-    r, topics = plan.request, plan.budget.topics
-    return [planned_entry(topics.epsilon, topics.delta, unit=str(r.unit), neighbours=str(r.neighbours),
-                          n_iterations=DP_VEM_ITERATIONS[public_start(plan)])]
+    return _dp_vem(plan, 0, None).planned_entries()  # the row's estimator's own entries (they read no count)
 
 
 def _dp_vem_simulation(plan: "PlanView", reference: "Corpus", count, *, vocabulary_share: float,
@@ -226,7 +222,7 @@ def _output_perturbation(kind: str) -> EstimatorFactory:
 
 def _output_perturbation_planned(kind: str) -> Callable[["PlanView"], list]:
     # the row's own TopicDP, which reads no unit count: its entry is the one its fit checks
-    return lambda plan: [_output_perturbation(kind)(plan, 0, None)._planned_entry(plan.request.n_topics)]
+    return lambda plan: _output_perturbation(kind)(plan, 0, None).planned_entries(plan.request.n_topics)
 
 
 def _output_perturbation_forecast(kind: str):

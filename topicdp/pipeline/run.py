@@ -533,10 +533,9 @@ def unit_count(plan: ReleasePlan, n: int, ledger: PrivacyLedger) -> tuple[UnitCo
     request = plan.request
     if request.n_units is not None:
         return UnitCount(n, "stated"), None
-    entry = plan.count
-    assert entry is not None  # split_budget gives a count budget when no count is stated
-    sigma = entry.sigma
-    ledger.record([entry])
+    entries = plan.count_entries  # split_budget gives a count budget when no count is stated
+    sigma = entries[0].sigma
+    ledger.record(entries)
     noisy = gaussian_count(n, sigma, np.random.default_rng(_seed(request, 2)))
     return UnitCount(max(1, int(round(noisy))), "DP count", sigma), sigma  # rounding, flooring: post-processing
 
