@@ -1,34 +1,17 @@
 """``compare``: every road on the same corpus, budget and held-out users; a publishable table of private scores.
 
-The private corpus is split by a hash of the user id (a per-user rule: adding a user moves no other) into the users
-the releases read and held-out users, whose texts score each release's top words under DP
-(:meth:`topicdp.PrivateRelease.evaluate`: NPMI and NPMI contrast with their intervals). Each release is made by the
-pipeline's own release path (:func:`topicdp.pipeline.release_prepared`) on the training users, prepared once: the
-number of units is the pipeline's DP count unless the owner states it (``n_units``, the training units), and the spectral
-configurations, which need it stated, are refused without it as ``topicdp privatize`` refuses them.
-
-What the table publishes is covered, and it says by what: every release and every evaluation it holds is a ledger
-entry, and ``table.md`` states their composed totals (the ledger's tightest proven total): the releases' for the
-training users, the evaluations' for the held-out users (a disjoint set: each user is in one of them). With a
-persisted ledger (``ledger``) each release is charged to it as ``topicdp privatize --ledger`` charges it, and each
-evaluation as ``topicdp evaluate --ledger`` charges it; the table then states the ledger's total too.
-
-With a public reference the table also says how to read its scores, from public facts only (nothing spent): the
-plan's targets, a yardstick (a non-private LDA fitted on P's training users and scored exactly on P's held-out users)
-that each private score is divided by, and each release's topics made of P's most common words
-(:mod:`topicdp.metrics.yardstick`).
-
-With several units (``unit=("user", "document")``, the quick grid's) every road runs at each unit on the same split,
-one row per (unit, road, epsilon); the table has a section per unit, states each unit's totals apart (a document-level
-guarantee covers no user), and ends with the road to use (:mod:`topicdp.experiments.ranking`). Before each
-evaluation its error is forecast from public facts (:func:`topicdp.metrics.private.predict_error`), so that the table
-can say where the evaluation cannot rank the roads.
-
-Outputs in ``out_dir``: ``table.md`` (publishable: guarantees, refusals, private scores, totals), ``diagnostics.md``
-(the owner's: exact scores of the same lists on the held-out texts and the corpus' sizes, NOT for publication; written
-atomically, mode 0600, as a release's diagnostics), ``compare.png`` (the private contrast per road over epsilon, when
-matplotlib is installed), and ``results.jsonl`` / ``diagnostics.jsonl`` (the latter 0600), one line per finished
-(unit, road, epsilon): a rerun with the same settings resumes from them.
+The private corpus is split by a hash of the user id (adding a user moves no other) into the users the releases
+read, each release made by the pipeline's own :func:`topicdp.pipeline.release_prepared` on them (prepared once per
+unit; the number of units the pipeline's DP count unless ``n_units`` states it), and held-out users whose texts
+score each release's top words under DP (:meth:`topicdp.PrivateRelease.evaluate`), its error forecast first from
+public facts (:func:`topicdp.metrics.private.predict_error`). Every release and evaluation is a ledger entry, and
+``table.md`` states their composed totals, the training users' and the held-out users' apart (disjoint sets), and
+a persisted ledger's (``ledger``) when each is charged to it. With a public reference the table also reads its
+scores against a non-private LDA on P and P's most common words (:mod:`topicdp.metrics.yardstick`); with several
+units it has a section per unit and ends with the road to use (:mod:`topicdp.experiments.ranking`). Outputs in
+``out_dir``: ``table.md`` (publishable), ``diagnostics.md`` (the owner's exact scores and sizes, 0600),
+``compare.png`` (with matplotlib), and ``results.jsonl`` / ``diagnostics.jsonl`` (0600), one line per finished
+(unit, road, epsilon), from which a rerun with the same settings resumes.
 """
 
 from __future__ import annotations
@@ -65,37 +48,25 @@ class CompareSettings:
     Parameters
     ----------
     unit : {"user", "document"} or a tuple of them
-        The privacy unit of every release and evaluation; several (``("user", "document")``, the quick grid's): every
-        road runs at each, on the same split, and the table has a section per unit (:attr:`units`).
-    epsilons : tuple of float > 0
+        The privacy unit of every release and evaluation; with several, every road runs at each on the same split.
+    epsilons, delta : tuple of float > 0, float in (0, 1)
         Total budgets of each release.
-    n_topics : int >= 2
-    delta : float in (0, 1)
-        Each release's total delta.
     evaluation_epsilon, evaluation_delta : float
         Each private evaluation's budget (default :data:`EVALUATION_EPSILON` of the unit, 1e-6).
     roads : tuple of str, optional
         Registry mechanisms to run (default all); the random-DP road runs unless ``random_dp`` is False (at the
-        first unit only when there are several).
+        first unit only).
     simulate : bool
-        Decide dp-vem on its simulation on the public reference, as the pipeline does (minutes per epsilon);
-        False: on its closed-form forecast.
-    heldout_fraction : float in (0, 1)
-        Share of the private users held out for the evaluation.
-    max_features : int
-        Words of the vocabulary (P's most frequent, or the public corpus' own).
-    max_docs_per_user, max_tokens_per_doc : int
-        Contribution bounds (the documents cap at the user level only: it breaks document-level privacy).
+        Decide dp-vem on its simulation on the public reference, as the pipeline does; False: its closed form.
+    max_features, max_docs_per_user, max_tokens_per_doc : int
+        Words of the vocabulary and the contribution bounds (the documents cap at the user level only).
     ceiling : bool
         Fit a non-private LDA for the diagnostics' ratios (the owner's file only).
     sizing, gamma : str, float
-        The random-DP road's sensitivity sample (:class:`topicdp.samplers.SensitivitySampling`): ``"lambert-w"`` at
-        gamma 0.1 (the library's default: 285 pairs) or ``"exchangeable"`` (9 pairs at gamma 0.1; its statement is
-        marginal over the sample, as its report says).
+        The random-DP road's sensitivity sample (:class:`topicdp.samplers.SensitivitySampling`).
     n_units : int, optional
-        The number of training units (users, or documents at the document level), stated public by the owner: every
-        release then has replace-one neighbours with that count, as ``topicdp privatize --n-units`` (the spectral
-        configurations need it). Default: not stated; each release counts its units under DP (add/remove).
+        The number of training units, stated public: replace-one neighbours with that count, as ``topicdp
+        privatize --n-units`` (the spectral configurations need it); default: a DP count per release.
     seed : int, optional
         Seeds every noise draw (testing only: each report marks its release seeded).
     """
@@ -168,8 +139,6 @@ class CompareSettings:
 
     def at(self, unit: str) -> "CompareSettings":
         """These settings at the one ``unit``: what each unit's releases and evaluations are made with."""
-        from dataclasses import replace
-
         return replace(self, unit=str(unit))
 
     @property
@@ -223,10 +192,8 @@ RANDOM_DP = "random-dp (TopicDP over gensim LDA)"
 
 @dataclass
 class Prepared:
-    """One unit of a comparison: the pipeline's prepared training users (:class:`topicdp.pipeline.Prepared`, its
-    reader tokenised once on the public words), that corpus unbounded (the owner's diagnostics and ceiling), the
-    held-out users on the same words, and the words. ``request``: the template every road's request replaces the
-    mechanism, guarantee and epsilon of."""
+    """One unit of a comparison: the pipeline's prepared training users, that corpus unbounded (the owner's), the
+    held-out users, the words, and the request template each road replaces the mechanism and epsilon of."""
 
     request: Any
     prepared: PreparedCorpus
@@ -273,10 +240,8 @@ class Outcome:
 
 def prepare(split: Split, settings: CompareSettings, corpus_path: str, reference: str | None,
             ledger: str | None = None, tokenised: dict | None = None) -> Prepared:
-    """Vocabulary, the training users' source (tokenised once on the public words), the held-out corpus, prepared
-    once per comparison and unit by :func:`topicdp.pipeline.prepare`. Nothing here counts the private data: each
-    release's count is the pipeline's. ``tokenised``: the (training, held-out) corpora per vocabulary, shared by the
-    units of one run (both are unbounded: each release bounds them at its unit)."""
+    """One unit's words, training users (:func:`topicdp.pipeline.prepare`) and held-out corpus; nothing here counts
+    the private data. ``tokenised``: the unbounded (training, held-out) corpora per vocabulary, shared by the units."""
     from ..corpus import Corpus
     from ..pipeline import CorpusSource, ReleaseRequest, VocabularyPolicy
     from ..pipeline import prepare as prepare_corpus
@@ -429,18 +394,19 @@ def compare(corpus_path: str, out_dir, settings: CompareSettings, *, reference: 
 
 def _run_unit(out: Path, split: Split, prep: Prepared, settings: CompareSettings, rows: list, exact: list,
               evaluations, scales: dict, say, first: bool = True) -> dict:
-    """Every road at every epsilon at the one unit of ``settings`` (rows a resumed run holds are skipped); returns
-    the unit's facts for the table and the owner's file. ``scales``: the public scale per vocabulary, shared by the
-    units (it does not depend on the unit). The random-DP road runs at the ``first`` unit of a run only: its
-    sensitivity sample fits the model on P 9 to 285 times per unit, and one random-DP row answers whether random DP
-    is worth its weaker statement."""
+    """Every road at every epsilon at the one unit of ``settings`` (skipping a resumed run's rows); returns the
+    unit's facts. ``scales``: the public scale per vocabulary (:func:`topicdp.metrics.yardstick.public_scale`),
+    shared by the units. The random-DP road runs at the ``first`` unit only: its sample fits the model 9 to 285
+    times, and one row answers whether random DP is worth its weaker statement."""
+    from ..metrics.yardstick import public_scale
     from ..pipeline import MECHANISMS
 
     unit = str(settings.unit)
     ceiling = _ceiling(prep, settings) if settings.ceiling else None
     key = tuple(prep.vocabulary)
     if key not in scales:
-        scales[key] = _public_scale(split, prep, settings)
+        scales[key] = public_scale(unit, settings.n_topics, split.reference, vocabulary=prep.vocabulary,
+                                   stop_words=prep.request.source.tokenizer_stop_words)
     prep.cache["common_words"] = scales[key].common
     done = {(r.get("unit", unit), r["road"], r["epsilon"]) for r in rows}
     # every registry row is tried, in the registry's order: the plan says which do not apply at this unit
@@ -495,9 +461,7 @@ def _lines(path: Path) -> list:
 
 def _record(out: Path, outcome: Outcome, prep: Prepared, settings: CompareSettings, seconds: float, rows: list,
             exact: list, ceiling, evaluations=None) -> None:
-    """The published row (guarantee, refusal, private scores, the ledger entries of the release and of its
-    evaluation) and the owner's row (exact scores, the time taken), appended. ``evaluations``: the persisted ledger
-    the evaluation is charged to, or None."""
+    """Append the published row and the owner's (exact scores, seconds); ``evaluations``: the persisted ledger."""
     from ..private_release import guarantee_line
 
     row: dict = {"road": outcome.road, "epsilon": outcome.epsilon, "unit": str(settings.unit),
@@ -539,8 +503,8 @@ def evaluation_refusal(design, unit: str, clip: float | None = None, forecast=No
 
 
 def _score(row: dict, release, outcome: Outcome, prep: Prepared, settings: CompareSettings, evaluations) -> bool:
-    """The row's private evaluation on the held-out units (its forecast, then the evaluation and its ledger entry),
-    or why it was not made; False where the persisted ledger refused it (no exact score is kept for the owner)."""
+    """The row's private evaluation on the held-out units, or why it was not made; False where the persisted
+    ledger refused it."""
     from ..metrics import private as pv
 
     design = pv.coherence_design([[w for w, _ in t] for t in release.top_words(10)])
@@ -571,11 +535,9 @@ def _score(row: dict, release, outcome: Outcome, prep: Prepared, settings: Compa
 
 
 def _evaluation_forecast(design, release, prep: Prepared, settings: CompareSettings) -> dict | None:
-    """What the evaluation about to be made is expected to miss by, before it spends anything: the 0.9 quantile of
-    the error of its mean NPMI (:func:`topicdp.metrics.private.predict_error`), from public facts only -- the
-    released lists, P's rates per unit on them, the evaluation's budget and a number of held-out units derived from
-    DP outputs (the release's DP count of its training units, scaled by the public held-out share; P's own count
-    where no release of the unit has counted). None without a public reference."""
+    """The evaluation's error forecast before it spends (:func:`topicdp.metrics.private.predict_error`; None without
+    a public reference), at a held-out count from DP outputs: the releases' count of training units scaled by the
+    public held-out share, or P's own count before any release of the unit has counted."""
     from ..metrics import private as pv
 
     if prep.reference_corpus is None:
@@ -604,10 +566,8 @@ def _evaluation_seed(seed: int | None, outcome: Outcome):
 
 
 def _exact(release, prep: Prepared, ceiling, settings: CompareSettings) -> dict:
-    """The exact (non-private) NPMI and contrast of the release's lists on the held-out texts: the owner's only.
-
-    The value the private evaluation estimates (:func:`topicdp.metrics.private.exact_values`: the same lists as
-    :meth:`~topicdp.PrivateRelease.evaluate`, the same documents, one pair function)."""
+    """The exact NPMI and contrast the private evaluation estimates (:func:`topicdp.metrics.private.exact_values`):
+    the owner's only."""
     from ..forecast import TARGETS
     from ..metrics import private as pv
     from ..private_release import N_TOP_WORDS
@@ -624,12 +584,10 @@ def _exact(release, prep: Prepared, ceiling, settings: CompareSettings) -> dict:
 
 
 def _ceiling(prep: Prepared, settings: CompareSettings) -> dict:
-    """A non-private LDA of the same users (dp-vem's algorithm without noise, from the same start): the owner's
-    scale for the diagnostics' ratios and the unit's targets (:data:`topicdp.forecast.TARGETS`)."""
+    """A non-private LDA of the same users (dp-vem without noise, from the same start): the owner's scale."""
     from ..metrics.readability import heldout_npmi, npmi_contrast
-    from ..variational import VariationalLDA
-
     from ..pipeline import bounded
+    from ..variational import VariationalLDA
 
     corpus = bounded(prep.request.source, prep.corpus, np.random.SeedSequence())  # the releases' bounds
     model = VariationalLDA(settings.n_topics, unit=str(settings.unit), init=prep.start, n_jobs=settings.n_jobs,
@@ -639,19 +597,8 @@ def _ceiling(prep: Prepared, settings: CompareSettings) -> dict:
             "contrast": float(npmi_contrast(model.topic_word_, prep.heldout, words))}
 
 
-def _public_scale(split: Split, prep: Prepared, settings: CompareSettings):
-    """What the table's scores are read against, from the public reference P only (nothing spent): a non-private
-    LDA's exact scores on P's held-out users, on the comparison's words, and P's most common words
-    (:func:`topicdp.metrics.yardstick.public_scale`; each row counts its topics' words among P's common ones)."""
-    from ..metrics.yardstick import public_scale
-
-    return public_scale(str(settings.unit), settings.n_topics, split.reference, vocabulary=prep.vocabulary,
-                        stop_words=prep.request.source.tokenizer_stop_words)
-
-
 def _scale_info(scale) -> dict:
-    """The public scale as the table reads it (JSON): the yardstick, the size of the common list, the yardstick
-    LDA's own common-word counts."""
+    """The public scale as the table reads it (JSON)."""
     from ..metrics.yardstick import common_word_counts
 
     y = scale.yardstick
