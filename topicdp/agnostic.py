@@ -21,7 +21,7 @@ from ._names import (BOUND_PARAMETERS, DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_N
                      Neighbours, Unit)
 from ._progress import timed
 from ._repeats import warn_on_repeated_release
-from ._validation import check_privacy_parameters, check_int, check_option, check_random_state
+from ._validation import check_privacy_parameters, check_int, check_option, check_random_state, store_init
 from .adapters.base import TopicModelSpec
 from .adapters.wrap import WrappedModel, model_kind, wrap_model
 from .corpus import as_corpus
@@ -135,19 +135,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         secure_noise: bool = False,
         keep_model: bool = False,
     ) -> None:
-        self.model = model
-        self.epsilon = epsilon
-        self.delta = delta
-        self.unit = unit
-        self.neighbours = neighbours
-        self.mechanism = mechanism
-        self.sensitivity = sensitivity
-        self.calibration = calibration
-        self.sampling = sampling
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.secure_noise = secure_noise
-        self.keep_model = keep_model
+        store_init(self, locals())
 
     def __sklearn_clone__(self) -> "TopicDP":
         """``sklearn.base.clone``: an unfitted copy, the model copied by :func:`topicdp.adapters.wrap.copy_model`."""
@@ -292,17 +280,13 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         diagnostics: dict = {"corpus": {"n_docs": corpus.n_docs, "n_users": corpus.n_users, "n_tokens": corpus.n_tokens,
                                         "fingerprint": corpus.fingerprint(), "construction": corpus.log.as_dict()}}
-        if self.mechanism == "laplace":
-            W = self._onto_simplex(W, checks, diagnostics, "2K")
-            draft = self._laplace(W)
-            noisy = laplace_perturbation(W, draft["sigma"], rng)
-        elif self.sensitivity == "global":
-            W = self._onto_simplex(W, checks, diagnostics, "sqrt(2K)")
-            draft = self._gaussian_global(W)
-            noisy = self._gaussian_noise(W, draft, rng)
-        else:
+        laplace = self.mechanism == "laplace"
+        if self._sampled:
             draft = self._gaussian_sampled(model, corpus, checks, diagnostics, sensitivity_sample, fit_seconds)
-            noisy = self._gaussian_noise(W, draft, rng)
+        else:
+            W = self._onto_simplex(W, checks, diagnostics, "2K" if laplace else "sqrt(2K)")
+            draft = self._global_draft(W.shape[0])
+        noisy = laplace_perturbation(W, draft["sigma"], rng) if laplace else self._gaussian_noise(W, draft, rng)
         released, empty_rows = to_simplex(noisy)
         published, notes, details = self._statement(draft, wrapped, corpus, vocabulary, empty_rows, pre_notes)
         composition, totals, compose_note = self._compose(draft, details.get("secure_noise"), ledger)
@@ -460,36 +444,23 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
                             "f's rows are projected onto the simplex before the noise, for every corpus"))
         return project_to_simplex(W)
 
-    def _gaussian_global(self, W) -> dict:
-        delta_2 = simplex_l2_sensitivity(W.shape[0])
-        return {
-            "mechanism": "gaussian-global",
-            "guarantee": "approx-DP",
-            "delta": self.delta,
-            "sensitivity": delta_2,
-            "sensitivity_method": "global bound sqrt(2K) for row-stochastic K x V matrices",
-            "sigma": calibrate_gaussian(self.epsilon, self.delta, delta_2, method=self._calibration),
-            "calibration": self._calibration,
-            "sigma_alternatives": calibrate_all(self.epsilon, self.delta, delta_2),
-            "details": {},
-            "notes": ["The bound holds for any two datasets, so the guarantee covers add/remove neighbours too."],
-            "published": dict.fromkeys(_NOISE_FIELDS, _GLOBAL_STATUS),
-        }
-
-    def _laplace(self, W) -> dict:
-        delta_1 = simplex_l1_sensitivity(W.shape[0])
-        return {
-            "mechanism": "laplace",
-            "guarantee": "approx-DP",
-            "delta": 0.0,
-            "sensitivity": delta_1,
-            "sensitivity_method": "global L1 bound 2K for row-stochastic K x V matrices (TopicDP Sec. 4.2)",
-            "sigma": delta_1 / self.epsilon,
-            "calibration": "laplace (scale = sensitivity / epsilon)",
-            "details": {},
-            "notes": ["Pure epsilon-DP (delta = 0); 'sigma' is the Laplace scale b."],
-            "published": dict.fromkeys(_NOISE_FIELDS, _GLOBAL_STATUS),
-        }
+    def _global_draft(self, n_topics: int) -> dict:
+        """The draft of a global bound for row-stochastic K x V matrices: L2 sqrt(2K) for the Gaussian, L1 2K for
+        the Laplace mechanism (TopicDP Sec. 4.2: pure epsilon-DP, delta reported as 0)."""
+        common = {"guarantee": "approx-DP", "details": {}, "published": dict.fromkeys(_NOISE_FIELDS, _GLOBAL_STATUS)}
+        if self.mechanism == "laplace":
+            delta_1 = simplex_l1_sensitivity(n_topics)
+            return {"mechanism": "laplace", "delta": 0.0, "sensitivity": delta_1,
+                    "sensitivity_method": "global L1 bound 2K for row-stochastic K x V matrices (TopicDP Sec. 4.2)",
+                    "sigma": delta_1 / self.epsilon, "calibration": "laplace (scale = sensitivity / epsilon)",
+                    "notes": ["Pure epsilon-DP (delta = 0); 'sigma' is the Laplace scale b."], **common}
+        delta_2 = simplex_l2_sensitivity(n_topics)
+        return {"mechanism": "gaussian-global", "delta": self.delta, "sensitivity": delta_2,
+                "sensitivity_method": "global bound sqrt(2K) for row-stochastic K x V matrices",
+                "sigma": calibrate_gaussian(self.epsilon, self.delta, delta_2, method=self._calibration),
+                "calibration": self._calibration, "sigma_alternatives": calibrate_all(self.epsilon, self.delta, delta_2),
+                "notes": ["The bound holds for any two datasets, so the guarantee covers add/remove neighbours too."],
+                **common}
 
     def _gaussian_noise(self, W, draft: dict, rng) -> np.ndarray:
         """W plus Gaussian noise; with ``secure_noise`` the draft's sigma becomes the scale actually used."""
