@@ -137,25 +137,11 @@ class Prepared:
 
 def prepare(request: ReleaseRequest, *, source=None, client=None,
             reference: tuple[list, list] | None = None) -> Prepared:
-    """Read the request's public reference (once), give it P's words where it asks for them, and plan it; the
-    private corpus is read by the first release (:func:`release_prepared`), after its charge.
-
-    Parameters
-    ----------
-    request : ReleaseRequest
-    source : optional
-        A reader of the private corpus the caller holds (e.g. :meth:`InMemorySource.of_records`: one corpus
-        tokenised once and released many times); default: the request's own, opened at the first release.
-    client : optional
-        A dask.distributed Client for a sharded corpus (default: from ``request.scheduler``).
-    reference : (texts, users), optional
-        The public reference as the caller read it (default: read here from ``request.reference``).
-
-    Raises
-    ------
-    ValueError
-        The plan's refusals (:func:`plan_request`), before anything private is read.
-    """
+    """Read the request's public reference once (or take the caller's ``reference``: (texts, users)), give the
+    request P's words where it asks for them, and plan it (ValueError: the plan's refusals, before anything private
+    is read); the private corpus is read by the first release, after its charge. ``source``: a reader of the private
+    corpus the caller holds (:meth:`InMemorySource.of_records`: tokenised once, released many times); ``client``: a
+    dask.distributed Client for a sharded corpus (default: from ``request.scheduler``)."""
     if reference is None and request.reference is not None:
         reference = read_reference(request)
     request = with_reference_words(request, reference)
@@ -165,18 +151,10 @@ def prepare(request: ReleaseRequest, *, source=None, client=None,
 def release(request: ReleaseRequest, *, echo: Callable[[str], None] | None = None) -> PipelineResult:
     """Run ``request`` end to end: :func:`prepare` then :func:`release_prepared` of its plan.
 
-    Parameters
-    ----------
-    request : ReleaseRequest
-    echo : callable, optional
-        Receives each line of the plan, the forecasts and the progress (default: INFO lines on the
-        ``topicdp`` logger). Every line is a function of public facts and DP outputs.
-
-    Raises
-    ------
-    ReleaseRefused
-        Where a forecast says the topics would be noise (unless ``release_anyway``), or the stated number of
-        units is not the corpus'; its message says what was spent.
+    ``echo`` receives each line of the plan, the forecasts and the progress (default: INFO lines on the ``topicdp``
+    logger), every one a function of public facts and DP outputs. Raises :class:`ReleaseRefused` where a forecast
+    says the topics would be noise (unless ``release_anyway``) or the stated number of units is not the corpus',
+    saying what was spent.
     """
     with prepare(request) as prepared:
         return release_prepared(prepared.plan, prepared, echo=echo)
@@ -188,25 +166,10 @@ def release_prepared(plan: ReleasePlan, prepared: Prepared, *, ledger: PrivacyLe
     before the corpus is read, completed after), the census against a stated count, the DP count, the decision,
     the road's release and the report, composed once.
 
-    Parameters
-    ----------
-    plan : ReleasePlan
-        ``prepared.plan``, or another plan of the same corpus and reference (:func:`plan_request` of a request that
-        changes the budget, the mechanism or the guarantee: ``topicdp compare``'s roads).
-    prepared : Prepared
-    ledger : PrivacyLedger, optional
-        Receives, however the run ends (released, refused, failed), every entry it drew: a caller composing several
-        releases states their total from it.
-    simulate : bool, default True
-        With a reference, decide dp-vem on its simulation on it; False: on its closed form (quicker, coarser).
-    echo : callable, optional
-        As :func:`release`'s.
-
-    Raises
-    ------
-    ReleaseRefused
-        As :func:`release`; a persisted ledger's refusal (:class:`topicdp.rdp.BudgetExceededError`) before any
-        reading.
+    ``plan``: ``prepared.plan``, or another plan of the same corpus and reference (``topicdp compare``'s roads).
+    ``ledger`` receives, however the run ends, every entry it drew. ``simulate``: with a reference, decide dp-vem on
+    its simulation on it (False: its closed form, quicker and coarser). Raises as :func:`release`, and a persisted
+    ledger's :class:`topicdp.rdp.BudgetExceededError` before any reading.
     """
     lines, say = _lines(echo)
     drawn: list[PrivacyLedger] = []
@@ -283,12 +246,8 @@ def _cluster(request: ReleaseRequest):
 
 def _release_dp(plan: ReleasePlan, prepared: Prepared, say, lines: list, ledger: PrivacyLedger, *,
                 simulate: bool = True) -> PipelineResult:
-    """The (epsilon, delta)-DP road: count, decide, vocabulary, prepare, release, compose.
-
-    Whatever stops it after a spend (a refusal, a precondition, a shard gone, any error) leaves as a
-    :class:`ReleaseRefused` that names what the ledger recorded, so no failure hides a spend. ``simulate``:
-    False decides dp-vem on its closed-form forecast even with a reference.
-    """
+    """The (epsilon, delta)-DP road: count, decide, vocabulary, prepare, release, compose. Whatever stops it after
+    a spend leaves as a :class:`ReleaseRefused` naming what the ledger recorded, so no failure hides a spend."""
     try:
         return _release_steps(plan, prepared, say, lines, ledger, simulate=simulate)
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM unwinding as it (the command's one line says this)
