@@ -376,13 +376,9 @@ class DPVariationalEM(_VariationalEM):
 
     def fit(self, corpus, y=None, *, vocabulary_source: "str | VocabularyStatement | None" = None,
             ledger: PrivacyLedger | None = None, client=None) -> "DPVariationalEM":
-        """Fit on a Corpus, a count matrix (``unit="document"``) or a StreamingCorpus read pass by pass.
-
-        A streamed pass is a map-reduce over its shards (:func:`shard_statistic`, locally or on the Dask
-        ``client``) added in a fixed order, the noise drawn here: the same seed gives the same topics locally and
-        on a cluster. ``vocabulary_source``: as for :meth:`topicdp.TopicDP.fit`. ``ledger``: the T releases (one
-        Gaussian entry with ``count=T``) are checked against its budget before the data is read, and recorded
-        after the fit.
+        """Fit on a Corpus, a count matrix (``unit="document"``) or a StreamingCorpus read pass by pass (a map-reduce
+        over its shards, locally or on the Dask ``client``, in a fixed order: the same seed gives the same topics on a
+        cluster). ``ledger``: :meth:`planned_entries` are checked before the data is read and recorded after the fit.
         """
         vocabulary = vocabulary_of(corpus, vocabulary_source)
         entries = self.planned_entries()

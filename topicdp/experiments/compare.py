@@ -124,10 +124,8 @@ class CompareSettings:
 
     @classmethod
     def quick(cls, **overrides) -> "CompareSettings":
-        """The quick grid: both units (the user level and the document level), K = 5, epsilon 3, 1,000 words, dp-vem
-        decided on its closed form, the random-DP road on the exchangeable sensitivity sample (9 pairs at gamma 0.1:
-        its statement is marginal over the sample), no non-private ceiling in the diagnostics (what it drops: the
-        other epsilons, the simulation, the 285-pair sample, the ceiling's ratios)."""
+        """The quick grid: both units, K = 5, epsilon 3, 1,000 words, dp-vem decided on its closed form, the
+        random-DP road on the exchangeable sample (9 pairs at gamma 0.1), no non-private ceiling."""
         base = dict(unit=("user", "document"), epsilons=(3.0,), n_topics=5, max_features=1000, simulate=False, ceiling=False,
                     sizing="exchangeable")
         return cls(**{**base, **overrides})
@@ -331,16 +329,9 @@ def _quiet(line: str) -> None:
 
 def compare(corpus_path: str, out_dir, settings: CompareSettings, *, reference: str | None = None,
             ledger: str | None = None, echo=None) -> dict:
-    """Run every road at every epsilon and unit of ``settings`` and write the outputs (module docstring).
-
-    ``ledger``: a persisted privacy ledger of the dataset (:meth:`topicdp.rdp.PrivacyLedger.open`; ``topicdp ledger
-    create``) that every release and evaluation is charged to.
-
-    Returns
-    -------
-    dict
-        ``{"table": path, "diagnostics": path, "rows": [published rows], "seconds": float}``.
-    """
+    """Run every road at every epsilon and unit of ``settings``, write the outputs (module docstring) and return
+    ``{"table": path, "diagnostics": path, "rows": [published rows], "seconds": float}``. ``ledger``: the dataset's
+    persisted privacy ledger (``topicdp ledger create``) every release and evaluation is charged to."""
     from .table import format_diagnostics, format_table
 
     say = echo or (lambda line: print(line, file=sys.stderr))

@@ -50,19 +50,9 @@ def public_start(plan: "PlanView") -> bool:
 
 @dataclass(frozen=True)
 class Road:
-    """One road of ``guarantee="dp"``: what it supports, what it spends, how it is forecast, and its estimator.
-
-    Attributes
-    ----------
-    chosen_by_rule : bool
-        Whether the plan's rule picks among it (it has a closed-form readability forecast); the others run only
-        when named.
-    estimator : callable
-        ``estimator(plan, n_units, start)``: the private estimator of the plan's topic step (its budget, unit,
-        neighbour relation, K and seed), as a Python user would build it.
-    planned : callable
-        ``planned(plan)``: the topics' ledger entries from public facts, by the estimator's ``planned_entries``.
-    """
+    """One road of ``guarantee="dp"``: what it supports, spends and is forecast to release, and its estimator
+    (``estimator(plan, n_units, start)``: the plan's topic step as a Python user would build it). ``chosen_by_rule``:
+    the plan's rule picks among it (it has a closed-form forecast); the others run only when named."""
 
     name: str
     summary: str

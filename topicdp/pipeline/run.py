@@ -54,14 +54,9 @@ class PipelineResult:
 @dataclass
 class Prepared:
     """One corpus prepared for any number of releases (:func:`prepare`): the request, its plan, the public reference
-    read once, and the private corpus' reader, opened at its first use -- after a release's charge, so that a
-    persisted ledger's refusal reads nothing. What depends on public data only (the reference on a vocabulary, the
-    public start topics, the reference's most frequent words) is built once per vocabulary and kept.
-
-    ``source``: a reader the caller holds (:class:`~topicdp.pipeline.sources.InMemorySource` and its methods), or
-    None to open the request's own; ``client``: a dask.distributed Client for a sharded corpus, or None (one is
-    opened from ``request.scheduler``). Close it (or use it as a context manager) to release both.
-    """
+    read once, and the private corpus' reader (``source``, or the request's own), opened at its first use, after a
+    release's charge. What depends on public data only is built once per vocabulary and kept. Close it (or use it as
+    a context manager) to release the reader and the Dask ``client``."""
 
     request: ReleaseRequest
     plan: ReleasePlan
