@@ -303,17 +303,15 @@ def _decided(plan: ReleasePlan, prepared: Prepared, corpus, count: UnitCount, sa
              simulate: bool):
     """The decision at ``count`` (refused where it says noise), then a DP vocabulary's selection and the decision
     re-made on its words; returns (decision, selection or None, the prepared corpus)."""
-    request, reference = plan.request, prepared.reference
+    request = plan.request
     n_words, vocabulary_forecast = planned_words(plan, count)
     for line in vocabulary_forecast.lines() if vocabulary_forecast is not None else ():
         say(line)
     # with a public reference, dp-vem is simulated on it before any refusal (public: it spends nothing), and the
     # decision rests on that simulation, not on the closed form. Before a DP selection the words are not known yet:
     # the reference's own most frequent words at the size the plan forecasts stand in for them.
-    simulation, simulated_on = None, ""
-    if simulate and reference is not None and "dp-vem" in plan.candidates and n_words >= request.n_topics:
-        words = None if corpus is None else corpus.vocabulary
-        simulation, simulated_on = _first_simulation(plan, prepared, words, n_words, count)
+    simulation, simulated_on = _first_simulation(plan, prepared, None if corpus is None else corpus.vocabulary,
+                                                 n_words, count, simulate)
     decision = decide(plan, count, n_words=n_words, simulation=simulation, words=simulated_on)
     for line in decision.lines():
         say(line)
@@ -342,9 +340,13 @@ def _decided(plan: ReleasePlan, prepared: Prepared, corpus, count: UnitCount, sa
     return decision, selection, prepare_corpus(source, words, request, say)
 
 
-def _first_simulation(plan: ReleasePlan, prepared: Prepared, words, n_words: int, count: UnitCount):
+def _first_simulation(plan: ReleasePlan, prepared: Prepared, words, n_words: int, count: UnitCount, simulate: bool):
     """dp-vem simulated on P before the decision, and which words it ran on: the release's ``words`` where they are
-    known (a public list), or, before a DP selection, P's most frequent words at the size the plan forecasts."""
+    known (a public list), or, before a DP selection, P's most frequent words at the size the plan forecasts; (None,
+    "") where it is not simulated (``simulate`` False, no reference, no dp-vem, or fewer words than topics)."""
+    if not (simulate and prepared.reference is not None and "dp-vem" in plan.candidates
+            and n_words >= plan.request.n_topics):
+        return None, ""
     if words is not None:
         words, simulated_on = list(words), "the release's words"
     else:
@@ -403,10 +405,8 @@ def forecast_request(request: ReleaseRequest, prepared: Prepared, count: UnitCou
     request = with_reference_words(request, reference)
     plan = plan_request(request, reference)
     n_words, _ = planned_words(plan, count)
-    simulation, on = None, ""
-    if simulate and reference is not None and "dp-vem" in plan.candidates and n_words >= request.n_topics:
-        words = request.vocabulary.words if request.vocabulary.kind == "public" else None
-        simulation, on = _first_simulation(plan, prepared, words, n_words, count)
+    words = request.vocabulary.words if request.vocabulary.kind == "public" else None
+    simulation, on = _first_simulation(plan, prepared, words, n_words, count, simulate)
     return decide(plan, count, n_words=n_words, simulation=simulation, words=on)
 
 
