@@ -144,14 +144,23 @@ def _left_by_a_dead_process(path: str, tag: str) -> bool:
     return False  # the process is alive
 
 
-def _remove_stale_temporaries(directory: str, name: str) -> None:
-    pattern = re.compile(re.escape(f".{name}.tmp-") + r"([0-9a-f]{8}-\d+)-")
+def _left_behind(directory: str, prefix: str, directories: bool) -> list[tuple[str, str]]:
+    """(path, ``<machine>-<pid>``) of the ``<prefix><machine>-<pid>-*`` files (``directories``) a dead process left."""
+    pattern = re.compile(re.escape(prefix) + r"([0-9a-f]{8}-\d+)-")
+    found = []
     with contextlib.suppress(OSError):
         for entry in os.scandir(directory):
             match = pattern.match(entry.name)
-            if match and entry.is_file(follow_symlinks=False) and _left_by_a_dead_process(entry.path, match[1]):
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(entry.path)
+            kind = entry.is_dir if directories else entry.is_file
+            if match and kind(follow_symlinks=False) and _left_by_a_dead_process(entry.path, match[1]):
+                found.append((entry.path, match[1]))
+    return found
+
+
+def _remove_stale_temporaries(directory: str, name: str) -> None:
+    for path, _ in _left_behind(directory, f".{name}.tmp-", directories=False):
+        with contextlib.suppress(OSError):  # gone meanwhile, or not removable: best effort
+            os.unlink(path)
 
 
 def _umask() -> int:
@@ -241,16 +250,11 @@ def remove_stale_scratch(prefix: str, directory: str | None = None) -> list[str]
     outlived them (a SIGKILL); a running process' directory is never touched. Returns the removed paths.
     """
     directory = tempfile.gettempdir() if directory is None else directory
-    pattern = re.compile(re.escape(prefix) + r"([0-9a-f]{8}-\d+)-")
     removed = []
-    with contextlib.suppress(OSError):
-        for entry in os.scandir(directory):
-            match = pattern.match(entry.name)
-            if match and entry.is_dir(follow_symlinks=False) and _left_by_a_dead_process(entry.path, match[1]):
-                shutil.rmtree(entry.path, ignore_errors=True)
-                removed.append(entry.path)
-                logger.info("removed %s, a scratch directory left by a killed run (pid %s)", entry.path,
-                            match[1].partition("-")[2])
+    for path, tag in _left_behind(directory, prefix, directories=True):
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+        logger.info("removed %s, a scratch directory left by a killed run (pid %s)", path, tag.partition("-")[2])
     return removed
 
 
