@@ -432,12 +432,8 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
 
     @staticmethod
     def _onto_simplex(W, checks, diagnostics, bound: str):
-        """f's rows projected onto the simplex (Duchi et al. 2008, "Efficient projections onto the l1-ball").
-
-        The global bounds hold for row-stochastic matrices only; projecting is part of f for every corpus, so
-        the bound holds and whether a release happens never depends on the data. How far it moved this matrix
-        is private (diagnostics only).
-        """
+        """f's rows projected onto the simplex (Duchi et al. 2008), as the global bounds need, for every corpus (so
+        whether a release happens never depends on the data); how far it moved them is private (diagnostics)."""
         stochastic, detail = check_row_stochastic(W)
         diagnostics["row_stochastic"] = {"before_projection": detail, "on_simplex": stochastic}
         checks.append(Check(f"rows on the simplex (needed for the {bound} bound)", True,
@@ -496,14 +492,10 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
 
     def planned_entries(self, n_topics: int, *, draft: dict | None = None, secure: dict | None = None,
                         name: str = "TopicDP release (planned)") -> list[Entry]:
-        """This release's ledger entries: the one place its noise scale becomes entries.
-
-        Without a ``draft``, before any data is read, at sensitivity 1: sigma is proportional to the sensitivity,
-        so they have the RDP curve of the entries recorded after the release. With the release's ``draft`` (its
-        sigma and sensitivity; ``secure``: the discrete sampler's details), as recorded. The discrete release is
-        rho-zCDP with rho = (Delta^Z)^2 / (2 s^2) in grid units (Canonne, Kamath & Steinke 2020, Thm. 4): (s g,
-        Delta) would understate it, since rounding to the grid makes Delta^Z > Delta / g.
-        """
+        """This release's ledger entries, the one place its noise scale becomes entries: before any data is read at
+        sensitivity 1 (sigma is proportional to it: the same RDP curve), or as recorded from the release's ``draft``
+        (``secure``: the discrete sampler's grid units, rho = (Delta^Z)^2 / (2 s^2), Canonne, Kamath & Steinke 2020,
+        Thm. 4; (s g, Delta) would understate it, as rounding to the grid makes Delta^Z > Delta / g)."""
         if draft is not None:
             scale, sensitivity = ((secure["scale_units"], secure["sensitivity_units"]) if secure is not None else
                                   (draft["sigma"], draft["sensitivity"]))
