@@ -94,7 +94,7 @@ class CompareSettings:
     def __post_init__(self) -> None:
         from .._names import RIGOROUS_MECHANISMS
 
-        units = (self.unit,) if isinstance(self.unit, str) else tuple(self.unit)
+        units = self.units
         if not units:
             raise ValueError("unit must be one of user, document, or a tuple of them, got ()")
         units = tuple(dict.fromkeys(str(check_option(u, "unit", tuple(Unit))) for u in units))
