@@ -1,10 +1,11 @@
 """The registry of roads: each row owns its facts -- its estimator, its planned ledger entries, its forecast.
 
-Per row (names, summaries, units and neighbour relations from :mod:`topicdp._names`): :meth:`Road.planned_entries`,
-the topics' entries from public facts by the estimator's own ``planned_entries``; :meth:`Road.forecast`, its
-readability from public quantities (the noise, not the corpus); :meth:`Road.estimator`, the private estimator a
-Python user would build; :meth:`Road.release`, its fit on the prepared corpus. :data:`RANDOM_DP` is TopicDP's
-sampled-sensitivity road (random DP, not DP), outside :data:`MECHANISMS`.
+Names, summaries, units and neighbour relations come from :mod:`topicdp._names` (pure Python: ``--help`` needs
+no numpy). Per row: :meth:`Road.planned_entries`, the topics' entries from public facts by the estimator's own
+``planned_entries``; :meth:`Road.forecast`, its readability from public quantities (the noise, not the corpus);
+:meth:`Road.estimator`, the private estimator a Python user would build; :meth:`Road.release`, its fit on the
+prepared corpus. :data:`RANDOM_DP` is TopicDP's sampled-sensitivity road (random DP, not DP), outside
+:data:`MECHANISMS`.
 """
 
 from __future__ import annotations
