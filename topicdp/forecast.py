@@ -549,11 +549,9 @@ def _halves(corpus, unit: str):
 
 
 def public_init(reference, n_topics: int, *, unit: str = "user", n_iterations: int = 15, random_state=0) -> np.ndarray:
-    """Starting topics for :class:`topicdp.variational.DPVariationalEM` from a *public* reference corpus (same vocabulary).
-
-    A noiseless run of the same algorithm (:class:`topicdp.variational.VariationalLDA`); its output is public because its input is.
-    Pass it as ``init``.
-    """
+    """Starting topics (``init``) for :class:`topicdp.variational.DPVariationalEM` from a *public* reference corpus on
+    the same words: a noiseless run of the same algorithm (:class:`~topicdp.variational.VariationalLDA`), public as
+    its input is."""
     from .variational import VariationalLDA
 
     model = VariationalLDA(n_topics, unit=unit, n_iterations=n_iterations, random_state=random_state)

@@ -220,10 +220,8 @@ class Prepared:
 
 @dataclass
 class Outcome:
-    """One road at one epsilon: the composed release, or the refusal's reason (with the forced release, if made).
-
-    ``entries``: every ledger entry the release drew (JSON, :func:`topicdp.rdp.ledger_file.entry_to_json`), also
-    where it was refused after a spend."""
+    """One road at one epsilon: the composed release, or the refusal's reason (with the forced release, if made),
+    and every ledger entry the release drew (``entries``, JSON), also where it was refused after a spend."""
 
     road: str
     epsilon: float
@@ -288,12 +286,10 @@ def prepare(split: Split, settings: CompareSettings, corpus_path: str, reference
 
 
 def run_road(name: str, epsilon: float, prep: Prepared) -> Outcome:
-    """One road at total budget ``epsilon`` by :func:`topicdp.pipeline.release_prepared`: a registry row
-    (``name``) as ``topicdp privatize`` releases it, or :data:`RANDOM_DP` (TopicDP over the request's gensim LDA, P
-    the public reference; its sensitivity sample drawn once) as ``--guarantee random-dp`` does. Forced
-    (``release_anyway``), so that a refused release's private scores are shown beside the refusal's words
-    (:func:`topicdp.pipeline.noise_refusal`; random DP's: its forecast from the sampled sensitivity); the plan's own
-    refusal (a spectral configuration without a stated count, DP-SVI at the user level) is "not applicable"."""
+    """One road at total budget ``epsilon`` by :func:`topicdp.pipeline.release_prepared`: a registry row as ``topicdp
+    privatize`` releases it, or :data:`RANDOM_DP` as ``--guarantee random-dp`` does. Forced (``release_anyway``), so
+    that a refused release's private scores are shown beside the refusal's words; the plan's own refusal (e.g. a
+    spectral configuration without a stated count) is "not applicable"."""
     random_dp = name == RANDOM_DP
     if random_dp and prep.prepared.reference is None:
         return Outcome(name, epsilon, not_run="needs a public reference P (--reference): the private corpus as P is "

@@ -309,14 +309,10 @@ def vocabulary_share(plan: ReleasePlan, n_words: int, count: UnitCount) -> float
 
 
 def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int, simulation=None, words: str = "") -> Decision:
-    """Forecast the candidates at ``count`` units and pick the mechanism: among ``dp-vem``, ``gaussian-global``
-    and ``laplace``, the largest forecast top-10 overlap; ties go to the first (or the mechanism named).
-
-    ``n_words``: the vocabulary size the release will have: a public list's, the size a DP selection kept (a DP
-    output), or :func:`planned_words` before the selection. Refuses (ValueError) where it is below K.
-    ``simulation``: dp-vem's forecast simulated on the public reference (a function of public data, ``count`` and
-    the words), which then stands for dp-vem in the choice and the refusal; ``words`` says which words it ran on.
-    """
+    """Forecast the candidates at ``count`` units and pick the mechanism named, or the largest forecast top-10
+    overlap (ties to the first). ``n_words``: the release's vocabulary size (a public list's, a DP selection's, or
+    :func:`planned_words` before it; ValueError below K). ``simulation``: dp-vem's forecast simulated on the public
+    reference (on the ``words`` it names), which then stands for dp-vem in the choice and the refusal."""
     from .roads import MECHANISMS, public_start
 
     request, topics = plan.request, plan.budget.topics
