@@ -1,10 +1,10 @@
 """The files a release writes and the scratch it leaves (the design's "files are part of the guarantee").
 
 :func:`check_paths` refuses, before anything is read, outputs that are inputs, each other or existing files;
-:func:`atomic_path` / :func:`atomic_write` make a file appear complete or not at all; :func:`scratch_directory`
-is a private (0700) directory named after its process, so a later run removes what a killed one left; and
-:func:`unwinding_signals` makes SIGTERM and SIGHUP unwind like Ctrl-C. Standard library only: the command line
-imports it before any numerical library.
+:func:`atomic_path` / :func:`atomic_write` make a file appear complete or not at all, and :func:`append_line`
+adds one whole line to a log; :func:`scratch_directory` is a private (0700) directory named after its process, so
+a later run removes what a killed one left; and :func:`unwinding_signals` makes SIGTERM and SIGHUP unwind like
+Ctrl-C. Standard library only: the command line imports it before any numerical library.
 """
 
 from __future__ import annotations
@@ -144,14 +144,23 @@ def _left_by_a_dead_process(path: str, tag: str) -> bool:
     return False  # the process is alive
 
 
-def _remove_stale_temporaries(directory: str, name: str) -> None:
-    pattern = re.compile(re.escape(f".{name}.tmp-") + r"([0-9a-f]{8}-\d+)-")
+def _left_behind(directory: str, prefix: str, directories: bool) -> list[tuple[str, str]]:
+    """(path, ``<machine>-<pid>``) of the ``<prefix><machine>-<pid>-*`` files (``directories``) a dead process left."""
+    pattern = re.compile(re.escape(prefix) + r"([0-9a-f]{8}-\d+)-")
+    found = []
     with contextlib.suppress(OSError):
         for entry in os.scandir(directory):
             match = pattern.match(entry.name)
-            if match and entry.is_file(follow_symlinks=False) and _left_by_a_dead_process(entry.path, match[1]):
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(entry.path)
+            kind = entry.is_dir if directories else entry.is_file
+            if match and kind(follow_symlinks=False) and _left_by_a_dead_process(entry.path, match[1]):
+                found.append((entry.path, match[1]))
+    return found
+
+
+def _remove_stale_temporaries(directory: str, name: str) -> None:
+    for path, _ in _left_behind(directory, f".{name}.tmp-", directories=False):
+        with contextlib.suppress(OSError):  # gone meanwhile, or not removable: best effort
+            os.unlink(path)
 
 
 def _umask() -> int:
@@ -219,21 +228,33 @@ def atomic_write(path, data: str | bytes, *, private: bool = False, overwrite: b
         fh.write(data.encode("utf-8") if isinstance(data, str) else data)
 
 
+def append_line(path, line: str, *, private: bool = False) -> None:
+    """Append ``line`` and a newline to ``path`` (created if absent) and flush it to disk: the one writer of an
+    append-only log, which no rename can make atomic (a line a kill cuts short has no newline; its reader drops it).
+    The mode is :func:`atomic_path`'s: ``private`` gives 0600 (set on the open file, whoever created it), else a new
+    file gets 0666 less the umask."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600 if private else 0o666)
+    try:
+        if private:
+            os.fchmod(fd, 0o600)
+        data = memoryview((line + "\n").encode("utf-8"))
+        while data:
+            data = data[os.write(fd, data):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def remove_stale_scratch(prefix: str, directory: str | None = None) -> list[str]:
     """Remove the directories ``<prefix><machine>-<pid>-*`` that this user's processes on this machine made and
     outlived them (a SIGKILL); a running process' directory is never touched. Returns the removed paths.
     """
     directory = tempfile.gettempdir() if directory is None else directory
-    pattern = re.compile(re.escape(prefix) + r"([0-9a-f]{8}-\d+)-")
     removed = []
-    with contextlib.suppress(OSError):
-        for entry in os.scandir(directory):
-            match = pattern.match(entry.name)
-            if match and entry.is_dir(follow_symlinks=False) and _left_by_a_dead_process(entry.path, match[1]):
-                shutil.rmtree(entry.path, ignore_errors=True)
-                removed.append(entry.path)
-                logger.info("removed %s, a scratch directory left by a killed run (pid %s)", entry.path,
-                            match[1].partition("-")[2])
+    for path, tag in _left_behind(directory, prefix, directories=True):
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+        logger.info("removed %s, a scratch directory left by a killed run (pid %s)", path, tag.partition("-")[2])
     return removed
 
 

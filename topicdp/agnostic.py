@@ -21,7 +21,7 @@ from ._names import (BOUND_PARAMETERS, DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_N
                      Neighbours, Unit)
 from ._progress import timed
 from ._repeats import warn_on_repeated_release
-from ._validation import check_privacy_parameters, check_int, check_option, check_random_state
+from ._validation import check_privacy_parameters, check_int, check_option, check_random_state, store_init
 from .adapters.base import TopicModelSpec
 from .adapters.wrap import WrappedModel, model_kind, wrap_model
 from .corpus import as_corpus
@@ -135,19 +135,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         secure_noise: bool = False,
         keep_model: bool = False,
     ) -> None:
-        self.model = model
-        self.epsilon = epsilon
-        self.delta = delta
-        self.unit = unit
-        self.neighbours = neighbours
-        self.mechanism = mechanism
-        self.sensitivity = sensitivity
-        self.calibration = calibration
-        self.sampling = sampling
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.secure_noise = secure_noise
-        self.keep_model = keep_model
+        store_init(self, locals())
 
     def __sklearn_clone__(self) -> "TopicDP":
         """``sklearn.base.clone``: an unfitted copy, the model copied by :func:`topicdp.adapters.wrap.copy_model`."""
@@ -275,7 +263,7 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         if sensitivity_sample is not None and not self._sampled:
             raise ValueError("sensitivity_sample applies to mechanism='gaussian' with sensitivity='sampled' only")
         if ledger is not None:
-            ledger.check([self._planned_entry(model.n_topics)])
+            ledger.check(self.planned_entries(model.n_topics))
         else:
             warn_on_repeated_release(corpus.X, "TopicDP.fit", None)
         if not self._sampled and not getattr(model, "probabilistic", True):
@@ -292,17 +280,13 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         diagnostics: dict = {"corpus": {"n_docs": corpus.n_docs, "n_users": corpus.n_users, "n_tokens": corpus.n_tokens,
                                         "fingerprint": corpus.fingerprint(), "construction": corpus.log.as_dict()}}
-        if self.mechanism == "laplace":
-            W = self._onto_simplex(W, checks, diagnostics, "2K")
-            draft = self._laplace(W)
-            noisy = laplace_perturbation(W, draft["sigma"], rng)
-        elif self.sensitivity == "global":
-            W = self._onto_simplex(W, checks, diagnostics, "sqrt(2K)")
-            draft = self._gaussian_global(W)
-            noisy = self._gaussian_noise(W, draft, rng)
-        else:
+        laplace = self.mechanism == "laplace"
+        if self._sampled:
             draft = self._gaussian_sampled(model, corpus, checks, diagnostics, sensitivity_sample, fit_seconds)
-            noisy = self._gaussian_noise(W, draft, rng)
+        else:
+            W = self._onto_simplex(W, checks, diagnostics, "2K" if laplace else "sqrt(2K)")
+            draft = self._global_draft(W.shape[0])
+        noisy = laplace_perturbation(W, draft["sigma"], rng) if laplace else self._gaussian_noise(W, draft, rng)
         released, empty_rows = to_simplex(noisy)
         published, notes, details = self._statement(draft, wrapped, corpus, vocabulary, empty_rows, pre_notes)
         composition, totals, compose_note = self._compose(draft, details.get("secure_noise"), ledger)
@@ -448,48 +432,31 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
 
     @staticmethod
     def _onto_simplex(W, checks, diagnostics, bound: str):
-        """f's rows projected onto the simplex (Duchi et al. 2008, "Efficient projections onto the l1-ball").
-
-        The global bounds hold for row-stochastic matrices only; projecting is part of f for every corpus, so
-        the bound holds and whether a release happens never depends on the data. How far it moved this matrix
-        is private (diagnostics only).
-        """
+        """f's rows projected onto the simplex (Duchi et al. 2008), as the global bounds need, for every corpus (so
+        whether a release happens never depends on the data); how far it moved them is private (diagnostics)."""
         stochastic, detail = check_row_stochastic(W)
         diagnostics["row_stochastic"] = {"before_projection": detail, "on_simplex": stochastic}
         checks.append(Check(f"rows on the simplex (needed for the {bound} bound)", True,
                             "f's rows are projected onto the simplex before the noise, for every corpus"))
         return project_to_simplex(W)
 
-    def _gaussian_global(self, W) -> dict:
-        delta_2 = simplex_l2_sensitivity(W.shape[0])
-        return {
-            "mechanism": "gaussian-global",
-            "guarantee": "approx-DP",
-            "delta": self.delta,
-            "sensitivity": delta_2,
-            "sensitivity_method": "global bound sqrt(2K) for row-stochastic K x V matrices",
-            "sigma": calibrate_gaussian(self.epsilon, self.delta, delta_2, method=self._calibration),
-            "calibration": self._calibration,
-            "sigma_alternatives": calibrate_all(self.epsilon, self.delta, delta_2),
-            "details": {},
-            "notes": ["The bound holds for any two datasets, so the guarantee covers add/remove neighbours too."],
-            "published": dict.fromkeys(_NOISE_FIELDS, _GLOBAL_STATUS),
-        }
-
-    def _laplace(self, W) -> dict:
-        delta_1 = simplex_l1_sensitivity(W.shape[0])
-        return {
-            "mechanism": "laplace",
-            "guarantee": "approx-DP",
-            "delta": 0.0,
-            "sensitivity": delta_1,
-            "sensitivity_method": "global L1 bound 2K for row-stochastic K x V matrices (TopicDP Sec. 4.2)",
-            "sigma": delta_1 / self.epsilon,
-            "calibration": "laplace (scale = sensitivity / epsilon)",
-            "details": {},
-            "notes": ["Pure epsilon-DP (delta = 0); 'sigma' is the Laplace scale b."],
-            "published": dict.fromkeys(_NOISE_FIELDS, _GLOBAL_STATUS),
-        }
+    def _global_draft(self, n_topics: int) -> dict:
+        """The draft of a global bound for row-stochastic K x V matrices: L2 sqrt(2K) for the Gaussian, L1 2K for
+        the Laplace mechanism (TopicDP Sec. 4.2: pure epsilon-DP, delta reported as 0)."""
+        common = {"guarantee": "approx-DP", "details": {}, "published": dict.fromkeys(_NOISE_FIELDS, _GLOBAL_STATUS)}
+        if self.mechanism == "laplace":
+            delta_1 = simplex_l1_sensitivity(n_topics)
+            return {"mechanism": "laplace", "delta": 0.0, "sensitivity": delta_1,
+                    "sensitivity_method": "global L1 bound 2K for row-stochastic K x V matrices (TopicDP Sec. 4.2)",
+                    "sigma": delta_1 / self.epsilon, "calibration": "laplace (scale = sensitivity / epsilon)",
+                    "notes": ["Pure epsilon-DP (delta = 0); 'sigma' is the Laplace scale b."], **common}
+        delta_2 = simplex_l2_sensitivity(n_topics)
+        return {"mechanism": "gaussian-global", "delta": self.delta, "sensitivity": delta_2,
+                "sensitivity_method": "global bound sqrt(2K) for row-stochastic K x V matrices",
+                "sigma": calibrate_gaussian(self.epsilon, self.delta, delta_2, method=self._calibration),
+                "calibration": self._calibration, "sigma_alternatives": calibrate_all(self.epsilon, self.delta, delta_2),
+                "notes": ["The bound holds for any two datasets, so the guarantee covers add/remove neighbours too."],
+                **common}
 
     def _gaussian_noise(self, W, draft: dict, rng) -> np.ndarray:
         """W plus Gaussian noise; with ``secure_noise`` the draft's sigma becomes the scale actually used."""
@@ -523,33 +490,28 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
             labels.update(gamma=self._sampler.gamma if sufficient else 1.0, distribution=P)
         return labels
 
-    def _planned_entry(self, n_topics: int):
-        """This release's ledger entry at sensitivity 1, before any data is read: sigma is proportional to the
-        sensitivity, so it has the RDP curve of the entry recorded after the release."""
-        labels = self._labels()
-        if self.mechanism == "laplace":
-            l1 = simplex_l1_sensitivity(n_topics)
-            return LaplaceEntry("TopicDP release (planned)", l1 / self.epsilon, l1, **labels)
-        sigma = calibrate_gaussian(self.epsilon, self.delta, 1.0, method=self.calibration)
-        if self.secure_noise:
-            return DiscreteGaussianEntry("TopicDP release (planned)", sigma, 1.0, **labels)
-        return GaussianEntry("TopicDP release (planned)", sigma, 1.0, **labels)
+    def planned_entries(self, n_topics: int, *, draft: dict | None = None, secure: dict | None = None,
+                        name: str = "TopicDP release (planned)") -> list[Entry]:
+        """This release's ledger entries, the one place its noise scale becomes entries: before any data is read at
+        sensitivity 1 (sigma is proportional to it: the same RDP curve), or as recorded from the release's ``draft``
+        (``secure``: the discrete sampler's grid units, rho = (Delta^Z)^2 / (2 s^2), Canonne, Kamath & Steinke 2020,
+        Thm. 4; (s g, Delta) would understate it, as rounding to the grid makes Delta^Z > Delta / g)."""
+        if draft is not None:
+            scale, sensitivity = ((secure["scale_units"], secure["sensitivity_units"]) if secure is not None else
+                                  (draft["sigma"], draft["sensitivity"]))
+        elif self.mechanism == "laplace":
+            sensitivity = simplex_l1_sensitivity(n_topics)
+            scale = sensitivity / self.epsilon
+        else:
+            scale, sensitivity = calibrate_gaussian(self.epsilon, self.delta, 1.0, method=self.calibration), 1.0
+        kind = (LaplaceEntry if self.mechanism == "laplace" else DiscreteGaussianEntry if self.secure_noise else
+                GaussianEntry)
+        return [kind(name, scale, sensitivity, **self._labels(draft))]
 
     def _compose(self, draft: dict, secure: dict | None, shared: PrivacyLedger | None) -> tuple[list, list, str]:
         """Add this release to the ledger; return its entries, the totals and a note on repeated releases."""
         ledger = PrivacyLedger() if shared is None else shared  # without a shared ledger: this release alone
-        name = f"release {len(ledger) + 1}"
-        labels = self._labels(draft)
-        entries: list[Entry]
-        if draft["mechanism"].startswith("laplace"):
-            entries = [LaplaceEntry(name, draft["sigma"], draft["sensitivity"], **labels)]
-        elif secure is not None:
-            # The discrete release is rho-zCDP with rho = (Delta^Z)^2 / (2 s^2) in grid units (Canonne, Kamath &
-            # Steinke 2020, Thm. 4); (sigma, Delta) = (s g, Delta) would understate it, since rounding to the
-            # grid makes Delta^Z > Delta / g. Its totals then exclude the continuous exact profile.
-            entries = [DiscreteGaussianEntry(name, secure["scale_units"], secure["sensitivity_units"], **labels)]
-        else:
-            entries = [GaussianEntry(name, draft["sigma"], draft["sensitivity"], **labels)]
+        entries = self.planned_entries(0, draft=draft, secure=secure, name=f"release {len(ledger) + 1}")
         ledger.record(entries)
         delta = self.delta + sum(float(e.get("delta", 0.0)) for e in ledger.entries() if e.get("kind") == "approx")
         note = ""

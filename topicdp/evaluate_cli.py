@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
         from .rdp import PrivacyLedger
 
         ledger = PrivacyLedger.open(args.ledger)
-        ledger.check([pv.planned_entry(design, args.epsilon, args.delta, unit, neighbours, args.clip)])
+        ledger.check(pv.planned_entries(design, args.epsilon, args.delta, unit, neighbours, args.clip))
     corpus = read(records_of(args.corpus, args.query))
     result = release.evaluate(corpus, epsilon=args.epsilon, delta=args.delta, unit=unit,
                               neighbours=neighbours, clip=args.clip, level=args.level, ledger=ledger,

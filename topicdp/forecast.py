@@ -1,32 +1,19 @@
-"""Forecast the readability of a noisy release before anything private is touched.
+"""Forecast the readability of a noisy release from public quantities, before anything private is touched.
 
-Inputs are public: the per-entry noise ``sigma`` a mechanism will add to the released topic-word probabilities (from
-epsilon, delta and its sensitivity) and a *signal* (a public topic-word matrix, or an assumed sparsity:
-:func:`dirichlet_signal`, :func:`zipf_signal`). Outputs: ``noise_to_signal``, sigma over each topic's ``n``-th
-largest probability (median over topics), and ``expected_overlap``, the expected top-``n`` overlap of the noisy
-release with the signal. For a row w with noisy values Y_j = w_j + sigma Z_j, the noisy n-th largest value sits
-near the level t where the expected count of values above it is n (a normal approximation, O(V) per topic):
+Inputs: the per-entry noise ``sigma`` a mechanism adds to the topic-word probabilities and a public or assumed
+*signal* (:func:`dirichlet_signal`, :func:`zipf_signal`). For a row w with noisy values Y_j = w_j + sigma Z_j the
+noisy n-th largest value sits near the level t where the expected count above it is n (normal approximation):
 
     sum_j Phi((w_j - t) / sigma) = n,     P(i in noisy top n) ~ Phi((w_i - t) / sigma),
 
-and the overlap is the mean of the latter over the top n and over topics. It holds for any post-processing that
-keeps each row's ranking; the tests check it against the exact Poisson-binomial value and against simulation.
-
-Every forecast is stated on one scale, the expected top-10 overlap with a non-private LDA of the same text
-(:attr:`ReadabilityForecast.overlap_with_lda`): the closed form is scaled by how far noiseless fits agree with
-LDA (:data:`LDA_AGREEMENT`, :data:`RANDOM_START_AGREEMENT`). Overlap alone cannot see lists of common words, so a
-forecast with a unit also forecasts the NPMI contrast (:func:`topicdp.metrics.readability.npmi_contrast`) and the
-NPMI relative to the LDA's: a released list keeps about q n of its noiseless top words (q the row-aligned overlap)
-and the others carry no co-occurrence with the topic beyond what every topic has, so both ratios are about q^2;
-a DP vocabulary that keeps a share s of the owner's ordinary words keeps each topic word with probability s under
-the closed form's exchangeable rows, giving a contrast of about (q s)^2 (``vocabulary_share``), a conservative
-rule. The verdict (:attr:`ReadabilityForecast.verdict`): ``noise`` below :data:`NOISE_VS_LDA`, ``common words``
-below the unit's contrast target, ``marginal`` below its overlap target (:data:`TARGETS`), else ``readable``; a
-release is refused on any verdict but ``readable``.
-
-dp-vem's own forecasts are here too: the closed form from its sigma (:func:`forecast_from_sigma`) and the
-simulation of its release on a public reference at the private signal-to-noise ratio
-(:func:`forecast_on_reference`), with :func:`public_init`, the public start both use.
+and the expected top-n overlap is the mean of the latter over the top n and the topics (for any post-processing
+that keeps each row's ranking). Every forecast is stated as the expected top-10 overlap with a non-private LDA
+(:attr:`ReadabilityForecast.overlap_with_lda`: the closed form times :data:`LDA_AGREEMENT` or
+:data:`RANDOM_START_AGREEMENT`). A release keeps about q n of its noiseless top words, so its NPMI and NPMI contrast
+ratios are about q^2, and (q s)^2 for a DP vocabulary keeping a share s of the words. Verdicts: ``noise`` below
+:data:`NOISE_VS_LDA`, ``common words`` below the unit's contrast target, ``marginal`` below its overlap target
+(:data:`TARGETS`), else ``readable`` (the only one released unasked). dp-vem's closed form
+(:func:`forecast_from_sigma`) and its simulation on a public reference (:func:`forecast_on_reference`) are here too.
 """
 
 from __future__ import annotations
@@ -196,8 +183,7 @@ def dirichlet_signal(n_topics: int, n_words: int, beta: float, random_state=0) -
     n_topics = check_int(n_topics, "n_topics", low=1)
     n_words = check_int(n_words, "n_words", low=2)
     beta = check_real(beta, "beta", low=0.0)
-    W = check_random_state(random_state).dirichlet(np.full(n_words, beta), size=n_topics)
-    return W
+    return check_random_state(random_state).dirichlet(np.full(n_words, beta), size=n_topics)
 
 
 def zipf_signal(n_topics: int, n_words: int, exponent: float = 1.0, random_state=0) -> np.ndarray:
@@ -215,21 +201,8 @@ def zipf_signal(n_topics: int, n_words: int, exponent: float = 1.0, random_state
 
 
 def expected_topn_overlap(signal, sigma: float, top_n: int = 10, *, per_topic: bool = False):
-    """Expected top-``top_n`` overlap of ``signal + N(0, sigma^2)`` with ``signal``, row by row (module docstring).
-
-    Parameters
-    ----------
-    signal : (K, V) array-like
-        Topic-word probabilities (any real scores).
-    sigma : float >= 0
-        Per-entry standard deviation of the Gaussian noise.
-    top_n : int, default=10
-    per_topic : bool, default=False
-
-    Returns
-    -------
-    float or ndarray of shape (K,)
-    """
+    """Expected top-``top_n`` overlap of ``signal + N(0, sigma^2)`` with ``signal`` (a (K, V) array of any real
+    scores), row by row (module docstring): its mean, or with ``per_topic`` each row's."""
     S = _check_signal(signal)
     sigma = check_real(sigma, "sigma", low=0.0, low_open=False)
     n = check_int(top_n, "top_n", low=1, high=S.shape[1] - 1)
@@ -245,12 +218,8 @@ def _overlap_by_row(S: np.ndarray, sigma: float, n: int) -> np.ndarray:
 
 
 def _noisy_threshold(S: np.ndarray, sigma: float, n: int) -> np.ndarray:
-    """t_k solving g(t) = sum_j Phi((w_kj - t) / sigma) - n = 0, row by row.
-
-    g falls strictly from about V - n to -n across the bracket [min w - 10 sigma, max w + 10 sigma]. Newton
-    steps from the n-th largest w, kept inside the bracket that each evaluation of g narrows (a bisection
-    step where Newton would leave it): about 5 to 10 evaluations instead of bisection's 64.
-    """
+    """t_k solving g(t) = sum_j Phi((w_kj - t) / sigma) - n = 0 by row: g falls strictly across [min w - 10 sigma,
+    max w + 10 sigma], so Newton steps from the n-th largest w, bisecting where they would leave the bracket."""
     lo = S.min(axis=1) - 10.0 * sigma
     hi = S.max(axis=1) + 10.0 * sigma
     t = -np.partition(-S, n - 1, axis=1)[:, n - 1]
@@ -280,54 +249,24 @@ def _check_signal(signal) -> np.ndarray:
 # -- the forecast -------------------------------------------------------------------------------------
 
 
-def forecast_readability(
-    sigma: float,
-    signal,
-    *,
-    top_n: int = 10,
-    method: str = "formula",
-    n_draws: int = 200,
-    random_state=0,
-    n_units: int | None = None,
-    unit: str | None = None,
-    agreement: float = LDA_AGREEMENT,
-    vocabulary_share: float = 1.0,
-) -> ReadabilityForecast:
-    """Predict per-entry noise against the top-``top_n`` signal and the expected top-``top_n`` overlap.
+def forecast_readability(sigma: float, signal, *, top_n: int = 10, method: str = "formula", n_draws: int = 200,
+                         random_state=0, n_units: int | None = None, unit: str | None = None,
+                         agreement: float = LDA_AGREEMENT, vocabulary_share: float = 1.0) -> ReadabilityForecast:
+    """Forecast a release with per-entry noise ``sigma`` (topic-word probability units) on ``signal`` (a public or
+    assumed (K, V) topic-word matrix): its noise-to-signal ratio, expected top-``top_n`` overlap and verdict.
 
     Parameters
     ----------
-    sigma : float >= 0
-        Per-entry noise standard deviation of the release, in topic-word probability units (e.g. the
-        ``sigma`` of a Gaussian output-perturbation mechanism).
-    signal : (K, V) array-like
-        A public reference topic-word matrix, or an assumed one (:func:`dirichlet_signal`,
-        :func:`zipf_signal`).
-    top_n : int, default=10
     method : {"formula", "monte_carlo"}, default="formula"
-        The normal approximation of the module docstring, or ``n_draws`` simulated releases (which also give the
-        Hungarian-matched overlap and a standard error).
-    n_draws : int, default=200
-    random_state : int or Generator, default=0
-        Seed of the simulation (``monte_carlo`` only); fixed so that forecasts are reproducible.
-    n_units : int, optional
-        Number of privacy units (users or documents), only to phrase the advice in units.
-    unit : {"user", "document"}, optional
-        Privacy unit, only to phrase the advice.
+        The normal approximation (module docstring), or ``n_draws`` simulated releases seeded by ``random_state``
+        (which also give the Hungarian-matched overlap and a standard error).
+    n_units, unit : int, {"user", "document"}, optional
+        Phrase the advice in units; with ``unit`` the forecast also gives the NPMI and contrast ratios and is judged
+        on that unit's :data:`TARGETS` (without, on the overlap alone: :data:`READABLE_VS_LDA`).
     agreement : float in (0, 1], default=LDA_AGREEMENT
-        How far the released algorithm's noiseless topics agree with a non-private LDA's (top-10 overlap): the
-        factor from the closed form's scale to the one scale (:data:`LDA_AGREEMENT`,
-        :data:`RANDOM_START_AGREEMENT`).
+        How far the algorithm's noiseless topics agree with a non-private LDA's: the factor to the one scale.
     vocabulary_share : float in (0, 1], default=1
-        V' / V: the release's vocabulary size over the owner's ordinary one (a DP selection that kept fewer words
-        than asked for); scales the contrast forecast (module docstring).
-
-    With ``unit``, the forecast also gives the NPMI and contrast ratios (module docstring) and is judged on
-    :data:`TARGETS` for that unit; without, on the overlap alone (readable from :data:`READABLE_VS_LDA`).
-
-    Returns
-    -------
-    ReadabilityForecast
+        V' / V: the release's vocabulary size over the owner's ordinary one; scales the contrast forecast.
 
     Examples
     --------
@@ -468,38 +407,13 @@ def mass_per_unit(corpus, unit: str) -> float:
 
 def forecast(model: "DPVariationalEM", n_units: int, n_words: int, *, mass_per_unit: float | None = None,
              signal=None, top_n: int = 10, public_start: bool | None = None, vocabulary_share: float = 1.0):
-    """Forecast the readability of ``model``'s release from public quantities, before any data is read.
+    """Forecast dp-vem's release (``model``'s public parameters) at ``n_units`` units and ``n_words`` words.
 
-    The released topic k is lambda_k normalised; its mass is about M / K with M = n_units x mass_per_unit,
-    so the noise sigma of each release is sigma K / M in probability units (the last release dominates:
-    earlier noise is averaged out by the E-step). The signal is a public reference topic-word matrix, or
-    rows drawn from Dirichlet(0.15) over ``n_words`` words, an assumed sparsity that matches the noise
-    tolerance of LDA's topics on real text. From a random start the closed form is scaled by
-    :data:`topicdp.forecast.RANDOM_START_AGREEMENT`, from public topics by :data:`~topicdp.forecast.LDA_AGREEMENT`.
-
-    Parameters
-    ----------
-    model : DPVariationalEM
-        Its public parameters give sigma (:meth:`topicdp.variational.DPVariationalEM.noise_scale`).
-    n_units : int
-        Users or documents (public, or an upper/lower estimate the owner states).
-    n_words : int
-        V.
-    mass_per_unit : float, optional
-        From a public reference corpus (:func:`mass_per_unit`), else :data:`DEFAULT_MASS_PER_UNIT`.
-    signal : (K, V) array, optional
-    top_n : int, default=10
-    public_start : bool, optional
-        Whether the release will start from public topics; None: whether ``model.init`` is set (a plan forecasts
-        before the start is fitted on the reference).
-    vocabulary_share : float in (0, 1], default=1
-        The release's vocabulary size over the owner's ordinary one (:func:`topicdp.forecast.forecast_readability`).
-
-    Returns
-    -------
-    topicdp.forecast.ReadabilityForecast
-        With the NPMI and contrast ratios of the closed form (:mod:`topicdp.forecast`), judged on the targets of
-        ``model.unit``.
+    The released topic k is lambda_k normalised; its mass is about M / K with M = n_units x ``mass_per_unit`` (from
+    a public reference, :func:`mass_per_unit`, else :data:`DEFAULT_MASS_PER_UNIT`), so each release's noise is
+    sigma K / M in probability units (the last release dominates: the E-step averages earlier noise out). The
+    signal is a public topic-word matrix or Dirichlet(0.15) rows, a sparsity that matches LDA's noise tolerance on
+    real text. ``public_start`` (default: whether ``model.init`` is set) picks the agreement factor.
     """
     public_start = model.init is not None if public_start is None else public_start
     return forecast_from_sigma(model.noise_scale(), model.n_topics, model.unit, n_units, n_words,
@@ -510,8 +424,8 @@ def forecast(model: "DPVariationalEM", n_units: int, n_words: int, *, mass_per_u
 def forecast_from_sigma(sigma: float, n_topics: int, unit: str, n_units: int, n_words: int, *,
                         mass_per_unit: float | None = None, signal=None, top_n: int = 10, public_start: bool = False,
                         vocabulary_share: float = 1.0):
-    """:func:`forecast` from the noise ``sigma`` of each release (:func:`topicdp.variational.noise_scale`) and the public parameters it
-    reads, for a plan that has the planned releases but no estimator."""
+    """:func:`forecast` from the noise ``sigma`` of each release (:func:`topicdp.variational.noise_scale`), for a
+    plan that has the planned releases but no estimator."""
     check_int(n_units, "n_units", low=1)
     check_int(n_words, "n_words", low=2)
     mass = DEFAULT_MASS_PER_UNIT[unit] if mass_per_unit is None else check_real(mass_per_unit, "mass_per_unit", low=0.0)
@@ -535,50 +449,21 @@ SIMULATION_DRAWS = 9
 
 def forecast_on_reference(model: "DPVariationalEM", reference, n_units: int, *, n_draws: int = SIMULATION_DRAWS,
                           top_n: int = 10, vocabulary_share: float = 1.0, score_on=None):
-    """Forecast ``model``'s release by running it on a public reference corpus at the private signal-to-noise ratio.
+    """Forecast ``model``'s release by running it ``n_draws`` times on a public ``reference`` corpus (on the private
+    corpus' words) at the private signal-to-noise ratio: nothing is spent.
 
-    The release sums n unit statistics (each of Frobenius norm <= 1, about ``mass_per_unit`` in mass) and adds
-    noise sigma. On a corpus of n_sim units, noise ``sigma n_sim / n`` keeps the ratio of noise to summed
-    statistics, which decides the words that survive. The mechanism is run that way ``n_draws`` times (noise
-    streams of their own, fixed and distinct from any release's) and compared, by matched top-``top_n``
-    overlap, with a non-private LDA fit (gensim, 5 passes, seed 0) of the same corpus.
-    Everything read is public, so nothing is spent.
+    The release sums n unit statistics (each of norm <= 1) and adds noise sigma; on n_sim units, noise
+    ``sigma n_sim / n`` keeps that ratio (:func:`scaled_noise_model`). Each draw has a noise stream of its own
+    (:data:`SIMULATION_STREAM`) and is compared by matched top-``top_n`` overlap with a non-private LDA of the same
+    corpus; draws and LDA (the median over :data:`SIMULATION_LDA_SEEDS` fits) are scored on ``score_on`` (default
+    the reference; the same words): NPMI, contrast (times ``vocabulary_share`` squared, as the closed form) and
+    diversity. With a public start (``model.init`` set) the start is refitted on one half of the reference's units
+    and the run simulated on the other, so that the start never saw the data it runs on. Unlike :func:`forecast`
+    this sees the corpus' own structure (the common words a noisy release still shows). Each draw is judged on
+    ``model.unit``'s targets by its own overlap and contrast; the verdict is :func:`verdict_of_draws`'.
 
-    With a public start (``model.init`` set, e.g. by :func:`public_init`), the reference's units are split in two
-    halves: the start is refitted on one and the run simulated on the other, so that, as in the private release, the
-    start never saw the data it is run on (on one corpus both would fit the same sampling noise).
-
-    Unlike :func:`forecast`, this sees the corpus' own structure: the common words that a noise-dominated release
-    still shows, and how well the algorithm agrees with LDA at all. Each draw's release and the LDA (the median over
-    :data:`SIMULATION_LDA_SEEDS` fits) are scored on the whole reference (or ``score_on``, more text: fewer pairs
-    never seen together): NPMI, NPMI contrast (:func:`topicdp.metrics.readability.npmi_contrast`) and diversity, the
-    forecast giving each one's median. Each draw is judged on ``model.unit``'s :data:`TARGETS` by its own overlap and
-    contrast together (ten lists of common words can overlap an LDA's well); the verdict is
-    :func:`verdict_of_draws`'s, since the targets ask that most releases meet them.
-
-    Parameters
-    ----------
-    model : DPVariationalEM
-        The private release's parameters (epsilon, delta, unit, T, start); not fitted here.
-    reference : Corpus
-        Public, on the private corpus' vocabulary; at least 2 units.
-    n_units : int
-        Users or documents of the private corpus (stated public).
-    n_draws : int, default=9
-        Simulated releases, each one dp-vem fit on half the reference.
-    top_n : int, default=10
-    vocabulary_share : float in (0, 1], default=1
-        Where the reference is on a DP selection's words, its LDA sees only those words too: the contrast is scaled
-        by the share squared, as in the closed form.
-    score_on : Corpus, optional
-        The public text the draws and the LDA are scored on, on ``reference``'s words; by default ``reference``.
-
-    Returns
-    -------
-    topicdp.forecast.ReadabilityForecast
-        ``method="public-simulation"``: ``expected_overlap`` is the median simulated overlap, ``npmi``,
-        ``contrast`` and ``diversity`` the medians of the simulated scores, judged on the unit's targets; the
-        noise-to-signal ratio and ``sigma_readable`` are :func:`forecast`'s, with the LDA topics as the signal.
+    Returns a :class:`ReadabilityForecast` with ``method="public-simulation"``: the median draw's overlap, the
+    medians of the scores, and :func:`forecast`'s noise-to-signal ratio and ``sigma_readable`` (the LDA as signal).
     """
     from dataclasses import replace
 
@@ -664,11 +549,9 @@ def _halves(corpus, unit: str):
 
 
 def public_init(reference, n_topics: int, *, unit: str = "user", n_iterations: int = 15, random_state=0) -> np.ndarray:
-    """Starting topics for :class:`topicdp.variational.DPVariationalEM` from a *public* reference corpus (same vocabulary).
-
-    A noiseless run of the same algorithm (:class:`topicdp.variational.VariationalLDA`); its output is public because its input is.
-    Pass it as ``init``.
-    """
+    """Starting topics (``init``) for :class:`topicdp.variational.DPVariationalEM` from a *public* reference corpus on
+    the same words: a noiseless run of the same algorithm (:class:`~topicdp.variational.VariationalLDA`), public as
+    its input is."""
     from .variational import VariationalLDA
 
     model = VariationalLDA(n_topics, unit=unit, n_iterations=n_iterations, random_state=random_state)

@@ -1,39 +1,28 @@
-"""Differentially private variational EM for LDA with per-unit normalised sufficient statistics.
+"""Differentially private variational EM for LDA with per-unit normalised sufficient statistics (``dp-vem``).
 
-A full-batch relative of DP stochastic variational inference (Park, Foulds, Chaudhuri & Welling 2016,
-"Private topic modeling", Alg. 1). Unit u's counts are scaled by ``w_u = 1 / ||a_u||_2`` (``a_u`` its summed
-word counts), so every unit's statistic has Frobenius norm at most 1 whatever its size, and no document cap is
-needed. For t = 1..T, from a data-independent random lambda_0:
+A full-batch relative of DP stochastic variational inference (Park, Foulds, Chaudhuri & Welling 2016, "Private
+topic modeling", Alg. 1). Unit u's counts are scaled by ``w_u = 1 / ||a_u||_2`` (``a_u`` its summed word counts), so
+every unit's statistic has Frobenius norm at most 1 and no document cap is needed. For t = 1..T, from a
+data-independent random lambda_0:
 
     beta_{t-1} = lambda_{t-1} / rowsum(lambda_{t-1})            (post-processing of released values)
     S_u        = w_u sum_{d in u} c_d (.) phi_d(beta_{t-1})    (E-step, each document on its own)
     S~_t       = sum_u S_u + N(0, sigma^2 I_{K x V})           (the release)
     lambda_t   = eta + max(S~_t, 0)                            (post-processing: the next E-step's topics)
 
-The released topics are the rows of ``eta + max(S~_T - tau sigma, 0)`` normalised: the soft threshold keeps
-pure-noise entries near 0 without Park et al.'s clip-before-use bias; the E-steps see ``max(S~, 0)`` only, as a
-threshold of a few sigma would erase the small differences through which topics separate from a random start.
-The E-step uses the point estimate beta, not exp(E[log beta]) (digamma at the weights' arbitrary scale traps
-EM in merged-topic optima). From a random start the first ``warmup_iterations`` releases fit K' = 3K topics,
-merged into K by clustering (:func:`merge_topics`, post-processing): over-parametrised EM does not stall where
-two true topics share one component. :class:`VariationalLDA` runs the same passes without the noise.
+The released topics are the rows of ``eta + max(S~_T - tau sigma, 0)`` normalised (a soft threshold; the E-steps
+see ``max(S~, 0)`` only, which keeps the small differences through which topics separate). The E-step uses the
+point estimate beta, not exp(E[log beta]). From a random start the first ``warmup_iterations`` releases fit K' = 3K
+topics, merged into K (:func:`merge_topics`, post-processing). :class:`VariationalLDA` is the same without noise.
 
-Privacy (proof)
----------------
-*Per-unit bound.* For fixed beta, ``S_u`` is non-negative and its column v sums to ``w_u a_uv`` (phi_dv sums to
-1 over topics); a non-negative vector's L2 norm is at most its L1 norm, so
-``||S_u||_F^2 <= sum_v (w_u a_uv)^2 = w_u^2 ||a_u||_2^2 = 1``.
-
-*One release.* beta_{t-1} is a function of earlier releases only, and each document's E-step depends on that
-document and beta alone (per-document stopping, :func:`topicdp.inference.batch_e_step`). Adding or removing a
-unit changes the sum by S_u: sensitivity 1 (add/remove). Replacing u by u' changes it by S_u - S_u', and
-``||S_u - S_u'||_F^2 = ||S_u||^2 + ||S_u'||^2 - 2 <S_u, S_u'> <= 2``: sensitivity sqrt(2) (replace-one).
-
-*Composition.* T adaptive Gaussian mechanisms, each (Delta / sigma)-GDP, compose to (sqrt(T) Delta / sigma)-GDP
-(Dong, Roth & Su 2022, "Gaussian differential privacy", Cor. 3.3), whose (epsilon, delta) curve is the exact
-Gaussian profile (Balle & Wang 2018, "Improving the Gaussian Mechanism for Differential Privacy", Thm. 8):
-sigma is calibrated on it. The rest is post-processing. The vocabulary must be public or selected under DP
-(:mod:`topicdp.vocabulary`) and composed by the caller.
+Privacy. For fixed beta, ``S_u`` is non-negative and its column v sums to ``w_u a_uv``, so ``||S_u||_F^2 <= sum_v
+(w_u a_uv)^2 = 1`` (L2 <= L1 for a non-negative vector). beta_{t-1} is a function of earlier releases only and each
+document's E-step reads that document and beta alone (:func:`topicdp.inference.batch_e_step`), so adding or
+removing a unit changes the sum by S_u (sensitivity 1), and replacing u by u' by S_u - S_u', of squared norm
+``||S_u||^2 + ||S_u'||^2 - 2 <S_u, S_u'> <= 2`` (sensitivity sqrt(2)). T adaptive Gaussian mechanisms, each
+(Delta / sigma)-GDP, compose to (sqrt(T) Delta / sigma)-GDP (Dong, Roth & Su 2022, "Gaussian differential
+privacy", Cor. 3.3), whose (epsilon, delta) curve is the exact Gaussian profile (Balle & Wang 2018, Thm. 8): sigma
+is calibrated on it. The rest is post-processing; the vocabulary must be public or selected under DP.
 """
 
 from __future__ import annotations
@@ -49,7 +38,7 @@ from ._names import (DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_NEIGHBOURS, DEFAULT
 from ._progress import Progress, progress_enabled
 from ._repeats import warn_on_repeated_release
 from ._validation import (check_count_matrix, check_privacy_parameters, check_int, check_option,
-                          check_random_state, check_real)
+                          check_random_state, check_real, store_init)
 from .corpus import split_corpus
 from .inference import batch_e_step
 from .inference.estep import resolve_engine, unit_norms
@@ -315,18 +304,7 @@ class VariationalLDA(_VariationalEM):
                  alpha: float | None = None, eta: float | None = None, init=None,
                  warmup_iterations: int | str = "auto", warmup_topics: int | None = None,
                  e_step_max_iter: int = 50, e_step_tol: float = 1e-3, n_jobs: int = 1, random_state=None):
-        self.n_topics = n_topics
-        self.unit = unit
-        self.n_iterations = n_iterations
-        self.alpha = alpha
-        self.eta = eta
-        self.init = init
-        self.warmup_iterations = warmup_iterations
-        self.warmup_topics = warmup_topics
-        self.e_step_max_iter = e_step_max_iter
-        self.e_step_tol = e_step_tol
-        self.n_jobs = n_jobs
-        self.random_state = random_state
+        store_init(self, locals())
 
     def fit(self, corpus, y=None, *, client=None) -> "VariationalLDA":
         """Fit on a Corpus, a count matrix (``unit="document"``) or a StreamingCorpus (:meth:`DPVariationalEM.fit`)."""
@@ -356,14 +334,11 @@ class DPVariationalEM(_VariationalEM):
     alpha, eta : float, optional
         Dirichlet priors on document proportions and topics; default 1/K each.
     init : None or (K, V) array, default=None
-        Starting topics, which must be *public* (:func:`public_init`); None draws them independently of the data.
+        Starting topics, which must be *public* (:func:`topicdp.forecast.public_init`); None: random.
     warmup_iterations, warmup_topics : int or "auto", int or None
-        The first T_warm releases ("auto": 0 with ``init``, ``4 * n_iterations // 7`` otherwise) fit K'
-        (None: 3 K) topics, merged into K (:func:`merge_topics`).
+        The first T_warm releases (:meth:`warmup_schedule`) fit K' (None: 3 K) topics, merged into K.
     n_jobs : int >= 1, default=1
-        Threads of the E-step (:func:`unit_statistic`); on a Dask cluster, threads of each task.
-    random_state : None, int or Generator
-        Seeds the start and the noise; a seeded run is marked ``seeded``.
+        Threads of the E-step; on a Dask cluster, threads of each task.
 
     Attributes: ``components_`` (lambda_T), ``topic_word_`` (rows sum to 1), ``sigma_`` and ``sensitivity_``
     (of each release), ``release_``.
@@ -385,23 +360,7 @@ class DPVariationalEM(_VariationalEM):
                  init=None, warmup_iterations: int | str = "auto", warmup_topics: int | None = None,
                  e_step_max_iter: int = 50, e_step_tol: float = 1e-3, n_jobs: int = 1, random_state=None,
                  progress: bool | None = None):
-        self.n_topics = n_topics
-        self.progress = progress
-        self.warmup_iterations = warmup_iterations
-        self.warmup_topics = warmup_topics
-        self.n_jobs = n_jobs
-        self.init = init
-        self.epsilon = epsilon
-        self.delta = delta
-        self.unit = unit
-        self.neighbours = neighbours
-        self.n_iterations = n_iterations
-        self.threshold = threshold
-        self.alpha = alpha
-        self.eta = eta
-        self.e_step_max_iter = e_step_max_iter
-        self.e_step_tol = e_step_tol
-        self.random_state = random_state
+        store_init(self, locals())
 
     def _validate(self) -> None:
         super()._validate()
@@ -417,32 +376,33 @@ class DPVariationalEM(_VariationalEM):
 
     def fit(self, corpus, y=None, *, vocabulary_source: "str | VocabularyStatement | None" = None,
             ledger: PrivacyLedger | None = None, client=None) -> "DPVariationalEM":
-        """Fit on a Corpus, a count matrix (``unit="document"``) or a StreamingCorpus read pass by pass.
-
-        A streamed pass is a map-reduce over its shards (:func:`shard_statistic`, locally or on the Dask
-        ``client``) added in a fixed order, the noise drawn here: the same seed gives the same topics locally and
-        on a cluster. ``vocabulary_source``: as for :meth:`topicdp.TopicDP.fit`. ``ledger``: the T releases (one
-        Gaussian entry with ``count=T``) are checked against its budget before the data is read, and recorded
-        after the fit.
+        """Fit on a Corpus, a count matrix (``unit="document"``) or a StreamingCorpus read pass by pass (a map-reduce
+        over its shards, locally or on the Dask ``client``, in a fixed order: the same seed gives the same topics on a
+        cluster). ``ledger``: :meth:`planned_entries` are checked before the data is read and recorded after the fit.
         """
         vocabulary = vocabulary_of(corpus, vocabulary_source)
-        self._validate()
-        entry = planned_entry(self.epsilon, self.delta, unit=self.unit, neighbours=self.neighbours,
-                              n_iterations=self.n_iterations)
-        self.sensitivity_, self.sigma_ = entry.sensitivity, entry.sigma
+        entries = self.planned_entries()
+        self.sensitivity_, self.sigma_ = entries[0].sensitivity, entries[0].sigma
         if ledger is not None:
-            ledger.check([entry])
+            ledger.check(entries)
         sizes = self._run(corpus, client, ledger)
         self.release_ = PrivateRelease(
             topic_word=self.topic_word_, noisy=None, vocabulary=_vocabulary(corpus, self.n_features_in_),
-            report=self._report(vocabulary),
+            report=self._report(vocabulary, entries),
             diagnostics={"n_docs": int(sizes["n_docs"]), "n_units": int(sizes["n_units"])})
         if ledger is not None:
-            ledger.record([entry])
+            ledger.record(entries)
         return self
 
-    def _report(self, vocabulary: VocabularyStatement):
-        """The privacy report: T Gaussian releases composed exactly (GDP), plus a DP vocabulary if any."""
+    def planned_entries(self) -> list[GaussianEntry]:
+        """The ledger entries of the T releases, from the public parameters only (one Gaussian entry with
+        ``count=T`` at :meth:`noise_scale`): what ``fit`` checks, records and reports, and what a persisted ledger
+        plans before the corpus is read."""
+        return [GaussianEntry("dp-vem", self.noise_scale(), neighbour_factor(self.neighbours), self.n_iterations,
+                              unit=self.unit, neighbours=self.neighbours)]
+
+    def _report(self, vocabulary: VocabularyStatement, entries: list):
+        """The privacy report of the fit's ``entries`` (T Gaussian releases composed exactly: GDP)."""
         T, sigma, D = self.n_iterations, self.sigma_, self.sensitivity_
         published = {
             "topic_word": "post-processing: the last noisy statistic, soft-thresholded and normalised",
@@ -461,7 +421,7 @@ class DPVariationalEM(_VariationalEM):
                                  "eta": self.eta_, "start": "random" if self.init is None else "public topics",
                                  "warmup_iterations": T_warm, "warmup_topics": K_warm}}
         own = PrivacyLedger()  # this fit's releases; the totals are the ledger's (exact GDP among them)
-        own.record([GaussianEntry("dp-vem", sigma, D, T)])
+        own.record(entries)
         totals = ledger_totals(own, self.delta)
         step = ReportParts(published, notes, details=details, report_fields=dict(
             sensitivity=D, sensitivity_method=SENSITIVITY_METHOD, sigma=sigma,
@@ -487,14 +447,8 @@ class DPVariationalEM(_VariationalEM):
 
 
 def noise_scale(epsilon: float, delta: float, *, neighbours: str, n_iterations: int) -> float:
-    """sigma of each of dp-vem's ``n_iterations`` Gaussian releases: the T-fold composition of Gaussian mechanisms
-    of L2 sensitivity :func:`topicdp._names.neighbour_factor` calibrated exactly to (epsilon, delta) (Balle & Wang 2018, analytic
-    Gaussian mechanism; Dong, Roth & Su 2019, Cor. 3.3: T releases at sigma compose to sqrt(T) D / sigma-GDP)."""
+    """sigma of each of dp-vem's ``n_iterations`` Gaussian releases of L2 sensitivity
+    :func:`topicdp._names.neighbour_factor`, their composition calibrated exactly to (epsilon, delta) (module
+    docstring)."""
     return calibrate_gaussian(epsilon, delta, neighbour_factor(neighbours), method="analytic", count=n_iterations)
 
-
-def planned_entry(epsilon: float, delta: float, *, unit: str, neighbours: str, n_iterations: int) -> GaussianEntry:
-    """The ledger entry of dp-vem's ``n_iterations`` releases, from public parameters only: what ``fit`` checks and
-    records, and what a persisted ledger plans before the corpus is read."""
-    return GaussianEntry("dp-vem", noise_scale(epsilon, delta, neighbours=neighbours, n_iterations=n_iterations),
-                         neighbour_factor(neighbours), n_iterations, unit=unit, neighbours=neighbours)

@@ -4,13 +4,19 @@ Every count reads the source of ``topicdp/`` (``--root DIR``: the package of ano
 tree (``ast``), so docstrings, comments and strings never count; each prints what it counts, its number, and
 one line per hit so that a reader can check it. The counts:
 
-1. planned-entry code: functions (or methods) named ``*planned_entr*``, and functions outside ``topicdp/rdp/``
-   that construct a ledger entry (``GaussianEntry(``, ``DiscreteGaussianEntry(``, ``LaplaceEntry(``, ...);
-   the count is the number of distinct functions (a construction that records rather than plans is listed too:
-   it is marked ``(records)`` when the call sits inside a ``.record(`` call);
-2. readability forecasting: modules with a function whose name holds ``forecast`` or that calls one of the
-   forecast's closed forms (``expected_topn_overlap``, ``forecast_readability``, ``on_lda_scale``,
-   ``verdict_for``, ``verdict_of_draws``, ``ReadabilityForecast``) outside ``topicdp/forecast.py``;
+1. planned-entry code: functions (or methods) outside ``topicdp/rdp/`` that construct a ledger entry (any class of
+   ``topicdp/rdp/ledger.py`` derived from its labels base, read from that file), and functions named
+   ``*planned_entr*``. The issue asks for one protocol: a function named ``planned_entries`` (a mechanism's, a
+   road's) or ``*_entries`` (the unit count's, the vocabulary selection's) returning the step's entries, the one
+   place its sigma becomes entries. The count is of the functions *outside* that protocol; those inside it are
+   listed too. A construction inside a ``.record(`` call is marked ``(records)``;
+2. readability forecasting: modules that compute a forecast of overlap, NPMI, contrast or readability, i.e.
+   ``topicdp/forecast.py`` (the closed forms) and every module that calls one of its closed forms
+   (:data:`CLOSED_FORMS`, resolved through the module's imports of ``topicdp.forecast``) or builds a forecast
+   (``ReadabilityForecast(``, ``SpectralForecast(``). A function whose name holds ``forecast`` but that calls none
+   of them is listed apart, not counted: it returns a stored forecast (``Decision.forecast``), compares a stored
+   forecast with a measurement (the report), asks a road for its forecast (``Road.forecast``, ``decide``), or
+   forecasts something that is not readability (the vocabulary's number of words, a private evaluation's error);
 3. the neighbour factor: ``sqrt(2)`` (any ``*.sqrt`` of the constant 2) inside a statement that reads the
    neighbour relation (mentions ``neighbour`` or ``replace``), and ``def neighbour_factor``;
 4. a user-id hash: ``sha256`` / ``blake2b`` / ``blake2s`` calls (hashlib or imported names) whose statement, or
@@ -20,7 +26,8 @@ one line per hit so that a reader can check it. The counts:
    (``W``, ``P``, ``w``, ``row``, ``topic_word``, ``tw``, ``phi``, ``beta``, ``topics``); the other negated
    argsorts (eigenvalues, topic weights, scores) are listed apart;
 6. topic matching: calls of ``linear_sum_assignment``;
-7. file writes outside ``topicdp/_files.py``: ``open(..., mode)`` with ``w``, ``a`` or ``x`` in the mode,
+7. file writes outside ``topicdp/_files.py``'s writers (``atomic_path``, ``atomic_write``, ``append_line``):
+   ``open(..., mode)`` (and ``GzipFile(``) with ``w``, ``a`` or ``x`` in the mode,
    ``.write_text(``, ``.write_bytes(``, ``np.save*(``, ``json.dump(`` (to a handle), ``savefig(`` with an argument,
    ``to_parquet(``, ``to_csv(`` with a path;
 8. imports in ``topicdp/experiments/`` of private names of ``topicdp.pipeline``: a name starting with ``_``, or a
@@ -43,10 +50,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve()
 
-CLOSED_FORMS = {"expected_topn_overlap", "forecast_readability", "on_lda_scale", "verdict_for", "verdict_of_draws",
-                "ReadabilityForecast"}
-ENTRY_CLASSES = {"GaussianEntry", "DiscreteGaussianEntry", "LaplaceEntry", "RDPEntry", "PureEntry", "ExactEntry",
-                 "SubsampledGaussianEntry"}
+#: the functions of topicdp/forecast.py that compute a readability forecast (its signals, ``public_init`` and
+#: ``mass_per_unit`` are inputs of one, not forecasts)
+CLOSED_FORMS = {"expected_topn_overlap", "forecast_readability", "forecast", "forecast_from_sigma",
+                "forecast_on_reference", "scaled_noise_model", "on_lda_scale", "verdict_for", "verdict_of_draws"}
+FORECAST_CLASSES = {"ReadabilityForecast", "SpectralForecast"}
 HASHES = {"sha256", "blake2b", "blake2s"}
 WRITE_METHODS = {"write_text", "write_bytes", "to_parquet"}
 
@@ -134,7 +142,21 @@ def _line(m: Module, node) -> str:
     return m.text.splitlines()[node.lineno - 1].strip()[:110]
 
 
+def entry_classes(mods) -> set[str]:
+    """The ledger's entry classes: the classes of topicdp/rdp/ledger.py derived from its labels base."""
+    ledger = next(m for m in mods if m.rel == "topicdp/rdp/ledger.py")
+    return {node.name for node in ledger.tree.body if isinstance(node, ast.ClassDef)
+            and any(getattr(b, "id", "") == "_Labels" for b in node.bases)}
+
+
+def _in_protocol(function: str) -> bool:
+    """Whether a function (``Class.method`` or ``name``, maybe nested) is the protocol's: named ``planned_entries``
+    or ``*_entries``, or defined inside one."""
+    return any(part == "planned_entries" or part.endswith("_entries") for part in function.split("."))
+
+
 def planned_entries(mods):
+    classes = entry_classes(mods)
     hits, functions = [], set()
     for m in mods:
         for node in ast.walk(m.tree):
@@ -145,32 +167,70 @@ def planned_entries(mods):
         if m.rel.startswith("topicdp/rdp/"):
             continue
         for call in m.calls():
-            if _name(call.func) in ENTRY_CLASSES:
+            if _name(call.func) in classes:
                 fn = m.function[call]
                 functions.add((m.rel, fn))
                 mark = "  (records)" if m.inside_call_named(call, "record") else ""
                 hits.append(f"{m.where(call)}  {_name(call.func)}( in {fn}{mark}")
-    planned = sorted(f"{rel}:{fn}" for rel, fn in functions if "plan" in fn.rsplit(".", 1)[-1].lower())
-    hits.append(f"-- of the {len(functions)} functions, {len(planned)} are named *plan*: {', '.join(planned)}")
-    return len(functions), "functions building ledger entries (named *planned_entr*, or constructing an entry "\
-                           "outside rdp/)", hits
+    inside = sorted(f"{rel}:{fn}" for rel, fn in functions if _in_protocol(fn))
+    outside = sorted(f"{rel}:{fn}" for rel, fn in functions if not _in_protocol(fn))
+    hits.append(f"-- of the {len(functions)} functions, {len(inside)} are the protocol (planned_entries / *_entries): "
+                + ", ".join(inside))
+    hits.append(f"-- outside it ({len(outside)}): " + (", ".join(outside) or "none"))
+    return len(outside), "functions building ledger entries outside the one protocol (planned_entries or " \
+                         "*_entries returning the step's entries)", hits
+
+
+def _forecast_names(m: Module) -> tuple[set[str], set[str]]:
+    """The names ``m`` binds to topicdp/forecast.py's closed forms, and to the module itself."""
+    names, modules_ = set(), set()
+    for node in ast.walk(m.tree):
+        if isinstance(node, ast.ImportFrom):
+            source = _resolve(m, node)
+            for alias in node.names:
+                if source == "topicdp.forecast" and alias.name in CLOSED_FORMS:
+                    names.add(alias.asname or alias.name)
+                elif source == "topicdp" and alias.name == "forecast":
+                    modules_.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            modules_ |= {a.asname or a.name for a in node.names if a.name == "topicdp.forecast"}
+    return names, modules_
+
+
+def _computes_forecast(m: Module, call: ast.Call, names: set[str], modules_: set[str]) -> bool:
+    func = call.func
+    if _name(func) in FORECAST_CLASSES:
+        return True
+    if isinstance(func, ast.Name):
+        return func.id in names or (m.rel == "topicdp/forecast.py" and func.id in CLOSED_FORMS)
+    return isinstance(func, ast.Attribute) and func.attr in CLOSED_FORMS and _dotted(func.value) in modules_
 
 
 def forecasting(mods):
     by_module: dict[str, list[str]] = {}
+    computing: set[tuple[str, str]] = set()
     for m in mods:
-        for node in ast.walk(m.tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and "forecast" in node.name.lower():
-                by_module.setdefault(m.rel, []).append(f"{m.where(node)}  def {m.function[node]}")
-        if m.rel == "topicdp/forecast.py":
-            continue
+        names, modules_ = _forecast_names(m)
         for call in m.calls():
-            if _name(call.func) in CLOSED_FORMS:
-                by_module.setdefault(m.rel, []).append(f"{m.where(call)}  {m.function[call]} calls "
-                                                       f"{_name(call.func)}")
-    hits = [f"{mod}: {h}" if False else h for mod in sorted(by_module) for h in by_module[mod]]
-    return len(by_module), "modules holding readability forecasting (a *forecast* function, or a call of a " \
-                           "closed form of topicdp/forecast.py)", hits
+            if _computes_forecast(m, call, names, modules_):
+                computing.add((m.rel, m.function[call]))
+                if m.rel != "topicdp/forecast.py":
+                    by_module.setdefault(m.rel, []).append(f"{m.where(call)}  {m.function[call]} calls "
+                                                           f"{_name(call.func)}")
+    forecast_py = next((m for m in mods if m.rel == "topicdp/forecast.py"), None)
+    if forecast_py is not None:
+        by_module["topicdp/forecast.py"] = [
+            f"{forecast_py.where(node)}  {'class' if isinstance(node, ast.ClassDef) else 'def'} {node.name}"
+            for node in forecast_py.tree.body
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in CLOSED_FORMS | FORECAST_CLASSES]
+    apart = [f"{m.where(node)}  def {m.function[node]}" for m in mods for node in ast.walk(m.tree)
+             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and "forecast" in node.name.lower()
+             and (m.rel, m.function[node]) not in computing and m.rel not in by_module]
+    hits = [h for mod in sorted(by_module) for h in by_module[mod]]
+    hits.append(f"-- functions named *forecast* in other modules that compute none ({len(apart)}, not counted: a "
+                "stored forecast, a road's forecast asked for, or not readability):")
+    return len(by_module), "modules computing a readability forecast (topicdp/forecast.py, and modules calling " \
+                           "its closed forms or building a forecast)", hits + apart
 
 
 def neighbour_factor(mods):
@@ -251,7 +311,7 @@ def writes(mods):
         for call in m.calls():
             name, dotted = _name(call.func), _dotted(call.func)
             what = None
-            if name in ("open", "fdopen") and isinstance(_mode(call), str) and set(_mode(call)) & set("wax"):
+            if name in ("open", "fdopen", "GzipFile") and isinstance(_mode(call), str) and set(_mode(call)) & set("wax"):
                 what = f"{dotted}(..., {_mode(call)!r})"
             elif name in WRITE_METHODS:
                 what = f".{name}("
@@ -266,7 +326,8 @@ def writes(mods):
             through = m.inside_with_of(call, "atomic_path") or "atomic_path(" in m.source(call)
             if what and not through:
                 hits.append(f"{m.where(call)}  {what} in {m.function[call]}")
-    return len(hits), "file writes outside topicdp/_files.py's atomic writer (not inside `with atomic_path(...)` nor opening its path)", hits
+    return len(hits), "file writes outside topicdp/_files.py's writers (not inside `with atomic_path(...)` nor " \
+                      "opening its path; append_line for a log)", hits
 
 
 def _resolve(m: Module, node: ast.ImportFrom) -> str:

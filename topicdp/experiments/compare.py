@@ -1,34 +1,17 @@
 """``compare``: every road on the same corpus, budget and held-out users; a publishable table of private scores.
 
-The private corpus is split by a hash of the user id (a per-user rule: adding a user moves no other) into the users
-the releases read and held-out users, whose texts score each release's top words under DP
-(:meth:`topicdp.PrivateRelease.evaluate`: NPMI and NPMI contrast with their intervals). Each release is made by the
-pipeline's own release path (:func:`topicdp.pipeline.release_prepared`) on the training users, prepared once: the
-number of units is the pipeline's DP count unless the owner states it (``n_units``, the training units), and the spectral
-configurations, which need it stated, are refused without it as ``topicdp privatize`` refuses them.
-
-What the table publishes is covered, and it says by what: every release and every evaluation it holds is a ledger
-entry, and ``table.md`` states their composed totals (the ledger's tightest proven total): the releases' for the
-training users, the evaluations' for the held-out users (a disjoint set: each user is in one of them). With a
-persisted ledger (``ledger``) each release is charged to it as ``topicdp privatize --ledger`` charges it, and each
-evaluation as ``topicdp evaluate --ledger`` charges it; the table then states the ledger's total too.
-
-With a public reference the table also says how to read its scores, from public facts only (nothing spent): the
-plan's targets, a yardstick (a non-private LDA fitted on P's training users and scored exactly on P's held-out users)
-that each private score is divided by, and each release's topics made of P's most common words
-(:mod:`topicdp.metrics.yardstick`).
-
-With several units (``unit=("user", "document")``, the quick grid's) every road runs at each unit on the same split,
-one row per (unit, road, epsilon); the table has a section per unit, states each unit's totals apart (a document-level
-guarantee covers no user), and ends with the road to use (:mod:`topicdp.experiments.ranking`). Before each
-evaluation its error is forecast from public facts (:func:`topicdp.metrics.private.predict_error`), so that the table
-can say where the evaluation cannot rank the roads.
-
-Outputs in ``out_dir``: ``table.md`` (publishable: guarantees, refusals, private scores, totals), ``diagnostics.md``
-(the owner's: exact scores of the same lists on the held-out texts and the corpus' sizes, NOT for publication; written
-atomically, mode 0600, as a release's diagnostics), ``compare.png`` (the private contrast per road over epsilon, when
-matplotlib is installed), and ``results.jsonl`` / ``diagnostics.jsonl`` (the latter 0600), one line per finished
-(unit, road, epsilon): a rerun with the same settings resumes from them.
+The private corpus is split by a hash of the user id (adding a user moves no other) into the users the releases
+read, each release made by the pipeline's own :func:`topicdp.pipeline.release_prepared` on them (prepared once per
+unit; the number of units the pipeline's DP count unless ``n_units`` states it), and held-out users whose texts
+score each release's top words under DP (:meth:`topicdp.PrivateRelease.evaluate`), its error forecast first from
+public facts (:func:`topicdp.metrics.private.predict_error`). Every release and evaluation is a ledger entry, and
+``table.md`` states their composed totals, the training users' and the held-out users' apart (disjoint sets), and
+a persisted ledger's (``ledger``) when each is charged to it. With a public reference the table also reads its
+scores against a non-private LDA on P and P's most common words (:mod:`topicdp.metrics.yardstick`); with several
+units it has a section per unit and ends with the road to use (:mod:`topicdp.experiments.ranking`). Outputs in
+``out_dir``: ``table.md`` (publishable), ``diagnostics.md`` (the owner's exact scores and sizes, 0600),
+``compare.png`` (with matplotlib), and ``results.jsonl`` / ``diagnostics.jsonl`` (0600), one line per finished
+(unit, road, epsilon), from which a rerun with the same settings resumes.
 """
 
 from __future__ import annotations
@@ -45,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from .._files import append_line, atomic_write
 from .._names import Unit
 from .._validation import check_delta, check_epsilon, check_int, check_option, check_real
 from ..pipeline import Prepared as PreparedCorpus
@@ -64,37 +48,25 @@ class CompareSettings:
     Parameters
     ----------
     unit : {"user", "document"} or a tuple of them
-        The privacy unit of every release and evaluation; several (``("user", "document")``, the quick grid's): every
-        road runs at each, on the same split, and the table has a section per unit (:attr:`units`).
-    epsilons : tuple of float > 0
+        The privacy unit of every release and evaluation; with several, every road runs at each on the same split.
+    epsilons, delta : tuple of float > 0, float in (0, 1)
         Total budgets of each release.
-    n_topics : int >= 2
-    delta : float in (0, 1)
-        Each release's total delta.
     evaluation_epsilon, evaluation_delta : float
         Each private evaluation's budget (default :data:`EVALUATION_EPSILON` of the unit, 1e-6).
     roads : tuple of str, optional
         Registry mechanisms to run (default all); the random-DP road runs unless ``random_dp`` is False (at the
-        first unit only when there are several).
+        first unit only).
     simulate : bool
-        Decide dp-vem on its simulation on the public reference, as the pipeline does (minutes per epsilon);
-        False: on its closed-form forecast.
-    heldout_fraction : float in (0, 1)
-        Share of the private users held out for the evaluation.
-    max_features : int
-        Words of the vocabulary (P's most frequent, or the public corpus' own).
-    max_docs_per_user, max_tokens_per_doc : int
-        Contribution bounds (the documents cap at the user level only: it breaks document-level privacy).
+        Decide dp-vem on its simulation on the public reference, as the pipeline does; False: its closed form.
+    max_features, max_docs_per_user, max_tokens_per_doc : int
+        Words of the vocabulary and the contribution bounds (the documents cap at the user level only).
     ceiling : bool
         Fit a non-private LDA for the diagnostics' ratios (the owner's file only).
     sizing, gamma : str, float
-        The random-DP road's sensitivity sample (:class:`topicdp.samplers.SensitivitySampling`): ``"lambert-w"`` at
-        gamma 0.1 (the library's default: 285 pairs) or ``"exchangeable"`` (9 pairs at gamma 0.1; its statement is
-        marginal over the sample, as its report says).
+        The random-DP road's sensitivity sample (:class:`topicdp.samplers.SensitivitySampling`).
     n_units : int, optional
-        The number of training units (users, or documents at the document level), stated public by the owner: every
-        release then has replace-one neighbours with that count, as ``topicdp privatize --n-units`` (the spectral
-        configurations need it). Default: not stated; each release counts its units under DP (add/remove).
+        The number of training units, stated public: replace-one neighbours with that count, as ``topicdp
+        privatize --n-units`` (the spectral configurations need it); default: a DP count per release.
     seed : int, optional
         Seeds every noise draw (testing only: each report marks its release seeded).
     """
@@ -122,7 +94,7 @@ class CompareSettings:
     def __post_init__(self) -> None:
         from .._names import RIGOROUS_MECHANISMS
 
-        units = (self.unit,) if isinstance(self.unit, str) else tuple(self.unit)
+        units = self.units
         if not units:
             raise ValueError("unit must be one of user, document, or a tuple of them, got ()")
         units = tuple(dict.fromkeys(str(check_option(u, "unit", tuple(Unit))) for u in units))
@@ -152,10 +124,8 @@ class CompareSettings:
 
     @classmethod
     def quick(cls, **overrides) -> "CompareSettings":
-        """The quick grid: both units (the user level and the document level), K = 5, epsilon 3, 1,000 words, dp-vem
-        decided on its closed form, the random-DP road on the exchangeable sensitivity sample (9 pairs at gamma 0.1:
-        its statement is marginal over the sample), no non-private ceiling in the diagnostics (what it drops: the
-        other epsilons, the simulation, the 285-pair sample, the ceiling's ratios)."""
+        """The quick grid: both units, K = 5, epsilon 3, 1,000 words, dp-vem decided on its closed form, the
+        random-DP road on the exchangeable sample (9 pairs at gamma 0.1), no non-private ceiling."""
         base = dict(unit=("user", "document"), epsilons=(3.0,), n_topics=5, max_features=1000, simulate=False, ceiling=False,
                     sizing="exchangeable")
         return cls(**{**base, **overrides})
@@ -167,8 +137,6 @@ class CompareSettings:
 
     def at(self, unit: str) -> "CompareSettings":
         """These settings at the one ``unit``: what each unit's releases and evaluations are made with."""
-        from dataclasses import replace
-
         return replace(self, unit=str(unit))
 
     @property
@@ -222,10 +190,8 @@ RANDOM_DP = "random-dp (TopicDP over gensim LDA)"
 
 @dataclass
 class Prepared:
-    """One unit of a comparison: the pipeline's prepared training users (:class:`topicdp.pipeline.Prepared`, its
-    reader tokenised once on the public words), that corpus unbounded (the owner's diagnostics and ceiling), the
-    held-out users on the same words, and the words. ``request``: the template every road's request replaces the
-    mechanism, guarantee and epsilon of."""
+    """One unit of a comparison: the pipeline's prepared training users, that corpus unbounded (the owner's), the
+    held-out users, the words, and the request template each road replaces the mechanism and epsilon of."""
 
     request: Any
     prepared: PreparedCorpus
@@ -254,10 +220,8 @@ class Prepared:
 
 @dataclass
 class Outcome:
-    """One road at one epsilon: the composed release, or the refusal's reason (with the forced release, if made).
-
-    ``entries``: every ledger entry the release drew (JSON, :func:`topicdp.rdp.ledger_file.entry_to_json`), also
-    where it was refused after a spend."""
+    """One road at one epsilon: the composed release, or the refusal's reason (with the forced release, if made),
+    and every ledger entry the release drew (``entries``, JSON), also where it was refused after a spend."""
 
     road: str
     epsilon: float
@@ -272,10 +236,8 @@ class Outcome:
 
 def prepare(split: Split, settings: CompareSettings, corpus_path: str, reference: str | None,
             ledger: str | None = None, tokenised: dict | None = None) -> Prepared:
-    """Vocabulary, the training users' source (tokenised once on the public words), the held-out corpus, prepared
-    once per comparison and unit by :func:`topicdp.pipeline.prepare`. Nothing here counts the private data: each
-    release's count is the pipeline's. ``tokenised``: the (training, held-out) corpora per vocabulary, shared by the
-    units of one run (both are unbounded: each release bounds them at its unit)."""
+    """One unit's words, training users (:func:`topicdp.pipeline.prepare`) and held-out corpus; nothing here counts
+    the private data. ``tokenised``: the unbounded (training, held-out) corpora per vocabulary, shared by the units."""
     from ..corpus import Corpus
     from ..pipeline import CorpusSource, ReleaseRequest, VocabularyPolicy
     from ..pipeline import prepare as prepare_corpus
@@ -324,12 +286,10 @@ def prepare(split: Split, settings: CompareSettings, corpus_path: str, reference
 
 
 def run_road(name: str, epsilon: float, prep: Prepared) -> Outcome:
-    """One road at total budget ``epsilon`` by :func:`topicdp.pipeline.release_prepared`: a registry row
-    (``name``) as ``topicdp privatize`` releases it, or :data:`RANDOM_DP` (TopicDP over the request's gensim LDA, P
-    the public reference; its sensitivity sample drawn once) as ``--guarantee random-dp`` does. Forced
-    (``release_anyway``), so that a refused release's private scores are shown beside the refusal's words
-    (:func:`topicdp.pipeline.noise_refusal`; random DP's: its forecast from the sampled sensitivity); the plan's own
-    refusal (a spectral configuration without a stated count, DP-SVI at the user level) is "not applicable"."""
+    """One road at total budget ``epsilon`` by :func:`topicdp.pipeline.release_prepared`: a registry row as ``topicdp
+    privatize`` releases it, or :data:`RANDOM_DP` as ``--guarantee random-dp`` does. Forced (``release_anyway``), so
+    that a refused release's private scores are shown beside the refusal's words; the plan's own refusal (e.g. a
+    spectral configuration without a stated count) is "not applicable"."""
     random_dp = name == RANDOM_DP
     if random_dp and prep.prepared.reference is None:
         return Outcome(name, epsilon, not_run="needs a public reference P (--reference): the private corpus as P is "
@@ -365,17 +325,9 @@ def _quiet(line: str) -> None:
 
 def compare(corpus_path: str, out_dir, settings: CompareSettings, *, reference: str | None = None,
             ledger: str | None = None, echo=None) -> dict:
-    """Run every road at every epsilon and unit of ``settings`` and write the outputs (module docstring).
-
-    ``ledger``: a persisted privacy ledger of the dataset (:meth:`topicdp.rdp.PrivacyLedger.open`; ``topicdp ledger
-    create``) that every release and evaluation is charged to.
-
-    Returns
-    -------
-    dict
-        ``{"table": path, "diagnostics": path, "rows": [published rows], "seconds": float}``.
-    """
-    from .._files import atomic_write
+    """Run every road at every epsilon and unit of ``settings``, write the outputs (module docstring) and return
+    ``{"table": path, "diagnostics": path, "rows": [published rows], "seconds": float}``. ``ledger``: the dataset's
+    persisted privacy ledger (``topicdp ledger create``) every release and evaluation is charged to."""
     from .table import format_diagnostics, format_table
 
     say = echo or (lambda line: print(line, file=sys.stderr))
@@ -429,18 +381,19 @@ def compare(corpus_path: str, out_dir, settings: CompareSettings, *, reference: 
 
 def _run_unit(out: Path, split: Split, prep: Prepared, settings: CompareSettings, rows: list, exact: list,
               evaluations, scales: dict, say, first: bool = True) -> dict:
-    """Every road at every epsilon at the one unit of ``settings`` (rows a resumed run holds are skipped); returns
-    the unit's facts for the table and the owner's file. ``scales``: the public scale per vocabulary, shared by the
-    units (it does not depend on the unit). The random-DP road runs at the ``first`` unit of a run only: its
-    sensitivity sample fits the model on P 9 to 285 times per unit, and one random-DP row answers whether random DP
-    is worth its weaker statement."""
+    """Every road at every epsilon at the one unit of ``settings`` (skipping a resumed run's rows); returns the
+    unit's facts. ``scales``: the public scale per vocabulary (:func:`topicdp.metrics.yardstick.public_scale`),
+    shared by the units. The random-DP road runs at the ``first`` unit only: its sample fits the model 9 to 285
+    times, and one row answers whether random DP is worth its weaker statement."""
+    from ..metrics.yardstick import public_scale
     from ..pipeline import MECHANISMS
 
     unit = str(settings.unit)
     ceiling = _ceiling(prep, settings) if settings.ceiling else None
     key = tuple(prep.vocabulary)
     if key not in scales:
-        scales[key] = _public_scale(split, prep, settings)
+        scales[key] = public_scale(unit, settings.n_topics, split.reference, vocabulary=prep.vocabulary,
+                                   stop_words=prep.request.source.tokenizer_stop_words)
     prep.cache["common_words"] = scales[key].common
     done = {(r.get("unit", unit), r["road"], r["epsilon"]) for r in rows}
     # every registry row is tried, in the registry's order: the plan says which do not apply at this unit
@@ -481,7 +434,7 @@ def _resume(out: Path, meta: dict) -> tuple[list, list]:
     else:
         for name in ("results.jsonl", "diagnostics.jsonl"):
             (out / name).unlink(missing_ok=True)
-        settings.write_text(json.dumps(meta, indent=1) + "\n")
+        atomic_write(settings, json.dumps(meta, indent=1) + "\n")
     return _lines(out / "results.jsonl"), _lines(out / "diagnostics.jsonl")
 
 
@@ -493,20 +446,9 @@ def _lines(path: Path) -> list:
     return [json.loads(line) for line in text.split("\n")[:-1] if line]
 
 
-def _append(path: Path, row: dict, *, private: bool = False) -> None:
-    """One line at the end of ``path``; ``private``: the file is the owner's only (0600, set when it is created)."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600 if private else 0o666)
-    if private:
-        os.fchmod(fd, 0o600)
-    with os.fdopen(fd, "a") as fh:
-        fh.write(json.dumps(row) + "\n")
-
-
 def _record(out: Path, outcome: Outcome, prep: Prepared, settings: CompareSettings, seconds: float, rows: list,
             exact: list, ceiling, evaluations=None) -> None:
-    """The published row (guarantee, refusal, private scores, the ledger entries of the release and of its
-    evaluation) and the owner's row (exact scores, the time taken), appended. ``evaluations``: the persisted ledger
-    the evaluation is charged to, or None."""
+    """Append the published row and the owner's (exact scores, seconds); ``evaluations``: the persisted ledger."""
     from ..private_release import guarantee_line
 
     row: dict = {"road": outcome.road, "epsilon": outcome.epsilon, "unit": str(settings.unit),
@@ -529,9 +471,9 @@ def _record(out: Path, outcome: Outcome, prep: Prepared, settings: CompareSettin
         if _score(row, release, outcome, prep, settings, evaluations):
             exact.append({"road": outcome.road, "epsilon": outcome.epsilon, "unit": str(settings.unit),
                           "seconds": round(seconds, 1), **_exact(release, prep, ceiling, settings)})
-            _append(out / "diagnostics.jsonl", exact[-1], private=True)
+            append_line(out / "diagnostics.jsonl", json.dumps(exact[-1]), private=True)
     rows.append(row)
-    _append(out / "results.jsonl", row)
+    append_line(out / "results.jsonl", json.dumps(row))
 
 
 def evaluation_refusal(design, unit: str, clip: float | None = None, forecast=None) -> str | None:
@@ -548,11 +490,9 @@ def evaluation_refusal(design, unit: str, clip: float | None = None, forecast=No
 
 
 def _score(row: dict, release, outcome: Outcome, prep: Prepared, settings: CompareSettings, evaluations) -> bool:
-    """The row's private evaluation on the held-out units (its forecast, then the evaluation and its ledger entry),
-    or why it was not made; False where the persisted ledger refused it (no exact score is kept for the owner)."""
+    """The row's private evaluation on the held-out units, or why it was not made; False where the persisted
+    ledger refused it."""
     from ..metrics import private as pv
-    from ..rdp.ledger import GaussianEntry
-    from ..rdp.ledger_file import entry_to_json
 
     design = pv.coherence_design([[w for w, _ in t] for t in release.top_words(10)])
     row["evaluation_forecast"] = _evaluation_forecast(design, release, prep, settings)
@@ -571,10 +511,9 @@ def _score(row: dict, release, outcome: Outcome, prep: Prepared, settings: Compa
         return False
     data = evaluation.to_dict()
     report = data["report"]
-    # the one entry the evaluation recorded (topicdp.metrics.private.planned_entry), from its report
-    row["evaluation_entries"] = [entry_to_json(GaussianEntry(
-        "private evaluation (NPMI, contrast)", report["sigma"], report["sensitivity"], unit=report["unit"],
-        neighbours=report["neighbours"]))]
+    # the entries the evaluation recorded, by the function it records them with (the same design and budget)
+    row["evaluation_entries"] = [entry_to_json(e) for e in pv.planned_entries(design, eps, delta, report["unit"],
+                                                                              report["neighbours"])]
     row["evaluation"] = {k: data[k] for k in ("mean_npmi", "mean_npmi_interval", "mean_contrast",
                                               "mean_contrast_interval", "level", "interval_refused")}
     row["evaluation"].update({k: report[k] for k in ("epsilon", "delta", "sigma", "sensitivity", "unit",
@@ -583,11 +522,9 @@ def _score(row: dict, release, outcome: Outcome, prep: Prepared, settings: Compa
 
 
 def _evaluation_forecast(design, release, prep: Prepared, settings: CompareSettings) -> dict | None:
-    """What the evaluation about to be made is expected to miss by, before it spends anything: the 0.9 quantile of
-    the error of its mean NPMI (:func:`topicdp.metrics.private.predict_error`), from public facts only -- the
-    released lists, P's rates per unit on them, the evaluation's budget and a number of held-out units derived from
-    DP outputs (the release's DP count of its training units, scaled by the public held-out share; P's own count
-    where no release of the unit has counted). None without a public reference."""
+    """The evaluation's error forecast before it spends (:func:`topicdp.metrics.private.predict_error`; None without
+    a public reference), at a held-out count from DP outputs: the releases' count of training units scaled by the
+    public held-out share, or P's own count before any release of the unit has counted."""
     from ..metrics import private as pv
 
     if prep.reference_corpus is None:
@@ -616,10 +553,8 @@ def _evaluation_seed(seed: int | None, outcome: Outcome):
 
 
 def _exact(release, prep: Prepared, ceiling, settings: CompareSettings) -> dict:
-    """The exact (non-private) NPMI and contrast of the release's lists on the held-out texts: the owner's only.
-
-    The value the private evaluation estimates (:func:`topicdp.metrics.private.exact_values`: the same lists as
-    :meth:`~topicdp.PrivateRelease.evaluate`, the same documents, one pair function)."""
+    """The exact NPMI and contrast the private evaluation estimates (:func:`topicdp.metrics.private.exact_values`):
+    the owner's only."""
     from ..forecast import TARGETS
     from ..metrics import private as pv
     from ..private_release import N_TOP_WORDS
@@ -636,12 +571,10 @@ def _exact(release, prep: Prepared, ceiling, settings: CompareSettings) -> dict:
 
 
 def _ceiling(prep: Prepared, settings: CompareSettings) -> dict:
-    """A non-private LDA of the same users (dp-vem's algorithm without noise, from the same start): the owner's
-    scale for the diagnostics' ratios and the unit's targets (:data:`topicdp.forecast.TARGETS`)."""
+    """A non-private LDA of the same users (dp-vem without noise, from the same start): the owner's scale."""
     from ..metrics.readability import heldout_npmi, npmi_contrast
-    from ..variational import VariationalLDA
-
     from ..pipeline import bounded
+    from ..variational import VariationalLDA
 
     corpus = bounded(prep.request.source, prep.corpus, np.random.SeedSequence())  # the releases' bounds
     model = VariationalLDA(settings.n_topics, unit=str(settings.unit), init=prep.start, n_jobs=settings.n_jobs,
@@ -651,19 +584,8 @@ def _ceiling(prep: Prepared, settings: CompareSettings) -> dict:
             "contrast": float(npmi_contrast(model.topic_word_, prep.heldout, words))}
 
 
-def _public_scale(split: Split, prep: Prepared, settings: CompareSettings):
-    """What the table's scores are read against, from the public reference P only (nothing spent): a non-private
-    LDA's exact scores on P's held-out users, on the comparison's words, and P's most common words
-    (:func:`topicdp.metrics.yardstick.public_scale`; each row counts its topics' words among P's common ones)."""
-    from ..metrics.yardstick import public_scale
-
-    return public_scale(str(settings.unit), settings.n_topics, split.reference, vocabulary=prep.vocabulary,
-                        stop_words=prep.request.source.tokenizer_stop_words)
-
-
 def _scale_info(scale) -> dict:
-    """The public scale as the table reads it (JSON): the yardstick, the size of the common list, the yardstick
-    LDA's own common-word counts."""
+    """The public scale as the table reads it (JSON)."""
     from ..metrics.yardstick import common_word_counts
 
     y = scale.yardstick

@@ -1,35 +1,17 @@
-"""What ``topicdp compare``'s table concludes from its rows: which releases meet the targets, whether the evaluation
-can rank them, and which road to use. Every input is public: the rows' guarantees, refusals, private scores with
-their intervals, the forecast of each evaluation's error made before it spent (from the public reference's rates,
-:func:`topicdp.metrics.private.predict_error`) and the yardstick on the public reference; nothing here reads data.
+"""What ``topicdp compare``'s table concludes from its rows, all public (guarantees, refusals, private scores with
+their intervals, each evaluation's error forecast before it spent, the yardstick on the public reference).
 
-Reading a row against the targets. A row's private contrast and NPMI, and their intervals, are divided by the
-yardstick's (a non-private LDA's exact scores on the public reference, :mod:`topicdp.metrics.yardstick`) and
-compared with the unit's targets (:data:`topicdp.forecast.TARGETS`): *met* when both private values reach their
-targets and the contrast's interval lies above 0 (the evaluation establishes that the lists are more than words dealt
-at random), *missed* when an interval's upper end falls short of its target, *cannot tell* otherwise (the evaluation
-is too noisy to say). An NPMI whose yardstick is not positive has no ratio and is not judged.
-
-Ranking. The released rows (of every unit: each evaluation estimates its lists' contrast on the same held-out text,
-the user level's on users' clipped counts) are ordered by private contrast; two neighbours in that order are told
-apart only when their intervals are disjoint and their difference exceeds the larger of the two evaluations'
-forecast errors (the 0.9 quantile of the mean NPMI's error, a scale of the noise the contrast carries too). The
-order is cut into groups only where every row above a cut is told apart from every row below it: the rows of one
-group are printed joined by "=", and where there is a single group the table says the evaluation cannot rank the
-roads rather than print an order (naming the pairs it does tell apart).
-
-A refused interval (:func:`topicdp.metrics.private.interval_refusal`: the noise or clipping leaves the evaluation
-unable to bound the value at its level) judges and ranks nothing: its row *cannot tell*, and is told apart from no
-other. Where no row meets the targets and the released rows' intervals were refused, the choice falls back on
-what is public without the evaluation: the plan's forecast, on the public reference, that the release would be
-readable (the reason it was released), with the evaluation's refusal stated beside it; so it does where the
-intervals were given but are too wide to reach a verdict (*cannot tell*), never for a row that *missed*.
-
-The choice. Among the rows that meet the targets, a stronger guarantee is preferred to any score: DP at the user
-level (each user covered), then DP at the document level (each document only), then random DP (NOT DP: sampled
-on the public reference). Within the strongest tier the highest group of the ranking is named; several rows in it
-are named together with the statement that the evaluation cannot rank them. Refused and forced releases are never
-chosen.
+Targets: a row's private contrast and NPMI and their intervals, over the yardstick's (a non-private LDA on the
+public reference, :mod:`topicdp.metrics.yardstick`), against the unit's :data:`topicdp.forecast.TARGETS`: *met*
+when both values reach them and the contrast's interval lies above 0, *missed* when an interval's upper end falls
+short, *cannot tell* otherwise (also for a refused interval, :func:`topicdp.metrics.private.interval_refusal`).
+Ranking: the released rows by private contrast, two neighbours told apart only when their intervals are disjoint
+and their difference exceeds the larger forecast error; the order is cut into groups only where every row above a
+cut is told from every row below it, and a single group is said as "cannot rank". Choice: among rows that meet
+the targets a stronger guarantee wins over any score (DP at the user level, then the document level, then random
+DP), the highest group within that tier named. Where none meets them, the strongest tier among the released rows
+the evaluation cannot judge (not made, refused or too wide, never *missed*) that the plan forecast readable is
+named on that public forecast, with the evaluation's reason beside it. Refused and forced releases are never chosen.
 """
 
 from __future__ import annotations
@@ -139,12 +121,10 @@ def groups(scored: list[Scored]) -> tuple[list[list[Scored]], list[str]]:
     for i, s in enumerate(order):
         if i and not separable(order[i - 1], s)[0]:
             why.append(f"{order[i - 1].name} and {s.name}: {separable(order[i - 1], s)[1]}")
-        if out and all(separable(a, b)[0] for a in order[:i] for b in order[i:]):
+        if all(separable(a, b)[0] for a in order[:i] for b in order[i:]):  # the first row: nothing above it
             out.append([s])
-        elif out:
-            out[-1].append(s)
         else:
-            out.append([s])
+            out[-1].append(s)
     return out, why
 
 
@@ -192,9 +172,7 @@ def recommendation(rows: list[dict], yardsticks: dict, yardstick_common: dict | 
 
 
 def _forecast_choice(rows: list[dict], scored: list[Scored]) -> str:
-    """Where no row meets the targets: the strongest tier among the released rows the evaluation cannot judge
-    (not made, intervals refused, or too wide for a verdict) that the plan forecast readable, named on that public
-    forecast with the evaluation's reason beside it; "" where there is none."""
+    """The choice on the plan's forecast where no row meets the targets (module docstring); "" where none can be."""
     verdict = {(s.road, s.epsilon, s.unit): s for s in scored}
     readable = []
     for r in rows:
@@ -220,8 +198,7 @@ def _forecast_choice(rows: list[dict], scored: list[Scored]) -> str:
 
 
 def _flags(rows: list[dict], chosen: Scored, theirs) -> str:
-    """The chosen row's topics flagged as common words (:func:`topicdp.metrics.yardstick.is_common`), beside the
-    yardstick LDA's, or nothing without the flag."""
+    """The chosen row's topics flagged as common words (:func:`topicdp.metrics.yardstick.is_common`)."""
     from ..metrics.yardstick import is_common
 
     row = next(r for r in rows if (r["road"], r["epsilon"], r.get("unit", "user")) ==

@@ -342,13 +342,14 @@ def calibrate(design: CoherenceDesign, epsilon: float, delta: float, unit: str, 
     return calibrate_gaussian(epsilon, delta, D, method="analytic"), D, clip
 
 
-def planned_entry(design: CoherenceDesign, epsilon: float, delta: float, unit: str, neighbours: str,
-                  clip: float | None = None):
-    """The evaluation's ledger entry, from public facts only (checked before the corpus is read)."""
+def planned_entries(design: CoherenceDesign, epsilon: float, delta: float, unit: str, neighbours: str,
+                    clip: float | None = None) -> list:
+    """The evaluation's ledger entries (one Gaussian release at :func:`calibrate`'s sigma), from public facts only:
+    what :func:`private_coherence` checks, records and reports, and what a caller checks before reading the corpus."""
     from ..rdp.ledger import GaussianEntry
 
     sigma, D, _ = calibrate(design, epsilon, delta, unit, neighbours, clip)
-    return GaussianEntry("private evaluation (NPMI, contrast)", sigma, D, unit=unit, neighbours=neighbours)
+    return [GaussianEntry("private evaluation (NPMI, contrast)", sigma, D, unit=unit, neighbours=neighbours)]
 
 
 def point_estimate(noisy: np.ndarray, design: CoherenceDesign, sigma: float, n_bins: int = 4) -> dict:
@@ -500,8 +501,9 @@ def private_coherence(top_words: Sequence[Sequence[str]], corpus, *, epsilon: fl
     check_option(unit, "unit", UNITS)
     check_option(neighbours, "neighbours", NEIGHBOURS)
     design = coherence_design(top_words, n_across=n_across, seed=design_seed)
-    sigma, D, clip = calibrate(design, epsilon, delta, unit, neighbours, clip)
-    entries = [planned_entry(design, epsilon, delta, unit, neighbours, clip)]
+    clip = default_clip(design) if clip is None else check_real(clip, "clip", low=0.0)
+    entries = planned_entries(design, epsilon, delta, unit, neighbours, clip)
+    sigma, D = entries[0].sigma, entries[0].sensitivity
     if ledger is not None:
         ledger.check(entries)
     S = clipped_sum(unit_contributions(corpus, design, unit), clip)[0]

@@ -1,22 +1,13 @@
 """The plan of a release, from public facts only, and the decision it leads to.
 
-Two steps, each a function of what it is given and nothing else:
-
-1. :func:`plan_request` reads the request and the public inputs it names (a public word list, a public
-   reference corpus) and settles everything that needs no private data: the budget split, which mechanisms
-   can give the stated guarantee, K against a known vocabulary size. Nothing of the private corpus exists
-   at this point, so nothing of it can leak into a refusal.
-2. :func:`decide` takes that plan and the number of units -- the count the owner stated public, or a DP
-   count whose budget the report composes -- and forecasts each mechanism (each registry row's own forecast,
-   :mod:`topicdp.pipeline.roads`), picks one by the rule (the largest forecast top-10 overlap), and says whether the release would miss the unit's targets (noise, lists of common
-   words, or below the overlap target: then it is refused unless the owner insists). Its inputs are public or DP
-   outputs, so every refusal, choice and printed line is too. Before a refusal the pipeline forecasts, on the same
-   inputs, the configurations that cost no privacy to try (:mod:`topicdp.pipeline.proposal`), and the refusal
-   proposes the one forecast readable, with its command (:attr:`Decision.proposal`).
-
-With a public reference, dp-vem's forecast is the simulation on it (:func:`topicdp.forecast.forecast_on_reference`,
-run by the pipeline before the decision: it reads public data, the count and the words only, and spends nothing),
-not the closed form: the best forecast the public facts allow. The closed form is still printed beside it.
+:func:`plan_request` reads the request and the public inputs it names (a word list, a reference corpus) and settles
+what needs no private data: the budget split, the mechanisms that can give the guarantee, K against a known
+vocabulary. :func:`decide` takes the plan and the number of units (stated public, or a DP count the report
+composes), asks each candidate road for its forecast (:mod:`topicdp.pipeline.roads`; with a public reference
+dp-vem's simulation on it, the best forecast the public facts allow), picks the largest forecast top-10 overlap,
+and says whether the release would miss the unit's targets (then it is refused unless the owner insists, with a
+configuration that costs no privacy to try proposed: :mod:`topicdp.pipeline.proposal`). Every input is public or a
+DP output, so every refusal, choice and printed line is too.
 """
 
 from __future__ import annotations
@@ -84,9 +75,9 @@ class ReleasePlan:
     budget: BudgetSplit
     candidates: tuple[str, ...]
     reference: tuple[tuple[str, ...], tuple] | None = field(default=None, repr=False)
-    #: the ledger entry of the DP unit count (:func:`count_entry`; None where the count is stated), set by
+    #: the ledger entries of the DP unit count (:func:`count_entries`; none where the count is stated), set by
     #: :func:`plan_request`: planned before reading and recorded when drawn
-    count: Any = field(default=None, repr=False)
+    count_entries: tuple = field(default=(), repr=False)
 
     def topics_entries(self, road: str) -> list:
         """The ledger entries the topics' ``road`` records at this plan's topics budget (the row's own)."""
@@ -122,7 +113,7 @@ def plan_request(request: ReleaseRequest, reference: tuple[list, list] | None = 
         candidates = _candidates(request)
     return ReleasePlan(request, budget, candidates,
                        None if reference is None else (tuple(reference[0]), tuple(reference[1])),
-                       count_entry(request, budget))
+                       count_entries(request, budget))
 
 
 def _candidates(request: ReleaseRequest) -> tuple[str, ...]:
@@ -147,22 +138,22 @@ def _candidates(request: ReleaseRequest) -> tuple[str, ...]:
     return tuple(name for name in FORECAST_MECHANISMS if supported(name) is None)
 
 
-def count_entry(request: ReleaseRequest, budget: BudgetSplit):
-    """The ledger entry of the DP unit count (Gaussian, L2 sensitivity 1 under add/remove; its budget the plan's
-    split), or None where the count is stated."""
+def count_entries(request: ReleaseRequest, budget: BudgetSplit) -> tuple:
+    """The ledger entries of the DP unit count (one Gaussian, L2 sensitivity 1 under add/remove; its budget the
+    plan's split), none where the count is stated."""
     from ..rdp import GaussianEntry, calibrate_gaussian
 
     b = budget.count
     if b is None:
-        return None
+        return ()
     sigma = calibrate_gaussian(b.epsilon, b.delta, 1.0, method="analytic")
-    return GaussianEntry("unit count", sigma, 1.0, unit=str(request.unit), neighbours=str(request.neighbours))
+    return (GaussianEntry("unit count", sigma, 1.0, unit=str(request.unit), neighbours=str(request.neighbours)),)
 
 
 @dataclass(frozen=True)
 class PlannedRun:
     """A run's planned entries, from public facts only: the steps before the topics (the unit count, a DP
-    vocabulary), in order, and the topics' entries of each candidate mechanism."""
+    vocabulary), in order, and each candidate mechanism's topics entries."""
 
     steps: list
     topics: dict
@@ -204,17 +195,16 @@ def dp_total(entries: list, delta: float) -> float:
 
 
 def planned_steps(plan: ReleasePlan) -> PlannedRun:
-    """The entries each step of ``plan`` will record, from public facts only: the steps before the topics (the unit
-    count, a DP vocabulary) and every candidate road's topics entries (:class:`topicdp.pipeline.charge.PlannedRun`)."""
+    """The entries each step of ``plan`` will record, from public facts only (:class:`PlannedRun`): each step's own
+    ``*_entries`` (:func:`count_entries`, :func:`topicdp.vocabulary.selection_entries`, the roads' planned_entries)."""
     from .roads import RANDOM_DP
 
     request = plan.request
     if request.guarantee == "random-dp":
         return PlannedRun([], {RANDOM_DP.label(request): plan.topics_entries("random-dp")})
     steps: list = []
-    count = plan.count
-    if count is not None:
-        steps.append(("unit count", [count]))
+    if plan.count_entries:
+        steps.append(("unit count", list(plan.count_entries)))
     if plan.budget.vocabulary is not None:
         from ..vocabulary import selection_entries, selection_sigma
 
@@ -275,8 +265,7 @@ class Decision:
         return self.forecast is not None and _refuses(self.forecast)
 
     def lines(self) -> list[str]:
-        out = []
-        out.append(f"plan: {self.mechanism} ({self.reason}); {self.count.line(self.unit)}, {self.n_words} words")
+        out = [f"plan: {self.mechanism} ({self.reason}); {self.count.line(self.unit)}, {self.n_words} words"]
         for name, fc in self.forecasts.items():
             closed = " (closed form; the simulation below decides)" if name == "dp-vem" and self.simulated else ""
             if fc is not None and fc.overlap_with_lda is not None:
@@ -301,13 +290,11 @@ def _refuses(forecast) -> bool:
 
 
 def vocabulary_share(plan: ReleasePlan, n_words: int, count: UnitCount) -> float:
-    """The release's vocabulary size over the owner's ordinary one, where it makes the topics common words; the
-    contrast forecast reads it ((q s)^2: :func:`topicdp.forecast.forecast_readability`).
+    """The release's vocabulary size over the owner's ordinary one, which the contrast forecast reads ((q s)^2).
 
-    Below 1 only for a DP selection that keeps (or is forecast to keep) fewer words than asked for (``max_features``)
-    *and* whose words a word needs more than :data:`topicdp.vocabulary.SHARE_COMMON_WORDS_ONLY` of the units to hold
-    (the selection's own forecast says that only common words then pass). A selection that passes words a few percent
-    of the units use keeps topical words however few of them, and the share alone would understate its contrast."""
+    Below 1 only for a DP selection forecast to keep fewer than ``max_features`` words *and* to pass only words held
+    by more than :data:`topicdp.vocabulary.SHARE_COMMON_WORDS_ONLY` of the units (only common words): one passing
+    words a few percent of the units use keeps topical words however few, and the share would understate it."""
     from ..vocabulary import SHARE_COMMON_WORDS_ONLY, forecast_vocabulary
 
     policy = plan.request.vocabulary
@@ -322,14 +309,10 @@ def vocabulary_share(plan: ReleasePlan, n_words: int, count: UnitCount) -> float
 
 
 def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int, simulation=None, words: str = "") -> Decision:
-    """Forecast the candidates at ``count`` units and pick the mechanism: among ``dp-vem``, ``gaussian-global``
-    and ``laplace``, the largest forecast top-10 overlap; ties go to the first (or the mechanism named).
-
-    ``n_words``: the vocabulary size the release will have: a public list's, the size a DP selection kept (a DP
-    output), or :func:`planned_words` before the selection. Refuses (ValueError) where it is below K.
-    ``simulation``: dp-vem's forecast simulated on the public reference (a function of public data, ``count`` and
-    the words), which then stands for dp-vem in the choice and the refusal; ``words`` says which words it ran on.
-    """
+    """Forecast the candidates at ``count`` units and pick the mechanism named, or the largest forecast top-10
+    overlap (ties to the first). ``n_words``: the release's vocabulary size (a public list's, a DP selection's, or
+    :func:`planned_words` before it; ValueError below K). ``simulation``: dp-vem's forecast simulated on the public
+    reference (on the ``words`` it names), which then stands for dp-vem in the choice and the refusal."""
     from .roads import MECHANISMS, public_start
 
     request, topics = plan.request, plan.budget.topics
@@ -359,18 +342,15 @@ def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int, simulation=None
     if simulation is not None and getattr(simulation, "expected_overlap", None) is not None:
         overlaps["dp-vem"] = simulation.expected_overlap
     best = max(plan.candidates, key=lambda name: overlaps.get(name, -1.0))
-    if request.source.sharded:
-        return Decision(best, "the mechanism of a sharded corpus: its passes are sums over shards", count, n_words,
-                        forecasts, **extra)
-    return Decision(best, "largest forecast top-10 overlap", count, n_words, forecasts, **extra)
+    reason = ("the mechanism of a sharded corpus: its passes are sums over shards" if request.source.sharded else
+              "largest forecast top-10 overlap")
+    return Decision(best, reason, count, n_words, forecasts, **extra)
 
 
 def _few_words_advice(plan: ReleasePlan, count: UnitCount) -> str:
-    """What would help where a DP vocabulary cannot hold K words: a public word list, unless even with one the
-    topics would be noise at this count (too few units), which it then says with how many units a release needs.
-
-    The test is dp-vem's forecast on a public list of ``max_features`` words (public facts and the DP count only);
-    the units needed scale the count by how far its noise must shrink (sigma falls as 1/n)."""
+    """What would help where a DP vocabulary cannot hold K words: a public word list, unless dp-vem's forecast on a
+    list of ``max_features`` words says noise even then, when it says how many units a release needs (the count
+    scaled by how far the noise must shrink: sigma falls as 1/n)."""
     from .roads import MECHANISMS, public_start
 
     request, topics = plan.request, plan.budget.topics

@@ -1,13 +1,11 @@
 """The registry of roads: each row owns its facts -- its estimator, its planned ledger entries, its forecast.
 
-Names, summaries, units and neighbour relations come from :mod:`topicdp._names` (pure Python, so ``--help``
-needs no numpy). Per row, :meth:`Road.planned_entries` gives the ledger entries of the topics' step from public
-facts (what a persisted ledger plans before reading, by the same function the estimator's ``fit`` checks),
-:meth:`Road.forecast` its readability from public quantities, :meth:`Road.estimator` the private estimator a
-Python user would build, and :meth:`Road.release` fits it on the prepared corpus. The forecasts see the noise,
-not the corpus: dp-vem's per-unit influence is O(1/n), while the output-perturbation baselines add noise of a
-fixed scale (sensitivity sqrt(2K) or 2K) to every entry. :data:`RANDOM_DP` is TopicDP's sampled-sensitivity
-road (random DP, not DP), outside :data:`MECHANISMS`.
+Names, summaries, units and neighbour relations come from :mod:`topicdp._names` (pure Python: ``--help`` needs
+no numpy). Per row: :meth:`Road.planned_entries`, the topics' entries from public facts by the estimator's own
+``planned_entries``; :meth:`Road.forecast`, its readability from public quantities (the noise, not the corpus);
+:meth:`Road.estimator`, the private estimator a Python user would build; :meth:`Road.release`, its fit on the
+prepared corpus. :data:`RANDOM_DP` is TopicDP's sampled-sensitivity road (random DP, not DP), outside
+:data:`MECHANISMS`.
 """
 
 from __future__ import annotations
@@ -53,20 +51,9 @@ def public_start(plan: "PlanView") -> bool:
 
 @dataclass(frozen=True)
 class Road:
-    """One road of ``guarantee="dp"``: what it supports, what it spends, how it is forecast, and its estimator.
-
-    Attributes
-    ----------
-    chosen_by_rule : bool
-        Whether the plan's rule picks among it (it has a closed-form readability forecast); the others run only
-        when named.
-    estimator : callable
-        ``estimator(plan, n_units, start)``: the private estimator of the plan's topic step (its budget, unit,
-        neighbour relation, K and seed), as a Python user would build it.
-    planned : callable
-        ``planned(plan)``: the topics' ledger entries from public facts, by the function the estimator's ``fit``
-        checks before its noise (so a planned sigma is computed once, in one place).
-    """
+    """One road of ``guarantee="dp"``: what it supports, spends and is forecast to release, and its estimator
+    (``estimator(plan, n_units, start)``: the plan's topic step as a Python user would build it). ``chosen_by_rule``:
+    the plan's rule picks among it (it has a closed-form forecast); the others run only when named."""
 
     name: str
     summary: str
@@ -80,19 +67,16 @@ class Road:
     simulate: Callable[..., Any] | None = None  # dp-vem's forecast simulated on a public reference
 
     def planned_entries(self, plan: "PlanView") -> list:
-        """The ledger entries the topics' step records at the plan's topics budget (a persisted ledger plans them
-        before reading the corpus; the estimator's ``fit`` checks the same entries before its noise)."""
+        """The ledger entries the topics' step records at the plan's topics budget, before the corpus is read."""
         assert self.planned is not None
         return self.planned(plan)
 
     def forecast(self, *, epsilon: float, delta: float, unit: str, neighbours: str, n_units: int, n_topics: int,
                  n_words: int, public_start: bool = False, vocabulary_share: float = 1.0, signal=None):
-        """The readability forecast of this mechanism from public quantities: a
-        :class:`~topicdp.forecast.ReadabilityForecast`, a :class:`SpectralForecast` for a spectral configuration,
-        or None (DP-SVI has none). ``epsilon``, ``delta``: the topics' budget. ``public_start``: dp-vem will start
-        from topics fitted on a public reference (else at random, which agrees less with LDA:
-        :data:`topicdp.forecast.RANDOM_START_AGREEMENT`). ``vocabulary_share``: the release's vocabulary size over
-        the owner's ordinary one (a DP selection that kept fewer words), which the contrast forecast reads."""
+        """The readability forecast from public quantities at the topics' budget: a
+        :class:`~topicdp.forecast.ReadabilityForecast`, a :class:`SpectralForecast`, or None (DP-SVI has none).
+        ``public_start``: dp-vem starts from public topics; ``vocabulary_share``: as
+        :func:`topicdp.forecast.forecast_readability`'s."""
         if self.predict is None:
             return None
         return self.predict(epsilon=epsilon, delta=delta, unit=unit, neighbours=neighbours, n_units=n_units,
@@ -116,11 +100,9 @@ class Road:
 class SpectralForecast:
     """Whether a spectral configuration's run-time utility check can pass, forecast from public quantities.
 
-    The check (DeCarolis et al. 2020, App. I.1-I.2; :mod:`topicdp.spectral.configurations`) needs the released
-    M2's noise below half its spectral gap, at most ``lambda_k / 2``; configurations 3-4 also need their
-    Procedure-1 eigengap bound to be positive. :func:`topicdp.spectral.recommend.predicted_noise` gives both
-    from the sensitivities, the budget and a prior guess of ``lambda_k`` (Dirichlet(0.1) topics, symmetric
-    alpha). ``noise`` here means the check is forecast to fail, so the release would not be usable.
+    The check (DeCarolis et al. 2020, App. I.1-I.2) needs the released M2's noise below ``lambda_k / 2``, and for
+    configurations 3-4 a positive Procedure-1 eigengap bound: :func:`topicdp.spectral.recommend.predicted_noise`
+    gives both from the sensitivities, the budget and a prior guess of ``lambda_k``. ``noise``: forecast to fail.
     """
 
     configuration: int
@@ -165,35 +147,22 @@ def _dp_vem(plan: "PlanView", n_units: int, start: "np.ndarray | None"):
 
 
 def _dp_vem_planned(plan: "PlanView") -> list:
-    from ..variational import planned_entry
-
-    r, topics = plan.request, plan.budget.topics
-    return [planned_entry(topics.epsilon, topics.delta, unit=str(r.unit), neighbours=str(r.neighbours),
-                          n_iterations=DP_VEM_ITERATIONS[public_start(plan)])]
+    return _dp_vem(plan, 0, None).planned_entries()  # the row's estimator's own entries (they read no count)
 
 
 def _dp_vem_simulation(plan: "PlanView", reference: "Corpus", count, *, vocabulary_share: float,
                        n_draws: int | None = None, fitted_on: "Corpus | None" = None):
-    """dp-vem from a public start, simulated on the public reference at the private signal-to-noise ratio
-    (:func:`topicdp.forecast.forecast_on_reference`, ``n_draws`` simulated releases, by default
-    :data:`~topicdp.forecast.SIMULATION_DRAWS`): public data, the count and the words only, nothing spent.
-
-    The simulated releases are fitted on the reference under the private corpus' contribution bounds (``fitted_on``,
-    by default ``reference`` under them, a fixed choice of documents: its units like the private ones) and scored on
-    ``reference``, its whole text on the release's words: the bounds limit what one private unit contributes, while
-    public text has nothing to protect and more of it reads a list's co-occurrences better. The simulation fits its
-    own start on half of the reference; the start given to the model here only says that the release will start
-    from public topics."""
+    """dp-vem from a public start simulated on the public reference (:func:`topicdp.forecast.forecast_on_reference`):
+    nothing spent. Fitted on it under the private corpus' bounds (``fitted_on``, its units like the private ones) and
+    scored on its whole text (``reference``), which has nothing to protect and reads co-occurrences better."""
     import numpy as np
 
     from ..forecast import SIMULATION_DRAWS, forecast_on_reference
     from .sources import bounded
 
-
     request, V = plan.request, reference.n_words
     fitted_on = bounded(request.source, reference, random_state=0) if fitted_on is None else fitted_on
-    # the release's estimator, told that it will start from public topics (any start: the simulation fits its own);
-    # the simulation's fits keep their own ledgers (forecast_on_reference), and nothing of the budget is spent
+    # the release's estimator, told that it will start from public topics (any start: the simulation fits its own)
     model = _dp_vem(plan, count.value, np.full((request.n_topics, V), 1.0 / V))
     n_draws = SIMULATION_DRAWS if n_draws is None else n_draws
     return forecast_on_reference(model, fitted_on, count.value, n_draws=n_draws, top_n=min(10, V - 1),
@@ -226,7 +195,7 @@ def _output_perturbation(kind: str) -> EstimatorFactory:
 
 def _output_perturbation_planned(kind: str) -> Callable[["PlanView"], list]:
     # the row's own TopicDP, which reads no unit count: its entry is the one its fit checks
-    return lambda plan: [_output_perturbation(kind)(plan, 0, None)._planned_entry(plan.request.n_topics)]
+    return lambda plan: _output_perturbation(kind)(plan, 0, None).planned_entries(plan.request.n_topics)
 
 
 def _output_perturbation_forecast(kind: str):
@@ -340,9 +309,8 @@ PILOT_PAIRS = 2
 
 class RandomDPRoad:
     """TopicDP over the request's model with a sensitivity sampled on the public reference P: (epsilon, delta,
-    gamma)-random DP with respect to P, not DP (its report says so). Its facts, as a registry row's: its planned
-    entry, its forecast, its estimator and its release. With a public P the sample is a function of P and the model
-    only, so a :class:`~topicdp.pipeline.run.Prepared` corpus keeps it for every later release on the same words."""
+    gamma)-random DP with respect to P, not DP. Its facts are a registry row's; with a public P the sample is a
+    function of P and the model only, so a :class:`~topicdp.pipeline.run.Prepared` corpus keeps it."""
 
     name = "random-dp"
 
@@ -374,10 +342,9 @@ class RandomDPRoad:
     @staticmethod
     def estimator(request: "ReleaseRequest", distribution: "Corpus | None" = None, *, start=None,
                   say: Callable[[str], None] | None = None):
-        """The request's TopicDP template (:attr:`ReleaseRequest.topicdp`) set for this release: its budget, unit,
-        ``n_jobs`` and seed. With a public P (``distribution``: P on the release's words) P is the sampling
-        distribution, and a toolkit model that takes public starting topics (its ``start_param``) starts from
-        ``start`` (topics fitted on P), which keeps f near one local optimum."""
+        """The request's TopicDP template set for this release (budget, unit, ``n_jobs``, seed); with a public P
+        (``distribution``, on the release's words) a toolkit model with a ``start_param`` starts from ``start``
+        (topics fitted on P), which keeps f near one local optimum."""
         from sklearn.base import clone
 
         from .request import model_label
@@ -400,8 +367,8 @@ class RandomDPRoad:
                                      sampling=sampling, n_jobs=request.n_jobs, random_state=request.seed)
 
     def release(self, plan: "PlanView", prepared, say: Callable[[str], None], ledger: "PrivacyLedger | None"):
-        """Sample the sensitivity (a pilot first, :meth:`pilot`), forecast, refuse noise unless the owner insists,
-        and release; returns the release and its forecast. ``ledger``: the persisted ledger's run ledger, or None."""
+        """Sample the sensitivity (a pilot first), forecast, refuse noise unless the owner insists, and release;
+        returns the release and its forecast."""
         from .compose import vocabulary_statement
         from .request import ReleaseRefused
 
@@ -440,18 +407,14 @@ class RandomDPRoad:
 
     @staticmethod
     def pilot(privatizer, corpus, request: "ReleaseRequest", say: Callable[[str], None]):
-        """Forecast the random-DP release from the first :data:`PILOT_PAIRS` pairs of its sensitivity sample and refuse
-        before the rest are fitted where even they say noise; returns ``privatizer`` with its pair seed fixed (drawn
-        here when the sampling has none), so that the full sample's first pairs are the pilot's.
+        """Forecast from the first :data:`PILOT_PAIRS` pairs of the sensitivity sample and refuse where even they say
+        noise, before the rest are fitted; returns ``privatizer`` with its pair seed fixed, so that the full sample's
+        first pairs are the pilot's.
 
-        Why the pilot can refuse for the full sample: the full sample's sensitivity is its k-th smallest distance of h,
-        and at most h - k of the h exceed it. The pilot's pairs are the sample's first pairs (one child seed per pair,
-        :func:`topicdp.samplers.sampler.draw_pairs`; the fits are deterministic, which TopicDP checks), so of the m
-        pilot distances at least m - (h - k) are at most the full sensitivity: the pilot's (m - (h - k))-th smallest is a
-        lower bound of it whenever m > h - k (k = h at gamma 0.1 in both sizings: the pilot's largest). Sigma grows with
-        the sensitivity and the forecast's overlap falls with sigma, so noise at the pilot's bound is noise at the full
-        sample. Where m <= h - k there is no such bound and no pilot is run. Sampling on a public P reads nothing
-        private."""
+        Why: the full sensitivity is the k-th smallest of h distances, so at most h - k exceed it. The pilot's m pairs
+        are the sample's first (one child seed per pair; deterministic fits), so its (m - (h - k))-th smallest distance
+        is a lower bound of the full sensitivity when m > h - k (else no pilot runs). Sigma grows with the sensitivity
+        and the overlap falls with sigma: noise at the bound is noise at the full sample. P is public."""
         import numpy as np
 
         from ..samplers.progress import CostForecast

@@ -54,14 +54,9 @@ class PipelineResult:
 @dataclass
 class Prepared:
     """One corpus prepared for any number of releases (:func:`prepare`): the request, its plan, the public reference
-    read once, and the private corpus' reader, opened at its first use -- after a release's charge, so that a
-    persisted ledger's refusal reads nothing. What depends on public data only (the reference on a vocabulary, the
-    public start topics, the reference's most frequent words) is built once per vocabulary and kept.
-
-    ``source``: a reader the caller holds (:class:`~topicdp.pipeline.sources.InMemorySource` and its methods), or
-    None to open the request's own; ``client``: a dask.distributed Client for a sharded corpus, or None (one is
-    opened from ``request.scheduler``). Close it (or use it as a context manager) to release both.
-    """
+    read once, and the private corpus' reader (``source``, or the request's own), opened at its first use, after a
+    release's charge. What depends on public data only is built once per vocabulary and kept. Close it (or use it as
+    a context manager) to release the reader and the Dask ``client``."""
 
     request: ReleaseRequest
     plan: ReleasePlan
@@ -137,25 +132,11 @@ class Prepared:
 
 def prepare(request: ReleaseRequest, *, source=None, client=None,
             reference: tuple[list, list] | None = None) -> Prepared:
-    """Read the request's public reference (once), give it P's words where it asks for them, and plan it; the
-    private corpus is read by the first release (:func:`release_prepared`), after its charge.
-
-    Parameters
-    ----------
-    request : ReleaseRequest
-    source : optional
-        A reader of the private corpus the caller holds (e.g. :meth:`InMemorySource.of_records`: one corpus
-        tokenised once and released many times); default: the request's own, opened at the first release.
-    client : optional
-        A dask.distributed Client for a sharded corpus (default: from ``request.scheduler``).
-    reference : (texts, users), optional
-        The public reference as the caller read it (default: read here from ``request.reference``).
-
-    Raises
-    ------
-    ValueError
-        The plan's refusals (:func:`plan_request`), before anything private is read.
-    """
+    """Read the request's public reference once (or take the caller's ``reference``: (texts, users)), give the
+    request P's words where it asks for them, and plan it (ValueError: the plan's refusals, before anything private
+    is read); the private corpus is read by the first release, after its charge. ``source``: a reader of the private
+    corpus the caller holds (:meth:`InMemorySource.of_records`: tokenised once, released many times); ``client``: a
+    dask.distributed Client for a sharded corpus (default: from ``request.scheduler``)."""
     if reference is None and request.reference is not None:
         reference = read_reference(request)
     request = with_reference_words(request, reference)
@@ -165,18 +146,10 @@ def prepare(request: ReleaseRequest, *, source=None, client=None,
 def release(request: ReleaseRequest, *, echo: Callable[[str], None] | None = None) -> PipelineResult:
     """Run ``request`` end to end: :func:`prepare` then :func:`release_prepared` of its plan.
 
-    Parameters
-    ----------
-    request : ReleaseRequest
-    echo : callable, optional
-        Receives each line of the plan, the forecasts and the progress (default: INFO lines on the
-        ``topicdp`` logger). Every line is a function of public facts and DP outputs.
-
-    Raises
-    ------
-    ReleaseRefused
-        Where a forecast says the topics would be noise (unless ``release_anyway``), or the stated number of
-        units is not the corpus'; its message says what was spent.
+    ``echo`` receives each line of the plan, the forecasts and the progress (default: INFO lines on the ``topicdp``
+    logger), every one a function of public facts and DP outputs. Raises :class:`ReleaseRefused` where a forecast
+    says the topics would be noise (unless ``release_anyway``) or the stated number of units is not the corpus',
+    saying what was spent.
     """
     with prepare(request) as prepared:
         return release_prepared(prepared.plan, prepared, echo=echo)
@@ -188,25 +161,10 @@ def release_prepared(plan: ReleasePlan, prepared: Prepared, *, ledger: PrivacyLe
     before the corpus is read, completed after), the census against a stated count, the DP count, the decision,
     the road's release and the report, composed once.
 
-    Parameters
-    ----------
-    plan : ReleasePlan
-        ``prepared.plan``, or another plan of the same corpus and reference (:func:`plan_request` of a request that
-        changes the budget, the mechanism or the guarantee: ``topicdp compare``'s roads).
-    prepared : Prepared
-    ledger : PrivacyLedger, optional
-        Receives, however the run ends (released, refused, failed), every entry it drew: a caller composing several
-        releases states their total from it.
-    simulate : bool, default True
-        With a reference, decide dp-vem on its simulation on it; False: on its closed form (quicker, coarser).
-    echo : callable, optional
-        As :func:`release`'s.
-
-    Raises
-    ------
-    ReleaseRefused
-        As :func:`release`; a persisted ledger's refusal (:class:`topicdp.rdp.BudgetExceededError`) before any
-        reading.
+    ``plan``: ``prepared.plan``, or another plan of the same corpus and reference (``topicdp compare``'s roads).
+    ``ledger`` receives, however the run ends, every entry it drew. ``simulate``: with a reference, decide dp-vem on
+    its simulation on it (False: its closed form, quicker and coarser). Raises as :func:`release`, and a persisted
+    ledger's :class:`topicdp.rdp.BudgetExceededError` before any reading.
     """
     lines, say = _lines(echo)
     drawn: list[PrivacyLedger] = []
@@ -283,12 +241,8 @@ def _cluster(request: ReleaseRequest):
 
 def _release_dp(plan: ReleasePlan, prepared: Prepared, say, lines: list, ledger: PrivacyLedger, *,
                 simulate: bool = True) -> PipelineResult:
-    """The (epsilon, delta)-DP road: count, decide, vocabulary, prepare, release, compose.
-
-    Whatever stops it after a spend (a refusal, a precondition, a shard gone, any error) leaves as a
-    :class:`ReleaseRefused` that names what the ledger recorded, so no failure hides a spend. ``simulate``:
-    False decides dp-vem on its closed-form forecast even with a reference.
-    """
+    """The (epsilon, delta)-DP road: count, decide, vocabulary, prepare, release, compose. Whatever stops it after
+    a spend leaves as a :class:`ReleaseRefused` naming what the ledger recorded, so no failure hides a spend."""
     try:
         return _release_steps(plan, prepared, say, lines, ledger, simulate=simulate)
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM unwinding as it (the command's one line says this)
@@ -349,17 +303,15 @@ def _decided(plan: ReleasePlan, prepared: Prepared, corpus, count: UnitCount, sa
              simulate: bool):
     """The decision at ``count`` (refused where it says noise), then a DP vocabulary's selection and the decision
     re-made on its words; returns (decision, selection or None, the prepared corpus)."""
-    request, reference = plan.request, prepared.reference
+    request = plan.request
     n_words, vocabulary_forecast = planned_words(plan, count)
     for line in vocabulary_forecast.lines() if vocabulary_forecast is not None else ():
         say(line)
     # with a public reference, dp-vem is simulated on it before any refusal (public: it spends nothing), and the
     # decision rests on that simulation, not on the closed form. Before a DP selection the words are not known yet:
     # the reference's own most frequent words at the size the plan forecasts stand in for them.
-    simulation, simulated_on = None, ""
-    if simulate and reference is not None and "dp-vem" in plan.candidates and n_words >= request.n_topics:
-        words = None if corpus is None else corpus.vocabulary
-        simulation, simulated_on = _first_simulation(plan, prepared, words, n_words, count)
+    simulation, simulated_on = _first_simulation(plan, prepared, None if corpus is None else corpus.vocabulary,
+                                                 n_words, count, simulate)
     decision = decide(plan, count, n_words=n_words, simulation=simulation, words=simulated_on)
     for line in decision.lines():
         say(line)
@@ -388,9 +340,13 @@ def _decided(plan: ReleasePlan, prepared: Prepared, corpus, count: UnitCount, sa
     return decision, selection, prepare_corpus(source, words, request, say)
 
 
-def _first_simulation(plan: ReleasePlan, prepared: Prepared, words, n_words: int, count: UnitCount):
+def _first_simulation(plan: ReleasePlan, prepared: Prepared, words, n_words: int, count: UnitCount, simulate: bool):
     """dp-vem simulated on P before the decision, and which words it ran on: the release's ``words`` where they are
-    known (a public list), or, before a DP selection, P's most frequent words at the size the plan forecasts."""
+    known (a public list), or, before a DP selection, P's most frequent words at the size the plan forecasts; (None,
+    "") where it is not simulated (``simulate`` False, no reference, no dp-vem, or fewer words than topics)."""
+    if not (simulate and prepared.reference is not None and "dp-vem" in plan.candidates
+            and n_words >= plan.request.n_topics):
+        return None, ""
     if words is not None:
         words, simulated_on = list(words), "the release's words"
     else:
@@ -449,10 +405,8 @@ def forecast_request(request: ReleaseRequest, prepared: Prepared, count: UnitCou
     request = with_reference_words(request, reference)
     plan = plan_request(request, reference)
     n_words, _ = planned_words(plan, count)
-    simulation, on = None, ""
-    if simulate and reference is not None and "dp-vem" in plan.candidates and n_words >= request.n_topics:
-        words = request.vocabulary.words if request.vocabulary.kind == "public" else None
-        simulation, on = _first_simulation(plan, prepared, words, n_words, count)
+    words = request.vocabulary.words if request.vocabulary.kind == "public" else None
+    simulation, on = _first_simulation(plan, prepared, words, n_words, count, simulate)
     return decide(plan, count, n_words=n_words, simulation=simulation, words=on)
 
 
@@ -533,10 +487,9 @@ def unit_count(plan: ReleasePlan, n: int, ledger: PrivacyLedger) -> tuple[UnitCo
     request = plan.request
     if request.n_units is not None:
         return UnitCount(n, "stated"), None
-    entry = plan.count
-    assert entry is not None  # split_budget gives a count budget when no count is stated
-    sigma = entry.sigma
-    ledger.record([entry])
+    entries = plan.count_entries  # split_budget gives a count budget when no count is stated
+    sigma = entries[0].sigma
+    ledger.record(entries)
     noisy = gaussian_count(n, sigma, np.random.default_rng(_seed(request, 2)))
     return UnitCount(max(1, int(round(noisy))), "DP count", sigma), sigma  # rounding, flooring: post-processing
 

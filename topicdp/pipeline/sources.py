@@ -9,8 +9,10 @@ it (a 64-bit hash per user) before anything is spent, and :func:`group_by_user` 
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import gzip
+import io
 import json
 import os
 from collections import Counter
@@ -21,7 +23,7 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from .._files import scratch_directory, shard_paths
+from .._files import atomic_path, scratch_directory, shard_paths
 from .._names import BOUND_PARAMETERS, Unit
 from .._validation import check_int
 from ..corpus import Corpus, read_source_records, user_hash, user_selected
@@ -371,8 +373,10 @@ def group_by_user(paths: Sequence[str] | str, out_dir: str | os.PathLike, n_shar
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     targets = [out / f"part-{i:05d}.jsonl.gz" for i in range(n_shards)]
-    handles = [gzip.open(t, "wt", encoding="utf-8") for t in targets]
-    try:
+    with contextlib.ExitStack() as stack:  # each shard put in place whole at the end (atomic_path), or not at all
+        handles = [stack.enter_context(io.TextIOWrapper(gzip.GzipFile(
+            t.name, "wb", fileobj=stack.enter_context(open(stack.enter_context(atomic_path(t)), "wb"))),
+            encoding="utf-8")) for t in targets]
         for path in expand_paths([paths] if isinstance(paths, (str, os.PathLike)) else paths):
             if file_format(path) == "jsonl":
                 for line, user in _raw_records(path, user_field):
@@ -380,9 +384,6 @@ def group_by_user(paths: Sequence[str] | str, out_dir: str | os.PathLike, n_shar
                 continue
             for text, user in read_source_records(path, text_field, user_field):
                 handles[user_key(user) % n_shards].write(json.dumps({user_field: user, text_field: text}) + "\n")
-    finally:
-        for h in handles:
-            h.close()
     return targets
 
 
