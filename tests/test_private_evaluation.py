@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from facts import assert_facts
 from topicdp.corpus import Corpus
 from topicdp.datasets import synthetic_lda
 from topicdp.metrics import private as pv
@@ -736,12 +737,13 @@ def test_evaluate_prints_the_targets_the_contrast_and_a_public_yardstick(chatter
     assert CONTRAST_DEFINITION in " ".join(str(module.__doc__).split())  # quoted, not paraphrased
     out = _evaluate(base, "private.jsonl", "--reference", str(base / "reference.jsonl"))
     t = TARGETS["document"]
-    assert f"NPMI at least {t.npmi:g}x and contrast at least {t.contrast:g}x a non-private LDA's" in out
+    assert_facts(out, f"NPMI at least {t.npmi:g}x", f"contrast at least {t.contrast:g}x", "non-private LDA")
     assert f"contrast = {CONTRAST_DEFINITION}: how much more a topic's top words co-occur" in out
     yardstick = next(line for line in out.splitlines() if "yardstick (free: public data" in line)
     assert "held-out 50% of users" in yardstick and re.search(r"NPMI -?\d\.\d{3}, contrast -?\d\.\d{3}", yardstick)
-    assert re.search(rf"mean NPMI -?\d\.\d{{3}} = -?\d+\.\d\dx \[.*\] the yardstick's \(target {t.npmi:g}x\)", out)
-    assert re.search(rf"mean contrast -?\d\.\d{{3}} = -?\d+\.\d\dx \[.*\] the yardstick's \(target {t.contrast:g}x\)", out)
+    for name, target in (("NPMI", t.npmi), ("contrast", t.contrast)):  # the score over the yardstick's, its target
+        line = next(line for line in out.splitlines() if re.search(rf"mean {name} -?\d\.\d{{3}} = -?\d+\.\d\dx \[", line))
+        assert_facts(line, "yardstick", f"(target {target:g}x)", ordered=True)
     assert out.index("private evaluation:") < out.index("how to read these scores:")
 
 
@@ -754,10 +756,11 @@ def test_evaluate_flags_the_topic_of_common_words_from_public_facts(chatter):
     flags = [line for line in out.splitlines() if line.startswith("    topic ")]
     assert len(flags) == len(lists)
     assert [("COMMON WORDS" in line) for line in flags] == [False] * 4 + [True]
-    assert "topic 4: 10 of its 10 top words are among the reference's 100 most common" in flags[4]
+    assert_facts(flags[4], "topic 4", "10 of its 10 top words", "100 most common", ordered=True)
     assert "never the private corpus' frequencies" in out
     without = _evaluate(base, "private.jsonl")
-    assert "common words: cannot be flagged without public data (--reference)" in without
+    assert_facts(next(line for line in without.splitlines() if "cannot be flagged" in line), "common words",
+                 "--reference")
     assert "COMMON WORDS" not in without and "NPMI at least" in without
 
 
