@@ -127,6 +127,7 @@ def test_each_interface_names_its_own_spelling(tmp_path, capsys):
                  "--n-units", "30"]) == 2
     captured = capsys.readouterr()
     assert "--release-anyway" in captured.err and "release_anyway" not in captured.err + captured.out
-    assert cli_words("give a public word list (vocabulary=VocabularyPolicy.public(words)); state it (n_units=N)") == \
-        "give a public word list (--vocabulary FILE); state it (--n-units N)"
+    # each Python spelling in the command line's (one phrase, one parameter), the words around them as they were
+    assert cli_words("give (vocabulary=VocabularyPolicy.public(words)); or") == "give (--vocabulary FILE); or"
+    assert cli_words("state it (n_units=N)") == "state it (--n-units N)"
     assert cli_words("max_docs_per_user must be >= 1 for each_user") == "--max-docs-per-user must be >= 1 for each_user"

@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from facts import assert_facts
 from topicdp.cli import main
 
 # compare releases one corpus once per mechanism and epsilon by design: the repeated-release warning
@@ -159,8 +160,9 @@ def test_the_table_states_refusals_with_their_reason():
              "reason": "the forecast says this release would be noise; forced: precondition failed: the gap"},
             {"road": "dpsvi", "epsilon": 3.0, "status": "not applicable", "reason": "dpsvi protects documents only"}]
     table = format_table(rows, info)
-    assert "| spectral-config-2 | 3 |  | refused: the forecast says this release would be noise; forced: " \
-           "precondition failed: the gap |  |  |" in table
+    refused = next(row for row in _table_rows(table) if row[0] == "spectral-config-2")
+    assert refused[1:3] == ["3", ""] and refused[4:6] == ["", ""]  # its epsilon; no guarantee, no scores
+    assert_facts(refused[3], "refused", "noise", "forced", "precondition failed: the gap", ordered=True)
     assert "| dpsvi | 3 | document level only | not applicable" in table
     assert "no evaluation was made" in table and "nothing was spent on held-out users" in table
 
@@ -317,14 +319,14 @@ def test_the_table_says_how_to_read_its_scores(document_run):
     out, _ = document_run
     table = (out / "table.md").read_text()
     t = TARGETS["document"]
-    assert f"NPMI at least {t.npmi:g}x and contrast at least {t.contrast:g}x a non-private LDA's" in table
+    assert_facts(table, f"NPMI at least {t.npmi:g}x", f"contrast at least {t.contrast:g}x", "non-private LDA")
     assert f"contrast = {CONTRAST_DEFINITION}: how much more" in table
     line = next(line for line in table.splitlines() if "yardstick (free: public data, exact, no budget)" in line)
     assert "K = 3" in line and "held-out 50% of users" in line and re.search(r"NPMI -?\d\.\d{3}, contrast", line)
     assert "public reference's 100 words found in the most documents" in table
     scored = [r for r in _table_rows(table) if r[4]]
     given = [r for r in scored if not r[4].startswith("not given")]
-    ratio = r"(-?\d+\.\d\dx \[|no ratio \(the yardstick's is not positive\))"
+    ratio = r"(-?\d+\.\d\dx \[|no ratio)"  # a ratio with its interval, or none (the yardstick's is not positive)
     assert scored and all(re.match(ratio, r[6]) and re.match(ratio, r[7]) and r[8] for r in given)
     assert all(r[6] == r[7] == "" and r[8] for r in scored if r not in given)  # no ratio of a score not given
 
@@ -348,5 +350,5 @@ def test_the_table_flags_a_release_of_common_words():
     assert cells[8] == "topic 1 (10 of 10)"
     assert "the yardstick LDA's topics: 1, 3, 0 of 10" in table
     bare = format_table([dict(row, common_words=None)], {**info, "scale": None})
-    assert "common words: cannot be flagged without public data (--reference)" in bare
+    assert_facts(next(line for line in bare.splitlines() if "cannot be flagged" in line), "common words", "--reference")
     assert "yardstick: none without a public reference" in bare and "NPMI at least 0.5x" in bare

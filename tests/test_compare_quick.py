@@ -3,10 +3,10 @@ each release's top words, a ranking only where the evaluation can tell the roads
 road to use (or none, and why)."""
 
 import json
-import re
 
 import pytest
 
+from facts import assert_facts
 from topicdp.cli import main
 
 pytestmark = pytest.mark.filterwarnings("ignore::topicdp.RepeatedReleaseWarning")
@@ -149,6 +149,20 @@ def _table(rows, units=("user",)):
     return format_table(rows, info)
 
 
+def _ranking(table):
+    return next(line for line in table.splitlines() if line.startswith("Ranking"))
+
+
+def _assert_recommends(table, road, level, *why):
+    """The table's last line, 'Recommendation: CHOICE: WHY', chooses ``road`` at ``level`` (epsilon 3) and its
+    reasons hold each of ``why``."""
+    last = table.splitlines()[-1]
+    assert last.startswith("Recommendation: "), last
+    choice, _, reason = last.removeprefix("Recommendation: ").partition(": ")
+    assert_facts(choice, road, f"{level} level", "epsilon 3")
+    assert_facts(reason, *why)
+
+
 def test_overlapping_intervals_are_not_ranked():
     """A tiny held-out set's intervals: 0.30 [0.05, 0.55] and 0.20 [0.03, 0.38] overlap, so the table says the
     evaluation cannot rank them, and the recommendation (both meet the targets: their lower ends are 0.5x and 0.3x the
@@ -164,12 +178,12 @@ def test_a_difference_below_the_forecast_error_is_not_ranked():
     """Disjoint intervals (0.50 [0.45, 0.55] and 0.30 [0.25, 0.35]) but a forecast error of 0.25 > 0.20: not
     ranked; with a forecast error of 0.05 the same rows are."""
     rows = [_row("dp-vem", "user", 0.50, (0.45, 0.55), forecast=0.25), _row("laplace", "user", 0.30, (0.25, 0.35))]
-    assert "below the error forecast for the evaluation before it spent (0.250)" in _table(rows)
+    assert_facts(_ranking(_table(rows)), "below the error forecast", "(0.250)")
     rows[0]["evaluation_forecast"]["quantile"] = 0.05
     rows[0]["common_words"] = [10, 3, 7]  # two topics flagged (more than 6 of 10)
     table = _table(rows)
-    assert re.search(r"Ranking by private contrast .*: dp-vem at the user level \(epsilon 3\) > laplace", table)
-    assert table.splitlines()[-1].startswith("Recommendation: dp-vem at the user level (epsilon 3): it meets")
+    assert_facts(_ranking(table), "contrast", "dp-vem", "user level", ">", "laplace", ordered=True)
+    _assert_recommends(table, "dp-vem", "user", "meets")
     assert "2 of its 3 topics flagged as common words" in table.splitlines()[-1]
 
 
@@ -179,14 +193,15 @@ def test_a_cut_only_where_every_row_above_is_told_from_every_row_below():
     pair it tells apart."""
     rows = [_row("dp-vem", "user", 0.50, (0.45, 0.55)), _row("laplace", "user", 0.48, (0.43, 0.53)),
             _row("dp-vem", "document", 0.10, (0.05, 0.15))]
-    assert ("dp-vem at the user level (epsilon 3) = laplace at the user level (epsilon 3) > dp-vem at the document "
-            "level (epsilon 3)") in _table(rows, ("user", "document"))
+    assert_facts(_ranking(_table(rows, ("user", "document"))), "dp-vem", "user", "=", "laplace", "user", ">", "dp-vem",
+                 "document", ordered=True)
     rows[1]["evaluation"].update(mean_contrast=0.40, mean_contrast_interval=[0.30, 0.50])
     rows[2]["evaluation"].update(mean_contrast=0.20, mean_contrast_interval=[0.15, 0.35])
     line = next(line for line in _table(rows, ("user", "document")).splitlines() if line.startswith("Ranking"))
     assert "cannot rank these roads" in line
-    assert line.endswith("It tells apart only these pairs: dp-vem at the user level (epsilon 3) > dp-vem at the "
-                         "document level (epsilon 3).")
+    told = line.split("tells apart", 1)[1]  # the one pair: the user level's dp-vem above the document level's
+    assert_facts(told, "dp-vem", "user", ">", "dp-vem", "document", ordered=True)
+    assert "laplace" not in told and told.count(">") == 1
 
 
 def test_a_contrast_interval_holding_zero_cannot_meet_the_targets():
@@ -247,30 +262,25 @@ def test_refused_intervals_print_no_score_rank_nothing_and_fall_back_on_the_plan
     assert "refused the interval: too few units for the noise" in table
     ranking = next(line for line in table.splitlines() if line.startswith("Ranking"))
     assert "cannot rank" in ranking and ">" not in ranking.split("It tells apart")[0].split(":", 1)[1]
-    last = table.splitlines()[-1]
-    assert last.startswith("Recommendation: dp-vem at the user level (epsilon 3): the plan forecast it readable")
-    assert "can neither confirm nor rank it" in last and "+-0.84" in last
+    _assert_recommends(table, "dp-vem", "user", "plan", "readable", "neither confirm nor rank", "+-0.84")
     rows[0]["forecast"] = "common words"  # the user level's plan did not say readable: the document level's did
-    assert _table(rows, ("user", "document")).splitlines()[-1].startswith(
-        "Recommendation: dp-vem at the document level (epsilon 3): the plan forecast it readable")
+    _assert_recommends(_table(rows, ("user", "document")), "dp-vem", "document", "plan", "readable")
     for r in rows:
         r["forecast"] = "noise"
     assert _table(rows, ("user", "document")).splitlines()[-1].startswith("Recommendation: none")
     # intervals given but too wide for a verdict: the plan's forecast decides; a row whose interval misses never
     wide, missed = _row("dp-vem", "user", 0.05, (-0.5, 0.6)), _row("laplace", "user", 0.001, (0.0, 0.002))
     wide["forecast"] = missed["forecast"] = "readable"
-    last = _table([wide, missed]).splitlines()[-1]
-    assert last.startswith("Recommendation: dp-vem at the user level (epsilon 3): the plan forecast it readable")
-    assert "too wide" in last and "laplace" not in last.split(":", 2)[1]
+    _assert_recommends(_table([wide, missed]), "dp-vem", "user", "plan", "readable", "too wide")
+    assert "laplace" not in _table([wide, missed]).splitlines()[-1].split(":", 2)[1]
     assert _table([missed]).splitlines()[-1].startswith("Recommendation: none")
     # an evaluation not made (refused before it spent) leaves the plan's forecast to decide too
     unmade = _row("dp-vem", "user", 0.0, (0, 0))
     del unmade["evaluation"]
     unmade.update(forecast="readable", evaluation_refused="not made (nothing spent): its interval would be refused: "
                                                           "user level: clipping ... no public fact bounds")
-    last = _table([unmade]).splitlines()[-1]
-    assert last.startswith("Recommendation: dp-vem at the user level (epsilon 3): the plan forecast it readable")
-    assert "not made (nothing spent)" in last and "--evaluation-epsilon" not in last
+    _assert_recommends(_table([unmade]), "dp-vem", "user", "plan", "readable", "not made (nothing spent)")
+    assert "--evaluation-epsilon" not in _table([unmade]).splitlines()[-1]
 
 
 @pytest.mark.parametrize("flags, name", [

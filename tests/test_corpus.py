@@ -176,12 +176,12 @@ def _duck(corpus):
     return SimpleNamespace(X=corpus.X, doc_users=corpus.doc_users, vocabulary=list(corpus.vocabulary))
 
 
-def test_is_corpus_and_split_corpus():
+def test_is_corpus_and_split_corpus(tmp_path):
     from types import SimpleNamespace
 
     from topicdp.audit import as_corpus_data
     from topicdp.corpus import is_corpus, split_corpus
-    from benchmarks.speed.streaming_spectral import stream_from_corpus
+    from topicdp.streaming import StreamingCorpus, write_npz_shard
 
     c = Corpus.from_texts(TEXTS, USERS)
     for obj in (c, _duck(c), as_corpus_data(c)):
@@ -189,7 +189,8 @@ def test_is_corpus_and_split_corpus():
         counts, doc_users, vocabulary = split_corpus(obj)
         assert counts is obj.X and np.array_equal(doc_users, c.doc_users) and vocabulary == c.vocabulary
     not_corpora = (c.X, c.X.toarray(), SimpleNamespace(X=c.X, doc_users=c.doc_users),  # no vocabulary
-                   stream_from_corpus(c))  # a stream holds no X: the streaming estimators check for it
+                   StreamingCorpus.from_npz(write_npz_shard(tmp_path / "c.npz", c.X), vocabulary=c.vocabulary))
+    # (a stream holds no X: the streaming estimators check for it)
     for obj in not_corpora:
         assert not is_corpus(obj) and split_corpus(obj) == (obj, None, None)
 

@@ -108,7 +108,7 @@ def test_the_fitted_attributes_are_the_release(files):
 
 def test_a_corpus_whose_words_came_from_its_own_texts_is_refused(files):
     corpus = topicdp.Corpus.from_jsonl(str(files / "corpus.jsonl"))  # vocabulary built from the private texts
-    with pytest.raises(ValueError, match="vocabulary: this Corpus' words were built from its own private texts"):
+    with pytest.raises(ValueError, match=r"vocabulary: .*own private texts"):
         topicdp.DPVariationalLDA(**OPTIONS, release_anyway=True).fit(corpus)
     with pytest.raises(ValueError, match="vocabulary: a topicdp.Corpus is released on its own columns"):
         topicdp.DPVariationalLDA(**OPTIONS, vocabulary=WORDS).fit(corpus.bound(1))

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from facts import assert_facts
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "examples" / "release_in_a_notebook.ipynb"
 
@@ -58,8 +60,9 @@ def test_the_notebook_runs_headless_and_shows_progress_the_headline_and_the_view
              if "text/html" in o.get("data", {}) and "topicdp-release" in o["data"]["text/html"]]
     assert len(shown) == 1
     page = shown[0]
-    headline = "guarantee: (3, 1e-06)-DP for each user, add-remove neighbours (certified)"
-    assert headline in page and page.index(headline) < page.index("<iframe")
+    at = page.index("guarantee: (3, 1e-06)-DP")  # the headline, up to its tag's end, before the view
+    assert at < page.index("<iframe")
+    assert_facts(page[at:page.index("<", at)], "each user", "add-remove", "(certified)", ordered=True)
     view = html.unescape(re.search(r'srcdoc="([^"]*)"', page).group(1))
     assert view.startswith("<!DOCTYPE html>") and 'id="topicdp-view-data"' in view and 'id="map"' in view
     # the report of the wrapped model says random DP, NOT DP, first

@@ -8,6 +8,7 @@ import re
 import numpy as np
 import pytest
 
+from facts import assert_facts
 from topicdp.private_release import PrivateRelease
 from reports import make_report
 
@@ -39,8 +40,9 @@ def _text(markup: str) -> str:
 def test_release_html_opens_on_the_guarantee_then_embeds_the_view_offline():
     release = _release()
     out = release._repr_html_()
-    headline = "guarantee: (3, 1e-06)-DP for each user, add-remove neighbours (certified)"
-    assert headline in out and out.index(headline) < out.index("<iframe")
+    at = out.index("guarantee: (3, 1e-06)-DP")  # the headline, up to its tag's end, before the view
+    assert at < out.index("<iframe")
+    assert_facts(out[at:out.index("<", at)], "each user", "add-remove", "(certified)", ordered=True)
     page = html.unescape(re.search(r'srcdoc="([^"]*)"', out).group(1))
     assert page.startswith("<!DOCTYPE html>") and 'id="topicdp-view-data"' in page  # topicdp.view's page, whole
     assert "http://" not in out and "https://" not in out and " src=" not in out  # nothing fetched
@@ -77,8 +79,9 @@ def test_report_displays_are_the_summary_headline_first():
         assert html.escape(line) in out
     markdown = report._repr_markdown_()
     assert markdown.startswith("**guarantee: (3, 1e-06)-DP for each user") and "mechanism            test-mechanism" in markdown
-    assert repr(report) == ("<PrivacyReport: (3, 1e-06)-DP for each user, add-remove neighbours (certified); "
-                            "mechanism test-mechanism>")
+    shown = repr(report)
+    assert shown.startswith("<PrivacyReport: (3, 1e-06)-DP") and shown.endswith(">") and "\n" not in shown
+    assert_facts(shown, "each user", "add-remove", "(certified)", "mechanism test-mechanism", ordered=True)
 
 
 def test_release_markdown_shows_the_guarantee_and_top_words():

@@ -15,6 +15,7 @@ from scipy.stats import norm
 from topicdp.rdp import (BudgetExceededError, EventEntry, GaussianEntry, LaplaceEntry, PrivacyLedger,
                          calibrate_gaussian)
 from topicdp.rdp.ledger_file import LedgerFileError, entry_from_json, entry_to_json
+from facts import assert_facts
 
 LABELS = {"unit": "user", "neighbours": "add-remove"}
 
@@ -672,8 +673,9 @@ def test_a_run_no_candidate_could_fit_is_refused_before_reading(tmp_path, monkey
         run.release(_document_request(path, epsilon=2.5), echo=lambda line: None)
     message = str(err.value)
     assert "no room for this run" in message and "Nothing was read or spent" in message
-    assert ("Checked before reading: the unit count and the topics by dp-vem, the cheapest of the mechanisms the plan "
-            "chooses from (dp-vem, gaussian-global, laplace)") in message and "no candidate fits" in message
+    assert_facts(message, "Checked before reading", "unit count", "dp-vem, the cheapest",
+                 "(dp-vem, gaussian-global, laplace)", ordered=True)  # the cheapest path, of the plan's candidates
+    assert "no candidate fits" in message
     assert err.value.requested == pytest.approx(2.1, abs=0.05)  # the cheapest path, not laplace's
     assert len(PrivacyLedger.open(path).file.state().records) == 2  # nothing planned
 
@@ -692,12 +694,13 @@ def test_the_topics_refused_at_their_step_name_the_mechanism_chosen_and_the_figu
     with pytest.raises(ReleaseRefused) as err:
         run.release(_document_request(path, epsilon=3.0, release_anyway=True), echo=lambda line: None)
     message = str(err.value)
-    assert ("has no room for the topics by laplace, the mechanism the plan chose (chosen for this test): by exact "
-            "composition") in message
-    assert "spent 2.528, this run plans 2.956 (what it drew: unit count; and this step), together 5.506" in message
-    assert "by basic composition (the runs' own guarantees added up) 3 + 3 = 6" in message
-    assert "dp-vem and gaussian-global would fit (name it: mechanism='dp-vem', --mechanism dp-vem)" in message
-    assert "only the unit count (epsilon=0.15, delta=5e-08) spent its budget" in message
+    assert_facts(message, "no room for the topics by laplace", "plan chose", "(chosen for this test)",
+                 "exact composition", ordered=True)  # the step, the mechanism and why, the account
+    assert_facts(message, "spent 2.528", "plans 2.956", "unit count", "together 5.506", ordered=True)
+    assert_facts(message, "basic composition", "3 + 3 = 6", ordered=True)
+    assert_facts(message, "dp-vem and gaussian-global would fit", "mechanism='dp-vem'", "--mechanism dp-vem",
+                 ordered=True)  # the candidates that fit, in both spellings
+    assert_facts(message, "only the unit count", "epsilon=0.15", "delta=5e-08", "spent", ordered=True)
     records = PrivacyLedger.open(path).file.state().records
     assert [r["type"] for r in records] == ["planned", "completed", "planned", "completed"]
     assert [e["name"] for e in records[2]["entries"]] == ["unit count"]  # the topics never planned, never drawn

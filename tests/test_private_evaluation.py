@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from facts import assert_facts
 from topicdp.corpus import Corpus
 from topicdp.datasets import synthetic_lda
 from topicdp.metrics import private as pv
@@ -21,23 +22,6 @@ from topicdp.metrics.readability import heldout_npmi, npmi_contrast, top_words_m
 from topicdp.rdp import BudgetExceededError, PrivacyLedger, gaussian_delta
 
 SMALL_LISTS = [["a", "b", "c"], ["c", "d", "e"]]
-
-
-def _select(*names: str) -> tuple:
-    """Names of the private choice among candidates, benchmark code (benchmarks/utility/private_select.py)."""
-    import importlib.util
-    import sys
-    from pathlib import Path
-
-    module = sys.modules.get("private_select")
-    if module is None:
-        spec = importlib.util.spec_from_file_location(
-            "private_select", Path(__file__).resolve().parents[1] / "benchmarks" / "utility" / "private_select.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["private_select"] = module  # its dataclasses look their module up there
-        spec.loader.exec_module(module)
-    return tuple(getattr(module, name) for name in names)
 
 
 def _corpus_of(doc_word_sets, users=None, words=("a", "b", "c", "d", "e")) -> Corpus:
@@ -501,142 +485,6 @@ def test_evaluate_command_at_the_user_level_refuses_before_spending(tmp_path, ge
     assert reads == [] and len(PrivacyLedger.open(path)) == 0 and not (tmp_path / "evaluation.json").exists()
 
 
-# -- a private choice among candidates --------------------------------------------------------------------
-
-
-def _stub_fits(generated, n_random=3):
-    """Candidate releases without a fit: the true topics (K = 5) and lists of random words (K = 5), named 5..40."""
-    corpus, lists = generated
-    rng = np.random.default_rng(0)
-    words = list(corpus.vocabulary)
-    random_lists = [[[str(w) for w in rng.choice(words, 10, replace=False)] for _ in range(5)] for _ in range(n_random)]
-    releases = {5: _release(lists, 0)} | {K: _release(r, 0) for K, r in zip((10, 20, 40), random_lists)}
-    return {K: (lambda r: lambda ledger: r)(rel) for K, rel in releases.items()}
-
-
-def test_private_search_chooses_the_coherent_candidate_and_states_its_total(generated):
-    (private_search,) = _select("private_search")
-
-    corpus, _ = generated
-    ledger = PrivacyLedger()
-    with pytest.warns(UserWarning, match="from \\[10, 20, 40\\]"):
-        result = private_search(_stub_fits(generated), corpus, epsilon=0.5, delta=1e-6, ledger=ledger,
-                                random_state=0, n_boot=10)
-    assert result.chosen == 5 and set(result.scores) == {5, 10, 20, 40}
-    assert len(result.covers) == 4 and len(ledger) == 4
-    assert result.total_epsilon == pytest.approx(ledger.epsilon(result.total_delta, "best", scope="all"))
-    # four Gaussians at (0.5, 1e-6) each compose (exactly, as GDP) to less than their sum at 4e-6
-    assert 0.5 < result.total_epsilon < 2.0 and result.total_delta == pytest.approx(4e-6)
-    assert "chose 5" in result.summary()
-    # the random lists' pairs are never resolved by the noise, so their intervals are refused (undetermined): the
-    # search does not call the choice separated from them
-    assert np.isfinite(result.intervals[5]).all() and result.unresolved == [10, 20, 40]
-
-
-def test_unresolved_candidates_use_the_interval_of_the_difference():
-    """Two independent scores with half-widths 0.02 each: their difference's half-width is 0.02 sqrt(2) = 0.028, so
-    a gap of 0.03 is resolved and a gap of 0.02 is not."""
-    (unresolved_candidates,) = _select("unresolved_candidates")
-
-    scores = {5: 0.27, 10: 0.30, 20: 0.28}
-    intervals = {K: (v - 0.02, v + 0.02) for K, v in scores.items()}
-    assert unresolved_candidates(10, scores, intervals) == [20]
-    assert unresolved_candidates(10, {5: 0.27, 10: 0.30}, intervals) == []
-
-
-def test_private_search_warns_when_the_budget_does_not_resolve_the_choice(generated):
-    """At evaluation epsilon 0.01 (sigma about 50 times that at 0.5) the scores' intervals are wider than the gap
-    between the coherent candidate and random lists: the search warns and lists the unresolved candidates."""
-    (private_search,) = _select("private_search")
-
-    corpus, _ = generated
-    with pytest.warns(UserWarning, match="unreliable at this budget"):
-        result = private_search(_stub_fits(generated), corpus, epsilon=0.01, delta=1e-6, random_state=0, n_boot=10)
-    assert result.unresolved and result.chosen not in result.unresolved
-    assert "NOT RESOLVED" in result.summary()
-
-
-def test_private_search_refuses_before_any_fit(generated):
-    """The planned fits and the planned (worst-case) evaluations are checked before the first fit reads anything."""
-    dp_vem_fits, private_search = _select("dp_vem_fits", "private_search")
-
-    corpus, _ = generated
-    _, planned = dp_vem_fits(corpus, [5, 10], epsilon=1.0, delta=1e-7)
-
-    def never(ledger):
-        raise AssertionError("a fit ran although the search exceeds the budget")
-
-    ledger = PrivacyLedger(budget=(1.2, 1e-6))  # the two fits alone compose to 1.30 at delta 1e-6
-    with pytest.raises(BudgetExceededError):
-        private_search({5: never, 10: never}, corpus, epsilon=0.5, delta=1e-7, planned=planned, ledger=ledger)
-    assert len(ledger) == 0
-
-
-def test_dp_vem_plan_is_what_the_fit_records(generated):
-    (dp_vem_fits,) = _select("dp_vem_fits")
-
-    corpus, _ = generated
-    small = corpus.subset_documents(np.arange(600))
-    fits, planned = dp_vem_fits(small, [3], epsilon=2.0, delta=1e-6, n_iterations=2)
-    ledger = PrivacyLedger()
-    fits[3](ledger)
-    assert list(ledger.records) == planned[3]
-
-
-def test_planned_evaluation_bounds_the_recorded_one(generated):
-    """The entry planned before a release exists (K lists, no word shared) has at least the sensitivity of any
-    evaluation of a K-topic release."""
-    (_planned_evaluation,) = _select("_planned_evaluation")
-
-    corpus, lists = generated
-    planned = _planned_evaluation(5, 1.0, 1e-6, "document", "add-remove", None, None, "plan")
-    ledger = PrivacyLedger()
-    pv.private_coherence(lists, corpus, epsilon=1.0, delta=1e-6, ledger=ledger, random_state=0, n_boot=10)
-    assert ledger.records[0].sensitivity <= planned.sensitivity and ledger.records[0].mu <= planned.mu
-
-
-def test_repeat_and_select_is_accounted_by_dp_accounting(generated):
-    """Papernot & Steinke's event recorded before the runs; the ledger's total is at most dp-accounting's own RDP
-    accountant's (the ledger converts the same RDP curve, on a denser order grid, by the improved conversion)."""
-    from dp_accounting import dp_event
-    from dp_accounting.rdp import RdpAccountant
-
-    (repeat_and_select,) = _select("repeat_and_select")
-
-    corpus, _ = generated
-    fits = _stub_fits(generated)
-    sigma, D, _ = pv.calibrate(pv.coherence_design(generated[1]), 0.5, 1e-6, "document", "add-remove")
-    run_mu = 1.05 * D / sigma  # the stub fits spend nothing; the evaluation of the widest design is D / sigma
-    ledger = PrivacyLedger()
-    result = repeat_and_select(fits, corpus, epsilon=0.5, delta=1e-6, run_mu=run_mu, mean_runs=4, ledger=ledger,
-                               random_state=3, n_boot=10)
-    assert result.mode == "repeat" and len(ledger) == 1 and list(result.scores) == [result.chosen]
-    acc = RdpAccountant()
-    acc.compose(dp_event.RepeatAndSelectDpEvent(dp_event.GaussianDpEvent(1.0 / run_mu), 4.0, 1.0))
-    theirs = acc.get_epsilon(1e-6)
-    assert result.total_epsilon <= theirs * (1 + 1e-9)
-    assert result.total_epsilon >= 0.9 * theirs
-    with pytest.raises(ValueError, match="run_mu"):
-        repeat_and_select(fits, corpus, epsilon=0.5, delta=1e-6, run_mu=0.5 * D / sigma, mean_runs=2,
-                          random_state=0, n_boot=10)
-
-
-def test_repeat_and_select_publishes_the_chosen_run_only(generated):
-    """Papernot & Steinke's bound covers the best run alone: the result (and its printed summary) carries the chosen
-    candidate's score and release, not the other runs' scores, their candidates or their number."""
-    (repeat_and_select,) = _select("repeat_and_select")
-
-    corpus, _ = generated
-    fits = _stub_fits(generated)
-    sigma, D, _ = pv.calibrate(pv.coherence_design(generated[1]), 0.5, 1e-6, "document", "add-remove")
-    result = repeat_and_select(fits, corpus, epsilon=0.5, delta=1e-6, run_mu=1.05 * D / sigma, mean_runs=12,
-                               random_state=1, n_boot=10)
-    assert list(result.scores) == [result.chosen] and result.runs == [] and result.intervals == {}
-    assert result.release is fits[result.chosen](None)
-    scored = [line for line in result.summary().splitlines()[1:] if line.strip()]
-    assert scored == [f"  {result.chosen}: {result.scores[result.chosen]:+.4f}"]
-
-
 def test_evaluate_command_charges_a_persisted_ledger_before_reading(tmp_path, generated, capsys, monkeypatch):
     """--ledger FILE: the evaluation is checked against the dataset's persisted ledger before the corpus is read and
     written to it (one entry, composed with the file's); one that would exceed the budget is refused with the corpus
@@ -736,12 +584,13 @@ def test_evaluate_prints_the_targets_the_contrast_and_a_public_yardstick(chatter
     assert CONTRAST_DEFINITION in " ".join(str(module.__doc__).split())  # quoted, not paraphrased
     out = _evaluate(base, "private.jsonl", "--reference", str(base / "reference.jsonl"))
     t = TARGETS["document"]
-    assert f"NPMI at least {t.npmi:g}x and contrast at least {t.contrast:g}x a non-private LDA's" in out
+    assert_facts(out, f"NPMI at least {t.npmi:g}x", f"contrast at least {t.contrast:g}x", "non-private LDA")
     assert f"contrast = {CONTRAST_DEFINITION}: how much more a topic's top words co-occur" in out
     yardstick = next(line for line in out.splitlines() if "yardstick (free: public data" in line)
     assert "held-out 50% of users" in yardstick and re.search(r"NPMI -?\d\.\d{3}, contrast -?\d\.\d{3}", yardstick)
-    assert re.search(rf"mean NPMI -?\d\.\d{{3}} = -?\d+\.\d\dx \[.*\] the yardstick's \(target {t.npmi:g}x\)", out)
-    assert re.search(rf"mean contrast -?\d\.\d{{3}} = -?\d+\.\d\dx \[.*\] the yardstick's \(target {t.contrast:g}x\)", out)
+    for name, target in (("NPMI", t.npmi), ("contrast", t.contrast)):  # the score over the yardstick's, its target
+        line = next(line for line in out.splitlines() if re.search(rf"mean {name} -?\d\.\d{{3}} = -?\d+\.\d\dx \[", line))
+        assert_facts(line, "yardstick", f"(target {target:g}x)", ordered=True)
     assert out.index("private evaluation:") < out.index("how to read these scores:")
 
 
@@ -754,10 +603,11 @@ def test_evaluate_flags_the_topic_of_common_words_from_public_facts(chatter):
     flags = [line for line in out.splitlines() if line.startswith("    topic ")]
     assert len(flags) == len(lists)
     assert [("COMMON WORDS" in line) for line in flags] == [False] * 4 + [True]
-    assert "topic 4: 10 of its 10 top words are among the reference's 100 most common" in flags[4]
+    assert_facts(flags[4], "topic 4", "10 of its 10 top words", "100 most common", ordered=True)
     assert "never the private corpus' frequencies" in out
     without = _evaluate(base, "private.jsonl")
-    assert "common words: cannot be flagged without public data (--reference)" in without
+    assert_facts(next(line for line in without.splitlines() if "cannot be flagged" in line), "common words",
+                 "--reference")
     assert "COMMON WORDS" not in without and "NPMI at least" in without
 
 

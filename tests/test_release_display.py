@@ -37,7 +37,8 @@ def test_top_words_is_a_list_of_tuples_with_one_line_per_topic():
 def test_top_words_str_aligns_two_digit_topic_numbers():
     top = TopWords([[(f"w{k}", 1.0)] for k in range(11)])
     lines = str(top).splitlines()
-    assert len(lines) == 11 and lines[0] == "topic  0: w0" and lines[10] == "topic 10: w10"
+    assert len(lines) == 11 and len({line.index(":") for line in lines}) == 1  # aligned: the colons in one column
+    assert [line.split() for line in (lines[0], lines[10])] == [["topic", "0:", "w0"], ["topic", "10:", "w10"]]
     assert str(TopWords()) == ""
 
 
@@ -49,8 +50,9 @@ def test_str_shows_size_guarantee_and_eight_words_per_topic():
     guarantee = next(line for line in lines if "guarantee" in line)  # the key facts of the guarantee, in one line
     assert all(fact in guarantee for fact in ("(3, 1e-06)-DP", "user", "add-remove", "test-mechanism"))
     assert "vocabulary: public: a public word list" in text
-    assert "  topic 0: goal match bake oven vote poll stock bond" in lines
-    assert "  topic 1: bake oven vote poll match stock bond goal" in lines  # ties: by word index
+    topics = {line.split(":")[0].strip(): line.split(":")[1].split() for line in lines if line.startswith("  topic ")}
+    assert topics == {"topic 0": "goal match bake oven vote poll stock bond".split(),
+                      "topic 1": "bake oven vote poll match stock bond goal".split()}  # ties: by word index
     assert "PLANTED-DIAGNOSTIC" not in text and "PLANTED-DIAGNOSTIC" not in repr(release)
 
 

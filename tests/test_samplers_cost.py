@@ -15,6 +15,7 @@ from scipy.stats import binom
 
 from topicdp import CallableModel, GensimLDA, TopicDP
 from topicdp.corpus import Corpus
+from facts import assert_facts
 from topicdp.samplers import (PRIVATE_ORACLE, PrivateResample, PublicReference, SensitivitySampling, sample_sensitivity,
                               sample_size)
 from topicdp.samplers.pairs import OnDisk, PairBuilder, shared
@@ -263,7 +264,8 @@ def test_topicdp_refuses_a_run_over_budget_before_sampling(lee_corpus):
     assert len(calls) == 2 + 2 + 8
     assert r.report.guarantee == "random-DP" and r.report.details["sensitivity_sample"]["h"] == 4
     assert r.report.published["noisy"].startswith("random-DP:")  # the field says it too, never plain "DP"
-    assert "marginal over the sensitivity sample and the neighbouring pair drawn from P" in r.report.sensitivity_method
+    assert_facts(r.report.sensitivity_method, "marginal", "sensitivity sample", "neighbouring pair", "from P",
+                 ordered=True)
     assert any(n.startswith("Exchangeable sizing") for n in r.report.notes)
     n_calls = len(calls)
     with pytest.raises(ValueError, match="sizing"):  # checked when the sampling is made, before any fit

@@ -23,6 +23,7 @@ from topicdp.pipeline import CorpusSource, ReleaseRequest, VocabularyPolicy, rea
 from topicdp.tables import FieldError, missing_field_message, nearest_field
 
 from corpora import three_block_texts
+from facts import assert_facts
 QUERY = "SELECT author, body, date FROM posts ORDER BY id"
 
 
@@ -292,8 +293,8 @@ def test_the_nearest_field_is_suggested():
     assert nearest_field("text", "text_field", ["body", "author"], taken=["body"]) is None
     error = missing_field_message("posts.parquet", "user", "user_field", fields)
     assert isinstance(error, FieldError) and error.fields == fields and error.suggestion == "author"
-    assert str(error) == ("posts.parquet: missing field 'user' (user_field); the source's fields: author, body, date, "
-                          "id; did you mean 'author'?")
+    assert_facts(str(error), "posts.parquet", "'user'", "(user_field)", "author, body, date, id", "'author'",
+                 ordered=True)  # the source, the field and its parameter, every field, the nearest
 
 
 @pytest.mark.parametrize("kind", ["jsonl", "parquet", "csv", "pandas", "sqlite"])
@@ -366,8 +367,9 @@ def test_a_value_of_the_wrong_type_names_the_row_and_the_field(tmp_path):
     pd = _pandas()
     frame = pd.DataFrame({"user": ["a", None, "c"], "text": ["x", "y", "z"]})
     # a missing value is None, or NaN in a pandas string column
-    with pytest.raises(TypeError, match=r"pandas DataFrame: row 2: .*'user' \(user_field\).* got (NoneType|nan)"):
+    with pytest.raises(TypeError, match=r"row 2: .*'user' \(user_field\).* got (NoneType|nan)") as caught:
         list(read_source_records(frame))
+    assert "pandas DataFrame" in str(caught.value)
     frame = pd.DataFrame({"user": ["a", "b"], "text": ["x", 3]})
     with pytest.raises(TypeError, match=r"row 2: field 'text' \(text_field\) must be a string, got int"):
         list(read_source_records(frame))

@@ -12,6 +12,7 @@ from topicdp.rdp import PrivacyLedger
 from topicdp import Corpus
 from topicdp.spectral import PreconditionError, DPSpectralMoments, recommend_configuration
 from topicdp.spectral.accounting import DEFAULT_SPLITS
+from facts import raises_facts
 
 # one generated corpus is released by every configuration and accounting: the repeated-release warning
 # is expected here (elsewhere it is an error, pyproject.toml)
@@ -104,7 +105,7 @@ def test_defaults_are_the_librarys_and_the_positional_order_is_kept(small):
     # at the default user level, a matrix without owners is refused with a message naming both ways out
     with pytest.raises(ValueError, match="unit='user' \\(the default\\).*users=.*unit='document'"):
         DPSpectralMoments(3).fit(small.X)
-    with pytest.raises(ValueError, match="epsilon must be a real number in \\(0, inf\\), got None; .*SpectralLDA"):
+    with raises_facts(ValueError, "epsilon", "(0, inf)", "got None", "SpectralLDA", ordered=True):
         DPSpectralMoments(3, epsilon=None, unit="document").fit(small.X)
 
 

@@ -1,4 +1,7 @@
-"""Streaming corpora (topicdp.streaming) and the spectral fit in passes (benchmarks/speed/streaming_spectral.py)."""
+"""Streaming corpora (topicdp.streaming): tokenisation in chunks and the count formats.
+
+The spectral fit in passes over them is benchmark code, tested beside it (benchmarks/speed/test_streaming_spectral.py).
+"""
 
 import gzip
 import json
@@ -8,14 +11,7 @@ import pytest
 import scipy.sparse as sp
 
 from topicdp.corpus import Corpus
-from topicdp.datasets import synthetic_lda
-from topicdp.spectral.estimator import SpectralLDA
-from topicdp.spectral.moments import M2Operator, prepare_corpus, whitened_m3
-from benchmarks.speed.streaming_spectral import (StreamingM2Operator, StreamingSpectralLDA, stream_from_corpus,
-                                                streaming_whitened_m3)
-from topicdp.spectral.tensor import multilinear
 from topicdp.streaming import StreamingCorpus, write_npz_shard
-from spectral_reference import explicit_moments
 
 
 @pytest.fixture(scope="module")
@@ -123,71 +119,3 @@ def test_npz_shards_round_trip_and_validation(tmp_path, lee_texts):
         list(StreamingCorpus.from_npz(bad, vocabulary=["a", "b", "c"]))
     with pytest.raises(ValueError, match="has 3 features, but the 2-word vocabulary is expecting 2"):
         list(StreamingCorpus.from_npz(bad, vocabulary=["a", "b"]))
-
-
-# -- spectral moments in passes ---------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def lda_data():
-    X = synthetic_lda(2500, 250, 5, alpha0=1.0, mean_length=30, random_state=3).X.tolil()
-    X[:4] = 0  # empty documents (dropped by the readers, left out as short by prepare_corpus)
-    X[4:6, :] = 0  # and documents with fewer than 3 tokens
-    X[4, 7] = 2
-    X[5, 9] = 1
-    return X.tocsr()
-
-
-@pytest.fixture
-def npz_stream(tmp_path, lda_data):
-    paths = [write_npz_shard(tmp_path / f"s{i}.npz", lda_data[a:a + 600]) for i, a in enumerate(range(0, 2500, 600))]
-    return StreamingCorpus.from_npz(paths, vocabulary=[f"w{i}" for i in range(250)], chunk_size=128)
-
-
-def test_streaming_m2_products_and_tensor_equal_in_memory(npz_stream, lda_data):
-    corpus = prepare_corpus(lda_data)
-    op, sop = M2Operator(corpus, 0.8), StreamingM2Operator(npz_stream, 0.8)
-    rng = np.random.default_rng(0)
-    for _ in range(2):  # the first product (with the corpus statistics) and a later one
-        Q = rng.standard_normal((250, 7))
-        np.testing.assert_allclose(sop.matmat(Q), op.matmat(Q), rtol=1e-11, atol=1e-15)
-    assert sop.stats.n_docs == corpus.n_docs and sop.n_passes == 2
-    W = rng.standard_normal((250, 5))
-    np.testing.assert_allclose(streaming_whitened_m3(sop, W), whitened_m3(corpus, 0.8, W), rtol=1e-10, atol=1e-14)
-
-
-def test_streaming_tensor_equals_explicit_moments():
-    """An independent check: the tensor pass against M3_hat of Eqs. 2-9 built by loops (tiny data)."""
-    X = sp.csr_matrix(np.random.default_rng(1).poisson(1.2, size=(9, 5)))
-    stream = stream_from_corpus(X, chunk_size=2, n_shards=3)
-    op = StreamingM2Operator(stream, 1.5)
-    M1, M2, M3 = explicit_moments(X, 1.5)
-    np.testing.assert_allclose(op.matmat(np.eye(5)), M2, atol=1e-13)
-    W = np.random.default_rng(2).standard_normal((5, 3))
-    np.testing.assert_allclose(streaming_whitened_m3(op, W), multilinear(M3, W), atol=1e-13)
-
-
-@pytest.mark.filterwarnings("ignore:eigenpairs of M2_hat did not converge")
-@pytest.mark.parametrize("max_iter", [300, 5])  # to convergence, and a fixed 5-pass randomized range finder
-def test_streaming_fit_equals_spectral_lda(npz_stream, lda_data, max_iter):
-    ref = SpectralLDA(5, 1.0, random_state=7, max_iter=max_iter).fit(lda_data)
-    fit = StreamingSpectralLDA(5, 1.0, random_state=7, max_iter=max_iter).fit(npz_stream)
-    for name in ("topic_word_", "alpha_", "eigenvalues_", "whitened_tensor_", "tensor_eigenvalues_"):
-        np.testing.assert_allclose(getattr(fit, name), getattr(ref, name), rtol=1e-8, atol=1e-12, err_msg=name)
-    assert (fit.n_documents_, fit.n_short_documents_) == (ref.n_documents_, ref.n_short_documents_) == (2494, 6)
-    if max_iter == 5:  # a fixed budget: 5 products with M2_hat + 1 tensor pass, stopped before tol
-        assert fit.n_passes_ == 6 and not fit.eigen_converged_
-    else:
-        assert fit.eigen_converged_ and fit.n_passes_ < 60
-    assert npz_stream.n_docs == 2496  # non-empty documents, recorded by the first pass
-
-
-def test_streaming_fit_from_corpus_and_errors(lee_corpus):
-    ref = SpectralLDA(4, 2.0, random_state=0).fit(lee_corpus.X)
-    fit = StreamingSpectralLDA(4, 2.0, random_state=0).fit(lee_corpus)
-    np.testing.assert_allclose(fit.topic_word_, ref.topic_word_, rtol=1e-8, atol=1e-12)
-    short = stream_from_corpus(sp.csr_matrix(np.eye(6, dtype=int)))
-    with pytest.raises(ValueError, match="fewer than 3 tokens"):
-        StreamingSpectralLDA(2, 1.0).fit(short)
-    with pytest.raises(TypeError, match="StreamingCorpus"):
-        StreamingSpectralLDA(2, 1.0).fit([[1, 2]])

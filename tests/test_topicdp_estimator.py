@@ -13,6 +13,7 @@ from sklearn.base import clone
 from topicdp import CallableModel, Corpus, GensimLDA, PrivacyLedger, SklearnNMF, TopicDP
 from topicdp.datasets import synthetic_lda
 from topicdp.samplers import PRIVATE_ORACLE, SensitivitySampling, sample_sensitivity
+from facts import raises_facts
 
 
 # -- tiny corpora ---------------------------------------------------------------------------------------------
@@ -56,7 +57,7 @@ def test_spec_params_are_stored_as_given_and_resolved_when_used():
     batch = model.set_params(init=np.ones((4, 5)))
     assert batch is model and model.params["learning"] == "batch" and model.params["document_start"] == "constant"
     bad = GensimLDA(4, learning="sometimes")  # stored: scikit-learn's constructors do not validate
-    with pytest.raises(ValueError, match="learning must be one of 'batch', 'online' or None, got 'sometimes'"):
+    with raises_facts(ValueError, "learning", "'batch'", "'online'", "None", "got 'sometimes'", ordered=True):
         bad.describe()
     with pytest.raises(ValueError, match=r"n_topics must be an int in the range \[1, inf\), got 0"):
         SklearnNMF(0).fit(np.ones((3, 4)))
@@ -119,7 +120,7 @@ def test_topicdp_sampling_is_required_on_the_sampled_road_and_refused_elsewhere(
 
 def test_topicdp_refuses_a_model_that_is_not_a_spec(corpora):
     private, _ = corpora
-    with pytest.raises(TypeError, match="model must be one of: a scikit-learn LatentDirichletAllocation or NMF"):
+    with raises_facts(TypeError, "model", "LatentDirichletAllocation", "NMF", ordered=True):
         TopicDP(lambda c: None, epsilon=1.0, sensitivity="global").fit(private)
 
 

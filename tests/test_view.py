@@ -17,6 +17,7 @@ from scipy.spatial.distance import jensenshannon, pdist, squareform
 
 from topicdp.private_release import PrivateRelease
 from reports import make_report
+from facts import assert_facts
 from topicdp.report import RANDOM_DP_CAVEAT, total
 from topicdp.view import (DEFAULT_LAMBDA, EQUAL_SIZES, MAP_MARGIN, MAP_SIZE, MAX_OVERLAP, circle_layout, classical_mds,
                           js_distances, lens_area, relevance, release_html, topic_sizes, view_data)
@@ -153,14 +154,16 @@ def test_header_opens_on_the_reports_headline_without_its_padding():
     release = _release(composition_total=[total("rdp", 1.7, 1e-6), total("basic", 2.0, 1e-6)])
     assert release.report.headline().startswith("guarantee   ")
     page = release_html(release)
-    assert _headline(page) == ("guarantee (1.7, 1e-06)-DP for each user, add-remove neighbours "
-                               "(certified; requested epsilon 2)")
+    assert_facts(_headline(page), "guarantee", "(1.7, 1e-06)-DP", "each user", "add-remove",
+                 "(certified; requested epsilon 2)", ordered=True)
     assert _headline(page) == " ".join(release.report.headline().split())
     first = page.index('<div class="line"')
     assert page.index("<header>") < first < page.index('<div class="kv">')  # the first line under the title
     text = "".join(_Page(page).text)
     assert "certified epsilon" not in text and "requested epsilon 2" in text
-    assert _headline(release_html(_release())) == "guarantee (2, 1e-06)-DP for each user, add-remove neighbours (certified)"
+    plain = _headline(release_html(_release()))  # at the request: nothing else to say
+    assert_facts(plain, "guarantee", "(2, 1e-06)-DP", "(certified)", ordered=True)
+    assert "requested" not in plain
 
 
 def test_released_dirichlet_parameters_size_the_topics():

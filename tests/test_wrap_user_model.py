@@ -14,6 +14,7 @@ from topicdp import Corpus, PrivacyLedger, SklearnLDA, SklearnNMF, TopicDP
 from topicdp.adapters.wrap import wrap_model
 from topicdp.datasets import synthetic_lda
 from topicdp.samplers import PRIVATE_ORACLE, SensitivitySampling
+from facts import assert_each, assert_facts, raises_facts
 
 
 @pytest.fixture(scope="module")
@@ -49,17 +50,15 @@ def test_a_fitted_sklearn_lda_becomes_the_stable_adapter_and_every_change_is_lis
     assert dp.model_.stability()[0] is True  # the stable form: no stability warning
     median_user = _median_user_norm(reference)
     assert params["max_user_norm"] == median_user
-    assert dp.model_changes_ == ["start: the model as given (random_state 0) fitted on P, instead of random draws",
-                                 "max_iter 10 -> 3",
-                                 "document start: random draws in row order -> constant",
-                                 f"user weight: word counts -> a norm of at most {median_user:,.1f} a user (P's median "
-                                 "user), and in each topic at most that norm times K times the topic's share, so "
-                                 "that no user pulls the topics more than another"]
+    assert_each(dp.model_changes_, [("start", "random_state 0", "fitted on P"),  # each setting: from -> to
+                                    "max_iter 10 -> 3",
+                                    ("document start", "-> constant"),
+                                    ("user weight", f"at most {median_user:,.1f}", "median", "each topic")])
     notes = "\n".join(release.report.notes)
     logged = "\n".join(r.getMessage() for r in caplog.records)
     for change in dp.model_changes_:
         assert change in notes and change in logged
-    assert "sklearn.decomposition.LatentDirichletAllocation became SklearnLDA" in notes
+    assert_facts(notes, "sklearn.decomposition.LatentDirichletAllocation", "SklearnLDA", ordered=True)
     assert "NOT expected to be a stable" not in notes
     assert release.report.details["model"]["changes"] == dp.model_changes_
     assert release.report.guarantee == "random-DP"  # random DP, never stated as DP
@@ -126,11 +125,9 @@ def test_online_learning_and_a_perplexity_stop_are_changed_and_said(corpora):
     mine = LatentDirichletAllocation(n_components=3, learning_method="online", max_iter=2, evaluate_every=2,
                                      n_jobs=2)
     wrapped = wrap_model(mine, reference=reference)
-    assert wrapped.changes[:-1] == ("random_state None -> 0 (f must be deterministic)",
-                                    "n_jobs 2 -> 1 (TopicDP's n_jobs runs neighbour pairs in parallel)",
-                                    "start: the model as given (random_state 0) fitted on P, instead of random draws",
-                                    "learning_method online -> batch", "evaluate_every 2 -> -1 (no perplexity stop)",
-                                    "document start: random draws in row order -> constant")
+    assert_each(wrapped.changes[:-1], ["random_state None -> 0", "n_jobs 2 -> 1", ("start", "fitted on P"),
+                                       "learning_method online -> batch", "evaluate_every 2 -> -1",
+                                       ("document start", "-> constant")])
     assert wrapped.changes[-1].startswith("user weight: word counts -> a norm of at most ")
     assert wrapped.spec.params["max_iter"] == 2  # fewer iterations than the stable form's 3 are kept
     assert "n_jobs" not in wrapped.spec.get_params()
@@ -311,8 +308,7 @@ def test_a_tomotopy_lda_is_read_from_its_constructor_arguments_not_its_training(
     assert isinstance(spec, TomotopyLDA) and spec.get_params() == {
         "n_topics": 3, "random_state": 5, "alpha": 0.2, "eta": 0.05, "tw": "idf", "rm_top": 1, "min_cf": 2,
         "min_df": 0, "optim_interval": 10, "burn_in": 0, "iterations": 200, "workers": 1}
-    assert wrapped[1].changes == ("iterations: not held by the model (train() takes them) -> 200, TomotopyLDA's "
-                                  "default (pass TomotopyLDA(..., iterations=N) to choose)",)
+    assert_each(wrapped[1].changes, [("iterations", "-> 200", "TomotopyLDA(..., iterations=N)")])
     assert "no known stable form" in wrapped[1].notes[-1]  # Gibbs sampling: kept as given even with P
     W = spec.fit_topic_word(private)
     assert W.shape == (3, 30) and np.allclose(W.sum(axis=1), 1)
@@ -358,7 +354,7 @@ def test_a_gensim_hdp_and_lsi_are_read_back_from_their_attributes(corpora):
     assert isinstance(spec, GensimHDP) and spec.n_topics == 6 and spec.random_state == 0
     assert {k: spec.get_params()[k] for k in ("T", "K", "kappa", "tau", "eta")} == {
         "T": 6, "K": 4, "kappa": 0.8, "tau": 32.0, "eta": 0.02}  # gensim stores tau + 1: read back as given
-    assert wrapped[1].changes[0] == "random_state: gensim stores a RandomState, whose seed cannot be recovered -> 0"
+    assert_facts(wrapped[1].changes[0], "random_state", "seed cannot be recovered", "-> 0", ordered=True)
     assert wrapped[1].changes[1].startswith("n_topics: HdpModel has no number of topics to release")
     assert spec.fit_topic_word(private).shape == (6, 30)
     lsi = [gensim.models.LsiModel(corpus, num_topics=3, id2word=dictionary, power_iters=3, random_seed=seed)
@@ -382,7 +378,7 @@ def test_a_gensim_lsi_releases_and_an_hdp_time_limit_is_refused(corpora):
     release = dp.fit(private, ledger=PrivacyLedger()).release_
     assert release.topic_word.shape == (3, 30) and release.report.guarantee == "random-DP"
     assert "gensim.models.lsimodel.LsiModel became GensimLSI" in "\n".join(release.report.notes)
-    with pytest.raises(ValueError, match=r"max_time cannot be carried over: got 60.*HdpModel\(max_time=None\)"):
+    with raises_facts(ValueError, "max_time", "got 60", "HdpModel(max_time=None)", ordered=True):
         wrap_model(gensim.models.HdpModel(None, id2word=dictionary, max_time=60))
 
 

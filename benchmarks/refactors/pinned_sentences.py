@@ -10,6 +10,10 @@ brackets, regex and format characters; at least 14 characters) among the string 
 ``topicdp/**/*.py``; a literal found nowhere is grouped under ``(not found)`` (built from pieces, or a test's own
 text). The module holding the most of its runs (in characters) is named; ties are all named.
 
+A pin whose test's subject is the exact wording (a published sentence, a string function's output) is marked
+deliberate by a comment ``# deliberate pin: REASON`` on its line or the line above; it is listed apart with its
+reason and not counted.
+
 Run::
 
     python benchmarks/refactors/pinned_sentences.py [--root DIR] [--min-chars 60]
@@ -126,6 +130,18 @@ def pins(path: Path, min_chars: int):
     return sorted(longest.values())
 
 
+DELIBERATE = re.compile(r"#\s*deliberate pin:\s*(.*)")
+
+
+def deliberate(lines: list[str], line: int) -> str | None:
+    """The reason of a ``# deliberate pin: REASON`` comment on line ``line`` (1-based) or the line above, if any."""
+    for text in (lines[line - 1], lines[line - 2] if line > 1 else ""):
+        found = DELIBERATE.search(text)
+        if found:
+            return found.group(1).strip()
+    return None
+
+
 def _plain_runs(text: str) -> list[str]:
     runs = re.split(r"\{\}|\\.|[\d^$*+?()\[\]|{}=<>\"'\n]|\.\*", text)
     return sorted((r.strip(" .,:;-") for r in runs if len(r.strip(" .,:;-")) >= 14), key=len, reverse=True)
@@ -164,17 +180,29 @@ def main(argv=None) -> int:
     sources = {p.relative_to(root).as_posix(): _strings(p.read_text(encoding="utf-8"))
                for p in sorted((root / "topicdp").rglob("*.py"))}
     groups: dict[str, list[str]] = defaultdict(list)
+    kept: list[str] = []
     n = 0
     for test in sorted((root / "tests").rglob("*.py")):
+        lines = test.read_text(encoding="utf-8").splitlines()
         for line, text, kind in pins(test, args.min_chars):
-            n += 1
             short = text if len(text) <= 90 else text[:87] + "..."
-            groups[writer(text, sources)].append(f"{test.relative_to(root).as_posix()}:{line}  [{kind}] {short!r}")
+            hit = f"{test.relative_to(root).as_posix()}:{line}  [{kind}] {short!r}"
+            reason = deliberate(lines, line)
+            if reason is not None:
+                kept.append(f"{hit}\n        because: {reason}")
+                continue
+            n += 1
+            groups[writer(text, sources)].append(hit)
     print(f"{n} pinned sentences (literals over {args.min_chars} characters in assertions or match=, and whole "
-          f"lines of output compared with a literal) in {len(groups)} groups by the writing module")
+          f"lines of output compared with a literal) in {len(groups)} groups by the writing module"
+          + (f"; {len(kept)} deliberate pins apart" if kept else ""))
     for module in sorted(groups, key=lambda m: (m == "(not found)", m)):
         print(f"\n{module}: {len(groups[module])}")
         for hit in groups[module]:
+            print(f"    {hit}")
+    if kept:
+        print(f"\ndeliberate pins (the test's subject is the wording): {len(kept)}")
+        for hit in kept:
             print(f"    {hit}")
     return 0
 

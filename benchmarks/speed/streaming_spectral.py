@@ -8,8 +8,8 @@ in two parts); passes 2..m are the eigen-solver's products (block subspace itera
 with Rayleigh-Ritz: Halko, Martinsson & Tropp 2011, Algs. 4.4 and 5.3); one more pass accumulates
 :func:`topicdp.spectral.moments.whitened_m3`'s document sums. Memory is one chunk plus O(d k); with the same
 ``random_state`` the fit draws the same numbers as ``SpectralLDA`` and agrees up to floating-point reassociation.
-Non-private; kept beside ``bench_streaming.py`` (its peak-memory measurement) and used by the streaming and Dask
-tests, the library's spectral releases being in memory.
+Non-private; kept beside ``bench_streaming.py`` (its peak-memory measurement) and tested beside it
+(``test_streaming_spectral.py``), the library's spectral releases being in memory.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A private choice of one discrete setting (benchmark code, not part of the package: the benchmark
+"""A private choice of one discrete setting (benchmark code, not part of the package, tested beside it: the benchmark
 :mod:`private_choice_of_k` runs it; a user-facing choice of K would go through :func:`topicdp.pipeline.prepare`) (the number of topics K, the passes, the mechanism) among candidates.
 
 Reading the exact coherence of candidate releases to pick K is a release nobody accounts for. Here every step that
