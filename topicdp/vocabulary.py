@@ -383,6 +383,8 @@ def select_vocabulary_from_counts(
 
     with timed(f"DP vocabulary selection ({method}): each {unit}'s top {k} words, then the noisy threshold"):
         data = counts() if callable(counts) else counts
+        if rounds and isinstance(data, Counter):
+            raise ValueError("method='two-round' needs the units' word sets (unit_word_sets), not their counts")
         sizes = (len(words) for words in data.values()) if rounds else (size for _, size in data)
         if any(size > k for size in sizes):
             raise ValueError(f"counts hold word sets of more than max_words_per_unit={k} words")
