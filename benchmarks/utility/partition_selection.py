@@ -56,16 +56,18 @@ def ranked_words(cache: Path) -> list[tuple[str, ...]]:
         with open(cache, "rb") as fh:
             return pickle.load(fh)
     analyze = make_vectorizer(stop_words="english", min_token_length=3).build_analyzer()
-    counts: dict = {}
+    ranked: dict = {}
     texts: dict = {}
-    for path in (nearest(BLOGS), nearest(BLOGS_MORE)):
+    for path in (nearest(BLOGS), nearest(BLOGS_MORE)):  # disjoint bloggers: one file's counts at a time
+        counts: dict = {}
         for text, user in read_jsonl_records(path):
             counts.setdefault(user, Counter()).update(analyze(text))
             if len(texts) < 3 or user in texts:
                 texts.setdefault(user, []).append(text)
-    order = sorted(counts, key=lambda u: user_hash(u, SALT))
-    ranked = {u: tuple(w for w, _ in sorted(c.items(), key=lambda wc: (-wc[1], wc[0]))[:MAX_CAP])
-              for u, c in counts.items()}
+        ranked.update((u, tuple(w for w, _ in sorted(c.items(), key=lambda wc: (-wc[1], wc[0]))[:MAX_CAP]))
+                      for u, c in counts.items())
+        del counts
+    order = sorted(ranked, key=lambda u: user_hash(u, SALT))
     for user, own in texts.items():  # the selection's own step 1 gives the same sets
         for k in (50, 300):
             mine = unit_word_sets(own, [user] * len(own), max_words_per_unit=k).get(user, ())
