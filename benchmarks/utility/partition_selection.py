@@ -3,6 +3,8 @@
     OPENBLAS_NUM_THREADS=1 nice -n 10 python benchmarks/utility/partition_selection.py \\
         --out docs/results/vocabulary_selection.md
 
+(from a git worktree, prefix ``PYTHONPATH=.`` so that its ``topicdp`` is imported).
+
 The bloggers of ``blogs/`` and ``blogs-more/`` together (9,630, disjoint samples of one corpus) are ranked by
 :func:`topicdp.corpus.user_hash` (the hash behind ``--user-fraction``); a size N takes the first N, so the sizes are
 nested. Each user's words are tokenised as :func:`topicdp.vocabulary.unit_word_sets` does (checked on three users)
