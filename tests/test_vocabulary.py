@@ -25,6 +25,7 @@ from topicdp.vocabulary import (
     _select,
     _totals,
     FIRST_ROUND_SHARE,
+    TWO_ROUND_FROM,
     DPVocabulary,
     calibrate_selection,
     forecast_vocabulary,
@@ -32,6 +33,7 @@ from topicdp.vocabulary import (
     round_calibration,
     select_vocabulary,
     select_vocabulary_from_counts,
+    selection_method,
     threshold_delta,
     unit_top_words,
     unit_word_sets,
@@ -630,3 +632,14 @@ def test_two_round_refusals_name_the_parameter():
     with pytest.raises(ValueError, match="max_words_per_unit=1"):
         select_vocabulary_from_counts({"u": ("a", "b")}, epsilon=1.0, delta=1e-6, max_words_per_unit=1,
                                       method="two-round")
+
+
+def test_the_pipeline_method_is_two_rounds_from_a_public_number_of_units_per_word_up():
+    eps, delta, k = 2.0, 5e-7, 300
+    _, tau = calibrate_selection(eps, delta, k, "add-remove")
+    first = math.ceil(TWO_ROUND_FROM * tau * math.sqrt(k))  # the smallest count that picks two rounds
+    assert selection_method(eps, delta, first, k, "add-remove") == "two-round"
+    assert selection_method(eps, delta, first - 1, k, "add-remove") == "weighted-gaussian"
+    assert selection_method(eps / 10, delta, first, k, "add-remove") == "weighted-gaussian"  # tau grows
+    with pytest.raises(ValueError, match="n_units"):
+        selection_method(eps, delta, 0)

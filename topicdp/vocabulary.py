@@ -85,6 +85,9 @@ SELECTION_METHODS: tuple[str, ...] = ("weighted-gaussian", "two-round")
 DEFAULT_SELECTION_METHOD = "weighted-gaussian"
 #: the two-round selection's first round: its share of the Gaussian budget (``mu_1^2 / mu^2``)
 FIRST_ROUND_SHARE = 0.2
+#: :func:`selection_method` picks two rounds from this many units per word ``tau sqrt(k)`` up
+#: (docs/results/vocabulary_selection.md)
+TWO_ROUND_FROM = 8.0
 
 # a word of a public list: lower-case letters only, the token rule of topicdp.corpus (no digits, no "_")
 _WORD = re.compile(r"[^\W\d_]+")
@@ -259,6 +262,17 @@ def calibrate_selection(epsilon: float, delta: float, max_words_per_unit: int,
     neighbours = check_option(neighbours, "neighbours", NEIGHBOURS)
     sigma = selection_sigma(epsilon, delta, neighbours)
     return sigma, _threshold(sigma, THRESHOLD_DELTA_SHARE * delta, k)
+
+
+def selection_method(epsilon: float, delta: float, n_units: int, max_words_per_unit: int = DEFAULT_MAX_WORDS_PER_UNIT,
+                     neighbours: str = DEFAULT_NEIGHBOURS) -> str:
+    """The method the pipeline selects with, from public facts: ``"two-round"`` when the units (stated, or a DP
+    count) number at least :data:`TWO_ROUND_FROM` times the units a word needs (``tau sqrt(k)``), so that round 1
+    releases enough of each unit's words to pay for round 2's larger noise; else ``"weighted-gaussian"``."""
+    n_units = check_int(n_units, "n_units", low=1)
+    k = check_int(max_words_per_unit, "max_words_per_unit", low=1)
+    _, tau = calibrate_selection(epsilon, delta, k, neighbours)
+    return "two-round" if n_units >= TWO_ROUND_FROM * tau * math.sqrt(k) else "weighted-gaussian"
 
 
 def _threshold(sigma: float, delta_tau: float, k: int) -> float:
