@@ -37,6 +37,7 @@ from topicdp.vocabulary import (
     threshold_delta,
     unit_top_words,
     unit_word_sets,
+    words_per_unit,
 )
 
 mpmath.mp.dps = 50
@@ -643,3 +644,14 @@ def test_the_pipeline_method_is_two_rounds_from_a_public_number_of_units_per_wor
     assert selection_method(eps / 10, delta, first, k, "add-remove") == "weighted-gaussian"  # tau grows
     with pytest.raises(ValueError, match="n_units"):
         selection_method(eps, delta, 0)
+
+
+def test_words_per_unit_is_the_largest_cap_whose_units_per_word_fit_the_share():
+    eps, delta, n = 0.6, 5e-7, 2000
+    k = words_per_unit(eps, delta, n, "add-remove")
+    need = lambda k: calibrate_selection(eps, delta, k, "add-remove")[1] * math.sqrt(k)  # noqa: E731
+    assert 50 < k < 1000 and need(k) <= 0.4 * n < need(k + 1)
+    assert words_per_unit(eps, delta, 100, "add-remove") == 50  # none fits: the smallest
+    assert words_per_unit(30.0, delta, 10 ** 6, "add-remove") == 1000  # all fit: the largest
+    with pytest.raises(ValueError, match="n_units"):
+        words_per_unit(eps, delta, 0)

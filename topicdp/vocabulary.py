@@ -87,7 +87,9 @@ DEFAULT_SELECTION_METHOD = "weighted-gaussian"
 FIRST_ROUND_SHARE = 0.2
 #: :func:`selection_method` picks two rounds from this many units per word ``tau sqrt(k)`` up
 #: (docs/results/vocabulary_selection.md)
-TWO_ROUND_FROM = 8.0
+TWO_ROUND_FROM = 6.5
+#: :func:`words_per_unit`'s share of the units a word may need (docs/results/vocabulary_selection.md)
+WORDS_PER_UNIT_SHARE = 0.4
 
 # a word of a public list: lower-case letters only, the token rule of topicdp.corpus (no digits, no "_")
 _WORD = re.compile(r"[^\W\d_]+")
@@ -262,6 +264,26 @@ def calibrate_selection(epsilon: float, delta: float, max_words_per_unit: int,
     neighbours = check_option(neighbours, "neighbours", NEIGHBOURS)
     sigma = selection_sigma(epsilon, delta, neighbours)
     return sigma, _threshold(sigma, THRESHOLD_DELTA_SHARE * delta, k)
+
+
+def words_per_unit(epsilon: float, delta: float, n_units: int, neighbours: str = DEFAULT_NEIGHBOURS,
+                   share: float = WORDS_PER_UNIT_SHARE, bounds: tuple[int, int] = (50, 1000)) -> int:
+    """A per-unit word cap ``k`` from public facts: the largest ``k`` in ``bounds`` whose units per word ``tau(k)
+    sqrt(k)`` are at most ``share`` of ``n_units`` (stated, or a DP count), the smallest if none is. A larger ``k``
+    counts more of each unit's words but raises the units a word needs; ``tau(k) sqrt(k)`` grows with ``k``, so the
+    search is a bisection (docs/results/vocabulary_selection.md measures the curve it follows)."""
+    n_units = check_int(n_units, "n_units", low=1)
+    low, high = (check_int(b, "bounds", low=1) for b in bounds)
+
+    def fits(k: int) -> bool:
+        return calibrate_selection(epsilon, delta, k, neighbours)[1] * math.sqrt(k) <= share * n_units
+
+    if not fits(low):
+        return low
+    while low < high:  # invariant: fits(low)
+        mid = (low + high + 1) // 2
+        low, high = (mid, high) if fits(mid) else (low, mid - 1)
+    return low
 
 
 def selection_method(epsilon: float, delta: float, n_units: int, max_words_per_unit: int = DEFAULT_MAX_WORDS_PER_UNIT,
