@@ -87,7 +87,7 @@ DEFAULT_SELECTION_METHOD = "weighted-gaussian"
 FIRST_ROUND_SHARE = 0.2
 #: :func:`selection_method` picks two rounds from this many units per word ``tau sqrt(k)`` up
 #: (docs/results/vocabulary_selection.md)
-TWO_ROUND_FROM = 6.5
+TWO_ROUND_FROM = 6.0
 #: :func:`words_per_unit`'s share of the units a word may need (docs/results/vocabulary_selection.md)
 WORDS_PER_UNIT_SHARE = 0.4
 
