@@ -49,7 +49,8 @@ which is ``mu``-GDP with ``mu^2 = Delta^2 (sigma_1^{-2} + sigma_2^{-2}) = (Delta
 & Su 2022, "Gaussian differential privacy", JRSS-B, Cor. 3.3), hence ``delta_G`` at ``eps`` (Cor. 2.13 there is
 the Balle-Wang profile). Step (c) then gives ``delta_G + 1 - q <= delta_G + delta_tau``. ∎ Round 2 keeps
 more words than one round when the units' released words free enough weight to pay for ``sigma_2 > sigma``; it is
-not a theorem that it does (docs/results/vocabulary_selection.md measures it).
+not a theorem that it does (docs/results/vocabulary_selection.md measures it); the default stays one round, and
+the pipeline picks two rounds from public facts (:func:`selection_method`).
 
 Not implemented: MaxAdaptiveDegree and MAD2R (Chen, Cohen-Addad, Epasto & Zadimoghaddam 2025, "Scalable private
 partition selection via adaptive weighting", ICML), which reroute weight within one round from the exact totals;
@@ -424,9 +425,10 @@ def select_vocabulary_from_counts(
         sizes = (len(words) for words in data.values()) if rounds else (size for _, size in data)
         if any(size > k for size in sizes):
             raise ValueError(f"counts hold word sets of more than max_words_per_unit={k} words")
+        report: tuple = ()
         if rounds:
             words, kept = _two_round(data, rounds, max_features, rng)
-            rounds = tuple((s, t, n) for (s, t), n in zip(rounds, kept))
+            report = tuple((s, t, n) for (s, t), n in zip(rounds, kept))
             tau = rounds[1][1]
         else:
             words = _select(_totals(data), sigma, tau, max_features, rng)
@@ -434,7 +436,7 @@ def select_vocabulary_from_counts(
         words=words, epsilon=epsilon, delta=delta, delta_gaussian=delta - THRESHOLD_DELTA_SHARE * delta,
         delta_threshold=THRESHOLD_DELTA_SHARE * delta, sigma=sigma, tau=tau,
         sensitivity=neighbour_factor(neighbours), unit=unit, neighbours=neighbours, max_words_per_unit=k,
-        max_features=max_features, seeded=seeded, method=method, rounds=rounds,
+        max_features=max_features, seeded=seeded, method=method, rounds=report,
     )
     if ledger is not None:
         result.add_to_ledger(ledger)
