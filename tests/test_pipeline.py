@@ -283,9 +283,9 @@ def test_with_a_reference_and_a_dp_vocabulary_the_simulation_runs_before_the_sel
     ledgers: list = []
     real_select = run_module.select_words
 
-    def select(source, plan, ledger, random_state):
+    def select(source, plan, ledger, random_state, n_units):
         ledgers.append(ledger)
-        return real_select(source, plan, ledger, random_state)
+        return real_select(source, plan, ledger, random_state, n_units)
 
     monkeypatch.setattr(run_module, "select_words", select)
 

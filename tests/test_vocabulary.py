@@ -24,14 +24,20 @@ from topicdp.vocabulary import (
     _add_unit,
     _select,
     _totals,
+    FIRST_ROUND_SHARE,
+    TWO_ROUND_FROM,
     DPVocabulary,
     calibrate_selection,
     forecast_vocabulary,
     load_vocabulary,
+    round_calibration,
     select_vocabulary,
+    select_vocabulary_from_counts,
+    selection_method,
     threshold_delta,
     unit_top_words,
     unit_word_sets,
+    words_per_unit,
 )
 
 mpmath.mp.dps = 50
@@ -498,3 +504,154 @@ def test_vocabulary_forecast_advises_a_public_list_when_only_common_words_can_pa
     assert many.share < 0.001 and not any("public word list" in line for line in many.lines())
     with pytest.raises(ValueError, match="n_units"):
         forecast_vocabulary(1.0, 1e-6, 0)
+
+
+# --------------------------------------------------------------------------------------------------
+# the two-round selection (method="two-round")
+
+def round_two_sets(word_sets, released):
+    """Each unit's set without the words round 1 released (units left empty drop out)."""
+    rest = [frozenset(s - released) for s in word_sets]
+    return [s for s in rest if s]
+
+
+def two_round_law(word_sets, k, rounds):
+    """{frozenset R: P(R)}: round 1's exact law, then round 2's on the sets without round 1's words."""
+    (s1, t1), (s2, t2) = rounds
+    law: dict = {}
+    for first, p in released_set_law(word_sets, k, s1, t1).items():
+        for second, q in released_set_law(round_two_sets(word_sets, first), k, s2, t2).items():
+            law[first | second] = law.get(first | second, 0) + p * q
+    return law
+
+
+def test_two_round_noise_composes_to_the_one_round_sigma_and_splits_the_threshold_delta():
+    for eps, delta, k, relation in [(1.0, 1e-6, 300, "add-remove"), (0.2, 5e-7, 50, "replace-one")]:
+        sigma, _ = calibrate_selection(eps, delta, k, relation)
+        (s1, t1), (s2, t2) = round_calibration(eps, delta, k, relation)
+        assert s1 ** -2 + s2 ** -2 == pytest.approx(sigma ** -2, rel=1e-12)  # mu_1^2 + mu_2^2 = mu^2
+        assert s1 == pytest.approx(sigma / math.sqrt(FIRST_ROUND_SHARE), rel=1e-12)
+        for s, t in ((s1, t1), (s2, t2)):  # each round's threshold meets (and nearly attains) delta/4
+            assert delta / 4 * (1 - 1e-6) <= threshold_delta_ref(t, s, k) <= delta / 4
+
+
+@pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
+def test_two_round_weights_before_noise_move_by_at_most_the_sensitivity(relation):
+    """Every round-1 outcome O1 and every neighbour: the round-2 weight vectors differ by <= Delta (attained)."""
+    def weights(data):
+        out: dict = {}
+        for s in data:
+            for w in s:
+                out[w] = out.get(w, 0.0) + 1 / math.sqrt(len(s))
+        return out
+
+    worst = 0.0
+    for n in range(len(UNIVERSE) + 1):
+        for released in map(frozenset, itertools.combinations(UNIVERSE, n)):
+            mine = weights(round_two_sets(BASE, released))
+            for other in neighbours_of(BASE, relation):
+                theirs = weights(round_two_sets(other, released))
+                gap = math.sqrt(sum((mine.get(w, 0) - theirs.get(w, 0)) ** 2 for w in set(mine) | set(theirs)))
+                worst = max(worst, gap)
+    assert worst <= sens(relation) + 1e-12 and worst >= sens(relation) - 1e-12
+
+
+@pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
+@pytest.mark.parametrize("eps,delta", [(0.5, 0.2), (1.0, 0.05)])
+def test_two_round_every_neighbour_of_a_tiny_dataset_meets_the_bound(relation, eps, delta):
+    rounds = round_calibration(eps, delta, K, relation)
+    P = two_round_law(BASE, K, rounds)
+    assert float(sum(P.values())) == pytest.approx(1.0, abs=1e-30)
+    worst = mpmath.mpf(0)
+    for other in neighbours_of(BASE, relation):
+        Q = two_round_law(other, K, rounds)
+        worst = max(worst, hockey_stick(P, Q, eps), hockey_stick(Q, P, eps))
+    assert delta / 20 < worst <= delta
+
+
+def pass_probabilities(word_sets, sigma, tau):
+    """{w: P(w passes)} in one round on these sets (a unit with s words adds 1/sqrt(s) to each)."""
+    totals: dict = {}
+    for s in word_sets:
+        for w in s:
+            totals[w] = totals.get(w, 0) + 1 / mpmath.sqrt(len(s))
+    return {w: 1 - mpmath.ncdf((mpmath.mpf(tau) - t) / mpmath.mpf(sigma)) for w, t in totals.items()}
+
+
+def expected_two_round_words(word_sets, k, rounds):
+    """Exact E|O1 ∪ O2|: every round-1 outcome O1 enumerated, round 2's expectation in closed form."""
+    (s1, t1), (s2, t2) = rounds
+    with mpmath.workdps(20):  # 2^11 outcomes below: precision to spare, at a third of the time
+        return sum(p * (len(first) + sum(pass_probabilities(round_two_sets(word_sets, first), s2, t2).values()))
+                   for first, p in released_set_law(word_sets, k, s1, t1).items())
+
+
+def test_two_round_keeps_more_words_where_units_share_words_far_above_the_threshold_and_fewer_elsewhere():
+    """Exact expectations. Four groups of units hold three common words and two words of their group's, the
+    group words just below tau: round 1 releases the common words (about 4 tau against tau_1 = 2.3 tau) and
+    round 2 gives the group words sqrt(5/2) times the weight, so they pass (more words kept). With no common
+    word nothing is released in round 1, and round 2 only has more noise (fewer words)."""
+    eps, delta, k = 1.0, 1e-6, 5
+    sigma, tau = calibrate_selection(eps, delta, k, "add-remove")
+    rounds = round_calibration(eps, delta, k, "add-remove")
+    g = int(tau * math.sqrt(5))  # a group's words: total g / sqrt(5) just below tau
+    common = frozenset({"c1", "c2", "c3"})
+    shared = [common | {f"g{i}a", f"g{i}b"} for i in range(4) for _ in range(g)]
+    one, two = sum(pass_probabilities(shared, sigma, tau).values()), expected_two_round_words(shared, k, rounds)
+    assert 3 + 8 * 0.3 < one < 3 + 8 * 0.5 and two > 3 + 8 * 0.9  # the group words pass in round 2
+    apart = [frozenset({f"g{i}a", f"g{i}b", f"g{i}c"}) for i in range(2) for _ in range(g)]
+    assert expected_two_round_words(apart, k, rounds) < sum(pass_probabilities(apart, sigma, tau).values()) - 0.5
+
+
+def test_two_round_selection_records_the_one_round_entries_and_reports_its_rounds():
+    texts = [f"common shared word{i % 5}x" for i in range(400)]
+    one = select_vocabulary(texts, unit="document", epsilon=2.0, delta=1e-5, random_state=1,
+                            method="weighted-gaussian")
+    ledger = PrivacyLedger()
+    two = select_vocabulary(texts, unit="document", epsilon=2.0, delta=1e-5, random_state=1, method="two-round",
+                            ledger=ledger)
+    assert two.method == "two-round" and two.sigma == one.sigma and two.delta_threshold == one.delta_threshold
+    kinds = [(e["kind"], e.get("sigma"), e.get("delta")) for e in ledger.entries()]
+    assert kinds == [("gaussian", one.sigma, None), ("approx", None, one.delta_threshold)]
+    (s1, t1, n1), (s2, t2, n2) = two.rounds
+    assert n1 + n2 == len(two) and {"common", "shared"} <= set(two.words)
+    d = two.to_dict()
+    json.dumps(d)
+    assert [r["n_words"] for r in d["rounds"]] == [n1, n2] and "two rounds" in d["mechanism"]
+    capped = select_vocabulary(texts, unit="document", epsilon=2.0, delta=1e-5, random_state=1, method="two-round",
+                               max_features=2)
+    assert len(capped) == 2 and set(capped.words) <= set(two.words)
+
+
+def test_two_round_refusals_name_the_parameter():
+    with pytest.raises(ValueError, match="method"):
+        select_vocabulary(["a text"], ["u"], epsilon=1.0, delta=1e-6, method="mad")
+    with pytest.raises(ValueError, match="first_share"):
+        round_calibration(1.0, 1e-6, 300, first_share=1.0)
+    with pytest.raises(ValueError, match="word sets"):
+        select_vocabulary_from_counts(Counter({("w", 1): 3}), epsilon=1.0, delta=1e-6, method="two-round")
+    with pytest.raises(ValueError, match="max_words_per_unit=1"):
+        select_vocabulary_from_counts({"u": ("a", "b")}, epsilon=1.0, delta=1e-6, max_words_per_unit=1,
+                                      method="two-round")
+
+
+def test_the_pipeline_method_is_two_rounds_from_a_public_number_of_units_per_word_up():
+    eps, delta, k = 2.0, 5e-7, 300
+    _, tau = calibrate_selection(eps, delta, k, "add-remove")
+    first = math.ceil(TWO_ROUND_FROM * tau * math.sqrt(k))  # the smallest count that picks two rounds
+    assert selection_method(eps, delta, first, k, "add-remove") == "two-round"
+    assert selection_method(eps, delta, first - 1, k, "add-remove") == "weighted-gaussian"
+    assert selection_method(eps / 10, delta, first, k, "add-remove") == "weighted-gaussian"  # tau grows
+    with pytest.raises(ValueError, match="n_units"):
+        selection_method(eps, delta, 0)
+
+
+def test_words_per_unit_is_the_largest_cap_whose_units_per_word_fit_the_share():
+    eps, delta, n = 0.6, 5e-7, 2000
+    k = words_per_unit(eps, delta, n, "add-remove")
+    need = lambda k: calibrate_selection(eps, delta, k, "add-remove")[1] * math.sqrt(k)  # noqa: E731
+    assert 50 < k < 1000 and need(k) <= 0.4 * n < need(k + 1)
+    assert words_per_unit(eps, delta, 100, "add-remove") == 50  # none fits: the smallest
+    assert words_per_unit(30.0, delta, 10 ** 6, "add-remove") == 1000  # all fit: the largest
+    with pytest.raises(ValueError, match="n_units"):
+        words_per_unit(eps, delta, 0)

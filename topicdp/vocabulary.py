@@ -31,6 +31,32 @@ Calibration: all of epsilon goes to the noise; half of delta calibrates sigma (a
 ``delta_tau <= (1 - 1e-10) delta/2``. Composition: step (c) survives adaptive composition, so the selection is a
 Gaussian ledger entry ``(sigma, Delta)`` plus an approx entry ``(0, delta_tau)``
 (:meth:`DPVocabulary.add_to_ledger`). The number of units and of candidates and the noisy totals are not released.
+
+Two rounds (``method="two-round"``). A word far above ``tau`` wastes the weight its units spend on it. Round 1 runs
+the selection above with ``sigma_1 = sigma / sqrt(rho)`` (``rho`` = :data:`FIRST_ROUND_SHARE`) and ``tau_1`` for
+``delta_tau / 2``; it releases ``O_1``, mostly words far above ``tau``. Round 2 runs it again with ``sigma_2 = sigma /
+sqrt(1 - rho)`` and ``tau_2`` for ``delta_tau / 2`` on ``S'_u = S_u minus O_1``, so each unit spreads its unit norm
+over its words still unreleased (``|S'_u|^{-1/2}`` each, more than ``|S_u|^{-1/2}``); the release is ``O_1 ∪ O_2``.
+This is DP-SIPS (Swanberg, Desfontaines & Haney 2023, PoPETs) with two rounds and the Gaussian rounds' budgets
+composed exactly. **Theorem.** It is ``(eps, delta_G + delta_tau)``-DP with the ``sigma`` and ``delta_tau`` above,
+for either relation: the same ledger entries. *Proof.* Round 2's weights are a function of ``u``'s own set and of
+``O_1``, a DP output, so given ``O_1`` steps (a) and (b) hold in each round with ``Delta`` and the round's
+``(sigma_r, tau_r)``: a unit's own words in round ``r`` pass with probability at most ``delta_tau / 2`` whatever
+came before, so ``P <= q P~ + (1 - q)`` and ``Q >= q Q~`` with ``q = (1 - delta_tau / 2)^2`` (bound the conditional
+chance of round 2's good event below by ``1 - delta_tau / 2`` under each ``O_1``), where ``P~``, ``Q~`` are the laws
+computed from the shared words alone: an adaptive composition of Gaussian mechanisms of sensitivity ``Delta``,
+which is ``mu``-GDP with ``mu^2 = Delta^2 (sigma_1^{-2} + sigma_2^{-2}) = (Delta / sigma)^2`` exactly (Dong, Roth
+& Su 2022, "Gaussian differential privacy", JRSS-B, Cor. 3.3), hence ``delta_G`` at ``eps`` (Cor. 2.13 there is
+the Balle-Wang profile). Step (c) then gives ``delta_G + 1 - q <= delta_G + delta_tau``. ∎ Round 2 keeps
+more words than one round when the units' released words free enough weight to pay for ``sigma_2 > sigma``; it is
+not a theorem that it does (docs/results/vocabulary_selection.md measures it); the default stays one round, and
+the pipeline picks two rounds from public facts (:func:`selection_method`).
+
+Not implemented: MaxAdaptiveDegree and MAD2R (Chen, Cohen-Addad, Epasto & Zadimoghaddam 2025, "Scalable private
+partition selection via adaptive weighting", ICML), which reroute weight within one round from the exact totals;
+their sensitivity lemma was not at hand, and a rerouting derived without it (each word above a cap scaled down,
+the freed weight spread over the unit's other words) reacts in every unit that shares a word with an added one,
+whose L2 sensitivity is not bounded by 1 by the argument above.
 """
 
 from __future__ import annotations
@@ -47,7 +73,7 @@ from scipy import special
 
 from ._names import DEFAULT_NEIGHBOURS, NEIGHBOURS, UNITS, neighbour_factor
 from ._progress import timed
-from ._validation import check_delta, check_epsilon, check_int, check_option, check_random_state
+from ._validation import check_delta, check_epsilon, check_int, check_option, check_random_state, check_real
 from .rdp.ledger import ApproxEntry, GaussianEntry
 from .topics import top_indices
 
@@ -55,6 +81,16 @@ from .topics import top_indices
 THRESHOLD_DELTA_SHARE = 0.5
 #: words contributed by each unit (``k``)
 DEFAULT_MAX_WORDS_PER_UNIT = 300
+#: how the words are selected (module docstring): one noisy threshold, or two rounds, the second without the first's
+SELECTION_METHODS: tuple[str, ...] = ("weighted-gaussian", "two-round")
+DEFAULT_SELECTION_METHOD = "weighted-gaussian"
+#: the two-round selection's first round: its share of the Gaussian budget (``mu_1^2 / mu^2``)
+FIRST_ROUND_SHARE = 0.2
+#: :func:`selection_method` picks two rounds from this many units per word ``tau sqrt(k)`` up
+#: (docs/results/vocabulary_selection.md)
+TWO_ROUND_FROM = 6.0
+#: :func:`words_per_unit`'s share of the units a word may need (docs/results/vocabulary_selection.md)
+WORDS_PER_UNIT_SHARE = 0.4
 
 # a word of a public list: lower-case letters only, the token rule of topicdp.corpus (no digits, no "_")
 _WORD = re.compile(r"[^\W\d_]+")
@@ -122,6 +158,8 @@ class DPVocabulary:
     max_words_per_unit: int
     max_features: int | None
     seeded: bool
+    method: str = "weighted-gaussian"
+    rounds: tuple = ()
 
     def __len__(self) -> int:
         return len(self.words)
@@ -130,16 +168,22 @@ class DPVocabulary:
         """JSON-ready description for a privacy report, without the word list (every value public or a DP output)."""
         d = asdict(self)
         del d["words"]
+        two = self.method == "two-round"
         d.update(
-            mechanism="gaussian-threshold partition selection",
+            mechanism="gaussian-threshold partition selection" + (" in two rounds" if two else ""),
             n_words=len(self.words),
             calibration="analytic",
             composition="gaussian (sigma, sensitivity) plus delta_threshold added to the total delta",
+            rounds=[dict(sigma=s, tau=t, n_words=n) for s, t, n in self.rounds],
             references=[
                 "Gopi, Gulhane, Kulkarni, Shen, Shokouhi & Yekhanin 2020, Differentially private set union",
                 "Desfontaines, Voss, Gipson & Mandayam 2022, Differentially private partition selection",
                 "Balle & Wang 2018, Improving the Gaussian mechanism for differential privacy, Thm. 8",
-            ],
+            ] + ([
+                "Swanberg, Desfontaines & Haney 2023, DP-SIPS: a simpler, more scalable mechanism for "
+                "differentially private partition selection",
+                "Dong, Roth & Su 2022, Gaussian differential privacy, Cor. 3.3",
+            ] if two else []),
         )
         return d
 
@@ -215,21 +259,67 @@ def unit_word_sets(
 def calibrate_selection(epsilon: float, delta: float, max_words_per_unit: int,
                         neighbours: str = DEFAULT_NEIGHBOURS) -> tuple[float, float]:
     """``(sigma, tau)`` of the selection: each of the two parts of delta at most ``delta/2`` (module docstring)."""
-    from .rdp import smallest_meeting
-
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     k = check_int(max_words_per_unit, "max_words_per_unit", low=1)
     neighbours = check_option(neighbours, "neighbours", NEIGHBOURS)
-    delta_tau = THRESHOLD_DELTA_SHARE * delta
     sigma = selection_sigma(epsilon, delta, neighbours)
+    return sigma, _threshold(sigma, THRESHOLD_DELTA_SHARE * delta, k)
+
+
+def words_per_unit(epsilon: float, delta: float, n_units: int, neighbours: str = DEFAULT_NEIGHBOURS,
+                   share: float = WORDS_PER_UNIT_SHARE, bounds: tuple[int, int] = (50, 1000)) -> int:
+    """A per-unit word cap ``k`` from public facts: the largest ``k`` in ``bounds`` whose units per word ``tau(k)
+    sqrt(k)`` are at most ``share`` of ``n_units`` (stated, or a DP count), the smallest if none is. A larger ``k``
+    counts more of each unit's words but raises the units a word needs; ``tau(k) sqrt(k)`` grows with ``k``, so the
+    search is a bisection (docs/results/vocabulary_selection.md measures the curve it follows)."""
+    n_units = check_int(n_units, "n_units", low=1)
+    low, high = (check_int(b, "bounds", low=1) for b in bounds)
+
+    def fits(k: int) -> bool:
+        return calibrate_selection(epsilon, delta, k, neighbours)[1] * math.sqrt(k) <= share * n_units
+
+    if not fits(low):
+        return low
+    while low < high:  # invariant: fits(low)
+        mid = (low + high + 1) // 2
+        low, high = (mid, high) if fits(mid) else (low, mid - 1)
+    return low
+
+
+def selection_method(epsilon: float, delta: float, n_units: int, max_words_per_unit: int = DEFAULT_MAX_WORDS_PER_UNIT,
+                     neighbours: str = DEFAULT_NEIGHBOURS) -> str:
+    """The method the pipeline selects with, from public facts: ``"two-round"`` when the units (stated, or a DP
+    count) number at least :data:`TWO_ROUND_FROM` times the units a word needs (``tau sqrt(k)``), so that round 1
+    releases enough of each unit's words to pay for round 2's larger noise; else ``"weighted-gaussian"``."""
+    n_units = check_int(n_units, "n_units", low=1)
+    k = check_int(max_words_per_unit, "max_words_per_unit", low=1)
+    _, tau = calibrate_selection(epsilon, delta, k, neighbours)
+    return "two-round" if n_units >= TWO_ROUND_FROM * tau * math.sqrt(k) else "weighted-gaussian"
+
+
+def _threshold(sigma: float, delta_tau: float, k: int) -> float:
+    """The smallest ``tau`` with :func:`threshold_delta` at most ``delta_tau`` (Gopi et al.'s closed form, then
+    rounded upward by the package's one search until the evaluated bound holds with a relative margin of 1e-10)."""
+    from .rdp import smallest_meeting
+
     # for each s: Phi((tau - 1/sqrt s)/sigma) = (1 - delta_tau)^(1/s); the complement, accurate for tiny delta_tau
     s = np.arange(1, k + 1, dtype=np.float64)
     tail = -np.expm1(np.log1p(-delta_tau) / s)
     tau = float(np.max(1.0 / np.sqrt(s) - sigma * special.ndtri(tail)))  # Phi^{-1}(1 - t) = -Phi^{-1}(t)
-    # rounded upward by the package's one search until the evaluated bound holds with a relative margin of 1e-10
-    tau = smallest_meeting(lambda t: threshold_delta(t, sigma, k), delta_tau * (1.0 - 1e-10), root=tau)
-    return sigma, tau
+    return smallest_meeting(lambda t: threshold_delta(t, sigma, k), delta_tau * (1.0 - 1e-10), root=tau)
+
+
+def round_calibration(epsilon: float, delta: float, max_words_per_unit: int, neighbours: str = DEFAULT_NEIGHBOURS,
+                      first_share: float = FIRST_ROUND_SHARE) -> tuple[tuple[float, float], tuple[float, float]]:
+    """``((sigma_1, tau_1), (sigma_2, tau_2))`` of the two-round selection (module docstring): the rounds' noises
+    compose to the one-round ``sigma`` exactly (``sigma_1 = sigma / sqrt(share)``, ``sigma_2 = sigma /
+    sqrt(1 - share)``, so ``mu_1^2 + mu_2^2 = mu^2``) and each round's threshold takes half of ``delta_threshold``."""
+    share = check_real(first_share, "first_share", low=0.0, high=1.0)
+    sigma, _ = calibrate_selection(epsilon, delta, max_words_per_unit, neighbours)
+    delta_tau = THRESHOLD_DELTA_SHARE * delta / 2
+    s1, s2 = sigma / math.sqrt(share), sigma / math.sqrt(1.0 - share)
+    return (s1, _threshold(s1, delta_tau, max_words_per_unit)), (s2, _threshold(s2, delta_tau, max_words_per_unit))
 
 
 def threshold_delta(tau: float, sigma: float, max_words_per_unit: int) -> float:
@@ -248,6 +338,7 @@ def select_vocabulary(
     neighbours: str = DEFAULT_NEIGHBOURS,
     max_words_per_unit: int = DEFAULT_MAX_WORDS_PER_UNIT,
     max_features: int | None = None,
+    method: str = DEFAULT_SELECTION_METHOD,
     random_state=None,
     stop_words: str | Sequence[str] | None = "english",
     min_token_length: int = 3,
@@ -267,6 +358,9 @@ def select_vocabulary(
         ``k``: a larger ``k`` lets more of a unit's words count but raises the units a word needs (``tau sqrt(k)``).
     max_features : int, optional
         Keep at most this many words (the largest noisy totals).
+    method : {"weighted-gaussian", "two-round"}
+        One noisy threshold, or two rounds whose second reroutes each unit's weight from the words the first
+        released to its other words (module docstring); the same privacy statement and ledger entries.
     random_state : None, int, SeedSequence or Generator
         ``None`` draws OS entropy; anything else marks the result ``seeded``.
     ledger : topicdp.rdp.PrivacyLedger, optional
@@ -275,16 +369,18 @@ def select_vocabulary(
     Examples
     --------
     >>> texts = ["the cat sat on the mat"] * 100 + ["dogs chase cats"] * 100 + ["a rare zebra"]
-    >>> select_vocabulary(texts, unit="document", epsilon=1.0, delta=1e-6, random_state=0).words
+    >>> select_vocabulary(texts, unit="document", epsilon=1.0, delta=1e-6, random_state=0,
+    ...                   method="weighted-gaussian").words
     ('cat', 'cats', 'chase', 'dogs', 'mat', 'sat')
     """
-    def counts() -> Counter:
-        return word_set_counts(unit_word_sets(texts, users, unit=unit, max_words_per_unit=max_words_per_unit,
-                                              stop_words=stop_words, min_token_length=min_token_length))
+    def data():
+        sets = unit_word_sets(texts, users, unit=unit, max_words_per_unit=max_words_per_unit, stop_words=stop_words,
+                              min_token_length=min_token_length)
+        return sets if method == "two-round" else word_set_counts(sets)
 
-    return select_vocabulary_from_counts(counts, epsilon=epsilon, delta=delta, unit=unit, neighbours=neighbours,
+    return select_vocabulary_from_counts(data, epsilon=epsilon, delta=delta, unit=unit, neighbours=neighbours,
                                          max_words_per_unit=max_words_per_unit, max_features=max_features,
-                                         random_state=random_state, ledger=ledger)
+                                         method=method, random_state=random_state, ledger=ledger)
 
 
 def select_vocabulary_from_counts(
@@ -296,12 +392,15 @@ def select_vocabulary_from_counts(
     neighbours: str = DEFAULT_NEIGHBOURS,
     max_words_per_unit: int = DEFAULT_MAX_WORDS_PER_UNIT,
     max_features: int | None = None,
+    method: str = "weighted-gaussian",
     random_state=None,
     ledger=None,
 ) -> DPVocabulary:
-    """:func:`select_vocabulary` on the word-set counts ``n(w, s)`` (:func:`word_set_counts`, summed over shards).
+    """:func:`select_vocabulary` on the word-set counts ``n(w, s)`` (:func:`word_set_counts`, summed over shards),
+    or, for ``method="two-round"``, on the units' word sets themselves (:func:`unit_word_sets`: the second round
+    needs each unit's own set).
 
-    ``counts`` is a ``Counter`` or a callable returning one, called only after the parameters and the ledger's budget
+    ``counts`` is a mapping or a callable returning one, called only after the parameters and the ledger's budget
     are checked (nothing private is read for a refused selection).
     """
     epsilon = check_epsilon(epsilon)
@@ -309,28 +408,53 @@ def select_vocabulary_from_counts(
     unit = check_option(unit, "unit", UNITS)
     neighbours = check_option(neighbours, "neighbours", NEIGHBOURS)
     k = check_int(max_words_per_unit, "max_words_per_unit", low=1)
+    method = check_option(method, "method", SELECTION_METHODS)
     if max_features is not None:
         max_features = check_int(max_features, "max_features", low=1)
     seeded = random_state is not None
     rng = check_random_state(random_state)
     sigma, tau = calibrate_selection(epsilon, delta, k, neighbours)
+    rounds = round_calibration(epsilon, delta, k, neighbours) if method == "two-round" else ()
     if ledger is not None:
         ledger.check(selection_entries(sigma, delta, unit, neighbours))
 
-    with timed(f"DP vocabulary selection: each {unit}'s top {k} words, then the noisy threshold"):
-        pairs = counts() if callable(counts) else counts
-        if any(size > k for _, size in pairs):
+    with timed(f"DP vocabulary selection ({method}): each {unit}'s top {k} words, then the noisy threshold"):
+        data = counts() if callable(counts) else counts
+        if rounds and isinstance(data, Counter):
+            raise ValueError("method='two-round' needs the units' word sets (unit_word_sets), not their counts")
+        sizes = (len(words) for words in data.values()) if rounds else (size for _, size in data)
+        if any(size > k for size in sizes):
             raise ValueError(f"counts hold word sets of more than max_words_per_unit={k} words")
-        words = _select(_totals(pairs), sigma, tau, max_features, rng)
+        report: tuple = ()
+        if rounds:
+            words, kept = _two_round(data, rounds, max_features, rng)
+            report = tuple((s, t, n) for (s, t), n in zip(rounds, kept))
+            tau = rounds[1][1]
+        else:
+            words = _select(_totals(data), sigma, tau, max_features, rng)
     result = DPVocabulary(
         words=words, epsilon=epsilon, delta=delta, delta_gaussian=delta - THRESHOLD_DELTA_SHARE * delta,
         delta_threshold=THRESHOLD_DELTA_SHARE * delta, sigma=sigma, tau=tau,
         sensitivity=neighbour_factor(neighbours), unit=unit, neighbours=neighbours, max_words_per_unit=k,
-        max_features=max_features, seeded=seeded,
+        max_features=max_features, seeded=seeded, method=method, rounds=report,
     )
     if ledger is not None:
         result.add_to_ledger(ledger)
     return result
+
+
+def _two_round(sets: Mapping, rounds, max_features: int | None, rng: np.random.Generator):
+    """The two-round selection's words and the number each round kept: round 1 on the word sets, round 2 on each
+    unit's set without the words round 1 released (a function of the unit's own set and a DP output)."""
+    (sigma_1, tau_1), (sigma_2, tau_2) = rounds
+    first = _select(_word_totals(sets), sigma_1, tau_1, max_features, rng)
+    left = None if max_features is None else max_features - len(first)
+    if left == 0:
+        return first, (len(first), 0)
+    released = set(first)
+    rest = {u: rest for u, words in sets.items() if (rest := tuple(w for w in words if w not in released))}
+    second = _select(_word_totals(rest), sigma_2, tau_2, left, rng)
+    return tuple(sorted(released.union(second))), (len(first), len(second))
 
 
 @dataclass(frozen=True)

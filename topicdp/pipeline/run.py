@@ -320,7 +320,7 @@ def _decided(plan: ReleasePlan, prepared: Prepared, corpus, count: UnitCount, sa
     if request.vocabulary.kind != "dp":
         return decision, None, corpus
     source = prepared.reader()
-    selection = select_words(source, plan, ledger, _seed(request, 1))
+    selection = select_words(source, plan, ledger, _seed(request, 1), count.value)
     words = selection.words
     say(f"the DP vocabulary kept {len(words)} words (a DP output; at most {request.vocabulary.max_features})")
     if len(words) < request.n_topics:

@@ -116,15 +116,20 @@ def read_corpus(source, request: ReleaseRequest, say) -> tuple[int, "Corpus | No
     return n, corpus, unusable
 
 
-def select_words(source, plan, ledger, random_state):
+def select_words(source, plan, ledger, random_state, n_units: int):
     """The DP vocabulary of the reader (checked unchanged since the census first) at the plan's vocabulary budget
-    and neighbour relation, its entries recorded in ``ledger``."""
+    and neighbour relation, by the method the public facts pick (:func:`topicdp.vocabulary.selection_method` at
+    ``n_units``, the decision's count), its entries recorded in ``ledger``."""
+    from ..vocabulary import selection_method
+
     request, budget = plan.request, plan.budget.vocabulary
     assert budget is not None
     source.check_unchanged()
-    return source.select_vocabulary(epsilon=budget.epsilon, delta=budget.delta, neighbours=str(request.neighbours),
+    neighbours = str(request.neighbours)
+    return source.select_vocabulary(epsilon=budget.epsilon, delta=budget.delta, neighbours=neighbours,
                                     max_features=request.vocabulary.max_features, random_state=random_state,
-                                    ledger=ledger)
+                                    method=selection_method(budget.epsilon, budget.delta, n_units,
+                                                            neighbours=neighbours), ledger=ledger)
 
 
 def prepare_corpus(source, words, request: ReleaseRequest, say) -> "Corpus":
@@ -297,7 +302,8 @@ class ShardedSource:
             raise ValueError(f"{len(changed)} shard(s) changed or were removed since they were read (first: "
                              f"{changed[0]}): rerun on a corpus that stays in place until the release is written")
 
-    def select_vocabulary(self, **selection):
+    def select_vocabulary(self, *, method: str, **selection):
+        """One round whatever ``method``: the census keeps the word-set counts, not each unit's set."""
         from ..vocabulary import select_vocabulary_from_counts
 
         assert self._word_sets is not None, "census() reads the word sets"
