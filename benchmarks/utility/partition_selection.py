@@ -46,17 +46,19 @@ from topicdp.corpus import make_vectorizer, read_jsonl_records, user_hash  # noq
 from topicdp.pipeline.plan import split_budget  # noqa: E402
 from topicdp.pipeline.request import CorpusSource, ReleaseRequest  # noqa: E402
 from topicdp.vocabulary import (_select, _totals, _two_round, calibrate_selection, round_calibration,  # noqa: E402
-                                select_vocabulary_from_counts, unit_word_sets, word_set_counts)
+                                select_vocabulary_from_counts, selection_method, unit_word_sets, word_set_counts)
 
 DELTA, MAX_CAP = 1e-6, 1000
 SALT = b"topicdp.user_fraction"
 
 
-def ranked_words(cache: Path) -> list[tuple[str, ...]]:
-    """Every blogger's (at most) MAX_CAP most frequent tokens by count then code point, in :func:`user_hash` order."""
+def ranked_words(cache: Path, salt: bytes = SALT) -> list[tuple[str, ...]]:
+    """Every blogger's (at most) MAX_CAP most frequent tokens by count then code point, in :func:`user_hash` order
+    with ``salt`` (another salt: another nested draw of the bloggers, to check a rule on users it was not fitted on)."""
     if cache.exists():
         with open(cache, "rb") as fh:
-            return pickle.load(fh)
+            ranked = pickle.load(fh)
+        return [ranked[u] for u in sorted(ranked, key=lambda u: user_hash(u, salt)) if ranked[u]]
     analyze = make_vectorizer(stop_words="english", min_token_length=3).build_analyzer()
     ranked: dict = {}
     texts: dict = {}
@@ -69,16 +71,14 @@ def ranked_words(cache: Path) -> list[tuple[str, ...]]:
         ranked.update((u, tuple(w for w, _ in sorted(c.items(), key=lambda wc: (-wc[1], wc[0]))[:MAX_CAP]))
                       for u, c in counts.items())
         del counts
-    order = sorted(ranked, key=lambda u: user_hash(u, SALT))
     for user, own in texts.items():  # the selection's own step 1 gives the same sets
         for k in (50, 300):
             mine = unit_word_sets(own, [user] * len(own), max_words_per_unit=k).get(user, ())
             assert mine == tuple(sorted(ranked[user][:k])), user
-    out = [ranked[u] for u in order if ranked[u]]
     cache.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     with open(cache, "wb") as fh:
-        pickle.dump(out, fh)
-    return out
+        pickle.dump(ranked, fh)
+    return [ranked[u] for u in sorted(ranked, key=lambda u: user_hash(u, salt)) if ranked[u]]
 
 
 def word_sets(ranked, n: int, k: int) -> dict:
@@ -98,12 +98,13 @@ def summary(values) -> str:
 
 def methods_table(ranked, sizes, epsilons, seeds, k=300) -> list[str]:
     out = ["| users | total eps | selection (eps, delta) | weighted Gaussian: expected | words kept | s | "
-           "two-round: words kept | s |", "|---|---|---|---|---|---|---|---|"]
+           "two-round: words kept | s | N/m | the pipeline's rule picks |", "|---|---|---|---|---|---|---|---|---|---|"]
     for n in sizes:
         sets = word_sets(ranked, n, k)
         for eps in epsilons:
             budget, neighbours = vocabulary_budget(eps)
             row = [f"{n:,}", f"{eps:g}", f"({budget.epsilon:g}, {budget.delta:g})"]
+            medians: dict = {}
             for method in ("weighted-gaussian", "two-round"):
                 kept, secs = [], []
                 for seed in seeds:
@@ -118,6 +119,12 @@ def methods_table(ranked, sizes, epsilons, seeds, k=300) -> list[str]:
                     totals = np.fromiter(_totals(word_set_counts(sets)).values(), dtype=float)
                     row.append(f"{special.ndtr((totals - result.tau) / result.sigma).sum():.1f}")
                 row += [summary(kept), f"{statistics.median(secs):.1f}"]
+                medians[method] = statistics.median(kept)
+            _, tau = calibrate_selection(budget.epsilon, budget.delta, k, neighbours)
+            pick = selection_method(budget.epsilon, budget.delta, n, k, neighbours)
+            other = "weighted-gaussian" if pick == "two-round" else "two-round"
+            verdict = "right" if medians[pick] >= medians[other] else "wrong"
+            row += [f"{n / (tau * k ** 0.5):.1f}", f"{pick} ({verdict})"]
             out.append("| " + " | ".join(row) + " |")
             print(out[-1], flush=True)
     return out
@@ -187,12 +194,13 @@ def main() -> int:
     ap.add_argument("--tables", default="methods,shares,caps")
     ap.add_argument("--cache", type=Path, default=Path(f"/tmp/topicdp-partition-selection-{os.getuid()}/ranked.pkl"))
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--salt", default=SALT.decode(), help="the hash that orders the bloggers (another: other users)")
     args = ap.parse_args()
     if not available(nearest(BLOGS), nearest(BLOGS_MORE)):
         print(f"skipped: {nearest(BLOGS)} or {nearest(BLOGS_MORE)} is absent")
         return 0
     start = time.perf_counter()
-    ranked = ranked_words(args.cache)
+    ranked = ranked_words(args.cache, args.salt.encode())
     print(f"{len(ranked):,} bloggers with a token; ranked in {time.perf_counter() - start:.0f} s", flush=True)
     seeds = list(range(args.seeds))
     lines = ["# DP vocabulary: words kept by selection method and by per-user cap", "",
