@@ -582,52 +582,67 @@ def count_words(texts: Sequence[str], vocabulary: Sequence[str], *, stop_words="
     """Counts of ``texts`` on a fixed word list (N x V int64 CSR, sorted indices) and the number of their tokens
     outside it, with :func:`make_vectorizer`'s tokens (its pattern, normalisation and stop words): what
     ``CountVectorizer(vocabulary=...)`` counts, without its per-token Python loop. ``n_jobs`` > 1 splits the
-    texts into that many consecutive chunks counted by forked processes; counts add over documents, so the
-    result is the same for every ``n_jobs``.
+    texts into that many consecutive chunks counted by forked processes (where the platform forks; else one
+    process); counts add over documents, so the result is the same for every ``n_jobs``.
     """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     from joblib import effective_n_jobs
 
     texts = list(texts)
     n = max(1, min(effective_n_jobs(n_jobs), len(texts) // PARALLEL_MIN_DOCS))
-    if n == 1:
+    if n == 1 or "fork" not in multiprocessing.get_all_start_methods():
         return _count_chunk(texts, vocabulary, stop_words, min_token_length)
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    bounds = np.linspace(0, len(texts), n + 1).astype(int)
-    chunks = [texts[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-    with ProcessPoolExecutor(n - 1, mp_context=context) as pool:
-        others = [pool.submit(_count_chunk, c, vocabulary, stop_words, min_token_length) for c in chunks[1:]]
-        parts = [_count_chunk(chunks[0], vocabulary, stop_words, min_token_length)] + [f.result() for f in others]
+    bounds = np.linspace(0, len(texts), n + 1).astype(int).tolist()
+    global _FORKED_TEXTS
+    _FORKED_TEXTS = texts  # the forked workers inherit the texts: only row ranges are sent to them
+    try:
+        with ProcessPoolExecutor(n - 1, mp_context=multiprocessing.get_context("fork")) as pool:
+            others = [pool.submit(_count_forked, a, b, vocabulary, stop_words, min_token_length)
+                      for a, b in zip(bounds[1:-1], bounds[2:])]
+            parts = [_count_chunk(texts[:bounds[1]], vocabulary, stop_words, min_token_length)]
+            parts += [f.result() for f in others]
+    finally:
+        _FORKED_TEXTS = []
     return sp.vstack([X for X, _ in parts], format="csr"), sum(oov for _, oov in parts)
+
+
+_FORKED_TEXTS: list = []
+
+
+def _count_forked(start: int, stop: int, *options) -> tuple[sp.csr_matrix, int]:
+    return _count_chunk(_FORKED_TEXTS[start:stop], *options)
 
 
 def _count_chunk(texts: list, vocabulary: Sequence[str], stop_words,
                  min_token_length: int) -> tuple[sp.csr_matrix, int]:
-    """:func:`count_words` in one process: each document's tokens counted in C (``Counter``), its words found by
-    set intersection with the word list and the stop words."""
+    """:func:`count_words` in one process: each document's tokens counted in C (``Counter``), and those that are
+    words of the list or stop words found by one set intersection (stop words take the columns after the list's, so
+    their tokens are counted as neither, and are then cut off)."""
     vectorizer = make_vectorizer(stop_words=stop_words, min_token_length=min_token_length)
     find, find_ascii = vectorizer.build_tokenizer(), re.compile(_ASCII_TOKEN_PATTERN % min_token_length).findall
     stop = frozenset(vectorizer.get_stop_words() or ())
     index = {w: j for j, w in enumerate(vocabulary) if w not in stop}  # a stop word is never counted
-    words = frozenset(index)
+    index.update((w, len(vocabulary) + k) for k, w in enumerate(sorted(stop)))
+    known = frozenset(index)
     indptr = np.zeros(len(texts) + 1, dtype=np.int64)
     cols: list[int] = []
     vals: list[int] = []
-    n_other = 0  # tokens that are neither stop words nor in the word list
+    n_tokens = 0
     for i, text in enumerate(texts):
         text = _normalise(text)
         tokens = find_ascii(text) if text.isascii() else find(text)
         counts = Counter(tokens)
-        present = words.intersection(counts)
+        present = known.intersection(counts)
         cols.extend(map(index.__getitem__, present))
         vals.extend(map(counts.__getitem__, present))
-        n_other += len(tokens) - sum(map(counts.__getitem__, present)) - sum(map(counts.__getitem__,
-                                                                                 stop.intersection(counts)))
+        n_tokens += len(tokens)
         indptr[i + 1] = len(cols)
     X = sp.csr_matrix((np.asarray(vals, dtype=np.int64), np.asarray(cols, dtype=np.int64), indptr),
-                      shape=(len(texts), len(vocabulary)))
+                      shape=(len(texts), len(vocabulary) + len(stop)))
+    n_other = n_tokens - int(X.data.sum())  # tokens that are neither stop words nor in the word list
+    X = X[:, :len(vocabulary)]
     X.sort_indices()
     return X, n_other
 
