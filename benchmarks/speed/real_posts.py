@@ -2,7 +2,7 @@
 pass over the same counts, repeats interleaved (A B B A ...), medians and their ratio::
 
     OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 nice -n 10 python benchmarks/speed/real_posts.py \
-        [--corpus blogs|blogs-more] [--repeats 3] [--word-list FILE]
+        [--corpus blogs|blogs-more] [--repeats 3] [--word-list FILE] [--before DIR]
 
 Each side runs in its own subprocess with BLAS threads pinned. ``privatize`` is timed whole (start-up, reading,
 tokenising, planning, dp-vem, writing: ``--epsilon 3 --delta 1e-6 --topics 10 --seed 0``, its default
@@ -10,7 +10,10 @@ tokenising, planning, dp-vem, writing: ``--epsilon 3 --delta 1e-6 --topics 10 --
 is timed over its fit only, the counts built before its clock starts. The word list, unless given, is the 2,000
 most frequent tokens of the blogs corpus's public-reference quarter of users (``reference_word_list.py``), kept
 in the temporary folder. The load average (``os.getloadavg``) is printed with every run: the machine is shared,
-so the ratio within one interleaved pairing is what counts. Skips (exit 0) where the corpus is absent.
+so the ratio within one interleaved pairing is what counts; CPU seconds (user + system, the command's and its
+reaped workers'; gensim's fit only) are printed beside the wall times. ``--before DIR`` adds a third side to
+each round: the same ``privatize`` run from another checkout (DIR, e.g. a worktree of main), so that before
+and after are paired too. Skips (exit 0) where the corpus is absent.
 """
 
 from __future__ import annotations
@@ -37,9 +40,9 @@ texts = [t for t, _ in read_jsonl_records(sys.argv[1])]
 words = open(sys.argv[2]).read().split()
 X = Corpus.from_texts(texts, vocabulary=words).X.tocsr()
 bow = [list(zip(X.indices[a:b].tolist(), X.data[a:b].tolist())) for a, b in zip(X.indptr[:-1], X.indptr[1:])]
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 LdaModel(bow, num_topics=10, id2word=dict(enumerate(words)), passes=1, random_state=0)
-print(json.dumps({"fit": time.perf_counter() - start, "n_docs": len(bow)}))
+print(json.dumps({"fit": time.perf_counter() - start, "cpu": time.process_time() - cpu, "n_docs": len(bow)}))
 """
 
 
@@ -60,15 +63,21 @@ def word_list(path: Path | None) -> Path:
     return out
 
 
-def timed(args: list[str]) -> tuple[float, str]:
-    """(wall seconds, stdout) of one command in a subprocess with BLAS threads pinned."""
+def timed(args: list[str], cwd: Path) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds, stdout) of one command in a subprocess with BLAS threads pinned, run in ``cwd``
+    with its ``topicdp`` first on the path."""
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", NUMBA_NUM_THREADS="1", OMP_NUM_THREADS="1")
-    start = time.perf_counter()
-    proc = subprocess.run(args, capture_output=True, text=True, env=env)
-    wall = time.perf_counter() - start
-    if proc.returncode != 0:
-        raise SystemExit(f"failed: {' '.join(args)}\n{proc.stderr[-2000:]}")
-    return wall, proc.stdout
+    env.update(PYTHONPATH=str(cwd), PYTHONDONTWRITEBYTECODE="1")  # another checkout is only read
+    with tempfile.TemporaryFile("w+") as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=err, text=True, env=env, cwd=cwd)
+        out = proc.stdout.read()
+        _, status, usage = os.wait4(proc.pid, 0)  # the child's usage, its reaped workers' included
+        wall = time.perf_counter() - start
+        if os.waitstatus_to_exitcode(status) != 0:
+            err.seek(0)
+            raise SystemExit(f"failed: {' '.join(args)}\n{err.read()[-2000:]}")
+    return wall, usage.ru_utime + usage.ru_stime, out
 
 
 def load() -> str:
@@ -80,6 +89,7 @@ def main(argv=None) -> int:
     ap.add_argument("--corpus", choices=("blogs", "blogs-more"), default="blogs")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--word-list", type=Path, default=None)
+    ap.add_argument("--before", type=Path, default=None, help="another checkout whose privatize is timed too")
     a = ap.parse_args(argv)
     corpus = nearest(BLOGS if a.corpus == "blogs" else BLOGS_MORE)
     if not corpus.exists():
@@ -91,25 +101,31 @@ def main(argv=None) -> int:
             str(words), "--epsilon", "3", "--delta", "1e-6", "--topics", "10", "--seed", "0", "--out", out,
             "--overwrite"]
     theirs = [sys.executable, "-c", GENSIM_CHILD, str(corpus), str(words)]
+    here = Path(__file__).resolve().parents[2]
+    sides = {"privatize": (ours, here), "gensim": (theirs, here)}
+    if a.before is not None:
+        sides["privatize (before)"] = (ours, a.before.resolve())
     print(f"{a.corpus}: {corpus}; word list {words}; load before {load()}; {os.cpu_count()} cores", flush=True)
-    times: dict[str, list[float]] = {"privatize": [], "gensim": []}
-    n_docs = None
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in sides}
+    n_docs = 0
     for r in range(a.repeats):
-        for which in (("privatize", "gensim") if r % 2 == 0 else ("gensim", "privatize")):
-            if which == "privatize":
-                wall, _ = timed(ours)
-            else:
-                _, printed = timed(theirs)
+        for name in (list(sides) if r % 2 == 0 else list(sides)[::-1]):
+            args, cwd = sides[name]
+            wall, cpu, printed = timed(args, cwd)
+            if name == "gensim":
                 result = json.loads(printed.strip().splitlines()[-1])
-                wall, n_docs = result["fit"], result["n_docs"]
-            times[which].append(wall)
-            print(f"round {r + 1}: {which} {wall:.1f} s (load {load()})", flush=True)
-    m_ours, m_theirs = statistics.median(times["privatize"]), statistics.median(times["gensim"])
-    print(f"\n| {n_docs:,} posts | median s | runs (s) |\n|---|---:|---|")
-    for name, label in (("privatize", "topicdp privatize (whole command)"),
-                        ("gensim", "gensim LdaModel, one pass (fit only)")):
-        print(f"| {label} | {statistics.median(times[name]):.1f} | {', '.join(f'{t:.1f}' for t in times[name])} |")
-    print(f"\nprivatize / one gensim pass: {m_ours / m_theirs:.2f}")
+                wall, cpu, n_docs = result["fit"], result["cpu"], result["n_docs"]
+            times[name].append((wall, cpu))
+            print(f"round {r + 1}: {name} {wall:.1f} s, CPU {cpu:.1f} s (load {load()})", flush=True)
+    median = {name: [statistics.median(t[i] for t in runs) for i in (0, 1)] for name, runs in times.items()}
+    print(f"\n| {n_docs:,} posts | median wall s | runs (s) | median CPU s |\n|---|---:|---|---:|")
+    for name, runs in times.items():
+        label = "gensim LdaModel, one pass (fit only)" if name == "gensim" else f"topicdp {name} (whole command)"
+        print(f"| {label} | {median[name][0]:.1f} | {', '.join(f'{w:.1f}' for w, _ in runs)} | {median[name][1]:.1f} |")
+    for name in sides:
+        if name != "gensim":
+            print(f"\n{name} / one gensim pass: wall {median[name][0] / median['gensim'][0]:.2f}, "
+                  f"CPU {median[name][1] / median['gensim'][1]:.2f}")
     return 0
 
 
