@@ -70,6 +70,42 @@ def test_public_vocabulary_counts_equal_a_fixed_vocabulary_vectorizer():
         Corpus.from_texts(TEXTS, USERS, vocabulary=["cats", "cats"])
 
 
+EDGE_TEXTS = [
+    "abc1 1abc abc_def _abc x_y naïve Café ÉTÉ été straße ǅemal",  # digits, underscores, non-ASCII letters
+    "&amp;amp; AT&amp;T caf&eacute; &#8217;tis don't   TABS\tand\nnewlines",  # entities, contractions
+    "", "the and of a an", "K\u212a kelvin sign İstanbul ﬁne",  # empty, stop words only, case mapping oddities
+]
+
+
+@pytest.mark.parametrize("stop_words, min_token_length", [("english", 3), (None, 2), (["cats", "mice"], 4)])
+def test_count_words_equals_the_fixed_vocabulary_vectorizer(monkeypatch, stop_words, min_token_length):
+    """The counting behind every word list gives scikit-learn's counts and out-of-vocabulary tokens exactly, on
+    edge cases, the Lee corpus and (when present) the first 3,000 blog posts, in one process or in 2 by chunk."""
+    import itertools
+    from pathlib import Path
+
+    from topicdp import corpus as corpus_module
+    from topicdp.corpus import count_words, embedded_texts, make_vectorizer, read_jsonl_records
+
+    texts = EDGE_TEXTS + TEXTS + embedded_texts()
+    relative = Path("shared", "data", "blogs", "blogs.jsonl.gz")  # beside the checkout or a folder of worktrees
+    blogs = next((p / relative for p in Path(__file__).resolve().parents if (p / relative).exists()), None)
+    if blogs is not None:
+        texts += [t for t, _ in itertools.islice(read_jsonl_records(blogs), 3000)]
+    options = dict(stop_words=stop_words, min_token_length=min_token_length)
+    everything = make_vectorizer(**options).fit(texts)
+    words = sorted(everything.vocabulary_)[::7] + ["the", "cats", "été", "zzzz", "ab1"]  # stop, absent, untokenisable
+    words = list(dict.fromkeys(words))
+    expected = make_vectorizer(vocabulary=words, **options).fit_transform(texts).tocsr()
+    n_oov = int(everything.transform(texts).sum() - expected.sum())
+    monkeypatch.setattr(corpus_module, "PARALLEL_MIN_DOCS", 100)
+    for n_jobs in (1, 2):
+        X, oov = count_words(texts, words, n_jobs=n_jobs, **options)
+        assert X.shape == expected.shape and X.has_sorted_indices and X.dtype == np.int64
+        assert (X != expected).nnz == 0 and oov == n_oov
+        assert X.sum() > 0 and oov > 0
+
+
 def test_from_matrix_and_gensim_agree():
     from gensim.corpora import Dictionary
 

@@ -15,7 +15,9 @@ import html
 import json
 import math
 import os
+import re
 import zlib
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Iterator, Mapping, Sequence
 
@@ -27,6 +29,8 @@ from ._validation import check_count_matrix, check_int
 
 #: tokens are runs of at least ``min_token_length`` letters (unicode letters, no digits or underscores)
 _TOKEN_PATTERN = r"(?u)\b[^\W\d_]{%d,}\b"
+#: the same tokens in lower-cased ASCII text, where the letters are a-z and the word characters [a-z0-9_]; faster
+_ASCII_TOKEN_PATTERN = r"(?a)\b[a-z]{%d,}\b"
 
 
 def _normalise(text: str) -> str:
@@ -165,11 +169,13 @@ class Corpus:
         max_df: int | float = 1.0,
         max_features: int | None = None,
         allow_empty: bool = False,
+        n_jobs: int = 1,
     ) -> "Corpus":
         """Tokenise texts deterministically (:func:`make_vectorizer`) and count words on ``vocabulary`` if given (a
         public word list; other tokens are counted as out-of-vocabulary), else on words built from the texts with
         ``CountVectorizer``'s ``min_df``, ``max_df`` and ``max_features``. ``allow_empty``: with a given vocabulary,
         an N=0 corpus where no document is left (the pipeline's private corpus, whose emptiness is private).
+        ``n_jobs``: processes counting on a given vocabulary (:func:`count_words`; the counts do not depend on it).
         """
         texts = list(texts)
         if not texts and not (allow_empty and vocabulary is not None):
@@ -178,7 +184,7 @@ class Corpus:
             raise TypeError("texts must be a sequence of str")
         if vocabulary is not None:
             return cls._from_texts_on(texts, users, list(vocabulary), stop_words, min_token_length,
-                                      allow_empty=allow_empty)
+                                      allow_empty=allow_empty, n_jobs=n_jobs)
         vectorizer = make_vectorizer(stop_words=stop_words, min_token_length=min_token_length, min_df=min_df,
                                      max_df=max_df, max_features=max_features)
         try:
@@ -189,23 +195,14 @@ class Corpus:
 
     @classmethod
     def _from_texts_on(cls, texts: list, users, vocabulary: list, stop_words, min_token_length: int, *,
-                       allow_empty: bool = False) -> "Corpus":
-        """Counts on a fixed word list, tokenising once (so the out-of-vocabulary tokens are counted too)."""
+                       allow_empty: bool = False, n_jobs: int = 1) -> "Corpus":
+        """Counts on a fixed word list (:func:`count_words`; the out-of-vocabulary tokens are counted too)."""
         if not vocabulary or len(set(vocabulary)) != len(vocabulary):
             raise ValueError("vocabulary must be a non-empty list of distinct words")
-        vectorizer = make_vectorizer(stop_words=stop_words, min_token_length=min_token_length)
-        try:
-            X_all = vectorizer.fit_transform(texts).tocsc() if texts else sp.csc_matrix((0, 0), dtype=np.int64)
-        except ValueError:  # no token at all: every document is empty on any vocabulary
-            X_all = sp.csc_matrix((len(texts), 0), dtype=np.int64)
-        index = vectorizer.vocabulary_ if X_all.shape[1] else {}
-        present = [(j, index[w]) for j, w in enumerate(vocabulary) if w in index]
-        picked = X_all[:, [i for _, i in present]].tocoo()  # the caller's words the texts have, at their columns
-        columns = np.asarray([j for j, _ in present], dtype=np.int64)
-        X = sp.csr_matrix((picked.data, (picked.row, columns[picked.col])), shape=(len(texts), len(vocabulary)),
-                          dtype=np.int64)
+        X, n_oov = count_words(texts, vocabulary, stop_words=stop_words, min_token_length=min_token_length,
+                               n_jobs=n_jobs)
         corpus = cls._from_counts(X, vocabulary, users, allow_empty=allow_empty)
-        corpus.log.out_of_vocabulary_tokens = int(X_all.sum()) - corpus.n_tokens
+        corpus.log.out_of_vocabulary_tokens = n_oov
         corpus.vocabulary_source = "public"  # the caller's word list: stated public by giving it
         return corpus
 
@@ -574,6 +571,80 @@ def make_vectorizer(*, stop_words="english", min_token_length: int = 3, min_df=1
     )
     vectorizer._validate_params()  # scikit-learn's own messages for min_df / max_df / stop_words
     return vectorizer
+
+
+#: fewer documents than this are counted in one process (starting a second costs more than it saves)
+PARALLEL_MIN_DOCS = 20_000
+
+
+def count_words(texts: Sequence[str], vocabulary: Sequence[str], *, stop_words="english", min_token_length: int = 3,
+                n_jobs: int = 1) -> tuple[sp.csr_matrix, int]:
+    """Counts of ``texts`` on a fixed word list (N x V int64 CSR, sorted indices) and the number of their tokens
+    outside it, with :func:`make_vectorizer`'s tokens (its pattern, normalisation and stop words): what
+    ``CountVectorizer(vocabulary=...)`` counts, without its per-token Python loop. ``n_jobs`` > 1 splits the
+    texts into that many consecutive chunks counted by forked processes (where the platform forks; else one
+    process); counts add over documents, so the result is the same for every ``n_jobs``.
+    """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from joblib import effective_n_jobs
+
+    texts = list(texts)
+    n = max(1, min(effective_n_jobs(n_jobs), len(texts) // PARALLEL_MIN_DOCS))
+    if n == 1 or "fork" not in multiprocessing.get_all_start_methods():
+        return _count_chunk(texts, vocabulary, stop_words, min_token_length)
+    bounds = np.linspace(0, len(texts), n + 1).astype(int).tolist()
+    global _FORKED_TEXTS
+    _FORKED_TEXTS = texts  # the forked workers inherit the texts: only row ranges are sent to them
+    try:
+        with ProcessPoolExecutor(n - 1, mp_context=multiprocessing.get_context("fork")) as pool:
+            others = [pool.submit(_count_forked, a, b, vocabulary, stop_words, min_token_length)
+                      for a, b in zip(bounds[1:-1], bounds[2:])]
+            parts = [_count_chunk(texts[:bounds[1]], vocabulary, stop_words, min_token_length)]
+            parts += [f.result() for f in others]
+    finally:
+        _FORKED_TEXTS = []
+    return sp.vstack([X for X, _ in parts], format="csr"), sum(oov for _, oov in parts)
+
+
+_FORKED_TEXTS: list = []
+
+
+def _count_forked(start: int, stop: int, *options) -> tuple[sp.csr_matrix, int]:
+    return _count_chunk(_FORKED_TEXTS[start:stop], *options)
+
+
+def _count_chunk(texts: list, vocabulary: Sequence[str], stop_words,
+                 min_token_length: int) -> tuple[sp.csr_matrix, int]:
+    """:func:`count_words` in one process: each document's tokens counted in C (``Counter``), and those that are
+    words of the list or stop words found by one set intersection (stop words take the columns after the list's, so
+    their tokens are counted as neither, and are then cut off)."""
+    vectorizer = make_vectorizer(stop_words=stop_words, min_token_length=min_token_length)
+    find, find_ascii = vectorizer.build_tokenizer(), re.compile(_ASCII_TOKEN_PATTERN % min_token_length).findall
+    stop = frozenset(vectorizer.get_stop_words() or ())
+    index = {w: j for j, w in enumerate(vocabulary) if w not in stop}  # a stop word is never counted
+    index.update((w, len(vocabulary) + k) for k, w in enumerate(sorted(stop)))
+    known = frozenset(index)
+    indptr = np.zeros(len(texts) + 1, dtype=np.int64)
+    cols: list[int] = []
+    vals: list[int] = []
+    n_tokens = 0
+    for i, text in enumerate(texts):
+        text = _normalise(text)
+        tokens = find_ascii(text) if text.isascii() else find(text)
+        counts = Counter(tokens)
+        present = known.intersection(counts)
+        cols.extend(map(index.__getitem__, present))
+        vals.extend(map(counts.__getitem__, present))
+        n_tokens += len(tokens)
+        indptr[i + 1] = len(cols)
+    X = sp.csr_matrix((np.asarray(vals, dtype=np.int64), np.asarray(cols, dtype=np.int64), indptr),
+                      shape=(len(texts), len(vocabulary) + len(stop)))
+    n_other = n_tokens - int(X.data.sum())  # tokens that are neither stop words nor in the word list
+    X = X[:, :len(vocabulary)]
+    X.sort_indices()
+    return X, n_other
 
 
 def _jsonl_opener(where: str):

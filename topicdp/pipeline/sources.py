@@ -87,7 +87,8 @@ def build_corpus(records: Records, words, request: ReleaseRequest, bounding_seed
         corpus = records.corpus
     elif words is not None:  # no document left is an N=0 corpus: whether it is empty is private (read_records)
         corpus = Corpus.from_texts(records.texts, records.users, vocabulary=list(words),
-                                   stop_words=request.source.tokenizer_stop_words, allow_empty=True)
+                                   stop_words=request.source.tokenizer_stop_words, allow_empty=True,
+                                   n_jobs=request.n_jobs)
     else:
         policy = request.vocabulary
         corpus = Corpus.from_texts(records.texts, records.users, min_df=policy.min_df, max_df=policy.max_df,

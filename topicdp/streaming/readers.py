@@ -22,7 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_count_matrix
-from ..corpus import make_vectorizer, read_jsonl_records
+from ..corpus import count_words, make_vectorizer, read_jsonl_records
 
 
 @dataclass
@@ -104,36 +104,13 @@ class Tokenizer:
     def analyze(self) -> Callable[[str], list[str]]:
         return make_vectorizer(**self.options).build_analyzer()
 
-    @cached_property
-    def index(self) -> dict[str, int]:
+    def count(self, texts: list[str]) -> tuple[sp.csr_matrix, int]:
+        """Counts of ``texts`` over the vocabulary (rows may be empty) and the out-of-vocabulary tokens
+        (:func:`topicdp.corpus.count_words`)."""
         if self.vocabulary is None:
             raise ValueError("the tokenizer has no vocabulary yet (build one first)")
-        return {w: i for i, w in enumerate(self.vocabulary)}
-
-    def count(self, texts: list[str]) -> tuple[sp.csr_matrix, int]:
-        """Counts of ``texts`` over the vocabulary (rows may be empty) and the out-of-vocabulary tokens."""
-        index, analyze = self.index, self.analyze
-        indptr = [0]
-        cols: list[int] = []
-        vals: list[int] = []
-        n_oov = 0
-        for text in texts:
-            counts: Counter[int] = Counter()
-            for token in analyze(text):
-                j = index.get(token)
-                if j is None:
-                    n_oov += 1
-                else:
-                    counts[j] += 1
-            cols.extend(counts.keys())
-            vals.extend(counts.values())
-            indptr.append(len(cols))
-        X = sp.csr_matrix(
-            (np.asarray(vals, dtype=np.int64), np.asarray(cols, dtype=np.int64), np.asarray(indptr, dtype=np.int64)),
-            shape=(len(texts), len(index)),
-        )
-        X.sort_indices()
-        return X, n_oov
+        return count_words(texts, self.vocabulary, stop_words=self.options.get("stop_words", "english"),
+                           min_token_length=self.options.get("min_token_length", 3))
 
 
 @dataclass(frozen=True)
