@@ -12,6 +12,7 @@ import json
 import numpy as np
 import pytest
 
+from corpora import write_token_shards
 from topicdp.adapters import CallableModel, make_model
 from topicdp.samplers import PRIVATE_ORACLE, PrivateResample, SensitivitySampling, sample_sensitivity
 from topicdp.samplers.cluster import sample_sensitivity_on_cluster
@@ -81,15 +82,9 @@ def test_sampler_by_scheduler_address(lee_corpus):
 
 
 def test_jsonl_vocabulary_pass_on_cluster(client, tmp_path):
-    rng = np.random.default_rng(0)
-    words = [f"word{chr(97 + i)}{chr(97 + j)}" for i in range(6) for j in range(5)]  # letters only: tokens
-    for s in range(3):
-        with open(tmp_path / f"p{s}.jsonl", "w") as fh:
-            for n in range(150):
-                text = " ".join(rng.choice(words[(s * 7) % 20:(s * 7) % 20 + 10], size=rng.integers(2, 12)))
-                fh.write(json.dumps({"text": text, "user": f"u{n % 17}"}) + "\n")
-    local = StreamingCorpus.from_jsonl(str(tmp_path / "p*.jsonl"), min_df=2, chunk_size=40)
-    remote = StreamingCorpus.from_jsonl(str(tmp_path / "p*.jsonl"), min_df=2, chunk_size=40, client=client)
+    pattern = write_token_shards(tmp_path, np.random.default_rng(0))
+    local = StreamingCorpus.from_jsonl(pattern, min_df=2, chunk_size=40)
+    remote = StreamingCorpus.from_jsonl(pattern, min_df=2, chunk_size=40, client=client)
     assert remote.vocabulary == local.vocabulary
     a, b = local.to_corpus(), remote.to_corpus()
     assert (a.X != b.X).nnz == 0 and a.user_ids == b.user_ids
@@ -109,10 +104,11 @@ def test_worker_processes_equal_local(tmp_path, lee_corpus):
     corpus = lee_corpus.subset_users(np.arange(40))
     model = make_model("sklearn-nmf", 3, 0, max_iter=40)
     sampling = SensitivitySampling(PRIVATE_ORACLE, 0.1, n_pairs=3, insecure_testing=True, random_state=2)
-    local_stream = StreamingCorpus.from_jsonl(str(tmp_path / "p*.jsonl"), min_df=3, chunk_size=25)
+    pattern = str(tmp_path / "p*.jsonl")
+    local_stream = StreamingCorpus.from_jsonl(pattern, min_df=3, chunk_size=25)
     here = sample_sensitivity(model, corpus, sampling)
     with dask_client(n_workers=2, threads_per_worker=1, processes=True) as client:
-        stream = StreamingCorpus.from_jsonl(str(tmp_path / "p*.jsonl"), min_df=3, chunk_size=25, client=client)
+        stream = StreamingCorpus.from_jsonl(pattern, min_df=3, chunk_size=25, client=client)
         there = sample_sensitivity_on_cluster(model, corpus, sampling, client=client)
     assert stream.vocabulary == local_stream.vocabulary
     assert there.deltas == here.deltas

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from corpora import generated_lda, release_of_lists
 from facts import assert_facts
 from topicdp.corpus import Corpus
-from topicdp.datasets import synthetic_lda
 from topicdp.metrics import private as pv
 from topicdp.metrics.readability import heldout_npmi, npmi_contrast, top_words_matrix
 from topicdp.rdp import BudgetExceededError, PrivacyLedger, gaussian_delta
@@ -33,11 +33,7 @@ def _corpus_of(doc_word_sets, users=None, words=("a", "b", "c", "d", "e")) -> Co
 @pytest.fixture(scope="module")
 def generated():
     """A generated LDA corpus (K = 5, 400 words, 6,000 documents) and its true topics' top-10 lists."""
-    data = synthetic_lda(6000, 400, 5, alpha0=0.5, beta=0.05, mean_length=60, random_state=3)
-    words = [f"zq{chr(97 + j // 26)}{chr(97 + j % 26)}" for j in range(400)]  # letters only: the tokenizer keeps them
-    corpus = Corpus.from_matrix(data.X, words, users=np.arange(6000) // 3)
-    lists = [[words[j] for j in np.argsort(-row, kind="stable")[:10]] for row in data.topic_word]
-    return corpus, lists
+    return generated_lda()
 
 
 # -- the statistic -----------------------------------------------------------------------------------------
@@ -409,22 +405,10 @@ def test_lists_must_be_lists_of_distinct_words():
 # -- the release method and the command -------------------------------------------------------------------
 
 
-def _release(lists, n_words_vocab):
-    from topicdp.private_release import PrivateRelease
-    from topicdp.report import ReportParts, compose_report
-
-    vocab = sorted({w for t in lists for w in t})
-    W = top_words_matrix(np.array([[vocab.index(w) for w in t] for t in lists]), len(vocab))
-    report = compose_report(ReportParts({"topic_word": "DP", "vocabulary": "public"}), mechanism="dp-vem",
-                            guarantee="approx-DP", unit="document", neighbours="add-remove", epsilon=1.0,
-                            delta=1e-6, seeded=True)
-    return PrivateRelease(topic_word=W, noisy=None, vocabulary=tuple(vocab), report=report)
-
-
 def test_release_evaluate_uses_the_release_unit(generated):
     corpus, lists = generated
     ledger = PrivacyLedger()
-    result = _release(lists, corpus.n_words).evaluate(corpus, epsilon=1.0, delta=1e-6, ledger=ledger,
+    result = release_of_lists(lists).evaluate(corpus, epsilon=1.0, delta=1e-6, ledger=ledger,
                                                       random_state=0, n_boot=10)
     assert result.report["unit"] == "document" and len(ledger) == 1
     assert [list(t) for t in result.top_words] == lists
@@ -434,7 +418,7 @@ def test_evaluate_command(tmp_path, generated, capsys):
     from topicdp import evaluate_cli
 
     corpus, lists = generated
-    release = _release(lists, corpus.n_words)
+    release = release_of_lists(lists)
     release.save(tmp_path / "release.json")
     X = corpus.X[:800].toarray()
     lines = [json.dumps({"user": int(corpus.doc_users[i]),
@@ -468,7 +452,7 @@ def test_evaluate_command_at_the_user_level_refuses_before_spending(tmp_path, ge
     from topicdp import evaluate_cli
 
     corpus, lists = generated
-    _release(lists, corpus.n_words).save(tmp_path / "release.json")
+    release_of_lists(lists).save(tmp_path / "release.json")
     path = str(tmp_path / "data.ledger")
     PrivacyLedger.open(path, budget=(30.0, 1e-5), unit="user", neighbours="add-remove")
     reads: list = []
@@ -494,7 +478,7 @@ def test_evaluate_command_charges_a_persisted_ledger_before_reading(tmp_path, ge
     from topicdp.rdp import BudgetExceededError
 
     corpus, lists = generated
-    _release(lists, corpus.n_words).save(tmp_path / "release.json")
+    release_of_lists(lists).save(tmp_path / "release.json")
     X = corpus.X[:400].toarray()
     (tmp_path / "corpus.jsonl").write_text("".join(
         json.dumps({"user": int(corpus.doc_users[i]),
@@ -550,7 +534,7 @@ def chatter(tmp_path_factory):
     common = [public.vocabulary[j] for j in sorted(range(df.size), key=lambda j: (-df[j], public.vocabulary[j]))]
     themes = [[f"zqt{chr(97 + t)}a{chr(97 + j)}" for j in range(10)] for t in range(4)]
     lists = themes + [list(common[:10])]
-    _release(lists, 0).save(base / "release.json")
+    release_of_lists(lists).save(base / "release.json")
     private = _chatter_records("u", 150, 2)
     files = {"reference": reference, "private": private, "added": private + _chatter_records("x", 1, 9)}
     for name, records in files.items():

@@ -6,7 +6,6 @@ with the same seed, locally and on a Dask cluster (those tests are marked ``clus
 Collected by the default test command (``testpaths`` in pyproject.toml).
 """
 
-import json
 
 import numpy as np
 import pytest
@@ -14,6 +13,7 @@ import scipy.sparse as sp
 
 from benchmarks.speed.streaming_spectral import (StreamingM2Operator, StreamingSpectralLDA, stream_from_corpus,
                                                  streaming_whitened_m3)
+from tests.corpora import write_token_shards
 from tests.spectral_reference import explicit_moments
 from topicdp.datasets import synthetic_lda
 from topicdp.spectral.estimator import SpectralLDA
@@ -121,19 +121,9 @@ def test_spectral_fit_on_cluster_equals_local(client, tmp_path):
         np.testing.assert_allclose(getattr(remote, name), getattr(local, name), rtol=1e-8, atol=1e-12, err_msg=name)
 
 
-def _write_jsonl(directory, rng):
-    words = [f"word{chr(97 + i)}{chr(97 + j)}" for i in range(6) for j in range(5)]  # letters only: tokens
-    for s in range(3):
-        with open(directory / f"p{s}.jsonl", "w") as fh:
-            for n in range(150):
-                text = " ".join(rng.choice(words[(s * 7) % 20:(s * 7) % 20 + 10], size=rng.integers(2, 12)))
-                fh.write(json.dumps({"text": text, "user": f"u{n % 17}"}) + "\n")
-    return str(directory / "p*.jsonl")
-
-
 @pytest.mark.cluster
 def test_fit_of_a_jsonl_stream_on_cluster_equals_local(client, tmp_path):
-    pattern = _write_jsonl(tmp_path, np.random.default_rng(0))
+    pattern = write_token_shards(tmp_path, np.random.default_rng(0))
     local = StreamingCorpus.from_jsonl(pattern, min_df=2, chunk_size=40)
     remote = StreamingCorpus.from_jsonl(pattern, min_df=2, chunk_size=40, client=client)
     a = StreamingSpectralLDA(3, 1.0, random_state=0).fit(local)
@@ -145,7 +135,7 @@ def test_fit_of_a_jsonl_stream_on_cluster_equals_local(client, tmp_path):
 def test_fit_on_worker_processes_equals_local(tmp_path):
     """Across real process boundaries: the per-shard functions are pickled by reference and imported there."""
     pytest.importorskip("dask.distributed")
-    pattern = _write_jsonl(tmp_path, np.random.default_rng(1))
+    pattern = write_token_shards(tmp_path, np.random.default_rng(1))
     local = StreamingSpectralLDA(3, 1.0, random_state=0).fit(
         StreamingCorpus.from_jsonl(pattern, min_df=3, chunk_size=25))
     with dask_client(n_workers=2, threads_per_worker=1, processes=True) as client:

@@ -13,34 +13,15 @@ import pytest
 
 from benchmarks.utility.private_select import (_planned_evaluation, dp_vem_fits, private_search, repeat_and_select,
                                                unresolved_candidates)
-from topicdp.corpus import Corpus
-from topicdp.datasets import synthetic_lda
+from tests.corpora import generated_lda, release_of_lists
 from topicdp.metrics import private as pv
-from topicdp.metrics.readability import top_words_matrix
 from topicdp.rdp import BudgetExceededError, PrivacyLedger
 
 
 @pytest.fixture(scope="module")
 def generated():
     """A generated LDA corpus (K = 5, 400 words, 6,000 documents) and its true topics' top-10 lists."""
-    data = synthetic_lda(6000, 400, 5, alpha0=0.5, beta=0.05, mean_length=60, random_state=3)
-    words = [f"zq{chr(97 + j // 26)}{chr(97 + j % 26)}" for j in range(400)]
-    corpus = Corpus.from_matrix(data.X, words, users=np.arange(6000) // 3)
-    lists = [[words[j] for j in np.argsort(-row, kind="stable")[:10]] for row in data.topic_word]
-    return corpus, lists
-
-
-def _release(lists):
-    """A DP release whose topics are ``lists`` (each word's weight from its rank), over the lists' words."""
-    from topicdp.private_release import PrivateRelease
-    from topicdp.report import ReportParts, compose_report
-
-    vocab = sorted({w for t in lists for w in t})
-    W = top_words_matrix(np.array([[vocab.index(w) for w in t] for t in lists]), len(vocab))
-    report = compose_report(ReportParts({"topic_word": "DP", "vocabulary": "public"}), mechanism="dp-vem",
-                            guarantee="approx-DP", unit="document", neighbours="add-remove", epsilon=1.0,
-                            delta=1e-6, seeded=True)
-    return PrivateRelease(topic_word=W, noisy=None, vocabulary=tuple(vocab), report=report)
+    return generated_lda()
 
 
 def _stub_fits(generated, n_random=3):
@@ -49,7 +30,7 @@ def _stub_fits(generated, n_random=3):
     rng = np.random.default_rng(0)
     words = list(corpus.vocabulary)
     random_lists = [[[str(w) for w in rng.choice(words, 10, replace=False)] for _ in range(5)] for _ in range(n_random)]
-    releases = {5: _release(lists)} | {K: _release(r) for K, r in zip((10, 20, 40), random_lists)}
+    releases = {5: release_of_lists(lists)} | {K: release_of_lists(r) for K, r in zip((10, 20, 40), random_lists)}
     return {K: (lambda r: lambda ledger: r)(rel) for K, rel in releases.items()}
 
 
