@@ -6,12 +6,15 @@ import numpy as np
 import pytest
 from scipy.special import ndtr
 
+from facts import assert_facts
 from topicdp.forecast import (
+    CONTRAST_CEILING,
     LDA_AGREEMENT,
     NOISE_VS_LDA,
     RANDOM_START_AGREEMENT,
     READABLE_VS_LDA,
     TARGETS,
+    contrast_ceiling,
     dirichlet_signal,
     expected_topn_overlap,
     forecast_readability,
@@ -176,23 +179,47 @@ def test_several_draws_are_readable_only_when_most_of_them_are():
     assert verdicts.count(r) == 4 and verdicts.count(n) == 3 and verdict_of_draws(verdicts) == n  # 3 noise, 2 c
 
 
-def test_the_closed_form_contrast_is_the_kept_share_squared_and_a_small_dp_vocabulary_is_common_words():
-    """Module docstring: contrast ratio (q s)^2, NPMI ratio q^2; a forecast that misses the targets refuses."""
+def test_the_closed_form_contrast_on_common_words_is_q2_times_their_ceiling_and_refuses_below_the_target():
+    """Module docstring: NPMI ratio q^2; contrast q^2, times the kept words' ceiling on a DP vocabulary of common
+    words only (``vocabulary_share`` below 1); a forecast that misses the targets refuses."""
     S = dirichlet_signal(10, 2000, 0.15, random_state=0)
+    kept = dirichlet_signal(10, 100, 0.15, random_state=0)  # 100 of 2,000 words kept: share 0.05
     nth = np.median(np.sort(S, axis=1)[:, -10])
     for sigma in (0.05 * nth, 0.5 * nth, 2 * nth):
         full = forecast_readability(sigma, S, unit="user")
         assert full.contrast == pytest.approx(full.expected_overlap ** 2)
         assert full.npmi == pytest.approx(full.expected_overlap ** 2)
-        small = forecast_readability(sigma, S, unit="user", vocabulary_share=0.05)
-        assert small.contrast == pytest.approx((0.05 * full.expected_overlap) ** 2)
-        assert small.npmi == full.npmi and small.overlap_with_lda == full.overlap_with_lda
-        if small.verdict != "noise":
-            assert small.verdict == "common words" and small.refuses and "public word list" in small.advice
-            assert "contrast" in " ".join(small.lines()) and "0.05^2" in " ".join(small.lines())
+        for fit in ("lda", "vem"):
+            small = forecast_readability(sigma, kept, unit="user", vocabulary_share=0.05, fit=fit)
+            q = small.expected_overlap
+            assert small.contrast == pytest.approx(contrast_ceiling(100, fit) * q ** 2)
+            assert small.npmi == pytest.approx(q ** 2) and small.contrast_ceiling == contrast_ceiling(100, fit)
+            if small.verdict != "noise" and small.contrast < TARGETS["user"].contrast:
+                assert small.verdict == "common words" and small.refuses and "public word list" in small.advice
+                assert_facts(" ".join(small.lines()), "contrast", f"{contrast_ceiling(100, fit):.2f}",
+                             "100 common words")
     quiet = forecast_readability(0.05 * nth, S, unit="user")
     assert quiet.verdict == "readable" and not quiet.refuses
     assert forecast_readability(0.05 * nth, S).contrast is None  # no unit: no targets, the overlap alone
+
+
+def test_the_contrast_ceiling_interpolates_its_measured_points_in_log_words():
+    """CONTRAST_CEILING's points are returned at their V'; between two points the value at their geometric mean is
+    the mean of theirs (linear in log V'); constant beyond the ends; nondecreasing in V' and in (0, 1]."""
+    for fit, points in CONTRAST_CEILING.items():
+        for (a, ca), (b, cb) in zip(points, points[1:]):
+            assert contrast_ceiling(a, fit) == pytest.approx(min(1.0, ca))
+            mid = math.sqrt(a * b)
+            if mid == int(mid):
+                assert contrast_ceiling(int(mid), fit) == pytest.approx(min(1.0, (ca + cb) / 2))
+        assert contrast_ceiling(1, fit) == pytest.approx(points[0][1])
+        assert contrast_ceiling(10 * points[-1][0], fit) == pytest.approx(min(1.0, points[-1][1]))
+        values = [contrast_ceiling(v, fit) for v in range(1, 5001, 7)]
+        assert all(0 < x <= 1 for x in values) and all(x <= y for x, y in zip(values, values[1:]))
+    with pytest.raises(ValueError, match="fit"):
+        contrast_ceiling(100, "nmf")
+    with pytest.raises(ValueError, match="n_words"):
+        contrast_ceiling(0)
 
 
 def test_no_noise_and_monotone():

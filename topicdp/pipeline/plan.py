@@ -290,7 +290,8 @@ def _refuses(forecast) -> bool:
 
 
 def vocabulary_share(plan: ReleasePlan, n_words: int, count: UnitCount) -> float:
-    """The release's vocabulary size over the owner's ordinary one, which the contrast forecast reads ((q s)^2).
+    """The release's vocabulary size over the owner's ordinary one; below 1 the contrast forecast reads the ceiling of
+    topics on the words kept (:func:`topicdp.forecast.contrast_ceiling`).
 
     Below 1 only for a DP selection forecast to keep fewer than ``max_features`` words *and* to pass only words held
     by more than :data:`topicdp.vocabulary.SHARE_COMMON_WORDS_ONLY` of the units (only common words): one passing
