@@ -14,7 +14,7 @@ from typing import Sequence
 import numpy as np
 
 from topicdp._validation import check_int, check_option
-from topicdp.metrics.ranking import top_n as _top_n
+from kendall_distances import top_n as _top_n
 
 MEASURES = ("c_npmi", "u_mass", "c_v")
 _WORST = {"c_npmi": -1.0, "u_mass": float(np.log(1e-12))}  # gensim's EPSILON in u_mass

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import kendalltau
 
-from topicdp.metrics import kendall_tau_distance, topn_kendall_distance
+from kendall_distances import kendall_tau_distance, topn_kendall_distance
 
 
 def mean_kendall_distance(released, reference, *, top_n: int | None = None, p: float = 0.5) -> float:

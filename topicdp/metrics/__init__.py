@@ -1,12 +1,11 @@
 """Utility metrics for released topic-word matrices: L1 and RMSE against the non-private matrix (TopicDP §4),
-Kendall distances of keyword rankings, recovery error after Hungarian matching, held-out perplexity (defined in
+recovery error after Hungarian matching, held-out perplexity (defined in
 :mod:`topicdp.inference`), and the readability measures a reader sees
 (:mod:`~topicdp.metrics.readability`).
 """
 
 from ..inference import heldout_perplexity, infer_theta, split_documents
 from .distances import l1_distance, rmse
-from .ranking import kendall_tau_distance, top_n, topn_kendall_distance
 from .readability import (
     heldout_npmi,
     heldout_user_mask,
@@ -24,9 +23,6 @@ __all__ = [
     "recovery_error",
     "l1_distance",
     "rmse",
-    "kendall_tau_distance",
-    "topn_kendall_distance",
-    "top_n",
     "heldout_perplexity",
     "infer_theta",
     "split_documents",

@@ -1,4 +1,4 @@
-"""Kendall's tau distance between keyword rankings (TopicDP, Wang et al. 2022, §4, Figs. 7, 8, 10).
+"""(Moved from topicdp.metrics.ranking: only the tests call it.) Kendall's tau distance between keyword rankings (TopicDP, Wang et al. 2022, §4, Figs. 7, 8, 10).
 
 Over the same items (the n released keywords before and after noise): the share of pairs ordered oppositely, a pair
 tied in either vector not discordant (the authors' convention); ``(1 - tau) / 2`` without ties. Top-n lists with
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_int, check_real
-from ..topics import top_indices
+from topicdp._validation import check_int, check_real
+from topicdp.topics import top_indices
 
 
 def _finite(x, name: str, ndim: int = 1) -> np.ndarray:
