@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.special import ndtr, ndtri
 from scipy.stats import beta, binomtest
 
 from topicdp.audit import (
@@ -14,8 +15,17 @@ from topicdp.audit import (
     epsilon_bound,
     epsilon_lower_bound,
     exact_epsilon,
-    gaussian_tradeoff,
 )
+
+
+def gaussian_tradeoff(fpr, mu: float) -> np.ndarray:
+    """Optimal FNR at a given FPR between N(0, 1) and N(mu, 1): Phi(Phi^-1(1 - FPR) - mu).
+
+    The trade-off function G_mu of mu-Gaussian DP (Dong, Roth & Su 2022, Sec. 2.3); it is the exact FPR/FNR
+    frontier of the Gaussian mechanism with mu = Delta / sigma along the direction f(D') - f(D).
+    """
+    fpr = np.asarray(fpr, dtype=np.float64)
+    return ndtr(ndtri(1.0 - fpr) - mu)
 
 
 def brute_force(out, inn, delta, confidence):

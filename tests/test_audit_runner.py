@@ -1,6 +1,7 @@
 """The auditor flags under-noised mechanisms and passes correct ones (fixed seeds, small sizes)."""
 
 import json
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -10,19 +11,33 @@ from topicdp.audit import (
     CanaryWordDistinguisher,
     DiscreteGaussianNoise,
     GaussianNoise,
-    LaplaceNoise,
     analytic_sigma,
     audit_output_perturbation,
     audit_pipeline,
     make_canary,
     per_draw,
 )
+from topicdp._validation import check_real
 from topicdp.audit.canaries import BoundedContributionSum, synthetic_corpus
 
 EPS, DELTA = 1.0, 1e-5
 CLAIM = dict(epsilon=EPS, delta=DELTA)
 F = BoundedContributionSum(n_rows=5)
 SIGMA = analytic_sigma(EPS, DELTA, 1.0)  # proven sensitivity 1 under add-remove
+
+
+@dataclass
+class LaplaceNoise:
+    """``W + Laplace(0, scale)`` i.i.d. per entry."""
+
+    scale: float
+    name: str = "laplace"
+
+    def __post_init__(self) -> None:
+        self.scale = check_real(self.scale, "scale", low=0.0)
+
+    def __call__(self, W: np.ndarray, rng: np.random.Generator, n: int) -> np.ndarray:
+        return W + rng.laplace(0.0, self.scale, size=(n,) + W.shape)
 
 
 @pytest.fixture(scope="module")

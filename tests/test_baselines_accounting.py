@@ -10,13 +10,12 @@ from dp_accounting import dp_event
 from dp_accounting.pld import pld_privacy_accountant
 from dp_accounting.rdp import rdp_privacy_accountant
 
+from benchmarks.privacy.paper_baselines import paper_baseline_epsilon, paper_baseline_noise_multiplier
 from topicdp.baselines import (
     DPStochasticVI,
     accountant_epsilon,
     calibrate_noise_multiplier,
     make_scheme,
-    paper_baseline_epsilon,
-    paper_baseline_noise_multiplier,
     paper_epsilon,
     paper_noise_multiplier,
 )

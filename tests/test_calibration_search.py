@@ -26,12 +26,11 @@ import pytest
 from dp_accounting import dp_event
 from dp_accounting.rdp import rdp_privacy_accountant
 
+from benchmarks.privacy.paper_baselines import paper_baseline_epsilon, paper_baseline_noise_multiplier
 from topicdp.baselines.accounting import (
     accountant_epsilon,
     calibrate_noise_multiplier,
     make_scheme,
-    paper_baseline_epsilon,
-    paper_baseline_noise_multiplier,
 )
 from topicdp.rdp import (
     NoBracketError,

@@ -20,14 +20,25 @@ from topicdp.forecast import (
     forecast_readability,
     verdict_for,
     verdict_of_draws,
-    zipf_signal,
 )
+from topicdp._validation import check_int, check_random_state, check_real
 
 #: the thresholds on the closed form's own scale at the default agreement
 READABLE, NOISE = READABLE_VS_LDA / LDA_AGREEMENT, NOISE_VS_LDA / LDA_AGREEMENT
 
 NODES, WEIGHTS = np.polynomial.hermite_e.hermegauss(80)
 WEIGHTS = WEIGHTS / math.sqrt(2 * math.pi)  # E f(Z) = sum WEIGHTS f(NODES), Z ~ N(0, 1)
+
+
+def zipf_signal(n_topics: int, n_words: int, exponent: float = 1.0, random_state=0) -> np.ndarray:
+    """K rows with Zipf profile w_r proportional to r^(-exponent), r = 1..V, each on its own random word order."""
+    n_topics = check_int(n_topics, "n_topics", low=1)
+    n_words = check_int(n_words, "n_words", low=2)
+    exponent = check_real(exponent, "exponent", low=0.0, low_open=False)
+    profile = np.arange(1, n_words + 1, dtype=float) ** -exponent
+    profile /= profile.sum()
+    rng = check_random_state(random_state)
+    return np.stack([profile[rng.permutation(n_words)] for _ in range(n_topics)])
 
 
 def exact_overlap(S, sigma, n=10):

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from topicdp.metrics import count_unseen_topic_words, topic_coherence
+from gensim_coherence import count_unseen_topic_words, topic_coherence
 
 VOCAB = ["a", "b", "c", "d", "e", "z"]
 # 'a' and 'b' always co-occur; 'c' is in 9 of 12 texts, 'd' in 6, together in 3

@@ -6,7 +6,25 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import kendalltau
 
-from topicdp.metrics import kendall_tau_distance, mean_kendall_distance, topn_kendall_distance
+from kendall_distances import kendall_tau_distance, topn_kendall_distance
+
+
+def mean_kendall_distance(released, reference, *, top_n: int | None = None, p: float = 0.5) -> float:
+    """Kendall distance averaged over topics, row i of ``released`` against row i of ``reference``.
+
+    Row-aligned matrices (output perturbation keeps each topic's row; align others with
+    :func:`topicdp.metrics.match_topics`). ``top_n=None`` compares the rankings of all V columns
+    (:func:`kendall_tau_distance`), an int k the top-k lists (:func:`topn_kendall_distance` with penalty ``p``).
+    """
+    a = np.asarray(released, dtype=float)
+    b = np.asarray(reference, dtype=float)
+    if a.shape != b.shape or a.ndim != 2:
+        raise ValueError(f"released and reference must be 2-D of the same shape, got {a.shape} and {b.shape}")
+    if top_n is None:
+        values = [kendall_tau_distance(ra, rb) for ra, rb in zip(a, b)]
+    else:
+        values = [topn_kendall_distance(ra, rb, top_n, p=p) for ra, rb in zip(a, b)]
+    return float(np.mean(values))
 
 
 @settings(max_examples=60, deadline=None)

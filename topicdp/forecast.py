@@ -1,7 +1,7 @@
 """Forecast the readability of a noisy release from public quantities, before anything private is touched.
 
 Inputs: the per-entry noise ``sigma`` a mechanism adds to the topic-word probabilities and a public or assumed
-*signal* (:func:`dirichlet_signal`, :func:`zipf_signal`). For a row w with noisy values Y_j = w_j + sigma Z_j the
+*signal* (:func:`dirichlet_signal`, or a Zipf profile). For a row w with noisy values Y_j = w_j + sigma Z_j the
 noisy n-th largest value sits near the level t where the expected count above it is n (normal approximation):
 
     sum_j Phi((w_j - t) / sigma) = n,     P(i in noisy top n) ~ Phi((w_i - t) / sigma),
@@ -214,17 +214,6 @@ def dirichlet_signal(n_topics: int, n_words: int, beta: float, random_state=0) -
     n_words = check_int(n_words, "n_words", low=2)
     beta = check_real(beta, "beta", low=0.0)
     return check_random_state(random_state).dirichlet(np.full(n_words, beta), size=n_topics)
-
-
-def zipf_signal(n_topics: int, n_words: int, exponent: float = 1.0, random_state=0) -> np.ndarray:
-    """K rows with Zipf profile w_r proportional to r^(-exponent), r = 1..V, each on its own random word order."""
-    n_topics = check_int(n_topics, "n_topics", low=1)
-    n_words = check_int(n_words, "n_words", low=2)
-    exponent = check_real(exponent, "exponent", low=0.0, low_open=False)
-    profile = np.arange(1, n_words + 1, dtype=float) ** -exponent
-    profile /= profile.sum()
-    rng = check_random_state(random_state)
-    return np.stack([profile[rng.permutation(n_words)] for _ in range(n_topics)])
 
 
 # -- the formula --------------------------------------------------------------------------------------

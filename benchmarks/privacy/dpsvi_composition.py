@@ -18,8 +18,8 @@ held-out document completion (:func:`topicdp.inference.heldout_perplexity`; the 
 bound), the median over ``--seeds`` runs.
 
 The paper's recipes are run through DP-SVI's ``accountant="paper"`` (the zCDP recipe) at the epsilon for which that
-recipe gives the baseline's noise multiplier (:func:`topicdp.baselines.paper_baseline_epsilon` inverted): the
-same z, so the same noise, whatever its accounting. Their epsilons are the paper's statements, not guarantees (the
+recipe gives the baseline's noise multiplier (:func:`benchmarks.privacy.paper_baselines.paper_baseline_epsilon`
+inverted): the same z, so the same noise, whatever its accounting. Their epsilons are the paper's statements, not guarantees (the
 recipe has no theorem behind its step 3; see :mod:`topicdp.baselines.accounting`); the RDP row's is one.
 
 Run::
@@ -54,7 +54,8 @@ DELTA = 1e-4
 
 def noise_table(epsilon: float) -> list[str]:
     """The noise multipliers at the paper's own setting (no data)."""
-    from topicdp.baselines import calibrate_noise_multiplier, make_scheme, paper_baseline_noise_multiplier
+    from benchmarks.privacy.paper_baselines import paper_baseline_noise_multiplier
+    from topicdp.baselines import calibrate_noise_multiplier, make_scheme
 
     lines = ["| S | J | z RDP (correct) | z zCDP (paper) | z advanced (paper) | z linear (paper) |", "|---|---|---|---|---|---|"]
     for S in BATCHES:
@@ -66,7 +67,8 @@ def noise_table(epsilon: float) -> list[str]:
 
 
 def fit(method: str, epsilon: float, S: int, J: int, D: int, X, seed: int):
-    from topicdp.baselines import DPStochasticVI, SVILDA, paper_baseline_epsilon, paper_baseline_noise_multiplier
+    from benchmarks.privacy.paper_baselines import paper_baseline_epsilon, paper_baseline_noise_multiplier
+    from topicdp.baselines import DPStochasticVI, SVILDA
 
     common = dict(batch_size=S, n_iterations=J, random_state=seed)
     if method == "non-private":

@@ -36,7 +36,7 @@ import numpy as np
 
 from topicdp import CallableModel, Corpus, TopicDP, make_model
 from topicdp.datasets import synthetic_lda
-from topicdp.samplers import PRIVATE_ORACLE, SensitivitySampling, sample_sensitivity, sizing_table
+from topicdp.samplers import PRIVATE_ORACLE, SIZINGS, SensitivitySampling, sample_sensitivity, sample_size
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
 from _data import SHARED as DATA  # noqa: E402
@@ -103,6 +103,18 @@ def _build_cpu(corpus) -> dict:
             times.append(time.process_time() - start)
         out[name] = statistics.median(times) * 1e3
     return out
+
+
+def sizing_table(gammas=(0.01, 0.05, 0.1, 0.2)) -> list[dict]:
+    """Both sizings side by side: for each gamma, h and k of ``"lambert-w"`` and ``"exchangeable"`` (2h fits)."""
+    rows = []
+    for gamma in gammas:
+        row = {"gamma": gamma}
+        for sizing in SIZINGS:
+            _, h, k = sample_size(gamma, sizing)
+            row[f"{sizing} h"], row[f"{sizing} k"] = h, k
+        rows.append(row)
+    return rows
 
 
 def fit_counts() -> None:

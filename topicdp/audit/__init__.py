@@ -15,8 +15,7 @@ from .bounds import EpsilonBound, clopper_pearson_upper, epsilon_bound, epsilon_
 from .canaries import (CanaryPair, CorpusData, as_corpus_data, long_document_canary, make_canary, outlier_user_canary,
                        typical_user_canary)
 from .distinguishers import CanaryWordDistinguisher, ProjectionDistinguisher, make_distinguisher
-from .noise import (DiscreteGaussianNoise, GaussianNoise, LaplaceNoise, analytic_sigma, exact_delta, exact_epsilon,
-                    gaussian_tradeoff, per_draw)
+from .noise import DiscreteGaussianNoise, GaussianNoise, analytic_sigma, exact_delta, exact_epsilon, per_draw
 from .plot import dp_region_boundary, plot_tradeoff
 from .runner import AuditOptions, AuditResult, AuditSetup, audit_output_perturbation, audit_pipeline, run_audit
 from .setups import SETUPS, SetupOptions, register_setup
@@ -26,6 +25,6 @@ __all__ = [
     "audit_output_perturbation", "audit_pipeline", "AuditSetup", "AuditOptions", "run_audit", "SetupOptions", "SETUPS",
     "register_setup", "CorpusData", "CanaryPair", "as_corpus_data", "typical_user_canary", "outlier_user_canary",
     "long_document_canary", "make_canary", "ProjectionDistinguisher", "CanaryWordDistinguisher", "make_distinguisher",
-    "GaussianNoise", "LaplaceNoise", "DiscreteGaussianNoise", "per_draw", "plot_tradeoff", "dp_region_boundary",
-    "analytic_sigma", "exact_delta", "exact_epsilon", "gaussian_tradeoff"
+    "GaussianNoise", "DiscreteGaussianNoise", "per_draw", "plot_tradeoff", "dp_region_boundary",
+    "analytic_sigma", "exact_delta", "exact_epsilon"
 ]

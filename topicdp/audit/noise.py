@@ -11,7 +11,7 @@ from typing import Callable
 
 import numpy as np
 from scipy.optimize import brentq
-from scipy.special import log_ndtr, ndtr, ndtri
+from scipy.special import log_ndtr
 
 from .._validation import check_real
 from ..mechanisms.secure_noise import secure_gaussian
@@ -29,20 +29,6 @@ class GaussianNoise:
 
     def __call__(self, W: np.ndarray, rng: np.random.Generator, n: int) -> np.ndarray:
         return W + self.sigma * rng.standard_normal((n,) + W.shape)
-
-
-@dataclass
-class LaplaceNoise:
-    """``W + Laplace(0, scale)`` i.i.d. per entry."""
-
-    scale: float
-    name: str = "laplace"
-
-    def __post_init__(self) -> None:
-        self.scale = check_real(self.scale, "scale", low=0.0)
-
-    def __call__(self, W: np.ndarray, rng: np.random.Generator, n: int) -> np.ndarray:
-        return W + rng.laplace(0.0, self.scale, size=(n,) + W.shape)
 
 
 @dataclass
@@ -106,13 +92,3 @@ def analytic_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> fl
         hi *= 2.0
     mu = brentq(lambda m: exact_delta(m, epsilon) - delta, 1e-12, hi, xtol=1e-14)
     return sensitivity / mu * (1 + 1e-12)
-
-
-def gaussian_tradeoff(fpr, mu: float) -> np.ndarray:
-    """Optimal FNR at a given FPR between N(0, 1) and N(mu, 1): Phi(Phi^-1(1 - FPR) - mu).
-
-    The trade-off function G_mu of mu-Gaussian DP (Dong, Roth & Su 2022, Sec. 2.3); it is the exact FPR/FNR
-    frontier of the Gaussian mechanism with mu = Delta / sigma along the direction f(D') - f(D).
-    """
-    fpr = np.asarray(fpr, dtype=np.float64)
-    return ndtr(ndtri(1.0 - fpr) - mu)

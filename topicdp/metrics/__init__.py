@@ -1,13 +1,11 @@
 """Utility metrics for released topic-word matrices: L1 and RMSE against the non-private matrix (TopicDP §4),
-Kendall distances of keyword rankings, recovery error after Hungarian matching, held-out perplexity (defined in
-:mod:`topicdp.inference`), gensim coherence, and the readability measures a reader sees
+recovery error after Hungarian matching, held-out perplexity (defined in
+:mod:`topicdp.inference`), and the readability measures a reader sees
 (:mod:`~topicdp.metrics.readability`).
 """
 
 from ..inference import heldout_perplexity, infer_theta, split_documents
-from .coherence import count_unseen_topic_words, topic_coherence, topic_top_words
 from .distances import l1_distance, rmse
-from .ranking import kendall_tau_distance, mean_kendall_distance, top_n, topn_kendall_distance
 from .readability import (
     heldout_npmi,
     heldout_user_mask,
@@ -25,16 +23,9 @@ __all__ = [
     "recovery_error",
     "l1_distance",
     "rmse",
-    "kendall_tau_distance",
-    "topn_kendall_distance",
-    "mean_kendall_distance",
-    "top_n",
     "heldout_perplexity",
     "infer_theta",
     "split_documents",
-    "topic_coherence",
-    "topic_top_words",
-    "count_unseen_topic_words",
     "readability",
     "heldout_npmi",
     "npmi_contrast",

@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..topics import matching
-from .ranking import _finite
+
+
+def _finite(x, name: str, ndim: int = 1) -> np.ndarray:
+    x = np.asarray(x, dtype=float)
+    if x.ndim != ndim or not np.all(np.isfinite(x)):
+        raise ValueError(f"{name} must be a finite {ndim}-D array" + (" (topics x words)" if ndim == 2 else ""))
+    return x
 
 
 def match_topics(estimated, truth) -> np.ndarray:

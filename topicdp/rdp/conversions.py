@@ -75,32 +75,6 @@ def rdp_to_dp(rdp: RdpCurve, delta: float, conversion: str = "improved") -> Tupl
     return max(0.0, value), alpha
 
 
-def rdp_to_delta(rdp: RdpCurve, epsilon: float, conversion: str = "improved") -> Tuple[float, float]:
-    """Delta of an RDP curve at ``epsilon``, the inverse of :func:`rdp_to_dp` (the conversions solved for delta).
-
-    ``"improved"``: ``log delta = (alpha - 1)(r - eps + log1p(-1/alpha)) - log alpha``, capped by
-    ``sqrt(1 - exp(-KL))``; ``"mironov"``: ``log delta = (alpha - 1)(r - eps)``. ``rdp_to_dp(c, d)[0] <= e`` iff
-    ``rdp_to_delta(c, e)[0] <= d``.
-    """
-    epsilon = check_real(epsilon, "epsilon", low=0.0, low_open=False)
-    conversion = check_option(conversion, "conversion", CONVERSIONS)
-
-    def log_delta_at(r: np.ndarray, t: np.ndarray) -> np.ndarray:
-        am1 = np.exp(t)
-        if conversion == "mironov":
-            return am1 * (r - epsilon)
-        log_a = np.log1p(am1)
-        return am1 * (r - epsilon + t - log_a) - log_a
-
-    value, alpha = _minimize_curve(rdp, log_delta_at)
-    delta = min(1.0, math.exp(value)) if math.isfinite(value) else (0.0 if value < 0 else 1.0)
-    if conversion == "improved":
-        tv = math.sqrt(-math.expm1(-_kl_bound(rdp)))
-        if tv < delta:
-            return tv, _smallest_order(rdp)
-    return delta, alpha
-
-
 def topicdp_rdp_level(epsilon: float, delta: float, alpha: float = 2.0) -> float:
     """TopicDP's Prop. 2: the RDP level ``eps_R`` at order ``alpha`` assigned to a target (epsilon, delta).
 

@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike
 
 from topicdp._validation import check_delta, check_epsilon, check_option, check_real
 
-from ._checks import as_output, check_count, check_orders, check_sensitivity, check_sigma
+from ._checks import as_output, check_orders, check_sensitivity, check_sigma
 from .conversions import rdp_to_dp
 
 
@@ -53,20 +53,6 @@ def pure_dp_rdp(alpha: ArrayLike, epsilon: float) -> Union[float, np.ndarray]:
 
 
 ZCDP_CONVERSIONS = ("bun-steinke", "improved")
-
-
-def gaussian_zcdp(sigma: float, sensitivity: float = 1.0, count: int = 1) -> float:
-    """``rho = count D^2 / (2 sigma^2)`` (Bun & Steinke 2016, Prop. 1.6 and Lemma 1.7)."""
-    sigma = check_sigma(sigma)
-    sensitivity = check_sensitivity(sensitivity, allow_zero=True)
-    count = check_count(count)
-    return count * (sensitivity / sigma) ** 2 / 2.0
-
-
-def pure_dp_zcdp(epsilon: float) -> float:
-    """zCDP level implied by epsilon-DP: ``rho = epsilon^2 / 2`` (Bun & Steinke 2016, Prop. 1.4)."""
-    epsilon = check_epsilon(epsilon)
-    return epsilon * epsilon / 2.0
 
 
 def zcdp_to_dp(rho: float, delta: float, conversion: str = "bun-steinke") -> float:

@@ -2,7 +2,7 @@
 
 from .neighbours import PrivateResample, PublicReference
 from .sampler import PRIVATE_ORACLE, SensitivitySample, SensitivitySampling, sample_sensitivity
-from .sizing import SIZINGS, optimal_rho, sample_size, sizing_table
+from .sizing import SIZINGS, optimal_rho, sample_size
 
 
 def __getattr__(name):  # the Dask path imports dask only when asked for
@@ -13,6 +13,6 @@ def __getattr__(name):  # the Dask path imports dask only when asked for
     raise AttributeError(f"module 'topicdp.samplers' has no attribute {name!r}")
 
 __all__ = [
-    "SIZINGS", "sample_size", "sizing_table", "optimal_rho", "PrivateResample", "PublicReference", "PRIVATE_ORACLE",
+    "SIZINGS", "sample_size", "optimal_rho", "PrivateResample", "PublicReference", "PRIVATE_ORACLE",
     "SensitivitySample", "SensitivitySampling", "sample_sensitivity", "sample_sensitivity_on_cluster"
 ]

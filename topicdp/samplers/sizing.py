@@ -99,20 +99,8 @@ def order_statistic_for(gamma: float, n_pairs: int, sizing: str = "lambert-w") -
     return order_statistic(check_gamma(gamma), n_pairs, optimal_rho(gamma))
 
 
-def sizing_table(gammas=(0.01, 0.05, 0.1, 0.2)) -> list[dict]:
-    """Both sizings side by side: for each gamma, h and k of ``"lambert-w"`` and ``"exchangeable"`` (2h fits)."""
-    rows = []
-    for gamma in gammas:
-        row = {"gamma": check_gamma(gamma)}
-        for sizing in SIZINGS:
-            _, h, k = sample_size(gamma, sizing)
-            row[f"{sizing} h"], row[f"{sizing} k"] = h, k
-        rows.append(row)
-    return rows
-
-
 __all__ = [
     "SIZINGS", "sample_size", "optimal_rho", "pairs_needed", "order_statistic", "order_statistic_for",
-    "exchangeable_size", "exchangeable_order_statistic", "exchangeable_failure_bound", "sizing_table"
+    "exchangeable_size", "exchangeable_order_statistic", "exchangeable_failure_bound"
 ]
 

@@ -1,4 +1,4 @@
-"""Topic coherence of a released topic-word matrix on held-out token lists, through gensim's CoherenceModel.
+"""(Moved from topicdp.metrics.coherence: only the tests call it.) Topic coherence of a released topic-word matrix on held-out token lists, through gensim's CoherenceModel.
 
 Measures (Röder, Both & Hinneburg, WSDM 2015): ``c_npmi`` (recommended), ``u_mass`` (Mimno et al., EMNLP 2011,
 gensim's eps = 1e-12) and ``c_v`` (older work only). gensim scores a top word the texts never contain at NPMI +inf
@@ -13,8 +13,8 @@ from typing import Sequence
 
 import numpy as np
 
-from .._validation import check_int, check_option
-from .ranking import top_n as _top_n
+from topicdp._validation import check_int, check_option
+from kendall_distances import top_n as _top_n
 
 MEASURES = ("c_npmi", "u_mass", "c_v")
 _WORST = {"c_npmi": -1.0, "u_mass": float(np.log(1e-12))}  # gensim's EPSILON in u_mass

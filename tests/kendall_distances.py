@@ -1,4 +1,4 @@
-"""Kendall's tau distance between keyword rankings (TopicDP, Wang et al. 2022, §4, Figs. 7, 8, 10).
+"""(Moved from topicdp.metrics.ranking: only the tests call it.) Kendall's tau distance between keyword rankings (TopicDP, Wang et al. 2022, §4, Figs. 7, 8, 10).
 
 Over the same items (the n released keywords before and after noise): the share of pairs ordered oppositely, a pair
 tied in either vector not discordant (the authors' convention); ``(1 - tau) / 2`` without ties. Top-n lists with
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_int, check_real
-from ..topics import top_indices
+from topicdp._validation import check_int, check_real
+from topicdp.topics import top_indices
 
 
 def _finite(x, name: str, ndim: int = 1) -> np.ndarray:
@@ -82,21 +82,3 @@ def topn_kendall_distance(x, y, n: int, *, p: float = 0.5, normalize: bool = Tru
     if normalize:
         value /= k * k + p * k * (k - 1)  # >= 1 for k >= 1
     return value
-
-
-def mean_kendall_distance(released, reference, *, top_n: int | None = None, p: float = 0.5) -> float:
-    """Kendall distance averaged over topics, row i of ``released`` against row i of ``reference``.
-
-    Row-aligned matrices (output perturbation keeps each topic's row; align others with
-    :func:`topicdp.metrics.match_topics`). ``top_n=None`` compares the rankings of all V columns
-    (:func:`kendall_tau_distance`), an int k the top-k lists (:func:`topn_kendall_distance` with penalty ``p``).
-    """
-    a = np.asarray(released, dtype=float)
-    b = np.asarray(reference, dtype=float)
-    if a.shape != b.shape or a.ndim != 2:
-        raise ValueError(f"released and reference must be 2-D of the same shape, got {a.shape} and {b.shape}")
-    if top_n is None:
-        values = [kendall_tau_distance(ra, rb) for ra, rb in zip(a, b)]
-    else:
-        values = [topn_kendall_distance(ra, rb, top_n, p=p) for ra, rb in zip(a, b)]
-    return float(np.mean(values))
