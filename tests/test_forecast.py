@@ -8,6 +8,7 @@ from scipy.special import ndtr
 
 from facts import assert_facts
 from topicdp.forecast import (
+    CEILING_VOCABULARY,
     CONTRAST_CEILING,
     LDA_AGREEMENT,
     NOISE_VS_LDA,
@@ -195,6 +196,7 @@ def test_the_closed_form_contrast_on_common_words_is_q2_times_their_ceiling_and_
     words only (``vocabulary_share`` below 1); a forecast that misses the targets refuses."""
     S = dirichlet_signal(10, 2000, 0.15, random_state=0)
     kept = dirichlet_signal(10, 100, 0.15, random_state=0)  # 100 of 2,000 words kept: share 0.05
+    assert CEILING_VOCABULARY == 2000  # so share 0.05 reads the ceiling at 100 words
     nth = np.median(np.sort(S, axis=1)[:, -10])
     for sigma in (0.05 * nth, 0.5 * nth, 2 * nth):
         full = forecast_readability(sigma, S, unit="user")
@@ -209,6 +211,10 @@ def test_the_closed_form_contrast_on_common_words_is_q2_times_their_ceiling_and_
                 assert small.verdict == "common words" and small.refuses and "public word list" in small.advice
                 assert_facts(" ".join(small.lines()), "contrast", f"{contrast_ceiling(100, fit):.2f}",
                              "100 common words")
+    # an owner's ordinary vocabulary of 100 words, 97 kept: read at share 0.97 (1,940 of 2,000), not at 97 words
+    almost = forecast_readability(0.05 * nth, kept[:, :97] / kept[:, :97].sum(axis=1, keepdims=True), unit="user",
+                                  vocabulary_share=0.97, fit="vem")
+    assert almost.contrast_ceiling == contrast_ceiling(1940, "vem") > contrast_ceiling(97, "vem")
     quiet = forecast_readability(0.05 * nth, S, unit="user")
     assert quiet.verdict == "readable" and not quiet.refuses
     assert forecast_readability(0.05 * nth, S).contrast is None  # no unit: no targets, the overlap alone

@@ -54,6 +54,8 @@ RANDOM_START_AGREEMENT = 0.3
 #: those words, 1,000 bloggers (what any road's topics can show there, and what a simulation's reference LDA on them
 #: shows); ``"vem"``: dp-vem's own algorithm from a random start without its noise
 #: (:class:`topicdp.variational.VariationalLDA`), 3,000 bloggers. Measured, not derived: see the module docstring.
+#: the ordinary vocabulary the ceiling was measured against; another size V is read at the same share V' / V
+CEILING_VOCABULARY = 2000
 CONTRAST_CEILING = {
     "lda": ((15, 0.015), (30, 0.065), (60, 0.168), (120, 0.286), (250, 0.409), (500, 0.512), (1000, 0.686)),
     "vem": ((15, 0.013), (30, 0.046), (60, 0.177), (120, 0.256), (250, 0.266), (500, 0.600), (1000, 0.685),
@@ -63,7 +65,9 @@ CONTRAST_CEILING = {
 
 def contrast_ceiling(n_words: int, fit: str = "lda") -> float:
     """The contrast ratio that noiseless topics of kind ``fit`` on a DP vocabulary's ``n_words`` most-held words
-    reach (:data:`CONTRAST_CEILING`, linear in log V' between its points, constant beyond its ends, at most 1).
+    reach against an ordinary vocabulary of :data:`CEILING_VOCABULARY` words (:data:`CONTRAST_CEILING`, linear in log
+    V' between its points, constant beyond its ends, at most 1); :func:`forecast_readability` reads another
+    vocabulary size at the same share.
 
     A release's contrast is about q^2 times this (q its noise's top-word overlap). Calibrated on blog text at K = 10:
     a corpus whose most common words carry more (or fewer) of its themes than blogs' reaches more (or less), which
@@ -287,7 +291,8 @@ def forecast_readability(sigma: float, signal, *, top_n: int = 10, method: str =
         How far the algorithm's noiseless topics agree with a non-private LDA's: the factor to the one scale.
     vocabulary_share : float in (0, 1], default=1
         V' / V: the release's vocabulary size over the owner's ordinary one. Below 1 (a DP vocabulary of common words
-        only) the contrast forecast is q^2 times :func:`contrast_ceiling` of the V' = ``signal``'s columns.
+        only) the contrast forecast is q^2 times :func:`contrast_ceiling` at this share of
+        :data:`CEILING_VOCABULARY` words (the calibration's ordinary vocabulary).
     fit : {"lda", "vem"}, default="lda"
         The noiseless fit whose ceiling is read: ``"vem"`` for dp-vem from a random start.
 
@@ -315,7 +320,7 @@ def forecast_readability(sigma: float, signal, *, top_n: int = 10, method: str =
     else:
         per, overlap, matched, se = _simulate(S, sigma, n, check_int(n_draws, "n_draws", low=2), random_state)
     share = check_real(vocabulary_share, "vocabulary_share", low=0.0, high=1.0, high_open=False)
-    ceiling = 1.0 if share >= 1.0 else contrast_ceiling(S.shape[1], fit)
+    ceiling = 1.0 if share >= 1.0 else contrast_ceiling(max(1, round(share * CEILING_VOCABULARY)), fit)
     npmi = contrast = None
     if unit is not None:
         npmi = overlap ** 2
