@@ -73,18 +73,33 @@ class Data:
         return write_jsonl(rows, self.workdir / f"scale-{n}.jsonl"), rows
 
 
-def request_for(path: str, rows: list, epsilon: float, mechanism: str, seed: int):
+def request_for(path: str, n_units: int, epsilon: float, mechanism: str, seed: int):
     from topicdp.pipeline import CorpusSource, ReleaseRequest, VocabularyPolicy
 
     return ReleaseRequest(CorpusSource(path), VocabularyPolicy.dp(max_features=MAX_WORDS), epsilon=epsilon,
-                          delta=DELTA, unit="user", n_topics=K, n_units=len({u for _, u in rows}), seed=seed,
+                          delta=DELTA, unit="user", n_topics=K, n_units=n_units, seed=seed,
                           mechanism=mechanism, release_anyway=True)
+
+
+def replanned(record: dict, path: str) -> tuple[bool, dict | None]:
+    """The plan's decision and forecast for a cached release, recomputed by this checkout's plan from what the release
+    saw when it decided (the count stated, the words the DP vocabulary kept): a change to the forecast is judged
+    without drawing the releases again (a forced release does not depend on the decision)."""
+    from topicdp.pipeline.plan import UnitCount, decide, plan_request
+
+    request = request_for(path, record["n"], record["epsilon"], record["mechanism"], record["seed"])
+    decision = decide(plan_request(request), UnitCount(record["n"], "stated"), n_words=record["words"])
+    return bool(decision.noise), _forecast(decision.forecast)
 
 
 def _forecast(fc) -> dict | None:
     if fc is None:
         return None
-    return {"overlap": fc.overlap_with_lda, "npmi": fc.npmi, "contrast": fc.contrast, "verdict": fc.verdict}
+    out = {"overlap": fc.overlap_with_lda, "npmi": getattr(fc, "npmi", None),
+           "contrast": getattr(fc, "contrast", None), "verdict": fc.verdict}
+    if hasattr(fc, "m2_noise"):  # a spectral configuration: its utility check's noise, not a readability forecast
+        out["m2_noise"] = fc.m2_noise
+    return out
 
 
 def run_releases(args) -> int:
@@ -106,7 +121,7 @@ def run_releases(args) -> int:
                     lines: list[str] = []
                     t0 = time.perf_counter()
                     try:
-                        result = release(request_for(path, rows, epsilon, mechanism, 2000 + draw), echo=lines.append)
+                        result = release(request_for(path, n, epsilon, mechanism, 2000 + draw), echo=lines.append)
                     except ReleaseRefused as refused:  # one release_anyway cannot override (no word kept)
                         record = {**head, "refused": str(refused), "lines": lines}
                     else:
@@ -151,6 +166,8 @@ def make_table(args) -> int:
     for r in cache:
         if "top" in r:
             r.update(score_against(r["top"], ldas[r["n"]], heldout))
+            if args.replan:
+                r["refuses"], r["forecast"] = replanned(r, str(data.workdir / f"scale-{r['n']}.jsonl"))
         cells.setdefault((r["mechanism"], r["epsilon"], r["n"]), []).append(r)
     lines = [f"Held out: {len({u for _, u in data.held}):,} bloggers ({len(data.held):,} posts); targets "
              "(user level): NPMI 0.5x, contrast 0.25x, diversity 0.5, overlap 0.15.", "",
@@ -177,6 +194,8 @@ def make_table(args) -> int:
         verdicts.append((right, edge, ratios, (mechanism, epsilon, n)))
         forecast = "-" if not fc else " / ".join("-" if fc.get(k) is None else f"{fc[k]:.2f}"
                                                  for k in ("overlap", "npmi", "contrast"))
+        if fc and "m2_noise" in fc:
+            forecast = f"M2 noise {fc['m2_noise']:.2g} x lambda_k ({fc['verdict']})"
         top = "; ".join(" ".join(row[:5]) for row in released[0]["top"][:4]) if released else "-"
         lines.append(f"| {mechanism} | {epsilon:g} | {n:,} | {spread('words') if released else '-'} | "
                      f"{'refuse' if refuses * 2 > len(records) else 'release'} ({len(records) - refuses}/"
@@ -213,6 +232,8 @@ def main(argv=None) -> int:
     ap.add_argument("--draws", type=int, default=3)
     ap.add_argument("--lda-seeds", type=int, default=3)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--replan", action="store_true",
+                    help="table: the decision and forecast of this checkout's plan, not the cached ones")
     args = ap.parse_args(argv)
     if not available(nearest(BLOGS), nearest(BLOGS_MORE)):
         print("skipped: the blogs and blogs-more corpora are absent")
