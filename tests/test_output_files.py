@@ -9,7 +9,6 @@ below them.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import signal
@@ -21,16 +20,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from benchmarks.privacy import fault_cases
 from topicdp import _files
 from topicdp._files import (Terminated, atomic_path, atomic_write, check_paths, remove_stale_scratch,
                             scratch_directory, unwinding_signals)
 
-_SPEC = importlib.util.spec_from_file_location(
-    "fault_cases", Path(__file__).resolve().parents[1] / "benchmarks" / "privacy" / "fault_cases.py")
-assert _SPEC is not None and _SPEC.loader is not None
-fault_cases = importlib.util.module_from_spec(_SPEC)
-sys.modules.setdefault("fault_cases", fault_cases)  # its dataclasses look their module up there
-_SPEC.loader.exec_module(fault_cases)
 
 
 @pytest.fixture(scope="module")
