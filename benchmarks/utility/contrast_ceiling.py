@@ -35,17 +35,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 from _data import BLOGS, BLOGS_MORE, available, nearest, user_share  # noqa: E402
-from utility.decision_validation import K, _hash, capped, ordinary_lda, score_lists  # noqa: E402
+from utility.decision_validation import K, _hash, capped, ordinary_lda, score_lists, top_lists  # noqa: E402
 
 FOLDERS = {"blogs": BLOGS, "blogs-more": BLOGS_MORE}
 SIZES = (1000, 3000)
 WORDS_KEPT = (15, 30, 60, 120, 250, 500, 1000, 2000)
 SEEDS = (0, 1, 2)
 HELD_SHARE = 0.12
-
-
-def top_lists(W, vocabulary) -> list[list[str]]:
-    return [[vocabulary[j] for j in np.argsort(-row, kind="stable")[:10]] for row in W]
 
 
 def ranked_words(rows: list) -> list[str]:

@@ -156,6 +156,13 @@ def ordinary_lda(rows: list, seed: int = 0):
     return reference_lda(corpus, K, passes=5, random_state=seed), list(corpus.vocabulary)
 
 
+def top_lists(W, vocabulary, n: int = 10) -> list[list[str]]:
+    """Each topic's ``n`` top words (:func:`topicdp.topics.top_indices`: largest first, ties to the smaller index)."""
+    from topicdp.topics import top_indices
+
+    return [[vocabulary[j] for j in row] for row in top_indices(W, n)]
+
+
 def lda_lists(data: "Data", n: int, path: Path, seed: int = 0) -> list[list[str]]:
     """The top-10 lists of the ordinary LDA of size ``n`` with seed ``seed``, fitted once and cached in ``path``
     (JSON, by size; ``"size:seed"`` for seeds other than 0)."""
@@ -163,7 +170,7 @@ def lda_lists(data: "Data", n: int, path: Path, seed: int = 0) -> list[list[str]
     key = str(n) if seed == 0 else f"{n}:{seed}"
     if key not in cached:
         W, vocabulary = ordinary_lda(data.private(n)[1], seed)
-        cached[key] = [[vocabulary[j] for j in np.argsort(-row, kind="stable")[:10]] for row in W]
+        cached[key] = top_lists(W, vocabulary)
         path.write_text(json.dumps(cached))
     return cached[key]
 
@@ -230,7 +237,7 @@ def run_releases(args) -> int:
             rel = result.release
             vocabulary = list(rel.vocabulary)
             record = {**head, "words": len(vocabulary), "seconds": seconds, "load": os.getloadavg()[0],
-                      "top": [[vocabulary[j] for j in np.argsort(-row, kind="stable")[:10]] for row in rel.topic_word],
+                      "top": top_lists(rel.topic_word, vocabulary),
                       "lines": lines}
             with cache.open("a") as f:
                 f.write(json.dumps(record) + "\n")

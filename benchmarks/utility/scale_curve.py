@@ -44,7 +44,7 @@ import numpy as np  # noqa: E402
 
 from _data import BLOGS, BLOGS_MORE, available, nearest, user_share  # noqa: E402
 from utility.decision_validation import (  # noqa: E402
-    _hash, capped, meets, on_the_edge, ordinary_lda, score_against, write_jsonl)
+    _hash, capped, lda_lists, meets, on_the_edge, score_against, top_lists, write_jsonl)
 
 SIZES = (1000, 2000, 4000, 6000, 9000)
 EPSILONS = (1.0, 3.0, 10.0)
@@ -130,25 +130,13 @@ def run_releases(args) -> int:
                         record = {**head, "words": len(vocabulary), "seconds": time.perf_counter() - t0,
                                   "load": os.getloadavg()[0], "refuses": bool(decision and decision.noise),
                                   "forecast": _forecast(decision.forecast if decision else None),
-                                  "top": [[vocabulary[j] for j in np.argsort(-row, kind="stable")[:10]]
-                                          for row in rel.topic_word], "lines": lines}
+                                  "top": top_lists(rel.topic_word, vocabulary), "lines": lines}
                     with cache.open("a") as f:
                         f.write(json.dumps(record) + "\n")
                     print(f"n={n} eps={epsilon:g} {mechanism} draw={draw}: {record.get('words', 'no')} words, "
                           f"{'refuses' if record.get('refuses', True) else 'releases'} "
                           f"({record.get('seconds', 0):.0f} s)", flush=True)
     return 0
-
-
-def lda_lists(data: Data, n: int, path: Path, seed: int) -> list[list[str]]:
-    """The ordinary LDA's top-10 lists at size ``n`` and seed ``seed``, fitted once and cached in ``path``."""
-    cached = json.loads(path.read_text()) if path.exists() else {}
-    key = f"{n}:{seed}"
-    if key not in cached:
-        W, vocabulary = ordinary_lda(data.private(n)[1], seed)
-        cached[key] = [[vocabulary[j] for j in np.argsort(-row, kind="stable")[:10]] for row in W]
-        path.write_text(json.dumps(cached))
-    return cached[key]
 
 
 def make_table(args) -> int:
