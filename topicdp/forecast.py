@@ -47,15 +47,14 @@ LDA_AGREEMENT = 0.5
 RANDOM_START_AGREEMENT = 0.3
 
 
-#: What NPMI contrast noiseless topics made only of the V' words a user-level DP vocabulary passes first (the largest
-#: weighted set-union totals) reach, over the contrast of the owner's LDA on an ordinary 2,000-word vocabulary, both
-#: on held-out users: (V', ratio) points measured on one blog folder at K = 10 (each the median of 3 x 3 seed pairs,
-#: made nondecreasing by pooling adjacent violators) and checked on the other folder. ``"lda"``: a non-private LDA on
-#: those words, 1,000 bloggers (what any road's topics can show there, and what a simulation's reference LDA on them
-#: shows); ``"vem"``: dp-vem's own algorithm from a random start without its noise
-#: (:class:`topicdp.variational.VariationalLDA`), 3,000 bloggers. Measured, not derived: see the module docstring.
-#: the ordinary vocabulary the ceiling was measured against; another size V is read at the same share V' / V
+#: the ordinary vocabulary size the ceiling is stated against; another size V is read at the same share V' / V
 CEILING_VOCABULARY = 2000
+#: The NPMI contrast that noiseless topics made only of the V' words a user-level DP vocabulary passes first (the
+#: largest weighted set-union totals) reach, over the contrast of the owner's LDA on an ordinary vocabulary of
+#: :data:`CEILING_VOCABULARY` words, both on held-out users: (V', ratio) points measured on blog text at K = 10 and
+#: made nondecreasing by pooling adjacent violators. ``"lda"``: a non-private LDA on those words (what any road's
+#: topics can show there); ``"vem"``: dp-vem's own algorithm from a random start without its noise
+#: (:class:`topicdp.variational.VariationalLDA`). Measured, not derived (module docstring).
 CONTRAST_CEILING = {
     "lda": ((15, 0.015), (30, 0.065), (60, 0.168), (120, 0.286), (250, 0.409), (500, 0.512), (1000, 0.686)),
     "vem": ((15, 0.013), (30, 0.046), (60, 0.177), (120, 0.256), (250, 0.266), (500, 0.600), (1000, 0.685),
@@ -138,7 +137,7 @@ class ReadabilityForecast:
     contrast: float | None = None
     diversity: float | None = None
     vocabulary_share: float = 1.0
-    contrast_ceiling: float = 1.0
+    contrast_ceiling: float = 1.0  # the factor the vocabulary's restriction put on the contrast forecast
     contrast_range: tuple | None = None
     draw_verdicts: tuple | None = None
 

@@ -7,17 +7,17 @@ import numpy as np
 from ..topics import matching
 
 
-def _finite(x, name: str, ndim: int = 1) -> np.ndarray:
+def _finite_matrix(x, name: str) -> np.ndarray:
     x = np.asarray(x, dtype=float)
-    if x.ndim != ndim or not np.all(np.isfinite(x)):
-        raise ValueError(f"{name} must be a finite {ndim}-D array" + (" (topics x words)" if ndim == 2 else ""))
+    if x.ndim != 2 or not np.all(np.isfinite(x)):
+        raise ValueError(f"{name} must be a finite 2-D array (topics x words)")
     return x
 
 
 def match_topics(estimated, truth) -> np.ndarray:
     """Permutation ``perm`` minimising ``sum_j ||estimated[perm[j]] - truth[j]||_1`` (Hungarian algorithm,
     :func:`topicdp.topics.matching`), so that ``estimated[perm]`` is aligned with ``truth`` (both (k, V))."""
-    est, tru = _finite(estimated, "estimated", 2), _finite(truth, "truth", 2)
+    est, tru = _finite_matrix(estimated, "estimated"), _finite_matrix(truth, "truth")
     if est.shape != tru.shape:
         raise ValueError(f"estimated and truth must have the same shape, got {est.shape} and {tru.shape}")
     # cost[i, j] = ||truth_i - est_j||_1, built row by row to stay O(k V) in memory
