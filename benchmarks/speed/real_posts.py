@@ -69,14 +69,15 @@ def word_list(path: Path | None) -> Path:
 
 
 def ordinary_words(path: Path) -> Path:
-    """The owner's ordinary vocabulary of the posts in ``path`` (2,000 most frequent, min_df 5, max_df 0.5), one
-    word per line in the temporary folder (made once)."""
+    """The owner's ordinary vocabulary of the posts in ``path`` (``decision_validation.ordinary_corpus``), one word per
+    line in the temporary folder (made once)."""
     out = Path(tempfile.gettempdir()) / f"topicdp-ordinary-{path.stem}.txt"
     if not out.exists():
-        from topicdp.corpus import Corpus, read_jsonl_records
+        from utility.decision_validation import ordinary_corpus
 
-        corpus = Corpus.from_texts([t for t, _ in read_jsonl_records(path)], min_df=5, max_df=0.5, max_features=2000)
-        out.write_text("\n".join(corpus.vocabulary) + "\n")
+        from topicdp.corpus import read_jsonl_records
+
+        out.write_text("\n".join(ordinary_corpus(list(read_jsonl_records(path))).vocabulary) + "\n")
     return out
 
 

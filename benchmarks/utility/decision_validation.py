@@ -145,14 +145,21 @@ def request_for(path: str, rows: list, unit: str, reference: str | None, words: 
                           release_anyway=release_anyway)
 
 
-def ordinary_lda(rows: list, seed: int = 0):
-    """The non-private gensim LDA the owner would fit: the 2,000 most frequent words (min_df 5, max_df 0.5), 5 passes
-    (as ``utility_real.gensim_reference`` and the simulation's LDA: one pass over a few thousand posts is 3 updates,
-    far from converged), with the owner's seed ``seed``."""
+def ordinary_corpus(rows: list):
+    """The posts ``(text, user)`` counted on the owner's ordinary vocabulary: the 2,000 most frequent words (min_df
+    5, max_df 0.5)."""
     from topicdp.corpus import Corpus
+
+    return Corpus.from_texts([t for t, _ in rows], [u for _, u in rows], min_df=5, max_df=0.5, max_features=2000)
+
+
+def ordinary_lda(rows: list, seed: int = 0):
+    """The non-private gensim LDA the owner would fit: :func:`ordinary_corpus`, 5 passes (as
+    ``utility_real.gensim_reference`` and the simulation's LDA: one pass over a few thousand posts is 3 updates,
+    far from converged), with the owner's seed ``seed``."""
     from topicdp.topics import reference_lda
 
-    corpus = Corpus.from_texts([t for t, _ in rows], [u for _, u in rows], min_df=5, max_df=0.5, max_features=2000)
+    corpus = ordinary_corpus(rows)
     return reference_lda(corpus, K, passes=5, random_state=seed), list(corpus.vocabulary)
 
 
