@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from ._files import add_overwrite_argument
+from ._files import add_overwrite_argument, check_output_directory
 from ._names import UNITS
 
 
-def add_arguments(p) -> None:
+def populate(p) -> None:
+    """The ``compare`` sub-command's arguments and functions (``topicdp.cli`` calls it when compare is used)."""
     p.add_argument("corpus", nargs="?", default="embedded",
                    help="'embedded' (default: the public Lee corpus) or a JSON Lines file (.jsonl[.gz]) with user and "
                         "text fields")
@@ -46,11 +47,6 @@ def add_arguments(p) -> None:
                    "so)")
     p.add_argument("--n-jobs", type=int, default=2)
     add_overwrite_argument(p)
-
-
-def populate(p) -> None:
-    """The ``compare`` sub-command's arguments and functions (``topicdp.cli`` calls it when compare is used)."""
-    add_arguments(p)
     p.set_defaults(func=run, check=check_arguments)
 
 
@@ -110,7 +106,6 @@ def settings_from(args):
 def check_arguments(args) -> None:
     """Every argument of ``compare``, before the corpus is read."""
     from ._extras import require
-    from ._files import check_output_directory
     from ._validation import check_n_jobs
     from .pipeline.request import check_corpus_path
 

@@ -5,8 +5,10 @@ the noise is refused before anything is spent or read, by ``topicdp compare``'s 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 
-from ._files import add_overwrite_argument, check_file_flags, wrote
+from ._files import add_overwrite_argument, atomic_write, check_file_flags, wrote
 
 DESCRIPTION = (
     "Evaluate a published release on the private corpus under differential privacy: each topic's NPMI and NPMI "
@@ -65,12 +67,7 @@ def check_arguments(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     """Read the release (public) and the corpus over the release's words (only the top words and the number of
     documents are counted), evaluate, print, write."""
-    import json
-    import sys
-
-    from ._files import atomic_write
     from .corpus import Corpus, read_source_records
-    from .experiments.compare import evaluation_refusal
     from .metrics import private as pv
     from .metrics.yardstick import public_scale
     from .private_release import PrivateRelease
@@ -97,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"forecast before spending (from --reference): {forecast.line()}")
     # refused whatever the noise draws: decided on public facts before anything is spent or read, by compare's rule;
     # the forecast's refusal (above) is printed, and the owner who asked for this evaluation decides on it
-    why = evaluation_refusal(design, unit, args.clip)
+    why = pv.interval_refusal(design, unit, args.clip)
     if why is not None:
         print(f"topicdp evaluate: refused before spending (nothing spent, the corpus not read): its interval would be "
               f"refused: {why}", file=sys.stderr)

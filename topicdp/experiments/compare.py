@@ -16,6 +16,7 @@ units it has a section per unit and ends with the road to use (:mod:`topicdp.exp
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import os
@@ -29,12 +30,26 @@ from typing import Any
 import numpy as np
 
 from .._files import append_line, atomic_write
-from .._names import Unit
+from .._names import RIGOROUS_MECHANISMS, Unit
 from .._validation import check_delta, check_epsilon, check_int, check_option, check_real
+from ..adapters import make_model
+from ..agnostic import TopicDP
+from ..corpus import Corpus, user_hash
+from ..metrics import private as pv
+from ..metrics.readability import heldout_npmi, npmi_contrast
+from ..metrics.yardstick import TARGETS, TOP_N, common_word_counts, public_scale
+from ..pipeline import MECHANISMS, CorpusSource, InMemorySource, Records, ReleaseRefused, ReleaseRequest
 from ..pipeline import Prepared as PreparedCorpus
-from ..pipeline import ReleaseRefused, noise_refusal, plan_request, release_prepared
+from ..pipeline import VocabularyPolicy, bounded, noise_refusal, plan_request
+from ..pipeline import prepare as prepare_corpus
+from ..pipeline import read_records, reference_records, reference_vocabulary, release_prepared
+from ..private_release import N_TOP_WORDS, guarantee_line
 from ..rdp import PrivacyLedger
 from ..rdp.ledger_file import entry_to_json
+from ..samplers import SensitivitySampling
+from ..variational import VariationalLDA
+from .plots import plot_all
+from .table import format_diagnostics, format_table
 
 #: the evaluation's budget per unit when none is given: a user's many documents need a larger epsilon for the same
 #: interval
@@ -92,8 +107,6 @@ class CompareSettings:
     seed: int | None = None
 
     def __post_init__(self) -> None:
-        from .._names import RIGOROUS_MECHANISMS
-
         units = self.units
         if not units:
             raise ValueError("unit must be one of user, document, or a tuple of them, got ()")
@@ -149,8 +162,6 @@ class CompareSettings:
 def heldout_user(user, fraction: float) -> bool:
     """Whether ``user`` is held out: a hash of its id alone (a salt of its own, independent of the user fractions
     of :func:`topicdp.pipeline.user_selected`, so a corpus already cut by one is split evenly)."""
-    from ..corpus import user_hash
-
     return user_hash(user, b"topicdp.compare.heldout") < fraction * 2.0 ** 64
 
 
@@ -163,13 +174,10 @@ class Split:
     reference: tuple | None = None
     name: str = "corpus"
     built_in: bool = False
-    meta: dict = field(default_factory=dict)
 
 
 def read_split(path: str, reference: str | None, heldout_fraction: float) -> Split:
     """The private (text, user) records split into train and held-out users, and P's (texts, users) if given."""
-    from ..pipeline import CorpusSource, read_records, reference_records
-
     source = CorpusSource(path)
     private = read_records(source, reference)
     records: list[tuple[str, object]] = list(zip(private.texts, private.users))
@@ -202,47 +210,15 @@ class Prepared:
     cache: dict = field(default_factory=dict)
 
     @property
-    def source(self):
-        return self.prepared.reader()
-
-    @property
     def reference_corpus(self):
         """P on the comparison's words under the bounds (None without a reference): the pipeline's own."""
         return None if self.prepared.reference is None else self.prepared.reference_corpus(self.vocabulary)
-
-    @property
-    def start(self):
-        """Topics fitted on P on the comparison's words (None without a reference): the pipeline's own."""
-        if self.prepared.reference is None:
-            return None
-        return self.prepared.start(self.prepared.plan, self.vocabulary)
-
-
-@dataclass
-class Outcome:
-    """One road at one epsilon: the composed release, or the refusal's reason (with the forced release, if made),
-    and every ledger entry the release drew (``entries``, JSON), also where it was refused after a spend."""
-
-    road: str
-    epsilon: float
-    release: Any = None
-    refused: str | None = None
-    forced: bool = False
-    not_run: str | None = None
-    forecast: str = ""
-    applicable: bool = True  # False: the plan refused the request itself (the unit or neighbour relation)
-    entries: list = field(default_factory=list)
 
 
 def prepare(split: Split, settings: CompareSettings, corpus_path: str, reference: str | None,
             ledger: str | None = None, tokenised: dict | None = None) -> Prepared:
     """One unit's words, training users (:func:`topicdp.pipeline.prepare`) and held-out corpus; nothing here counts
     the private data. ``tokenised``: the unbounded (training, held-out) corpora per vocabulary, shared by the units."""
-    from ..corpus import Corpus
-    from ..pipeline import CorpusSource, ReleaseRequest, VocabularyPolicy
-    from ..pipeline import prepare as prepare_corpus
-    from ..pipeline import InMemorySource, Records, reference_vocabulary
-
     if len(settings.units) > 1:
         raise ValueError(f"unit: prepare takes one unit (settings.at(unit)), not {', '.join(settings.units)}")
     user_level = settings.unit == Unit.USER
@@ -261,9 +237,6 @@ def prepare(split: Split, settings: CompareSettings, corpus_path: str, reference
                          "dp-vem's start and the random-DP road's P")
     if len(words) < settings.n_topics:
         raise ValueError(f"topics: the vocabulary has {len(words)} words, fewer than the {settings.n_topics} topics")
-    from ..adapters import make_model
-    from ..agnostic import TopicDP
-    from ..samplers import SensitivitySampling
 
     sampling = SensitivitySampling(gamma=settings.gamma, sizing=settings.sizing, random_state=0, progress=True)
     request = ReleaseRequest(source, VocabularyPolicy.public(words, origin), epsilon=settings.epsilons[0],
@@ -285,42 +258,39 @@ def prepare(split: Split, settings: CompareSettings, corpus_path: str, reference
     return Prepared(request, prepared, corpus, heldout, tuple(words), simulate=settings.simulate)
 
 
-def run_road(name: str, epsilon: float, prep: Prepared) -> Outcome:
+def run_road(name: str, epsilon: float, prep: Prepared) -> tuple[dict, Any]:
     """One road at total budget ``epsilon`` by :func:`topicdp.pipeline.release_prepared`: a registry row as ``topicdp
     privatize`` releases it, or :data:`RANDOM_DP` as ``--guarantee random-dp`` does. Forced (``release_anyway``), so
     that a refused release's private scores are shown beside the refusal's words; the plan's own refusal (e.g. a
-    spectral configuration without a stated count) is "not applicable"."""
+    spectral configuration without a stated count) is "not applicable". Returns the row's outcome (the forecast's
+    verdict, every ledger entry the release drew as JSON, also where it was refused after a spend, its status and
+    reason) and the composed release (None where none was made)."""
     random_dp = name == RANDOM_DP
     if random_dp and prep.prepared.reference is None:
-        return Outcome(name, epsilon, not_run="needs a public reference P (--reference): the private corpus as P is "
-                       "noise by construction and its sigma leaks")
+        return {"forecast": "", "entries": [], "status": "not run", "reason": "needs a public reference P "
+                "(--reference): the private corpus as P is noise by construction and its sigma leaks"}, None
     road = dict(guarantee="random-dp", mechanism=None, n_units=None) if random_dp else dict(mechanism=name)
     request = replace(prep.request, epsilon=epsilon, release_anyway=True, **road)
     try:
         plan = plan_request(request, prep.prepared.reference)
-    except ValueError as exc:  # the plan's own refusal, before anything is read
-        return Outcome(name, epsilon, not_run=str(exc), applicable=False)
+    except ValueError as exc:  # the plan's own refusal (the unit or neighbour relation), before anything is read
+        return {"forecast": "", "entries": [], "status": "not applicable", "reason": str(exc)}, None
     spent = PrivacyLedger()
     try:
-        result = release_prepared(plan, prep.prepared, ledger=spent, simulate=prep.simulate, echo=_quiet)
+        # the pipeline's lines of each release are not printed: the comparison prints one line per row instead
+        result = release_prepared(plan, prep.prepared, ledger=spent, simulate=prep.simulate, echo=lambda line: None)
     except ValueError as exc:  # a refusal after the census or a spend (a precondition on released quantities), or
         # the persisted ledger's before any reading: the pipeline's words, which say what was spent
         reason = str(exc) if isinstance(exc, ReleaseRefused) else f"not charged: {exc}"
-        return Outcome(name, epsilon, refused=reason, entries=_entries(spent))
+        entries = [entry_to_json(e) for e in spent.records]
+        return {"forecast": "", "entries": entries, "status": "refused", "reason": reason, "forced": False}, None
     forecast = result.forecast if random_dp else getattr(result.decision, "forecast", None)
     verdict = str(getattr(forecast, "verdict", ""))
     noise = "the forecast from the sampled sensitivity says this release would be noise"
     refused = (noise if verdict == "noise" else None) if random_dp else noise_refusal(result.decision)
-    return Outcome(name, epsilon, release=result.release, refused=refused, forced=refused is not None,
-                   forecast=verdict, entries=_entries(spent))
-
-
-def _entries(ledger: PrivacyLedger) -> list:
-    return [entry_to_json(e) for e in ledger.records]
-
-
-def _quiet(line: str) -> None:
-    """The pipeline's lines of each release: the comparison prints one line per row instead."""
+    outcome = {"forecast": verdict, "entries": [entry_to_json(e) for e in spent.records],
+               "status": "refused" if refused else "released", "reason": refused, "forced": refused is not None}
+    return outcome, result.release
 
 
 def compare(corpus_path: str, out_dir, settings: CompareSettings, *, reference: str | None = None,
@@ -328,8 +298,6 @@ def compare(corpus_path: str, out_dir, settings: CompareSettings, *, reference: 
     """Run every road at every epsilon and unit of ``settings``, write the outputs (module docstring) and return
     ``{"table": path, "diagnostics": path, "rows": [published rows], "seconds": float}``. ``ledger``: the dataset's
     persisted privacy ledger (``topicdp ledger create``) every release and evaluation is charged to."""
-    from .table import format_diagnostics, format_table
-
     say = echo or (lambda line: print(line, file=sys.stderr))
     started = time.perf_counter()
     out = Path(out_dir)
@@ -341,11 +309,7 @@ def compare(corpus_path: str, out_dir, settings: CompareSettings, *, reference: 
     meta["ledger"] = None if ledger is None else os.path.abspath(ledger)  # resumed rows were charged to it
     rows, exact = _resume(out, meta)
     split = read_split(corpus_path, reference, settings.heldout_fraction)
-    evaluations = None
-    if ledger is not None:
-        from ..rdp import PrivacyLedger
-
-        evaluations = PrivacyLedger.open(ledger)
+    evaluations = None if ledger is None else PrivacyLedger.open(ledger)
     units: dict = {}
     scales: dict = {}
     tokenised: dict = {}
@@ -375,7 +339,10 @@ def compare(corpus_path: str, out_dir, settings: CompareSettings, *, reference: 
     # one owner's file: the later units' sections without the file's header
     text = "\n\n".join([parts[0]] + ["\n".join(p.splitlines()[2:]) for p in parts[1:]])
     atomic_write(diagnostics, text + "\n", private=True)
-    _plot(rows, out, say)
+    if importlib.util.find_spec("matplotlib") is not None:
+        paths = plot_all(rows, out)
+        if paths:
+            say(f"plot: {paths[0]}")
     return {"table": str(table), "diagnostics": str(diagnostics), "rows": rows, "seconds": seconds}
 
 
@@ -385,9 +352,6 @@ def _run_unit(out: Path, split: Split, prep: Prepared, settings: CompareSettings
     unit's facts. ``scales``: the public scale per vocabulary (:func:`topicdp.metrics.yardstick.public_scale`),
     shared by the units. The random-DP road runs at the ``first`` unit only: its sample fits the model 9 to 285
     times, and one row answers whether random DP is worth its weaker statement."""
-    from ..metrics.yardstick import public_scale
-    from ..pipeline import MECHANISMS
-
     unit = str(settings.unit)
     ceiling = _ceiling(prep, settings) if settings.ceiling else None
     key = tuple(prep.vocabulary)
@@ -403,8 +367,9 @@ def _run_unit(out: Path, split: Split, prep: Prepared, settings: CompareSettings
             if (unit, road, eps) in done:
                 continue
             t0 = time.perf_counter()
-            outcome = run_road(road, eps, prep)
-            _record(out, outcome, prep, settings, time.perf_counter() - t0, rows, exact, ceiling, evaluations)
+            outcome, release = run_road(road, eps, prep)
+            row = {"road": road, "epsilon": eps, "unit": unit, **outcome}
+            _record(out, row, release, prep, settings, time.perf_counter() - t0, rows, exact, ceiling, evaluations)
             say(f"{road} at epsilon {eps:g}, {unit} level: {rows[-1]['status']} ({time.perf_counter() - t0:.0f} s)")
     return {"n_words": len(prep.vocabulary), "neighbours": str(prep.request.neighbours),
             "scale": _scale_info(scales[key]), "counts": _owner_counts(prep), "ceiling": ceiling}
@@ -413,8 +378,6 @@ def _run_unit(out: Path, split: Split, prep: Prepared, settings: CompareSettings
 def ledger_total(path: str) -> dict:
     """The persisted ledger's DP total now (its runs composed by its accounting at its budget's delta), as
     ``topicdp ledger show`` states it: what the table quotes beside its own totals."""
-    from ..rdp import PrivacyLedger
-
     opened = PrivacyLedger.open(path)
     assert opened.file is not None
     summary = opened.file.summary(PrivacyLedger)
@@ -446,66 +409,45 @@ def _lines(path: Path) -> list:
     return [json.loads(line) for line in text.split("\n")[:-1] if line]
 
 
-def _record(out: Path, outcome: Outcome, prep: Prepared, settings: CompareSettings, seconds: float, rows: list,
+def _record(out: Path, row: dict, release, prep: Prepared, settings: CompareSettings, seconds: float, rows: list,
             exact: list, ceiling, evaluations=None) -> None:
-    """Append the published row and the owner's (exact scores, seconds); ``evaluations``: the persisted ledger."""
-    from ..private_release import guarantee_line
-
-    row: dict = {"road": outcome.road, "epsilon": outcome.epsilon, "unit": str(settings.unit),
-                 "forecast": outcome.forecast, "entries": list(outcome.entries)}
-    if outcome.not_run is not None:
-        row.update(status="not applicable" if not outcome.applicable else "not run", reason=outcome.not_run)
-    elif outcome.release is None:
-        row.update(status="refused", reason=outcome.refused, forced=outcome.forced)
-    else:
-        release = outcome.release
-        row.update(status="refused" if outcome.refused else "released", reason=outcome.refused,
-                   forced=outcome.forced, guarantee=guarantee_line(release.report),
-                   kind=str(release.report.guarantee), top_words=[[w for w, _ in t] for t in release.top_words(5)])
+    """Append the published row (with the ``release``'s published facts and private scores, where one was made) and
+    the owner's (exact scores, seconds); ``evaluations``: the persisted ledger."""
+    if release is not None:
+        row.update(guarantee=guarantee_line(release.report), kind=str(release.report.guarantee),
+                   top_words=[[w for w, _ in t] for t in release.top_words(5)])
         common = prep.cache.get("common_words")
         if common is not None:  # public: the released lists against P's most common words
-            from ..metrics.yardstick import TOP_N, common_word_counts
-
             row["common_words"] = list(common_word_counts([[w for w, _ in t] for t in release.top_words(TOP_N)],
                                                           common))
-        if _score(row, release, outcome, prep, settings, evaluations):
-            exact.append({"road": outcome.road, "epsilon": outcome.epsilon, "unit": str(settings.unit),
+        if _score(row, release, prep, settings, evaluations):
+            exact.append({"road": row["road"], "epsilon": row["epsilon"], "unit": str(settings.unit),
                           "seconds": round(seconds, 1), **_exact(release, prep, ceiling, settings)})
             append_line(out / "diagnostics.jsonl", json.dumps(exact[-1]), private=True)
     rows.append(row)
     append_line(out / "results.jsonl", json.dumps(row))
 
 
-def evaluation_refusal(design, unit: str, clip: float | None = None, forecast=None) -> str | None:
-    """Why a private evaluation of ``design``'s lists is refused before it spends (None: it is made), from public
-    facts only: an interval refused whatever the noise draws (:func:`topicdp.metrics.private.interval_refusal`:
-    the user level, where clipping's shift has no public bound; a clip below a document's largest norm), or one the
-    forecast from a public reference says would be (``forecast``: a :class:`~topicdp.metrics.private.ErrorForecast`
-    or its ``refused`` text: too few units for the noise). ``topicdp compare`` and ``topicdp evaluate`` both ask it.
-    """
-    from ..metrics import private as pv
-
-    why = pv.interval_refusal(design, unit, pv.default_clip(design) if clip is None else clip)
-    return why or (getattr(forecast, "refused", forecast) or None)
-
-
-def _score(row: dict, release, outcome: Outcome, prep: Prepared, settings: CompareSettings, evaluations) -> bool:
+def _score(row: dict, release, prep: Prepared, settings: CompareSettings, evaluations) -> bool:
     """The row's private evaluation on the held-out units, or why it was not made; False where the persisted
     ledger refused it."""
-    from ..metrics import private as pv
-
     design = pv.coherence_design([[w for w, _ in t] for t in release.top_words(10)])
     row["evaluation_forecast"] = _evaluation_forecast(design, release, prep, settings)
-    why = evaluation_refusal(design, str(settings.unit), None, (row["evaluation_forecast"] or {}).get("refused"))
+    # refused before it spends where its interval would be whatever the noise draws, or where the forecast says so
+    why = (pv.interval_refusal(design, str(settings.unit), None)
+           or (row["evaluation_forecast"] or {}).get("refused") or None)
     if why is not None:
         row["evaluation_refused"] = f"not made (nothing spent): its interval would be refused: {why}"
         return True
     eps, delta = settings.evaluation
+    # each evaluation's own noise stream when the comparison is seeded (testing only), else OS entropy
+    rng = None if settings.seed is None else np.random.default_rng(
+        [settings.seed, zlib.crc32(row["road"].encode()), int(round(row["epsilon"] * 1000))])
     # every evaluation at the releases' relation (add/remove, or replace-one where the owner states the count),
     # so that one ledger composes them all
     try:
         evaluation = release.evaluate(prep.heldout, epsilon=eps, delta=delta, neighbours=str(prep.request.neighbours),
-                                      ledger=evaluations, random_state=_evaluation_seed(settings.seed, outcome))
+                                      ledger=evaluations, random_state=rng)
     except ValueError as exc:  # the persisted ledger's refusal, checked before the held-out corpus is read
         row["evaluation_refused"] = f"not charged: {exc}"
         return False
@@ -525,8 +467,6 @@ def _evaluation_forecast(design, release, prep: Prepared, settings: CompareSetti
     """The evaluation's error forecast before it spends (:func:`topicdp.metrics.private.predict_error`; None without
     a public reference), at a held-out count from DP outputs: the releases' count of training units scaled by the
     public held-out share, or P's own count before any release of the unit has counted."""
-    from ..metrics import private as pv
-
     if prep.reference_corpus is None:
         return None
     unit, f = str(settings.unit), settings.heldout_fraction
@@ -545,20 +485,9 @@ def _evaluation_forecast(design, release, prep: Prepared, settings: CompareSetti
             "n_units_from": source, "half_width": fc.half_width, "refused": fc.refused}
 
 
-def _evaluation_seed(seed: int | None, outcome: Outcome):
-    """Each evaluation's own noise stream when the comparison is seeded (testing only), else OS entropy."""
-    if seed is None:
-        return None
-    return np.random.default_rng([seed, zlib.crc32(outcome.road.encode()), int(round(outcome.epsilon * 1000))])
-
-
 def _exact(release, prep: Prepared, ceiling, settings: CompareSettings) -> dict:
     """The exact NPMI and contrast the private evaluation estimates (:func:`topicdp.metrics.private.exact_values`):
     the owner's only."""
-    from ..forecast import TARGETS
-    from ..metrics import private as pv
-    from ..private_release import N_TOP_WORDS
-
     lists = [[w for w, _ in topic] for topic in release.top_words(N_TOP_WORDS)]
     values = pv.exact_values(prep.heldout, pv.coherence_design(lists, n_across=0))
     out = {"npmi": float(values["mean_npmi"]), "contrast": float(values["mean_contrast"])}
@@ -572,12 +501,10 @@ def _exact(release, prep: Prepared, ceiling, settings: CompareSettings) -> dict:
 
 def _ceiling(prep: Prepared, settings: CompareSettings) -> dict:
     """A non-private LDA of the same users (dp-vem without noise, from the same start): the owner's scale."""
-    from ..metrics.readability import heldout_npmi, npmi_contrast
-    from ..pipeline import bounded
-    from ..variational import VariationalLDA
-
     corpus = bounded(prep.request.source, prep.corpus, np.random.SeedSequence())  # the releases' bounds
-    model = VariationalLDA(settings.n_topics, unit=str(settings.unit), init=prep.start, n_jobs=settings.n_jobs,
+    # from the pipeline's own start: topics fitted on P on the comparison's words (none without a reference)
+    start = None if prep.prepared.reference is None else prep.prepared.start(prep.prepared.plan, prep.vocabulary)
+    model = VariationalLDA(settings.n_topics, unit=str(settings.unit), init=start, n_jobs=settings.n_jobs,
                            random_state=0).fit(corpus)
     words = list(prep.vocabulary)
     return {"npmi": float(heldout_npmi(model.topic_word_, prep.heldout, words)),
@@ -586,8 +513,6 @@ def _ceiling(prep: Prepared, settings: CompareSettings) -> dict:
 
 def _scale_info(scale) -> dict:
     """The public scale as the table reads it (JSON)."""
-    from ..metrics.yardstick import common_word_counts
-
     y = scale.yardstick
     return {"yardstick": None if y is None else y.as_dict(), "note": scale.note,
             "n_common": None if scale.common is None else len(scale.common),
@@ -597,18 +522,7 @@ def _scale_info(scale) -> dict:
 
 def _owner_counts(prep: Prepared) -> dict:
     """Exact sizes of the private corpus: the owner's diagnostics only (the census is what ``n_units`` states)."""
+    census = prep.prepared.reader().census()
     return {"training users": prep.corpus.n_users, "training documents": prep.corpus.n_docs,
-            f"training {prep.request.unit}s by the pipeline's census (what --n-units states)": prep.source.census(),
+            f"training {prep.request.unit}s by the pipeline's census (what --n-units states)": census,
             "held-out users": prep.heldout.n_users, "held-out documents": prep.heldout.n_docs}
-
-
-def _plot(rows: list, out: Path, say) -> None:
-    import importlib.util
-
-    if importlib.util.find_spec("matplotlib") is None:
-        return
-    from .plots import plot_all
-
-    paths = plot_all(rows, out)
-    if paths:
-        say(f"plot: {paths[0]}")

@@ -19,6 +19,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..metrics.yardstick import TARGETS, is_common
+
 #: the guarantee tiers, strongest first (the choice's order)
 TIERS = ("DP at the user level", "DP at the document level", "random DP (NOT DP)")
 
@@ -54,8 +56,6 @@ def tier(row: dict) -> int:
 
 def read_targets(row: dict, yardstick: dict | None) -> tuple[str, str]:
     """(verdict, the ratios as read) of a scored row against its unit's targets on the yardstick (module docstring)."""
-    from ..forecast import TARGETS
-
     if yardstick is None:
         return "no yardstick", ""
     e, target = row["evaluation"], TARGETS[row.get("unit", "user")]
@@ -199,8 +199,6 @@ def _forecast_choice(rows: list[dict], scored: list[Scored]) -> str:
 
 def _flags(rows: list[dict], chosen: Scored, theirs) -> str:
     """The chosen row's topics flagged as common words (:func:`topicdp.metrics.yardstick.is_common`)."""
-    from ..metrics.yardstick import is_common
-
     row = next(r for r in rows if (r["road"], r["epsilon"], r.get("unit", "user")) ==
                (chosen.road, chosen.epsilon, chosen.unit))
     counts = row.get("common_words")

@@ -64,10 +64,6 @@ class CoherenceDesign:
         """D = 1 + U + P, the length of each unit's contribution."""
         return 1 + len(self.words) + int(self.pairs.shape[0])
 
-    def worst_case_norm(self) -> float:
-        """``sqrt(1 + U + P)``: the largest L2 norm of one document's contribution."""
-        return math.sqrt(self.dimension)
-
 
 def coherence_design(top_words: Sequence[Sequence[str]], *, n_across: int | None = None,
                      seed: int = 0) -> CoherenceDesign:
@@ -147,7 +143,7 @@ def sensitivity(design: CoherenceDesign, clip: float, unit: str, neighbours: str
     check_option(neighbours, "neighbours", NEIGHBOURS)
     base = neighbour_factor(neighbours) * check_real(clip, "clip", low=0.0)
     if unit == "document":
-        return min(base, design.worst_case_norm())
+        return min(base, default_clip(design))
     return base
 
 
@@ -328,8 +324,9 @@ class PrivateEvaluation:
 
 
 def default_clip(design: CoherenceDesign) -> float:
-    """The default clipping norm ``sqrt(1 + U + P)``: no document is ever clipped."""
-    return design.worst_case_norm()
+    """``sqrt(1 + U + P)``, the largest L2 norm of one document's contribution: the default clipping norm, at which
+    no document is ever clipped."""
+    return math.sqrt(design.dimension)
 
 
 def calibrate(design: CoherenceDesign, epsilon: float, delta: float, unit: str, neighbours: str,
@@ -543,13 +540,16 @@ def private_coherence(top_words: Sequence[Sequence[str]], corpus, *, epsilon: fl
         noisy_sums=noisy, interval_refused=refused)
 
 
-def interval_refusal(design: CoherenceDesign, unit: str, clip: float, mean_interval=None,
+def interval_refusal(design: CoherenceDesign, unit: str, clip: float | None, mean_interval=None,
                      max_half_width: float = MAX_HALF_WIDTH) -> str | None:
     """Why no interval is given for the exact values (None: it is), from public facts and the DP output: the interval
     is of the clipped value, exact only when no unit can be clipped (never at the user level; at the document level
-    with ``clip >= sqrt(1 + U + P)``), and a mean interval wider than ``2 max_half_width`` leaves it undetermined.
+    with ``clip >= sqrt(1 + U + P)``; ``clip`` None: :func:`default_clip`), and a mean interval wider than
+    ``2 max_half_width`` leaves it undetermined. Without ``mean_interval``: the refusal whatever the noise draws,
+    which ``topicdp compare`` and ``topicdp evaluate`` ask before an evaluation spends anything.
     """
-    if unit == "document" and mean_interval is not None and clip >= design.worst_case_norm() * (1.0 - 1e-12):
+    clip = default_clip(design) if clip is None else clip
+    if unit == "document" and mean_interval is not None and clip >= default_clip(design) * (1.0 - 1e-12):
         half = (float(mean_interval[1]) - float(mean_interval[0])) / 2.0
         if half > max_half_width:
             return (f"too few units for the noise: the mean NPMI's interval spans +-{half:.2f} (over "
@@ -558,8 +558,8 @@ def interval_refusal(design: CoherenceDesign, unit: str, clip: float, mean_inter
     if unit == "user":
         return ("user level: clipping each user's counts at C moves the value by an amount no public fact bounds "
                 "(a user may hold any number of documents), so no interval for the exact NPMI is given")
-    if clip < design.worst_case_norm() * (1.0 - 1e-12):
-        return (f"clip {clip:.4g} below a document's largest norm {design.worst_case_norm():.4g}: clipped documents "
+    if clip < default_clip(design) * (1.0 - 1e-12):
+        return (f"clip {clip:.4g} below a document's largest norm {default_clip(design):.4g}: clipped documents "
                 "move the value by an amount no public fact bounds, so no interval for the exact NPMI is given")
     return None
 

@@ -89,12 +89,6 @@ NO_REFERENCE = ("common words: cannot be flagged without public data (--referenc
                 "corpus' frequencies would be a release nobody accounted for")
 
 
-def topic_flags(counts: Sequence[int], top_n: int = TOP_N) -> list[str]:
-    """One line per topic: its count, and the flag where it holds."""
-    return [f"  topic {k}: {c} of its {top_n} top words are among the reference's {N_COMMON} most common"
-            + (": COMMON WORDS, not a theme" if is_common(c, top_n) else "") for k, c in enumerate(counts)]
-
-
 @dataclass(frozen=True)
 class Yardstick:
     """A non-private LDA's exact scores on public text (``contrast`` None for K = 1), and its top words."""
@@ -207,7 +201,11 @@ class PublicScale:
     def _common_lines(self, top_words) -> list[str]:
         if self.common is None:
             return [NO_REFERENCE]
-        out = [common_rule(len(self.common))] + topic_flags(common_word_counts(top_words, self.common))
+        # one line per topic: its count, and the flag where it holds
+        out = [common_rule(len(self.common))] + [
+            f"  topic {k}: {c} of its {TOP_N} top words are among the reference's {N_COMMON} most common"
+            + (": COMMON WORDS, not a theme" if is_common(c) else "")
+            for k, c in enumerate(common_word_counts(top_words, self.common))]
         if self.yardstick is not None:
             theirs = common_word_counts(self.yardstick.top_words, self.common)
             out.append(f"  the yardstick LDA's topics, for comparison: {', '.join(map(str, theirs))} of {TOP_N}")

@@ -131,7 +131,7 @@ def period_budgets(request: ReleaseRequest, spec: PeriodSpec) -> Tuple[float, fl
     delta_p = request.delta / n
 
     def total(eps_p: float) -> float:
-        planned = planned_steps(plan_request(replace(request, epsilon=eps_p, delta=delta_p, ledger=None)))
+        planned = planned_steps(_period_plan(request, eps_p, delta_p))
         return dp_total((planned.fixed + planned.worst([], request.delta)) * n, request.delta)
 
     low, high = request.epsilon / n, request.epsilon  # epsilon / n always fits (basic composition)
@@ -313,7 +313,8 @@ def left_out(request: ReleaseRequest, spec: PeriodSpec, n_undated: int, eps_p: f
 
 def left_out_line(item: LeftOut, spec: PeriodSpec) -> str:
     """The line a series prints for ``item``: the same text whatever the data hold, but for a DP number."""
-    undated = f"records without a usable {spec.date_field!r} (missing, or not {_date_kind(spec)})"
+    usable = "an ISO 8601 date" if spec.date_format is None else f"a date in the format {spec.date_format!r}"
+    undated = f"records without a usable {spec.date_field!r} (missing, or not {usable})"
     if item.status == "DP":
         return (f"{undated}, in no period: about {item.value} (a DP count, noise sigma {item.sigma:.3g}; the exact "
                 "number is private)")
@@ -323,11 +324,6 @@ def left_out_line(item: LeftOut, spec: PeriodSpec) -> str:
              else f"{undated} or dated outside the stated periods")
     return (f"{which} are left out of every period; how many is not given: {item.reason} (the exact numbers are in "
             "the owner's diagnostics)")
-
-
-def _date_kind(spec: PeriodSpec) -> str:
-    """What a usable date is, in the words of the series' lines."""
-    return "an ISO 8601 date" if spec.date_format is None else f"a date in the format {spec.date_format!r}"
 
 
 def corpus_digest(path: str) -> str:
