@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ._extras import require
 from ._files import add_overwrite_argument, check_output_directory
 from ._names import UNITS
 
@@ -105,7 +106,6 @@ def settings_from(args):
 
 def check_arguments(args) -> None:
     """Every argument of ``compare``, before the corpus is read."""
-    from ._extras import require
     from ._validation import check_n_jobs
     from .pipeline.request import check_corpus_path
 
@@ -140,9 +140,8 @@ def run(args) -> int:
     from .experiments.compare import compare
 
     settings = getattr(args, "settings", None) or settings_from(args)
-    if args.overwrite and Path(args.out, "settings.json").exists():
-        for name in ("settings.json", "results.jsonl", "diagnostics.jsonl"):
-            Path(args.out, name).unlink(missing_ok=True)
+    if args.overwrite:  # without the earlier settings compare starts again, its results removed
+        Path(args.out, "settings.json").unlink(missing_ok=True)
     args.written = [f"--out ({args.out}: table.md, diagnostics.md, results.jsonl; a rerun resumes)"]
     result = compare(args.corpus, args.out, settings, reference=args.reference, ledger=args.ledger)
     print(f"table:       {result['table']} (publishable)")

@@ -9,6 +9,8 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from ._extras import require
+from ._files import atomic_path
+from ._validation import check_int
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -29,8 +31,6 @@ def plot_release(release: PrivateRelease, path: Any = None, *, n_words: int = 10
     (``keep_nonprivate=True``) beside each topic, words of both lists in full colour. ``n_cols``: topics per row
     (default up to 5, or 3 pairs). ``title``: default the report's mechanism, guarantee, epsilon, delta and unit.
     """
-    from ._validation import check_int
-
     require("matplotlib", extra="plots", purpose="plot_release")
     from matplotlib.figure import Figure
 
@@ -64,8 +64,6 @@ def plot_release(release: PrivateRelease, path: Any = None, *, n_words: int = 10
         bottom = 0.4 / fig.get_figheight()
     fig.tight_layout(rect=(0.0, bottom, 1.0, 1.0 - 0.3 / fig.get_figheight()))
     if path is not None:  # atomically (atomic_path keeps the suffix that picks the format); non-private: 0600
-        from ._files import atomic_path
-
         with atomic_path(path, private=show_nonprivate, overwrite=overwrite) as tmp:
             fig.savefig(tmp, dpi=dpi)
     return fig

@@ -72,7 +72,7 @@ def format_table(rows: list[dict], info: dict) -> str:
     lines = [f"# Compare: {info['corpus']}, {' and '.join(units)} level{'s' if len(units) > 1 else ''}, "
              f"K = {info['n_topics']}, {info['n_words']} words, delta {info['delta']:g} per release", "",
              *_totals(rows, by_unit, info), ""]
-    lines += [_scores_line(by_unit[u], u, _budget(info, u), level, info) for u in units]
+    lines += [_scores_line(by_unit[u], u, level, info) for u in units]
     lines += ["", *_reading(rows, info, units), ""]
     yardsticks = {u: (_scale(info, u) or {}).get("yardstick") for u in units}
     for u in units:
@@ -91,17 +91,13 @@ def format_table(rows: list[dict], info: dict) -> str:
     return "\n".join(lines)
 
 
-def _budget(info: dict, unit: str) -> tuple:
-    return tuple((info.get("evaluations") or {}).get(unit) or info["evaluation"])
-
-
 def _scale(info: dict, unit: str):
     return (info.get("scales") or {}).get(unit, info.get("scale"))
 
 
-def _scores_line(rows: list[dict], unit: str, budget: tuple, level: float, info: dict) -> str:
-    """How a unit's rows were scored, and what its evaluations spent together."""
-    eps_e, delta_e = budget
+def _scores_line(rows: list[dict], unit: str, level: float, info: dict) -> str:
+    """How a unit's rows were scored (at its evaluation budget), and what its evaluations spent together."""
+    eps_e, delta_e = (info.get("evaluations") or {}).get(unit) or info["evaluation"]
     n, total, total_delta = evaluation_total(rows)
     if n == 0:
         return (f"Scores at the {unit} level: no evaluation was made (each row says why); nothing was spent on "

@@ -175,8 +175,27 @@ class PublicScale:
 
     def lines(self, evaluation) -> list[str]:
         """The reading of a :class:`~topicdp.metrics.private.PrivateEvaluation`: contrast, targets, yardstick, flags."""
-        reading = [contrast_line(evaluation.report.get("n_across")), targets_line(self.unit),
-                   *self._yardstick_lines(evaluation), *self._common_lines(evaluation.top_words)]
+        y, t, e = self.yardstick, TARGETS[self.unit], evaluation
+        reading = [contrast_line(e.report.get("n_across")), targets_line(self.unit)]
+        if y is None:
+            reading.append(self.note or "yardstick: none without a public reference (--reference)")
+        else:
+            reading += [y.line()] + [f"mean {name} {value:.3f} = {scaled(value, ends, base)} the yardstick's "
+                                     f"(target {aim:g}x)" for name, value, ends, base, aim in (
+                                         ("NPMI", e.mean_npmi, e.mean_npmi_interval, y.npmi, t.npmi),
+                                         ("contrast", e.mean_contrast, e.mean_contrast_interval, y.contrast,
+                                          t.contrast))]
+        if self.common is None:
+            reading.append(NO_REFERENCE)
+        else:  # one line per topic: its count, and the flag where it holds
+            reading += [common_rule(len(self.common))] + [
+                f"  topic {k}: {c} of its {TOP_N} top words are among the reference's {N_COMMON} most common"
+                + (": COMMON WORDS, not a theme" if is_common(c) else "")
+                for k, c in enumerate(common_word_counts(e.top_words, self.common))]
+            if y is not None:
+                theirs = common_word_counts(y.top_words, self.common)
+                reading.append(f"  the yardstick LDA's topics, for comparison: {', '.join(map(str, theirs))} of "
+                               f"{TOP_N}")
         return ["how to read these scores:"] + ["  " + line for line in reading]
 
     def as_dict(self, top_words) -> dict:
@@ -187,29 +206,6 @@ class PublicScale:
                 "common_words": None if counts is None else {
                     "rule": common_rule(len(self.common or ())), "counts": counts,
                     "flagged": [is_common(c) for c in counts]}}
-
-    def _yardstick_lines(self, evaluation) -> list[str]:
-        y = self.yardstick
-        if y is None:
-            return [self.note or "yardstick: none without a public reference (--reference)"]
-        t, e = TARGETS[self.unit], evaluation
-        return [y.line()] + [f"mean {name} {value:.3f} = {scaled(value, ends, base)} the yardstick's (target {aim:g}x)"
-                             for name, value, ends, base, aim in (
-                                 ("NPMI", e.mean_npmi, e.mean_npmi_interval, y.npmi, t.npmi),
-                                 ("contrast", e.mean_contrast, e.mean_contrast_interval, y.contrast, t.contrast))]
-
-    def _common_lines(self, top_words) -> list[str]:
-        if self.common is None:
-            return [NO_REFERENCE]
-        # one line per topic: its count, and the flag where it holds
-        out = [common_rule(len(self.common))] + [
-            f"  topic {k}: {c} of its {TOP_N} top words are among the reference's {N_COMMON} most common"
-            + (": COMMON WORDS, not a theme" if is_common(c) else "")
-            for k, c in enumerate(common_word_counts(top_words, self.common))]
-        if self.yardstick is not None:
-            theirs = common_word_counts(self.yardstick.top_words, self.common)
-            out.append(f"  the yardstick LDA's topics, for comparison: {', '.join(map(str, theirs))} of {TOP_N}")
-        return out
 
 
 def public_scale(unit: str, n_topics: int, reference: tuple | None, *, vocabulary: Sequence[str] | None = None,

@@ -53,9 +53,7 @@ def period_of(date: str, period: str, date_format: Optional[str] = None) -> str:
     document's period (and whether it has a usable date, :data:`NO_USABLE_DATE`) must be the same function of it in
     every run that charges the ledger. ValueError for a date that does not read."""
     day = parse_date(date, date_format) if date_format is not None else _iso_day(date)
-    if period == "month":
-        return f"{day.year:04d}-{day.month:02d}"
-    return f"{day.year:04d}Q{(day.month - 1) // 3 + 1}"
+    return _label(day.year * 12 + day.month - 1 if period == "month" else day.year * 4 + (day.month - 1) // 3, period)
 
 
 def _iso_day(date: str) -> _dt.date:
