@@ -36,7 +36,7 @@ from ..adapters import make_model
 from ..agnostic import TopicDP
 from ..corpus import Corpus, user_hash
 from ..metrics import private as pv
-from ..metrics.readability import heldout_npmi, npmi_contrast
+from ..metrics.readability import _contrast
 from ..metrics.yardstick import TARGETS, TOP_N, common_word_counts, public_scale
 from ..pipeline import MECHANISMS, CorpusSource, InMemorySource, Records, ReleaseRefused, ReleaseRequest
 from ..pipeline import Prepared as PreparedCorpus
@@ -506,9 +506,8 @@ def _ceiling(prep: Prepared, settings: CompareSettings) -> dict:
     start = None if prep.prepared.reference is None else prep.prepared.start(prep.prepared.plan, prep.vocabulary)
     model = VariationalLDA(settings.n_topics, unit=str(settings.unit), init=start, n_jobs=settings.n_jobs,
                            random_state=0).fit(corpus)
-    words = list(prep.vocabulary)
-    return {"npmi": float(heldout_npmi(model.topic_word_, prep.heldout, words)),
-            "contrast": float(npmi_contrast(model.topic_word_, prep.heldout, words))}
+    scores = _contrast(model.topic_word_, prep.heldout, list(prep.vocabulary), TOP_N)  # NPMI and contrast at once
+    return {"npmi": scores["npmi"], "contrast": scores["contrast"]}
 
 
 def _scale_info(scale) -> dict:
