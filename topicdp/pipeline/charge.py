@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional
 
 from ..rdp import BudgetExceededError, PrivacyLedger
 from ..rdp.ledger import Entry, labelled
-from ..rdp.ledger_file import LedgerFileError, LedgerOptions, _check_fits, basic
+from ..rdp.ledger_file import LedgerFileError, LedgerOptions, _check_fits, basic, basic_phrase
 from .plan import PlannedRun, ReleasePlan, planned_steps
 from .request import ReleaseRefused, join_and
 
@@ -169,8 +169,7 @@ class Charge:
         """A refusal after reading: the step, the figures (exact and basic composition), the candidates that fit."""
         eps_b, delta_b = exc.budget
         b = getattr(exc, "basic", None)
-        by_basic = ("" if b is None else f"; by basic composition (the runs' own guarantees added up) {b['spent']:.4g}"
-                    f" + {b['requested']:.4g} = {b['total']:.4g} at delta={b['delta']:.3g}")
+        by_basic = "" if b is None else f"; {basic_phrase(b)}"
         fitting = ([] if chosen is None else
                    [m for m in self.plan.candidates if m != chosen and self._fits(run_ledger, m)])
         hint = "" if not fitting else (f"; {' and '.join(fitting)} would fit (name it: mechanism='{fitting[0]}', "
