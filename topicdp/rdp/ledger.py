@@ -42,7 +42,7 @@ from .conversions import rdp_to_dp
 from .curves import laplace_rdp, pure_dp_rdp
 from .gaussian import gdp_epsilon
 
-from .ledger_file import LEDGER_METHODS, Budget, LedgerFile, entry_to_json, register_kinds
+from .ledger_file import LEDGER_METHODS, Budget, LedgerFile, LedgerFileError, entry_to_json, register_kinds
 from .partitions import (MAX_COMBINATIONS, part_key, partitioning_key, worst_combination,  # noqa: F401 (re-exported)
                          worst_sum)
 
@@ -287,8 +287,6 @@ class PrivacyLedger:
         all given; given for an existing file, they must be the file's. The budget is a DP budget, charged with
         the DP entries only. Format and locking: :mod:`topicdp.rdp.ledger_file`.
         """
-        from .ledger_file import LedgerFileError
-
         accounting = check_option(accounting, "accounting", LEDGER_METHODS)
         store = LedgerFile(path)
         if not os.path.exists(store.path):

@@ -506,10 +506,8 @@ def _check_fits(ledger: "PrivacyLedger", state: LedgerState, entries: "List[Entr
                     "one ledger per unit and neighbour relation); nothing was read or spent")
     try:
         ledger.check(entries)
-    except LedgerFileError:
-        raise
     except ValueError as exc:
-        if not hasattr(exc, "total"):  # not a BudgetExceededError: labels, deltas
+        if not hasattr(exc, "total"):  # not a BudgetExceededError: labels, deltas, a LedgerFileError
             raise
         runs = {k: r for k, r in state.runs().items() if k != exclude and _guarantee(r).get("gamma") is None}
         mine = guarantee if guarantee is not None else _guarantee_of(ledger, entries)
