@@ -1,15 +1,16 @@
 """Accounting functions only the tests call (moved out of ``topicdp.rdp``): the inverse of
-:func:`topicdp.rdp.rdp_to_dp`, and two zCDP levels."""
+:func:`topicdp.rdp.rdp_to_dp`, two zCDP levels, and the Gaussian's RDP curve."""
 
 from __future__ import annotations
 
 import math
-from typing import Tuple
+from typing import Tuple, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from topicdp._validation import check_epsilon, check_option, check_real
-from topicdp.rdp._checks import check_count, check_sensitivity, check_sigma
+from topicdp.rdp._checks import as_output, check_count, check_orders, check_sensitivity, check_sigma
 from topicdp.rdp.conversions import CONVERSIONS, RdpCurve, _kl_bound, _minimize_curve, _smallest_order
 
 
@@ -52,3 +53,11 @@ def pure_dp_zcdp(epsilon: float) -> float:
     """zCDP level implied by epsilon-DP: ``rho = epsilon^2 / 2`` (Bun & Steinke 2016, Prop. 1.4)."""
     epsilon = check_epsilon(epsilon)
     return epsilon * epsilon / 2.0
+
+
+def gaussian_rdp(alpha: ArrayLike, sigma: float, sensitivity: float = 1.0) -> Union[float, np.ndarray]:
+    """``alpha D^2 / (2 sigma^2)`` (Mironov 2017, Table II; TopicDP, Thm. 2; Bun & Steinke 2016, Prop. 1.6)."""
+    a = check_orders(alpha)
+    sigma = check_sigma(sigma)
+    sensitivity = check_sensitivity(sensitivity, allow_zero=True)
+    return as_output(a * (sensitivity / sigma) ** 2 / 2.0, alpha)

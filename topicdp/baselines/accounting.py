@@ -19,18 +19,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import dp_accounting
 from dp_accounting import dp_event
-from dp_accounting.pld import pld_privacy_accountant
-from dp_accounting.rdp import rdp_privacy_accountant
 
 from .._validation import check_delta, check_epsilon, check_int, check_option, check_real
 from ..rdp import NoBracketError, calibrate_event
-from ..rdp.ledger import _quiet_absl
+from ..rdp.ledger import _quiet_absl, dp_accountant
 
 SAMPLINGS = ("poisson", "fixed")
 ACCOUNTANTS = ("rdp", "pld", "paper")
-_NeighborRel = dp_accounting.NeighboringRelation
 
 
 @dataclass(frozen=True)
@@ -76,19 +72,12 @@ def make_scheme(kind: str, n_docs: int, n_iterations: int, *, batch_size=None, s
     return SamplingScheme(kind, n_docs, n_iterations, rate, batch_size if kind == "fixed" else None)
 
 
-def _accountant(method: str, neighbours: str):
-    rel = _NeighborRel.ADD_OR_REMOVE_ONE if neighbours == "add-remove" else _NeighborRel.REPLACE_ONE
-    if method == "rdp":
-        return rdp_privacy_accountant.RdpAccountant(neighboring_relation=rel)
-    return pld_privacy_accountant.PLDAccountant(neighboring_relation=rel)
-
-
 def accountant_epsilon(scheme: SamplingScheme, noise_multiplier: float, delta: float, method: str = "rdp") -> float:
     """epsilon at ``delta`` of T sampled Gaussian releases, by dp-accounting's RDP or PLD accountant."""
     check_option(method, "method", ("rdp", "pld"))
     if method == "pld" and scheme.kind != "poisson":
         raise ValueError("the PLD accountant of dp-accounting supports Poisson sampling only; use method='rdp'")
-    acc = _accountant(method, scheme.neighbours)
+    acc = dp_accountant(scheme.neighbours, method)
     with _quiet_absl():
         acc.compose(scheme.event(noise_multiplier))
         return float(acc.get_epsilon(check_delta(delta)))
@@ -154,7 +143,7 @@ def calibrate_noise_multiplier(scheme: SamplingScheme, epsilon: float, delta: fl
     rtol = 0.05 * check_real(rel_tol, "rel_tol", low=0.0, high=1.0)
     try:
         with _quiet_absl():
-            return calibrate_event(lambda: _accountant(method, scheme.neighbours), scheme.event, eps, delta,
+            return calibrate_event(lambda: dp_accountant(scheme.neighbours, method), scheme.event, eps, delta,
                                    guess=guess, rtol=rtol)
     except NoBracketError as err:
         raise ValueError(f"epsilon={eps:g} at delta={delta:g} is met with a noise multiplier 2**30 times below "

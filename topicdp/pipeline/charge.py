@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional
 
 from ..rdp import BudgetExceededError, PrivacyLedger
 from ..rdp.ledger import Entry, labelled
-from ..rdp.ledger_file import LedgerFileError, LedgerOptions, _check_fits, basic
+from ..rdp.ledger_file import LedgerFileError, LedgerOptions, _check_fits, basic_phrase
 from .plan import PlannedRun, ReleasePlan, planned_steps
 from .request import ReleaseRefused, join_and
 
@@ -84,7 +84,6 @@ class Charge:
         #: the steps planned in the file whose check has not come yet, in order
         self.steps: List[List[Entry]] = []
         self.run: Optional[str] = None
-        self.partition = options.partition
         self.partition_labels = options.partition_labels()  # the part and the partitioning it is a part of
         self.planned: Optional[PlannedRun] = None
         #: whether the topics' entries are in the file (planned before reading, or once the mechanism was chosen)
@@ -94,13 +93,13 @@ class Charge:
 
     def _label(self, entries: "List[Entry]") -> "List[Entry]":
         """``entries`` as the ledger composes them: with this run's partition, if any."""
-        return entries if self.partition is None else labelled(entries, **self.partition_labels)
+        return labelled(entries, **self.partition_labels) if self.partition_labels else entries
 
     def reserve(self) -> None:
         """Before any private data is read: refuse, with the figures, a run that cannot fit even by its cheapest path,
         else plan in the file the steps known to run (the count, the vocabulary; the topics of a single candidate)."""
         planned = planned_steps(self.plan)
-        if self.partition is not None:
+        if self.partition_labels:
             planned = planned.labelled(**self.partition_labels)
         ledger, file = self.ledger, self.ledger.file
         assert file is not None
@@ -169,8 +168,7 @@ class Charge:
         """A refusal after reading: the step, the figures (exact and basic composition), the candidates that fit."""
         eps_b, delta_b = exc.budget
         b = getattr(exc, "basic", None)
-        by_basic = ("" if b is None else f"; by basic composition (the runs' own guarantees added up) {b['spent']:.4g}"
-                    f" + {b['requested']:.4g} = {b['total']:.4g} at delta={b['delta']:.3g}")
+        by_basic = "" if b is None else f"; {basic_phrase(b)}"
         fitting = ([] if chosen is None else
                    [m for m in self.plan.candidates if m != chosen and self._fits(run_ledger, m)])
         hint = "" if not fitting else (f"; {' and '.join(fitting)} would fit (name it: mechanism='{fitting[0]}', "
@@ -298,6 +296,3 @@ def stop_status(exc: BaseException) -> str:
 
 def _mechanism(entries: "List[Entry]") -> str:
     return ", ".join(sorted({e.name.removesuffix(" (planned)") for e in entries}))
-
-
-__all__ = ["Charge", "LedgerOptions", "PlannedRun", "RunLedger", "basic", "charged", "open_charge", "stop_status"]

@@ -53,7 +53,8 @@ def compose_release(release: PrivateRelease, *, plan, decision, ledger, topic_en
                     steps=steps, topic_step_epsilon=topic_eps)]
     totals += ledger_totals(ledger, request.delta)
     published = {
-        "report.mechanism": _mechanism_status(request, decision),
+        "report.mechanism": ("public: named by the data owner" if request.mechanism is not None else
+                             _decision_status(request, decision, "chosen by the plan's rule")),
         "report.epsilon": "public: the stated total budget",
         "report.delta": "public: the stated total budget",
         "report.composition": _composition_status(topics.published, decision, "the ledger's entries, functions"),
@@ -98,12 +99,6 @@ def _units_note(request, decision) -> str:
     return (f"Neighbouring corpora add or remove one {request.unit}; the number of {request.unit}s is private. "
             "The plan used a Gaussian count of them (a DP output, composed in); no exact count of the private "
             "data is published.")
-
-
-def _mechanism_status(request, decision) -> str:
-    if request.mechanism is not None:
-        return "public: named by the data owner"
-    return _decision_status(request, decision, "chosen by the plan's rule")
 
 
 def _decision_status(request, decision, what: str) -> str:

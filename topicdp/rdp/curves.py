@@ -17,14 +17,6 @@ from ._checks import as_output, check_orders, check_sensitivity, check_sigma
 from .conversions import rdp_to_dp
 
 
-def gaussian_rdp(alpha: ArrayLike, sigma: float, sensitivity: float = 1.0) -> Union[float, np.ndarray]:
-    """``alpha D^2 / (2 sigma^2)`` (Mironov 2017, Table II; TopicDP, Thm. 2; Bun & Steinke 2016, Prop. 1.6)."""
-    a = check_orders(alpha)
-    sigma = check_sigma(sigma)
-    sensitivity = check_sensitivity(sensitivity, allow_zero=True)
-    return as_output(a * (sensitivity / sigma) ** 2 / 2.0, alpha)
-
-
 def laplace_rdp(alpha: ArrayLike, scale: float, sensitivity: float = 1.0) -> Union[float, np.ndarray]:
     """RDP of the Laplace mechanism of scale ``b`` and L1 sensitivity ``D`` (Mironov 2017, Table II, Prop. 6).
 

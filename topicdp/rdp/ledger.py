@@ -42,23 +42,15 @@ from .conversions import rdp_to_dp
 from .curves import laplace_rdp, pure_dp_rdp
 from .gaussian import gdp_epsilon
 
-from .ledger_file import LEDGER_METHODS, Budget, LedgerFile, entry_to_json, register_kinds
-from .partitions import MAX_COMBINATIONS, part_key, partitioning_key, worst_combination  # noqa: F401 (re-exported)
+from .ledger_file import LEDGER_METHODS, Budget, LedgerFile, LedgerFileError, entry_to_json, register_kinds
+from .partitions import (MAX_COMBINATIONS, part_key, partitioning_key, worst_combination,  # noqa: F401 (re-exported)
+                         worst_sum)
 
 from .._names import NEIGHBOURS, UNITS
 
 SCOPES = ("dp", "all")
 #: relative slack of budget comparisons (calibrations meet their target to about 1e-12)
 _BUDGET_RTOL = 1e-9
-
-
-def _event_orders() -> np.ndarray:
-    from dp_accounting.rdp.rdp_privacy_accountant import DEFAULT_RDP_ORDERS
-
-    # dp-accounting's grid, densified between its points and extended to large orders (small totals)
-    base = np.asarray(DEFAULT_RDP_ORDERS, dtype=float)
-    mids = np.sqrt(base[:-1] * base[1:])
-    return np.unique(np.concatenate([base, mids, [1.01, 1.05, 1.1, 1.2, 512.0, 1024.0, 4096.0]]))
 
 
 @dataclass(frozen=True)
@@ -92,11 +84,6 @@ class _Labels:
         for name, options in (("unit", UNITS), ("neighbours", NEIGHBOURS)):
             if getattr(self, name) is not None:
                 check_option(getattr(self, name), name, options)
-
-    @property
-    def guarantee(self) -> str:
-        """``"DP"`` or ``"random-DP"``."""
-        return "DP" if self.gamma is None else "random-DP"
 
     def dp_event(self):
         """No dp-accounting event (pure and approx releases): the accountants refuse it, never mis-account it."""
@@ -224,20 +211,12 @@ class EventEntry(_Labels):
         if self.neighbours is None:
             raise ValueError("an EventEntry needs neighbours ('replace-one' or 'add-remove'): dp-accounting "
                              "accounts an event for one neighbour relation")
-        if not self._accountant(np.array([2.0])).supports(self.event):
+        if not dp_accountant(self.neighbours, orders=list(np.atleast_1d(np.array([2.0])))).supports(self.event):
             raise ValueError(f"dp-accounting's RDP accountant cannot account {self.event} under {self.neighbours}")
-
-    def _accountant(self, orders: np.ndarray):
-        import dp_accounting as dpa
-        from dp_accounting.rdp import rdp_privacy_accountant
-
-        rel = (dpa.NeighboringRelation.ADD_OR_REMOVE_ONE if self.neighbours == "add-remove"
-               else dpa.NeighboringRelation.REPLACE_ONE)
-        return rdp_privacy_accountant.RdpAccountant(orders=list(np.atleast_1d(orders)), neighboring_relation=rel)
 
     def rdp(self, alpha: np.ndarray) -> np.ndarray:
         """dp-accounting's RDP of the event at each order of ``alpha``."""
-        acc = self._accountant(np.asarray(alpha, dtype=float))
+        acc = dp_accountant(self.neighbours, orders=list(np.atleast_1d(np.asarray(alpha, dtype=float))))
         with _quiet_absl():
             acc.compose(self.event)
         return np.asarray(acc.rdp, dtype=float).reshape(np.shape(alpha))
@@ -308,8 +287,6 @@ class PrivacyLedger:
         all given; given for an existing file, they must be the file's. The budget is a DP budget, charged with
         the DP entries only. Format and locking: :mod:`topicdp.rdp.ledger_file`.
         """
-        from .ledger_file import LedgerFileError
-
         accounting = check_option(accounting, "accounting", LEDGER_METHODS)
         store = LedgerFile(path)
         if not os.path.exists(store.path):
@@ -438,7 +415,8 @@ class PrivacyLedger:
 
     def entries(self) -> List[Dict[str, Union[str, float, int]]]:
         """The recorded releases as JSON-serialisable dicts (kind, name, parameters, stated labels)."""
-        return [_as_dict(e) for e in self._entries]
+        return [{**entry_to_json(e, event=repr), **({"guarantee": "random-DP"} if e.gamma is not None else {})}
+                for e in self._entries]
 
     def rdp(self, alpha: ArrayLike, scope: str = "dp"):
         """Total RDP curve of the RDP-describable entries in ``scope`` (approx entries are not included)."""
@@ -514,13 +492,14 @@ def _rdp(entries: List[Entry], alpha: ArrayLike):
 def _convert(curve: Callable, on_grid: bool, delta: float) -> float:
     """``rdp_to_dp`` of ``curve``: over continuous orders, or on a grid when dp-accounting computes part of it."""
     if on_grid:
-        orders = _event_orders()
+        from dp_accounting.rdp.rdp_privacy_accountant import DEFAULT_RDP_ORDERS
+
+        # dp-accounting's grid, densified between its points and extended to large orders (small totals)
+        base = np.asarray(DEFAULT_RDP_ORDERS, dtype=float)
+        mids = np.sqrt(base[:-1] * base[1:])
+        orders = np.unique(np.concatenate([base, mids, [1.01, 1.05, 1.1, 1.2, 512.0, 1024.0, 4096.0]]))
         return rdp_to_dp((orders, curve(orders)), delta, conversion="improved")[0]
     return rdp_to_dp(curve, delta, conversion="improved")[0]
-
-
-def _has_event(entries: List[Entry]) -> bool:
-    return any(isinstance(e, EventEntry) for e in entries)
 
 
 def _approx_totals(entries: List[Entry]) -> Tuple[float, float]:
@@ -528,23 +507,22 @@ def _approx_totals(entries: List[Entry]) -> Tuple[float, float]:
     return sum(e.epsilon for e in approx), sum(e.delta for e in approx)
 
 
-def _delta_left(delta: float, delta_a: float, needed: bool, worst: bool) -> float:
+def _delta_left(common: List[Entry], groups: Groups, delta: float, needed: bool) -> float:
+    """``delta`` less the approx entries' (the worst part of each partitioning): what the other entries use."""
+    delta_a = worst_sum(common, groups, lambda es: _approx_totals(es)[1])
     remaining = delta - delta_a
     if remaining < 0.0 or (needed and remaining <= 0.0):
-        where = "the worst part of each partitioning" if worst else "the rest pays for the Gaussian/RDP entries"
+        where = "the worst part of each partitioning" if groups else "the rest pays for the Gaussian/RDP entries"
         raise ValueError(f"delta must exceed the approx entries' total delta {delta_a:g} ({where}), got {delta:g}")
     return remaining
 
 
 def _epsilon(entries: List[Entry], delta: float, method: str) -> float:
     """The total of ``entries`` by ``method``: the worst combination of one part per partitioning."""
-    return worst_combination(entries, partition_of, lambda es: _epsilon_sequential(es, delta, method),
-                             signature=_signature,
-                             bound=lambda common, groups: _epsilon_bound(common, groups, delta, method))
+    def bound(common: List[Entry], groups: Groups) -> float:
+        return _epsilon_bound(common, groups, delta, method)
 
-
-def _epsilon_sequential(entries: List[Entry], delta: float, method: str) -> float:
-    return _epsilon_bound(entries, [], delta, method)
+    return worst_combination(entries, partition_of, lambda es: bound(es, []), signature=_signature, bound=bound)
 
 
 def _simple_epsilon(e: Entry, share: float) -> float:
@@ -589,26 +567,21 @@ def _epsilon_bound(common: List[Entry], groups: Groups, delta: float, method: st
     return min(totals[m](common, groups, delta) for m in ("rdp", "simple", "exact")[: 3 if gaussian else 2])
 
 
-def _worst_sum(common: List[Entry], groups: Groups, cost: Callable[[List[Entry]], float]) -> float:
-    return cost(common) + sum(max(cost(part) for part in parts) for parts in groups)
-
-
 def _exact_bound(common: List[Entry], groups: Groups, delta: float) -> float:
     everything = common + [e for parts in groups for part in parts for e in part]
     if not _all_gaussian(everything):
         kinds = sorted({e.kind for e in everything if not isinstance(e, GaussianEntry)})
         raise ValueError("method='exact' requires every entry to be a continuous Gaussian; this ledger also has "
                          f"{', '.join(kinds)} entries (use 'rdp', 'simple' or 'best')")
-    mu2 = _worst_sum(common, groups, lambda es: sum(e.mu ** 2 for e in es if isinstance(e, GaussianEntry)))
+    mu2 = worst_sum(common, groups, lambda es: sum(e.mu ** 2 for e in es if isinstance(e, GaussianEntry)))
     return gdp_epsilon(math.sqrt(mu2), delta) if mu2 > 0.0 else 0.0
 
 
 def _rdp_bound(common: List[Entry], groups: Groups, delta: float) -> float:
     everything = common + [e for parts in groups for part in parts for e in part]
-    eps_a = _worst_sum(common, groups, lambda es: _approx_totals(es)[0])
+    eps_a = worst_sum(common, groups, lambda es: _approx_totals(es)[0])
     has_rdp = any(not isinstance(e, ApproxEntry) for e in everything)
-    delta_a = _worst_sum(common, groups, lambda es: _approx_totals(es)[1])
-    remaining = _delta_left(delta, delta_a, has_rdp, bool(groups))
+    remaining = _delta_left(common, groups, delta, has_rdp)
     if not has_rdp:
         return eps_a
 
@@ -616,26 +589,33 @@ def _rdp_bound(common: List[Entry], groups: Groups, delta: float) -> float:
         return np.asarray(_rdp(common, a)) + sum(np.max([np.asarray(_rdp(part, a)) for part in parts], axis=0)
                                                  for parts in groups)
 
-    return eps_a + _convert(curve, _has_event(everything), remaining)
+    return eps_a + _convert(curve, any(isinstance(e, EventEntry) for e in everything), remaining)
 
 
 def _simple_bound(common: List[Entry], groups: Groups, delta: float) -> float:
-    n_gaussians = _worst_sum(common, groups, lambda es: float(sum(isinstance(e, _GAUSSIAN_LIKE) for e in es)))
-    delta_a = _worst_sum(common, groups, lambda es: _approx_totals(es)[1])
-    remaining = _delta_left(delta, delta_a, bool(n_gaussians), bool(groups))
+    n_gaussians = worst_sum(common, groups, lambda es: float(sum(isinstance(e, _GAUSSIAN_LIKE) for e in es)))
+    remaining = _delta_left(common, groups, delta, bool(n_gaussians))
     share = remaining / n_gaussians if n_gaussians else remaining  # the smallest share any combination gives
-    return _worst_sum(common, groups, lambda es: _approx_totals(es)[0] + sum(_simple_epsilon(e, share) for e in es))
-
-
-def _as_dict(e: Entry) -> dict:
-    out = entry_to_json(e, event=repr)
-    return {**out, "guarantee": "random-DP"} if e.gamma is not None else out
+    return worst_sum(common, groups, lambda es: _approx_totals(es)[0] + sum(_simple_epsilon(e, share) for e in es))
 
 
 def labelled(entries: Iterable[Entry], **labels) -> List[Entry]:
     """``entries`` with the given labels (``unit``, ``neighbours``, ``gamma``, ``distribution``, ``partition``,
     ``partitioning``) set."""
     return [replace(e, **labels) for e in entries]
+
+
+def dp_accountant(neighbours: Optional[str], method: str = "rdp", orders: Optional[List[float]] = None):
+    """A fresh dp-accounting accountant under ``neighbours``: RDP (on ``orders``, default its grid) or ``"pld"``."""
+    import dp_accounting as dpa
+    from dp_accounting.pld import pld_privacy_accountant
+    from dp_accounting.rdp import rdp_privacy_accountant
+
+    rel = (dpa.NeighboringRelation.ADD_OR_REMOVE_ONE if neighbours == "add-remove"
+           else dpa.NeighboringRelation.REPLACE_ONE)
+    if method == "pld":
+        return pld_privacy_accountant.PLDAccountant(neighboring_relation=rel)
+    return rdp_privacy_accountant.RdpAccountant(orders=orders, neighboring_relation=rel)
 
 
 @contextlib.contextmanager

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Iterator, List, NamedTuple, Optional, Seq
 from .._files import atomic_write
 from .._names import NEIGHBOURS, UNITS
 from .._validation import check_delta, check_epsilon, check_option
-from .partitions import part_key, worst_combination
+from .partitions import part_key, worst_combination, worst_sum
 
 if TYPE_CHECKING:  # (the ledger module imports this one: its classes are named here, never imported)
     Entry = Any
@@ -201,7 +201,12 @@ def read_state(path: str, *, require_head: bool = True) -> LedgerState:
     except FileNotFoundError:
         raise FileNotFoundError(f"ledger: no such file: {path} (create it with `topicdp ledger create`, or "
                                 "PrivacyLedger.open(path, budget=..., unit=..., neighbours=...))") from None
-    check_single_name(path, n_links)
+    if n_links > 1:  # refused: an atomic rename would fork it
+        raise LedgerFileError(
+            f"ledger {path} has {n_links} hard links (names of one file); refused: each write replaces the file "
+            "by an atomic rename, which a hard link does not follow, so the names would become two ledgers at "
+            "the next spend, each missing the other's. Remove the other names (`find / -samefile "
+            f"{path}` lists them) and keep one; a symbolic link may name the ledger anywhere")
     if not raw:
         raise LedgerFileError(f"ledger {path}: the file is empty (truncated?); refused")
     if not raw.endswith(b"\n"):
@@ -232,16 +237,6 @@ def read_state(path: str, *, require_head: bool = True) -> LedgerState:
             raise LedgerFileError(f"ledger {path}: it ends at line {len(records)} but its head file "
                                   f"{path}.head names line {n} (lines were removed, or the file replaced); refused")
     return LedgerState(path, header, records[1:])
-
-
-def check_single_name(path: str, n_links: int) -> None:
-    """Refuse a ledger file with more than one hard link (an atomic rename would fork it)."""
-    if n_links > 1:
-        raise LedgerFileError(
-            f"ledger {path} has {n_links} hard links (names of one file); refused: each write replaces the file "
-            "by an atomic rename, which a hard link does not follow, so the names would become two ledgers at "
-            "the next spend, each missing the other's. Remove the other names (`find / -samefile "
-            f"{path}` lists them) and keep one; a symbolic link may name the ledger anywhere")
 
 
 def _read_head(path: str) -> Optional[Tuple[int, str]]:
@@ -456,11 +451,8 @@ def basic(runs: Sequence[dict]) -> dict:
         def cost(rs: List[dict]) -> float:
             return float(sum(_guarantee(r).get(which, 0.0) for r in rs))
 
-        def bound(common: List[dict], groups: List[List[List[dict]]]) -> float:  # sums: the worst part of each
-            return cost(common) + sum(max(cost(part) for part in parts) for parts in groups)
-
         return worst_combination(list(runs), _run_partition, cost, signature=lambda r: _guarantee(r).get(which, 0.0),
-                                 bound=bound)
+                                 bound=lambda common, groups: worst_sum(common, groups, cost))
 
     return {"epsilon": total("epsilon"), "delta": total("delta")}
 
@@ -495,16 +487,10 @@ def _partition_line(rec: dict, numbers: dict) -> str:
         return f"{part} of partitioning {number}"
 
 
-def refusal_message(path: str, spent: float, requested: float, total: float, basic: dict,
-                    budget: Tuple[float, float], n_runs: int) -> str:
-    """What a refused run is told, by exact and basic composition."""
-    eps_b, delta_b = budget
-    runs = f"{n_runs} run" + ("" if n_runs == 1 else "s") + " (completed, or planned and counted)"
-    return (f"the ledger {path} has no room for this run: by exact composition (the ledger's accounting, at delta="
-            f"{delta_b:g}) {runs} spent {spent:.4g}, this run plans {requested:.4g}, together {total:.4g}, over the "
-            f"budget epsilon={eps_b:g}; by basic composition (the runs' own guarantees added up) {basic['spent']:.4g}"
-            f" + {basic['requested']:.4g} = {basic['total']:.4g} at delta={basic['delta']:.3g}. Nothing was read or "
-            "spent")
+def basic_phrase(b: dict) -> str:
+    """A refusal's figures by basic composition (``b``: a refusal's ``basic``)."""
+    return (f"by basic composition (the runs' own guarantees added up) {b['spent']:.4g} + {b['requested']:.4g} = "
+            f"{b['total']:.4g} at delta={b['delta']:.3g}")
 
 
 def _check_fits(ledger: "PrivacyLedger", state: LedgerState, entries: "List[Entry]", guarantee: Optional[dict],
@@ -520,10 +506,8 @@ def _check_fits(ledger: "PrivacyLedger", state: LedgerState, entries: "List[Entr
                     "one ledger per unit and neighbour relation); nothing was read or spent")
     try:
         ledger.check(entries)
-    except LedgerFileError:
-        raise
     except ValueError as exc:
-        if not hasattr(exc, "total"):  # not a BudgetExceededError: labels, deltas
+        if not hasattr(exc, "total"):  # not a BudgetExceededError: labels, deltas, a LedgerFileError
             raise
         runs = {k: r for k, r in state.runs().items() if k != exclude and _guarantee(r).get("gamma") is None}
         mine = guarantee if guarantee is not None else _guarantee_of(ledger, entries)
@@ -531,6 +515,10 @@ def _check_fits(ledger: "PrivacyLedger", state: LedgerState, entries: "List[Entr
         b = {"spent": before["epsilon"], "requested": mine.get("epsilon", 0.0),
              "total": before["epsilon"] + mine.get("epsilon", 0.0), "delta": before["delta"] + mine.get("delta", 0.0)}
         exc.basic = b  # type: ignore[attr-defined]
-        exc.args = (refusal_message(state.path, exc.spent, exc.requested, exc.total, b,  # type: ignore[attr-defined]
-                                    state.budget, len(runs)),)
+        counted = f"{len(runs)} run" + ("" if len(runs) == 1 else "s") + " (completed, or planned and counted)"
+        spent_eps, requested, total = exc.spent, exc.requested, exc.total  # type: ignore[attr-defined]
+        exc.args = (f"the ledger {state.path} has no room for this run: by exact composition (the ledger's accounting, "
+                    f"at delta={state.budget[1]:g}) {counted} spent {spent_eps:.4g}, this run plans {requested:.4g}, "
+                    f"together {total:.4g}, over the budget epsilon={state.budget[0]:g}; {basic_phrase(b)}. Nothing "
+                    "was read or spent",)
         raise

@@ -70,6 +70,12 @@ def worst_combination(items: Sequence[T], key: Callable[[T], Optional[Tuple[Hash
                for combination in product(*partitionings))
 
 
+def worst_sum(common: List[T], groups: List[List[List[T]]], cost: Callable[[List[T]], float]) -> float:
+    """A ``bound`` for :func:`worst_combination` of an additive ``cost``: ``common``'s and each partitioning's
+    worst part's, summed."""
+    return cost(common) + sum(max(cost(part) for part in parts) for parts in groups)
+
+
 def _undominated(parts: List[List[T]], signature: Callable[[T], Hashable]) -> List[List[T]]:
     """The parts whose items are not a sub-multiset of another kept part's (duplicates kept once)."""
     counted = sorted(((Counter(signature(i) for i in part), part) for part in parts), key=lambda cp: -len(cp[1]))

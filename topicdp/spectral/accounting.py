@@ -78,9 +78,6 @@ class SpectralBudget:
     def eps(self, name: str) -> float:
         return self.epsilon * self.split[name]
 
-    def _gauss_weight(self, name: str) -> float:
-        return self.split[name] / sum(self.split[g] for g in self.gaussian)
-
     def _noise_multiplier(self) -> float:
         """Smallest z with RDP total (Gaussians at multiplier z, Laplaces at their eps) <= epsilon, as evaluated."""
         def total(z: float) -> float:
@@ -106,7 +103,7 @@ class SpectralBudget:
         """sigma / sensitivity of Gaussian release ``name``: a function of the stated parameters only."""
         if self.accounting in ("rdp", "exact"):
             assert self._z is not None  # set for both in __init__
-            return self._z / math.sqrt(self._gauss_weight(name))
+            return self._z / math.sqrt(self.split[name] / sum(self.split[g] for g in self.gaussian))
         return calibrate_gaussian(self.eps(name), self.gauss_delta, 1.0, method="analytic")
 
     def planned_entries(self) -> list:
