@@ -168,15 +168,17 @@ RANDOM_START_REASON = ("its topics start at random draws (seeded), and LDA fits 
                        "local optima for some neighbouring corpora: pass public starting topics (init)")
 
 
-def variational_lda_stability(params: dict[str, Any], *, batch: bool, online_reason: str, order: str,
+def variational_lda_stability(params: dict[str, Any], *, learning: str, step: str, chunk: str, order: str,
                               repeats: str) -> tuple[bool, str]:
     """:meth:`TopicModelSpec.stability` of a variational-Bayes LDA (gensim's, scikit-learn's): stable only from public
-    starting topics, with batch learning and a constant document start (the other arguments word the reasons)."""
+    starting topics, with batch learning (``params[learning] == "batch"``) and a constant document start (the other
+    arguments word the reasons)."""
     reasons = []
     if params.get("init") is None:
         reasons.append(RANDOM_START_REASON)
-    if not batch:
-        reasons.append(online_reason)
+    if params[learning] != "batch":
+        reasons.append(f"online learning: an M-step every {step}, so removing a unit shifts every later {chunk} "
+                       f"boundary ({learning}='batch')")
     if params["document_start"] != "constant":
         reasons.append(f"each document's gamma starts at random draws taken in {order}, which change for every "
                        "document after a removed one (document_start='constant')")

@@ -212,10 +212,6 @@ def _output_perturbation_forecast(kind: str):
     return predict
 
 
-def _keep_nonprivate(plan: "PlanView") -> dict:
-    return {"keep_nonprivate": plan.request.keep_nonprivate}
-
-
 # -- spectral configurations --------------------------------------------------------------------------------
 
 def _spectral(configuration: int) -> EstimatorFactory:
@@ -285,8 +281,8 @@ def _top_n(n_words: int) -> int:
 
 _ROWS: dict[str, tuple] = {
     "dp-vem": (_dp_vem, _dp_vem_forecast, lambda plan: {}, _dp_vem_planned, _dp_vem_simulation),
-    **{kind: (_output_perturbation(op), _output_perturbation_forecast(op), _keep_nonprivate,
-              _output_perturbation_planned(op))
+    **{kind: (_output_perturbation(op), _output_perturbation_forecast(op),
+              lambda plan: {"keep_nonprivate": plan.request.keep_nonprivate}, _output_perturbation_planned(op))
        for kind, op in (("gaussian-global", "gaussian"), ("laplace", "laplace"))},
     **{f"spectral-config-{c}": (_spectral(c), _spectral_forecast(c), lambda plan: {}, _spectral_planned(c))
        for c in (1, 2, 3, 4)},
