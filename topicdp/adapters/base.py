@@ -69,8 +69,8 @@ class TopicModelSpec(BaseEstimator, ABC):
                 continue
             allowed = [_allowed(c) for c in constraints if not c.hidden]
             text = allowed[0] if len(allowed) == 1 else f"{', '.join(allowed[:-1])} or {allowed[-1]}"
-            raise InvalidParameterError(f"{key} must be {text}, got {_shown(value)} (a parameter of "
-                                        f"{type(self).__name__})")
+            shown = f"an array of shape {value.shape}" if isinstance(value, np.ndarray) else repr(value)
+            raise InvalidParameterError(f"{key} must be {text}, got {shown} (a parameter of {type(self).__name__})")
 
     def _resolve(self, params: dict[str, Any]) -> dict[str, Any]:
         """The effective hyper-parameters (subclasses resolve ``None`` defaults and check pairs of parameters)."""
@@ -155,12 +155,6 @@ def _allowed(constraint) -> str:
                        for o in constraint.options)
         return f"one of {', '.join(names)}"
     return str(constraint)
-
-
-def _shown(value) -> str:
-    if isinstance(value, np.ndarray):
-        return f"an array of shape {value.shape}"
-    return repr(value)
 
 
 #: Why an LDA-like fit from random topics is not a stable f (shared by the adapters whose ``init`` removes it).

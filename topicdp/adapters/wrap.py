@@ -297,14 +297,11 @@ def _wrap_gensim_lda(model, given: str, setting: _Setting) -> WrappedModel:
     if multicore:
         changes.append("LdaMulticore -> LdaModel (batch learning, which LdaMulticore does not offer)")
         params.pop("workers")
-    stable = {k: v for k, v in params.items() if k not in GENSIM_BATCH and k != "chunksize"}
+    given_settings = ("alpha", "iterations", "gamma_threshold")  # E-step settings and a fixed prior: kept as given
+    stable = {k: v for k, v in params.items() if (k not in GENSIM_BATCH or k in given_settings) and k != "chunksize"}
     changes.append("start: the model as given (seed 0) fitted on P, instead of random draws")
-    for name, value in GENSIM_BATCH.items():
+    for name, value in (item for item in GENSIM_BATCH.items() if item[0] not in given_settings):
         old = params.get(name, "-")
-        if name in ("alpha", "iterations", "gamma_threshold"):  # E-step settings and a fixed prior: kept as given
-            if name in params:
-                stable[name] = params[name]
-            continue
         if name == "dtype":
             old, value = np.dtype(old).name if old != "-" else old, np.dtype(value).name
         if old != value and not (name == "update_every" and multicore):

@@ -56,8 +56,11 @@ class _OnlineLDA(FoldInMixin, BaseEstimator):
         X, self.n_docs_capped_ = (X, 0) if self.doc_length_cap is None else cap_document_lengths(
             X, self.doc_length_cap, policy=self.length_policy, random_state=rng)
         lam = rng.gamma(100.0, 1.0 / 100.0, size=(self.n_topics, X.shape[1]))
-        for t in self._iterations(scheme.n_iterations):
+        steps = Progress(scheme.n_iterations, self._steps_name, bar=progress_enabled(self.progress))
+        for t in range(scheme.n_iterations):
             lam = self._step(X, lam, scheme, t, rng)
+            steps.update()
+        steps.close()
         self.components_ = lam
         self.topic_word_ = lam / lam.sum(axis=1, keepdims=True)
         self.scheme_ = scheme
@@ -74,21 +77,11 @@ class _OnlineLDA(FoldInMixin, BaseEstimator):
         self.alpha_ = 1.0 / k if self.alpha is None else check_real(self.alpha, "alpha", low=0.0)
         self.eta_ = 1.0 / k if self.eta is None else check_real(self.eta, "eta", low=0.0)
 
-    def _iterations(self, n: int):
-        steps = Progress(n, self._steps_name, bar=progress_enabled(self.progress))
-        for t in range(n):
-            yield t
-            steps.update()
-        steps.close()
-
-    def _draw_batch(self, scheme, rng) -> np.ndarray:
-        size = scheme.batch_size if scheme.kind == "fixed" else rng.binomial(scheme.n_docs, scheme.sampling_rate)
-        return np.sort(rng.choice(scheme.n_docs, size=size, replace=False))
-
     def _step(self, X, lam, scheme, t: int, rng) -> np.ndarray:
         """One iteration of Alg. 1: E-step on a batch, (noisy) sufficient statistics, damped M-step."""
         exp_elog_beta = np.exp(dirichlet_expectation(lam))
-        batch = self._draw_batch(scheme, rng)
+        size = scheme.batch_size if scheme.kind == "fixed" else rng.binomial(scheme.n_docs, scheme.sampling_rate)
+        batch = np.sort(rng.choice(scheme.n_docs, size=size, replace=False))
         if batch.size:
             _, sstats = batch_e_step(X[batch], exp_elog_beta, self.alpha_,
                                      max_iter=self.e_step_max_iter, tol=self.e_step_tol)
@@ -166,7 +159,12 @@ class DPStochasticVI(_OnlineLDA):
         statement = vocabulary_of(X, vocabulary_source)  # of the Corpus as given, before X becomes its counts
         X, vocabulary, scheme = self._prepare(X)
         rng = check_random_state(self.random_state)
-        self._calibrate(scheme)  # public parameters only; uses no randomness
+        # the calibration: public parameters only; uses no randomness
+        self.sensitivity_ = sstats_sensitivity(self.doc_length_cap, scheme.neighbours)
+        self.noise_multiplier_ = calibrate_noise_multiplier(
+            scheme, self.epsilon, self.delta, self.accountant, delta_iter=self.paper_delta_iter
+        )
+        self.sigma_ = self.noise_multiplier_ * self.sensitivity_
         entries = []
         if ledger is not None:
             entries = [EventEntry("dp-svi", scheme.event(self.noise_multiplier_), unit="document",
@@ -174,7 +172,13 @@ class DPStochasticVI(_OnlineLDA):
             ledger.check(entries)
         warn_on_repeated_release(X, "DPStochasticVI.fit", ledger)
         X = self._run(X, scheme, rng)
-        self._build_release(scheme, X.shape[0], vocabulary, statement)
+        if vocabulary is None:
+            statement = VocabularyStatement("public: column indices (fit on a matrix)", "")
+        self.report_, diagnostics = dpsvi_report(self, scheme, X.shape[0], statement)
+        self.release_ = PrivateRelease(
+            topic_word=self.topic_word_, noisy=None, report=self.report_, diagnostics=diagnostics,
+            vocabulary=_column_labels(vocabulary, self.topic_word_.shape[1]),
+        )
         if ledger is not None:
             ledger.record(entries)
         return self
@@ -189,25 +193,9 @@ class DPStochasticVI(_OnlineLDA):
         if self.accountant == "pld" and self.sampling != "poisson":
             raise ValueError("accountant='pld' needs sampling='poisson' (dp-accounting has no PLD for fixed batches)")
 
-    def _calibrate(self, scheme) -> None:
-        self.sensitivity_ = sstats_sensitivity(self.doc_length_cap, scheme.neighbours)
-        self.noise_multiplier_ = calibrate_noise_multiplier(
-            scheme, self.epsilon, self.delta, self.accountant, delta_iter=self.paper_delta_iter
-        )
-        self.sigma_ = self.noise_multiplier_ * self.sensitivity_
-
     def _perturb(self, sstats: np.ndarray, rng) -> np.ndarray:
         """Eq. 3: Gaussian noise on the batch's statistics, negatives mapped to 0 as in the paper."""
         return np.maximum(sstats + rng.normal(0.0, self.sigma_, size=sstats.shape), 0.0)
-
-    def _build_release(self, scheme, n_docs: int, vocabulary, statement: VocabularyStatement) -> None:
-        if vocabulary is None:
-            statement = VocabularyStatement("public: column indices (fit on a matrix)", "")
-        self.report_, diagnostics = dpsvi_report(self, scheme, n_docs, statement)
-        self.release_ = PrivateRelease(
-            topic_word=self.topic_word_, noisy=None, report=self.report_, diagnostics=diagnostics,
-            vocabulary=_column_labels(vocabulary, self.topic_word_.shape[1]),
-        )
 
 
 class SVILDA(_OnlineLDA):

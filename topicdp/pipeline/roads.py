@@ -113,11 +113,6 @@ class SpectralForecast:
     overlap_with_lda = None
     expected_overlap = None
 
-    @property
-    def refuses(self) -> bool:
-        """Whether the release is refused unless the owner insists: the utility check is forecast to fail."""
-        return self.verdict == "noise"
-
     def lines(self) -> list[str]:
         out = [f"readability forecast: {self.verdict}",
                f"  the released M2's noise is about {self.m2_noise:.3g} x lambda_k (its utility check needs at most "
