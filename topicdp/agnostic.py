@@ -22,7 +22,7 @@ from ._names import (BOUND_PARAMETERS, DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_N
 from ._progress import timed
 from ._repeats import warn_on_repeated_release
 from ._validation import check_privacy_parameters, check_int, check_option, check_random_state, store_init
-from .adapters.base import TopicModelSpec
+from .adapters.base import CountTags, TopicModelSpec
 from .adapters.wrap import WrappedModel, copy_model, model_kind, wrap_model
 from .corpus import as_corpus
 from .mechanisms import (
@@ -66,7 +66,7 @@ _NOISE_STATUSES = {
 }
 
 
-class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
+class TopicDP(CountTags, MetaEstimatorMixin, TransformerMixin, BaseEstimator):
     """Release a topic model's topic-word matrix with calibrated noise: a meta-estimator over the model.
 
     It has no plan (no count, no forecast, no refusal): the planned run of this road is :func:`topicdp.release`
@@ -201,12 +201,6 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
     def _calibration(self) -> str:
         """The calibration in effect: the secure sampler inherits only the continuous Gaussian's RDP curve."""
         return "rdp" if self.secure_noise else self.calibration
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.positive_only = True  # counts
-        tags.input_tags.sparse = True
-        return tags
 
     # ------------------------------------------------------------------------------------------------
     def fit(self, corpus, y=None, *, ledger: PrivacyLedger | None = None,

@@ -28,7 +28,17 @@ POSITIVE, NON_NEGATIVE = [Interval(Real, 0, None, closed="neither")], [Interval(
 UNIT_INTERVAL = [Interval(Real, 0, 1, closed="both")]
 
 
-class TopicModelSpec(BaseEstimator, ABC):
+class CountTags:
+    """scikit-learn's tags of an estimator fitted on counts (:class:`TopicModelSpec`, :class:`topicdp.TopicDP`)."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()  # type: ignore[misc]
+        tags.input_tags.positive_only = True  # counts
+        tags.input_tags.sparse = True
+        return tags
+
+
+class TopicModelSpec(CountTags, BaseEstimator, ABC):
     """A topic model with fixed hyper-parameters and seed, as a function of the corpus.
 
     Subclasses store their parameters in ``__init__``, declare them in ``_parameter_constraints`` (checked when
@@ -75,12 +85,6 @@ class TopicModelSpec(BaseEstimator, ABC):
     def _resolve(self, params: dict[str, Any]) -> dict[str, Any]:
         """The effective hyper-parameters (subclasses resolve ``None`` defaults and check pairs of parameters)."""
         return params
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.positive_only = True  # counts
-        tags.input_tags.sparse = True
-        return tags
 
     def fit(self, X, y=None) -> "TopicModelSpec":
         """Fit on a :class:`topicdp.Corpus` or a count matrix (one user per document); sets ``topic_word_`` = f(X)."""
