@@ -482,7 +482,7 @@ class TopicDP(CountTags, MetaEstimatorMixin, TransformerMixin, BaseEstimator):
             scale = sensitivity / self.epsilon
         else:
             scale, sensitivity = calibrate_gaussian(self.epsilon, self.delta, 1.0, method=self.calibration), 1.0
-        labels: dict[str, object] = {"unit": self.unit, "neighbours": self._neighbours}
+        labels: dict[str, Any] = {"unit": self.unit, "neighbours": self._neighbours}
         if self._sampled:
             sufficient = draft is None or draft["guarantee"] == "random-DP"
             # an insufficient sample guarantees nothing: gamma = 1

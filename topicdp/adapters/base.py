@@ -32,7 +32,7 @@ class CountTags:
     """scikit-learn's tags of an estimator fitted on counts (:class:`TopicModelSpec`, :class:`topicdp.TopicDP`)."""
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()  # type: ignore[misc]
+        tags = super().__sklearn_tags__()
         tags.input_tags.positive_only = True  # counts
         tags.input_tags.sparse = True
         return tags
