@@ -239,8 +239,20 @@ def sample_sensitivity(model, corpus, sampling: SensitivitySampling, *, unit: st
 
     draws = draw_pairs(distribution, n_records, seed, h)
     start = time.perf_counter()
+    results = []
     with shared(distribution.pair_builder(), n_jobs) as source:
-        results = _run_pairs(model, source, draws, n_jobs, show)
+        if n_jobs == 1:
+            pairs = (_pair_distance(model, source, d, dp) for d, dp in draws)
+        else:
+            tasks = (delayed(_pair_distance)(model, source, d, dp) for d, dp in draws)
+            pairs = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
+        tracker = PairProgress(h, bar=show)
+        try:
+            for r in pairs:
+                results.append(r)
+                tracker.update()
+        finally:
+            tracker.close()
     wall = time.perf_counter() - start
     deltas = [r[0] for r in results]
     result = SensitivitySample(sensitivity=float(np.sort(deltas)[k - 1]), deltas=deltas, gamma=gamma, rho=rho, h=h,
@@ -253,19 +265,3 @@ def sample_sensitivity(model, corpus, sampling: SensitivitySampling, *, unit: st
         atomic_write(path, json.dumps(result.to_dict()), private=True)
     return result
 
-
-def _run_pairs(model, source, draws, n_jobs: int, progress: bool) -> list:
-    if n_jobs == 1:
-        results = (_pair_distance(model, source, d, dp) for d, dp in draws)
-    else:
-        tasks = (delayed(_pair_distance)(model, source, d, dp) for d, dp in draws)
-        results = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
-    tracker = PairProgress(len(draws), bar=progress)
-    out = []
-    try:
-        for r in results:
-            out.append(r)
-            tracker.update()
-    finally:
-        tracker.close()
-    return out
