@@ -7,7 +7,7 @@ import numpy as np
 
 from topicdp.audit import audit_output_perturbation, plot_tradeoff
 from topicdp.audit import AuditOptions, AuditSetup, SetupOptions
-from topicdp.audit.cli import add_audit_arguments, main, options_from_args, register, run_audit_cli
+from topicdp.audit.cli import DESCRIPTION, add_audit_arguments, main, options_from_args, populate, run_audit_cli
 from topicdp.audit.canaries import BoundedContributionSum, synthetic_corpus
 
 FAST = ["--trials", "2000", "--seed", "0"]
@@ -34,6 +34,11 @@ def test_calibrated_synthetic_mechanism_passes_and_fail_on_flag(tmp_path):
 
 def test_discrete_gaussian_replace_one():
     assert main(["--trials", "500", "--seed", "1", "--noise", "discrete-gaussian", "--neighbours", "replace-one"]) == 0
+
+
+def register(subparsers) -> None:
+    """Add ``audit`` to a parent parser's sub-commands (moved here from topicdp.audit.cli: only this test used it)."""
+    populate(subparsers.add_parser("audit", help=DESCRIPTION[0].lower() + DESCRIPTION[1:-1]))
 
 
 def test_register_hooks_into_a_parent_parser():

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from topicdp.baselines import cap_document_lengths, paper_sensitivity, sstats_sensitivity
+from topicdp._validation import check_int
+from topicdp.baselines import cap_document_lengths, sstats_sensitivity
 from topicdp.inference import batch_e_step, dirichlet_expectation
 
 
@@ -70,6 +71,12 @@ def test_add_remove_brute_force_within_n():
     assert sstats_sensitivity(N, "add-remove") == N
     assert max(changes) <= N * (1 + 1e-12)  # attained up to rounding by N copies of word 0
     assert max(changes) > 0.97 * N
+
+
+def paper_sensitivity(doc_length_cap: int, n_docs: int) -> float:
+    """Park et al. 2016 Eq. 4 as printed: Delta s-bar <= N / D for the statistics averaged over D documents (moved here
+    from topicdp.baselines.sensitivity: only this test used it)."""
+    return check_int(doc_length_cap, "doc_length_cap", low=1) / check_int(n_docs, "n_docs", low=1)
 
 
 def test_paper_sensitivity_is_n_over_d():

@@ -22,8 +22,8 @@ from ._names import (BOUND_PARAMETERS, DEFAULT_DELTA, DEFAULT_EPSILON, DEFAULT_N
 from ._progress import timed
 from ._repeats import warn_on_repeated_release
 from ._validation import check_privacy_parameters, check_int, check_option, check_random_state, store_init
-from .adapters.base import TopicModelSpec
-from .adapters.wrap import WrappedModel, model_kind, wrap_model
+from .adapters.base import CountTags, TopicModelSpec
+from .adapters.wrap import WrappedModel, copy_model, model_kind, wrap_model
 from .corpus import as_corpus
 from .mechanisms import (
     check_row_stochastic,
@@ -66,7 +66,7 @@ _NOISE_STATUSES = {
 }
 
 
-class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
+class TopicDP(CountTags, MetaEstimatorMixin, TransformerMixin, BaseEstimator):
     """Release a topic model's topic-word matrix with calibrated noise: a meta-estimator over the model.
 
     It has no plan (no count, no forecast, no refusal): the planned run of this road is :func:`topicdp.release`
@@ -141,8 +141,6 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         """``sklearn.base.clone``: an unfitted copy, the model copied by :func:`topicdp.adapters.wrap.copy_model`."""
         from sklearn.base import clone
 
-        from .adapters.wrap import copy_model
-
         params = self.get_params(deep=False)
         model = copy_model(params.pop("model"))
         return type(self)(model, **{name: clone(value, safe=False) for name, value in params.items()})
@@ -203,12 +201,6 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
     def _calibration(self) -> str:
         """The calibration in effect: the secure sampler inherits only the continuous Gaussian's RDP curve."""
         return "rdp" if self.secure_noise else self.calibration
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.positive_only = True  # counts
-        tags.input_tags.sparse = True
-        return tags
 
     # ------------------------------------------------------------------------------------------------
     def fit(self, corpus, y=None, *, ledger: PrivacyLedger | None = None,
@@ -282,13 +274,41 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
                                         "fingerprint": corpus.fingerprint(), "construction": corpus.log.as_dict()}}
         laplace = self.mechanism == "laplace"
         if self._sampled:
-            draft = self._gaussian_sampled(model, corpus, checks, diagnostics, sensitivity_sample, fit_seconds)
+            draft = self._sampled_draft(model, corpus, checks, diagnostics, sensitivity_sample, fit_seconds)
         else:
-            W = self._onto_simplex(W, checks, diagnostics, "2K" if laplace else "sqrt(2K)")
+            # f's rows projected onto the simplex (Duchi et al. 2008), as the global bounds need, for every corpus (so
+            # whether a release happens never depends on the data); how far it moved them is private (diagnostics)
+            stochastic, detail = check_row_stochastic(W)
+            diagnostics["row_stochastic"] = {"before_projection": detail, "on_simplex": stochastic}
+            checks.append(Check(f"rows on the simplex (needed for the {'2K' if laplace else 'sqrt(2K)'} bound)", True,
+                                "f's rows are projected onto the simplex before the noise, for every corpus"))
+            W = project_to_simplex(W)
             draft = self._global_draft(W.shape[0])
         noisy = laplace_perturbation(W, draft["sigma"], rng) if laplace else self._gaussian_noise(W, draft, rng)
         released, empty_rows = to_simplex(noisy)
-        published, notes, details = self._statement(draft, wrapped, corpus, vocabulary, empty_rows, pre_notes)
+        # the report's statuses, notes and details of this release, taken out of the draft
+        published = draft.pop("published")
+        noise_status, after_noise = _NOISE_STATUSES[draft["guarantee"]]
+        published.update({
+            "noisy": noise_status,
+            "topic_word": f"{after_noise}: negative entries of noisy clipped to 0, rows renormalised",
+            "vocabulary": vocabulary.status,
+            "report.details.model": "public: the model's stated specification",
+            "report.details.postprocessing": "post-processing: counts rows of noisy with no positive entry",
+            "report.details.corpus.n_words": vocabulary.status,
+            "report.details.corpus.bounding": "public: the stated contribution bounds",
+        })
+        details = {
+            **draft.pop("details"),
+            "model": {**model.describe(), **({"given": wrapped.given, "changes": list(wrapped.changes)}
+                                             if wrapped.wrapped else {})},
+            # no count of units or documents: they differ between neighbours (the owner's diagnostics have them)
+            "corpus": {"n_words": corpus.n_words,
+                       "bounding": {name: getattr(corpus.log, name) for name in BOUND_PARAMETERS}},
+            "postprocessing": "negative entries clipped to 0, rows renormalised to sum to 1 "
+            f"({empty_rows} row(s) had no positive entry and became uniform)",
+        }
+        notes = [*draft.pop("notes"), *pre_notes, vocabulary.note]
         composition, totals, compose_note = self._compose(draft, details.get("secure_noise"), ledger)
         if compose_note:
             notes.append(compose_note)
@@ -311,51 +331,23 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
             return W, None
         if not self._sampled:
             return model.fit_topic_word(corpus), None
+        from joblib import Parallel, delayed, effective_n_jobs
+
         # the first long step, before the sampler's forecast: shown as the sampler's progress is
         with timed(f"TopicDP: two fits of the {model.name} model on the private corpus (f must be deterministic)",
                    show=self._sampler.progress):
-            W, fit_seconds, check = self._fit_and_check_determinism(model, corpus)
-        checks.append(check)
-        return W, fit_seconds
-
-    @staticmethod
-    def _statement(draft: dict, wrapped, corpus, vocabulary: VocabularyStatement, empty_rows: int,
-                   pre_notes) -> tuple[dict, list, dict]:
-        """The report's statuses, notes and details of this release, taken out of ``draft``."""
-        published = draft.pop("published")
-        noise_status, after_noise = _NOISE_STATUSES[draft["guarantee"]]
-        published.update({
-            "noisy": noise_status,
-            "topic_word": f"{after_noise}: negative entries of noisy clipped to 0, rows renormalised",
-            "vocabulary": vocabulary.status,
-            "report.details.model": "public: the model's stated specification",
-            "report.details.postprocessing": "post-processing: counts rows of noisy with no positive entry",
-            "report.details.corpus.n_words": vocabulary.status,
-            "report.details.corpus.bounding": "public: the stated contribution bounds",
-        })
-        model = wrapped.spec
-        details = {
-            **draft.pop("details"),
-            "model": {**model.describe(), **({"given": wrapped.given, "changes": list(wrapped.changes)}
-                                             if wrapped.wrapped else {})},
-            # no count of units or documents: they differ between neighbours (the owner's diagnostics have them)
-            "corpus": {"n_words": corpus.n_words,
-                       "bounding": {name: getattr(corpus.log, name) for name in BOUND_PARAMETERS}},
-            "postprocessing": "negative entries clipped to 0, rows renormalised to sum to 1 "
-            f"({empty_rows} row(s) had no positive entry and became uniform)",
-        }
-        return published, [*draft.pop("notes"), *pre_notes, vocabulary.note], details
-
-    # ------------------------------------------------------------------------------------------------
-    def _gaussian_sampled(self, model, corpus, checks, diagnostics, sample, fit_seconds) -> dict:
-        oracle = self._sampler.private_oracle
-        if sample is None:
-            sample = self._sample(model, corpus, fit_seconds)
-        elif sample.gamma != self._sampler.gamma or (sample.distribution["kind"] == "private-resample") != oracle:
-            raise ValueError(f"sensitivity_sample was drawn at gamma={sample.gamma:g} with P "
-                             f"{sample.distribution['kind']!r}; this privatizer has gamma={self._sampler.gamma:g} and "
-                             f"distribution={'private-oracle' if oracle else 'a public reference'}")
-        return self._sampled_draft(sample, oracle, checks, diagnostics)
+            if effective_n_jobs(self.n_jobs) >= 2:
+                (W, seconds), (again, _) = Parallel(n_jobs=2)(delayed(_timed_fit)(model, corpus) for _ in range(2))
+            else:
+                W, seconds = _timed_fit(model, corpus)
+                again = model.fit_topic_word(corpus)
+        if not np.array_equal(W, again):  # a sampled sensitivity needs two fits bit-identical
+            raise ValueError(
+                f"model {model.name!r} is not deterministic (two fits on the same corpus differ by "
+                f"{np.linalg.norm(W - again):.3g} in Frobenius norm); fix its seed and threads"
+            )
+        checks.append(Check("f is deterministic (two fits bit-identical)", True, ""))
+        return W, seconds
 
     def sample_sensitivity(self, corpus) -> SensitivitySample:
         """The sensitivity sample (TopicDP Alg. 1) :meth:`fit` would draw, without releasing anything."""
@@ -365,17 +357,25 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         corpus = as_corpus(corpus)
         model = self._wrap(corpus).spec
         _stability_warning(model)  # logged before any fit
-        return self._sample(model, corpus, None)  # the sampler times its first fit itself when it needs to
+        # the sampler times its first fit itself when it needs to
+        return sample_sensitivity(model, corpus, self._sampler, unit=self.unit, n_jobs=self.n_jobs)
 
     def noise_scale(self, sensitivity: float) -> float:
         """sigma of the Gaussian release at ``sensitivity`` (this privatizer's calibration)."""
         return calibrate_gaussian(self.epsilon, self.delta, sensitivity, method=self._calibration)
 
-    def _sample(self, model, corpus, fit_seconds: float | None) -> SensitivitySample:
-        return sample_sensitivity(model, corpus, self._sampler, unit=self.unit, n_jobs=self.n_jobs,
-                                  fit_seconds=fit_seconds)
-
-    def _sampled_draft(self, sample: SensitivitySample, oracle: bool, checks, diagnostics) -> dict:
+    def _sampled_draft(self, model, corpus, checks, diagnostics, sample: SensitivitySample | None,
+                       fit_seconds: float | None) -> dict:
+        """The draft of the sampled sensitivity (TopicDP Alg. 1): ``sample`` as given (drawn earlier for this model,
+        domain and P at this gamma), or drawn now."""
+        oracle = self._sampler.private_oracle
+        if sample is None:
+            sample = sample_sensitivity(model, corpus, self._sampler, unit=self.unit, n_jobs=self.n_jobs,
+                                        fit_seconds=fit_seconds)
+        elif sample.gamma != self._sampler.gamma or (sample.distribution["kind"] == "private-resample") != oracle:
+            raise ValueError(f"sensitivity_sample was drawn at gamma={sample.gamma:g} with P "
+                             f"{sample.distribution['kind']!r}; this privatizer has gamma={self._sampler.gamma:g} and "
+                             f"distribution={'private-oracle' if oracle else 'a public reference'}")
         if sample.sensitivity <= 0:
             raise ValueError(
                 "the sampled sensitivity is 0: f gave identical output on every sampled neighbouring pair. "
@@ -430,16 +430,6 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
             "published": published,
         }
 
-    @staticmethod
-    def _onto_simplex(W, checks, diagnostics, bound: str):
-        """f's rows projected onto the simplex (Duchi et al. 2008), as the global bounds need, for every corpus (so
-        whether a release happens never depends on the data); how far it moved them is private (diagnostics)."""
-        stochastic, detail = check_row_stochastic(W)
-        diagnostics["row_stochastic"] = {"before_projection": detail, "on_simplex": stochastic}
-        checks.append(Check(f"rows on the simplex (needed for the {bound} bound)", True,
-                            "f's rows are projected onto the simplex before the noise, for every corpus"))
-        return project_to_simplex(W)
-
     def _global_draft(self, n_topics: int) -> dict:
         """The draft of a global bound for row-stochastic K x V matrices: L2 sqrt(2K) for the Gaussian, L1 2K for
         the Laplace mechanism (TopicDP Sec. 4.2: pure epsilon-DP, delta reported as 0)."""
@@ -478,18 +468,6 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         draft["sigma"] = release.noise_scale  # the scale actually used, >= the calibrated sigma
         return release.values
 
-    def _labels(self, draft: dict | None = None) -> dict:
-        """Unit, neighbour relation and (sampled sensitivity) random-DP gamma and P of this privatizer's entries."""
-        labels: dict[str, object] = {"unit": self.unit, "neighbours": self._neighbours}
-        if self._sampled:
-            sufficient = draft is None or draft["guarantee"] == "random-DP"
-            # an insufficient sample guarantees nothing: gamma = 1
-            # P names the pair distribution the union bound over gammas is about (the ledger refuses to
-            # combine random-DP entries of different P): the oracle, or the public reference's fingerprint
-            P = PRIVATE_ORACLE if self._sampler.private_oracle else f"public reference {self._reference.fingerprint()}"
-            labels.update(gamma=self._sampler.gamma if sufficient else 1.0, distribution=P)
-        return labels
-
     def planned_entries(self, n_topics: int, *, draft: dict | None = None, secure: dict | None = None,
                         name: str = "TopicDP release (planned)") -> list[Entry]:
         """This release's ledger entries, the one place its noise scale becomes entries: before any data is read at
@@ -504,9 +482,17 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
             scale = sensitivity / self.epsilon
         else:
             scale, sensitivity = calibrate_gaussian(self.epsilon, self.delta, 1.0, method=self.calibration), 1.0
+        labels: dict[str, Any] = {"unit": self.unit, "neighbours": self._neighbours}
+        if self._sampled:
+            sufficient = draft is None or draft["guarantee"] == "random-DP"
+            # an insufficient sample guarantees nothing: gamma = 1
+            # P names the pair distribution the union bound over gammas is about (the ledger refuses to
+            # combine random-DP entries of different P): the oracle, or the public reference's fingerprint
+            P = PRIVATE_ORACLE if self._sampler.private_oracle else f"public reference {self._reference.fingerprint()}"
+            labels.update(gamma=self._sampler.gamma if sufficient else 1.0, distribution=P)
         kind = (LaplaceEntry if self.mechanism == "laplace" else DiscreteGaussianEntry if self.secure_noise else
                 GaussianEntry)
-        return [kind(name, scale, sensitivity, **self._labels(draft))]
+        return [kind(name, scale, sensitivity, **labels)]
 
     def _compose(self, draft: dict, secure: dict | None, shared: PrivacyLedger | None) -> tuple[list, list, str]:
         """Add this release to the ledger; return its entries, the totals and a note on repeated releases."""
@@ -531,22 +517,6 @@ class TopicDP(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
             totals.insert(0, total("pure (basic composition)",
                                    sum(float(e["sensitivity"]) / float(e["scale"]) for e in recorded), 0.0))
         return recorded, totals, note
-
-    def _fit_and_check_determinism(self, model, corpus) -> tuple[np.ndarray, float, Check]:
-        """f(D), one fit's seconds and the check that two fits are bit-identical (a sampled sensitivity needs it)."""
-        from joblib import Parallel, delayed, effective_n_jobs
-
-        if effective_n_jobs(self.n_jobs) >= 2:
-            (W, seconds), (again, _) = Parallel(n_jobs=2)(delayed(_timed_fit)(model, corpus) for _ in range(2))
-        else:
-            W, seconds = _timed_fit(model, corpus)
-            again = model.fit_topic_word(corpus)
-        if not np.array_equal(W, again):
-            raise ValueError(
-                f"model {model.name!r} is not deterministic (two fits on the same corpus differ by "
-                f"{np.linalg.norm(W - again):.3g} in Frobenius norm); fix its seed and threads"
-            )
-        return W, seconds, Check("f is deterministic (two fits bit-identical)", True, "")
 
 
 def _stability_warning(model: TopicModelSpec) -> str | None:

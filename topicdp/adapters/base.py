@@ -28,7 +28,17 @@ POSITIVE, NON_NEGATIVE = [Interval(Real, 0, None, closed="neither")], [Interval(
 UNIT_INTERVAL = [Interval(Real, 0, 1, closed="both")]
 
 
-class TopicModelSpec(BaseEstimator, ABC):
+class CountTags:
+    """scikit-learn's tags of an estimator fitted on counts (:class:`TopicModelSpec`, :class:`topicdp.TopicDP`)."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = True  # counts
+        tags.input_tags.sparse = True
+        return tags
+
+
+class TopicModelSpec(CountTags, BaseEstimator, ABC):
     """A topic model with fixed hyper-parameters and seed, as a function of the corpus.
 
     Subclasses store their parameters in ``__init__``, declare them in ``_parameter_constraints`` (checked when
@@ -69,18 +79,12 @@ class TopicModelSpec(BaseEstimator, ABC):
                 continue
             allowed = [_allowed(c) for c in constraints if not c.hidden]
             text = allowed[0] if len(allowed) == 1 else f"{', '.join(allowed[:-1])} or {allowed[-1]}"
-            raise InvalidParameterError(f"{key} must be {text}, got {_shown(value)} (a parameter of "
-                                        f"{type(self).__name__})")
+            shown = f"an array of shape {value.shape}" if isinstance(value, np.ndarray) else repr(value)
+            raise InvalidParameterError(f"{key} must be {text}, got {shown} (a parameter of {type(self).__name__})")
 
     def _resolve(self, params: dict[str, Any]) -> dict[str, Any]:
         """The effective hyper-parameters (subclasses resolve ``None`` defaults and check pairs of parameters)."""
         return params
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.positive_only = True  # counts
-        tags.input_tags.sparse = True
-        return tags
 
     def fit(self, X, y=None) -> "TopicModelSpec":
         """Fit on a :class:`topicdp.Corpus` or a count matrix (one user per document); sets ``topic_word_`` = f(X)."""
@@ -157,26 +161,22 @@ def _allowed(constraint) -> str:
     return str(constraint)
 
 
-def _shown(value) -> str:
-    if isinstance(value, np.ndarray):
-        return f"an array of shape {value.shape}"
-    return repr(value)
-
-
 #: Why an LDA-like fit from random topics is not a stable f (shared by the adapters whose ``init`` removes it).
 RANDOM_START_REASON = ("its topics start at random draws (seeded), and LDA fits from random starts land in different "
                        "local optima for some neighbouring corpora: pass public starting topics (init)")
 
 
-def variational_lda_stability(params: dict[str, Any], *, batch: bool, online_reason: str, order: str,
+def variational_lda_stability(params: dict[str, Any], *, learning: str, step: str, chunk: str, order: str,
                               repeats: str) -> tuple[bool, str]:
     """:meth:`TopicModelSpec.stability` of a variational-Bayes LDA (gensim's, scikit-learn's): stable only from public
-    starting topics, with batch learning and a constant document start (the other arguments word the reasons)."""
+    starting topics, with batch learning (``params[learning] == "batch"``) and a constant document start (the other
+    arguments word the reasons)."""
     reasons = []
     if params.get("init") is None:
         reasons.append(RANDOM_START_REASON)
-    if not batch:
-        reasons.append(online_reason)
+    if params[learning] != "batch":
+        reasons.append(f"online learning: an M-step every {step}, so removing a unit shifts every later {chunk} "
+                       f"boundary ({learning}='batch')")
     if params["document_start"] != "constant":
         reasons.append(f"each document's gamma starts at random draws taken in {order}, which change for every "
                        "document after a removed one (document_start='constant')")

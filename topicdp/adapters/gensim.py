@@ -112,11 +112,8 @@ class GensimLDA(TopicModelSpec):
         return fit_gensim_lda(corpus, self.n_topics, self.random_state, model_class=model_class, **params)
 
     def stability(self) -> tuple[bool | None, str]:
-        params = self.params
-        return variational_lda_stability(
-            params, batch=params["learning"] == "batch", order="corpus order", repeats="passes",
-            online_reason="online learning: an M-step every chunk of documents, so removing a unit shifts every "
-                          "later chunk boundary (learning='batch')")
+        return variational_lda_stability(self.params, learning="learning", step="chunk of documents", chunk="chunk",
+                                         order="corpus order", repeats="passes")
 
 
 class GensimLDAMulticore(GensimLDA):

@@ -120,11 +120,8 @@ total_samples, perp_tol, mean_change_tol, max_doc_update_iter, verbose
         return _normalise_rows(model.components_)
 
     def stability(self) -> tuple[bool | None, str]:
-        params = self.params
-        return variational_lda_stability(
-            params, batch=params["learning_method"] == "batch", order="row order", repeats="iterations",
-            online_reason="online learning: an M-step every mini-batch, so removing a unit shifts every later "
-                          "batch boundary (learning_method='batch')")
+        return variational_lda_stability(self.params, learning="learning_method", step="mini-batch", chunk="batch",
+                                         order="row order", repeats="iterations")
 
 
 @lru_cache(maxsize=1)

@@ -94,25 +94,9 @@ def model_kind(model) -> str:
     wrapped otherwise."""
     if isinstance(model, TopicModelSpec):
         return "spec"
-    kind, bases = _library_kind(model)
-    if kind:
-        return kind
-    if isinstance(model, bases):
-        raise TypeError(f"{WHAT_CAN_BE_WRAPPED}; got {_qualname(model)}, a subclass whose own behaviour the adapter "
-                        "would not keep: wrap a function that fits it in CallableModel. " + WHY_NOT_FITTED)
-    hint = ""
-    if type(model).__module__.startswith("topicdp.") and type(model).__name__ in ("DPVariationalEM", "DPVariationalLDA",
-                                                                                   "DPSpectralMoments"):
-        hint = " (already a private estimator: fit it directly; TopicDP releases a non-private model with noise)"
-    elif callable(model) and not hasattr(model, "fit"):
-        hint = " (a function: CallableModel(func, n_topics=K) wraps it)"
-    raise TypeError(f"{WHAT_CAN_BE_WRAPPED}; got {_qualname(model)}{hint}. {WHY_NOT_FITTED}")
-
-
-def _library_kind(model) -> tuple[str | None, tuple[type, ...]]:
-    """The model's kind and the classes whose subclasses are refused (an optional library imported only for its own)."""
     from sklearn.decomposition import NMF, LatentDirichletAllocation
 
+    # the classes that can be wrapped (an optional library imported only for its own); their subclasses are refused
     module = type(model).__module__
     if module.startswith("gensim."):
         from gensim.models import HdpModel, LdaModel, LdaMulticore, LsiModel
@@ -131,7 +115,18 @@ def _library_kind(model) -> tuple[str | None, tuple[type, ...]]:
     else:
         kinds = {}
     kinds.update({LatentDirichletAllocation: "sklearn-lda", NMF: "sklearn-nmf"})
-    return kinds.get(type(model)), tuple(kinds)
+    if type(model) in kinds:
+        return kinds[type(model)]
+    if isinstance(model, tuple(kinds)):
+        raise TypeError(f"{WHAT_CAN_BE_WRAPPED}; got {_qualname(model)}, a subclass whose own behaviour the adapter "
+                        "would not keep: wrap a function that fits it in CallableModel. " + WHY_NOT_FITTED)
+    hint = ""
+    if module.startswith("topicdp.") and type(model).__name__ in ("DPVariationalEM", "DPVariationalLDA",
+                                                                  "DPSpectralMoments"):
+        hint = " (already a private estimator: fit it directly; TopicDP releases a non-private model with noise)"
+    elif callable(model) and not hasattr(model, "fit"):
+        hint = " (a function: CallableModel(func, n_topics=K) wraps it)"
+    raise TypeError(f"{WHAT_CAN_BE_WRAPPED}; got {_qualname(model)}{hint}. {WHY_NOT_FITTED}")
 
 
 def _seed(params: dict, name: str = "random_state") -> tuple[int, list[str]]:
@@ -302,14 +297,11 @@ def _wrap_gensim_lda(model, given: str, setting: _Setting) -> WrappedModel:
     if multicore:
         changes.append("LdaMulticore -> LdaModel (batch learning, which LdaMulticore does not offer)")
         params.pop("workers")
-    stable = {k: v for k, v in params.items() if k not in GENSIM_BATCH and k != "chunksize"}
+    given_settings = ("alpha", "iterations", "gamma_threshold")  # E-step settings and a fixed prior: kept as given
+    stable = {k: v for k, v in params.items() if (k not in GENSIM_BATCH or k in given_settings) and k != "chunksize"}
     changes.append("start: the model as given (seed 0) fitted on P, instead of random draws")
-    for name, value in GENSIM_BATCH.items():
+    for name, value in (item for item in GENSIM_BATCH.items() if item[0] not in given_settings):
         old = params.get(name, "-")
-        if name in ("alpha", "iterations", "gamma_threshold"):  # E-step settings and a fixed prior: kept as given
-            if name in params:
-                stable[name] = params[name]
-            continue
         if name == "dtype":
             old, value = np.dtype(old).name if old != "-" else old, np.dtype(value).name
         if old != value and not (name == "update_every" and multicore):

@@ -149,17 +149,6 @@ def typical_user_canary(corpus, *, neighbours: str = "add-remove", random_state=
     return _pair("typical", base, rows, words, weights, neighbours, "user", desc, rng, details)
 
 
-def _fresh_words(vocabulary: list, n: int, prefix: str) -> list:
-    taken, i = set(vocabulary), 0
-    out: list[str] = []
-    while len(out) < n:
-        word = f"{prefix}{i}"
-        if word not in taken:
-            out.append(word)
-        i += 1
-    return out
-
-
 def outlier_user_canary(corpus, *, n_docs: int = 20, doc_length: int = 100, n_words: int = 10,
                         neighbours: str = "add-remove", random_state=None, prefix: str = "zzcanary") -> CanaryPair:
     """An outlier user: ``n_docs`` documents of ``doc_length`` tokens drawn uniformly from ``n_words`` fresh words.
@@ -172,7 +161,13 @@ def outlier_user_canary(corpus, *, n_docs: int = 20, doc_length: int = 100, n_wo
     doc_length = check_int(doc_length, "doc_length", low=1)
     n_words = check_int(n_words, "n_words", low=1)
     V = data.X.shape[1]
-    vocabulary = data.vocabulary + _fresh_words(data.vocabulary, n_words, prefix)
+    taken, i = set(data.vocabulary), 0
+    fresh: list[str] = []  # the first n_words of prefix0, prefix1, ... that the corpus does not use
+    while len(fresh) < n_words:
+        if f"{prefix}{i}" not in taken:
+            fresh.append(f"{prefix}{i}")
+        i += 1
+    vocabulary = data.vocabulary + fresh
     X = sp.hstack([data.X, sp.csr_matrix((data.X.shape[0], n_words), dtype=data.X.dtype)], format="csr")
     base = CorpusData(X, data.doc_users, vocabulary)
     counts = rng.multinomial(doc_length, np.full(n_words, 1.0 / n_words), size=n_docs)

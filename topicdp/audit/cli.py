@@ -102,11 +102,6 @@ def run_audit_cli(args: argparse.Namespace, setup_factory: Callable[[SetupOption
     return 1 if (args.fail_on_flag and result.flagged) else 0
 
 
-def register(subparsers) -> None:
-    """Add ``audit`` to the ``topicdp`` sub-commands (called by ``topicdp.cli``)."""
-    populate(subparsers.add_parser("audit", help=DESCRIPTION[0].lower() + DESCRIPTION[1:-1]))
-
-
 def main(argv=None) -> int:
     """``python -m topicdp.audit``."""
     parser = argparse.ArgumentParser(prog="topicdp audit", description=DESCRIPTION)

@@ -40,16 +40,14 @@ def _panel(ax, result, log: bool) -> None:
     ax.plot(x, dp_region_boundary(x, result.eps_lower, result.delta), "--", color="tab:red",
             label=f"eps_lower = {result.eps_lower:.3g}")
     ax.plot([best[0]], [best[1]], "x", color="tab:red", ms=9, label="best test (CP upper bounds)")
+    ax.set_ylim(0, 1)
     if log:
-        lo = max(1e-7, 0.3 / max(1, result.n_trials))
         ax.set_xscale("log")
-        ax.set_xlim(lo, 1)
-        ax.set_ylim(0, 1)
+        ax.set_xlim(max(1e-7, 0.3 / max(1, result.n_trials)), 1)
         ax.set_xlabel("smaller error rate (FPR or FNR)")
         ax.set_ylabel("larger error rate")
     else:
         ax.set_xlim(0, 1)
-        ax.set_ylim(0, 1)
         ax.set_aspect("equal")
         ax.set_xlabel("false-positive rate")
         ax.set_ylabel("false-negative rate")

@@ -170,11 +170,6 @@ def _pipeline_scores(release, dataset, seeds, distinguisher) -> np.ndarray:
     return out
 
 
-def _chunks(items: list, n_chunks: int) -> list:
-    size = max(1, math.ceil(len(items) / n_chunks))
-    return [items[i : i + size] for i in range(0, len(items), size)]
-
-
 def audit_pipeline(release: Callable[[Any, np.random.Generator], np.ndarray], D_out, D_in, *, distinguisher,
                    n_trials: int = 1000, canary_words=None, canary_weights=None, reference: tuple | None = None,
                    epsilon: float | None = None, delta: float = 1e-5, confidence: float = 0.95,
@@ -197,9 +192,11 @@ def audit_pipeline(release: Callable[[Any, np.random.Generator], np.ndarray], D_
     ss, info = _seeds(random_state)
     s_out, s_in, s_split = ss.spawn(3)
     n_chunks = 1 if n_jobs == 1 else 4 * (n_jobs if n_jobs > 0 else 8)
+    size = max(1, math.ceil(n_trials / n_chunks))  # trials per chunk
     scores = {}
     for side, data, s in (("out", D_out, s_out), ("in", D_in, s_in)):
-        chunks = _chunks(s.spawn(n_trials), n_chunks)
+        seeds = s.spawn(n_trials)
+        chunks = [seeds[i : i + size] for i in range(0, n_trials, size)]
         parts = Parallel(n_jobs=n_jobs)(delayed(_pipeline_scores)(release, data, c, dist) for c in chunks)
         scores[side] = np.concatenate(parts)
     info.update(details or {})

@@ -172,12 +172,6 @@ def build_canary(kind: str, corpus, choice: CorpusChoice, *, unit: str = "user",
     return make_canary(kind, data, neighbours=neighbours, random_state=random_state, **kwargs)
 
 
-def _pair_corpora(pair: CanaryPair):
-    from ..corpus import Corpus
-
-    return pair.as_corpora(Corpus.from_matrix)
-
-
 def _neighbours(options: SetupOptions, allowed: tuple) -> str:
     """The setup's neighbour relation: ``options.neighbours``, or its own (``allowed[0]``) when None."""
     neighbours = options.neighbours or allowed[0]
@@ -192,11 +186,15 @@ def _canary_pair(options: SetupOptions, allowed: tuple, unit: str = "user"):
                                 neighbours=_neighbours(options, allowed), random_state=options.canary_seed)
 
 
-def _model(options: SetupOptions, n_words: int):
+def _topicdp_pair(options: SetupOptions, allowed: tuple):
+    """A TopicDP setup's corpus choice, canary pair, its corpora D and D' and the model of ``options``."""
     from ..adapters import make_model
+    from ..corpus import Corpus
 
-    k = check_int(options.n_topics, "n_topics", low=2, high=n_words - 1)
-    return make_model(options.model, k, options.model_seed)
+    choice, pair = _canary_pair(options, allowed)
+    D, D_prime = pair.as_corpora(Corpus.from_matrix)
+    k = check_int(options.n_topics, "n_topics", low=2, high=D.n_words - 1)
+    return choice, pair, D, D_prime, make_model(options.model, k, options.model_seed)
 
 
 # -- synthetic ---------------------------------------------------------------------------------------
@@ -243,9 +241,7 @@ def topicdp_global_setup(options: SetupOptions) -> AuditSetup:
     """TopicDP with the provable global sensitivity sqrt(2K) (approx-DP for any neighbours)."""
     from ..agnostic import TopicDP
 
-    choice, pair = _canary_pair(options, NEIGHBOURS)
-    D, D_prime = _pair_corpora(pair)
-    model = _model(options, D.n_words)
+    choice, pair, D, D_prime, model = _topicdp_pair(options, NEIGHBOURS)
     eps, delta = options.epsilon, options.delta
     rel = TopicDP(model, epsilon=eps, delta=delta, sensitivity="global", neighbours=_neighbours(options, NEIGHBOURS),
                   random_state=0).fit(D, keep_nonprivate=True).release_  # states the relation of the audited pair
@@ -269,10 +265,8 @@ def topicdp_sampled_setup(options: SetupOptions) -> AuditSetup:
     from ..samplers import PRIVATE_ORACLE, SensitivitySampling
     from ..samplers.sizing import sample_size
 
-    choice, pair = _canary_pair(options, ("replace-one",))
+    choice, pair, D, D_prime, model = _topicdp_pair(options, ("replace-one",))
     distribution = options.distribution
-    D, D_prime = _pair_corpora(pair)
-    model = _model(options, D.n_words)
     eps, delta, gamma, n_pairs = options.epsilon, options.delta, options.gamma, options.n_pairs
     h_needed = sample_size(gamma)[1]
     reference = None

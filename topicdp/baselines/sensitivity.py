@@ -25,11 +25,6 @@ def sstats_sensitivity(doc_length_cap: int, neighbours: str) -> float:
     return neighbour_factor(neighbours) * n
 
 
-def paper_sensitivity(doc_length_cap: int, n_docs: int) -> float:
-    """Eq. 4 as printed: Delta s-bar <= N / D for the statistics averaged over D documents."""
-    return check_int(doc_length_cap, "doc_length_cap", low=1) / check_int(n_docs, "n_docs", low=1)
-
-
 def cap_document_lengths(X, doc_length_cap: int, *, policy: str = "subsample",
                          random_state=None) -> tuple[sp.csr_matrix, int]:
     """Limit every document to ``doc_length_cap`` tokens (module docstring); returns the capped float64 counts and the

@@ -47,12 +47,6 @@ def generalized_harmonic(r: int, order: float) -> float:
     return float(np.sum(np.arange(1, r + 1, dtype=float) ** (-order)))
 
 
-def mvg_zeta(m: int, n: int, delta: float) -> float:
-    """zeta(delta) = sqrt(2 sqrt(-mn ln delta) - 2 ln delta + mn) (Laurent-Massart bound on ||N||_F)."""
-    t = -math.log(check_delta(delta))
-    return math.sqrt(2.0 * math.sqrt(m * n * t) + 2.0 * t + m * n)
-
-
 def mvg_constants(shape: tuple[int, int], epsilon: float, delta: float, sensitivity: float, gamma: float) -> MVGConstants:
     """alpha, beta, zeta(delta) and the precision budget P of CCS 2018 Theorem 3 (module docstring), for the
     Frobenius ``sensitivity`` s_2 and ``gamma = sup_X ||f(X)||_F``."""
@@ -64,7 +58,8 @@ def mvg_constants(shape: tuple[int, int], epsilon: float, delta: float, sensitiv
     gamma = check_real(gamma, "gamma", low=0.0)
     r = min(m, n)
     h, h_half = generalized_harmonic(r, 1.0), generalized_harmonic(r, 0.5)
-    zeta = mvg_zeta(m, n, delta)
+    t = -math.log(check_delta(delta))  # zeta(delta): the Laurent-Massart bound on ||N||_F (module docstring)
+    zeta = math.sqrt(2.0 * math.sqrt(m * n * t) + 2.0 * t + m * n)
     alpha = (h + h_half) * gamma**2 + 2.0 * h * gamma * s2
     beta = 2.0 * (m * n) ** 0.25 * h * s2 * zeta
     budget = (-beta + math.sqrt(beta**2 + 8.0 * alpha * eps)) ** 2 / (4.0 * alpha**2)

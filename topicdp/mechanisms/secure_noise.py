@@ -307,7 +307,12 @@ def _grid_release(values, scale: float, sensitivity: float, n_changed, grid, tol
     values = np.asarray(values, dtype=np.float64)
     sensitivity = check_real(sensitivity, "sensitivity", low=0.0)
     m = values.size if n_changed is None else check_int(n_changed, "n_changed", low=1)
-    g = grid_step(sensitivity, m, tolerance=tolerance, norm=2 if gaussian else 1) if grid is None else _check_grid(grid)
+    if grid is None:
+        g = grid_step(sensitivity, m, tolerance=tolerance, norm=2 if gaussian else 1)
+    else:
+        g = check_real(grid, "grid", low=0.0)
+        if math.frexp(g)[0] != 0.5:
+            raise ValueError(f"grid must be a power of two (exact multiples in floating point), got {grid!r}")
     delta_units = sensitivity / g + (math.sqrt(m) if gaussian else m)
     units = math.ceil(scale * delta_units / sensitivity)
     kind = "gaussian" if gaussian else "laplace"
@@ -327,11 +332,3 @@ def _grid_release(values, scale: float, sensitivity: float, n_changed, grid, tol
                          noise_scale=units * g, sensitivity=sensitivity, sensitivity_units=delta_units, n_changed=m,
                          seeded=src.seeded,
                          notes=["seeded noise: reproducible, NOT secure; do not publish"] if src.seeded else [])
-
-
-def _check_grid(grid) -> float:
-    grid = check_real(grid, "grid", low=0.0)
-    mantissa, _ = math.frexp(grid)
-    if mantissa != 0.5:
-        raise ValueError(f"grid must be a power of two (exact multiples in floating point), got {grid!r}")
-    return grid

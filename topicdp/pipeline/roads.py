@@ -67,9 +67,11 @@ class Road:
     simulate: Callable[..., Any] | None = None  # dp-vem's forecast simulated on a public reference
 
     def planned_entries(self, plan: "PlanView") -> list:
-        """The ledger entries the topics' step records at the plan's topics budget, before the corpus is read."""
-        assert self.planned is not None
-        return self.planned(plan)
+        """The ledger entries the topics' step records at the plan's topics budget, before the corpus is read: the
+        row's estimator's own as the pipeline runs it (they read no count), unless the row plans them itself."""
+        if self.planned is not None:
+            return self.planned(plan)
+        return self.estimator(plan, plan.request.n_units or 0, None).planned_entries()
 
     def forecast(self, *, epsilon: float, delta: float, unit: str, neighbours: str, n_units: int, n_topics: int,
                  n_words: int, public_start: bool = False, vocabulary_share: float = 1.0, signal=None):
@@ -113,11 +115,6 @@ class SpectralForecast:
     overlap_with_lda = None
     expected_overlap = None
 
-    @property
-    def refuses(self) -> bool:
-        """Whether the release is refused unless the owner insists: the utility check is forecast to fail."""
-        return self.verdict == "noise"
-
     def lines(self) -> list[str]:
         out = [f"readability forecast: {self.verdict}",
                f"  the released M2's noise is about {self.m2_noise:.3g} x lambda_k (its utility check needs at most "
@@ -144,10 +141,6 @@ def _dp_vem(plan: "PlanView", n_units: int, start: "np.ndarray | None"):
     return DPVariationalEM(r.n_topics, epsilon=topics.epsilon, delta=topics.delta, unit=str(r.unit),
                             neighbours=str(r.neighbours), n_iterations=DP_VEM_ITERATIONS[public_start(plan)],
                             init=start, n_jobs=effective_n_jobs(r.n_jobs), random_state=r.seed)
-
-
-def _dp_vem_planned(plan: "PlanView") -> list:
-    return _dp_vem(plan, 0, None).planned_entries()  # the row's estimator's own entries (they read no count)
 
 
 def _dp_vem_simulation(plan: "PlanView", reference: "Corpus", count, *, vocabulary_share: float,
@@ -212,10 +205,6 @@ def _output_perturbation_forecast(kind: str):
     return predict
 
 
-def _keep_nonprivate(plan: "PlanView") -> dict:
-    return {"keep_nonprivate": plan.request.keep_nonprivate}
-
-
 # -- spectral configurations --------------------------------------------------------------------------------
 
 def _spectral(configuration: int) -> EstimatorFactory:
@@ -228,11 +217,6 @@ def _spectral(configuration: int) -> EstimatorFactory:
         return DPSpectralMoments(n_topics=r.n_topics, alpha0=1.0, configuration=configuration, epsilon=topics.epsilon,
                           delta=topics.delta, unit=str(r.unit), random_state=r.seed, n_units=n_units)
     return build
-
-
-def _spectral_planned(configuration: int) -> Callable[["PlanView"], list]:
-    # the row's own DPSpectralMoments as the pipeline runs it (its entries do not read the count)
-    return lambda plan: _spectral(configuration)(plan, plan.request.n_units or 0, None).planned_entries()
 
 
 def _spectral_forecast(configuration: int):
@@ -284,12 +268,11 @@ def _top_n(n_words: int) -> int:
 
 
 _ROWS: dict[str, tuple] = {
-    "dp-vem": (_dp_vem, _dp_vem_forecast, lambda plan: {}, _dp_vem_planned, _dp_vem_simulation),
-    **{kind: (_output_perturbation(op), _output_perturbation_forecast(op), _keep_nonprivate,
-              _output_perturbation_planned(op))
+    "dp-vem": (_dp_vem, _dp_vem_forecast, lambda plan: {}, None, _dp_vem_simulation),
+    **{kind: (_output_perturbation(op), _output_perturbation_forecast(op),
+              lambda plan: {"keep_nonprivate": plan.request.keep_nonprivate}, _output_perturbation_planned(op))
        for kind, op in (("gaussian-global", "gaussian"), ("laplace", "laplace"))},
-    **{f"spectral-config-{c}": (_spectral(c), _spectral_forecast(c), lambda plan: {}, _spectral_planned(c))
-       for c in (1, 2, 3, 4)},
+    **{f"spectral-config-{c}": (_spectral(c), _spectral_forecast(c)) for c in (1, 2, 3, 4)},
     "dpsvi": (_dpsvi, None, lambda plan: {}, _dpsvi_planned),
 }
 

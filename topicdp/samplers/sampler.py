@@ -212,13 +212,16 @@ def sample_sensitivity(model, corpus, sampling: SensitivitySampling, *, unit: st
         seed = entropy % 2**63
     else:
         seed = sampling.random_state
-    key = _cache_key(model, corpus, gamma, unit, distribution, seed, h, sizing)
+    parts = dict(model=model.describe(), corpus=corpus.fingerprint(), gamma=gamma, unit=unit,
+                 distribution=distribution.describe(), seed=seed, h=h)
+    if sizing != "lambert-w":  # Lambert-W keys stay as they were
+        parts["sizing"] = sizing
+    key = hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:24]
     show = progress_enabled(sampling.progress)
-    if sampling.cache_dir is not None and sampling.random_state is not None:
-        cached = _cache_load(sampling.cache_dir, key)
-        if cached is not None:
-            say(f"sensitivity sample loaded from the cache ({sizing} sizing, h={h})", show=show)
-            return cached
+    path = None if sampling.cache_dir is None else Path(sampling.cache_dir) / f"{key}.json"
+    if path is not None and sampling.random_state is not None and path.exists():
+        say(f"sensitivity sample loaded from the cache ({sizing} sizing, h={h})", show=show)
+        return SensitivitySample(**{**json.loads(path.read_text()), "from_cache": True})
 
     n_workers = max(1, min(effective_n_jobs(n_jobs), h))
     if fit_seconds is None and max_minutes is not None:
@@ -236,57 +239,29 @@ def sample_sensitivity(model, corpus, sampling: SensitivitySampling, *, unit: st
 
     draws = draw_pairs(distribution, n_records, seed, h)
     start = time.perf_counter()
+    results = []
     with shared(distribution.pair_builder(), n_jobs) as source:
-        results = _run_pairs(model, source, draws, n_jobs, show)
+        if n_jobs == 1:
+            pairs = (_pair_distance(model, source, d, dp) for d, dp in draws)
+        else:
+            tasks = (delayed(_pair_distance)(model, source, d, dp) for d, dp in draws)
+            pairs = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
+        tracker = PairProgress(h, bar=show)
+        try:
+            for r in pairs:
+                results.append(r)
+                tracker.update()
+        finally:
+            tracker.close()
     wall = time.perf_counter() - start
     deltas = [r[0] for r in results]
     result = SensitivitySample(sensitivity=float(np.sort(deltas)[k - 1]), deltas=deltas, gamma=gamma, rho=rho, h=h,
                                k=k, sufficient=sufficient, distribution=distribution.describe(), seed=seed,
                                fit_seconds=[r[1] for r in results], wall_seconds=wall, n_jobs=n_jobs, sizing=sizing)
-    if sampling.cache_dir is not None:
-        _cache_store(sampling.cache_dir, key, result)
+    if path is not None:
+        from .._files import atomic_write
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, json.dumps(result.to_dict()), private=True)
     return result
 
-
-def _run_pairs(model, source, draws, n_jobs: int, progress: bool) -> list:
-    if n_jobs == 1:
-        results = (_pair_distance(model, source, d, dp) for d, dp in draws)
-    else:
-        tasks = (delayed(_pair_distance)(model, source, d, dp) for d, dp in draws)
-        results = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
-    tracker = PairProgress(len(draws), bar=progress)
-    out = []
-    try:
-        for r in results:
-            out.append(r)
-            tracker.update()
-    finally:
-        tracker.close()
-    return out
-
-
-# -- cache ------------------------------------------------------------------------------------------
-
-
-def _cache_key(model, corpus, gamma, unit, distribution, seed, h, sizing="lambert-w") -> str:
-    parts = dict(model=model.describe(), corpus=corpus.fingerprint(), gamma=gamma, unit=unit,
-                 distribution=distribution.describe(), seed=seed, h=h)
-    if sizing != "lambert-w":  # Lambert-W keys stay as they were
-        parts["sizing"] = sizing
-    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:24]
-
-
-def _cache_load(cache_dir, key: str) -> SensitivitySample | None:
-    path = Path(cache_dir) / f"{key}.json"
-    if not path.exists():
-        return None
-    data = json.loads(path.read_text())
-    data["from_cache"] = True
-    return SensitivitySample(**data)
-
-
-def _cache_store(cache_dir, key: str, result: SensitivitySample) -> None:
-    from .._files import atomic_write
-
-    Path(cache_dir).mkdir(parents=True, exist_ok=True)
-    atomic_write(Path(cache_dir) / f"{key}.json", json.dumps(result.to_dict()), private=True)
