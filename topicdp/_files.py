@@ -315,12 +315,12 @@ def add_overwrite_argument(parser) -> None:
                              "anything is read); an output may never be an input or another output")
 
 
-def check_input_file(path: str, flag: str) -> None:
+def check_input_file(path: str, flag: str, give: str = "a file") -> None:
     """Refuse, naming ``flag``, an input file that does not exist or is a directory (before it is opened)."""
     if not os.path.exists(path):
         raise FileNotFoundError(f"{flag}: no such file: {path}")
     if os.path.isdir(path):
-        raise ValueError(f"{flag}: {path} is a directory; give a file")
+        raise ValueError(f"{flag}: {path} is a directory; give {give}")
 
 
 def check_file_flags(args, outputs: tuple[str, ...], inputs: tuple[str, ...] = ()) -> None:

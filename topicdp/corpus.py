@@ -182,9 +182,16 @@ class Corpus:
             raise ValueError("texts is empty: a corpus needs at least one document")
         if not all(isinstance(t, str) for t in texts):
             raise TypeError("texts must be a sequence of str")
-        if vocabulary is not None:
-            return cls._from_texts_on(texts, users, list(vocabulary), stop_words, min_token_length,
-                                      allow_empty=allow_empty, n_jobs=n_jobs)
+        if vocabulary is not None:  # counts on a fixed word list (the out-of-vocabulary tokens are counted too)
+            vocabulary = list(vocabulary)
+            if not vocabulary or len(set(vocabulary)) != len(vocabulary):
+                raise ValueError("vocabulary must be a non-empty list of distinct words")
+            X, n_oov = count_words(texts, vocabulary, stop_words=stop_words, min_token_length=min_token_length,
+                                   n_jobs=n_jobs)
+            corpus = cls._from_counts(X, vocabulary, users, allow_empty=allow_empty)
+            corpus.log.out_of_vocabulary_tokens = n_oov
+            corpus.vocabulary_source = "public"  # the caller's word list: stated public by giving it
+            return corpus
         vectorizer = make_vectorizer(stop_words=stop_words, min_token_length=min_token_length, min_df=min_df,
                                      max_df=max_df, max_features=max_features)
         try:
@@ -192,19 +199,6 @@ class Corpus:
         except ValueError as exc:  # e.g. every document was stop words only
             raise ValueError(f"no vocabulary could be built from texts: {exc}") from exc
         return cls._from_counts(X.tocsr(), list(vectorizer.get_feature_names_out()), users)
-
-    @classmethod
-    def _from_texts_on(cls, texts: list, users, vocabulary: list, stop_words, min_token_length: int, *,
-                       allow_empty: bool = False, n_jobs: int = 1) -> "Corpus":
-        """Counts on a fixed word list (:func:`count_words`; the out-of-vocabulary tokens are counted too)."""
-        if not vocabulary or len(set(vocabulary)) != len(vocabulary):
-            raise ValueError("vocabulary must be a non-empty list of distinct words")
-        X, n_oov = count_words(texts, vocabulary, stop_words=stop_words, min_token_length=min_token_length,
-                               n_jobs=n_jobs)
-        corpus = cls._from_counts(X, vocabulary, users, allow_empty=allow_empty)
-        corpus.log.out_of_vocabulary_tokens = n_oov
-        corpus.vocabulary_source = "public"  # the caller's word list: stated public by giving it
-        return corpus
 
     @classmethod
     def from_jsonl(

@@ -38,10 +38,19 @@ def _vocabulary_policy(vocabulary, corpus, reference, guarantee: str, stop_words
 
     if isinstance(vocabulary, VocabularyPolicy):
         return vocabulary
-    if isinstance(corpus, Corpus):
-        return _corpus_policy(corpus, vocabulary, vocabulary_epsilon, vocabulary_delta)
+    dp_asked = vocabulary_epsilon is not None or vocabulary_delta is not None
+    if isinstance(corpus, Corpus):  # its own columns: public where the caller gave them, refused where built from texts
+        if vocabulary is not None or dp_asked:
+            raise ValueError("vocabulary: a topicdp.Corpus is released on its own columns; give the public words "
+                             "when building it (Corpus.from_jsonl(..., vocabulary=words)), or pass the texts (a file "
+                             "or DataFrame) for a DP selection")
+        if corpus.vocabulary_source != "public":
+            raise ValueError("vocabulary: this Corpus' words were built from its own private texts, which DP does "
+                             "not cover; build it on a public word list (vocabulary=words), or pass the texts (a file "
+                             "or DataFrame) so that the release selects its words under DP")
+        return VocabularyPolicy.public(corpus.vocabulary)  # stated by the data owner, who gave the list
     if vocabulary is not None:
-        if vocabulary_epsilon is not None or vocabulary_delta is not None:
+        if dp_asked:
             raise ValueError("vocabulary (a public list) and vocabulary_epsilon/vocabulary_delta (a DP selection) "
                              "exclude each other")
         if isinstance(vocabulary, (str, os.PathLike)):
@@ -53,25 +62,11 @@ def _vocabulary_policy(vocabulary, corpus, reference, guarantee: str, stop_words
         from ..datasets import themed_vocabulary
 
         return VocabularyPolicy.public(themed_vocabulary())
-    dp_asked = vocabulary_epsilon is not None or vocabulary_delta is not None
     if reference not in (None, "embedded") and not dp_asked:
         return VocabularyPolicy.from_reference(min_df, max_df, max_features)
     if guarantee == "random-dp" or (name == "embedded" and not dp_asked):
         return VocabularyPolicy.from_texts(min_df, max_df, max_features)
     return VocabularyPolicy.dp(vocabulary_epsilon, vocabulary_delta, max_features)
-
-
-def _corpus_policy(corpus, vocabulary, vocabulary_epsilon, vocabulary_delta) -> VocabularyPolicy:
-    """A Corpus' own columns: public where the caller gave them, refused where built from its own texts."""
-    if vocabulary is not None or vocabulary_epsilon is not None or vocabulary_delta is not None:
-        raise ValueError("vocabulary: a topicdp.Corpus is released on its own columns; give the public words when "
-                         "building it (Corpus.from_jsonl(..., vocabulary=words)), or pass the texts (a file or "
-                         "DataFrame) for a DP selection")
-    if corpus.vocabulary_source != "public":
-        raise ValueError("vocabulary: this Corpus' words were built from its own private texts, which DP does not "
-                         "cover; build it on a public word list (vocabulary=words), or pass the texts (a file or "
-                         "DataFrame) so that the release selects its words under DP")
-    return VocabularyPolicy.public(corpus.vocabulary)  # stated by the data owner, who gave the list
 
 
 #: :func:`release`'s parameters that make the :class:`CorpusSource`, and those that make the :class:`VocabularyPolicy`

@@ -314,18 +314,14 @@ def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int, simulation=None
     overlap (ties to the first). ``n_words``: the release's vocabulary size (a public list's, a DP selection's, or
     :func:`planned_words` before it; ValueError below K). ``simulation``: dp-vem's forecast simulated on the public
     reference (on the ``words`` it names), which then stands for dp-vem in the choice and the refusal."""
-    from .roads import MECHANISMS, public_start
+    from .roads import MECHANISMS
 
-    request, topics = plan.request, plan.budget.topics
+    request = plan.request
     if n_words < request.n_topics:
         raise ValueError(f"the DP vocabulary is forecast to keep about {n_words} words, fewer than the "
                          f"{request.n_topics} topics asked for: " + _few_words_advice(plan, count))
-    planned = max(n_words, 2)
     share = vocabulary_share(plan, n_words, count)
-    forecasts = {name: MECHANISMS[name].forecast(
-        epsilon=topics.epsilon, delta=topics.delta, unit=str(request.unit), neighbours=str(request.neighbours),
-        n_units=count.value, n_topics=request.n_topics, n_words=planned, public_start=public_start(plan),
-        vocabulary_share=share) for name in plan.candidates}
+    forecasts = {name: _forecast(plan, name, count, max(n_words, 2), share) for name in plan.candidates}
     if "dp-vem" not in plan.candidates:
         simulation = None
     extra = dict(simulation=simulation, words=words, unit=str(request.unit))
@@ -348,18 +344,24 @@ def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int, simulation=None
     return Decision(best, reason, count, n_words, forecasts, **extra)
 
 
+def _forecast(plan: ReleasePlan, name: str, count: UnitCount, n_words: int, share: float = 1.0):
+    """Mechanism ``name``'s closed-form forecast at the plan's topics budget, ``count`` units and ``n_words`` words."""
+    from .roads import MECHANISMS, public_start
+
+    request, topics = plan.request, plan.budget.topics
+    return MECHANISMS[name].forecast(epsilon=topics.epsilon, delta=topics.delta, unit=str(request.unit),
+                                     neighbours=str(request.neighbours), n_units=count.value,
+                                     n_topics=request.n_topics, n_words=n_words, public_start=public_start(plan),
+                                     vocabulary_share=share)
+
+
 def _few_words_advice(plan: ReleasePlan, count: UnitCount) -> str:
     """What would help where a DP vocabulary cannot hold K words: a public word list, unless dp-vem's forecast on a
     list of ``max_features`` words says noise even then, when it says how many units a release needs (the count
     scaled by how far the noise must shrink: sigma falls as 1/n)."""
-    from .roads import MECHANISMS, public_start
-
-    request, topics = plan.request, plan.budget.topics
+    request = plan.request
     n_words = request.vocabulary.max_features or 2000
-    fc = MECHANISMS["dp-vem"].forecast(epsilon=topics.epsilon, delta=topics.delta, unit=str(request.unit),
-                                       neighbours=str(request.neighbours), n_units=count.value,
-                                       n_topics=request.n_topics, n_words=max(n_words, request.n_topics + 1),
-                                       public_start=public_start(plan))
+    fc = _forecast(plan, "dp-vem", count, max(n_words, request.n_topics + 1))
     if fc is not None and fc.verdict == "noise" and fc.sigma_readable > 0:
         factor = fc.sigma / fc.sigma_readable
         who = str(request.unit)

@@ -18,7 +18,7 @@ from typing import Any
 
 from sklearn.base import clone
 
-from .._files import shard_paths
+from .._files import check_input_file, shard_paths
 from .._names import RELEASE_DEFAULTS as D
 from .._names import BOUND_PARAMETERS, GUARANTEES, RIGOROUS_MECHANISMS, Guarantee, Neighbours, Unit
 from .._validation import (check_delta, check_epsilon, check_privacy_parameters, check_int, check_n_jobs, check_option,
@@ -45,10 +45,7 @@ def check_corpus_path(path: str, name: str = "corpus", *, sharded: bool = False)
         for shard in shard_paths(path):
             check_corpus_path(shard, name)
         return
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"{name}: no such file: {path}")
-    if os.path.isdir(path):
-        raise ValueError(f"{name}: {path} is a directory; give a JSON Lines, Parquet or CSV file or 'embedded'")
+    check_input_file(path, name, "a JSON Lines, Parquet or CSV file or 'embedded'")
     if not os.access(path, os.R_OK):
         raise ValueError(f"{name}: {path} is not readable")
 

@@ -178,8 +178,15 @@ def release_prepared(plan: ReleasePlan, prepared: Prepared, *, ledger: PrivacyLe
             return PipelineResult(released, plan, None, lines, fc)
         return _release_dp(plan, prepared, say, lines, run_ledger, simulate=simulate)
 
+    for line in plan.lines():
+        say(line)
+    charge = open_charge(plan, say)  # the run planned in its persisted ledger (or refused) before any reading
     try:
-        return _charged_run(plan, say, run)
+        run_ledger = PrivacyLedger() if charge is None else charge.run_ledger()
+        with charged(charge, run_ledger) as done:  # completed in the file however the run ends
+            result = run(run_ledger, charge is not None)
+            done(result.release)
+        return result
     finally:
         if ledger is not None and drawn:
             used = drawn[0]
@@ -210,20 +217,6 @@ def _lines(echo: Callable[[str], None] | None) -> tuple[list[str], Callable[[str
         (echo or logger.info)(line)
 
     return lines, say
-
-
-def _charged_run(plan: ReleasePlan, say: Callable[[str], None],
-                 run: Callable[[PrivacyLedger, bool], PipelineResult]) -> PipelineResult:
-    """Say the plan, plan the run in its persisted ledger (or refuse) before any reading, then ``run(ledger,
-    charged_to_file)`` with the run's ledger, and complete the run in the file however it ends."""
-    for line in plan.lines():
-        say(line)
-    charge = open_charge(plan, say)
-    ledger = PrivacyLedger() if charge is None else charge.run_ledger()
-    with charged(charge, ledger) as done:
-        result = run(ledger, charge is not None)
-        done(result.release)
-    return result
 
 
 @contextlib.contextmanager

@@ -18,7 +18,7 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -67,18 +67,21 @@ def read_records(source: CorpusSource, reference: str | None = None) -> Records:
     if source.built_in and source.path == "embedded":
         from ..corpus import embedded_texts  # looked up when it is read
 
-        texts = embedded_texts()
         first = EMBEDDED_PUBLIC_HALF if reference == "embedded" else 0
-        pairs: list[tuple[str, object]] = [(t, u) for u, t in enumerate(texts)]
-        pairs = pairs[first:]
-    else:
-        # every source (a file, a DataFrame, a query) through the one record reader: the same canonical ids
-        pairs = list(read_source_records(source.path, source.text_field, source.user_field, query=source.query))
-    if source.user_fraction is not None:
-        pairs = [(t, u) for t, u in pairs if user_selected(u, source.user_fraction)]
-    # no documents is not refused here: whether a corpus (a period of a series) is empty is private, so the
+        return Records(*_selected([(t, u) for u, t in enumerate(embedded_texts())][first:], source))
+    # every source (a file, a DataFrame, a query) through the one record reader: the same canonical ids.
+    # No documents is not refused here: whether a corpus (a period of a series) is empty is private, so the
     # release counts, decides and fits it (an N=0 corpus, build_corpus) as it would a neighbour with one document
-    return Records([t for t, _ in pairs], [u for _, u in pairs])
+    return Records(*_selected(read_source_records(source.path, source.text_field, source.user_field,
+                                                  query=source.query), source))
+
+
+def _selected(pairs: Iterable[tuple[str, object]], source: CorpusSource) -> tuple[list, list]:
+    """(texts, users) of the records whose users ``source.user_fraction`` keeps (all without it)."""
+    if source.user_fraction is not None:
+        pairs = ((t, u) for t, u in pairs if user_selected(u, source.user_fraction))
+    pairs = list(pairs)
+    return [t for t, _ in pairs], [u for _, u in pairs]
 
 
 def build_corpus(records: Records, words, request: ReleaseRequest, bounding_seed=None) -> "Corpus":
@@ -217,19 +220,12 @@ def user_key(user) -> int:
     return user_hash(user, b"topicdp.user_key")
 
 
-def _shard_records(path: str, source: CorpusSource) -> tuple[list, list]:
-    pairs = list(read_source_records(path, source.text_field, source.user_field))
-    if source.user_fraction is not None:
-        pairs = [(t, u) for t, u in pairs if user_selected(u, source.user_fraction)]
-    return [t for t, _ in pairs], [u for _, u in pairs]
-
-
 def shard_census(path: str, *, source: CorpusSource, unit: str, word_sets: int | None) -> dict:
     """One text shard's documents, users (hashes, at the user level) and, when ``word_sets`` is given, the
     word-set counts of its units for a DP vocabulary (:func:`topicdp.vocabulary.word_set_counts`)."""
     from ..vocabulary import unit_word_sets, word_set_counts
 
-    texts, users = _shard_records(path, source)
+    texts, users = _selected(read_source_records(path, source.text_field, source.user_field), source)
     out: dict = {"n_docs": len(texts),
                  "users": UserKeys(np.unique(np.fromiter((user_key(u) for u in users), dtype=np.uint64,
                                                          count=len(users))))
@@ -247,7 +243,7 @@ def prepare_shard(path: str, *, index: int, source: CorpusSource, words: tuple, 
     returns its exact counts (diagnostics; a ``Counter``, so shards with different keys add up)."""
     from ..streaming import write_npz_shard
 
-    texts, users = _shard_records(path, source)
+    texts, users = _selected(read_source_records(path, source.text_field, source.user_field), source)
     counts = Counter(n_records=len(texts))
     if not texts:
         return counts

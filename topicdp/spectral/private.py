@@ -64,15 +64,6 @@ def _owners(doc_users, users, unit: str):
     return users if unit == "user" else None
 
 
-def units_as_given(corpus, counts, users, unit: str) -> int:
-    """The units of the corpus as given, before any filtering: rows (documents) or distinct owners (users), with
-    the empty documents and users a :class:`topicdp.Corpus` dropped (its ``log`` counts them) added back."""
-    log = getattr(corpus, "log", None)
-    dropped = (("users_without_documents",) if unit == "user" else
-               ("empty_documents_dropped", "documents_emptied_by_max_tokens_per_user"))
-    return count_units(counts, users if unit == "user" else None) + sum(int(getattr(log, f, 0) or 0) for f in dropped)
-
-
 class DPSpectralMoments(FoldInMixin, BaseEstimator):
     """Differentially private spectral LDA (DeCarolis et al. 2020, Sec. 5-6) at configuration 1, 2, 3 or 4.
 
@@ -168,7 +159,7 @@ class DPSpectralMoments(FoldInMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         t0 = time.perf_counter()
         users = _owners(doc_users, users, unit)
-        n = _public_count(stated, units_as_given(given, X, users, unit), unit)
+        n = _public_count(stated, given, X, users, unit)
         corpus = prepare_corpus(X, users=users, n_units=n)
         warn_on_repeated_release(corpus.X, "DPSpectralMoments.fit", ledger)
         check_model_params(k, a0, corpus.n_words)
@@ -315,8 +306,14 @@ _COUNT_STATUSES = {
 }
 
 
-def _public_count(stated: int | None, found: int, unit: str) -> int:
-    """n: the stated count, checked against the corpus' own (before filtering), or that count taken as public."""
+def _public_count(stated: int | None, corpus, counts, users, unit: str) -> int:
+    """n: the stated count, checked against the corpus' own units as given, before any filtering (rows, or distinct
+    owners, with the empty documents and users a :class:`topicdp.Corpus` dropped, as its ``log`` counts, added
+    back), or that count taken as public."""
+    log = getattr(corpus, "log", None)
+    dropped = (("users_without_documents",) if unit == "user" else
+               ("empty_documents_dropped", "documents_emptied_by_max_tokens_per_user"))
+    found = count_units(counts, users if unit == "user" else None) + sum(int(getattr(log, f, 0) or 0) for f in dropped)
     what = "users" if unit == "user" else "documents"
     if stated is not None and stated != found:
         # the same refusal for every replace-one neighbour; the corpus' own count (a private statistic) is not in it
