@@ -157,12 +157,6 @@ def _left_behind(directory: str, prefix: str, directories: bool) -> list[tuple[s
     return found
 
 
-def _remove_stale_temporaries(directory: str, name: str) -> None:
-    for path, _ in _left_behind(directory, f".{name}.tmp-", directories=False):
-        with contextlib.suppress(OSError):  # gone meanwhile, or not removable: best effort
-            os.unlink(path)
-
-
 def _umask() -> int:
     mask = os.umask(0o077)  # reading the mask means setting it; restored at once
     os.umask(mask)
@@ -181,7 +175,9 @@ def atomic_path(path, *, private: bool = False, overwrite: bool = True) -> Itera
     """
     path = os.fspath(path)
     directory, name = os.path.split(os.path.abspath(path))
-    _remove_stale_temporaries(directory, name)
+    for stale, _ in _left_behind(directory, f".{name}.tmp-", directories=False):
+        with contextlib.suppress(OSError):  # gone meanwhile, or not removable: best effort
+            os.unlink(stale)
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.tmp-{_owner_tag()}-", suffix=os.path.splitext(name)[1],
                                dir=directory)
     os.close(fd)
@@ -365,18 +361,11 @@ def run_interruptible(args) -> int:
     except Exception as exc:
         # the interrupt can land inside a writer whose own cleanup then fails (a half-written count shard's zip
         # file refuses to close), and a caller may reword that error: it is still an interruption
-        cause = _interruption(exc)
-        if cause is None:
+        cause: BaseException | None = exc  # the KeyboardInterrupt (or Terminated) it was raised while handling
+        seen: set[int] = set()
+        while cause is not None and not isinstance(cause, KeyboardInterrupt) and id(cause) not in seen:
+            seen.add(id(cause))
+            cause = cause.__cause__ or cause.__context__
+        if not isinstance(cause, KeyboardInterrupt):
             raise
         return interrupted(args, cause)
-
-
-def _interruption(exc: BaseException | None) -> KeyboardInterrupt | None:
-    """The ``KeyboardInterrupt`` (or :class:`Terminated`) that ``exc`` was raised while handling, if any."""
-    seen: set[int] = set()
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, KeyboardInterrupt):
-            return exc
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__
-    return None

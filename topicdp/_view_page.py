@@ -347,9 +347,12 @@ def _page(heading: str, subtitle: str, data: Mapping[str, Any], block: Mapping[s
           overwrite: bool, after: str = "") -> str:
     """The page's HTML (``data`` the view the static text describes, ``block`` the JSON the script reads), written to
     ``path`` if given, atomically: a browser or a killed run never sees half a page."""
+    # the JSON block safe inside a <script> element: no '<', '>' or '&' (each written as a \u escape)
+    block_json = json.dumps(block, separators=(",", ":"), allow_nan=False)
+    block_json = block_json.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     page = _asset("view_page.html").format(
         title=html.escape(heading), subtitle=html.escape(subtitle), css=_asset("view_page.css"), script=_asset("view_page.js"),
-        data=_script_json(block), privacy=privacy, n_words=data["n_words"], **_size_texts(data),
+        data=block_json, privacy=privacy, n_words=data["n_words"], **_size_texts(data),
         lam=f"{data['lambda']:.2f}", map_size=f"{MAP_SIZE:g}", after=after)
     if path is not None:
         from ._files import atomic_write
@@ -418,12 +421,6 @@ def _rows(topic_word, name: str) -> np.ndarray:
     if np.any(sums <= 0):
         raise ValueError(f"{name} has a row without positive mass (row {int(np.argmin(sums))})")
     return P
-
-
-def _script_json(data: Mapping) -> str:
-    """JSON safe inside a <script> element: no '<', '>' or '&' (each written as a \\u escape)."""
-    text = json.dumps(data, separators=(",", ":"), allow_nan=False)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def _size_texts(data: Mapping[str, Any]) -> dict[str, str]:

@@ -675,20 +675,16 @@ def read_jsonl_records(
                 if keep is None or user in keep:
                     yield text, user
     except UnicodeDecodeError:
-        # the decoder works in blocks, so find the line again byte by byte
-        raise ValueError(_locate_non_utf8(where, opener)) from None
+        with opener(where, "rb") as fh:  # the decoder works in blocks, so find the line again byte by byte
+            for lineno, raw in enumerate(fh, 1):
+                try:
+                    raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise ValueError(f"{where}:{lineno}: not UTF-8 (byte 0x{raw[exc.start]:02x} at byte "
+                                     f"{exc.start + 1} of the line)") from None
+        raise ValueError(f"{where}: not UTF-8") from None
     except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
         raise ValueError(f"{where}:{lineno + 1}: corrupt or truncated gzip data ({exc})") from None
-
-
-def _locate_non_utf8(where: str, opener) -> str:
-    with opener(where, "rb") as fh:
-        for lineno, line in enumerate(fh, 1):
-            try:
-                line.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                return f"{where}:{lineno}: not UTF-8 (byte 0x{line[exc.start]:02x} at byte {exc.start + 1} of the line)"
-    return f"{where}: not UTF-8"
 
 
 def _parse_record(line: str, where: str, lineno: int, text_field: str, user_field: str) -> tuple[str, object]:

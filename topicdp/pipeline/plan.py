@@ -262,7 +262,8 @@ class Decision:
     @property
     def noise(self) -> bool:
         """Whether the chosen forecast misses the targets (refused unless the owner insists)."""
-        return self.forecast is not None and _refuses(self.forecast)
+        refuses = getattr(self.forecast, "refuses", None)
+        return self.forecast is not None and (self.forecast.verdict == "noise" if refuses is None else bool(refuses))
 
     def lines(self) -> list[str]:
         out = [f"plan: {self.mechanism} ({self.reason}); {self.count.line(self.unit)}, {self.n_words} words"]
@@ -282,11 +283,6 @@ class Decision:
         elif self.forecast is not None:
             out += ["  " + line for line in self.forecast.lines()[1:]]
         return out
-
-
-def _refuses(forecast) -> bool:
-    refuses = getattr(forecast, "refuses", None)
-    return forecast.verdict == "noise" if refuses is None else bool(refuses)
 
 
 def vocabulary_share(plan: ReleasePlan, n_words: int, count: UnitCount) -> float:

@@ -82,19 +82,16 @@ def configurations(decision: Decision, plan: ReleasePlan) -> list[Configuration]
             out.append(Configuration(label, replace(request, vocabulary=vocabulary), {"max_features": size}))
     if str(request.unit) != "user":
         return out[:MAX_CONFIGURATIONS]
-    return out[:MAX_CONFIGURATIONS - 1] + [_document_level(request)]
-
-
-def _document_level(request: ReleaseRequest) -> Configuration:
-    """The document level: no stated count and no per-user caps (they break document-level privacy)."""
+    # last, the document level: no stated count and no per-user caps (they break document-level privacy)
     caps: dict[str, Any] = {name: None for name in ("max_docs_per_user", "max_tokens_per_user")
                             if getattr(request.source, name) is not None}
     changes = {"unit": "document", **({} if request.n_units is None else {"n_units": None}), **caps}
     dropped = "" if not caps else (f"; without the per-user caps ({', '.join(caps)}), which document-level "
                                    "privacy cannot have")
     alt = replace(request, unit="document", n_units=None, source=replace(request.source, **caps))
-    return Configuration("the document level", alt, changes,
-                         "it protects one document, not a user: a user with many documents is not covered" + dropped)
+    return out[:MAX_CONFIGURATIONS - 1] + [Configuration(
+        "the document level", alt, changes,
+        "it protects one document, not a user: a user with many documents is not covered" + dropped)]
 
 
 def propose(decision: Decision, plan: ReleasePlan, reference, forecast: Callable) -> Proposal:

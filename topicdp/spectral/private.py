@@ -52,18 +52,6 @@ def public_whitening(reference, alpha0: float, n_topics: int, n_words: int, voca
     return whiten(M2Operator(ref, alpha0).matmat, n_words, n_topics, rng=rng, what="the public reference M2")
 
 
-def _owners(doc_users, users, unit: str):
-    """Each document's owner at user level (a Corpus' ``doc_users`` or the caller's ``users``); None for documents."""
-    if doc_users is not None:
-        if users is not None:
-            raise ValueError("users must not be given with a topicdp.Corpus (its doc_users are used)")
-        users = doc_users
-    if unit == "user" and users is None:
-        raise ValueError("unit='user' (the default) needs the owner of each document: pass a topicdp.Corpus or "
-                         "users=, or set unit='document' to protect single documents")
-    return users if unit == "user" else None
-
-
 class DPSpectralMoments(FoldInMixin, BaseEstimator):
     """Differentially private spectral LDA (DeCarolis et al. 2020, Sec. 5-6) at configuration 1, 2, 3 or 4.
 
@@ -158,7 +146,14 @@ class DPSpectralMoments(FoldInMixin, BaseEstimator):
             ledger.check(self.planned_entries())
         rng = check_random_state(self.random_state)
         t0 = time.perf_counter()
-        users = _owners(doc_users, users, unit)
+        if doc_users is not None:  # each document's owner: a Corpus' doc_users or the caller's users (user level)
+            if users is not None:
+                raise ValueError("users must not be given with a topicdp.Corpus (its doc_users are used)")
+            users = doc_users
+        if unit == "user" and users is None:
+            raise ValueError("unit='user' (the default) needs the owner of each document: pass a topicdp.Corpus or "
+                             "users=, or set unit='document' to protect single documents")
+        users = users if unit == "user" else None
         n = _public_count(stated, given, X, users, unit)
         corpus = prepare_corpus(X, users=users, n_units=n)
         warn_on_repeated_release(corpus.X, "DPSpectralMoments.fit", ledger)
@@ -313,7 +308,7 @@ def _public_count(stated: int | None, corpus, counts, users, unit: str) -> int:
     log = getattr(corpus, "log", None)
     dropped = (("users_without_documents",) if unit == "user" else
                ("empty_documents_dropped", "documents_emptied_by_max_tokens_per_user"))
-    found = count_units(counts, users if unit == "user" else None) + sum(int(getattr(log, f, 0) or 0) for f in dropped)
+    found = count_units(counts, users) + sum(int(getattr(log, f, 0) or 0) for f in dropped)
     what = "users" if unit == "user" else "documents"
     if stated is not None and stated != found:
         # the same refusal for every replace-one neighbour; the corpus' own count (a private statistic) is not in it

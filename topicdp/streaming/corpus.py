@@ -106,7 +106,9 @@ class StreamingCorpus:
         for i, chunk in enumerate(self.iter_chunks()):
             if chunk.n_docs == 0:
                 continue
-            users = chunk.users if _storable(chunk.users) else None
+            ints = all(isinstance(u, int) and not isinstance(u, bool) for u in chunk.users)
+            storable = ints or all(isinstance(u, str) for u in chunk.users)  # numpy would turn a mixed list into str
+            users = chunk.users if storable else None
             paths.append(write_npz_shard(directory / f"{prefix}-{i:06d}.npz", chunk.X, users))
         return StreamingCorpus.from_npz(paths, vocabulary=self.vocabulary, chunk_size=self.reader.chunk_size)
 
@@ -147,12 +149,6 @@ class StreamingCorpus:
     def describe(self) -> dict:
         return {"reader": self.reader.describe(), "n_shards": len(self.shards), "n_words": self.n_words,
                 "n_docs": self.n_docs}
-
-
-def _storable(users: list) -> bool:
-    """All ints or all strings (a mixed list would be turned into strings by numpy)."""
-    ints = all(isinstance(u, int) and not isinstance(u, bool) for u in users)
-    return ints or all(isinstance(u, str) for u in users)
 
 
 def _count_tokens(shard: Shard, reader: JsonlReader) -> TokenCounts:
