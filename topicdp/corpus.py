@@ -294,11 +294,12 @@ class Corpus:
             raise ValueError("users is empty: a corpus needs at least one user")
         docs = np.concatenate([per_user[u] for u in users])
         owner = np.repeat(np.arange(users.size), [per_user[u].size for u in users])
-        ids = tuple(
-            self.user_ids[u] if c == 0 else (self.user_ids[u], c)
-            for u, c in zip(users, _occurrence_counts(users))
-        )
-        return replace(self, X=self.X[docs], doc_users=owner, user_ids=ids)
+        seen: dict = {}  # a repeat is the c-th copy of its user, named (id, c)
+        ids = []
+        for u in users.tolist():
+            c = seen[u] = seen.get(u, -1) + 1
+            ids.append(self.user_ids[u] if c == 0 else (self.user_ids[u], c))
+        return replace(self, X=self.X[docs], doc_users=owner, user_ids=tuple(ids))
 
     def bound(
         self,
@@ -515,16 +516,6 @@ def _first_users(records: Iterable[tuple[str, object]], n: int) -> Iterator[tupl
         if user in first or len(first) < n:
             first.add(user)
             yield text, user
-
-
-def _occurrence_counts(values: np.ndarray) -> list[int]:
-    """For each position, how many times its value occurred before it."""
-    seen: dict = {}
-    out = []
-    for v in values.tolist():
-        out.append(seen.get(v, 0))
-        seen[v] = out[-1] + 1
-    return out
 
 
 #: web-text artefacts (an opt-in list, ``--stop-words web``): entity names of twice-escaped markup, a link

@@ -57,9 +57,14 @@ def synthetic_lda(
     rng = check_random_state(random_state)
     if alpha is not None and alpha_concentration is not None:
         raise ValueError("alpha and alpha_concentration cannot both be given")
-    if alpha is None:
+    if alpha is None and alpha_concentration is None:
+        alpha = np.full(n_topics, check_real(alpha0, "alpha0", low=0.0) / n_topics)
+    elif alpha is None:  # alpha0 * Dirichlet(concentration 1_k): a random asymmetric alpha
         alpha0 = check_real(alpha0, "alpha0", low=0.0)
-        alpha = _draw_alpha(n_topics, alpha0, alpha_concentration, rng)
+        weights = rng.dirichlet(np.full(n_topics, check_real(alpha_concentration, "alpha_concentration", low=0.0)))
+        # a Dirichlet draw can underflow to exact zeros for tiny concentrations; alpha must stay positive
+        weights = np.maximum(weights, 1e-12)
+        alpha = alpha0 * weights / weights.sum()
     else:
         alpha = np.asarray(alpha, dtype=float)
         if alpha.shape != (n_topics,) or not np.all(np.isfinite(alpha)) or np.any(alpha <= 0):
@@ -70,17 +75,6 @@ def synthetic_lda(
     blocks = [_draw_documents(min(chunk_size, n_docs - start), topic_word, alpha, mean_length, rng)
               for start in range(0, n_docs, chunk_size)]
     return SyntheticLDA(X=sp.vstack(blocks, format="csr"), topic_word=topic_word, alpha=alpha)
-
-
-def _draw_alpha(n_topics: int, alpha0: float, concentration, rng) -> np.ndarray:
-    """Symmetric alpha0 / k, or alpha0 * Dirichlet(concentration 1_k) (random asymmetric alpha)."""
-    if concentration is None:
-        return np.full(n_topics, alpha0 / n_topics)
-    concentration = check_real(concentration, "alpha_concentration", low=0.0)
-    weights = rng.dirichlet(np.full(n_topics, concentration))
-    # a Dirichlet draw can underflow to exact zeros for tiny concentrations; alpha must stay positive
-    weights = np.maximum(weights, 1e-12)
-    return alpha0 * weights / weights.sum()
 
 
 def _draw_topics(n_topics, n_words, beta, bursty, bursty_mass, n_bursty, rng) -> np.ndarray:
