@@ -693,22 +693,17 @@ def _parse_record(line: str, where: str, lineno: int, text_field: str, user_fiel
 
 
 def _checked_record(text, user, where: str, text_field: str, user_field: str) -> tuple[str, object]:
-    """``(text, user)`` of one record as every source checks it, or a ``TypeError`` starting with ``where``."""
+    """``(text, user)`` of one record as every source checks it, the user id as :func:`canonical_user_id`, or a
+    ``TypeError`` starting with ``where`` (a text that is not a string, a user id not a string or a finite number)."""
     if not isinstance(text, str):
         raise TypeError(f"{where}: field {text_field!r} (text_field) must be a string, got {type(text).__name__}")
-    return text, checked_user_id(user, where, user_field)
-
-
-def checked_user_id(user, where: str, user_field: str = "user"):
-    """``user`` as :func:`canonical_user_id`, or a ``TypeError`` starting with ``where`` when it is not a string or a
-    finite number: the one check of a user id, for every source."""
     if isinstance(user, np.generic):
         user = user.item()
     finite = not isinstance(user, float) or math.isfinite(user)
     if isinstance(user, bool) or not isinstance(user, (str, int, float)) or not finite:
         got = repr(user) if isinstance(user, float) else type(user).__name__
         raise TypeError(f"{where}: field {user_field!r} (user_field) must be a string or a finite number, got {got}")
-    return canonical_user_id(user)
+    return text, canonical_user_id(user)
 
 
 def read_source_records(

@@ -102,7 +102,9 @@ def propose(decision: Decision, plan: ReleasePlan, reference, forecast: Callable
     for config in configurations(decision, plan):
         count = decision.count
         if str(config.request.unit) != str(plan.request.unit):
-            count = UnitCount(max(1, round(count.value * documents_per_user(reference))), "estimate")
+            # P's documents per user (1 without P: each user has at least one)
+            per_user = 1.0 if reference is None else len(reference[1]) / max(len(set(reference[1])), 1)
+            count = UnitCount(max(1, round(count.value * per_user)), "estimate")
         try:
             outcome = forecast(config.request, count)
         except ValueError as exc:  # e.g. fewer words forecast than topics: not a proposal
@@ -113,14 +115,6 @@ def propose(decision: Decision, plan: ReleasePlan, reference, forecast: Callable
         if outcome.forecast is not None and not outcome.noise:
             return Proposal(config, outcome.forecast, tuple(tried), time.perf_counter() - start)
     return Proposal(None, None, tuple(tried), time.perf_counter() - start)
-
-
-def documents_per_user(reference) -> float:
-    """P's documents per user (1 without P: each user has at least one)."""
-    if reference is None:
-        return 1.0
-    users = list(reference[1])
-    return len(users) / max(len(set(users)), 1)
 
 
 def proposal_text(proposal: Proposal) -> str:
