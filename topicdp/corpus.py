@@ -326,7 +326,13 @@ class Corpus:
         random_state : None, int >= 0, SeedSequence or Generator, default=None
             The seed ``s``: ``None`` for fresh OS entropy; a Generator is drawn from once.
         """
-        root = _bounding_root(random_state)
+        random_state = np.random.SeedSequence() if random_state is None else random_state  # fresh OS entropy
+        if isinstance(random_state, np.random.Generator):  # 32 bytes of seed, the root of every unit's generator
+            root = random_state.bytes(32)
+        elif isinstance(random_state, np.random.SeedSequence):
+            root = random_state.generate_state(8, dtype=np.uint32).tobytes()
+        else:
+            root = hashlib.sha256(b"int:" + str(check_int(random_state, "random_state", low=0)).encode()).digest()
         log = CorpusLog(**self.log.as_dict())
         docs = np.arange(self.n_docs)
         if max_docs_per_user is not None:
@@ -457,17 +463,6 @@ def _subsample_users(X: sp.csr_matrix, doc_users: np.ndarray, T: int, root: byte
     log.users_token_capped += int(heavy.size)
     log.tokens_cut_by_max_tokens_per_user += int(lengths[heavy].sum() - T * heavy.size)
     return X
-
-
-def _bounding_root(random_state) -> bytes:
-    """32 bytes of seed for :meth:`Corpus.bound`: fresh OS entropy for ``None``."""
-    if random_state is None:
-        random_state = np.random.SeedSequence()
-    if isinstance(random_state, np.random.Generator):
-        return random_state.bytes(32)
-    if isinstance(random_state, np.random.SeedSequence):
-        return random_state.generate_state(8, dtype=np.uint32).tobytes()
-    return hashlib.sha256(b"int:" + str(check_int(random_state, "random_state", low=0)).encode()).digest()
 
 
 def _unit_rng(root: bytes, kind: bytes, key: bytes) -> np.random.Generator:

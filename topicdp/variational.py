@@ -262,23 +262,21 @@ class _VariationalEM(FoldInMixin, BaseEstimator):
             return streamed, corpus.n_words, sizes
         if client is not None:
             raise ValueError("client runs the passes of a StreamingCorpus; an in-memory corpus is fitted here")
-        X, doc_units = self._counts_and_units(corpus)
+        counts, doc_users, _ = split_corpus(corpus)
+        if doc_users is not None:  # a corpus: its counts are used as they are (a Corpus validated them)
+            X = sp.csr_matrix(counts, dtype=np.float64)
+            doc_units = doc_users if self.unit == "user" else np.arange(X.shape[0])
+        elif self.unit == "user":
+            raise ValueError("unit='user' needs a topicdp.Corpus (which documents belong to which user)")
+        else:
+            X = check_count_matrix(counts)
+            doc_units = np.arange(X.shape[0])
         self._on_private_data(X, ledger)
         X_distinct, weights = merge_identical_documents(X, unit_weights(X, doc_units))
 
         def in_memory(beta: np.ndarray, alpha: float, max_iter: int) -> np.ndarray:
             return unit_statistic(X_distinct, weights, beta, alpha, max_iter=max_iter, **options)
         return in_memory, X.shape[1], {"n_docs": X.shape[0], "n_units": int(doc_units.max()) + 1 if X.shape[0] else 0}
-
-    def _counts_and_units(self, corpus) -> tuple[sp.csr_matrix, np.ndarray]:
-        counts, doc_users, _ = split_corpus(corpus)
-        if doc_users is not None:  # a corpus: its counts are used as they are (a Corpus validated them)
-            X = sp.csr_matrix(counts, dtype=np.float64)
-            return X, doc_users if self.unit == "user" else np.arange(X.shape[0])
-        if self.unit == "user":
-            raise ValueError("unit='user' needs a topicdp.Corpus (which documents belong to which user)")
-        X = check_count_matrix(counts)
-        return X, np.arange(X.shape[0])
 
 
 def _vocabulary(corpus, n_words: int) -> tuple:

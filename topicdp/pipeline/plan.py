@@ -107,18 +107,8 @@ class ReleasePlan:
 def plan_request(request: ReleaseRequest, reference: tuple[list, list] | None = None) -> ReleasePlan:
     """Settle everything that needs no private data, or refuse; ``reference``: the public reference's
     (texts, users) when the request names one (read by the caller, once)."""
-    budget = split_budget(request)
-    candidates: tuple[str, ...] = ()
-    if request.guarantee == "dp":
-        candidates = _candidates(request)
-    return ReleasePlan(request, budget, candidates,
-                       None if reference is None else (tuple(reference[0]), tuple(reference[1])),
-                       count_entries(request, budget))
-
-
-def _candidates(request: ReleaseRequest) -> tuple[str, ...]:
-    """The mechanisms that can give the request's guarantee at its unit and neighbour relation."""
     def supported(name: str) -> str | None:
+        """Why mechanism ``name`` cannot give the guarantee at the unit and neighbour relation (None: it can)."""
         if request.unit not in MECHANISM_UNITS[name]:
             return f"{name} protects {' or '.join(MECHANISM_UNITS[name])}s only (unit {request.unit} asked for)"
         if request.neighbours not in MECHANISM_NEIGHBOURS[name]:
@@ -130,12 +120,18 @@ def _candidates(request: ReleaseRequest) -> tuple[str, ...]:
             return f"{name} reads the corpus in memory; a sharded corpus is released by dp-vem"
         return None
 
-    if request.mechanism is not None:
+    budget = split_budget(request)
+    candidates: tuple[str, ...] = ()
+    if request.guarantee == "dp" and request.mechanism is not None:
         why = supported(request.mechanism)
         if why is not None:
             raise ValueError(why + " (nothing was read or spent)")
-        return (request.mechanism,)
-    return tuple(name for name in FORECAST_MECHANISMS if supported(name) is None)
+        candidates = (request.mechanism,)
+    elif request.guarantee == "dp":
+        candidates = tuple(name for name in FORECAST_MECHANISMS if supported(name) is None)
+    return ReleasePlan(request, budget, candidates,
+                       None if reference is None else (tuple(reference[0]), tuple(reference[1])),
+                       count_entries(request, budget))
 
 
 def count_entries(request: ReleaseRequest, budget: BudgetSplit) -> tuple:
