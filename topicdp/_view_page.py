@@ -350,9 +350,14 @@ def _page(heading: str, subtitle: str, data: Mapping[str, Any], block: Mapping[s
     # the JSON block safe inside a <script> element: no '<', '>' or '&' (each written as a \u escape)
     block_json = json.dumps(block, separators=(",", ":"), allow_nan=False)
     block_json = block_json.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    source = html.escape(data["sizes_source"])  # a release without sizes says so once and prints none anywhere
+    sizes = ({"sizes": f"Circle area: topic size. <b>{source}</b>", "mean": "size-weighted mean",
+              "size_heading": ' <span class="k">(size <span id="topic-size"></span>)</span>',
+              "share": "size &times; p(w|t)"} if data["sizes_released"] else
+             {"sizes": f"<b>{source}</b>", "mean": "mean", "size_heading": "", "share": "p(w|t) / K"})
     page = _asset("view_page.html").format(
         title=html.escape(heading), subtitle=html.escape(subtitle), css=_asset("view_page.css"), script=_asset("view_page.js"),
-        data=block_json, privacy=privacy, n_words=data["n_words"], **_size_texts(data),
+        data=block_json, privacy=privacy, n_words=data["n_words"], **sizes,
         lam=f"{data['lambda']:.2f}", map_size=f"{MAP_SIZE:g}", after=after)
     if path is not None:
         from ._files import atomic_write
@@ -421,16 +426,6 @@ def _rows(topic_word, name: str) -> np.ndarray:
     if np.any(sums <= 0):
         raise ValueError(f"{name} has a row without positive mass (row {int(np.argmin(sums))})")
     return P
-
-
-def _size_texts(data: Mapping[str, Any]) -> dict[str, str]:
-    """The page's words about topic sizes: a release without them says so once and prints no size anywhere."""
-    source = html.escape(data["sizes_source"])
-    if data["sizes_released"]:
-        return {"sizes": f"Circle area: topic size. <b>{source}</b>", "mean": "size-weighted mean",
-                "size_heading": ' <span class="k">(size <span id="topic-size"></span>)</span>',
-                "share": "size &times; p(w|t)"}
-    return {"sizes": f"<b>{source}</b>", "mean": "mean", "size_heading": "", "share": "p(w|t) / K"}
 
 
 def _privacy_html(report: Mapping[str, Any], ids: bool = True) -> str:

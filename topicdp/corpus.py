@@ -26,6 +26,7 @@ import scipy.sparse as sp
 
 from ._names import BOUND_PARAMETERS
 from ._validation import check_count_matrix, check_int
+from .tables import check_fields, describe, is_frame, source_format, table_fields, table_rows
 
 #: tokens are runs of at least ``min_token_length`` letters (unicode letters, no digits or underscores)
 _TOKEN_PATTERN = r"(?u)\b[^\W\d_]{%d,}\b"
@@ -223,8 +224,6 @@ class Corpus:
     def from_frame(cls, frame, *, text_field: str = "text", user_field: str = "user", **text_options) -> "Corpus":
         """From a pandas or polars DataFrame with a text and a user column, read as every source is
         (:func:`read_source_records`); other keyword arguments go to :meth:`from_texts`."""
-        from .tables import describe, is_frame
-
         if not is_frame(frame):
             raise TypeError(f"frame must be a pandas or polars DataFrame, got {type(frame).__name__}")
         return cls._from_source_records(read_source_records(frame, text_field, user_field), describe(frame),
@@ -234,8 +233,6 @@ class Corpus:
     def from_table(cls, path: str | os.PathLike, *, query: str | None = None, text_field: str = "text",
                    user_field: str = "user", **text_options) -> "Corpus":
         """From a Parquet or CSV file, or the rows of ``query`` on a database URL (:func:`read_source_records`)."""
-        from .tables import describe
-
         path = os.fspath(path)
         return cls._from_source_records(read_source_records(path, text_field, user_field, query=query),
                                         describe(path, query), text_options)
@@ -716,8 +713,6 @@ def read_source_records(
     row), so the same rows are the same records, ids and bounds whatever the source. A missing field is a
     :class:`topicdp.tables.FieldError` before any row is read.
     """
-    from .tables import describe, source_format, table_rows
-
     if source_format(path) == "jsonl":
         if query is not None:
             raise ValueError(f"query: {os.fspath(path)} is a file; a query is run on a database URL")
@@ -736,8 +731,6 @@ def check_source_fields(path, text_field: str = "text", user_field: str = "user"
                         query: str | None = None) -> None:
     """Refuse, before the corpus is read, a source without the text or user field (:func:`topicdp.tables.check_fields`):
     a table's fields are its schema's, a JSON Lines file's its first record's."""
-    from .tables import check_fields, describe, source_format, table_fields
-
     wanted = {"text_field": text_field, "user_field": user_field}
     if source_format(path) != "jsonl":
         check_fields(describe(path, query), table_fields(path, query=query), wanted)

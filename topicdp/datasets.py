@@ -14,6 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._validation import check_int, check_random_state, check_real
+from .corpus import Corpus
 
 
 @dataclass
@@ -154,8 +155,6 @@ def themed_corpus(n_users: int = 2000, docs_per_user: int = 5, mean_length: floa
                   alpha0: float = 0.3, random_state=0):
     """``(corpus, truth)``: a user-grouped LDA corpus (symmetric ``alpha0 / 10``) with ten known topics, each a Zipf(1)
     profile over a theme of :data:`THEMES` plus 20% of the mass over all words (the demo's data)."""
-    from .corpus import Corpus
-
     rng = np.random.default_rng(random_state)
     themes = [words.split() for words in THEMES.values()]
     vocabulary = list(themed_vocabulary())

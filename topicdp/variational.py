@@ -47,6 +47,7 @@ from .rdp.ledger import GaussianEntry
 from .private_release import PrivateRelease, VocabularyStatement, vocabulary_of
 from .transform import FoldInMixin
 from .report import ReportParts, compose_report, ledger_totals
+from .streaming import StreamingCorpus
 
 SENSITIVITY_METHOD = ("global bound: every unit's statistic has Frobenius norm <= 1 after per-unit weighting "
                       "(1 for add/remove, sqrt(2) for replace-one; topicdp.variational docstring)")
@@ -198,7 +199,14 @@ class _VariationalEM(FoldInMixin, BaseEstimator):
         statistic, V, sizes = self._statistic(corpus, client, ledger)
         self.n_features_in_ = V
         rng = check_random_state(self.random_state)
-        lam = self._initial_topics(K_warm if T_warm else K, V, eta, rng)
+        if self.init is None:
+            lam = eta + rng.gamma(1.0, 1.0, size=(K_warm if T_warm else K, V))  # data-independent start
+        else:  # public topics (no warm-up): only each row's proportions matter to the E-step
+            init = np.asarray(self.init, dtype=float)
+            if init.shape != (K, V) or not np.all(np.isfinite(init)) or init.min() < 0 or np.any(init.sum(axis=1) <= 0):
+                raise ValueError(f"init must be a non-negative ({K}, {V}) array with positive rows (public topics), "
+                                 f"got shape {init.shape}")
+            lam = init / init.sum(axis=1, keepdims=True)
         # private fits log every pass (each is a release); the noiseless ones stay quiet
         passes = Progress(self.n_iterations, f"{self._name} passes",
                           bar=self._private and progress_enabled(getattr(self, "progress", None)),
@@ -235,19 +243,8 @@ class _VariationalEM(FoldInMixin, BaseEstimator):
     def _on_private_data(self, X: sp.csr_matrix, ledger) -> None:
         """Called once the in-memory counts are read (the private class warns on repeated releases here)."""
 
-    def _initial_topics(self, K: int, V: int, eta: float, rng) -> np.ndarray:
-        if self.init is None:
-            return eta + rng.gamma(1.0, 1.0, size=(K, V))  # data-independent start
-        init = np.asarray(self.init, dtype=float)
-        if init.shape != (K, V) or not np.all(np.isfinite(init)) or init.min() < 0 or np.any(init.sum(axis=1) <= 0):
-            raise ValueError(f"init must be a non-negative ({K}, {V}) array with positive rows (public topics), "
-                             f"got shape {init.shape}")
-        return init / init.sum(axis=1, keepdims=True)  # only each row's proportions matter to the E-step
-
     def _statistic(self, corpus, client, ledger):
         """((beta, alpha, max_iter) -> sum_u S_u, V, sizes): in memory, or a map-reduce over a stream's shards."""
-        from .streaming import StreamingCorpus
-
         options: dict = dict(tol=self.e_step_tol, n_jobs=self.n_jobs)
         if isinstance(corpus, StreamingCorpus):
             sizes: dict = {}

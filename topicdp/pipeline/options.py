@@ -11,8 +11,10 @@ from .._files import check_input_file, check_paths
 from .._names import RELEASE_DEFAULTS
 from .._progress import say
 from ..corpus import WEB_ARTEFACTS, Corpus
+from ..datasets import themed_vocabulary
 from ..private_release import PrivateRelease
 from ..rdp.ledger_file import LedgerOptions
+from ..vocabulary import load_vocabulary
 from .request import CorpusSource, ReleaseRequest, VocabularyPolicy
 from .run import release as run_request
 
@@ -21,8 +23,6 @@ __all__ = ["release", "request_from_options", "stop_words_of"]
 
 def stop_words_of(option: str | Iterable[str] | None) -> tuple[str, ...]:
     """More words to drop: none, ``"web"`` (:data:`topicdp.corpus.WEB_ARTEFACTS`), a word list file, or the words."""
-    from ..vocabulary import load_vocabulary
-
     if option is None or option == "web":
         return () if option is None else WEB_ARTEFACTS
     if isinstance(option, (str, os.PathLike)):
@@ -34,8 +34,6 @@ def stop_words_of(option: str | Iterable[str] | None) -> tuple[str, ...]:
 def _vocabulary_policy(vocabulary, corpus, reference, guarantee: str, stop_words: tuple[str, ...], *,
                        vocabulary_epsilon, vocabulary_delta, max_features, min_df, max_df) -> VocabularyPolicy:
     """The columns' policy: a public list, a Corpus' or the themed corpus' own, P's words, the texts', or DP."""
-    from ..vocabulary import load_vocabulary
-
     if isinstance(vocabulary, VocabularyPolicy):
         return vocabulary
     dp_asked = vocabulary_epsilon is not None or vocabulary_delta is not None
@@ -59,8 +57,6 @@ def _vocabulary_policy(vocabulary, corpus, reference, guarantee: str, stop_words
         return VocabularyPolicy.public([w for w in vocabulary if w not in stop_words])
     name = corpus if isinstance(corpus, str) else None  # a DataFrame is compared with no name
     if name == "themed":
-        from ..datasets import themed_vocabulary
-
         return VocabularyPolicy.public(themed_vocabulary())
     if reference not in (None, "embedded") and not dp_asked:
         return VocabularyPolicy.from_reference(min_df, max_df, max_features)

@@ -17,7 +17,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._names import FORECAST_MECHANISMS, MECHANISM_NEIGHBOURS, MECHANISM_UNITS, Neighbours
+from ..rdp import GaussianEntry, PrivacyLedger, calibrate_gaussian
 from ..rdp.ledger import Budget, labelled
+from ..rdp.ledger_file import spent
+from ..vocabulary import SHARE_COMMON_WORDS_ONLY, forecast_vocabulary, selection_entries, selection_sigma
+from .roads import MECHANISMS, RANDOM_DP, public_start
 from .request import ReleaseRequest, model_label
 
 #: share of the total epsilon (delta) spent on selecting the vocabulary under DP, unless the request says
@@ -81,8 +85,6 @@ class ReleasePlan:
 
     def topics_entries(self, road: str) -> list:
         """The ledger entries the topics' ``road`` records at this plan's topics budget (the row's own)."""
-        from .roads import MECHANISMS, RANDOM_DP
-
         return (RANDOM_DP if self.request.guarantee == "random-dp" else MECHANISMS[road]).planned_entries(self)
 
     def lines(self) -> list[str]:
@@ -137,8 +139,6 @@ def plan_request(request: ReleaseRequest, reference: tuple[list, list] | None = 
 def count_entries(request: ReleaseRequest, budget: BudgetSplit) -> tuple:
     """The ledger entries of the DP unit count (one Gaussian, L2 sensitivity 1 under add/remove; its budget the
     plan's split), none where the count is stated."""
-    from ..rdp import GaussianEntry, calibrate_gaussian
-
     b = budget.count
     if b is None:
         return ()
@@ -182,9 +182,6 @@ class PlannedRun:
 
 def dp_total(entries: list, delta: float) -> float:
     """The DP total of ``entries`` at ``delta`` by the ledger's accounting (random-DP entries left out)."""
-    from ..rdp import PrivacyLedger
-    from ..rdp.ledger_file import spent
-
     ledger = PrivacyLedger()
     ledger._entries = [e for e in entries if e.gamma is None]
     return spent(ledger, delta, "dp")
@@ -193,8 +190,6 @@ def dp_total(entries: list, delta: float) -> float:
 def planned_steps(plan: ReleasePlan) -> PlannedRun:
     """The entries each step of ``plan`` will record, from public facts only (:class:`PlannedRun`): each step's own
     ``*_entries`` (:func:`count_entries`, :func:`topicdp.vocabulary.selection_entries`, the roads' planned_entries)."""
-    from .roads import RANDOM_DP
-
     request = plan.request
     if request.guarantee == "random-dp":
         return PlannedRun([], {RANDOM_DP.label(request): plan.topics_entries("random-dp")})
@@ -202,8 +197,6 @@ def planned_steps(plan: ReleasePlan) -> PlannedRun:
     if plan.count_entries:
         steps.append(("unit count", list(plan.count_entries)))
     if plan.budget.vocabulary is not None:
-        from ..vocabulary import selection_entries, selection_sigma
-
         b, neighbours = plan.budget.vocabulary, str(request.neighbours)
         sigma = selection_sigma(b.epsilon, b.delta, neighbours)
         steps.append(("vocabulary", selection_entries(sigma, b.delta, str(request.unit), neighbours)))
@@ -288,8 +281,6 @@ def vocabulary_share(plan: ReleasePlan, n_words: int, count: UnitCount) -> float
     Below 1 only for a DP selection forecast to keep fewer than ``max_features`` words *and* to pass only words held
     by more than :data:`topicdp.vocabulary.SHARE_COMMON_WORDS_ONLY` of the units (only common words): one passing
     words a few percent of the units use keeps topical words however few, and the share would understate it."""
-    from ..vocabulary import SHARE_COMMON_WORDS_ONLY, forecast_vocabulary
-
     policy = plan.request.vocabulary
     if policy.kind != "dp" or not policy.max_features or plan.budget.vocabulary is None:
         return 1.0
@@ -306,8 +297,6 @@ def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int, simulation=None
     overlap (ties to the first). ``n_words``: the release's vocabulary size (a public list's, a DP selection's, or
     :func:`planned_words` before it; ValueError below K). ``simulation``: dp-vem's forecast simulated on the public
     reference (on the ``words`` it names), which then stands for dp-vem in the choice and the refusal."""
-    from .roads import MECHANISMS
-
     request = plan.request
     if n_words < request.n_topics:
         raise ValueError(f"the DP vocabulary is forecast to keep about {n_words} words, fewer than the "
@@ -338,8 +327,6 @@ def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int, simulation=None
 
 def _forecast(plan: ReleasePlan, name: str, count: UnitCount, n_words: int, share: float = 1.0):
     """Mechanism ``name``'s closed-form forecast at the plan's topics budget, ``count`` units and ``n_words`` words."""
-    from .roads import MECHANISMS, public_start
-
     request, topics = plan.request, plan.budget.topics
     return MECHANISMS[name].forecast(epsilon=topics.epsilon, delta=topics.delta, unit=str(request.unit),
                                      neighbours=str(request.neighbours), n_units=count.value,
@@ -368,8 +355,6 @@ def _few_words_advice(plan: ReleasePlan, count: UnitCount) -> str:
 def planned_words(plan: ReleasePlan, count: UnitCount):
     """The vocabulary size the decision assumes, and the DP selection's forecast (None for other policies):
     from the public reference when there is one, else an upper bound (module docstring of ``decide``)."""
-    from ..vocabulary import forecast_vocabulary
-
     request, policy = plan.request, plan.request.vocabulary
     if policy.kind != "dp":
         return policy.n_words or policy.max_features, None

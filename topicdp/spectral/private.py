@@ -10,6 +10,7 @@ from sklearn.base import BaseEstimator
 from .._progress import timed
 from .._repeats import warn_on_repeated_release
 from .._validation import check_privacy_parameters, check_int, check_option, check_random_state, store_init
+from ..corpus import split_corpus
 from ..rdp import PrivacyLedger
 from ..rdp.ledger import labelled
 from ..private_release import PrivateRelease, VocabularyStatement, vocabulary_of
@@ -39,8 +40,6 @@ def public_whitening(reference, alpha0: float, n_topics: int, n_words: int, voca
                      rng: np.random.Generator | None = None) -> Whitening:
     """Whitening ``W``, ``W^dagger`` from the (document-level, non-private) M2 of a *public* reference corpus: a
     :class:`topicdp.Corpus` (on ``vocabulary`` if given, in its order) or a count matrix of ``n_words`` columns."""
-    from ..corpus import split_corpus
-
     reference, _, words = split_corpus(reference)
     if words is not None and vocabulary is not None and words != tuple(vocabulary):
         raise ValueError("public_whitening: the reference corpus must have the same vocabulary, in the same "
@@ -132,8 +131,6 @@ class DPSpectralMoments(FoldInMixin, BaseEstimator):
         (:class:`topicdp.rdp.BudgetExceededError`), and the releases made are recorded in it, labelled with the unit
         and the replace-one relation, even when the fit stops after some (the error is a function of them).
         """
-        from ..corpus import split_corpus
-
         given = X
         statement = vocabulary_of(X, vocabulary_source)  # of the Corpus as given, before X becomes its counts
         X, doc_users, vocabulary = split_corpus(X)

@@ -14,6 +14,7 @@ from typing import Iterator, Sequence
 import scipy.sparse as sp
 
 from .._validation import check_int
+from ..corpus import Corpus
 from .executor import map_reduce
 from .readers import (Chunk, JsonlReader, NpzReader, Shard, TokenCounts, Tokenizer, make_vectorizer,
                       write_npz_shard)
@@ -87,8 +88,6 @@ class StreamingCorpus:
     # -- conversions -------------------------------------------------------------------------------
     def to_corpus(self):
         """All documents as an in-memory :class:`~topicdp.corpus.Corpus` (small corpora only)."""
-        from ..corpus import Corpus
-
         chunks = list(self.iter_chunks())
         X = sp.vstack([c.X for c in chunks], format="csr")
         users = [u for c in chunks for u in c.users]

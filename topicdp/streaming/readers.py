@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from .._files import atomic_path
 from .._validation import check_count_matrix
 from ..corpus import count_words, make_vectorizer, read_jsonl_records
 
@@ -210,8 +211,6 @@ def users_sidecar(path) -> Path:
 def write_npz_shard(path: str | os.PathLike, X: sp.spmatrix, users=None) -> Path:
     """Save one CSR shard atomically (int32 indices and counts when they fit, uncompressed), and ``users`` (ints or
     strings, one per row) to a ``.users.npy`` sidecar."""
-    from .._files import atomic_path
-
     path = Path(path)
     if not path.name.endswith(".npz"):
         raise ValueError(f"path must end in .npz, got {path.name!r}")
