@@ -14,7 +14,9 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from ._files import atomic_write
 from ._validation import check_int, check_real
+from .report import RANDOM_DP_CAVEAT, PrivacyReport
 from .topics import top_indices
 
 #: version of the JSON block embedded in the page
@@ -360,8 +362,6 @@ def _page(heading: str, subtitle: str, data: Mapping[str, Any], block: Mapping[s
         data=block_json, privacy=privacy, n_words=data["n_words"], **sizes,
         lam=f"{data['lambda']:.2f}", map_size=f"{MAP_SIZE:g}", after=after)
     if path is not None:
-        from ._files import atomic_write
-
         atomic_write(path, page, overwrite=overwrite)
     return page
 
@@ -430,8 +430,6 @@ def _rows(topic_word, name: str) -> np.ndarray:
 
 def _privacy_html(report: Mapping[str, Any], ids: bool = True) -> str:
     """The privacy summary as static HTML; ``ids=False`` for one of several on a page (classes only)."""
-    from .report import RANDOM_DP_CAVEAT, PrivacyReport
-
     r = PrivacyReport.from_dict(dict(report))
     # the first line is the report's headline (the certified epsilon, and the requested one when they differ);
     # its column padding is for a terminal
