@@ -71,32 +71,24 @@ def synthetic_lda(
         if alpha.shape != (n_topics,) or not np.all(np.isfinite(alpha)) or np.any(alpha <= 0):
             raise ValueError(f"alpha must be a positive finite array of shape ({n_topics},)")
 
-    topic_word = (_draw_topics(n_topics, n_words, beta, bursty, bursty_mass, n_bursty, rng) if topic_word is None
-                  else _check_topic_word(topic_word, n_topics, n_words))
+    if topic_word is None:  # mu_j ~ Dirichlet(beta 1_d); optionally one word of mass bursty_mass in n_bursty topics
+        topic_word = rng.dirichlet(np.full(n_words, beta), size=n_topics)
+        if bursty:
+            mass = check_real(bursty_mass, "bursty_mass", low=0.0, high=1.0)
+            n_b = n_topics if n_bursty is None else check_int(n_bursty, "n_bursty", low=1, high=n_topics)
+            planted = rng.choice(n_words, size=n_b, replace=False)
+            topic_word[:n_b] *= 1.0 - mass
+            topic_word[np.arange(n_b), planted] += mass
+    else:
+        mu = np.array(topic_word, dtype=float)
+        if mu.shape != (n_topics, n_words) or not np.all(np.isfinite(mu)) or np.any(mu < 0):
+            raise ValueError(f"topic_word must be a non-negative finite array of shape ({n_topics}, {n_words})")
+        if not np.allclose(mu.sum(axis=1), 1.0, atol=1e-8):
+            raise ValueError("topic_word rows must sum to 1 (each topic is a distribution over words)")
+        topic_word = mu / mu.sum(axis=1, keepdims=True)
     blocks = [_draw_documents(min(chunk_size, n_docs - start), topic_word, alpha, mean_length, rng)
               for start in range(0, n_docs, chunk_size)]
     return SyntheticLDA(X=sp.vstack(blocks, format="csr"), topic_word=topic_word, alpha=alpha)
-
-
-def _draw_topics(n_topics, n_words, beta, bursty, bursty_mass, n_bursty, rng) -> np.ndarray:
-    """mu_j ~ Dirichlet(beta 1_d); optionally plant one word of mass ``bursty_mass`` in n_bursty topics."""
-    topic_word = rng.dirichlet(np.full(n_words, beta), size=n_topics)
-    if bursty:
-        mass = check_real(bursty_mass, "bursty_mass", low=0.0, high=1.0)
-        n_b = n_topics if n_bursty is None else check_int(n_bursty, "n_bursty", low=1, high=n_topics)
-        planted = rng.choice(n_words, size=n_b, replace=False)
-        topic_word[:n_b] *= 1.0 - mass
-        topic_word[np.arange(n_b), planted] += mass
-    return topic_word
-
-
-def _check_topic_word(topic_word, n_topics: int, n_words: int) -> np.ndarray:
-    mu = np.array(topic_word, dtype=float)
-    if mu.shape != (n_topics, n_words) or not np.all(np.isfinite(mu)) or np.any(mu < 0):
-        raise ValueError(f"topic_word must be a non-negative finite array of shape ({n_topics}, {n_words})")
-    if not np.allclose(mu.sum(axis=1), 1.0, atol=1e-8):
-        raise ValueError("topic_word rows must sum to 1 (each topic is a distribution over words)")
-    return mu / mu.sum(axis=1, keepdims=True)
 
 
 def _draw_documents(n: int, topic_word, alpha, mean_length, rng) -> sp.csr_matrix:

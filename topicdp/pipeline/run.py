@@ -68,8 +68,10 @@ class Prepared:
     def reader(self):
         """The private corpus' reader (opened here at the first call)."""
         if self.source is None:
-            if self.client is None:
-                self.client = self._stack.enter_context(_cluster(self.request))
+            if self.client is None and self.request.scheduler is not None:  # N local workers, or an address
+                workers = check_scheduler(self.request.scheduler)
+                self.client = self._stack.enter_context(dask_client(None if workers else self.request.scheduler,
+                                                                    n_workers=workers or 1))
             self.source = self._stack.enter_context(contextlib.closing(
                 open_source(self.request, self.client, self.request.work_dir)))
         return self.source
@@ -214,17 +216,6 @@ def _lines(echo: Callable[[str], None] | None) -> tuple[list[str], Callable[[str
         (echo or logger.info)(line)
 
     return lines, say
-
-
-@contextlib.contextmanager
-def _cluster(request: ReleaseRequest):
-    """The Dask client of ``request.scheduler`` (a local cluster of N workers, or an address), or None."""
-    if request.scheduler is None:
-        yield None
-        return
-    workers = check_scheduler(request.scheduler)
-    with dask_client(None if workers else request.scheduler, n_workers=workers or 1) as client:
-        yield client
 
 
 def _release_dp(plan: ReleasePlan, prepared: Prepared, say, lines: list, ledger: PrivacyLedger, *,
