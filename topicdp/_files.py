@@ -189,7 +189,18 @@ def atomic_path(path, *, private: bool = False, overwrite: bool = True) -> Itera
         if overwrite:
             os.replace(tmp, path)
         else:
-            _put_without_replacing(tmp, path)
+            refusal = (f"{path} exists (it appeared after this run checked its outputs) and is not replaced: an "
+                       "existing file is replaced only when asked (--overwrite; overwrite=True in Python)")
+            try:
+                os.link(tmp, path)  # atomic, and fails if path exists: no window between a check and the rename
+            except FileExistsError:
+                raise FileExistsError(refusal) from None
+            except OSError:  # a file system without hard links: the check and the rename are then two steps
+                if os.path.lexists(path):
+                    raise FileExistsError(refusal) from None
+                os.replace(tmp, path)
+            else:
+                os.unlink(tmp)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
@@ -200,21 +211,6 @@ def atomic_path(path, *, private: bool = False, overwrite: bool = True) -> Itera
             os.fsync(dir_fd)
         finally:
             os.close(dir_fd)
-
-
-def _put_without_replacing(tmp: str, path: str) -> None:
-    refusal = (f"{path} exists (it appeared after this run checked its outputs) and is not replaced: an existing "
-               "file is replaced only when asked (--overwrite; overwrite=True in Python)")
-    try:
-        os.link(tmp, path)  # atomic, and fails if path exists: no window between a check and the rename
-    except FileExistsError:
-        raise FileExistsError(refusal) from None
-    except OSError:  # a file system without hard links: the check and the rename are then two steps
-        if os.path.lexists(path):
-            raise FileExistsError(refusal) from None
-        os.replace(tmp, path)
-        return
-    os.unlink(tmp)
 
 
 def atomic_write(path, data: str | bytes, *, private: bool = False, overwrite: bool = True) -> None:

@@ -366,22 +366,18 @@ def group_by_user(paths: Sequence[str] | str, out_dir: str | os.PathLike, n_shar
             t.name, "wb", fileobj=stack.enter_context(open(stack.enter_context(atomic_path(t)), "wb"))),
             encoding="utf-8")) for t in targets]
         for path in expand_paths([paths] if isinstance(paths, (str, os.PathLike)) else paths):
-            if file_format(path) == "jsonl":
-                for line, user in _raw_records(path, user_field):
-                    handles[user_key(user) % n_shards].write(line)
+            if file_format(path) == "jsonl":  # each non-blank line copied as it is (gzip or not)
+                with _jsonl_opener(path)(path, "rt", encoding="utf-8-sig") as f:
+                    for lineno, line in enumerate(f, 1):
+                        if not line.strip():
+                            continue
+                        record = json.loads(line)
+                        if not isinstance(record, dict) or user_field not in record:
+                            raise ValueError(f"{path}:{lineno}: a record without the user field {user_field!r}")
+                        line = line if line.endswith("\n") else line + "\n"
+                        handles[user_key(record[user_field]) % n_shards].write(line)
                 continue
             for text, user in read_source_records(path, text_field, user_field):
                 handles[user_key(user) % n_shards].write(json.dumps({user_field: user, text_field: text}) + "\n")
     return targets
 
-
-def _raw_records(path: str, user_field: str):
-    """(line, user id) of each non-blank line of a JSON Lines file (gzip or not)."""
-    with _jsonl_opener(path)(path, "rt", encoding="utf-8-sig") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            record = json.loads(line)
-            if not isinstance(record, dict) or user_field not in record:
-                raise ValueError(f"{path}:{lineno}: a record without the user field {user_field!r}")
-            yield (line if line.endswith("\n") else line + "\n"), record[user_field]
