@@ -157,12 +157,6 @@ def _left_behind(directory: str, prefix: str, directories: bool) -> list[tuple[s
     return found
 
 
-def _remove_stale_temporaries(directory: str, name: str) -> None:
-    for path, _ in _left_behind(directory, f".{name}.tmp-", directories=False):
-        with contextlib.suppress(OSError):  # gone meanwhile, or not removable: best effort
-            os.unlink(path)
-
-
 def _umask() -> int:
     mask = os.umask(0o077)  # reading the mask means setting it; restored at once
     os.umask(mask)
@@ -181,7 +175,9 @@ def atomic_path(path, *, private: bool = False, overwrite: bool = True) -> Itera
     """
     path = os.fspath(path)
     directory, name = os.path.split(os.path.abspath(path))
-    _remove_stale_temporaries(directory, name)
+    for stale, _ in _left_behind(directory, f".{name}.tmp-", directories=False):
+        with contextlib.suppress(OSError):  # gone meanwhile, or not removable: best effort
+            os.unlink(stale)
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.tmp-{_owner_tag()}-", suffix=os.path.splitext(name)[1],
                                dir=directory)
     os.close(fd)
@@ -193,7 +189,18 @@ def atomic_path(path, *, private: bool = False, overwrite: bool = True) -> Itera
         if overwrite:
             os.replace(tmp, path)
         else:
-            _put_without_replacing(tmp, path)
+            refusal = (f"{path} exists (it appeared after this run checked its outputs) and is not replaced: an "
+                       "existing file is replaced only when asked (--overwrite; overwrite=True in Python)")
+            try:
+                os.link(tmp, path)  # atomic, and fails if path exists: no window between a check and the rename
+            except FileExistsError:
+                raise FileExistsError(refusal) from None
+            except OSError:  # a file system without hard links: the check and the rename are then two steps
+                if os.path.lexists(path):
+                    raise FileExistsError(refusal) from None
+                os.replace(tmp, path)
+            else:
+                os.unlink(tmp)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
@@ -204,21 +211,6 @@ def atomic_path(path, *, private: bool = False, overwrite: bool = True) -> Itera
             os.fsync(dir_fd)
         finally:
             os.close(dir_fd)
-
-
-def _put_without_replacing(tmp: str, path: str) -> None:
-    refusal = (f"{path} exists (it appeared after this run checked its outputs) and is not replaced: an existing "
-               "file is replaced only when asked (--overwrite; overwrite=True in Python)")
-    try:
-        os.link(tmp, path)  # atomic, and fails if path exists: no window between a check and the rename
-    except FileExistsError:
-        raise FileExistsError(refusal) from None
-    except OSError:  # a file system without hard links: the check and the rename are then two steps
-        if os.path.lexists(path):
-            raise FileExistsError(refusal) from None
-        os.replace(tmp, path)
-        return
-    os.unlink(tmp)
 
 
 def atomic_write(path, data: str | bytes, *, private: bool = False, overwrite: bool = True) -> None:
@@ -315,12 +307,12 @@ def add_overwrite_argument(parser) -> None:
                              "anything is read); an output may never be an input or another output")
 
 
-def check_input_file(path: str, flag: str) -> None:
+def check_input_file(path: str, flag: str, give: str = "a file") -> None:
     """Refuse, naming ``flag``, an input file that does not exist or is a directory (before it is opened)."""
     if not os.path.exists(path):
         raise FileNotFoundError(f"{flag}: no such file: {path}")
     if os.path.isdir(path):
-        raise ValueError(f"{flag}: {path} is a directory; give a file")
+        raise ValueError(f"{flag}: {path} is a directory; give {give}")
 
 
 def check_file_flags(args, outputs: tuple[str, ...], inputs: tuple[str, ...] = ()) -> None:
@@ -365,18 +357,11 @@ def run_interruptible(args) -> int:
     except Exception as exc:
         # the interrupt can land inside a writer whose own cleanup then fails (a half-written count shard's zip
         # file refuses to close), and a caller may reword that error: it is still an interruption
-        cause = _interruption(exc)
-        if cause is None:
+        cause: BaseException | None = exc  # the KeyboardInterrupt (or Terminated) it was raised while handling
+        seen: set[int] = set()
+        while cause is not None and not isinstance(cause, KeyboardInterrupt) and id(cause) not in seen:
+            seen.add(id(cause))
+            cause = cause.__cause__ or cause.__context__
+        if not isinstance(cause, KeyboardInterrupt):
             raise
         return interrupted(args, cause)
-
-
-def _interruption(exc: BaseException | None) -> KeyboardInterrupt | None:
-    """The ``KeyboardInterrupt`` (or :class:`Terminated`) that ``exc`` was raised while handling, if any."""
-    seen: set[int] = set()
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, KeyboardInterrupt):
-            return exc
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__
-    return None

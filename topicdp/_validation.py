@@ -103,18 +103,9 @@ def check_count_matrix(X, name: str = "X", *, min_docs: int = 1, min_words: int 
     if n_words is not None and X.shape[1] != n_words:
         raise ValueError(f"{name} has {X.shape[1]} features, but {expected_by} is expecting {n_words} features as "
                          "input (one column per word of its vocabulary, in its order)")
-    _check_count_values(X.data if sp.issparse(X) else X.ravel(), name, integral)
-    X = sp.csr_matrix(X, dtype=dtype, copy=True)  # a copy: canonicalising below must not touch the input
-    X.sum_duplicates()  # also sorts the indices
-    X.eliminate_zeros()
-    return X
-
-
-def _check_count_values(data: np.ndarray, name: str, integral: bool, block: int = 1 << 20) -> None:
-    """Raise unless every entry is finite, non-negative and (if ``integral``) integral, in blocks (no big temporaries)."""
-    kind = "non-negative integer" if integral else "non-negative"
-    for start in range(0, data.size, block):
-        part = data[start:start + block]
+    data, kind = X.data if sp.issparse(X) else X.ravel(), "non-negative integer" if integral else "non-negative"
+    for start in range(0, data.size, 1 << 20):  # every entry finite, non-negative (integral), in blocks
+        part = data[start:start + (1 << 20)]
         if not np.all(np.isfinite(part)):
             found = "NaN or inf"
         elif part.min() < 0:
@@ -126,6 +117,10 @@ def _check_count_values(data: np.ndarray, name: str, integral: bool, block: int 
         # "Negative values in data" is scikit-learn's wording for positive-only estimators (its common checks look for it)
         prefix = "Negative values in data: " if found.startswith("the negative") else ""
         raise ValueError(f"{prefix}{name} must hold finite, {kind} counts (found {found})")
+    X = sp.csr_matrix(X, dtype=dtype, copy=True)  # a copy: canonicalising below must not touch the input
+    X.sum_duplicates()  # also sorts the indices
+    X.eliminate_zeros()
+    return X
 
 
 #: The privacy parameters of every private estimator (TopicDP, DPVariationalEM, DPSpectralMoments, DPSVILDA) and of the

@@ -14,7 +14,9 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from ._files import atomic_write
 from ._validation import check_int, check_real
+from .report import RANDOM_DP_CAVEAT, PrivacyReport
 from .topics import top_indices
 
 #: version of the JSON block embedded in the page
@@ -347,13 +349,19 @@ def _page(heading: str, subtitle: str, data: Mapping[str, Any], block: Mapping[s
           overwrite: bool, after: str = "") -> str:
     """The page's HTML (``data`` the view the static text describes, ``block`` the JSON the script reads), written to
     ``path`` if given, atomically: a browser or a killed run never sees half a page."""
+    # the JSON block safe inside a <script> element: no '<', '>' or '&' (each written as a \u escape)
+    block_json = json.dumps(block, separators=(",", ":"), allow_nan=False)
+    block_json = block_json.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    source = html.escape(data["sizes_source"])  # a release without sizes says so once and prints none anywhere
+    sizes = ({"sizes": f"Circle area: topic size. <b>{source}</b>", "mean": "size-weighted mean",
+              "size_heading": ' <span class="k">(size <span id="topic-size"></span>)</span>',
+              "share": "size &times; p(w|t)"} if data["sizes_released"] else
+             {"sizes": f"<b>{source}</b>", "mean": "mean", "size_heading": "", "share": "p(w|t) / K"})
     page = _asset("view_page.html").format(
         title=html.escape(heading), subtitle=html.escape(subtitle), css=_asset("view_page.css"), script=_asset("view_page.js"),
-        data=_script_json(block), privacy=privacy, n_words=data["n_words"], **_size_texts(data),
+        data=block_json, privacy=privacy, n_words=data["n_words"], **sizes,
         lam=f"{data['lambda']:.2f}", map_size=f"{MAP_SIZE:g}", after=after)
     if path is not None:
-        from ._files import atomic_write
-
         atomic_write(path, page, overwrite=overwrite)
     return page
 
@@ -420,26 +428,8 @@ def _rows(topic_word, name: str) -> np.ndarray:
     return P
 
 
-def _script_json(data: Mapping) -> str:
-    """JSON safe inside a <script> element: no '<', '>' or '&' (each written as a \\u escape)."""
-    text = json.dumps(data, separators=(",", ":"), allow_nan=False)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-
-
-def _size_texts(data: Mapping[str, Any]) -> dict[str, str]:
-    """The page's words about topic sizes: a release without them says so once and prints no size anywhere."""
-    source = html.escape(data["sizes_source"])
-    if data["sizes_released"]:
-        return {"sizes": f"Circle area: topic size. <b>{source}</b>", "mean": "size-weighted mean",
-                "size_heading": ' <span class="k">(size <span id="topic-size"></span>)</span>',
-                "share": "size &times; p(w|t)"}
-    return {"sizes": f"<b>{source}</b>", "mean": "mean", "size_heading": "", "share": "p(w|t) / K"}
-
-
 def _privacy_html(report: Mapping[str, Any], ids: bool = True) -> str:
     """The privacy summary as static HTML; ``ids=False`` for one of several on a page (classes only)."""
-    from .report import RANDOM_DP_CAVEAT, PrivacyReport
-
     r = PrivacyReport.from_dict(dict(report))
     # the first line is the report's headline (the certified epsilon, and the requested one when they differ);
     # its column padding is for a terminal

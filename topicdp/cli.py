@@ -193,7 +193,11 @@ def cmd_privatize(args, truth=None) -> int:
     start = time.perf_counter()
     result = release(args.request, echo=lambda line: print(cli_words(line)))
     _show(args, result.release, time.perf_counter() - start, truth)
-    return _exit_status(result.release)
+    failed = [c.name for c in result.release.report.checks if not c.passed]
+    if failed:  # exit status 3: a run-time check of the release failed (its report says which)
+        print(f"topicdp: the release's run-time checks failed: {', '.join(failed)} (see the report)", file=sys.stderr)
+        return 3
+    return 0
 
 
 def _show(args, release, elapsed: float, truth=None) -> None:
@@ -226,15 +230,6 @@ def _show(args, release, elapsed: float, truth=None) -> None:
         plot_release(release, args.plot, n_words=args.top, show_nonprivate=nonprivate, overwrite=args.overwrite)
         wrote(args, "--plot", f"picture of the release written to {args.plot}" + (
             " (it shows NON-PRIVATE topics: for the data owner only, do not publish)" if nonprivate else ""))
-
-
-def _exit_status(release) -> int:
-    """0, or 3 when a run-time check of the release failed (its report says which)."""
-    failed = [c.name for c in release.report.checks if not c.passed]
-    if failed:
-        print(f"topicdp: the release's run-time checks failed: {', '.join(failed)} (see the report)", file=sys.stderr)
-        return 3
-    return 0
 
 
 def cmd_demo(args) -> int:

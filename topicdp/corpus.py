@@ -26,6 +26,7 @@ import scipy.sparse as sp
 
 from ._names import BOUND_PARAMETERS
 from ._validation import check_count_matrix, check_int
+from .tables import check_fields, describe, is_frame, source_format, table_fields, table_rows
 
 #: tokens are runs of at least ``min_token_length`` letters (unicode letters, no digits or underscores)
 _TOKEN_PATTERN = r"(?u)\b[^\W\d_]{%d,}\b"
@@ -182,9 +183,16 @@ class Corpus:
             raise ValueError("texts is empty: a corpus needs at least one document")
         if not all(isinstance(t, str) for t in texts):
             raise TypeError("texts must be a sequence of str")
-        if vocabulary is not None:
-            return cls._from_texts_on(texts, users, list(vocabulary), stop_words, min_token_length,
-                                      allow_empty=allow_empty, n_jobs=n_jobs)
+        if vocabulary is not None:  # counts on a fixed word list (the out-of-vocabulary tokens are counted too)
+            vocabulary = list(vocabulary)
+            if not vocabulary or len(set(vocabulary)) != len(vocabulary):
+                raise ValueError("vocabulary must be a non-empty list of distinct words")
+            X, n_oov = count_words(texts, vocabulary, stop_words=stop_words, min_token_length=min_token_length,
+                                   n_jobs=n_jobs)
+            corpus = cls._from_counts(X, vocabulary, users, allow_empty=allow_empty)
+            corpus.log.out_of_vocabulary_tokens = n_oov
+            corpus.vocabulary_source = "public"  # the caller's word list: stated public by giving it
+            return corpus
         vectorizer = make_vectorizer(stop_words=stop_words, min_token_length=min_token_length, min_df=min_df,
                                      max_df=max_df, max_features=max_features)
         try:
@@ -192,19 +200,6 @@ class Corpus:
         except ValueError as exc:  # e.g. every document was stop words only
             raise ValueError(f"no vocabulary could be built from texts: {exc}") from exc
         return cls._from_counts(X.tocsr(), list(vectorizer.get_feature_names_out()), users)
-
-    @classmethod
-    def _from_texts_on(cls, texts: list, users, vocabulary: list, stop_words, min_token_length: int, *,
-                       allow_empty: bool = False, n_jobs: int = 1) -> "Corpus":
-        """Counts on a fixed word list (:func:`count_words`; the out-of-vocabulary tokens are counted too)."""
-        if not vocabulary or len(set(vocabulary)) != len(vocabulary):
-            raise ValueError("vocabulary must be a non-empty list of distinct words")
-        X, n_oov = count_words(texts, vocabulary, stop_words=stop_words, min_token_length=min_token_length,
-                               n_jobs=n_jobs)
-        corpus = cls._from_counts(X, vocabulary, users, allow_empty=allow_empty)
-        corpus.log.out_of_vocabulary_tokens = n_oov
-        corpus.vocabulary_source = "public"  # the caller's word list: stated public by giving it
-        return corpus
 
     @classmethod
     def from_jsonl(
@@ -229,8 +224,6 @@ class Corpus:
     def from_frame(cls, frame, *, text_field: str = "text", user_field: str = "user", **text_options) -> "Corpus":
         """From a pandas or polars DataFrame with a text and a user column, read as every source is
         (:func:`read_source_records`); other keyword arguments go to :meth:`from_texts`."""
-        from .tables import describe, is_frame
-
         if not is_frame(frame):
             raise TypeError(f"frame must be a pandas or polars DataFrame, got {type(frame).__name__}")
         return cls._from_source_records(read_source_records(frame, text_field, user_field), describe(frame),
@@ -240,8 +233,6 @@ class Corpus:
     def from_table(cls, path: str | os.PathLike, *, query: str | None = None, text_field: str = "text",
                    user_field: str = "user", **text_options) -> "Corpus":
         """From a Parquet or CSV file, or the rows of ``query`` on a database URL (:func:`read_source_records`)."""
-        from .tables import describe
-
         path = os.fspath(path)
         return cls._from_source_records(read_source_records(path, text_field, user_field, query=query),
                                         describe(path, query), text_options)
@@ -300,11 +291,12 @@ class Corpus:
             raise ValueError("users is empty: a corpus needs at least one user")
         docs = np.concatenate([per_user[u] for u in users])
         owner = np.repeat(np.arange(users.size), [per_user[u].size for u in users])
-        ids = tuple(
-            self.user_ids[u] if c == 0 else (self.user_ids[u], c)
-            for u, c in zip(users, _occurrence_counts(users))
-        )
-        return replace(self, X=self.X[docs], doc_users=owner, user_ids=ids)
+        seen: dict = {}  # a repeat is the c-th copy of its user, named (id, c)
+        ids = []
+        for u in users.tolist():
+            c = seen[u] = seen.get(u, -1) + 1
+            ids.append(self.user_ids[u] if c == 0 else (self.user_ids[u], c))
+        return replace(self, X=self.X[docs], doc_users=owner, user_ids=tuple(ids))
 
     def bound(
         self,
@@ -331,7 +323,13 @@ class Corpus:
         random_state : None, int >= 0, SeedSequence or Generator, default=None
             The seed ``s``: ``None`` for fresh OS entropy; a Generator is drawn from once.
         """
-        root = _bounding_root(random_state)
+        random_state = np.random.SeedSequence() if random_state is None else random_state  # fresh OS entropy
+        if isinstance(random_state, np.random.Generator):  # 32 bytes of seed, the root of every unit's generator
+            root = random_state.bytes(32)
+        elif isinstance(random_state, np.random.SeedSequence):
+            root = random_state.generate_state(8, dtype=np.uint32).tobytes()
+        else:
+            root = hashlib.sha256(b"int:" + str(check_int(random_state, "random_state", low=0)).encode()).digest()
         log = CorpusLog(**self.log.as_dict())
         docs = np.arange(self.n_docs)
         if max_docs_per_user is not None:
@@ -464,17 +462,6 @@ def _subsample_users(X: sp.csr_matrix, doc_users: np.ndarray, T: int, root: byte
     return X
 
 
-def _bounding_root(random_state) -> bytes:
-    """32 bytes of seed for :meth:`Corpus.bound`: fresh OS entropy for ``None``."""
-    if random_state is None:
-        random_state = np.random.SeedSequence()
-    if isinstance(random_state, np.random.Generator):
-        return random_state.bytes(32)
-    if isinstance(random_state, np.random.SeedSequence):
-        return random_state.generate_state(8, dtype=np.uint32).tobytes()
-    return hashlib.sha256(b"int:" + str(check_int(random_state, "random_state", low=0)).encode()).digest()
-
-
 def _unit_rng(root: bytes, kind: bytes, key: bytes) -> np.random.Generator:
     """The generator of one privacy unit: seeded by a hash of (root seed, kind of unit, unit key)."""
     digest = hashlib.sha256(root + b"\x00" + kind + b"\x00" + key).digest()
@@ -521,16 +508,6 @@ def _first_users(records: Iterable[tuple[str, object]], n: int) -> Iterator[tupl
         if user in first or len(first) < n:
             first.add(user)
             yield text, user
-
-
-def _occurrence_counts(values: np.ndarray) -> list[int]:
-    """For each position, how many times its value occurred before it."""
-    seen: dict = {}
-    out = []
-    for v in values.tolist():
-        out.append(seen.get(v, 0))
-        seen[v] = out[-1] + 1
-    return out
 
 
 #: web-text artefacts (an opt-in list, ``--stop-words web``): entity names of twice-escaped markup, a link
@@ -681,20 +658,16 @@ def read_jsonl_records(
                 if keep is None or user in keep:
                     yield text, user
     except UnicodeDecodeError:
-        # the decoder works in blocks, so find the line again byte by byte
-        raise ValueError(_locate_non_utf8(where, opener)) from None
+        with opener(where, "rb") as fh:  # the decoder works in blocks, so find the line again byte by byte
+            for lineno, raw in enumerate(fh, 1):
+                try:
+                    raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise ValueError(f"{where}:{lineno}: not UTF-8 (byte 0x{raw[exc.start]:02x} at byte "
+                                     f"{exc.start + 1} of the line)") from None
+        raise ValueError(f"{where}: not UTF-8") from None
     except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
         raise ValueError(f"{where}:{lineno + 1}: corrupt or truncated gzip data ({exc})") from None
-
-
-def _locate_non_utf8(where: str, opener) -> str:
-    with opener(where, "rb") as fh:
-        for lineno, line in enumerate(fh, 1):
-            try:
-                line.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                return f"{where}:{lineno}: not UTF-8 (byte 0x{line[exc.start]:02x} at byte {exc.start + 1} of the line)"
-    return f"{where}: not UTF-8"
 
 
 def _parse_record(line: str, where: str, lineno: int, text_field: str, user_field: str) -> tuple[str, object]:
@@ -712,22 +685,17 @@ def _parse_record(line: str, where: str, lineno: int, text_field: str, user_fiel
 
 
 def _checked_record(text, user, where: str, text_field: str, user_field: str) -> tuple[str, object]:
-    """``(text, user)`` of one record as every source checks it, or a ``TypeError`` starting with ``where``."""
+    """``(text, user)`` of one record as every source checks it, the user id as :func:`canonical_user_id`, or a
+    ``TypeError`` starting with ``where`` (a text that is not a string, a user id not a string or a finite number)."""
     if not isinstance(text, str):
         raise TypeError(f"{where}: field {text_field!r} (text_field) must be a string, got {type(text).__name__}")
-    return text, checked_user_id(user, where, user_field)
-
-
-def checked_user_id(user, where: str, user_field: str = "user"):
-    """``user`` as :func:`canonical_user_id`, or a ``TypeError`` starting with ``where`` when it is not a string or a
-    finite number: the one check of a user id, for every source."""
     if isinstance(user, np.generic):
         user = user.item()
     finite = not isinstance(user, float) or math.isfinite(user)
     if isinstance(user, bool) or not isinstance(user, (str, int, float)) or not finite:
         got = repr(user) if isinstance(user, float) else type(user).__name__
         raise TypeError(f"{where}: field {user_field!r} (user_field) must be a string or a finite number, got {got}")
-    return canonical_user_id(user)
+    return text, canonical_user_id(user)
 
 
 def read_source_records(
@@ -745,8 +713,6 @@ def read_source_records(
     row), so the same rows are the same records, ids and bounds whatever the source. A missing field is a
     :class:`topicdp.tables.FieldError` before any row is read.
     """
-    from .tables import describe, source_format, table_rows
-
     if source_format(path) == "jsonl":
         if query is not None:
             raise ValueError(f"query: {os.fspath(path)} is a file; a query is run on a database URL")
@@ -765,8 +731,6 @@ def check_source_fields(path, text_field: str = "text", user_field: str = "user"
                         query: str | None = None) -> None:
     """Refuse, before the corpus is read, a source without the text or user field (:func:`topicdp.tables.check_fields`):
     a table's fields are its schema's, a JSON Lines file's its first record's."""
-    from .tables import check_fields, describe, source_format, table_fields
-
     wanted = {"text_field": text_field, "user_field": user_field}
     if source_format(path) != "jsonl":
         check_fields(describe(path, query), table_fields(path, query=query), wanted)

@@ -14,6 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._validation import check_int, check_random_state, check_real
+from .corpus import Corpus
 
 
 @dataclass
@@ -57,51 +58,37 @@ def synthetic_lda(
     rng = check_random_state(random_state)
     if alpha is not None and alpha_concentration is not None:
         raise ValueError("alpha and alpha_concentration cannot both be given")
-    if alpha is None:
+    if alpha is None and alpha_concentration is None:
+        alpha = np.full(n_topics, check_real(alpha0, "alpha0", low=0.0) / n_topics)
+    elif alpha is None:  # alpha0 * Dirichlet(concentration 1_k): a random asymmetric alpha
         alpha0 = check_real(alpha0, "alpha0", low=0.0)
-        alpha = _draw_alpha(n_topics, alpha0, alpha_concentration, rng)
+        weights = rng.dirichlet(np.full(n_topics, check_real(alpha_concentration, "alpha_concentration", low=0.0)))
+        # a Dirichlet draw can underflow to exact zeros for tiny concentrations; alpha must stay positive
+        weights = np.maximum(weights, 1e-12)
+        alpha = alpha0 * weights / weights.sum()
     else:
         alpha = np.asarray(alpha, dtype=float)
         if alpha.shape != (n_topics,) or not np.all(np.isfinite(alpha)) or np.any(alpha <= 0):
             raise ValueError(f"alpha must be a positive finite array of shape ({n_topics},)")
 
-    topic_word = (_draw_topics(n_topics, n_words, beta, bursty, bursty_mass, n_bursty, rng) if topic_word is None
-                  else _check_topic_word(topic_word, n_topics, n_words))
+    if topic_word is None:  # mu_j ~ Dirichlet(beta 1_d); optionally one word of mass bursty_mass in n_bursty topics
+        topic_word = rng.dirichlet(np.full(n_words, beta), size=n_topics)
+        if bursty:
+            mass = check_real(bursty_mass, "bursty_mass", low=0.0, high=1.0)
+            n_b = n_topics if n_bursty is None else check_int(n_bursty, "n_bursty", low=1, high=n_topics)
+            planted = rng.choice(n_words, size=n_b, replace=False)
+            topic_word[:n_b] *= 1.0 - mass
+            topic_word[np.arange(n_b), planted] += mass
+    else:
+        mu = np.array(topic_word, dtype=float)
+        if mu.shape != (n_topics, n_words) or not np.all(np.isfinite(mu)) or np.any(mu < 0):
+            raise ValueError(f"topic_word must be a non-negative finite array of shape ({n_topics}, {n_words})")
+        if not np.allclose(mu.sum(axis=1), 1.0, atol=1e-8):
+            raise ValueError("topic_word rows must sum to 1 (each topic is a distribution over words)")
+        topic_word = mu / mu.sum(axis=1, keepdims=True)
     blocks = [_draw_documents(min(chunk_size, n_docs - start), topic_word, alpha, mean_length, rng)
               for start in range(0, n_docs, chunk_size)]
     return SyntheticLDA(X=sp.vstack(blocks, format="csr"), topic_word=topic_word, alpha=alpha)
-
-
-def _draw_alpha(n_topics: int, alpha0: float, concentration, rng) -> np.ndarray:
-    """Symmetric alpha0 / k, or alpha0 * Dirichlet(concentration 1_k) (random asymmetric alpha)."""
-    if concentration is None:
-        return np.full(n_topics, alpha0 / n_topics)
-    concentration = check_real(concentration, "alpha_concentration", low=0.0)
-    weights = rng.dirichlet(np.full(n_topics, concentration))
-    # a Dirichlet draw can underflow to exact zeros for tiny concentrations; alpha must stay positive
-    weights = np.maximum(weights, 1e-12)
-    return alpha0 * weights / weights.sum()
-
-
-def _draw_topics(n_topics, n_words, beta, bursty, bursty_mass, n_bursty, rng) -> np.ndarray:
-    """mu_j ~ Dirichlet(beta 1_d); optionally plant one word of mass ``bursty_mass`` in n_bursty topics."""
-    topic_word = rng.dirichlet(np.full(n_words, beta), size=n_topics)
-    if bursty:
-        mass = check_real(bursty_mass, "bursty_mass", low=0.0, high=1.0)
-        n_b = n_topics if n_bursty is None else check_int(n_bursty, "n_bursty", low=1, high=n_topics)
-        planted = rng.choice(n_words, size=n_b, replace=False)
-        topic_word[:n_b] *= 1.0 - mass
-        topic_word[np.arange(n_b), planted] += mass
-    return topic_word
-
-
-def _check_topic_word(topic_word, n_topics: int, n_words: int) -> np.ndarray:
-    mu = np.array(topic_word, dtype=float)
-    if mu.shape != (n_topics, n_words) or not np.all(np.isfinite(mu)) or np.any(mu < 0):
-        raise ValueError(f"topic_word must be a non-negative finite array of shape ({n_topics}, {n_words})")
-    if not np.allclose(mu.sum(axis=1), 1.0, atol=1e-8):
-        raise ValueError("topic_word rows must sum to 1 (each topic is a distribution over words)")
-    return mu / mu.sum(axis=1, keepdims=True)
 
 
 def _draw_documents(n: int, topic_word, alpha, mean_length, rng) -> sp.csr_matrix:
@@ -160,8 +147,6 @@ def themed_corpus(n_users: int = 2000, docs_per_user: int = 5, mean_length: floa
                   alpha0: float = 0.3, random_state=0):
     """``(corpus, truth)``: a user-grouped LDA corpus (symmetric ``alpha0 / 10``) with ten known topics, each a Zipf(1)
     profile over a theme of :data:`THEMES` plus 20% of the mass over all words (the demo's data)."""
-    from .corpus import Corpus
-
     rng = np.random.default_rng(random_state)
     themes = [words.split() for words in THEMES.values()]
     vocabulary = list(themed_vocabulary())

@@ -6,7 +6,7 @@ vocabulary, forecast and refusal before the topics' budget is spent): the same o
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -17,9 +17,6 @@ from ._validation import check_count_matrix, check_int, store_init
 from .corpus import Corpus, is_corpus
 from .tables import is_frame
 from .transform import FoldInMixin
-
-if TYPE_CHECKING:
-    from .pipeline import PipelineResult
 
 __all__ = ["DPSVI", "DPVariationalLDA", "PlannedEstimator", "SpectralDP"]
 
@@ -68,8 +65,12 @@ class PlannedEstimator(FoldInMixin, BaseEstimator):
         from .pipeline import release
         from .pipeline.options import request_from_options
 
-        request = request_from_options(self._corpus(X), **self._options())
-        self._fitted(release(request, echo=say))
+        result = release(request_from_options(self._corpus(X), **self._options()), echo=say)
+        released = result.release
+        self.release_, self.report_, self.decision_ = released, released.report, result.decision
+        self.topic_word_ = self.components_ = np.asarray(released.topic_word)
+        self.vocabulary_ = tuple(released.vocabulary)
+        self.n_features_in_ = self.topic_word_.shape[1]
         return self
 
     def _corpus(self, X):
@@ -85,13 +86,6 @@ class PlannedEstimator(FoldInMixin, BaseEstimator):
         corpus = Corpus.from_matrix(counts, [str(j) for j in range(counts.shape[1])])
         corpus.vocabulary_source = "public"  # the columns' indices: the caller's matrix states them
         return corpus
-
-    def _fitted(self, result: "PipelineResult") -> None:
-        released = result.release
-        self.release_, self.report_, self.decision_ = released, released.report, result.decision
-        self.topic_word_ = self.components_ = np.asarray(released.topic_word)
-        self.vocabulary_ = tuple(released.vocabulary)
-        self.n_features_in_ = self.topic_word_.shape[1]
 
 
 class DPVariationalLDA(PlannedEstimator):

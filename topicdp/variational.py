@@ -47,6 +47,7 @@ from .rdp.ledger import GaussianEntry
 from .private_release import PrivateRelease, VocabularyStatement, vocabulary_of
 from .transform import FoldInMixin
 from .report import ReportParts, compose_report, ledger_totals
+from .streaming import StreamingCorpus
 
 SENSITIVITY_METHOD = ("global bound: every unit's statistic has Frobenius norm <= 1 after per-unit weighting "
                       "(1 for add/remove, sqrt(2) for replace-one; topicdp.variational docstring)")
@@ -198,7 +199,14 @@ class _VariationalEM(FoldInMixin, BaseEstimator):
         statistic, V, sizes = self._statistic(corpus, client, ledger)
         self.n_features_in_ = V
         rng = check_random_state(self.random_state)
-        lam = self._initial_topics(K_warm if T_warm else K, V, eta, rng)
+        if self.init is None:
+            lam = eta + rng.gamma(1.0, 1.0, size=(K_warm if T_warm else K, V))  # data-independent start
+        else:  # public topics (no warm-up): only each row's proportions matter to the E-step
+            init = np.asarray(self.init, dtype=float)
+            if init.shape != (K, V) or not np.all(np.isfinite(init)) or init.min() < 0 or np.any(init.sum(axis=1) <= 0):
+                raise ValueError(f"init must be a non-negative ({K}, {V}) array with positive rows (public topics), "
+                                 f"got shape {init.shape}")
+            lam = init / init.sum(axis=1, keepdims=True)
         # private fits log every pass (each is a release); the noiseless ones stay quiet
         passes = Progress(self.n_iterations, f"{self._name} passes",
                           bar=self._private and progress_enabled(getattr(self, "progress", None)),
@@ -235,19 +243,8 @@ class _VariationalEM(FoldInMixin, BaseEstimator):
     def _on_private_data(self, X: sp.csr_matrix, ledger) -> None:
         """Called once the in-memory counts are read (the private class warns on repeated releases here)."""
 
-    def _initial_topics(self, K: int, V: int, eta: float, rng) -> np.ndarray:
-        if self.init is None:
-            return eta + rng.gamma(1.0, 1.0, size=(K, V))  # data-independent start
-        init = np.asarray(self.init, dtype=float)
-        if init.shape != (K, V) or not np.all(np.isfinite(init)) or init.min() < 0 or np.any(init.sum(axis=1) <= 0):
-            raise ValueError(f"init must be a non-negative ({K}, {V}) array with positive rows (public topics), "
-                             f"got shape {init.shape}")
-        return init / init.sum(axis=1, keepdims=True)  # only each row's proportions matter to the E-step
-
     def _statistic(self, corpus, client, ledger):
         """((beta, alpha, max_iter) -> sum_u S_u, V, sizes): in memory, or a map-reduce over a stream's shards."""
-        from .streaming import StreamingCorpus
-
         options: dict = dict(tol=self.e_step_tol, n_jobs=self.n_jobs)
         if isinstance(corpus, StreamingCorpus):
             sizes: dict = {}
@@ -262,23 +259,21 @@ class _VariationalEM(FoldInMixin, BaseEstimator):
             return streamed, corpus.n_words, sizes
         if client is not None:
             raise ValueError("client runs the passes of a StreamingCorpus; an in-memory corpus is fitted here")
-        X, doc_units = self._counts_and_units(corpus)
+        counts, doc_users, _ = split_corpus(corpus)
+        if doc_users is not None:  # a corpus: its counts are used as they are (a Corpus validated them)
+            X = sp.csr_matrix(counts, dtype=np.float64)
+            doc_units = doc_users if self.unit == "user" else np.arange(X.shape[0])
+        elif self.unit == "user":
+            raise ValueError("unit='user' needs a topicdp.Corpus (which documents belong to which user)")
+        else:
+            X = check_count_matrix(counts)
+            doc_units = np.arange(X.shape[0])
         self._on_private_data(X, ledger)
         X_distinct, weights = merge_identical_documents(X, unit_weights(X, doc_units))
 
         def in_memory(beta: np.ndarray, alpha: float, max_iter: int) -> np.ndarray:
             return unit_statistic(X_distinct, weights, beta, alpha, max_iter=max_iter, **options)
         return in_memory, X.shape[1], {"n_docs": X.shape[0], "n_units": int(doc_units.max()) + 1 if X.shape[0] else 0}
-
-    def _counts_and_units(self, corpus) -> tuple[sp.csr_matrix, np.ndarray]:
-        counts, doc_users, _ = split_corpus(corpus)
-        if doc_users is not None:  # a corpus: its counts are used as they are (a Corpus validated them)
-            X = sp.csr_matrix(counts, dtype=np.float64)
-            return X, doc_users if self.unit == "user" else np.arange(X.shape[0])
-        if self.unit == "user":
-            raise ValueError("unit='user' needs a topicdp.Corpus (which documents belong to which user)")
-        X = check_count_matrix(counts)
-        return X, np.arange(X.shape[0])
 
 
 def _vocabulary(corpus, n_words: int) -> tuple:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from .private_release import SCHEMA, PrivateRelease, validate
 from ._view_page import (DEFAULT_LAMBDA, EQUAL_SIZES, MAP_MARGIN, MAP_SIZE, MAX_OVERLAP, VIEW_FORMAT, circle_layout,
                          classical_mds, js_distances, lens_area, page_data, page_html, relevance, topic_sizes,
                          worst_overlap)
@@ -55,8 +56,6 @@ def release_html(release, path=None, *, n_words: int = 30, relevance_lambda: flo
 
 def _published(release) -> dict[str, Any]:
     """The published dict of a PrivateRelease, or a given published dict after the schema check."""
-    from .private_release import SCHEMA, PrivateRelease, validate
-
     if isinstance(release, PrivateRelease):
         return release.to_dict()
     if isinstance(release, Mapping):

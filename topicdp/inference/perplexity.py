@@ -98,15 +98,6 @@ def token_matrix(tok_doc: np.ndarray, tok_word: np.ndarray, mask: np.ndarray, sh
     return M
 
 
-def _row_dot(theta: np.ndarray, beta: np.ndarray, rows: np.ndarray, cols: np.ndarray, chunk: int = 200_000):
-    """sum_k theta[rows, k] beta[k, cols] for each nonzero, in chunks to bound memory (nnz x K)."""
-    out = np.empty(rows.size)
-    for s in range(0, rows.size, chunk):
-        r, c = rows[s : s + chunk], cols[s : s + chunk]
-        out[s : s + chunk] = np.einsum("nk,kn->n", theta[r], beta[:, c])
-    return out
-
-
 def heldout_perplexity(
     topic_word,
     X_heldout,
@@ -127,6 +118,10 @@ def heldout_perplexity(
     if X_eval.nnz == 0:
         raise ValueError("X_heldout has no document with at least two tokens")
     theta = fold_in_theta(beta, X_obs, check_alpha(alpha, beta.shape[0]), check_int(max_iter, "max_iter", low=1), tol)
-    rows = np.repeat(np.arange(X_eval.shape[0]), np.diff(X_eval.indptr))
-    log_p = np.log(_row_dot(theta, beta, rows, X_eval.indices))
+    rows, cols = np.repeat(np.arange(X_eval.shape[0]), np.diff(X_eval.indptr)), X_eval.indices
+    p = np.empty(rows.size)  # sum_k theta[rows, k] beta[k, cols] of each nonzero, in chunks to bound memory (nnz x K)
+    for s in range(0, rows.size, 200_000):
+        r, c = rows[s : s + 200_000], cols[s : s + 200_000]
+        p[s : s + 200_000] = np.einsum("nk,kn->n", theta[r], beta[:, c])
+    log_p = np.log(p)
     return float(np.exp(-(X_eval.data * log_p).sum() / X_eval.data.sum()))

@@ -11,8 +11,10 @@ from .._files import check_input_file, check_paths
 from .._names import RELEASE_DEFAULTS
 from .._progress import say
 from ..corpus import WEB_ARTEFACTS, Corpus
+from ..datasets import themed_vocabulary
 from ..private_release import PrivateRelease
 from ..rdp.ledger_file import LedgerOptions
+from ..vocabulary import load_vocabulary
 from .request import CorpusSource, ReleaseRequest, VocabularyPolicy
 from .run import release as run_request
 
@@ -21,8 +23,6 @@ __all__ = ["release", "request_from_options", "stop_words_of"]
 
 def stop_words_of(option: str | Iterable[str] | None) -> tuple[str, ...]:
     """More words to drop: none, ``"web"`` (:data:`topicdp.corpus.WEB_ARTEFACTS`), a word list file, or the words."""
-    from ..vocabulary import load_vocabulary
-
     if option is None or option == "web":
         return () if option is None else WEB_ARTEFACTS
     if isinstance(option, (str, os.PathLike)):
@@ -34,14 +34,21 @@ def stop_words_of(option: str | Iterable[str] | None) -> tuple[str, ...]:
 def _vocabulary_policy(vocabulary, corpus, reference, guarantee: str, stop_words: tuple[str, ...], *,
                        vocabulary_epsilon, vocabulary_delta, max_features, min_df, max_df) -> VocabularyPolicy:
     """The columns' policy: a public list, a Corpus' or the themed corpus' own, P's words, the texts', or DP."""
-    from ..vocabulary import load_vocabulary
-
     if isinstance(vocabulary, VocabularyPolicy):
         return vocabulary
-    if isinstance(corpus, Corpus):
-        return _corpus_policy(corpus, vocabulary, vocabulary_epsilon, vocabulary_delta)
+    dp_asked = vocabulary_epsilon is not None or vocabulary_delta is not None
+    if isinstance(corpus, Corpus):  # its own columns: public where the caller gave them, refused where built from texts
+        if vocabulary is not None or dp_asked:
+            raise ValueError("vocabulary: a topicdp.Corpus is released on its own columns; give the public words "
+                             "when building it (Corpus.from_jsonl(..., vocabulary=words)), or pass the texts (a file "
+                             "or DataFrame) for a DP selection")
+        if corpus.vocabulary_source != "public":
+            raise ValueError("vocabulary: this Corpus' words were built from its own private texts, which DP does "
+                             "not cover; build it on a public word list (vocabulary=words), or pass the texts (a file "
+                             "or DataFrame) so that the release selects its words under DP")
+        return VocabularyPolicy.public(corpus.vocabulary)  # stated by the data owner, who gave the list
     if vocabulary is not None:
-        if vocabulary_epsilon is not None or vocabulary_delta is not None:
+        if dp_asked:
             raise ValueError("vocabulary (a public list) and vocabulary_epsilon/vocabulary_delta (a DP selection) "
                              "exclude each other")
         if isinstance(vocabulary, (str, os.PathLike)):
@@ -50,28 +57,12 @@ def _vocabulary_policy(vocabulary, corpus, reference, guarantee: str, stop_words
         return VocabularyPolicy.public([w for w in vocabulary if w not in stop_words])
     name = corpus if isinstance(corpus, str) else None  # a DataFrame is compared with no name
     if name == "themed":
-        from ..datasets import themed_vocabulary
-
         return VocabularyPolicy.public(themed_vocabulary())
-    dp_asked = vocabulary_epsilon is not None or vocabulary_delta is not None
     if reference not in (None, "embedded") and not dp_asked:
         return VocabularyPolicy.from_reference(min_df, max_df, max_features)
     if guarantee == "random-dp" or (name == "embedded" and not dp_asked):
         return VocabularyPolicy.from_texts(min_df, max_df, max_features)
     return VocabularyPolicy.dp(vocabulary_epsilon, vocabulary_delta, max_features)
-
-
-def _corpus_policy(corpus, vocabulary, vocabulary_epsilon, vocabulary_delta) -> VocabularyPolicy:
-    """A Corpus' own columns: public where the caller gave them, refused where built from its own texts."""
-    if vocabulary is not None or vocabulary_epsilon is not None or vocabulary_delta is not None:
-        raise ValueError("vocabulary: a topicdp.Corpus is released on its own columns; give the public words when "
-                         "building it (Corpus.from_jsonl(..., vocabulary=words)), or pass the texts (a file or "
-                         "DataFrame) for a DP selection")
-    if corpus.vocabulary_source != "public":
-        raise ValueError("vocabulary: this Corpus' words were built from its own private texts, which DP does not "
-                         "cover; build it on a public word list (vocabulary=words), or pass the texts (a file or "
-                         "DataFrame) so that the release selects its words under DP")
-    return VocabularyPolicy.public(corpus.vocabulary)  # stated by the data owner, who gave the list
 
 
 #: :func:`release`'s parameters that make the :class:`CorpusSource`, and those that make the :class:`VocabularyPolicy`

@@ -17,7 +17,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._names import FORECAST_MECHANISMS, MECHANISM_NEIGHBOURS, MECHANISM_UNITS, Neighbours
+from ..rdp import GaussianEntry, PrivacyLedger, calibrate_gaussian
 from ..rdp.ledger import Budget, labelled
+from ..rdp.ledger_file import spent
+from ..vocabulary import SHARE_COMMON_WORDS_ONLY, forecast_vocabulary, selection_entries, selection_sigma
+from .roads import MECHANISMS, RANDOM_DP, public_start
 from .request import ReleaseRequest, model_label
 
 #: share of the total epsilon (delta) spent on selecting the vocabulary under DP, unless the request says
@@ -81,8 +85,6 @@ class ReleasePlan:
 
     def topics_entries(self, road: str) -> list:
         """The ledger entries the topics' ``road`` records at this plan's topics budget (the row's own)."""
-        from .roads import MECHANISMS, RANDOM_DP
-
         return (RANDOM_DP if self.request.guarantee == "random-dp" else MECHANISMS[road]).planned_entries(self)
 
     def lines(self) -> list[str]:
@@ -107,18 +109,8 @@ class ReleasePlan:
 def plan_request(request: ReleaseRequest, reference: tuple[list, list] | None = None) -> ReleasePlan:
     """Settle everything that needs no private data, or refuse; ``reference``: the public reference's
     (texts, users) when the request names one (read by the caller, once)."""
-    budget = split_budget(request)
-    candidates: tuple[str, ...] = ()
-    if request.guarantee == "dp":
-        candidates = _candidates(request)
-    return ReleasePlan(request, budget, candidates,
-                       None if reference is None else (tuple(reference[0]), tuple(reference[1])),
-                       count_entries(request, budget))
-
-
-def _candidates(request: ReleaseRequest) -> tuple[str, ...]:
-    """The mechanisms that can give the request's guarantee at its unit and neighbour relation."""
     def supported(name: str) -> str | None:
+        """Why mechanism ``name`` cannot give the guarantee at the unit and neighbour relation (None: it can)."""
         if request.unit not in MECHANISM_UNITS[name]:
             return f"{name} protects {' or '.join(MECHANISM_UNITS[name])}s only (unit {request.unit} asked for)"
         if request.neighbours not in MECHANISM_NEIGHBOURS[name]:
@@ -130,19 +122,23 @@ def _candidates(request: ReleaseRequest) -> tuple[str, ...]:
             return f"{name} reads the corpus in memory; a sharded corpus is released by dp-vem"
         return None
 
-    if request.mechanism is not None:
+    budget = split_budget(request)
+    candidates: tuple[str, ...] = ()
+    if request.guarantee == "dp" and request.mechanism is not None:
         why = supported(request.mechanism)
         if why is not None:
             raise ValueError(why + " (nothing was read or spent)")
-        return (request.mechanism,)
-    return tuple(name for name in FORECAST_MECHANISMS if supported(name) is None)
+        candidates = (request.mechanism,)
+    elif request.guarantee == "dp":
+        candidates = tuple(name for name in FORECAST_MECHANISMS if supported(name) is None)
+    return ReleasePlan(request, budget, candidates,
+                       None if reference is None else (tuple(reference[0]), tuple(reference[1])),
+                       count_entries(request, budget))
 
 
 def count_entries(request: ReleaseRequest, budget: BudgetSplit) -> tuple:
     """The ledger entries of the DP unit count (one Gaussian, L2 sensitivity 1 under add/remove; its budget the
     plan's split), none where the count is stated."""
-    from ..rdp import GaussianEntry, calibrate_gaussian
-
     b = budget.count
     if b is None:
         return ()
@@ -186,9 +182,6 @@ class PlannedRun:
 
 def dp_total(entries: list, delta: float) -> float:
     """The DP total of ``entries`` at ``delta`` by the ledger's accounting (random-DP entries left out)."""
-    from ..rdp import PrivacyLedger
-    from ..rdp.ledger_file import spent
-
     ledger = PrivacyLedger()
     ledger._entries = [e for e in entries if e.gamma is None]
     return spent(ledger, delta, "dp")
@@ -197,8 +190,6 @@ def dp_total(entries: list, delta: float) -> float:
 def planned_steps(plan: ReleasePlan) -> PlannedRun:
     """The entries each step of ``plan`` will record, from public facts only (:class:`PlannedRun`): each step's own
     ``*_entries`` (:func:`count_entries`, :func:`topicdp.vocabulary.selection_entries`, the roads' planned_entries)."""
-    from .roads import RANDOM_DP
-
     request = plan.request
     if request.guarantee == "random-dp":
         return PlannedRun([], {RANDOM_DP.label(request): plan.topics_entries("random-dp")})
@@ -206,8 +197,6 @@ def planned_steps(plan: ReleasePlan) -> PlannedRun:
     if plan.count_entries:
         steps.append(("unit count", list(plan.count_entries)))
     if plan.budget.vocabulary is not None:
-        from ..vocabulary import selection_entries, selection_sigma
-
         b, neighbours = plan.budget.vocabulary, str(request.neighbours)
         sigma = selection_sigma(b.epsilon, b.delta, neighbours)
         steps.append(("vocabulary", selection_entries(sigma, b.delta, str(request.unit), neighbours)))
@@ -262,7 +251,8 @@ class Decision:
     @property
     def noise(self) -> bool:
         """Whether the chosen forecast misses the targets (refused unless the owner insists)."""
-        return self.forecast is not None and _refuses(self.forecast)
+        refuses = getattr(self.forecast, "refuses", None)
+        return self.forecast is not None and (self.forecast.verdict == "noise" if refuses is None else bool(refuses))
 
     def lines(self) -> list[str]:
         out = [f"plan: {self.mechanism} ({self.reason}); {self.count.line(self.unit)}, {self.n_words} words"]
@@ -284,11 +274,6 @@ class Decision:
         return out
 
 
-def _refuses(forecast) -> bool:
-    refuses = getattr(forecast, "refuses", None)
-    return forecast.verdict == "noise" if refuses is None else bool(refuses)
-
-
 def vocabulary_share(plan: ReleasePlan, n_words: int, count: UnitCount) -> float:
     """The release's vocabulary size over the owner's ordinary one; below 1 the contrast forecast reads the ceiling of
     topics on the words kept (:func:`topicdp.forecast.contrast_ceiling`).
@@ -296,8 +281,6 @@ def vocabulary_share(plan: ReleasePlan, n_words: int, count: UnitCount) -> float
     Below 1 only for a DP selection forecast to keep fewer than ``max_features`` words *and* to pass only words held
     by more than :data:`topicdp.vocabulary.SHARE_COMMON_WORDS_ONLY` of the units (only common words): one passing
     words a few percent of the units use keeps topical words however few, and the share would understate it."""
-    from ..vocabulary import SHARE_COMMON_WORDS_ONLY, forecast_vocabulary
-
     policy = plan.request.vocabulary
     if policy.kind != "dp" or not policy.max_features or plan.budget.vocabulary is None:
         return 1.0
@@ -314,18 +297,12 @@ def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int, simulation=None
     overlap (ties to the first). ``n_words``: the release's vocabulary size (a public list's, a DP selection's, or
     :func:`planned_words` before it; ValueError below K). ``simulation``: dp-vem's forecast simulated on the public
     reference (on the ``words`` it names), which then stands for dp-vem in the choice and the refusal."""
-    from .roads import MECHANISMS, public_start
-
-    request, topics = plan.request, plan.budget.topics
+    request = plan.request
     if n_words < request.n_topics:
         raise ValueError(f"the DP vocabulary is forecast to keep about {n_words} words, fewer than the "
                          f"{request.n_topics} topics asked for: " + _few_words_advice(plan, count))
-    planned = max(n_words, 2)
     share = vocabulary_share(plan, n_words, count)
-    forecasts = {name: MECHANISMS[name].forecast(
-        epsilon=topics.epsilon, delta=topics.delta, unit=str(request.unit), neighbours=str(request.neighbours),
-        n_units=count.value, n_topics=request.n_topics, n_words=planned, public_start=public_start(plan),
-        vocabulary_share=share) for name in plan.candidates}
+    forecasts = {name: _forecast(plan, name, count, max(n_words, 2), share) for name in plan.candidates}
     if "dp-vem" not in plan.candidates:
         simulation = None
     extra = dict(simulation=simulation, words=words, unit=str(request.unit))
@@ -348,18 +325,22 @@ def decide(plan: ReleasePlan, count: UnitCount, *, n_words: int, simulation=None
     return Decision(best, reason, count, n_words, forecasts, **extra)
 
 
+def _forecast(plan: ReleasePlan, name: str, count: UnitCount, n_words: int, share: float = 1.0):
+    """Mechanism ``name``'s closed-form forecast at the plan's topics budget, ``count`` units and ``n_words`` words."""
+    request, topics = plan.request, plan.budget.topics
+    return MECHANISMS[name].forecast(epsilon=topics.epsilon, delta=topics.delta, unit=str(request.unit),
+                                     neighbours=str(request.neighbours), n_units=count.value,
+                                     n_topics=request.n_topics, n_words=n_words, public_start=public_start(plan),
+                                     vocabulary_share=share)
+
+
 def _few_words_advice(plan: ReleasePlan, count: UnitCount) -> str:
     """What would help where a DP vocabulary cannot hold K words: a public word list, unless dp-vem's forecast on a
     list of ``max_features`` words says noise even then, when it says how many units a release needs (the count
     scaled by how far the noise must shrink: sigma falls as 1/n)."""
-    from .roads import MECHANISMS, public_start
-
-    request, topics = plan.request, plan.budget.topics
+    request = plan.request
     n_words = request.vocabulary.max_features or 2000
-    fc = MECHANISMS["dp-vem"].forecast(epsilon=topics.epsilon, delta=topics.delta, unit=str(request.unit),
-                                       neighbours=str(request.neighbours), n_units=count.value,
-                                       n_topics=request.n_topics, n_words=max(n_words, request.n_topics + 1),
-                                       public_start=public_start(plan))
+    fc = _forecast(plan, "dp-vem", count, max(n_words, request.n_topics + 1))
     if fc is not None and fc.verdict == "noise" and fc.sigma_readable > 0:
         factor = fc.sigma / fc.sigma_readable
         who = str(request.unit)
@@ -374,8 +355,6 @@ def _few_words_advice(plan: ReleasePlan, count: UnitCount) -> str:
 def planned_words(plan: ReleasePlan, count: UnitCount):
     """The vocabulary size the decision assumes, and the DP selection's forecast (None for other policies):
     from the public reference when there is one, else an upper bound (module docstring of ``decide``)."""
-    from ..vocabulary import forecast_vocabulary
-
     request, policy = plan.request, plan.request.vocabulary
     if policy.kind != "dp":
         return policy.n_words or policy.max_features, None

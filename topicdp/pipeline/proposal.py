@@ -82,19 +82,16 @@ def configurations(decision: Decision, plan: ReleasePlan) -> list[Configuration]
             out.append(Configuration(label, replace(request, vocabulary=vocabulary), {"max_features": size}))
     if str(request.unit) != "user":
         return out[:MAX_CONFIGURATIONS]
-    return out[:MAX_CONFIGURATIONS - 1] + [_document_level(request)]
-
-
-def _document_level(request: ReleaseRequest) -> Configuration:
-    """The document level: no stated count and no per-user caps (they break document-level privacy)."""
+    # last, the document level: no stated count and no per-user caps (they break document-level privacy)
     caps: dict[str, Any] = {name: None for name in ("max_docs_per_user", "max_tokens_per_user")
                             if getattr(request.source, name) is not None}
     changes = {"unit": "document", **({} if request.n_units is None else {"n_units": None}), **caps}
     dropped = "" if not caps else (f"; without the per-user caps ({', '.join(caps)}), which document-level "
                                    "privacy cannot have")
     alt = replace(request, unit="document", n_units=None, source=replace(request.source, **caps))
-    return Configuration("the document level", alt, changes,
-                         "it protects one document, not a user: a user with many documents is not covered" + dropped)
+    return out[:MAX_CONFIGURATIONS - 1] + [Configuration(
+        "the document level", alt, changes,
+        "it protects one document, not a user: a user with many documents is not covered" + dropped)]
 
 
 def propose(decision: Decision, plan: ReleasePlan, reference, forecast: Callable) -> Proposal:
@@ -105,7 +102,9 @@ def propose(decision: Decision, plan: ReleasePlan, reference, forecast: Callable
     for config in configurations(decision, plan):
         count = decision.count
         if str(config.request.unit) != str(plan.request.unit):
-            count = UnitCount(max(1, round(count.value * documents_per_user(reference))), "estimate")
+            # P's documents per user (1 without P: each user has at least one)
+            per_user = 1.0 if reference is None else len(reference[1]) / max(len(set(reference[1])), 1)
+            count = UnitCount(max(1, round(count.value * per_user)), "estimate")
         try:
             outcome = forecast(config.request, count)
         except ValueError as exc:  # e.g. fewer words forecast than topics: not a proposal
@@ -116,14 +115,6 @@ def propose(decision: Decision, plan: ReleasePlan, reference, forecast: Callable
         if outcome.forecast is not None and not outcome.noise:
             return Proposal(config, outcome.forecast, tuple(tried), time.perf_counter() - start)
     return Proposal(None, None, tuple(tried), time.perf_counter() - start)
-
-
-def documents_per_user(reference) -> float:
-    """P's documents per user (1 without P: each user has at least one)."""
-    if reference is None:
-        return 1.0
-    users = list(reference[1])
-    return len(users) / max(len(set(users)), 1)
 
 
 def proposal_text(proposal: Proposal) -> str:

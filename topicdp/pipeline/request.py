@@ -18,7 +18,7 @@ from typing import Any
 
 from sklearn.base import clone
 
-from .._files import shard_paths
+from .._files import check_input_file, shard_paths
 from .._names import RELEASE_DEFAULTS as D
 from .._names import BOUND_PARAMETERS, GUARANTEES, RIGOROUS_MECHANISMS, Guarantee, Neighbours, Unit
 from .._validation import (check_delta, check_epsilon, check_privacy_parameters, check_int, check_n_jobs, check_option,
@@ -45,10 +45,7 @@ def check_corpus_path(path: str, name: str = "corpus", *, sharded: bool = False)
         for shard in shard_paths(path):
             check_corpus_path(shard, name)
         return
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"{name}: no such file: {path}")
-    if os.path.isdir(path):
-        raise ValueError(f"{name}: {path} is a directory; give a JSON Lines, Parquet or CSV file or 'embedded'")
+    check_input_file(path, name, "a JSON Lines, Parquet or CSV file or 'embedded'")
     if not os.access(path, os.R_OK):
         raise ValueError(f"{name}: {path} is not readable")
 
@@ -428,27 +425,22 @@ class ReleaseRequest:
             check_corpus_path(self.reference, "reference")
         elif self.reference == "embedded" and not (self.source.built_in and self.source.path == "embedded"):
             raise ValueError("reference 'embedded' (half of the Lee corpus as P) goes with corpus 'embedded' only")
-        self._check_sharded()
-        if self.reference is not None and self.topicdp.sampling.private_oracle:
-            raise ValueError("reference (a public P) and private_oracle (P = the private corpus) exclude each other")
-
-    def _check_sharded(self) -> None:
-        """A sharded corpus is released by dp-vem, the one mechanism whose passes are sums over shards."""
-        if not self.source.sharded:
-            if self.scheduler is not None or self.work_dir is not None:
-                raise ValueError("scheduler and work_dir run the passes over a sharded corpus (a directory of JSON "
-                                 "Lines files or a glob pattern); a single file is read in memory")
-            return
-        if self.guarantee == "random-dp":
+        # a sharded corpus is released by dp-vem, the one mechanism whose passes are sums over shards
+        if not self.source.sharded and (self.scheduler is not None or self.work_dir is not None):
+            raise ValueError("scheduler and work_dir run the passes over a sharded corpus (a directory of JSON "
+                             "Lines files or a glob pattern); a single file is read in memory")
+        if self.source.sharded and self.guarantee == "random-dp":
             raise ValueError("the random-dp road fits its model many times on resampled corpora held in memory; a "
                              "sharded corpus (a directory or glob) is released by dp-vem under guarantee 'dp'")
-        if self.mechanism not in (None, "dp-vem"):
+        if self.source.sharded and self.mechanism not in (None, "dp-vem"):
             raise ValueError(f"mechanism {self.mechanism!r} reads the corpus in memory; a sharded corpus (a "
                              "directory or glob) is released by dp-vem, whose passes are sums over shards")
         if self.scheduler is not None:
             check_scheduler(self.scheduler)
         if self.work_dir is not None and not os.path.isdir(self.work_dir):
             raise ValueError(f"work_dir: {self.work_dir} is not a directory")
+        if self.reference is not None and self.topicdp.sampling.private_oracle:
+            raise ValueError("reference (a public P) and private_oracle (P = the private corpus) exclude each other")
 
 
 

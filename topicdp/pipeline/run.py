@@ -12,14 +12,16 @@ from __future__ import annotations
 import contextlib
 import logging
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..corpus import user_selected
+from .._names import BOUND_PARAMETERS
+from ..corpus import Corpus, read_source_records, user_selected
 from ..rdp import PrivacyLedger
 from ..private_release import PrivateRelease
 from ..spectral import PreconditionError
+from ..streaming import dask_client
 from .charge import RunLedger, charged, open_charge
 from .compose import compose_release, vocabulary_statement
 from .plan import Decision, ReleasePlan, UnitCount, decide, plan_request, planned_words, vocabulary_share
@@ -29,9 +31,6 @@ from .request import (CorpusSource, ReleaseRefused, ReleaseRequest, VocabularyPo
 from .roads import MECHANISMS, RANDOM_DP, public_start
 from .sources import (EMBEDDED_PUBLIC_HALF, Records, bounded, build_corpus, open_source, prepare_corpus,
                       read_corpus, read_records, select_words)
-
-if TYPE_CHECKING:
-    from ..corpus import Corpus
 
 __all__ = ["PipelineResult", "Prepared", "ReleaseRefused", "Records", "build_corpus", "noise_refusal", "prepare",
            "read_records", "reference_corpus", "reference_records", "reference_vocabulary", "release",
@@ -69,8 +68,10 @@ class Prepared:
     def reader(self):
         """The private corpus' reader (opened here at the first call)."""
         if self.source is None:
-            if self.client is None:
-                self.client = self._stack.enter_context(_cluster(self.request))
+            if self.client is None and self.request.scheduler is not None:  # N local workers, or an address
+                workers = check_scheduler(self.request.scheduler)
+                self.client = self._stack.enter_context(dask_client(None if workers else self.request.scheduler,
+                                                                    n_workers=workers or 1))
             self.source = self._stack.enter_context(contextlib.closing(
                 open_source(self.request, self.client, self.request.work_dir)))
         return self.source
@@ -92,8 +93,6 @@ class Prepared:
     def _source(self, source: CorpusSource | None) -> tuple[CorpusSource, tuple]:
         """``source`` (default the request's) and what of it the reference's corpora read: its stop words and
         contribution bounds (a proposal's configuration may change them)."""
-        from .._names import BOUND_PARAMETERS
-
         source = self.request.source if source is None else source
         return source, (str(source.tokenizer_stop_words),) + tuple(getattr(source, n) for n in BOUND_PARAMETERS)
 
@@ -178,8 +177,15 @@ def release_prepared(plan: ReleasePlan, prepared: Prepared, *, ledger: PrivacyLe
             return PipelineResult(released, plan, None, lines, fc)
         return _release_dp(plan, prepared, say, lines, run_ledger, simulate=simulate)
 
+    for line in plan.lines():
+        say(line)
+    charge = open_charge(plan, say)  # the run planned in its persisted ledger (or refused) before any reading
     try:
-        return _charged_run(plan, say, run)
+        run_ledger = PrivacyLedger() if charge is None else charge.run_ledger()
+        with charged(charge, run_ledger) as done:  # completed in the file however the run ends
+            result = run(run_ledger, charge is not None)
+            done(result.release)
+        return result
     finally:
         if ledger is not None and drawn:
             used = drawn[0]
@@ -210,33 +216,6 @@ def _lines(echo: Callable[[str], None] | None) -> tuple[list[str], Callable[[str
         (echo or logger.info)(line)
 
     return lines, say
-
-
-def _charged_run(plan: ReleasePlan, say: Callable[[str], None],
-                 run: Callable[[PrivacyLedger, bool], PipelineResult]) -> PipelineResult:
-    """Say the plan, plan the run in its persisted ledger (or refuse) before any reading, then ``run(ledger,
-    charged_to_file)`` with the run's ledger, and complete the run in the file however it ends."""
-    for line in plan.lines():
-        say(line)
-    charge = open_charge(plan, say)
-    ledger = PrivacyLedger() if charge is None else charge.run_ledger()
-    with charged(charge, ledger) as done:
-        result = run(ledger, charge is not None)
-        done(result.release)
-    return result
-
-
-@contextlib.contextmanager
-def _cluster(request: ReleaseRequest):
-    """The Dask client of ``request.scheduler`` (a local cluster of N workers, or an address), or None."""
-    if request.scheduler is None:
-        yield None
-        return
-    from ..streaming import dask_client
-
-    workers = check_scheduler(request.scheduler)
-    with dask_client(None if workers else request.scheduler, n_workers=workers or 1) as client:
-        yield client
 
 
 def _release_dp(plan: ReleasePlan, prepared: Prepared, say, lines: list, ledger: PrivacyLedger, *,
@@ -446,7 +425,7 @@ def read_reference(request: ReleaseRequest) -> tuple[list, list]:
 def reference_records(reference: str, source: CorpusSource) -> tuple[list, list]:
     """The public reference's (texts, users), read with ``source``'s fields; ``"embedded"``: the first documents of
     the built-in Lee corpus, whose rest is then the private corpus (:func:`topicdp.pipeline.read_records`)."""
-    from ..corpus import embedded_texts, read_source_records
+    from ..corpus import embedded_texts  # looked up when it is read
 
     if reference == "embedded":
         texts = embedded_texts()[:EMBEDDED_PUBLIC_HALF]
@@ -467,8 +446,6 @@ def reference_text(reference: tuple[Sequence, Sequence], vocabulary: Sequence[st
                    source: CorpusSource) -> "Corpus":
     """The public reference on the release's vocabulary, whole (no contribution bound): the text a simulation's
     topics are scored on."""
-    from ..corpus import Corpus
-
     return Corpus.from_texts(reference[0], reference[1], vocabulary=list(vocabulary),
                              stop_words=source.tokenizer_stop_words)
 
@@ -510,8 +487,6 @@ def reference_vocabulary(reference: tuple[Sequence, Sequence], source: CorpusSou
     ``max_features`` most frequent, the source's stop words): public, a function of the reference alone. It
     stands in for a DP selection's words before they are known, and is the release's vocabulary when asked for
     (:meth:`VocabularyPolicy.from_reference`)."""
-    from ..corpus import Corpus
-
     texts, users = reference
     corpus = bounded(source, Corpus.from_texts(texts, users, min_df=min(min_df, len(texts)), max_df=max_df,
                                                max_features=max_features, stop_words=source.tokenizer_stop_words))

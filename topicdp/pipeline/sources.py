@@ -18,7 +18,7 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -26,7 +26,14 @@ import scipy.sparse as sp
 from .._files import atomic_path, scratch_directory, shard_paths
 from .._names import BOUND_PARAMETERS, Unit
 from .._validation import check_int
-from ..corpus import Corpus, read_source_records, user_hash, user_selected
+from ..corpus import Corpus, _jsonl_opener, read_source_records, user_hash, user_selected
+from ..datasets import themed_corpus
+from ..streaming import StreamingCorpus, write_npz_shard
+from ..streaming.corpus import expand_paths
+from ..streaming.executor import map_reduce
+from ..tables import file_format
+from ..vocabulary import (DEFAULT_MAX_WORDS_PER_UNIT, select_vocabulary, select_vocabulary_from_counts, selection_method,
+                          unit_word_sets, word_set_counts)
 from .request import CorpusSource, ReleaseRefused, ReleaseRequest
 
 
@@ -59,26 +66,27 @@ def read_records(source: CorpusSource, reference: str | None = None) -> Records:
     """The private corpus' texts and owners (one user per document in the built-in Lee corpus), keeping the
     users that ``user_fraction`` selects."""
     if source.built_in and source.path == "themed":
-        from ..datasets import themed_corpus
-
         return Records([], [], corpus=themed_corpus()[0])
     if source.in_memory:  # a Corpus, tokenised by the caller: bounded by the release as a file's corpus is
         return Records([], [], corpus=source.path)
     if source.built_in and source.path == "embedded":
         from ..corpus import embedded_texts  # looked up when it is read
 
-        texts = embedded_texts()
         first = EMBEDDED_PUBLIC_HALF if reference == "embedded" else 0
-        pairs: list[tuple[str, object]] = [(t, u) for u, t in enumerate(texts)]
-        pairs = pairs[first:]
-    else:
-        # every source (a file, a DataFrame, a query) through the one record reader: the same canonical ids
-        pairs = list(read_source_records(source.path, source.text_field, source.user_field, query=source.query))
-    if source.user_fraction is not None:
-        pairs = [(t, u) for t, u in pairs if user_selected(u, source.user_fraction)]
-    # no documents is not refused here: whether a corpus (a period of a series) is empty is private, so the
+        return Records(*_selected([(t, u) for u, t in enumerate(embedded_texts())][first:], source))
+    # every source (a file, a DataFrame, a query) through the one record reader: the same canonical ids.
+    # No documents is not refused here: whether a corpus (a period of a series) is empty is private, so the
     # release counts, decides and fits it (an N=0 corpus, build_corpus) as it would a neighbour with one document
-    return Records([t for t, _ in pairs], [u for _, u in pairs])
+    return Records(*_selected(read_source_records(source.path, source.text_field, source.user_field,
+                                                  query=source.query), source))
+
+
+def _selected(pairs: Iterable[tuple[str, object]], source: CorpusSource) -> tuple[list, list]:
+    """(texts, users) of the records whose users ``source.user_fraction`` keeps (all without it)."""
+    if source.user_fraction is not None:
+        pairs = ((t, u) for t, u in pairs if user_selected(u, source.user_fraction))
+    pairs = list(pairs)
+    return [t for t, _ in pairs], [u for _, u in pairs]
 
 
 def build_corpus(records: Records, words, request: ReleaseRequest, bounding_seed=None) -> "Corpus":
@@ -121,8 +129,6 @@ def select_words(source, plan, ledger, random_state, n_units: int):
     """The DP vocabulary of the reader (checked unchanged since the census first) at the plan's vocabulary budget
     and neighbour relation, by the method the public facts pick (:func:`topicdp.vocabulary.selection_method` at
     ``n_units``, the decision's count), its entries recorded in ``ledger``."""
-    from ..vocabulary import selection_method
-
     request, budget = plan.request, plan.budget.vocabulary
     assert budget is not None
     source.check_unchanged()
@@ -169,8 +175,6 @@ class InMemorySource:
         """Nothing to check: the file was read whole before the first spend."""
 
     def select_vocabulary(self, **selection):
-        from ..vocabulary import select_vocabulary
-
         return select_vocabulary(self.records.texts, self.records.users, unit=str(self.request.unit),
                                  stop_words=self.request.source.tokenizer_stop_words, **selection)
 
@@ -217,19 +221,10 @@ def user_key(user) -> int:
     return user_hash(user, b"topicdp.user_key")
 
 
-def _shard_records(path: str, source: CorpusSource) -> tuple[list, list]:
-    pairs = list(read_source_records(path, source.text_field, source.user_field))
-    if source.user_fraction is not None:
-        pairs = [(t, u) for t, u in pairs if user_selected(u, source.user_fraction)]
-    return [t for t, _ in pairs], [u for _, u in pairs]
-
-
 def shard_census(path: str, *, source: CorpusSource, unit: str, word_sets: int | None) -> dict:
     """One text shard's documents, users (hashes, at the user level) and, when ``word_sets`` is given, the
     word-set counts of its units for a DP vocabulary (:func:`topicdp.vocabulary.word_set_counts`)."""
-    from ..vocabulary import unit_word_sets, word_set_counts
-
-    texts, users = _shard_records(path, source)
+    texts, users = _selected(read_source_records(path, source.text_field, source.user_field), source)
     out: dict = {"n_docs": len(texts),
                  "users": UserKeys(np.unique(np.fromiter((user_key(u) for u in users), dtype=np.uint64,
                                                          count=len(users))))
@@ -245,9 +240,7 @@ def prepare_shard(path: str, *, index: int, source: CorpusSource, words: tuple, 
                   bounding_seed) -> Counter:
     """Tokenise one text shard on ``words``, bound it and write it as a count shard with each document's user;
     returns its exact counts (diagnostics; a ``Counter``, so shards with different keys add up)."""
-    from ..streaming import write_npz_shard
-
-    texts, users = _shard_records(path, source)
+    texts, users = _selected(read_source_records(path, source.text_field, source.user_field), source)
     counts = Counter(n_records=len(texts))
     if not texts:
         return counts
@@ -283,9 +276,6 @@ class ShardedSource:
         self._shards: dict = {}
 
     def census(self) -> int:
-        from ..streaming.executor import map_reduce
-        from ..vocabulary import DEFAULT_MAX_WORDS_PER_UNIT
-
         request = self.request
         word_sets = DEFAULT_MAX_WORDS_PER_UNIT if request.vocabulary.kind == "dp" else None
         result = map_reduce(shard_census, self.paths, client=self.client, progress="reading the shards",
@@ -305,15 +295,10 @@ class ShardedSource:
 
     def select_vocabulary(self, *, method: str, **selection):
         """One round whatever ``method``: the census keeps the word-set counts, not each unit's set."""
-        from ..vocabulary import select_vocabulary_from_counts
-
         assert self._word_sets is not None, "census() reads the word sets"
         return select_vocabulary_from_counts(self._word_sets, unit=str(self.request.unit), **selection)
 
     def prepare(self, words, bounding_seed=None):
-        from ..streaming import StreamingCorpus, write_npz_shard
-        from ..streaming.executor import map_reduce
-
         if words is None:
             raise ValueError("a sharded corpus needs a public or DP vocabulary")
         self._prepared = map_reduce(_prepare_job, list(enumerate(self.paths)), client=self.client,
@@ -371,10 +356,6 @@ def group_by_user(paths: Sequence[str] | str, out_dir: str | os.PathLike, n_shar
     time. JSON Lines records are copied unchanged; a table's records are written with their two fields
     (``user_field``, ``text_field``), as :func:`topicdp.corpus.read_source_records` reads them. Input order is
     kept within a shard."""
-    from ..corpus import read_source_records
-    from ..streaming.corpus import expand_paths
-    from ..tables import file_format
-
     n_shards = check_int(n_shards, "n_shards", low=1)
 
     out = Path(out_dir)
@@ -385,25 +366,18 @@ def group_by_user(paths: Sequence[str] | str, out_dir: str | os.PathLike, n_shar
             t.name, "wb", fileobj=stack.enter_context(open(stack.enter_context(atomic_path(t)), "wb"))),
             encoding="utf-8")) for t in targets]
         for path in expand_paths([paths] if isinstance(paths, (str, os.PathLike)) else paths):
-            if file_format(path) == "jsonl":
-                for line, user in _raw_records(path, user_field):
-                    handles[user_key(user) % n_shards].write(line)
+            if file_format(path) == "jsonl":  # each non-blank line copied as it is (gzip or not)
+                with _jsonl_opener(path)(path, "rt", encoding="utf-8-sig") as f:
+                    for lineno, line in enumerate(f, 1):
+                        if not line.strip():
+                            continue
+                        record = json.loads(line)
+                        if not isinstance(record, dict) or user_field not in record:
+                            raise ValueError(f"{path}:{lineno}: a record without the user field {user_field!r}")
+                        line = line if line.endswith("\n") else line + "\n"
+                        handles[user_key(record[user_field]) % n_shards].write(line)
                 continue
             for text, user in read_source_records(path, text_field, user_field):
                 handles[user_key(user) % n_shards].write(json.dumps({user_field: user, text_field: text}) + "\n")
     return targets
 
-
-def _raw_records(path: str, user_field: str):
-    """(line, user id) of each non-blank line of a JSON Lines file (gzip or not)."""
-    with open(path, "rb") as raw:
-        compressed = raw.read(2) == b"\x1f\x8b"
-    opener = gzip.open if compressed else open
-    with opener(path, "rt", encoding="utf-8-sig") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            record = json.loads(line)
-            if not isinstance(record, dict) or user_field not in record:
-                raise ValueError(f"{path}:{lineno}: a record without the user field {user_field!r}")
-            yield (line if line.endswith("\n") else line + "\n"), record[user_field]

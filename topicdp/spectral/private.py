@@ -10,6 +10,7 @@ from sklearn.base import BaseEstimator
 from .._progress import timed
 from .._repeats import warn_on_repeated_release
 from .._validation import check_privacy_parameters, check_int, check_option, check_random_state, store_init
+from ..corpus import split_corpus
 from ..rdp import PrivacyLedger
 from ..rdp.ledger import labelled
 from ..private_release import PrivateRelease, VocabularyStatement, vocabulary_of
@@ -39,8 +40,6 @@ def public_whitening(reference, alpha0: float, n_topics: int, n_words: int, voca
                      rng: np.random.Generator | None = None) -> Whitening:
     """Whitening ``W``, ``W^dagger`` from the (document-level, non-private) M2 of a *public* reference corpus: a
     :class:`topicdp.Corpus` (on ``vocabulary`` if given, in its order) or a count matrix of ``n_words`` columns."""
-    from ..corpus import split_corpus
-
     reference, _, words = split_corpus(reference)
     if words is not None and vocabulary is not None and words != tuple(vocabulary):
         raise ValueError("public_whitening: the reference corpus must have the same vocabulary, in the same "
@@ -50,27 +49,6 @@ def public_whitening(reference, alpha0: float, n_topics: int, n_words: int, voca
         raise ValueError(f"public_whitening must have the private corpus' {n_words} columns (words), got {ref.n_words}")
     rng = np.random.default_rng(0) if rng is None else rng
     return whiten(M2Operator(ref, alpha0).matmat, n_words, n_topics, rng=rng, what="the public reference M2")
-
-
-def _owners(doc_users, users, unit: str):
-    """Each document's owner at user level (a Corpus' ``doc_users`` or the caller's ``users``); None for documents."""
-    if doc_users is not None:
-        if users is not None:
-            raise ValueError("users must not be given with a topicdp.Corpus (its doc_users are used)")
-        users = doc_users
-    if unit == "user" and users is None:
-        raise ValueError("unit='user' (the default) needs the owner of each document: pass a topicdp.Corpus or "
-                         "users=, or set unit='document' to protect single documents")
-    return users if unit == "user" else None
-
-
-def units_as_given(corpus, counts, users, unit: str) -> int:
-    """The units of the corpus as given, before any filtering: rows (documents) or distinct owners (users), with
-    the empty documents and users a :class:`topicdp.Corpus` dropped (its ``log`` counts them) added back."""
-    log = getattr(corpus, "log", None)
-    dropped = (("users_without_documents",) if unit == "user" else
-               ("empty_documents_dropped", "documents_emptied_by_max_tokens_per_user"))
-    return count_units(counts, users if unit == "user" else None) + sum(int(getattr(log, f, 0) or 0) for f in dropped)
 
 
 class DPSpectralMoments(FoldInMixin, BaseEstimator):
@@ -153,8 +131,6 @@ class DPSpectralMoments(FoldInMixin, BaseEstimator):
         (:class:`topicdp.rdp.BudgetExceededError`), and the releases made are recorded in it, labelled with the unit
         and the replace-one relation, even when the fit stops after some (the error is a function of them).
         """
-        from ..corpus import split_corpus
-
         given = X
         statement = vocabulary_of(X, vocabulary_source)  # of the Corpus as given, before X becomes its counts
         X, doc_users, vocabulary = split_corpus(X)
@@ -167,8 +143,15 @@ class DPSpectralMoments(FoldInMixin, BaseEstimator):
             ledger.check(self.planned_entries())
         rng = check_random_state(self.random_state)
         t0 = time.perf_counter()
-        users = _owners(doc_users, users, unit)
-        n = _public_count(stated, units_as_given(given, X, users, unit), unit)
+        if doc_users is not None:  # each document's owner: a Corpus' doc_users or the caller's users (user level)
+            if users is not None:
+                raise ValueError("users must not be given with a topicdp.Corpus (its doc_users are used)")
+            users = doc_users
+        if unit == "user" and users is None:
+            raise ValueError("unit='user' (the default) needs the owner of each document: pass a topicdp.Corpus or "
+                             "users=, or set unit='document' to protect single documents")
+        users = users if unit == "user" else None
+        n = _public_count(stated, given, X, users, unit)
         corpus = prepare_corpus(X, users=users, n_units=n)
         warn_on_repeated_release(corpus.X, "DPSpectralMoments.fit", ledger)
         check_model_params(k, a0, corpus.n_words)
@@ -315,8 +298,14 @@ _COUNT_STATUSES = {
 }
 
 
-def _public_count(stated: int | None, found: int, unit: str) -> int:
-    """n: the stated count, checked against the corpus' own (before filtering), or that count taken as public."""
+def _public_count(stated: int | None, corpus, counts, users, unit: str) -> int:
+    """n: the stated count, checked against the corpus' own units as given, before any filtering (rows, or distinct
+    owners, with the empty documents and users a :class:`topicdp.Corpus` dropped, as its ``log`` counts, added
+    back), or that count taken as public."""
+    log = getattr(corpus, "log", None)
+    dropped = (("users_without_documents",) if unit == "user" else
+               ("empty_documents_dropped", "documents_emptied_by_max_tokens_per_user"))
+    found = count_units(counts, users) + sum(int(getattr(log, f, 0) or 0) for f in dropped)
     what = "users" if unit == "user" else "documents"
     if stated is not None and stated != found:
         # the same refusal for every replace-one neighbour; the corpus' own count (a private statistic) is not in it

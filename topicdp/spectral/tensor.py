@@ -32,11 +32,6 @@ def apply_vv(T: np.ndarray, V: np.ndarray) -> np.ndarray:
     return T.reshape(k, k * k) @ kr
 
 
-def cubic_form(T: np.ndarray, V: np.ndarray) -> np.ndarray:
-    """``T(v_j, v_j, v_j)`` for each column of V."""
-    return np.einsum("aj,aj->j", V, apply_vv(T, V))
-
-
 @dataclass
 class Decomposition:
     """``T ~ sum_i values_i vectors[:, i]^{x3}`` with values > 0, sorted descending."""
@@ -49,7 +44,7 @@ class Decomposition:
 
 def _finish(T: np.ndarray, V: np.ndarray, n_iter: int = 0, *, sort: bool = True) -> Decomposition:
     """Values ``T(v, v, v)`` of the columns of V made positive, sorted descending if ``sort``, and the residual."""
-    lam = cubic_form(T, V)
+    lam = np.einsum("aj,aj->j", V, apply_vv(T, V))  # T(v_j, v_j, v_j) of each column
     sign = np.where(lam < 0, -1.0, 1.0)  # T(-v,-v,-v) = -T(v,v,v): the odd order fixes the sign
     V = V * sign
     lam = lam * sign

@@ -23,14 +23,6 @@ class Eigenpairs:
     converged: bool
 
 
-def canonical_signs(U: np.ndarray) -> np.ndarray:
-    """Flip columns so that each column's largest-magnitude entry is positive (a deterministic convention)."""
-    idx = np.argmax(np.abs(U), axis=0)
-    signs = np.sign(U[idx, np.arange(U.shape[1])])
-    signs[signs == 0] = 1.0
-    return U * signs
-
-
 def top_eigenpairs(matmat: Callable[[np.ndarray], np.ndarray], dim: int, n: int, *, rng: np.random.Generator,
                    oversample: int | None = None, tol: float = 1e-9, max_iter: int = 300,
                    n_converge: int | None = None, shift: float = 0.0) -> Eigenpairs:
@@ -62,7 +54,10 @@ def top_eigenpairs(matmat: Callable[[np.ndarray], np.ndarray], dim: int, n: int,
             break
         # next block: the Ritz-rotated images of the shifted operator, wanted ones first
         Q, _ = np.linalg.qr((Z + shift * Q) @ S)
-    return Eigenpairs(values=theta[:n].copy(), vectors=canonical_signs(V), n_iter=it, converged=converged)
+    # each column's largest-magnitude entry made positive (a deterministic convention)
+    signs = np.sign(V[np.argmax(np.abs(V), axis=0), np.arange(V.shape[1])])
+    signs[signs == 0] = 1.0
+    return Eigenpairs(values=theta[:n].copy(), vectors=V * signs, n_iter=it, converged=converged)
 
 
 @dataclass

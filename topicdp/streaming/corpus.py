@@ -14,6 +14,7 @@ from typing import Iterator, Sequence
 import scipy.sparse as sp
 
 from .._validation import check_int
+from ..corpus import Corpus
 from .executor import map_reduce
 from .readers import (Chunk, JsonlReader, NpzReader, Shard, TokenCounts, Tokenizer, make_vectorizer,
                       write_npz_shard)
@@ -87,8 +88,6 @@ class StreamingCorpus:
     # -- conversions -------------------------------------------------------------------------------
     def to_corpus(self):
         """All documents as an in-memory :class:`~topicdp.corpus.Corpus` (small corpora only)."""
-        from ..corpus import Corpus
-
         chunks = list(self.iter_chunks())
         X = sp.vstack([c.X for c in chunks], format="csr")
         users = [u for c in chunks for u in c.users]
@@ -106,7 +105,9 @@ class StreamingCorpus:
         for i, chunk in enumerate(self.iter_chunks()):
             if chunk.n_docs == 0:
                 continue
-            users = chunk.users if _storable(chunk.users) else None
+            ints = all(isinstance(u, int) and not isinstance(u, bool) for u in chunk.users)
+            storable = ints or all(isinstance(u, str) for u in chunk.users)  # numpy would turn a mixed list into str
+            users = chunk.users if storable else None
             paths.append(write_npz_shard(directory / f"{prefix}-{i:06d}.npz", chunk.X, users))
         return StreamingCorpus.from_npz(paths, vocabulary=self.vocabulary, chunk_size=self.reader.chunk_size)
 
@@ -147,12 +148,6 @@ class StreamingCorpus:
     def describe(self) -> dict:
         return {"reader": self.reader.describe(), "n_shards": len(self.shards), "n_words": self.n_words,
                 "n_docs": self.n_docs}
-
-
-def _storable(users: list) -> bool:
-    """All ints or all strings (a mixed list would be turned into strings by numpy)."""
-    ints = all(isinstance(u, int) and not isinstance(u, bool) for u in users)
-    return ints or all(isinstance(u, str) for u in users)
 
 
 def _count_tokens(shard: Shard, reader: JsonlReader) -> TokenCounts:

@@ -33,7 +33,21 @@ def map_reduce(fn: Callable, shards: Sequence, *, client=None, progress: str | N
                 if counter is not None:
                     counter.update()
         return tree_sum(parts())
-    return _dask_map_reduce(client, fn, shards, shared, counter)
+    scattered = {key: share(client, value) for key, value in shared.items()}
+    level = client.map(fn, list(shards), pure=False, **scattered)
+    if counter is not None:
+        from dask.distributed import as_completed
+
+        for _ in as_completed(level):
+            counter.update()
+    while len(level) > 1:  # fixed pairing: deterministic order of additions
+        nxt = [client.submit(add_partials, level[i], level[i + 1], pure=False) for i in range(0, len(level) - 1, 2)]
+        if len(level) % 2:
+            nxt.append(level[-1])
+        level = nxt
+    result = level[0].result()
+    del level, scattered  # release the workers' copies
+    return result
 
 
 def tree_sum(parts):
@@ -65,24 +79,6 @@ def share(client, value):
         return value
     # a one-element list, so that list/dict values are shipped whole rather than element by element
     return client.scatter([value], broadcast=True, hash=False)[0]
-
-
-def _dask_map_reduce(client, fn, shards, shared, counter=None):
-    scattered = {key: share(client, value) for key, value in shared.items()}
-    level = client.map(fn, list(shards), pure=False, **scattered)
-    if counter is not None:
-        from dask.distributed import as_completed
-
-        for _ in as_completed(level):
-            counter.update()
-    while len(level) > 1:  # fixed pairing: deterministic order of additions
-        nxt = [client.submit(add_partials, level[i], level[i + 1], pure=False) for i in range(0, len(level) - 1, 2)]
-        if len(level) % 2:
-            nxt.append(level[-1])
-        level = nxt
-    result = level[0].result()
-    del level, scattered  # release the workers' copies
-    return result
 
 
 @contextlib.contextmanager

@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from .._files import atomic_path
 from .._validation import check_count_matrix
 from ..corpus import count_words, make_vectorizer, read_jsonl_records
 
@@ -121,11 +122,6 @@ class Shard:
     index: int
 
 
-def _default_users(shard: Shard, multi: bool, start: int, stop: int) -> list:
-    rows = range(start, stop)
-    return [(shard.index, r) for r in rows] if multi else list(rows)
-
-
 def _chunk_from_counts(X, users: list, n_words: int, where: str) -> Chunk:
     """Counts read from disk as canonical int64 CSR without empty rows (a wrong width or negative, fractional or
     non-finite counts are a ``ValueError`` naming ``where``)."""
@@ -198,7 +194,8 @@ class NpzReader:
             raise ValueError(f"{sidecar}: {len(ids)} user ids for {X.shape[0]} documents")
         for start in range(0, X.shape[0], self.chunk_size):
             stop = min(start + self.chunk_size, X.shape[0])
-            users = ids[start:stop] if ids is not None else _default_users(shard, self.multi, start, stop)
+            rows = list(range(start, stop))
+            users = ids[start:stop] if ids is not None else [(shard.index, r) for r in rows] if self.multi else rows
             yield _chunk_from_counts(X[start:stop], users, self.n_words, str(shard.source))
 
     def describe(self) -> dict:
@@ -214,8 +211,6 @@ def users_sidecar(path) -> Path:
 def write_npz_shard(path: str | os.PathLike, X: sp.spmatrix, users=None) -> Path:
     """Save one CSR shard atomically (int32 indices and counts when they fit, uncompressed), and ``users`` (ints or
     strings, one per row) to a ``.users.npy`` sidecar."""
-    from .._files import atomic_path
-
     path = Path(path)
     if not path.name.endswith(".npz"):
         raise ValueError(f"path must end in .npz, got {path.name!r}")
