@@ -303,7 +303,8 @@ def vocabulary_share(plan: ReleasePlan, n_words: int, count: UnitCount) -> float
         return 1.0
     budget, request = plan.budget.vocabulary, plan.request
     selection = forecast_vocabulary(budget.epsilon, budget.delta, count.value, unit=str(request.unit),
-                                    neighbours=str(request.neighbours), max_features=policy.max_features)
+                                    neighbours=str(request.neighbours), max_features=policy.max_features,
+                                    max_words_per_unit=word_cap(plan, count.value))
     if selection.share <= SHARE_COMMON_WORDS_ONLY:
         return 1.0
     return min(1.0, max(n_words, 1) / policy.max_features)
@@ -371,6 +372,19 @@ def _few_words_advice(plan: ReleasePlan, count: UnitCount) -> str:
             "fewer topics")
 
 
+def word_cap(plan: ReleasePlan, n_units: int) -> int:
+    """The DP selection's words per unit ``k``: the request's, else the cap public facts give at ``n_units`` (the
+    decision's count: stated, or a DP output) and the vocabulary budget (:func:`topicdp.vocabulary.words_per_unit`);
+    the one ``k`` the forecast, the choice of method and the selection all use."""
+    from ..vocabulary import words_per_unit
+
+    stated, budget = plan.request.vocabulary.max_words_per_unit, plan.budget.vocabulary
+    if stated is not None:
+        return stated
+    assert budget is not None  # a DP policy has a vocabulary budget (split_budget)
+    return words_per_unit(budget.epsilon, budget.delta, max(n_units, 1), str(plan.request.neighbours))
+
+
 def planned_words(plan: ReleasePlan, count: UnitCount):
     """The vocabulary size the decision assumes, and the DP selection's forecast (None for other policies):
     from the public reference when there is one, else an upper bound (module docstring of ``decide``)."""
@@ -385,8 +399,8 @@ def planned_words(plan: ReleasePlan, count: UnitCount):
         reference = {"reference_texts": plan.reference[0], "reference_users": plan.reference[1]}
     fc = forecast_vocabulary(plan.budget.vocabulary.epsilon, plan.budget.vocabulary.delta, count.value,
                              unit=str(request.unit), neighbours=str(request.neighbours),
-                             max_features=policy.max_features, stop_words=request.source.tokenizer_stop_words,
-                             **reference)
+                             max_words_per_unit=word_cap(plan, count.value), max_features=policy.max_features,
+                             stop_words=request.source.tokenizer_stop_words, **reference)
     if fc.expected_words is None:
         # without a public reference only a bound: a word needs at least tau units (each holding it alone,
         # weight 1); below that nothing can pass. Otherwise the decision is re-made on the size the selection

@@ -122,15 +122,16 @@ def select_words(source, plan, ledger, random_state, n_units: int):
     and neighbour relation, by the method the public facts pick (:func:`topicdp.vocabulary.selection_method` at
     ``n_units``, the decision's count), its entries recorded in ``ledger``."""
     from ..vocabulary import selection_method
+    from .plan import word_cap
 
     request, budget = plan.request, plan.budget.vocabulary
     assert budget is not None
     source.check_unchanged()
-    neighbours = str(request.neighbours)
+    neighbours, k = str(request.neighbours), word_cap(plan, n_units)
     return source.select_vocabulary(epsilon=budget.epsilon, delta=budget.delta, neighbours=neighbours,
-                                    max_features=request.vocabulary.max_features, random_state=random_state,
-                                    method=selection_method(budget.epsilon, budget.delta, n_units,
-                                                            neighbours=neighbours), ledger=ledger)
+                                    max_words_per_unit=k, max_features=request.vocabulary.max_features,
+                                    random_state=random_state, ledger=ledger,
+                                    method=selection_method(budget.epsilon, budget.delta, n_units, k, neighbours))
 
 
 def prepare_corpus(source, words, request: ReleaseRequest, say) -> "Corpus":
@@ -224,21 +225,24 @@ def _shard_records(path: str, source: CorpusSource) -> tuple[list, list]:
     return [t for t, _ in pairs], [u for _, u in pairs]
 
 
-def shard_census(path: str, *, source: CorpusSource, unit: str, word_sets: int | None) -> dict:
-    """One text shard's documents, users (hashes, at the user level) and, when ``word_sets`` is given, the
-    word-set counts of its units for a DP vocabulary (:func:`topicdp.vocabulary.word_set_counts`)."""
+def shard_census(path: str, *, source: CorpusSource, unit: str) -> dict:
+    """One text shard's documents and users (hashes, at the user level)."""
+    texts, users = _shard_records(path, source)
+    return {"n_docs": len(texts),
+            "users": UserKeys(np.unique(np.fromiter((user_key(u) for u in users), dtype=np.uint64,
+                                                    count=len(users))))
+            if unit == Unit.USER else UserKeys()}
+
+
+def shard_word_sets(path: str, *, source: CorpusSource, unit: str, max_words_per_unit: int) -> dict:
+    """The word-set counts of one text shard's units for a DP vocabulary (:func:`topicdp.vocabulary.word_set_counts`):
+    a pass of its own, after the count, since the words per unit are chosen at the count (``plan.word_cap``)."""
     from ..vocabulary import unit_word_sets, word_set_counts
 
     texts, users = _shard_records(path, source)
-    out: dict = {"n_docs": len(texts),
-                 "users": UserKeys(np.unique(np.fromiter((user_key(u) for u in users), dtype=np.uint64,
-                                                         count=len(users))))
-                 if unit == Unit.USER else UserKeys()}
-    if word_sets is not None:
-        sets = (unit_word_sets(texts, users, unit=unit, max_words_per_unit=word_sets,
-                               stop_words=source.tokenizer_stop_words) if texts else {})
-        out["word_sets"] = word_set_counts(sets)
-    return out
+    sets = (unit_word_sets(texts, users, unit=unit, max_words_per_unit=max_words_per_unit,
+                           stop_words=source.tokenizer_stop_words) if texts else {})
+    return {"word_sets": word_set_counts(sets)}
 
 
 def prepare_shard(path: str, *, index: int, source: CorpusSource, words: tuple, out_dir: str,
@@ -278,19 +282,15 @@ class ShardedSource:
         # private (0700), removed by close(); what a SIGKILL leaves the next run removes (_files.scratch_directory)
         self._own_dir = scratch_directory(SCRATCH_PREFIX, work_dir)
         self.work_dir = self._own_dir.name
-        self._word_sets: Counter | None = None
         self._prepared: Counter = Counter()
         self._shards: dict = {}
 
     def census(self) -> int:
         from ..streaming.executor import map_reduce
-        from ..vocabulary import DEFAULT_MAX_WORDS_PER_UNIT
 
         request = self.request
-        word_sets = DEFAULT_MAX_WORDS_PER_UNIT if request.vocabulary.kind == "dp" else None
         result = map_reduce(shard_census, self.paths, client=self.client, progress="reading the shards",
-                            source=request.source, unit=str(request.unit), word_sets=word_sets)
-        self._word_sets = result.get("word_sets")
+                            source=request.source, unit=str(request.unit))
         self._shards = _shard_states(self.paths)
         # no documents is not refused here either (read_records): prepare gives an N=0 corpus, decided as any other
         return len(result["users"]) if request.unit == Unit.USER else int(result["n_docs"])
@@ -303,12 +303,19 @@ class ShardedSource:
             raise ValueError(f"{len(changed)} shard(s) changed or were removed since they were read (first: "
                              f"{changed[0]}): rerun on a corpus that stays in place until the release is written")
 
-    def select_vocabulary(self, *, method: str, **selection):
-        """One round whatever ``method``: the census keeps the word-set counts, not each unit's set."""
+    def select_vocabulary(self, *, method: str, max_words_per_unit: int, **selection):
+        """One round whatever ``method``: a pass over the shards gathers the word-set counts, not each unit's set
+        (read only once the selection's budget is checked)."""
+        from ..streaming.executor import map_reduce
         from ..vocabulary import select_vocabulary_from_counts
 
-        assert self._word_sets is not None, "census() reads the word sets"
-        return select_vocabulary_from_counts(self._word_sets, unit=str(self.request.unit), **selection)
+        def counts():
+            return map_reduce(shard_word_sets, self.paths, client=self.client, progress="reading the word sets",
+                              source=self.request.source, unit=str(self.request.unit),
+                              max_words_per_unit=max_words_per_unit)["word_sets"]
+
+        return select_vocabulary_from_counts(counts, unit=str(self.request.unit),
+                                             max_words_per_unit=max_words_per_unit, **selection)
 
     def prepare(self, words, bounding_seed=None):
         from ..streaming import StreamingCorpus, write_npz_shard
