@@ -506,3 +506,28 @@ def test_prepare_once_release_many_reads_the_reference_once_and_releases_as_rele
     for result in many:
         np.testing.assert_array_equal(result.release.topic_word, alone.release.topic_word)
 
+
+
+@pytest.mark.parametrize("stated", [None, 7])
+def test_the_dp_vocabulary_takes_its_words_per_user_from_public_facts_unless_stated(stated, corpus_file, capsys):
+    """The selection's ``k`` is the policy's, else :func:`topicdp.vocabulary.words_per_unit` at the decision's count
+    and the vocabulary budget; the plan's lines give it, and the selection runs on it (its timing line)."""
+    from topicdp.vocabulary import words_per_unit
+
+    policy = VocabularyPolicy.dp(max_features=100, max_words_per_unit=stated)
+    request = ReleaseRequest(CorpusSource(corpus_file), policy, epsilon=30.0, delta=1e-3, n_units=400, n_topics=3,
+                             release_anyway=True, seed=0)
+    lines: list[str] = []
+    release(request, echo=lines.append)
+    budget = split_budget(request).vocabulary
+    expected = stated or words_per_unit(budget.epsilon, budget.delta, 400, str(request.neighbours))
+    assert stated is not None or expected != 300  # the rule differs from the old fixed cap here
+    assert any(f"{expected} words per user" in line for line in lines)
+    assert f"each user's top {expected} words" in capsys.readouterr().err
+
+
+def test_words_per_user_is_checked_and_only_for_a_dp_selection():
+    with pytest.raises(ValueError, match="max_words_per_unit"):
+        VocabularyPolicy.dp(max_words_per_unit=0)
+    with pytest.raises(ValueError, match="max_words_per_unit applies to a DP selection"):
+        VocabularyPolicy(kind="texts", max_words_per_unit=10)

@@ -73,10 +73,11 @@ class Data:
         return write_jsonl(rows, self.workdir / f"scale-{n}.jsonl"), rows
 
 
-def request_for(path: str, n_units: int, epsilon: float, mechanism: str, seed: int):
+def request_for(path: str, n_units: int, epsilon: float, mechanism: str, seed: int, words_per_user: int | None = None):
     from topicdp.pipeline import CorpusSource, ReleaseRequest, VocabularyPolicy
 
-    return ReleaseRequest(CorpusSource(path), VocabularyPolicy.dp(max_features=MAX_WORDS), epsilon=epsilon,
+    policy = VocabularyPolicy.dp(max_features=MAX_WORDS, max_words_per_unit=words_per_user)
+    return ReleaseRequest(CorpusSource(path), policy, epsilon=epsilon,
                           delta=DELTA, unit="user", n_topics=K, n_units=n_units, seed=seed,
                           mechanism=mechanism, release_anyway=True)
 
@@ -87,7 +88,8 @@ def replanned(record: dict, path: str) -> tuple[bool, dict | None]:
     without drawing the releases again (a forced release does not depend on the decision)."""
     from topicdp.pipeline.plan import UnitCount, decide, plan_request
 
-    request = request_for(path, record["n"], record["epsilon"], record["mechanism"], record["seed"])
+    request = request_for(path, record["n"], record["epsilon"], record["mechanism"], record["seed"],
+                          record.get("words_per_user", 300))
     decision = decide(plan_request(request), UnitCount(record["n"], "stated"), n_words=record["words"])
     return bool(decision.noise), _forecast(decision.forecast)
 
@@ -104,6 +106,7 @@ def _forecast(fc) -> dict | None:
 
 def run_releases(args) -> int:
     from topicdp.pipeline import ReleaseRefused, release
+    from topicdp.pipeline.plan import plan_request, word_cap
 
     cache = Path(args.cache)
     done = {(r["n"], r["epsilon"], r["mechanism"], r["draw"]) for r in map(json.loads, cache.open())} \
@@ -121,7 +124,9 @@ def run_releases(args) -> int:
                     lines: list[str] = []
                     t0 = time.perf_counter()
                     try:
-                        result = release(request_for(path, n, epsilon, mechanism, 2000 + draw), echo=lines.append)
+                        request = request_for(path, n, epsilon, mechanism, 2000 + draw, args.words_per_user)
+                        head["words_per_user"] = word_cap(plan_request(request), n)
+                        result = release(request, echo=lines.append)
                     except ReleaseRefused as refused:  # one release_anyway cannot override (no word kept)
                         record = {**head, "refused": str(refused), "lines": lines}
                     else:
@@ -144,7 +149,7 @@ def make_table(args) -> int:
 
     cache = [json.loads(line) for line in Path(args.cache).open()]
     data = Data(Path(args.workdir))
-    lda_path = Path(args.cache).with_suffix(".lda.json")
+    lda_path = Path(args.lda_cache) if args.lda_cache else Path(args.cache).with_suffix(".lda.json")
     ldas = {n: [lda_lists(data, n, lda_path, seed) for seed in range(args.lda_seeds)]
             for n in sorted({r["n"] for r in cache})}
     words = sorted({w for r in cache for row in r.get("top", []) for w in row}
@@ -219,6 +224,10 @@ def main(argv=None) -> int:
     ap.add_argument("--mechanisms", nargs="+", default=list(MECHANISMS))
     ap.add_argument("--draws", type=int, default=3)
     ap.add_argument("--lda-seeds", type=int, default=3)
+    ap.add_argument("--words-per-user", type=int, default=None,
+                    help="release: the DP vocabulary's words per user (default: the cap public facts give)")
+    ap.add_argument("--lda-cache", default=None,
+                    help="table: the owner's LDA fits (default: the cache's name with .lda.json)")
     ap.add_argument("--out", default=None)
     ap.add_argument("--replan", action="store_true",
                     help="table: the decision and forecast of this checkout's plan, not the cached ones")

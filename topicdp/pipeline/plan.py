@@ -20,7 +20,8 @@ from .._names import FORECAST_MECHANISMS, MECHANISM_NEIGHBOURS, MECHANISM_UNITS,
 from ..rdp import GaussianEntry, PrivacyLedger, calibrate_gaussian
 from ..rdp.ledger import Budget, labelled
 from ..rdp.ledger_file import spent
-from ..vocabulary import SHARE_COMMON_WORDS_ONLY, forecast_vocabulary, selection_entries, selection_sigma
+from ..vocabulary import (SHARE_COMMON_WORDS_ONLY, forecast_vocabulary, selection_entries, selection_method,
+                          selection_sigma, words_per_unit)
 from .roads import MECHANISMS, RANDOM_DP, public_start
 from .request import ReleaseRequest, model_label
 
@@ -286,7 +287,8 @@ def vocabulary_share(plan: ReleasePlan, n_words: int, count: UnitCount) -> float
         return 1.0
     budget, request = plan.budget.vocabulary, plan.request
     selection = forecast_vocabulary(budget.epsilon, budget.delta, count.value, unit=str(request.unit),
-                                    neighbours=str(request.neighbours), max_features=policy.max_features)
+                                    neighbours=str(request.neighbours), max_features=policy.max_features,
+                                    max_words_per_unit=word_cap(plan, count.value))
     if selection.share <= SHARE_COMMON_WORDS_ONLY:
         return 1.0
     return min(1.0, max(n_words, 1) / policy.max_features)
@@ -352,6 +354,31 @@ def _few_words_advice(plan: ReleasePlan, count: UnitCount) -> str:
             "fewer topics")
 
 
+def word_cap(plan: ReleasePlan, n_units: int) -> int:
+    """The DP selection's words per unit ``k``: the request's, else the cap public facts give at ``n_units`` (the
+    decision's count: stated, or a DP output) and the vocabulary budget (:func:`topicdp.vocabulary.words_per_unit`);
+    the one ``k`` the forecast, the choice of method and the selection all use."""
+    stated, budget = plan.request.vocabulary.max_words_per_unit, plan.budget.vocabulary
+    if stated is not None:
+        return stated
+    assert budget is not None  # a DP policy has a vocabulary budget (split_budget)
+    return words_per_unit(budget.epsilon, budget.delta, max(n_units, 1), str(plan.request.neighbours))
+
+
+def select_words(source, plan, ledger, random_state, n_units: int):
+    """The DP vocabulary of the reader (checked unchanged since the census first) at the plan's vocabulary budget
+    and neighbour relation, by the method the public facts pick (:func:`topicdp.vocabulary.selection_method` at
+    ``n_units``, the decision's count), its entries recorded in ``ledger``."""
+    request, budget = plan.request, plan.budget.vocabulary
+    assert budget is not None
+    source.check_unchanged()
+    neighbours, k = str(request.neighbours), word_cap(plan, n_units)
+    return source.select_vocabulary(epsilon=budget.epsilon, delta=budget.delta, neighbours=neighbours,
+                                    max_words_per_unit=k, max_features=request.vocabulary.max_features,
+                                    random_state=random_state, ledger=ledger,
+                                    method=selection_method(budget.epsilon, budget.delta, n_units, k, neighbours))
+
+
 def planned_words(plan: ReleasePlan, count: UnitCount):
     """The vocabulary size the decision assumes, and the DP selection's forecast (None for other policies):
     from the public reference when there is one, else an upper bound (module docstring of ``decide``)."""
@@ -364,8 +391,8 @@ def planned_words(plan: ReleasePlan, count: UnitCount):
         reference = {"reference_texts": plan.reference[0], "reference_users": plan.reference[1]}
     fc = forecast_vocabulary(plan.budget.vocabulary.epsilon, plan.budget.vocabulary.delta, count.value,
                              unit=str(request.unit), neighbours=str(request.neighbours),
-                             max_features=policy.max_features, stop_words=request.source.tokenizer_stop_words,
-                             **reference)
+                             max_words_per_unit=word_cap(plan, count.value), max_features=policy.max_features,
+                             stop_words=request.source.tokenizer_stop_words, **reference)
     if fc.expected_words is None:
         # without a public reference only a bound: a word needs at least tau units (each holding it alone,
         # weight 1); below that nothing can pass. Otherwise the decision is re-made on the size the selection

@@ -188,6 +188,9 @@ class VocabularyPolicy:
     min_df: int = D.min_df
     max_df: float = D.max_df
     origin: str = "stated by the data owner"  # where a public list came from, as the report states it
+    #: a DP selection's words per unit ``k``; None: from public facts at the decision's count
+    #: (:func:`topicdp.pipeline.plan.word_cap`)
+    max_words_per_unit: int | None = None
 
     def __post_init__(self) -> None:
         check_option(self.kind, "vocabulary kind", ("public", "dp", "texts", "reference"))
@@ -203,6 +206,10 @@ class VocabularyPolicy:
             raise ValueError("words are given only for a public vocabulary (VocabularyPolicy.public)")
         if self.kind != "dp" and (self.epsilon is not None or self.delta is not None):
             raise ValueError("a vocabulary budget (epsilon, delta) applies to a DP selection only")
+        if self.max_words_per_unit is not None:
+            if self.kind != "dp":
+                raise ValueError("max_words_per_unit applies to a DP selection only")
+            check_int(self.max_words_per_unit, "max_words_per_unit", low=1)
         if self.epsilon is not None:
             check_epsilon(self.epsilon, "vocabulary_epsilon")
         if self.delta is not None:
@@ -215,10 +222,13 @@ class VocabularyPolicy:
         return cls(kind="public", words=words, max_features=max(len(words), 1), origin=origin)
 
     @classmethod
-    def dp(cls, epsilon: float | None = None, delta: float | None = None, max_features: int = D.max_features) -> "VocabularyPolicy":
+    def dp(cls, epsilon: float | None = None, delta: float | None = None, max_features: int = D.max_features,
+           max_words_per_unit: int | None = None) -> "VocabularyPolicy":
         """A DP selection; ``epsilon``/``delta`` default to a share of the request's budget
-        (:data:`topicdp.pipeline.plan.VOCABULARY_EPSILON_SHARE`, :data:`~topicdp.pipeline.plan.VOCABULARY_DELTA_SHARE`)."""
-        return cls(kind="dp", epsilon=epsilon, delta=delta, max_features=max_features)
+        (:data:`topicdp.pipeline.plan.VOCABULARY_EPSILON_SHARE`, :data:`~topicdp.pipeline.plan.VOCABULARY_DELTA_SHARE`),
+        ``max_words_per_unit`` to the cap public facts give (:func:`topicdp.vocabulary.words_per_unit`)."""
+        return cls(kind="dp", epsilon=epsilon, delta=delta, max_features=max_features,
+                   max_words_per_unit=max_words_per_unit)
 
     @classmethod
     def from_texts(cls, min_df: int = D.min_df, max_df: float = D.max_df, max_features: int = D.max_features) -> "VocabularyPolicy":

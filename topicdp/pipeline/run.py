@@ -24,13 +24,14 @@ from ..spectral import PreconditionError
 from ..streaming import dask_client
 from .charge import RunLedger, charged, open_charge
 from .compose import compose_release, vocabulary_statement
-from .plan import Decision, ReleasePlan, UnitCount, decide, plan_request, planned_words, vocabulary_share
+from .plan import (Decision, ReleasePlan, UnitCount, decide, plan_request, planned_words, select_words,
+                   vocabulary_share)
 from .proposal import REFERENCE_ORIGIN, propose, proposal_text
 from .request import (CorpusSource, ReleaseRefused, ReleaseRequest, VocabularyPolicy, check_scheduler,
                       spent_statement)
 from .roads import MECHANISMS, RANDOM_DP, public_start
 from .sources import (EMBEDDED_PUBLIC_HALF, Records, bounded, build_corpus, open_source, prepare_corpus,
-                      read_corpus, read_records, select_words)
+                      read_corpus, read_records)
 
 __all__ = ["PipelineResult", "Prepared", "ReleaseRefused", "Records", "build_corpus", "noise_refusal", "prepare",
            "read_records", "reference_corpus", "reference_records", "reference_vocabulary", "release",

@@ -32,8 +32,7 @@ from ..streaming import StreamingCorpus, write_npz_shard
 from ..streaming.corpus import expand_paths
 from ..streaming.executor import map_reduce
 from ..tables import file_format
-from ..vocabulary import (DEFAULT_MAX_WORDS_PER_UNIT, select_vocabulary, select_vocabulary_from_counts, selection_method,
-                          unit_word_sets, word_set_counts)
+from ..vocabulary import select_vocabulary, select_vocabulary_from_counts, unit_word_sets, word_set_counts
 from .request import CorpusSource, ReleaseRefused, ReleaseRequest
 
 
@@ -125,20 +124,6 @@ def read_corpus(source, request: ReleaseRequest, say) -> tuple[int, "Corpus | No
     return n, corpus, unusable
 
 
-def select_words(source, plan, ledger, random_state, n_units: int):
-    """The DP vocabulary of the reader (checked unchanged since the census first) at the plan's vocabulary budget
-    and neighbour relation, by the method the public facts pick (:func:`topicdp.vocabulary.selection_method` at
-    ``n_units``, the decision's count), its entries recorded in ``ledger``."""
-    request, budget = plan.request, plan.budget.vocabulary
-    assert budget is not None
-    source.check_unchanged()
-    neighbours = str(request.neighbours)
-    return source.select_vocabulary(epsilon=budget.epsilon, delta=budget.delta, neighbours=neighbours,
-                                    max_features=request.vocabulary.max_features, random_state=random_state,
-                                    method=selection_method(budget.epsilon, budget.delta, n_units,
-                                                            neighbours=neighbours), ledger=ledger)
-
-
 def prepare_corpus(source, words, request: ReleaseRequest, say) -> "Corpus":
     """The bounded corpus on ``words``, its bounds' seed drawn once per release (OS entropy unless seeded) and
     shared by every shard, so a sharded release bounds each user as an in-memory one does."""
@@ -221,19 +206,22 @@ def user_key(user) -> int:
     return user_hash(user, b"topicdp.user_key")
 
 
-def shard_census(path: str, *, source: CorpusSource, unit: str, word_sets: int | None) -> dict:
-    """One text shard's documents, users (hashes, at the user level) and, when ``word_sets`` is given, the
-    word-set counts of its units for a DP vocabulary (:func:`topicdp.vocabulary.word_set_counts`)."""
+def shard_census(path: str, *, source: CorpusSource, unit: str) -> dict:
+    """One text shard's documents and users (hashes, at the user level)."""
     texts, users = _selected(read_source_records(path, source.text_field, source.user_field), source)
-    out: dict = {"n_docs": len(texts),
-                 "users": UserKeys(np.unique(np.fromiter((user_key(u) for u in users), dtype=np.uint64,
-                                                         count=len(users))))
-                 if unit == Unit.USER else UserKeys()}
-    if word_sets is not None:
-        sets = (unit_word_sets(texts, users, unit=unit, max_words_per_unit=word_sets,
-                               stop_words=source.tokenizer_stop_words) if texts else {})
-        out["word_sets"] = word_set_counts(sets)
-    return out
+    return {"n_docs": len(texts),
+            "users": UserKeys(np.unique(np.fromiter((user_key(u) for u in users), dtype=np.uint64,
+                                                    count=len(users))))
+            if unit == Unit.USER else UserKeys()}
+
+
+def shard_word_sets(path: str, *, source: CorpusSource, unit: str, max_words_per_unit: int) -> dict:
+    """The word-set counts of one text shard's units for a DP vocabulary (:func:`topicdp.vocabulary.word_set_counts`):
+    a pass of its own, after the count, since the words per unit are chosen at the count (``plan.word_cap``)."""
+    texts, users = _selected(read_source_records(path, source.text_field, source.user_field), source)
+    sets = (unit_word_sets(texts, users, unit=unit, max_words_per_unit=max_words_per_unit,
+                           stop_words=source.tokenizer_stop_words) if texts else {})
+    return {"word_sets": word_set_counts(sets)}
 
 
 def prepare_shard(path: str, *, index: int, source: CorpusSource, words: tuple, out_dir: str,
@@ -271,16 +259,13 @@ class ShardedSource:
         # private (0700), removed by close(); what a SIGKILL leaves the next run removes (_files.scratch_directory)
         self._own_dir = scratch_directory(SCRATCH_PREFIX, work_dir)
         self.work_dir = self._own_dir.name
-        self._word_sets: Counter | None = None
         self._prepared: Counter = Counter()
         self._shards: dict = {}
 
     def census(self) -> int:
         request = self.request
-        word_sets = DEFAULT_MAX_WORDS_PER_UNIT if request.vocabulary.kind == "dp" else None
         result = map_reduce(shard_census, self.paths, client=self.client, progress="reading the shards",
-                            source=request.source, unit=str(request.unit), word_sets=word_sets)
-        self._word_sets = result.get("word_sets")
+                            source=request.source, unit=str(request.unit))
         self._shards = _shard_states(self.paths)
         # no documents is not refused here either (read_records): prepare gives an N=0 corpus, decided as any other
         return len(result["users"]) if request.unit == Unit.USER else int(result["n_docs"])
@@ -293,10 +278,17 @@ class ShardedSource:
             raise ValueError(f"{len(changed)} shard(s) changed or were removed since they were read (first: "
                              f"{changed[0]}): rerun on a corpus that stays in place until the release is written")
 
-    def select_vocabulary(self, *, method: str, **selection):
-        """One round whatever ``method``: the census keeps the word-set counts, not each unit's set."""
-        assert self._word_sets is not None, "census() reads the word sets"
-        return select_vocabulary_from_counts(self._word_sets, unit=str(self.request.unit), **selection)
+    def select_vocabulary(self, *, method: str, max_words_per_unit: int, **selection):
+        """One round whatever ``method``: a pass over the shards gathers the word-set counts, not each unit's set
+        (read only once the selection's budget is checked)."""
+
+        def counts():
+            return map_reduce(shard_word_sets, self.paths, client=self.client, progress="reading the word sets",
+                              source=self.request.source, unit=str(self.request.unit),
+                              max_words_per_unit=max_words_per_unit)["word_sets"]
+
+        return select_vocabulary_from_counts(counts, unit=str(self.request.unit),
+                                             max_words_per_unit=max_words_per_unit, **selection)
 
     def prepare(self, words, bounding_seed=None):
         if words is None:
