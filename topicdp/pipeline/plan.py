@@ -362,7 +362,7 @@ def word_cap(plan: ReleasePlan, n_units: int) -> int:
     if stated is not None:
         return stated
     assert budget is not None  # a DP policy has a vocabulary budget (split_budget)
-    return words_per_unit(budget.epsilon, budget.delta, max(n_units, 1), str(plan.request.neighbours))
+    return words_per_unit(budget.epsilon, budget.delta, n_units, str(plan.request.neighbours))
 
 
 def select_words(source, plan, ledger, random_state, n_units: int):
