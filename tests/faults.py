@@ -6,14 +6,18 @@ from dataclasses import replace
 
 
 def failing_row(row, fault):
-    """``row`` whose estimator's ``fit`` calls ``fault(ledger=..., n_units=...)`` (which raises)."""
+    """``row`` whose estimator's ``fit`` calls ``fault(ledger=..., n_units=...)`` (which raises); its planned
+    entries are the row's own estimator's, as a row plans them."""
 
     class Failing:
-        def __init__(self, n_units: int) -> None:
-            self.n_units = n_units
+        def __init__(self, plan, n_units: int, start) -> None:
+            self.n_units, self.real = n_units, row.estimator(plan, n_units, start)
+
+        def planned_entries(self) -> list:
+            return self.real.planned_entries()
 
         def fit(self, corpus, *, ledger, **_):
             fault(ledger=ledger, n_units=self.n_units)
             raise AssertionError("the fault did not raise")
 
-    return replace(row, estimator=lambda plan, n_units, start: Failing(n_units))
+    return replace(row, estimator=Failing)

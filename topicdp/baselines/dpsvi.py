@@ -77,11 +77,16 @@ class _OnlineLDA(FoldInMixin, BaseEstimator):
         self.alpha_ = 1.0 / k if self.alpha is None else check_real(self.alpha, "alpha", low=0.0)
         self.eta_ = 1.0 / k if self.eta is None else check_real(self.eta, "eta", low=0.0)
 
+    def _draw_batch(self, scheme, rng) -> np.ndarray:
+        """The batch the accounting assumes: exactly ``batch_size`` documents (fixed), or each with probability
+        ``sampling_rate`` (Poisson)."""
+        size = scheme.batch_size if scheme.kind == "fixed" else rng.binomial(scheme.n_docs, scheme.sampling_rate)
+        return np.sort(rng.choice(scheme.n_docs, size=size, replace=False))
+
     def _step(self, X, lam, scheme, t: int, rng) -> np.ndarray:
         """One iteration of Alg. 1: E-step on a batch, (noisy) sufficient statistics, damped M-step."""
         exp_elog_beta = np.exp(dirichlet_expectation(lam))
-        size = scheme.batch_size if scheme.kind == "fixed" else rng.binomial(scheme.n_docs, scheme.sampling_rate)
-        batch = np.sort(rng.choice(scheme.n_docs, size=size, replace=False))
+        batch = self._draw_batch(scheme, rng)
         if batch.size:
             _, sstats = batch_e_step(X[batch], exp_elog_beta, self.alpha_,
                                      max_iter=self.e_step_max_iter, tol=self.e_step_tol)
