@@ -1,6 +1,6 @@
 """The user level as the corpus grows: 1,000 to 9,000 private bloggers of both blog folders, no public data.
 
-Split (a hash of the user id, ``_data.user_share`` with salt ``"scale"``): ``h < HELD_SHARE`` held out for the scores
+Split (a hash of the user id, ``_data.user_share`` with salt ``"scale"`` or ``--salt``): ``h < HELD_SHARE`` held out for the scores
 (whole: every post), the rest the private pool. A size n takes the first n bloggers of the pool in the order of a
 second hash (so the sizes are nested), each with at most 20 posts (``decision_validation.capped``: per user); that
 file *is* the private corpus, so its count is exact and the request states it (replace-one neighbours, as
@@ -56,14 +56,14 @@ K, DELTA, MAX_WORDS = 10, 1e-6, 2000
 class Data:
     """Both folders read once: the held-out bloggers' posts and the private pool, split by a hash of the id."""
 
-    def __init__(self, workdir: Path):
+    def __init__(self, workdir: Path, salt: str = "scale"):
         from topicdp.corpus import read_jsonl_records
 
         self.pool, self.held = [], []
         for path in (nearest(BLOGS), nearest(BLOGS_MORE)):
             for text, user in read_jsonl_records(path):
-                (self.held if user_share(user, "scale") < HELD_SHARE else self.pool).append((text, user))
-        self.users = sorted(dict.fromkeys(u for _, u in self.pool), key=lambda u: _hash("scale-size", u))
+                (self.held if user_share(user, salt) < HELD_SHARE else self.pool).append((text, user))
+        self.users = sorted(dict.fromkeys(u for _, u in self.pool), key=lambda u: _hash(f"{salt}-size", u))
         self.workdir = workdir
 
     def private(self, n: int) -> tuple[str, list]:
@@ -111,7 +111,7 @@ def run_releases(args) -> int:
     cache = Path(args.cache)
     done = {(r["n"], r["epsilon"], r["mechanism"], r["draw"]) for r in map(json.loads, cache.open())} \
         if cache.exists() else set()
-    data = Data(Path(args.workdir))
+    data = Data(Path(args.workdir), args.salt)
     for n in args.sizes:
         path, rows = data.private(n)
         for epsilon in args.epsilons:
@@ -148,7 +148,7 @@ def make_table(args) -> int:
     from topicdp.corpus import Corpus
 
     cache = [json.loads(line) for line in Path(args.cache).open()]
-    data = Data(Path(args.workdir))
+    data = Data(Path(args.workdir), args.salt)
     lda_path = Path(args.lda_cache) if args.lda_cache else Path(args.cache).with_suffix(".lda.json")
     ldas = {n: [lda_lists(data, n, lda_path, seed) for seed in range(args.lda_seeds)]
             for n in sorted({r["n"] for r in cache})}
@@ -226,6 +226,7 @@ def main(argv=None) -> int:
     ap.add_argument("--lda-seeds", type=int, default=3)
     ap.add_argument("--words-per-user", type=int, default=None,
                     help="release: the DP vocabulary's words per user (default: the cap public facts give)")
+    ap.add_argument("--salt", default="scale", help="the hash of the user ids that splits and orders the bloggers")
     ap.add_argument("--lda-cache", default=None,
                     help="table: the owner's LDA fits (default: the cache's name with .lda.json)")
     ap.add_argument("--out", default=None)
