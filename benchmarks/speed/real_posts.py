@@ -153,6 +153,9 @@ def main(argv=None) -> int:
     out = tempfile.mktemp(suffix=".json")
     if a.user_level is not None:
         sides = user_level_sides(corpus, out)
+        if a.before is not None:  # the in-memory and streamed releases from the other checkout
+            for name in ("privatize", "privatize, shards streamed"):
+                sides[f"{name} (before)"] = (sides[name][0], a.before.resolve())
         print(f"user level: {corpus}; load before {load()}; {os.cpu_count()} cores", flush=True)
     else:
         words = word_list(a.word_list)

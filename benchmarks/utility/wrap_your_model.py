@@ -21,7 +21,8 @@ Measured:
 ``--model gensim`` runs the same script with a gensim ``LdaModel(corpus=..., id2word=..., num_topics=10)`` the user
 fitted instead, ``--model vem`` with the toolkit's user-level ``VariationalLDA`` (a user's weight does not grow with
 their tokens). ``--fraction f`` keeps that fraction of each side's users (the same hash: a user is kept iff its hash lies in the
-first f of its side's range).
+first f of its side's range); ``--public-fraction f`` keeps that fraction of P's users alone (the private side as
+``--fraction`` says): the recipe by the size of P.
 
 Run::
 
@@ -52,8 +53,9 @@ from _data import SHARED as DATA  # noqa: E402
 PRIVATE_BELOW, HELDOUT_BELOW = 0.45, 0.5
 
 
-def split(path: Path, fraction: float) -> dict[str, list]:
-    """(text, user) records of the private corpus, the private side's held-out users and P."""
+def split(path: Path, fraction: float, public_fraction: float | None = None) -> dict[str, list]:
+    """(text, user) records of the private corpus, the private side's held-out users and P (``public_fraction`` of
+    P's users when given, else ``fraction``)."""
     from topicdp.corpus import read_jsonl_records, user_selected
 
     def side(user) -> str:
@@ -64,7 +66,8 @@ def split(path: Path, fraction: float) -> dict[str, list]:
     def kept(user, name: str) -> bool:  # the first `fraction` of the side's hash range
         low, high = {"private": (0.0, PRIVATE_BELOW), "heldout": (PRIVATE_BELOW, HELDOUT_BELOW),
                      "public": (HELDOUT_BELOW, 1.0)}[name]
-        return fraction >= 1.0 or user_selected(user, low + (high - low) * fraction)
+        share = public_fraction if name == "public" and public_fraction is not None else fraction
+        return share >= 1.0 or user_selected(user, low + (high - low) * share)
 
     out: dict[str, list] = {"private": [], "heldout": [], "public": []}
     for text, user in read_jsonl_records(path):
@@ -121,11 +124,11 @@ def rescore(paths: list[Path], lda_seeds: int) -> int:
     results = [json.loads(path.read_text()) for path in paths]
     fitted: dict = {}
     for path, result in zip(paths, results):
-        fraction = result["fraction"]
-        if fraction not in fitted:
-            parts = split(DATA / "blogs" / "blogs.jsonl.gz", fraction)
-            fitted[fraction] = parts, owner_ldas(parts, lda_seeds)
-        parts, ldas = fitted[fraction]
+        key = result["fraction"], result.get("public_fraction")
+        if key not in fitted:
+            parts = split(DATA / "blogs" / "blogs.jsonl.gz", *key)
+            fitted[key] = parts, owner_ldas(parts, lda_seeds)
+        parts, ldas = fitted[key]
         ours = [row.split() for row in result["release_top_words"]]
         result["scores_vs_ordinary_lda"] = score_on_heldout(parts, ours, ldas)
         result["lda_seeds"], result["lda_top_words"] = lda_seeds, [" ".join(r) for r in ldas[0]]
@@ -153,28 +156,31 @@ def noise_draws(paths: list[Path], draws: int, lda_seeds: int, seed_pairs: int) 
     from topicdp.samplers import SensitivitySample, SensitivitySampling
     from topicdp.samplers.sizing import sample_size
 
-    parts = split(DATA / "blogs" / "blogs.jsonl.gz", 1.0)
-    P, corpus = seeded_corpora(parts)
-    ldas = owner_ldas(parts, lda_seeds)
+    splits: dict = {}
     fits: dict = {}
     owners: dict = {}
     for path in paths:
         run = json.loads(path.read_text())
-        kind = run["model"]
-        if kind not in owners:  # the user's own fit (seed 0), wrapped as the script wraps it, and its overlaps
+        key = run["fraction"], run.get("public_fraction")
+        if key not in splits:  # the run's split: its corpora and the owner's LDA fits on them
+            parts = split(DATA / "blogs" / "blogs.jsonl.gz", *key)
+            splits[key] = (parts, *seeded_corpora(parts), owner_ldas(parts, lda_seeds))
+        parts, P, corpus, ldas = splits[key]
+        kind, owner = run["model"], (run["model"], key)
+        if owner not in owners:  # the user's own fit (seed 0), wrapped as the script wraps it, and its overlaps
             mine = users_model(corpus, kind, 0)  # with the fits of seeds 1..seed_pairs
             own = topics_of(mine)
-            owners[kind] = mine, own, [float(topic_overlap(topics_of(users_model(corpus, kind, s)), own))
+            owners[owner] = mine, own, [float(topic_overlap(topics_of(users_model(corpus, kind, s)), own))
                                        for s in range(1, seed_pairs + 1)]
-        mine, own, seeds = owners[kind]
+        mine, own, seeds = owners[owner]
         weighted = any(c.startswith("user weight") for c in run["changes"])
         sampling = SensitivitySampling(distribution=P, gamma=run["gamma"], sizing=run["sizing"])
         dp = TopicDP(mine, epsilon=3.0, unit="user", sampling=sampling)
         spec = dp._wrap(corpus).spec
         if not weighted:
             spec = clone(spec).set_params(max_user_norm=None)
-        if (kind, weighted) not in fits:
-            fits[kind, weighted] = spec.fit_topic_word(corpus)
+        if (owner, weighted) not in fits:
+            fits[owner, weighted] = spec.fit_topic_word(corpus)
         h = run["pairs"]
         sample = SensitivitySample(sensitivity=run["sensitivity"], deltas=[run["sensitivity"]] * h, gamma=run["gamma"],
                                    rho=sample_size(run["gamma"], run["sizing"])[0], h=h, k=h, sufficient=True,
@@ -182,7 +188,7 @@ def noise_draws(paths: list[Path], draws: int, lda_seeds: int, seed_pairs: int) 
         rows = []
         for draw in range(1, draws + 1):
             release = clone(dp).set_params(model=spec, random_state=draw).fit(
-                corpus, ledger=PrivacyLedger(), topic_word=fits[kind, weighted], sensitivity_sample=sample).release_
+                corpus, ledger=PrivacyLedger(), topic_word=fits[owner, weighted], sensitivity_sample=sample).release_
             assert abs(release.report.sigma - run["sigma"]) < 1e-9 * run["sigma"]  # the run's noise scale
             ours = [[release.vocabulary[j] for j in np.argsort(-row, kind="stable")[:10]] for row in release.topic_word]
             scores = score_on_heldout(parts, ours, ldas)
@@ -229,6 +235,8 @@ def topics_of(model):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--fraction", type=float, default=1.0, help="fraction of each side's users (default 1)")
+    parser.add_argument("--public-fraction", type=float, default=None,
+                        help="fraction of P's users alone (default: --fraction); the private side keeps --fraction")
     parser.add_argument("--sizing", choices=("lambert-w", "exchangeable"), default="lambert-w")
     parser.add_argument("--gamma", type=float, default=0.2)
     parser.add_argument("--seed-pairs", type=int, default=5, help="fits with seeds 1..N beside the user's seed 0")
@@ -257,7 +265,7 @@ def main(argv=None) -> int:
         return noise_draws([Path(p) for p in args.at], args.draws, args.lda_seeds, args.seed_pairs)
     out = Path(args.out).resolve()
     here = os.getcwd()
-    parts = split(path, args.fraction)
+    parts = split(path, args.fraction, args.public_fraction)
     with tempfile.TemporaryDirectory() as scratch:
         os.chmod(scratch, 0o700)  # private texts
         write(parts["private"], Path(scratch) / "private.jsonl.gz")
@@ -295,7 +303,7 @@ def main(argv=None) -> int:
     scores = score_on_heldout(parts, ours, ldas)
     overlap_own = float(topic_overlap(release.topic_word, own))
     result = {
-        "model": args.model, "fraction": args.fraction, "sizing": args.sizing, "gamma": args.gamma,
+        "model": args.model, "fraction": args.fraction, "public_fraction": args.public_fraction, "sizing": args.sizing, "gamma": args.gamma,
         "records": {k: len(v) for k, v in parts.items()},
         "private_docs_after_bounding": corpus.n_docs, "private_users": corpus.n_users, "public_docs": P.n_docs,
         "changes": dp.model_changes_, "guarantee": release.report.guarantee,
