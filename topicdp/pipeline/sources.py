@@ -206,9 +206,14 @@ def user_key(user) -> int:
     return user_hash(user, b"topicdp.user_key")
 
 
+def _shard_records(path: str, source: CorpusSource) -> tuple[list, list]:
+    """(texts, users) of one text shard, as :func:`read_records` keeps them (``user_fraction``)."""
+    return _selected(read_source_records(path, source.text_field, source.user_field), source)
+
+
 def shard_census(path: str, *, source: CorpusSource, unit: str) -> dict:
     """One text shard's documents and users (hashes, at the user level)."""
-    texts, users = _selected(read_source_records(path, source.text_field, source.user_field), source)
+    texts, users = _shard_records(path, source)
     return {"n_docs": len(texts),
             "users": UserKeys(np.unique(np.fromiter((user_key(u) for u in users), dtype=np.uint64,
                                                     count=len(users))))
@@ -218,7 +223,7 @@ def shard_census(path: str, *, source: CorpusSource, unit: str) -> dict:
 def shard_word_sets(path: str, *, source: CorpusSource, unit: str, max_words_per_unit: int) -> dict:
     """The word-set counts of one text shard's units for a DP vocabulary (:func:`topicdp.vocabulary.word_set_counts`):
     a pass of its own, after the count, since the words per unit are chosen at the count (``plan.word_cap``)."""
-    texts, users = _selected(read_source_records(path, source.text_field, source.user_field), source)
+    texts, users = _shard_records(path, source)
     sets = (unit_word_sets(texts, users, unit=unit, max_words_per_unit=max_words_per_unit,
                            stop_words=source.tokenizer_stop_words) if texts else {})
     return {"word_sets": word_set_counts(sets)}
@@ -228,7 +233,7 @@ def prepare_shard(path: str, *, index: int, source: CorpusSource, words: tuple, 
                   bounding_seed) -> Counter:
     """Tokenise one text shard on ``words``, bound it and write it as a count shard with each document's user;
     returns its exact counts (diagnostics; a ``Counter``, so shards with different keys add up)."""
-    texts, users = _selected(read_source_records(path, source.text_field, source.user_field), source)
+    texts, users = _shard_records(path, source)
     counts = Counter(n_records=len(texts))
     if not texts:
         return counts
