@@ -378,6 +378,38 @@ def test_select_vocabulary_is_word_sets_then_noisy_threshold():
     assert again == res.words and len(res.words) > 0
 
 
+def test_word_totals_are_each_words_correctly_rounded_sum():
+    """Both layouts (one pair per unit and word; counted pairs) give, bit for bit, ``math.fsum`` of the terms
+    ``n(w, s) / math.sqrt(s)`` written out from the definition."""
+    from collections import Counter
+
+    from topicdp.vocabulary import _totals, _word_totals, word_set_counts
+
+    rng = np.random.default_rng(11)
+    texts, users, _ = random_corpus(rng, n_users=60)
+    sets = unit_word_sets(texts, users, max_words_per_unit=7)
+    pairs = Counter((w, len(words)) for words in sets.values() for w in words)
+    expected: dict = {}
+    for (w, s), n in pairs.items():
+        expected.setdefault(w, []).append(n / math.sqrt(s))
+    expected = {w: math.fsum(terms) for w, terms in expected.items()}
+    assert _word_totals(sets) == expected
+    assert _totals(word_set_counts(sets)) == expected
+    assert _word_totals({}) == {} and _totals(Counter()) == {}
+
+
+def test_word_sets_do_not_depend_on_the_processes(monkeypatch):
+    import topicdp.corpus as corpus_module
+
+    monkeypatch.setattr(corpus_module, "PARALLEL_MIN_DOCS", 10)
+    rng = np.random.default_rng(12)
+    texts, users, _ = random_corpus(rng, n_users=40)
+    one = unit_word_sets(texts, users, max_words_per_unit=5)
+    assert len(texts) >= 20 and unit_word_sets(texts, users, max_words_per_unit=5, n_jobs=2) == one
+    docs = unit_word_sets(texts, unit="document", max_words_per_unit=5, n_jobs=2)
+    assert docs == unit_word_sets(texts, unit="document", max_words_per_unit=5)
+
+
 def test_totals_weight_each_unit_by_its_own_size_and_ignore_unit_order():
     from collections import Counter
 

@@ -562,34 +562,60 @@ def count_words(texts: Sequence[str], vocabulary: Sequence[str], *, stop_words="
     texts into that many consecutive chunks counted by forked processes (where the platform forks; else one
     process); counts add over documents, so the result is the same for every ``n_jobs``.
     """
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    from joblib import effective_n_jobs
-
     texts = list(texts)
-    n = max(1, min(effective_n_jobs(n_jobs), len(texts) // PARALLEL_MIN_DOCS))
-    if n == 1 or "fork" not in multiprocessing.get_all_start_methods():
-        return _count_chunk(texts, vocabulary, stop_words, min_token_length)
-    bounds = np.linspace(0, len(texts), n + 1).astype(int).tolist()
-    global _FORKED_TEXTS
-    _FORKED_TEXTS = texts  # the forked workers inherit the texts: only row ranges are sent to them
-    try:
-        with ProcessPoolExecutor(n - 1, mp_context=multiprocessing.get_context("fork")) as pool:
-            others = [pool.submit(_count_forked, a, b, vocabulary, stop_words, min_token_length)
-                      for a, b in zip(bounds[1:-1], bounds[2:])]
-            parts = [_count_chunk(texts[:bounds[1]], vocabulary, stop_words, min_token_length)]
-            parts += [f.result() for f in others]
-    finally:
-        _FORKED_TEXTS = []
+    parts = forked_map(_count_chunk, texts, parallel_jobs(n_jobs, len(texts)), vocabulary, stop_words,
+                       min_token_length)
+    if len(parts) == 1:
+        return parts[0]
     return sp.vstack([X for X, _ in parts], format="csr"), sum(oov for _, oov in parts)
 
 
-_FORKED_TEXTS: list = []
+def parallel_jobs(n_jobs: int, n_docs: int) -> int:
+    """The processes worth starting for ``n_docs`` documents: at most ``n_jobs``, one per :data:`PARALLEL_MIN_DOCS`."""
+    from joblib import effective_n_jobs
+
+    return max(1, min(effective_n_jobs(n_jobs), n_docs // PARALLEL_MIN_DOCS))
 
 
-def _count_forked(start: int, stop: int, *options) -> tuple[sp.csr_matrix, int]:
-    return _count_chunk(_FORKED_TEXTS[start:stop], *options)
+def forked_map(work, items: list, n: int, *options) -> list:
+    """``[work(chunk, *options)]`` over ``n`` consecutive chunks of ``items``, in order; the chunks after the first in
+    forked processes, which inherit ``items`` (only index ranges and results cross), where the platform forks."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    if n <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        return [work(items, *options)]
+    bounds = np.linspace(0, len(items), n + 1).astype(int).tolist()
+    global _FORKED
+    _FORKED = (work, items)
+    try:
+        with ProcessPoolExecutor(n - 1, mp_context=multiprocessing.get_context("fork")) as pool:
+            others = [pool.submit(_forked_chunk, a, b, *options) for a, b in zip(bounds[1:-1], bounds[2:])]
+            return [work(items[:bounds[1]], *options)] + [f.result() for f in others]
+    finally:
+        _FORKED = None
+
+
+_FORKED: tuple | None = None
+
+
+def _forked_chunk(start: int, stop: int, *options):
+    assert _FORKED is not None  # set by forked_map before the fork
+    work, items = _FORKED
+    return work(items[start:stop], *options)
+
+
+def token_finder(stop_words, min_token_length: int):
+    """``(find, stop)``: ``find(text)`` lists the tokens of :func:`make_vectorizer`'s analyzer, stop words included
+    (lower-cased ASCII text on a faster pattern that finds the same tokens), and ``stop`` is the set to drop."""
+    vectorizer = make_vectorizer(stop_words=stop_words, min_token_length=min_token_length)
+    find_any, find_ascii = vectorizer.build_tokenizer(), re.compile(_ASCII_TOKEN_PATTERN % min_token_length).findall
+
+    def find(text: str) -> list[str]:
+        text = _normalise(text)
+        return find_ascii(text) if text.isascii() else find_any(text)
+
+    return find, frozenset(vectorizer.get_stop_words() or ())
 
 
 def _count_chunk(texts: list, vocabulary: Sequence[str], stop_words,
@@ -597,9 +623,7 @@ def _count_chunk(texts: list, vocabulary: Sequence[str], stop_words,
     """:func:`count_words` in one process: each document's tokens counted in C (``Counter``), and those that are
     words of the list or stop words found by one set intersection (stop words take the columns after the list's, so
     their tokens are counted as neither, and are then cut off)."""
-    vectorizer = make_vectorizer(stop_words=stop_words, min_token_length=min_token_length)
-    find, find_ascii = vectorizer.build_tokenizer(), re.compile(_ASCII_TOKEN_PATTERN % min_token_length).findall
-    stop = frozenset(vectorizer.get_stop_words() or ())
+    find, stop = token_finder(stop_words, min_token_length)
     index = {w: j for j, w in enumerate(vocabulary) if w not in stop}  # a stop word is never counted
     index.update((w, len(vocabulary) + k) for k, w in enumerate(sorted(stop)))
     known = frozenset(index)
@@ -608,8 +632,7 @@ def _count_chunk(texts: list, vocabulary: Sequence[str], stop_words,
     vals: list[int] = []
     n_tokens = 0
     for i, text in enumerate(texts):
-        text = _normalise(text)
-        tokens = find_ascii(text) if text.isascii() else find(text)
+        tokens = find(text)
         counts = Counter(tokens)
         present = known.intersection(counts)
         cols.extend(map(index.__getitem__, present))

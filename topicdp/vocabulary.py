@@ -61,11 +61,13 @@ whose L2 sensitivity is not bounded by 1 by the argument above.
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass
+from operator import itemgetter
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -217,8 +219,11 @@ def unit_top_words(tokens: Iterable[str] | Mapping[str, int], k: int) -> tuple[s
 
 
 def _top_k(counts: Mapping[str, int], k: int) -> tuple[str, ...]:
-    top = sorted(counts.items(), key=lambda wc: (-wc[1], wc[0]))[:k]
-    return tuple(sorted(w for w, _ in top))
+    if len(counts) > k:  # by word, then stably by count: the most frequent first, ties by code point
+        items = sorted(counts.items())
+        items.sort(key=itemgetter(1), reverse=True)
+        counts = dict(items[:k])
+    return tuple(sorted(counts))
 
 
 def unit_word_sets(
@@ -229,31 +234,50 @@ def unit_word_sets(
     max_words_per_unit: int = DEFAULT_MAX_WORDS_PER_UNIT,
     stop_words: str | Sequence[str] | None = "english",
     min_token_length: int = 3,
+    n_jobs: int = 1,
 ) -> dict:
     """Each unit's word set ``S_u``, keyed by user id or document position, tokenised as :meth:`Corpus.from_texts`;
-    units without a token are left out.
+    units without a token are left out. ``n_jobs`` > 1 splits the units over forked processes (as
+    :func:`topicdp.corpus.count_words`); the sets do not depend on it.
     """
-    from .corpus import make_vectorizer
+    from .corpus import forked_map, parallel_jobs
 
     unit = check_option(unit, "unit", UNITS)
     k = check_int(max_words_per_unit, "max_words_per_unit", low=1)
     texts = list(texts)
     if not all(isinstance(t, str) for t in texts):
         raise TypeError("texts must be a sequence of str")
-    analyze = make_vectorizer(stop_words=stop_words, min_token_length=min_token_length).build_analyzer()
     if unit == "document":
-        sets = {i: unit_top_words(analyze(t), k) for i, t in enumerate(texts)}
+        users = range(len(texts))
+    elif users is None:
+        raise ValueError("users is required for unit='user' (one user id per text)")
     else:
-        if users is None:
-            raise ValueError("users is required for unit='user' (one user id per text)")
         users = list(users)
         if len(users) != len(texts):
             raise ValueError(f"users must give one user id per text ({len(texts)}), got {len(users)}")
-        counts: dict = {}
-        for text, user in zip(texts, users):
-            counts.setdefault(user, Counter()).update(analyze(text))
-        sets = {u: _top_k(c, k) for u, c in counts.items()}
-    return {u: s for u, s in sets.items() if s}
+    by_unit: dict = {}
+    for text, user in zip(texts, users):
+        by_unit.setdefault(user, []).append(text)
+    parts = forked_map(_chunk_word_sets, list(by_unit.items()), parallel_jobs(n_jobs, len(texts)), k, stop_words,
+                       min_token_length)
+    return {u: words for part in parts for u, words in part}
+
+
+def _chunk_word_sets(units: list, k: int, stop_words, min_token_length: int) -> list:
+    """``(unit, S_u)`` of each ``(unit, texts)`` with a token: :func:`unit_word_sets` in one process."""
+    from .corpus import token_finder
+
+    find, stop = token_finder(stop_words, min_token_length)
+    out = []
+    for unit, texts in units:
+        counts: Counter = Counter()
+        for text in texts:
+            counts.update(find(text))
+        for w in stop.intersection(counts):
+            del counts[w]
+        if counts:
+            out.append((unit, _top_k(counts, k)))
+    return out
 
 
 def calibrate_selection(epsilon: float, delta: float, max_words_per_unit: int,
@@ -343,6 +367,7 @@ def select_vocabulary(
     stop_words: str | Sequence[str] | None = "english",
     min_token_length: int = 3,
     ledger=None,
+    n_jobs: int = 1,
 ) -> DPVocabulary:
     """Select a vocabulary from private texts under ``(epsilon, delta)``-DP at the privacy unit (module docstring).
 
@@ -365,6 +390,8 @@ def select_vocabulary(
         ``None`` draws OS entropy; anything else marks the result ``seeded``.
     ledger : topicdp.rdp.PrivacyLedger, optional
         Checked before the texts are read and charged after.
+    n_jobs : int, default 1
+        Processes tokenising the texts (:func:`unit_word_sets`); the selection does not depend on it.
 
     Examples
     --------
@@ -375,7 +402,7 @@ def select_vocabulary(
     """
     def data():
         sets = unit_word_sets(texts, users, unit=unit, max_words_per_unit=max_words_per_unit, stop_words=stop_words,
-                              min_token_length=min_token_length)
+                              min_token_length=min_token_length, n_jobs=n_jobs)
         return sets if method == "two-round" else word_set_counts(sets)
 
     return select_vocabulary_from_counts(data, epsilon=epsilon, delta=delta, unit=unit, neighbours=neighbours,
@@ -544,8 +571,14 @@ def forecast_vocabulary(
 
 
 def _word_totals(sets: Mapping) -> dict:
-    """``T(w)`` of every candidate word from the units' word sets (steps 2-3 of the mechanism)."""
-    return _totals(word_set_counts(sets))
+    """``T(w)`` of every candidate word from the units' word sets (steps 2-3 of the mechanism); the same floats as
+    :func:`_totals` of :func:`word_set_counts`, without a pair per unit and word."""
+    index: defaultdict = defaultdict(itertools.count().__next__)
+    ids: list[int] = []
+    for words in sets.values():
+        ids.extend(map(index.__getitem__, words))
+    sizes = np.fromiter(map(len, sets.values()), dtype=np.int64, count=len(sets))
+    return _grouped_totals(list(index), np.asarray(ids, dtype=np.int64), np.repeat(sizes, sizes), None)
 
 
 def word_set_counts(sets: Mapping) -> Counter:
@@ -560,15 +593,32 @@ def word_set_counts(sets: Mapping) -> Counter:
 
 def _add_unit(pairs: Counter, words: Sequence[str]) -> None:
     """Count one unit's contribution: each of its ``s`` words gets weight ``1/sqrt(s)``."""
-    pairs.update((w, len(words)) for w in words)
+    pairs.update(zip(words, itertools.repeat(len(words))))
 
 
 def _totals(pairs: Mapping[tuple, int]) -> dict:
-    """``T(w) = sum_s n(w, s) / sqrt(s)``, summed with ``math.fsum`` (independent of the units' order)."""
-    parts: dict = {}
-    for (w, s), n in pairs.items():
-        parts.setdefault(w, []).append(n / math.sqrt(s))
-    return {w: math.fsum(p) for w, p in parts.items()}
+    """``T(w) = sum_s n(w, s) / sqrt(s)``, each word's sum correctly rounded (``math.fsum``), so independent of the
+    units' order."""
+    index: defaultdict = defaultdict(itertools.count().__next__)
+    ids = np.fromiter((index[w] for w, _ in pairs), dtype=np.int64, count=len(pairs))
+    sizes = np.fromiter((s for _, s in pairs), dtype=np.int64, count=len(pairs))
+    return _grouped_totals(list(index), ids, sizes, np.fromiter(pairs.values(), dtype=np.int64, count=len(pairs)))
+
+
+def _grouped_totals(words: list, ids: np.ndarray, sizes: np.ndarray, counts: np.ndarray | None) -> dict:
+    """``{words[i]: fsum_s n(i, s) / sqrt(s)}`` from one pair ``(ids, sizes)`` per unit and word (``counts`` None),
+    or from distinct pairs and their counts ``n``."""
+    if not ids.size:
+        return {}
+    if counts is None:
+        key, counts = np.unique(ids * (int(sizes.max()) + 1) + sizes, return_counts=True)
+        ids, sizes = np.divmod(key, int(sizes.max()) + 1)
+    else:
+        order = np.argsort(ids, kind="stable")
+        ids, sizes, counts = ids[order], sizes[order], counts[order]
+    terms = (counts / np.sqrt(sizes)).tolist()  # each n/sqrt(s) rounded once, as math.sqrt and / round it
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]]).tolist() + [len(terms)]
+    return {words[int(ids[a])]: math.fsum(terms[a:b]) for a, b in zip(starts[:-1], starts[1:])}
 
 
 def _select(totals: Mapping[str, float], sigma: float, tau: float, max_features: int | None,

@@ -161,7 +161,8 @@ class InMemorySource:
 
     def select_vocabulary(self, **selection):
         return select_vocabulary(self.records.texts, self.records.users, unit=str(self.request.unit),
-                                 stop_words=self.request.source.tokenizer_stop_words, **selection)
+                                 stop_words=self.request.source.tokenizer_stop_words, n_jobs=self.request.n_jobs,
+                                 **selection)
 
     def prepare(self, words, bounding_seed=None) -> "Corpus":
         self.corpus = build_corpus(self.records, words, self.request, bounding_seed)
