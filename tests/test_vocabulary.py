@@ -21,9 +21,7 @@ from scipy import special
 from topicdp.corpus import Corpus
 from topicdp.rdp import PrivacyLedger
 from topicdp.vocabulary import (
-    _add_unit,
     _select,
-    _totals,
     FIRST_ROUND_SHARE,
     TWO_ROUND_FROM,
     DPVocabulary,
@@ -37,6 +35,7 @@ from topicdp.vocabulary import (
     threshold_delta,
     unit_top_words,
     unit_word_sets,
+    word_set_counts,
     words_per_unit,
 )
 
@@ -364,26 +363,19 @@ def test_load_vocabulary_errors_name_the_file_and_line(tmp_path, content, match)
 
 def test_select_vocabulary_is_word_sets_then_noisy_threshold():
     """benchmarks/utility/vocabulary_blogs.py re-runs steps 3-4 (``_select``) on counted word sets: same result."""
-    from collections import Counter
-
-    from topicdp.vocabulary import _add_unit, _select, _totals
-
     rng = np.random.default_rng(3)
     texts, users, _ = random_corpus(rng, n_users=40)
     res = select_vocabulary(texts, users, epsilon=5.0, delta=1e-3, max_words_per_unit=4, random_state=7)
-    pairs = Counter()
-    for words in reversed(list(unit_word_sets(texts, users, max_words_per_unit=4).values())):
-        _add_unit(pairs, words)
-    again = _select(_totals(pairs), res.sigma, res.tau, None, np.random.default_rng(7))
+    sets = unit_word_sets(texts, users, max_words_per_unit=4)
+    pairs = word_set_counts(dict(reversed(list(sets.items()))))
+    again = _select(pairs.totals(), res.sigma, res.tau, None, np.random.default_rng(7))
     assert again == res.words and len(res.words) > 0
 
 
 def test_word_totals_are_each_words_correctly_rounded_sum():
     """Both layouts (one pair per unit and word; counted pairs) give, bit for bit, ``math.fsum`` of the terms
     ``n(w, s) / math.sqrt(s)`` written out from the definition."""
-    from collections import Counter
-
-    from topicdp.vocabulary import _totals, _word_totals, word_set_counts
+    from topicdp.vocabulary import _word_totals
 
     rng = np.random.default_rng(11)
     texts, users, _ = random_corpus(rng, n_users=60)
@@ -394,8 +386,11 @@ def test_word_totals_are_each_words_correctly_rounded_sum():
         expected.setdefault(w, []).append(n / math.sqrt(s))
     expected = {w: math.fsum(terms) for w, terms in expected.items()}
     assert _word_totals(sets) == expected
-    assert _totals(word_set_counts(sets)) == expected
-    assert _word_totals({}) == {} and _totals(Counter()) == {}
+    assert word_set_counts(sets).totals() == expected
+    halves = [dict(list(sets.items())[i::2]) for i in (0, 1)]  # shards: their counts add
+    assert (word_set_counts(halves[1]) + word_set_counts(halves[0])).totals() == expected
+    assert _word_totals({}) == {} and (word_set_counts({}) + word_set_counts(halves[0])).totals() == \
+        word_set_counts(halves[0]).totals()
 
 
 def test_word_sets_do_not_depend_on_the_processes(monkeypatch):
@@ -411,17 +406,8 @@ def test_word_sets_do_not_depend_on_the_processes(monkeypatch):
 
 
 def test_totals_weight_each_unit_by_its_own_size_and_ignore_unit_order():
-    from collections import Counter
-
-    from topicdp.vocabulary import _add_unit, _totals
-
     sets = [("alpha",), ("alpha", "beta", "gamma", "delta"), ("alpha", "beta")]
-    totals = []
-    for order in (sets, sets[::-1]):
-        pairs = Counter()
-        for words in order:
-            _add_unit(pairs, words)
-        totals.append(_totals(pairs))
+    totals = [word_set_counts(dict(enumerate(order))).totals() for order in (sets, sets[::-1])]
     assert totals[0] == totals[1]  # bit for bit
     assert totals[0]["alpha"] == pytest.approx(1 + 1 / 2 + 1 / math.sqrt(2), rel=1e-15)
     assert totals[0]["gamma"] == pytest.approx(1 / 2, rel=1e-15)
@@ -505,10 +491,7 @@ def test_vocabulary_forecast_is_the_expected_size_of_the_selection():
     sigma, tau = calibrate_selection(eps, delta, k)
     assert (fc.sigma, fc.tau) == (sigma, tau) and fc.units_per_word == pytest.approx(tau * math.sqrt(k))
     sets = unit_word_sets(texts, users, max_words_per_unit=k)
-    pairs = Counter()
-    for words in sets.values():
-        _add_unit(pairs, words)
-    totals = _totals(pairs)
+    totals = word_set_counts(sets).totals()
     p = special.ndtr((np.array(list(totals.values())) - tau) / sigma)
     assert 3 < fc.expected_words < len(totals) - 3  # the population straddles the threshold
     counts = [len(_select(totals, sigma, tau, None, np.random.default_rng(s))) for s in range(400)]
@@ -661,7 +644,7 @@ def test_two_round_refusals_name_the_parameter():
     with pytest.raises(ValueError, match="first_share"):
         round_calibration(1.0, 1e-6, 300, first_share=1.0)
     with pytest.raises(ValueError, match="word sets"):
-        select_vocabulary_from_counts(Counter({("w", 1): 3}), epsilon=1.0, delta=1e-6, method="two-round")
+        select_vocabulary_from_counts(word_set_counts({"u": ("w",)}), epsilon=1.0, delta=1e-6, method="two-round")
     with pytest.raises(ValueError, match="max_words_per_unit=1"):
         select_vocabulary_from_counts({"u": ("a", "b")}, epsilon=1.0, delta=1e-6, max_words_per_unit=1,
                                       method="two-round")

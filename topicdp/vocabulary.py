@@ -423,11 +423,11 @@ def select_vocabulary_from_counts(
     random_state=None,
     ledger=None,
 ) -> DPVocabulary:
-    """:func:`select_vocabulary` on the word-set counts ``n(w, s)`` (:func:`word_set_counts`, summed over shards),
+    """:func:`select_vocabulary` on the word-set counts ``n(w, s)`` (a :class:`WordSetCounts`, summed over shards),
     or, for ``method="two-round"``, on the units' word sets themselves (:func:`unit_word_sets`: the second round
     needs each unit's own set).
 
-    ``counts`` is a mapping or a callable returning one, called only after the parameters and the ledger's budget
+    ``counts`` is either of them or a callable returning one, called only after the parameters and the ledger's budget
     are checked (nothing private is read for a refused selection).
     """
     epsilon = check_epsilon(epsilon)
@@ -447,10 +447,9 @@ def select_vocabulary_from_counts(
 
     with timed(f"DP vocabulary selection ({method}): each {unit}'s top {k} words, then the noisy threshold"):
         data = counts() if callable(counts) else counts
-        if rounds and isinstance(data, Counter):
+        if rounds and isinstance(data, WordSetCounts):
             raise ValueError("method='two-round' needs the units' word sets (unit_word_sets), not their counts")
-        sizes = (len(words) for words in data.values()) if rounds else (size for _, size in data)
-        if any(size > k for size in sizes):
+        if (max(map(len, data.values()), default=0) if rounds else data.max_size) > k:
             raise ValueError(f"counts hold word sets of more than max_words_per_unit={k} words")
         report: tuple = ()
         if rounds:
@@ -458,7 +457,7 @@ def select_vocabulary_from_counts(
             report = tuple((s, t, n) for (s, t), n in zip(rounds, kept))
             tau = rounds[1][1]
         else:
-            words = _select(_totals(data), sigma, tau, max_features, rng)
+            words = _select(data.totals(), sigma, tau, max_features, rng)
     result = DPVocabulary(
         words=words, epsilon=epsilon, delta=delta, delta_gaussian=delta - THRESHOLD_DELTA_SHARE * delta,
         delta_threshold=THRESHOLD_DELTA_SHARE * delta, sigma=sigma, tau=tau,
@@ -571,54 +570,66 @@ def forecast_vocabulary(
 
 
 def _word_totals(sets: Mapping) -> dict:
-    """``T(w)`` of every candidate word from the units' word sets (steps 2-3 of the mechanism); the same floats as
-    :func:`_totals` of :func:`word_set_counts`, without a pair per unit and word."""
-    index: defaultdict = defaultdict(itertools.count().__next__)
+    """``T(w)`` of every candidate word from the units' word sets (steps 2-3 of the mechanism)."""
+    return word_set_counts(sets).totals()
+
+
+@dataclass(frozen=True)
+class WordSetCounts:
+    """``n(w, s)``: how many units of word-set size ``s`` hold word ``w``, as distinct triples ``(words[word[i]],
+    size[i], count[i])`` with ``words`` sorted and the triples in the order of ``(word, size)``. A sum over units, so the counts of disjoint shards add (``+``): a
+    few bytes per pair, where a ``Counter`` of ``(w, s)`` keys holds a tuple and a dict entry for each."""
+
+    words: tuple[str, ...]
+    word: np.ndarray
+    size: np.ndarray
+    count: np.ndarray
+
+    @classmethod
+    def counted(cls, words: Sequence[str], word: np.ndarray, size: np.ndarray, count: np.ndarray) -> "WordSetCounts":
+        """The distinct pairs of ``(word, size)`` rows (repeats allowed), their counts summed; ``words`` sorted."""
+        if not word.size:
+            return cls(tuple(words), word, size, count)
+        base = int(size.max()) + 1
+        keys, inverse = np.unique(word * base + size, return_inverse=True)
+        total = np.bincount(inverse.ravel(), weights=count, minlength=keys.size)  # exact below 2**53
+        return cls(tuple(words), keys // base, keys % base, total.astype(np.int64))
+
+    def __add__(self, other: "WordSetCounts") -> "WordSetCounts":
+        words = sorted(set(self.words).union(other.words))
+        rank = {w: i for i, w in enumerate(words)}
+        remap = [np.asarray([rank[w] for w in part.words], dtype=np.int64)[part.word] if part.word.size else part.word
+                 for part in (self, other)]
+        return WordSetCounts.counted(words, np.concatenate(remap), np.concatenate([self.size, other.size]),
+                                     np.concatenate([self.count, other.count]))
+
+    @property
+    def max_size(self) -> int:
+        return int(self.size.max()) if self.size.size else 0
+
+    def totals(self) -> dict:
+        """``T(w) = sum_s n(w, s) / sqrt(s)`` of every word, each sum correctly rounded (``math.fsum``), so that it
+        does not depend on the order of the units or of the shards."""
+        if not self.word.size:
+            return {}
+        word = self.word  # sorted (counted)
+        terms = (self.count / np.sqrt(self.size)).tolist()  # each n/sqrt(s) rounded once, as math.sqrt and /
+        starts = np.flatnonzero(np.r_[True, word[1:] != word[:-1]]).tolist() + [len(terms)]
+        return {self.words[int(word[a])]: math.fsum(terms[a:b]) for a, b in zip(starts[:-1], starts[1:])}
+
+
+def word_set_counts(sets: Mapping) -> WordSetCounts:
+    """The :class:`WordSetCounts` of the units' word sets (:func:`unit_word_sets`)."""
+    index: defaultdict = defaultdict(itertools.count().__next__)  # each word's number in order of appearance
     ids: list[int] = []
-    for words in sets.values():
-        ids.extend(map(index.__getitem__, words))
+    for ws in sets.values():
+        ids.extend(map(index.__getitem__, ws))
+    seen = list(index)
+    rank = np.empty(len(seen), dtype=np.int64)
+    rank[sorted(range(len(seen)), key=seen.__getitem__)] = np.arange(len(seen))
     sizes = np.fromiter(map(len, sets.values()), dtype=np.int64, count=len(sets))
-    return _grouped_totals(list(index), np.asarray(ids, dtype=np.int64), np.repeat(sizes, sizes), None)
-
-
-def word_set_counts(sets: Mapping) -> Counter:
-    """``n(w, s)``: how many units of word-set size ``s`` hold word ``w``; a sum over units, so the counts of disjoint
-    shards add up (``Counter`` addition).
-    """
-    pairs: Counter = Counter()
-    for words in sets.values():
-        _add_unit(pairs, words)
-    return pairs
-
-
-def _add_unit(pairs: Counter, words: Sequence[str]) -> None:
-    """Count one unit's contribution: each of its ``s`` words gets weight ``1/sqrt(s)``."""
-    pairs.update(zip(words, itertools.repeat(len(words))))
-
-
-def _totals(pairs: Mapping[tuple, int]) -> dict:
-    """``T(w) = sum_s n(w, s) / sqrt(s)``, each word's sum correctly rounded (``math.fsum``), so independent of the
-    units' order."""
-    index: defaultdict = defaultdict(itertools.count().__next__)
-    ids = np.fromiter((index[w] for w, _ in pairs), dtype=np.int64, count=len(pairs))
-    sizes = np.fromiter((s for _, s in pairs), dtype=np.int64, count=len(pairs))
-    return _grouped_totals(list(index), ids, sizes, np.fromiter(pairs.values(), dtype=np.int64, count=len(pairs)))
-
-
-def _grouped_totals(words: list, ids: np.ndarray, sizes: np.ndarray, counts: np.ndarray | None) -> dict:
-    """``{words[i]: fsum_s n(i, s) / sqrt(s)}`` from one pair ``(ids, sizes)`` per unit and word (``counts`` None),
-    or from distinct pairs and their counts ``n``."""
-    if not ids.size:
-        return {}
-    if counts is None:
-        key, counts = np.unique(ids * (int(sizes.max()) + 1) + sizes, return_counts=True)
-        ids, sizes = np.divmod(key, int(sizes.max()) + 1)
-    else:
-        order = np.argsort(ids, kind="stable")
-        ids, sizes, counts = ids[order], sizes[order], counts[order]
-    terms = (counts / np.sqrt(sizes)).tolist()  # each n/sqrt(s) rounded once, as math.sqrt and / round it
-    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]]).tolist() + [len(terms)]
-    return {words[int(ids[a])]: math.fsum(terms[a:b]) for a, b in zip(starts[:-1], starts[1:])}
+    word = rank[np.asarray(ids, dtype=np.int64)]
+    return WordSetCounts.counted(sorted(seen), word, np.repeat(sizes, sizes), np.ones(word.size, dtype=np.int64))
 
 
 def _select(totals: Mapping[str, float], sigma: float, tau: float, max_features: int | None,

@@ -45,7 +45,7 @@ from _data import BLOGS, BLOGS_MORE, available, nearest  # noqa: E402
 from topicdp.corpus import make_vectorizer, read_jsonl_records, user_hash  # noqa: E402
 from topicdp.pipeline.plan import split_budget  # noqa: E402
 from topicdp.pipeline.request import CorpusSource, ReleaseRequest  # noqa: E402
-from topicdp.vocabulary import (_select, _totals, _two_round, calibrate_selection, round_calibration,  # noqa: E402
+from topicdp.vocabulary import (_select, _two_round, calibrate_selection, round_calibration,  # noqa: E402
                                 select_vocabulary_from_counts, selection_method, unit_word_sets, word_set_counts)
 
 DELTA, MAX_CAP = 1e-6, 1000
@@ -116,7 +116,7 @@ def methods_table(ranked, sizes, epsilons, seeds, k=300) -> list[str]:
                     secs.append(time.perf_counter() - start)
                     kept.append(len(result))
                 if method == "weighted-gaussian":
-                    totals = np.fromiter(_totals(word_set_counts(sets)).values(), dtype=float)
+                    totals = np.fromiter(word_set_counts(sets).totals().values(), dtype=float)
                     row.append(f"{special.ndtr((totals - result.tau) / result.sigma).sum():.1f}")
                 row += [summary(kept), f"{statistics.median(secs):.1f}"]
                 medians[method] = statistics.median(kept)
@@ -133,7 +133,7 @@ def methods_table(ranked, sizes, epsilons, seeds, k=300) -> list[str]:
 def kept_by_method(sets, budget, neighbours, k, seeds, share=None) -> tuple[list, list]:
     """Words kept by the weighted Gaussian and by the two rounds (first-round ``share``) over ``seeds``, from the
     selection's own functions (the totals computed once)."""
-    totals = _totals(word_set_counts(sets))
+    totals = word_set_counts(sets).totals()
     sigma, tau = calibrate_selection(budget.epsilon, budget.delta, k, neighbours)
     rounds = round_calibration(budget.epsilon, budget.delta, k, neighbours,
                                **({} if share is None else {"first_share": share}))

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from topicdp.corpus import make_vectorizer
-from topicdp.vocabulary import _add_unit, _select, _totals, calibrate_selection, unit_top_words
+from topicdp.vocabulary import _select, calibrate_selection, unit_top_words, word_set_counts
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _data and the groups
 from _data import SHARED as DATA  # noqa: E402
@@ -53,7 +53,7 @@ def unit_totals(texts, users, ks):
     """{unit: {k: {word: total T(w)}}} (each unit adds 1/sqrt(|S_u|) to its words) in one tokenisation."""
     analyze = make_vectorizer().build_analyzer()
     per_user: dict = {}
-    doc = {k: Counter() for k in ks}
+    doc: dict = {k: {} for k in ks}
     doc_short = {k: 0 for k in ks}
     n_docs = 0
     for text, user in zip(texts, users):
@@ -63,15 +63,16 @@ def unit_totals(texts, users, ks):
         n_docs += 1
         per_user.setdefault(user, Counter()).update(c)
         for k in ks:
-            _add_unit(doc[k], unit_top_words(c, k))
+            doc[k][n_docs] = unit_top_words(c, k)
             doc_short[k] += len(c) < k
-    user = {k: Counter() for k in ks}
+    user: dict = {k: {} for k in ks}
     user_short = {k: 0 for k in ks}
-    for c in per_user.values():
+    for u, c in per_user.items():
         for k in ks:
-            _add_unit(user[k], unit_top_words(c, k))
+            user[k][u] = unit_top_words(c, k)
             user_short[k] += len(c) < k
-    return ({"user": {k: _totals(v) for k, v in user.items()}, "document": {k: _totals(v) for k, v in doc.items()}},
+    return ({"user": {k: word_set_counts(v).totals() for k, v in user.items()},
+             "document": {k: word_set_counts(v).totals() for k, v in doc.items()}},
             {"user": {k: v / len(per_user) for k, v in user_short.items()},
              "document": {k: v / n_docs for k, v in doc_short.items()}})
 
